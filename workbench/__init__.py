@@ -1,0 +1,14 @@
+"""workbench: curate an AI agent's long-term memory vault by hand, without losing a byte.
+
+The Python API is the same store the TUI and the CLI drive::
+
+    from workbench import Vault, ConflictError
+    vault = Vault.open("path/to/vault")
+    doc = vault.get("mem-decision-retrieval-policy")
+"""
+
+from .core.model import ConflictError, Document, Problem, RefusedError, VaultError, WorkbenchError
+from .core.vault import Vault
+
+__all__ = ["Vault", "Document", "Problem", "ConflictError", "RefusedError", "VaultError", "WorkbenchError"]
+__version__ = "0.1.0"

@@ -1,0 +1,50 @@
+"""A planned change to the vault: what it will write, shown as a diff before anything is written."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+from .storage import FileChange
+
+__all__ = ["Plan", "unified_diff"]
+
+
+def _text(data: bytes | None) -> list[str]:
+    if data is None:
+        return []
+    return data.decode("utf-8", "replace").splitlines(keepends=True)
+
+
+def unified_diff(changes: list[FileChange]) -> str:
+    """The change as `diff -u` would print it, one file after another."""
+    out: list[str] = []
+    for change in changes:
+        before = "/dev/null" if change.before is None else f"a/{change.path}"
+        after = "/dev/null" if change.after is None else f"b/{change.path}"
+        lines = list(difflib.unified_diff(_text(change.before), _text(change.after), before, after))
+        for line in lines:
+            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+@dataclass
+class Plan:
+    """The files a change writes, what it is called, and the lines it adds to the vault's log."""
+
+    summary: str
+    changes: list[FileChange] = field(default_factory=list)
+    log_lines: list[str] = field(default_factory=list)
+    applied: bool = False
+    change_id: str = ""
+
+    @property
+    def empty(self) -> bool:
+        return not any(c.before != c.after for c in self.changes)
+
+    @property
+    def paths(self) -> list[str]:
+        return [c.path for c in self.changes if c.before != c.after]
+
+    def diff(self) -> str:
+        return unified_diff([c for c in self.changes if c.before != c.after])

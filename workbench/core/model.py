@@ -1,0 +1,232 @@
+"""The vocabulary of a Memory Core vault: types, statuses, link types, documents and problems.
+
+Everything else in the core speaks these words. The enum values are exactly the contract's words,
+so a value read from a file can be compared with them directly.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+__all__ = [
+    "DocType",
+    "Status",
+    "LinkType",
+    "ExecutionState",
+    "Source",
+    "Confidence",
+    "Severity",
+    "Link",
+    "Document",
+    "Problem",
+    "WorkbenchError",
+    "ConflictError",
+    "RefusedError",
+    "VaultError",
+    "ID_PATTERN",
+    "SLUG_PATTERN",
+    "TYPE_FOLDERS",
+    "REQUIRED_FIELDS",
+]
+
+
+class DocType(StrEnum):
+    CONCEPT = "concept"
+    DECISION = "decision"
+    ENTITY = "entity"
+    CONTEXT = "context"
+    TASK = "task"
+    NOTE = "note"
+    INDEX = "index"
+
+    @property
+    def folder(self) -> str:
+        return TYPE_FOLDERS[self]
+
+
+class Status(StrEnum):
+    DRAFT = "draft"
+    ACTIVE = "active"
+    DEPRECATED = "deprecated"
+    SUPERSEDED = "superseded"
+    ARCHIVED = "archived"
+
+
+class LinkType(StrEnum):
+    RELATED_TO = "related_to"
+    DEPENDS_ON = "depends_on"
+    IMPLEMENTS = "implements"
+    SUPERSEDES = "supersedes"
+    DERIVED_FROM = "derived_from"
+    EXPLAINS = "explains"
+    BLOCKED_BY = "blocked_by"
+
+
+class ExecutionState(StrEnum):
+    TODO = "todo"
+    IN_PROGRESS = "in-progress"
+    BLOCKED = "blocked"
+    DONE = "done"
+
+
+class Source(StrEnum):
+    MANUAL = "manual"
+    AGENT_CLAUDE = "agent-claude"
+    AGENT_CODEX = "agent-codex"
+
+
+class Confidence(StrEnum):
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+TYPE_FOLDERS: dict[DocType, str] = {
+    DocType.CONCEPT: "concepts",
+    DocType.DECISION: "decisions",
+    DocType.ENTITY: "entities",
+    DocType.CONTEXT: "contexts",
+    DocType.TASK: "tasks",
+    DocType.NOTE: "notes",
+    DocType.INDEX: "indexes",
+}
+
+SLUG_PATTERN = r"[a-z0-9]+(?:-[a-z0-9]+)*"
+ID_PATTERN = re.compile(rf"mem-({'|'.join(t.value for t in DocType)})-({SLUG_PATTERN})")
+
+REQUIRED_FIELDS: tuple[str, ...] = (
+    "schema_version",
+    "id",
+    "type",
+    "title",
+    "status",
+    "created_at",
+    "updated_at",
+    "project",
+    "tags",
+    "links",
+    "supersedes",
+    "superseded_by",
+    "provenance",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    type: str
+    target: str
+
+
+@dataclass(frozen=True)
+class Document:
+    """One file of the vault, as it was on disk when it was read.
+
+    `meta` is the parsed frontmatter (empty when it could not be parsed), `body` the text after it.
+    `digest` identifies the exact bytes that were read: saving a changed copy of this document
+    compares it with the file now on disk, and refuses if someone else wrote in between.
+    """
+
+    id: str
+    path: str
+    meta: dict[str, Any]
+    body: str
+    digest: str = ""
+    valid: bool = True
+
+    @property
+    def title(self) -> str:
+        title = self.meta.get("title")
+        return str(title) if title not in (None, "") else self.id
+
+    @property
+    def type(self) -> str:
+        return str(self.meta.get("type", ""))
+
+    @property
+    def status(self) -> str:
+        return str(self.meta.get("status", ""))
+
+    @property
+    def tags(self) -> list[str]:
+        tags = self.meta.get("tags")
+        return [str(t) for t in tags] if isinstance(tags, list) else []
+
+    @property
+    def links(self) -> list[Link]:
+        return parse_links(self.meta.get("links"))
+
+    @property
+    def supersedes(self) -> list[str]:
+        return id_list(self.meta.get("supersedes"))
+
+    @property
+    def superseded_by(self) -> list[str]:
+        return id_list(self.meta.get("superseded_by"))
+
+
+def parse_links(value: Any) -> list[Link]:
+    """The well-formed `{type, target}` entries of a `links` value; malformed ones are checked elsewhere."""
+    if not isinstance(value, list):
+        return []
+    links = []
+    for item in value:
+        if isinstance(item, dict) and isinstance(item.get("type"), str) and isinstance(item.get("target"), str):
+            links.append(Link(item["type"], item["target"]))
+    return links
+
+
+def id_list(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [str(v) for v in value if isinstance(v, (str, int))]
+    if isinstance(value, str) and value:
+        return [value]
+    return []
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Something wrong with a file, said so that a person can act on it."""
+
+    path: str
+    severity: Severity
+    code: str
+    message: str
+    line: int | None = None
+    doc_id: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "severity": str(self.severity),
+            "code": self.code,
+            "message": self.message,
+            "line": self.line,
+        }
+
+
+class WorkbenchError(Exception):
+    """Base of every error the workbench reports to a person instead of a traceback."""
+
+
+class VaultError(WorkbenchError):
+    """The vault cannot be opened or read."""
+
+
+class RefusedError(WorkbenchError):
+    """A request the workbench will not carry out: an unknown id, a forbidden transition."""
+
+
+class ConflictError(RefusedError):
+    """The file changed on disk since it was read; nothing was written."""
+
+    def __init__(self, path: str, message: str | None = None):
+        self.path = path
+        super().__init__(message or f"{path} changed on disk since it was read; nothing was written")

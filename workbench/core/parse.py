@@ -1,0 +1,243 @@
+"""Reading one vault file: bytes to frontmatter and body, tolerant of what careless writers leave.
+
+A file is split, never rewritten, on the way in: the byte-order mark, the line endings and every
+byte of the body are kept so that a later write can reproduce them. YAML is loaded with the safe
+loader inside limits, so an alias bomb, a huge or deeply nested block, duplicate keys or git
+conflict markers become problems rather than hangs, crashes or silent data loss.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+__all__ = ["ParsedFile", "parse_bytes", "load_yaml", "YamlIssue", "digest_of", "MAX_FILE_BYTES"]
+
+BOM = "\ufeff"
+MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_FRONTMATTER_BYTES = 256 * 1024
+MAX_FRONTMATTER_LINES = 5000
+MAX_YAML_NODES = 20000
+MAX_NESTING = 64
+DELIMITER = "---"
+CONFLICT_MARKER = re.compile(r"^(<{7}|={7}|>{7})(\s|$)")
+
+_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _DuplicateKey(yaml.YAMLError):
+    def __init__(self, key: str, line: int):
+        self.key, self.line = key, line
+        super().__init__(f"duplicate key {key!r}")
+
+
+class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """The safe loader, refusing a mapping that names one key twice (YAML would keep the last)."""
+
+    def construct_mapping(self, node, deep=False):  # noqa: D102 - PyYAML hook
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                duplicate = key in seen
+            except TypeError:  # an unhashable key: let PyYAML say so
+                duplicate = False
+            if duplicate:
+                raise _DuplicateKey(str(key), key_node.start_mark.line)
+            try:
+                seen.add(key)
+            except TypeError:
+                pass
+        return super().construct_mapping(node, deep=deep)
+
+
+@dataclass(frozen=True)
+class YamlIssue:
+    code: str
+    message: str
+    line: int | None = None  # 0-based within the YAML text
+
+
+def digest_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _nesting_too_deep(text: str) -> bool:
+    """A cheap guard before libyaml, whose composer recurses once per level."""
+    depth = 0
+    for char in text:
+        if char in "[{":
+            depth += 1
+            if depth > MAX_NESTING:
+                return True
+        elif char in "]}":
+            depth = max(0, depth - 1)
+    for line in text.splitlines():
+        if len(line) - len(line.lstrip(" ")) > MAX_NESTING * 4:
+            return True
+    return False
+
+
+def _too_many_nodes(value: Any) -> bool:
+    """Whether walking `value` visits more than MAX_YAML_NODES nodes: how an alias bomb shows."""
+    stack, count = [value], 0
+    while stack:
+        item = stack.pop()
+        count += 1
+        if count > MAX_YAML_NODES:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def load_yaml(text: str) -> tuple[Any, YamlIssue | None]:
+    """Load YAML safely and within limits; never raises for bad input."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_FRONTMATTER_BYTES:
+        return None, YamlIssue("frontmatter-too-large", f"frontmatter is larger than {MAX_FRONTMATTER_BYTES // 1024} KiB")
+    if _nesting_too_deep(text):
+        return None, YamlIssue("yaml-too-deep", f"frontmatter nests deeper than {MAX_NESTING} levels")
+    try:
+        value = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a subclass of the safe loader
+    except _DuplicateKey as exc:
+        return None, YamlIssue("yaml-duplicate-key", f"key {exc.key!r} appears more than once", exc.line)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or str(exc)
+        return None, YamlIssue("yaml-syntax", f"YAML syntax error: {problem}", mark.line if mark else None)
+    except (yaml.YAMLError, RecursionError, ValueError, OverflowError) as exc:
+        return None, YamlIssue("yaml-syntax", f"YAML error: {exc}".splitlines()[0])
+    if _too_many_nodes(value):
+        return None, YamlIssue(
+            "yaml-too-complex", f"frontmatter expands to more than {MAX_YAML_NODES} values (an alias bomb?)"
+        )
+    return value, None
+
+
+@dataclass
+class ParsedFile:
+    """A file split into its parts so that `head + body` (with the BOM) rebuilds it exactly."""
+
+    raw: bytes
+    bom: bool = False
+    newline: str = "\n"
+    text: str = ""
+    fm_lines: list[str] = field(default_factory=list)  # frontmatter lines with their endings
+    opening: str = ""  # the opening delimiter line, with its ending
+    closing: str = ""  # the closing delimiter line, with its ending
+    body: str = ""
+    meta: dict[str, Any] | None = None
+    issues: list[YamlIssue] = field(default_factory=list)  # lines here are 1-based in the file
+    decoded: bool = True
+
+    @property
+    def has_frontmatter(self) -> bool:
+        return bool(self.opening)
+
+    @property
+    def fm_text(self) -> str:
+        return "".join(self.fm_lines)
+
+    @property
+    def digest(self) -> str:
+        return digest_of(self.raw)
+
+    def key_line(self, key: str) -> int | None:
+        """The 1-based file line of a top-level key, for problems that point at it."""
+        pattern = re.compile(rf"^{re.escape(key)}\s*:")
+        for index, line in enumerate(self.fm_lines):
+            if pattern.match(line):
+                return index + 2
+        return None
+
+    def compose(self, fm_lines: list[str], body: str) -> bytes:
+        text = self.opening + "".join(fm_lines) + self.closing + body
+        return ((BOM if self.bom else "") + text).encode("utf-8")
+
+
+def _first_bad_utf8_line(raw: bytes, error: UnicodeDecodeError) -> int:
+    return raw.count(b"\n", 0, error.start) + 1
+
+
+def parse_bytes(raw: bytes) -> ParsedFile:
+    """Split a file's bytes; every difficulty becomes an issue on the result, never an exception."""
+    parsed = ParsedFile(raw=raw)
+    if len(raw) > MAX_FILE_BYTES:
+        parsed.decoded = False
+        parsed.issues.append(YamlIssue("file-too-large", f"file is {len(raw) // (1024 * 1024)} MiB; the limit is {MAX_FILE_BYTES // (1024 * 1024)} MiB"))
+        return parsed
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        parsed.decoded = False
+        parsed.text = raw.decode("utf-8", "replace")
+        parsed.issues.append(
+            YamlIssue("encoding-invalid-utf8", f"invalid UTF-8 at byte {exc.start}", _first_bad_utf8_line(raw, exc))
+        )
+        return parsed
+    if text.startswith(BOM):
+        parsed.bom, text = True, text[1:]
+    parsed.text = text
+    if "\x00" in text:
+        parsed.issues.append(YamlIssue("nul-bytes", "file contains NUL bytes", text.count("\n", 0, text.index("\x00")) + 1))
+    first_end = text.find("\n")
+    parsed.newline = "\r\n" if first_end > 0 and text[first_end - 1] == "\r" else "\n"
+    for number, line in enumerate(text.splitlines(), start=1):
+        if CONFLICT_MARKER.match(line):
+            parsed.issues.append(YamlIssue("conflict-markers", "git conflict marker: the file holds an unresolved merge", number))
+            break
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip("\r\n").rstrip() != DELIMITER:
+        parsed.body = text
+        return parsed
+    closing_index = None
+    for index in range(1, len(lines)):
+        stripped = lines[index].rstrip("\r\n").rstrip()
+        if stripped in (DELIMITER, "..."):
+            closing_index = index
+            break
+        if index > MAX_FRONTMATTER_LINES:
+            break
+    if closing_index is None:
+        parsed.body = text
+        limit = " within the first %d lines" % MAX_FRONTMATTER_LINES if len(lines) > MAX_FRONTMATTER_LINES else ""
+        parsed.issues.append(YamlIssue("frontmatter-unterminated", f"frontmatter opened on line 1 is never closed{limit}", 1))
+        return parsed
+    parsed.opening = lines[0]
+    parsed.fm_lines = lines[1:closing_index]
+    parsed.closing = lines[closing_index]
+    parsed.body = "".join(lines[closing_index + 1 :])
+    value, issue = load_yaml(parsed.fm_text)
+    if issue:
+        line = issue.line + 2 if issue.line is not None else None
+        parsed.issues.append(YamlIssue(issue.code, issue.message, line))
+        return parsed
+    if value is None:
+        value = {}
+    if not isinstance(value, dict):
+        parsed.issues.append(YamlIssue("frontmatter-not-mapping", f"frontmatter is a {type(value).__name__}, not a mapping of keys", 2))
+        return parsed
+    parsed.meta = {str(k): v for k, v in value.items()}
+    return parsed
+
+
+def as_date(value: Any) -> dt.date | None:
+    """A frontmatter date: a YAML date or a string of the form YYYY-MM-DD."""
+    if isinstance(value, dt.datetime):
+        return None
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            return None
+    return None

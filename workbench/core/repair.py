@@ -1,0 +1,294 @@
+"""`check --repair`: deterministic fixes that never lose a byte (SPEC §2).
+
+Each repaired file is first copied, byte for byte, under `.recovery/`, and the repaired document
+names that copy in `repair_backup` so a person reviews it. Bodies are kept whole. What cannot be
+repaired without a person's judgement (invalid UTF-8, conflict markers, a dangling target, an id
+that other files may link to, a supersession cycle) is left as it is and stays in the problem list.
+Valid documents with no problem are not touched.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from .changes import Plan
+from .model import ID_PATTERN, REQUIRED_FIELDS, TYPE_FOLDERS, Confidence, DocType, LinkType, Source, Status, id_list
+from .parse import ParsedFile, as_date, parse_bytes
+from .storage import FileChange, read_bytes
+from .yamledit import KEY_LINE, apply_meta, render_frontmatter
+from .parse import load_yaml
+
+__all__ = ["plan_repair", "RepairReport", "slugify"]
+
+UNREPAIRABLE = {"encoding-invalid-utf8", "file-too-large", "nul-bytes", "conflict-markers"}
+FOLDER_TYPES = {folder: doc_type for doc_type, folder in TYPE_FOLDERS.items()}
+SOURCE_ALIASES = {"claude": "agent-claude", "codex": "agent-codex", "human": "manual", "user": "manual"}
+
+
+@dataclass
+class RepairReport:
+    plan: Plan
+    repaired: list[str] = field(default_factory=list)  # paths, after any move
+    left: list[str] = field(default_factory=list)  # paths a person must look at
+
+
+def slugify(text: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug[:60].strip("-") or "untitled"
+
+
+@dataclass
+class _Work:
+    path: str
+    raw: bytes
+    parsed: ParsedFile
+    meta: dict[str, Any]
+    rebuild: bool  # the frontmatter is rebuilt from scratch rather than edited
+    body: str
+    notes: list[str] = field(default_factory=list)
+
+
+def _salvage(lines: list[str]) -> dict[str, Any]:
+    """The top-level keys that still parse one by one; the first of a duplicated key wins."""
+    meta: dict[str, Any] = {}
+    chunk: list[str] = []
+
+    def flush() -> None:
+        if chunk:
+            value, issue = load_yaml("".join(chunk))
+            if issue is None and isinstance(value, dict):
+                for key, item in value.items():
+                    meta.setdefault(str(key), item)
+        chunk.clear()
+
+    for line in lines:
+        if KEY_LINE.match(line.rstrip("\r\n")):
+            flush()
+        chunk.append(line)
+    flush()
+    return meta
+
+
+def _first_heading(body: str) -> str | None:
+    match = re.search(r"^#\s+(.+?)\s*#*\s*$", body, re.MULTILINE)
+    return match.group(1).strip() if match else None
+
+
+def _mtime_date(vault, path: str) -> dt.date:
+    try:
+        stamp = (vault.root / path).stat().st_mtime
+    except OSError:
+        return dt.date.today()
+    return min(dt.date.fromtimestamp(stamp), dt.date.today())
+
+
+def _fix_fields(work: _Work, vault, default_project: str) -> None:
+    meta, path = work.meta, work.path
+    stem = PurePosixPath(path).name[:-3]
+    folder = str(PurePosixPath(path).parent)
+    on = _mtime_date(vault, path)
+
+    def fix(key: str, value: Any, why: str) -> None:
+        meta[key] = value
+        work.notes.append(why)
+
+    if meta.get("schema_version") != "v1":
+        fix("schema_version", "v1", "schema_version set to v1")
+    doc_type = meta.get("type")
+    id_match = ID_PATTERN.fullmatch(meta["id"]) if isinstance(meta.get("id"), str) else None
+    if doc_type not in set(DocType):
+        guess = id_match.group(1) if id_match else FOLDER_TYPES.get(folder) or (ID_PATTERN.fullmatch(stem).group(1) if ID_PATTERN.fullmatch(stem) else "note")
+        fix("type", guess, f"type set to {guess}")
+        doc_type = guess
+    if not isinstance(meta.get("id"), str) or not meta.get("id"):
+        stem_match = ID_PATTERN.fullmatch(stem)
+        new_id = stem if stem_match and stem_match.group(1) == doc_type else f"mem-{doc_type}-{slugify(stem.removeprefix(f'mem-{doc_type}-'))}"
+        fix("id", new_id, f"id set to {new_id}")
+    if not isinstance(meta.get("title"), str) or not meta["title"].strip():
+        title = _first_heading(work.body) or stem.removeprefix(f"mem-{doc_type}-").replace("-", " ").capitalize()
+        fix("title", title, "title recovered")
+    if meta.get("status") not in set(Status):
+        fix("status", Status.DRAFT.value, f"status {meta.get('status')!r} set to draft")
+    for key in ("created_at", "updated_at"):
+        value = as_date(meta.get(key))
+        if value is None or value > dt.date.today():
+            fix(key, on, f"{key} set to the file's modification date")
+    if as_date(meta["updated_at"]) < as_date(meta["created_at"]):
+        fix("updated_at", as_date(meta["created_at"]), "updated_at raised to created_at")
+    if not isinstance(meta.get("project"), str) or not meta["project"].strip():
+        fix("project", default_project, f"project set to {default_project}")
+    tags = meta.get("tags")
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        if isinstance(tags, str):
+            new_tags = [t.strip() for t in tags.split(",") if t.strip()]
+        elif isinstance(tags, list):
+            new_tags = [str(t) for t in tags if t is not None and not isinstance(t, (dict, list))]
+        else:
+            new_tags = []
+        fix("tags", new_tags, "tags made a list of strings")
+    links = meta.get("links")
+    fixed_links: list[dict[str, str]] = []
+    for item in links if isinstance(links, list) else ([] if links is None else [links]):
+        if isinstance(item, str):
+            item = {"type": LinkType.RELATED_TO.value, "target": item}
+        if not isinstance(item, dict) or not isinstance(item.get("target"), str):
+            continue
+        kind = item.get("type") if item.get("type") in set(LinkType) else LinkType.RELATED_TO.value
+        entry = {**item, "type": kind}
+        if entry["target"] == meta["id"] or any(e["type"] == kind and e["target"] == entry["target"] for e in fixed_links):
+            continue
+        fixed_links.append(entry)
+    if fixed_links != links:
+        fix("links", fixed_links, "links made well-formed and unique")
+    for key in ("supersedes", "superseded_by"):
+        value = meta.get(key)
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            fix(key, id_list(value), f"{key} made a list of ids")
+    provenance = meta.get("provenance")
+    new_provenance = dict(provenance) if isinstance(provenance, dict) else {}
+    source = str(new_provenance.get("source", "")).lower()
+    if new_provenance.get("source") not in set(Source):
+        new_provenance["source"] = SOURCE_ALIASES.get(source, Source.MANUAL.value)
+    if new_provenance.get("confidence") not in set(Confidence):
+        new_provenance["confidence"] = Confidence.LOW.value
+    if new_provenance != provenance:
+        fix("provenance", new_provenance, "provenance completed")
+
+
+def _fix_supersession(works: dict[str, _Work], on: dt.date) -> None:
+    """Make both sides of every supersession agree, and statuses follow (SPEC §1 invariants)."""
+    by_id = {w.meta["id"]: w for w in works.values() if isinstance(w.meta.get("id"), str)}
+
+    def note(work: _Work, text: str) -> None:
+        if text not in work.notes:
+            work.notes.append(text)
+
+    for work in sorted(by_id.values(), key=lambda w: w.path):
+        meta = work.meta
+        linked = [l["target"] for l in meta.get("links") or [] if isinstance(l, dict) and l.get("type") == LinkType.SUPERSEDES]
+        for target in linked:
+            if target not in meta["supersedes"]:
+                meta["supersedes"] = meta["supersedes"] + [target]
+                note(work, f"supersedes now names {target}, as its link does")
+        for target in meta["supersedes"]:
+            if target not in linked:
+                meta["links"] = list(meta["links"]) + [{"type": LinkType.SUPERSEDES.value, "target": target}]
+                note(work, f"added the supersedes link to {target}")
+    for work in sorted(by_id.values(), key=lambda w: w.path):
+        for old in work.meta["supersedes"]:
+            other = by_id.get(old)
+            if other and work.meta["id"] not in other.meta["superseded_by"]:
+                other.meta["superseded_by"] = other.meta["superseded_by"] + [work.meta["id"]]
+                note(other, f"superseded_by now names {work.meta['id']}, which supersedes it")
+        for new in work.meta["superseded_by"]:
+            other = by_id.get(new)
+            if other and work.meta["id"] not in other.meta["supersedes"]:
+                other.meta["supersedes"] = other.meta["supersedes"] + [work.meta["id"]]
+                other.meta["links"] = list(other.meta["links"]) + [{"type": LinkType.SUPERSEDES.value, "target": work.meta["id"]}]
+                note(other, f"supersedes now names {work.meta['id']}, which names it as successor")
+    for work in by_id.values():
+        status, successors = work.meta.get("status"), work.meta["superseded_by"]
+        if status == Status.SUPERSEDED and not successors:
+            work.meta["status"] = Status.DEPRECATED.value
+            note(work, "superseded with no successor: now deprecated")
+        elif status == Status.ACTIVE and successors:
+            work.meta["status"] = Status.SUPERSEDED.value
+            note(work, f"active but replaced by {', '.join(successors)}: now superseded")
+
+
+def _ordered(meta: dict[str, Any]) -> dict[str, Any]:
+    """Required keys first in the contract's order, then whatever else the file had."""
+    ordered = {key: meta[key] for key in REQUIRED_FIELDS if key in meta}
+    ordered.update({k: v for k, v in meta.items() if k not in ordered})
+    return ordered
+
+
+def _backup_path(vault, path: str, stamp: str) -> str:
+    candidate = f"{vault.recovery_dir.name}/{path}.{stamp}"
+    counter = 1
+    while (vault.root / candidate).exists():
+        counter += 1
+        candidate = f"{vault.recovery_dir.name}/{path}.{stamp}-{counter}"
+    return candidate
+
+
+def plan_repair(vault) -> RepairReport:
+    """Plan every deterministic repair; apply the report's plan to carry it out."""
+    vault.refresh()
+    stamp = dt.datetime.now().strftime("%Y%m%dT%H%M%S")
+    problems_by_path: dict[str, set[str]] = {}
+    for problem in vault.problems:
+        problems_by_path.setdefault(problem.path, set()).add(problem.code)
+    projects = Counter(r.document.meta.get("project") for r in vault.records if isinstance(r.document.meta.get("project"), str))
+    default_project = min(projects, key=lambda p: (-projects[p], p)) if projects else "default"
+    report = RepairReport(Plan("repair"))
+    works: dict[str, _Work] = {}
+    originals: dict[str, dict[str, Any]] = {}
+    for record in vault.records:
+        raw = read_bytes(vault.root / record.path)
+        if raw is None:
+            continue
+        parsed = parse_bytes(raw)
+        codes = problems_by_path.get(record.path, set())
+        if codes & UNREPAIRABLE or not parsed.decoded:
+            report.left.append(record.path)
+            continue
+        if parsed.meta is None:
+            salvaged = _salvage(parsed.fm_lines) if parsed.has_frontmatter else {}
+            body = parsed.body if parsed.has_frontmatter else parsed.text
+            if "frontmatter-unterminated" in codes:
+                body = parsed.text.split("\n", 1)[1] if "\n" in parsed.text else ""
+                salvaged = {}
+            work = _Work(record.path, raw, parsed, salvaged, True, body, ["frontmatter rebuilt"])
+        else:
+            work = _Work(record.path, raw, parsed, dict(parsed.meta), False, parsed.body)
+            originals[record.path] = dict(parsed.meta)
+        _fix_fields(work, vault, default_project)
+        works[record.path] = work
+    _fix_supersession(works, dt.date.today())
+
+    taken = {r.path for r in vault.records}
+    for path in sorted(works):
+        work = works[path]
+        if not work.notes:
+            continue
+        target_path = path
+        doc_id = work.meta["id"]
+        if ID_PATTERN.fullmatch(doc_id) and ID_PATTERN.fullmatch(doc_id).group(1) == work.meta["type"]:
+            wanted = f"{TYPE_FOLDERS[DocType(work.meta['type'])]}/{doc_id}.md"
+            if wanted != path and wanted not in taken and sum(1 for w in works.values() if w.meta.get("id") == doc_id) == 1:
+                target_path = wanted
+                taken.add(wanted)
+                work.notes.append(f"moved to {wanted}")
+        backup = _backup_path(vault, path, stamp)
+        meta = dict(work.meta)
+        meta["repair_backup"] = backup
+        if work.rebuild:
+            newline = work.parsed.newline
+            opening = work.parsed.opening or f"---{newline}"
+            closing = work.parsed.closing or f"---{newline}"
+            body = work.body
+            text = opening + "".join(render_frontmatter(_ordered(meta), newline)) + closing + body
+            after = (("\ufeff" if work.parsed.bom else "") + text).encode("utf-8")
+        else:
+            lines = apply_meta(work.parsed.fm_lines, originals[path], meta, work.parsed.newline)
+            after = work.parsed.compose(lines, work.body)
+        report.plan.changes.append(FileChange(backup, None, work.raw))
+        if target_path != path:
+            report.plan.changes.append(FileChange(path, work.raw, None))
+            report.plan.changes.append(FileChange(target_path, read_bytes(vault.root / target_path), after))
+        else:
+            report.plan.changes.append(FileChange(path, work.raw, after))
+        report.repaired.append(target_path)
+        report.plan.log_lines.append(vault._log(f"repair {doc_id}: {'; '.join(work.notes)}"))
+    report.plan.summary = f"repair {len(report.repaired)} document(s)"
+    for path, codes in sorted(problems_by_path.items()):
+        if path not in report.left and path not in works or (path in works and not works[path].notes and codes - {"credential", "link-to-superseded", "symlink-ignored", "execution-state-missing"}):
+            if path not in report.left:
+                report.left.append(path)
+    return report

@@ -1,0 +1,302 @@
+"""The rules of SPEC §1 as problems: each with a stable code, a severity and words a person can act on.
+
+Rules about one file live in `check_document`; rules that need the whole vault (unique ids,
+dangling targets, both sides of a supersession, cycles) live in `check_relations`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import PurePosixPath
+from typing import Any
+
+from .model import (
+    ID_PATTERN,
+    REQUIRED_FIELDS,
+    TYPE_FOLDERS,
+    Confidence,
+    DocType,
+    Document,
+    ExecutionState,
+    LinkType,
+    Problem,
+    Severity,
+    Source,
+    Status,
+    id_list,
+)
+from .parse import ParsedFile, as_date
+
+__all__ = ["check_document", "check_relations", "find_credentials", "supersession_cycles"]
+
+ERROR, WARNING = Severity.ERROR, Severity.WARNING
+
+CREDENTIAL_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("a private key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
+    ("an AWS access key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("a GitHub token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{40,}\b")),
+    ("a Slack token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}\b")),
+    ("an API secret key", re.compile(r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{20,}\b")),
+    ("a Stripe key", re.compile(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b")),
+    ("a Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
+    ("a JSON web token", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    (
+        "a password or secret assignment",
+        re.compile(
+            r"(?i)\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)"
+            r"\s*[:=]\s*['\"]?(?=[^\s'\"]*[0-9])(?=[^\s'\"]*[A-Za-z])[^\s'\"<>{}$]{8,}"
+        ),
+    ),
+    ("credentials in a URL", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@]+:[^\s/@]{3,}@[^\s/]+")),
+]
+
+
+def find_credentials(text: str) -> list[tuple[int, str]]:
+    """(line, what) for each line that looks like it holds a secret; the secret itself is not repeated."""
+    found = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        for what, pattern in CREDENTIAL_PATTERNS:
+            if pattern.search(line):
+                found.append((number, what))
+                break
+    return found
+
+
+def _enum_message(field: str, value: Any, allowed: Iterable[str]) -> str:
+    return f"{field} is {value!r}; allowed: {', '.join(allowed)}"
+
+
+def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Problem]:
+    """Every rule that one file can break on its own."""
+    problems: list[Problem] = []
+
+    def add(severity: Severity, code: str, message: str, line: int | None = None) -> None:
+        problems.append(Problem(path, severity, code, message, line))
+
+    for issue in parsed.issues:
+        add(ERROR, issue.code, issue.message, issue.line)
+    if not parsed.decoded:
+        return problems
+    if not parsed.has_frontmatter:
+        if not any(p.code == "frontmatter-unterminated" for p in problems):
+            add(ERROR, "frontmatter-missing", "no frontmatter: the file must start with a '---' line", 1)
+        return problems
+    meta = parsed.meta
+    if meta is None:
+        return problems
+    line = parsed.key_line
+
+    for key in REQUIRED_FIELDS:
+        if key not in meta:
+            add(ERROR, "field-missing", f"required field '{key}' is missing", 1)
+    if "schema_version" in meta and meta["schema_version"] != "v1":
+        add(ERROR, "schema-version", f"schema_version is {meta['schema_version']!r}; this vault format is 'v1'", line("schema_version"))
+
+    doc_type = meta.get("type")
+    if "type" in meta and doc_type not in set(DocType):
+        add(ERROR, "type-invalid", _enum_message("type", doc_type, DocType), line("type"))
+        doc_type = None
+
+    doc_id = meta.get("id")
+    if "id" in meta:
+        if not isinstance(doc_id, str) or not ID_PATTERN.fullmatch(doc_id):
+            add(ERROR, "id-syntax", f"id {doc_id!r} is not of the form mem-{{type}}-{{slug}} (lowercase kebab-case)", line("id"))
+        else:
+            id_type = ID_PATTERN.fullmatch(doc_id).group(1)
+            if doc_type and id_type != doc_type:
+                add(ERROR, "id-type-mismatch", f"id {doc_id} names type '{id_type}' but type is '{doc_type}'", line("id"))
+            name = PurePosixPath(path).name
+            if name != f"{doc_id}.md":
+                add(ERROR, "filename-mismatch", f"file is named {name} but its id is {doc_id}; expected {doc_id}.md", line("id"))
+    if doc_type:
+        expected = TYPE_FOLDERS[DocType(doc_type)]
+        parent = str(PurePosixPath(path).parent)
+        if parent != expected:
+            where = "the vault root" if parent == "." else f"{parent}/"
+            add(ERROR, "folder-mismatch", f"a {doc_type} belongs in {expected}/, not in {where}", line("type"))
+
+    title = meta.get("title")
+    if "title" in meta and (not isinstance(title, str) or not title.strip()):
+        add(ERROR, "title-invalid", "title must be non-empty text", line("title"))
+    status = meta.get("status")
+    if "status" in meta and status not in set(Status):
+        add(ERROR, "status-invalid", _enum_message("status", status, Status), line("status"))
+    project = meta.get("project")
+    if "project" in meta and (not isinstance(project, str) or not project.strip()):
+        add(ERROR, "project-invalid", "project must be non-empty text", line("project"))
+
+    dates: dict[str, dt.date] = {}
+    for key in ("created_at", "updated_at"):
+        if key not in meta:
+            continue
+        value = as_date(meta[key])
+        if value is None:
+            add(ERROR, "date-format", f"{key} is {meta[key]!r}; expected a date YYYY-MM-DD", line(key))
+        else:
+            dates[key] = value
+            if value > today:
+                add(ERROR, "date-future", f"{key} {value.isoformat()} is in the future", line(key))
+    if len(dates) == 2 and dates["updated_at"] < dates["created_at"]:
+        add(ERROR, "date-order", f"updated_at {dates['updated_at']} is before created_at {dates['created_at']}", line("updated_at"))
+
+    tags = meta.get("tags")
+    if "tags" in meta and (not isinstance(tags, list) or not all(isinstance(t, str) for t in tags)):
+        add(ERROR, "tags-invalid", "tags must be a list of strings", line("tags"))
+
+    problems.extend(_check_links(path, meta, line, doc_id))
+    for key in ("supersedes", "superseded_by"):
+        if key in meta and (not isinstance(meta[key], list) or not all(isinstance(v, str) for v in meta[key])):
+            add(ERROR, "supersession-invalid", f"{key} must be a list of ids", line(key))
+
+    provenance = meta.get("provenance")
+    if "provenance" in meta:
+        if not isinstance(provenance, dict):
+            add(ERROR, "provenance-invalid", "provenance must be a mapping with source and confidence", line("provenance"))
+        else:
+            source, confidence = provenance.get("source"), provenance.get("confidence")
+            if source not in set(Source):
+                add(ERROR, "provenance-source-invalid", _enum_message("provenance.source", source, Source), line("provenance"))
+            if confidence not in set(Confidence):
+                add(ERROR, "provenance-confidence-invalid", _enum_message("provenance.confidence", confidence, Confidence), line("provenance"))
+
+    if doc_type == DocType.TASK:
+        state = meta.get("execution_state")
+        if state is None:
+            add(WARNING, "execution-state-missing", "a task should carry execution_state (todo, in-progress, blocked, done)", 1)
+        elif state not in set(ExecutionState):
+            add(ERROR, "execution-state-invalid", _enum_message("execution_state", state, ExecutionState), line("execution_state"))
+
+    if isinstance(status, str) and status == Status.SUPERSEDED and not id_list(meta.get("superseded_by")):
+        add(ERROR, "superseded-without-successor", "status is superseded but superseded_by names no successor", line("superseded_by"))
+    if status == Status.ACTIVE and id_list(meta.get("superseded_by")):
+        add(ERROR, "active-with-successor", f"status is active but superseded_by names {', '.join(id_list(meta['superseded_by']))}", line("status"))
+
+    for number, what in find_credentials(parsed.body):
+        body_start = len(parsed.fm_lines) + 2
+        add(WARNING, "credential", f"line looks like it holds {what}; never store credentials in memory", body_start + number)
+    return problems
+
+
+def _check_links(path: str, meta: Mapping[str, Any], line, doc_id: Any) -> list[Problem]:
+    problems: list[Problem] = []
+    links = meta.get("links")
+    if "links" not in meta:
+        return problems
+    at = line("links")
+    if not isinstance(links, list):
+        return [Problem(path, ERROR, "links-invalid", "links must be a list of {type, target} entries", at)]
+    seen: set[tuple[str, str]] = set()
+    for index, item in enumerate(links, start=1):
+        if not isinstance(item, dict) or not isinstance(item.get("type"), str) or not isinstance(item.get("target"), str):
+            problems.append(Problem(path, ERROR, "link-malformed", f"link {index} is not a {{type, target}} entry: {item!r}", at))
+            continue
+        kind, target = item["type"], item["target"]
+        if kind not in set(LinkType):
+            problems.append(Problem(path, ERROR, "link-type-invalid", _enum_message(f"link {index} type", kind, LinkType), at))
+        if target_outside_vault(target):
+            problems.append(Problem(path, ERROR, "link-outside-vault", f"link {index} targets {target!r}, a path outside the vault", at))
+        if target == doc_id:
+            problems.append(Problem(path, ERROR, "link-self", f"link {index} ({kind}) points at the document itself", at))
+        if (kind, target) in seen:
+            problems.append(Problem(path, ERROR, "link-duplicate", f"link {kind} → {target} appears more than once", at))
+        seen.add((kind, target))
+    return problems
+
+
+def target_outside_vault(target: str) -> bool:
+    """A target that is a path leaving the vault (absolute, `..`, a drive, a URL) rather than an id."""
+    return (
+        target.startswith(("/", "\\", "~"))
+        or bool(re.match(r"^[A-Za-z]:[\\/]", target))
+        or ".." in re.split(r"[\\/]", target)
+        or "://" in target
+        or any(ord(c) < 32 for c in target)
+    )
+
+
+def supersession_cycles(successors: Mapping[str, list[str]]) -> list[list[str]]:
+    """Cycles in the `supersedes` relation, each as the ids around it (Tarjan would do; this is small)."""
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}
+    for start in sorted(successors):
+        if state.get(start):
+            continue
+        stack: list[tuple[str, int]] = [(start, 0)]
+        path: list[str] = []
+        while stack:
+            node, index = stack.pop()
+            if index == 0:
+                state[node] = 1
+                path.append(node)
+            targets = [t for t in successors.get(node, []) if t in successors]
+            if index < len(targets):
+                stack.append((node, index + 1))
+                target = targets[index]
+                if state.get(target) == 1:
+                    cycles.append(path[path.index(target) :])
+                elif not state.get(target):
+                    stack.append((target, 0))
+            else:
+                state[node] = 2
+                path.pop()
+    return cycles
+
+
+def check_relations(docs: Mapping[str, Document], known_ids: set[str], line_of) -> list[Problem]:
+    """Rules across documents: dangling targets, both sides of each supersession, cycles, stale links.
+
+    `docs` are the documents with a usable id; `known_ids` every id in the vault, valid or not, so a
+    link to an invalid document is not called dangling. `line_of(doc, key)` points at a key's line.
+    """
+    problems: list[Problem] = []
+    for doc in docs.values():
+        for link in doc.links:
+            if link.target == doc.id or target_outside_vault(link.target):
+                continue
+            if link.target not in known_ids:
+                problems.append(
+                    Problem(doc.path, ERROR, "link-dangling", f"link {link.type} → {link.target}: no document has that id", line_of(doc, "links"), doc.id)
+                )
+            elif (
+                link.type != LinkType.SUPERSEDES
+                and doc.status in (Status.ACTIVE, Status.DRAFT)
+                and link.target in docs
+                and docs[link.target].status == Status.SUPERSEDED
+            ):
+                successors = docs[link.target].superseded_by
+                hint = f"; link its successor {', '.join(successors)} instead" if successors else ""
+                problems.append(
+                    Problem(doc.path, WARNING, "link-to-superseded", f"link {link.type} → {link.target} points at a superseded document{hint}", line_of(doc, "links"), doc.id)
+                )
+        link_supersedes = {l.target for l in doc.links if l.type == LinkType.SUPERSEDES}
+        field_supersedes = set(doc.supersedes)
+        if link_supersedes != field_supersedes:
+            missing = sorted(field_supersedes - link_supersedes)
+            extra = sorted(link_supersedes - field_supersedes)
+            parts = []
+            if missing:
+                parts.append(f"supersedes names {', '.join(missing)} without a supersedes link")
+            if extra:
+                parts.append(f"a supersedes link names {', '.join(extra)} that the supersedes field does not")
+            problems.append(Problem(doc.path, ERROR, "supersedes-link-mismatch", "; ".join(parts), line_of(doc, "supersedes"), doc.id))
+        for old in doc.supersedes:
+            if old not in known_ids:
+                problems.append(Problem(doc.path, ERROR, "supersession-dangling", f"supersedes {old}: no document has that id", line_of(doc, "supersedes"), doc.id))
+            elif old in docs and doc.id not in docs[old].superseded_by:
+                problems.append(
+                    Problem(doc.path, ERROR, "supersession-one-sided", f"supersedes {old}, but {old} does not list {doc.id} in superseded_by", line_of(doc, "supersedes"), doc.id)
+                )
+        for new in doc.superseded_by:
+            if new not in known_ids:
+                problems.append(Problem(doc.path, ERROR, "supersession-dangling", f"superseded_by {new}: no document has that id", line_of(doc, "superseded_by"), doc.id))
+            elif new in docs and doc.id not in docs[new].supersedes:
+                problems.append(
+                    Problem(doc.path, ERROR, "supersession-one-sided", f"superseded_by {new}, but {new} does not list {doc.id} in supersedes", line_of(doc, "superseded_by"), doc.id)
+                )
+    for cycle in supersession_cycles({d.id: d.supersedes for d in docs.values()}):
+        first = docs[cycle[0]]
+        chain = " → ".join(cycle + [cycle[0]])
+        problems.append(Problem(first.path, ERROR, "supersession-cycle", f"supersession cycle: {chain}", line_of(first, "supersedes"), first.id))
+    return problems

@@ -1,0 +1,421 @@
+"""The vault: one object that reads a Memory Core vault and writes it without losing a byte.
+
+Everything that shows or changes a vault (the TUI, the CLI, notebooks, agents' scripts) goes
+through this facade. Files are the truth: `Vault` keeps what it parsed, keyed by each file's size
+and modification time, and re-reads a file whenever those move, so a long-lived vault sees what
+agents write beside it. Every write is planned first (a `Plan`, whose diff can be shown), then
+applied all-or-nothing by the `ChangeWriter`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .changes import Plan
+from .lifecycle import check_transition
+from .model import (
+    TYPE_FOLDERS,
+    ConflictError,
+    DocType,
+    Document,
+    ExecutionState,
+    LinkType,
+    Problem,
+    RefusedError,
+    Severity,
+    Status,
+    VaultError,
+)
+from .parse import ParsedFile, as_date, digest_of, parse_bytes
+from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
+from .validate import check_document, check_relations
+from .walk import RECOVERY_DIR, STATE_DIR, Walk, find_root, walk_vault
+from .yamledit import EditError, apply_meta
+
+__all__ = ["Vault", "Record", "INVALIDATING"]
+
+# Problems that make a document invalid (SPEC §1: a missing field or a value outside its set).
+# Invalid documents stay visible to the curator but are not nodes of the graph.
+INVALIDATING = frozenset(
+    {
+        "file-too-large", "encoding-invalid-utf8", "nul-bytes", "conflict-markers", "frontmatter-missing",
+        "frontmatter-unterminated", "frontmatter-too-large", "frontmatter-not-mapping", "yaml-syntax",
+        "yaml-duplicate-key", "yaml-too-deep", "yaml-too-complex", "field-missing", "schema-version",
+        "type-invalid", "id-syntax", "id-type-mismatch", "id-duplicate", "title-invalid", "status-invalid",
+        "project-invalid", "date-format", "tags-invalid", "links-invalid", "link-malformed",
+        "link-type-invalid", "supersession-invalid", "provenance-invalid", "provenance-source-invalid",
+        "provenance-confidence-invalid",
+    }
+)
+LINE_KEYS = ("links", "supersedes", "superseded_by", "status")
+
+
+def today() -> dt.date:
+    """The local date: dates the workbench writes are the curator's, not UTC's."""
+    return dt.date.today()
+
+
+@dataclass
+class Record:
+    """What the vault knows of one document file."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    document: Document
+    problems: list[Problem]
+    key_lines: dict[str, int]
+
+
+def _build_record(path: str, raw: bytes, size: int, mtime_ns: int, on: dt.date) -> Record:
+    parsed = parse_bytes(raw)
+    problems = check_document(path, parsed, on)
+    meta = parsed.meta or {}
+    stem = path.rsplit("/", 1)[-1][:-3]
+    doc_id = meta.get("id") if isinstance(meta.get("id"), str) and meta.get("id") else stem
+    valid = not any(p.code in INVALIDATING for p in problems)
+    document = Document(id=doc_id, path=path, meta=meta, body=parsed.body, digest=parsed.digest, valid=valid)
+    problems = [dataclasses.replace(p, doc_id=doc_id) for p in problems]
+    key_lines = {key: line for key in LINE_KEYS if (line := parsed.key_line(key)) is not None}
+    return Record(path, size, mtime_ns, document, problems, key_lines)
+
+
+def _comparable(meta: dict[str, Any]) -> dict[str, Any]:
+    def norm(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {str(k): norm(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [norm(v) for v in value]
+        if isinstance(value, (dt.date, dt.datetime)):
+            return value.isoformat()
+        return value
+
+    return norm(meta)
+
+
+class Vault:
+    """A Memory Core vault on disk. Open it with `Vault.open(path)`."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.state_dir = root / STATE_DIR
+        self.recovery_dir = root / RECOVERY_DIR
+        self.log_path = root / "log.md"
+        self.lock = VaultLock(self.state_dir)
+        self.writer = ChangeWriter(root, self.state_dir, self.lock, self.log_path)
+        self._records: dict[str, Record] = {}
+        self._by_id: dict[str, str] = {}
+        self._relation_problems: list[Problem] | None = None
+        self._symlinks: list[str] = []
+        self.recovery_notes: list[str] = []
+
+    # -- opening and reading ----------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> Vault:
+        """Open the vault at `path` (or its `memory/` child), finishing any change a crash interrupted."""
+        given = Path(path).expanduser()
+        if any(ord(c) < 32 for c in str(given)):
+            raise VaultError(f"vault path {str(given)!r} contains control characters")
+        if not given.exists():
+            raise VaultError(f"{given}: no such folder")
+        if not given.is_dir():
+            raise VaultError(f"{given}: not a folder")
+        vault = cls(find_root(given.resolve()))
+        walk = walk_vault(vault.root)
+        if vault.writer.needs_recovery(walk.temporaries):
+            vault.recovery_notes = vault.writer.recover(walk.temporaries)
+            walk = walk_vault(vault.root)
+        vault._load(walk)
+        return vault
+
+    def _load(self, walk: Walk) -> None:
+        on = today()
+        seen: set[str] = set()
+        for path, stat in walk.files:
+            seen.add(path)
+            known = self._records.get(path)
+            if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
+                continue
+            raw = read_bytes(self.root / path)
+            if raw is None:
+                continue
+            self._records[path] = _build_record(path, raw, stat.st_size, stat.st_mtime_ns, on)
+        for gone in set(self._records) - seen:
+            del self._records[gone]
+        self._symlinks = walk.symlinks
+        self._index()
+
+    def _index(self) -> None:
+        """Map ids to files; a second file claiming an id is a problem and is not a node."""
+        self._by_id = {}
+        for path in sorted(self._records):
+            record = self._records[path]
+            doc = record.document
+            record.problems = [p for p in record.problems if p.code != "id-duplicate"]
+            if doc.id in self._by_id:
+                first = self._by_id[doc.id]
+                record.problems.append(
+                    Problem(path, Severity.ERROR, "id-duplicate", f"id {doc.id} is also used by {first}", None, doc.id)
+                )
+                record.document = dataclasses.replace(doc, valid=False)
+                continue
+            self._by_id[doc.id] = path
+            if doc.valid is False and not any(p.code in INVALIDATING for p in record.problems):
+                record.document = dataclasses.replace(doc, valid=True)
+        self._relation_problems = None
+
+    def refresh(self) -> None:
+        """Re-read whatever changed on disk since the last look (cheap: a walk and a stat per file)."""
+        self._load(walk_vault(self.root))
+
+    def _refresh_path(self, path: str) -> Record | None:
+        full = self.root / path
+        try:
+            stat = full.stat(follow_symlinks=False)
+        except FileNotFoundError:
+            if path in self._records:
+                del self._records[path]
+                self._index()
+            return None
+        known = self._records.get(path)
+        if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
+            return known
+        raw = read_bytes(full)
+        if raw is None:
+            return None
+        record = _build_record(path, raw, stat.st_size, stat.st_mtime_ns, today())
+        self._records[path] = record
+        self._index()
+        return self._records[path]
+
+    @property
+    def records(self) -> list[Record]:
+        return [self._records[p] for p in sorted(self._records)]
+
+    @property
+    def documents(self) -> list[Document]:
+        """Every valid document, ordered by id."""
+        docs = [r.document for r in self._records.values() if r.document.valid]
+        return sorted(docs, key=lambda d: d.id)
+
+    def ids(self) -> list[str]:
+        return sorted(self._by_id)
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._by_id
+
+    def get(self, doc_id: str) -> Document:
+        """The document as it is on disk now; RefusedError if no file has that id."""
+        path = self._by_id.get(doc_id)
+        record = self._refresh_path(path) if path else None
+        if record is None or record.document.id != doc_id:
+            self.refresh()
+            path = self._by_id.get(doc_id)
+            record = self._records.get(path) if path else None
+        if record is None:
+            raise RefusedError(f"no document has the id {doc_id!r}")
+        return record.document
+
+    def record(self, doc_id: str) -> Record:
+        self.get(doc_id)
+        return self._records[self._by_id[doc_id]]
+
+    def _line_of(self, doc: Document, key: str) -> int | None:
+        record = self._records.get(doc.path)
+        return record.key_lines.get(key) if record else None
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Every problem in the vault: per file, across files, and symlinks that were skipped."""
+        if self._relation_problems is None:
+            valid = {r.document.id: r.document for r in self._records.values() if r.document.valid and self._by_id.get(r.document.id) == r.path}
+            self._relation_problems = check_relations(valid, set(self._by_id), self._line_of)
+        found = [p for r in self._records.values() for p in r.problems] + self._relation_problems
+        found += [Problem(s, Severity.WARNING, "symlink-ignored", "symlinks are never followed; this one is not part of the vault") for s in self._symlinks]
+        return sorted(found, key=lambda p: (p.path, p.line or 0, p.code, p.message))
+
+    def problems_for(self, doc_id: str) -> list[Problem]:
+        path = self._by_id.get(doc_id)
+        return [p for p in self.problems if p.path == path]
+
+    # -- planning writes -----------------------------------------------------------------------
+
+    def _base(self, doc: Document) -> tuple[bytes, ParsedFile]:
+        raw = read_bytes(self.root / doc.path)
+        if raw is None or digest_of(raw) != doc.digest:
+            raise ConflictError(doc.path)
+        parsed = parse_bytes(raw)
+        if parsed.meta is None:
+            raise RefusedError(f"{doc.path}: its frontmatter cannot be read, so it cannot be edited safely; run check --repair first")
+        return raw, parsed
+
+    def _edit_change(self, doc: Document, meta: dict[str, Any], body: str | None = None, bump: bool = True) -> FileChange:
+        """The bytes that turn `doc` (as read) into `meta` and `body`, changing only what differs."""
+        raw, parsed = self._base(doc)
+        body = parsed.body if body is None else body
+        meta = dict(meta)
+        old_core = _comparable({k: v for k, v in parsed.meta.items() if k != "updated_at"})
+        new_core = _comparable({k: v for k, v in meta.items() if k != "updated_at"})
+        meaningful = old_core != new_core or body != parsed.body
+        if not meaningful and _comparable(meta) == _comparable(parsed.meta):
+            return FileChange(doc.path, raw, raw)
+        if meaningful and bump and "updated_at" in parsed.meta and _comparable(meta.get("updated_at")) == _comparable(parsed.meta.get("updated_at")):
+            meta["updated_at"] = max(today(), _as_date_or(parsed.meta.get("updated_at"), today()))
+        try:
+            lines = apply_meta(parsed.fm_lines, parsed.meta, meta, parsed.newline)
+        except EditError as exc:
+            raise RefusedError(f"{doc.path}: {exc}") from exc
+        return FileChange(doc.path, raw, parsed.compose(lines, body))
+
+    def _verify(self, path: str, data: bytes) -> str | None:
+        """Read-back check: a document parses and still carries its required metadata."""
+        if not path.endswith(".md") or path.startswith("."):
+            return None
+        parsed = parse_bytes(data)
+        if parsed.meta is None or "id" not in parsed.meta or "type" not in parsed.meta:
+            return "the written file does not parse back with its id and type"
+        return None
+
+    def apply(self, plan: Plan, dry_run: bool = False) -> Plan:
+        """Carry out a plan (or only return it, with `dry_run`): all files or none, then re-read them."""
+        if dry_run or plan.empty:
+            return plan
+        for change in plan.changes:
+            if change.after is not None and change.path.endswith(".md") and not change.path.startswith("."):
+                self._refuse_new_invalidity(change)
+        plan.change_id = self.writer.apply(plan.changes, plan.summary, plan.log_lines, self._verify)
+        plan.applied = True
+        for path in plan.paths:
+            self._refresh_path(path)
+        self._relation_problems = None
+        return plan
+
+    def _refuse_new_invalidity(self, change: FileChange) -> None:
+        """A write may fix problems, never add a problem that makes the document invalid."""
+        on = today()
+        after = check_document(change.path, parse_bytes(change.after or b""), on)
+        before = check_document(change.path, parse_bytes(change.before), on) if change.before is not None else []
+        had = {p.code for p in before}
+        new = [p for p in after if p.code in INVALIDATING and p.code not in had]
+        if new:
+            raise RefusedError(f"{change.path}: refused, the change would make it invalid: {new[0].message}")
+
+    def _log(self, text: str) -> str:
+        return f"- {dt.datetime.now().strftime('%Y-%m-%d %H:%M')} {text}"
+
+    # -- the writing API ---------------------------------------------------------------------
+
+    def save(self, doc: Document, dry_run: bool = False) -> Plan:
+        """Write `doc` (a changed copy of what `get` returned). Raises ConflictError, writing nothing,
+        if the file changed on disk since `doc` was read. Writes no byte when nothing changed."""
+        if doc.path not in self._records and self._refresh_path(doc.path) is None:
+            raise RefusedError(f"{doc.path}: no such document")
+        current = self._records[doc.path].document
+        old_status, new_status = str(current.meta.get("status", "")), str(doc.meta.get("status", ""))
+        if old_status != new_status and current.digest == doc.digest:
+            check_transition(old_status, new_status)
+        if doc.meta.get("id", doc.id) != current.meta.get("id", current.id):
+            raise RefusedError(f"{doc.path}: an id is changed by renaming the document, not by saving it")
+        change = self._edit_change(doc, doc.meta, doc.body)
+        return self.apply(Plan(f"edit {doc.id}", [change], [self._log(f"edit {doc.id}")]), dry_run)
+
+    def set_status(self, doc_id: str, status: str, dry_run: bool = False) -> Plan:
+        """Move a document along its lifecycle; the same status again changes nothing."""
+        doc = self.get(doc_id)
+        self._require_valid(doc)
+        if doc.status == status:
+            return Plan(f"status {doc_id}: already {status}")
+        check_transition(doc.status, status)
+        if status == Status.ACTIVE and doc.superseded_by:
+            raise RefusedError(f"{doc_id} names successors {', '.join(doc.superseded_by)}; an active document has none")
+        meta = {**doc.meta, "status": status}
+        change = self._edit_change(doc, meta)
+        summary = f"status {doc_id}: {doc.status} → {status}"
+        return self.apply(Plan(summary, [change], [self._log(summary)]), dry_run)
+
+    def set_execution_state(self, doc_id: str, state: str, dry_run: bool = False) -> Plan:
+        """A task's execution state, kept apart from its lifecycle status."""
+        doc = self.get(doc_id)
+        self._require_valid(doc)
+        if doc.type != DocType.TASK:
+            raise RefusedError(f"{doc_id} is a {doc.type}; only tasks have an execution state")
+        if state not in set(ExecutionState):
+            raise RefusedError(f"{state!r} is not an execution state; use one of {', '.join(ExecutionState)}")
+        if doc.meta.get("execution_state") == state:
+            return Plan(f"execution_state {doc_id}: already {state}")
+        previous = doc.meta.get("execution_state", "unset")
+        change = self._edit_change(doc, {**doc.meta, "execution_state": state})
+        summary = f"execution_state {doc_id}: {previous} → {state}"
+        return self.apply(Plan(summary, [change], [self._log(summary)]), dry_run)
+
+    def supersede(self, old_id: str, new_id: str, dry_run: bool = False) -> Plan:
+        """`new_id` replaces `old_id`: both sides and the `supersedes` link, written together.
+
+        A draft successor becomes active. Refused when it would break an invariant: a cycle, a
+        successor that is itself superseded or archived, or documents that are not valid.
+        """
+        if old_id == new_id:
+            raise RefusedError("a document cannot supersede itself")
+        old, new = self.get(old_id), self.get(new_id)
+        self._require_valid(old)
+        self._require_valid(new)
+        if new_id in old.superseded_by and old_id in new.supersedes and any(l.type == LinkType.SUPERSEDES and l.target == old_id for l in new.links) and old.status == Status.SUPERSEDED:
+            return Plan(f"supersede {old_id} by {new_id}: already so")
+        if new.status in (Status.SUPERSEDED, Status.ARCHIVED, Status.DEPRECATED):
+            raise RefusedError(f"{new_id} is {new.status}; a successor must be draft or active")
+        if self._supersedes_transitively(old_id, new_id):
+            raise RefusedError(f"{old_id} already (transitively) supersedes {new_id}; this would make a cycle")
+        old_meta = {**old.meta, "status": Status.SUPERSEDED.value, "superseded_by": _union(old.superseded_by, [new_id])}
+        links = list(new.meta.get("links") or [])
+        if not any(isinstance(l, dict) and l.get("type") == LinkType.SUPERSEDES and l.get("target") == old_id for l in links):
+            links.append({"type": LinkType.SUPERSEDES.value, "target": old_id})
+        new_meta = {**new.meta, "supersedes": _union(new.supersedes, [old_id]), "links": links}
+        if new.status == Status.DRAFT:
+            new_meta["status"] = Status.ACTIVE.value
+        changes = [self._edit_change(old, old_meta), self._edit_change(new, new_meta)]
+        summary = f"supersede {old_id} by {new_id}"
+        return self.apply(Plan(summary, changes, [self._log(summary)]), dry_run)
+
+    def _supersedes_transitively(self, start: str, target: str) -> bool:
+        seen, stack = set(), [start]
+        while stack:
+            current = stack.pop()
+            if current == target:
+                return True
+            if current in seen or current not in self._by_id:
+                continue
+            seen.add(current)
+            stack.extend(self._records[self._by_id[current]].document.supersedes)
+        return False
+
+    def _require_valid(self, doc: Document) -> None:
+        if not doc.valid:
+            codes = sorted({p.code for p in self.problems_for(doc.id) if p.code in INVALIDATING})
+            raise RefusedError(f"{doc.id} is invalid ({', '.join(codes) or 'see check'}); repair it before changing it")
+
+    # -- conveniences for the faces -------------------------------------------------------------
+
+    def folder_for(self, doc_type: str) -> str:
+        return TYPE_FOLDERS[DocType(doc_type)]
+
+    def iter_documents(self, types: Iterable[str] | None = None, predicate: Callable[[Document], bool] | None = None) -> list[Document]:
+        wanted = set(types) if types else None
+        return [d for d in self.documents if (wanted is None or d.type in wanted) and (predicate is None or predicate(d))]
+
+
+def _union(first: list[str], second: list[str]) -> list[str]:
+    return first + [x for x in second if x not in first]
+
+
+def _as_date_or(value: Any, default: dt.date) -> dt.date:
+    return as_date(value) or default

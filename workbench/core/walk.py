@@ -1,0 +1,81 @@
+"""Finding a vault's root and its document files (SPEC §1).
+
+Hidden files and folders, editor debris and symlinks are never documents, and a symlink is never
+followed, whether it points at a file or a folder, inside the vault or out of it. Symlinks are
+reported so a person knows why a file they see is not in the vault.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .model import TYPE_FOLDERS
+from .storage import TEMP_MARK
+
+__all__ = ["find_root", "looks_like_vault", "walk_vault", "Walk", "RESERVED_FILES", "STATE_DIR", "RECOVERY_DIR"]
+
+STATE_DIR = ".workbench"
+RECOVERY_DIR = ".recovery"
+RESERVED_FILES = frozenset({"log.md", "README.md"})  # at the root only
+TYPE_FOLDER_NAMES = frozenset(TYPE_FOLDERS.values())
+
+
+def _has_type_folders(path: Path) -> bool:
+    return any((path / name).is_dir() and not (path / name).is_symlink() for name in TYPE_FOLDER_NAMES)
+
+
+def find_root(path: Path) -> Path:
+    """The folder that holds the type folders: `path` itself, or its `memory/` child if that holds them."""
+    memory = path / "memory"
+    if not _has_type_folders(path) and memory.is_dir() and not memory.is_symlink() and _has_type_folders(memory):
+        return memory
+    return path
+
+
+def looks_like_vault(path: Path) -> bool:
+    return path.is_dir() and (_has_type_folders(path) or _has_type_folders(path / "memory") or (path / STATE_DIR).is_dir())
+
+
+def is_debris(name: str) -> bool:
+    return name.startswith((".", "#", "~$")) or name.endswith(("~", ".swp", ".swo", ".tmp", ".bak", ".orig"))
+
+
+@dataclass
+class Walk:
+    files: list[tuple[str, os.stat_result]] = field(default_factory=list)  # (relative path, stat)
+    symlinks: list[str] = field(default_factory=list)
+    temporaries: list[Path] = field(default_factory=list)
+
+
+def walk_vault(root: Path) -> Walk:
+    """Every Markdown file that may be a document, in a stable order, without following symlinks."""
+    result = Walk()
+    stack = [(root, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        subfolders = []
+        for entry in entries:
+            name = entry.name
+            relative = prefix + name
+            if name.startswith(".") and TEMP_MARK in name and name.endswith(".tmp"):
+                result.temporaries.append(Path(entry.path))
+                continue
+            if is_debris(name):
+                continue
+            if entry.is_symlink():
+                result.symlinks.append(relative)
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                subfolders.append((Path(entry.path), relative + "/"))
+            elif name.endswith(".md") and entry.is_file(follow_symlinks=False):
+                if not prefix and name in RESERVED_FILES:
+                    continue
+                result.files.append((relative, entry.stat(follow_symlinks=False)))
+        stack.extend(reversed(subfolders))
+    return result
