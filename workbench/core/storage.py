@@ -388,7 +388,15 @@ class ChangeWriter:
     # -- recovery -------------------------------------------------------------------------------
 
     def needs_recovery(self, temporaries: list[Path]) -> bool:
-        return bool(temporaries) or (self.journal_dir.is_dir() and any(self.journal_dir.glob("*.json")))
+        return bool(temporaries) or bool(self._hidden_temporaries()) or (self.journal_dir.is_dir() and any(self.journal_dir.glob("*.json")))
+
+    def _hidden_temporaries(self) -> list[Path]:
+        """Temporary files in the hidden folders the vault walk skips (journal, history, backups)."""
+        found = []
+        for folder in (self.journal_dir.parent, self.root / ".recovery"):
+            if folder.is_dir():
+                found.extend(p for p in folder.rglob(f".*{TEMP_MARK}*.tmp") if not p.is_symlink())
+        return found
 
     def recover(self, temporaries: list[Path]) -> list[str]:
         """Finish or undo what a crash interrupted, then remove the temporary files it left
@@ -417,7 +425,7 @@ class ChangeWriter:
                         notes.append(f"{change.path} changed after the interrupted change; left as it is")
                 _remove(journal)
                 notes.append(f"rolled back the interrupted change: {record.get('summary', '')}")
-            for temp in temporaries:
+            for temp in list(temporaries) + self._hidden_temporaries():
                 _remove(temp)
                 notes.append(f"removed a temporary file left by a crash: {temp.relative_to(self.root)}")
         return notes

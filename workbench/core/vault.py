@@ -270,7 +270,9 @@ class Vault:
         if not meaningful and _comparable(meta) == _comparable(parsed.meta):
             return FileChange(doc.path, raw, raw)
         if meaningful and bump and "updated_at" in parsed.meta and _comparable(meta.get("updated_at")) == _comparable(parsed.meta.get("updated_at")):
-            meta["updated_at"] = max(today(), _as_date_or(parsed.meta.get("updated_at"), today()))
+            previous = parsed.meta.get("updated_at")
+            stamp = max(today(), _as_date_or(previous, today()))
+            meta["updated_at"] = stamp.isoformat() if isinstance(previous, str) else stamp  # keep its YAML type
         try:
             lines = apply_meta(parsed.fm_lines, parsed.meta, meta, parsed.newline)
         except EditError as exc:

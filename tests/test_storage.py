@@ -1,0 +1,127 @@
+"""The vault lock, atomic writes, and crashes at every step of a two-file change."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from workbench import Vault
+from workbench.core.storage import LockTimeout, VaultLock, write_atomic
+
+
+def test_write_atomic_leaves_no_temporary_file(tmp_path):
+    target = tmp_path / "a.md"
+    target.write_text("old")
+    write_atomic(target, b"new")
+    assert target.read_bytes() == b"new"
+    assert [p.name for p in tmp_path.iterdir()] == ["a.md"]
+
+
+def test_lock_of_a_dead_process_is_taken_over_at_once(tmp_path):
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    state = tmp_path / ".workbench"
+    state.mkdir()
+    (state / "lock").write_text(json.dumps({"pid": child.pid, "host": socket.gethostname(), "nonce": "x"}))
+    lock = VaultLock(state, wait=0.5)
+    started = time.monotonic()
+    with lock:
+        assert json.loads((state / "lock").read_text())["pid"] == os.getpid()
+    assert time.monotonic() - started < 0.5
+    assert not (state / "lock").exists()
+
+
+def test_a_stale_lock_is_removed(tmp_path):
+    state = tmp_path / ".workbench"
+    state.mkdir()
+    (state / "lock").write_text(json.dumps({"pid": os.getppid(), "host": socket.gethostname(), "nonce": "x"}))
+    old = time.time() - 31
+    os.utime(state / "lock", (old, old))
+    with VaultLock(state, wait=0.5):
+        assert json.loads((state / "lock").read_text())["pid"] == os.getpid()
+
+
+def test_a_live_holder_is_waited_for_then_reported(tmp_path):
+    state = tmp_path / ".workbench"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys,time; from pathlib import Path; from workbench.core.storage import VaultLock;"
+         "l=VaultLock(Path(sys.argv[1])); l.acquire(); print('held', flush=True); time.sleep(30)", str(state)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(LockTimeout, match=str(holder.pid)):
+            VaultLock(state, wait=0.3).acquire()
+        holder.kill()
+        holder.wait()
+        with VaultLock(state, wait=0.3):  # the holder died: taken over at once
+            pass
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_live_holder_that_releases_is_waited_for(tmp_path):
+    state = tmp_path / ".workbench"
+    first = VaultLock(state)
+    first.acquire()
+    got = []
+
+    def second():
+        with VaultLock(state, wait=5):
+            got.append(time.monotonic())
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    time.sleep(0.2)
+    released = time.monotonic()
+    first.release()
+    thread.join(5)
+    assert got and got[0] >= released
+
+
+SUPERSEDE = "import sys; from workbench import Vault; Vault.open(sys.argv[1]).supersede('mem-decision-old', 'mem-decision-new')"
+CRASH_POINTS = ["journal-written", "before-rename:1", "file-written:1", "before-rename:2", "file-written:2", "committed", "logged", "cleaned"]
+
+
+@pytest.mark.parametrize("point", CRASH_POINTS)
+def test_a_supersession_killed_at_any_step_leaves_the_vault_consistent(builder, point):
+    builder.add("mem-decision-old")
+    builder.add("mem-decision-new", status="draft")
+    Vault.open(builder.root)
+    old_path, new_path = builder.root / "decisions/mem-decision-old.md", builder.root / "decisions/mem-decision-new.md"
+    before = (old_path.read_bytes(), new_path.read_bytes())
+    result = subprocess.run([sys.executable, "-c", SUPERSEDE, str(builder.root)], env={**os.environ, "WORKBENCH_CRASH_AT": point})
+    assert result.returncode == 137, "the crash point was not reached"
+
+    vault = Vault.open(builder.root)
+    after = (old_path.read_bytes(), new_path.read_bytes())
+    old, new = vault.get("mem-decision-old"), vault.get("mem-decision-new")
+    if after == before:
+        assert old.status == "active" and new.status == "draft"
+    else:
+        assert old.status == "superseded" and new.supersedes == ["mem-decision-old"]
+        assert after[0] != before[0] and after[1] != before[1], "half a supersession survived"
+        assert (builder.root / "log.md").read_text().count("supersede mem-decision-old") == 1
+    assert vault.problems == []
+    leftovers = [p for p in builder.root.rglob("*") if p.name.endswith(".tmp")]
+    assert leftovers == []
+    assert list((builder.root / ".workbench" / "journal").glob("*.json")) == []
+    assert vault.recovery_notes or point in ("cleaned",)
+
+
+def test_a_crash_before_the_commit_rolls_back_and_one_after_rolls_forward(builder):
+    builder.add("mem-decision-old")
+    builder.add("mem-decision-new")
+    for point, superseded in (("file-written:2", False), ("committed", True)):
+        Vault.open(builder.root)
+        subprocess.run([sys.executable, "-c", SUPERSEDE, str(builder.root)], env={**os.environ, "WORKBENCH_CRASH_AT": point})
+        vault = Vault.open(builder.root)
+        assert (vault.get("mem-decision-old").status == "superseded") is superseded
