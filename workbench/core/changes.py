@@ -20,6 +20,9 @@ def unified_diff(changes: list[FileChange]) -> str:
     """The change as `diff -u` would print it, one file after another."""
     out: list[str] = []
     for change in changes:
+        if change.before is None and change.path.startswith(".recovery/"):
+            out.append(f"# backup of the file as it was: {change.path}\n")
+            continue
         before = "/dev/null" if change.before is None else f"a/{change.path}"
         after = "/dev/null" if change.after is None else f"b/{change.path}"
         lines = list(difflib.unified_diff(_text(change.before), _text(change.after), before, after))

@@ -25,7 +25,7 @@ MAX_FRONTMATTER_LINES = 5000
 MAX_YAML_NODES = 20000
 MAX_NESTING = 64
 DELIMITER = "---"
-CONFLICT_MARKER = re.compile(r"^(<{7}|={7}|>{7})(\s|$)")
+CONFLICT_MARKER = re.compile(r"^(?:<{7}|={7}|>{7})(?:[ \t]|\r?$)", re.MULTILINE)
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -190,31 +190,34 @@ def parse_bytes(raw: bytes) -> ParsedFile:
         parsed.issues.append(YamlIssue("nul-bytes", "file contains NUL bytes", text.count("\n", 0, text.index("\x00")) + 1))
     first_end = text.find("\n")
     parsed.newline = "\r\n" if first_end > 0 and text[first_end - 1] == "\r" else "\n"
-    for number, line in enumerate(text.splitlines(), start=1):
-        if CONFLICT_MARKER.match(line):
-            parsed.issues.append(YamlIssue("conflict-markers", "git conflict marker: the file holds an unresolved merge", number))
-            break
-    lines = text.splitlines(keepends=True)
-    if not lines or lines[0].rstrip("\r\n").rstrip() != DELIMITER:
+    marker = CONFLICT_MARKER.search(text)
+    if marker:
+        line = text.count("\n", 0, marker.start()) + 1
+        parsed.issues.append(YamlIssue("conflict-markers", "git conflict marker: the file holds an unresolved merge", line))
+    opening_end = len(text) if first_end < 0 else first_end + 1
+    if text[:opening_end].rstrip("\r\n").rstrip() != DELIMITER:
         parsed.body = text
         return parsed
-    closing_index = None
-    for index in range(1, len(lines)):
-        stripped = lines[index].rstrip("\r\n").rstrip()
-        if stripped in (DELIMITER, "..."):
-            closing_index = index
+    # Find the closing delimiter line by line, without splitting a possibly huge file.
+    position, closing = opening_end, None
+    for _ in range(MAX_FRONTMATTER_LINES + 1):
+        if position >= len(text):
             break
-        if index > MAX_FRONTMATTER_LINES:
+        end = text.find("\n", position)
+        end = len(text) if end < 0 else end + 1
+        if text[position:end].rstrip("\r\n").rstrip() in (DELIMITER, "..."):
+            closing = (position, end)
             break
-    if closing_index is None:
+        position = end
+    if closing is None:
         parsed.body = text
-        limit = " within the first %d lines" % MAX_FRONTMATTER_LINES if len(lines) > MAX_FRONTMATTER_LINES else ""
+        limit = " within the first %d lines" % MAX_FRONTMATTER_LINES if position < len(text) else ""
         parsed.issues.append(YamlIssue("frontmatter-unterminated", f"frontmatter opened on line 1 is never closed{limit}", 1))
         return parsed
-    parsed.opening = lines[0]
-    parsed.fm_lines = lines[1:closing_index]
-    parsed.closing = lines[closing_index]
-    parsed.body = "".join(lines[closing_index + 1 :])
+    parsed.opening = text[:opening_end]
+    parsed.fm_lines = text[opening_end : closing[0]].splitlines(keepends=True)
+    parsed.closing = text[closing[0] : closing[1]]
+    parsed.body = text[closing[1] :]
     value, issue = load_yaml(parsed.fm_text)
     if issue:
         line = issue.line + 2 if issue.line is not None else None

@@ -114,10 +114,14 @@ def _fix_fields(work: _Work, vault, default_project: str) -> None:
         fix("title", title, "title recovered")
     if meta.get("status") not in set(Status):
         fix("status", Status.DRAFT.value, f"status {meta.get('status')!r} set to draft")
-    for key in ("created_at", "updated_at"):
-        value = as_date(meta.get(key))
-        if value is None or value > dt.date.today():
-            fix(key, on, f"{key} set to the file's modification date")
+    created, updated = (as_date(meta.get(k)) for k in ("created_at", "updated_at"))
+    created_ok = created is not None and created <= dt.date.today()
+    updated_ok = updated is not None and updated <= dt.date.today()
+    if not created_ok:
+        # The file's modification date, but never after a valid updated_at.
+        fix("created_at", min(on, updated) if updated_ok else on, "created_at set from the file's modification date")
+    if not updated_ok:
+        fix("updated_at", max(on, as_date(meta["created_at"])), "updated_at set from the file's modification date")
     if as_date(meta["updated_at"]) < as_date(meta["created_at"]):
         fix("updated_at", as_date(meta["created_at"]), "updated_at raised to created_at")
     if not isinstance(meta.get("project"), str) or not meta["project"].strip():
@@ -208,6 +212,26 @@ def _ordered(meta: dict[str, Any]) -> dict[str, Any]:
     return ordered
 
 
+def _ordered_inserts(original: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    """The file's own key order, with keys it lacked slotted where the contract puts them."""
+    ordered = dict(original)
+    ordered.update(meta)
+    for key in [k for k in meta if k not in original]:
+        del ordered[key]
+    result: dict[str, Any] = {}
+    missing = [k for k in REQUIRED_FIELDS if k in meta and k not in original]
+    for key, value in ordered.items():
+        if key in REQUIRED_FIELDS:
+            for extra in missing:
+                if REQUIRED_FIELDS.index(extra) < REQUIRED_FIELDS.index(key):
+                    result.setdefault(extra, meta[extra])
+        if key in meta:
+            result[key] = value
+    for key in meta:
+        result.setdefault(key, meta[key])
+    return result
+
+
 def _backup_path(vault, path: str, stamp: str) -> str:
     candidate = f"{vault.recovery_dir.name}/{path}.{stamp}"
     counter = 1
@@ -266,7 +290,7 @@ def plan_repair(vault) -> RepairReport:
                 taken.add(wanted)
                 work.notes.append(f"moved to {wanted}")
         backup = _backup_path(vault, path, stamp)
-        meta = dict(work.meta)
+        meta = _ordered(work.meta) if work.rebuild else {**_ordered_inserts(originals[path], work.meta)}
         meta["repair_backup"] = backup
         if work.rebuild:
             newline = work.parsed.newline

@@ -1,0 +1,115 @@
+"""The command line as a person and a script use it: real processes, exit codes, JSON shapes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import doc_text
+
+
+def run(*args, cwd=None, env=None):
+    return subprocess.run([sys.executable, "-m", "workbench.cli", *args], capture_output=True, text=True, cwd=cwd,
+                          env={**os.environ, **(env or {})})
+
+
+def test_check_on_the_sample_has_no_errors(sample_copy):
+    result = run("--vault", str(sample_copy), "check", "--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    data = json.loads(result.stdout)
+    assert set(data) == {"vault", "flavour", "documents", "problems"}
+    assert data["flavour"] == "memory-core" and 40 <= data["documents"] <= 80
+    assert all(p["severity"] == "warning" for p in data["problems"])
+    for problem in data["problems"]:
+        assert set(problem) == {"path", "severity", "code", "message", "line"}
+        assert not problem["path"].startswith("/")
+
+
+def test_check_exits_1_on_errors_and_not_on_warnings(builder):
+    builder.add("mem-note-a", body="password: hunter2secret99\n")
+    assert run("--vault", str(builder.root), "check").returncode == 0
+    builder.add("mem-note-b", status="live")
+    result = run("--vault", str(builder.root), "check")
+    assert result.returncode == 1
+    assert "notes/mem-note-b.md:6: error status-invalid" in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def test_documents_counts_invalid_files_too(builder):
+    builder.add("mem-note-a")
+    builder.raw("notes/mem-note-b.md", "no frontmatter\n")
+    data = json.loads(run("--vault", str(builder.root), "check", "--json").stdout)
+    assert data["documents"] == 2
+
+
+def test_status_and_refusals(builder):
+    builder.add("mem-note-a", status="draft")
+    root = str(builder.root)
+    assert run("--vault", root, "status", "mem-note-a", "active").returncode == 0
+    again = run("--vault", root, "status", "mem-note-a", "active")
+    assert again.returncode == 0 and "nothing changed" in again.stdout
+    for args in (("status", "mem-note-a", "draft"), ("status", "mem-note-ghost", "active"), ("status", "mem-note-a", "superseded")):
+        result = run("--vault", root, *args)
+        assert result.returncode == 3
+        assert result.stderr.count("\n") == 1 and "refused" in result.stderr
+    refused = run("--vault", root, "status", "mem-note-a", "draft")
+    assert "deprecated, archived" in refused.stderr
+
+
+def test_supersede_dry_run_then_for_real(builder):
+    builder.add("mem-decision-old")
+    builder.add("mem-decision-new", status="draft")
+    root = str(builder.root)
+    dry = run("--vault", root, "supersede", "mem-decision-old", "mem-decision-new", "--dry-run")
+    assert dry.returncode == 0 and "+status: superseded" in dry.stdout
+    assert "status: active" in (builder.root / "decisions/mem-decision-old.md").read_text()
+    assert run("--vault", root, "supersede", "mem-decision-old", "mem-decision-new").returncode == 0
+    shown = json.loads(run("--vault", root, "show", "mem-decision-old", "--json").stdout)
+    assert shown["meta"]["status"] == "superseded" and shown["meta"]["superseded_by"] == ["mem-decision-new"]
+
+
+def test_usage_errors_and_unreadable_vaults_exit_2(tmp_path):
+    assert run("--vault", str(tmp_path / "missing"), "check").returncode == 2
+    (tmp_path / "file").write_text("x")
+    assert run("--vault", str(tmp_path / "file"), "check").returncode == 2
+    assert run("frobnicate").returncode == 2
+    assert run("--vault", "bad\x01path", "check").returncode == 2
+
+
+def test_vault_resolution_order(builder, tmp_path):
+    builder.add("mem-note-env")
+    other = tmp_path / "cwdvault"
+    (other / "notes").mkdir(parents=True)
+    (other / "notes" / "mem-note-cwd.md").write_text(doc_text("mem-note-cwd"))
+    by_env = run("show", "mem-note-env", env={"WORKBENCH_VAULT": str(builder.root)}, cwd=other)
+    assert by_env.returncode == 0
+    by_cwd = run("show", "mem-note-cwd", cwd=other)
+    assert by_cwd.returncode == 0
+    sample = run("check", "--json", cwd=tmp_path)
+    data = json.loads(sample.stdout)
+    assert data["documents"] >= 40 and "sample-vault" in data["vault"]
+
+
+def test_the_installed_sample_is_never_modified(tmp_path):
+    from workbench.samples import sample_source
+
+    source = sample_source()
+    before = {p: p.read_bytes() for p in source.rglob("*") if p.is_file()}
+    ids = json.loads(run("check", "--json", cwd=tmp_path).stdout)
+    result = run("status", "mem-concept-usage-based-billing", "active", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert {p: p.read_bytes() for p in source.rglob("*") if p.is_file()} == before
+    assert not (source / ".workbench").exists()
+
+
+def test_terminal_escapes_in_a_document_never_reach_the_terminal(builder):
+    builder.add("mem-note-evil", body="\x1b]0;pwned\x07\x1b[2J red \x1b[31mtext\n")
+    result = run("--vault", str(builder.root), "show", "mem-note-evil")
+    assert result.returncode == 0
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "\\x1b" in result.stdout

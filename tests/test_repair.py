@@ -1,0 +1,92 @@
+"""`check --repair`: deterministic, backed up byte for byte, bodies kept, valid documents untouched."""
+
+from __future__ import annotations
+
+import os
+
+from conftest import doc_text
+from workbench import Vault
+from workbench.core.repair import plan_repair
+
+
+def repair(root):
+    vault = Vault.open(root)
+    report = plan_repair(vault)
+    vault.apply(report.plan)
+    vault.refresh()
+    return vault, report
+
+
+def test_malformed_frontmatter_is_backed_up_and_rebuilt_keeping_the_body(builder):
+    builder.add("mem-entity-core")
+    broken = "---\nid: mem-note-broken\ntitle: [oops\nstatus: active\n---\nKeep this body.\n"
+    builder.raw("notes/mem-note-broken.md", broken)
+    vault, report = repair(builder.root)
+    assert report.repaired == ["notes/mem-note-broken.md"]
+    doc = vault.get("mem-note-broken")
+    assert doc.valid and doc.body == "Keep this body.\n"
+    backup = builder.root / doc.meta["repair_backup"]
+    assert backup.read_bytes() == broken.encode()
+    assert backup.parent == builder.root / ".recovery" / "notes"
+
+
+def test_missing_frontmatter_keeps_the_whole_text_as_body(builder):
+    builder.raw("notes/mem-note-plain.md", "# Plain note\r\n\r\nText.\r\n")
+    vault, _ = repair(builder.root)
+    doc = vault.get("mem-note-plain")
+    assert doc.body == "# Plain note\r\n\r\nText.\r\n"
+    assert doc.title == "Plain note" and doc.status == "draft"
+    assert (builder.root / "notes/mem-note-plain.md").read_bytes().startswith(b"---\r\nschema_version: v1\r\n")
+
+
+def test_missing_timestamps_take_the_file_mtime(builder):
+    path = builder.raw("notes/mem-note-a.md", doc_text("mem-note-a").replace("created_at: 2026-04-21\nupdated_at: 2026-04-21\n", ""))
+    stamp = 1767225600  # 2026-01-01 00:00 UTC
+    os.utime(path, (stamp, stamp + 3600 * 12))
+    vault, _ = repair(builder.root)
+    doc = vault.get("mem-note-a")
+    import datetime as dt
+
+    expected = dt.date.fromtimestamp(stamp + 3600 * 12)
+    assert doc.meta["created_at"] == expected and doc.meta["updated_at"] == expected
+
+
+def test_one_sided_supersession_is_completed(builder):
+    builder.add("mem-decision-a")
+    builder.add("mem-decision-b", supersedes="[mem-decision-a]")
+    vault, _ = repair(builder.root)
+    assert vault.get("mem-decision-a").status == "superseded"
+    assert vault.get("mem-decision-a").superseded_by == ["mem-decision-b"]
+    assert [(l.type, l.target) for l in vault.get("mem-decision-b").links] == [("supersedes", "mem-decision-a")]
+    assert vault.problems == []
+
+
+def test_valid_documents_are_untouched_and_repair_is_idempotent(builder):
+    good = builder.add("mem-entity-core")
+    builder.add("mem-note-a", links="[mem-entity-core]")
+    before = good.read_bytes(), good.stat().st_mtime_ns
+    vault, report = repair(builder.root)
+    assert report.repaired == ["notes/mem-note-a.md"]
+    assert (good.read_bytes(), good.stat().st_mtime_ns) == before
+    snapshot = {p: p.read_bytes() for p in builder.root.rglob("*") if p.is_file() and ".workbench" not in p.parts}
+    _, again = repair(builder.root)
+    assert again.repaired == [] and again.plan.empty
+    assert {p: p.read_bytes() for p in builder.root.rglob("*") if p.is_file() and ".workbench" not in p.parts} == snapshot
+
+
+def test_what_needs_a_person_is_left_alone(builder):
+    raw = doc_text("mem-note-a").encode() + b"\xff\n"
+    path = builder.raw("notes/mem-note-a.md", raw)
+    builder.raw("notes/mem-note-b.md", doc_text("mem-note-b", body="<<<<<<< HEAD\na\n=======\nb\n>>>>>>> x\n"))
+    _, report = repair(builder.root)
+    assert report.repaired == []
+    assert set(report.left) == {"notes/mem-note-a.md", "notes/mem-note-b.md"}
+    assert path.read_bytes() == raw
+
+
+def test_a_misplaced_file_is_moved_to_its_folder(builder):
+    builder.raw("notes/mem-entity-lost.md", doc_text("mem-entity-lost", status="live"))
+    vault, _ = repair(builder.root)
+    assert vault.get("mem-entity-lost").path == "entities/mem-entity-lost.md"
+    assert not (builder.root / "notes/mem-entity-lost.md").exists()
+    assert vault.problems == []

@@ -1,0 +1,1 @@
+"""Modal screens that ask one question and return the answer through `dismiss`."""

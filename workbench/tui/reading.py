@@ -1,0 +1,40 @@
+"""Everything the viewer and the link pane show for one document, read together off the UI thread.
+
+A `DocumentView` is an immutable bundle made in a worker (file IO and a backlink scan), then handed
+to the widgets as an attribute: they never call the vault themselves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..core.model import Document, Problem
+from ..core.vault import Vault
+from .neighbours import Neighbourhood, neighbourhood
+
+__all__ = ["DocumentView", "read_view"]
+
+
+@dataclass(frozen=True)
+class DocumentView:
+    document: Document
+    source: str
+    problems: list[Problem] = field(default_factory=list)
+    neighbours: Neighbourhood = field(default_factory=Neighbourhood)
+    successors: dict[str, str] = field(default_factory=dict)
+    """Each id in `superseded_by` with its title ("" when the successor is missing)."""
+
+
+def read_view(vault: Vault, doc_id: str) -> DocumentView:
+    """The document as it is on disk now, with its problems, neighbours and successors."""
+    doc = vault.get(doc_id)
+    raw = (vault.root / doc.path).read_bytes()
+    documents = vault.documents
+    titles = {d.id: d.title for d in documents}
+    return DocumentView(
+        document=doc,
+        source=raw.decode("utf-8", "replace"),
+        problems=vault.problems_for(doc.id),
+        neighbours=neighbourhood(doc, documents),
+        successors={succ: titles.get(succ, "") for succ in doc.superseded_by},
+    )

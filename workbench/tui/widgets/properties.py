@@ -1,0 +1,65 @@
+"""The frontmatter as a two-column table, with the status and link types in their theme colours.
+
+Every key is shown in file order, unknown keys too, because the curator should see exactly what an
+agent wrote. Only the title is left out: the viewer shows it as the heading.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Grid
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Label
+
+from ...core.model import LinkType, parse_links
+from ..text import clean, status_badge, value_text
+
+__all__ = ["Properties", "value_content"]
+
+HIDDEN_KEYS = frozenset({"title"})
+
+
+def _link_style(link_type: str) -> str:
+    return f"$link-{link_type}" if link_type in set(LinkType) else "$text-warning"
+
+
+def value_content(key: str, value: Any) -> Content:
+    """How one frontmatter value reads in the table."""
+    if key == "status":
+        return status_badge(str(value))
+    if key == "links" and isinstance(value, list):
+        links = parse_links(value)
+        if not links:
+            return Content(value_text(value))
+        lines = [Content.assemble((clean(link.type), _link_style(link.type)), " → ", clean(link.target)) for link in links]
+        return Content("\n").join(lines)
+    return Content(value_text(value))
+
+
+class Properties(Grid):
+    """Key and value, one row per frontmatter key."""
+
+    DEFAULT_CSS = """
+    Properties {
+        grid-size: 2;
+        grid-columns: 15 1fr;
+        grid-gutter: 0 1;
+        height: auto;
+        padding: 0 0 1 0;
+        & > .key { color: $text-muted; }
+        & > Label { width: 1fr; }
+    }
+    """
+
+    meta: reactive[dict[str, Any]] = reactive(dict, recompose=True)
+    """The frontmatter to show, as parsed."""
+
+    def compose(self) -> ComposeResult:
+        for key, value in self.meta.items():
+            if str(key) in HIDDEN_KEYS:
+                continue
+            yield Label(Content(clean(str(key))), classes="key")
+            yield Label(value_content(str(key), value), classes=f"value -key-{clean(str(key))}" if str(key).isidentifier() else "value")

@@ -1,0 +1,129 @@
+"""The search pane: a query box over the list of documents, filtered live as the person types.
+
+Ranking runs in a worker thread (exclusive, so a newer query cancels an older one) and only the
+first `SHOWN` matches are listed, which keeps typing instant on a vault of ten thousand documents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Input, OptionList
+from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
+
+from ...core.model import Document
+from ..ranking import rank
+from ..text import clean, status_style
+
+__all__ = ["SearchPane", "result_prompt"]
+
+SHOWN = 500
+
+
+def result_prompt(doc: Document) -> Content:
+    """Two lines: the title, then its type and status (the status in its colour)."""
+    return Content.assemble(
+        clean(doc.title),
+        "\n",
+        (f"{doc.type} · ", "$text-muted"),
+        (clean(doc.status), status_style(doc.status)),
+    )
+
+
+class SearchPane(Vertical):
+    """Type to filter; `enter` or a click opens the highlighted document (posts `Goto`)."""
+
+    DEFAULT_CSS = """
+    SearchPane {
+        height: 1fr;
+        & > Input { margin: 0; }
+        & > OptionList {
+            height: 1fr;
+            border: round $border-blurred;
+            border-title-color: $text-muted;
+            border-subtitle-color: $text-muted;
+            &:focus { border: round $border; }
+        }
+    }
+    """
+
+    BINDINGS = [
+        Binding("escape", "leave_input", "Leave search", show=False, id="search.leave",
+                tooltip="Move the focus from the search box to the results, where single-key commands act"),
+        Binding("down", "to_results", "Results", show=False, id="search.results",
+                tooltip="Move from the search box into the list of results"),
+    ]
+
+    documents: reactive[tuple[Document, ...]] = reactive(tuple, always_update=True)
+    """The documents to search (valid ones only; the screen decides)."""
+
+    class Goto(Message):
+        """The person asked to open a document."""
+
+        def __init__(self, doc_id: str) -> None:
+            super().__init__()
+            self.doc_id = doc_id
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="Search titles and ids  (/)", id="search-input")
+        results = OptionList(id="results")
+        results.border_title = "Documents"
+        yield results
+
+    @property
+    def query_text(self) -> str:
+        return self.query_one(Input).value
+
+    def watch_documents(self) -> None:
+        self._filter(self.documents, self.query_text)
+
+    @on(Input.Changed)
+    def _query_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._filter(self.documents, event.value)
+
+    @work(thread=True, exclusive=True, group="search")
+    def _filter(self, documents: Sequence[Document], query: str) -> None:
+        matches = rank(documents, query)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show, matches, len(documents))
+
+    def _show(self, matches: list[Document], total: int) -> None:
+        results = self.query_one(OptionList)
+        keep = results.highlighted_option.id if results.highlighted_option else None
+        results.set_options(Option(result_prompt(doc), id=doc.id) for doc in matches[:SHOWN])
+        shown = f"{min(len(matches), SHOWN)} shown of " if len(matches) > SHOWN else ""
+        results.border_subtitle = f"{shown}{len(matches)}/{total}"
+        if matches:
+            ids = [doc.id for doc in matches[:SHOWN]]
+            results.highlighted = ids.index(keep) if keep in ids else 0
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        option = self.query_one(OptionList).highlighted_option
+        if option and option.id:
+            self.post_message(self.Goto(option.id))
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id:
+            self.post_message(self.Goto(event.option.id))
+
+    def focus_input(self) -> None:
+        self.query_one(Input).focus()
+
+    def action_leave_input(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def action_to_results(self) -> None:
+        self.query_one(OptionList).focus()

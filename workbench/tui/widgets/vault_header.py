@@ -1,0 +1,45 @@
+"""The top line: which vault is open, how big it is, and whether anything in it is wrong."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from ..text import clean
+
+__all__ = ["VaultHeader"]
+
+
+class VaultHeader(Widget):
+    """`workbench │ sample-vault │ 67 documents │ 0 errors │ 1 warning`, errors in the error colour."""
+
+    DEFAULT_CSS = """
+    VaultHeader {
+        dock: top;
+        height: 1;
+        background: $panel;
+        color: $foreground;
+        padding: 0 1;
+    }
+    """
+
+    vault_name: reactive[str] = reactive("")
+    """The vault folder's name."""
+    documents: reactive[int | None] = reactive(None)
+    """How many documents the vault holds; None while it loads."""
+    errors: reactive[int] = reactive(0)
+    """Problems of severity error (invalid documents, broken links, ...)."""
+    warnings: reactive[int] = reactive(0)
+
+    def render(self) -> Content:
+        parts: list[Content] = [Content.styled("workbench", "bold $primary"), Content(clean(self.vault_name))]
+        if self.documents is None:
+            parts.append(Content.styled("loading…", "italic $text-muted"))
+        else:
+            parts.append(Content(f"{self.documents} document{'s' * (self.documents != 1)}"))
+            errors = f"{self.errors} error{'s' * (self.errors != 1)}"
+            parts.append(Content.styled(errors, "bold $text-error" if self.errors else "$text-muted"))
+            if self.warnings:
+                parts.append(Content.styled(f"{self.warnings} warning{'s' * (self.warnings != 1)}", "$text-warning"))
+        return Content(" │ ").join(parts)

@@ -1,0 +1,147 @@
+"""The document viewer: heading, supersession banner, problems, properties, then the body.
+
+The body is rendered by Textual's `Markdown` widget (code fences highlighted by pygments); `raw`
+swaps all of it for the file's source, the frontmatter highlighted as YAML and the body as
+Markdown. The viewer is given a `DocumentView` and never reads the vault itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.highlight import highlight
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Markdown, Static
+
+from ...core.model import Severity
+from ..reading import DocumentView
+from ..text import clean
+from .properties import Properties
+
+__all__ = ["DocumentViewer", "source_content", "split_source"]
+
+PLACEHOLDER = "No document open.\n\nPress / to search, then enter to open the highlighted document."
+
+
+def split_source(source: str) -> tuple[str, str]:
+    """The frontmatter block (with its `---` fences) and the body, so each can be highlighted apart."""
+    lines = source.splitlines(keepends=True)
+    if lines and lines[0].rstrip("\r\n") == "---":
+        for index, line in enumerate(lines[1:], start=1):
+            if line.rstrip("\r\n") in ("---", "..."):
+                return "".join(lines[: index + 1]), "".join(lines[index + 1 :])
+    return "", source
+
+
+def source_content(source: str) -> Content:
+    """The file's text, highlighted (YAML then Markdown), control characters made visible."""
+    frontmatter, body = split_source(clean(source))
+    parts = [highlight(frontmatter, language="yaml")] if frontmatter else []
+    parts.append(highlight(body, language="markdown"))
+    return Content("\n").join(parts)
+
+
+class DocumentViewer(VerticalScroll, can_focus=True):
+    """Shows one document; `view` is what to show, `raw` whether to show its source instead."""
+
+    DEFAULT_CSS = """
+    DocumentViewer {
+        height: 1fr;
+        padding: 0 1;
+        & > #doc-title { text-style: bold; color: $text-primary; padding: 1 0 0 0; }
+        & > #doc-path { color: $text-muted; padding: 0 0 1 0; }
+        & > #banner {
+            display: none;
+            background: $status-superseded 20%;
+            color: $text;
+            border-left: thick $status-superseded;
+            padding: 0 1;
+            margin: 0 0 1 0;
+        }
+        & > #doc-problems {
+            display: none;
+            color: $text-warning;
+            padding: 0 0 1 0;
+        }
+        & > #source { display: none; }
+        & > #placeholder { color: $text-muted; padding: 1 0; }
+        & > Markdown { padding: 0; margin: 0; background: transparent; }
+        &.-superseded > #banner { display: block; }
+        &.-has-problems > #doc-problems { display: block; }
+        &.-raw {
+            & > #source { display: block; }
+            & > Properties, & > Markdown, & > #doc-problems { display: none; }
+        }
+        &.-empty > * { display: none; }
+        &.-empty > #placeholder { display: block; }
+        &:focus { background-tint: $foreground 3%; }
+    }
+    """
+
+    view: reactive[DocumentView | None] = reactive(None, always_update=True)
+    """The document on show, with what was read alongside it."""
+    raw: reactive[bool] = reactive(False)
+    """Show the file's source instead of the rendered document."""
+
+    class Goto(Message):
+        """A link in the body names a document to open."""
+
+        def __init__(self, doc_id: str) -> None:
+            super().__init__()
+            self.doc_id = doc_id
+
+    def compose(self) -> ComposeResult:
+        yield Static(PLACEHOLDER, id="placeholder")
+        yield Static(id="doc-title")
+        yield Static(id="doc-path")
+        yield Static(id="banner")
+        yield Static(id="doc-problems")
+        yield Properties()
+        yield Markdown(id="body", open_links=False)
+        yield Static(id="source")
+
+    def on_mount(self) -> None:
+        self.add_class("-empty")
+
+    def watch_view(self, view: DocumentView | None) -> None:
+        self.set_class(view is None, "-empty")
+        if view is None:
+            return
+        doc = view.document
+        self.query_one("#doc-title", Static).update(Content(clean(doc.title)))
+        self.query_one("#doc-path", Static).update(Content(clean(f"{doc.id} · {doc.path}")))
+        self.set_class(bool(view.successors), "-superseded")
+        self.query_one("#banner", Static).update(self._banner(view))
+        problems = [Content.styled(f"{'✖' if p.severity == Severity.ERROR else '⚠'} {clean(p.message)}",
+                                   "$text-error" if p.severity == Severity.ERROR else "$text-warning") for p in view.problems]
+        self.set_class(bool(problems), "-has-problems")
+        self.query_one("#doc-problems", Static).update(Content("\n").join(problems))
+        self.query_one(Properties).meta = dict(view.document.meta)
+        self.query_one(Markdown).update(clean(doc.body))
+        self.query_one("#source", Static).update(source_content(view.source))
+        self.scroll_home(animate=False)
+
+    def watch_raw(self, raw: bool) -> None:
+        self.set_class(raw, "-raw")
+
+    @staticmethod
+    def _banner(view: DocumentView) -> Content:
+        names = [Content.styled(clean(title or f"{succ} (missing)"), "bold") for succ, title in view.successors.items()]
+        return Content.assemble(
+            ("Superseded by ", "bold $status-superseded"), Content(", ").join(names), ("   s", "bold $accent"), " open it"
+        )
+
+    @on(Markdown.LinkClicked)
+    def _link_clicked(self, event: Markdown.LinkClicked) -> None:
+        """A relative link to `some-id.md` (or to `some-id`) opens that document; URLs are left alone."""
+        event.stop()
+        href = event.href
+        if "://" in href or href.startswith("mailto:"):
+            self.notify(clean(href), title="External link, not opened", markup=False)
+            return
+        self.post_message(self.Goto(PurePosixPath(href.split("#")[0]).stem))
