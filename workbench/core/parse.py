@@ -40,19 +40,13 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
     """The safe loader, refusing a mapping that names one key twice (YAML would keep the last)."""
 
     def construct_mapping(self, node, deep=False):  # noqa: D102 - PyYAML hook
-        seen: set[Any] = set()
+        seen: set[tuple[str, str]] = set()
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            try:
-                duplicate = key in seen
-            except TypeError:  # an unhashable key: let PyYAML say so
-                duplicate = False
-            if duplicate:
-                raise _DuplicateKey(str(key), key_node.start_mark.line)
-            try:
+            if isinstance(key_node, yaml.ScalarNode):
+                key = (key_node.tag, key_node.value)
+                if key in seen:
+                    raise _DuplicateKey(key_node.value, key_node.start_mark.line)
                 seen.add(key)
-            except TypeError:
-                pass
         return super().construct_mapping(node, deep=deep)
 
 
@@ -67,8 +61,15 @@ def digest_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+_DEEP_INDENT = re.compile(r"^ {%d,}\S" % (MAX_NESTING * 4 + 1), re.MULTILINE)
+
+
 def _nesting_too_deep(text: str) -> bool:
     """A cheap guard before libyaml, whose composer recurses once per level."""
+    if _DEEP_INDENT.search(text):
+        return True
+    if text.count("[") + text.count("{") <= MAX_NESTING:
+        return False
     depth = 0
     for char in text:
         if char in "[{":
@@ -77,9 +78,6 @@ def _nesting_too_deep(text: str) -> bool:
                 return True
         elif char in "]}":
             depth = max(0, depth - 1)
-    for line in text.splitlines():
-        if len(line) - len(line.lstrip(" ")) > MAX_NESTING * 4:
-            return True
     return False
 
 

@@ -33,35 +33,38 @@ __all__ = ["check_document", "check_relations", "find_credentials", "supersessio
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
-CREDENTIAL_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("a private key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
-    ("an AWS access key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("a GitHub token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{40,}\b")),
-    ("a Slack token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}\b")),
-    ("an API secret key", re.compile(r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{20,}\b")),
-    ("a Stripe key", re.compile(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b")),
-    ("a Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
-    ("a JSON web token", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+# (what it is, lowercase hints one of which it cannot match without, the pattern). The hints let
+# most documents skip the regular expressions entirely: `in` is far cheaper than a regex scan.
+CREDENTIAL_PATTERNS: list[tuple[str, tuple[str, ...], re.Pattern[str]]] = [
+    ("a private key", ("private key",), re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
+    ("an AWS access key", ("akia", "asia"), re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("a GitHub token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{40,}\b")),
+    ("a Slack token", ("xox",), re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}\b")),
+    ("an API secret key", ("sk-",), re.compile(r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{20,}\b")),
+    ("a Stripe key", ("k_live_", "k_test_"), re.compile(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b")),
+    ("a Google API key", ("aiza",), re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
+    ("a JSON web token", ("eyj",), re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
     (
         "a password or secret assignment",
+        ("pass", "pwd", "secret", "api", "token"),
         re.compile(
             r"(?i)\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)"
             r"\s*[:=]\s*['\"]?(?=[^\s'\"]*[0-9])(?=[^\s'\"]*[A-Za-z])[^\s'\"<>{}$]{8,}"
         ),
     ),
-    ("credentials in a URL", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@]+:[^\s/@]{3,}@[^\s/]+")),
+    ("credentials in a URL", ("://",), re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@]+:[^\s/@]{3,}@[^\s/]+")),
 ]
 
 
 def find_credentials(text: str) -> list[tuple[int, str]]:
     """(line, what) for each line that looks like it holds a secret; the secret itself is not repeated."""
-    found = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        for what, pattern in CREDENTIAL_PATTERNS:
-            if pattern.search(line):
-                found.append((number, what))
-                break
-    return found
+    lowered = text.lower()
+    found: dict[int, str] = {}
+    for what, hints, pattern in CREDENTIAL_PATTERNS:
+        if any(hint in lowered for hint in hints):
+            for match in pattern.finditer(text):
+                found.setdefault(text.count("\n", 0, match.start()) + 1, what)
+    return sorted(found.items())
 
 
 def _enum_message(field: str, value: Any, allowed: Iterable[str]) -> str:
