@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .core.changes import Plan
+from .core.gate import Draft, new_id_for
 from .core.model import RefusedError, Severity, VaultError, WorkbenchError
 from .core.repair import plan_repair
 from .core.vault import Vault
@@ -80,6 +81,73 @@ def build_parser() -> argparse.ArgumentParser:
     supersede.add_argument("old_id")
     supersede.add_argument("new_id")
     supersede.add_argument("--dry-run", action="store_true")
+
+    new = sub.add_parser("new", help="the write gate: rank canonical homes for new knowledge, then merge or create")
+    new.add_argument("--type", required=True, dest="doc_type")
+    new.add_argument("--title", required=True)
+    new.add_argument("--tags", default="", help="comma-separated")
+    new.add_argument("--link", action="append", default=[], metavar="TYPE:TARGET")
+    new.add_argument("--body-file", metavar="F", help="the body text, or - for standard input")
+    new.add_argument("--status", default="active", choices=["draft", "active"], help="with --create (default active)")
+    choice = new.add_mutually_exclusive_group()
+    choice.add_argument("--merge-into", metavar="ID")
+    choice.add_argument("--create", action="store_true")
+    choice.add_argument("--supersede", metavar="ID")
+    new.add_argument("--dry-run", action="store_true")
+    new.add_argument("--json", action="store_true")
+
+    found = sub.add_parser("conflicts", help="structural faults and candidate contradictions, with their resolutions")
+    found.add_argument("--json", action="store_true")
+    compatible = sub.add_parser("compatible", help="record that two documents do not contradict each other")
+    compatible.add_argument("a_id")
+    compatible.add_argument("b_id")
+    compatible.add_argument("--dry-run", action="store_true")
+    retarget = sub.add_parser("retarget", help="point SOURCE's links at OLD to OLD's successor (or NEW)")
+    retarget.add_argument("source_id")
+    retarget.add_argument("old_id")
+    retarget.add_argument("new_id", nargs="?")
+    retarget.add_argument("--dry-run", action="store_true")
+    merge = sub.add_parser("merge", help="fold a duplicate into its twin (SOURCE becomes superseded by TARGET)")
+    merge.add_argument("source_id")
+    merge.add_argument("--into", required=True, dest="target_id")
+    merge.add_argument("--dry-run", action="store_true")
+
+    consolidate = sub.add_parser("consolidate", help="groups of 3+ notes ready to fold into a canonical document")
+    consolidate.add_argument("--into", metavar="ID")
+    consolidate.add_argument("note_ids", nargs="*")
+    consolidate.add_argument("--dry-run", action="store_true")
+    consolidate.add_argument("--json", action="store_true")
+
+    rename = sub.add_parser("rename", help="move a document to a new id and rewrite every link to it")
+    rename.add_argument("old_id")
+    rename.add_argument("new_id")
+    rename.add_argument("--dry-run", action="store_true")
+    forget = sub.add_parser("forget", help="delete a document and every trace of it (cannot be undone)")
+    forget.add_argument("id")
+    forget.add_argument("--confirm", required=True, metavar="ID", help="the same id again, exactly")
+    forget.add_argument("--dry-run", action="store_true")
+    undo = sub.add_parser("undo", help="revert the last change made through the workbench")
+    undo.add_argument("--dry-run", action="store_true")
+    history = sub.add_parser("history", help="recent changes")
+    history.add_argument("--limit", type=int, default=20)
+    history.add_argument("--json", action="store_true")
+    stale = sub.add_parser("stale", help="active documents not updated for N days")
+    stale.add_argument("--days", type=int, default=90)
+    stale.add_argument("--json", action="store_true")
+    index = sub.add_parser("index", help="regenerate the generated sections of indexes/mem-index-vault.md")
+    index.add_argument("--dry-run", action="store_true")
+
+    links = sub.add_parser("links", help="a document's typed links, both directions")
+    links.add_argument("id")
+    links.add_argument("--depth", type=int, default=1)
+    links.add_argument("--json", action="store_true")
+    context = sub.add_parser("context", help="the context pack an agent would read for a document")
+    context.add_argument("id")
+    context.add_argument("--json", action="store_true")
+    graph = sub.add_parser("graph", help="export the typed-link graph")
+    graph.add_argument("--format", default="json", choices=["json", "dot", "mermaid", "graphml"])
+    graph.add_argument("--root", metavar="ID")
+    graph.add_argument("--depth", type=int, default=1)
 
     sub.add_parser("tui", help="start the workbench (the default with no command)")
     return parser
@@ -175,7 +243,193 @@ def cmd_supersede(vault: Vault, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"check": cmd_check, "show": cmd_show, "status": cmd_status, "state": cmd_state, "supersede": cmd_supersede}
+def _draft(args: argparse.Namespace) -> Draft:
+    links = []
+    for spec in args.link:
+        kind, sep, target = spec.partition(":")
+        if not sep or not kind or not target:
+            raise UsageError(f"--link {spec!r}: expected TYPE:TARGET, e.g. depends_on:mem-entity-x")
+        links.append((kind.strip(), target.strip()))
+    body = ""
+    if args.body_file == "-":
+        body = sys.stdin.read()
+    elif args.body_file:
+        try:
+            body = Path(args.body_file).read_text("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--body-file {args.body_file}: {exc}") from exc
+    tags = [t.strip() for t in args.tags.split(",") if t.strip()]
+    return Draft(args.doc_type, args.title, tags, links, body)
+
+
+def cmd_new(vault: Vault, args: argparse.Namespace) -> int:
+    draft = _draft(args)
+    draft.check()
+    if args.merge_into or args.create or args.supersede:
+        if args.merge_into:
+            plan = vault.merge_into(args.merge_into, draft, dry_run=args.dry_run)
+        elif args.supersede:
+            plan = vault.create_superseding(args.supersede, draft, dry_run=args.dry_run)
+        else:
+            plan = vault.create(draft, dry_run=args.dry_run, status=args.status)
+        if args.json:
+            print_json({"summary": plan.summary, "applied": plan.applied, "id": getattr(plan, "created_id", args.merge_into), "paths": plan.paths})
+        else:
+            report_plan(plan, args.dry_run)
+        return EXIT_OK
+    found = vault.gate(draft)
+    proposed = new_id_for(vault, draft.type, draft.title)
+    if args.json:
+        print_json({"candidates": [c.to_json() for c in found], "proposed_id": proposed})
+        return EXIT_OK
+    if not found:
+        print("No canonical document fits; create it with --create (and at least one --link).")
+    for number, candidate in enumerate(found, start=1):
+        verb = "supersede it with --supersede" if candidate.action == "supersede" else "merge with --merge-into"
+        print(safe(f"{number}. {candidate.id}  “{candidate.title}”  [{candidate.type} · {candidate.status}]  score {candidate.score:.2f}"))
+        for reason in candidate.reasons:
+            print(safe(f"     - {reason}"))
+        print(safe(f"     → {verb} {candidate.id}"))
+    print(safe(f"Or create it as {proposed} with --create."))
+    return EXIT_OK
+
+
+def cmd_conflicts(vault: Vault, args: argparse.Namespace) -> int:
+    found = vault.conflicts()
+    if args.json:
+        print_json({"conflicts": [c.to_json() for c in found]})
+        return EXIT_OK
+    for conflict in found:
+        print(safe(f"{conflict.kind}: {', '.join(conflict.ids)}"))
+        print(safe(f"  {conflict.reason}"))
+        for resolution in conflict.resolutions:
+            print(safe(f"  → workbench {resolution.command}    ({resolution.label})"))
+    print(f"{len(found)} conflict(s)")
+    return EXIT_OK
+
+
+def cmd_compatible(vault: Vault, args: argparse.Namespace) -> int:
+    report_plan(vault.mark_compatible(args.a_id, args.b_id, dry_run=args.dry_run), args.dry_run)
+    return EXIT_OK
+
+
+def cmd_retarget(vault: Vault, args: argparse.Namespace) -> int:
+    report_plan(vault.retarget(args.source_id, args.old_id, args.new_id, dry_run=args.dry_run), args.dry_run)
+    return EXIT_OK
+
+
+def cmd_merge(vault: Vault, args: argparse.Namespace) -> int:
+    report_plan(vault.merge(args.source_id, args.target_id, dry_run=args.dry_run), args.dry_run)
+    return EXIT_OK
+
+
+def cmd_consolidate(vault: Vault, args: argparse.Namespace) -> int:
+    if args.into:
+        report_plan(vault.consolidate(args.into, args.note_ids, dry_run=args.dry_run), args.dry_run)
+        return EXIT_OK
+    if args.note_ids:
+        raise UsageError("name the canonical document with --into ID")
+    groups = vault.consolidation_groups()
+    if args.json:
+        print_json({"groups": [g.to_json() for g in groups]})
+        return EXIT_OK
+    for group in groups:
+        what = f"tag {group.key}" if group.reason == "tag" else f"all link {group.key}"
+        print(safe(f"{len(group.notes)} notes ({what}): {', '.join(group.notes)}"))
+        if group.suggested_into:
+            print(safe(f"  → workbench consolidate --into {group.suggested_into} {' '.join(group.notes)}"))
+    print(f"{len(groups)} group(s)")
+    return EXIT_OK
+
+
+def cmd_rename(vault: Vault, args: argparse.Namespace) -> int:
+    report_plan(vault.rename(args.old_id, args.new_id, dry_run=args.dry_run), args.dry_run)
+    return EXIT_OK
+
+
+def cmd_forget(vault: Vault, args: argparse.Namespace) -> int:
+    report_plan(vault.forget(args.id, args.confirm, dry_run=args.dry_run), args.dry_run)
+    return EXIT_OK
+
+
+def cmd_undo(vault: Vault, args: argparse.Namespace) -> int:
+    report_plan(vault.undo(dry_run=args.dry_run), args.dry_run)
+    return EXIT_OK
+
+
+def cmd_history(vault: Vault, args: argparse.Namespace) -> int:
+    records = vault.history(args.limit)
+    if args.json:
+        print_json({"changes": [{"id": r["id"], "time": dt.datetime.fromtimestamp(r["time"]).isoformat(timespec="seconds"), "summary": r["summary"], "paths": [f.path for f in r["files"]]} for r in records]})
+        return EXIT_OK
+    for record in records:
+        when = dt.datetime.fromtimestamp(record["time"]).strftime("%Y-%m-%d %H:%M")
+        print(safe(f"{when}  {record['summary']}  ({len(record['files'])} file(s))"))
+    return EXIT_OK
+
+
+def cmd_stale(vault: Vault, args: argparse.Namespace) -> int:
+    found = vault.stale(args.days)
+    if args.json:
+        print_json({"days": args.days, "stale": [{"id": d.id, "title": d.title, "type": d.type, "updated_at": d.meta.get("updated_at"), "age_days": age} for d, age in found]})
+        return EXIT_OK
+    for doc, age in found:
+        print(safe(f"{age:>5} days  {doc.id}  “{doc.title}”"))
+    print(f"{len(found)} active document(s) not updated for {args.days} days: deprecate or archive them with `status`")
+    return EXIT_OK
+
+
+def cmd_index(vault: Vault, args: argparse.Namespace) -> int:
+    report_plan(vault.regenerate_index(dry_run=args.dry_run), args.dry_run)
+    return EXIT_OK
+
+
+def cmd_links(vault: Vault, args: argparse.Namespace) -> int:
+    from .core import graph
+
+    hood = graph.neighbourhood(graph.build_graph(vault), args.id, depth=args.depth)
+    if args.json:
+        print_json(hood)
+        return EXIT_OK
+    titles = {n["id"]: n for n in hood["nodes"]}
+    root = titles[hood["root"]]
+    print(safe(f"{root['title']}  [{root['type']} · {root['status']}]  {root['id']}"))
+    for edge in hood["edges"]:
+        if edge["source"] == args.id:
+            other = titles.get(edge["target"], {})
+            print(safe(f"  → {edge['type']:<13} {edge['target']}  {other.get('title', '')}"))
+    for edge in hood["edges"]:
+        if edge["target"] == args.id:
+            other = titles.get(edge["source"], {})
+            print(safe(f"  ← {graph.inverse_label(edge['type']) if hasattr(graph, 'inverse_label') else edge['type']:<13} {edge['source']}  {other.get('title', '')}"))
+    return EXIT_OK
+
+
+def cmd_context(vault: Vault, args: argparse.Namespace) -> int:
+    from .core import graph
+
+    pack = graph.context_pack(vault, args.id)
+    if args.json:
+        print_json({"root": args.id, "documents": pack})
+        return EXIT_OK
+    for item in pack:
+        print(safe(f"{item['depth']}  {item['id']:<48} [{item['type']} · {item['status']}]  {item['title']}"))
+    return EXIT_OK
+
+
+def cmd_graph(vault: Vault, args: argparse.Namespace) -> int:
+    from .core import graph
+
+    sys.stdout.write(graph.export(graph.build_graph(vault), args.format, root=args.root, depth=args.depth if args.root else None))
+    return EXIT_OK
+
+
+COMMANDS = {
+    "check": cmd_check, "show": cmd_show, "status": cmd_status, "state": cmd_state, "supersede": cmd_supersede,
+    "new": cmd_new, "conflicts": cmd_conflicts, "compatible": cmd_compatible, "retarget": cmd_retarget, "merge": cmd_merge,
+    "consolidate": cmd_consolidate, "rename": cmd_rename, "forget": cmd_forget, "undo": cmd_undo, "history": cmd_history,
+    "stale": cmd_stale, "index": cmd_index, "links": cmd_links, "context": cmd_context, "graph": cmd_graph,
+}
 
 
 def run_tui(vault_arg: str | None) -> int:
@@ -200,6 +454,9 @@ def main(argv: list[str] | None = None) -> int:
     except RefusedError as exc:
         print(f"workbench: refused: {safe(str(exc))}", file=sys.stderr)
         return EXIT_REFUSED
+    except UsageError as exc:
+        print(f"workbench: {safe(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
     except WorkbenchError as exc:
         print(f"workbench: {safe(str(exc))}", file=sys.stderr)
         return EXIT_REFUSED

@@ -309,7 +309,7 @@ def plan_repair(vault) -> RepairReport:
         else:
             report.plan.changes.append(FileChange(path, work.raw, after))
         report.repaired.append(target_path)
-        report.plan.log_lines.append(vault._log(f"repair {doc_id}: {'; '.join(work.notes)}"))
+        report.plan.log_lines.append(vault.log_line(f"repair {doc_id}: {'; '.join(work.notes)}"))
     report.plan.summary = f"repair {len(report.repaired)} document(s)"
     for path, codes in sorted(problems_by_path.items()):
         if path not in report.left and path not in works or (path in works and not works[path].notes and codes - {"credential", "link-to-superseded", "symlink-ignored", "execution-state-missing"}):

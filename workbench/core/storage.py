@@ -432,6 +432,15 @@ class ChangeWriter:
 
     # -- history --------------------------------------------------------------------------------
 
+    def retire(self, record_path: Path) -> None:
+        """Move an undone change out of the history, so the next undo takes the one before it."""
+        undone = self.history_dir / "undone"
+        undone.mkdir(parents=True, exist_ok=True)
+        os.replace(record_path, undone / record_path.name)
+        _fsync_dir(self.history_dir)
+        for old in sorted(undone.glob("*.json"))[:-HISTORY_KEEP]:
+            _remove(old)
+
     def history(self) -> list[dict[str, Any]]:
         """Committed changes, newest first, with their files' before and after bytes."""
         if not self.history_dir.is_dir():

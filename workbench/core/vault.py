@@ -17,7 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import conflicts, consolidate, gate, maintenance, references
 from .changes import Plan
+from .conflicts import Conflict
+from .consolidate import Group
+from .gate import Candidate, Draft
 from .lifecycle import check_transition
 from .model import (
     TYPE_FOLDERS,
@@ -259,7 +263,7 @@ class Vault:
             raise RefusedError(f"{doc.path}: its frontmatter cannot be read, so it cannot be edited safely; run check --repair first")
         return raw, parsed
 
-    def _edit_change(self, doc: Document, meta: dict[str, Any], body: str | None = None, bump: bool = True) -> FileChange:
+    def edit_change(self, doc: Document, meta: dict[str, Any], body: str | None = None, bump: bool = True) -> FileChange:
         """The bytes that turn `doc` (as read) into `meta` and `body`, changing only what differs."""
         raw, parsed = self._base(doc)
         body = parsed.body if body is None else body
@@ -288,14 +292,14 @@ class Vault:
             return "the written file does not parse back with its id and type"
         return None
 
-    def apply(self, plan: Plan, dry_run: bool = False) -> Plan:
+    def apply(self, plan: Plan, dry_run: bool = False, keep_history: bool = True) -> Plan:
         """Carry out a plan (or only return it, with `dry_run`): all files or none, then re-read them."""
         if dry_run or plan.empty:
             return plan
         for change in plan.changes:
             if change.after is not None and change.path.endswith(".md") and not change.path.startswith("."):
                 self._refuse_new_invalidity(change)
-        plan.change_id = self.writer.apply(plan.changes, plan.summary, plan.log_lines, self._verify)
+        plan.change_id = self.writer.apply(plan.changes, plan.summary, plan.log_lines, self._verify, keep_history)
         plan.applied = True
         for path in plan.paths:
             self._refresh_path(path)
@@ -312,7 +316,7 @@ class Vault:
         if new:
             raise RefusedError(f"{change.path}: refused, the change would make it invalid: {new[0].message}")
 
-    def _log(self, text: str) -> str:
+    def log_line(self, text: str) -> str:
         return f"- {dt.datetime.now().strftime('%Y-%m-%d %H:%M')} {text}"
 
     # -- the writing API ---------------------------------------------------------------------
@@ -328,27 +332,27 @@ class Vault:
             check_transition(old_status, new_status)
         if doc.meta.get("id", doc.id) != current.meta.get("id", current.id):
             raise RefusedError(f"{doc.path}: an id is changed by renaming the document, not by saving it")
-        change = self._edit_change(doc, doc.meta, doc.body)
-        return self.apply(Plan(f"edit {doc.id}", [change], [self._log(f"edit {doc.id}")]), dry_run)
+        change = self.edit_change(doc, doc.meta, doc.body)
+        return self.apply(Plan(f"edit {doc.id}", [change], [self.log_line(f"edit {doc.id}")]), dry_run)
 
     def set_status(self, doc_id: str, status: str, dry_run: bool = False) -> Plan:
         """Move a document along its lifecycle; the same status again changes nothing."""
         doc = self.get(doc_id)
-        self._require_valid(doc)
+        self.require_valid(doc)
         if doc.status == status:
             return Plan(f"status {doc_id}: already {status}")
         check_transition(doc.status, status)
         if status == Status.ACTIVE and doc.superseded_by:
             raise RefusedError(f"{doc_id} names successors {', '.join(doc.superseded_by)}; an active document has none")
         meta = {**doc.meta, "status": status}
-        change = self._edit_change(doc, meta)
+        change = self.edit_change(doc, meta)
         summary = f"status {doc_id}: {doc.status} → {status}"
-        return self.apply(Plan(summary, [change], [self._log(summary)]), dry_run)
+        return self.apply(Plan(summary, [change], [self.log_line(summary)]), dry_run)
 
     def set_execution_state(self, doc_id: str, state: str, dry_run: bool = False) -> Plan:
         """A task's execution state, kept apart from its lifecycle status."""
         doc = self.get(doc_id)
-        self._require_valid(doc)
+        self.require_valid(doc)
         if doc.type != DocType.TASK:
             raise RefusedError(f"{doc_id} is a {doc.type}; only tasks have an execution state")
         if state not in set(ExecutionState):
@@ -356,9 +360,9 @@ class Vault:
         if doc.meta.get("execution_state") == state:
             return Plan(f"execution_state {doc_id}: already {state}")
         previous = doc.meta.get("execution_state", "unset")
-        change = self._edit_change(doc, {**doc.meta, "execution_state": state})
+        change = self.edit_change(doc, {**doc.meta, "execution_state": state})
         summary = f"execution_state {doc_id}: {previous} → {state}"
-        return self.apply(Plan(summary, [change], [self._log(summary)]), dry_run)
+        return self.apply(Plan(summary, [change], [self.log_line(summary)]), dry_run)
 
     def supersede(self, old_id: str, new_id: str, dry_run: bool = False) -> Plan:
         """`new_id` replaces `old_id`: both sides and the `supersedes` link, written together.
@@ -369,8 +373,8 @@ class Vault:
         if old_id == new_id:
             raise RefusedError("a document cannot supersede itself")
         old, new = self.get(old_id), self.get(new_id)
-        self._require_valid(old)
-        self._require_valid(new)
+        self.require_valid(old)
+        self.require_valid(new)
         if new_id in old.superseded_by and old_id in new.supersedes and any(l.type == LinkType.SUPERSEDES and l.target == old_id for l in new.links) and old.status == Status.SUPERSEDED:
             return Plan(f"supersede {old_id} by {new_id}: already so")
         if new.status in (Status.SUPERSEDED, Status.ARCHIVED, Status.DEPRECATED):
@@ -384,9 +388,9 @@ class Vault:
         new_meta = {**new.meta, "supersedes": _union(new.supersedes, [old_id]), "links": links}
         if new.status == Status.DRAFT:
             new_meta["status"] = Status.ACTIVE.value
-        changes = [self._edit_change(old, old_meta), self._edit_change(new, new_meta)]
+        changes = [self.edit_change(old, old_meta), self.edit_change(new, new_meta)]
         summary = f"supersede {old_id} by {new_id}"
-        return self.apply(Plan(summary, changes, [self._log(summary)]), dry_run)
+        return self.apply(Plan(summary, changes, [self.log_line(summary)]), dry_run)
 
     def _supersedes_transitively(self, start: str, target: str) -> bool:
         seen, stack = set(), [start]
@@ -400,10 +404,100 @@ class Vault:
             stack.extend(self._records[self._by_id[current]].document.supersedes)
         return False
 
-    def _require_valid(self, doc: Document) -> None:
+    def require_valid(self, doc: Document) -> None:
         if not doc.valid:
             codes = sorted({p.code for p in self.problems_for(doc.id) if p.code in INVALIDATING})
             raise RefusedError(f"{doc.id} is invalid ({', '.join(codes) or 'see check'}); repair it before changing it")
+
+    # -- curation: each builds a Plan in its own module and applies it here ----------------------
+
+    def gate(self, draft: Draft, limit: int = 3) -> list[Candidate]:
+        """The write gate's 1-3 canonical candidates for new knowledge; writes nothing."""
+        return gate.candidates(self, draft, limit)
+
+    def merge_into(self, target_id: str, draft: Draft, dry_run: bool = False) -> Plan:
+        return self.apply(gate.plan_merge(self, target_id, draft), dry_run)
+
+    def create(self, draft: Draft, dry_run: bool = False, status: str = Status.ACTIVE.value) -> Plan:
+        return self.apply(gate.plan_create(self, draft, status), dry_run)
+
+    def create_superseding(self, old_id: str, draft: Draft, dry_run: bool = False) -> Plan:
+        return self.apply(gate.plan_create_superseding(self, old_id, draft), dry_run)
+
+    def conflicts(self) -> list[Conflict]:
+        return conflicts.find_conflicts(self)
+
+    def mark_compatible(self, a_id: str, b_id: str, dry_run: bool = False) -> Plan:
+        return self.apply(conflicts.plan_compatible(self, a_id, b_id), dry_run)
+
+    def retarget(self, source_id: str, old_target: str, new_target: str | None = None, dry_run: bool = False) -> Plan:
+        return self.apply(conflicts.plan_retarget(self, source_id, old_target, new_target), dry_run)
+
+    def merge(self, source_id: str, target_id: str, dry_run: bool = False) -> Plan:
+        return self.apply(conflicts.plan_merge_documents(self, source_id, target_id), dry_run)
+
+    def consolidation_groups(self) -> list[Group]:
+        return consolidate.consolidation_groups(self)
+
+    def consolidate(self, into_id: str, note_ids: list[str], dry_run: bool = False) -> Plan:
+        return self.apply(consolidate.plan_consolidate(self, into_id, note_ids), dry_run)
+
+    def rename(self, old_id: str, new_id: str, dry_run: bool = False) -> Plan:
+        return self.apply(references.plan_rename(self, old_id, new_id), dry_run)
+
+    def forget(self, doc_id: str, confirm: str, dry_run: bool = False) -> Plan:
+        """Delete a document and every trace of it. The one change that cannot be undone."""
+        if confirm != doc_id:
+            raise RefusedError(f"forget needs the id typed again exactly: --confirm {doc_id}")
+        if doc_id not in self and not dry_run:
+            # Already gone (a forget interrupted before its scrub finished): scrub what is left.
+            with self.lock:
+                references.scrub_traces(self, doc_id, "", [])
+            return Plan(f"forget {doc_id}: no such document; traces scrubbed")
+        doc = self.get(doc_id)
+        plan = references.plan_forget(self, doc_id, confirm)
+        if dry_run:
+            return plan
+        with self.lock:
+            secrets = [doc.title, doc.body.strip()] if doc.body.strip() else [doc.title]
+            references.scrub_traces(self, doc_id, doc.path, secrets)  # first the undo records that hold it
+            self.apply(plan, keep_history=False)
+            references.scrub_traces(self, doc_id, doc.path, secrets)
+        return plan
+
+    def history(self, limit: int = 20) -> list[dict[str, Any]]:
+        """Recent changes made through the workbench, newest first."""
+        return [{k: v for k, v in r.items() if k != "record_path"} for r in self.writer.history()[:limit]]
+
+    def undo(self, dry_run: bool = False) -> Plan:
+        """Revert the last change, if every file it touched is still as it left them."""
+        records = self.writer.history()
+        if not records:
+            raise RefusedError("nothing to undo")
+        record = records[0]
+        files: list[FileChange] = record["files"]
+        current = {c.path: read_bytes(self.root / c.path) for c in files}
+        if all(current[c.path] == c.before for c in files):
+            if not dry_run:
+                self.writer.retire(record["record_path"])  # an undo interrupted after its writes
+            return Plan(f"undo {record['summary']}: already undone")
+        for change in files:
+            if current[change.path] != change.after:
+                raise RefusedError(f"cannot undo “{record['summary']}”: {change.path} has changed since")
+        summary = f"undo {record['summary']}"
+        plan = Plan(summary, [FileChange(c.path, c.after, c.before) for c in files], [self.log_line(summary)])
+        if dry_run:
+            return plan
+        with self.lock:
+            self.apply(plan, keep_history=False)
+            self.writer.retire(record["record_path"])
+        return plan
+
+    def stale(self, days: int = 90) -> list[tuple[Document, int]]:
+        return maintenance.stale_documents(self, days)
+
+    def regenerate_index(self, dry_run: bool = False) -> Plan:
+        return self.apply(maintenance.plan_index(self), dry_run)
 
     # -- conveniences for the faces -------------------------------------------------------------
 

@@ -1,0 +1,237 @@
+"""Contradictions: structural faults in supersession, and documents that may claim opposite things.
+
+Structural faults are certain (the files say so). Candidate contradictions are not: two active
+documents of the same type about the same subject, neither replacing the other. A false alarm costs
+the curator's trust, so a candidate needs a similar title *and* shared substance (words or tags),
+and pairs a person has marked compatible (`compatible_with`, kept in the files so it travels with
+the vault through git) are never listed again. Each conflict comes with the resolutions that fit,
+as the commands that carry them out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .changes import Plan
+from .model import DocType, LinkType, RefusedError, Status, id_list
+from .similarity import Corpus, Profile, likeness
+from .validate import supersession_cycles
+
+__all__ = ["Conflict", "Resolution", "find_conflicts", "plan_compatible", "plan_retarget", "plan_merge_documents", "COMPATIBLE_KEY"]
+
+COMPATIBLE_KEY = "compatible_with"
+CLAIM_TYPES = (DocType.DECISION, DocType.ENTITY, DocType.CONTEXT, DocType.CONCEPT)
+TITLE_ALIKE = 0.6
+TEXT_ALIKE = 0.25
+
+
+@dataclass
+class Resolution:
+    action: str
+    label: str
+    command: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"action": self.action, "label": self.label, "command": self.command}
+
+
+@dataclass
+class Conflict:
+    kind: str
+    ids: list[str]
+    reason: str
+    resolutions: list[Resolution] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "ids": self.ids, "reason": self.reason, "resolutions": [r.to_json() for r in self.resolutions]}
+
+
+def _supersede(old: str, new: str) -> Resolution:
+    return Resolution("supersede", f"{new} supersedes {old}", f"supersede {old} {new}")
+
+
+def _compatible(a: str, b: str) -> Resolution:
+    return Resolution("compatible", f"mark {a} and {b} compatible (both stay active)", f"compatible {a} {b}")
+
+
+def _current(docs: dict, doc_id: str) -> str | None:
+    seen = set()
+    while doc_id in docs and docs[doc_id].status == Status.SUPERSEDED and docs[doc_id].superseded_by:
+        if doc_id in seen:
+            return None
+        seen.add(doc_id)
+        doc_id = sorted(docs[doc_id].superseded_by)[0]
+    return doc_id if doc_id in docs else None
+
+
+def _structural(docs: dict) -> list[Conflict]:
+    found: list[Conflict] = []
+    for doc in docs.values():
+        for old in doc.supersedes:
+            if old in docs and doc.id not in docs[old].superseded_by:
+                found.append(Conflict("one-sided-supersession", [old, doc.id], f"{doc.id} says it supersedes {old}, but {old} does not name it as successor",
+                                      [_supersede(old, doc.id), Resolution("repair", "complete both sides", "check --repair")]))
+        for new in doc.superseded_by:
+            if new in docs and doc.id not in docs[new].supersedes:
+                found.append(Conflict("one-sided-supersession", [doc.id, new], f"{doc.id} names {new} as successor, but {new} does not say it supersedes it",
+                                      [_supersede(doc.id, new), Resolution("repair", "complete both sides", "check --repair")]))
+        if doc.status == Status.SUPERSEDED and not doc.superseded_by:
+            found.append(Conflict("superseded-without-successor", [doc.id], f"{doc.id} is superseded but names no successor",
+                                  [Resolution("supersede", "name its successor", f"supersede {doc.id} NEW_ID"),
+                                   Resolution("repair", "call it deprecated (outdated, not replaced)", "check --repair")]))
+        if doc.status == Status.ACTIVE and doc.superseded_by:
+            found.append(Conflict("active-with-successor", [doc.id] + doc.superseded_by, f"{doc.id} is active but names successors {', '.join(doc.superseded_by)}",
+                                  [_supersede(doc.id, new) for new in doc.superseded_by]))
+        if len(doc.superseded_by) > 1:
+            a, b = sorted(doc.superseded_by)[:2]
+            found.append(Conflict("double-supersession", [doc.id] + sorted(doc.superseded_by), f"{doc.id} is superseded by {len(doc.superseded_by)} documents: {', '.join(sorted(doc.superseded_by))}",
+                                  [_supersede(a, b), _supersede(b, a), _compatible(a, b)]))
+        if doc.status in (Status.ACTIVE, Status.DRAFT):
+            for link in doc.links:
+                target = docs.get(link.target)
+                if link.type != LinkType.SUPERSEDES and target and target.status == Status.SUPERSEDED:
+                    current = _current(docs, link.target)
+                    if current and current != doc.id:
+                        found.append(Conflict("stale-link", [doc.id, link.target], f"{doc.id} links ({link.type}) to {link.target}, which {current} has replaced",
+                                              [Resolution("retarget", f"link {current} instead", f"retarget {doc.id} {link.target} {current}")]))
+    for cycle in supersession_cycles({d.id: d.supersedes for d in docs.values()}):
+        found.append(Conflict("supersession-cycle", cycle, "supersession goes round in a circle: " + " → ".join(cycle + [cycle[0]]),
+                              [Resolution("edit", "edit one side of the cycle by hand", f"show {cycle[0]}")]))
+    return found
+
+
+def _related_by_supersession(docs: dict, a: str, b: str) -> bool:
+    def reaches(start: str, goal: str) -> bool:
+        stack, seen = [start], set()
+        while stack:
+            current = stack.pop()
+            if current == goal:
+                return True
+            if current in seen or current not in docs:
+                continue
+            seen.add(current)
+            stack.extend(docs[current].supersedes)
+        return False
+
+    return reaches(a, b) or reaches(b, a)
+
+
+def _candidates(docs: dict) -> list[Conflict]:
+    active = [d for d in docs.values() if d.status == Status.ACTIVE and d.type in CLAIM_TYPES]
+    profiles = {d.id: Profile.of(d) for d in docs.values()}
+    corpus = Corpus(profiles.values())
+    found: list[Conflict] = []
+    by_type: dict[str, list] = {}
+    for doc in active:
+        by_type.setdefault(doc.type, []).append(doc)
+    for doc_type, group in by_type.items():
+        group.sort(key=lambda d: d.id)
+        for index, a in enumerate(group):
+            for b in group[index + 1 :]:
+                if b.id in id_list(a.meta.get(COMPATIBLE_KEY)) or a.id in id_list(b.meta.get(COMPATIBLE_KEY)):
+                    continue
+                like = likeness(profiles[a.id], profiles[b.id], corpus)
+                if like.title < TITLE_ALIKE or not (like.text >= TEXT_ALIKE or len(like.shared_tags) >= 2):
+                    continue
+                if _related_by_supersession(docs, a.id, b.id):
+                    continue
+                kind = "contradiction" if doc_type == DocType.DECISION else "duplicate"
+                what = "decisions on the same subject, neither replacing the other" if kind == "contradiction" else f"{doc_type} documents that may describe the same thing"
+                resolutions = [_supersede(a.id, b.id), _supersede(b.id, a.id)]
+                if kind == "duplicate":
+                    resolutions += [Resolution("merge", f"merge {a.id} into {b.id}", f"merge {a.id} --into {b.id}"),
+                                    Resolution("merge", f"merge {b.id} into {a.id}", f"merge {b.id} --into {a.id}")]
+                resolutions.append(_compatible(a.id, b.id))
+                reason = f"two active {what}: " + "; ".join(like.reasons)
+                found.append(Conflict(kind, [a.id, b.id], reason, resolutions))
+    return found
+
+
+def find_conflicts(vault) -> list[Conflict]:
+    """Every structural fault and candidate contradiction among the vault's valid documents."""
+    docs = {d.id: d for d in vault.documents}
+    conflicts = _structural(docs) + _candidates(docs)
+    order = {"supersession-cycle": 0, "one-sided-supersession": 1, "active-with-successor": 2, "superseded-without-successor": 3,
+             "double-supersession": 4, "contradiction": 5, "duplicate": 6, "stale-link": 7}
+    return sorted(conflicts, key=lambda c: (order.get(c.kind, 9), c.ids))
+
+
+def plan_compatible(vault, a_id: str, b_id: str) -> Plan:
+    """Record, in both files, that two documents do not contradict each other."""
+    if a_id == b_id:
+        raise RefusedError("a document is always compatible with itself")
+    changes = []
+    for this, other in ((a_id, b_id), (b_id, a_id)):
+        doc = vault.get(this)
+        vault.require_valid(doc)
+        current = id_list(doc.meta.get(COMPATIBLE_KEY))
+        if other not in current:
+            changes.append(vault.edit_change(doc, {**doc.meta, COMPATIBLE_KEY: current + [other]}))
+    summary = f"mark {a_id} and {b_id} compatible"
+    return Plan(summary, changes, [vault.log_line(summary)] if changes else [])
+
+
+def plan_retarget(vault, source_id: str, old_target: str, new_target: str | None = None) -> Plan:
+    """Point `source_id`'s links at `old_target` to its successor (or `new_target`) instead."""
+    doc = vault.get(source_id)
+    vault.require_valid(doc)
+    if new_target is None:
+        new_target = _current({d.id: d for d in vault.documents}, old_target)
+        if new_target is None or new_target == old_target:
+            raise RefusedError(f"{old_target} has no successor to retarget to; name the new target")
+    if new_target not in vault:
+        raise RefusedError(f"no document has the id {new_target!r}")
+    links, seen, changed = [], set(), False
+    for item in doc.meta.get("links") or []:
+        if isinstance(item, dict) and item.get("target") == old_target and item.get("type") != LinkType.SUPERSEDES:
+            item = {**item, "target": new_target}
+            changed = True
+        key = (item.get("type"), item.get("target")) if isinstance(item, dict) else None
+        if key in seen:
+            continue
+        seen.add(key)
+        links.append(item)
+    if not changed:
+        raise RefusedError(f"{source_id} has no link to {old_target} to retarget")
+    summary = f"retarget {source_id}: {old_target} → {new_target}"
+    return Plan(summary, [vault.edit_change(doc, {**doc.meta, "links": links})], [vault.log_line(summary)])
+
+
+def plan_merge_documents(vault, source_id: str, target_id: str) -> Plan:
+    """A duplicate folded into its canonical twin: text and links joined, the source superseded by
+    the target, and every link to the source pointed at the target."""
+    from .gate import Draft, _join_section
+
+    import datetime as dt
+
+    if source_id == target_id:
+        raise RefusedError("a document cannot be merged into itself")
+    source, target = vault.get(source_id), vault.get(target_id)
+    for doc in (source, target):
+        vault.require_valid(doc)
+    if DocType.DECISION in (source.type, target.type):
+        raise RefusedError("decisions are never merged; one supersedes the other: use supersede OLD NEW")
+    if target.status not in (Status.ACTIVE, Status.DRAFT):
+        raise RefusedError(f"{target_id} is {target.status}; merge into an active document")
+    heading = f"## {dt.date.today().isoformat()}: merged from {source.title} ([[{source_id}]])"
+    body = _join_section(target.body, heading, source.body)
+    links = [dict(l) for l in target.meta.get("links") or [] if isinstance(l, dict)]
+    present = {(l.get("type"), l.get("target")) for l in links}
+    for link in source.links:
+        if link.target not in (target_id, source_id) and link.type != LinkType.SUPERSEDES and (link.type, link.target) not in present:
+            links.append({"type": link.type, "target": link.target})
+            present.add((link.type, link.target))
+    if (LinkType.SUPERSEDES.value, source_id) not in present:
+        links.append({"type": LinkType.SUPERSEDES.value, "target": source_id})
+    target_meta = {**target.meta, "tags": target.tags + [t for t in source.tags if t not in target.tags], "links": links,
+                   "supersedes": target.supersedes + ([source_id] if source_id not in target.supersedes else [])}
+    source_meta = {**source.meta, "status": Status.SUPERSEDED.value,
+                   "superseded_by": source.superseded_by + ([target_id] if target_id not in source.superseded_by else [])}
+    changes = [vault.edit_change(target, target_meta, body), vault.edit_change(source, source_meta)]
+    for other in vault.documents:
+        if other.id in (source_id, target_id) or not any(l.target == source_id and l.type != LinkType.SUPERSEDES for l in other.links):
+            continue
+        changes.append(plan_retarget(vault, other.id, source_id, target_id).changes[0])
+    summary = f"merge {source_id} into {target_id}"
+    return Plan(summary, changes, [vault.log_line(summary)])

@@ -1,0 +1,99 @@
+"""Consolidation (SPEC §1): three or more notes on one subject folded into their canonical document.
+
+A group is 3+ live notes (draft or active) that share a tag or link the same canonical document.
+Never automatic: `consolidation_groups` only proposes; `plan_consolidate` is what a person chose.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from .changes import Plan
+from .gate import CANONICAL_TYPES, _join_section
+from .lifecycle import transition_refusal
+from .model import DocType, LinkType, RefusedError, Status
+
+__all__ = ["Group", "consolidation_groups", "plan_consolidate"]
+
+LIVE = (Status.DRAFT, Status.ACTIVE)
+
+
+@dataclass
+class Group:
+    reason: str  # "tag" or "link"
+    key: str  # the shared tag, or the canonical document's id
+    notes: list[str]
+    suggested_into: str | None  # a canonical document to merge into
+
+    def to_json(self) -> dict[str, Any]:
+        return {"reason": self.reason, "key": self.key, "notes": self.notes, "into": self.suggested_into}
+
+
+def consolidation_groups(vault, minimum: int = 3) -> list[Group]:
+    """Proposals, largest first; a note may appear in a tag group and a link group."""
+    notes = [d for d in vault.documents if d.type == DocType.NOTE and d.status in LIVE]
+    canonical = {d.id: d for d in vault.documents if d.type in CANONICAL_TYPES and d.status in LIVE}
+    by_tag: dict[str, list[str]] = {}
+    by_link: dict[str, list[str]] = {}
+    for note in notes:
+        for tag in note.tags:
+            by_tag.setdefault(tag, []).append(note.id)
+        for target in {l.target for l in note.links if l.target in canonical}:
+            by_link.setdefault(target, []).append(note.id)
+    groups: list[Group] = []
+    for target, ids in by_link.items():
+        if len(ids) >= minimum:
+            groups.append(Group("link", target, sorted(ids), target))
+    for tag, ids in by_tag.items():
+        if len(ids) >= minimum:
+            members = set(ids)
+            # The canonical document most of the group links to, if any; else one carrying the tag.
+            counts = {t: sum(1 for n in ids if t in by_link and n in by_link[t]) for t in by_link}
+            best = max(counts, key=lambda t: (counts[t], t)) if counts and max(counts.values()) else None
+            if best is None:
+                tagged = sorted(d.id for d in canonical.values() if tag in d.tags)
+                best = tagged[0] if tagged else None
+            if not any(g.reason == "link" and set(g.notes) == members for g in groups):
+                groups.append(Group("tag", tag, sorted(ids), best))
+    groups.sort(key=lambda g: (-len(g.notes), g.reason, g.key))
+    return groups
+
+
+def plan_consolidate(vault, into_id: str, note_ids: list[str]) -> Plan:
+    """Each note's text as a section of `into_id` citing its source, `derived_from` links added, and
+    the notes archived, in one change."""
+    if not note_ids:
+        raise RefusedError("name the notes to consolidate")
+    target = vault.get(into_id)
+    vault.require_valid(target)
+    if target.type not in CANONICAL_TYPES:
+        raise RefusedError(f"{into_id} is a {target.type}; notes consolidate into a canonical entity, context or concept")
+    notes = []
+    for note_id in dict.fromkeys(note_ids):
+        note = vault.get(note_id)
+        vault.require_valid(note)
+        if note.type != DocType.NOTE:
+            raise RefusedError(f"{note_id} is a {note.type}, not a note")
+        refusal = transition_refusal(note.status, Status.ARCHIVED) if note.status != Status.ARCHIVED else "it is already archived"
+        if refusal:
+            raise RefusedError(f"{note_id} cannot be archived: {refusal}")
+        notes.append(note)
+    body = target.body
+    links = [dict(l) for l in target.meta.get("links") or [] if isinstance(l, dict)]
+    present = {(l.get("type"), l.get("target")) for l in links}
+    tags = list(target.tags)
+    for note in notes:
+        created = note.meta.get("created_at")
+        when = created.isoformat() if isinstance(created, dt.date) else str(created)
+        heading = f"## From [[{note.id}]]: {note.title} ({when})"
+        body = _join_section(body, heading, note.body)
+        if (LinkType.DERIVED_FROM.value, note.id) not in present:
+            links.append({"type": LinkType.DERIVED_FROM.value, "target": note.id})
+            present.add((LinkType.DERIVED_FROM.value, note.id))
+    changes = [vault.edit_change(target, {**target.meta, "links": links, "tags": tags}, body)]
+    for note in notes:
+        changes.append(vault.edit_change(note, {**note.meta, "status": Status.ARCHIVED.value}))
+    summary = f"consolidate {len(notes)} note(s) into {into_id}"
+    return Plan(summary, changes, [vault.log_line(summary)])

@@ -1,0 +1,212 @@
+"""The write gate (SPEC §1): before new knowledge becomes a new document, look for its canonical home.
+
+`candidates` ranks 1-3 existing canonical documents (entity, context, concept; and, for a new
+decision, the active decisions it may replace), each with the reasons a person can judge. Then the
+person chooses: `plan_merge` joins the text to a canonical document, `plan_create` writes a new
+document linked into the graph, `plan_create_superseding` writes a new decision replacing an old one.
+Nothing here decides for the person, and each choice is a `Plan` shown before it is written.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+from .changes import Plan
+from .model import TYPE_FOLDERS, DocType, LinkType, RefusedError, Status
+from .repair import slugify
+from .similarity import Corpus, Profile, likeness
+from .storage import FileChange
+from .yamledit import render_frontmatter
+
+__all__ = ["Draft", "Candidate", "candidates", "plan_merge", "plan_create", "plan_create_superseding", "new_id_for", "CANONICAL_TYPES"]
+
+CANONICAL_TYPES = frozenset({DocType.ENTITY, DocType.CONTEXT, DocType.CONCEPT})
+MIN_SCORE = 0.12
+
+
+@dataclass
+class Draft:
+    """New knowledge on its way in: not yet a document."""
+
+    type: str
+    title: str
+    tags: list[str] = field(default_factory=list)
+    links: list[tuple[str, str]] = field(default_factory=list)  # (link type, target id)
+    body: str = ""
+    project: str | None = None
+    source: str = "manual"
+    confidence: str = "high"
+
+    def profile(self) -> Profile:
+        from collections import Counter
+
+        from .similarity import words
+
+        return Profile("", self.title, self.type, set(self.tags), {t for _, t in self.links}, Counter(words(self.title + " " + self.body)))
+
+    def check(self) -> None:
+        if self.type not in set(DocType):
+            raise RefusedError(f"{self.type!r} is not a type; types are {', '.join(DocType)}")
+        if not self.title.strip():
+            raise RefusedError("a new document needs a title")
+        for kind, _ in self.links:
+            if kind not in set(LinkType) or kind == LinkType.SUPERSEDES:
+                allowed = ", ".join(t for t in LinkType if t != LinkType.SUPERSEDES)
+                raise RefusedError(f"link type {kind!r} is not allowed here; use one of {allowed} (supersession has its own option)")
+
+
+@dataclass
+class Candidate:
+    id: str
+    title: str
+    type: str
+    status: str
+    score: float
+    reasons: list[str]
+    action: str  # "merge" or "supersede"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "title": self.title, "type": self.type, "status": self.status,
+                "score": round(self.score, 3), "reasons": self.reasons, "action": self.action}
+
+
+def candidates(vault, draft: Draft, limit: int = 3) -> list[Candidate]:
+    """The canonical documents the draft may belong in, best first, each with its reasons."""
+    docs = [d for d in vault.documents if d.status in (Status.ACTIVE, Status.DRAFT)]
+    profiles = {d.id: Profile.of(d) for d in docs}
+    corpus = Corpus(profiles.values())
+    mine = draft.profile()
+    ranked: list[Candidate] = []
+    for doc in docs:
+        if doc.type in CANONICAL_TYPES:
+            action = "merge"
+        elif draft.type == DocType.DECISION and doc.type == DocType.DECISION and doc.status == Status.ACTIVE:
+            action = "supersede"
+        else:
+            continue
+        like = likeness(mine, profiles[doc.id], corpus)
+        if doc.id in mine.targets:
+            like.reasons.insert(0, "the draft links to it")
+            like.score += 0.15
+        if like.score >= MIN_SCORE and like.reasons:
+            ranked.append(Candidate(doc.id, doc.title, doc.type, doc.status, like.score, like.reasons, action))
+    ranked.sort(key=lambda c: (-c.score, c.id))
+    return ranked[:limit]
+
+
+def _join_section(body: str, heading: str, text: str) -> str:
+    """Append a section, in the body's own line endings, after one blank line."""
+    newline = "\r\n" if "\r\n" in body else "\n"
+    text = text.replace("\r\n", "\n").strip("\n").replace("\n", newline)
+    if body and not body.endswith(newline):
+        body += newline
+    if body.strip():
+        body += newline
+    return body + heading + newline + newline + (text + newline if text else "")
+
+
+def plan_merge(vault, target_id: str, draft: Draft) -> Plan:
+    """The draft's text joins a canonical document: a dated section, tags and links united."""
+    draft.check()
+    target = vault.get(target_id)
+    if target.type == DocType.DECISION:
+        raise RefusedError(f"{target_id} is a decision, and a decision is never merged into; write a new decision with --supersede {target_id}")
+    if not target.valid:
+        raise RefusedError(f"{target_id} is invalid; repair it before merging into it")
+    _check_targets(vault, draft, exclude=target_id)
+    meta = dict(target.meta)
+    meta["tags"] = list(target.tags) + [t for t in draft.tags if t not in target.tags]
+    links = list(meta.get("links") or [])
+    present = {(l.type, l.target) for l in target.links}
+    for kind, dest in draft.links:
+        if dest != target_id and (kind, dest) not in present:
+            links.append({"type": kind, "target": dest})
+            present.add((kind, dest))
+    meta["links"] = links
+    heading = f"## {dt.date.today().isoformat()}: {draft.title.strip()}"
+    body = _join_section(target.body, heading, draft.body)
+    change = vault.edit_change(target, meta, body)
+    summary = f"merge “{draft.title.strip()}” into {target_id}"
+    return Plan(summary, [change], [vault.log_line(summary)])
+
+
+def new_id_for(vault, doc_type: str, title: str) -> str:
+    """`mem-{type}-{slug}` from the title, made unique among the vault's ids and files."""
+    base = f"mem-{doc_type}-{slugify(title)}"
+    candidate, number = base, 1
+    folder = vault.root / TYPE_FOLDERS[DocType(doc_type)]
+    while candidate in vault or (folder / f"{candidate}.md").exists():
+        number += 1
+        candidate = f"{base}-{number}"
+    return candidate
+
+
+def _check_targets(vault, draft: Draft, exclude: str | None = None) -> None:
+    for _, target in draft.links:
+        if target != exclude and target not in vault:
+            raise RefusedError(f"link target {target} is not a document of this vault")
+
+
+def _new_document(vault, draft: Draft, extra_links: list[dict[str, str]], supersedes: list[str], status: str) -> tuple[str, FileChange]:
+    doc_id = new_id_for(vault, draft.type, draft.title)
+    today = dt.date.today()
+    projects = [d.meta.get("project") for d in vault.documents if isinstance(d.meta.get("project"), str)]
+    project = draft.project or (max(set(projects), key=lambda p: (projects.count(p), p)) if projects else "default")
+    meta: dict[str, Any] = {
+        "schema_version": "v1",
+        "id": doc_id,
+        "type": draft.type,
+        "title": draft.title.strip(),
+        "status": status,
+        "created_at": today,
+        "updated_at": today,
+        "project": project,
+        "tags": list(dict.fromkeys(draft.tags)),
+        "links": [{"type": k, "target": t} for k, t in dict.fromkeys(draft.links)] + extra_links,
+        "supersedes": supersedes,
+        "superseded_by": [],
+        "provenance": {"source": draft.source, "confidence": draft.confidence},
+    }
+    if draft.type == DocType.TASK:
+        meta["execution_state"] = "todo"
+    body = draft.body.replace("\r\n", "\n")
+    if not body.lstrip().startswith("#"):
+        body = f"# {draft.title.strip()}\n\n{body.strip()}\n" if body.strip() else f"# {draft.title.strip()}\n"
+    elif not body.endswith("\n"):
+        body += "\n"
+    text = "---\n" + "".join(render_frontmatter(meta)) + "---\n" + body
+    return doc_id, FileChange(f"{TYPE_FOLDERS[DocType(draft.type)]}/{doc_id}.md", None, text.encode("utf-8"))
+
+
+def plan_create(vault, draft: Draft, status: str = Status.ACTIVE.value) -> Plan:
+    """A new document, linked into the graph at once; refused when it would be an island."""
+    draft.check()
+    if len(vault.documents) and not draft.links:
+        raise RefusedError("a new document must link to at least one existing document (--link TYPE:TARGET), so it is part of the graph")
+    _check_targets(vault, draft)
+    doc_id, change = _new_document(vault, draft, [], [], status)
+    summary = f"create {doc_id}"
+    plan = Plan(summary, [change], [vault.log_line(summary)])
+    plan.created_id = doc_id  # type: ignore[attr-defined]
+    return plan
+
+
+def plan_create_superseding(vault, old_id: str, draft: Draft) -> Plan:
+    """A new decision that replaces `old_id`, both sides written in one change."""
+    draft.check()
+    old = vault.get(old_id)
+    if draft.type != DocType.DECISION or old.type != DocType.DECISION:
+        raise RefusedError("--supersede writes a new decision replacing a decision; both must be decisions")
+    if not old.valid:
+        raise RefusedError(f"{old_id} is invalid; repair it first")
+    if old.status in (Status.ARCHIVED,):
+        raise RefusedError(f"{old_id} is archived; reopen it before superseding it")
+    _check_targets(vault, draft)
+    doc_id, change = _new_document(vault, draft, [{"type": LinkType.SUPERSEDES.value, "target": old_id}], [old_id], Status.ACTIVE.value)
+    old_meta = {**old.meta, "status": Status.SUPERSEDED.value, "superseded_by": old.superseded_by + [doc_id]}
+    summary = f"create {doc_id} superseding {old_id}"
+    plan = Plan(summary, [change, vault.edit_change(old, old_meta)], [vault.log_line(summary)])
+    plan.created_id = doc_id  # type: ignore[attr-defined]
+    return plan
