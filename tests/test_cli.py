@@ -113,3 +113,65 @@ def test_terminal_escapes_in_a_document_never_reach_the_terminal(builder):
     assert result.returncode == 0
     assert "\x1b" not in result.stdout and "\x07" not in result.stdout
     assert "\\x1b" in result.stdout
+
+
+DRY_RUNS = [
+    ["status", "mem-concept-usage-based-billing", "active"],
+    ["state", "mem-task-sendgrid-template-audit", "in-progress"],
+    ["supersede", "mem-decision-money-integer-cents", "mem-decision-money-numeric-decimal"],
+    ["new", "--type", "note", "--title", "Vacuum", "--link", "related_to:mem-entity-postgres", "--create"],
+    ["new", "--type", "note", "--title", "Vacuum", "--merge-into", "mem-entity-postgres"],
+    ["new", "--type", "decision", "--title", "Money as bigint", "--supersede", "mem-decision-money-integer-cents"],
+    ["compatible", "mem-entity-postgres", "mem-entity-postgresql-db"],
+    ["retarget", "mem-context-local-dev-setup", "mem-decision-jobs-celery-redis"],
+    ["merge", "mem-entity-postgresql-db", "--into", "mem-entity-postgres"],
+    ["consolidate", "--into", "mem-context-test-suite", "mem-note-flaky-pdf-snapshot-fonts", "mem-note-flaky-invoice-counter-year-boundary"],
+    ["rename", "mem-entity-sentry", "mem-entity-sentry-io"],
+    ["forget", "mem-note-design-tokens-export", "--confirm", "mem-note-design-tokens-export"],
+    ["index"],
+    ["check", "--repair"],
+]
+
+
+@pytest.mark.parametrize("args", DRY_RUNS, ids=[a[0] + ("-" + a[-1] if a[0] == "new" else "") for a in DRY_RUNS])
+def test_every_writing_command_has_a_dry_run_that_writes_nothing(sample_copy, args):
+    before = {p: p.read_bytes() for p in sample_copy.rglob("*") if p.is_file()}
+    result = run("--vault", str(sample_copy), *args, "--dry-run")
+    assert result.returncode == 0, result.stderr
+    after = {p: p.read_bytes() for p in sample_copy.rglob("*") if p.is_file() and ".workbench" not in p.parts}
+    assert after == {p: b for p, b in before.items() if ".workbench" not in p.parts}
+    if args[0] not in ("index", "check"):
+        assert result.stdout.startswith("--- ") and "\n+" in result.stdout
+
+
+def test_each_change_is_listed_and_undone_from_the_cli(sample_copy):
+    root = str(sample_copy)
+    assert run("--vault", root, "status", "mem-concept-usage-based-billing", "active").returncode == 0
+    history = json.loads(run("--vault", root, "history", "--json").stdout)["changes"]
+    assert history[0]["summary"] == "status mem-concept-usage-based-billing: draft → active"
+    assert run("--vault", root, "undo").returncode == 0
+    assert json.loads(run("--vault", root, "show", "mem-concept-usage-based-billing", "--json").stdout)["meta"]["status"] == "draft"
+    refused = run("--vault", root, "undo")
+    assert refused.returncode == 3 and "nothing to undo" in refused.stderr
+
+
+def test_forget_with_a_mismatched_confirmation_is_refused(sample_copy):
+    before = {p: p.read_bytes() for p in sample_copy.rglob("*.md")}
+    result = run("--vault", str(sample_copy), "forget", "mem-note-design-tokens-export", "--confirm", "mem-note-design")
+    assert result.returncode == 3
+    assert {p: p.read_bytes() for p in sample_copy.rglob("*.md")} == before
+
+
+def test_gate_json_shape(sample_copy):
+    result = run("--vault", str(sample_copy), "new", "--type", "note", "--title", "Postgres vacuum", "--tags", "database", "--json")
+    data = json.loads(result.stdout)
+    assert result.returncode == 0 and 1 <= len(data["candidates"]) <= 3
+    assert set(data["candidates"][0]) >= {"id", "title", "score", "reasons"}
+
+
+def test_conflicts_json_shape(sample_copy):
+    data = json.loads(run("--vault", str(sample_copy), "conflicts", "--json").stdout)
+    assert len(data["conflicts"]) == 3
+    for conflict in data["conflicts"]:
+        assert set(conflict) == {"kind", "ids", "reason", "resolutions"}
+        assert conflict["resolutions"]

@@ -1,0 +1,222 @@
+"""The curation operations on the sample vault and on small messy ones: each is one undoable change."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from workbench import RefusedError, Vault
+from workbench.core.gate import Draft
+
+TODAY = dt.date.today().isoformat()
+
+
+def vault_bytes(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file() and ".workbench" not in p.parts}
+
+
+# -- the write gate ---------------------------------------------------------------------------
+
+
+def test_gate_ranks_the_canonical_home_first_with_reasons(sample_copy):
+    vault = Vault.open(sample_copy)
+    draft = Draft("note", "Postgres autovacuum tuning", ["database"], [("related_to", "mem-entity-postgres")], "Raised autovacuum on invoices.")
+    before = vault_bytes(sample_copy)
+    found = vault.gate(draft)
+    assert 1 <= len(found) <= 3
+    assert found[0].id == "mem-entity-postgres" and found[0].action == "merge"
+    assert any("database" in r for r in found[0].reasons)
+    assert all(c.type in ("entity", "context", "concept") for c in found)
+    assert vault_bytes(sample_copy) == before
+
+
+def test_gate_offers_decisions_to_supersede_for_a_new_decision(sample_copy):
+    found = Vault.open(sample_copy).gate(Draft("decision", "Store money as integer minor units", ["billing", "money"]))
+    assert found[0].id == "mem-decision-money-integer-cents" and found[0].action == "supersede"
+
+
+def test_merge_into_adds_a_dated_section_and_unites_tags_and_links(sample_copy):
+    vault = Vault.open(sample_copy)
+    before = vault.get("mem-entity-postgres")
+    vault.merge_into("mem-entity-postgres", Draft("note", "Autovacuum", ["ops"], [("explains", "mem-entity-stripe")], "Vacuum nightly.\n"))
+    after = vault.get("mem-entity-postgres")
+    assert after.body.startswith(before.body)
+    assert f"## {TODAY}: Autovacuum\n\nVacuum nightly.\n" in after.body
+    assert after.tags == before.tags + ["ops"]
+    assert ("explains", "mem-entity-stripe") in [(l.type, l.target) for l in after.links]
+    assert str(after.meta["updated_at"]) == TODAY
+
+
+def test_a_decision_is_never_merged_into(sample_copy):
+    vault = Vault.open(sample_copy)
+    with pytest.raises(RefusedError, match="--supersede"):
+        vault.merge_into("mem-decision-api-fastapi", Draft("note", "x", [], [], "y"))
+
+
+def test_create_needs_a_link_and_makes_a_unique_id(sample_copy):
+    vault = Vault.open(sample_copy)
+    with pytest.raises(RefusedError, match="link"):
+        vault.create(Draft("entity", "Postgres database"))
+    plan = vault.create(Draft("entity", "Postgres database", [], [("related_to", "mem-entity-postgres")]))
+    doc = vault.get("mem-entity-postgres-database")
+    assert plan.applied and doc.path == "entities/mem-entity-postgres-database.md"
+    assert vault.problems_for(doc.id) == []
+    vault.create(Draft("entity", "Postgres database", [], [("related_to", "mem-entity-postgres")]))
+    assert "mem-entity-postgres-database-2" in vault
+
+
+def test_create_superseding_writes_the_new_decision_and_both_sides(sample_copy):
+    vault = Vault.open(sample_copy)
+    plan = vault.create_superseding("mem-decision-money-integer-cents", Draft("decision", "Money as bigint minor units", ["money"], [], "Use bigint."))
+    new_id = plan.created_id
+    assert vault.get("mem-decision-money-integer-cents").superseded_by == [new_id]
+    assert vault.get(new_id).supersedes == ["mem-decision-money-integer-cents"]
+    assert [p for p in vault.problems if p.severity == "error"] == []
+
+
+# -- conflicts ------------------------------------------------------------------------------------
+
+
+def test_conflicts_on_the_sample_are_exactly_the_seeded_ones(sample_copy):
+    found = {(c.kind, tuple(c.ids)) for c in Vault.open(sample_copy).conflicts()}
+    assert found == {
+        ("contradiction", ("mem-decision-money-integer-cents", "mem-decision-money-numeric-decimal")),
+        ("duplicate", ("mem-entity-postgres", "mem-entity-postgresql-db")),
+        ("stale-link", ("mem-context-local-dev-setup", "mem-decision-jobs-celery-redis")),
+    }
+
+
+def test_marking_compatible_is_recorded_in_both_files_and_never_listed_again(sample_copy):
+    vault = Vault.open(sample_copy)
+    vault.mark_compatible("mem-decision-money-integer-cents", "mem-decision-money-numeric-decimal")
+    assert "compatible_with: [mem-decision-money-numeric-decimal]" in (sample_copy / "decisions/mem-decision-money-integer-cents.md").read_text()
+    reopened = Vault.open(sample_copy)
+    assert "contradiction" not in {c.kind for c in reopened.conflicts()}
+    assert reopened.problems_for("mem-decision-money-integer-cents") == []
+
+
+def test_retarget_points_the_stale_link_at_the_successor(sample_copy):
+    vault = Vault.open(sample_copy)
+    vault.retarget("mem-context-local-dev-setup", "mem-decision-jobs-celery-redis")
+    targets = [l.target for l in vault.get("mem-context-local-dev-setup").links]
+    assert "mem-decision-jobs-procrastinate" in targets and "mem-decision-jobs-celery-redis" not in targets
+    assert "stale-link" not in {c.kind for c in vault.conflicts()}
+
+
+def test_merge_folds_a_duplicate_and_redirects_links(sample_copy):
+    vault = Vault.open(sample_copy)
+    vault.merge("mem-entity-postgresql-db", "mem-entity-postgres")
+    source, target = vault.get("mem-entity-postgresql-db"), vault.get("mem-entity-postgres")
+    assert source.status == "superseded" and source.superseded_by == ["mem-entity-postgres"]
+    assert "merged from PostgreSQL DB" in target.body
+    assert not any(l.target == "mem-entity-postgresql-db" and l.type != "supersedes" for d in vault.documents for l in d.links)
+    assert [p for p in vault.problems if p.severity == "error"] == []
+    assert "duplicate" not in {c.kind for c in vault.conflicts()}
+
+
+def test_structural_conflicts_name_exactly_the_documents(builder):
+    builder.add("mem-decision-a", status="superseded", superseded_by="[mem-decision-b, mem-decision-c]")
+    builder.add("mem-decision-b", supersedes="[mem-decision-a]", links="[{type: supersedes, target: mem-decision-a}]")
+    builder.add("mem-decision-c", supersedes="[mem-decision-a]", links="[{type: supersedes, target: mem-decision-a}]")
+    builder.add("mem-decision-d", supersedes="[mem-decision-e]", links="[{type: supersedes, target: mem-decision-e}]")
+    builder.add("mem-decision-e")
+    found = {(c.kind, tuple(c.ids)) for c in Vault.open(builder.root).conflicts()}
+    assert ("double-supersession", ("mem-decision-a", "mem-decision-b", "mem-decision-c")) in found
+    assert ("one-sided-supersession", ("mem-decision-e", "mem-decision-d")) in found
+
+
+# -- consolidation -----------------------------------------------------------------------------
+
+
+def test_consolidation_finds_the_flaky_notes_and_folds_them(sample_copy):
+    vault = Vault.open(sample_copy)
+    (group,) = vault.consolidation_groups()
+    assert group.suggested_into == "mem-context-test-suite" and len(group.notes) == 4
+    vault.consolidate("mem-context-test-suite", group.notes)
+    target = vault.get("mem-context-test-suite")
+    for note_id in group.notes:
+        assert f"## From [[{note_id}]]" in target.body
+        assert ("derived_from", note_id) in [(l.type, l.target) for l in target.links]
+        assert vault.get(note_id).status == "archived"
+    assert vault.consolidation_groups() == []
+
+
+# -- rename, forget, undo -----------------------------------------------------------------------
+
+
+def test_rename_rewrites_every_reference_in_one_change(sample_copy):
+    vault = Vault.open(sample_copy)
+    plan = vault.rename("mem-decision-jobs-celery-redis", "mem-decision-jobs-celery")
+    assert not (sample_copy / "decisions/mem-decision-jobs-celery-redis.md").exists()
+    assert vault.get("mem-decision-jobs-celery").path == "decisions/mem-decision-jobs-celery.md"
+    for path, data in vault_bytes(sample_copy).items():
+        if path.endswith(".md") and path != "log.md":
+            assert b"mem-decision-jobs-celery-redis" not in data, path
+    assert [p for p in vault.problems if p.severity == "error"] == []
+    assert len(vault.history(1)) == 1 and vault.history(1)[0]["summary"] == plan.summary
+    vault.undo()
+    assert (sample_copy / "decisions/mem-decision-jobs-celery-redis.md").exists()
+
+
+def test_forget_leaves_no_trace(sample_copy):
+    vault = Vault.open(sample_copy)
+    doc_id = "mem-note-sendgrid-sandbox-mode"
+    doc = vault.get(doc_id)
+    secret_line = [l for l in doc.body.splitlines() if len(l) > 30][0]
+    vault.set_status(doc_id, "archived")  # an undo record now holds its bytes
+    with pytest.raises(RefusedError):
+        vault.forget(doc_id, confirm="mem-note-sendgrid")
+    vault.forget(doc_id, confirm=doc_id)
+    for path in sample_copy.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert doc_id.encode() not in data, path
+            assert secret_line.encode() not in data, path
+    assert "forget: a document was deleted" in (sample_copy / "log.md").read_text()
+    assert vault.history() == [] or all(doc_id not in r["summary"] for r in vault.history())
+    assert [p for p in Vault.open(sample_copy).problems if p.severity == "error"] == []
+
+
+def test_undo_refuses_when_a_file_moved_on(sample_copy):
+    vault = Vault.open(sample_copy)
+    vault.set_status("mem-concept-usage-based-billing", "active")
+    path = sample_copy / "concepts/mem-concept-usage-based-billing.md"
+    path.write_text(path.read_text() + "\nAn agent added this.\n")
+    with pytest.raises(RefusedError, match="concepts/mem-concept-usage-based-billing.md"):
+        vault.undo()
+
+
+def test_undo_restores_both_sides_of_a_supersession(sample_copy):
+    vault = Vault.open(sample_copy)
+    before = vault_bytes(sample_copy)
+    vault.supersede("mem-decision-money-integer-cents", "mem-decision-money-numeric-decimal")
+    vault.undo()
+    after = vault_bytes(sample_copy)
+    assert {k: v for k, v in after.items() if k != "log.md"} == {k: v for k, v in before.items() if k != "log.md"}
+    with pytest.raises(RefusedError, match="nothing to undo"):
+        vault.undo()
+
+
+# -- staleness and the index ------------------------------------------------------------------
+
+
+def test_stale_lists_old_active_documents_oldest_first(sample_copy):
+    found = Vault.open(sample_copy).stale(90)
+    ages = [age for _, age in found]
+    assert found and ages == sorted(ages, reverse=True) and min(ages) > 90
+    assert all(doc.status == "active" for doc, _ in found)
+
+
+def test_index_regenerates_sections_and_keeps_hand_written_text(sample_copy):
+    path = sample_copy / "indexes/mem-index-vault.md"
+    text = path.read_text()
+    outside = [part.split("<!-- generated:start")[0] for part in text.split("<!-- generated:end")]
+    vault = Vault.open(sample_copy)
+    vault.create(Draft("entity", "Brand new thing", [], [("related_to", "mem-entity-stripe")]))
+    vault.regenerate_index()
+    new_text = path.read_text()
+    assert "[[mem-entity-brand-new-thing]] Brand new thing" in new_text
+    for chunk in outside[1:]:
+        assert chunk.split("\n", 1)[-1] in new_text
+    assert vault.regenerate_index().empty
