@@ -19,7 +19,6 @@ from typing import Any
 from .core.changes import Plan
 from .core.gate import Draft, new_id_for
 from .core.model import RefusedError, Severity, VaultError, WorkbenchError
-from .core.repair import plan_repair
 from .core.vault import Vault
 from .core.walk import looks_like_vault
 
@@ -183,15 +182,15 @@ def report_plan(plan: Plan, dry_run: bool) -> None:
 
 def cmd_check(vault: Vault, args: argparse.Namespace) -> int:
     if args.repair:
-        report = plan_repair(vault)
+        report = vault.repair(dry_run=args.dry_run)
         if args.dry_run:
             report_plan(report.plan, True)
             return EXIT_OK
-        vault.apply(report.plan)
-        vault.refresh()
         if not args.json:
             for path in report.repaired:
                 print(f"repaired {safe(path)}")
+            if report.index_plan is not None and report.index_plan.applied:
+                print("regenerated the index's generated sections")
     problems = vault.problems
     errors = sum(1 for p in problems if p.severity == Severity.ERROR)
     if args.json:

@@ -35,6 +35,7 @@ class RepairReport:
     plan: Plan
     repaired: list[str] = field(default_factory=list)  # paths, after any move
     left: list[str] = field(default_factory=list)  # paths a person must look at
+    index_plan: Plan | None = None  # the index's generated sections, regenerated after the repairs
 
 
 def slugify(text: str) -> str:

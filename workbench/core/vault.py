@@ -37,6 +37,7 @@ from .model import (
     VaultError,
 )
 from .parse import ParsedFile, as_date, digest_of, parse_bytes
+from .repair import RepairReport, plan_repair
 from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
 from .validate import check_document, check_relations
 from .walk import RECOVERY_DIR, STATE_DIR, Walk, find_root, walk_vault
@@ -498,6 +499,18 @@ class Vault:
 
     def regenerate_index(self, dry_run: bool = False) -> Plan:
         return self.apply(maintenance.plan_index(self), dry_run)
+
+    def repair(self, dry_run: bool = False) -> RepairReport:
+        """`check --repair`: deterministic repairs (one change), then the index's generated
+        sections (another), so each can be undone on its own."""
+        report = plan_repair(self)
+        if dry_run:
+            return report
+        self.apply(report.plan)
+        self.refresh()
+        if maintenance.VAULT_INDEX in self and self.get(maintenance.VAULT_INDEX).valid:
+            report.index_plan = self.regenerate_index()
+        return report
 
     # -- conveniences for the faces -------------------------------------------------------------
 
