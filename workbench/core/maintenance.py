@@ -10,9 +10,8 @@ import datetime as dt
 import re
 
 from .changes import Plan
-from .model import DocType, Document, LinkType, RefusedError, Status
+from .model import DocType, Document, RefusedError, Status
 from .parse import as_date
-from .storage import FileChange
 
 __all__ = ["stale_documents", "plan_index", "render_sections", "replace_sections", "VAULT_INDEX", "SECTIONS"]
 

@@ -8,14 +8,11 @@ and the log's mentions all go, and the log records only that a document was dele
 
 from __future__ import annotations
 
-import datetime as dt
-import os
 import re
 import shutil
-from pathlib import Path
 
 from .changes import Plan
-from .model import ID_PATTERN, TYPE_FOLDERS, DocType, LinkType, RefusedError, Status, id_list
+from .model import ID_PATTERN, TYPE_FOLDERS, DocType, RefusedError, Status, id_list
 from .storage import FileChange, write_atomic
 
 __all__ = ["plan_rename", "plan_forget", "scrub_traces", "FORGOTTEN"]

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from .model import ConflictError, VaultError, WorkbenchError
-from .parse import digest_of
 
 try:
     import fcntl

@@ -13,7 +13,6 @@ import dataclasses
 import datetime as dt
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,59 +36,14 @@ from .model import (
     VaultError,
 )
 from .parse import ParsedFile, as_date, digest_of, parse_bytes
+from .records import INVALIDATING, Record, build_record, today
 from .repair import RepairReport, plan_repair
 from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
 from .validate import check_document, check_relations
 from .walk import RECOVERY_DIR, STATE_DIR, Walk, find_root, walk_vault
 from .yamledit import EditError, apply_meta
 
-__all__ = ["Vault", "Record", "INVALIDATING"]
-
-# Problems that make a document invalid (SPEC §1: a missing field or a value outside its set).
-# Invalid documents stay visible to the curator but are not nodes of the graph.
-INVALIDATING = frozenset(
-    {
-        "file-too-large", "encoding-invalid-utf8", "nul-bytes", "conflict-markers", "frontmatter-missing",
-        "frontmatter-unterminated", "frontmatter-too-large", "frontmatter-not-mapping", "yaml-syntax",
-        "yaml-duplicate-key", "yaml-too-deep", "yaml-too-complex", "field-missing", "schema-version",
-        "type-invalid", "id-syntax", "id-type-mismatch", "id-duplicate", "title-invalid", "status-invalid",
-        "project-invalid", "date-format", "tags-invalid", "links-invalid", "link-malformed",
-        "link-type-invalid", "supersession-invalid", "provenance-invalid", "provenance-source-invalid",
-        "provenance-confidence-invalid",
-    }
-)
-LINE_KEYS = ("links", "supersedes", "superseded_by", "status")
-
-
-def today() -> dt.date:
-    """The local date: dates the workbench writes are the curator's, not UTC's."""
-    return dt.date.today()
-
-
-@dataclass
-class Record:
-    """What the vault knows of one document file."""
-
-    path: str
-    size: int
-    mtime_ns: int
-    document: Document
-    problems: list[Problem]
-    key_lines: dict[str, int]
-
-
-def _build_record(path: str, raw: bytes, size: int, mtime_ns: int, on: dt.date) -> Record:
-    parsed = parse_bytes(raw)
-    problems = check_document(path, parsed, on)
-    meta = parsed.meta or {}
-    stem = path.rsplit("/", 1)[-1][:-3]
-    doc_id = meta.get("id") if isinstance(meta.get("id"), str) and meta.get("id") else stem
-    valid = not any(p.code in INVALIDATING for p in problems)
-    document = Document(id=doc_id, path=path, meta=meta, body=parsed.body, digest=parsed.digest, valid=valid)
-    problems = [dataclasses.replace(p, doc_id=doc_id) for p in problems]
-    key_lines = {key: line for key in LINE_KEYS if (line := parsed.key_line(key)) is not None}
-    return Record(path, size, mtime_ns, document, problems, key_lines)
-
+__all__ = ["Vault"]
 
 def _comparable(meta: dict[str, Any]) -> dict[str, Any]:
     def norm(value: Any) -> Any:
@@ -151,7 +105,7 @@ class Vault:
             raw = read_bytes(self.root / path)
             if raw is None:
                 continue
-            self._records[path] = _build_record(path, raw, stat.st_size, stat.st_mtime_ns, on)
+            self._records[path] = build_record(path, raw, stat.st_size, stat.st_mtime_ns, on)
         for gone in set(self._records) - seen:
             del self._records[gone]
         self._symlinks = walk.symlinks
@@ -195,7 +149,7 @@ class Vault:
         raw = read_bytes(full)
         if raw is None:
             return None
-        record = _build_record(path, raw, stat.st_size, stat.st_mtime_ns, today())
+        record = build_record(path, raw, stat.st_size, stat.st_mtime_ns, today())
         self._records[path] = record
         self._index()
         return self._records[path]

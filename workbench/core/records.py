@@ -1,0 +1,64 @@
+"""What the vault knows of one file: its document, its own problems, and where its keys are.
+
+A record is built from a file's bytes (`build_record`) or, on a warm open, from the derived cache;
+both give the same record, so nothing downstream knows which.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from dataclasses import dataclass
+
+from .model import Document, Problem
+from .parse import parse_bytes
+from .validate import check_document
+
+__all__ = ["Record", "build_record", "INVALIDATING", "LINE_KEYS", "today"]
+
+# Problems that make a document invalid (SPEC §1: a missing field or a value outside its set).
+# Invalid documents stay visible to the curator but are not nodes of the graph.
+INVALIDATING = frozenset(
+    {
+        "file-too-large", "encoding-invalid-utf8", "nul-bytes", "conflict-markers", "frontmatter-missing",
+        "frontmatter-unterminated", "frontmatter-too-large", "frontmatter-not-mapping", "yaml-syntax",
+        "yaml-duplicate-key", "yaml-too-deep", "yaml-too-complex", "field-missing", "schema-version",
+        "type-invalid", "id-syntax", "id-type-mismatch", "id-duplicate", "title-invalid", "status-invalid",
+        "project-invalid", "date-format", "tags-invalid", "links-invalid", "link-malformed",
+        "link-type-invalid", "supersession-invalid", "provenance-invalid", "provenance-source-invalid",
+        "provenance-confidence-invalid",
+    }
+)
+LINE_KEYS = ("links", "supersedes", "superseded_by", "status")
+
+
+def today() -> dt.date:
+    """The local date: dates the workbench writes are the curator's, not UTC's."""
+    return dt.date.today()
+
+
+@dataclass
+class Record:
+    """What the vault knows of one document file."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    document: Document
+    problems: list[Problem]
+    key_lines: dict[str, int]
+
+
+def build_record(path: str, raw: bytes, size: int, mtime_ns: int, on: dt.date) -> Record:
+    parsed = parse_bytes(raw)
+    problems = check_document(path, parsed, on)
+    meta = parsed.meta or {}
+    stem = path.rsplit("/", 1)[-1][:-3]
+    doc_id = meta.get("id") if isinstance(meta.get("id"), str) and meta.get("id") else stem
+    valid = not any(p.code in INVALIDATING for p in problems)
+    document = Document(id=doc_id, path=path, meta=meta, body=parsed.body, digest=parsed.digest, valid=valid)
+    problems = [dataclasses.replace(p, doc_id=doc_id) for p in problems]
+    key_lines = {key: line for key in LINE_KEYS if (line := parsed.key_line(key)) is not None}
+    return Record(path, size, mtime_ns, document, problems, key_lines)
+
+
