@@ -148,6 +148,11 @@ def build_parser() -> argparse.ArgumentParser:
     graph.add_argument("--root", metavar="ID")
     graph.add_argument("--depth", type=int, default=1)
 
+    search = sub.add_parser("search", help="find documents: words, \"phrases\", type: status: tag: project: links: from: is: updated:>DATE, -exclude")
+    search.add_argument("query", nargs="+")
+    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--json", action="store_true")
+
     sub.add_parser("tui", help="start the workbench (the default with no command)")
     return parser
 
@@ -423,7 +428,21 @@ def cmd_graph(vault: Vault, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_search(vault: Vault, args: argparse.Namespace) -> int:
+    hits = vault.search(" ".join(args.query), limit=args.limit)
+    if args.json:
+        print_json([h.to_json() for h in hits])
+        return EXIT_OK
+    for hit in hits:
+        note = f"  → superseded by {', '.join(hit.superseded_by)}" if hit.status == "superseded" and hit.superseded_by else ""
+        print(safe(f"{hit.score:5.2f}  {hit.id:<48} [{hit.type} · {hit.status}]  {hit.title}{note}"))
+    if not hits:
+        print("no documents match")
+    return EXIT_OK
+
+
 COMMANDS = {
+    "search": cmd_search,
     "check": cmd_check, "show": cmd_show, "status": cmd_status, "state": cmd_state, "supersede": cmd_supersede,
     "new": cmd_new, "conflicts": cmd_conflicts, "compatible": cmd_compatible, "retarget": cmd_retarget, "merge": cmd_merge,
     "consolidate": cmd_consolidate, "rename": cmd_rename, "forget": cmd_forget, "undo": cmd_undo, "history": cmd_history,

@@ -36,7 +36,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
@@ -48,11 +48,13 @@ if TYPE_CHECKING:  # the vault facade sits above the graph; only its shape is ne
 
 __all__ = [
     "EXPORT_FORMATS",
+    "INVERSE_LABELS",
     "READING_PRIORITY",
     "build_graph",
     "neighbourhood",
     "backlinks",
     "outgoing",
+    "inverse_label",
     "supersession_chain",
     "current_successor",
     "supersession_cycles",
@@ -73,6 +75,17 @@ READING_PRIORITY: tuple[DocType, ...] = (
     DocType.INDEX,
     DocType.NOTE,
 )
+
+# A backlink read from its target's side: `depends_on` seen from the target is "depended on by".
+INVERSE_LABELS: dict[str, str] = {
+    LinkType.RELATED_TO: "related to",
+    LinkType.DEPENDS_ON: "depended on by",
+    LinkType.IMPLEMENTS: "implemented by",
+    LinkType.SUPERSEDES: "superseded by",
+    LinkType.DERIVED_FROM: "source of",
+    LinkType.EXPLAINS: "explained by",
+    LinkType.BLOCKED_BY: "blocks",
+}
 
 _SUPERSEDES = LinkType.SUPERSEDES.value
 
@@ -156,8 +169,13 @@ def backlinks(graph: nx.MultiDiGraph, doc_id: str) -> list[tuple[str, str]]:
     return sorted((source, kind) for source, keyed in graph.pred[doc_id].items() for kind in _types(keyed))
 
 
+def inverse_label(link_type: str) -> str:
+    """How a backlink reads from the document it points at, so a list of backlinks reads as prose."""
+    return INVERSE_LABELS.get(link_type, f"{link_type} (from)")
+
+
 def _reach(graph: nx.MultiDiGraph, root: str, depth: int, wanted: frozenset[str] | None,
-           admit=None) -> dict[str, tuple[int, str]]:
+           admit: Callable[[str], bool] | None = None) -> dict[str, tuple[int, str]]:
     """Breadth-first both ways: each reached node with its depth and the link type that reached it.
 
     Nodes are visited in id order and edges in (neighbour, type) order, so the link type recorded
@@ -235,7 +253,8 @@ def _newer(graph: nx.MultiDiGraph, node: str) -> list[str]:
     return sorted(s for s, keyed in graph.pred[node].items() if _SUPERSEDES in _types(keyed))
 
 
-def _distances(graph: nx.MultiDiGraph, start: str, step, documents_only: bool = False) -> dict[str, int]:
+def _distances(graph: nx.MultiDiGraph, start: str, step: Callable[[nx.MultiDiGraph, str], list[str]],
+               documents_only: bool = False) -> dict[str, int]:
     """How many supersessions away each node is, one direction only; a cycle cannot loop it."""
     seen = {start: 0}
     frontier = [start]
@@ -263,8 +282,7 @@ def supersession_chain(vault_or_graph: Vault | nx.MultiDiGraph, doc_id: str) -> 
     graph = _as_graph(vault_or_graph)
     _require(graph, doc_id)
     older = _distances(graph, doc_id, _older)
-    newer = {n: d for n, d in _distances(graph, doc_id, _newer).items() if n not in older and n != doc_id}
-    older.pop(doc_id, None)
+    newer = {n: d for n, d in _distances(graph, doc_id, _newer).items() if n not in older}  # a cycle puts some in both
     members = {doc_id, *older, *newer}
     order = nx.DiGraph()
     order.add_nodes_from(members)
@@ -285,7 +303,7 @@ def current_successor(graph: nx.MultiDiGraph, doc_id: str) -> str | None:
     """
     _require(graph, doc_id)
     later = _distances(graph, doc_id, _newer, documents_only=True)
-    ends = [node for node in later if node != doc_id and not any(_is_document(graph, n) for n in _newer(graph, node))]
+    ends = [node for node in later if not any(_is_document(graph, n) for n in _newer(graph, node))]
     if not ends:
         return None
     return min(ends, key=lambda n: (_attr(graph, n, "status") != Status.ACTIVE, n))
@@ -308,6 +326,10 @@ def supersession_cycles(graph: nx.MultiDiGraph) -> list[list[str]]:
 def context_pack(vault_or_graph: Vault | nx.MultiDiGraph, doc_id: str, depth: int = 2,
                  limit: int = 10) -> list[dict[str, Any]]:
     """What an agent should read about `doc_id` (SPEC §1 "Retrieval policy"), best first.
+
+    At most `limit` documents are gathered nearest first, then ordered for reading: the root, then
+    active documents, by the reading priority (entity, task, decision, context, concept, index,
+    note), then by depth.
 
     The walk goes through every document, archived ones included, because an old task may still be
     the only path to a live decision; what is *read* is then cleaned: a superseded document gives
@@ -333,13 +355,16 @@ def context_pack(vault_or_graph: Vault | nx.MultiDiGraph, doc_id: str, depth: in
 
     rank = {str(kind): place for place, kind in enumerate(READING_PRIORITY)}
 
-    def order(node: str) -> tuple:
-        level = picked[node][0]
-        is_root = node == doc_id
-        active = _attr(graph, node, "status") == Status.ACTIVE
-        return (not is_root, not active, rank.get(_attr(graph, node, "type"), len(rank)), level, node)
+    def active(node: str) -> bool:
+        return _attr(graph, node, "status") == Status.ACTIVE
 
-    chosen = sorted(picked, key=order)[:limit]
+    def priority(node: str) -> int:
+        return rank.get(_attr(graph, node, "type"), len(rank))
+
+    # Gather the nearest first (active before others at each depth), then read in priority order:
+    # a far entity must not push a near decision out of the pack.
+    gathered = sorted(picked, key=lambda n: (n != doc_id, picked[n][0], not active(n), priority(n), n))[:limit]
+    chosen = sorted(gathered, key=lambda n: (n != doc_id, not active(n), priority(n), picked[n][0], n))
     return [
         {"id": node, "title": _attr(graph, node, "title", node), "type": _attr(graph, node, "type"),
          "status": _attr(graph, node, "status"), "depth": picked[node][0], "via": picked[node][1]}

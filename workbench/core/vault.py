@@ -16,11 +16,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from . import conflicts, consolidate, gate, maintenance, references
+from . import conflicts, consolidate, gate, maintenance, references, search
+from .cache import DerivedStore
 from .changes import Plan
 from .conflicts import Conflict
 from .consolidate import Group
 from .gate import Candidate, Draft
+from .search import Hit
 from .lifecycle import check_transition
 from .model import (
     TYPE_FOLDERS,
@@ -73,6 +75,7 @@ class Vault:
         self._relation_problems: list[Problem] | None = None
         self._symlinks: list[str] = []
         self.recovery_notes: list[str] = []
+        self.store: DerivedStore | None = None
 
     # -- opening and reading ----------------------------------------------------------------
 
@@ -91,23 +94,33 @@ class Vault:
         if vault.writer.needs_recovery(walk.temporaries):
             vault.recovery_notes = vault.writer.recover(walk.temporaries)
             walk = walk_vault(vault.root)
-        vault._load(walk)
+        vault.store = DerivedStore(vault.state_dir / "index.sqlite")
+        vault._load(walk, vault.store.load(today()))
         return vault
 
-    def _load(self, walk: Walk) -> None:
+    def _load(self, walk: Walk, cached: dict[str, Record] | None = None) -> None:
+        """Bring the records in line with the walk: keep what is unchanged (in memory or in the
+        derived store), parse what changed, forget what is gone."""
         on = today()
+        cached = cached or {}
         seen: set[str] = set()
+        changed: list[Record] = []
         for path, stat in walk.files:
             seen.add(path)
-            known = self._records.get(path)
+            known = self._records.get(path) or cached.get(path)
             if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
+                self._records[path] = known
                 continue
             raw = read_bytes(self.root / path)
             if raw is None:
                 continue
             self._records[path] = build_record(path, raw, stat.st_size, stat.st_mtime_ns, on)
-        for gone in set(self._records) - seen:
-            del self._records[gone]
+            changed.append(self._records[path])
+        gone = (set(self._records) | set(cached)) - seen
+        for path in gone:
+            self._records.pop(path, None)
+        if self.store is not None and (changed or gone):
+            self.store.save(changed, gone, on)
         self._symlinks = walk.symlinks
         self._index()
 
@@ -141,6 +154,8 @@ class Vault:
         except FileNotFoundError:
             if path in self._records:
                 del self._records[path]
+                if self.store is not None:
+                    self.store.save([], [path], today())
                 self._index()
             return None
         known = self._records.get(path)
@@ -151,6 +166,8 @@ class Vault:
             return None
         record = build_record(path, raw, stat.st_size, stat.st_mtime_ns, today())
         self._records[path] = record
+        if self.store is not None:
+            self.store.save([record], [], today())
         self._index()
         return self._records[path]
 
@@ -447,6 +464,10 @@ class Vault:
             self.apply(plan, keep_history=False)
             self.writer.retire(record["record_path"])
         return plan
+
+    def search(self, query: str, limit: int = 10) -> list[Hit]:
+        """Documents for a query in the search language (see `workbench.core.search`), best first."""
+        return search.search(self, query, limit)
 
     def stale(self, days: int = 90) -> list[tuple[Document, int]]:
         return maintenance.stale_documents(self, days)

@@ -1,0 +1,188 @@
+"""The derived store under `.workbench/index.sqlite`: parsed records and the full-text index.
+
+Disposable by design: deleting it loses nothing, a schema change or a damaged file rebuilds it
+without a word, and a vault that cannot be written to gets an in-memory store instead. Rows are
+keyed by each file's path, size and modification time (and carry its content hash, which is the
+document's digest), so opening a vault again re-reads only the files that changed. Meta is stored
+as JSON, never pickled: a vault can come from anyone, and its cache must not be able to run code.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from .model import Document, Problem, Severity
+from .records import Record
+
+__all__ = ["DerivedStore", "SCHEMA_VERSION"]
+
+SCHEMA_VERSION = "1"
+FTS_COLUMNS = ("title", "ident", "tags", "summary", "body")
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _encode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_encode(v) for v in value]
+    if isinstance(value, dt.datetime):
+        return {"$datetime": value.isoformat()}
+    if isinstance(value, dt.date):
+        return {"$date": value.isoformat()}
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    raise TypeError(f"cannot cache a {type(value).__name__}")
+
+
+def _decode_hook(value: dict) -> Any:
+    if len(value) == 1:
+        if "$date" in value:
+            return dt.date.fromisoformat(value["$date"])
+        if "$datetime" in value:
+            return dt.datetime.fromisoformat(value["$datetime"])
+    return value
+
+
+def fts_fields(doc: Document) -> tuple[str, str, str, str, str]:
+    """What full-text search sees of a document, column by column."""
+    meta = doc.meta
+    summary = meta.get("summary") or meta.get("description") or meta.get("desc") or ""
+    tags = " ".join(doc.tags)
+    return (doc.title if doc.title != doc.id else "", doc.id.replace("-", " ") + " " + doc.id, tags, str(summary), doc.body)
+
+
+class DerivedStore:
+    """SQLite: a `files` table of cached records and an FTS5 table whose rowids match it."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        self.db = self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        if self.path is not None:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                db = self._open(str(self.path))
+                if db is not None:
+                    return db
+                for leftover in (self.path, self.path.with_name(self.path.name + "-wal"), self.path.with_name(self.path.name + "-shm")):
+                    leftover.unlink(missing_ok=True)
+                db = self._open(str(self.path))
+                if db is not None:
+                    return db
+            except OSError:
+                pass
+        self.path = None
+        db = self._open(":memory:")
+        assert db is not None
+        return db
+
+    def _open(self, where: str) -> sqlite3.Connection | None:
+        """A connection with the current schema, or None when the file is damaged or foreign."""
+        try:
+            db = sqlite3.connect(where, check_same_thread=False, isolation_level=None)
+            db.execute("PRAGMA busy_timeout = 10000")
+            if where != ":memory:":
+                db.execute("PRAGMA journal_mode = WAL")
+                db.execute("PRAGMA synchronous = NORMAL")
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            stored = db.execute("SELECT value FROM info WHERE key = 'schema'").fetchone()[0] if "info" in tables else None
+            if stored != SCHEMA_VERSION or version != 1:
+                with db:
+                    db.execute("BEGIN")
+                    for table in ("fts", "files", "info"):
+                        db.execute(f"DROP TABLE IF EXISTS {table}")
+                    db.execute("CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT)")
+                    db.execute("INSERT INTO info VALUES ('schema', ?)", (SCHEMA_VERSION,))
+                    db.execute(
+                        "CREATE TABLE files (rowid INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime_ns INTEGER,"
+                        " checked_on TEXT, digest TEXT, id TEXT, valid INTEGER, meta TEXT, body TEXT, problems TEXT, key_lines TEXT)"
+                    )
+                    db.execute(
+                        f"CREATE VIRTUAL TABLE fts USING fts5({', '.join(FTS_COLUMNS)}, tokenize = 'porter unicode61 remove_diacritics 2')"
+                    )
+                    db.execute("PRAGMA user_version = 1")
+            return db
+        except sqlite3.DatabaseError:
+            return None
+
+    # -- records --------------------------------------------------------------------------------
+
+    def load(self, on: dt.date) -> dict[str, Record]:
+        """Every cached record checked today (a date can only be judged "in the future" on the day)."""
+        records: dict[str, Record] = {}
+        decoder = json.JSONDecoder(object_hook=_decode_hook)
+        try:
+            rows = self.db.execute(
+                "SELECT path, size, mtime_ns, digest, id, valid, meta, body, problems, key_lines FROM files WHERE checked_on = ?",
+                (on.isoformat(),),
+            ).fetchall()
+        except sqlite3.DatabaseError:
+            return records
+        for path, size, mtime_ns, digest, doc_id, valid, meta, body, problems, key_lines in rows:
+            document = Document(doc_id, path, decoder.decode(meta), body, digest, bool(valid))
+            found = [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in json.loads(problems)]
+            records[path] = Record(path, size, mtime_ns, document, found, json.loads(key_lines))
+        return records
+
+    def save(self, records: Iterable[Record], removed: Iterable[str], on: dt.date) -> None:
+        """Store changed records and drop removed files, in one transaction."""
+        rows = []
+        for record in records:
+            doc = record.document
+            try:
+                meta = json.dumps(_encode(doc.meta), ensure_ascii=False)
+            except (TypeError, ValueError):
+                meta = None  # not cacheable: it is parsed again next time
+            problems = json.dumps([[str(p.severity), p.code, p.message, p.line] for p in record.problems])
+            rows.append((record, meta, problems))
+        try:
+            with self.db:
+                self.db.execute("BEGIN")
+                for path in removed:
+                    self._delete(path)
+                for record, meta, problems in rows:
+                    self._delete(record.path)
+                    if meta is None:
+                        continue
+                    doc = record.document
+                    cursor = self.db.execute(
+                        "INSERT INTO files (path, size, mtime_ns, checked_on, digest, id, valid, meta, body, problems, key_lines)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (record.path, record.size, record.mtime_ns, on.isoformat(), doc.digest, doc.id, int(doc.valid), meta,
+                         doc.body, problems, json.dumps(record.key_lines)),
+                    )
+                    self.db.execute(f"INSERT INTO fts (rowid, {', '.join(FTS_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)", (cursor.lastrowid, *fts_fields(doc)))
+        except sqlite3.DatabaseError:
+            pass  # the cache is only a cache: a failure here costs speed next time, never data
+
+    def _delete(self, path: str) -> None:
+        row = self.db.execute("SELECT rowid FROM files WHERE path = ?", (path,)).fetchone()
+        if row:
+            self.db.execute("DELETE FROM fts WHERE rowid = ?", row)
+            self.db.execute("DELETE FROM files WHERE rowid = ?", row)
+
+    # -- full text ------------------------------------------------------------------------------
+
+    def match(self, expression: str, weights: tuple[float, ...], limit: int) -> list[tuple[str, float]]:
+        """(path, bm25 score, higher is better) for an FTS5 MATCH expression."""
+        sql = (
+            f"SELECT files.path, -bm25(fts, {', '.join(str(w) for w in weights)}) FROM fts JOIN files ON files.rowid = fts.rowid"
+            " WHERE fts MATCH ? ORDER BY bm25(fts, " + ", ".join(str(w) for w in weights) + ") LIMIT ?"
+        )
+        try:
+            return self.db.execute(sql, (expression, limit)).fetchall()
+        except sqlite3.OperationalError:
+            return []
+
+    def close(self) -> None:
+        try:
+            self.db.close()
+        except sqlite3.Error:
+            pass

@@ -1,0 +1,240 @@
+"""Search: a small query language over the derived full-text index, ranked for a curator.
+
+    postgres vacuum type:entity -status:archived tag:database "row level" updated:>2026-06-01
+
+Free words and quoted phrases go to SQLite FTS5 (BM25 with the title, id, tags and summary weighted
+above the body, Porter stemming); filters narrow the result in Python. The ranking then blends in
+what BM25 cannot see: how well the title matches as typed (rapidfuzz, which also forgives typos and
+finds a document while its title is half typed), how many of the query's words the title, id and
+tags cover, and the lifecycle: active documents first, a superseded one just below its successor,
+which it names. Invalid documents appear only when asked for with `is:invalid`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz, process
+
+from .model import Document, LinkType, Status
+from .parse import as_date
+from .similarity import STOPWORDS
+
+__all__ = ["Query", "Hit", "parse_query", "search", "fts_expression", "FIELD_WEIGHTS"]
+
+FIELD_WEIGHTS = (10.0, 6.0, 5.0, 4.0, 1.0)  # title, id, tags, summary, body
+FILTERS = ("type", "status", "tag", "project", "links", "from", "is", "updated", "created", "id")
+STATUS_WEIGHT = {Status.ACTIVE: 1.0, Status.DRAFT: 0.9, Status.DEPRECATED: 0.8, Status.ARCHIVED: 0.7, Status.SUPERSEDED: 0.75}
+TOKEN = re.compile(r"[\w]+", re.UNICODE)
+STALE_DAYS = 90
+
+
+@dataclass
+class Query:
+    words: list[str] = field(default_factory=list)
+    phrases: list[str] = field(default_factory=list)
+    excluded_words: list[str] = field(default_factory=list)
+    filters: list[tuple[str, str]] = field(default_factory=list)  # (name, value)
+    excluded: list[tuple[str, str]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.words + self.phrases)
+
+
+@dataclass
+class Hit:
+    id: str
+    path: str
+    title: str
+    type: str
+    status: str
+    score: float
+    superseded_by: list[str] = field(default_factory=list)
+    valid: bool = True
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "title": self.title, "type": self.type, "status": self.status, "path": self.path, "score": round(self.score, 4)}
+
+
+def parse_query(text: str) -> Query:
+    """Split a query into words, phrases and filters; a malformed part is an error, not a crash."""
+    query = Query()
+    try:
+        parts = shlex.split(text.replace("'", "\\'"), posix=True)
+    except ValueError:
+        parts = text.replace('"', " ").split()
+    quoted = set(re.findall(r'"([^"]+)"', text))
+    for part in parts:
+        negative = part.startswith("-") and len(part) > 1
+        body = part[1:] if negative else part
+        name, sep, value = body.partition(":")
+        if sep and name in FILTERS and value:
+            (query.excluded if negative else query.filters).append((name, value))
+        elif body in quoted and " " in body:
+            if not negative:
+                query.phrases.append(body)
+        else:
+            tokens = [t.lower() for t in TOKEN.findall(body)]
+            (query.excluded_words if negative else query.words).extend(tokens)
+    return query
+
+
+def _fts_term(token: str, prefix: bool) -> str:
+    return '"' + token.replace('"', '""') + '"' + ("*" if prefix else "")
+
+
+def fts_expression(query: Query, prefix_last: bool = True) -> str:
+    """Words OR-ed (BM25 rewards documents with more of them), phrases as phrases, the last word
+    also as a prefix so results follow the typing."""
+    terms: list[str] = []
+    content = [w for w in query.words if w not in STOPWORDS] or query.words
+    for index, word in enumerate(content):
+        last = prefix_last and index == len(content) - 1
+        terms.append(_fts_term(word, False))
+        if last and len(word) >= 2:
+            terms.append(_fts_term(word, True))
+    for phrase in query.phrases:
+        terms.append('"' + phrase.replace('"', '""') + '"')
+    expression = " OR ".join(dict.fromkeys(terms))
+    for word in query.excluded_words:
+        expression = f"({expression}) NOT {_fts_term(word, False)}" if expression else ""
+    return expression
+
+
+class _Context:
+    """What filters need to know about the vault, computed once per search."""
+
+    def __init__(self, vault):
+        self.vault = vault
+        self._incoming: dict[str, set[str]] | None = None
+        self.today = dt.date.today()
+
+    @property
+    def incoming(self) -> dict[str, set[str]]:
+        if self._incoming is None:
+            incoming: dict[str, set[str]] = {}
+            for doc in self.vault.documents:
+                for link in doc.links:
+                    incoming.setdefault(link.target, set()).add(doc.id)
+            self._incoming = incoming
+        return self._incoming
+
+
+def _date_test(value: str):
+    match = re.fullmatch(r"(>=|<=|>|<|=)?(\d{4}-\d{2}-\d{2})", value)
+    if not match:
+        return None
+    op, when = match.group(1) or "=", dt.date.fromisoformat(match.group(2))
+    return {
+        ">": lambda d: d > when, "<": lambda d: d < when, ">=": lambda d: d >= when, "<=": lambda d: d <= when, "=": lambda d: d == when,
+    }[op]
+
+
+def _matches(doc: Document, name: str, value: str, ctx: _Context) -> bool:
+    value_l = value.lower()
+    if name == "type":
+        return doc.type == value_l
+    if name == "status":
+        return doc.status == value_l
+    if name == "tag":
+        return value_l in (t.lower() for t in doc.tags)
+    if name == "project":
+        return str(doc.meta.get("project", "")).lower() == value_l
+    if name == "id":
+        return value_l in doc.id
+    if name == "links":
+        return any(l.target == value for l in doc.links)
+    if name == "from":
+        try:
+            source = ctx.vault.get(value)
+        except Exception:  # noqa: BLE001 - an unknown id simply matches nothing
+            return False
+        return doc.id in {l.target for l in source.links}
+    if name in ("updated", "created"):
+        test = _date_test(value)
+        date = as_date(doc.meta.get(f"{name}_at"))
+        return bool(test and date and test(date))
+    if name == "is":
+        if value_l == "invalid":
+            return not doc.valid
+        if value_l == "valid":
+            return doc.valid
+        if value_l == "dangling":
+            return any(l.target not in ctx.vault for l in doc.links)
+        if value_l == "orphan":
+            return not doc.links and not ctx.incoming.get(doc.id)
+        if value_l == "stale":
+            updated = as_date(doc.meta.get("updated_at"))
+            return doc.status == Status.ACTIVE and bool(updated) and (ctx.today - updated).days > STALE_DAYS
+        return doc.status == value_l or doc.type == value_l
+    return False
+
+
+def _coverage(words: list[str], doc: Document) -> float:
+    if not words:
+        return 0.0
+    haystack = (doc.title + " " + doc.id + " " + " ".join(doc.tags)).lower()
+    return sum(1 for w in words if w in haystack) / len(words)
+
+
+def search(vault, text: str, limit: int = 10, *, fuzzy: bool = True) -> list[Hit]:
+    """The best `limit` documents for a query, best first."""
+    query = parse_query(text)
+    ctx = _Context(vault)
+    want_invalid = ("is", "invalid") in query.filters
+    pool = {r.document.id: r.document for r in vault.records if r.document.valid or want_invalid}
+    scores: dict[str, float] = {}
+    words = [w for w in query.words if w not in STOPWORDS] or query.words
+    if query.words or query.phrases:
+        expression = fts_expression(query)
+        matches = vault.store.match(expression, FIELD_WEIGHTS, 300) if expression and vault.store else []
+        by_path = {r.path: r.document.id for r in vault.records}
+        best = max((score for _, score in matches), default=0.0) or 1.0
+        for path, score in matches:
+            doc_id = by_path.get(path)
+            if doc_id in pool:
+                scores[doc_id] = 0.6 * (score / best)
+        if fuzzy and query.words and not query.phrases:
+            typed = " ".join(query.words)
+            choices = {d.id: d.title for d in pool.values()}
+            for title, ratio, doc_id in process.extract(typed, choices, scorer=fuzz.WRatio, limit=30, score_cutoff=70):
+                scores[doc_id] = scores.get(doc_id, 0.0) + 0.25 * (ratio / 100)
+        for doc_id in list(scores):
+            doc = pool[doc_id]
+            scores[doc_id] += 0.15 * _coverage(words, doc) + 0.1 * fuzz.partial_ratio(" ".join(words), doc.title.lower()) / 100
+    else:
+        for doc in pool.values():
+            updated = as_date(doc.meta.get("updated_at")) or dt.date.min
+            scores[doc.id] = updated.toordinal() / 1e6  # filters alone: the most recently updated first
+
+    hits: list[Hit] = []
+    for doc_id, score in scores.items():
+        doc = pool[doc_id]
+        if any(not _matches(doc, n, v, ctx) for n, v in query.filters):
+            continue
+        if any(_matches(doc, n, v, ctx) for n, v in query.excluded):
+            continue
+        if query.words or query.phrases:
+            score *= STATUS_WEIGHT.get(doc.status, 0.5)
+        hits.append(Hit(doc.id, doc.path, doc.title, doc.type, doc.status, score, doc.superseded_by, doc.valid))
+    hits.sort(key=lambda h: (-h.score, h.id))
+    return _successors_first(hits)[:limit]
+
+
+def _successors_first(hits: list[Hit]) -> list[Hit]:
+    """A superseded document sits just below its successor when both are found."""
+    position = {h.id: i for i, h in enumerate(hits)}
+    ordered = list(hits)
+    for hit in hits:
+        if hit.status == Status.SUPERSEDED and hit.superseded_by:
+            successor = next((s for s in hit.superseded_by if s in position), None)
+            if successor is not None and position[successor] > position[hit.id]:
+                ordered.remove(hit)
+                ordered.insert(ordered.index(next(h for h in ordered if h.id == successor)) + 1, hit)
+                position = {h.id: i for i, h in enumerate(ordered)}
+    return ordered
