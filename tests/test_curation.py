@@ -220,3 +220,32 @@ def test_index_regenerates_sections_and_keeps_hand_written_text(sample_copy):
     for chunk in outside[1:]:
         assert chunk.split("\n", 1)[-1] in new_text
     assert vault.regenerate_index().empty
+
+
+def _index_words(root):
+    import sqlite3
+
+    db = sqlite3.connect(root / ".workbench" / "index.sqlite")
+    db.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, 'fts', 'row')")
+    words = {row[0] for row in db.execute("SELECT term FROM temp.vocab")}
+    db.close()
+    return words
+
+
+def test_forget_removes_the_words_from_the_search_index(sample_copy, tmp_path):
+    import shutil
+
+    vault = Vault.open(sample_copy)
+    assert [h.id for h in vault.search("sandbox", 3)][0] == "mem-note-sendgrid-sandbox-mode"
+    before = _index_words(sample_copy)
+    vault.forget("mem-note-sendgrid-sandbox-mode", confirm="mem-note-sendgrid-sandbox-mode")
+    assert all(h.id != "mem-note-sendgrid-sandbox-mode" for h in vault.search("sandbox", 10))
+    after = _index_words(sample_copy)
+    clean = tmp_path / "clean"
+    shutil.copytree(sample_copy, clean, ignore=shutil.ignore_patterns(".workbench"))
+    Vault.open(clean)
+    assert after == _index_words(clean), "words only the forgotten note had are still in the vocabulary"
+    assert before - after, "the forgotten note had words of its own"
+    for path in (sample_copy / ".workbench").rglob("*"):
+        if path.is_file():
+            assert b"mem-note-sendgrid-sandbox-mode" not in path.read_bytes(), path

@@ -424,7 +424,7 @@ class Vault:
         if doc_id not in self and not dry_run:
             # Already gone (a forget interrupted before its scrub finished): scrub what is left.
             with self.lock:
-                references.scrub_traces(self, doc_id, "", [])
+                self._rebuild_store(lambda: references.scrub_traces(self, doc_id, "", []))
             return Plan(f"forget {doc_id}: no such document; traces scrubbed")
         doc = self.get(doc_id)
         plan = references.plan_forget(self, doc_id, confirm)
@@ -434,8 +434,17 @@ class Vault:
             secrets = [doc.title, doc.body.strip()] if doc.body.strip() else [doc.title]
             references.scrub_traces(self, doc_id, doc.path, secrets)  # first the undo records that hold it
             self.apply(plan, keep_history=False)
-            references.scrub_traces(self, doc_id, doc.path, secrets)
+            self._rebuild_store(lambda: references.scrub_traces(self, doc_id, doc.path, secrets))
         return plan
+
+    def _rebuild_store(self, between: Callable[[], Any]) -> None:
+        """Close the derived store, run `between` (which may delete it), and build it afresh from
+        the records in memory: FTS5 here keeps deleted words in its vocabulary until rebuilt."""
+        if self.store is not None:
+            self.store.close()
+        between()
+        self.store = DerivedStore(self.state_dir / "index.sqlite")
+        self.store.save(self.records, [], today())
 
     def history(self, limit: int = 20) -> list[dict[str, Any]]:
         """Recent changes made through the workbench, newest first."""
