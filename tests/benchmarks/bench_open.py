@@ -1,12 +1,22 @@
-"""How long opening a vault takes, against the floor of reading every file and parsing its YAML.
+"""Opening and searching a vault, against the floor of reading every file and parsing its YAML.
 
-Run: python -m tests.benchmarks.bench_open [SIZE ...]   (default 1000 10000)
-Prints, per size, the floor (read + libyaml) and `Vault.open` measured in the same run, and their
-ratio. A benchmark, not a test: machines are noisy, so compare the ratio, not the seconds.
+Run: python -m tests.benchmarks.bench_open [SIZE ...]   (default: 1000 10000)
+
+For each generated vault it prints, measured in the same run:
+- floor: read every file and parse its frontmatter with libyaml (best of 3);
+- cold open: no `.workbench/`, open the vault and answer a first search (best of 3);
+- warm open: the same with the derived store in place (best of 3);
+- search p50/p95 over a set of two-word queries, and a bare FTS5 query p95 for comparison;
+- as-you-type p95: every prefix of a few titles, as typed;
+- the process's peak resident memory.
+A benchmark, not a test: machines are noisy, so compare ratios measured in one run.
 """
 
 from __future__ import annotations
 
+import random
+import resource
+import shutil
 import statistics
 import sys
 import tempfile
@@ -15,7 +25,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.benchmarks.generate import generate_vault
+from tests.benchmarks.generate import WORDS, generate_vault
 from workbench import Vault
 
 
@@ -27,24 +37,58 @@ def floor(root: Path) -> None:
         yaml.load(text[4:end], Loader=loader)  # noqa: S506 - the safe loader
 
 
-def best_of(runs: int, func) -> float:
+def best_of(runs: int, func, before=None) -> float:
     times = []
     for _ in range(runs):
+        if before:
+            before()
         start = time.perf_counter()
         func()
         times.append(time.perf_counter() - start)
     return min(times)
 
 
+def percentile(values: list[float], share: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(share * (len(values) - 1))))]
+
+
+def timed(func, items) -> list[float]:
+    out = []
+    for item in items:
+        start = time.perf_counter()
+        func(item)
+        out.append(time.perf_counter() - start)
+    return out
+
+
 def main(sizes: list[int]) -> None:
-    print(f"{'documents':>10} {'floor s':>9} {'open s':>9} {'ratio':>6}")
+    print(f"{'docs':>6} {'floor':>7} {'cold':>7} {'x':>5} {'warm':>7} {'x':>5} {'search p50':>10} {'p95':>7} {'fts p95':>8} {'typing p95':>10} {'peak RSS':>9}")
+    rng = random.Random(3)
     for size in sizes:
         with tempfile.TemporaryDirectory() as folder:
             root = Path(folder)
             generate_vault(root, size)
             floor_s = best_of(3, lambda: floor(root))
-            open_s = best_of(3, lambda: Vault.open(root))
-            print(f"{size:>10} {floor_s:>9.3f} {open_s:>9.3f} {open_s / floor_s:>6.2f}")
+
+            def open_and_search():
+                Vault.open(root).search("invoice retry", 10)
+
+            cold_s = best_of(3, open_and_search, before=lambda: shutil.rmtree(root / ".workbench", ignore_errors=True))
+            warm_s = best_of(3, open_and_search)
+            vault = Vault.open(root)
+            queries = [" ".join(rng.sample(WORDS, 2)) for _ in range(200)]
+            search_times = timed(lambda q: vault.search(q, 10), queries)
+            fts_times = timed(lambda q: vault.store.match(" OR ".join(q.split()), (10.0, 6.0, 5.0, 4.0, 1.0), 10), queries)
+            titles = [d.title for d in rng.sample(vault.documents, 5)]
+            prefixes = [t[:n] for t in titles for n in range(2, len(t) + 1)]
+            typing_times = timed(lambda q: vault.search(q, 10), prefixes)
+            peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            print(
+                f"{size:>6} {floor_s:>6.2f}s {cold_s:>6.2f}s {cold_s / floor_s:>5.2f} {warm_s:>6.2f}s {warm_s / floor_s:>5.2f}"
+                f" {statistics.median(search_times) * 1000:>8.1f}ms {percentile(search_times, .95) * 1000:>5.1f}ms"
+                f" {percentile(fts_times, .95) * 1000:>6.1f}ms {percentile(typing_times, .95) * 1000:>8.1f}ms {peak_mb:>7.0f}MB"
+            )
 
 
 if __name__ == "__main__":

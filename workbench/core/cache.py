@@ -21,7 +21,7 @@ from .records import Record
 
 __all__ = ["DerivedStore", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 FTS_COLUMNS = ("title", "ident", "tags", "summary", "body")
 
 
@@ -105,7 +105,7 @@ class DerivedStore:
                         " checked_on TEXT, digest TEXT, id TEXT, valid INTEGER, meta TEXT, body TEXT, problems TEXT, key_lines TEXT)"
                     )
                     db.execute(
-                        f"CREATE VIRTUAL TABLE fts USING fts5({', '.join(FTS_COLUMNS)}, tokenize = 'porter unicode61 remove_diacritics 2')"
+                        f"CREATE VIRTUAL TABLE fts USING fts5({', '.join(FTS_COLUMNS)}, tokenize = 'porter unicode61 remove_diacritics 2', prefix = '2 3')"
                     )
                     db.execute("PRAGMA user_version = 1")
             return db

@@ -88,19 +88,22 @@ def _fts_term(token: str, prefix: bool) -> str:
     return '"' + token.replace('"', '""') + '"' + ("*" if prefix else "")
 
 
-def fts_expression(query: Query, prefix_last: bool = True) -> str:
-    """Words OR-ed (BM25 rewards documents with more of them), phrases as phrases, the last word
-    also as a prefix so results follow the typing."""
+def fts_expression(query: Query, prefix_last: bool = True, mode: str = "OR") -> str:
+    """FTS5 MATCH text: the words joined with AND (every word) or OR (any, ranked by BM25), phrases
+    as phrases, the last word also as a prefix so that results follow the typing."""
     terms: list[str] = []
     content = [w for w in query.words if w not in STOPWORDS] or query.words
     for index, word in enumerate(content):
-        last = prefix_last and index == len(content) - 1
-        terms.append(_fts_term(word, False))
-        if last and len(word) >= 2:
-            terms.append(_fts_term(word, True))
+        last = prefix_last and index == len(content) - 1 and len(word) >= 2
+        if mode == "AND":
+            terms.append(_fts_term(word, last))
+        else:
+            terms.append(_fts_term(word, False))
+            if last:
+                terms.append(_fts_term(word, True))
     for phrase in query.phrases:
         terms.append('"' + phrase.replace('"', '""') + '"')
-    expression = " OR ".join(dict.fromkeys(terms))
+    expression = f" {mode} ".join(dict.fromkeys(terms))
     for word in query.excluded_words:
         expression = f"({expression}) NOT {_fts_term(word, False)}" if expression else ""
     return expression
@@ -175,38 +178,62 @@ def _matches(doc: Document, name: str, value: str, ctx: _Context) -> bool:
     return False
 
 
-def _coverage(words: list[str], doc: Document) -> float:
-    if not words:
-        return 0.0
-    haystack = (doc.title + " " + doc.id + " " + " ".join(doc.tags)).lower()
-    return sum(1 for w in words if w in haystack) / len(words)
+class _Views:
+    """Per-vault lookups that every search needs, rebuilt only when the records change."""
+
+    def __init__(self, vault):
+        self.generation = vault.generation
+        records = vault.records
+        self.by_path = {r.path: r.document for r in records}
+        self.valid = {r.document.id: r.document for r in records if r.document.valid}
+        self.everything = {r.document.id: r.document for r in records}
+        self.titles = {doc_id: doc.title.lower() for doc_id, doc in self.valid.items()}
+        self.haystacks = {doc_id: (doc.title + " " + doc.id + " " + " ".join(doc.tags)).lower() for doc_id, doc in self.everything.items()}
+
+
+def _views(vault) -> _Views:
+    views = getattr(vault, "_search_views", None)
+    if views is None or views.generation != vault.generation:
+        views = _Views(vault)
+        vault._search_views = views
+    return views
 
 
 def search(vault, text: str, limit: int = 10, *, fuzzy: bool = True) -> list[Hit]:
     """The best `limit` documents for a query, best first."""
     query = parse_query(text)
     ctx = _Context(vault)
+    views = _views(vault)
     want_invalid = ("is", "invalid") in query.filters
-    pool = {r.document.id: r.document for r in vault.records if r.document.valid or want_invalid}
+    pool = views.everything if want_invalid else views.valid
     scores: dict[str, float] = {}
     words = [w for w in query.words if w not in STOPWORDS] or query.words
     if query.words or query.phrases:
-        expression = fts_expression(query)
-        matches = vault.store.match(expression, FIELD_WEIGHTS, 300) if expression and vault.store else []
-        by_path = {r.path: r.document.id for r in vault.records}
-        best = max((score for _, score in matches), default=0.0) or 1.0
-        for path, score in matches:
-            doc_id = by_path.get(path)
-            if doc_id in pool:
-                scores[doc_id] = 0.6 * (score / best)
-        if fuzzy and query.words and not query.phrases:
-            typed = " ".join(query.words)
-            choices = {d.id: d.title for d in pool.values()}
-            for title, ratio, doc_id in process.extract(typed, choices, scorer=fuzz.WRatio, limit=30, score_cutoff=70):
-                scores[doc_id] = scores.get(doc_id, 0.0) + 0.25 * (ratio / 100)
-        for doc_id in list(scores):
-            doc = pool[doc_id]
-            scores[doc_id] += 0.15 * _coverage(words, doc) + 0.1 * fuzz.partial_ratio(" ".join(words), doc.title.lower()) / 100
+        # Documents with every word first (cheap: an intersection), then any word to fill up.
+        matches: list[tuple[str, float, float]] = []
+        if vault.store is not None:
+            every = fts_expression(query, mode="AND")
+            matches = [(path, score, 1.0) for path, score in vault.store.match(every, FIELD_WEIGHTS, 200)] if every else []
+            if len(matches) < max(limit, 20) and len(words) > 1:
+                seen = {path for path, _, _ in matches}
+                any_word = fts_expression(query, mode="OR")
+                matches += [(path, score, 0.7) for path, score in vault.store.match(any_word, FIELD_WEIGHTS, 200) if path not in seen]
+        best = max((score for _, score, _ in matches), default=0.0) or 1.0
+        for path, score, share in matches:
+            doc = views.by_path.get(path)
+            if doc is not None and doc.id in pool:
+                scores[doc.id] = 0.6 * share * (score / best)
+        typed = " ".join(query.words)
+        if fuzzy and query.words and not query.phrases and (len(scores) < limit or len(query.words) == 1):
+            # Typos and half-typed titles that full text cannot match.
+            for _, ratio, doc_id in process.extract(typed, views.titles, scorer=fuzz.partial_ratio, limit=20, score_cutoff=80, processor=None):
+                if doc_id in pool:
+                    scores[doc_id] = scores.get(doc_id, 0.0) + 0.25 * (ratio / 100)
+        joined = " ".join(words)
+        for doc_id in scores:
+            haystack = views.haystacks[doc_id]
+            coverage = sum(1 for w in words if w in haystack) / len(words) if words else 0.0
+            scores[doc_id] += 0.15 * coverage + 0.1 * fuzz.partial_ratio(joined, views.titles.get(doc_id, haystack)) / 100
     else:
         for doc in pool.values():
             updated = as_date(doc.meta.get("updated_at")) or dt.date.min

@@ -76,6 +76,7 @@ class Vault:
         self._symlinks: list[str] = []
         self.recovery_notes: list[str] = []
         self.store: DerivedStore | None = None
+        self.generation = 0  # moves whenever the records change, so derived views know to rebuild
 
     # -- opening and reading ----------------------------------------------------------------
 
@@ -126,6 +127,7 @@ class Vault:
 
     def _index(self) -> None:
         """Map ids to files; a second file claiming an id is a problem and is not a node."""
+        self.generation += 1
         self._by_id = {}
         for path in sorted(self._records):
             record = self._records[path]
