@@ -27,6 +27,7 @@ MAX_NESTING = 64
 DELIMITER = "---"
 CONFLICT_MARKER = re.compile(r"^(?:<{7}|={7}|>{7})(?:[ \t]|\r?$)", re.MULTILINE)
 
+_TOP_KEY = re.compile(r"([A-Za-z_][\w.-]*)\s*:")
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -113,7 +114,7 @@ def load_yaml(text: str) -> tuple[Any, YamlIssue | None]:
         return None, YamlIssue("yaml-syntax", f"YAML syntax error: {problem}", mark.line if mark else None)
     except (yaml.YAMLError, RecursionError, ValueError, OverflowError) as exc:
         return None, YamlIssue("yaml-syntax", f"YAML error: {exc}".splitlines()[0])
-    if _too_many_nodes(value):
+    if "*" in text and _too_many_nodes(value):  # only aliases can make a small text expand
         return None, YamlIssue(
             "yaml-too-complex", f"frontmatter expands to more than {MAX_YAML_NODES} values (an alias bomb?)"
         )
@@ -135,6 +136,7 @@ class ParsedFile:
     meta: dict[str, Any] | None = None
     issues: list[YamlIssue] = field(default_factory=list)  # lines here are 1-based in the file
     decoded: bool = True
+    _key_lines: dict[str, int] | None = field(default=None, repr=False)
 
     @property
     def has_frontmatter(self) -> bool:
@@ -150,11 +152,13 @@ class ParsedFile:
 
     def key_line(self, key: str) -> int | None:
         """The 1-based file line of a top-level key, for problems that point at it."""
-        pattern = re.compile(rf"^{re.escape(key)}\s*:")
-        for index, line in enumerate(self.fm_lines):
-            if pattern.match(line):
-                return index + 2
-        return None
+        if self._key_lines is None:
+            self._key_lines = {}
+            for index, line in enumerate(self.fm_lines):
+                match = _TOP_KEY.match(line)
+                if match:
+                    self._key_lines.setdefault(match.group(1), index + 2)
+        return self._key_lines.get(key)
 
     def compose(self, fm_lines: list[str], body: str) -> bytes:
         text = self.opening + "".join(fm_lines) + self.closing + body
