@@ -1,46 +1,38 @@
-"""A document's typed neighbours: the links it makes, and the links made to it, grouped by type.
+"""A document's typed neighbours for the link pane, grouped by link type, read off the core's graph.
 
-Backlinks are read the other way round, so each link type has an inverse label (`depends_on` is
-`depended on by` seen from the target). The core has no graph yet, so backlinks are found here by
-scanning the valid documents once per opened document: linear, and cheap next to reading a file.
+The core (`workbench.core.graph`) knows the edges, placeholders for missing or invalid targets, and
+how each link type reads backwards (`depended on by`); this module only groups what it answers into
+what one pane shows: outgoing links by type, then backlinks by type, each group sorted by title.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ..core.model import Document, LinkType
+import networkx as nx
 
-__all__ = ["INVERSE_LABELS", "Neighbour", "Neighbourhood", "neighbourhood", "inverse_label"]
+from ..core.graph import backlinks, outgoing
+from ..core.model import LinkType
 
-INVERSE_LABELS: dict[str, str] = {
-    LinkType.RELATED_TO: "related to",
-    LinkType.DEPENDS_ON: "depended on by",
-    LinkType.IMPLEMENTS: "implemented by",
-    LinkType.SUPERSEDES: "superseded by",
-    LinkType.DERIVED_FROM: "source of",
-    LinkType.EXPLAINS: "explained by",
-    LinkType.BLOCKED_BY: "blocks",
-}
+__all__ = ["Neighbour", "Neighbourhood", "neighbourhood"]
 
-
-def inverse_label(link_type: str) -> str:
-    return INVERSE_LABELS.get(link_type, f"{link_type} (from)")
+_TYPE_ORDER = {str(t): i for i, t in enumerate(LinkType)}
 
 
 @dataclass(frozen=True)
 class Neighbour:
-    """One end of a link: `title` and `status` are empty when the target is not in the vault."""
+    """One end of a link. A `dangling` one names no file; an `invalid` one names a file that fails its checks."""
 
     link_type: str
     doc_id: str
     title: str = ""
     status: str = ""
+    dangling: bool = False
+    invalid: bool = False
 
     @property
-    def dangling(self) -> bool:
-        return not self.title
+    def openable(self) -> bool:
+        return not self.dangling
 
 
 @dataclass
@@ -53,23 +45,21 @@ class Neighbourhood:
         return not self.outgoing and not self.incoming
 
 
-def _neighbour(link_type: str, doc_id: str, known: Mapping[str, Document]) -> Neighbour:
-    target = known.get(doc_id)
-    return Neighbour(link_type, doc_id, target.title if target else "", target.status if target else "")
+def _group(graph: nx.MultiDiGraph, pairs: list[tuple[str, str]]) -> dict[str, list[Neighbour]]:
+    groups: dict[str, list[Neighbour]] = {}
+    for other, link_type in sorted(pairs, key=lambda pair: (_TYPE_ORDER.get(pair[1], len(_TYPE_ORDER)), pair[1])):
+        node = graph.nodes[other]
+        groups.setdefault(link_type, []).append(Neighbour(
+            link_type, other, str(node.get("title", other)), str(node.get("status", "")),
+            bool(node.get("dangling")), bool(node.get("invalid")),
+        ))
+    for members in groups.values():
+        members.sort(key=lambda n: (n.title.casefold(), n.doc_id))
+    return groups
 
 
-def neighbourhood(doc: Document, documents: Iterable[Document]) -> Neighbourhood:
-    """Links out of `doc` (in file order, dangling ones kept) and into it, grouped by link type."""
-    known = {d.id: d for d in documents}
-    found = Neighbourhood()
-    for link in doc.links:
-        found.outgoing.setdefault(link.type, []).append(_neighbour(link.type, link.target, known))
-    for other in known.values():
-        if other.id == doc.id:
-            continue
-        for link in other.links:
-            if link.target == doc.id:
-                found.incoming.setdefault(link.type, []).append(_neighbour(link.type, other.id, known))
-    for group in found.incoming.values():
-        group.sort(key=lambda n: (n.title.casefold(), n.doc_id))
-    return found
+def neighbourhood(graph: nx.MultiDiGraph, doc_id: str) -> Neighbourhood:
+    """Links out of `doc_id` and into it; empty when the document is not a node (it is invalid)."""
+    if doc_id not in graph:
+        return Neighbourhood()
+    return Neighbourhood(_group(graph, outgoing(graph, doc_id)), _group(graph, backlinks(graph, doc_id)))

@@ -13,7 +13,7 @@ from rapidfuzz import fuzz, process, utils
 
 from ..core.model import Document, Status
 
-__all__ = ["rank", "SCORE_CUTOFF"]
+__all__ = ["SCORE_CUTOFF", "rank"]
 
 SCORE_CUTOFF = 75
 """Weaker matches than this (out of 100) are noise; one typo in a short word still scores about 80."""

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import networkx as nx
+
 from ..core.model import Document, Problem
 from ..core.vault import Vault
 from .neighbours import Neighbourhood, neighbourhood
@@ -25,16 +27,19 @@ class DocumentView:
     """Each id in `superseded_by` with its title ("" when the successor is missing)."""
 
 
-def read_view(vault: Vault, doc_id: str) -> DocumentView:
-    """The document as it is on disk now, with its problems, neighbours and successors."""
+def read_view(vault: Vault, graph: nx.MultiDiGraph, doc_id: str) -> DocumentView:
+    """The document as it is on disk now, with its problems, its neighbours in `graph`, its successors."""
     doc = vault.get(doc_id)
     raw = (vault.root / doc.path).read_bytes()
-    documents = vault.documents
-    titles = {d.id: d.title for d in documents}
+
+    def title(other: str) -> str:
+        node = graph.nodes.get(other) if other in graph else None
+        return "" if node is None or node.get("dangling") else str(node.get("title", other))
+
     return DocumentView(
         document=doc,
         source=raw.decode("utf-8", "replace"),
         problems=vault.problems_for(doc.id),
-        neighbours=neighbourhood(doc, documents),
-        successors={succ: titles.get(succ, "") for succ in doc.superseded_by},
+        neighbours=neighbourhood(graph, doc.id),
+        successors={succ: title(succ) for succ in doc.superseded_by},
     )

@@ -15,7 +15,7 @@ from textual.content import Content
 
 from ..core.model import Status
 
-__all__ = ["clean", "plain", "status_style", "status_badge", "value_text"]
+__all__ = ["clean", "plain", "status_badge", "status_style", "value_text"]
 
 # C0 controls except tab and newline, DEL, and C1 controls (which include the 8-bit CSI).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")

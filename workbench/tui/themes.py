@@ -20,10 +20,11 @@ import yaml
 from textual.theme import Theme
 
 __all__ = [
+    "BUILTIN_THEMES",
     "VARIABLE_DEFAULTS",
     "WORKBENCH_DARK",
     "WORKBENCH_LIGHT",
-    "BUILTIN_THEMES",
+    "ThemeFileError",
     "ThemeFiles",
     "load_theme_files",
     "theme_folders",
@@ -101,6 +102,10 @@ _THEME_FIELDS = {
 }
 
 
+class ThemeFileError(ValueError):
+    """A theme file that cannot become a `Theme`; the message says what to fix."""
+
+
 @dataclass
 class ThemeFiles:
     """What loading a folder of theme files produced: the themes, and one line per broken file."""
@@ -110,17 +115,17 @@ class ThemeFiles:
 
 
 def theme_from_mapping(data: object) -> Theme:
-    """A `Theme` from a parsed theme file; ValueError says what is wrong with it."""
+    """A `Theme` from a parsed theme file; `ThemeFileError` says what is wrong with it."""
     if not isinstance(data, dict):
-        raise ValueError("a theme file must be a mapping of theme fields")
+        raise ThemeFileError("a theme file must be a mapping of theme fields")
     unknown = sorted(set(map(str, data)) - _THEME_FIELDS)
     if unknown:
-        raise ValueError(f"unknown field(s): {', '.join(unknown)}")
+        raise ThemeFileError(f"unknown field(s): {', '.join(unknown)}")
     if not isinstance(data.get("name"), str) or not isinstance(data.get("primary"), str):
-        raise ValueError("a theme needs a `name` and a `primary` colour")
+        raise ThemeFileError("a theme needs a `name` and a `primary` colour")
     variables = data.get("variables") or {}
     if not isinstance(variables, dict):
-        raise ValueError("`variables` must be a mapping")
+        raise ThemeFileError("`variables` must be a mapping")
     theme = Theme(**{**data, "variables": {str(k): str(v) for k, v in variables.items()}})
     theme.to_color_system()  # parse every colour now, so a typo fails here and not on screen
     return theme

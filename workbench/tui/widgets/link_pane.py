@@ -1,7 +1,8 @@
 """The link pane: where this document points, and what points at it, grouped by link type.
 
 Outgoing groups use the link type's own name (`depends_on`); backlink groups read it the other
-way round (`depended on by`). Targets missing from the vault are marked and cannot be opened.
+way round (`depended on by`). Targets missing from the vault are marked and cannot be opened;
+invalid ones are marked and can be, to see what is wrong with them.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from textual.reactive import reactive
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from ...core.graph import inverse_label
 from ...core.model import LinkType
-from ..neighbours import Neighbour, Neighbourhood, inverse_label
+from ..neighbours import Neighbour, Neighbourhood
 from ..text import clean, status_style
 
 __all__ = ["LinkPane", "link_options"]
@@ -28,6 +30,9 @@ def _entry(neighbour: Neighbour, key: str) -> Option:
     if neighbour.dangling:
         prompt = Content.assemble(("  ✖ ", "$link-dangling"), (clean(neighbour.doc_id), "$text-muted strike"), (" missing", "$link-dangling"))
         return Option(prompt, id=key, disabled=True)
+    if neighbour.invalid:  # the file exists but fails its checks: open it to see why
+        prompt = Content.assemble(("  ! ", "$link-dangling"), clean(neighbour.doc_id), (" invalid", "$link-dangling"))
+        return Option(prompt, id=key)
     prompt = Content.assemble(("  ● ", status_style(neighbour.status)), clean(neighbour.title))
     return Option(prompt, id=key)
 
@@ -44,7 +49,7 @@ def link_options(neighbours: Neighbourhood) -> list[Option | None]:
             continue
         if options:
             options.append(None)
-        heading = "Links" if direction == "out" else "Backlinks"
+        heading = "Outgoing" if direction == "out" else "Backlinks"
         options.append(Option(Content.styled(heading, "bold $text-muted"), disabled=True))
         for link_type, members in groups.items():
             options.append(Option(Content.styled(clean(label(link_type)), _type_style(link_type)), disabled=True))
@@ -62,6 +67,8 @@ class LinkPane(OptionList):
         height: 1fr;
         border: round $border-blurred;
         border-title-color: $text-muted;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
         &:focus { border: round $border; }
         & > .option-list--option-disabled { color: $text; }
     }

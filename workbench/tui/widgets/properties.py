@@ -1,7 +1,8 @@
 """The frontmatter as a two-column table, with the status and link types in their theme colours.
 
-Every key is shown in file order, unknown keys too, because the curator should see exactly what an
-agent wrote. Only the title is left out: the viewer shows it as the heading.
+Keys are shown in file order, unknown keys too, because the curator should see what an agent wrote.
+Left out: the title (the viewer's heading) and empty lists such as `supersedes: []`, which would
+push the body off a 24-line terminal; the raw source (`r`) shows everything.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ class Properties(Grid):
 
     def compose(self) -> ComposeResult:
         for key, value in self.meta.items():
-            if str(key) in HIDDEN_KEYS:
+            if str(key) in HIDDEN_KEYS or value == []:
                 continue
             yield Label(Content(clean(str(key))), classes="key")
             yield Label(value_content(str(key), value), classes=f"value -key-{clean(str(key))}" if str(key).isidentifier() else "value")

@@ -7,10 +7,11 @@ first `SHOWN` matches are listed, which keeps typing instant on a vault of ten t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
@@ -47,6 +48,7 @@ class SearchPane(Vertical):
         & > Input { margin: 0; }
         & > OptionList {
             height: 1fr;
+            scrollbar-gutter: stable;  /* options are measured once: a late scrollbar would clip them */
             border: round $border-blurred;
             border-title-color: $text-muted;
             border-subtitle-color: $text-muted;
@@ -55,15 +57,15 @@ class SearchPane(Vertical):
     }
     """
 
-    BINDINGS = [
-        Binding("escape", "leave_input", "Leave search", show=False, id="search.leave",
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "focus_results", "Leave search", show=False, id="search.leave",
                 tooltip="Move the focus from the search box to the results, where single-key commands act"),
-        Binding("down", "to_results", "Results", show=False, id="search.results",
+        Binding("down", "focus_results", "Results", show=False, id="search.results",
                 tooltip="Move from the search box into the list of results"),
     ]
 
-    documents: reactive[tuple[Document, ...]] = reactive(tuple, always_update=True)
-    """The documents to search (valid ones only; the screen decides)."""
+    documents: reactive[tuple[Document, ...] | None] = reactive(None, always_update=True)
+    """The documents to search (valid ones only; the screen decides); None while the vault loads."""
 
     class Goto(Message):
         """The person asked to open a document."""
@@ -71,6 +73,13 @@ class SearchPane(Vertical):
         def __init__(self, doc_id: str) -> None:
             super().__init__()
             self.doc_id = doc_id
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._shown_query: str | None = None
+        """The query the listed results answer (None before the first results)."""
+        self._open_when_shown = False
+        """Enter was pressed before the results for the current query arrived."""
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="Search titles and ids  (/)", id="search-input")
@@ -82,33 +91,57 @@ class SearchPane(Vertical):
     def query_text(self) -> str:
         return self.query_one(Input).value
 
-    def watch_documents(self) -> None:
-        self._filter(self.documents, self.query_text)
+    def on_mount(self) -> None:
+        self.query_one(OptionList).loading = self.documents is None
+
+    def watch_documents(self, documents: tuple[Document, ...] | None) -> None:
+        """New documents (the vault loaded or changed): list them; the box stays usable meanwhile."""
+        if not self.is_mounted:
+            return
+        self.query_one(OptionList).loading = documents is None
+        if documents is not None:
+            self._filter(documents, self.query_text)
 
     @on(Input.Changed)
     def _query_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self._filter(self.documents, event.value)
+        if self.documents is not None:
+            self._filter(self.documents, event.value)
 
     @work(thread=True, exclusive=True, group="search")
     def _filter(self, documents: Sequence[Document], query: str) -> None:
         matches = rank(documents, query)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show, matches, len(documents))
+            self.app.call_from_thread(self._show, query, matches, len(documents))
 
-    def _show(self, matches: list[Document], total: int) -> None:
+    def _show(self, query: str, matches: list[Document], total: int) -> None:
+        """List the matches; the best is highlighted unless the same query is merely refreshed."""
+        if query != self.query_text:
+            return  # a newer query is on its way
         results = self.query_one(OptionList)
-        keep = results.highlighted_option.id if results.highlighted_option else None
+        keep = results.highlighted_option.id if results.highlighted_option and query == self._shown_query else None
+        self._shown_query = query
         results.set_options(Option(result_prompt(doc), id=doc.id) for doc in matches[:SHOWN])
-        shown = f"{min(len(matches), SHOWN)} shown of " if len(matches) > SHOWN else ""
-        results.border_subtitle = f"{shown}{len(matches)}/{total}"
+        results.border_subtitle = (
+            f"first {SHOWN} of {len(matches)}" if len(matches) > SHOWN else f"{len(matches)}/{total}"
+        )
         if matches:
             ids = [doc.id for doc in matches[:SHOWN]]
             results.highlighted = ids.index(keep) if keep in ids else 0
+        if self._open_when_shown:
+            self._open_when_shown = False
+            self._open_highlighted()
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
+        """Open the best match, waiting for it if the list still shows an older query's results."""
         event.stop()
+        if self._shown_query == event.value:
+            self._open_highlighted()
+        else:
+            self._open_when_shown = True
+
+    def _open_highlighted(self) -> None:
         option = self.query_one(OptionList).highlighted_option
         if option and option.id:
             self.post_message(self.Goto(option.id))
@@ -122,8 +155,5 @@ class SearchPane(Vertical):
     def focus_input(self) -> None:
         self.query_one(Input).focus()
 
-    def action_leave_input(self) -> None:
-        self.query_one(OptionList).focus()
-
-    def action_to_results(self) -> None:
+    def action_focus_results(self) -> None:
         self.query_one(OptionList).focus()

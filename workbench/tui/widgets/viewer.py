@@ -53,6 +53,7 @@ class DocumentViewer(VerticalScroll, can_focus=True):
     DocumentViewer {
         height: 1fr;
         padding: 0 1;
+        scrollbar-size-vertical: 1;
         & > #doc-title { text-style: bold; color: $text-primary; padding: 1 0 0 0; }
         & > #doc-path { color: $text-muted; padding: 0 0 1 0; }
         & > #banner {
@@ -69,7 +70,7 @@ class DocumentViewer(VerticalScroll, can_focus=True):
             padding: 0 0 1 0;
         }
         & > #source { display: none; }
-        & > #placeholder { color: $text-muted; padding: 1 0; }
+        & > #placeholder { display: none; color: $text-muted; padding: 1 0; }
         & > Markdown { padding: 0; margin: 0; background: transparent; }
         &.-superseded > #banner { display: block; }
         &.-has-problems > #doc-problems { display: block; }
@@ -114,7 +115,7 @@ class DocumentViewer(VerticalScroll, can_focus=True):
             return
         doc = view.document
         self.query_one("#doc-title", Static).update(Content(clean(doc.title)))
-        self.query_one("#doc-path", Static).update(Content(clean(f"{doc.id} · {doc.path}")))
+        self.query_one("#doc-path", Static).update(Content(clean(doc.path)))
         self.set_class(bool(view.successors), "-superseded")
         self.query_one("#banner", Static).update(self._banner(view))
         problems = [Content.styled(f"{'✖' if p.severity == Severity.ERROR else '⚠'} {clean(p.message)}",

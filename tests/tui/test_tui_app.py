@@ -1,0 +1,291 @@
+"""Pilot tests of the first end-to-end slice: open, search, read, follow links, change a lifecycle."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from textual.widgets import Input, OptionList
+from tui_helpers import screen_text, settle, type_text
+
+from workbench.tui.app import WorkbenchApp
+from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog
+from workbench.tui.dialogs.keys import KeysDialog
+from workbench.tui.dialogs.lifecycle import LifecycleDialog
+from workbench.tui.screens.main import MainScreen
+from workbench.tui.widgets.link_pane import LinkPane
+from workbench.tui.widgets.search import SearchPane
+from workbench.tui.widgets.viewer import DocumentViewer
+
+FASTAPI = "mem-decision-api-fastapi"
+FASTAPI_FILE = "decisions/mem-decision-api-fastapi.md"
+
+
+def result_ids(app: WorkbenchApp) -> list[str]:
+    return [option.id for option in app.screen.query_one("#results", OptionList).options]
+
+
+async def open_by_search(pilot, query: str) -> None:
+    await type_text(pilot, query)
+    await settle(pilot)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+async def test_startup_shows_titles_and_counts(vault_path: Path):
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        text = screen_text(app)
+        assert "Billing domain rules" in text and "Billing subgraph" in text
+        assert "67 documents" in text and "0 errors" in text
+        assert len(result_ids(app)) == 67
+        assert isinstance(app.focused, Input)
+
+
+async def test_typing_filters_live(vault_path: Path):
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await type_text(pilot, "fastapi")
+        await settle(pilot)
+        assert result_ids(app) == [FASTAPI]
+        await pilot.press("ctrl+u")  # clear the box: everything is back, active documents first
+        await settle(pilot)
+        ids = result_ids(app)
+        assert len(ids) == 67
+        statuses = [app.screen.vault.get(i).status for i in ids]
+        assert statuses == sorted(statuses, key=lambda s: s != "active")
+
+
+async def test_enter_opens_document_and_focuses_viewer(vault_path: Path):
+    seen = []
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30), message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "fastapi")
+        viewer = app.screen.query_one(DocumentViewer)
+        assert viewer.view.document.id == FASTAPI
+        assert app.focused is viewer
+        assert any(isinstance(m, MainScreen.DocumentRead) for m in seen)
+        assert "decisions/mem-decision-api-fastapi.md" in screen_text(app)
+
+
+async def test_lifecycle_changes_status_on_disk(vault_path: Path):
+    before = (vault_path / FASTAPI_FILE).read_bytes()
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "fastapi")
+        await pilot.press("l")
+        await settle(pilot)
+        assert isinstance(app.screen, LifecycleDialog)
+        await pilot.press("enter")  # the first allowed transition from active: deprecated
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog)
+        assert "+status: deprecated" in app.screen.diff
+        assert (vault_path / FASTAPI_FILE).read_bytes() == before, "nothing is written before confirming"
+        await pilot.press("y")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert app.screen.query_one(DocumentViewer).view.document.status == "deprecated"
+    after = (vault_path / FASTAPI_FILE).read_bytes()
+    changed = [line for line in difflib.ndiff(before.decode().splitlines(), after.decode().splitlines()) if line[:1] in "+-"]
+    assert sorted(line[2:].split(":")[0] for line in changed) == ["status", "status", "updated_at", "updated_at"]
+    assert "+ status: deprecated" in changed
+
+
+async def test_lifecycle_cancel_writes_nothing(vault_path: Path):
+    before = (vault_path / FASTAPI_FILE).read_bytes()
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "fastapi")
+        await pilot.press("l")
+        await settle(pilot)
+        dialog = app.screen
+        statuses = dialog.query_one("#statuses", OptionList)
+        draft = statuses.get_option("status:draft")
+        assert draft.disabled and "not allowed" in str(draft.prompt)
+        assert not statuses.get_option("status:deprecated").disabled
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+    assert (vault_path / FASTAPI_FILE).read_bytes() == before
+
+
+async def test_change_on_disk_after_preview_is_refused_with_a_notification(vault_path: Path):
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "fastapi")
+        await pilot.press("l", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog)
+        path = vault_path / FASTAPI_FILE
+        edited = path.read_bytes() + b"\nAn agent wrote this meanwhile.\n"
+        path.write_bytes(edited)
+        await pilot.press("y")
+        await settle(pilot)
+        assert path.read_bytes() == edited
+        assert any(n.severity == "error" and "changed on disk" in n.message for n in app._notifications)
+
+
+async def test_task_execution_state(vault_path: Path):
+    task = vault_path / "tasks/mem-task-invoice-pdf-accessibility.md"
+    assert b"execution_state: todo" in task.read_bytes()
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "invoice pdfs tagged")
+        assert app.screen.query_one(DocumentViewer).view.document.id == "mem-task-invoice-pdf-accessibility"
+        await pilot.press("l")
+        await settle(pilot)
+        states = app.screen.query_one("#states", OptionList)
+        states.focus()
+        states.highlighted = states.get_option_index("execution_state:in-progress")
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+    assert b"execution_state: in-progress" in task.read_bytes()
+
+
+async def test_superseded_banner_jumps_to_successor_and_history(vault_path: Path):
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "celery with redis")
+        viewer = app.screen.query_one(DocumentViewer)
+        assert viewer.view.document.id == "mem-decision-jobs-celery-redis"
+        assert "Superseded by" in screen_text(app)
+        banner = str(app.screen.query_one("#banner").render())
+        assert banner.startswith("Superseded by Use a Postgres-backed job queue (procrastinate)")
+        await pilot.press("s")
+        await settle(pilot)
+        assert viewer.view.document.id == "mem-decision-jobs-procrastinate"
+        await pilot.press("backspace")
+        await settle(pilot)
+        assert viewer.view.document.id == "mem-decision-jobs-celery-redis"
+        await pilot.press("alt+right")  # shift+backspace's twin for terminals that cannot send it
+        await settle(pilot)
+        assert viewer.view.document.id == "mem-decision-jobs-procrastinate"
+
+
+async def test_link_pane_groups_and_follows(vault_path: Path):
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "celery with redis")
+        links = app.screen.query_one(LinkPane)
+        prompts = [str(o.prompt) for o in links.options if o is not None]
+        assert "depended on by" in prompts and "superseded by" in prompts and "depends_on" in prompts
+        await pilot.press("g")
+        assert app.focused is links
+        links.highlighted = next(i for i, o in enumerate(links.options) if o.id and o.id.endswith("mem-entity-redis"))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen.query_one(DocumentViewer).view.document.id == "mem-entity-redis"
+        assert app.focused is links
+
+
+async def test_raw_source_toggle(vault_path: Path):
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "fastapi")
+        assert "schema_version: v1" not in screen_text(app)
+        await pilot.press("r")
+        await pilot.pause()
+        assert "schema_version: v1" in screen_text(app)
+        await pilot.press("r")
+        await pilot.pause()
+        assert "schema_version: v1" not in screen_text(app)
+
+
+async def test_markup_in_titles_is_shown_literally(vault_path: Path):
+    path = vault_path / "entities/mem-entity-stripe.md"
+    text = path.read_text().replace("title: Stripe\n", 'title: "[bold]x[/bold] \\e[31mred"\n', 1)
+    path.write_text(text.replace("# Stripe", "# Stripe [bold]body[/bold]", 1))
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert "[bold]x[/bold]" in screen_text(app)
+        await open_by_search(pilot, "mem-entity-stripe")
+        shown = screen_text(app)
+        assert "[bold]x[/bold] \\x1b[31mred" in shown
+        assert "[bold]body[/bold]" in shown
+        assert "\x1b[31m" not in str(app.screen.query_one("#doc-title").render())
+
+
+async def test_keys_dialog_lists_every_binding(vault_path: Path):
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "question_mark")
+        assert isinstance(app.screen, KeysDialog)
+        text = screen_text(app)
+        for words in ("Lifecycle", "Raw", "Successor", "Back", "Palette", "Leave search"):
+            assert words in text
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_every_binding_has_an_id_and_a_tooltip():
+    from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog as Confirm
+
+    for owner in (WorkbenchApp, MainScreen, SearchPane, LifecycleDialog, Confirm, KeysDialog):
+        for binding in owner.BINDINGS:
+            assert binding.id and binding.tooltip, f"{owner.__name__}: {binding.key}"
+
+
+async def test_command_palette_runs_actions(vault_path: Path):
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "fastapi")
+        await pilot.press("ctrl+p")
+        await type_text(pilot, "lifecycle")
+        await pilot.pause(0.3)
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, LifecycleDialog)
+
+
+async def test_narrow_terminal_hides_links_until_asked(vault_path: Path):
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "fastapi")
+        links = app.screen.query_one(LinkPane)
+        assert not links.display or links.region.width == 0
+        await pilot.press("g")
+        await pilot.pause()
+        assert links.region.width > 0
+        assert app.screen.query_one(SearchPane).region.width == 0
+        await pilot.press("slash")
+        await pilot.pause()
+        assert isinstance(app.focused, Input)
+
+
+async def test_q_quits_with_status_zero(vault_path: Path):
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await type_text(pilot, "q")  # in the search box q is a letter
+        assert app.is_running
+        await pilot.press("escape")  # focus leaves the box for the results, where q is a command
+        assert app.focused is app.screen.query_one("#results")
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_unopenable_vault_is_a_notification(tmp_path: Path):
+    app = WorkbenchApp(tmp_path / "missing")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert any(n.severity == "error" and "no such folder" in n.message for n in app._notifications)
+        assert app.is_running

@@ -1,0 +1,74 @@
+"""The Textual app: themes, the command palette and app-wide keys; everything else is the main screen.
+
+`WorkbenchApp(path)` returns at once: the main screen opens the vault in a worker thread, so the
+window appears before a large vault has been read.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+
+from .commands import WorkbenchCommands
+from .dialogs.keys import KeyGroup, KeysDialog
+from .screens.main import MainScreen
+from .themes import BUILTIN_THEMES, VARIABLE_DEFAULTS, load_theme_files, theme_folders
+from .widgets.search import SearchPane
+
+__all__ = ["WorkbenchApp"]
+
+
+class WorkbenchApp(App[None]):
+    """Curate a memory vault by keyboard. `run()` returns when the person quits (exit status 0)."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "workbench"
+    COMMANDS = App.COMMANDS | {WorkbenchCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit", id="app.quit", tooltip="Leave the workbench (nothing unsaved is ever pending)"),
+        Binding("question_mark", "show_keys", "Keys", id="app.keys", tooltip="List every key and what it does"),
+    ]
+
+    def __init__(self, vault_path: Path, theme: str = "workbench-dark") -> None:
+        super().__init__()
+        self.vault_path = Path(vault_path)
+        files = load_theme_files(theme_folders())
+        for each in (*BUILTIN_THEMES, *files.themes):
+            self.register_theme(each)
+        self._theme_errors = files.errors
+        self.theme = theme if theme in self.available_themes else "workbench-dark"
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return dict(VARIABLE_DEFAULTS)
+
+    def on_mount(self) -> None:
+        self.push_screen(MainScreen(self.vault_path))
+        for error in self._theme_errors:
+            self.notify(error, title="Theme", severity="warning", markup=False)
+
+    def action_quit(self) -> None:
+        self.exit(return_code=0)
+
+    def action_show_keys(self) -> None:
+        if not isinstance(self.screen, KeysDialog):
+            self.push_screen(KeysDialog(KEY_GROUPS))
+
+
+KEY_GROUPS: list[KeyGroup] = [
+    ("Everywhere", [
+        *WorkbenchApp.BINDINGS,
+        Binding("ctrl+p", "command_palette", "Palette", tooltip="Every action, and every document by title"),
+        Binding("ctrl+q", "quit", "Quit", tooltip="Quit, even from inside a text box"),
+    ]),
+    ("Main screen (outside the search box)", MainScreen.BINDINGS),
+    ("Search box", SearchPane.BINDINGS),
+    ("Lists and dialogs", [
+        Binding("up,down", "", "Move", tooltip="Move the highlight; disabled entries are skipped"),
+        Binding("enter", "", "Choose", tooltip="Open the highlighted document or link; pick a transition"),
+        Binding("tab", "", "Next pane", tooltip="Move the focus to the next pane or list"),
+        Binding("escape", "", "Close", tooltip="Close a dialog without changing anything"),
+    ]),
+]

@@ -1,0 +1,78 @@
+"""The command palette (`ctrl+p`): every action of the workbench, and every document by title.
+
+Titles are namespaced (`Document: …`, `Navigate: …`, `Open: <title>`) as posting does, so typing
+a namespace narrows the list. Document titles are vault text: they are highlighted on a `Content`
+built from the plain title, never through `Matcher.highlight`, which would parse them as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.markup import escape
+
+from .screens.main import MainScreen
+from .text import clean
+
+__all__ = ["ACTIONS", "WorkbenchCommands"]
+
+# (palette title, action on the main screen, help)
+ACTIONS: tuple[tuple[str, str, str], ...] = (
+    ("Search: focus the search box", "focus_search", "Type to filter documents by title and id"),
+    ("Document: lifecycle…", "lifecycle", "Change the status (or a task's execution state), with a diff before writing"),
+    ("Document: toggle raw source", "toggle_raw", "Show the file's YAML and Markdown source, or the rendered document"),
+    ("Document: open the successor", "successor", "Jump to the document that supersedes this one"),
+    ("Navigate: back", "back", "The previously opened document"),
+    ("Navigate: forward", "forward", "Forward again after going back"),
+    ("Navigate: links pane", "focus_links", "Outgoing links and backlinks of this document"),
+    ("Workbench: keys", "app.show_keys", "Every key and what it does"),
+    ("Workbench: quit", "app.quit", "Leave the workbench"),
+)
+
+
+class WorkbenchCommands(Provider):
+    """Actions that apply now, plus `Open: <title>` for each valid document when searching."""
+
+    def _main(self) -> MainScreen | None:
+        """The main screen the palette was opened over; over a dialog, no actions apply."""
+        return self.screen if isinstance(self.screen, MainScreen) else None
+
+    def _actions(self) -> list[tuple[str, Callable[[], object], str]]:
+        main = self._main()
+        if main is None:
+            return []
+        found = []
+        for title, action, help_text in ACTIONS:
+            if action.startswith("app.") or main.check_action(action, ()):
+                found.append((title, partial(main.run_action, action), help_text))
+        return found
+
+    def _highlight(self, query: str, text: str) -> Content:
+        content = Content(text)
+        score, offsets = self.matcher(query).fuzzy_search.match(query, text)
+        if score:
+            for offset in offsets:
+                if not text[offset].isspace():
+                    content = content.stylize("bold underline", offset, offset + 1)
+        return content
+
+    async def discover(self) -> Hits:
+        for title, callback, help_text in self._actions():
+            yield DiscoveryHit(Content(title), callback, text=title, help=escape(help_text))
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, callback, help_text in self._actions():
+            if (score := matcher.match(title)) > 0:
+                yield Hit(score, self._highlight(query, title), callback, text=title, help=escape(help_text))
+        main = self._main()
+        if main is None or main.summary is None:
+            return
+        for doc in main.summary.documents:
+            text = f"Open: {clean(doc.title)}"
+            if (score := matcher.match(text)) > 0:
+                yield Hit(score * 0.9, self._highlight(query, text), partial(main.open_document, doc.id, focus="viewer"),
+                          text=text, help=escape(f"{doc.type} · {doc.status} · {doc.id}"))

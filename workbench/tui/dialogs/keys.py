@@ -1,0 +1,72 @@
+"""Every key the workbench answers to, grouped by where it applies (`?`).
+
+Textual's own help panel lists only the bindings of the focused widget; a newcomer needs them all
+at once, with the binding ids that `App.set_keymap` uses to remap them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Grid, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Label
+
+__all__ = ["KeyGroup", "KeysDialog"]
+
+KeyGroup = tuple[str, Sequence[Binding]]
+
+
+class KeysDialog(ModalScreen[None]):
+    """A scrollable table of keys; `escape`, `?` or `q` closes it."""
+
+    DEFAULT_CSS = """
+    KeysDialog {
+        align: center middle;
+        & > #dialog {
+            width: 96;
+            max-width: 100%;
+            height: auto;
+            max-height: 100%;
+            border: thick $primary 60%;
+            background: $surface;
+            padding: 0 1;
+        }
+        & VerticalScroll { height: auto; max-height: 100%; }
+        & .group { text-style: bold; color: $text-accent; padding: 1 0 0 0; }
+        & Grid { grid-size: 3; grid-columns: 16 16 1fr; grid-gutter: 0 1; height: auto; }
+        & .key { text-style: bold; color: $text-primary; }
+        & .tooltip { color: $text-muted; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,question_mark,q", "close", "Close", id="keys.close", tooltip="Close the list of keys"),
+    ]
+
+    def __init__(self, groups: Sequence[KeyGroup]) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog") as dialog:
+            dialog.border_title = "Keys"
+            dialog.border_subtitle = "escape closes"
+            with VerticalScroll():
+                for title, bindings in self.groups:
+                    yield Label(Content(title), classes="group")
+                    with Grid():
+                        for binding in bindings:
+                            yield Label(Content(self._keys(binding)), classes="key")
+                            yield Label(Content(binding.description or binding.action))
+                            yield Label(Content(binding.tooltip), classes="tooltip")
+
+    def _keys(self, binding: Binding) -> str:
+        return " ".join(self.app.get_key_display(Binding(key.strip(), "")) for key in binding.key.split(","))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
