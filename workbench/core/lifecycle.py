@@ -34,7 +34,7 @@ def transition_refusal(current: str, new: str) -> str | None:
     except ValueError:
         return f"{new!r} is not a status; statuses are {', '.join(Status)}"
     if target == Status.SUPERSEDED:
-        return "a document becomes superseded only when its successor is named: use supersede OLD NEW"
+        return "a document becomes superseded only when its successor is named (supersede it with its successor)"
     allowed = allowed_transitions(current)
     if target not in allowed:
         names = ", ".join(allowed) if allowed else "none (the current status is not valid)"

@@ -10,6 +10,8 @@ applied all-or-nothing by the `ChangeWriter`.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import threading
 import datetime as dt
 import os
 from collections.abc import Callable, Iterable
@@ -24,6 +26,7 @@ from .consolidate import Group
 from .gate import Candidate, Draft
 from .search import Hit
 from .lifecycle import check_transition
+from .live import VaultWatcher
 from .model import (
     TYPE_FOLDERS,
     ConflictError,
@@ -42,7 +45,7 @@ from .records import INVALIDATING, Record, build_record, today
 from .repair import RepairReport, plan_repair
 from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
 from .validate import check_document, check_relations
-from .walk import RECOVERY_DIR, STATE_DIR, Walk, find_root, walk_vault
+from .walk import RECOVERY_DIR, RESERVED_FILES, STATE_DIR, Walk, find_root, is_debris, walk_vault
 from .yamledit import EditError, apply_meta
 
 __all__ = ["Vault"]
@@ -60,8 +63,25 @@ def _comparable(meta: dict[str, Any]) -> dict[str, Any]:
     return norm(meta)
 
 
+def _serialized(method: Callable) -> Callable:
+    """Run a Vault method under the vault's own reentrant mutex: the TUI's workers and the file
+    watcher call one Vault from several threads, and its records must change one call at a time."""
+
+    @functools.wraps(method)
+    def serialized(self, *args, **kwargs):
+        with self.mutex:
+            return method(self, *args, **kwargs)
+
+    return serialized
+
+
 class Vault:
-    """A Memory Core vault on disk. Open it with `Vault.open(path)`."""
+    """A Memory Core vault on disk. Open it with `Vault.open(path)`.
+
+    One Vault may be shared between threads: every public method runs under its mutex. Between
+    processes, the vault lock and the check that a file is unchanged since it was read keep writes
+    safe.
+    """
 
     def __init__(self, root: Path):
         self.root = root
@@ -76,6 +96,7 @@ class Vault:
         self._symlinks: list[str] = []
         self.recovery_notes: list[str] = []
         self.store: DerivedStore | None = None
+        self.mutex = threading.RLock()
         self.generation = 0  # moves whenever the records change, so derived views know to rebuild
 
     # -- opening and reading ----------------------------------------------------------------
@@ -99,6 +120,7 @@ class Vault:
         vault._load(walk, vault.store.load(today()))
         return vault
 
+    @_serialized
     def _load(self, walk: Walk, cached: dict[str, Record] | None = None) -> None:
         """Bring the records in line with the walk: keep what is unchanged (in memory or in the
         derived store), parse what changed, forget what is gone."""
@@ -125,6 +147,7 @@ class Vault:
         self._symlinks = walk.symlinks
         self._index()
 
+    @_serialized
     def _index(self) -> None:
         """Map ids to files; a second file claiming an id is a problem and is not a node."""
         self.generation += 1
@@ -145,24 +168,57 @@ class Vault:
                 record.document = dataclasses.replace(doc, valid=True)
         self._relation_problems = None
 
+    @_serialized
     def refresh(self) -> None:
         """Re-read whatever changed on disk since the last look (cheap: a walk and a stat per file)."""
         self._load(walk_vault(self.root))
 
-    def _refresh_path(self, path: str) -> Record | None:
+    @_serialized
+    def refresh_paths(self, paths: list[str]) -> None:
+        """Re-read just these files (the watcher's batches): the rest of the vault is not touched."""
+        changed = [path for path in paths if self._refresh_path(path, reindex=False) is not False]
+        if changed:
+            self._index()
+
+    @_serialized
+    def watch(self, on_change=None) -> VaultWatcher:
+        """Start a watcher that keeps this vault in line with the disk; stop it when done."""
+        return VaultWatcher(self, on_change).start()
+
+    def _is_document_path(self, path: str) -> bool:
+        """What the walk would take as a document: no hidden part, no debris, no symlink on the way."""
+        parts = path.split("/")
+        if not path.endswith(".md") or any(p.startswith(".") or is_debris(p) for p in parts):
+            return False
+        if len(parts) == 1 and parts[0] in RESERVED_FILES:
+            return False
+        current = self.root
+        for part in parts:
+            current = current / part
+            if current.is_symlink():
+                return False
+        return True
+
+    @_serialized
+    def _refresh_path(self, path: str, reindex: bool = True) -> Record | None | bool:
+        """Bring one file's record in line with the disk; False when nothing changed."""
         full = self.root / path
         try:
-            stat = full.stat(follow_symlinks=False)
+            stat = full.stat(follow_symlinks=False) if self._is_document_path(path) else None
         except FileNotFoundError:
-            if path in self._records:
-                del self._records[path]
-                if self.store is not None:
-                    self.store.save([], [path], today())
+            stat = None
+        if stat is None:
+            if path not in self._records:
+                return False
+            del self._records[path]
+            if self.store is not None:
+                self.store.save([], [path], today())
+            if reindex:
                 self._index()
             return None
         known = self._records.get(path)
         if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
-            return known
+            return known if reindex else False
         raw = read_bytes(full)
         if raw is None:
             return None
@@ -170,19 +226,23 @@ class Vault:
         self._records[path] = record
         if self.store is not None:
             self.store.save([record], [], today())
-        self._index()
+        if reindex:
+            self._index()
         return self._records[path]
 
     @property
+    @_serialized
     def records(self) -> list[Record]:
         return [self._records[p] for p in sorted(self._records)]
 
     @property
+    @_serialized
     def documents(self) -> list[Document]:
         """Every valid document, ordered by id."""
         docs = [r.document for r in self._records.values() if r.document.valid]
         return sorted(docs, key=lambda d: d.id)
 
+    @_serialized
     def ids(self) -> list[str]:
         return sorted(self._by_id)
 
@@ -192,6 +252,7 @@ class Vault:
     def __contains__(self, doc_id: object) -> bool:
         return doc_id in self._by_id
 
+    @_serialized
     def get(self, doc_id: str) -> Document:
         """The document as it is on disk now; RefusedError if no file has that id."""
         path = self._by_id.get(doc_id)
@@ -204,6 +265,17 @@ class Vault:
             raise RefusedError(f"no document has the id {doc_id!r}")
         return record.document
 
+    @_serialized
+    def source(self, doc_id: str) -> bytes:
+        """The document's file as it is on disk now, byte for byte (and its record refreshed)."""
+        doc = self.get(doc_id)
+        raw = read_bytes(self.root / doc.path)
+        if raw is None or digest_of(raw) != doc.digest:
+            doc = self.get(doc_id)
+            raw = read_bytes(self.root / doc.path) or b""
+        return raw
+
+    @_serialized
     def record(self, doc_id: str) -> Record:
         self.get(doc_id)
         return self._records[self._by_id[doc_id]]
@@ -213,6 +285,7 @@ class Vault:
         return record.key_lines.get(key) if record else None
 
     @property
+    @_serialized
     def problems(self) -> list[Problem]:
         """Every problem in the vault: per file, across files, and symlinks that were skipped."""
         if self._relation_problems is None:
@@ -222,6 +295,7 @@ class Vault:
         found += [Problem(s, Severity.WARNING, "symlink-ignored", "symlinks are never followed; this one is not part of the vault") for s in self._symlinks]
         return sorted(found, key=lambda p: (p.path, p.line or 0, p.code, p.message))
 
+    @_serialized
     def problems_for(self, doc_id: str) -> list[Problem]:
         path = self._by_id.get(doc_id)
         return [p for p in self.problems if p.path == path]
@@ -237,6 +311,7 @@ class Vault:
             raise RefusedError(f"{doc.path}: its frontmatter cannot be read, so it cannot be edited safely; run check --repair first")
         return raw, parsed
 
+    @_serialized
     def edit_change(self, doc: Document, meta: dict[str, Any], body: str | None = None, bump: bool = True) -> FileChange:
         """The bytes that turn `doc` (as read) into `meta` and `body`, changing only what differs."""
         raw, parsed = self._base(doc)
@@ -266,6 +341,7 @@ class Vault:
             return "the written file does not parse back with its id and type"
         return None
 
+    @_serialized
     def apply(self, plan: Plan, dry_run: bool = False, keep_history: bool = True) -> Plan:
         """Carry out a plan (or only return it, with `dry_run`): all files or none, then re-read them."""
         if dry_run or plan.empty:
@@ -295,6 +371,7 @@ class Vault:
 
     # -- the writing API ---------------------------------------------------------------------
 
+    @_serialized
     def save(self, doc: Document, dry_run: bool = False) -> Plan:
         """Write `doc` (a changed copy of what `get` returned). Raises ConflictError, writing nothing,
         if the file changed on disk since `doc` was read. Writes no byte when nothing changed."""
@@ -309,6 +386,7 @@ class Vault:
         change = self.edit_change(doc, doc.meta, doc.body)
         return self.apply(Plan(f"edit {doc.id}", [change], [self.log_line(f"edit {doc.id}")]), dry_run)
 
+    @_serialized
     def set_status(self, doc_id: str, status: str, dry_run: bool = False) -> Plan:
         """Move a document along its lifecycle; the same status again changes nothing."""
         doc = self.get(doc_id)
@@ -323,6 +401,7 @@ class Vault:
         summary = f"status {doc_id}: {doc.status} → {status}"
         return self.apply(Plan(summary, [change], [self.log_line(summary)]), dry_run)
 
+    @_serialized
     def set_execution_state(self, doc_id: str, state: str, dry_run: bool = False) -> Plan:
         """A task's execution state, kept apart from its lifecycle status."""
         doc = self.get(doc_id)
@@ -338,6 +417,7 @@ class Vault:
         summary = f"execution_state {doc_id}: {previous} → {state}"
         return self.apply(Plan(summary, [change], [self.log_line(summary)]), dry_run)
 
+    @_serialized
     def supersede(self, old_id: str, new_id: str, dry_run: bool = False) -> Plan:
         """`new_id` replaces `old_id`: both sides and the `supersedes` link, written together.
 
@@ -378,6 +458,7 @@ class Vault:
             stack.extend(self._records[self._by_id[current]].document.supersedes)
         return False
 
+    @_serialized
     def require_valid(self, doc: Document) -> None:
         if not doc.valid:
             codes = sorted({p.code for p in self.problems_for(doc.id) if p.code in INVALIDATING})
@@ -385,40 +466,52 @@ class Vault:
 
     # -- curation: each builds a Plan in its own module and applies it here ----------------------
 
+    @_serialized
     def gate(self, draft: Draft, limit: int = 3) -> list[Candidate]:
         """The write gate's 1-3 canonical candidates for new knowledge; writes nothing."""
         return gate.candidates(self, draft, limit)
 
+    @_serialized
     def merge_into(self, target_id: str, draft: Draft, dry_run: bool = False) -> Plan:
         return self.apply(gate.plan_merge(self, target_id, draft), dry_run)
 
+    @_serialized
     def create(self, draft: Draft, dry_run: bool = False, status: str = Status.ACTIVE.value) -> Plan:
         return self.apply(gate.plan_create(self, draft, status), dry_run)
 
+    @_serialized
     def create_superseding(self, old_id: str, draft: Draft, dry_run: bool = False) -> Plan:
         return self.apply(gate.plan_create_superseding(self, old_id, draft), dry_run)
 
+    @_serialized
     def conflicts(self) -> list[Conflict]:
         return conflicts.find_conflicts(self)
 
+    @_serialized
     def mark_compatible(self, a_id: str, b_id: str, dry_run: bool = False) -> Plan:
         return self.apply(conflicts.plan_compatible(self, a_id, b_id), dry_run)
 
+    @_serialized
     def retarget(self, source_id: str, old_target: str, new_target: str | None = None, dry_run: bool = False) -> Plan:
         return self.apply(conflicts.plan_retarget(self, source_id, old_target, new_target), dry_run)
 
+    @_serialized
     def merge(self, source_id: str, target_id: str, dry_run: bool = False) -> Plan:
         return self.apply(conflicts.plan_merge_documents(self, source_id, target_id), dry_run)
 
+    @_serialized
     def consolidation_groups(self) -> list[Group]:
         return consolidate.consolidation_groups(self)
 
+    @_serialized
     def consolidate(self, into_id: str, note_ids: list[str], dry_run: bool = False) -> Plan:
         return self.apply(consolidate.plan_consolidate(self, into_id, note_ids), dry_run)
 
+    @_serialized
     def rename(self, old_id: str, new_id: str, dry_run: bool = False) -> Plan:
         return self.apply(references.plan_rename(self, old_id, new_id), dry_run)
 
+    @_serialized
     def forget(self, doc_id: str, confirm: str, dry_run: bool = False) -> Plan:
         """Delete a document and every trace of it. The one change that cannot be undone."""
         if confirm != doc_id:
@@ -448,10 +541,12 @@ class Vault:
         self.store = DerivedStore(self.state_dir / "index.sqlite")
         self.store.save(self.records, [], today())
 
+    @_serialized
     def history(self, limit: int = 20) -> list[dict[str, Any]]:
         """Recent changes made through the workbench, newest first."""
         return [{k: v for k, v in r.items() if k != "record_path"} for r in self.writer.history()[:limit]]
 
+    @_serialized
     def undo(self, dry_run: bool = False) -> Plan:
         """Revert the last change, if every file it touched is still as it left them."""
         records = self.writer.history()
@@ -476,16 +571,20 @@ class Vault:
             self.writer.retire(record["record_path"])
         return plan
 
+    @_serialized
     def search(self, query: str, limit: int = 10) -> list[Hit]:
         """Documents for a query in the search language (see `workbench.core.search`), best first."""
         return search.search(self, query, limit)
 
+    @_serialized
     def stale(self, days: int = 90) -> list[tuple[Document, int]]:
         return maintenance.stale_documents(self, days)
 
+    @_serialized
     def regenerate_index(self, dry_run: bool = False) -> Plan:
         return self.apply(maintenance.plan_index(self), dry_run)
 
+    @_serialized
     def repair(self, dry_run: bool = False) -> RepairReport:
         """`check --repair`: deterministic repairs (one change), then the index's generated
         sections (another), so each can be undone on its own."""
@@ -503,6 +602,7 @@ class Vault:
     def folder_for(self, doc_type: str) -> str:
         return TYPE_FOLDERS[DocType(doc_type)]
 
+    @_serialized
     def iter_documents(self, types: Iterable[str] | None = None, predicate: Callable[[Document], bool] | None = None) -> list[Document]:
         wanted = set(types) if types else None
         return [d for d in self.documents if (wanted is None or d.type in wanted) and (predicate is None or predicate(d))]

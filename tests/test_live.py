@@ -1,0 +1,87 @@
+"""Live reload: what another process writes reaches a long-lived Vault, its index and its graph."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from conftest import doc_text
+from workbench import Vault
+from workbench.core import graph
+
+
+def wait_for(condition, seconds=5.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_a_new_changed_and_deleted_file_reach_the_vault(builder):
+    builder.add("mem-entity-core")
+    vault = Vault.open(builder.root)
+    batches = []
+    seen = threading.Event()
+
+    def heard(paths, seconds):
+        batches.append((paths, seconds))
+        seen.set()
+
+    watcher = vault.watch(heard)
+    try:
+        assert watcher.ready.wait(5)
+        builder.add("mem-note-new", links="[{type: explains, target: mem-entity-core}]", body="zebra crossing\n")
+        assert wait_for(lambda: "mem-note-new" in vault)
+        assert [h.id for h in vault.search("zebra")] == ["mem-note-new"]
+        assert ("mem-note-new", "explains") in graph.backlinks(graph.build_graph(vault), "mem-entity-core")
+        path = builder.root / "notes" / "mem-note-new.md"
+        path.write_text(doc_text("mem-note-new", status="archived", links="[{type: explains, target: mem-entity-core}]"))
+        assert wait_for(lambda: vault.documents and any(d.id == "mem-note-new" and d.status == "archived" for d in vault.documents))
+        path.unlink()
+        assert wait_for(lambda: "mem-note-new" not in vault)
+        assert vault.search("zebra") == []
+    finally:
+        watcher.stop()
+    assert all(seconds < 1.0 for _, seconds in batches)
+
+
+def test_the_watcher_ignores_its_own_state_and_never_follows_symlinks(builder, tmp_path):
+    builder.add("mem-entity-core")
+    outside = tmp_path / "outside.md"
+    outside.write_text(doc_text("mem-note-outside"))
+    vault = Vault.open(builder.root)
+    watcher = vault.watch()
+    try:
+        assert watcher.ready.wait(5)
+        (builder.root / "notes").mkdir()
+        (builder.root / "notes" / "mem-note-outside.md").symlink_to(outside)
+        builder.add("mem-note-marker")
+        assert wait_for(lambda: "mem-note-marker" in vault)
+        time.sleep(0.2)
+        assert "mem-note-outside" not in vault
+    finally:
+        watcher.stop()
+
+
+def test_after_churn_the_live_vault_equals_a_fresh_open(builder):
+    builder.add("mem-entity-core")
+    vault = Vault.open(builder.root)
+    watcher = vault.watch()
+    try:
+        assert watcher.ready.wait(5)
+        for number in range(120):
+            builder.add(f"mem-note-n{number}", links="[{type: related_to, target: mem-entity-core}]", body=f"churn {number}\n")
+        for number in range(0, 120, 3):
+            (builder.root / "notes" / f"mem-note-n{number}.md").unlink()
+        for number in range(1, 120, 3):
+            builder.add(f"mem-note-n{number}", status="archived", links="[{type: related_to, target: mem-entity-core}]")
+
+        def same():
+            fresh = Vault.open(builder.root)
+            return {(d.id, d.status, d.digest) for d in vault.documents} == {(d.id, d.status, d.digest) for d in fresh.documents}
+
+        assert wait_for(same, 10)
+    finally:
+        watcher.stop()
