@@ -249,3 +249,30 @@ def test_forget_removes_the_words_from_the_search_index(sample_copy, tmp_path):
     for path in (sample_copy / ".workbench").rglob("*"):
         if path.is_file():
             assert b"mem-note-sendgrid-sandbox-mode" not in path.read_bytes(), path
+
+
+def test_curation_on_a_messy_vault_refuses_cleanly_and_keeps_going(builder):
+    from conftest import doc_text
+
+    builder.add("mem-entity-core", tags="[db]")
+    builder.raw("notes/mem-note-broken.md", "---\nid: mem-note-broken\ntitle: [oops\n---\nbody\n")
+    builder.raw("notes/mem-note-plain.md", "# no frontmatter\n")
+    for number in range(3):
+        builder.add(f"mem-note-n{number}", tags="[db]", links="[{type: explains, target: mem-entity-core}]")
+    builder.add("mem-decision-a", supersedes="[mem-decision-ghost]", links="[{type: supersedes, target: mem-decision-ghost}]")
+    vault = Vault.open(builder.root)
+    assert {c.kind for c in vault.conflicts()} == set()  # nothing certain among the valid ones
+    assert vault.gate(Draft("note", "db tuning", ["db"]))[0].id == "mem-entity-core"
+    with pytest.raises(RefusedError, match="invalid"):
+        vault.set_status("mem-note-broken", "active")
+    with pytest.raises(RefusedError, match="invalid"):
+        vault.rename("mem-note-broken", "mem-note-fixed")
+    (group,) = vault.consolidation_groups()
+    vault.consolidate(group.suggested_into, group.notes)
+    vault.rename("mem-entity-core", "mem-entity-database")
+    assert all(l.target == "mem-entity-database" for n in range(3) for l in vault.get(f"mem-note-n{n}").links)
+    report = vault.repair()
+    assert "notes/mem-note-broken.md" in report.repaired and "notes/mem-note-plain.md" in report.repaired
+    vault.refresh()
+    codes = {p.code for p in vault.problems if p.severity == "error"}
+    assert codes == {"supersession-dangling", "link-dangling"} or codes == {"supersession-dangling"}

@@ -125,3 +125,41 @@ def test_a_crash_before_the_commit_rolls_back_and_one_after_rolls_forward(builde
         subprocess.run([sys.executable, "-c", SUPERSEDE, str(builder.root)], env={**os.environ, "WORKBENCH_CRASH_AT": point})
         vault = Vault.open(builder.root)
         assert (vault.get("mem-decision-old").status == "superseded") is superseded
+
+
+def test_a_write_that_reads_back_wrong_is_retried_once(builder, monkeypatch):
+    from workbench.core import storage
+
+    builder.add("mem-note-a", status="draft")
+    vault = Vault.open(builder.root)
+    calls = []
+    real = storage.write_atomic
+
+    def flaky(path, data):
+        calls.append(path.name)
+        real(path, data[:-1] if len([c for c in calls if c == path.name]) == 1 and path.suffix == ".md" else data)
+
+    monkeypatch.setattr(storage, "write_atomic", flaky)
+    vault.set_status("mem-note-a", "active")
+    assert vault.get("mem-note-a").status == "active"
+    assert calls.count("mem-note-a.md") == 2
+
+
+def test_a_write_that_fails_verification_twice_is_rolled_back(builder, monkeypatch):
+    from workbench.core import storage
+
+    builder.add("mem-decision-old")
+    builder.add("mem-decision-new")
+    vault = Vault.open(builder.root)
+    before = {p.name: p.read_bytes() for p in (builder.root / "decisions").iterdir()}
+    real = storage.write_atomic
+
+    def corrupting(path, data):
+        real(path, data.replace(b"status: superseded", b"status: supersedXd") if path.name == "mem-decision-old.md" else data)
+
+    monkeypatch.setattr(storage, "write_atomic", corrupting)
+    with pytest.raises(storage.WriteError, match="mem-decision-old.md"):
+        vault.supersede("mem-decision-old", "mem-decision-new")
+    monkeypatch.setattr(storage, "write_atomic", real)
+    assert {p.name: p.read_bytes() for p in (builder.root / "decisions").iterdir()} == before
+    assert list((builder.root / ".workbench" / "journal").glob("*.json")) == []

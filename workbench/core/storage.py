@@ -306,15 +306,16 @@ class ChangeWriter:
             journal = self.journal_dir / f"{change_id}.json"
             write_atomic(journal, json.dumps(record).encode("utf-8"))
             crash_point("journal-written")
-            written: list[FileChange] = []
+            touched: list[FileChange] = []
             try:
                 for change in changes:
+                    touched.append(change)  # before writing: a failed write may have replaced it
                     self._write_verified(change, verify)
-                    written.append(change)
                     crash_point("file-written")
             except BaseException:
-                for change in reversed(written):
-                    self._restore(change.path, change.before)
+                for change in reversed(touched):
+                    if read_bytes(self.root / change.path) != change.before:
+                        self._restore(change.path, change.before)
                 _remove(journal)
                 raise
             record["state"] = "committed"
