@@ -1,0 +1,62 @@
+"""Several processes writing one vault at once: every save lands or raises ConflictError; none is lost."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+from workbench import Vault
+
+WRITER = textwrap.dedent(
+    """
+    import dataclasses, json, random, sys
+    from workbench import Vault, ConflictError
+    root, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    vault = Vault.open(root)
+    rng = random.Random(name)
+    ids = sorted(vault.ids())
+    stats = {"writes": 0, "conflicts": 0, "retries": 0}
+    for number in range(count):
+        # Half the writes go to one hot document, the rest spread over the others.
+        doc_id = ids[0] if number % 2 == 0 else rng.choice(ids[1:])
+        token = f"{name}-{number}"
+        while True:
+            doc = vault.get(doc_id)
+            try:
+                vault.save(dataclasses.replace(doc, body=doc.body + token + "\\n"))
+                stats["writes"] += 1
+                break
+            except ConflictError:
+                stats["conflicts"] += 1
+                stats["retries"] += 1
+    print(json.dumps(stats))
+    """
+)
+
+
+def test_four_processes_lose_no_update(builder):
+    for number in range(5):
+        builder.add(f"mem-note-n{number}", body="start\n")
+    Vault.open(builder.root)
+    processes, per_process = 4, 60
+    runs = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(builder.root), f"w{p}", str(per_process)], stdout=subprocess.PIPE, text=True)
+        for p in range(processes)
+    ]
+    stats = []
+    for run in runs:
+        out, _ = run.communicate(timeout=300)
+        assert run.returncode == 0
+        stats.append(json.loads(out))
+    vault = Vault.open(builder.root)
+    bodies = "".join(d.body for d in vault.documents)
+    for p in range(processes):
+        for number in range(per_process):
+            assert bodies.count(f"w{p}-{number}\n") == 1, f"update w{p}-{number} was lost or doubled"
+    assert sum(s["writes"] for s in stats) == processes * per_process
+    assert vault.problems == []
+    assert not (builder.root / ".workbench" / "lock").exists()
+    assert not [p for p in builder.root.rglob("*.tmp")]
+    print("concurrency:", processes, "processes,", sum(s["writes"] for s in stats), "writes,", sum(s["conflicts"] for s in stats), "conflicts, 0 lost")
