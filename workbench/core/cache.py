@@ -19,7 +19,7 @@ from typing import Any
 from .model import Document, Problem, Severity
 from .records import Record
 
-__all__ = ["DerivedStore", "SCHEMA_VERSION"]
+__all__ = ["DerivedStore", "SCHEMA_VERSION", "row_for"]
 
 SCHEMA_VERSION = "2"
 FTS_COLUMNS = ("title", "ident", "tags", "summary", "body")
@@ -54,6 +54,20 @@ def fts_fields(doc: Document) -> tuple[str, str, str, str, str]:
     summary = meta.get("summary") or meta.get("description") or meta.get("desc") or ""
     tags = " ".join(doc.tags)
     return (doc.title if doc.title != doc.id else "", doc.id.replace("-", " ") + " " + doc.id, tags, str(summary), doc.body)
+
+
+def row_for(record: Record, on: dt.date) -> tuple | None:
+    """The `files` and `fts` rows of a record; None when its meta cannot be stored as JSON (it is
+    then parsed again next time)."""
+    doc = record.document
+    try:
+        meta = json.dumps(_encode(doc.meta), ensure_ascii=False)
+    except (TypeError, ValueError):
+        return None
+    problems = json.dumps([[str(p.severity), p.code, p.message, p.line] for p in record.problems])
+    files_row = (record.path, record.size, record.mtime_ns, on.isoformat(), doc.digest, doc.id, int(doc.valid), meta, doc.body,
+                 problems, json.dumps(record.key_lines))
+    return files_row, fts_fields(doc)
 
 
 class DerivedStore:
@@ -133,40 +147,39 @@ class DerivedStore:
 
     def save(self, records: Iterable[Record], removed: Iterable[str], on: dt.date) -> None:
         """Store changed records and drop removed files, in one transaction."""
-        rows = []
-        for record in records:
-            doc = record.document
-            try:
-                meta = json.dumps(_encode(doc.meta), ensure_ascii=False)
-            except (TypeError, ValueError):
-                meta = None  # not cacheable: it is parsed again next time
-            problems = json.dumps([[str(p.severity), p.code, p.message, p.line] for p in record.problems])
-            rows.append((record, meta, problems))
+        self.save_rows([row_for(record, on) for record in records], removed)
+
+    def save_rows(self, rows: Iterable[tuple | None], removed: Iterable[str] = ()) -> None:
+        """Store rows made by `row_for` (possibly in another process), in one transaction."""
+        rows = [row for row in rows if row is not None]
         try:
             with self.db:
                 self.db.execute("BEGIN")
-                for path in removed:
+                for path in list(removed) + [files_row[0] for files_row, _ in rows]:
                     self._delete(path)
-                for record, meta, problems in rows:
-                    self._delete(record.path)
-                    if meta is None:
-                        continue
-                    doc = record.document
-                    cursor = self.db.execute(
-                        "INSERT INTO files (path, size, mtime_ns, checked_on, digest, id, valid, meta, body, problems, key_lines)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        (record.path, record.size, record.mtime_ns, on.isoformat(), doc.digest, doc.id, int(doc.valid), meta,
-                         doc.body, problems, json.dumps(record.key_lines)),
-                    )
-                    self.db.execute(f"INSERT INTO fts (rowid, {', '.join(FTS_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)", (cursor.lastrowid, *fts_fields(doc)))
+                start = (self.db.execute("SELECT max(rowid) FROM files").fetchone()[0] or 0) + 1
+                self.db.executemany(
+                    "INSERT INTO files (rowid, path, size, mtime_ns, checked_on, digest, id, valid, meta, body, problems, key_lines)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(start + n, *files_row) for n, (files_row, _) in enumerate(rows)],
+                )
+                self.db.executemany(
+                    f"INSERT INTO fts (rowid, {', '.join(FTS_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)",
+                    [(start + n, *fts_row) for n, (_, fts_row) in enumerate(rows)],
+                )
         except sqlite3.DatabaseError:
             pass  # the cache is only a cache: a failure here costs speed next time, never data
 
     def _delete(self, path: str) -> None:
+        if self._empty():
+            return
         row = self.db.execute("SELECT rowid FROM files WHERE path = ?", (path,)).fetchone()
         if row:
             self.db.execute("DELETE FROM fts WHERE rowid = ?", row)
             self.db.execute("DELETE FROM files WHERE rowid = ?", row)
+
+    def _empty(self) -> bool:
+        return self.db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
 
     # -- full text ------------------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
-from .model import Document, LinkType, Status
+from .model import Document, Status
 from .parse import as_date
 from .similarity import STOPWORDS
 

@@ -27,6 +27,7 @@ from .gate import Candidate, Draft
 from .search import Hit
 from .lifecycle import check_transition
 from .live import VaultWatcher
+from .loading import parse_files
 from .model import (
     TYPE_FOLDERS,
     ConflictError,
@@ -127,23 +128,26 @@ class Vault:
         on = today()
         cached = cached or {}
         seen: set[str] = set()
-        changed: list[Record] = []
+        to_parse: list[tuple[str, int, int]] = []
         for path, stat in walk.files:
             seen.add(path)
             known = self._records.get(path) or cached.get(path)
             if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
                 self._records[path] = known
                 continue
-            raw = read_bytes(self.root / path)
-            if raw is None:
-                continue
-            self._records[path] = build_record(path, raw, stat.st_size, stat.st_mtime_ns, on)
-            changed.append(self._records[path])
+            to_parse.append((path, stat.st_size, stat.st_mtime_ns))
+        if to_parse:
+            with_rows = self.store is not None
+            for chunk in parse_files(self.root, to_parse, on, with_rows):
+                for record, _ in chunk:
+                    self._records[record.path] = record
+                if with_rows:
+                    self.store.save_rows([row for _, row in chunk])
         gone = (set(self._records) | set(cached)) - seen
         for path in gone:
             self._records.pop(path, None)
-        if self.store is not None and (changed or gone):
-            self.store.save(changed, gone, on)
+        if self.store is not None and gone:
+            self.store.save([], gone, on)
         self._symlinks = walk.symlinks
         self._index()
 
