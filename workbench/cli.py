@@ -232,21 +232,6 @@ def cmd_show(vault: Vault, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_status(vault: Vault, args: argparse.Namespace) -> int:
-    report_plan(vault.set_status(args.id, args.new_status, dry_run=args.dry_run), args.dry_run)
-    return EXIT_OK
-
-
-def cmd_state(vault: Vault, args: argparse.Namespace) -> int:
-    report_plan(vault.set_execution_state(args.id, args.new_state, dry_run=args.dry_run), args.dry_run)
-    return EXIT_OK
-
-
-def cmd_supersede(vault: Vault, args: argparse.Namespace) -> int:
-    report_plan(vault.supersede(args.old_id, args.new_id, dry_run=args.dry_run), args.dry_run)
-    return EXIT_OK
-
-
 def _draft(args: argparse.Namespace) -> Draft:
     links = []
     for spec in args.link:
@@ -312,21 +297,6 @@ def cmd_conflicts(vault: Vault, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_compatible(vault: Vault, args: argparse.Namespace) -> int:
-    report_plan(vault.mark_compatible(args.a_id, args.b_id, dry_run=args.dry_run), args.dry_run)
-    return EXIT_OK
-
-
-def cmd_retarget(vault: Vault, args: argparse.Namespace) -> int:
-    report_plan(vault.retarget(args.source_id, args.old_id, args.new_id, dry_run=args.dry_run), args.dry_run)
-    return EXIT_OK
-
-
-def cmd_merge(vault: Vault, args: argparse.Namespace) -> int:
-    report_plan(vault.merge(args.source_id, args.target_id, dry_run=args.dry_run), args.dry_run)
-    return EXIT_OK
-
-
 def cmd_consolidate(vault: Vault, args: argparse.Namespace) -> int:
     if args.into:
         report_plan(vault.consolidate(args.into, args.note_ids, dry_run=args.dry_run), args.dry_run)
@@ -343,21 +313,6 @@ def cmd_consolidate(vault: Vault, args: argparse.Namespace) -> int:
         if group.suggested_into:
             print(safe(f"  → workbench consolidate --into {group.suggested_into} {' '.join(group.notes)}"))
     print(f"{len(groups)} group(s)")
-    return EXIT_OK
-
-
-def cmd_rename(vault: Vault, args: argparse.Namespace) -> int:
-    report_plan(vault.rename(args.old_id, args.new_id, dry_run=args.dry_run), args.dry_run)
-    return EXIT_OK
-
-
-def cmd_forget(vault: Vault, args: argparse.Namespace) -> int:
-    report_plan(vault.forget(args.id, args.confirm, dry_run=args.dry_run), args.dry_run)
-    return EXIT_OK
-
-
-def cmd_undo(vault: Vault, args: argparse.Namespace) -> int:
-    report_plan(vault.undo(dry_run=args.dry_run), args.dry_run)
     return EXIT_OK
 
 
@@ -383,11 +338,6 @@ def cmd_stale(vault: Vault, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_index(vault: Vault, args: argparse.Namespace) -> int:
-    report_plan(vault.regenerate_index(dry_run=args.dry_run), args.dry_run)
-    return EXIT_OK
-
-
 def cmd_links(vault: Vault, args: argparse.Namespace) -> int:
     from .core import graph
 
@@ -405,7 +355,7 @@ def cmd_links(vault: Vault, args: argparse.Namespace) -> int:
     for edge in hood["edges"]:
         if edge["target"] == args.id:
             other = titles.get(edge["source"], {})
-            print(safe(f"  ← {graph.inverse_label(edge['type']) if hasattr(graph, 'inverse_label') else edge['type']:<13} {edge['source']}  {other.get('title', '')}"))
+            print(safe(f"  ← {graph.inverse_label(edge['type']):<13} {edge['source']}  {other.get('title', '')}"))
     return EXIT_OK
 
 
@@ -441,12 +391,33 @@ def cmd_search(vault: Vault, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# Commands that make one change: each builds a Plan in the core; printing it is the same for all.
+WRITERS = {
+    "status": lambda v, a: v.set_status(a.id, a.new_status, dry_run=a.dry_run),
+    "state": lambda v, a: v.set_execution_state(a.id, a.new_state, dry_run=a.dry_run),
+    "supersede": lambda v, a: v.supersede(a.old_id, a.new_id, dry_run=a.dry_run),
+    "compatible": lambda v, a: v.mark_compatible(a.a_id, a.b_id, dry_run=a.dry_run),
+    "retarget": lambda v, a: v.retarget(a.source_id, a.old_id, a.new_id, dry_run=a.dry_run),
+    "merge": lambda v, a: v.merge(a.source_id, a.target_id, dry_run=a.dry_run),
+    "rename": lambda v, a: v.rename(a.old_id, a.new_id, dry_run=a.dry_run),
+    "forget": lambda v, a: v.forget(a.id, a.confirm, dry_run=a.dry_run),
+    "undo": lambda v, a: v.undo(dry_run=a.dry_run),
+    "index": lambda v, a: v.regenerate_index(dry_run=a.dry_run),
+}
+
+
+def _writer(call):
+    def command(vault: Vault, args: argparse.Namespace) -> int:
+        report_plan(call(vault, args), args.dry_run)
+        return EXIT_OK
+
+    return command
+
+
 COMMANDS = {
-    "search": cmd_search,
-    "check": cmd_check, "show": cmd_show, "status": cmd_status, "state": cmd_state, "supersede": cmd_supersede,
-    "new": cmd_new, "conflicts": cmd_conflicts, "compatible": cmd_compatible, "retarget": cmd_retarget, "merge": cmd_merge,
-    "consolidate": cmd_consolidate, "rename": cmd_rename, "forget": cmd_forget, "undo": cmd_undo, "history": cmd_history,
-    "stale": cmd_stale, "index": cmd_index, "links": cmd_links, "context": cmd_context, "graph": cmd_graph,
+    "check": cmd_check, "search": cmd_search, "show": cmd_show, "new": cmd_new, "conflicts": cmd_conflicts, "consolidate": cmd_consolidate,
+    "history": cmd_history, "stale": cmd_stale, "links": cmd_links, "context": cmd_context, "graph": cmd_graph,
+    **{name: _writer(call) for name, call in WRITERS.items()},
 }
 
 
