@@ -17,8 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from .cache import row_for
-from .records import Record, build_record
-from .storage import read_bytes
+from .records import Record, build_record, read_document
 
 __all__ = ["parse_files", "PARALLEL_MIN"]
 
@@ -30,7 +29,7 @@ Item = tuple[str, int, int]  # path, size, mtime_ns
 def _parse_chunk(root: str, items: list[Item], on: dt.date, with_rows: bool) -> list[tuple[Record, tuple | None]]:
     out = []
     for path, size, mtime_ns in items:
-        raw = read_bytes(Path(root) / path)
+        raw = read_document(Path(root) / path)
         if raw is None:
             continue
         record = build_record(path, raw, size, mtime_ns, on)

@@ -174,7 +174,7 @@ def parse_bytes(raw: bytes) -> ParsedFile:
     parsed = ParsedFile(raw=raw)
     if len(raw) > MAX_FILE_BYTES:
         parsed.decoded = False
-        parsed.issues.append(YamlIssue("file-too-large", f"file is {len(raw) // (1024 * 1024)} MiB; the limit is {MAX_FILE_BYTES // (1024 * 1024)} MiB"))
+        parsed.issues.append(YamlIssue("file-too-large", f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB, too large to be a memory document"))
         return parsed
     try:
         text = raw.decode("utf-8")

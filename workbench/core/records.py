@@ -11,10 +11,10 @@ import datetime as dt
 from dataclasses import dataclass
 
 from .model import Document, Problem
-from .parse import parse_bytes
+from .parse import MAX_FILE_BYTES, parse_bytes
 from .validate import check_document
 
-__all__ = ["Record", "build_record", "INVALIDATING", "LINE_KEYS", "today"]
+__all__ = ["Record", "build_record", "read_document", "INVALIDATING", "LINE_KEYS", "today"]
 
 # Problems that make a document invalid (SPEC §1: a missing field or a value outside its set).
 # Invalid documents stay visible to the curator but are not nodes of the graph.
@@ -62,3 +62,13 @@ def build_record(path: str, raw: bytes, size: int, mtime_ns: int, on: dt.date) -
     return Record(path, size, mtime_ns, document, problems, key_lines)
 
 
+
+
+def read_document(path) -> bytes | None:
+    """A file's bytes for parsing, but never more than the limit plus one: a 100 MB file is
+    refused from its first 16 MiB, not read whole."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(MAX_FILE_BYTES + 1)
+    except (FileNotFoundError, IsADirectoryError):
+        return None

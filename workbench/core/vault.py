@@ -42,7 +42,7 @@ from .model import (
     VaultError,
 )
 from .parse import ParsedFile, as_date, digest_of, parse_bytes
-from .records import INVALIDATING, Record, build_record, today
+from .records import INVALIDATING, Record, build_record, read_document, today
 from .repair import RepairReport, plan_repair
 from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
 from .validate import check_document, check_relations
@@ -223,7 +223,7 @@ class Vault:
         known = self._records.get(path)
         if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
             return known if reindex else False
-        raw = read_bytes(full)
+        raw = read_document(full)
         if raw is None:
             return None
         record = build_record(path, raw, stat.st_size, stat.st_mtime_ns, today())
