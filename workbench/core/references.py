@@ -94,16 +94,23 @@ def plan_forget(vault, doc_id: str, confirm: str) -> Plan:
     return Plan(f"forget {doc_id}", changes, [line])
 
 
-def scrub_traces(vault, doc_id: str, path: str, secrets: list[str]) -> list[str]:
-    """Remove what a forgotten document leaves behind outside the vault's documents."""
+def scrub_traces(vault, doc_id: str, path: str, body: str = "", title: str = "") -> list[str]:
+    """Remove what a forgotten document leaves behind outside the vault's documents.
+
+    Backups and undo records are removed when they hold the id or the body; the log loses the id
+    and the quoted title. Only these: a short common word must never cost other documents their
+    backups.
+    """
+    if not ID_PATTERN.fullmatch(doc_id):
+        raise RefusedError(f"{doc_id!r} is not a document id")
     done: list[str] = []
-    needles = [s.encode("utf-8") for s in [doc_id, *secrets] if s and len(s.strip()) >= 4]
+    needles = [doc_id.encode("utf-8")] + ([body.strip().encode("utf-8")] if len(body.strip()) >= 16 else [])
     recovery = vault.recovery_dir
     if recovery.is_dir():
-        for backup in sorted(p for p in recovery.rglob("*") if p.is_file()):
+        for backup in sorted(p for p in recovery.rglob("*") if p.is_file() and not p.is_symlink()):
             relative = backup.relative_to(recovery).as_posix()
             data = backup.read_bytes()
-            if relative.startswith(path + ".") or any(n in data for n in needles):
+            if (path and relative.startswith(path + ".")) or any(n in data for n in needles):
                 backup.unlink()
                 done.append(f"removed backup {relative}")
     history = vault.state_dir / "history"
@@ -115,10 +122,9 @@ def scrub_traces(vault, doc_id: str, path: str, secrets: list[str]) -> list[str]
                 done.append(f"removed undo record {record.name}")
     if vault.log_path.exists():
         text = vault.log_path.read_text("utf-8", errors="replace")
-        scrubbed = text
-        for secret in [doc_id, *secrets]:
-            if secret and len(secret.strip()) >= 4:
-                scrubbed = scrubbed.replace(secret, "[redacted]")
+        scrubbed = _mention(doc_id).sub("[redacted]", text)
+        if title.strip():
+            scrubbed = scrubbed.replace(f"“{title.strip()}”", "“[redacted]”")
         if scrubbed != text:
             write_atomic(vault.log_path, scrubbed.encode("utf-8"))
             done.append("redacted the log")

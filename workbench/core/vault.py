@@ -29,6 +29,7 @@ from .lifecycle import check_transition
 from .live import VaultWatcher
 from .loading import parse_files
 from .model import (
+    ID_PATTERN,
     TYPE_FOLDERS,
     ConflictError,
     DocType,
@@ -520,20 +521,23 @@ class Vault:
         """Delete a document and every trace of it. The one change that cannot be undone."""
         if confirm != doc_id:
             raise RefusedError(f"forget needs the id typed again exactly: --confirm {doc_id}")
-        if doc_id not in self and not dry_run:
+        if doc_id not in self:
+            if not ID_PATTERN.fullmatch(doc_id):
+                raise RefusedError(f"no document has the id {doc_id!r}")
+            if dry_run:
+                return Plan(f"forget {doc_id}: no such document; its traces would be scrubbed")
             # Already gone (a forget interrupted before its scrub finished): scrub what is left.
             with self.lock:
-                self._rebuild_store(lambda: references.scrub_traces(self, doc_id, "", []))
+                self._rebuild_store(lambda: references.scrub_traces(self, doc_id, ""))
             return Plan(f"forget {doc_id}: no such document; traces scrubbed")
         doc = self.get(doc_id)
         plan = references.plan_forget(self, doc_id, confirm)
         if dry_run:
             return plan
         with self.lock:
-            secrets = [doc.title, doc.body.strip()] if doc.body.strip() else [doc.title]
-            references.scrub_traces(self, doc_id, doc.path, secrets)  # first the undo records that hold it
+            references.scrub_traces(self, doc_id, doc.path, doc.body, doc.title)  # first the undo records that hold it
             self.apply(plan, keep_history=False)
-            self._rebuild_store(lambda: references.scrub_traces(self, doc_id, doc.path, secrets))
+            self._rebuild_store(lambda: references.scrub_traces(self, doc_id, doc.path, doc.body, doc.title))
         return plan
 
     def _rebuild_store(self, between: Callable[[], Any]) -> None:

@@ -1,0 +1,110 @@
+"""Hostile and broken input: each shape is reported within bounded time and memory, never crashes
+the CLI, is never followed out of the vault, and never reaches the terminal as an escape."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import doc_text
+
+ALIAS_BOMB = "---\n" + "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{n}: &{n} [" + ", ".join([f"*{p}"] * 9) + "]\n" for p, n in zip("abcdefgh", "bcdefghi")
+) + "---\n"
+
+HOSTILE = {
+    "notes/mem-note-huge.md": lambda: b"---\ntitle: x\n---\n" + b"a" * (100 * 1024 * 1024),
+    "notes/mem-note-million.md": lambda: b"---\n" + b"k: v\n" * 1_000_000 + b"---\nbody\n",
+    "notes/mem-note-bomb.md": lambda: ALIAS_BOMB.encode(),
+    "notes/mem-note-deep.md": lambda: b"---\nx: " + b"[" * 100_000 + b"\n---\n",
+    "notes/mem-note-nul.md": lambda: doc_text("mem-note-nul", body="a\x00b\n").encode(),
+    "notes/mem-note-utf8.md": lambda: doc_text("mem-note-utf8").encode() + b"\xff\xfe\n",
+    "notes/mem-note-mixed.md": lambda: doc_text("mem-note-mixed").replace("\n", "\r\n", 5).encode(),
+    "notes/mem-note-python.md": lambda: b"---\nx: !!python/object/apply:os.system ['touch /tmp/pwned-by-vault']\n---\n",
+    "notes/mem-note-markup.md": lambda: doc_text("mem-note-markup", body="[bold red]markup[/] \x1b[2J\x1b]0;title\x07 \x9b31m\n")
+    .replace("title: Title of mem-note-markup", "title: \"[link=file:///etc/passwd]x[/link] \\e[31mred\"").encode(),
+    "notes/mem-note-paths.md": lambda: doc_text(
+        "mem-note-paths", links="[{type: related_to, target: ../../../etc/passwd}, {type: related_to, target: /etc/shadow}, {type: related_to, target: \"mem-note-a\\x1b[2J\"}]"
+    ).encode(),
+    "notes/mem-note-conflict.md": lambda: doc_text("mem-note-conflict", body="<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs\n").encode(),
+    "notes/mem-note-dupkey.md": lambda: doc_text("mem-note-dupkey").replace("status: active", "status: active\nstatus: draft").encode(),
+}
+
+
+@pytest.fixture(scope="module")
+def hostile_vault(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hostile") / "vault"
+    outside = root.parent / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text(doc_text("mem-note-secret", body="outside the vault\n"))
+    (root / "entities").mkdir(parents=True)
+    (root / "entities" / "mem-entity-core.md").write_text(doc_text("mem-entity-core"))
+    for relative, make in HOSTILE.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(make())
+    (root / "notes" / "mem-note-secret.md").symlink_to(outside / "secret.md")
+    (root / "contexts").symlink_to(outside, target_is_directory=True)
+    return root
+
+
+def run(*args):
+    started = time.perf_counter()
+    result = subprocess.run([sys.executable, "-m", "workbench.cli", *args], capture_output=True, timeout=120)
+    return result, time.perf_counter() - started
+
+
+def test_every_hostile_file_is_reported_quickly_and_nothing_crashes(hostile_vault):
+    result, seconds = run("--vault", str(hostile_vault), "check", "--json")
+    assert result.returncode == 1, result.stderr
+    assert b"Traceback" not in result.stderr
+    data = json.loads(result.stdout)
+    by_path = {}
+    for problem in data["problems"]:
+        by_path.setdefault(problem["path"], set()).add(problem["code"])
+    assert "file-too-large" in by_path["notes/mem-note-huge.md"]
+    assert by_path["notes/mem-note-million.md"] & {"frontmatter-unterminated", "frontmatter-too-large"}
+    assert "yaml-too-complex" in by_path["notes/mem-note-bomb.md"]
+    assert "yaml-too-deep" in by_path["notes/mem-note-deep.md"]
+    assert "nul-bytes" in by_path["notes/mem-note-nul.md"]
+    assert "encoding-invalid-utf8" in by_path["notes/mem-note-utf8.md"]
+    assert "yaml-syntax" in by_path["notes/mem-note-python.md"]
+    assert "conflict-markers" in by_path["notes/mem-note-conflict.md"]
+    assert "yaml-duplicate-key" in by_path["notes/mem-note-dupkey.md"]
+    assert "link-outside-vault" in by_path["notes/mem-note-paths.md"]
+    assert "symlink-ignored" in by_path["notes/mem-note-secret.md"] and "symlink-ignored" in by_path["contexts"]
+    assert not os.path.exists("/tmp/pwned-by-vault")
+    assert seconds < 60  # a bound against hangs, not a speed goal: the figures are in the README
+    print(f"hostile corpus: {len(HOSTILE) + 2} inputs checked in {seconds:.2f} s")
+
+
+def test_nothing_outside_the_vault_is_read(hostile_vault):
+    result, _ = run("--vault", str(hostile_vault), "search", "outside", "--json")
+    assert result.returncode == 0 and json.loads(result.stdout) == []
+    assert run("--vault", str(hostile_vault), "show", "mem-note-secret")[0].returncode == 3
+
+
+@pytest.mark.parametrize("doc_id", ["../../etc/passwd", "/etc/passwd", "mem-note-a\x1b[2J", "mem-note-a/../../x"])
+def test_hostile_ids_are_refused_in_one_line(hostile_vault, doc_id):
+    for args in (("show", doc_id), ("status", doc_id, "active"), ("rename", "mem-entity-core", doc_id), ("forget", doc_id, "--confirm", doc_id)):
+        result, _ = run("--vault", str(hostile_vault), *args)
+        assert result.returncode == 3, (args, result.stderr)
+        assert result.stderr.count(b"\n") == 1 and b"\x1b" not in result.stderr
+
+
+def test_escape_sequences_and_markup_never_reach_the_terminal(hostile_vault):
+    for args in (("check",), ("show", "mem-note-markup"), ("search", "markup")):
+        result, _ = run("--vault", str(hostile_vault), *args)
+        assert b"\x1b" not in result.stdout + result.stderr and b"\x07" not in result.stdout
+        assert b"\xc2\x9b" not in result.stdout  # the 8-bit CSI
+
+
+def test_vault_arguments_with_control_characters_or_nowhere_are_refused(tmp_path):
+    for given in ("bad\x1b[2Jpath", str(tmp_path / "missing"), "/dev/null"):
+        result, _ = run("--vault", given, "check")
+        assert result.returncode == 2 and b"Traceback" not in result.stderr and b"\x1b" not in result.stderr
