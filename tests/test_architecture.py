@@ -12,7 +12,7 @@ UI_MODULES = ("textual", "rich", "IPython", "workbench.tui", "workbench.cli")
 def test_importing_the_core_loads_no_ui():
     code = (
         "import sys, workbench, workbench.core.vault, workbench.core.repair;"
-        f"bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich', 'IPython') or m.startswith('workbench.tui')];"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich', 'IPython') or m.startswith('workbench.tui')];"
         "print(','.join(bad)); sys.exit(1 if bad else 0)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

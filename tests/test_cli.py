@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import doc_text
+from vault_builders import doc_text
 
 
 def run(*args, cwd=None, env=None):

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import doc_text
+from vault_builders import doc_text
 
 ALIAS_BOMB = "---\n" + "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{n}: &{n} [" + ", ".join([f"*{p}"] * 9) + "]\n" for p, n in zip("abcdefgh", "bcdefghi")

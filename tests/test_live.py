@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from conftest import doc_text
+from vault_builders import doc_text
 from workbench import Vault
 from workbench.core import graph
 
@@ -82,6 +82,6 @@ def test_after_churn_the_live_vault_equals_a_fresh_open(builder):
             fresh = Vault.open(builder.root)
             return {(d.id, d.status, d.digest) for d in vault.documents} == {(d.id, d.status, d.digest) for d in fresh.documents}
 
-        assert wait_for(same, 10)
+        assert wait_for(same, 30)
     finally:
         watcher.stop()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from conftest import doc_text
+from vault_builders import doc_text
 from workbench import Vault
 from workbench.core.repair import plan_repair
 

@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from conftest import VaultBuilder, doc_text
+from vault_builders import VaultBuilder, doc_text
 from workbench import Vault
 
 TOMORROW = (dt.date.today() + dt.timedelta(days=1)).isoformat()

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from conftest import VaultBuilder
+from vault_builders import VaultBuilder
 from workbench import RefusedError, Vault
 from workbench.core.gate import Draft
 

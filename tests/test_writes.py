@@ -7,7 +7,7 @@ import datetime as dt
 
 import pytest
 
-from conftest import doc_text
+from vault_builders import doc_text
 from workbench import ConflictError, RefusedError, Vault
 
 TODAY = dt.date.today().isoformat()

@@ -19,6 +19,8 @@ from .walk import is_debris
 
 __all__ = ["VaultWatcher"]
 
+SWEEP_SECONDS = 10.0
+
 
 def _relevant(root: Path, change: Change, path: str) -> str | None:
     """The vault-relative path of a Markdown file worth re-reading, or None."""
@@ -29,7 +31,12 @@ def _relevant(root: Path, change: Change, path: str) -> str | None:
     parts = relative.parts
     if not parts or any(part.startswith(".") for part in parts) or is_debris(parts[-1]):
         return None
-    if not parts[-1].endswith(".md") and change != Change.deleted:
+    if not parts[-1].endswith(".md"):
+        # A folder that appears may already hold files whose events came before its watch did:
+        # report it, and the caller walks again. Deleted paths may have been folders too.
+        full = Path(path)
+        if change == Change.deleted or (full.is_dir() and not full.is_symlink()):
+            return relative.as_posix() + "/"
         return None
     return relative.as_posix()
 
@@ -45,6 +52,7 @@ class VaultWatcher:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.ready = threading.Event()
+        self._last_sweep = 0.0
 
     def start(self) -> VaultWatcher:
         self._thread = threading.Thread(target=self._run, name="workbench-watcher", daemon=True)
@@ -66,15 +74,17 @@ class VaultWatcher:
         root = self.vault.root
         for batch in watch(root, stop_event=self._stop, debounce=self.debounce_ms, step=10, rust_timeout=100, yield_on_timeout=True, raise_interrupt=False):
             seen = time.perf_counter()
-            if not self.ready.is_set():
+            if not self.ready.is_set() or seen - self._last_sweep > SWEEP_SECONDS:
                 # The first yield means the OS watch is in place: catch up on anything that changed
-                # between the open and now, then say we are watching.
+                # between the open and now. Later sweeps (a walk and a stat per file, no parsing of
+                # unchanged files) catch what the OS may have dropped, such as an overflowed queue.
                 self.vault.refresh()
+                self._last_sweep = seen
                 self.ready.set()
             paths = sorted({p for change, raw in batch if (p := _relevant(root, change, raw))})
             if not paths:
                 continue
-            folders = [p for p in paths if not p.endswith(".md")]
+            folders = [p for p in paths if p.endswith("/") or not p.endswith(".md")]
             if folders:
                 self.vault.refresh()  # a folder moved or vanished: walk again (still only changed files are parsed)
             else:
