@@ -13,12 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import display
 from .changes import Plan
 from .model import DocType, LinkType, RefusedError, Status, id_list
 from .similarity import Corpus, Profile, likeness
 from .validate import supersession_cycles
 
-__all__ = ["Conflict", "Resolution", "find_conflicts", "plan_compatible", "plan_retarget", "plan_merge_documents", "COMPATIBLE_KEY"]
+__all__ = ["Conflict", "Conflicts", "Resolution", "find_conflicts", "plan_compatible", "plan_retarget", "plan_merge_documents", "COMPATIBLE_KEY"]
 
 COMPATIBLE_KEY = "compatible_with"
 CLAIM_TYPES = (DocType.DECISION, DocType.ENTITY, DocType.CONTEXT, DocType.CONCEPT)
@@ -45,6 +46,19 @@ class Conflict:
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "ids": self.ids, "reason": self.reason, "resolutions": [r.to_json() for r in self.resolutions]}
+
+    def _repr_html_(self) -> str:
+        return display.conflicts_html([self])
+
+
+class Conflicts(list):
+    """A list of conflicts that a notebook shows as a table, with the commands that resolve each."""
+
+    def _repr_html_(self) -> str:
+        return display.conflicts_html(self)
+
+    def to_pandas(self):
+        return display.frame(c.to_json() for c in self)
 
 
 def _supersede(old: str, new: str) -> Resolution:
@@ -148,13 +162,13 @@ def _candidates(docs: dict) -> list[Conflict]:
     return found
 
 
-def find_conflicts(vault) -> list[Conflict]:
+def find_conflicts(vault) -> Conflicts:
     """Every structural fault and candidate contradiction among the vault's valid documents."""
     docs = {d.id: d for d in vault.documents}
     conflicts = _structural(docs) + _candidates(docs)
     order = {"supersession-cycle": 0, "one-sided-supersession": 1, "active-with-successor": 2, "superseded-without-successor": 3,
              "double-supersession": 4, "contradiction": 5, "duplicate": 6, "stale-link": 7}
-    return sorted(conflicts, key=lambda c: (order.get(c.kind, 9), c.ids))
+    return Conflicts(sorted(conflicts, key=lambda c: (order.get(c.kind, 9), c.ids)))
 
 
 def plan_compatible(vault, a_id: str, b_id: str) -> Plan:

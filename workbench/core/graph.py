@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
+from . import display
 from .model import DocType, LinkType, RefusedError, Status
 
 if TYPE_CHECKING:  # the vault facade sits above the graph; only its shape is needed here
@@ -52,6 +53,7 @@ __all__ = [
     "READING_PRIORITY",
     "build_graph",
     "neighbourhood",
+    "Neighbourhood",
     "backlinks",
     "outgoing",
     "inverse_label",
@@ -240,6 +242,53 @@ def _edges(graph: nx.MultiDiGraph, among: Iterable[str] | None = None) -> list[d
         edges = graph.subgraph(among).edges(keys=True, data=True)
     found = [{"source": s, "target": t, "type": str(d.get("type", k))} for s, t, k, d in edges]
     return sorted(found, key=lambda e: (e["source"], e["target"], e["type"]))
+
+
+class Neighbourhood:
+    """`neighbourhood()` as an object that draws itself: a Mermaid diagram in a notebook, DOT for
+    Graphviz, and the same dict as before from `to_json()`.
+
+    The dict that `neighbourhood()` returns stays as it is (the CLI prints it as JSON); this wraps
+    it, keeping the graph it came from so that `export` draws exactly the nodes and edges listed.
+    """
+
+    def __init__(self, graph: nx.MultiDiGraph, root: str, depth: int = 1,
+                 link_types: Iterable[str] | str | None = None):
+        found = neighbourhood(graph, root, depth, link_types)
+        self.graph = graph
+        self.root: str = found["root"]
+        self.depth = depth
+        self.nodes: list[dict[str, Any]] = found["nodes"]
+        self.edges: list[dict[str, str]] = found["edges"]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"root": self.root, "nodes": self.nodes, "edges": self.edges}
+
+    def export(self, fmt: str = "mermaid") -> str:
+        """This neighbourhood in one of `EXPORT_FORMATS`, with only the edges it lists."""
+        ids = {node["id"] for node in self.nodes}
+        listed = {(edge["source"], edge["target"], edge["type"]) for edge in self.edges}
+        view = nx.subgraph_view(self.graph, filter_node=lambda n: n in ids,
+                                filter_edge=lambda s, t, k: (s, t, _attr_type(self.graph, s, t, k)) in listed)
+        return export(view, fmt)
+
+    @property
+    def mermaid(self) -> str:
+        return self.export("mermaid")
+
+    @property
+    def dot(self) -> str:
+        return self.export("dot")
+
+    def __repr__(self) -> str:
+        return f"Neighbourhood({self.root!r}, depth={self.depth}: {len(self.nodes)} documents, {len(self.edges)} links)"
+
+    def _repr_markdown_(self) -> str:
+        return display.neighbourhood_markdown(self)
+
+
+def _attr_type(graph: nx.MultiDiGraph, source: str, target: str, key: str) -> str:
+    return str(graph.edges[source, target, key].get("type", key))
 
 
 # -- supersession ------------------------------------------------------------------------------

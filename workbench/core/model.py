@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from . import display
+
 __all__ = [
     "DocType",
     "Status",
@@ -22,6 +24,7 @@ __all__ = [
     "Link",
     "Document",
     "Problem",
+    "Problems",
     "WorkbenchError",
     "ConflictError",
     "RefusedError",
@@ -171,6 +174,12 @@ class Document:
     def superseded_by(self) -> list[str]:
         return id_list(self.meta.get("superseded_by"))
 
+    def _repr_html_(self) -> str:
+        return display.document_html(self)
+
+    def _repr_markdown_(self) -> str:
+        return display.document_markdown(self)
+
 
 def parse_links(value: Any) -> list[Link]:
     """The well-formed `{type, target}` entries of a `links` value; malformed ones are checked elsewhere."""
@@ -210,6 +219,19 @@ class Problem:
             "message": self.message,
             "line": self.line,
         }
+
+    def _repr_html_(self) -> str:
+        return display.problems_html([self])
+
+
+class Problems(list):
+    """A list of problems that a notebook shows as a table."""
+
+    def _repr_html_(self) -> str:
+        return display.problems_html(self)
+
+    def to_pandas(self):
+        return display.frame(p.to_json() for p in self)
 
 
 class WorkbenchError(Exception):

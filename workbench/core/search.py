@@ -15,15 +15,17 @@ from __future__ import annotations
 import datetime as dt
 import re
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
+from . import display
 from .model import Document, Status
 from .parse import as_date
 from .similarity import STOPWORDS
 
-__all__ = ["Query", "Hit", "parse_query", "search", "fts_expression", "FIELD_WEIGHTS"]
+__all__ = ["Query", "Hit", "SearchResults", "parse_query", "search", "fts_expression", "FIELD_WEIGHTS"]
 
 FIELD_WEIGHTS = (10.0, 6.0, 5.0, 4.0, 1.0)  # title, id, tags, summary, body
 FILTERS = ("type", "status", "tag", "project", "links", "from", "is", "updated", "created", "id")
@@ -59,6 +61,24 @@ class Hit:
 
     def to_json(self) -> dict:
         return {"id": self.id, "title": self.title, "type": self.type, "status": self.status, "path": self.path, "score": round(self.score, 4)}
+
+    def _repr_html_(self) -> str:
+        return display.hits_html([self])
+
+
+class SearchResults(list):
+    """The hits of one search, best first: a plain list that remembers its query, and that a
+    notebook shows as a ranked table."""
+
+    def __init__(self, hits: Iterable[Hit] = (), query: str | None = None):
+        super().__init__(hits)
+        self.query = query
+
+    def _repr_html_(self) -> str:
+        return display.hits_html(self, self.query)
+
+    def to_pandas(self):
+        return display.frame(hit.to_json() for hit in self)
 
 
 def parse_query(text: str) -> Query:
@@ -199,7 +219,7 @@ def _views(vault) -> _Views:
     return views
 
 
-def search(vault, text: str, limit: int = 10, *, fuzzy: bool = True) -> list[Hit]:
+def search(vault, text: str, limit: int = 10, *, fuzzy: bool = True) -> SearchResults:
     """The best `limit` documents for a query, best first."""
     query = parse_query(text)
     ctx = _Context(vault)
@@ -250,7 +270,7 @@ def search(vault, text: str, limit: int = 10, *, fuzzy: bool = True) -> list[Hit
             score *= STATUS_WEIGHT.get(doc.status, 0.5)
         hits.append(Hit(doc.id, doc.path, doc.title, doc.type, doc.status, score, doc.superseded_by, doc.valid))
     hits.sort(key=lambda h: (-h.score, h.id))
-    return _successors_first(hits)[:limit]
+    return SearchResults(_successors_first(hits)[:limit], text)
 
 
 def _successors_first(hits: list[Hit]) -> list[Hit]:

@@ -18,13 +18,14 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from . import conflicts, consolidate, gate, maintenance, references, search
+from . import conflicts, consolidate, display, gate, maintenance, references, search
 from .cache import DerivedStore
 from .changes import Plan
-from .conflicts import Conflict
+from .conflicts import Conflicts
 from .consolidate import Group
 from .gate import Candidate, Draft
-from .search import Hit
+from .graph import Neighbourhood, build_graph
+from .search import SearchResults
 from .lifecycle import check_transition
 from .live import VaultWatcher
 from .loading import parse_files
@@ -37,6 +38,7 @@ from .model import (
     ExecutionState,
     LinkType,
     Problem,
+    Problems,
     RefusedError,
     Severity,
     Status,
@@ -257,6 +259,12 @@ class Vault:
     def __contains__(self, doc_id: object) -> bool:
         return doc_id in self._by_id
 
+    def __repr__(self) -> str:
+        return f"Vault({str(self.root)!r}, {len(self)} files)"
+
+    def _repr_html_(self) -> str:
+        return display.vault_html(self)
+
     @_serialized
     def get(self, doc_id: str) -> Document:
         """The document as it is on disk now; RefusedError if no file has that id."""
@@ -291,19 +299,19 @@ class Vault:
 
     @property
     @_serialized
-    def problems(self) -> list[Problem]:
+    def problems(self) -> Problems:
         """Every problem in the vault: per file, across files, and symlinks that were skipped."""
         if self._relation_problems is None:
             valid = {r.document.id: r.document for r in self._records.values() if r.document.valid and self._by_id.get(r.document.id) == r.path}
             self._relation_problems = check_relations(valid, set(self._by_id), self._line_of)
         found = [p for r in self._records.values() for p in r.problems] + self._relation_problems
         found += [Problem(s, Severity.WARNING, "symlink-ignored", "symlinks are never followed; this one is not part of the vault") for s in self._symlinks]
-        return sorted(found, key=lambda p: (p.path, p.line or 0, p.code, p.message))
+        return Problems(sorted(found, key=lambda p: (p.path, p.line or 0, p.code, p.message)))
 
     @_serialized
-    def problems_for(self, doc_id: str) -> list[Problem]:
+    def problems_for(self, doc_id: str) -> Problems:
         path = self._by_id.get(doc_id)
-        return [p for p in self.problems if p.path == path]
+        return Problems(p for p in self.problems if p.path == path)
 
     # -- planning writes -----------------------------------------------------------------------
 
@@ -489,7 +497,7 @@ class Vault:
         return self.apply(gate.plan_create_superseding(self, old_id, draft), dry_run)
 
     @_serialized
-    def conflicts(self) -> list[Conflict]:
+    def conflicts(self) -> Conflicts:
         return conflicts.find_conflicts(self)
 
     @_serialized
@@ -580,7 +588,7 @@ class Vault:
         return plan
 
     @_serialized
-    def search(self, query: str, limit: int = 10) -> list[Hit]:
+    def search(self, query: str, limit: int = 10) -> SearchResults:
         """Documents for a query in the search language (see `workbench.core.search`), best first."""
         return search.search(self, query, limit)
 
@@ -606,6 +614,16 @@ class Vault:
         return report
 
     # -- conveniences for the faces -------------------------------------------------------------
+
+    @_serialized
+    def neighbourhood(self, doc_id: str, depth: int = 1, link_types: Iterable[str] | str | None = None) -> Neighbourhood:
+        """The documents within `depth` links of `doc_id`, both ways; a notebook draws it in Mermaid."""
+        return Neighbourhood(build_graph(self), doc_id, depth, link_types)
+
+    @_serialized
+    def to_pandas(self):
+        """One row per file as a pandas DataFrame; needs pandas, which the workbench does not."""
+        return display.to_pandas(self)
 
     def folder_for(self, doc_type: str) -> str:
         return TYPE_FOLDERS[DocType(doc_type)]
