@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import multiprocessing
 import os
+import sys
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -44,10 +45,17 @@ def _workers() -> int:
         return min(os.cpu_count() or 1, 4)
 
 
+def _main_is_importable() -> bool:
+    """Worker processes re-import `__main__`; a REPL or a script piped on stdin has none to import."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    return path is None and getattr(main, "__spec__", None) is not None or (path is not None and os.path.isfile(path))
+
+
 def parse_files(root: Path, items: list[Item], on: dt.date, with_rows: bool) -> Iterator[list[tuple[Record, tuple | None]]]:
     """Chunks of (record, store row) for the files in `items`, as they are ready."""
     workers = _workers()
-    if len(items) < PARALLEL_MIN or workers < 2 or os.environ.get("WORKBENCH_SERIAL"):
+    if len(items) < PARALLEL_MIN or workers < 2 or os.environ.get("WORKBENCH_SERIAL") or not _main_is_importable():
         yield _parse_chunk(str(root), items, on, with_rows)
         return
     chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
