@@ -37,10 +37,12 @@ async def test_startup_shows_titles_and_counts(vault_path: Path):
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         text = screen_text(app)
-        assert "Billing domain rules" in text and "Billing subgraph" in text
-        assert "67 documents" in text and "0 errors" in text
+        assert "67/67" in text
+        assert "67 documents" in text and "0 errors" in text and "3 conflicts" in text
         assert len(result_ids(app)) == 67
         assert isinstance(app.focused, Input)
+        await pilot.press("slash")  # pressed out of habit: the box has the focus already
+        assert app.focused.value == ""
 
 
 async def test_typing_filters_live(vault_path: Path):
@@ -49,13 +51,27 @@ async def test_typing_filters_live(vault_path: Path):
         await settle(pilot)
         await type_text(pilot, "fastapi")
         await settle(pilot)
-        assert result_ids(app) == [FASTAPI]
-        await pilot.press("ctrl+u")  # clear the box: everything is back, active documents first
+        assert result_ids(app)[0] == FASTAPI
+        await pilot.press("ctrl+u")  # clear the box: everything is back
         await settle(pilot)
-        ids = result_ids(app)
-        assert len(ids) == 67
-        statuses = [app.screen.vault.get(i).status for i in ids]
-        assert statuses == sorted(statuses, key=lambda s: s != "active")
+        assert len(result_ids(app)) == 67
+
+
+async def test_search_speaks_the_core_query_language(vault_path: Path):
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await type_text(pilot, "type:decision tag:money")
+        await settle(pilot)
+        assert sorted(result_ids(app)) == ["mem-decision-money-integer-cents", "mem-decision-money-numeric-decimal"]
+        await pilot.press("ctrl+u")
+        await type_text(pilot, "strpie")  # a typo
+        await settle(pilot)
+        assert "mem-entity-stripe" in result_ids(app)[:5]
+        await pilot.press("ctrl+u")
+        await type_text(pilot, "procrast")  # half typed
+        await settle(pilot)
+        assert "mem-decision-jobs-procrastinate" in result_ids(app)[:3]
 
 
 async def test_enter_opens_document_and_focuses_viewer(vault_path: Path):
@@ -157,7 +173,7 @@ async def test_superseded_banner_jumps_to_successor_and_history(vault_path: Path
     app = WorkbenchApp(vault_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        await open_by_search(pilot, "celery with redis")
+        await open_by_search(pilot, "status:superseded celery")
         viewer = app.screen.query_one(DocumentViewer)
         assert viewer.view.document.id == "mem-decision-jobs-celery-redis"
         assert "Superseded by" in screen_text(app)
@@ -178,7 +194,7 @@ async def test_link_pane_groups_and_follows(vault_path: Path):
     app = WorkbenchApp(vault_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        await open_by_search(pilot, "celery with redis")
+        await open_by_search(pilot, "status:superseded celery")
         links = app.screen.query_one(LinkPane)
         prompts = [str(o.prompt) for o in links.options if o is not None]
         assert "depended on by" in prompts and "superseded by" in prompts and "depends_on" in prompts
@@ -226,19 +242,35 @@ async def test_keys_dialog_lists_every_binding(vault_path: Path):
         await settle(pilot)
         await pilot.press("escape", "question_mark")
         assert isinstance(app.screen, KeysDialog)
-        text = screen_text(app)
-        for words in ("Lifecycle", "Raw", "Successor", "Back", "Palette", "Leave search"):
+        from textual.widgets import Label
+
+        text = "\n".join(str(label.render()) for label in app.screen.query(Label))
+        for words in ("Lifecycle", "Raw", "Successor", "Back", "Palette", "Leave search", "Undo", "Edit", "Problems",
+                      "Conflicts", "Consolidate", "Deeper", "Link type", "Context pack", "Candidates", "Repair"):
             assert words in text
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
 
 
 async def test_every_binding_has_an_id_and_a_tooltip():
+    from workbench.tui.app import KEY_GROUPS
+    from workbench.tui.commands import ACTIONS
     from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog as Confirm
+    from workbench.tui.dialogs.conflicts import ConflictsDialog
+    from workbench.tui.dialogs.consolidate import ConsolidateDialog
+    from workbench.tui.dialogs.new_document import NewDocumentDialog
+    from workbench.tui.dialogs.problems import ProblemsDialog
 
-    for owner in (WorkbenchApp, MainScreen, SearchPane, LifecycleDialog, Confirm, KeysDialog):
+    owners = (WorkbenchApp, MainScreen, SearchPane, LinkPane, LifecycleDialog, Confirm, KeysDialog, ProblemsDialog,
+              ConflictsDialog, NewDocumentDialog, ConsolidateDialog)
+    listed = {b.id for _, bindings in KEY_GROUPS for b in bindings}
+    for owner in owners:
         for binding in owner.BINDINGS:
             assert binding.id and binding.tooltip, f"{owner.__name__}: {binding.key}"
+            assert binding.id in listed or owner in (KeysDialog, LifecycleDialog), f"{binding.id} is missing from ?"
+    palette = {action for _, action, _ in ACTIONS}
+    for binding in MainScreen.BINDINGS:
+        assert binding.action in palette, f"{binding.action} is missing from the palette"
 
 
 async def test_command_palette_runs_actions(vault_path: Path):

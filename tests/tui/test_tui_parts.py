@@ -1,4 +1,4 @@
-"""The TUI's pure parts: ranking, history, neighbours, safe text and theme files."""
+"""The TUI's pure parts: history, neighbours, safe text and theme files."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from workbench.core.graph import inverse_label
 from workbench.core.model import Document
 from workbench.tui.history import History
 from workbench.tui.neighbours import neighbourhood
-from workbench.tui.ranking import rank
 from workbench.tui.text import clean, plain
 from workbench.tui.themes import (
     BUILTIN_THEMES,
@@ -23,30 +22,6 @@ from workbench.tui.widgets.viewer import split_source
 
 def doc(doc_id: str, title: str, status: str = "active", links: list | None = None) -> Document:
     return Document(doc_id, f"x/{doc_id}.md", {"title": title, "status": status, "type": doc_id.split("-")[1], "links": links or []}, "")
-
-
-def test_rank_best_first_active_before_others_within_a_band():
-    docs = [
-        doc("mem-decision-old-stripe", "Stripe", status="archived"),
-        doc("mem-entity-stripe", "Stripe", status="active"),
-        doc("mem-note-webhooks", "Deduplicate Stripe webhooks"),
-        doc("mem-note-postgres", "Postgres database"),
-    ]
-    ids = [d.id for d in rank(docs, "stripe")]
-    assert ids[0] == "mem-entity-stripe"
-    assert "mem-note-postgres" not in ids
-    assert ids.index("mem-decision-old-stripe") > ids.index("mem-note-webhooks")
-
-
-def test_rank_blank_query_lists_everything_active_first():
-    docs = [doc("mem-note-b", "B", "draft"), doc("mem-note-a", "A"), doc("mem-note-c", "C")]
-    assert [d.id for d in rank(docs, "  ")] == ["mem-note-a", "mem-note-c", "mem-note-b"]
-
-
-def test_rank_matches_ids_and_word_order():
-    docs = [doc("mem-context-stripe-webhook-flow", "Webhook flow end to end"), doc("mem-note-other", "Other")]
-    assert [d.id for d in rank(docs, "flow webhook")] == ["mem-context-stripe-webhook-flow"]
-    assert [d.id for d in rank(docs, "stripe-webhook")] == ["mem-context-stripe-webhook-flow"]
 
 
 def test_history_is_like_a_browser():

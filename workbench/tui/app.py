@@ -13,9 +13,15 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from .commands import WorkbenchCommands
+from .dialogs.confirm_plan import ConfirmPlanDialog
+from .dialogs.conflicts import ConflictsDialog
+from .dialogs.consolidate import ConsolidateDialog
 from .dialogs.keys import KeyGroup, KeysDialog
+from .dialogs.new_document import NewDocumentDialog
+from .dialogs.problems import ProblemsDialog
 from .screens.main import MainScreen
 from .themes import BUILTIN_THEMES, VARIABLE_DEFAULTS, load_theme_files, theme_folders
+from .widgets.link_pane import LinkPane
 from .widgets.search import SearchPane
 
 __all__ = ["WorkbenchApp"]
@@ -50,6 +56,9 @@ class WorkbenchApp(App[None]):
             self.notify(error, title="Theme", severity="warning", markup=False)
 
     def action_quit(self) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                screen.stop_watching()
         self.exit(return_code=0)
 
     def action_show_keys(self) -> None:
@@ -65,6 +74,12 @@ KEY_GROUPS: list[KeyGroup] = [
     ]),
     ("Main screen (outside the search box)", MainScreen.BINDINGS),
     ("Search box", SearchPane.BINDINGS),
+    ("Links pane (g)", LinkPane.BINDINGS),
+    ("Problems (p)", ProblemsDialog.BINDINGS),
+    ("Conflicts (c)", ConflictsDialog.BINDINGS),
+    ("New document: the write gate (n)", NewDocumentDialog.BINDINGS),
+    ("Consolidation (o)", ConsolidateDialog.BINDINGS),
+    ("Change preview", ConfirmPlanDialog.BINDINGS),
     ("Lists and dialogs", [
         Binding("up,down", "", "Move", tooltip="Move the highlight; disabled entries are skipped"),
         Binding("enter", "", "Choose", tooltip="Open the highlighted document or link; pick a transition"),

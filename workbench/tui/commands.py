@@ -21,10 +21,16 @@ __all__ = ["ACTIONS", "WorkbenchCommands"]
 
 # (palette title, action on the main screen, help)
 ACTIONS: tuple[tuple[str, str, str], ...] = (
-    ("Search: focus the search box", "focus_search", "Type to filter documents by title and id"),
+    ("Search: focus the search box", "focus_search", "Type to search: words, typos, type:decision tag:money"),
     ("Document: lifecycle…", "lifecycle", "Change the status (or a task's execution state), with a diff before writing"),
+    ("Document: edit in $EDITOR", "edit", "Edit the file in your editor, then re-read and check it"),
     ("Document: toggle raw source", "toggle_raw", "Show the file's YAML and Markdown source, or the rendered document"),
     ("Document: open the successor", "successor", "Jump to the document that supersedes this one"),
+    ("Vault: undo the last change", "undo", "Show the last change as a diff, then revert it"),
+    ("Vault: problems and repair…", "problems", "Every problem; open its file; repair with a preview"),
+    ("Vault: conflicts queue…", "conflicts", "Contradictions, duplicates and stale links with their resolutions"),
+    ("Vault: new document (write gate)…", "new_document", "Draft new knowledge; merge, supersede or create, with a diff first"),
+    ("Vault: consolidate notes…", "consolidate", "Fold groups of related notes into their canonical document"),
     ("Navigate: back", "back", "The previously opened document"),
     ("Navigate: forward", "forward", "Forward again after going back"),
     ("Navigate: links pane", "focus_links", "Outgoing links and backlinks of this document"),

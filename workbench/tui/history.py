@@ -43,5 +43,9 @@ class History:
         self._index += 1
         return self.current
 
+    def trail(self, most: int = 5) -> list[str]:
+        """The path walked to the current document (at most `most` steps, the current one last)."""
+        return self._stack[max(0, self._index + 1 - most) : self._index + 1]
+
     def __len__(self) -> int:
         return len(self._stack)

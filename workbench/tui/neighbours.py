@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from ..core import graph as core_graph
 from ..core.graph import backlinks, outgoing
-from ..core.model import LinkType
+from ..core.model import LinkType, RefusedError
 
 __all__ = ["Neighbour", "Neighbourhood", "neighbourhood"]
 
@@ -29,6 +30,7 @@ class Neighbour:
     status: str = ""
     dangling: bool = False
     invalid: bool = False
+    depth: int = 1
 
     @property
     def openable(self) -> bool:
@@ -39,10 +41,20 @@ class Neighbour:
 class Neighbourhood:
     outgoing: dict[str, list[Neighbour]] = field(default_factory=dict)
     incoming: dict[str, list[Neighbour]] = field(default_factory=dict)
+    further: dict[int, list[Neighbour]] = field(default_factory=dict)
+    """Documents 2..depth links away (either direction), by distance; `link_type` is how they were reached."""
+    chain: list[Neighbour] = field(default_factory=list)
+    """The supersession line through the document, oldest first (empty when it has none)."""
+    pack: list[Neighbour] = field(default_factory=list)
+    """The context pack: what an agent would read about the document, in reading order."""
+    depth: int = 1
+    link_type: str | None = None
+    """The edge-type filter in force (None: every type)."""
+    root: str = ""
 
     @property
     def empty(self) -> bool:
-        return not self.outgoing and not self.incoming
+        return not self.outgoing and not self.incoming and not self.further and not self.chain
 
 
 def _group(graph: nx.MultiDiGraph, pairs: list[tuple[str, str]]) -> dict[str, list[Neighbour]]:
@@ -58,8 +70,35 @@ def _group(graph: nx.MultiDiGraph, pairs: list[tuple[str, str]]) -> dict[str, li
     return groups
 
 
-def neighbourhood(graph: nx.MultiDiGraph, doc_id: str) -> Neighbourhood:
-    """Links out of `doc_id` and into it; empty when the document is not a node (it is invalid)."""
+def _node(graph: nx.MultiDiGraph, node: str, link_type: str = "", depth: int = 1) -> Neighbour:
+    attrs = graph.nodes[node]
+    return Neighbour(link_type, node, str(attrs.get("title", node)), str(attrs.get("status", "")),
+                     bool(attrs.get("dangling")), bool(attrs.get("invalid")), depth)
+
+
+def neighbourhood(graph: nx.MultiDiGraph, doc_id: str, depth: int = 1, link_type: str | None = None) -> Neighbourhood:
+    """Links out of `doc_id` and into it (only `link_type` ones when given), what lies further out to
+    `depth`, its supersession chain and its context pack; empty when it is not a node (invalid)."""
     if doc_id not in graph:
-        return Neighbourhood()
-    return Neighbourhood(_group(graph, outgoing(graph, doc_id)), _group(graph, backlinks(graph, doc_id)))
+        return Neighbourhood(depth=depth, link_type=link_type, root=doc_id)
+
+    def kept(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        return [pair for pair in pairs if link_type is None or pair[1] == link_type]
+
+    further: dict[int, list[Neighbour]] = {}
+    if depth > 1:
+        reached = core_graph.neighbourhood(graph, doc_id, depth, link_type)
+        for node in reached["nodes"]:
+            if node["depth"] >= 2:
+                further.setdefault(node["depth"], []).append(_node(graph, node["id"], depth=node["depth"]))
+        for members in further.values():
+            members.sort(key=lambda n: (n.title.casefold(), n.doc_id))
+    chain = core_graph.supersession_chain(graph, doc_id)
+    try:
+        pack = [_node(graph, item["id"], item["via"], item["depth"]) for item in core_graph.context_pack(graph, doc_id)]
+    except RefusedError:
+        pack = []
+    return Neighbourhood(
+        _group(graph, kept(outgoing(graph, doc_id))), _group(graph, kept(backlinks(graph, doc_id))), further,
+        [_node(graph, node) for node in chain] if len(chain) > 1 else [], pack, depth, link_type, doc_id,
+    )

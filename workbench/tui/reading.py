@@ -27,10 +27,11 @@ class DocumentView:
     """Each id in `superseded_by` with its title ("" when the successor is missing)."""
 
 
-def read_view(vault: Vault, graph: nx.MultiDiGraph, doc_id: str) -> DocumentView:
-    """The document as it is on disk now, with its problems, its neighbours in `graph`, its successors."""
+def read_view(vault: Vault, graph: nx.MultiDiGraph, doc_id: str, depth: int = 1, link_type: str | None = None) -> DocumentView:
+    """The document as it is on disk now, with its problems, its neighbours in `graph` (to `depth`,
+    only `link_type` links when given), its successors."""
     doc = vault.get(doc_id)
-    raw = (vault.root / doc.path).read_bytes()
+    raw = vault.source(doc_id)
 
     def title(other: str) -> str:
         node = graph.nodes.get(other) if other in graph else None
@@ -40,6 +41,6 @@ def read_view(vault: Vault, graph: nx.MultiDiGraph, doc_id: str) -> DocumentView
         document=doc,
         source=raw.decode("utf-8", "replace"),
         problems=vault.problems_for(doc.id),
-        neighbours=neighbourhood(graph, doc.id),
+        neighbours=neighbourhood(graph, doc.id, depth, link_type),
         successors={succ: title(succ) for succ in doc.superseded_by},
     )

@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.highlight import HighlightTheme, highlight
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
 from ..text import clean
 
@@ -76,6 +76,7 @@ class ConfirmPlanDialog(ModalScreen[bool]):
             with Horizontal(id="buttons"):
                 yield Button("Apply  y", variant="primary", id="apply", compact=True)
                 yield Button("Cancel  n", id="cancel", compact=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#apply", Button).focus()

@@ -14,7 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Label
+from textual.widgets import Footer, Label
 
 __all__ = ["KeyGroup", "KeysDialog"]
 
@@ -64,6 +64,7 @@ class KeysDialog(ModalScreen[None]):
                             yield Label(Content(self._keys(binding)), classes="key")
                             yield Label(Content(binding.description or binding.action))
                             yield Label(Content(binding.tooltip), classes="tooltip")
+        yield Footer()
 
     def _keys(self, binding: Binding) -> str:
         return " ".join(self.app.get_key_display(Binding(key.strip(), "")) for key in binding.key.split(","))

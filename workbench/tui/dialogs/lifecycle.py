@@ -1,8 +1,9 @@
 """The lifecycle editor: which statuses the document may move to, and why the others are refused.
 
 Refused transitions stay in the list, disabled, with `transition_refusal`'s reason under them, so a
-person learns the lifecycle from the dialog itself. Tasks also get their execution state. The
-dialog only returns the choice; planning and writing it is the screen's job.
+person learns the lifecycle from the dialog itself. Tasks also get their execution state. A
+document becomes superseded only by naming its successor, picked here by search (`Vault.search`,
+typos forgiven). The dialog only returns the choice; planning and writing it is the screen's job.
 """
 
 from __future__ import annotations
@@ -11,18 +12,20 @@ import textwrap
 from dataclasses import dataclass
 from typing import ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Label, OptionList, Static
+from textual.widgets import Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
 from ...core.lifecycle import transition_refusal
 from ...core.model import DocType, Document, ExecutionState, Status
-from ..text import clean, status_badge
+from ..text import clean, status_badge, status_style
+from ..widgets.search import Searcher
 
 __all__ = ["LifecycleChoice", "LifecycleDialog", "state_options", "status_options"]
 
@@ -32,7 +35,7 @@ REASON_WIDTH = 66
 
 @dataclass(frozen=True)
 class LifecycleChoice:
-    """`field` is `status` or `execution_state`; `value` the new value."""
+    """`field` is `status`, `execution_state` or `successor`; `value` the new value (or the successor's id)."""
 
     field: str
     value: str
@@ -84,6 +87,8 @@ class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
         & OptionList { height: auto; max-height: 14; border: round $border-blurred; }
         & OptionList:focus { border: round $border; }
         & #hint { color: $text-muted; }
+        & #successor-search { background: $boost; }
+        & #successors.-empty { display: none; }
     }
     """
 
@@ -91,9 +96,11 @@ class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
         Binding("escape", "cancel", "Cancel", id="lifecycle.cancel", tooltip="Close the lifecycle editor without changing anything"),
     ]
 
-    def __init__(self, document: Document) -> None:
+    def __init__(self, document: Document, searcher: Searcher | None = None) -> None:
         super().__init__()
         self.document = document
+        self.searcher = searcher
+        """`Vault.search`, to pick a successor by fuzzy search; None hides that part."""
 
     def compose(self) -> ComposeResult:
         doc = self.document
@@ -105,7 +112,12 @@ class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
                 state = str(doc.meta.get("execution_state", ""))
                 yield Label(Content.assemble("Execution state (now ", (clean(state) or "unset", "bold"), ")"), classes="section")
                 yield OptionList(*state_options(state), id="states")
+            if self.searcher is not None and doc.status in (Status.ACTIVE, Status.DRAFT, Status.DEPRECATED):
+                yield Label("Supersede: search for the document that replaces it", classes="section")
+                yield Input(placeholder="type to search; enter picks the highlighted, tab moves to the list", id="successor-search", compact=True)
+                yield OptionList(id="successors", classes="-empty")
             yield Static("enter choose · tab next list · escape cancel", id="hint")
+        yield Footer()
 
     def on_mount(self) -> None:
         statuses = self.query_one("#statuses", OptionList)
@@ -113,6 +125,36 @@ class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
         statuses.action_first()
         # Focusing scrolls the list into view; on a short terminal keep the title in sight instead.
         self.call_after_refresh(self.query_one("#dialog").scroll_home, animate=False)
+
+    @on(Input.Changed, "#successor-search")
+    def _successor_query(self, event: Input.Changed) -> None:
+        event.stop()
+        self._search(event.value)
+
+    @work(thread=True, exclusive=True, group="successor-search")
+    def _search(self, query: str) -> None:
+        assert self.searcher is not None
+        hits = [h for h in self.searcher(query, 9) if h.id != self.document.id][:8] if query.strip() else []
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_successors, hits)
+
+    def _show_successors(self, hits: list) -> None:
+        listing = self.query_one("#successors", OptionList)
+        listing.set_class(not hits, "-empty")
+        listing.set_options(
+            Option(Content.assemble(("● ", status_style(h.status)), clean(h.title), (f"  {h.type} · {clean(h.id)}", "$text-muted")),
+                   id=f"successor:{h.id}")
+            for h in hits
+        )
+        if hits:
+            listing.highlighted = 0
+
+    @on(Input.Submitted, "#successor-search")
+    def _successor_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        option = self.query_one("#successors", OptionList).highlighted_option
+        if option is not None and option.id:
+            self.dismiss(LifecycleChoice("successor", option.id.partition(":")[2]))
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:

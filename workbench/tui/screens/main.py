@@ -3,18 +3,19 @@
 The panes post what the person asks for (`Goto`); this screen does the vault's work in thread
 workers and hands the results back down as attributes. Workers post result messages (`VaultRead`,
 `DocumentRead`, `PlanReady`, `ChangeApplied`, `Failed`) rather than touching widgets, so tests can
-watch the same messages the screen reacts to. One lock serialises access to the `Vault`, which is
-not meant to be shared between threads.
+watch the same messages the screen reacts to. The vault's file watcher runs on its own thread and
+only ever posts `DiskChanged`.
+
+Every writing flow arrives here as a `Proposal`: planned in a worker, shown as a diff, written
+only once confirmed.
 """
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass, field
+import types
 from pathlib import Path
 from typing import ClassVar
 
-import networkx as nx
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -24,44 +25,31 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import get_current_worker
 
+from ...core import conflicts as core_conflicts
 from ...core.changes import Plan
-from ...core.graph import build_graph
-from ...core.model import Document, Severity, WorkbenchError
+from ...core.conflicts import Conflict
+from ...core.live import VaultWatcher
+from ...core.model import Document, WorkbenchError
 from ...core.vault import Vault
 from ..dialogs.confirm_plan import ConfirmPlanDialog
-from ..dialogs.lifecycle import LifecycleChoice, LifecycleDialog
 from ..history import History
+from ..proposal import Proposal
 from ..reading import DocumentView, read_view
+from ..summary import VaultSummary, summarise
 from ..widgets.link_pane import LinkPane
 from ..widgets.search import SearchPane
 from ..widgets.vault_header import VaultHeader
 from ..widgets.viewer import DocumentViewer
+from .flows import GuidedFlows
 
-__all__ = ["MainScreen"]
+__all__ = ["AUTO_CONFLICTS_LIMIT", "MainScreen", "VaultSummary"]
 
-
-@dataclass(frozen=True)
-class VaultSummary:
-    """What the panes need from the whole vault, computed off the UI thread after each load or write."""
-
-    name: str
-    documents: tuple[Document, ...]
-    files: int
-    errors: int
-    warnings: int
-    graph: nx.MultiDiGraph = field(default_factory=nx.MultiDiGraph, compare=False, repr=False)
+AUTO_CONFLICTS_LIMIT = 1500
+"""Above this many documents conflicts are looked for only when asked (`c`): the search compares
+every pair of same-type documents, seconds at 1,000 documents and minutes at 10,000."""
 
 
-def summarise(vault: Vault, given: Path) -> VaultSummary:
-    """Counts for the header; the name says `notes/memory` when the vault is a `memory/` child."""
-    problems = vault.problems
-    errors = sum(1 for p in problems if p.severity == Severity.ERROR)
-    given = given.expanduser().resolve()
-    name = given.name if vault.root == given else f"{given.name}/{vault.root.relative_to(given)}"
-    return VaultSummary(name, tuple(vault.documents), len(vault), errors, len(problems) - errors, build_graph(vault))
-
-
-class MainScreen(Screen[None]):
+class MainScreen(GuidedFlows, Screen[None]):
     """Three panes; below 100 columns the link pane gives way (press `g` to swap it in)."""
 
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide"), (140, "-very-wide")]
@@ -71,9 +59,15 @@ class MainScreen(Screen[None]):
         Binding("backspace,alt+left", "back", "Back", key_display="⌫", id="main.back", tooltip="Back to the previously opened document"),
         Binding("shift+backspace,alt+right", "forward", "Forward", key_display="⇧⌫", show=False, id="main.forward", tooltip="Forward again after going back"),
         Binding("l", "lifecycle", "Lifecycle", id="main.lifecycle", tooltip="Change the document's status (or a task's execution state)"),
-        Binding("r", "toggle_raw", "Raw", id="main.raw", tooltip="Toggle between the rendered document and its source file"),
+        Binding("e", "edit", "Edit", id="main.edit", tooltip="Edit the file in $EDITOR (vi if unset), then re-read and check it"),
+        Binding("u", "undo", "Undo", id="main.undo", tooltip="Revert the last change, after showing it as a diff"),
+        Binding("r", "toggle_raw", "Raw", show=False, id="main.raw", tooltip="Toggle between the rendered document and its source file"),
         Binding("s", "successor", "Successor", id="main.successor", tooltip="Open the document that supersedes this one"),
         Binding("g", "focus_links", "Links", id="main.links", tooltip="Move to the links pane (on narrow terminals, show it)"),
+        Binding("p", "problems", "Problems", id="main.problems", tooltip="Every problem in the vault; open one, or repair them all"),
+        Binding("c", "conflicts", "Conflicts", id="main.conflicts", tooltip="The conflicts queue: contradictions, duplicates, stale links"),
+        Binding("n", "new_document", "New", id="main.new", tooltip="New knowledge through the write gate: merge, supersede or create"),
+        Binding("o", "consolidate", "Consolidate", id="main.consolidate", tooltip="Fold groups of related notes into their canonical document"),
     ]
 
     class VaultRead(Message):
@@ -82,23 +76,42 @@ class MainScreen(Screen[None]):
             self.summary = summary
 
     class DocumentRead(Message):
-        def __init__(self, view: DocumentView, remember: bool, focus: str | None) -> None:
+        def __init__(self, view: DocumentView, remember: bool, focus: str | None, from_disk: bool = False) -> None:
             super().__init__()
             self.view = view
             self.remember = remember
             self.focus = focus
+            self.from_disk = from_disk
+            """Re-read because the watcher saw its file change (not because the person asked)."""
+
+    class ConflictsFound(Message):
+        """The conflicts of the vault as it was a moment ago (finding them can take a while on a
+        large vault, so they come after the summary, never holding up the titles)."""
+
+        def __init__(self, conflicts: list[Conflict] | None) -> None:
+            super().__init__()
+            self.conflicts = conflicts
+            """None when the search failed (it was reported)."""
+
+    class DiskChanged(Message):
+        """Files changed on disk (an agent, an editor, `git pull`, or our own write); posted by the
+        watcher's thread, handled on the app's."""
+
+        def __init__(self, paths: list[str]) -> None:
+            super().__init__()
+            self.paths = paths
 
     class PlanReady(Message):
-        def __init__(self, plan: Plan, doc_id: str) -> None:
+        def __init__(self, plan: Plan, proposal: Proposal) -> None:
             super().__init__()
             self.plan = plan
-            self.doc_id = doc_id
+            self.proposal = proposal
 
     class ChangeApplied(Message):
-        def __init__(self, plan: Plan, doc_id: str) -> None:
+        def __init__(self, plan: Plan, proposal: Proposal) -> None:
             super().__init__()
             self.plan = plan
-            self.doc_id = doc_id
+            self.proposal = proposal
 
     class Failed(Message):
         """A vault call was refused or failed; `reason` is one line for the person."""
@@ -114,8 +127,20 @@ class MainScreen(Screen[None]):
         self.vault: Vault | None = None
         self.summary: VaultSummary | None = None
         """The vault as last read: what the header, the search and the palette show."""
+        self.conflicts: list[Conflict] | None = None
+        """The conflicts as last found; None until the first search for them has finished."""
+        self._conflicts_busy = False
+        self._conflicts_stale = False
+        """A search for conflicts is running / the vault changed while it ran (so run it again after)."""
+        self._reopen_conflicts = False
+        """Reopen the queue when the conflicts after a resolution have been found."""
         self.history = History()
-        self._vault_lock = threading.Lock()
+        self.watcher: VaultWatcher | None = None
+        self.graph_depth = 1
+        self.graph_filter: str | None = None
+        """The graph navigator's depth and link-type filter (`+`/`-`, `t` in the links pane)."""
+        self._written: dict[str, bytes] = {}
+        """What our own last writes left in each file, so the watcher's echo of them is not news."""
 
     # -- layout -------------------------------------------------------------------------------
 
@@ -131,6 +156,14 @@ class MainScreen(Screen[None]):
         self.query_one(VaultHeader).vault_name = self.vault_path.name
         self.query_one(SearchPane).focus_input()
         self.load_vault()
+
+    def on_unmount(self) -> None:
+        self.stop_watching()
+
+    def stop_watching(self) -> None:
+        watcher, self.watcher = self.watcher, None
+        if watcher is not None:
+            watcher.stop()
 
     @property
     def current(self) -> DocumentView | None:
@@ -148,55 +181,95 @@ class MainScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="vault-load")
     def load_vault(self) -> None:
         try:
-            with self._vault_lock:
-                self.vault = Vault.open(self.vault_path)
-                summary = summarise(self.vault, self.vault_path)
+            self.vault = Vault.open(self.vault_path)
+            summary = summarise(self.vault, self.vault_path)
         except Exception as exc:  # noqa: BLE001 - reported, never a traceback
             self._report(exc, "The vault could not be opened")
             return
         self.post_message(self.VaultRead(summary))
+        if self.is_attached:
+            self.watcher = self.vault.watch(self._on_disk_change)
+
+    def _on_disk_change(self, paths: list[str], seconds: float) -> None:
+        """Called on the watcher's thread: never touch a widget here, only post."""
+        self.post_message(self.DiskChanged(paths))
+
+    @work(thread=True, exclusive=True, group="vault-summary")
+    def resummarise(self) -> None:
+        if self.vault is None:
+            return
+        try:
+            summary = summarise(self.vault, self.vault_path)
+        except Exception as exc:  # noqa: BLE001
+            self._report(exc, "The vault could not be re-read")
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.VaultRead(summary))
+
+    def find_conflicts(self, asked: bool = False) -> None:
+        """Look for conflicts again; this is slow on a large vault, so at most one search runs (a
+        change meanwhile asks for one more after it), and above `AUTO_CONFLICTS_LIMIT` documents
+        only when the person `asked`."""
+        if self.summary is None:
+            return
+        if not asked and len(self.summary.documents) > AUTO_CONFLICTS_LIMIT and not self._conflicts_busy:
+            self.conflicts = None
+            self.query_one(VaultHeader).conflicts = -1
+            return
+        if self._conflicts_busy:
+            self._conflicts_stale = True
+            return
+        self._conflicts_busy, self._conflicts_stale = True, False
+        self.query_one(VaultHeader).conflicts = None
+        self._find_conflicts(self.summary.documents)
+
+    @work(thread=True, group="vault-conflicts")
+    def _find_conflicts(self, documents: tuple[Document, ...]) -> None:
+        """Run on the documents as summarised, not on the live vault: `Vault.conflicts` would hold
+        the vault's mutex for the whole (long) run and stall every search meanwhile."""
+        try:
+            conflicts = core_conflicts.find_conflicts(types.SimpleNamespace(documents=list(documents)))
+        except Exception as exc:  # noqa: BLE001
+            self._report(exc, "Conflicts could not be listed")
+            conflicts = None
+        self.post_message(self.ConflictsFound(conflicts))
 
     @work(thread=True, exclusive=True, group="vault-read")
-    def read_document(self, doc_id: str, remember: bool = True, focus: str | None = None) -> None:
+    def read_document(self, doc_id: str, remember: bool = True, focus: str | None = None, from_disk: bool = False) -> None:
         if self.vault is None or self.summary is None:
             return
         try:
-            with self._vault_lock:
-                view = read_view(self.vault, self.summary.graph, doc_id)
+            view = read_view(self.vault, self.summary.graph, doc_id, self.graph_depth, self.graph_filter)
         except Exception as exc:  # noqa: BLE001
             self._report(exc, "Cannot open it")
             return
         if not get_current_worker().is_cancelled:  # a newer request superseded this one
-            self.post_message(self.DocumentRead(view, remember, focus))
+            self.post_message(self.DocumentRead(view, remember, focus, from_disk))
 
     @work(thread=True, exclusive=True, group="vault-write")
-    def plan_lifecycle(self, doc_id: str, choice: LifecycleChoice) -> None:
+    def plan_change(self, proposal: Proposal) -> None:
         """A dry run: the plan comes back to be shown as a diff, nothing is written yet."""
         assert self.vault is not None
         try:
-            with self._vault_lock:
-                if choice.field == "execution_state":
-                    plan = self.vault.set_execution_state(doc_id, choice.value, dry_run=True)
-                else:
-                    plan = self.vault.set_status(doc_id, choice.value, dry_run=True)
+            plan = proposal.plan(self.vault)
         except Exception as exc:  # noqa: BLE001
             self._report(exc)
             return
-        self.post_message(self.PlanReady(plan, doc_id))
+        self.post_message(self.PlanReady(plan, proposal))
 
     @work(thread=True, exclusive=True, group="vault-write")
-    def apply_plan(self, plan: Plan, doc_id: str) -> None:
+    def apply_plan(self, plan: Plan, proposal: Proposal) -> None:
         """Write exactly the plan that was shown; the core refuses if a file changed meanwhile."""
         assert self.vault is not None
         try:
-            with self._vault_lock:
-                self.vault.apply(plan)
-                summary = summarise(self.vault, self.vault_path)
+            written = proposal.apply(self.vault, plan)
+            self._written.update({c.path: c.after for c in written.changes if c.after is not None})
+            summary = summarise(self.vault, self.vault_path)
         except Exception as exc:  # noqa: BLE001
             self._report(exc, "Nothing was written" if not plan.applied else "Written, but not re-read")
             return
         self.post_message(self.VaultRead(summary))
-        self.post_message(self.ChangeApplied(plan, doc_id))
+        self.post_message(self.ChangeApplied(written, proposal))
 
     # -- results coming back ----------------------------------------------------------------
 
@@ -206,42 +279,89 @@ class MainScreen(Screen[None]):
         header = self.query_one(VaultHeader)
         header.vault_name, header.documents = summary.name, summary.files
         header.errors, header.warnings = summary.errors, summary.warnings
-        self.query_one(SearchPane).documents = summary.documents
+        self.find_conflicts()
+        search = self.query_one(SearchPane)
+        search.total = len(summary.documents)
+        search.searcher = self.vault.search if self.vault is not None else None
+        self.refresh_bindings()
+
+    @on(ConflictsFound)
+    def _conflicts_found(self, message: ConflictsFound) -> None:
+        self._conflicts_busy = False
+        if self._conflicts_stale:
+            self.find_conflicts(asked=True)  # the vault moved meanwhile: this answer is already old
+            return
+        if message.conflicts is None:
+            return
+        self.conflicts = message.conflicts
+        self.query_one(VaultHeader).conflicts = len(message.conflicts)
+        self.refresh_bindings()
+        if self._reopen_conflicts:
+            self._reopen_conflicts = False
+            self.action_conflicts()
+
+    @on(DiskChanged)
+    def _disk_changed(self, message: DiskChanged) -> None:
+        """Someone changed files: search again at once (cheap), then recount; re-read the open
+        document if it was one of them."""
+        search = self.query_one(SearchPane)
+        if self.vault is not None:
+            search.searcher = self.vault.search
+        self.resummarise()
+        view = self.current
+        if view is not None and view.document.path in message.paths:
+            self.read_document(view.document.id, remember=False, from_disk=True)
 
     @on(DocumentRead)
     def _document_read(self, message: DocumentRead) -> None:
         view = message.view
-        self.query_one(DocumentViewer).view = view
+        viewer = self.query_one(DocumentViewer)
+        before = viewer.view
+        viewer.view = view
         self.query_one(LinkPane).neighbours = view.neighbours
         if message.remember:
             self.history.visit(view.document.id)
+        titles = {doc.id: doc.title for doc in self.summary.documents} if self.summary else {}
+        viewer.crumbs = tuple(titles.get(doc_id, doc_id) for doc_id in self.history.trail())
         if message.focus:
             self.query_one(f"#{message.focus}").focus()
+        if message.from_disk and before is not None and before.source != view.source:
+            ours = self._written.get(view.document.path)
+            if ours is None or ours.decode("utf-8", "replace") != view.source:
+                self.notify(f"{view.document.path} changed on disk; showing the new version",
+                            title="Changed outside the workbench", severity="warning", markup=False)
         self.refresh_bindings()
 
     @on(PlanReady)
     def _plan_ready(self, message: PlanReady) -> None:
-        plan = message.plan
+        plan, proposal = message.plan, message.proposal
         if plan.empty:
             self.notify(plan.summary, title="Nothing to change", markup=False)
             return
 
         def confirmed(apply: bool | None) -> None:
             if apply:
-                self.apply_plan(plan, message.doc_id)
+                self.apply_plan(plan, proposal)
 
-        self.app.push_screen(ConfirmPlanDialog(plan.summary, plan.diff()), confirmed)
+        self.app.push_screen(ConfirmPlanDialog(plan.summary, plan.diff(), title=proposal.title), confirmed)
 
     @on(ChangeApplied)
     def _change_applied(self, message: ChangeApplied) -> None:
-        self.notify(message.plan.summary, title="Written", markup=False)
-        if self.current and self.current.document.id == message.doc_id:
-            self.read_document(message.doc_id, remember=False)
+        plan, proposal = message.plan, message.proposal
+        self.notify(plan.summary, title="Written (u undoes it)", markup=False)
+        target = proposal.open_after(plan) if proposal.open_after else None
+        if target is not None:
+            self.open_document(target, focus="viewer")
+        elif self.current is not None:
+            self.read_document(self.current.document.id, remember=False)
+        if proposal.then is not None:
+            proposal.then()
 
     @on(Failed)
     def _failed(self, message: Failed) -> None:
         if self.vault is None:
-            self.query_one(SearchPane).documents = ()
+            search = self.query_one(SearchPane)
+            search.searcher = lambda query, limit: []
         self.notify(message.reason, title=message.title, severity="error", markup=False, timeout=8)
 
     # -- requests from the panes --------------------------------------------------------------
@@ -255,17 +375,30 @@ class MainScreen(Screen[None]):
     def _goto_link(self, message: LinkPane.Goto | DocumentViewer.Goto) -> None:
         self.open_document(message.doc_id)
 
+    @on(LinkPane.Settings)
+    def _graph_settings(self, message: LinkPane.Settings) -> None:
+        self.graph_depth, self.graph_filter = message.depth, message.link_type
+        if self.current is not None:
+            self.read_document(self.current.document.id, remember=False)
+
     def open_document(self, doc_id: str, focus: str | None = None) -> None:
         """Open `doc_id` and remember it in the history; `focus` names the pane to focus after."""
         self.read_document(doc_id, remember=True, focus=focus)
+
+    def propose(self, proposal: Proposal) -> None:
+        """Plan a change, show it, write it if confirmed (see `Proposal`)."""
+        if self.vault is not None:
+            self.plan_change(proposal)
 
     # -- actions ------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide what cannot apply (no document, not superseded); dim back and forward at the ends."""
         view = self.current
-        if action in ("lifecycle", "toggle_raw"):
+        if action in ("lifecycle", "toggle_raw", "edit"):
             return view is not None
+        if action in ("undo", "problems", "conflicts", "new_document", "consolidate"):
+            return self.summary is not None
         if action == "successor":
             return bool(view and view.successors)
         if action == "back":
@@ -297,15 +430,3 @@ class MainScreen(Screen[None]):
     def action_successor(self) -> None:
         if self.current and self.current.successors:
             self.open_document(next(iter(self.current.successors)), focus="viewer")
-
-    def action_lifecycle(self) -> None:
-        view = self.current
-        if view is None or self.vault is None:
-            return
-        doc_id = view.document.id
-
-        def chosen(choice: LifecycleChoice | None) -> None:
-            if choice is not None:
-                self.plan_lifecycle(doc_id, choice)
-
-        self.app.push_screen(LifecycleDialog(view.document), chosen)

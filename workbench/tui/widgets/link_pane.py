@@ -1,13 +1,19 @@
-"""The link pane: where this document points, and what points at it, grouped by link type.
+"""The graph navigator: where this document points, and what points at it, grouped by link type.
 
 Outgoing groups use the link type's own name (`depends_on`); backlink groups read it the other
 way round (`depended on by`). Targets missing from the vault are marked and cannot be opened;
-invalid ones are marked and can be, to see what is wrong with them.
+invalid ones are marked and can be, to see what is wrong with them. Below them: what lies further
+out (`+`/`-` set the depth), the supersession chain, and on `x` the context pack (what an agent
+would read). `t` filters every part to one link type. The pane only asks (`Settings`); the screen
+reads the graph again and hands the result back.
 """
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual import on
+from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
@@ -37,10 +43,15 @@ def _entry(neighbour: Neighbour, key: str) -> Option:
     return Option(prompt, id=key)
 
 
+def _heading(text: str) -> Option:
+    return Option(Content.styled(text, "bold $text-muted"), disabled=True)
+
+
 def link_options(neighbours: Neighbourhood) -> list[Option | None]:
     """Group headings (disabled, so the cursor skips them) and one option per linked document.
 
-    Option ids are `out:N:doc-id` / `in:N:doc-id`, unique even when one document is linked twice.
+    Option ids are `out:N:doc-id` / `in:N:doc-id` / `far:N:doc-id` / `chain:N:doc-id`, unique even
+    when one document is listed twice.
     """
     options: list[Option | None] = []
     counter = 0
@@ -49,13 +60,45 @@ def link_options(neighbours: Neighbourhood) -> list[Option | None]:
             continue
         if options:
             options.append(None)
-        heading = "Outgoing" if direction == "out" else "Backlinks"
-        options.append(Option(Content.styled(heading, "bold $text-muted"), disabled=True))
+        options.append(_heading("Outgoing" if direction == "out" else "Backlinks"))
         for link_type, members in groups.items():
             options.append(Option(Content.styled(clean(label(link_type)), _type_style(link_type)), disabled=True))
             for neighbour in members:
                 counter += 1
                 options.append(_entry(neighbour, f"{direction}:{counter}:{neighbour.doc_id}"))
+    for distance, members in sorted(neighbours.further.items()):
+        if options:
+            options.append(None)
+        options.append(_heading(f"{distance} links away"))
+        for neighbour in members:
+            counter += 1
+            options.append(_entry(neighbour, f"far:{counter}:{neighbour.doc_id}"))
+    if neighbours.chain:
+        if options:
+            options.append(None)
+        options.append(_heading("Supersession chain (oldest first)"))
+        for neighbour in neighbours.chain:
+            counter += 1
+            if neighbour.doc_id == neighbours.root:
+                here = Content.assemble(("  ▶ ", "bold $accent"), (clean(neighbour.title), "bold"))
+                options.append(Option(here, id=f"chain:{counter}:{neighbour.doc_id}", disabled=True))
+            else:
+                options.append(_entry(neighbour, f"chain:{counter}:{neighbour.doc_id}"))
+    return options
+
+
+def pack_options(neighbours: Neighbourhood) -> list[Option | None]:
+    """The context pack in reading order, each with its type, and how far and by which link it lies."""
+    options: list[Option | None] = [_heading("Context pack: what an agent reads")]
+    if not neighbours.pack:
+        options.append(Option(Content.styled("  nothing (the document is not valid)", "$text-muted"), disabled=True))
+    for number, item in enumerate(neighbours.pack, start=1):
+        where = "the document itself" if item.depth == 0 else f"{item.depth} away via {item.link_type}"
+        prompt = Content.assemble(
+            (f"{number:>2} ", "$text-muted"), ("● ", status_style(item.status)), clean(item.title), "\n",
+            (f"   {where}", "$text-muted"),
+        )
+        options.append(Option(prompt, id=f"pack:{number}:{item.doc_id}"))
     return options
 
 
@@ -74,25 +117,77 @@ class LinkPane(OptionList):
     }
     """
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("plus,equals_sign", "depth(1)", "Deeper", id="links.deeper", tooltip="Show documents one more link away (up to 4)"),
+        Binding("minus", "depth(-1)", "Shallower", id="links.shallower", tooltip="Show documents one link less far away"),
+        Binding("t", "cycle_filter", "Link type", id="links.filter", tooltip="Show only one link type; again for the next, then all"),
+        Binding("x", "toggle_pack", "Context pack", id="links.pack", tooltip="Toggle the context pack: what an agent reads about this document"),
+    ]
+
+    MAX_DEPTH = 4
+    FILTERS: ClassVar[list[str | None]] = [None, *[str(t) for t in LinkType]]
+
     neighbours: reactive[Neighbourhood | None] = reactive(None, always_update=True)
     """The links of the document on show; None when none is open."""
+    show_pack: reactive[bool] = reactive(False)
+    """Show the context pack instead of the links."""
 
     class Goto(Message):
         def __init__(self, doc_id: str) -> None:
             super().__init__()
             self.doc_id = doc_id
 
+    class Settings(Message):
+        """The person asked for another depth or link-type filter: the screen reads the graph again."""
+
+        def __init__(self, depth: int, link_type: str | None) -> None:
+            super().__init__()
+            self.depth = depth
+            self.link_type = link_type
+
     def on_mount(self) -> None:
         self.border_title = "Links"
 
+    def _title(self) -> str:
+        hood = self.neighbours
+        if self.show_pack:
+            return "Context pack"
+        if hood is None:
+            return "Links"
+        return f"Links · depth {hood.depth}" + (f" · {hood.link_type}" if hood.link_type else "")
+
+    def watch_show_pack(self) -> None:
+        self.watch_neighbours(self.neighbours)
+
     def watch_neighbours(self, neighbours: Neighbourhood | None) -> None:
+        self.border_title = self._title()
         if neighbours is None:
             self.set_options([Option(Content.styled("No document open", "$text-muted"), disabled=True)])
+        elif self.show_pack:
+            self.set_options(pack_options(neighbours))
+            self.action_first()
         elif neighbours.empty:
-            self.set_options([Option(Content.styled("No links in or out", "$text-muted"), disabled=True)])
+            what = f"No {neighbours.link_type} links" if neighbours.link_type else "No links in or out"
+            self.set_options([Option(Content.styled(what, "$text-muted"), disabled=True)])
         else:
             self.set_options(link_options(neighbours))
             self.action_first()
+
+    def action_depth(self, step: int) -> None:
+        hood = self.neighbours
+        if hood is not None:
+            depth = min(self.MAX_DEPTH, max(1, hood.depth + step))
+            if depth != hood.depth:
+                self.post_message(self.Settings(depth, hood.link_type))
+
+    def action_cycle_filter(self) -> None:
+        hood = self.neighbours
+        if hood is not None:
+            following = self.FILTERS[(self.FILTERS.index(hood.link_type) + 1) % len(self.FILTERS)]
+            self.post_message(self.Settings(hood.depth, following))
+
+    def action_toggle_pack(self) -> None:
+        self.show_pack = not self.show_pack
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:

@@ -1,15 +1,18 @@
 """The search pane: a query box over the list of documents, filtered live as the person types.
 
-Ranking runs in a worker thread (exclusive, so a newer query cancels an older one) and only the
-first `SHOWN` matches are listed, which keeps typing instant on a vault of ten thousand documents.
+The ranking and the query language (`type:decision tag:money`, quoted phrases, typos, half-typed
+words) are the core's `Vault.search`; the pane is given it as `searcher` and only shows what it
+answers. Each query runs in a worker thread (exclusive, so a newer query cancels an older one) and
+only the first `SHOWN` hits are listed, which keeps typing instant on ten thousand documents.
+A blank query lists every valid document, the most recently updated first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import ClassVar
+from collections.abc import Callable
+from typing import ClassVar, Protocol
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -20,16 +23,35 @@ from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from ...core.model import Document
-from ..ranking import rank
+from ...core.search import Hit
 from ..text import clean, status_style
 
-__all__ = ["SearchPane", "result_prompt"]
+__all__ = ["SearchInput", "SearchPane", "Searcher", "result_prompt"]
 
 SHOWN = 500
 
+Searcher = Callable[[str, int], list[Hit]]
+"""`Vault.search`: a query and a limit in, hits best first out."""
 
-def result_prompt(doc: Document) -> Content:
+
+class Titled(Protocol):
+    title: str
+    type: str
+    status: str
+
+
+class SearchInput(Input):
+    """The query box. A `/` typed into the empty box is the search key pressed out of habit (the box
+    already has the focus at start), so it is swallowed rather than typed."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        # Textual calls each class's `_on_key` in turn; preventing the default skips Input's.
+        if event.character == "/" and not self.value:
+            event.stop()
+            event.prevent_default()
+
+
+def result_prompt(doc: Titled) -> Content:
     """Two lines: the title, then its type and status (the status in its colour)."""
     return Content.assemble(
         clean(doc.title),
@@ -64,8 +86,10 @@ class SearchPane(Vertical):
                 tooltip="Move from the search box into the list of results"),
     ]
 
-    documents: reactive[tuple[Document, ...] | None] = reactive(None, always_update=True)
-    """The documents to search (valid ones only; the screen decides); None while the vault loads."""
+    searcher: reactive[Searcher | None] = reactive(None, always_update=True)
+    """How to search the vault (set again whenever the vault changed); None while it loads."""
+    total: reactive[int] = reactive(0)
+    """How many documents a blank query could list, for the `shown/total` count."""
 
     class Goto(Message):
         """The person asked to open a document."""
@@ -82,7 +106,7 @@ class SearchPane(Vertical):
         """Enter was pressed before the results for the current query arrived."""
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder="Search titles and ids  (/)", id="search-input")
+        yield SearchInput(placeholder="Search  (/)  type:decision tag:money", id="search-input")
         results = OptionList(id="results")
         results.border_title = "Documents"
         yield results
@@ -92,29 +116,33 @@ class SearchPane(Vertical):
         return self.query_one(Input).value
 
     def on_mount(self) -> None:
-        self.query_one(OptionList).loading = self.documents is None
+        self.query_one(OptionList).loading = self.searcher is None
 
-    def watch_documents(self, documents: tuple[Document, ...] | None) -> None:
-        """New documents (the vault loaded or changed): list them; the box stays usable meanwhile."""
+    def watch_searcher(self, searcher: Searcher | None) -> None:
+        """The vault loaded or changed: search again; the box stays usable meanwhile."""
         if not self.is_mounted:
             return
-        self.query_one(OptionList).loading = documents is None
-        if documents is not None:
-            self._filter(documents, self.query_text)
+        self.query_one(OptionList).loading = searcher is None
+        if searcher is not None:
+            self._filter(searcher, self.query_text, self.total)
 
     @on(Input.Changed)
     def _query_changed(self, event: Input.Changed) -> None:
         event.stop()
-        if self.documents is not None:
-            self._filter(self.documents, event.value)
+        if self.searcher is not None:
+            self._filter(self.searcher, event.value, self.total)
 
     @work(thread=True, exclusive=True, group="search")
-    def _filter(self, documents: Sequence[Document], query: str) -> None:
-        matches = rank(documents, query)
+    def _filter(self, searcher: Searcher, query: str, total: int) -> None:
+        try:
+            matches = searcher(query, SHOWN + 1)
+        except Exception as exc:  # noqa: BLE001 - a query the core cannot answer is shown, not raised
+            matches, total = [], -1
+            self.app.call_from_thread(self.notify, str(exc), title="Search", severity="warning", markup=False)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show, query, matches, len(documents))
+            self.app.call_from_thread(self._show, query, matches, total)
 
-    def _show(self, query: str, matches: list[Document], total: int) -> None:
+    def _show(self, query: str, matches: list[Hit], total: int) -> None:
         """List the matches; the best is highlighted unless the same query is merely refreshed."""
         if query != self.query_text:
             return  # a newer query is on its way
@@ -122,9 +150,7 @@ class SearchPane(Vertical):
         keep = results.highlighted_option.id if results.highlighted_option and query == self._shown_query else None
         self._shown_query = query
         results.set_options(Option(result_prompt(doc), id=doc.id) for doc in matches[:SHOWN])
-        results.border_subtitle = (
-            f"first {SHOWN} of {len(matches)}" if len(matches) > SHOWN else f"{len(matches)}/{total}"
-        )
+        results.border_subtitle = f"first {SHOWN}" if len(matches) > SHOWN else f"{len(matches)}/{max(total, 0)}"
         if matches:
             ids = [doc.id for doc in matches[:SHOWN]]
             results.highlighted = ids.index(keep) if keep in ids else 0

@@ -12,7 +12,7 @@ __all__ = ["VaultHeader"]
 
 
 class VaultHeader(Widget):
-    """`workbench │ sample-vault │ 67 documents │ 0 errors │ 1 warning`, errors in the error colour."""
+    """`workbench │ sample-vault │ 67 documents │ 0 errors │ 1 warning │ 3 conflicts`, errors in the error colour."""
 
     DEFAULT_CSS = """
     VaultHeader {
@@ -31,6 +31,9 @@ class VaultHeader(Widget):
     errors: reactive[int] = reactive(0)
     """Problems of severity error (invalid documents, broken links, ...)."""
     warnings: reactive[int] = reactive(0)
+    conflicts: reactive[int | None] = reactive(None)
+    """Open conflicts (the `c` queue): None while they are being looked for; -1 when they are
+    looked for only when asked (a large vault)."""
 
     def render(self) -> Content:
         parts: list[Content] = [Content.styled("workbench", "bold $primary"), Content(clean(self.vault_name))]
@@ -42,4 +45,11 @@ class VaultHeader(Widget):
             parts.append(Content.styled(errors, "bold $text-error" if self.errors else "$text-muted"))
             if self.warnings:
                 parts.append(Content.styled(f"{self.warnings} warning{'s' * (self.warnings != 1)}", "$text-warning"))
+            if self.conflicts is None:
+                parts.append(Content.styled("looking for conflicts…", "italic $text-muted"))
+            elif self.conflicts < 0:
+                parts.append(Content.styled("conflicts: press c", "$text-muted"))
+            else:
+                conflicts = f"{self.conflicts} conflict{'s' * (self.conflicts != 1)}"
+                parts.append(Content.styled(conflicts, "bold $text-warning" if self.conflicts else "$text-muted"))
         return Content(" │ ").join(parts)

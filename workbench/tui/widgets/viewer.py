@@ -54,13 +54,22 @@ class DocumentViewer(VerticalScroll, can_focus=True):
         height: 1fr;
         padding: 0 1;
         scrollbar-size-vertical: 1;
-        & > #doc-title { text-style: bold; color: $text-primary; padding: 1 0 0 0; }
+        & > #crumbs { color: $text-muted; height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
+        & > #doc-title { text-style: bold; color: $text-primary; }
         & > #doc-path { color: $text-muted; padding: 0 0 1 0; }
         & > #banner {
             display: none;
             background: $status-superseded 20%;
             color: $text;
             border-left: thick $status-superseded;
+            padding: 0 1;
+            margin: 0 0 1 0;
+        }
+        & > #credential {
+            display: none;
+            background: $error 20%;
+            color: $text;
+            border-left: thick $error;
             padding: 0 1;
             margin: 0 0 1 0;
         }
@@ -74,6 +83,7 @@ class DocumentViewer(VerticalScroll, can_focus=True):
         & > Markdown { padding: 0; margin: 0; background: transparent; }
         &.-superseded > #banner { display: block; }
         &.-has-problems > #doc-problems { display: block; }
+        &.-credential > #credential { display: block; }
         &.-raw {
             & > #source { display: block; }
             & > Properties, & > Markdown, & > #doc-problems { display: none; }
@@ -86,6 +96,8 @@ class DocumentViewer(VerticalScroll, can_focus=True):
 
     view: reactive[DocumentView | None] = reactive(None, always_update=True)
     """The document on show, with what was read alongside it."""
+    crumbs: reactive[tuple[str, ...]] = reactive(tuple)
+    """The titles of the path walked to this document (breadcrumbs), the current one last."""
     raw: reactive[bool] = reactive(False)
     """Show the file's source instead of the rendered document."""
 
@@ -98,9 +110,11 @@ class DocumentViewer(VerticalScroll, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield Static(PLACEHOLDER, id="placeholder")
+        yield Static(id="crumbs")
         yield Static(id="doc-title")
         yield Static(id="doc-path")
         yield Static(id="banner")
+        yield Static(id="credential")
         yield Static(id="doc-problems")
         yield Properties()
         yield Markdown(id="body", open_links=False)
@@ -109,7 +123,7 @@ class DocumentViewer(VerticalScroll, can_focus=True):
     def on_mount(self) -> None:
         self.add_class("-empty")
 
-    def watch_view(self, view: DocumentView | None) -> None:
+    def watch_view(self, old: DocumentView | None, view: DocumentView | None) -> None:
         self.set_class(view is None, "-empty")
         if view is None:
             return
@@ -121,14 +135,30 @@ class DocumentViewer(VerticalScroll, can_focus=True):
         problems = [Content.styled(f"{'✖' if p.severity == Severity.ERROR else '⚠'} {clean(p.message)}",
                                    "$text-error" if p.severity == Severity.ERROR else "$text-warning") for p in view.problems]
         self.set_class(bool(problems), "-has-problems")
+        secrets = [p for p in view.problems if p.code == "credential"]
+        self.set_class(bool(secrets), "-credential")
+        self.query_one("#credential", Static).update(self._credential_warning(secrets))
         self.query_one("#doc-problems", Static).update(Content("\n").join(problems))
         self.query_one(Properties).meta = dict(view.document.meta)
         self.query_one(Markdown).update(clean(doc.body))
         self.query_one("#source", Static).update(source_content(view.source))
-        self.scroll_home(animate=False)
+        if old is None or old.document.id != doc.id:  # the same document re-read keeps its place
+            self.scroll_home(animate=False)
+
+    def watch_crumbs(self, crumbs: tuple[str, ...]) -> None:
+        parts = [Content(clean(title)) for title in crumbs[:-1]]
+        self.query_one("#crumbs", Static).update(Content(" › ").join(parts) if parts else Content(""))
 
     def watch_raw(self, raw: bool) -> None:
         self.set_class(raw, "-raw")
+
+    @staticmethod
+    def _credential_warning(problems: list) -> Content:
+        lines = ", ".join(str(p.line) for p in problems if p.line) or "?"
+        return Content.assemble(
+            ("⚠ This document seems to hold a credential", "bold $text-error"),
+            f" (line {lines}). Every agent that reads the vault reads it too: remove it (e edits the file)."
+        )
 
     @staticmethod
     def _banner(view: DocumentView) -> Content:

@@ -1,0 +1,383 @@
+"""Pilot tests of the live vault and the guided flows, each asserting on the files on disk."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+from textual.widgets import Button, OptionList
+from tui_helpers import screen_text, settle, type_text
+
+from workbench.tui.app import WorkbenchApp
+from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog
+from workbench.tui.dialogs.conflicts import ConflictsDialog
+from workbench.tui.dialogs.problems import ProblemsDialog
+from workbench.tui.screens.main import MainScreen
+from workbench.tui.widgets.viewer import DocumentViewer
+
+FASTAPI = "mem-decision-api-fastapi"
+FASTAPI_FILE = "decisions/mem-decision-api-fastapi.md"
+NOTE_FILE = "notes/mem-note-procrastinate-queueing-lock.md"
+
+
+async def open_by_search(pilot, query: str) -> None:
+    await type_text(pilot, query)
+    await settle(pilot)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+async def wait_for(pilot, condition, seconds: float = 5.0) -> None:
+    """Real time passes here: the watcher works on its own thread."""
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return
+        await pilot.pause(0.05)
+        await pilot.app.workers.wait_for_complete()
+    assert condition(), "timed out"
+
+
+def notes(app) -> list[str]:
+    return [f"{n.title}: {n.message}" for n in app._notifications]
+
+
+async def test_live_changes_refresh_lists_and_the_open_document(vault_path: Path):
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        main = app.screen
+        await wait_for(pilot, lambda: main.watcher is not None and main.watcher.ready.is_set())
+        await open_by_search(pilot, "fastapi")
+        path = vault_path / FASTAPI_FILE
+        path.write_bytes(path.read_bytes() + b"\nAn agent added this line.\n")
+        viewer = main.query_one(DocumentViewer)
+        await wait_for(pilot, lambda: "An agent added this line." in viewer.view.source)
+        assert any("changed on disk" in n for n in notes(app))
+        new = (vault_path / NOTE_FILE).read_text().replace("mem-note-procrastinate-queueing-lock", "mem-note-live-one")
+        (vault_path / "notes/mem-note-live-one.md").write_text(new)
+        await wait_for(pilot, lambda: main.summary.files == 68)
+        await pilot.press("slash", "ctrl+u")
+        await wait_for(pilot, lambda: len(main.query_one("#results", OptionList).options) == 68)
+        assert "68 documents" in screen_text(app)
+        watcher = main.watcher
+    assert watcher is not None and not watcher._thread.is_alive(), "quitting stops the watcher"
+
+
+async def test_our_own_writes_are_not_reported_as_outside_changes(vault_path: Path):
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        main = app.screen
+        await wait_for(pilot, lambda: main.watcher is not None and main.watcher.ready.is_set())
+        await open_by_search(pilot, "fastapi")
+        await pilot.press("l", "enter")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        await pilot.pause(0.5)
+        await settle(pilot)
+        assert not any("changed on disk" in n for n in notes(app))
+
+
+async def test_credential_warning_in_the_viewer(vault_path: Path):
+    path = vault_path / FASTAPI_FILE
+    path.write_text(path.read_text() + "\napi_key = sk3cretValue99xyz\n")
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "fastapi")
+        assert "This document seems to hold a" in screen_text(app)
+        assert "credential (line 31)" in str(app.screen.query_one("#credential").render())
+
+
+async def test_undo_shows_the_diff_then_reverts(vault_path: Path):
+    path = vault_path / FASTAPI_FILE
+    before = path.read_bytes()
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "fastapi")
+        await pilot.press("l", "enter")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert b"status: deprecated" in path.read_bytes()
+        await pilot.press("u")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog)
+        assert "+status: active" in app.screen.diff and app.screen.summary.startswith("undo")
+        assert b"status: deprecated" in path.read_bytes(), "nothing before confirming"
+        await pilot.press("y")
+        await settle(pilot)
+        assert path.read_bytes() == before
+        assert app.screen.query_one(DocumentViewer).view.document.status == "active"
+        await pilot.press("u")  # nothing left to undo: said, not raised
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert any("nothing to undo" in n for n in notes(app))
+
+
+async def test_edit_runs_the_editor_then_rereads_and_checks(vault_path: Path, tmp_path: Path, monkeypatch):
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "\\napi_key = sk3cretValue99xyz\\n" >> "$1"\n')
+    editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("EDITOR", str(editor))
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "fastapi")
+        await pilot.press("e")
+        await settle(pilot)
+        assert b"api_key = sk3cretValue99xyz" in (vault_path / FASTAPI_FILE).read_bytes()
+        assert "api_key" in app.screen.query_one(DocumentViewer).view.source
+        assert any("problem(s) after editing" in n and "credential" in n for n in notes(app))
+
+
+async def test_problems_open_and_repair_with_preview(vault_path: Path):
+    path = vault_path / NOTE_FILE
+    path.write_text(path.read_text().replace("created_at: 2026-08-14\n", ""))
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "p")
+        await settle(pilot)
+        assert isinstance(app.screen, ProblemsDialog)
+        text = screen_text(app)
+        assert f"{NOTE_FILE}" in text and "contexts/mem-context-local-dev-setup.md:11" in text
+        listing = app.screen.query_one(OptionList)
+        listing.highlighted = next(i for i, p in enumerate(app.screen.problems) if p.path == NOTE_FILE)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert app.screen.current.document.path == NOTE_FILE
+        await pilot.press("p", "r")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog)
+        assert "+created_at:" in app.screen.diff
+        assert b"created_at" not in path.read_bytes()
+        await pilot.press("y")
+        await settle(pilot)
+        assert isinstance(app.screen, ProblemsDialog), "the list comes back after the repair"
+    assert b"created_at:" in path.read_bytes()
+
+
+async def test_conflicts_queue_resolves_with_preview(vault_path: Path):
+    cents = vault_path / "decisions/mem-decision-money-integer-cents.md"
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "c")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConflictsDialog)
+        text = screen_text(app)
+        assert "contradiction" in text and "stale-link" in text and "two active decisions" in text
+        buttons = list(dialog.query(Button).filter("#resolutions Button"))
+        assert str(buttons[0].label) == "mem-decision-money-numeric-decimal supersedes mem-decision-money-integer-cents"
+        await pilot.press("enter")  # to the resolutions
+        assert app.focused is buttons[0]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog)
+        assert "+status: superseded" in app.screen.diff
+        assert b"status: active" in cents.read_bytes()
+        await pilot.press("y")
+        await settle(pilot)
+        assert isinstance(app.screen, ConflictsDialog), "the queue comes back after a resolution"
+        kinds = [c.kind for c in app.screen.conflicts]
+        assert "contradiction" not in kinds
+        assert ["mem-index-billing", "mem-decision-money-integer-cents"] in [c.ids for c in app.screen.conflicts]  # now a stale link
+        await pilot.press("escape")
+        assert f"{len(kinds)} conflicts" in screen_text(app)
+    assert b"status: superseded" in cents.read_bytes()
+    assert b"superseded_by: [mem-decision-money-numeric-decimal]" in cents.read_bytes() or b"- mem-decision-money-numeric-decimal" in cents.read_bytes()
+
+
+async def test_stale_link_is_retargeted(vault_path: Path):
+    source = vault_path / "contexts/mem-context-local-dev-setup.md"
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "c")
+        await settle(pilot)
+        listing = app.screen.query_one("#conflict-list", OptionList)
+        listing.highlighted = next(i for i, c in enumerate(app.screen.conflicts) if c.kind == "stale-link")
+        await pilot.pause()
+        await pilot.press("enter", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog)
+        await pilot.press("y")
+        await settle(pilot)
+    text = source.read_text()
+    assert "target: mem-decision-jobs-procrastinate" in text and "target: mem-decision-jobs-celery-redis" not in text
+
+
+
+async def test_write_gate_creates_a_linked_document(vault_path: Path):
+    from textual.widgets import Input, TextArea
+
+    from workbench.tui.dialogs.new_document import NewDocumentDialog
+
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "n")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, NewDocumentDialog)
+        await type_text(pilot, "Refunds go through Stripe credit notes")
+        dialog.query_one("#tags", Input).value = "billing, refunds"
+        dialog.query_one("#link-search", Input).focus()
+        await type_text(pilot, "stripe")
+        await settle(pilot)
+        await pilot.press("enter")  # adds related_to → the best hit
+        assert dialog.links == [("related_to", "mem-entity-stripe")]
+        dialog.query_one("#body", TextArea).text = "Refunds are issued as credit notes.\n"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert dialog.has_class("-candidates")
+        assert "mem-entity-stripe" in [c.id for c in dialog.candidates]
+        assert "the draft links to it" in screen_text(app)
+        await pilot.press("c")  # the keyboard way; the buttons do the same
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog)
+        assert "+title: Refunds go through Stripe credit notes" in app.screen.diff
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.screen.current.document.title == "Refunds go through Stripe credit notes"
+    created = list((vault_path / "notes").glob("*refunds*"))
+    assert len(created) == 1 and "target: mem-entity-stripe" in created[0].read_text()
+
+
+async def test_write_gate_supersedes_a_decision(vault_path: Path):
+    from textual.widgets import Input, Select
+
+    from workbench.tui.dialogs.new_document import NewDocumentDialog
+
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "n")
+        await settle(pilot)
+        dialog = app.screen
+        dialog.query_one("#type", Select).value = "decision"
+        dialog.query_one("#title", Input).value = "Store money as integer cents, always"
+        dialog.query_one("#tags", Input).value = "money"
+        dialog.links.append(("related_to", "mem-entity-invoice-model"))
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(dialog, NewDocumentDialog) and dialog.candidates[0].id == "mem-decision-money-integer-cents"
+        assert dialog.candidates[0].action == "supersede" and dialog.query_one("#merge").disabled
+        await pilot.click("#supersede")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog)
+        await pilot.press("y")
+        await settle(pilot)
+    old = (vault_path / "decisions/mem-decision-money-integer-cents.md").read_text()
+    assert "status: superseded" in old
+
+
+async def test_consolidation_folds_notes_into_the_target(vault_path: Path):
+    from textual.widgets import SelectionList
+
+    from workbench.tui.dialogs.consolidate import ConsolidateDialog
+
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "o")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConsolidateDialog)
+        assert dialog.target == "mem-context-test-suite"
+        notes = dialog.query_one("#notes", SelectionList)
+        assert len(notes.selected) == 4
+        notes.deselect("mem-note-flaky-pdf-snapshot-fonts")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog)
+        assert "consolidate 3 note(s)" in app.screen.summary
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.screen.current.document.id == "mem-context-test-suite"
+    target = (vault_path / "contexts/mem-context-test-suite.md").read_text()
+    assert "From [[mem-note-flaky-invoice-counter-year-boundary]]" in target
+    assert "mem-note-flaky-pdf-snapshot-fonts]]:" not in target
+    assert "status: archived" in (vault_path / "notes/mem-note-flaky-invoice-counter-year-boundary.md").read_text()
+    assert "status: archived" not in (vault_path / "notes/mem-note-flaky-pdf-snapshot-fonts.md").read_text()
+
+
+async def test_lifecycle_supersede_by_searching_the_successor(vault_path: Path):
+    from workbench.tui.dialogs.lifecycle import LifecycleDialog
+
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "postgres database")
+        assert app.screen.current.document.id == "mem-entity-postgres"
+        await pilot.press("l")
+        await settle(pilot)
+        assert isinstance(app.screen, LifecycleDialog)
+        app.screen.query_one("#successor-search").focus()
+        await type_text(pilot, "postgresql db")
+        await settle(pilot)
+        assert app.screen.query_one("#successors", OptionList).highlighted_option.id == "successor:mem-entity-postgresql-db"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog)
+        assert app.screen.summary == "supersede mem-entity-postgres by mem-entity-postgresql-db"
+        await pilot.press("y")
+        await settle(pilot)
+        assert "Superseded by" in screen_text(app)
+    assert "status: superseded" in (vault_path / "entities/mem-entity-postgres.md").read_text()
+    assert "target: mem-entity-postgres\n" in (vault_path / "entities/mem-entity-postgresql-db.md").read_text()
+
+
+async def test_graph_navigator_depth_filter_chain_pack_and_breadcrumbs(vault_path: Path):
+    from workbench.tui.widgets.link_pane import LinkPane
+
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "status:superseded celery")
+        links = app.screen.query_one(LinkPane)
+        prompts = lambda: [str(o.prompt) for o in links.options if o is not None]
+        assert "Supersession chain (oldest first)" in prompts()
+        chain = [n.doc_id for n in links.neighbours.chain]
+        assert chain == ["mem-decision-jobs-cron-table", "mem-decision-jobs-celery-redis", "mem-decision-jobs-procrastinate"]
+        await pilot.press("g", "plus")
+        await settle(pilot)
+        assert links.neighbours.depth == 2 and links.neighbours.further[2]
+        assert "2 links away" in prompts() and links.border_title == "Links · depth 2"
+        await pilot.press("minus")
+        await settle(pilot)
+        assert links.neighbours.depth == 1 and not links.neighbours.further
+        await pilot.press("t", "t")  # all → related_to → depends_on
+        await settle(pilot)
+        assert links.neighbours.link_type == "depends_on"
+        assert set(links.neighbours.outgoing) <= {"depends_on"} and set(links.neighbours.incoming) <= {"depends_on"}
+        await pilot.press("x")
+        await pilot.pause()
+        assert links.border_title == "Context pack" and "Context pack: what an agent reads" in prompts()
+        assert links.neighbours.pack[0].doc_id == "mem-decision-jobs-celery-redis"
+        await pilot.press("x")
+        links.highlighted = next(i for i, o in enumerate(links.options) if o.id and o.id.endswith("mem-entity-redis"))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen.current.document.id == "mem-entity-redis"
+        crumbs = str(app.screen.query_one("#crumbs").render())
+        assert crumbs == "Use Celery with Redis for background jobs"
+
+
+async def test_large_vault_looks_for_conflicts_only_when_asked(vault_path: Path, monkeypatch):
+    import workbench.tui.screens.main as main_module
+
+    monkeypatch.setattr(main_module, "AUTO_CONFLICTS_LIMIT", 10)
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert "conflicts: press c" in screen_text(app)
+        await pilot.press("escape", "c")
+        await settle(pilot)
+        assert isinstance(app.screen, ConflictsDialog) and len(app.screen.conflicts) == 3
+        assert any("Looking for conflicts" in n for n in notes(app))

@@ -1,0 +1,124 @@
+"""The problems list (`p`): every problem the checks found, with a way to the file and to repair.
+
+Each row reads `path:line  severity  code  message`, the severity in its colour. `enter` returns the
+document to open; `r` (or the button) asks for the repair, which the main screen previews as a diff
+before writing. The dialog itself never writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...core.model import Problem, Severity
+from ..text import clean
+
+__all__ = ["ProblemsDialog", "ProblemsResult", "problem_prompt"]
+
+
+@dataclass(frozen=True)
+class ProblemsResult:
+    """Either a document to open, or the request to repair the vault."""
+
+    doc_id: str | None = None
+    repair: bool = False
+
+
+def problem_prompt(problem: Problem) -> Content:
+    error = problem.severity == Severity.ERROR
+    where = f"{problem.path}:{problem.line}" if problem.line else problem.path
+    return Content.assemble(
+        (clean(where), "bold"),
+        "  ",
+        ("✖ error" if error else "⚠ warning", "$text-error" if error else "$text-warning"),
+        "  ",
+        (clean(problem.code), "$text-accent"),
+        "\n",
+        (clean(problem.message), "$text-muted"),
+    )
+
+
+class ProblemsDialog(ModalScreen[ProblemsResult | None]):
+    """Pick a problem to open its document; `r` previews the repair of everything repairable."""
+
+    DEFAULT_CSS = """
+    ProblemsDialog {
+        align: center middle;
+        & > #dialog {
+            width: 110;
+            max-width: 100%;
+            height: 90%;
+            border: thick $primary 60%;
+            background: $surface;
+            padding: 0 1;
+        }
+        & OptionList { height: 1fr; border: round $border-blurred; }
+        & OptionList:focus { border: round $border; }
+        & #buttons { height: auto; align-horizontal: right; }
+        & Button { margin: 0 0 0 2; }
+        & #hint { color: $text-muted; width: 1fr; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "repair", "Repair", id="problems.repair", tooltip="Preview the deterministic repair of the vault as a diff, then write it"),
+        Binding("escape", "close", "Close", id="problems.close", tooltip="Back to the main screen"),
+    ]
+
+    def __init__(self, problems: Sequence[Problem], path_ids: Mapping[str, str]) -> None:
+        super().__init__()
+        self.problems = list(problems)
+        self.path_ids = path_ids
+        """Each valid document's path and id, for problems that do not name their document."""
+
+    def compose(self) -> ComposeResult:
+        errors = sum(1 for p in self.problems if p.severity == Severity.ERROR)
+        with Vertical(id="dialog") as dialog:
+            dialog.border_title = f"Problems · {errors} error(s), {len(self.problems) - errors} warning(s)"
+            if self.problems:
+                options = [Option(problem_prompt(p), id=f"{i}") for i, p in enumerate(self.problems)]
+            else:
+                options = [Option(Content.styled("No problems: the vault passes every check.", "$text-success"), disabled=True)]
+            yield OptionList(*options, id="problem-list")
+            with Horizontal(id="buttons"):
+                yield Static("enter open the file · r repair (with preview) · escape close", id="hint")
+                yield Button("Repair…  r", id="repair", variant="primary", compact=True)
+                yield Button("Close", id="close", compact=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        problem = self.problems[int(event.option.id or 0)]
+        doc_id = problem.doc_id or self.path_ids.get(problem.path)
+        if doc_id is None:
+            self.notify(f"{problem.path} is not a document that can be opened", markup=False, severity="warning")
+            return
+        self.dismiss(ProblemsResult(doc_id=doc_id))
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "repair":
+            self.action_repair()
+        else:
+            self.action_close()
+
+    def action_repair(self) -> None:
+        self.dismiss(ProblemsResult(repair=True))
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,53 @@
+"""A change on its way to the disk: how to plan it (a dry run) and how to write it once seen.
+
+Every writing flow of the workbench (lifecycle, undo, repair, conflicts, the write gate,
+consolidation) hands the main screen a `Proposal`. The screen runs `plan` in a worker, shows the
+plan's diff, and only on confirmation runs `apply` with exactly that plan, so nothing reaches the
+disk unseen and every change goes through the core's journal (and so can be undone).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from ..core.changes import Plan
+from ..core.model import RefusedError
+from ..core.vault import Vault
+
+__all__ = ["Proposal", "apply_exactly", "created_id", "undo_exactly"]
+
+
+def apply_exactly(vault: Vault, plan: Plan) -> Plan:
+    """Write the plan that was shown; the core refuses (ConflictError) if a file moved since."""
+    return vault.apply(plan)
+
+
+def undo_exactly(vault: Vault, plan: Plan) -> Plan:
+    """Undo, but only the change that was previewed: if another change became the last one
+    meanwhile, refuse rather than revert something the person has not seen."""
+    now = vault.undo(dry_run=True)
+    if now.summary != plan.summary or now.diff() != plan.diff():
+        raise RefusedError("the last change is no longer the one shown; look again (u)")
+    return vault.undo()
+
+
+def created_id(plan: Plan) -> str | None:
+    """The id of the document a plan creates (its file is named `{id}.md`), if it creates one."""
+    for change in plan.changes:
+        if change.before is None and change.after is not None and change.path.endswith(".md"):
+            return PurePosixPath(change.path).stem
+    return None
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """`plan(vault)` is a dry run; `apply(vault, plan)` writes it. After writing, `open_after(plan)`
+    names a document to open and `then()` runs (a queue reopening itself, say)."""
+
+    title: str
+    plan: Callable[[Vault], Plan]
+    apply: Callable[[Vault, Plan], Plan] = apply_exactly
+    open_after: Callable[[Plan], str | None] | None = None
+    then: Callable[[], object] | None = None

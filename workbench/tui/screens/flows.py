@@ -1,0 +1,193 @@
+"""The main screen's guided flows: lifecycle, undo, edit, problems, conflicts, the write gate and
+consolidation. Each opens its dialog and turns the answer into a `Proposal`, which the main screen
+previews as a diff and writes only once confirmed. Kept apart from the routing in `main.py`.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+
+from textual import work
+from textual.app import SuspendNotSupported
+
+from ..dialogs.lifecycle import LifecycleChoice, LifecycleDialog
+from ..proposal import Proposal, created_id, undo_exactly
+from ..reading import read_view
+from ..summary import summarise
+
+__all__ = ["GuidedFlows"]
+
+
+class GuidedFlows:
+    """Mixed into `MainScreen`: the actions behind `l`, `u`, `e`, `p`, `c`, `n` and `o`."""
+
+    def action_lifecycle(self) -> None:
+        view = self.current
+        if view is None or self.vault is None:
+            return
+        doc_id = view.document.id
+
+        def chosen(choice: LifecycleChoice | None) -> None:
+            if choice is None:
+                return
+            if choice.field == "execution_state":
+                self.propose(Proposal("Change the execution state?",
+                                      lambda vault: vault.set_execution_state(doc_id, choice.value, dry_run=True)))
+            elif choice.field == "successor":
+                self.propose(Proposal("Supersede it?", lambda vault: vault.supersede(doc_id, choice.value, dry_run=True)))
+            else:
+                self.propose(Proposal("Change the status?", lambda vault: vault.set_status(doc_id, choice.value, dry_run=True)))
+
+        searcher = self.vault.search
+        self.app.push_screen(LifecycleDialog(view.document, searcher), chosen)
+
+    def action_undo(self) -> None:
+        self.propose(Proposal("Undo this change?", lambda vault: vault.undo(dry_run=True), undo_exactly))
+
+    def action_edit(self) -> None:
+        view = self.current
+        if view is None or self.vault is None:
+            return
+        path = self.vault.root / view.document.path
+        command = [*shlex.split(os.environ.get("EDITOR") or "vi"), str(path)]
+        try:
+            try:
+                with self.app.suspend():
+                    subprocess.run(command, check=False)
+            except SuspendNotSupported:  # no terminal to hand over (tests, the web): just run it
+                subprocess.run(command, check=False, stdin=subprocess.DEVNULL, capture_output=True)
+        except OSError as exc:
+            self.notify(f"{command[0]}: {exc.strerror or exc}", title="The editor did not start", severity="error", markup=False)
+            return
+        try:  # the person's own edit: when the watcher echoes it, it is not news
+            self._written[view.document.path] = path.read_bytes()
+        except OSError:
+            pass
+        self.after_edit(view.document.id)
+
+    @work(thread=True, exclusive=True, group="vault-read")
+    def after_edit(self, doc_id: str) -> None:
+        """Re-read the edited file and say what the checks think of it now."""
+        assert self.vault is not None
+        try:
+            summary = summarise(self.vault, self.vault_path)
+            view = read_view(self.vault, summary.graph, doc_id, self.graph_depth, self.graph_filter)
+        except Exception as exc:  # noqa: BLE001
+            self._report(exc, "Cannot re-read it")
+            return
+        self.post_message(self.VaultRead(summary))
+        self.post_message(self.DocumentRead(view, remember=False, focus="viewer"))
+        problems = view.problems
+        if problems:
+            lines = "\n".join(f"{p.severity}: {p.message}" for p in problems[:5])
+            self.app.call_from_thread(self.notify, lines, title=f"{len(problems)} problem(s) after editing",
+                                      severity="warning", markup=False, timeout=10)
+        else:
+            self.app.call_from_thread(self.notify, view.document.path, title="Checked: no problems", markup=False)
+
+    def action_problems(self) -> None:
+        from ..dialogs.problems import ProblemsDialog, ProblemsResult
+
+        if self.summary is None:
+            return
+
+        def chosen(result: ProblemsResult | None) -> None:
+            if result is None:
+                return
+            if result.doc_id is not None:
+                self.open_document(result.doc_id, focus="viewer")
+            elif result.repair:
+                self.propose(Proposal("Repair the vault?", lambda vault: vault.repair(dry_run=True).plan,
+                                      then=self.action_problems))
+
+        self.app.push_screen(ProblemsDialog(self.summary.problems, self._path_ids()), chosen)
+
+    def _path_ids(self) -> dict[str, str]:
+        assert self.summary is not None
+        return {doc.path: doc.id for doc in self.summary.documents}
+
+    def _conflicts_after_change(self) -> None:
+        """Back to the queue once the conflicts of the changed vault are known."""
+        self._reopen_conflicts = True
+        self.find_conflicts(asked=True)
+
+    def action_conflicts(self) -> None:
+        from ..dialogs.conflicts import ConflictsDialog, resolution_proposal
+
+        if self.summary is None:
+            return
+        if self.conflicts is None:
+            if not self._conflicts_busy:
+                self.find_conflicts(asked=True)
+            self._reopen_conflicts = True
+            self.notify(f"Comparing {len(self.summary.documents)} documents; the queue opens when done",
+                        title="Looking for conflicts", markup=False)
+            return
+
+        def chosen(result) -> None:
+            if result is None:
+                return
+            if isinstance(result, str):
+                self.open_document(result, focus="viewer")
+                return
+            proposal = resolution_proposal(result, then=self._conflicts_after_change)
+            if proposal is None:
+                self.notify(result.command, title="Not done from here; run", markup=False)
+            else:
+                self.propose(proposal)
+
+        documents = {doc.id: doc for doc in self.summary.documents}
+        self.app.push_screen(ConflictsDialog(self.conflicts, documents), chosen)
+
+    def action_new_document(self) -> None:
+        from ..dialogs.new_document import GateChoice, NewDocumentDialog
+
+        if self.vault is None:
+            return
+
+        def chosen(choice: GateChoice | None) -> None:
+            if choice is None:
+                return
+            draft, target = choice.draft, choice.target
+            if choice.action == "merge" and target:
+                self.propose(Proposal(f"Merge into {target}?", lambda vault: vault.merge_into(target, draft, dry_run=True),
+                                      open_after=lambda plan: target))
+            elif choice.action == "supersede" and target:
+                self.propose(Proposal(f"Create it, superseding {target}?",
+                                      lambda vault: vault.create_superseding(target, draft, dry_run=True), open_after=created_id))
+            else:
+                self.propose(Proposal("Create this document?", lambda vault: vault.create(draft, dry_run=True), open_after=created_id))
+
+        self.app.push_screen(NewDocumentDialog(self.vault.search, self.vault.gate), chosen)
+
+    def action_consolidate(self) -> None:
+        if self.vault is None:
+            return
+        self.find_groups()
+
+    @work(thread=True, exclusive=True, group="vault-read")
+    def find_groups(self) -> None:
+        from ..dialogs.consolidate import ConsolidateDialog
+
+        assert self.vault is not None
+        try:
+            groups = self.vault.consolidation_groups()
+            titles = {doc.id: doc.title for doc in self.vault.documents}
+        except Exception as exc:  # noqa: BLE001
+            self._report(exc)
+            return
+        self.app.call_from_thread(self._show_groups, ConsolidateDialog(groups, titles, self.vault.search))
+
+    def _show_groups(self, dialog) -> None:
+        from ..dialogs.consolidate import ConsolidateChoice
+
+        def chosen(choice: ConsolidateChoice | None) -> None:
+            if choice is None:
+                return
+            into, notes = choice.into, list(choice.notes)
+            self.propose(Proposal(f"Consolidate {len(notes)} notes into {into}?",
+                                  lambda vault: vault.consolidate(into, notes, dry_run=True), open_after=lambda plan: into))
+
+        self.app.push_screen(dialog, chosen)

@@ -1,0 +1,40 @@
+"""What the panes need from the whole vault, computed off the UI thread after each load or change."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import networkx as nx
+
+from ..core.graph import build_graph
+from ..core.model import Document, Problem, Severity
+from ..core.vault import Vault
+
+__all__ = ["VaultSummary", "summarise"]
+
+
+@dataclass(frozen=True)
+class VaultSummary:
+    """What the panes need from the whole vault, computed off the UI thread after each load or change."""
+
+    name: str
+    documents: tuple[Document, ...]
+    files: int
+    problems: tuple[Problem, ...]
+    graph: nx.MultiDiGraph = field(default_factory=nx.MultiDiGraph, compare=False, repr=False)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for p in self.problems if p.severity == Severity.ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return len(self.problems) - self.errors
+
+
+def summarise(vault: Vault, given: Path) -> VaultSummary:
+    """Counts for the header; the name says `notes/memory` when the vault is a `memory/` child."""
+    given = given.expanduser().resolve()
+    name = given.name if vault.root == given else f"{given.name}/{vault.root.relative_to(given)}"
+    return VaultSummary(name, tuple(vault.documents), len(vault), tuple(vault.problems), build_graph(vault))
