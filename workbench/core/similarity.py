@@ -92,7 +92,7 @@ def _cosine(a: Counter, b: Counter, corpus: Corpus) -> tuple[float, list[str]]:
     dot = sum(a[t] * b[t] * weight[t] ** 2 for t in common)
     norm_a = math.sqrt(sum((a[t] * weight[t]) ** 2 for t in a))
     norm_b = math.sqrt(sum((b[t] * weight[t]) ** 2 for t in b))
-    top = sorted(common, key=lambda t: -(min(a[t], b[t]) * weight[t] ** 2))[:5]
+    top = sorted(common, key=lambda t: (-(min(a[t], b[t]) * weight[t] ** 2), t))[:5]
     return dot / (norm_a * norm_b), top
 
 

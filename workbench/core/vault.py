@@ -479,7 +479,6 @@ class Vault:
 
     # -- curation: each builds a Plan in its own module and applies it here ----------------------
 
-    @_serialized
     def gate(self, draft: Draft, limit: int = 3) -> list[Candidate]:
         """The write gate's 1-3 canonical candidates for new knowledge; writes nothing."""
         return gate.candidates(self, draft, limit)
@@ -496,8 +495,9 @@ class Vault:
     def create_superseding(self, old_id: str, draft: Draft, dry_run: bool = False) -> Plan:
         return self.apply(gate.plan_create_superseding(self, old_id, draft), dry_run)
 
-    @_serialized
     def conflicts(self) -> Conflicts:
+        """Computed on a snapshot of the documents, without holding the vault's mutex meanwhile:
+        on a large vault this takes seconds, and searches must not wait for it."""
         return conflicts.find_conflicts(self)
 
     @_serialized
@@ -512,7 +512,6 @@ class Vault:
     def merge(self, source_id: str, target_id: str, dry_run: bool = False) -> Plan:
         return self.apply(conflicts.plan_merge_documents(self, source_id, target_id), dry_run)
 
-    @_serialized
     def consolidation_groups(self) -> list[Group]:
         return consolidate.consolidation_groups(self)
 
@@ -592,7 +591,6 @@ class Vault:
         """Documents for a query in the search language (see `workbench.core.search`), best first."""
         return search.search(self, query, limit)
 
-    @_serialized
     def stale(self, days: int = 90) -> list[tuple[Document, int]]:
         return maintenance.stale_documents(self, days)
 
