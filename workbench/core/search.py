@@ -269,6 +269,10 @@ def search(vault, text: str, limit: int = 10, *, fuzzy: bool = True) -> SearchRe
         if query.words or query.phrases:
             score *= STATUS_WEIGHT.get(doc.status, 0.5)
         hits.append(Hit(doc.id, doc.path, doc.title, doc.type, doc.status, score, doc.superseded_by, doc.valid))
+    typed = text.strip().lower()
+    for hit in hits:
+        if hit.id == typed:  # an id typed whole is the document asked for
+            hit.score = max(h.score for h in hits) + 1.0
     hits.sort(key=lambda h: (-h.score, h.id))
     return SearchResults(_successors_first(hits)[:limit], text)
 
