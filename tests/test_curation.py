@@ -252,7 +252,6 @@ def test_forget_removes_the_words_from_the_search_index(sample_copy, tmp_path):
 
 
 def test_curation_on_a_messy_vault_refuses_cleanly_and_keeps_going(builder):
-    from vault_builders import doc_text
 
     builder.add("mem-entity-core", tags="[db]")
     builder.raw("notes/mem-note-broken.md", "---\nid: mem-note-broken\ntitle: [oops\n---\nbody\n")

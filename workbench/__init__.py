@@ -7,7 +7,14 @@ The Python API is the same store the TUI and the CLI drive::
     doc = vault.get("mem-decision-retrieval-policy")
 """
 
-from .core.model import ConflictError, Document, Problem, RefusedError, VaultError, WorkbenchError
+from .core.model import (
+    ConflictError,
+    Document,
+    Problem,
+    RefusedError,
+    VaultError,
+    WorkbenchError,
+)
 from .core.vault import Vault
 
 __all__ = ["Vault", "Document", "Problem", "ConflictError", "RefusedError", "VaultError", "WorkbenchError"]

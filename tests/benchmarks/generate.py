@@ -44,7 +44,7 @@ def generate_vault(root: Path, count: int, seed: int = 7) -> list[str]:
             f"tags: [{', '.join(words[:2])}]\n"
             + ("links:\n" + links if links else "links: []\n")
             + "supersedes: []\nsuperseded_by: []\nprovenance:\n  source: agent-claude\n  confidence: medium\n"
-            + (f"execution_state: todo\n" if doc_type == "task" else "")
+            + ("execution_state: todo\n" if doc_type == "task" else "")
             + f"---\n# {words[0]}\n\n{body}\n"
         )
         folder = root / TYPES[doc_type]

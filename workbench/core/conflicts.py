@@ -240,9 +240,9 @@ def plan_retarget(vault, source_id: str, old_target: str, new_target: str | None
 def plan_merge_documents(vault, source_id: str, target_id: str) -> Plan:
     """A duplicate folded into its canonical twin: text and links joined, the source superseded by
     the target, and every link to the source pointed at the target."""
-    from .gate import _join_section
-
     import datetime as dt
+
+    from .gate import _join_section
 
     if source_id == target_id:
         raise RefusedError("a document cannot be merged into itself")

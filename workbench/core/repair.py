@@ -17,11 +17,20 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from .changes import Plan
-from .model import ID_PATTERN, REQUIRED_FIELDS, TYPE_FOLDERS, Confidence, DocType, LinkType, Source, Status, id_list
-from .parse import ParsedFile, as_date, parse_bytes
+from .model import (
+    ID_PATTERN,
+    REQUIRED_FIELDS,
+    TYPE_FOLDERS,
+    Confidence,
+    DocType,
+    LinkType,
+    Source,
+    Status,
+    id_list,
+)
+from .parse import ParsedFile, as_date, load_yaml, parse_bytes
 from .storage import FileChange, read_bytes
 from .yamledit import KEY_LINE, apply_meta, render_frontmatter
-from .parse import load_yaml
 
 __all__ = ["plan_repair", "RepairReport", "slugify"]
 

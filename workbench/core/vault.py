@@ -10,10 +10,10 @@ applied all-or-nothing by the `ChangeWriter`.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import threading
 import datetime as dt
+import functools
 import os
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,6 @@ from .conflicts import Conflicts
 from .consolidate import Group
 from .gate import Candidate, Draft
 from .graph import Neighbourhood, build_graph
-from .search import SearchResults
 from .lifecycle import check_transition
 from .live import VaultWatcher
 from .loading import parse_files
@@ -47,9 +46,18 @@ from .model import (
 from .parse import ParsedFile, as_date, digest_of, parse_bytes
 from .records import INVALIDATING, Record, build_record, read_document, today
 from .repair import RepairReport, plan_repair
+from .search import SearchResults
 from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
 from .validate import check_document, check_relations
-from .walk import RECOVERY_DIR, RESERVED_FILES, STATE_DIR, Walk, find_root, is_debris, walk_vault
+from .walk import (
+    RECOVERY_DIR,
+    RESERVED_FILES,
+    STATE_DIR,
+    Walk,
+    find_root,
+    is_debris,
+    walk_vault,
+)
 from .yamledit import EditError, apply_meta
 
 __all__ = ["Vault"]
