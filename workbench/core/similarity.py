@@ -40,7 +40,16 @@ def _stem(word: str) -> str:
 
 def words(text: str) -> list[str]:
     """Lowercase content words, lightly stemmed, for overlap rather than linguistics."""
-    return [_stem(w) for w in WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1 and not w.isdigit()]
+    return [_stem(w) for w in _content_words(text)]
+
+
+def _content_words(text: str) -> list[str]:
+    return [w for w in WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1 and not w.isdigit()]
+
+
+def shown(stem: str, text: str) -> str:
+    """The word as the text wrote it, for reasons a person reads ("postgres", not "postgre")."""
+    return next((w for w in _content_words(text) if _stem(w) == stem), stem)
 
 
 @dataclass
@@ -53,10 +62,11 @@ class Profile:
     tags: set[str] = field(default_factory=set)
     targets: set[str] = field(default_factory=set)
     terms: Counter = field(default_factory=Counter)
+    text: str = ""  # the body, to show shared words as written
 
     @classmethod
     def of(cls, doc: Document) -> Profile:
-        return cls(doc.id, doc.title, doc.type, set(doc.tags), {l.target for l in doc.links}, Counter(words(doc.title + " " + doc.body)))
+        return cls(doc.id, doc.title, doc.type, set(doc.tags), {l.target for l in doc.links}, Counter(words(doc.title + " " + doc.body)), doc.body)
 
 
 class Corpus:
@@ -113,5 +123,6 @@ def likeness(a: Profile, b: Profile, corpus: Corpus) -> Likeness:
     if links:
         reasons.append(f"links the same {', '.join(links[:3])}{' …' if len(links) > 3 else ''}")
     if text >= 0.1 and shared:
-        reasons.append(f"text {round(text * 100)}% alike (shared words: {', '.join(shared)})")
+        surface = ", ".join(shown(stem, b.title + " " + b.text) for stem in shared)
+        reasons.append(f"text {round(text * 100)}% alike (shared words: {surface})")
     return Likeness(score, title, tags, links, shared, text, reasons)
