@@ -18,6 +18,7 @@ def _isolated_environment(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("WORKBENCH_VAULT", raising=False)
     monkeypatch.delenv("WORKBENCH_CRASH_AT", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
 
 
 @pytest.fixture

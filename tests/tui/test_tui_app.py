@@ -321,3 +321,16 @@ async def test_unopenable_vault_is_a_notification(tmp_path: Path):
         await settle(pilot)
         assert any(n.severity == "error" and "no such folder" in n.message for n in app._notifications)
         assert app.is_running
+
+
+async def test_the_chosen_theme_is_remembered_between_runs(vault_path: Path):
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert app.theme == "workbench-dark"
+        app.theme = "workbench-light"
+        await settle(pilot)
+    again = WorkbenchApp(vault_path)
+    async with again.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert again.theme == "workbench-light"

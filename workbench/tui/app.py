@@ -20,6 +20,7 @@ from .dialogs.keys import KeyGroup, KeysDialog
 from .dialogs.new_document import NewDocumentDialog
 from .dialogs.problems import ProblemsDialog
 from .screens.main import MainScreen
+from .settings import load_settings, save_setting
 from .themes import BUILTIN_THEMES, VARIABLE_DEFAULTS, load_theme_files, theme_folders
 from .widgets.link_pane import LinkPane
 from .widgets.search import SearchPane
@@ -38,14 +39,21 @@ class WorkbenchApp(App[None]):
         Binding("question_mark", "show_keys", "Keys", id="app.keys", tooltip="List every key and what it does"),
     ]
 
-    def __init__(self, vault_path: Path, theme: str = "workbench-dark") -> None:
+    def __init__(self, vault_path: Path, theme: str | None = None) -> None:
         super().__init__()
         self.vault_path = Path(vault_path)
         files = load_theme_files(theme_folders())
         for each in (*BUILTIN_THEMES, *files.themes):
             self.register_theme(each)
         self._theme_errors = files.errors
-        self.theme = theme if theme in self.available_themes else "workbench-dark"
+        self._remember_theme = theme is None  # an explicit theme (tests, snapshots) is not a choice to keep
+        wanted = theme or load_settings().get("theme") or "workbench-dark"
+        self.theme = wanted if wanted in self.available_themes else "workbench-dark"
+
+    def watch_theme(self, theme: str) -> None:
+        """A theme chosen from the palette is the theme of the next run too."""
+        if self._remember_theme and self.is_running:
+            save_setting("theme", theme)
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(VARIABLE_DEFAULTS)

@@ -1,0 +1,41 @@
+"""What the workbench remembers between runs (today: the theme), in the user's config folder.
+
+Tolerant both ways: a missing or damaged settings file means the defaults, and a settings file
+that cannot be written costs the memory, never the session.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+__all__ = ["settings_path", "load_settings", "save_setting"]
+
+
+def settings_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "workbench" / "settings.json"
+
+
+def load_settings() -> dict:
+    try:
+        data = json.loads(settings_path().read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def save_setting(key: str, value: object) -> None:
+    settings = load_settings()
+    if settings.get(key) == value:
+        return
+    settings[key] = value
+    path = settings_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp = path.with_name(path.name + ".tmp")
+        temp.write_text(json.dumps(settings, indent=2), "utf-8")
+        os.replace(temp, path)
+    except OSError:
+        pass
