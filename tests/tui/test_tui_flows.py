@@ -27,7 +27,7 @@ async def open_by_search(pilot, query: str) -> None:
     await settle(pilot)
 
 
-async def wait_for(pilot, condition, seconds: float = 5.0) -> None:
+async def wait_for(pilot, condition, seconds: float = 30.0) -> None:
     """Real time passes here: the watcher works on its own thread."""
     for _ in range(int(seconds / 0.05)):
         if condition():
@@ -38,11 +38,25 @@ async def wait_for(pilot, condition, seconds: float = 5.0) -> None:
 
 
 def notes(app) -> list[str]:
-    return [f"{n.title}: {n.message}" for n in app._notifications]
+    """Every notification shown so far, including those that already timed out on a slow machine."""
+    seen = getattr(app, "_seen_notifications", [])
+    return seen + [f"{n.title}: {n.message}" for n in app._notifications if f"{n.title}: {n.message}" not in seen]
+
+
+def record_notifications(app) -> None:
+    app._seen_notifications = []
+    original = app.notify
+
+    def notify(message, *args, title="", **kwargs):
+        app._seen_notifications.append(f"{title}: {message}")
+        return original(message, *args, title=title, **kwargs)
+
+    app.notify = notify
 
 
 async def test_live_changes_refresh_lists_and_the_open_document(vault_path: Path):
     app = WorkbenchApp(vault_path)
+    record_notifications(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         main = app.screen

@@ -116,11 +116,13 @@ def fts_expression(query: Query, prefix_last: bool = True, mode: str = "OR") -> 
     for index, word in enumerate(content):
         last = prefix_last and index == len(content) - 1 and len(word) >= 2
         if mode == "AND":
-            terms.append(_fts_term(word, last))
+            # A half-typed last word is matched as a prefix of title, id and tag words only: in
+            # bodies a short prefix matches thousands of words, and typing must stay quick.
+            terms.append(f"({_fts_term(word, False)} OR {{title ident tags}} : {_fts_term(word, True)})" if last else _fts_term(word, False))
         else:
             terms.append(_fts_term(word, False))
             if last:
-                terms.append(_fts_term(word, True))
+                terms.append("{title ident tags} : " + _fts_term(word, True))
     for phrase in query.phrases:
         terms.append('"' + phrase.replace('"', '""') + '"')
     expression = f" {mode} ".join(dict.fromkeys(terms))
@@ -252,8 +254,13 @@ def search(vault, text: str, limit: int = 10, *, fuzzy: bool = True) -> SearchRe
         joined = " ".join(words)
         for doc_id in scores:
             haystack = views.haystacks[doc_id]
+            title = views.titles.get(doc_id, haystack)
             coverage = sum(1 for w in words if w in haystack) / len(words) if words else 0.0
-            scores[doc_id] += 0.15 * coverage + 0.1 * fuzz.partial_ratio(joined, views.titles.get(doc_id, haystack)) / 100
+            scores[doc_id] += 0.15 * coverage + 0.1 * fuzz.partial_ratio(joined, title) / 100
+            if title == typed.lower():
+                scores[doc_id] += 0.3  # the title typed whole
+            elif title.startswith(typed.lower()):
+                scores[doc_id] += 0.1
     else:
         for doc in pool.values():
             updated = as_date(doc.meta.get("updated_at")) or dt.date.min
