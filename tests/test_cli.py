@@ -174,3 +174,11 @@ def test_conflicts_json_shape(sample_copy):
     for conflict in data["conflicts"]:
         assert set(conflict) == {"kind", "ids", "reason", "resolutions"}
         assert conflict["resolutions"]
+
+
+def test_a_folder_with_a_notes_folder_is_not_taken_for_a_vault(tmp_path):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "shopping.md").write_text("milk\n")
+    (tmp_path / ".workbench").mkdir()
+    data = json.loads(run("check", "--json", cwd=tmp_path).stdout)
+    assert "sample-vault" in data["vault"]

@@ -34,8 +34,20 @@ def find_root(path: Path) -> Path:
     return path
 
 
+def _holds_memory_documents(path: Path) -> bool:
+    """A type folder holding a `mem-*.md` file: a `notes/` folder alone is not evidence enough."""
+    for name in TYPE_FOLDER_NAMES:
+        folder = path / name
+        if folder.is_dir() and not folder.is_symlink() and next(folder.glob("mem-*.md"), None) is not None:
+            return True
+    return False
+
+
 def looks_like_vault(path: Path) -> bool:
-    return path.is_dir() and (_has_type_folders(path) or _has_type_folders(path / "memory") or (path / STATE_DIR).is_dir())
+    """Whether the current folder should be opened when no vault is named: it (or its `memory/`
+    child) must hold Memory Core documents, so that a home folder with a `notes/` folder is not
+    mistaken for a vault."""
+    return path.is_dir() and (_holds_memory_documents(path) or _holds_memory_documents(path / "memory"))
 
 
 def is_debris(name: str) -> bool:
