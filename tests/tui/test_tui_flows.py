@@ -6,6 +6,7 @@ import stat
 from pathlib import Path
 
 from textual.widgets import Button, OptionList
+from textual.worker import WorkerCancelled
 from tui_helpers import screen_text, settle, type_text
 
 from workbench.tui.app import WorkbenchApp
@@ -33,7 +34,10 @@ async def wait_for(pilot, condition, seconds: float = 30.0) -> None:
         if condition():
             return
         await pilot.pause(0.05)
-        await pilot.app.workers.wait_for_complete()
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:  # a newer search replaced an older one: that is the app working
+            pass
     assert condition(), "timed out"
 
 

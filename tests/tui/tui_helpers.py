@@ -7,12 +7,16 @@ import io
 from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 
 async def settle(pilot: Pilot) -> None:
     """Let workers finish and the messages they posted be handled (twice: results can chain)."""
     for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:  # an exclusive worker replaced by a newer one
+            pass
         await pilot.pause()
 
 
