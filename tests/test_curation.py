@@ -275,3 +275,14 @@ def test_curation_on_a_messy_vault_refuses_cleanly_and_keeps_going(builder):
     vault.refresh()
     codes = {p.code for p in vault.problems if p.severity == "error"}
     assert codes == {"supersession-dangling", "link-dangling"} or codes == {"supersession-dangling"}
+
+
+def test_consolidate_takes_the_merged_text_a_person_edited(sample_copy):
+    vault = Vault.open(sample_copy)
+    group = next(g for g in vault.consolidation_groups() if g.suggested_into)
+    proposed = vault.merged_body(group.suggested_into, group.notes)
+    assert all(f"[[{n}]]" in proposed for n in group.notes)
+    edited = proposed.replace("## From", "## Folded from") + "\nA line the curator wrote.\n"
+    vault.consolidate(group.suggested_into, group.notes, body=edited)
+    assert vault.get(group.suggested_into).body == edited
+    assert all(vault.get(n).status == "archived" for n in group.notes)

@@ -90,3 +90,18 @@ def test_a_misplaced_file_is_moved_to_its_folder(builder):
     assert vault.get("mem-entity-lost").path == "entities/mem-entity-lost.md"
     assert not (builder.root / "notes/mem-entity-lost.md").exists()
     assert vault.problems == []
+
+
+
+def test_repair_limited_to_named_files_leaves_the_others(builder):
+    builder.add("mem-note-a", status="bogus")
+    builder.add("mem-note-b", status="bogus")
+    vault = Vault.open(builder.root)
+    before_b = (builder.root / "notes/mem-note-b.md").read_bytes()
+    report = vault.repair(paths=["notes/mem-note-a.md"])
+    assert report.repaired == ["notes/mem-note-a.md"]
+    assert (builder.root / "notes/mem-note-b.md").read_bytes() == before_b
+    vault.refresh()
+    found = {(p.path, p.code) for p in vault.problems}
+    assert ("notes/mem-note-a.md", "status-invalid") not in found
+    assert ("notes/mem-note-b.md", "status-invalid") in found

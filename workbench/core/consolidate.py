@@ -15,7 +15,7 @@ from .gate import CANONICAL_TYPES, _join_section
 from .lifecycle import transition_refusal
 from .model import DocType, LinkType, RefusedError, Status
 
-__all__ = ["Group", "consolidation_groups", "plan_consolidate"]
+__all__ = ["Group", "consolidation_groups", "plan_consolidate", "merged_body"]
 
 LIVE = (Status.DRAFT, Status.ACTIVE)
 
@@ -61,9 +61,24 @@ def consolidation_groups(vault, minimum: int = 3) -> list[Group]:
     return groups
 
 
-def plan_consolidate(vault, into_id: str, note_ids: list[str]) -> Plan:
-    """Each note's text as a section of `into_id` citing its source, `derived_from` links added, and
-    the notes archived, in one change."""
+def merged_body(vault, into_id: str, note_ids: list[str]) -> str:
+    """The text `plan_consolidate` would give `into_id`: a starting point a person may edit."""
+    body = vault.get(into_id).body
+    for note_id in dict.fromkeys(note_ids):
+        note = vault.get(note_id)
+        body = _join_section(body, _section_heading(note), note.body)
+    return body
+
+
+def _section_heading(note) -> str:
+    created = note.meta.get("created_at")
+    when = created.isoformat() if isinstance(created, dt.date) else str(created)
+    return f"## From [[{note.id}]]: {note.title} ({when})"
+
+
+def plan_consolidate(vault, into_id: str, note_ids: list[str], body: str | None = None) -> Plan:
+    """Each note's text as a section of `into_id` citing its source (or `body`, the merged text as a
+    person edited it), `derived_from` links added, and the notes archived, in one change."""
     if not note_ids:
         raise RefusedError("name the notes to consolidate")
     target = vault.get(into_id)
@@ -80,19 +95,16 @@ def plan_consolidate(vault, into_id: str, note_ids: list[str]) -> Plan:
         if refusal:
             raise RefusedError(f"{note_id} cannot be archived: {refusal}")
         notes.append(note)
-    body = target.body
+    merged = target.body
     links = [dict(l) for l in target.meta.get("links") or [] if isinstance(l, dict)]
     present = {(l.get("type"), l.get("target")) for l in links}
     tags = list(target.tags)
     for note in notes:
-        created = note.meta.get("created_at")
-        when = created.isoformat() if isinstance(created, dt.date) else str(created)
-        heading = f"## From [[{note.id}]]: {note.title} ({when})"
-        body = _join_section(body, heading, note.body)
+        merged = _join_section(merged, _section_heading(note), note.body)
         if (LinkType.DERIVED_FROM.value, note.id) not in present:
             links.append({"type": LinkType.DERIVED_FROM.value, "target": note.id})
             present.add((LinkType.DERIVED_FROM.value, note.id))
-    changes = [vault.edit_change(target, {**target.meta, "links": links, "tags": tags}, body)]
+    changes = [vault.edit_change(target, {**target.meta, "links": links, "tags": tags}, merged if body is None else body)]
     for note in notes:
         changes.append(vault.edit_change(note, {**note.meta, "status": Status.ARCHIVED.value}))
     summary = f"consolidate {len(notes)} note(s) into {into_id}"

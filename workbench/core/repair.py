@@ -251,8 +251,9 @@ def _backup_path(vault, path: str, stamp: str) -> str:
     return candidate
 
 
-def plan_repair(vault) -> RepairReport:
-    """Plan every deterministic repair; apply the report's plan to carry it out."""
+def plan_repair(vault, only: set[str] | None = None) -> RepairReport:
+    """Plan every deterministic repair (or those of the files in `only`); apply the report's plan
+    to carry it out."""
     vault.refresh()
     stamp = dt.datetime.now().strftime("%Y%m%dT%H%M%S")
     problems_by_path: dict[str, set[str]] = {}
@@ -264,6 +265,8 @@ def plan_repair(vault) -> RepairReport:
     works: dict[str, _Work] = {}
     originals: dict[str, dict[str, Any]] = {}
     for record in vault.records:
+        if only is not None and record.path not in only:
+            continue
         raw = read_bytes(vault.root / record.path)
         if raw is None:
             continue

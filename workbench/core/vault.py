@@ -524,8 +524,13 @@ class Vault:
         return consolidate.consolidation_groups(self)
 
     @_serialized
-    def consolidate(self, into_id: str, note_ids: list[str], dry_run: bool = False) -> Plan:
-        return self.apply(consolidate.plan_consolidate(self, into_id, note_ids), dry_run)
+    def consolidate(self, into_id: str, note_ids: list[str], dry_run: bool = False, body: str | None = None) -> Plan:
+        """Fold the notes into `into_id`; `body` replaces the merged text a person edited."""
+        return self.apply(consolidate.plan_consolidate(self, into_id, note_ids, body), dry_run)
+
+    @_serialized
+    def merged_body(self, into_id: str, note_ids: list[str]) -> str:
+        return consolidate.merged_body(self, into_id, note_ids)
 
     @_serialized
     def rename(self, old_id: str, new_id: str, dry_run: bool = False) -> Plan:
@@ -607,10 +612,14 @@ class Vault:
         return self.apply(maintenance.plan_index(self), dry_run)
 
     @_serialized
-    def repair(self, dry_run: bool = False) -> RepairReport:
+    def repair(self, dry_run: bool = False, paths: Iterable[str] | None = None) -> RepairReport:
         """`check --repair`: deterministic repairs (one change), then the index's generated
-        sections (another), so each can be undone on its own."""
-        report = plan_repair(self)
+        sections (another), so each can be undone on its own. `paths` limits it to those files."""
+        report = plan_repair(self, None if paths is None else set(paths))
+        if paths is not None:
+            if not dry_run and report.plan.changes:
+                self.apply(report.plan)
+            return report
         if dry_run:
             return report
         self.apply(report.plan)
