@@ -16,12 +16,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .flavours import View
 from .model import Document, Problem, Severity
 from .records import Record
 
 __all__ = ["DerivedStore", "SCHEMA_VERSION", "row_for"]
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 FTS_COLUMNS = ("title", "ident", "tags", "summary", "body")
 
 
@@ -51,7 +52,7 @@ def _decode_hook(value: dict) -> Any:
 def fts_fields(doc: Document) -> tuple[str, str, str, str, str]:
     """What full-text search sees of a document, column by column."""
     meta = doc.meta
-    summary = meta.get("summary") or meta.get("description") or meta.get("desc") or ""
+    summary = doc.view.summary if doc.view is not None else meta.get("summary") or meta.get("description") or meta.get("desc") or ""
     tags = " ".join(doc.tags)
     return (doc.title if doc.title != doc.id else "", doc.id.replace("-", " ") + " " + doc.id, tags, str(summary), doc.body)
 
@@ -65,16 +66,18 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
     except (TypeError, ValueError):
         return None
     problems = json.dumps([[str(p.severity), p.code, p.message, p.line] for p in record.problems])
+    view = json.dumps(doc.view.to_json(), ensure_ascii=False) if doc.view is not None else None
     files_row = (record.path, record.size, record.mtime_ns, on.isoformat(), doc.digest, doc.id, int(doc.valid), meta, doc.body,
-                 problems, json.dumps(record.key_lines))
+                 problems, json.dumps(record.key_lines), view)
     return files_row, fts_fields(doc)
 
 
 class DerivedStore:
     """SQLite: a `files` table of cached records and an FTS5 table whose rowids match it."""
 
-    def __init__(self, path: Path | None):
+    def __init__(self, path: Path | None, flavour: str = "memory-core"):
         self.path = path
+        self.schema = f"{SCHEMA_VERSION} {flavour}"  # another flavour reads the same files otherwise: rebuild
         self.db = self._connect()
 
     def _connect(self) -> sqlite3.Connection:
@@ -107,16 +110,16 @@ class DerivedStore:
             version = db.execute("PRAGMA user_version").fetchone()[0]
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             stored = db.execute("SELECT value FROM info WHERE key = 'schema'").fetchone()[0] if "info" in tables else None
-            if stored != SCHEMA_VERSION or version != 1:
+            if stored != self.schema or version != 1:
                 with db:
                     db.execute("BEGIN")
                     for table in ("fts", "files", "info"):
                         db.execute(f"DROP TABLE IF EXISTS {table}")
                     db.execute("CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT)")
-                    db.execute("INSERT INTO info VALUES ('schema', ?)", (SCHEMA_VERSION,))
+                    db.execute("INSERT INTO info VALUES ('schema', ?)", (self.schema,))
                     db.execute(
                         "CREATE TABLE files (rowid INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime_ns INTEGER,"
-                        " checked_on TEXT, digest TEXT, id TEXT, valid INTEGER, meta TEXT, body TEXT, problems TEXT, key_lines TEXT)"
+                        " checked_on TEXT, digest TEXT, id TEXT, valid INTEGER, meta TEXT, body TEXT, problems TEXT, key_lines TEXT, view TEXT)"
                     )
                     db.execute(
                         f"CREATE VIRTUAL TABLE fts USING fts5({', '.join(FTS_COLUMNS)}, tokenize = 'porter unicode61 remove_diacritics 2', prefix = '2 3')"
@@ -134,13 +137,14 @@ class DerivedStore:
         decoder = json.JSONDecoder(object_hook=_decode_hook)
         try:
             rows = self.db.execute(
-                "SELECT path, size, mtime_ns, digest, id, valid, meta, body, problems, key_lines FROM files WHERE checked_on = ?",
+                "SELECT path, size, mtime_ns, digest, id, valid, meta, body, problems, key_lines, view FROM files WHERE checked_on = ?",
                 (on.isoformat(),),
             ).fetchall()
         except sqlite3.DatabaseError:
             return records
-        for path, size, mtime_ns, digest, doc_id, valid, meta, body, problems, key_lines in rows:
-            document = Document(doc_id, path, decoder.decode(meta), body, digest, bool(valid))
+        for path, size, mtime_ns, digest, doc_id, valid, meta, body, problems, key_lines, view in rows:
+            seen = View.from_json(json.loads(view)) if view else None
+            document = Document(doc_id, path, decoder.decode(meta), body, digest, bool(valid), seen)
             found = [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in json.loads(problems)]
             records[path] = Record(path, size, mtime_ns, document, found, json.loads(key_lines))
         return records
@@ -159,8 +163,8 @@ class DerivedStore:
                     self._delete(path)
                 start = (self.db.execute("SELECT max(rowid) FROM files").fetchone()[0] or 0) + 1
                 self.db.executemany(
-                    "INSERT INTO files (rowid, path, size, mtime_ns, checked_on, digest, id, valid, meta, body, problems, key_lines)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO files (rowid, path, size, mtime_ns, checked_on, digest, id, valid, meta, body, problems, key_lines, view)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [(start + n, *files_row) for n, (files_row, _) in enumerate(rows)],
                 )
                 self.db.executemany(

@@ -452,6 +452,7 @@ def vault_html(vault: Any) -> _Html:
     found = vault.problems
     errors = sum(1 for p in found if str(p.severity) == "error")
     flavour = getattr(vault, "flavour", None)
+    flavour = flavour.name if flavour is not None and not flavour.native else None  # Memory Core goes without saying
     line = _summary_line(
         escape(_count(len(records), "file")),
         escape(_count(len(documents), "valid document")),

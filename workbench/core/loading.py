@@ -10,13 +10,16 @@ one-core machines and any trouble with the pool fall back to parsing in this pro
 from __future__ import annotations
 
 import datetime as dt
+import contextlib
 import multiprocessing
 import os
 import sys
+import types
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from . import flavours
 from .cache import row_for
 from .records import Record, build_record, read_document
 
@@ -27,13 +30,14 @@ CHUNK = 250
 Item = tuple[str, int, int]  # path, size, mtime_ns
 
 
-def _parse_chunk(root: str, items: list[Item], on: dt.date, with_rows: bool) -> list[tuple[Record, tuple | None]]:
+def _parse_chunk(root: str, items: list[Item], on: dt.date, with_rows: bool, flavour: str) -> list[tuple[Record, tuple | None]]:
     out = []
+    reader = flavours.get(flavour)
     for path, size, mtime_ns in items:
         raw = read_document(Path(root) / path)
         if raw is None:
             continue
-        record = build_record(path, raw, size, mtime_ns, on)
+        record = build_record(path, raw, size, mtime_ns, on, reader)
         out.append((record, row_for(record, on) if with_rows else None))
     return out
 
@@ -45,18 +49,24 @@ def _workers() -> int:
         return min(os.cpu_count() or 1, 4)
 
 
-def _main_is_importable() -> bool:
-    """Worker processes re-import `__main__`; a REPL or a script piped on stdin has none to import."""
+@contextlib.contextmanager
+def _without_main():
+    """Hide the caller's `__main__` while the workers start. A started process imports the main
+    module of its parent again, so a user's script without an `if __name__ == "__main__"` guard
+    would run once more in each worker; the workers need nothing from it."""
     main = sys.modules.get("__main__")
-    path = getattr(main, "__file__", None)
-    return path is None and getattr(main, "__spec__", None) is not None or (path is not None and os.path.isfile(path))
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
 
 
-def parse_files(root: Path, items: list[Item], on: dt.date, with_rows: bool) -> Iterator[list[tuple[Record, tuple | None]]]:
+def parse_files(root: Path, items: list[Item], on: dt.date, with_rows: bool, flavour: str = "memory-core") -> Iterator[list[tuple[Record, tuple | None]]]:
     """Chunks of (record, store row) for the files in `items`, as they are ready."""
     workers = _workers()
-    if len(items) < PARALLEL_MIN or workers < 2 or os.environ.get("WORKBENCH_SERIAL") or not _main_is_importable():
-        yield _parse_chunk(str(root), items, on, with_rows)
+    if len(items) < PARALLEL_MIN or workers < 2 or os.environ.get("WORKBENCH_SERIAL"):
+        yield _parse_chunk(str(root), items, on, with_rows, flavour)
         return
     chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
     done = 0
@@ -64,7 +74,8 @@ def parse_files(root: Path, items: list[Item], on: dt.date, with_rows: bool) -> 
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["workbench.core.loading"])
         with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            futures = [pool.submit(_parse_chunk, str(root), chunk, on, with_rows) for chunk in chunks]
+            with _without_main():
+                futures = [pool.submit(_parse_chunk, str(root), chunk, on, with_rows, flavour) for chunk in chunks]
             for future in futures:
                 yield future.result()
                 done += 1
@@ -72,4 +83,4 @@ def parse_files(root: Path, items: list[Item], on: dt.date, with_rows: bool) -> 
         if isinstance(exc, GeneratorExit):
             raise
         for chunk in chunks[done:]:
-            yield _parse_chunk(str(root), chunk, on, with_rows)
+            yield _parse_chunk(str(root), chunk, on, with_rows, flavour)

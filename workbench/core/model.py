@@ -12,6 +12,7 @@ from enum import StrEnum
 from typing import Any
 
 from . import display
+from .parse import as_date
 
 __all__ = [
     "DocType",
@@ -143,36 +144,53 @@ class Document:
     body: str
     digest: str = ""
     valid: bool = True
+    view: Any = None  # how the vault's flavour reads the file (flavours.View); None for Memory Core
 
     @property
     def title(self) -> str:
+        if self.view is not None:
+            return self.view.title
         title = self.meta.get("title")
         return str(title) if title not in (None, "") else self.id
 
     @property
     def type(self) -> str:
-        return str(self.meta.get("type", ""))
+        return self.view.type if self.view is not None else str(self.meta.get("type", ""))
 
     @property
     def status(self) -> str:
-        return str(self.meta.get("status", ""))
+        return self.view.status if self.view is not None else str(self.meta.get("status", ""))
+
+    @property
+    def stated_status(self) -> str:
+        """The status in the file's own words ("Superseded by ADR-042"); Memory Core's is its status."""
+        return (self.view.stated_status or self.view.status) if self.view is not None else self.status
 
     @property
     def tags(self) -> list[str]:
+        if self.view is not None:
+            return list(self.view.tags)
         tags = self.meta.get("tags")
         return [str(t) for t in tags] if isinstance(tags, list) else []
 
     @property
     def links(self) -> list[Link]:
-        return parse_links(self.meta.get("links"))
+        return list(self.view.links) if self.view is not None else parse_links(self.meta.get("links"))
 
     @property
     def supersedes(self) -> list[str]:
-        return id_list(self.meta.get("supersedes"))
+        return list(self.view.supersedes) if self.view is not None else id_list(self.meta.get("supersedes"))
 
     @property
     def superseded_by(self) -> list[str]:
-        return id_list(self.meta.get("superseded_by"))
+        return list(self.view.superseded_by) if self.view is not None else id_list(self.meta.get("superseded_by"))
+
+    @property
+    def updated(self):
+        """The date the document was last changed, as a date, or None."""
+        if self.view is not None:
+            return self.view.updated
+        return as_date(self.meta.get("updated_at"))
 
     def _repr_html_(self) -> str:
         return display.document_html(self)

@@ -10,14 +10,16 @@ import dataclasses
 import datetime as dt
 from dataclasses import dataclass
 
+from .flavours import MEMORY_CORE, Flavour
 from .model import Document, Problem
 from .parse import MAX_FILE_BYTES, parse_bytes
-from .validate import check_document
+from .validate import check_document, credential_problems, parse_problems
 
 __all__ = ["Record", "build_record", "read_document", "INVALIDATING", "LINE_KEYS", "today"]
 
 # Problems that make a document invalid (SPEC §1: a missing field or a value outside its set).
-# Invalid documents stay visible to the curator but are not nodes of the graph.
+# Invalid documents stay visible to the curator but are not nodes of the graph. In other flavours
+# only a file that cannot be read is invalid: their own rules report, they do not hide a note.
 INVALIDATING = frozenset(
     {
         "file-too-large", "encoding-invalid-utf8", "nul-bytes", "conflict-markers", "frontmatter-missing",
@@ -27,6 +29,13 @@ INVALIDATING = frozenset(
         "project-invalid", "date-format", "tags-invalid", "links-invalid", "link-malformed",
         "link-type-invalid", "supersession-invalid", "provenance-invalid", "provenance-source-invalid",
         "provenance-confidence-invalid",
+    }
+)
+UNREADABLE = frozenset(
+    {
+        "file-too-large", "encoding-invalid-utf8", "nul-bytes", "conflict-markers", "frontmatter-unterminated",
+        "frontmatter-too-large", "frontmatter-not-mapping", "yaml-syntax", "yaml-duplicate-key", "yaml-too-deep",
+        "yaml-too-complex", "id-duplicate",
     }
 )
 LINE_KEYS = ("links", "supersedes", "superseded_by", "status")
@@ -49,14 +58,29 @@ class Record:
     key_lines: dict[str, int]
 
 
-def build_record(path: str, raw: bytes, size: int, mtime_ns: int, on: dt.date) -> Record:
+def invalidating(flavour: Flavour) -> frozenset[str]:
+    return INVALIDATING if flavour.native else UNREADABLE
+
+
+def build_record(path: str, raw: bytes, size: int, mtime_ns: int, on: dt.date, flavour: Flavour = MEMORY_CORE) -> Record:
     parsed = parse_bytes(raw)
-    problems = check_document(path, parsed, on)
     meta = parsed.meta or {}
-    stem = path.rsplit("/", 1)[-1][:-3]
-    doc_id = meta.get("id") if isinstance(meta.get("id"), str) and meta.get("id") else stem
-    valid = not any(p.code in INVALIDATING for p in problems)
-    document = Document(id=doc_id, path=path, meta=meta, body=parsed.body, digest=parsed.digest, valid=valid)
+    doc_id = flavour.doc_id(path, meta)
+    if flavour.native:
+        view = None
+        problems = check_document(path, parsed, on)
+        body = parsed.body
+    else:
+        body = parsed.body if parsed.has_frontmatter else parsed.text
+        mtime = dt.datetime.fromtimestamp(mtime_ns / 1e9).date() if mtime_ns else None
+        view = flavour.view(path, meta, body, mtime) if parsed.decoded else None
+        problems = parse_problems(path, parsed)
+        if parsed.decoded:
+            problems += flavour.check(path, parsed, view, on) + credential_problems(path, parsed)
+    valid = not any(p.code in invalidating(flavour) for p in problems)
+    if view is None and not flavour.native:
+        view = flavour.view(path, {}, "", None)
+    document = Document(id=doc_id, path=path, meta=meta, body=body, digest=parsed.digest, valid=valid, view=view)
     problems = [dataclasses.replace(p, doc_id=doc_id) for p in problems]
     key_lines = {key: line for key in LINE_KEYS if (line := parsed.key_line(key)) is not None}
     return Record(path, size, mtime_ns, document, problems, key_lines)

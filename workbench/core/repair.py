@@ -254,6 +254,8 @@ def _backup_path(vault, path: str, stamp: str) -> str:
 def plan_repair(vault, only: set[str] | None = None) -> RepairReport:
     """Plan every deterministic repair (or those of the files in `only`); apply the report's plan
     to carry it out."""
+    if not vault.flavour.native:
+        return _plan_flavour_repair(vault, only)
     vault.refresh()
     stamp = dt.datetime.now().strftime("%Y%m%dT%H%M%S")
     problems_by_path: dict[str, set[str]] = {}
@@ -328,4 +330,52 @@ def plan_repair(vault, only: set[str] | None = None) -> RepairReport:
         if path not in report.left and path not in works or (path in works and not works[path].notes and codes - {"credential", "link-to-superseded", "symlink-ignored", "execution-state-missing"}):
             if path not in report.left:
                 report.left.append(path)
+    return report
+
+
+def _plan_flavour_repair(vault, only: set[str] | None) -> RepairReport:
+    """Another flavour's repairs, its own way (OKF: a missing type becomes `Recovered Concept`, a
+    missing timestamp the file's mtime): missing keys added, unreadable frontmatter rebuilt with
+    the body kept, each file backed up first and marked with `repair_backup`."""
+    vault.refresh()
+    stamp = dt.datetime.now().strftime("%Y%m%dT%H%M%S")
+    report = RepairReport(Plan("repair"))
+    codes_by_path: dict[str, set[str]] = {}
+    for problem in vault.problems:
+        codes_by_path.setdefault(problem.path, set()).add(problem.code)
+    for record in vault.records:
+        path = record.path
+        if only is not None and path not in only or path not in codes_by_path:
+            continue
+        raw = read_bytes(vault.root / path)
+        if raw is None:
+            continue
+        parsed = parse_bytes(raw)
+        if codes_by_path[path] & UNREPAIRABLE or not parsed.decoded:
+            report.left.append(path)
+            continue
+        mtime = dt.datetime.fromtimestamp((vault.root / path).stat().st_mtime)
+        rebuild = parsed.meta is None and (parsed.has_frontmatter or "frontmatter-missing" in codes_by_path[path])
+        if rebuild:
+            body = parsed.text.split("\n", 1)[1] if "frontmatter-unterminated" in codes_by_path[path] and "\n" in parsed.text else parsed.body
+            meta, notes = vault.flavour.repair_fields(path, {}, body, mtime)
+            notes = ["frontmatter rebuilt"] + notes
+        else:
+            body = parsed.body
+            meta, notes = vault.flavour.repair_fields(path, dict(parsed.meta or {}), body, mtime)
+        if not notes:
+            report.left.append(path)
+            continue
+        backup = _backup_path(vault, path, stamp)
+        meta["repair_backup"] = backup
+        newline = parsed.newline
+        if rebuild or not parsed.has_frontmatter:
+            head = f"---{newline}{''.join(render_frontmatter(meta, newline))}---{newline}"
+            after = (("\ufeff" if parsed.bom else "") + head + body).encode("utf-8")
+        else:
+            after = parsed.compose(apply_meta(parsed.fm_lines, parsed.meta, meta, newline), body)
+        report.plan.changes += [FileChange(backup, None, raw), FileChange(path, raw, after)]
+        report.repaired.append(path)
+        report.plan.log_lines.append(vault.log_line(f"repair {record.document.id}: {'; '.join(notes)}"))
+    report.plan.summary = f"repair {len(report.repaired)} document(s)"
     return report

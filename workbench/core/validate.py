@@ -29,7 +29,7 @@ from .model import (
 )
 from .parse import ParsedFile, as_date
 
-__all__ = ["check_document", "check_relations", "find_credentials", "supersession_cycles"]
+__all__ = ["check_document", "check_relations", "credential_problems", "find_credentials", "parse_problems", "supersession_cycles"]
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
@@ -71,15 +71,26 @@ def _enum_message(field: str, value: Any, allowed: Iterable[str]) -> str:
     return f"{field} is {value!r}; allowed: {', '.join(allowed)}"
 
 
+def parse_problems(path: str, parsed: ParsedFile) -> list[Problem]:
+    """What reading the file found wrong, whatever the flavour: encoding, size, YAML."""
+    return [Problem(path, ERROR, issue.code, issue.message, issue.line) for issue in parsed.issues]
+
+
+def credential_problems(path: str, parsed: ParsedFile) -> list[Problem]:
+    body_start = len(parsed.fm_lines) + 2 if parsed.has_frontmatter else 1
+    return [
+        Problem(path, WARNING, "credential", f"line looks like it holds {what}; never store credentials in memory", body_start + number)
+        for number, what in find_credentials(parsed.body if parsed.has_frontmatter else parsed.text)
+    ]
+
+
 def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Problem]:
-    """Every rule that one file can break on its own."""
-    problems: list[Problem] = []
+    """Every rule of Memory Core that one file can break on its own."""
+    problems: list[Problem] = parse_problems(path, parsed)
 
     def add(severity: Severity, code: str, message: str, line: int | None = None) -> None:
         problems.append(Problem(path, severity, code, message, line))
 
-    for issue in parsed.issues:
-        add(ERROR, issue.code, issue.message, issue.line)
     if not parsed.decoded:
         return problems
     if not parsed.has_frontmatter:
@@ -176,9 +187,7 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
     if status == Status.ACTIVE and id_list(meta.get("superseded_by")):
         add(ERROR, "active-with-successor", f"status is active but superseded_by names {', '.join(id_list(meta['superseded_by']))}", line("status"))
 
-    for number, what in find_credentials(parsed.body):
-        body_start = len(parsed.fm_lines) + 2
-        add(WARNING, "credential", f"line looks like it holds {what}; never store credentials in memory", body_start + number)
+    problems.extend(credential_problems(path, parsed))
     return problems
 
 
@@ -247,20 +256,26 @@ def supersession_cycles(successors: Mapping[str, list[str]]) -> list[list[str]]:
     return cycles
 
 
-def check_relations(docs: Mapping[str, Document], known_ids: set[str], line_of) -> list[Problem]:
+def check_relations(docs: Mapping[str, Document], known_ids: set[str], line_of, flavour=None) -> list[Problem]:
     """Rules across documents: dangling targets, both sides of each supersession, cycles, stale links.
 
     `docs` are the documents with a usable id; `known_ids` every id in the vault, valid or not, so a
     link to an invalid document is not called dangling. `line_of(doc, key)` points at a key's line.
+    Other flavours than Memory Core (`flavour.native`) state supersession without a link and
+    link to notes not written yet, so there those are warnings, not errors.
     """
     problems: list[Problem] = []
+    native = flavour is None or flavour.native
+    dangling = ERROR if native else flavour.dangling_severity
+    one_sided = ERROR if native else WARNING
+    what = "id" if native else "name"
     for doc in docs.values():
         for link in doc.links:
             if link.target == doc.id or target_outside_vault(link.target):
                 continue
             if link.target not in known_ids:
                 problems.append(
-                    Problem(doc.path, ERROR, "link-dangling", f"link {link.type} → {link.target}: no document has that id", line_of(doc, "links"), doc.id)
+                    Problem(doc.path, dangling, "link-dangling", f"link {link.type} → {link.target}: no document has that {what}", line_of(doc, "links"), doc.id)
                 )
             elif (
                 link.type != LinkType.SUPERSEDES
@@ -275,7 +290,7 @@ def check_relations(docs: Mapping[str, Document], known_ids: set[str], line_of) 
                 )
         link_supersedes = {l.target for l in doc.links if l.type == LinkType.SUPERSEDES}
         field_supersedes = set(doc.supersedes)
-        if link_supersedes != field_supersedes:
+        if native and link_supersedes != field_supersedes:
             missing = sorted(field_supersedes - link_supersedes)
             extra = sorted(link_supersedes - field_supersedes)
             parts = []
@@ -286,17 +301,17 @@ def check_relations(docs: Mapping[str, Document], known_ids: set[str], line_of) 
             problems.append(Problem(doc.path, ERROR, "supersedes-link-mismatch", "; ".join(parts), line_of(doc, "supersedes"), doc.id))
         for old in doc.supersedes:
             if old not in known_ids:
-                problems.append(Problem(doc.path, ERROR, "supersession-dangling", f"supersedes {old}: no document has that id", line_of(doc, "supersedes"), doc.id))
+                problems.append(Problem(doc.path, dangling, "supersession-dangling", f"supersedes {old}: no document has that {what}", line_of(doc, "supersedes"), doc.id))
             elif old in docs and doc.id not in docs[old].superseded_by:
                 problems.append(
-                    Problem(doc.path, ERROR, "supersession-one-sided", f"supersedes {old}, but {old} does not list {doc.id} in superseded_by", line_of(doc, "supersedes"), doc.id)
+                    Problem(doc.path, one_sided, "supersession-one-sided", f"supersedes {old}, but {old} does not list {doc.id} in superseded_by", line_of(doc, "supersedes"), doc.id)
                 )
         for new in doc.superseded_by:
             if new not in known_ids:
-                problems.append(Problem(doc.path, ERROR, "supersession-dangling", f"superseded_by {new}: no document has that id", line_of(doc, "superseded_by"), doc.id))
+                problems.append(Problem(doc.path, dangling, "supersession-dangling", f"superseded_by {new}: no document has that {what}", line_of(doc, "superseded_by"), doc.id))
             elif new in docs and doc.id not in docs[new].supersedes:
                 problems.append(
-                    Problem(doc.path, ERROR, "supersession-one-sided", f"superseded_by {new}, but {new} does not list {doc.id} in supersedes", line_of(doc, "superseded_by"), doc.id)
+                    Problem(doc.path, one_sided, "supersession-one-sided", f"superseded_by {new}, but {new} does not list {doc.id} in supersedes", line_of(doc, "superseded_by"), doc.id)
                 )
     for cycle in supersession_cycles({d.id: d.supersedes for d in docs.values()}):
         first = docs[cycle[0]]

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from . import conflicts, consolidate, display, gate, maintenance, references, search
+from . import conflicts, consolidate, display, flavours, gate, maintenance, references, search
 from .cache import DerivedStore
 from .changes import Plan
 from .conflicts import Conflicts
@@ -44,21 +44,21 @@ from .model import (
     VaultError,
 )
 from .parse import ParsedFile, as_date, digest_of, parse_bytes
-from .records import INVALIDATING, Record, build_record, read_document, today
+from .flavours import Flavour, Ids
+from .records import Record, build_record, invalidating, read_document, today
 from .repair import RepairReport, plan_repair
 from .search import SearchResults
 from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
 from .validate import check_document, check_relations
 from .walk import (
     RECOVERY_DIR,
-    RESERVED_FILES,
     STATE_DIR,
     Walk,
     find_root,
     is_debris,
     walk_vault,
 )
-from .yamledit import EditError, apply_meta
+from .yamledit import EditError, apply_meta, render_frontmatter
 
 __all__ = ["Vault"]
 
@@ -95,8 +95,9 @@ class Vault:
     safe.
     """
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, flavour: Flavour = flavours.MEMORY_CORE):
         self.root = root
+        self.flavour = flavour
         self.state_dir = root / STATE_DIR
         self.recovery_dir = root / RECOVERY_DIR
         self.log_path = root / "log.md"
@@ -106,6 +107,7 @@ class Vault:
         self._by_id: dict[str, str] = {}
         self._relation_problems: list[Problem] | None = None
         self._symlinks: list[str] = []
+        self._not_pages: list[tuple[str, str]] = []
         self.recovery_notes: list[str] = []
         self.store: DerivedStore | None = None
         self.mutex = threading.RLock()
@@ -114,8 +116,10 @@ class Vault:
     # -- opening and reading ----------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str]) -> Vault:
-        """Open the vault at `path` (or its `memory/` child), finishing any change a crash interrupted."""
+    def open(cls, path: str | os.PathLike[str], flavour: str | None = None) -> Vault:
+        """Open the vault at `path` (or its `memory/` child), finishing any change a crash interrupted.
+
+        The flavour (Memory Core, Dendron, ADRs...) is detected unless named."""
         given = Path(path).expanduser()
         if any(ord(c) < 32 for c in str(given)):
             raise VaultError(f"vault path {str(given)!r} contains control characters")
@@ -123,12 +127,16 @@ class Vault:
             raise VaultError(f"{given}: no such folder")
         if not given.is_dir():
             raise VaultError(f"{given}: not a folder")
-        vault = cls(find_root(given.resolve()))
-        walk = walk_vault(vault.root)
+        root = find_root(given.resolve())
+        chosen = flavours.get(flavour) if flavour else flavours.detect(root)
+        if not chosen.native:
+            root = given.resolve()
+        vault = cls(root, chosen)
+        walk = walk_vault(vault.root, chosen)
         if vault.writer.needs_recovery(walk.temporaries):
             vault.recovery_notes = vault.writer.recover(walk.temporaries)
-            walk = walk_vault(vault.root)
-        vault.store = DerivedStore(vault.state_dir / "index.sqlite")
+            walk = walk_vault(vault.root, chosen)
+        vault.store = DerivedStore(vault.state_dir / "index.sqlite", chosen.name)
         vault._load(walk, vault.store.load(today()))
         return vault
 
@@ -149,7 +157,7 @@ class Vault:
             to_parse.append((path, stat.st_size, stat.st_mtime_ns))
         if to_parse:
             with_rows = self.store is not None
-            for chunk in parse_files(self.root, to_parse, on, with_rows):
+            for chunk in parse_files(self.root, to_parse, on, with_rows, self.flavour.name):
                 for record, _ in chunk:
                     self._records[record.path] = record
                 if with_rows:
@@ -160,6 +168,7 @@ class Vault:
         if self.store is not None and gone:
             self.store.save([], gone, on)
         self._symlinks = walk.symlinks
+        self._not_pages = walk.not_pages
         self._index()
 
     @_serialized
@@ -167,6 +176,7 @@ class Vault:
         """Map ids to files; a second file claiming an id is a problem and is not a node."""
         self.generation += 1
         self._by_id = {}
+        unreadable = invalidating(self.flavour)
         for path in sorted(self._records):
             record = self._records[path]
             doc = record.document
@@ -179,14 +189,27 @@ class Vault:
                 record.document = dataclasses.replace(doc, valid=False)
                 continue
             self._by_id[doc.id] = path
-            if doc.valid is False and not any(p.code in INVALIDATING for p in record.problems):
+            if doc.valid is False and not any(p.code in unreadable for p in record.problems):
                 record.document = dataclasses.replace(doc, valid=True)
+        if not self.flavour.native:
+            self._resolve_links()
         self._relation_problems = None
+
+    def _resolve_links(self) -> None:
+        """Point each link at the id it names now: a note added or removed changes what other
+        notes' `[[name]]` resolves to, so this runs whenever the set of files changes."""
+        ids = Ids(list(self._by_id))
+        for record in self._records.values():
+            doc = record.document
+            if doc.view is not None:
+                view = self.flavour.resolve(doc.view, ids)
+                if view is not doc.view:
+                    record.document = dataclasses.replace(doc, view=view)
 
     @_serialized
     def refresh(self) -> None:
         """Re-read whatever changed on disk since the last look (cheap: a walk and a stat per file)."""
-        self._load(walk_vault(self.root))
+        self._load(walk_vault(self.root, self.flavour))
 
     @_serialized
     def refresh_paths(self, paths: list[str]) -> None:
@@ -205,7 +228,9 @@ class Vault:
         parts = path.split("/")
         if not path.endswith(".md") or any(p.startswith(".") or is_debris(p) for p in parts):
             return False
-        if len(parts) == 1 and parts[0] in RESERVED_FILES:
+        if self.flavour.is_reserved(path) or self.flavour.not_a_page(path):
+            return False
+        if any(not self.flavour.walks_into("/".join(parts[: n + 1])) for n in range(len(parts) - 1)):
             return False
         current = self.root
         for part in parts:
@@ -237,7 +262,7 @@ class Vault:
         raw = read_document(full)
         if raw is None:
             return None
-        record = build_record(path, raw, stat.st_size, stat.st_mtime_ns, today())
+        record = build_record(path, raw, stat.st_size, stat.st_mtime_ns, today(), self.flavour)
         self._records[path] = record
         if self.store is not None:
             self.store.save([record], [], today())
@@ -311,9 +336,10 @@ class Vault:
         """Every problem in the vault: per file, across files, and symlinks that were skipped."""
         if self._relation_problems is None:
             valid = {r.document.id: r.document for r in self._records.values() if r.document.valid and self._by_id.get(r.document.id) == r.path}
-            self._relation_problems = check_relations(valid, set(self._by_id), self._line_of)
+            self._relation_problems = check_relations(valid, set(self._by_id), self._line_of, self.flavour)
         found = [p for r in self._records.values() for p in r.problems] + self._relation_problems
         found += [Problem(s, Severity.WARNING, "symlink-ignored", "symlinks are never followed; this one is not part of the vault") for s in self._symlinks]
+        found += [Problem(path, Severity.WARNING, "not-a-page", why) for path, why in self._not_pages]
         return Problems(sorted(found, key=lambda p: (p.path, p.line or 0, p.code, p.message)))
 
     @_serialized
@@ -353,11 +379,45 @@ class Vault:
             raise RefusedError(f"{doc.path}: {exc}") from exc
         return FileChange(doc.path, raw, parsed.compose(lines, body))
 
+    def _flavour_status_change(self, doc: Document, status: str) -> FileChange:
+        """A status change written the flavour's way: a frontmatter key, a `## Status` line."""
+        if not self.flavour.has_status:
+            raise RefusedError(f"a {self.flavour.name} vault has no status to change; migrate it to Memory Core for a lifecycle")
+        raw = read_bytes(self.root / doc.path)
+        if raw is None or digest_of(raw) != doc.digest:
+            raise ConflictError(doc.path)
+        parsed = parse_bytes(raw)
+        if parsed.has_frontmatter and parsed.meta is None:
+            raise RefusedError(f"{doc.path}: its frontmatter cannot be read, so it cannot be edited safely")
+        wanted = self.flavour.status_change(parsed, status)
+        if wanted is None:
+            raise RefusedError(f"{doc.path} states no status the workbench can change; edit it by hand (e)")
+        meta, body = wanted
+        if parsed.has_frontmatter:
+            try:
+                lines = apply_meta(parsed.fm_lines, parsed.meta, meta, parsed.newline)
+            except EditError as exc:
+                raise RefusedError(f"{doc.path}: {exc}") from exc
+            return FileChange(doc.path, raw, parsed.compose(lines, body))
+        newline = parsed.newline
+        head = f"---{newline}{''.join(render_frontmatter(meta, newline))}---{newline}" if meta else ""
+        return FileChange(doc.path, raw, (("\ufeff" if parsed.bom else "") + head + body).encode("utf-8"))
+
+    def require_native(self, what: str) -> None:
+        """Refuse a change that writes Memory Core's own fields into another flavour's files."""
+        if not self.flavour.native:
+            raise RefusedError(
+                f"{what} writes Memory Core fields, and this is a {self.flavour.name} vault; "
+                "migrate it first (workbench migrate --to memory-core OUT)"
+            )
+
     def _verify(self, path: str, data: bytes) -> str | None:
         """Read-back check: a document parses and still carries its required metadata."""
         if not path.endswith(".md") or path.startswith("."):
             return None
         parsed = parse_bytes(data)
+        if not self.flavour.native:
+            return None if parsed.decoded and not (parsed.has_frontmatter and parsed.meta is None) else "the written file does not parse back"
         if parsed.meta is None or "id" not in parsed.meta or "type" not in parsed.meta:
             return "the written file does not parse back with its id and type"
         return None
@@ -380,10 +440,13 @@ class Vault:
     def _refuse_new_invalidity(self, change: FileChange) -> None:
         """A write may fix problems, never add a problem that makes the document invalid."""
         on = today()
-        after = check_document(change.path, parse_bytes(change.after or b""), on)
-        before = check_document(change.path, parse_bytes(change.before), on) if change.before is not None else []
-        had = {p.code for p in before}
-        new = [p for p in after if p.code in INVALIDATING and p.code not in had]
+
+        def problems(data: bytes) -> list[Problem]:
+            return build_record(change.path, data, len(data), 0, on, self.flavour).problems
+
+        after = problems(change.after or b"")
+        had = {p.code for p in problems(change.before)} if change.before is not None else set()
+        new = [p for p in after if p.code in invalidating(self.flavour) and p.code not in had]
         if new:
             raise RefusedError(f"{change.path}: refused, the change would make it invalid: {new[0].message}")
 
@@ -417,14 +480,17 @@ class Vault:
         check_transition(doc.status, status)
         if status == Status.ACTIVE and doc.superseded_by:
             raise RefusedError(f"{doc_id} names successors {', '.join(doc.superseded_by)}; an active document has none")
-        meta = {**doc.meta, "status": status}
-        change = self.edit_change(doc, meta)
+        if self.flavour.native:
+            change = self.edit_change(doc, {**doc.meta, "status": status})
+        else:
+            change = self._flavour_status_change(doc, status)
         summary = f"status {doc_id}: {doc.status} → {status}"
         return self.apply(Plan(summary, [change], [self.log_line(summary)]), dry_run)
 
     @_serialized
     def set_execution_state(self, doc_id: str, state: str, dry_run: bool = False) -> Plan:
         """A task's execution state, kept apart from its lifecycle status."""
+        self.require_native("an execution state")
         doc = self.get(doc_id)
         self.require_valid(doc)
         if doc.type != DocType.TASK:
@@ -445,6 +511,7 @@ class Vault:
         A draft successor becomes active. Refused when it would break an invariant: a cycle, a
         successor that is itself superseded or archived, or documents that are not valid.
         """
+        self.require_native("supersession")
         if old_id == new_id:
             raise RefusedError("a document cannot supersede itself")
         old, new = self.get(old_id), self.get(new_id)
@@ -482,7 +549,7 @@ class Vault:
     @_serialized
     def require_valid(self, doc: Document) -> None:
         if not doc.valid:
-            codes = sorted({p.code for p in self.problems_for(doc.id) if p.code in INVALIDATING})
+            codes = sorted({p.code for p in self.problems_for(doc.id) if p.code in invalidating(self.flavour)})
             raise RefusedError(f"{doc.id} is invalid ({', '.join(codes) or 'see check'}); repair it before changing it")
 
     # -- curation: each builds a Plan in its own module and applies it here ----------------------
@@ -493,14 +560,17 @@ class Vault:
 
     @_serialized
     def merge_into(self, target_id: str, draft: Draft, dry_run: bool = False) -> Plan:
+        self.require_native("the write gate")
         return self.apply(gate.plan_merge(self, target_id, draft), dry_run)
 
     @_serialized
     def create(self, draft: Draft, dry_run: bool = False, status: str = Status.ACTIVE.value) -> Plan:
+        self.require_native("the write gate")
         return self.apply(gate.plan_create(self, draft, status), dry_run)
 
     @_serialized
     def create_superseding(self, old_id: str, draft: Draft, dry_run: bool = False) -> Plan:
+        self.require_native("the write gate")
         return self.apply(gate.plan_create_superseding(self, old_id, draft), dry_run)
 
     def conflicts(self) -> Conflicts:
@@ -510,14 +580,17 @@ class Vault:
 
     @_serialized
     def mark_compatible(self, a_id: str, b_id: str, dry_run: bool = False) -> Plan:
+        self.require_native("marking documents compatible")
         return self.apply(conflicts.plan_compatible(self, a_id, b_id), dry_run)
 
     @_serialized
     def retarget(self, source_id: str, old_target: str, new_target: str | None = None, dry_run: bool = False) -> Plan:
+        self.require_native("retargeting a link")
         return self.apply(conflicts.plan_retarget(self, source_id, old_target, new_target), dry_run)
 
     @_serialized
     def merge(self, source_id: str, target_id: str, dry_run: bool = False) -> Plan:
+        self.require_native("merging documents")
         return self.apply(conflicts.plan_merge_documents(self, source_id, target_id), dry_run)
 
     def consolidation_groups(self) -> list[Group]:
@@ -526,6 +599,7 @@ class Vault:
     @_serialized
     def consolidate(self, into_id: str, note_ids: list[str], dry_run: bool = False, body: str | None = None) -> Plan:
         """Fold the notes into `into_id`; `body` replaces the merged text a person edited."""
+        self.require_native("consolidation")
         return self.apply(consolidate.plan_consolidate(self, into_id, note_ids, body), dry_run)
 
     @_serialized
@@ -534,11 +608,13 @@ class Vault:
 
     @_serialized
     def rename(self, old_id: str, new_id: str, dry_run: bool = False) -> Plan:
+        self.require_native("renaming")
         return self.apply(references.plan_rename(self, old_id, new_id), dry_run)
 
     @_serialized
     def forget(self, doc_id: str, confirm: str, dry_run: bool = False) -> Plan:
         """Delete a document and every trace of it. The one change that cannot be undone."""
+        self.require_native("forgetting")
         if confirm != doc_id:
             raise RefusedError(f"forget needs the id typed again exactly: --confirm {doc_id}")
         if doc_id not in self:
@@ -609,6 +685,7 @@ class Vault:
 
     @_serialized
     def regenerate_index(self, dry_run: bool = False) -> Plan:
+        self.require_native("the generated index")
         return self.apply(maintenance.plan_index(self), dry_run)
 
     @_serialized

@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .flavours import MEMORY_CORE, Flavour
 from .model import TYPE_FOLDERS
 from .storage import TEMP_MARK
 
@@ -59,9 +60,10 @@ class Walk:
     files: list[tuple[str, os.stat_result]] = field(default_factory=list)  # (relative path, stat)
     symlinks: list[str] = field(default_factory=list)
     temporaries: list[Path] = field(default_factory=list)
+    not_pages: list[tuple[str, str]] = field(default_factory=list)  # (relative path, why it is not loaded)
 
 
-def walk_vault(root: Path) -> Walk:
+def walk_vault(root: Path, flavour: Flavour = MEMORY_CORE) -> Walk:
     """Every Markdown file that may be a document, in a stable order, without following symlinks."""
     result = Walk()
     stack = [(root, "")]
@@ -84,9 +86,14 @@ def walk_vault(root: Path) -> Walk:
                 result.symlinks.append(relative)
                 continue
             if entry.is_dir(follow_symlinks=False):
-                subfolders.append((Path(entry.path), relative + "/"))
+                if flavour.walks_into(relative):
+                    subfolders.append((Path(entry.path), relative + "/"))
             elif name.endswith(".md") and entry.is_file(follow_symlinks=False):
-                if not prefix and name in RESERVED_FILES:
+                if flavour.is_reserved(relative):
+                    continue
+                why = flavour.not_a_page(relative)
+                if why:
+                    result.not_pages.append((relative, why))
                     continue
                 result.files.append((relative, entry.stat(follow_symlinks=False)))
         stack.extend(reversed(subfolders))

@@ -1,0 +1,259 @@
+"""Each vault flavour opens under its own rules: detection, ids, links, statuses, checks and writes."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from vault_builders import VaultBuilder
+from workbench import RefusedError, Vault
+
+
+def codes(vault, path=None):
+    return sorted({p.code for p in vault.problems if path is None or p.path == path})
+
+
+def links_of(vault, doc_id):
+    return sorted((l.type, l.target) for l in vault.get(doc_id).links)
+
+
+# -- plain Markdown and Obsidian -------------------------------------------------------------------
+
+
+@pytest.fixture
+def obsidian(tmp_path):
+    b = VaultBuilder(tmp_path / "notes")
+    b.raw("Home.md", "# Home page\n\nSee [[Projects/Alpha]], [[beta|the beta]], [[gamma#Plans]] and ![[diagram]].\n"
+                     "Also [the guide](guides/setup.md#first) and [web](https://example.com/x.md).\n"
+                     "`[[not-a-link]]` and\n\n```\n[[also-not]] [x](nope.md)\n```\n"
+                     "depends_on:: [[Projects/Alpha]]\n[[ghost]]\n")
+    b.raw("Projects/Alpha.md", "---\ntitle: Project Alpha\nstatus: done\ntags: [work, alpha]\n---\nBack to [[Home]].\n")
+    b.raw("beta.md", "Beta text, no frontmatter.\n")
+    b.raw("deep/gamma.md", "---\ntags: one, two\n---\n# Gamma\n")
+    b.raw("diagram.md", "diagram\n")
+    b.raw("guides/setup.md", "Setup, see [home](../Home.md).\n")
+    return b.root
+
+
+def test_obsidian_links_resolve_by_path_and_by_name_and_code_is_not_a_link(obsidian):
+    vault = Vault.open(obsidian)
+    assert vault.flavour.name == "markdown"
+    assert sorted(vault.ids()) == ["Home", "Projects/Alpha", "beta", "deep/gamma", "diagram", "guides/setup"]
+    assert links_of(vault, "Home") == [
+        ("depends_on", "Projects/Alpha"), ("related_to", "beta"), ("related_to", "deep/gamma"), ("related_to", "diagram"),
+        ("related_to", "ghost"), ("related_to", "guides/setup"),
+    ]
+    assert links_of(vault, "guides/setup") == [("related_to", "Home")]
+    dangling = [p for p in vault.problems if p.code == "link-dangling"]
+    assert [(p.path, p.severity.value) for p in dangling] == [("Home.md", "warning")]
+    assert "ghost" in dangling[0].message
+
+
+def test_obsidian_titles_statuses_and_tags(obsidian):
+    vault = Vault.open(obsidian)
+    alpha, gamma, beta = vault.get("Projects/Alpha"), vault.get("deep/gamma"), vault.get("beta")
+    assert (alpha.title, alpha.status, alpha.stated_status, alpha.tags) == ("Project Alpha", "active", "done", ["work", "alpha"])
+    assert (gamma.title, gamma.tags) == ("Gamma", ["one", "two"])
+    assert (beta.title, beta.body) == ("beta", "Beta text, no frontmatter.\n")
+    assert [h.id for h in vault.search("beta text")][:1] == ["beta"]
+    assert "Home" in {n["id"] for n in vault.neighbourhood("Projects/Alpha").to_json()["nodes"]}
+
+
+def test_a_new_note_resolves_links_that_dangled(obsidian):
+    vault = Vault.open(obsidian)
+    (obsidian / "ghost.md").write_text("now here\n")
+    vault.refresh()
+    assert ("related_to", "ghost") in links_of(vault, "Home")
+    assert "link-dangling" not in codes(vault)
+
+
+def test_a_status_change_adds_frontmatter_and_keeps_every_body_byte(obsidian):
+    vault = Vault.open(obsidian)
+    before = (obsidian / "beta.md").read_bytes()
+    vault.set_status("beta", "deprecated")
+    after = (obsidian / "beta.md").read_bytes()
+    assert after == b"---\nstatus: deprecated\n---\n" + before
+    assert Vault.open(obsidian).get("beta").status == "deprecated"
+    vault.undo()
+    assert (obsidian / "beta.md").read_bytes() == before
+
+
+def test_memory_core_writes_are_refused_with_the_way_out(obsidian):
+    vault = Vault.open(obsidian)
+    with pytest.raises(RefusedError, match="markdown vault.*migrate"):
+        vault.supersede("beta", "Home")
+    with pytest.raises(RefusedError, match="migrate"):
+        vault.rename("beta", "beta2")
+
+
+def test_a_warm_open_reads_the_same_vault_from_the_cache(obsidian):
+    first = Vault.open(obsidian)
+    second = Vault.open(obsidian)
+    assert [r.document for r in first.records] == [r.document for r in second.records]
+    assert first.problems == second.problems
+
+
+def test_the_flavour_can_be_named_when_detection_is_wrong(tmp_path):
+    b = VaultBuilder(tmp_path / "v")
+    for n in range(3):
+        b.raw(f"ADR-00{n}-x.md", "# ADR\n\n## Status\n\nAccepted\n")
+    assert Vault.open(b.root).flavour.name == "adr"
+    vault = Vault.open(b.root, flavour="markdown")
+    assert vault.flavour.name == "markdown" and "ADR-000-x" in vault
+    with pytest.raises(Exception, match="no vault flavour is called 'obsidian'"):
+        Vault.open(b.root, flavour="obsidian")
+
+
+# -- Dendron ---------------------------------------------------------------------------------------
+
+
+def dendron_note(name, body, **extra):
+    fields = {"id": f"id-{name}", "title": name.rsplit(".", 1)[-1].title(), "desc": "", "updated": 1660920582709, "created": 1595003088839, **extra}
+    head = "".join(f"{k}: {v}\n" for k, v in fields.items() if v is not None)
+    return f"---\n{head}---\n{body}"
+
+
+@pytest.fixture
+def dendron(tmp_path):
+    b = VaultBuilder(tmp_path / "vault")
+    b.raw("root.md", dendron_note("root", "Start at [[Topics|dendron.topic]].\n"))
+    b.raw("dendron.topic.md", dendron_note("dendron.topic", "See [[the links page|dendron://dendron.dendron-site/dendron.topic.links#anchor]] "
+                                          "and [[dendron.topic.refs]] and ![[dendron.topic.links#heading]] and [[Missing|nowhere.note]].\n"))
+    b.raw("dendron.topic.links.md", dendron_note("dendron.topic.links", "Links.\n"))
+    b.raw("dendron.topic.refs.md", dendron_note("dendron.topic.refs", "Refs.\n", desc=None, updated="yesterday"))
+    return b.root
+
+
+def test_dendron_labels_come_first_and_cross_vault_links_resolve_locally(dendron):
+    vault = Vault.open(dendron)
+    assert vault.flavour.name == "dendron"
+    assert links_of(vault, "dendron.topic") == [
+        ("related_to", "dendron.topic.links"), ("related_to", "dendron.topic.refs"), ("related_to", "nowhere.note"),
+    ]
+    assert links_of(vault, "root") == [("related_to", "dendron.topic")]
+    doc = vault.get("dendron.topic.links")
+    assert doc.title == "Links" and doc.updated.isoformat() == "2022-08-19" and doc.meta["id"] == "id-dendron.topic.links"
+
+
+def test_dendron_rules_name_the_missing_key_and_the_bad_date(dendron):
+    vault = Vault.open(dendron)
+    found = {(p.code, p.message) for p in vault.problems if p.path == "dendron.topic.refs.md"}
+    assert ("field-missing", "required field 'desc' is missing") in found
+    assert any(code == "date-format" and "milliseconds" in message for code, message in found)
+    assert vault.get("dendron.topic.refs").valid  # a rule broken, the note still readable and linked
+
+
+# -- OKF bundles -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def okf(tmp_path):
+    b = VaultBuilder(tmp_path / "memory")
+    b.raw("index.md", "# Index\n")
+    b.raw("log.md", "- created\n")
+    b.raw("tools/sqlite.md", "---\ntype: Concept\ntimestamp: 2026-02-01T10:00:00Z\ndescription: SQLite notes\ntags: [db]\n---\n"
+                             "Use with [python](../lang/python.md).\n")
+    b.raw("lang/python.md", "---\ntype: Concept\ntimestamp: 2026-02-01T10:00:00Z\ndescription: Python\ntags: []\n---\nPython.\n")
+    b.raw("lang/Broken Name.md", "---\ntimestamp: soon\n---\nno type\n")
+    return b.root
+
+
+def test_okf_ids_reserved_files_and_required_keys(okf):
+    vault = Vault.open(okf)
+    assert vault.flavour.name == "okf"
+    assert sorted(vault.ids()) == ["lang/Broken Name", "lang/python", "tools/sqlite"]
+    assert links_of(vault, "tools/sqlite") == [("related_to", "lang/python")]
+    assert codes(vault, "lang/Broken Name.md") == ["date-format", "field-missing", "field-recommended", "id-unsafe"]
+
+
+def test_okf_repair_recovers_type_and_timestamp_from_the_file(okf):
+    path = okf / "lang/Broken Name.md"
+    os.utime(path, (1767225600, 1767225600))  # 2026-01-01 00:00 UTC
+    vault = Vault.open(okf)
+    report = vault.repair()
+    assert "lang/Broken Name.md" in report.repaired
+    text = path.read_text()
+    assert "type: Recovered Concept" in text and "timestamp: \"2026-01-01T00:00:00" in text and text.endswith("---\nno type\n")
+    assert "field-missing" not in codes(Vault.open(okf), "lang/Broken Name.md")
+
+
+# -- memoryfield -----------------------------------------------------------------------------------
+
+
+def test_memoryfield_pages_are_flat_and_strictly_named(tmp_path):
+    b = VaultBuilder(tmp_path / "pages")
+    page = "---\ntitle: {t}\nuuid: 0b9f1c9e-9a43-4f1e-8f53-6f1f7d0c1a11\nsummary: s\ncreated: 2026-01-02\nupdated: 2026-01-03\n---\n{t} body\n"
+    b.raw("alpha-page.md", page.format(t="Alpha"))
+    b.raw("beta.md", page.format(t="Beta").replace("uuid: 0b9f1c9e-9a43-4f1e-8f53-6f1f7d0c1a11", "uuid: nope"))
+    b.raw("Bad Name.md", page.format(t="Bad"))
+    b.raw("sub/ignored.md", page.format(t="Ignored"))
+    vault = Vault.open(b.root)
+    assert vault.flavour.name == "memoryfield"
+    assert vault.ids() == ["alpha-page", "beta"]
+    assert [(p.path, p.code) for p in vault.problems if p.code in ("not-a-page", "uuid-invalid")] == [("Bad Name.md", "not-a-page"), ("beta.md", "uuid-invalid")]
+
+
+# -- tiered memory ---------------------------------------------------------------------------------
+
+
+def test_tiered_memory_tiers_and_inherited_namespaces(tmp_path):
+    b = VaultBuilder(tmp_path / "self-improving")
+    b.raw("memory.md", "# Self-Improving Memory\n\n" + "- a preference\n" * 120)
+    b.raw("corrections.md", "# Corrections Log\n")
+    b.raw("index.md", "# Index\n")
+    b.raw("domains/code.md", "# Code\n")
+    b.raw("projects/my-app.md", "# Project: my-app\n\nInherits: global, domains/code\n")
+    old = b.raw("projects/legacy.md", "# Project: legacy\n")
+    os.utime(old, (1500000000, 1500000000))
+    vault = Vault.open(b.root)
+    assert vault.flavour.name == "tiered"
+    assert links_of(vault, "projects/my-app") == [("depends_on", "domains/code"), ("depends_on", "memory")]
+    assert vault.get("memory").stated_status == "HOT" and vault.get("projects/legacy").stated_status == "COLD"
+    assert vault.get("projects/legacy").status == "archived"
+    assert "hot-tier-too-long" in codes(vault, "memory.md")
+
+
+# -- ADRs ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def adrs(tmp_path):
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("ADR-001-shell.md", "# ADR-001: Shell only\n\n**Status**: Superseded by [ADR-003](./ADR-003-python.md)\n**Date**: 2025-12-18\n\nBody.\n")
+    b.raw("ADR-002-runners.md", "# ADR-002: Runners\n\n## Status\n\nAccepted\n\n## Context\n\nWe might one day be superseded by ADR-009.\n")
+    b.raw("ADR-003-python.md", "---\nstatus: accepted\nsupersedes: [ADR-001]\nsuperseded-by: null\n---\n# ADR-003: Python\n\nSee ADR-002.\n")
+    b.raw("ADR-004-arm.md", "# ADR-004: ARM runners\n\n## Status\n\nAccepted (supersedes ADR-002)\n")
+    b.raw("ADR-005-cache.md", "# ADR-005: Cache\n\n## Status\n\nProposed\n\n**Supersedes**: ADR-003 (pending validation)\n")
+    b.raw("ADR-TEMPLATE.md", "# ADR-NNN: Title\n\n## Status\n\n[Proposed | Accepted]\n")
+    b.raw("reviews/ADR-003-review.md", "# Review of [ADR-003](../ADR-003-python.md)\n")
+    return b.root
+
+
+def test_adr_status_and_supersession_in_every_written_form(adrs):
+    vault = Vault.open(adrs)
+    assert vault.flavour.name == "adr"
+    assert sorted(vault.ids()) == ["ADR-001", "ADR-002", "ADR-003", "ADR-004", "ADR-005", "reviews/ADR-003-review"]
+    one, two, three, four, five = (vault.get(f"ADR-00{n}") for n in range(1, 6))
+    assert (one.status, one.superseded_by) == ("superseded", ["ADR-003"])
+    assert (two.status, two.supersedes, two.superseded_by) == ("active", [], [])  # narrative is not a statement
+    assert (three.status, three.supersedes, three.title) == ("active", ["ADR-001"], "Python")
+    assert (four.supersedes, five.supersedes, five.status) == (["ADR-002"], ["ADR-003"], "draft")
+    assert ("related_to", "ADR-002") in links_of(vault, "ADR-003")
+    assert links_of(vault, "reviews/ADR-003-review") == [("related_to", "ADR-003")]
+
+
+def test_one_sided_adr_supersession_is_a_conflict(adrs):
+    vault = Vault.open(adrs)
+    one_sided = sorted(tuple(c.ids) for c in vault.conflicts() if c.kind == "one-sided-supersession")
+    assert one_sided == [("ADR-002", "ADR-004"), ("ADR-003", "ADR-005")]
+    assert "supersession-one-sided" in codes(vault, "ADR-004-arm.md")
+
+
+def test_adr_status_changes_edit_the_status_where_the_record_states_it(adrs):
+    vault = Vault.open(adrs)
+    vault.set_status("ADR-002", "deprecated")
+    assert (adrs / "ADR-002-runners.md").read_text() == "# ADR-002: Runners\n\n## Status\n\nDeprecated\n\n## Context\n\nWe might one day be superseded by ADR-009.\n"
+    vault.set_status("ADR-003", "deprecated")
+    assert (adrs / "ADR-003-python.md").read_text().startswith("---\nstatus: deprecated\nsupersedes: [ADR-001]\n")
+    assert Vault.open(adrs).get("ADR-002").status == "deprecated"

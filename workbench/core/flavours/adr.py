@@ -1,0 +1,209 @@
+"""Architecture Decision Records (Nygard and MADR): one decision per numbered file.
+
+A record is `ADR-NNN-title.md` or `NNNN-title.md` (adr-tools) in the records' folder; its id is
+`ADR-NNN`. Other files there (reviews, notes) are documents with path ids; templates, `README.md`
+and `index.md` at the top are reserved. The status comes from the frontmatter `status`, else a
+`## Status` section, else a `**Status**:` line near the top. Supersession comes from the
+`supersedes` / `superseded-by` keys and from statements in the status or in the metadata lines
+at the top, both ways ("Superseded by ADR-042", "Supersedes ADR-024, ADR-025"); an ADR number
+mentioned elsewhere in a body is a `related_to` link, never a lifecycle statement.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..model import LinkType, Problem
+from ..parse import as_date
+from .base import ERROR, LIFECYCLE_WORDS, WARNING, Flavour, RawLink, View, as_list, first_heading, lifecycle_of, strip_code
+from .markdown import body_links, date_of, tags_of
+
+__all__ = ["Adr", "record_number"]
+
+_RECORD = re.compile(r"^(?:ADR[-_]?(\d{1,4})|(\d{4}))[-_ ]", re.I)
+_REF = re.compile(r"\bADR[-_ ]?(0\d{3}|\d{1,3})\b", re.I)  # ADR-2025 is a year, not a record
+_STATUS_LINE = re.compile(r"^\s*[-*]?\s*(?:\*\*|__)?Status(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?\s*(.+?)\s*$", re.I)
+_META_LINE = re.compile(r"^\s*[-*]?\s*(?:\*\*|__)?(Supersedes|Superseded[ -]by|Replaces|Replaced[ -]by)(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?\s*(.+?)\s*$", re.I)
+_SUPERSEDED_BY = re.compile(r"\b(?:superseded|replaced)\s+by\b(.*)", re.I)
+_SUPERSEDES = re.compile(r"\b(?:supersedes|replaces)\b(.*)", re.I)
+_TEMPLATE = re.compile(r"(?:^|[-_.])template\.md$", re.I)
+TOP_LINES = 40
+
+
+def record_number(name: str) -> int | None:
+    match = _RECORD.match(name)
+    if not match:
+        return None
+    return int(match.group(1) or match.group(2))
+
+
+def ref_id(number: str | int) -> str:
+    return f"ADR-{int(number):03d}"
+
+
+def _refs(text: str) -> list[str]:
+    return [ref_id(m.group(1)) for m in _REF.finditer(text)]
+
+
+def _plain(text: str) -> str:
+    """Status words without their Markdown: `**Accepted**`, `[ADR-042](./ADR-042-x.md)`."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    return re.sub(r"\*\*|__", "", text).strip("*_ ")
+
+
+def status_text(body: str) -> tuple[str, int | None]:
+    """The status as the record states it, and the body line it is on (0-based), or ("", None)."""
+    lines = body.split("\n")
+    for index, line in enumerate(lines):
+        if re.match(r"^#{2,3}\s+(?:\d+\.\s*)?Status\s*:?\s*$", line.strip(), re.I):
+            for offset in range(index + 1, min(index + 12, len(lines))):
+                text = lines[offset].strip()
+                if text.startswith("#"):
+                    break
+                if text and not text.startswith(("<!--", "---")):
+                    return _plain(text), offset
+            return "", None
+    for index, line in enumerate(lines[:TOP_LINES]):
+        match = _STATUS_LINE.match(line)
+        if match and not line.lstrip().startswith("#"):
+            return _plain(match.group(1)), index
+    return "", None
+
+
+def _statement_lines(body: str) -> list[str]:
+    """Where a record states its metadata: the lines at the top before its first section, and
+    its Status section."""
+    out = []
+    section = None
+    for line in body.split("\n")[: TOP_LINES * 2]:
+        heading = re.match(r"^#{2,3}\s+(?:\d+\.\s*)?(.+?)\s*:?\s*$", line)
+        if heading:
+            section = heading.group(1).strip().lower()
+            continue
+        if section is None or section == "status":
+            out.append(line)
+    return out
+
+
+@dataclass
+class Adr(Flavour):
+    name: str = "adr"
+    summary: str = "Architecture Decision Records (Nygard, MADR): ADR-NNN ids, status and supersession stated in each record"
+    has_status: bool = True
+
+    def detect(self, root: Path) -> int:
+        names = [p.name for p in root.glob("*.md")]
+        records = sum(1 for n in names if record_number(n) is not None)
+        if records >= 3 and records * 3 >= len(names):
+            return 80
+        return 40 if records >= 3 else 0
+
+    def is_reserved(self, path: str) -> bool:
+        return "/" not in path and (path in ("README.md", "index.md") or (record_number(path) is None and bool(_TEMPLATE.search(path))))
+
+    def doc_id(self, path: str, meta: dict[str, Any]) -> str:
+        number = record_number(path) if "/" not in path else None
+        return ref_id(number) if number is not None else path[:-3]
+
+    def is_record(self, path: str) -> bool:
+        return "/" not in path and record_number(path) is not None
+
+    def view(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None = None) -> View:
+        own = self.doc_id(path, meta)
+        stated = str(meta.get("status") or "").strip() if meta.get("status") is not None else ""
+        if not stated:
+            stated, _ = status_text(body)
+        supersedes: list[str] = []
+        superseded_by: list[str] = []
+        for key, into in (("supersedes", supersedes), ("superseded-by", superseded_by), ("superseded_by", superseded_by)):
+            for value in as_list(meta.get(key)):
+                into.extend(_refs(value) or [value])
+        statements = [stated] + _statement_lines(body)
+        for text in statements:
+            meta_line = _META_LINE.match(text)
+            if meta_line:
+                into = superseded_by if "by" in meta_line.group(1).lower() else supersedes
+                into.extend(_refs(meta_line.group(2)))
+                continue
+            if text is stated or _STATUS_LINE.match(text):
+                after = _SUPERSEDED_BY.search(text)
+                if after:
+                    superseded_by.extend(_refs(after.group(1)))
+                after = _SUPERSEDES.search(text)
+                if after:
+                    supersedes.extend(_refs(after.group(1)))
+        supersedes = [s for s in dict.fromkeys(supersedes) if s != own]
+        superseded_by = [s for s in dict.fromkeys(superseded_by) if s != own]
+        links = [self._by_number(link) for link in body_links(body, path)]
+        named = set(supersedes) | set(superseded_by) | {own}
+        for number in dict.fromkeys(_refs(strip_code(body))):
+            if number not in named:
+                links.append(RawLink(LinkType.RELATED_TO.value, (number,), number))
+        for old in supersedes:
+            links.append(RawLink(LinkType.SUPERSEDES.value, (old,), old))
+        title = meta.get("title")
+        heading = first_heading(body) or ""
+        heading = re.sub(r"^(?:ADR[-_ ]?\d+|\d{4})\s*[:.-]\s*", "", heading, flags=re.I)
+        lifecycle = lifecycle_of(stated) if stated else None
+        return View(
+            title=str(title) if isinstance(title, str) and title.strip() else heading or path.rsplit("/", 1)[-1][:-3],
+            type="decision" if self.is_record(path) else "note",
+            status=lifecycle or ("superseded" if superseded_by else "active"),
+            stated_status=stated,
+            tags=tags_of(meta),
+            summary=str(meta.get("description") or meta.get("summary") or ""),
+            created=date_of(meta.get("date") or meta.get("created")),
+            updated=date_of(meta.get("updated") or meta.get("date")) or mtime,
+            raw_links=tuple(links),
+            raw_supersedes=tuple(RawLink(LinkType.SUPERSEDES.value, (s,), s) for s in supersedes),
+            raw_superseded_by=tuple(RawLink(LinkType.SUPERSEDES.value, (s,), s) for s in superseded_by),
+        )
+
+    @staticmethod
+    def _by_number(link: RawLink) -> RawLink:
+        """A Markdown link to `ADR-042-python-migration.md` names the record ADR-042."""
+        candidates = []
+        for candidate in link.candidates:
+            number = record_number(candidate.rsplit("/", 1)[-1] + "-")
+            candidates.append(ref_id(number) if number is not None else candidate)
+        return RawLink(link.type, tuple(dict.fromkeys(candidates)), link.written)
+
+    def check(self, path, parsed, view, today) -> list[Problem]:
+        if view is None or not self.is_record(path):
+            return []
+        problems: list[Problem] = []
+        meta = parsed.meta or {}
+        line = parsed.key_line if "status" in meta else lambda key: None
+        if not view.stated_status:
+            problems.append(Problem(path, WARNING, "status-missing", "no status: give the record a `status` key, a `## Status` section or a `**Status**:` line", 1))
+        elif lifecycle_of(view.stated_status) is None:
+            problems.append(Problem(path, WARNING, "status-unknown", f"status {view.stated_status!r} is none of proposed, accepted, deprecated, superseded, rejected", line("status")))
+        if view.status == "superseded" and not view.superseded_by and not view.raw_superseded_by:
+            problems.append(Problem(path, WARNING, "superseded-without-successor", "the record says it is superseded but names no successor", line("status")))
+        if "date" in meta and as_date(meta["date"]) is None:
+            problems.append(Problem(path, ERROR, "date-format", f"date is {meta['date']!r}; expected YYYY-MM-DD", parsed.key_line("date")))
+        return problems
+
+    def status_change(self, parsed, status: str):
+        word = {"active": "Accepted", "draft": "Proposed", "deprecated": "Deprecated", "superseded": "Superseded",
+                "archived": "Rejected"}.get(status, status.title())
+        if parsed.meta and "status" in parsed.meta:
+            return {**parsed.meta, "status": word.lower()}, parsed.body
+        body = parsed.body if parsed.has_frontmatter else parsed.text
+        stated, index = status_text(body)
+        if index is None:
+            return None
+        lines = body.split("\n")
+        original = lines[index]
+        for match in re.finditer(r"[A-Za-z]+", original):
+            if match.group(0).lower() in LIFECYCLE_WORDS and match.group(0).lower() != "status":
+                lines[index] = original[: match.start()] + word + original[match.end():]
+                return parsed.meta or {}, "\n".join(lines)
+        return None
+
+    def memory_type(self, doc_id: str, view: View) -> str:
+        return view.type

@@ -1,0 +1,291 @@
+"""What every vault flavour provides, and the reading helpers several of them share.
+
+A flavour reads a file its own way into a `View`: the title, type, lifecycle status, tags, summary,
+dates and links that the rest of the core works with. The core never asks which flavour it is
+looking at; it asks the flavour. Links are written in many ways (`[[name]]`, `[text](path.md)`,
+`ADR-042`), so a view holds each link's *candidate* targets, and `resolve` picks the one that
+names a document once every id of the vault is known.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import posixpath
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import unquote
+
+from ..model import Link, Problem, Severity, Status
+
+__all__ = [
+    "View", "RawLink", "Flavour", "Ids", "LIFECYCLE_WORDS", "lifecycle_of", "strip_code", "wikilinks",
+    "markdown_links", "first_heading", "path_id", "as_list",
+]
+
+ERROR, WARNING = Severity.ERROR, Severity.WARNING
+
+
+@dataclass(frozen=True)
+class RawLink:
+    """A link as a file writes it: its type, the targets it may mean (best first), and the text."""
+
+    type: str
+    candidates: tuple[str, ...]
+    written: str
+
+
+@dataclass(frozen=True)
+class View:
+    """A document as its flavour reads it; `links`, `supersedes` and `superseded_by` hold ids once resolved."""
+
+    title: str
+    type: str
+    status: str  # the Memory Core lifecycle word the flavour's own status maps to
+    stated_status: str = ""  # the status as the file says it ("Accepted", "Superseded by ADR-042")
+    tags: tuple[str, ...] = ()
+    summary: str = ""
+    created: dt.date | None = None
+    updated: dt.date | None = None
+    raw_links: tuple[RawLink, ...] = ()
+    raw_supersedes: tuple[RawLink, ...] = ()
+    raw_superseded_by: tuple[RawLink, ...] = ()
+    links: tuple[Link, ...] = ()
+    supersedes: tuple[str, ...] = ()
+    superseded_by: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        def raw(items):
+            return [[r.type, list(r.candidates), r.written] for r in items]
+
+        return {
+            "title": self.title, "type": self.type, "status": self.status, "stated_status": self.stated_status,
+            "tags": list(self.tags), "summary": self.summary,
+            "created": self.created.isoformat() if self.created else None,
+            "updated": self.updated.isoformat() if self.updated else None,
+            "raw_links": raw(self.raw_links), "raw_supersedes": raw(self.raw_supersedes),
+            "raw_superseded_by": raw(self.raw_superseded_by),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> View:
+        def raw(items):
+            return tuple(RawLink(t, tuple(c), w) for t, c, w in items)
+
+        def date(value):
+            return dt.date.fromisoformat(value) if value else None
+
+        return cls(
+            data["title"], data["type"], data["status"], data["stated_status"], tuple(data["tags"]), data["summary"],
+            date(data["created"]), date(data["updated"]), raw(data["raw_links"]), raw(data["raw_supersedes"]),
+            raw(data["raw_superseded_by"]),
+        )
+
+
+class Ids:
+    """Every id of the vault, looked up the ways links name documents: exactly, ignoring case, by
+    the last part of a path (Obsidian's shortest form)."""
+
+    def __init__(self, ids: list[str]):
+        self.exact = set(ids)
+        self.folded: dict[str, str] = {}
+        self.by_name: dict[str, list[str]] = {}
+        for doc_id in sorted(ids):
+            self.folded.setdefault(doc_id.casefold(), doc_id)
+            self.by_name.setdefault(doc_id.rsplit("/", 1)[-1].casefold(), []).append(doc_id)
+
+    def find(self, candidate: str, by_name: bool = True) -> str | None:
+        if candidate in self.exact:
+            return candidate
+        folded = self.folded.get(candidate.casefold())
+        if folded is not None:
+            return folded
+        if by_name:
+            named = self.by_name.get(candidate.rsplit("/", 1)[-1].casefold())
+            if named:
+                return min(named, key=lambda i: (i.count("/"), len(i), i))  # the shallowest, as Obsidian picks
+        return None
+
+
+LIFECYCLE_WORDS: dict[str, str] = {
+    "active": Status.ACTIVE, "accepted": Status.ACTIVE, "approved": Status.ACTIVE, "adopted": Status.ACTIVE,
+    "implemented": Status.ACTIVE, "done": Status.ACTIVE, "complete": Status.ACTIVE, "completed": Status.ACTIVE,
+    "current": Status.ACTIVE, "final": Status.ACTIVE, "published": Status.ACTIVE, "stable": Status.ACTIVE,
+    "draft": Status.DRAFT, "proposed": Status.DRAFT, "pending": Status.DRAFT, "wip": Status.DRAFT,
+    "review": Status.DRAFT, "provisional": Status.DRAFT, "open": Status.DRAFT, "planned": Status.DRAFT, "experimental": Status.DRAFT,
+    "deprecated": Status.DEPRECATED, "obsolete": Status.DEPRECATED, "outdated": Status.DEPRECATED,
+    "superseded": Status.SUPERSEDED, "replaced": Status.SUPERSEDED,
+    "archived": Status.ARCHIVED, "rejected": Status.ARCHIVED, "withdrawn": Status.ARCHIVED,
+    "abandoned": Status.ARCHIVED, "declined": Status.ARCHIVED, "retired": Status.ARCHIVED, "cold": Status.ARCHIVED,
+}
+
+
+def lifecycle_of(stated: str) -> str | None:
+    """The Memory Core status a free-form status means: its first known word ("Provisionally
+    Superseded by ADR-039" is superseded), or None when no word is known."""
+    for word in re.findall(r"[a-z]+", stated.lower()):
+        if word in LIFECYCLE_WORDS:
+            return str(LIFECYCLE_WORDS[word])
+    return None
+
+
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
+
+
+def strip_code(text: str) -> str:
+    """The text with fenced code blocks and code spans blanked: nothing in code is a link. Line
+    numbers are kept, so what remains can still be pointed at."""
+    out: list[str] = []
+    fence: str | None = None
+    for line in text.split("\n"):
+        match = _FENCE.match(line)
+        if fence is None and match:
+            fence = match.group(1)
+            out.append("")
+        elif fence is not None:
+            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) and not line.strip()[len(match.group(1)):].strip():
+                fence = None
+            out.append("")
+        else:
+            out.append(line)
+    return _SPAN.sub(lambda m: " " * len(m.group(0)), "\n".join(out))
+
+
+_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+_MDLINK = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\"'\n]*[\"'])?\s*\)")
+
+
+def wikilinks(text: str) -> list[tuple[str, str, bool]]:
+    """(inner text, the whole link, is an embed) for each `[[...]]` outside code."""
+    if "[[" not in text:
+        return []
+    return [(m.group(2), m.group(0), bool(m.group(1))) for m in _WIKILINK.finditer(text)]
+
+
+def markdown_links(text: str, from_path: str) -> list[tuple[tuple[str, ...], str]]:
+    """(candidate ids, the whole link) for each Markdown link to a `.md` file outside code: the
+    path relative to the linking file first, then relative to the vault root."""
+    found: list[tuple[tuple[str, ...], str]] = []
+    if "](" not in text:
+        return found
+    folder = posixpath.dirname(from_path)
+    for match in _MDLINK.finditer(text):
+        href = unquote(match.group(2).split("#", 1)[0].split("?", 1)[0])
+        if not href.lower().endswith(".md") or re.match(r"^[a-z][a-z0-9+.-]*:", href, re.I):
+            continue
+        stem = href[:-3]
+        candidates = []
+        if stem.startswith("/"):
+            candidates.append(posixpath.normpath(stem.lstrip("/")))
+        else:
+            candidates.append(posixpath.normpath(posixpath.join(folder, stem)))
+            candidates.append(posixpath.normpath(stem))
+        found.append((tuple(dict.fromkeys(candidates)), match.group(0)))
+    return found
+
+
+def first_heading(body: str) -> str | None:
+    for line in body.split("\n", 200)[:200]:
+        match = re.match(r"^#\s+(.+?)\s*#*\s*$", line)
+        if match:
+            return match.group(1).strip()
+    return None
+
+
+def path_id(path: str) -> str:
+    """A path-shaped id: the vault-relative path without `.md`."""
+    return path[:-3] if path.endswith(".md") else path
+
+
+def as_list(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [str(v) for v in value if isinstance(v, (str, int)) and str(v).strip()]
+    if isinstance(value, str) and value.strip() and value.strip().lower() not in ("null", "none", "~"):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    return []
+
+
+@dataclass
+class Flavour:
+    """A vault format. Subclasses override what differs; the defaults suit a folder of Markdown files."""
+
+    name: str = "markdown"
+    summary: str = ""
+    native: bool = False  # Memory Core itself: the only flavour every curation command writes
+    has_status: bool = False  # whether `status` can be changed in this flavour's files
+    dangling_severity: Severity = WARNING  # a link to a missing note: an error in Memory Core, a stub elsewhere
+    reserved: frozenset[str] = field(default_factory=frozenset)  # files at the root that are not documents
+
+    # -- finding documents -----------------------------------------------------------------------
+
+    def detect(self, root: Path) -> int:
+        """How sure (0-100) that `root` holds a vault of this flavour."""
+        return 0
+
+    def is_reserved(self, path: str) -> bool:
+        return "/" not in path and path in self.reserved
+
+    def walks_into(self, folder: str) -> bool:
+        """Whether documents live in this sub-folder (relative path, no trailing slash)."""
+        return True
+
+    def not_a_page(self, path: str) -> str | None:
+        """Why a Markdown file here is not loaded as a document (reported, not read), or None."""
+        return None
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def doc_id(self, path: str, meta: dict[str, Any]) -> str:
+        return path_id(path)
+
+    def view(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None = None) -> View:
+        raise NotImplementedError
+
+    def check(self, path: str, parsed, view: View | None, today: dt.date) -> list[Problem]:
+        """This flavour's own rules for one file (parse problems are found before this)."""
+        return []
+
+    def resolve(self, view: View, ids: Ids) -> View:
+        """The view with each link's target an id of the vault where one matches; a target that
+        matches none keeps its first candidate, so it shows as dangling."""
+
+        def target(raw: RawLink) -> str:
+            for candidate in raw.candidates:
+                found = ids.find(candidate, by_name=False)
+                if found is not None:
+                    return found
+            for candidate in raw.candidates:
+                found = ids.find(candidate)
+                if found is not None:
+                    return found
+            return raw.candidates[0] if raw.candidates else raw.written
+
+        links, seen = [], set()
+        for raw in view.raw_links:
+            link = Link(raw.type, target(raw))
+            if link not in seen:
+                seen.add(link)
+                links.append(link)
+        supersedes = tuple(dict.fromkeys(target(r) for r in view.raw_supersedes))
+        superseded_by = tuple(dict.fromkeys(target(r) for r in view.raw_superseded_by))
+        if (tuple(links), supersedes, superseded_by) == (view.links, view.supersedes, view.superseded_by):
+            return view
+        return replace(view, links=tuple(links), supersedes=supersedes, superseded_by=superseded_by)
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def status_change(self, parsed, status: str) -> tuple[dict[str, Any], str] | None:
+        """(meta, body) that give a document `status`, or None when this flavour cannot say it."""
+        return None
+
+    def repair_fields(self, path: str, meta: dict[str, Any], body: str, mtime: dt.datetime) -> tuple[dict[str, Any], list[str]]:
+        """Deterministic fixes to one document's frontmatter: (the new meta, notes on what changed)."""
+        return meta, []
+
+    # -- migrating into Memory Core --------------------------------------------------------------
+
+    def memory_type(self, doc_id: str, view: View) -> str:
+        """The Memory Core type a document of this flavour becomes."""
+        return "note"

@@ -1,0 +1,43 @@
+"""Memory Core v1, the native format (SPEC §1): its rules live in `validate`, its reading in `model`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..model import Severity
+from .base import Flavour
+
+__all__ = ["MemoryCore"]
+
+
+@dataclass
+class MemoryCore(Flavour):
+    name: str = "memory-core"
+    summary: str = "Memory Core v1: typed folders, mem-{type}-{slug} ids, typed links and supersession in the frontmatter"
+    native: bool = True
+    has_status: bool = True
+    dangling_severity: Severity = Severity.ERROR
+    reserved: frozenset[str] = field(default_factory=lambda: frozenset({"log.md", "README.md"}))
+
+    def detect(self, root: Path) -> int:
+        from ..walk import TYPE_FOLDER_NAMES  # the walk knows the folders; imported late to keep imports one way
+
+        typed = 0
+        for name in TYPE_FOLDER_NAMES:
+            folder = root / name
+            if folder.is_dir() and not folder.is_symlink():
+                if next(folder.glob("mem-*.md"), None) is not None:
+                    return 90
+                typed += sum(1 for _ in folder.glob("*.md"))
+        if not typed:
+            return 0
+        # Type folders of Markdown files, perhaps every one of them broken: Memory Core if they
+        # hold most of the vault's files, else a notes vault that happens to have a `tasks/`.
+        others = sum(1 for p in root.glob("*.md") if p.name not in self.reserved)
+        others += sum(1 for p in root.glob("*/*.md") if p.parent.name not in TYPE_FOLDER_NAMES)
+        return 50 if typed > others else 5
+
+    def doc_id(self, path: str, meta: dict) -> str:
+        doc_id = meta.get("id")
+        return doc_id if isinstance(doc_id, str) and doc_id else path.rsplit("/", 1)[-1][:-3]
