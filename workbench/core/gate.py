@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .changes import Plan
-from .model import TYPE_FOLDERS, DocType, LinkType, RefusedError, Status
+from .model import TYPE_FOLDERS, DocType, LinkType, RefusedError, Status, member
 from .repair import slugify
 from .similarity import Corpus, Profile, likeness
 from .storage import FileChange
@@ -47,12 +47,12 @@ class Draft:
         return Profile("", self.title, self.type, set(self.tags), {t for _, t in self.links}, Counter(words(self.title + " " + self.body)))
 
     def check(self) -> None:
-        if self.type not in set(DocType):
+        if not member(self.type, DocType):
             raise RefusedError(f"{self.type!r} is not a type; types are {', '.join(DocType)}")
         if not self.title.strip():
             raise RefusedError("a new document needs a title")
         for kind, _ in self.links:
-            if kind not in set(LinkType) or kind == LinkType.SUPERSEDES:
+            if not member(kind, LinkType) or kind == LinkType.SUPERSEDES:
                 allowed = ", ".join(t for t in LinkType if t != LinkType.SUPERSEDES)
                 raise RefusedError(f"link type {kind!r} is not allowed here; use one of {allowed} (supersession has its own option)")
 

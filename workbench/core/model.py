@@ -34,6 +34,7 @@ __all__ = [
     "SLUG_PATTERN",
     "TYPE_FOLDERS",
     "REQUIRED_FIELDS",
+    "member",
 ]
 
 
@@ -197,6 +198,12 @@ class Document:
 
     def _repr_markdown_(self) -> str:
         return display.document_markdown(self)
+
+
+def member(value: Any, choices: type[StrEnum]) -> bool:
+    """Whether a value read from a file is one of an enum's words; a list or mapping never is
+    (and must not raise: `[x] in set(...)` does)."""
+    return isinstance(value, str) and value in choices._value2member_map_
 
 
 def parse_links(value: Any) -> list[Link]:

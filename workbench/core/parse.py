@@ -62,7 +62,9 @@ def digest_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-_DEEP_INDENT = re.compile(r"^ {%d,}\S" % (MAX_NESTING * 4 + 1), re.MULTILINE)
+# Block collections nest by indentation, or compactly on one line (`- - - x`, `? ? x`), where each
+# indicator counts as indentation; libyaml's composer recurses once per level either way.
+_DEEP_INDENT = re.compile(r"^(?:[ \t]|[-?:](?=[ \t])){%d,}\S" % (MAX_NESTING * 4 + 1), re.MULTILINE)
 
 
 def _nesting_too_deep(text: str) -> bool:
@@ -114,6 +116,8 @@ def load_yaml(text: str) -> tuple[Any, YamlIssue | None]:
         return None, YamlIssue("yaml-syntax", f"YAML syntax error: {problem}", mark.line if mark else None)
     except (yaml.YAMLError, RecursionError, ValueError, OverflowError) as exc:
         return None, YamlIssue("yaml-syntax", f"YAML error: {exc}".splitlines()[0])
+    except Exception as exc:  # noqa: BLE001 - PyYAML's constructors fail so on a value unfit for its tag (`!!bool maybe`)
+        return None, YamlIssue("yaml-syntax", f"YAML error: a value does not fit its explicit tag ({type(exc).__name__})")
     if "*" in text and _too_many_nodes(value):  # only aliases can make a small text expand
         return None, YamlIssue(
             "yaml-too-complex", f"frontmatter expands to more than {MAX_YAML_NODES} values (an alias bomb?)"

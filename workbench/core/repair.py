@@ -18,6 +18,7 @@ from typing import Any
 
 from .changes import Plan
 from .model import (
+    member,
     ID_PATTERN,
     REQUIRED_FIELDS,
     TYPE_FOLDERS,
@@ -111,7 +112,7 @@ def _fix_fields(work: _Work, vault, default_project: str) -> None:
         fix("schema_version", "v1", "schema_version set to v1")
     doc_type = meta.get("type")
     id_match = ID_PATTERN.fullmatch(meta["id"]) if isinstance(meta.get("id"), str) else None
-    if doc_type not in set(DocType):
+    if not member(doc_type, DocType):
         guess = id_match.group(1) if id_match else FOLDER_TYPES.get(folder) or (ID_PATTERN.fullmatch(stem).group(1) if ID_PATTERN.fullmatch(stem) else "note")
         fix("type", guess, f"type set to {guess}")
         doc_type = guess
@@ -122,7 +123,7 @@ def _fix_fields(work: _Work, vault, default_project: str) -> None:
     if not isinstance(meta.get("title"), str) or not meta["title"].strip():
         title = _first_heading(work.body) or stem.removeprefix(f"mem-{doc_type}-").replace("-", " ").capitalize()
         fix("title", title, "title recovered")
-    if meta.get("status") not in set(Status):
+    if not member(meta.get("status"), Status):
         fix("status", Status.DRAFT.value, f"status {meta.get('status')!r} set to draft")
     created, updated = (as_date(meta.get(k)) for k in ("created_at", "updated_at"))
     created_ok = created is not None and created <= dt.date.today()
@@ -152,7 +153,7 @@ def _fix_fields(work: _Work, vault, default_project: str) -> None:
             item = {"type": LinkType.RELATED_TO.value, "target": item}
         if not isinstance(item, dict) or not isinstance(item.get("target"), str):
             continue
-        kind = item.get("type") if item.get("type") in set(LinkType) else LinkType.RELATED_TO.value
+        kind = item.get("type") if member(item.get("type"), LinkType) else LinkType.RELATED_TO.value
         entry = {**item, "type": kind}
         if entry["target"] == meta["id"] or any(e["type"] == kind and e["target"] == entry["target"] for e in fixed_links):
             continue
@@ -166,9 +167,9 @@ def _fix_fields(work: _Work, vault, default_project: str) -> None:
     provenance = meta.get("provenance")
     new_provenance = dict(provenance) if isinstance(provenance, dict) else {}
     source = str(new_provenance.get("source", "")).lower()
-    if new_provenance.get("source") not in set(Source):
+    if not member(new_provenance.get("source"), Source):
         new_provenance["source"] = SOURCE_ALIASES.get(source, Source.MANUAL.value)
-    if new_provenance.get("confidence") not in set(Confidence):
+    if not member(new_provenance.get("confidence"), Confidence):
         new_provenance["confidence"] = Confidence.LOW.value
     if new_provenance != provenance:
         fix("provenance", new_provenance, "provenance completed")

@@ -13,6 +13,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from .model import (
+    member,
     ID_PATTERN,
     REQUIRED_FIELDS,
     TYPE_FOLDERS,
@@ -109,7 +110,7 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
         add(ERROR, "schema-version", f"schema_version is {meta['schema_version']!r}; this vault format is 'v1'", line("schema_version"))
 
     doc_type = meta.get("type")
-    if "type" in meta and doc_type not in set(DocType):
+    if "type" in meta and not member(doc_type, DocType):
         add(ERROR, "type-invalid", _enum_message("type", doc_type, DocType), line("type"))
         doc_type = None
 
@@ -135,7 +136,7 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
     if "title" in meta and (not isinstance(title, str) or not title.strip()):
         add(ERROR, "title-invalid", "title must be non-empty text", line("title"))
     status = meta.get("status")
-    if "status" in meta and status not in set(Status):
+    if "status" in meta and not member(status, Status):
         add(ERROR, "status-invalid", _enum_message("status", status, Status), line("status"))
     project = meta.get("project")
     if "project" in meta and (not isinstance(project, str) or not project.strip()):
@@ -170,16 +171,16 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
             add(ERROR, "provenance-invalid", "provenance must be a mapping with source and confidence", line("provenance"))
         else:
             source, confidence = provenance.get("source"), provenance.get("confidence")
-            if source not in set(Source):
+            if not member(source, Source):
                 add(ERROR, "provenance-source-invalid", _enum_message("provenance.source", source, Source), line("provenance"))
-            if confidence not in set(Confidence):
+            if not member(confidence, Confidence):
                 add(ERROR, "provenance-confidence-invalid", _enum_message("provenance.confidence", confidence, Confidence), line("provenance"))
 
     if doc_type == DocType.TASK:
         state = meta.get("execution_state")
         if state is None:
             add(WARNING, "execution-state-missing", "a task should carry execution_state (todo, in-progress, blocked, done)", 1)
-        elif state not in set(ExecutionState):
+        elif not member(state, ExecutionState):
             add(ERROR, "execution-state-invalid", _enum_message("execution_state", state, ExecutionState), line("execution_state"))
 
     if isinstance(status, str) and status == Status.SUPERSEDED and not id_list(meta.get("superseded_by")):
@@ -205,7 +206,7 @@ def _check_links(path: str, meta: Mapping[str, Any], line, doc_id: Any) -> list[
             problems.append(Problem(path, ERROR, "link-malformed", f"link {index} is not a {{type, target}} entry: {item!r}", at))
             continue
         kind, target = item["type"], item["target"]
-        if kind not in set(LinkType):
+        if not member(kind, LinkType):
             problems.append(Problem(path, ERROR, "link-type-invalid", _enum_message(f"link {index} type", kind, LinkType), at))
         if target_outside_vault(target):
             problems.append(Problem(path, ERROR, "link-outside-vault", f"link {index} targets {target!r}, a path outside the vault", at))

@@ -29,6 +29,7 @@ from .lifecycle import check_transition
 from .live import VaultWatcher
 from .loading import parse_files
 from .model import (
+    member,
     ID_PATTERN,
     TYPE_FOLDERS,
     ConflictError,
@@ -213,8 +214,12 @@ class Vault:
 
     @_serialized
     def refresh_paths(self, paths: list[str]) -> None:
-        """Re-read just these files (the watcher's batches): the rest of the vault is not touched."""
-        changed = [path for path in paths if self._refresh_path(path, reindex=False) is not False]
+        """Re-read just these files (the watcher's batches): the rest of the vault is not touched,
+        and the derived store takes the whole batch in one commit."""
+        batch: tuple[list[Record], list[str]] = ([], [])
+        changed = [path for path in paths if self._refresh_path(path, reindex=False, batch=batch) is not False]
+        if self.store is not None and (batch[0] or batch[1]):
+            self.store.save(batch[0], batch[1], today())
         if changed:
             self._index()
 
@@ -240,8 +245,9 @@ class Vault:
         return True
 
     @_serialized
-    def _refresh_path(self, path: str, reindex: bool = True) -> Record | None | bool:
-        """Bring one file's record in line with the disk; False when nothing changed."""
+    def _refresh_path(self, path: str, reindex: bool = True, batch: tuple[list[Record], list[str]] | None = None) -> Record | None | bool:
+        """Bring one file's record in line with the disk; False when nothing changed. With a
+        `batch`, the store's rows are collected there instead of written one commit at a time."""
         full = self.root / path
         try:
             stat = full.stat(follow_symlinks=False) if self._is_document_path(path) else None
@@ -251,7 +257,9 @@ class Vault:
             if path not in self._records:
                 return False
             del self._records[path]
-            if self.store is not None:
+            if batch is not None:
+                batch[1].append(path)
+            elif self.store is not None:
                 self.store.save([], [path], today())
             if reindex:
                 self._index()
@@ -264,7 +272,9 @@ class Vault:
             return None
         record = build_record(path, raw, stat.st_size, stat.st_mtime_ns, today(), self.flavour)
         self._records[path] = record
-        if self.store is not None:
+        if batch is not None:
+            batch[0].append(record)
+        elif self.store is not None:
             self.store.save([record], [], today())
         if reindex:
             self._index()
@@ -495,7 +505,7 @@ class Vault:
         self.require_valid(doc)
         if doc.type != DocType.TASK:
             raise RefusedError(f"{doc_id} is a {doc.type}; only tasks have an execution state")
-        if state not in set(ExecutionState):
+        if not member(state, ExecutionState):
             raise RefusedError(f"{state!r} is not an execution state; use one of {', '.join(ExecutionState)}")
         if doc.meta.get("execution_state") == state:
             return Plan(f"execution_state {doc_id}: already {state}")

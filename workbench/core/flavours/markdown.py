@@ -64,7 +64,7 @@ def frontmatter_links(meta: dict[str, Any]) -> list[RawLink]:
     if isinstance(links, list):
         for item in links:
             if isinstance(item, dict) and isinstance(item.get("target"), str):
-                kind = item.get("type") if item.get("type") in LINK_TYPES else LinkType.RELATED_TO.value
+                kind = item["type"] if isinstance(item.get("type"), str) and item["type"] in LINK_TYPES else LinkType.RELATED_TO.value
                 target = _wikilink_target(item["target"].strip("[]"), False)[0]
                 found.append(RawLink(kind, (target,), item["target"]))
             elif isinstance(item, str):
