@@ -8,6 +8,7 @@ import pytest
 
 from vault_builders import VaultBuilder
 from workbench import RefusedError, Vault
+from workbench.cli import main
 
 
 def codes(vault, path=None):
@@ -257,3 +258,35 @@ def test_adr_status_changes_edit_the_status_where_the_record_states_it(adrs):
     vault.set_status("ADR-003", "deprecated")
     assert (adrs / "ADR-003-python.md").read_text().startswith("---\nstatus: deprecated\nsupersedes: [ADR-001]\n")
     assert Vault.open(adrs).get("ADR-002").status == "deprecated"
+
+
+# -- migration -------------------------------------------------------------------------------------
+
+
+def test_adrs_migrate_to_memory_core_with_supersession_on_both_sides(adrs, tmp_path, capsys):
+    before = {p: p.read_bytes() for p in adrs.rglob("*.md")}
+    out = tmp_path / "migrated"
+    assert main(["--vault", str(adrs), "migrate", "--to", "memory-core", str(out)]) == 0
+    assert "check on the new vault: 0 error(s)" in capsys.readouterr().out
+    assert {p: p.read_bytes() for p in adrs.rglob("*.md")} == before
+    result = Vault.open(out)
+    assert result.flavour.name == "memory-core" and [p for p in result.problems if p.severity.value == "error"] == []
+    old, new = result.get("mem-decision-adr-001-shell"), result.get("mem-decision-adr-003-python")
+    assert (old.status, old.superseded_by, new.supersedes) == ("superseded", [new.id], [old.id])
+    assert old.body == (adrs / "ADR-001-shell.md").read_text()
+    assert old.meta["provenance"]["source_file"] == "ADR-001-shell.md" and old.meta["provenance"]["source_flavour"] == "adr"
+    assert new.meta["provenance"]["source_frontmatter"] == "status: accepted\nsupersedes: [ADR-001]\nsuperseded-by: null\n"
+    assert result.get("mem-note-reviews-adr-003-review").links[0].target == new.id
+    assert main(["--vault", str(adrs), "migrate", "--to", "memory-core", str(out)]) == 2  # never into a vault that exists
+
+
+def test_notes_without_frontmatter_migrate_with_dangling_links_kept_as_written(obsidian, tmp_path):
+    from workbench.core.migrate import migrate
+
+    report = migrate(Vault.open(obsidian), tmp_path / "out")
+    result = Vault.open(tmp_path / "out")
+    assert [p for p in result.problems if p.severity.value == "error"] == []
+    home = result.get(report.ids["Home"])
+    assert home.meta["unresolved_links"] == ["ghost"]
+    assert home.body == (obsidian / "Home.md").read_text()
+    assert ("depends_on", report.ids["Projects/Alpha"]) in {(l.type, l.target) for l in home.links}

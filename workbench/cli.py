@@ -16,8 +16,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .core import flavours
 from .core.changes import Plan
 from .core.gate import Draft, new_id_for
+from .core.migrate import migrate
 from .core.model import RefusedError, Severity, VaultError, WorkbenchError
 from .core.vault import Vault
 from .core.walk import looks_like_vault
@@ -55,6 +57,8 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="workbench", description="Curate an AI agent's memory vault.")
     parser.add_argument("--vault", metavar="PATH", help="the vault to open (default: $WORKBENCH_VAULT, the current folder if it is a vault, else the sample)")
+    parser.add_argument("--flavour", metavar="NAME", choices=flavours.names(),
+                        help=f"read the vault as this flavour when detection is wrong: {', '.join(flavours.names())}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     check = sub.add_parser("check", help="list every problem in the vault")
@@ -153,6 +157,12 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--limit", type=int, default=10)
     search.add_argument("--json", action="store_true")
 
+    migrate = sub.add_parser("migrate", help="write a new Memory Core vault from this vault (any flavour); the source is never modified")
+    migrate.add_argument("--to", required=True, choices=["memory-core"], help="the flavour to write (Memory Core)")
+    migrate.add_argument("out", metavar="OUT", help="a new or empty folder for the new vault")
+    migrate.add_argument("--project", help="the project every document gets (default: the vault folder's name)")
+    migrate.add_argument("--json", action="store_true")
+
     sub.add_parser("tui", help="start the workbench (the default with no command)")
     return parser
 
@@ -169,8 +179,8 @@ def resolve_vault_path(given: str | None) -> Path:
     return scratch_sample()
 
 
-def open_vault(given: str | None) -> Vault:
-    vault = Vault.open(resolve_vault_path(given))
+def open_vault(given: str | None, flavour: str | None = None) -> Vault:
+    vault = Vault.open(resolve_vault_path(given), flavour=flavour)
     for note in vault.recovery_notes:
         print(f"workbench: {safe(note)}", file=sys.stderr)
     return vault
@@ -199,14 +209,33 @@ def cmd_check(vault: Vault, args: argparse.Namespace) -> int:
     problems = vault.problems
     errors = sum(1 for p in problems if p.severity == Severity.ERROR)
     if args.json:
-        print_json({"vault": str(vault.root), "flavour": "memory-core", "documents": len(vault), "problems": [p.to_json() for p in problems]})
+        print_json({"vault": str(vault.root), "flavour": vault.flavour.name, "documents": len(vault), "problems": [p.to_json() for p in problems]})
     else:
         for p in problems:
             where = f"{p.path}:{p.line}" if p.line else p.path
             print(f"{safe(where)}: {p.severity} {p.code}: {safe(p.message)}")
         warnings = len(problems) - errors
-        print(f"{len(vault)} documents, {errors} error(s), {warnings} warning(s)")
+        kind = "" if vault.flavour.native else f" ({vault.flavour.name} vault)"
+        print(f"{len(vault)} documents{kind}, {errors} error(s), {warnings} warning(s)")
     return EXIT_ERRORS if errors else EXIT_OK
+
+
+def cmd_migrate(vault: Vault, args: argparse.Namespace) -> int:
+    report = migrate(vault, args.out, args.project)
+    result = Vault.open(report.out, flavour="memory-core")
+    errors = [p for p in result.problems if p.severity == Severity.ERROR]
+    if args.json:
+        print_json({**report.to_json(), "errors": [p.to_json() for p in errors]})
+    else:
+        print(f"migrated {len(report.written)} document(s) from the {vault.flavour.name} vault into {safe(str(report.out))}")
+        if report.unresolved:
+            print(f"{report.unresolved} link(s) to nothing kept under unresolved_links")
+        for path, why in report.skipped:
+            print(f"not migrated: {safe(path)}: {safe(why)}")
+        for p in errors:
+            print(f"{safe(p.path)}: {p.severity} {p.code}: {safe(p.message)}")
+        print(f"check on the new vault: {len(errors)} error(s)")
+    return EXIT_ERRORS if errors or report.skipped else EXIT_OK
 
 
 def cmd_show(vault: Vault, args: argparse.Namespace) -> int:
@@ -215,7 +244,8 @@ def cmd_show(vault: Vault, args: argparse.Namespace) -> int:
     if args.json:
         print_json({"id": doc.id, "path": doc.path, "valid": doc.valid, "meta": doc.meta, "body": doc.body, "problems": [p.to_json() for p in problems]})
         return EXIT_OK
-    print(safe(f"{doc.title}  [{doc.type} · {doc.status}]"))
+    stated = f" ({doc.stated_status})" if doc.stated_status and doc.stated_status != doc.status else ""
+    print(safe(f"{doc.title}  [{doc.type} · {doc.status}{stated}]"))
     print(safe(f"{doc.id}  ({doc.path})"))
     if doc.tags:
         print(safe("tags: " + ", ".join(doc.tags)))
@@ -415,7 +445,7 @@ def _writer(call):
 
 
 COMMANDS = {
-    "check": cmd_check, "search": cmd_search, "show": cmd_show, "new": cmd_new, "conflicts": cmd_conflicts, "consolidate": cmd_consolidate,
+    "check": cmd_check, "migrate": cmd_migrate, "search": cmd_search, "show": cmd_show, "new": cmd_new, "conflicts": cmd_conflicts, "consolidate": cmd_consolidate,
     "history": cmd_history, "stale": cmd_stale, "links": cmd_links, "context": cmd_context, "graph": cmd_graph,
     **{name: _writer(call) for name, call in WRITERS.items()},
 }
@@ -435,7 +465,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command in (None, "tui"):
             return run_tui(args.vault)
-        vault = open_vault(args.vault)
+        vault = open_vault(args.vault, args.flavour)
         return COMMANDS[args.command](vault, args)
     except VaultError as exc:
         print(f"workbench: {safe(str(exc))}", file=sys.stderr)

@@ -10,7 +10,9 @@ as JSON, never pickled: a vault can come from anyone, and its cache must not be 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
+import sys
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
@@ -23,6 +25,24 @@ from .records import Record
 __all__ = ["DerivedStore", "SCHEMA_VERSION", "row_for"]
 
 SCHEMA_VERSION = "3"
+
+
+def _reader_fingerprint() -> str:
+    """A digest of the code that turns a file into a record: cached records made by other code
+    (an upgrade, a change to a flavour's rules) are parsed again instead of trusted."""
+    from . import flavours, model, parse, records, validate
+
+    digest = hashlib.sha256()
+    modules = [model, parse, records, validate] + [m for name, m in sorted(sys.modules.items()) if name.startswith(flavours.__name__ + ".")]
+    for module in modules:
+        try:
+            digest.update(Path(module.__file__).read_bytes())
+        except (OSError, TypeError, AttributeError):
+            digest.update(module.__name__.encode())
+    return digest.hexdigest()[:16]
+
+
+READER = _reader_fingerprint()
 FTS_COLUMNS = ("title", "ident", "tags", "summary", "body")
 
 
@@ -77,7 +97,7 @@ class DerivedStore:
 
     def __init__(self, path: Path | None, flavour: str = "memory-core"):
         self.path = path
-        self.schema = f"{SCHEMA_VERSION} {flavour}"  # another flavour reads the same files otherwise: rebuild
+        self.schema = f"{SCHEMA_VERSION} {READER} {flavour}"  # another flavour reads the same files otherwise: rebuild
         self.db = self._connect()
 
     def _connect(self) -> sqlite3.Connection:

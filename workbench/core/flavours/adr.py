@@ -138,8 +138,8 @@ class Adr(Flavour):
                     supersedes.extend(_refs(after.group(1)))
         supersedes = [s for s in dict.fromkeys(supersedes) if s != own]
         superseded_by = [s for s in dict.fromkeys(superseded_by) if s != own]
-        links = [self._by_number(link) for link in body_links(body, path)]
         named = set(supersedes) | set(superseded_by) | {own}
+        links = [link for link in map(self._by_number, body_links(body, path)) if link.candidates[0] not in named]
         for number in dict.fromkeys(_refs(strip_code(body))):
             if number not in named:
                 links.append(RawLink(LinkType.RELATED_TO.value, (number,), number))

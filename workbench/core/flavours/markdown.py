@@ -23,6 +23,7 @@ __all__ = ["Markdown", "body_links"]
 
 _INLINE_FIELD = re.compile(r"^[ \t]*[-*]?[ \t]*\**([a-z_]+)\**::[ \t]*(.*)$", re.M)
 LINK_TYPES = frozenset(LinkType)
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)  # [[label|https://...]] points out of the vault
 
 
 def _wikilink_target(inner: str, label_first: bool) -> tuple[str, str]:
@@ -51,7 +52,7 @@ def body_links(body: str, path: str, label_first: bool = False, normalise=None) 
         target, _ = _wikilink_target(inner, label_first)
         if normalise is not None:
             target = normalise(target)
-        if target:
+        if target and not _URL.match(target):
             found.append(RawLink(typed.get(whole, LinkType.RELATED_TO.value), (target,), whole))
     for candidates, whole in markdown_links(text, path):
         found.append(RawLink(typed.get(whole, LinkType.RELATED_TO.value), candidates, whole))
