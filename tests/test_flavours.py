@@ -290,3 +290,11 @@ def test_notes_without_frontmatter_migrate_with_dangling_links_kept_as_written(o
     assert home.meta["unresolved_links"] == ["ghost"]
     assert home.body == (obsidian / "Home.md").read_text()
     assert ("depends_on", report.ids["Projects/Alpha"]) in {(l.type, l.target) for l in home.links}
+
+
+def test_a_successor_speaking_of_what_it_replaced_is_not_a_stale_link(adrs):
+    (adrs / "ADR-003-python.md").write_text("---\nstatus: accepted\nsupersedes: [ADR-001]\n---\n# ADR-003: Python\n\nWe left [ADR-001](ADR-001-shell.md) behind.\n")
+    (adrs / "ADR-002-runners.md").write_text("# ADR-002: Runners\n\n## Status\n\nAccepted\n\nBuilt on ADR-001.\n")
+    vault = Vault.open(adrs)
+    stale = [p.path for p in vault.problems if p.code == "link-to-superseded"]
+    assert stale == ["ADR-002-runners.md"]

@@ -283,6 +283,8 @@ def check_relations(docs: Mapping[str, Document], known_ids: set[str], line_of, 
                 and doc.status in (Status.ACTIVE, Status.DRAFT)
                 and link.target in docs
                 and docs[link.target].status == Status.SUPERSEDED
+                and doc.id not in docs[link.target].superseded_by  # a successor may speak of what it replaced
+                and link.target not in doc.supersedes
             ):
                 successors = docs[link.target].superseded_by
                 hint = f"; link its successor {', '.join(successors)} instead" if successors else ""
