@@ -45,6 +45,8 @@ def detect(root: Path) -> Flavour:
             continue
         if found > score:
             best, score = flavour, found
+        if score >= 90:
+            break  # certain: the other flavours need not look
     if score <= 1 and not any(root.iterdir()):
         return MEMORY_CORE
     return best if score > 1 else MEMORY_CORE

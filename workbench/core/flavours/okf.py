@@ -9,6 +9,7 @@ relative `.md` paths. Repair, as the bundle's own tooling does it: a missing typ
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,8 +44,8 @@ class Okf(Flavour):
     reserved: frozenset[str] = field(default_factory=lambda: frozenset({"index.md", "log.md"}))
 
     def detect(self, root: Path) -> int:
-        files = [p for p in sorted(root.rglob("*.md")) if ".recovery" not in p.parts and ".workbench" not in p.parts][:30]
-        files = [p for p in files if p.name not in self.reserved or p.parent != root]
+        found = (p for p in root.rglob("*.md") if not any(part.startswith(".") for part in p.relative_to(root).parts))
+        files = [p for p in itertools.islice(found, 60) if p.name not in self.reserved or p.parent != root][:30]
         if not files:
             return 0
         hits = 0
