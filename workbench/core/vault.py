@@ -63,6 +63,10 @@ from .yamledit import EditError, apply_meta, render_frontmatter
 
 __all__ = ["Vault"]
 
+# Rows stored per transaction on a cold open: each commit writes full-text segments that FTS5
+# later merges, so a few large transactions cost far less than one per parsed chunk.
+STORE_BATCH = 2500
+
 def _comparable(meta: dict[str, Any]) -> dict[str, Any]:
     def norm(value: Any) -> Any:
         if isinstance(value, dict):
@@ -158,11 +162,16 @@ class Vault:
             to_parse.append((path, stat.st_size, stat.st_mtime_ns))
         if to_parse:
             with_rows = self.store is not None
+            rows: list = []
             for chunk in parse_files(self.root, to_parse, on, with_rows, self.flavour.name):
-                for record, _ in chunk:
+                for record, row in chunk:
                     self._records[record.path] = record
-                if with_rows:
-                    self.store.save_rows([row for _, row in chunk])
+                    rows.append(row)
+                if with_rows and len(rows) >= STORE_BATCH:
+                    self.store.save_rows(rows)  # while the workers parse on
+                    rows = []
+            if with_rows and rows:
+                self.store.save_rows(rows)
         gone = (set(self._records) | set(cached)) - seen
         for path in gone:
             self._records.pop(path, None)
