@@ -298,3 +298,19 @@ def test_a_successor_speaking_of_what_it_replaced_is_not_a_stale_link(adrs):
     vault = Vault.open(adrs)
     stale = [p.path for p in vault.problems if p.code == "link-to-superseded"]
     assert stale == ["ADR-002-runners.md"]
+
+
+def test_dendron_repair_adds_the_missing_keys_from_the_file(dendron):
+    vault = Vault.open(dendron)
+    report = vault.repair(paths=["dendron.topic.refs.md"])
+    assert report.repaired == ["dendron.topic.refs.md"]
+    text = (dendron / "dendron.topic.refs.md").read_text()
+    assert 'desc: ""' in text and text.endswith("---\nRefs.\n")
+    assert "field-missing" not in codes(Vault.open(dendron), "dendron.topic.refs.md")
+    backup = next((dendron / ".recovery").glob("dendron.topic.refs.md.*"))
+    assert b"updated: yesterday" in backup.read_bytes()
+
+
+def test_a_flavour_without_a_status_refuses_a_status_change(dendron):
+    with pytest.raises(RefusedError, match="dendron vault has no status"):
+        Vault.open(dendron).set_status("root", "archived")
