@@ -94,6 +94,14 @@ def test_vault_resolution_order(builder, tmp_path):
     assert data["documents"] >= 40 and "sample-vault" in data["vault"]
 
 
+def test_an_obsidian_vault_in_the_current_folder_is_opened(tmp_path):
+    vault = tmp_path / "obsidian"
+    (vault / ".obsidian").mkdir(parents=True)
+    (vault / "Home.md").write_text("# Home\n\nSee [[Other]].\n")
+    data = json.loads(run("check", "--json", cwd=vault).stdout)
+    assert (data["flavour"], data["documents"], data["vault"]) == ("markdown", 1, str(vault))
+
+
 def test_the_installed_sample_is_never_modified(tmp_path):
     from workbench.samples import sample_source
 

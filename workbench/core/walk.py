@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .flavours import MEMORY_CORE, Flavour
+from .flavours import FLAVOURS, MEMORY_CORE, Flavour
 from .model import TYPE_FOLDERS
 from .storage import TEMP_MARK
 
@@ -48,7 +48,14 @@ def looks_like_vault(path: Path) -> bool:
     """Whether the current folder should be opened when no vault is named: it (or its `memory/`
     child) must hold Memory Core documents, so that a home folder with a `notes/` folder is not
     mistaken for a vault."""
-    return path.is_dir() and (_holds_memory_documents(path) or _holds_memory_documents(path / "memory"))
+    if not path.is_dir():
+        return False
+    if _holds_memory_documents(path) or _holds_memory_documents(path / "memory"):
+        return True
+    # Other tools' vaults say so themselves: an Obsidian or Dendron config, numbered ADRs, a HOT tier.
+    if (path / ".obsidian").is_dir() or (path / "dendron.yml").is_file():
+        return True
+    return any(FLAVOURS[name].detect(path) >= 70 for name in ("adr", "tiered"))  # both look at the top level only
 
 
 def is_debris(name: str) -> bool:
