@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from vault_builders import FOLDERS, doc_text
+
 from workbench import Vault
+from workbench.core import cache, search
 
 
 def ids(hits):
@@ -43,3 +46,132 @@ def test_hostile_query_syntax_is_not_an_error(sample_copy):
     vault = Vault.open(sample_copy)
     for query in ['"unterminated', 'AND OR NOT', '*', 'title:"x', '-', 'NEAR(a b)', "'; DROP TABLE files; --"]:
         vault.search(query, 5)  # answers (possibly nothing), never raises
+
+
+# -- ranking --------------------------------------------------------------------------------------
+
+FILLER = ("The quarterly report lists meetings, hiring plans, office moves, budget lines and vendor reviews. " * 12).strip()
+
+
+def _write(builder, doc_id: str, title: str, body: str, **fields) -> None:
+    text = doc_text(doc_id, body=body + "\n", **fields).replace(f"title: Title of {doc_id}\n", f"title: {title}\n")
+    builder.raw(f"{FOLDERS[doc_id.split('-')[1]]}/{doc_id}.md", text)
+
+
+def _others(builder, count: int = 6) -> None:
+    """Unrelated documents, so that word rarity means something."""
+    topics = ["invoice layout", "office plants", "holiday calendar", "printer toner", "parking spaces", "coffee machine",
+              "team lunch", "desk booking"]
+    for n in range(count):
+        _write(builder, f"mem-note-other-{n}", topics[n % len(topics)].capitalize(), f"Notes about the {topics[n % len(topics)]}.")
+
+
+def test_a_document_about_the_question_beats_one_that_merely_has_every_word(builder):
+    _others(builder)
+    _write(builder, "mem-note-weekly-digest", "Weekly digest",
+           f"{FILLER} Also: a stripe webhook failed, its retries ran, and a signature was rotated. {FILLER}")
+    _write(builder, "mem-note-webhook-retries", "Webhook retries",
+           "Stripe webhooks that fail are retried with exponential backoff; webhook retries stop after three days.")
+    hits = ids(Vault.open(builder.root).search("stripe webhook retries signature", 5))
+    assert hits[0] == "mem-note-webhook-retries"
+    assert "mem-note-weekly-digest" in hits  # still found: it has every word
+
+
+def test_a_document_without_one_of_the_words_is_found_when_many_have_them_all(builder):
+    # Documents with every word first, the others only to fill up, buried the best answer here.
+    for n in range(25):
+        _write(builder, f"mem-note-minutes-{n}", f"Minutes {n}", f"{FILLER} We talked about the deploy, a review and a checklist. {FILLER}")
+    _write(builder, "mem-context-release-checklist", "Deploy checklist", "The checklist for every deploy: tag, migrate, deploy, watch the checklist.")
+    assert ids(Vault.open(builder.root).search("deploy review checklist", 5))[0] == "mem-context-release-checklist"
+
+
+def test_question_words_do_not_rank(builder):
+    _others(builder)
+    _write(builder, "mem-note-faq", "Questions", "How do I rotate my keys? I lost my keys once; my team helped me.")
+    _write(builder, "mem-note-routine", "Security routine", "Rotate the keys every year; old keys are revoked.")
+    vault = Vault.open(builder.root)
+    # "how do I ... my" says nothing about the subject: the two are alike on "rotate" and "keys",
+    # and the shorter one wins.
+    assert ids(vault.search("how do I rotate my keys", 5))[0] == "mem-note-routine"
+    # A query of nothing but such words still searches for them.
+    assert ids(vault.search("how do I", 5))[0] == "mem-note-faq"
+
+
+def test_a_long_document_mentioning_a_word_ranks_below_a_short_one_about_it(builder):
+    _others(builder)
+    _write(builder, "mem-note-handbook", "Handbook", f"{FILLER} Vacuum runs nightly. {FILLER} The vacuum log is kept. {FILLER}")
+    _write(builder, "mem-note-vacuum", "Maintenance", "Autovacuum thresholds: vacuum the big tables nightly.")
+    assert ids(Vault.open(builder.root).search("when does vacuum run on the tables", 5))[0] == "mem-note-vacuum"
+
+
+def test_bm25_uses_its_own_saturation_not_fts5s(builder):
+    """FTS5's bm25() (k1 = 1.2) is undone to recover each row's term frequency; the score then
+    saturates with search.K1: same length, three hits against one."""
+    for n, body in enumerate(["zebra aa bb cc", "zebra zebra zebra cc", "dd ee ff gg"]):
+        _write(builder, f"mem-note-doc-{'xyz'[n]}", f"Doc {'xyz'[n]}", body)
+    hits = Vault.open(builder.root).search("zebra alpha beta gamma", 5)  # more than a typed query: plain BM25
+    assert ids(hits) == ["mem-note-doc-y", "mem-note-doc-x"]
+    expected = (3 * (search.K1 + 1) / (3 + search.K1)) / (1 * (search.K1 + 1) / (1 + search.K1))
+    assert abs(hits[0].score / hits[1].score - expected) < 1e-6
+
+
+def test_a_phrase_must_appear_and_a_minus_word_must_not(builder):
+    _others(builder)
+    _write(builder, "mem-note-rls", "Tenant isolation", "Row level security keeps tenants apart.")
+    _write(builder, "mem-note-levels", "Log levels", "Every row of the log has a level; security events are logged.")
+    _write(builder, "mem-note-rls-old", "Old isolation", "Row level security, first attempt with views.")
+    vault = Vault.open(builder.root)
+    assert set(ids(vault.search('"row level" security tenants', 10))) == {"mem-note-rls", "mem-note-rls-old"}
+    assert ids(vault.search('"row level" security tenants -views', 10)) == ["mem-note-rls"]
+    assert "mem-note-levels" in ids(vault.search("row level security tenants", 10))
+
+
+def test_a_superseded_document_is_placed_just_below_its_successor_however_far_it_ranked(builder):
+    _others(builder)
+    _write(builder, "mem-decision-queue-new", "Background jobs on the Postgres queue",
+           "Background jobs run on the Postgres queue; jobs are retried by the queue.",
+           supersedes="[mem-decision-queue-old]")
+    _write(builder, "mem-decision-queue-old", "Celery and Redis", f"{FILLER} We ran jobs on Celery. {FILLER}",
+           status="superseded", superseded_by="[mem-decision-queue-new]")
+    for n in range(4):
+        _write(builder, f"mem-note-jobs-{n}", f"Jobs note {n}", f"Background jobs and the queue: note {n} about jobs.")
+    hits = ids(Vault.open(builder.root).search("which queue runs the background jobs", 10))
+    assert hits.index("mem-decision-queue-old") == hits.index("mem-decision-queue-new") + 1
+
+
+def test_supersession_in_a_circle_loses_no_document(builder):
+    _write(builder, "mem-decision-alpha", "Alpha zebra", "zebra", status="superseded", superseded_by="[mem-decision-beta]")
+    _write(builder, "mem-decision-beta", "Beta zebra", "zebra zebra", status="superseded", superseded_by="[mem-decision-alpha]")
+    assert sorted(ids(Vault.open(builder.root).search("zebra", 10))) == ["mem-decision-alpha", "mem-decision-beta"]
+
+
+def test_a_narrow_filter_finds_a_match_far_down_the_ranking(builder):
+    for n in range(max(250, search.EXACT_BATCH + 20)):
+        _write(builder, f"mem-note-zebra-{n}", f"Zebra {n}", "Zebra zebra zebra.")
+    _write(builder, "mem-task-fence", "Mend the fence", f"{FILLER} A zebra was seen. {FILLER}")
+    assert ids(Vault.open(builder.root).search("zebra type:task", 5)) == ["mem-task-fence"]
+
+
+def test_search_sees_changes_to_the_vault(builder):
+    _others(builder)
+    vault = Vault.open(builder.root)
+    assert ids(vault.search("quokka", 5)) == []
+    assert ids(vault.search("parking", 5)) == ["mem-note-other-4"]
+    _write(builder, "mem-note-quokka", "Quokka", "A quokka visited the parking spaces.")
+    (builder.root / "notes" / "mem-note-other-4.md").unlink()
+    vault.refresh()
+    assert ids(vault.search("quokka", 5)) == ["mem-note-quokka"]
+    assert ids(vault.search("parking", 5)) == ["mem-note-quokka"]
+
+
+def test_the_store_reports_fts5s_row_sizes_and_totals(builder):
+    for n, body in enumerate(["one two three", "one two three four five"]):
+        _write(builder, f"mem-note-size-{n}", f"Size {n}", body)
+    store = Vault.open(builder.root).store
+    rows, average = store.totals()
+    assert rows == 2
+    by_path = {path: size for path, size in store.rows(store.postings('"one"', search.FIELD_WEIGHTS)).values()}
+    sizes = [by_path[f"notes/mem-note-size-{n}.md"] for n in range(2)]
+    assert sizes[1] - sizes[0] == 2  # two more body words, everything else alike
+    assert average == sum(sizes) / 2
+    assert cache._varints(bytes([0x05, 0x82, 0x2C])) == [5, 300]

@@ -77,6 +77,32 @@ def fts_fields(doc: Document) -> tuple[str, str, str, str, str]:
     return (doc.title if doc.title != doc.id else "", doc.id.replace("-", " ") + " " + doc.id, tags, str(summary), doc.body)
 
 
+def _weights(weights: tuple[float, ...]) -> str:
+    return ", ".join(str(float(w)) for w in weights)
+
+
+def _varints(blob: bytes) -> list[int]:
+    """The SQLite varints FTS5 keeps its row sizes and totals in (big-endian groups of seven bits,
+    the ninth byte whole)."""
+    numbers: list[int] = []
+    at = 0
+    while at < len(blob):
+        value = 0
+        for position in range(9):
+            if at >= len(blob):
+                break
+            byte = blob[at]
+            at += 1
+            if position == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                break
+        numbers.append(value)
+    return numbers
+
+
 def row_for(record: Record, on: dt.date) -> tuple | None:
     """The `files` and `fts` rows of a record; None when its meta cannot be stored as JSON (it is
     then parsed again next time)."""
@@ -208,15 +234,78 @@ class DerivedStore:
     # -- full text ------------------------------------------------------------------------------
 
     def match(self, expression: str, weights: tuple[float, ...], limit: int) -> list[tuple[str, float]]:
-        """(path, bm25 score, higher is better) for an FTS5 MATCH expression."""
+        """(path, bm25 score, higher is better) for an FTS5 MATCH expression, best first."""
+        # bm25() once per matching row (an ORDER BY on the call itself would run it again), and the
+        # join only for the rows kept.
         sql = (
-            f"SELECT files.path, -bm25(fts, {', '.join(str(w) for w in weights)}) FROM fts JOIN files ON files.rowid = fts.rowid"
-            " WHERE fts MATCH ? ORDER BY bm25(fts, " + ", ".join(str(w) for w in weights) + ") LIMIT ?"
+            f"SELECT files.path, -m.score FROM (SELECT rowid, bm25(fts, {_weights(weights)}) AS score FROM fts"
+            " WHERE fts MATCH ? ORDER BY score LIMIT ?) AS m JOIN files ON files.rowid = m.rowid ORDER BY m.score"
         )
         try:
             return self.db.execute(sql, (expression, limit)).fetchall()
-        except sqlite3.OperationalError:
+        except sqlite3.DatabaseError:
             return []
+
+    def postings(self, expression: str, weights: tuple[float, ...] | None) -> dict[int, float] | None:
+        """{rowid: bm25 score, higher is better} of every row an FTS5 expression matches; without
+        weights, {rowid: 1.0} (no score is computed, which is several times quicker). None when
+        the expression is not one FTS5 accepts. Searching one query term at a time lets the caller
+        weigh the terms itself: each row's score for a single term is FTS5's
+        `idf * f * (k1 + 1) / (f + k1 * (1 - b + b * size / average))`, f the weighted count of hits."""
+        try:
+            score = f"-bm25(fts, {_weights(weights)})" if weights is not None else "1.0"
+            return dict(self.db.execute(f"SELECT rowid, {score} FROM fts WHERE fts MATCH ?", (expression,)))
+        except sqlite3.DatabaseError:
+            return None
+
+    def count(self, expression: str) -> int | None:
+        """How many rows an FTS5 expression matches (no score is computed: quick); None when the
+        expression is not one FTS5 accepts."""
+        try:
+            return self.db.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (expression,)).fetchone()[0]
+        except sqlite3.DatabaseError:
+            return None
+
+    def version(self) -> tuple[int, int]:
+        """Changes whenever the index may have: a write through this connection or another."""
+        try:
+            return self.db.total_changes, self.db.execute("PRAGMA data_version").fetchone()[0]
+        except sqlite3.DatabaseError:
+            return -1, -1
+
+    def totals(self) -> tuple[int, float] | None:
+        """(rows, average tokens per row) of the full-text index, as FTS5's bm25() counts them;
+        None when FTS5's own record of them cannot be read."""
+        try:
+            row = self.db.execute("SELECT block FROM fts_data WHERE id = 1").fetchone()
+        except sqlite3.DatabaseError:
+            return None
+        if not row or not isinstance(row[0], bytes):
+            return None
+        numbers = _varints(row[0])
+        if len(numbers) < 1 + len(FTS_COLUMNS) or numbers[0] <= 0:
+            return None
+        return numbers[0], sum(numbers[1:1 + len(FTS_COLUMNS)]) / numbers[0]
+
+    def rows(self, rowids: Iterable[int]) -> dict[int, tuple[str, int]]:
+        """{rowid: (path, tokens in the row)} for rows of the full-text index (those still there);
+        the size is 0 when FTS5's record of it cannot be read."""
+        found: dict[int, tuple[str, int]] = {}
+        wanted = list(rowids)
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start:start + 500]
+            where = f" WHERE files.rowid IN ({', '.join('?' * len(chunk))})"
+            try:
+                sized = "SELECT files.rowid, files.path, fts_docsize.sz FROM files LEFT JOIN fts_docsize ON fts_docsize.id = files.rowid"
+                for rowid, path, size in self.db.execute(sized + where, chunk):
+                    found[rowid] = (path, sum(_varints(size)) if isinstance(size, bytes) else 0)
+            except sqlite3.DatabaseError:
+                try:
+                    for rowid, path in self.db.execute("SELECT files.rowid, files.path FROM files" + where, chunk):
+                        found[rowid] = (path, 0)
+                except sqlite3.DatabaseError:
+                    pass
+        return found
 
     def close(self) -> None:
         try:

@@ -2,20 +2,32 @@
 
     postgres vacuum type:entity -status:archived tag:database "row level" updated:>2026-06-01
 
-Free words and quoted phrases go to SQLite FTS5 (BM25 with the title, id, tags and summary weighted
-above the body, Porter stemming); filters narrow the result in Python. The ranking then blends in
-what BM25 cannot see: how well the title matches as typed (rapidfuzz, which also forgives typos and
-finds a document while its title is half typed), how many of the query's words the title, id and
-tags cover, and the lifecycle: active documents first, a superseded one just below its successor,
-which it names. Invalid documents appear only when asked for with `is:invalid`.
+Free words are ranked by BM25 over the title, id, tags, summary and body (the first four weighted
+above the body; Porter stemming), with a document needing none of the words in particular: a
+question asked weeks later rarely shares all its words with the answer, and a document about the
+question beats a long one that merely has every word. Words that ask rather than say ("how do I",
+"why did we", "the") are left out unless the query has nothing else, and so is a word found in
+nearly every document. SQLite FTS5 is asked one word at a time and its bm25() is undone to recover
+each document's term frequencies, so that the ranking can use its own idf and a little less
+saturation and more length normalisation than FTS5's fixed constants. Quoted phrases must appear;
+`-word` leaves out documents that have it; filters narrow the result in Python.
+
+A query of at most three words is probably being typed, so the title as typed also counts: the
+last word as the beginning of a title, id or tag word, a title typed whole or begun, and, when the
+index finds too little, rapidfuzz's forgiving match of typos and half-typed titles. Then the
+lifecycle: active documents first, and a superseded one just below its successor, which it names.
+Invalid documents appear only when asked for with `is:invalid`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import heapq
+import math
 import re
 import shlex
-from collections.abc import Iterable
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
@@ -28,9 +40,22 @@ from .similarity import STOPWORDS
 __all__ = ["Query", "Hit", "SearchResults", "parse_query", "search", "fts_expression", "FIELD_WEIGHTS"]
 
 FIELD_WEIGHTS = (10.0, 6.0, 5.0, 4.0, 1.0)  # title, id, tags, summary, body
+K1, B = 2.0, 0.9  # BM25: term frequency saturation and length normalisation
+FTS_K1, FTS_B = 1.2, 0.75  # FTS5's bm25() constants, undone to recover each row's term frequency
+EXACT_BATCH = 50  # candidates scored exactly at a time, in the order of a first estimate
+PREFIX_WEIGHT = 0.5  # the half-typed last word, as a prefix of title, id and tag words
+SHORT = 3  # words: a query this short is probably being typed, and the title as typed counts
+COMMON = 0.9  # share of documents a word is in beyond which it is not weighed
+POSTINGS_KEPT = 100_000  # rows of per-term results kept between searches (a few MB)
 FILTERS = ("type", "status", "tag", "project", "links", "from", "is", "updated", "created", "id")
 STATUS_WEIGHT = {Status.ACTIVE: 1.0, Status.DRAFT: 0.9, Status.DEPRECATED: 0.8, Status.ARCHIVED: 0.7, Status.SUPERSEDED: 0.75}
 TOKEN = re.compile(r"[\w]+", re.UNICODE)
+# Words that ask rather than say: left out of the ranking unless the query has nothing else.
+QUESTION_WORDS = STOPWORDS | frozenset(
+    """i me my mine myself he him his she her hers am been being would could might shall let lets get gets
+    got s t d m ll re ve don doesn didn isn aren wasn weren won wouldn couldn shouldn hasn haven hadn
+    now still ever really even again already""".split()
+)
 STALE_DAYS = 90
 
 
@@ -108,24 +133,22 @@ def _fts_term(token: str, prefix: bool) -> str:
     return '"' + token.replace('"', '""') + '"' + ("*" if prefix else "")
 
 
-def fts_expression(query: Query, prefix_last: bool = True, mode: str = "OR") -> str:
-    """FTS5 MATCH text: the words joined with AND (every word) or OR (any, ranked by BM25), phrases
-    as phrases, the last word also as a prefix so that results follow the typing."""
-    terms: list[str] = []
-    content = [w for w in query.words if w not in STOPWORDS] or query.words
-    for index, word in enumerate(content):
-        last = prefix_last and index == len(content) - 1 and len(word) >= 2
-        if mode == "AND":
-            # A half-typed last word is matched as a prefix of title, id and tag words only: in
-            # bodies a short prefix matches thousands of words, and typing must stay quick.
-            terms.append(f"({_fts_term(word, False)} OR {{title ident tags}} : {_fts_term(word, True)})" if last else _fts_term(word, False))
-        else:
-            terms.append(_fts_term(word, False))
-            if last:
-                terms.append("{title ident tags} : " + _fts_term(word, True))
+def _content(words: list[str]) -> list[str]:
+    return [w for w in words if w not in QUESTION_WORDS] or list(words)
+
+
+def fts_expression(query: Query, prefix_last: bool = True) -> str:
+    """One FTS5 MATCH text for the whole query: its content words OR-ed, the last word also as a
+    prefix of title, id and tag words, phrases required, `-word`s left out. (The ranking asks FTS5
+    one term at a time; this is the same search as one expression, for a plain BM25 list.)"""
+    terms = [_fts_term(word, False) for word in dict.fromkeys(_content(query.words))]
+    last = query.words[-1] if prefix_last and query.words else ""
+    if len(last) >= 2:
+        terms.append("{title ident tags} : " + _fts_term(last, True))
+    expression = " OR ".join(dict.fromkeys(terms))
     for phrase in query.phrases:
-        terms.append('"' + phrase.replace('"', '""') + '"')
-    expression = f" {mode} ".join(dict.fromkeys(terms))
+        quoted = '"' + phrase.replace('"', '""') + '"'
+        expression = f"({expression}) AND {quoted}" if expression else quoted
     for word in query.excluded_words:
         expression = f"({expression}) NOT {_fts_term(word, False)}" if expression else ""
     return expression
@@ -213,12 +236,158 @@ class _Views:
         self.haystacks = {doc_id: (doc.title + " " + doc.id + " " + " ".join(doc.tags)).lower() for doc_id, doc in self.everything.items()}
 
 
+class _Postings:
+    """Each query term's rows (and how many there are), kept between searches while the index stays
+    the same: a query being typed asks for the same whole words at every keystroke."""
+
+    def __init__(self, store):
+        self.store = store
+        self.version = store.version()
+        self.kept: OrderedDict[tuple[str, bool], dict[int, float] | None] = OrderedDict()
+        self.size = 0
+
+    def current(self, store) -> bool:
+        return store is self.store and store.version() == self.version
+
+    def get(self, expression: str, scored: bool = True) -> dict[int, float] | None:
+        """{rowid: FTS5's bm25 for the expression}, or {rowid: 1.0} when not `scored`."""
+        key = (expression, scored)
+        if key in self.kept:
+            self.kept.move_to_end(key)
+            return self.kept[key]
+        found = self.store.postings(expression, FIELD_WEIGHTS if scored else None)
+        self._keep(key, found)
+        return found
+
+    def count(self, expression: str) -> int:
+        key = (expression, None)
+        if key not in self.kept:
+            self._keep(key, self.store.count(expression) or 0)
+        self.kept.move_to_end(key)
+        return self.kept[key]
+
+    def _keep(self, key, value) -> None:
+        self.kept[key] = value
+        self.size += len(value) if isinstance(value, dict) else 1
+        while self.size > POSTINGS_KEPT and len(self.kept) > 1:
+            _, dropped = self.kept.popitem(last=False)
+            self.size -= len(dropped) if isinstance(dropped, dict) else 1
+
+
+def _postings(vault) -> _Postings:
+    postings = getattr(vault, "_search_postings", None)
+    if postings is None or not postings.current(vault.store):
+        postings = _Postings(vault.store)
+        vault._search_postings = postings
+    return postings
+
+
 def _views(vault) -> _Views:
     views = getattr(vault, "_search_views", None)
     if views is None or views.generation != vault.generation:
         views = _Views(vault)
         vault._search_views = views
     return views
+
+
+@dataclass
+class _Term:
+    expression: str  # FTS5 MATCH text for one query term
+    weight: float
+    scored: bool = True  # False: whether a row matches is all that counts (as one hit in a title)
+
+
+def _terms(query: Query) -> list[_Term]:
+    """The query's terms for BM25: each content word (weighted by how often the query says it), the
+    last word as the beginning of a title, id or tag word, and each phrase."""
+    terms = [_Term(_fts_term(word, False), float(count)) for word, count in Counter(_content(query.words)).items()]
+    last = query.words[-1] if query.words else ""
+    # The last word as a prefix while a query is being typed; at the end of a longer question it
+    # is a whole word (and, if it says nothing, "it"* would only add noise).
+    if len(last) >= 2 and (len(query.words) <= SHORT or last not in QUESTION_WORDS):
+        terms.append(_Term("{title ident tags} : " + _fts_term(last, True), PREFIX_WEIGHT, scored=False))
+    terms += [_Term('"' + phrase.replace('"', '""') + '"', 1.0) for phrase in query.phrases]
+    return terms
+
+
+def _saturated(frequency: float, k1: float, norm: float) -> float:
+    return frequency * (k1 + 1) / (frequency + k1 * norm)
+
+
+def _bm25(postings: _Postings, query: Query, wanted: Callable[[str], Document | None], enough: int) -> dict[str, float]:
+    """{document id: BM25 score} for documents that `wanted` admits: at least `enough` of them, the
+    best, when that many match.
+
+    FTS5 is asked one term at a time. Its bm25() for a single term is idf * f * (k1 + 1) / (f + k1 *
+    norm), so dividing by its idf and solving for f gives each row's weighted term frequency back,
+    and BM25 is computed again with our idf, constants and term weights. Solving needs each row's
+    size, so the rows are first ordered by an estimate (FTS5's saturated frequency times our
+    weight), and scored exactly a batch at a time: the filters may turn many of them away."""
+    store = postings.store
+    totals = store.totals()
+    terms = _terms(query)
+    if totals:
+        # A word in most documents says little (FTS5's own bm25() gives it no weight) and is the
+        # costliest to score: it is left out, unless every word is like that.
+        rare = [term for term in terms if not term.scored or postings.count(term.expression) <= totals[0] * COMMON]
+        terms = rare if any(term.scored for term in rare) else terms
+    listed: list[tuple[_Term, dict[int, float]]] = [(term, rows) for term in terms if (rows := postings.get(term.expression, term.scored))]
+    if not listed:
+        return {}
+    rows_total = totals[0] if totals else max(len(rows) for _, rows in listed)
+    average = totals[1] if totals else 0.0
+    title_hit = _saturated(FIELD_WEIGHTS[0], FTS_K1, 1.0)  # an unscored term's share: one hit in the title
+    weighed: list[tuple[float, float, dict[int, float]]] = []  # (our weight times idf, FTS5's idf or 0 if unscored, rows)
+    for term, rows in listed:
+        ratio = max(rows_total - len(rows) + 0.5, 0.5) / (len(rows) + 0.5)
+        weighed.append((term.weight * math.log(1 + ratio), max(math.log(ratio), 1e-6) if term.scored else 0.0, rows))
+
+    estimate: dict[int, float] = {}
+    for weight, fts_idf, rows in weighed:
+        factor = weight / fts_idf if fts_idf else weight * title_hit
+        if not estimate:
+            estimate = {rowid: factor * score for rowid, score in rows.items()}
+            continue
+        get = estimate.get
+        for rowid, score in rows.items():
+            estimate[rowid] = get(rowid, 0.0) + factor * score
+    for phrase in query.phrases:  # a phrase must appear
+        found = postings.get('"' + phrase.replace('"', '""') + '"') or {}
+        estimate = {rowid: value for rowid, value in estimate.items() if rowid in found}
+    for word in query.excluded_words:
+        for rowid in postings.get(_fts_term(word, False), scored=False) or ():
+            estimate.pop(rowid, None)
+
+    scores: dict[str, float] = {}
+    remaining = estimate
+    while remaining:
+        batch = heapq.nlargest(EXACT_BATCH, remaining, key=remaining.__getitem__)
+        for rowid, (path, size) in store.rows(batch).items():
+            doc = wanted(path)
+            if doc is None:
+                continue
+            if average > 0 and size > 0:
+                fts_norm = 1 - FTS_B + FTS_B * size / average
+                norm = 1 - B + B * size / average
+                score = 0.0
+                for weight, fts_idf, rows in weighed:
+                    found = rows.get(rowid)
+                    if found is None:
+                        continue
+                    if fts_idf:
+                        share = min(found / fts_idf, FTS_K1 + 1 - 1e-9)  # FTS5's f (k1 + 1) / (f + k1 norm)
+                        frequency = FTS_K1 * fts_norm * share / (FTS_K1 + 1 - share)
+                    else:
+                        frequency = FIELD_WEIGHTS[0]
+                    score += weight * _saturated(frequency, K1, norm)
+            else:  # FTS5's record of sizes is unreadable: its own saturation will do
+                score = estimate[rowid]
+            scores[doc.id] = max(score, scores.get(doc.id, 0.0))
+        if len(scores) >= enough or len(remaining) <= len(batch):
+            break
+        taken = set(batch)
+        remaining = {rowid: value for rowid, value in remaining.items() if rowid not in taken}
+    return scores
 
 
 def search(vault, text: str, limit: int = 10, *, fuzzy: bool = True) -> SearchResults:
@@ -228,71 +397,91 @@ def search(vault, text: str, limit: int = 10, *, fuzzy: bool = True) -> SearchRe
     views = _views(vault)
     want_invalid = ("is", "invalid") in query.filters
     pool = views.everything if want_invalid else views.valid
+
+    def admitted(doc: Document) -> bool:
+        return all(_matches(doc, n, v, ctx) for n, v in query.filters) and not any(_matches(doc, n, v, ctx) for n, v in query.excluded)
+
+    def wanted(path: str) -> Document | None:
+        doc = views.by_path.get(path)
+        return doc if doc is not None and doc.id in pool and admitted(doc) else None
+
     scores: dict[str, float] = {}
-    words = [w for w in query.words if w not in STOPWORDS] or query.words
     if query.words or query.phrases:
-        # Documents with every word first (cheap: an intersection), then any word to fill up.
-        matches: list[tuple[str, float, float]] = []
-        if vault.store is not None:
-            every = fts_expression(query, mode="AND")
-            matches = [(path, score, 1.0) for path, score in vault.store.match(every, FIELD_WEIGHTS, 200)] if every else []
-            if len(matches) < max(limit, 20) and len(words) > 1:
-                seen = {path for path, _, _ in matches}
-                any_word = fts_expression(query, mode="OR")
-                matches += [(path, score, 0.7) for path, score in vault.store.match(any_word, FIELD_WEIGHTS, 200) if path not in seen]
-        best = max((score for _, score, _ in matches), default=0.0) or 1.0
-        for path, score, share in matches:
-            doc = views.by_path.get(path)
-            if doc is not None and doc.id in pool:
-                scores[doc.id] = 0.6 * share * (score / best)
-        typed = " ".join(query.words)
-        if fuzzy and query.words and not query.phrases and (len(scores) < limit or len(query.words) == 1):
-            # Typos and half-typed titles that full text cannot match.
-            for _, ratio, doc_id in process.extract(typed, views.titles, scorer=fuzz.partial_ratio, limit=20, score_cutoff=80, processor=None):
-                if doc_id in pool:
-                    scores[doc_id] = scores.get(doc_id, 0.0) + 0.25 * (ratio / 100)
-        joined = " ".join(words)
-        for doc_id in scores:
-            haystack = views.haystacks[doc_id]
-            title = views.titles.get(doc_id, haystack)
-            coverage = sum(1 for w in words if w in haystack) / len(words) if words else 0.0
-            scores[doc_id] += 0.15 * coverage + 0.1 * fuzz.partial_ratio(joined, title) / 100
-            if title == typed.lower():
-                scores[doc_id] += 0.3  # the title typed whole
-            elif title.startswith(typed.lower()):
-                scores[doc_id] += 0.1
+        # More than asked for: a superseded document found further down is placed below its successor.
+        found = _bm25(_postings(vault), query, wanted, max(limit, 30)) if vault.store is not None else {}
+        best = max(found.values(), default=0.0) or 1.0
+        scores = {doc_id: score / best for doc_id, score in found.items()}
+        typed = " ".join(query.words).lower()
+        if len(query.words) <= SHORT and not query.phrases and query.words:
+            _title_as_typed(scores, typed, views, pool, admitted, limit if fuzzy else 0)
     else:
         for doc in pool.values():
-            updated = as_date(doc.meta.get("updated_at")) or dt.date.min
-            scores[doc.id] = updated.toordinal() / 1e6  # filters alone: the most recently updated first
+            if admitted(doc):
+                updated = as_date(doc.meta.get("updated_at")) or dt.date.min
+                scores[doc.id] = updated.toordinal() / 1e6  # filters alone: the most recently updated first
 
     hits: list[Hit] = []
     for doc_id, score in scores.items():
         doc = pool[doc_id]
-        if any(not _matches(doc, n, v, ctx) for n, v in query.filters):
-            continue
-        if any(_matches(doc, n, v, ctx) for n, v in query.excluded):
-            continue
         if query.words or query.phrases:
             score *= STATUS_WEIGHT.get(doc.status, 0.5)
         hits.append(Hit(doc.id, doc.path, doc.title, doc.type, doc.status, score, doc.superseded_by, doc.valid))
-    typed = text.strip().lower()
+    typed_whole = text.strip().lower()
     for hit in hits:
-        if hit.id == typed:  # an id typed whole is the document asked for
+        if hit.id == typed_whole:  # an id typed whole is the document asked for
             hit.score = max(h.score for h in hits) + 1.0
     hits.sort(key=lambda h: (-h.score, h.id))
     return SearchResults(_successors_first(hits)[:limit], text)
 
 
+def _title_as_typed(scores: dict[str, float], typed: str, views: _Views, pool: dict[str, Document],
+                    admitted: Callable[[Document], bool], fuzzy_below: int) -> None:
+    """What a short query adds: titles typed whole or begun, the words in title, id and tags, and,
+    when full text found fewer than `fuzzy_below` documents, titles matched despite typos."""
+    if len(scores) < fuzzy_below:
+        for _, ratio, doc_id in process.extract(typed, views.titles, scorer=fuzz.partial_ratio, limit=20, score_cutoff=80, processor=None):
+            if doc_id in pool and admitted(pool[doc_id]):
+                scores[doc_id] = scores.get(doc_id, 0.0) + 0.25 * (ratio / 100)
+    words = typed.split()
+    for doc_id in scores:
+        haystack = views.haystacks[doc_id]
+        title = views.titles.get(doc_id, haystack)
+        coverage = sum(1 for w in words if w in haystack) / len(words)
+        scores[doc_id] += 0.15 * coverage + 0.1 * fuzz.partial_ratio(typed, title) / 100
+        if title == typed:
+            scores[doc_id] += 0.3  # the title typed whole
+        elif title.startswith(typed):
+            scores[doc_id] += 0.1
+
+
 def _successors_first(hits: list[Hit]) -> list[Hit]:
-    """A superseded document sits just below its successor when both are found."""
-    position = {h.id: i for i, h in enumerate(hits)}
-    ordered = list(hits)
+    """A superseded document sits just below its successor when both are found: below it, because
+    the successor is the current word on the subject, and just below, because a question about the
+    subject may be about what was decided before."""
+    found = {h.id for h in hits}
+    below: dict[str, list[Hit]] = {}  # successor id: the superseded documents placed under it
+    placed_under: dict[str, str] = {}
     for hit in hits:
-        if hit.status == Status.SUPERSEDED and hit.superseded_by:
-            successor = next((s for s in hit.superseded_by if s in position), None)
-            if successor is not None and position[successor] > position[hit.id]:
-                ordered.remove(hit)
-                ordered.insert(ordered.index(next(h for h in ordered if h.id == successor)) + 1, hit)
-                position = {h.id: i for i, h in enumerate(ordered)}
+        if hit.status == Status.SUPERSEDED:
+            successor = next((s for s in hit.superseded_by if s in found and s != hit.id), None)
+            if successor is not None:
+                placed_under[hit.id] = successor
+    for hit in hits:  # in a cycle of supersession, the best found stays where it is
+        seen, at = {hit.id}, placed_under.get(hit.id)
+        while at is not None and at not in seen:
+            seen.add(at)
+            at = placed_under.get(at)
+        if at == hit.id:
+            placed_under.pop(hit.id)
+    for hit in hits:
+        if hit.id in placed_under:
+            below.setdefault(placed_under[hit.id], []).append(hit)
+    ordered: list[Hit] = []
+    for hit in hits:
+        if hit.id not in placed_under:
+            stack = [hit]
+            while stack:  # each one, then the documents it superseded (and theirs), best first
+                placed = stack.pop()
+                ordered.append(placed)
+                stack.extend(reversed(below.get(placed.id, ())))
     return ordered
