@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from types import SimpleNamespace
+
+import pytest
 from vault_builders import FOLDERS, doc_text
 
 from workbench import Vault
-from workbench.core import cache, search
+from workbench.core import cache, search, semantic
 
 
 def ids(hits):
@@ -104,7 +108,7 @@ def test_a_long_document_mentioning_a_word_ranks_below_a_short_one_about_it(buil
     assert ids(Vault.open(builder.root).search("when does vacuum run on the tables", 5))[0] == "mem-note-vacuum"
 
 
-def test_bm25_uses_its_own_saturation_not_fts5s(builder):
+def test_bm25_uses_its_own_saturation_not_fts5s(builder, without_meaning):
     """FTS5's bm25() (k1 = 1.2) is undone to recover each row's term frequency; the score then
     saturates with search.K1: same length, three hits against one."""
     for n, body in enumerate(["zebra aa bb cc", "zebra zebra zebra cc", "dd ee ff gg"]):
@@ -175,3 +179,93 @@ def test_the_store_reports_fts5s_row_sizes_and_totals(builder):
     assert sizes[1] - sizes[0] == 2  # two more body words, everything else alike
     assert average == sum(sizes) / 2
     assert cache._varints(bytes([0x05, 0x82, 0x2C])) == [5, 300]
+
+
+# -- meaning --------------------------------------------------------------------------------------
+
+@pytest.fixture
+def without_meaning(monkeypatch):
+    """Full text alone, whether or not the embedding package is installed."""
+    monkeypatch.setattr(semantic, "model", lambda: None)
+
+
+class _WordTokenizer:
+    """Each known word one token; unknown words none."""
+
+    def __init__(self, vocabulary: list[str]):
+        self.ids = {word: n for n, word in enumerate(vocabulary)}
+
+    def encode_batch(self, texts, add_special_tokens=False):
+        return [SimpleNamespace(ids=[self.ids[w] for w in re.findall(r"\w+", t.lower()) if w in self.ids]) for t in texts]
+
+
+@pytest.fixture
+def tiny_meaning(monkeypatch):
+    """A model of a few words in which "huge" and "large" mean the same and nothing else does."""
+    np = pytest.importorskip("numpy")
+    words = ["huge", "large", "file", "files", "read", "part", "cat", "food", "plants", "office", "notes", "about", "the"]
+    embedding = np.eye(len(words), dtype=np.float32)
+    embedding[words.index("huge")] = embedding[words.index("large")]
+    fake = semantic.Model(embedding, _WordTokenizer(words))
+    monkeypatch.setattr(semantic, "model", lambda: fake)
+    return fake
+
+
+def _vocabulary_mismatch(builder) -> None:
+    _others(builder)
+    _write(builder, "mem-note-offsets", "Offsets", "Load a slice of a large log with an offset.")
+    _write(builder, "mem-note-cats", "Cats", "Cat food for the office cat.")
+    _write(builder, "mem-note-sizes", "Sizes", "Large, medium or small: pick a size.")
+
+
+QUESTION = "skim through a huge thing quickly"  # no word of it in any document; "huge" means "large"
+
+
+def test_a_question_finds_the_document_that_says_it_in_other_words(builder, tiny_meaning):
+    _vocabulary_mismatch(builder)
+    vault = Vault.open(builder.root)
+    assert set(ids(vault.search(QUESTION, 5))[:2]) == {"mem-note-offsets", "mem-note-sizes"}
+    assert search._related(search._meaning(vault), search.parse_query(QUESTION)) == {"large": pytest.approx(search.NEIGHBOUR_WEIGHT)}
+
+
+def test_without_the_model_a_question_is_full_text_alone(builder, without_meaning):
+    _vocabulary_mismatch(builder)
+    assert ids(Vault.open(builder.root).search(QUESTION, 5)) == []
+
+
+def test_a_typed_query_does_not_use_meaning(builder, tiny_meaning, monkeypatch):
+    _vocabulary_mismatch(builder)
+    vault = Vault.open(builder.root)
+    monkeypatch.setattr(search, "_meaning", lambda vault: pytest.fail("meaning asked for a typed query"))
+    assert ids(vault.search("huge thing", 5)) == []
+
+
+def test_meaning_respects_filters_phrases_and_minus_words(builder, tiny_meaning):
+    _vocabulary_mismatch(builder)
+    vault = Vault.open(builder.root)
+    assert ids(vault.search(QUESTION + " -large", 10)) == []
+    assert ids(vault.search(QUESTION + ' "office cat"', 10)) == ["mem-note-cats"]
+    assert ids(vault.search(QUESTION + " type:task", 10)) == []
+
+
+def test_document_vectors_are_kept_across_changes_by_digest(builder, tiny_meaning, monkeypatch):
+    _vocabulary_mismatch(builder)
+    vault = Vault.open(builder.root)
+    first = search._meaning(vault)
+    assert search._meaning(vault) is first  # same records: same index
+    _write(builder, "mem-note-new", "New", "About huge plants.")
+    vault.refresh()
+    encoded: list[str] = []
+    real = tiny_meaning.encode
+    monkeypatch.setattr(tiny_meaning, "encode", lambda texts: encoded.extend(texts) or real(texts))
+    second = search._meaning(vault)
+    assert second is not first and "mem-note-new" in second.ids
+    assert [t for t in encoded if "plants" in t and "huge" in t] and len(encoded) == 1  # only the new one
+
+
+def test_the_packaged_embeddings_load_without_a_download():
+    if semantic.model() is None:
+        pytest.skip("the embedding package is not installed")
+    model = semantic.model()
+    huge, large, cat = model.encode(["a huge file", "a large file", "cat food"])
+    assert float(huge @ large) > 0.6 > float(huge @ cat)

@@ -17,6 +17,12 @@ last word as the beginning of a title, id or tag word, a title typed whole or be
 index finds too little, rapidfuzz's forgiving match of typos and half-typed titles. Then the
 lifecycle: active documents first, and a superseded one just below its successor, which it names.
 Invalid documents appear only when asked for with `is:invalid`.
+
+A longer query is a question, and a question often says in other words what the note says
+("huge" for "large"). When the embedding package is installed (semantic.py), the vault's words
+nearest each question word are asked for too, at a lower weight, and the score blends BM25 with
+the question's cosine with each document; the documents nearest in meaning join the candidates.
+Without it, search is full text alone.
 """
 
 from __future__ import annotations
@@ -32,7 +38,8 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
-from . import display
+from . import display, semantic
+from .cache import fts_fields
 from .model import Document, Status
 from .parse import as_date
 from .similarity import STOPWORDS
@@ -57,6 +64,12 @@ QUESTION_WORDS = STOPWORDS | frozenset(
     now still ever really even again already""".split()
 )
 STALE_DAYS = 90
+# Meaning (semantic.py), for a query longer than SHORT words: a question rather than a title typed.
+MEANING_WEIGHT = 0.4  # the share of the score that is the question's cosine with the document
+MEANING_DEPTH = 50  # documents nearest in meaning that may join those full text found
+NEIGHBOURS = 2  # the vault's words nearest each question word, asked for as well...
+NEIGHBOUR_SIMILARITY = 0.6  # ...when at least this near
+NEIGHBOUR_WEIGHT = 0.3  # ...at this weight (times their cosine) against the word's own 1.0
 
 
 @dataclass
@@ -297,10 +310,12 @@ class _Term:
     scored: bool = True  # False: whether a row matches is all that counts (as one hit in a title)
 
 
-def _terms(query: Query) -> list[_Term]:
+def _terms(query: Query, related: dict[str, float] | None = None) -> list[_Term]:
     """The query's terms for BM25: each content word (weighted by how often the query says it), the
-    last word as the beginning of a title, id or tag word, and each phrase."""
+    last word as the beginning of a title, id or tag word, each phrase, and the `related` words
+    (near a question word in meaning) at their own weights."""
     terms = [_Term(_fts_term(word, False), float(count)) for word, count in Counter(_content(query.words)).items()]
+    terms += [_Term(_fts_term(word, False), weight) for word, weight in (related or {}).items()]
     last = query.words[-1] if query.words else ""
     # The last word as a prefix while a query is being typed; at the end of a longer question it
     # is a whole word (and, if it says nothing, "it"* would only add noise).
@@ -314,7 +329,8 @@ def _saturated(frequency: float, k1: float, norm: float) -> float:
     return frequency * (k1 + 1) / (frequency + k1 * norm)
 
 
-def _bm25(postings: _Postings, query: Query, wanted: Callable[[str], Document | None], enough: int) -> dict[str, float]:
+def _bm25(postings: _Postings, query: Query, wanted: Callable[[str], Document | None], enough: int,
+          related: dict[str, float] | None = None) -> dict[str, float]:
     """{document id: BM25 score} for documents that `wanted` admits: at least `enough` of them, the
     best, when that many match.
 
@@ -325,7 +341,7 @@ def _bm25(postings: _Postings, query: Query, wanted: Callable[[str], Document | 
     weight), and scored exactly a batch at a time: the filters may turn many of them away."""
     store = postings.store
     totals = store.totals()
-    terms = _terms(query)
+    terms = _terms(query, related)
     if totals:
         # A word in most documents says little (FTS5's own bm25() gives it no weight) and is the
         # costliest to score: it is left out, unless every word is like that.
@@ -407,10 +423,14 @@ def search(vault, text: str, limit: int = 10, *, fuzzy: bool = True) -> SearchRe
 
     scores: dict[str, float] = {}
     if query.words or query.phrases:
+        meaning = _meaning(vault) if len(query.words) > SHORT else None
+        related = _related(meaning, query) if meaning is not None else None
         # More than asked for: a superseded document found further down is placed below its successor.
-        found = _bm25(_postings(vault), query, wanted, max(limit, 30)) if vault.store is not None else {}
+        found = _bm25(_postings(vault), query, wanted, max(limit, 30), related) if vault.store is not None else {}
         best = max(found.values(), default=0.0) or 1.0
         scores = {doc_id: score / best for doc_id, score in found.items()}
+        if meaning is not None:
+            _blend_meaning(scores, meaning, query, pool, admitted)
         typed = " ".join(query.words).lower()
         if len(query.words) <= SHORT and not query.phrases and query.words:
             _title_as_typed(scores, typed, views, pool, admitted, limit if fuzzy else 0)
@@ -432,6 +452,65 @@ def search(vault, text: str, limit: int = 10, *, fuzzy: bool = True) -> SearchRe
             hit.score = max(h.score for h in hits) + 1.0
     hits.sort(key=lambda h: (-h.score, h.id))
     return SearchResults(_successors_first(hits)[:limit], text)
+
+
+def _documents(vault) -> list[tuple[str, str, tuple[str, ...]]]:
+    return [(r.document.id, r.document.digest or r.path, fts_fields(r.document)) for r in vault.records]
+
+
+def _meaning(vault) -> semantic.Index | None:
+    return semantic.index(vault, _documents)
+
+
+def _related(meaning: semantic.Index, query: Query) -> dict[str, float]:
+    """The vault's words near the question's in meaning, each at a weight below the words' own;
+    words the question already has, and common ones, are left out."""
+    words = _content(query.words)
+    if words == list(query.words) and all(w in QUESTION_WORDS for w in words):
+        return {}
+    asked = set(words)
+    total = max(len(meaning.ids), 1)
+    related: dict[str, float] = {}
+    for word in dict.fromkeys(words):
+        if len(word) < 3 or word.isdigit():
+            continue
+        for near, similarity in meaning.neighbours(word, NEIGHBOURS, NEIGHBOUR_SIMILARITY):
+            if near in asked or near in QUESTION_WORDS or meaning.frequency.get(near, 0) > total * COMMON:
+                continue
+            related[near] = max(related.get(near, 0.0), NEIGHBOUR_WEIGHT * similarity)
+    return related
+
+
+def _blend_meaning(scores: dict[str, float], meaning: semantic.Index, query: Query,
+                   pool: dict[str, Document], admitted: Callable[[Document], bool]) -> None:
+    """Blend full text (already scaled to its best, 1.0) with the question's cosine with each
+    document, scaled from the vault's median (0) to the best (1); the documents nearest in meaning
+    join the candidates, unless the query requires or rules out words (what full text checks)."""
+    import numpy as np
+
+    text = " ".join(_content(query.words) + query.phrases)
+    similarity = meaning.similarities(text)
+    if not len(similarity):
+        return
+    high, middle = float(similarity.max()), float(np.median(similarity))
+    span = high - middle
+    if span <= 1e-9:
+        return
+
+    def near(doc_id: str) -> float:
+        row = meaning.row.get(doc_id)
+        return max(0.0, (float(similarity[row]) - middle) / span) if row is not None else 0.0
+
+    blended = {doc_id: (1 - MEANING_WEIGHT) * score + MEANING_WEIGHT * near(doc_id) for doc_id, score in scores.items()}
+    if not query.phrases and not query.excluded_words:
+        depth = min(MEANING_DEPTH, len(similarity))
+        best = np.argpartition(-similarity, depth - 1)[:depth]
+        for row in best:
+            doc_id = meaning.ids[int(row)]
+            if doc_id not in blended and doc_id in pool and admitted(pool[doc_id]):
+                blended[doc_id] = MEANING_WEIGHT * near(doc_id)
+    scores.clear()
+    scores.update(blended)
 
 
 def _title_as_typed(scores: dict[str, float], typed: str, views: _Views, pool: dict[str, Document],

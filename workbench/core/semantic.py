@@ -1,0 +1,220 @@
+"""Meaning: what a question means, beyond the words it happens to use.
+
+A question asked weeks later says "huge" where the note says "large", "add-ons" where it says
+"extensions". Full text cannot see that; static word vectors can. WordLlama's token embeddings
+(MIT licence, 32,000 tokens by 256 dimensions, about 16 MB) ship inside its wheel, so nothing is
+downloaded when the vault is searched: a document's vector is the mean of its tokens' vectors, and
+so is a query's. Two things come of it for search:
+
+- the documents nearest a question, by cosine, to blend with BM25 and to bring in documents that
+  share no word with it;
+- for each word of a question, the vault's own words nearest it ("large" for "huge"), to ask the
+  full-text index for at a lower weight.
+
+Only numpy and `tokenizers` are imported (the embedding file is read directly), and only when a
+question needs them. When the `wordllama` package is not installed, `index()` returns None and
+search is full text alone. Vectors are kept in memory by each document's digest, so that a vault
+whose records changed re-encodes only the documents that did.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import struct
+import threading
+from collections import Counter, OrderedDict
+from pathlib import Path
+
+__all__ = ["Model", "Index", "model", "index", "available"]
+
+PACKAGE = "wordllama"
+WEIGHTS = ("weights", "l2_supercat_256.safetensors")
+TOKENIZER = ("tokenizers", "l2_supercat_tokenizer_config.json")
+TENSOR = "embedding.weight"
+WORD = re.compile(r"[a-z][a-z0-9]{2,}")  # the vault's words worth offering as neighbours
+MIN_DF = 2  # a word in one document only is more often a name or a typo than a synonym
+NEIGHBOURS_KEPT = 4096
+BATCH = 256  # texts tokenized at a time
+
+_lock = threading.Lock()
+_model: Model | None = None
+_failed = False
+
+
+def _package_dir() -> Path | None:
+    """Where the embedding package's files are, without importing it (its import is heavy)."""
+    try:
+        spec = importlib.util.find_spec(PACKAGE)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _read_safetensors(path: Path, key: str):
+    """One tensor from a .safetensors file: an 8-byte header length, a JSON header, raw data."""
+    import numpy as np
+
+    raw = path.read_bytes()
+    (length,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + length])
+    meta = header[key]
+    start, end = meta["data_offsets"]
+    dtype = {"F16": np.float16, "F32": np.float32, "BF16": None}[meta["dtype"]]
+    if dtype is None:
+        raise ValueError("bfloat16 embeddings are not supported")
+    data = np.frombuffer(raw, dtype=dtype, count=(end - start) // np.dtype(dtype).itemsize, offset=8 + length + start)
+    return data.reshape(meta["shape"]).astype(np.float32)
+
+
+class Model:
+    """Token embeddings and their tokenizer: text in, unit vectors out."""
+
+    def __init__(self, embedding, tokenizer):
+        self.embedding = embedding
+        self.tokenizer = tokenizer
+        self.dim = embedding.shape[1]
+
+    @classmethod
+    def load(cls, folder: Path) -> Model:
+        from tokenizers import Tokenizer
+
+        embedding = _read_safetensors(folder.joinpath(*WEIGHTS), TENSOR)
+        tokenizer = Tokenizer.from_file(str(folder.joinpath(*TOKENIZER)))
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        return cls(embedding, tokenizer)
+
+    def encode(self, texts: list[str]):
+        """One unit vector per text, the mean of its tokens' vectors (zero for an empty text)."""
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        last = self.embedding.shape[0] - 1
+        for start in range(0, len(texts), BATCH):  # a batch at a time: encodings are large
+            batch = self.tokenizer.encode_batch(texts[start:start + BATCH], add_special_tokens=False)
+            for row, encoded in enumerate(batch, start):
+                ids = np.asarray(encoded.ids, dtype=np.int64)
+                ids = ids[(ids >= 0) & (ids <= last)]
+                if len(ids):
+                    vector = self.embedding[ids].mean(axis=0)
+                    size = float(np.linalg.norm(vector))
+                    if size > 0:
+                        out[row] = vector / size
+        return out
+
+
+def model() -> Model | None:
+    """The shared model, loaded on first use; None when its package (or numpy) is not installed."""
+    global _model, _failed
+    if _model is not None or _failed:
+        return _model
+    with _lock:
+        if _model is None and not _failed:
+            folder = _package_dir()
+            try:
+                if folder is None:
+                    raise FileNotFoundError(PACKAGE)
+                _model = Model.load(folder)
+            except (ImportError, OSError, ValueError, KeyError):
+                _failed = True
+    return _model
+
+
+def available() -> bool:
+    return model() is not None
+
+
+def document_text(fields: tuple[str, ...]) -> str:
+    return " ".join(fields[:4]) + "\n" + fields[4]
+
+
+class Index:
+    """A vault's document vectors and vocabulary, for one generation of its records."""
+
+    def __init__(self, model: Model, generation: int, documents: list[tuple[str, str, tuple[str, ...]]],
+                 kept: dict[str, object] | None = None):
+        """`documents`: (id, digest, full-text fields) for each document; `kept`: vectors by digest
+        from a previous index, reused for documents that have not changed."""
+        import numpy as np
+
+        self.model = model
+        self.generation = generation
+        self.ids = [doc_id for doc_id, _, _ in documents]
+        self.row = {doc_id: i for i, doc_id in enumerate(self.ids)}
+        kept = kept or {}
+        vectors: dict[str, object] = {}
+        todo = [(digest, document_text(fields)) for _, digest, fields in documents if digest not in kept]
+        for (digest, _), vector in zip(todo, model.encode([text for _, text in todo])):
+            vectors[digest] = vector
+        for _, digest, _ in documents:
+            if digest in kept:
+                vectors[digest] = kept[digest]
+        self.by_digest = vectors
+        self.matrix = np.stack([vectors[digest] for _, digest, _ in documents]) if documents else np.zeros((0, model.dim), np.float32)
+        frequency: Counter[str] = Counter()
+        for _, _, fields in documents:
+            frequency.update(set(WORD.findall(" ".join(fields).lower())))
+        self.frequency = frequency
+        self.words = sorted(word for word, count in frequency.items() if count >= MIN_DF)
+        self._word_matrix = None
+        self._neighbours: OrderedDict[str, list[tuple[str, float]]] = OrderedDict()
+
+    def similarities(self, text: str):
+        """Cosine of every document (in `ids` order) with the text."""
+        return self.matrix @ self.model.encode([text])[0]
+
+    def _words(self):
+        if self._word_matrix is None:
+            self._word_matrix = self.model.encode(self.words)
+        return self._word_matrix
+
+    def neighbours(self, word: str, count: int, threshold: float) -> list[tuple[str, float]]:
+        """The vault's words nearest `word` (itself and its own forms left out), best first."""
+        import numpy as np
+
+        key = word
+        if key in self._neighbours:
+            self._neighbours.move_to_end(key)
+            return [(w, s) for w, s in self._neighbours[key] if s >= threshold][:count]
+        found: list[tuple[str, float]] = []
+        if self.words:
+            similarity = self._words() @ self.model.encode([word])[0]
+            wanted = min(len(self.words), count + 60)  # room for the word's own forms, left out
+            best = np.argpartition(-similarity, wanted - 1)[:wanted]
+            for i in best[np.argsort(-similarity[best])]:
+                candidate = self.words[i]
+                if _same_word(candidate, word):
+                    continue
+                found.append((candidate, float(similarity[i])))
+                if len(found) >= count + 4:
+                    break
+        self._neighbours[key] = found
+        if len(self._neighbours) > NEIGHBOURS_KEPT:
+            self._neighbours.popitem(last=False)
+        return [(w, s) for w, s in found if s >= threshold][:count]
+
+
+def _same_word(a: str, b: str) -> bool:
+    """Forms of one word ("vault", "vaults"): no news to a stemmed full-text index."""
+    stem = min(len(a), len(b), 5)
+    return a[:stem] == b[:stem]
+
+
+def index(vault, documents_of) -> Index | None:
+    """The vault's index for its current records, built on first use and kept on the vault;
+    `documents_of(vault)` lists (id, digest, fields). None when the model is not available."""
+    found = model()
+    if found is None:
+        return None
+    current = getattr(vault, "_search_meaning", None)
+    if current is not None and current.generation == vault.generation:
+        return current
+    built = Index(found, vault.generation, documents_of(vault), current.by_digest if current is not None else None)
+    vault._search_meaning = built
+    return built
