@@ -132,7 +132,9 @@ async def test_lifecycle_cancel_writes_nothing(vault_path: Path):
     assert (vault_path / FASTAPI_FILE).read_bytes() == before
 
 
-async def test_change_on_disk_after_preview_is_refused_with_a_notification(vault_path: Path):
+async def test_change_on_disk_after_preview_shows_both_versions_then_redoes(vault_path: Path):
+    from workbench.tui.dialogs.external_change import ExternalChangeDialog
+
     app = WorkbenchApp(vault_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -145,8 +147,19 @@ async def test_change_on_disk_after_preview_is_refused_with_a_notification(vault
         path.write_bytes(edited)
         await pilot.press("y")
         await settle(pilot)
-        assert path.read_bytes() == edited
-        assert any(n.severity == "error" and "changed on disk" in n.message for n in app._notifications)
+        assert path.read_bytes() == edited, "nothing overwritten"
+        dialog = app.screen
+        assert isinstance(dialog, ExternalChangeDialog) and dialog.versions.planned
+        assert "-An agent wrote this meanwhile." in dialog.diff and "+status: deprecated" in dialog.diff
+        assert "Changed on disk" in screen_text(app)
+        await pilot.press("r")  # reload and redo: planned again on the new version, previewed again
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog)
+        assert "+status: deprecated" in app.screen.diff and "-An agent wrote this meanwhile." not in app.screen.diff
+        await pilot.press("y")
+        await settle(pilot)
+    text = path.read_text()
+    assert "status: deprecated" in text and "An agent wrote this meanwhile." in text
 
 
 async def test_task_execution_state(vault_path: Path):
@@ -246,7 +259,8 @@ async def test_keys_dialog_lists_every_binding(vault_path: Path):
 
         text = "\n".join(str(label.render()) for label in app.screen.query(Label))
         for words in ("Lifecycle", "Raw", "Successor", "Back", "Palette", "Leave search", "Undo", "Edit", "Problems",
-                      "Conflicts", "Consolidate", "Deeper", "Link type", "Context pack", "Candidates", "Repair"):
+                      "Conflicts", "Consolidate", "Deeper", "Link type", "Context pack", "Candidates", "Repair", "Repair file",
+                      "Merged text", "Reload and redo"):
             assert words in text
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
@@ -258,11 +272,13 @@ async def test_every_binding_has_an_id_and_a_tooltip():
     from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog as Confirm
     from workbench.tui.dialogs.conflicts import ConflictsDialog
     from workbench.tui.dialogs.consolidate import ConsolidateDialog
+    from workbench.tui.dialogs.external_change import ExternalChangeDialog
     from workbench.tui.dialogs.new_document import NewDocumentDialog
     from workbench.tui.dialogs.problems import ProblemsDialog
+    from workbench.tui.widgets.document_picker import DocumentPicker
 
     owners = (WorkbenchApp, MainScreen, SearchPane, LinkPane, LifecycleDialog, Confirm, KeysDialog, ProblemsDialog,
-              ConflictsDialog, NewDocumentDialog, ConsolidateDialog)
+              ConflictsDialog, NewDocumentDialog, ConsolidateDialog, ExternalChangeDialog, DocumentPicker)
     listed = {b.id for _, bindings in KEY_GROUPS for b in bindings}
     for owner in owners:
         for binding in owner.BINDINGS:

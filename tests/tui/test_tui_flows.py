@@ -14,6 +14,7 @@ from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog
 from workbench.tui.dialogs.conflicts import ConflictsDialog
 from workbench.tui.dialogs.problems import ProblemsDialog
 from workbench.tui.screens.main import MainScreen
+from workbench.tui.widgets.document_picker import DocumentPicker
 from workbench.tui.widgets.viewer import DocumentViewer
 
 FASTAPI = "mem-decision-api-fastapi"
@@ -179,6 +180,56 @@ async def test_problems_open_and_repair_with_preview(vault_path: Path):
     assert b"created_at:" in path.read_bytes()
 
 
+async def test_problems_repair_only_the_selected_file(vault_path: Path):
+    first, second = vault_path / NOTE_FILE, vault_path / "notes/mem-note-flaky-pdf-snapshot-fonts.md"
+    for path in (first, second):
+        text = path.read_text()
+        assert "\ncreated_at:" in text
+        path.write_text("\n".join(line for line in text.split("\n") if not line.startswith("created_at:")))
+    untouched = second.read_bytes()
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "p")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ProblemsDialog)
+        broken = {p.path for p in dialog.problems}
+        assert {NOTE_FILE, "notes/mem-note-flaky-pdf-snapshot-fonts.md"} <= broken
+        dialog.query_one(OptionList).highlighted = next(i for i, p in enumerate(dialog.problems) if p.path == NOTE_FILE)
+        await pilot.press("f")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog)
+        assert app.screen.summary == "repair 1 document(s)"
+        assert f"+++ b/{NOTE_FILE}" in app.screen.diff and "mem-note-flaky-pdf-snapshot-fonts" not in app.screen.diff
+        assert b"created_at" not in first.read_bytes(), "nothing before confirming"
+        await pilot.press("y")
+        await settle(pilot)
+        assert isinstance(app.screen, ProblemsDialog), "the list comes back after the repair"
+        left = {p.path for p in app.screen.problems}
+        assert NOTE_FILE not in left and "notes/mem-note-flaky-pdf-snapshot-fonts.md" in left
+    assert b"\ncreated_at:" in first.read_bytes()
+    assert second.read_bytes() == untouched
+
+
+async def test_problems_repair_of_a_file_with_nothing_repairable_says_so(vault_path: Path):
+    app = WorkbenchApp(vault_path)
+    record_notifications(app)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "p")
+        await settle(pilot)
+        dialog = app.screen
+        stale = next(i for i, p in enumerate(dialog.problems) if p.path == "contexts/mem-context-local-dev-setup.md")
+        dialog.query_one(OptionList).highlighted = stale
+        before = (vault_path / "contexts/mem-context-local-dev-setup.md").read_bytes()
+        await pilot.press("f")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert any("Nothing to change" in n and "nothing in it can be repaired automatically" in n for n in notes(app))
+    assert (vault_path / "contexts/mem-context-local-dev-setup.md").read_bytes() == before
+
+
 async def test_conflicts_queue_resolves_with_preview(vault_path: Path):
     cents = vault_path / "decisions/mem-decision-money-integer-cents.md"
     app = WorkbenchApp(vault_path)
@@ -245,7 +296,7 @@ async def test_write_gate_creates_a_linked_document(vault_path: Path):
         assert isinstance(dialog, NewDocumentDialog)
         await type_text(pilot, "Refunds go through Stripe credit notes")
         dialog.query_one("#tags", Input).value = "billing, refunds"
-        dialog.query_one("#link-search", Input).focus()
+        dialog.query_one("#link-picker Input", Input).focus()
         await type_text(pilot, "stripe")
         await settle(pilot)
         await pilot.press("enter")  # adds related_to → the best hit
@@ -295,6 +346,65 @@ async def test_write_gate_supersedes_a_decision(vault_path: Path):
     assert "status: superseded" in old
 
 
+async def gate_candidates_for_a_money_decision(pilot):
+    """The write gate on a decision that the vault already holds twice (and an entity it links)."""
+    from textual.widgets import Input, Select, TextArea
+
+    await settle(pilot)
+    await pilot.press("escape", "n")
+    await settle(pilot)
+    dialog = pilot.app.screen
+    dialog.query_one("#type", Select).value = "decision"
+    dialog.query_one("#title", Input).value = "Store money as integer cents, always"
+    dialog.query_one("#tags", Input).value = "money, billing"
+    dialog.query_one("#body", TextArea).text = "All amounts are integer cents; no floats anywhere.\n"
+    dialog.links.append(("related_to", "mem-entity-invoice-model"))
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    return dialog
+
+
+async def test_write_gate_shows_each_candidate_beside_the_draft(vault_path: Path):
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        dialog = await gate_candidates_for_a_money_decision(pilot)
+        assert [c.id for c in dialog.candidates][:2] == ["mem-decision-money-integer-cents", "mem-decision-money-numeric-decimal"]
+        draft_side, candidate_side = dialog.query_one("#draft-side"), dialog.query_one("#candidate-side")
+        assert draft_side.region.y == candidate_side.region.y and draft_side.region.right <= candidate_side.region.x
+        draft = str(dialog.query_one("#draft-text").render())
+        assert "Store money as integer cents, always" in draft and "All amounts are integer cents; no floats anywhere." in draft
+        shown = str(dialog.query_one("#candidate-text").render())
+        assert "Supersede it" in shown and "shares tags billing, money" in shown  # the reasons
+        assert "minor units (cents)" in shown  # the candidate's own text
+        assert candidate_side.border_title == "Candidate 1 of 3"
+        await pilot.press("down")
+        await pilot.pause()
+        shown = str(dialog.query_one("#candidate-text").render())
+        assert candidate_side.border_title == "Candidate 2 of 3" and "NUMERIC(12,2)" in shown
+        await pilot.press("down")
+        await pilot.pause()
+        assert "Merge the draft into it" in str(dialog.query_one("#candidate-text").render())
+        assert not dialog.query_one("#merge").disabled and dialog.query_one("#supersede").disabled
+        await pilot.press("m")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog) and "mem-entity-invoice-model" in app.screen.summary
+
+
+async def test_write_gate_comparison_stacks_on_a_small_terminal(vault_path: Path):
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await gate_candidates_for_a_money_decision(pilot)
+        assert dialog.has_class("-narrow")
+        draft_side, candidate_side = dialog.query_one("#draft-side"), dialog.query_one("#candidate-side")
+        assert candidate_side.region.y >= draft_side.region.bottom
+        assert draft_side.region.height >= 4 and candidate_side.region.height >= 4
+        for button in ("#merge", "#supersede", "#create", "#back"):
+            region = dialog.query_one(button).region
+            assert region.bottom <= 24 and region.right <= 80, button
+        text = screen_text(app)
+        assert "Your draft" in text and "Candidate 1 of 3" in text and "Store money as integer cents" in text
+
+
 async def test_consolidation_folds_notes_into_the_target(vault_path: Path):
     from textual.widgets import SelectionList
 
@@ -311,6 +421,9 @@ async def test_consolidation_folds_notes_into_the_target(vault_path: Path):
         notes = dialog.query_one("#notes", SelectionList)
         assert len(notes.selected) == 4
         notes.deselect("mem-note-flaky-pdf-snapshot-fonts")
+        await pilot.press("ctrl+s")  # the merged text, left as it is
+        await settle(pilot)
+        assert "From [[mem-note-flaky-invoice-counter-year-boundary]]" in dialog.query_one("#merged-body").text
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmPlanDialog)
@@ -325,6 +438,154 @@ async def test_consolidation_folds_notes_into_the_target(vault_path: Path):
     assert "status: archived" not in (vault_path / "notes/mem-note-flaky-pdf-snapshot-fonts.md").read_text()
 
 
+async def test_consolidation_writes_the_merged_text_as_edited(vault_path: Path):
+    from textual.widgets import TextArea
+
+    from workbench.tui.dialogs.consolidate import ConsolidateDialog
+
+    target = vault_path / "contexts/mem-context-test-suite.md"
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "o")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConsolidateDialog)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        editor = dialog.query_one("#merged-body", TextArea)
+        assert dialog.has_class("-merged") and app.focused is editor
+        merged = editor.text
+        assert merged.count("## From [[mem-note-flaky-") == 4
+        assert "4 note(s) folded in" in screen_text(app)
+        editor.move_cursor(editor.document.end)
+        await type_text(pilot, "Pinned TZ=UTC in CI: the date tests stopped flaking.")
+        await pilot.press("escape")  # back to the notes, and forward again: the edit is kept
+        assert not dialog.has_class("-merged")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert editor.text.endswith("Pinned TZ=UTC in CI: the date tests stopped flaking.")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog)
+        assert "+Pinned TZ=UTC in CI: the date tests stopped flaking." in app.screen.diff
+        assert "Pinned" not in target.read_text(), "nothing before confirming"
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.screen.current.document.id == "mem-context-test-suite"
+    text = target.read_text()
+    assert "Pinned TZ=UTC in CI: the date tests stopped flaking." in text
+    assert "derived_from" in text and "From [[mem-note-flaky-pdf-snapshot-fonts]]" in text
+    for note in ("invoice-counter-year-boundary", "pdf-snapshot-fonts", "webhook-signature-clock-skew"):
+        matches = list((vault_path / "notes").glob(f"mem-note-flaky-{note}*.md"))
+        assert matches and "status: archived" in matches[0].read_text(), note
+
+
+async def test_consolidation_refusal_is_said_before_editing(vault_path: Path):
+    from workbench.tui.dialogs.consolidate import ConsolidateDialog
+
+    app = WorkbenchApp(vault_path)
+    record_notifications(app)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "o")
+        await settle(pilot)
+        dialog = app.screen
+        dialog.query_one("#target-picker Input").focus()
+        await type_text(pilot, "billing subgraph")
+        await settle(pilot)
+        await pilot.press("enter")
+        assert dialog.target == "mem-index-billing"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, ConsolidateDialog) and not dialog.has_class("-merged")
+        assert any("Cannot consolidate" in n and "canonical" in n for n in notes(app))
+
+
+async def test_lifecycle_after_an_outside_change_shows_both_versions(vault_path: Path):
+    from workbench.tui.dialogs.external_change import ExternalChangeDialog
+    from workbench.tui.dialogs.lifecycle import LifecycleDialog
+
+    path = vault_path / FASTAPI_FILE
+    app = WorkbenchApp(vault_path)
+    record_notifications(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "fastapi")
+        await pilot.press("l")
+        await settle(pilot)
+        assert isinstance(app.screen, LifecycleDialog)
+        outside = path.read_text().replace("# ", "# Reviewed by an agent. ", 1)
+        path.write_text(outside)
+        await pilot.press("enter")  # deprecated, decided on the version read before
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ExternalChangeDialog) and not dialog.versions.planned
+        assert dialog.versions.path == FASTAPI_FILE
+        assert "+# Reviewed by an agent." in dialog.diff and "the version you read" in dialog.diff
+        text = screen_text(app)
+        assert "Changed on disk" in text and "Reviewed by an agent" in text and "Change the status?" in text
+        await pilot.press("v")  # the two texts, side by side
+        await pilot.pause()
+        assert "Reviewed by an agent." in str(dialog.query_one("#disk-text").render())
+        assert "Reviewed by an agent." not in str(dialog.query_one("#ours-text").render())
+        await pilot.pause()
+        assert dialog.query_one("#disk-side").scroll_y > 0, "both texts open where they part"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert "Reviewed by an agent." in app.screen.current.source, "the viewer shows what is on disk now"
+        assert any("Nothing was written" in n for n in notes(app))
+    assert path.read_text() == outside, "the outside change is kept and nothing else written"
+
+
+async def test_write_gate_merge_into_a_candidate_changed_meanwhile(vault_path: Path):
+    from workbench.tui.dialogs.external_change import ExternalChangeDialog
+
+    target = vault_path / "entities/mem-entity-invoice-model.md"
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await gate_candidates_for_a_money_decision(pilot)
+        outside = target.read_text() + "\nAn agent noted: invoices are immutable once sent.\n"
+        target.write_text(outside)
+        await pilot.press("down", "down", "m")
+        await settle(pilot)
+        assert isinstance(app.screen, ExternalChangeDialog)
+        assert "+An agent noted: invoices are immutable once sent." in app.screen.diff
+        assert target.read_text() == outside
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog)
+        await pilot.press("y")
+        await settle(pilot)
+    text = target.read_text()
+    assert "An agent noted: invoices are immutable once sent." in text and "All amounts are integer cents" in text
+
+
+async def test_consolidation_of_a_note_changed_meanwhile_writes_nothing(vault_path: Path):
+    from workbench.tui.dialogs.external_change import ExternalChangeDialog
+
+    note = vault_path / "notes/mem-note-flaky-pdf-snapshot-fonts.md"
+    target = vault_path / "contexts/mem-context-test-suite.md"
+    before = target.read_bytes()
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "o")
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        outside = note.read_text() + "\nFixed for good by pinning the fonts.\n"
+        note.write_text(outside)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, ExternalChangeDialog)
+        assert app.screen.versions.path == "notes/mem-note-flaky-pdf-snapshot-fonts.md"
+        await pilot.press("escape")
+        await settle(pilot)
+    assert note.read_text() == outside and target.read_bytes() == before
+
+
 async def test_lifecycle_supersede_by_searching_the_successor(vault_path: Path):
     from workbench.tui.dialogs.lifecycle import LifecycleDialog
 
@@ -336,10 +597,10 @@ async def test_lifecycle_supersede_by_searching_the_successor(vault_path: Path):
         await pilot.press("l")
         await settle(pilot)
         assert isinstance(app.screen, LifecycleDialog)
-        app.screen.query_one("#successor-search").focus()
+        app.screen.query_one("#successor Input").focus()
         await type_text(pilot, "postgresql db")
         await settle(pilot)
-        assert app.screen.query_one("#successors", OptionList).highlighted_option.id == "successor:mem-entity-postgresql-db"
+        assert app.screen.query_one("#successor", DocumentPicker).highlighted == "mem-entity-postgresql-db"
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmPlanDialog)

@@ -16,12 +16,14 @@ from .commands import WorkbenchCommands
 from .dialogs.confirm_plan import ConfirmPlanDialog
 from .dialogs.conflicts import ConflictsDialog
 from .dialogs.consolidate import ConsolidateDialog
+from .dialogs.external_change import ExternalChangeDialog
 from .dialogs.keys import KeyGroup, KeysDialog
 from .dialogs.new_document import NewDocumentDialog
 from .dialogs.problems import ProblemsDialog
 from .screens.main import MainScreen
 from .settings import load_settings, save_setting
 from .themes import BUILTIN_THEMES, VARIABLE_DEFAULTS, load_theme_files, theme_folders
+from .widgets.document_picker import DocumentPicker
 from .widgets.link_pane import LinkPane
 from .widgets.search import SearchPane
 
@@ -88,6 +90,8 @@ KEY_GROUPS: list[KeyGroup] = [
     ("New document: the write gate (n)", NewDocumentDialog.BINDINGS),
     ("Consolidation (o)", ConsolidateDialog.BINDINGS),
     ("Change preview", ConfirmPlanDialog.BINDINGS),
+    ("Changed on disk meanwhile", ExternalChangeDialog.BINDINGS),
+    ("Picking a document by search (in dialogs)", DocumentPicker.BINDINGS),
     ("Lists and dialogs", [
         Binding("up,down", "", "Move", tooltip="Move the highlight; disabled entries are skipped"),
         Binding("enter", "", "Choose", tooltip="Open the highlighted document or link; pick a transition"),

@@ -4,19 +4,24 @@ Every writing flow of the workbench (lifecycle, undo, repair, conflicts, the wri
 consolidation) hands the main screen a `Proposal`. The screen runs `plan` in a worker, shows the
 plan's diff, and only on confirmation runs `apply` with exactly that plan, so nothing reaches the
 disk unseen and every change goes through the core's journal (and so can be undone).
+
+A person decides on what they read. A proposal carries the files as they were shown (`read`); a
+plan that starts from anything else (someone changed the file meanwhile) is not shown as if nothing
+happened: `changed_since_read` finds it, and the screen shows both versions first. The core does
+the same at the last moment: `apply` raises `ConflictError` if a file moved after the preview.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ..core.changes import Plan
+from ..core.changes import FileChange, Plan
 from ..core.model import RefusedError
 from ..core.vault import Vault
 
-__all__ = ["Proposal", "apply_exactly", "created_id", "undo_exactly"]
+__all__ = ["Proposal", "apply_exactly", "changed_since_read", "created_id", "undo_exactly"]
 
 
 def apply_exactly(vault: Vault, plan: Plan) -> Plan:
@@ -51,3 +56,13 @@ class Proposal:
     apply: Callable[[Vault, Plan], Plan] = apply_exactly
     open_after: Callable[[Plan], str | None] | None = None
     then: Callable[[], object] | None = None
+    read: Mapping[str, bytes] = field(default_factory=dict)
+    """The files the person decided on, as they were shown (path → bytes)."""
+
+
+def changed_since_read(plan: Plan, read: Mapping[str, bytes]) -> FileChange | None:
+    """The first change of `plan` that starts from another version of its file than the one read."""
+    for change in plan.changes:
+        if change.path in read and change.before is not None and change.before != read[change.path]:
+            return change
+    return None

@@ -25,6 +25,8 @@ class DocumentView:
     neighbours: Neighbourhood = field(default_factory=Neighbourhood)
     successors: dict[str, str] = field(default_factory=dict)
     """Each id in `superseded_by` with its title ("" when the successor is missing)."""
+    raw: bytes = b""
+    """The file's bytes as read: a change decided on this view expects to find them on disk."""
 
 
 def read_view(vault: Vault, graph: nx.MultiDiGraph, doc_id: str, depth: int = 1, link_type: str | None = None) -> DocumentView:
@@ -40,6 +42,7 @@ def read_view(vault: Vault, graph: nx.MultiDiGraph, doc_id: str, depth: int = 1,
     return DocumentView(
         document=doc,
         source=raw.decode("utf-8", "replace"),
+        raw=raw,
         problems=vault.problems_for(doc.id),
         neighbours=neighbourhood(graph, doc.id, depth, link_type),
         successors={succ: title(succ) for succ in doc.superseded_by},

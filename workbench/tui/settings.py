@@ -10,7 +10,7 @@ import json
 import os
 from pathlib import Path
 
-__all__ = ["settings_path", "load_settings", "save_setting"]
+__all__ = ["load_settings", "save_setting", "settings_path"]
 
 
 def settings_path() -> Path:

@@ -37,17 +37,14 @@ def diff_content(diff: str) -> Content:
 class ConfirmPlanDialog(ModalScreen[bool]):
     """`y` (or Apply) writes the change; `n`, `escape` or Cancel drops it."""
 
+    DEFAULT_CLASSES = "wb-dialog"
+
     DEFAULT_CSS = """
     ConfirmPlanDialog {
-        align: center middle;
         & > #dialog {
             width: 100;
-            max-width: 100%;
             height: auto;
             max-height: 100%;
-            border: thick $primary 60%;
-            background: $surface;
-            padding: 0 1;
         }
         & #summary { text-style: bold; padding: 0 0 1 0; }
         & #diff-scroll { height: auto; max-height: 60vh; border: round $border-blurred; }

@@ -67,16 +67,13 @@ def conflict_prompt(conflict: Conflict) -> Content:
 class ConflictsDialog(ModalScreen[Resolution | str | None]):
     """Returns the chosen `Resolution`, a document id to open, or None."""
 
+    DEFAULT_CLASSES = "wb-dialog"
+
     DEFAULT_CSS = """
     ConflictsDialog {
-        align: center middle;
         & > #dialog {
             width: 130;
-            max-width: 100%;
             height: 90%;
-            border: thick $primary 60%;
-            background: $surface;
-            padding: 0 1;
         }
         & #conflict-list { width: 2fr; max-width: 48; height: 1fr; border: round $border-blurred; }
         & #conflict-list:focus { border: round $border; }

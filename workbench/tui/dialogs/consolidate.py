@@ -1,14 +1,16 @@
 """Consolidation (`o`): fold a group of related notes into their canonical document.
 
 The core finds the groups (3+ notes sharing a tag or linking the same canonical node) and suggests
-where they belong. The person picks a group, keeps or changes the canonical target (by search),
-ticks the notes to fold in, and gets the diff from the main screen before anything is written.
+where they belong. The person picks a group, keeps or changes the canonical target (by search) and
+ticks the notes to fold in. Then the dialog shows the text the target would have (`merged_text`,
+the core's `Vault.merged_body`) in an editor: the person trims and rewrites it, and the main screen
+previews the consolidation with that text as a diff before anything is written.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from textual import on, work
@@ -20,27 +22,41 @@ from textual.screen import ModalScreen
 from textual.widgets import (
     Button,
     Footer,
-    Input,
     Label,
     OptionList,
     SelectionList,
     Static,
+    TextArea,
 )
 from textual.widgets.option_list import Option
 from textual.widgets.selection_list import Selection
-from textual.worker import get_current_worker
 
 from ...core.consolidate import Group
 from ..text import clean
+from ..widgets.document_picker import DocumentPicker
 from ..widgets.search import Searcher
 
-__all__ = ["ConsolidateChoice", "ConsolidateDialog"]
+__all__ = ["ConsolidateChoice", "ConsolidateDialog", "MergedText"]
+
+
+@dataclass(frozen=True)
+class MergedText:
+    """The text consolidation would give the target, and each file's bytes as it was read for it."""
+
+    text: str
+    read: Mapping[str, bytes] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class ConsolidateChoice:
+    """Fold `notes` into `into`; `body` is the merged text as the person edited it (None when they
+    left it as it was, so a redo on newer files merges afresh)."""
+
     into: str
     notes: tuple[str, ...]
+    body: str | None = None
+    read: Mapping[str, bytes] = field(default_factory=dict)
+    """The files as they were when the merged text was made (path → bytes)."""
 
 
 def group_prompt(group: Group) -> Content:
@@ -49,58 +65,80 @@ def group_prompt(group: Group) -> Content:
 
 
 class ConsolidateDialog(ModalScreen[ConsolidateChoice | None]):
-    """Returns the target and the notes to fold into it, or None."""
+    """Two steps: the group, target and notes; then the merged text (`ctrl+s` moves on). Returns
+    the target, the notes and the edited text, or None."""
+
+    DEFAULT_CLASSES = "wb-dialog"
 
     DEFAULT_CSS = """
     ConsolidateDialog {
-        align: center middle;
         & > #dialog {
             width: 110;
-            max-width: 100%;
             height: 95%;
-            border: thick $primary 60%;
-            background: $surface;
-            padding: 0 1;
         }
         & Label { color: $text-muted; padding: 1 0 0 0; }
         & #groups { height: auto; max-height: 6; border: round $border-blurred; }
         & #target { text-style: bold; }
-        & #target-hits { height: auto; max-height: 5; border: round $border-blurred; }
-        & #target-hits.-empty { display: none; }
+        & #target-picker > OptionList { max-height: 5; }
         & #notes { height: 1fr; border: round $border-blurred; }
         & OptionList:focus, & SelectionList:focus { border: round $border; }
-        & #buttons { height: auto; align-horizontal: right; }
+        & .buttons { height: auto; align-horizontal: right; }
         & Button { margin: 0 0 0 2; }
+        & #merged { display: none; }
+        & #merged-summary { padding: 1 0 0 0; }
+        & #merged-body { height: 1fr; }
+        &.-merged {
+            & #choose { display: none; }
+            & #merged { display: block; }
+        }
     }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "preview", "Preview", id="consolidate.preview", tooltip="Show the consolidation as a diff before writing it"),
-        Binding("escape", "cancel", "Cancel", id="consolidate.cancel", tooltip="Close without changing anything"),
+        Binding("ctrl+s", "merged", "Merged text", id="consolidate.merged", tooltip="Show the text the target would have, to edit it"),
+        Binding("ctrl+s", "preview", "Preview", id="consolidate.preview", tooltip="Show the consolidation, with the text as edited, as a diff before writing it"),
+        Binding("escape", "back", "Back / cancel", id="consolidate.cancel", tooltip="From the merged text, back to the notes; from the notes, close without changing anything"),
     ]
 
-    def __init__(self, groups: Sequence[Group], titles: Mapping[str, str], searcher: Searcher) -> None:
+    def __init__(
+        self,
+        groups: Sequence[Group],
+        titles: Mapping[str, str],
+        searcher: Searcher,
+        merged_text: Callable[[str, Sequence[str]], MergedText] | None = None,
+    ) -> None:
         super().__init__()
         self.groups = list(groups)
         self.titles = titles
         self.searcher = searcher
+        self.merged_text = merged_text
+        """The target's text after folding the notes in (refuses what cannot be consolidated)."""
         self.target: str | None = None
+        self.merged: MergedText | None = None
+        """The merged text as it was offered (what the editor started from)."""
+        self._merged_for: tuple[str, tuple[str, ...]] | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
             dialog.border_title = f"Consolidation · {len(self.groups)} group(s)"
-            if not self.groups:
-                yield Static(Content.styled("No group of 3 or more related notes: nothing to consolidate.", "$text-success"))
-            yield OptionList(*[Option(group_prompt(g), id=str(i)) for i, g in enumerate(self.groups)], id="groups")
-            yield Label("Canonical target (search to change it)")
-            yield Static(id="target")
-            yield Input(id="target-search", placeholder="search another target…", compact=True)
-            yield OptionList(id="target-hits", classes="-empty")
-            yield Label("Notes to fold in (space toggles); they are archived after")
-            yield SelectionList[str](id="notes")
-            with Horizontal(id="buttons"):
-                yield Button("Preview  ctrl+s", id="preview", variant="primary", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+            with Vertical(id="choose"):
+                if not self.groups:
+                    yield Static(Content.styled("No group of 3 or more related notes: nothing to consolidate.", "$text-success"))
+                yield OptionList(*[Option(group_prompt(g), id=str(i)) for i, g in enumerate(self.groups)], id="groups")
+                yield Label("Canonical target (search to change it)")
+                yield Static(id="target")
+                yield DocumentPicker(self.searcher, limit=6, placeholder="search another target…", id="target-picker")
+                yield Label("Notes to fold in (space toggles); they are archived after")
+                yield SelectionList[str](id="notes")
+                with Horizontal(classes="buttons"):
+                    yield Button("Merged text  ctrl+s", id="next", variant="primary", compact=True)
+                    yield Button("Cancel", id="cancel", compact=True)
+            with Vertical(id="merged"):
+                yield Static(id="merged-summary")
+                yield TextArea(id="merged-body", language="markdown", soft_wrap=True)
+                with Horizontal(classes="buttons"):
+                    yield Button("Preview  ctrl+s", id="preview", variant="primary", compact=True)
+                    yield Button("Back", id="back", compact=True)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -134,59 +172,84 @@ class ConsolidateDialog(ModalScreen[ConsolidateChoice | None]):
         shown = Content.assemble(clean(self.titles.get(target, target)), (f"  {clean(target)}", "$text-muted")) if target else Content.styled("none: search for one", "$text-warning")
         self.query_one("#target", Static).update(shown)
 
-    @on(Input.Changed, "#target-search")
-    def _target_query(self, event: Input.Changed) -> None:
+    @on(DocumentPicker.Picked, "#target-picker")
+    def _target_picked(self, event: DocumentPicker.Picked) -> None:
         event.stop()
-        self._search(event.value)
-
-    @work(thread=True, exclusive=True, group="consolidate-search")
-    def _search(self, query: str) -> None:
-        hits = self.searcher(query, 6) if query.strip() else []
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show_hits, hits)
-
-    def _show_hits(self, hits: list) -> None:
-        listing = self.query_one("#target-hits", OptionList)
-        listing.set_class(not hits, "-empty")
-        listing.set_options(Option(Content.assemble(clean(h.title), (f"  {h.type} · {clean(h.id)}", "$text-muted")), id=h.id) for h in hits)
-        if hits:
-            listing.highlighted = 0
-
-    @on(Input.Submitted, "#target-search")
-    def _target_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        option = self.query_one("#target-hits", OptionList).highlighted_option
-        if option is not None and option.id:
-            self._pick(option.id)
-
-    @on(OptionList.OptionSelected, "#target-hits")
-    def _target_picked(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        if event.option.id:
-            self._pick(event.option.id)
-
-    def _pick(self, target: str) -> None:
-        self._set_target(target)
-        self.query_one("#target-search", Input).value = ""
-        hits = self.query_one("#target-hits", OptionList)
-        hits.clear_options()
-        hits.add_class("-empty")
+        self._set_target(event.doc_id)
+        event.picker.clear()
         self.query_one("#notes").focus()
 
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if event.button.id == "preview":
-            self.action_preview()
-        else:
-            self.action_cancel()
+    # -- step two: the merged text -------------------------------------------------------------
 
-    def action_preview(self) -> None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`ctrl+s` moves on: from the notes to the merged text, from the text to the preview."""
+        if action == "merged":
+            return not self.has_class("-merged")
+        if action == "preview":
+            return self.has_class("-merged")
+        return True
+
+    def action_merged(self) -> None:
         notes = tuple(self.query_one("#notes", SelectionList).selected)
         if self.target is None or not notes:
             self.notify("Pick a target and at least one note", severity="warning")
             return
-        self.dismiss(ConsolidateChoice(self.target, notes))
+        if self.merged_text is None:  # nothing to edit with: straight to the preview
+            self.dismiss(ConsolidateChoice(self.target, notes))
+            return
+        if self._merged_for == (self.target, notes) and self.merged is not None:
+            self._show_merged()  # back and forth keeps the person's edits
+            return
+        self._merge(self.target, notes)
+
+    @work(thread=True, exclusive=True, group="consolidate-merge")
+    def _merge(self, target: str, notes: tuple[str, ...]) -> None:
+        assert self.merged_text is not None
+        try:
+            merged = self.merged_text(target, notes)
+        except Exception as exc:  # noqa: BLE001 - a refusal is said before any editing, not raised
+            self.app.call_from_thread(self.notify, str(exc), title="Cannot consolidate", severity="error", markup=False)
+            return
+        self.app.call_from_thread(self._merged_ready, target, notes, merged)
+
+    def _merged_ready(self, target: str, notes: tuple[str, ...], merged: MergedText) -> None:
+        self.merged, self._merged_for = merged, (target, notes)
+        self.query_one("#merged-body", TextArea).load_text(merged.text)
+        self._show_merged()
+
+    def _show_merged(self) -> None:
+        assert self._merged_for is not None
+        target, notes = self._merged_for
+        self.query_one("#merged-summary", Static).update(Content.assemble(
+            ("Into ", "$text-muted"), (clean(self.titles.get(target, target)), "bold"), (f"  {clean(target)}", "$text-muted"),
+            (f" · {len(notes)} note(s) folded in, then archived", "$text-muted"),
+            ("\nThe text it will have: edit it freely. ctrl+s previews the diff; escape goes back.", "$text-muted"),
+        ))
+        self.add_class("-merged")
+        self.refresh_bindings()
+        self.query_one("#merged-body", TextArea).focus()
+
+    def action_preview(self) -> None:
+        if self.merged is None or self._merged_for is None:
+            return
+        target, notes = self._merged_for
+        text = self.query_one("#merged-body", TextArea).text
+        body = None if text == self.merged.text else text
+        self.dismiss(ConsolidateChoice(target, notes, body, self.merged.read))
+
+    def action_back(self) -> None:
+        if self.has_class("-merged"):
+            self.remove_class("-merged")
+            self.refresh_bindings()
+            self.query_one("#notes").focus()
+        else:
+            self.dismiss(None)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        actions = {"next": self.action_merged, "preview": self.action_preview, "back": self.action_back}
+        actions.get(event.button.id or "", self.action_cancel)()
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -24,17 +24,14 @@ KeyGroup = tuple[str, Sequence[Binding]]
 class KeysDialog(ModalScreen[None]):
     """A scrollable table of keys; `escape`, `?` or `q` closes it."""
 
+    DEFAULT_CLASSES = "wb-dialog"
+
     DEFAULT_CSS = """
     KeysDialog {
-        align: center middle;
         & > #dialog {
             width: 96;
-            max-width: 100%;
             height: auto;
             max-height: 100%;
-            border: thick $primary 60%;
-            background: $surface;
-            padding: 0 1;
         }
         & VerticalScroll { height: auto; max-height: 100%; }
         & .group { text-style: bold; color: $text-accent; padding: 1 0 0 0; }

@@ -12,19 +12,19 @@ import textwrap
 from dataclasses import dataclass
 from typing import ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, Label, OptionList, Static
+from textual.widgets import Footer, Label, OptionList, Static
 from textual.widgets.option_list import Option
-from textual.worker import get_current_worker
 
 from ...core.lifecycle import transition_refusal
 from ...core.model import DocType, Document, ExecutionState, Status
-from ..text import clean, status_badge, status_style
+from ..text import clean, status_badge
+from ..widgets.document_picker import DocumentPicker
 from ..widgets.search import Searcher
 
 __all__ = ["LifecycleChoice", "LifecycleDialog", "state_options", "status_options"]
@@ -70,25 +70,20 @@ def state_options(current: str) -> list[Option]:
 class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
     """Pick a new status (or execution state); `escape` cancels."""
 
+    DEFAULT_CLASSES = "wb-dialog"
+
     DEFAULT_CSS = """
     LifecycleDialog {
-        align: center middle;
         & > #dialog {
             width: 76;
-            max-width: 100%;
             height: auto;
             max-height: 100%;
-            border: thick $primary 60%;
-            background: $surface;
-            padding: 0 1;
         }
         & #dialog-title { text-style: bold; }
         & Label.section { color: $text-muted; padding: 1 0 0 0; }
         & OptionList { height: auto; max-height: 14; border: round $border-blurred; }
         & OptionList:focus { border: round $border; }
         & #hint { color: $text-muted; }
-        & #successor-search { background: $boost; }
-        & #successors.-empty { display: none; }
     }
     """
 
@@ -114,8 +109,8 @@ class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
                 yield OptionList(*state_options(state), id="states")
             if self.searcher is not None and doc.status in (Status.ACTIVE, Status.DRAFT, Status.DEPRECATED):
                 yield Label("Supersede: search for the document that replaces it", classes="section")
-                yield Input(placeholder="type to search; enter picks the highlighted, tab moves to the list", id="successor-search", compact=True)
-                yield OptionList(id="successors", classes="-empty")
+                yield DocumentPicker(self.searcher, exclude=[doc.id], id="successor",
+                                     placeholder="type to search; enter picks the highlighted, down moves to the list")
             yield Static("enter choose · tab next list · escape cancel", id="hint")
         yield Footer()
 
@@ -126,35 +121,10 @@ class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
         # Focusing scrolls the list into view; on a short terminal keep the title in sight instead.
         self.call_after_refresh(self.query_one("#dialog").scroll_home, animate=False)
 
-    @on(Input.Changed, "#successor-search")
-    def _successor_query(self, event: Input.Changed) -> None:
+    @on(DocumentPicker.Picked, "#successor")
+    def _successor_picked(self, event: DocumentPicker.Picked) -> None:
         event.stop()
-        self._search(event.value)
-
-    @work(thread=True, exclusive=True, group="successor-search")
-    def _search(self, query: str) -> None:
-        assert self.searcher is not None
-        hits = [h for h in self.searcher(query, 9) if h.id != self.document.id][:8] if query.strip() else []
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show_successors, hits)
-
-    def _show_successors(self, hits: list) -> None:
-        listing = self.query_one("#successors", OptionList)
-        listing.set_class(not hits, "-empty")
-        listing.set_options(
-            Option(Content.assemble(("● ", status_style(h.status)), clean(h.title), (f"  {h.type} · {clean(h.id)}", "$text-muted")),
-                   id=f"successor:{h.id}")
-            for h in hits
-        )
-        if hits:
-            listing.highlighted = 0
-
-    @on(Input.Submitted, "#successor-search")
-    def _successor_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        option = self.query_one("#successors", OptionList).highlighted_option
-        if option is not None and option.id:
-            self.dismiss(LifecycleChoice("successor", option.id.partition(":")[2]))
+        self.dismiss(LifecycleChoice("successor", event.doc_id))
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:

@@ -1,16 +1,19 @@
 """The write gate wizard (`n`): describe new knowledge, see where it may already belong, choose.
 
 Step one is the draft: type, title, tags, links (each target picked by search) and the body in a
-TextArea. Step two asks the core's gate (`Vault.gate`) for the 1-3 canonical candidates and shows
-them with their reasons; the person merges into one, supersedes one (a decision is never
-duplicated), or creates a new document. The dialog returns that choice; the main screen previews
-the diff and writes nothing unless confirmed.
+TextArea. Step two asks the core's gate (`Vault.gate`) for the 1-3 canonical candidates, ranked,
+and shows the highlighted one side by side with the draft (its text under its reasons, read with
+`read_document`), so the person compares before choosing: merge into it, supersede it (a decision
+is never duplicated), create a new document, or go back. Below 100 columns the two panes stack.
+The dialog returns that choice; the main screen previews the diff and writes nothing unless
+confirmed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import contextlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from textual import on, work
@@ -18,6 +21,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.highlight import highlight
 from textual.screen import ModalScreen
 from textual.widgets import (
     Button,
@@ -30,14 +34,14 @@ from textual.widgets import (
     TextArea,
 )
 from textual.widgets.option_list import Option
-from textual.worker import get_current_worker
 
 from ...core.gate import Candidate, Draft
-from ...core.model import DocType, LinkType
-from ..text import clean, status_style
+from ...core.model import DocType, Document, LinkType
+from ..text import clean, status_badge, status_style, value_text
+from ..widgets.document_picker import DocumentPicker
 from ..widgets.search import Searcher
 
-__all__ = ["GateChoice", "NewDocumentDialog", "candidate_prompt"]
+__all__ = ["GateChoice", "NewDocumentDialog", "candidate_prompt", "candidate_text", "draft_text"]
 
 LINK_TYPES = [str(t) for t in LinkType if t != LinkType.SUPERSEDES]
 
@@ -49,50 +53,94 @@ class GateChoice:
     action: str
     draft: Draft
     target: str | None = None
+    read: Mapping[str, bytes] = field(default_factory=dict)
+    """The target's file as it was shown beside the draft (path → bytes)."""
 
 
-def candidate_prompt(candidate: Candidate) -> Content:
-    reasons = [Content.styled(f"    · {clean(reason)}", "$text-muted") for reason in candidate.reasons]
-    head = Content.assemble(
-        (clean(candidate.title), "bold"), "  ",
+ReadDocument = Callable[[str], tuple[Document, bytes]]
+"""A document by id, parsed and as the bytes of its file (`Vault.get` and `Vault.source`)."""
+
+
+def candidate_prompt(rank: int, candidate: Candidate) -> Content:
+    """One line of the ranked list: rank, title, type and status, and what the gate suggests."""
+    return Content.assemble(
+        (f"{rank}  ", "$text-muted"), (clean(candidate.title), "bold"), "  ",
         (f"{candidate.type} · ", "$text-muted"), (clean(candidate.status), status_style(candidate.status)),
-        (f"  score {candidate.score:.2f}", "$text-muted"), "\n",
-        (f"  {clean(candidate.id)}  →  {candidate.action}", "$text-accent"),
+        (f"  → {candidate.action} · {candidate.score:.2f}", "$text-accent"),
     )
-    return Content("\n").join([head, *reasons])
+
+
+def _document_text(title: str, kind: Content, tags: list[str], links: list[tuple[str, str]], body: str) -> Content:
+    lines = [Content.styled(clean(title) or "(no title)", "bold"), kind]
+    if tags:
+        lines.append(Content.assemble(("tags ", "$text-muted"), clean(", ".join(tags))))
+    lines.extend(Content.assemble((clean(kind_), f"$link-{kind_}" if kind_ in set(LinkType) else "$text-warning"), " → ", clean(target))
+                 for kind_, target in links)
+    text = Content("\n").join(lines)
+    if body.strip():
+        text = Content.assemble(text, "\n\n", highlight(clean(body.strip("\n")), language="markdown"))
+    return text
+
+
+def draft_text(draft: Draft) -> Content:
+    """The draft as the person wrote it, laid out like a candidate so the two read side by side."""
+    return _document_text(draft.title, Content.assemble((f"{draft.type} · ", "$text-muted"), ("new", "$text-success")),
+                          draft.tags, draft.links, draft.body)
+
+
+def candidate_text(candidate: Candidate, document: Document | None) -> Content:
+    """Why the gate offers the candidate, then its text (or just the reasons if it cannot be read)."""
+    verb = "Merge the draft into it" if candidate.action == "merge" else "Supersede it: a decision is never duplicated"
+    why = [Content.styled(f"· {clean(reason)}", "$text-muted") for reason in candidate.reasons]
+    head = Content("\n").join([Content.styled(f"{verb} (score {candidate.score:.2f})", "$text-accent"), *why])
+    if document is None:
+        return Content.assemble(head, "\n\n", Content.styled(f"{clean(candidate.id)} could not be read", "$text-error"))
+    links = [(str(l.get("type")), value_text(l.get("target"))) for l in document.meta.get("links") or [] if isinstance(l, dict)]
+    kind = Content.assemble((f"{document.type} · ", "$text-muted"), status_badge(document.status), (f"  {clean(document.id)}", "$text-muted"))
+    return Content.assemble(head, "\n\n", _document_text(document.title, kind, list(document.tags), links, document.body))
 
 
 class NewDocumentDialog(ModalScreen[GateChoice | None]):
-    """Two steps in one dialog: the draft, then the candidates (`ctrl+s` moves on)."""
+    """Two steps in one dialog: the draft, then the candidates beside it (`ctrl+s` moves on)."""
+
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
+
+    DEFAULT_CLASSES = "wb-dialog"
 
     DEFAULT_CSS = """
     NewDocumentDialog {
-        align: center middle;
         & > #dialog {
             width: 110;
-            max-width: 100%;
             height: 95%;
-            border: thick $primary 60%;
-            background: $surface;
-            padding: 0 1;
         }
         & Label { color: $text-muted; padding: 1 0 0 0; }
         & Input, & Select { background: $boost; }
         & #link-row { height: auto; }
         & #link-type { width: 24; }
-        & #link-search { width: 1fr; }
-        & #link-hits { height: auto; max-height: 6; border: round $border-blurred; }
-        & #link-hits.-empty { display: none; }
+        & #link-picker { width: 1fr; }
+        & #link-picker > OptionList { max-height: 6; }
         & #links-chosen { color: $text; }
         & TextArea { height: 10; }
         & .buttons { height: auto; align-horizontal: right; padding: 1 0 0 0; }
         & Button { margin: 0 0 0 2; }
         & #candidates { display: none; }
-        & #candidate-list { height: 1fr; border: round $border-blurred; }
-        & #candidate-list:focus { border: round $border; }
+        & #candidate-list { height: auto; max-height: 5; border: round $border-blurred; border-title-color: $text-muted; }
+        & #compare { height: 1fr; }
+        & .side {
+            width: 1fr;
+            height: 1fr;
+            border: round $border-blurred;
+            border-title-color: $text-muted;
+            padding: 0 1;
+        }
+        & #candidate-list:focus, & .side:focus { border: round $border; }
         &.-candidates {
             & #form { display: none; }
             & #candidates { display: block; }
+        }
+        &.-narrow {
+            & #compare { layout: vertical; }
+            & #candidates .buttons { padding: 0; }
         }
     }
     """
@@ -105,13 +153,17 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
         Binding("escape", "back", "Back / cancel", id="gate.cancel", tooltip="From the candidates, back to the draft; from the draft, cancel"),
     ]
 
-    def __init__(self, searcher: Searcher, gate: Callable[[Draft], list[Candidate]]) -> None:
+    def __init__(self, searcher: Searcher, gate: Callable[[Draft], list[Candidate]], read_document: ReadDocument | None = None) -> None:
         super().__init__()
         self.searcher = searcher
         self.gate = gate
+        self.read_document = read_document
+        """Reads each candidate to show it beside the draft; None shows only the reasons."""
         self.links: list[tuple[str, str]] = []
         self.draft: Draft | None = None
         self.candidates: list[Candidate] = []
+        self.texts: dict[str, tuple[Document, bytes]] = {}
+        """Each candidate as it was read for showing, by id."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
@@ -127,8 +179,7 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
                 yield Static(Content.styled("none yet", "$text-muted"), id="links-chosen")
                 with Horizontal(id="link-row"):
                     yield Select([(t, t) for t in LINK_TYPES], value="related_to", allow_blank=False, id="link-type", compact=True)
-                    yield Input(id="link-search", placeholder="search for the target…", compact=True)
-                yield OptionList(id="link-hits", classes="-empty")
+                    yield DocumentPicker(self.searcher, placeholder="search for the target…", id="link-picker")
                 yield Label("Body")
                 yield TextArea(id="body", language="markdown", soft_wrap=True)
                 with Horizontal(classes="buttons"):
@@ -138,6 +189,12 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
             with Vertical(id="candidates"):
                 yield Static(id="draft-summary")
                 yield OptionList(id="candidate-list")
+                with Horizontal(id="compare"):
+                    with VerticalScroll(id="draft-side", classes="side") as draft_side:
+                        draft_side.border_title = "Your draft"
+                        yield Static(id="draft-text")
+                    with VerticalScroll(id="candidate-side", classes="side"):
+                        yield Static(id="candidate-text")
                 with Horizontal(classes="buttons"):
                     yield Button("Merge into it  m", id="merge", variant="primary", compact=True)
                     yield Button("Supersede it  s", id="supersede", variant="warning", compact=True)
@@ -150,45 +207,18 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
 
     # -- links: pick targets by search -------------------------------------------------------
 
-    @on(Input.Changed, "#link-search")
-    def _link_query(self, event: Input.Changed) -> None:
+    @on(DocumentPicker.Picked, "#link-picker")
+    def _link_picked(self, event: DocumentPicker.Picked) -> None:
         event.stop()
-        self._search_targets(event.value)
-
-    @work(thread=True, exclusive=True, group="gate-search")
-    def _search_targets(self, query: str) -> None:
-        hits = self.searcher(query, 8) if query.strip() else []
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show_targets, hits)
-
-    def _show_targets(self, hits: list) -> None:
-        listing = self.query_one("#link-hits", OptionList)
-        listing.set_class(not hits, "-empty")
-        listing.set_options(Option(Content.assemble(clean(h.title), (f"  {h.type} · {clean(h.id)}", "$text-muted")), id=h.id) for h in hits)
-        if hits:
-            listing.highlighted = 0
-
-    @on(Input.Submitted, "#link-search")
-    def _link_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        option = self.query_one("#link-hits", OptionList).highlighted_option
-        if option is not None and option.id:
-            self._add_link(option.id)
-
-    @on(OptionList.OptionSelected, "#link-hits")
-    def _link_picked(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        if event.option.id:
-            self._add_link(event.option.id)
+        self._add_link(event.doc_id)
+        event.picker.clear()
+        event.picker.focus_input()
 
     def _add_link(self, target: str) -> None:
         link = (str(self.query_one("#link-type", Select).value), target)
         if link not in self.links:
             self.links.append(link)
         self._show_links()
-        search = self.query_one("#link-search", Input)
-        search.value = ""
-        search.focus()
 
     def _show_links(self) -> None:
         lines = [Content.assemble((kind, f"bold $link-{kind}"), " → ", clean(target)) for kind, target in self.links]
@@ -222,23 +252,44 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
         except Exception as exc:  # noqa: BLE001 - a refusal is said, not raised
             self.app.call_from_thread(self.notify, str(exc), title="The gate refused the draft", severity="error", markup=False)
             return
-        self.app.call_from_thread(self._show_candidates, draft, candidates)
+        texts: dict[str, tuple[Document, bytes]] = {}
+        for candidate in candidates if self.read_document is not None else []:
+            with contextlib.suppress(Exception):  # gone meanwhile: its reasons are still shown
+                texts[candidate.id] = self.read_document(candidate.id)
+        self.app.call_from_thread(self._show_candidates, draft, candidates, texts)
 
-    def _show_candidates(self, draft: Draft, candidates: list[Candidate]) -> None:
-        self.candidates = candidates
+    def _show_candidates(self, draft: Draft, candidates: list[Candidate], texts: dict[str, tuple[Document, bytes]]) -> None:
+        self.candidates, self.texts = candidates, texts
         self.add_class("-candidates")
         self.refresh_bindings()
         self.query_one("#draft-summary", Static).update(Content.assemble(
             ("New ", "$text-muted"), (draft.type, "bold"), ": ", (clean(draft.title), "bold"),
-            ("\nWhere it may already belong, best first. A decision is never duplicated: supersede it instead.", "$text-muted"),
         ))
+        self.query_one("#draft-text", Static).update(draft_text(draft))
         listing = self.query_one("#candidate-list", OptionList)
+        listing.border_title = "Where it may already belong, best first"
         if candidates:
-            listing.set_options(Option(candidate_prompt(c), id=c.id) for c in candidates)
+            listing.set_options(Option(candidate_prompt(rank, c), id=c.id) for rank, c in enumerate(candidates, 1))
             listing.highlighted = 0
         else:
             listing.set_options([Option(Content.styled("No canonical candidate: create it.", "$text-success"), disabled=True)])
         listing.focus()
+        self._show_selected()
+
+    def _show_selected(self) -> None:
+        """The highlighted candidate beside the draft, and the buttons that fit it."""
+        selected = self.selected
+        side = self.query_one("#candidate-side", VerticalScroll)
+        text = self.query_one("#candidate-text", Static)
+        if selected is None:
+            side.border_title = "Candidate"
+            text.update(Content.styled("Nothing in the vault looks like this draft: create it (c).", "$text-success"))
+        else:
+            rank = self.candidates.index(selected) + 1
+            side.border_title = f"Candidate {rank} of {len(self.candidates)}"
+            shown = self.texts.get(selected.id)
+            text.update(candidate_text(selected, shown[0] if shown else None))
+            side.scroll_home(animate=False)
         self._update_buttons()
 
     @property
@@ -249,7 +300,7 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
     @on(OptionList.OptionHighlighted, "#candidate-list")
     def _candidate_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
-        self._update_buttons()
+        self._show_selected()
 
     def _update_buttons(self) -> None:
         selected = self.selected
@@ -261,7 +312,7 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
         event.stop()
         selected = self.selected
         if selected is not None and self.draft is not None:
-            self.dismiss(GateChoice(selected.action, self.draft, selected.id))
+            self.dismiss(self._choice(selected.action, selected))
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
@@ -280,7 +331,13 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
         elif button == "create" and self.draft is not None:
             self.dismiss(GateChoice("create", self.draft))
         elif button in ("merge", "supersede") and self.draft is not None and self.selected is not None:
-            self.dismiss(GateChoice(button, self.draft, self.selected.id))
+            self.dismiss(self._choice(button, self.selected))
+
+    def _choice(self, action: str, candidate: Candidate) -> GateChoice:
+        assert self.draft is not None
+        shown = self.texts.get(candidate.id)
+        read = {shown[0].path: shown[1]} if shown else {}
+        return GateChoice(action, self.draft, candidate.id, read)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The choice keys act only on the candidates step (in the draft they are letters)."""
@@ -295,7 +352,7 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
         if action == "create":
             self.dismiss(GateChoice("create", self.draft))
         elif selected is not None and selected.action == action:
-            self.dismiss(GateChoice(action, self.draft, selected.id))
+            self.dismiss(self._choice(action, selected))
         else:
             self.notify(f"The highlighted candidate cannot be {'merged into' if action == 'merge' else 'superseded'}", severity="warning")
 

@@ -1,8 +1,9 @@
 """The problems list (`p`): every problem the checks found, with a way to the file and to repair.
 
 Each row reads `path:line  severity  code  message`, the severity in its colour. `enter` returns the
-document to open; `r` (or the button) asks for the repair, which the main screen previews as a diff
-before writing. The dialog itself never writes.
+document to open; `f` asks for the repair of the highlighted problem's file only, `r` for the repair
+of the whole vault; the main screen previews either as a diff before writing. The dialog itself
+never writes.
 """
 
 from __future__ import annotations
@@ -28,10 +29,11 @@ __all__ = ["ProblemsDialog", "ProblemsResult", "problem_prompt"]
 
 @dataclass(frozen=True)
 class ProblemsResult:
-    """Either a document to open, or the request to repair the vault."""
+    """Either a document to open, or the request to repair the vault (only `path`, when given)."""
 
     doc_id: str | None = None
     repair: bool = False
+    path: str | None = None
 
 
 def problem_prompt(problem: Problem) -> Content:
@@ -49,29 +51,30 @@ def problem_prompt(problem: Problem) -> Content:
 
 
 class ProblemsDialog(ModalScreen[ProblemsResult | None]):
-    """Pick a problem to open its document; `r` previews the repair of everything repairable."""
+    """Pick a problem to open its document; `f` previews the repair of its file, `r` of everything."""
+
+    DEFAULT_CLASSES = "wb-dialog"
+
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
 
     DEFAULT_CSS = """
     ProblemsDialog {
-        align: center middle;
         & > #dialog {
             width: 110;
-            max-width: 100%;
             height: 90%;
-            border: thick $primary 60%;
-            background: $surface;
-            padding: 0 1;
         }
         & OptionList { height: 1fr; border: round $border-blurred; }
         & OptionList:focus { border: round $border; }
         & #buttons { height: auto; align-horizontal: right; }
         & Button { margin: 0 0 0 2; }
-        & #hint { color: $text-muted; width: 1fr; }
+        & #hint { color: $text-muted; width: 1fr; height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
+        &.-narrow #hint { display: none; }  /* the buttons need the room */
     }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("r", "repair", "Repair", id="problems.repair", tooltip="Preview the deterministic repair of the vault as a diff, then write it"),
+        Binding("f", "repair_file", "Repair file", id="problems.repair_file", tooltip="Preview the repair of the highlighted problem's file only as a diff, then write it"),
+        Binding("r", "repair", "Repair all", id="problems.repair", tooltip="Preview the deterministic repair of the vault as a diff, then write it"),
         Binding("escape", "close", "Close", id="problems.close", tooltip="Back to the main screen"),
     ]
 
@@ -91,13 +94,19 @@ class ProblemsDialog(ModalScreen[ProblemsResult | None]):
                 options = [Option(Content.styled("No problems: the vault passes every check.", "$text-success"), disabled=True)]
             yield OptionList(*options, id="problem-list")
             with Horizontal(id="buttons"):
-                yield Static("enter open the file · r repair (with preview) · escape close", id="hint")
-                yield Button("Repair…  r", id="repair", variant="primary", compact=True)
+                yield Static("enter opens the file", id="hint")
+                yield Button("Repair this file  f", id="repair-file", variant="primary", compact=True, disabled=not self.problems)
+                yield Button("Repair all  r", id="repair", compact=True)
                 yield Button("Close", id="close", compact=True)
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
+
+    @property
+    def selected(self) -> Problem | None:
+        index = self.query_one(OptionList).highlighted
+        return self.problems[index] if self.problems and index is not None else None
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:
@@ -114,11 +123,23 @@ class ProblemsDialog(ModalScreen[ProblemsResult | None]):
         event.stop()
         if event.button.id == "repair":
             self.action_repair()
+        elif event.button.id == "repair-file":
+            self.action_repair_file()
         else:
             self.action_close()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "repair_file":
+            return bool(self.problems)
+        return True
+
     def action_repair(self) -> None:
         self.dismiss(ProblemsResult(repair=True))
+
+    def action_repair_file(self) -> None:
+        problem = self.selected
+        if problem is not None:
+            self.dismiss(ProblemsResult(repair=True, path=problem.path))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+from collections.abc import Sequence
 
 from textual import work
 from textual.app import SuspendNotSupported
@@ -17,7 +18,15 @@ from ..proposal import Proposal, created_id, undo_exactly
 from ..reading import read_view
 from ..summary import summarise
 
-__all__ = ["GuidedFlows"]
+__all__ = ["GuidedFlows", "repair_one_plan"]
+
+
+def repair_one_plan(vault, path: str):
+    """The repair of one file (a dry run); when nothing in it can be repaired, the plan says so."""
+    report = vault.repair(dry_run=True, paths=[path])
+    if report.plan.empty:
+        report.plan.summary = f"{path}: nothing in it can be repaired automatically; open it (enter) and edit it (e)"
+    return report.plan
 
 
 class GuidedFlows:
@@ -28,17 +37,18 @@ class GuidedFlows:
         if view is None or self.vault is None:
             return
         doc_id = view.document.id
+        read = {view.document.path: view.raw}  # the version the person decides on
 
         def chosen(choice: LifecycleChoice | None) -> None:
             if choice is None:
                 return
             if choice.field == "execution_state":
                 self.propose(Proposal("Change the execution state?",
-                                      lambda vault: vault.set_execution_state(doc_id, choice.value, dry_run=True)))
+                                      lambda vault: vault.set_execution_state(doc_id, choice.value, dry_run=True), read=read))
             elif choice.field == "successor":
-                self.propose(Proposal("Supersede it?", lambda vault: vault.supersede(doc_id, choice.value, dry_run=True)))
+                self.propose(Proposal("Supersede it?", lambda vault: vault.supersede(doc_id, choice.value, dry_run=True), read=read))
             else:
-                self.propose(Proposal("Change the status?", lambda vault: vault.set_status(doc_id, choice.value, dry_run=True)))
+                self.propose(Proposal("Change the status?", lambda vault: vault.set_status(doc_id, choice.value, dry_run=True), read=read))
 
         searcher = self.vault.search
         self.app.push_screen(LifecycleDialog(view.document, searcher), chosen)
@@ -98,6 +108,9 @@ class GuidedFlows:
                 return
             if result.doc_id is not None:
                 self.open_document(result.doc_id, focus="viewer")
+            elif result.repair and result.path is not None:
+                path = result.path
+                self.propose(Proposal(f"Repair {path}?", lambda vault: repair_one_plan(vault, path), then=self.action_problems))
             elif result.repair:
                 self.propose(Proposal("Repair the vault?", lambda vault: vault.repair(dry_run=True).plan,
                                       then=self.action_problems))
@@ -153,14 +166,21 @@ class GuidedFlows:
             draft, target = choice.draft, choice.target
             if choice.action == "merge" and target:
                 self.propose(Proposal(f"Merge into {target}?", lambda vault: vault.merge_into(target, draft, dry_run=True),
-                                      open_after=lambda plan: target))
+                                      open_after=lambda plan: target, read=choice.read))
             elif choice.action == "supersede" and target:
                 self.propose(Proposal(f"Create it, superseding {target}?",
-                                      lambda vault: vault.create_superseding(target, draft, dry_run=True), open_after=created_id))
+                                      lambda vault: vault.create_superseding(target, draft, dry_run=True), open_after=created_id,
+                                      read=choice.read))
             else:
                 self.propose(Proposal("Create this document?", lambda vault: vault.create(draft, dry_run=True), open_after=created_id))
 
-        self.app.push_screen(NewDocumentDialog(self.vault.search, self.vault.gate), chosen)
+        self.app.push_screen(NewDocumentDialog(self.vault.search, self.vault.gate, self._read_document), chosen)
+
+    def _read_document(self, doc_id: str):
+        """A document and its file's bytes, read together (in a dialog's worker)."""
+        assert self.vault is not None
+        raw = self.vault.source(doc_id)
+        return self.vault.get(doc_id), raw
 
     def action_consolidate(self) -> None:
         if self.vault is None:
@@ -178,7 +198,19 @@ class GuidedFlows:
         except Exception as exc:  # noqa: BLE001
             self._report(exc)
             return
-        self.app.call_from_thread(self._show_groups, ConsolidateDialog(groups, titles, self.vault.search))
+        dialog = ConsolidateDialog(groups, titles, self.vault.search, merged_text=self._merged_text)
+        self.app.call_from_thread(self._show_groups, dialog)
+
+    def _merged_text(self, into: str, notes: Sequence[str]):
+        """Run in the dialog's worker: refuse what cannot be consolidated before anyone edits the
+        text, then read the files (first, so a change made meanwhile is caught later) and merge."""
+        from ..dialogs.consolidate import MergedText
+
+        vault = self.vault
+        assert vault is not None
+        vault.consolidate(into, list(notes), dry_run=True)
+        read = {vault.get(doc_id).path: vault.source(doc_id) for doc_id in (into, *notes)}
+        return MergedText(vault.merged_body(into, list(notes)), read)
 
     def _show_groups(self, dialog) -> None:
         from ..dialogs.consolidate import ConsolidateChoice
@@ -186,8 +218,10 @@ class GuidedFlows:
         def chosen(choice: ConsolidateChoice | None) -> None:
             if choice is None:
                 return
-            into, notes = choice.into, list(choice.notes)
-            self.propose(Proposal(f"Consolidate {len(notes)} notes into {into}?",
-                                  lambda vault: vault.consolidate(into, notes, dry_run=True), open_after=lambda plan: into))
+            into, notes, body = choice.into, list(choice.notes), choice.body
+            edited = " (the text as edited)" if body is not None else ""
+            self.propose(Proposal(f"Consolidate {len(notes)} notes into {into}{edited}?",
+                                  lambda vault: vault.consolidate(into, notes, dry_run=True, body=body),
+                                  open_after=lambda plan: into, read=choice.read))
 
         self.app.push_screen(dialog, chosen)

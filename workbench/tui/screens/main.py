@@ -7,11 +7,14 @@ watch the same messages the screen reacts to. The vault's file watcher runs on i
 only ever posts `DiskChanged`.
 
 Every writing flow arrives here as a `Proposal`: planned in a worker, shown as a diff, written
-only once confirmed.
+only once confirmed. If a file it touches changed on disk since the person read it (or since the
+preview), nothing is written: `ExternalChange` brings both versions to the person, who reloads and
+redoes the change on the new version, or cancels.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import types
 from pathlib import Path
 from typing import ClassVar
@@ -29,11 +32,12 @@ from ...core import conflicts as core_conflicts
 from ...core.changes import Plan
 from ...core.conflicts import Conflict
 from ...core.live import VaultWatcher
-from ...core.model import Document, WorkbenchError
+from ...core.model import ConflictError, Document, WorkbenchError
 from ...core.vault import Vault
 from ..dialogs.confirm_plan import ConfirmPlanDialog
+from ..dialogs.external_change import ExternalChangeDialog, Versions
 from ..history import History
-from ..proposal import Proposal
+from ..proposal import Proposal, changed_since_read
 from ..reading import DocumentView, read_view
 from ..summary import VaultSummary, summarise
 from ..widgets.link_pane import LinkPane
@@ -111,6 +115,15 @@ class MainScreen(GuidedFlows, Screen[None]):
         def __init__(self, plan: Plan, proposal: Proposal) -> None:
             super().__init__()
             self.plan = plan
+            self.proposal = proposal
+
+    class ExternalChange(Message):
+        """A file the proposal would change is not as the person read it (or as the preview
+        showed it): someone changed it on disk. Nothing was written."""
+
+        def __init__(self, versions: Versions, proposal: Proposal) -> None:
+            super().__init__()
+            self.versions = versions
             self.proposal = proposal
 
     class Failed(Message):
@@ -246,14 +259,33 @@ class MainScreen(GuidedFlows, Screen[None]):
         if not get_current_worker().is_cancelled:  # a newer request superseded this one
             self.post_message(self.DocumentRead(view, remember, focus, from_disk))
 
+    def _on_disk(self, path: str) -> bytes | None:
+        """The file's bytes now (None if it is gone)."""
+        assert self.vault is not None
+        try:
+            return (self.vault.root / path).read_bytes()
+        except OSError:
+            return None
+
     @work(thread=True, exclusive=True, group="vault-write")
     def plan_change(self, proposal: Proposal) -> None:
-        """A dry run: the plan comes back to be shown as a diff, nothing is written yet."""
+        """A dry run: the plan comes back to be shown as a diff, nothing is written yet. A plan
+        that starts from another version of a file than the person read is not shown as if
+        nothing happened: both versions come first."""
         assert self.vault is not None
         try:
             plan = proposal.plan(self.vault)
+        except ConflictError as exc:
+            versions = Versions(exc.path, self._on_disk(exc.path), proposal.read.get(exc.path), planned=False)
+            self.post_message(self.ExternalChange(versions, proposal))
+            return
         except Exception as exc:  # noqa: BLE001
             self._report(exc)
+            return
+        moved = changed_since_read(plan, proposal.read)
+        if moved is not None:
+            versions = Versions(moved.path, moved.before, proposal.read[moved.path], planned=False)
+            self.post_message(self.ExternalChange(versions, proposal))
             return
         self.post_message(self.PlanReady(plan, proposal))
 
@@ -265,6 +297,10 @@ class MainScreen(GuidedFlows, Screen[None]):
             written = proposal.apply(self.vault, plan)
             self._written.update({c.path: c.after for c in written.changes if c.after is not None})
             summary = summarise(self.vault, self.vault_path)
+        except ConflictError as exc:
+            ours = next((c.after for c in plan.changes if c.path == exc.path), None)
+            self.post_message(self.ExternalChange(Versions(exc.path, self._on_disk(exc.path), ours, planned=True), proposal))
+            return
         except Exception as exc:  # noqa: BLE001
             self._report(exc, "Nothing was written" if not plan.applied else "Written, but not re-read")
             return
@@ -344,6 +380,23 @@ class MainScreen(GuidedFlows, Screen[None]):
                 self.apply_plan(plan, proposal)
 
         self.app.push_screen(ConfirmPlanDialog(plan.summary, plan.diff(), title=proposal.title), confirmed)
+
+    @on(ExternalChange)
+    def _external_change(self, message: ExternalChange) -> None:
+        versions, proposal = message.versions, message.proposal
+
+        def chosen(redo: bool | None) -> None:
+            if self.current is not None and self.current.document.path == versions.path:
+                self.read_document(self.current.document.id, remember=False)  # what is on disk now
+            if not redo:
+                self.notify(f"Nothing was written; {versions.path} keeps what is on disk", title="Cancelled", markup=False)
+                return
+            read = dict(proposal.read)
+            if versions.on_disk is not None:
+                read[versions.path] = versions.on_disk  # the person has now seen this version
+            self.propose(dataclasses.replace(proposal, read=read))
+
+        self.app.push_screen(ExternalChangeDialog(versions, proposal.title), chosen)
 
     @on(ChangeApplied)
     def _change_applied(self, message: ChangeApplied) -> None:
