@@ -451,11 +451,11 @@ COMMANDS = {
 }
 
 
-def run_tui(vault_arg: str | None) -> int:
+def run_tui(vault_arg: str | None, flavour: str | None = None) -> int:
     path = resolve_vault_path(vault_arg)
     from .tui.app import WorkbenchApp
 
-    app = WorkbenchApp(path)
+    app = WorkbenchApp(path, flavour=flavour)
     app.run()
     return app.return_code or EXIT_OK
 
@@ -464,7 +464,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command in (None, "tui"):
-            return run_tui(args.vault)
+            return run_tui(args.vault, args.flavour)
         vault = open_vault(args.vault, args.flavour)
         return COMMANDS[args.command](vault, args)
     except VaultError as exc:

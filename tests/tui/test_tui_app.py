@@ -350,3 +350,22 @@ async def test_the_chosen_theme_is_remembered_between_runs(vault_path: Path):
     async with again.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert again.theme == "workbench-light"
+
+
+async def test_another_flavour_is_named_in_the_header_and_can_be_forced(tmp_path):
+    from workbench.tui.app import WorkbenchApp
+    from workbench.tui.widgets.vault_header import VaultHeader
+
+    folder = tmp_path / "decisions"
+    folder.mkdir()
+    for n in range(3):
+        (folder / f"ADR-00{n}-x.md").write_text(f"# ADR-00{n}: Choice {n}\n\n## Status\n\nAccepted\n")
+    for flavour, expected in ((None, "decisions (adr)"), ("markdown", "decisions (markdown)")):
+        app = WorkbenchApp(folder, theme="workbench-dark", flavour=flavour)
+        async with app.run_test(size=(120, 40)) as pilot:
+            header = app.screen.query_one(VaultHeader)
+            for _ in range(100):
+                await pilot.pause(0.05)
+                if header.documents is not None:
+                    break
+            assert header.vault_name == expected and header.documents == 3

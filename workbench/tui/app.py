@@ -41,9 +41,10 @@ class WorkbenchApp(App[None]):
         Binding("question_mark", "show_keys", "Keys", id="app.keys", tooltip="List every key and what it does"),
     ]
 
-    def __init__(self, vault_path: Path, theme: str | None = None) -> None:
+    def __init__(self, vault_path: Path, theme: str | None = None, flavour: str | None = None) -> None:
         super().__init__()
         self.vault_path = Path(vault_path)
+        self.flavour = flavour
         files = load_theme_files(theme_folders())
         for each in (*BUILTIN_THEMES, *files.themes):
             self.register_theme(each)
@@ -61,7 +62,7 @@ class WorkbenchApp(App[None]):
         return dict(VARIABLE_DEFAULTS)
 
     def on_mount(self) -> None:
-        self.push_screen(MainScreen(self.vault_path))
+        self.push_screen(MainScreen(self.vault_path, self.flavour))
         for error in self._theme_errors:
             self.notify(error, title="Theme", severity="warning", markup=False)
 

@@ -37,4 +37,6 @@ def summarise(vault: Vault, given: Path) -> VaultSummary:
     """Counts for the header; the name says `notes/memory` when the vault is a `memory/` child."""
     given = given.expanduser().resolve()
     name = given.name if vault.root == given else f"{given.name}/{vault.root.relative_to(given)}"
+    if not vault.flavour.native:
+        name = f"{name} ({vault.flavour.name})"  # the rules it is read by, when not Memory Core's
     return VaultSummary(name, tuple(vault.documents), len(vault), tuple(vault.problems), build_graph(vault))

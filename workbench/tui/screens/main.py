@@ -134,9 +134,11 @@ class MainScreen(GuidedFlows, Screen[None]):
             self.reason = reason
             self.title = title
 
-    def __init__(self, vault_path: Path) -> None:
+    def __init__(self, vault_path: Path, flavour: str | None = None) -> None:
         super().__init__()
         self.vault_path = vault_path
+        self.flavour = flavour
+        """The vault flavour named on the command line; None to detect it."""
         self.vault: Vault | None = None
         self.summary: VaultSummary | None = None
         """The vault as last read: what the header, the search and the palette show."""
@@ -194,7 +196,7 @@ class MainScreen(GuidedFlows, Screen[None]):
     @work(thread=True, exclusive=True, group="vault-load")
     def load_vault(self) -> None:
         try:
-            self.vault = Vault.open(self.vault_path)
+            self.vault = Vault.open(self.vault_path, flavour=self.flavour)
             summary = summarise(self.vault, self.vault_path)
         except Exception as exc:  # noqa: BLE001 - reported, never a traceback
             self._report(exc, "The vault could not be opened")
