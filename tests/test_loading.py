@@ -3,21 +3,35 @@
 from __future__ import annotations
 
 import shutil
+import threading
 
 from tests.benchmarks.generate import generate_vault
 from workbench import Vault
-from workbench.core.loading import PARALLEL_MIN
+from workbench.core.loading import PARALLEL_MIN, _context
 
 
 def snapshot(vault):
     return sorted((r.path, r.document.id, r.document.digest, r.document.valid, tuple(p.code for p in r.problems)) for r in vault.records)
 
 
+def open_in_a_thread(root):
+    """As the TUI opens a vault: from a worker thread, so the workers come from a fork server."""
+    found = []
+    thread = threading.Thread(target=lambda: found.append(snapshot(Vault.open(root))))
+    thread.start()
+    thread.join()
+    return found[0]
+
+
 def test_parallel_and_serial_opens_agree(tmp_path, monkeypatch):
     root = tmp_path / "vault"
     generate_vault(root, PARALLEL_MIN + 100)
     (root / "notes" / "mem-note-broken.md").write_text("---\ntitle: [broken\n---\nbody\n")
+    if threading.active_count() == 1:  # one thread (no watcher left by another test): workers are forked
+        assert _context(PARALLEL_MIN + 101).get_start_method() == "fork"
     parallel = snapshot(Vault.open(root))
+    shutil.rmtree(root / ".workbench")
+    assert open_in_a_thread(root) == parallel
     shutil.rmtree(root / ".workbench")
     monkeypatch.setenv("WORKBENCH_SERIAL", "1")
     serial = snapshot(Vault.open(root))

@@ -14,6 +14,7 @@ import contextlib
 import multiprocessing
 import os
 import sys
+import threading
 import types
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -25,7 +26,8 @@ from .records import Record, build_record, read_document
 
 __all__ = ["parse_files", "PARALLEL_MIN"]
 
-PARALLEL_MIN = 2500  # below this, starting worker processes costs more than it saves on two cores
+PARALLEL_MIN = 2500  # with a fork server: below this, starting workers costs more than it saves on two cores
+FORK_MIN = 300  # with fork
 CHUNK = 250
 Item = tuple[str, int, int]  # path, size, mtime_ns
 
@@ -62,18 +64,32 @@ def _without_main():
         sys.modules["__main__"] = main
 
 
-def parse_files(root: Path, items: list[Item], on: dt.date, with_rows: bool, flavour: str = "memory-core") -> Iterator[list[tuple[Record, tuple | None]]]:
-    """Chunks of (record, store row) for the files in `items`, as they are ready."""
-    workers = _workers()
-    if len(items) < PARALLEL_MIN or workers < 2 or os.environ.get("WORKBENCH_SERIAL"):
-        yield _parse_chunk(str(root), items, on, with_rows, flavour)
-        return
-    chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
-    done = 0
-    try:
+def _context(count: int):
+    """How to start workers for `count` files, or None to parse here. A process with one thread
+    (the CLI, a script) forks: nearly free, so it pays from a few hundred files. A threaded one
+    (the TUI) must not fork, and a fork server's start is worth it only for thousands."""
+    if _workers() < 2 or os.environ.get("WORKBENCH_SERIAL") or "fork" not in multiprocessing.get_all_start_methods():
+        return None
+    if threading.active_count() == 1 and count >= FORK_MIN:
+        return multiprocessing.get_context("fork")
+    if count >= PARALLEL_MIN and "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["workbench.core.loading"])
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        return context
+    return None
+
+
+def parse_files(root: Path, items: list[Item], on: dt.date, with_rows: bool, flavour: str = "memory-core") -> Iterator[list[tuple[Record, tuple | None]]]:
+    """Chunks of (record, store row) for the files in `items`, as they are ready."""
+    context = _context(len(items))
+    if context is None:
+        yield _parse_chunk(str(root), items, on, with_rows, flavour)
+        return
+    size = max(50, min(CHUNK, len(items) // (_workers() * 2) + 1))
+    chunks = [items[i : i + size] for i in range(0, len(items), size)]
+    done = 0
+    try:
+        with ProcessPoolExecutor(_workers(), mp_context=context) as pool:
             with _without_main():
                 futures = [pool.submit(_parse_chunk, str(root), chunk, on, with_rows, flavour) for chunk in chunks]
             for future in futures:

@@ -64,8 +64,9 @@ from .yamledit import EditError, apply_meta, render_frontmatter
 __all__ = ["Vault"]
 
 # Rows stored per transaction on a cold open: each commit writes full-text segments that FTS5
-# later merges, so a few large transactions cost far less than one per parsed chunk.
-STORE_BATCH = 2500
+# later merges, so a few large transactions (a quarter of the files each) cost far less than one
+# per parsed chunk, while the parent still stores as the workers parse.
+STORE_BATCH_MIN = 500
 
 def _comparable(meta: dict[str, Any]) -> dict[str, Any]:
     def norm(value: Any) -> Any:
@@ -167,7 +168,7 @@ class Vault:
                 for record, row in chunk:
                     self._records[record.path] = record
                     rows.append(row)
-                if with_rows and len(rows) >= STORE_BATCH:
+                if with_rows and len(rows) >= max(STORE_BATCH_MIN, len(to_parse) // 4):
                     self.store.save_rows(rows)  # while the workers parse on
                     rows = []
             if with_rows and rows:
