@@ -57,12 +57,18 @@ CREDENTIAL_PATTERNS: list[tuple[str, tuple[str, ...], re.Pattern[str]]] = [
 ]
 
 
+_ANY_HINT = re.compile("|".join(re.escape(h) for h in sorted({h for _, hints, _ in CREDENTIAL_PATTERNS for h in hints}, key=len, reverse=True)))
+
+
 def find_credentials(text: str) -> list[tuple[int, str]]:
     """(line, what) for each line that looks like it holds a secret; the secret itself is not repeated."""
     lowered = text.lower()
     found: dict[int, str] = {}
+    hinted = set(_ANY_HINT.findall(lowered))
+    if not hinted:
+        return []
     for what, hints, pattern in CREDENTIAL_PATTERNS:
-        if any(hint in lowered for hint in hints):
+        if not hinted.isdisjoint(hints):
             for match in pattern.finditer(text):
                 found.setdefault(text.count("\n", 0, match.start()) + 1, what)
     return sorted(found.items())

@@ -21,7 +21,8 @@ from .tiered import Tiered
 __all__ = ["FLAVOURS", "MEMORY_CORE", "Flavour", "Ids", "RawLink", "View", "detect", "get", "names"]
 
 MEMORY_CORE = MemoryCore()
-FLAVOURS: dict[str, Flavour] = {f.name: f for f in (MEMORY_CORE, Okf(), Memoryfield(), Tiered(), Dendron(), Adr(), Markdown())}
+# In the order detection asks: the cheap and certain first (a certain answer ends it).
+FLAVOURS: dict[str, Flavour] = {f.name: f for f in (MEMORY_CORE, Dendron(), Adr(), Tiered(), Okf(), Memoryfield(), Markdown())}
 
 
 def names() -> list[str]:
@@ -45,7 +46,7 @@ def detect(root: Path) -> Flavour:
             continue
         if found > score:
             best, score = flavour, found
-        if score >= 90:
+        if score >= 85:
             break  # certain: the other flavours need not look
     if score <= 1 and not any(root.iterdir()):
         return MEMORY_CORE

@@ -137,6 +137,8 @@ _SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 def strip_code(text: str) -> str:
     """The text with fenced code blocks and code spans blanked: nothing in code is a link. Line
     numbers are kept, so what remains can still be pointed at."""
+    if "`" not in text and "~~~" not in text:
+        return text
     out: list[str] = []
     fence: str | None = None
     for line in text.split("\n"):
