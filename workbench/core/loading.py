@@ -85,7 +85,7 @@ def parse_files(root: Path, items: list[Item], on: dt.date, with_rows: bool, fla
     if context is None:
         yield _parse_chunk(str(root), items, on, with_rows, flavour)
         return
-    size = max(50, min(CHUNK, len(items) // (_workers() * 2) + 1))
+    size = max(50, min(CHUNK, len(items) // (_workers() * 4) + 1))  # several chunks a worker: none left idle at the end
     chunks = [items[i : i + size] for i in range(0, len(items), size)]
     done = 0
     try:

@@ -47,24 +47,25 @@ CREDENTIAL_PATTERNS: list[tuple[str, tuple[str, ...], re.Pattern[str]]] = [
     ("a JSON web token", ("eyj",), re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
     (
         "a password or secret assignment",
-        ("pass", "pwd", "secret", "api", "token"),
+        ("passw", "pwd", "secret", "api_key", "api-key", "apikey", "access_token", "access-token", "accesstoken",
+         "auth_token", "auth-token", "authtoken"),
         re.compile(
             r"(?i)\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)"
             r"\s*[:=]\s*['\"]?(?=[^\s'\"]*[0-9])(?=[^\s'\"]*[A-Za-z])[^\s'\"<>{}$]{8,}"
         ),
     ),
-    ("credentials in a URL", ("://",), re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@]+:[^\s/@]{3,}@[^\s/]+")),
+    ("credentials in a URL", ("://",), re.compile(r"://[^\s/:@]+:[^\s/@]{3,}@[^\s/]+")),  # a literal start: quick to scan
 ]
 
 
-_ANY_HINT = re.compile("|".join(re.escape(h) for h in sorted({h for _, hints, _ in CREDENTIAL_PATTERNS for h in hints}, key=len, reverse=True)))
+_HINTS = tuple(sorted({h for _, hints, _ in CREDENTIAL_PATTERNS for h in hints}))
 
 
 def find_credentials(text: str) -> list[tuple[int, str]]:
     """(line, what) for each line that looks like it holds a secret; the secret itself is not repeated."""
     lowered = text.lower()
     found: dict[int, str] = {}
-    hinted = set(_ANY_HINT.findall(lowered))
+    hinted = {hint for hint in _HINTS if hint in lowered}  # substring tests: far cheaper than a regex scan
     if not hinted:
         return []
     for what, hints, pattern in CREDENTIAL_PATTERNS:
