@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from vault_builders import VaultBuilder
+
 from workbench import RefusedError, Vault
 from workbench.cli import main
 

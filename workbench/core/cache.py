@@ -12,8 +12,8 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import sys
 import sqlite3
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from .flavours import View
 from .model import Document, Problem, Severity
 from .records import Record
 
-__all__ = ["DerivedStore", "SCHEMA_VERSION", "row_for"]
+__all__ = ["SCHEMA_VERSION", "DerivedStore", "row_for"]
 
 SCHEMA_VERSION = "3"
 

@@ -9,8 +9,8 @@ one-core machines and any trouble with the pool fall back to parsing in this pro
 
 from __future__ import annotations
 
-import datetime as dt
 import contextlib
+import datetime as dt
 import multiprocessing
 import os
 import sys
@@ -24,7 +24,7 @@ from . import flavours
 from .cache import row_for
 from .records import Record, build_record, read_document
 
-__all__ = ["parse_files", "PARALLEL_MIN"]
+__all__ = ["PARALLEL_MIN", "parse_files"]
 
 PARALLEL_MIN = 2500  # with a fork server: below this, starting workers costs more than it saves on two cores
 FORK_MIN = 300  # with fork

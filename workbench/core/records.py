@@ -15,7 +15,7 @@ from .model import Document, Problem
 from .parse import MAX_FILE_BYTES, parse_bytes
 from .validate import check_document, credential_problems, parse_problems
 
-__all__ = ["Record", "build_record", "read_document", "INVALIDATING", "LINE_KEYS", "today"]
+__all__ = ["INVALIDATING", "LINE_KEYS", "Record", "build_record", "read_document", "today"]
 
 # Problems that make a document invalid (SPEC §1: a missing field or a value outside its set).
 # Invalid documents stay visible to the curator but are not nodes of the graph. In other flavours

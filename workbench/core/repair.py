@@ -18,7 +18,6 @@ from typing import Any
 
 from .changes import Plan
 from .model import (
-    member,
     ID_PATTERN,
     REQUIRED_FIELDS,
     TYPE_FOLDERS,
@@ -28,12 +27,13 @@ from .model import (
     Source,
     Status,
     id_list,
+    member,
 )
 from .parse import ParsedFile, as_date, load_yaml, parse_bytes
 from .storage import FileChange, read_bytes
 from .yamledit import KEY_LINE, apply_meta, render_frontmatter
 
-__all__ = ["plan_repair", "RepairReport", "slugify"]
+__all__ = ["RepairReport", "plan_repair", "slugify"]
 
 UNREPAIRABLE = {"encoding-invalid-utf8", "file-too-large", "nul-bytes", "conflict-markers"}
 FOLDER_TYPES = {folder: doc_type for doc_type, folder in TYPE_FOLDERS.items()}

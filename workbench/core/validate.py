@@ -13,7 +13,6 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from .model import (
-    member,
     ID_PATTERN,
     REQUIRED_FIELDS,
     TYPE_FOLDERS,
@@ -27,6 +26,7 @@ from .model import (
     Source,
     Status,
     id_list,
+    member,
 )
 from .parse import ParsedFile, as_date
 

@@ -18,18 +18,27 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from . import conflicts, consolidate, display, flavours, gate, maintenance, references, search
+from . import (
+    conflicts,
+    consolidate,
+    display,
+    flavours,
+    gate,
+    maintenance,
+    references,
+    search,
+)
 from .cache import DerivedStore
 from .changes import Plan
 from .conflicts import Conflicts
 from .consolidate import Group
+from .flavours import Flavour, Ids
 from .gate import Candidate, Draft
 from .graph import Neighbourhood, build_graph
 from .lifecycle import check_transition
 from .live import VaultWatcher
 from .loading import parse_files
 from .model import (
-    member,
     ID_PATTERN,
     TYPE_FOLDERS,
     ConflictError,
@@ -43,14 +52,14 @@ from .model import (
     Severity,
     Status,
     VaultError,
+    member,
 )
 from .parse import ParsedFile, as_date, digest_of, parse_bytes
-from .flavours import Flavour, Ids
 from .records import Record, build_record, invalidating, read_document, today
 from .repair import RepairReport, plan_repair
 from .search import SearchResults
 from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
-from .validate import check_document, check_relations
+from .validate import check_relations
 from .walk import (
     RECOVERY_DIR,
     STATE_DIR,
@@ -67,6 +76,7 @@ __all__ = ["Vault"]
 # later merges, so a few large transactions (a quarter of the files each) cost far less than one
 # per parsed chunk, while the parent still stores as the workers parse.
 STORE_BATCH_MIN = 500
+
 
 def _comparable(meta: dict[str, Any]) -> dict[str, Any]:
     def norm(value: Any) -> Any:

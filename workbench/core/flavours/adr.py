@@ -19,7 +19,18 @@ from typing import Any
 
 from ..model import LinkType, Problem
 from ..parse import as_date
-from .base import ERROR, LIFECYCLE_WORDS, WARNING, Flavour, RawLink, View, as_list, first_heading, lifecycle_of, strip_code
+from .base import (
+    ERROR,
+    LIFECYCLE_WORDS,
+    WARNING,
+    Flavour,
+    RawLink,
+    View,
+    as_list,
+    first_heading,
+    lifecycle_of,
+    strip_code,
+)
 from .markdown import body_links, date_of, tags_of
 
 __all__ = ["Adr", "record_number"]

@@ -13,15 +13,25 @@ import datetime as dt
 import posixpath
 import re
 from dataclasses import dataclass, field, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
 from ..model import Link, Problem, Severity, Status
 
 __all__ = [
-    "View", "RawLink", "Flavour", "Ids", "LIFECYCLE_WORDS", "lifecycle_of", "strip_code", "wikilinks",
-    "markdown_links", "first_heading", "path_id", "as_list",
+    "LIFECYCLE_WORDS",
+    "Flavour",
+    "Ids",
+    "RawLink",
+    "View",
+    "as_list",
+    "first_heading",
+    "lifecycle_of",
+    "markdown_links",
+    "path_id",
+    "strip_code",
+    "wikilinks",
 ]
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING

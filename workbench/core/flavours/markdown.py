@@ -17,7 +17,19 @@ from typing import Any
 
 from ..model import LinkType, Problem
 from ..parse import as_date
-from .base import ERROR, WARNING, Flavour, RawLink, View, as_list, first_heading, lifecycle_of, markdown_links, strip_code, wikilinks
+from .base import (
+    ERROR,
+    WARNING,
+    Flavour,
+    RawLink,
+    View,
+    as_list,
+    first_heading,
+    lifecycle_of,
+    markdown_links,
+    strip_code,
+    wikilinks,
+)
 
 __all__ = ["Markdown", "body_links"]
 
@@ -130,7 +142,7 @@ class Markdown(Flavour):
         )
 
     def check(self, path, parsed, view, today) -> list[Problem]:
-        meta, has_frontmatter, line = parsed.meta, parsed.has_frontmatter, parsed.key_line
+        meta, line = parsed.meta, parsed.key_line
         problems = []
         if meta and "status" in meta and str(meta.get("status") or "").strip() and lifecycle_of(str(meta["status"])) is None:
             problems.append(Problem(path, WARNING, "status-unknown", f"status {meta['status']!r} means nothing the workbench knows; it is read as active", line("status")))

@@ -21,7 +21,9 @@ class MemoryCore(Flavour):
     reserved: frozenset[str] = field(default_factory=lambda: frozenset({"log.md", "README.md"}))
 
     def detect(self, root: Path) -> int:
-        from ..walk import TYPE_FOLDER_NAMES  # the walk knows the folders; imported late to keep imports one way
+        from ..walk import (
+            TYPE_FOLDER_NAMES,  # the walk knows the folders; imported late to keep imports one way
+        )
 
         typed = 0
         for name in TYPE_FOLDER_NAMES:

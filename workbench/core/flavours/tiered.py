@@ -19,7 +19,7 @@ from ..model import LinkType, Problem
 from .base import WARNING, Flavour, RawLink, View, first_heading
 from .markdown import body_links
 
-__all__ = ["Tiered", "HOT_LIMIT"]
+__all__ = ["HOT_LIMIT", "Tiered"]
 
 HOT_LIMIT = 100  # lines: past it, memory.md wants compacting
 _INHERITS = re.compile(r"^Inherits:\s*(.+)$", re.M | re.I)
@@ -69,7 +69,7 @@ class Tiered(Flavour):
         )
 
     def check(self, path, parsed, view, today) -> list[Problem]:
-        meta, has_frontmatter, line = parsed.meta, parsed.has_frontmatter, parsed.key_line
+        has_frontmatter = parsed.has_frontmatter
         problems: list[Problem] = []
         if has_frontmatter:
             problems.append(Problem(path, WARNING, "frontmatter-unexpected", "tiered memory is plain Markdown; this frontmatter is read but not maintained", 1))
