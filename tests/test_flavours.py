@@ -314,3 +314,23 @@ def test_dendron_repair_adds_the_missing_keys_from_the_file(dendron):
 def test_a_flavour_without_a_status_refuses_a_status_change(dendron):
     with pytest.raises(RefusedError, match="dendron vault has no status"):
         Vault.open(dendron).set_status("root", "archived")
+
+
+def test_adr_supersession_is_written_where_each_record_states_it(adrs):
+    vault = Vault.open(adrs)
+    vault.supersede("ADR-002", "ADR-004")  # completes the one-sided statement: ADR-004 already says it
+    assert (adrs / "ADR-002-runners.md").read_text().startswith("# ADR-002: Runners\n\n## Status\n\nSuperseded by ADR-004\n\n## Context\n")
+    assert (adrs / "ADR-004-arm.md").read_text() == "# ADR-004: ARM runners\n\n## Status\n\nAccepted (supersedes ADR-002)\n"
+    vault.supersede("ADR-001", "ADR-004")
+    assert (adrs / "ADR-004-arm.md").read_text() == "# ADR-004: ARM runners\n\n## Status\n\nAccepted (supersedes ADR-002, ADR-001)\n"
+    assert "**Status**: Superseded by [ADR-003](./ADR-003-python.md), ADR-004\n" in (adrs / "ADR-001-shell.md").read_text()
+    vault.supersede("ADR-003", "ADR-005")  # frontmatter on the old side, a metadata line on the new
+    assert (adrs / "ADR-003-python.md").read_text().startswith("---\nstatus: superseded\nsupersedes: [ADR-001]\nsuperseded-by: ADR-005\n---\n")
+    fresh = Vault.open(adrs)
+    assert fresh.get("ADR-002").superseded_by == ["ADR-004"] and sorted(fresh.get("ADR-004").supersedes) == ["ADR-001", "ADR-002"]
+    assert fresh.get("ADR-003").status == "superseded"
+    assert not [c for c in fresh.conflicts() if c.kind == "one-sided-supersession"]
+    undone = vault.undo()
+    assert undone.applied, undone.summary
+    assert [c.path for c in undone.changes] == ["ADR-003-python.md"], (undone.summary, [h["summary"] for h in vault.history(5)])
+    assert "superseded-by: null" in (adrs / "ADR-003-python.md").read_text()

@@ -163,3 +163,19 @@ def test_a_write_that_fails_verification_twice_is_rolled_back(builder, monkeypat
     monkeypatch.setattr(storage, "write_atomic", real)
     assert {p.name: p.read_bytes() for p in (builder.root / "decisions").iterdir()} == before
     assert list((builder.root / ".workbench" / "journal").glob("*.json")) == []
+
+
+def test_undo_takes_the_last_change_even_within_one_second(builder, monkeypatch):
+    import time as clock
+
+    builder.add("mem-note-a")
+    builder.add("mem-note-b")
+    vault = Vault.open(builder.root)
+    monkeypatch.setattr(clock, "strftime", lambda *_: "20261130T120000")  # both changes in the same second
+    for _ in range(5):
+        vault.set_status("mem-note-a", "deprecated")
+        vault.set_status("mem-note-b", "deprecated")
+        vault.undo()
+        assert (vault.get("mem-note-a").status, vault.get("mem-note-b").status) == ("deprecated", "active")
+        vault.undo()
+        assert vault.get("mem-note-a").status == "active"

@@ -294,7 +294,9 @@ class ChangeWriter:
             for change in changes:
                 if read_bytes(self.root / change.path) != change.before:
                     raise ConflictError(change.path)
-            change_id = time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
+            # Nanoseconds in the id: two changes in one second must still sort in the order they
+            # were made, or undo would take the wrong one.
+            change_id = f"{time.strftime('%Y%m%dT%H%M%S')}.{time.time_ns() % 1_000_000_000:09d}-{uuid.uuid4().hex[:8]}"
             record = {
                 "id": change_id,
                 "summary": summary,

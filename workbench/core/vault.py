@@ -413,13 +413,17 @@ class Vault:
         """A status change written the flavour's way: a frontmatter key, a `## Status` line."""
         if not self.flavour.has_status:
             raise RefusedError(f"a {self.flavour.name} vault has no status to change; migrate it to Memory Core for a lifecycle")
+        return self._flavour_change(doc, lambda parsed: self.flavour.status_change(parsed, status))
+
+    def _flavour_change(self, doc: Document, edit: Callable[[ParsedFile], tuple[dict[str, Any], str] | None]) -> FileChange:
+        """The bytes that give `doc` the (meta, body) `edit` returns, written the flavour's way."""
         raw = read_bytes(self.root / doc.path)
         if raw is None or digest_of(raw) != doc.digest:
             raise ConflictError(doc.path)
         parsed = parse_bytes(raw)
         if parsed.has_frontmatter and parsed.meta is None:
             raise RefusedError(f"{doc.path}: its frontmatter cannot be read, so it cannot be edited safely")
-        wanted = self.flavour.status_change(parsed, status)
+        wanted = edit(parsed)
         if wanted is None:
             raise RefusedError(f"{doc.path} states no status the workbench can change; edit it by hand (e)")
         meta, body = wanted
@@ -541,18 +545,25 @@ class Vault:
         A draft successor becomes active. Refused when it would break an invariant: a cycle, a
         successor that is itself superseded or archived, or documents that are not valid.
         """
-        self.require_native("supersession")
+        if not self.flavour.native and not self.flavour.writes_supersession:
+            self.require_native("supersession")
         if old_id == new_id:
             raise RefusedError("a document cannot supersede itself")
         old, new = self.get(old_id), self.get(new_id)
         self.require_valid(old)
         self.require_valid(new)
-        if new_id in old.superseded_by and old_id in new.supersedes and any(l.type == LinkType.SUPERSEDES and l.target == old_id for l in new.links) and old.status == Status.SUPERSEDED:
+        stated = new_id in old.superseded_by and old_id in new.supersedes and old.status == Status.SUPERSEDED
+        if stated and (not self.flavour.native or any(l.type == LinkType.SUPERSEDES and l.target == old_id for l in new.links)):
             return Plan(f"supersede {old_id} by {new_id}: already so")
         if new.status in (Status.SUPERSEDED, Status.ARCHIVED, Status.DEPRECATED):
             raise RefusedError(f"{new_id} is {new.status}; a successor must be draft or active")
         if self._supersedes_transitively(old_id, new_id):
             raise RefusedError(f"{old_id} already (transitively) supersedes {new_id}; this would make a cycle")
+        if not self.flavour.native:
+            changes = [self._flavour_change(old, lambda parsed: self.flavour.superseded_change(parsed, old, new_id)),
+                       self._flavour_change(new, lambda parsed: self.flavour.supersedes_change(parsed, new, old_id))]
+            summary = f"supersede {old_id} by {new_id}"
+            return self.apply(Plan(summary, [c for c in changes if c.before != c.after], [self.log_line(summary)]), dry_run)
         old_meta = {**old.meta, "status": Status.SUPERSEDED.value, "superseded_by": _union(old.superseded_by, [new_id])}
         links = list(new.meta.get("links") or [])
         if not any(isinstance(l, dict) and l.get("type") == LinkType.SUPERSEDES and l.get("target") == old_id for l in links):

@@ -105,6 +105,7 @@ class Adr(Flavour):
     name: str = "adr"
     summary: str = "Architecture Decision Records (Nygard, MADR): ADR-NNN ids, status and supersession stated in each record"
     has_status: bool = True
+    writes_supersession: bool = True
 
     def detect(self, root: Path) -> int:
         names = [p.name for p in root.glob("*.md")]
@@ -213,6 +214,59 @@ class Adr(Flavour):
         for match in re.finditer(r"[A-Za-z]+", original):
             if match.group(0).lower() in LIFECYCLE_WORDS and match.group(0).lower() != "status":
                 lines[index] = original[: match.start()] + word + original[match.end():]
+                return parsed.meta or {}, "\n".join(lines)
+        return None
+
+    def superseded_change(self, parsed, doc, new_id: str):
+        """`status: superseded` and `superseded-by` in a frontmatter that has a status; else the
+        status word where the record states it becomes "Superseded by ADR-NNN"."""
+        meta = dict(parsed.meta or {})
+        if new_id in doc.superseded_by and doc.status == "superseded":
+            return meta, parsed.body if parsed.has_frontmatter else parsed.text  # already said
+        if "status" in meta:
+            key = "superseded_by" if "superseded_by" in meta else "superseded-by"
+            current = [v for v in as_list(meta.get(key)) if v != new_id]
+            meta["status"] = "superseded"
+            meta[key] = new_id if not current else current + [new_id]
+            return meta, parsed.body
+        def say(line: str, at: int, end: int) -> str:
+            listed = re.search(r"(?i)\b(?:superseded|replaced)\s+by\b[^)\n]*?\bADR[-_ ]?\d+(?:\]\([^)]*\))?", line)
+            if listed:  # already superseded by another: name both
+                return line[: listed.end()] + f", {new_id}" + line[listed.end():]
+            return line[:at] + f"Superseded by {new_id}" + line[end:]
+
+        return self._restate(parsed, say)
+
+    def supersedes_change(self, parsed, doc, old_id: str):
+        """`supersedes` in a frontmatter that has a status; else "(supersedes ADR-NNN)" after the
+        status where the record states it, joining a list it already has."""
+        meta = dict(parsed.meta or {})
+        if old_id in doc.supersedes:
+            return meta, parsed.body if parsed.has_frontmatter else parsed.text  # already said
+        if "status" in meta:
+            current = as_list(meta.get("supersedes"))
+            meta["supersedes"] = current + [old_id] if old_id not in current else current
+            return meta, parsed.body
+
+        def add(line: str, at: int, end: int) -> str:
+            listed = re.search(r"(?i)\bsupersedes\b[^)\n]*\bADR[-_ ]?\d+", line)
+            if listed:
+                return line[: listed.end()] + f", {old_id}" + line[listed.end():]
+            return line.rstrip() + f" (supersedes {old_id})"
+
+        return self._restate(parsed, add)
+
+    @staticmethod
+    def _restate(parsed, rewrite):
+        body = parsed.body if parsed.has_frontmatter else parsed.text
+        _, index = status_text(body)
+        if index is None:
+            return None
+        lines = body.split("\n")
+        line = lines[index]
+        for match in re.finditer(r"[A-Za-z]+", line):
+            if match.group(0).lower() in LIFECYCLE_WORDS:
+                lines[index] = rewrite(line, match.start(), match.end())
                 return parsed.meta or {}, "\n".join(lines)
         return None
 

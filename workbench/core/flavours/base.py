@@ -227,6 +227,7 @@ class Flavour:
     summary: str = ""
     native: bool = False  # Memory Core itself: the only flavour every curation command writes
     has_status: bool = False  # whether `status` can be changed in this flavour's files
+    writes_supersession: bool = False  # whether `supersede` can state both sides in this flavour's files
     dangling_severity: Severity = WARNING  # a link to a missing note: an error in Memory Core, a stub elsewhere
     reserved: frozenset[str] = field(default_factory=frozenset)  # files at the root that are not documents
 
@@ -290,6 +291,14 @@ class Flavour:
 
     def status_change(self, parsed, status: str) -> tuple[dict[str, Any], str] | None:
         """(meta, body) that give a document `status`, or None when this flavour cannot say it."""
+        return None
+
+    def superseded_change(self, parsed, doc, new_id: str) -> tuple[dict[str, Any], str] | None:
+        """(meta, body) that say `doc` is superseded by `new_id`, or None when the flavour cannot."""
+        return None
+
+    def supersedes_change(self, parsed, doc, old_id: str) -> tuple[dict[str, Any], str] | None:
+        """(meta, body) that say `doc` supersedes `old_id`, or None when the flavour cannot."""
         return None
 
     def repair_fields(self, path: str, meta: dict[str, Any], body: str, mtime: dt.datetime) -> tuple[dict[str, Any], list[str]]:
