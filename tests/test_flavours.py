@@ -334,3 +334,10 @@ def test_adr_supersession_is_written_where_each_record_states_it(adrs):
     assert undone.applied, undone.summary
     assert [c.path for c in undone.changes] == ["ADR-003-python.md"], (undone.summary, [h["summary"] for h in vault.history(5)])
     assert "superseded-by: null" in (adrs / "ADR-003-python.md").read_text()
+
+
+def test_changes_in_another_flavour_leave_no_log_note_in_the_vault(adrs):
+    vault = Vault.open(adrs)
+    vault.set_status("ADR-002", "deprecated")
+    assert not (adrs / "log.md").exists() and "status ADR-002" in (adrs / ".workbench" / "log.md").read_text()
+    assert len(Vault.open(adrs).records) == 6

@@ -116,7 +116,9 @@ class Vault:
         self.flavour = flavour
         self.state_dir = root / STATE_DIR
         self.recovery_dir = root / RECOVERY_DIR
-        self.log_path = root / "log.md"
+        # The change log is a vault file where the format reserves one (Memory Core, OKF); in
+        # anyone else's vault a new `log.md` would be a new note, so it stays with our state.
+        self.log_path = root / "log.md" if flavour.native or flavour.is_reserved("log.md") else root / STATE_DIR / "log.md"
         self.lock = VaultLock(self.state_dir)
         self.writer = ChangeWriter(root, self.state_dir, self.lock, self.log_path)
         self._records: dict[str, Record] = {}

@@ -157,7 +157,7 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
             return Content.assemble((clean(doc_id), "bold"), ("\nnot a valid document", "$text-muted"))
         lines = [line for line in doc.body.splitlines() if line.strip() and not line.startswith(("#", "```"))][:EXCERPT_LINES]
         return Content.assemble(
-            (clean(doc.title), "bold"), "\n", status_badge(doc.status), (f"  {doc.type} · updated {doc.meta.get('updated_at', '?')}", "$text-muted"),
+            (clean(doc.title), "bold"), "\n", status_badge(doc.status), (f"  {doc.type} · updated {doc.updated or '?'}", "$text-muted"),
             "\n", (clean("\n".join(lines)), "$text-muted"),
         )
 
