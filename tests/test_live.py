@@ -85,3 +85,23 @@ def test_after_churn_the_live_vault_equals_a_fresh_open(builder):
         assert wait_for(same, 30)
     finally:
         watcher.stop()
+
+
+def test_a_note_written_into_an_obsidian_vault_resolves_the_links_that_named_it(tmp_path):
+    root = tmp_path / "notes"
+    (root / ".obsidian").mkdir(parents=True)
+    (root / "Home.md").write_text("# Home\n\nSee [[Later]].\n")
+    vault = Vault.open(root)
+    assert vault.flavour.name == "markdown"
+    assert [p.code for p in vault.problems] == ["link-dangling"]
+    watcher = vault.watch()
+    try:
+        assert watcher.ready.wait(5)
+        (root / "sub").mkdir()
+        (root / "sub" / "Later.md").write_text("# Later\n\nwritten by an agent\n")
+        assert wait_for(lambda: "sub/Later" in vault)
+        assert [l.target for l in vault.get("Home").links] == ["sub/Later"]
+        assert vault.problems == []
+        assert [h.id for h in vault.search("agent")] == ["sub/Later"]
+    finally:
+        watcher.stop()
