@@ -206,6 +206,19 @@ def first_heading(body: str) -> str | None:
     return None
 
 
+def mostly(paths: list[Path], test) -> bool:
+    """Whether at least half of these files pass `test` on their first 800 characters: how
+    detection recognises a format by what its files start with."""
+    hits = 0
+    for path in paths:
+        try:
+            head = path.read_text("utf-8", errors="replace")[:800]
+        except OSError:
+            continue
+        hits += bool(test(head))
+    return bool(paths) and hits * 2 >= len(paths)
+
+
 def path_id(path: str) -> str:
     """A path-shaped id: the vault-relative path without `.md`."""
     return path[:-3] if path.endswith(".md") else path

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Problem
-from .base import ERROR, WARNING, Flavour, View
+from .base import ERROR, WARNING, Flavour, View, mostly
 from .markdown import body_links, date_of, tags_of
 
 __all__ = ["Dendron"]
@@ -43,15 +43,7 @@ class Dendron(Flavour):
         if not names or dotted * 3 < len(names):
             return 0
         sample = sorted(root.glob("*.md"))[:20]
-        epoch = 0
-        for path in sample:
-            try:
-                head = path.read_text("utf-8", errors="replace")[:600]
-            except OSError:
-                continue
-            if "\nupdated: " in head and "\ncreated: " in head and "\nid: " in head:
-                epoch += 1
-        return 85 if epoch * 2 >= len(sample) else 30
+        return 85 if mostly(sample, lambda head: all(f"\n{key}: " in head for key in ("id", "updated", "created"))) else 30
 
     def walks_into(self, folder: str) -> bool:
         return folder not in ("assets", "node_modules")

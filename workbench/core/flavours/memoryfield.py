@@ -15,7 +15,7 @@ from typing import Any
 
 from ..model import Problem
 from ..parse import as_date
-from .base import ERROR, Flavour, View, first_heading
+from .base import ERROR, Flavour, View, first_heading, mostly
 from .markdown import body_links, date_of, tags_of
 
 __all__ = ["Memoryfield"]
@@ -31,17 +31,7 @@ class Memoryfield(Flavour):
 
     def detect(self, root: Path) -> int:
         pages = sorted(root.glob("*.md"))[:20]
-        if not pages:
-            return 0
-        hits = 0
-        for path in pages:
-            try:
-                head = path.read_text("utf-8", errors="replace")[:800]
-            except OSError:
-                continue
-            if re.search(r"^uuid:", head, re.M) and re.search(r"^summary:", head, re.M):
-                hits += 1
-        return 85 if hits * 2 >= len(pages) else 0
+        return 85 if mostly(pages, lambda head: re.search(r"^uuid:", head, re.M) and re.search(r"^summary:", head, re.M)) else 0
 
     def walks_into(self, folder: str) -> bool:
         return False

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Problem
-from .base import ERROR, WARNING, Flavour, View, first_heading
+from .base import ERROR, WARNING, Flavour, View, first_heading, mostly
 from .markdown import body_links, date_of, frontmatter_links, tags_of
 
 __all__ = ["Okf"]
@@ -46,17 +46,8 @@ class Okf(Flavour):
     def detect(self, root: Path) -> int:
         found = (p for p in root.rglob("*.md") if not any(part.startswith(".") for part in p.relative_to(root).parts))
         files = [p for p in itertools.islice(found, 60) if p.name not in self.reserved or p.parent != root][:30]
-        if not files:
-            return 0
-        hits = 0
-        for path in files:
-            try:
-                head = path.read_text("utf-8", errors="replace")[:800]
-            except OSError:
-                continue
-            if head.startswith("---") and re.search(r"^type:", head, re.M) and re.search(r"^timestamp:", head, re.M):
-                hits += 1
-        return 80 if hits * 2 >= len(files) else 0
+        starts = re.compile(r"^(?:type|timestamp):", re.M)
+        return 80 if mostly(files, lambda head: head.startswith("---") and len(set(starts.findall(head))) == 2) else 0
 
     def view(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None = None) -> View:
         title = meta.get("title")
