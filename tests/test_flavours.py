@@ -341,3 +341,8 @@ def test_changes_in_another_flavour_leave_no_log_note_in_the_vault(adrs):
     vault.set_status("ADR-002", "deprecated")
     assert not (adrs / "log.md").exists() and "status ADR-002" in (adrs / ".workbench" / "log.md").read_text()
     assert len(Vault.open(adrs).records) == 6
+
+
+def test_an_adr_dated_in_its_body_carries_that_date(adrs):
+    vault = Vault.open(adrs)
+    assert vault.get("ADR-001").updated.isoformat() == "2025-12-18"  # **Date**: 2025-12-18

@@ -41,6 +41,7 @@ _STATUS_LINE = re.compile(r"^\s*[-*]?\s*(?:\*\*|__)?Status(?:\*\*|__)?\s*:?\s*(?
 _META_LINE = re.compile(r"^\s*[-*]?\s*(?:\*\*|__)?(Supersedes|Superseded[ -]by|Replaces|Replaced[ -]by)(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?\s*(.+?)\s*$", re.I)
 _SUPERSEDED_BY = re.compile(r"\b(?:superseded|replaced)\s+by\b(.*)", re.I)
 _SUPERSEDES = re.compile(r"\b(?:supersedes|replaces)\b(.*)", re.I)
+_DATE = re.compile(r"(?im)^(?:\s*[-*]?\s*(?:\*\*|__)?Date(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?|#{2,3}\s+Date\s*\n+)\s*(\d{4}-\d{2}-\d{2})")
 _TEMPLATE = re.compile(r"(?:^|[-_.])template\.md$", re.I)
 TOP_LINES = 40
 
@@ -161,6 +162,8 @@ class Adr(Flavour):
         heading = first_heading(body) or ""
         heading = re.sub(r"^(?:ADR[-_ ]?\d+|\d{4})\s*[:.-]\s*", "", heading, flags=re.I)
         lifecycle = lifecycle_of(stated) if stated else None
+        dated = _DATE.search("\n".join(body.split("\n", TOP_LINES * 2)[: TOP_LINES * 2]))
+        stated_date = date_of(dated.group(1)) if dated else None  # `**Date**: 2025-12-18` or a `## Date` section
         return View(
             title=str(title) if isinstance(title, str) and title.strip() else heading or path.rsplit("/", 1)[-1][:-3],
             type="decision" if self.is_record(path) else "note",
@@ -168,8 +171,8 @@ class Adr(Flavour):
             stated_status=stated,
             tags=tags_of(meta),
             summary=str(meta.get("description") or meta.get("summary") or ""),
-            created=date_of(meta.get("date") or meta.get("created")),
-            updated=date_of(meta.get("updated") or meta.get("date")) or mtime,
+            created=date_of(meta.get("date") or meta.get("created")) or stated_date,
+            updated=date_of(meta.get("updated") or meta.get("date")) or stated_date or mtime,
             raw_links=tuple(links),
             raw_supersedes=tuple(RawLink(LinkType.SUPERSEDES.value, (s,), s) for s in supersedes),
             raw_superseded_by=tuple(RawLink(LinkType.SUPERSEDES.value, (s,), s) for s in superseded_by),

@@ -139,7 +139,7 @@ class DocumentViewer(VerticalScroll, can_focus=True):
         self.set_class(bool(secrets), "-credential")
         self.query_one("#credential", Static).update(self._credential_warning(secrets))
         self.query_one("#doc-problems", Static).update(Content("\n").join(problems))
-        self.query_one(Properties).meta = dict(view.document.meta)
+        self.query_one(Properties).meta = {**_reading(doc), **doc.meta}
         self.query_one(Markdown).update(clean(doc.body))
         self.query_one("#source", Static).update(source_content(view.source))
         if old is None or old.document.id != doc.id:  # the same document re-read keeps its place
@@ -176,3 +176,13 @@ class DocumentViewer(VerticalScroll, can_focus=True):
             self.notify(clean(href), title="External link, not opened", markup=False)
             return
         self.post_message(self.Goto(PurePosixPath(href.split("#")[0]).stem))
+
+
+def _reading(doc) -> dict[str, str]:
+    """How another flavour's file is read (its type, lifecycle in the file's words, date), shown
+    above its own frontmatter: a Dendron note's `updated: 1646158262629` says little by itself."""
+    if doc.view is None:
+        return {}
+    stated = f" ({doc.stated_status})" if doc.stated_status and doc.stated_status.lower() != doc.status else ""
+    updated = f" · updated {doc.updated.isoformat()}" if doc.updated else ""
+    return {"read as": f"{doc.type} · {doc.status}{stated}{updated}"}
