@@ -208,17 +208,7 @@ class Adr(Flavour):
                 "archived": "Rejected"}.get(status, status.title())
         if parsed.meta and "status" in parsed.meta:
             return {**parsed.meta, "status": word.lower()}, parsed.body
-        body = parsed.body if parsed.has_frontmatter else parsed.text
-        stated, index = status_text(body)
-        if index is None:
-            return None
-        lines = body.split("\n")
-        original = lines[index]
-        for match in re.finditer(r"[A-Za-z]+", original):
-            if match.group(0).lower() in LIFECYCLE_WORDS and match.group(0).lower() != "status":
-                lines[index] = original[: match.start()] + word + original[match.end():]
-                return parsed.meta or {}, "\n".join(lines)
-        return None
+        return self._restate(parsed, lambda line, at, end: line[:at] + word + line[end:])
 
     def superseded_change(self, parsed, doc, new_id: str):
         """`status: superseded` and `superseded-by` in a frontmatter that has a status; else the
@@ -261,6 +251,8 @@ class Adr(Flavour):
 
     @staticmethod
     def _restate(parsed, rewrite):
+        """(meta, body) with `rewrite(line, start, end)` applied to the first lifecycle word of
+        the line where the record states its status; None when it states none."""
         body = parsed.body if parsed.has_frontmatter else parsed.text
         _, index = status_text(body)
         if index is None:
