@@ -302,3 +302,34 @@ def test_a_vault_of_random_files_opens_checks_and_searches(tmp_path_factory, fil
     assert code in (0, 1) and json.loads(out)["documents"] == len(vault)
     code, out, err = run_cli("--vault", str(root), "search", "x", "--limit", "100", "--json")
     assert code == 0 and "mem-entity-x" in [hit["id"] for hit in json.loads(out)]
+
+
+def _closing_line_by_line(text: str, opening_end: int, limit: int) -> tuple[int, int] | None:
+    """The plain reading of where frontmatter closes: the first line, within `limit` lines after the
+    opening one, that is `---` or `...` once its trailing whitespace is stripped."""
+    position = opening_end
+    for _ in range(limit + 1):
+        if position >= len(text):
+            return None
+        end = text.find("\n", position)
+        end = len(text) if end < 0 else end + 1
+        if text[position:end].rstrip() in ("---", "..."):
+            return position, end
+        position = end
+    return None
+
+
+_LINES = st.sampled_from(["---", "...", "--- ", "---\t", "---\r", "----", " ---", "...x", "a: b", "", "\x0c", "---\x85", "x\r"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_LINES, max_size=12), st.booleans())
+def test_the_closing_delimiter_is_found_where_a_line_by_line_reading_finds_it(lines, final_newline):
+    text = "---\n" + "\n".join(lines) + ("\n" if final_newline and lines else "")
+    parsed = parse_bytes(text.encode())
+    expected = _closing_line_by_line(text, 4, 5000)
+    if expected is None:
+        assert not parsed.has_frontmatter and parsed.body == text
+    else:
+        assert parsed.closing == text[expected[0]:expected[1]]
+        assert parsed.opening + parsed.fm_text + parsed.closing + parsed.body == text
