@@ -37,7 +37,7 @@ from .gate import Candidate, Draft
 from .graph import Neighbourhood, build_graph
 from .lifecycle import check_transition
 from .live import VaultWatcher
-from .loading import parse_files
+from .loading import collector_paused, parse_files
 from .model import (
     ID_PATTERN,
     TYPE_FOLDERS,
@@ -176,15 +176,16 @@ class Vault:
         if to_parse:
             with_rows = self.store is not None
             rows: list = []
-            for chunk in parse_files(self.root, to_parse, on, with_rows, self.flavour.name):
-                for record, row in chunk:
-                    self._records[record.path] = record
-                    rows.append(row)
-                if with_rows and len(rows) >= max(STORE_BATCH_MIN, len(to_parse) // 4):
-                    self.store.save_rows(rows)  # while the workers parse on
-                    rows = []
-            if with_rows and rows:
-                self.store.save_rows(rows)
+            with collector_paused():
+                for chunk in parse_files(self.root, to_parse, on, with_rows, self.flavour.name):
+                    for record, row in chunk:
+                        self._records[record.path] = record
+                        rows.append(row)
+                    if with_rows and len(rows) >= max(STORE_BATCH_MIN, len(to_parse) // 4):
+                        self.store.save_rows(rows)  # while the workers parse on
+                        rows = []
+                if with_rows and rows:
+                    self.store.save_rows(rows)
         gone = (set(self._records) | set(cached)) - seen
         for path in gone:
             self._records.pop(path, None)
