@@ -119,6 +119,55 @@ def test_bm25_uses_its_own_saturation_not_fts5s(builder, without_meaning):
     assert abs(hits[0].score / hits[1].score - expected) < 1e-6
 
 
+def _near_and_apart(builder) -> None:
+    """Two notes with the same words, as many of each, and as long: one says "merge conflicts",
+    the other has the two words far apart. Alone, BM25 ties them (and the id puts "apart" first)."""
+    _others(builder)
+    _write(builder, "mem-note-near", "Note one", "merge conflicts aa bb cc dd ee ff gg hh")
+    _write(builder, "mem-note-apart", "Note two", "merge aa bb cc dd ee ff gg hh conflicts")
+
+
+def test_in_a_question_neighbouring_words_said_together_rank_first(builder, without_meaning, monkeypatch):
+    _near_and_apart(builder)
+    vault = Vault.open(builder.root)
+    assert ids(vault.search("why do merge conflicts keep happening", 5)) == ["mem-note-near", "mem-note-apart"]
+    monkeypatch.setattr(search, "NEAR_WEIGHT", 0.0)
+    assert ids(vault.search("why do merge conflicts keep showing", 5)) == ["mem-note-apart", "mem-note-near"]
+
+
+def test_a_typed_query_does_not_ask_for_neighbours():
+    def pairs(text: str) -> list[str]:
+        return [t.expression for t in search._terms(search.parse_query(text)) if t.expression.startswith("NEAR")]
+
+    assert pairs("merge conflicts often") == []  # as long as a query being typed
+    assert pairs("merge conflicts often again later") == [f'NEAR("merge" "conflicts", {search.NEAR_WINDOW})',
+                                                         f'NEAR("conflicts" "often", {search.NEAR_WINDOW})',
+                                                         f'NEAR("often" "later", {search.NEAR_WINDOW})']
+
+
+def test_neighbours_are_content_words_and_not_common_ones(builder, without_meaning):
+    terms = [t.expression for t in search._terms(search.parse_query("why did the cache expire so soon"))]
+    assert [t for t in terms if "NEAR" in t] == [f'NEAR("cache" "expire", {search.NEAR_WINDOW})', f'NEAR("expire" "soon", {search.NEAR_WINDOW})']
+    # A word in nearly every document is left out of the ranking, and so is any pair with it.
+    for n in range(12):
+        _write(builder, f"mem-note-cache-{n}", f"Cache {n}", f"The cache holds entry {n}.")
+    _write(builder, "mem-note-expiry", "Expiry", "Entries in the cache expire soon after a deploy.")
+    vault = Vault.open(builder.root)
+    asked: list[str] = []
+    real = vault.store.postings
+    vault.store.postings = lambda expression, weights: asked.append(expression) or real(expression, weights)
+    assert ids(vault.search("why did the cache expire so soon", 5))[0] == "mem-note-expiry"
+    assert f'NEAR("expire" "soon", {search.NEAR_WINDOW})' in asked and not [e for e in asked if '"cache"' in e]
+
+
+def test_a_pair_said_together_does_not_outweigh_another_of_the_questions_words(builder, without_meaning):
+    _others(builder)
+    _write(builder, "mem-note-together", "Note one", "merge conflicts aa bb cc dd ee ff gg hh")
+    _write(builder, "mem-note-rebase", "Note two", "merge aa bb cc dd rebase ee ff gg conflicts")
+    hits = ids(Vault.open(builder.root).search("why do merge conflicts happen after a rebase", 5))
+    assert hits == ["mem-note-rebase", "mem-note-together"]
+
+
 def test_a_phrase_must_appear_and_a_minus_word_must_not(builder):
     _others(builder)
     _write(builder, "mem-note-rls", "Tenant isolation", "Row level security keeps tenants apart.")

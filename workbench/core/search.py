@@ -18,11 +18,17 @@ index finds too little, rapidfuzz's forgiving match of typos and half-typed titl
 lifecycle: active documents first, and a superseded one just below its successor, which it names.
 Invalid documents appear only when asked for with `is:invalid`.
 
-A longer query is a question, and a question often says in other words what the note says
-("huge" for "large"). When the embedding package is installed (semantic.py), the vault's words
-nearest each question word are asked for too, at a lower weight, and the score blends BM25 with
-the question's cosine with each document; the documents nearest in meaning join the candidates.
-Without it, search is full text alone.
+A longer query is a question. Its neighbouring content words count a little more where a note
+says them near each other (within a few words, in one field), as a phrase said loosely: "merge
+conflicts" is more likely the subject of a note that says "conflicts when merging" than of one
+with the two words pages apart.
+
+A question often says in other words what the note says ("huge" for "large"). When the embedding
+package is installed (semantic.py), the vault's words nearest each question word are asked for
+too, at a lower weight, and the score blends BM25 with the question's cosine with each document;
+the documents nearest in meaning join the candidates. Without it, search is full text alone: the
+vault's own statistics were tried for this (feedback from the first results, words that occur
+with the question's words) and did not rank better: they bring the topic's words, not synonyms.
 """
 
 from __future__ import annotations
@@ -64,6 +70,10 @@ QUESTION_WORDS = STOPWORDS | frozenset(
     now still ever really even again already""".split()
 )
 STALE_DAYS = 90
+# A question's neighbouring content words found near each other in one field ("merge conflicts"),
+# for a query longer than SHORT words: a little more than the same words apart.
+NEAR_WEIGHT = 0.1  # a pair's weight against a word's own 1.0 (scored as one hit in a title)
+NEAR_WINDOW = 5  # at most this many words between them, in either order
 # Meaning (semantic.py), for a query longer than SHORT words: a question rather than a title typed.
 MEANING_WEIGHT = 0.4  # the share of the score that is the question's cosine with the document
 MEANING_DEPTH = 50  # documents nearest in meaning that may join those full text found
@@ -308,14 +318,25 @@ class _Term:
     expression: str  # FTS5 MATCH text for one query term
     weight: float
     scored: bool = True  # False: whether a row matches is all that counts (as one hit in a title)
+    words: tuple[str, ...] = ()  # a pair's two words: the pair is left out when either is common
 
 
 def _terms(query: Query, related: dict[str, float] | None = None) -> list[_Term]:
     """The query's terms for BM25: each content word (weighted by how often the query says it), the
-    last word as the beginning of a title, id or tag word, each phrase, and the `related` words
-    (near a question word in meaning) at their own weights."""
+    last word as the beginning of a title, id or tag word, each phrase, the `related` words (near a
+    question word in meaning) at their own weights, and, in a question, each two neighbouring
+    content words near each other."""
     terms = [_Term(_fts_term(word, False), float(count)) for word, count in Counter(_content(query.words)).items()]
     terms += [_Term(_fts_term(word, False), weight) for word, weight in (related or {}).items()]
+    if len(query.words) > SHORT:
+        # Proximity, as in a sequential dependence model: a note that says "conflicts when merging"
+        # is more likely about "merge conflicts" than one with "merge" and "conflicts" pages apart.
+        # Neighbours once the words that ask are left out: "why did the cache expire" pairs
+        # "cache" with "expire".
+        content = [word for word in query.words if word not in QUESTION_WORDS]
+        pairs = dict.fromkeys((a, b) for a, b in zip(content, content[1:]) if a != b)
+        near = "NEAR({} {}, " + str(NEAR_WINDOW) + ")"
+        terms += [_Term(near.format(_fts_term(a, False), _fts_term(b, False)), NEAR_WEIGHT, scored=False, words=(a, b)) for a, b in pairs]
     last = query.words[-1] if query.words else ""
     # The last word as a prefix while a query is being typed; at the end of a longer question it
     # is a whole word (and, if it says nothing, "it"* would only add noise).
@@ -344,8 +365,10 @@ def _bm25(postings: _Postings, query: Query, wanted: Callable[[str], Document | 
     terms = _terms(query, related)
     if totals:
         # A word in most documents says little (FTS5's own bm25() gives it no weight) and is the
-        # costliest to score: it is left out, unless every word is like that.
-        rare = [term for term in terms if not term.scored or postings.count(term.expression) <= totals[0] * COMMON]
+        # costliest to score: it is left out, and so is a pair with it, unless every word is like that.
+        common = totals[0] * COMMON
+        rare = [term for term in terms
+                if (not term.scored or postings.count(term.expression) <= common) and all(postings.count(_fts_term(w, False)) <= common for w in term.words)]
         terms = rare if any(term.scored for term in rare) else terms
     listed: list[tuple[_Term, dict[int, float]]] = [(term, rows) for term in terms if (rows := postings.get(term.expression, term.scored))]
     if not listed:
