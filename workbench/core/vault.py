@@ -155,7 +155,8 @@ class Vault:
             vault.recovery_notes = vault.writer.recover(walk.temporaries)
             walk = walk_vault(vault.root, chosen)
         vault.store = DerivedStore(vault.state_dir / "index.sqlite", chosen.name)
-        vault._load(walk, vault.store.load(today()))
+        with collector_paused():
+            vault._load(walk, vault.store.load(today()))
         return vault
 
     @_serialized
