@@ -39,3 +39,16 @@ def test_parallel_and_serial_opens_agree(tmp_path, monkeypatch):
     warm = Vault.open(root)
     assert snapshot(warm) == serial
     assert [h.id for h in warm.search("invoice", 3)]
+
+
+def test_a_file_is_read_whole_up_to_the_limit_and_no_further(tmp_path):
+    from workbench.core.parse import MAX_FILE_BYTES
+    from workbench.core.records import FIRST_READ, read_document
+
+    for size in (0, 1, FIRST_READ - 1, FIRST_READ, FIRST_READ + 1, 3 * FIRST_READ + 7):
+        data = bytes(range(256)) * (size // 256) + bytes(size % 256)
+        (tmp_path / "f.md").write_bytes(data)
+        assert read_document(tmp_path / "f.md") == data
+    (tmp_path / "big.md").write_bytes(b"x" * (MAX_FILE_BYTES + 100))
+    assert len(read_document(tmp_path / "big.md")) == MAX_FILE_BYTES + 1
+    assert read_document(tmp_path / "gone.md") is None
