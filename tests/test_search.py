@@ -318,3 +318,13 @@ def test_the_packaged_embeddings_load_without_a_download():
     model = semantic.model()
     huge, large, cat = model.encode(["a huge file", "a large file", "cat food"])
     assert float(huge @ large) > 0.6 > float(huge @ cat)
+
+
+def test_a_pasted_command_flag_is_a_word_not_an_exclusion(sample_copy):
+    query = search.parse_query("why does wc -c disagree with git --force -redis")
+    assert "c" in query.words and "force" in query.words
+    assert query.excluded_words == ["redis"]
+    vault = Vault.open(sample_copy)
+    # A note saying "a" is not dropped because a question pasted `declare -A`.
+    assert ids(vault.search("postgres -a", 5)) == ids(vault.search("postgres a", 5))
+    assert "mem-entity-postgres" in ids(vault.search("postgres -a", 5))

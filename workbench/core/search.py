@@ -138,7 +138,9 @@ def parse_query(text: str) -> Query:
         parts = text.replace('"', " ").split()
     quoted = set(re.findall(r'"([^"]+)"', text))
     for part in parts:
-        negative = part.startswith("-") and len(part) > 1
+        # `-word` leaves a word out; a command's flag pasted into a question (`git -C`, `wc -c`,
+        # `--force`) is a word like any other, not a request to drop every note that says "c".
+        negative = part.startswith("-") and len(part) > 2 and part[1] != "-"
         body = part[1:] if negative else part
         name, sep, value = body.partition(":")
         if sep and name in FILTERS and value:
