@@ -196,7 +196,7 @@ class DerivedStore:
         for path, size, mtime_ns, digest, doc_id, valid, meta, body, problems, key_lines, view in rows:
             seen = View.from_json(json.loads(view)) if view else None
             document = Document(doc_id, path, decoder.decode(meta), body, digest, bool(valid), seen)
-            found = [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in json.loads(problems)]
+            found = [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in json.loads(problems)] if problems != "[]" else []
             records[path] = Record(path, size, mtime_ns, document, found, json.loads(key_lines))
         return records
 

@@ -257,8 +257,24 @@ class _Views:
         self.by_path = {r.path: r.document for r in records}
         self.valid = {r.document.id: r.document for r in records if r.document.valid}
         self.everything = {r.document.id: r.document for r in records}
-        self.titles = {doc_id: doc.title.lower() for doc_id, doc in self.valid.items()}
-        self.haystacks = {doc_id: (doc.title + " " + doc.id + " " + " ".join(doc.tags)).lower() for doc_id, doc in self.everything.items()}
+        self._titles: dict[str, str] | None = None
+        self._haystacks: dict[str, str] = {}
+
+    @property
+    def titles(self) -> dict[str, str]:
+        """Every valid document's title, lowercased: made on the first search that matches titles
+        despite typos, not on every open."""
+        if self._titles is None:
+            self._titles = {doc_id: doc.title.lower() for doc_id, doc in self.valid.items()}
+        return self._titles
+
+    def haystack(self, doc_id: str) -> str:
+        """Title, id and tags, lowercased, where a word typed counts as found."""
+        found = self._haystacks.get(doc_id)
+        if found is None:
+            doc = self.everything[doc_id]
+            found = self._haystacks[doc_id] = (doc.title + " " + doc.id + " " + " ".join(doc.tags)).lower()
+        return found
 
 
 class _Postings:
@@ -548,8 +564,8 @@ def _title_as_typed(scores: dict[str, float], typed: str, views: _Views, pool: d
                 scores[doc_id] = scores.get(doc_id, 0.0) + 0.25 * (ratio / 100)
     words = typed.split()
     for doc_id in scores:
-        haystack = views.haystacks[doc_id]
-        title = views.titles.get(doc_id, haystack)
+        haystack = views.haystack(doc_id)
+        title = views.everything[doc_id].title.lower() if doc_id in views.valid else haystack
         coverage = sum(1 for w in words if w in haystack) / len(words)
         scores[doc_id] += 0.15 * coverage + 0.1 * fuzz.partial_ratio(typed, title) / 100
         if title == typed:
