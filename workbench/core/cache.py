@@ -9,6 +9,7 @@ as JSON, never pickled: a vault can come from anyone, and its cache must not be 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
@@ -44,6 +45,7 @@ def _reader_fingerprint() -> str:
 
 READER = _reader_fingerprint()
 FTS_COLUMNS = ("title", "ident", "tags", "summary", "body")
+FTS_AUTOMERGE = 4  # FTS5's own default
 
 
 def _encode(value: Any) -> Any:
@@ -176,6 +178,9 @@ class DerivedStore:
                         " tokenize = 'porter unicode61 remove_diacritics 2')"
                     )
                     db.execute("PRAGMA user_version = 1")
+            elif db.execute("SELECT v FROM fts_config WHERE k = 'automerge'").fetchone() == (0,):
+                # A first open that ended before it could turn merging back on.
+                db.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', ?)", (FTS_AUTOMERGE,))
             return db
         except sqlite3.DatabaseError:
             return None
@@ -210,8 +215,7 @@ class DerivedStore:
         try:
             with self.db:
                 self.db.execute("BEGIN")
-                for path in list(removed) + [files_row[0] for files_row, _ in rows]:
-                    self._delete(path)
+                self._delete(list(removed) + [files_row[0] for files_row, _ in rows])
                 start = (self.db.execute("SELECT max(rowid) FROM files").fetchone()[0] or 0) + 1
                 self.db.executemany(
                     "INSERT INTO files (rowid, path, size, mtime_ns, checked_on, digest, id, valid, meta, body, problems, key_lines, view,"
@@ -225,18 +229,32 @@ class DerivedStore:
         except sqlite3.DatabaseError:
             pass  # the cache is only a cache: a failure here costs speed next time, never data
 
-    def _delete(self, path: str) -> None:
-        if self._empty():
-            return
-        row = self.db.execute("SELECT rowid FROM files WHERE path = ?", (path,)).fetchone()
-        if row:
-            # An external-content index forgets a row by being told the text it indexed.
-            columns = ", ".join(FTS_COLUMNS)
-            self.db.execute(f"INSERT INTO fts (fts, rowid, {columns}) SELECT 'delete', rowid, {columns} FROM files WHERE rowid = ?", row)
-            self.db.execute("DELETE FROM files WHERE rowid = ?", row)
+    @contextlib.contextmanager
+    def bulk(self):
+        """Around storing thousands of rows in a few transactions (a first open): FTS5 leaves the
+        few large segments these make unmerged. Merging them was the longest step after the last
+        file was parsed; it is done later, a little with each write, as FTS5 does by default."""
+        self._fts_option("automerge", 0)
+        try:
+            yield
+        finally:
+            self._fts_option("automerge", FTS_AUTOMERGE)
 
-    def _empty(self) -> bool:
-        return self.db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None
+    def _fts_option(self, name: str, value: int) -> None:
+        try:
+            self.db.execute(f"INSERT INTO fts (fts, rank) VALUES ('{name}', ?)", (value,))
+        except sqlite3.DatabaseError:
+            pass
+
+    def _delete(self, paths: list[str]) -> None:
+        """Drop the rows of these paths (those there are), a few hundred at a time."""
+        columns = ", ".join(FTS_COLUMNS)
+        for start in range(0, len(paths), 500):
+            chunk = paths[start:start + 500]
+            where = f"path IN ({', '.join('?' * len(chunk))})"
+            # An external-content index forgets a row by being told the text it indexed.
+            self.db.execute(f"INSERT INTO fts (fts, rowid, {columns}) SELECT 'delete', rowid, {columns} FROM files WHERE {where}", chunk)
+            self.db.execute(f"DELETE FROM files WHERE {where}", chunk)
 
     # -- full text ------------------------------------------------------------------------------
 

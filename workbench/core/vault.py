@@ -9,6 +9,7 @@ applied all-or-nothing by the `ChangeWriter`.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import functools
@@ -177,7 +178,8 @@ class Vault:
         if to_parse:
             with_rows = self.store is not None
             rows: list = []
-            with collector_paused():
+            bulk = self.store.bulk() if with_rows and len(to_parse) >= STORE_BATCH_MIN else contextlib.nullcontext()
+            with collector_paused(), bulk:
                 for chunk in parse_files(self.root, to_parse, on, with_rows, self.flavour.name):
                     for record, row in chunk:
                         self._records[record.path] = record
