@@ -7,9 +7,9 @@ dangling targets, both sides of a supersession, cycles) live in `check_relations
 from __future__ import annotations
 
 import datetime as dt
+import posixpath
 import re
 from collections.abc import Iterable, Mapping
-from pathlib import PurePosixPath
 from typing import Any
 
 from .model import (
@@ -129,12 +129,12 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
             id_type = ID_PATTERN.fullmatch(doc_id).group(1)
             if doc_type and id_type != doc_type:
                 add(ERROR, "id-type-mismatch", f"id {doc_id} names type '{id_type}' but type is '{doc_type}'", line("id"))
-            name = PurePosixPath(path).name
+            name = posixpath.basename(path)
             if name != f"{doc_id}.md":
                 add(ERROR, "filename-mismatch", f"file is named {name} but its id is {doc_id}; expected {doc_id}.md", line("id"))
     if doc_type:
         expected = TYPE_FOLDERS[DocType(doc_type)]
-        parent = str(PurePosixPath(path).parent)
+        parent = posixpath.dirname(path) or "."
         if parent != expected:
             where = "the vault root" if parent == "." else f"{parent}/"
             add(ERROR, "folder-mismatch", f"a {doc_type} belongs in {expected}/, not in {where}", line("type"))
@@ -227,13 +227,20 @@ def _check_links(path: str, meta: Mapping[str, Any], line, doc_id: Any) -> list[
 
 def target_outside_vault(target: str) -> bool:
     """A target that is a path leaving the vault (absolute, `..`, a drive, a URL) rather than an id."""
+    if _PLAIN_TARGET.fullmatch(target):  # an id, as nearly every target is
+        return False
     return (
         target.startswith(("/", "\\", "~"))
-        or bool(re.match(r"^[A-Za-z]:[\\/]", target))
-        or ".." in re.split(r"[\\/]", target)
+        or bool(_DRIVE.match(target))
+        or ".." in _SEPARATORS.split(target)
         or "://" in target
         or any(ord(c) < 32 for c in target)
     )
+
+
+_PLAIN_TARGET = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+_DRIVE = re.compile(r"[A-Za-z]:[\\/]")
+_SEPARATORS = re.compile(r"[\\/]")
 
 
 def supersession_cycles(successors: Mapping[str, list[str]]) -> list[list[str]]:
