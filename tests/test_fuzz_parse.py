@@ -18,6 +18,7 @@ import re
 import traceback
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from vault_builders import doc_text
@@ -26,7 +27,7 @@ from workbench import Vault
 from workbench.cli import main
 from workbench.core.cache import row_for
 from workbench.core.model import Problem, Severity
-from workbench.core.parse import ParsedFile, parse_bytes
+from workbench.core.parse import ParsedFile, load_yaml, parse_bytes
 from workbench.core.records import INVALIDATING, build_record
 
 ON = dt.date(2026, 5, 1)
@@ -333,3 +334,57 @@ def test_the_closing_delimiter_is_found_where_a_line_by_line_reading_finds_it(li
     else:
         assert parsed.closing == text[expected[0]:expected[1]]
         assert parsed.opening + parsed.fm_text + parsed.closing + parsed.body == text
+
+
+class _PyYAMLConstruction(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """The reference: PyYAML's own construction, with the same refusal of a repeated key."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode):
+                if (key_node.tag, key_node.value) in seen:
+                    raise yaml.YAMLError("duplicate key")
+                seen.add((key_node.tag, key_node.value))
+        return super().construct_mapping(node, deep=deep)
+
+
+_SHAPES = [
+    "base: &b {x: 1, y: [a, b]}\nchild:\n  <<: *b\n  y: 2", "a: &a [1, 2]\nb: *a\nc: *a", "d: &d {x: *d}", "e: &e [*e, 1]",
+    "outer:\n  inner: {k: 1, k: 2}", "a: 1\na: 2", "? [a, b]\n: c", "x: !!set {a, b}", "x: !!omap [{a: 1}]", "x: !!binary aGk=",
+    "when: 2026-04-21T10:00:00Z", "n: .nan\ni: 0o17\nj: 1_000\nk: 1:30\nf: 1e3", "s: !!str 12\nb: !!bool yes\nz: ~",
+    "list:\n  - a\n  - {b: [c, {d: e}]}\n  - - f", "t: &t 2026-01-01\nu: *t", "'1': a\n1: b", "null: x\n~: y",
+]
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.sampled_from(_SHAPES),
+                          st.tuples(st.sampled_from(["a", "b", "id", "tags"]), VALUES).map(lambda kv: f"{kv[0]}: {kv[1]}")),
+                max_size=6))
+def test_frontmatter_loads_to_what_pyyaml_itself_builds(lines):
+    """The quick construction of plain frontmatter gives exactly PyYAML's values (types, shared
+    aliases, recursion included), and fails where PyYAML fails."""
+    text = "\n".join(lines)
+    value, issue = load_yaml(text)
+    try:
+        expected, failed = yaml.load(text, Loader=_PyYAMLConstruction), False  # noqa: S506 - a safe loader
+    except Exception:  # noqa: BLE001 - any failure of PyYAML's is what ours must match
+        expected, failed = None, True
+    if issue is not None and issue.code in ("yaml-too-deep", "yaml-too-complex", "frontmatter-too-large"):
+        return  # refused before or after PyYAML on purpose
+    assert (issue is not None) == failed, (text, issue, expected)
+    if not failed:
+        assert repr(value) == repr(expected) and _types(value) == _types(expected)
+
+
+def _types(value, seen=None):
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return "recursive"
+    if isinstance(value, dict):
+        seen.add(id(value))
+        return {repr(k): (type(k).__name__, _types(v, seen)) for k, v in value.items()}
+    if isinstance(value, list):
+        seen.add(id(value))
+        return [_types(v, seen) for v in value]
+    return type(value).__name__
