@@ -49,6 +49,13 @@ FTS_AUTOMERGE = 4  # FTS5's own default
 
 
 def _encode(value: Any) -> Any:
+    kind = type(value)  # the common kinds by identity first: this runs for every value of every file
+    if kind is str or kind is int or kind is bool or kind is float or value is None:
+        return value
+    if kind is dict:
+        return {k if type(k) is str else str(k): v if type(v) is str else _encode(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) is str else _encode(v) for v in value]
     if isinstance(value, dict):
         return {str(k): _encode(v) for k, v in value.items()}
     if isinstance(value, list):
