@@ -165,13 +165,15 @@ def test_a_write_that_fails_verification_twice_is_rolled_back(builder, monkeypat
     assert list((builder.root / ".workbench" / "journal").glob("*.json")) == []
 
 
-def test_undo_takes_the_last_change_even_within_one_second(builder, monkeypatch):
+def test_undo_takes_the_last_change_even_as_the_second_turns(builder, monkeypatch):
     import time as clock
 
     builder.add("mem-note-a")
     builder.add("mem-note-b")
     vault = Vault.open(builder.root)
-    monkeypatch.setattr(clock, "strftime", lambda *_: "20261130T120000")  # both changes in the same second
+    # Changes 0.3 s apart: every few, the second turns between two of them.
+    readings = iter(range(1_796_040_000_100_000_000, 1_796_040_100_000_000_000, 300_000_000))
+    monkeypatch.setattr(clock, "time_ns", lambda: next(readings))
     for _ in range(5):
         vault.set_status("mem-note-a", "deprecated")
         vault.set_status("mem-note-b", "deprecated")

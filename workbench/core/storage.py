@@ -295,8 +295,11 @@ class ChangeWriter:
                 if read_bytes(self.root / change.path) != change.before:
                     raise ConflictError(change.path)
             # Nanoseconds in the id: two changes in one second must still sort in the order they
-            # were made, or undo would take the wrong one.
-            change_id = f"{time.strftime('%Y%m%dT%H%M%S')}.{time.time_ns() % 1_000_000_000:09d}-{uuid.uuid4().hex[:8]}"
+            # were made, or undo would take the wrong one. Second and nanoseconds come from one
+            # reading of the clock: read twice, a change made as the second turns sorted first.
+            now = time.time_ns()
+            second = time.strftime("%Y%m%dT%H%M%S", time.localtime(now // 1_000_000_000))
+            change_id = f"{second}.{now % 1_000_000_000:09d}-{uuid.uuid4().hex[:8]}"
             record = {
                 "id": change_id,
                 "summary": summary,
