@@ -14,7 +14,8 @@ SHA-256 of the bytes written, or the record's absence for a delete). A write cou
 the end of the first batch after which the vault holds exactly its bytes. A write overwritten
 before any batch showed it is counted apart ("overtaken"): the vault went straight to the newer
 version, which is right, but it has no latency of its own. Printed: writes done, latency
-p50/p95/max, the batches the watcher made (files per batch, re-read time per batch), how long
+p50/p95/max, the batches the watcher made (files per batch, re-read time per batch), the time from
+the watcher seeing a batch to its files being in the index, the graph and a search's answer, how long
 after the last write the vault matched the disk, and then whether the long-lived vault equals a
 fresh `Vault.open` of the folder (ids and digests) and every file's bytes on disk.
 A benchmark, not a test: machines are noisy; run it a few times.
@@ -64,6 +65,9 @@ class Tracker:
     done: list[Write] = field(default_factory=list)
     batches: list[tuple[int, float]] = field(default_factory=list)  # (paths re-read, seconds)
     overhead: list[float] = field(default_factory=list)  # this callback's own time, taken from the watcher's thread
+    followed: list[float] = field(default_factory=list)  # from the watcher's batch to the graph and a search answered
+    graph_times: list[float] = field(default_factory=list)
+    search_times: list[float] = field(default_factory=list)
 
     def expect(self, write: Write) -> None:
         with self.lock:
@@ -73,7 +77,18 @@ class Tracker:
         now = time.perf_counter()
         self.batches.append((len(paths), seconds))
         self.resolve(now)
-        self.overhead.append(time.perf_counter() - now)
+        changed = set(paths)
+        title = next((r.document.title for r in self.vault.records if r.path in changed), "") or "note"
+        measured = time.perf_counter()
+        # What the TUI asks next: the graph as it is now, and a search for a changed document.
+        self.vault.graph()
+        searched = time.perf_counter()
+        self.vault.search(title, 10)
+        done = time.perf_counter()
+        self.graph_times.append(searched - measured)
+        self.search_times.append(done - searched)
+        self.followed.append(seconds + done - measured)
+        self.overhead.append(measured - now)
 
     def resolve(self, now: float) -> None:
         current = {r.path: r.document.digest for r in self.vault.records}
@@ -230,6 +245,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"watcher: {len(sizes)} batches for {args.writes} writes, files per batch mean {statistics.mean(sizes):.1f} / max {max(sizes)}, "
                   f"re-read per batch p50 {percentile(reread, .5):.1f} ms / max {max(reread):.1f} ms; "
                   f"measuring cost {statistics.mean(tracker.overhead) * 1000:.1f} ms per batch")
+        if tracker.followed:
+            followed = [s * 1000 for s in tracker.followed]
+            print(f"from the watcher seeing a batch to its files in the index, the graph (`vault.graph()`) and a search: "
+                  f"p50 {percentile(followed, .5):.1f} ms, p95 {percentile(followed, .95):.1f} ms, max {max(followed):.1f} ms"
+                  f" (p95 of each: re-read {percentile(reread, .95):.1f} ms, graph {percentile([g * 1000 for g in tracker.graph_times], .95):.1f} ms,"
+                  f" search {percentile([q * 1000 for q in tracker.search_times], .95):.1f} ms)")
         caught = f"{caught_up * 1000:.0f} ms after the last write" if caught_up is not None else f"NOT within {args.settle:.0f} s"
         print(f"caught up: {caught}")
 

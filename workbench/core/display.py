@@ -498,9 +498,7 @@ def problems(vault: Any):
 
 def neighbourhood(vault: Any, doc_id: str, depth: int = 1, link_types: Iterable[str] | str | None = None):
     """The documents within `depth` links of `doc_id`, as a `Neighbourhood` a notebook draws."""
-    from .graph import Neighbourhood, build_graph
-
-    return Neighbourhood(build_graph(vault), doc_id, depth, link_types)
+    return vault.neighbourhood(doc_id, depth, link_types)
 
 
 # -- frames -------------------------------------------------------------------------------------

@@ -52,6 +52,9 @@ __all__ = [
     "INVERSE_LABELS",
     "READING_PRIORITY",
     "build_graph",
+    "document_node",
+    "placeholder_node",
+    "stated_edges",
     "neighbourhood",
     "Neighbourhood",
     "backlinks",
@@ -106,27 +109,36 @@ def build_graph(vault: Vault) -> nx.MultiDiGraph:
     # A dict keeps the order and drops repeats: a `supersedes` link restates its field.
     edges: dict[tuple[str, str, str], None] = {}
     for doc in documents:
-        for link in doc.links:
-            edges[doc.id, link.target, link.type] = None
-        for older in doc.supersedes:
-            edges[doc.id, older, _SUPERSEDES] = None
-        for newer in doc.superseded_by:
-            edges[newer, doc.id, _SUPERSEDES] = None
-    edges = {edge: None for edge in edges if edge[0] != edge[1]}
+        edges.update(dict.fromkeys(stated_edges(doc)))
     named = {end for source, target, _ in edges for end in (source, target)} - valid
 
     graph = nx.MultiDiGraph()  # filled in bulk: networkx's per-call overhead dominates at 10,000 nodes
-    graph.add_nodes_from(
-        (doc.id, {"title": doc.title, "type": doc.type, "status": doc.status, "dangling": False, "invalid": False})
-        for doc in documents
-    )
-    # A placeholder: named by the vault, but no valid document to show.
-    graph.add_nodes_from(
-        (end, {"title": end, "type": "", "status": "", "dangling": end not in invalid, "invalid": end in invalid})
-        for end in sorted(named)
-    )
+    graph.add_nodes_from((doc.id, document_node(doc)) for doc in documents)
+    graph.add_nodes_from((end, placeholder_node(end, invalid)) for end in sorted(named))
     graph.add_edges_from((source, target, kind, {"type": kind}) for source, target, kind in edges)
     return graph
+
+
+def stated_edges(doc) -> list[tuple[str, str, str]]:
+    """The edges (source, target, type) a document's own file states: its links, what it
+    supersedes and what supersedes it (a `supersedes` link restates its field: once)."""
+    edges: dict[tuple[str, str, str], None] = {}
+    for link in doc.links:
+        edges[doc.id, link.target, link.type] = None
+    for older in doc.supersedes:
+        edges[doc.id, older, _SUPERSEDES] = None
+    for newer in doc.superseded_by:
+        edges[newer, doc.id, _SUPERSEDES] = None
+    return [edge for edge in edges if edge[0] != edge[1]]
+
+
+def document_node(doc) -> dict[str, Any]:
+    return {"title": doc.title, "type": doc.type, "status": doc.status, "dangling": False, "invalid": False}
+
+
+def placeholder_node(end: str, invalid: set[str]) -> dict[str, Any]:
+    """A node named by the vault with no valid document to show: a file that is invalid, or none."""
+    return {"title": end, "type": "", "status": "", "dangling": end not in invalid, "invalid": end in invalid}
 
 
 def _as_graph(vault_or_graph: Vault | nx.MultiDiGraph) -> nx.MultiDiGraph:

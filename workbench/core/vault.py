@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+import networkx as nx
+
 from . import (
     conflicts,
     consolidate,
@@ -35,7 +37,8 @@ from .conflicts import Conflicts
 from .consolidate import Group
 from .flavours import Flavour, Ids
 from .gate import Candidate, Draft
-from .graph import Neighbourhood, build_graph
+from .graph import Neighbourhood
+from .live_graph import LiveGraph
 from .lifecycle import check_transition
 from .live import VaultWatcher
 from .loading import collector_paused, parse_files
@@ -131,6 +134,7 @@ class Vault:
         self.store: DerivedStore | None = None
         self.mutex = threading.RLock()
         self.generation = 0  # moves whenever the records change, so derived views know to rebuild
+        self._live_graph = LiveGraph()
 
     # -- opening and reading ----------------------------------------------------------------
 
@@ -755,9 +759,15 @@ class Vault:
     # -- conveniences for the faces -------------------------------------------------------------
 
     @_serialized
+    def graph(self) -> nx.MultiDiGraph:
+        """The typed-link graph as the vault is now (see graph.py): kept in step with the files as
+        they change, and a snapshot of its own that nothing changes once it is returned."""
+        return self._live_graph.sync(self)
+
+    @_serialized
     def neighbourhood(self, doc_id: str, depth: int = 1, link_types: Iterable[str] | str | None = None) -> Neighbourhood:
         """The documents within `depth` links of `doc_id`, both ways; a notebook draws it in Mermaid."""
-        return Neighbourhood(build_graph(self), doc_id, depth, link_types)
+        return Neighbourhood(self.graph(), doc_id, depth, link_types)
 
     @_serialized
     def to_pandas(self):

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import networkx as nx
 
-from ..core.graph import build_graph
 from ..core.model import Document, Problem, Severity
 from ..core.vault import Vault
 
@@ -39,4 +38,4 @@ def summarise(vault: Vault, given: Path) -> VaultSummary:
     name = given.name if vault.root == given else f"{given.name}/{vault.root.relative_to(given)}"
     if not vault.flavour.native:
         name = f"{name} ({vault.flavour.name})"  # the rules it is read by, when not Memory Core's
-    return VaultSummary(name, tuple(vault.documents), len(vault), tuple(vault.problems), build_graph(vault))
+    return VaultSummary(name, tuple(vault.documents), len(vault), tuple(vault.problems), vault.graph())

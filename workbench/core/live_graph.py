@@ -1,0 +1,115 @@
+"""The vault's graph kept in step with its documents, for a vault that stays open.
+
+Building the graph whole takes a quarter of a second at 10,000 documents, and a long-lived vault
+(the TUI's, an agent's) changes a few files at a time. So the graph is built once and then changed
+only where documents changed: each document's file states some edges (its links, its supersession
+fields), an edge stays while any file states it, and a node is a document, a placeholder for an id
+that edges name but no valid document has, or nothing.
+
+Readers get frozen snapshots that share the unchanged parts. networkx keeps a graph as three
+dictionaries (node attributes, successors, predecessors) of per-node dictionaries; here a per-node
+dictionary is never changed once a snapshot may hold it, only replaced, so a snapshot is three
+shallow copies (a millisecond at 10,000 documents) and never changes under its reader.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import networkx as nx
+
+from .graph import document_node, placeholder_node, stated_edges
+
+if TYPE_CHECKING:
+    from .model import Document
+    from .vault import Vault
+
+__all__ = ["LiveGraph"]
+
+Edge = tuple[str, str, str]
+Keyed = dict[str, dict[str, Any]]  # an edge type -> its attributes, for one (source, target) pair
+
+
+class LiveGraph:
+    """A graph of the vault that `sync` brings up to date, changing only what changed."""
+
+    def __init__(self) -> None:
+        self._node: dict[str, dict[str, Any]] = {}
+        self._succ: dict[str, dict[str, Keyed]] = {}
+        self._pred: dict[str, dict[str, Keyed]] = {}
+        self._shown: dict[str, Document] = {}  # the valid documents the graph holds, as last seen
+        self._invalid: set[str] = set()
+        self._stating: dict[Edge, set[str]] = {}  # edge -> ids of the documents whose files state it
+        self._stated: dict[str, list[Edge]] = {}  # document id -> the edges its file states
+        self._snapshot: nx.MultiDiGraph | None = None
+
+    def sync(self, vault: Vault) -> nx.MultiDiGraph:
+        """The graph as the vault is now: a frozen snapshot, the same object while nothing changes."""
+        documents = {doc.id: doc for doc in vault.documents}
+        invalid = {record.document.id for record in vault.records if not record.document.valid} - documents.keys()
+        # Records are replaced, never changed in place: a document that is not the same object changed.
+        changed = sorted(doc_id for doc_id in documents.keys() | self._shown.keys() if documents.get(doc_id) is not self._shown.get(doc_id))
+        touched = set(changed) | (invalid ^ self._invalid)
+        for doc_id in changed:
+            for edge in self._stated.pop(doc_id, ()):
+                stating = self._stating[edge]
+                stating.discard(doc_id)
+                if not stating:
+                    del self._stating[edge]
+                    self._remove_edge(*edge)
+                    touched.update(edge[:2])
+            doc = documents.get(doc_id)
+            if doc is None:
+                continue
+            edges = self._stated[doc_id] = stated_edges(doc)
+            for edge in edges:
+                stating = self._stating.setdefault(edge, set())
+                if not stating:
+                    self._add_edge(*edge)
+                    touched.update(edge[:2])
+                stating.add(doc_id)
+        self._shown, self._invalid = documents, invalid
+        for node in sorted(touched):
+            self._place(node)
+        if touched or self._snapshot is None:
+            snapshot = nx.MultiDiGraph()
+            snapshot._node.update(self._node)
+            snapshot._succ.update(self._succ)
+            snapshot._pred.update(self._pred)
+            self._snapshot = nx.freeze(snapshot)
+        return self._snapshot
+
+    # Every change below replaces the per-node dictionaries it touches: snapshots share them.
+
+    def _ensure(self, node: str) -> None:
+        if node not in self._node:
+            self._node[node] = {}
+            self._succ[node] = {}
+            self._pred[node] = {}
+
+    def _add_edge(self, source: str, target: str, kind: str) -> None:
+        self._ensure(source)
+        self._ensure(target)
+        keyed = {**self._succ[source].get(target, {}), kind: {"type": kind}}
+        self._succ[source] = {**self._succ[source], target: keyed}
+        self._pred[target] = {**self._pred[target], source: keyed}
+
+    def _remove_edge(self, source: str, target: str, kind: str) -> None:
+        keyed = {key: data for key, data in self._succ[source][target].items() if key != kind}
+        if keyed:
+            self._succ[source] = {**self._succ[source], target: keyed}
+            self._pred[target] = {**self._pred[target], source: keyed}
+        else:
+            self._succ[source] = {t: k for t, k in self._succ[source].items() if t != target}
+            self._pred[target] = {s: k for s, k in self._pred[target].items() if s != source}
+
+    def _place(self, node: str) -> None:
+        """Give a node the attributes it has now, or remove it when nothing holds it."""
+        doc = self._shown.get(node)
+        if doc is not None:
+            self._ensure(node)
+            self._node[node] = document_node(doc)
+        elif node in self._node and (self._succ[node] or self._pred[node]):
+            self._node[node] = placeholder_node(node, self._invalid)
+        elif node in self._node:
+            del self._node[node], self._succ[node], self._pred[node]
