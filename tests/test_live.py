@@ -105,3 +105,30 @@ def test_a_note_written_into_an_obsidian_vault_resolves_the_links_that_named_it(
         assert [h.id for h in vault.search("agent")] == ["sub/Later"]
     finally:
         watcher.stop()
+
+
+def test_a_sweep_brings_in_what_no_event_reported_and_says_so(builder, monkeypatch):
+    """The periodic sweep runs after a batch, not before it; a sweep that finds a change tells the
+    listener, and one that finds none leaves the vault (and what is derived from it) as it was."""
+    from workbench.core import live
+
+    builder.add("mem-entity-core")
+    vault = Vault.open(builder.root)
+    heard = []
+    watcher = vault.watch(lambda paths, seconds: heard.append(list(paths)))
+    try:
+        assert watcher.ready.wait(5)
+        generation = vault.generation
+        vault.refresh()  # nothing changed on disk: nothing derived goes stale
+        assert vault.generation == generation
+        # A file the watcher hears nothing of, as when the OS drops events: only a sweep finds it.
+        monkeypatch.setattr(live, "_relevant", lambda root, change, path: None)
+        builder.add("mem-note-unseen", body="quokka\n")
+        time.sleep(0.3)
+        assert "mem-note-unseen" not in vault
+        monkeypatch.setattr(live, "SWEEP_SECONDS", 0.0)
+        assert wait_for(lambda: "mem-note-unseen" in vault)
+        assert wait_for(lambda: [] in heard)
+        assert [h.id for h in vault.search("quokka")] == ["mem-note-unseen"]
+    finally:
+        watcher.stop()

@@ -249,31 +249,41 @@ def _matches(doc: Document, name: str, value: str, ctx: _Context) -> bool:
 
 
 class _Views:
-    """Per-vault lookups that every search needs, rebuilt only when the records change."""
+    """Per-vault lookups that searches need, made when first needed and kept while the records stay
+    the same: after a watcher batch, a search for words needs none of the whole-vault ones."""
 
     def __init__(self, vault):
+        self.vault = vault
         self.generation = vault.generation
-        records = vault.records
-        self.by_path = {r.path: r.document for r in records}
-        self.valid = {r.document.id: r.document for r in records if r.document.valid}
-        self.everything = {r.document.id: r.document for r in records}
+        self._valid: dict[str, Document] | None = None
+        self._everything: dict[str, Document] | None = None
         self._titles: dict[str, str] | None = None
         self._haystacks: dict[str, str] = {}
 
     @property
+    def valid(self) -> dict[str, Document]:
+        if self._valid is None:
+            self._valid = {doc.id: doc for doc in self.everything.values() if doc.valid}
+        return self._valid
+
+    @property
+    def everything(self) -> dict[str, Document]:
+        if self._everything is None:
+            self._everything = {r.document.id: r.document for r in self.vault.records}
+        return self._everything
+
+    @property
     def titles(self) -> dict[str, str]:
-        """Every valid document's title, lowercased: made on the first search that matches titles
-        despite typos, not on every open."""
+        """Every valid document's title, lowercased, for matching titles despite typos."""
         if self._titles is None:
             self._titles = {doc_id: doc.title.lower() for doc_id, doc in self.valid.items()}
         return self._titles
 
-    def haystack(self, doc_id: str) -> str:
+    def haystack(self, doc: Document) -> str:
         """Title, id and tags, lowercased, where a word typed counts as found."""
-        found = self._haystacks.get(doc_id)
+        found = self._haystacks.get(doc.id)
         if found is None:
-            doc = self.everything[doc_id]
-            found = self._haystacks[doc_id] = (doc.title + " " + doc.id + " " + " ".join(doc.tags)).lower()
+            found = self._haystacks[doc.id] = (doc.title + " " + doc.id + " " + " ".join(doc.tags)).lower()
         return found
 
 
@@ -453,14 +463,24 @@ def search(vault, text: str, limit: int = 10, *, fuzzy: bool = True) -> SearchRe
     ctx = _Context(vault)
     views = _views(vault)
     want_invalid = ("is", "invalid") in query.filters
-    pool = views.everything if want_invalid else views.valid
 
     def admitted(doc: Document) -> bool:
         return all(_matches(doc, n, v, ctx) for n, v in query.filters) and not any(_matches(doc, n, v, ctx) for n, v in query.excluded)
 
+    seen: dict[str, Document] = {}  # the documents full text found and the filters admitted
+
     def wanted(path: str) -> Document | None:
-        doc = views.by_path.get(path)
-        return doc if doc is not None and doc.id in pool and admitted(doc) else None
+        doc = vault.document_at(path)
+        if doc is None or not (want_invalid or doc.valid) or not admitted(doc):
+            return None
+        seen[doc.id] = doc
+        return doc
+
+    def pool() -> dict[str, Document]:  # every document a search may return: made only if needed
+        return views.everything if want_invalid else views.valid
+
+    def lookup(doc_id: str) -> Document:
+        return seen.get(doc_id) or pool()[doc_id]
 
     scores: dict[str, float] = {}
     if query.words or query.phrases:
@@ -471,19 +491,19 @@ def search(vault, text: str, limit: int = 10, *, fuzzy: bool = True) -> SearchRe
         best = max(found.values(), default=0.0) or 1.0
         scores = {doc_id: score / best for doc_id, score in found.items()}
         if meaning is not None:
-            _blend_meaning(scores, meaning, query, pool, admitted)
+            _blend_meaning(scores, meaning, query, pool(), admitted)
         typed = " ".join(query.words).lower()
         if len(query.words) <= SHORT and not query.phrases and query.words:
-            _title_as_typed(scores, typed, views, pool, admitted, limit if fuzzy else 0)
+            _title_as_typed(scores, typed, views, lookup, admitted, limit if fuzzy else 0)
     else:
-        for doc in pool.values():
+        for doc in pool().values():
             if admitted(doc):
                 updated = as_date(doc.meta.get("updated_at")) or dt.date.min
                 scores[doc.id] = updated.toordinal() / 1e6  # filters alone: the most recently updated first
 
     hits: list[Hit] = []
     for doc_id, score in scores.items():
-        doc = pool[doc_id]
+        doc = lookup(doc_id)
         if query.words or query.phrases:
             score *= STATUS_WEIGHT.get(doc.status, 0.5)
         hits.append(Hit(doc.id, doc.path, doc.title, doc.type, doc.status, score, doc.superseded_by, doc.valid))
@@ -554,18 +574,19 @@ def _blend_meaning(scores: dict[str, float], meaning: semantic.Index, query: Que
     scores.update(blended)
 
 
-def _title_as_typed(scores: dict[str, float], typed: str, views: _Views, pool: dict[str, Document],
+def _title_as_typed(scores: dict[str, float], typed: str, views: _Views, lookup: Callable[[str], Document],
                     admitted: Callable[[Document], bool], fuzzy_below: int) -> None:
     """What a short query adds: titles typed whole or begun, the words in title, id and tags, and,
     when full text found fewer than `fuzzy_below` documents, titles matched despite typos."""
     if len(scores) < fuzzy_below:
         for _, ratio, doc_id in process.extract(typed, views.titles, scorer=fuzz.partial_ratio, limit=20, score_cutoff=80, processor=None):
-            if doc_id in pool and admitted(pool[doc_id]):
+            if admitted(views.valid[doc_id]):
                 scores[doc_id] = scores.get(doc_id, 0.0) + 0.25 * (ratio / 100)
     words = typed.split()
     for doc_id in scores:
-        haystack = views.haystack(doc_id)
-        title = views.everything[doc_id].title.lower() if doc_id in views.valid else haystack
+        doc = lookup(doc_id)
+        haystack = views.haystack(doc)
+        title = doc.title.lower() if doc.valid else haystack
         coverage = sum(1 for w in words if w in haystack) / len(words)
         scores[doc_id] += 0.15 * coverage + 0.1 * fuzz.partial_ratio(typed, title) / 100
         if title == typed:

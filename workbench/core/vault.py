@@ -172,11 +172,15 @@ class Vault:
         cached = cached or {}
         seen: set[str] = set()
         to_parse: list[tuple[str, int, int]] = []
+        moved = False  # whether any record came, went or changed: if none did, nothing derived is stale
         for path, stat in walk.files:
             seen.add(path)
-            known = self._records.get(path) or cached.get(path)
+            current = self._records.get(path)
+            known = current or cached.get(path)
             if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
-                self._records[path] = known
+                if known is not current:
+                    self._records[path] = known
+                    moved = True
                 continue
             to_parse.append((path, stat.st_size, stat.st_mtime_ns))
         if to_parse:
@@ -195,12 +199,14 @@ class Vault:
                     self.store.save_rows(rows)
         gone = (set(self._records) | set(cached)) - seen
         for path in gone:
-            self._records.pop(path, None)
+            moved = self._records.pop(path, None) is not None or moved
         if self.store is not None and gone:
             self.store.save([], gone, on)
+        moved = moved or bool(to_parse) or (walk.symlinks, walk.not_pages) != (self._symlinks, self._not_pages)
         self._symlinks = walk.symlinks
         self._not_pages = walk.not_pages
-        self._index()
+        if moved or self.generation == 0:
+            self._index()
 
     @_serialized
     def _index(self) -> None:
@@ -350,6 +356,16 @@ class Vault:
         if record is None:
             raise RefusedError(f"no document has the id {doc_id!r}")
         return record.document
+
+    def document_at(self, path: str) -> Document | None:
+        """What was last read from `path` (relative to the root), without looking at the disk."""
+        record = self._records.get(path)
+        return record.document if record is not None else None
+
+    def known(self, doc_id: str) -> Document | None:
+        """The document last read with this id, valid or not, without looking at the disk."""
+        path = self._by_id.get(doc_id)
+        return self.document_at(path) if path is not None else None
 
     @_serialized
     def source(self, doc_id: str) -> bytes:
