@@ -82,6 +82,22 @@ async def test_live_changes_refresh_lists_and_the_open_document(vault_path: Path
     assert watcher is not None and not watcher._thread.is_alive(), "quitting stops the watcher"
 
 
+async def test_the_open_documents_links_follow_files_written_elsewhere(vault_path: Path):
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        main = app.screen
+        await wait_for(pilot, lambda: main.watcher is not None and main.watcher.ready.is_set())
+        await open_by_search(pilot, "fastapi")
+        new = (vault_path / NOTE_FILE).read_text().replace("mem-note-procrastinate-queueing-lock", "mem-note-quokka")
+        new = new.replace("links:\n", "links:\n  - type: explains\n    target: mem-decision-api-fastapi\n", 1)
+        new = "\n".join("title: Quokka notes" if line.startswith("title:") else line for line in new.split("\n"))
+        (vault_path / "notes/mem-note-quokka.md").write_text(new)
+        await wait_for(pilot, lambda: "Quokka notes" in screen_text(app))  # a backlink, without reopening
+        (vault_path / "notes/mem-note-quokka.md").unlink()
+        await wait_for(pilot, lambda: "Quokka notes" not in screen_text(app))
+
+
 async def test_our_own_writes_are_not_reported_as_outside_changes(vault_path: Path):
     app = WorkbenchApp(vault_path)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -38,6 +38,7 @@ from ...core.vault import Vault
 from ..dialogs.confirm_plan import ConfirmPlanDialog
 from ..dialogs.external_change import ExternalChangeDialog, Versions
 from ..history import History
+from ..neighbours import neighbourhood
 from ..proposal import Proposal, changed_since_read
 from ..reading import DocumentView, read_view
 from ..summary import VaultSummary, summarise
@@ -326,6 +327,13 @@ class MainScreen(GuidedFlows, Screen[None]):
         search = self.query_one(SearchPane)
         search.total = len(summary.documents)
         search.searcher = self.vault.search if self.vault is not None else None
+        view = self.current
+        if view is not None and view.document.id in summary.graph:
+            # Another file may link here now, or no longer: the open document's links follow.
+            links = self.query_one(LinkPane)
+            now = neighbourhood(summary.graph, view.document.id, self.graph_depth, self.graph_filter)
+            if now != links.neighbours:
+                links.neighbours = now
         self.refresh_bindings()
 
     @on(ConflictsFound)
