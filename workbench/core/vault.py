@@ -362,11 +362,6 @@ class Vault:
         record = self._records.get(path)
         return record.document if record is not None else None
 
-    def known(self, doc_id: str) -> Document | None:
-        """The document last read with this id, valid or not, without looking at the disk."""
-        path = self._by_id.get(doc_id)
-        return self.document_at(path) if path is not None else None
-
     @_serialized
     def source(self, doc_id: str) -> bytes:
         """The document's file as it is on disk now, byte for byte (and its record refreshed)."""
