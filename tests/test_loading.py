@@ -52,3 +52,26 @@ def test_a_file_is_read_whole_up_to_the_limit_and_no_further(tmp_path):
     (tmp_path / "big.md").write_bytes(b"x" * (MAX_FILE_BYTES + 100))
     assert len(read_document(tmp_path / "big.md")) == MAX_FILE_BYTES + 1
     assert read_document(tmp_path / "gone.md") is None
+
+
+def test_a_vault_that_searched_and_drew_its_graph_is_freed_without_the_cycle_collector(sample_copy):
+    """Opening vaults one after another must not pile them up until a collection: a cold open
+    pauses the collector, so a vault kept alive by a cycle would stay for the whole next open."""
+    import gc
+    import weakref
+
+    vault = Vault.open(sample_copy)
+    vault.search("postgres")
+    vault.search("type:task")
+    vault.search("postgress")  # typo matching: the title maps
+    vault.graph()
+    vault.neighbourhood("mem-entity-postgres", 2)
+    gone = weakref.ref(vault)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        del vault
+        assert gone() is None
+    finally:
+        if enabled:
+            gc.enable()

@@ -38,6 +38,7 @@ import heapq
 import math
 import re
 import shlex
+import weakref
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -253,7 +254,7 @@ class _Views:
     the same: after a watcher batch, a search for words needs none of the whole-vault ones."""
 
     def __init__(self, vault):
-        self.vault = vault
+        self._vault = weakref.ref(vault)  # kept on the vault: a strong reference would make a cycle
         self.generation = vault.generation
         self._valid: dict[str, Document] | None = None
         self._everything: dict[str, Document] | None = None
@@ -269,7 +270,8 @@ class _Views:
     @property
     def everything(self) -> dict[str, Document]:
         if self._everything is None:
-            self._everything = {r.document.id: r.document for r in self.vault.records}
+            vault = self._vault()
+            self._everything = {r.document.id: r.document for r in vault.records} if vault is not None else {}
         return self._everything
 
     @property
