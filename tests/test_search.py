@@ -312,6 +312,32 @@ def test_document_vectors_are_kept_across_changes_by_digest(builder, tiny_meanin
     assert [t for t in encoded if "plants" in t and "huge" in t] and len(encoded) == 1  # only the new one
 
 
+def test_document_vectors_outlive_the_process_in_the_derived_store(builder, tiny_meaning, monkeypatch):
+    """A later open (another process) encodes only what changed since; another model's vectors are
+    not taken for its own."""
+    _vocabulary_mismatch(builder)
+    tiny_meaning.name = "tiny"
+    first = Vault.open(builder.root)
+    assert search._meaning(first) is not None
+    stored = first.store.db.execute("SELECT count(*) FROM vectors WHERE model = 'tiny'").fetchone()[0]
+    assert stored == len(first.records)
+    first.store.close()
+    _write(builder, "mem-note-new", "New", "About huge plants.")
+    encoded: list[str] = []
+    real = tiny_meaning.encode
+    monkeypatch.setattr(tiny_meaning, "encode", lambda texts: encoded.extend(texts) or real(texts))
+    again = Vault.open(builder.root)
+    index = search._meaning(again)
+    assert len(encoded) == 1 and "plants" in encoded[0]  # only the new document
+    assert index.matrix.shape[0] == len(again.records)
+    with_stored = ids(again.search(QUESTION, 5))
+    tiny_meaning.name = "another"
+    encoded.clear()
+    fresh = Vault.open(builder.root)
+    assert ids(fresh.search(QUESTION, 5)) == with_stored  # read back, the vectors rank as encoded ones do
+    assert len([t for t in encoded if "\n" in t]) == len(again.records)  # documents, not words: encoded anew
+
+
 def test_the_packaged_embeddings_load_without_a_download():
     if semantic.model() is None:
         pytest.skip("the embedding package is not installed")

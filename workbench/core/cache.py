@@ -25,7 +25,7 @@ from .records import Record
 
 __all__ = ["SCHEMA_VERSION", "DerivedStore", "row_for"]
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 
 
 def _reader_fingerprint() -> str:
@@ -184,6 +184,9 @@ class DerivedStore:
                         f"CREATE VIRTUAL TABLE fts USING fts5({', '.join(FTS_COLUMNS)}, content = 'files', content_rowid = 'rowid',"
                         " tokenize = 'porter unicode61 remove_diacritics 2')"
                     )
+                    # Document vectors of the [meaning] extra, by content digest and model: a
+                    # document unchanged since any earlier process is not encoded again.
+                    db.execute("CREATE TABLE vectors (digest TEXT, model TEXT, vector BLOB, PRIMARY KEY (digest, model)) WITHOUT ROWID")
                     db.execute("PRAGMA user_version = 1")
             elif db.execute("SELECT v FROM fts_config WHERE k = 'automerge'").fetchone() == (0,):
                 # A first open that ended before it could turn merging back on.
@@ -262,6 +265,31 @@ class DerivedStore:
             # An external-content index forgets a row by being told the text it indexed.
             self.db.execute(f"INSERT INTO fts (fts, rowid, {columns}) SELECT 'delete', rowid, {columns} FROM files WHERE {where}", chunk)
             self.db.execute(f"DELETE FROM files WHERE {where}", chunk)
+
+    # -- vectors ----------------------------------------------------------------------------------
+
+    def vectors(self, model: str, digests: Iterable[str]) -> dict[str, bytes]:
+        """{digest: vector bytes} stored for `model`, of those digests that have one."""
+        found: dict[str, bytes] = {}
+        wanted = list(digests)
+        try:
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start:start + 500]
+                sql = f"SELECT digest, vector FROM vectors WHERE model = ? AND digest IN ({', '.join('?' * len(chunk))})"
+                found.update(self.db.execute(sql, (model, *chunk)))
+        except sqlite3.DatabaseError:
+            pass
+        return found
+
+    def save_vectors(self, model: str, vectors: Iterable[tuple[str, bytes]]) -> None:
+        """Keep vectors for `model`, and forget those of contents no file has any more."""
+        try:
+            with self.db:
+                self.db.execute("BEGIN")
+                self.db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", [(d, model, v) for d, v in vectors])
+                self.db.execute("DELETE FROM vectors WHERE digest NOT IN (SELECT digest FROM files)")
+        except sqlite3.DatabaseError:
+            pass  # only a cache: the vectors are encoded again next time
 
     # -- full text ------------------------------------------------------------------------------
 

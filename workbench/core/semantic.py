@@ -13,8 +13,9 @@ so is a query's. Two things come of it for search:
 
 Only numpy and `tokenizers` are imported (the embedding file is read directly), and only when a
 question needs them. When the `wordllama` package is not installed, `index()` returns None and
-search is full text alone. Vectors are kept in memory by each document's digest, so that a vault
-whose records changed re-encodes only the documents that did.
+search is full text alone. Vectors are kept by each document's digest, in memory and in the derived
+store (encoding 10,000 documents takes about 5 s, reading their vectors back a few hundredths), so
+that only documents changed since any earlier process are encoded.
 """
 
 from __future__ import annotations
@@ -73,20 +74,22 @@ def _read_safetensors(path: Path, key: str):
 class Model:
     """Token embeddings and their tokenizer: text in, unit vectors out."""
 
-    def __init__(self, embedding, tokenizer):
+    def __init__(self, embedding, tokenizer, name: str = ""):
         self.embedding = embedding
         self.tokenizer = tokenizer
         self.dim = embedding.shape[1]
+        self.name = name  # what stored vectors are kept under: another model's are not reused
 
     @classmethod
     def load(cls, folder: Path) -> Model:
         from tokenizers import Tokenizer
 
-        embedding = _read_safetensors(folder.joinpath(*WEIGHTS), TENSOR)
+        weights = folder.joinpath(*WEIGHTS)
+        embedding = _read_safetensors(weights, TENSOR)
         tokenizer = Tokenizer.from_file(str(folder.joinpath(*TOKENIZER)))
         tokenizer.no_padding()
         tokenizer.no_truncation()
-        return cls(embedding, tokenizer)
+        return cls(embedding, tokenizer, f"{weights.name}:{weights.stat().st_size}")
 
     def encode(self, texts: list[str]):
         """One unit vector per text, the mean of its tokens' vectors (zero for an empty text)."""
@@ -138,20 +141,30 @@ class Index:
     """A vault's document vectors and vocabulary, for one generation of its records."""
 
     def __init__(self, model: Model, generation: int, documents: list[tuple[str, str, tuple[str, ...]]],
-                 kept: dict[str, object] | None = None):
+                 kept: dict[str, object] | None = None, store=None):
         """`documents`: (id, digest, full-text fields) for each document; `kept`: vectors by digest
-        from a previous index, reused for documents that have not changed."""
+        from a previous index, reused for documents that have not changed; `store`: the derived
+        store, where vectors outlive the process (encoding is nearly all of the cost)."""
         import numpy as np
 
         self.model = model
         self.generation = generation
         self.ids = [doc_id for doc_id, _, _ in documents]
         self.row = {doc_id: i for i, doc_id in enumerate(self.ids)}
-        kept = kept or {}
+        kept = dict(kept or {})
+        if store is not None and model.name:
+            missing = [digest for _, digest, _ in documents if digest not in kept]
+            for digest, blob in store.vectors(model.name, missing).items():
+                vector = np.frombuffer(blob, dtype=np.float32)
+                if vector.shape == (model.dim,):
+                    kept[digest] = vector
         vectors: dict[str, object] = {}
-        todo = [(digest, document_text(fields)) for _, digest, fields in documents if digest not in kept]
+        todo = list({digest: document_text(fields) for _, digest, fields in documents if digest not in kept}.items())
         for (digest, _), vector in zip(todo, model.encode([text for _, text in todo])):
             vectors[digest] = vector
+        if store is not None and model.name and todo:
+            real = [digest for digest, _ in todo if len(digest) == 64]  # an unreadable file is keyed by its path: not kept
+            store.save_vectors(model.name, [(digest, vectors[digest].astype(np.float32).tobytes()) for digest in real])
         for _, digest, _ in documents:
             if digest in kept:
                 vectors[digest] = kept[digest]
@@ -215,6 +228,6 @@ def index(vault, documents_of) -> Index | None:
     current = getattr(vault, "_search_meaning", None)
     if current is not None and current.generation == vault.generation:
         return current
-    built = Index(found, vault.generation, documents_of(vault), current.by_digest if current is not None else None)
+    built = Index(found, vault.generation, documents_of(vault), current.by_digest if current is not None else None, vault.store)
     vault._search_meaning = built
     return built
