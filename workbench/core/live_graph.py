@@ -51,17 +51,22 @@ class LiveGraph:
         self._generation = vault.generation
         documents: dict[str, Document] = {}
         invalid: set[str] = set()
-        for record in vault._records.values():  # unsorted: `vault.documents` would sort 10,000 for nothing
+        changed: set[str] = set()
+        shown = self._shown
+        # One pass, unsorted (`vault.documents` would sort every id for nothing). Records are
+        # replaced, never changed in place: a document that is not the same object changed.
+        for record in vault._records.values():
             doc = record.document
             if doc.valid:
                 documents[doc.id] = doc
+                if shown.get(doc.id) is not doc:
+                    changed.add(doc.id)
             else:
                 invalid.add(doc.id)
         invalid -= documents.keys()
-        # Records are replaced, never changed in place: a document that is not the same object changed.
-        changed = sorted(doc_id for doc_id in documents.keys() | self._shown.keys() if documents.get(doc_id) is not self._shown.get(doc_id))
-        touched = set(changed) | (invalid ^ self._invalid)
-        for doc_id in changed:
+        changed.update(shown.keys() - documents.keys())
+        touched = changed | (invalid ^ self._invalid)
+        for doc_id in sorted(changed):
             for edge in self._stated.pop(doc_id, ()):
                 stating = self._stating[edge]
                 stating.discard(doc_id)

@@ -212,22 +212,23 @@ class Vault:
     def _index(self) -> None:
         """Map ids to files; a second file claiming an id is a problem and is not a node."""
         self.generation += 1
-        self._by_id = {}
+        by_id: dict[str, str] = {}
         unreadable = invalidating(self.flavour)
-        for path in sorted(self._records):
+        for path in sorted(self._records):  # runs after every watcher batch: nothing done for nothing
             record = self._records[path]
             doc = record.document
-            record.problems = [p for p in record.problems if p.code != "id-duplicate"]
-            if doc.id in self._by_id:
-                first = self._by_id[doc.id]
-                record.problems.append(
-                    Problem(path, Severity.ERROR, "id-duplicate", f"id {doc.id} is also used by {first}", None, doc.id)
-                )
+            if record.problems and any(p.code == "id-duplicate" for p in record.problems):
+                record.problems = [p for p in record.problems if p.code != "id-duplicate"]
+            first = by_id.get(doc.id)
+            if first is not None:
+                duplicate = Problem(path, Severity.ERROR, "id-duplicate", f"id {doc.id} is also used by {first}", None, doc.id)
+                record.problems = record.problems + [duplicate]
                 record.document = dataclasses.replace(doc, valid=False)
                 continue
-            self._by_id[doc.id] = path
+            by_id[doc.id] = path
             if doc.valid is False and not any(p.code in unreadable for p in record.problems):
                 record.document = dataclasses.replace(doc, valid=True)
+        self._by_id = by_id
         if not self.flavour.native:
             self._resolve_links()
         self._relation_problems = None
