@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import stat
 from pathlib import Path
 
@@ -59,14 +60,23 @@ def record_notifications(app) -> None:
     app.notify = notify
 
 
-async def test_live_changes_refresh_lists_and_the_open_document(vault_path: Path):
+@contextlib.asynccontextmanager
+async def watched_app(vault_path: Path, opened: str):
+    """The app at 100x30, noting every notification, its watcher in place and a document opened by
+    search: where a test then changes files behind its back."""
     app = WorkbenchApp(vault_path)
     record_notifications(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         main = app.screen
         await wait_for(pilot, lambda: main.watcher is not None and main.watcher.ready.is_set())
-        await open_by_search(pilot, "fastapi")
+        await open_by_search(pilot, opened)
+        yield app, pilot
+
+
+async def test_live_changes_refresh_lists_and_the_open_document(vault_path: Path):
+    async with watched_app(vault_path, "fastapi") as (app, pilot):
+        main = app.screen
         path = vault_path / FASTAPI_FILE
         path.write_bytes(path.read_bytes() + b"\nAn agent added this line.\n")
         viewer = main.query_one(DocumentViewer)
@@ -83,12 +93,7 @@ async def test_live_changes_refresh_lists_and_the_open_document(vault_path: Path
 
 
 async def test_the_open_documents_links_follow_files_written_elsewhere(vault_path: Path):
-    app = WorkbenchApp(vault_path)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        main = app.screen
-        await wait_for(pilot, lambda: main.watcher is not None and main.watcher.ready.is_set())
-        await open_by_search(pilot, "fastapi")
+    async with watched_app(vault_path, "fastapi") as (app, pilot):
         new = (vault_path / NOTE_FILE).read_text().replace("mem-note-procrastinate-queueing-lock", "mem-note-quokka")
         new = new.replace("links:\n", "links:\n  - type: explains\n    target: mem-decision-api-fastapi\n", 1)
         new = "\n".join("title: Quokka notes" if line.startswith("title:") else line for line in new.split("\n"))
@@ -99,12 +104,7 @@ async def test_the_open_documents_links_follow_files_written_elsewhere(vault_pat
 
 
 async def test_our_own_writes_are_not_reported_as_outside_changes(vault_path: Path):
-    app = WorkbenchApp(vault_path)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
-        main = app.screen
-        await wait_for(pilot, lambda: main.watcher is not None and main.watcher.ready.is_set())
-        await open_by_search(pilot, "fastapi")
+    async with watched_app(vault_path, "fastapi") as (app, pilot):
         await pilot.press("l", "enter")
         await settle(pilot)
         await pilot.press("y")
