@@ -217,6 +217,38 @@ def test_search_sees_changes_to_the_vault(builder):
     assert ids(vault.search("parking", 5)) == ["mem-note-quokka"]
 
 
+
+def _damage(store_file, at_page: int = 3, pages: int = 5) -> None:
+    """Overwrite pages in the middle of a closed store, as a failing disk or a stray write would."""
+    with open(store_file, "r+b") as handle:
+        handle.seek(8192 * at_page)
+        handle.write(bytes(range(256)) * (32 * pages))
+
+
+QUERIES = ("invoice", "stripe webhook", "when are we allowed to ship to production", "type:decision postgres")
+
+
+def test_a_store_damaged_on_disk_is_built_again_and_searches_answer_as_before(sample_copy):
+    vault = Vault.open(sample_copy)
+    before = {q: ids(vault.search(q, 10)) for q in QUERIES}
+    assert all(before.values())
+    vault.store.close()
+    _damage(sample_copy / ".workbench" / "index.sqlite")
+
+    reopened = Vault.open(sample_copy)
+    assert {q: ids(reopened.search(q, 10)) for q in QUERIES} == before
+    assert not reopened.store.damaged
+    assert reopened.store.db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    reopened.store.close()
+    assert {q: ids(Vault.open(sample_copy).search(q, 10)) for q in QUERIES} == before  # and it was written back
+
+
+def test_a_query_that_fts5_rejects_is_not_taken_for_damage(sample_copy):
+    vault = Vault.open(sample_copy)
+    assert vault.store.postings('"unclosed', search.FIELD_WEIGHTS) is None
+    assert vault.store.count("NEAR(") is None
+    assert not vault.store.damaged
+
 def test_the_store_reports_fts5s_row_sizes_and_totals(builder):
     for n, body in enumerate(["one two three", "one two three four five"]):
         _write(builder, f"mem-note-size-{n}", f"Size {n}", body)

@@ -46,6 +46,9 @@ def _reader_fingerprint() -> str:
 READER = _reader_fingerprint()
 FTS_COLUMNS = ("title", "ident", "tags", "summary", "body")
 FTS_AUTOMERGE = 4  # FTS5's own default
+# What SQLite answers when the file itself is broken (pages overwritten, truncated, not a database),
+# as opposed to a busy database or a query FTS5 does not accept.
+DAMAGED = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
 
 
 def _encode(value: Any) -> Any:
@@ -133,6 +136,7 @@ class DerivedStore:
     def __init__(self, path: Path | None, flavour: str = "memory-core"):
         self.path = path
         self.schema = f"{SCHEMA_VERSION} {READER} {flavour}"  # another flavour reads the same files otherwise: rebuild
+        self.damaged = False  # set when a query finds the file broken: the vault then builds it again
         self.db = self._connect()
 
     def _connect(self) -> sqlite3.Connection:
@@ -142,8 +146,7 @@ class DerivedStore:
                 db = self._open(str(self.path))
                 if db is not None:
                     return db
-                for leftover in (self.path, self.path.with_name(self.path.name + "-wal"), self.path.with_name(self.path.name + "-shm")):
-                    leftover.unlink(missing_ok=True)
+                self._remove_files()
                 db = self._open(str(self.path))
                 if db is not None:
                     return db
@@ -153,6 +156,24 @@ class DerivedStore:
         db = self._open(":memory:")
         assert db is not None
         return db
+
+    def _remove_files(self) -> None:
+        assert self.path is not None
+        for leftover in (self.path, self.path.with_name(self.path.name + "-wal"), self.path.with_name(self.path.name + "-shm")):
+            leftover.unlink(missing_ok=True)
+
+    def discard(self) -> None:
+        """Close the store and delete its file, to be built again from the records in memory."""
+        self.close()
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                self._remove_files()
+
+    def _failed(self, error: sqlite3.DatabaseError) -> None:
+        """Note a failed query: a broken file is marked `damaged`, to be rebuilt rather than go on
+        answering searches with nothing."""
+        if (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF in DAMAGED:
+            self.damaged = True
 
     def _open(self, where: str) -> sqlite3.Connection | None:
         """A connection with the current schema, or None when the file is damaged or foreign."""
@@ -206,7 +227,8 @@ class DerivedStore:
                 "SELECT path, size, mtime_ns, digest, id, valid, meta, body, problems, key_lines, view FROM files WHERE checked_on = ?",
                 (on.isoformat(),),
             ).fetchall()
-        except sqlite3.DatabaseError:
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
             return records
         for path, size, mtime_ns, digest, doc_id, valid, meta, body, problems, key_lines, view in rows:
             seen = View.from_json(json.loads(view)) if view else None
@@ -236,8 +258,8 @@ class DerivedStore:
                     f"INSERT INTO fts (rowid, {', '.join(FTS_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)",
                     [(start + n, *fts_row) for n, (_, fts_row) in enumerate(rows)],
                 )
-        except sqlite3.DatabaseError:
-            pass  # the cache is only a cache: a failure here costs speed next time, never data
+        except sqlite3.DatabaseError as error:
+            self._failed(error)  # the cache is only a cache: a failure here costs speed next time, never data
 
     @contextlib.contextmanager
     def bulk(self):
@@ -253,8 +275,8 @@ class DerivedStore:
     def _fts_option(self, name: str, value: int) -> None:
         try:
             self.db.execute(f"INSERT INTO fts (fts, rank) VALUES ('{name}', ?)", (value,))
-        except sqlite3.DatabaseError:
-            pass
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
 
     def _delete(self, paths: list[str]) -> None:
         """Drop the rows of these paths (those there are), a few hundred at a time."""
@@ -277,8 +299,8 @@ class DerivedStore:
                 chunk = wanted[start:start + 500]
                 sql = f"SELECT digest, vector FROM vectors WHERE model = ? AND digest IN ({', '.join('?' * len(chunk))})"
                 found.update(self.db.execute(sql, (model, *chunk)))
-        except sqlite3.DatabaseError:
-            pass
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
         return found
 
     def save_vectors(self, model: str, vectors: Iterable[tuple[str, bytes]]) -> None:
@@ -288,8 +310,8 @@ class DerivedStore:
                 self.db.execute("BEGIN")
                 self.db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", [(d, model, v) for d, v in vectors])
                 self.db.execute("DELETE FROM vectors WHERE digest NOT IN (SELECT digest FROM files)")
-        except sqlite3.DatabaseError:
-            pass  # only a cache: the vectors are encoded again next time
+        except sqlite3.DatabaseError as error:
+            self._failed(error)  # only a cache: the vectors are encoded again next time
 
     # -- full text ------------------------------------------------------------------------------
 
@@ -303,7 +325,8 @@ class DerivedStore:
         )
         try:
             return self.db.execute(sql, (expression, limit)).fetchall()
-        except sqlite3.DatabaseError:
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
             return []
 
     def postings(self, expression: str, weights: tuple[float, ...] | None) -> dict[int, float] | None:
@@ -315,7 +338,8 @@ class DerivedStore:
         try:
             score = f"-bm25(fts, {_weights(weights)})" if weights is not None else "1.0"
             return dict(self.db.execute(f"SELECT rowid, {score} FROM fts WHERE fts MATCH ?", (expression,)))
-        except sqlite3.DatabaseError:
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
             return None
 
     def count(self, expression: str) -> int | None:
@@ -323,14 +347,16 @@ class DerivedStore:
         expression is not one FTS5 accepts."""
         try:
             return self.db.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (expression,)).fetchone()[0]
-        except sqlite3.DatabaseError:
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
             return None
 
     def version(self) -> tuple[int, int]:
         """Changes whenever the index may have: a write through this connection or another."""
         try:
             return self.db.total_changes, self.db.execute("PRAGMA data_version").fetchone()[0]
-        except sqlite3.DatabaseError:
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
             return -1, -1
 
     def totals(self) -> tuple[int, float] | None:
@@ -338,7 +364,8 @@ class DerivedStore:
         None when FTS5's own record of them cannot be read."""
         try:
             row = self.db.execute("SELECT block FROM fts_data WHERE id = 1").fetchone()
-        except sqlite3.DatabaseError:
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
             return None
         if not row or not isinstance(row[0], bytes):
             return None
@@ -359,12 +386,13 @@ class DerivedStore:
                 sized = "SELECT files.rowid, files.path, fts_docsize.sz FROM files LEFT JOIN fts_docsize ON fts_docsize.id = files.rowid"
                 for rowid, path, size in self.db.execute(sized + where, chunk):
                     found[rowid] = (path, sum(_varints(size)) if isinstance(size, bytes) else 0)
-            except sqlite3.DatabaseError:
+            except sqlite3.DatabaseError as error:
+                self._failed(error)
                 try:
                     for rowid, path in self.db.execute("SELECT files.rowid, files.path FROM files" + where, chunk):
                         found[rowid] = (path, 0)
-                except sqlite3.DatabaseError:
-                    pass
+                except sqlite3.DatabaseError as error:
+                    self._failed(error)
         return found
 
     def close(self) -> None:

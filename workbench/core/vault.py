@@ -207,6 +207,7 @@ class Vault:
         self._not_pages = walk.not_pages
         if moved or self.generation == 0:
             self._index()
+        self._mend_store()
 
     @_serialized
     def _index(self) -> None:
@@ -257,6 +258,7 @@ class Vault:
         changed = [path for path in paths if self._refresh_path(path, reindex=False, batch=batch) is not False]
         if self.store is not None and (batch[0] or batch[1]):
             self.store.save(batch[0], batch[1], today())
+            self._mend_store()
         if changed:
             self._index()
 
@@ -705,8 +707,18 @@ class Vault:
         if self.store is not None:
             self.store.close()
         between()
-        self.store = DerivedStore(self.state_dir / "index.sqlite")
-        self.store.save(self.records, [], today())
+        self.store = DerivedStore(self.state_dir / "index.sqlite", self.flavour.name)
+        with self.store.bulk():
+            self.store.save(self.records, [], today())
+
+    def _mend_store(self) -> bool:
+        """Build the derived store again if a query found its file broken (damaged on disk, by
+        hand or by a failing disk): it is only derived, and the records in memory are whole."""
+        store = self.store
+        if store is None or not store.damaged:
+            return False
+        self._rebuild_store(store.discard)
+        return True
 
     @_serialized
     def history(self, limit: int = 20) -> list[dict[str, Any]]:
@@ -741,7 +753,11 @@ class Vault:
     @_serialized
     def search(self, query: str, limit: int = 10) -> SearchResults:
         """Documents for a query in the search language (see `workbench.core.search`), best first."""
-        return search.search(self, query, limit)
+        self._mend_store()
+        results = search.search(self, query, limit)
+        if self._mend_store():  # found broken while searching: ask the rebuilt one
+            results = search.search(self, query, limit)
+        return results
 
     def stale(self, days: int = 90) -> list[tuple[Document, int]]:
         return maintenance.stale_documents(self, days)
