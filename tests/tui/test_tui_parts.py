@@ -82,6 +82,18 @@ def test_shipped_theme_files_load():
     assert "workbench-high-contrast" in {t.name for t in loaded.themes}
 
 
+def test_in_high_contrast_a_text_box_without_the_focus_is_still_seen():
+    from textual.color import Color
+
+    theme = {t.name: t for t in load_theme_files(theme_folders()).themes}["workbench-high-contrast"]
+    colours = theme.to_color_system().generate()
+    ground = Color.parse(colours["surface"])  # what dialogs and panes are drawn on
+    assert ground == Color.parse(colours["background"])
+    assert abs(Color.parse(colours["border-blurred"]).brightness - ground.brightness) > 0.4  # a bordered box's outline
+    fill = ground + Color.parse(colours["boost"])  # a borderless (compact) box's fill
+    assert abs(fill.brightness - ground.brightness) > 0.1
+
+
 async def test_app_starts_in_every_theme(vault_path: Path):
     from workbench.tui.app import WorkbenchApp
 
