@@ -286,3 +286,33 @@ def test_consolidate_takes_the_merged_text_a_person_edited(sample_copy):
     vault.consolidate(group.suggested_into, group.notes, body=edited)
     assert vault.get(group.suggested_into).body == edited
     assert all(vault.get(n).status == "archived" for n in group.notes)
+
+
+def _edited_then_changed_on_disk(sample_copy, agent_line: str):
+    """A person edits the merged text; then an agent rewrites a line of the target's file."""
+    vault = Vault.open(sample_copy)
+    group = next(g for g in vault.consolidation_groups() if g.suggested_into)
+    proposed = vault.merged_body(group.suggested_into, group.notes)
+    edited = proposed.replace("About 1,900 API tests", "About 2,000 API tests") + "\nA line the curator wrote.\n"
+    target = sample_copy / vault.get(group.suggested_into).path
+    target.write_text(target.read_text().replace("Known flakiness (October-November 2026)", agent_line))
+    vault.refresh()
+    return vault, group, proposed, edited, target
+
+
+def test_a_consolidation_edited_before_an_agent_wrote_to_the_target_keeps_both(sample_copy):
+    vault, group, proposed, edited, target = _edited_then_changed_on_disk(sample_copy, "Known flakiness (October-December 2026)")
+    vault.consolidate(group.suggested_into, group.notes, body=edited, edited_from=proposed)
+    body = vault.get(group.suggested_into).body
+    assert "About 2,000 API tests" in body and body.endswith("\nA line the curator wrote.\n")  # the person's
+    assert "Known flakiness (October-December 2026)" in body  # the agent's
+    assert all(f"## From [[{n}]]" in body for n in group.notes)
+
+
+def test_a_consolidation_edited_where_an_agent_also_wrote_is_refused(sample_copy):
+    vault, group, proposed, edited, target = _edited_then_changed_on_disk(sample_copy, "Known flakiness (October-December 2026)")
+    clashing = edited.replace("Known flakiness (October-November 2026)", "Known flakiness, all fixed")
+    before = target.read_bytes()
+    with pytest.raises(RefusedError, match="changed on disk in the lines you edited"):
+        vault.consolidate(group.suggested_into, group.notes, body=clashing, edited_from=proposed)
+    assert target.read_bytes() == before

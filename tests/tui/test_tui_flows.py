@@ -497,6 +497,41 @@ async def test_consolidation_writes_the_merged_text_as_edited(vault_path: Path):
         assert matches and "status: archived" in matches[0].read_text(), note
 
 
+async def test_consolidation_redone_after_an_agent_wrote_to_the_target_keeps_both_edits(vault_path: Path):
+    from textual.widgets import TextArea
+
+    from workbench.tui.dialogs.consolidate import ConsolidateDialog
+    from workbench.tui.dialogs.external_change import ExternalChangeDialog
+
+    target = vault_path / "contexts/mem-context-test-suite.md"
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "o")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConsolidateDialog)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        editor = dialog.query_one("#merged-body", TextArea)
+        editor.move_cursor(editor.document.end)
+        await type_text(pilot, "Pinned TZ=UTC in CI.")
+        agent = target.read_text().replace("Known flakiness (October-November 2026)", "Known flakiness (October-December 2026)")
+        target.write_text(agent)  # an agent, while the person was editing
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, ExternalChangeDialog)
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog)
+        assert "+Pinned TZ=UTC in CI." in app.screen.diff
+        assert "-Known flakiness (October-December 2026)" not in app.screen.diff, "the agent's line is not undone"
+        await pilot.press("y")
+        await settle(pilot)
+    text = target.read_text()
+    assert "Pinned TZ=UTC in CI." in text and "Known flakiness (October-December 2026)" in text
+
+
 async def test_consolidation_refusal_is_said_before_editing(vault_path: Path):
     from workbench.tui.dialogs.consolidate import ConsolidateDialog
 

@@ -14,6 +14,7 @@ from .changes import Plan
 from .gate import CANONICAL_TYPES, _join_section
 from .lifecycle import transition_refusal
 from .model import DocType, LinkType, RefusedError, Status
+from .textmerge import merge3
 
 __all__ = ["Group", "consolidation_groups", "plan_consolidate", "merged_body"]
 
@@ -76,9 +77,13 @@ def _section_heading(note) -> str:
     return f"## From [[{note.id}]]: {note.title} ({when})"
 
 
-def plan_consolidate(vault, into_id: str, note_ids: list[str], body: str | None = None) -> Plan:
+def plan_consolidate(vault, into_id: str, note_ids: list[str], body: str | None = None, edited_from: str | None = None) -> Plan:
     """Each note's text as a section of `into_id` citing its source (or `body`, the merged text as a
-    person edited it), `derived_from` links added, and the notes archived, in one change."""
+    person edited it), `derived_from` links added, and the notes archived, in one change.
+
+    `edited_from` is the merged text `body` was edited from: if the files changed since (an agent
+    wrote to the target), the person's edits are carried onto the text merged from them now, and
+    the change is refused where both touched the same lines, rather than losing either."""
     if not note_ids:
         raise RefusedError("name the notes to consolidate")
     target = vault.get(into_id)
@@ -104,6 +109,11 @@ def plan_consolidate(vault, into_id: str, note_ids: list[str], body: str | None 
         if (LinkType.DERIVED_FROM.value, note.id) not in present:
             links.append({"type": LinkType.DERIVED_FROM.value, "target": note.id})
             present.add((LinkType.DERIVED_FROM.value, note.id))
+    if body is not None and edited_from is not None and edited_from != merged:
+        carried = merge3(edited_from, body, merged)
+        if carried is None:
+            raise RefusedError(f"{into_id} or a note changed on disk in the lines you edited; consolidate again to edit the text merged from the new version")
+        body = carried
     changes = [vault.edit_change(target, {**target.meta, "links": links, "tags": tags}, merged if body is None else body)]
     for note in notes:
         changes.append(vault.edit_change(note, {**note.meta, "status": Status.ARCHIVED.value}))

@@ -662,10 +662,12 @@ class Vault:
         return consolidate.consolidation_groups(self)
 
     @_serialized
-    def consolidate(self, into_id: str, note_ids: list[str], dry_run: bool = False, body: str | None = None) -> Plan:
-        """Fold the notes into `into_id`; `body` replaces the merged text a person edited."""
+    def consolidate(self, into_id: str, note_ids: list[str], dry_run: bool = False, body: str | None = None,
+                    edited_from: str | None = None) -> Plan:
+        """Fold the notes into `into_id`; `body` replaces the merged text, as a person edited it
+        from `edited_from` (their edits are carried onto the files as they are now)."""
         self.require_native("consolidation")
-        return self.apply(consolidate.plan_consolidate(self, into_id, note_ids, body), dry_run)
+        return self.apply(consolidate.plan_consolidate(self, into_id, note_ids, body, edited_from), dry_run)
 
     @_serialized
     def merged_body(self, into_id: str, note_ids: list[str]) -> str:

@@ -57,6 +57,8 @@ class ConsolidateChoice:
     body: str | None = None
     read: Mapping[str, bytes] = field(default_factory=dict)
     """The files as they were when the merged text was made (path → bytes)."""
+    edited_from: str | None = None
+    """The merged text as it was made, before the person's edits (None when not edited)."""
 
 
 def group_prompt(group: Group) -> Content:
@@ -235,7 +237,7 @@ class ConsolidateDialog(ModalScreen[ConsolidateChoice | None]):
         target, notes = self._merged_for
         text = self.query_one("#merged-body", TextArea).text
         body = None if text == self.merged.text else text
-        self.dismiss(ConsolidateChoice(target, notes, body, self.merged.read))
+        self.dismiss(ConsolidateChoice(target, notes, body, self.merged.read, self.merged.text if body is not None else None))
 
     def action_back(self) -> None:
         if self.has_class("-merged"):

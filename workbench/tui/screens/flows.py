@@ -218,10 +218,11 @@ class GuidedFlows:
         def chosen(choice: ConsolidateChoice | None) -> None:
             if choice is None:
                 return
-            into, notes, body = choice.into, list(choice.notes), choice.body
+            into, notes, body, edited_from = choice.into, list(choice.notes), choice.body, choice.edited_from
             edited = " (the text as edited)" if body is not None else ""
+            # A redo on files changed meanwhile carries the person's edits onto the new merged text.
             self.propose(Proposal(f"Consolidate {len(notes)} notes into {into}{edited}?",
-                                  lambda vault: vault.consolidate(into, notes, dry_run=True, body=body),
+                                  lambda vault: vault.consolidate(into, notes, dry_run=True, body=body, edited_from=edited_from),
                                   open_after=lambda plan: into, read=choice.read))
 
         self.app.push_screen(dialog, chosen)
