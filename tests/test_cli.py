@@ -190,3 +190,25 @@ def test_a_folder_with_a_notes_folder_is_not_taken_for_a_vault(tmp_path):
     (tmp_path / ".workbench").mkdir()
     data = json.loads(run("check", "--json", cwd=tmp_path).stdout)
     assert "sample-vault" in data["vault"]
+
+
+def test_search_takes_a_query_that_starts_with_a_word_to_leave_out(sample_copy):
+    everything = run("--vault", str(sample_copy), "search", "type:decision", "--limit", "50", "--json")
+    superseded = {hit["id"] for hit in json.loads(everything.stdout) if hit["status"] == "superseded"}
+    assert superseded
+    for args in (["-status:superseded", "type:decision"], ["type:decision", "-status:superseded"], ["--", "-status:superseded", "type:decision"]):
+        result = run("--vault", str(sample_copy), "search", "--limit", "50", "--json", *args)
+        assert result.returncode == 0, (args, result.stderr)
+        found = {hit["id"] for hit in json.loads(result.stdout)}
+        assert found and not found & superseded, args
+    hotfix = run("--vault", str(sample_copy), "search", "stripe", "-hotfix", "--json")  # not -h with a value
+    assert hotfix.returncode == 0 and json.loads(hotfix.stdout), hotfix.stderr
+
+
+def test_a_search_filter_that_cannot_match_is_a_usage_error_naming_it(sample_copy):
+    for query, said in [("updated:>2026-13-01", "updated:>2026-13-01: not a date"), ("type:decsion", "type:decsion: no such type"),
+                        ("is:stael", "is:stael: not something"), ("from:mem-nothing-here", "from:mem-nothing-here: no document")]:
+        result = run("--vault", str(sample_copy), "search", "postgres", query)
+        assert result.returncode == 2, (query, result.stdout, result.stderr)
+        assert said in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert run("--vault", str(sample_copy), "search").returncode == 2

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 from vault_builders import FOLDERS, doc_text
 
-from workbench import Vault
+from workbench import QueryError, Vault
 from workbench.core import cache, search, semantic
 
 
@@ -386,3 +386,22 @@ def test_a_pasted_command_flag_is_a_word_not_an_exclusion(sample_copy):
     # A note saying "a" is not dropped because a question pasted `declare -A`.
     assert ids(vault.search("postgres -a", 5)) == ids(vault.search("postgres a", 5))
     assert "mem-entity-postgres" in ids(vault.search("postgres -a", 5))
+
+
+def test_a_filter_that_cannot_match_as_written_is_refused_with_what_it_could_be(sample_copy):
+    vault = Vault.open(sample_copy)
+    for query, said in [("updated:>2026-13-01", "not a date"), ("created:last-week", "not a date"), ("type:decsion", "types: concept, context, decision"),
+                        ("-status:archivd", "statuses: active, archived"), ("is:stael", "invalid, valid, dangling, orphan, stale"),
+                        ("from:mem-nothing-here", "no document has this id")]:
+        with pytest.raises(QueryError, match=said):
+            vault.search(f"postgres {query}")
+    with pytest.raises(QueryError) as both:
+        vault.search("type:decsion updated:2026-02-30")
+    assert "type:decsion" in str(both.value) and "updated:2026-02-30" in str(both.value)
+
+
+def test_every_value_the_format_or_the_vault_uses_is_a_filter_that_may_match_nothing(builder):
+    _write(builder, "mem-note-lone", "Lone note", "Only a note here.")
+    vault = Vault.open(builder.root)
+    for query in ("type:task", "status:superseded", "is:deprecated", "is:orphan", "-is:stale", "updated:<=2020-01-01", "links:mem-gone"):
+        assert isinstance(vault.search(query), list), query  # no such documents, but a fair question

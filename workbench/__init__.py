@@ -11,11 +11,12 @@ from .core.model import (
     ConflictError,
     Document,
     Problem,
+    QueryError,
     RefusedError,
     VaultError,
     WorkbenchError,
 )
 from .core.vault import Vault
 
-__all__ = ["Vault", "Document", "Problem", "ConflictError", "RefusedError", "VaultError", "WorkbenchError"]
+__all__ = ["Vault", "Document", "Problem", "QueryError", "ConflictError", "RefusedError", "VaultError", "WorkbenchError"]
 __version__ = "0.1.0"

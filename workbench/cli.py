@@ -20,7 +20,7 @@ from .core import flavours
 from .core.changes import Plan
 from .core.gate import Draft, new_id_for
 from .core.migrate import migrate
-from .core.model import RefusedError, Severity, VaultError, WorkbenchError
+from .core.model import QueryError, RefusedError, Severity, VaultError, WorkbenchError
 from .core.vault import Vault
 from .core.walk import looks_like_vault
 
@@ -152,8 +152,10 @@ def build_parser() -> argparse.ArgumentParser:
     graph.add_argument("--root", metavar="ID")
     graph.add_argument("--depth", type=int, default=1)
 
-    search = sub.add_parser("search", help="find documents: words, \"phrases\", type: status: tag: project: links: from: is: updated:>DATE, -exclude")
-    search.add_argument("query", nargs="+")
+    # No -h: a query word to leave out (`-hotfix`) would be read as -h with a value.
+    search = sub.add_parser("search", add_help=False, help="find documents: words, \"phrases\", type: status: tag: project: links: from: is: updated:>DATE, -exclude")
+    search.add_argument("query", nargs="*", help="the query; it may start with -word")
+    search.add_argument("--help", action="help", help="show this help message and exit")
     search.add_argument("--limit", type=int, default=10)
     search.add_argument("--json", action="store_true")
 
@@ -460,8 +462,22 @@ def run_tui(vault_arg: str | None, flavour: str | None = None) -> int:
     return app.return_code or EXIT_OK
 
 
+def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
+    """The command line; a search query may start with `-word` (leave out what has it), which
+    argparse would otherwise take for an option it does not know."""
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if args.command == "search":
+        args.query = [*args.query, *unknown]
+        if not args.query:
+            parser.error("search: give a query (words, \"phrases\", filters such as type:decision)")
+    elif unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_arguments(argv)
     try:
         if args.command in (None, "tui"):
             return run_tui(args.vault, args.flavour)
@@ -473,7 +489,7 @@ def main(argv: list[str] | None = None) -> int:
     except RefusedError as exc:
         print(f"workbench: refused: {safe(str(exc))}", file=sys.stderr)
         return EXIT_REFUSED
-    except UsageError as exc:
+    except (UsageError, QueryError) as exc:
         print(f"workbench: {safe(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except WorkbenchError as exc:

@@ -74,6 +74,29 @@ async def test_search_speaks_the_core_query_language(vault_path: Path):
         assert "mem-decision-jobs-procrastinate" in result_ids(app)[:3]
 
 
+async def test_a_filter_typed_wrong_is_said_in_the_list_not_shouted(vault_path: Path):
+    app = WorkbenchApp(vault_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await type_text(pilot, "type:decsion")
+        await settle(pilot)
+        results = app.screen.query_one("#results", OptionList)
+        said = results.get_option_at_index(0)
+        assert results.option_count == 1 and said.disabled
+        assert "type:decsion: no such type" in str(said.prompt) and "decsion: no such" in screen_text(app)
+        await type_text(pilot, " updated:>2026-1")  # a date half typed
+        await settle(pilot)
+        assert "not a date" in str(results.get_option_at_index(0).prompt)
+        assert not app._notifications, "no notification at each keystroke"
+        await pilot.press("enter")  # nothing to open
+        await settle(pilot)
+        assert app.screen.current is None
+        await pilot.press("ctrl+u")
+        await type_text(pilot, "type:decision updated:>2026-10-01")
+        await settle(pilot)
+        assert result_ids(app) and all(doc_id.startswith("mem-decision-") for doc_id in result_ids(app))
+
+
 async def test_enter_opens_document_and_focuses_viewer(vault_path: Path):
     seen = []
     app = WorkbenchApp(vault_path)

@@ -267,6 +267,10 @@ class VaultError(WorkbenchError):
     """The vault cannot be opened or read."""
 
 
+class QueryError(WorkbenchError):
+    """A search query that cannot mean anything: a filter with a value it cannot take."""
+
+
 class RefusedError(WorkbenchError):
     """A request the workbench will not carry out: an unknown id, a forbidden transition."""
 

@@ -47,7 +47,7 @@ from rapidfuzz import fuzz, process
 
 from . import display, semantic
 from .cache import fts_fields
-from .model import Document, Status
+from .model import DocType, Document, QueryError, Status
 from .parse import as_date
 from .similarity import STOPWORDS
 
@@ -62,6 +62,13 @@ SHORT = 3  # words: a query this short is probably being typed, and the title as
 COMMON = 0.9  # share of documents a word is in beyond which it is not weighed
 POSTINGS_KEPT = 100_000  # rows of per-term results kept between searches (a few MB)
 FILTERS = ("type", "status", "tag", "project", "links", "from", "is", "updated", "created", "id")
+IS_VALUES = ("invalid", "valid", "dangling", "orphan", "stale")  # and any type or status
+FORMAT_VALUES = {  # what each of these filters may name in any vault (a vault's own files may add more)
+    "type": frozenset(str(t) for t in DocType),
+    "status": frozenset(str(s) for s in Status),
+    "is": frozenset(IS_VALUES) | {str(t) for t in DocType} | {str(s) for s in Status},
+}
+DATE_FILTER = re.compile(r"(>=|<=|>|<|=)?(\d{4}-\d{2}-\d{2})")
 STATUS_WEIGHT = {Status.ACTIVE: 1.0, Status.DRAFT: 0.9, Status.DEPRECATED: 0.8, Status.ARCHIVED: 0.7, Status.SUPERSEDED: 0.75}
 TOKEN = re.compile(r"[\w]+", re.UNICODE)
 # Words that ask rather than say: left out of the ranking unless the query has nothing else.
@@ -146,6 +153,8 @@ def parse_query(text: str) -> Query:
         name, sep, value = body.partition(":")
         if sep and name in FILTERS and value:
             (query.excluded if negative else query.filters).append((name, value))
+            if name in ("updated", "created") and _date_test(value) is None:
+                query.errors.append(f"{body}: not a date; write {name}:2026-01-31, or with >, >=, < or <= before it")
         elif body in quoted and " " in body:
             if not negative:
                 query.phrases.append(body)
@@ -200,10 +209,15 @@ class _Context:
 
 
 def _date_test(value: str):
-    match = re.fullmatch(r"(>=|<=|>|<|=)?(\d{4}-\d{2}-\d{2})", value)
+    """A test of a date for `>2026-01-31` and the like; None when the value is not one."""
+    match = DATE_FILTER.fullmatch(value)
     if not match:
         return None
-    op, when = match.group(1) or "=", dt.date.fromisoformat(match.group(2))
+    try:
+        when = dt.date.fromisoformat(match.group(2))
+    except ValueError:  # 2026-13-01
+        return None
+    op = match.group(1) or "="
     return {
         ">": lambda d: d > when, "<": lambda d: d < when, ">=": lambda d: d >= when, "<=": lambda d: d <= when, "=": lambda d: d == when,
     }[op]
@@ -260,6 +274,7 @@ class _Views:
         self._everything: dict[str, Document] | None = None
         self._titles: dict[str, str] | None = None
         self._haystacks: dict[str, str] = {}
+        self._kinds: tuple[set[str], set[str]] | None = None
 
     @property
     def valid(self) -> dict[str, Document]:
@@ -280,6 +295,15 @@ class _Views:
         if self._titles is None:
             self._titles = {doc_id: doc.title.lower() for doc_id, doc in self.valid.items()}
         return self._titles
+
+    @property
+    def kinds(self) -> tuple[set[str], set[str]]:
+        """The types and statuses a filter may name: the format's and any the vault's files use."""
+        if self._kinds is None:
+            types = {str(t) for t in DocType} | {doc.type for doc in self.everything.values() if doc.type}
+            statuses = {str(s) for s in Status} | {doc.status for doc in self.everything.values() if doc.status}
+            self._kinds = (types, statuses)
+        return self._kinds
 
     def haystack(self, doc: Document) -> str:
         """Title, id and tags, lowercased, where a word typed counts as found."""
@@ -459,11 +483,35 @@ def _bm25(postings: _Postings, query: Query, wanted: Callable[[str], Document | 
     return scores
 
 
+def _refuse_meaningless(query: Query, views: _Views, vault) -> None:
+    """A filter that can match nothing because of a slip (`type:decsion`, `is:stael`, a month 13)
+    is said, with what it could be, rather than answered with no documents."""
+    errors = list(query.errors)
+    for name, value in query.filters + query.excluded:
+        value_l = value.lower()
+        if value_l in FORMAT_VALUES.get(name, ()):
+            continue  # the format's own values: no need to look through the vault's
+        types, statuses = views.kinds
+        if name == "type" and value_l not in types:
+            errors.append(f"type:{value}: no such type (types: {', '.join(sorted(types))})")
+        elif name == "status" and value_l not in statuses:
+            errors.append(f"status:{value}: no such status (statuses: {', '.join(sorted(statuses))})")
+        elif name == "is" and value_l not in IS_VALUES and value_l not in types and value_l not in statuses:
+            errors.append(f"is:{value}: not something a document can be ({', '.join(IS_VALUES)}, a type or a status)")
+        elif name == "from" and value not in vault:
+            errors.append(f"from:{value}: no document has this id")
+    if errors:
+        raise QueryError("; ".join(errors))
+
+
 def search(vault, text: str, limit: int = 10, *, fuzzy: bool = True) -> SearchResults:
-    """The best `limit` documents for a query, best first."""
+    """The best `limit` documents for a query, best first; `QueryError` for a filter that cannot
+    match anything as written (a type that does not exist, a date that is not one)."""
     query = parse_query(text)
     ctx = _Context(vault)
     views = _views(vault)
+    if query.filters or query.excluded:
+        _refuse_meaningless(query, views, vault)
     want_invalid = ("is", "invalid") in query.filters
 
     def admitted(doc: Document) -> bool:

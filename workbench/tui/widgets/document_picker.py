@@ -23,9 +23,10 @@ from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from ...core.model import QueryError
 from ...core.search import Hit
 from ..text import clean, status_style
-from .search import Searcher
+from .search import Searcher, query_problem
 
 __all__ = ["DocumentPicker", "hit_prompt"]
 
@@ -138,21 +139,24 @@ class DocumentPicker(Vertical):
     def _search(self, query: str) -> None:
         searcher, limit = self.searcher, self.limit
         hits: list[Hit] = []
+        problem: str | None = None
         if searcher is not None and query.strip():
             try:
                 hits = [h for h in searcher(query, limit + len(self.exclude)) if h.id not in self.exclude][:limit]
+            except QueryError as exc:
+                problem = str(exc)
             except Exception as exc:  # noqa: BLE001 - a query the core cannot answer is said, not raised
                 self.app.call_from_thread(self.notify, str(exc), title="Search", severity="warning", markup=False)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show, query, hits)
+            self.app.call_from_thread(self._show, query, hits, problem)
 
-    def _show(self, query: str, hits: list[Hit]) -> None:
+    def _show(self, query: str, hits: list[Hit], problem: str | None = None) -> None:
         if query != self.query_text:
             return  # a newer query is on its way
         self._shown_query = query
         listing = self.query_one(OptionList)
-        self.set_class(not hits, "-empty")
-        listing.set_options(Option(hit_prompt(h), id=h.id) for h in hits)
+        self.set_class(not hits and problem is None, "-empty")
+        listing.set_options([query_problem(problem)] if problem else (Option(hit_prompt(h), id=h.id) for h in hits))
         if hits:
             listing.highlighted = 0
         if self._pick_when_shown:

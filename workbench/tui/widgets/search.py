@@ -23,15 +23,22 @@ from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from ...core.model import QueryError
 from ...core.search import Hit
 from ..text import clean, status_style
 
-__all__ = ["SearchInput", "SearchPane", "Searcher", "result_prompt"]
+__all__ = ["SearchInput", "SearchPane", "Searcher", "query_problem", "result_prompt"]
 
 SHOWN = 500
 
 Searcher = Callable[[str, int], list[Hit]]
 """`Vault.search`: a query and a limit in, hits best first out."""
+
+
+def query_problem(message: str) -> Option:
+    """A query that cannot match as written (`type:decsion`, a date half typed), said in the list
+    where its results would be: a notification at every keystroke would shout at the typing."""
+    return Option(Content.styled(clean(message), "$text-warning"), disabled=True)
 
 
 class Titled(Protocol):
@@ -136,6 +143,10 @@ class SearchPane(Vertical):
     def _filter(self, searcher: Searcher, query: str, total: int) -> None:
         try:
             matches = searcher(query, SHOWN + 1)
+        except QueryError as exc:
+            if not get_current_worker().is_cancelled:
+                self.app.call_from_thread(self._show_problem, query, str(exc))
+            return
         except Exception as exc:  # noqa: BLE001 - a query the core cannot answer is shown, not raised
             matches, total = [], -1
             self.app.call_from_thread(self.notify, str(exc), title="Search", severity="warning", markup=False)
@@ -157,6 +168,15 @@ class SearchPane(Vertical):
         if self._open_when_shown:
             self._open_when_shown = False
             self._open_highlighted()
+
+    def _show_problem(self, query: str, message: str) -> None:
+        if query != self.query_text:
+            return
+        self._shown_query = query
+        results = self.query_one(OptionList)
+        results.set_options([query_problem(message)])
+        results.border_subtitle = "0"
+        self._open_when_shown = False
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
