@@ -421,18 +421,35 @@ async def test_write_gate_comparison_stacks_on_a_small_terminal(vault_path: Path
         assert "Your draft" in text and "Candidate 1 of 3" in text and "Store money as integer cents" in text
 
 
+async def consolidation_dialog(pilot):
+    """The consolidation dialog, opened from the main screen on the sample's group of flaky notes."""
+    from workbench.tui.dialogs.consolidate import ConsolidateDialog
+
+    await settle(pilot)
+    await pilot.press("escape", "o")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, ConsolidateDialog)
+    return pilot.app.screen
+
+
+async def type_into_merged_text(pilot, dialog, line: str):
+    """On to the merged text, and `line` typed at its end; the editor is returned."""
+    from textual.widgets import TextArea
+
+    await pilot.press("ctrl+s")
+    await settle(pilot)
+    editor = dialog.query_one("#merged-body", TextArea)
+    editor.move_cursor(editor.document.end)
+    await type_text(pilot, line)
+    return editor
+
+
 async def test_consolidation_folds_notes_into_the_target(vault_path: Path):
     from textual.widgets import SelectionList
 
-    from workbench.tui.dialogs.consolidate import ConsolidateDialog
-
     app = WorkbenchApp(vault_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape", "o")
-        await settle(pilot)
-        dialog = app.screen
-        assert isinstance(dialog, ConsolidateDialog)
+        dialog = await consolidation_dialog(pilot)
         assert dialog.target == "mem-context-test-suite"
         notes = dialog.query_one("#notes", SelectionList)
         assert len(notes.selected) == 4
@@ -455,27 +472,14 @@ async def test_consolidation_folds_notes_into_the_target(vault_path: Path):
 
 
 async def test_consolidation_writes_the_merged_text_as_edited(vault_path: Path):
-    from textual.widgets import TextArea
-
-    from workbench.tui.dialogs.consolidate import ConsolidateDialog
-
     target = vault_path / "contexts/mem-context-test-suite.md"
     app = WorkbenchApp(vault_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape", "o")
-        await settle(pilot)
-        dialog = app.screen
-        assert isinstance(dialog, ConsolidateDialog)
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        editor = dialog.query_one("#merged-body", TextArea)
+        dialog = await consolidation_dialog(pilot)
+        editor = await type_into_merged_text(pilot, dialog, "Pinned TZ=UTC in CI: the date tests stopped flaking.")
         assert dialog.has_class("-merged") and app.focused is editor
-        merged = editor.text
-        assert merged.count("## From [[mem-note-flaky-") == 4
+        assert editor.text.count("## From [[mem-note-flaky-") == 4
         assert "4 note(s) folded in" in screen_text(app)
-        editor.move_cursor(editor.document.end)
-        await type_text(pilot, "Pinned TZ=UTC in CI: the date tests stopped flaking.")
         await pilot.press("escape")  # back to the notes, and forward again: the edit is kept
         assert not dialog.has_class("-merged")
         await pilot.press("ctrl+s")
@@ -498,24 +502,12 @@ async def test_consolidation_writes_the_merged_text_as_edited(vault_path: Path):
 
 
 async def test_consolidation_redone_after_an_agent_wrote_to_the_target_keeps_both_edits(vault_path: Path):
-    from textual.widgets import TextArea
-
-    from workbench.tui.dialogs.consolidate import ConsolidateDialog
     from workbench.tui.dialogs.external_change import ExternalChangeDialog
 
     target = vault_path / "contexts/mem-context-test-suite.md"
     app = WorkbenchApp(vault_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape", "o")
-        await settle(pilot)
-        dialog = app.screen
-        assert isinstance(dialog, ConsolidateDialog)
-        await pilot.press("ctrl+s")
-        await settle(pilot)
-        editor = dialog.query_one("#merged-body", TextArea)
-        editor.move_cursor(editor.document.end)
-        await type_text(pilot, "Pinned TZ=UTC in CI.")
+        await type_into_merged_text(pilot, await consolidation_dialog(pilot), "Pinned TZ=UTC in CI.")
         agent = target.read_text().replace("Known flakiness (October-November 2026)", "Known flakiness (October-December 2026)")
         target.write_text(agent)  # an agent, while the person was editing
         await pilot.press("ctrl+s")
@@ -538,10 +530,7 @@ async def test_consolidation_refusal_is_said_before_editing(vault_path: Path):
     app = WorkbenchApp(vault_path)
     record_notifications(app)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape", "o")
-        await settle(pilot)
-        dialog = app.screen
+        dialog = await consolidation_dialog(pilot)
         dialog.query_one("#target-picker Input").focus()
         await type_text(pilot, "billing subgraph")
         await settle(pilot)
@@ -621,9 +610,7 @@ async def test_consolidation_of_a_note_changed_meanwhile_writes_nothing(vault_pa
     before = target.read_bytes()
     app = WorkbenchApp(vault_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape", "o")
-        await settle(pilot)
+        await consolidation_dialog(pilot)
         await pilot.press("ctrl+s")
         await settle(pilot)
         outside = note.read_text() + "\nFixed for good by pinning the fonts.\n"
