@@ -489,8 +489,10 @@ def _refuse_meaningless(query: Query, views: _Views, vault) -> None:
     errors = list(query.errors)
     for name, value in query.filters + query.excluded:
         value_l = value.lower()
-        if value_l in FORMAT_VALUES.get(name, ()):
-            continue  # the format's own values: no need to look through the vault's
+        if name == "from" and value not in vault:
+            errors.append(f"from:{value}: no document has this id")
+        if name not in FORMAT_VALUES or value_l in FORMAT_VALUES[name]:
+            continue  # a free value, or one of the format's own: no need to look through the vault's
         types, statuses = views.kinds
         if name == "type" and value_l not in types:
             errors.append(f"type:{value}: no such type (types: {', '.join(sorted(types))})")
@@ -498,8 +500,6 @@ def _refuse_meaningless(query: Query, views: _Views, vault) -> None:
             errors.append(f"status:{value}: no such status (statuses: {', '.join(sorted(statuses))})")
         elif name == "is" and value_l not in IS_VALUES and value_l not in types and value_l not in statuses:
             errors.append(f"is:{value}: not something a document can be ({', '.join(IS_VALUES)}, a type or a status)")
-        elif name == "from" and value not in vault:
-            errors.append(f"from:{value}: no document has this id")
     if errors:
         raise QueryError("; ".join(errors))
 
