@@ -218,6 +218,52 @@ def test_search_sees_changes_to_the_vault(builder):
 
 
 
+CHURN_WORDS = "queue invoice retry webhook ledger refund tenant export cache token audit schema".split()
+
+
+def _churned_note(rng, n: int) -> tuple[str, str, str]:
+    words = [rng.choice(CHURN_WORDS) for _ in range(rng.randint(3, 40))]
+    return f"mem-note-churn-{n}", " ".join(words[:2]).capitalize(), " ".join(words)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_kept_results_catch_up_with_a_watchers_writes_and_score_as_if_asked_afresh(builder, seed, monkeypatch):
+    import random
+
+    rng = random.Random(seed)
+    for n in range(30):
+        _write(builder, *_churned_note(rng, n))
+    vault = Vault.open(builder.root)
+    queries = ["queue retry", "webhook ledger refund tenant", "invoice", "token -audit", '"tenant export" cache', "schema type:note"]
+    caught_up = []
+    asked = vault.store.postings
+    monkeypatch.setattr(vault.store, "postings", lambda *a, **k: (caught_up.append(k.get("among")), asked(*a, **k))[1])
+    for query in queries:
+        vault.search(query, 20)
+    made = 30
+    for _ in range(8):
+        paths = []
+        for _ in range(rng.randint(1, 3)):  # rewrite, add or delete a note, as an agent would
+            choice = rng.random()
+            doc_id, title, body = _churned_note(rng, rng.randrange(made) if choice < 0.6 else made)
+            made += choice >= 0.6
+            path = builder.root / FOLDERS["note"] / f"{doc_id}.md"
+            if choice < 0.15 and path.exists():
+                path.unlink()
+            else:
+                _write(builder, doc_id, title, body)
+            paths.append(path.relative_to(builder.root).as_posix())
+        vault.refresh_paths(paths)
+        for query in queries:
+            kept = [(hit.id, hit.score) for hit in vault.search(query, 20)]
+            held, vault._search_postings = vault._search_postings, None
+            fresh = [(hit.id, hit.score) for hit in vault.search(query, 20)]
+            vault._search_postings = held
+            assert [i for i, _ in kept] == [i for i, _ in fresh], query
+            assert [s for _, s in kept] == pytest.approx([s for _, s in fresh], rel=1e-9), query
+    assert any(caught_up), "kept results were brought up to date, not asked for again"
+
+
 def _damage(store_file, at_page: int = 3, pages: int = 5) -> None:
     """Overwrite pages in the middle of a closed store, as a failing disk or a stray write would."""
     with open(store_file, "r+b") as handle:

@@ -15,6 +15,7 @@ import hashlib
 import json
 import sqlite3
 import sys
+from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,8 @@ FTS_AUTOMERGE = 4  # FTS5's own default
 # What SQLite answers when the file itself is broken (pages overwritten, truncated, not a database),
 # as opposed to a busy database or a query FTS5 does not accept.
 DAMAGED = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
+WRITES_KEPT = 64  # this connection's last writes, remembered so that kept search results can catch up
+Version = tuple[int, int]
 
 
 def _encode(value: Any) -> Any:
@@ -137,6 +140,8 @@ class DerivedStore:
         self.path = path
         self.schema = f"{SCHEMA_VERSION} {READER} {flavour}"  # another flavour reads the same files otherwise: rebuild
         self.damaged = False  # set when a query finds the file broken: the vault then builds it again
+        # (version before, version after, rows removed or replaced, rows added) of each write
+        self._writes: deque[tuple[Version, Version, tuple[int, ...], range]] = deque(maxlen=WRITES_KEPT)
         self.db = self._connect()
 
     def _connect(self) -> sqlite3.Connection:
@@ -244,10 +249,11 @@ class DerivedStore:
     def save_rows(self, rows: Iterable[tuple | None], removed: Iterable[str] = ()) -> None:
         """Store rows made by `row_for` (possibly in another process), in one transaction."""
         rows = [row for row in rows if row is not None]
+        before = self.version()
         try:
             with self.db:
                 self.db.execute("BEGIN")
-                self._delete(list(removed) + [files_row[0] for files_row, _ in rows])
+                gone = self._delete(list(removed) + [files_row[0] for files_row, _ in rows])
                 start = (self.db.execute("SELECT max(rowid) FROM files").fetchone()[0] or 0) + 1
                 self.db.executemany(
                     "INSERT INTO files (rowid, path, size, mtime_ns, checked_on, digest, id, valid, meta, body, problems, key_lines, view,"
@@ -258,8 +264,41 @@ class DerivedStore:
                     f"INSERT INTO fts (rowid, {', '.join(FTS_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)",
                     [(start + n, *fts_row) for n, (_, fts_row) in enumerate(rows)],
                 )
+            self._wrote(before, gone, range(start, start + len(rows)))
         except sqlite3.DatabaseError as error:
             self._failed(error)  # the cache is only a cache: a failure here costs speed next time, never data
+
+    def _wrote(self, before: Version, removed: Iterable[int] = (), added: range = range(0)) -> None:
+        """Remember a write of this connection, unless another connection's came between."""
+        after = self.version()
+        if after[1] != before[1]:  # another process committed meanwhile: what changed is not known
+            self._writes.clear()
+        else:
+            self._writes.append((before, after, tuple(removed), added))
+
+    def changes_since(self, version: Version, most: int) -> tuple[set[int], list[int]] | None:
+        """(rows removed, replaced or added, rows added) by this connection's writes since the
+        store was at `version`; None when that is not known (another process wrote, or it was too
+        long ago) or when more than `most` rows changed."""
+        now = self.version()
+        touched: set[int] = set()
+        added: list[int] = []
+        at, following = version, False
+        for before, after, removed, new in self._writes:
+            if at == now:
+                break
+            if before != at:
+                if following:
+                    return None
+                continue
+            following = True
+            touched.update(removed)
+            touched.update(new)
+            added.extend(new)
+            if len(touched) > most:
+                return None
+            at = after
+        return (touched, added) if at == now else None
 
     @contextlib.contextmanager
     def bulk(self):
@@ -273,20 +312,25 @@ class DerivedStore:
             self._fts_option("automerge", FTS_AUTOMERGE)
 
     def _fts_option(self, name: str, value: int) -> None:
+        before = self.version()
         try:
             self.db.execute(f"INSERT INTO fts (fts, rank) VALUES ('{name}', ?)", (value,))
+            self._wrote(before)
         except sqlite3.DatabaseError as error:
             self._failed(error)
 
-    def _delete(self, paths: list[str]) -> None:
-        """Drop the rows of these paths (those there are), a few hundred at a time."""
+    def _delete(self, paths: list[str]) -> list[int]:
+        """Drop the rows of these paths (those there are), a few hundred at a time; their rowids."""
         columns = ", ".join(FTS_COLUMNS)
+        gone: list[int] = []
         for start in range(0, len(paths), 500):
             chunk = paths[start:start + 500]
             where = f"path IN ({', '.join('?' * len(chunk))})"
+            gone += [rowid for (rowid,) in self.db.execute(f"SELECT rowid FROM files WHERE {where}", chunk)]
             # An external-content index forgets a row by being told the text it indexed.
             self.db.execute(f"INSERT INTO fts (fts, rowid, {columns}) SELECT 'delete', rowid, {columns} FROM files WHERE {where}", chunk)
             self.db.execute(f"DELETE FROM files WHERE {where}", chunk)
+        return gone
 
     # -- vectors ----------------------------------------------------------------------------------
 
@@ -305,11 +349,13 @@ class DerivedStore:
 
     def save_vectors(self, model: str, vectors: Iterable[tuple[str, bytes]]) -> None:
         """Keep vectors for `model`, and forget those of contents no file has any more."""
+        before = self.version()
         try:
             with self.db:
                 self.db.execute("BEGIN")
                 self.db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", [(d, model, v) for d, v in vectors])
                 self.db.execute("DELETE FROM vectors WHERE digest NOT IN (SELECT digest FROM files)")
+            self._wrote(before)
         except sqlite3.DatabaseError as error:
             self._failed(error)  # only a cache: the vectors are encoded again next time
 
@@ -329,15 +375,23 @@ class DerivedStore:
             self._failed(error)
             return []
 
-    def postings(self, expression: str, weights: tuple[float, ...] | None) -> dict[int, float] | None:
-        """{rowid: bm25 score, higher is better} of every row an FTS5 expression matches; without
-        weights, {rowid: 1.0} (no score is computed, which is several times quicker). None when
-        the expression is not one FTS5 accepts. Searching one query term at a time lets the caller
-        weigh the terms itself: each row's score for a single term is FTS5's
-        `idf * f * (k1 + 1) / (f + k1 * (1 - b + b * size / average))`, f the weighted count of hits."""
+    def postings(self, expression: str, weights: tuple[float, ...] | None, among: list[int] | None = None) -> dict[int, float] | None:
+        """{rowid: bm25 score, higher is better} of every row an FTS5 expression matches (of the
+        rows `among`, if given); without weights, {rowid: 1.0} (no score is computed, which is
+        several times quicker). None when the expression is not one FTS5 accepts. Searching one
+        query term at a time lets the caller weigh the terms itself: each row's score for a single
+        term is FTS5's `idf * f * (k1 + 1) / (f + k1 * (1 - b + b * size / average))`, f the
+        weighted count of hits and idf counted over the whole index."""
         try:
             score = f"-bm25(fts, {_weights(weights)})" if weights is not None else "1.0"
-            return dict(self.db.execute(f"SELECT rowid, {score} FROM fts WHERE fts MATCH ?", (expression,)))
+            if among is None:
+                return dict(self.db.execute(f"SELECT rowid, {score} FROM fts WHERE fts MATCH ?", (expression,)))
+            found: dict[int, float] = {}
+            for start in range(0, len(among), 500):
+                chunk = among[start:start + 500]
+                sql = f"SELECT rowid, {score} FROM fts WHERE fts MATCH ? AND rowid IN ({', '.join('?' * len(chunk))})"
+                found.update(self.db.execute(sql, (expression, *chunk)))
+            return found
         except sqlite3.DatabaseError as error:
             self._failed(error)
             return None

@@ -61,6 +61,7 @@ PREFIX_WEIGHT = 0.5  # the half-typed last word, as a prefix of title, id and ta
 SHORT = 3  # words: a query this short is probably being typed, and the title as typed counts
 COMMON = 0.9  # share of documents a word is in beyond which it is not weighed
 POSTINGS_KEPT = 100_000  # rows of per-term results kept between searches (a few MB)
+CATCH_UP_MOST = 2_000  # rows changed since a term's results were kept beyond which it is asked again
 FILTERS = ("type", "status", "tag", "project", "links", "from", "is", "updated", "created", "id")
 IS_VALUES = ("invalid", "valid", "dangling", "orphan", "stale")  # and any type or status
 FORMAT_VALUES = {  # what each of these filters may name in any vault (a vault's own files may add more)
@@ -313,49 +314,125 @@ class _Views:
         return found
 
 
+@dataclass
+class _Rows:
+    """One query term's rows: {rowid: FTS5's bm25 score}, or {rowid: 1.0} when not scored, with
+    what FTS5 scored them by (its idf for the term and average row size), to undo the scores."""
+
+    rows: dict[int, float]
+    idf: float
+    average: float
+    version: tuple[int, int]  # the store's, when these rows were last brought up to date
+
+
+def _fts_idf(rows_total: int, matching: int) -> float:
+    """FTS5's idf for a term in `matching` of `rows_total` rows (never below 1e-6, as FTS5)."""
+    return max(math.log(max(rows_total - matching + 0.5, 0.5) / (matching + 0.5)), 1e-6)
+
+
+def _fts_norm(size: int, average: float) -> float:
+    return 1 - FTS_B + FTS_B * size / average
+
+
 class _Postings:
-    """Each query term's rows (and how many there are), kept between searches while the index stays
-    the same: a query being typed asks for the same whole words at every keystroke."""
+    """Each query term's rows (and how many there are), kept between searches: a query being typed
+    asks for the same whole words at every keystroke. After a write to the index (a watcher
+    batch), a term's rows are brought up to date by asking FTS5 about the rows that changed only,
+    and each new row's score is restated as FTS5 would have given it with the term's first
+    statistics, so that undoing the scores stays exact; when what changed is not known (another
+    process wrote) or is large, the term is asked for again."""
 
     def __init__(self, store):
         self.store = store
-        self.version = store.version()
-        self.kept: OrderedDict[tuple[str, bool], dict[int, float] | None] = OrderedDict()
+        self.kept: OrderedDict[tuple[str, bool | None], _Rows | None | tuple[int, tuple[int, int]]] = OrderedDict()
         self.size = 0
+        self.now = store.version()
 
-    def current(self, store) -> bool:
-        return store is self.store and store.version() == self.version
-
-    def get(self, expression: str, scored: bool = True) -> dict[int, float] | None:
-        """{rowid: FTS5's bm25 for the expression}, or {rowid: 1.0} when not `scored`."""
+    def get(self, expression: str, scored: bool = True) -> _Rows | None:
+        """The rows an FTS5 expression matches; None when FTS5 does not accept it."""
         key = (expression, scored)
+        found = self.kept.get(key)
         if key in self.kept:
             self.kept.move_to_end(key)
-            return self.kept[key]
-        found = self.store.postings(expression, FIELD_WEIGHTS if scored else None)
+            if found is None or found.version == self.now or self._catch_up(found, expression, scored):
+                return found
+            self._drop(key)
+        rows = self.store.postings(expression, FIELD_WEIGHTS if scored else None)
+        found = None
+        if rows is not None:
+            totals = self.store.totals() if scored else None
+            idf, average = (_fts_idf(totals[0], len(rows)), totals[1]) if totals else (0.0, 0.0)
+            found = _Rows(rows, idf, average, self.now)
         self._keep(key, found)
         return found
 
     def count(self, expression: str) -> int:
+        """How many rows an expression matches: from its kept rows (brought up to date), or asked
+        for (cheaply: FTS5 computes no score)."""
+        for scored in (True, False):
+            if isinstance(self.kept.get((expression, scored)), _Rows):
+                found = self.get(expression, scored)
+                return len(found.rows) if found is not None else 0
         key = (expression, None)
-        if key not in self.kept:
-            self._keep(key, self.store.count(expression) or 0)
+        counted = self.kept.get(key)
+        if not isinstance(counted, tuple) or counted[1] != self.now:
+            if key in self.kept:
+                self._drop(key)
+            counted = (self.store.count(expression) or 0, self.now)
+            self._keep(key, counted)
         self.kept.move_to_end(key)
-        return self.kept[key]
+        return counted[0]
+
+    def _catch_up(self, found: _Rows, expression: str, scored: bool) -> bool:
+        """Bring kept rows up to date with the index's rows that changed since; False if it cannot."""
+        changed = self.store.changes_since(found.version, CATCH_UP_MOST)
+        if changed is None:
+            return False
+        touched, added = changed
+        rows = found.rows
+        held = len(rows)
+        for rowid in touched:
+            rows.pop(rowid, None)
+        if added:
+            fresh = self.store.postings(expression, FIELD_WEIGHTS if scored else None, among=added)
+            if fresh is None:
+                return False
+            if scored and fresh:
+                totals = self.store.totals()
+                sizes = self.store.rows(fresh)
+                if not totals or found.average <= 0:
+                    return False
+                idf_now = _fts_idf(totals[0], len(rows) + len(fresh))
+                for rowid, score in fresh.items():
+                    size = sizes.get(rowid, ("", 0))[1]
+                    if size <= 0:
+                        return False
+                    share = min(score / idf_now, FTS_K1 + 1 - 1e-9)
+                    frequency = FTS_K1 * _fts_norm(size, totals[1]) * share / (FTS_K1 + 1 - share)
+                    rows[rowid] = found.idf * frequency * (FTS_K1 + 1) / (frequency + FTS_K1 * _fts_norm(size, found.average))
+            else:
+                rows.update(fresh)
+        found.version = self.now
+        self.size += len(rows) - held
+        return True
 
     def _keep(self, key, value) -> None:
         self.kept[key] = value
-        self.size += len(value) if isinstance(value, dict) else 1
+        self.size += len(value.rows) if isinstance(value, _Rows) else 1
         while self.size > POSTINGS_KEPT and len(self.kept) > 1:
-            _, dropped = self.kept.popitem(last=False)
-            self.size -= len(dropped) if isinstance(dropped, dict) else 1
+            self._drop(next(iter(self.kept)))
+
+    def _drop(self, key) -> None:
+        dropped = self.kept.pop(key)
+        self.size -= len(dropped.rows) if isinstance(dropped, _Rows) else 1
 
 
 def _postings(vault) -> _Postings:
     postings = getattr(vault, "_search_postings", None)
-    if postings is None or not postings.current(vault.store):
+    if postings is None or postings.store is not vault.store:
         postings = _Postings(vault.store)
         vault._search_postings = postings
+    postings.now = vault.store.version()
     return postings
 
 
@@ -424,19 +501,22 @@ def _bm25(postings: _Postings, query: Query, wanted: Callable[[str], Document | 
         rare = [term for term in terms
                 if (not term.scored or postings.count(term.expression) <= common) and all(postings.count(_fts_term(w, False)) <= common for w in term.words)]
         terms = rare if any(term.scored for term in rare) else terms
-    listed: list[tuple[_Term, dict[int, float]]] = [(term, rows) for term in terms if (rows := postings.get(term.expression, term.scored))]
+    listed = [(term, found) for term in terms if (found := postings.get(term.expression, term.scored)) and found.rows]
     if not listed:
         return {}
-    rows_total = totals[0] if totals else max(len(rows) for _, rows in listed)
+    rows_total = totals[0] if totals else max(len(found.rows) for _, found in listed)
     average = totals[1] if totals else 0.0
     title_hit = _saturated(FIELD_WEIGHTS[0], FTS_K1, 1.0)  # an unscored term's share: one hit in the title
-    weighed: list[tuple[float, float, dict[int, float]]] = []  # (our weight times idf, FTS5's idf or 0 if unscored, rows)
-    for term, rows in listed:
-        ratio = max(rows_total - len(rows) + 0.5, 0.5) / (len(rows) + 0.5)
-        weighed.append((term.weight * math.log(1 + ratio), max(math.log(ratio), 1e-6) if term.scored else 0.0, rows))
+    # (our weight times idf, and FTS5's idf and average row size the rows were scored with, or 0
+    # for an unscored term, and the rows)
+    weighed: list[tuple[float, float, float, dict[int, float]]] = []
+    for term, found in listed:
+        ratio = max(rows_total - len(found.rows) + 0.5, 0.5) / (len(found.rows) + 0.5)
+        fts_idf = (found.idf or _fts_idf(rows_total, len(found.rows))) if term.scored else 0.0
+        weighed.append((term.weight * math.log(1 + ratio), fts_idf, found.average, found.rows))
 
     estimate: dict[int, float] = {}
-    for weight, fts_idf, rows in weighed:
+    for weight, fts_idf, _, rows in weighed:
         factor = weight / fts_idf if fts_idf else weight * title_hit
         if not estimate:
             estimate = {rowid: factor * score for rowid, score in rows.items()}
@@ -445,31 +525,32 @@ def _bm25(postings: _Postings, query: Query, wanted: Callable[[str], Document | 
         for rowid, score in rows.items():
             estimate[rowid] = get(rowid, 0.0) + factor * score
     for phrase in query.phrases:  # a phrase must appear
-        found = postings.get('"' + phrase.replace('"', '""') + '"') or {}
-        estimate = {rowid: value for rowid, value in estimate.items() if rowid in found}
+        found = postings.get('"' + phrase.replace('"', '""') + '"')
+        estimate = {rowid: value for rowid, value in estimate.items() if found is not None and rowid in found.rows}
     for word in query.excluded_words:
-        for rowid in postings.get(_fts_term(word, False), scored=False) or ():
+        found = postings.get(_fts_term(word, False), scored=False)
+        for rowid in found.rows if found is not None else ():
             estimate.pop(rowid, None)
 
     scores: dict[str, float] = {}
     remaining = estimate
+    exact = average > 0 and all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
     while remaining:
         batch = heapq.nlargest(EXACT_BATCH, remaining, key=remaining.__getitem__)
         for rowid, (path, size) in store.rows(batch).items():
             doc = wanted(path)
             if doc is None:
                 continue
-            if average > 0 and size > 0:
-                fts_norm = 1 - FTS_B + FTS_B * size / average
+            if exact and size > 0:
                 norm = 1 - B + B * size / average
                 score = 0.0
-                for weight, fts_idf, rows in weighed:
+                for weight, fts_idf, fts_average, rows in weighed:
                     found = rows.get(rowid)
                     if found is None:
                         continue
                     if fts_idf:
                         share = min(found / fts_idf, FTS_K1 + 1 - 1e-9)  # FTS5's f (k1 + 1) / (f + k1 norm)
-                        frequency = FTS_K1 * fts_norm * share / (FTS_K1 + 1 - share)
+                        frequency = FTS_K1 * _fts_norm(size, fts_average) * share / (FTS_K1 + 1 - share)
                     else:
                         frequency = FIELD_WEIGHTS[0]
                     score += weight * _saturated(frequency, K1, norm)
