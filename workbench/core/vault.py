@@ -38,7 +38,7 @@ from .consolidate import Group
 from .flavours import Flavour, Ids
 from .gate import Candidate, Draft
 from .graph import Neighbourhood
-from .live_graph import LiveGraph
+from .live_graph import IdLog, LiveGraph
 from .lifecycle import check_transition
 from .live import VaultWatcher
 from .loading import collector_paused, parse_files
@@ -126,7 +126,9 @@ class Vault:
         self.lock = VaultLock(self.state_dir)
         self.writer = ChangeWriter(root, self.state_dir, self.lock, self.log_path)
         self._records: dict[str, Record] = {}
-        self._by_id: dict[str, str] = {}
+        self._by_id: dict[str, str] = {}  # id -> the file that owns it: the first in path order
+        self._shared: dict[str, set[str]] = {}  # id -> every file claiming it, for ids claimed twice or more
+        self._ids: Ids | None = None  # the ids as links look them up (other flavours), while they stay the same
         self._relation_problems: list[Problem] | None = None
         self._symlinks: list[str] = []
         self._not_pages: list[tuple[str, str]] = []
@@ -134,6 +136,7 @@ class Vault:
         self.store: DerivedStore | None = None
         self.mutex = threading.RLock()
         self.generation = 0  # moves whenever the records change, so derived views know to rebuild
+        self.id_log = IdLog()  # which ids each generation touched, so the graph need not scan them all
         self._live_graph = LiveGraph()
 
     # -- opening and reading ----------------------------------------------------------------
@@ -211,39 +214,98 @@ class Vault:
 
     @_serialized
     def _index(self) -> None:
-        """Map ids to files; a second file claiming an id is a problem and is not a node."""
+        """Map ids to files; a second file claiming an id is a problem and is not a node. Looks at
+        every record: for an open or a walk (a batch of files goes through `_index_paths`)."""
         self.generation += 1
         by_id: dict[str, str] = {}
+        shared: dict[str, set[str]] = {}
         unreadable = invalidating(self.flavour)
-        for path in sorted(self._records):  # runs after every watcher batch: nothing done for nothing
+        for path in sorted(self._records):
             record = self._records[path]
-            doc = record.document
-            if record.problems and any(p.code == "id-duplicate" for p in record.problems):
-                record.problems = [p for p in record.problems if p.code != "id-duplicate"]
-            first = by_id.get(doc.id)
-            if first is not None:
-                duplicate = Problem(path, Severity.ERROR, "id-duplicate", f"id {doc.id} is also used by {first}", None, doc.id)
-                record.problems = record.problems + [duplicate]
-                record.document = dataclasses.replace(doc, valid=False)
-                continue
-            by_id[doc.id] = path
-            if doc.valid is False and not any(p.code in unreadable for p in record.problems):
-                record.document = dataclasses.replace(doc, valid=True)
-        self._by_id = by_id
+            doc_id = record.document.id
+            first = by_id.setdefault(doc_id, path)
+            if first != path:
+                shared.setdefault(doc_id, {first}).add(path)
+            self._settle(record, first, unreadable)
+        self._by_id, self._shared, self._ids = by_id, shared, None
         if not self.flavour.native:
-            self._resolve_links()
+            self._resolve_links(self._records.values())
+        self.id_log.restart(self.generation)
         self._relation_problems = None
 
-    def _resolve_links(self) -> None:
+    @_serialized
+    def _index_paths(self, before: dict[str, str | None]) -> None:
+        """`_index` for a few changed files (the watcher's batches), giving the same result: only
+        the ids those files claimed before (`before`: path -> id, None for a new file) or claim
+        now are settled again, among the files that claim them."""
+        self.generation += 1
+        claiming: dict[str, set[str]] = {doc_id: set() for doc_id in before.values() if doc_id is not None}
+        for path in before:
+            record = self._records.get(path)
+            if record is not None:
+                claiming.setdefault(record.document.id, set()).add(path)
+        unreadable = invalidating(self.flavour)
+        ids_moved = False
+        for doc_id, arrived in claiming.items():
+            owner = self._by_id.get(doc_id)
+            claimants = self._shared.get(doc_id) or ({owner} if owner is not None else set())
+            claimants = {path for path in claimants if path not in before and path in self._records} | arrived
+            ids_moved |= self._own(doc_id, claimants, unreadable)
+        touched = set(claiming)
+        if not self.flavour.native:
+            if ids_moved:
+                self._ids = None
+            changed = self._records.values() if ids_moved else [self._records[p] for p in before if p in self._records]
+            touched |= self._resolve_links(changed)
+        self.id_log.add(self.generation, touched)
+        self._relation_problems = None
+
+    def _own(self, doc_id: str, claimants: set[str], unreadable: frozenset[str]) -> bool:
+        """Give `doc_id` to the first of the files claiming it and settle each of them; True when
+        the id came or went."""
+        if not claimants:
+            self._shared.pop(doc_id, None)
+            return self._by_id.pop(doc_id, None) is not None
+        owner = min(claimants)  # as the first in sorted order
+        came = self._by_id.get(doc_id) is None
+        self._by_id[doc_id] = owner
+        if len(claimants) > 1:
+            self._shared[doc_id] = claimants
+        else:
+            self._shared.pop(doc_id, None)
+        for path in claimants:
+            self._settle(self._records[path], owner, unreadable)
+        return came
+
+    def _settle(self, record: Record, owner: str, unreadable: frozenset[str]) -> None:
+        """A record's problems and validity given the file that owns its id: a duplicate is
+        invalid, and a file that was invalid only as a duplicate is valid again once it owns it."""
+        doc = record.document
+        if record.problems and any(p.code == "id-duplicate" for p in record.problems):
+            record.problems = [p for p in record.problems if p.code != "id-duplicate"]
+        if record.path != owner:
+            duplicate = Problem(record.path, Severity.ERROR, "id-duplicate", f"id {doc.id} is also used by {owner}", None, doc.id)
+            record.problems = record.problems + [duplicate]
+            if doc.valid is not False:
+                record.document = dataclasses.replace(doc, valid=False)
+        elif doc.valid is False and not any(p.code in unreadable for p in record.problems):
+            record.document = dataclasses.replace(doc, valid=True)
+
+    def _resolve_links(self, records: Iterable[Record]) -> set[str]:
         """Point each link at the id it names now: a note added or removed changes what other
-        notes' `[[name]]` resolves to, so this runs whenever the set of files changes."""
-        ids = Ids(list(self._by_id))
-        for record in self._records.values():
+        notes' `[[name]]` resolves to, so all of them are resolved again whenever the set of ids
+        changes, and only new ones otherwise. Returns the ids of the documents that changed."""
+        if self._ids is None:
+            self._ids = Ids(list(self._by_id))
+        changed: set[str] = set()
+        for record in records:
             doc = record.document
             if doc.view is not None:
-                view = self.flavour.resolve(doc.view, ids)
+                view = self.flavour.resolve(doc.view, self._ids)
                 if view is not doc.view:
                     record.document = dataclasses.replace(doc, view=view)
+                    changed.add(doc.id)
+        return changed
 
     @_serialized
     def refresh(self) -> None:
@@ -255,12 +317,18 @@ class Vault:
         """Re-read just these files (the watcher's batches): the rest of the vault is not touched,
         and the derived store takes the whole batch in one commit."""
         batch: tuple[list[Record], list[str]] = ([], [])
-        changed = [path for path in paths if self._refresh_path(path, reindex=False, batch=batch) is not False]
-        if self.store is not None and (batch[0] or batch[1]):
-            self.store.save(batch[0], batch[1], today())
-            self._mend_store()
-        if changed:
-            self._index()
+        before = {path: record.document.id for path in paths if (record := self._records.get(path)) is not None}
+        changed: list[str] = []
+        try:
+            for path in paths:
+                if self._refresh_path(path, reindex=False, batch=batch) is not False:
+                    changed.append(path)
+        finally:  # a file that fails to read leaves those before it re-read: they are indexed all the same
+            if self.store is not None and (batch[0] or batch[1]):
+                self.store.save(batch[0], batch[1], today())
+                self._mend_store()
+            if changed:
+                self._index_paths({path: before.get(path) for path in changed})
 
     @_serialized
     def watch(self, on_change=None) -> VaultWatcher:
@@ -295,13 +363,13 @@ class Vault:
         if stat is None:
             if path not in self._records:
                 return False
-            del self._records[path]
+            gone = self._records.pop(path)
             if batch is not None:
                 batch[1].append(path)
             elif self.store is not None:
                 self.store.save([], [path], today())
             if reindex:
-                self._index()
+                self._index_paths({path: gone.document.id})
             return None
         known = self._records.get(path)
         if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
@@ -316,7 +384,7 @@ class Vault:
         elif self.store is not None:
             self.store.save([record], [], today())
         if reindex:
-            self._index()
+            self._index_paths({path: known.document.id if known else None})
         return self._records[path]
 
     @property

@@ -1,0 +1,278 @@
+"""A batch of changed files is indexed by looking only at the ids those files claimed or claim
+now, and the graph learns from the vault which ids those were; both must end exactly where a full
+indexing and a fresh open of the same files end, duplicates and all."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import random
+import shutil
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from vault_builders import doc_text
+
+from workbench.core import live_graph
+from workbench.core import vault as vault_module
+from workbench.core.graph import build_graph
+from workbench.core.live_graph import IdLog, LiveGraph
+from workbench.core.vault import Vault
+
+IDS = ["mem-note-a", "mem-note-b", "mem-entity-c", "mem-task-d"]
+# Several paths for few ids: writing one id into another's file makes a duplicate, and a copy
+# sorting before the first owner takes the id over.
+PATHS = ["notes/mem-note-a.md", "notes/mem-note-b.md", "notes/aa-copy.md", "notes/zz-copy.md",
+         "entities/mem-entity-c.md", "entities/copy.md", "tasks/mem-task-d.md"]
+KINDS = ["related_to", "depends_on", "explains", "supersedes"]
+
+ADR_PATHS = ["0001-first.md", "ADR-001-again.md", "0002-second.md", "0003-third.md", "0003-clash.md",
+             "notes/alpha.md", "notes/beta.md", "deep/down/alpha.md"]
+
+
+class Disk:
+    """Writes files with a modification time of their own each time, so that no rewrite can hide
+    behind an unchanged size and a clock that has not ticked."""
+
+    def __init__(self, root):
+        self.root = root
+        self.clock = itertools.count(1_700_000_000_000_000_000, 1_000_000)
+
+    def write(self, path: str, text: str) -> str:
+        full = self.root / path
+        full.parent.mkdir(parents=True, exist_ok=True)
+        full.write_text(text)
+        stamp = next(self.clock)
+        os.utime(full, ns=(stamp, stamp))
+        return path
+
+    def delete(self, path: str) -> str:
+        (self.root / path).unlink()
+        return path
+
+    def exists(self, path: str) -> bool:
+        return (self.root / path).exists()
+
+
+def memory_core_text(rng: random.Random) -> str:
+    doc_id = rng.choice(IDS)
+    if rng.random() < 0.15:
+        return doc_text(doc_id).replace("type:", "type: [broken")  # unreadable: invalid for more than a duplicate
+    targets = [t for t in IDS + ["mem-note-missing"] if t != doc_id and rng.random() < 0.4]
+    links = ", ".join(f"{{type: {rng.choice(KINDS)}, target: {t}}}" for t in targets)
+    newer = [t for t in IDS if t != doc_id and rng.random() < 0.15]
+    status = "superseded" if newer else rng.choice(["active", "draft", "deprecated"])
+    return doc_text(doc_id, status=status, links=f"[{links}]", superseded_by=str(newer).replace("'", ""),
+                    extra=f"note: {rng.random()}\n")
+
+
+def adr_text(rng: random.Random) -> str:
+    if rng.random() < 0.1:
+        return "<<<<<<< HEAD\n# Torn\n=======\n# Apart\n>>>>>>> other\n"  # unreadable
+    status = rng.choice(["Accepted", "Proposed", f"Superseded by ADR-00{rng.randint(1, 4)}"])
+    names = " ".join(f"[[{name}]]" for name in ("alpha", "beta", "gamma") if rng.random() < 0.5)
+    return f"# Record {rng.random()}\n\n## Status\n\n{status}\n\n## Context\n\nSee {names} and ADR-00{rng.randint(1, 4)}.\n"
+
+
+def shape(graph):
+    return (sorted((node, tuple(sorted(data.items()))) for node, data in graph.nodes(data=True)),
+            sorted((s, t, k, tuple(sorted(d.items()))) for s, t, k, d in graph.edges(keys=True, data=True)))
+
+
+def indexed(vault: Vault):
+    """Everything indexing decides: each file's document (validity, resolved links) and problems,
+    which file owns each id, every problem of the vault, and the graph."""
+    files = {path: (record.document, record.problems) for path, record in vault._records.items()}
+    return files, dict(vault._by_id), list(vault.problems), shape(vault.graph())
+
+
+_copies = itertools.count()
+
+
+def reopened(root, into, flavour: str | None = None) -> Vault:
+    """A fresh open of a copy of the folder, so that the vault under test keeps its own state."""
+    copy = into / f"copy-{next(_copies)}"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".workbench"))
+    return Vault.open(copy, flavour)
+
+
+def churn(vault: Vault, disk: Disk, rng: random.Random, paths: list[str], text, batches: int, scratch, flavour=None):
+    """Random batches of adds, rewrites (new ids, duplicates, fixes) and deletes; after each, the
+    kept vault equals a fresh open. Returns the graphs handed out, with their shapes then."""
+    handed: list = []
+    for _ in range(batches):
+        batch = []
+        for path in rng.sample(paths, rng.randint(1, 4)):
+            if disk.exists(path) and rng.random() < 0.3:
+                batch.append(disk.delete(path))
+            else:
+                batch.append(disk.write(path, text(rng)))
+        batch.append(rng.choice(paths))  # a path the batch may not have changed at all
+        if rng.random() < 0.25:
+            for path in batch:  # one file at a time, as a write through the vault re-reads them
+                vault._refresh_path(path)
+        else:
+            vault.refresh_paths(sorted(batch))
+        state = indexed(vault)
+        handed.append((vault.graph(), state[3]))
+        assert state == indexed(reopened(disk.root, scratch, flavour)), f"after {batch}"
+    return handed
+
+
+def check_full_indexing_agrees(vault: Vault, handed) -> None:
+    kept = indexed(vault)
+    vault._index()
+    assert indexed(vault) == kept
+    for graph, then in handed:
+        assert shape(graph) == then  # a graph handed out never changed under its reader
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 100_000))
+def test_batches_indexed_by_their_ids_equal_a_fresh_open(tmp_path_factory, seed):
+    rng = random.Random(seed)
+    root = tmp_path_factory.mktemp("vault")
+    disk = Disk(root)
+    for path in rng.sample(PATHS, 4):
+        disk.write(path, memory_core_text(rng))
+    vault = Vault.open(root)
+    vault.graph()
+    handed = churn(vault, disk, rng, PATHS, memory_core_text, 10, tmp_path_factory.mktemp("fresh"))
+    check_full_indexing_agrees(vault, handed)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 100_000))
+def test_batches_in_another_flavour_resolve_links_as_a_fresh_open_does(tmp_path_factory, seed):
+    rng = random.Random(seed)
+    root = tmp_path_factory.mktemp("adrs")
+    disk = Disk(root)
+    for path in rng.sample(ADR_PATHS, 5):
+        disk.write(path, adr_text(rng))
+    vault = Vault.open(root, "adr")
+    vault.graph()
+    handed = churn(vault, disk, rng, ADR_PATHS, adr_text, 10, tmp_path_factory.mktemp("fresh"), "adr")
+    check_full_indexing_agrees(vault, handed)
+
+
+def test_an_id_passes_down_the_files_claiming_it_in_path_order(tmp_path):
+    disk = Disk(tmp_path / "vault")
+    for path in ("notes/b.md", "notes/c.md", "notes/mem-note-a.md"):
+        disk.write(path, doc_text("mem-note-a"))
+    vault = Vault.open(disk.root)
+    vault.graph()
+
+    def duplicates():
+        return {p: [m.message for m in r.problems if m.code == "id-duplicate"] for p, r in sorted(vault._records.items())}
+
+    assert vault._by_id == {"mem-note-a": "notes/b.md"}
+    assert duplicates() == {"notes/b.md": [], "notes/c.md": ["id mem-note-a is also used by notes/b.md"],
+                            "notes/mem-note-a.md": ["id mem-note-a is also used by notes/b.md"]}
+    vault.refresh_paths([disk.delete("notes/b.md")])
+    assert vault._by_id == {"mem-note-a": "notes/c.md"}
+    assert vault._records["notes/c.md"].document.valid  # invalid only as a duplicate: valid again
+    assert duplicates() == {"notes/c.md": [], "notes/mem-note-a.md": ["id mem-note-a is also used by notes/c.md"]}
+    vault.refresh_paths([disk.write("notes/c.md", doc_text("mem-note-e"))])
+    assert vault._by_id == {"mem-note-a": "notes/mem-note-a.md", "mem-note-e": "notes/c.md"}
+    assert all(r.document.valid for r in vault._records.values())
+    assert sorted(vault.graph().nodes) == ["mem-note-a", "mem-note-e"]
+    vault.refresh_paths([disk.write("notes/a.md", doc_text("mem-note-e", status="bogus"))])
+    assert vault._by_id["mem-note-e"] == "notes/a.md"  # invalid, yet first: it owns the id
+    assert not vault._records["notes/c.md"].document.valid
+    assert vault.graph().nodes.get("mem-note-e") is None  # no valid document of it, and nothing links to it
+
+
+def test_a_batch_neither_indexes_every_file_nor_scans_them_for_the_graph(tmp_path, monkeypatch):
+    disk = Disk(tmp_path / "vault")
+    disk.write("notes/mem-note-a.md", doc_text("mem-note-a"))
+    disk.write("notes/mem-note-b.md", doc_text("mem-note-b", links="[{type: explains, target: mem-note-a}]"))
+    vault = Vault.open(disk.root)
+    first = vault.graph()
+
+    def everything(*args):
+        raise AssertionError("a batch looked at every record")
+
+    monkeypatch.setattr(Vault, "_index", everything)
+    monkeypatch.setattr(LiveGraph, "_scan", everything)
+    vault.refresh_paths([disk.write("notes/mem-note-b.md", doc_text("mem-note-b", links="[{type: depends_on, target: mem-note-c}]")),
+                         disk.delete("notes/mem-note-a.md")])
+    vault._refresh_path(disk.write("notes/mem-note-c.md", doc_text("mem-note-c")))
+    graph = vault.graph()
+    monkeypatch.undo()
+    assert shape(graph) == shape(build_graph(reopened(disk.root, tmp_path)))
+    assert sorted(first.edges(keys=True)) == [("mem-note-b", "mem-note-a", "explains")]
+    assert sorted(graph.edges(keys=True)) == [("mem-note-b", "mem-note-c", "depends_on")]
+
+
+def test_the_graph_scans_every_record_when_the_log_no_longer_reaches_back(tmp_path, monkeypatch):
+    disk = Disk(tmp_path / "vault")
+    for doc_id in IDS:
+        disk.write(f"notes/{doc_id}.md", doc_text(doc_id))
+    vault = Vault.open(disk.root)
+    vault.graph()
+    scans = []
+    scan = LiveGraph._scan
+    monkeypatch.setattr(LiveGraph, "_scan", lambda graph, v: scans.append(v.generation) or scan(graph, v))
+    rng = random.Random(3)
+    for _ in range(live_graph.LOG_GENERATIONS + 1):
+        vault.refresh_paths([disk.write(f"notes/{rng.choice(IDS)}.md", memory_core_text(rng))])
+    assert shape(vault.graph()) == shape(build_graph(reopened(disk.root, tmp_path)))
+    assert scans == [vault.generation]
+    vault.refresh_paths([disk.write("notes/mem-note-a.md", doc_text("mem-note-a", status="draft"))])
+    vault.graph()
+    assert scans == [vault.generation - 1]  # back in step: the log is enough again
+    disk.write("notes/mem-note-b.md", doc_text("mem-note-b", status="draft"))
+    vault.refresh()  # a walk: what changed is not logged
+    assert shape(vault.graph()) == shape(build_graph(reopened(disk.root, tmp_path)))
+    assert scans == [vault.generation - 2, vault.generation]
+
+
+def test_the_log_says_what_changed_since_a_generation_or_that_it_cannot(monkeypatch):
+    monkeypatch.setattr(live_graph, "LOG_GENERATIONS", 3)
+    monkeypatch.setattr(live_graph, "LOG_IDS", 4)
+    log = IdLog()
+    assert log.since(0) is None  # nothing known yet
+    log.restart(5)
+    assert log.since(4) is None and log.since(5) == set()
+    log.add(6, {"a"})
+    log.add(7, {"b", "c"})
+    assert log.since(5) == {"a", "b", "c"} and log.since(6) == {"b", "c"} and log.since(7) == set()
+    log.add(8, {"d"})
+    log.add(9, {"e"})  # four generations: the oldest is forgotten
+    assert log.since(5) is None and log.since(6) == {"b", "c", "d", "e"}
+    log.add(10, {"f", "g", "h"})  # too many ids: forgotten until they fit
+    assert log.since(7) is None and log.since(8) == {"e", "f", "g", "h"}
+    log.add(11, {"i", "j", "k", "l", "m"})  # more than the log holds at all
+    assert log.since(10) is None and log.since(11) == set()
+
+
+@pytest.mark.parametrize("flavour", [None, "adr"])
+def test_a_full_indexing_after_batches_changes_nothing(tmp_path, flavour):
+    rng = random.Random(11)
+    disk = Disk(tmp_path / "vault")
+    paths, text = (PATHS, memory_core_text) if flavour is None else (ADR_PATHS, adr_text)
+    for path in paths:
+        disk.write(path, text(rng))
+    vault = Vault.open(disk.root, flavour)
+    vault.graph()
+    for _ in range(30):
+        batch = [disk.delete(p) if disk.exists(p) and rng.random() < 0.3 else disk.write(p, text(rng)) for p in rng.sample(paths, 3)]
+        vault.refresh_paths(batch)
+    check_full_indexing_agrees(vault, [])
+
+
+def test_a_file_that_fails_to_read_leaves_the_files_before_it_indexed(tmp_path, monkeypatch):
+    disk = Disk(tmp_path / "vault")
+    disk.write("notes/mem-note-a.md", doc_text("mem-note-a"))
+    vault = Vault.open(disk.root)
+    vault.graph()
+    read = vault_module.read_document
+    monkeypatch.setattr(vault_module, "read_document", lambda full: read(full) if full.name != "mem-note-z.md" else 1 / 0)
+    batch = [disk.write("notes/mem-note-b.md", doc_text("mem-note-a")), disk.write("notes/mem-note-z.md", doc_text("mem-note-z"))]
+    with pytest.raises(ZeroDivisionError):
+        vault.refresh_paths(batch)
+    assert vault._by_id == {"mem-note-a": "notes/mem-note-a.md"} and not vault._records["notes/mem-note-b.md"].document.valid
+    monkeypatch.undo()
+    vault.refresh_paths([disk.delete("notes/mem-note-a.md"), "notes/mem-note-z.md"])
+    assert indexed(vault) == indexed(reopened(disk.root, tmp_path))
