@@ -4,9 +4,11 @@ Run: python -m tests.benchmarks.bench_churn [--docs N] [--writes M] [--seconds S
 (default: 1000 documents, 300 writes over 3 seconds)
 
 A generated vault (tests/benchmarks/generate.py) is opened once and watched (`vault.watch`, the
-TUI's watcher); as the TUI does, what the open read is then frozen for the cycle collector. A writer thread then makes M changes, evenly spaced over S seconds: it rewrites a
-document (its body and sometimes its status), adds a new one, or deletes one; half the writes are
-made in place, half through a temporary file renamed over the target, as agents do.
+TUI's watcher); as the TUI does, what the open read is then frozen for the cycle collector. A
+writer in a process of its own, as an agent is, then makes M changes, evenly spaced over S
+seconds: it rewrites a document (its body and sometimes its status), adds a new one, or deletes
+one; half the writes are made in place, half through a temporary file renamed over the target, as
+agents do. Each write is announced to the benchmark before it is made.
 
 Latency is measured through the watcher's `on_change` callback: after each batch the watcher
 applied, every write still pending is compared with the vault (the record's digest against the
@@ -15,9 +17,11 @@ the end of the first batch after which the vault holds exactly its bytes. A writ
 before any batch showed it is counted apart ("overtaken"): the vault went straight to the newer
 version, which is right, but it has no latency of its own. Printed: writes done, latency
 p50/p95/max, the batches the watcher made (files per batch, re-read time per batch), the time from
-the watcher seeing a batch to its files being in the index, the graph and a search's answer, how long
-after the last write the vault matched the disk, and then whether the long-lived vault equals a
-fresh `Vault.open` of the folder (ids and digests) and every file's bytes on disk.
+the watcher seeing a batch to its files being in the index, the graph and a search's answer (for
+a changed document's title), the time the search box's standing query takes when asked again
+after each batch (as the TUI does), how long after the last write the vault matched the disk,
+and then whether the long-lived vault equals a fresh `Vault.open` of the folder (ids and digests)
+and every file's bytes on disk.
 A benchmark, not a test: machines are noisy; run it a few times.
 """
 
@@ -26,6 +30,8 @@ from __future__ import annotations
 import argparse
 import gc
 import hashlib
+import math
+import multiprocessing
 import os
 import platform
 import random
@@ -43,6 +49,7 @@ from tests.benchmarks.generate import TYPES, generate_vault
 from workbench import Vault
 
 DIGEST_GONE = None  # what a delete should leave: no record for the path
+STANDING_QUERY = "retry worker timeout"  # left in the search box while the writer works
 
 
 @dataclass
@@ -69,6 +76,7 @@ class Tracker:
     followed: list[float] = field(default_factory=list)  # from the watcher's batch to the graph and a search answered
     graph_times: list[float] = field(default_factory=list)
     search_times: list[float] = field(default_factory=list)
+    standing_times: list[float] = field(default_factory=list)  # the query left in the search box, asked again
 
     def expect(self, write: Write) -> None:
         with self.lock:
@@ -89,6 +97,9 @@ class Tracker:
         self.graph_times.append(searched - measured)
         self.search_times.append(done - searched)
         self.followed.append(seconds + done - measured)
+        # And what the search pane does after every batch: ask its query again.
+        self.vault.search(STANDING_QUERY, 10)
+        self.standing_times.append(time.perf_counter() - done)
         self.overhead.append(measured - now)
 
     def resolve(self, now: float) -> None:
@@ -132,8 +143,10 @@ def write_file(path: Path, data: bytes, atomic: bool) -> None:
         path.write_bytes(data)
 
 
-def writer(root: Path, ids: list[str], tracker: Tracker, writes: int, seconds: float, seed: int) -> float:
-    """Make `writes` changes evenly over `seconds`; returns when the last write was made."""
+def writer(root: Path, ids: list[str], announce, writes: int, seconds: float, seed: int) -> tuple[float, float]:
+    """Make `writes` changes evenly over `seconds`; returns when it began and when the last write was made. Before
+    each write, `announce(path, digest, kind)` tells the tracker what is coming and returns the
+    function to call with the moment the write begins."""
     rng = random.Random(seed)
     live = list(ids)
     path_of = {doc_id: f"{TYPES[doc_id.split('-')[1]]}/{doc_id}.md" for doc_id in ids}
@@ -153,8 +166,8 @@ def writer(root: Path, ids: list[str], tracker: Tracker, writes: int, seconds: f
             data = full.read_bytes() + f"\nRevised by the churn writer, write {number}.\n".encode()
             if rng.random() < 0.3:
                 data = re.sub(rb"\nstatus: \w+\n", b"\nstatus: " + rng.choice([b"active", b"deprecated", b"archived"]) + b"\n", data, count=1)
-            write = Write(path_of[doc_id], digest(data), kind, time.perf_counter())
-            tracker.expect(write)
+            began = announce(path_of[doc_id], digest(data), kind)
+            began(time.perf_counter())
             write_file(full, data, atomic)
         elif kind == "add":
             model = root / path_of[rng.choice(live)]
@@ -163,17 +176,48 @@ def writer(root: Path, ids: list[str], tracker: Tracker, writes: int, seconds: f
             doc_id = f"mem-{doc_type}-churn-added-{number}"
             data = model.read_bytes().replace(old_id.encode(), doc_id.encode())
             path_of[doc_id] = f"{TYPES[doc_type]}/{doc_id}.md"
-            write = Write(path_of[doc_id], digest(data), kind, time.perf_counter())
-            tracker.expect(write)
+            began = announce(path_of[doc_id], digest(data), kind)
+            began(time.perf_counter())
             write_file(root / path_of[doc_id], data, atomic)
             live.append(doc_id)
         else:
             doc_id = live.pop(rng.randrange(len(live)))
-            write = Write(path_of[doc_id], DIGEST_GONE, kind, time.perf_counter())
-            tracker.expect(write)
+            began = announce(path_of[doc_id], DIGEST_GONE, kind)
+            began(time.perf_counter())
             (root / path_of[doc_id]).unlink()
         last = time.perf_counter()
-    return last
+    return start, last
+
+
+def writer_process(connection, root: Path, ids: list[str], writes: int, seconds: float, seed: int) -> None:
+    """The writer in a process of its own, as an agent is: each write is announced to the
+    benchmark and made once it has been noted, so that the vault cannot show it before it is
+    expected; the moment it began follows (perf_counter is the system's monotonic clock)."""
+
+    def announce(path: str, data_digest: str | None, kind: str):
+        connection.send(("expect", path, data_digest, kind))
+        connection.recv()
+        return lambda moment: connection.send(("began", moment))
+
+    connection.send(("done", writer(root, ids, announce, writes, seconds, seed)))
+
+
+def relay(connection, tracker: Tracker) -> tuple[float, float]:
+    """The benchmark's side of `writer_process`: note each write announced; returns when the
+    writer began and when it made its last write."""
+    current: Write | None = None
+    while True:
+        message = connection.recv()
+        if message[0] == "expect":
+            _, path, data_digest, kind = message
+            current = Write(path, data_digest, kind, math.nan)
+            tracker.expect(current)
+            connection.send("noted")
+        elif message[0] == "began":
+            assert current is not None
+            current.started = message[1]
+        else:
+            return message[1]
 
 
 def disk_digests(root: Path) -> dict[str, str]:
@@ -200,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         cores = os.cpu_count() or 1
     print(f"machine: {platform.machine()} {platform.system()} {platform.release()}, {os.cpu_count()} cpus ({cores} usable), "
           f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}")
-    print("method: a long-lived Vault and its watcher; a writer thread rewrites/adds/deletes (half in place, half by rename);")
+    print("method: a long-lived Vault and its watcher; a writer process rewrites/adds/deletes (half in place, half by rename);")
     print("        latency = from the write to the end of the first watcher batch after which the vault held its bytes")
 
     with tempfile.TemporaryDirectory() as folder:
@@ -210,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         vault = Vault.open(root)
         vault.graph()  # as the TUI's first summary does
         vault.search("note", 10)
+        vault.search(STANDING_QUERY, 10)
         gc.freeze()  # as the TUI does once a vault is read: the collector need never walk it again
         print(f"vault: {len(vault)} documents, opened cold in {time.perf_counter() - started:.2f} s")
         tracker = Tracker(vault)
@@ -218,8 +263,12 @@ def main(argv: list[str] | None = None) -> int:
             if not watcher.ready.wait(30):
                 print("the watcher did not start", file=sys.stderr)
                 return 2
-            began = time.perf_counter()
-            last_write = writer(root, ids, tracker, args.writes, args.seconds, args.seed)
+            context = multiprocessing.get_context("spawn")
+            ours, theirs = context.Pipe()
+            process = context.Process(target=writer_process, args=(theirs, root, ids, args.writes, args.seconds, args.seed))
+            process.start()
+            began, last_write = relay(ours, tracker)
+            process.join()
             wrote_for = last_write - began
             deadline = time.perf_counter() + args.settle
             on_disk = disk_digests(root)
@@ -255,6 +304,9 @@ def main(argv: list[str] | None = None) -> int:
                   f"p50 {percentile(followed, .5):.1f} ms, p95 {percentile(followed, .95):.1f} ms, max {max(followed):.1f} ms"
                   f" (p95 of each: re-read {percentile(reread, .95):.1f} ms, graph {percentile([g * 1000 for g in tracker.graph_times], .95):.1f} ms,"
                   f" search {percentile([q * 1000 for q in tracker.search_times], .95):.1f} ms)")
+            standing = [q * 1000 for q in tracker.standing_times]
+            print(f"the search box's query ({STANDING_QUERY!r}) asked again after each batch: "
+                  f"p50 {percentile(standing, .5):.1f} ms, p95 {percentile(standing, .95):.1f} ms")
         caught = f"{caught_up * 1000:.0f} ms after the last write" if caught_up is not None else f"NOT within {args.settle:.0f} s"
         print(f"caught up: {caught}")
 
