@@ -86,8 +86,7 @@ class Tracker:
         now = time.perf_counter()
         self.batches.append((len(paths), seconds))
         self.resolve(now)
-        changed = set(paths)
-        title = next((r.document.title for r in self.vault.records if r.path in changed), "") or "note"
+        title = next((doc.title for path in paths if (doc := self.vault.document_at(path)) is not None), "") or "note"
         measured = time.perf_counter()
         # What the TUI asks next: the graph as it is now, and a search for a changed document.
         self.vault.graph()
@@ -103,11 +102,11 @@ class Tracker:
         self.overhead.append(measured - now)
 
     def resolve(self, now: float) -> None:
-        current = {r.path: r.document.digest for r in self.vault.records}
         with self.lock:
             for path in list(self.pending):
                 writes = self.pending[path]
-                state = current.get(path, DIGEST_GONE)
+                doc = self.vault.document_at(path)
+                state = doc.digest if doc is not None else DIGEST_GONE
                 # The newest write whose result the vault now holds; every older one is settled with it.
                 hit = next((i for i in range(len(writes) - 1, -1, -1) if writes[i].digest == state), None)
                 if hit is None:
