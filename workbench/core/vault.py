@@ -822,7 +822,8 @@ class Vault:
 
     @_serialized
     def search(self, query: str, limit: int = 10) -> SearchResults:
-        """Documents for a query in the search language (see `workbench.core.search`), best first."""
+        """Documents for a query in the search language (see `workbench.core.search`), best first;
+        `QueryError` for a filter that cannot match as written (`type:decsion`)."""
         self._mend_store()
         results = search.search(self, query, limit)
         if self._mend_store():  # found broken while searching: ask the rebuilt one
