@@ -370,9 +370,11 @@ class _Postings:
         """How many rows an expression matches: from its kept rows (brought up to date), or asked
         for (cheaply: FTS5 computes no score)."""
         for scored in (True, False):
-            if isinstance(self.kept.get((expression, scored)), _Rows):
-                found = self.get(expression, scored)
-                return len(found.rows) if found is not None else 0
+            kept = self.kept.get((expression, scored))
+            if isinstance(kept, _Rows):
+                if kept.version == self.now or self._catch_up(kept, expression, scored):
+                    return len(kept.rows)
+                self._drop((expression, scored))  # not to be asked for whole just to be counted
         key = (expression, None)
         counted = self.kept.get(key)
         if not isinstance(counted, tuple) or counted[1] != self.now:
