@@ -390,6 +390,34 @@ def test_document_vectors_are_kept_across_changes_by_digest(builder, tiny_meanin
     assert [t for t in encoded if "plants" in t and "huge" in t] and len(encoded) == 1  # only the new one
 
 
+def test_an_index_brought_up_to_date_equals_one_built_afresh(builder, tiny_meaning, monkeypatch):
+    np = pytest.importorskip("numpy")
+    _vocabulary_mismatch(builder)
+    tiny_meaning.name = "tiny"
+    vault = Vault.open(builder.root)
+    first = search._meaning(vault)
+    first._words()  # the vault's words encoded once
+    _write(builder, "mem-note-new", "New", "About huge plants and large files.")
+    _write(builder, "mem-note-cats", "Cats", "Notes about the office plants.")
+    (builder.root / "notes" / "mem-note-sizes.md").unlink()
+    vault.refresh()
+    encoded: list[str] = []
+    real = tiny_meaning.encode
+    monkeypatch.setattr(tiny_meaning, "encode", lambda texts: encoded.extend(texts) or real(texts))
+    caught_up = search._meaning(vault)
+    caught_up._words()
+    words_encoded = [text for text in encoded if "\n" not in text]
+    assert words_encoded and set(words_encoded) <= set(caught_up.words) - set(first.words), "only new words are encoded"
+    vault._search_meaning = None
+    fresh = search._meaning(vault)
+    assert caught_up.frequency == fresh.frequency and caught_up.words == fresh.words
+    assert caught_up.ids == fresh.ids and np.allclose(caught_up.matrix, fresh.matrix)
+    assert np.allclose(caught_up._words(), fresh._words())
+    assert caught_up.neighbours("huge", 2, 0.5) == fresh.neighbours("huge", 2, 0.5)
+    stored = {d for (d,) in vault.store.db.execute("SELECT digest FROM vectors WHERE model = 'tiny'")}
+    assert stored == {r.document.digest for r in vault.records}, "the vectors of contents gone are forgotten"
+
+
 def test_document_vectors_outlive_the_process_in_the_derived_store(builder, tiny_meaning, monkeypatch):
     """A later open (another process) encodes only what changed since; another model's vectors are
     not taken for its own."""

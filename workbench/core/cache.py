@@ -347,14 +347,23 @@ class DerivedStore:
             self._failed(error)
         return found
 
-    def save_vectors(self, model: str, vectors: Iterable[tuple[str, bytes]]) -> None:
-        """Keep vectors for `model`, and forget those of contents no file has any more."""
+    def save_vectors(self, model: str, vectors: Iterable[tuple[str, bytes]], gone: Iterable[str] | None = None) -> None:
+        """Keep vectors for `model`, and forget those of contents no file has any more: of the
+        digests `gone` (the contents that changed since the last save), or all of them."""
         before = self.version()
         try:
             with self.db:
                 self.db.execute("BEGIN")
                 self.db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", [(d, model, v) for d, v in vectors])
-                self.db.execute("DELETE FROM vectors WHERE digest NOT IN (SELECT digest FROM files)")
+                if gone is None:
+                    self.db.execute("DELETE FROM vectors WHERE digest NOT IN (SELECT digest FROM files)")
+                else:
+                    gone = list(gone)
+                    for start in range(0, len(gone), 400):
+                        chunk = gone[start:start + 400]
+                        marks = ", ".join("?" * len(chunk))
+                        self.db.execute(f"DELETE FROM vectors WHERE digest IN ({marks}) AND digest NOT IN"
+                                        f" (SELECT digest FROM files WHERE digest IN ({marks}))", chunk + chunk)
             self._wrote(before)
         except sqlite3.DatabaseError as error:
             self._failed(error)  # only a cache: the vectors are encoded again next time

@@ -648,12 +648,12 @@ def search(vault, text: str, limit: int = 10, *, fuzzy: bool = True) -> SearchRe
     return SearchResults(_successors_first(hits)[:limit], text)
 
 
-def _documents(vault) -> list[tuple[str, str, tuple[str, ...]]]:
-    return [(r.document.id, r.document.digest or r.path, fts_fields(r.document)) for r in vault.records]
+def _documents(vault) -> list[tuple[str, str, str, Document]]:
+    return [(r.path, r.document.id, r.document.digest or r.path, r.document) for r in vault.records]
 
 
 def _meaning(vault) -> semantic.Index | None:
-    return semantic.index(vault, _documents)
+    return semantic.index(vault, _documents, fts_fields)
 
 
 def _related(meaning: semantic.Index, query: Query) -> dict[str, float]:

@@ -26,7 +26,9 @@ import re
 import struct
 import threading
 from collections import Counter, OrderedDict
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 __all__ = ["Model", "Index", "model", "index", "available"]
 
@@ -140,51 +142,81 @@ def document_text(fields: tuple[str, ...]) -> str:
 class Index:
     """A vault's document vectors and vocabulary, for one generation of its records."""
 
-    def __init__(self, model: Model, generation: int, documents: list[tuple[str, str, tuple[str, ...]]],
-                 kept: dict[str, object] | None = None, store=None):
-        """`documents`: (id, digest, full-text fields) for each document; `kept`: vectors by digest
-        from a previous index, reused for documents that have not changed; `store`: the derived
-        store, where vectors outlive the process (encoding is nearly all of the cost)."""
+    def __init__(self, model: Model, generation: int, documents: list[tuple[str, str, str, Any]],
+                 fields_of: Callable[[Any], tuple[str, ...]], previous: Index | None = None, store=None):
+        """`documents`: (path, id, digest, document) for each file; `fields_of(document)`: its
+        full-text fields, asked for only when needed; `previous`: the index of an earlier
+        generation, whose vectors and word counts are reused for the files that have not changed
+        (a watcher batch changes a few); `store`: the derived store, where vectors outlive the
+        process (encoding is nearly all of the cost)."""
         import numpy as np
 
         self.model = model
         self.generation = generation
-        self.ids = [doc_id for doc_id, _, _ in documents]
+        self.ids = [doc_id for _, doc_id, _, _ in documents]
         self.row = {doc_id: i for i, doc_id in enumerate(self.ids)}
-        kept = dict(kept or {})
+        self.sources = {path: (digest, document) for path, _, digest, document in documents}
+        kept = dict(previous.by_digest) if previous is not None else {}
         if store is not None and model.name:
-            missing = [digest for _, digest, _ in documents if digest not in kept]
+            missing = [digest for _, _, digest, _ in documents if digest not in kept]
             for digest, blob in store.vectors(model.name, missing).items():
                 vector = np.frombuffer(blob, dtype=np.float32)
                 if vector.shape == (model.dim,):
                     kept[digest] = vector
         vectors: dict[str, object] = {}
-        todo = list({digest: document_text(fields) for _, digest, fields in documents if digest not in kept}.items())
+        todo = list({digest: document_text(fields_of(document)) for _, _, digest, document in documents if digest not in kept}.items())
         for (digest, _), vector in zip(todo, model.encode([text for _, text in todo])):
             vectors[digest] = vector
         if store is not None and model.name and todo:
             real = [digest for digest, _ in todo if len(digest) == 64]  # an unreadable file is keyed by its path: not kept
-            store.save_vectors(model.name, [(digest, vectors[digest].astype(np.float32).tobytes()) for digest in real])
-        for _, digest, _ in documents:
+            gone = {digest for digest, _ in previous.sources.values()} - {digest for _, _, digest, _ in documents} if previous is not None else None
+            store.save_vectors(model.name, [(digest, vectors[digest].astype(np.float32).tobytes()) for digest in real], gone)
+        for _, _, digest, _ in documents:
             if digest in kept:
                 vectors[digest] = kept[digest]
         self.by_digest = vectors
-        self.matrix = np.stack([vectors[digest] for _, digest, _ in documents]) if documents else np.zeros((0, model.dim), np.float32)
-        frequency: Counter[str] = Counter()
-        for _, _, fields in documents:
-            frequency.update(set(WORD.findall(" ".join(fields).lower())))
-        self.frequency = frequency
-        self.words = sorted(word for word, count in frequency.items() if count >= MIN_DF)
+        self.matrix = np.stack([vectors[digest] for _, _, digest, _ in documents]) if documents else np.zeros((0, model.dim), np.float32)
+        self.frequency = self._count_words(previous, fields_of)
+        self.words = sorted(word for word, count in self.frequency.items() if count >= MIN_DF)
+        self._word_vectors: dict[str, object] = dict(previous._word_vectors) if previous is not None else {}
         self._word_matrix = None
         self._neighbours: OrderedDict[str, list[tuple[str, float]]] = OrderedDict()
+
+    def _count_words(self, previous: Index | None, fields_of) -> Counter[str]:
+        """In how many files each word is: the previous generation's counts, less the files that
+        changed or went, plus those that changed or came; counted afresh when most changed."""
+
+        def words(document) -> set[str]:
+            return set(WORD.findall(" ".join(fields_of(document)).lower()))
+
+        old = previous.sources if previous is not None else {}
+        gone = [entry for path, entry in old.items() if self.sources.get(path, (None,))[0] != entry[0]]
+        came = [entry for path, entry in self.sources.items() if old.get(path, (None,))[0] != entry[0]]
+        if previous is None or len(gone) + len(came) > len(self.sources) // 2:
+            frequency: Counter[str] = Counter()
+            for _, document in self.sources.values():
+                frequency.update(words(document))
+            return frequency
+        frequency = previous.frequency.copy()
+        for _, document in gone:
+            frequency.subtract(words(document))
+        for _, document in came:
+            frequency.update(words(document))
+        return +frequency  # without the words no file has any more
 
     def similarities(self, text: str):
         """Cosine of every document (in `ids` order) with the text."""
         return self.matrix @ self.model.encode([text])[0]
 
     def _words(self):
+        """The vault's words' vectors (in `words` order); a word encoded for an earlier
+        generation is not encoded again."""
+        import numpy as np
+
         if self._word_matrix is None:
-            self._word_matrix = self.model.encode(self.words)
+            new = [word for word in self.words if word not in self._word_vectors]
+            self._word_vectors.update(zip(new, self.model.encode(new)))
+            self._word_matrix = np.stack([self._word_vectors[word] for word in self.words]) if self.words else np.zeros((0, self.model.dim), np.float32)
         return self._word_matrix
 
     def neighbours(self, word: str, count: int, threshold: float) -> list[tuple[str, float]]:
@@ -219,15 +251,16 @@ def _same_word(a: str, b: str) -> bool:
     return a[:stem] == b[:stem]
 
 
-def index(vault, documents_of) -> Index | None:
-    """The vault's index for its current records, built on first use and kept on the vault;
-    `documents_of(vault)` lists (id, digest, fields). None when the model is not available."""
+def index(vault, documents_of, fields_of) -> Index | None:
+    """The vault's index for its current records, built on first use, kept on the vault and
+    brought up to date from the last one; `documents_of(vault)` lists (path, id, digest, document),
+    `fields_of(document)` gives its full-text fields. None when the model is not available."""
     found = model()
     if found is None:
         return None
     current = getattr(vault, "_search_meaning", None)
     if current is not None and current.generation == vault.generation:
         return current
-    built = Index(found, vault.generation, documents_of(vault), current.by_digest if current is not None else None, vault.store)
+    built = Index(found, vault.generation, documents_of(vault), fields_of, current, vault.store)
     vault._search_meaning = built
     return built
