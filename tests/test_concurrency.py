@@ -60,3 +60,35 @@ def test_four_processes_lose_no_update(builder):
     assert not (builder.root / ".workbench" / "lock").exists()
     assert not [p for p in builder.root.rglob("*.tmp")]
     print("concurrency:", processes, "processes,", sum(s["writes"] for s in stats), "writes,", sum(s["conflicts"] for s in stats), "conflicts, 0 lost")
+
+
+def test_a_search_does_not_wait_for_the_checks_across_files(sample_copy, monkeypatch):
+    """On a large vault the link and supersession checks take a second after every change; a
+    person typing a search meanwhile must not wait for them."""
+    import threading
+
+    from workbench.core import vault as vault_module
+
+    vault = Vault.open(sample_copy)
+    expected = list(vault.problems)
+    started, release = threading.Event(), threading.Event()
+    real = vault_module.check_relations
+
+    def slow(*args, **kwargs):
+        started.set()
+        assert release.wait(10), "the search waited for the checks"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(vault_module, "check_relations", slow)
+    note = sample_copy / "notes" / "mem-note-stripe-test-clocks.md"
+    note.write_text(note.read_text() + "\nOne more line.\n")
+    vault.refresh_paths(["notes/mem-note-stripe-test-clocks.md"])
+    found: list = []
+    checking = threading.Thread(target=lambda: found.append(vault.problems))
+    checking.start()
+    assert started.wait(10)
+    hits = vault.search("stripe webhook")  # the vault's lock is free while the checks run
+    release.set()
+    checking.join(10)
+    assert hits and found and list(found[0]) == expected
+    assert vault.problems_for("mem-decision-api-fastapi") == [p for p in expected if p.path == vault.get("mem-decision-api-fastapi").path]

@@ -284,29 +284,37 @@ def check_relations(docs: Mapping[str, Document], known_ids: set[str], line_of, 
     dangling = ERROR if native else flavour.dangling_severity
     one_sided = ERROR if native else WARNING
     what = "id" if native else "name"
+    # Each document's fields, read once: they are parsed from its frontmatter at every reading,
+    # and a large vault has tens of thousands of documents to check on every change.
+    status = {doc_id: doc.status for doc_id, doc in docs.items()}
+    supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
+    superseded_by = {doc_id: doc.superseded_by for doc_id, doc in docs.items()}
     for doc in docs.values():
-        for link in doc.links:
-            if link.target == doc.id or target_outside_vault(link.target):
+        links = doc.links
+        for link in links:
+            if link.target == doc.id:
                 continue
             if link.target not in known_ids:
+                if target_outside_vault(link.target):  # asked only of targets no id matches
+                    continue
                 problems.append(
                     Problem(doc.path, dangling, "link-dangling", f"link {link.type} → {link.target}: no document has that {what}", line_of(doc, "links"), doc.id)
                 )
             elif (
                 link.type != LinkType.SUPERSEDES
-                and doc.status in (Status.ACTIVE, Status.DRAFT)
+                and status[doc.id] in (Status.ACTIVE, Status.DRAFT)
                 and link.target in docs
-                and docs[link.target].status == Status.SUPERSEDED
-                and doc.id not in docs[link.target].superseded_by  # a successor may speak of what it replaced
-                and link.target not in doc.supersedes
+                and status[link.target] == Status.SUPERSEDED
+                and doc.id not in superseded_by[link.target]  # a successor may speak of what it replaced
+                and link.target not in supersedes[doc.id]
             ):
-                successors = docs[link.target].superseded_by
+                successors = superseded_by[link.target]
                 hint = f"; link its successor {', '.join(successors)} instead" if successors else ""
                 problems.append(
                     Problem(doc.path, WARNING, "link-to-superseded", f"link {link.type} → {link.target} points at a superseded document{hint}", line_of(doc, "links"), doc.id)
                 )
-        link_supersedes = {l.target for l in doc.links if l.type == LinkType.SUPERSEDES}
-        field_supersedes = set(doc.supersedes)
+        link_supersedes = {l.target for l in links if l.type == LinkType.SUPERSEDES}
+        field_supersedes = set(supersedes[doc.id])
         if native and link_supersedes != field_supersedes:
             missing = sorted(field_supersedes - link_supersedes)
             extra = sorted(link_supersedes - field_supersedes)
@@ -316,21 +324,21 @@ def check_relations(docs: Mapping[str, Document], known_ids: set[str], line_of, 
             if extra:
                 parts.append(f"a supersedes link names {', '.join(extra)} that the supersedes field does not")
             problems.append(Problem(doc.path, ERROR, "supersedes-link-mismatch", "; ".join(parts), line_of(doc, "supersedes"), doc.id))
-        for old in doc.supersedes:
+        for old in supersedes[doc.id]:
             if old not in known_ids:
                 problems.append(Problem(doc.path, dangling, "supersession-dangling", f"supersedes {old}: no document has that {what}", line_of(doc, "supersedes"), doc.id))
-            elif old in docs and doc.id not in docs[old].superseded_by:
+            elif old in docs and doc.id not in superseded_by[old]:
                 problems.append(
                     Problem(doc.path, one_sided, "supersession-one-sided", f"supersedes {old}, but {old} does not list {doc.id} in superseded_by", line_of(doc, "supersedes"), doc.id)
                 )
-        for new in doc.superseded_by:
+        for new in superseded_by[doc.id]:
             if new not in known_ids:
                 problems.append(Problem(doc.path, dangling, "supersession-dangling", f"superseded_by {new}: no document has that {what}", line_of(doc, "superseded_by"), doc.id))
-            elif new in docs and doc.id not in docs[new].supersedes:
+            elif new in docs and doc.id not in supersedes[new]:
                 problems.append(
                     Problem(doc.path, one_sided, "supersession-one-sided", f"superseded_by {new}, but {new} does not list {doc.id} in supersedes", line_of(doc, "superseded_by"), doc.id)
                 )
-    for cycle in supersession_cycles({d.id: d.supersedes for d in docs.values()}):
+    for cycle in supersession_cycles(supersedes):
         first = docs[cycle[0]]
         chain = " → ".join(cycle + [cycle[0]])
         problems.append(Problem(first.path, ERROR, "supersession-cycle", f"supersession cycle: {chain}", line_of(first, "supersedes"), first.id))

@@ -448,26 +448,41 @@ class Vault:
         self.get(doc_id)
         return self._records[self._by_id[doc_id]]
 
-    def _line_of(self, doc: Document, key: str) -> int | None:
-        record = self._records.get(doc.path)
-        return record.key_lines.get(key) if record else None
-
     @property
-    @_serialized
     def problems(self) -> Problems:
         """Every problem in the vault: per file, across files, and symlinks that were skipped."""
-        if self._relation_problems is None:
-            valid = {r.document.id: r.document for r in self._records.values() if r.document.valid and self._by_id.get(r.document.id) == r.path}
-            self._relation_problems = check_relations(valid, set(self._by_id), self._line_of, self.flavour)
-        found = [p for r in self._records.values() for p in r.problems] + self._relation_problems
-        found += [Problem(s, Severity.WARNING, "symlink-ignored", "symlinks are never followed; this one is not part of the vault") for s in self._symlinks]
-        found += [Problem(path, Severity.WARNING, "not-a-page", why) for path, why in self._not_pages]
+        relations = self._relations()
+        with self.mutex:
+            found = [p for r in self._records.values() for p in r.problems] + relations
+            found += [Problem(s, Severity.WARNING, "symlink-ignored", "symlinks are never followed; this one is not part of the vault") for s in self._symlinks]
+            found += [Problem(path, Severity.WARNING, "not-a-page", why) for path, why in self._not_pages]
         return Problems(sorted(found, key=lambda p: (p.path, p.line or 0, p.code, p.message)))
 
-    @_serialized
     def problems_for(self, doc_id: str) -> Problems:
-        path = self._by_id.get(doc_id)
-        return Problems(p for p in self.problems if p.path == path)
+        relations = self._relations()
+        with self.mutex:
+            path = self._by_id.get(doc_id)
+            record = self._records.get(path) if path is not None else None
+            found = (list(record.problems) if record is not None else []) + [p for p in relations if p.path == path]
+        return Problems(sorted(found, key=lambda p: (p.line or 0, p.code, p.message)))
+
+    def _relations(self) -> list[Problem]:
+        """The problems across files (links, supersession), kept until the records change. They are
+        checked on a snapshot outside the vault's lock: on a large vault that takes a second, and
+        searching (a person typing) must not wait for it."""
+        with self.mutex:
+            if self._relation_problems is not None:
+                return self._relation_problems
+            generation = self.generation
+            owned = [r for r in self._records.values() if r.document.valid and self._by_id.get(r.document.id) == r.path]
+            valid = {r.document.id: r.document for r in owned}
+            lines = {r.path: r.key_lines for r in owned}
+            known = set(self._by_id)
+        found = check_relations(valid, known, lambda doc, key: lines.get(doc.path, {}).get(key), self.flavour)
+        with self.mutex:
+            if self.generation == generation:
+                self._relation_problems = found
+        return found
 
     # -- planning writes -----------------------------------------------------------------------
 
