@@ -418,6 +418,33 @@ def test_an_index_brought_up_to_date_equals_one_built_afresh(builder, tiny_meani
     assert stored == {r.document.digest for r in vault.records}, "the vectors of contents gone are forgotten"
 
 
+def test_encoding_a_vault_for_a_question_does_not_hold_the_vault(builder, tiny_meaning, monkeypatch):
+    """The first question encodes every document (seconds on a large vault): meanwhile a title
+    typed elsewhere, the watcher and the person's changes must go on."""
+    import threading
+
+    _vocabulary_mismatch(builder)
+    vault = Vault.open(builder.root)
+    started, release = threading.Event(), threading.Event()
+    real = tiny_meaning.encode
+
+    def slow(texts):
+        if any("\n" in text for text in texts):  # documents, not the question
+            started.set()
+            assert release.wait(10), "the vault was held while encoding"
+        return real(texts)
+
+    monkeypatch.setattr(tiny_meaning, "encode", slow)
+    answered: list = []
+    asking = threading.Thread(target=lambda: answered.append(ids(vault.search(QUESTION, 5))))
+    asking.start()
+    assert started.wait(10)
+    assert ids(vault.search("cats", 5)) == ["mem-note-cats"]  # a title typed meanwhile
+    release.set()
+    asking.join(10)
+    assert answered and set(answered[0][:2]) == {"mem-note-offsets", "mem-note-sizes"}
+
+
 def test_document_vectors_outlive_the_process_in_the_derived_store(builder, tiny_meaning, monkeypatch):
     """A later open (another process) encodes only what changed since; another model's vectors are
     not taken for its own."""

@@ -51,7 +51,7 @@ from .model import DocType, Document, QueryError, Status
 from .parse import as_date
 from .similarity import STOPWORDS
 
-__all__ = ["Query", "Hit", "SearchResults", "parse_query", "search", "fts_expression", "FIELD_WEIGHTS"]
+__all__ = ["Query", "Hit", "SearchResults", "parse_query", "prepare", "search", "fts_expression", "FIELD_WEIGHTS"]
 
 FIELD_WEIGHTS = (10.0, 6.0, 5.0, 4.0, 1.0)  # title, id, tags, summary, body
 K1, B = 2.0, 0.9  # BM25: term frequency saturation and length normalisation
@@ -654,6 +654,13 @@ def _documents(vault) -> list[tuple[str, str, str, Document]]:
 
 def _meaning(vault) -> semantic.Index | None:
     return semantic.index(vault, _documents, fts_fields)
+
+
+def prepare(vault, text: str) -> None:
+    """What a query will need that is slow to make, made before the search takes the vault's lock:
+    for a question, the meaning index (seconds to encode a large vault the first time)."""
+    if len(parse_query(text).words) > SHORT:
+        _meaning(vault)
 
 
 def _related(meaning: semantic.Index, query: Query) -> dict[str, float]:

@@ -143,12 +143,13 @@ class Index:
     """A vault's document vectors and vocabulary, for one generation of its records."""
 
     def __init__(self, model: Model, generation: int, documents: list[tuple[str, str, str, Any]],
-                 fields_of: Callable[[Any], tuple[str, ...]], previous: Index | None = None, store=None):
+                 fields_of: Callable[[Any], tuple[str, ...]], previous: Index | None = None,
+                 stored: dict[str, object] | None = None):
         """`documents`: (path, id, digest, document) for each file; `fields_of(document)`: its
         full-text fields, asked for only when needed; `previous`: the index of an earlier
         generation, whose vectors and word counts are reused for the files that have not changed
-        (a watcher batch changes a few); `store`: the derived store, where vectors outlive the
-        process (encoding is nearly all of the cost)."""
+        (a watcher batch changes a few); `stored`: vectors read back from the derived store by
+        digest. What had to be encoded is left in `encoded`, to be stored in turn."""
         import numpy as np
 
         self.model = model
@@ -157,24 +158,15 @@ class Index:
         self.row = {doc_id: i for i, doc_id in enumerate(self.ids)}
         self.sources = {path: (digest, document) for path, _, digest, document in documents}
         kept = dict(previous.by_digest) if previous is not None else {}
-        if store is not None and model.name:
-            missing = [digest for _, _, digest, _ in documents if digest not in kept]
-            for digest, blob in store.vectors(model.name, missing).items():
-                vector = np.frombuffer(blob, dtype=np.float32)
-                if vector.shape == (model.dim,):
-                    kept[digest] = vector
-        vectors: dict[str, object] = {}
+        kept.update(stored or {})
         todo = list({digest: document_text(fields_of(document)) for _, _, digest, document in documents if digest not in kept}.items())
-        for (digest, _), vector in zip(todo, model.encode([text for _, text in todo])):
-            vectors[digest] = vector
-        if store is not None and model.name and todo:
-            real = [digest for digest, _ in todo if len(digest) == 64]  # an unreadable file is keyed by its path: not kept
-            gone = {digest for digest, _ in previous.sources.values()} - {digest for _, _, digest, _ in documents} if previous is not None else None
-            store.save_vectors(model.name, [(digest, vectors[digest].astype(np.float32).tobytes()) for digest in real], gone)
+        self.encoded: dict[str, object] = dict(zip((digest for digest, _ in todo), model.encode([text for _, text in todo])))
+        vectors = dict(self.encoded)
         for _, _, digest, _ in documents:
             if digest in kept:
                 vectors[digest] = kept[digest]
         self.by_digest = vectors
+        self.gone = {digest for digest, _ in previous.sources.values()} - vectors.keys() if previous is not None else None
         self.matrix = np.stack([vectors[digest] for _, _, digest, _ in documents]) if documents else np.zeros((0, model.dim), np.float32)
         self.frequency = self._count_words(previous, fields_of)
         self.words = sorted(word for word, count in self.frequency.items() if count >= MIN_DF)
@@ -254,13 +246,36 @@ def _same_word(a: str, b: str) -> bool:
 def index(vault, documents_of, fields_of) -> Index | None:
     """The vault's index for its current records, built on first use, kept on the vault and
     brought up to date from the last one; `documents_of(vault)` lists (path, id, digest, document),
-    `fields_of(document)` gives its full-text fields. None when the model is not available."""
+    `fields_of(document)` gives its full-text fields. None when the model is not available.
+
+    Encoding every document takes seconds on a large vault the first time, so only reading the
+    records and the derived store happens under the vault's lock: the index is built outside it
+    (searches, the watcher and the person's changes go on meanwhile), then stored and kept. An
+    index built while the records changed is kept all the same: the next one starts from it."""
+    import numpy as np
+
     found = model()
     if found is None:
         return None
-    current = getattr(vault, "_search_meaning", None)
-    if current is not None and current.generation == vault.generation:
-        return current
-    built = Index(found, vault.generation, documents_of(vault), fields_of, current, vault.store)
-    vault._search_meaning = built
+    with vault.mutex:
+        current = getattr(vault, "_search_meaning", None)
+        if current is not None and current.generation == vault.generation:
+            return current
+        generation, documents = vault.generation, documents_of(vault)
+        stored: dict[str, object] = {}
+        if vault.store is not None and found.name:
+            known = current.by_digest if current is not None else {}
+            missing = [digest for _, _, digest, _ in documents if digest not in known]
+            for digest, blob in vault.store.vectors(found.name, missing).items():
+                vector = np.frombuffer(blob, dtype=np.float32)
+                if vector.shape == (found.dim,):
+                    stored[digest] = vector
+    built = Index(found, generation, documents, fields_of, current, stored)
+    with vault.mutex:
+        if vault.store is not None and found.name and built.encoded:
+            real = [digest for digest in built.encoded if len(digest) == 64]  # an unreadable file is keyed by its path: not kept
+            vault.store.save_vectors(found.name, [(digest, built.encoded[digest].astype(np.float32).tobytes()) for digest in real], built.gone)
+        now = getattr(vault, "_search_meaning", None)
+        if now is None or now.generation <= generation:
+            vault._search_meaning = built
     return built

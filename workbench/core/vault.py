@@ -835,15 +835,16 @@ class Vault:
             self.writer.retire(record["record_path"])
         return plan
 
-    @_serialized
     def search(self, query: str, limit: int = 10) -> SearchResults:
         """Documents for a query in the search language (see `workbench.core.search`), best first;
         `QueryError` for a filter that cannot match as written (`type:decsion`)."""
-        self._mend_store()
-        results = search.search(self, query, limit)
-        if self._mend_store():  # found broken while searching: ask the rebuilt one
+        search.prepare(self, query)  # slow parts first, without holding the vault meanwhile
+        with self.mutex:
+            self._mend_store()
             results = search.search(self, query, limit)
-        return results
+            if self._mend_store():  # found broken while searching: ask the rebuilt one
+                results = search.search(self, query, limit)
+            return results
 
     def stale(self, days: int = 90) -> list[tuple[Document, int]]:
         return maintenance.stale_documents(self, days)
