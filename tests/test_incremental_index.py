@@ -128,32 +128,29 @@ def check_full_indexing_agrees(vault: Vault, handed) -> None:
         assert shape(graph) == then  # a graph handed out never changed under its reader
 
 
-@settings(max_examples=30, deadline=None)
-@given(st.integers(0, 100_000))
-def test_batches_indexed_by_their_ids_equal_a_fresh_open(tmp_path_factory, seed):
+def churn_from_a_few_files(tmp_path_factory, seed: int, paths, text_of, first: int, flavour: str | None = None) -> None:
+    """`first` random files, a vault opened on them, then ten random batches, each checked."""
     rng = random.Random(seed)
     root = tmp_path_factory.mktemp("vault")
     disk = Disk(root)
-    for path in rng.sample(PATHS, 4):
-        disk.write(path, memory_core_text(rng))
-    vault = Vault.open(root)
+    for path in rng.sample(paths, first):
+        disk.write(path, text_of(rng))
+    vault = Vault.open(root, flavour)
     vault.graph()
-    handed = churn(vault, disk, rng, PATHS, memory_core_text, 10, tmp_path_factory.mktemp("fresh"))
+    handed = churn(vault, disk, rng, paths, text_of, 10, tmp_path_factory.mktemp("fresh"), flavour)
     check_full_indexing_agrees(vault, handed)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 100_000))
+def test_batches_indexed_by_their_ids_equal_a_fresh_open(tmp_path_factory, seed):
+    churn_from_a_few_files(tmp_path_factory, seed, PATHS, memory_core_text, 4)
 
 
 @settings(max_examples=20, deadline=None)
 @given(st.integers(0, 100_000))
 def test_batches_in_another_flavour_resolve_links_as_a_fresh_open_does(tmp_path_factory, seed):
-    rng = random.Random(seed)
-    root = tmp_path_factory.mktemp("adrs")
-    disk = Disk(root)
-    for path in rng.sample(ADR_PATHS, 5):
-        disk.write(path, adr_text(rng))
-    vault = Vault.open(root, "adr")
-    vault.graph()
-    handed = churn(vault, disk, rng, ADR_PATHS, adr_text, 10, tmp_path_factory.mktemp("fresh"), "adr")
-    check_full_indexing_agrees(vault, handed)
+    churn_from_a_few_files(tmp_path_factory, seed, ADR_PATHS, adr_text, 5, "adr")
 
 
 def test_an_id_passes_down_the_files_claiming_it_in_path_order(tmp_path):
