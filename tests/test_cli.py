@@ -212,3 +212,12 @@ def test_a_search_filter_that_cannot_match_is_a_usage_error_naming_it(sample_cop
         assert result.returncode == 2, (query, result.stdout, result.stderr)
         assert said in result.stderr and "Traceback" not in result.stderr, result.stderr
     assert run("--vault", str(sample_copy), "search").returncode == 2
+
+
+def test_search_shows_the_words_around_each_match_and_json_keeps_its_fields(sample_copy):
+    text = run("--vault", str(sample_copy), "search", "deduplicate", "webhooks", "--limit", "3").stdout
+    lines = text.splitlines()
+    assert lines[0].split()[1] == "mem-decision-stripe-webhook-dedup"
+    assert lines[1].startswith("       ") and "webhook" in lines[1].lower() and "\x1b" not in text  # no colours into a pipe
+    data = json.loads(run("--vault", str(sample_copy), "search", "deduplicate", "webhooks", "--json").stdout)
+    assert set(data[0]) == {"id", "title", "type", "status", "path", "score"}

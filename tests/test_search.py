@@ -506,3 +506,13 @@ def test_every_value_the_format_or_the_vault_uses_is_a_filter_that_may_match_not
     vault = Vault.open(builder.root)
     for query in ("type:task", "status:superseded", "is:deprecated", "is:orphan", "-is:stale", "updated:<=2020-01-01", "links:mem-gone"):
         assert isinstance(vault.search(query), list), query  # no such documents, but a fair question
+
+
+def test_a_hit_says_why_it_matched_with_the_words_around_the_querys(sample_copy):
+    vault = Vault.open(sample_copy)
+    hits = vault.search("deduplicate webhooks", 5)
+    around = vault.snippets("deduplicate webhooks", hits)
+    assert hits[0].id == "mem-decision-stripe-webhook-dedup" and "\x02" in around[hits[0].id]
+    marked = [part.lower() for text in around.values() for part in text.split("\x02")[1:]]
+    assert marked and all(part.split("\x03")[0].startswith(("dedup", "webhook")) for part in marked)
+    assert vault.snippets("type:decision", vault.search("type:decision", 3)) == {}  # filters alone: nothing to show

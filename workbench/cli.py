@@ -411,13 +411,19 @@ def cmd_graph(vault: Vault, args: argparse.Namespace) -> int:
 
 
 def cmd_search(vault: Vault, args: argparse.Namespace) -> int:
-    hits = vault.search(" ".join(args.query), limit=args.limit)
+    query = " ".join(args.query)
+    hits = vault.search(query, limit=args.limit)
     if args.json:
         print_json([h.to_json() for h in hits])
         return EXIT_OK
+    around = vault.snippets(query, hits)
+    bold, plain = ("\033[1m", "\033[0m") if sys.stdout.isatty() else ("", "")
     for hit in hits:
         note = f"  → superseded by {', '.join(hit.superseded_by)}" if hit.status == "superseded" and hit.superseded_by else ""
         print(safe(f"{hit.score:5.2f}  {hit.id:<48} [{hit.type} · {hit.status}]  {hit.title}{note}"))
+        if hit.id in around:  # why it matched: the words around the query's, those found in bold
+            parts = around[hit.id].replace("\x03", "\x02").split("\x02")
+            print("       " + "".join(bold + safe(part) + plain if n % 2 else safe(part) for n, part in enumerate(parts)))
     if not hits:
         print("no documents match")
     return EXIT_OK

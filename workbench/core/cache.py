@@ -405,6 +405,25 @@ class DerivedStore:
             self._failed(error)
             return None
 
+    def snippets(self, expression: str, paths: list[str], words: int = 12) -> dict[str, str]:
+        """{path: a few words of the file's text around what the expression matched}, the
+        matches between \x02 and \x03 (FTS5's snippet, from the body, else the summary; none when
+        only the title, id or tags matched, which a hit shows already)."""
+        found: dict[str, str] = {}
+        try:
+            marks = ", ".join("?" * len(paths))
+            rowids = dict(self.db.execute(f"SELECT rowid, path FROM files WHERE path IN ({marks})", paths))
+            if rowids:
+                columns = [f"snippet(fts, {FTS_COLUMNS.index(c)}, char(2), char(3), '…', {int(words)})" for c in ("body", "summary")]
+                sql = f"SELECT rowid, {', '.join(columns)} FROM fts WHERE fts MATCH ? AND rowid IN ({', '.join('?' * len(rowids))})"
+                for rowid, *texts in self.db.execute(sql, (expression, *rowids)):
+                    text = next((str(t) for t in texts if t and "\x02" in str(t)), None)
+                    if text is not None:
+                        found[rowids[rowid]] = " ".join(text.split())
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+        return found
+
     def count(self, expression: str) -> int | None:
         """How many rows an FTS5 expression matches (no score is computed: quick); None when the
         expression is not one FTS5 accepts."""

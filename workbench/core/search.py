@@ -51,7 +51,7 @@ from .model import DocType, Document, QueryError, Status
 from .parse import as_date
 from .similarity import STOPWORDS
 
-__all__ = ["Query", "Hit", "SearchResults", "parse_query", "prepare", "search", "fts_expression", "FIELD_WEIGHTS"]
+__all__ = ["Query", "Hit", "SearchResults", "parse_query", "prepare", "search", "snippets", "fts_expression", "FIELD_WEIGHTS"]
 
 FIELD_WEIGHTS = (10.0, 6.0, 5.0, 4.0, 1.0)  # title, id, tags, summary, body
 K1, B = 2.0, 0.9  # BM25: term frequency saturation and length normalisation
@@ -646,6 +646,18 @@ def search(vault, text: str, limit: int = 10, *, fuzzy: bool = True) -> SearchRe
             hit.score = max(h.score for h in hits) + 1.0
     hits.sort(key=lambda h: (-h.score, h.id))
     return SearchResults(_successors_first(hits)[:limit], text)
+
+
+def snippets(vault, text: str, hits: Iterable[Hit]) -> dict[str, str]:
+    """{hit id: a few words of its text around the query's words}, the words found between \x02
+    and \x03, so that a person sees why each document matched; empty for filters alone."""
+    query = parse_query(text)
+    expression = fts_expression(query, prefix_last=len(query.words) <= SHORT)
+    hits = list(hits)
+    if not expression or vault.store is None or not hits:
+        return {}
+    by_path = vault.store.snippets(expression, [hit.path for hit in hits])
+    return {hit.id: by_path[hit.path] for hit in hits if by_path.get(hit.path)}
 
 
 def _documents(vault) -> list[tuple[str, str, str, Document]]:

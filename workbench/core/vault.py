@@ -61,7 +61,7 @@ from .model import (
 from .parse import ParsedFile, as_date, digest_of, parse_bytes
 from .records import Record, build_record, invalidating, read_document, today
 from .repair import RepairReport, plan_repair
-from .search import SearchResults
+from .search import Hit, SearchResults
 from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
 from .validate import check_relations
 from .walk import (
@@ -845,6 +845,11 @@ class Vault:
             if self._mend_store():  # found broken while searching: ask the rebuilt one
                 results = search.search(self, query, limit)
             return results
+
+    @_serialized
+    def snippets(self, query: str, hits: Iterable[Hit]) -> dict[str, str]:
+        """{hit id: the words around what the query matched in it}, matches between \x02 and \x03."""
+        return search.snippets(self, query, hits)
 
     def stale(self, days: int = 90) -> list[tuple[Document, int]]:
         return maintenance.stale_documents(self, days)
