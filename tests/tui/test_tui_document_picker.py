@@ -89,3 +89,19 @@ async def test_blank_query_and_no_searcher_offer_nothing():
         await pilot.press("enter")
         await settle(pilot)
         assert app.picked == [] and app.query_one(DocumentPicker).has_class("-empty")
+
+
+async def test_a_filter_typed_wrong_is_said_in_the_list_and_picks_nothing(vault_path: Path):
+    vault = Vault.open(vault_path)
+    app = PickerApp(vault.search, limit=5)
+    async with app.run_test(size=(80, 20)) as pilot:
+        picker = app.query_one(DocumentPicker)
+        await type_text(pilot, "type:decsion")
+        await settle(pilot)
+        listing = picker.query_one(OptionList)
+        said = listing.get_option_at_index(0)
+        assert listing.option_count == 1 and said.disabled and "no such type" in str(said.prompt)
+        assert not picker.has_class("-empty") and not app._notifications
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.picked == []
