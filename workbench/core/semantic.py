@@ -252,11 +252,11 @@ def index(vault, documents_of, fields_of) -> Index | None:
     records and the derived store happens under the vault's lock: the index is built outside it
     (searches, the watcher and the person's changes go on meanwhile), then stored and kept. An
     index built while the records changed is kept all the same: the next one starts from it."""
+    found = model()
+    if found is None:  # before numpy: without the extra, a question never touches it
+        return None
     import numpy as np
 
-    found = model()
-    if found is None:
-        return None
     with vault.mutex:
         current = getattr(vault, "_search_meaning", None)
         if current is not None and current.generation == vault.generation:
