@@ -67,19 +67,19 @@ def test_a_search_does_not_wait_for_the_checks_across_files(sample_copy, monkeyp
     person typing a search meanwhile must not wait for them."""
     import threading
 
-    from workbench.core import vault as vault_module
+    from workbench.core import index as index_module
 
     vault = Vault.open(sample_copy)
     expected = list(vault.problems)
     started, release = threading.Event(), threading.Event()
-    real = vault_module.check_relations
+    real = index_module.check_relations
 
     def slow(*args, **kwargs):
         started.set()
         assert release.wait(10), "the search waited for the checks"
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(vault_module, "check_relations", slow)
+    monkeypatch.setattr(index_module, "check_relations", slow)
     note = sample_copy / "notes" / "mem-note-stripe-test-clocks.md"
     note.write_text(note.read_text() + "\nOne more line.\n")
     vault.refresh_paths(["notes/mem-note-stripe-test-clocks.md"])

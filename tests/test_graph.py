@@ -40,7 +40,7 @@ def edges(graph: nx.MultiDiGraph) -> list[tuple[str, str, str]]:
 
 
 def open_graph(builder) -> nx.MultiDiGraph:
-    return build_graph(Vault.open(builder.root))
+    return build_graph(Vault.open(builder.root).all_documents)
 
 
 @pytest.fixture
@@ -55,7 +55,7 @@ def star(builder):
 
 @pytest.fixture
 def sample_graph(sample_copy) -> nx.MultiDiGraph:
-    return build_graph(Vault.open(sample_copy))
+    return build_graph(Vault.open(sample_copy).all_documents)
 
 
 # -- building ----------------------------------------------------------------------------------
@@ -116,7 +116,7 @@ def test_an_invalid_target_is_a_placeholder_marked_invalid_not_dangling(builder)
     builder.add(B, status="bogus")
     vault = Vault.open(builder.root)
     assert [d.id for d in vault.documents] == [A]
-    graph = build_graph(vault)
+    graph = build_graph(vault.all_documents)
     assert edges(graph) == [(A, B, "depends_on")]
     assert dict(graph.nodes[B]) == {"title": B, "type": "", "status": "", "dangling": False, "invalid": True}
 
@@ -191,7 +191,7 @@ def test_backlinks_of_an_unknown_id_are_refused(star):
 
 @pytest.mark.parametrize("doc_id", CHAIN)
 def test_the_sample_chain_is_the_same_from_each_of_its_decisions(sample_copy, doc_id):
-    assert supersession_chain(Vault.open(sample_copy), doc_id) == CHAIN
+    assert supersession_chain(Vault.open(sample_copy).graph(), doc_id) == CHAIN
 
 
 def test_the_sample_supersession_edges_are_exact(sample_graph):
@@ -304,7 +304,7 @@ def test_a_context_pack_of_a_placeholder_is_refused(builder):
 
 def test_a_context_pack_accepts_the_vault_itself(sample_copy, sample_graph):
     vault = Vault.open(sample_copy)
-    assert context_pack(vault, "mem-entity-redis") == context_pack(sample_graph, "mem-entity-redis")
+    assert context_pack(vault.graph(), "mem-entity-redis") == context_pack(sample_graph, "mem-entity-redis")
 
 
 # -- export ------------------------------------------------------------------------------------

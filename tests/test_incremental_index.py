@@ -14,10 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from vault_builders import doc_text
 
-from workbench.core import live_graph
-from workbench.core import vault as vault_module
+from workbench.core import records
+from workbench.core import index as index_module
 from workbench.core.graph import build_graph
-from workbench.core.live_graph import IdLog, LiveGraph
+from workbench.core.index import VaultIndex
+from workbench.core.live_graph import LiveGraph
+from workbench.core.records import IdLog
 from workbench.core.vault import Vault
 
 IDS = ["mem-note-a", "mem-note-b", "mem-entity-c", "mem-task-d"]
@@ -83,8 +85,8 @@ def shape(graph):
 def indexed(vault: Vault):
     """Everything indexing decides: each file's document (validity, resolved links) and problems,
     which file owns each id, every problem of the vault, and the graph."""
-    files = {path: (record.document, record.problems) for path, record in vault._records.items()}
-    return files, dict(vault._by_id), list(vault.problems), shape(vault.graph())
+    files = {record.path: (record.document, record.problems) for record in vault.records}
+    return files, vault.index.owners(), list(vault.problems), shape(vault.graph())
 
 
 _copies = itertools.count()
@@ -111,7 +113,7 @@ def churn(vault: Vault, disk: Disk, rng: random.Random, paths: list[str], text, 
         batch.append(rng.choice(paths))  # a path the batch may not have changed at all
         if rng.random() < 0.25:
             for path in batch:  # one file at a time, as a write through the vault re-reads them
-                vault._refresh_path(path)
+                vault.index.refresh_path(path)
         else:
             vault.refresh_paths(sorted(batch))
         state = indexed(vault)
@@ -122,7 +124,7 @@ def churn(vault: Vault, disk: Disk, rng: random.Random, paths: list[str], text, 
 
 def check_full_indexing_agrees(vault: Vault, handed) -> None:
     kept = indexed(vault)
-    vault._index()
+    vault.index.reindex()
     assert indexed(vault) == kept
     for graph, then in handed:
         assert shape(graph) == then  # a graph handed out never changed under its reader
@@ -161,22 +163,22 @@ def test_an_id_passes_down_the_files_claiming_it_in_path_order(tmp_path):
     vault.graph()
 
     def duplicates():
-        return {p: [m.message for m in r.problems if m.code == "id-duplicate"] for p, r in sorted(vault._records.items())}
+        return {p: [m.message for m in r.problems if m.code == "id-duplicate"] for p, r in sorted((r.path, r) for r in vault.records)}
 
-    assert vault._by_id == {"mem-note-a": "notes/b.md"}
+    assert vault.index.owners() == {"mem-note-a": "notes/b.md"}
     assert duplicates() == {"notes/b.md": [], "notes/c.md": ["id mem-note-a is also used by notes/b.md"],
                             "notes/mem-note-a.md": ["id mem-note-a is also used by notes/b.md"]}
     vault.refresh_paths([disk.delete("notes/b.md")])
-    assert vault._by_id == {"mem-note-a": "notes/c.md"}
-    assert vault._records["notes/c.md"].document.valid  # invalid only as a duplicate: valid again
+    assert vault.index.owners() == {"mem-note-a": "notes/c.md"}
+    assert vault.index.document_at("notes/c.md").valid  # invalid only as a duplicate: valid again
     assert duplicates() == {"notes/c.md": [], "notes/mem-note-a.md": ["id mem-note-a is also used by notes/c.md"]}
     vault.refresh_paths([disk.write("notes/c.md", doc_text("mem-note-e"))])
-    assert vault._by_id == {"mem-note-a": "notes/mem-note-a.md", "mem-note-e": "notes/c.md"}
-    assert all(r.document.valid for r in vault._records.values())
+    assert vault.index.owners() == {"mem-note-a": "notes/mem-note-a.md", "mem-note-e": "notes/c.md"}
+    assert all(r.document.valid for r in vault.records)
     assert sorted(vault.graph().nodes) == ["mem-note-a", "mem-note-e"]
     vault.refresh_paths([disk.write("notes/a.md", doc_text("mem-note-e", status="bogus"))])
-    assert vault._by_id["mem-note-e"] == "notes/a.md"  # invalid, yet first: it owns the id
-    assert not vault._records["notes/c.md"].document.valid
+    assert vault.index.owners()["mem-note-e"] == "notes/a.md"  # invalid, yet first: it owns the id
+    assert not vault.index.document_at("notes/c.md").valid
     assert vault.graph().nodes.get("mem-note-e") is None  # no valid document of it, and nothing links to it
 
 
@@ -190,14 +192,14 @@ def test_a_batch_neither_indexes_every_file_nor_scans_them_for_the_graph(tmp_pat
     def everything(*args):
         raise AssertionError("a batch looked at every record")
 
-    monkeypatch.setattr(Vault, "_index", everything)
+    monkeypatch.setattr(VaultIndex, "reindex", everything)
     monkeypatch.setattr(LiveGraph, "_scan", everything)
     vault.refresh_paths([disk.write("notes/mem-note-b.md", doc_text("mem-note-b", links="[{type: depends_on, target: mem-note-c}]")),
                          disk.delete("notes/mem-note-a.md")])
-    vault._refresh_path(disk.write("notes/mem-note-c.md", doc_text("mem-note-c")))
+    vault.index.refresh_path(disk.write("notes/mem-note-c.md", doc_text("mem-note-c")))
     graph = vault.graph()
     monkeypatch.undo()
-    assert shape(graph) == shape(build_graph(reopened(disk.root, tmp_path)))
+    assert shape(graph) == shape(build_graph(reopened(disk.root, tmp_path).all_documents))
     assert sorted(first.edges(keys=True)) == [("mem-note-b", "mem-note-a", "explains")]
     assert sorted(graph.edges(keys=True)) == [("mem-note-b", "mem-note-c", "depends_on")]
 
@@ -212,22 +214,22 @@ def test_the_graph_scans_every_record_when_the_log_no_longer_reaches_back(tmp_pa
     scan = LiveGraph._scan
     monkeypatch.setattr(LiveGraph, "_scan", lambda graph, v: scans.append(v.generation) or scan(graph, v))
     rng = random.Random(3)
-    for _ in range(live_graph.LOG_GENERATIONS + 1):
+    for _ in range(records.LOG_GENERATIONS + 1):
         vault.refresh_paths([disk.write(f"notes/{rng.choice(IDS)}.md", memory_core_text(rng))])
-    assert shape(vault.graph()) == shape(build_graph(reopened(disk.root, tmp_path)))
+    assert shape(vault.graph()) == shape(build_graph(reopened(disk.root, tmp_path).all_documents))
     assert scans == [vault.generation]
     vault.refresh_paths([disk.write("notes/mem-note-a.md", doc_text("mem-note-a", status="draft"))])
     vault.graph()
     assert scans == [vault.generation - 1]  # back in step: the log is enough again
     disk.write("notes/mem-note-b.md", doc_text("mem-note-b", status="draft"))
     vault.refresh()  # a walk: what changed is not logged
-    assert shape(vault.graph()) == shape(build_graph(reopened(disk.root, tmp_path)))
+    assert shape(vault.graph()) == shape(build_graph(reopened(disk.root, tmp_path).all_documents))
     assert scans == [vault.generation - 2, vault.generation]
 
 
 def test_the_log_says_what_changed_since_a_generation_or_that_it_cannot(monkeypatch):
-    monkeypatch.setattr(live_graph, "LOG_GENERATIONS", 3)
-    monkeypatch.setattr(live_graph, "LOG_IDS", 4)
+    monkeypatch.setattr(records, "LOG_GENERATIONS", 3)
+    monkeypatch.setattr(records, "LOG_IDS", 4)
     log = IdLog()
     assert log.since(0) is None  # nothing known yet
     log.restart(5)
@@ -264,12 +266,12 @@ def test_a_file_that_fails_to_read_leaves_the_files_before_it_indexed(tmp_path, 
     disk.write("notes/mem-note-a.md", doc_text("mem-note-a"))
     vault = Vault.open(disk.root)
     vault.graph()
-    read = vault_module.read_document
-    monkeypatch.setattr(vault_module, "read_document", lambda full: read(full) if full.name != "mem-note-z.md" else 1 / 0)
+    read = index_module.read_document
+    monkeypatch.setattr(index_module, "read_document", lambda full: read(full) if full.name != "mem-note-z.md" else 1 / 0)
     batch = [disk.write("notes/mem-note-b.md", doc_text("mem-note-a")), disk.write("notes/mem-note-z.md", doc_text("mem-note-z"))]
     with pytest.raises(ZeroDivisionError):
         vault.refresh_paths(batch)
-    assert vault._by_id == {"mem-note-a": "notes/mem-note-a.md"} and not vault._records["notes/mem-note-b.md"].document.valid
+    assert vault.index.owners() == {"mem-note-a": "notes/mem-note-a.md"} and not vault.index.document_at("notes/mem-note-b.md").valid
     monkeypatch.undo()
     vault.refresh_paths([disk.delete("notes/mem-note-a.md"), "notes/mem-note-z.md"])
     assert indexed(vault) == indexed(reopened(disk.root, tmp_path))

@@ -35,7 +35,7 @@ def test_a_new_changed_and_deleted_file_reach_the_vault(builder):
         builder.add("mem-note-new", links="[{type: explains, target: mem-entity-core}]", body="zebra crossing\n")
         assert wait_for(lambda: "mem-note-new" in vault)
         assert [h.id for h in vault.search("zebra")] == ["mem-note-new"]
-        assert ("mem-note-new", "explains") in graph.backlinks(graph.build_graph(vault), "mem-entity-core")
+        assert ("mem-note-new", "explains") in graph.backlinks(vault.graph(), "mem-entity-core")
         path = builder.root / "notes" / "mem-note-new.md"
         path.write_text(doc_text("mem-note-new", status="archived", links="[{type: explains, target: mem-entity-core}]"))
         assert wait_for(lambda: vault.documents and any(d.id == "mem-note-new" and d.status == "archived" for d in vault.documents))

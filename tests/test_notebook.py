@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from vault_builders import VaultBuilder, doc_text
 
-from workbench.core import display, graph
+from workbench import notebook
+from workbench.core import graph
 from workbench.core.conflicts import Conflict, Conflicts, Resolution
 from workbench.core.model import Document, Problem, Problems, Severity
 from workbench.core.search import SearchResults
@@ -111,13 +112,13 @@ def test_a_document_shows_its_properties_and_body_with_everything_escaped(hostil
     assert HOSTILE in text
     assert "<script>alert(2)</script>" in text and "<img src=x onerror=alert(3)>" in text
     assert "depends_on → mem-entity-thing" in text
-    assert display.STATUS_COLOURS["active"] in doc._repr_html_()
+    assert notebook.STATUS_COLOURS["active"] in doc._repr_html_()
 
 
 def test_a_document_as_markdown_keeps_its_body_but_no_markup(hostile):
     markdown = hostile.get("mem-decision-hostile-a")._repr_markdown_()
     markup_free(markdown)
-    assert display.markdown_text(HOSTILE) in markdown
+    assert notebook.markdown_text(HOSTILE) in markdown
     assert "Intro &lt;script>alert(2)&lt;/script> and &lt;img src=x onerror=alert(3)>." in markdown
     assert "[x](#unsafe-javascript:alert(4))" in markdown
     assert "| links | depends\\_on → mem\\-entity\\-thing, related\\_to → &lt;script&gt;" in markdown
@@ -136,7 +137,7 @@ def test_the_body_converter_renders_common_markdown_and_nothing_else():
         "[bad](javascript:alert(1)) *unclosed **mixed* end**\n\n"
         "- one\n  more\n- two\n1. first\n\n> quoted\n\n---\n```python\nif a < b:\n    pass\n```\n"
     )
-    assert display.body_html(body) == (
+    assert notebook.body_html(body) == (
         "<h1>Head &lt;b&gt;</h1>\n"
         "<p>Some <strong>bold</strong>, <em>it</em>, <code>x&lt;y</code>, <code>[[mem-note-a]]</code> and "
         '<a href="https://e.org/?a=1&amp;b=2" rel="noopener noreferrer" target="_blank">site</a>.\n'
@@ -144,8 +145,8 @@ def test_the_body_converter_renders_common_markdown_and_nothing_else():
         "<ul>\n<li>one more</li>\n<li>two</li>\n</ul>\n<ol>\n<li>first</li>\n</ol>\n"
         "<blockquote>quoted</blockquote>\n<hr>\n<pre><code>if a &lt; b:\n    pass</code></pre>"
     )
-    well_formed(display.body_html(body))
-    well_formed(display.body_html("```\nunclosed <script>\n"))
+    well_formed(notebook.body_html(body))
+    well_formed(notebook.body_html("```\nunclosed <script>\n"))
 
 
 @pytest.mark.parametrize("body, shown", [
@@ -158,7 +159,7 @@ def test_the_body_converter_renders_common_markdown_and_nothing_else():
      "[a](java&amp;#115;cript:alert(1)) [b](https://ok.org) [c](notes/x.md)\n"),
 ])
 def test_markdown_bodies_keep_fenced_code_and_neutralise_the_rest(body, shown):
-    assert display.body_markdown(body) == shown
+    assert notebook.body_markdown(body) == shown
 
 
 # -- lists --------------------------------------------------------------------------------------
@@ -177,12 +178,12 @@ def test_search_returns_a_list_that_shows_a_ranked_table(hostile):
 
 
 def test_problems_show_as_a_table_with_severity_in_colour(hostile):
-    found = display.problems(hostile)
+    found = hostile.problems
     assert isinstance(found, Problems) and found == hostile.problems
     markup = found._repr_html_()
     text = well_formed(markup)
     assert f"link related_to → {HOSTILE}: no document has that id" in text and "link-dangling" in text
-    assert display.SEVERITY_COLOURS["error"] in markup
+    assert notebook.SEVERITY_COLOURS["error"] in markup
     hostile_path = Problem(HOSTILE, Severity.WARNING, HOSTILE, HOSTILE, 3, HOSTILE)
     assert well_formed(hostile_path._repr_html_()).count(HOSTILE) == 4
     assert "0 problems" in well_formed(Problems()._repr_html_())
@@ -203,8 +204,8 @@ def test_conflicts_show_as_a_table_with_their_resolutions(hostile):
 
 
 def test_a_neighbourhood_draws_itself_in_mermaid_with_dot_beside_it(hostile):
-    hood = display.neighbourhood(hostile, "mem-decision-hostile-a")
-    plain = graph.neighbourhood(graph.build_graph(hostile), "mem-decision-hostile-a")
+    hood = hostile.neighbourhood("mem-decision-hostile-a")
+    plain = graph.neighbourhood(hostile.graph(), "mem-decision-hostile-a")
     assert isinstance(hood, graph.Neighbourhood) and isinstance(plain, dict)
     assert hood.to_json() == plain  # the CLI's dict is unchanged; the wrapper only adds displays
     assert [n["id"] for n in hood.nodes] == ["mem-decision-hostile-a", HOSTILE, "mem-entity-thing"]  # the link to HOSTILE dangles
@@ -232,7 +233,7 @@ def test_a_neighbourhood_draws_itself_in_mermaid_with_dot_beside_it(hostile):
 
 
 def test_a_neighbourhood_limited_to_link_types_draws_only_those(hostile):
-    hood = display.neighbourhood(hostile, "mem-entity-thing", depth=2, link_types="depends_on")
+    hood = hostile.neighbourhood("mem-entity-thing", depth=2, link_types="depends_on")
     assert {e["type"] for e in hood.edges} == {"depends_on"}
     assert "related_to" not in hood.mermaid and "related_to" not in hood.dot
     assert hood.mermaid.count("-->|depends_on|") == 2
@@ -242,19 +243,19 @@ def test_a_neighbourhood_limited_to_link_types_draws_only_those(hostile):
 
 
 def test_the_vault_overview_counts_types_and_statuses(hostile):
-    markup = display.overview(hostile)._repr_html_()
+    markup = hostile._repr_html_()
     text = well_formed(markup)
     assert "3 files · 3 valid documents · 0 invalid files · 1 error · 0 warnings" in text
-    assert display.STATUS_COLOURS["active"] in markup
+    assert notebook.STATUS_COLOURS["active"] in markup
     assert "decision22" in text.replace(" ", "") and "entity11" in text.replace(" ", "")
 
 
 def test_frames_need_pandas_only_when_asked_for(hostile):
-    rows = display.document_rows(hostile)
+    rows = notebook.document_rows(hostile)
     assert [r["id"] for r in rows] == ["mem-decision-hostile-a", "mem-decision-hostile-b", "mem-entity-thing"]
     assert rows[0]["title"] == HOSTILE and rows[0]["links"] == 2 and rows[0]["valid"] is True
-    asks = [lambda: display.to_pandas(hostile), lambda: hostile.search("alert").to_pandas(),
-            lambda: display.problems(hostile).to_pandas(), lambda: hostile.conflicts().to_pandas()]
+    asks = [lambda: hostile.to_pandas(), lambda: hostile.search("alert").to_pandas(),
+            lambda: hostile.problems.to_pandas(), lambda: hostile.conflicts().to_pandas()]
     if importlib.util.find_spec("pandas") is None:
         for ask in asks:
             with pytest.raises(ImportError, match="pip install pandas"):
@@ -267,7 +268,7 @@ def test_frames_need_pandas_only_when_asked_for(hostile):
 
 def test_the_core_loads_no_notebook_machinery():
     code = (
-        "import sys, workbench.core.display, workbench.core.model, workbench.core.search, workbench.core.graph,"
+        "import sys, workbench.notebook, workbench.core.model, workbench.core.search, workbench.core.graph,"
         " workbench.core.conflicts, workbench.core.vault;"
         "bad = [m for m in sys.modules if m.split('.')[0] in"
         " ('IPython', 'ipykernel', 'jupyter_client', 'nbformat', 'nbclient', 'pandas', 'textual', 'rich')];"

@@ -11,7 +11,7 @@ from workbench.core.repair import plan_repair
 
 def repair(root):
     vault = Vault.open(root)
-    report = plan_repair(vault)
+    report = plan_repair(vault.index)
     vault.apply(report.plan)
     vault.refresh()
     return vault, report

@@ -256,9 +256,9 @@ def test_kept_results_catch_up_with_a_watchers_writes_and_score_as_if_asked_afre
         vault.refresh_paths(paths)
         for query in queries:
             kept = [(hit.id, hit.score) for hit in vault.search(query, 20)]
-            held, vault._search_postings = vault._search_postings, None
+            held, vault.index.search_postings = vault.index.search_postings, None
             fresh = [(hit.id, hit.score) for hit in vault.search(query, 20)]
-            vault._search_postings = held
+            vault.index.search_postings = held
             assert [i for i, _ in kept] == [i for i, _ in fresh], query
             assert [s for _, s in kept] == pytest.approx([s for _, s in fresh], rel=1e-9), query
     assert any(caught_up), "kept results were brought up to date, not asked for again"
@@ -352,7 +352,7 @@ def test_a_question_finds_the_document_that_says_it_in_other_words(builder, tiny
     _vocabulary_mismatch(builder)
     vault = Vault.open(builder.root)
     assert set(ids(vault.search(QUESTION, 5))[:2]) == {"mem-note-offsets", "mem-note-sizes"}
-    assert search._related(search._meaning(vault), search.parse_query(QUESTION)) == {"large": pytest.approx(search.NEIGHBOUR_WEIGHT)}
+    assert search._related(search._meaning(vault.index), search.parse_query(QUESTION)) == {"large": pytest.approx(search.NEIGHBOUR_WEIGHT)}
 
 
 def test_without_the_model_a_question_is_full_text_alone(builder, without_meaning):
@@ -378,14 +378,14 @@ def test_meaning_respects_filters_phrases_and_minus_words(builder, tiny_meaning)
 def test_document_vectors_are_kept_across_changes_by_digest(builder, tiny_meaning, monkeypatch):
     _vocabulary_mismatch(builder)
     vault = Vault.open(builder.root)
-    first = search._meaning(vault)
-    assert search._meaning(vault) is first  # same records: same index
+    first = search._meaning(vault.index)
+    assert search._meaning(vault.index) is first  # same records: same index
     _write(builder, "mem-note-new", "New", "About huge plants.")
     vault.refresh()
     encoded: list[str] = []
     real = tiny_meaning.encode
     monkeypatch.setattr(tiny_meaning, "encode", lambda texts: encoded.extend(texts) or real(texts))
-    second = search._meaning(vault)
+    second = search._meaning(vault.index)
     assert second is not first and "mem-note-new" in second.ids
     assert [t for t in encoded if "plants" in t and "huge" in t] and len(encoded) == 1  # only the new one
 
@@ -395,7 +395,7 @@ def test_an_index_brought_up_to_date_equals_one_built_afresh(builder, tiny_meani
     _vocabulary_mismatch(builder)
     tiny_meaning.name = "tiny"
     vault = Vault.open(builder.root)
-    first = search._meaning(vault)
+    first = search._meaning(vault.index)
     first._words()  # the vault's words encoded once
     _write(builder, "mem-note-new", "New", "About huge plants and large files.")
     _write(builder, "mem-note-cats", "Cats", "Notes about the office plants.")
@@ -404,12 +404,12 @@ def test_an_index_brought_up_to_date_equals_one_built_afresh(builder, tiny_meani
     encoded: list[str] = []
     real = tiny_meaning.encode
     monkeypatch.setattr(tiny_meaning, "encode", lambda texts: encoded.extend(texts) or real(texts))
-    caught_up = search._meaning(vault)
+    caught_up = search._meaning(vault.index)
     caught_up._words()
     words_encoded = [text for text in encoded if "\n" not in text]
     assert words_encoded and set(words_encoded) <= set(caught_up.words) - set(first.words), "only new words are encoded"
-    vault._search_meaning = None
-    fresh = search._meaning(vault)
+    vault.index.meaning = None
+    fresh = search._meaning(vault.index)
     assert caught_up.frequency == fresh.frequency and caught_up.words == fresh.words
     assert caught_up.ids == fresh.ids and np.allclose(caught_up.matrix, fresh.matrix)
     assert np.allclose(caught_up._words(), fresh._words())
@@ -451,7 +451,7 @@ def test_document_vectors_outlive_the_process_in_the_derived_store(builder, tiny
     _vocabulary_mismatch(builder)
     tiny_meaning.name = "tiny"
     first = Vault.open(builder.root)
-    assert search._meaning(first) is not None
+    assert search._meaning(first.index) is not None
     stored = first.store.db.execute("SELECT count(*) FROM vectors WHERE model = 'tiny'").fetchone()[0]
     assert stored == len(first.records)
     first.store.close()
@@ -460,7 +460,7 @@ def test_document_vectors_outlive_the_process_in_the_derived_store(builder, tiny
     real = tiny_meaning.encode
     monkeypatch.setattr(tiny_meaning, "encode", lambda texts: encoded.extend(texts) or real(texts))
     again = Vault.open(builder.root)
-    index = search._meaning(again)
+    index = search._meaning(again.index)
     assert len(encoded) == 1 and "plants" in encoded[0]  # only the new document
     assert index.matrix.shape[0] == len(again.records)
     with_stored = ids(again.search(QUESTION, 5))

@@ -17,6 +17,7 @@ from .core.model import (
     WorkbenchError,
 )
 from .core.vault import Vault
+from . import notebook as _notebook  # installs the notebook reprs of the core's objects
 
 __all__ = ["Vault", "Document", "Problem", "QueryError", "ConflictError", "RefusedError", "VaultError", "WorkbenchError"]
 __version__ = "0.1.0"

@@ -373,7 +373,7 @@ def cmd_stale(vault: Vault, args: argparse.Namespace) -> int:
 def cmd_links(vault: Vault, args: argparse.Namespace) -> int:
     from .core import graph
 
-    hood = graph.neighbourhood(graph.build_graph(vault), args.id, depth=args.depth)
+    hood = graph.neighbourhood(vault.graph(), args.id, depth=args.depth)
     if args.json:
         print_json(hood)
         return EXIT_OK
@@ -394,7 +394,7 @@ def cmd_links(vault: Vault, args: argparse.Namespace) -> int:
 def cmd_context(vault: Vault, args: argparse.Namespace) -> int:
     from .core import graph
 
-    pack = graph.context_pack(vault, args.id)
+    pack = graph.context_pack(vault.graph(), args.id)
     if args.json:
         print_json({"root": args.id, "documents": pack})
         return EXIT_OK
@@ -406,7 +406,7 @@ def cmd_context(vault: Vault, args: argparse.Namespace) -> int:
 def cmd_graph(vault: Vault, args: argparse.Namespace) -> int:
     from .core import graph
 
-    sys.stdout.write(graph.export(graph.build_graph(vault), args.format, root=args.root, depth=args.depth if args.root else None))
+    sys.stdout.write(graph.export(vault.graph(), args.format, root=args.root, depth=args.depth if args.root else None))
     return EXIT_OK
 
 

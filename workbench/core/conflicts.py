@@ -10,14 +10,17 @@ as the commands that carry them out.
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import display
+from . import presenting, supersession
 from .changes import Plan
-from .model import DocType, LinkType, RefusedError, Status, id_list
+from .edits import join_section, unite_links, unite_tags
+from .index import VaultIndex
+from .model import DocType, Document, LinkType, RefusedError, Status, id_list
 from .similarity import Corpus, Profile, likeness, words
-from .validate import supersession_cycles
 
 __all__ = ["Conflict", "Conflicts", "Resolution", "find_conflicts", "plan_compatible", "plan_retarget", "plan_merge_documents", "COMPATIBLE_KEY"]
 
@@ -47,18 +50,18 @@ class Conflict:
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "ids": self.ids, "reason": self.reason, "resolutions": [r.to_json() for r in self.resolutions]}
 
-    def _repr_html_(self) -> str:
-        return display.conflicts_html([self])
+    def _repr_html_(self) -> str | None:
+        return presenting.render("conflicts_html", [self])
 
 
 class Conflicts(list):
     """A list of conflicts that a notebook shows as a table, with the commands that resolve each."""
 
-    def _repr_html_(self) -> str:
-        return display.conflicts_html(self)
+    def _repr_html_(self) -> str | None:
+        return presenting.render("conflicts_html", self)
 
     def to_pandas(self):
-        return display.frame(c.to_json() for c in self)
+        return presenting.frame(c.to_json() for c in self)
 
 
 def _supersede(old: str, new: str) -> Resolution:
@@ -109,7 +112,7 @@ def _structural(docs: dict) -> list[Conflict]:
                     if current and current != doc.id:
                         found.append(Conflict("stale-link", [doc.id, link.target], f"{doc.id} links ({link.type}) to {link.target}, which {current} has replaced",
                                               [Resolution("retarget", f"link {current} instead", f"retarget {doc.id} {link.target} {current}")]))
-    for cycle in supersession_cycles({d.id: d.supersedes for d in docs.values()}):
+    for cycle in supersession.cycles({d.id: d.supersedes for d in docs.values()}):
         found.append(Conflict("supersession-cycle", cycle, "supersession goes round in a circle: " + " → ".join(cycle + [cycle[0]]),
                               [Resolution("edit", "edit one side of the cycle by hand", f"show {cycle[0]}")]))
     return found
@@ -187,16 +190,16 @@ def _candidates(docs: dict) -> list[Conflict]:
     return found
 
 
-def find_conflicts(vault) -> Conflicts:
+def find_conflicts(documents: Iterable[Document]) -> Conflicts:
     """Every structural fault and candidate contradiction among the vault's valid documents."""
-    docs = {d.id: d for d in vault.documents}
+    docs = {d.id: d for d in documents}
     conflicts = _structural(docs) + _candidates(docs)
     order = {"supersession-cycle": 0, "one-sided-supersession": 1, "active-with-successor": 2, "superseded-without-successor": 3,
              "double-supersession": 4, "contradiction": 5, "duplicate": 6, "stale-link": 7}
     return Conflicts(sorted(conflicts, key=lambda c: (order.get(c.kind, 9), c.ids)))
 
 
-def plan_compatible(vault, a_id: str, b_id: str) -> Plan:
+def plan_compatible(vault: VaultIndex, a_id: str, b_id: str) -> Plan:
     """Record, in both files, that two documents do not contradict each other."""
     if a_id == b_id:
         raise RefusedError("a document is always compatible with itself")
@@ -211,7 +214,7 @@ def plan_compatible(vault, a_id: str, b_id: str) -> Plan:
     return Plan(summary, changes, [vault.log_line(summary)] if changes else [])
 
 
-def plan_retarget(vault, source_id: str, old_target: str, new_target: str | None = None) -> Plan:
+def plan_retarget(vault: VaultIndex, source_id: str, old_target: str, new_target: str | None = None) -> Plan:
     """Point `source_id`'s links at `old_target` to its successor (or `new_target`) instead."""
     doc = vault.get(source_id)
     vault.require_valid(doc)
@@ -237,13 +240,9 @@ def plan_retarget(vault, source_id: str, old_target: str, new_target: str | None
     return Plan(summary, [vault.edit_change(doc, {**doc.meta, "links": links})], [vault.log_line(summary)])
 
 
-def plan_merge_documents(vault, source_id: str, target_id: str) -> Plan:
+def plan_merge_documents(vault: VaultIndex, source_id: str, target_id: str) -> Plan:
     """A duplicate folded into its canonical twin: text and links joined, the source superseded by
     the target, and every link to the source pointed at the target."""
-    import datetime as dt
-
-    from .gate import _join_section
-
     if source_id == target_id:
         raise RefusedError("a document cannot be merged into itself")
     source, target = vault.get(source_id), vault.get(target_id)
@@ -254,16 +253,10 @@ def plan_merge_documents(vault, source_id: str, target_id: str) -> Plan:
     if target.status not in (Status.ACTIVE, Status.DRAFT):
         raise RefusedError(f"{target_id} is {target.status}; merge into an active document")
     heading = f"## {dt.date.today().isoformat()}: merged from {source.title} ([[{source_id}]])"
-    body = _join_section(target.body, heading, source.body)
-    links = [dict(l) for l in target.meta.get("links") or [] if isinstance(l, dict)]
-    present = {(l.get("type"), l.get("target")) for l in links}
-    for link in source.links:
-        if link.target not in (target_id, source_id) and link.type != LinkType.SUPERSEDES and (link.type, link.target) not in present:
-            links.append({"type": link.type, "target": link.target})
-            present.add((link.type, link.target))
-    if (LinkType.SUPERSEDES.value, source_id) not in present:
-        links.append({"type": LinkType.SUPERSEDES.value, "target": source_id})
-    target_meta = {**target.meta, "tags": target.tags + [t for t in source.tags if t not in target.tags], "links": links,
+    body = join_section(target.body, heading, source.body)
+    carried = [(l.type, l.target) for l in source.links if l.target not in (target_id, source_id) and l.type != LinkType.SUPERSEDES]
+    links = unite_links(target.meta.get("links"), [*carried, (LinkType.SUPERSEDES.value, source_id)])
+    target_meta = {**target.meta, "tags": unite_tags(target.tags, source.tags), "links": links,
                    "supersedes": target.supersedes + ([source_id] if source_id not in target.supersedes else [])}
     source_meta = {**source.meta, "status": Status.SUPERSEDED.value,
                    "superseded_by": source.superseded_by + ([target_id] if target_id not in source.superseded_by else [])}

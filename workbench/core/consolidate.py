@@ -7,13 +7,16 @@ Never automatic: `consolidation_groups` only proposes; `plan_consolidate` is wha
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from .changes import Plan
-from .gate import CANONICAL_TYPES, _join_section
+from .edits import join_section, unite_links
+from .gate import CANONICAL_TYPES
 from .lifecycle import transition_refusal
-from .model import DocType, LinkType, RefusedError, Status
+from .index import VaultIndex
+from .model import DocType, Document, LinkType, RefusedError, Status
 from .textmerge import merge3
 
 __all__ = ["Group", "consolidation_groups", "plan_consolidate", "merged_body"]
@@ -32,10 +35,11 @@ class Group:
         return {"reason": self.reason, "key": self.key, "notes": self.notes, "into": self.suggested_into}
 
 
-def consolidation_groups(vault, minimum: int = 3) -> list[Group]:
+def consolidation_groups(documents: Iterable[Document], minimum: int = 3) -> list[Group]:
     """Proposals, largest first; a note may appear in a tag group and a link group."""
-    notes = [d for d in vault.documents if d.type == DocType.NOTE and d.status in LIVE]
-    canonical = {d.id: d for d in vault.documents if d.type in CANONICAL_TYPES and d.status in LIVE}
+    documents = list(documents)
+    notes = [d for d in documents if d.type == DocType.NOTE and d.status in LIVE]
+    canonical = {d.id: d for d in documents if d.type in CANONICAL_TYPES and d.status in LIVE}
     by_tag: dict[str, list[str]] = {}
     by_link: dict[str, list[str]] = {}
     for note in notes:
@@ -62,12 +66,12 @@ def consolidation_groups(vault, minimum: int = 3) -> list[Group]:
     return groups
 
 
-def merged_body(vault, into_id: str, note_ids: list[str]) -> str:
+def merged_body(vault: VaultIndex, into_id: str, note_ids: list[str]) -> str:
     """The text `plan_consolidate` would give `into_id`: a starting point a person may edit."""
     body = vault.get(into_id).body
     for note_id in dict.fromkeys(note_ids):
         note = vault.get(note_id)
-        body = _join_section(body, _section_heading(note), note.body)
+        body = join_section(body, _section_heading(note), note.body)
     return body
 
 
@@ -77,7 +81,7 @@ def _section_heading(note) -> str:
     return f"## From [[{note.id}]]: {note.title} ({when})"
 
 
-def plan_consolidate(vault, into_id: str, note_ids: list[str], body: str | None = None, edited_from: str | None = None) -> Plan:
+def plan_consolidate(vault: VaultIndex, into_id: str, note_ids: list[str], body: str | None = None, edited_from: str | None = None) -> Plan:
     """Each note's text as a section of `into_id` citing its source (or `body`, the merged text as a
     person edited it), `derived_from` links added, and the notes archived, in one change.
 
@@ -101,20 +105,15 @@ def plan_consolidate(vault, into_id: str, note_ids: list[str], body: str | None 
             raise RefusedError(f"{note_id} cannot be archived: {refusal}")
         notes.append(note)
     merged = target.body
-    links = [dict(l) for l in target.meta.get("links") or [] if isinstance(l, dict)]
-    present = {(l.get("type"), l.get("target")) for l in links}
-    tags = list(target.tags)
     for note in notes:
-        merged = _join_section(merged, _section_heading(note), note.body)
-        if (LinkType.DERIVED_FROM.value, note.id) not in present:
-            links.append({"type": LinkType.DERIVED_FROM.value, "target": note.id})
-            present.add((LinkType.DERIVED_FROM.value, note.id))
+        merged = join_section(merged, _section_heading(note), note.body)
+    links = unite_links(target.meta.get("links"), [(LinkType.DERIVED_FROM.value, note.id) for note in notes])
     if body is not None and edited_from is not None and edited_from != merged:
         carried = merge3(edited_from, body, merged)
         if carried is None:
             raise RefusedError(f"{into_id} or a note changed on disk in the lines you edited; consolidate again to edit the text merged from the new version")
         body = carried
-    changes = [vault.edit_change(target, {**target.meta, "links": links, "tags": tags}, merged if body is None else body)]
+    changes = [vault.edit_change(target, {**target.meta, "links": links, "tags": list(target.tags)}, merged if body is None else body)]
     for note in notes:
         changes.append(vault.edit_change(note, {**note.meta, "status": Status.ARCHIVED.value}))
     summary = f"consolidate {len(notes)} note(s) into {into_id}"

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .changes import Plan
+from .index import VaultIndex
 from .model import TYPE_FOLDERS, DocType, LinkType, RefusedError, Status, member
-from .repair import slugify
+from .edits import join_section, slugify, unite_links, unite_tags
 from .similarity import Corpus, Profile, likeness
 from .storage import FileChange
 from .yamledit import render_frontmatter
@@ -72,7 +73,7 @@ class Candidate:
                 "score": round(self.score, 3), "reasons": self.reasons, "action": self.action}
 
 
-def candidates(vault, draft: Draft, limit: int = 3) -> list[Candidate]:
+def candidates(vault: VaultIndex, draft: Draft, limit: int = 3) -> list[Candidate]:
     """The canonical documents the draft may belong in, best first, each with its reasons."""
     docs = [d for d in vault.documents if d.status in (Status.ACTIVE, Status.DRAFT)]
     profiles = {d.id: Profile.of(d) for d in docs}
@@ -96,18 +97,7 @@ def candidates(vault, draft: Draft, limit: int = 3) -> list[Candidate]:
     return ranked[:limit]
 
 
-def _join_section(body: str, heading: str, text: str) -> str:
-    """Append a section, in the body's own line endings, after one blank line."""
-    newline = "\r\n" if "\r\n" in body else "\n"
-    text = text.replace("\r\n", "\n").strip("\n").replace("\n", newline)
-    if body and not body.endswith(newline):
-        body += newline
-    if body.strip():
-        body += newline
-    return body + heading + newline + newline + (text + newline if text else "")
-
-
-def plan_merge(vault, target_id: str, draft: Draft) -> Plan:
+def plan_merge(vault: VaultIndex, target_id: str, draft: Draft) -> Plan:
     """The draft's text joins a canonical document: a dated section, tags and links united."""
     draft.check()
     target = vault.get(target_id)
@@ -117,22 +107,16 @@ def plan_merge(vault, target_id: str, draft: Draft) -> Plan:
         raise RefusedError(f"{target_id} is invalid; repair it before merging into it")
     _check_targets(vault, draft, exclude=target_id)
     meta = dict(target.meta)
-    meta["tags"] = list(target.tags) + [t for t in draft.tags if t not in target.tags]
-    links = list(meta.get("links") or [])
-    present = {(l.type, l.target) for l in target.links}
-    for kind, dest in draft.links:
-        if dest != target_id and (kind, dest) not in present:
-            links.append({"type": kind, "target": dest})
-            present.add((kind, dest))
-    meta["links"] = links
+    meta["tags"] = unite_tags(target.tags, draft.tags)
+    meta["links"] = unite_links(meta.get("links"), [(kind, dest) for kind, dest in draft.links if dest != target_id])
     heading = f"## {dt.date.today().isoformat()}: {draft.title.strip()}"
-    body = _join_section(target.body, heading, draft.body)
+    body = join_section(target.body, heading, draft.body)
     change = vault.edit_change(target, meta, body)
     summary = f"merge “{draft.title.strip()}” into {target_id}"
     return Plan(summary, [change], [vault.log_line(summary)])
 
 
-def new_id_for(vault, doc_type: str, title: str) -> str:
+def new_id_for(vault: VaultIndex, doc_type: str, title: str) -> str:
     """`mem-{type}-{slug}` from the title, made unique among the vault's ids and files."""
     base = f"mem-{doc_type}-{slugify(title)}"
     candidate, number = base, 1
@@ -143,13 +127,13 @@ def new_id_for(vault, doc_type: str, title: str) -> str:
     return candidate
 
 
-def _check_targets(vault, draft: Draft, exclude: str | None = None) -> None:
+def _check_targets(vault: VaultIndex, draft: Draft, exclude: str | None = None) -> None:
     for _, target in draft.links:
         if target != exclude and target not in vault:
             raise RefusedError(f"link target {target} is not a document of this vault")
 
 
-def _new_document(vault, draft: Draft, extra_links: list[dict[str, str]], supersedes: list[str], status: str) -> tuple[str, FileChange]:
+def _new_document(vault: VaultIndex, draft: Draft, extra_links: list[dict[str, str]], supersedes: list[str], status: str) -> tuple[str, FileChange]:
     doc_id = new_id_for(vault, draft.type, draft.title)
     today = dt.date.today()
     projects = [d.meta.get("project") for d in vault.documents if isinstance(d.meta.get("project"), str)]
@@ -180,7 +164,7 @@ def _new_document(vault, draft: Draft, extra_links: list[dict[str, str]], supers
     return doc_id, FileChange(f"{TYPE_FOLDERS[DocType(draft.type)]}/{doc_id}.md", None, text.encode("utf-8"))
 
 
-def plan_create(vault, draft: Draft, status: str = Status.ACTIVE.value) -> Plan:
+def plan_create(vault: VaultIndex, draft: Draft, status: str = Status.ACTIVE.value) -> Plan:
     """A new document, linked into the graph at once; refused when it would be an island."""
     draft.check()
     if len(vault.documents) and not draft.links:
@@ -193,7 +177,7 @@ def plan_create(vault, draft: Draft, status: str = Status.ACTIVE.value) -> Plan:
     return plan
 
 
-def plan_create_superseding(vault, old_id: str, draft: Draft) -> Plan:
+def plan_create_superseding(vault: VaultIndex, old_id: str, draft: Draft) -> Plan:
     """A new decision that replaces `old_id`, both sides written in one change."""
     draft.check()
     old = vault.get(old_id)

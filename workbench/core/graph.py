@@ -2,7 +2,7 @@
 
 A Memory Core vault is already a graph written down in frontmatter: every `links` entry is an edge
 `source → target` typed by its link type, and supersession (`supersedes` / `superseded_by`) is one
-more edge type. `build_graph` turns a `Vault` into a `networkx.MultiDiGraph` once, so that every
+more edge type. `build_graph` turns a vault's documents into a `networkx.MultiDiGraph` once, so that every
 question after that (what links here, what replaces this decision, what should an agent read) is a
 walk over memory instead of a re-read of files.
 
@@ -37,15 +37,13 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import Any
 
 import networkx as nx
 
-from . import display
-from .model import DocType, LinkType, RefusedError, Status
-
-if TYPE_CHECKING:  # the vault facade sits above the graph; only its shape is needed here
-    from .vault import Vault
+from . import presenting, supersession
+from .model import DocType, Document, LinkType, RefusedError, Status
 
 __all__ = [
     "EXPORT_FORMATS",
@@ -98,14 +96,16 @@ _SUPERSEDES = LinkType.SUPERSEDES.value
 # -- building ----------------------------------------------------------------------------------
 
 
-def build_graph(vault: Vault) -> nx.MultiDiGraph:
-    """One node per valid document, one edge per link and per supersession, placeholders for the rest.
+def build_graph(documents: Iterable[Document]) -> nx.MultiDiGraph:
+    """One node per valid document, one edge per link and per supersession, placeholders for the
+    rest; `documents` is every file's document, valid or not (`vault.all_documents`).
 
     Self links carry no information a walk could use, so they are left out.
     """
-    documents = vault.documents
+    every = list(documents)
+    documents = sorted((doc for doc in every if doc.valid), key=lambda doc: doc.id)
     valid = {doc.id for doc in documents}
-    invalid = {record.document.id for record in vault.records if not record.document.valid} - valid
+    invalid = {doc.id for doc in every if not doc.valid} - valid
     # A dict keeps the order and drops repeats: a `supersedes` link restates its field.
     edges: dict[tuple[str, str, str], None] = {}
     for doc in documents:
@@ -139,10 +139,6 @@ def document_node(doc) -> dict[str, Any]:
 def placeholder_node(end: str, invalid: set[str]) -> dict[str, Any]:
     """A node named by the vault with no valid document to show: a file that is invalid, or none."""
     return {"title": end, "type": "", "status": "", "dangling": end not in invalid, "invalid": end in invalid}
-
-
-def _as_graph(vault_or_graph: Vault | nx.MultiDiGraph) -> nx.MultiDiGraph:
-    return vault_or_graph if isinstance(vault_or_graph, nx.Graph) else build_graph(vault_or_graph)
 
 
 def _require(graph: nx.MultiDiGraph, doc_id: str) -> None:
@@ -295,8 +291,8 @@ class Neighbourhood:
     def __repr__(self) -> str:
         return f"Neighbourhood({self.root!r}, depth={self.depth}: {len(self.nodes)} documents, {len(self.edges)} links)"
 
-    def _repr_markdown_(self) -> str:
-        return display.neighbourhood_markdown(self)
+    def _repr_markdown_(self) -> str | None:
+        return presenting.render("neighbourhood_markdown", self)
 
 
 def _attr_type(graph: nx.MultiDiGraph, source: str, target: str, key: str) -> str:
@@ -332,7 +328,7 @@ def _distances(graph: nx.MultiDiGraph, start: str, step: Callable[[nx.MultiDiGra
     return seen
 
 
-def supersession_chain(vault_or_graph: Vault | nx.MultiDiGraph, doc_id: str) -> list[str]:
+def supersession_chain(graph: nx.MultiDiGraph, doc_id: str) -> list[str]:
     """The line of replacements through `doc_id`, oldest first, newest last.
 
     Only the ancestors and descendants of `doc_id` are in it, not its siblings: it answers "where
@@ -340,7 +336,6 @@ def supersession_chain(vault_or_graph: Vault | nx.MultiDiGraph, doc_id: str) -> 
     still comes after every document it replaces, ties broken by id. Placeholders stay in the
     chain, because a replaced id that no longer exists is part of the story.
     """
-    graph = _as_graph(vault_or_graph)
     _require(graph, doc_id)
     older = _distances(graph, doc_id, _older)
     newer = {n: d for n, d in _distances(graph, doc_id, _newer).items() if n not in older}  # a cycle puts some in both
@@ -372,19 +367,18 @@ def current_successor(graph: nx.MultiDiGraph, doc_id: str) -> str | None:
 
 def supersession_cycles(graph: nx.MultiDiGraph) -> list[list[str]]:
     """Every supersession cycle (SPEC §1 forbids them), each in `supersedes` order from its smallest id."""
-    replaced = nx.DiGraph()
-    replaced.add_edges_from((s, t) for s, t, d in graph.edges(data=True) if d.get("type") == _SUPERSEDES)
-    cycles = []
-    for cycle in nx.simple_cycles(replaced):
-        start = cycle.index(min(cycle))
-        cycles.append(cycle[start:] + cycle[:start])
-    return sorted(cycles)
+    replaced: dict[str, list[str]] = {}
+    for source, target, data in graph.edges(data=True):
+        if data.get("type") == _SUPERSEDES:
+            replaced.setdefault(source, []).append(target)
+            replaced.setdefault(target, [])
+    return supersession.cycles({node: sorted(older) for node, older in replaced.items()})
 
 
 # -- retrieval ---------------------------------------------------------------------------------
 
 
-def context_pack(vault_or_graph: Vault | nx.MultiDiGraph, doc_id: str, depth: int = 2,
+def context_pack(graph: nx.MultiDiGraph, doc_id: str, depth: int = 2,
                  limit: int = 10) -> list[dict[str, Any]]:
     """What an agent should read about `doc_id` (SPEC §1 "Retrieval policy"), best first.
 
@@ -398,7 +392,6 @@ def context_pack(vault_or_graph: Vault | nx.MultiDiGraph, doc_id: str, depth: in
     documents are dropped, placeholders never enter. The root stays first whatever its status:
     it was asked for by name.
     """
-    graph = _as_graph(vault_or_graph)
     _require(graph, doc_id)
     _check_depth(depth)
     if limit < 0:
@@ -492,7 +485,7 @@ _MERMAID_RESERVED = frozenset({"end", "graph", "subgraph", "flowchart", "style",
 _MERMAID_ESCAPES = {c: f"#{ord(c)};" for c in '#"[](){}<>|`'}
 
 
-def _mermaid_id(doc_id: str) -> str:
+def mermaid_id(doc_id: str) -> str:
     """The id itself when Mermaid reads it unchanged (document ids do), else a stable stand-in."""
     if _MERMAID_ID.fullmatch(doc_id) and doc_id.lower() not in _MERMAID_RESERVED:
         return doc_id
@@ -507,11 +500,11 @@ def _mermaid_text(text: str) -> str:
 def _to_mermaid(nodes: list[dict[str, Any]], edges: list[dict[str, str]]) -> str:
     lines = ["graph LR"]
     for node in nodes:
-        lines.append(f'  {_mermaid_id(node["id"])}["{_mermaid_text(node["title"])}"]')
+        lines.append(f'  {mermaid_id(node["id"])}["{_mermaid_text(node["title"])}"]')
     for edge in edges:
-        lines.append(f"  {_mermaid_id(edge['source'])} -->|{_mermaid_text(edge['type'])}| {_mermaid_id(edge['target'])}")
-    dangling = [_mermaid_id(node["id"]) for node in nodes if node["dangling"]]
-    invalid = [_mermaid_id(node["id"]) for node in nodes if node["invalid"]]
+        lines.append(f"  {mermaid_id(edge['source'])} -->|{_mermaid_text(edge['type'])}| {mermaid_id(edge['target'])}")
+    dangling = [mermaid_id(node["id"]) for node in nodes if node["dangling"]]
+    invalid = [mermaid_id(node["id"]) for node in nodes if node["invalid"]]
     if dangling:
         lines += ["  classDef dangling stroke-dasharray: 5 5", f"  class {','.join(dangling)} dangling"]
     if invalid:

@@ -16,7 +16,6 @@ shallow copies (a millisecond at 10,000 documents) and never changes under its r
 
 from __future__ import annotations
 
-from collections import deque
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
@@ -24,51 +23,13 @@ import networkx as nx
 from .graph import document_node, placeholder_node, stated_edges
 
 if TYPE_CHECKING:
+    from .index import VaultIndex
     from .model import Document
-    from .vault import Vault
 
-__all__ = ["IdLog", "LiveGraph"]
+__all__ = ["LiveGraph"]
 
 Edge = tuple[str, str, str]
 Keyed = dict[str, dict[str, Any]]  # an edge type -> its attributes, for one (source, target) pair
-
-# How far back the log of changed ids reaches. A reader that last looked longer ago (or a batch
-# larger than this, such as a checkout) scans every record once instead, 44 ms at 50,000
-# documents: the log stays small, and a reader that keeps up never needs the scan.
-LOG_GENERATIONS = 64
-LOG_IDS = 5000
-
-
-class IdLog:
-    """Which ids each generation of a vault's records touched, so that a view kept in step with
-    the vault (the graph) can look at those alone instead of at every record."""
-
-    def __init__(self) -> None:
-        self._entries: deque[tuple[int, frozenset[str]]] = deque()
-        self._size = 0
-        self._start: int | None = None  # the log knows every change after this generation
-
-    def restart(self, generation: int) -> None:
-        """Forget the past: the records changed in ways nobody logged (an open, a walk)."""
-        self._entries.clear()
-        self._size = 0
-        self._start = generation
-
-    def add(self, generation: int, ids: set[str]) -> None:
-        """Note the ids whose documents (or ownership) may differ in `generation` from the one before."""
-        self._entries.append((generation, frozenset(ids)))
-        self._size += len(ids)
-        while self._entries and (len(self._entries) > LOG_GENERATIONS or self._size > LOG_IDS):
-            dropped, ids = self._entries.popleft()
-            self._size -= len(ids)
-            self._start = dropped
-
-    def since(self, generation: int | None) -> set[str] | None:
-        """The ids touched after `generation`, or None when the log does not reach back that far."""
-        if generation is None or self._start is None or generation < self._start:
-            return None
-        return set().union(*(ids for at, ids in self._entries if at > generation))
-
 
 class LiveGraph:
     """A graph of the vault that `sync` brings up to date, changing only what changed."""
@@ -84,7 +45,7 @@ class LiveGraph:
         self._snapshot: nx.MultiDiGraph | None = None
         self._generation: int | None = None
 
-    def sync(self, vault: Vault) -> nx.MultiDiGraph:
+    def sync(self, vault: VaultIndex) -> nx.MultiDiGraph:
         """The graph as the vault is now: a frozen snapshot, the same object while nothing changes."""
         if self._snapshot is not None and vault.generation == self._generation:
             return self._snapshot  # the records have not moved since
@@ -103,7 +64,7 @@ class LiveGraph:
             self._snapshot = nx.freeze(snapshot)
         return self._snapshot
 
-    def _scan(self, vault: Vault) -> tuple[set[str], set[str]]:
+    def _scan(self, vault: VaultIndex) -> tuple[set[str], set[str]]:
         """Find what changed by looking at every record: for when the vault cannot say (after an
         open or a walk, or when its log no longer reaches back to the last sync)."""
         documents: dict[str, Document] = {}
@@ -112,7 +73,7 @@ class LiveGraph:
         shown = self._shown
         # One pass, unsorted (`vault.documents` would sort every id for nothing). Records are
         # replaced, never changed in place: a document that is not the same object changed.
-        for record in vault._records.values():
+        for record in vault.iter_records():
             doc = record.document
             if doc.valid:
                 documents[doc.id] = doc
@@ -126,15 +87,14 @@ class LiveGraph:
         self._shown, self._invalid = documents, invalid
         return changed, touched
 
-    def _follow(self, vault: Vault, ids: set[str]) -> tuple[set[str], set[str]]:
+    def _follow(self, vault: VaultIndex, ids: set[str]) -> tuple[set[str], set[str]]:
         """Look only at the ids the vault says changed. Only the file that owns an id can hold a
         valid document of it (every other claimant is an invalid duplicate), so the owner alone
         says whether the id is shown, invalid, or neither."""
         changed: set[str] = set()
         touched: set[str] = set()
         for doc_id in ids:
-            owner = vault._by_id.get(doc_id)
-            doc = vault._records[owner].document if owner is not None else None
+            doc = vault.owner_document(doc_id)
             if doc is not None and doc.valid:
                 if self._shown.get(doc_id) is not doc:
                     self._shown[doc_id] = doc

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable
 
 from .changes import Plan
+from .gate import Draft, plan_create
+from .index import VaultIndex
 from .model import DocType, Document, RefusedError, Status
 from .parse import as_date
 
@@ -24,11 +27,11 @@ MARKERS = re.compile(
 TYPE_ORDER = [DocType.CONCEPT, DocType.DECISION, DocType.ENTITY, DocType.CONTEXT, DocType.TASK, DocType.NOTE, DocType.INDEX]
 
 
-def stale_documents(vault, days: int = 90, on: dt.date | None = None) -> list[tuple[Document, int]]:
+def stale_documents(documents: Iterable[Document], days: int = 90, on: dt.date | None = None) -> list[tuple[Document, int]]:
     """Active documents not updated for `days` days, oldest first, with their age in days."""
     on = on or dt.date.today()
     found = []
-    for doc in vault.documents:
+    for doc in documents:
         updated = as_date(doc.meta.get("updated_at"))
         if doc.status == Status.ACTIVE and updated and (on - updated).days > days:
             found.append((doc, (on - updated).days))
@@ -40,7 +43,7 @@ def _entry(doc: Document) -> str:
     return f"[[{doc.id}]] {doc.title}{suffix}"
 
 
-def render_sections(vault, newline: str = "\n", recent: int = 15, touched: str | None = None) -> dict[str, str]:
+def render_sections(vault: VaultIndex, newline: str = "\n", recent: int = 15, touched: str | None = None) -> dict[str, str]:
     """The text of each generated section, from the vault as it is now; `touched` is a document
     about to be updated today (the index itself, which lists itself among the recent)."""
     docs = vault.documents
@@ -76,10 +79,8 @@ def replace_sections(body: str, sections: dict[str, str]) -> str:
     return MARKERS.sub(swap, body)
 
 
-def plan_index(vault) -> Plan:
+def plan_index(vault: VaultIndex) -> Plan:
     """Regenerate the vault index's generated sections; a missing index is created with them."""
-    from .gate import Draft, plan_create
-
     newline = "\n"
     if VAULT_INDEX not in vault:
         sections = render_sections(vault, newline)

@@ -29,9 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .index import VaultIndex
 from .model import TYPE_FOLDERS, DocType, LinkType, Status, VaultError, member
 from .parse import parse_bytes
-from .repair import slugify
+from .edits import slugify
 from .storage import read_bytes, write_atomic
 from .yamledit import render_frontmatter
 
@@ -61,8 +62,9 @@ def _date(value: Any, fallback: dt.date, today: dt.date) -> dt.date:
     return min(value, today)
 
 
-def migrate(vault, out: str | os.PathLike[str], project: str | None = None) -> MigrationReport:
-    """Write `vault` as a Memory Core vault into `out` (a new or empty folder)."""
+def migrate(vault: VaultIndex, out: str | os.PathLike[str], project: str | None = None) -> MigrationReport:
+    """Write `vault` as a Memory Core vault into `out` (a new or empty folder). It reads only the
+    root, the flavour, the records and the problems, so a `Vault` serves as well as its index."""
     out = Path(out).expanduser().resolve()
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise VaultError(f"{out}: the migration writes a new vault; name a new or empty folder")
@@ -162,6 +164,6 @@ def migrate(vault, out: str | os.PathLike[str], project: str | None = None) -> M
     return report
 
 
-def _memory_type(vault, doc) -> str:
+def _memory_type(vault: VaultIndex, doc) -> str:
     wanted = vault.flavour.memory_type(doc.id, doc.view) if doc.view is not None else DocType.NOTE.value
     return wanted if member(wanted, DocType) else DocType.NOTE.value

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from . import display
+from . import presenting
 from .parse import as_date
 
 __all__ = [
@@ -193,11 +193,11 @@ class Document:
             return self.view.updated
         return as_date(self.meta.get("updated_at"))
 
-    def _repr_html_(self) -> str:
-        return display.document_html(self)
+    def _repr_html_(self) -> str | None:
+        return presenting.render("document_html", self)
 
-    def _repr_markdown_(self) -> str:
-        return display.document_markdown(self)
+    def _repr_markdown_(self) -> str | None:
+        return presenting.render("document_markdown", self)
 
 
 def member(value: Any, choices: type[StrEnum]) -> bool:
@@ -245,18 +245,18 @@ class Problem:
             "line": self.line,
         }
 
-    def _repr_html_(self) -> str:
-        return display.problems_html([self])
+    def _repr_html_(self) -> str | None:
+        return presenting.render("problems_html", [self])
 
 
 class Problems(list):
     """A list of problems that a notebook shows as a table."""
 
-    def _repr_html_(self) -> str:
-        return display.problems_html(self)
+    def _repr_html_(self) -> str | None:
+        return presenting.render("problems_html", self)
 
     def to_pandas(self):
-        return display.frame(p.to_json() for p in self)
+        return presenting.frame(p.to_json() for p in self)
 
 
 class WorkbenchError(Exception):

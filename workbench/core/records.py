@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from collections import deque
 from dataclasses import dataclass
 
 from .flavours import MEMORY_CORE, Flavour
@@ -15,7 +16,7 @@ from .model import Document, Problem
 from .parse import MAX_FILE_BYTES, parse_bytes
 from .validate import check_document, credential_problems, parse_problems
 
-__all__ = ["INVALIDATING", "LINE_KEYS", "Record", "build_record", "read_document", "today"]
+__all__ = ["IdLog", "INVALIDATING", "LINE_KEYS", "Record", "build_record", "read_document", "today"]
 
 # Problems that make a document invalid (SPEC §1: a missing field or a value outside its set).
 # Invalid documents stay visible to the curator but are not nodes of the graph. In other flavours
@@ -102,3 +103,41 @@ def read_document(path) -> bytes | None:
             return data
     except (FileNotFoundError, IsADirectoryError):
         return None
+
+
+# How far back the log of changed ids reaches. A reader that last looked longer ago (or a batch
+# larger than this, such as a checkout) scans every record once instead, 44 ms at 50,000
+# documents: the log stays small, and a reader that keeps up never needs the scan.
+LOG_GENERATIONS = 64
+LOG_IDS = 5000
+
+
+class IdLog:
+    """Which ids each generation of a vault's records touched, so that a view kept in step with
+    the vault (the graph) can look at those alone instead of at every record."""
+
+    def __init__(self) -> None:
+        self._entries: deque[tuple[int, frozenset[str]]] = deque()
+        self._size = 0
+        self._start: int | None = None  # the log knows every change after this generation
+
+    def restart(self, generation: int) -> None:
+        """Forget the past: the records changed in ways nobody logged (an open, a walk)."""
+        self._entries.clear()
+        self._size = 0
+        self._start = generation
+
+    def add(self, generation: int, ids: set[str]) -> None:
+        """Note the ids whose documents (or ownership) may differ in `generation` from the one before."""
+        self._entries.append((generation, frozenset(ids)))
+        self._size += len(ids)
+        while self._entries and (len(self._entries) > LOG_GENERATIONS or self._size > LOG_IDS):
+            dropped, ids = self._entries.popleft()
+            self._size -= len(ids)
+            self._start = dropped
+
+    def since(self, generation: int | None) -> set[str] | None:
+        """The ids touched after `generation`, or None when the log does not reach back that far."""
+        if generation is None or self._start is None or generation < self._start:
+            return None
+        return set().union(*(ids for at, ids in self._entries if at > generation))

@@ -12,10 +12,11 @@ import re
 import shutil
 
 from .changes import Plan
+from .index import VaultIndex
 from .model import ID_PATTERN, TYPE_FOLDERS, DocType, RefusedError, Status, id_list
 from .storage import FileChange, write_atomic
 
-__all__ = ["plan_rename", "plan_forget", "scrub_traces", "FORGOTTEN"]
+__all__ = ["forget", "plan_rename", "plan_forget", "scrub_traces", "FORGOTTEN"]
 
 LIST_KEYS = ("supersedes", "superseded_by", "compatible_with")
 FORGOTTEN = "(forgotten)"
@@ -52,7 +53,7 @@ def _references(doc, old: str) -> bool:
     return any(l.target == old for l in doc.links) or any(old in id_list(doc.meta.get(k)) for k in LIST_KEYS) or bool(_mention(old).search(doc.body))
 
 
-def plan_rename(vault, old_id: str, new_id: str) -> Plan:
+def plan_rename(vault: VaultIndex, old_id: str, new_id: str) -> Plan:
     doc = vault.get(old_id)
     vault.require_valid(doc)
     match = ID_PATTERN.fullmatch(new_id)
@@ -75,7 +76,7 @@ def plan_rename(vault, old_id: str, new_id: str) -> Plan:
     return Plan(summary, changes, [vault.log_line(summary)])
 
 
-def plan_forget(vault, doc_id: str, confirm: str) -> Plan:
+def plan_forget(vault: VaultIndex, doc_id: str, confirm: str) -> Plan:
     """Delete a document and every reference to it; the caller then scrubs its traces."""
     if confirm != doc_id:
         raise RefusedError(f"forget needs the id typed again exactly: --confirm {doc_id}")
@@ -94,7 +95,7 @@ def plan_forget(vault, doc_id: str, confirm: str) -> Plan:
     return Plan(f"forget {doc_id}", changes, [line])
 
 
-def scrub_traces(vault, doc_id: str, path: str, body: str = "", title: str = "") -> list[str]:
+def scrub_traces(vault: VaultIndex, doc_id: str, path: str, body: str = "", title: str = "") -> list[str]:
     """Remove what a forgotten document leaves behind outside the vault's documents.
 
     Backups and undo records are removed when they hold the id or the body; the log loses the id
@@ -134,6 +135,31 @@ def scrub_traces(vault, doc_id: str, path: str, body: str = "", title: str = "")
                 shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
                 done.append(f"dropped derived state {entry.name}")
     return done
+
+
+def forget(vault: VaultIndex, doc_id: str, confirm: str, dry_run: bool = False) -> Plan:
+    """Delete a document and every trace of it. The one change that cannot be undone."""
+    vault.require_native("forgetting")
+    if confirm != doc_id:
+        raise RefusedError(f"forget needs the id typed again exactly: --confirm {doc_id}")
+    if doc_id not in vault:
+        if not ID_PATTERN.fullmatch(doc_id):
+            raise RefusedError(f"no document has the id {doc_id!r}")
+        if dry_run:
+            return Plan(f"forget {doc_id}: no such document; its traces would be scrubbed")
+        # Already gone (a forget interrupted before its scrub finished): scrub what is left.
+        with vault.lock:
+            vault.rebuild_store(lambda: scrub_traces(vault, doc_id, ""))
+        return Plan(f"forget {doc_id}: no such document; traces scrubbed")
+    doc = vault.get(doc_id)
+    plan = plan_forget(vault, doc_id, confirm)
+    if dry_run:
+        return plan
+    with vault.lock:
+        scrub_traces(vault, doc_id, doc.path, doc.body, doc.title)  # first the undo records that hold it
+        vault.apply(plan, keep_history=False)
+        vault.rebuild_store(lambda: scrub_traces(vault, doc_id, doc.path, doc.body, doc.title))
+    return plan
 
 
 def _b64_contains(data: bytes, needle: bytes) -> bool:

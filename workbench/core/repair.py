@@ -14,9 +14,13 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from collections.abc import Iterable
 from typing import Any
 
 from .changes import Plan
+from .edits import slugify
+from .maintenance import VAULT_INDEX, plan_index
+from .index import VaultIndex
 from .model import (
     ID_PATTERN,
     REQUIRED_FIELDS,
@@ -33,7 +37,7 @@ from .parse import ParsedFile, as_date, load_yaml, parse_bytes
 from .storage import FileChange, read_bytes
 from .yamledit import KEY_LINE, apply_meta, render_frontmatter
 
-__all__ = ["RepairReport", "plan_repair", "slugify"]
+__all__ = ["RepairReport", "plan_repair", "repair"]
 
 UNREPAIRABLE = {"encoding-invalid-utf8", "file-too-large", "nul-bytes", "conflict-markers"}
 FOLDER_TYPES = {folder: doc_type for doc_type, folder in TYPE_FOLDERS.items()}
@@ -46,11 +50,6 @@ class RepairReport:
     repaired: list[str] = field(default_factory=list)  # paths, after any move
     left: list[str] = field(default_factory=list)  # paths a person must look at
     index_plan: Plan | None = None  # the index's generated sections, regenerated after the repairs
-
-
-def slugify(text: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return slug[:60].strip("-") or "untitled"
 
 
 @dataclass
@@ -90,7 +89,7 @@ def _first_heading(body: str) -> str | None:
     return match.group(1).strip() if match else None
 
 
-def _mtime_date(vault, path: str) -> dt.date:
+def _mtime_date(vault: VaultIndex, path: str) -> dt.date:
     try:
         stamp = (vault.root / path).stat().st_mtime
     except OSError:
@@ -98,7 +97,7 @@ def _mtime_date(vault, path: str) -> dt.date:
     return min(dt.date.fromtimestamp(stamp), dt.date.today())
 
 
-def _fix_fields(work: _Work, vault, default_project: str) -> None:
+def _fix_fields(work: _Work, vault: VaultIndex, default_project: str) -> None:
     meta, path = work.meta, work.path
     stem = PurePosixPath(path).name[:-3]
     folder = str(PurePosixPath(path).parent)
@@ -243,7 +242,7 @@ def _ordered_inserts(original: dict[str, Any], meta: dict[str, Any]) -> dict[str
     return result
 
 
-def _backup_path(vault, path: str, stamp: str) -> str:
+def _backup_path(vault: VaultIndex, path: str, stamp: str) -> str:
     candidate = f"{vault.recovery_dir.name}/{path}.{stamp}"
     counter = 1
     while (vault.root / candidate).exists():
@@ -252,7 +251,7 @@ def _backup_path(vault, path: str, stamp: str) -> str:
     return candidate
 
 
-def plan_repair(vault, only: set[str] | None = None) -> RepairReport:
+def plan_repair(vault: VaultIndex, only: set[str] | None = None) -> RepairReport:
     """Plan every deterministic repair (or those of the files in `only`); apply the report's plan
     to carry it out."""
     if not vault.flavour.native:
@@ -334,7 +333,7 @@ def plan_repair(vault, only: set[str] | None = None) -> RepairReport:
     return report
 
 
-def _plan_flavour_repair(vault, only: set[str] | None) -> RepairReport:
+def _plan_flavour_repair(vault: VaultIndex, only: set[str] | None) -> RepairReport:
     """Another flavour's repairs, its own way (OKF: a missing type becomes `Recovered Concept`, a
     missing timestamp the file's mtime): missing keys added, unreadable frontmatter rebuilt with
     the body kept, each file backed up first and marked with `repair_backup`."""
@@ -379,4 +378,22 @@ def _plan_flavour_repair(vault, only: set[str] | None) -> RepairReport:
         report.repaired.append(path)
         report.plan.log_lines.append(vault.log_line(f"repair {record.document.id}: {'; '.join(notes)}"))
     report.plan.summary = f"repair {len(report.repaired)} document(s)"
+    return report
+
+
+def repair(vault: VaultIndex, dry_run: bool = False, paths: Iterable[str] | None = None) -> RepairReport:
+    """`check --repair`: deterministic repairs (one change), then the index's generated sections
+    (another), so each can be undone on its own. `paths` limits it to those files."""
+    report = plan_repair(vault, None if paths is None else set(paths))
+    if paths is not None:
+        if not dry_run and report.plan.changes:
+            vault.apply(report.plan)
+        return report
+    if dry_run:
+        return report
+    vault.apply(report.plan)
+    vault.refresh()
+    if VAULT_INDEX in vault and vault.get(VAULT_INDEX).valid:
+        vault.require_native("the generated index")
+        report.index_plan = vault.apply(plan_index(vault))
     return report

@@ -45,13 +45,14 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
-from . import display, semantic
+from . import presenting, semantic
 from .cache import fts_fields
+from .index import VaultIndex
 from .model import DocType, Document, QueryError, Status
 from .parse import as_date
 from .similarity import STOPWORDS
 
-__all__ = ["Query", "Hit", "SearchResults", "parse_query", "prepare", "search", "snippets", "fts_expression", "FIELD_WEIGHTS"]
+__all__ = ["Query", "Hit", "SearchResults", "find", "parse_query", "prepare", "search", "snippets", "fts_expression", "FIELD_WEIGHTS"]
 
 FIELD_WEIGHTS = (10.0, 6.0, 5.0, 4.0, 1.0)  # title, id, tags, summary, body
 K1, B = 2.0, 0.9  # BM25: term frequency saturation and length normalisation
@@ -119,8 +120,8 @@ class Hit:
     def to_json(self) -> dict:
         return {"id": self.id, "title": self.title, "type": self.type, "status": self.status, "path": self.path, "score": round(self.score, 4)}
 
-    def _repr_html_(self) -> str:
-        return display.hits_html([self])
+    def _repr_html_(self) -> str | None:
+        return presenting.render("hits_html", [self])
 
 
 class SearchResults(list):
@@ -131,11 +132,11 @@ class SearchResults(list):
         super().__init__(hits)
         self.query = query
 
-    def _repr_html_(self) -> str:
-        return display.hits_html(self, self.query)
+    def _repr_html_(self) -> str | None:
+        return presenting.render("hits_html", self, self.query)
 
     def to_pandas(self):
-        return display.frame(hit.to_json() for hit in self)
+        return presenting.frame(hit.to_json() for hit in self)
 
 
 def parse_query(text: str) -> Query:
@@ -429,20 +430,20 @@ class _Postings:
         self.size -= len(dropped.rows) if isinstance(dropped, _Rows) else 1
 
 
-def _postings(vault) -> _Postings:
-    postings = getattr(vault, "_search_postings", None)
+def _postings(vault: VaultIndex) -> _Postings:
+    postings = vault.search_postings
     if postings is None or postings.store is not vault.store:
         postings = _Postings(vault.store)
-        vault._search_postings = postings
+        vault.search_postings = postings
     postings.now = vault.store.version()
     return postings
 
 
-def _views(vault) -> _Views:
-    views = getattr(vault, "_search_views", None)
+def _views(vault: VaultIndex) -> _Views:
+    views = vault.search_views
     if views is None or views.generation != vault.generation:
         views = _Views(vault)
-        vault._search_views = views
+        vault.search_views = views
     return views
 
 
@@ -587,7 +588,19 @@ def _refuse_meaningless(query: Query, views: _Views, vault) -> None:
         raise QueryError("; ".join(errors))
 
 
-def search(vault, text: str, limit: int = 10, *, fuzzy: bool = True) -> SearchResults:
+def find(vault: VaultIndex, text: str, limit: int = 10) -> SearchResults:
+    """`search`, as the vault answers it: the slow parts first without holding the index (encoding
+    a question's meaning), and a derived store found broken meanwhile rebuilt and asked again."""
+    prepare(vault, text)
+    with vault.mutex:
+        vault.mend_store()
+        results = search(vault, text, limit)
+        if vault.mend_store():
+            results = search(vault, text, limit)
+        return results
+
+
+def search(vault: VaultIndex, text: str, limit: int = 10, *, fuzzy: bool = True) -> SearchResults:
     """The best `limit` documents for a query, best first; `QueryError` for a filter that cannot
     match anything as written (a type that does not exist, a date that is not one)."""
     query = parse_query(text)
@@ -648,7 +661,7 @@ def search(vault, text: str, limit: int = 10, *, fuzzy: bool = True) -> SearchRe
     return SearchResults(_successors_first(hits)[:limit], text)
 
 
-def snippets(vault, text: str, hits: Iterable[Hit]) -> dict[str, str]:
+def snippets(vault: VaultIndex, text: str, hits: Iterable[Hit]) -> dict[str, str]:
     """{hit id: a few words of its text around the query's words}, the words found between \x02
     and \x03, so that a person sees why each document matched; empty for filters alone."""
     query = parse_query(text)
@@ -660,15 +673,15 @@ def snippets(vault, text: str, hits: Iterable[Hit]) -> dict[str, str]:
     return {hit.id: by_path[hit.path] for hit in hits if by_path.get(hit.path)}
 
 
-def _documents(vault) -> list[tuple[str, str, str, Document]]:
+def _documents(vault: VaultIndex) -> list[tuple[str, str, str, Document]]:
     return [(r.path, r.document.id, r.document.digest or r.path, r.document) for r in vault.records]
 
 
-def _meaning(vault) -> semantic.Index | None:
+def _meaning(vault: VaultIndex) -> semantic.Index | None:
     return semantic.index(vault, _documents, fts_fields)
 
 
-def prepare(vault, text: str) -> None:
+def prepare(vault: VaultIndex, text: str) -> None:
     """What a query will need that is slow to make, made before the search takes the vault's lock:
     for a question, the meaning index (seconds to encode a large vault the first time)."""
     if len(parse_query(text).words) > SHORT:

@@ -258,7 +258,7 @@ def index(vault, documents_of, fields_of) -> Index | None:
     import numpy as np
 
     with vault.mutex:
-        current = getattr(vault, "_search_meaning", None)
+        current = vault.meaning
         if current is not None and current.generation == vault.generation:
             return current
         generation, documents = vault.generation, documents_of(vault)
@@ -275,7 +275,6 @@ def index(vault, documents_of, fields_of) -> Index | None:
         if vault.store is not None and found.name and built.encoded:
             real = [digest for digest in built.encoded if len(digest) == 64]  # an unreadable file is keyed by its path: not kept
             vault.store.save_vectors(found.name, [(digest, built.encoded[digest].astype(np.float32).tobytes()) for digest in real], built.gone)
-        now = getattr(vault, "_search_meaning", None)
-        if now is None or now.generation <= generation:
-            vault._search_meaning = built
+        if vault.meaning is None or vault.meaning.generation <= generation:
+            vault.meaning = built
     return built

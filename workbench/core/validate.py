@@ -28,9 +28,10 @@ from .model import (
     id_list,
     member,
 )
+from . import supersession
 from .parse import ParsedFile, as_date
 
-__all__ = ["check_document", "check_relations", "credential_problems", "find_credentials", "parse_problems", "supersession_cycles"]
+__all__ = ["check_document", "check_relations", "credential_problems", "find_credentials", "parse_problems"]
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
@@ -243,34 +244,6 @@ _DRIVE = re.compile(r"[A-Za-z]:[\\/]")
 _SEPARATORS = re.compile(r"[\\/]")
 
 
-def supersession_cycles(successors: Mapping[str, list[str]]) -> list[list[str]]:
-    """Cycles in the `supersedes` relation, each as the ids around it (Tarjan would do; this is small)."""
-    cycles: list[list[str]] = []
-    state: dict[str, int] = {}
-    for start in sorted(successors):
-        if state.get(start):
-            continue
-        stack: list[tuple[str, int]] = [(start, 0)]
-        path: list[str] = []
-        while stack:
-            node, index = stack.pop()
-            if index == 0:
-                state[node] = 1
-                path.append(node)
-            targets = [t for t in successors.get(node, []) if t in successors]
-            if index < len(targets):
-                stack.append((node, index + 1))
-                target = targets[index]
-                if state.get(target) == 1:
-                    cycles.append(path[path.index(target) :])
-                elif not state.get(target):
-                    stack.append((target, 0))
-            else:
-                state[node] = 2
-                path.pop()
-    return cycles
-
-
 def check_relations(docs: Mapping[str, Document], known_ids: set[str], line_of, flavour=None) -> list[Problem]:
     """Rules across documents: dangling targets, both sides of each supersession, cycles, stale links.
 
@@ -338,7 +311,7 @@ def check_relations(docs: Mapping[str, Document], known_ids: set[str], line_of, 
                 problems.append(
                     Problem(doc.path, one_sided, "supersession-one-sided", f"superseded_by {new}, but {new} does not list {doc.id} in supersedes", line_of(doc, "superseded_by"), doc.id)
                 )
-    for cycle in supersession_cycles(supersedes):
+    for cycle in supersession.cycles(supersedes):
         first = docs[cycle[0]]
         chain = " → ".join(cycle + [cycle[0]])
         problems.append(Problem(first.path, ERROR, "supersession-cycle", f"supersession cycle: {chain}", line_of(first, "supersedes"), first.id))

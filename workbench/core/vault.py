@@ -1,911 +1,300 @@
-"""The vault: one object that reads a Memory Core vault and writes it without losing a byte.
+"""The vault: one object that reads a vault and writes it without losing a byte.
 
 Everything that shows or changes a vault (the TUI, the CLI, notebooks, agents' scripts) goes
-through this facade. Files are the truth: `Vault` keeps what it parsed, keyed by each file's size
-and modification time, and re-reads a file whenever those move, so a long-lived vault sees what
-agents write beside it. Every write is planned first (a `Plan`, whose diff can be shown), then
-applied all-or-nothing by the `ChangeWriter`.
+through this facade, and it decides nothing itself: each method is one call into the layer that
+owns the behaviour. Reading and applying changes belong to the index (`index.py`); the graph,
+search and meaning are derived views; each curation service (`transitions`, `gate`, `conflicts`,
+`consolidate`, `references`, `maintenance`, `repair`, `undo`) plans a change from the index, and
+the facade applies it, or returns it unapplied for a dry run (`Plan.diff()` shows it).
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
-import datetime as dt
-import functools
 import os
-import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
-
-from . import (
-    conflicts,
-    consolidate,
-    display,
-    flavours,
-    gate,
-    maintenance,
-    references,
-    search,
-)
-from .cache import DerivedStore
+from . import conflicts, consolidate, gate, maintenance, presenting, references, repair, search, transitions, undo
 from .changes import Plan
-from .conflicts import Conflicts
-from .consolidate import Group
-from .flavours import Flavour, Ids
-from .gate import Candidate, Draft
-from .graph import Neighbourhood
-from .live_graph import IdLog, LiveGraph
-from .lifecycle import check_transition
-from .live import VaultWatcher
-from .loading import collector_paused, parse_files
-from .model import (
-    ID_PATTERN,
-    TYPE_FOLDERS,
-    ConflictError,
-    DocType,
-    Document,
-    ExecutionState,
-    LinkType,
-    Problem,
-    Problems,
-    RefusedError,
-    Severity,
-    Status,
-    VaultError,
-    member,
-)
-from .parse import ParsedFile, as_date, digest_of, parse_bytes
-from .records import Record, build_record, invalidating, read_document, today
-from .repair import RepairReport, plan_repair
-from .search import Hit, SearchResults
-from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
-from .validate import check_relations
-from .walk import (
-    RECOVERY_DIR,
-    STATE_DIR,
-    Walk,
-    find_root,
-    is_debris,
-    walk_vault,
-)
-from .yamledit import EditError, apply_meta, render_frontmatter
+from .index import VaultIndex, serialized
+from .model import Document, Problems, Status
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from .cache import DerivedStore
+    from .conflicts import Conflicts
+    from .consolidate import Group
+    from .flavours import Flavour
+    from .gate import Candidate, Draft
+    from .graph import Neighbourhood
+    from .live import VaultWatcher
+    from .live_graph import LiveGraph
+    from .records import Record
+    from .repair import RepairReport
+    from .search import Hit, SearchResults
 
 __all__ = ["Vault"]
 
-# Rows stored per transaction on a cold open: each commit writes full-text segments that FTS5
-# later merges, so a few large transactions (a quarter of the files each) cost far less than one
-# per parsed chunk, while the parent still stores as the workers parse.
-STORE_BATCH_MIN = 500
-
-
-def _comparable(meta: dict[str, Any]) -> dict[str, Any]:
-    def norm(value: Any) -> Any:
-        if isinstance(value, dict):
-            return {str(k): norm(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [norm(v) for v in value]
-        if isinstance(value, (dt.date, dt.datetime)):
-            return value.isoformat()
-        return value
-
-    return norm(meta)
-
-
-def _serialized(method: Callable) -> Callable:
-    """Run a Vault method under the vault's own reentrant mutex: the TUI's workers and the file
-    watcher call one Vault from several threads, and its records must change one call at a time."""
-
-    @functools.wraps(method)
-    def serialized(self, *args, **kwargs):
-        with self.mutex:
-            return method(self, *args, **kwargs)
-
-    return serialized
-
 
 class Vault:
-    """A Memory Core vault on disk. Open it with `Vault.open(path)`.
+    """A vault on disk, of any flavour. Open it with `Vault.open(path)`.
 
-    One Vault may be shared between threads: every public method runs under its mutex. Between
-    processes, the vault lock and the check that a file is unchanged since it was read keep writes
-    safe.
+    One Vault may be shared between threads: every method runs under its index's mutex, except
+    those that compute on a snapshot (search, conflicts, problems) so that a person typing never
+    waits for them. Between processes, the vault lock and the check that a file is unchanged since
+    it was read keep writes safe.
     """
 
-    def __init__(self, root: Path, flavour: Flavour = flavours.MEMORY_CORE):
-        self.root = root
-        self.flavour = flavour
-        self.state_dir = root / STATE_DIR
-        self.recovery_dir = root / RECOVERY_DIR
-        # The change log is a vault file where the format reserves one (Memory Core, OKF); in
-        # anyone else's vault a new `log.md` would be a new note, so it stays with our state.
-        self.log_path = root / "log.md" if flavour.native or flavour.is_reserved("log.md") else root / STATE_DIR / "log.md"
-        self.lock = VaultLock(self.state_dir)
-        self.writer = ChangeWriter(root, self.state_dir, self.lock, self.log_path)
-        self._records: dict[str, Record] = {}
-        self._by_id: dict[str, str] = {}  # id -> the file that owns it: the first in path order
-        self._shared: dict[str, set[str]] = {}  # id -> every file claiming it, for ids claimed twice or more
-        self._ids: Ids | None = None  # the ids as links look them up (other flavours), while they stay the same
-        self._relation_problems: list[Problem] | None = None
-        self._symlinks: list[str] = []
-        self._not_pages: list[tuple[str, str]] = []
-        self.recovery_notes: list[str] = []
-        self.store: DerivedStore | None = None
-        self.mutex = threading.RLock()
-        self.generation = 0  # moves whenever the records change, so derived views know to rebuild
-        self.id_log = IdLog()  # which ids each generation touched, so the graph need not scan them all
-        self._live_graph = LiveGraph()
-
-    # -- opening and reading ----------------------------------------------------------------
+    def __init__(self, index: VaultIndex):
+        self.index = index
+        self._graph: LiveGraph | None = None
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], flavour: str | None = None) -> Vault:
         """Open the vault at `path` (or its `memory/` child), finishing any change a crash interrupted.
 
         The flavour (Memory Core, Dendron, ADRs...) is detected unless named."""
-        given = Path(path).expanduser()
-        if any(ord(c) < 32 for c in str(given)):
-            raise VaultError(f"vault path {str(given)!r} contains control characters")
-        if not given.exists():
-            raise VaultError(f"{given}: no such folder")
-        if not given.is_dir():
-            raise VaultError(f"{given}: not a folder")
-        root = find_root(given.resolve())
-        chosen = flavours.get(flavour) if flavour else flavours.detect(root)
-        if not chosen.native:
-            root = given.resolve()
-        vault = cls(root, chosen)
-        walk = walk_vault(vault.root, chosen)
-        if vault.writer.needs_recovery(walk.temporaries):
-            vault.recovery_notes = vault.writer.recover(walk.temporaries)
-            walk = walk_vault(vault.root, chosen)
-        vault.store = DerivedStore(vault.state_dir / "index.sqlite", chosen.name)
-        with collector_paused():
-            vault._load(walk, vault.store.load(today()))
-        return vault
+        return cls(VaultIndex.open(path, flavour))
 
-    @_serialized
-    def _load(self, walk: Walk, cached: dict[str, Record] | None = None) -> None:
-        """Bring the records in line with the walk: keep what is unchanged (in memory or in the
-        derived store), parse what changed, forget what is gone."""
-        on = today()
-        cached = cached or {}
-        seen: set[str] = set()
-        to_parse: list[tuple[str, int, int]] = []
-        moved = False  # whether any record came, went or changed: if none did, nothing derived is stale
-        for path, stat in walk.files:
-            seen.add(path)
-            current = self._records.get(path)
-            known = current or cached.get(path)
-            if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
-                if known is not current:
-                    self._records[path] = known
-                    moved = True
-                continue
-            to_parse.append((path, stat.st_size, stat.st_mtime_ns))
-        if to_parse:
-            with_rows = self.store is not None
-            rows: list = []
-            bulk = self.store.bulk() if with_rows and len(to_parse) >= STORE_BATCH_MIN else contextlib.nullcontext()
-            with collector_paused(), bulk:
-                for chunk in parse_files(self.root, to_parse, on, with_rows, self.flavour.name):
-                    for record, row in chunk:
-                        self._records[record.path] = record
-                        rows.append(row)
-                    if with_rows and len(rows) >= max(STORE_BATCH_MIN, len(to_parse) // 4):
-                        self.store.save_rows(rows)  # while the workers parse on
-                        rows = []
-                if with_rows and rows:
-                    self.store.save_rows(rows)
-        gone = (set(self._records) | set(cached)) - seen
-        for path in gone:
-            moved = self._records.pop(path, None) is not None or moved
-        if self.store is not None and gone:
-            self.store.save([], gone, on)
-        moved = moved or bool(to_parse) or (walk.symlinks, walk.not_pages) != (self._symlinks, self._not_pages)
-        self._symlinks = walk.symlinks
-        self._not_pages = walk.not_pages
-        if moved or self.generation == 0:
-            self._index()
-        self._mend_store()
-
-    @_serialized
-    def _index(self) -> None:
-        """Map ids to files; a second file claiming an id is a problem and is not a node. Looks at
-        every record: for an open or a walk (a batch of files goes through `_index_paths`)."""
-        self.generation += 1
-        by_id: dict[str, str] = {}
-        shared: dict[str, set[str]] = {}
-        unreadable = invalidating(self.flavour)
-        for path in sorted(self._records):
-            record = self._records[path]
-            doc_id = record.document.id
-            first = by_id.setdefault(doc_id, path)
-            if first != path:
-                shared.setdefault(doc_id, {first}).add(path)
-            self._settle(record, first, unreadable)
-        self._by_id, self._shared, self._ids = by_id, shared, None
-        if not self.flavour.native:
-            self._resolve_links(self._records.values())
-        self.id_log.restart(self.generation)
-        self._relation_problems = None
-
-    @_serialized
-    def _index_paths(self, before: dict[str, str | None]) -> None:
-        """`_index` for a few changed files (the watcher's batches), giving the same result: only
-        the ids those files claimed before (`before`: path -> id, None for a new file) or claim
-        now are settled again, among the files that claim them."""
-        self.generation += 1
-        claiming: dict[str, set[str]] = {doc_id: set() for doc_id in before.values() if doc_id is not None}
-        for path in before:
-            record = self._records.get(path)
-            if record is not None:
-                claiming.setdefault(record.document.id, set()).add(path)
-        unreadable = invalidating(self.flavour)
-        ids_moved = False
-        for doc_id, arrived in claiming.items():
-            owner = self._by_id.get(doc_id)
-            claimants = self._shared.get(doc_id) or ({owner} if owner is not None else set())
-            claimants = {path for path in claimants if path not in before and path in self._records} | arrived
-            ids_moved |= self._own(doc_id, claimants, unreadable)
-        touched = set(claiming)
-        if not self.flavour.native:
-            if ids_moved:
-                self._ids = None
-            changed = self._records.values() if ids_moved else [self._records[p] for p in before if p in self._records]
-            touched |= self._resolve_links(changed)
-        self.id_log.add(self.generation, touched)
-        self._relation_problems = None
-
-    def _own(self, doc_id: str, claimants: set[str], unreadable: frozenset[str]) -> bool:
-        """Give `doc_id` to the first of the files claiming it and settle each of them; True when
-        the id came or went."""
-        if not claimants:
-            self._shared.pop(doc_id, None)
-            return self._by_id.pop(doc_id, None) is not None
-        owner = min(claimants)  # as the first in sorted order
-        came = self._by_id.get(doc_id) is None
-        self._by_id[doc_id] = owner
-        if len(claimants) > 1:
-            self._shared[doc_id] = claimants
-        else:
-            self._shared.pop(doc_id, None)
-        for path in claimants:
-            self._settle(self._records[path], owner, unreadable)
-        return came
-
-    def _settle(self, record: Record, owner: str, unreadable: frozenset[str]) -> None:
-        """A record's problems and validity given the file that owns its id: a duplicate is
-        invalid, and a file that was invalid only as a duplicate is valid again once it owns it."""
-        doc = record.document
-        if record.problems and any(p.code == "id-duplicate" for p in record.problems):
-            record.problems = [p for p in record.problems if p.code != "id-duplicate"]
-        if record.path != owner:
-            duplicate = Problem(record.path, Severity.ERROR, "id-duplicate", f"id {doc.id} is also used by {owner}", None, doc.id)
-            record.problems = record.problems + [duplicate]
-            if doc.valid is not False:
-                record.document = dataclasses.replace(doc, valid=False)
-        elif doc.valid is False and not any(p.code in unreadable for p in record.problems):
-            record.document = dataclasses.replace(doc, valid=True)
-
-    def _resolve_links(self, records: Iterable[Record]) -> set[str]:
-        """Point each link at the id it names now: a note added or removed changes what other
-        notes' `[[name]]` resolves to, so all of them are resolved again whenever the set of ids
-        changes, and only new ones otherwise. Returns the ids of the documents that changed."""
-        if self._ids is None:
-            self._ids = Ids(list(self._by_id))
-        changed: set[str] = set()
-        for record in records:
-            doc = record.document
-            if doc.view is not None:
-                view = self.flavour.resolve(doc.view, self._ids)
-                if view is not doc.view:
-                    record.document = dataclasses.replace(doc, view=view)
-                    changed.add(doc.id)
-        return changed
-
-    @_serialized
-    def refresh(self) -> None:
-        """Re-read whatever changed on disk since the last look (cheap: a walk and a stat per file)."""
-        self._load(walk_vault(self.root, self.flavour))
-
-    @_serialized
-    def refresh_paths(self, paths: list[str]) -> None:
-        """Re-read just these files (the watcher's batches): the rest of the vault is not touched,
-        and the derived store takes the whole batch in one commit."""
-        batch: tuple[list[Record], list[str]] = ([], [])
-        before = {path: record.document.id for path in paths if (record := self._records.get(path)) is not None}
-        changed: list[str] = []
-        try:
-            for path in paths:
-                if self._refresh_path(path, reindex=False, batch=batch) is not False:
-                    changed.append(path)
-        finally:  # a file that fails to read leaves those before it re-read: they are indexed all the same
-            if self.store is not None and (batch[0] or batch[1]):
-                self.store.save(batch[0], batch[1], today())
-                self._mend_store()
-            if changed:
-                self._index_paths({path: before.get(path) for path in changed})
-
-    @_serialized
-    def watch(self, on_change=None) -> VaultWatcher:
-        """Start a watcher that keeps this vault in line with the disk; stop it when done."""
-        return VaultWatcher(self, on_change).start()
-
-    def _is_document_path(self, path: str) -> bool:
-        """What the walk would take as a document: no hidden part, no debris, no symlink on the way."""
-        parts = path.split("/")
-        if not path.endswith(".md") or any(p.startswith(".") or is_debris(p) for p in parts):
-            return False
-        if self.flavour.is_reserved(path) or self.flavour.not_a_page(path):
-            return False
-        if any(not self.flavour.walks_into("/".join(parts[: n + 1])) for n in range(len(parts) - 1)):
-            return False
-        current = self.root
-        for part in parts:
-            current = current / part
-            if current.is_symlink():
-                return False
-        return True
-
-    @_serialized
-    def _refresh_path(self, path: str, reindex: bool = True, batch: tuple[list[Record], list[str]] | None = None) -> Record | None | bool:
-        """Bring one file's record in line with the disk; False when nothing changed. With a
-        `batch`, the store's rows are collected there instead of written one commit at a time."""
-        full = self.root / path
-        try:
-            stat = full.stat(follow_symlinks=False) if self._is_document_path(path) else None
-        except FileNotFoundError:
-            stat = None
-        if stat is None:
-            if path not in self._records:
-                return False
-            gone = self._records.pop(path)
-            if batch is not None:
-                batch[1].append(path)
-            elif self.store is not None:
-                self.store.save([], [path], today())
-            if reindex:
-                self._index_paths({path: gone.document.id})
-            return None
-        known = self._records.get(path)
-        if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
-            return known if reindex else False
-        raw = read_document(full)
-        if raw is None:
-            return None
-        record = build_record(path, raw, stat.st_size, stat.st_mtime_ns, today(), self.flavour)
-        self._records[path] = record
-        if batch is not None:
-            batch[0].append(record)
-        elif self.store is not None:
-            self.store.save([record], [], today())
-        if reindex:
-            self._index_paths({path: known.document.id if known else None})
-        return self._records[path]
+    # -- what the vault is -------------------------------------------------------------------
 
     @property
-    @_serialized
-    def records(self) -> list[Record]:
-        return [self._records[p] for p in sorted(self._records)]
+    def root(self) -> Path:
+        return self.index.root
 
     @property
-    @_serialized
-    def documents(self) -> list[Document]:
-        """Every valid document, ordered by id."""
-        docs = [r.document for r in self._records.values() if r.document.valid]
-        return sorted(docs, key=lambda d: d.id)
+    def flavour(self) -> Flavour:
+        return self.index.flavour
 
-    @_serialized
-    def ids(self) -> list[str]:
-        return sorted(self._by_id)
+    @property
+    def mutex(self):
+        return self.index.mutex
+
+    @property
+    def generation(self) -> int:
+        """Moves whenever the records change, so a view of them knows to look again."""
+        return self.index.generation
+
+    @property
+    def store(self) -> DerivedStore | None:
+        return self.index.store
+
+    @property
+    def recovery_notes(self) -> list[str]:
+        """What opening the vault finished of a change a crash interrupted, in words."""
+        return self.index.recovery_notes
 
     def __len__(self) -> int:
-        return len(self._records)
+        return len(self.index)
 
     def __contains__(self, doc_id: object) -> bool:
-        return doc_id in self._by_id
+        return doc_id in self.index
 
     def __repr__(self) -> str:
         return f"Vault({str(self.root)!r}, {len(self)} files)"
 
-    def _repr_html_(self) -> str:
-        return display.vault_html(self)
+    def _repr_html_(self) -> str | None:
+        return presenting.render("vault_html", self)
 
-    @_serialized
+    # -- reading -------------------------------------------------------------------------------
+
+    @property
+    def records(self) -> list[Record]:
+        return self.index.records
+
+    @property
+    def documents(self) -> list[Document]:
+        """Every valid document, ordered by id."""
+        return self.index.documents
+
+    @property
+    def all_documents(self) -> list[Document]:
+        """Every file's document, valid or not, in path order."""
+        return [record.document for record in self.index.records]
+
+    def ids(self) -> list[str]:
+        return self.index.ids()
+
     def get(self, doc_id: str) -> Document:
         """The document as it is on disk now; RefusedError if no file has that id."""
-        path = self._by_id.get(doc_id)
-        record = self._refresh_path(path) if path else None
-        if record is None or record.document.id != doc_id:
-            self.refresh()
-            path = self._by_id.get(doc_id)
-            record = self._records.get(path) if path else None
-        if record is None:
-            raise RefusedError(f"no document has the id {doc_id!r}")
-        return record.document
+        return self.index.get(doc_id)
 
     def document_at(self, path: str) -> Document | None:
         """What was last read from `path` (relative to the root), without looking at the disk."""
-        record = self._records.get(path)
-        return record.document if record is not None else None
+        return self.index.document_at(path)
 
-    @_serialized
     def source(self, doc_id: str) -> bytes:
-        """The document's file as it is on disk now, byte for byte (and its record refreshed)."""
-        doc = self.get(doc_id)
-        raw = read_bytes(self.root / doc.path)
-        if raw is None or digest_of(raw) != doc.digest:
-            doc = self.get(doc_id)
-            raw = read_bytes(self.root / doc.path) or b""
-        return raw
+        """The document's file as it is on disk now, byte for byte."""
+        return self.index.source(doc_id)
 
-    @_serialized
     def record(self, doc_id: str) -> Record:
-        self.get(doc_id)
-        return self._records[self._by_id[doc_id]]
+        return self.index.record(doc_id)
 
     @property
     def problems(self) -> Problems:
         """Every problem in the vault: per file, across files, and symlinks that were skipped."""
-        relations = self._relations()
-        with self.mutex:
-            found = [p for r in self._records.values() for p in r.problems] + relations
-            found += [Problem(s, Severity.WARNING, "symlink-ignored", "symlinks are never followed; this one is not part of the vault") for s in self._symlinks]
-            found += [Problem(path, Severity.WARNING, "not-a-page", why) for path, why in self._not_pages]
-        return Problems(sorted(found, key=lambda p: (p.path, p.line or 0, p.code, p.message)))
+        return self.index.problems
 
     def problems_for(self, doc_id: str) -> Problems:
-        relations = self._relations()
-        with self.mutex:
-            path = self._by_id.get(doc_id)
-            record = self._records.get(path) if path is not None else None
-            found = (list(record.problems) if record is not None else []) + [p for p in relations if p.path == path]
-        return Problems(sorted(found, key=lambda p: (p.line or 0, p.code, p.message)))
+        return self.index.problems_for(doc_id)
 
-    def _relations(self) -> list[Problem]:
-        """The problems across files (links, supersession), kept until the records change. They are
-        checked on a snapshot outside the vault's lock: on a large vault that takes a second, and
-        searching (a person typing) must not wait for it."""
-        with self.mutex:
-            if self._relation_problems is not None:
-                return self._relation_problems
-            generation = self.generation
-            owned = [r for r in self._records.values() if r.document.valid and self._by_id.get(r.document.id) == r.path]
-            valid = {r.document.id: r.document for r in owned}
-            lines = {r.path: r.key_lines for r in owned}
-            known = set(self._by_id)
-        found = check_relations(valid, known, lambda doc, key: lines.get(doc.path, {}).get(key), self.flavour)
-        with self.mutex:
-            if self.generation == generation:
-                self._relation_problems = found
-        return found
+    def refresh(self) -> None:
+        """Re-read whatever changed on disk since the last look (a walk and a stat per file)."""
+        self.index.refresh()
 
-    # -- planning writes -----------------------------------------------------------------------
+    def refresh_paths(self, paths: list[str]) -> None:
+        """Re-read just these files (the watcher's batches)."""
+        self.index.refresh_paths(paths)
 
-    def _base(self, doc: Document) -> tuple[bytes, ParsedFile]:
-        raw = read_bytes(self.root / doc.path)
-        if raw is None or digest_of(raw) != doc.digest:
-            raise ConflictError(doc.path)
-        parsed = parse_bytes(raw)
-        if parsed.meta is None:
-            raise RefusedError(f"{doc.path}: its frontmatter cannot be read, so it cannot be edited safely; run check --repair first")
-        return raw, parsed
+    def watch(self, on_change: Callable[[list[str], float], None] | None = None) -> VaultWatcher:
+        """Start a watcher that keeps this vault in line with the disk; stop it when done."""
+        return self.index.watch(on_change)
 
-    @_serialized
-    def edit_change(self, doc: Document, meta: dict[str, Any], body: str | None = None, bump: bool = True) -> FileChange:
-        """The bytes that turn `doc` (as read) into `meta` and `body`, changing only what differs."""
-        raw, parsed = self._base(doc)
-        body = parsed.body if body is None else body
-        meta = dict(meta)
-        old_core = _comparable({k: v for k, v in parsed.meta.items() if k != "updated_at"})
-        new_core = _comparable({k: v for k, v in meta.items() if k != "updated_at"})
-        meaningful = old_core != new_core or body != parsed.body
-        if not meaningful and _comparable(meta) == _comparable(parsed.meta):
-            return FileChange(doc.path, raw, raw)
-        if meaningful and bump and "updated_at" in parsed.meta and _comparable(meta.get("updated_at")) == _comparable(parsed.meta.get("updated_at")):
-            previous = parsed.meta.get("updated_at")
-            stamp = max(today(), _as_date_or(previous, today()))
-            meta["updated_at"] = stamp.isoformat() if isinstance(previous, str) else stamp  # keep its YAML type
-        try:
-            lines = apply_meta(parsed.fm_lines, parsed.meta, meta, parsed.newline)
-        except EditError as exc:
-            raise RefusedError(f"{doc.path}: {exc}") from exc
-        return FileChange(doc.path, raw, parsed.compose(lines, body))
-
-    def _flavour_status_change(self, doc: Document, status: str) -> FileChange:
-        """A status change written the flavour's way: a frontmatter key, a `## Status` line."""
-        if not self.flavour.has_status:
-            raise RefusedError(f"a {self.flavour.name} vault has no status to change; migrate it to Memory Core for a lifecycle")
-        return self._flavour_change(doc, lambda parsed: self.flavour.status_change(parsed, status))
-
-    def _flavour_change(self, doc: Document, edit: Callable[[ParsedFile], tuple[dict[str, Any], str] | None]) -> FileChange:
-        """The bytes that give `doc` the (meta, body) `edit` returns, written the flavour's way."""
-        raw = read_bytes(self.root / doc.path)
-        if raw is None or digest_of(raw) != doc.digest:
-            raise ConflictError(doc.path)
-        parsed = parse_bytes(raw)
-        if parsed.has_frontmatter and parsed.meta is None:
-            raise RefusedError(f"{doc.path}: its frontmatter cannot be read, so it cannot be edited safely")
-        wanted = edit(parsed)
-        if wanted is None:
-            raise RefusedError(f"{doc.path} states no status the workbench can change; edit it by hand (e)")
-        meta, body = wanted
-        if parsed.has_frontmatter:
-            try:
-                lines = apply_meta(parsed.fm_lines, parsed.meta, meta, parsed.newline)
-            except EditError as exc:
-                raise RefusedError(f"{doc.path}: {exc}") from exc
-            return FileChange(doc.path, raw, parsed.compose(lines, body))
-        newline = parsed.newline
-        head = f"---{newline}{''.join(render_frontmatter(meta, newline))}---{newline}" if meta else ""
-        return FileChange(doc.path, raw, (("\ufeff" if parsed.bom else "") + head + body).encode("utf-8"))
-
-    def require_native(self, what: str) -> None:
-        """Refuse a change that writes Memory Core's own fields into another flavour's files."""
-        if not self.flavour.native:
-            raise RefusedError(
-                f"{what} writes Memory Core fields, and this is a {self.flavour.name} vault; "
-                "migrate it first (workbench migrate --to memory-core OUT)"
-            )
-
-    def _verify(self, path: str, data: bytes) -> str | None:
-        """Read-back check: a document parses and still carries its required metadata."""
-        if not path.endswith(".md") or path.startswith("."):
-            return None
-        parsed = parse_bytes(data)
-        if not self.flavour.native:
-            return None if parsed.decoded and not (parsed.has_frontmatter and parsed.meta is None) else "the written file does not parse back"
-        if parsed.meta is None or "id" not in parsed.meta or "type" not in parsed.meta:
-            return "the written file does not parse back with its id and type"
-        return None
-
-    @_serialized
-    def apply(self, plan: Plan, dry_run: bool = False, keep_history: bool = True) -> Plan:
-        """Carry out a plan (or only return it, with `dry_run`): all files or none, then re-read them."""
-        if dry_run or plan.empty:
-            return plan
-        for change in plan.changes:
-            if change.after is not None and change.path.endswith(".md") and not change.path.startswith("."):
-                self._refuse_new_invalidity(change)
-        plan.change_id = self.writer.apply(plan.changes, plan.summary, plan.log_lines, self._verify, keep_history)
-        plan.applied = True
-        for path in plan.paths:
-            self._refresh_path(path)
-        self._relation_problems = None
-        return plan
-
-    def _refuse_new_invalidity(self, change: FileChange) -> None:
-        """A write may fix problems, never add a problem that makes the document invalid."""
-        on = today()
-
-        def problems(data: bytes) -> list[Problem]:
-            return build_record(change.path, data, len(data), 0, on, self.flavour).problems
-
-        after = problems(change.after or b"")
-        had = {p.code for p in problems(change.before)} if change.before is not None else set()
-        new = [p for p in after if p.code in invalidating(self.flavour) and p.code not in had]
-        if new:
-            raise RefusedError(f"{change.path}: refused, the change would make it invalid: {new[0].message}")
-
-    def log_line(self, text: str) -> str:
-        return f"- {dt.datetime.now().strftime('%Y-%m-%d %H:%M')} {text}"
-
-    # -- the writing API ---------------------------------------------------------------------
-
-    @_serialized
-    def save(self, doc: Document, dry_run: bool = False) -> Plan:
-        """Write `doc` (a changed copy of what `get` returned). Raises ConflictError, writing nothing,
-        if the file changed on disk since `doc` was read. Writes no byte when nothing changed."""
-        if doc.path not in self._records and self._refresh_path(doc.path) is None:
-            raise RefusedError(f"{doc.path}: no such document")
-        current = self._records[doc.path].document
-        old_status, new_status = str(current.meta.get("status", "")), str(doc.meta.get("status", ""))
-        if old_status != new_status and current.digest == doc.digest:
-            check_transition(old_status, new_status)
-        if doc.meta.get("id", doc.id) != current.meta.get("id", current.id):
-            raise RefusedError(f"{doc.path}: an id is changed by renaming the document, not by saving it")
-        change = self.edit_change(doc, doc.meta, doc.body)
-        return self.apply(Plan(f"edit {doc.id}", [change], [self.log_line(f"edit {doc.id}")]), dry_run)
-
-    @_serialized
-    def set_status(self, doc_id: str, status: str, dry_run: bool = False) -> Plan:
-        """Move a document along its lifecycle; the same status again changes nothing."""
-        doc = self.get(doc_id)
-        self.require_valid(doc)
-        if doc.status == status:
-            return Plan(f"status {doc_id}: already {status}")
-        check_transition(doc.status, status)
-        if status == Status.ACTIVE and doc.superseded_by:
-            raise RefusedError(f"{doc_id} names successors {', '.join(doc.superseded_by)}; an active document has none")
-        if self.flavour.native:
-            change = self.edit_change(doc, {**doc.meta, "status": status})
-        else:
-            change = self._flavour_status_change(doc, status)
-        summary = f"status {doc_id}: {doc.status} → {status}"
-        return self.apply(Plan(summary, [change], [self.log_line(summary)]), dry_run)
-
-    @_serialized
-    def set_execution_state(self, doc_id: str, state: str, dry_run: bool = False) -> Plan:
-        """A task's execution state, kept apart from its lifecycle status."""
-        self.require_native("an execution state")
-        doc = self.get(doc_id)
-        self.require_valid(doc)
-        if doc.type != DocType.TASK:
-            raise RefusedError(f"{doc_id} is a {doc.type}; only tasks have an execution state")
-        if not member(state, ExecutionState):
-            raise RefusedError(f"{state!r} is not an execution state; use one of {', '.join(ExecutionState)}")
-        if doc.meta.get("execution_state") == state:
-            return Plan(f"execution_state {doc_id}: already {state}")
-        previous = doc.meta.get("execution_state", "unset")
-        change = self.edit_change(doc, {**doc.meta, "execution_state": state})
-        summary = f"execution_state {doc_id}: {previous} → {state}"
-        return self.apply(Plan(summary, [change], [self.log_line(summary)]), dry_run)
-
-    @_serialized
-    def supersede(self, old_id: str, new_id: str, dry_run: bool = False) -> Plan:
-        """`new_id` replaces `old_id`: both sides and the `supersedes` link, written together.
-
-        A draft successor becomes active. Refused when it would break an invariant: a cycle, a
-        successor that is itself superseded or archived, or documents that are not valid.
-        """
-        if not self.flavour.native and not self.flavour.writes_supersession:
-            self.require_native("supersession")
-        if old_id == new_id:
-            raise RefusedError("a document cannot supersede itself")
-        old, new = self.get(old_id), self.get(new_id)
-        self.require_valid(old)
-        self.require_valid(new)
-        stated = new_id in old.superseded_by and old_id in new.supersedes and old.status == Status.SUPERSEDED
-        if stated and (not self.flavour.native or any(l.type == LinkType.SUPERSEDES and l.target == old_id for l in new.links)):
-            return Plan(f"supersede {old_id} by {new_id}: already so")
-        if new.status in (Status.SUPERSEDED, Status.ARCHIVED, Status.DEPRECATED):
-            raise RefusedError(f"{new_id} is {new.status}; a successor must be draft or active")
-        if self._supersedes_transitively(old_id, new_id):
-            raise RefusedError(f"{old_id} already (transitively) supersedes {new_id}; this would make a cycle")
-        if not self.flavour.native:
-            changes = [self._flavour_change(old, lambda parsed: self.flavour.superseded_change(parsed, old, new_id)),
-                       self._flavour_change(new, lambda parsed: self.flavour.supersedes_change(parsed, new, old_id))]
-            summary = f"supersede {old_id} by {new_id}"
-            return self.apply(Plan(summary, [c for c in changes if c.before != c.after], [self.log_line(summary)]), dry_run)
-        old_meta = {**old.meta, "status": Status.SUPERSEDED.value, "superseded_by": _union(old.superseded_by, [new_id])}
-        links = list(new.meta.get("links") or [])
-        if not any(isinstance(l, dict) and l.get("type") == LinkType.SUPERSEDES and l.get("target") == old_id for l in links):
-            links.append({"type": LinkType.SUPERSEDES.value, "target": old_id})
-        new_meta = {**new.meta, "supersedes": _union(new.supersedes, [old_id]), "links": links}
-        if new.status == Status.DRAFT:
-            new_meta["status"] = Status.ACTIVE.value
-        changes = [self.edit_change(old, old_meta), self.edit_change(new, new_meta)]
-        summary = f"supersede {old_id} by {new_id}"
-        return self.apply(Plan(summary, changes, [self.log_line(summary)]), dry_run)
-
-    def _supersedes_transitively(self, start: str, target: str) -> bool:
-        seen, stack = set(), [start]
-        while stack:
-            current = stack.pop()
-            if current == target:
-                return True
-            if current in seen or current not in self._by_id:
-                continue
-            seen.add(current)
-            stack.extend(self._records[self._by_id[current]].document.supersedes)
-        return False
-
-    @_serialized
-    def require_valid(self, doc: Document) -> None:
-        if not doc.valid:
-            codes = sorted({p.code for p in self.problems_for(doc.id) if p.code in invalidating(self.flavour)})
-            raise RefusedError(f"{doc.id} is invalid ({', '.join(codes) or 'see check'}); repair it before changing it")
-
-    # -- curation: each builds a Plan in its own module and applies it here ----------------------
-
-    def gate(self, draft: Draft, limit: int = 3) -> list[Candidate]:
-        """The write gate's 1-3 canonical candidates for new knowledge; writes nothing."""
-        return gate.candidates(self, draft, limit)
-
-    @_serialized
-    def merge_into(self, target_id: str, draft: Draft, dry_run: bool = False) -> Plan:
-        self.require_native("the write gate")
-        return self.apply(gate.plan_merge(self, target_id, draft), dry_run)
-
-    @_serialized
-    def create(self, draft: Draft, dry_run: bool = False, status: str = Status.ACTIVE.value) -> Plan:
-        self.require_native("the write gate")
-        return self.apply(gate.plan_create(self, draft, status), dry_run)
-
-    @_serialized
-    def create_superseding(self, old_id: str, draft: Draft, dry_run: bool = False) -> Plan:
-        self.require_native("the write gate")
-        return self.apply(gate.plan_create_superseding(self, old_id, draft), dry_run)
-
-    def conflicts(self) -> Conflicts:
-        """Computed on a snapshot of the documents, without holding the vault's mutex meanwhile:
-        on a large vault this takes seconds, and searches must not wait for it."""
-        return conflicts.find_conflicts(self)
-
-    @_serialized
-    def mark_compatible(self, a_id: str, b_id: str, dry_run: bool = False) -> Plan:
-        self.require_native("marking documents compatible")
-        return self.apply(conflicts.plan_compatible(self, a_id, b_id), dry_run)
-
-    @_serialized
-    def retarget(self, source_id: str, old_target: str, new_target: str | None = None, dry_run: bool = False) -> Plan:
-        self.require_native("retargeting a link")
-        return self.apply(conflicts.plan_retarget(self, source_id, old_target, new_target), dry_run)
-
-    @_serialized
-    def merge(self, source_id: str, target_id: str, dry_run: bool = False) -> Plan:
-        self.require_native("merging documents")
-        return self.apply(conflicts.plan_merge_documents(self, source_id, target_id), dry_run)
-
-    def consolidation_groups(self) -> list[Group]:
-        return consolidate.consolidation_groups(self)
-
-    @_serialized
-    def consolidate(self, into_id: str, note_ids: list[str], dry_run: bool = False, body: str | None = None,
-                    edited_from: str | None = None) -> Plan:
-        """Fold the notes into `into_id`; `body` replaces the merged text, as a person edited it
-        from `edited_from` (their edits are carried onto the files as they are now)."""
-        self.require_native("consolidation")
-        return self.apply(consolidate.plan_consolidate(self, into_id, note_ids, body, edited_from), dry_run)
-
-    @_serialized
-    def merged_body(self, into_id: str, note_ids: list[str]) -> str:
-        return consolidate.merged_body(self, into_id, note_ids)
-
-    @_serialized
-    def rename(self, old_id: str, new_id: str, dry_run: bool = False) -> Plan:
-        self.require_native("renaming")
-        return self.apply(references.plan_rename(self, old_id, new_id), dry_run)
-
-    @_serialized
-    def forget(self, doc_id: str, confirm: str, dry_run: bool = False) -> Plan:
-        """Delete a document and every trace of it. The one change that cannot be undone."""
-        self.require_native("forgetting")
-        if confirm != doc_id:
-            raise RefusedError(f"forget needs the id typed again exactly: --confirm {doc_id}")
-        if doc_id not in self:
-            if not ID_PATTERN.fullmatch(doc_id):
-                raise RefusedError(f"no document has the id {doc_id!r}")
-            if dry_run:
-                return Plan(f"forget {doc_id}: no such document; its traces would be scrubbed")
-            # Already gone (a forget interrupted before its scrub finished): scrub what is left.
-            with self.lock:
-                self._rebuild_store(lambda: references.scrub_traces(self, doc_id, ""))
-            return Plan(f"forget {doc_id}: no such document; traces scrubbed")
-        doc = self.get(doc_id)
-        plan = references.plan_forget(self, doc_id, confirm)
-        if dry_run:
-            return plan
-        with self.lock:
-            references.scrub_traces(self, doc_id, doc.path, doc.body, doc.title)  # first the undo records that hold it
-            self.apply(plan, keep_history=False)
-            self._rebuild_store(lambda: references.scrub_traces(self, doc_id, doc.path, doc.body, doc.title))
-        return plan
-
-    def _rebuild_store(self, between: Callable[[], Any]) -> None:
-        """Close the derived store, run `between` (which may delete it), and build it afresh from
-        the records in memory: FTS5 here keeps deleted words in its vocabulary until rebuilt."""
-        if self.store is not None:
-            self.store.close()
-        between()
-        self.store = DerivedStore(self.state_dir / "index.sqlite", self.flavour.name)
-        with self.store.bulk():
-            self.store.save(self.records, [], today())
-
-    def _mend_store(self) -> bool:
-        """Build the derived store again if a query found its file broken (damaged on disk, by
-        hand or by a failing disk): it is only derived, and the records in memory are whole."""
-        store = self.store
-        if store is None or not store.damaged:
-            return False
-        self._rebuild_store(store.discard)
-        return True
-
-    @_serialized
     def history(self, limit: int = 20) -> list[dict[str, Any]]:
         """Recent changes made through the workbench, newest first."""
-        return [{k: v for k, v in r.items() if k != "record_path"} for r in self.writer.history()[:limit]]
+        return self.index.history(limit)
 
-    @_serialized
-    def undo(self, dry_run: bool = False) -> Plan:
-        """Revert the last change, if every file it touched is still as it left them."""
-        records = self.writer.history()
-        if not records:
-            raise RefusedError("nothing to undo")
-        record = records[0]
-        files: list[FileChange] = record["files"]
-        current = {c.path: read_bytes(self.root / c.path) for c in files}
-        if all(current[c.path] == c.before for c in files):
-            if not dry_run:
-                self.writer.retire(record["record_path"])  # an undo interrupted after its writes
-            return Plan(f"undo {record['summary']}: already undone")
-        for change in files:
-            if current[change.path] != change.after:
-                raise RefusedError(f"cannot undo “{record['summary']}”: {change.path} has changed since")
-        summary = f"undo {record['summary']}"
-        plan = Plan(summary, [FileChange(c.path, c.after, c.before) for c in files], [self.log_line(summary)])
-        if dry_run:
-            return plan
-        with self.lock:
-            self.apply(plan, keep_history=False)
-            self.writer.retire(record["record_path"])
-        return plan
+    def to_pandas(self):
+        """One row per file as a pandas DataFrame; needs pandas, which the workbench does not."""
+        return presenting.frame(presenting.document_rows(self))
+
+    # -- derived views -------------------------------------------------------------------------
 
     def search(self, query: str, limit: int = 10) -> SearchResults:
         """Documents for a query in the search language (see `workbench.core.search`), best first;
         `QueryError` for a filter that cannot match as written (`type:decsion`)."""
-        search.prepare(self, query)  # slow parts first, without holding the vault meanwhile
-        with self.mutex:
-            self._mend_store()
-            results = search.search(self, query, limit)
-            if self._mend_store():  # found broken while searching: ask the rebuilt one
-                results = search.search(self, query, limit)
-            return results
+        return search.find(self.index, query, limit)
 
-    @_serialized
+    @serialized
     def snippets(self, query: str, hits: Iterable[Hit]) -> dict[str, str]:
         """{hit id: the words around what the query matched in it}, matches between \x02 and \x03."""
-        return search.snippets(self, query, hits)
+        return search.snippets(self.index, query, hits)
 
-    def stale(self, days: int = 90) -> list[tuple[Document, int]]:
-        return maintenance.stale_documents(self, days)
-
-    @_serialized
-    def regenerate_index(self, dry_run: bool = False) -> Plan:
-        self.require_native("the generated index")
-        return self.apply(maintenance.plan_index(self), dry_run)
-
-    @_serialized
-    def repair(self, dry_run: bool = False, paths: Iterable[str] | None = None) -> RepairReport:
-        """`check --repair`: deterministic repairs (one change), then the index's generated
-        sections (another), so each can be undone on its own. `paths` limits it to those files."""
-        report = plan_repair(self, None if paths is None else set(paths))
-        if paths is not None:
-            if not dry_run and report.plan.changes:
-                self.apply(report.plan)
-            return report
-        if dry_run:
-            return report
-        self.apply(report.plan)
-        self.refresh()
-        if maintenance.VAULT_INDEX in self and self.get(maintenance.VAULT_INDEX).valid:
-            report.index_plan = self.regenerate_index()
-        return report
-
-    # -- conveniences for the faces -------------------------------------------------------------
-
-    @_serialized
+    @serialized
     def graph(self) -> nx.MultiDiGraph:
         """The typed-link graph as the vault is now (see graph.py): kept in step with the files as
         they change, and a snapshot of its own that nothing changes once it is returned."""
-        return self._live_graph.sync(self)
+        if self._graph is None:
+            from .live_graph import LiveGraph  # networkx: loaded by the first caller that wants a graph
 
-    @_serialized
+            self._graph = LiveGraph()
+        return self._graph.sync(self.index)
+
     def neighbourhood(self, doc_id: str, depth: int = 1, link_types: Iterable[str] | str | None = None) -> Neighbourhood:
         """The documents within `depth` links of `doc_id`, both ways; a notebook draws it in Mermaid."""
+        from .graph import Neighbourhood
+
         return Neighbourhood(self.graph(), doc_id, depth, link_types)
 
-    @_serialized
-    def to_pandas(self):
-        """One row per file as a pandas DataFrame; needs pandas, which the workbench does not."""
-        return display.to_pandas(self)
+    def conflicts(self) -> Conflicts:
+        """Computed on a snapshot of the documents, without holding the vault's mutex meanwhile:
+        on a large vault this takes seconds, and searches must not wait for it."""
+        return conflicts.find_conflicts(self.documents)
 
-    def folder_for(self, doc_type: str) -> str:
-        return TYPE_FOLDERS[DocType(doc_type)]
+    def consolidation_groups(self) -> list[Group]:
+        return consolidate.consolidation_groups(self.documents)
 
-    @_serialized
-    def iter_documents(self, types: Iterable[str] | None = None, predicate: Callable[[Document], bool] | None = None) -> list[Document]:
-        wanted = set(types) if types else None
-        return [d for d in self.documents if (wanted is None or d.type in wanted) and (predicate is None or predicate(d))]
+    def stale(self, days: int = 90) -> list[tuple[Document, int]]:
+        return maintenance.stale_documents(self.documents, days)
 
+    def gate(self, draft: Draft, limit: int = 3) -> list[Candidate]:
+        """The write gate's 1-3 canonical candidates for new knowledge; writes nothing."""
+        return gate.candidates(self.index, draft, limit)
 
-def _union(first: list[str], second: list[str]) -> list[str]:
-    return first + [x for x in second if x not in first]
+    @serialized
+    def merged_body(self, into_id: str, note_ids: list[str]) -> str:
+        return consolidate.merged_body(self.index, into_id, note_ids)
 
+    # -- changing: each plans in its service and is applied (or only shown) here --------------
 
-def _as_date_or(value: Any, default: dt.date) -> dt.date:
-    return as_date(value) or default
+    @serialized
+    def apply(self, plan: Plan, dry_run: bool = False) -> Plan:
+        """Carry out a plan (or only return it, with `dry_run`): all files or none."""
+        return self.index.apply(plan, dry_run)
+
+    @serialized
+    def save(self, doc: Document, dry_run: bool = False) -> Plan:
+        """Write `doc` (a changed copy of what `get` returned). Raises ConflictError, writing nothing,
+        if the file changed on disk since `doc` was read. Writes no byte when nothing changed."""
+        return self.apply(transitions.plan_save(self.index, doc), dry_run)
+
+    @serialized
+    def set_status(self, doc_id: str, status: str, dry_run: bool = False) -> Plan:
+        """Move a document along its lifecycle; the same status again changes nothing."""
+        return self.apply(transitions.plan_status(self.index, doc_id, status), dry_run)
+
+    @serialized
+    def set_execution_state(self, doc_id: str, state: str, dry_run: bool = False) -> Plan:
+        """A task's execution state, kept apart from its lifecycle status."""
+        return self.apply(transitions.plan_execution_state(self.index, doc_id, state), dry_run)
+
+    @serialized
+    def supersede(self, old_id: str, new_id: str, dry_run: bool = False) -> Plan:
+        """`new_id` replaces `old_id`: both sides and the `supersedes` link, written together."""
+        return self.apply(transitions.plan_supersede(self.index, old_id, new_id), dry_run)
+
+    @serialized
+    def merge_into(self, target_id: str, draft: Draft, dry_run: bool = False) -> Plan:
+        self.index.require_native("the write gate")
+        return self.apply(gate.plan_merge(self.index, target_id, draft), dry_run)
+
+    @serialized
+    def create(self, draft: Draft, dry_run: bool = False, status: str = Status.ACTIVE.value) -> Plan:
+        self.index.require_native("the write gate")
+        return self.apply(gate.plan_create(self.index, draft, status), dry_run)
+
+    @serialized
+    def create_superseding(self, old_id: str, draft: Draft, dry_run: bool = False) -> Plan:
+        self.index.require_native("the write gate")
+        return self.apply(gate.plan_create_superseding(self.index, old_id, draft), dry_run)
+
+    @serialized
+    def mark_compatible(self, a_id: str, b_id: str, dry_run: bool = False) -> Plan:
+        self.index.require_native("marking documents compatible")
+        return self.apply(conflicts.plan_compatible(self.index, a_id, b_id), dry_run)
+
+    @serialized
+    def retarget(self, source_id: str, old_target: str, new_target: str | None = None, dry_run: bool = False) -> Plan:
+        self.index.require_native("retargeting a link")
+        return self.apply(conflicts.plan_retarget(self.index, source_id, old_target, new_target), dry_run)
+
+    @serialized
+    def merge(self, source_id: str, target_id: str, dry_run: bool = False) -> Plan:
+        self.index.require_native("merging documents")
+        return self.apply(conflicts.plan_merge_documents(self.index, source_id, target_id), dry_run)
+
+    @serialized
+    def consolidate(self, into_id: str, note_ids: list[str], dry_run: bool = False, body: str | None = None,
+                    edited_from: str | None = None) -> Plan:
+        """Fold the notes into `into_id`; `body` replaces the merged text, as a person edited it
+        from `edited_from` (their edits are carried onto the files as they are now)."""
+        self.index.require_native("consolidation")
+        return self.apply(consolidate.plan_consolidate(self.index, into_id, note_ids, body, edited_from), dry_run)
+
+    @serialized
+    def rename(self, old_id: str, new_id: str, dry_run: bool = False) -> Plan:
+        self.index.require_native("renaming")
+        return self.apply(references.plan_rename(self.index, old_id, new_id), dry_run)
+
+    @serialized
+    def forget(self, doc_id: str, confirm: str, dry_run: bool = False) -> Plan:
+        """Delete a document and every trace of it. The one change that cannot be undone."""
+        return references.forget(self.index, doc_id, confirm, dry_run)
+
+    @serialized
+    def undo(self, dry_run: bool = False) -> Plan:
+        """Revert the last change, if every file it touched is still as it left them."""
+        return undo.undo(self.index, dry_run)
+
+    @serialized
+    def regenerate_index(self, dry_run: bool = False) -> Plan:
+        self.index.require_native("the generated index")
+        return self.apply(maintenance.plan_index(self.index), dry_run)
+
+    @serialized
+    def repair(self, dry_run: bool = False, paths: Iterable[str] | None = None) -> RepairReport:
+        """`check --repair`: deterministic repairs (one change), then the index's generated
+        sections (another), so each can be undone on its own. `paths` limits it to those files."""
+        return repair.repair(self.index, dry_run, paths)

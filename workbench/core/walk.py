@@ -15,11 +15,10 @@ from .flavours import FLAVOURS, MEMORY_CORE, Flavour
 from .model import TYPE_FOLDERS
 from .storage import TEMP_MARK
 
-__all__ = ["RECOVERY_DIR", "RESERVED_FILES", "STATE_DIR", "Walk", "find_root", "looks_like_vault", "walk_vault"]
+__all__ = ["RECOVERY_DIR", "STATE_DIR", "Walk", "find_root", "looks_like_vault", "walk_vault"]
 
 STATE_DIR = ".workbench"
 RECOVERY_DIR = ".recovery"
-RESERVED_FILES = frozenset({"log.md", "README.md"})  # at the root only
 TYPE_FOLDER_NAMES = frozenset(TYPE_FOLDERS.values())
 
 

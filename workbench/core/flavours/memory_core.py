@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..model import Severity
+from ..model import TYPE_FOLDERS, Severity
 from .base import Flavour
 
 __all__ = ["MemoryCore"]
+
+_TYPE_FOLDER_NAMES = frozenset(TYPE_FOLDERS.values())
 
 
 @dataclass
@@ -21,12 +23,8 @@ class MemoryCore(Flavour):
     reserved: frozenset[str] = field(default_factory=lambda: frozenset({"log.md", "README.md"}))
 
     def detect(self, root: Path) -> int:
-        from ..walk import (
-            TYPE_FOLDER_NAMES,  # the walk knows the folders; imported late to keep imports one way
-        )
-
         typed = 0
-        for name in TYPE_FOLDER_NAMES:
+        for name in _TYPE_FOLDER_NAMES:
             folder = root / name
             if folder.is_dir() and not folder.is_symlink():
                 if next(folder.glob("mem-*.md"), None) is not None:
@@ -37,7 +35,7 @@ class MemoryCore(Flavour):
         # Type folders of Markdown files, perhaps every one of them broken: Memory Core if they
         # hold most of the vault's files, else a notes vault that happens to have a `tasks/`.
         others = sum(1 for p in root.glob("*.md") if p.name not in self.reserved)
-        others += sum(1 for p in root.glob("*/*.md") if p.parent.name not in TYPE_FOLDER_NAMES)
+        others += sum(1 for p in root.glob("*/*.md") if p.parent.name not in _TYPE_FOLDER_NAMES)
         return 50 if typed > others else 5
 
     def doc_id(self, path: str, meta: dict) -> str:

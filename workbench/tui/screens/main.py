@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-import types
 from pathlib import Path
 from typing import ClassVar
 
@@ -249,7 +248,7 @@ class MainScreen(GuidedFlows, Screen[None]):
         """Run on the documents as summarised, not on the live vault: `Vault.conflicts` would hold
         the vault's mutex for the whole (long) run and stall every search meanwhile."""
         try:
-            conflicts = core_conflicts.find_conflicts(types.SimpleNamespace(documents=list(documents)))
+            conflicts = core_conflicts.find_conflicts(documents)
         except Exception as exc:  # noqa: BLE001
             self._report(exc, "Conflicts could not be listed")
             conflicts = None

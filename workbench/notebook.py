@@ -1,11 +1,12 @@
-"""How the core's objects look in a notebook: HTML tables, Markdown and Mermaid, every piece escaped.
+"""The notebook face: how the core's objects look in Jupyter, as HTML tables, Markdown and
+Mermaid, every piece escaped.
 
 Jupyter asks whatever a cell returns for `_repr_html_` or `_repr_markdown_`. The core's classes
-(`Document`, `Problem`, `Hit`, `Conflict`, `Neighbourhood` and the list-like `SearchResults`,
-`Problems`, `Conflicts`) answer with a one-line call into this module, so the core needs no
-IPython and a script that never meets a notebook pays nothing for it. This module imports nothing
-from the rest of the core at load time (the model imports it), and nothing outside the standard
-library at all: pandas is used when it is there, never required.
+(`Vault`, `Document`, `Problem`, `Hit`, `Conflict`, `Neighbourhood` and the list-like
+`SearchResults`, `Problems`, `Conflicts`) ask `core/presenting.py`, and this module, a face above
+the core like the TUI and the CLI, installs the drawing there when the `workbench` package is
+imported. So the core needs no IPython and knows nothing of HTML, and this module loads only the
+standard library (the graph, and with it networkx, only when a neighbourhood is drawn).
 
 Titles, bodies, ids, paths and messages are written by agents and may hold `<script>`. Nothing
 here trusts them: HTML is built from `_Html` pieces, and any other value put into it is escaped on
@@ -22,12 +23,13 @@ the way in; Markdown output escapes vault text too, so that neither an HTML tag 
 
 from __future__ import annotations
 
-import datetime as dt
 import html
-import importlib
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from .core import presenting
+from .core.presenting import document_rows, frame, plain_text
 
 __all__ = [
     "STATUS_COLOURS",
@@ -44,12 +46,7 @@ __all__ = [
     "conflicts_html",
     "neighbourhood_markdown",
     "vault_html",
-    "Overview",
-    "overview",
-    "problems",
-    "neighbourhood",
     "document_rows",
-    "to_pandas",
     "frame",
 ]
 
@@ -73,7 +70,7 @@ class _Html(str):
 
 def escape(value: Any) -> _Html:
     """`value` as HTML text: `<`, `>`, `&` and both quotes escaped, so it can never become markup."""
-    return _Html(html.escape(_plain(value), quote=True))
+    return _Html(html.escape(plain_text(value), quote=True))
 
 
 def _piece(value: Any) -> _Html:
@@ -90,19 +87,6 @@ def _tag(name: str, content: Any = "", style: str = "", **attrs: str) -> _Html:
         attrs["style"] = style
     rendered = "".join(f' {key.rstrip("_")}="{html.escape(value, quote=True)}"' for key, value in attrs.items())
     return _Html(f"<{name}{rendered}>{_piece(content)}</{name}>")
-
-
-def _plain(value: Any) -> str:
-    """A frontmatter value as one line of text (dates as ISO, lists and mappings flattened)."""
-    if value is None:
-        return ""
-    if isinstance(value, (dt.date, dt.datetime)):
-        return value.isoformat()
-    if isinstance(value, Mapping):
-        return "; ".join(f"{_plain(k)}: {_plain(v)}" for k, v in value.items())
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return ", ".join(_plain(v) for v in value)
-    return str(value)
 
 
 def _table(headers: Iterable[Any], rows: Iterable[Iterable[Any]]) -> _Html:
@@ -123,14 +107,14 @@ def _badge(text: Any, colour: str) -> _Html:
 
 def status_badge(status: Any) -> _Html:
     """The status as a coloured pill; an empty status as a dash."""
-    word = _plain(status)
+    word = plain_text(status)
     if not word:
         return escape("—")
     return _badge(word, STATUS_COLOURS.get(word, OTHER_STATUS_COLOUR))
 
 
 def _severity(severity: Any) -> _Html:
-    word = _plain(severity)
+    word = plain_text(severity)
     return _badge(word, SEVERITY_COLOURS.get(word, OTHER_STATUS_COLOUR))
 
 
@@ -146,7 +130,7 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~])")
 def markdown_text(value: Any) -> str:
     """Vault text as inline Markdown that shows as written: on one line, HTML escaped, every
     Markdown punctuation mark backslashed (so a title cannot open code, a link or a table cell)."""
-    text = re.sub(r"\s+", " ", _plain(value)).strip()
+    text = re.sub(r"\s+", " ", plain_text(value)).strip()
     return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(text, quote=True))
 
 
@@ -344,7 +328,7 @@ def document_html(doc: Any) -> _Html:
 
 def _property_text(key: str, value: Any) -> Any:
     if key == "links" and isinstance(value, list):
-        return ", ".join(f"{_plain(i['type'])} → {_plain(i['target'])}" if _is_link(i) else _plain(i) for i in value)
+        return ", ".join(f"{plain_text(i['type'])} → {plain_text(i['target'])}" if _is_link(i) else plain_text(i) for i in value)
     return value
 
 
@@ -412,18 +396,18 @@ def conflicts_html(conflicts: Iterable[Any]) -> _Html:
 def _mermaid_classes(hood: Any) -> list[str]:
     """Status colours and a thick border for the root: Mermaid `classDef` lines for the diagram."""
     # The ids `export` wrote, so that the classes land on its nodes.
-    from .graph import _mermaid_id
+    from .core.graph import mermaid_id
 
     lines = []
     by_class: dict[str, list[str]] = {}
     for node in hood.nodes:
         if node["status"]:
             name = node["status"] if node["status"] in STATUS_COLOURS else "other"
-            by_class.setdefault(name, []).append(_mermaid_id(node["id"]))
+            by_class.setdefault(name, []).append(mermaid_id(node["id"]))
     for name, members in sorted(by_class.items()):
         colour = STATUS_COLOURS.get(name, OTHER_STATUS_COLOUR)
         lines += [f"  classDef status_{name} fill:{colour},color:#fff,stroke:{colour}", f"  class {','.join(members)} status_{name}"]
-    lines += ["  classDef root stroke:#000,stroke-width:3px", f"  class {_mermaid_id(hood.root)} root"]
+    lines += ["  classDef root stroke:#000,stroke-width:3px", f"  class {mermaid_id(hood.root)} root"]
     return lines
 
 
@@ -475,59 +459,12 @@ def vault_html(vault: Any) -> _Html:
     return _tag("div", _join([head, line, table]), class_="workbench-vault")
 
 
-class Overview:
-    """A vault's summary as a notebook object, for a `Vault` that cannot display itself."""
-
-    def __init__(self, vault: Any):
-        self.vault = vault
-
-    def _repr_html_(self) -> str:
-        return vault_html(self.vault)
-
-
-def overview(vault: Any) -> Overview:
-    return Overview(vault)
-
-
-def problems(vault: Any):
-    """The vault's problems as a `Problems` list, which a notebook shows as a table."""
-    from .model import Problems
-
-    return Problems(vault.problems)
-
-
-def neighbourhood(vault: Any, doc_id: str, depth: int = 1, link_types: Iterable[str] | str | None = None):
-    """The documents within `depth` links of `doc_id`, as a `Neighbourhood` a notebook draws."""
-    return vault.neighbourhood(doc_id, depth, link_types)
-
-
-# -- frames -------------------------------------------------------------------------------------
-
-
-def document_rows(vault: Any) -> list[dict[str, Any]]:
-    """One plain row per file of the vault, invalid ones included: the shape `to_pandas` frames."""
-    rows = []
-    for record in vault.records:
-        doc = record.document
-        rows.append({
-            "id": doc.id, "type": doc.type, "title": doc.title, "status": doc.status, "valid": doc.valid,
-            "project": _plain(doc.meta.get("project")), "tags": doc.tags,
-            "created_at": _plain(doc.meta.get("created_at")), "updated_at": _plain(doc.meta.get("updated_at")),
-            "links": len(doc.links), "supersedes": doc.supersedes, "superseded_by": doc.superseded_by, "path": doc.path,
-        })
-    return rows
-
-
-def frame(rows: Iterable[Mapping[str, Any]]):
-    """Rows as a pandas DataFrame; pandas is optional, so without it this says how to get it."""
-    try:
-        pandas = importlib.import_module("pandas")
-    except ImportError:
-        raise ImportError("to_pandas needs pandas, which is not installed (pip install pandas); "
-                          "the same rows are available as plain dicts without it") from None
-    return pandas.DataFrame(list(rows))
-
-
-def to_pandas(vault: Any):
-    """The vault's documents as a DataFrame, one row per file (see `document_rows`)."""
-    return frame(document_rows(vault))
+presenting.install({
+    "document_html": document_html,
+    "document_markdown": document_markdown,
+    "hits_html": hits_html,
+    "problems_html": problems_html,
+    "conflicts_html": conflicts_html,
+    "neighbourhood_markdown": neighbourhood_markdown,
+    "vault_html": vault_html,
+})

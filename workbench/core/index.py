@@ -1,0 +1,621 @@
+"""The index of a vault's records: what every view and service of the vault stands on.
+
+Files are the truth. The index keeps what it parsed of each file (a `Record`), keyed by its size
+and modification time, and re-reads a file whenever those move, so a long-lived index sees what
+agents write beside it. It owns: opening a vault (finishing a change a crash interrupted), which
+file owns which id, reading (`get`, `documents`, `problems`), planning the bytes of an edit
+(`edit_change`), and applying a `Plan` all-or-nothing through the `ChangeWriter`, under the vault's
+lock and its own mutex. It knows nothing of search, the graph or curation: those take the index.
+
+Derived views keep what they computed between calls in the slots declared in `__init__`
+(`search_views`, `search_postings`, `meaning`), dropped with the index; each view checks
+`generation`, which moves whenever the records change.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime as dt
+import functools
+import os
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from . import flavours
+from .cache import DerivedStore
+from .changes import Plan
+from .flavours import Flavour, Ids
+from .live import VaultWatcher
+from .loading import collector_paused, parse_files
+from .model import ConflictError, Document, Problem, Problems, RefusedError, Severity, VaultError
+from .parse import ParsedFile, as_date, digest_of, parse_bytes
+from .records import IdLog, Record, build_record, invalidating, read_document, today
+from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
+from .validate import check_relations
+from .walk import RECOVERY_DIR, STATE_DIR, Walk, find_root, is_debris, walk_vault
+from .yamledit import EditError, apply_meta, render_frontmatter
+
+__all__ = ["VaultIndex", "serialized"]
+
+
+# Rows stored per transaction on a cold open: each commit writes full-text segments that FTS5
+# later merges, so a few large transactions (a quarter of the files each) cost far less than one
+# per parsed chunk, while the parent still stores as the workers parse.
+STORE_BATCH_MIN = 500
+
+
+def _comparable(meta: dict[str, Any]) -> dict[str, Any]:
+    def norm(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {str(k): norm(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [norm(v) for v in value]
+        if isinstance(value, (dt.date, dt.datetime)):
+            return value.isoformat()
+        return value
+
+    return norm(meta)
+
+
+def serialized(method: Callable) -> Callable:
+    """Run a method under the index's own reentrant mutex (`self.mutex`, or `self.index.mutex`):
+    the TUI's workers and the file watcher call one vault from several threads, and its records
+    must change one call at a time."""
+
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with (self.mutex if hasattr(self, "mutex") else self.index.mutex):
+            return method(self, *args, **kwargs)
+
+    return run
+
+
+class VaultIndex:
+    """The records of a vault on disk. Open it with `VaultIndex.open(path)` (or `Vault.open`).
+
+    One index may be shared between threads: every public method runs under its mutex. Between
+    processes, the vault lock and the check that a file is unchanged since it was read keep writes
+    safe.
+    """
+
+    def __init__(self, root: Path, flavour: Flavour = flavours.MEMORY_CORE):
+        self.root = root
+        self.flavour = flavour
+        self.state_dir = root / STATE_DIR
+        self.recovery_dir = root / RECOVERY_DIR
+        # The change log is a vault file where the format reserves one (Memory Core, OKF); in
+        # anyone else's vault a new `log.md` would be a new note, so it stays with our state.
+        self.log_path = root / "log.md" if flavour.native or flavour.is_reserved("log.md") else root / STATE_DIR / "log.md"
+        self.lock = VaultLock(self.state_dir)
+        self.writer = ChangeWriter(root, self.state_dir, self.lock, self.log_path)
+        self._records: dict[str, Record] = {}
+        self._by_id: dict[str, str] = {}  # id -> the file that owns it: the first in path order
+        self._shared: dict[str, set[str]] = {}  # id -> every file claiming it, for ids claimed twice or more
+        self._ids: Ids | None = None  # the ids as links look them up (other flavours), while they stay the same
+        self._relation_problems: list[Problem] | None = None
+        self._symlinks: list[str] = []
+        self._not_pages: list[tuple[str, str]] = []
+        self.recovery_notes: list[str] = []
+        self.store: DerivedStore | None = None
+        self.mutex = threading.RLock()
+        self.generation = 0  # moves whenever the records change, so derived views know to rebuild
+        self.id_log = IdLog()  # which ids each generation touched, so the graph need not scan them all
+        # What derived views keep between calls, declared here so that no view hangs its own
+        # attributes on the index: search.py's lookups and kept per-word results, semantic.py's index.
+        self.search_views: Any = None
+        self.search_postings: Any = None
+        self.meaning: Any = None
+
+    # -- opening and reading ----------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], flavour: str | None = None) -> VaultIndex:
+        """Open the vault at `path` (or its `memory/` child), finishing any change a crash interrupted.
+
+        The flavour (Memory Core, Dendron, ADRs...) is detected unless named."""
+        given = Path(path).expanduser()
+        if any(ord(c) < 32 for c in str(given)):
+            raise VaultError(f"vault path {str(given)!r} contains control characters")
+        if not given.exists():
+            raise VaultError(f"{given}: no such folder")
+        if not given.is_dir():
+            raise VaultError(f"{given}: not a folder")
+        root = find_root(given.resolve())
+        chosen = flavours.get(flavour) if flavour else flavours.detect(root)
+        if not chosen.native:
+            root = given.resolve()
+        vault = cls(root, chosen)
+        walk = walk_vault(vault.root, chosen)
+        if vault.writer.needs_recovery(walk.temporaries):
+            vault.recovery_notes = vault.writer.recover(walk.temporaries)
+            walk = walk_vault(vault.root, chosen)
+        vault.store = DerivedStore(vault.state_dir / "index.sqlite", chosen.name)
+        with collector_paused():
+            vault._load(walk, vault.store.load(today()))
+        return vault
+
+    @serialized
+    def _load(self, walk: Walk, cached: dict[str, Record] | None = None) -> None:
+        """Bring the records in line with the walk: keep what is unchanged (in memory or in the
+        derived store), parse what changed, forget what is gone."""
+        on = today()
+        cached = cached or {}
+        seen: set[str] = set()
+        to_parse: list[tuple[str, int, int]] = []
+        moved = False  # whether any record came, went or changed: if none did, nothing derived is stale
+        for path, stat in walk.files:
+            seen.add(path)
+            current = self._records.get(path)
+            known = current or cached.get(path)
+            if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
+                if known is not current:
+                    self._records[path] = known
+                    moved = True
+                continue
+            to_parse.append((path, stat.st_size, stat.st_mtime_ns))
+        if to_parse:
+            with_rows = self.store is not None
+            rows: list = []
+            bulk = self.store.bulk() if with_rows and len(to_parse) >= STORE_BATCH_MIN else contextlib.nullcontext()
+            with collector_paused(), bulk:
+                for chunk in parse_files(self.root, to_parse, on, with_rows, self.flavour.name):
+                    for record, row in chunk:
+                        self._records[record.path] = record
+                        rows.append(row)
+                    if with_rows and len(rows) >= max(STORE_BATCH_MIN, len(to_parse) // 4):
+                        self.store.save_rows(rows)  # while the workers parse on
+                        rows = []
+                if with_rows and rows:
+                    self.store.save_rows(rows)
+        gone = (set(self._records) | set(cached)) - seen
+        for path in gone:
+            moved = self._records.pop(path, None) is not None or moved
+        if self.store is not None and gone:
+            self.store.save([], gone, on)
+        moved = moved or bool(to_parse) or (walk.symlinks, walk.not_pages) != (self._symlinks, self._not_pages)
+        self._symlinks = walk.symlinks
+        self._not_pages = walk.not_pages
+        if moved or self.generation == 0:
+            self.reindex()
+        self.mend_store()
+
+    @serialized
+    def reindex(self) -> None:
+        """Map ids to files; a second file claiming an id is a problem and is not a node. Looks at
+        every record: for an open or a walk (a batch of files goes through `_index_paths`)."""
+        self.generation += 1
+        by_id: dict[str, str] = {}
+        shared: dict[str, set[str]] = {}
+        unreadable = invalidating(self.flavour)
+        for path in sorted(self._records):
+            record = self._records[path]
+            doc_id = record.document.id
+            first = by_id.setdefault(doc_id, path)
+            if first != path:
+                shared.setdefault(doc_id, {first}).add(path)
+            self._settle(record, first, unreadable)
+        self._by_id, self._shared, self._ids = by_id, shared, None
+        if not self.flavour.native:
+            self._resolve_links(self._records.values())
+        self.id_log.restart(self.generation)
+        self._relation_problems = None
+
+    @serialized
+    def _index_paths(self, before: dict[str, str | None]) -> None:
+        """`reindex` for a few changed files (the watcher's batches), giving the same result: only
+        the ids those files claimed before (`before`: path -> id, None for a new file) or claim
+        now are settled again, among the files that claim them."""
+        self.generation += 1
+        claiming: dict[str, set[str]] = {doc_id: set() for doc_id in before.values() if doc_id is not None}
+        for path in before:
+            record = self._records.get(path)
+            if record is not None:
+                claiming.setdefault(record.document.id, set()).add(path)
+        unreadable = invalidating(self.flavour)
+        ids_moved = False
+        for doc_id, arrived in claiming.items():
+            owner = self._by_id.get(doc_id)
+            claimants = self._shared.get(doc_id) or ({owner} if owner is not None else set())
+            claimants = {path for path in claimants if path not in before and path in self._records} | arrived
+            ids_moved |= self._own(doc_id, claimants, unreadable)
+        touched = set(claiming)
+        if not self.flavour.native:
+            if ids_moved:
+                self._ids = None
+            changed = self._records.values() if ids_moved else [self._records[p] for p in before if p in self._records]
+            touched |= self._resolve_links(changed)
+        self.id_log.add(self.generation, touched)
+        self._relation_problems = None
+
+    def _own(self, doc_id: str, claimants: set[str], unreadable: frozenset[str]) -> bool:
+        """Give `doc_id` to the first of the files claiming it and settle each of them; True when
+        the id came or went."""
+        if not claimants:
+            self._shared.pop(doc_id, None)
+            return self._by_id.pop(doc_id, None) is not None
+        owner = min(claimants)  # as the first in sorted order
+        came = self._by_id.get(doc_id) is None
+        self._by_id[doc_id] = owner
+        if len(claimants) > 1:
+            self._shared[doc_id] = claimants
+        else:
+            self._shared.pop(doc_id, None)
+        for path in claimants:
+            self._settle(self._records[path], owner, unreadable)
+        return came
+
+    def _settle(self, record: Record, owner: str, unreadable: frozenset[str]) -> None:
+        """A record's problems and validity given the file that owns its id: a duplicate is
+        invalid, and a file that was invalid only as a duplicate is valid again once it owns it."""
+        doc = record.document
+        if record.problems and any(p.code == "id-duplicate" for p in record.problems):
+            record.problems = [p for p in record.problems if p.code != "id-duplicate"]
+        if record.path != owner:
+            duplicate = Problem(record.path, Severity.ERROR, "id-duplicate", f"id {doc.id} is also used by {owner}", None, doc.id)
+            record.problems = record.problems + [duplicate]
+            if doc.valid is not False:
+                record.document = dataclasses.replace(doc, valid=False)
+        elif doc.valid is False and not any(p.code in unreadable for p in record.problems):
+            record.document = dataclasses.replace(doc, valid=True)
+
+    def _resolve_links(self, records: Iterable[Record]) -> set[str]:
+        """Point each link at the id it names now: a note added or removed changes what other
+        notes' `[[name]]` resolves to, so all of them are resolved again whenever the set of ids
+        changes, and only new ones otherwise. Returns the ids of the documents that changed."""
+        if self._ids is None:
+            self._ids = Ids(list(self._by_id))
+        changed: set[str] = set()
+        for record in records:
+            doc = record.document
+            if doc.view is not None:
+                view = self.flavour.resolve(doc.view, self._ids)
+                if view is not doc.view:
+                    record.document = dataclasses.replace(doc, view=view)
+                    changed.add(doc.id)
+        return changed
+
+    @serialized
+    def refresh(self) -> None:
+        """Re-read whatever changed on disk since the last look (cheap: a walk and a stat per file)."""
+        self._load(walk_vault(self.root, self.flavour))
+
+    @serialized
+    def refresh_paths(self, paths: list[str]) -> None:
+        """Re-read just these files (the watcher's batches): the rest of the vault is not touched,
+        and the derived store takes the whole batch in one commit."""
+        batch: tuple[list[Record], list[str]] = ([], [])
+        before = {path: record.document.id for path in paths if (record := self._records.get(path)) is not None}
+        changed: list[str] = []
+        try:
+            for path in paths:
+                if self.refresh_path(path, reindex=False, batch=batch) is not False:
+                    changed.append(path)
+        finally:  # a file that fails to read leaves those before it re-read: they are indexed all the same
+            if self.store is not None and (batch[0] or batch[1]):
+                self.store.save(batch[0], batch[1], today())
+                self.mend_store()
+            if changed:
+                self._index_paths({path: before.get(path) for path in changed})
+
+    @serialized
+    def watch(self, on_change=None) -> VaultWatcher:
+        """Start a watcher that keeps this vault in line with the disk; stop it when done."""
+        return VaultWatcher(self, on_change).start()
+
+    def _is_document_path(self, path: str) -> bool:
+        """What the walk would take as a document: no hidden part, no debris, no symlink on the way."""
+        parts = path.split("/")
+        if not path.endswith(".md") or any(p.startswith(".") or is_debris(p) for p in parts):
+            return False
+        if self.flavour.is_reserved(path) or self.flavour.not_a_page(path):
+            return False
+        if any(not self.flavour.walks_into("/".join(parts[: n + 1])) for n in range(len(parts) - 1)):
+            return False
+        current = self.root
+        for part in parts:
+            current = current / part
+            if current.is_symlink():
+                return False
+        return True
+
+    @serialized
+    def refresh_path(self, path: str, reindex: bool = True, batch: tuple[list[Record], list[str]] | None = None) -> Record | None | bool:
+        """Bring one file's record in line with the disk; False when nothing changed. With a
+        `batch`, the store's rows are collected there instead of written one commit at a time."""
+        full = self.root / path
+        try:
+            stat = full.stat(follow_symlinks=False) if self._is_document_path(path) else None
+        except FileNotFoundError:
+            stat = None
+        if stat is None:
+            if path not in self._records:
+                return False
+            gone = self._records.pop(path)
+            if batch is not None:
+                batch[1].append(path)
+            elif self.store is not None:
+                self.store.save([], [path], today())
+            if reindex:
+                self._index_paths({path: gone.document.id})
+            return None
+        known = self._records.get(path)
+        if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
+            return known if reindex else False
+        raw = read_document(full)
+        if raw is None:
+            return None
+        record = build_record(path, raw, stat.st_size, stat.st_mtime_ns, today(), self.flavour)
+        self._records[path] = record
+        if batch is not None:
+            batch[0].append(record)
+        elif self.store is not None:
+            self.store.save([record], [], today())
+        if reindex:
+            self._index_paths({path: known.document.id if known else None})
+        return self._records[path]
+
+    @property
+    @serialized
+    def records(self) -> list[Record]:
+        return [self._records[p] for p in sorted(self._records)]
+
+    @property
+    @serialized
+    def documents(self) -> list[Document]:
+        """Every valid document, ordered by id."""
+        docs = [r.document for r in self._records.values() if r.document.valid]
+        return sorted(docs, key=lambda d: d.id)
+
+    def iter_records(self) -> Iterable[Record]:
+        """Every record, unsorted and uncopied, for a caller holding the mutex that looks at each
+        once (the live graph's scan: sorting 50,000 ids for nothing is what `records` costs)."""
+        return self._records.values()
+
+    @serialized
+    def current_at(self, path: str) -> Document | None:
+        """The document at `path` as last read, read now if it was not known yet; None if none is there."""
+        if path not in self._records:
+            self.refresh_path(path)
+        record = self._records.get(path)
+        return record.document if record is not None else None
+
+    @serialized
+    def owners(self) -> dict[str, str]:
+        """{id: the file that owns it}: the first in path order of the files that claim it."""
+        return dict(self._by_id)
+
+    def owner_document(self, doc_id: str) -> Document | None:
+        """What was last read from the file that owns `doc_id`, without looking at the disk."""
+        path = self._by_id.get(doc_id)
+        return self._records[path].document if path is not None else None
+
+    @serialized
+    def ids(self) -> list[str]:
+        return sorted(self._by_id)
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._by_id
+
+    def __repr__(self) -> str:
+        return f"VaultIndex({str(self.root)!r}, {len(self)} files)"
+
+    @serialized
+    def get(self, doc_id: str) -> Document:
+        """The document as it is on disk now; RefusedError if no file has that id."""
+        path = self._by_id.get(doc_id)
+        record = self.refresh_path(path) if path else None
+        if record is None or record.document.id != doc_id:
+            self.refresh()
+            path = self._by_id.get(doc_id)
+            record = self._records.get(path) if path else None
+        if record is None:
+            raise RefusedError(f"no document has the id {doc_id!r}")
+        return record.document
+
+    def document_at(self, path: str) -> Document | None:
+        """What was last read from `path` (relative to the root), without looking at the disk."""
+        record = self._records.get(path)
+        return record.document if record is not None else None
+
+    @serialized
+    def source(self, doc_id: str) -> bytes:
+        """The document's file as it is on disk now, byte for byte (and its record refreshed)."""
+        doc = self.get(doc_id)
+        raw = read_bytes(self.root / doc.path)
+        if raw is None or digest_of(raw) != doc.digest:
+            doc = self.get(doc_id)
+            raw = read_bytes(self.root / doc.path) or b""
+        return raw
+
+    @serialized
+    def record(self, doc_id: str) -> Record:
+        self.get(doc_id)
+        return self._records[self._by_id[doc_id]]
+
+    @property
+    def problems(self) -> Problems:
+        """Every problem in the vault: per file, across files, and symlinks that were skipped."""
+        relations = self._relations()
+        with self.mutex:
+            found = [p for r in self._records.values() for p in r.problems] + relations
+            found += [Problem(s, Severity.WARNING, "symlink-ignored", "symlinks are never followed; this one is not part of the vault") for s in self._symlinks]
+            found += [Problem(path, Severity.WARNING, "not-a-page", why) for path, why in self._not_pages]
+        return Problems(sorted(found, key=lambda p: (p.path, p.line or 0, p.code, p.message)))
+
+    def problems_for(self, doc_id: str) -> Problems:
+        relations = self._relations()
+        with self.mutex:
+            path = self._by_id.get(doc_id)
+            record = self._records.get(path) if path is not None else None
+            found = (list(record.problems) if record is not None else []) + [p for p in relations if p.path == path]
+        return Problems(sorted(found, key=lambda p: (p.line or 0, p.code, p.message)))
+
+    def _relations(self) -> list[Problem]:
+        """The problems across files (links, supersession), kept until the records change. They are
+        checked on a snapshot outside the vault's lock: on a large vault that takes a second, and
+        searching (a person typing) must not wait for it."""
+        with self.mutex:
+            if self._relation_problems is not None:
+                return self._relation_problems
+            generation = self.generation
+            owned = [r for r in self._records.values() if r.document.valid and self._by_id.get(r.document.id) == r.path]
+            valid = {r.document.id: r.document for r in owned}
+            lines = {r.path: r.key_lines for r in owned}
+            known = set(self._by_id)
+        found = check_relations(valid, known, lambda doc, key: lines.get(doc.path, {}).get(key), self.flavour)
+        with self.mutex:
+            if self.generation == generation:
+                self._relation_problems = found
+        return found
+
+    # -- planning writes -----------------------------------------------------------------------
+
+    def _base(self, doc: Document) -> tuple[bytes, ParsedFile]:
+        raw = read_bytes(self.root / doc.path)
+        if raw is None or digest_of(raw) != doc.digest:
+            raise ConflictError(doc.path)
+        parsed = parse_bytes(raw)
+        if parsed.meta is None:
+            raise RefusedError(f"{doc.path}: its frontmatter cannot be read, so it cannot be edited safely; run check --repair first")
+        return raw, parsed
+
+    @serialized
+    def edit_change(self, doc: Document, meta: dict[str, Any], body: str | None = None, bump: bool = True) -> FileChange:
+        """The bytes that turn `doc` (as read) into `meta` and `body`, changing only what differs."""
+        raw, parsed = self._base(doc)
+        body = parsed.body if body is None else body
+        meta = dict(meta)
+        old_core = _comparable({k: v for k, v in parsed.meta.items() if k != "updated_at"})
+        new_core = _comparable({k: v for k, v in meta.items() if k != "updated_at"})
+        meaningful = old_core != new_core or body != parsed.body
+        if not meaningful and _comparable(meta) == _comparable(parsed.meta):
+            return FileChange(doc.path, raw, raw)
+        if meaningful and bump and "updated_at" in parsed.meta and _comparable(meta.get("updated_at")) == _comparable(parsed.meta.get("updated_at")):
+            previous = parsed.meta.get("updated_at")
+            stamp = max(today(), _as_date_or(previous, today()))
+            meta["updated_at"] = stamp.isoformat() if isinstance(previous, str) else stamp  # keep its YAML type
+        try:
+            lines = apply_meta(parsed.fm_lines, parsed.meta, meta, parsed.newline)
+        except EditError as exc:
+            raise RefusedError(f"{doc.path}: {exc}") from exc
+        return FileChange(doc.path, raw, parsed.compose(lines, body))
+
+    def flavour_status_change(self, doc: Document, status: str) -> FileChange:
+        """A status change written the flavour's way: a frontmatter key, a `## Status` line."""
+        if not self.flavour.has_status:
+            raise RefusedError(f"a {self.flavour.name} vault has no status to change; migrate it to Memory Core for a lifecycle")
+        return self.flavour_change(doc, lambda parsed: self.flavour.status_change(parsed, status))
+
+    def flavour_change(self, doc: Document, edit: Callable[[ParsedFile], tuple[dict[str, Any], str] | None]) -> FileChange:
+        """The bytes that give `doc` the (meta, body) `edit` returns, written the flavour's way."""
+        raw = read_bytes(self.root / doc.path)
+        if raw is None or digest_of(raw) != doc.digest:
+            raise ConflictError(doc.path)
+        parsed = parse_bytes(raw)
+        if parsed.has_frontmatter and parsed.meta is None:
+            raise RefusedError(f"{doc.path}: its frontmatter cannot be read, so it cannot be edited safely")
+        wanted = edit(parsed)
+        if wanted is None:
+            raise RefusedError(f"{doc.path} states no status the workbench can change; edit it by hand (e)")
+        meta, body = wanted
+        if parsed.has_frontmatter:
+            try:
+                lines = apply_meta(parsed.fm_lines, parsed.meta, meta, parsed.newline)
+            except EditError as exc:
+                raise RefusedError(f"{doc.path}: {exc}") from exc
+            return FileChange(doc.path, raw, parsed.compose(lines, body))
+        newline = parsed.newline
+        head = f"---{newline}{''.join(render_frontmatter(meta, newline))}---{newline}" if meta else ""
+        return FileChange(doc.path, raw, (("\ufeff" if parsed.bom else "") + head + body).encode("utf-8"))
+
+    def require_native(self, what: str) -> None:
+        """Refuse a change that writes Memory Core's own fields into another flavour's files."""
+        if not self.flavour.native:
+            raise RefusedError(
+                f"{what} writes Memory Core fields, and this is a {self.flavour.name} vault; "
+                "migrate it first (workbench migrate --to memory-core OUT)"
+            )
+
+    def _verify(self, path: str, data: bytes) -> str | None:
+        """Read-back check: a document parses and still carries its required metadata."""
+        if not path.endswith(".md") or path.startswith("."):
+            return None
+        parsed = parse_bytes(data)
+        if not self.flavour.native:
+            return None if parsed.decoded and not (parsed.has_frontmatter and parsed.meta is None) else "the written file does not parse back"
+        if parsed.meta is None or "id" not in parsed.meta or "type" not in parsed.meta:
+            return "the written file does not parse back with its id and type"
+        return None
+
+    @serialized
+    def apply(self, plan: Plan, dry_run: bool = False, keep_history: bool = True) -> Plan:
+        """Carry out a plan (or only return it, with `dry_run`): all files or none, then re-read them."""
+        if dry_run or plan.empty:
+            return plan
+        for change in plan.changes:
+            if change.after is not None and change.path.endswith(".md") and not change.path.startswith("."):
+                self._refuse_new_invalidity(change)
+        plan.change_id = self.writer.apply(plan.changes, plan.summary, plan.log_lines, self._verify, keep_history)
+        plan.applied = True
+        for path in plan.paths:
+            self.refresh_path(path)
+        self._relation_problems = None
+        return plan
+
+    def _refuse_new_invalidity(self, change: FileChange) -> None:
+        """A write may fix problems, never add a problem that makes the document invalid."""
+        on = today()
+
+        def problems(data: bytes) -> list[Problem]:
+            return build_record(change.path, data, len(data), 0, on, self.flavour).problems
+
+        after = problems(change.after or b"")
+        had = {p.code for p in problems(change.before)} if change.before is not None else set()
+        new = [p for p in after if p.code in invalidating(self.flavour) and p.code not in had]
+        if new:
+            raise RefusedError(f"{change.path}: refused, the change would make it invalid: {new[0].message}")
+
+    def log_line(self, text: str) -> str:
+        return f"- {dt.datetime.now().strftime('%Y-%m-%d %H:%M')} {text}"
+
+    @serialized
+    def require_valid(self, doc: Document) -> None:
+        if not doc.valid:
+            codes = sorted({p.code for p in self.problems_for(doc.id) if p.code in invalidating(self.flavour)})
+            raise RefusedError(f"{doc.id} is invalid ({', '.join(codes) or 'see check'}); repair it before changing it")
+
+
+    def rebuild_store(self, between: Callable[[], Any]) -> None:
+        """Close the derived store, run `between` (which may delete it), and build it afresh from
+        the records in memory: FTS5 here keeps deleted words in its vocabulary until rebuilt."""
+        if self.store is not None:
+            self.store.close()
+        between()
+        self.store = DerivedStore(self.state_dir / "index.sqlite", self.flavour.name)
+        with self.store.bulk():
+            self.store.save(self.records, [], today())
+
+    def mend_store(self) -> bool:
+        """Build the derived store again if a query found its file broken (damaged on disk, by
+        hand or by a failing disk): it is only derived, and the records in memory are whole."""
+        store = self.store
+        if store is None or not store.damaged:
+            return False
+        self.rebuild_store(store.discard)
+        return True
+
+    @serialized
+    def history(self, limit: int = 20) -> list[dict[str, Any]]:
+        """Recent changes made through the workbench, newest first."""
+        return [{k: v for k, v in r.items() if k != "record_path"} for r in self.writer.history()[:limit]]
+
+
+def _as_date_or(value: Any, default: dt.date) -> dt.date:
+    return as_date(value) or default
+

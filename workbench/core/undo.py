@@ -1,0 +1,37 @@
+"""Undo: revert the last change made through the workbench, if every file it touched is still as
+that change left it (an agent's later write is never overwritten). Forget keeps no history, so it
+can never be undone."""
+
+from __future__ import annotations
+
+from .changes import Plan
+from .index import VaultIndex
+from .model import RefusedError
+from .storage import FileChange, read_bytes
+
+__all__ = ["undo"]
+
+
+def undo(index: VaultIndex, dry_run: bool = False) -> Plan:
+    """Revert the newest change in the history; refused if any of its files changed since."""
+    records = index.writer.history()
+    if not records:
+        raise RefusedError("nothing to undo")
+    record = records[0]
+    files: list[FileChange] = record["files"]
+    current = {c.path: read_bytes(index.root / c.path) for c in files}
+    if all(current[c.path] == c.before for c in files):
+        if not dry_run:
+            index.writer.retire(record["record_path"])  # an undo interrupted after its writes
+        return Plan(f"undo {record['summary']}: already undone")
+    for change in files:
+        if current[change.path] != change.after:
+            raise RefusedError(f"cannot undo “{record['summary']}”: {change.path} has changed since")
+    summary = f"undo {record['summary']}"
+    plan = Plan(summary, [FileChange(c.path, c.after, c.before) for c in files], [index.log_line(summary)])
+    if dry_run:
+        return plan
+    with index.lock:
+        index.apply(plan, keep_history=False)
+        index.writer.retire(record["record_path"])
+    return plan
