@@ -24,9 +24,10 @@ def test_a_vault_under_churn_from_another_process_ends_equal_to_a_fresh_open():
     assert re.search(r"asked again after each batch: p50 [\d.]+ ms", out), out
 
 
-def test_open_benchmark_prints_a_row_per_size():
+def test_open_benchmark_prints_a_row_per_size_in_process_and_as_fresh_processes():
     out = bench("bench_open", "200")
     assert re.search(r"^\s+200\s+[\d.]+s\s+[\d.]+s", out, re.MULTILINE), out
+    assert re.search(r"^\s+200(\s+[\d.]+s?){5}\s+process: imports [\d.]+s", out, re.MULTILINE), out
 
 
 def test_the_default_search_beats_plain_bm25_on_the_sample_probes():
