@@ -167,7 +167,7 @@ def main(sizes: list[int], runs: int = RUNS, process_only: bool = False) -> None
             fts_times = timed(lambda q: vault.store.match(" OR ".join(q.split()), (10.0, 6.0, 5.0, 4.0, 1.0), 10), queries)
 
             def first_time(query: str) -> None:
-                vault._search_postings = None  # what search keeps per word, dropped
+                vault.index.search_postings = None  # what search keeps per word, dropped
                 vault.search(query, 10)
 
             first_times = timed(first_time, queries)
