@@ -1,33 +1,51 @@
-"""The core never sees the UI: importing it must not load textual or rich."""
+"""The layers hold: the contracts in pyproject.toml (import-linter, counting every import the
+code states), the core never loads the UI, a model import loads no heavy library, and no module
+reaches for another module's private names."""
 
 import ast
 import subprocess
 import sys
 from pathlib import Path
 
-CORE = Path(__file__).resolve().parent.parent / "workbench" / "core"
-UI_MODULES = ("textual", "rich", "IPython", "workbench.tui", "workbench.cli")
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "workbench"
+HEAVY = ("textual", "rich", "networkx", "rapidfuzz", "sqlite3", "numpy", "watchfiles", "IPython")
+
+
+def loaded_by(statement: str, watched: tuple[str, ...]) -> list[str]:
+    """The watched top-level packages a fresh interpreter has loaded after `statement`."""
+    code = f"import sys; {statement}; print(','.join(sorted({{m.split('.')[0] for m in sys.modules}} & set({watched!r}))))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    return [name for name in result.stdout.strip().split(",") if name]
+
+
+def test_the_import_contracts_hold():
+    result = subprocess.run([sys.executable, "-c", "import sys; from importlinter.cli import lint_imports; sys.exit(lint_imports(no_cache=True))"],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
+
+
+def test_importing_the_model_loads_no_heavy_library():
+    assert loaded_by("import workbench.core.model", HEAVY) == []
+
+
+def test_opening_a_vault_and_searching_loads_neither_the_ui_nor_the_graph():
+    sample = ROOT / "sample_vault"
+    statement = (f"import shutil, tempfile; root = tempfile.mkdtemp() + '/v'; shutil.copytree({str(sample)!r}, root); "
+                 "from workbench import Vault; Vault.open(root).search('stripe webhook retries', 5)")
+    assert loaded_by(statement, ("textual", "rich", "networkx", "watchfiles", "numpy", "IPython")) == []
 
 
 def test_importing_the_core_loads_no_ui():
-    code = (
-        "import sys, workbench, workbench.core.vault, workbench.core.repair;"
-        "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich', 'IPython') or m.startswith('workbench.tui')];"
-        "print(','.join(bad)); sys.exit(1 if bad else 0)"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, f"the core loaded UI modules: {result.stdout}{result.stderr}"
+    statement = "import workbench, workbench.core.vault, workbench.core.repair, workbench.core.graph, workbench.core.search"
+    assert loaded_by(statement, ("textual", "rich", "IPython")) == []
 
 
-def test_core_sources_import_nothing_from_the_faces():
-    for source in CORE.rglob("*.py"):
-        tree = ast.parse(source.read_text("utf-8"))
-        for node in ast.walk(tree):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                names = [("." * node.level) + node.module]
-            for name in names:
-                assert not name.lstrip(".").startswith(("textual", "rich", "IPython", "tui", "cli")), f"{source.name} imports {name}"
-                assert not name.startswith(("..tui", "..cli", "workbench.tui", "workbench.cli")), f"{source.name} imports {name}"
+def test_no_module_imports_another_modules_private_name():
+    for source in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text("utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+                private = [alias.name for alias in node.names if alias.name.startswith("_") and not alias.name.startswith("__")]
+                assert not private, f"{source.relative_to(ROOT)} imports {private} from {node.module}"

@@ -5,19 +5,36 @@ The Python API is the same store the TUI and the CLI drive::
     from workbench import Vault, ConflictError
     vault = Vault.open("path/to/vault")
     doc = vault.get("mem-decision-retrieval-policy")
+
+Names are loaded when first asked for (PEP 562), so `import workbench.core.model` costs only the
+model; the notebook face is installed at once (standard library only), so that whatever a cell
+returns draws itself.
 """
 
-from .core.model import (
-    ConflictError,
-    Document,
-    Problem,
-    QueryError,
-    RefusedError,
-    VaultError,
-    WorkbenchError,
-)
-from .core.vault import Vault
-from . import notebook as _notebook  # installs the notebook reprs of the core's objects
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from . import notebook as _notebook  # noqa: F401  installs the notebook reprs of the core's objects
+
+if TYPE_CHECKING:
+    from .core.model import ConflictError, Document, Problem, QueryError, RefusedError, VaultError, WorkbenchError
+    from .core.vault import Vault
 
 __all__ = ["Vault", "Document", "Problem", "QueryError", "ConflictError", "RefusedError", "VaultError", "WorkbenchError"]
 __version__ = "0.1.0"
+
+_HOMES = {"Vault": ".core.vault", **dict.fromkeys(__all__[1:], ".core.model")}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'workbench' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOMES[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -22,13 +22,12 @@ import os
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import flavours
 from .cache import DerivedStore
 from .changes import Plan
 from .flavours import Flavour, Ids
-from .live import VaultWatcher
 from .loading import collector_paused, parse_files
 from .model import ConflictError, Document, Problem, Problems, RefusedError, Severity, VaultError
 from .parse import ParsedFile, as_date, digest_of, parse_bytes
@@ -37,6 +36,9 @@ from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
 from .validate import check_relations
 from .walk import RECOVERY_DIR, STATE_DIR, Walk, find_root, is_debris, walk_vault
 from .yamledit import EditError, apply_meta, render_frontmatter
+
+if TYPE_CHECKING:
+    from .live import VaultWatcher
 
 __all__ = ["VaultIndex", "serialized"]
 
@@ -303,6 +305,8 @@ class VaultIndex:
     @serialized
     def watch(self, on_change=None) -> VaultWatcher:
         """Start a watcher that keeps this vault in line with the disk; stop it when done."""
+        from .live import VaultWatcher  # watchfiles: only a long-lived vault follows the disk
+
         return VaultWatcher(self, on_change).start()
 
     def _is_document_path(self, path: str) -> bool:

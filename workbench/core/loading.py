@@ -12,13 +12,11 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import gc
-import multiprocessing
 import os
 import sys
 import threading
 import types
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from . import flavours
@@ -91,6 +89,8 @@ def _context(count: int):
     """How to start workers for `count` files, or None to parse here. A process with one thread
     (the CLI, a script) forks: nearly free, so it pays from a few hundred files. A threaded one
     (the TUI) must not fork, and a fork server's start is worth it only for thousands."""
+    import multiprocessing  # only a cold open of many files needs worker processes
+
     if _workers() < 2 or os.environ.get("WORKBENCH_SERIAL") or "fork" not in multiprocessing.get_all_start_methods():
         return None
     if threading.active_count() == 1 and count >= FORK_MIN:
@@ -108,6 +108,8 @@ def parse_files(root: Path, items: list[Item], on: dt.date, with_rows: bool, fla
     if context is None:
         yield _parse_chunk(str(root), items, on, with_rows, flavour)
         return
+    from concurrent.futures import ProcessPoolExecutor
+
     size = max(50, min(CHUNK, len(items) // (_workers() * 4) + 1))  # several chunks a worker: none left idle at the end
     chunks = [items[i : i + size] for i in range(0, len(items), size)]
     done = 0

@@ -43,8 +43,6 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from rapidfuzz import fuzz, process
-
 from . import presenting, semantic
 from .cache import fts_fields
 from .index import VaultIndex
@@ -743,6 +741,8 @@ def _title_as_typed(scores: dict[str, float], typed: str, views: _Views, lookup:
                     admitted: Callable[[Document], bool], fuzzy_below: int) -> None:
     """What a short query adds: titles typed whole or begun, the words in title, id and tags, and,
     when full text found fewer than `fuzzy_below` documents, titles matched despite typos."""
+    from rapidfuzz import fuzz, process  # a short query's first: a long question never needs it
+
     if len(scores) < fuzzy_below:
         for _, ratio, doc_id in process.extract(typed, views.titles, scorer=fuzz.partial_ratio, limit=20, score_cutoff=80, processor=None):
             if admitted(views.valid[doc_id]):

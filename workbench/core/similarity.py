@@ -13,8 +13,6 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from rapidfuzz import fuzz
-
 from .model import Document
 
 __all__ = ["words", "Profile", "Corpus", "Likeness", "likeness"]
@@ -108,6 +106,8 @@ def _cosine(a: Counter, b: Counter, corpus: Corpus) -> tuple[float, list[str]]:
 
 def likeness(a: Profile, b: Profile, corpus: Corpus) -> Likeness:
     """A weighted score with the reasons behind it, in words a curator can check."""
+    from rapidfuzz import fuzz  # loaded by the gate or the conflicts queue, never by opening a vault
+
     title = fuzz.token_set_ratio(" ".join(words(a.title)), " ".join(words(b.title))) / 100 if a.title and b.title else 0.0
     tags = sorted(a.tags & b.tags)
     tag_score = len(tags) / len(a.tags | b.tags) if a.tags | b.tags else 0.0

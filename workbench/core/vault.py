@@ -6,6 +6,10 @@ owns the behaviour. Reading and applying changes belong to the index (`index.py`
 search and meaning are derived views; each curation service (`transitions`, `gate`, `conflicts`,
 `consolidate`, `references`, `maintenance`, `repair`, `undo`) plans a change from the index, and
 the facade applies it, or returns it unapplied for a dry run (`Plan.diff()` shows it).
+
+Each service is imported by the first method that needs it: a process that opens a vault and
+answers one search (an agent's, a command's) loads neither the curation services nor rapidfuzz,
+networkx or watchfiles.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import conflicts, consolidate, gate, maintenance, presenting, references, repair, search, transitions, undo
+from . import presenting
 from .changes import Plan
 from .index import VaultIndex, serialized
 from .model import Document, Problems, Status
@@ -165,11 +169,15 @@ class Vault:
     def search(self, query: str, limit: int = 10) -> SearchResults:
         """Documents for a query in the search language (see `workbench.core.search`), best first;
         `QueryError` for a filter that cannot match as written (`type:decsion`)."""
+        from . import search
+
         return search.find(self.index, query, limit)
 
     @serialized
     def snippets(self, query: str, hits: Iterable[Hit]) -> dict[str, str]:
         """{hit id: the words around what the query matched in it}, matches between \x02 and \x03."""
+        from . import search
+
         return search.snippets(self.index, query, hits)
 
     @serialized
@@ -191,20 +199,30 @@ class Vault:
     def conflicts(self) -> Conflicts:
         """Computed on a snapshot of the documents, without holding the vault's mutex meanwhile:
         on a large vault this takes seconds, and searches must not wait for it."""
+        from . import conflicts
+
         return conflicts.find_conflicts(self.documents)
 
     def consolidation_groups(self) -> list[Group]:
+        from . import consolidate
+
         return consolidate.consolidation_groups(self.documents)
 
     def stale(self, days: int = 90) -> list[tuple[Document, int]]:
+        from . import maintenance
+
         return maintenance.stale_documents(self.documents, days)
 
     def gate(self, draft: Draft, limit: int = 3) -> list[Candidate]:
         """The write gate's 1-3 canonical candidates for new knowledge; writes nothing."""
+        from . import gate
+
         return gate.candidates(self.index, draft, limit)
 
     @serialized
     def merged_body(self, into_id: str, note_ids: list[str]) -> str:
+        from . import consolidate
+
         return consolidate.merged_body(self.index, into_id, note_ids)
 
     # -- changing: each plans in its service and is applied (or only shown) here --------------
@@ -218,50 +236,70 @@ class Vault:
     def save(self, doc: Document, dry_run: bool = False) -> Plan:
         """Write `doc` (a changed copy of what `get` returned). Raises ConflictError, writing nothing,
         if the file changed on disk since `doc` was read. Writes no byte when nothing changed."""
+        from . import transitions
+
         return self.apply(transitions.plan_save(self.index, doc), dry_run)
 
     @serialized
     def set_status(self, doc_id: str, status: str, dry_run: bool = False) -> Plan:
         """Move a document along its lifecycle; the same status again changes nothing."""
+        from . import transitions
+
         return self.apply(transitions.plan_status(self.index, doc_id, status), dry_run)
 
     @serialized
     def set_execution_state(self, doc_id: str, state: str, dry_run: bool = False) -> Plan:
         """A task's execution state, kept apart from its lifecycle status."""
+        from . import transitions
+
         return self.apply(transitions.plan_execution_state(self.index, doc_id, state), dry_run)
 
     @serialized
     def supersede(self, old_id: str, new_id: str, dry_run: bool = False) -> Plan:
         """`new_id` replaces `old_id`: both sides and the `supersedes` link, written together."""
+        from . import transitions
+
         return self.apply(transitions.plan_supersede(self.index, old_id, new_id), dry_run)
 
     @serialized
     def merge_into(self, target_id: str, draft: Draft, dry_run: bool = False) -> Plan:
+        from . import gate
+
         self.index.require_native("the write gate")
         return self.apply(gate.plan_merge(self.index, target_id, draft), dry_run)
 
     @serialized
     def create(self, draft: Draft, dry_run: bool = False, status: str = Status.ACTIVE.value) -> Plan:
+        from . import gate
+
         self.index.require_native("the write gate")
         return self.apply(gate.plan_create(self.index, draft, status), dry_run)
 
     @serialized
     def create_superseding(self, old_id: str, draft: Draft, dry_run: bool = False) -> Plan:
+        from . import gate
+
         self.index.require_native("the write gate")
         return self.apply(gate.plan_create_superseding(self.index, old_id, draft), dry_run)
 
     @serialized
     def mark_compatible(self, a_id: str, b_id: str, dry_run: bool = False) -> Plan:
+        from . import conflicts
+
         self.index.require_native("marking documents compatible")
         return self.apply(conflicts.plan_compatible(self.index, a_id, b_id), dry_run)
 
     @serialized
     def retarget(self, source_id: str, old_target: str, new_target: str | None = None, dry_run: bool = False) -> Plan:
+        from . import conflicts
+
         self.index.require_native("retargeting a link")
         return self.apply(conflicts.plan_retarget(self.index, source_id, old_target, new_target), dry_run)
 
     @serialized
     def merge(self, source_id: str, target_id: str, dry_run: bool = False) -> Plan:
+        from . import conflicts
+
         self.index.require_native("merging documents")
         return self.apply(conflicts.plan_merge_documents(self.index, source_id, target_id), dry_run)
 
@@ -270,26 +308,36 @@ class Vault:
                     edited_from: str | None = None) -> Plan:
         """Fold the notes into `into_id`; `body` replaces the merged text, as a person edited it
         from `edited_from` (their edits are carried onto the files as they are now)."""
+        from . import consolidate
+
         self.index.require_native("consolidation")
         return self.apply(consolidate.plan_consolidate(self.index, into_id, note_ids, body, edited_from), dry_run)
 
     @serialized
     def rename(self, old_id: str, new_id: str, dry_run: bool = False) -> Plan:
+        from . import references
+
         self.index.require_native("renaming")
         return self.apply(references.plan_rename(self.index, old_id, new_id), dry_run)
 
     @serialized
     def forget(self, doc_id: str, confirm: str, dry_run: bool = False) -> Plan:
         """Delete a document and every trace of it. The one change that cannot be undone."""
+        from . import references
+
         return references.forget(self.index, doc_id, confirm, dry_run)
 
     @serialized
     def undo(self, dry_run: bool = False) -> Plan:
         """Revert the last change, if every file it touched is still as it left them."""
+        from . import undo
+
         return undo.undo(self.index, dry_run)
 
     @serialized
     def regenerate_index(self, dry_run: bool = False) -> Plan:
+        from . import maintenance
+
         self.index.require_native("the generated index")
         return self.apply(maintenance.plan_index(self.index), dry_run)
 
@@ -297,4 +345,6 @@ class Vault:
     def repair(self, dry_run: bool = False, paths: Iterable[str] | None = None) -> RepairReport:
         """`check --repair`: deterministic repairs (one change), then the index's generated
         sections (another), so each can be undone on its own. `paths` limits it to those files."""
+        from . import repair
+
         return repair.repair(self.index, dry_run, paths)
