@@ -49,3 +49,22 @@ def test_no_module_imports_another_modules_private_name():
             if isinstance(node, ast.ImportFrom) and node.module != "__future__":
                 private = [alias.name for alias in node.names if alias.name.startswith("_") and not alias.name.startswith("__")]
                 assert not private, f"{source.relative_to(ROOT)} imports {private} from {node.module}"
+
+
+def test_every_modules_all_names_what_it_defines_for_others():
+    """`__all__` is true: every name it lists exists, and every public function or class is listed."""
+    for source in PACKAGE.rglob("*.py"):
+        tree = ast.parse(source.read_text("utf-8"))
+        listed = [node for node in tree.body if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets)]
+        if not listed:
+            continue
+        names = set(ast.literal_eval(listed[0].value))
+        defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))}
+        bound = defined | {t.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+                           for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)}
+        bound |= {alias.asname or alias.name for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+        bound |= {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.If) for sub in node.body
+                  if isinstance(sub, (ast.Import, ast.ImportFrom)) for alias in sub.names}
+        where = source.relative_to(ROOT)
+        assert names <= bound, f"{where}: __all__ lists {sorted(names - bound)}, which it does not define"
+        assert {d for d in defined if not d.startswith("_")} <= names, f"{where}: public but not in __all__: {sorted({d for d in defined if not d.startswith('_')} - names)}"

@@ -205,7 +205,7 @@ def test_conflicts_show_as_a_table_with_their_resolutions(hostile):
 
 def test_a_neighbourhood_draws_itself_in_mermaid_with_dot_beside_it(hostile):
     hood = hostile.neighbourhood("mem-decision-hostile-a")
-    plain = graph.neighbourhood(hostile.graph(), "mem-decision-hostile-a")
+    plain = graph.neighbourhood(hostile.graph(), "mem-decision-hostile-a").to_json()
     assert isinstance(hood, graph.Neighbourhood) and isinstance(plain, dict)
     assert hood.to_json() == plain  # the CLI's dict is unchanged; the wrapper only adds displays
     assert [n["id"] for n in hood.nodes] == ["mem-decision-hostile-a", HOSTILE, "mem-entity-thing"]  # the link to HOSTILE dangles

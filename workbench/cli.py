@@ -373,7 +373,7 @@ def cmd_stale(vault: Vault, args: argparse.Namespace) -> int:
 def cmd_links(vault: Vault, args: argparse.Namespace) -> int:
     from .core import graph
 
-    hood = graph.neighbourhood(vault.graph(), args.id, depth=args.depth)
+    hood = graph.neighbourhood(vault.graph(), args.id, depth=args.depth).to_json()
     if args.json:
         print_json(hood)
         return EXIT_OK

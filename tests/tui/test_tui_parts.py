@@ -9,7 +9,7 @@ import networkx as nx
 from workbench.core.graph import inverse_label
 from workbench.core.model import Document
 from workbench.tui.history import History
-from workbench.tui.neighbours import neighbourhood
+from workbench.tui.neighbours import link_groups
 from workbench.tui.text import clean, plain
 from workbench.tui.themes import (
     BUILTIN_THEMES,
@@ -44,14 +44,14 @@ def test_neighbourhood_groups_both_ways_and_marks_dangling():
     graph.add_edge("mem-decision-a", "mem-entity-b", key="depends_on", type="depends_on")
     graph.add_edge("mem-decision-a", "mem-note-gone", key="explains", type="explains")
     graph.add_edge("mem-entity-b", "mem-decision-a", key="related_to", type="related_to")
-    hood = neighbourhood(graph, "mem-decision-a")
+    hood = link_groups(graph, "mem-decision-a")
     assert list(hood.outgoing) == ["depends_on", "explains"]  # in the contract's link-type order
     assert [n.title for n in hood.outgoing["depends_on"]] == ["B"]
     assert hood.outgoing["explains"][0].dangling
     assert [n.doc_id for n in hood.incoming["related_to"]] == ["mem-entity-b"]
-    assert [n.doc_id for n in neighbourhood(graph, "mem-entity-b").incoming["depends_on"]] == ["mem-decision-a"]
+    assert [n.doc_id for n in link_groups(graph, "mem-entity-b").incoming["depends_on"]] == ["mem-decision-a"]
     assert inverse_label("depends_on") == "depended on by"
-    assert neighbourhood(graph, "mem-note-not-a-node").empty
+    assert link_groups(graph, "mem-note-not-a-node").empty
 
 
 def test_clean_shows_control_characters_instead_of_obeying_them():

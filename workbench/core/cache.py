@@ -24,7 +24,7 @@ from .flavours import View
 from .model import Document, Problem, Severity
 from .records import Record
 
-__all__ = ["SCHEMA_VERSION", "DerivedStore", "row_for"]
+__all__ = ["SCHEMA_VERSION", "DerivedStore", "row_for", "fts_fields"]
 
 SCHEMA_VERSION = "5"
 

@@ -27,7 +27,7 @@ The graph is derived and disposable: rebuild it after the vault changes.
 >>> _ = g.add_edge("mem-task-b", "mem-entity-a", key="depends_on", type="depends_on")
 >>> backlinks(g, "mem-entity-a")
 [('mem-task-b', 'depends_on')]
->>> [node["id"] for node in neighbourhood(g, "mem-entity-a")["nodes"]]
+>>> [node["id"] for node in neighbourhood(g, "mem-entity-a").nodes]
 ['mem-entity-a', 'mem-task-b']
 """
 
@@ -63,6 +63,7 @@ __all__ = [
     "supersession_cycles",
     "context_pack",
     "export",
+    "mermaid_id",
 ]
 
 EXPORT_FORMATS: tuple[str, ...] = ("json", "dot", "mermaid", "graphml")
@@ -217,7 +218,7 @@ def _check_depth(depth: int) -> None:
 
 
 def neighbourhood(graph: nx.MultiDiGraph, root: str, depth: int = 1,
-                  link_types: Iterable[str] | str | None = None) -> dict[str, Any]:
+                  link_types: Iterable[str] | str | None = None) -> Neighbourhood:
     """The documents within `depth` links of `root`, following links and backlinks alike.
 
     Backlinks count because "what depends on this" matters as much as "what this depends on".
@@ -235,7 +236,7 @@ def neighbourhood(graph: nx.MultiDiGraph, root: str, depth: int = 1,
     ]
     nodes.sort(key=lambda item: (item["depth"], item["id"]))
     edges = [edge for edge in _edges(graph, reached) if wanted is None or edge["type"] in wanted]
-    return {"root": root, "nodes": nodes, "edges": edges}
+    return Neighbourhood(graph, root, depth, nodes, edges)
 
 
 def _attr(graph: nx.MultiDiGraph, node: str, name: str, default: str = "") -> str:
@@ -253,21 +254,17 @@ def _edges(graph: nx.MultiDiGraph, among: Iterable[str] | None = None) -> list[d
 
 
 class Neighbourhood:
-    """`neighbourhood()` as an object that draws itself: a Mermaid diagram in a notebook, DOT for
-    Graphviz, and the same dict as before from `to_json()`.
-
-    The dict that `neighbourhood()` returns stays as it is (the CLI prints it as JSON); this wraps
-    it, keeping the graph it came from so that `export` draws exactly the nodes and edges listed.
+    """What `neighbourhood()` found: the root, the nodes (each with its `depth`) and the edges among
+    them; `to_json()` is what the CLI prints, and it draws itself (Mermaid in a notebook, DOT for
+    Graphviz). It keeps the graph it came from, so that `export` draws exactly what it lists.
     """
 
-    def __init__(self, graph: nx.MultiDiGraph, root: str, depth: int = 1,
-                 link_types: Iterable[str] | str | None = None):
-        found = neighbourhood(graph, root, depth, link_types)
+    def __init__(self, graph: nx.MultiDiGraph, root: str, depth: int, nodes: list[dict[str, Any]], edges: list[dict[str, str]]):
         self.graph = graph
-        self.root: str = found["root"]
+        self.root = root
         self.depth = depth
-        self.nodes: list[dict[str, Any]] = found["nodes"]
-        self.edges: list[dict[str, str]] = found["edges"]
+        self.nodes = nodes
+        self.edges = edges
 
     def to_json(self) -> dict[str, Any]:
         return {"root": self.root, "nodes": self.nodes, "edges": self.edges}
@@ -439,7 +436,7 @@ def export(graph: nx.MultiDiGraph, fmt: str, root: str | None = None, depth: int
         raise RefusedError(f"{fmt!r} is not an export format; use one of {', '.join(EXPORT_FORMATS)}")
     if root is not None:
         found = neighbourhood(graph, root, 1 if depth is None else depth)
-        graph = graph.subgraph(node["id"] for node in found["nodes"])
+        graph = graph.subgraph(node["id"] for node in found.nodes)
     elif depth is not None:
         raise RefusedError("depth limits a neighbourhood: give the root it is counted from")
     nodes = [

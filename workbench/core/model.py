@@ -35,6 +35,9 @@ __all__ = [
     "VaultError",
     "WorkbenchError",
     "member",
+    "parse_links",
+    "id_list",
+    "QueryError",
 ]
 
 

@@ -16,7 +16,16 @@ from .model import Document, Problem
 from .parse import MAX_FILE_BYTES, parse_bytes
 from .validate import check_document, credential_problems, parse_problems
 
-__all__ = ["IdLog", "INVALIDATING", "LINE_KEYS", "Record", "build_record", "read_document", "today"]
+__all__ = [
+    "IdLog",
+    "INVALIDATING",
+    "LINE_KEYS",
+    "Record",
+    "build_record",
+    "read_document",
+    "today",
+    "invalidating",
+]
 
 # Problems that make a document invalid (SPEC §1: a missing field or a value outside its set).
 # Invalid documents stay visible to the curator but are not nodes of the graph. In other flavours

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Model", "Index", "model", "index", "available"]
+__all__ = ["Model", "Index", "model", "index", "available", "document_text"]
 
 PACKAGE = "wordllama"
 WEIGHTS = ("weights", "l2_supercat_256.safetensors")

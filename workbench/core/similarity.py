@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from .model import Document
 
-__all__ = ["words", "Profile", "Corpus", "Likeness", "likeness"]
+__all__ = ["words", "Profile", "Corpus", "Likeness", "likeness", "shown"]
 
 STOPWORDS = frozenset(
     """a an and are as at be but by for from has have in into is it its of on or that the this to was were

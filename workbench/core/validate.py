@@ -31,7 +31,14 @@ from .model import (
 from . import supersession
 from .parse import ParsedFile, as_date
 
-__all__ = ["check_document", "check_relations", "credential_problems", "find_credentials", "parse_problems"]
+__all__ = [
+    "check_document",
+    "check_relations",
+    "credential_problems",
+    "find_credentials",
+    "parse_problems",
+    "target_outside_vault",
+]
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
 

@@ -192,9 +192,9 @@ class Vault:
 
     def neighbourhood(self, doc_id: str, depth: int = 1, link_types: Iterable[str] | str | None = None) -> Neighbourhood:
         """The documents within `depth` links of `doc_id`, both ways; a notebook draws it in Mermaid."""
-        from .graph import Neighbourhood
+        from .graph import neighbourhood
 
-        return Neighbourhood(self.graph(), doc_id, depth, link_types)
+        return neighbourhood(self.graph(), doc_id, depth, link_types)
 
     def conflicts(self) -> Conflicts:
         """Computed on a snapshot of the documents, without holding the vault's mutex meanwhile:

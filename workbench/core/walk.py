@@ -15,7 +15,7 @@ from .flavours import FLAVOURS, MEMORY_CORE, Flavour
 from .model import TYPE_FOLDERS
 from .storage import TEMP_MARK
 
-__all__ = ["RECOVERY_DIR", "STATE_DIR", "Walk", "find_root", "looks_like_vault", "walk_vault"]
+__all__ = ["RECOVERY_DIR", "STATE_DIR", "Walk", "find_root", "looks_like_vault", "walk_vault", "is_debris"]
 
 STATE_DIR = ".workbench"
 RECOVERY_DIR = ".recovery"

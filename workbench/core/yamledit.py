@@ -20,7 +20,15 @@ import yaml
 
 from .parse import load_yaml
 
-__all__ = ["apply_meta", "render_frontmatter", "EditError", "render_scalar"]
+__all__ = [
+    "apply_meta",
+    "render_frontmatter",
+    "EditError",
+    "render_scalar",
+    "Segment",
+    "segments",
+    "render_flow",
+]
 
 KEY_LINE = re.compile(r"^(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)(?P<sep>\s*:)(?P<rest>(?:[ \t].*)?)$")
 PLAIN_SAFE = re.compile(r"^[A-Za-z0-9_./()@+][A-Za-z0-9 _./,()'@+&-]*$")

@@ -15,7 +15,7 @@ from ..core import graph as core_graph
 from ..core.graph import backlinks, outgoing
 from ..core.model import LinkType, RefusedError
 
-__all__ = ["Neighbour", "Neighbourhood", "neighbourhood"]
+__all__ = ["LinkGroups", "Neighbour", "link_groups"]
 
 _TYPE_ORDER = {str(t): i for i, t in enumerate(LinkType)}
 
@@ -32,13 +32,12 @@ class Neighbour:
     invalid: bool = False
     depth: int = 1
 
-    @property
-    def openable(self) -> bool:
-        return not self.dangling
-
 
 @dataclass
-class Neighbourhood:
+class LinkGroups:
+    """What the link pane shows of one document: the core's answers (`neighbourhood`,
+    `supersession_chain`, `context_pack`) grouped for reading."""
+
     outgoing: dict[str, list[Neighbour]] = field(default_factory=dict)
     incoming: dict[str, list[Neighbour]] = field(default_factory=dict)
     further: dict[int, list[Neighbour]] = field(default_factory=dict)
@@ -76,11 +75,11 @@ def _node(graph: nx.MultiDiGraph, node: str, link_type: str = "", depth: int = 1
                      bool(attrs.get("dangling")), bool(attrs.get("invalid")), depth)
 
 
-def neighbourhood(graph: nx.MultiDiGraph, doc_id: str, depth: int = 1, link_type: str | None = None) -> Neighbourhood:
+def link_groups(graph: nx.MultiDiGraph, doc_id: str, depth: int = 1, link_type: str | None = None) -> LinkGroups:
     """Links out of `doc_id` and into it (only `link_type` ones when given), what lies further out to
     `depth`, its supersession chain and its context pack; empty when it is not a node (invalid)."""
     if doc_id not in graph:
-        return Neighbourhood(depth=depth, link_type=link_type, root=doc_id)
+        return LinkGroups(depth=depth, link_type=link_type, root=doc_id)
 
     def kept(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
         return [pair for pair in pairs if link_type is None or pair[1] == link_type]
@@ -88,7 +87,7 @@ def neighbourhood(graph: nx.MultiDiGraph, doc_id: str, depth: int = 1, link_type
     further: dict[int, list[Neighbour]] = {}
     if depth > 1:
         reached = core_graph.neighbourhood(graph, doc_id, depth, link_type)
-        for node in reached["nodes"]:
+        for node in reached.nodes:
             if node["depth"] >= 2:
                 further.setdefault(node["depth"], []).append(_node(graph, node["id"], depth=node["depth"]))
         for members in further.values():
@@ -98,7 +97,7 @@ def neighbourhood(graph: nx.MultiDiGraph, doc_id: str, depth: int = 1, link_type
         pack = [_node(graph, item["id"], item["via"], item["depth"]) for item in core_graph.context_pack(graph, doc_id)]
     except RefusedError:
         pack = []
-    return Neighbourhood(
+    return LinkGroups(
         _group(graph, kept(outgoing(graph, doc_id))), _group(graph, kept(backlinks(graph, doc_id))), further,
         [_node(graph, node) for node in chain] if len(chain) > 1 else [], pack, depth, link_type, doc_id,
     )

@@ -12,7 +12,7 @@ import networkx as nx
 
 from ..core.model import Document, Problem
 from ..core.vault import Vault
-from .neighbours import Neighbourhood, neighbourhood
+from .neighbours import LinkGroups, link_groups
 
 __all__ = ["DocumentView", "read_view"]
 
@@ -22,7 +22,7 @@ class DocumentView:
     document: Document
     source: str
     problems: list[Problem] = field(default_factory=list)
-    neighbours: Neighbourhood = field(default_factory=Neighbourhood)
+    neighbours: LinkGroups = field(default_factory=LinkGroups)
     successors: dict[str, str] = field(default_factory=dict)
     """Each id in `superseded_by` with its title ("" when the successor is missing)."""
     raw: bytes = b""
@@ -44,6 +44,6 @@ def read_view(vault: Vault, graph: nx.MultiDiGraph, doc_id: str, depth: int = 1,
         source=raw.decode("utf-8", "replace"),
         raw=raw,
         problems=vault.problems_for(doc.id),
-        neighbours=neighbourhood(graph, doc.id, depth, link_type),
+        neighbours=link_groups(graph, doc.id, depth, link_type),
         successors={succ: title(succ) for succ in doc.superseded_by},
     )

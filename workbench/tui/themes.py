@@ -28,6 +28,7 @@ __all__ = [
     "ThemeFiles",
     "load_theme_files",
     "theme_folders",
+    "theme_from_mapping",
 ]
 
 VARIABLE_DEFAULTS: dict[str, str] = {

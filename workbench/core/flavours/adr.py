@@ -33,7 +33,7 @@ from .base import (
 )
 from .markdown import body_links, date_of, tags_of
 
-__all__ = ["Adr", "record_number"]
+__all__ = ["Adr", "record_number", "ref_id", "status_text"]
 
 _RECORD = re.compile(r"^(?:ADR[-_]?(\d{1,4})|(\d{4}))[-_ ]", re.I)
 _REF = re.compile(r"\bADR[-_ ]?(0\d{3}|\d{1,3})\b", re.I)  # ADR-2025 is a year, not a record

@@ -32,6 +32,7 @@ __all__ = [
     "path_id",
     "strip_code",
     "wikilinks",
+    "mostly",
 ]
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING

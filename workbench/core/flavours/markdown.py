@@ -31,7 +31,7 @@ from .base import (
     wikilinks,
 )
 
-__all__ = ["Markdown", "body_links"]
+__all__ = ["Markdown", "body_links", "frontmatter_links", "supersession", "tags_of", "date_of"]
 
 _INLINE_FIELD = re.compile(r"^[ \t]*[-*]?[ \t]*\**([a-z_]+)\**::[ \t]*(.*)$", re.M)
 LINK_TYPES = frozenset(LinkType)

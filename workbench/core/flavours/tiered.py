@@ -19,7 +19,7 @@ from ..model import LinkType, Problem
 from .base import WARNING, Flavour, RawLink, View, first_heading
 from .markdown import body_links
 
-__all__ = ["HOT_LIMIT", "Tiered"]
+__all__ = ["HOT_LIMIT", "Tiered", "tier"]
 
 HOT_LIMIT = 100  # lines: past it, memory.md wants compacting
 _INHERITS = re.compile(r"^Inherits:\s*(.+)$", re.M | re.I)

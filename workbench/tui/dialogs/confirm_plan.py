@@ -15,7 +15,7 @@ from textual.widgets import Button, Footer, Static
 
 from ..text import clean
 
-__all__ = ["ConfirmPlanDialog", "diff_content"]
+__all__ = ["ConfirmPlanDialog", "diff_content", "DiffTheme"]
 
 
 class DiffTheme(HighlightTheme):

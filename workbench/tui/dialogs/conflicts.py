@@ -29,7 +29,7 @@ from ..text import clean, status_badge
 
 EXCERPT_LINES = 4
 
-__all__ = ["ConflictsDialog", "resolution_proposal"]
+__all__ = ["ConflictsDialog", "resolution_proposal", "conflict_prompt"]
 
 
 def resolution_proposal(resolution: Resolution, then: Callable[[], object] | None = None) -> Proposal | None:

@@ -36,7 +36,7 @@ from ..text import clean
 from ..widgets.document_picker import DocumentPicker
 from ..widgets.search import Searcher
 
-__all__ = ["ConsolidateChoice", "ConsolidateDialog", "MergedText"]
+__all__ = ["ConsolidateChoice", "ConsolidateDialog", "MergedText", "group_prompt"]
 
 
 @dataclass(frozen=True)

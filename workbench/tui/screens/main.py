@@ -37,7 +37,7 @@ from ...core.vault import Vault
 from ..dialogs.confirm_plan import ConfirmPlanDialog
 from ..dialogs.external_change import ExternalChangeDialog, Versions
 from ..history import History
-from ..neighbours import neighbourhood
+from ..neighbours import link_groups
 from ..proposal import Proposal, changed_since_read
 from ..reading import DocumentView, read_view
 from ..summary import VaultSummary, summarise
@@ -330,7 +330,7 @@ class MainScreen(GuidedFlows, Screen[None]):
         if view is not None and view.document.id in summary.graph:
             # Another file may link here now, or no longer: the open document's links follow.
             links = self.query_one(LinkPane)
-            now = neighbourhood(summary.graph, view.document.id, self.graph_depth, self.graph_filter)
+            now = link_groups(summary.graph, view.document.id, self.graph_depth, self.graph_filter)
             if now != links.neighbours:
                 links.neighbours = now
         self.refresh_bindings()

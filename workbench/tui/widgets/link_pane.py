@@ -22,10 +22,10 @@ from textual.widgets.option_list import Option
 
 from ...core.graph import inverse_label
 from ...core.model import LinkType
-from ..neighbours import Neighbour, Neighbourhood
+from ..neighbours import LinkGroups, Neighbour
 from ..text import clean, status_style
 
-__all__ = ["LinkPane", "link_options"]
+__all__ = ["LinkPane", "link_options", "pack_options"]
 
 
 def _type_style(link_type: str) -> str:
@@ -47,7 +47,7 @@ def _heading(text: str) -> Option:
     return Option(Content.styled(text, "bold $text-muted"), disabled=True)
 
 
-def link_options(neighbours: Neighbourhood) -> list[Option | None]:
+def link_options(neighbours: LinkGroups) -> list[Option | None]:
     """Group headings (disabled, so the cursor skips them) and one option per linked document.
 
     Option ids are `out:N:doc-id` / `in:N:doc-id` / `far:N:doc-id` / `chain:N:doc-id`, unique even
@@ -87,7 +87,7 @@ def link_options(neighbours: Neighbourhood) -> list[Option | None]:
     return options
 
 
-def pack_options(neighbours: Neighbourhood) -> list[Option | None]:
+def pack_options(neighbours: LinkGroups) -> list[Option | None]:
     """The context pack in reading order, each with its type, and how far and by which link it lies."""
     options: list[Option | None] = [_heading("Context pack: what an agent reads")]
     if not neighbours.pack:
@@ -127,7 +127,7 @@ class LinkPane(OptionList):
     MAX_DEPTH = 4
     FILTERS: ClassVar[list[str | None]] = [None, *[str(t) for t in LinkType]]
 
-    neighbours: reactive[Neighbourhood | None] = reactive(None, always_update=True)
+    neighbours: reactive[LinkGroups | None] = reactive(None, always_update=True)
     """The links of the document on show; None when none is open."""
     show_pack: reactive[bool] = reactive(False)
     """Show the context pack instead of the links."""
@@ -159,7 +159,7 @@ class LinkPane(OptionList):
     def watch_show_pack(self) -> None:
         self.watch_neighbours(self.neighbours)
 
-    def watch_neighbours(self, neighbours: Neighbourhood | None) -> None:
+    def watch_neighbours(self, neighbours: LinkGroups | None) -> None:
         self.border_title = self._title()
         if neighbours is None:
             self.set_options([Option(Content.styled("No document open", "$text-muted"), disabled=True)])

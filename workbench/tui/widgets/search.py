@@ -27,7 +27,7 @@ from ...core.model import QueryError
 from ...core.search import Hit
 from ..text import clean, status_style
 
-__all__ = ["SearchInput", "SearchPane", "Searcher", "query_problem", "result_prompt"]
+__all__ = ["SearchInput", "SearchPane", "Searcher", "query_problem", "result_prompt", "Titled"]
 
 SHOWN = 500
 

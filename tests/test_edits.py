@@ -1,0 +1,64 @@
+"""What a merge keeps. The gate's merge, folding a duplicate and consolidating notes all join text
+and unite tags and links through `core/edits.py`; here is what each of them keeps, said once."""
+
+from __future__ import annotations
+
+import pytest
+
+from workbench import Vault
+from workbench.core.edits import join_section, slugify, unite_links, unite_tags
+from workbench.core.gate import Draft
+
+
+def test_unite_links_keeps_every_existing_entry_as_it_is_and_adds_each_new_one_once():
+    existing = [{"type": "depends_on", "target": "mem-entity-a", "note": "kept"}, "not a mapping", {"type": "explains"}]
+    united = unite_links(existing, [("depends_on", "mem-entity-a"), ("related_to", "mem-entity-b"), ("related_to", "mem-entity-b")])
+    assert united == [*existing, {"type": "related_to", "target": "mem-entity-b"}]
+    assert united[0] is not existing[0]  # copied: the caller's meta is never changed in place
+    assert unite_links(None, [("related_to", "x")]) == [{"type": "related_to", "target": "x"}]
+
+
+def test_unite_tags_keeps_the_order_and_adds_each_new_tag_once():
+    assert unite_tags(["b", "a"], ["a", "c", "c"]) == ["b", "a", "c"]
+
+
+def test_join_section_keeps_the_line_endings_and_leaves_one_blank_line():
+    assert join_section("Intro\r\nText", "## Added", "one\ntwo\n") == "Intro\r\nText\r\n\r\n## Added\r\n\r\none\r\ntwo\r\n"
+    assert join_section("", "## Added", "") == "## Added\n\n"
+
+
+def test_slugify_makes_ids_and_file_names_from_titles():
+    assert slugify("Queue backend: move to Kafka!") == "queue-backend-move-to-kafka"
+    assert slugify("???") == "untitled"
+
+
+@pytest.fixture
+def vault(builder) -> Vault:
+    builder.add("mem-entity-target", tags="[b, a]", links="[{type: depends_on, target: mem-entity-other}]", body="Target.\r\n")
+    builder.add("mem-entity-other")
+    builder.add("mem-entity-source", tags="[a, c]", links="[{type: related_to, target: mem-entity-other}, {type: depends_on, target: mem-entity-other}]", body="Source.\n")
+    for name in ("x", "y", "z"):
+        builder.add(f"mem-note-{name}", tags="[a, c]", body=f"Note {name}.\n")
+    return Vault.open(builder.root)
+
+
+def merged(vault: Vault, how: str):
+    if how == "gate":
+        vault.merge_into("mem-entity-target", Draft("note", "Draft", ["a", "c"], [("related_to", "mem-entity-other"), ("depends_on", "mem-entity-other")], "Draft.\n"))
+    elif how == "duplicate":
+        vault.merge("mem-entity-source", "mem-entity-target")
+    else:
+        vault.consolidate("mem-entity-target", ["mem-note-x", "mem-note-y", "mem-note-z"])
+    return vault.get("mem-entity-target")
+
+
+@pytest.mark.parametrize("how", ["gate", "duplicate", "consolidation"])
+def test_every_merge_keeps_the_targets_links_tags_and_line_endings(vault, how):
+    target = merged(vault, how)
+    raw = vault.source("mem-entity-target")
+    assert target.meta["links"][0] == {"type": "depends_on", "target": "mem-entity-other"}  # first, as it was
+    assert [(l.type, l.target) for l in target.links].count(("depends_on", "mem-entity-other")) == 1  # once
+    assert target.tags[:2] == ["b", "a"]
+    assert "\r\n\r\n## " in target.body and raw.endswith(b"\r\n")  # the target's own line endings, its final newline
+    if how != "consolidation":
+        assert target.tags == ["b", "a", "c"] and ("related_to", "mem-entity-other") in [(l.type, l.target) for l in target.links]
