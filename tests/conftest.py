@@ -23,6 +23,7 @@ def _isolated_environment(tmp_path_factory, monkeypatch):
 
 @pytest.fixture
 def sample_copy(tmp_path) -> Path:
+    """A scratch copy of the sample vault: opening a vault writes `.workbench/` into it."""
     target = tmp_path / "vault"
     shutil.copytree(SAMPLE, target, ignore=shutil.ignore_patterns(".workbench"))
     return target

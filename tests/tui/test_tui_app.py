@@ -32,8 +32,8 @@ async def open_by_search(pilot, query: str) -> None:
     await settle(pilot)
 
 
-async def test_startup_shows_titles_and_counts(vault_path: Path):
-    app = WorkbenchApp(vault_path)
+async def test_startup_shows_titles_and_counts(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         text = screen_text(app)
@@ -45,8 +45,8 @@ async def test_startup_shows_titles_and_counts(vault_path: Path):
         assert app.focused.value == ""
 
 
-async def test_typing_filters_live(vault_path: Path):
-    app = WorkbenchApp(vault_path)
+async def test_typing_filters_live(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await type_text(pilot, "fastapi")
@@ -57,8 +57,8 @@ async def test_typing_filters_live(vault_path: Path):
         assert len(result_ids(app)) == 67
 
 
-async def test_search_speaks_the_core_query_language(vault_path: Path):
-    app = WorkbenchApp(vault_path)
+async def test_search_speaks_the_core_query_language(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await type_text(pilot, "type:decision tag:money")
@@ -74,8 +74,8 @@ async def test_search_speaks_the_core_query_language(vault_path: Path):
         assert "mem-decision-jobs-procrastinate" in result_ids(app)[:3]
 
 
-async def test_a_filter_typed_wrong_is_said_in_the_list_not_shouted(vault_path: Path):
-    app = WorkbenchApp(vault_path)
+async def test_a_filter_typed_wrong_is_said_in_the_list_not_shouted(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await type_text(pilot, "type:decsion")
@@ -97,9 +97,9 @@ async def test_a_filter_typed_wrong_is_said_in_the_list_not_shouted(vault_path: 
         assert result_ids(app) and all(doc_id.startswith("mem-decision-") for doc_id in result_ids(app))
 
 
-async def test_enter_opens_document_and_focuses_viewer(vault_path: Path):
+async def test_enter_opens_document_and_focuses_viewer(sample_copy: Path):
     seen = []
-    app = WorkbenchApp(vault_path)
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30), message_hook=seen.append) as pilot:
         await settle(pilot)
         await open_by_search(pilot, "fastapi")
@@ -110,9 +110,9 @@ async def test_enter_opens_document_and_focuses_viewer(vault_path: Path):
         assert "decisions/mem-decision-api-fastapi.md" in screen_text(app)
 
 
-async def test_lifecycle_changes_status_on_disk(vault_path: Path):
-    before = (vault_path / FASTAPI_FILE).read_bytes()
-    app = WorkbenchApp(vault_path)
+async def test_lifecycle_changes_status_on_disk(sample_copy: Path):
+    before = (sample_copy / FASTAPI_FILE).read_bytes()
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await open_by_search(pilot, "fastapi")
@@ -123,20 +123,20 @@ async def test_lifecycle_changes_status_on_disk(vault_path: Path):
         await settle(pilot)
         assert isinstance(app.screen, ConfirmPlanDialog)
         assert "+status: deprecated" in app.screen.diff
-        assert (vault_path / FASTAPI_FILE).read_bytes() == before, "nothing is written before confirming"
+        assert (sample_copy / FASTAPI_FILE).read_bytes() == before, "nothing is written before confirming"
         await pilot.press("y")
         await settle(pilot)
         assert isinstance(app.screen, MainScreen)
         assert app.screen.query_one(DocumentViewer).view.document.status == "deprecated"
-    after = (vault_path / FASTAPI_FILE).read_bytes()
+    after = (sample_copy / FASTAPI_FILE).read_bytes()
     changed = [line for line in difflib.ndiff(before.decode().splitlines(), after.decode().splitlines()) if line[:1] in "+-"]
     assert sorted(line[2:].split(":")[0] for line in changed) == ["status", "status", "updated_at", "updated_at"]
     assert "+ status: deprecated" in changed
 
 
-async def test_lifecycle_cancel_writes_nothing(vault_path: Path):
-    before = (vault_path / FASTAPI_FILE).read_bytes()
-    app = WorkbenchApp(vault_path)
+async def test_lifecycle_cancel_writes_nothing(sample_copy: Path):
+    before = (sample_copy / FASTAPI_FILE).read_bytes()
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await open_by_search(pilot, "fastapi")
@@ -152,20 +152,20 @@ async def test_lifecycle_cancel_writes_nothing(vault_path: Path):
         await pilot.press("n")
         await settle(pilot)
         assert isinstance(app.screen, MainScreen)
-    assert (vault_path / FASTAPI_FILE).read_bytes() == before
+    assert (sample_copy / FASTAPI_FILE).read_bytes() == before
 
 
-async def test_change_on_disk_after_preview_shows_both_versions_then_redoes(vault_path: Path):
+async def test_change_on_disk_after_preview_shows_both_versions_then_redoes(sample_copy: Path):
     from workbench.tui.dialogs.external_change import ExternalChangeDialog
 
-    app = WorkbenchApp(vault_path)
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await open_by_search(pilot, "fastapi")
         await pilot.press("l", "enter")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmPlanDialog)
-        path = vault_path / FASTAPI_FILE
+        path = sample_copy / FASTAPI_FILE
         edited = path.read_bytes() + b"\nAn agent wrote this meanwhile.\n"
         path.write_bytes(edited)
         await pilot.press("y")
@@ -185,10 +185,10 @@ async def test_change_on_disk_after_preview_shows_both_versions_then_redoes(vaul
     assert "status: deprecated" in text and "An agent wrote this meanwhile." in text
 
 
-async def test_task_execution_state(vault_path: Path):
-    task = vault_path / "tasks/mem-task-invoice-pdf-accessibility.md"
+async def test_task_execution_state(sample_copy: Path):
+    task = sample_copy / "tasks/mem-task-invoice-pdf-accessibility.md"
     assert b"execution_state: todo" in task.read_bytes()
-    app = WorkbenchApp(vault_path)
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await open_by_search(pilot, "invoice pdfs tagged")
@@ -205,8 +205,8 @@ async def test_task_execution_state(vault_path: Path):
     assert b"execution_state: in-progress" in task.read_bytes()
 
 
-async def test_superseded_banner_jumps_to_successor_and_history(vault_path: Path):
-    app = WorkbenchApp(vault_path)
+async def test_superseded_banner_jumps_to_successor_and_history(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await open_by_search(pilot, "status:superseded celery")
@@ -226,8 +226,8 @@ async def test_superseded_banner_jumps_to_successor_and_history(vault_path: Path
         assert viewer.view.document.id == "mem-decision-jobs-procrastinate"
 
 
-async def test_link_pane_groups_and_follows(vault_path: Path):
-    app = WorkbenchApp(vault_path)
+async def test_link_pane_groups_and_follows(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await open_by_search(pilot, "status:superseded celery")
@@ -243,8 +243,8 @@ async def test_link_pane_groups_and_follows(vault_path: Path):
         assert app.focused is links
 
 
-async def test_raw_source_toggle(vault_path: Path):
-    app = WorkbenchApp(vault_path)
+async def test_raw_source_toggle(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await open_by_search(pilot, "fastapi")
@@ -257,11 +257,11 @@ async def test_raw_source_toggle(vault_path: Path):
         assert "schema_version: v1" not in screen_text(app)
 
 
-async def test_markup_in_titles_is_shown_literally(vault_path: Path):
-    path = vault_path / "entities/mem-entity-stripe.md"
+async def test_markup_in_titles_is_shown_literally(sample_copy: Path):
+    path = sample_copy / "entities/mem-entity-stripe.md"
     text = path.read_text().replace("title: Stripe\n", 'title: "[bold]x[/bold] \\e[31mred"\n', 1)
     path.write_text(text.replace("# Stripe", "# Stripe [bold]body[/bold]", 1))
-    app = WorkbenchApp(vault_path)
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert "[bold]x[/bold]" in screen_text(app)
@@ -272,8 +272,8 @@ async def test_markup_in_titles_is_shown_literally(vault_path: Path):
         assert "\x1b[31m" not in str(app.screen.query_one("#doc-title").render())
 
 
-async def test_keys_dialog_lists_every_binding(vault_path: Path):
-    app = WorkbenchApp(vault_path)
+async def test_keys_dialog_lists_every_binding(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await pilot.press("escape", "question_mark")
@@ -312,8 +312,8 @@ async def test_every_binding_has_an_id_and_a_tooltip():
         assert binding.action in palette, f"{binding.action} is missing from the palette"
 
 
-async def test_command_palette_runs_actions(vault_path: Path):
-    app = WorkbenchApp(vault_path)
+async def test_command_palette_runs_actions(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await open_by_search(pilot, "fastapi")
@@ -325,8 +325,8 @@ async def test_command_palette_runs_actions(vault_path: Path):
         assert isinstance(app.screen, LifecycleDialog)
 
 
-async def test_narrow_terminal_hides_links_until_asked(vault_path: Path):
-    app = WorkbenchApp(vault_path)
+async def test_narrow_terminal_hides_links_until_asked(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await open_by_search(pilot, "fastapi")
@@ -341,8 +341,8 @@ async def test_narrow_terminal_hides_links_until_asked(vault_path: Path):
         assert isinstance(app.focused, Input)
 
 
-async def test_q_quits_with_status_zero(vault_path: Path):
-    app = WorkbenchApp(vault_path)
+async def test_q_quits_with_status_zero(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await type_text(pilot, "q")  # in the search box q is a letter
@@ -362,14 +362,14 @@ async def test_unopenable_vault_is_a_notification(tmp_path: Path):
         assert app.is_running
 
 
-async def test_the_chosen_theme_is_remembered_between_runs(vault_path: Path):
-    app = WorkbenchApp(vault_path)
+async def test_the_chosen_theme_is_remembered_between_runs(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert app.theme == "workbench-dark"
         app.theme = "workbench-light"
         await settle(pilot)
-    again = WorkbenchApp(vault_path)
+    again = WorkbenchApp(sample_copy)
     async with again.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert again.theme == "workbench-light"

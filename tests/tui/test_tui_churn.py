@@ -142,8 +142,8 @@ async def search_for(pilot, query: str) -> list[str]:
     return result_ids(pilot.app)
 
 
-async def test_churn_on_disk_leaves_the_app_equal_to_a_fresh_open(vault_path: Path):
-    app = WorkbenchApp(vault_path)
+async def test_churn_on_disk_leaves_the_app_equal_to_a_fresh_open(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         main = app.screen
@@ -151,7 +151,7 @@ async def test_churn_on_disk_leaves_the_app_equal_to_a_fresh_open(vault_path: Pa
         assert DELETED_SAMPLE in (await search_for(pilot, "fastapi"))
 
         failures: list[BaseException] = []
-        writer = threading.Thread(target=churn, args=(vault_path, 300, failures), name="churn")
+        writer = threading.Thread(target=churn, args=(sample_copy, 300, failures), name="churn")
         writer.start()
         typed = False
         while writer.is_alive():  # the app keeps working meanwhile: the search is typed mid-churn
@@ -164,8 +164,8 @@ async def test_churn_on_disk_leaves_the_app_equal_to_a_fresh_open(vault_path: Pa
         assert not failures, failures
 
         vault = main.vault
-        await wait_for(pilot, lambda: matches_disk(vault, vault_path))
-        fresh = Vault.open(vault_path)
+        await wait_for(pilot, lambda: matches_disk(vault, sample_copy))
+        fresh = Vault.open(sample_copy)
         assert snapshot(vault) == snapshot(fresh)
         # The screen's summary (header counts, the graph, what a blank search lists) caught up too.
         valid_ids = {d.id for d in fresh.documents}

@@ -46,8 +46,8 @@ DIALOGS = {
 
 
 @pytest.mark.parametrize("name", sorted(DIALOGS))
-async def test_every_dialog_wears_the_shared_frame(vault_path: Path, name: str):
-    app = WorkbenchApp(vault_path, theme="workbench-dark")
+async def test_every_dialog_wears_the_shared_frame(sample_copy: Path, name: str):
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await app.push_screen(DIALOGS[name]())

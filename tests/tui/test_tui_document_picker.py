@@ -32,8 +32,8 @@ class PickerApp(App[None]):
         self.picked.append((message.control.id, message.doc_id))
 
 
-async def test_enter_picks_the_best_hit_through_the_core_search(vault_path: Path):
-    vault = Vault.open(vault_path)
+async def test_enter_picks_the_best_hit_through_the_core_search(sample_copy: Path):
+    vault = Vault.open(sample_copy)
     seen = []
     app = PickerApp(vault.search, limit=5, exclude=["mem-entity-postgres"])
     async with app.run_test(size=(80, 20), message_hook=seen.append) as pilot:
@@ -91,8 +91,8 @@ async def test_blank_query_and_no_searcher_offer_nothing():
         assert app.picked == [] and app.query_one(DocumentPicker).has_class("-empty")
 
 
-async def test_a_filter_typed_wrong_is_said_in_the_list_and_picks_nothing(vault_path: Path):
-    vault = Vault.open(vault_path)
+async def test_a_filter_typed_wrong_is_said_in_the_list_and_picks_nothing(sample_copy: Path):
+    vault = Vault.open(sample_copy)
     app = PickerApp(vault.search, limit=5)
     async with app.run_test(size=(80, 20)) as pilot:
         picker = app.query_one(DocumentPicker)

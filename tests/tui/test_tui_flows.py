@@ -61,10 +61,10 @@ def record_notifications(app) -> None:
 
 
 @contextlib.asynccontextmanager
-async def watched_app(vault_path: Path, opened: str):
+async def watched_app(sample_copy: Path, opened: str):
     """The app at 100x30, noting every notification, its watcher in place and a document opened by
     search: where a test then changes files behind its back."""
-    app = WorkbenchApp(vault_path)
+    app = WorkbenchApp(sample_copy)
     record_notifications(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -74,16 +74,16 @@ async def watched_app(vault_path: Path, opened: str):
         yield app, pilot
 
 
-async def test_live_changes_refresh_lists_and_the_open_document(vault_path: Path):
-    async with watched_app(vault_path, "fastapi") as (app, pilot):
+async def test_live_changes_refresh_lists_and_the_open_document(sample_copy: Path):
+    async with watched_app(sample_copy, "fastapi") as (app, pilot):
         main = app.screen
-        path = vault_path / FASTAPI_FILE
+        path = sample_copy / FASTAPI_FILE
         path.write_bytes(path.read_bytes() + b"\nAn agent added this line.\n")
         viewer = main.query_one(DocumentViewer)
         await wait_for(pilot, lambda: "An agent added this line." in viewer.view.source)
         assert any("changed on disk" in n for n in notes(app))
-        new = (vault_path / NOTE_FILE).read_text().replace("mem-note-procrastinate-queueing-lock", "mem-note-live-one")
-        (vault_path / "notes/mem-note-live-one.md").write_text(new)
+        new = (sample_copy / NOTE_FILE).read_text().replace("mem-note-procrastinate-queueing-lock", "mem-note-live-one")
+        (sample_copy / "notes/mem-note-live-one.md").write_text(new)
         await wait_for(pilot, lambda: main.summary.files == 68)
         await pilot.press("slash", "ctrl+u")
         await wait_for(pilot, lambda: len(main.query_one("#results", OptionList).options) == 68)
@@ -92,19 +92,19 @@ async def test_live_changes_refresh_lists_and_the_open_document(vault_path: Path
     assert watcher is not None and not watcher._thread.is_alive(), "quitting stops the watcher"
 
 
-async def test_the_open_documents_links_follow_files_written_elsewhere(vault_path: Path):
-    async with watched_app(vault_path, "fastapi") as (app, pilot):
-        new = (vault_path / NOTE_FILE).read_text().replace("mem-note-procrastinate-queueing-lock", "mem-note-quokka")
+async def test_the_open_documents_links_follow_files_written_elsewhere(sample_copy: Path):
+    async with watched_app(sample_copy, "fastapi") as (app, pilot):
+        new = (sample_copy / NOTE_FILE).read_text().replace("mem-note-procrastinate-queueing-lock", "mem-note-quokka")
         new = new.replace("links:\n", "links:\n  - type: explains\n    target: mem-decision-api-fastapi\n", 1)
         new = "\n".join("title: Quokka notes" if line.startswith("title:") else line for line in new.split("\n"))
-        (vault_path / "notes/mem-note-quokka.md").write_text(new)
+        (sample_copy / "notes/mem-note-quokka.md").write_text(new)
         await wait_for(pilot, lambda: "Quokka notes" in screen_text(app))  # a backlink, without reopening
-        (vault_path / "notes/mem-note-quokka.md").unlink()
+        (sample_copy / "notes/mem-note-quokka.md").unlink()
         await wait_for(pilot, lambda: "Quokka notes" not in screen_text(app))
 
 
-async def test_our_own_writes_are_not_reported_as_outside_changes(vault_path: Path):
-    async with watched_app(vault_path, "fastapi") as (app, pilot):
+async def test_our_own_writes_are_not_reported_as_outside_changes(sample_copy: Path):
+    async with watched_app(sample_copy, "fastapi") as (app, pilot):
         await pilot.press("l", "enter")
         await settle(pilot)
         await pilot.press("y")
@@ -114,10 +114,10 @@ async def test_our_own_writes_are_not_reported_as_outside_changes(vault_path: Pa
         assert not any("changed on disk" in n for n in notes(app))
 
 
-async def test_credential_warning_in_the_viewer(vault_path: Path):
-    path = vault_path / FASTAPI_FILE
+async def test_credential_warning_in_the_viewer(sample_copy: Path):
+    path = sample_copy / FASTAPI_FILE
     path.write_text(path.read_text() + "\napi_key = sk3cretValue99xyz\n")
-    app = WorkbenchApp(vault_path)
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await open_by_search(pilot, "fastapi")
@@ -125,10 +125,10 @@ async def test_credential_warning_in_the_viewer(vault_path: Path):
         assert "credential (line 31)" in str(app.screen.query_one("#credential").render())
 
 
-async def test_undo_shows_the_diff_then_reverts(vault_path: Path):
-    path = vault_path / FASTAPI_FILE
+async def test_undo_shows_the_diff_then_reverts(sample_copy: Path):
+    path = sample_copy / FASTAPI_FILE
     before = path.read_bytes()
-    app = WorkbenchApp(vault_path)
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await open_by_search(pilot, "fastapi")
@@ -152,26 +152,26 @@ async def test_undo_shows_the_diff_then_reverts(vault_path: Path):
         assert any("nothing to undo" in n for n in notes(app))
 
 
-async def test_edit_runs_the_editor_then_rereads_and_checks(vault_path: Path, tmp_path: Path, monkeypatch):
+async def test_edit_runs_the_editor_then_rereads_and_checks(sample_copy: Path, tmp_path: Path, monkeypatch):
     editor = tmp_path / "editor.sh"
     editor.write_text('#!/bin/sh\nprintf "\\napi_key = sk3cretValue99xyz\\n" >> "$1"\n')
     editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("EDITOR", str(editor))
-    app = WorkbenchApp(vault_path)
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await open_by_search(pilot, "fastapi")
         await pilot.press("e")
         await settle(pilot)
-        assert b"api_key = sk3cretValue99xyz" in (vault_path / FASTAPI_FILE).read_bytes()
+        assert b"api_key = sk3cretValue99xyz" in (sample_copy / FASTAPI_FILE).read_bytes()
         assert "api_key" in app.screen.query_one(DocumentViewer).view.source
         assert any("problem(s) after editing" in n and "credential" in n for n in notes(app))
 
 
-async def test_problems_open_and_repair_with_preview(vault_path: Path):
-    path = vault_path / NOTE_FILE
+async def test_problems_open_and_repair_with_preview(sample_copy: Path):
+    path = sample_copy / NOTE_FILE
     path.write_text(path.read_text().replace("created_at: 2026-08-14\n", ""))
-    app = WorkbenchApp(vault_path)
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(110, 34)) as pilot:
         await settle(pilot)
         await pilot.press("escape", "p")
@@ -196,14 +196,14 @@ async def test_problems_open_and_repair_with_preview(vault_path: Path):
     assert b"created_at:" in path.read_bytes()
 
 
-async def test_problems_repair_only_the_selected_file(vault_path: Path):
-    first, second = vault_path / NOTE_FILE, vault_path / "notes/mem-note-flaky-pdf-snapshot-fonts.md"
+async def test_problems_repair_only_the_selected_file(sample_copy: Path):
+    first, second = sample_copy / NOTE_FILE, sample_copy / "notes/mem-note-flaky-pdf-snapshot-fonts.md"
     for path in (first, second):
         text = path.read_text()
         assert "\ncreated_at:" in text
         path.write_text("\n".join(line for line in text.split("\n") if not line.startswith("created_at:")))
     untouched = second.read_bytes()
-    app = WorkbenchApp(vault_path)
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(110, 34)) as pilot:
         await settle(pilot)
         await pilot.press("escape", "p")
@@ -228,8 +228,8 @@ async def test_problems_repair_only_the_selected_file(vault_path: Path):
     assert second.read_bytes() == untouched
 
 
-async def test_problems_repair_of_a_file_with_nothing_repairable_says_so(vault_path: Path):
-    app = WorkbenchApp(vault_path)
+async def test_problems_repair_of_a_file_with_nothing_repairable_says_so(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
     record_notifications(app)
     async with app.run_test(size=(110, 34)) as pilot:
         await settle(pilot)
@@ -238,17 +238,17 @@ async def test_problems_repair_of_a_file_with_nothing_repairable_says_so(vault_p
         dialog = app.screen
         stale = next(i for i, p in enumerate(dialog.problems) if p.path == "contexts/mem-context-local-dev-setup.md")
         dialog.query_one(OptionList).highlighted = stale
-        before = (vault_path / "contexts/mem-context-local-dev-setup.md").read_bytes()
+        before = (sample_copy / "contexts/mem-context-local-dev-setup.md").read_bytes()
         await pilot.press("f")
         await settle(pilot)
         assert isinstance(app.screen, MainScreen)
         assert any("Nothing to change" in n and "nothing in it can be repaired automatically" in n for n in notes(app))
-    assert (vault_path / "contexts/mem-context-local-dev-setup.md").read_bytes() == before
+    assert (sample_copy / "contexts/mem-context-local-dev-setup.md").read_bytes() == before
 
 
-async def test_conflicts_queue_resolves_with_preview(vault_path: Path):
-    cents = vault_path / "decisions/mem-decision-money-integer-cents.md"
-    app = WorkbenchApp(vault_path)
+async def test_conflicts_queue_resolves_with_preview(sample_copy: Path):
+    cents = sample_copy / "decisions/mem-decision-money-integer-cents.md"
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         await pilot.press("escape", "c")
@@ -278,9 +278,9 @@ async def test_conflicts_queue_resolves_with_preview(vault_path: Path):
     assert b"superseded_by: [mem-decision-money-numeric-decimal]" in cents.read_bytes() or b"- mem-decision-money-numeric-decimal" in cents.read_bytes()
 
 
-async def test_stale_link_is_retargeted(vault_path: Path):
-    source = vault_path / "contexts/mem-context-local-dev-setup.md"
-    app = WorkbenchApp(vault_path)
+async def test_stale_link_is_retargeted(sample_copy: Path):
+    source = sample_copy / "contexts/mem-context-local-dev-setup.md"
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         await pilot.press("escape", "c")
@@ -298,12 +298,12 @@ async def test_stale_link_is_retargeted(vault_path: Path):
 
 
 
-async def test_write_gate_creates_a_linked_document(vault_path: Path):
+async def test_write_gate_creates_a_linked_document(sample_copy: Path):
     from textual.widgets import Input, TextArea
 
     from workbench.tui.dialogs.new_document import NewDocumentDialog
 
-    app = WorkbenchApp(vault_path)
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("escape", "n")
@@ -330,16 +330,16 @@ async def test_write_gate_creates_a_linked_document(vault_path: Path):
         await pilot.press("y")
         await settle(pilot)
         assert app.screen.current.document.title == "Refunds go through Stripe credit notes"
-    created = list((vault_path / "notes").glob("*refunds*"))
+    created = list((sample_copy / "notes").glob("*refunds*"))
     assert len(created) == 1 and "target: mem-entity-stripe" in created[0].read_text()
 
 
-async def test_write_gate_supersedes_a_decision(vault_path: Path):
+async def test_write_gate_supersedes_a_decision(sample_copy: Path):
     from textual.widgets import Input, Select
 
     from workbench.tui.dialogs.new_document import NewDocumentDialog
 
-    app = WorkbenchApp(vault_path)
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("escape", "n")
@@ -358,7 +358,7 @@ async def test_write_gate_supersedes_a_decision(vault_path: Path):
         assert isinstance(app.screen, ConfirmPlanDialog)
         await pilot.press("y")
         await settle(pilot)
-    old = (vault_path / "decisions/mem-decision-money-integer-cents.md").read_text()
+    old = (sample_copy / "decisions/mem-decision-money-integer-cents.md").read_text()
     assert "status: superseded" in old
 
 
@@ -380,8 +380,8 @@ async def gate_candidates_for_a_money_decision(pilot):
     return dialog
 
 
-async def test_write_gate_shows_each_candidate_beside_the_draft(vault_path: Path):
-    app = WorkbenchApp(vault_path)
+async def test_write_gate_shows_each_candidate_beside_the_draft(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(120, 40)) as pilot:
         dialog = await gate_candidates_for_a_money_decision(pilot)
         assert [c.id for c in dialog.candidates][:2] == ["mem-decision-money-integer-cents", "mem-decision-money-numeric-decimal"]
@@ -406,8 +406,8 @@ async def test_write_gate_shows_each_candidate_beside_the_draft(vault_path: Path
         assert isinstance(app.screen, ConfirmPlanDialog) and "mem-entity-invoice-model" in app.screen.summary
 
 
-async def test_write_gate_comparison_stacks_on_a_small_terminal(vault_path: Path):
-    app = WorkbenchApp(vault_path)
+async def test_write_gate_comparison_stacks_on_a_small_terminal(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(80, 24)) as pilot:
         dialog = await gate_candidates_for_a_money_decision(pilot)
         assert dialog.has_class("-narrow")
@@ -444,10 +444,10 @@ async def type_into_merged_text(pilot, dialog, line: str):
     return editor
 
 
-async def test_consolidation_folds_notes_into_the_target(vault_path: Path):
+async def test_consolidation_folds_notes_into_the_target(sample_copy: Path):
     from textual.widgets import SelectionList
 
-    app = WorkbenchApp(vault_path)
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(120, 40)) as pilot:
         dialog = await consolidation_dialog(pilot)
         assert dialog.target == "mem-context-test-suite"
@@ -464,16 +464,16 @@ async def test_consolidation_folds_notes_into_the_target(vault_path: Path):
         await pilot.press("y")
         await settle(pilot)
         assert app.screen.current.document.id == "mem-context-test-suite"
-    target = (vault_path / "contexts/mem-context-test-suite.md").read_text()
+    target = (sample_copy / "contexts/mem-context-test-suite.md").read_text()
     assert "From [[mem-note-flaky-invoice-counter-year-boundary]]" in target
     assert "mem-note-flaky-pdf-snapshot-fonts]]:" not in target
-    assert "status: archived" in (vault_path / "notes/mem-note-flaky-invoice-counter-year-boundary.md").read_text()
-    assert "status: archived" not in (vault_path / "notes/mem-note-flaky-pdf-snapshot-fonts.md").read_text()
+    assert "status: archived" in (sample_copy / "notes/mem-note-flaky-invoice-counter-year-boundary.md").read_text()
+    assert "status: archived" not in (sample_copy / "notes/mem-note-flaky-pdf-snapshot-fonts.md").read_text()
 
 
-async def test_consolidation_writes_the_merged_text_as_edited(vault_path: Path):
-    target = vault_path / "contexts/mem-context-test-suite.md"
-    app = WorkbenchApp(vault_path)
+async def test_consolidation_writes_the_merged_text_as_edited(sample_copy: Path):
+    target = sample_copy / "contexts/mem-context-test-suite.md"
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(120, 40)) as pilot:
         dialog = await consolidation_dialog(pilot)
         editor = await type_into_merged_text(pilot, dialog, "Pinned TZ=UTC in CI: the date tests stopped flaking.")
@@ -497,15 +497,15 @@ async def test_consolidation_writes_the_merged_text_as_edited(vault_path: Path):
     assert "Pinned TZ=UTC in CI: the date tests stopped flaking." in text
     assert "derived_from" in text and "From [[mem-note-flaky-pdf-snapshot-fonts]]" in text
     for note in ("invoice-counter-year-boundary", "pdf-snapshot-fonts", "webhook-signature-clock-skew"):
-        matches = list((vault_path / "notes").glob(f"mem-note-flaky-{note}*.md"))
+        matches = list((sample_copy / "notes").glob(f"mem-note-flaky-{note}*.md"))
         assert matches and "status: archived" in matches[0].read_text(), note
 
 
-async def test_consolidation_redone_after_an_agent_wrote_to_the_target_keeps_both_edits(vault_path: Path):
+async def test_consolidation_redone_after_an_agent_wrote_to_the_target_keeps_both_edits(sample_copy: Path):
     from workbench.tui.dialogs.external_change import ExternalChangeDialog
 
-    target = vault_path / "contexts/mem-context-test-suite.md"
-    app = WorkbenchApp(vault_path)
+    target = sample_copy / "contexts/mem-context-test-suite.md"
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(120, 40)) as pilot:
         await type_into_merged_text(pilot, await consolidation_dialog(pilot), "Pinned TZ=UTC in CI.")
         agent = target.read_text().replace("Known flakiness (October-November 2026)", "Known flakiness (October-December 2026)")
@@ -524,10 +524,10 @@ async def test_consolidation_redone_after_an_agent_wrote_to_the_target_keeps_bot
     assert "Pinned TZ=UTC in CI." in text and "Known flakiness (October-December 2026)" in text
 
 
-async def test_consolidation_refusal_is_said_before_editing(vault_path: Path):
+async def test_consolidation_refusal_is_said_before_editing(sample_copy: Path):
     from workbench.tui.dialogs.consolidate import ConsolidateDialog
 
-    app = WorkbenchApp(vault_path)
+    app = WorkbenchApp(sample_copy)
     record_notifications(app)
     async with app.run_test(size=(120, 40)) as pilot:
         dialog = await consolidation_dialog(pilot)
@@ -542,12 +542,12 @@ async def test_consolidation_refusal_is_said_before_editing(vault_path: Path):
         assert any("Cannot consolidate" in n and "canonical" in n for n in notes(app))
 
 
-async def test_lifecycle_after_an_outside_change_shows_both_versions(vault_path: Path):
+async def test_lifecycle_after_an_outside_change_shows_both_versions(sample_copy: Path):
     from workbench.tui.dialogs.external_change import ExternalChangeDialog
     from workbench.tui.dialogs.lifecycle import LifecycleDialog
 
-    path = vault_path / FASTAPI_FILE
-    app = WorkbenchApp(vault_path)
+    path = sample_copy / FASTAPI_FILE
+    app = WorkbenchApp(sample_copy)
     record_notifications(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -579,11 +579,11 @@ async def test_lifecycle_after_an_outside_change_shows_both_versions(vault_path:
     assert path.read_text() == outside, "the outside change is kept and nothing else written"
 
 
-async def test_write_gate_merge_into_a_candidate_changed_meanwhile(vault_path: Path):
+async def test_write_gate_merge_into_a_candidate_changed_meanwhile(sample_copy: Path):
     from workbench.tui.dialogs.external_change import ExternalChangeDialog
 
-    target = vault_path / "entities/mem-entity-invoice-model.md"
-    app = WorkbenchApp(vault_path)
+    target = sample_copy / "entities/mem-entity-invoice-model.md"
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(120, 40)) as pilot:
         await gate_candidates_for_a_money_decision(pilot)
         outside = target.read_text() + "\nAn agent noted: invoices are immutable once sent.\n"
@@ -602,13 +602,13 @@ async def test_write_gate_merge_into_a_candidate_changed_meanwhile(vault_path: P
     assert "An agent noted: invoices are immutable once sent." in text and "All amounts are integer cents" in text
 
 
-async def test_consolidation_of_a_note_changed_meanwhile_writes_nothing(vault_path: Path):
+async def test_consolidation_of_a_note_changed_meanwhile_writes_nothing(sample_copy: Path):
     from workbench.tui.dialogs.external_change import ExternalChangeDialog
 
-    note = vault_path / "notes/mem-note-flaky-pdf-snapshot-fonts.md"
-    target = vault_path / "contexts/mem-context-test-suite.md"
+    note = sample_copy / "notes/mem-note-flaky-pdf-snapshot-fonts.md"
+    target = sample_copy / "contexts/mem-context-test-suite.md"
     before = target.read_bytes()
-    app = WorkbenchApp(vault_path)
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(120, 40)) as pilot:
         await consolidation_dialog(pilot)
         await pilot.press("ctrl+s")
@@ -624,10 +624,10 @@ async def test_consolidation_of_a_note_changed_meanwhile_writes_nothing(vault_pa
     assert note.read_text() == outside and target.read_bytes() == before
 
 
-async def test_lifecycle_supersede_by_searching_the_successor(vault_path: Path):
+async def test_lifecycle_supersede_by_searching_the_successor(sample_copy: Path):
     from workbench.tui.dialogs.lifecycle import LifecycleDialog
 
-    app = WorkbenchApp(vault_path)
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 40)) as pilot:
         await settle(pilot)
         await open_by_search(pilot, "postgres database")
@@ -646,14 +646,14 @@ async def test_lifecycle_supersede_by_searching_the_successor(vault_path: Path):
         await pilot.press("y")
         await settle(pilot)
         assert "Superseded by" in screen_text(app)
-    assert "status: superseded" in (vault_path / "entities/mem-entity-postgres.md").read_text()
-    assert "target: mem-entity-postgres\n" in (vault_path / "entities/mem-entity-postgresql-db.md").read_text()
+    assert "status: superseded" in (sample_copy / "entities/mem-entity-postgres.md").read_text()
+    assert "target: mem-entity-postgres\n" in (sample_copy / "entities/mem-entity-postgresql-db.md").read_text()
 
 
-async def test_graph_navigator_depth_filter_chain_pack_and_breadcrumbs(vault_path: Path):
+async def test_graph_navigator_depth_filter_chain_pack_and_breadcrumbs(sample_copy: Path):
     from workbench.tui.widgets.link_pane import LinkPane
 
-    app = WorkbenchApp(vault_path)
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         await open_by_search(pilot, "status:superseded celery")
@@ -686,11 +686,11 @@ async def test_graph_navigator_depth_filter_chain_pack_and_breadcrumbs(vault_pat
         assert crumbs == "Use Celery with Redis for background jobs"
 
 
-async def test_large_vault_looks_for_conflicts_only_when_asked(vault_path: Path, monkeypatch):
+async def test_large_vault_looks_for_conflicts_only_when_asked(sample_copy: Path, monkeypatch):
     import workbench.tui.screens.main as main_module
 
     monkeypatch.setattr(main_module, "AUTO_CONFLICTS_LIMIT", 10)
-    app = WorkbenchApp(vault_path)
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         assert "conflicts: press c" in screen_text(app)

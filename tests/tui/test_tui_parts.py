@@ -94,10 +94,10 @@ def test_in_high_contrast_a_text_box_without_the_focus_is_still_seen():
     assert abs(fill.brightness - ground.brightness) > 0.1
 
 
-async def test_app_starts_in_every_theme(vault_path: Path):
+async def test_app_starts_in_every_theme(sample_copy: Path):
     from workbench.tui.app import WorkbenchApp
 
-    app = WorkbenchApp(vault_path)
+    app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         for name in ("workbench-light", "workbench-high-contrast", "textual-dark", "workbench-dark"):
             app.theme = name

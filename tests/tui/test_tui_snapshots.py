@@ -63,16 +63,16 @@ async def money_decision_candidates(pilot) -> None:
 
 
 @pytest.mark.parametrize("theme", THEMES)
-def test_superseded_document(snap_compare, vault_path: Path, theme: str):
+def test_superseded_document(snap_compare, sample_copy: Path, theme: str):
     async def open_superseded(pilot):
         await open_document(pilot, "status:superseded celery")
 
-    assert snap_compare(WorkbenchApp(vault_path, theme=theme), terminal_size=(100, 30), run_before=open_superseded)
+    assert snap_compare(WorkbenchApp(sample_copy, theme=theme), terminal_size=(100, 30), run_before=open_superseded)
 
 
 @pytest.mark.parametrize("theme", THEMES)
 @pytest.mark.parametrize("key", ["p", "o", "c", "question_mark"])
-def test_flow_dialogs(snap_compare, vault_path: Path, theme: str, key: str):
+def test_flow_dialogs(snap_compare, sample_copy: Path, theme: str, key: str):
     """Problems, consolidation, the conflicts queue and the keys, as a person first sees them."""
 
     async def open_dialog(pilot):
@@ -80,11 +80,11 @@ def test_flow_dialogs(snap_compare, vault_path: Path, theme: str, key: str):
         await pilot.press("escape", key)
         await settle(pilot)
 
-    assert snap_compare(WorkbenchApp(vault_path, theme=theme), terminal_size=(100, 30), run_before=open_dialog)
+    assert snap_compare(WorkbenchApp(sample_copy, theme=theme), terminal_size=(100, 30), run_before=open_dialog)
 
 
 @pytest.mark.parametrize("theme", THEMES)
-def test_write_gate_draft(snap_compare, vault_path: Path, theme: str):
+def test_write_gate_draft(snap_compare, sample_copy: Path, theme: str):
     async def draft(pilot):
         await settle(pilot)
         await pilot.press("escape", "n")
@@ -98,32 +98,32 @@ def test_write_gate_draft(snap_compare, vault_path: Path, theme: str):
         steady_cursors(pilot)
         await settle(pilot)
 
-    assert snap_compare(WorkbenchApp(vault_path, theme=theme), terminal_size=(100, 30), run_before=draft)
+    assert snap_compare(WorkbenchApp(sample_copy, theme=theme), terminal_size=(100, 30), run_before=draft)
 
 
 @pytest.mark.parametrize("theme", THEMES)
-def test_write_gate_candidates(snap_compare, vault_path: Path, theme: str):
-    assert snap_compare(WorkbenchApp(vault_path, theme=theme), terminal_size=(100, 30), run_before=money_decision_candidates)
+def test_write_gate_candidates(snap_compare, sample_copy: Path, theme: str):
+    assert snap_compare(WorkbenchApp(sample_copy, theme=theme), terminal_size=(100, 30), run_before=money_decision_candidates)
 
 
 @pytest.mark.parametrize("theme", THEMES)
-def test_write_gate_candidates_on_a_small_terminal(snap_compare, vault_path: Path, theme: str):
+def test_write_gate_candidates_on_a_small_terminal(snap_compare, sample_copy: Path, theme: str):
     """At 80x24 the draft and the candidate stack instead of standing side by side."""
-    assert snap_compare(WorkbenchApp(vault_path, theme=theme), terminal_size=(80, 24), run_before=money_decision_candidates)
+    assert snap_compare(WorkbenchApp(sample_copy, theme=theme), terminal_size=(80, 24), run_before=money_decision_candidates)
 
 
 @pytest.mark.parametrize("theme", THEMES)
-def test_lifecycle_dialog(snap_compare, vault_path: Path, theme: str):
+def test_lifecycle_dialog(snap_compare, sample_copy: Path, theme: str):
     async def lifecycle(pilot):
         await open_document(pilot, "fastapi")
         await pilot.press("l")
         await settle(pilot)
 
-    assert snap_compare(WorkbenchApp(vault_path, theme=theme), terminal_size=(100, 30), run_before=lifecycle)
+    assert snap_compare(WorkbenchApp(sample_copy, theme=theme), terminal_size=(100, 30), run_before=lifecycle)
 
 
 @pytest.mark.parametrize("theme", THEMES)
-def test_consolidation_merged_text(snap_compare, vault_path: Path, theme: str):
+def test_consolidation_merged_text(snap_compare, sample_copy: Path, theme: str):
     async def merged(pilot):
         await settle(pilot)
         await pilot.press("escape", "o")
@@ -133,30 +133,30 @@ def test_consolidation_merged_text(snap_compare, vault_path: Path, theme: str):
         steady_cursors(pilot)
         await pilot.pause()
 
-    assert snap_compare(WorkbenchApp(vault_path, theme=theme), terminal_size=(100, 30), run_before=merged)
+    assert snap_compare(WorkbenchApp(sample_copy, theme=theme), terminal_size=(100, 30), run_before=merged)
 
 
 @pytest.mark.parametrize("theme", THEMES)
-def test_change_preview(snap_compare, vault_path: Path, theme: str):
+def test_change_preview(snap_compare, sample_copy: Path, theme: str):
     async def preview(pilot):
         await open_document(pilot, "fastapi")
         await pilot.app.push_screen(ConfirmPlanDialog("status mem-decision-api-fastapi: active → deprecated", STATUS_DIFF,
                                                       title="Change the status?"))
         await settle(pilot)
 
-    assert snap_compare(WorkbenchApp(vault_path, theme=theme), terminal_size=(100, 30), run_before=preview)
+    assert snap_compare(WorkbenchApp(sample_copy, theme=theme), terminal_size=(100, 30), run_before=preview)
 
 
 @pytest.mark.parametrize("theme", THEMES)
-def test_changed_on_disk(snap_compare, vault_path: Path, theme: str):
+def test_changed_on_disk(snap_compare, sample_copy: Path, theme: str):
     async def outside_change(pilot):
         await open_document(pilot, "fastapi")
         pilot.app.screen.stop_watching()
         await pilot.press("l")
         await settle(pilot)
-        path = vault_path / FASTAPI_FILE
+        path = sample_copy / FASTAPI_FILE
         path.write_text(path.read_text().replace("# Use FastAPI", "# Reviewed by an agent. Use FastAPI", 1))
         await pilot.press("enter")
         await settle(pilot)
 
-    assert snap_compare(WorkbenchApp(vault_path, theme=theme), terminal_size=(100, 30), run_before=outside_change)
+    assert snap_compare(WorkbenchApp(sample_copy, theme=theme), terminal_size=(100, 30), run_before=outside_change)
