@@ -6,7 +6,7 @@ import difflib
 from pathlib import Path
 
 from textual.widgets import Input, OptionList
-from tui_helpers import screen_text, settle, type_text
+from tui_helpers import open_by_search, result_ids, screen_text, settle, type_text
 
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog
@@ -19,17 +19,6 @@ from workbench.tui.widgets.viewer import DocumentViewer
 
 FASTAPI = "mem-decision-api-fastapi"
 FASTAPI_FILE = "decisions/mem-decision-api-fastapi.md"
-
-
-def result_ids(app: WorkbenchApp) -> list[str]:
-    return [option.id for option in app.screen.query_one("#results", OptionList).options]
-
-
-async def open_by_search(pilot, query: str) -> None:
-    await type_text(pilot, query)
-    await settle(pilot)
-    await pilot.press("enter")
-    await settle(pilot)
 
 
 async def test_startup_shows_titles_and_counts(sample_copy: Path):

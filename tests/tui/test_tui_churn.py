@@ -11,9 +11,7 @@ import threading
 import time
 from pathlib import Path
 
-from textual.widgets import OptionList
-from textual.worker import WorkerCancelled
-from tui_helpers import settle, type_text
+from tui_helpers import result_ids, settle, type_text, wait_for
 from vault_builders import doc_text
 
 from workbench import Vault
@@ -24,6 +22,7 @@ DELETED_SAMPLE = "mem-decision-api-fastapi"  # a document of the sample, deleted
 ADDED = "mem-note-churn-zanzibar"  # added late in the churn and kept
 ADDED_THEN_DELETED = "mem-note-churn-quokka"  # added early in the churn, deleted later
 FOLDERS = {"note": "notes", "entity": "entities", "decision": "decisions"}
+PATIENCE = 90.0  # seconds to wait for the app: hundreds of changes reach it through the watcher
 
 
 def path_of(root: Path, doc_id: str) -> Path:
@@ -115,29 +114,11 @@ def matches_disk(vault: Vault, root: Path) -> bool:
     return {r.path: r.document.digest for r in vault.records} == on_disk
 
 
-async def wait_for(pilot, condition, seconds: float = 90.0) -> None:
-    """Real time passes here: the watcher and the workers run on their own threads."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        await pilot.pause(0.1)
-        try:
-            await pilot.app.workers.wait_for_complete()
-        except WorkerCancelled:  # a newer search replaced an older one
-            pass
-    assert condition(), "timed out"
-
-
-def result_ids(app) -> list[str]:
-    return [option.id for option in app.screen.query_one("#results", OptionList).options]
-
-
 async def search_for(pilot, query: str) -> list[str]:
     await pilot.press("slash", "ctrl+u")
     await type_text(pilot, query)
     pane = pilot.app.screen.query_one(SearchPane)
-    await wait_for(pilot, lambda: pane._shown_query == query)
+    await wait_for(pilot, lambda: pane._shown_query == query, PATIENCE)
     await settle(pilot)
     return result_ids(pilot.app)
 
@@ -147,7 +128,7 @@ async def test_churn_on_disk_leaves_the_app_equal_to_a_fresh_open(sample_copy: P
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         main = app.screen
-        await wait_for(pilot, lambda: main.watcher is not None and main.watcher.ready.is_set())
+        await wait_for(pilot, lambda: main.watcher is not None and main.watcher.ready.is_set(), PATIENCE)
         assert DELETED_SAMPLE in (await search_for(pilot, "fastapi"))
 
         failures: list[BaseException] = []
@@ -164,13 +145,13 @@ async def test_churn_on_disk_leaves_the_app_equal_to_a_fresh_open(sample_copy: P
         assert not failures, failures
 
         vault = main.vault
-        await wait_for(pilot, lambda: matches_disk(vault, sample_copy))
+        await wait_for(pilot, lambda: matches_disk(vault, sample_copy), PATIENCE)
         fresh = Vault.open(sample_copy)
         assert snapshot(vault) == snapshot(fresh)
         # The screen's summary (header counts, the graph, what a blank search lists) caught up too.
         valid_ids = {d.id for d in fresh.documents}
         await wait_for(pilot, lambda: main.summary is not None and main.summary.files == len(fresh)
-                       and {d.id for d in main.summary.documents} == valid_ids)
+                       and {d.id for d in main.summary.documents} == valid_ids, PATIENCE)
 
         assert ADDED in fresh and DELETED_SAMPLE not in fresh and ADDED_THEN_DELETED not in fresh
         assert ADDED in (await search_for(pilot, "zanzibar"))

@@ -7,8 +7,7 @@ import stat
 from pathlib import Path
 
 from textual.widgets import Button, OptionList
-from textual.worker import WorkerCancelled
-from tui_helpers import screen_text, settle, type_text
+from tui_helpers import open_by_search, screen_text, settle, type_text, wait_for
 
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog
@@ -21,26 +20,6 @@ from workbench.tui.widgets.viewer import DocumentViewer
 FASTAPI = "mem-decision-api-fastapi"
 FASTAPI_FILE = "decisions/mem-decision-api-fastapi.md"
 NOTE_FILE = "notes/mem-note-procrastinate-queueing-lock.md"
-
-
-async def open_by_search(pilot, query: str) -> None:
-    await type_text(pilot, query)
-    await settle(pilot)
-    await pilot.press("enter")
-    await settle(pilot)
-
-
-async def wait_for(pilot, condition, seconds: float = 30.0) -> None:
-    """Real time passes here: the watcher works on its own thread."""
-    for _ in range(int(seconds / 0.05)):
-        if condition():
-            return
-        await pilot.pause(0.05)
-        try:
-            await pilot.app.workers.wait_for_complete()
-        except WorkerCancelled:  # a newer search replaced an older one: that is the app working
-            pass
-    assert condition(), "timed out"
 
 
 def notes(app) -> list[str]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input, TextArea
-from tui_helpers import settle, type_text
+from tui_helpers import open_by_search, settle, type_text
 
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog
@@ -44,14 +44,6 @@ def steady_cursors(pilot) -> None:
         widget.cursor_blink = False
 
 
-async def open_document(pilot, query: str) -> None:
-    await settle(pilot)
-    await type_text(pilot, query)
-    await settle(pilot)
-    await pilot.press("enter")
-    await settle(pilot)
-
-
 async def money_decision_candidates(pilot) -> None:
     await settle(pilot)
     await pilot.press("escape", "n")
@@ -65,7 +57,8 @@ async def money_decision_candidates(pilot) -> None:
 @pytest.mark.parametrize("theme", THEMES)
 def test_superseded_document(snap_compare, sample_copy: Path, theme: str):
     async def open_superseded(pilot):
-        await open_document(pilot, "status:superseded celery")
+        await settle(pilot)
+        await open_by_search(pilot, "status:superseded celery")
 
     assert snap_compare(WorkbenchApp(sample_copy, theme=theme), terminal_size=(100, 30), run_before=open_superseded)
 
@@ -115,7 +108,8 @@ def test_write_gate_candidates_on_a_small_terminal(snap_compare, sample_copy: Pa
 @pytest.mark.parametrize("theme", THEMES)
 def test_lifecycle_dialog(snap_compare, sample_copy: Path, theme: str):
     async def lifecycle(pilot):
-        await open_document(pilot, "fastapi")
+        await settle(pilot)
+        await open_by_search(pilot, "fastapi")
         await pilot.press("l")
         await settle(pilot)
 
@@ -139,7 +133,8 @@ def test_consolidation_merged_text(snap_compare, sample_copy: Path, theme: str):
 @pytest.mark.parametrize("theme", THEMES)
 def test_change_preview(snap_compare, sample_copy: Path, theme: str):
     async def preview(pilot):
-        await open_document(pilot, "fastapi")
+        await settle(pilot)
+        await open_by_search(pilot, "fastapi")
         await pilot.app.push_screen(ConfirmPlanDialog("status mem-decision-api-fastapi: active → deprecated", STATUS_DIFF,
                                                       title="Change the status?"))
         await settle(pilot)
@@ -150,7 +145,8 @@ def test_change_preview(snap_compare, sample_copy: Path, theme: str):
 @pytest.mark.parametrize("theme", THEMES)
 def test_changed_on_disk(snap_compare, sample_copy: Path, theme: str):
     async def outside_change(pilot):
-        await open_document(pilot, "fastapi")
+        await settle(pilot)
+        await open_by_search(pilot, "fastapi")
         pilot.app.screen.stop_watching()
         await pilot.press("l")
         await settle(pilot)

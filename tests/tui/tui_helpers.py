@@ -1,12 +1,15 @@
-"""Helpers for the TUI tests: drive the pilot, and read the screen as plain text."""
+"""Helpers for the TUI tests: drive the pilot, wait for the app, and read the screen as plain text."""
 
 from __future__ import annotations
 
 import io
+import time
+from collections.abc import Callable
 
 from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
+from textual.widgets import OptionList
 from textual.worker import WorkerCancelled
 
 
@@ -20,8 +23,35 @@ async def settle(pilot: Pilot) -> None:
         await pilot.pause()
 
 
+async def wait_for(pilot: Pilot, condition: Callable[[], bool], seconds: float = 30.0) -> None:
+    """Real time passes here: the watcher and the workers run on their own threads."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        await pilot.pause(0.05)
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:  # a newer search replaced an older one: that is the app working
+            pass
+    assert condition(), "timed out"
+
+
 async def type_text(pilot: Pilot, text: str) -> None:
     await pilot.press(*["space" if ch == " " else ch for ch in text])
+
+
+async def open_by_search(pilot: Pilot, query: str) -> None:
+    """Type a search and open its first hit, as a person does."""
+    await type_text(pilot, query)
+    await settle(pilot)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+def result_ids(app: App) -> list[str]:
+    """The ids the search pane lists, in order."""
+    return [option.id for option in app.screen.query_one("#results", OptionList).options]
 
 
 def screen_text(app: App) -> str:
