@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
+from helpers import run_cli
 from vault_builders import doc_text
 
 
-def run(*args, cwd=None, env=None):
-    return subprocess.run([sys.executable, "-m", "workbench.cli", *args], capture_output=True, text=True, cwd=cwd,
-                          env={**os.environ, **(env or {})})
-
-
 def test_check_on_the_sample_has_no_errors(sample_copy):
-    result = run("--vault", str(sample_copy), "check", "--json")
+    result = run_cli("--vault", str(sample_copy), "check", "--json")
     assert result.returncode == 0, result.stdout + result.stderr
     data = json.loads(result.stdout)
     assert set(data) == {"vault", "flavour", "documents", "problems"}
@@ -31,9 +24,9 @@ def test_check_on_the_sample_has_no_errors(sample_copy):
 
 def test_check_exits_1_on_errors_and_not_on_warnings(builder):
     builder.add("mem-note-a", body="password: hunter2secret99\n")
-    assert run("--vault", str(builder.root), "check").returncode == 0
+    assert run_cli("--vault", str(builder.root), "check").returncode == 0
     builder.add("mem-note-b", status="live")
-    result = run("--vault", str(builder.root), "check")
+    result = run_cli("--vault", str(builder.root), "check")
     assert result.returncode == 1
     assert "notes/mem-note-b.md:6: error status-invalid" in result.stdout
     assert "Traceback" not in result.stderr
@@ -42,21 +35,21 @@ def test_check_exits_1_on_errors_and_not_on_warnings(builder):
 def test_documents_counts_invalid_files_too(builder):
     builder.add("mem-note-a")
     builder.raw("notes/mem-note-b.md", "no frontmatter\n")
-    data = json.loads(run("--vault", str(builder.root), "check", "--json").stdout)
+    data = json.loads(run_cli("--vault", str(builder.root), "check", "--json").stdout)
     assert data["documents"] == 2
 
 
 def test_status_and_refusals(builder):
     builder.add("mem-note-a", status="draft")
     root = str(builder.root)
-    assert run("--vault", root, "status", "mem-note-a", "active").returncode == 0
-    again = run("--vault", root, "status", "mem-note-a", "active")
+    assert run_cli("--vault", root, "status", "mem-note-a", "active").returncode == 0
+    again = run_cli("--vault", root, "status", "mem-note-a", "active")
     assert again.returncode == 0 and "nothing changed" in again.stdout
     for args in (("status", "mem-note-a", "draft"), ("status", "mem-note-ghost", "active"), ("status", "mem-note-a", "superseded")):
-        result = run("--vault", root, *args)
+        result = run_cli("--vault", root, *args)
         assert result.returncode == 3
         assert result.stderr.count("\n") == 1 and "refused" in result.stderr
-    refused = run("--vault", root, "status", "mem-note-a", "draft")
+    refused = run_cli("--vault", root, "status", "mem-note-a", "draft")
     assert "deprecated, archived" in refused.stderr
 
 
@@ -64,20 +57,20 @@ def test_supersede_dry_run_then_for_real(builder):
     builder.add("mem-decision-old")
     builder.add("mem-decision-new", status="draft")
     root = str(builder.root)
-    dry = run("--vault", root, "supersede", "mem-decision-old", "mem-decision-new", "--dry-run")
+    dry = run_cli("--vault", root, "supersede", "mem-decision-old", "mem-decision-new", "--dry-run")
     assert dry.returncode == 0 and "+status: superseded" in dry.stdout
     assert "status: active" in (builder.root / "decisions/mem-decision-old.md").read_text()
-    assert run("--vault", root, "supersede", "mem-decision-old", "mem-decision-new").returncode == 0
-    shown = json.loads(run("--vault", root, "show", "mem-decision-old", "--json").stdout)
+    assert run_cli("--vault", root, "supersede", "mem-decision-old", "mem-decision-new").returncode == 0
+    shown = json.loads(run_cli("--vault", root, "show", "mem-decision-old", "--json").stdout)
     assert shown["meta"]["status"] == "superseded" and shown["meta"]["superseded_by"] == ["mem-decision-new"]
 
 
 def test_usage_errors_and_unreadable_vaults_exit_2(tmp_path):
-    assert run("--vault", str(tmp_path / "missing"), "check").returncode == 2
+    assert run_cli("--vault", str(tmp_path / "missing"), "check").returncode == 2
     (tmp_path / "file").write_text("x")
-    assert run("--vault", str(tmp_path / "file"), "check").returncode == 2
-    assert run("frobnicate").returncode == 2
-    assert run("--vault", "bad\x01path", "check").returncode == 2
+    assert run_cli("--vault", str(tmp_path / "file"), "check").returncode == 2
+    assert run_cli("frobnicate").returncode == 2
+    assert run_cli("--vault", "bad\x01path", "check").returncode == 2
 
 
 def test_vault_resolution_order(builder, tmp_path):
@@ -85,11 +78,11 @@ def test_vault_resolution_order(builder, tmp_path):
     other = tmp_path / "cwdvault"
     (other / "notes").mkdir(parents=True)
     (other / "notes" / "mem-note-cwd.md").write_text(doc_text("mem-note-cwd"))
-    by_env = run("show", "mem-note-env", env={"WORKBENCH_VAULT": str(builder.root)}, cwd=other)
+    by_env = run_cli("show", "mem-note-env", env={"WORKBENCH_VAULT": str(builder.root)}, cwd=other)
     assert by_env.returncode == 0
-    by_cwd = run("show", "mem-note-cwd", cwd=other)
+    by_cwd = run_cli("show", "mem-note-cwd", cwd=other)
     assert by_cwd.returncode == 0
-    sample = run("check", "--json", cwd=tmp_path)
+    sample = run_cli("check", "--json", cwd=tmp_path)
     data = json.loads(sample.stdout)
     assert data["documents"] >= 40 and "sample-vault" in data["vault"]
 
@@ -98,7 +91,7 @@ def test_an_obsidian_vault_in_the_current_folder_is_opened(tmp_path):
     vault = tmp_path / "obsidian"
     (vault / ".obsidian").mkdir(parents=True)
     (vault / "Home.md").write_text("# Home\n\nSee [[Other]].\n")
-    data = json.loads(run("check", "--json", cwd=vault).stdout)
+    data = json.loads(run_cli("check", "--json", cwd=vault).stdout)
     assert (data["flavour"], data["documents"], data["vault"]) == ("markdown", 1, str(vault))
 
 
@@ -107,8 +100,8 @@ def test_the_installed_sample_is_never_modified(tmp_path):
 
     source = sample_source()
     before = {p: p.read_bytes() for p in source.rglob("*") if p.is_file()}
-    assert json.loads(run("check", "--json", cwd=tmp_path).stdout)["documents"] >= 40
-    result = run("status", "mem-concept-usage-based-billing", "active", cwd=tmp_path)
+    assert json.loads(run_cli("check", "--json", cwd=tmp_path).stdout)["documents"] >= 40
+    result = run_cli("status", "mem-concept-usage-based-billing", "active", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert {p: p.read_bytes() for p in source.rglob("*") if p.is_file()} == before
     assert not (source / ".workbench").exists()
@@ -116,7 +109,7 @@ def test_the_installed_sample_is_never_modified(tmp_path):
 
 def test_terminal_escapes_in_a_document_never_reach_the_terminal(builder):
     builder.add("mem-note-evil", body="\x1b]0;pwned\x07\x1b[2J red \x1b[31mtext\n")
-    result = run("--vault", str(builder.root), "show", "mem-note-evil")
+    result = run_cli("--vault", str(builder.root), "show", "mem-note-evil")
     assert result.returncode == 0
     assert "\x1b" not in result.stdout and "\x07" not in result.stdout
     assert "\\x1b" in result.stdout
@@ -143,7 +136,7 @@ DRY_RUNS = [
 @pytest.mark.parametrize("args", DRY_RUNS, ids=[a[0] + ("-" + a[-1] if a[0] == "new" else "") for a in DRY_RUNS])
 def test_every_writing_command_has_a_dry_run_that_writes_nothing(sample_copy, args):
     before = {p: p.read_bytes() for p in sample_copy.rglob("*") if p.is_file()}
-    result = run("--vault", str(sample_copy), *args, "--dry-run")
+    result = run_cli("--vault", str(sample_copy), *args, "--dry-run")
     assert result.returncode == 0, result.stderr
     after = {p: p.read_bytes() for p in sample_copy.rglob("*") if p.is_file() and ".workbench" not in p.parts}
     assert after == {p: b for p, b in before.items() if ".workbench" not in p.parts}
@@ -153,31 +146,31 @@ def test_every_writing_command_has_a_dry_run_that_writes_nothing(sample_copy, ar
 
 def test_each_change_is_listed_and_undone_from_the_cli(sample_copy):
     root = str(sample_copy)
-    assert run("--vault", root, "status", "mem-concept-usage-based-billing", "active").returncode == 0
-    history = json.loads(run("--vault", root, "history", "--json").stdout)["changes"]
+    assert run_cli("--vault", root, "status", "mem-concept-usage-based-billing", "active").returncode == 0
+    history = json.loads(run_cli("--vault", root, "history", "--json").stdout)["changes"]
     assert history[0]["summary"] == "status mem-concept-usage-based-billing: draft → active"
-    assert run("--vault", root, "undo").returncode == 0
-    assert json.loads(run("--vault", root, "show", "mem-concept-usage-based-billing", "--json").stdout)["meta"]["status"] == "draft"
-    refused = run("--vault", root, "undo")
+    assert run_cli("--vault", root, "undo").returncode == 0
+    assert json.loads(run_cli("--vault", root, "show", "mem-concept-usage-based-billing", "--json").stdout)["meta"]["status"] == "draft"
+    refused = run_cli("--vault", root, "undo")
     assert refused.returncode == 3 and "nothing to undo" in refused.stderr
 
 
 def test_forget_with_a_mismatched_confirmation_is_refused(sample_copy):
     before = {p: p.read_bytes() for p in sample_copy.rglob("*.md")}
-    result = run("--vault", str(sample_copy), "forget", "mem-note-design-tokens-export", "--confirm", "mem-note-design")
+    result = run_cli("--vault", str(sample_copy), "forget", "mem-note-design-tokens-export", "--confirm", "mem-note-design")
     assert result.returncode == 3
     assert {p: p.read_bytes() for p in sample_copy.rglob("*.md")} == before
 
 
 def test_gate_json_shape(sample_copy):
-    result = run("--vault", str(sample_copy), "new", "--type", "note", "--title", "Postgres vacuum", "--tags", "database", "--json")
+    result = run_cli("--vault", str(sample_copy), "new", "--type", "note", "--title", "Postgres vacuum", "--tags", "database", "--json")
     data = json.loads(result.stdout)
     assert result.returncode == 0 and 1 <= len(data["candidates"]) <= 3
     assert set(data["candidates"][0]) >= {"id", "title", "score", "reasons"}
 
 
 def test_conflicts_json_shape(sample_copy):
-    data = json.loads(run("--vault", str(sample_copy), "conflicts", "--json").stdout)
+    data = json.loads(run_cli("--vault", str(sample_copy), "conflicts", "--json").stdout)
     assert len(data["conflicts"]) == 3
     for conflict in data["conflicts"]:
         assert set(conflict) == {"kind", "ids", "reason", "resolutions"}
@@ -188,36 +181,36 @@ def test_a_folder_with_a_notes_folder_is_not_taken_for_a_vault(tmp_path):
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "shopping.md").write_text("milk\n")
     (tmp_path / ".workbench").mkdir()
-    data = json.loads(run("check", "--json", cwd=tmp_path).stdout)
+    data = json.loads(run_cli("check", "--json", cwd=tmp_path).stdout)
     assert "sample-vault" in data["vault"]
 
 
 def test_search_takes_a_query_that_starts_with_a_word_to_leave_out(sample_copy):
-    everything = run("--vault", str(sample_copy), "search", "type:decision", "--limit", "50", "--json")
+    everything = run_cli("--vault", str(sample_copy), "search", "type:decision", "--limit", "50", "--json")
     superseded = {hit["id"] for hit in json.loads(everything.stdout) if hit["status"] == "superseded"}
     assert superseded
     for args in (["-status:superseded", "type:decision"], ["type:decision", "-status:superseded"], ["--", "-status:superseded", "type:decision"]):
-        result = run("--vault", str(sample_copy), "search", "--limit", "50", "--json", *args)
+        result = run_cli("--vault", str(sample_copy), "search", "--limit", "50", "--json", *args)
         assert result.returncode == 0, (args, result.stderr)
         found = {hit["id"] for hit in json.loads(result.stdout)}
         assert found and not found & superseded, args
-    hotfix = run("--vault", str(sample_copy), "search", "stripe", "-hotfix", "--json")  # not -h with a value
+    hotfix = run_cli("--vault", str(sample_copy), "search", "stripe", "-hotfix", "--json")  # not -h with a value
     assert hotfix.returncode == 0 and json.loads(hotfix.stdout), hotfix.stderr
 
 
 def test_a_search_filter_that_cannot_match_is_a_usage_error_naming_it(sample_copy):
     for query, said in [("updated:>2026-13-01", "updated:>2026-13-01: not a date"), ("type:decsion", "type:decsion: no such type"),
                         ("is:stael", "is:stael: not something"), ("from:mem-nothing-here", "from:mem-nothing-here: no document")]:
-        result = run("--vault", str(sample_copy), "search", "postgres", query)
+        result = run_cli("--vault", str(sample_copy), "search", "postgres", query)
         assert result.returncode == 2, (query, result.stdout, result.stderr)
         assert said in result.stderr and "Traceback" not in result.stderr, result.stderr
-    assert run("--vault", str(sample_copy), "search").returncode == 2
+    assert run_cli("--vault", str(sample_copy), "search").returncode == 2
 
 
 def test_search_shows_the_words_around_each_match_and_json_keeps_its_fields(sample_copy):
-    text = run("--vault", str(sample_copy), "search", "deduplicate", "webhooks", "--limit", "3").stdout
+    text = run_cli("--vault", str(sample_copy), "search", "deduplicate", "webhooks", "--limit", "3").stdout
     lines = text.splitlines()
     assert lines[0].split()[1] == "mem-decision-stripe-webhook-dedup"
     assert lines[1].startswith("       ") and "webhook" in lines[1].lower() and "\x1b" not in text  # no colours into a pipe
-    data = json.loads(run("--vault", str(sample_copy), "search", "deduplicate", "webhooks", "--json").stdout)
+    data = json.loads(run_cli("--vault", str(sample_copy), "search", "deduplicate", "webhooks", "--json").stdout)
     assert set(data[0]) == {"id", "title", "type", "status", "path", "score"}

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 
 import pytest
 
+from helpers import run_cli
 from vault_builders import doc_text
 
 ALIAS_BOMB = "---\n" + "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
@@ -53,14 +52,15 @@ def hostile_vault(tmp_path_factory):
     return root
 
 
-def run(*args):
-    started = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "workbench.cli", *args], capture_output=True, timeout=120)
-    return result, time.perf_counter() - started
+def run_cli_bytes(*args: str):
+    """Output as bytes, not text: what could reach the terminal is checked byte for byte."""
+    return run_cli(*args, text=False, timeout=120)
 
 
 def test_every_hostile_file_is_reported_quickly_and_nothing_crashes(hostile_vault):
-    result, seconds = run("--vault", str(hostile_vault), "check", "--json")
+    started = time.perf_counter()
+    result = run_cli_bytes("--vault", str(hostile_vault), "check", "--json")
+    seconds = time.perf_counter() - started
     assert result.returncode == 1, result.stderr
     assert b"Traceback" not in result.stderr
     data = json.loads(result.stdout)
@@ -84,27 +84,27 @@ def test_every_hostile_file_is_reported_quickly_and_nothing_crashes(hostile_vaul
 
 
 def test_nothing_outside_the_vault_is_read(hostile_vault):
-    result, _ = run("--vault", str(hostile_vault), "search", "outside", "--json")
+    result = run_cli_bytes("--vault", str(hostile_vault), "search", "outside", "--json")
     assert result.returncode == 0 and json.loads(result.stdout) == []
-    assert run("--vault", str(hostile_vault), "show", "mem-note-secret")[0].returncode == 3
+    assert run_cli_bytes("--vault", str(hostile_vault), "show", "mem-note-secret").returncode == 3
 
 
 @pytest.mark.parametrize("doc_id", ["../../etc/passwd", "/etc/passwd", "mem-note-a\x1b[2J", "mem-note-a/../../x"])
 def test_hostile_ids_are_refused_in_one_line(hostile_vault, doc_id):
     for args in (("show", doc_id), ("status", doc_id, "active"), ("rename", "mem-entity-core", doc_id), ("forget", doc_id, "--confirm", doc_id)):
-        result, _ = run("--vault", str(hostile_vault), *args)
+        result = run_cli_bytes("--vault", str(hostile_vault), *args)
         assert result.returncode == 3, (args, result.stderr)
         assert result.stderr.count(b"\n") == 1 and b"\x1b" not in result.stderr
 
 
 def test_escape_sequences_and_markup_never_reach_the_terminal(hostile_vault):
     for args in (("check",), ("show", "mem-note-markup"), ("search", "markup")):
-        result, _ = run("--vault", str(hostile_vault), *args)
+        result = run_cli_bytes("--vault", str(hostile_vault), *args)
         assert b"\x1b" not in result.stdout + result.stderr and b"\x07" not in result.stdout
         assert b"\xc2\x9b" not in result.stdout  # the 8-bit CSI
 
 
 def test_vault_arguments_with_control_characters_or_nowhere_are_refused(tmp_path):
     for given in ("bad\x1b[2Jpath", str(tmp_path / "missing"), "/dev/null"):
-        result, _ = run("--vault", given, "check")
+        result = run_cli_bytes("--vault", given, "check")
         assert result.returncode == 2 and b"Traceback" not in result.stderr and b"\x1b" not in result.stderr

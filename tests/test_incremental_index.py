@@ -12,6 +12,7 @@ import shutil
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from helpers import graph_shape
 from vault_builders import doc_text
 
 from workbench.core import records
@@ -77,16 +78,11 @@ def adr_text(rng: random.Random) -> str:
     return f"# Record {rng.random()}\n\n## Status\n\n{status}\n\n## Context\n\nSee {names} and ADR-00{rng.randint(1, 4)}.\n"
 
 
-def shape(graph):
-    return (sorted((node, tuple(sorted(data.items()))) for node, data in graph.nodes(data=True)),
-            sorted((s, t, k, tuple(sorted(d.items()))) for s, t, k, d in graph.edges(keys=True, data=True)))
-
-
 def indexed(vault: Vault):
     """Everything indexing decides: each file's document (validity, resolved links) and problems,
     which file owns each id, every problem of the vault, and the graph."""
     files = {record.path: (record.document, record.problems) for record in vault.records}
-    return files, vault.index.owners(), list(vault.problems), shape(vault.graph())
+    return files, vault.index.owners(), list(vault.problems), graph_shape(vault.graph())
 
 
 _copies = itertools.count()
@@ -127,7 +123,7 @@ def check_full_indexing_agrees(vault: Vault, handed) -> None:
     vault.index.reindex()
     assert indexed(vault) == kept
     for graph, then in handed:
-        assert shape(graph) == then  # a graph handed out never changed under its reader
+        assert graph_shape(graph) == then  # a graph handed out never changed under its reader
 
 
 def churn_from_a_few_files(tmp_path_factory, seed: int, paths, text_of, first: int, flavour: str | None = None) -> None:
@@ -199,7 +195,7 @@ def test_a_batch_neither_indexes_every_file_nor_scans_them_for_the_graph(tmp_pat
     vault.index.refresh_path(disk.write("notes/mem-note-c.md", doc_text("mem-note-c")))
     graph = vault.graph()
     monkeypatch.undo()
-    assert shape(graph) == shape(build_graph(reopened(disk.root, tmp_path).all_documents))
+    assert graph_shape(graph) == graph_shape(build_graph(reopened(disk.root, tmp_path).all_documents))
     assert sorted(first.edges(keys=True)) == [("mem-note-b", "mem-note-a", "explains")]
     assert sorted(graph.edges(keys=True)) == [("mem-note-b", "mem-note-c", "depends_on")]
 
@@ -216,14 +212,14 @@ def test_the_graph_scans_every_record_when_the_log_no_longer_reaches_back(tmp_pa
     rng = random.Random(3)
     for _ in range(records.LOG_GENERATIONS + 1):
         vault.refresh_paths([disk.write(f"notes/{rng.choice(IDS)}.md", memory_core_text(rng))])
-    assert shape(vault.graph()) == shape(build_graph(reopened(disk.root, tmp_path).all_documents))
+    assert graph_shape(vault.graph()) == graph_shape(build_graph(reopened(disk.root, tmp_path).all_documents))
     assert scans == [vault.generation]
     vault.refresh_paths([disk.write("notes/mem-note-a.md", doc_text("mem-note-a", status="draft"))])
     vault.graph()
     assert scans == [vault.generation - 1]  # back in step: the log is enough again
     disk.write("notes/mem-note-b.md", doc_text("mem-note-b", status="draft"))
     vault.refresh()  # a walk: what changed is not logged
-    assert shape(vault.graph()) == shape(build_graph(reopened(disk.root, tmp_path).all_documents))
+    assert graph_shape(vault.graph()) == graph_shape(build_graph(reopened(disk.root, tmp_path).all_documents))
     assert scans == [vault.generation - 2, vault.generation]
 
 

@@ -7,6 +7,7 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from helpers import graph_shape
 from vault_builders import FOLDERS, doc_text
 
 from workbench.core.graph import build_graph
@@ -35,11 +36,6 @@ def random_text(rng: random.Random, doc_id: str) -> str:
                     superseded_by=str(newer).replace("'", ""), extra=f"note: {rng.random()}\n")
 
 
-def shape(graph):
-    return (sorted((node, tuple(sorted(data.items()))) for node, data in graph.nodes(data=True)),
-            sorted((s, t, k, tuple(sorted(d.items()))) for s, t, k, d in graph.edges(keys=True, data=True)))
-
-
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 10_000))
 def test_the_kept_graph_equals_a_fresh_build_after_every_change(tmp_path_factory, seed):
@@ -48,7 +44,7 @@ def test_the_kept_graph_equals_a_fresh_build_after_every_change(tmp_path_factory
     for doc_id in IDS[:3]:
         write(root, doc_id, random_text(rng, doc_id))
     vault = Vault.open(root)
-    assert shape(vault.graph()) == shape(build_graph(vault.all_documents))
+    assert graph_shape(vault.graph()) == graph_shape(build_graph(vault.all_documents))
     for _ in range(12):
         doc_id = rng.choice(IDS)
         path = root / FOLDERS[doc_id.split("-")[1]] / f"{doc_id}.md"
@@ -58,7 +54,7 @@ def test_the_kept_graph_equals_a_fresh_build_after_every_change(tmp_path_factory
         else:
             changed = write(root, doc_id, random_text(rng, doc_id))
         vault.refresh_paths([changed])
-        assert shape(vault.graph()) == shape(build_graph(Vault.open(root).all_documents)), f"after changing {changed}"
+        assert graph_shape(vault.graph()) == graph_shape(build_graph(Vault.open(root).all_documents)), f"after changing {changed}"
 
 
 def test_a_graph_handed_out_stays_as_it_was(tmp_path):
