@@ -8,7 +8,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from helpers import graph_shape
-from vault_builders import FOLDERS, doc_text
+from vault_builders import doc_path, doc_text
 
 from workbench.core.graph import build_graph
 from workbench.core.vault import Vault
@@ -18,10 +18,10 @@ KINDS = ["related_to", "depends_on", "explains", "supersedes"]
 
 
 def write(root, doc_id: str, text: str) -> str:
-    path = root / FOLDERS[doc_id.split("-")[1]] / f"{doc_id}.md"
+    path = root / doc_path(doc_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
-    return str(path.relative_to(root))
+    return doc_path(doc_id)
 
 
 def random_text(rng: random.Random, doc_id: str) -> str:
@@ -47,7 +47,7 @@ def test_the_kept_graph_equals_a_fresh_build_after_every_change(tmp_path_factory
     assert graph_shape(vault.graph()) == graph_shape(build_graph(vault.all_documents))
     for _ in range(12):
         doc_id = rng.choice(IDS)
-        path = root / FOLDERS[doc_id.split("-")[1]] / f"{doc_id}.md"
+        path = root / doc_path(doc_id)
         if path.exists() and rng.random() < 0.25:
             path.unlink()
             changed = str(path.relative_to(root))

@@ -6,7 +6,7 @@ import re
 from types import SimpleNamespace
 
 import pytest
-from vault_builders import FOLDERS, doc_text
+from vault_builders import doc_path, doc_text
 
 from workbench import QueryError, Vault
 from workbench.core import cache, search, semantic
@@ -59,7 +59,7 @@ FILLER = ("The quarterly report lists meetings, hiring plans, office moves, budg
 
 def _write(builder, doc_id: str, title: str, body: str, **fields) -> None:
     text = doc_text(doc_id, body=body + "\n", **fields).replace(f"title: Title of {doc_id}\n", f"title: {title}\n")
-    builder.raw(f"{FOLDERS[doc_id.split('-')[1]]}/{doc_id}.md", text)
+    builder.raw(doc_path(doc_id), text)
 
 
 def _others(builder, count: int = 6) -> None:
@@ -247,7 +247,7 @@ def test_kept_results_catch_up_with_a_watchers_writes_and_score_as_if_asked_afre
             choice = rng.random()
             doc_id, title, body = _churned_note(rng, rng.randrange(made) if choice < 0.6 else made)
             made += choice >= 0.6
-            path = builder.root / FOLDERS["note"] / f"{doc_id}.md"
+            path = builder.root / doc_path(doc_id)
             if choice < 0.15 and path.exists():
                 path.unlink()
             else:

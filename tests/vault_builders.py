@@ -40,6 +40,11 @@ FOLDERS = {"concept": "concepts", "decision": "decisions", "entity": "entities",
            "task": "tasks", "note": "notes", "index": "indexes"}
 
 
+def doc_path(doc_id: str) -> str:
+    """Where a document lives in a memory-core vault: its type's folder, a file named by its id."""
+    return f"{FOLDERS[doc_id.split('-')[1]]}/{doc_id}.md"
+
+
 class VaultBuilder:
     """Writes files into a vault folder: `add(id, **fields)` for documents, `raw(path, text)` for anything."""
 
@@ -48,8 +53,7 @@ class VaultBuilder:
         root.mkdir(parents=True, exist_ok=True)
 
     def add(self, doc_id: str, **fields) -> Path:
-        folder = FOLDERS[doc_id.split("-")[1]]
-        return self.raw(f"{folder}/{doc_id}.md", doc_text(doc_id, **fields))
+        return self.raw(doc_path(doc_id), doc_text(doc_id, **fields))
 
     def raw(self, relative: str, text: str | bytes) -> Path:
         path = self.root / relative

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from tui_helpers import result_ids, settle, type_text, wait_for
-from vault_builders import doc_text
+from vault_builders import doc_path, doc_text
 
 from workbench import Vault
 from workbench.tui.app import WorkbenchApp
@@ -21,12 +21,7 @@ from workbench.tui.widgets.search import SearchPane
 DELETED_SAMPLE = "mem-decision-api-fastapi"  # a document of the sample, deleted during the churn
 ADDED = "mem-note-churn-zanzibar"  # added late in the churn and kept
 ADDED_THEN_DELETED = "mem-note-churn-quokka"  # added early in the churn, deleted later
-FOLDERS = {"note": "notes", "entity": "entities", "decision": "decisions"}
 PATIENCE = 90.0  # seconds to wait for the app: hundreds of changes reach it through the watcher
-
-
-def path_of(root: Path, doc_id: str) -> Path:
-    return root / FOLDERS[doc_id.split("-")[1]] / f"{doc_id}.md"
 
 
 def write(path: Path, text: str, atomic: bool) -> None:
@@ -58,35 +53,35 @@ def churn(root: Path, operations: int, failures: list[BaseException], seed: int 
         for step in range(operations):
             if step == 10:
                 doc_id = ADDED_THEN_DELETED
-                write(path_of(root, doc_id), doc_text(doc_id, body="A quokka smiles.\n"), atomic=False)
+                write(root / doc_path(doc_id), doc_text(doc_id, body="A quokka smiles.\n"), atomic=False)
                 live.add(doc_id)
             elif step == operations // 2:
-                path_of(root, DELETED_SAMPLE).unlink()
+                (root / doc_path(DELETED_SAMPLE)).unlink()
             elif step == operations * 3 // 4:
-                path_of(root, ADDED_THEN_DELETED).unlink()
+                (root / doc_path(ADDED_THEN_DELETED)).unlink()
                 live.discard(ADDED_THEN_DELETED)
             elif step == operations - 20:
-                write(path_of(root, ADDED), doc_text(ADDED, body="The zanzibar lighthouse keeps its light.\n"), atomic=True)
+                write(root / doc_path(ADDED), doc_text(ADDED, body="The zanzibar lighthouse keeps its light.\n"), atomic=True)
             else:
                 action = rng.choices(["add", "rewrite", "delete", "readd", "append-sample"], [5, 6, 2, 1, 1])[0]
                 if action == "add" or not live:
                     counter += 1
                     doc_id = f"mem-{rng.choice(['note', 'note', 'entity', 'decision'])}-churn-{counter}"
-                    write(path_of(root, doc_id), text_for(doc_id, step), rng.random() < 0.5)
+                    write(root / doc_path(doc_id), text_for(doc_id, step), rng.random() < 0.5)
                     live.add(doc_id)
                 elif action == "rewrite":
                     doc_id = rng.choice(sorted(live - {ADDED_THEN_DELETED}) or sorted(live))
                     if doc_id != ADDED_THEN_DELETED:
-                        write(path_of(root, doc_id), text_for(doc_id, step), rng.random() < 0.5)
+                        write(root / doc_path(doc_id), text_for(doc_id, step), rng.random() < 0.5)
                 elif action == "delete":
                     doc_id = rng.choice(sorted(live))
                     if doc_id != ADDED_THEN_DELETED:
-                        path_of(root, doc_id).unlink()
+                        (root / doc_path(doc_id)).unlink()
                         live.discard(doc_id)
                         gone.append(doc_id)
                 elif action == "readd" and gone:
                     doc_id = gone.pop(rng.randrange(len(gone)))
-                    write(path_of(root, doc_id), text_for(doc_id, step), rng.random() < 0.5)
+                    write(root / doc_path(doc_id), text_for(doc_id, step), rng.random() < 0.5)
                     live.add(doc_id)
                 elif action == "append-sample":  # an agent appending to a document of the sample
                     path = rng.choice(sorted((root / "notes").glob("mem-note-[!c]*.md")))
