@@ -261,7 +261,7 @@ def test_unhashable_enum_values_are_problems(old, new):
 # -- a whole vault of them ------------------------------------------------------------------------
 
 
-def run_cli(*args: str) -> tuple[int, str, str]:
+def run_cli_in_process(*args: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(list(args))
@@ -297,11 +297,11 @@ def test_a_vault_of_random_files_opens_checks_and_searches(tmp_path_factory, fil
         [(r.path, r.document.id, r.document.valid, r.document.digest) for r in vault.records]
     assert [p.to_json() for p in warm_problems] == [p.to_json() for p in problems]
 
-    code, out, err = run_cli("--vault", str(root), "check")
+    code, out, err = run_cli_in_process("--vault", str(root), "check")
     assert code in (0, 1) and "Traceback" not in out + err
-    code, out, err = run_cli("--vault", str(root), "check", "--json")
+    code, out, err = run_cli_in_process("--vault", str(root), "check", "--json")
     assert code in (0, 1) and json.loads(out)["documents"] == len(vault)
-    code, out, err = run_cli("--vault", str(root), "search", "x", "--limit", "100", "--json")
+    code, out, err = run_cli_in_process("--vault", str(root), "search", "x", "--limit", "100", "--json")
     assert code == 0 and "mem-entity-x" in [hit["id"] for hit in json.loads(out)]
 
 
