@@ -116,6 +116,7 @@ def test_one_sided_adr_supersession_is_reported_as_a_conflict(adrs):
     assert vault.get("ADR-002").supersedes == []
 
 
+@pytest.mark.slow
 def test_every_corpus_migrates_into_a_valid_memory_core_vault_keeping_every_body(adrs, dendron, serena, tmp_path):
     for source in (adrs, dendron, serena):
         vault = Vault.open(source)

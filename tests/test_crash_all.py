@@ -12,6 +12,8 @@ import pytest
 
 from workbench import Vault
 
+pytestmark = pytest.mark.slow  # each change is run again, killed at each of its write steps
+
 OPERATIONS = {
     "rename": "v.rename('mem-decision-jobs-celery-redis', 'mem-decision-jobs-celery')",
     "consolidate": "v.consolidate('mem-context-test-suite', [g for g in v.consolidation_groups()][0].notes)",

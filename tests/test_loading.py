@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 import threading
 
+import pytest
+
 from tests.benchmarks.generate import generate_vault
 from workbench import Vault
 from workbench.core.loading import PARALLEL_MIN, _context
@@ -23,6 +25,7 @@ def open_in_a_thread(root):
     return found[0]
 
 
+@pytest.mark.slow
 def test_parallel_and_serial_opens_agree(tmp_path, monkeypatch):
     root = tmp_path / "vault"
     generate_vault(root, PARALLEL_MIN + 100)

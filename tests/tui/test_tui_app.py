@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input, OptionList
 from tui_helpers import open_by_search, result_ids, screen_text, settle, type_text
 
@@ -46,6 +47,7 @@ async def test_typing_filters_live(sample_copy: Path):
         assert len(result_ids(app)) == 67
 
 
+@pytest.mark.slow
 async def test_search_speaks_the_core_query_language(sample_copy: Path):
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -63,6 +65,7 @@ async def test_search_speaks_the_core_query_language(sample_copy: Path):
         assert "mem-decision-jobs-procrastinate" in result_ids(app)[:3]
 
 
+@pytest.mark.slow
 async def test_a_filter_typed_wrong_is_said_in_the_list_not_shouted(sample_copy: Path):
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -174,6 +177,7 @@ async def test_change_on_disk_after_preview_shows_both_versions_then_redoes(samp
     assert "status: deprecated" in text and "An agent wrote this meanwhile." in text
 
 
+@pytest.mark.slow
 async def test_task_execution_state(sample_copy: Path):
     task = sample_copy / "tasks/mem-task-invoice-pdf-accessibility.md"
     assert b"execution_state: todo" in task.read_bytes()
@@ -194,6 +198,7 @@ async def test_task_execution_state(sample_copy: Path):
     assert b"execution_state: in-progress" in task.read_bytes()
 
 
+@pytest.mark.slow
 async def test_superseded_banner_jumps_to_successor_and_history(sample_copy: Path):
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -215,6 +220,7 @@ async def test_superseded_banner_jumps_to_successor_and_history(sample_copy: Pat
         assert viewer.view.document.id == "mem-decision-jobs-procrastinate"
 
 
+@pytest.mark.slow
 async def test_link_pane_groups_and_follows(sample_copy: Path):
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -11,12 +11,15 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from tui_helpers import result_ids, settle, type_text, wait_for
 from vault_builders import doc_path, doc_text
 
 from workbench import Vault
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.widgets.search import SearchPane
+
+pytestmark = pytest.mark.slow  # hundreds of writes, with the app following each
 
 DELETED_SAMPLE = "mem-decision-api-fastapi"  # a document of the sample, deleted during the churn
 ADDED = "mem-note-churn-zanzibar"  # added late in the churn and kept

@@ -6,6 +6,7 @@ import contextlib
 import stat
 from pathlib import Path
 
+import pytest
 from textual.widgets import Button, OptionList
 from tui_helpers import open_by_search, screen_text, settle, type_text, wait_for
 
@@ -277,6 +278,7 @@ async def test_stale_link_is_retargeted(sample_copy: Path):
 
 
 
+@pytest.mark.slow
 async def test_write_gate_creates_a_linked_document(sample_copy: Path):
     from textual.widgets import Input, TextArea
 
@@ -450,6 +452,7 @@ async def test_consolidation_folds_notes_into_the_target(sample_copy: Path):
     assert "status: archived" not in (sample_copy / "notes/mem-note-flaky-pdf-snapshot-fonts.md").read_text()
 
 
+@pytest.mark.slow
 async def test_consolidation_writes_the_merged_text_as_edited(sample_copy: Path):
     target = sample_copy / "contexts/mem-context-test-suite.md"
     app = WorkbenchApp(sample_copy)
@@ -480,6 +483,7 @@ async def test_consolidation_writes_the_merged_text_as_edited(sample_copy: Path)
         assert matches and "status: archived" in matches[0].read_text(), note
 
 
+@pytest.mark.slow
 async def test_consolidation_redone_after_an_agent_wrote_to_the_target_keeps_both_edits(sample_copy: Path):
     from workbench.tui.dialogs.external_change import ExternalChangeDialog
 
@@ -603,6 +607,7 @@ async def test_consolidation_of_a_note_changed_meanwhile_writes_nothing(sample_c
     assert note.read_text() == outside and target.read_bytes() == before
 
 
+@pytest.mark.slow
 async def test_lifecycle_supersede_by_searching_the_successor(sample_copy: Path):
     from workbench.tui.dialogs.lifecycle import LifecycleDialog
 
@@ -629,6 +634,7 @@ async def test_lifecycle_supersede_by_searching_the_successor(sample_copy: Path)
     assert "target: mem-entity-postgres\n" in (sample_copy / "entities/mem-entity-postgresql-db.md").read_text()
 
 
+@pytest.mark.slow
 async def test_graph_navigator_depth_filter_chain_pack_and_breadcrumbs(sample_copy: Path):
     from workbench.tui.widgets.link_pane import LinkPane
 

@@ -76,6 +76,7 @@ def test_flow_dialogs(snap_compare, sample_copy: Path, theme: str, key: str):
     assert snap_compare(WorkbenchApp(sample_copy, theme=theme), terminal_size=(100, 30), run_before=open_dialog)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("theme", THEMES)
 def test_write_gate_draft(snap_compare, sample_copy: Path, theme: str):
     async def draft(pilot):
