@@ -62,3 +62,18 @@ def test_every_merge_keeps_the_targets_links_tags_and_line_endings(vault, how):
     assert "\r\n\r\n## " in target.body and raw.endswith(b"\r\n")  # the target's own line endings, its final newline
     if how != "consolidation":
         assert target.tags == ["b", "a", "c"] and ("related_to", "mem-entity-other") in [(l.type, l.target) for l in target.links]
+
+
+def test_a_post_given_by_the_vault_comes_back_through_the_gate(sample_copy):
+    """python-frontmatter at the API's edge: a document given as a Post, taken back as a draft,
+    finds itself among the gate's candidates; nothing is written meanwhile."""
+    import frontmatter
+
+    vault = Vault.open(sample_copy)
+    before = vault.source("mem-entity-postgres")
+    post = vault.post("mem-entity-postgres")
+    assert isinstance(post, frontmatter.Post) and post["title"] == vault.get("mem-entity-postgres").title
+    draft = Draft.from_post(post)
+    assert (draft.type, draft.tags, draft.body) == ("entity", vault.get("mem-entity-postgres").tags, vault.get("mem-entity-postgres").body)
+    assert "mem-entity-postgres" in [candidate.id for candidate in vault.gate(draft)]
+    assert vault.source("mem-entity-postgres") == before

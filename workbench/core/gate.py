@@ -40,6 +40,18 @@ class Draft:
     source: str = "manual"
     confidence: str = "high"
 
+    @classmethod
+    def from_post(cls, post: Any) -> Draft:
+        """A draft from a `frontmatter.Post` (python-frontmatter), for people who already hold
+        notes that way: its `type`, `title`, `tags`, `links` ({type, target} entries), `project`
+        and `provenance` are read; anything else in it is not part of a new document."""
+        meta = dict(post.metadata)
+        links = [(str(l["type"]), str(l["target"])) for l in meta.get("links") or [] if isinstance(l, dict) and "type" in l and "target" in l]
+        provenance = meta.get("provenance") if isinstance(meta.get("provenance"), dict) else {}
+        tags = meta.get("tags")
+        return cls(str(meta.get("type", "")), str(meta.get("title", "")), [str(t) for t in tags] if isinstance(tags, list) else [],
+                   links, post.content, meta.get("project"), str(provenance.get("source", "manual")), str(provenance.get("confidence", "high")))
+
     def profile(self) -> Profile:
         from collections import Counter
 

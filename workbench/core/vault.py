@@ -160,6 +160,15 @@ class Vault:
         """Recent changes made through the workbench, newest first."""
         return self.index.history(limit)
 
+    def post(self, doc_id: str):
+        """The document as a `frontmatter.Post` (python-frontmatter): its frontmatter as parsed
+        and its body. A copy to read or hand on; writing goes through `save` or the gate."""
+        import frontmatter
+
+        post = frontmatter.Post(self.get(doc_id).body)
+        post.metadata.update(self.get(doc_id).meta)  # not as keywords: a key named `handler` is Post's own
+        return post
+
     def to_pandas(self):
         """One row per file as a pandas DataFrame; needs pandas, which the workbench does not."""
         return presenting.frame(presenting.document_rows(self))
