@@ -133,13 +133,16 @@ class Link:
     target: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Document:
     """One file of the vault, as it was on disk when it was read.
 
     `meta` is the parsed frontmatter (empty when it could not be parsed), `body` the text after it.
     `digest` identifies the exact bytes that were read: saving a changed copy of this document
     compares it with the file now on disk, and refuses if someone else wrote in between.
+
+    Two documents are equal when their fields are, whatever their class: one read back from the
+    derived store (which decodes its meta when first asked) equals the same file parsed afresh.
     """
 
     id: str
@@ -149,6 +152,14 @@ class Document:
     digest: str = ""
     valid: bool = True
     view: Any = None  # how the vault's flavour reads the file (flavours.View); None for Memory Core
+
+    __hash__ = None  # type: ignore[assignment]  # its meta is a dict: a document is a value, never a key
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Document):
+            return NotImplemented
+        return (self.id, self.path, self.digest, self.valid, self.body, self.view, self.meta) == (
+            other.id, other.path, other.digest, other.valid, other.body, other.view, other.meta)
 
     @property
     def title(self) -> str:
