@@ -77,3 +77,56 @@ def test_a_post_given_by_the_vault_comes_back_through_the_gate(sample_copy):
     assert (draft.type, draft.tags, draft.body) == ("entity", vault.get("mem-entity-postgres").tags, vault.get("mem-entity-postgres").body)
     assert "mem-entity-postgres" in [candidate.id for candidate in vault.gate(draft)]
     assert vault.source("mem-entity-postgres") == before
+
+
+COMMENTED = "    target: mem-decision-jobs-celery-redis  # written when workers were Celery\n"
+
+
+def test_retarget_keeps_the_comment_on_a_link_line_it_does_not_change(sample_copy):
+    vault = Vault.open(sample_copy)
+    path = sample_copy / "contexts" / "mem-context-local-dev-setup.md"
+    assert COMMENTED in path.read_text()
+    vault.retarget("mem-context-local-dev-setup", "mem-entity-postgres", "mem-entity-tern-api")
+    text = path.read_text()
+    assert COMMENTED in text and "    target: mem-entity-tern-api\n" in text
+
+
+def test_a_retargeted_line_keeps_its_comment_and_every_other_line(sample_copy):
+    vault = Vault.open(sample_copy)
+    path = sample_copy / "contexts" / "mem-context-local-dev-setup.md"
+    before = path.read_text().splitlines()
+    vault.retarget("mem-context-local-dev-setup", "mem-decision-jobs-celery-redis")
+    after = path.read_text().splitlines()
+    changed = [(a, b) for a, b in zip(before, after) if a != b]
+    assert [b for _, b in changed if not b.startswith("updated_at")] == [
+        "    target: mem-decision-jobs-procrastinate  # written when workers were Celery"]
+
+
+def test_merge_keeps_the_comments_of_the_targets_link_lines(sample_copy):
+    vault = Vault.open(sample_copy)
+    path = sample_copy / "contexts" / "mem-context-local-dev-setup.md"
+    vault.merge_into("mem-context-local-dev-setup", Draft("note", "Docker compose profiles", ["docker"], [("related_to", "mem-entity-tern-api")], "Use profiles.\n"))
+    text = path.read_text()
+    assert COMMENTED in text and text.endswith("Use profiles.\n")
+
+
+def test_consolidation_keeps_the_targets_final_newline_and_adds_no_blank_line_at_the_end(builder):
+    builder.add("mem-entity-target", body="Target text.\n")
+    for name in ("x", "y", "z"):
+        builder.add(f"mem-note-{name}", tags="[a]", body=f"Note {name}.")
+    vault = Vault.open(builder.root)
+    vault.consolidate("mem-entity-target", ["mem-note-x", "mem-note-y", "mem-note-z"])
+    raw = vault.source("mem-entity-target")
+    assert raw.endswith(b"Note z.\n") and not raw.endswith(b"\n\n")
+
+
+def test_consolidation_of_text_edited_in_a_box_keeps_the_final_newline(builder):
+    """A text box gives back its text without the final newline; the file keeps the one it had."""
+    builder.add("mem-entity-target", body="Target text.\n")
+    for name in ("x", "y", "z"):
+        builder.add(f"mem-note-{name}", tags="[a]", body=f"Note {name}.\n")
+    vault = Vault.open(builder.root)
+    notes = ["mem-note-x", "mem-note-y", "mem-note-z"]
+    merged = vault.merged_body("mem-entity-target", notes)
+    vault.consolidate("mem-entity-target", notes, body=merged.rstrip("\n") + " Edited.", edited_from=merged)
+    assert vault.source("mem-entity-target").endswith(b"Note z. Edited.\n")

@@ -113,6 +113,8 @@ def plan_consolidate(vault: VaultIndex, into_id: str, note_ids: list[str], body:
         if carried is None:
             raise RefusedError(f"{into_id} or a note changed on disk in the lines you edited; consolidate again to edit the text merged from the new version")
         body = carried
+    if body is not None and merged.endswith(("\n", "\r")) and not body.endswith(("\n", "\r")):
+        body += "\r\n" if "\r\n" in merged else "\n"  # a text box drops the final newline; the file keeps it
     changes = [vault.edit_change(target, {**target.meta, "links": links, "tags": list(target.tags)}, merged if body is None else body)]
     for note in notes:
         changes.append(vault.edit_change(note, {**note.meta, "status": Status.ARCHIVED.value}))

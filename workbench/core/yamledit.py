@@ -11,6 +11,7 @@ that does not load back to exactly the values asked for.
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import json
 import re
 from dataclasses import dataclass
@@ -182,28 +183,61 @@ def _item_chunks(lines: list[str]) -> tuple[str, list[list[str]]] | None:
 
 
 def _edit_block_list(key_line: str, body: list[str], old: list[Any], new: list[Any], newline: str) -> list[str] | None:
-    """Keep the lines of items that stay, drop removed ones, append new ones in the same indent."""
+    """Keep the lines of items that stay (with their comments), drop removed ones, and write new or
+    changed ones where they stand, in the list's own indent: the old and new lists are aligned as
+    sequences, so changing the first link never rewrites the second."""
     split = _item_chunks(body)
     if split is None:
         return None
     indent, chunks = split
     if len(chunks) != len(old):
         return None
-    kept: list[str] = []
-    remaining = list(new)
-    for chunk, value in zip(chunks, old):
-        if value in remaining:
-            remaining.remove(value)
-            kept.extend(chunk)
-    # Items that stay must stay in the order asked for; otherwise rewrite the whole list.
-    kept_values = [v for v in old if v in new]
-    if kept_values != new[: len(kept_values)]:
-        return None
-    for value in remaining:
-        kept.extend(_render_block_item(value, indent, newline))
     if not new:
         return [key_line.rstrip("\r\n").rstrip() + " []" + newline]
+    kept: list[str] = []
+    matcher = difflib.SequenceMatcher(a=[_identity(v) for v in old], b=[_identity(v) for v in new], autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            for chunk in chunks[i1:i2]:
+                kept.extend(chunk)
+            continue
+        for offset, value in enumerate(new[j1:j2]):
+            edited = _edit_item(chunks[i1 + offset], old[i1 + offset], value) if tag == "replace" and i1 + offset < i2 else None
+            kept.extend(edited if edited is not None else _render_block_item(value, indent, newline))
     return [key_line] + kept
+
+
+def _identity(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _edit_item(chunk: list[str], old: Any, new: Any) -> list[str] | None:
+    """A mapping item whose keys stay and whose changed values are plain scalars on their own
+    lines (`target: x  # why`): those values rewritten in place, every other byte (comments,
+    quoting of the rest) kept. None when it is not that simple."""
+    if not (isinstance(old, dict) and isinstance(new, dict)) or list(old) != list(new):
+        return None
+    lines = list(chunk)
+    for key in (k for k in new if new[k] != old[k]):
+        if isinstance(new[key], (dict, list)) or isinstance(old[key], (dict, list)):
+            return None
+        for number, line in enumerate(lines):
+            text = _line_text(line)
+            lead = len(text) - len(text.lstrip(" -")) if number == 0 else len(text) - len(text.lstrip())
+            match = KEY_LINE.match(text[lead:])
+            if match is None or match.group("key") != str(key):
+                continue
+            value_text, comment = _split_comment(match.group("rest"))
+            inline = value_text.strip()
+            if not inline or inline[0] in "|>&*![{":
+                return None
+            quote = inline[0] if inline[0] in "'\"" else ""
+            rendered = render_scalar(new[key], quote)
+            lines[number] = f"{text[:lead]}{match.group('key')}{match.group('sep')} {rendered}{comment}{line[len(text):]}"
+            break
+        else:
+            return None
+    return lines
 
 
 def _rewrite_segment(lines: list[str], segment: Segment, key: str, old: Any, new: Any, newline: str) -> list[str]:
