@@ -214,3 +214,12 @@ def test_search_shows_the_words_around_each_match_and_json_keeps_its_fields(samp
     assert lines[1].startswith("       ") and "webhook" in lines[1].lower() and "\x1b" not in text  # no colours into a pipe
     data = json.loads(run_cli("--vault", str(sample_copy), "search", "deduplicate", "webhooks", "--json").stdout)
     assert set(data[0]) == {"id", "title", "type", "status", "path", "score"}
+
+
+def test_links_in_text_shows_every_depth_asked_for(sample_copy):
+    """`--depth 2` lists what lies two links away, as `--json` does, not only the direct links."""
+    text = run_cli("--vault", str(sample_copy), "links", "mem-entity-postgres", "--depth", "2")
+    data = json.loads(run_cli("--vault", str(sample_copy), "links", "mem-entity-postgres", "--depth", "2", "--json").stdout)
+    further = [node["id"] for node in data["nodes"] if node["depth"] == 2]
+    assert text.returncode == 0 and further and "depth 2:" in text.stdout
+    assert all(doc_id in text.stdout for doc_id in further)

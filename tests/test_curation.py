@@ -316,3 +316,15 @@ def test_a_consolidation_edited_where_an_agent_also_wrote_is_refused(sample_copy
     with pytest.raises(RefusedError, match="changed on disk in the lines you edited"):
         vault.consolidate(group.suggested_into, group.notes, body=clashing, edited_from=proposed)
     assert target.read_bytes() == before
+
+
+def test_index_regenerates_the_markers_of_every_index_document(sample_copy):
+    """Not only the vault index: any index document with generated markers is kept up to date."""
+    hub = sample_copy / "indexes" / "mem-index-infra.md"
+    hub.write_text(hub.read_text() + "\n<!-- generated:start by-tag -->\nstale\n<!-- generated:end by-tag -->\n")
+    vault = Vault.open(sample_copy)
+    plan = vault.regenerate_index()
+    assert "mem-index-infra" in plan.summary
+    text = hub.read_text()
+    assert "stale" not in text and "- **stripe**: " in text
+    assert vault.regenerate_index().summary == "index: already up to date"

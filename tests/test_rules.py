@@ -200,3 +200,45 @@ def test_one_bad_file_does_not_stop_the_others(builder):
     assert [d.id for d in vault.documents] == ["mem-entity-core"]
     found = {p.code for p in vault.problems}
     assert {"yaml-too-complex", "yaml-too-deep", "encoding-invalid-utf8"} <= found
+
+
+# -- rules the seeds state -------------------------------------------------------------------------
+
+
+def test_a_decision_is_superseded_by_a_decision_only(builder):
+    from workbench.core.model import RefusedError
+
+    builder.add("mem-decision-old")
+    builder.add("mem-entity-thing")
+    vault = Vault.open(builder.root)
+    with pytest.raises(RefusedError, match="a decision is superseded by a decision"):
+        vault.supersede("mem-decision-old", "mem-entity-thing")
+    assert vault.get("mem-decision-old").status == "active"
+
+
+def test_a_superseded_documents_text_is_edited_only_with_an_override(builder):
+    import dataclasses
+
+    from workbench.core.model import RefusedError
+
+    builder.add("mem-decision-old", status="superseded", superseded_by="[mem-decision-new]")
+    builder.add("mem-decision-new", supersedes="[mem-decision-old]", links="[{type: supersedes, target: mem-decision-old}]")
+    vault = Vault.open(builder.root)
+    old = vault.get("mem-decision-old")
+    with pytest.raises(RefusedError, match="superseded by mem-decision-new"):
+        vault.save(dataclasses.replace(old, body="Rewritten history.\n"))
+    assert vault.get("mem-decision-old").body == old.body
+    vault.save(dataclasses.replace(old, body="Corrected a typo.\n"), override=True)
+    assert vault.get("mem-decision-old").body == "Corrected a typo.\n"
+    vault.set_status("mem-decision-old", "archived")  # its lifecycle moves without an override
+
+
+def test_conflicts_never_suggest_a_command_naming_a_missing_document(builder):
+    builder.add("mem-decision-a", superseded_by="[mem-decision-gone]")
+    builder.add("mem-decision-b", status="superseded", superseded_by="[mem-decision-gone, mem-decision-also-gone]")
+    vault = Vault.open(builder.root)
+    known = set(vault.ids())
+    for conflict in vault.conflicts():
+        for resolution in conflict.resolutions:
+            named = {word for word in resolution.command.split() if word.startswith("mem-")}
+            assert named <= known, (conflict.kind, resolution.command)

@@ -388,6 +388,12 @@ def cmd_links(vault: Vault, args: argparse.Namespace) -> int:
         if edge["target"] == args.id:
             other = titles.get(edge["source"], {})
             print(safe(f"  ← {graph.inverse_label(edge['type']):<13} {edge['source']}  {other.get('title', '')}"))
+    for depth in range(2, args.depth + 1):
+        further = [node for node in hood["nodes"] if node["depth"] == depth]
+        if further:
+            print(f"  depth {depth}:")
+        for node in further:
+            print(safe(f"    {node['id']}  {node['title']}  [{node['type'] or 'missing'} · {node['status'] or '-'}]"))
     return EXIT_OK
 
 

@@ -98,12 +98,15 @@ def _structural(docs: dict) -> list[Conflict]:
                                   [Resolution("supersede", "name its successor", f"supersede {doc.id} NEW_ID"),
                                    Resolution("repair", "call it deprecated (outdated, not replaced)", "check --repair")]))
         if doc.status == Status.ACTIVE and doc.superseded_by:
+            named = [new for new in doc.superseded_by if new in docs]
             found.append(Conflict("active-with-successor", [doc.id] + doc.superseded_by, f"{doc.id} is active but names successors {', '.join(doc.superseded_by)}",
-                                  [_supersede(doc.id, new) for new in doc.superseded_by]))
+                                  [_supersede(doc.id, new) for new in named] or [Resolution("repair", "no named successor exists: call it deprecated", "check --repair")]))
+        existing = sorted(new for new in doc.superseded_by if new in docs)
         if len(doc.superseded_by) > 1:
-            a, b = sorted(doc.superseded_by)[:2]
+            a, b = (existing + [None, None])[:2]
+            resolutions = [_supersede(a, b), _supersede(b, a), _compatible(a, b)] if a and b else [Resolution("edit", "a named successor does not exist: edit the list by hand", f"show {doc.id}")]
             found.append(Conflict("double-supersession", [doc.id] + sorted(doc.superseded_by), f"{doc.id} is superseded by {len(doc.superseded_by)} documents: {', '.join(sorted(doc.superseded_by))}",
-                                  [_supersede(a, b), _supersede(b, a), _compatible(a, b)]))
+                                  resolutions))
         if doc.status in (Status.ACTIVE, Status.DRAFT):
             for link in doc.links:
                 target = docs.get(link.target)
@@ -118,20 +121,8 @@ def _structural(docs: dict) -> list[Conflict]:
     return found
 
 
-def _related_by_supersession(docs: dict, a: str, b: str) -> bool:
-    def reaches(start: str, goal: str) -> bool:
-        stack, seen = [start], set()
-        while stack:
-            current = stack.pop()
-            if current == goal:
-                return True
-            if current in seen or current not in docs:
-                continue
-            seen.add(current)
-            stack.extend(docs[current].supersedes)
-        return False
-
-    return reaches(a, b) or reaches(b, a)
+def _related_by_supersession(supersedes: dict[str, list[str]], a: str, b: str) -> bool:
+    return supersession.reaches(supersedes, a, b) or supersession.reaches(supersedes, b, a)
 
 
 BLOCK_PREFIX = 5
@@ -168,6 +159,7 @@ def _candidates(docs: dict) -> list[Conflict]:
     wanted = {doc_id for pairs in pairs_by_type.values() for pair in pairs for doc_id in pair}
     profiles = {doc_id: Profile.of(docs[doc_id]) for doc_id in wanted}
     corpus = Corpus(profiles.values())  # word rarity among the documents compared
+    supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
     for doc_type, pairs in sorted(pairs_by_type.items()):
         for a_id, b_id in sorted(pairs):
             a, b = docs[a_id], docs[b_id]
@@ -176,7 +168,7 @@ def _candidates(docs: dict) -> list[Conflict]:
             like = likeness(profiles[a.id], profiles[b.id], corpus)
             if like.title < TITLE_ALIKE or not (like.text >= TEXT_ALIKE or len(like.shared_tags) >= 2):
                 continue
-            if _related_by_supersession(docs, a.id, b.id):
+            if _related_by_supersession(supersedes, a.id, b.id):
                 continue
             kind = "contradiction" if doc_type == DocType.DECISION else "duplicate"
             what = "decisions on the same subject, neither replacing the other" if kind == "contradiction" else f"{doc_type} documents that may describe the same thing"

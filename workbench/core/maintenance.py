@@ -43,9 +43,9 @@ def _entry(doc: Document) -> str:
     return f"[[{doc.id}]] {doc.title}{suffix}"
 
 
-def render_sections(vault: VaultIndex, newline: str = "\n", recent: int = 15, touched: str | None = None) -> dict[str, str]:
-    """The text of each generated section, from the vault as it is now; `touched` is a document
-    about to be updated today (the index itself, which lists itself among the recent)."""
+def render_sections(vault: VaultIndex, newline: str = "\n", recent: int = 15, touched: frozenset[str] = frozenset()) -> dict[str, str]:
+    """The text of each generated section, from the vault as it is now; `touched` are documents
+    about to be updated today (the index documents themselves, which list themselves among the recent)."""
     docs = vault.documents
     by_type = ["## By type"]
     for doc_type in TYPE_ORDER:
@@ -59,7 +59,7 @@ def render_sections(vault: VaultIndex, newline: str = "\n", recent: int = 15, to
                 tags.setdefault(tag, []).append(f"[[{doc.id}]]")
     by_tag = ["## By tag", ""] + [f"- **{tag}**: {', '.join(ids)}" for tag, ids in sorted(tags.items())]
     def updated(doc: Document) -> dt.date:
-        return dt.date.today() if doc.id == touched else as_date(doc.meta.get("updated_at")) or dt.date.min
+        return dt.date.today() if doc.id in touched else as_date(doc.meta.get("updated_at")) or dt.date.min
 
     dated = sorted(((updated(d), d) for d in docs), key=lambda x: (x[0], x[1].id), reverse=True)
     latest = ["## Recent", ""] + [f"- {when.isoformat()} {_entry(d)}" for when, d in dated[:recent]]
@@ -94,13 +94,23 @@ def plan_index(vault: VaultIndex) -> Plan:
         if plan is None:
             raise RefusedError("the vault has no documents to index")
         return plan
-    doc = vault.get(VAULT_INDEX)
-    vault.require_valid(doc)
-    newline = "\r\n" if "\r\n" in doc.body else "\n"
-    if replace_sections(doc.body, render_sections(vault, newline)) == doc.body:
+    vault.require_valid(vault.get(VAULT_INDEX))
+    # Every index document with generated markers is kept up to date, not only the vault index.
+    indexes = [d for d in vault.documents if d.type == DocType.INDEX and MARKERS.search(d.body)]
+    # Each changed index lists itself, and the others changed with it, among the recent, dated by
+    # this change; a change to one can make another's list stale, so grow the set until it holds.
+    touched: frozenset[str] = frozenset()
+    while True:
+        stale = [d for d in indexes if replace_sections(d.body, render_sections(vault, _newline(d), touched=touched | {d.id})) != d.body]
+        if not stale or touched == {d.id for d in stale}:
+            break
+        touched = touched | {d.id for d in stale}
+    if not stale:
         return Plan("index: already up to date")
-    # The index lists itself among the recent, with the date this very change gives it.
-    body = replace_sections(doc.body, render_sections(vault, newline, touched=VAULT_INDEX))
-    change = vault.edit_change(doc, doc.meta, body)
-    summary = f"regenerate the generated sections of {VAULT_INDEX}"
-    return Plan(summary, [change], [vault.log_line(summary)])
+    changes = [vault.edit_change(d, d.meta, replace_sections(d.body, render_sections(vault, _newline(d), touched=touched))) for d in stale]
+    summary = f"regenerate the generated sections of {', '.join(d.id for d in stale)}"
+    return Plan(summary, changes, [vault.log_line(summary)])
+
+
+def _newline(doc: Document) -> str:
+    return "\r\n" if "\r\n" in doc.body else "\n"

@@ -15,12 +15,16 @@ from .model import DocType, Document, ExecutionState, LinkType, RefusedError, St
 __all__ = ["plan_execution_state", "plan_save", "plan_status", "plan_supersede"]
 
 
-def plan_save(index: VaultIndex, doc: Document) -> Plan:
+def plan_save(index: VaultIndex, doc: Document, override: bool = False) -> Plan:
     """Write `doc` (a changed copy of what `get` returned); the plan raises ConflictError, writing
-    nothing, if the file changed on disk since `doc` was read."""
+    nothing, if the file changed on disk since `doc` was read. A superseded document is history:
+    its text is not edited without `override` (its lifecycle still moves, to archived)."""
     current = index.current_at(doc.path)
     if current is None:
         raise RefusedError(f"{doc.path}: no such document")
+    if current.status == Status.SUPERSEDED and not override and _edits_text(current, doc):
+        successors = ", ".join(current.superseded_by) or "its successor"
+        raise RefusedError(f"{doc.id} is superseded by {successors}; edit the successor, or save with override to correct history")
     old_status, new_status = str(current.meta.get("status", "")), str(doc.meta.get("status", ""))
     if old_status != new_status and current.digest == doc.digest:
         check_transition(old_status, new_status)
@@ -83,6 +87,9 @@ def plan_supersede(index: VaultIndex, old_id: str, new_id: str) -> Plan:
         return Plan(f"supersede {old_id} by {new_id}: already so")
     if new.status in (Status.SUPERSEDED, Status.ARCHIVED, Status.DEPRECATED):
         raise RefusedError(f"{new_id} is {new.status}; a successor must be draft or active")
+    if old.type == DocType.DECISION and new.type != DocType.DECISION:
+        raise RefusedError(f"a decision is superseded by a decision, and {new_id} is a {new.type}; "
+                           f"write the new decision (new --type decision --supersede {old_id}) or link the {new.type} to it")
     claimed = {doc_id: doc.supersedes for doc_id in index.ids() if (doc := index.owner_document(doc_id)) is not None}
     if supersession.reaches(claimed, old_id, new_id):
         raise RefusedError(f"{old_id} already (transitively) supersedes {new_id}; this would make a cycle")
@@ -99,6 +106,13 @@ def plan_supersede(index: VaultIndex, old_id: str, new_id: str) -> Plan:
     if new.status == Status.DRAFT:
         new_meta["status"] = Status.ACTIVE.value
     return Plan(summary, [index.edit_change(old, old_meta), index.edit_change(new, new_meta)], [index.log_line(summary)])
+
+
+def _edits_text(current: Document, doc: Document) -> bool:
+    """Whether saving `doc` over `current` changes more than its lifecycle."""
+    lifecycle = {"status", "updated_at"}
+    return doc.body != current.body or {k: v for k, v in doc.meta.items() if k not in lifecycle} != {
+        k: v for k, v in current.meta.items() if k not in lifecycle}
 
 
 def _union(first: list[str], second: list[str]) -> list[str]:

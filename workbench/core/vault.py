@@ -242,12 +242,13 @@ class Vault:
         return self.index.apply(plan, dry_run)
 
     @serialized
-    def save(self, doc: Document, dry_run: bool = False) -> Plan:
+    def save(self, doc: Document, dry_run: bool = False, override: bool = False) -> Plan:
         """Write `doc` (a changed copy of what `get` returned). Raises ConflictError, writing nothing,
-        if the file changed on disk since `doc` was read. Writes no byte when nothing changed."""
+        if the file changed on disk since `doc` was read. Writes no byte when nothing changed. A
+        superseded document's text is refused without `override`."""
         from . import transitions
 
-        return self.apply(transitions.plan_save(self.index, doc), dry_run)
+        return self.apply(transitions.plan_save(self.index, doc, override), dry_run)
 
     @serialized
     def set_status(self, doc_id: str, status: str, dry_run: bool = False) -> Plan:
