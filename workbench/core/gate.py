@@ -10,12 +10,13 @@ Nothing here decides for the person, and each choice is a `Plan` shown before it
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .changes import Plan
 from .index import VaultIndex
-from .model import TYPE_FOLDERS, DocType, LinkType, RefusedError, Status, member
+from .model import TYPE_FOLDERS, DocType, Document, LinkType, RefusedError, Status, member
 from .edits import join_section, slugify, unite_links, unite_tags
 from .similarity import Corpus, Profile, likeness
 from .storage import FileChange
@@ -85,9 +86,9 @@ class Candidate:
                 "score": round(self.score, 3), "reasons": self.reasons, "action": self.action}
 
 
-def candidates(vault: VaultIndex, draft: Draft, limit: int = 3) -> list[Candidate]:
+def candidates(documents: Iterable[Document], draft: Draft, limit: int = 3) -> list[Candidate]:
     """The canonical documents the draft may belong in, best first, each with its reasons."""
-    docs = [d for d in vault.documents if d.status in (Status.ACTIVE, Status.DRAFT)]
+    docs = [d for d in documents if d.status in (Status.ACTIVE, Status.DRAFT)]
     profiles = {d.id: Profile.of(d) for d in docs}
     corpus = Corpus(profiles.values())
     mine = draft.profile()

@@ -226,7 +226,7 @@ class Vault:
         """The write gate's 1-3 canonical candidates for new knowledge; writes nothing."""
         from . import gate
 
-        return gate.candidates(self.index, draft, limit)
+        return gate.candidates(self.documents, draft, limit)
 
     @serialized
     def merged_body(self, into_id: str, note_ids: list[str]) -> str:
