@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
 import os
 
 import pytest
@@ -193,6 +195,47 @@ def test_memoryfield_pages_are_flat_and_strictly_named(tmp_path):
     assert vault.flavour.name == "memoryfield"
     assert vault.ids() == ["alpha-page", "beta"]
     assert [(p.path, p.code) for p in vault.problems if p.code in ("not-a-page", "uuid-invalid")] == [("Bad Name.md", "not-a-page"), ("beta.md", "uuid-invalid")]
+
+
+SEED_PAGE = ("---\ntitle: {t}\nuuid: 0b9f1c9e-9a43-4f1e-8f53-6f1f7d0c1a1{n}\nsummary: s\n"
+             "created: 2026-05-20T08:00:00+00:00\nupdated: 2026-05-21T09:30:00+02:00\n---\n{t} body\n")
+
+
+@pytest.fixture
+def memoryfield(tmp_path) -> Vault:
+    b = VaultBuilder(tmp_path / "pages")
+    b.raw("alpha.md", SEED_PAGE.format(t="Alpha", n=1))
+    b.raw("beta.md", SEED_PAGE.format(t="Beta", n=2).replace("updated: 2026-05-21T09:30:00+02:00", "updated: '2026-05-22T10:00:00Z'"))
+    b.raw("gamma.md", "---\ntitle: Gamma\nsummary: s\n---\nNo uuid, no dates.\n")
+    return Vault.open(b.root)
+
+
+def test_memoryfield_reads_the_seeds_own_datetimes_and_no_message_shows_a_repr(memoryfield):
+    assert memoryfield.flavour.name == "memoryfield"
+    assert not [p for p in memoryfield.problems if p.code == "date-format"]
+    assert memoryfield.get("alpha").view.created == dt.date(2026, 5, 20)
+    assert memoryfield.get("beta").view.updated == dt.date(2026, 5, 22)
+    assert not [p.message for p in memoryfield.problems if "datetime." in p.message or "date(" in p.message]
+
+
+def test_memoryfield_repair_writes_datetimes_its_own_check_accepts(memoryfield):
+    memoryfield.repair()
+    memoryfield.refresh()
+    assert not [p for p in memoryfield.problems_for("gamma") if p.severity == "error"], memoryfield.problems_for("gamma")
+    assert "\ncreated: 20" in (memoryfield.root / "gamma.md").read_text()  # plain, a YAML timestamp
+
+
+def test_memoryfield_uuid_is_the_pages_identity_and_an_edit_moves_updated(memoryfield):
+    alpha = memoryfield.get("alpha")
+    with pytest.raises(RefusedError, match="uuid is the page's identity"):
+        memoryfield.save(dataclasses.replace(alpha, meta={**alpha.meta, "uuid": "11111111-1111-1111-1111-111111111111"}))
+    memoryfield.save(dataclasses.replace(alpha, body="Alpha body, edited.\n"))
+    edited = memoryfield.get("alpha")
+    assert edited.meta["uuid"] == alpha.meta["uuid"]
+    assert isinstance(edited.meta["updated"], dt.datetime) and edited.meta["updated"] > alpha.meta["updated"]
+    assert edited.meta["updated"].utcoffset() == dt.timedelta(hours=2)  # in the zone the page used
+    memoryfield.save(dataclasses.replace(memoryfield.get("beta"), body="Beta, edited.\n"))
+    assert (memoryfield.root / "beta.md").read_text().count("Z'") == 1  # text stays text, in UTC
 
 
 # -- tiered memory ---------------------------------------------------------------------------------

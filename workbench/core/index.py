@@ -495,15 +495,14 @@ class VaultIndex:
         raw, parsed = self._base(doc)
         body = parsed.body if body is None else body
         meta = dict(meta)
-        old_core = _comparable({k: v for k, v in parsed.meta.items() if k != "updated_at"})
-        new_core = _comparable({k: v for k, v in meta.items() if k != "updated_at"})
+        stamp_key = self.flavour.updated_key or "updated_at"
+        old_core = _comparable({k: v for k, v in parsed.meta.items() if k != stamp_key})
+        new_core = _comparable({k: v for k, v in meta.items() if k != stamp_key})
         meaningful = old_core != new_core or body != parsed.body
         if not meaningful and _comparable(meta) == _comparable(parsed.meta):
             return FileChange(doc.path, raw, raw)
-        if meaningful and bump and "updated_at" in parsed.meta and _comparable(meta.get("updated_at")) == _comparable(parsed.meta.get("updated_at")):
-            previous = parsed.meta.get("updated_at")
-            stamp = max(today(), _as_date_or(previous, today()))
-            meta["updated_at"] = stamp.isoformat() if isinstance(previous, str) else stamp  # keep its YAML type
+        if meaningful and bump and stamp_key in parsed.meta and _comparable(meta.get(stamp_key)) == _comparable(parsed.meta.get(stamp_key)):
+            meta[stamp_key] = _moved_on(parsed.meta.get(stamp_key))
         try:
             lines = apply_meta(parsed.fm_lines, parsed.meta, meta, parsed.newline)
         except EditError as exc:
@@ -620,6 +619,14 @@ class VaultIndex:
         return [{k: v for k, v in r.items() if k != "record_path"} for r in self.writer.history()[:limit]]
 
 
-def _as_date_or(value: Any, default: dt.date) -> dt.date:
-    return as_date(value) or default
+def _moved_on(previous: Any) -> Any:
+    """The time of an edit made now, in the type the file used: a date stays a date (never moved
+    back), a date and time stays one (in its time zone, to the second), text stays text."""
+    if isinstance(previous, dt.datetime) or (isinstance(previous, str) and len(previous) > 10 and previous[10:11] in ("T", " ")):
+        now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+        if isinstance(previous, dt.datetime):
+            return now.astimezone(previous.tzinfo) if previous.tzinfo else now.replace(tzinfo=None)
+        return now.isoformat().replace("+00:00", "Z") if previous.endswith("Z") else now.isoformat()
+    stamp = max(today(), as_date(previous) or today())
+    return stamp.isoformat() if isinstance(previous, str) else stamp
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ["ParsedFile", "parse_bytes", "load_yaml", "YamlIssue", "digest_of", "MAX_FILE_BYTES", "as_date"]
+__all__ = ["ParsedFile", "parse_bytes", "load_yaml", "YamlIssue", "digest_of", "MAX_FILE_BYTES", "as_date", "value_text"]
 
 BOM = "\ufeff"
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -304,3 +304,19 @@ def as_date(value: Any) -> dt.date | None:
         except ValueError:
             return None
     return None
+
+
+def value_text(value: Any) -> str:
+    """A frontmatter value as a message shows it: text quoted, a date or time in ISO form, never
+    a Python repr (`datetime.datetime(...)` means nothing to the person reading it)."""
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    if value is None:
+        return "empty"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(value_text(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{key}: {value_text(item)}" for key, item in value.items()) + "}"
+    return str(value)

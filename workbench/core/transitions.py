@@ -30,6 +30,9 @@ def plan_save(index: VaultIndex, doc: Document, override: bool = False) -> Plan:
         check_transition(old_status, new_status)
     if doc.meta.get("id", doc.id) != current.meta.get("id", current.id):
         raise RefusedError(f"{doc.path}: an id is changed by renaming the document, not by saving it")
+    for key in index.flavour.identity_keys:
+        if doc.meta.get(key) != current.meta.get(key):
+            raise RefusedError(f"{doc.path}: its {key} is the page's identity and is never changed by a save")
     change = index.edit_change(doc, doc.meta, doc.body)
     return Plan(f"edit {doc.id}", [change], [index.log_line(f"edit {doc.id}")])
 

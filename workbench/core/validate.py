@@ -29,7 +29,7 @@ from .model import (
     member,
 )
 from . import supersession
-from .parse import ParsedFile, as_date
+from .parse import ParsedFile, as_date, value_text
 
 __all__ = [
     "check_document",
@@ -84,7 +84,7 @@ def find_credentials(text: str) -> list[tuple[int, str]]:
 
 
 def _enum_message(field: str, value: Any, allowed: Iterable[str]) -> str:
-    return f"{field} is {value!r}; allowed: {', '.join(allowed)}"
+    return f"{field} is {value_text(value)}; allowed: {', '.join(allowed)}"
 
 
 def parse_problems(path: str, parsed: ParsedFile) -> list[Problem]:
@@ -122,7 +122,7 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
         if key not in meta:
             add(ERROR, "field-missing", f"required field '{key}' is missing", 1)
     if "schema_version" in meta and meta["schema_version"] != "v1":
-        add(ERROR, "schema-version", f"schema_version is {meta['schema_version']!r}; this vault format is 'v1'", line("schema_version"))
+        add(ERROR, "schema-version", f"schema_version is {value_text(meta['schema_version'])}; this vault format is 'v1'", line("schema_version"))
 
     doc_type = meta.get("type")
     if "type" in meta and not member(doc_type, DocType):
@@ -132,7 +132,7 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
     doc_id = meta.get("id")
     if "id" in meta:
         if not isinstance(doc_id, str) or not ID_PATTERN.fullmatch(doc_id):
-            add(ERROR, "id-syntax", f"id {doc_id!r} is not of the form mem-{{type}}-{{slug}} (lowercase kebab-case)", line("id"))
+            add(ERROR, "id-syntax", f"id {value_text(doc_id)} is not of the form mem-{{type}}-{{slug}} (lowercase kebab-case)", line("id"))
         else:
             id_type = ID_PATTERN.fullmatch(doc_id).group(1)
             if doc_type and id_type != doc_type:
@@ -163,7 +163,7 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
             continue
         value = as_date(meta[key])
         if value is None:
-            add(ERROR, "date-format", f"{key} is {meta[key]!r}; expected a date YYYY-MM-DD", line(key))
+            add(ERROR, "date-format", f"{key} is {value_text(meta[key])}; expected a date YYYY-MM-DD", line(key))
         else:
             dates[key] = value
             if value > today:
@@ -218,13 +218,13 @@ def _check_links(path: str, meta: Mapping[str, Any], line, doc_id: Any) -> list[
     seen: set[tuple[str, str]] = set()
     for index, item in enumerate(links, start=1):
         if not isinstance(item, dict) or not isinstance(item.get("type"), str) or not isinstance(item.get("target"), str):
-            problems.append(Problem(path, ERROR, "link-malformed", f"link {index} is not a {{type, target}} entry: {item!r}", at))
+            problems.append(Problem(path, ERROR, "link-malformed", f"link {index} is not a {{type, target}} entry: {value_text(item)}", at))
             continue
         kind, target = item["type"], item["target"]
         if not member(kind, LinkType):
             problems.append(Problem(path, ERROR, "link-type-invalid", _enum_message(f"link {index} type", kind, LinkType), at))
         if target_outside_vault(target):
-            problems.append(Problem(path, ERROR, "link-outside-vault", f"link {index} targets {target!r}, a path outside the vault", at))
+            problems.append(Problem(path, ERROR, "link-outside-vault", f"link {index} targets {value_text(target)}, a path outside the vault", at))
         if target == doc_id:
             problems.append(Problem(path, ERROR, "link-self", f"link {index} ({kind}) points at the document itself", at))
         if (kind, target) in seen:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import LinkType, Problem
-from ..parse import as_date
+from ..parse import as_date, value_text
 from .base import (
     ERROR,
     LIFECYCLE_WORDS,
@@ -200,7 +200,7 @@ class Adr(Flavour):
         if view.status == "superseded" and not view.superseded_by and not view.raw_superseded_by:
             problems.append(Problem(path, WARNING, "superseded-without-successor", "the record says it is superseded but names no successor", line("status")))
         if "date" in meta and as_date(meta["date"]) is None:
-            problems.append(Problem(path, ERROR, "date-format", f"date is {meta['date']!r}; expected YYYY-MM-DD", parsed.key_line("date")))
+            problems.append(Problem(path, ERROR, "date-format", f"date is {value_text(meta['date'])}; expected YYYY-MM-DD", parsed.key_line("date")))
         return problems
 
     def status_change(self, parsed, status: str):

@@ -244,6 +244,8 @@ class Flavour:
     writes_supersession: bool = False  # whether `supersede` can state both sides in this flavour's files
     dangling_severity: Severity = WARNING  # a link to a missing note: an error in Memory Core, a stub elsewhere
     reserved: frozenset[str] = field(default_factory=frozenset)  # files at the root that are not documents
+    identity_keys: tuple[str, ...] = ()  # frontmatter keys that are the document's identity: a save never changes them
+    updated_key: str | None = None  # the frontmatter key a meaningful edit moves to now, in its own type
 
     # -- finding documents -----------------------------------------------------------------------
 

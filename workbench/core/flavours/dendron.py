@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Problem
+from ..parse import value_text
 from .base import ERROR, WARNING, Flavour, View, mostly
 from .markdown import body_links, date_of, tags_of
 
@@ -79,7 +80,7 @@ class Dendron(Flavour):
         for key in ("created", "updated"):
             value = meta.get(key)
             if key in meta and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-                problems.append(Problem(path, ERROR, "date-format", f"{key} is {value!r}; Dendron dates are milliseconds since 1970", line(key)))
+                problems.append(Problem(path, ERROR, "date-format", f"{key} is {value_text(value)}; Dendron dates are milliseconds since 1970", line(key)))
             elif key in meta:
                 stamps[key] = value
         if len(stamps) == 2 and stamps["updated"] < stamps["created"]:

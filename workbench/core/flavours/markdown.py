@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import LinkType, Problem
-from ..parse import as_date
+from ..parse import as_date, value_text
 from .base import (
     ERROR,
     WARNING,
@@ -103,6 +103,15 @@ def tags_of(meta: dict[str, Any], body: str = "") -> tuple[str, ...]:
 
 
 def date_of(value: Any) -> dt.date | None:
+    """The date a frontmatter value states: a date, a date and time (YAML's or an ISO 8601 string,
+    as memoryfield and OKF write them), or epoch seconds or milliseconds (Dendron)."""
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, str) and len(value) > 10 and re.fullmatch(r"\d{4}-\d{2}-\d{2}[T ].+", value):
+        try:
+            return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).date()
+        except ValueError:
+            return None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         seconds = value / 1000 if value > 10_000_000_000 else value  # epoch milliseconds or seconds
         try:
@@ -145,7 +154,7 @@ class Markdown(Flavour):
         meta, line = parsed.meta, parsed.key_line
         problems = []
         if meta and "status" in meta and str(meta.get("status") or "").strip() and lifecycle_of(str(meta["status"])) is None:
-            problems.append(Problem(path, WARNING, "status-unknown", f"status {meta['status']!r} means nothing the workbench knows; it is read as active", line("status")))
+            problems.append(Problem(path, WARNING, "status-unknown", f"status {value_text(meta['status'])} means nothing the workbench knows; it is read as active", line("status")))
         if meta and "tags" in meta and not isinstance(meta["tags"], (list, str)) and meta["tags"] is not None:
             problems.append(Problem(path, ERROR, "tags-invalid", "tags must be a list or a comma-separated string", line("tags")))
         return problems

@@ -21,6 +21,8 @@ class MemoryCore(Flavour):
     has_status: bool = True
     dangling_severity: Severity = Severity.ERROR
     reserved: frozenset[str] = field(default_factory=lambda: frozenset({"log.md", "README.md"}))
+    identity_keys: tuple[str, ...] = ("id",)
+    updated_key: str | None = "updated_at"
 
     def detect(self, root: Path) -> int:
         typed = 0

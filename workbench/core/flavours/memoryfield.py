@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Problem
-from ..parse import as_date
+from ..parse import value_text
 from .base import ERROR, Flavour, View, first_heading, mostly
 from .markdown import body_links, date_of, tags_of
 
@@ -28,6 +28,8 @@ REQUIRED = ("title", "uuid", "summary", "created", "updated")
 class Memoryfield(Flavour):
     name: str = "memoryfield"
     summary: str = "memoryfield: one flat folder of [a-z0-9-].md pages with title, uuid, summary, created, updated"
+    identity_keys: tuple[str, ...] = ("uuid",)  # the page's identity: kept across renames and edits
+    updated_key: str | None = "updated"
 
     def detect(self, root: Path) -> int:
         pages = sorted(root.glob("*.md"))[:20]
@@ -71,15 +73,15 @@ class Memoryfield(Flavour):
             try:
                 uuidlib.UUID(str(meta["uuid"]))
             except ValueError:
-                problems.append(Problem(path, ERROR, "uuid-invalid", f"uuid {meta['uuid']!r} is not a UUID", line("uuid")))
+                problems.append(Problem(path, ERROR, "uuid-invalid", f"uuid {value_text(meta['uuid'])} is not a UUID", line("uuid")))
         for key in ("created", "updated"):
-            if key in meta and as_date(meta[key]) is None and date_of(meta[key]) is None:
-                problems.append(Problem(path, ERROR, "date-format", f"{key} is {meta[key]!r}; expected an ISO date", line(key)))
+            if key in meta and date_of(meta[key]) is None:
+                problems.append(Problem(path, ERROR, "date-format", f"{key} is {value_text(meta[key])}; expected an ISO 8601 date or date and time", line(key)))
         return problems
 
     def repair_fields(self, path, meta, body, mtime):
         meta, notes = dict(meta), []
-        stamp = mtime.replace(microsecond=0).astimezone().isoformat()
+        stamp = mtime.replace(microsecond=0).astimezone()  # written plain, as the seed writes it: a YAML timestamp
         defaults = {"title": first_heading(body) or path[:-3].replace("-", " "), "uuid": str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, path)),
                     "summary": "", "created": stamp, "updated": stamp}
         for key, value in defaults.items():

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Problem
+from ..parse import value_text
 from .base import ERROR, WARNING, Flavour, View, first_heading, mostly
 from .markdown import body_links, date_of, frontmatter_links, tags_of
 
@@ -42,6 +43,7 @@ class Okf(Flavour):
     name: str = "okf"
     summary: str = "OKF bundle: lowercase path ids, type and timestamp required, index.md and log.md reserved"
     reserved: frozenset[str] = field(default_factory=lambda: frozenset({"index.md", "log.md"}))
+    updated_key: str | None = "timestamp"
 
     def detect(self, root: Path) -> int:
         found = (p for p in root.rglob("*.md") if not any(part.startswith(".") for part in p.relative_to(root).parts))
@@ -77,7 +79,7 @@ class Okf(Flavour):
             if key not in meta:
                 problems.append(Problem(path, ERROR, "field-missing", f"required field '{key}' is missing", 1))
         if "timestamp" in meta and not _timestamp(meta["timestamp"]):
-            problems.append(Problem(path, ERROR, "date-format", f"timestamp is {meta['timestamp']!r}; expected an ISO 8601 date and time", line("timestamp")))
+            problems.append(Problem(path, ERROR, "date-format", f"timestamp is {value_text(meta['timestamp'])}; expected an ISO 8601 date and time", line("timestamp")))
         for key in ("description", "tags"):
             if key not in meta:
                 problems.append(Problem(path, WARNING, "field-recommended", f"'{key}' is missing; search and the index read it", 1))
