@@ -181,6 +181,55 @@ def test_okf_repair_recovers_type_and_timestamp_from_the_file(okf):
     assert "field-missing" not in codes(Vault.open(okf), "lang/Broken Name.md")
 
 
+@pytest.fixture
+def bundle_in_memory(tmp_path):
+    """Seed 002's layout: the agent's folder holds the OKF bundle in `memory/`."""
+    b = VaultBuilder(tmp_path / "agent" / "memory")
+    b.raw("index.md", "# Index\n\nKept above.\n\n<!-- generated:start -->\nstale\n<!-- generated:end -->\n\n"
+                      "<!-- generated:start recent -->\n<!-- generated:end recent -->\n\nKept below.\n")
+    b.raw("log.md", "- created\n")
+    b.raw("people/ada.md", "---\ntype: Person\ntimestamp: 2026-02-01T10:00:00Z\ndescription: Mathematician\ntags: [people]\n---\nAda.\n")
+    b.raw("people/bob.md", "---\ntype: Person\ntimestamp: 2026-02-02T10:00:00Z\ndescription: Builder\ntags: [people]\n---\nKnows [Ada](ada.md).\n")
+    return tmp_path / "agent"
+
+
+def test_the_folder_holding_a_memory_bundle_opens_the_bundle(bundle_in_memory):
+    for flavour in (None, "okf"):
+        vault = Vault.open(bundle_in_memory, flavour)
+        assert (vault.flavour.name, vault.root.name) == ("okf", "memory")
+        assert vault.ids() == ["people/ada", "people/bob"]
+
+
+def test_okf_types_keep_their_case_and_a_filter_finds_them(bundle_in_memory):
+    vault = Vault.open(bundle_in_memory)
+    assert [hit.id for hit in vault.search("type:Person")] == ["people/ada", "people/bob"]
+    assert [hit.id for hit in vault.search("type:person builder")] == ["people/bob"]
+
+
+def test_okf_listing_is_regenerated_between_its_markers_with_the_hand_text_kept(bundle_in_memory):
+    vault = Vault.open(bundle_in_memory)
+    index = bundle_in_memory / "memory" / "index.md"
+    assert main(["--vault", str(bundle_in_memory), "index"]) == 0
+    text = index.read_text()
+    assert "stale" not in text and "- [ada](people/ada.md) — Mathematician" in text and "### Person (2)" in text
+    assert text.startswith("# Index\n\nKept above.\n") and text.endswith("Kept below.\n")
+    assert "2026-02-02 [bob](people/bob.md)" in text  # the named section too
+    assert not text.startswith("---") and not (bundle_in_memory / "memory" / "log.md").read_text().startswith("---")
+    assert "regenerate the generated sections of index.md" in (bundle_in_memory / "memory" / "log.md").read_text()
+    (bundle_in_memory / "memory" / "people" / "cy.md").write_text("---\ntype: Person\ntimestamp: 2026-02-03T10:00:00Z\n---\nCy.\n")
+    assert main(["--vault", str(bundle_in_memory), "check", "--repair"]) in (0, 1)
+    assert "[cy](people/cy.md)" in index.read_text()
+    assert vault.regenerate_index().summary == "index.md: already up to date"
+
+
+def test_okf_edit_moves_the_timestamp(bundle_in_memory):
+    vault = Vault.open(bundle_in_memory)
+    ada = vault.get("people/ada")
+    vault.save(dataclasses.replace(ada, body="Ada Lovelace.\n"))
+    stamp = vault.get("people/ada").meta["timestamp"]
+    assert stamp != ada.meta["timestamp"] and stamp.date() == dt.datetime.now(dt.timezone.utc).date()
+
+
 # -- memoryfield -----------------------------------------------------------------------------------
 
 

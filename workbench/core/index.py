@@ -125,10 +125,7 @@ class VaultIndex:
             raise VaultError(f"{given}: no such folder")
         if not given.is_dir():
             raise VaultError(f"{given}: not a folder")
-        root = find_root(given.resolve())
-        chosen = flavours.get(flavour) if flavour else flavours.detect(root)
-        if not chosen.native:
-            root = given.resolve()
+        root, chosen = flavours.choose(given.resolve(), find_root(given.resolve()), flavour)
         vault = cls(root, chosen)
         walk = walk_vault(vault.root, chosen)
         if vault.writer.needs_recovery(walk.temporaries):

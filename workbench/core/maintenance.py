@@ -1,22 +1,26 @@
-"""Upkeep: documents gone stale, and the generated sections of the vault index.
+"""Upkeep: documents gone stale, and the generated sections of the vault's indexes.
 
 Generated sections sit between `<!-- generated:start NAME -->` and `<!-- generated:end NAME -->`
-and are replaced whole; everything a person wrote outside the markers is kept byte for byte.
+(or unnamed markers: the whole listing) and are replaced whole; everything a person wrote outside
+the markers is kept byte for byte. In Memory Core they are in index documents; a flavour may keep
+its listing in a reserved file instead (OKF's `index.md`), which links documents its own way.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .changes import Plan
 from .gate import Draft, plan_create
 from .index import VaultIndex
 from .model import DocType, Document, RefusedError, Status
 from .parse import as_date
+from .storage import FileChange, read_bytes
 
-__all__ = ["stale_documents", "plan_index", "render_sections", "replace_sections", "VAULT_INDEX", "SECTIONS"]
+__all__ = ["stale_documents", "plan_index", "plan_listing", "render_sections", "replace_sections", "VAULT_INDEX", "SECTIONS"]
 
 VAULT_INDEX = "mem-index-vault"
 SECTIONS = ("by-type", "by-tag", "recent")
@@ -43,27 +47,33 @@ def _entry(doc: Document) -> str:
     return f"[[{doc.id}]] {doc.title}{suffix}"
 
 
-def render_sections(vault: VaultIndex, newline: str = "\n", recent: int = 15, touched: frozenset[str] = frozenset()) -> dict[str, str]:
+def render_sections(vault: VaultIndex, newline: str = "\n", recent: int = 15, touched: frozenset[str] = frozenset(),
+                    entry: Callable[[Document], str] = _entry) -> dict[str, str]:
     """The text of each generated section, from the vault as it is now; `touched` are documents
-    about to be updated today (the index documents themselves, which list themselves among the recent)."""
+    about to be updated today (the index documents themselves, which list themselves among the
+    recent); `entry` writes one document's line (a wiki link in Memory Core). The unnamed section
+    ("") is the whole listing, by type."""
     docs = vault.documents
     by_type = ["## By type"]
     for doc_type in TYPE_ORDER:
         group = [d for d in docs if d.type == doc_type]
         if group:
-            by_type += ["", f"### {doc_type} ({len(group)})", ""] + [f"- {_entry(d)}" for d in group]
+            by_type += ["", f"### {doc_type} ({len(group)})", ""] + [f"- {entry(d)}" for d in group]
+    for doc_type in sorted({d.type for d in docs} - set(TYPE_ORDER)):  # a flavour's own types (OKF's "Person")
+        group = [d for d in docs if d.type == doc_type]
+        by_type += ["", f"### {doc_type} ({len(group)})", ""] + [f"- {entry(d)}" for d in group]
     tags: dict[str, list[str]] = {}
     for doc in docs:
         if doc.status not in (Status.ARCHIVED, Status.SUPERSEDED):
             for tag in doc.tags:
-                tags.setdefault(tag, []).append(f"[[{doc.id}]]")
+                tags.setdefault(tag, []).append(f"[[{doc.id}]]" if entry is _entry else entry(doc))
     by_tag = ["## By tag", ""] + [f"- **{tag}**: {', '.join(ids)}" for tag, ids in sorted(tags.items())]
     def updated(doc: Document) -> dt.date:
-        return dt.date.today() if doc.id in touched else as_date(doc.meta.get("updated_at")) or dt.date.min
+        return dt.date.today() if doc.id in touched else doc.updated or dt.date.min
 
     dated = sorted(((updated(d), d) for d in docs), key=lambda x: (x[0], x[1].id), reverse=True)
-    latest = ["## Recent", ""] + [f"- {when.isoformat()} {_entry(d)}" for when, d in dated[:recent]]
-    sections = {"by-type": by_type, "by-tag": by_tag, "recent": latest}
+    latest = ["## Recent", ""] + [f"- {when.isoformat()} {entry(d)}" for when, d in dated[:recent]]
+    sections = {"by-type": by_type, "by-tag": by_tag, "recent": latest, "": by_type}
     return {name: newline + newline.join(lines) + newline for name, lines in sections.items()}
 
 
@@ -71,7 +81,7 @@ def replace_sections(body: str, sections: dict[str, str]) -> str:
     """The body with each named generated section replaced; text outside the markers untouched."""
 
     def swap(match: re.Match[str]) -> str:
-        name = match.group("name")
+        name = match.group("name") or ""
         if name not in sections:
             return match.group(0)
         return match.group("start") + sections[name] + match.group("end")
@@ -81,6 +91,7 @@ def replace_sections(body: str, sections: dict[str, str]) -> str:
 
 def plan_index(vault: VaultIndex) -> Plan:
     """Regenerate the vault index's generated sections; a missing index is created with them."""
+    vault.refresh()  # a listing of every document: those written since the last look too
     newline = "\n"
     if VAULT_INDEX not in vault:
         sections = render_sections(vault, newline)
@@ -114,3 +125,35 @@ def plan_index(vault: VaultIndex) -> Plan:
 
 def _newline(doc: Document) -> str:
     return "\r\n" if "\r\n" in doc.body else "\n"
+
+
+def plan_listing(vault: VaultIndex) -> Plan:
+    """Regenerate the generated sections of the flavour's listing file (OKF's `index.md`), each
+    document a Markdown link relative to it, as the bundle's own links are; the hand text around
+    the markers is kept. A listing with no markers is left as it is (nothing says where to write)."""
+    name = vault.flavour.listing
+    if name is None:
+        raise RefusedError(f"a {vault.flavour.name} vault has no generated listing")
+    vault.refresh()  # a listing of every document: those written since the last look too
+    raw = read_bytes(vault.root / name)
+    if raw is None:
+        raise RefusedError(f"{name}: there is no listing to regenerate")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RefusedError(f"{name} is not UTF-8 text; it is left as it is") from None
+    if not MARKERS.search(text):
+        return Plan(f"{name}: no generated markers, nothing to regenerate")
+    folder = posixpath.dirname(name) or "."
+
+    def entry(doc: Document) -> str:
+        summary = doc.view.summary if doc.view is not None else ""
+        link = f"[{doc.title.replace('[', '(').replace(']', ')')}]({posixpath.relpath(doc.path, folder)})"
+        return link + (f" — {summary}" if summary else "")
+
+    newline = "\r\n" if "\r\n" in text else "\n"
+    after = replace_sections(text, render_sections(vault, newline, entry=entry))
+    if after == text:
+        return Plan(f"{name}: already up to date")
+    summary = f"regenerate the generated sections of {name}"
+    return Plan(summary, [FileChange(name, raw, after.encode("utf-8"))], [vault.log_line(summary)])

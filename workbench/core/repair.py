@@ -19,7 +19,7 @@ from typing import Any
 
 from .changes import Plan
 from .edits import slugify
-from .maintenance import VAULT_INDEX, plan_index
+from .maintenance import VAULT_INDEX, plan_index, plan_listing
 from .index import VaultIndex
 from .model import (
     ID_PATTERN,
@@ -393,7 +393,9 @@ def repair(vault: VaultIndex, dry_run: bool = False, paths: Iterable[str] | None
         return report
     vault.apply(report.plan)
     vault.refresh()
-    if VAULT_INDEX in vault and vault.get(VAULT_INDEX).valid:
+    if vault.flavour.listing is not None and (vault.root / vault.flavour.listing).is_file():
+        report.index_plan = vault.apply(plan_listing(vault))
+    elif VAULT_INDEX in vault and vault.get(VAULT_INDEX).valid:
         vault.require_native("the generated index")
         report.index_plan = vault.apply(plan_index(vault))
     return report

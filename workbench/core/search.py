@@ -225,10 +225,10 @@ def _date_test(value: str):
 
 def _matches(doc: Document, name: str, value: str, ctx: _Context) -> bool:
     value_l = value.lower()
-    if name == "type":
-        return doc.type == value_l
+    if name == "type":  # a flavour's own words keep their case (OKF's "Person"); a filter ignores it
+        return doc.type.lower() == value_l
     if name == "status":
-        return doc.status == value_l
+        return doc.status.lower() == value_l
     if name == "tag":
         return value_l in (t.lower() for t in doc.tags)
     if name == "project":
@@ -259,7 +259,7 @@ def _matches(doc: Document, name: str, value: str, ctx: _Context) -> bool:
         if value_l == "stale":
             updated = as_date(doc.meta.get("updated_at"))
             return doc.status == Status.ACTIVE and bool(updated) and (ctx.today - updated).days > STALE_DAYS
-        return doc.status == value_l or doc.type == value_l
+        return doc.status.lower() == value_l or doc.type.lower() == value_l
     return False
 
 
@@ -300,8 +300,8 @@ class _Views:
     def kinds(self) -> tuple[set[str], set[str]]:
         """The types and statuses a filter may name: the format's and any the vault's files use."""
         if self._kinds is None:
-            types = {str(t) for t in DocType} | {doc.type for doc in self.everything.values() if doc.type}
-            statuses = {str(s) for s in Status} | {doc.status for doc in self.everything.values() if doc.status}
+            types = {str(t) for t in DocType} | {doc.type.lower() for doc in self.everything.values() if doc.type}
+            statuses = {str(s) for s in Status} | {doc.status.lower() for doc in self.everything.values() if doc.status}
             self._kinds = (types, statuses)
         return self._kinds
 

@@ -348,6 +348,8 @@ class Vault:
     def regenerate_index(self, dry_run: bool = False) -> Plan:
         from . import maintenance
 
+        if self.flavour.listing is not None:
+            return self.apply(maintenance.plan_listing(self.index), dry_run)
         self.index.require_native("the generated index")
         return self.apply(maintenance.plan_index(self.index), dry_run)
 

@@ -18,7 +18,7 @@ from .memoryfield import Memoryfield
 from .okf import Okf
 from .tiered import Tiered
 
-__all__ = ["FLAVOURS", "MEMORY_CORE", "Flavour", "Ids", "RawLink", "View", "detect", "get", "names"]
+__all__ = ["FLAVOURS", "MEMORY_CORE", "Flavour", "Ids", "RawLink", "View", "choose", "detect", "get", "names"]
 
 MEMORY_CORE = MemoryCore()
 # In the order detection asks: the cheap and certain first (a certain answer ends it).
@@ -34,6 +34,29 @@ def get(name: str) -> Flavour:
         return FLAVOURS[name]
     except KeyError:
         raise VaultError(f"no vault flavour is called {name!r}; the flavours are {', '.join(FLAVOURS)}") from None
+
+
+def choose(given: Path, native_root: Path, name: str | None = None) -> tuple[Path, Flavour]:
+    """The folder to open and its flavour. Memory Core's root is `native_root` (the folder holding
+    the type folders, maybe a `memory/` child); another flavour's is the folder given, unless that
+    folder only holds the vault in a `memory/` child (seed 002 keeps its OKF bundle there)."""
+    chosen = get(name) if name else detect(native_root)
+    if chosen.native and (name or native_root != given or _score(chosen, given) > 0):
+        return native_root, chosen
+    memory = given / "memory"
+    if memory.is_dir() and not memory.is_symlink():
+        inside = get(name) if name else detect(memory)
+        here, there = _score(chosen, given), _score(inside, memory)
+        if there >= here and there > 1 and inside.name != "markdown":
+            return memory, inside
+    return given, chosen
+
+
+def _score(flavour: Flavour, root: Path) -> int:
+    try:
+        return flavour.detect(root)
+    except OSError:
+        return 0
 
 
 def detect(root: Path) -> Flavour:

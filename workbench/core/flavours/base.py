@@ -246,6 +246,7 @@ class Flavour:
     reserved: frozenset[str] = field(default_factory=frozenset)  # files at the root that are not documents
     identity_keys: tuple[str, ...] = ()  # frontmatter keys that are the document's identity: a save never changes them
     updated_key: str | None = None  # the frontmatter key a meaningful edit moves to now, in its own type
+    listing: str | None = None  # a reserved file whose generated sections list the documents (OKF's index.md)
 
     # -- finding documents -----------------------------------------------------------------------
 

@@ -44,6 +44,7 @@ class Okf(Flavour):
     summary: str = "OKF bundle: lowercase path ids, type and timestamp required, index.md and log.md reserved"
     reserved: frozenset[str] = field(default_factory=lambda: frozenset({"index.md", "log.md"}))
     updated_key: str | None = "timestamp"
+    listing: str | None = "index.md"
 
     def detect(self, root: Path) -> int:
         found = (p for p in root.rglob("*.md") if not any(part.startswith(".") for part in p.relative_to(root).parts))
