@@ -165,6 +165,22 @@ def build_parser() -> argparse.ArgumentParser:
     migrate.add_argument("--project", help="the project every document gets (default: the vault folder's name)")
     migrate.add_argument("--json", action="store_true")
 
+    tier = sub.add_parser("tier", help="tiered memory (memory.md, projects/, domains/, archive/): corrections, moves, forget, line counts")
+    tiers = tier.add_subparsers(dest="tier_command", required=True, parser_class=_Parser)
+    correct = tiers.add_parser("correct", help="log a correction; the third time it is confirmed as a rule in memory.md")
+    correct.add_argument("text")
+    correct.add_argument("--type", default="preference", help="preference, pattern, override, technical...")
+    correct.add_argument("--context", default="")
+    move = tiers.add_parser("move", help="move the entry that says WORDS to another tier")
+    move.add_argument("words")
+    move.add_argument("--to", required=True, metavar="hot|cold|FILE", help="hot (memory.md), cold (archive/) or a file such as projects/app.md")
+    forget_entries = tiers.add_parser("forget", help="remove every entry that says WORDS from every tier")
+    forget_entries.add_argument("words")
+    forget_entries.add_argument("--confirm", required=True, metavar="WORDS", help="the same words again, exactly")
+    tiers.add_parser("counts", help="bring index.md's line counts up to date")
+    for each in (correct, move, forget_entries, tiers.choices["counts"]):
+        each.add_argument("--dry-run", action="store_true")
+
     sub.add_parser("tui", help="start the workbench (the default with no command)")
     return parser
 
@@ -447,6 +463,12 @@ WRITERS = {
     "forget": lambda v, a: v.forget(a.id, a.confirm, dry_run=a.dry_run),
     "undo": lambda v, a: v.undo(dry_run=a.dry_run),
     "index": lambda v, a: v.regenerate_index(dry_run=a.dry_run),
+    "tier": lambda v, a: {
+        "correct": lambda: v.correct(a.text, a.type, a.context, dry_run=a.dry_run),
+        "move": lambda: v.move_entry(a.words, a.to, dry_run=a.dry_run),
+        "forget": lambda: v.forget_entries(a.words, a.confirm, dry_run=a.dry_run),
+        "counts": lambda: v.update_line_counts(dry_run=a.dry_run),
+    }[a.tier_command](),
 }
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import presenting, supersession
+from . import presenting, supersession, tiers
 from .changes import Plan
 from .edits import join_section, unite_links, unite_tags
 from .index import VaultIndex
@@ -185,10 +185,25 @@ def _candidates(docs: dict) -> list[Conflict]:
 def find_conflicts(documents: Iterable[Document]) -> Conflicts:
     """Every structural fault and candidate contradiction among the vault's valid documents."""
     docs = {d.id: d for d in documents}
-    conflicts = _structural(docs) + _candidates(docs)
+    conflicts = _structural(docs) + _candidates(docs) + _rule_contradictions(list(docs.values()))
     order = {"supersession-cycle": 0, "one-sided-supersession": 1, "active-with-successor": 2, "superseded-without-successor": 3,
-             "double-supersession": 4, "contradiction": 5, "duplicate": 6, "stale-link": 7}
+             "double-supersession": 4, "contradiction": 5, "rule-contradiction": 5, "duplicate": 6, "stale-link": 7}
     return Conflicts(sorted(conflicts, key=lambda c: (order.get(c.kind, 9), c.ids)))
+
+
+def _rule_contradictions(documents: list[Document]) -> list[Conflict]:
+    """Tiered memory: a project rule against the global or domain rule it inherits."""
+    by_path = {d.path: d for d in documents}
+    found = []
+    for rule, other in tiers.rule_conflicts(documents):
+        mine, theirs = by_path[rule.path], by_path[other.path]
+        reason = (f"{rule.path}:{rule.line} says “{rule.key}: {rule.value}”, and {other.namespace} ({other.path}:{other.line}) "
+                  f"says “{other.key}: {other.value}”; a project rule that overrides another says so")
+        found.append(Conflict("rule-contradiction", [mine.id, theirs.id], reason, [
+            Resolution("edit", f"say the project overrides it: “{rule.key}: {rule.value} (overrides {other.namespace})”", f"show {mine.id}"),
+            Resolution("move", "make the project's rule everyone's", f"tier move \"{rule.key}: {rule.value}\" --to hot"),
+        ]))
+    return found
 
 
 def plan_compatible(vault: VaultIndex, a_id: str, b_id: str) -> Plan:

@@ -344,6 +344,35 @@ class Vault:
 
         return undo.undo(self.index, dry_run)
 
+    # -- tiered memory (seed 003): its own operations on its plain Markdown files ----------------
+
+    @serialized
+    def correct(self, text: str, kind: str = "preference", context: str = "", dry_run: bool = False) -> Plan:
+        """Log a correction; the same one the third time becomes a confirmed rule in memory.md."""
+        from . import tiers
+
+        return self.apply(tiers.plan_correction(self.index, text, kind, context), dry_run)
+
+    @serialized
+    def move_entry(self, words: str, to: str, dry_run: bool = False) -> Plan:
+        """Move the entry that says `words` to `hot`, `cold` or a namespace file."""
+        from . import tiers
+
+        return self.apply(tiers.plan_move(self.index, words, to), dry_run)
+
+    @serialized
+    def forget_entries(self, words: str, confirm: str, dry_run: bool = False) -> Plan:
+        """Remove every entry that says `words` from every tier."""
+        from . import tiers
+
+        return tiers.forget(self.index, words, confirm, dry_run)
+
+    @serialized
+    def update_line_counts(self, dry_run: bool = False) -> Plan:
+        from . import tiers
+
+        return self.apply(tiers.plan_line_counts(self.index), dry_run)
+
     @serialized
     def regenerate_index(self, dry_run: bool = False) -> Plan:
         from . import maintenance
