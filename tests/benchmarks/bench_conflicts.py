@@ -8,7 +8,8 @@ Core, and then stripped of every statement of supersession: the `supersedes` / `
 fields and links, `superseded` statuses (made active), and the body lines that say supersedes,
 superseded by, replaced by or deprecated in favour of. What is left is two active decisions on one
 subject, as two agents writing weeks apart would leave them. The truth is what the files stated
-before stripping: each (older, newer) pair of decisions.
+before stripping: each (older, newer) pair of decisions that then stands as two active decisions
+(one the collection also calls deprecated, proposed or rejected is no contradiction to find).
 
 Printed per collection and pooled:
 - the queue: recall (true pairs listed as contradictions), precision (listed pairs that are true),
@@ -126,12 +127,14 @@ def strip(root: Path) -> None:
 
 def measure(source: Path, scratch: Path) -> Figures:
     root = migrated(source, scratch)
-    figures = Figures(source.name, truth_of(Vault.open(root)))
+    stated = truth_of(Vault.open(root))
     strip(root)
     vault = Vault.open(root)
+    active = {d.id for d in vault.documents if d.status == Status.ACTIVE}
+    figures = Figures(source.name, {(older, newer) for older, newer in stated if older in active and newer in active})
     for conflict in vault.conflicts():
         if conflict.kind == "contradiction":
-            older, newer = conflict.direction if getattr(conflict, "direction", None) else tuple(conflict.ids)
+            older, newer = conflict.ids  # the queue names the older first, the one it suggests is replaced
             figures.listed.append((older, newer))
     by_id = {d.id: d for d in vault.documents}
     for older, newer in sorted(figures.truth):

@@ -236,7 +236,7 @@ async def test_conflicts_queue_resolves_with_preview(sample_copy: Path):
         dialog = app.screen
         assert isinstance(dialog, ConflictsDialog)
         text = screen_text(app)
-        assert "contradiction" in text and "stale-link" in text and "two active decisions" in text
+        assert "contradiction" in text and "stale-link" in text and "may replace" in text
         buttons = list(dialog.query(Button).filter("#resolutions Button"))
         assert str(buttons[0].label) == "mem-decision-money-numeric-decimal supersedes mem-decision-money-integer-cents"
         await pilot.press("enter")  # to the resolutions

@@ -11,7 +11,7 @@ as the commands that carry them out.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,7 @@ from .changes import Plan
 from .edits import join_section, unite_links, unite_tags
 from .index import VaultIndex
 from .model import DocType, Document, LinkType, RefusedError, Status, id_list
-from .similarity import Corpus, Profile, likeness, words
+from .similarity import Corpus, Likeness, Profile, kinship, likeness, words
 
 __all__ = ["Conflict", "Conflicts", "Resolution", "find_conflicts", "plan_compatible", "plan_retarget", "plan_merge_documents", "COMPATIBLE_KEY"]
 
@@ -28,6 +28,11 @@ COMPATIBLE_KEY = "compatible_with"
 CLAIM_TYPES = (DocType.DECISION, DocType.ENTITY, DocType.CONTEXT, DocType.CONCEPT)
 TITLE_ALIKE = 0.6
 TEXT_ALIKE = 0.25
+# A decision's likeliest predecessors are listed from LIKELY_KIN, those within KIN_MARGIN of the best.
+LIKELY_KIN = 0.35
+KIN_MARGIN = 0.1
+CLEAR_KIN, CLEAR_GAP = 0.25, 0.2  # lower, a pair far likelier than any other either side could make
+RARE_TERMS = 8  # a decision's most distinctive words, each a reason to weigh it against others that use it
 
 
 @dataclass
@@ -46,6 +51,7 @@ class Conflict:
     ids: list[str]
     reason: str
     resolutions: list[Resolution] = field(default_factory=list)
+    rank: int = 0  # within its kind, most likely first (contradictions are ranked; others by ids)
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "ids": self.ids, "reason": self.reason, "resolutions": [r.to_json() for r in self.resolutions]}
@@ -149,36 +155,100 @@ def _candidate_pairs(group: list) -> set[tuple[str, str]]:
     return pairs
 
 
+def _decision_pairs(group: list, profiles: dict[str, Profile], corpus: Corpus) -> set[tuple[str, str]]:
+    """Pairs of decisions worth weighing: those whose titles share a word start (as for other
+    types), one citing the other, or whose texts share a word that few documents use."""
+    pairs = _candidate_pairs(group)
+    by_handle: dict[str, list[str]] = {}
+    for doc in group:
+        for handle in profiles[doc.id].handles:
+            by_handle.setdefault(handle, []).append(doc.id)
+    rare: dict[str, list[str]] = {}
+    for doc in group:
+        profile = profiles[doc.id]
+        for mention in profile.mentions:
+            pairs.update(tuple(sorted((doc.id, other))) for other in by_handle.get(mention, []) if other != doc.id)
+        distinctive = sorted(profile.terms, key=lambda t: (-profile.terms[t] * corpus.idf(t) ** 2, t))[:RARE_TERMS]
+        for term in distinctive:
+            rare.setdefault(term, []).append(doc.id)
+    limit = max(8, int(len(group) ** 0.5))
+    for ids in rare.values():
+        if 1 < len(ids) <= limit:
+            ordered = sorted(ids)
+            pairs.update((a, b) for i, a in enumerate(ordered) for b in ordered[i + 1:])
+    return pairs
+
+
+def _predecessors(pairs: set[tuple[str, str]], profiles: dict[str, Profile], corpus: Corpus,
+                  skip: Callable[[str, str], bool]) -> list[tuple[float, str, str, Likeness]]:
+    """For each decision, the earlier decisions it most likely replaces, ranked as the gate ranks
+    candidates (`kinship`), and kept when the pair is likely from both sides: (score, older,
+    newer, why), most likely first. Pairs a person settled (compatible, or already superseded)
+    are skipped."""
+    by_newer: dict[str, list[tuple[float, str, str, Likeness]]] = {}
+    for a_id, b_id in pairs:
+        if skip(a_id, b_id):
+            continue
+        older, newer = sorted((profiles[a_id], profiles[b_id]), key=lambda p: p.when)
+        like = kinship(newer, older, corpus)
+        by_newer.setdefault(newer.id, []).append((like.score, older.id, newer.id, like))
+    successors: dict[str, list[float]] = {}
+    for found in by_newer.values():
+        for score, older, _, _ in found:
+            successors.setdefault(older, []).append(score)
+    chosen = []
+    for found in by_newer.values():
+        mine = sorted((score for score, *_ in found), reverse=True) + [0.0]
+        for item in found:
+            theirs = sorted(successors[item[1]], reverse=True) + [0.0]
+            # The likeliest predecessors (a decision may replace several at once) when the newer
+            # is also among the older's likeliest successors; or, lower, a pair that stands out
+            # from every other either side could make.
+            likely = item[0] >= LIKELY_KIN and item[0] >= mine[0] - KIN_MARGIN and item[0] >= theirs[0] - KIN_MARGIN
+            alone = item[0] >= CLEAR_KIN and item[0] == mine[0] == theirs[0] and item[0] - max(mine[1], theirs[1]) >= CLEAR_GAP
+            if likely or alone:
+                chosen.append(item)
+    return sorted(chosen, key=lambda item: (-item[0], item[1], item[2]))
+
+
 def _candidates(docs: dict) -> list[Conflict]:
     active = [d for d in docs.values() if d.status == Status.ACTIVE and d.type in CLAIM_TYPES]
     found: list[Conflict] = []
     by_type: dict[str, list] = {}
     for doc in active:
         by_type.setdefault(doc.type, []).append(doc)
-    pairs_by_type = {doc_type: _candidate_pairs(group) for doc_type, group in by_type.items()}
-    wanted = {doc_id for pairs in pairs_by_type.values() for pair in pairs for doc_id in pair}
-    profiles = {doc_id: Profile.of(docs[doc_id]) for doc_id in wanted}
+    profiles = {doc.id: Profile.of(doc) for doc in active}
     corpus = Corpus(profiles.values())  # word rarity among the documents compared
     supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
+
+    def settled(a_id: str, b_id: str) -> bool:
+        a, b = docs[a_id], docs[b_id]
+        compatible = b.id in id_list(a.meta.get(COMPATIBLE_KEY)) or a.id in id_list(b.meta.get(COMPATIBLE_KEY))
+        return compatible or _related_by_supersession(supersedes, a.id, b.id)
+
+    decisions = by_type.pop(DocType.DECISION, [])
+    for rank, (score, older, newer, like) in enumerate(_predecessors(_decision_pairs(decisions, profiles, corpus), profiles, corpus, settled)):
+        reason = f"“{docs[newer].title}” may replace “{docs[older].title}” ({round(score * 100)}% likely): " + "; ".join(like.reasons)
+        found.append(Conflict("contradiction", [older, newer], reason,
+                              [_supersede(older, newer), _supersede(newer, older), _compatible(older, newer)], rank=rank))
+    pairs_by_type = {doc_type: _candidate_pairs(group) for doc_type, group in by_type.items()}
     for doc_type, pairs in sorted(pairs_by_type.items()):
         for a_id, b_id in sorted(pairs):
             a, b = docs[a_id], docs[b_id]
             if b.id in id_list(a.meta.get(COMPATIBLE_KEY)) or a.id in id_list(b.meta.get(COMPATIBLE_KEY)):
                 continue
+            if settled(a_id, b_id):
+                continue
             like = likeness(profiles[a.id], profiles[b.id], corpus)
             if like.title < TITLE_ALIKE or not (like.text >= TEXT_ALIKE or len(like.shared_tags) >= 2):
                 continue
-            if _related_by_supersession(supersedes, a.id, b.id):
-                continue
-            kind = "contradiction" if doc_type == DocType.DECISION else "duplicate"
-            what = "decisions on the same subject, neither replacing the other" if kind == "contradiction" else f"{doc_type} documents that may describe the same thing"
-            resolutions = [_supersede(a.id, b.id), _supersede(b.id, a.id)]
-            if kind == "duplicate":
-                resolutions += [Resolution("merge", f"merge {a.id} into {b.id}", f"merge {a.id} --into {b.id}"),
-                                Resolution("merge", f"merge {b.id} into {a.id}", f"merge {b.id} --into {a.id}")]
-            resolutions.append(_compatible(a.id, b.id))
+            what = f"{doc_type} documents that may describe the same thing"
+            resolutions = [_supersede(a.id, b.id), _supersede(b.id, a.id),
+                           Resolution("merge", f"merge {a.id} into {b.id}", f"merge {a.id} --into {b.id}"),
+                           Resolution("merge", f"merge {b.id} into {a.id}", f"merge {b.id} --into {a.id}"),
+                           _compatible(a.id, b.id)]
             reason = f"two active {what}: " + "; ".join(like.reasons)
-            found.append(Conflict(kind, [a.id, b.id], reason, resolutions))
+            found.append(Conflict("duplicate", [a.id, b.id], reason, resolutions))
     return found
 
 
@@ -188,7 +258,7 @@ def find_conflicts(documents: Iterable[Document]) -> Conflicts:
     conflicts = _structural(docs) + _candidates(docs) + _rule_contradictions(list(docs.values()))
     order = {"supersession-cycle": 0, "one-sided-supersession": 1, "active-with-successor": 2, "superseded-without-successor": 3,
              "double-supersession": 4, "contradiction": 5, "rule-contradiction": 5, "duplicate": 6, "stale-link": 7}
-    return Conflicts(sorted(conflicts, key=lambda c: (order.get(c.kind, 9), c.ids)))
+    return Conflicts(sorted(conflicts, key=lambda c: (order.get(c.kind, 9), c.rank, c.ids)))
 
 
 def _rule_contradictions(documents: list[Document]) -> list[Conflict]:

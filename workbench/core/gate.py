@@ -18,7 +18,7 @@ from .changes import Plan
 from .index import VaultIndex
 from .model import TYPE_FOLDERS, DocType, Document, LinkType, RefusedError, Status, member
 from .edits import join_section, slugify, unite_links, unite_tags
-from .similarity import Corpus, Profile, likeness
+from .similarity import Corpus, Profile, kinship, likeness
 from .storage import FileChange
 from .yamledit import render_frontmatter
 
@@ -26,6 +26,8 @@ __all__ = ["Draft", "Candidate", "candidates", "plan_merge", "plan_create", "pla
 
 CANONICAL_TYPES = frozenset({DocType.ENTITY, DocType.CONTEXT, DocType.CONCEPT})
 MIN_SCORE = 0.12
+CANONICAL_PREFERENCE = 0.05
+LIKELY_PREDECESSOR = 0.2  # a decision at least this akin to a new one is offered before any merge  # between a canonical home and a note as alike, the home comes first
 
 
 @dataclass
@@ -56,9 +58,11 @@ class Draft:
     def profile(self) -> Profile:
         from collections import Counter
 
-        from .similarity import words
+        from .similarity import mentions_in, title_head, words
 
-        return Profile("", self.title, self.type, set(self.tags), {t for _, t in self.links}, Counter(words(self.title + " " + self.body)))
+        targets = {t for _, t in self.links}
+        return Profile("", self.title, self.type, set(self.tags), targets, Counter(words(self.title + " " + self.body)), self.body,
+                       mentions=frozenset(mentions_in(targets, self.body)), head=title_head(self.title), when=(dt.date.max,))
 
     def check(self) -> None:
         if not member(self.type, DocType):
@@ -94,19 +98,28 @@ def candidates(documents: Iterable[Document], draft: Draft, limit: int = 3) -> l
     mine = draft.profile()
     ranked: list[Candidate] = []
     for doc in docs:
-        if doc.type in CANONICAL_TYPES:
-            action = "merge"
+        if doc.type in CANONICAL_TYPES or (doc.type == DocType.NOTE and draft.type == DocType.NOTE):
+            action = "merge"  # a canonical home, or a note that already says what the draft says
         elif draft.type == DocType.DECISION and doc.type == DocType.DECISION and doc.status == Status.ACTIVE:
             action = "supersede"
         else:
             continue
-        like = likeness(mine, profiles[doc.id], corpus)
+        # A decision that replaces another is weighed as the conflicts queue weighs a pair: by
+        # what it cites and its subject as well as its words.
+        like = kinship(mine, profiles[doc.id], corpus) if action == "supersede" else likeness(mine, profiles[doc.id], corpus)
         if doc.id in mine.targets:
             like.reasons.insert(0, "the draft links to it")
             like.score += 0.15
+        if doc.type in CANONICAL_TYPES:
+            like.score += CANONICAL_PREFERENCE
         if like.score >= MIN_SCORE and like.reasons:
             ranked.append(Candidate(doc.id, doc.title, doc.type, doc.status, like.score, like.reasons, action))
-    ranked.sort(key=lambda c: (-c.score, c.id))
+    if draft.type == DocType.DECISION:
+        # A new decision's first question is which decision it replaces: those likely enough come
+        # first, then the homes it could merge into (scored on another scale).
+        ranked.sort(key=lambda c: (not (c.action == "supersede" and c.score >= LIKELY_PREDECESSOR), -c.score, c.id))
+    else:
+        ranked.sort(key=lambda c: (-c.score, c.id))
     return ranked[:limit]
 
 

@@ -1,0 +1,88 @@
+"""The conflicts queue and the write gate find what a person would: each signal on a small vault.
+
+A person sees that a newer decision replaces an older one when it cites it, when both are about
+the same subject (a shared title head, rare words in titles and text, tags), and from their dates
+(the newer replaces the older). Each test builds two decisions that share one signal, among
+others that share none, and asks the queue and the gate."""
+
+from __future__ import annotations
+
+from workbench import Vault
+from workbench.core.gate import Draft
+
+FILLER = {
+    "mem-decision-api-style": ("Use REST for the public API", "Resources and verbs; JSON bodies; versioned paths."),
+    "mem-decision-deploys": ("Deploy with blue green releases", "Two environments; switch traffic after smoke tests."),
+    "mem-decision-logging": ("Structured JSON logging", "Every service logs JSON lines with a request id."),
+}
+
+
+def decision(builder, doc_id: str, title: str, body: str, created: str, **fields) -> None:
+    builder.add(doc_id, body=f"# {title}\n\n{body}\n", created=created, updated=created, **fields)
+    path = builder.root / "decisions" / f"{doc_id}.md"
+    path.write_text(path.read_text().replace(f"title: Title of {doc_id}", f"title: \"{title}\""))
+
+
+def vault_with(builder, pair: dict[str, tuple[str, str, str, dict]]) -> Vault:
+    for doc_id, (title, body) in FILLER.items():
+        decision(builder, doc_id, title, body, "2026-01-10")
+    for doc_id, (title, body, created, fields) in pair.items():
+        decision(builder, doc_id, title, body, created, **fields)
+    return Vault.open(builder.root)
+
+
+def listed(vault: Vault) -> list[tuple[str, ...]]:
+    return [tuple(c.ids) for c in vault.conflicts() if c.kind == "contradiction"]
+
+
+def test_two_decisions_on_one_subject_head_sharing_a_tag_are_listed_newer_replacing_older(builder):
+    vault = vault_with(builder, {
+        "mem-decision-queue-redis": ("Queue backend: use Redis streams", "Background jobs go through Redis streams.", "2026-02-01", {"tags": "[queue]"}),
+        "mem-decision-queue-kafka": ("Queue backend: move to Kafka", "Throughput outgrew one node; events go to Kafka topics.", "2026-05-01", {"tags": "[queue]"}),
+    })
+    assert listed(vault) == [("mem-decision-queue-redis", "mem-decision-queue-kafka")]
+    conflict = next(c for c in vault.conflicts() if c.kind == "contradiction")
+    assert "both are about “Queue backend”" in conflict.reason and "shares tag queue" in conflict.reason
+    assert conflict.resolutions[0].command == "supersede mem-decision-queue-redis mem-decision-queue-kafka"  # time: the newer replaces the older
+
+
+def test_a_newer_decision_citing_an_older_one_by_record_number_is_listed(builder):
+    vault = vault_with(builder, {
+        "mem-decision-email-notify": ("Use GOV.UK Notify", "Emails to form processors go through Notify.", "2026-02-01", {}),
+        "mem-decision-email-ses": ("Use Amazon SES", "Notify cannot send attachments to processors, as ADR-002 and "
+                                   "[the Notify record](mem-decision-email-notify.md) said; emails now go through SES.", "2026-06-01", {}),
+    })
+    assert listed(vault) == [("mem-decision-email-notify", "mem-decision-email-ses")]
+    reason = next(c.reason for c in vault.conflicts() if c.kind == "contradiction")
+    assert "it cites “Use GOV.UK Notify”" in reason
+
+
+def test_rare_words_shared_by_titles_and_text_are_a_reason_in_the_words_written(builder):
+    vault = vault_with(builder, {
+        "mem-decision-pdf-weasy": ("Render invoice PDFs with WeasyPrint", "WeasyPrint renders the invoice HTML templates to PDF.", "2026-02-01", {}),
+        "mem-decision-pdf-chrome": ("Render invoice PDFs with headless Chromium", "WeasyPrint broke on the invoice templates' flexbox; "
+                                    "headless Chromium renders them to PDF.", "2026-07-01", {}),
+    })
+    assert listed(vault) == [("mem-decision-pdf-weasy", "mem-decision-pdf-chrome")]
+    reason = next(c.reason for c in vault.conflicts() if c.kind == "contradiction")
+    assert "both titles say" in reason and "PDFs" in reason and "invoice" in reason  # words as written, not stems
+
+
+def test_unrelated_decisions_are_never_listed(builder):
+    assert listed(vault_with(builder, {})) == []
+
+
+def test_the_gate_offers_the_decision_a_new_one_replaces_with_supersede(builder):
+    vault = vault_with(builder, {
+        "mem-decision-queue-redis": ("Queue backend: use Redis streams", "Background jobs go through Redis streams.", "2026-02-01", {"tags": "[queue]"}),
+    })
+    offered = vault.gate(Draft("decision", "Queue backend: move to Kafka", ["queue"], [], "Throughput outgrew one Redis node."))
+    assert offered[0].id == "mem-decision-queue-redis" and offered[0].action == "supersede"
+
+
+def test_the_gate_finds_a_duplicate_note_from_title_text_and_tags_and_never_claims_a_whole_title_for_one_word(sample_copy):
+    vault = Vault.open(sample_copy)
+    offered = vault.gate(Draft("note", "Use Stripe test clocks to simulate time in tests", ["stripe", "testing"], [], "Advance the clock in tests."))
+    assert "mem-note-stripe-test-clocks" in [c.id for c in offered]
+    for candidate in offered:
+        assert not any("100%" in reason and "title" in reason for reason in candidate.reasons), candidate.reasons
