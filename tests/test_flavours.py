@@ -346,3 +346,60 @@ def test_changes_in_another_flavour_leave_no_log_note_in_the_vault(adrs):
 def test_an_adr_dated_in_its_body_carries_that_date(adrs):
     vault = Vault.open(adrs)
     assert vault.get("ADR-001").updated.isoformat() == "2025-12-18"  # **Date**: 2025-12-18
+
+
+# -- ADR naming schemes ----------------------------------------------------------------------------
+
+RECORD = "## Status\n\n{status}\n\n## Context\n\nWhy.\n\n## Decision\n\nWhat.\n"
+
+
+def adr_collection(root, names, status="Accepted"):
+    b = VaultBuilder(root)
+    for name in names:
+        b.raw(name, f"# {name[:-3]}\n\n" + RECORD.format(status=status))
+    return Vault.open(b.root)
+
+
+@pytest.mark.parametrize(
+    ("names", "ids", "dates"),
+    [
+        (["0001-first.md", "0002-second.md", "0003-third.md"], ["ADR-001", "ADR-002", "ADR-003"], [None] * 3),
+        (["ADR-001-a.md", "ADR_002_b.md", "ADR003-c.md"], ["ADR-001", "ADR-002", "ADR-003"], [None] * 3),
+        # A date, then a number: the number names the record, never the year.
+        (["2021-06-05_001-a.md", "2021-06-06_002-b.md", "2021-06-06-003-c.md"], ["ADR-001", "ADR-002", "ADR-003"],
+         ["2021-06-05", "2021-06-06", "2021-06-06"]),
+        # A date, then a title: no number, so the name is the id. Day before month when only that reads.
+        (["2020-08-10-flags.md", "2020-08-10-themes.md", "2022-25-11-shadows.md"],
+         ["2020-08-10-flags", "2020-08-10-themes", "2022-25-11-shadows"], ["2020-08-10", "2020-08-10", "2022-11-25"]),
+        (["use-postgres.md", "use-markdown.md", "drop-cron.md"], ["drop-cron", "use-markdown", "use-postgres"], [None] * 3),
+    ],
+    ids=["adr-tools", "ADR-NNN", "date_NNN", "date-title", "title"],
+)
+def test_each_adr_naming_scheme_gives_every_record_an_id_of_its_own(tmp_path, names, ids, dates):
+    vault = adr_collection(tmp_path / "adr", names)
+    assert vault.flavour.name == "adr"
+    assert sorted(vault.ids()) == sorted(ids)
+    assert all(d.type == "decision" and d.valid for d in vault.documents)
+    assert not [p for p in vault.problems if p.code.startswith("id-")]
+    dated = {d.path: d.view.created.isoformat() if d.view.created else None for d in vault.documents}
+    assert [dated[name] for name in names] == dates
+
+
+def test_a_folder_of_dated_notes_that_are_not_records_is_not_an_adr_collection(builder):
+    for day in range(1, 5):
+        builder.raw(f"2024-01-0{day}-standup.md", "# Standup\n\n- did things\n")
+    assert Vault.open(builder.root).flavour.name != "adr"
+
+
+def test_a_record_that_says_it_is_superseded_in_a_heading_names_its_successor_by_link(tmp_path):
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("2020-08-10-flags.md", "---\ntitle: Flags\ndate: 2020-08-10\n---\n\n## Superseded by [Flags, again](../2022-01-20-flags-again.md)\n\n## Context\n\nx\n\n## Decision\n\ny\n")
+    b.raw("2022-01-20-flags-again.md", "---\ntitle: Flags again\n---\n\n## Context\n\nx\n\n## Decision\n\ny\n")
+    b.raw("2022-02-01-other.md", "# Other\n\n## Context\n\nStatuses (in order of severity): none.\n\n## Decision\n\ny\n")
+    vault = Vault.open(b.root)
+    old = vault.get("2020-08-10-flags")
+    assert (old.status, old.superseded_by) == ("superseded", ["2022-01-20-flags-again"])
+    assert vault.get("2022-02-01-other").view.stated_status == ""  # "Statuses ..." is no status line
+    assert vault.get("2022-01-20-flags-again").view.created.isoformat() == "2022-01-20"  # from the name
+    with pytest.raises(RefusedError):  # a heading is read, not rewritten
+        vault.set_status("2020-08-10-flags", "active")
