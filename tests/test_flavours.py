@@ -391,6 +391,23 @@ def test_a_folder_of_dated_notes_that_are_not_records_is_not_an_adr_collection(b
     assert Vault.open(builder.root).flavour.name != "adr"
 
 
+def test_two_records_numbered_alike_stay_two_documents_and_are_reported(tmp_path):
+    vault = adr_collection(tmp_path / "adr", ["ADR024-a.md", "ADR025-remove-x.md", "ADR025-use-y.md", "ADR026-b.md"])
+    (tmp_path / "adr" / "ADR026-b.md").write_text("# B\n\n## Status\n\nSuperseded by ADR025\n")
+    vault = Vault.open(tmp_path / "adr")
+    assert sorted(vault.ids()) == ["ADR-024", "ADR-025", "ADR-026", "ADR025-use-y"]
+    assert len(vault.documents) == 4 and not [p for p in vault.problems if p.code == "id-duplicate"]
+    shared = [p for p in vault.problems if p.code == "id-shared"]
+    assert [(p.path, p.severity.value) for p in shared] == [("ADR025-use-y.md", "warning")]
+    assert "ADR025-remove-x.md" in shared[0].message and "ADR-025" in shared[0].message
+    assert vault.get("ADR-026").superseded_by == ["ADR-025"]  # the first of the two in path order
+    # The first goes: the other takes the number back, as a fresh open gives it.
+    (tmp_path / "adr" / "ADR025-remove-x.md").unlink()
+    vault.index.refresh_path("ADR025-remove-x.md")
+    assert sorted(vault.ids()) == ["ADR-024", "ADR-025", "ADR-026"] == sorted(Vault.open(tmp_path / "adr").ids())
+    assert vault.get("ADR-025").path == "ADR025-use-y.md" and not [p for p in vault.problems if p.code == "id-shared"]
+
+
 def test_a_record_that_says_it_is_superseded_in_a_heading_names_its_successor_by_link(tmp_path):
     b = VaultBuilder(tmp_path / "adr")
     b.raw("2020-08-10-flags.md", "---\ntitle: Flags\ndate: 2020-08-10\n---\n\n## Superseded by [Flags, again](../2022-01-20-flags-again.md)\n\n## Context\n\nx\n\n## Decision\n\ny\n")

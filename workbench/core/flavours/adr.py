@@ -12,7 +12,9 @@ Collections name their records in a few ways, and each is read for what it says:
   reads as one (a status, and a `## Decision` section).
 
 Other files there (reviews, notes) are documents with path ids; templates, `README.md` and
-`index.md` at the top are reserved. The status comes from the frontmatter `status`, else a `## Status` section, else a
+`index.md` at the top are reserved. Two records that share a number are the collection's fault:
+the first (in path order) keeps `ADR-NNN`, the other takes its file name as its id, and both are
+reported. The status comes from the frontmatter `status`, else a `## Status` section, else a
 `**Status**:` line near the top, else a heading that says it ("## Superseded by ..."). Supersession
 comes from the `supersedes` / `superseded-by` keys and from statements in the status or in the
 metadata lines at the top, both ways ("Superseded by ADR-042", "Supersedes ADR-024, ADR-025",
@@ -205,6 +207,10 @@ class Adr(Flavour):
     def doc_id(self, path: str, meta: dict[str, Any]) -> str:
         number = record_number(path) if "/" not in path else None
         return ref_id(number) if number is not None else path[:-3]
+
+    def fallback_id(self, path: str) -> str | None:
+        """A record whose number an earlier file took keeps its file name as its id."""
+        return path[:-3] if "/" not in path and record_number(path) is not None else None
 
     def is_record(self, path: str, meta: dict[str, Any] | None = None, body: str | None = None) -> bool:
         """A file at the top named as a record, or (given its text) one that reads as a record."""

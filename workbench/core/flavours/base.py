@@ -267,6 +267,13 @@ class Flavour:
     def doc_id(self, path: str, meta: dict[str, Any]) -> str:
         return path_id(path)
 
+    def fallback_id(self, path: str) -> str | None:
+        """The id this file takes when an earlier file (in path order) claims the same id, or None
+        when a shared id is an error. Only for ids read from a file's name alone, where two names
+        can say the same (`ADR025-a.md`, `ADR025-b.md`): then both stay documents, and a warning
+        names both. Never the id the file claims."""
+        return None
+
     def view(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None = None) -> View:
         raise NotImplementedError
 
