@@ -292,6 +292,67 @@ def test_notes_without_frontmatter_migrate_with_dangling_links_kept_as_written(o
     assert ("depends_on", report.ids["Projects/Alpha"]) in {(l.type, l.target) for l in home.links}
 
 
+def migrated_files(out):
+    return sorted(p.relative_to(out).as_posix() for p in out.rglob("*.md") if p.parts[len(out.parts)][0] != "." and p.name != "log.md")
+
+
+def test_migration_writes_every_document_and_says_how_many_it_wrote(tmp_path, capsys):
+    b = VaultBuilder(tmp_path / "adr")
+    for name in ("2021-06-05_001-a.md", "2021-06-06_002-b.md", "2021-06-07_003-c.md", "ADR025-x.md", "ADR025-y.md"):
+        b.raw(name, f"# {name}\n\n" + RECORD.format(status="Accepted"))
+    b.raw("2021-06-08_004-d.md", "---\ntitle: [broken\n---\n" + RECORD.format(status="Accepted"))  # YAML that does not read
+    b.raw("2021-06-09_005-e.md", "# E\n\n" + RECORD.format(status="Accepted") + "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> main\n")
+    out = tmp_path / "out"
+    assert main(["--vault", str(b.root), "migrate", "--to", "memory-core", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "migrated 7 document(s)" in printed and len(migrated_files(out)) == 7
+    assert "check on the new vault: 0 error(s)" in printed
+    result = Vault.open(out)
+    by_source = {d.meta["provenance"]["source_file"]: d for d in result.documents}
+    assert len(by_source) == 7 and all(d.valid for d in by_source.values())
+    # What the source could not read is a draft that says why, its bytes whole.
+    broken, torn = by_source["2021-06-08_004-d.md"], by_source["2021-06-09_005-e.md"]
+    assert broken.status == "draft" and broken.meta["provenance"]["source_problems"][0].startswith("yaml-syntax")
+    assert broken.meta["provenance"]["source_frontmatter"] == "title: [broken\n"
+    assert torn.status == "draft" and torn.meta["provenance"]["source_problems"][0].startswith("conflict-markers")
+    assert (out / torn.meta["repair_backup"]).read_bytes() == (b.root / "2021-06-09_005-e.md").read_bytes()
+    assert torn.body.endswith("\\<<<<<<< HEAD\nours\n\\=======\ntheirs\n\\>>>>>>> main\n")
+    assert "written as a draft to review: 2021-06-09_005-e.md: conflict-markers" in printed
+    # Dates are the records' own: the date in each name, not the day of the migration.
+    assert [str(by_source[n].meta["created_at"]) for n in ("2021-06-05_001-a.md", "2021-06-08_004-d.md")] == ["2021-06-05", "2021-06-08"]
+
+
+def test_source_dates_survive_migration_in_the_order_a_source_states_them(tmp_path):
+    from workbench.core.migrate import migrate
+
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("0001-front.md", "---\ndate: 2019-03-04\nstatus: accepted\n---\n# Front\n\nDate: 2020-01-01\n")
+    b.raw("0002-line.md", "# Line\n\nDate: 2020-05-06\n\n## Status\n\nAccepted\n")
+    b.raw("0003-section.md", "# Section\n\n## Date\n\n2020-07-08\n\n## Status\n\nAccepted\n")
+    b.raw("0004-undated.md", "# Undated\n\n## Status\n\nAccepted\n")
+    os.utime(b.root / "0004-undated.md", (1_600_000_000, 1_600_000_000))  # 2020-09-13
+    out = tmp_path / "out"
+    migrate(Vault.open(b.root), out)
+    result = Vault.open(out)
+    dates = {d.meta["provenance"]["source_file"]: (str(d.meta["created_at"]), str(d.meta["updated_at"])) for d in result.documents}
+    assert dates["0001-front.md"] == ("2019-03-04", "2019-03-04")
+    assert dates["0002-line.md"] == ("2020-05-06", "2020-05-06")
+    assert dates["0003-section.md"] == ("2020-07-08", "2020-07-08")
+    assert dates["0004-undated.md"][0] in ("2020-09-13", "2020-09-12", "2020-09-14")  # the file's time, in local time
+
+
+def test_a_file_too_large_to_be_a_document_refuses_the_whole_migration(tmp_path, capsys):
+    from workbench.core.parse import MAX_FILE_BYTES
+
+    b = VaultBuilder(tmp_path / "notes")
+    b.raw("small.md", "# Small\n")
+    (b.root / "huge.md").write_bytes(b"x" * (MAX_FILE_BYTES + 1))
+    out = tmp_path / "out"
+    assert main(["--vault", str(b.root), "migrate", "--to", "memory-core", str(out)]) == 3
+    assert "huge.md" in capsys.readouterr().err
+    assert not out.exists() or not any(out.iterdir())
+
+
 def test_a_successor_speaking_of_what_it_replaced_is_not_a_stale_link(adrs):
     (adrs / "ADR-003-python.md").write_text("---\nstatus: accepted\nsupersedes: [ADR-001]\n---\n# ADR-003: Python\n\nWe left [ADR-001](ADR-001-shell.md) behind.\n")
     (adrs / "ADR-002-runners.md").write_text("# ADR-002: Runners\n\n## Status\n\nAccepted\n\nBuilt on ADR-001.\n")
