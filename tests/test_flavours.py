@@ -399,9 +399,35 @@ def test_adr_supersession_is_written_where_each_record_states_it(adrs):
 
 def test_changes_in_another_flavour_leave_no_log_note_in_the_vault(adrs):
     vault = Vault.open(adrs)
+    before = sorted(p.relative_to(adrs).as_posix() for p in adrs.rglob("*"))
     vault.set_status("ADR-002", "deprecated")
-    assert not (adrs / "log.md").exists() and "status ADR-002" in (adrs / ".workbench" / "log.md").read_text()
+    assert not (adrs / "log.md").exists() and "status ADR-002" in (vault.index.state_dir / "log.md").read_text()
+    assert sorted(p.relative_to(adrs).as_posix() for p in adrs.rglob("*")) == before  # the one file changed, nothing added
     assert len(Vault.open(adrs).records) == 6
+    assert Vault.open(adrs).undo().changes[0].path == "ADR-002-runners.md"  # the history is kept outside the vault
+
+
+def tree(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() if p.is_file() else None for p in root.rglob("*")}
+
+
+@pytest.mark.parametrize("kind", ["obsidian", "adrs", "dendron"])
+def test_reading_someone_elses_vault_writes_nothing_into_it(kind, request, tmp_path, capsys):
+    root = request.getfixturevalue(kind)
+    before = tree(root)
+    vault = Vault.open(root)
+    vault.search("record")
+    assert vault.problems is not None and vault.index.state_dir.is_dir()
+    assert main(["--vault", str(root), "check"]) in (0, 1)
+    assert main(["--vault", str(root), "search", "status"]) in (0, 1)
+    assert main(["--vault", str(root), "migrate", "--to", "memory-core", str(tmp_path / "out")]) == 0
+    assert tree(root) == before
+    assert os.environ["XDG_CACHE_HOME"] in str(vault.index.state_dir)
+
+
+def test_a_memory_core_vault_keeps_its_state_inside(sample_copy):
+    vault = Vault.open(sample_copy)
+    assert vault.index.state_dir == sample_copy / ".workbench" and (sample_copy / ".workbench").is_dir()
 
 
 def test_an_adr_dated_in_its_body_carries_that_date(adrs):

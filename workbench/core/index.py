@@ -7,6 +7,12 @@ file owns which id, reading (`get`, `documents`, `problems`), planning the bytes
 (`edit_change`), and applying a `Plan` all-or-nothing through the `ChangeWriter`, under the vault's
 lock and its own mutex. It knows nothing of search, the graph or curation: those take the index.
 
+Reading is not writing. The derived state (the store, the lock, the journal and history of
+changes) lives in `.workbench/` inside a vault of the workbench's own formats (Memory Core, OKF);
+a vault of any other format (Dendron, Obsidian, ADRs) is someone else's folder, so its state lives
+in the user's cache folder instead (`state_dir_for`), and opening, searching, checking or
+migrating it writes nothing there. Only a change a person makes writes into it.
+
 Derived views keep what they computed between calls in the slots declared in `__init__`
 (`search_views`, `search_postings`, `meaning`), dropped with the index; each view checks
 `generation`, which moves whenever the records change.
@@ -18,6 +24,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import functools
+import hashlib
 import os
 import threading
 from collections.abc import Callable, Iterable
@@ -40,7 +47,7 @@ from .yamledit import EditError, apply_meta, render_frontmatter
 if TYPE_CHECKING:
     from .live import VaultWatcher
 
-__all__ = ["VaultIndex", "serialized"]
+__all__ = ["VaultIndex", "serialized", "state_dir_for"]
 
 
 # Rows stored per transaction on a cold open: each commit writes full-text segments that FTS5
@@ -61,6 +68,20 @@ def _comparable(meta: dict[str, Any]) -> dict[str, Any]:
         return value
 
     return norm(meta)
+
+
+def state_dir_for(root: Path, flavour: Flavour) -> Path:
+    """Where the workbench keeps a vault's derived state: `.workbench/` inside the vault when its
+    format keeps it there, else `$XDG_CACHE_HOME/workbench/vaults/NAME-HASH` (`~/.cache/...`), one
+    folder per vault, keyed by a hash of its resolved path. Deleting it loses nothing but the undo
+    history."""
+    if flavour.state_in_vault:
+        return root / STATE_DIR
+    cache = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(cache) if os.path.isabs(cache) else Path.home() / ".cache"
+    resolved = str(root.resolve())
+    name = "".join(c if c.isalnum() or c in "-_." else "-" for c in root.name)[:40].strip("-.") or "vault"
+    return base / "workbench" / "vaults" / f"{name}-{hashlib.sha256(resolved.encode()).hexdigest()[:16]}"
 
 
 def serialized(method: Callable) -> Callable:
@@ -87,11 +108,11 @@ class VaultIndex:
     def __init__(self, root: Path, flavour: Flavour = flavours.MEMORY_CORE):
         self.root = root
         self.flavour = flavour
-        self.state_dir = root / STATE_DIR
+        self.state_dir = state_dir_for(root, flavour)
         self.recovery_dir = root / RECOVERY_DIR
         # The change log is a vault file where the format reserves one (Memory Core, OKF); in
         # anyone else's vault a new `log.md` would be a new note, so it stays with our state.
-        self.log_path = root / "log.md" if flavour.native or flavour.is_reserved("log.md") else root / STATE_DIR / "log.md"
+        self.log_path = root / "log.md" if flavour.native or flavour.is_reserved("log.md") else self.state_dir / "log.md"
         self.lock = VaultLock(self.state_dir)
         self.writer = ChangeWriter(root, self.state_dir, self.lock, self.log_path)
         self._records: dict[str, Record] = {}

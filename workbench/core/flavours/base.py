@@ -244,6 +244,10 @@ class Flavour:
     writes_supersession: bool = False  # whether `supersede` can state both sides in this flavour's files
     dangling_severity: Severity = WARNING  # a link to a missing note: an error in Memory Core, a stub elsewhere
     reserved: frozenset[str] = field(default_factory=frozenset)  # files at the root that are not documents
+    # Whether the workbench keeps its derived state (`.workbench/`) inside the vault: so in its own
+    # formats; any other is someone else's folder, read without a byte written until a person
+    # changes something there, and its state lives in the user's cache folder.
+    state_in_vault: bool = False
 
     # -- finding documents -----------------------------------------------------------------------
 

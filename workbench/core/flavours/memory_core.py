@@ -21,6 +21,7 @@ class MemoryCore(Flavour):
     has_status: bool = True
     dangling_severity: Severity = Severity.ERROR
     reserved: frozenset[str] = field(default_factory=lambda: frozenset({"log.md", "README.md"}))
+    state_in_vault: bool = True
 
     def detect(self, root: Path) -> int:
         typed = 0

@@ -42,6 +42,7 @@ class Okf(Flavour):
     name: str = "okf"
     summary: str = "OKF bundle: lowercase path ids, type and timestamp required, index.md and log.md reserved"
     reserved: frozenset[str] = field(default_factory=lambda: frozenset({"index.md", "log.md"}))
+    state_in_vault: bool = True
 
     def detect(self, root: Path) -> int:
         found = (p for p in root.rglob("*.md") if not any(part.startswith(".") for part in p.relative_to(root).parts))
