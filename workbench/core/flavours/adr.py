@@ -9,7 +9,7 @@ Collections name their records in a few ways, and each is read for what it says:
 - `2020-08-10-title.md` (a date, then a title): the file name without `.md` is the id, since no
   number names the record, and the date is the day it was written;
 - `title.md` (no number, no date): the file name is the id, and the file is a record when it
-  reads as one (a status, and a `## Decision` section).
+  reads as one (a `## Decision` among its first sections, and a status or a `## Context`).
 
 Other files there (reviews, notes) are documents with path ids; templates, `README.md` and
 `index.md` at the top are reserved. Two records that share a number are the collection's fault:
