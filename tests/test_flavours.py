@@ -384,6 +384,67 @@ def test_notes_without_frontmatter_migrate_with_dangling_links_kept_as_written(o
     assert ("depends_on", report.ids["Projects/Alpha"]) in {(l.type, l.target) for l in home.links}
 
 
+def migrated_files(out):
+    return sorted(p.relative_to(out).as_posix() for p in out.rglob("*.md") if p.parts[len(out.parts)][0] != "." and p.name != "log.md")
+
+
+def test_migration_writes_every_document_and_says_how_many_it_wrote(tmp_path, capsys):
+    b = VaultBuilder(tmp_path / "adr")
+    for name in ("2021-06-05_001-a.md", "2021-06-06_002-b.md", "2021-06-07_003-c.md", "ADR025-x.md", "ADR025-y.md"):
+        b.raw(name, f"# {name}\n\n" + RECORD.format(status="Accepted"))
+    b.raw("2021-06-08_004-d.md", "---\ntitle: [broken\n---\n" + RECORD.format(status="Accepted"))  # YAML that does not read
+    b.raw("2021-06-09_005-e.md", "# E\n\n" + RECORD.format(status="Accepted") + "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> main\n")
+    out = tmp_path / "out"
+    assert main(["--vault", str(b.root), "migrate", "--to", "memory-core", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "migrated 7 document(s)" in printed and len(migrated_files(out)) == 7
+    assert "check on the new vault: 0 error(s)" in printed
+    result = Vault.open(out)
+    by_source = {d.meta["provenance"]["source_file"]: d for d in result.documents}
+    assert len(by_source) == 7 and all(d.valid for d in by_source.values())
+    # What the source could not read is a draft that says why, its bytes whole.
+    broken, torn = by_source["2021-06-08_004-d.md"], by_source["2021-06-09_005-e.md"]
+    assert broken.status == "draft" and broken.meta["provenance"]["source_problems"][0].startswith("yaml-syntax")
+    assert broken.meta["provenance"]["source_frontmatter"] == "title: [broken\n"
+    assert torn.status == "draft" and torn.meta["provenance"]["source_problems"][0].startswith("conflict-markers")
+    assert (out / torn.meta["repair_backup"]).read_bytes() == (b.root / "2021-06-09_005-e.md").read_bytes()
+    assert torn.body.endswith("\\<<<<<<< HEAD\nours\n\\=======\ntheirs\n\\>>>>>>> main\n")
+    assert "written as a draft to review: 2021-06-09_005-e.md: conflict-markers" in printed
+    # Dates are the records' own: the date in each name, not the day of the migration.
+    assert [str(by_source[n].meta["created_at"]) for n in ("2021-06-05_001-a.md", "2021-06-08_004-d.md")] == ["2021-06-05", "2021-06-08"]
+
+
+def test_source_dates_survive_migration_in_the_order_a_source_states_them(tmp_path):
+    from workbench.core.migrate import migrate
+
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("0001-front.md", "---\ndate: 2019-03-04\nstatus: accepted\n---\n# Front\n\nDate: 2020-01-01\n")
+    b.raw("0002-line.md", "# Line\n\nDate: 2020-05-06\n\n## Status\n\nAccepted\n")
+    b.raw("0003-section.md", "# Section\n\n## Date\n\n2020-07-08\n\n## Status\n\nAccepted\n")
+    b.raw("0004-undated.md", "# Undated\n\n## Status\n\nAccepted\n")
+    os.utime(b.root / "0004-undated.md", (1_600_000_000, 1_600_000_000))  # 2020-09-13
+    out = tmp_path / "out"
+    migrate(Vault.open(b.root), out)
+    result = Vault.open(out)
+    dates = {d.meta["provenance"]["source_file"]: (str(d.meta["created_at"]), str(d.meta["updated_at"])) for d in result.documents}
+    assert dates["0001-front.md"] == ("2019-03-04", "2019-03-04")
+    assert dates["0002-line.md"] == ("2020-05-06", "2020-05-06")
+    assert dates["0003-section.md"] == ("2020-07-08", "2020-07-08")
+    assert dates["0004-undated.md"][0] in ("2020-09-13", "2020-09-12", "2020-09-14")  # the file's time, in local time
+
+
+def test_a_file_too_large_to_be_a_document_refuses_the_whole_migration(tmp_path, capsys):
+    from workbench.core.parse import MAX_FILE_BYTES
+
+    b = VaultBuilder(tmp_path / "notes")
+    b.raw("small.md", "# Small\n")
+    (b.root / "huge.md").write_bytes(b"x" * (MAX_FILE_BYTES + 1))
+    out = tmp_path / "out"
+    assert main(["--vault", str(b.root), "migrate", "--to", "memory-core", str(out)]) == 3
+    assert "huge.md" in capsys.readouterr().err
+    assert not out.exists() or not any(out.iterdir())
+
+
 def test_a_successor_speaking_of_what_it_replaced_is_not_a_stale_link(adrs):
     (adrs / "ADR-003-python.md").write_text("---\nstatus: accepted\nsupersedes: [ADR-001]\n---\n# ADR-003: Python\n\nWe left [ADR-001](ADR-001-shell.md) behind.\n")
     (adrs / "ADR-002-runners.md").write_text("# ADR-002: Runners\n\n## Status\n\nAccepted\n\nBuilt on ADR-001.\n")
@@ -430,11 +491,111 @@ def test_adr_supersession_is_written_where_each_record_states_it(adrs):
 
 def test_changes_in_another_flavour_leave_no_log_note_in_the_vault(adrs):
     vault = Vault.open(adrs)
+    before = sorted(p.relative_to(adrs).as_posix() for p in adrs.rglob("*"))
     vault.set_status("ADR-002", "deprecated")
-    assert not (adrs / "log.md").exists() and "status ADR-002" in (adrs / ".workbench" / "log.md").read_text()
+    assert not (adrs / "log.md").exists() and "status ADR-002" in (vault.index.state_dir / "log.md").read_text()
+    assert sorted(p.relative_to(adrs).as_posix() for p in adrs.rglob("*")) == before  # the one file changed, nothing added
     assert len(Vault.open(adrs).records) == 6
+    assert Vault.open(adrs).undo().changes[0].path == "ADR-002-runners.md"  # the history is kept outside the vault
+
+
+def tree(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() if p.is_file() else None for p in root.rglob("*")}
+
+
+@pytest.mark.parametrize("kind", ["obsidian", "adrs", "dendron"])
+def test_reading_someone_elses_vault_writes_nothing_into_it(kind, request, tmp_path, capsys):
+    root = request.getfixturevalue(kind)
+    before = tree(root)
+    vault = Vault.open(root)
+    vault.search("record")
+    assert vault.problems is not None and vault.index.state_dir.is_dir()
+    assert main(["--vault", str(root), "check"]) in (0, 1)
+    assert main(["--vault", str(root), "search", "status"]) in (0, 1)
+    assert main(["--vault", str(root), "migrate", "--to", "memory-core", str(tmp_path / "out")]) == 0
+    assert tree(root) == before
+    assert os.environ["XDG_CACHE_HOME"] in str(vault.index.state_dir)
+
+
+def test_a_memory_core_vault_keeps_its_state_inside(sample_copy):
+    vault = Vault.open(sample_copy)
+    assert vault.index.state_dir == sample_copy / ".workbench" and (sample_copy / ".workbench").is_dir()
 
 
 def test_an_adr_dated_in_its_body_carries_that_date(adrs):
     vault = Vault.open(adrs)
     assert vault.get("ADR-001").updated.isoformat() == "2025-12-18"  # **Date**: 2025-12-18
+
+
+# -- ADR naming schemes ----------------------------------------------------------------------------
+
+RECORD = "## Status\n\n{status}\n\n## Context\n\nWhy.\n\n## Decision\n\nWhat.\n"
+
+
+def adr_collection(root, names, status="Accepted"):
+    b = VaultBuilder(root)
+    for name in names:
+        b.raw(name, f"# {name[:-3]}\n\n" + RECORD.format(status=status))
+    return Vault.open(b.root)
+
+
+@pytest.mark.parametrize(
+    ("names", "ids", "dates"),
+    [
+        (["0001-first.md", "0002-second.md", "0003-third.md"], ["ADR-001", "ADR-002", "ADR-003"], [None] * 3),
+        (["ADR-001-a.md", "ADR_002_b.md", "ADR003-c.md"], ["ADR-001", "ADR-002", "ADR-003"], [None] * 3),
+        # A date, then a number: the number names the record, never the year.
+        (["2021-06-05_001-a.md", "2021-06-06_002-b.md", "2021-06-06-003-c.md"], ["ADR-001", "ADR-002", "ADR-003"],
+         ["2021-06-05", "2021-06-06", "2021-06-06"]),
+        # A date, then a title: no number, so the name is the id. Day before month when only that reads.
+        (["2020-08-10-flags.md", "2020-08-10-themes.md", "2022-25-11-shadows.md"],
+         ["2020-08-10-flags", "2020-08-10-themes", "2022-25-11-shadows"], ["2020-08-10", "2020-08-10", "2022-11-25"]),
+        (["use-postgres.md", "use-markdown.md", "drop-cron.md"], ["drop-cron", "use-markdown", "use-postgres"], [None] * 3),
+    ],
+    ids=["adr-tools", "ADR-NNN", "date_NNN", "date-title", "title"],
+)
+def test_each_adr_naming_scheme_gives_every_record_an_id_of_its_own(tmp_path, names, ids, dates):
+    vault = adr_collection(tmp_path / "adr", names)
+    assert vault.flavour.name == "adr"
+    assert sorted(vault.ids()) == sorted(ids)
+    assert all(d.type == "decision" and d.valid for d in vault.documents)
+    assert not [p for p in vault.problems if p.code.startswith("id-")]
+    dated = {d.path: d.view.created.isoformat() if d.view.created else None for d in vault.documents}
+    assert [dated[name] for name in names] == dates
+
+
+def test_a_folder_of_dated_notes_that_are_not_records_is_not_an_adr_collection(builder):
+    for day in range(1, 5):
+        builder.raw(f"2024-01-0{day}-standup.md", "# Standup\n\n- did things\n")
+    assert Vault.open(builder.root).flavour.name != "adr"
+
+
+def test_two_records_numbered_alike_stay_two_documents_and_are_reported(tmp_path):
+    vault = adr_collection(tmp_path / "adr", ["ADR024-a.md", "ADR025-remove-x.md", "ADR025-use-y.md", "ADR026-b.md"])
+    (tmp_path / "adr" / "ADR026-b.md").write_text("# B\n\n## Status\n\nSuperseded by ADR025\n")
+    vault = Vault.open(tmp_path / "adr")
+    assert sorted(vault.ids()) == ["ADR-024", "ADR-025", "ADR-026", "ADR025-use-y"]
+    assert len(vault.documents) == 4 and not [p for p in vault.problems if p.code == "id-duplicate"]
+    shared = [p for p in vault.problems if p.code == "id-shared"]
+    assert [(p.path, p.severity.value) for p in shared] == [("ADR025-use-y.md", "warning")]
+    assert "ADR025-remove-x.md" in shared[0].message and "ADR-025" in shared[0].message
+    assert vault.get("ADR-026").superseded_by == ["ADR-025"]  # the first of the two in path order
+    # The first goes: the other takes the number back, as a fresh open gives it.
+    (tmp_path / "adr" / "ADR025-remove-x.md").unlink()
+    vault.index.refresh_path("ADR025-remove-x.md")
+    assert sorted(vault.ids()) == ["ADR-024", "ADR-025", "ADR-026"] == sorted(Vault.open(tmp_path / "adr").ids())
+    assert vault.get("ADR-025").path == "ADR025-use-y.md" and not [p for p in vault.problems if p.code == "id-shared"]
+
+
+def test_a_record_that_says_it_is_superseded_in_a_heading_names_its_successor_by_link(tmp_path):
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("2020-08-10-flags.md", "---\ntitle: Flags\ndate: 2020-08-10\n---\n\n## Superseded by [Flags, again](../2022-01-20-flags-again.md)\n\n## Context\n\nx\n\n## Decision\n\ny\n")
+    b.raw("2022-01-20-flags-again.md", "---\ntitle: Flags again\n---\n\n## Context\n\nx\n\n## Decision\n\ny\n")
+    b.raw("2022-02-01-other.md", "# Other\n\n## Context\n\nStatuses (in order of severity): none.\n\n## Decision\n\ny\n")
+    vault = Vault.open(b.root)
+    old = vault.get("2020-08-10-flags")
+    assert (old.status, old.superseded_by) == ("superseded", ["2022-01-20-flags-again"])
+    assert vault.get("2022-02-01-other").view.stated_status == ""  # "Statuses ..." is no status line
+    assert vault.get("2022-01-20-flags-again").view.created.isoformat() == "2022-01-20"  # from the name
+    with pytest.raises(RefusedError):  # a heading is read, not rewritten
+        vault.set_status("2020-08-10-flags", "active")

@@ -1,4 +1,7 @@
-"""The derived store under `.workbench/index.sqlite`: parsed records and the full-text index.
+"""The derived store, `index.sqlite` in the vault's state folder: parsed records and the full-text index.
+
+The state folder is `.workbench/` in a Memory Core or OKF vault, and the user's cache folder for a
+vault of any other format (`index.state_dir_for`): opening someone else's folder writes nothing into it.
 
 Disposable by design: deleting it loses nothing, a schema change or a damaged file rebuilds it
 without a word, and a vault that cannot be written to gets an in-memory store instead. Rows are

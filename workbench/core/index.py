@@ -7,6 +7,12 @@ file owns which id, reading (`get`, `documents`, `problems`), planning the bytes
 (`edit_change`), and applying a `Plan` all-or-nothing through the `ChangeWriter`, under the vault's
 lock and its own mutex. It knows nothing of search, the graph or curation: those take the index.
 
+Reading is not writing. The derived state (the store, the lock, the journal and history of
+changes) lives in `.workbench/` inside a vault of the workbench's own formats (Memory Core, OKF);
+a vault of any other format (Dendron, Obsidian, ADRs) is someone else's folder, so its state lives
+in the user's cache folder instead (`state_dir_for`), and opening, searching, checking or
+migrating it writes nothing there. Only a change a person makes writes into it.
+
 Derived views keep what they computed between calls in the slots declared in `__init__`
 (`search_views`, `search_postings`, `meaning`), dropped with the index; each view checks
 `generation`, which moves whenever the records change.
@@ -18,6 +24,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import functools
+import hashlib
 import os
 import threading
 from collections.abc import Callable, Iterable
@@ -40,13 +47,14 @@ from .yamledit import EditError, apply_meta, render_frontmatter
 if TYPE_CHECKING:
     from .live import VaultWatcher
 
-__all__ = ["VaultIndex", "serialized"]
+__all__ = ["VaultIndex", "serialized", "state_dir_for"]
 
 
 # Rows stored per transaction on a cold open: each commit writes full-text segments that FTS5
 # later merges, so a few large transactions (a quarter of the files each) cost far less than one
 # per parsed chunk, while the parent still stores as the workers parse.
 STORE_BATCH_MIN = 500
+ID_CODES = frozenset({"id-duplicate", "id-shared"})  # what settling ids reports, and settles again
 
 
 def _comparable(meta: dict[str, Any]) -> dict[str, Any]:
@@ -60,6 +68,20 @@ def _comparable(meta: dict[str, Any]) -> dict[str, Any]:
         return value
 
     return norm(meta)
+
+
+def state_dir_for(root: Path, flavour: Flavour) -> Path:
+    """Where the workbench keeps a vault's derived state: `.workbench/` inside the vault when its
+    format keeps it there, else `$XDG_CACHE_HOME/workbench/vaults/NAME-HASH` (`~/.cache/...`), one
+    folder per vault, keyed by a hash of its resolved path. Deleting it loses nothing but the undo
+    history."""
+    if flavour.state_in_vault:
+        return root / STATE_DIR
+    cache = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(cache) if os.path.isabs(cache) else Path.home() / ".cache"
+    resolved = str(root.resolve())
+    name = "".join(c if c.isalnum() or c in "-_." else "-" for c in root.name)[:40].strip("-.") or "vault"
+    return base / "workbench" / "vaults" / f"{name}-{hashlib.sha256(resolved.encode()).hexdigest()[:16]}"
 
 
 def serialized(method: Callable) -> Callable:
@@ -86,11 +108,11 @@ class VaultIndex:
     def __init__(self, root: Path, flavour: Flavour = flavours.MEMORY_CORE):
         self.root = root
         self.flavour = flavour
-        self.state_dir = root / STATE_DIR
+        self.state_dir = state_dir_for(root, flavour)
         self.recovery_dir = root / RECOVERY_DIR
         # The change log is a vault file where the format reserves one (Memory Core, OKF); in
         # anyone else's vault a new `log.md` would be a new note, so it stays with our state.
-        self.log_path = root / "log.md" if flavour.native or flavour.is_reserved("log.md") else root / STATE_DIR / "log.md"
+        self.log_path = root / "log.md" if flavour.native or flavour.is_reserved("log.md") else self.state_dir / "log.md"
         self.lock = VaultLock(self.state_dir)
         self.writer = ChangeWriter(root, self.state_dir, self.lock, self.log_path)
         self._records: dict[str, Record] = {}
@@ -183,19 +205,21 @@ class VaultIndex:
 
     @serialized
     def reindex(self) -> None:
-        """Map ids to files; a second file claiming an id is a problem and is not a node. Looks at
-        every record: for an open or a walk (a batch of files goes through `_index_paths`)."""
+        """Map ids to files; a second file claiming an id takes the flavour's fallback id, else it
+        is a problem and is not a node. Looks at every record: for an open or a walk (a batch of
+        files goes through `_index_paths`)."""
         self.generation += 1
         by_id: dict[str, str] = {}
         shared: dict[str, set[str]] = {}
         unreadable = invalidating(self.flavour)
+        claims = {path: self._claim(record) for path, record in self._records.items()}
         for path in sorted(self._records):
-            record = self._records[path]
-            doc_id = record.document.id
+            doc_id = claims[path]
             first = by_id.setdefault(doc_id, path)
             if first != path:
                 shared.setdefault(doc_id, {first}).add(path)
-            self._settle(record, first, unreadable)
+        for path in sorted(self._records):
+            self._settle(self._records[path], claims[path], by_id, unreadable)
         self._by_id, self._shared, self._ids = by_id, shared, None
         if not self.flavour.native:
             self._resolve_links(self._records.values())
@@ -212,15 +236,23 @@ class VaultIndex:
         for path in before:
             record = self._records.get(path)
             if record is not None:
-                claiming.setdefault(record.document.id, set()).add(path)
+                claiming.setdefault(self._claim(record), set()).add(path)
         unreadable = invalidating(self.flavour)
-        ids_moved = False
+        released: set[str] = set()
+        for path in before:  # a fallback id these files held is settled again with their claims
+            fallback = self.flavour.fallback_id(path)
+            if fallback is not None and self._by_id.get(fallback) == path and fallback not in claiming:
+                del self._by_id[fallback]
+                released.add(fallback)
+        ids_moved = bool(released)
+        fallbacks: set[str] = set()  # fallback ids given or taken back in this batch
         for doc_id, arrived in claiming.items():
             owner = self._by_id.get(doc_id)
             claimants = self._shared.get(doc_id) or ({owner} if owner is not None else set())
             claimants = {path for path in claimants if path not in before and path in self._records} | arrived
-            ids_moved |= self._own(doc_id, claimants, unreadable)
-        touched = set(claiming)
+            ids_moved |= self._own(doc_id, claimants, unreadable, fallbacks)
+        ids_moved |= bool(fallbacks)
+        touched = set(claiming) | released | fallbacks
         if not self.flavour.native:
             if ids_moved:
                 self._ids = None
@@ -229,9 +261,9 @@ class VaultIndex:
         self.id_log.add(self.generation, touched)
         self._relation_problems = None
 
-    def _own(self, doc_id: str, claimants: set[str], unreadable: frozenset[str]) -> bool:
+    def _own(self, doc_id: str, claimants: set[str], unreadable: frozenset[str], fallbacks: set[str]) -> bool:
         """Give `doc_id` to the first of the files claiming it and settle each of them; True when
-        the id came or went."""
+        the id came or went. Fallback ids given or taken back are added to `fallbacks`."""
         if not claimants:
             self._shared.pop(doc_id, None)
             return self._by_id.pop(doc_id, None) is not None
@@ -242,23 +274,64 @@ class VaultIndex:
             self._shared[doc_id] = claimants
         else:
             self._shared.pop(doc_id, None)
-        for path in claimants:
-            self._settle(self._records[path], owner, unreadable)
+        for path in sorted(claimants):
+            fallback = self._settle(self._records[path], doc_id, self._by_id, unreadable)
+            if fallback is not None:
+                fallbacks.add(fallback)
         return came
 
-    def _settle(self, record: Record, owner: str, unreadable: frozenset[str]) -> None:
-        """A record's problems and validity given the file that owns its id: a duplicate is
-        invalid, and a file that was invalid only as a duplicate is valid again once it owns it."""
+    def _claim(self, record: Record) -> str:
+        """The id a file claims: its document's id, unless the file was given its fallback id
+        because an earlier file claims the same one (see `_settle`)."""
         doc = record.document
-        if record.problems and any(p.code == "id-duplicate" for p in record.problems):
-            record.problems = [p for p in record.problems if p.code != "id-duplicate"]
-        if record.path != owner:
-            duplicate = Problem(record.path, Severity.ERROR, "id-duplicate", f"id {doc.id} is also used by {owner}", None, doc.id)
-            record.problems = record.problems + [duplicate]
+        if doc.id == self.flavour.fallback_id(record.path):
+            return self.flavour.doc_id(record.path, doc.meta)
+        return doc.id
+
+    def _settle(self, record: Record, claimed: str, by_id: dict[str, str], unreadable: frozenset[str]) -> str | None:
+        """A record's id, problems and validity given the file that owns the id it claims.
+
+        A file whose flavour reads its id from its name alone (two ADRs numbered alike) takes its
+        fallback id when an earlier file owns the claimed one: both stay documents, and a warning
+        names both files. Any other second claimant is a duplicate, invalid; a file that was
+        invalid only as a duplicate is valid again once it owns its id. Returns the fallback id when
+        it came or went in `by_id`."""
+        path, doc = record.path, record.document
+        owner = by_id[claimed]
+        fallback = self.flavour.fallback_id(path)
+        problems = record.problems
+        if problems and any(p.code in ID_CODES for p in problems):  # what the last settling said
+            problems = [p for p in problems if p.code not in ID_CODES]
+        moved = None
+        if fallback is not None and fallback != claimed:
+            if path != owner and by_id.get(fallback, path) == path:
+                moved = fallback if by_id.get(fallback) is None else None
+                by_id[fallback] = path
+                problems = [dataclasses.replace(p, doc_id=fallback) for p in problems]
+                problems.append(Problem(path, Severity.WARNING, "id-shared",
+                                        f"{path} and {owner} both read as {claimed}: {owner} keeps that id, and this one is {fallback}",
+                                        None, fallback))
+                record.problems = problems
+                valid = not any(p.code in unreadable for p in problems)
+                if (doc.id, doc.valid) != (fallback, valid):
+                    record.document = dataclasses.replace(doc, id=fallback, valid=valid)
+                return moved
+            if by_id.get(fallback) == path:
+                del by_id[fallback]
+                moved = fallback
+            if doc.id != claimed:
+                problems = [dataclasses.replace(p, doc_id=claimed) for p in problems]
+                doc = record.document = dataclasses.replace(doc, id=claimed)
+        if path != owner:
+            record.problems = problems + [Problem(path, Severity.ERROR, "id-duplicate", f"id {claimed} is also used by {owner}", None, claimed)]
             if doc.valid is not False:
                 record.document = dataclasses.replace(doc, valid=False)
-        elif doc.valid is False and not any(p.code in unreadable for p in record.problems):
+            return moved
+        if problems is not record.problems:
+            record.problems = problems
+        if doc.valid is False and not any(p.code in unreadable for p in problems):
             record.document = dataclasses.replace(doc, valid=True)
+        return moved
 
     def _resolve_links(self, records: Iterable[Record]) -> set[str]:
         """Point each link at the id it names now: a note added or removed changes what other
@@ -286,7 +359,7 @@ class VaultIndex:
         """Re-read just these files (the watcher's batches): the rest of the vault is not touched,
         and the derived store takes the whole batch in one commit."""
         batch: tuple[list[Record], list[str]] = ([], [])
-        before = {path: record.document.id for path in paths if (record := self._records.get(path)) is not None}
+        before = {path: self._claim(record) for path in paths if (record := self._records.get(path)) is not None}
         changed: list[str] = []
         try:
             for path in paths:
@@ -340,7 +413,7 @@ class VaultIndex:
             elif self.store is not None:
                 self.store.save([], [path], today())
             if reindex:
-                self._index_paths({path: gone.document.id})
+                self._index_paths({path: self._claim(gone)})
             return None
         known = self._records.get(path)
         if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
@@ -355,7 +428,7 @@ class VaultIndex:
         elif self.store is not None:
             self.store.save([record], [], today())
         if reindex:
-            self._index_paths({path: known.document.id if known else None})
+            self._index_paths({path: self._claim(known) if known else None})
         return self._records[path]
 
     @property

@@ -2,6 +2,13 @@
 
 The rules, in the order a person reading the result would ask about them:
 
+- **Every document.** Each file the source vault reads as a document is written, one file each,
+  keyed by its path (two source files that claim one id are still two documents). A document
+  the source could not read in full (broken YAML, a duplicate id, an unresolved merge) is
+  written as a `draft` whose `provenance.source_problems` says what was wrong, so a person
+  reviews it in the new vault. Only a file too large to be a document is not written, and then
+  nothing is: the migration refuses, naming each such file. The count reported is the count of
+  files written.
 - **Ids.** `mem-{type}-{slug}`, the slug made from the source file's path without `.md`
   (`adr/adr-014-findings` → `adr-adr-014-findings`, `dendron.topic.links` → `dendron-topic-links`);
   a slug already taken gets `-2`, `-3`.
@@ -12,13 +19,18 @@ The rules, in the order a person reading the result would ask about them:
 - **Statuses.** The flavour's lifecycle (`Accepted` → active, `Proposed` → draft, `Rejected` →
   archived, a COLD tier → archived). A document with a successor becomes superseded; one that
   says it is superseded but names no successor that was migrated becomes deprecated.
+- **Dates.** `created_at` and `updated_at` are the dates the source states, as its flavour reads
+  them (frontmatter, a `Date:` line, the date in a file name), else the file's modification
+  time: never the day of the migration, unless that is what the source says.
 - **Links.** Each link whose target was migrated, with its type (`related_to` when the source does
   not type it). Links to nothing are kept, as written, under `unresolved_links`.
 - **Supersession.** Both sides, and the `supersedes` link, whichever side the source stated.
 - **Bytes.** The body is copied exactly; the source frontmatter is kept verbatim under
-  `provenance.source_frontmatter`, beside `source_file`, `source_flavour` and `source_id`.
-- Files that cannot be read as text (invalid UTF-8, NUL bytes, conflict markers, too large) are
-  not migrated and are listed, so a person can fix them and run it again.
+  `provenance.source_frontmatter`, beside `source_file`, `source_flavour` and `source_id`. A
+  file that is not clean text (invalid UTF-8, NUL bytes, git conflict markers) cannot be a valid
+  Memory Core body as it is: its bytes are copied whole under `.recovery/` in the new vault and
+  named by `repair_backup`, and the body is its readable text (undecodable bytes and NULs as
+  U+FFFD, each conflict marker line escaped with a backslash, as Markdown shows it unchanged).
 """
 
 from __future__ import annotations
@@ -29,29 +41,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .index import VaultIndex
-from .model import TYPE_FOLDERS, DocType, LinkType, Status, VaultError, member
-from .parse import parse_bytes
 from .edits import slugify
+from .index import VaultIndex
+from .model import TYPE_FOLDERS, DocType, LinkType, RefusedError, Severity, Status, VaultError, member
+from .parse import CONFLICT_MARKER, parse_bytes
 from .storage import read_bytes, write_atomic
+from .walk import RECOVERY_DIR
 from .yamledit import render_frontmatter
 
 __all__ = ["MigrationReport", "migrate"]
 
-UNREADABLE = {"encoding-invalid-utf8", "file-too-large", "nul-bytes", "conflict-markers"}
+TOO_LARGE = "file-too-large"
+NOT_CLEAN_TEXT = frozenset({"encoding-invalid-utf8", "nul-bytes", "conflict-markers"})
 
 
 @dataclass
 class MigrationReport:
     out: Path
-    written: dict[str, str] = field(default_factory=dict)  # source path -> new path
-    ids: dict[str, str] = field(default_factory=dict)  # source id -> new id
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (source path, why)
+    written: dict[str, str] = field(default_factory=dict)  # source path -> new path, one per file written
+    ids: dict[str, str] = field(default_factory=dict)  # source id -> new id (of the file that owns the id)
+    drafts: dict[str, list[str]] = field(default_factory=dict)  # source path -> what was wrong with it
     unresolved: int = 0  # links kept under unresolved_links
 
     def to_json(self) -> dict[str, Any]:
         return {"out": str(self.out), "written": len(self.written), "ids": self.ids, "unresolved_links": self.unresolved,
-                "skipped": [{"path": p, "why": w} for p, w in self.skipped]}
+                "drafts": [{"path": p, "problems": why} for p, why in self.drafts.items()]}
 
 
 def _date(value: Any, fallback: dt.date, today: dt.date) -> dt.date:
@@ -62,9 +76,17 @@ def _date(value: Any, fallback: dt.date, today: dt.date) -> dt.date:
     return min(value, today)
 
 
+def _readable(text: str) -> str:
+    """Text that reads as the file does but is a valid body: NULs as U+FFFD, and each git
+    conflict marker line escaped with a backslash (Markdown shows `\\<<<<<<<` as `<<<<<<<`)."""
+    return CONFLICT_MARKER.sub(lambda m: "\\" + m.group(0), text.replace("\x00", "\ufffd"))
+
+
 def migrate(vault: VaultIndex, out: str | os.PathLike[str], project: str | None = None) -> MigrationReport:
     """Write `vault` as a Memory Core vault into `out` (a new or empty folder). It reads only the
-    root, the flavour, the records and the problems, so a `Vault` serves as well as its index."""
+    root, the flavour, the records and the problems, so a `Vault` serves as well as its index.
+
+    Refuses, writing nothing, when a file cannot be migrated at all (too large to be a document)."""
     out = Path(out).expanduser().resolve()
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise VaultError(f"{out}: the migration writes a new vault; name a new or empty folder")
@@ -73,17 +95,19 @@ def migrate(vault: VaultIndex, out: str | os.PathLike[str], project: str | None 
     today = dt.date.today()
     project = project or slugify(vault.root.name)
     report = MigrationReport(out)
-    unreadable = {p.path: p.message for p in vault.problems if p.code in UNREADABLE}
+    records = vault.records
+    too_large = [(r.path, p.message) for r in records for p in r.problems if p.code == TOO_LARGE]
+    if too_large:
+        listed = "; ".join(f"{path}: {why}" for path, why in too_large)
+        raise RefusedError(f"nothing was migrated: {len(too_large)} file(s) cannot be documents ({listed}); move them out of the vault first")
 
-    chosen = []
-    for record in vault.records:
-        if record.path in unreadable:
-            report.skipped.append((record.path, unreadable[record.path]))
-            continue
-        chosen.append(record)
+    owners: dict[str, str] = {}  # id -> the file that owns it (the first in path order): what a link to it means
+    for record in records:
+        owners.setdefault(record.document.id, record.path)
     taken: set[str] = set()
+    new_ids: dict[str, str] = {}  # source path -> new id
     types: dict[str, str] = {}
-    for record in chosen:
+    for record in records:
         doc = record.document
         doc_type = doc.type if vault.flavour.native and member(doc.type, DocType) else _memory_type(vault, doc)
         slug = slugify(record.path[:-3].replace("/", "-"))
@@ -92,32 +116,47 @@ def migrate(vault: VaultIndex, out: str | os.PathLike[str], project: str | None 
             number += 1
             new_id = f"mem-{doc_type}-{slug[:56]}-{number}"
         taken.add(new_id)
-        report.ids[doc.id] = new_id
-        types[doc.id] = doc_type
+        new_ids[record.path] = new_id
+        types[record.path] = doc_type
+        if owners.get(doc.id) == record.path:
+            report.ids[doc.id] = new_id
 
-    ids = report.ids
-    succeeded_by: dict[str, set[str]] = {doc_id: set() for doc_id in ids}
-    for record in chosen:
+    def target_path(doc_id: str) -> str | None:
+        path = owners.get(doc_id)
+        return path if path in new_ids else None
+
+    succeeded_by: dict[str, set[str]] = {record.path: set() for record in records}  # path -> successor paths
+    for record in records:
         doc = record.document
         for new in doc.superseded_by:
-            if new in ids and new != doc.id:
-                succeeded_by[doc.id].add(new)
+            successor = target_path(new)
+            if successor is not None and successor != record.path:
+                succeeded_by[record.path].add(successor)
         for old in doc.supersedes:
-            if old in ids and old != doc.id:
-                succeeded_by[old].add(doc.id)
+            predecessor = target_path(old)
+            if predecessor is not None and predecessor != record.path:
+                succeeded_by[predecessor].add(record.path)
+    preceded_by: dict[str, set[str]] = {record.path: set() for record in records}
+    for old, news in succeeded_by.items():
+        for new in news:
+            preceded_by[new].add(old)
 
-    for record in chosen:
+    for record in records:
         doc = record.document
         raw = read_bytes(vault.root / record.path) or b""
         parsed = parse_bytes(raw)
-        new_id = ids[doc.id]
+        new_id = new_ids[record.path]
         mtime = dt.date.fromtimestamp(record.mtime_ns / 1e9) if record.mtime_ns else today
         view = doc.view
         created = _date(view.created if view else doc.meta.get("created_at"), mtime, today)
         updated = max(_date(view.updated if view else doc.meta.get("updated_at"), created, today), created)
-        successors = sorted(ids[s] for s in succeeded_by[doc.id])
-        predecessors = sorted(ids[d] for d, news in succeeded_by.items() if doc.id in news)
+        successors = sorted(new_ids[p] for p in succeeded_by[record.path])
+        predecessors = sorted(new_ids[p] for p in preceded_by[record.path])
+        problems = [f"{p.code}: {p.message}" + (f" (line {p.line})" if p.line else "")
+                    for p in record.problems if p.severity == Severity.ERROR]
         status = doc.status if member(doc.status, Status) else Status.ACTIVE.value
+        if not doc.valid:
+            status = Status.DRAFT.value  # for a person to review: what was wrong is in its provenance
         if successors and status in (Status.ACTIVE, Status.DRAFT, Status.DEPRECATED, Status.SUPERSEDED):
             status = Status.SUPERSEDED.value
         elif status == Status.SUPERSEDED:
@@ -127,11 +166,11 @@ def migrate(vault: VaultIndex, out: str | os.PathLike[str], project: str | None 
         for link in doc.links:
             if link.type == LinkType.SUPERSEDES:
                 continue
-            target = ids.get(link.target)
-            if target is None:
+            path = target_path(link.target)
+            if path is None:
                 unresolved.append(link.target)
-            elif target != new_id:
-                entry = {"type": link.type if member(link.type, LinkType) else LinkType.RELATED_TO.value, "target": target}
+            elif path != record.path:
+                entry = {"type": link.type if member(link.type, LinkType) else LinkType.RELATED_TO.value, "target": new_ids[path]}
                 if entry not in links:
                     links.append(entry)
         links += [{"type": LinkType.SUPERSEDES.value, "target": old} for old in predecessors]
@@ -140,28 +179,42 @@ def migrate(vault: VaultIndex, out: str | os.PathLike[str], project: str | None 
                                       "source_flavour": vault.flavour.name, "source_id": doc.id}
         if parsed.has_frontmatter:
             provenance["source_frontmatter"] = parsed.fm_text
+        if not doc.valid:
+            provenance["source_problems"] = problems or ["the source vault could not read it as a document"]
+            report.drafts[record.path] = provenance["source_problems"]
         meta: dict[str, Any] = {
-            "schema_version": "v1", "id": new_id, "type": types[doc.id], "title": (doc.title or new_id).strip() or new_id,
+            "schema_version": "v1", "id": new_id, "type": types[record.path], "title": _title(doc.title, new_id),
             "status": status, "created_at": created, "updated_at": updated, "project": project,
             "tags": [str(t) for t in doc.tags], "links": links, "supersedes": predecessors, "superseded_by": successors,
             "provenance": provenance,
         }
-        if types[doc.id] == DocType.TASK:
+        if types[record.path] == DocType.TASK:
             meta["execution_state"] = "todo"
         if unresolved:
             meta["unresolved_links"] = list(dict.fromkeys(unresolved))
         newline = parsed.newline
         body = parsed.body if parsed.has_frontmatter else parsed.text
+        if not parsed.decoded or any(p.code in NOT_CLEAN_TEXT for p in record.problems):
+            backup = f"{RECOVERY_DIR}/{record.path}"
+            write_atomic(out / backup, raw)
+            meta["repair_backup"] = backup
+            body = _readable(body)
         text = f"---{newline}{''.join(render_frontmatter(meta, newline))}---{newline}{body}"
-        path = f"{TYPE_FOLDERS[DocType(types[doc.id])]}/{new_id}.md"
+        path = f"{TYPE_FOLDERS[DocType(types[record.path])]}/{new_id}.md"
         target = out / path
         target.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(target, (("\ufeff" if parsed.bom else "") + text).encode("utf-8"))
         report.written[record.path] = path
     stamp = dt.datetime.now().strftime("%Y-%m-%d %H:%M")
-    log = f"# Log\n\n- {stamp} migrated {len(report.written)} document(s) from the {vault.flavour.name} vault {vault.root.name}\n"
+    drafts = f", {len(report.drafts)} of them as drafts to review" if report.drafts else ""
+    log = f"# Log\n\n- {stamp} migrated {len(report.written)} document(s){drafts} from the {vault.flavour.name} vault {vault.root.name}\n"
     write_atomic(out / "log.md", log.encode("utf-8"))
     return report
+
+
+def _title(title: str, new_id: str) -> str:
+    """A one-line title: a YAML block scalar (`title: |`) reads with its line breaks."""
+    return " ".join((title or "").split()) or new_id
 
 
 def _memory_type(vault: VaultIndex, doc) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ["ParsedFile", "parse_bytes", "load_yaml", "YamlIssue", "digest_of", "MAX_FILE_BYTES", "as_date", "value_text"]
+__all__ = ["ParsedFile", "parse_bytes", "load_yaml", "YamlIssue", "digest_of", "MAX_FILE_BYTES", "CONFLICT_MARKER", "as_date", "value_text"]
 
 BOM = "\ufeff"
 MAX_FILE_BYTES = 16 * 1024 * 1024

@@ -1,12 +1,26 @@
-"""Architecture Decision Records (Nygard and MADR): one decision per numbered file.
+"""Architecture Decision Records (Nygard and MADR): one decision per file.
 
-A record is `ADR-NNN-title.md` or `NNNN-title.md` (adr-tools) in the records' folder; its id is
-`ADR-NNN`. Other files there (reviews, notes) are documents with path ids; templates, `README.md`
-and `index.md` at the top are reserved. The status comes from the frontmatter `status`, else a
-`## Status` section, else a `**Status**:` line near the top. Supersession comes from the
-`supersedes` / `superseded-by` keys and from statements in the status or in the metadata lines
-at the top, both ways ("Superseded by ADR-042", "Supersedes ADR-024, ADR-025"); an ADR number
-mentioned elsewhere in a body is a `related_to` link, never a lifecycle statement.
+Collections name their records in a few ways, and each is read for what it says:
+
+- `ADR-NNN-title.md`, `ADRNNN-title.md`, `NNNN-title.md` (adr-tools): the number is the id,
+  `ADR-NNN`, which is also how records mention each other;
+- `2021-06-06_002-title.md` (a date, then a number): the number is the id and the date the day
+  it was written;
+- `2020-08-10-title.md` (a date, then a title): the file name without `.md` is the id, since no
+  number names the record, and the date is the day it was written;
+- `title.md` (no number, no date): the file name is the id, and the file is a record when it
+  reads as one (a `## Decision` among its first sections, and a status or a `## Context`).
+
+Other files there (reviews, notes) are documents with path ids; templates, `README.md` and
+`index.md` at the top are reserved. Two records that share a number are the collection's fault:
+the first (in path order) keeps `ADR-NNN`, the other takes its file name as its id, and both are
+reported. The status comes from the frontmatter `status`, else a `## Status` section, else a
+`**Status**:` line near the top, else a heading that says it ("## Superseded by ..."). Supersession
+comes from the `supersedes` / `superseded-by` keys and from statements in the status or in the
+metadata lines at the top, both ways ("Superseded by ADR-042", "Supersedes ADR-024, ADR-025",
+"Superseded by [a title](2022-01-20-title.md)"); an ADR number mentioned elsewhere in a body is a
+`related_to` link, never a lifecycle statement. A record's date is its frontmatter `date`, else
+a `Date:` line or a `## Date` section, else the date in its file name.
 """
 
 from __future__ import annotations
@@ -29,28 +43,75 @@ from .base import (
     as_list,
     first_heading,
     lifecycle_of,
+    markdown_links,
     strip_code,
 )
 from .markdown import body_links, date_of, tags_of
 
-__all__ = ["Adr", "record_number", "ref_id", "status_text"]
+__all__ = ["Adr", "RecordName", "reads_as_record", "record_name", "record_number", "ref_id", "status_text"]
 
-_RECORD = re.compile(r"^(?:ADR[-_]?(\d{1,4})|(\d{4}))[-_ ]", re.I)
+_NUMBERED = re.compile(r"^(?:ADR[-_ ]?(\d{1,4})|(\d{4}))[-_ ]", re.I)
+_DATED = re.compile(r"^(\d{4})-?(\d{2})-?(\d{2})[-_ ](?:(?:ADR[-_ ]?)?(\d{3,4})[-_ ])?", re.I)
 _REF = re.compile(r"\bADR[-_ ]?(0\d{3}|\d{1,3})\b", re.I)  # ADR-2025 is a year, not a record
-_STATUS_LINE = re.compile(r"^\s*[-*]?\s*(?:\*\*|__)?Status(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?\s*(.+?)\s*$", re.I)
+_STATUS_LINE = re.compile(r"^\s*[-*]?\s*(?:(?:\*\*|__)Status\s*:?\s*(?:\*\*|__)|Status\s*:)\s*:?\s*(.+?)\s*$", re.I)
+_STATUS_HEADING = re.compile(r"^#{1,3}\s+((?:Superseded|Replaced|Deprecated|Rejected|Withdrawn|Obsolete)\b.*?)\s*#*\s*$", re.I)
 _META_LINE = re.compile(r"^\s*[-*]?\s*(?:\*\*|__)?(Supersedes|Superseded[ -]by|Replaces|Replaced[ -]by)(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?\s*(.+?)\s*$", re.I)
-_SUPERSEDED_BY = re.compile(r"\b(?:superseded|replaced)\s+by\b(.*)", re.I)
+_SUPERSEDED_BY = re.compile(r"\b(?:superseded|replaced)\s*(?:\([^)\n]*\)\s*)?by\b(.*)", re.I)
 _SUPERSEDES = re.compile(r"\b(?:supersedes|replaces)\b(.*)", re.I)
 _DATE = re.compile(r"(?im)^(?:\s*[-*]?\s*(?:\*\*|__)?Date(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?|#{2,3}\s+Date\s*\n+)\s*(\d{4}-\d{2}-\d{2})")
+_SECTION = re.compile(r"(?m)^##[ \t]+(?:\d+\.[ \t]*)?([^\n#]+?)[ \t]*:?[ \t]*$")
+_DECISION = re.compile(r"decision(?: outcome)?")
+FIRST_SECTIONS = 5
 _TEMPLATE = re.compile(r"(?:^|[-_.])template\.md$", re.I)
 TOP_LINES = 40
 
 
+@dataclass(frozen=True)
+class RecordName:
+    """What a record's file name says: its number (None where the scheme numbers nothing) and the
+    date it was written (None where the name holds none)."""
+
+    number: int | None
+    date: dt.date | None
+
+
+def record_name(name: str) -> RecordName | None:
+    """The record a file name names, or None for a name that follows no record scheme (`title.md`).
+
+    A date comes first when there is one (`2021-06-06_002-x`, `2020-08-10-x`), so a year is never
+    read as a number; a date written day before month (`2022-25-11`) is read so when it can only
+    be read so. A number alone is `ADR-NNN`, `ADRNNN`, or adr-tools' four digits (not a year)."""
+    dated = _DATED.match(name)
+    if dated:
+        year, month, day, number = (int(g) if g else None for g in dated.groups())
+        date = None
+        for m, d in ((month, day), (day, month)):
+            try:
+                date = dt.date(year, m, d)
+                break
+            except ValueError:
+                continue
+        if date is None or 1900 <= date.year < 2200:
+            return RecordName(number, date)
+    numbered = _NUMBERED.match(name)
+    if numbered and not (numbered.group(2) and 1900 <= int(numbered.group(2)) < 2200):
+        return RecordName(int(numbered.group(1) or numbered.group(2)), None)
+    return None
+
+
 def record_number(name: str) -> int | None:
-    match = _RECORD.match(name)
-    if not match:
-        return None
-    return int(match.group(1) or match.group(2))
+    named = record_name(name)
+    return named.number if named is not None else None
+
+
+def reads_as_record(meta: dict[str, Any], body: str) -> bool:
+    """Whether a file without a record's name is one all the same: among its first sections is
+    `## Decision` (or MADR's `## Decision Outcome`), and it states a status or has a `## Context`
+    section. A review that ends with a decision forty sections down is not a record."""
+    sections = [m.group(1).strip().lower() for m in _SECTION.finditer(strip_code(body))][:FIRST_SECTIONS]
+    if not any(_DECISION.fullmatch(name) for name in sections):
+        return False
+    return any(name.startswith("context") for name in sections) or isinstance(meta.get("status"), str) or bool(status_text(body)[0])
 
 
 def ref_id(number: str | int) -> str:
@@ -83,6 +144,10 @@ def status_text(body: str) -> tuple[str, int | None]:
         match = _STATUS_LINE.match(line)
         if match and not line.lstrip().startswith("#"):
             return _plain(match.group(1)), index
+    for index, line in enumerate(lines[:TOP_LINES]):
+        if line.startswith("##"):  # the first section: "## Superseded by [...]" says it there
+            match = _STATUS_HEADING.match(line)
+            return (_plain(match.group(1)), index) if match else ("", None)
     return "", None
 
 
@@ -94,11 +159,25 @@ def _statement_lines(body: str) -> list[str]:
     for line in body.split("\n")[: TOP_LINES * 2]:
         heading = re.match(r"^#{2,3}\s+(?:\d+\.\s*)?(.+?)\s*:?\s*$", line)
         if heading:
+            if section is None and _STATUS_HEADING.match(line):
+                out.append(heading.group(1))  # "## Superseded by [...]": a statement, not a section
             section = heading.group(1).strip().lower()
             continue
         if section is None or section == "status":
             out.append(line)
     return out
+
+
+def _mostly_records(paths: list[Path]) -> bool:
+    """Whether at least half of these files read as records (on their first 4,000 characters,
+    where a frontmatter `status:` reads as a status line)."""
+    hits = 0
+    for path in paths:
+        try:
+            hits += reads_as_record({}, path.read_text("utf-8", errors="replace")[:4000])
+        except OSError:
+            continue
+    return hits * 2 >= len(paths)
 
 
 @dataclass
@@ -109,73 +188,106 @@ class Adr(Flavour):
     writes_supersession: bool = True
 
     def detect(self, root: Path) -> int:
-        names = [p.name for p in root.glob("*.md")]
-        records = sum(1 for n in names if record_number(n) is not None)
-        if records >= 3 and records * 3 >= len(names):
+        paths = sorted(root.glob("*.md"))
+        names = [p.name for p in paths if not self.is_reserved(p.name)]
+        named = {n: record_name(n) for n in names}
+        numbered = sum(1 for n in names if named[n] is not None and named[n].number is not None)
+        if numbered >= 3 and numbered * 3 >= len(names):
             return 80
-        return 40 if records >= 3 else 0
+        # Dated or plain names: a folder of `2020-08-10-title.md` may be a journal, so these are
+        # records only when most of them read as records.
+        sample = [p for p in paths if p.name in named][:40]
+        if len(sample) >= 3 and _mostly_records(sample):
+            return 75
+        return 40 if numbered >= 3 else 0
 
     def is_reserved(self, path: str) -> bool:
-        return "/" not in path and (path in ("README.md", "index.md") or (record_number(path) is None and bool(_TEMPLATE.search(path))))
+        return "/" not in path and (path in ("README.md", "index.md") or (record_name(path) is None and bool(_TEMPLATE.search(path))))
 
     def doc_id(self, path: str, meta: dict[str, Any]) -> str:
         number = record_number(path) if "/" not in path else None
         return ref_id(number) if number is not None else path[:-3]
 
-    def is_record(self, path: str) -> bool:
-        return "/" not in path and record_number(path) is not None
+    def fallback_id(self, path: str) -> str | None:
+        """A record whose number an earlier file took keeps its file name as its id."""
+        return path[:-3] if "/" not in path and record_number(path) is not None else None
+
+    def is_record(self, path: str, meta: dict[str, Any] | None = None, body: str | None = None) -> bool:
+        """A file at the top named as a record, or (given its text) one that reads as a record."""
+        if "/" in path:
+            return False
+        return record_name(path) is not None or (body is not None and reads_as_record(meta or {}, body))
+
+    def _named(self, text: str, path: str) -> list[RawLink]:
+        """The records a statement names: ADR numbers, and links to the records' files."""
+        found = [RawLink(LinkType.SUPERSEDES.value, (ref,), ref) for ref in _refs(text)]
+        found += [self._by_number(RawLink(LinkType.SUPERSEDES.value, c, w)) for c, w in markdown_links(text, path)]
+        return found
 
     def view(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None = None) -> View:
         own = self.doc_id(path, meta)
         stated = str(meta.get("status") or "").strip() if meta.get("status") is not None else ""
+        statements: list[str] = [stated] if stated else []
         if not stated:
-            stated, _ = status_text(body)
-        supersedes: list[str] = []
-        superseded_by: list[str] = []
+            stated, at = status_text(body)
+            if at is not None:
+                statements.append(body.split("\n", at + 1)[at])  # as written, with its links
+        supersedes: list[RawLink] = []
+        superseded_by: list[RawLink] = []
         for key, into in (("supersedes", supersedes), ("superseded-by", superseded_by), ("superseded_by", superseded_by)):
             for value in as_list(meta.get(key)):
-                into.extend(_refs(value) or [value])
-        statements = [stated] + _statement_lines(body)
-        for text in statements:
+                named = self._named(value, path) or [self._by_number(RawLink(LinkType.SUPERSEDES.value, (value.removesuffix(".md"),), value))]
+                into.extend(named)
+        first = len(statements)
+        statements += _statement_lines(body)
+        for index, text in enumerate(statements):
             meta_line = _META_LINE.match(text)
             if meta_line:
                 into = superseded_by if "by" in meta_line.group(1).lower() else supersedes
-                into.extend(_refs(meta_line.group(2)))
+                into.extend(self._named(meta_line.group(2), path))
                 continue
-            if text is stated or _STATUS_LINE.match(text):
+            if index < first or _STATUS_LINE.match(text) or _STATUS_HEADING.match("## " + text):
                 after = _SUPERSEDED_BY.search(text)
                 if after:
-                    superseded_by.extend(_refs(after.group(1)))
+                    superseded_by.extend(self._named(after.group(1), path))
                 after = _SUPERSEDES.search(text)
                 if after:
-                    supersedes.extend(_refs(after.group(1)))
-        supersedes = [s for s in dict.fromkeys(supersedes) if s != own]
-        superseded_by = [s for s in dict.fromkeys(superseded_by) if s != own]
-        named = set(supersedes) | set(superseded_by) | {own}
+                    supersedes.extend(self._named(after.group(1), path))
+
+        def distinct(raws: list[RawLink]) -> tuple[RawLink, ...]:
+            kept: dict[str, RawLink] = {}
+            for raw in raws:
+                if raw.candidates and raw.candidates[0] != own:
+                    kept.setdefault(raw.candidates[0], raw)
+            return tuple(kept.values())
+
+        raw_supersedes, raw_superseded_by = distinct(supersedes), distinct(superseded_by)
+        named = {r.candidates[0] for r in raw_supersedes + raw_superseded_by} | {own}
         links = [link for link in map(self._by_number, body_links(body, path)) if link.candidates[0] not in named]
         for number in dict.fromkeys(_refs(strip_code(body))):
             if number not in named:
                 links.append(RawLink(LinkType.RELATED_TO.value, (number,), number))
-        for old in supersedes:
-            links.append(RawLink(LinkType.SUPERSEDES.value, (old,), old))
+        links += raw_supersedes
         title = meta.get("title")
         heading = first_heading(body) or ""
         heading = re.sub(r"^(?:ADR[-_ ]?\d+|\d{4})\s*[:.-]\s*", "", heading, flags=re.I)
         lifecycle = lifecycle_of(stated) if stated else None
         dated = _DATE.search("\n".join(body.split("\n", TOP_LINES * 2)[: TOP_LINES * 2]))
         stated_date = date_of(dated.group(1)) if dated else None  # `**Date**: 2025-12-18` or a `## Date` section
+        name = record_name(path) if "/" not in path else None
+        name_date = name.date if name is not None else None  # `2021-06-06_002-title.md`
         return View(
-            title=str(title) if isinstance(title, str) and title.strip() else heading or path.rsplit("/", 1)[-1][:-3],
-            type="decision" if self.is_record(path) else "note",
-            status=lifecycle or ("superseded" if superseded_by else "active"),
+            title=str(title).strip() if isinstance(title, str) and title.strip() else heading or path.rsplit("/", 1)[-1][:-3],
+            type="decision" if self.is_record(path, meta, body) else "note",
+            status=lifecycle or ("superseded" if raw_superseded_by else "active"),
             stated_status=stated,
             tags=tags_of(meta),
             summary=str(meta.get("description") or meta.get("summary") or ""),
-            created=date_of(meta.get("date") or meta.get("created")) or stated_date,
-            updated=date_of(meta.get("updated") or meta.get("date")) or stated_date or mtime,
+            created=date_of(meta.get("date") or meta.get("created")) or stated_date or name_date,
+            updated=date_of(meta.get("updated") or meta.get("date")) or stated_date or name_date or mtime,
             raw_links=tuple(links),
-            raw_supersedes=tuple(RawLink(LinkType.SUPERSEDES.value, (s,), s) for s in supersedes),
-            raw_superseded_by=tuple(RawLink(LinkType.SUPERSEDES.value, (s,), s) for s in superseded_by),
+            raw_supersedes=raw_supersedes,
+            raw_superseded_by=raw_superseded_by,
         )
 
     @staticmethod
@@ -188,7 +300,7 @@ class Adr(Flavour):
         return RawLink(link.type, tuple(dict.fromkeys(candidates)), link.written)
 
     def check(self, path, parsed, view, today) -> list[Problem]:
-        if view is None or not self.is_record(path):
+        if view is None or view.type != "decision":
             return []
         problems: list[Problem] = []
         meta = parsed.meta or {}

@@ -247,6 +247,10 @@ class Flavour:
     identity_keys: tuple[str, ...] = ()  # frontmatter keys that are the document's identity: a save never changes them
     updated_key: str | None = None  # the frontmatter key a meaningful edit moves to now, in its own type
     listing: str | None = None  # a reserved file whose generated sections list the documents (OKF's index.md)
+    # Whether the workbench keeps its derived state (`.workbench/`) inside the vault: so in its own
+    # formats; any other is someone else's folder, read without a byte written until a person
+    # changes something there, and its state lives in the user's cache folder.
+    state_in_vault: bool = False
 
     # -- finding documents -----------------------------------------------------------------------
 
@@ -269,6 +273,13 @@ class Flavour:
 
     def doc_id(self, path: str, meta: dict[str, Any]) -> str:
         return path_id(path)
+
+    def fallback_id(self, path: str) -> str | None:
+        """The id this file takes when an earlier file (in path order) claims the same id, or None
+        when a shared id is an error. Only for ids read from a file's name alone, where two names
+        can say the same (`ADR025-a.md`, `ADR025-b.md`): then both stay documents, and a warning
+        names both. Never the id the file claims."""
+        return None
 
     def view(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None = None) -> View:
         raise NotImplementedError

@@ -23,6 +23,7 @@ class MemoryCore(Flavour):
     reserved: frozenset[str] = field(default_factory=lambda: frozenset({"log.md", "README.md"}))
     identity_keys: tuple[str, ...] = ("id",)
     updated_key: str | None = "updated_at"
+    state_in_vault: bool = True
 
     def detect(self, root: Path) -> int:
         typed = 0

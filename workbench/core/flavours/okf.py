@@ -45,6 +45,7 @@ class Okf(Flavour):
     reserved: frozenset[str] = field(default_factory=lambda: frozenset({"index.md", "log.md"}))
     updated_key: str | None = "timestamp"
     listing: str | None = "index.md"
+    state_in_vault: bool = True
 
     def detect(self, root: Path) -> int:
         found = (p for p in root.rglob("*.md") if not any(part.startswith(".") for part in p.relative_to(root).parts))
