@@ -20,7 +20,7 @@ __all__ = ["forget", "plan_rename", "plan_forget", "scrub_traces", "FORGOTTEN"]
 
 LIST_KEYS = ("supersedes", "superseded_by", "compatible_with")
 FORGOTTEN = "(forgotten)"
-KEPT_STATE = {"lock", "lock.guard", "journal", "history"}
+KEPT_STATE = {"lock", "journal", "history"}
 
 
 def _mention(doc_id: str) -> re.Pattern[str]:

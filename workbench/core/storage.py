@@ -1,7 +1,7 @@
-"""Writing files so that nothing is ever lost: the vault lock, atomic writes and the change journal.
+"""Writing files so that nothing is ever lost: atomic writes and the change journal.
 
 A change is a list of whole-file replacements (`FileChange`: the bytes before, the bytes after).
-`ChangeWriter.apply` carries it out under the vault lock: it refuses if any file is no longer what
+`ChangeWriter.apply` carries it out under the vault lock (`lock.py`): it refuses if any file is no longer what
 the change was computed from, records the change in a journal, writes each file atomically (a
 unique temporary file in the same folder, fsync, rename, fsync of the folder), reads each one back,
 and only then marks the journal committed. The next open of the vault finds any journal a crash
@@ -14,22 +14,15 @@ from __future__ import annotations
 import base64
 import json
 import os
-import socket
-import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .model import ConflictError, VaultError, WorkbenchError
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - the workbench targets POSIX systems
-    fcntl = None  # type: ignore[assignment]
+from .lock import LockTimeout, VaultLock
+from .model import ConflictError, WorkbenchError
 
 __all__ = [
     "FileChange",
@@ -43,13 +36,8 @@ __all__ = [
     "crash_point",
 ]
 
-STALE_AFTER = 30.0
 TEMP_MARK = ".wb-"
 HISTORY_KEEP = 200
-
-
-class LockTimeout(VaultError):
-    """Another live process held the vault lock for longer than we wait."""
 
 
 class WriteError(WorkbenchError):
@@ -136,131 +124,6 @@ def _remove(path: Path) -> None:
     _fsync_dir(path.parent)
 
 
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie holds no lock: it has exited and waits only to be reaped
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
-            return stat.read().rsplit(")", 1)[-1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
-
-
-class VaultLock:
-    """The vault-wide write lock: a lock file naming its holder, reentrant within a process.
-
-    A holder whose process is gone is taken over at once; a lock older than `stale_after` seconds is
-    stale and removed; a live holder is waited for, up to `wait` seconds. Creating, inspecting and
-    removing the lock file happen under a short `flock` on a guard file, so two processes can never
-    both decide that the same lock is stale and remove each other's.
-    """
-
-    def __init__(self, state_dir: Path, stale_after: float = STALE_AFTER, wait: float | None = None):
-        self.path = state_dir / "lock"
-        self.guard_path = state_dir / "lock.guard"
-        self.stale_after = stale_after
-        self.wait = stale_after + 5 if wait is None else wait
-        self._thread_lock = threading.RLock()
-        self._depth = 0
-        self._nonce = ""
-
-    @contextmanager
-    def _guard(self) -> Iterator[None]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.guard_path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)  # closing releases the flock
-
-    def holder(self) -> dict[str, Any] | None:
-        try:
-            return json.loads(self.path.read_text("utf-8"))
-        except (OSError, ValueError):
-            return None
-
-    def _is_stale(self) -> bool:
-        try:
-            age = time.time() - self.path.stat().st_mtime
-        except FileNotFoundError:
-            return True
-        if age > self.stale_after:
-            return True
-        info = self.holder()
-        if info and info.get("host") == socket.gethostname() and isinstance(info.get("pid"), int):
-            return not _pid_alive(info["pid"])
-        return False
-
-    def _try_take(self) -> bool:
-        with self._guard():
-            if self.path.exists():
-                if not self._is_stale():
-                    return False
-                _remove(self.path)
-            return self._create_locked()
-
-    def _create_locked(self) -> bool:
-        nonce = uuid.uuid4().hex
-        info = {"pid": os.getpid(), "host": socket.gethostname(), "nonce": nonce, "since": time.time()}
-        try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
-            return False
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(info, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        self._nonce = nonce
-        return True
-
-    def acquire(self) -> None:
-        self._thread_lock.acquire()
-        if self._depth:
-            self._depth += 1
-            return
-        deadline = time.monotonic() + self.wait
-        delay = 0.005
-        try:
-            while not self._try_take():
-                if time.monotonic() > deadline:
-                    info = self.holder() or {}
-                    raise LockTimeout(
-                        f"the vault is locked by process {info.get('pid', '?')} on {info.get('host', '?')}; "
-                        f"waited {self.wait:.0f} s"
-                    )
-                time.sleep(delay)
-                delay = min(delay * 2, 0.1)
-        except BaseException:
-            self._thread_lock.release()
-            raise
-        self._depth = 1
-
-    def release(self) -> None:
-        self._depth -= 1
-        if self._depth == 0:
-            with self._guard():
-                info = self.holder()
-                if info and info.get("nonce") == self._nonce:
-                    _remove(self.path)
-            self._nonce = ""
-        self._thread_lock.release()
-
-    def __enter__(self) -> VaultLock:
-        self.acquire()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
-
-
 def _encode(data: bytes | None) -> str | None:
     return None if data is None else base64.b64encode(data).decode("ascii")
 
@@ -291,6 +154,8 @@ class ChangeWriter:
         if not changes:
             return ""
         with self.lock:
+            if self.journal_dir.is_dir() and any(self.journal_dir.glob("*.json")):
+                self._recover_journals()  # a holder that died mid-change left it: undo or finish it first
             for change in changes:
                 if read_bytes(self.root / change.path) != change.before:
                     raise ConflictError(change.path)
@@ -409,30 +274,39 @@ class ChangeWriter:
         notes: list[str] = []
         if not self.needs_recovery(temporaries):
             return notes
-        with self.lock:
-            for journal in sorted(self.journal_dir.glob("*.json")) if self.journal_dir.is_dir() else []:
-                try:
-                    record = json.loads(journal.read_text("utf-8"))
-                except (OSError, ValueError):
-                    _remove(journal)  # a journal torn before its rename never reached any file
-                    notes.append(f"removed an unreadable journal {journal.name}")
-                    continue
-                files = [FileChange(f["path"], _decode(f["before"]), _decode(f["after"])) for f in record["files"]]
-                if record.get("state") == "committed":
-                    self._finish(journal, record, keep_history=True)
-                    notes.append(f"finished the interrupted change: {record.get('summary', '')}")
-                    continue
-                for change in files:
-                    current = read_bytes(self.root / change.path)
-                    if current == change.after and current != change.before:
-                        self._restore(change.path, change.before)
-                    elif current != change.before:
-                        notes.append(f"{change.path} changed after the interrupted change; left as it is")
-                _remove(journal)
-                notes.append(f"rolled back the interrupted change: {record.get('summary', '')}")
+        if not self.lock.try_acquire():
+            return notes  # a live process is making a change: its journal and temporary files are its own
+        try:
+            notes += self._recover_journals()
             for temp in list(temporaries) + self._hidden_temporaries():
                 _remove(temp)
                 notes.append(f"removed a temporary file left by a crash: {temp.relative_to(self.root)}")
+        finally:
+            self.lock.release()
+        return notes
+
+    def _recover_journals(self) -> list[str]:
+        notes: list[str] = []
+        for journal in sorted(self.journal_dir.glob("*.json")) if self.journal_dir.is_dir() else []:
+            try:
+                record = json.loads(journal.read_text("utf-8"))
+            except (OSError, ValueError):
+                _remove(journal)  # a journal torn before its rename never reached any file
+                notes.append(f"removed an unreadable journal {journal.name}")
+                continue
+            files = [FileChange(f["path"], _decode(f["before"]), _decode(f["after"])) for f in record["files"]]
+            if record.get("state") == "committed":
+                self._finish(journal, record, keep_history=True)
+                notes.append(f"finished the interrupted change: {record.get('summary', '')}")
+                continue
+            for change in files:
+                current = read_bytes(self.root / change.path)
+                if current == change.after and current != change.before:
+                    self._restore(change.path, change.before)
+                elif current != change.before:
+                    notes.append(f"{change.path} changed after the interrupted change; left as it is")
+            _remove(journal)
+            notes.append(f"rolled back the interrupted change: {record.get('summary', '')}")
         return notes
 
     # -- history --------------------------------------------------------------------------------
