@@ -93,7 +93,8 @@ class VaultIndex:
         # anyone else's vault a new `log.md` would be a new note, so it stays with our state.
         self.log_path = root / "log.md" if flavour.native or flavour.is_reserved("log.md") else root / STATE_DIR / "log.md"
         self.lock = VaultLock(self.state_dir)
-        self.writer = ChangeWriter(root, self.state_dir, self.lock, self.log_path)
+        self.recovery_notes: list[str] = []
+        self.writer = ChangeWriter(root, self.state_dir, self.lock, self.log_path, self.recovery_notes)
         self._records: dict[str, Record] = {}
         self._by_id: dict[str, str] = {}  # id -> the file that owns it: the first in path order
         self._shared: dict[str, set[str]] = {}  # id -> every file claiming it, for ids claimed twice or more
@@ -102,7 +103,6 @@ class VaultIndex:
         self._symlinks: list[str] = []
         self._not_pages: list[tuple[str, str]] = []
         self._specials: list[str] = []
-        self.recovery_notes: list[str] = []
         self.store: DerivedStore | None = None
         self.mutex = threading.RLock()
         self.generation = 0  # moves whenever the records change, so derived views know to rebuild
@@ -134,7 +134,7 @@ class VaultIndex:
         vault = cls(root, chosen)
         walk = walk_vault(vault.root, chosen)
         if vault.writer.needs_recovery(walk.temporaries):
-            vault.recovery_notes = vault.writer.recover(walk.temporaries)
+            vault.recovery_notes.extend(vault.writer.recover(walk.temporaries))
             walk = walk_vault(vault.root, chosen)
         vault.store = DerivedStore(vault.store_path(), chosen.name)
         with collector_paused():
