@@ -612,9 +612,7 @@ class ChangeWriter:
                     kept.append(self._keep_bytes(folders, replaced.change.path, late, "was written by another process as it was replaced"))
                 except (OSError, UnsafePathError) as exc:  # the change is in: say what could not be kept
                     kept.append(f"{replaced.change.path} was written by another process as it was replaced, and that could not be kept: {exc}")
-        for replaced in done:
-            fsync_folder(replaced.folder_fd)
-        self.notes.extend(kept)
+        self.notes.extend(kept)  # the names dropped need no fsync: a crash leaves them to the next open
         return kept
 
     def _restore(self, folders: Folders, path: str, data: bytes | None) -> None:
