@@ -37,3 +37,10 @@ def test_the_default_search_beats_plain_bm25_on_the_sample_probes():
     assert baseline and ours, out
     (_, _, base_r5, base_mrr), (_, _, r5, mrr) = (map(float, m.groups()) for m in (baseline, ours))
     assert r5 >= base_r5 + 0.10 and mrr >= base_mrr + 0.10, out
+
+
+def test_write_benchmark_times_both_changes_and_loses_no_racing_append():
+    out = bench("bench_write", "--changes", "5", "--appends", "60")
+    assert re.search(r"^save \(1 file\)\s+p50\s+[\d.]+ ms", out, re.MULTILINE), out
+    assert re.search(r"^rename \(\d+ files\)\s+p50\s+[\d.]+ ms", out, re.MULTILINE), out
+    assert "racing agent: 60 appends, 0 lost;" in out, out

@@ -132,17 +132,19 @@ def test_a_write_that_reads_back_wrong_is_retried_once(builder, monkeypatch):
 
     builder.add("mem-note-a", status="draft")
     vault = Vault.open(builder.root)
-    calls = []
-    real = storage.write_atomic
+    documents = []
+    real = storage.write_all
 
-    def flaky(path, data):
-        calls.append(path.name)
-        real(path, data[:-1] if len([c for c in calls if c == path.name]) == 1 and path.suffix == ".md" else data)
+    def flaky(fd, data):
+        if data.startswith(b"---"):
+            documents.append(data)
+            data = data[:-1] if len(documents) == 1 else data
+        real(fd, data)
 
-    monkeypatch.setattr(storage, "write_atomic", flaky)
+    monkeypatch.setattr(storage, "write_all", flaky)
     vault.set_status("mem-note-a", "active")
     assert vault.get("mem-note-a").status == "active"
-    assert calls.count("mem-note-a.md") == 2
+    assert len(documents) == 2
 
 
 def test_a_write_that_fails_verification_twice_is_rolled_back(builder, monkeypatch):
@@ -152,15 +154,15 @@ def test_a_write_that_fails_verification_twice_is_rolled_back(builder, monkeypat
     builder.add("mem-decision-new")
     vault = Vault.open(builder.root)
     before = {p.name: p.read_bytes() for p in (builder.root / "decisions").iterdir()}
-    real = storage.write_atomic
+    real = storage.write_all
 
-    def corrupting(path, data):
-        real(path, data.replace(b"status: superseded", b"status: supersedXd") if path.name == "mem-decision-old.md" else data)
+    def corrupting(fd, data):
+        real(fd, data.replace(b"status: superseded", b"status: supersedXd") if b"id: mem-decision-old" in data else data)
 
-    monkeypatch.setattr(storage, "write_atomic", corrupting)
+    monkeypatch.setattr(storage, "write_all", corrupting)
     with pytest.raises(storage.WriteError, match="mem-decision-old.md"):
         vault.supersede("mem-decision-old", "mem-decision-new")
-    monkeypatch.setattr(storage, "write_atomic", real)
+    monkeypatch.setattr(storage, "write_all", real)
     assert {p.name: p.read_bytes() for p in (builder.root / "decisions").iterdir()} == before
     assert list((builder.root / ".workbench" / "journal").glob("*.json")) == []
 

@@ -516,7 +516,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.command in (None, "tui"):
             return run_tui(args.vault, args.flavour)
         vault = open_vault(args.vault, args.flavour)
-        return COMMANDS[args.command](vault, args)
+        shown = len(vault.recovery_notes)
+        try:
+            return COMMANDS[args.command](vault, args)
+        finally:  # what the store did beyond the command (a record it set aside), said as it was at open
+            for note in vault.recovery_notes[shown:]:
+                print(f"workbench: {safe(note)}", file=sys.stderr)
     except VaultError as exc:
         print(f"workbench: {safe(str(exc))}", file=sys.stderr)
         return EXIT_USAGE

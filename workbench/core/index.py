@@ -41,6 +41,7 @@ from .parse import ParsedFile, as_date, digest_of, parse_bytes
 from .records import IdLog, Record, build_record, invalidating, read_document, today
 from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
 from .validate import check_relations
+from .vaultfs import first_link
 from .walk import RECOVERY_DIR, STATE_DIR, Walk, find_root, is_debris, walk_vault
 from .yamledit import EditError, apply_meta, render_frontmatter
 
@@ -114,7 +115,8 @@ class VaultIndex:
         # anyone else's vault a new `log.md` would be a new note, so it stays with our state.
         self.log_path = root / "log.md" if flavour.native or flavour.is_reserved("log.md") else self.state_dir / "log.md"
         self.lock = VaultLock(self.state_dir)
-        self.writer = ChangeWriter(root, self.state_dir, self.lock, self.log_path)
+        self.recovery_notes: list[str] = []
+        self.writer = ChangeWriter(root, self.state_dir, self.lock, self.log_path, self.recovery_notes)
         self._records: dict[str, Record] = {}
         self._by_id: dict[str, str] = {}  # id -> the file that owns it: the first in path order
         self._shared: dict[str, set[str]] = {}  # id -> every file claiming it, for ids claimed twice or more
@@ -122,7 +124,7 @@ class VaultIndex:
         self._relation_problems: list[Problem] | None = None
         self._symlinks: list[str] = []
         self._not_pages: list[tuple[str, str]] = []
-        self.recovery_notes: list[str] = []
+        self._specials: list[str] = []
         self.store: DerivedStore | None = None
         self.mutex = threading.RLock()
         self.generation = 0  # moves whenever the records change, so derived views know to rebuild
@@ -151,9 +153,9 @@ class VaultIndex:
         vault = cls(root, chosen)
         walk = walk_vault(vault.root, chosen)
         if vault.writer.needs_recovery(walk.temporaries):
-            vault.recovery_notes = vault.writer.recover(walk.temporaries)
+            vault.recovery_notes.extend(vault.writer.recover(walk.temporaries))
             walk = walk_vault(vault.root, chosen)
-        vault.store = DerivedStore(vault.state_dir / "index.sqlite", chosen.name)
+        vault.store = DerivedStore(vault.store_path(), chosen.name)
         with collector_paused():
             vault._load(walk, vault.store.load(today()))
         return vault
@@ -196,9 +198,10 @@ class VaultIndex:
             moved = self._records.pop(path, None) is not None or moved
         if self.store is not None and gone:
             self.store.save([], gone, on)
-        moved = moved or bool(to_parse) or (walk.symlinks, walk.not_pages) != (self._symlinks, self._not_pages)
+        moved = moved or bool(to_parse) or (walk.symlinks, walk.not_pages, walk.specials) != (self._symlinks, self._not_pages, self._specials)
         self._symlinks = walk.symlinks
         self._not_pages = walk.not_pages
+        self._specials = walk.specials
         if moved or self.generation == 0:
             self.reindex()
         self.mend_store()
@@ -518,9 +521,15 @@ class VaultIndex:
         relations = self._relations()
         with self.mutex:
             found = [p for r in self._records.values() for p in r.problems] + relations
-            found += [Problem(s, Severity.WARNING, "symlink-ignored", "symlinks are never followed; this one is not part of the vault") for s in self._symlinks]
+            found += [Problem(s, Severity.WARNING, "symlink-ignored", self._why_ignored(s)) for s in self._symlinks]
             found += [Problem(path, Severity.WARNING, "not-a-page", why) for path, why in self._not_pages]
+            found += [Problem(s, Severity.WARNING, "not-a-regular-file", "a FIFO, socket or device is never read or written; this one is not part of the vault") for s in self._specials]
         return Problems(sorted(found, key=lambda p: (p.path, p.line or 0, p.code, p.message)))
+
+    def _why_ignored(self, link: str) -> str:
+        if link.split("/")[0] in (STATE_DIR, RECOVERY_DIR) or self.root / link == self.log_path:
+            return "symlinks are never followed; the workbench keeps its own files here and writes nothing through it: changes that need it are refused until this is a real file or folder"
+        return "symlinks are never followed; this one is not part of the vault"
 
     def problems_for(self, doc_id: str) -> Problems:
         relations = self._relations()
@@ -670,9 +679,18 @@ class VaultIndex:
         if self.store is not None:
             self.store.close()
         between()
-        self.store = DerivedStore(self.state_dir / "index.sqlite", self.flavour.name)
+        self.store = DerivedStore(self.store_path(), self.flavour.name)
         with self.store.bulk():
             self.store.save(self.records, [], today())
+
+    def store_path(self) -> Path | None:
+        """Where the derived store lives: `.workbench/index.sqlite`, or nowhere (in memory) when a
+        symlink on the way would take SQLite's writes out of the vault."""
+        base = self.state_dir.parent  # the vault's root, or the cache folder holding another format's state
+        name = f"{self.state_dir.name}/index.sqlite"
+        if any(first_link(base, name + suffix) for suffix in ("", "-wal", "-shm", "-journal")):
+            return None
+        return base / name
 
     def mend_store(self) -> bool:
         """Build the derived store again if a query found its file broken (damaged on disk, by

@@ -32,6 +32,7 @@ __all__ = [
     "Severity",
     "Source",
     "Status",
+    "UnsafePathError",
     "VaultError",
     "WorkbenchError",
     "member",
@@ -287,6 +288,11 @@ class QueryError(WorkbenchError):
 
 class RefusedError(WorkbenchError):
     """A request the workbench will not carry out: an unknown id, a forbidden transition."""
+
+
+class UnsafePathError(RefusedError):
+    """A path the workbench will not write or delete through: a symlink on the way, a file that is
+    not a regular file (a FIFO), or a path from its own state that points outside the vault."""
 
 
 class ConflictError(RefusedError):

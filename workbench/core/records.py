@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import errno
+import os
+import stat
 from collections import deque
 from dataclasses import dataclass
 
@@ -103,15 +106,24 @@ def read_document(path) -> bytes | None:
     """A file's bytes for parsing, but never more than the limit plus one: a 100 MB file is
     refused from its first 16 MiB, not read whole."""
     try:
-        with open(path, "rb") as handle:
-            # Asked for 16 MiB at once, Python allocates them before it reads a byte: a small first
-            # read, then the rest only for a large file, made reading a vault three times quicker.
-            data = handle.read(FIRST_READ)
-            if len(data) == FIRST_READ:
-                data += handle.read(MAX_FILE_BYTES + 1 - FIRST_READ)
-            return data
+        # O_NONBLOCK and a regular file only: a FIFO swapped in for a document must not hang us.
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except (FileNotFoundError, IsADirectoryError):
         return None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):
+            return None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    with open(fd, "rb") as handle:
+        # Asked for 16 MiB at once, Python allocates them before it reads a byte: a small first
+        # read, then the rest only for a large file, made reading a vault three times quicker.
+        data = handle.read(FIRST_READ)
+        if len(data) == FIRST_READ:
+            data += handle.read(MAX_FILE_BYTES + 1 - FIRST_READ)
+        return data
 
 
 # How far back the log of changed ids reaches. A reader that last looked longer ago (or a batch

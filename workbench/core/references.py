@@ -9,18 +9,18 @@ and the log's mentions all go, and the log records only that a document was dele
 from __future__ import annotations
 
 import re
-import shutil
 
 from .changes import Plan
 from .index import VaultIndex
 from .model import ID_PATTERN, TYPE_FOLDERS, DocType, RefusedError, Status, id_list
-from .storage import FileChange, write_atomic
+from .storage import FileChange
+from .walk import RECOVERY_DIR, STATE_DIR
 
 __all__ = ["forget", "plan_rename", "plan_forget", "scrub_traces", "FORGOTTEN"]
 
 LIST_KEYS = ("supersedes", "superseded_by", "compatible_with")
 FORGOTTEN = "(forgotten)"
-KEPT_STATE = {"lock", "lock.guard", "journal", "history"}
+KEPT_STATE = {"lock", "journal", "history"}
 
 
 def _mention(doc_id: str) -> re.Pattern[str]:
@@ -81,7 +81,7 @@ def plan_forget(vault: VaultIndex, doc_id: str, confirm: str) -> Plan:
     if confirm != doc_id:
         raise RefusedError(f"forget needs the id typed again exactly: --confirm {doc_id}")
     doc = vault.get(doc_id)
-    changes = [FileChange(doc.path, (vault.root / doc.path).read_bytes(), None)]
+    changes = [FileChange(doc.path, vault.writer.read(doc.path), None)]
     pattern = _mention(doc_id)
     for other in vault.documents:
         if other.id == doc_id or not _references(other, doc_id):
@@ -100,40 +100,42 @@ def scrub_traces(vault: VaultIndex, doc_id: str, path: str, body: str = "", titl
 
     Backups and undo records are removed when they hold the id or the body; the log loses the id
     and the quoted title. Only these: a short common word must never cost other documents their
-    backups.
+    backups. Nothing is deleted through a symlink: with `.workbench`, its history, `.recovery` or
+    the log linked elsewhere, the whole forget is refused before anything goes.
     """
     if not ID_PATTERN.fullmatch(doc_id):
         raise RefusedError(f"{doc_id!r} is not a document id")
+    writer = vault.writer
+    writer.check_state(RECOVERY_DIR)
     done: list[str] = []
     needles = [doc_id.encode("utf-8")] + ([body.strip().encode("utf-8")] if len(body.strip()) >= 16 else [])
-    recovery = vault.recovery_dir
-    if recovery.is_dir():
-        for backup in sorted(p for p in recovery.rglob("*") if p.is_file() and not p.is_symlink()):
-            relative = backup.relative_to(recovery).as_posix()
-            data = backup.read_bytes()
-            if (path and relative.startswith(path + ".")) or any(n in data for n in needles):
-                backup.unlink()
-                done.append(f"removed backup {relative}")
-    history = vault.state_dir / "history"
-    if history.is_dir():
-        for record in sorted(history.rglob("*.json")):
-            data = record.read_bytes()
-            if any(n in data for n in needles) or any(_b64_contains(data, n) for n in needles):
-                record.unlink()
-                done.append(f"removed undo record {record.name}")
-    if vault.log_path.exists():
-        text = vault.log_path.read_text("utf-8", errors="replace")
+    for backup in writer.files_under(RECOVERY_DIR):
+        relative = backup[len(RECOVERY_DIR) + 1:]
+        data = writer.read(backup) or b""
+        if (path and relative.startswith(path + ".")) or any(n in data for n in needles):
+            writer.remove(backup)
+            done.append(f"removed backup {relative}")
+    history = f"{STATE_DIR}/history"
+    for record in writer.files_under(history):
+        if not record.endswith(".json"):
+            continue
+        data = writer.read(record) or b""
+        if any(n in data for n in needles) or any(_b64_contains(data, n) for n in needles):
+            writer.remove(record)
+            done.append(f"removed undo record {record.rsplit('/', 1)[1]}")
+    log = writer.read(writer.log_name)
+    if log is not None:
+        text = log.decode("utf-8", errors="replace")
         scrubbed = _mention(doc_id).sub("[redacted]", text)
         if title.strip():
             scrubbed = scrubbed.replace(f"“{title.strip()}”", "“[redacted]”")
         if scrubbed != text:
-            write_atomic(vault.log_path, scrubbed.encode("utf-8"))
+            writer.write(writer.log_name, scrubbed.encode("utf-8"))
             done.append("redacted the log")
-    if vault.state_dir.is_dir():
-        for entry in vault.state_dir.iterdir():
-            if entry.name not in KEPT_STATE:
-                shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
-                done.append(f"dropped derived state {entry.name}")
+    for name in writer.names(STATE_DIR):
+        if name not in KEPT_STATE:
+            writer.remove_tree(f"{STATE_DIR}/{name}")
+            done.append(f"dropped derived state {name}")
     return done
 
 
@@ -142,6 +144,8 @@ def forget(vault: VaultIndex, doc_id: str, confirm: str, dry_run: bool = False) 
     vault.require_native("forgetting")
     if confirm != doc_id:
         raise RefusedError(f"forget needs the id typed again exactly: --confirm {doc_id}")
+    if not dry_run:
+        vault.writer.check_state(RECOVERY_DIR)  # before anything goes: nothing is deleted through a symlink
     if doc_id not in vault:
         if not ID_PATTERN.fullmatch(doc_id):
             raise RefusedError(f"no document has the id {doc_id!r}")

@@ -1,35 +1,63 @@
-"""Writing files so that nothing is ever lost: the vault lock, atomic writes and the change journal.
+"""Writing files so that nothing is ever lost: atomic, checked replacement and the change journal.
 
 A change is a list of whole-file replacements (`FileChange`: the bytes before, the bytes after).
-`ChangeWriter.apply` carries it out under the vault lock: it refuses if any file is no longer what
-the change was computed from, records the change in a journal, writes each file atomically (a
-unique temporary file in the same folder, fsync, rename, fsync of the folder), reads each one back,
-and only then marks the journal committed. The next open of the vault finds any journal a crash
-left: an uncommitted change is rolled back, a committed one is finished, and stray temporary files
-are removed. Committed journals move to the history, which is what undo reads.
+`ChangeWriter.apply` carries it out under the vault lock (`lock.py`): it refuses if any file is no
+longer what the change was computed from, records the change in a journal, writes each file
+(a unique temporary file in the same folder, fsync, read back and checked, then swapped in, the
+folder fsynced), and only then marks the journal committed. The next open of the vault finds any
+journal a crash left: an uncommitted change is rolled back, a committed one is finished, and
+stray temporary files are removed. Committed journals move to the history, which is what undo
+reads. Every path is reached through `vaultfs.Folders`: never through a symlink, and a path read
+back from a journal or the history must be a normal path inside the vault, or the record is set
+aside under `.workbench/refused/` and named in the notes.
+
+Agents write the same files with plain file I/O, and a rename cannot be compare-and-swap: between
+the last look at a file and the rename over it, an agent may append to it, and the rename would
+drop what it wrote. So each file is checked again at the moment it is replaced. Where the system
+can (Linux's `renameat2` with `RENAME_EXCHANGE`), the new file and the old one swap names in one
+step, which hands back exactly the file that was replaced: it stays under a temporary name until
+the change commits, and is checked right after the swap and again once every file is written. If
+anyone wrote to it, or replaced it, since it was read, the swap is undone (the agent's file, with
+its bytes, goes back under its name, the same inode its open handles point at), the other files
+of the change go back too, and `ConflictError` is raised. Elsewhere the old file is held open
+across a plain rename and checked the same way; only a file renamed over the target in the
+microseconds between the last check and the rename is then beyond reach. Bytes written to an old
+file after the last check, through a handle opened before the change, are found when it is
+dropped and kept under `.recovery/`, said in the log.
 """
 
 from __future__ import annotations
 
 import base64
+import ctypes
+import errno
 import json
 import os
-import socket
-import threading
+import stat
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from .model import ConflictError, VaultError, WorkbenchError
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - the workbench targets POSIX systems
-    fcntl = None  # type: ignore[assignment]
+from .lock import LockTimeout, VaultLock
+from .model import ConflictError, UnsafePathError, WorkbenchError
+from .textmerge import merge3
+from .vaultfs import (
+    FILE_FLAGS,
+    RECOVERY_DIR,
+    TEMP_MARK,
+    Folders,
+    first_link,
+    fsync_folder,
+    is_temporary,
+    read_fd,
+    relative_path,
+    split,
+    temporary_name,
+    unsafe_reason,
+    write_all,
+)
 
 __all__ = [
     "FileChange",
@@ -38,18 +66,18 @@ __all__ = [
     "WriteError",
     "ChangeWriter",
     "write_atomic",
+    "write_all",
     "read_bytes",
     "TEMP_MARK",
+    "USE_EXCHANGE",
     "crash_point",
 ]
 
-STALE_AFTER = 30.0
-TEMP_MARK = ".wb-"
 HISTORY_KEEP = 200
-
-
-class LockTimeout(VaultError):
-    """Another live process held the vault lock for longer than we wait."""
+RENAME_EXCHANGE = 2
+# Swap a new file and the one it replaces in one step where the system can (Linux renameat2); off,
+# every replacement takes the plain-rename way that other systems take.
+USE_EXCHANGE = True
 
 
 class WriteError(WorkbenchError):
@@ -57,7 +85,8 @@ class WriteError(WorkbenchError):
 
 
 def crash_point(name: str) -> None:
-    """A named step where tests kill the process (`WORKBENCH_CRASH_AT=name[:n]`) to prove recovery."""
+    """A named step where tests kill the process (`WORKBENCH_CRASH_AT=name[:n]`) to prove recovery,
+    or act as an agent would at that moment (by replacing this function)."""
     wanted = os.environ.get("WORKBENCH_CRASH_AT")
     if not wanted:
         return
@@ -80,10 +109,22 @@ class FileChange:
 
 
 def read_bytes(path: Path) -> bytes | None:
+    """The bytes of the regular file at `path`, None when there is none. A symlink as the last part
+    or a FIFO is refused (UnsafePathError): reading a FIFO would wait for a writer forever."""
     try:
-        return path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | FILE_FLAGS)
     except FileNotFoundError:
         return None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):
+            raise UnsafePathError(f"{path} is a symbolic link or a special file; it is not read") from None
+        raise
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UnsafePathError(f"{path} is not a regular file; it is not read")
+        return read_fd(fd)
+    finally:
+        os.close(fd)
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -100,7 +141,8 @@ def _fsync_dir(folder: Path) -> None:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so that a crash leaves either the old or the new file, never half."""
+    """Replace `path` with `data` so that a crash leaves either the old or the new file, never half.
+    For files outside a vault (a migration's new vault); a vault's own go through `ChangeWriter`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.parent / f".{path.name}{TEMP_MARK}{uuid.uuid4().hex[:12]}.tmp"
     try:
@@ -110,10 +152,7 @@ def write_atomic(path: Path, data: bytes) -> None:
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
+            write_all(fd, data)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -128,171 +167,141 @@ def write_atomic(path: Path, data: bytes) -> None:
     _fsync_dir(path.parent)
 
 
-def _remove(path: Path) -> None:
+_renameat2: Any = None
+
+
+def _exchange(folder_fd: int, first: str, second: str) -> bool:
+    """Swap two names in one folder in one step; False where the system cannot (then nothing moved)."""
+    global _renameat2
+    if not USE_EXCHANGE:
+        return False
+    if _renameat2 is None:
+        try:
+            _renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+            _renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+        except (AttributeError, OSError):
+            _renameat2 = False
+    if _renameat2 is False:
+        return False
+    if _renameat2(folder_fd, os.fsencode(first), folder_fd, os.fsencode(second), RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), second)
+
+
+def _lstat(folder_fd: int, name: str) -> os.stat_result | None:
     try:
-        path.unlink()
+        return os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
     except FileNotFoundError:
-        return
-    _fsync_dir(path.parent)
+        return None
 
 
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
+def _read_name(folder_fd: int, name: str) -> tuple[int, bytes] | None:
+    """(inode, bytes) of the regular file `name` in the folder; None if there is none."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie holds no lock: it has exited and waits only to be reaped
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
-            return stat.read().rsplit(")", 1)[-1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
-
-
-class VaultLock:
-    """The vault-wide write lock: a lock file naming its holder, reentrant within a process.
-
-    A holder whose process is gone is taken over at once; a lock older than `stale_after` seconds is
-    stale and removed; a live holder is waited for, up to `wait` seconds. Creating, inspecting and
-    removing the lock file happen under a short `flock` on a guard file, so two processes can never
-    both decide that the same lock is stale and remove each other's.
-    """
-
-    def __init__(self, state_dir: Path, stale_after: float = STALE_AFTER, wait: float | None = None):
-        self.path = state_dir / "lock"
-        self.guard_path = state_dir / "lock.guard"
-        self.stale_after = stale_after
-        self.wait = stale_after + 5 if wait is None else wait
-        self._thread_lock = threading.RLock()
-        self._depth = 0
-        self._nonce = ""
-
-    @contextmanager
-    def _guard(self) -> Iterator[None]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.guard_path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)  # closing releases the flock
-
-    def holder(self) -> dict[str, Any] | None:
-        try:
-            return json.loads(self.path.read_text("utf-8"))
-        except (OSError, ValueError):
-            return None
-
-    def _is_stale(self) -> bool:
-        try:
-            age = time.time() - self.path.stat().st_mtime
-        except FileNotFoundError:
-            return True
-        if age > self.stale_after:
-            return True
-        info = self.holder()
-        if info and info.get("host") == socket.gethostname() and isinstance(info.get("pid"), int):
-            return not _pid_alive(info["pid"])
-        return False
-
-    def _try_take(self) -> bool:
-        with self._guard():
-            if self.path.exists():
-                if not self._is_stale():
-                    return False
-                _remove(self.path)
-            return self._create_locked()
-
-    def _create_locked(self) -> bool:
-        nonce = uuid.uuid4().hex
-        info = {"pid": os.getpid(), "host": socket.gethostname(), "nonce": nonce, "since": time.time()}
-        try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
-            return False
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(info, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        self._nonce = nonce
-        return True
-
-    def acquire(self) -> None:
-        self._thread_lock.acquire()
-        if self._depth:
-            self._depth += 1
-            return
-        deadline = time.monotonic() + self.wait
-        delay = 0.005
-        try:
-            while not self._try_take():
-                if time.monotonic() > deadline:
-                    info = self.holder() or {}
-                    raise LockTimeout(
-                        f"the vault is locked by process {info.get('pid', '?')} on {info.get('host', '?')}; "
-                        f"waited {self.wait:.0f} s"
-                    )
-                time.sleep(delay)
-                delay = min(delay * 2, 0.1)
-        except BaseException:
-            self._thread_lock.release()
-            raise
-        self._depth = 1
-
-    def release(self) -> None:
-        self._depth -= 1
-        if self._depth == 0:
-            with self._guard():
-                info = self.holder()
-                if info and info.get("nonce") == self._nonce:
-                    _remove(self.path)
-            self._nonce = ""
-        self._thread_lock.release()
-
-    def __enter__(self) -> VaultLock:
-        self.acquire()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
+        fd = os.open(name, os.O_RDONLY | FILE_FLAGS, dir_fd=folder_fd)
+    except OSError:
+        return None
+    try:
+        found = os.fstat(fd)
+        return (found.st_ino, read_fd(fd)) if stat.S_ISREG(found.st_mode) else None
+    finally:
+        os.close(fd)
 
 
 def _encode(data: bytes | None) -> str | None:
     return None if data is None else base64.b64encode(data).decode("ascii")
 
 
-def _decode(data: str | None) -> bytes | None:
-    return None if data is None else base64.b64decode(data)
+def _decode(data: object) -> bytes | None:
+    if data is None:
+        return None
+    if not isinstance(data, str):
+        raise ValueError("file bytes that are not base64 text")
+    return base64.b64decode(data, validate=True)
+
+
+def _join(before: bytes, after: bytes, old: bytes, now: bytes) -> bytes | None:
+    """A file with a change undone and every other writer's bytes kept: `old` is the replaced file
+    as others left it (it held `before`), `now` the new one as others left it (it held `after`).
+    None when the edits cannot be told apart."""
+    if old.startswith(before) and now.startswith(after):
+        return old + now[len(after):]  # appends, the common case: in the order they were made
+    texts = [data.decode("utf-8", "surrogateescape") for data in (before, after, old, now)]
+    undone = merge3(texts[1], texts[3], texts[0])  # `before`, with the edits made to our version
+    joined = merge3(texts[0], undone, texts[2]) if undone is not None else None  # and those made to the old one
+    return None if joined is None else joined.encode("utf-8", "surrogateescape")
 
 
 Verifier = Callable[[str, bytes], str | None]
 
 
-class ChangeWriter:
-    """Applies changes to the files under `root`, with journal, verification and history."""
+@dataclass
+class _Replaced:
+    """A file of a change in progress, replaced and not yet let go: the replaced file stays under
+    `aside` (or open, `held`) until the change commits, so that it can be checked and put back."""
 
-    def __init__(self, root: Path, state_dir: Path, lock: VaultLock, log_path: Path):
+    change: FileChange
+    folder_fd: int
+    name: str
+    aside: str | None  # the name the replaced (or deleted) file waits under
+    old_inode: int | None
+    new_inode: int | None
+    held: int | None = None  # the replaced file held open, where names could not be swapped
+
+
+class ChangeWriter:
+    """Applies changes to the files under `root`, with journal, verification and history.
+
+    `notes` collects, for a person to read, what the writer did beyond the change it was asked for
+    (a record set aside, an agent's late bytes kept)."""
+
+    def __init__(self, root: Path, state_dir: Path, lock: VaultLock, log_path: Path, notes: list[str] | None = None):
         self.root = root
+        self.state = state_dir.name
         self.journal_dir = state_dir / "journal"
         self.history_dir = state_dir / "history"
+        self.journal = f"{self.state}/journal"
+        self.history_folder = f"{self.state}/history"
+        self.refused_folder = f"{self.state}/refused"
         self.lock = lock
         self.log_path = log_path
+        # State of a vault of another format is kept outside it (the user's cache): reached under
+        # its folder's name, as if it were in the vault, through a mount of the folder handles.
+        self.mounts = {} if state_dir.parent == root else {self.state: state_dir}
+        self.log_name = log_path.relative_to(root).as_posix() if log_path.is_relative_to(root) else f"{self.state}/{log_path.name}"
+        self.notes: list[str] = [] if notes is None else notes
+
+    def _folders(self) -> Folders:
+        return Folders(self.root, self.mounts)
+
+    def _root_of(self, path: str) -> Path:
+        """The folder a vault-relative path of ours is under: the vault's, or, for state kept
+        outside it, the folder that holds that state."""
+        first = path.split("/", 1)[0]
+        return self.mounts[first].parent if first in self.mounts else self.root
 
     # -- applying -------------------------------------------------------------------------------
 
     def apply(self, changes: list[FileChange], summary: str, log_lines: list[str], verify: Verifier | None = None, keep_history: bool = True) -> str:
-        """Write every change or none; returns the change's id. Raises ConflictError before writing
-        anything if a file is not what the change was computed from."""
+        """Write every change or none; returns the change's id. Raises ConflictError, with nothing
+        of the change written, if a file is not what the change was computed from, before or while
+        it is written; UnsafePathError, before writing anything, for a symlink on any path."""
         changes = [c for c in changes if c.before != c.after]
         if not changes:
             return ""
-        with self.lock:
+        for change in changes:
+            relative_path(change.path)
+        with self.lock, self._folders() as folders:
+            if any(name.endswith(".json") for name in self._names(folders, self.journal)):
+                self.notes.extend(self._recover_journals(folders))  # a holder that died left it
+            self.check_state(keep_history=keep_history)
             for change in changes:
-                if read_bytes(self.root / change.path) != change.before:
+                self._refuse_unsafe(folders, change.path)
+            for change in changes:
+                if folders.read(change.path) != change.before:
                     raise ConflictError(change.path)
             # Nanoseconds in the id: two changes in one second must still sort in the order they
             # were made, or undo would take the wrong one. Second and nanoseconds come from one
@@ -308,155 +317,541 @@ class ChangeWriter:
                 "log": log_lines,
                 "files": [{"path": c.path, "before": _encode(c.before), "after": _encode(c.after)} for c in changes],
             }
-            journal = self.journal_dir / f"{change_id}.json"
-            write_atomic(journal, json.dumps(record).encode("utf-8"))
+            journal = f"{self.journal}/{change_id}.json"
+            self._write_state(folders, journal, record)
             crash_point("journal-written")
-            touched: list[FileChange] = []
+            done: list[_Replaced] = []
             try:
                 for change in changes:
-                    touched.append(change)  # before writing: a failed write may have replaced it
-                    self._write_verified(change, verify)
+                    self._replace(folders, change, verify, done)
                     crash_point("file-written")
-            except BaseException:
-                for change in reversed(touched):
-                    if read_bytes(self.root / change.path) != change.before:
-                        self._restore(change.path, change.before)
-                _remove(journal)
+                for replaced in done:  # the last look: nobody wrote to a replaced file meanwhile
+                    if not self._untouched(replaced):
+                        raise ConflictError(replaced.change.path, f"{replaced.change.path} was written by another process while "
+                                                                  "the change was made; its bytes are kept and nothing was written")
+            except BaseException as exc:
+                left = self._put_back_all(folders, done)
+                folders.remove(journal)
+                if left and isinstance(exc, ConflictError):
+                    raise ConflictError(exc.path, f"{exc}; but {'; '.join(left)}") from None
                 raise
             record["state"] = "committed"
-            write_atomic(journal, json.dumps(record).encode("utf-8"))
+            self._write_state(folders, journal, record)
             crash_point("committed")
-            self._finish(journal, record, keep_history)
+            late = self._let_go(folders, done)
+            self._finish(folders, journal, record, keep_history, late)
             return change_id
 
-    def _write_verified(self, change: FileChange, verify: Verifier | None) -> None:
-        target = self.root / change.path
-        for attempt in (1, 2):
-            if change.after is None:
-                _remove(target)
-                if not target.exists():
-                    return
-                failure = "the file is still there after removing it"
-            else:
-                write_atomic(target, change.after)
-                back = read_bytes(target)
-                failure = None if back == change.after else "the file read back differs from what was written"
-                if failure is None and verify is not None:
-                    failure = verify(change.path, back)
-                if failure is None:
-                    return
+    def check_state(self, *also: str, keep_history: bool = True) -> None:
+        """Refuse (UnsafePathError) when the journal's or the history's folder (or those in `also`)
+        or the log is a symlink, or the log not a regular file: nothing is written or deleted then."""
+        folders = [self.state, self.journal, *([self.history_folder] if keep_history else []), *also]
+        for folder in folders:
+            why = unsafe_reason(self._root_of(folder), folder, regular=False)
+            if why:
+                raise UnsafePathError(why)
+        why = unsafe_reason(self._root_of(self.log_name), self.log_name)
+        if why:
+            raise UnsafePathError(f"{why}; the change log cannot be written")
+
+    def _refuse_unsafe(self, folders: Folders, path: str) -> None:
+        folder, _ = split(path)
+        try:
+            folders.fd(folder)  # every part that exists is opened: a symlink among them is refused
+        except FileNotFoundError:
+            link = first_link(self._root_of(path), path)
+            if link:
+                raise UnsafePathError(f"{link} is a symbolic link; the workbench never writes or deletes through one") from None
+            return
+        found = folders.lstat(path)
+        if found is not None and not stat.S_ISREG(found.st_mode):
+            why = unsafe_reason(self._root_of(path), path)
+            raise UnsafePathError(why or f"{path} is not a regular file")
+
+    @staticmethod
+    def _names(folders: Folders, folder: str) -> list[str]:
+        try:
+            return folders.names(folder)
+        except UnsafePathError:
+            return []
+
+    def _write_state(self, folders: Folders, path: str, record: dict[str, Any]) -> None:
+        folders.write(path, json.dumps(record).encode("utf-8"), before_rename=lambda: crash_point("before-rename"))
+
+    def _write_new(self, folder_fd: int, name: str, change: FileChange, verify: Verifier | None, mode: int) -> str:
+        """A temporary file beside `name` holding `change.after`, fsynced, read back and checked;
+        written again once if it reads back wrong. Its name."""
+        assert change.after is not None
+        failure = ""
+        for _attempt in (1, 2):
+            temp = temporary_name(name)
+            fd = os.open(temp, os.O_RDWR | os.O_CREAT | os.O_EXCL | FILE_FLAGS, mode, dir_fd=folder_fd)
+            try:
+                write_all(fd, change.after)
+                os.fsync(fd)
+                back = read_fd(fd)
+            finally:
+                os.close(fd)
+            failure = None if back == change.after else "the file read back differs from what was written"
+            if failure is None and verify is not None:
+                failure = verify(change.path, back)
+            if failure is None:
+                return temp
+            Folders.remove_name(folder_fd, temp)
         raise WriteError(f"{change.path}: {failure}; the change was rolled back")
 
-    def _restore(self, relative: str, data: bytes | None) -> None:
-        target = self.root / relative
-        if data is None:
-            _remove(target)
-        else:
-            write_atomic(target, data)
+    def _replace(self, folders: Folders, change: FileChange, verify: Verifier | None, done: list[_Replaced]) -> None:
+        """Put one file of the change in place, checked against `change.before` at that moment, and
+        note it in `done` (so the change can be undone) as soon as it is in place."""
+        folder, name = split(change.path)
+        folder_fd = folders.fd(folder, create=change.after is not None)
+        old_fd = None
+        temp = None
+        try:
+            if change.before is not None:
+                old_fd = folders.open_file(change.path)
+                if old_fd is None:
+                    raise ConflictError(change.path)
+            old = os.fstat(old_fd) if old_fd is not None else None
+            if change.after is not None:
+                temp = self._write_new(folder_fd, name, change, verify, stat.S_IMODE(old.st_mode) if old else 0o644)
+            if old_fd is not None and read_fd(old_fd) != change.before:
+                raise ConflictError(change.path)
+            if change.before is None and _lstat(folder_fd, name) is not None:
+                raise ConflictError(change.path)
+            crash_point("before-rename")
+            if change.after is None:
+                aside = temporary_name(name)
+                os.rename(name, aside, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
+                done.append(_Replaced(change, folder_fd, name, aside, old.st_ino if old else None, None))
+            else:
+                assert temp is not None
+                new_inode = os.stat(temp, dir_fd=folder_fd).st_ino
+                if change.before is None:
+                    self._create(folder_fd, temp, name, change.path)
+                    done.append(_Replaced(change, folder_fd, name, None, None, new_inode))
+                elif _exchange(folder_fd, temp, name):
+                    done.append(_Replaced(change, folder_fd, name, temp, old.st_ino if old else None, new_inode))
+                else:
+                    # The last look before a rename that cannot hand back what it replaced: the
+                    # name must still hold the file checked (the window left is this one call).
+                    if getattr(_lstat(folder_fd, name), "st_ino", None) != (old.st_ino if old else None):
+                        raise ConflictError(change.path)
+                    os.replace(temp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
+                    done.append(_Replaced(change, folder_fd, name, None, old.st_ino if old else None, new_inode, held=old_fd))
+                    old_fd = None
+                temp = None
+            fsync_folder(folder_fd)
+            if not self._untouched(done[-1]):
+                raise ConflictError(change.path, f"{change.path} was written by another process as it was replaced; "
+                                                 "its bytes are kept and nothing was written")
+        finally:
+            if old_fd is not None:
+                os.close(old_fd)
+            if temp is not None:
+                Folders.remove_name(folder_fd, temp)
 
-    def _finish(self, journal: Path, record: dict[str, Any], keep_history: bool) -> None:
-        self._append_log(record.get("log") or [])
-        crash_point("logged")
-        if keep_history:
-            self.history_dir.mkdir(parents=True, exist_ok=True)
-            os.replace(journal, self.history_dir / journal.name)
-            _fsync_dir(self.history_dir)
-            self._trim_history()
+    @staticmethod
+    def _create(folder_fd: int, temp: str, name: str, path: str) -> None:
+        """A new file under `name`, never over one that appeared meanwhile: a hard link fails if the
+        name is taken (where links cannot be made, a last look and a rename)."""
+        try:
+            os.link(temp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd, follow_symlinks=False)
+        except FileExistsError:
+            raise ConflictError(path, f"{path} was created by another process meanwhile; nothing was written") from None
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS):
+                raise
+            if _lstat(folder_fd, name) is not None:
+                raise ConflictError(path) from None
+            os.replace(temp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
+            return
+        Folders.remove_name(folder_fd, temp)
+
+    @staticmethod
+    def _untouched(replaced: _Replaced) -> bool:
+        """Whether the file this one replaced is the one that was checked, still holding exactly the
+        bytes the change was computed from."""
+        before = replaced.change.before
+        if before is None:
+            return True
+        if replaced.held is not None:
+            return read_fd(replaced.held) == before
+        assert replaced.aside is not None
+        found = _read_name(replaced.folder_fd, replaced.aside)
+        return found is not None and found == (replaced.old_inode, before)
+
+    def _put_back_all(self, folders: Folders, done: list[_Replaced]) -> list[str]:
+        """Undo the files of a change that did not complete, last first; what could not be put
+        back as it was, in words."""
+        left: list[str] = []
+        for replaced in reversed(done):
+            try:
+                left += self._put_back(folders, replaced)
+            except OSError as exc:
+                left.append(f"{replaced.change.path} could not be put back ({exc.strerror})")
+            finally:
+                if replaced.held is not None:
+                    os.close(replaced.held)
+                    replaced.held = None
+        return left
+
+    def _put_back(self, folders: Folders, replaced: _Replaced) -> list[str]:
+        change, folder_fd, name = replaced.change, replaced.folder_fd, replaced.name
+        now = _read_name(folder_fd, name)
+        ours = now is not None and now == (replaced.new_inode, change.after)
+        if change.after is None:  # deleted: the file waits under `aside`
+            assert replaced.aside is not None
+            try:
+                os.link(replaced.aside, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd, follow_symlinks=False)
+            except FileExistsError:
+                return [self._keep(folders, replaced, f"a new {change.path} took its place")]
+            Folders.remove_name(folder_fd, replaced.aside)
+        elif change.before is None:  # created
+            if ours:
+                Folders.remove_name(folder_fd, name)
+            elif now is not None:
+                return [f"{change.path} was written by another process after it was created; it keeps that version"]
+        elif replaced.aside is not None:  # swapped: the replaced file waits under `aside`
+            if ours:
+                if not _exchange(folder_fd, replaced.aside, name):
+                    raise OSError(errno.ENOTSUP, "cannot swap the files back")
+                Folders.remove_name(folder_fd, replaced.aside)
+            else:  # written on since it went in: undo the change in it, keeping every writer's bytes
+                old = _read_name(folder_fd, replaced.aside)
+                joined = _join(change.before, change.after, old[1], now[1]) if old and now and change.before is not None else None
+                if joined is None or not self._swap_in(folder_fd, name, change.path, joined, now):
+                    return [self._keep(folders, replaced, "it was written by another process after it was replaced, and keeps that version")]
+                Folders.remove_name(folder_fd, replaced.aside)
+        else:  # renamed over; the replaced file is held open
+            assert replaced.held is not None and change.before is not None
+            old_bytes = read_fd(replaced.held)
+            if ours:
+                folders.write(change.path, old_bytes)
+            else:
+                joined = _join(change.before, change.after, old_bytes, now[1]) if now else None
+                if joined is None or not self._swap_in(folder_fd, name, change.path, joined, now):
+                    if old_bytes != change.before:
+                        return [self._keep_bytes(folders, change.path, old_bytes, "was written by another process while it was replaced")]
+                    return [f"{change.path} was written by another process after it was replaced; it keeps that version"]
+        fsync_folder(folder_fd)
+        return []
+
+    def _swap_in(self, folder_fd: int, name: str, path: str, data: bytes, expected: tuple[int, bytes] | None) -> bool:
+        """Put `data` under `name` if the file there is still `expected` (inode, bytes); False, with
+        nothing changed, if another process wrote it meanwhile."""
+        if expected is None:
+            return False
+        found = _lstat(folder_fd, name)
+        temp: str | None = self._write_new(folder_fd, name, FileChange(path, expected[1], data), None,
+                                           stat.S_IMODE(found.st_mode) if found else 0o644)
+        try:
+            if _exchange(folder_fd, temp, name):
+                if _read_name(folder_fd, temp) == expected:
+                    return True  # the file it replaced, now under `temp`, goes below
+                _exchange(folder_fd, temp, name)
+                return False
+            if _read_name(folder_fd, name) != expected:
+                return False
+            os.replace(temp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
+            temp = None
+            return True
+        finally:
+            if temp is not None:
+                Folders.remove_name(folder_fd, temp)
+
+    def _keep(self, folders: Folders, replaced: _Replaced, why: str) -> str:
+        """Move the replaced file, under `aside`, to `.recovery/` (or beside its place) instead of
+        dropping it: someone may have written to it."""
+        assert replaced.aside is not None
+        found = _read_name(replaced.folder_fd, replaced.aside)
+        if found is not None and found[1] == replaced.change.before:
+            Folders.remove_name(replaced.folder_fd, replaced.aside)
+            return f"{replaced.change.path}: {why}"
+        target = self._recovery_name(folders, replaced.change.path)
+        try:
+            folder, name = split(target)
+            os.rename(replaced.aside, name, src_dir_fd=replaced.folder_fd, dst_dir_fd=folders.fd(folder, create=True))
+        except (OSError, UnsafePathError):
+            target = f"{split(replaced.change.path)[0]}/.{replaced.name}.kept-{uuid.uuid4().hex[:8]}".lstrip("/")
+            os.rename(replaced.aside, split(target)[1], src_dir_fd=replaced.folder_fd, dst_dir_fd=replaced.folder_fd)
+        return f"{replaced.change.path}: {why}; the version it replaced is kept in {target}"
+
+    def _keep_bytes(self, folders: Folders, path: str, data: bytes, why: str) -> str:
+        target = self._recovery_name(folders, path)
+        try:
+            folders.write(target, data)
+        except (OSError, UnsafePathError):
+            folder, name = split(path)
+            target = f"{folder}/.{name}.kept-{uuid.uuid4().hex[:8]}".lstrip("/")
+            folders.write(target, data)
+        return f"{path} {why}; what it wrote is kept in {target}"
+
+    @staticmethod
+    def _recovery_name(folders: Folders, path: str) -> str:
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        target, counter = f"{RECOVERY_DIR}/{path}.{stamp}", 1
+        while folders.lstat(target) is not None:
+            counter += 1
+            target = f"{RECOVERY_DIR}/{path}.{stamp}-{counter}"
+        return target
+
+    def _let_go(self, folders: Folders, done: list[_Replaced]) -> list[str]:
+        """Drop the replaced files once the change committed, looking at each one last time:
+        bytes written to it after the last check (through a handle opened before the change)
+        are kept under `.recovery/`; what was kept, in words."""
+        kept: list[str] = []
+        for replaced in done:
+            before = replaced.change.before
+            try:
+                if replaced.held is not None:
+                    late = read_fd(replaced.held)
+                    os.close(replaced.held)
+                    replaced.held = None
+                elif replaced.aside is not None:
+                    fd = os.open(replaced.aside, os.O_RDONLY | FILE_FLAGS, dir_fd=replaced.folder_fd)
+                    try:
+                        Folders.remove_name(replaced.folder_fd, replaced.aside)
+                        late = read_fd(fd)  # after the name went: a write that made it in is here
+                    finally:
+                        os.close(fd)
+                else:
+                    continue
+            except OSError:
+                continue  # a temporary name left behind is removed by the next open
+            if before is not None and late != before:
+                try:
+                    kept.append(self._keep_bytes(folders, replaced.change.path, late, "was written by another process as it was replaced"))
+                except (OSError, UnsafePathError) as exc:  # the change is in: say what could not be kept
+                    kept.append(f"{replaced.change.path} was written by another process as it was replaced, and that could not be kept: {exc}")
+        self.notes.extend(kept)  # the names dropped need no fsync: a crash leaves them to the next open
+        return kept
+
+    def _restore(self, folders: Folders, path: str, data: bytes | None) -> None:
+        if data is None:
+            folders.remove(path)
         else:
-            _remove(journal)
+            folders.write(path, data)
+
+    def _finish(self, folders: Folders, journal: str, record: dict[str, Any], keep_history: bool, more: list[str] = ()) -> None:
+        lines = list(record.get("log") or [])
+        lines += [f"- {time.strftime('%Y-%m-%d %H:%M')} {line}" for line in more]
+        try:
+            self._append_log(folders, lines)
+        except UnsafePathError as exc:
+            self.notes.append(f"the change log was not written: {exc}")
+        crash_point("logged")
+        name = split(journal)[1]
+        if keep_history:
+            folders.move(journal, f"{self.history_folder}/{name}")
+            self._trim(folders, self.history_folder)
+        else:
+            folders.remove(journal)
         crash_point("cleaned")
 
-    def _append_log(self, lines: list[str]) -> None:
+    def _append_log(self, folders: Folders, lines: list[str]) -> None:
         if not lines:
             return
-        existing = read_bytes(self.log_path)
-        text = "".join(line.rstrip("\n") + "\n" for line in lines)
-        if existing is not None and existing.decode("utf-8", "replace").endswith(text):
-            return  # a recovered change whose log line already landed
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
-        fd = os.open(self.log_path, flags, 0o644)
+        fd = folders.open_file(self.log_name, os.O_RDWR | os.O_APPEND | os.O_CREAT, create_folders=True)
+        assert fd is not None
         try:
-            if not existing:
-                os.write(fd, b"# Log\n\n")
-            elif not existing.endswith(b"\n"):
-                os.write(fd, b"\n")
-            os.write(fd, text.encode("utf-8"))
+            existing = read_fd(fd)
+            text = "".join(line.rstrip("\n") + "\n" for line in lines)
+            if existing and existing.decode("utf-8", "replace").endswith(text):
+                return  # a recovered change whose log line already landed
+            lead = b"# Log\n\n" if not existing else b"" if existing.endswith(b"\n") else b"\n"
+            write_all(fd, lead + text.encode("utf-8"))
             os.fsync(fd)
         finally:
             os.close(fd)
 
-    def _trim_history(self) -> None:
-        records = sorted(self.history_dir.glob("*.json"))
+    @staticmethod
+    def _trim(folders: Folders, folder: str) -> None:
+        records = [name for name in folders.names(folder) if name.endswith(".json")]
         for old in records[:-HISTORY_KEEP]:
-            _remove(old)
+            folders.remove(f"{folder}/{old}")
+
+    # -- the records kept under .workbench --------------------------------------------------------
+
+    def _read_record(self, folders: Folders, path: str) -> dict[str, Any]:
+        """A journal or history record, its paths checked: each must be a normal path inside the
+        vault, outside `.workbench/`, with no symlink on the way (UnsafePathError otherwise); a
+        record that is not one is a ValueError."""
+        raw = folders.read(path)
+        if raw is None:
+            raise ValueError("it is gone")
+        try:
+            record = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            raise ValueError("it is not a change record") from None
+        if not isinstance(record, dict) or not isinstance(record.get("files"), list) or not record["files"]:
+            raise ValueError("it is not a change record")
+        if not isinstance(record.get("summary", ""), str) or not all(isinstance(line, str) for line in record.get("log") or []):
+            raise ValueError("it is not a change record")
+        files = []
+        for entry in record["files"]:
+            if not isinstance(entry, dict):
+                raise ValueError("it is not a change record")
+            target = relative_path(entry.get("path"))
+            if target.split("/")[0] == self.state:
+                raise UnsafePathError(f"{target!r} is the workbench's own state, never a file of a change")
+            link = first_link(self._root_of(target), target)
+            if link is not None:
+                raise UnsafePathError(f"{link} is a symbolic link")
+            try:
+                files.append(FileChange(target, _decode(entry.get("before")), _decode(entry.get("after"))))
+            except ValueError:
+                raise ValueError("its file bytes are not base64") from None
+        record["files"] = files
+        return record
+
+    def _set_aside(self, folders: Folders, path: str, why: str) -> str:
+        """Move a record that cannot be trusted out of the journal or the history, keeping it for a
+        person to look at; the note that says so."""
+        target = f"{self.refused_folder}/{split(path)[1]}"
+        try:
+            folders.move(path, target)
+        except (OSError, UnsafePathError):
+            folders.remove(path)
+            return f"removed {path}, which could not be set aside: {why}"
+        return f"set aside {path} as {target}: {why}"
 
     # -- recovery -------------------------------------------------------------------------------
 
     def needs_recovery(self, temporaries: list[Path]) -> bool:
-        return bool(temporaries) or bool(self._hidden_temporaries()) or (self.journal_dir.is_dir() and any(self.journal_dir.glob("*.json")))
+        if temporaries:
+            return True
+        try:
+            with self._folders() as folders:
+                if any(name.endswith(".json") for name in self._names(folders, self.journal)):
+                    return True
+                return bool(self._hidden_temporaries(folders))
+        except OSError:
+            return False
 
-    def _hidden_temporaries(self) -> list[Path]:
+    def _hidden_temporaries(self, folders: Folders) -> list[str]:
         """Temporary files in the hidden folders the vault walk skips (journal, history, backups)."""
         found = []
-        for folder in (self.journal_dir.parent, self.root / ".recovery"):
-            if folder.is_dir():
-                found.extend(p for p in folder.rglob(f".*{TEMP_MARK}*.tmp") if not p.is_symlink())
+        for folder in (self.state, RECOVERY_DIR):
+            try:
+                found.extend(path for path in folders.files_under(folder) if is_temporary(split(path)[1]))
+            except UnsafePathError:
+                continue
         return found
 
     def recover(self, temporaries: list[Path]) -> list[str]:
         """Finish or undo what a crash interrupted, then remove the temporary files it left
-        (`temporaries`, found by the caller's walk); returns what was done, for a person to read."""
+        (`temporaries`, found by the caller's walk); returns what was done, for a person to read.
+        A change another live process is making is left to it: nothing waits for it here."""
         notes: list[str] = []
         if not self.needs_recovery(temporaries):
             return notes
-        with self.lock:
-            for journal in sorted(self.journal_dir.glob("*.json")) if self.journal_dir.is_dir() else []:
+        if not self.lock.try_acquire():
+            return notes
+        try:
+            with self._folders() as folders:
+                notes += self._recover_journals(folders)
+                paths = [t.relative_to(self.root).as_posix() for t in temporaries] + self._hidden_temporaries(folders)
+                for path in paths:
+                    try:
+                        if folders.remove(path):
+                            notes.append(f"removed a temporary file left by a crash: {path}")
+                    except UnsafePathError:
+                        continue
+        finally:
+            self.lock.release()
+        return notes
+
+    def _recover_journals(self, folders: Folders) -> list[str]:
+        notes: list[str] = []
+        try:
+            names = [name for name in folders.names(self.journal) if name.endswith(".json")]
+        except UnsafePathError as exc:
+            return [f"{exc}; no journal was read"]
+        for name in names:
+            journal = f"{self.journal}/{name}"
+            try:
+                record = self._read_record(folders, journal)
+            except (ValueError, UnsafePathError) as exc:
+                notes.append(self._set_aside(folders, journal, str(exc)))
+                continue
+            files: list[FileChange] = record["files"]
+            if record.get("state") == "committed":
+                self._finish(folders, journal, record, keep_history=True)
+                notes.append(f"finished the interrupted change: {record.get('summary', '')}")
+                continue
+            for change in files:
                 try:
-                    record = json.loads(journal.read_text("utf-8"))
-                except (OSError, ValueError):
-                    _remove(journal)  # a journal torn before its rename never reached any file
-                    notes.append(f"removed an unreadable journal {journal.name}")
-                    continue
-                files = [FileChange(f["path"], _decode(f["before"]), _decode(f["after"])) for f in record["files"]]
-                if record.get("state") == "committed":
-                    self._finish(journal, record, keep_history=True)
-                    notes.append(f"finished the interrupted change: {record.get('summary', '')}")
-                    continue
-                for change in files:
-                    current = read_bytes(self.root / change.path)
+                    current = folders.read(change.path)
                     if current == change.after and current != change.before:
-                        self._restore(change.path, change.before)
+                        self._restore(folders, change.path, change.before)
                     elif current != change.before:
                         notes.append(f"{change.path} changed after the interrupted change; left as it is")
-                _remove(journal)
-                notes.append(f"rolled back the interrupted change: {record.get('summary', '')}")
-            for temp in list(temporaries) + self._hidden_temporaries():
-                _remove(temp)
-                notes.append(f"removed a temporary file left by a crash: {temp.relative_to(self.root)}")
+                except UnsafePathError as exc:
+                    notes.append(f"{change.path} was not rolled back: {exc}")
+            folders.remove(journal)
+            notes.append(f"rolled back the interrupted change: {record.get('summary', '')}")
         return notes
 
     # -- history --------------------------------------------------------------------------------
 
     def retire(self, record_path: Path) -> None:
         """Move an undone change out of the history, so the next undo takes the one before it."""
-        undone = self.history_dir / "undone"
-        undone.mkdir(parents=True, exist_ok=True)
-        os.replace(record_path, undone / record_path.name)
-        _fsync_dir(self.history_dir)
-        for old in sorted(undone.glob("*.json"))[:-HISTORY_KEEP]:
-            _remove(old)
+        undone = f"{self.history_folder}/undone"
+        with self._folders() as folders:
+            folders.move(f"{self.history_folder}/{record_path.name}", f"{undone}/{record_path.name}")
+            self._trim(folders, undone)
 
     def history(self) -> list[dict[str, Any]]:
-        """Committed changes, newest first, with their files' before and after bytes."""
-        if not self.history_dir.is_dir():
-            return []
+        """Committed changes, newest first, with their files' before and after bytes. A record
+        whose paths cannot be trusted is set aside and named in `notes`, never used."""
         records = []
-        for path in sorted(self.history_dir.glob("*.json"), reverse=True):
-            try:
-                record = json.loads(path.read_text("utf-8"))
-            except (OSError, ValueError):
-                continue
-            record["files"] = [FileChange(f["path"], _decode(f["before"]), _decode(f["after"])) for f in record["files"]]
-            record["record_path"] = path
-            records.append(record)
+        with self._folders() as folders:
+            names = [name for name in folders.names(self.history_folder) if name.endswith(".json")]
+            for name in reversed(names):
+                path = f"{self.history_folder}/{name}"
+                try:
+                    record = self._read_record(folders, path)
+                except (ValueError, UnsafePathError) as exc:
+                    self.notes.append(self._set_aside_locked(folders, path, str(exc)))
+                    continue
+                record["record_path"] = self._root_of(path) / path
+                records.append(record)
         return records
+
+    def _set_aside_locked(self, folders: Folders, path: str, why: str) -> str:
+        if not self.lock.try_acquire(1.0):
+            return f"skipped {path}: {why}"
+        try:
+            return self._set_aside(folders, path, why)
+        finally:
+            self.lock.release()
+
+    # -- the few files services reach directly ----------------------------------------------------
+
+    def read(self, path: str) -> bytes | None:
+        """The bytes of a vault file as they are now, reached without following a symlink."""
+        with self._folders() as folders:
+            return folders.read(relative_path(path))
+
+    def write(self, path: str, data: bytes) -> None:
+        """Replace a vault file atomically (backups, the log), never through a symlink."""
+        with self._folders() as folders:
+            folders.write(relative_path(path), data)
+
+    def remove(self, path: str) -> bool:
+        with self._folders() as folders:
+            return folders.remove(relative_path(path))
+
+    def remove_tree(self, path: str) -> None:
+        with self._folders() as folders:
+            folders.remove_tree(relative_path(path))
+
+    def files_under(self, folder: str) -> list[str]:
+        """Every regular file under `folder` (vault-relative), symlinks neither followed nor listed."""
+        with self._folders() as folders:
+            return list(folders.files_under(relative_path(folder)))
+
+    def names(self, folder: str) -> list[str]:
+        with self._folders() as folders:
+            return folders.names(relative_path(folder))

@@ -7,19 +7,21 @@ from __future__ import annotations
 from .changes import Plan
 from .index import VaultIndex
 from .model import RefusedError
-from .storage import FileChange, read_bytes
+from .storage import FileChange
 
 __all__ = ["undo"]
 
 
 def undo(index: VaultIndex, dry_run: bool = False) -> Plan:
     """Revert the newest change in the history; refused if any of its files changed since."""
+    noted = len(index.recovery_notes)
     records = index.writer.history()
     if not records:
-        raise RefusedError("nothing to undo")
+        set_aside = len(index.recovery_notes) > noted  # records that could not be trusted
+        raise RefusedError("nothing to undo" + (" (a record that could not be trusted was set aside; see the notes)" if set_aside else ""))
     record = records[0]
     files: list[FileChange] = record["files"]
-    current = {c.path: read_bytes(index.root / c.path) for c in files}
+    current = {c.path: index.writer.read(c.path) for c in files}
     if all(current[c.path] == c.before for c in files):
         if not dry_run:
             index.writer.retire(record["record_path"])  # an undo interrupted after its writes

@@ -2,23 +2,28 @@
 
 Hidden files and folders, editor debris and symlinks are never documents, and a symlink is never
 followed, whether it points at a file or a folder, inside the vault or out of it. Symlinks are
-reported so a person knows why a file they see is not in the vault.
+reported so a person knows why a file they see is not in the vault, and so are the links and
+special files (a FIFO) where the store keeps its own files (`.workbench`, `.recovery`, `log.md`):
+the store refuses to write through them, and `check` says why.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .flavours import FLAVOURS, MEMORY_CORE, Flavour
 from .model import TYPE_FOLDERS
-from .storage import TEMP_MARK
+from .vaultfs import RECOVERY_DIR, STATE_DIR, is_temporary
 
 __all__ = ["RECOVERY_DIR", "STATE_DIR", "Walk", "find_root", "looks_like_vault", "walk_vault", "is_debris"]
 
-STATE_DIR = ".workbench"
-RECOVERY_DIR = ".recovery"
+# What the store keeps under `.workbench/`: folders, then files. A symlink at any of them, or a
+# FIFO where a file belongs, would take a write elsewhere or hang it; the walk reports them.
+STATE_FOLDERS = ("journal", "history", "history/undone", "refused")
+STATE_FILES = ("lock", "log.md", "index.sqlite", "index.sqlite-wal", "index.sqlite-shm", "index.sqlite-journal")
 TYPE_FOLDER_NAMES = frozenset(TYPE_FOLDERS.values())
 
 
@@ -67,6 +72,7 @@ class Walk:
     symlinks: list[str] = field(default_factory=list)
     temporaries: list[Path] = field(default_factory=list)
     not_pages: list[tuple[str, str]] = field(default_factory=list)  # (relative path, why it is not loaded)
+    specials: list[str] = field(default_factory=list)  # FIFOs, sockets, devices where a file belongs
 
 
 def walk_vault(root: Path, flavour: Flavour = MEMORY_CORE) -> Walk:
@@ -83,10 +89,12 @@ def walk_vault(root: Path, flavour: Flavour = MEMORY_CORE) -> Walk:
         for entry in entries:
             name = entry.name
             relative = prefix + name
-            if name.startswith(".") and TEMP_MARK in name and name.endswith(".tmp"):
+            if is_temporary(name):
                 result.temporaries.append(Path(entry.path))
                 continue
             if is_debris(name):
+                if not prefix and name in (STATE_DIR, RECOVERY_DIR) and entry.is_symlink():
+                    result.symlinks.append(relative)
                 continue
             if entry.is_symlink():
                 result.symlinks.append(relative)
@@ -102,5 +110,27 @@ def walk_vault(root: Path, flavour: Flavour = MEMORY_CORE) -> Walk:
                     result.not_pages.append((relative, why))
                     continue
                 result.files.append((relative, entry.stat(follow_symlinks=False)))
+            elif name.endswith(".md"):
+                result.specials.append(relative)  # never opened: a FIFO would hang the reader
         stack.extend(reversed(subfolders))
+    _look_at_state(root, result)
     return result
+
+
+def _look_at_state(root: Path, result: Walk) -> None:
+    """Symlinks and special files where the store keeps its own files, into `result`."""
+    try:
+        if not stat.S_ISDIR(os.lstat(root / STATE_DIR).st_mode):
+            return
+    except OSError:
+        return
+    for names, wanted in ((STATE_FOLDERS, stat.S_ISDIR), (STATE_FILES, stat.S_ISREG)):
+        for name in names:
+            try:
+                mode = os.lstat(root / STATE_DIR / name).st_mode
+            except OSError:
+                continue
+            if stat.S_ISLNK(mode):
+                result.symlinks.append(f"{STATE_DIR}/{name}")
+            elif not wanted(mode):
+                result.specials.append(f"{STATE_DIR}/{name}")
