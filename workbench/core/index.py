@@ -19,6 +19,7 @@ import dataclasses
 import datetime as dt
 import functools
 import os
+import stat as stat_mode
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -31,7 +32,7 @@ from .flavours import Flavour, Ids
 from .loading import collector_paused, parse_files
 from .model import ConflictError, Document, Problem, Problems, RefusedError, Severity, VaultError
 from .parse import ParsedFile, as_date, digest_of, parse_bytes
-from .records import IdLog, Record, build_record, invalidating, read_document, today
+from .records import IdLog, Record, build_record, invalidating, read_record, today
 from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
 from .validate import check_relations
 from .walk import RECOVERY_DIR, STATE_DIR, Walk, find_root, is_debris, walk_vault
@@ -100,6 +101,7 @@ class VaultIndex:
         self._relation_problems: list[Problem] | None = None
         self._symlinks: list[str] = []
         self._not_pages: list[tuple[str, str]] = []
+        self._unreadable: list[tuple[str, str]] = []  # folders (and files) the walk could not look into
         self.recovery_notes: list[str] = []
         self.store: DerivedStore | None = None
         self.mutex = threading.RLock()
@@ -177,9 +179,10 @@ class VaultIndex:
             moved = self._records.pop(path, None) is not None or moved
         if self.store is not None and gone:
             self.store.save([], gone, on)
-        moved = moved or bool(to_parse) or (walk.symlinks, walk.not_pages) != (self._symlinks, self._not_pages)
+        moved = moved or bool(to_parse) or (walk.symlinks, walk.not_pages, walk.unreadable) != (self._symlinks, self._not_pages, self._unreadable)
         self._symlinks = walk.symlinks
         self._not_pages = walk.not_pages
+        self._unreadable = walk.unreadable
         if moved or self.generation == 0:
             self.reindex()
         self.mend_store()
@@ -332,8 +335,12 @@ class VaultIndex:
         full = self.root / path
         try:
             stat = full.stat(follow_symlinks=False) if self._is_document_path(path) else None
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             stat = None
+        except OSError:  # a folder on the way that cannot be searched: the next walk names it
+            stat = None
+        if stat is not None and stat_mode.S_ISDIR(stat.st_mode):
+            stat = None  # a folder named like a document is walked into, never read
         if stat is None:
             if path not in self._records:
                 return False
@@ -348,10 +355,9 @@ class VaultIndex:
         known = self._records.get(path)
         if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
             return known if reindex else False
-        raw = read_document(full)
-        if raw is None:
+        record = read_record(self.root, path, stat.st_size, stat.st_mtime_ns, today(), self.flavour)
+        if record is None:
             return None
-        record = build_record(path, raw, stat.st_size, stat.st_mtime_ns, today(), self.flavour)
         self._records[path] = record
         if batch is not None:
             batch[0].append(record)
@@ -450,6 +456,7 @@ class VaultIndex:
             found = [p for r in self._records.values() for p in r.problems] + relations
             found += [Problem(s, Severity.WARNING, "symlink-ignored", "symlinks are never followed; this one is not part of the vault") for s in self._symlinks]
             found += [Problem(path, Severity.WARNING, "not-a-page", why) for path, why in self._not_pages]
+            found += [Problem(path, Severity.ERROR, "unreadable", why) for path, why in self._unreadable]
         return Problems(sorted(found, key=lambda p: (p.path, p.line or 0, p.code, p.message)))
 
     def problems_for(self, doc_id: str) -> Problems:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import socket
 import threading
 import time
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .files import read_file
 from .model import ConflictError, VaultError, WorkbenchError
 
 try:
@@ -46,6 +48,7 @@ __all__ = [
 STALE_AFTER = 30.0
 TEMP_MARK = ".wb-"
 HISTORY_KEEP = 200
+_TEMP_NAME = re.compile(r"\.(.+)" + re.escape(TEMP_MARK) + r"[0-9a-f]{12}\.tmp")  # write_atomic's names
 
 
 class LockTimeout(VaultError):
@@ -80,10 +83,9 @@ class FileChange:
 
 
 def read_bytes(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+    """The file's bytes, None when nothing is there; `UnreadableFile` (an OSError) for a named
+    pipe, a folder or anything else that is not a readable regular file: never a hang."""
+    return read_file(path)
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -393,37 +395,70 @@ class ChangeWriter:
     # -- recovery -------------------------------------------------------------------------------
 
     def needs_recovery(self, temporaries: list[Path]) -> bool:
-        return bool(temporaries) or bool(self._hidden_temporaries()) or (self.journal_dir.is_dir() and any(self.journal_dir.glob("*.json")))
+        if self._journals():
+            return True
+        return any(self._ours(temp, set()) for temp in list(temporaries) + self._hidden_temporaries())
+
+    def _journals(self) -> list[Path]:
+        """The journals a crash left: regular files only (a folder or a pipe so named is not ours)."""
+        if not self.journal_dir.is_dir():
+            return []
+        return sorted(p for p in self.journal_dir.glob("*.json") if not p.is_symlink() and p.is_file())
 
     def _hidden_temporaries(self) -> list[Path]:
         """Temporary files in the hidden folders the vault walk skips (journal, history, backups)."""
         found = []
         for folder in (self.journal_dir.parent, self.root / ".recovery"):
             if folder.is_dir():
-                found.extend(p for p in folder.rglob(f".*{TEMP_MARK}*.tmp") if not p.is_symlink())
+                found.extend(p for p in folder.rglob(f".*{TEMP_MARK}*.tmp") if not p.is_symlink() and p.is_file())
         return found
+
+    def _ours(self, temp: Path, journaled: set[Path]) -> bool:
+        """Whether a file named like a temporary file is provably one of ours: inside our own state
+        folder, or `write_atomic`'s temporary (`.NAME.wb-<12 hex>.tmp`) of the log or of a file a
+        journal names. Anything else is a person's file, whatever its name: never removed."""
+        if temp.is_symlink() or not temp.is_file():
+            return False
+        if self.journal_dir.parent in temp.parents:
+            return True
+        match = _TEMP_NAME.fullmatch(temp.name)
+        if match is None:
+            return False
+        target = temp.parent / match.group(1)
+        return target == self.log_path or target in journaled
 
     def recover(self, temporaries: list[Path]) -> list[str]:
         """Finish or undo what a crash interrupted, then remove the temporary files it left
-        (`temporaries`, found by the caller's walk); returns what was done, for a person to read."""
+        (`temporaries`, found by the caller's walk, those provably ours); returns what was done,
+        for a person to read."""
         notes: list[str] = []
         if not self.needs_recovery(temporaries):
             return notes
         with self.lock:
-            for journal in sorted(self.journal_dir.glob("*.json")) if self.journal_dir.is_dir() else []:
+            journaled: set[Path] = set()
+            for journal in self._journals():
                 try:
-                    record = json.loads(journal.read_text("utf-8"))
-                except (OSError, ValueError):
+                    record = json.loads(read_bytes(journal) or b"")
+                    files = [FileChange(f["path"], _decode(f["before"]), _decode(f["after"])) for f in record["files"]]
+                except (OSError, ValueError, TypeError, KeyError):
                     _remove(journal)  # a journal torn before its rename never reached any file
                     notes.append(f"removed an unreadable journal {journal.name}")
                     continue
-                files = [FileChange(f["path"], _decode(f["before"]), _decode(f["after"])) for f in record["files"]]
+                journaled.update(self.root / change.path for change in files)
                 if record.get("state") == "committed":
-                    self._finish(journal, record, keep_history=True)
+                    try:
+                        self._finish(journal, record, keep_history=True)
+                    except OSError as error:  # the log cannot take the line (not a file?): the change is done
+                        self._finish(journal, {**record, "log": []}, keep_history=True)
+                        notes.append(f"the log could not be written ({error}); the change is finished without its line")
                     notes.append(f"finished the interrupted change: {record.get('summary', '')}")
                     continue
                 for change in files:
-                    current = read_bytes(self.root / change.path)
+                    try:
+                        current = read_bytes(self.root / change.path)
+                    except OSError as error:
+                        notes.append(f"{change.path} is not what the interrupted change left ({error}); left as it is")
+                        continue
                     if current == change.after and current != change.before:
                         self._restore(change.path, change.before)
                     elif current != change.before:
@@ -431,8 +466,9 @@ class ChangeWriter:
                 _remove(journal)
                 notes.append(f"rolled back the interrupted change: {record.get('summary', '')}")
             for temp in list(temporaries) + self._hidden_temporaries():
-                _remove(temp)
-                notes.append(f"removed a temporary file left by a crash: {temp.relative_to(self.root)}")
+                if self._ours(temp, journaled):
+                    _remove(temp)
+                    notes.append(f"removed a temporary file left by a crash: {temp.relative_to(self.root)}")
         return notes
 
     # -- history --------------------------------------------------------------------------------
@@ -453,10 +489,10 @@ class ChangeWriter:
         records = []
         for path in sorted(self.history_dir.glob("*.json"), reverse=True):
             try:
-                record = json.loads(path.read_text("utf-8"))
-            except (OSError, ValueError):
-                continue
-            record["files"] = [FileChange(f["path"], _decode(f["before"]), _decode(f["after"])) for f in record["files"]]
+                record = json.loads(read_bytes(path) or b"")
+                record["files"] = [FileChange(f["path"], _decode(f["before"]), _decode(f["after"])) for f in record["files"]]
+            except (OSError, ValueError, TypeError, KeyError):
+                continue  # not a record (a folder, a pipe, a torn file): undo never reads it
             record["record_path"] = path
             records.append(record)
         return records

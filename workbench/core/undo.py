@@ -5,6 +5,7 @@ can never be undone."""
 from __future__ import annotations
 
 from .changes import Plan
+from .files import UnreadableFile
 from .index import VaultIndex
 from .model import RefusedError
 from .storage import FileChange, read_bytes
@@ -19,7 +20,10 @@ def undo(index: VaultIndex, dry_run: bool = False) -> Plan:
         raise RefusedError("nothing to undo")
     record = records[0]
     files: list[FileChange] = record["files"]
-    current = {c.path: read_bytes(index.root / c.path) for c in files}
+    try:
+        current = {c.path: read_bytes(index.root / c.path) for c in files}
+    except UnreadableFile as error:  # a pipe or a folder where the change left a file: never read, never replaced
+        raise RefusedError(f"cannot undo “{record['summary']}”: {error}") from None
     if all(current[c.path] == c.before for c in files):
         if not dry_run:
             index.writer.retire(record["record_path"])  # an undo interrupted after its writes
