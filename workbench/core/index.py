@@ -403,6 +403,15 @@ class VaultIndex:
         return self._records[path].document if path is not None else None
 
     @serialized
+    def paths_of(self, doc_id: str) -> list[str]:
+        """Every file that claims `doc_id`, in path order: its owner first, then any duplicates."""
+        shared = self._shared.get(doc_id)
+        if shared:
+            return sorted(shared)
+        owner = self._by_id.get(doc_id)
+        return [owner] if owner is not None else []
+
+    @serialized
     def ids(self) -> list[str]:
         return sorted(self._by_id)
 

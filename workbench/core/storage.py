@@ -307,6 +307,7 @@ class ChangeWriter:
                 "summary": summary,
                 "time": time.time(),
                 "state": "prepared",
+                "keep_history": keep_history,  # a forget is never kept, even when a crash finishes it
                 "log": log_lines,
                 "files": [{"path": c.path, "before": _encode(c.before), "after": _encode(c.after)} for c in changes],
             }
@@ -446,10 +447,11 @@ class ChangeWriter:
                     continue
                 journaled.update(self.root / change.path for change in files)
                 if record.get("state") == "committed":
+                    keep = record.get("keep_history", True)
                     try:
-                        self._finish(journal, record, keep_history=True)
+                        self._finish(journal, record, keep_history=keep)
                     except OSError as error:  # the log cannot take the line (not a file?): the change is done
-                        self._finish(journal, {**record, "log": []}, keep_history=True)
+                        self._finish(journal, {**record, "log": []}, keep_history=keep)
                         notes.append(f"the log could not be written ({error}); the change is finished without its line")
                     notes.append(f"finished the interrupted change: {record.get('summary', '')}")
                     continue
