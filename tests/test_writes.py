@@ -219,3 +219,17 @@ def test_execution_state_is_separate_from_status(builder):
     assert doc.meta["execution_state"] == "in-progress" and doc.status == "active"
     with pytest.raises(RefusedError):
         vault.set_execution_state("mem-task-ship", "finished")
+
+
+@pytest.mark.parametrize("title", ["Before\x85after", "Lines\u2028and\u2029paragraphs", "C1\x9bcontrol", "del\x7f and bom\ufeff"])
+def test_a_title_with_characters_yaml_would_fold_round_trips(builder, title):
+    from workbench.core.gate import Draft
+
+    builder.add("mem-entity-core")
+    vault = Vault.open(builder.root)
+    created = vault.create(Draft("note", title, [], [("related_to", "mem-entity-core")], "Body.\n")).created_id
+    assert Vault.open(builder.root).get(created).title == title
+    doc = vault.get("mem-entity-core")
+    vault.save(dataclasses.replace(doc, meta={**doc.meta, "title": title}))
+    assert Vault.open(builder.root).get("mem-entity-core").title == title
+
