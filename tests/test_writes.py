@@ -233,3 +233,17 @@ def test_a_title_with_characters_yaml_would_fold_round_trips(builder, title):
     vault.save(dataclasses.replace(doc, meta={**doc.meta, "title": title}))
     assert Vault.open(builder.root).get("mem-entity-core").title == title
 
+
+def test_a_rename_rewrites_links_separated_by_a_comment_and_a_blank_line(builder):
+    builder.add("mem-entity-core")
+    builder.add("mem-entity-other")
+    links = ("links:\n  - type: related_to\n    target: mem-entity-other\n  # the one we build on\n\n"
+             "  - type: depends_on\n    target: mem-entity-core\n")
+    text = doc_text("mem-note-a").replace("links: []\n", links)
+    builder.raw("notes/mem-note-a.md", text)
+    vault = Vault.open(builder.root)
+    assert vault.get("mem-note-a").valid
+    vault.rename("mem-entity-core", "mem-entity-kernel")
+    after = (builder.root / "notes/mem-note-a.md").read_text()
+    assert after == text.replace("target: mem-entity-core", "target: mem-entity-kernel").replace(f"updated_at: 2026-04-21", f"updated_at: {TODAY}")
+    assert [(l.type, l.target) for l in Vault.open(builder.root).get("mem-note-a").links] == [("related_to", "mem-entity-other"), ("depends_on", "mem-entity-kernel")]

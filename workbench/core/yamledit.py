@@ -68,11 +68,12 @@ def segments(lines: list[str]) -> list[Segment]:
         if match:
             current = Segment(match.group("key"), index, index + 1)
             result.append(current)
-        elif current is not None and _is_continuation(text) and text.strip() and not text.lstrip().startswith("#"):
-            current.end = index + 1
-        elif current is not None and _is_continuation(text):
-            # Indented comments or blank lines inside a value belong to it only if content follows.
+        elif current is not None and (not text.strip() or text.lstrip().startswith("#")):
+            # Comments and blank lines inside a value (between two links, say) belong to it only
+            # if content follows; before the next key they stay where they are.
             continue
+        elif current is not None and _is_continuation(text):
+            current.end = index + 1
         else:
             current = None
     # Lines between segments that no key claims stay where they are.
