@@ -105,3 +105,12 @@ def test_repair_limited_to_named_files_leaves_the_others(builder):
     found = {(p.path, p.code) for p in vault.problems}
     assert ("notes/mem-note-a.md", "status-invalid") not in found
     assert ("notes/mem-note-b.md", "status-invalid") in found
+
+
+def test_a_commented_opening_line_is_frontmatter_and_repair_adds_none(builder):
+    text = doc_text("mem-note-commented").replace("---\n", "--- # written by the agent\n", 1)
+    builder.add("mem-entity-core")
+    builder.raw("notes/mem-note-commented.md", text)
+    vault, report = repair(builder.root)
+    assert vault.get("mem-note-commented").valid and report.repaired == []
+    assert (builder.root / "notes/mem-note-commented.md").read_text() == text
