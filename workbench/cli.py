@@ -206,6 +206,9 @@ def cmd_check(vault: Vault, args: argparse.Namespace) -> int:
         if not args.json:
             for path in report.repaired:
                 print(f"repaired {safe(path)}")
+            for path in report.left:
+                why = report.why.get(path)
+                print(f"left for a person: {safe(path)}" + (f" ({safe(why)})" if why else ""))
             if report.index_plan is not None and report.index_plan.applied:
                 print("regenerated the index's generated sections")
     problems = vault.problems

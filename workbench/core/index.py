@@ -590,16 +590,22 @@ class VaultIndex:
 
     def _refuse_new_invalidity(self, change: FileChange) -> None:
         """A write may fix problems, never add a problem that makes the document invalid."""
-        on = today()
-
-        def problems(data: bytes) -> list[Problem]:
-            return build_record(change.path, data, len(data), 0, on, self.flavour).problems
-
-        after = problems(change.after or b"")
-        had = {p.code for p in problems(change.before)} if change.before is not None else set()
-        new = [p for p in after if p.code in invalidating(self.flavour) and p.code not in had]
+        new = self.new_invalidity(change)
         if new:
             raise RefusedError(f"{change.path}: refused, the change would make it invalid: {new[0].message}")
+
+    def new_invalidity(self, change: FileChange, before: bytes | None = None) -> list[Problem]:
+        """The problems that would make the document invalid after `change` and that it did not
+        have before (the bytes `before`, by default the change's own): what `apply` refuses."""
+        on = today()
+
+        def problems(path: str, data: bytes) -> list[Problem]:
+            return build_record(path, data, len(data), 0, on, self.flavour).problems
+
+        before = change.before if before is None else before
+        after = problems(change.path, change.after or b"")
+        had = {p.code for p in problems(change.path, before)} if before is not None else set()
+        return [p for p in after if p.code in invalidating(self.flavour) and p.code not in had]
 
     def log_line(self, text: str) -> str:
         return f"- {dt.datetime.now().strftime('%Y-%m-%d %H:%M')} {text}"
