@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -13,6 +14,27 @@ def run_cli(*args: str, cwd=None, env: dict[str, str] | None = None, text: bool 
     output. `env` adds to the inherited environment."""
     return subprocess.run([sys.executable, "-m", "workbench.cli", *args], capture_output=True, text=text, cwd=cwd,
                           env={**os.environ, **(env or {})}, timeout=timeout)
+
+
+def unprivileged(command: list[str]) -> list[str] | None:
+    """`command` run so that file permissions apply to it: as is for an ordinary user; for root
+    (the tests may run as root, whom chmod 000 does not stop), through setpriv without the two
+    capabilities that let root read and search anything. None when that cannot be arranged."""
+    if os.geteuid() != 0:
+        return command
+    if shutil.which("setpriv") is None:
+        return None
+    return ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *command]
+
+
+def run_cli_unprivileged(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    """`run_cli` in a process that file permissions stop (see `unprivileged`)."""
+    command = unprivileged([sys.executable, "-m", "workbench.cli", *args])
+    if command is None:
+        import pytest
+
+        pytest.skip("running as root without setpriv: permissions cannot be tested")
+    return subprocess.run(command, capture_output=True, text=True, env=dict(os.environ), timeout=timeout)
 
 
 def graph_shape(graph):

@@ -223,3 +223,44 @@ def test_links_in_text_shows_every_depth_asked_for(sample_copy):
     further = [node["id"] for node in data["nodes"] if node["depth"] == 2]
     assert text.returncode == 0 and further and "depth 2:" in text.stdout
     assert all(doc_id in text.stdout for doc_id in further)
+
+
+# -- arguments that are not text ----------------------------------------------------------------
+
+BAD = b"\xff\xfe"
+
+
+def run_bytes(root, *args: bytes, stdin: bytes | None = None):
+    """The command line with arguments given as bytes, as a shell passes a name it cannot decode."""
+    import os
+    import subprocess
+    import sys
+
+    command = [sys.executable.encode(), b"-m", b"workbench.cli", b"--vault", os.fsencode(root), *args]
+    return subprocess.run(command, input=stdin, capture_output=True, timeout=60)
+
+
+def snapshot(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("args, stdin", [
+    ([b"--title", b"Money " + BAD], None),
+    ([b"--title", b"Money", b"--tags", b"billing," + BAD], None),
+    ([b"--title", b"Money", b"--body-file", b"-"], b"A body with " + BAD + b" in it\n"),
+    ([b"--title", b"Money", b"--link", b"related_to:mem-entity-" + BAD], None),
+], ids=["title", "tags", "stdin-body", "link"])
+def test_bytes_that_are_not_utf8_are_a_usage_error_and_nothing_is_written(sample_copy, args, stdin):
+    before = snapshot(sample_copy)
+    for choice in ([b"--create", b"--link", b"related_to:mem-entity-stripe"], []):
+        result = run_bytes(sample_copy, b"new", b"--type", b"note", *args, *choice, stdin=stdin)
+        assert result.returncode == 2, result.stderr
+        assert b"Traceback" not in result.stderr and b"not valid UTF-8" in result.stderr
+        assert result.stderr.count(b"\n") == 1
+    assert snapshot(sample_copy) == before
+
+
+def test_ids_and_queries_that_are_not_utf8_are_usage_errors(sample_copy):
+    for args in ([b"show", BAD], [b"search", b"stripe", BAD], [b"status", b"mem-" + BAD, b"active"]):
+        result = run_bytes(sample_copy, *args)
+        assert result.returncode == 2 and b"Traceback" not in result.stderr, (args, result.stderr)

@@ -262,8 +262,8 @@ def test_a_file_that_fails_to_read_leaves_the_files_before_it_indexed(tmp_path, 
     disk.write("notes/mem-note-a.md", doc_text("mem-note-a"))
     vault = Vault.open(disk.root)
     vault.graph()
-    read = index_module.read_document
-    monkeypatch.setattr(index_module, "read_document", lambda full: read(full) if full.name != "mem-note-z.md" else 1 / 0)
+    read = index_module.read_record
+    monkeypatch.setattr(index_module, "read_record", lambda root, path, *rest: read(root, path, *rest) if path != "notes/mem-note-z.md" else 1 / 0)
     batch = [disk.write("notes/mem-note-b.md", doc_text("mem-note-a")), disk.write("notes/mem-note-z.md", doc_text("mem-note-z"))]
     with pytest.raises(ZeroDivisionError):
         vault.refresh_paths(batch)

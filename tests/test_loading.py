@@ -46,7 +46,8 @@ def test_parallel_and_serial_opens_agree(tmp_path, monkeypatch):
 
 def test_a_file_is_read_whole_up_to_the_limit_and_no_further(tmp_path):
     from workbench.core.parse import MAX_FILE_BYTES
-    from workbench.core.records import FIRST_READ, read_document
+    from workbench.core.files import FIRST_READ
+    from workbench.core.records import read_document
 
     for size in (0, 1, FIRST_READ - 1, FIRST_READ, FIRST_READ + 1, 3 * FIRST_READ + 7):
         data = bytes(range(256)) * (size // 256) + bytes(size % 256)

@@ -105,3 +105,43 @@ def test_repair_limited_to_named_files_leaves_the_others(builder):
     found = {(p.path, p.code) for p in vault.problems}
     assert ("notes/mem-note-a.md", "status-invalid") not in found
     assert ("notes/mem-note-b.md", "status-invalid") in found
+
+
+def test_one_file_that_cannot_be_made_valid_does_not_stop_the_others(builder):
+    builder.add("mem-entity-core")
+    builder.add("mem-note-fixable", status="bogus")
+    # Broken YAML whose id is `x`: rebuilt, it would be invalid in a new way (its id), so it stays.
+    hopeless = doc_text("mem-note-hopeless").replace("id: mem-note-hopeless", "id: x").replace("status: active", "status: [active")
+    builder.raw("notes/mem-note-hopeless.md", hopeless)
+    # Readable, with an id `x` and a status to fix: the status is fixed, the id left for a person.
+    builder.raw("notes/mem-note-halfway.md", doc_text("mem-note-halfway", status="bogus").replace("id: mem-note-halfway", "id: x"))
+    vault = Vault.open(builder.root)
+    report = vault.repair()
+    assert report.repaired == ["notes/mem-note-fixable.md", "notes/mem-note-halfway.md"]
+    assert {"notes/mem-note-hopeless.md", "notes/mem-note-halfway.md"} <= set(report.left)
+    assert "id" in report.why["notes/mem-note-hopeless.md"] and "id-syntax" in report.why["notes/mem-note-halfway.md"]
+    assert (builder.root / "notes/mem-note-hopeless.md").read_text() == hopeless
+    assert vault.get("mem-note-fixable").valid
+    for path in ("notes/mem-note-fixable.md", "notes/mem-note-halfway.md"):  # each backed up first
+        assert list((builder.root / ".recovery" / "notes").glob(path.split("/")[1] + ".*"))
+
+
+def test_check_repair_on_the_command_line_lists_what_needs_a_person(builder):
+    from helpers import run_cli
+
+    builder.add("mem-entity-core")
+    builder.add("mem-note-fixable", status="bogus")
+    builder.raw("notes/mem-note-hopeless.md", doc_text("mem-note-hopeless").replace("id: mem-note-hopeless", "id: x").replace("status: active", "status: [active"))
+    result = run_cli("--vault", str(builder.root), "check", "--repair", timeout=60)
+    assert result.returncode == 1, result.stderr
+    assert "repaired notes/mem-note-fixable.md" in result.stdout
+    assert "left for a person: notes/mem-note-hopeless.md" in result.stdout
+
+
+def test_a_commented_opening_line_is_frontmatter_and_repair_adds_none(builder):
+    text = doc_text("mem-note-commented").replace("---\n", "--- # written by the agent\n", 1)
+    builder.add("mem-entity-core")
+    builder.raw("notes/mem-note-commented.md", text)
+    vault, report = repair(builder.root)
+    assert vault.get("mem-note-commented").valid and report.repaired == []
+    assert (builder.root / "notes/mem-note-commented.md").read_text() == text

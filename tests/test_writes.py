@@ -219,3 +219,31 @@ def test_execution_state_is_separate_from_status(builder):
     assert doc.meta["execution_state"] == "in-progress" and doc.status == "active"
     with pytest.raises(RefusedError):
         vault.set_execution_state("mem-task-ship", "finished")
+
+
+@pytest.mark.parametrize("title", ["Before\x85after", "Lines\u2028and\u2029paragraphs", "C1\x9bcontrol", "del\x7f and bom\ufeff"])
+def test_a_title_with_characters_yaml_would_fold_round_trips(builder, title):
+    from workbench.core.gate import Draft
+
+    builder.add("mem-entity-core")
+    vault = Vault.open(builder.root)
+    created = vault.create(Draft("note", title, [], [("related_to", "mem-entity-core")], "Body.\n")).created_id
+    assert Vault.open(builder.root).get(created).title == title
+    doc = vault.get("mem-entity-core")
+    vault.save(dataclasses.replace(doc, meta={**doc.meta, "title": title}))
+    assert Vault.open(builder.root).get("mem-entity-core").title == title
+
+
+def test_a_rename_rewrites_links_separated_by_a_comment_and_a_blank_line(builder):
+    builder.add("mem-entity-core")
+    builder.add("mem-entity-other")
+    links = ("links:\n  - type: related_to\n    target: mem-entity-other\n  # the one we build on\n\n"
+             "  - type: depends_on\n    target: mem-entity-core\n")
+    text = doc_text("mem-note-a").replace("links: []\n", links)
+    builder.raw("notes/mem-note-a.md", text)
+    vault = Vault.open(builder.root)
+    assert vault.get("mem-note-a").valid
+    vault.rename("mem-entity-core", "mem-entity-kernel")
+    after = (builder.root / "notes/mem-note-a.md").read_text()
+    assert after == text.replace("target: mem-entity-core", "target: mem-entity-kernel").replace(f"updated_at: 2026-04-21", f"updated_at: {TODAY}")
+    assert [(l.type, l.target) for l in Vault.open(builder.root).get("mem-note-a").links] == [("related_to", "mem-entity-other"), ("depends_on", "mem-entity-kernel")]

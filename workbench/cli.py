@@ -222,6 +222,9 @@ def cmd_check(vault: Vault, args: argparse.Namespace) -> int:
         if not args.json:
             for path in report.repaired:
                 print(f"repaired {safe(path)}")
+            for path in report.left:
+                why = report.why.get(path)
+                print(f"left for a person: {safe(path)}" + (f" ({safe(why)})" if why else ""))
             if report.index_plan is not None and report.index_plan.applied:
                 print("regenerated the index's generated sections")
     problems = vault.problems
@@ -280,6 +283,22 @@ def cmd_show(vault: Vault, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _read_body(args: argparse.Namespace) -> str:
+    """The body of `new`, read before the vault is opened: text that cannot be taken is refused
+    before anything is written."""
+    if not args.body_file:
+        return ""
+    where = "standard input" if args.body_file == "-" else args.body_file
+    try:
+        raw = sys.stdin.buffer.read() if args.body_file == "-" else Path(args.body_file).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"--body-file {safe(where)}: {exc.strerror or exc}") from exc
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"--body-file {safe(where)}: not valid UTF-8 text (byte {exc.start}); nothing was written") from None
+
+
 def _draft(args: argparse.Namespace) -> Draft:
     links = []
     for spec in args.link:
@@ -287,16 +306,8 @@ def _draft(args: argparse.Namespace) -> Draft:
         if not sep or not kind or not target:
             raise UsageError(f"--link {spec!r}: expected TYPE:TARGET, e.g. depends_on:mem-entity-x")
         links.append((kind.strip(), target.strip()))
-    body = ""
-    if args.body_file == "-":
-        body = sys.stdin.read()
-    elif args.body_file:
-        try:
-            body = Path(args.body_file).read_text("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"--body-file {args.body_file}: {exc}") from exc
     tags = [t.strip() for t in args.tags.split(",") if t.strip()]
-    return Draft(args.doc_type, args.title, tags, links, body)
+    return Draft(args.doc_type, args.title, tags, links, args.body)
 
 
 def cmd_new(vault: Vault, args: argparse.Namespace) -> int:
@@ -496,6 +507,26 @@ def run_tui(vault_arg: str | None, flavour: str | None = None) -> int:
     return app.return_code or EXIT_OK
 
 
+# Arguments that name files: a file name may be any bytes, so these are never judged as text.
+FILE_ARGUMENTS = frozenset({"vault", "body_file", "out"})
+
+
+def check_text_arguments(args: argparse.Namespace) -> None:
+    """Refuse an argument that is not valid UTF-8 text (a title, tags, an id, a query). Python
+    hands such bytes over as lone surrogates, which no file and no terminal can take: written,
+    they would end in a traceback halfway through a change."""
+    for name, value in vars(args).items():
+        if name in FILE_ARGUMENTS:
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str):
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    shown = repr(item.encode("utf-8", "surrogateescape"))[2:-1]  # the bytes as given
+                    raise UsageError(f"{name.replace('_', '-')}: not valid UTF-8 text ({safe(shown)}); nothing was written") from None
+
+
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     """The command line; a search query may start with `-word` (leave out what has it), which
     argparse would otherwise take for an option it does not know."""
@@ -513,6 +544,9 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_arguments(argv)
     try:
+        check_text_arguments(args)
+        if args.command == "new":
+            args.body = _read_body(args)
         if args.command in (None, "tui"):
             return run_tui(args.vault, args.flavour)
         vault = open_vault(args.vault, args.flavour)

@@ -26,6 +26,7 @@ import datetime as dt
 import functools
 import hashlib
 import os
+import stat as stat_mode
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -38,7 +39,7 @@ from .flavours import Flavour, Ids
 from .loading import collector_paused, parse_files
 from .model import ConflictError, Document, Problem, Problems, RefusedError, Severity, VaultError
 from .parse import ParsedFile, as_date, digest_of, parse_bytes
-from .records import IdLog, Record, build_record, invalidating, read_document, today
+from .records import IdLog, Record, build_record, invalidating, read_record, today
 from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
 from .validate import check_relations
 from .vaultfs import first_link
@@ -125,6 +126,7 @@ class VaultIndex:
         self._symlinks: list[str] = []
         self._not_pages: list[tuple[str, str]] = []
         self._specials: list[str] = []
+        self._unreadable: list[tuple[str, str]] = []  # folders (and files) the walk could not look into
         self.store: DerivedStore | None = None
         self.mutex = threading.RLock()
         self.generation = 0  # moves whenever the records change, so derived views know to rebuild
@@ -198,10 +200,12 @@ class VaultIndex:
             moved = self._records.pop(path, None) is not None or moved
         if self.store is not None and gone:
             self.store.save([], gone, on)
-        moved = moved or bool(to_parse) or (walk.symlinks, walk.not_pages, walk.specials) != (self._symlinks, self._not_pages, self._specials)
+        moved = moved or bool(to_parse) or (walk.symlinks, walk.not_pages, walk.specials, walk.unreadable) != (
+            self._symlinks, self._not_pages, self._specials, self._unreadable)
         self._symlinks = walk.symlinks
         self._not_pages = walk.not_pages
         self._specials = walk.specials
+        self._unreadable = walk.unreadable
         if moved or self.generation == 0:
             self.reindex()
         self.mend_store()
@@ -405,8 +409,12 @@ class VaultIndex:
         full = self.root / path
         try:
             stat = full.stat(follow_symlinks=False) if self._is_document_path(path) else None
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             stat = None
+        except OSError:  # a folder on the way that cannot be searched: the next walk names it
+            stat = None
+        if stat is not None and stat_mode.S_ISDIR(stat.st_mode):
+            stat = None  # a folder named like a document is walked into, never read
         if stat is None:
             if path not in self._records:
                 return False
@@ -421,10 +429,9 @@ class VaultIndex:
         known = self._records.get(path)
         if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
             return known if reindex else False
-        raw = read_document(full)
-        if raw is None:
+        record = read_record(self.root, path, stat.st_size, stat.st_mtime_ns, today(), self.flavour)
+        if record is None:
             return None
-        record = build_record(path, raw, stat.st_size, stat.st_mtime_ns, today(), self.flavour)
         self._records[path] = record
         if batch is not None:
             batch[0].append(record)
@@ -468,6 +475,15 @@ class VaultIndex:
         """What was last read from the file that owns `doc_id`, without looking at the disk."""
         path = self._by_id.get(doc_id)
         return self._records[path].document if path is not None else None
+
+    @serialized
+    def paths_of(self, doc_id: str) -> list[str]:
+        """Every file that claims `doc_id`, in path order: its owner first, then any duplicates."""
+        shared = self._shared.get(doc_id)
+        if shared:
+            return sorted(shared)
+        owner = self._by_id.get(doc_id)
+        return [owner] if owner is not None else []
 
     @serialized
     def ids(self) -> list[str]:
@@ -524,6 +540,7 @@ class VaultIndex:
             found += [Problem(s, Severity.WARNING, "symlink-ignored", self._why_ignored(s)) for s in self._symlinks]
             found += [Problem(path, Severity.WARNING, "not-a-page", why) for path, why in self._not_pages]
             found += [Problem(s, Severity.WARNING, "not-a-regular-file", "a FIFO, socket or device is never read or written; this one is not part of the vault") for s in self._specials]
+            found += [Problem(path, Severity.ERROR, "unreadable", why) for path, why in self._unreadable]
         return Problems(sorted(found, key=lambda p: (p.path, p.line or 0, p.code, p.message)))
 
     def _why_ignored(self, link: str) -> str:
@@ -652,16 +669,22 @@ class VaultIndex:
 
     def _refuse_new_invalidity(self, change: FileChange) -> None:
         """A write may fix problems, never add a problem that makes the document invalid."""
-        on = today()
-
-        def problems(data: bytes) -> list[Problem]:
-            return build_record(change.path, data, len(data), 0, on, self.flavour).problems
-
-        after = problems(change.after or b"")
-        had = {p.code for p in problems(change.before)} if change.before is not None else set()
-        new = [p for p in after if p.code in invalidating(self.flavour) and p.code not in had]
+        new = self.new_invalidity(change)
         if new:
             raise RefusedError(f"{change.path}: refused, the change would make it invalid: {new[0].message}")
+
+    def new_invalidity(self, change: FileChange, before: bytes | None = None) -> list[Problem]:
+        """The problems that would make the document invalid after `change` and that it did not
+        have before (the bytes `before`, by default the change's own): what `apply` refuses."""
+        on = today()
+
+        def problems(path: str, data: bytes) -> list[Problem]:
+            return build_record(path, data, len(data), 0, on, self.flavour).problems
+
+        before = change.before if before is None else before
+        after = problems(change.path, change.after or b"")
+        had = {p.code for p in problems(change.path, before)} if before is not None else set()
+        return [p for p in after if p.code in invalidating(self.flavour) and p.code not in had]
 
     def log_line(self, text: str) -> str:
         return f"- {dt.datetime.now().strftime('%Y-%m-%d %H:%M')} {text}"

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from . import flavours
 from .cache import row_for
-from .records import Record, build_record, read_document
+from .records import Record, read_record
 
 __all__ = ["PARALLEL_MIN", "collector_paused", "parse_files"]
 
@@ -51,10 +51,9 @@ def _parse_chunk(root: str, items: list[Item], on: dt.date, with_rows: bool, fla
     reader = flavours.get(flavour)
     with collector_paused():
         for path, size, mtime_ns in items:
-            raw = read_document(Path(root) / path)
-            if raw is None:
+            record = read_record(Path(root), path, size, mtime_ns, on, reader)
+            if record is None:
                 continue
-            record = build_record(path, raw, size, mtime_ns, on, reader)
             out.append((record, row_for(record, on) if with_rows else None))
     return out
 

@@ -20,7 +20,7 @@ from .model import DocType, Document, RefusedError, Status
 from .parse import as_date
 from .storage import FileChange, read_bytes
 
-__all__ = ["stale_documents", "plan_index", "plan_listing", "render_sections", "replace_sections", "VAULT_INDEX", "SECTIONS"]
+__all__ = ["stale_documents", "plan_index", "plan_listing", "render_sections", "replace_sections", "drop_from_sections", "VAULT_INDEX", "SECTIONS"]
 
 VAULT_INDEX = "mem-index-vault"
 SECTIONS = ("by-type", "by-tag", "recent")
@@ -48,12 +48,12 @@ def _entry(doc: Document) -> str:
 
 
 def render_sections(vault: VaultIndex, newline: str = "\n", recent: int = 15, touched: frozenset[str] = frozenset(),
-                    entry: Callable[[Document], str] = _entry) -> dict[str, str]:
-    """The text of each generated section, from the vault as it is now; `touched` are documents
-    about to be updated today (the index documents themselves, which list themselves among the
-    recent); `entry` writes one document's line (a wiki link in Memory Core). The unnamed section
-    ("") is the whole listing, by type."""
-    docs = vault.documents
+                    entry: Callable[[Document], str] = _entry, documents: list[Document] | None = None) -> dict[str, str]:
+    """The text of each generated section, from the vault as it is now (or from `documents`, the
+    vault as a change will leave it); `touched` are documents about to be updated today (the index
+    documents themselves, which list themselves among the recent); `entry` writes one document's
+    line (a wiki link in Memory Core). The unnamed section ("") is the whole listing, by type."""
+    docs = vault.documents if documents is None else sorted(documents, key=lambda d: d.id)
     by_type = ["## By type"]
     for doc_type in TYPE_ORDER:
         group = [d for d in docs if d.type == doc_type]
@@ -87,6 +87,30 @@ def replace_sections(body: str, sections: dict[str, str]) -> str:
         return match.group("start") + sections[name] + match.group("end")
 
     return MARKERS.sub(swap, body)
+
+
+def drop_from_sections(body: str, doc_id: str) -> str:
+    """The body with every mention of `doc_id` taken out of its generated sections, whatever their
+    name: an item of a list of links goes alone, a line that names nothing else goes whole (an
+    entry names the document and its title, and both must go with it). Text outside the markers
+    is untouched."""
+    link = rf"\[\[{re.escape(doc_id)}(?:\|[^\]]*)?\]\]"
+    mention = re.compile(rf"(?<![A-Za-z0-9_-]){re.escape(doc_id)}(?![A-Za-z0-9_-])")
+
+    def without(line: str) -> str | None:
+        """The line without the document's item, or None when nothing else is left of it."""
+        reduced = re.sub(rf"\s*,\s*{link}", "", re.sub(rf"{link}\s*,\s*", "", line))
+        reduced = re.sub(link, "", reduced)
+        return reduced if "[[" in reduced and not mention.search(reduced) else None
+
+    def clean(match: re.Match[str]) -> str:
+        inner = match.group("inner")
+        if not mention.search(inner):
+            return match.group(0)
+        kept = [line if not mention.search(line) else without(line) for line in inner.splitlines(keepends=True)]
+        return match.group("start") + "".join(line for line in kept if line is not None) + match.group("end")
+
+    return MARKERS.sub(clean, body)
 
 
 def plan_index(vault: VaultIndex) -> Plan:

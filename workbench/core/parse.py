@@ -29,6 +29,8 @@ CONFLICT_MARKER = re.compile(r"^(?:<{7}|={7}|>{7})(?:[ \t]|\r?$)", re.MULTILINE)
 _CONFLICT_RUNS = ("<" * 7, "=" * 7, ">" * 7)
 # A line that closes the frontmatter: `---` or `...`, then only whitespace (as `str.rstrip` sees it).
 _CLOSING_LINE = re.compile(r"^(?:---|\.\.\.)[^\S\n]*$", re.MULTILINE)
+# The opening line may carry a YAML comment after the marker (`--- # from the agent`), as YAML allows.
+_COMMENTED_OPENING = re.compile(r"---[ \t]+#.*")
 
 _TOP_KEY = re.compile(r"([A-Za-z_][\w.-]*)\s*:")
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -259,7 +261,8 @@ def parse_bytes(raw: bytes) -> ParsedFile:
         line = text.count("\n", 0, marker.start()) + 1
         parsed.issues.append(YamlIssue("conflict-markers", "git conflict marker: the file holds an unresolved merge", line))
     opening_end = len(text) if first_end < 0 else first_end + 1
-    if text[:opening_end].rstrip("\r\n").rstrip() != DELIMITER:
+    first = text[:opening_end].rstrip("\r\n")
+    if first.rstrip() != DELIMITER and not _COMMENTED_OPENING.fullmatch(first):
         parsed.body = text
         return parsed
     # The closing delimiter: the first such line after the opening one, within the line limit.

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import errno
-import os
-import stat
 from collections import deque
 from dataclasses import dataclass
 
+from .files import NOT_A_REGULAR_FILE, UNREADABLE as UNREADABLE_FILE, UnreadableFile, read_file
 from .flavours import MEMORY_CORE, Flavour
-from .model import Document, Problem
+from .model import Document, Problem, Severity
 from .parse import MAX_FILE_BYTES, parse_bytes
 from .validate import check_document, credential_problems, parse_problems
 
@@ -26,6 +24,8 @@ __all__ = [
     "Record",
     "build_record",
     "read_document",
+    "read_record",
+    "unread_record",
     "today",
     "invalidating",
 ]
@@ -41,12 +41,12 @@ INVALIDATING = frozenset(
         "type-invalid", "id-syntax", "id-type-mismatch", "id-duplicate", "title-invalid", "status-invalid",
         "project-invalid", "date-format", "tags-invalid", "links-invalid", "link-malformed",
         "link-type-invalid", "supersession-invalid", "provenance-invalid", "provenance-source-invalid",
-        "provenance-confidence-invalid",
+        "provenance-confidence-invalid", NOT_A_REGULAR_FILE, UNREADABLE_FILE,
     }
 )
 UNREADABLE = frozenset(
     {
-        "file-too-large", "encoding-invalid-utf8", "nul-bytes", "conflict-markers", "frontmatter-unterminated",
+        NOT_A_REGULAR_FILE, UNREADABLE_FILE, "file-too-large", "encoding-invalid-utf8", "nul-bytes", "conflict-markers", "frontmatter-unterminated",
         "frontmatter-too-large", "frontmatter-not-mapping", "yaml-syntax", "yaml-duplicate-key", "yaml-too-deep",
         "yaml-too-complex", "id-duplicate",
     }
@@ -99,31 +99,33 @@ def build_record(path: str, raw: bytes, size: int, mtime_ns: int, on: dt.date, f
     return Record(path, size, mtime_ns, document, problems, key_lines)
 
 
-FIRST_READ = 64 * 1024
-
-
 def read_document(path) -> bytes | None:
     """A file's bytes for parsing, but never more than the limit plus one: a 100 MB file is
-    refused from its first 16 MiB, not read whole."""
+    refused from its first 16 MiB, not read whole. None when nothing is there; `UnreadableFile`
+    for a named pipe, a device, a folder or a file that cannot be read."""
+    return read_file(path, MAX_FILE_BYTES + 1)
+
+
+def unread_record(path: str, error: UnreadableFile, mtime_ns: int, on: dt.date, flavour: Flavour = MEMORY_CORE) -> Record:
+    """The record of a document file that could not be read: invalid, with one problem naming what
+    is there instead, and an id from its path alone. Its size is -1, which no file has, so it is
+    read again at every look: a permission or a pipe may change without its size or time moving."""
+    empty = build_record(path, b"", 0, mtime_ns, on, flavour)
+    problem = Problem(path, Severity.ERROR, error.code, error.reason, None, empty.document.id)
+    document = dataclasses.replace(empty.document, meta={}, body="", digest="", valid=False)
+    return Record(path, -1, mtime_ns, document, [problem], {})
+
+
+def read_record(root, path: str, size: int, mtime_ns: int, on: dt.date, flavour: Flavour = MEMORY_CORE) -> Record | None:
+    """The record of the file at `root / path`: parsed when it can be read, `unread_record` when
+    it cannot, None when it is gone."""
     try:
-        # O_NONBLOCK and a regular file only: a FIFO swapped in for a document must not hang us.
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except (FileNotFoundError, IsADirectoryError):
+        raw = read_document(root / path)
+    except UnreadableFile as error:
+        return unread_record(path, error, mtime_ns, on, flavour)
+    if raw is None:
         return None
-    except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.ENXIO):
-            return None
-        raise
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        return None
-    with open(fd, "rb") as handle:
-        # Asked for 16 MiB at once, Python allocates them before it reads a byte: a small first
-        # read, then the rest only for a large file, made reading a vault three times quicker.
-        data = handle.read(FIRST_READ)
-        if len(data) == FIRST_READ:
-            data += handle.read(MAX_FILE_BYTES + 1 - FIRST_READ)
-        return data
+    return build_record(path, raw, size, mtime_ns, on, flavour)
 
 
 # How far back the log of changed ids reaches. A reader that last looked longer ago (or a batch

@@ -1,22 +1,34 @@
 """Rename and forget: the two changes that reach into every document that mentions an id.
 
 A rename moves the file and rewrites every reference (links, supersession lists, `compatible_with`,
-`[[id]]` and bare mentions in bodies) in one change. Forget is the one real deletion: the document,
-every reference to it, its recovery backups, the undo history that holds its bytes, derived caches
-and the log's mentions all go, and the log records only that a document was deleted.
+`[[id]]` and bare mentions in bodies) in one change. Forget is the one real deletion: every file
+that claims the id, every reference to it (generated index sections lose its entry, title and
+all), and everything the workbench kept of it under any name it ever had (traced back through the
+undo history across renames): its recovery backups, the undo records that hold its bytes, the
+derived store (deleted and built again, so no free page or write-ahead log keeps a word of it) and
+the log's mentions. The log records only that a document was deleted, and the change keeps no
+undo record, not even when a crash interrupts it and the next open finishes it.
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import re
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from .changes import Plan
+from .files import NOT_A_REGULAR_FILE, UnreadableFile
 from .index import VaultIndex
-from .model import ID_PATTERN, TYPE_FOLDERS, DocType, RefusedError, Status, id_list
-from .storage import FileChange
-from .walk import RECOVERY_DIR, STATE_DIR
+from .maintenance import VAULT_INDEX, drop_from_sections, render_sections, replace_sections
+from .model import ID_PATTERN, TYPE_FOLDERS, DocType, Document, RefusedError, Status, id_list
+from .parse import parse_bytes
+from .records import build_record, today
+from .storage import FileChange, read_bytes
+from .walk import RECOVERY_DIR
 
-__all__ = ["forget", "plan_rename", "plan_forget", "scrub_traces", "FORGOTTEN"]
+__all__ = ["forget", "plan_rename", "plan_forget", "scrub_traces", "trace_document", "Traces", "FORGOTTEN"]
 
 LIST_KEYS = ("supersedes", "superseded_by", "compatible_with")
 FORGOTTEN = "(forgotten)"
@@ -77,64 +89,190 @@ def plan_rename(vault: VaultIndex, old_id: str, new_id: str) -> Plan:
 
 
 def plan_forget(vault: VaultIndex, doc_id: str, confirm: str) -> Plan:
-    """Delete a document and every reference to it; the caller then scrubs its traces."""
+    """Delete every file that claims `doc_id` and every reference to it; the caller then scrubs
+    its traces. A named pipe claiming the id holds no byte of it and is left; a file that claims
+    it but cannot be read refuses the change, since it may hold a copy."""
     if confirm != doc_id:
         raise RefusedError(f"forget needs the id typed again exactly: --confirm {doc_id}")
-    doc = vault.get(doc_id)
-    changes = [FileChange(doc.path, vault.writer.read(doc.path), None)]
+    vault.get(doc_id)
+    changes: list[FileChange] = []
+    for path in vault.paths_of(doc_id):
+        try:
+            raw = read_bytes(vault.root / path)
+        except UnreadableFile as error:
+            if error.code == NOT_A_REGULAR_FILE:
+                continue
+            raise RefusedError(f"{path} claims {doc_id} but {error.reason}; make it readable (or remove it), then forget again") from None
+        if raw is not None:
+            changes.append(FileChange(path, raw, None))
+    gone = {change.path for change in changes}
     pattern = _mention(doc_id)
+    index_doc: Document | None = None
+    edited: dict[str, Document] = {}
     for other in vault.documents:
-        if other.id == doc_id or not _references(other, doc_id):
+        if other.id == doc_id or other.path in gone or not _references(other, doc_id):
             continue
-        meta = _rewrite_meta(other.meta, doc_id, None)
-        if meta.get("status") == Status.SUPERSEDED and not id_list(meta.get("superseded_by")):
-            meta["status"] = Status.DEPRECATED.value  # its only successor is gone: outdated, not replaced
-        changes.append(vault.edit_change(other, meta, pattern.sub(FORGOTTEN, other.body)))
-    count = len(changes) - 1
+        if other.id == VAULT_INDEX:
+            index_doc = other  # last: its generated sections list the others as this change leaves them
+            continue
+        changes.append(_forget_in(vault, other, doc_id, pattern, other.body))
+        edited[other.path] = _document_after(vault, changes[-1])
+    if index_doc is not None:
+        remaining = [edited.get(d.path, d) for d in vault.documents if d.id != doc_id and d.path not in gone]
+        newline = "\r\n" if "\r\n" in index_doc.body else "\n"
+        body = replace_sections(index_doc.body, render_sections(vault, newline, touched=frozenset({VAULT_INDEX}), documents=remaining))
+        changes.append(_forget_in(vault, index_doc, doc_id, pattern, body))
+    count = len(changes) - len(gone)
     line = vault.log_line(f"forget: a document was deleted ({count} other document(s) updated)")
     return Plan(f"forget {doc_id}", changes, [line])
 
 
-def scrub_traces(vault: VaultIndex, doc_id: str, path: str, body: str = "", title: str = "") -> list[str]:
+def _forget_in(vault: VaultIndex, other: Document, doc_id: str, pattern: re.Pattern[str], body: str) -> FileChange:
+    """`other` without its links to `doc_id`, its entries in generated sections, and its mentions."""
+    meta = _rewrite_meta(other.meta, doc_id, None)
+    if meta.get("status") == Status.SUPERSEDED and not id_list(meta.get("superseded_by")):
+        meta["status"] = Status.DEPRECATED.value  # its only successor is gone: outdated, not replaced
+    return vault.edit_change(other, meta, pattern.sub(FORGOTTEN, drop_from_sections(body, doc_id)))
+
+
+def _document_after(vault: VaultIndex, change: FileChange) -> Document:
+    return build_record(change.path, change.after or b"", 0, 0, today(), vault.flavour).document
+
+
+@dataclass
+class Traces:
+    """What a document was, under every name it had: what forget looks for outside the files."""
+
+    ids: set[str] = field(default_factory=set)
+    paths: set[str] = field(default_factory=set)
+    titles: set[str] = field(default_factory=set)
+    bodies: set[str] = field(default_factory=set)
+
+    def needles(self) -> list[bytes]:
+        """The byte strings whose presence in a backup or an undo record means it holds the
+        document. Short titles and bodies are left out: a common word must never cost other
+        documents their backups (the ids find those records)."""
+        texts = set(self.ids) | {t for t in self.titles if len(t) >= 16} | {b for b in self.bodies if len(b) >= 16}
+        return sorted(text.encode("utf-8") for text in texts)
+
+
+def _history_records(vault: VaultIndex) -> list[tuple[Path, bytes, list[FileChange]]]:
+    """Every undo record (kept or undone): its file, its text (summary and log lines, as words,
+    not JSON escapes) and its files' bytes. A record that cannot be decoded has no files; one that
+    is not a file at all (a folder, a pipe) is skipped."""
+    found = []
+    history = vault.state_dir / "history"
+    for path in sorted(history.rglob("*.json")) if history.is_dir() else []:
+        try:
+            raw = read_bytes(path) or b""
+        except OSError:
+            continue
+        try:
+            record = json.loads(raw)
+            files = [FileChange(f["path"], _b64(f.get("before")), _b64(f.get("after"))) for f in record["files"]]
+            words = json.dumps([record.get("summary"), record.get("log")], ensure_ascii=False).encode("utf-8", "surrogateescape")
+        except (ValueError, TypeError, KeyError, AttributeError):
+            files, words = [], b""
+        found.append((path, raw + words, files))
+    return found
+
+
+def _b64(data: str | None) -> bytes | None:
+    return None if data is None else base64.b64decode(data)
+
+
+def _version_id(vault: VaultIndex, path: str, data: bytes | None) -> str | None:
+    if data is None or not path.endswith(".md") or path.startswith("."):
+        return None
+    return vault.flavour.doc_id(path, parse_bytes(data).meta or {})
+
+
+def trace_document(vault: VaultIndex, doc_id: str) -> Traces:
+    """Every id, path, title and body the document had, as far as the workbench kept its past:
+    its files now, and the undo history followed back through renames (a change that removed one
+    document file and created one, where one of the two is this document). An id another
+    document holds now is never taken for this one's."""
+    traces = Traces(ids={doc_id})
+    for path in vault.paths_of(doc_id):
+        traces.paths.add(path)
+        doc = vault.document_at(path)
+        if doc is not None:
+            traces.titles.add(doc.title.strip())
+            traces.bodies.add(doc.body.strip())
+    records = _history_records(vault)
+    versions = [[(change, side, data, _version_id(vault, change.path, data)) for change in files
+                 for side, data in (("before", change.before), ("after", change.after))] for _, _, files in records]
+    grown = True
+    while grown:
+        grown = False
+        for record in versions:
+            moved_out = [v for v in record if v[1] == "before" and v[0].after is None and v[3]]
+            moved_in = [v for v in record if v[1] == "after" and v[0].before is None and v[3]]
+            pairs = [(moved_out[0][3], moved_in[0][3])] if len(moved_out) == 1 and len(moved_in) == 1 else []
+            for a, b in pairs + [(b, a) for a, b in pairs]:
+                if a in traces.ids and b not in traces.ids and (b == doc_id or not vault.paths_of(b)):
+                    traces.ids.add(b)
+                    grown = True
+    for record in versions:
+        for change, _, data, version in record:
+            if version in traces.ids and data is not None:
+                traces.paths.add(change.path)
+                parsed = parse_bytes(data)
+                title = (parsed.meta or {}).get("title")
+                if isinstance(title, str) and title.strip():
+                    traces.titles.add(title.strip())
+                if parsed.decoded and parsed.body.strip():
+                    traces.bodies.add(parsed.body.strip())
+    return traces
+
+
+def scrub_traces(vault: VaultIndex, traces: Traces) -> list[str]:
     """Remove what a forgotten document leaves behind outside the vault's documents.
 
-    Backups and undo records are removed when they hold the id or the body; the log loses the id
-    and the quoted title. Only these: a short common word must never cost other documents their
-    backups. Nothing is deleted through a symlink: with `.workbench`, its history, `.recovery` or
-    the log linked elsewhere, the whole forget is refused before anything goes.
+    Backups and undo records are removed when they are of the document (under any of its ids) or
+    hold its id, title or body; the log loses its ids and quoted titles; the derived state is
+    dropped, to be built again. Only these: a short common word must never cost other documents
+    their backups. Nothing is deleted through a symlink: with `.workbench`, its history, `.recovery`
+    or the log linked elsewhere, the whole forget is refused before anything goes.
     """
-    if not ID_PATTERN.fullmatch(doc_id):
-        raise RefusedError(f"{doc_id!r} is not a document id")
+    if not any(ID_PATTERN.fullmatch(doc_id) for doc_id in traces.ids):
+        raise RefusedError(f"{sorted(traces.ids)!r} is not a document id")
     writer = vault.writer
     writer.check_state(RECOVERY_DIR)
     done: list[str] = []
-    needles = [doc_id.encode("utf-8")] + ([body.strip().encode("utf-8")] if len(body.strip()) >= 16 else [])
+    needles = traces.needles()
     for backup in writer.files_under(RECOVERY_DIR):
         relative = backup[len(RECOVERY_DIR) + 1:]
-        data = writer.read(backup) or b""
-        if (path and relative.startswith(path + ".")) or any(n in data for n in needles):
+        try:
+            data = writer.read(backup) or b""
+        except OSError:
+            continue
+        meta = parse_bytes(data).meta or {}
+        if any(relative.startswith(path + ".") for path in traces.paths) or meta.get("id") in traces.ids or any(n in data for n in needles):
             writer.remove(backup)
             done.append(f"removed backup {relative}")
-    history = f"{STATE_DIR}/history"
-    for record in writer.files_under(history):
-        if not record.endswith(".json"):
-            continue
-        data = writer.read(record) or b""
-        if any(n in data for n in needles) or any(_b64_contains(data, n) for n in needles):
-            writer.remove(record)
-            done.append(f"removed undo record {record.rsplit('/', 1)[1]}")
-    log = writer.read(writer.log_name)
-    if log is not None:
-        text = log.decode("utf-8", errors="replace")
-        scrubbed = _mention(doc_id).sub("[redacted]", text)
-        if title.strip():
-            scrubbed = scrubbed.replace(f"“{title.strip()}”", "“[redacted]”")
+    for record, text, files in _history_records(vault):
+        versions = [(c.path, data) for c in files for data in (c.before, c.after) if data is not None]
+        if any(n in text for n in needles) or any(_version_id(vault, path, data) in traces.ids or any(n in data for n in needles) for path, data in versions):
+            record.unlink()  # the history folder was checked above: no symlink on the way
+            done.append(f"removed undo record {record.name}")
+    try:
+        raw = writer.read(writer.log_name)
+    except OSError:
+        raw = None  # a log that is not a file is never read; it cannot hold the document's words either
+    if raw is not None:
+        text = raw.decode("utf-8", errors="surrogateescape")
+        scrubbed = text
+        for doc_id in sorted(traces.ids, key=len, reverse=True):
+            scrubbed = _mention(doc_id).sub("[redacted]", scrubbed)
+        for title in traces.titles:
+            scrubbed = scrubbed.replace(f"“{title}”", "“[redacted]”")
         if scrubbed != text:
-            writer.write(writer.log_name, scrubbed.encode("utf-8"))
+            writer.write(writer.log_name, scrubbed.encode("utf-8", errors="surrogateescape"))
             done.append("redacted the log")
-    for name in writer.names(STATE_DIR):
+    for name in writer.names(writer.state):
         if name not in KEPT_STATE:
-            writer.remove_tree(f"{STATE_DIR}/{name}")
+            writer.remove_tree(f"{writer.state}/{name}")
             done.append(f"dropped derived state {name}")
     return done
 
@@ -153,30 +291,15 @@ def forget(vault: VaultIndex, doc_id: str, confirm: str, dry_run: bool = False) 
             return Plan(f"forget {doc_id}: no such document; its traces would be scrubbed")
         # Already gone (a forget interrupted before its scrub finished): scrub what is left.
         with vault.lock:
-            vault.rebuild_store(lambda: scrub_traces(vault, doc_id, ""))
+            traces = trace_document(vault, doc_id)
+            vault.rebuild_store(lambda: scrub_traces(vault, traces))
         return Plan(f"forget {doc_id}: no such document; traces scrubbed")
-    doc = vault.get(doc_id)
     plan = plan_forget(vault, doc_id, confirm)
     if dry_run:
         return plan
     with vault.lock:
-        scrub_traces(vault, doc_id, doc.path, doc.body, doc.title)  # first the undo records that hold it
+        traces = trace_document(vault, doc_id)
+        scrub_traces(vault, traces)  # first the undo records that hold it
         vault.apply(plan, keep_history=False)
-        vault.rebuild_store(lambda: scrub_traces(vault, doc_id, doc.path, doc.body, doc.title))
+        vault.rebuild_store(lambda: scrub_traces(vault, traces))
     return plan
-
-
-def _b64_contains(data: bytes, needle: bytes) -> bool:
-    """History records hold file bytes in base64; look inside them too."""
-    import base64
-    import json
-
-    try:
-        record = json.loads(data)
-    except ValueError:
-        return False
-    for entry in record.get("files", []):
-        for side in ("before", "after"):
-            if entry.get(side) and needle in base64.b64decode(entry[side]):
-                return True
-    return False

@@ -19,6 +19,7 @@ from typing import Any
 
 from .changes import Plan
 from .edits import slugify
+from .files import NOT_A_REGULAR_FILE, UNREADABLE
 from .maintenance import VAULT_INDEX, plan_index, plan_listing
 from .index import VaultIndex
 from .model import (
@@ -35,11 +36,11 @@ from .model import (
 )
 from .parse import ParsedFile, as_date, load_yaml, parse_bytes
 from .storage import FileChange, read_bytes
-from .yamledit import KEY_LINE, apply_meta, render_frontmatter
+from .yamledit import KEY_LINE, EditError, apply_meta, render_frontmatter
 
 __all__ = ["RepairReport", "plan_repair", "repair"]
 
-UNREPAIRABLE = {"encoding-invalid-utf8", "file-too-large", "nul-bytes", "conflict-markers"}
+UNREPAIRABLE = {"encoding-invalid-utf8", "file-too-large", "nul-bytes", "conflict-markers", NOT_A_REGULAR_FILE, UNREADABLE}
 FOLDER_TYPES = {folder: doc_type for doc_type, folder in TYPE_FOLDERS.items()}
 SOURCE_ALIASES = {"claude": "agent-claude", "codex": "agent-codex", "human": "manual", "user": "manual"}
 
@@ -49,6 +50,7 @@ class RepairReport:
     plan: Plan
     repaired: list[str] = field(default_factory=list)  # paths, after any move
     left: list[str] = field(default_factory=list)  # paths a person must look at
+    why: dict[str, str] = field(default_factory=dict)  # for some of them, what the repair could not do
     index_plan: Plan | None = None  # the index's generated sections, regenerated after the repairs
 
 
@@ -269,12 +271,20 @@ def plan_repair(vault: VaultIndex, only: set[str] | None = None) -> RepairReport
     for record in vault.records:
         if only is not None and record.path not in only:
             continue
-        raw = read_bytes(vault.root / record.path)
+        codes = problems_by_path.get(record.path, set())
+        if codes & UNREPAIRABLE:
+            report.left.append(record.path)
+            continue
+        try:
+            raw = read_bytes(vault.root / record.path)
+        except OSError as error:  # it became a pipe or unreadable since the walk
+            report.left.append(record.path)
+            report.why[record.path] = str(error)
+            continue
         if raw is None:
             continue
         parsed = parse_bytes(raw)
-        codes = problems_by_path.get(record.path, set())
-        if codes & UNREPAIRABLE or not parsed.decoded:
+        if not parsed.decoded:
             report.left.append(record.path)
             continue
         if parsed.meta is None:
@@ -315,8 +325,14 @@ def plan_repair(vault: VaultIndex, only: set[str] | None = None) -> RepairReport
             text = opening + "".join(render_frontmatter(_ordered(meta), newline)) + closing + body
             after = (("\ufeff" if work.parsed.bom else "") + text).encode("utf-8")
         else:
-            lines = apply_meta(work.parsed.fm_lines, originals[path], meta, work.parsed.newline)
+            try:
+                lines = apply_meta(work.parsed.fm_lines, originals[path], meta, work.parsed.newline)
+            except EditError as error:
+                _leave(report, path, f"its frontmatter cannot be edited safely ({error})")
+                continue
             after = work.parsed.compose(lines, work.body)
+        if not _fits(vault, report, path, target_path, work.raw, after):
+            continue
         report.plan.changes.append(FileChange(backup, None, work.raw))
         if target_path != path:
             report.plan.changes.append(FileChange(path, work.raw, None))
@@ -333,6 +349,28 @@ def plan_repair(vault: VaultIndex, only: set[str] | None = None) -> RepairReport
     return report
 
 
+def _leave(report: RepairReport, path: str, why: str) -> None:
+    if path not in report.left:
+        report.left.append(path)
+    report.why[path] = why
+
+
+def _fits(vault: VaultIndex, report: RepairReport, path: str, target: str, before: bytes, after: bytes) -> bool:
+    """Whether one file's repair may be applied: one file that cannot be made valid must not stop
+    the others. A repair that would bring a new invalidating problem (a rebuilt frontmatter whose
+    id is `x`) is not made, and the file is left for a person; one that fixes what it can but
+    leaves the file invalid is made, and the file is left for a person all the same."""
+    change = FileChange(target, before, after)
+    new = vault.new_invalidity(change, before)
+    if new:
+        _leave(report, path, f"repairing it would leave it invalid: {new[0].message}; nothing was changed in it")
+        return False
+    still = sorted({p.code for p in vault.new_invalidity(FileChange(target, None, after))})
+    if still:
+        _leave(report, target, f"repaired what could be, still {', '.join(still)}")
+    return True
+
+
 def _plan_flavour_repair(vault: VaultIndex, only: set[str] | None) -> RepairReport:
     """Another flavour's repairs, its own way (OKF: a missing type becomes `Recovered Concept`, a
     missing timestamp the file's mtime): missing keys added, unreadable frontmatter rebuilt with
@@ -347,11 +385,18 @@ def _plan_flavour_repair(vault: VaultIndex, only: set[str] | None) -> RepairRepo
         path = record.path
         if only is not None and path not in only or path not in codes_by_path:
             continue
-        raw = read_bytes(vault.root / path)
+        if codes_by_path[path] & UNREPAIRABLE:
+            report.left.append(path)
+            continue
+        try:
+            raw = read_bytes(vault.root / path)
+        except OSError as error:
+            _leave(report, path, str(error))
+            continue
         if raw is None:
             continue
         parsed = parse_bytes(raw)
-        if codes_by_path[path] & UNREPAIRABLE or not parsed.decoded:
+        if not parsed.decoded:
             report.left.append(path)
             continue
         mtime = dt.datetime.fromtimestamp((vault.root / path).stat().st_mtime)
@@ -373,7 +418,13 @@ def _plan_flavour_repair(vault: VaultIndex, only: set[str] | None) -> RepairRepo
             head = f"---{newline}{''.join(render_frontmatter(meta, newline))}---{newline}"
             after = (("\ufeff" if parsed.bom else "") + head + body).encode("utf-8")
         else:
-            after = parsed.compose(apply_meta(parsed.fm_lines, parsed.meta, meta, newline), body)
+            try:
+                after = parsed.compose(apply_meta(parsed.fm_lines, parsed.meta, meta, newline), body)
+            except EditError as error:
+                _leave(report, path, f"its frontmatter cannot be edited safely ({error})")
+                continue
+        if not _fits(vault, report, path, path, raw, after):
+            continue
         report.plan.changes += [FileChange(backup, None, raw), FileChange(path, raw, after)]
         report.repaired.append(path)
         report.plan.log_lines.append(vault.log_line(f"repair {record.document.id}: {'; '.join(notes)}"))

@@ -33,6 +33,7 @@ import ctypes
 import errno
 import json
 import os
+import re
 import stat
 import time
 import uuid
@@ -40,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from .files import read_file
 from .lock import LockTimeout, VaultLock
 from .model import ConflictError, UnsafePathError, WorkbenchError
 from .textmerge import merge3
@@ -74,6 +76,7 @@ __all__ = [
 ]
 
 HISTORY_KEEP = 200
+_TEMP_NAME = re.compile(r"\.(.+)" + re.escape(TEMP_MARK) + r"[0-9a-f]{12}\.tmp")  # temporary_name's names
 RENAME_EXCHANGE = 2
 # Swap a new file and the one it replaces in one step where the system can (Linux renameat2); off,
 # every replacement takes the plain-rename way that other systems take.
@@ -110,21 +113,16 @@ class FileChange:
 
 def read_bytes(path: Path) -> bytes | None:
     """The bytes of the regular file at `path`, None when there is none. A symlink as the last part
-    or a FIFO is refused (UnsafePathError): reading a FIFO would wait for a writer forever."""
+    is refused (UnsafePathError); a named pipe, a folder or a file that cannot be read raises
+    `UnreadableFile` (an OSError): reading a pipe would wait for a writer forever."""
     try:
-        fd = os.open(path, os.O_RDONLY | FILE_FLAGS)
-    except FileNotFoundError:
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            raise UnsafePathError(f"{path} is a symbolic link; it is not read")
+    except (FileNotFoundError, NotADirectoryError):
         return None
-    except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.ENXIO):
-            raise UnsafePathError(f"{path} is a symbolic link or a special file; it is not read") from None
-        raise
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise UnsafePathError(f"{path} is not a regular file; it is not read")
-        return read_fd(fd)
-    finally:
-        os.close(fd)
+    except OSError:
+        pass  # read_file says what is wrong, naming the file
+    return read_file(path)
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -316,6 +314,7 @@ class ChangeWriter:
                 "state": "prepared",
                 "log": log_lines,
                 "files": [{"path": c.path, "before": _encode(c.before), "after": _encode(c.after)} for c in changes],
+                "keep_history": keep_history,  # a forget killed after it committed must never become undoable
             }
             journal = f"{self.journal}/{change_id}.json"
             self._write_state(folders, journal, record)
@@ -639,7 +638,7 @@ class ChangeWriter:
         try:
             self._append_log(folders, lines)
         except UnsafePathError as exc:
-            self.notes.append(f"the change log was not written: {exc}")
+            self.notes.append(f"the change log could not be written: {exc}")
         crash_point("logged")
         name = split(journal)[1]
         if keep_history:
@@ -719,15 +718,33 @@ class ChangeWriter:
     # -- recovery -------------------------------------------------------------------------------
 
     def needs_recovery(self, temporaries: list[Path]) -> bool:
-        if temporaries:
-            return True
         try:
             with self._folders() as folders:
-                if any(name.endswith(".json") for name in self._names(folders, self.journal)):
+                if self._journal_names(folders):
                     return True
-                return bool(self._hidden_temporaries(folders))
+                return bool(self._hidden_temporaries(folders)) or any(self._ours(t, set()) for t in temporaries)
         except OSError:
             return False
+
+    def _journal_names(self, folders: Folders) -> list[str]:
+        """The journals a crash left. A folder so named is a person's, never ours: left alone. A
+        link or a pipe so named is offered too, to be refused and set aside as a planted record."""
+        names = []
+        for name in self._names(folders, self.journal):
+            found = folders.lstat(f"{self.journal}/{name}") if name.endswith(".json") else None
+            if found is not None and not stat.S_ISDIR(found.st_mode):
+                names.append(name)
+        return names
+
+    def _ours(self, temp: Path, journaled: set[str]) -> bool:
+        """Whether a file the walk found named like a temporary file is provably one of ours: the
+        temporary of the log or of a file a journal names, by `temporary_name`'s exact pattern.
+        Anything else is a person's file, whatever its name: never removed."""
+        match = _TEMP_NAME.fullmatch(temp.name)
+        if match is None or temp.is_symlink() or not temp.is_file() or not temp.parent.is_relative_to(self.root):
+            return False
+        target = (temp.parent / match.group(1)).relative_to(self.root).as_posix()
+        return target == self.log_name or target in journaled
 
     def _hidden_temporaries(self, folders: Folders) -> list[str]:
         """Temporary files in the hidden folders the vault walk skips (journal, history, backups)."""
@@ -750,8 +767,10 @@ class ChangeWriter:
             return notes
         try:
             with self._folders() as folders:
+                journaled = self._journaled(folders)
                 notes += self._recover_journals(folders)
-                paths = [t.relative_to(self.root).as_posix() for t in temporaries] + self._hidden_temporaries(folders)
+                ours = [t.relative_to(self.root).as_posix() for t in temporaries if self._ours(t, journaled)]
+                paths = ours + self._hidden_temporaries(folders)
                 for path in paths:
                     try:
                         if folders.remove(path):
@@ -762,10 +781,23 @@ class ChangeWriter:
             self.lock.release()
         return notes
 
+    def _journaled(self, folders: Folders) -> set[str]:
+        """Every path the journals a crash left name: their temporary files are ours."""
+        paths: set[str] = set()
+        try:
+            for name in self._journal_names(folders):
+                try:
+                    paths.update(change.path for change in self._read_record(folders, f"{self.journal}/{name}")["files"])
+                except (ValueError, UnsafePathError, KeyError, TypeError):
+                    continue
+        except UnsafePathError:
+            pass
+        return paths
+
     def _recover_journals(self, folders: Folders) -> list[str]:
         notes: list[str] = []
         try:
-            names = [name for name in folders.names(self.journal) if name.endswith(".json")]
+            names = self._journal_names(folders)
         except UnsafePathError as exc:
             return [f"{exc}; no journal was read"]
         for name in names:
@@ -777,7 +809,7 @@ class ChangeWriter:
                 continue
             files: list[FileChange] = record["files"]
             if record.get("state") == "committed":
-                self._finish(folders, journal, record, keep_history=True)
+                self._finish(folders, journal, record, keep_history=record.get("keep_history") is not False)
                 notes.append(f"finished the interrupted change: {record.get('summary', '')}")
                 continue
             for change in files:
@@ -810,6 +842,9 @@ class ChangeWriter:
             names = [name for name in folders.names(self.history_folder) if name.endswith(".json")]
             for name in reversed(names):
                 path = f"{self.history_folder}/{name}"
+                found = folders.lstat(path)
+                if found is None or stat.S_ISDIR(found.st_mode) or stat.S_ISFIFO(found.st_mode):
+                    continue  # a folder or a pipe so named is not a record of ours: never read, never moved
                 try:
                     record = self._read_record(folders, path)
                 except (ValueError, UnsafePathError) as exc:

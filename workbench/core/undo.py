@@ -5,6 +5,7 @@ can never be undone."""
 from __future__ import annotations
 
 from .changes import Plan
+from .files import UnreadableFile
 from .index import VaultIndex
 from .model import RefusedError
 from .storage import FileChange
@@ -21,7 +22,10 @@ def undo(index: VaultIndex, dry_run: bool = False) -> Plan:
         raise RefusedError("nothing to undo" + (" (a record that could not be trusted was set aside; see the notes)" if set_aside else ""))
     record = records[0]
     files: list[FileChange] = record["files"]
-    current = {c.path: index.writer.read(c.path) for c in files}
+    try:
+        current = {c.path: index.writer.read(c.path) for c in files}
+    except UnreadableFile as error:  # a pipe or a folder where the change left a file: never read, never replaced
+        raise RefusedError(f"cannot undo “{record['summary']}”: {error}") from None
     if all(current[c.path] == c.before for c in files):
         if not dry_run:
             index.writer.retire(record["record_path"])  # an undo interrupted after its writes

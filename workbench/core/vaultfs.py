@@ -127,7 +127,7 @@ def unsafe_reason(root: Path, path: str, regular: bool = True) -> str | None:
 
 
 def _kind(mode: int) -> str:
-    for test, word in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"),
+    for test, word in ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"),
                        (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device")):
         if test(mode):
             return word

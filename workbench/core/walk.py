@@ -5,6 +5,11 @@ followed, whether it points at a file or a folder, inside the vault or out of it
 reported so a person knows why a file they see is not in the vault, and so are the links and
 special files (a FIFO) where the store keeps its own files (`.workbench`, `.recovery`, `log.md`):
 the store refuses to write through them, and `check` says why.
+
+Anything else named like a document is offered as one, whatever it is: a named pipe or a socket
+at `notes/x.md` becomes a record with a problem naming it (it is never opened for reading), so
+it is seen rather than silently skipped. A folder the walk cannot list is reported too, since
+the documents in it are missing from the vault until it can be.
 """
 
 from __future__ import annotations
@@ -73,6 +78,7 @@ class Walk:
     temporaries: list[Path] = field(default_factory=list)
     not_pages: list[tuple[str, str]] = field(default_factory=list)  # (relative path, why it is not loaded)
     specials: list[str] = field(default_factory=list)  # FIFOs, sockets, devices where a file belongs
+    unreadable: list[tuple[str, str]] = field(default_factory=list)  # (a folder or file the walk could not look into, why)
 
 
 def walk_vault(root: Path, flavour: Flavour = MEMORY_CORE) -> Walk:
@@ -83,35 +89,42 @@ def walk_vault(root: Path, flavour: Flavour = MEMORY_CORE) -> Walk:
         folder, prefix = stack.pop()
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError:
+        except OSError as error:
+            result.unreadable.append((prefix.rstrip("/") or ".", f"this folder cannot be listed ({error.strerror or error}): the documents in it are missing from the vault"))
             continue
         subfolders = []
         for entry in entries:
             name = entry.name
             relative = prefix + name
-            if is_temporary(name):
-                result.temporaries.append(Path(entry.path))
-                continue
-            if is_debris(name):
-                if not prefix and name in (STATE_DIR, RECOVERY_DIR) and entry.is_symlink():
+            try:
+                if is_temporary(name):
+                    if entry.is_file(follow_symlinks=False):  # a folder so named is nobody's temporary file
+                        result.temporaries.append(Path(entry.path))
+                    continue
+                if is_debris(name):
+                    if not prefix and name in (STATE_DIR, RECOVERY_DIR) and entry.is_symlink():
+                        result.symlinks.append(relative)
+                    continue
+                if entry.is_symlink():
                     result.symlinks.append(relative)
-                continue
-            if entry.is_symlink():
-                result.symlinks.append(relative)
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                if flavour.walks_into(relative):
-                    subfolders.append((Path(entry.path), relative + "/"))
-            elif name.endswith(".md") and entry.is_file(follow_symlinks=False):
-                if flavour.is_reserved(relative):
                     continue
-                why = flavour.not_a_page(relative)
-                if why:
-                    result.not_pages.append((relative, why))
-                    continue
-                result.files.append((relative, entry.stat(follow_symlinks=False)))
-            elif name.endswith(".md"):
-                result.specials.append(relative)  # never opened: a FIFO would hang the reader
+                if entry.is_dir(follow_symlinks=False):
+                    if flavour.walks_into(relative):
+                        subfolders.append((Path(entry.path), relative + "/"))
+                elif name.endswith(".md"):
+                    if flavour.is_reserved(relative):
+                        if not entry.is_file(follow_symlinks=False):
+                            result.specials.append(relative)  # the store's own file, as a FIFO: never opened
+                        continue
+                    why = flavour.not_a_page(relative)
+                    if why:
+                        result.not_pages.append((relative, why))
+                        continue
+                    result.files.append((relative, entry.stat(follow_symlinks=False)))
+            except FileNotFoundError:
+                continue  # gone since the folder was listed
+            except OSError as error:
+                result.unreadable.append((relative, f"cannot be looked at ({error.strerror or error})"))
         stack.extend(reversed(subfolders))
     _look_at_state(root, result)
     return result

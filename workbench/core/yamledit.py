@@ -31,6 +31,11 @@ __all__ = [
     "render_flow",
 ]
 
+# Characters YAML does not keep as they are inside a quoted scalar: NEL, LINE and PARAGRAPH
+# SEPARATOR are line breaks to it (folded to a space on reading), and C0/C1 controls, DEL, a BOM and
+# lone surrogates are not printable at all. JSON leaves several of them bare; they are written as
+# YAML's escapes, which read back as the very character.
+UNSAFE_IN_YAML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
 KEY_LINE = re.compile(r"^(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)(?P<sep>\s*:)(?P<rest>(?:[ \t].*)?)$")
 PLAIN_SAFE = re.compile(r"^[A-Za-z0-9_./()@+][A-Za-z0-9 _./,()'@+&-]*$")
 
@@ -64,11 +69,12 @@ def segments(lines: list[str]) -> list[Segment]:
         if match:
             current = Segment(match.group("key"), index, index + 1)
             result.append(current)
-        elif current is not None and _is_continuation(text) and text.strip() and not text.lstrip().startswith("#"):
-            current.end = index + 1
-        elif current is not None and _is_continuation(text):
-            # Indented comments or blank lines inside a value belong to it only if content follows.
+        elif current is not None and (not text.strip() or text.lstrip().startswith("#")):
+            # Comments and blank lines inside a value (between two links, say) belong to it only
+            # if content follows; before the next key they stay where they are.
             continue
+        elif current is not None and _is_continuation(text):
+            current.end = index + 1
         else:
             current = None
     # Lines between segments that no key claims stay where they are.
@@ -86,7 +92,7 @@ def render_scalar(value: Any, quote: str = "") -> str:
     if isinstance(value, (dt.date, dt.datetime)):
         return value.isoformat()
     text = str(value)
-    if quote == "'" and "\n" not in text:
+    if quote == "'" and "\n" not in text and not UNSAFE_IN_YAML.search(text):
         return "'" + text.replace("'", "''") + "'"
     if quote != '"' and text and PLAIN_SAFE.match(text) and not text.endswith(" "):
         try:
@@ -94,7 +100,7 @@ def render_scalar(value: Any, quote: str = "") -> str:
                 return text
         except yaml.YAMLError:
             pass
-    return json.dumps(text, ensure_ascii=False)
+    return UNSAFE_IN_YAML.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(text, ensure_ascii=False))
 
 
 def render_flow(value: Any) -> str:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..files import read_file
 from ..model import LinkType, Problem
 from ..parse import as_date, value_text
 from .base import (
@@ -174,9 +175,10 @@ def _mostly_records(paths: list[Path]) -> bool:
     hits = 0
     for path in paths:
         try:
-            hits += reads_as_record({}, path.read_text("utf-8", errors="replace")[:4000])
-        except OSError:
+            head = (read_file(path, 16000) or b"").decode("utf-8", errors="replace")[:4000]
+        except OSError:  # a pipe or a folder so named is never read, a file we may not read is skipped
             continue
+        hits += reads_as_record({}, head)
     return hits * 2 >= len(paths)
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from ..files import read_file
 from ..model import Link, Problem, Severity, Status
 
 __all__ = [
@@ -213,8 +214,8 @@ def mostly(paths: list[Path], test) -> bool:
     hits = 0
     for path in paths:
         try:
-            head = path.read_text("utf-8", errors="replace")[:800]
-        except OSError:
+            head = (read_file(path, 3200) or b"").decode("utf-8", errors="replace")[:800]
+        except OSError:  # a pipe or a folder so named is never read, a file we may not read is skipped
             continue
         hits += bool(test(head))
     return bool(paths) and hits * 2 >= len(paths)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from textual import work
 from textual.app import SuspendNotSupported
 
+from ...core.files import read_file
 from ..dialogs.lifecycle import LifecycleChoice, LifecycleDialog
 from ..proposal import Proposal, created_id, undo_exactly
 from ..reading import read_view
@@ -72,9 +73,11 @@ class GuidedFlows:
             self.notify(f"{command[0]}: {exc.strerror or exc}", title="The editor did not start", severity="error", markup=False)
             return
         try:  # the person's own edit: when the watcher echoes it, it is not news
-            self._written[view.document.path] = path.read_bytes()
+            written = read_file(path)
         except OSError:
-            pass
+            written = None
+        if written is not None:
+            self._written[view.document.path] = written
         self.after_edit(view.document.id)
 
     @work(thread=True, exclusive=True, group="vault-read")

@@ -31,6 +31,7 @@ from textual.worker import get_current_worker
 from ...core import conflicts as core_conflicts
 from ...core.changes import Plan
 from ...core.conflicts import Conflict
+from ...core.files import read_file
 from ...core.live import VaultWatcher
 from ...core.model import ConflictError, Document, WorkbenchError
 from ...core.vault import Vault
@@ -270,7 +271,7 @@ class MainScreen(GuidedFlows, Screen[None]):
         """The file's bytes now (None if it is gone)."""
         assert self.vault is not None
         try:
-            return (self.vault.root / path).read_bytes()
+            return read_file(self.vault.root / path)  # a pipe put there is never opened to block
         except OSError:
             return None
 
