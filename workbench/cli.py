@@ -165,6 +165,10 @@ def build_parser() -> argparse.ArgumentParser:
     migrate.add_argument("--project", help="the project every document gets (default: the vault folder's name)")
     migrate.add_argument("--json", action="store_true")
 
+    mcp = sub.add_parser("mcp", help="serve the vault to an agent over MCP on stdio: search, read, context, write through the gate, forget requests")
+    mcp.add_argument("--source", choices=["agent-claude", "agent-codex"],
+                     help="provenance source of the agent's writes when its client's name says neither Claude nor Codex")
+
     sub.add_parser("tui", help="start the workbench (the default with no command)")
     return parser
 
@@ -435,6 +439,12 @@ def cmd_search(vault: Vault, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_mcp(vault: Vault, args: argparse.Namespace) -> int:
+    from .agents.server import serve  # the MCP SDK loads only here
+
+    return serve(vault, args.source)
+
+
 # Commands that make one change: each builds a Plan in the core; printing it is the same for all.
 WRITERS = {
     "status": lambda v, a: v.set_status(a.id, a.new_status, dry_run=a.dry_run),
@@ -461,6 +471,7 @@ def _writer(call):
 COMMANDS = {
     "check": cmd_check, "migrate": cmd_migrate, "search": cmd_search, "show": cmd_show, "new": cmd_new, "conflicts": cmd_conflicts, "consolidate": cmd_consolidate,
     "history": cmd_history, "stale": cmd_stale, "links": cmd_links, "context": cmd_context, "graph": cmd_graph,
+    "mcp": cmd_mcp,
     **{name: _writer(call) for name, call in WRITERS.items()},
 }
 
