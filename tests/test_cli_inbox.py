@@ -40,7 +40,7 @@ def test_the_inbox_lists_each_request_with_its_author_and_the_commands_that_sett
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[-1] == "4 request(s) from agents, 4 new since the last review"
-    assert any("claude-code  asks to forget mem-note-sentry-healthcheck-noise: fixed upstream" in line for line in lines)
+    assert any("claude-code  asked to forget mem-note-sentry-healthcheck-noise: fixed upstream" in line for line in lines)
     assert any(f"→ workbench inbox accept|merge|supersede|archive|forget {agents_wrote['create']}" in line for line in lines)
     assert any("→ workbench inbox accept|revert mem-entity-stripe" in line for line in lines)
     data = json.loads(inbox(sample_copy, "--json", "--diff", "--mark-reviewed").stdout)

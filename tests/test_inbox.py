@@ -219,6 +219,22 @@ def test_a_request_to_forget_is_kept_archived_or_carried_out_with_the_id_typed_a
     assert doc_id not in vault and doc_id not in log_text(vault)
 
 
+def test_forgetting_from_the_inbox_keeps_what_the_curator_has_seen(vault):
+    ids = fill(vault)
+    vault.mark_inbox_reviewed(vault.inbox().newest)
+    vault.settle(ids["forget"], "forget", confirm=ids["forget"])  # forget drops every derived state
+    assert vault.inbox().new == [] and len(vault.inbox()) == 3
+
+
+def test_a_request_reads_as_a_sentence_after_its_agent(vault):
+    fill(vault)
+    said = {r.kind: f"{r.agent} {r.describe()}" for r in vault.inbox().requests}
+    assert said["create"].startswith("claude-code wrote a new note, mem-note-")
+    assert said["supersede"] == ("codex-cli proposed a new decision, mem-decision-store-money-as-decimal, "
+                                 "to supersede mem-decision-money-integer-cents")
+    assert said["forget"] == "codex-cli asked to forget mem-note-sentry-healthcheck-noise: obsolete"
+
+
 def test_a_draft_is_forgotten_from_the_inbox_too(vault):
     ids = fill(vault)
     vault.settle(ids["create"], "forget", confirm=ids["create"])

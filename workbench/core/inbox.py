@@ -131,14 +131,14 @@ class Request:
         return ACTIONS[self.kind]
 
     def describe(self) -> str:
-        """One line a person reads: what the agent did."""
+        """What the agent did, as the rest of a sentence that starts with its name."""
         if self.kind == "create":
-            return f"new {self.type} {self.doc_id} ({self.status})"
+            return f"wrote a new {self.type}, {self.doc_id} ({self.status})"
         if self.kind == "supersede":
-            return f"new decision {self.doc_id} proposed to supersede {self.target}"
+            return f"proposed a new decision, {self.doc_id}, to supersede {self.target}"
         if self.kind == "merge":
             return f"merged “{self.note}” into {self.doc_id}"
-        return f"asks to forget {self.doc_id}" + (f": {self.note}" if self.note else "")
+        return f"asked to forget {self.doc_id}" + (f": {self.note}" if self.note else "")
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.doc_id, "path": self.path, "kind": self.kind, "agent": self.agent, "at": self.at,
@@ -447,8 +447,12 @@ def forget(index: VaultIndex, doc_id: str, confirm: str | None, dry_run: bool = 
     request = _pick(index, doc_id, "forget", None)
     if confirm != doc_id:
         raise RefusedError(f"forgetting deletes {doc_id} for good: confirm it by typing the id again exactly")
-    plan = references.forget(index, doc_id, confirm, dry_run)
-    plan.summary = f"inbox: forget {doc_id}, at {request.agent}'s {'request' if request.kind == 'forget' else 'writing'}"
+    reviewed = _reviewed_until(index)
+    plan = references.forget(index, doc_id, confirm, dry_run)  # drops every derived state, the inbox's cursor too...
+    if reviewed is not None and not dry_run:
+        mark_reviewed(index, reviewed)  # ...which holds no id, so it is put back
+    why = f"as {request.agent} asked" if request.kind == "forget" else f"written by {request.agent}"
+    plan.summary = f"inbox: forget {doc_id}, {why}"
     return plan
 
 
