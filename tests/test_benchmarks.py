@@ -37,3 +37,10 @@ def test_the_default_search_beats_plain_bm25_on_the_sample_probes():
     assert baseline and ours, out
     (_, _, base_r5, base_mrr), (_, _, r5, mrr) = (map(float, m.groups()) for m in (baseline, ours))
     assert r5 >= base_r5 + 0.10 and mrr >= base_mrr + 0.10, out
+
+
+def test_mcp_benchmark_times_every_tool_over_stdio():
+    out = bench("bench_mcp", "--runs", "2")
+    for call in ("start (spawn, open, initialize)", "memory_search (10 hits)", "memory_read (10 documents)", "memory_context",
+                 "memory_write create", "memory_forget (a request)"):
+        assert re.search(rf"\| {re.escape(call)}\s+\|\s+[\d.]+ \|\s+[\d.]+ \|", out), out
