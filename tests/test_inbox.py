@@ -309,3 +309,11 @@ def test_the_gates_kept_profiles_follow_the_files(vault, sample_copy):
     after = vault.gate(draft)
     assert "mem-entity-sentry" in [c.id for c in after]
     assert [c.to_json() for c in after] == [c.to_json() for c in Vault.open(sample_copy).gate(draft)]
+
+
+def test_at_most_two_hints_beyond_the_pack_each_by_its_own_metadata(vault):
+    pack = vault.context_for("flaky tests pdf fonts playwright datepicker")
+    assert 1 <= len(pack.hints) <= 2
+    for hint in pack.hints:
+        assert hint["id"] not in pack.ids and set(hint) == {"id", "title", "type", "status", "why"}
+        assert hint["why"].startswith("its title, tags or id share: ")

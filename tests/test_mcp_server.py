@@ -122,12 +122,17 @@ async def test_a_read_stops_at_ten_documents_and_45000_characters_and_says_how_t
         body = (await agent.call("memory_read", ids="mem-note-stripe-test-clocks"))["documents"][0]
         assert body["truncated"] and not body["read_whole"] and body["characters"] > 45_000
         assert len(body["body"]) + len(str(body["meta"])) <= 45_000
+        merge = {"type": "note", "title": "Stripe test clocks", "decision": "merge_into:mem-note-stripe-test-clocks"}
+        await agent.call("memory_write", **merge | {"decision": "propose"})
+        await agent.call("memory_search", query="stripe test clocks")
+        assert "read up to character" in await agent.refused("memory_write", **merge)
         rest, offset = body["body"], body["next_offset"]
         while offset is not None:
             more = (await agent.call("memory_read", ids="mem-note-stripe-test-clocks", offset=offset))["documents"][0]
             rest += more["body"]
             offset = more.get("next_offset")
         assert rest.endswith("THE END\n") and more["read_whole"]
+        await agent.call("memory_write", **merge)  # read to its end now: the gate lets it through
         mixed = await agent.call("memory_read", ids=["mem-note-stripe-test-clocks", "mem-entity-stripe"])
         assert [d["id"] for d in mixed["documents"]] == ["mem-note-stripe-test-clocks"] and mixed["unread"] == ["mem-entity-stripe"]
 
