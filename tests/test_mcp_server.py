@@ -104,9 +104,10 @@ async def test_read_gives_bodies_and_metadata_and_says_what_is_missing(sample_co
         one = await agent.call("memory_read", ids="mem-entity-stripe")
         [doc] = one["documents"]
         assert doc["body"].startswith("# Stripe") and doc["meta"]["created_at"] == "2026-02-24" and doc["read_whole"]
-        many = await agent.call("memory_read", ids=["mem-entity-stripe", "mem-entity-nothing", "../../etc/passwd", "mem-entity-stripe"])
+        many = await agent.call("memory_read", ids=["mem-entity-stripe", "mem-entity-nothing", "../../etc/passwd", "mem-entity-stripe", "y" * 300])
         assert [d["id"] for d in many["documents"]] == ["mem-entity-stripe"]
-        assert [m["id"] for m in many["missing"]] == ["mem-entity-nothing", "../../etc/passwd"]
+        assert [m["id"] for m in many["missing"]] == ["mem-entity-nothing", "../../etc/passwd", "y" * 300]
+        assert "not an id" in many["missing"][2]["reason"]
 
 
 async def test_a_read_stops_at_ten_documents_and_45000_characters_and_says_how_to_go_on(sample_copy):
@@ -283,13 +284,15 @@ HOSTILE = [
     ("memory_write", {"type": "note", "title": "Into nothing", "decision": "merge_into:mem-entity-nothing"}, "no document"),
     ("memory_forget", {"id": "mem-note-nothing"}, "no document"),
     ("memory_forget", {"id": ""}, "id is empty"),
+    ("memory_forget", {"id": "mem-note-" + "x" * 5_000}, "not an id"),
+    ("memory_write", {"type": "note", "title": "Long target", "decision": "merge_into:mem-" + "x" * 5_000}, "not an id"),
 ]
 
 
 async def test_hostile_arguments_are_error_results_naming_the_problem_with_nothing_written(sample_copy):
     before = files(sample_copy)
     async with connected(sample_copy) as agent:
-        for title in ("Body with NUL", "A key", "Escape", "Island", "Into a decision", "Into nothing"):
+        for title in ("Body with NUL", "A key", "Escape", "Island", "Into a decision", "Into nothing", "Long target"):
             await agent.call("memory_write", type="note", title=title)  # propose: so the gate is not what refuses
         await agent.call("memory_read", ids="mem-decision-api-fastapi")
         for tool, args, expected in HOSTILE:

@@ -29,6 +29,7 @@ READ_CHARACTERS = 45_000
 SEARCH_LIMIT = 50
 MAX_QUERY = 1_000
 MAX_IDS = 100
+MAX_ID = 200
 MAX_BODY = 100_000
 MAX_TITLE = 200
 MAX_TAGS, MAX_TAG = 20, 64
@@ -52,6 +53,13 @@ def plain(value: Any) -> Any:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     return str(value)
+
+
+def _id(text: str) -> str:
+    """An id as given, refused when it is too long to be one (and too long to repeat in an error)."""
+    if len(text) > MAX_ID:
+        raise RefusedError(f"an id of {len(text):,} characters is not an id")
+    return text
 
 
 def _json_size(value: Any) -> int:
@@ -115,7 +123,7 @@ class MemoryTools:
                 unread.append(doc_id)
                 continue
             try:
-                doc = self.vault.get(doc_id)
+                doc = self.vault.get(_id(doc_id))
             except RefusedError as exc:
                 missing.append({"id": doc_id, "reason": str(exc)})
                 continue
@@ -205,7 +213,7 @@ class MemoryTools:
             doc_id = plan.created_id  # type: ignore[attr-defined]
         else:
             what = "merge into it" if verb == "merge_into" else "supersede it"
-            self.session.require_read(target, self.vault.get(target).digest, what)
+            self.session.require_read(target, self.vault.get(_id(target)).digest, what)
             if verb == "merge_into":
                 plan = self.vault.agent_merge_into(target, draft, agent)
                 doc_id = target
@@ -302,7 +310,7 @@ class MemoryTools:
             raise RefusedError("id is empty")
         if len(reason) > 2_000:
             raise RefusedError(f"reason is {len(reason)} characters; at most 2,000")
-        doc = self.vault.get(doc_id)
+        doc = self.vault.get(_id(doc_id))
         self.session.require_read(doc_id, doc.digest, "ask to forget it")
         plan = self.vault.request_forget(doc_id, self.agent(), reason)
         if not plan.empty:
