@@ -83,6 +83,7 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
         & #picking { display: none; height: auto; }
         & #picking Label { padding: 0 1; }
         &.-picking #picking { display: block; }
+        &.-picking #diff-scroll { display: none; }
     }
     """
 
@@ -195,7 +196,8 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
             return
         self._picking = action
         what = f"Merge {request.doc_id} into…" if action == "merge" else f"Which document does {request.doc_id} supersede?"
-        self.query_one("#picking-label", Label).update(Content.styled(clean(what), "bold"))
+        self.query_one("#picking-label", Label).update(Content.assemble(
+            (clean(what), "bold"), ("  type to search, enter picks, escape goes back", "$text-muted")))
         picker = self.query_one("#picker", DocumentPicker)
         picker.exclude = frozenset({request.doc_id})
         picker.clear()
