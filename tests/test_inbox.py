@@ -300,17 +300,6 @@ def test_a_question_that_matches_nothing_starts_from_the_vault_index(vault):
     assert "mem-index-vault" in pack.ids
 
 
-def test_the_gates_kept_profiles_follow_the_files(vault, sample_copy):
-    """Profiles are kept between calls (an agent proposes often); a change is seen at once."""
-    draft = Draft("entity", "Kafka event bus", ["kafka"], [], "Events go through Kafka topics.")
-    assert vault.gate(draft) == Vault.open(sample_copy).gate(draft)
-    doc = vault.get("mem-entity-sentry")
-    vault.save(doc.__class__(doc.id, doc.path, {**doc.meta, "tags": ["kafka"]}, doc.body + "\nKafka event bus topics.\n", doc.digest))
-    after = vault.gate(draft)
-    assert "mem-entity-sentry" in [c.id for c in after]
-    assert [c.to_json() for c in after] == [c.to_json() for c in Vault.open(sample_copy).gate(draft)]
-
-
 def test_at_most_two_hints_beyond_the_pack_each_by_its_own_metadata(vault):
     pack = vault.context_for("flaky tests pdf fonts playwright datepicker")
     assert 1 <= len(pack.hints) <= 2

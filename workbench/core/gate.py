@@ -15,7 +15,7 @@ from typing import Any
 
 from .changes import Plan
 from .index import VaultIndex
-from .model import TYPE_FOLDERS, DocType, Document, LinkType, RefusedError, Status, member
+from .model import TYPE_FOLDERS, DocType, LinkType, RefusedError, Status, member
 from .edits import join_section, slugify, unite_links, unite_tags
 from .similarity import Corpus, Profile, likeness
 from .storage import FileChange
@@ -85,25 +85,11 @@ class Candidate:
                 "score": round(self.score, 3), "reasons": self.reasons, "action": self.action}
 
 
-def _profiles(vault: VaultIndex, docs: list[Document]) -> tuple[dict[str, Profile], Corpus]:
-    """Each document's profile and their corpus, kept in the index's slot between calls: a profile
-    while its document's bytes stay the same, the corpus while the records do. Making every
-    profile again was most of the gate's time on a large vault (1.3 s of 1.5 s at 10,000 documents)."""
-    kept = vault.gate_profiles
-    if kept is not None and kept[0] == vault.generation:
-        return kept[1], kept[2]
-    known: dict[tuple[str, str], Profile] = kept[3] if kept is not None else {}
-    by_bytes = {(d.id, d.digest): known.get((d.id, d.digest)) or Profile.of(d) for d in docs}
-    profiles = {doc_id: profile for (doc_id, _), profile in by_bytes.items()}
-    corpus = Corpus(profiles.values())
-    vault.gate_profiles = (vault.generation, profiles, corpus, by_bytes)
-    return profiles, corpus
-
-
 def candidates(vault: VaultIndex, draft: Draft, limit: int = 3) -> list[Candidate]:
     """The canonical documents the draft may belong in, best first, each with its reasons."""
     docs = [d for d in vault.documents if d.status in (Status.ACTIVE, Status.DRAFT)]
-    profiles, corpus = _profiles(vault, docs)
+    profiles = {d.id: Profile.of(d) for d in docs}
+    corpus = Corpus(profiles.values())
     mine = draft.profile()
     ranked: list[Candidate] = []
     for doc in docs:
@@ -113,7 +99,7 @@ def candidates(vault: VaultIndex, draft: Draft, limit: int = 3) -> list[Candidat
             action = "supersede"
         else:
             continue
-        like = likeness(mine, profiles.get(doc.id) or Profile.of(doc), corpus)
+        like = likeness(mine, profiles[doc.id], corpus)
         if doc.id in mine.targets:
             like.reasons.insert(0, "the draft links to it")
             like.score += 0.15

@@ -8,7 +8,7 @@ file owns which id, reading (`get`, `documents`, `problems`), planning the bytes
 lock and its own mutex. It knows nothing of search, the graph or curation: those take the index.
 
 Derived views keep what they computed between calls in the slots declared in `__init__`
-(`search_views`, `search_postings`, `meaning`, `gate_profiles`), dropped with the index; each view checks
+(`search_views`, `search_postings`, `meaning`), dropped with the index; each view checks
 `generation`, which moves whenever the records change.
 """
 
@@ -106,12 +106,10 @@ class VaultIndex:
         self.generation = 0  # moves whenever the records change, so derived views know to rebuild
         self.id_log = IdLog()  # which ids each generation touched, so the graph need not scan them all
         # What derived views keep between calls, declared here so that no view hangs its own
-        # attributes on the index: search.py's lookups and kept per-word results, semantic.py's index,
-        # and the write gate's document profiles.
+        # attributes on the index: search.py's lookups and kept per-word results, semantic.py's index.
         self.search_views: Any = None
         self.search_postings: Any = None
         self.meaning: Any = None
-        self.gate_profiles: Any = None
 
     # -- opening and reading ----------------------------------------------------------------
 
