@@ -43,6 +43,12 @@ def test_importing_the_core_loads_no_ui():
     assert loaded_by(statement, ("textual", "rich", "IPython")) == []
 
 
+def test_only_the_mcp_server_loads_the_mcp_sdk():
+    statement = "import workbench, workbench.cli, workbench.agents.tools, workbench.core.inbox, workbench.core.retrieval"
+    assert loaded_by(statement, ("mcp", "pydantic")) == []
+    assert loaded_by("import workbench.agents.server", ("mcp",)) == ["mcp"]
+
+
 def test_no_module_imports_another_modules_private_name():
     for source in PACKAGE.rglob("*.py"):
         for node in ast.walk(ast.parse(source.read_text("utf-8"))):

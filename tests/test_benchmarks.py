@@ -44,3 +44,10 @@ def test_write_benchmark_times_both_changes_and_loses_no_racing_append():
     assert re.search(r"^save \(1 file\)\s+p50\s+[\d.]+ ms", out, re.MULTILINE), out
     assert re.search(r"^rename \(\d+ files\)\s+p50\s+[\d.]+ ms", out, re.MULTILINE), out
     assert "racing agent: 60 appends, 0 lost;" in out, out
+
+
+def test_mcp_benchmark_times_every_tool_over_stdio():
+    out = bench("bench_mcp", "--runs", "2")
+    for call in ("start (spawn, open, initialize)", "memory_search (10 hits)", "memory_read (10 documents)", "memory_context",
+                 "memory_write create", "memory_forget (a request)"):
+        assert re.search(rf"\| {re.escape(call)}\s+\|\s+[\d.]+ \|\s+[\d.]+ \|", out), out

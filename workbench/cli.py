@@ -180,6 +180,20 @@ def build_parser() -> argparse.ArgumentParser:
     tiers.add_parser("counts", help="bring index.md's line counts up to date")
     for each in (correct, move, forget_entries, tiers.choices["counts"]):
         each.add_argument("--dry-run", action="store_true")
+    mcp = sub.add_parser("mcp", help="serve the vault to an agent over MCP on stdio: search, read, context, write through the gate, forget requests")
+    mcp.add_argument("--source", choices=["agent-claude", "agent-codex"],
+                     help="provenance source of the agent's writes when its client's name says neither Claude nor Codex")
+    inbox = sub.add_parser("inbox", help="what agents wrote that awaits review; settle it with ACTION ID")
+    inbox.add_argument("action", nargs="?", choices=["accept", "merge", "supersede", "archive", "revert", "keep", "forget"],
+                       help="settle a request: accept, merge (--into), supersede (--replaces), archive, revert a merge, keep, forget (--confirm)")
+    inbox.add_argument("id", nargs="?", help="the document the request is on")
+    inbox.add_argument("--into", metavar="ID", help="with merge: the document to merge into")
+    inbox.add_argument("--replaces", metavar="ID", help="with supersede: the document it replaces")
+    inbox.add_argument("--confirm", metavar="ID", help="with forget: the same id again, exactly")
+    inbox.add_argument("--dry-run", action="store_true")
+    inbox.add_argument("--diff", action="store_true", help="show what each agent wrote, as a diff")
+    inbox.add_argument("--mark-reviewed", action="store_true", help="after listing: what is listed is no longer new")
+    inbox.add_argument("--json", action="store_true")
 
     sub.add_parser("tui", help="start the workbench (the default with no command)")
     return parser
@@ -462,6 +476,41 @@ def cmd_search(vault: Vault, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_mcp(vault: Vault, args: argparse.Namespace) -> int:
+    from .agents.server import serve  # the MCP SDK loads only here
+
+    return serve(vault, args.source)
+
+
+def cmd_inbox(vault: Vault, args: argparse.Namespace) -> int:
+    if args.action:
+        if not args.id:
+            raise UsageError(f"inbox {args.action}: name the document (ID)")
+        target = args.into if args.action == "merge" else args.replaces
+        plan = vault.settle(args.id, args.action, target=target, confirm=args.confirm, dry_run=args.dry_run)
+        report_plan(plan, args.dry_run)
+        return EXIT_OK
+    inbox = vault.inbox()
+    if args.mark_reviewed and inbox.newest:
+        vault.mark_inbox_reviewed(inbox.newest)
+    if args.json:
+        data = inbox.to_json()
+        if args.diff:
+            for item, request in zip(data["requests"], inbox.requests):
+                item["diff"] = vault.inbox_diff(request)
+        print_json(data)
+        return EXIT_OK
+    for request in inbox.requests:
+        new = "new " if inbox.is_new(request) else "    "
+        print(safe(f"{new}{request.at.replace('T', ' ')}  {request.agent}  {request.describe()}"))
+        print(safe(f"      “{request.title}”  [{request.type} · {request.status}]  → workbench inbox {'|'.join(request.actions)} {request.doc_id}"))
+        if args.diff:
+            sys.stdout.write("".join(f"      {line}\n" for line in safe(vault.inbox_diff(request)).splitlines()))
+    new = len(inbox.new)
+    print(f"{len(inbox)} request(s) from agents, {new} new since the last review" if inbox.requests else "the inbox is empty")
+    return EXIT_OK
+
+
 # Commands that make one change: each builds a Plan in the core; printing it is the same for all.
 WRITERS = {
     "status": lambda v, a: v.set_status(a.id, a.new_status, dry_run=a.dry_run),
@@ -494,6 +543,7 @@ def _writer(call):
 COMMANDS = {
     "check": cmd_check, "migrate": cmd_migrate, "search": cmd_search, "show": cmd_show, "new": cmd_new, "conflicts": cmd_conflicts, "consolidate": cmd_consolidate,
     "history": cmd_history, "stale": cmd_stale, "links": cmd_links, "context": cmd_context, "graph": cmd_graph,
+    "mcp": cmd_mcp, "inbox": cmd_inbox,
     **{name: _writer(call) for name, call in WRITERS.items()},
 }
 

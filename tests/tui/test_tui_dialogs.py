@@ -9,8 +9,10 @@ import pytest
 from tui_helpers import settle
 
 from workbench.core.changes import FileChange, Plan
+from workbench.core.inbox import Inbox
 from workbench.core.model import Document
 from workbench.tui.app import WorkbenchApp
+from workbench.tui.dialogs.confirm_forget import ConfirmForgetDialog
 from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog
 from workbench.tui.dialogs.conflicts import ConflictsDialog
 from workbench.tui.dialogs.consolidate import ConsolidateDialog
@@ -20,6 +22,7 @@ from workbench.tui.dialogs.external_change import (
     first_difference,
     versions_diff,
 )
+from workbench.tui.dialogs.inbox import InboxDialog
 from workbench.tui.dialogs.keys import KeysDialog
 from workbench.tui.dialogs.lifecycle import LifecycleDialog
 from workbench.tui.dialogs.new_document import NewDocumentDialog
@@ -35,6 +38,8 @@ NOTE = Document("mem-note-x", "notes/mem-note-x.md", {"title": "X", "status": "a
 
 DIALOGS = {
     "confirm": lambda: ConfirmPlanDialog("edit x", "--- a\n+++ b\n"),
+    "confirm_forget": lambda: ConfirmForgetDialog("mem-note-x"),
+    "inbox": lambda: InboxDialog(Inbox((), None), lambda request: ""),
     "conflicts": lambda: ConflictsDialog([]),
     "consolidate": lambda: ConsolidateDialog([], {}, no_search),
     "external_change": lambda: ExternalChangeDialog(Versions("notes/x.md", b"a\nb\n", b"a\nc\n", planned=True)),

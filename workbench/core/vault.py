@@ -3,9 +3,10 @@
 Everything that shows or changes a vault (the TUI, the CLI, notebooks, agents' scripts) goes
 through this facade, and it decides nothing itself: each method is one call into the layer that
 owns the behaviour. Reading and applying changes belong to the index (`index.py`); the graph,
-search and meaning are derived views; each curation service (`transitions`, `gate`, `conflicts`,
-`consolidate`, `references`, `maintenance`, `repair`, `undo`) plans a change from the index, and
-the facade applies it, or returns it unapplied for a dry run (`Plan.diff()` shows it).
+search, meaning and a question's context pack (`retrieval`) are derived views; each curation
+service (`transitions`, `gate`, `conflicts`, `consolidate`, `references`, `maintenance`, `repair`,
+`undo`, and `inbox` for what agents write and the curator settles) plans a change from the index,
+and the facade applies it, or returns it unapplied for a dry run (`Plan.diff()` shows it).
 
 Each service is imported by the first method that needs it: a process that opens a vault and
 answers one search (an agent's, a command's) loads neither the curation services nor rapidfuzz,
@@ -33,10 +34,12 @@ if TYPE_CHECKING:
     from .flavours import Flavour
     from .gate import Candidate, Draft
     from .graph import Neighbourhood
+    from .inbox import Agent, Inbox, Request
     from .live import VaultWatcher
     from .live_graph import LiveGraph
     from .records import Record
     from .repair import RepairReport
+    from .retrieval import QuestionPack
     from .search import Hit, SearchResults
 
 __all__ = ["Vault"]
@@ -205,6 +208,13 @@ class Vault:
 
         return neighbourhood(self.graph(), doc_id, depth, link_types)
 
+    def context_for(self, question: str, limit: int = 10, depth: int = 2) -> QuestionPack:
+        """Seed 004's pack for a question: the documents to read (from its best hits, `depth` links
+        out, at most `limit`, by reading priority) and their constraints, decisions and questions."""
+        from . import retrieval
+
+        return retrieval.question_pack(self.index, self.graph(), question, limit, depth)
+
     def conflicts(self) -> Conflicts:
         """Computed on a snapshot of the documents, without holding the vault's mutex meanwhile:
         on a large vault this takes seconds, and searches must not wait for it."""
@@ -372,6 +382,68 @@ class Vault:
         from . import tiers
 
         return self.apply(tiers.plan_line_counts(self.index), dry_run)
+    # -- agents' writes and the curator's inbox (inbox.py) -------------------------------------
+
+    @serialized
+    def agent_create(self, draft: Draft, agent: Agent, dry_run: bool = False) -> Plan:
+        """An agent's new document: a draft naming the agent, awaiting the curator's review."""
+        from . import inbox
+
+        self.index.require_native("an agent's write")
+        return self.apply(inbox.plan_agent_create(self.index, draft, agent), dry_run)
+
+    @serialized
+    def agent_merge_into(self, target_id: str, draft: Draft, agent: Agent, dry_run: bool = False) -> Plan:
+        from . import inbox
+
+        self.index.require_native("an agent's write")
+        return self.apply(inbox.plan_agent_merge(self.index, target_id, draft, agent), dry_run)
+
+    @serialized
+    def agent_supersede(self, old_id: str, draft: Draft, agent: Agent, dry_run: bool = False) -> Plan:
+        """An agent's new decision proposed to replace `old_id`; `old_id` changes only when accepted."""
+        from . import inbox
+
+        self.index.require_native("an agent's write")
+        return self.apply(inbox.plan_agent_supersede(self.index, old_id, draft, agent), dry_run)
+
+    @serialized
+    def request_forget(self, doc_id: str, agent: Agent, reason: str = "", dry_run: bool = False) -> Plan:
+        """An agent asks for a document to be forgotten; nothing is deleted."""
+        from . import inbox
+
+        return self.apply(inbox.plan_forget_request(self.index, doc_id, agent, reason), dry_run)
+
+    @serialized
+    def inbox(self) -> Inbox:
+        """What agents wrote that awaits the curator, oldest first, and what is new since the last review."""
+        from . import inbox
+
+        return inbox.read_inbox(self.index)
+
+    @serialized
+    def inbox_diff(self, request: Request) -> str:
+        """What the agent wrote for `request`, as a diff."""
+        from . import inbox
+
+        return inbox.request_diff(self.index, request)
+
+    def mark_inbox_reviewed(self, until: str) -> None:
+        """The curator has seen every request up to `until` (a request's `at`)."""
+        from . import inbox
+
+        inbox.mark_reviewed(self.index, until)
+
+    @serialized
+    def settle(self, doc_id: str, action: str, target: str | None = None, confirm: str | None = None,
+               at: str | None = None, dry_run: bool = False) -> Plan:
+        """Settle what an agent asked of `doc_id`: accept, merge (into `target`), supersede
+        (`target`), archive, revert a merge, keep, or forget (with `confirm`, the id again)."""
+        from . import inbox
+
+        if action == "forget":
+            return inbox.forget(self.index, doc_id, confirm, dry_run)
+        return self.apply(inbox.plan_settle(self.index, doc_id, action, target, at), dry_run)
 
     @serialized
     def regenerate_index(self, dry_run: bool = False) -> Plan:

@@ -13,10 +13,12 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from .commands import WorkbenchCommands
+from .dialogs.confirm_forget import ConfirmForgetDialog
 from .dialogs.confirm_plan import ConfirmPlanDialog
 from .dialogs.conflicts import ConflictsDialog
 from .dialogs.consolidate import ConsolidateDialog
 from .dialogs.external_change import ExternalChangeDialog
+from .dialogs.inbox import InboxDialog
 from .dialogs.keys import KeyGroup, KeysDialog
 from .dialogs.new_document import NewDocumentDialog
 from .dialogs.problems import ProblemsDialog
@@ -90,6 +92,8 @@ KEY_GROUPS: list[KeyGroup] = [
     ("Conflicts (c)", ConflictsDialog.BINDINGS),
     ("New document: the write gate (n)", NewDocumentDialog.BINDINGS),
     ("Consolidation (o)", ConsolidateDialog.BINDINGS),
+    ("Inbox: what agents wrote (i)", InboxDialog.BINDINGS),
+    ("Forget, the id typed again", ConfirmForgetDialog.BINDINGS),
     ("Change preview", ConfirmPlanDialog.BINDINGS),
     ("Changed on disk meanwhile", ExternalChangeDialog.BINDINGS),
     ("Picking a document by search (in dialogs)", DocumentPicker.BINDINGS),

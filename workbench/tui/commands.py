@@ -31,6 +31,7 @@ ACTIONS: tuple[tuple[str, str, str], ...] = (
     ("Vault: conflicts queue…", "conflicts", "Contradictions, duplicates and stale links with their resolutions"),
     ("Vault: new document (write gate)…", "new_document", "Draft new knowledge; merge, supersede or create, with a diff first"),
     ("Vault: consolidate notes…", "consolidate", "Fold groups of related notes into their canonical document"),
+    ("Vault: inbox of what agents wrote…", "inbox", "Review agents' drafts, merges, proposals and requests to forget, one by one"),
     ("Navigate: back", "back", "The previously opened document"),
     ("Navigate: forward", "forward", "Forward again after going back"),
     ("Navigate: links pane", "focus_links", "Outgoing links and backlinks of this document"),

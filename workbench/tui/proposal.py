@@ -58,6 +58,8 @@ class Proposal:
     then: Callable[[], object] | None = None
     read: Mapping[str, bytes] = field(default_factory=dict)
     """The files the person decided on, as they were shown (path → bytes)."""
+    written: str = "Written (u undoes it)"
+    """What the notice says once it is written (a change that cannot be undone says so)."""
 
 
 def changed_since_read(plan: Plan, read: Mapping[str, bytes]) -> FileChange | None:

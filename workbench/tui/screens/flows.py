@@ -1,5 +1,5 @@
-"""The main screen's guided flows: lifecycle, undo, edit, problems, conflicts, the write gate and
-consolidation. Each opens its dialog and turns the answer into a `Proposal`, which the main screen
+"""The main screen's guided flows: lifecycle, undo, edit, problems, conflicts, the write gate,
+consolidation and the inbox of what agents wrote. Each opens its dialog and turns the answer into a `Proposal`, which the main screen
 previews as a diff and writes only once confirmed. Kept apart from the routing in `main.py`.
 """
 
@@ -19,7 +19,7 @@ from ..proposal import Proposal, created_id, undo_exactly
 from ..reading import read_view
 from ..summary import summarise
 
-__all__ = ["GuidedFlows", "repair_one_plan"]
+__all__ = ["GuidedFlows", "repair_one_plan", "settle_title"]
 
 
 def repair_one_plan(vault, path: str):
@@ -31,7 +31,7 @@ def repair_one_plan(vault, path: str):
 
 
 class GuidedFlows:
-    """Mixed into `MainScreen`: the actions behind `l`, `u`, `e`, `p`, `c`, `n` and `o`."""
+    """Mixed into `MainScreen`: the actions behind `l`, `u`, `e`, `p`, `c`, `n`, `o` and `i`."""
 
     def action_lifecycle(self) -> None:
         view = self.current
@@ -229,3 +229,75 @@ class GuidedFlows:
                                   open_after=lambda plan: into, read=choice.read))
 
         self.app.push_screen(dialog, chosen)
+
+    def action_inbox(self) -> None:
+        if self.vault is None:
+            return
+        self.read_inbox()
+
+    @work(thread=True, exclusive=True, group="vault-inbox")
+    def read_inbox(self) -> None:
+        from ..dialogs.inbox import InboxDialog
+
+        assert self.vault is not None
+        try:
+            inbox = self.vault.inbox()
+        except Exception as exc:  # noqa: BLE001
+            self._report(exc, "The inbox could not be read")
+            return
+        dialog = InboxDialog(inbox, self.vault.inbox_diff, self.vault.search)
+        self.app.call_from_thread(self._show_inbox, dialog, inbox.newest)
+
+    def _show_inbox(self, dialog, newest: str | None) -> None:
+        def chosen(choice) -> None:
+            if newest is not None:
+                self._mark_reviewed(newest)  # what was listed has been seen, settled or not
+            if choice is None:
+                return
+            request, action, target = choice.request, choice.action, choice.target
+            doc_id = request.doc_id
+            if action == "open":
+                self.open_document(doc_id, focus="viewer")
+            elif action == "forget":
+                self._confirm_forget(doc_id, request.title)
+            else:
+                self.propose(Proposal(settle_title(choice),
+                                      lambda vault: vault.settle(doc_id, action, target=target, at=request.at, dry_run=True),
+                                      open_after=lambda plan: doc_id, then=self.action_inbox))
+
+        self.app.push_screen(dialog, chosen)
+
+    @work(thread=True, group="inbox-cursor")
+    def _mark_reviewed(self, until: str) -> None:
+        assert self.vault is not None
+        try:
+            self.vault.mark_inbox_reviewed(until)
+        except OSError as exc:
+            self._report(exc, "The inbox could not remember what you saw")
+
+    def _confirm_forget(self, doc_id: str, title: str) -> None:
+        from ..dialogs.confirm_forget import ConfirmForgetDialog
+
+        def typed(confirm: str | None) -> None:
+            if confirm == doc_id:
+                self.propose(Proposal(f"Forget {doc_id} for good?",
+                                      lambda vault: vault.settle(doc_id, "forget", confirm=confirm, dry_run=True),
+                                      apply=lambda vault, plan: vault.settle(doc_id, "forget", confirm=confirm),
+                                      then=self.action_inbox, written="Forgotten (this cannot be undone)"))
+
+        self.app.push_screen(ConfirmForgetDialog(doc_id, title), typed)
+
+
+def settle_title(choice) -> str:
+    """The change preview's question for an inbox choice."""
+    request, target = choice.request, choice.target
+    doc_id, agent = request.doc_id, request.agent
+    return {
+        "accept": {"create": f"Accept {doc_id}: draft → active?", "supersede": f"Accept: {doc_id} supersedes {request.target}?",
+                   "merge": f"Keep {agent}'s merge into {doc_id}?"}.get(request.kind, f"Accept {doc_id}?"),
+        "merge": f"Merge {doc_id} into {target}?",
+        "supersede": f"{doc_id} supersedes {target}?",
+        "archive": f"Archive {doc_id}?",
+        "revert": f"Revert {agent}'s merge into {doc_id}?",
+        "keep": f"Keep {doc_id}, declining {agent}'s request to forget it?",
+    }.get(choice.action, f"{choice.action} {doc_id}?")

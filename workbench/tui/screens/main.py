@@ -15,6 +15,7 @@ redoes the change on the new version, or cancels.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import gc
 from pathlib import Path
 from typing import ClassVar
@@ -32,6 +33,7 @@ from ...core import conflicts as core_conflicts
 from ...core.changes import Plan
 from ...core.conflicts import Conflict
 from ...core.files import read_file
+from ...core.inbox import requests as agent_requests
 from ...core.live import VaultWatcher
 from ...core.model import ConflictError, Document, WorkbenchError
 from ...core.vault import Vault
@@ -74,6 +76,7 @@ class MainScreen(GuidedFlows, Screen[None]):
         Binding("c", "conflicts", "Conflicts", id="main.conflicts", tooltip="The conflicts queue: contradictions, duplicates, stale links"),
         Binding("n", "new_document", "New", id="main.new", tooltip="New knowledge through the write gate: merge, supersede or create"),
         Binding("o", "consolidate", "Consolidate", id="main.consolidate", tooltip="Fold groups of related notes into their canonical document"),
+        Binding("i", "inbox", "Inbox", id="main.inbox", tooltip="What agents wrote, awaiting your review: accept, merge, supersede, archive or forget each"),
     ]
 
     class VaultRead(Message):
@@ -158,6 +161,8 @@ class MainScreen(GuidedFlows, Screen[None]):
         """The graph navigator's depth and link-type filter (`+`/`-`, `t` in the links pane)."""
         self._written: dict[str, bytes] = {}
         """What our own last writes left in each file, so the watcher's echo of them is not news."""
+        self._agents_seen = dt.datetime.now().isoformat(timespec="seconds")
+        """The newest agent's request already announced: those the watcher brings after it are news."""
 
     # -- layout -------------------------------------------------------------------------------
 
@@ -359,9 +364,21 @@ class MainScreen(GuidedFlows, Screen[None]):
         if self.vault is not None:
             search.searcher = self.vault.search
         self.resummarise()
+        self._announce_agents(message.paths)
         view = self.current
         if view is not None and view.document.path in message.paths:
             self.read_document(view.document.id, remember=False, from_disk=True)
+
+    def _announce_agents(self, paths: list[str]) -> None:
+        """A toast for each request an agent has just left in a changed file (the watcher re-read them)."""
+        if self.vault is None:
+            return
+        fresh = [r for path in paths if (doc := self.vault.document_at(path)) is not None
+                 for r in agent_requests([doc]) if r.at > self._agents_seen]
+        if fresh:
+            self._agents_seen = max(r.at for r in fresh)
+            more = f" (and {len(fresh) - 1} more)" if len(fresh) > 1 else ""
+            self.notify(f"{fresh[0].agent}: {fresh[0].describe()}{more}", title="An agent wrote · i opens the inbox", markup=False)
 
     @on(DocumentRead)
     def _document_read(self, message: DocumentRead) -> None:
@@ -416,11 +433,11 @@ class MainScreen(GuidedFlows, Screen[None]):
     @on(ChangeApplied)
     def _change_applied(self, message: ChangeApplied) -> None:
         plan, proposal = message.plan, message.proposal
-        self.notify(plan.summary, title="Written (u undoes it)", markup=False)
+        self.notify(plan.summary, title=proposal.written, markup=False)
         target = proposal.open_after(plan) if proposal.open_after else None
         if target is not None:
             self.open_document(target, focus="viewer")
-        elif self.current is not None:
+        elif self.current is not None and self.vault is not None and self.current.document.id in self.vault:
             self.read_document(self.current.document.id, remember=False)
         if proposal.then is not None:
             proposal.then()
@@ -465,7 +482,7 @@ class MainScreen(GuidedFlows, Screen[None]):
         view = self.current
         if action in ("lifecycle", "toggle_raw", "edit"):
             return view is not None
-        if action in ("undo", "problems", "conflicts", "new_document", "consolidate"):
+        if action in ("undo", "problems", "conflicts", "new_document", "consolidate", "inbox"):
             return self.summary is not None
         if action == "successor":
             return bool(view and view.successors)

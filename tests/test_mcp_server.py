@@ -1,0 +1,357 @@
+"""`workbench mcp` as an agent meets it: the official SDK's client (`stdio_client`, `ClientSession`)
+talking to a real server subprocess over stdio, on a copy of the sample vault. No transport is
+mocked: every answer crossed a pipe as the protocol's JSON.
+
+What is checked: the five tools by name; the gate (what must be searched and read before what);
+seed 000's limits; hostile arguments, each an error result that names the problem with nothing
+written; and an agent writing while a long-lived vault watches the same folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.types import Implementation
+
+from workbench import Vault
+from workbench.core.inbox import REVIEW_KEY
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOLS = {"memory_search", "memory_read", "memory_context", "memory_write", "memory_forget"}
+STRIPE_NOTE = {"type": "note", "title": "Stripe retries webhooks for three days", "body": "Seen in the dashboard.\n",
+               "tags": ["stripe"], "links": ["related_to:mem-entity-stripe"]}
+
+
+class Agent:
+    """One connected client: `call` expects an answer, `refused` an error result, and returns its text."""
+
+    def __init__(self, session: ClientSession, errors: Path) -> None:
+        self.session = session
+        self.errors = errors
+
+    async def call(self, tool: str, **args: Any) -> dict[str, Any]:
+        result = await self.session.call_tool(tool, args)
+        assert not result.is_error, result.content[0].text
+        return result.structured_content
+
+    async def refused(self, tool: str, **args: Any) -> str:
+        result = await self.session.call_tool(tool, args)
+        assert result.is_error, result.structured_content
+        return result.content[0].text
+
+    async def found_and_read(self, doc_id: str, query: str) -> None:
+        hits = await self.call("memory_search", query=query, limit=20)
+        assert doc_id in [h["id"] for h in hits["hits"]], (doc_id, [h["id"] for h in hits["hits"]])
+        assert (await self.call("memory_read", ids=doc_id))["documents"][0]["read_whole"]
+
+
+@asynccontextmanager
+async def connected(vault: Path, name: str = "claude-code", *options: str):
+    errors = vault.parent / f"server-stderr-{time.monotonic_ns()}.txt"
+    env = {"PYTHONPATH": str(ROOT), **{k: os.environ[k] for k in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME") if k in os.environ}}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "workbench.cli", "--vault", str(vault), "mcp", *options],
+                                   env=env, cwd=str(ROOT))
+    with errors.open("w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write, client_info=Implementation(name=name, version="1.0.3")) as session:
+                await session.initialize()
+                yield Agent(session, errors)
+    assert "Traceback" not in errors.read_text("utf-8")
+
+
+def files(vault: Path) -> dict[str, bytes]:
+    """Every file of the vault but the derived state, to prove that nothing was written."""
+    return {p.relative_to(vault).as_posix(): p.read_bytes() for p in sorted(vault.rglob("*"))
+            if p.is_file() and ".workbench" not in p.relative_to(vault).parts}
+
+
+# -- the tools ---------------------------------------------------------------------------------
+
+
+async def test_the_five_tools_by_name_with_schemas_and_what_the_gate_asks(sample_copy):
+    async with connected(sample_copy) as agent:
+        listed = {tool.name: tool for tool in (await agent.session.list_tools()).tools}
+        assert set(listed) == TOOLS
+        for name in ("memory_search", "memory_read", "memory_context"):
+            assert listed[name].annotations.read_only_hint
+        assert listed["memory_write"].input_schema["properties"]["type"]["enum"] == ["concept", "decision", "entity", "context", "task", "note", "index"]
+        assert listed["memory_write"].input_schema["properties"]["decision"]["default"] == "propose"
+        assert "read_whole" not in str(listed["memory_search"].input_schema)
+
+
+async def test_search_returns_metadata_and_never_a_body(sample_copy):
+    async with connected(sample_copy) as agent:
+        found = await agent.call("memory_search", query="celery redis jobs", limit=5)
+        assert 1 <= found["count"] <= 5
+        for hit in found["hits"]:
+            assert {"id", "title", "type", "status", "score", "path"} <= set(hit) and "body" not in hit
+        superseded = [h for h in found["hits"] if h["status"] == "superseded"]
+        assert superseded and all(h["superseded_by"] for h in superseded)
+        filtered = await agent.call("memory_search", query="type:decision status:active stripe")
+        assert {h["type"] for h in filtered["hits"]} == {"decision"}
+
+
+async def test_read_gives_bodies_and_metadata_and_says_what_is_missing(sample_copy):
+    async with connected(sample_copy) as agent:
+        one = await agent.call("memory_read", ids="mem-entity-stripe")
+        [doc] = one["documents"]
+        assert doc["body"].startswith("# Stripe") and doc["meta"]["created_at"] == "2026-02-24" and doc["read_whole"]
+        many = await agent.call("memory_read", ids=["mem-entity-stripe", "mem-entity-nothing", "../../etc/passwd", "mem-entity-stripe", "y" * 300])
+        assert [d["id"] for d in many["documents"]] == ["mem-entity-stripe"]
+        assert [m["id"] for m in many["missing"]] == ["mem-entity-nothing", "../../etc/passwd", "y" * 300]
+        assert "not an id" in many["missing"][2]["reason"]
+
+
+async def test_a_read_stops_at_ten_documents_and_45000_characters_and_says_how_to_go_on(sample_copy):
+    big = "\n".join(f"Line {n}: " + "words " * 20 for n in range(900))  # about 118,000 characters
+    text = (sample_copy / "notes/mem-note-stripe-test-clocks.md").read_text("utf-8") + big + "\nTHE END\n"
+    (sample_copy / "notes/mem-note-stripe-test-clocks.md").write_text(text, "utf-8")
+    async with connected(sample_copy) as agent:
+        ids = [h["id"] for h in (await agent.call("memory_search", query="type:entity", limit=12))["hits"]]
+        assert len(ids) == 12
+        first = await agent.call("memory_read", ids=ids)
+        assert [d["id"] for d in first["documents"]] == ids[:10] and first["unread"] == ids[10:]
+        assert "memory_read(ids=" in first["next"]
+        body = (await agent.call("memory_read", ids="mem-note-stripe-test-clocks"))["documents"][0]
+        assert body["truncated"] and not body["read_whole"] and body["characters"] > 45_000
+        assert len(body["body"]) + len(str(body["meta"])) <= 45_000
+        merge = {"type": "note", "title": "Stripe test clocks", "decision": "merge_into:mem-note-stripe-test-clocks"}
+        await agent.call("memory_write", **merge | {"decision": "propose"})
+        await agent.call("memory_search", query="stripe test clocks")
+        assert "read up to character" in await agent.refused("memory_write", **merge)
+        rest, offset = body["body"], body["next_offset"]
+        while offset is not None:
+            more = (await agent.call("memory_read", ids="mem-note-stripe-test-clocks", offset=offset))["documents"][0]
+            rest += more["body"]
+            offset = more.get("next_offset")
+        assert rest.endswith("THE END\n") and more["read_whole"]
+        await agent.call("memory_write", **merge)  # read to its end now: the gate lets it through
+        mixed = await agent.call("memory_read", ids=["mem-note-stripe-test-clocks", "mem-entity-stripe"])
+        assert [d["id"] for d in mixed["documents"]] == ["mem-note-stripe-test-clocks"] and mixed["unread"] == ["mem-entity-stripe"]
+
+
+async def test_the_context_pack_for_a_question(sample_copy):
+    async with connected(sample_copy) as agent:
+        pack = await agent.call("memory_context", question="how do we retry failed stripe webhooks?")
+        ids = [d["id"] for d in pack["documents"]]
+        assert 1 <= len(ids) <= 10 and pack["start"][0]["id"] == "mem-decision-stripe-webhook-dedup"
+        assert all(d["depth"] <= 2 and d["status"] not in ("superseded", "archived") for d in pack["documents"])
+        for group in ("constraints", "latest_decisions", "open_questions"):
+            assert all(item["id"] in ids for item in pack[group])
+        assert pack["constraints"] and pack["latest_decisions"]
+        # What the pack returned counts as found: read one, and the gate lets the agent merge into it.
+        await agent.call("memory_read", ids="mem-entity-stripe")
+        await agent.call("memory_write", **{**STRIPE_NOTE, "type": "entity"}, decision="propose")
+        await agent.call("memory_write", **{**STRIPE_NOTE, "type": "entity"}, decision="merge_into:mem-entity-stripe")
+
+
+# -- the gate ----------------------------------------------------------------------------------
+
+
+async def test_propose_writes_nothing_and_ranks_the_candidates_with_reasons(sample_copy):
+    before = files(sample_copy)
+    async with connected(sample_copy) as agent:
+        proposed = await agent.call("memory_write", **STRIPE_NOTE, decision="propose")
+        assert proposed["written"] is False and proposed["proposed_id"] == "mem-note-stripe-retries-webhooks-for-three-days"
+        first = proposed["candidates"][0]
+        assert first["id"] == "mem-entity-stripe" and first["reasons"] and first["decision"] == "merge_into:mem-entity-stripe"
+        decision = await agent.call("memory_write", type="decision", title="Store money as integer cents", body="", links=[])
+        assert any(c["decision"].startswith("supersede:") for c in decision["candidates"])
+    assert files(sample_copy) == before
+
+
+async def test_create_needs_a_duplicate_search_and_lands_as_a_draft_naming_the_agent(sample_copy):
+    async with connected(sample_copy, "claude-code") as agent:
+        why = await agent.refused("memory_write", **STRIPE_NOTE, decision="create")
+        assert "search for duplicates" in why
+        await agent.call("memory_search", query="unrelated words about kubernetes")
+        assert "search for duplicates" in await agent.refused("memory_write", **STRIPE_NOTE, decision="create")
+        await agent.call("memory_search", query="stripe webhooks retries")  # the title's words: a duplicate search
+        written = await agent.call("memory_write", **STRIPE_NOTE, decision="create")
+        assert written["written"] and written["status"] == "draft"
+    doc = Vault.open(sample_copy).get(written["id"])
+    assert doc.meta["provenance"] == {"source": "agent-claude", "confidence": "medium", "agent": "claude-code"}
+    assert doc.meta[REVIEW_KEY][0]["action"] == "create"
+    assert f"create {doc.id} as a draft (agent claude-code)" in (sample_copy / "log.md").read_text("utf-8")
+
+
+async def test_merge_and_supersede_need_the_target_found_and_read_to_its_end_as_it_is_now(sample_copy):
+    merge = {**STRIPE_NOTE, "type": "entity", "decision": "merge_into:mem-entity-stripe"}
+    async with connected(sample_copy) as agent:
+        await agent.call("memory_write", **STRIPE_NOTE)  # propose: the duplicate search
+        await agent.call("memory_read", ids="mem-entity-postgres")
+        assert "has not been read" in await agent.refused("memory_write", **merge)
+        await agent.call("memory_read", ids="mem-entity-stripe")
+        stripe = sample_copy / "entities/mem-entity-stripe.md"
+        stripe.write_text(stripe.read_text("utf-8") + "\nA person's line.\n", "utf-8")  # someone writes meanwhile
+        assert "changed since you read it" in await agent.refused("memory_write", **merge)
+        await agent.call("memory_read", ids="mem-entity-stripe")
+        await agent.call("memory_write", **merge)
+
+        never_found = {"type": "decision", "title": "Use Celery again", "body": "x", "decision": "supersede:mem-decision-sendgrid-dynamic-templates"}
+        await agent.call("memory_write", **never_found | {"decision": "propose"})
+        await agent.call("memory_read", ids="mem-decision-sendgrid-dynamic-templates")
+        assert "not been returned by a search" in await agent.refused("memory_write", **never_found)
+
+        await agent.found_and_read("mem-decision-money-integer-cents", "money integer cents")
+        proposal = {"type": "decision", "title": "Store money as Decimal", "body": "Use Decimal.", "tags": ["money"],
+                    "decision": "supersede:mem-decision-money-integer-cents"}
+        assert "search for duplicates" in await agent.refused("memory_write", **proposal)
+        await agent.call("memory_search", query="store money decimal")
+        written = await agent.call("memory_write", **proposal)
+        assert written["status"] == "draft" and "stays active" in written["review"]
+    vault = Vault.open(sample_copy)
+    assert vault.get("mem-decision-money-integer-cents").status == "active"
+    assert sorted(r.kind for r in vault.inbox().requests) == ["merge", "supersede"]
+
+
+async def test_forget_never_deletes_and_only_what_was_found_and_read(sample_copy):
+    async with connected(sample_copy, "codex-cli") as agent:
+        assert "not been returned by a search" in await agent.refused("memory_forget", id="mem-note-sentry-healthcheck-noise")
+        await agent.found_and_read("mem-note-sentry-healthcheck-noise", "sentry healthcheck noise")
+        asked = await agent.call("memory_forget", id="mem-note-sentry-healthcheck-noise", reason="fixed in the SDK")
+        assert asked["deleted"] is False
+        again = await agent.call("memory_forget", id="mem-note-sentry-healthcheck-noise")
+        assert "already" in again["summary"]
+        assert "Unknown tool" in await agent.refused("memory_delete", id="mem-note-sentry-healthcheck-noise")
+    vault = Vault.open(sample_copy)
+    assert "mem-note-sentry-healthcheck-noise" in vault
+    [request] = vault.inbox().requests
+    assert (request.kind, request.agent, request.note) == ("forget", "codex-cli", "fixed in the SDK")
+    assert vault.get(request.doc_id).meta["provenance"]["source"] == "agent-claude"  # its author is unchanged
+
+
+# -- who the agent is --------------------------------------------------------------------------
+
+
+async def test_a_client_naming_neither_claude_nor_codex_needs_source_from_its_configuration(sample_copy):
+    async with connected(sample_copy, "mcp") as agent:
+        await agent.call("memory_write", **STRIPE_NOTE)
+        why = await agent.refused("memory_write", **STRIPE_NOTE, decision="create")
+        assert "--source agent-claude" in why and "'mcp'" in why
+    async with connected(sample_copy, "cursor-vscode", "--source", "agent-codex") as agent:
+        await agent.call("memory_write", **STRIPE_NOTE)
+        written = await agent.call("memory_write", **STRIPE_NOTE, decision="create")
+    doc = Vault.open(sample_copy).get(written["id"])
+    assert doc.meta["provenance"]["source"] == "agent-codex" and doc.meta["provenance"]["agent"] == "cursor-vscode"
+
+
+# -- hostile arguments -------------------------------------------------------------------------
+
+HOSTILE = [
+    ("memory_search", {"query": ""}, "query"),
+    ("memory_search", {"query": "x" * 1001}, "at most 1000"),
+    ("memory_search", {"query": "stripe", "limit": 0}, "limit"),
+    ("memory_search", {"query": "stripe", "limit": 51}, "limit"),
+    ("memory_search", {"query": "stripe", "limit": "ten"}, "limit"),
+    ("memory_search", {"query": "type:decsion"}, "decsion"),
+    ("memory_search", {"query": ["a", "b"]}, "query"),
+    ("memory_read", {"ids": []}, "ids is empty"),
+    ("memory_read", {"ids": [f"mem-note-{n}" for n in range(101)]}, "at most 100"),
+    ("memory_read", {"ids": ["a", "b"], "offset": 5}, "single id"),
+    ("memory_read", {"ids": "mem-entity-stripe", "offset": -1}, "offset"),
+    ("memory_read", {"ids": "mem-entity-stripe", "offset": 10**9}, "past the end"),
+    ("memory_read", {"ids": {"$ne": 1}}, "ids"),
+    ("memory_context", {"question": " "}, "question is empty"),
+    ("memory_write", {"type": "../entity", "title": "x"}, "type"),
+    ("memory_write", {"type": "note", "title": ""}, "title is empty"),
+    ("memory_write", {"type": "note", "title": "two\nlines: [x]"}, "one line"),
+    ("memory_write", {"type": "note", "title": "t" * 201}, "at most 200"),
+    ("memory_write", {"type": "note", "title": "Body with NUL", "body": "a\x00b"}, "control characters"),
+    ("memory_write", {"type": "note", "title": "Body with escapes", "body": "\x1b[2J\x1b]0;pwned\x07"}, "control characters"),
+    ("memory_write", {"type": "note", "title": "Huge", "body": "x" * 100_001}, "at most 100,000"),
+    ("memory_write", {"type": "note", "title": "A key", "body": "password = hunter2hunter2", "links": ["related_to:mem-entity-stripe"], "decision": "create"}, "credentials"),
+    ("memory_write", {"type": "note", "title": "Tags", "tags": ["two words"]}, "not a tag"),
+    ("memory_write", {"type": "note", "title": "Tags", "tags": [f"t{n}" for n in range(21)]}, "at most 20"),
+    ("memory_write", {"type": "note", "title": "Links", "links": ["mem-entity-stripe"]}, "TYPE:TARGET"),
+    ("memory_write", {"type": "note", "title": "Links", "links": ["supersedes:mem-entity-stripe"]}, "not allowed"),
+    ("memory_write", {"type": "note", "title": "Links", "links": ["owns:mem-entity-stripe"]}, "not allowed"),
+    ("memory_write", {"type": "note", "title": "Links", "links": [{"type": "related_to"}]}, "TYPE:TARGET"),
+    ("memory_write", {"type": "note", "title": "Escape", "links": ["related_to:../../etc/passwd"], "decision": "create"}, "not a document"),
+    ("memory_write", {"type": "note", "title": "Decision", "decision": "delete"}, "not one of"),
+    ("memory_write", {"type": "note", "title": "Decision", "decision": "merge_into:"}, "not one of"),
+    ("memory_write", {"type": "note", "title": "Decision", "decision": "create:mem-entity-stripe"}, "not one of"),
+    ("memory_write", {"type": "note", "title": "Island", "decision": "create"}, "at least one existing document"),
+    ("memory_write", {"type": "entity", "title": "Into a decision", "decision": "merge_into:mem-decision-api-fastapi"}, "decision"),
+    ("memory_write", {"type": "note", "title": "Into nothing", "decision": "merge_into:mem-entity-nothing"}, "no document"),
+    ("memory_forget", {"id": "mem-note-nothing"}, "no document"),
+    ("memory_forget", {"id": ""}, "id is empty"),
+    ("memory_forget", {"id": "mem-note-" + "x" * 5_000}, "not an id"),
+    ("memory_write", {"type": "note", "title": "Long target", "decision": "merge_into:mem-" + "x" * 5_000}, "not an id"),
+]
+
+
+async def test_hostile_arguments_are_error_results_naming_the_problem_with_nothing_written(sample_copy):
+    before = files(sample_copy)
+    async with connected(sample_copy) as agent:
+        for title in ("Body with NUL", "A key", "Escape", "Island", "Into a decision", "Into nothing", "Long target"):
+            await agent.call("memory_write", type="note", title=title)  # propose: so the gate is not what refuses
+        await agent.call("memory_read", ids="mem-decision-api-fastapi")
+        for tool, args, expected in HOSTILE:
+            text = await agent.refused(tool, **args)
+            assert expected.lower() in text.lower(), (tool, args, text)
+            assert "\x1b" not in text and len(text) < 5_000
+    assert files(sample_copy) == before
+
+
+async def test_a_superseded_decision_is_not_superseded_again(sample_copy):
+    async with connected(sample_copy) as agent:
+        await agent.found_and_read("mem-decision-jobs-celery-redis", "celery redis jobs")
+        await agent.call("memory_write", type="decision", title="Celery again")
+        why = await agent.refused("memory_write", type="decision", title="Celery again", decision="supersede:mem-decision-jobs-celery-redis")
+        assert "already superseded by mem-decision-jobs-procrastinate" in why
+
+
+# -- agents beside others on the same store ----------------------------------------------------
+
+
+async def test_an_agent_writes_while_a_long_lived_vault_watches(sample_copy):
+    watching = Vault.open(sample_copy)
+    seen: list[list[str]] = []
+    watcher = watching.watch(lambda paths, seconds: seen.append(paths))
+    try:
+        assert await asyncio.to_thread(watcher.ready.wait, 10)
+        async with connected(sample_copy) as agent:
+            await agent.call("memory_write", **STRIPE_NOTE)
+            written = await agent.call("memory_write", **STRIPE_NOTE, decision="create")
+            deadline = time.monotonic() + 10
+            while written["id"] not in watching and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            assert written["id"] in watching  # the watcher brought it in: the TUI's way of seeing it
+            assert [h.id for h in watching.search("Stripe retries webhooks for three days", 1)] == [written["id"]]
+            assert [r.doc_id for r in watching.inbox().requests] == [written["id"]]
+            # The person accepts it from the inbox; the agent's search sees the new status at once.
+            watching.settle(written["id"], "accept")
+            deadline = time.monotonic() + 10
+            status = None
+            while status != "active" and time.monotonic() < deadline:
+                hits = (await agent.call("memory_search", query="Stripe retries webhooks for three days", limit=1))["hits"]
+                status = hits[0]["status"]
+                await asyncio.sleep(0.05)
+            assert status == "active"
+    finally:
+        watcher.stop()
+    assert any(f"notes/{written['id']}.md" in paths for paths in seen)
+
+
+async def test_two_agents_merging_into_one_document_never_lose_a_write(sample_copy):
+    merge = {**STRIPE_NOTE, "type": "entity", "decision": "merge_into:mem-entity-stripe"}
+    async with connected(sample_copy, "claude-code") as first, connected(sample_copy, "codex-cli") as second:
+        for agent, title in ((first, "From the first agent"), (second, "From the second agent")):
+            await agent.call("memory_write", **merge | {"title": title, "decision": "propose"})
+            await agent.call("memory_read", ids="mem-entity-stripe")
+        await first.call("memory_write", **merge | {"title": "From the first agent"})
+        why = await second.refused("memory_write", **merge | {"title": "From the second agent"})
+        assert "changed since you read it" in why
+        await second.call("memory_read", ids="mem-entity-stripe")
+        await second.call("memory_write", **merge | {"title": "From the second agent"})
+    body = Vault.open(sample_copy).get("mem-entity-stripe").body
+    assert "From the first agent" in body and "From the second agent" in body

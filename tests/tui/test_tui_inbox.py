@@ -1,0 +1,255 @@
+"""The curator's inbox in the TUI (`i`): every request agents left, settled one by one by keyboard,
+each previewed as a diff first; and an agent writing over MCP while the TUI watches the vault."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.types import Implementation
+from tui_helpers import screen_text, settle, type_text, wait_for
+
+from workbench import Vault
+from workbench.core.gate import Draft
+from workbench.core.inbox import REVIEW_KEY, Agent
+from workbench.tui.app import WorkbenchApp
+from workbench.tui.dialogs.confirm_forget import ConfirmForgetDialog
+from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog
+from workbench.tui.dialogs.inbox import InboxDialog
+from workbench.tui.screens.main import MainScreen
+
+ROOT = Path(__file__).resolve().parents[2]
+CLAUDE = Agent("claude-code", "agent-claude")
+
+
+def fill(root: Path) -> dict[str, str]:
+    """An agent's draft, a merge and a request to forget, oldest first."""
+    vault = Vault.open(root)
+    note = Draft("note", "Stripe retries webhooks for three days", ["stripe"], [("related_to", "mem-entity-stripe")], "Seen.\n")
+    created = vault.agent_create(note, CLAUDE).created_id
+    vault.agent_merge_into("mem-entity-stripe", Draft("entity", "Retry window", [], [], "Three days.\n"), Agent("codex-cli", "agent-codex"))
+    vault.request_forget("mem-note-sentry-healthcheck-noise", CLAUDE, "fixed upstream")
+    return {"create": created}
+
+
+async def open_inbox(pilot) -> InboxDialog:
+    await settle(pilot)
+    await pilot.press("escape", "i")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, InboxDialog)
+    return pilot.app.screen
+
+
+async def highlight(pilot, dialog: InboxDialog, kind: str) -> None:
+    listing = dialog.query_one("#requests")
+    listing.highlighted = next(n for n, r in enumerate(dialog.requests) if r.kind == kind)
+    await settle(pilot)
+
+
+def shown_keys(app) -> set[str]:
+    """The keys the footer offers now."""
+    return {key for key, active in app.screen.active_bindings.items() if active.enabled}
+
+
+async def test_i_lists_each_request_with_its_author_and_what_it_wrote(sample_copy):
+    fill(sample_copy)
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialog = await open_inbox(pilot)
+        assert sorted(r.kind for r in dialog.requests) == ["create", "forget", "merge"]
+        await highlight(pilot, dialog, "merge")
+        text = screen_text(app)
+        assert "codex-cli merged “Retry window” into mem-entity-stripe" in text
+        assert "+## " in text or "+updated_at" in text
+        assert {"a", "v", "o", "escape"} <= shown_keys(app) and not {"m", "s", "x", "k"} & shown_keys(app)
+        await highlight(pilot, dialog, "forget")
+        assert {"f", "x", "k"} <= shown_keys(app) and "a" not in shown_keys(app)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert Vault.open(sample_copy).inbox().new == []  # what was listed has been seen
+
+
+async def test_accept_previews_the_change_writes_it_and_returns_to_the_inbox(sample_copy):
+    ids = fill(sample_copy)
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialog = await open_inbox(pilot)
+        await highlight(pilot, dialog, "create")
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog) and "-status: draft" in app.screen.diff
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, InboxDialog) and len(app.screen.requests) == 2)
+    doc = Vault.open(sample_copy).get(ids["create"])
+    assert doc.status == "active" and REVIEW_KEY not in doc.meta
+
+
+async def test_merge_into_a_document_picked_by_search(sample_copy):
+    ids = fill(sample_copy)
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialog = await open_inbox(pilot)
+        await highlight(pilot, dialog, "create")
+        await pilot.press("m")
+        await settle(pilot)
+        assert dialog.has_class("-picking") and "a" not in shown_keys(app)
+        await type_text(pilot, "stripe webhook flow")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog)
+        assert app.screen.dialog_title == f"Merge {ids['create']} into mem-context-stripe-webhook-flow?"
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, InboxDialog) and len(app.screen.requests) == 2)
+    vault = Vault.open(sample_copy)
+    assert vault.get(ids["create"]).superseded_by == ["mem-context-stripe-webhook-flow"]
+
+
+async def test_escape_leaves_the_picker_then_the_inbox(sample_copy):
+    fill(sample_copy)
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialog = await open_inbox(pilot)
+        await highlight(pilot, dialog, "create")
+        await pilot.press("s")
+        await settle(pilot)
+        assert dialog.has_class("-picking")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not dialog.has_class("-picking") and app.screen is dialog
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_forget_needs_the_id_typed_again_and_says_it_cannot_be_undone(sample_copy):
+    fill(sample_copy)
+    doc_id = "mem-note-sentry-healthcheck-noise"
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialog = await open_inbox(pilot)
+        await highlight(pilot, dialog, "forget")
+        await pilot.press("f")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmForgetDialog)
+        await type_text(pilot, "mem-note-sentry")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmForgetDialog) and "type it exactly" in screen_text(app)
+        await pilot.press(*["backspace"] * 20)
+        await type_text(pilot, doc_id)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog) and f"--- a/notes/{doc_id}.md" in app.screen.diff
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, InboxDialog) and len(app.screen.requests) == 2)
+        assert doc_id not in [r.doc_id for r in app.screen.requests]
+    assert not (sample_copy / f"notes/{doc_id}.md").exists()
+
+
+async def test_revert_and_keep(sample_copy):
+    before = (sample_copy / "entities/mem-entity-stripe.md").read_bytes()
+    fill(sample_copy)
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialog = await open_inbox(pilot)
+        await highlight(pilot, dialog, "merge")
+        await pilot.press("v")
+        await settle(pilot)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, InboxDialog) and len(app.screen.requests) == 2)
+        await highlight(pilot, app.screen, "forget")
+        await pilot.press("k")
+        await settle(pilot)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, InboxDialog) and len(app.screen.requests) == 1)
+    assert (sample_copy / "entities/mem-entity-stripe.md").read_bytes() == before
+    assert REVIEW_KEY not in Vault.open(sample_copy).get("mem-note-sentry-healthcheck-noise").meta
+
+
+@pytest.mark.slow
+async def test_an_agent_writing_over_mcp_is_seen_by_the_open_workbench(sample_copy):
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    seen: list = []
+    env = {"PYTHONPATH": str(ROOT), **{k: os.environ[k] for k in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME") if k in os.environ}}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "workbench.cli", "--vault", str(sample_copy), "mcp"], env=env)
+    async with app.run_test(size=(100, 30), notifications=True, message_hook=seen.append) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: app.screen.watcher is not None and app.screen.watcher.ready.is_set())
+        with open(os.devnull, "w") as quiet:
+            async with stdio_client(params, errlog=quiet) as (read, write):
+                async with ClientSession(read, write, client_info=Implementation(name="claude-code", version="1")) as agent:
+                    await agent.initialize()
+                    await agent.call_tool("memory_search", {"query": "sendgrid sandbox webhooks"})
+                    result = await agent.call_tool("memory_write", {
+                        "type": "note", "title": "SendGrid sandbox mode drops webhooks", "body": "No events in sandbox.",
+                        "links": ["related_to:mem-entity-sendgrid"], "decision": "create"})
+                    assert not result.is_error, result.content[0].text
+        doc_id = result.structured_content["id"]
+        await wait_for(pilot, lambda: any(n.title == "An agent wrote · i opens the inbox" for n in app._notifications))
+        toast = next(n for n in app._notifications if n.title == "An agent wrote · i opens the inbox")
+        assert toast.message.startswith(f"claude-code: wrote a new note, {doc_id}")
+        await wait_for(pilot, lambda: app.screen.summary is not None and any(d.id == doc_id for d in app.screen.summary.documents))
+        await pilot.press("escape", "i")
+        await settle(pilot)
+        assert isinstance(app.screen, InboxDialog) and [r.doc_id for r in app.screen.requests] == [doc_id]
+
+
+def frozen_requests(root: Path) -> None:
+    """Requests written into the files with fixed times and no history, so the picture never moves."""
+    (root / "notes/mem-note-stripe-retry-window.md").write_text("""\
+---
+schema_version: v1
+id: mem-note-stripe-retry-window
+type: note
+title: Stripe retries failed webhooks for three days
+status: draft
+created_at: 2026-11-30
+updated_at: 2026-11-30
+project: tern
+tags: [stripe, webhooks]
+links:
+  - type: related_to
+    target: mem-entity-stripe
+supersedes: []
+superseded_by: []
+provenance:
+  source: agent-claude
+  confidence: medium
+  agent: claude-code
+awaiting_review:
+  - action: create
+    agent: claude-code
+    at: "2026-11-30T09:15:00"
+---
+# Stripe retries failed webhooks for three days
+
+Seen in the dashboard: a failed delivery is retried with exponential backoff for up to three
+days, so the handler must stay idempotent for that long.
+""", "utf-8")
+    path = root / "notes/mem-note-sentry-healthcheck-noise.md"
+    text = path.read_text("utf-8")
+    head, rest = text[4:].split("\n---\n", 1)
+    path.write_text("---\n" + head + """
+awaiting_review:
+  - action: forget
+    agent: codex-cli
+    at: "2026-11-30T10:02:00"
+    reason: the SDK filters health checks now
+---
+""" + rest, "utf-8")
+
+
+def test_the_inbox_on_a_small_terminal(snap_compare, sample_copy: Path):
+    frozen_requests(sample_copy)
+
+    async def inbox(pilot):
+        await settle(pilot)
+        await pilot.press("escape", "i")
+        await settle(pilot)
+
+    assert snap_compare(WorkbenchApp(sample_copy, theme="workbench-dark"), terminal_size=(80, 24), run_before=inbox)

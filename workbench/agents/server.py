@@ -1,0 +1,181 @@
+"""`workbench mcp`: the memory tools over the Model Context Protocol, on stdio.
+
+Built on the official MCP Python SDK (`MCPServer`): the SDK speaks the protocol, derives each
+tool's input schema from its signature, validates arguments, and turns what a tool returns into
+structured content. This module only declares the five tools and says who the client is; their
+work is `tools.py`'s. It is imported only when `workbench mcp` runs, so nothing else loads the SDK.
+
+The agent's name comes from the client's own `initialize` (its `clientInfo.name`); the contract's
+source (`agent-claude`, `agent-codex`) from that name, or from `--source` when it says neither.
+"""
+
+import sys
+from importlib import metadata
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from ..core.inbox import Agent
+from ..core.model import RefusedError, WorkbenchError
+from ..core.vault import Vault
+from .tools import READ_CHARACTERS, READ_DOCUMENTS, SEARCH_LIMIT, MemoryTools
+
+__all__ = ["INSTRUCTIONS", "build_server", "serve", "source_for"]
+
+INSTRUCTIONS = f"""\
+Long-term memory: a vault of Markdown documents (entities, tasks, decisions, contexts, concepts, \
+indexes, notes) linked by typed links. Before you work, call memory_context(question) or \
+memory_search(query); search returns metadata only, memory_read returns bodies (at most \
+{READ_DOCUMENTS} documents and {READ_CHARACTERS:,} characters a call). Writing goes through a \
+gate: call memory_write with decision="propose" first; it ranks the canonical documents the \
+knowledge may belong in. Then merge_into:ID or supersede:ID (a decision) after reading that \
+document with memory_read, or create (with at least one link). Everything you write is a draft \
+or a proposal a person reviews. You may change or ask to forget only what this session found by \
+a search and read to its end. memory_forget asks a person; nothing is deleted. Never store \
+credentials, tokens or transient chat."""
+
+DocTypeName = Literal["concept", "decision", "entity", "context", "task", "note", "index"]
+
+
+def _version() -> str:
+    try:
+        return metadata.version("workbench")
+    except metadata.PackageNotFoundError:  # run from a source tree
+        return ""
+
+
+def source_for(client_name: str) -> str | None:
+    """The contract's source for a client that names itself: Claude's or Codex's, else unknown."""
+    name = client_name.lower()
+    if "claude" in name:
+        return "agent-claude"
+    if "codex" in name or "openai" in name:
+        return "agent-codex"
+    return None
+
+
+class _Client:
+    """Who is connected, as the client said in `initialize` (one client per stdio process)."""
+
+    def __init__(self, source: str | None) -> None:
+        self.source = source
+        self.name = ""
+
+    def remember(self, ctx: Context) -> None:
+        params = ctx.session.client_params
+        if params is not None and params.client_info is not None and params.client_info.name:
+            self.name = params.client_info.name
+
+    def agent(self) -> Agent:
+        source = self.source or source_for(self.name)
+        if source is None:
+            raise RefusedError(
+                f"this server does not know whose writes these are: the client calls itself {self.name or 'nothing'!r}, "
+                "which names neither Claude nor Codex; the person running it adds --source agent-claude or --source "
+                "agent-codex to `workbench mcp` in the client's configuration")
+        return Agent(self.name or "unknown-agent", source)
+
+
+def _run(call):
+    """A tool's work; a refusal or a bad query becomes an error result in its own words."""
+    try:
+        return call()
+    except WorkbenchError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def build_server(vault: Vault, source: str | None = None) -> MCPServer:
+    """The MCP server for `vault`; `source` is the contract's source for every write, when the
+    client's name does not say it."""
+    client = _Client(source)
+    tools = MemoryTools(vault, client.agent)
+    server = MCPServer("workbench", version=_version(), instructions=INSTRUCTIONS, log_level="WARNING")
+    reading = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+    @server.tool(annotations=reading)
+    def memory_search(
+        query: Annotated[str, Field(description="words, \"quoted phrases\" and filters: type:decision status:active tag:x "
+                                                "project:x links:ID from:ID updated:>2026-01-01; -word leaves out")],
+        limit: Annotated[int, Field(description=f"at most this many hits (1 to {SEARCH_LIMIT})")] = 10,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        """Find documents by metadata-first lexical retrieval, best first: id, title, type, status,
+        score, path, tags and date of each hit; no bodies (read them with memory_read). A superseded
+        hit names its successor."""
+        client.remember(ctx)
+        return _run(lambda: tools.search(query, limit))
+
+    @server.tool(annotations=reading)
+    def memory_read(
+        ids: Annotated[str | list[str], Field(description="one id, or a list of ids from memory_search")],
+        offset: Annotated[int, Field(description="with a single id: continue its body from this character")] = 0,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        """Read documents: their metadata and bodies, at most ten documents and 45,000 characters a
+        call. What does not fit is named under `next`, with the call that reads it. Reading a
+        document to its end is what lets this session change it."""
+        client.remember(ctx)
+        return _run(lambda: tools.read(ids, offset))
+
+    @server.tool(annotations=reading)
+    def memory_context(
+        question: Annotated[str, Field(description="what you are about to work on, in words")],
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        """What to read before working on a question: from its best hits (the vault index when
+        nothing matches), typed links to depth 2, at most 10 documents in reading priority (entity,
+        task, decision, context, concept, index, note; active first; superseded documents replaced by
+        their successors), with the constraints, latest decisions and open questions they state,
+        each with its document's id, and at most two metadata hints beyond them."""
+        client.remember(ctx)
+        return _run(lambda: tools.context(question))
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False))
+    def memory_write(
+        type: Annotated[DocTypeName, Field(description="the document's type")],
+        title: Annotated[str, Field(description="one line; a new document's id is made from it")],
+        body: Annotated[str, Field(description="Markdown: the durable knowledge, with its sources")] = "",
+        tags: Annotated[list[str] | str | None, Field(description="tags, a list or comma-separated")] = None,
+        links: Annotated[list[str | dict[str, str]] | None,
+                         Field(description="typed links: \"depends_on:mem-entity-x\" or {\"type\": ..., \"target\": ...}; "
+                                           "related_to depends_on implements derived_from explains blocked_by")] = None,
+        decision: Annotated[str, Field(description="propose (writes nothing: ranks where it belongs), create, "
+                                                   "merge_into:ID or supersede:ID")] = "propose",
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        """Record durable knowledge through the write gate. `propose` writes nothing and returns the
+        canonical documents it may belong in, with reasons. `create` needs a search for the title's
+        duplicates earlier in this session (propose counts) and at least one link; `merge_into:ID`
+        and `supersede:ID` also need ID found by a search and read to its end. A new document is a
+        draft and a supersession a proposal: a person reviews both."""
+        client.remember(ctx)
+        return _run(lambda: tools.write(type, title, body, tags, links, decision))
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False))
+    def memory_forget(
+        id: Annotated[str, Field(description="the document to forget, found and read in this session")],
+        reason: Annotated[str, Field(description="why it should go")] = "",
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> dict[str, Any]:
+        """Ask a person to forget a document. Nothing is deleted: the request waits in the
+        curator's inbox. Only a document this session found by a search and read to its end."""
+        client.remember(ctx)
+        return _run(lambda: tools.forget(id, reason))
+
+    return server
+
+
+def serve(vault: Vault, source: str | None = None) -> int:
+    """Serve `vault` on stdin and stdout until the client goes; follows others' writes meanwhile."""
+    print(f"workbench mcp: serving {vault.root} ({len(vault)} files)", file=sys.stderr)
+    watcher = vault.watch()
+    try:
+        build_server(vault, source).run("stdio")
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        watcher.stop()
+    return 0

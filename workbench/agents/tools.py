@@ -1,0 +1,321 @@
+"""The five memory tools, as plain functions over the vault: what the MCP server calls.
+
+Each tool checks its arguments in words an agent can act on, asks the `Vault` facade (the same
+store and checks as a person's writes), records what the connection saw in its `GateSession`, and
+returns plain JSON-ready data. A refusal is a `RefusedError` (or `QueryError`) naming the problem,
+raised before anything is written. Nothing here imports the MCP SDK.
+
+Limits are seed 000's: a read returns at most ten documents and 45,000 characters; beyond that it
+says exactly what to ask for next. Search returns metadata, never bodies.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ..core.gate import Draft, new_id_for
+from ..core.inbox import Agent
+from ..core.model import DocType, LinkType, RefusedError, Status
+from ..core.vault import Vault
+from .session import GateSession
+
+__all__ = ["MemoryTools", "READ_DOCUMENTS", "READ_CHARACTERS", "SEARCH_LIMIT", "WRITE_DECISIONS", "plain"]
+
+READ_DOCUMENTS = 10
+READ_CHARACTERS = 45_000
+SEARCH_LIMIT = 50
+MAX_QUERY = 1_000
+MAX_IDS = 100
+MAX_ID = 200
+MAX_BODY = 100_000
+MAX_TITLE = 200
+MAX_TAGS, MAX_TAG = 20, 64
+MAX_LINKS = 50
+MAX_META = 10_000  # characters of frontmatter, as JSON, shown whole; beyond it only the contract's fields
+WRITE_DECISIONS = ("propose", "create", "merge_into:ID", "supersede:ID")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_TAG = re.compile(r"[^\s,\x00-\x1f\x7f]+")
+CORE_FIELDS = ("schema_version", "id", "type", "title", "status", "created_at", "updated_at", "project", "tags",
+               "links", "supersedes", "superseded_by", "provenance", "execution_state", "awaiting_review")
+
+
+def plain(value: Any) -> Any:
+    """Frontmatter as JSON can carry it: dates as ISO strings, anything unusual as its text."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def _id(text: str) -> str:
+    """An id as given, refused when it is too long to be one (and too long to repeat in an error)."""
+    if len(text) > MAX_ID:
+        raise RefusedError(f"an id of {len(text):,} characters is not an id")
+    return text
+
+
+def _json_size(value: Any) -> int:
+    import json
+
+    return len(json.dumps(value, ensure_ascii=False))
+
+
+class MemoryTools:
+    """The tools of one connection: `agent()` names who writes (read from the client when first needed)."""
+
+    def __init__(self, vault: Vault, agent: Callable[[], Agent], session: GateSession | None = None) -> None:
+        self.vault = vault
+        self.agent = agent
+        self.session = session or GateSession()
+
+    # -- search ----------------------------------------------------------------------------------
+
+    def search(self, query: str, limit: int = 10) -> dict[str, Any]:
+        query = query.strip()
+        if not query:
+            raise RefusedError("query is empty; give words, \"phrases\" or filters such as type:decision")
+        if len(query) > MAX_QUERY:
+            raise RefusedError(f"query is {len(query)} characters; at most {MAX_QUERY}")
+        if not 1 <= limit <= SEARCH_LIMIT:
+            raise RefusedError(f"limit must be between 1 and {SEARCH_LIMIT}, not {limit}")
+        hits = self.vault.search(query, limit=limit)
+        found = []
+        for hit in hits:
+            doc = self.vault.document_at(hit.path)
+            item = {**hit.to_json()}
+            if doc is not None:
+                item["tags"] = doc.tags
+                item["updated_at"] = doc.updated.isoformat() if doc.updated else None
+            if hit.superseded_by:
+                item["superseded_by"] = hit.superseded_by
+            found.append(item)
+        self.session.searched(query, [hit.id for hit in hits])
+        return {"query": query, "count": len(found), "hits": found,
+                "next": "memory_read(ids=[...]) for the bodies you need" if found else "no document matches; try other words"}
+
+    # -- read ------------------------------------------------------------------------------------
+
+    def read(self, ids: str | list[str], offset: int = 0) -> dict[str, Any]:
+        wanted = [ids] if isinstance(ids, str) else list(ids)
+        wanted = list(dict.fromkeys(i.strip() for i in wanted if isinstance(i, str) and i.strip()))
+        if not wanted:
+            raise RefusedError("ids is empty; give one id or a list of ids from memory_search")
+        if len(wanted) > MAX_IDS:
+            raise RefusedError(f"{len(wanted)} ids; ask for at most {MAX_IDS} at a time (ten are read per call)")
+        if offset < 0:
+            raise RefusedError(f"offset must be 0 or more, not {offset}")
+        if offset and len(wanted) > 1:
+            raise RefusedError("offset continues one document: give a single id with it")
+        budget = READ_CHARACTERS
+        documents: list[dict[str, Any]] = []
+        missing: list[dict[str, str]] = []
+        unread: list[str] = []
+        for doc_id in wanted:
+            if len(documents) == READ_DOCUMENTS or (documents and budget <= 0):
+                unread.append(doc_id)
+                continue
+            try:
+                doc = self.vault.get(_id(doc_id))
+            except RefusedError as exc:
+                missing.append({"id": doc_id, "reason": str(exc)})
+                continue
+            meta = self._meta(doc)
+            room = budget - _json_size(meta)
+            if documents and room <= 0:
+                unread.append(doc_id)
+                continue
+            item = self._document(doc, meta, offset, max(room, 1_000))  # the first always shows some of its body
+            budget = room - len(item["body"])
+            documents.append(item)
+        result: dict[str, Any] = {"documents": documents}
+        if missing:
+            result["missing"] = missing
+        if unread:
+            result["unread"] = unread
+        nexts = [f"memory_read(ids={d['id']!r}, offset={d['next_offset']})" for d in documents if d.get("next_offset") is not None]
+        if unread:
+            nexts.append(f"memory_read(ids={unread[:READ_DOCUMENTS]!r})")
+        if nexts:
+            result["next"] = (f"this read stopped at {READ_DOCUMENTS} documents and {READ_CHARACTERS:,} characters; "
+                              "read the rest with " + " and ".join(nexts))
+        return result
+
+    @staticmethod
+    def _meta(doc) -> dict[str, Any]:
+        meta = plain(doc.meta)
+        if _json_size(meta) > MAX_META:
+            meta = {k: v for k, v in meta.items() if k in CORE_FIELDS}
+            meta["meta_truncated"] = f"frontmatter over {MAX_META:,} characters; only the contract's fields are shown"
+        return meta
+
+    def _document(self, doc, meta: dict[str, Any], offset: int, room: int) -> dict[str, Any]:
+        """One document's metadata and at most `room` characters of its body from `offset`."""
+        body = doc.body
+        if offset > len(body):
+            raise RefusedError(f"offset {offset} is past the end of {doc.id} ({len(body)} characters)")
+        part = body[offset : offset + room]
+        end = offset + len(part)
+        item: dict[str, Any] = {"id": doc.id, "title": doc.title, "type": doc.type, "status": doc.status, "path": doc.path,
+                                "valid": doc.valid, "meta": meta, "body": part, "characters": len(body)}
+        if offset:
+            item["offset"] = offset
+        if end < len(body):
+            item["truncated"] = True
+            item["next_offset"] = end
+        if not doc.valid:
+            item["problems"] = [p.message for p in self.vault.problems_for(doc.id)][:10]
+        if doc.status == Status.SUPERSEDED and doc.superseded_by:
+            item["superseded_by"] = doc.superseded_by
+        item["read_whole"] = self.session.read(doc.id, doc.digest, offset, len(part), len(body))
+        return item
+
+    # -- context ---------------------------------------------------------------------------------
+
+    def context(self, question: str) -> dict[str, Any]:
+        question = question.strip()
+        if not question:
+            raise RefusedError("question is empty; ask what you are about to work on")
+        if len(question) > MAX_QUERY:
+            raise RefusedError(f"question is {len(question)} characters; at most {MAX_QUERY}")
+        pack = self.vault.context_for(question)
+        self.session.shown(pack.ids)  # the hints are pointers only: they authorise nothing
+        result = pack.to_json()
+        result["next"] = (f"memory_read(ids={pack.ids!r}) reads them, in this order" if pack.ids
+                          else "the vault holds nothing to start from; memory_search with other words")
+        return result
+
+    # -- write -----------------------------------------------------------------------------------
+
+    def write(self, type: str, title: str, body: str = "", tags: list[str] | str | None = None,
+              links: list[Any] | None = None, decision: str = "propose") -> dict[str, Any]:
+        draft = self._draft(type, title, body, tags, links)
+        verb, _, target = decision.strip().partition(":")
+        target = target.strip()
+        if verb not in ("propose", "create", "merge_into", "supersede") or (verb in ("propose", "create")) == bool(target):
+            raise RefusedError(f"decision {decision!r} is not one of {', '.join(WRITE_DECISIONS)}")
+        if verb == "propose":
+            return self._propose(draft)
+        self.session.require_duplicate_search(draft.type, draft.title)
+        agent = self.agent()
+        if verb == "create":
+            if not draft.links:
+                raise RefusedError("links: a new document must link to at least one existing document "
+                                   "(e.g. [\"related_to:mem-entity-x\"]), so it is part of the graph")
+            plan = self.vault.agent_create(draft, agent)
+            doc_id = plan.created_id  # type: ignore[attr-defined]
+        else:
+            what = "merge into it" if verb == "merge_into" else "supersede it"
+            self.session.require_read(target, self.vault.get(_id(target)).digest, what)
+            if verb == "merge_into":
+                plan = self.vault.agent_merge_into(target, draft, agent)
+                doc_id = target
+            else:
+                plan = self.vault.agent_supersede(target, draft, agent)
+                doc_id = plan.created_id  # type: ignore[attr-defined]
+        doc = self.vault.get(doc_id)
+        self.session.wrote(doc.id, doc.digest, len(doc.body))
+        return {"written": True, "decision": verb, "id": doc.id, "path": doc.path, "status": doc.status,
+                "summary": plan.summary, "review": self._review_note(verb, target)}
+
+    @staticmethod
+    def _review_note(verb: str, target: str) -> str:
+        if verb == "create":
+            return "written as a draft; a person reviews it in the workbench's inbox before it becomes active"
+        if verb == "merge_into":
+            return f"merged into {target} as a dated section; a person reviews it (and may revert it) in the inbox"
+        return f"written as a draft decision proposed to supersede {target}; {target} stays active until a person accepts"
+
+    def _propose(self, draft: Draft) -> dict[str, Any]:
+        found = self.vault.gate(draft)
+        self.session.proposed(draft.type, draft.title, [c.id for c in found])
+        proposed = new_id_for(self.vault, draft.type, draft.title)  # type: ignore[arg-type]
+        candidates = []
+        for c in found:
+            decision = f"merge_into:{c.id}" if c.action == "merge" else f"supersede:{c.id}"
+            candidates.append({**c.to_json(), "decision": decision})
+        if candidates:
+            advice = ("if the new information belongs in a candidate, read it (memory_read) and write with its decision; "
+                      f"otherwise write with decision=\"create\" (it becomes {proposed}, a draft)")
+        else:
+            advice = f"no canonical document fits: write with decision=\"create\" and at least one link (it becomes {proposed}, a draft)"
+        return {"written": False, "decision": "propose", "candidates": candidates, "proposed_id": proposed, "next": advice}
+
+    def _draft(self, doc_type: str, title: str, body: str, tags: list[str] | str | None, links: list[Any] | None) -> Draft:
+        if doc_type not in DocType._value2member_map_:
+            raise RefusedError(f"type {doc_type!r} is not a type; types are {', '.join(DocType)}")
+        title = title.strip()
+        if not title:
+            raise RefusedError("title is empty")
+        if "\n" in title or "\r" in title or _CONTROL.search(title):
+            raise RefusedError("title must be one line of text, without control characters")
+        if len(title) > MAX_TITLE:
+            raise RefusedError(f"title is {len(title)} characters; at most {MAX_TITLE}")
+        if len(body) > MAX_BODY:
+            raise RefusedError(f"body is {len(body):,} characters; at most {MAX_BODY:,}: split it into documents")
+        if _CONTROL.search(body):
+            raise RefusedError("body holds control characters (such as NUL or escape); send plain text")
+        draft = Draft(doc_type, title, self._tags(tags), self._links(links), body)
+        draft.check()
+        for _, target in draft.links:
+            if target not in self.vault:
+                raise RefusedError(f"link target {target[:120]!r} is not a document of this vault")
+        return draft
+
+    @staticmethod
+    def _tags(tags: list[str] | str | None) -> list[str]:
+        if tags is None:
+            return []
+        given = tags.split(",") if isinstance(tags, str) else list(tags)
+        cleaned = [t.strip() for t in given if isinstance(t, str) and t.strip()]
+        if len(cleaned) > MAX_TAGS:
+            raise RefusedError(f"{len(cleaned)} tags; at most {MAX_TAGS}")
+        for tag in cleaned:
+            if len(tag) > MAX_TAG or not _TAG.fullmatch(tag):
+                raise RefusedError(f"tag {tag[:80]!r} is not a tag: one word (letters, digits, - . _ /), at most {MAX_TAG} characters")
+        return list(dict.fromkeys(cleaned))
+
+    @staticmethod
+    def _links(links: list[Any] | None) -> list[tuple[str, str]]:
+        if not links:
+            return []
+        if len(links) > MAX_LINKS:
+            raise RefusedError(f"{len(links)} links; at most {MAX_LINKS}")
+        kinds = ", ".join(t for t in LinkType if t != LinkType.SUPERSEDES)
+        parsed = []
+        for link in links:
+            if isinstance(link, dict):
+                kind, target = link.get("type"), link.get("target")
+            elif isinstance(link, str):
+                kind, _, target = link.partition(":")
+            else:
+                kind = target = None
+            if not isinstance(kind, str) or not isinstance(target, str) or not kind.strip() or not target.strip():
+                raise RefusedError(f"link {str(link)[:120]!r} is not TYPE:TARGET (or {{\"type\": ..., \"target\": ...}}); types are {kinds}")
+            parsed.append((kind.strip(), target.strip()))
+        return list(dict.fromkeys(parsed))
+
+    # -- forget ----------------------------------------------------------------------------------
+
+    def forget(self, doc_id: str, reason: str = "") -> dict[str, Any]:
+        doc_id = doc_id.strip()
+        if not doc_id:
+            raise RefusedError("id is empty")
+        if len(reason) > 2_000:
+            raise RefusedError(f"reason is {len(reason)} characters; at most 2,000")
+        doc = self.vault.get(_id(doc_id))
+        self.session.require_read(doc_id, doc.digest, "ask to forget it")
+        plan = self.vault.request_forget(doc_id, self.agent(), reason)
+        if not plan.empty:
+            now = self.vault.get(doc_id)
+            self.session.wrote(now.id, now.digest, len(now.body))
+        return {"requested": True, "id": doc_id, "deleted": False, "summary": plan.summary,
+                "review": "nothing was deleted; a person decides in the workbench's inbox whether to forget it"}
+

@@ -1,0 +1,222 @@
+"""The curator's inbox (`i`): what agents wrote that awaits review, one request at a time.
+
+Each row is one request an agent left (a new draft, a proposed supersession, a merge, a request to
+forget), with its author and when; beside it, what the agent wrote as a diff. The keys settle the
+highlighted request: `a` accept, `m` merge it into a document and `s` let it supersede one (both
+picked by search), `x` archive, `f` forget (its id typed again), `v` revert a merge, `k` keep what an
+agent asked to forget. Only the keys that fit the request are offered. The dialog never writes: it
+returns the choice, and the main screen previews the change as a diff before writing it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Label, OptionList, Static
+from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
+
+from ...core.inbox import Inbox, Request
+from ..text import clean, status_badge
+from ..widgets.document_picker import DocumentPicker
+from ..widgets.search import Searcher
+from .confirm_plan import diff_content
+
+__all__ = ["DIFF_TITLES", "InboxChoice", "InboxDialog", "KIND_LABELS", "KIND_STYLES", "request_prompt", "request_text"]
+
+KIND_LABELS = {"create": "new draft", "supersede": "proposal", "merge": "merge", "forget": "forget?"}
+DIFF_TITLES = {"create": "The agent's new document", "supersede": "The agent's proposed decision",
+               "merge": "What the agent merged", "forget": "What forgetting it would remove"}
+KIND_STYLES = {"create": "$text-success", "supersede": "$text-warning", "merge": "$text-accent", "forget": "$text-error"}
+
+
+@dataclass(frozen=True)
+class InboxChoice:
+    """The curator's answer to one request: an action of `request.actions`, or `open` its document."""
+
+    request: Request
+    action: str
+    target: str | None = None
+    """The other document of a merge or a supersession."""
+
+
+def request_prompt(request: Request, new: bool) -> Content:
+    """Two lines: what the agent did, who and when; then the document's title and status."""
+    when = request.at.replace("T", " ")[5:16]
+    return Content.assemble(
+        ("● " if new else "  ", "$accent"),
+        (KIND_LABELS[request.kind], f"bold {KIND_STYLES[request.kind]}"),
+        (f"  {clean(request.agent)} · {when}", "$text-muted"),
+        "\n  ", clean(request.title), "  ", status_badge(request.status),
+    )
+
+
+def request_text(request: Request) -> Content:
+    """The request in a sentence: who did what, and when."""
+    return Content.assemble((clean(request.agent), "bold"), f" {clean(request.describe())}",
+                            (f"  ({request.at.replace('T', ' ')})", "$text-muted"))
+
+
+class InboxDialog(ModalScreen[InboxChoice | None]):
+    """Settle agents' requests by keyboard; returns the choice (the main screen previews it) or None."""
+
+    DEFAULT_CLASSES = "wb-dialog"
+
+    DEFAULT_CSS = """
+    InboxDialog {
+        & > #dialog {
+            width: 120;
+            height: 90%;
+        }
+        & #requests { height: auto; max-height: 40%; border: round $border-blurred; }
+        & #requests:focus { border: round $border; }
+        & #what { height: auto; padding: 0 1; }
+        & #diff-scroll { height: 1fr; border: round $border-blurred; border-title-color: $text-muted; }
+        & #picking { display: none; height: auto; }
+        & #picking Label { padding: 0 1; }
+        &.-picking #picking { display: block; }
+        &.-picking #diff-scroll { display: none; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "settle('accept')", "Accept", id="inbox.accept",
+                tooltip="Accept it: a draft becomes active, a proposal supersedes its decision, a merge stays"),
+        Binding("m", "pick('merge')", "Merge into…", id="inbox.merge", tooltip="Merge the draft into another document, picked by search"),
+        Binding("s", "pick('supersede')", "Supersede…", id="inbox.supersede", tooltip="Let the draft supersede another document, picked by search"),
+        Binding("x", "settle('archive')", "Archive", id="inbox.archive", tooltip="Archive it: out of use, kept as history"),
+        Binding("f", "settle('forget')", "Forget…", id="inbox.forget", tooltip="Forget it for good, once its id is typed again; cannot be undone"),
+        Binding("v", "settle('revert')", "Revert", id="inbox.revert", tooltip="Undo the agent's merge, if nothing changed the document since"),
+        Binding("k", "settle('keep')", "Keep", id="inbox.keep", tooltip="Keep what the agent asked to forget; only the request goes"),
+        Binding("o", "settle('open')", "Open", id="inbox.open", tooltip="Open the document in the viewer (enter too)"),
+        Binding("escape", "close", "Close", id="inbox.close", tooltip="Back to the main screen (or out of picking a document)"),
+    ]
+
+    def __init__(self, inbox: Inbox, diff: Callable[[Request], str], searcher: Searcher | None = None) -> None:
+        super().__init__()
+        self.inbox = inbox
+        self.requests = list(inbox.requests)
+        self.diff = diff
+        """What the agent wrote for a request, as a diff (read in a worker: it may look at the history)."""
+        self.searcher = searcher
+        self._diffs: dict[int, str] = {}
+        self._picking: str | None = None
+
+    def compose(self) -> ComposeResult:
+        new = len(self.inbox.new)
+        with Vertical(id="dialog") as dialog:
+            dialog.border_title = f"Inbox · {len(self.requests)} from agents, {new} new"
+            if self.requests:
+                options = [Option(request_prompt(r, self.inbox.is_new(r)), id=str(n)) for n, r in enumerate(self.requests)]
+            else:
+                options = [Option(Content.styled("Nothing waits for review: agents have written nothing you have not settled.",
+                                                 "$text-success"), disabled=True)]
+            yield OptionList(*options, id="requests")
+            yield Static(id="what")
+            with VerticalScroll(id="diff-scroll") as scroll:
+                scroll.border_title = "What the agent wrote"
+                yield Static(id="diff")
+            with Vertical(id="picking"):
+                yield Label("", id="picking-label")
+                yield DocumentPicker(self.searcher, limit=5, id="picker")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        listing = self.query_one("#requests", OptionList)
+        listing.focus()
+        if self.requests:
+            listing.highlighted = 0
+
+    @property
+    def selected(self) -> Request | None:
+        index = self.query_one("#requests", OptionList).highlighted
+        return self.requests[index] if self.requests and index is not None else None
+
+    @on(OptionList.OptionHighlighted, "#requests")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        if event.option.id is None:
+            return
+        index = int(event.option.id)
+        request = self.requests[index]
+        self.query_one("#what", Static).update(request_text(request))
+        self.query_one("#diff-scroll", VerticalScroll).border_title = DIFF_TITLES[request.kind]
+        self.refresh_bindings()
+        if index in self._diffs:
+            self._show_diff(index, self._diffs[index])
+        else:
+            self.query_one("#diff", Static).update(Content.styled("reading…", "italic $text-muted"))
+            self._load_diff(index, request)
+
+    @work(thread=True, exclusive=True, group="inbox-diff")
+    def _load_diff(self, index: int, request: Request) -> None:
+        try:
+            text = self.diff(request)
+        except Exception as exc:  # noqa: BLE001 - the document may be gone meanwhile: say so
+            text = f"# cannot show it: {exc}\n"
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_diff, index, text)
+
+    def _show_diff(self, index: int, text: str) -> None:
+        self._diffs[index] = text
+        if self.selected is self.requests[index]:
+            self.query_one("#diff", Static).update(diff_content(text))
+            self.query_one("#diff-scroll", VerticalScroll).scroll_home(animate=False)
+
+    @on(OptionList.OptionSelected, "#requests")
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.action_settle("open")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Offer only what settles the highlighted request (and nothing while a document is picked)."""
+        if action in ("settle", "pick"):
+            request = self.selected
+            if request is None or self._picking is not None:
+                return False
+            return parameters[0] == "open" or parameters[0] in request.actions
+        return True
+
+    def action_settle(self, action: str) -> None:
+        request = self.selected
+        if request is not None and (action == "open" or action in request.actions):
+            self.dismiss(InboxChoice(request, action))
+
+    def action_pick(self, action: str) -> None:
+        request = self.selected
+        if request is None or action not in request.actions:
+            return
+        self._picking = action
+        what = f"Merge {request.doc_id} into…" if action == "merge" else f"Which document does {request.doc_id} supersede?"
+        self.query_one("#picking-label", Label).update(Content.assemble(
+            (clean(what), "bold"), ("  type to search, enter picks, escape goes back", "$text-muted")))
+        picker = self.query_one("#picker", DocumentPicker)
+        picker.exclude = frozenset({request.doc_id})
+        picker.clear()
+        self.add_class("-picking")
+        self.refresh_bindings()
+        picker.focus_input()
+
+    @on(DocumentPicker.Picked, "#picker")
+    def _picked(self, event: DocumentPicker.Picked) -> None:
+        event.stop()
+        request, action = self.selected, self._picking
+        if request is not None and action is not None:
+            self.dismiss(InboxChoice(request, action, event.doc_id))
+
+    def action_close(self) -> None:
+        if self._picking is not None:
+            self._picking = None
+            self.remove_class("-picking")
+            self.refresh_bindings()
+            self.query_one("#requests", OptionList).focus()
+            return
+        self.dismiss(None)
