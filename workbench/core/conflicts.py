@@ -29,9 +29,9 @@ CLAIM_TYPES = (DocType.DECISION, DocType.ENTITY, DocType.CONTEXT, DocType.CONCEP
 TITLE_ALIKE = 0.6
 TEXT_ALIKE = 0.25
 # A decision's likeliest predecessors are listed from LIKELY_KIN, those within KIN_MARGIN of the best.
-LIKELY_KIN = 0.35
+LIKELY_KIN = 0.38
 KIN_MARGIN = 0.1
-CLEAR_KIN, CLEAR_GAP = 0.25, 0.2  # lower, a pair far likelier than any other either side could make
+CLEAR_KIN, CLEAR_GAP = 0.3, 0.2  # lower, a pair far likelier than any other either side could make
 RARE_TERMS = 8  # a decision's most distinctive words, each a reason to weigh it against others that use it
 
 

@@ -248,7 +248,9 @@ class Adr(Flavour):
                 into = superseded_by if "by" in meta_line.group(1).lower() else supersedes
                 into.extend(self._named(meta_line.group(2), path))
                 continue
-            if index < first or _STATUS_LINE.match(text) or _STATUS_HEADING.match("## " + text):
+            # The status, and any sentence among the statements that says it ("This decision has
+            # been superseded by decision: [0022 ...](0022-....md)"): only a named record counts.
+            if index < first or _STATUS_LINE.match(text) or _STATUS_HEADING.match("## " + text) or _SUPERSEDED_BY.search(text) or _SUPERSEDES.search(text):
                 after = _SUPERSEDED_BY.search(text)
                 if after:
                     superseded_by.extend(self._named(after.group(1), path))
