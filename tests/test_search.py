@@ -516,3 +516,13 @@ def test_a_hit_says_why_it_matched_with_the_words_around_the_querys(sample_copy)
     marked = [part.lower() for text in around.values() for part in text.split("\x02")[1:]]
     assert marked and all(part.split("\x03")[0].startswith(("dedup", "webhook")) for part in marked)
     assert vault.snippets("type:decision", vault.search("type:decision", 3)) == {}  # filters alone: nothing to show
+
+
+def test_active_documents_come_before_an_archived_one_that_says_the_same_words(sample_copy):
+    """The lifecycle orders what search finds: a note put away ranks below the live documents on
+    its subject, not third among them."""
+    vault = Vault.open(sample_copy)
+    vault.set_status("mem-note-flaky-webhook-signature-clock-skew", "archived")
+    found = vault.search("stripe webhook", 8)
+    statuses = [hit.status for hit in found]
+    assert "archived" not in statuses[:5], [(h.id, h.status) for h in found]
