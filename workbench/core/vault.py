@@ -5,8 +5,9 @@ through this facade, and it decides nothing itself: each method is one call into
 owns the behaviour. Reading and applying changes belong to the index (`index.py`); the graph,
 search, meaning and a question's context pack (`retrieval`) are derived views; each curation
 service (`transitions`, `gate`, `conflicts`, `consolidate`, `references`, `maintenance`, `repair`,
-`undo`, and `inbox` for what agents write and the curator settles) plans a change from the index,
-and the facade applies it, or returns it unapplied for a dry run (`Plan.diff()` shows it).
+`undo`, `tiers` for tiered memory, and `inbox` for what agents write and the curator settles) plans
+a change from the index, and the facade applies it, or returns it unapplied for a dry run
+(`Plan.diff()` shows it).
 
 Each service is imported by the first method that needs it: a process that opens a vault and
 answers one search (an agent's, a command's) loads neither the curation services nor rapidfuzz,
