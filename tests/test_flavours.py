@@ -599,3 +599,21 @@ def test_a_record_that_says_it_is_superseded_in_a_heading_names_its_successor_by
     assert vault.get("2022-01-20-flags-again").view.created.isoformat() == "2022-01-20"  # from the name
     with pytest.raises(RefusedError):  # a heading is read, not rewritten
         vault.set_status("2020-08-10-flags", "active")
+
+
+def test_forget_in_an_okf_bundle_leaves_no_byte_of_the_concept(bundle_in_memory):
+    """OKF's own forget: the concept goes, links to it become plain text, the listing is
+    regenerated without it, and nothing under the bundle holds it, not even an undo record."""
+    vault = Vault.open(bundle_in_memory)
+    bundle = bundle_in_memory / "memory"
+    vault.regenerate_index()
+    ada = vault.get("people/ada")
+    vault.save(dataclasses.replace(ada, body="Ada wrote the first program, a secret worth forgetting.\n"))
+    assert main(["--vault", str(bundle_in_memory), "forget", "people/ada", "--confirm", "people/ada"]) == 0
+    assert not (bundle / "people" / "ada.md").exists()
+    assert "Knows Ada.\n" in (bundle / "people" / "bob.md").read_text()
+    for path in (p for p in bundle.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        assert b"people/ada" not in data and b"secret worth forgetting" not in data, path
+    with pytest.raises(RefusedError):
+        Vault.open(bundle_in_memory).undo()

@@ -151,14 +151,15 @@ def _newline(doc: Document) -> str:
     return "\r\n" if "\r\n" in doc.body else "\n"
 
 
-def plan_listing(vault: VaultIndex) -> Plan:
+def plan_listing(vault: VaultIndex, documents: list[Document] | None = None) -> Plan:
     """Regenerate the generated sections of the flavour's listing file (OKF's `index.md`), each
     document a Markdown link relative to it, as the bundle's own links are; the hand text around
     the markers is kept. A listing with no markers is left as it is (nothing says where to write)."""
     name = vault.flavour.listing
     if name is None:
         raise RefusedError(f"a {vault.flavour.name} vault has no generated listing")
-    vault.refresh()  # a listing of every document: those written since the last look too
+    if documents is None:
+        vault.refresh()  # a listing of every document: those written since the last look too
     raw = read_bytes(vault.root / name)
     if raw is None:
         raise RefusedError(f"{name}: there is no listing to regenerate")
@@ -176,7 +177,7 @@ def plan_listing(vault: VaultIndex) -> Plan:
         return link + (f" — {summary}" if summary else "")
 
     newline = "\r\n" if "\r\n" in text else "\n"
-    after = replace_sections(text, render_sections(vault, newline, entry=entry))
+    after = replace_sections(text, render_sections(vault, newline, entry=entry, documents=documents))
     if after == text:
         return Plan(f"{name}: already up to date")
     summary = f"regenerate the generated sections of {name}"

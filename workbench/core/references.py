@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import json
+import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from pathlib import Path
 from .changes import Plan
 from .files import NOT_A_REGULAR_FILE, UnreadableFile
 from .index import VaultIndex
-from .maintenance import VAULT_INDEX, drop_from_sections, render_sections, replace_sections
+from .maintenance import VAULT_INDEX, drop_from_sections, plan_listing, render_sections, replace_sections
 from .model import ID_PATTERN, TYPE_FOLDERS, DocType, Document, RefusedError, Status, id_list
 from .parse import parse_bytes
 from .records import build_record, today
@@ -279,6 +280,8 @@ def scrub_traces(vault: VaultIndex, traces: Traces) -> list[str]:
 
 def forget(vault: VaultIndex, doc_id: str, confirm: str, dry_run: bool = False) -> Plan:
     """Delete a document and every trace of it. The one change that cannot be undone."""
+    if not vault.flavour.native and vault.flavour.listing is not None:
+        return _forget_in_bundle(vault, doc_id, confirm, dry_run)
     vault.require_native("forgetting")
     if confirm != doc_id:
         raise RefusedError(f"forget needs the id typed again exactly: --confirm {doc_id}")
@@ -302,4 +305,56 @@ def forget(vault: VaultIndex, doc_id: str, confirm: str, dry_run: bool = False) 
         scrub_traces(vault, traces)  # first the undo records that hold it
         vault.apply(plan, keep_history=False)
         vault.rebuild_store(lambda: scrub_traces(vault, traces))
+    return plan
+
+
+_MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\(<?([^)\s>]+?)>?(?:\s+\"[^\"]*\")?\)")
+
+
+def _forget_in_bundle(vault: VaultIndex, doc_id: str, confirm: str, dry_run: bool) -> Plan:
+    """Forget in a bundle that keeps a generated listing (OKF): the concept's file goes, every
+    Markdown link to it in another concept becomes its plain text, the listing is regenerated
+    without it, all in one change kept out of the undo history; then the log's lines and the undo
+    records that name it go, and the derived store is built again."""
+    if confirm != doc_id:
+        raise RefusedError(f"forget needs the id typed again exactly: --confirm {doc_id}")
+    doc = vault.get(doc_id)
+    writer = vault.writer
+    if not dry_run:
+        writer.check_state(RECOVERY_DIR)
+    changes = [FileChange(doc.path, writer.read(doc.path), None)]
+    for other in vault.documents:
+        if other.id == doc_id or doc_id not in {link.target for link in other.links}:
+            continue
+        before = writer.read(other.path) or b""
+        folder = posixpath.dirname(other.path)
+
+        def plain(match: re.Match[str], folder: str = folder) -> str:
+            target = posixpath.normpath(posixpath.join(folder, match.group(2).split("#")[0]))
+            return match.group(1) if target == doc.path else match.group(0)
+
+        after = _MARKDOWN_LINK.sub(plain, before.decode("utf-8", "surrogateescape"))
+        if after.encode("utf-8", "surrogateescape") != before:
+            changes.append(FileChange(other.path, before, after.encode("utf-8", "surrogateescape")))
+    remaining = [d for d in vault.documents if d.id != doc_id]
+    listing = plan_listing(vault, remaining)
+    changes += listing.changes
+    count = len(changes) - 1
+    plan = Plan(f"forget {doc_id}", changes, [vault.log_line(f"forget: a document was deleted ({count} other file(s) updated)")])
+    if dry_run:
+        return plan
+    needles = [text.encode("utf-8") for text in {doc_id, doc.path, doc.title, doc.body.strip()} if len(text) >= 3]
+    with vault.lock:
+        vault.apply(plan, keep_history=False)
+        for record, text, files in _history_records(vault):
+            versions = [data for change in files for data in (change.before, change.after) if data is not None]
+            if any(n in text or any(n in data for data in versions) for n in needles):
+                record.unlink()  # the history folder was checked above: no symlink on the way
+        log = writer.read(writer.log_name)
+        if log is not None:
+            lines = log.decode("utf-8", "surrogateescape").splitlines(keepends=True)
+            kept = [line for line in lines if not any(n.decode("utf-8") in line for n in needles)]
+            if len(kept) != len(lines):
+                writer.write(writer.log_name, "".join(kept).encode("utf-8", "surrogateescape"))
+        vault.rebuild_store(lambda: [stored.unlink() for stored in vault.state_dir.glob("index.sqlite*")])
     return plan
