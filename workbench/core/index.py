@@ -715,13 +715,18 @@ class VaultIndex:
             return None
         return base / name
 
+    def renew_store(self) -> None:
+        """Delete the derived store's files and build it afresh: after a forget, no page of the old
+        one may keep the forgotten words."""
+        store = self.store
+        self.rebuild_store(store.discard if store is not None else lambda: None)
+
     def mend_store(self) -> bool:
         """Build the derived store again if a query found its file broken (damaged on disk, by
         hand or by a failing disk): it is only derived, and the records in memory are whole."""
-        store = self.store
-        if store is None or not store.damaged:
+        if self.store is None or not self.store.damaged:
             return False
-        self.rebuild_store(store.discard)
+        self.renew_store()
         return True
 
     @serialized

@@ -356,5 +356,5 @@ def _forget_in_bundle(vault: VaultIndex, doc_id: str, confirm: str, dry_run: boo
             kept = [line for line in lines if not any(n.decode("utf-8") in line for n in needles)]
             if len(kept) != len(lines):
                 writer.write(writer.log_name, "".join(kept).encode("utf-8", "surrogateescape"))
-        vault.rebuild_store(lambda: [stored.unlink() for stored in vault.state_dir.glob("index.sqlite*")])
+        vault.renew_store()
     return plan

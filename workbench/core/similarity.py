@@ -188,13 +188,20 @@ def kinship(newer: Profile, older: Profile, corpus: Corpus) -> Likeness:
         reasons.append(f"both are about “{shown_words(older.head, older.title)}”")
     elif title_shared and title >= 0.2:
         reasons.append(f"both titles say {', '.join(shown(w, older.title) for w in title_shared[:4])}")
+    reasons += _shared_reasons(tags, links, text, shared, older)
+    return Likeness(min(1.0, score), title, tags, links, shared, text, reasons)
+
+
+def _shared_reasons(tags: list[str], links: list[str], text: float, shared: list[str], other: Profile) -> list[str]:
+    """The reasons both scores give alike: shared tags, links, and words (as `other` writes them)."""
+    reasons = []
     if tags:
         reasons.append(f"shares tag{'s' if len(tags) > 1 else ''} {', '.join(tags)}")
     if links:
         reasons.append(f"links the same {', '.join(links[:3])}{' …' if len(links) > 3 else ''}")
     if text >= 0.1 and shared:
-        reasons.append(f"text {round(text * 100)}% alike (shared words: {', '.join(shown(stem, older.title + ' ' + older.text) for stem in shared)})")
-    return Likeness(min(1.0, score), title, tags, links, shared, text, reasons)
+        reasons.append(f"text {round(text * 100)}% alike (shared words: {', '.join(shown(stem, other.title + ' ' + other.text) for stem in shared)})")
+    return reasons
 
 
 def shown_words(stems: str, text: str) -> str:
@@ -224,11 +231,5 @@ def likeness(a: Profile, b: Profile, corpus: Corpus) -> Likeness:
         reasons.append(f"both titles say {', '.join(shown(w, b.title) for w in common[:4])}")
     elif title >= 0.5:
         reasons.append(f"titles alike: “{b.title}”")
-    if tags:
-        reasons.append(f"shares tag{'s' if len(tags) > 1 else ''} {', '.join(tags)}")
-    if links:
-        reasons.append(f"links the same {', '.join(links[:3])}{' …' if len(links) > 3 else ''}")
-    if text >= 0.1 and shared:
-        surface = ", ".join(shown(stem, b.title + " " + b.text) for stem in shared)
-        reasons.append(f"text {round(text * 100)}% alike (shared words: {surface})")
+    reasons += _shared_reasons(tags, links, text, shared, b)
     return Likeness(score, title, tags, links, shared, text, reasons)

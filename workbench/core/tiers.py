@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from .changes import Plan
 from .index import VaultIndex
 from .model import Document, RefusedError
-from .storage import FileChange, read_bytes, write_atomic
+from .storage import FileChange, read_bytes
 
 __all__ = ["PROMOTE_AT", "Rule", "forget", "plan_correction", "plan_forget", "plan_line_counts", "plan_move", "rule_conflicts", "rules"]
 
@@ -286,12 +286,13 @@ def forget(index: VaultIndex, words: str, confirm: str, dry_run: bool = False) -
         for record in index.writer.history():
             if any(needle in (side or b"").decode("utf-8", "replace").casefold() for change in record["files"] for side in (change.before, change.after)):
                 record["record_path"].unlink(missing_ok=True)
-        raw, log = _text(index, posixpath.relpath(index.log_path, index.root))
-        kept = [line for line in log.splitlines(keepends=True) if needle not in line.casefold()]
-        if raw is not None and len(kept) != len(log.splitlines(keepends=True)):
-            write_atomic(index.log_path, "".join(kept).encode("utf-8"))
-        # The full-text index keeps a forgotten word in its pages and vocabulary: built anew.
-        index.rebuild_store(lambda: [stored.unlink() for stored in index.state_dir.glob("index.sqlite*")])
+        raw = index.writer.read(index.writer.log_name)  # never through a symlink
+        if raw is not None:
+            lines = raw.decode("utf-8", "surrogateescape").splitlines(keepends=True)
+            kept = [line for line in lines if needle not in line.casefold()]
+            if len(kept) != len(lines):
+                index.writer.write(index.writer.log_name, "".join(kept).encode("utf-8", "surrogateescape"))
+        index.renew_store()  # the full-text index keeps a forgotten word in its pages and vocabulary
     return plan
 
 

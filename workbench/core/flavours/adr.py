@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..files import read_file
 from ..model import LinkType, Problem
 from ..parse import as_date, value_text
 from .base import (
@@ -45,6 +44,7 @@ from .base import (
     first_heading,
     lifecycle_of,
     markdown_links,
+    mostly,
     strip_code,
 )
 from .markdown import body_links, date_of, tags_of
@@ -172,14 +172,7 @@ def _statement_lines(body: str) -> list[str]:
 def _mostly_records(paths: list[Path]) -> bool:
     """Whether at least half of these files read as records (on their first 4,000 characters,
     where a frontmatter `status:` reads as a status line)."""
-    hits = 0
-    for path in paths:
-        try:
-            head = (read_file(path, 16000) or b"").decode("utf-8", errors="replace")[:4000]
-        except OSError:  # a pipe or a folder so named is never read, a file we may not read is skipped
-            continue
-        hits += reads_as_record({}, head)
-    return hits * 2 >= len(paths)
+    return mostly(paths, lambda head: reads_as_record({}, head), chars=4000) or not paths
 
 
 @dataclass

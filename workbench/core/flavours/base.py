@@ -208,14 +208,15 @@ def first_heading(body: str) -> str | None:
     return None
 
 
-def mostly(paths: list[Path], test) -> bool:
-    """Whether at least half of these files pass `test` on their first 800 characters: how
-    detection recognises a format by what its files start with."""
+def mostly(paths: list[Path], test, chars: int = 800) -> bool:
+    """Whether at least half of these files pass `test` on their first `chars` characters: how
+    detection recognises a format by what its files start with. A pipe or a folder so named is
+    never read, a file we may not read is skipped."""
     hits = 0
     for path in paths:
         try:
-            head = (read_file(path, 3200) or b"").decode("utf-8", errors="replace")[:800]
-        except OSError:  # a pipe or a folder so named is never read, a file we may not read is skipped
+            head = (read_file(path, chars * 4) or b"").decode("utf-8", errors="replace")[:chars]
+        except OSError:
             continue
         hits += bool(test(head))
     return bool(paths) and hits * 2 >= len(paths)
