@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .model import ID_PATTERN, Document
+from .model import ID_PATTERN, DocType, Document
 
 __all__ = ["words", "Profile", "Corpus", "Likeness", "likeness", "kinship", "mentions_in", "record_keys", "shown", "shown_words", "title_head"]
 
@@ -97,8 +97,11 @@ class Profile:
         handles |= record_keys(source_id) | record_keys(_stem_of(source_file)) | record_keys(_stem_of(doc.path))
         created = doc.view.created if doc.view is not None else doc.meta.get("created_at")
         number = min((int(key.split(":")[1]) for key in handles if ":" in key), default=0)
-        return cls(doc.id, doc.title, doc.type, set(doc.tags), {l.target for l in doc.links}, Counter(words(doc.title + " " + doc.body)),
-                   doc.body, frozenset(handles), frozenset(mentions_in({l.target for l in doc.links}, doc.body)), title_head(doc.title),
+        targets = {l.target for l in doc.links}
+        # Citations are weighed between decisions only (`kinship`): no other profile pays for them.
+        mentions = mentions_in(targets, doc.body) if doc.type == DocType.DECISION else set()
+        return cls(doc.id, doc.title, doc.type, set(doc.tags), targets, Counter(words(doc.title + " " + doc.body)),
+                   doc.body, frozenset(handles), frozenset(mentions), title_head(doc.title),
                    (created if isinstance(created, dt.date) else dt.date.min, number, doc.id))
 
 
