@@ -37,13 +37,12 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable
-from collections.abc import Iterable
 from typing import Any
 
 import networkx as nx
 
 from . import presenting, supersession
-from .model import DocType, Document, LinkType, RefusedError, Status
+from .model import INVERSE_LABELS, DocType, Document, LinkType, RefusedError, Status, inverse_label
 
 __all__ = [
     "EXPORT_FORMATS",
@@ -81,15 +80,6 @@ READING_PRIORITY: tuple[DocType, ...] = (
 )
 
 # A backlink read from its target's side: `depends_on` seen from the target is "depended on by".
-INVERSE_LABELS: dict[str, str] = {
-    LinkType.RELATED_TO: "related to",
-    LinkType.DEPENDS_ON: "depended on by",
-    LinkType.IMPLEMENTS: "implemented by",
-    LinkType.SUPERSEDES: "superseded by",
-    LinkType.DERIVED_FROM: "source of",
-    LinkType.EXPLAINS: "explained by",
-    LinkType.BLOCKED_BY: "blocks",
-}
 
 _SUPERSEDES = LinkType.SUPERSEDES.value
 
@@ -178,11 +168,6 @@ def backlinks(graph: nx.MultiDiGraph, doc_id: str) -> list[tuple[str, str]]:
     """The `(source, type)` links made to `doc_id`, sorted: what would break if it changed."""
     _require(graph, doc_id)
     return sorted((source, kind) for source, keyed in graph.pred[doc_id].items() for kind in _types(keyed))
-
-
-def inverse_label(link_type: str) -> str:
-    """How a backlink reads from the document it points at, so a list of backlinks reads as prose."""
-    return INVERSE_LABELS.get(link_type, f"{link_type} (from)")
 
 
 def _reach(graph: nx.MultiDiGraph, root: str, depth: int, wanted: frozenset[str] | None,

@@ -15,6 +15,7 @@ from . import presenting
 from .parse import as_date
 
 __all__ = [
+    "INVERSE_LABELS",
     "ID_PATTERN",
     "REQUIRED_FIELDS",
     "SLUG_PATTERN",
@@ -35,6 +36,7 @@ __all__ = [
     "UnsafePathError",
     "VaultError",
     "WorkbenchError",
+    "inverse_label",
     "member",
     "parse_links",
     "id_list",
@@ -72,6 +74,22 @@ class LinkType(StrEnum):
     DERIVED_FROM = "derived_from"
     EXPLAINS = "explains"
     BLOCKED_BY = "blocked_by"
+
+
+INVERSE_LABELS: dict[str, str] = {
+    LinkType.RELATED_TO: "related to",
+    LinkType.DEPENDS_ON: "depended on by",
+    LinkType.IMPLEMENTS: "implemented by",
+    LinkType.SUPERSEDES: "superseded by",
+    LinkType.DERIVED_FROM: "source of",
+    LinkType.EXPLAINS: "explained by",
+    LinkType.BLOCKED_BY: "blocks",
+}
+
+
+def inverse_label(link_type: str) -> str:
+    """How a backlink reads from the document it points at, so a list of backlinks reads as prose."""
+    return INVERSE_LABELS.get(link_type, f"{link_type} (from)")
 
 
 class ExecutionState(StrEnum):

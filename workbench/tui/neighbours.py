@@ -8,12 +8,12 @@ what one pane shows: outgoing links by type, then backlinks by type, each group 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import networkx as nx
-
-from ..core import graph as core_graph
-from ..core.graph import backlinks, outgoing
 from ..core.model import LinkType, RefusedError
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = ["LinkGroups", "Neighbour", "link_groups"]
 
@@ -80,6 +80,7 @@ def link_groups(graph: nx.MultiDiGraph, doc_id: str, depth: int = 1, link_type: 
     `depth`, its supersession chain and its context pack; empty when it is not a node (invalid)."""
     if doc_id not in graph:
         return LinkGroups(depth=depth, link_type=link_type, root=doc_id)
+    from ..core import graph as core_graph  # with networkx: once a document opens, not at start
 
     def kept(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
         return [pair for pair in pairs if link_type is None or pair[1] == link_type]
@@ -98,6 +99,6 @@ def link_groups(graph: nx.MultiDiGraph, doc_id: str, depth: int = 1, link_type: 
     except RefusedError:
         pack = []
     return LinkGroups(
-        _group(graph, kept(outgoing(graph, doc_id))), _group(graph, kept(backlinks(graph, doc_id))), further,
+        _group(graph, kept(core_graph.outgoing(graph, doc_id))), _group(graph, kept(core_graph.backlinks(graph, doc_id))), further,
         [_node(graph, node) for node in chain] if len(chain) > 1 else [], pack, depth, link_type, doc_id,
     )

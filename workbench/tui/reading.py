@@ -7,12 +7,14 @@ to the widgets as an attribute: they never call the vault themselves.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from ..core.model import Document, Problem
 from ..core.vault import Vault
 from .neighbours import LinkGroups, link_groups
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = ["DocumentView", "read_view"]
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from ..core.model import Document, Problem, Severity
 from ..core.vault import Vault
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = ["VaultSummary", "summarise"]
 
@@ -21,7 +23,7 @@ class VaultSummary:
     documents: tuple[Document, ...]
     files: int
     problems: tuple[Problem, ...]
-    graph: nx.MultiDiGraph = field(default_factory=nx.MultiDiGraph, compare=False, repr=False)
+    graph: nx.MultiDiGraph = field(compare=False, repr=False)
 
     @property
     def errors(self) -> int:
@@ -39,3 +41,4 @@ def summarise(vault: Vault, given: Path) -> VaultSummary:
     if not vault.flavour.native:
         name = f"{name} ({vault.flavour.name})"  # the rules it is read by, when not Memory Core's
     return VaultSummary(name, tuple(vault.documents), len(vault), tuple(vault.problems), vault.graph())
+

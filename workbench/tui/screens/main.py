@@ -18,7 +18,7 @@ import dataclasses
 import datetime as dt
 import gc
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -29,12 +29,8 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import get_current_worker
 
-from ...core import conflicts as core_conflicts
 from ...core.changes import Plan
-from ...core.conflicts import Conflict
 from ...core.files import read_file
-from ...core.inbox import requests as agent_requests
-from ...core.live import VaultWatcher
 from ...core.model import ConflictError, Document, WorkbenchError
 from ...core.vault import Vault
 from ..dialogs.confirm_plan import ConfirmPlanDialog
@@ -49,6 +45,10 @@ from ..widgets.search import SearchPane
 from ..widgets.vault_header import VaultHeader
 from ..widgets.viewer import DocumentViewer
 from .flows import GuidedFlows
+
+if TYPE_CHECKING:
+    from ...core.conflicts import Conflict
+    from ...core.live import VaultWatcher
 
 __all__ = ["AUTO_CONFLICTS_LIMIT", "MainScreen", "VaultSummary"]
 
@@ -78,6 +78,14 @@ class MainScreen(GuidedFlows, Screen[None]):
         Binding("o", "consolidate", "Consolidate", id="main.consolidate", tooltip="Fold groups of related notes into their canonical document"),
         Binding("i", "inbox", "Inbox", id="main.inbox", tooltip="What agents wrote, awaiting your review: accept, merge, supersede, archive or forget each"),
     ]
+
+    class VaultOpened(Message):
+        """The vault can be searched: its titles go on screen now, its summary (problems, the
+        graph) follows in `VaultRead`."""
+
+        def __init__(self, total: int) -> None:
+            super().__init__()
+            self.total = total
 
     class VaultRead(Message):
         def __init__(self, summary: VaultSummary) -> None:
@@ -154,6 +162,8 @@ class MainScreen(GuidedFlows, Screen[None]):
         """A search for conflicts is running / the vault changed while it ran (so run it again after)."""
         self._reopen_conflicts = False
         """Reopen the queue when the conflicts after a resolution have been found."""
+        self._searched_since_open = False
+        """The search pane already lists the vault just opened (so its first summary need not search again)."""
         self.history = History()
         self.watcher: VaultWatcher | None = None
         self.graph_depth = 1
@@ -204,6 +214,7 @@ class MainScreen(GuidedFlows, Screen[None]):
     def load_vault(self) -> None:
         try:
             self.vault = Vault.open(self.vault_path, flavour=self.flavour)
+            self.post_message(self.VaultOpened(len(self.vault)))
             summary = summarise(self.vault, self.vault_path)
         except Exception as exc:  # noqa: BLE001 - reported, never a traceback
             self._report(exc, "The vault could not be opened")
@@ -249,12 +260,16 @@ class MainScreen(GuidedFlows, Screen[None]):
         self.query_one(VaultHeader).conflicts = None
         self._find_conflicts(self.summary.documents)
 
-    @work(thread=True, group="vault-conflicts")
+    # Each worker is described in words: by default Textual describes it by the repr of its
+    # arguments, and the repr of ten thousand documents (or of a plan's bytes) took a second.
+    @work(thread=True, group="vault-conflicts", description="find conflicts")
     def _find_conflicts(self, documents: tuple[Document, ...]) -> None:
         """Run on the documents as summarised, not on the live vault: `Vault.conflicts` would hold
         the vault's mutex for the whole (long) run and stall every search meanwhile."""
+        from ...core.conflicts import find_conflicts  # not needed for the first screen
+
         try:
-            conflicts = core_conflicts.find_conflicts(documents)
+            conflicts = find_conflicts(documents)
         except Exception as exc:  # noqa: BLE001
             self._report(exc, "Conflicts could not be listed")
             conflicts = None
@@ -280,7 +295,7 @@ class MainScreen(GuidedFlows, Screen[None]):
         except OSError:
             return None
 
-    @work(thread=True, exclusive=True, group="vault-write")
+    @work(thread=True, exclusive=True, group="vault-write", description="plan a change")
     def plan_change(self, proposal: Proposal) -> None:
         """A dry run: the plan comes back to be shown as a diff, nothing is written yet. A plan
         that starts from another version of a file than the person read is not shown as if
@@ -302,7 +317,7 @@ class MainScreen(GuidedFlows, Screen[None]):
             return
         self.post_message(self.PlanReady(plan, proposal))
 
-    @work(thread=True, exclusive=True, group="vault-write")
+    @work(thread=True, exclusive=True, group="vault-write", description="write a change")
     def apply_plan(self, plan: Plan, proposal: Proposal) -> None:
         """Write exactly the plan that was shown; the core refuses if a file changed meanwhile."""
         assert self.vault is not None
@@ -322,6 +337,13 @@ class MainScreen(GuidedFlows, Screen[None]):
 
     # -- results coming back ----------------------------------------------------------------
 
+    @on(VaultOpened)
+    def _vault_opened(self, message: VaultOpened) -> None:
+        search = self.query_one(SearchPane)
+        search.total = message.total
+        search.searcher = self.vault.search if self.vault is not None else None
+        self._searched_since_open = True
+
     @on(VaultRead)
     def _vault_read(self, message: VaultRead) -> None:
         summary = self.summary = message.summary
@@ -331,7 +353,10 @@ class MainScreen(GuidedFlows, Screen[None]):
         self.find_conflicts()
         search = self.query_one(SearchPane)
         search.total = len(summary.documents)
-        search.searcher = self.vault.search if self.vault is not None else None
+        if self._searched_since_open:  # the titles on show already answer this very vault
+            self._searched_since_open = False
+        else:
+            search.searcher = self.vault.search if self.vault is not None else None
         view = self.current
         if view is not None and view.document.id in summary.graph:
             # Another file may link here now, or no longer: the open document's links follow.
@@ -373,6 +398,8 @@ class MainScreen(GuidedFlows, Screen[None]):
         """A toast for each request an agent has just left in a changed file (the watcher re-read them)."""
         if self.vault is None:
             return
+        from ...core.inbox import requests as agent_requests
+
         fresh = [r for path in paths if (doc := self.vault.document_at(path)) is not None
                  for r in agent_requests([doc]) if r.at > self._agents_seen]
         if fresh:

@@ -20,7 +20,7 @@ from textual.reactive import reactive
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from ...core.graph import inverse_label
+from ...core.model import inverse_label
 from ...core.model import LinkType
 from ..neighbours import LinkGroups, Neighbour
 from ..text import clean, status_style
