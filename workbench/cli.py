@@ -129,9 +129,11 @@ def build_parser() -> argparse.ArgumentParser:
     forget.add_argument("id")
     forget.add_argument("--confirm", required=True, metavar="ID", help="the same id again, exactly")
     forget.add_argument("--dry-run", action="store_true")
-    undo = sub.add_parser("undo", help="revert the last change made through the workbench")
+    undo = sub.add_parser("undo", help="revert the newest step of the undo stack (see history)")
     undo.add_argument("--dry-run", action="store_true")
-    history = sub.add_parser("history", help="recent changes")
+    redo = sub.add_parser("redo", help="re-apply the step undone last, if its files are as the undo left them")
+    redo.add_argument("--dry-run", action="store_true")
+    history = sub.add_parser("history", help="the undo stack, newest first: steps undone (redo takes them) and done (undo takes them)")
     history.add_argument("--limit", type=int, default=20)
     history.add_argument("--json", action="store_true")
     stale = sub.add_parser("stale", help="active documents not updated for N days")
@@ -390,13 +392,22 @@ def cmd_consolidate(vault: Vault, args: argparse.Namespace) -> int:
 
 
 def cmd_history(vault: Vault, args: argparse.Namespace) -> int:
-    records = vault.history(args.limit)
+    stack = vault.undo_stack()
+    steps = stack.steps()[: max(args.limit, 0)]
     if args.json:
-        print_json({"changes": [{"id": r["id"], "time": dt.datetime.fromtimestamp(r["time"]).isoformat(timespec="seconds"), "summary": r["summary"], "paths": [f.path for f in r["files"]]} for r in records]})
+        print_json({"changes": [{"id": s.id, "number": n, "time": dt.datetime.fromtimestamp(s.time).isoformat(timespec="seconds"),
+                                 "summary": s.summary, "paths": list(s.paths), "undone": s.undone} for n, s in enumerate(steps, 1)]})
         return EXIT_OK
-    for record in records:
-        when = dt.datetime.fromtimestamp(record["time"]).strftime("%Y-%m-%d %H:%M")
-        print(safe(f"{when}  {record['summary']}  ({len(record['files'])} file(s))"))
+    nxt = stack.done[0].id if stack.done else None
+    for number, step in enumerate(steps, 1):
+        when = dt.datetime.fromtimestamp(step.time).strftime("%Y-%m-%d %H:%M")
+        mark = "  undone: `workbench redo` re-applies it" if step.undone and step is stack.undone[0] else "  undone" if step.undone else \
+            "  ← `workbench undo` reverts this next" if step.id == nxt else ""
+        print(safe(f"{'▶' if step.id == nxt else ' '} {number:>3}  {when}  {step.summary}  ({len(step.paths)} file(s)){mark}"))
+    if not steps:
+        print("no changes made through the workbench yet")
+    elif len(steps) < stack.total:
+        print(f"… {stack.total - len(steps)} older step(s) not shown (--limit)")
     return EXIT_OK
 
 
@@ -521,7 +532,6 @@ WRITERS = {
     "merge": lambda v, a: v.merge(a.source_id, a.target_id, dry_run=a.dry_run),
     "rename": lambda v, a: v.rename(a.old_id, a.new_id, dry_run=a.dry_run),
     "forget": lambda v, a: v.forget(a.id, a.confirm, dry_run=a.dry_run),
-    "undo": lambda v, a: v.undo(dry_run=a.dry_run),
     "index": lambda v, a: v.regenerate_index(dry_run=a.dry_run),
     "tier": lambda v, a: {
         "correct": lambda: v.correct(a.text, a.type, a.context, dry_run=a.dry_run),
@@ -540,10 +550,26 @@ def _writer(call):
     return command
 
 
+def _stack_step(verb: str):
+    """`undo` and `redo`: the step is named before its diff, and once it is done, what comes next."""
+
+    def command(vault: Vault, args: argparse.Namespace) -> int:
+        plan = vault.undo(dry_run=args.dry_run) if verb == "undo" else vault.redo(dry_run=args.dry_run)
+        if args.dry_run and not plan.empty:
+            print(safe(f"# {plan.summary}"))
+        report_plan(plan, args.dry_run)
+        if plan.applied:
+            print(safe(f"next: {vault.undo_stack().next_undo()}; `workbench redo` re-applies the step undone last"
+                       if verb == "undo" else f"next: {vault.undo_stack().next_undo()}"))
+        return EXIT_OK
+
+    return command
+
+
 COMMANDS = {
     "check": cmd_check, "migrate": cmd_migrate, "search": cmd_search, "show": cmd_show, "new": cmd_new, "conflicts": cmd_conflicts, "consolidate": cmd_consolidate,
     "history": cmd_history, "stale": cmd_stale, "links": cmd_links, "context": cmd_context, "graph": cmd_graph,
-    "mcp": cmd_mcp, "inbox": cmd_inbox,
+    "mcp": cmd_mcp, "inbox": cmd_inbox, "undo": _stack_step("undo"), "redo": _stack_step("redo"),
     **{name: _writer(call) for name, call in WRITERS.items()},
 }
 

@@ -653,14 +653,14 @@ class VaultIndex:
         return None
 
     @serialized
-    def apply(self, plan: Plan, dry_run: bool = False, keep_history: bool = True) -> Plan:
+    def apply(self, plan: Plan, dry_run: bool = False, keep_history: bool = True, step: tuple[str, str] | None = None) -> Plan:
         """Carry out a plan (or only return it, with `dry_run`): all files or none, then re-read them."""
         if dry_run or plan.empty:
             return plan
         for change in plan.changes:
             if change.after is not None and change.path.endswith(".md") and not change.path.startswith("."):
                 self._refuse_new_invalidity(change)
-        plan.change_id = self.writer.apply(plan.changes, plan.summary, plan.log_lines, self._verify, keep_history)
+        plan.change_id = self.writer.apply(plan.changes, plan.summary, plan.log_lines, self._verify, keep_history, step)
         plan.applied = True
         for path in plan.paths:
             self.refresh_path(path)

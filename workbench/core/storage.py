@@ -7,7 +7,9 @@ longer what the change was computed from, records the change in a journal, write
 folder fsynced), and only then marks the journal committed. The next open of the vault finds any
 journal a crash left: an uncommitted change is rolled back, a committed one is finished, and
 stray temporary files are removed. Committed journals move to the history, which is what undo
-reads. Every path is reached through `vaultfs.Folders`: never through a symlink, and a path read
+reads; an undo or a redo names in its own journal the history record it moves between the history
+and the redo stack (`undo.py`), and a new change clears the redo stack, so a crash finishes that
+move with the change or leaves both undone, never one without the other. Every path is reached through `vaultfs.Folders`: never through a symlink, and a path read
 back from a journal or the history must be a normal path inside the vault, or the record is set
 aside under `.workbench/refused/` and named in the notes.
 
@@ -76,6 +78,7 @@ __all__ = [
 ]
 
 HISTORY_KEEP = 200
+_RECORD_NAME = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]*\.json")  # a history record's name: never a path
 _TEMP_NAME = re.compile(r"\.(.+)" + re.escape(TEMP_MARK) + r"[0-9a-f]{12}\.tmp")  # temporary_name's names
 RENAME_EXCHANGE = 2
 # Swap a new file and the one it replaces in one step where the system can (Linux renameat2); off,
@@ -263,6 +266,8 @@ class ChangeWriter:
         self.history_dir = state_dir / "history"
         self.journal = f"{self.state}/journal"
         self.history_folder = f"{self.state}/history"
+        self.redo_folder = f"{self.history_folder}/redo"  # steps undone since the last new change
+        self.undone_folder = f"{self.history_folder}/undone"  # undone steps no longer redoable, kept for forget
         self.refused_folder = f"{self.state}/refused"
         self.lock = lock
         self.log_path = log_path
@@ -271,6 +276,10 @@ class ChangeWriter:
         self.mounts = {} if state_dir.parent == root else {self.state: state_dir}
         self.log_name = log_path.relative_to(root).as_posix() if log_path.is_relative_to(root) else f"{self.state}/{log_path.name}"
         self.notes: list[str] = [] if notes is None else notes
+        self.opened = time.time()
+        """When this writer (the vault, opened) started: a step made before it is from an earlier session."""
+        self.made_here: set[str] = set()
+        """The ids of the changes this writer made: the rest of the history came from other processes."""
 
     def _folders(self) -> Folders:
         return Folders(self.root, self.mounts)
@@ -283,10 +292,15 @@ class ChangeWriter:
 
     # -- applying -------------------------------------------------------------------------------
 
-    def apply(self, changes: list[FileChange], summary: str, log_lines: list[str], verify: Verifier | None = None, keep_history: bool = True) -> str:
+    def apply(self, changes: list[FileChange], summary: str, log_lines: list[str], verify: Verifier | None = None, keep_history: bool = True,
+              step: tuple[str, str] | None = None) -> str:
         """Write every change or none; returns the change's id. Raises ConflictError, with nothing
         of the change written, if a file is not what the change was computed from, before or while
-        it is written; UnsafePathError, before writing anything, for a symlink on any path."""
+        it is written; UnsafePathError, before writing anything, for a symlink on any path.
+
+        `step` is ("undo", record name) or ("redo", record name) for an undo or a redo: the record
+        moves to the redo stack or back to the history as the change finishes. Any other change
+        clears the redo stack."""
         changes = [c for c in changes if c.before != c.after]
         if not changes:
             return ""
@@ -295,7 +309,7 @@ class ChangeWriter:
         with self.lock, self._folders() as folders:
             if any(name.endswith(".json") for name in self._names(folders, self.journal)):
                 self.notes.extend(self._recover_journals(folders))  # a holder that died left it
-            self.check_state(keep_history=keep_history)
+            self.check_state(*([self.history_folder, self.redo_folder] if step else []), keep_history=keep_history)
             for change in changes:
                 self._refuse_unsafe(folders, change.path)
             for change in changes:
@@ -315,6 +329,7 @@ class ChangeWriter:
                 "log": log_lines,
                 "files": [{"path": c.path, "before": _encode(c.before), "after": _encode(c.after)} for c in changes],
                 "keep_history": keep_history,  # a forget killed after it committed must never become undoable
+                **({"step": list(step)} if step else {}),
             }
             journal = f"{self.journal}/{change_id}.json"
             self._write_state(folders, journal, record)
@@ -339,6 +354,7 @@ class ChangeWriter:
             crash_point("committed")
             late = self._let_go(folders, done)
             self._finish(folders, journal, record, keep_history, late)
+            self.made_here.add(change_id)
             return change_id
 
     def check_state(self, *also: str, keep_history: bool = True) -> None:
@@ -640,6 +656,7 @@ class ChangeWriter:
         except UnsafePathError as exc:
             self.notes.append(f"the change log could not be written: {exc}")
         crash_point("logged")
+        self._move_step(folders, record.get("step"))
         name = split(journal)[1]
         if keep_history:
             folders.move(journal, f"{self.history_folder}/{name}")
@@ -827,21 +844,53 @@ class ChangeWriter:
 
     # -- history --------------------------------------------------------------------------------
 
-    def retire(self, record_path: Path) -> None:
-        """Move an undone change out of the history, so the next undo takes the one before it."""
-        undone = f"{self.history_folder}/undone"
-        with self._folders() as folders:
-            folders.move(f"{self.history_folder}/{record_path.name}", f"{undone}/{record_path.name}")
-            self._trim(folders, undone)
+    def _move_step(self, folders: Folders, step: object) -> None:
+        """Move the record an undo or a redo acted on between the history and the redo stack; for
+        any other change, clear the redo stack. Run as a change finishes (again by recovery, so
+        each move is idempotent) and never raising: the change is in by then, and a record left
+        in place is only a stack that says less (undo and redo check every file again)."""
+        try:
+            if not step:
+                for name in self._names(folders, self.redo_folder):
+                    if _RECORD_NAME.fullmatch(name):
+                        folders.move(f"{self.redo_folder}/{name}", f"{self.undone_folder}/{name}")
+                        self._trim(folders, self.undone_folder)
+                return
+            kind, name = step if isinstance(step, (list, tuple)) and len(step) == 2 else (None, None)
+            if kind not in ("undo", "redo") or not isinstance(name, str) or not _RECORD_NAME.fullmatch(name):
+                self.notes.append(f"a journal named a step that is not one of ours ({step!r}); the undo stack was left as it was")
+                return
+            source, target = (self.history_folder, self.redo_folder) if kind == "undo" else (self.redo_folder, self.history_folder)
+            if folders.lstat(f"{source}/{name}") is not None:
+                folders.move(f"{source}/{name}", f"{target}/{name}")
+                self._trim(folders, self.history_folder)
+        except (OSError, UnsafePathError) as exc:
+            self.notes.append(f"the undo stack could not be updated ({exc}); undo and redo check every file again")
+
+    def move_step(self, kind: str, record_path: Path) -> None:
+        """Move a record as an undo ("undo") or a redo ("redo") does, with no file to write: its files
+        are already as that step would leave them (an undo or a redo made by hand)."""
+        with self.lock, self._folders() as folders:
+            self._move_step(folders, [kind, record_path.name])
 
     def history(self) -> list[dict[str, Any]]:
-        """Committed changes, newest first, with their files' before and after bytes. A record
-        whose paths cannot be trusted is set aside and named in `notes`, never used."""
+        """Committed changes, newest first, with their files' before and after bytes: the steps undo
+        takes, in order. A record whose paths cannot be trusted is set aside and named in `notes`,
+        never used."""
+        return self._records(self.history_folder)[::-1]
+
+    def redo_stack(self) -> list[dict[str, Any]]:
+        """The steps undone since the last new change, the one undone last first: what redo takes,
+        in order. Undo takes the newest step each time, so the one undone last is the oldest here."""
+        return self._records(self.redo_folder)
+
+    def _records(self, folder: str) -> list[dict[str, Any]]:
+        """The trusted records in `folder`, oldest first (their names sort by time)."""
         records = []
         with self._folders() as folders:
-            names = [name for name in folders.names(self.history_folder) if name.endswith(".json")]
-            for name in reversed(names):
-                path = f"{self.history_folder}/{name}"
+            names = [name for name in folders.names(folder) if name.endswith(".json")]
+            for name in names:
+                path = f"{folder}/{name}"
                 found = folders.lstat(path)
                 if found is None or stat.S_ISDIR(found.st_mode) or stat.S_ISFIFO(found.st_mode):
                     continue  # a folder or a pipe so named is not a record of ours: never read, never moved

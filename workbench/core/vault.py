@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from .repair import RepairReport
     from .retrieval import QuestionPack
     from .search import Hit, SearchResults
+    from .undo import Stack as UndoStack
 
 __all__ = ["Vault"]
 
@@ -328,9 +329,21 @@ class Vault:
 
     @serialized
     def undo(self, dry_run: bool = False) -> Plan:
-        """Revert the last change, if every file it touched is still as it left them."""
+        """Revert the newest step of the undo stack, if every file it touched is still as it left them."""
         from . import undo
         return undo.undo(self.index, dry_run)
+
+    @serialized
+    def redo(self, dry_run: bool = False) -> Plan:
+        """Re-apply the step undone last, if every file it touched is still as the undo left them."""
+        from . import undo
+        return undo.redo(self.index, dry_run)
+
+    @serialized
+    def undo_stack(self) -> UndoStack:
+        """The steps undo and redo take, each named, with the position between them."""
+        from . import undo
+        return undo.stack(self.index)
 
     # -- tiered memory (seed 003): its own operations on its plain Markdown files ----------------
 

@@ -27,7 +27,7 @@ __all__ = ["RECOVERY_DIR", "STATE_DIR", "Walk", "find_root", "looks_like_vault",
 
 # What the store keeps under `.workbench/`: folders, then files. A symlink at any of them, or a
 # FIFO where a file belongs, would take a write elsewhere or hang it; the walk reports them.
-STATE_FOLDERS = ("journal", "history", "history/undone", "refused")
+STATE_FOLDERS = ("journal", "history", "history/redo", "history/undone", "refused")
 STATE_FILES = ("lock", "log.md", "index.sqlite", "index.sqlite-wal", "index.sqlite-shm", "index.sqlite-journal")
 TYPE_FOLDER_NAMES = frozenset(TYPE_FOLDERS.values())
 

@@ -22,6 +22,7 @@ from .dialogs.inbox import InboxDialog
 from .dialogs.keys import KeyGroup, KeysDialog
 from .dialogs.new_document import NewDocumentDialog
 from .dialogs.problems import ProblemsDialog
+from .dialogs.undo_history import UndoHistoryDialog
 from .screens.main import MainScreen
 from .settings import load_settings, save_setting
 from .themes import BUILTIN_THEMES, VARIABLE_DEFAULTS, load_theme_files, theme_folders
@@ -94,6 +95,7 @@ KEY_GROUPS: list[KeyGroup] = [
     ("Consolidation (o)", ConsolidateDialog.BINDINGS),
     ("Inbox: what agents wrote (i)", InboxDialog.BINDINGS),
     ("Forget, the id typed again", ConfirmForgetDialog.BINDINGS),
+    ("Undo history (H)", UndoHistoryDialog.BINDINGS),
     ("Change preview", ConfirmPlanDialog.BINDINGS),
     ("Changed on disk meanwhile", ExternalChangeDialog.BINDINGS),
     ("Picking a document by search (in dialogs)", DocumentPicker.BINDINGS),

@@ -13,6 +13,7 @@ the same at the last moment: `apply` raises `ConflictError` if a file moved afte
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -21,7 +22,7 @@ from ..core.changes import FileChange, Plan
 from ..core.model import RefusedError
 from ..core.vault import Vault
 
-__all__ = ["Proposal", "apply_exactly", "changed_since_read", "created_id", "undo_exactly"]
+__all__ = ["Proposal", "apply_exactly", "changed_since_read", "created_id", "redo_exactly", "undo_exactly"]
 
 
 def apply_exactly(vault: Vault, plan: Plan) -> Plan:
@@ -30,12 +31,25 @@ def apply_exactly(vault: Vault, plan: Plan) -> Plan:
 
 
 def undo_exactly(vault: Vault, plan: Plan) -> Plan:
-    """Undo, but only the change that was previewed: if another change became the last one
-    meanwhile, refuse rather than revert something the person has not seen."""
+    """Undo, but only the step that was previewed: if another change became the newest meanwhile,
+    refuse rather than revert something the person has not seen. The plan returned says what the
+    next `u` would take, so that a second `u` is never a surprise."""
     now = vault.undo(dry_run=True)
     if now.summary != plan.summary or now.diff() != plan.diff():
-        raise RefusedError("the last change is no longer the one shown; look again (u)")
-    return vault.undo()
+        raise RefusedError("the newest step is no longer the one shown; look again (u), or list every step (H)")
+    return _with_next(vault, vault.undo())
+
+
+def redo_exactly(vault: Vault, plan: Plan) -> Plan:
+    """Redo, but only the step that was previewed (the core refuses if a file changed since)."""
+    now = vault.redo(dry_run=True)
+    if now.summary != plan.summary or now.diff() != plan.diff():
+        raise RefusedError("the step to redo is no longer the one shown; look again (U), or list every step (H)")
+    return _with_next(vault, vault.redo())
+
+
+def _with_next(vault: Vault, done: Plan) -> Plan:
+    return dataclasses.replace(done, summary=f"{done.summary}\nNext u: {vault.undo_stack().next_undo()} · H lists every step")
 
 
 def created_id(plan: Plan) -> str | None:

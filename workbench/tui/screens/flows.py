@@ -15,7 +15,7 @@ from textual.app import SuspendNotSupported
 
 from ...core.files import read_file
 from ..dialogs.lifecycle import LifecycleChoice, LifecycleDialog
-from ..proposal import Proposal, created_id, undo_exactly
+from ..proposal import Proposal, created_id, redo_exactly, undo_exactly
 from ..reading import read_view
 from ..summary import summarise
 
@@ -55,7 +55,36 @@ class GuidedFlows:
         self.app.push_screen(LifecycleDialog(view.document, searcher), chosen)
 
     def action_undo(self) -> None:
-        self.propose(Proposal("Undo this change?", lambda vault: vault.undo(dry_run=True), undo_exactly))
+        self.propose(Proposal("Undo this step?", lambda vault: vault.undo(dry_run=True), undo_exactly,
+                              written="Undone (U redoes it)"))
+
+    def action_redo(self) -> None:
+        self.propose(Proposal("Redo this step?", lambda vault: vault.redo(dry_run=True), redo_exactly,
+                              written="Redone (u undoes it again)"))
+
+    def action_undo_history(self) -> None:
+        if self.vault is not None:
+            self.read_undo_stack()
+
+    @work(thread=True, exclusive=True, group="vault-read")
+    def read_undo_stack(self) -> None:
+        """The stack as it is on disk now, then the list of its steps; `u` or `U` there acts."""
+        from ..dialogs.undo_history import UndoHistoryDialog
+
+        assert self.vault is not None
+        try:
+            stack = self.vault.undo_stack()
+        except Exception as exc:  # noqa: BLE001
+            self._report(exc, "The undo history could not be read")
+            return
+
+        def chosen(verb: str | None) -> None:
+            if verb == "undo":
+                self.action_undo()
+            elif verb == "redo":
+                self.action_redo()
+
+        self.app.call_from_thread(self.app.push_screen, UndoHistoryDialog(stack), chosen)
 
     def action_edit(self) -> None:
         view = self.current

@@ -68,7 +68,9 @@ class MainScreen(GuidedFlows, Screen[None]):
         Binding("shift+backspace,alt+right", "forward", "Forward", key_display="⇧⌫", show=False, id="main.forward", tooltip="Forward again after going back"),
         Binding("l", "lifecycle", "Lifecycle", id="main.lifecycle", tooltip="Change the document's status (or a task's execution state)"),
         Binding("e", "edit", "Edit", id="main.edit", tooltip="Edit the file in $EDITOR (vi if unset), then re-read and check it"),
-        Binding("u", "undo", "Undo", id="main.undo", tooltip="Revert the last change, after showing it as a diff"),
+        Binding("u", "undo", "Undo", id="main.undo", tooltip="Revert the newest step, named, after showing its diff"),
+        Binding("U", "redo", "Redo", key_display="U", show=False, id="main.redo", tooltip="Re-apply the step undone last, after showing its diff"),
+        Binding("H", "undo_history", "History", key_display="H", show=False, id="main.undo_history", tooltip="List every step, newest first, the position marked"),
         Binding("r", "toggle_raw", "Raw", show=False, id="main.raw", tooltip="Toggle between the rendered document and its source file"),
         Binding("s", "successor", "Successor", id="main.successor", tooltip="Open the document that supersedes this one"),
         Binding("g", "focus_links", "Links", id="main.links", tooltip="Move to the links pane (on narrow terminals, show it)"),
@@ -509,7 +511,7 @@ class MainScreen(GuidedFlows, Screen[None]):
         view = self.current
         if action in ("lifecycle", "toggle_raw", "edit"):
             return view is not None
-        if action in ("undo", "problems", "conflicts", "new_document", "consolidate", "inbox"):
+        if action in ("undo", "redo", "undo_history", "problems", "conflicts", "new_document", "consolidate", "inbox"):
             return self.summary is not None
         if action == "successor":
             return bool(view and view.successors)
