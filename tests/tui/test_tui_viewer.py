@@ -195,6 +195,17 @@ async def test_a_document_opened_from_a_search_marks_the_query_words(sample_copy
         assert marked_text(app) == []
 
 
+async def test_on_a_short_terminal_the_first_marked_word_is_scrolled_into_view(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "stripe webhooks")
+        await settle(pilot)
+        body = app.screen.query_one(Body)
+        first = next(block for block, content in body._shown.items() if content is not body._rendered[block])
+        assert first.region.overlaps(viewer(app).region)  # the properties alone fill 24 lines
+
+
 # -- 3. a document deleted on disk ----------------------------------------------------------------
 
 
@@ -303,11 +314,11 @@ def test_snapshot_link_under_the_cursor(snap_compare, sample_copy: Path, theme: 
 @pytest.mark.parametrize("theme", THEMES)
 def test_snapshot_deleted_on_disk(snap_compare, sample_copy: Path, theme: str, size):
     async def deleted(pilot):
-        await settle(pilot)
+        main = pilot.app.screen
+        await wait_for(pilot, lambda: main.watcher is not None and main.watcher.ready.is_set())
         await open_id(pilot, "mem-entity-stripe")
         (sample_copy / "entities" / "mem-entity-stripe.md").unlink()
-        pilot.app.screen.post_message(MainScreen.DiskChanged(["entities/mem-entity-stripe.md"]))
-        await wait_for(pilot, lambda: viewer(pilot.app).gone)
+        await wait_for(pilot, lambda: viewer(pilot.app).gone and main.summary.files == 66)
         await settle(pilot)
         pilot.app.clear_notifications()
         await pilot.pause()

@@ -175,9 +175,11 @@ class DocumentViewer(VerticalScroll, can_focus=True):
         self.query_one("#credential", Static).update(self._credential_warning(secrets))
         self.query_one("#doc-problems", Static).update(Content("\n").join(problems))
         self.query_one(Properties).meta = {**_reading(doc), **doc.meta}
-        self.query_one(Body).show(clean(doc.body), {href: link.label for href, link in view.links.items()}, self.marked)
+        fresh = old is None or old.document.id != doc.id  # the same document re-read keeps its place
+        labels = {href: link.label for href, link in view.links.items()}
+        self.query_one(Body).show(clean(doc.body), labels, self.marked, to_mark=fresh and bool(self.marked))
         self.query_one("#source", Static).update(mark_words(source_content(view.source), self.marked))
-        if old is None or old.document.id != doc.id:  # the same document re-read keeps its place
+        if fresh:
             self.scroll_home(animate=False)
 
     def watch_crumbs(self, crumbs: tuple[str, ...]) -> None:
