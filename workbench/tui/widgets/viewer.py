@@ -188,6 +188,7 @@ class DocumentViewer(VerticalScroll, can_focus=True):
 
     def watch_raw(self, raw: bool) -> None:
         self.set_class(raw, "-raw")
+        self.refresh_bindings()  # no links to walk in the source
 
     def watch_marked(self, words: tuple[str, ...]) -> None:
         if self.view is not None:
