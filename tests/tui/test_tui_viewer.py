@@ -144,7 +144,7 @@ async def test_obsidian_links_by_alias_heading_and_markdown(notes_vault: Path):
             targets.append(shown_id(app))
         assert targets == ["notes/Note name", "Other", "sub/Third", "Home", "Home"]
         said = "\n".join(notes(app))
-        assert "no document of the vault is called Missing note" in said
+        assert "No document of the vault is called Missing note" in said
         assert "https://example.com" in said and "not opened" in said
 
 

@@ -202,6 +202,7 @@ class DocumentViewer(VerticalScroll, can_focus=True):
                 ("Deleted on disk", "bold $text-error"),
                 f": {clean(self.view.document.path)} is no longer in the vault. This is the last version read;"
                 " it cannot be changed.", ("   ⌫", "bold $accent"), " back"))
+            self.scroll_home(animate=False)  # the banner is at the top: news the person must see
 
     # -- the links in the text ----------------------------------------------------------------
 
@@ -250,7 +251,7 @@ class DocumentViewer(VerticalScroll, can_focus=True):
         if link is not None and link.target is not None:
             self.post_message(self.Goto(link.target))
         elif link is not None:
-            self.notify(f"{clean(link.written)}: no document of the vault is called {clean(link.named)}",
+            self.notify(f"No document of the vault is called {clean(link.named)}",
                         title="No such document", severity="warning", markup=False)
         elif is_url(href):
             self.notify(clean(href), title="A link out of the vault, not opened", markup=False)
