@@ -249,6 +249,14 @@ async def test_going_back_steps_over_a_document_deleted_on_disk(sample_copy: Pat
         assert shown_id(app) == "mem-entity-sendgrid"
 
 
+async def test_a_document_never_opened_is_not_said_to_be_deleted(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await open_id(pilot, "mem-entity-nowhere")  # as a dangling link in the links pane would
+        assert notes(app) == ["Cannot open it: No document of the vault is called mem-entity-nowhere"]
+
+
 # -- 4. Dendron dates ------------------------------------------------------------------------------
 
 

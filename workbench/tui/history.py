@@ -69,5 +69,8 @@ class History:
         """The path walked to the current document (at most `most` steps, the current one last)."""
         return self._stack[max(0, self._index + 1 - most) : self._index + 1]
 
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._stack
+
     def __len__(self) -> int:
         return len(self._stack)

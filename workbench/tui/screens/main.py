@@ -438,6 +438,10 @@ class MainScreen(GuidedFlows, Screen[None]):
                 self.notify(f"{viewer.view.document.path} was deleted on disk", title="Deleted outside the workbench",
                             severity="warning", markup=False)
             return
+        if message.doc_id not in self.history:  # never opened here: a dangling link, not a deletion
+            self.notify(f"No document of the vault is called {message.doc_id}", title="Cannot open it",
+                        severity="error", markup=False)
+            return
         step = self.history.drop(message.doc_id, shown)
         self.notify(f"{message.doc_id} was deleted on disk" + ("; skipped" if step else ""),
                     title="No longer in the vault", severity="warning", markup=False)
