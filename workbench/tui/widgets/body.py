@@ -91,10 +91,8 @@ class Body(Markdown):
         parser.inline.ruler.before("link", "wikilink", _wikilink_rule(self._labels))
         return parser
 
-    def show(self, text: str, labels: Mapping[str, str], words: tuple[str, ...] = (), to_mark: bool = False) -> AwaitComplete:
-        """Render `text`, `[[...]]` shown by `labels` (by address), `words` marked; the cursor resets.
-        `to_mark` scrolls the first marked word into view: on a short terminal the properties
-        alone can fill the pane, hiding why the search found the document."""
+    def show(self, text: str, labels: Mapping[str, str], words: tuple[str, ...] = ()) -> AwaitComplete:
+        """Render `text`, `[[...]]` shown by `labels` (by address), `words` marked; the cursor resets."""
         self._labels, self._words = labels, words
         self.cursor = -1
         update = self.update(text)
@@ -104,10 +102,7 @@ class Body(Markdown):
             if self.is_attached:
                 self._rendered = {block: block.content for block in self.query(MarkdownBlock)
                                   if isinstance(block.content, Content) and block.content.plain}
-                first = self._lay_over()
-                if to_mark and first is not None:
-                    # once laid out: the blocks were only just mounted
-                    self.call_after_refresh(self.screen.scroll_to_center, first, animate=False, origin_visible=True)
+                self._lay_over()
 
         return AwaitComplete(then())
 
@@ -117,24 +112,19 @@ class Body(Markdown):
             self._words = words
             self._lay_over()
 
-    def _lay_over(self) -> MarkdownBlock | None:
-        """Collect the rendered links and mark the words, from each block's text as rendered;
-        returns the first block with a word marked."""
+    def _lay_over(self) -> None:
+        """Collect the rendered links and mark the words, from each block's text as rendered."""
         self.links, self._shown = [], {}
-        first: MarkdownBlock | None = None
         for block, content in self._rendered.items():
             for span in content.spans:
                 action = getattr(span.style, "meta", {}).get("@click") if not isinstance(span.style, str) else None
                 if action:
                     self.links.append(RenderedLink(block, span.start, span.end, action))
             marked = mark_words(content, self._words)
-            if first is None and marked is not content:
-                first = block
             self._shown[block] = marked
             block.update(marked)
         self.cursor = min(self.cursor, len(self.links) - 1)
         self._draw_cursor(-1, self.cursor)
-        return first
 
     def watch_cursor(self, old: int, new: int) -> None:
         self._draw_cursor(old, new)

@@ -163,7 +163,7 @@ class DocumentViewer(VerticalScroll, can_focus=True):
         if view is None:
             return
         doc = view.document
-        self.query_one("#doc-title", Static).update(Content(clean(doc.title)))
+        self.query_one("#doc-title", Static).update(mark_words(Content(clean(doc.title)), self.marked))
         self.query_one("#doc-path", Static).update(Content(clean(doc.path)))
         self.set_class(bool(view.successors), "-superseded")
         self.query_one("#banner", Static).update(self._banner(view))
@@ -177,7 +177,7 @@ class DocumentViewer(VerticalScroll, can_focus=True):
         self.query_one(Properties).meta = {**_reading(doc), **doc.meta}
         fresh = old is None or old.document.id != doc.id  # the same document re-read keeps its place
         labels = {href: link.label for href, link in view.links.items()}
-        self.query_one(Body).show(clean(doc.body), labels, self.marked, to_mark=fresh and bool(self.marked))
+        self.query_one(Body).show(clean(doc.body), labels, self.marked)
         self.query_one("#source", Static).update(mark_words(source_content(view.source), self.marked))
         if fresh:
             self.scroll_home(animate=False)
@@ -188,11 +188,13 @@ class DocumentViewer(VerticalScroll, can_focus=True):
 
     def watch_raw(self, raw: bool) -> None:
         self.set_class(raw, "-raw")
+        self.scroll_home(animate=False)  # the source and the rendered text do not line up
         self.refresh_bindings()  # no links to walk in the source
 
     def watch_marked(self, words: tuple[str, ...]) -> None:
         if self.view is not None:
             self.query_one(Body).mark(words)
+            self.query_one("#doc-title", Static).update(mark_words(Content(clean(self.view.document.title)), words))
             self.query_one("#source", Static).update(mark_words(source_content(self.view.source), words))
 
     def watch_gone(self, gone: bool) -> None:
