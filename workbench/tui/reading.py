@@ -1,7 +1,7 @@
 """Everything the viewer and the link pane show for one document, read together off the UI thread.
 
-A `DocumentView` is an immutable bundle made in a worker (file IO and a backlink scan), then handed
-to the widgets as an attribute: they never call the vault themselves.
+A `DocumentView` is an immutable bundle made in a worker (file IO, a backlink scan, the body's
+links resolved), then handed to the widgets as an attribute: they never call the vault themselves.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ..core.model import Document, Problem
 from ..core.vault import Vault
 from .neighbours import LinkGroups, link_groups
+from .text_links import TextLink, text_links
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -29,6 +30,8 @@ class DocumentView:
     """Each id in `superseded_by` with its title ("" when the successor is missing)."""
     raw: bytes = b""
     """The file's bytes as read: a change decided on this view expects to find them on disk."""
+    links: dict[str, TextLink] = field(default_factory=dict)
+    """The links written in the body, by the address their rendered text carries."""
 
 
 def read_view(vault: Vault, graph: nx.MultiDiGraph, doc_id: str, depth: int = 1, link_type: str | None = None) -> DocumentView:
@@ -48,4 +51,5 @@ def read_view(vault: Vault, graph: nx.MultiDiGraph, doc_id: str, depth: int = 1,
         problems=vault.problems_for(doc.id),
         neighbours=link_groups(graph, doc.id, depth, link_type),
         successors={succ: title(succ) for succ in doc.superseded_by},
+        links=text_links(vault, doc),
     )

@@ -4,18 +4,31 @@ Titles and bodies are data written by agents and people: a title may read `[bold
 an escape sequence. Everything from a vault goes through `clean` (control characters become visible
 `\\x1b`-style text, so they never reach the terminal) and is wrapped in `Content` pieces, never
 parsed as markup.
+
+Two readings help a person find their way in a document: the words of the search that opened it,
+marked where they occur (`query_words`, `mark_words`), and dates some formats write as numbers
+(Dendron's `created: 1636492098402`, milliseconds since 1970) shown as dates (`epoch_date`).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from textual.content import Content
 
 from ..core.model import Status
+from ..core.search import QUESTION_WORDS, parse_query
 
-__all__ = ["clean", "plain", "status_badge", "status_style", "value_text"]
+__all__ = ["DATE_KEYS", "clean", "epoch_date", "mark_words", "plain", "query_words", "status_badge", "status_style", "value_text"]
+
+DATE_KEYS = frozenset({"created", "updated", "created_at", "updated_at", "date", "modified"})
+"""Frontmatter keys that hold a date in the formats the workbench reads."""
+
+_EPOCH_MS = (100_000_000_000, 10_000_000_000_000)
+"""Milliseconds since 1970 between 1973 and 2286: a number this size in a date field is no count."""
 
 # C0 controls except tab and newline, DEL, and C1 controls (which include the 8-bit CSI).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -52,3 +65,35 @@ def value_text(value: Any) -> str:
     if value is None or value == "":
         return "—"
     return clean(str(value))
+
+
+def epoch_date(key: str, value: Any) -> str | None:
+    """`2021-11-09 21:08 UTC` for a date field holding epoch milliseconds (as Dendron writes
+    `created` and `updated`), None for anything else: the file keeps its number, only the
+    reading changes."""
+    if key not in DATE_KEYS or not isinstance(value, int) or isinstance(value, bool):
+        return None
+    if not _EPOCH_MS[0] <= value < _EPOCH_MS[1]:
+        return None
+    return dt.datetime.fromtimestamp(value / 1000, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def query_words(query: str) -> tuple[str, ...]:
+    """The words and phrases of a search worth marking in the document it opened: filters such as
+    `type:decision` and left-out `-words` are not text to find, and words that only ask ("how",
+    "the") would mark half the page unless the query has nothing else."""
+    parsed = parse_query(query)
+    words = [w for w in parsed.words if w not in QUESTION_WORDS and len(w) > 1] or [w for w in parsed.words if len(w) > 1]
+    return tuple(dict.fromkeys([*parsed.phrases, *words]))
+
+
+def mark_words(content: Content, words: Iterable[str], style: str = "bold $foreground on $warning 35%") -> Content:
+    """`content` with each occurrence of `words` styled, ignoring case; a word marks the whole of
+    a longer word it starts ("postgres" marks "PostgreSQL"), as the search's last word matches."""
+    words = [w for w in words if w]
+    if not words or not content.plain:
+        return content
+    pattern = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")\w*", re.I)
+    for match in pattern.finditer(content.plain):
+        content = content.stylize(style, match.start(), match.end())
+    return content

@@ -40,6 +40,7 @@ from ..neighbours import link_groups
 from ..proposal import Proposal, changed_since_read
 from ..reading import DocumentView, read_view
 from ..summary import VaultSummary, summarise
+from ..text import query_words
 from ..widgets.link_pane import LinkPane
 from ..widgets.search import SearchPane
 from ..widgets.vault_header import VaultHeader
@@ -95,13 +96,25 @@ class MainScreen(GuidedFlows, Screen[None]):
             self.summary = summary
 
     class DocumentRead(Message):
-        def __init__(self, view: DocumentView, remember: bool, focus: str | None, from_disk: bool = False) -> None:
+        def __init__(self, view: DocumentView, remember: bool, focus: str | None, from_disk: bool = False,
+                     words: tuple[str, ...] = ()) -> None:
             super().__init__()
             self.view = view
             self.remember = remember
             self.focus = focus
             self.from_disk = from_disk
             """Re-read because the watcher saw its file change (not because the person asked)."""
+            self.words = words
+            """The words of the search it was opened from, to mark in it."""
+
+    class DocumentGone(Message):
+        """A document could not be read because its file is no longer in the vault."""
+
+        def __init__(self, doc_id: str, remember: bool, from_disk: bool) -> None:
+            super().__init__()
+            self.doc_id = doc_id
+            self.remember = remember
+            self.from_disk = from_disk
 
     class ConflictsFound(Message):
         """The conflicts of the vault as it was a moment ago (finding them can take a while on a
@@ -278,16 +291,20 @@ class MainScreen(GuidedFlows, Screen[None]):
         self.post_message(self.ConflictsFound(conflicts))
 
     @work(thread=True, exclusive=True, group="vault-read")
-    def read_document(self, doc_id: str, remember: bool = True, focus: str | None = None, from_disk: bool = False) -> None:
+    def read_document(self, doc_id: str, remember: bool = True, focus: str | None = None, from_disk: bool = False,
+                      words: tuple[str, ...] = ()) -> None:
         if self.vault is None or self.summary is None:
             return
         try:
             view = read_view(self.vault, self.summary.graph, doc_id, self.graph_depth, self.graph_filter)
         except Exception as exc:  # noqa: BLE001
-            self._report(exc, "Cannot open it")
+            if isinstance(exc, FileNotFoundError) or doc_id not in self.vault:
+                self.post_message(self.DocumentGone(doc_id, remember, from_disk))
+            else:
+                self._report(exc, "Cannot open it")
             return
         if not get_current_worker().is_cancelled:  # a newer request superseded this one
-            self.post_message(self.DocumentRead(view, remember, focus, from_disk))
+            self.post_message(self.DocumentRead(view, remember, focus, from_disk, words))
 
     def _on_disk(self, path: str) -> bytes | None:
         """The file's bytes now (None if it is gone)."""
@@ -393,7 +410,11 @@ class MainScreen(GuidedFlows, Screen[None]):
         self.resummarise()
         self._announce_agents(message.paths)
         view = self.current
-        if view is not None and view.document.path in message.paths:
+        if view is None:
+            return
+        path = view.document.path
+        # A folder that vanished is reported as `folder/`, a sweep that caught up as no path at all.
+        if not message.paths or any(p == path or (p.endswith("/") and path.startswith(p)) for p in message.paths):
             self.read_document(view.document.id, remember=False, from_disk=True)
 
     def _announce_agents(self, paths: list[str]) -> None:
@@ -414,6 +435,9 @@ class MainScreen(GuidedFlows, Screen[None]):
         view = message.view
         viewer = self.query_one(DocumentViewer)
         before = viewer.view
+        if message.remember or before is None or before.document.id != view.document.id:
+            viewer.marked = message.words  # a re-read of the same document keeps its marks
+        viewer.gone = False
         viewer.view = view
         self.query_one(LinkPane).neighbours = view.neighbours
         if message.remember:
@@ -428,6 +452,48 @@ class MainScreen(GuidedFlows, Screen[None]):
                 self.notify(f"{view.document.path} changed on disk; showing the new version",
                             title="Changed outside the workbench", severity="warning", markup=False)
         self.refresh_bindings()
+
+    @on(DocumentGone)
+    def _document_gone(self, message: DocumentGone) -> None:
+        """The open document's file is gone: keep it on show under a banner. A document met going
+        back or forward is taken out of the history and stepped over; one asked for by name is
+        said to be gone."""
+        viewer = self.query_one(DocumentViewer)
+        shown = viewer.view.document.id if viewer.view is not None else None
+        if message.doc_id == shown:
+            viewer.gone = True
+            self.refresh_bindings()
+            if message.from_disk:
+                self.notify(f"{viewer.view.document.path} was deleted on disk", title="Deleted outside the workbench",
+                            severity="warning", markup=False)
+            return
+        if message.doc_id not in self.history:  # never opened here: a dangling link, not a deletion
+            self.notify(f"No document of the vault is called {message.doc_id}", title="Cannot open it",
+                        severity="error", markup=False)
+            return
+        step = self.history.drop(message.doc_id, shown)
+        self.notify(f"{message.doc_id} was deleted on disk" + ("; skipped" if step else ""),
+                    title="No longer in the vault", severity="warning", markup=False)
+        if step < 0:
+            self.action_back()
+        elif step > 0:
+            self.action_forward()
+
+    def _refused_as_gone(self) -> bool:
+        """Whether the open document's file is gone, said to the person: nothing can be written to it."""
+        viewer = self.query_one(DocumentViewer)
+        if viewer.gone and viewer.view is not None:
+            self.notify(f"{viewer.view.document.path} was deleted on disk: there is nothing left to change",
+                        title="Refused", severity="error", markup=False)
+        return viewer.gone
+
+    def action_lifecycle(self) -> None:
+        if not self._refused_as_gone():
+            super().action_lifecycle()
+
+    def action_edit(self) -> None:
+        if not self._refused_as_gone():
+            super().action_edit()
 
     @on(PlanReady)
     def _plan_ready(self, message: PlanReady) -> None:
@@ -482,7 +548,9 @@ class MainScreen(GuidedFlows, Screen[None]):
 
     @on(SearchPane.Goto)
     def _goto_from_search(self, message: SearchPane.Goto) -> None:
-        self.open_document(message.doc_id, focus="viewer")
+        """Open the hit with the query's words marked in it, so the person sees why it matched."""
+        words = query_words(self.query_one(SearchPane).query_text)
+        self.read_document(message.doc_id, remember=True, focus="viewer", words=words)
 
     @on(LinkPane.Goto)
     @on(DocumentViewer.Goto)

@@ -2,7 +2,8 @@
 
 Keys are shown in file order, unknown keys too, because the curator should see what an agent wrote.
 Left out: the title (the viewer's heading) and empty lists such as `supersedes: []`, which would
-push the body off a 24-line terminal; the raw source (`r`) shows everything.
+push the body off a 24-line terminal; the raw source (`r`) shows everything. A date field holding
+milliseconds since 1970 (Dendron's `created`, `updated`) reads as a date, its number beside it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from textual.reactive import reactive
 from textual.widgets import Label
 
 from ...core.model import LinkType, parse_links
-from ..text import clean, status_badge, value_text
+from ..text import clean, epoch_date, status_badge, value_text
 
 __all__ = ["Properties", "value_content"]
 
@@ -37,6 +38,8 @@ def value_content(key: str, value: Any) -> Content:
             return Content(value_text(value))
         lines = [Content.assemble((clean(link.type), _link_style(link.type)), " → ", clean(link.target)) for link in links]
         return Content("\n").join(lines)
+    if (date := epoch_date(key, value)) is not None:
+        return Content.assemble(date, (f"  {value}", "$text-muted"))
     return Content(value_text(value))
 
 

@@ -1,16 +1,24 @@
-"""The document viewer: heading, supersession banner, problems, properties, then the body.
+"""The document viewer: heading, banners, problems, properties, then the body.
 
-The body is rendered by Textual's `Markdown` widget (code fences highlighted by pygments); `raw`
-swaps all of it for the file's source, the frontmatter highlighted as YAML and the body as
-Markdown. The viewer is given a `DocumentView` and never reads the vault itself.
+The body is rendered Markdown (`Body`: code fences highlighted by pygments, `[[wiki-links]]` shown
+as links); `raw` swaps all of it for the file's source, the frontmatter highlighted as YAML and the
+body as Markdown, never wrapped (a wrapped YAML line would read as a key of its own), scrolled
+sideways instead. The viewer is given a `DocumentView` and never reads the vault itself: a link
+is followed by looking up what the worker resolved for it, and posting `Goto`.
+
+`]` and `[` walk the body's links, `enter` follows the one the cursor is on, as a click does. The
+words of the search that opened the document are marked (`marked`). A document whose file was
+deleted on disk stays on show under a banner that says so (`gone`), so the person sees what was
+there; the screen refuses to change it.
 """
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.highlight import highlight
@@ -20,7 +28,9 @@ from textual.widgets import Markdown, Static
 
 from ...core.model import Severity
 from ..reading import DocumentView
-from ..text import clean
+from ..text import clean, mark_words
+from ..text_links import is_url, markdown_href
+from .body import Body
 from .properties import Properties
 
 __all__ = ["DocumentViewer", "source_content", "split_source"]
@@ -65,6 +75,14 @@ class DocumentViewer(VerticalScroll, can_focus=True):
             padding: 0 1;
             margin: 0 0 1 0;
         }
+        & > #gone {
+            display: none;
+            background: $error 20%;
+            color: $text;
+            border-left: thick $error;
+            padding: 0 1;
+            margin: 0 0 1 0;
+        }
         & > #credential {
             display: none;
             background: $error 20%;
@@ -78,13 +96,16 @@ class DocumentViewer(VerticalScroll, can_focus=True):
             color: $text-warning;
             padding: 0 0 1 0;
         }
-        & > #source { display: none; }
+        & > #source { display: none; width: auto; min-width: 100%; text-wrap: nowrap; }
         & > #placeholder { display: none; color: $text-muted; padding: 1 0; }
         & > Markdown { padding: 0; margin: 0; background: transparent; }
         &.-superseded > #banner { display: block; }
         &.-has-problems > #doc-problems { display: block; }
         &.-credential > #credential { display: block; }
+        &.-gone > #gone { display: block; }
         &.-raw {
+            overflow-x: auto;
+            scrollbar-size-horizontal: 1;
             & > #source { display: block; }
             & > Properties, & > Markdown, & > #doc-problems { display: none; }
         }
@@ -94,12 +115,25 @@ class DocumentViewer(VerticalScroll, can_focus=True):
     }
     """
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("right_square_bracket", "next_link", "Next link", key_display="]", id="viewer.next_link",
+                tooltip="Move to the next link in the text (then enter follows it)"),
+        Binding("left_square_bracket", "previous_link", "Previous link", key_display="[", show=False,
+                id="viewer.previous_link", tooltip="Move to the previous link in the text"),
+        Binding("enter", "follow_link", "Follow", id="viewer.follow_link",
+                tooltip="Open the document the highlighted link names"),
+    ]
+
     view: reactive[DocumentView | None] = reactive(None, always_update=True)
     """The document on show, with what was read alongside it."""
     crumbs: reactive[tuple[str, ...]] = reactive(tuple)
     """The titles of the path walked to this document (breadcrumbs), the current one last."""
     raw: reactive[bool] = reactive(False)
     """Show the file's source instead of the rendered document."""
+    marked: reactive[tuple[str, ...]] = reactive(tuple)
+    """Words to mark where they occur (those of the search that opened the document)."""
+    gone: reactive[bool] = reactive(False)
+    """The document's file was deleted on disk: what is shown is the last version read."""
 
     class Goto(Message):
         """A link in the body names a document to open."""
@@ -113,11 +147,12 @@ class DocumentViewer(VerticalScroll, can_focus=True):
         yield Static(id="crumbs")
         yield Static(id="doc-title")
         yield Static(id="doc-path")
+        yield Static(id="gone")
         yield Static(id="banner")
         yield Static(id="credential")
         yield Static(id="doc-problems")
         yield Properties()
-        yield Markdown(id="body", open_links=False)
+        yield Body(id="body")
         yield Static(id="source")
 
     def on_mount(self) -> None:
@@ -128,7 +163,7 @@ class DocumentViewer(VerticalScroll, can_focus=True):
         if view is None:
             return
         doc = view.document
-        self.query_one("#doc-title", Static).update(Content(clean(doc.title)))
+        self.query_one("#doc-title", Static).update(mark_words(Content(clean(doc.title)), self.marked))
         self.query_one("#doc-path", Static).update(Content(clean(doc.path)))
         self.set_class(bool(view.successors), "-superseded")
         self.query_one("#banner", Static).update(self._banner(view))
@@ -140,9 +175,11 @@ class DocumentViewer(VerticalScroll, can_focus=True):
         self.query_one("#credential", Static).update(self._credential_warning(secrets))
         self.query_one("#doc-problems", Static).update(Content("\n").join(problems))
         self.query_one(Properties).meta = {**_reading(doc), **doc.meta}
-        self.query_one(Markdown).update(clean(doc.body))
-        self.query_one("#source", Static).update(source_content(view.source))
-        if old is None or old.document.id != doc.id:  # the same document re-read keeps its place
+        fresh = old is None or old.document.id != doc.id  # the same document re-read keeps its place
+        labels = {href: link.label for href, link in view.links.items()}
+        self.query_one(Body).show(clean(doc.body), labels, self.marked)
+        self.query_one("#source", Static).update(mark_words(source_content(view.source), self.marked))
+        if fresh:
             self.scroll_home(animate=False)
 
     def watch_crumbs(self, crumbs: tuple[str, ...]) -> None:
@@ -151,6 +188,44 @@ class DocumentViewer(VerticalScroll, can_focus=True):
 
     def watch_raw(self, raw: bool) -> None:
         self.set_class(raw, "-raw")
+        self.scroll_home(animate=False)  # the source and the rendered text do not line up
+        self.refresh_bindings()  # no links to walk in the source
+
+    def watch_marked(self, words: tuple[str, ...]) -> None:
+        if self.view is not None:
+            self.query_one(Body).mark(words)
+            self.query_one("#doc-title", Static).update(mark_words(Content(clean(self.view.document.title)), words))
+            self.query_one("#source", Static).update(mark_words(source_content(self.view.source), words))
+
+    def watch_gone(self, gone: bool) -> None:
+        self.set_class(gone, "-gone")
+        if gone and self.view is not None:
+            self.query_one("#gone", Static).update(Content.assemble(
+                ("Deleted on disk", "bold $text-error"),
+                f": {clean(self.view.document.path)} is no longer in the vault. This is the last version read;"
+                " it cannot be changed.", ("   ⌫", "bold $accent"), " back"))
+            self.scroll_home(animate=False)  # the banner is at the top: news the person must see
+
+    # -- the links in the text ----------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("next_link", "previous_link", "follow_link"):
+            return self.view is not None and not self.raw
+        return True
+
+    def action_next_link(self) -> None:
+        self._move(1)
+
+    def action_previous_link(self) -> None:
+        self._move(-1)
+
+    def _move(self, step: int) -> None:
+        if not self.query_one(Body).move_cursor(step):
+            self.notify("This document's text has no links to follow.", title="No links", markup=False)
+
+    async def action_follow_link(self) -> None:
+        if not await self.query_one(Body).follow():
+            self.notify("Press ] to move to a link in the text first.", title="No link chosen", markup=False)
 
     @staticmethod
     def _credential_warning(problems: list) -> Content:
@@ -169,13 +244,23 @@ class DocumentViewer(VerticalScroll, can_focus=True):
 
     @on(Markdown.LinkClicked)
     def _link_clicked(self, event: Markdown.LinkClicked) -> None:
-        """A relative link to `some-id.md` (or to `some-id`) opens that document; URLs are left alone."""
+        """A link to a document of the vault opens it; any other link says why it does not."""
         event.stop()
         href = event.href
-        if "://" in href or href.startswith("mailto:"):
-            self.notify(clean(href), title="External link, not opened", markup=False)
+        view = self.view
+        links = view.links if view is not None else {}
+        link = links.get(href) or links.get(markdown_href(href))
+        if link is not None and link.target is not None:
+            self.post_message(self.Goto(link.target))
+        elif link is not None:
+            self.notify(f"No document of the vault is called {clean(link.named)}",
+                        title="No such document", severity="warning", markup=False)
+        elif is_url(href):
+            self.notify(clean(href), title="A link out of the vault, not opened", markup=False)
+        elif href.startswith("#") and self.query_one(Body).goto_anchor(href[1:]):
             return
-        self.post_message(self.Goto(PurePosixPath(href.split("#")[0]).stem))
+        else:
+            self.notify(f"{clean(href)} is not a document of the vault", title="Not followed", markup=False)
 
 
 def _reading(doc) -> dict[str, str]:

@@ -1,0 +1,160 @@
+"""A document's body as rendered Markdown, with its links reachable from the keyboard.
+
+Textual's `Markdown` shows `[label](other.md)` as a link a mouse can click; vaults link far more
+often with `[[target]]`, which Markdown does not know. An inline rule of the parser turns each
+`[[...]]` outside code into a link whose address is `wiki:<inner>`, shown by its label (so
+`[[Note name|alias]]` reads "alias", Dendron's `[[label|a.b.c]]` reads "label"); the viewer looks
+the address up among the links the worker resolved.
+
+For the keyboard, a cursor walks the rendered links in reading order (`move_cursor`) and shows the
+one it is on in the theme's cursor colours; `follow` acts on it exactly as a click would, by
+running the link's own action. The words of the search that opened the document are marked too
+(`show(..., words=...)`). Both are styles laid over the text the renderer made; the text itself is
+never rewritten, so what is shown stays what the file says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
+from textual.await_complete import AwaitComplete
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Markdown
+from textual.widgets.markdown import MarkdownBlock
+
+from ...core.flavours.base import wikilinks
+from ..text import mark_words
+from ..text_links import wiki_href
+
+__all__ = ["Body", "RenderedLink"]
+
+CURSOR_STYLE = "bold $block-cursor-foreground on $block-cursor-background"
+
+
+@dataclass(frozen=True)
+class RenderedLink:
+    """One link as rendered: the block it is in, where in the block's text, and its click action."""
+
+    block: MarkdownBlock
+    start: int
+    end: int
+    action: str
+
+
+def _wikilink_rule(labels: Mapping[str, str]):
+    """An inline rule: `[[inner]]` (or the embed `![[inner]]`) becomes a link to `wiki:<inner>`."""
+
+    def rule(state: StateInline, silent: bool) -> bool:
+        start = state.pos + (1 if state.src.startswith("!", state.pos) else 0)
+        if not state.src.startswith("[[", start):
+            return False
+        close = state.src.find("]]", start)
+        if close < 0:
+            return False
+        found = wikilinks(state.src[state.pos : close + 2])
+        if not found or not state.src.startswith(found[0][1], state.pos):
+            return False
+        inner, whole, _embed = found[0]
+        if not silent:
+            state.push("link_open", "a", 1).attrs = {"href": wiki_href(inner)}
+            state.push("text", "", 0).content = labels.get(wiki_href(inner), inner)
+            state.push("link_close", "a", -1)
+        state.pos += len(whole)
+        return True
+
+    return rule
+
+
+class Body(Markdown):
+    """The rendered body; `cursor` is the link the keyboard is on (-1: none)."""
+
+    cursor: reactive[int] = reactive(-1, init=False)
+    """Index into `links` of the link the keyboard is on; -1 when none is."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, open_links=False, parser_factory=self._parser)
+        self._labels: Mapping[str, str] = {}
+        self._words: tuple[str, ...] = ()
+        self._rendered: dict[MarkdownBlock, Content] = {}
+        """Each block's text as the renderer made it, before any style was laid over it."""
+        self._shown: dict[MarkdownBlock, Content] = {}
+        """Each block's text with the words marked: what a block goes back to when the cursor leaves."""
+        self.links: list[RenderedLink] = []
+        """The links as rendered, in reading order (those inside tables are left to the mouse)."""
+
+    def _parser(self) -> MarkdownIt:
+        parser = MarkdownIt("gfm-like")
+        parser.inline.ruler.before("link", "wikilink", _wikilink_rule(self._labels))
+        return parser
+
+    def show(self, text: str, labels: Mapping[str, str], words: tuple[str, ...] = ()) -> AwaitComplete:
+        """Render `text`, `[[...]]` shown by `labels` (by address), `words` marked; the cursor resets."""
+        self._labels, self._words = labels, words
+        self.cursor = -1
+        update = self.update(text)
+
+        async def then() -> None:
+            await update
+            if self.is_attached:
+                self._rendered = {block: block.content for block in self.query(MarkdownBlock)
+                                  if isinstance(block.content, Content) and block.content.plain}
+                self._lay_over()
+
+        return AwaitComplete(then())
+
+    def mark(self, words: tuple[str, ...]) -> None:
+        """Mark other words in what is shown (the same document, another search)."""
+        if words != self._words:
+            self._words = words
+            self._lay_over()
+
+    def _lay_over(self) -> None:
+        """Collect the rendered links and mark the words, from each block's text as rendered."""
+        self.links, self._shown = [], {}
+        for block, content in self._rendered.items():
+            for span in content.spans:
+                action = getattr(span.style, "meta", {}).get("@click") if not isinstance(span.style, str) else None
+                if action:
+                    self.links.append(RenderedLink(block, span.start, span.end, action))
+            marked = mark_words(content, self._words)
+            self._shown[block] = marked
+            block.update(marked)
+        self.cursor = min(self.cursor, len(self.links) - 1)
+        self._draw_cursor(-1, self.cursor)
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self._draw_cursor(old, new)
+
+    def _draw_cursor(self, old: int, new: int) -> None:
+        if 0 <= old < len(self.links):
+            block = self.links[old].block
+            if block in self._shown:
+                block.update(self._shown[block])
+        if 0 <= new < len(self.links):
+            link = self.links[new]
+            if link.block in self._shown:
+                link.block.update(self._shown[link.block].stylize(CURSOR_STYLE, link.start, link.end))
+            link.block.scroll_visible(animate=False)
+
+    def move_cursor(self, step: int) -> bool:
+        """Put the cursor on the next (`step` 1) or previous (-1) link, round the ends; False when
+        the body has no link."""
+        if not self.links:
+            return False
+        if self.cursor < 0:
+            self.cursor = 0 if step > 0 else len(self.links) - 1
+        else:
+            self.cursor = (self.cursor + step) % len(self.links)
+        return True
+
+    async def follow(self) -> bool:
+        """Act on the link under the cursor as a click would; False when the cursor is on none."""
+        if not 0 <= self.cursor < len(self.links):
+            return False
+        link = self.links[self.cursor]
+        await link.block.run_action(link.action)
+        return True
