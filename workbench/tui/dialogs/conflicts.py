@@ -114,9 +114,10 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("o", "open_first", "Open", id="conflicts.open", tooltip="Open the conflict's first document in the viewer"),
         Binding("escape", "close", "Close", id="conflicts.close", tooltip="Back to the main screen; nothing is changed"),
-        Binding("up", "resolution(-1)", "Previous", show=False, id="conflicts.previous-resolution",
+        # Priority: the scrolling detail pane around the buttons would take the arrows first.
+        Binding("up", "resolution(-1)", "Previous", show=False, priority=True, id="conflicts.previous-resolution",
                 tooltip="Among the resolutions: the one above (from the first, back to the list)"),
-        Binding("down", "resolution(1)", "Next", show=False, id="conflicts.next-resolution",
+        Binding("down", "resolution(1)", "Next", show=False, priority=True, id="conflicts.next-resolution",
                 tooltip="Among the resolutions: the one below"),
     ]
 
