@@ -141,8 +141,10 @@ async def test_lifecycle_cancel_writes_nothing(sample_copy: Path):
         assert not statuses.get_option("status:deprecated").disabled
         await pilot.press("enter")
         await settle(pilot)
-        await pilot.press("n")
+        await pilot.press("n")  # one step back, to the lifecycle editor; escape closes it
         await settle(pilot)
+        assert type(app.screen) is type(dialog)
+        await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
     assert (sample_copy / FASTAPI_FILE).read_bytes() == before
 

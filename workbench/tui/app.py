@@ -17,6 +17,7 @@ from .dialogs.confirm_forget import ConfirmForgetDialog
 from .dialogs.confirm_plan import ConfirmPlanDialog
 from .dialogs.conflicts import ConflictsDialog
 from .dialogs.consolidate import ConsolidateDialog
+from .dialogs.discard import DiscardDialog, unsaved_work
 from .dialogs.external_change import ExternalChangeDialog
 from .dialogs.inbox import InboxDialog
 from .dialogs.keys import KeyGroup, KeysDialog
@@ -70,6 +71,9 @@ class WorkbenchApp(App[None]):
             self.notify(error, title="Theme", severity="warning", markup=False)
 
     def action_quit(self) -> None:
+        if (what := unsaved_work(self.screen)) and not isinstance(self.screen, DiscardDialog):
+            self.push_screen(DiscardDialog(what), lambda discard: self.exit(return_code=0) if discard else None)
+            return
         for screen in self.screen_stack:
             if isinstance(screen, MainScreen):
                 screen.stop_watching()

@@ -9,6 +9,10 @@ A person decides on what they read. A proposal carries the files as they were sh
 plan that starts from anything else (someone changed the file meanwhile) is not shown as if nothing
 happened: `changed_since_read` finds it, and the screen shows both versions first. The core does
 the same at the last moment: `apply` raises `ConflictError` if a file moved after the preview.
+
+Cancelling a preview goes one step back, never further: `back` reopens the step the person came
+from (the consolidation with its edited text, the conflicts queue, the draft) as they left it, so
+saying "not this" never costs them what they typed or chose.
 """
 
 from __future__ import annotations
@@ -74,6 +78,10 @@ class Proposal:
     """The files the person decided on, as they were shown (path → bytes)."""
     written: str = "Written (u undoes it)"
     """What the notice says once it is written (a change that cannot be undone says so)."""
+    back: Callable[[], object] | None = None
+    """Reopens the step before the preview, as the person left it, when they cancel the preview."""
+    unsaved: str | None = None
+    """What the person typed that only this proposal now holds ("the draft"): quitting asks first."""
 
 
 def changed_since_read(plan: Plan, read: Mapping[str, bytes]) -> FileChange | None:

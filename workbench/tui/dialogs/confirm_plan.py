@@ -1,13 +1,20 @@
-"""Show a planned change as a diff and ask before writing: nothing reaches the disk unseen."""
+"""Show a planned change as a diff and ask before writing: nothing reaches the disk unseen.
+
+The diff has the focus, so the arrows and Page Up/Down read it while `y` (or Enter) still applies:
+reading is what the person came here to do. A change to several files says so first ("3 files:
+a, b, …") and `]`/`[` move from one file to the next, so the last of twelve files is not hidden
+below the first one's hunks.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from pygments.token import Token
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.content import Content
 from textual.highlight import HighlightTheme, highlight
 from textual.screen import ModalScreen
@@ -15,7 +22,10 @@ from textual.widgets import Button, Footer, Static
 
 from ..text import clean
 
-__all__ = ["ConfirmPlanDialog", "diff_content", "DiffTheme"]
+__all__ = ["ConfirmPlanDialog", "diff_content", "DiffTheme", "file_starts", "files_line"]
+
+FILES_SHOWN = 3
+"""How many file names the summary spells out before "…"."""
 
 
 class DiffTheme(HighlightTheme):
@@ -34,8 +44,25 @@ def diff_content(diff: str) -> Content:
     return highlight(clean(diff), language="diff", theme=DiffTheme)
 
 
+def file_starts(diff: str) -> list[int]:
+    """The line where each file's part of a unified diff begins (its `---` line, or the note that
+    a backup is kept)."""
+    lines = diff.splitlines()
+    return [number for number, line in enumerate(lines)
+            if (line.startswith("--- ") and number + 1 < len(lines) and lines[number + 1].startswith("+++ "))
+            or line.startswith("# backup of the file as it was: ")]
+
+
+def files_line(files: Sequence[str]) -> str:
+    """"3 files: a, b, c" or "12 files: a, b, c, …"; empty for a change to one file."""
+    if len(files) < 2:
+        return ""
+    shown = ", ".join(files[:FILES_SHOWN]) + (", …" if len(files) > FILES_SHOWN else "")
+    return f"{len(files)} files: {shown}"
+
+
 class ConfirmPlanDialog(ModalScreen[bool]):
-    """`y` (or Apply) writes the change; `n`, `escape` or Cancel drops it."""
+    """`y` or Enter (or Apply) writes the change; `n`, `escape` or Cancel goes back a step."""
 
     DEFAULT_CLASSES = "wb-dialog"
 
@@ -47,36 +74,86 @@ class ConfirmPlanDialog(ModalScreen[bool]):
             max-height: 100%;
         }
         & #summary { text-style: bold; padding: 0 0 1 0; }
-        & #diff-scroll { height: auto; max-height: 60vh; border: round $border-blurred; }
+        & #files { color: $text-muted; height: auto; }
+        & #diff-scroll {
+            height: auto;
+            max-height: 60vh;
+            border: round $border-blurred;
+            border-title-color: $text-muted;
+            scrollbar-size-vertical: 1;
+            scrollbar-background: $panel;
+            scrollbar-background-hover: $panel;
+            scrollbar-background-active: $panel;
+            scrollbar-color: $text-muted;
+            scrollbar-color-hover: $text;
+            scrollbar-color-active: $text;
+        }
+        & #diff-scroll:focus { border: round $border; }
+        & #diff { width: auto; min-width: 100%; text-wrap: nowrap; }
         & #buttons { height: auto; align-horizontal: right; padding: 1 0 0 0; }
         & Button { margin: 0 0 0 2; }
     }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "confirm", "Apply", id="confirm.apply", tooltip="Write this change to disk"),
-        Binding("n,escape", "cancel", "Cancel", id="confirm.cancel", tooltip="Drop this change; nothing is written"),
+        Binding("y,enter", "confirm", "Apply", id="confirm.apply", tooltip="Write this change to disk"),
+        Binding("n,escape", "cancel", "Cancel", id="confirm.cancel",
+                tooltip="Nothing is written; back to the step before, with what you typed or chose"),
+        Binding("right_square_bracket", "file(1)", "Next file", key_display="]", id="confirm.next-file",
+                tooltip="Scroll the diff to the next file it changes"),
+        Binding("left_square_bracket", "file(-1)", "Previous file", key_display="[", id="confirm.previous-file",
+                tooltip="Scroll the diff to the previous file it changes"),
     ]
 
-    def __init__(self, summary: str, diff: str, title: str = "Apply this change?") -> None:
+    def __init__(self, summary: str, diff: str, title: str = "Apply this change?", files: Sequence[str] = (),
+                 unsaved: str | None = None) -> None:
         super().__init__()
         self.summary = summary
         self.diff = diff
         self.dialog_title = title
+        self.files = list(files)
+        """The files the change writes, in the diff's order."""
+        self.starts = file_starts(diff)
+        self.file_index = 0
+        """The file the diff was last moved to with `]`/`[`."""
+        self.unsaved_work = unsaved
+        """What the person typed that only this change holds now (quitting asks before losing it)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
             dialog.border_title = self.dialog_title
             yield Static(Content(clean(self.summary)), id="summary")
-            with VerticalScroll(id="diff-scroll"):
+            if len(self.files) > 1:
+                yield Static(Content(clean(files_line(self.files) + " · ] next file · [ previous")), id="files")
+            with ScrollableContainer(id="diff-scroll") as scroll:
                 yield Static(diff_content(self.diff), id="diff")
+            if len(self.files) > 1:
+                scroll.border_title = self._file_title()
             with Horizontal(id="buttons"):
                 yield Button("Apply  y", variant="primary", id="apply", compact=True)
                 yield Button("Cancel  n", id="cancel", compact=True)
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#apply", Button).focus()
+        self.query_one("#diff-scroll").focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "file":
+            return len(self.starts) > 1
+        return True
+
+    def _file_title(self) -> str:
+        name = self.files[self.file_index] if self.file_index < len(self.files) else ""
+        return clean(f"file {self.file_index + 1} of {len(self.files)}: {name}")
+
+    def action_file(self, step: int) -> None:
+        if not self.starts:
+            return
+        self.file_index = max(0, min(len(self.starts) - 1, self.file_index + step))
+        scroll = self.query_one("#diff-scroll", ScrollableContainer)
+        scroll.scroll_to(y=self.starts[self.file_index], animate=False)
+        if len(self.files) > 1:
+            scroll.border_title = self._file_title()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -4,7 +4,11 @@ The core finds the conflicts (`Vault.conflicts`) and names their resolutions wit
 would carry each out (`supersede OLD NEW`, `compatible A B`, `retarget S OLD NEW`, `merge A --into
 B`, `check --repair`); `resolution_proposal` turns one into a `Proposal` for the main screen, which
 previews the diff before anything is written. A resolution that needs more than a click (naming a
-successor, editing a cycle by hand) is shown with its command instead.
+successor, editing a cycle by hand) is shown with its command instead, and one the vault's format
+cannot write (`refusal`) says so, with the way out, before the person picks it.
+
+Each conflict is listed by the titles of its documents, their ids shortened on the line below: a
+person recognises a title, and an id wrapped mid-word on a narrow terminal helps nobody.
 """
 
 from __future__ import annotations
@@ -32,8 +36,10 @@ EXCERPT_LINES = 4
 __all__ = ["ConflictsDialog", "resolution_proposal", "conflict_prompt"]
 
 
-def resolution_proposal(resolution: Resolution, then: Callable[[], object] | None = None) -> Proposal | None:
-    """The dry run and write behind a resolution's command; None when it needs a person's input."""
+def resolution_proposal(resolution: Resolution, then: Callable[[], object] | None = None,
+                        back: Callable[[], object] | None = None) -> Proposal | None:
+    """The dry run and write behind a resolution's command; None when it needs a person's input.
+    `then` runs once it is written, `back` when its preview is cancelled (the queue again)."""
     try:
         words = shlex.split(resolution.command)
     except ValueError:
@@ -42,30 +48,48 @@ def resolution_proposal(resolution: Resolution, then: Callable[[], object] | Non
     title = f"Resolve: {resolution.label}?"
     if verb == "supersede" and len(args) == 2 and args[1] != "NEW_ID":
         old, new = args
-        return Proposal(title, lambda vault: vault.supersede(old, new, dry_run=True), then=then)
+        return Proposal(title, lambda vault: vault.supersede(old, new, dry_run=True), then=then, back=back)
     if verb == "compatible" and len(args) == 2:
         a, b = args
-        return Proposal(title, lambda vault: vault.mark_compatible(a, b, dry_run=True), then=then)
+        return Proposal(title, lambda vault: vault.mark_compatible(a, b, dry_run=True), then=then, back=back)
     if verb == "retarget" and len(args) in (2, 3):
         source, old, *new = args
-        return Proposal(title, lambda vault: vault.retarget(source, old, new[0] if new else None, dry_run=True), then=then)
+        return Proposal(title, lambda vault: vault.retarget(source, old, new[0] if new else None, dry_run=True), then=then, back=back)
     if verb == "merge" and len(args) == 3 and args[1] == "--into":
         source, target = args[0], args[2]
-        return Proposal(title, lambda vault: vault.merge(source, target, dry_run=True), then=then)
+        return Proposal(title, lambda vault: vault.merge(source, target, dry_run=True), then=then, back=back)
     if verb == "check" and args == ["--repair"]:
-        return Proposal(title, lambda vault: vault.repair(dry_run=True).plan, then=then)
+        return Proposal(title, lambda vault: vault.repair(dry_run=True).plan, then=then, back=back)
     return None
 
 
-def conflict_prompt(conflict: Conflict) -> Content:
-    return Content.assemble(
-        (clean(conflict.kind), "bold $text-warning"), "\n",
-        *[(f"  {clean(doc_id)}\n", "$text-muted") for doc_id in conflict.ids],
-    )
+ID_WIDTH = 40
+"""An id longer than this is shortened in the list, in its middle (its start and end tell ids apart)."""
+
+
+def short_id(doc_id: str, width: int = ID_WIDTH) -> str:
+    """`doc_id`, or its start and end around "…" when it is longer than `width`."""
+    if len(doc_id) <= width:
+        return doc_id
+    head = (width - 1) // 2
+    return doc_id[:head] + "…" + doc_id[len(doc_id) - (width - 1 - head):]
+
+
+def conflict_prompt(conflict: Conflict, titles: Mapping[str, str] | None = None, id_width: int = ID_WIDTH) -> Content:
+    """The kind, then each document by its title with its id (shortened to `id_width`) below it."""
+    titles = titles or {}
+    lines: list[Content] = [Content.styled(clean(conflict.kind), "bold $text-warning")]
+    for doc_id in conflict.ids:
+        title = titles.get(doc_id)
+        if title:
+            lines.append(Content.assemble("  ", clean(title)))
+        lines.append(Content.styled(f"    {clean(short_id(doc_id, id_width))}", "$text-muted"))
+    return Content("\n").join(lines)
 
 
 class ConflictsDialog(ModalScreen[Resolution | str | None]):
-    """Returns the chosen `Resolution`, a document id to open, or None."""
+    """Returns the chosen `Resolution`, a document id to open, or None. ↑↓ move through the
+    resolutions as through the list; `tab` or `enter` goes from the list to them, `shift+tab` back."""
 
     DEFAULT_CLASSES = "wb-dialog"
 
@@ -90,20 +114,30 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("o", "open_first", "Open", id="conflicts.open", tooltip="Open the conflict's first document in the viewer"),
         Binding("escape", "close", "Close", id="conflicts.close", tooltip="Back to the main screen; nothing is changed"),
+        # Priority: the scrolling detail pane around the buttons would take the arrows first.
+        Binding("up", "resolution(-1)", "Previous", show=False, priority=True, id="conflicts.previous-resolution",
+                tooltip="Among the resolutions: the one above (from the first, back to the list)"),
+        Binding("down", "resolution(1)", "Next", show=False, priority=True, id="conflicts.next-resolution",
+                tooltip="Among the resolutions: the one below"),
     ]
 
-    def __init__(self, conflicts: Sequence[Conflict], documents: Mapping[str, Document] | None = None) -> None:
+    def __init__(self, conflicts: Sequence[Conflict], documents: Mapping[str, Document] | None = None, start: int = 0,
+                 refusal: Callable[[Resolution], str | None] | None = None) -> None:
         super().__init__()
         self.conflicts = list(conflicts)
         self.documents = documents or {}
         """The vault's valid documents by id, to show each side of a conflict."""
+        self.start = start
+        """The conflict highlighted first (where a cancelled preview came from)."""
+        self.refusal = refusal
+        """Why the vault's format cannot carry a resolution out (None when it can)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
             dialog.border_title = f"Conflicts · {len(self.conflicts)}"
             with Horizontal():
                 if self.conflicts:
-                    options = [Option(conflict_prompt(c), id=str(i)) for i, c in enumerate(self.conflicts)]
+                    options = self._options(ID_WIDTH)
                 else:
                     options = [Option(Content.styled("No open conflicts.", "$text-success"), disabled=True)]
                 yield OptionList(*options, id="conflict-list")
@@ -112,15 +146,35 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
                     yield Static(Content.styled("Resolutions (each shows its diff first)", "bold $text-muted"), id="resolutions-title")
                     yield Vertical(id="resolutions")
                     yield Horizontal(id="sides")
-            yield Static("enter/tab to the resolutions · each shows its diff first · o open · escape close", id="hint")
+            yield Static("enter/tab to the resolutions, ↑↓ among them · each shows its diff first · o open · escape close", id="hint")
         yield Footer()
+
+    def _options(self, id_width: int) -> list[Option]:
+        titles = {doc_id: doc.title for doc_id, doc in self.documents.items()}
+        return [Option(conflict_prompt(c, titles, id_width), id=str(i)) for i, c in enumerate(self.conflicts)]
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_ids)
+
+    def _fit_ids(self) -> None:
+        """Ids shortened to the list's width, so none wraps in the middle of a word."""
+        listing = self.query_one("#conflict-list", OptionList)
+        width = max(12, listing.scrollable_content_region.width - 5)
+        if not self.conflicts or width == getattr(self, "_id_width", None):
+            return
+        self._id_width = width
+        highlighted = listing.highlighted
+        with listing.prevent(OptionList.OptionHighlighted):
+            listing.set_options(self._options(width))
+            listing.highlighted = highlighted
 
     async def on_mount(self) -> None:
         conflicts = self.query_one("#conflict-list", OptionList)
         conflicts.focus()
         if self.conflicts:
-            conflicts.highlighted = 0
-            await self._show(0)
+            start = min(max(self.start, 0), len(self.conflicts) - 1)
+            conflicts.highlighted = start
+            await self._show(start)
 
     @property
     def selected(self) -> Conflict | None:
@@ -143,10 +197,14 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
         await box.remove_children()
         buttons = []
         for number, resolution in enumerate(conflict.resolutions):
-            can = resolution_proposal(resolution) is not None
-            button = Button(Content(clean(resolution.label)), name=str(number), compact=True,
-                            variant="primary" if can else "default")
-            button.tooltip = Content(clean(("Preview, then apply: " if can else "Needs you: run ") + resolution.command))
+            refused = self.refusal(resolution) if self.refusal is not None else None
+            can = resolution_proposal(resolution) is not None and refused is None
+            label = Content(clean(resolution.label + (" (not in this vault's format)" if refused else "")))
+            button = Button(label, name=str(number), compact=True, variant="primary" if can else "default")
+            if refused:
+                button.tooltip = Content(clean(refused))
+            else:
+                button.tooltip = Content(clean(("Preview, then apply: " if can else "Needs you: run ") + resolution.command))
             buttons.append(button)
         await box.mount_all(buttons)
 
@@ -173,7 +231,29 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
         event.stop()
         conflict = self.selected
         if conflict is not None and event.button.name is not None:
-            self.dismiss(conflict.resolutions[int(event.button.name)])
+            resolution = conflict.resolutions[int(event.button.name)]
+            refused = self.refusal(resolution) if self.refusal is not None else None
+            if refused:
+                self.notify(refused, title="Not in this vault's format", severity="warning", markup=False, timeout=10)
+                return
+            self.dismiss(resolution)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """↑↓ are the resolutions' own only while one of them has the focus (the list moves itself)."""
+        if action == "resolution":
+            return isinstance(self.focused, Button)
+        return True
+
+    def action_resolution(self, step: int) -> None:
+        buttons = list(self.query("#resolutions Button"))
+        focused = self.focused
+        if focused not in buttons:
+            return
+        index = buttons.index(focused) + step
+        if index < 0:
+            self.query_one("#conflict-list").focus()
+        elif index < len(buttons):
+            buttons[index].focus()
 
     def action_open_first(self) -> None:
         if self.selected is not None:

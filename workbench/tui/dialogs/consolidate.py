@@ -4,7 +4,8 @@ The core finds the groups (3+ notes sharing a tag or linking the same canonical 
 where they belong. The person picks a group, keeps or changes the canonical target (by search) and
 ticks the notes to fold in. Then the dialog shows the text the target would have (`merged_text`,
 the core's `Vault.merged_body`) in an editor: the person trims and rewrites it, and the main screen
-previews the consolidation with that text as a diff before anything is written.
+previews the consolidation with that text as a diff before anything is written. Cancelling that
+preview comes back here (`resume`), to the merged text exactly as the person left it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from rich.segment import Segment
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
@@ -29,6 +31,7 @@ from textual.widgets import (
     TextArea,
 )
 from textual.widgets.option_list import Option
+from textual.strip import Strip
 from textual.widgets.selection_list import Selection
 
 from ...core.consolidate import Group
@@ -36,7 +39,7 @@ from ..text import clean
 from ..widgets.document_picker import DocumentPicker
 from ..widgets.search import Searcher
 
-__all__ = ["ConsolidateChoice", "ConsolidateDialog", "MergedText", "group_prompt"]
+__all__ = ["ConsolidateChoice", "ConsolidateDialog", "MergedText", "TickList", "group_prompt"]
 
 
 @dataclass(frozen=True)
@@ -59,11 +62,29 @@ class ConsolidateChoice:
     """The files as they were when the merged text was made (path → bytes)."""
     edited_from: str | None = None
     """The merged text as it was made, before the person's edits (None when not edited)."""
+    group: int | None = None
+    """The group the notes came from, to come back to it."""
 
 
 def group_prompt(group: Group) -> Content:
     why = f"share the tag {group.key}" if group.reason == "tag" else f"all link {group.key}"
     return Content.assemble((f"{len(group.notes)} notes", "bold"), " ", (clean(why), "$text-muted"))
+
+
+class TickList(SelectionList[str]):
+    """A selection list whose ticks read `[x]` and `[ ]`: chosen and not differ in shape, not
+    only in colour (a colour-blind person, a monochrome terminal)."""
+
+    def render_line(self, y: int) -> Strip:
+        strip = super().render_line(y)
+        segments = list(strip)
+        index = self.scroll_offset.y + y
+        if len(segments) < 4 or index >= self.option_count:
+            return strip
+        chosen = self.get_option_at_index(index).value in self._selected
+        left, inner, right = segments[:3]
+        marks = [Segment("[", left.style), Segment("x" if chosen else " ", inner.style), Segment("]", right.style)]
+        return Strip([*marks, *segments[3:]], strip.cell_length)
 
 
 class ConsolidateDialog(ModalScreen[ConsolidateChoice | None]):
@@ -108,6 +129,7 @@ class ConsolidateDialog(ModalScreen[ConsolidateChoice | None]):
         titles: Mapping[str, str],
         searcher: Searcher,
         merged_text: Callable[[str, Sequence[str]], MergedText] | None = None,
+        resume: ConsolidateChoice | None = None,
     ) -> None:
         super().__init__()
         self.groups = list(groups)
@@ -119,6 +141,8 @@ class ConsolidateDialog(ModalScreen[ConsolidateChoice | None]):
         self.merged: MergedText | None = None
         """The merged text as it was offered (what the editor started from)."""
         self._merged_for: tuple[str, tuple[str, ...]] | None = None
+        self.resume = resume
+        """A choice whose preview was cancelled: open on its merged text, as the person left it."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
@@ -131,7 +155,7 @@ class ConsolidateDialog(ModalScreen[ConsolidateChoice | None]):
                 yield Static(id="target")
                 yield DocumentPicker(self.searcher, limit=6, placeholder="search another target…", id="target-picker")
                 yield Label("Notes to fold in (space toggles); they are archived after")
-                yield SelectionList[str](id="notes")
+                yield TickList(id="notes")
                 with Horizontal(classes="buttons"):
                     yield Button("Merged text  ctrl+s", id="next", variant="primary", compact=True)
                     yield Button("Cancel", id="cancel", compact=True)
@@ -147,8 +171,33 @@ class ConsolidateDialog(ModalScreen[ConsolidateChoice | None]):
         groups = self.query_one("#groups", OptionList)
         groups.focus()
         if self.groups:
-            groups.highlighted = 0
-            self._show_group(0)
+            start = self.resume.group if self.resume is not None and self.resume.group is not None else 0
+            groups.highlighted = min(start, len(self.groups) - 1)
+            self._show_group(groups.highlighted)
+        if self.resume is not None:
+            self._resume(self.resume)
+
+    def _resume(self, choice: ConsolidateChoice) -> None:
+        """Back from the preview: the same target, notes and text; an unedited text is merged
+        afresh (the files may have moved on), an edited one is kept as typed."""
+        self._set_target(choice.into)
+        notes = self.query_one("#notes", SelectionList)
+        notes.deselect_all()
+        for note in choice.notes:
+            notes.select(note)
+        if choice.body is None or choice.edited_from is None:
+            self.action_merged()
+            return
+        self.merged, self._merged_for = MergedText(choice.edited_from, choice.read), (choice.into, tuple(choice.notes))
+        self.query_one("#merged-body", TextArea).load_text(choice.body)
+        self._show_merged()
+
+    @property
+    def unsaved_work(self) -> str | None:
+        """The merged text once the person has edited it: quitting asks before losing it."""
+        if self.merged is not None and self.has_class("-merged") and self.query_one("#merged-body", TextArea).text != self.merged.text:
+            return "the merged text as you edited it"
+        return None
 
     @on(OptionList.OptionHighlighted, "#groups")
     def _group_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -237,7 +286,8 @@ class ConsolidateDialog(ModalScreen[ConsolidateChoice | None]):
         target, notes = self._merged_for
         text = self.query_one("#merged-body", TextArea).text
         body = None if text == self.merged.text else text
-        self.dismiss(ConsolidateChoice(target, notes, body, self.merged.read, self.merged.text if body is not None else None))
+        group = self.query_one("#groups", OptionList).highlighted
+        self.dismiss(ConsolidateChoice(target, notes, body, self.merged.read, self.merged.text if body is not None else None, group))
 
     def action_back(self) -> None:
         if self.has_class("-merged"):

@@ -4,6 +4,9 @@ Refused transitions stay in the list, disabled, with `transition_refusal`'s reas
 person learns the lifecycle from the dialog itself. Tasks also get their execution state. A
 document becomes superseded only by naming its successor, picked here by search (`Vault.search`,
 typos forgiven). The dialog only returns the choice; planning and writing it is the screen's job.
+
+A vault in another format than Memory Core may lack some of this (a Dendron note has no status):
+the screen says which parts its flavour can write, and the dialog offers only those.
 """
 
 from __future__ import annotations
@@ -83,27 +86,42 @@ class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
         & Label.section { color: $text-muted; padding: 1 0 0 0; }
         & OptionList { height: auto; max-height: 14; border: round $border-blurred; }
         & OptionList:focus { border: round $border; }
+        & #successor > OptionList { max-height: 8; }
         & #hint { color: $text-muted; }
+        /* On a short terminal every part keeps a fixed share, so typing a search (more hits)
+           scrolls inside its list and never pushes the dialog's top out of sight. */
+        &.-short {
+            & Label.section { padding: 0; }
+            & OptionList { max-height: 8; }
+            & #successor > OptionList { max-height: 6; }
+            & #hint { display: none; }
+        }
     }
     """
+
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (32, "-tall")]
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="lifecycle.cancel", tooltip="Close the lifecycle editor without changing anything"),
     ]
 
-    def __init__(self, document: Document, searcher: Searcher | None = None) -> None:
+    def __init__(self, document: Document, searcher: Searcher | None = None, statuses: bool = True, states: bool = True) -> None:
         super().__init__()
         self.document = document
         self.searcher = searcher
         """`Vault.search`, to pick a successor by fuzzy search; None hides that part."""
+        self.statuses = statuses
+        self.states = states
+        """Whether the vault's format can write a status / a task's execution state."""
 
     def compose(self) -> ComposeResult:
         doc = self.document
         with VerticalScroll(id="dialog", can_focus=False):
             yield Static(Content.assemble("Lifecycle · ", clean(doc.title)), id="dialog-title")
-            yield Label(Content.assemble("Status (now ", status_badge(doc.status), ")"), classes="section")
-            yield OptionList(*status_options(doc.status), id="statuses")
-            if doc.type == DocType.TASK:
+            if self.statuses:
+                yield Label(Content.assemble("Status (now ", status_badge(doc.status), ")"), classes="section")
+                yield OptionList(*status_options(doc.status), id="statuses")
+            if doc.type == DocType.TASK and self.states:
                 state = str(doc.meta.get("execution_state", ""))
                 yield Label(Content.assemble("Execution state (now ", (clean(state) or "unset", "bold"), ")"), classes="section")
                 yield OptionList(*state_options(state), id="states")
@@ -115,9 +133,12 @@ class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        statuses = self.query_one("#statuses", OptionList)
-        statuses.focus()
-        statuses.action_first()
+        lists = self.query(OptionList).filter("#statuses, #states")
+        if lists:
+            lists.first().focus()
+            lists.first().action_first()
+        elif self.query("#successor"):
+            self.query_one("#successor", DocumentPicker).focus_input()
         # Focusing scrolls the list into view; on a short terminal keep the title in sight instead.
         self.call_after_refresh(self.query_one("#dialog").scroll_home, animate=False)
 

@@ -7,6 +7,11 @@ and shows the highlighted one side by side with the draft (its text under its re
 is never duplicated), create a new document, or go back. Below 100 columns the two panes stack.
 The dialog returns that choice; the main screen previews the diff and writes nothing unless
 confirmed.
+
+A choice the core refuses (a new document that links nowhere) is refused here, by its dry run
+(`check`), while the draft is still open: the person reads why, in the dialog's own terms, and
+adds what is missing without typing anything twice. Cancelling the preview reopens the dialog on
+the same draft (`draft`), at its candidates.
 """
 
 from __future__ import annotations
@@ -40,10 +45,24 @@ from ...core.model import DocType, Document, LinkType
 from ..text import clean, status_badge, status_style, value_text
 from ..widgets.document_picker import DocumentPicker
 from ..widgets.search import Searcher
+from .discard import DiscardDialog
 
-__all__ = ["GateChoice", "NewDocumentDialog", "candidate_prompt", "candidate_text", "draft_text"]
+__all__ = ["GateChoice", "NewDocumentDialog", "candidate_prompt", "candidate_text", "draft_text", "in_dialog_terms"]
 
 LINK_TYPES = [str(t) for t in LinkType if t != LinkType.SUPERSEDES]
+
+DIALOG_TERMS = {
+    "(--link TYPE:TARGET)": "(under Links in the draft: pick a type, search a target, enter adds it)",
+    "--supersede writes": "Superseding writes",
+}
+"""The core's refusals name the command line's flags; in the dialog the same thing is done otherwise."""
+
+
+def in_dialog_terms(reason: str) -> str:
+    """A refusal of the core, said the way the dialog does it (no command-line flags)."""
+    for flag, words in DIALOG_TERMS.items():
+        reason = reason.replace(flag, words)
+    return reason
 
 
 @dataclass(frozen=True)
@@ -115,6 +134,9 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
         }
         & Label { color: $text-muted; padding: 1 0 0 0; }
         & Input, & Select { background: $boost; }
+        /* The field being typed in stands out in every theme, not only by a cursor. */
+        & Input:focus, & Select:focus > SelectCurrent, & TextArea:focus { background: $accent 30%; }
+        & Input:focus { text-style: bold; }
         & #link-row { height: auto; }
         & #link-type { width: 24; }
         & #link-picker { width: 1fr; }
@@ -124,7 +146,13 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
         & .buttons { height: auto; align-horizontal: right; padding: 1 0 0 0; }
         & Button { margin: 0 0 0 2; }
         & #candidates { display: none; }
-        & #candidate-list { height: auto; max-height: 5; border: round $border-blurred; border-title-color: $text-muted; }
+        & #candidate-list {
+            height: auto;
+            max-height: 8;
+            border: round $border-blurred;
+            border-title-color: $text-muted;
+            border-subtitle-color: $text-muted;
+        }
         & #compare { height: 1fr; }
         & .side {
             width: 1fr;
@@ -153,8 +181,19 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
         Binding("escape", "back", "Back / cancel", id="gate.cancel", tooltip="From the candidates, back to the draft; from the draft, cancel"),
     ]
 
-    def __init__(self, searcher: Searcher, gate: Callable[[Draft], list[Candidate]], read_document: ReadDocument | None = None) -> None:
+    def __init__(
+        self,
+        searcher: Searcher,
+        gate: Callable[[Draft], list[Candidate]],
+        read_document: ReadDocument | None = None,
+        check: Callable[[GateChoice], object] | None = None,
+        draft: Draft | None = None,
+    ) -> None:
         super().__init__()
+        self.check = check
+        """The choice's dry run (raises the core's refusal); None dismisses unchecked."""
+        self.start = draft
+        """A draft to open on, at its candidates (a cancelled preview came back here)."""
         self.searcher = searcher
         self.gate = gate
         self.read_document = read_document
@@ -204,6 +243,25 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
 
     def on_mount(self) -> None:
         self.query_one("#title", Input).focus()
+        if self.start is not None:
+            self._fill(self.start)
+            self.action_candidates()
+
+    def _fill(self, draft: Draft) -> None:
+        self.query_one("#type", Select).value = draft.type
+        self.query_one("#title", Input).value = draft.title
+        self.query_one("#tags", Input).value = ", ".join(draft.tags)
+        self.query_one("#body", TextArea).load_text(draft.body)
+        self.links = list(draft.links)
+        self._show_links()
+
+    @property
+    def unsaved_work(self) -> str | None:
+        """The draft, once anything is typed in it: quitting asks before losing it."""
+        draft = self._make_draft()
+        if draft.title or draft.tags or draft.links or draft.body.strip():
+            return "the draft"
+        return None
 
     # -- links: pick targets by search -------------------------------------------------------
 
@@ -267,7 +325,8 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
         ))
         self.query_one("#draft-text", Static).update(draft_text(draft))
         listing = self.query_one("#candidate-list", OptionList)
-        listing.border_title = "Where it may already belong, best first"
+        listing.border_title = f"Where it may already belong, best first · {len(candidates)}"
+        listing.border_subtitle = "↑↓ each, beside the draft" if len(candidates) > 1 else ""
         if candidates:
             listing.set_options(Option(candidate_prompt(rank, c), id=c.id) for rank, c in enumerate(candidates, 1))
             listing.highlighted = 0
@@ -312,7 +371,7 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
         event.stop()
         selected = self.selected
         if selected is not None and self.draft is not None:
-            self.dismiss(self._choice(selected.action, selected))
+            self._choose(self._choice(selected.action, selected))
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
@@ -325,13 +384,13 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
                 self.links.pop()
                 self._show_links()
         elif button == "cancel":
-            self.dismiss(None)
+            self.action_cancel()
         elif button == "back":
             self.action_back()
         elif button == "create" and self.draft is not None:
-            self.dismiss(GateChoice("create", self.draft))
+            self._choose(GateChoice("create", self.draft))
         elif button in ("merge", "supersede") and self.draft is not None and self.selected is not None:
-            self.dismiss(self._choice(button, self.selected))
+            self._choose(self._choice(button, self.selected))
 
     def _choice(self, action: str, candidate: Candidate) -> GateChoice:
         assert self.draft is not None
@@ -350,11 +409,34 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
         if self.draft is None:
             return
         if action == "create":
-            self.dismiss(GateChoice("create", self.draft))
+            self._choose(GateChoice("create", self.draft))
         elif selected is not None and selected.action == action:
-            self.dismiss(self._choice(action, selected))
+            self._choose(self._choice(action, selected))
         else:
             self.notify(f"The highlighted candidate cannot be {'merged into' if action == 'merge' else 'superseded'}", severity="warning")
+
+    def _choose(self, choice: GateChoice) -> None:
+        """Leave with the choice once its dry run passes; a refusal keeps the draft open."""
+        if self.check is None:
+            self.dismiss(choice)
+        else:
+            self._check_choice(choice)
+
+    @work(thread=True, exclusive=True, group="gate-check")
+    def _check_choice(self, choice: GateChoice) -> None:
+        try:
+            assert self.check is not None
+            self.check(choice)
+        except Exception as exc:  # noqa: BLE001 - a refusal is said, the draft kept
+            self.app.call_from_thread(self._refused, choice, str(exc))
+            return
+        self.app.call_from_thread(self.dismiss, choice)
+
+    def _refused(self, choice: GateChoice, reason: str) -> None:
+        self.notify(in_dialog_terms(reason), title="Not written; the draft stays open", severity="warning", markup=False, timeout=12)
+        if choice.action == "create" and not choice.draft.links:  # what is missing is in the draft: go there
+            self.action_back()
+            self.query_one("#link-picker", DocumentPicker).focus_input()
 
     def action_back(self) -> None:
         if self.has_class("-candidates"):
@@ -362,4 +444,12 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
             self.refresh_bindings()
             self.query_one("#title", Input).focus()
         else:
+            self.action_cancel()
+
+    def action_cancel(self) -> None:
+        """Close; a draft with anything typed in it is discarded only once the person says so."""
+        what = self.unsaved_work
+        if what is None:
             self.dismiss(None)
+        else:
+            self.app.push_screen(DiscardDialog(what, then="close the write gate"), lambda discard: self.dismiss(None) if discard else None)

@@ -1,6 +1,14 @@
 """The main screen's guided flows: lifecycle, undo, edit, problems, conflicts, the write gate,
 consolidation and the inbox of what agents wrote. Each opens its dialog and turns the answer into a `Proposal`, which the main screen
 previews as a diff and writes only once confirmed. Kept apart from the routing in `main.py`.
+
+Cancelling a preview goes back one step (`Proposal.back`): to the dialog, as the person left it.
+
+Not every vault format can take every change: a Dendron note has no status, and only Memory Core
+carries the write gate's fields. `flavour_refusal` asks the vault's flavour what it can write
+(`native`, `has_status`, `writes_supersession`), and the core itself for the words of a refusal
+and the way out (migrating), so a flow the format cannot finish is dimmed in the footer and says
+why when pressed, before anyone works for it.
 """
 
 from __future__ import annotations
@@ -8,18 +16,63 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from textual import work
+from textual import events, work
 from textual.app import SuspendNotSupported
 
+from ...core.conflicts import Resolution
 from ...core.files import read_file
+from ...core.model import RefusedError
 from ..dialogs.lifecycle import LifecycleChoice, LifecycleDialog
 from ..proposal import Proposal, created_id, redo_exactly, undo_exactly
 from ..reading import read_view
 from ..summary import summarise
 
-__all__ = ["GuidedFlows", "repair_one_plan", "settle_title"]
+__all__ = ["GuidedFlows", "flavour_refusal", "gate_proposal", "repair_one_plan", "resolution_refusal", "settle_title"]
+
+NATIVE_ONLY = {"new_document": "the write gate", "consolidate": "consolidation", "inbox": "settling an agent's request"}
+"""The guided flows that write Memory Core's own fields, by action, named as the core names them."""
+
+RESOLUTIONS_NATIVE_ONLY = {"compatible": "marking documents compatible", "retarget": "retargeting a link",
+                           "merge": "merging documents"}
+"""The conflicts' resolutions (by their command's verb) that write Memory Core's own fields."""
+
+
+def _native_refusal(vault, what: str) -> str | None:
+    """The core's own refusal of `what` in this vault's format (with the way out), or None."""
+    try:
+        vault.index.require_native(what)
+    except RefusedError as exc:
+        return str(exc)
+    return None
+
+
+def flavour_refusal(vault, action: str) -> str | None:
+    """Why this vault's format cannot carry out the guided flow `action` at all, or None."""
+    flavour = vault.flavour
+    if action == "lifecycle":
+        if flavour.native or flavour.has_status or flavour.writes_supersession:
+            return None
+        return _native_refusal(vault, f"a lifecycle (a {flavour.name} note has no status)")
+    if action in NATIVE_ONLY:
+        return _native_refusal(vault, NATIVE_ONLY[action])
+    return None
+
+
+def resolution_refusal(vault) -> Callable[[Resolution], str | None]:
+    """Why this vault's format cannot carry out a conflict's resolution (None when it can)."""
+    flavour = vault.flavour
+
+    def refusal(resolution: Resolution) -> str | None:
+        verb = resolution.command.split(" ", 1)[0]
+        if verb == "supersede" and not (flavour.native or flavour.writes_supersession):
+            return _native_refusal(vault, "supersession")
+        if verb in RESOLUTIONS_NATIVE_ONLY:
+            return _native_refusal(vault, RESOLUTIONS_NATIVE_ONLY[verb])
+        return None
+
+    return refusal
 
 
 def repair_one_plan(vault, path: str):
@@ -33,6 +86,22 @@ def repair_one_plan(vault, path: str):
 class GuidedFlows:
     """Mixed into `MainScreen`: the actions behind `l`, `u`, `e`, `p`, `c`, `n`, `o` and `i`."""
 
+    def flow_refusal(self, action: str) -> str | None:
+        """Why the open vault's format cannot carry out the flow `action` (None when it can)."""
+        return flavour_refusal(self.vault, action) if self.vault is not None else None
+
+    def on_key(self, event: events.Key) -> None:
+        """A key whose flow the vault's format cannot finish is dimmed in the footer, so Textual
+        does not run it: say why, and the way out, instead of nothing."""
+        active = self.active_bindings.get(event.key)
+        if active is None or active.node is not self or active.enabled:
+            return
+        reason = self.flow_refusal(active.binding.action)
+        if reason:
+            event.stop()
+            self.notify(reason, title=f"{active.binding.description}: not in this vault's format", severity="warning",
+                        markup=False, timeout=10)
+
     def action_lifecycle(self) -> None:
         view = self.current
         if view is None or self.vault is None:
@@ -43,16 +112,20 @@ class GuidedFlows:
         def chosen(choice: LifecycleChoice | None) -> None:
             if choice is None:
                 return
+            back = self.action_lifecycle
             if choice.field == "execution_state":
                 self.propose(Proposal("Change the execution state?",
-                                      lambda vault: vault.set_execution_state(doc_id, choice.value, dry_run=True), read=read))
+                                      lambda vault: vault.set_execution_state(doc_id, choice.value, dry_run=True), read=read, back=back))
             elif choice.field == "successor":
-                self.propose(Proposal("Supersede it?", lambda vault: vault.supersede(doc_id, choice.value, dry_run=True), read=read))
+                self.propose(Proposal("Supersede it?", lambda vault: vault.supersede(doc_id, choice.value, dry_run=True), read=read,
+                                      back=back))
             else:
-                self.propose(Proposal("Change the status?", lambda vault: vault.set_status(doc_id, choice.value, dry_run=True), read=read))
+                self.propose(Proposal("Change the status?", lambda vault: vault.set_status(doc_id, choice.value, dry_run=True), read=read,
+                                      back=back))
 
-        searcher = self.vault.search
-        self.app.push_screen(LifecycleDialog(view.document, searcher), chosen)
+        flavour = self.vault.flavour
+        searcher = self.vault.search if flavour.native or flavour.writes_supersession else None
+        self.app.push_screen(LifecycleDialog(view.document, searcher, statuses=flavour.has_status, states=flavour.native), chosen)
 
     def action_undo(self) -> None:
         self.propose(Proposal("Undo this step?", lambda vault: vault.undo(dry_run=True), undo_exactly,
@@ -142,10 +215,11 @@ class GuidedFlows:
                 self.open_document(result.doc_id, focus="viewer")
             elif result.repair and result.path is not None:
                 path = result.path
-                self.propose(Proposal(f"Repair {path}?", lambda vault: repair_one_plan(vault, path), then=self.action_problems))
+                self.propose(Proposal(f"Repair {path}?", lambda vault: repair_one_plan(vault, path), then=self.action_problems,
+                                      back=self.action_problems))
             elif result.repair:
                 self.propose(Proposal("Repair the vault?", lambda vault: vault.repair(dry_run=True).plan,
-                                      then=self.action_problems))
+                                      then=self.action_problems, back=self.action_problems))
 
         self.app.push_screen(ProblemsDialog(self.summary.problems, self._path_ids()), chosen)
 
@@ -158,7 +232,8 @@ class GuidedFlows:
         self._reopen_conflicts = True
         self.find_conflicts(asked=True)
 
-    def action_conflicts(self) -> None:
+    def action_conflicts(self, at: int = 0) -> None:
+        """The queue, its `at`-th conflict highlighted (where a cancelled preview left it)."""
         from ..dialogs.conflicts import ConflictsDialog, resolution_proposal
 
         if self.summary is None:
@@ -177,36 +252,37 @@ class GuidedFlows:
             if isinstance(result, str):
                 self.open_document(result, focus="viewer")
                 return
-            proposal = resolution_proposal(result, then=self._conflicts_after_change)
+            index = next((i for i, c in enumerate(conflicts) if result in c.resolutions), 0)
+            proposal = resolution_proposal(result, then=self._conflicts_after_change, back=lambda: self.action_conflicts(index))
             if proposal is None:
                 self.notify(result.command, title="Not done from here; run", markup=False)
             else:
                 self.propose(proposal)
 
+        conflicts = self.conflicts
         documents = {doc.id: doc for doc in self.summary.documents}
-        self.app.push_screen(ConflictsDialog(self.conflicts, documents), chosen)
+        refusal = resolution_refusal(self.vault) if self.vault is not None else None
+        self.app.push_screen(ConflictsDialog(conflicts, documents, start=at, refusal=refusal), chosen)
 
-    def action_new_document(self) -> None:
+    def action_new_document(self, draft=None) -> None:
+        """The write gate; with a `draft`, back at its candidates (a cancelled preview)."""
         from ..dialogs.new_document import GateChoice, NewDocumentDialog
 
         if self.vault is None:
             return
 
         def chosen(choice: GateChoice | None) -> None:
-            if choice is None:
-                return
-            draft, target = choice.draft, choice.target
-            if choice.action == "merge" and target:
-                self.propose(Proposal(f"Merge into {target}?", lambda vault: vault.merge_into(target, draft, dry_run=True),
-                                      open_after=lambda plan: target, read=choice.read))
-            elif choice.action == "supersede" and target:
-                self.propose(Proposal(f"Create it, superseding {target}?",
-                                      lambda vault: vault.create_superseding(target, draft, dry_run=True), open_after=created_id,
-                                      read=choice.read))
-            else:
-                self.propose(Proposal("Create this document?", lambda vault: vault.create(draft, dry_run=True), open_after=created_id))
+            if choice is not None:
+                self.propose(gate_proposal(choice, back=lambda: self.action_new_document(choice.draft)))
 
-        self.app.push_screen(NewDocumentDialog(self.vault.search, self.vault.gate, self._read_document), chosen)
+        dialog = NewDocumentDialog(self.vault.search, self.vault.gate, self._read_document, check=self._check_gate_choice, draft=draft)
+        self.app.push_screen(dialog, chosen)
+
+    def _check_gate_choice(self, choice) -> None:
+        """Run in the gate's worker: the choice's dry run, so a refusal is said while the draft is
+        still open (and nothing the person typed is lost)."""
+        assert self.vault is not None
+        gate_proposal(choice).plan(self.vault)
 
     def _read_document(self, doc_id: str):
         """A document and its file's bytes, read together (in a dialog's worker)."""
@@ -230,8 +306,7 @@ class GuidedFlows:
         except Exception as exc:  # noqa: BLE001
             self._report(exc)
             return
-        dialog = ConsolidateDialog(groups, titles, self.vault.search, merged_text=self._merged_text)
-        self.app.call_from_thread(self._show_groups, dialog)
+        self.app.call_from_thread(self._show_groups, groups, titles)
 
     def _merged_text(self, into: str, notes: Sequence[str]):
         """Run in the dialog's worker: refuse what cannot be consolidated before anyone edits the
@@ -244,8 +319,12 @@ class GuidedFlows:
         read = {vault.get(doc_id).path: vault.source(doc_id) for doc_id in (into, *notes)}
         return MergedText(vault.merged_body(into, list(notes)), read)
 
-    def _show_groups(self, dialog) -> None:
-        from ..dialogs.consolidate import ConsolidateChoice
+    def _show_groups(self, groups, titles, resume=None) -> None:
+        """The consolidation dialog; with `resume`, back at the merged text a cancelled preview left."""
+        from ..dialogs.consolidate import ConsolidateChoice, ConsolidateDialog
+
+        if self.vault is None:
+            return
 
         def chosen(choice: ConsolidateChoice | None) -> None:
             if choice is None:
@@ -255,8 +334,11 @@ class GuidedFlows:
             # A redo on files changed meanwhile carries the person's edits onto the new merged text.
             self.propose(Proposal(f"Consolidate {len(notes)} notes into {into}{edited}?",
                                   lambda vault: vault.consolidate(into, notes, dry_run=True, body=body, edited_from=edited_from),
-                                  open_after=lambda plan: into, read=choice.read))
+                                  open_after=lambda plan: into, read=choice.read,
+                                  back=lambda: self._show_groups(groups, titles, choice),
+                                  unsaved="the merged text as you edited it" if body is not None else None))
 
+        dialog = ConsolidateDialog(groups, titles, self.vault.search, merged_text=self._merged_text, resume=resume)
         self.app.push_screen(dialog, chosen)
 
     def action_inbox(self) -> None:
@@ -292,7 +374,7 @@ class GuidedFlows:
             else:
                 self.propose(Proposal(settle_title(choice),
                                       lambda vault: vault.settle(doc_id, action, target=target, at=request.at, dry_run=True),
-                                      open_after=lambda plan: doc_id, then=self.action_inbox))
+                                      open_after=lambda plan: doc_id, then=self.action_inbox, back=self.action_inbox))
 
         self.app.push_screen(dialog, chosen)
 
@@ -312,9 +394,23 @@ class GuidedFlows:
                 self.propose(Proposal(f"Forget {doc_id} for good?",
                                       lambda vault: vault.settle(doc_id, "forget", confirm=confirm, dry_run=True),
                                       apply=lambda vault, plan: vault.settle(doc_id, "forget", confirm=confirm),
-                                      then=self.action_inbox, written="Forgotten (this cannot be undone)"))
+                                      then=self.action_inbox, back=self.action_inbox, written="Forgotten (this cannot be undone)"))
 
         self.app.push_screen(ConfirmForgetDialog(doc_id, title), typed)
+
+
+def gate_proposal(choice, back: Callable[[], object] | None = None) -> Proposal:
+    """The write gate's choice (merge, supersede or create) as a change to preview."""
+    draft, target = choice.draft, choice.target
+    unsaved = "the draft"
+    if choice.action == "merge" and target:
+        return Proposal(f"Merge into {target}?", lambda vault: vault.merge_into(target, draft, dry_run=True),
+                        open_after=lambda plan: target, read=choice.read, back=back, unsaved=unsaved)
+    if choice.action == "supersede" and target:
+        return Proposal(f"Create it, superseding {target}?", lambda vault: vault.create_superseding(target, draft, dry_run=True),
+                        open_after=created_id, read=choice.read, back=back, unsaved=unsaved)
+    return Proposal("Create this document?", lambda vault: vault.create(draft, dry_run=True), open_after=created_id,
+                    back=back, unsaved=unsaved)
 
 
 def settle_title(choice) -> str:

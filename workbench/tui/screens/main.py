@@ -505,8 +505,11 @@ class MainScreen(GuidedFlows, Screen[None]):
         def confirmed(apply: bool | None) -> None:
             if apply:
                 self.apply_plan(plan, proposal)
+            elif proposal.back is not None:
+                proposal.back()  # one step back, to what the person typed or chose
 
-        self.app.push_screen(ConfirmPlanDialog(plan.summary, plan.diff(), title=proposal.title), confirmed)
+        dialog = ConfirmPlanDialog(plan.summary, plan.diff(), title=proposal.title, files=plan.paths, unsaved=proposal.unsaved)
+        self.app.push_screen(dialog, confirmed)
 
     @on(ExternalChange)
     def _external_change(self, message: ExternalChange) -> None:
@@ -517,6 +520,8 @@ class MainScreen(GuidedFlows, Screen[None]):
                 self.read_document(self.current.document.id, remember=False)  # what is on disk now
             if not redo:
                 self.notify(f"Nothing was written; {versions.path} keeps what is on disk", title="Cancelled", markup=False)
+                if proposal.back is not None and proposal.unsaved:
+                    proposal.back()  # what the person typed is not dropped with the change
                 return
             read = dict(proposal.read)
             if versions.on_disk is not None:
@@ -575,8 +580,11 @@ class MainScreen(GuidedFlows, Screen[None]):
     # -- actions ------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide what cannot apply (no document, not superseded); dim back and forward at the ends."""
+        """Hide what cannot apply (no document, not superseded); dim back and forward at the ends,
+        and the flows the vault's format cannot carry out (pressed, they say why)."""
         view = self.current
+        if action in ("lifecycle", "new_document", "consolidate") and self.summary is not None and self.flow_refusal(action):
+            return None
         if action in ("lifecycle", "toggle_raw", "edit"):
             return view is not None
         if action in ("undo", "redo", "undo_history", "problems", "conflicts", "new_document", "consolidate", "inbox"):
