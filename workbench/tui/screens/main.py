@@ -67,6 +67,9 @@ class MainScreen(GuidedFlows, Screen[None]):
         Binding("question_mark", "app.show_keys", "Keys", id="main.keys", tooltip="List every key and what it does"),
         Binding("q", "app.quit", "Quit", id="main.quit", tooltip="Leave the workbench (nothing unsaved is ever pending)"),
         Binding("slash", "focus_search", "Search", id="main.search", tooltip="Put the cursor in the search box"),
+        # A small terminal's first need: the pane being read, on the whole window.
+        Binding("m", "maximise", "Maximise", id="main.maximise", tooltip="Give the focused pane the whole window; m or escape gives the others back"),
+        Binding("m", "restore", "Restore", id="main.restore", tooltip="Show every pane again"),
         Binding("l", "lifecycle", "Lifecycle", id="main.lifecycle", tooltip="Change the document's status (or a task's execution state)"),
         Binding("e", "edit", "Edit", id="main.edit", tooltip="Edit the file in $EDITOR (vi if unset), then re-read and check it"),
         Binding("s", "successor", "Successor", id="main.successor", tooltip="Open the document that supersedes this one"),
@@ -77,8 +80,6 @@ class MainScreen(GuidedFlows, Screen[None]):
         Binding("i", "inbox", "Inbox", id="main.inbox", tooltip="What agents wrote, awaiting your review: accept, merge, supersede, archive or forget each"),
         Binding("u", "undo", "Undo", id="main.undo", tooltip="Revert the last change, after showing it as a diff"),
         Binding("g", "focus_links", "Links", id="main.links", tooltip="Move to the links pane (on narrow terminals, show it)"),
-        Binding("m", "maximise", "Maximise", id="main.maximise", tooltip="Give the focused pane the whole window; m or escape gives the others back"),
-        Binding("m", "restore", "Restore", id="main.restore", tooltip="Show every pane again"),
         Binding("backspace,alt+left", "back", "Back", key_display="⌫", id="main.back", tooltip="Back to the previously opened document"),
         Binding("shift+backspace,alt+right", "forward", "Forward", key_display="⇧⌫", show=False, id="main.forward", tooltip="Forward again after going back"),
         Binding("r", "toggle_raw", "Raw", show=False, id="main.raw", tooltip="Toggle between the rendered document and its source file"),
@@ -194,6 +195,7 @@ class MainScreen(GuidedFlows, Screen[None]):
         # The focus starts on the results, not in the box: single keys (`?`, `q`, `n`, `c`) work at
         # once and the footer lists them; `/` goes to the box.
         search.action_focus_results()
+        self.query_one(Footer).compact = True  # two columns more per key: at 80 columns every one counts
         self.load_vault()
 
     def on_unmount(self) -> None:
@@ -508,6 +510,8 @@ class MainScreen(GuidedFlows, Screen[None]):
             return (self.history.can_go_back or None) if len(self.history) > 1 else False
         if action == "forward":
             return self.history.can_go_forward or None
+        if action == "focus_search":
+            return not self.query_one(SearchPane).typing
         if action == "maximise":
             return self.maximized is None
         if action == "restore":

@@ -78,14 +78,14 @@ class SearchInput(Input):
             event.prevent_default()
 
 
-_HEADING = re.compile(r"(^|\s)#{1,6}(?=\s)")
+_HEADING = re.compile(r"(^|\s)(#{1,6}|```\w*)(?=\s|$)")  # heading marks, code fences
 _LINK = re.compile(r"\[([^\]]*)\]\([^)\s\x02\x03]*(?:\)|(?=\s|$))")  # a Markdown link (its address perhaps cut short) whose address did not match
 
 
 def shorten_snippet(snippet: str, most: int) -> str:
     """At most about `most` characters of `snippet`, keeping its first match and a few words before
     it: the narrow pane has room for two lines, and the match is what says why the hit is here.
-    Heading marks and link addresses go: they take the room and say nothing."""
+    Heading marks, code fences and link addresses go: they take the room and say nothing."""
     snippet = " ".join(_LINK.sub(r"\1", _HEADING.sub(r"\1", snippet)).split())
     if len(snippet) <= most:
         return snippet
@@ -145,7 +145,7 @@ class SearchPane(Vertical):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "focus_results", "Leave search", show=False, id="search.leave",
+        Binding("escape", "focus_results", "Results", key_display="esc", id="search.leave",
                 tooltip="Move the focus from the search box to the results, where single-key commands act"),
         Binding("down", "focus_results", "Results", show=False, id="search.results",
                 tooltip="Move from the search box into the list of results"),
@@ -181,6 +181,11 @@ class SearchPane(Vertical):
     @property
     def query_text(self) -> str:
         return self.query_one(Input).value
+
+    @property
+    def typing(self) -> bool:
+        """The query box has the focus (where letters are letters, not commands)."""
+        return self.query_one(Input).has_focus
 
     def on_mount(self) -> None:
         if self.searcher is None:
@@ -282,6 +287,12 @@ class SearchPane(Vertical):
         event.stop()
         if event.option.id:
             self.post_message(self.Goto(event.option.id))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`escape` and `down` leave the box: in the footer only while typing."""
+        if action == "focus_results":
+            return self.typing
+        return True
 
     def focus_input(self) -> None:
         self.query_one(Input).focus()
