@@ -141,6 +141,15 @@ def test_links_to_documents_titled_alike_show_their_ids():
     assert "dendron.topic.schema" not in prompts[2]
 
 
+def test_links_whose_titles_the_pane_would_cut_alike_show_their_ids():
+    groups = LinkGroups(incoming={"depends_on": [
+        Neighbour("depends_on", "mem-decision-jobs-procrastinate", "Use a Postgres-backed job queue (procrastinate)", "active"),
+        Neighbour("depends_on", "mem-decision-mail-queue", "Use a Postgres-backed queue for mail", "active"),
+    ]}, root="here")
+    prompts = [str(option.prompt) for option in link_options(groups) if option is not None and option.id]
+    assert prompts[0].endswith("mem-decision-jobs-procrastinate") and prompts[1].endswith("mem-decision-mail-queue")
+
+
 async def test_link_keys_pressed_outside_the_links_pane_bring_it_and_act(sample_copy: Path):
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(80, 24)) as pilot:

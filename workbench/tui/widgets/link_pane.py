@@ -7,8 +7,8 @@ out (`+`/`-` set the depth), the supersession chain, and on `x` the context pack
 would read). `t` filters every part to one link type. The pane only asks (`Settings`); the screen
 reads the graph again and hands the result back.
 
-Titles wrap rather than being cut (two titles cut at the pane's edge looked alike), and a title that
-two listed documents share is followed by each one's id.
+A title that two listed documents share, or that begins like another's (the pane cuts titles at its
+edge), is followed by each one's id, so that two links never look alike.
 """
 
 from __future__ import annotations
@@ -51,12 +51,19 @@ def _entry(neighbour: Neighbour, key: str, twins: frozenset[str] = frozenset()) 
     return Option(prompt, id=key)
 
 
+SEEN = 20
+"""About the characters of a title the pane shows on an 80-column terminal before cutting it."""
+
+
 def _twins(neighbours: Iterable[Neighbour]) -> frozenset[str]:
-    """Titles that more than one of `neighbours` (different documents) carry."""
+    """Titles that look alike in the pane: more than one of `neighbours` (different documents)
+    carries them, or a title that begins the same way (the pane cuts it there)."""
+    neighbours = list(neighbours)
     ids: dict[str, set[str]] = {}
     for neighbour in neighbours:
-        ids.setdefault(neighbour.title, set()).add(neighbour.doc_id)
-    return frozenset(title for title, each in ids.items() if len(each) > 1)
+        ids.setdefault(neighbour.title[:SEEN].casefold(), set()).add(neighbour.doc_id)
+    alike = {start for start, each in ids.items() if len(each) > 1}
+    return frozenset(n.title for n in neighbours if n.title[:SEEN].casefold() in alike)
 
 
 def _heading(text: str) -> Option:
@@ -131,6 +138,8 @@ class LinkPane(OptionList):
         border: round $border-blurred;
         border-title-color: $text-muted;
         scrollbar-size-vertical: 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
         &:focus { border: round $border; }
         & > .option-list--option-disabled { color: $text; }
     }
