@@ -278,7 +278,7 @@ async def test_keys_dialog_lists_every_binding(sample_copy: Path):
         from textual.widgets import Label
 
         text = "\n".join(str(label.render()) for label in app.screen.query(Label))
-        for words in ("Lifecycle", "Raw", "Successor", "Back", "Palette", "Leave search", "Undo", "Edit", "Problems",
+        for words in ("Lifecycle", "Raw", "Successor", "Back", "Palette", "Results", "Maximise", "Undo", "Edit", "Problems",
                       "Conflicts", "Consolidate", "Deeper", "Link type", "Context pack", "Candidates", "Repair", "Repair file",
                       "Merged text", "Reload and redo"):
             assert words in text
