@@ -30,8 +30,10 @@ async def test_startup_shows_titles_and_counts(sample_copy: Path):
         assert "67/67" in text
         assert "67 documents" in text and "0 errors" in text and "3 conflicts" in text
         assert len(result_ids(app)) == 67
+        assert app.focused is app.screen.query_one("#results")  # single keys work at once
+        await pilot.press("slash")
         assert isinstance(app.focused, Input)
-        await pilot.press("slash")  # pressed out of habit: the box has the focus already
+        await pilot.press("slash")  # pressed again out of habit: the box has the focus already
         assert app.focused.value == ""
 
 
@@ -278,7 +280,7 @@ async def test_keys_dialog_lists_every_binding(sample_copy: Path):
         from textual.widgets import Label
 
         text = "\n".join(str(label.render()) for label in app.screen.query(Label))
-        for words in ("Lifecycle", "Raw", "Successor", "Back", "Palette", "Leave search", "Undo", "Edit", "Problems",
+        for words in ("Lifecycle", "Raw", "Successor", "Back", "Palette", "Results", "Maximise", "Undo", "Edit", "Problems",
                       "Conflicts", "Consolidate", "Deeper", "Link type", "Context pack", "Candidates", "Repair", "Repair file",
                       "Merged text", "Reload and redo"):
             assert words in text
@@ -306,7 +308,8 @@ async def test_every_binding_has_an_id_and_a_tooltip():
             assert binding.id in listed or owner in (KeysDialog, LifecycleDialog), f"{binding.id} is missing from ?"
     palette = {action for _, action, _ in ACTIONS}
     for binding in MainScreen.BINDINGS:
-        assert binding.action in palette, f"{binding.action} is missing from the palette"
+        if not binding.action.startswith("explain("):  # says why a key did nothing: no command of its own
+            assert binding.action in palette, f"{binding.action} is missing from the palette"
 
 
 async def test_command_palette_runs_actions(sample_copy: Path):
@@ -343,7 +346,7 @@ async def test_q_quits_with_status_zero(sample_copy: Path):
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await type_text(pilot, "q")  # in the search box q is a letter
-        assert app.is_running
+        assert app.is_running and isinstance(app.focused, Input)
         await pilot.press("escape")  # focus leaves the box for the results, where q is a command
         assert app.focused is app.screen.query_one("#results")
         await pilot.press("q")

@@ -9,8 +9,10 @@ from collections.abc import Callable
 from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
-from textual.widgets import OptionList
+from textual.widgets import Input, OptionList
 from textual.worker import WorkerCancelled
+
+from workbench.tui.screens.main import MainScreen
 
 
 async def settle(pilot: Pilot) -> None:
@@ -38,6 +40,10 @@ async def wait_for(pilot: Pilot, condition: Callable[[], bool], seconds: float =
 
 
 async def type_text(pilot: Pilot, text: str) -> None:
+    """Type into the focused box; on the main screen, into the search box (`/` first, as a person
+    does: the focus starts on the results, where letters are commands)."""
+    if isinstance(pilot.app.screen, MainScreen) and not isinstance(pilot.app.focused, Input):
+        await pilot.press("slash")
     await pilot.press(*["space" if ch == " " else ch for ch in text])
 
 

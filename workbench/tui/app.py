@@ -29,7 +29,7 @@ from .settings import load_settings, save_setting
 from .themes import BUILTIN_THEMES, VARIABLE_DEFAULTS, load_theme_files, theme_folders
 from .widgets.document_picker import DocumentPicker
 from .widgets.link_pane import LinkPane
-from .widgets.search import SearchPane
+from .widgets.search import SearchInput, SearchPane
 
 __all__ = ["WorkbenchApp"]
 
@@ -41,8 +41,9 @@ class WorkbenchApp(App[None]):
     TITLE = "workbench"
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit", "Quit", id="app.quit", tooltip="Leave the workbench (nothing unsaved is ever pending)"),
-        Binding("question_mark", "show_keys", "Keys", id="app.keys", tooltip="List every key and what it does"),
+        # `?` and `q` are the main screen's, first in its footer; these work inside a text box too.
+        Binding("f1", "show_keys", "Keys", key_display="F1", show=False, id="app.keys",
+                tooltip="List every key and what it does, even from inside a text box"),
     ]
 
     def __init__(self, vault_path: Path, theme: str | None = None, flavour: str | None = None) -> None:
@@ -85,14 +86,16 @@ class WorkbenchApp(App[None]):
 
 
 KEY_GROUPS: list[KeyGroup] = [
-    ("Everywhere", [
+    ("Everywhere (? and q outside a text box)", [
+        *(b for b in MainScreen.BINDINGS if isinstance(b, Binding) and b.id in ("main.keys", "main.quit")),
         *WorkbenchApp.BINDINGS,
         Binding("ctrl+p", "command_palette", "Palette", tooltip="Every action, and every document by title"),
         Binding("ctrl+q", "quit", "Quit", tooltip="Quit, even from inside a text box"),
     ]),
-    ("Main screen (outside the search box)", MainScreen.BINDINGS),
-    ("Search box", SearchPane.BINDINGS),
-    ("Links pane (g)", LinkPane.BINDINGS),
+    ("Main screen (outside the search box)",
+     [b for b in MainScreen.BINDINGS if isinstance(b, Binding) and b.id not in ("main.keys", "main.quit")]),
+    ("Search box", [*SearchInput.BINDINGS, *SearchPane.BINDINGS]),
+    ("Links pane (g); from elsewhere these keys bring it into view", LinkPane.BINDINGS),
     ("Problems (p)", ProblemsDialog.BINDINGS),
     ("Conflicts (c)", ConflictsDialog.BINDINGS),
     ("New document: the write gate (n)", NewDocumentDialog.BINDINGS),

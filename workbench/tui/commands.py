@@ -37,6 +37,12 @@ ACTIONS: tuple[tuple[str, str, str], ...] = (
     ("Navigate: back", "back", "The previously opened document"),
     ("Navigate: forward", "forward", "Forward again after going back"),
     ("Navigate: links pane", "focus_links", "Outgoing links and backlinks of this document"),
+    ("Links: one link deeper", "links('deeper')", "List documents one more link away (up to 4)"),
+    ("Links: one link shallower", "links('shallower')", "List documents one link less far away"),
+    ("Links: filter by link type", "links('filter')", "Only one link type; again for the next, then all"),
+    ("Links: context pack", "links('pack')", "What an agent reads about this document, in reading order"),
+    ("View: maximise the pane", "maximise", "The focused pane takes the whole window (m; escape gives it back)"),
+    ("View: restore the panes", "restore", "Show every pane again"),
     ("Workbench: keys", "app.show_keys", "Every key and what it does"),
     ("Workbench: quit", "app.quit", "Leave the workbench"),
 )

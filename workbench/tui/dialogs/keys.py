@@ -57,7 +57,7 @@ class KeysDialog(ModalScreen[None]):
                 for title, bindings in self.groups:
                     yield Label(Content(title), classes="group")
                     with Grid():
-                        for binding in bindings:
+                        for binding in (b for b in bindings if not b.system):
                             yield Label(Content(self._keys(binding)), classes="key")
                             yield Label(Content(binding.description or binding.action))
                             yield Label(Content(binding.tooltip), classes="tooltip")

@@ -64,22 +64,36 @@ class MainScreen(GuidedFlows, Screen[None]):
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide"), (140, "-very-wide")]
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        # First, so that the footer always starts with them (in the search box: F1 and ^q instead).
+        Binding("question_mark", "app.show_keys", "Keys", id="main.keys", tooltip="List every key and what it does"),
+        Binding("q", "app.quit", "Quit", id="main.quit", tooltip="Leave the workbench (nothing unsaved is ever pending)"),
         Binding("slash", "focus_search", "Search", id="main.search", tooltip="Put the cursor in the search box"),
-        Binding("backspace,alt+left", "back", "Back", key_display="⌫", id="main.back", tooltip="Back to the previously opened document"),
-        Binding("shift+backspace,alt+right", "forward", "Forward", key_display="⇧⌫", show=False, id="main.forward", tooltip="Forward again after going back"),
+        # A small terminal's first need: the pane being read, on the whole window.
+        Binding("m", "maximise", "Maximise", id="main.maximise", tooltip="Give the focused pane the whole window; m or escape gives the others back"),
+        Binding("m", "restore", "Restore", id="main.restore", tooltip="Show every pane again"),
         Binding("l", "lifecycle", "Lifecycle", id="main.lifecycle", tooltip="Change the document's status (or a task's execution state)"),
         Binding("e", "edit", "Edit", id="main.edit", tooltip="Edit the file in $EDITOR (vi if unset), then re-read and check it"),
+        Binding("s", "successor", "Successor", id="main.successor", tooltip="Open the document that supersedes this one"),
+        Binding("n", "new_document", "New", id="main.new", tooltip="New knowledge through the write gate: merge, supersede or create"),
+        Binding("c", "conflicts", "Conflicts", id="main.conflicts", tooltip="The conflicts queue: contradictions, duplicates, stale links"),
+        Binding("o", "consolidate", "Consolidate", id="main.consolidate", tooltip="Fold groups of related notes into their canonical document"),
+        Binding("p", "problems", "Problems", id="main.problems", tooltip="Every problem in the vault; open one, or repair them all"),
+        Binding("i", "inbox", "Inbox", id="main.inbox", tooltip="What agents wrote, awaiting your review: accept, merge, supersede, archive or forget each"),
         Binding("u", "undo", "Undo", id="main.undo", tooltip="Revert the newest step, named, after showing its diff"),
         Binding("U", "redo", "Redo", key_display="U", show=False, id="main.redo", tooltip="Re-apply the step undone last, after showing its diff"),
         Binding("H", "undo_history", "History", key_display="H", show=False, id="main.undo_history", tooltip="List every step, newest first, the position marked"),
-        Binding("r", "toggle_raw", "Raw", show=False, id="main.raw", tooltip="Toggle between the rendered document and its source file"),
-        Binding("s", "successor", "Successor", id="main.successor", tooltip="Open the document that supersedes this one"),
         Binding("g", "focus_links", "Links", id="main.links", tooltip="Move to the links pane (on narrow terminals, show it)"),
-        Binding("p", "problems", "Problems", id="main.problems", tooltip="Every problem in the vault; open one, or repair them all"),
-        Binding("c", "conflicts", "Conflicts", id="main.conflicts", tooltip="The conflicts queue: contradictions, duplicates, stale links"),
-        Binding("n", "new_document", "New", id="main.new", tooltip="New knowledge through the write gate: merge, supersede or create"),
-        Binding("o", "consolidate", "Consolidate", id="main.consolidate", tooltip="Fold groups of related notes into their canonical document"),
-        Binding("i", "inbox", "Inbox", id="main.inbox", tooltip="What agents wrote, awaiting your review: accept, merge, supersede, archive or forget each"),
+        Binding("backspace,alt+left", "back", "Back", key_display="⌫", id="main.back", tooltip="Back to the previously opened document"),
+        Binding("shift+backspace,alt+right", "forward", "Forward", key_display="⇧⌫", show=False, id="main.forward", tooltip="Forward again after going back"),
+        Binding("r", "toggle_raw", "Raw", show=False, id="main.raw", tooltip="Toggle between the rendered document and its source file"),
+        # The links pane's keys work from anywhere on this screen: they bring the pane into view.
+        # (`system`: the keys dialog lists them once, with the pane.)
+        Binding("plus,equals_sign", "links('deeper')", "Deeper", show=False, system=True, id="main.links-deeper", tooltip="In the links pane: one more link away"),
+        Binding("minus", "links('shallower')", "Shallower", show=False, system=True, id="main.links-shallower", tooltip="In the links pane: one link less far"),
+        Binding("t", "links('filter')", "Link type", show=False, system=True, id="main.links-filter", tooltip="In the links pane: one link type only"),
+        Binding("x", "links('pack')", "Context pack", show=False, system=True, id="main.links-pack", tooltip="In the links pane: the context pack"),
+        *(Binding(key, f"explain('{key}')", show=False, system=True, id=f"main.why-{key}", tooltip=f"Say why {key} cannot act now")
+          for key in ("l", "e", "r", "s")),
     ]
 
     class VaultOpened(Message):
@@ -201,7 +215,12 @@ class MainScreen(GuidedFlows, Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one(VaultHeader).vault_name = self.vault_path.name
-        self.query_one(SearchPane).focus_input()
+        search = self.query_one(SearchPane)
+        search.snippets = lambda query, hits: self.vault.snippets(query, hits) if self.vault is not None else {}
+        # The focus starts on the results, not in the box: single keys (`?`, `q`, `n`, `c`) work at
+        # once and the footer lists them; `/` goes to the box.
+        search.action_focus_results()
+        self.query_one(Footer).compact = True  # two columns more per key: at 80 columns every one counts
         self.load_vault()
 
     def on_unmount(self) -> None:
@@ -580,8 +599,9 @@ class MainScreen(GuidedFlows, Screen[None]):
     # -- actions ------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide what cannot apply (no document, not superseded); dim back and forward at the ends,
-        and the flows the vault's format cannot carry out (pressed, they say why)."""
+        """Hide what cannot apply (no document, not superseded; a key then says why, see
+        `action_explain`); dim back and forward at the ends, hide back until there is a way back, and
+        dim the flows the vault's format cannot carry out (pressed, they say why)."""
         view = self.current
         if action in ("lifecycle", "new_document", "consolidate") and self.summary is not None and self.flow_refusal(action):
             return None
@@ -592,9 +612,15 @@ class MainScreen(GuidedFlows, Screen[None]):
         if action == "successor":
             return bool(view and view.successors)
         if action == "back":
-            return self.history.can_go_back or None
+            return (self.history.can_go_back or None) if len(self.history) > 1 else False
         if action == "forward":
             return self.history.can_go_forward or None
+        if action == "focus_search":
+            return not self.query_one(SearchPane).typing
+        if action == "maximise":
+            return self.maximized is None
+        if action == "restore":
+            return self.maximized is not None
         return True
 
     def action_focus_search(self) -> None:
@@ -616,6 +642,39 @@ class MainScreen(GuidedFlows, Screen[None]):
     def action_toggle_raw(self) -> None:
         viewer = self.query_one(DocumentViewer)
         viewer.raw = not viewer.raw
+
+    def action_explain(self, key: str) -> None:
+        """A key whose action cannot apply now (the footer hides it) says why, instead of nothing."""
+        view = self.current
+        if view is None:
+            what = {"l": "change its status", "e": "edit it", "r": "see its source", "s": "open its successor"}[key]
+            self.notify(f"Open a document first to {what}: / to search, enter to open", title="No document open", markup=False)
+        elif key == "s":
+            self.notify(f"{view.document.id} is {view.document.status}: nothing supersedes it", title="No successor", markup=False)
+
+    def action_links(self, what: str) -> None:
+        """A links-pane key pressed elsewhere: bring the pane into view (and the focus to it), then do it."""
+        links = self.query_one(LinkPane)
+        if links.neighbours is None:
+            self.notify("Open a document first: its links are listed in the links pane (g)", title="No document open", markup=False)
+            return
+        self.action_focus_links()
+        {"deeper": lambda: links.action_depth(1), "shallower": lambda: links.action_depth(-1),
+         "filter": links.action_cycle_filter, "pack": links.action_toggle_pack}[what]()
+
+    def action_maximise(self) -> None:
+        """The pane that has the focus takes the whole window (the footer stays)."""
+        focused = self.focused
+        pane = next((p for p in (self.query_one(SearchPane), self.query_one(DocumentViewer), self.query_one(LinkPane))
+                     if focused is not None and (focused is p or p in focused.ancestors)), None)
+        self.maximized = pane or self.query_one(DocumentViewer)
+
+    def action_restore(self) -> None:
+        self.minimize()
+
+    def watch_maximized(self) -> None:
+        """`m` or `escape` changed what is maximised: the footer offers the other of the two."""
+        self.refresh_bindings()
 
     def action_successor(self) -> None:
         if self.current and self.current.successors:

@@ -6,10 +6,14 @@ invalid ones are marked and can be, to see what is wrong with them. Below them: 
 out (`+`/`-` set the depth), the supersession chain, and on `x` the context pack (what an agent
 would read). `t` filters every part to one link type. The pane only asks (`Settings`); the screen
 reads the graph again and hands the result back.
+
+A title that two listed documents share, or that begins like another's (the pane cuts titles at its
+edge), is followed by each one's id, so that two links never look alike.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import ClassVar
 
 from textual import on
@@ -32,7 +36,9 @@ def _type_style(link_type: str) -> str:
     return f"bold $link-{link_type}" if link_type in set(LinkType) else "bold $text-warning"
 
 
-def _entry(neighbour: Neighbour, key: str) -> Option:
+def _entry(neighbour: Neighbour, key: str, twins: frozenset[str] = frozenset()) -> Option:
+    """One linked document: its title, and under it its id when another listed document has the
+    same title (`twins`), so that two links to notes titled alike can be told apart."""
     if neighbour.dangling:
         prompt = Content.assemble(("  ✖ ", "$link-dangling"), (clean(neighbour.doc_id), "$text-muted strike"), (" missing", "$link-dangling"))
         return Option(prompt, id=key, disabled=True)
@@ -40,7 +46,24 @@ def _entry(neighbour: Neighbour, key: str) -> Option:
         prompt = Content.assemble(("  ! ", "$link-dangling"), clean(neighbour.doc_id), (" invalid", "$link-dangling"))
         return Option(prompt, id=key)
     prompt = Content.assemble(("  ● ", status_style(neighbour.status)), clean(neighbour.title))
+    if neighbour.title in twins:
+        prompt = Content.assemble(prompt, "\n", (f"    {clean(neighbour.doc_id)}", "$text-muted"))
     return Option(prompt, id=key)
+
+
+SEEN = 20
+"""About the characters of a title the pane shows on an 80-column terminal before cutting it."""
+
+
+def _twins(neighbours: Iterable[Neighbour]) -> frozenset[str]:
+    """Titles that look alike in the pane: more than one of `neighbours` (different documents)
+    carries them, or a title that begins the same way (the pane cuts it there)."""
+    neighbours = list(neighbours)
+    ids: dict[str, set[str]] = {}
+    for neighbour in neighbours:
+        ids.setdefault(neighbour.title[:SEEN].casefold(), set()).add(neighbour.doc_id)
+    alike = {start for start, each in ids.items() if len(each) > 1}
+    return frozenset(n.title for n in neighbours if n.title[:SEEN].casefold() in alike)
 
 
 def _heading(text: str) -> Option:
@@ -55,6 +78,8 @@ def link_options(neighbours: LinkGroups) -> list[Option | None]:
     """
     options: list[Option | None] = []
     counter = 0
+    twins = _twins([*(n for groups in (neighbours.outgoing, neighbours.incoming) for members in groups.values() for n in members),
+                    *(n for members in neighbours.further.values() for n in members), *neighbours.chain])
     for direction, groups, label in (("out", neighbours.outgoing, str), ("in", neighbours.incoming, inverse_label)):
         if not groups:
             continue
@@ -65,14 +90,14 @@ def link_options(neighbours: LinkGroups) -> list[Option | None]:
             options.append(Option(Content.styled(clean(label(link_type)), _type_style(link_type)), disabled=True))
             for neighbour in members:
                 counter += 1
-                options.append(_entry(neighbour, f"{direction}:{counter}:{neighbour.doc_id}"))
+                options.append(_entry(neighbour, f"{direction}:{counter}:{neighbour.doc_id}", twins))
     for distance, members in sorted(neighbours.further.items()):
         if options:
             options.append(None)
         options.append(_heading(f"{distance} links away"))
         for neighbour in members:
             counter += 1
-            options.append(_entry(neighbour, f"far:{counter}:{neighbour.doc_id}"))
+            options.append(_entry(neighbour, f"far:{counter}:{neighbour.doc_id}", twins))
     if neighbours.chain:
         if options:
             options.append(None)
@@ -83,7 +108,7 @@ def link_options(neighbours: LinkGroups) -> list[Option | None]:
                 here = Content.assemble(("  ▶ ", "bold $accent"), (clean(neighbour.title), "bold"))
                 options.append(Option(here, id=f"chain:{counter}:{neighbour.doc_id}", disabled=True))
             else:
-                options.append(_entry(neighbour, f"chain:{counter}:{neighbour.doc_id}"))
+                options.append(_entry(neighbour, f"chain:{counter}:{neighbour.doc_id}", twins))
     return options
 
 
@@ -92,10 +117,12 @@ def pack_options(neighbours: LinkGroups) -> list[Option | None]:
     options: list[Option | None] = [_heading("Context pack: what an agent reads")]
     if not neighbours.pack:
         options.append(Option(Content.styled("  nothing (the document is not valid)", "$text-muted"), disabled=True))
+    twins = _twins(neighbours.pack)
     for number, item in enumerate(neighbours.pack, start=1):
         where = "the document itself" if item.depth == 0 else f"{item.depth} away via {item.link_type}"
         prompt = Content.assemble(
             (f"{number:>2} ", "$text-muted"), ("● ", status_style(item.status)), clean(item.title), "\n",
+            *([(f"   {clean(item.doc_id)}", "$text-muted"), "\n"] if item.title in twins else []),
             (f"   {where}", "$text-muted"),
         )
         options.append(Option(prompt, id=f"pack:{number}:{item.doc_id}"))
@@ -110,6 +137,7 @@ class LinkPane(OptionList):
         height: 1fr;
         border: round $border-blurred;
         border-title-color: $text-muted;
+        scrollbar-size-vertical: 1;
         text-wrap: nowrap;
         text-overflow: ellipsis;
         &:focus { border: round $border; }

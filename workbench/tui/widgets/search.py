@@ -5,10 +5,15 @@ words) are the core's `Vault.search`; the pane is given it as `searcher` and onl
 answers. Each query runs in a worker thread (exclusive, so a newer query cancels an older one) and
 only the first `SHOWN` hits are listed, which keeps typing instant on ten thousand documents.
 A blank query lists every valid document, the most recently updated first.
+
+A title alone does not tell documents apart (a Dendron vault has four notes titled "Lookup"), so
+each hit also shows its id, and, once words are typed, the words around what matched in its text
+(the core's `Vault.snippets`, the same the CLI prints under each hit), for the first `EXPLAINED`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import ClassVar, Protocol
 
@@ -27,12 +32,16 @@ from ...core.model import QueryError
 from ...core.search import Hit
 from ..text import clean, status_style
 
-__all__ = ["SearchInput", "SearchPane", "Searcher", "query_problem", "result_prompt", "Titled"]
+__all__ = ["SearchInput", "SearchPane", "Searcher", "Snippets", "query_problem", "result_prompt", "shorten_snippet", "Titled"]
 
 SHOWN = 500
+EXPLAINED = 50
+"""Hits given the words around their match: more than a screenful, and cheap to find (one FTS query)."""
 
 Searcher = Callable[[str, int], list[Hit]]
 """`Vault.search`: a query and a limit in, hits best first out."""
+Snippets = Callable[[str, list[Hit]], dict[str, str]]
+"""`Vault.snippets`: {hit id: the words around what the query matched}, matches between \x02 and \x03."""
 
 
 def query_problem(message: str) -> Option:
@@ -42,14 +51,25 @@ def query_problem(message: str) -> Option:
 
 
 class Titled(Protocol):
+    id: str
     title: str
     type: str
     status: str
 
 
 class SearchInput(Input):
-    """The query box. A `/` typed into the empty box is the search key pressed out of habit (the box
-    already has the focus at start), so it is swallowed rather than typed."""
+    """The query box. A `/` typed into the empty box is the search key pressed twice out of habit, so
+    it is swallowed rather than typed. While typing, `?` and `q` are letters: the footer shows the
+    keys that still ask for help and quit (these bindings come first in the focus chain, so the
+    footer lists them first)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1", "app.show_keys", "Keys", key_display="F1", id="search.keys",
+                tooltip="List every key and what it does (? is a letter in the search box)"),
+        # A priority binding, like the app's own ctrl+q, which would otherwise replace it in the footer.
+        Binding("ctrl+q", "app.quit", "Quit", key_display="^q", priority=True, id="search.quit",
+                tooltip="Leave the workbench (q is a letter in the search box)"),
+    ]
 
     async def _on_key(self, event: events.Key) -> None:
         # Textual calls each class's `_on_key` in turn; preventing the default skips Input's.
@@ -58,14 +78,51 @@ class SearchInput(Input):
             event.prevent_default()
 
 
-def result_prompt(doc: Titled) -> Content:
-    """Two lines: the title, then its type and status (the status in its colour)."""
-    return Content.assemble(
+_HEADING = re.compile(r"(^|\s)(#{1,6}|```\w*)(?=\s|$)")  # heading marks, code fences
+_LINK = re.compile(r"\[([^\]]*)\]\([^)\s\x02\x03]*(?:\)|(?=\s|$))")  # a Markdown link (its address perhaps cut short) whose address did not match
+
+
+def shorten_snippet(snippet: str, most: int) -> str:
+    """At most about `most` characters of `snippet`, keeping its first match and a few words before
+    it: the narrow pane has room for two lines, and the match is what says why the hit is here.
+    Heading marks, code fences and link addresses go: they take the room and say nothing."""
+    snippet = " ".join(_LINK.sub(r"\1", _HEADING.sub(r"\1", snippet)).split())
+    if len(snippet) <= most:
+        return snippet
+    match = max(0, snippet.find("\x02"))
+    start = snippet.rfind(" ", 0, max(0, match - most // 4)) + 1  # a few words before the match
+    if start:
+        snippet = "…" + snippet[start:].lstrip("…")
+    if len(snippet) > most:
+        cut = snippet.rfind(" ", 0, most)
+        snippet = snippet[: cut if cut > most // 2 else most].rstrip("…") + "…"
+    if snippet.count("\x02") > snippet.count("\x03"):
+        snippet += "\x03"  # a match cut in half is closed
+    return snippet
+
+
+def _snippet_content(snippet: str) -> Content:
+    """The words around the match, muted, the matched words in bold (vault text: never markup)."""
+    parts = snippet.replace("\x03", "\x02").split("\x02")
+    return Content.assemble(*((clean(part), "bold $text-accent" if n % 2 else "italic $text-muted")
+                              for n, part in enumerate(parts) if part))
+
+
+def result_prompt(doc: Titled, around: str | None = None) -> Content:
+    """The title; its id (what tells apart notes titled alike); its type and status (the status in
+    its colour); then, when given, the words `around` what the query matched in its text. Each on
+    a line of its own: in the narrow pane of an 80-column terminal, wrapped runs of them blur."""
+    parts: list[Content | str | tuple[str, str]] = [
         clean(doc.title),
+        "\n",
+        (clean(doc.id), "$text-muted"),
         "\n",
         (f"{doc.type} · ", "$text-muted"),
         (clean(doc.status), status_style(doc.status)),
-    )
+    ]
+    if around:
+        parts += ["\n", _snippet_content(around)]
+    return Content.assemble(*parts)
 
 
 class SearchPane(Vertical):
@@ -78,6 +135,7 @@ class SearchPane(Vertical):
         & > OptionList {
             height: 1fr;
             scrollbar-gutter: stable;  /* options are measured once: a late scrollbar would clip them */
+            scrollbar-size-vertical: 1;  /* a column more for ids, in the narrow pane */
             border: round $border-blurred;
             border-title-color: $text-muted;
             border-subtitle-color: $text-muted;
@@ -87,7 +145,7 @@ class SearchPane(Vertical):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "focus_results", "Leave search", show=False, id="search.leave",
+        Binding("escape", "focus_results", "Results", key_display="esc", id="search.leave",
                 tooltip="Move the focus from the search box to the results, where single-key commands act"),
         Binding("down", "focus_results", "Results", show=False, id="search.results",
                 tooltip="Move from the search box into the list of results"),
@@ -95,6 +153,8 @@ class SearchPane(Vertical):
 
     searcher: reactive[Searcher | None] = reactive(None, always_update=True)
     """How to search the vault (set again whenever the vault changed); None while it loads."""
+    snippets: Snippets | None = None
+    """How to find the words around each hit's match; None shows hits without them."""
     total: reactive[int] = reactive(0)
     """How many documents a blank query could list, for the `shown/total` count."""
 
@@ -122,15 +182,29 @@ class SearchPane(Vertical):
     def query_text(self) -> str:
         return self.query_one(Input).value
 
+    @property
+    def typing(self) -> bool:
+        """The query box has the focus (where letters are letters, not commands)."""
+        return self.query_one(Input).has_focus
+
     def on_mount(self) -> None:
-        self.query_one(OptionList).loading = self.searcher is None
+        if self.searcher is None:
+            self._show_reading()
+
+    def _show_reading(self) -> None:
+        """Said in the list rather than with a loading indicator, which would keep the focus off
+        the list: the person's first keys (`?`, `q`, `/`) work while a large vault is read."""
+        results = self.query_one(OptionList)
+        results.set_options([Option(Content.styled("Reading the vault…", "italic $text-muted"), disabled=True)])
+        results.border_subtitle = "loading"
 
     def watch_searcher(self, searcher: Searcher | None) -> None:
         """The vault loaded or changed: search again; the box stays usable meanwhile."""
         if not self.is_mounted:
             return
-        self.query_one(OptionList).loading = searcher is None
-        if searcher is not None:
+        if searcher is None:
+            self._show_reading()
+        else:
             self._filter(searcher, self.query_text, self.total)
 
     @on(Input.Changed)
@@ -150,17 +224,33 @@ class SearchPane(Vertical):
         except Exception as exc:  # noqa: BLE001 - a query the core cannot answer is shown, not raised
             matches, total = [], -1
             self.app.call_from_thread(self.notify, str(exc), title="Search", severity="warning", markup=False)
+        around = self._around(query, matches[:EXPLAINED])
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show, query, matches, total)
+            self.app.call_from_thread(self._show, query, matches, total, around)
 
-    def _show(self, query: str, matches: list[Hit], total: int) -> None:
+    def _around(self, query: str, hits: list[Hit]) -> dict[str, str]:
+        """The words around each hit's match; none for a blank query, or if they cannot be found
+        (the hits are worth showing without them)."""
+        if self.snippets is None or not query.strip() or not hits or get_current_worker().is_cancelled:
+            return {}
+        try:
+            return self.snippets(query, hits)
+        except Exception:  # noqa: BLE001 - an explanation missing is no reason to lose the results
+            return {}
+
+    def _show(self, query: str, matches: list[Hit], total: int, around: dict[str, str] | None = None) -> None:
         """List the matches; the best is highlighted unless the same query is merely refreshed."""
         if query != self.query_text:
             return  # a newer query is on its way
         results = self.query_one(OptionList)
         keep = results.highlighted_option.id if results.highlighted_option and query == self._shown_query else None
         self._shown_query = query
-        results.set_options(Option(result_prompt(doc), id=doc.id) for doc in matches[:SHOWN])
+        around = around or {}
+        most = 2 * max(20, results.scrollable_content_region.width - 2) - 4  # about two lines of the pane
+        results.set_options(
+            Option(result_prompt(doc, shorten_snippet(around[doc.id], most) if doc.id in around else None), id=doc.id)
+            for doc in matches[:SHOWN]
+        )
         results.border_subtitle = f"first {SHOWN}" if len(matches) > SHOWN else f"{len(matches)}/{max(total, 0)}"
         if matches:
             ids = [doc.id for doc in matches[:SHOWN]]
@@ -197,6 +287,12 @@ class SearchPane(Vertical):
         event.stop()
         if event.option.id:
             self.post_message(self.Goto(event.option.id))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`escape` and `down` leave the box: in the footer only while typing."""
+        if action == "focus_results":
+            return self.typing
+        return True
 
     def focus_input(self) -> None:
         self.query_one(Input).focus()

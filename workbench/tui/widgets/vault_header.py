@@ -35,21 +35,40 @@ class VaultHeader(Widget):
     """Open conflicts (the `c` queue): None while they are being looked for; -1 when they are
     looked for only when asked (a large vault)."""
 
-    def render(self) -> Content:
-        parts: list[Content] = [Content.styled("workbench", "bold $primary"), Content(clean(self.vault_name))]
+    def on_mount(self) -> None:
+        self.tooltip = "Errors and warnings: p lists them · conflicts: c opens the queue"
+
+    def _counts(self, short: bool) -> list[Content]:
+        """What the vault holds and what is wrong with it, each part saying what it counts."""
         if self.documents is None:
-            parts.append(Content.styled("loading…", "italic $text-muted"))
+            return [Content.styled("loading…", "italic $text-muted")]
+        parts = [Content(f"{self.documents} {'doc' if short else 'document'}{'s' * (self.documents != 1)}")]
+        errors = f"{self.errors} error{'s' * (self.errors != 1)}"
+        parts.append(Content.styled(errors, "bold $text-error" if self.errors else "$text-muted"))
+        if self.warnings:
+            parts.append(Content.styled(f"{self.warnings} warning{'s' * (self.warnings != 1)}", "$text-warning"))
+        if self.conflicts is None:
+            parts.append(Content.styled("finding conflicts…" if short else "looking for conflicts…", "italic $text-muted"))
+        elif self.conflicts < 0:
+            parts.append(Content.styled("conflicts: press c", "$text-muted"))
         else:
-            parts.append(Content(f"{self.documents} document{'s' * (self.documents != 1)}"))
-            errors = f"{self.errors} error{'s' * (self.errors != 1)}"
-            parts.append(Content.styled(errors, "bold $text-error" if self.errors else "$text-muted"))
-            if self.warnings:
-                parts.append(Content.styled(f"{self.warnings} warning{'s' * (self.warnings != 1)}", "$text-warning"))
-            if self.conflicts is None:
-                parts.append(Content.styled("looking for conflicts…", "italic $text-muted"))
-            elif self.conflicts < 0:
-                parts.append(Content.styled("conflicts: press c", "$text-muted"))
-            else:
-                conflicts = f"{self.conflicts} conflict{'s' * (self.conflicts != 1)}"
-                parts.append(Content.styled(conflicts, "bold $text-warning" if self.conflicts else "$text-muted"))
-        return Content(" │ ").join(parts)
+            conflicts = f"{self.conflicts} conflict{'s' * (self.conflicts != 1)}"
+            parts.append(Content.styled(conflicts, "bold $text-warning" if self.conflicts else "$text-muted"))
+        return parts
+
+    def render(self) -> Content:
+        """The whole line if it fits; on a narrow terminal the name `workbench` goes first, then the
+        labels shorten, then the vault's name is cut: the counts are never cut, a bare `│ 0` would
+        not say what it counts."""
+        separator = Content(" │ ")
+        brand = Content.styled("workbench", "bold $primary")
+        width = self.content_size.width
+        name = clean(self.vault_name)
+        for with_brand, short in ((True, False), (False, False), (False, True)):
+            line = separator.join([*([brand] if with_brand else []), Content(name), *self._counts(short)])
+            if line.cell_length <= width:
+                return line
+        counts = separator.join(self._counts(True))
+        room = width - counts.cell_length - separator.cell_length
+        cut = name if len(name) <= room else name[: max(room - 1, 1)] + "…"
+        return separator.join([Content(cut), counts])

@@ -1,0 +1,147 @@
+"""What a person waits for in the TUI: the first titles after launch, and a document after enter.
+
+Run: python -m tests.benchmarks.bench_tui [VAULT ...] [--generated SIZE ...] [--runs N]
+     (default: the bundled sample and generated vaults of 1,000 and 10,000 documents, best of 5)
+
+**First titles.** Each run is a fresh Python, timed whole from outside: interpreter start, imports,
+the vault read and the first page of titles painted. Beside it, in the same run, a bare Textual app
+(a header, a line of text and a footer) is timed from start to its first paint: the floor no
+Textual program can beat. Both run headless (Textual's own driver with no terminal), so the
+figure is the program's work, not the terminal emulator's. Every vault is opened once first, so
+the figures are warm (the derived store in place), as a person meets them from the second launch on.
+
+**Opening a document.** In one app (driven by Textual's Pilot), each of the vault's longest
+documents is opened in turn, timed from the request to its text painted: "first" when the first
+screen of text is on show (what the person waits for), "whole" when the rest of a long document
+has been laid out too (which happens while the person is reading).
+
+A benchmark, not a test: machines are noisy, so compare the ratios measured in one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.benchmarks.bench_open import run_python
+from tests.benchmarks.generate import generate_vault
+
+RUNS = 5
+LONGEST = 12
+
+BARE_SCRIPT = """
+from textual.app import App
+from textual.widgets import Footer, Header, Static
+
+class Bare(App):
+    def compose(self):
+        yield Header()
+        yield Static("Hello")
+        yield Footer()
+
+    def on_mount(self):
+        self.call_after_refresh(self.exit)
+
+Bare().run(headless=True)
+"""
+
+TITLES_SCRIPT = """
+import sys
+from pathlib import Path
+from textual.widgets import OptionList
+import workbench.tui.app
+from workbench.tui.app import WorkbenchApp
+
+class FirstTitles(WorkbenchApp):
+    CSS_PATH = str(Path(workbench.tui.app.__file__).with_name(WorkbenchApp.CSS_PATH))
+
+    def on_mount(self):
+        super().on_mount()
+        self.set_interval(0.002, self.check)
+
+    def check(self):
+        try:
+            results = self.screen.query_one("#results", OptionList)
+        except Exception:
+            return
+        if results.option_count and not results.loading:
+            self.call_after_refresh(self.exit)
+
+FirstTitles(Path(sys.argv[1]), theme="workbench-dark").run(headless=True)
+"""
+
+
+def first_titles(vault: Path, runs: int) -> tuple[float, float]:
+    """Best of `runs` for the bare app and for the workbench, taken in turn."""
+    run_python(TITLES_SCRIPT, str(vault))  # the derived store in place: a warm start
+    bare, ours = [], []
+    for _ in range(runs):
+        bare.append(run_python(BARE_SCRIPT)[0])
+        ours.append(run_python(TITLES_SCRIPT, str(vault))[0])
+    return min(bare), min(ours)
+
+
+async def open_documents(vault: Path) -> list[tuple[float, float, int, str]]:
+    """(first paint, whole, body length, id) for each of the longest documents, opened in turn."""
+    from tests.tui.tui_helpers import settle
+    from workbench.tui.app import WorkbenchApp
+    from workbench.tui.widgets.viewer import DocumentViewer
+
+    app = WorkbenchApp(vault, theme="workbench-dark")
+    rows = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        longest = sorted(screen.summary.documents, key=lambda doc: -len(doc.body))[:LONGEST]
+        viewer = screen.query_one(DocumentViewer)
+        for doc in longest:
+            start = time.perf_counter()
+            screen.open_document(doc.id)
+            while viewer.view is None or viewer.view.document.id != doc.id or not viewer.shown:
+                await pilot.pause(0)
+            await pilot.pause(0)  # the paint that follows
+            first = time.perf_counter() - start
+            await settle(pilot)
+            rows.append((first, time.perf_counter() - start, len(doc.body), doc.id))
+    return rows
+
+
+def main(vaults: list[Path], generated: list[int], runs: int) -> None:
+    print(f"{'vault':<28} {'docs':>6} {'bare':>7} {'titles':>7} {'x':>5}   open p50/max first, max whole (ms)")
+    with tempfile.TemporaryDirectory() as scratch:
+        targets = []
+        for vault in vaults:
+            copy = Path(scratch) / vault.name
+            import shutil
+
+            shutil.copytree(vault, copy)
+            targets.append((vault.name, copy))
+        for size in generated:
+            root = Path(scratch) / f"generated-{size}"
+            generate_vault(root, size)
+            targets.append((f"generated {size}", root))
+        for name, root in targets:
+            bare, ours = first_titles(root, runs)
+            rows = asyncio.run(open_documents(root))
+            firsts = [row[0] * 1000 for row in rows]
+            wholes = [row[1] * 1000 for row in rows]
+            docs = sum(1 for _ in root.rglob("*.md"))
+            print(f"{name:<28} {docs:>6} {bare:>6.2f}s {ours:>6.2f}s {ours / bare:>5.2f}"
+                  f"   {statistics.median(firsts):>5.0f} / {max(firsts):>5.0f}, {max(wholes):>5.0f}")
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("vaults", nargs="*", type=Path)
+    parser.add_argument("--generated", nargs="*", type=int)
+    parser.add_argument("--runs", type=int, default=RUNS)
+    args = parser.parse_args()
+    sample = Path(__file__).resolve().parents[2] / "sample_vault"
+    main(args.vaults or ([] if args.generated else [sample]),
+         args.generated if args.generated is not None else [1000, 10000], args.runs)
