@@ -44,7 +44,7 @@ class Bare(App):
         yield Static("Hello")
         yield Footer()
 
-    def on_mount(self):
+    def on_mount(self):  # Textual runs WorkbenchApp.on_mount too (each class's handler runs)
         self.call_after_refresh(self.exit)
 
 Bare().run(headless=True)
@@ -61,7 +61,6 @@ class FirstTitles(WorkbenchApp):
     CSS_PATH = str(Path(workbench.tui.app.__file__).with_name(WorkbenchApp.CSS_PATH))
 
     def on_mount(self):
-        super().on_mount()
         self.set_interval(0.002, self.check)
 
     def check(self):
@@ -69,7 +68,7 @@ class FirstTitles(WorkbenchApp):
             results = self.screen.query_one("#results", OptionList)
         except Exception:
             return
-        if results.option_count and not results.loading:
+        if results.option_count and results.get_option_at_index(0).id:  # a document, not a placeholder
             self.call_after_refresh(self.exit)
 
 FirstTitles(Path(sys.argv[1]), theme="workbench-dark").run(headless=True)

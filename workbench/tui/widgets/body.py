@@ -11,11 +11,17 @@ one it is on in the theme's cursor colours; `follow` acts on it exactly as a cli
 running the link's own action. The words of the search that opened the document are marked too
 (`show(..., words=...)`). Both are styles laid over the text the renderer made; the text itself is
 never rewritten, so what is shown stays what the file says.
+
+Textual's `Markdown` mounts a widget for every block, two hundred at a time, and paints nothing
+until the first two hundred are laid out: over a second for a long decision record. `update` here
+mounts a screen's worth of blocks first, so the top of the document is on show at once, and the
+rest follows in larger batches while the person starts reading (`shown` says the first is in).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
@@ -32,6 +38,12 @@ from ..text_links import wiki_href
 
 __all__ = ["Body", "RenderedLink"]
 
+FIRST_LINES = 60
+"""The blocks that start in the text's first lines are mounted before the first paint: more of any
+document than a tall terminal shows (a block is at least a line)."""
+LATER_BATCH = 100
+"""Blocks mounted at a time after it, each batch letting keys and paints through."""
+
 CURSOR_STYLE = "bold $block-cursor-foreground on $block-cursor-background"
 
 
@@ -45,8 +57,9 @@ class RenderedLink:
     action: str
 
 
-def _wikilink_rule(labels: Mapping[str, str]):
-    """An inline rule: `[[inner]]` (or the embed `![[inner]]`) becomes a link to `wiki:<inner>`."""
+def _wikilink_rule(labels: Callable[[], Mapping[str, str]]):
+    """An inline rule: `[[inner]]` (or the embed `![[inner]]`) becomes a link to `wiki:<inner>`,
+    shown by its label in `labels()` (the labels of the document being parsed)."""
 
     def rule(state: StateInline, silent: bool) -> bool:
         start = state.pos + (1 if state.src.startswith("!", state.pos) else 0)
@@ -61,7 +74,7 @@ def _wikilink_rule(labels: Mapping[str, str]):
         inner, whole, _embed = found[0]
         if not silent:
             state.push("link_open", "a", 1).attrs = {"href": wiki_href(inner)}
-            state.push("text", "", 0).content = labels.get(wiki_href(inner), inner)
+            state.push("text", "", 0).content = labels().get(wiki_href(inner), inner)
             state.push("link_close", "a", -1)
         state.pos += len(whole)
         return True
@@ -77,6 +90,7 @@ class Body(Markdown):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, open_links=False, parser_factory=self._parser)
+        self._markdown_it: MarkdownIt | None = None
         self._labels: Mapping[str, str] = {}
         self._words: tuple[str, ...] = ()
         self._rendered: dict[MarkdownBlock, Content] = {}
@@ -85,11 +99,42 @@ class Body(Markdown):
         """Each block's text with the words marked: what a block goes back to when the cursor leaves."""
         self.links: list[RenderedLink] = []
         """The links as rendered, in reading order (those inside tables are left to the mouse)."""
+        self.shown = True
+        """The first blocks of the text last given are mounted (False while they are being made)."""
 
     def _parser(self) -> MarkdownIt:
-        parser = MarkdownIt("gfm-like")
-        parser.inline.ruler.before("link", "wikilink", _wikilink_rule(self._labels))
-        return parser
+        """One parser for every document: making one compiles its rules (tens of milliseconds)."""
+        if self._markdown_it is None:
+            self._markdown_it = MarkdownIt("gfm-like")
+            self._markdown_it.inline.ruler.before("link", "wikilink", _wikilink_rule(lambda: self._labels))
+        return self._markdown_it
+
+    def update(self, markdown: str) -> AwaitComplete:
+        """Show `markdown`: the first blocks at once, the old text hidden meanwhile and removed
+        after the new is on show, the rest in batches."""
+        self._theme = self.app.theme
+        self._markdown, self._table_of_contents = markdown, None
+        self.shown = False
+        old = self.query_children(MarkdownBlock)
+
+        async def update_in_batches() -> None:
+            async with self.lock:
+                tokens = await asyncio.get_running_loop().run_in_executor(None, self._parser().parse, markdown)
+                blocks = list(self._parse_markdown(tokens))
+                first = next((n for n, block in enumerate(blocks) if n and block.source_range[0] >= FIRST_LINES), len(blocks))
+                with self.app.batch_update():
+                    for block in old:
+                        block.display = False
+                    await self.mount_all(blocks[:first])
+                self.shown = True
+                await asyncio.sleep(0)  # the first screen paints before the old text is taken down
+                await old.remove()
+                for start in range(first, len(blocks), LATER_BATCH):
+                    await asyncio.sleep(0)
+                    await self.mount_all(blocks[start : start + LATER_BATCH])
+            self.post_message(Markdown.TableOfContentsUpdated(self, self.table_of_contents).set_sender(self))
+
+        return AwaitComplete(update_in_batches())
 
     def show(self, text: str, labels: Mapping[str, str], words: tuple[str, ...] = ()) -> AwaitComplete:
         """Render `text`, `[[...]]` shown by `labels` (by address), `words` marked; the cursor resets."""

@@ -158,6 +158,11 @@ class DocumentViewer(VerticalScroll, can_focus=True):
     def on_mount(self) -> None:
         self.add_class("-empty")
 
+    @property
+    def shown(self) -> bool:
+        """The first screen of the document's text is on show (a long body's rest may still be laid out)."""
+        return self.query_one(Body).shown
+
     def watch_view(self, old: DocumentView | None, view: DocumentView | None) -> None:
         self.set_class(view is None, "-empty")
         if view is None:
@@ -178,7 +183,7 @@ class DocumentViewer(VerticalScroll, can_focus=True):
         fresh = old is None or old.document.id != doc.id  # the same document re-read keeps its place
         labels = {href: link.label for href, link in view.links.items()}
         self.query_one(Body).show(clean(doc.body), labels, self.marked)
-        self.query_one("#source", Static).update(mark_words(source_content(view.source), self.marked))
+        self._show_source()
         if fresh:
             self.scroll_home(animate=False)
 
@@ -186,7 +191,17 @@ class DocumentViewer(VerticalScroll, can_focus=True):
         parts = [Content(clean(title)) for title in crumbs[:-1]]
         self.query_one("#crumbs", Static).update(Content(" › ").join(parts) if parts else Content(""))
 
+    def _show_source(self) -> None:
+        """Highlight the source only while it is on show: pygments over a long file takes a while,
+        and most documents are read rendered."""
+        source = self.query_one("#source", Static)
+        if self.raw and self.view is not None:
+            source.update(mark_words(source_content(self.view.source), self.marked))
+        else:
+            source.update("")
+
     def watch_raw(self, raw: bool) -> None:
+        self._show_source()
         self.set_class(raw, "-raw")
         self.scroll_home(animate=False)  # the source and the rendered text do not line up
         self.refresh_bindings()  # no links to walk in the source
@@ -195,7 +210,7 @@ class DocumentViewer(VerticalScroll, can_focus=True):
         if self.view is not None:
             self.query_one(Body).mark(words)
             self.query_one("#doc-title", Static).update(mark_words(Content(clean(self.view.document.title)), words))
-            self.query_one("#source", Static).update(mark_words(source_content(self.view.source), words))
+            self._show_source()
 
     def watch_gone(self, gone: bool) -> None:
         self.set_class(gone, "-gone")
