@@ -13,25 +13,22 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from .commands import WorkbenchCommands
-from .dialogs.confirm_forget import ConfirmForgetDialog
-from .dialogs.confirm_plan import ConfirmPlanDialog
-from .dialogs.conflicts import ConflictsDialog
-from .dialogs.consolidate import ConsolidateDialog
 from .dialogs.discard import DiscardDialog, unsaved_work
-from .dialogs.external_change import ExternalChangeDialog
-from .dialogs.inbox import InboxDialog
-from .dialogs.keys import KeyGroup, KeysDialog
-from .dialogs.new_document import NewDocumentDialog
-from .dialogs.problems import ProblemsDialog
-from .dialogs.undo_history import UndoHistoryDialog
 from .screens.main import MainScreen
 from .settings import load_settings, save_setting
 from .themes import BUILTIN_THEMES, VARIABLE_DEFAULTS, load_theme_files, theme_folders
-from .widgets.document_picker import DocumentPicker
-from .widgets.link_pane import LinkPane
-from .widgets.search import SearchInput, SearchPane
 
 __all__ = ["WorkbenchApp"]
+
+
+def __getattr__(name: str):
+    """`KEY_GROUPS` is read from every dialog's keys: imported when the keys are first shown, not
+    at start (the dialogs' modules are a tenth of the time before the first screen)."""
+    if name == "KEY_GROUPS":
+        from .keymap import key_groups
+
+        return key_groups(WorkbenchApp.BINDINGS)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class WorkbenchApp(App[None]):
@@ -81,35 +78,8 @@ class WorkbenchApp(App[None]):
         self.exit(return_code=0)
 
     def action_show_keys(self) -> None:
+        from .dialogs.keys import KeysDialog
+        from .keymap import key_groups
+
         if not isinstance(self.screen, KeysDialog):
-            self.push_screen(KeysDialog(KEY_GROUPS))
-
-
-KEY_GROUPS: list[KeyGroup] = [
-    ("Everywhere (? and q outside a text box)", [
-        *(b for b in MainScreen.BINDINGS if isinstance(b, Binding) and b.id in ("main.keys", "main.quit")),
-        *WorkbenchApp.BINDINGS,
-        Binding("ctrl+p", "command_palette", "Palette", tooltip="Every action, and every document by title"),
-        Binding("ctrl+q", "quit", "Quit", tooltip="Quit, even from inside a text box"),
-    ]),
-    ("Main screen (outside the search box)",
-     [b for b in MainScreen.BINDINGS if isinstance(b, Binding) and b.id not in ("main.keys", "main.quit")]),
-    ("Search box", [*SearchInput.BINDINGS, *SearchPane.BINDINGS]),
-    ("Links pane (g); from elsewhere these keys bring it into view", LinkPane.BINDINGS),
-    ("Problems (p)", ProblemsDialog.BINDINGS),
-    ("Conflicts (c)", ConflictsDialog.BINDINGS),
-    ("New document: the write gate (n)", NewDocumentDialog.BINDINGS),
-    ("Consolidation (o)", ConsolidateDialog.BINDINGS),
-    ("Inbox: what agents wrote (i)", InboxDialog.BINDINGS),
-    ("Forget, the id typed again", ConfirmForgetDialog.BINDINGS),
-    ("Undo history (H)", UndoHistoryDialog.BINDINGS),
-    ("Change preview", ConfirmPlanDialog.BINDINGS),
-    ("Changed on disk meanwhile", ExternalChangeDialog.BINDINGS),
-    ("Picking a document by search (in dialogs)", DocumentPicker.BINDINGS),
-    ("Lists and dialogs", [
-        Binding("up,down", "", "Move", tooltip="Move the highlight; disabled entries are skipped"),
-        Binding("enter", "", "Choose", tooltip="Open the highlighted document or link; pick a transition"),
-        Binding("tab", "", "Next pane", tooltip="Move the focus to the next pane or list"),
-        Binding("escape", "", "Close", tooltip="Close a dialog without changing anything"),
-    ]),
-]
+            self.push_screen(KeysDialog(key_groups(self.BINDINGS)))

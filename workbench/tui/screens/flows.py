@@ -17,17 +17,20 @@ import os
 import shlex
 import subprocess
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from textual import events, work
 from textual.app import SuspendNotSupported
 
-from ...core.conflicts import Resolution
 from ...core.files import read_file
 from ...core.model import RefusedError
 from ..dialogs.lifecycle import LifecycleChoice, LifecycleDialog
 from ..proposal import Proposal, created_id, redo_exactly, undo_exactly
 from ..reading import read_view
 from ..summary import summarise
+
+if TYPE_CHECKING:
+    from ...core.conflicts import Resolution
 
 __all__ = ["GuidedFlows", "flavour_refusal", "gate_proposal", "repair_one_plan", "resolution_refusal", "settle_title"]
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import gc
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -192,6 +193,8 @@ class MainScreen(GuidedFlows, Screen[None]):
         self._reopen_conflicts = False
         """Reopen the queue when the conflicts after a resolution have been found."""
         self._searched_since_open = False
+        self._titles_listed = threading.Event()
+        """The search pane has listed the vault's first titles (set once)."""
         """The search pane already lists the vault just opened (so its first summary need not search again)."""
         self.history = History()
         self.watcher: VaultWatcher | None = None
@@ -227,6 +230,7 @@ class MainScreen(GuidedFlows, Screen[None]):
         self.stop_watching()
 
     def stop_watching(self) -> None:
+        self._titles_listed.set()  # a load waiting on them goes on (and ends) rather than wait out its timeout
         watcher, self.watcher = self.watcher, None
         if watcher is not None:
             watcher.stop()
@@ -249,6 +253,9 @@ class MainScreen(GuidedFlows, Screen[None]):
         try:
             self.vault = Vault.open(self.vault_path, flavour=self.flavour)
             self.post_message(self.VaultOpened(len(self.vault)))
+            # The summary (every problem, the graph) takes the interpreter for a while on a large
+            # vault: the first titles go on screen before it starts.
+            self._titles_listed.wait(timeout=2.0)
             summary = summarise(self.vault, self.vault_path)
         except Exception as exc:  # noqa: BLE001 - reported, never a traceback
             self._report(exc, "The vault could not be opened")
@@ -569,6 +576,10 @@ class MainScreen(GuidedFlows, Screen[None]):
         self.notify(message.reason, title=message.title, severity="error", markup=False, timeout=8)
 
     # -- requests from the panes --------------------------------------------------------------
+
+    @on(SearchPane.Listed)
+    def _listed(self) -> None:
+        self._titles_listed.set()
 
     @on(SearchPane.Goto)
     def _goto_from_search(self, message: SearchPane.Goto) -> None:

@@ -1,0 +1,61 @@
+"""Every key of the workbench, grouped by where it acts: what the keys dialog (`?`) lists.
+
+Read from the bindings themselves, so the list cannot drift from what the keys do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.binding import Binding, BindingType
+from .dialogs.confirm_forget import ConfirmForgetDialog
+from .dialogs.confirm_plan import ConfirmPlanDialog
+from .dialogs.conflicts import ConflictsDialog
+from .dialogs.consolidate import ConsolidateDialog
+from .dialogs.external_change import ExternalChangeDialog
+from .dialogs.inbox import InboxDialog
+from .dialogs.keys import KeyGroup
+from .dialogs.new_document import NewDocumentDialog
+from .dialogs.problems import ProblemsDialog
+from .dialogs.undo_history import UndoHistoryDialog
+from .screens.main import MainScreen
+from .widgets.document_picker import DocumentPicker
+from .widgets.link_pane import LinkPane
+from .widgets.search import SearchInput, SearchPane
+from .widgets.viewer import DocumentViewer
+
+__all__ = ["key_groups"]
+
+
+def key_groups(app_bindings: Sequence[BindingType]) -> list[KeyGroup]:
+    """Every key, by where it acts; `app_bindings` are the app's own (passed in: the app imports
+    this module, not the other way round)."""
+    return [
+        ("Everywhere (? and q outside a text box)", [
+            *(b for b in MainScreen.BINDINGS if isinstance(b, Binding) and b.id in ("main.keys", "main.quit")),
+            *app_bindings,
+            Binding("ctrl+p", "command_palette", "Palette", tooltip="Every action, and every document by title"),
+            Binding("ctrl+q", "quit", "Quit", tooltip="Quit, even from inside a text box"),
+        ]),
+        ("Main screen (outside the search box)",
+         [b for b in MainScreen.BINDINGS if isinstance(b, Binding) and b.id not in ("main.keys", "main.quit")]),
+        ("Search box", [*SearchInput.BINDINGS, *SearchPane.BINDINGS]),
+        ("Document (the viewer)", DocumentViewer.BINDINGS),
+        ("Links pane (g); from elsewhere these keys bring it into view", LinkPane.BINDINGS),
+        ("Problems (p)", ProblemsDialog.BINDINGS),
+        ("Conflicts (c)", ConflictsDialog.BINDINGS),
+        ("New document: the write gate (n)", NewDocumentDialog.BINDINGS),
+        ("Consolidation (o)", ConsolidateDialog.BINDINGS),
+        ("Inbox: what agents wrote (i)", InboxDialog.BINDINGS),
+        ("Forget, the id typed again", ConfirmForgetDialog.BINDINGS),
+        ("Undo history (H)", UndoHistoryDialog.BINDINGS),
+        ("Change preview", ConfirmPlanDialog.BINDINGS),
+        ("Changed on disk meanwhile", ExternalChangeDialog.BINDINGS),
+        ("Picking a document by search (in dialogs)", DocumentPicker.BINDINGS),
+        ("Lists and dialogs", [
+            Binding("up,down", "", "Move", tooltip="Move the highlight; disabled entries are skipped"),
+            Binding("enter", "", "Choose", tooltip="Open the highlighted document or link; pick a transition"),
+            Binding("tab", "", "Next pane", tooltip="Move the focus to the next pane or list"),
+            Binding("escape", "", "Close", tooltip="Close a dialog without changing anything"),
+        ]),
+    ]
