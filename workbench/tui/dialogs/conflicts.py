@@ -33,7 +33,7 @@ from ..text import clean, status_badge
 
 EXCERPT_LINES = 4
 
-__all__ = ["ConflictsDialog", "resolution_proposal", "conflict_prompt"]
+__all__ = ["ConflictsDialog", "conflict_prompt", "resolution_proposal", "short_id"]
 
 
 def resolution_proposal(resolution: Resolution, then: Callable[[], object] | None = None,
