@@ -12,7 +12,7 @@ from tui_helpers import open_by_search, screen_text, settle, wait_for
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs.lifecycle import LifecycleDialog
 from workbench.tui.screens.main import MainScreen
-from workbench.tui.widgets.body import Body
+from workbench.tui.widgets.body import Body, pieces
 from workbench.tui.widgets.viewer import DocumentViewer
 
 THEMES = ["workbench-dark", "workbench-light", "workbench-high-contrast"]
@@ -334,3 +334,37 @@ def test_snapshot_deleted_on_disk(snap_compare, sample_copy: Path, theme: str, s
         await pilot.pause()
 
     assert snap_compare(WorkbenchApp(sample_copy, theme=theme), terminal_size=size, run_before=deleted)
+
+
+# -- a long body, shown piece by piece ------------------------------------------------------------
+
+LONG = "".join(f"{n}. item {n} with [[Other]]\n" for n in range(1, 301)) + "\n```\n" + "code\n\n" * 80 + "```\n\n| a | b |\n|---|---|\n" + "| x | y |\n" * 90 + "\nThe [last][ref] line.\n\n[ref]: Other.md\n"
+
+
+def test_pieces_cut_only_where_a_block_may_start_and_keep_the_text():
+    parts = pieces(LONG, first=50, later=40)
+    assert len(parts) > 5
+    body = [part.split("\n[ref]: Other.md\n")[0] if part is not parts[-1] else part for part in parts]
+    assert "".join(body) == LONG, "the pieces are the text, cut, with nothing lost or doubled"
+    for part in parts:
+        assert part.count("```") % 2 == 0, "never inside a fenced code block"
+        assert not part.startswith("| x"), "never inside a table"
+        assert "[ref]: Other.md" in part, "every piece can resolve the reference links"
+
+
+async def test_a_long_body_is_shown_whole_and_the_next_document_replaces_it(notes_vault):
+    root = notes_vault
+    (root / "Long.md").write_text("# Long\n\n" + LONG, "utf-8")
+    app = WorkbenchApp(root, theme="workbench-dark")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await open_id(pilot, "Long")
+        body = app.screen.query_one(Body)
+        await wait_for(pilot, lambda: "line." in " ".join(str(b.content) for b in body.page.query("MarkdownBlock")), 30)
+        texts = " ".join(str(b.content) for b in body.page.query("MarkdownBlock"))
+        assert "item 1 " in texts and "item 300 " in texts and "The last line." in texts
+        assert len(body.query_children("Page")) == 1, "one page on show"
+        await open_id(pilot, "Other")  # while nothing of the long one may be left behind
+        await wait_for(pilot, lambda: len(body.query_children("Page")) == 1 and "More." in " ".join(
+            str(b.content) for b in body.page.query("MarkdownBlock")), 30)
+        assert "item 1 " not in " ".join(str(b.content) for b in body.query("MarkdownBlock"))

@@ -12,21 +12,25 @@ running the link's own action. The words of the search that opened the document 
 (`show(..., words=...)`). Both are styles laid over the text the renderer made; the text itself is
 never rewritten, so what is shown stays what the file says.
 
-Textual's `Markdown` mounts a widget for every block, two hundred at a time, and paints nothing
-until the first two hundred are laid out: over a second for a long decision record. `update` here
-mounts a screen's worth of blocks first, so the top of the document is on show at once, and the
-rest follows in larger batches while the person starts reading (`shown` says the first is in).
+Textual's `Markdown` parses the whole text and mounts a widget for every block (every list item,
+every paragraph in it) before it paints: seconds for a long decision record or a Dendron changelog.
+`update` here cuts the text into pieces at lines where a block may start (`pieces`), shows the
+first piece (a screen's worth) at once, and adds the others one by one while the person starts
+reading, letting keys through between them; `shown` says the first is in. The old text is hidden
+at once and taken down piece by piece too.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
 from textual.await_complete import AwaitComplete
+from textual.containers import Vertical
 from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Markdown
@@ -36,13 +40,44 @@ from ...core.flavours.base import wikilinks
 from ..text import mark_words
 from ..text_links import wiki_href
 
-__all__ = ["Body", "RenderedLink"]
+__all__ = ["Body", "Page", "RenderedLink", "pieces"]
 
-FIRST_LINES = 60
-"""The blocks that start in the text's first lines are mounted before the first paint: more of any
-document than a tall terminal shows (a block is at least a line)."""
-LATER_BATCH = 100
-"""Blocks mounted at a time after it, each batch letting keys and paints through."""
+FIRST_LINES = 50
+"""Lines of the text in the first piece: more of any document than a tall terminal shows."""
+LATER_LINES = 40
+"""Lines in each later piece: a piece takes the interpreter for a few tens of milliseconds."""
+TAKEN_DOWN = 200
+"""Widgets of the old text taken down at a time."""
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])[ \t]")
+_REFERENCE = re.compile(r" {0,3}\[[^\]]+\]:\s")
+
+
+def pieces(markdown: str, first: int = FIRST_LINES, later: int = LATER_LINES) -> list[str]:
+    """`markdown` cut into pieces of about `first`, then `later` lines, each cut where a block may
+    start afresh: after a blank line before an unindented line, or before an item of a list at the
+    margin; never inside a fenced code block or a table. The reference definitions (`[x]: url`)
+    go with every piece, so that a link in any piece finds its address."""
+    lines = markdown.splitlines(keepends=True)
+    references = "".join(line for line in lines if _REFERENCE.match(line))
+    out: list[str] = []
+    start, fence, size = 0, "", first
+    for n, line in enumerate(lines):
+        if fence:
+            if line.lstrip().startswith(fence):
+                fence = ""
+            continue
+        if (match := _FENCE.match(line)) is not None:
+            fence = match.group(1)[0] * 3
+        if n - start < size or n == start:
+            continue
+        previous = lines[n - 1]
+        after_blank = not previous.strip() and line.strip() and not line[0].isspace()
+        if (after_blank or _ITEM.match(line)) and not fence and not line.startswith("|"):
+            out.append("".join(lines[start:n]))
+            start, size = n, later
+    out.append("".join(lines[start:]))
+    return [piece + ("\n" + references if references and piece is not out[-1] else "") for piece in out]
 
 CURSOR_STYLE = "bold $block-cursor-foreground on $block-cursor-background"
 
@@ -82,6 +117,15 @@ def _wikilink_rule(labels: Callable[[], Mapping[str, str]]):
     return rule
 
 
+class Page(Vertical):
+    """One text's blocks: a new text goes on a new page, so the old one is hidden by one change."""
+
+    DEFAULT_CSS = """
+    Page { height: auto; }
+    Page > MarkdownParagraph { margin: 0 0 1 0; }
+    """
+
+
 class Body(Markdown):
     """The rendered body; `cursor` is the link the keyboard is on (-1: none)."""
 
@@ -101,6 +145,10 @@ class Body(Markdown):
         """The links as rendered, in reading order (those inside tables are left to the mouse)."""
         self.shown = True
         """The first blocks of the text last given are mounted (False while they are being made)."""
+        self._text_given = 0
+        self.page = Page()
+        """The page of the text last given (not mounted until that text is shown)."""
+        """How many texts were given: an update still adding the pieces of an older one stops."""
 
     def _parser(self) -> MarkdownIt:
         """One parser for every document: making one compiles its rules (tens of milliseconds)."""
@@ -110,31 +158,42 @@ class Body(Markdown):
         return self._markdown_it
 
     def update(self, markdown: str) -> AwaitComplete:
-        """Show `markdown`: the first blocks at once, the old text hidden meanwhile and removed
-        after the new is on show, the rest in batches."""
+        """Show `markdown` on a new page: its first piece at once, the old page hidden meanwhile
+        and taken down after the new is on show, the other pieces after."""
         self._theme = self.app.theme
         self._markdown, self._table_of_contents = markdown, None
         self.shown = False
-        old = self.query_children(MarkdownBlock)
+        self._text_given += 1
+        given = self._text_given
 
-        async def update_in_batches() -> None:
+        async def update_in_pieces() -> None:
             async with self.lock:
-                tokens = await asyncio.get_running_loop().run_in_executor(None, self._parser().parse, markdown)
-                blocks = list(self._parse_markdown(tokens))
-                first = next((n for n, block in enumerate(blocks) if n and block.source_range[0] >= FIRST_LINES), len(blocks))
-                with self.app.batch_update():
-                    for block in old:
-                        block.display = False
-                    await self.mount_all(blocks[:first])
-                self.shown = True
-                await asyncio.sleep(0)  # the first screen paints before the old text is taken down
-                await old.remove()
-                for start in range(first, len(blocks), LATER_BATCH):
-                    await asyncio.sleep(0)
-                    await self.mount_all(blocks[start : start + LATER_BATCH])
+                old_pages = list(self.query_children(Page))
+                page = self.page = Page()
+                for number, piece in enumerate(pieces(markdown)):
+                    if given != self._text_given:
+                        return  # another text was given meanwhile: the rest of this one is not wanted
+                    blocks = list(self._parse_markdown(self._parser().parse(piece)))
+                    if number:
+                        await page.mount_all(blocks)
+                        await asyncio.sleep(0)
+                        continue
+                    with self.app.batch_update():
+                        for old in old_pages:
+                            old.display = False  # one page, one change: not a restyle of its every block
+                        await self.mount(page)
+                        await page.mount_all(blocks)
+                    self.shown = True
+                    await asyncio.sleep(0)  # the first screen paints before anything else
+                    for old in old_pages:
+                        children = list(old.children)
+                        for at in range(0, len(children), TAKEN_DOWN):
+                            await old.remove_children(children[at : at + TAKEN_DOWN])
+                            await asyncio.sleep(0)
+                        await old.remove()
             self.post_message(Markdown.TableOfContentsUpdated(self, self.table_of_contents).set_sender(self))
 
-        return AwaitComplete(update_in_batches())
+        return AwaitComplete(update_in_pieces())
 
     def show(self, text: str, labels: Mapping[str, str], words: tuple[str, ...] = ()) -> AwaitComplete:
         """Render `text`, `[[...]]` shown by `labels` (by address), `words` marked; the cursor resets."""
@@ -145,7 +204,7 @@ class Body(Markdown):
         async def then() -> None:
             await update
             if self.is_attached:
-                self._rendered = {block: block.content for block in self.query(MarkdownBlock)
+                self._rendered = {block: block.content for block in self.page.query(MarkdownBlock)
                                   if isinstance(block.content, Content) and block.content.plain}
                 self._lay_over()
 

@@ -99,15 +99,11 @@ class DocumentViewer(VerticalScroll, can_focus=True):
         & > #source { display: none; width: auto; min-width: 100%; text-wrap: nowrap; }
         & > #placeholder { display: none; color: $text-muted; padding: 1 0; }
         & > Markdown { padding: 0; margin: 0; background: transparent; }
-        &.-superseded > #banner { display: block; }
-        &.-has-problems > #doc-problems { display: block; }
-        &.-credential > #credential { display: block; }
-        &.-gone > #gone { display: block; }
         &.-raw {
             overflow-x: auto;
             scrollbar-size-horizontal: 1;
             & > #source { display: block; }
-            & > Properties, & > Markdown, & > #doc-problems { display: none; }
+            & > Properties, & > Markdown { display: none; }
         }
         &.-empty > * { display: none; }
         &.-empty > #placeholder { display: block; }
@@ -170,13 +166,15 @@ class DocumentViewer(VerticalScroll, can_focus=True):
         doc = view.document
         self.query_one("#doc-title", Static).update(mark_words(Content(clean(doc.title)), self.marked))
         self.query_one("#doc-path", Static).update(Content(clean(doc.path)))
-        self.set_class(bool(view.successors), "-superseded")
+        # Parts are shown and hidden one by one, never by a class on the viewer: a class there
+        # restyles everything inside it, every block of a long body (a second on a changelog).
+        self.query_one("#banner").display = bool(view.successors)
         self.query_one("#banner", Static).update(self._banner(view))
         problems = [Content.styled(f"{'✖' if p.severity == Severity.ERROR else '⚠'} {clean(p.message)}",
                                    "$text-error" if p.severity == Severity.ERROR else "$text-warning") for p in view.problems]
-        self.set_class(bool(problems), "-has-problems")
+        self.query_one("#doc-problems").display = bool(problems) and not self.raw
         secrets = [p for p in view.problems if p.code == "credential"]
-        self.set_class(bool(secrets), "-credential")
+        self.query_one("#credential").display = bool(secrets)
         self.query_one("#credential", Static).update(self._credential_warning(secrets))
         self.query_one("#doc-problems", Static).update(Content("\n").join(problems))
         self.query_one(Properties).meta = {**_reading(doc), **doc.meta}
@@ -203,6 +201,8 @@ class DocumentViewer(VerticalScroll, can_focus=True):
     def watch_raw(self, raw: bool) -> None:
         self._show_source()
         self.set_class(raw, "-raw")
+        if self.view is not None:
+            self.query_one("#doc-problems").display = bool(self.view.problems) and not raw
         self.scroll_home(animate=False)  # the source and the rendered text do not line up
         self.refresh_bindings()  # no links to walk in the source
 
@@ -213,7 +213,7 @@ class DocumentViewer(VerticalScroll, can_focus=True):
             self._show_source()
 
     def watch_gone(self, gone: bool) -> None:
-        self.set_class(gone, "-gone")
+        self.query_one("#gone").display = gone
         if gone and self.view is not None:
             self.query_one("#gone", Static).update(Content.assemble(
                 ("Deleted on disk", "bold $text-error"),
