@@ -79,3 +79,38 @@ def test_a_vault_that_searched_and_drew_its_graph_is_freed_without_the_cycle_col
     finally:
         if enabled:
             gc.enable()
+
+
+@pytest.mark.slow
+def test_a_cold_open_in_a_tui_whose_stderr_has_no_descriptor_starts_its_workers(tmp_path):
+    """Textual replaces `sys.stderr` with a capture whose `fileno()` is -1; starting the worker
+    processes from the TUI then failed ("bad value(s) in fds_to_keep") and a large vault opened
+    for the first time showed nothing. A fresh interpreter, so that no fork server or resource
+    tracker is already running to hide it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = tmp_path / "vault"
+    generate_vault(root, PARALLEL_MIN + 100)
+    script = (
+        "import sys, threading\n"
+        "class Capture:\n"
+        "    def write(self, text): return len(text)\n"
+        "    def flush(self): pass\n"
+        "    def fileno(self): return -1\n"
+        "sys.stderr = Capture()\n"
+        "from workbench import Vault\n"
+        "from workbench.core.loading import _context\n"
+        "found = []\n"
+        "def open_it():\n"
+        "    assert _context(len(list(__import__('pathlib').Path(sys.argv[1]).rglob('*.md')))) is not None\n"
+        "    found.append(len(Vault.open(sys.argv[1])))\n"
+        "thread = threading.Thread(target=open_it)\n"
+        "thread.start(); thread.join()\n"
+        "print(found[0] if found else 'failed')\n"
+    )
+    project = str(Path(__file__).resolve().parents[1])
+    result = subprocess.run([sys.executable, "-c", script, str(root)], capture_output=True, text=True, timeout=300,
+                            cwd=project, env={**__import__("os").environ, "PYTHONPATH": project})
+    assert result.stdout.strip() == str(PARALLEL_MIN + 100), result.stdout + result.stderr

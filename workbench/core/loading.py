@@ -84,6 +84,24 @@ def _without_main():
         sys.modules["__main__"] = main
 
 
+@contextlib.contextmanager
+def _stderr_with_a_descriptor():
+    """Starting worker processes hands them the descriptor of `sys.stderr`; a TUI replaces it with a
+    stand-in that has none (Textual captures prints: `fileno()` is -1), and the start then fails
+    with "bad value(s) in fds_to_keep". The process's own stderr is put back while they start."""
+    current = sys.stderr
+    try:
+        usable = current is not None and current.fileno() >= 0
+    except (AttributeError, OSError, ValueError):
+        usable = False
+    if not usable and sys.__stderr__ is not None:
+        sys.stderr = sys.__stderr__
+    try:
+        yield
+    finally:
+        sys.stderr = current
+
+
 def _context(count: int):
     """How to start workers for `count` files, or None to parse here. A process with one thread
     (the CLI, a script) forks: nearly free, so it pays from a few hundred files. A threaded one
@@ -113,8 +131,10 @@ def parse_files(root: Path, items: list[Item], on: dt.date, with_rows: bool, fla
     chunks = [items[i : i + size] for i in range(0, len(items), size)]
     done = 0
     try:
-        with ProcessPoolExecutor(_workers(), mp_context=context, initializer=_start_worker) as pool:
-            with _without_main():
+        with _stderr_with_a_descriptor():
+            pool = ProcessPoolExecutor(_workers(), mp_context=context, initializer=_start_worker)
+        with pool:
+            with _without_main(), _stderr_with_a_descriptor():
                 futures = [pool.submit(_parse_chunk, str(root), chunk, on, with_rows, flavour) for chunk in chunks]
             for future in futures:
                 yield future.result()
