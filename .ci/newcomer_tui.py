@@ -1,5 +1,6 @@
 """The TUI as a newcomer meets it after `pip install .` alone: it starts on the bundled sample,
-answers a question of several words in the search box, and quits. Run headless by CI."""
+goes to the search box (`/`, as the footer says), answers a question of several words there, and
+quits. Run headless by CI."""
 
 import asyncio
 import sys
@@ -17,6 +18,8 @@ QUESTION = "how do we handle stripe webhooks"
 async def main() -> int:
     app = WorkbenchApp(resolve_vault_path(None))
     async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("slash")
+        await pilot.pause()
         await pilot.press(*["space" if ch == " " else ch for ch in QUESTION])
         pane = app.screen.query_one(SearchPane)
         deadline = time.monotonic() + 60
