@@ -360,6 +360,10 @@ async def test_unopenable_vault_is_a_notification(tmp_path: Path):
         await settle(pilot)
         assert any(n.severity == "error" and "no such folder" in n.message for n in app._notifications)
         assert app.is_running
+        listed = [str(option.prompt) for option in app.screen.query_one("#results", OptionList).options]
+        assert len(listed) == 1 and "could not be opened" in listed[0] and "no such folder" in listed[0], "the list says why, after the toast has gone"
+        header = screen_text(app).splitlines()[0]
+        assert "not opened" in header and "loading" not in header
 
 
 async def test_the_chosen_theme_is_remembered_between_runs(sample_copy: Path):

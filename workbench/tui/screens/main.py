@@ -571,8 +571,8 @@ class MainScreen(GuidedFlows, Screen[None]):
     @on(Failed)
     def _failed(self, message: Failed) -> None:
         if self.vault is None:
-            search = self.query_one(SearchPane)
-            search.searcher = lambda query, limit: []
+            self.query_one(SearchPane).unavailable(f"{message.title}: {message.reason}")
+            self.query_one(VaultHeader).unopened = True
         self.notify(message.reason, title=message.title, severity="error", markup=False, timeout=8)
 
     # -- requests from the panes --------------------------------------------------------------

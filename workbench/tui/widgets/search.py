@@ -265,6 +265,14 @@ class SearchPane(Vertical):
             self._open_when_shown = False
             self._open_highlighted()
 
+    def unavailable(self, reason: str) -> None:
+        """The vault could not be read: say why where the titles would be, for as long as it lasts
+        (a notification fades)."""
+        self.searcher = None
+        results = self.query_one(OptionList)
+        results.set_options([query_problem(reason)])
+        results.border_subtitle = "not opened"
+
     def _show_problem(self, query: str, message: str) -> None:
         if query != self.query_text:
             return

@@ -28,6 +28,8 @@ class VaultHeader(Widget):
     """The vault folder's name."""
     documents: reactive[int | None] = reactive(None)
     """How many documents the vault holds; None while it loads."""
+    unopened: reactive[bool] = reactive(False)
+    """The vault could not be opened (the results list says why)."""
     errors: reactive[int] = reactive(0)
     """Problems of severity error (invalid documents, broken links, ...)."""
     warnings: reactive[int] = reactive(0)
@@ -40,6 +42,8 @@ class VaultHeader(Widget):
 
     def _counts(self, short: bool) -> list[Content]:
         """What the vault holds and what is wrong with it, each part saying what it counts."""
+        if self.unopened:
+            return [Content.styled("not opened", "bold $text-error")]
         if self.documents is None:
             return [Content.styled("loading…", "italic $text-muted")]
         parts = [Content(f"{self.documents} {'doc' if short else 'document'}{'s' * (self.documents != 1)}")]
