@@ -239,3 +239,10 @@ def test_search_with_results(snap_compare, sample_copy: Path, theme: str, size: 
             widget.cursor_blink = False
 
     assert snap_compare(WorkbenchApp(sample_copy, theme=theme), run_before=searched, terminal_size=size)
+
+
+def test_snippets_keep_the_words_of_emphasis_and_wiki_links_without_their_marks():
+    from workbench.tui.widgets.search import shorten_snippet
+
+    shown = shorten_snippet("Dendron uses **\x02lookups\x03** to find [[dendron.topic.lookup]] and `__init__`", 200)
+    assert shown == "Dendron uses \x02lookups\x03 to find dendron.topic.lookup and `__init__`"

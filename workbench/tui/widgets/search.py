@@ -81,14 +81,16 @@ class SearchInput(Input):
 
 
 _HEADING = re.compile(r"(^|\s)(#{1,6}|```\w*)(?=\s|$)")  # heading marks, code fences
+_MARKS = re.compile(r"\*\*|\[\[|\]\]")  # strong emphasis and wiki-link brackets: the words stay
 _LINK = re.compile(r"\[([^\]]*)\]\([^)\s\x02\x03]*(?:\)|(?=\s|$))")  # a Markdown link (its address perhaps cut short) whose address did not match
 
 
 def shorten_snippet(snippet: str, most: int) -> str:
     """At most about `most` characters of `snippet`, keeping its first match and a few words before
     it: the narrow pane has room for two lines, and the match is what says why the hit is here.
-    Heading marks, code fences and link addresses go: they take the room and say nothing."""
-    snippet = " ".join(_LINK.sub(r"\1", _HEADING.sub(r"\1", snippet)).split())
+    Heading marks, code fences, link addresses, `**` and the brackets of `[[wiki-links]]` go: they
+    take the room and say nothing."""
+    snippet = " ".join(_MARKS.sub("", _LINK.sub(r"\1", _HEADING.sub(r"\1", snippet))).split())
     if len(snippet) <= most:
         return snippet
     match = max(0, snippet.find("\x02"))
