@@ -396,3 +396,15 @@ async def test_another_flavour_is_named_in_the_header_and_can_be_forced(tmp_path
                 if header.documents is not None:
                     break
             assert header.vault_name == expected and header.documents == 3
+
+
+async def test_a_screen_stopped_while_the_vault_loads_starts_no_watcher(sample_copy: Path):
+    """Quitting stops the watcher first; a load still running then must not start one after it
+    (a watcher thread left posting to a screen that is gone)."""
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(100, 30)) as pilot:
+        main = app.screen
+        main.stop_watching()  # as quitting does, before the vault has been read
+        await settle(pilot)
+        assert main.summary is not None, "the load went on to its end"
+        assert main.watcher is None, "no watcher was started after the stop"

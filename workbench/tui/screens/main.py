@@ -194,6 +194,9 @@ class MainScreen(GuidedFlows, Screen[None]):
         """Reopen the queue when the conflicts after a resolution have been found."""
         self._searched_since_open = False
         self._titles_listed = threading.Event()
+        self._watching = threading.Lock()
+        self._stopped = False
+        """The screen has stopped watching for good (the person quit): no watcher may start after."""
         """The search pane has listed the vault's first titles (set once)."""
         """The search pane already lists the vault just opened (so its first summary need not search again)."""
         self.history = History()
@@ -230,8 +233,11 @@ class MainScreen(GuidedFlows, Screen[None]):
         self.stop_watching()
 
     def stop_watching(self) -> None:
+        """For good: a load still running then stops the watcher it starts."""
         self._titles_listed.set()  # a load waiting on them goes on (and ends) rather than wait out its timeout
-        watcher, self.watcher = self.watcher, None
+        with self._watching:
+            self._stopped = True
+            watcher, self.watcher = self.watcher, None
         if watcher is not None:
             watcher.stop()
 
@@ -265,8 +271,12 @@ class MainScreen(GuidedFlows, Screen[None]):
         # A full collection walked the whole vault (a few hundred milliseconds at 10,000
         # documents) at random moments, as the watcher brought in changes.
         gc.freeze()
-        if self.is_attached:
-            self.watcher = self.vault.watch(self._on_disk_change)
+        watcher = self.vault.watch(self._on_disk_change)
+        with self._watching:
+            if self._stopped:  # the person quit while the vault was being read
+                watcher.stop()
+            else:
+                self.watcher = watcher
 
     def _on_disk_change(self, paths: list[str], seconds: float) -> None:
         """Called on the watcher's thread: never touch a widget here, only post."""
