@@ -86,3 +86,18 @@ def test_the_gate_finds_a_duplicate_note_from_title_text_and_tags_and_never_clai
     assert "mem-note-stripe-test-clocks" in [c.id for c in offered]
     for candidate in offered:
         assert not any("100%" in reason and "title" in reason for reason in candidate.reasons), candidate.reasons
+
+
+def test_a_document_changed_by_plain_file_io_is_weighed_as_it_now_reads(builder):
+    """Profiles are kept between calls; a document an agent rewrites must not be judged by its old text."""
+    vault = vault_with(builder, {
+        "mem-decision-queue-redis": ("Queue backend: use Redis streams", "Background jobs go through Redis streams.", "2026-02-01", {"tags": "[queue]"}),
+    })
+    draft = Draft("decision", "Search engine: move to OpenSearch", ["search"], [], "Full text search outgrew SQLite; use OpenSearch.")
+    assert "mem-decision-queue-redis" not in [c.id for c in vault.gate(draft)]
+    path = builder.root / "decisions" / "mem-decision-queue-redis.md"
+    text = path.read_text().replace("Queue backend: use Redis streams", "Search engine: use SQLite full text search")
+    path.write_text(text.replace("[queue]", "[search]").replace("Background jobs go through Redis streams.",
+                                                                "Full text search runs on SQLite FTS5."))
+    vault.refresh()
+    assert vault.gate(draft)[0].id == "mem-decision-queue-redis"

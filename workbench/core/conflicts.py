@@ -20,7 +20,7 @@ from .changes import Plan
 from .edits import join_section, unite_links, unite_tags
 from .index import VaultIndex
 from .model import DocType, Document, LinkType, RefusedError, Status, id_list
-from .similarity import Corpus, Likeness, Profile, kinship, likeness, words
+from .similarity import Corpus, Likeness, Profile, kinship, likeness, profiles_of, words
 
 __all__ = ["Conflict", "Conflicts", "Resolution", "find_conflicts", "plan_compatible", "plan_retarget", "plan_merge_documents", "COMPATIBLE_KEY"]
 
@@ -217,7 +217,7 @@ def _candidates(docs: dict) -> list[Conflict]:
     by_type: dict[str, list] = {}
     for doc in active:
         by_type.setdefault(doc.type, []).append(doc)
-    profiles = {doc.id: Profile.of(doc) for doc in active}
+    profiles = profiles_of(active)
     corpus = Corpus(profiles.values())  # word rarity among the documents compared
     supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
 

@@ -18,7 +18,7 @@ from .changes import Plan
 from .index import VaultIndex
 from .model import TYPE_FOLDERS, DocType, Document, LinkType, RefusedError, Status, member
 from .edits import join_section, slugify, unite_links, unite_tags
-from .similarity import Corpus, Profile, kinship, likeness
+from .similarity import Corpus, Profile, kinship, likeness, profiles_of
 from .storage import FileChange
 from .yamledit import render_frontmatter
 
@@ -93,7 +93,7 @@ class Candidate:
 def candidates(documents: Iterable[Document], draft: Draft, limit: int = 3) -> list[Candidate]:
     """The canonical documents the draft may belong in, best first, each with its reasons."""
     docs = [d for d in documents if d.status in (Status.ACTIVE, Status.DRAFT)]
-    profiles = {d.id: Profile.of(d) for d in docs}
+    profiles = profiles_of(docs)
     corpus = Corpus(profiles.values())
     mine = draft.profile()
     ranked: list[Candidate] = []

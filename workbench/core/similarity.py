@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from .model import ID_PATTERN, DocType, Document
 
-__all__ = ["words", "Profile", "Corpus", "Likeness", "likeness", "kinship", "mentions_in", "record_keys", "shown", "shown_words", "title_head"]
+__all__ = ["words", "Profile", "profiles_of", "Corpus", "Likeness", "likeness", "kinship", "mentions_in", "record_keys", "shown", "shown_words", "title_head"]
 
 STOPWORDS = frozenset(
     """a an and are as at be but by for from has have in into is it its of on or that the this to was were
@@ -38,13 +38,25 @@ def _stem(word: str) -> str:
     return word
 
 
+_TERMS: dict[str, str] = {}
+"""Each word met, lowercase, to its stem ("" for a word not compared): a vault repeats a few
+thousand words millions of times, so each is judged once (profiling 10,000 documents: 1 s to 0.3 s)."""
+_TERMS_MOST = 500_000
+
+
 def words(text: str) -> list[str]:
     """Lowercase content words, lightly stemmed, for overlap rather than linguistics."""
-    return [_stem(w) for w in _content_words(text)]
-
-
-def _content_words(text: str) -> list[str]:
-    return [w for w in WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1 and not w.isdigit()]
+    terms = _TERMS
+    if len(terms) > _TERMS_MOST:  # a vault of random strings: start again rather than grow without end
+        terms.clear()
+    out = []
+    for word in WORD.findall(text.lower()):
+        term = terms.get(word)
+        if term is None:
+            term = terms[word] = "" if word in STOPWORDS or len(word) < 2 or word.isdigit() else _stem(word)
+        if term:
+            out.append(term)
+    return out
 
 
 _WRITTEN = re.compile(r"[A-Za-z0-9]+")
@@ -103,6 +115,29 @@ class Profile:
         return cls(doc.id, doc.title, doc.type, set(doc.tags), targets, Counter(words(doc.title + " " + doc.body)),
                    doc.body, frozenset(handles), frozenset(mentions), title_head(doc.title),
                    (created if isinstance(created, dt.date) else dt.date.min, number, doc.id))
+
+
+_PROFILED: dict[int, tuple[Document, Profile]] = {}
+"""Each document profiled, by identity, with its profile. The index keeps a document's object for
+as long as its file is unchanged, so a gate proposal or a conflicts search profiles only what
+changed since the last (10,000 documents: 1 s each time before). The document is held beside its
+profile, so its identity cannot pass to another object while the entry lives."""
+
+
+def profiles_of(documents: Iterable[Document]) -> dict[str, Profile]:
+    """The profile of each document, by id; a profile is never changed by those who read it."""
+    out: dict[str, Profile] = {}
+    kept: dict[int, tuple[Document, Profile]] = {}
+    for doc in documents:
+        entry = _PROFILED.get(id(doc))
+        if entry is None or entry[0] is not doc:
+            entry = (doc, Profile.of(doc))
+        kept[id(doc)] = entry
+        out[doc.id] = entry[1]
+    if len(_PROFILED) > 2 * len(kept) + 1000:  # forget documents long gone, keeping those asked now
+        _PROFILED.clear()
+    _PROFILED.update(kept)
+    return out
 
 
 def mentions_in(targets: Iterable[str], body: str) -> set[str]:
