@@ -8,6 +8,7 @@ every score comes with its reasons and a person decides.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import posixpath
 import re
@@ -64,7 +65,28 @@ _WRITTEN = re.compile(r"[A-Za-z0-9]+")
 
 def shown(stem: str, text: str) -> str:
     """The word as the text wrote it, for reasons a person reads ("PDFs", not "pdf")."""
-    return next((w for w in _WRITTEN.findall(text) if _stem(w.lower()) == stem), stem)
+    return _written_forms(text).get(stem, stem)
+
+
+@functools.lru_cache(maxsize=1024)
+def _written_forms(text: str) -> dict[str, str]:
+    """Each stem of `text` to its first word as written. The conflicts search shows the shared words
+    of thousands of pairs, most of them naming the same documents: each text is read once."""
+    forms: dict[str, str] = {}
+    stems = _WRITTEN_STEMS
+    if len(stems) > _TERMS_MOST:
+        stems.clear()
+    for word in _WRITTEN.findall(text):
+        stem = stems.get(word)
+        if stem is None:
+            stem = stems[word] = _stem(word.lower())
+        if stem not in forms:
+            forms[stem] = word
+    return forms
+
+
+_WRITTEN_STEMS: dict[str, str] = {}
+"""Each word as written to its stem, for `_written_forms`."""
 
 
 # A record number as people cite one: "ADR-019", "ADR019", "RFC 42" (prefix and number).
@@ -168,13 +190,26 @@ class Corpus:
             self.size += 1
             self.frequency.update(profile.terms.keys())
             self.linked.update(profile.targets)
+        self._idf: dict[str, float] = {}
+        self._norms: dict[int, tuple[Counter, float]] = {}  # by the identity of the terms, held alongside
 
     def rare_target(self, target: str) -> bool:
         """A link target few documents share: a hub everything links says nothing about a subject."""
         return self.linked[target] <= max(3, math.isqrt(self.size))
 
     def idf(self, term: str) -> float:
-        return math.log((1 + self.size) / (1 + self.frequency[term])) + 1
+        weight = self._idf.get(term)
+        if weight is None:
+            weight = self._idf[term] = math.log((1 + self.size) / (1 + self.frequency[term])) + 1
+        return weight
+
+    def norm(self, terms: Counter) -> float:
+        """The length of `terms` weighed by rarity, worked out once per text: a conflicts search
+        compares each document with many others."""
+        kept = self._norms.get(id(terms))
+        if kept is None or kept[0] is not terms:
+            kept = self._norms[id(terms)] = (terms, math.sqrt(sum((count * self.idf(t)) ** 2 for t, count in terms.items())))
+        return kept[1]
 
 
 @dataclass
@@ -192,12 +227,10 @@ def _cosine(a: Counter, b: Counter, corpus: Corpus) -> tuple[float, list[str]]:
     common = set(a) & set(b)
     if not common:
         return 0.0, []
-    weight = {t: corpus.idf(t) for t in set(a) | set(b)}
+    weight = {t: corpus.idf(t) for t in common}
     dot = sum(a[t] * b[t] * weight[t] ** 2 for t in common)
-    norm_a = math.sqrt(sum((a[t] * weight[t]) ** 2 for t in a))
-    norm_b = math.sqrt(sum((b[t] * weight[t]) ** 2 for t in b))
     top = sorted(common, key=lambda t: (-(min(a[t], b[t]) * weight[t] ** 2), t))[:5]
-    return dot / (norm_a * norm_b), top
+    return dot / (corpus.norm(a) * corpus.norm(b)), top
 
 
 def kinship(newer: Profile, older: Profile, corpus: Corpus) -> Likeness:
