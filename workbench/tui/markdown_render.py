@@ -348,7 +348,7 @@ def lay_out(block: Block, width: int, words: Iterable[str] = (), gap: bool = Tru
 
 
 def _lay_out(block: Block, width: int, words: tuple[str, ...]) -> list[Content]:
-    room = max(width - block.first.cell_length, 1)
+    room = max(width - block.first.cell_length - (CODE_BAR.cell_length if block.code else 0), 1)
     if block.rule:
         return [block.first + Content.styled("─" * room, RULE_STYLE)]
     if block.rows:

@@ -172,7 +172,7 @@ class Body(Widget):
                 self._add(part)
             if given == self._given:
                 self._floor = 0
-                self.refresh(layout=True)
+                self._grown()
 
         return AwaitComplete(add_the_rest())
 
@@ -200,7 +200,13 @@ class Body(Widget):
             if self._width:
                 self._lay_out_block(index)
         self._strips.clear()
+        self._grown()
+
+    def _grown(self) -> None:
+        """Ask for a layout now, and again after the next paint: a request made while an earlier
+        one is still pending can be lost (the body would keep the height of its first piece)."""
         self.refresh(layout=True)
+        self.call_after_refresh(self.refresh, layout=True)
 
     # -- laying out and drawing -------------------------------------------------------------------
 
@@ -250,11 +256,16 @@ class Body(Widget):
                          if any(link_number(span.style) == number for span in self._lines[row].spans))
 
     def _scroll_to_row(self, row: int, top: bool = False) -> None:
-        """Bring a row of the body into the view of the container that scrolls it."""
-        container = self.parent
-        if isinstance(container, Widget):
-            region = Region(0, self.virtual_region.y + row, max(self.size.width, 1), 1)
-            container.scroll_to_region(region, animate=False, top=top, immediate=True)
+        """Bring a row of the body into the view of the container that scrolls it, once a layout
+        still pending has made the body as tall as its text."""
+
+        def scroll() -> None:
+            container = self.parent
+            if isinstance(container, Widget):
+                region = Region(0, self.virtual_region.y + row, max(self.size.width, 1), 1)
+                container.scroll_to_region(region, animate=False, top=top, immediate=True)
+
+        self.call_after_refresh(scroll)
 
     # -- the links --------------------------------------------------------------------------------
 
