@@ -23,17 +23,18 @@ from __future__ import annotations
 
 import asyncio
 import re
+from contextlib import suppress
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import unquote
 
+from rich.segment import Segment
 from textual.await_complete import AwaitComplete
 from textual.content import Content
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
-from textual.visual import Visual
 from textual.widget import Widget
 
 from ..markdown_render import Block, lay_out, link_number, render, slug
@@ -44,6 +45,8 @@ FIRST_LINES = 50
 """Lines of the text in the first piece: more of any document than a tall terminal shows."""
 LATER_LINES = 400
 """Lines in each later piece: a piece takes the interpreter for a few tens of milliseconds."""
+PAINT_WAIT = 0.2
+"""Seconds the rest of a long text waits for its first screen to be painted: the paint comes first."""
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])[ \t]")
 _REFERENCE = re.compile(r" {0,3}\[[^\]]+\]:\s")
@@ -125,6 +128,8 @@ class Body(Widget):
         """The row of each block's first line (its blank line before, if any)."""
         self._strips: dict[int, Strip] = {}
         self._cursor_rows: frozenset[int] = frozenset()
+        self._painted = asyncio.Event()
+        """Set when a line of the text last given is painted."""
         self._floor = 0
         """Rows kept while a text replacing a longer one is still coming in."""
         self._given = 0
@@ -164,9 +169,14 @@ class Body(Widget):
         self._add(parts[0])
         self.shown = True
 
+        painted = self._painted = asyncio.Event()
+
         async def add_the_rest() -> None:
+            if len(parts) > 1:
+                with suppress(asyncio.TimeoutError):  # a body out of sight is never painted
+                    await asyncio.wait_for(painted.wait(), PAINT_WAIT)
             for part in parts[1:]:
-                await asyncio.sleep(0)  # the first screen paints, keys get through
+                await asyncio.sleep(0)  # keys get through between pieces
                 if given != self._given:
                     return  # another text was given meanwhile: the rest of this one is not wanted
                 self._add(part)
@@ -231,6 +241,7 @@ class Body(Widget):
         return max(len(self._lines), self._floor)
 
     def render_line(self, y: int) -> Strip:
+        self._painted.set()
         width = self.size.width
         self._ensure_width(width)
         if (strip := self._strips.get(y)) is not None:
@@ -240,8 +251,9 @@ class Body(Widget):
         line = self._lines[y]
         if y in self._cursor_rows:
             line = _with_cursor(line, self.cursor)
-        strips = Visual.to_strips(self, line, width, 1, self.visual_style, pad=True)
-        strip = self._strips[y] = strips[0] if strips else Strip.blank(width, self.visual_style.rich_style)
+        base = self.visual_style
+        segments = [Segment(text, style.rich_style) for text, style in line.render(base, end="")]
+        strip = self._strips[y] = Strip(segments).crop_extend(0, width, base.rich_style)
         return strip
 
     def _rows_of(self, number: int) -> frozenset[int]:
