@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
-__all__ = ["LINK_KEY", "Block", "Rendered", "lay_out", "link_number", "render", "slug"]
+__all__ = ["LINK_KEY", "Block", "Rendered", "lay_out", "link_number", "render", "slug", "warm_up"]
 
 LINK_KEY = "body-link"
 """The key, in a link's style meta, of the link's number in reading order."""
@@ -109,7 +109,7 @@ def link_number(style: object) -> int | None:
 # -- parsing -------------------------------------------------------------------------------------
 
 _parser: MarkdownIt | None = None
-_labels: Mapping[str, str] = {}
+_WARM_UP_TEXT = "# a\n\nhttps://example.com www.example.com a@example.com\n\n*b* **c** ~~d~~ `e` [f](g.md) [[h]] <i>\n\n- j\n1. k\n> l\n\n```\nm\n```\n\n| n |\n|---|\n| o |\n"
 
 
 def _markdown_it() -> MarkdownIt:
@@ -124,9 +124,20 @@ def _markdown_it() -> MarkdownIt:
     return _parser
 
 
+def warm_up() -> None:
+    """Make the parser (its rules are compiled on first use) and load the highlighter for the
+    languages most fences name, ahead of the first document; safe to run in a thread."""
+    render(_WARM_UP_TEXT, {})
+    from pygments.lexers import get_lexer_by_name
+    from textual.highlight import highlight  # noqa: F401
+
+    for language in ("text", "python", "yaml", "json", "bash", "markdown"):
+        get_lexer_by_name(language)
+
+
 def _wikilink_rule(state: Any, silent: bool) -> bool:
     """An inline rule: `[[inner]]` (or the embed `![[inner]]`) becomes a link to `wiki:<inner>`,
-    shown by its label among the labels of the text being rendered."""
+    shown by its label among the labels of the text being rendered (in the parse's `env`)."""
     start = state.pos + (1 if state.src.startswith("!", state.pos) else 0)
     if not state.src.startswith("[[", start):
         return False
@@ -139,7 +150,7 @@ def _wikilink_rule(state: Any, silent: bool) -> bool:
     inner, whole, _embed = found[0]
     if not silent:
         state.push("link_open", "a", 1).attrs = {"href": wiki_href(inner)}
-        state.push("text", "", 0).content = _labels.get(wiki_href(inner), inner)
+        state.push("text", "", 0).content = state.env.get("labels", {}).get(wiki_href(inner), inner)
         state.push("link_close", "a", -1)
     state.pos += len(whole)
     return True
@@ -148,13 +159,7 @@ def _wikilink_rule(state: Any, silent: bool) -> bool:
 def render(markdown: str, labels: Mapping[str, str], first_link: int = 0) -> Rendered:
     """`markdown` as blocks; `[[...]]` shown by `labels` (by address); links numbered from
     `first_link` (a later piece of a text goes on numbering where the one before stopped)."""
-    global _labels
-    parser = _markdown_it()
-    _labels = labels
-    try:
-        tokens = parser.parse(markdown)
-    finally:
-        _labels = {}
+    tokens = _markdown_it().parse(markdown, {"labels": labels})
     return _Builder(first_link).build(tokens)
 
 

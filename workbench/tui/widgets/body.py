@@ -37,7 +37,7 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ..markdown_render import Block, lay_out, link_number, render, slug
+from ..markdown_render import Block, lay_out, link_number, render, slug, warm_up
 
 __all__ = ["Body", "RenderedLink", "pieces"]
 
@@ -45,6 +45,8 @@ FIRST_LINES = 50
 """Lines of the text in the first piece: more of any document than a tall terminal shows."""
 LATER_LINES = 400
 """Lines in each later piece: a piece takes the interpreter for a few tens of milliseconds."""
+WARM_AFTER = 0.5
+"""Seconds after start-up before the parser is made ready, so that start-up never waits for it."""
 PAINT_WAIT = 0.2
 """Seconds the rest of a long text waits for its first screen to be painted: the paint comes first."""
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
@@ -136,6 +138,14 @@ class Body(Widget):
         """How many texts were given: the adding of an older text's pieces stops when it changes."""
         self.shown = True
         """The first screen of the text last given is laid out (False while it is being made)."""
+
+    def on_mount(self) -> None:
+        self.set_timer(WARM_AFTER, self._warm)
+
+    def _warm(self) -> None:
+        """Import the parser and the highlighter off the event loop, once the first screen is up:
+        the first document opened would otherwise wait for them."""
+        self.run_worker(warm_up, thread=True, exclusive=True, group="body-warm-up", exit_on_error=False)
 
     # -- what is shown ----------------------------------------------------------------------------
 
