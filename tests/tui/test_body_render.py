@@ -163,6 +163,10 @@ def test_slugs_as_github_makes_them():
     assert slug("Use `jq` for JSON") == "use-jq-for-json"
 
 
+def test_the_blank_line_between_blocks_keeps_only_the_bars_they_share():
+    assert lines("> one\n>\n> two\n\nafter\n", width=20) == ["▌ one", "▌", "▌ two", "", "after"]
+
+
 def test_a_rule_spans_the_width_inside_a_quote():
     assert lines("> ---\n", width=20) == ["▌ " + "─" * 18]
 

@@ -75,6 +75,8 @@ class Block:
     """Drawn before each line after the first: as wide as `first`, so the text hangs."""
     gap: bool = True
     """A blank line before it (not between the items of a tight list)."""
+    between: Content = field(default_factory=Content)
+    """What that blank line shows: the bars of the quotes this block shares with the one before."""
     code: bool = False
     """Cut at the width rather than wrapped at words, and never marked."""
     rule: bool = False
@@ -200,7 +202,10 @@ class _Builder:
 
     def add(self, content: Content, gap: bool = True, **kind: Any) -> None:
         first, rest = self.prefixes()
-        self.blocks.append(Block(content, first, rest, gap or self.list_opens, **kind))
+        before = self.blocks[-1].rest.plain if self.blocks else ""
+        shared = next((n for n, (a, b) in enumerate(zip(before, rest.plain)) if a != b), min(len(before), len(rest.plain)))
+        between = rest[:shared].rstrip()
+        self.blocks.append(Block(content, first, rest, gap or self.list_opens, between, **kind))
         self.list_opens = False
 
     def token(self, tokens: Sequence[Token], index: int) -> int:
@@ -348,7 +353,7 @@ def lay_out(block: Block, width: int, words: Iterable[str] = (), gap: bool = Tru
     blank line when the block asks for one and `gap` allows it (not before the text's first)."""
     lines = _lay_out(block, width, tuple(words))
     if gap and block.gap:
-        return [block.rest.rstrip(), *lines]
+        return [block.between, *lines]
     return lines
 
 
