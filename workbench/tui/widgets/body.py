@@ -1,56 +1,59 @@
-"""A document's body as rendered Markdown, with its links reachable from the keyboard.
+"""A document's body as rendered Markdown, drawn by one widget, with its links reachable from the keyboard.
 
-Textual's `Markdown` shows `[label](other.md)` as a link a mouse can click; vaults link far more
-often with `[[target]]`, which Markdown does not know. An inline rule of the parser turns each
-`[[...]]` outside code into a link whose address is `wiki:<inner>`, shown by its label (so
-`[[Note name|alias]]` reads "alias", Dendron's `[[label|a.b.c]]` reads "label"); the viewer looks
-the address up among the links the worker resolved.
+Textual's `Markdown` mounted a widget for every block (every list item, every paragraph in it)
+before it painted: seconds for a long decision record or a Dendron changelog. Here the text is made
+into blocks of styled text (`markdown_render`), each block is wrapped at the widget's width with its
+hanging indent, and the widget paints only the lines on screen (Textual's line API: `render_line`).
+The lines are kept per width and made again on a resize.
 
-For the keyboard, a cursor walks the rendered links in reading order (`move_cursor`) and shows the
-one it is on in the theme's cursor colours; `follow` acts on it exactly as a click would, by
-running the link's own action. The words of the search that opened the document are marked too
-(`show(..., words=...)`). Both are styles laid over the text the renderer made; the text itself is
-never rewritten, so what is shown stays what the file says.
+A long text is cut into pieces at lines where a block may start (`pieces`): `show` renders the
+first (a screen's worth) at once and says so (`shown`), then adds the others one by one while the
+person starts reading, letting keys through between them. A newer `show` stops an older one still
+adding pieces. While the pieces of a text come in, the body stays at least as tall as the text it
+replaced, so a document re-read after a change on disk keeps its place in the viewer.
 
-Textual's `Markdown` parses the whole text and mounts a widget for every block (every list item,
-every paragraph in it) before it paints: seconds for a long decision record or a Dendron changelog.
-`update` here cuts the text into pieces at lines where a block may start (`pieces`), shows the
-first piece (a screen's worth) at once, and adds the others one by one while the person starts
-reading, letting keys through between them; `shown` says the first is in. The old text is hidden
-at once and taken down piece by piece too.
+For the keyboard, a cursor walks the links in reading order (`move_cursor`), those in tables too,
+and shows the one it is on in the theme's cursor colours, scrolled into view; `follow` acts on it
+exactly as a click does, by posting `LinkClicked` with the link's address. The words of the search
+that opened the document are marked (`show(..., words=...)`, `mark`). Both are styles laid over the
+text the renderer made; the text itself is never rewritten, so what is shown stays what the file says.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable, Mapping
+from contextlib import suppress
+from collections.abc import Mapping
 from dataclasses import dataclass
+from urllib.parse import unquote
 
-from markdown_it import MarkdownIt
-from markdown_it.rules_inline import StateInline
+from rich.segment import Segment
 from textual.await_complete import AwaitComplete
-from textual.containers import Vertical
 from textual.content import Content
+from textual.geometry import Region, Size
+from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownBlock
+from textual.strip import Strip
+from textual.widget import Widget
 
-from ...core.flavours.base import wikilinks
-from ..text import mark_words
-from ..text_links import wiki_href
+from ..markdown_render import Block, lay_out, link_number, render, slug, warm_up
 
-__all__ = ["Body", "Page", "RenderedLink", "pieces"]
+__all__ = ["Body", "RenderedLink", "pieces"]
 
 FIRST_LINES = 50
 """Lines of the text in the first piece: more of any document than a tall terminal shows."""
-LATER_LINES = 40
+LATER_LINES = 400
 """Lines in each later piece: a piece takes the interpreter for a few tens of milliseconds."""
-TAKEN_DOWN = 200
-"""Widgets of the old text taken down at a time."""
+WARM_AFTER = 0.5
+"""Seconds after start-up before the parser is made ready, so that start-up never waits for it."""
+PAINT_WAIT = 0.2
+"""Seconds the rest of a long text waits for its first screen to be painted: the paint comes first."""
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])[ \t]")
 _REFERENCE = re.compile(r" {0,3}\[[^\]]+\]:\s")
+
+CURSOR_STYLE = "bold $block-cursor-foreground on $block-cursor-background"
 
 
 def pieces(markdown: str, first: int = FIRST_LINES, later: int = LATER_LINES) -> list[str]:
@@ -79,186 +82,270 @@ def pieces(markdown: str, first: int = FIRST_LINES, later: int = LATER_LINES) ->
     out.append("".join(lines[start:]))
     return [piece + ("\n" + references if references and piece is not out[-1] else "") for piece in out]
 
-CURSOR_STYLE = "bold $block-cursor-foreground on $block-cursor-background"
-
 
 @dataclass(frozen=True)
 class RenderedLink:
-    """One link as rendered: the block it is in, where in the block's text, and its click action."""
+    """One link as rendered, in reading order: what it shows and the address it carries."""
 
-    block: MarkdownBlock
-    start: int
-    end: int
-    action: str
+    label: str
+    href: str
 
 
-def _wikilink_rule(labels: Callable[[], Mapping[str, str]]):
-    """An inline rule: `[[inner]]` (or the embed `![[inner]]`) becomes a link to `wiki:<inner>`,
-    shown by its label in `labels()` (the labels of the document being parsed)."""
-
-    def rule(state: StateInline, silent: bool) -> bool:
-        start = state.pos + (1 if state.src.startswith("!", state.pos) else 0)
-        if not state.src.startswith("[[", start):
-            return False
-        close = state.src.find("]]", start)
-        if close < 0:
-            return False
-        found = wikilinks(state.src[state.pos : close + 2])
-        if not found or not state.src.startswith(found[0][1], state.pos):
-            return False
-        inner, whole, _embed = found[0]
-        if not silent:
-            state.push("link_open", "a", 1).attrs = {"href": wiki_href(inner)}
-            state.push("text", "", 0).content = labels().get(wiki_href(inner), inner)
-            state.push("link_close", "a", -1)
-        state.pos += len(whole)
-        return True
-
-    return rule
-
-
-class Page(Vertical):
-    """One text's blocks: a new text goes on a new page, so the old one is hidden by one change."""
+class Body(Widget):
+    """The rendered body; `cursor` is the link the keyboard is on (-1: none)."""
 
     DEFAULT_CSS = """
-    Page { height: auto; }
-    Page > MarkdownParagraph { margin: 0 0 1 0; }
+    Body { height: auto; }
     """
-
-
-class Body(Markdown):
-    """The rendered body; `cursor` is the link the keyboard is on (-1: none)."""
 
     cursor: reactive[int] = reactive(-1, init=False)
     """Index into `links` of the link the keyboard is on; -1 when none is."""
 
+    class LinkClicked(Message):
+        """A link in the body was clicked, or followed from the keyboard."""
+
+        def __init__(self, body: Body, href: str) -> None:
+            super().__init__()
+            self.body = body
+            self.href = unquote(href)
+            """The link's address, as the text wrote it (percent-encoding undone)."""
+
+        @property
+        def control(self) -> Body:
+            return self.body
+
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, open_links=False, parser_factory=self._parser)
-        self._markdown_it: MarkdownIt | None = None
+        super().__init__(id=id)
         self._labels: Mapping[str, str] = {}
         self._words: tuple[str, ...] = ()
-        self._rendered: dict[MarkdownBlock, Content] = {}
-        """Each block's text as the renderer made it, before any style was laid over it."""
-        self._shown: dict[MarkdownBlock, Content] = {}
-        """Each block's text with the words marked: what a block goes back to when the cursor leaves."""
-        self.links: list[RenderedLink] = []
-        """The links as rendered, in reading order (those inside tables are left to the mouse)."""
+        self._blocks: list[Block] = []
+        self._hrefs: list[str] = []
+        self._link_labels: list[str] = []
+        self._link_blocks: list[int] = []
+        """The block each link is in, by the link's number."""
+        self._width = 0
+        """The width the lines were laid out at (0: none yet)."""
+        self._lines: list[Content] = []
+        self._starts: list[int] = []
+        """The row of each block's first line (its blank line before, if any)."""
+        self._strips: dict[int, Strip] = {}
+        self._cursor_rows: frozenset[int] = frozenset()
+        self._painted = asyncio.Event()
+        """Set when a line of the text last given is painted."""
+        self._floor = 0
+        """Rows kept while a text replacing a longer one is still coming in."""
+        self._given = 0
+        """How many texts were given: the adding of an older text's pieces stops when it changes."""
         self.shown = True
-        """The first blocks of the text last given are mounted (False while they are being made)."""
-        self._text_given = 0
-        self.page = Page()
-        """The page of the text last given (not mounted until that text is shown)."""
-        """How many texts were given: an update still adding the pieces of an older one stops."""
+        """The first screen of the text last given is laid out (False while it is being made)."""
 
-    def _parser(self) -> MarkdownIt:
-        """One parser for every document: making one compiles its rules (tens of milliseconds)."""
-        if self._markdown_it is None:
-            self._markdown_it = MarkdownIt("gfm-like")
-            self._markdown_it.inline.ruler.before("link", "wikilink", _wikilink_rule(lambda: self._labels))
-        return self._markdown_it
+    def on_mount(self) -> None:
+        self.set_timer(WARM_AFTER, self._warm)
 
-    def update(self, markdown: str) -> AwaitComplete:
-        """Show `markdown` on a new page: its first piece at once, the old page hidden meanwhile
-        and taken down after the new is on show, the other pieces after."""
-        self._theme = self.app.theme
-        self._markdown, self._table_of_contents = markdown, None
-        self.shown = False
-        self._text_given += 1
-        given = self._text_given
+    def _warm(self) -> None:
+        """Import the parser and the highlighter off the event loop, once the first screen is up:
+        the first document opened would otherwise wait for them."""
+        self.run_worker(warm_up, thread=True, exclusive=True, group="body-warm-up", exit_on_error=False)
 
-        async def update_in_pieces() -> None:
-            async with self.lock:
-                old_pages = list(self.query_children(Page))
-                page = self.page = Page()
-                for number, piece in enumerate(pieces(markdown)):
-                    if given != self._text_given:
-                        return  # another text was given meanwhile: the rest of this one is not wanted
-                    blocks = list(self._parse_markdown(self._parser().parse(piece)))
-                    if number:
-                        await page.mount_all(blocks)
-                        await asyncio.sleep(0)
-                        continue
-                    with self.app.batch_update():
-                        for old in old_pages:
-                            old.display = False  # one page, one change: not a restyle of its every block
-                        await self.mount(page)
-                        await page.mount_all(blocks)
-                    self.shown = True
-                    await asyncio.sleep(0)  # the first screen paints before anything else
-                    for old in old_pages:
-                        children = list(old.children)
-                        for at in range(0, len(children), TAKEN_DOWN):
-                            await old.remove_children(children[at : at + TAKEN_DOWN])
-                            await asyncio.sleep(0)
-                        await old.remove()
-            self.post_message(Markdown.TableOfContentsUpdated(self, self.table_of_contents).set_sender(self))
+    # -- what is shown ----------------------------------------------------------------------------
 
-        return AwaitComplete(update_in_pieces())
+    @property
+    def links(self) -> list[RenderedLink]:
+        """The links as rendered, in reading order (tables' too)."""
+        return [RenderedLink(label, href) for label, href in zip(self._link_labels, self._hrefs)]
+
+    @property
+    def lines(self) -> list[Content]:
+        """The text as laid out at the current width, words marked, one `Content` per row."""
+        return list(self._lines)
+
+    @property
+    def text(self) -> str:
+        """The text as laid out at the current width, one line per row (for reading, not for parsing)."""
+        return "\n".join(line.plain.rstrip() for line in self._lines)
 
     def show(self, text: str, labels: Mapping[str, str], words: tuple[str, ...] = ()) -> AwaitComplete:
-        """Render `text`, `[[...]]` shown by `labels` (by address), `words` marked; the cursor resets."""
+        """Render `text`, `[[...]]` shown by `labels` (by address), `words` marked; the cursor resets.
+        The first piece is laid out before this returns; the rest is added by what it returns."""
+        self._given += 1
+        given = self._given
         self._labels, self._words = labels, words
+        self.shown = False
         self.cursor = -1
-        update = self.update(text)
+        parts = pieces(text)
+        self._floor = len(self._lines)
+        self._blocks, self._hrefs, self._link_labels, self._link_blocks = [], [], [], []
+        self._lines, self._starts, self._width = [], [], self._width
+        self._add(parts[0])
+        self.shown = True
 
-        async def then() -> None:
-            await update
-            if self.is_attached:
-                self._rendered = {block: block.content for block in self.page.query(MarkdownBlock)
-                                  if isinstance(block.content, Content) and block.content.plain}
-                self._lay_over()
+        painted = self._painted = asyncio.Event()
 
-        return AwaitComplete(then())
+        async def add_the_rest() -> None:
+            if len(parts) > 1:
+                with suppress(asyncio.TimeoutError):  # a body out of sight is never painted
+                    await asyncio.wait_for(painted.wait(), PAINT_WAIT)
+            for part in parts[1:]:
+                await asyncio.sleep(0)  # keys get through between pieces
+                if given != self._given:
+                    return  # another text was given meanwhile: the rest of this one is not wanted
+                self._add(part)
+            if given == self._given:
+                self._floor = 0
+                self._grown()
+
+        return AwaitComplete(add_the_rest())
 
     def mark(self, words: tuple[str, ...]) -> None:
         """Mark other words in what is shown (the same document, another search)."""
         if words != self._words:
             self._words = words
-            self._lay_over()
+            self._lay_out_all(self._width)
+            self.refresh()
 
-    def _lay_over(self) -> None:
-        """Collect the rendered links and mark the words, from each block's text as rendered."""
-        self.links, self._shown = [], {}
-        for block, content in self._rendered.items():
-            for span in content.spans:
-                action = getattr(span.style, "meta", {}).get("@click") if not isinstance(span.style, str) else None
-                if action:
-                    self.links.append(RenderedLink(block, span.start, span.end, action))
-            marked = mark_words(content, self._words)
-            self._shown[block] = marked
-            block.update(marked)
-        self.cursor = min(self.cursor, len(self.links) - 1)
-        self._draw_cursor(-1, self.cursor)
+    def _add(self, piece: str) -> None:
+        """Render one piece of the text and lay its blocks out after the others."""
+        rendered = render(piece, self._labels, first_link=len(self._hrefs))
+        self._hrefs += rendered.hrefs
+        self._link_labels += [""] * len(rendered.hrefs)
+        self._link_blocks += [0] * len(rendered.hrefs)
+        for block in rendered.blocks:
+            index = len(self._blocks)
+            self._blocks.append(block)
+            for content in (block.content, *(cell for row in block.rows for cell in row)):
+                for span in content.spans:
+                    if (number := link_number(span.style)) is not None and number < len(self._hrefs):
+                        self._link_labels[number] = content.plain[span.start : span.end]
+                        self._link_blocks[number] = index
+            if self._width:
+                self._lay_out_block(index)
+        self._strips.clear()
+        self._grown()
+
+    def _grown(self) -> None:
+        """Ask for a layout now, and again after the next paint: a request made while an earlier
+        one is still pending can be lost (the body would keep the height of its first piece)."""
+        self.refresh(layout=True)
+        self.call_after_refresh(self.refresh, layout=True)
+
+    # -- laying out and drawing -------------------------------------------------------------------
+
+    def _lay_out_block(self, index: int) -> None:
+        self._starts.append(len(self._lines))
+        self._lines += lay_out(self._blocks[index], self._width, self._words, gap=index > 0)
+
+    def _lay_out_all(self, width: int) -> None:
+        self._width = width
+        self._lines, self._starts = [], []
+        for index in range(len(self._blocks)):
+            self._lay_out_block(index)
+        self._strips.clear()
+        self._cursor_rows = self._rows_of(self.cursor)
+
+    def _ensure_width(self, width: int) -> None:
+        if width > 0 and width != self._width:
+            self._lay_out_all(width)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        self._ensure_width(width)
+        return max(len(self._lines), self._floor)
+
+    def render_line(self, y: int) -> Strip:
+        self._painted.set()
+        width = self.size.width
+        self._ensure_width(width)
+        if (strip := self._strips.get(y)) is not None:
+            return strip
+        if y >= len(self._lines):
+            return Strip.blank(width, self.visual_style.rich_style)
+        line = self._lines[y]
+        if y in self._cursor_rows:
+            line = _with_cursor(line, self.cursor)
+        base = self.visual_style
+        segments = [Segment(text, style.rich_style) for text, style in line.render(base, end="")]
+        strip = self._strips[y] = Strip(segments).crop_extend(0, width, base.rich_style)
+        return strip
+
+    def _rows_of(self, number: int) -> frozenset[int]:
+        """The rows link `number` is drawn on (more than one when the wrap splits it)."""
+        if not 0 <= number < len(self._link_blocks) or not self._lines:
+            return frozenset()
+        block = self._link_blocks[number]
+        if block >= len(self._starts):
+            return frozenset()
+        end = self._starts[block + 1] if block + 1 < len(self._starts) else len(self._lines)
+        return frozenset(row for row in range(self._starts[block], end)
+                         if any(link_number(span.style) == number for span in self._lines[row].spans))
+
+    def _scroll_to_row(self, row: int, top: bool = False) -> None:
+        """Bring a row of the body into the view of the container that scrolls it, once a layout
+        still pending has made the body as tall as its text."""
+
+        def scroll() -> None:
+            container = self.parent
+            if isinstance(container, Widget):
+                region = Region(0, self.virtual_region.y + row, max(self.size.width, 1), 1)
+                container.scroll_to_region(region, animate=False, top=top, immediate=True)
+
+        self.call_after_refresh(scroll)
+
+    # -- the links --------------------------------------------------------------------------------
 
     def watch_cursor(self, old: int, new: int) -> None:
-        self._draw_cursor(old, new)
-
-    def _draw_cursor(self, old: int, new: int) -> None:
-        if 0 <= old < len(self.links):
-            block = self.links[old].block
-            if block in self._shown:
-                block.update(self._shown[block])
-        if 0 <= new < len(self.links):
-            link = self.links[new]
-            if link.block in self._shown:
-                link.block.update(self._shown[link.block].stylize(CURSOR_STYLE, link.start, link.end))
-            link.block.scroll_visible(animate=False)
+        self._cursor_rows = self._rows_of(new)
+        self._strips.clear()
+        self.refresh()
+        if self._cursor_rows:
+            self._scroll_to_row(min(self._cursor_rows))
 
     def move_cursor(self, step: int) -> bool:
         """Put the cursor on the next (`step` 1) or previous (-1) link, round the ends; False when
         the body has no link."""
-        if not self.links:
+        if not self._hrefs:
             return False
         if self.cursor < 0:
-            self.cursor = 0 if step > 0 else len(self.links) - 1
+            self.cursor = 0 if step > 0 else len(self._hrefs) - 1
         else:
-            self.cursor = (self.cursor + step) % len(self.links)
+            self.cursor = (self.cursor + step) % len(self._hrefs)
         return True
 
     async def follow(self) -> bool:
         """Act on the link under the cursor as a click would; False when the cursor is on none."""
-        if not 0 <= self.cursor < len(self.links):
+        if not 0 <= self.cursor < len(self._hrefs):
             return False
-        link = self.links[self.cursor]
-        await link.block.run_action(link.action)
+        self.post_message(self.LinkClicked(self, self._hrefs[self.cursor]))
         return True
+
+    def action_link(self, href: str) -> None:
+        """A click on a link (the action its style carries)."""
+        self.post_message(self.LinkClicked(self, href))
+
+    def link_offset(self, number: int) -> tuple[int, int] | None:
+        """Where link `number` starts, in cells from the body's top left (None: not laid out)."""
+        for row in sorted(self._rows_of(number)):
+            line = self._lines[row]
+            for span in line.spans:
+                if link_number(span.style) == number:
+                    return Content(line.plain[: span.start]).cell_length, row
+        return None
+
+    def goto_anchor(self, anchor: str) -> bool:
+        """Scroll to the heading whose anchor (GitHub's slug) is `anchor`; False when none has it."""
+        seen: dict[str, int] = {}
+        for index, block in enumerate(self._blocks):
+            if not block.heading:
+                continue
+            base = slug(block.content.plain)
+            count = seen.get(base, 0)
+            seen[base] = count + 1
+            if (f"{base}-{count}" if count else base) == anchor.lower() and index < len(self._starts):
+                self._scroll_to_row(self._starts[index] + (1 if block.gap and index else 0), top=True)
+                return True
+        return False
+
+
+def _with_cursor(line: Content, number: int) -> Content:
+    for span in line.spans:
+        if link_number(span.style) == number:
+            line = line.stylize(CURSOR_STYLE, span.start, span.end)
+    return line

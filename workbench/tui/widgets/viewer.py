@@ -1,9 +1,9 @@
 """The document viewer: heading, banners, problems, properties, then the body.
 
-The body is rendered Markdown (`Body`: code fences highlighted by pygments, `[[wiki-links]]` shown
-as links); `raw` swaps all of it for the file's source, the frontmatter highlighted as YAML and the
-body as Markdown, never wrapped (a wrapped YAML line would read as a key of its own), scrolled
-sideways instead. The viewer is given a `DocumentView` and never reads the vault itself: a link
+The body is rendered Markdown (`Body`: one widget; code fences highlighted by pygments,
+`[[wiki-links]]` shown as links); `raw` swaps all of it for the file's source, the frontmatter
+highlighted as YAML and the body as Markdown, never wrapped (a wrapped YAML line would read as a
+key of its own), scrolled sideways instead. The viewer is given a `DocumentView` and never reads the vault itself: a link
 is followed by looking up what the worker resolved for it, and posting `Goto`.
 
 `]` and `[` walk the body's links, `enter` follows the one the cursor is on, as a click does. The
@@ -24,7 +24,7 @@ from textual.content import Content
 from textual.highlight import highlight
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from ...core.model import Severity
 from ..reading import DocumentView
@@ -98,12 +98,12 @@ class DocumentViewer(VerticalScroll, can_focus=True):
         }
         & > #source { display: none; width: auto; min-width: 100%; text-wrap: nowrap; }
         & > #placeholder { display: none; color: $text-muted; padding: 1 0; }
-        & > Markdown { padding: 0; margin: 0; background: transparent; }
+        & > Body { padding: 0; margin: 0; background: transparent; }
         &.-raw {
             overflow-x: auto;
             scrollbar-size-horizontal: 1;
             & > #source { display: block; }
-            & > Properties, & > Markdown { display: none; }
+            & > Properties, & > Body { display: none; }
         }
         &.-empty > * { display: none; }
         &.-empty > #placeholder { display: block; }
@@ -257,8 +257,8 @@ class DocumentViewer(VerticalScroll, can_focus=True):
             ("Superseded by ", "bold $status-superseded"), Content(", ").join(names), ("   s", "bold $accent"), " open it"
         )
 
-    @on(Markdown.LinkClicked)
-    def _link_clicked(self, event: Markdown.LinkClicked) -> None:
+    @on(Body.LinkClicked)
+    def _link_clicked(self, event: Body.LinkClicked) -> None:
         """A link to a document of the vault opens it; any other link says why it does not."""
         event.stop()
         href = event.href
