@@ -34,8 +34,6 @@ from ...core.changes import Plan
 from ...core.files import read_file
 from ...core.model import ConflictError, Document, WorkbenchError
 from ...core.vault import Vault
-from ..dialogs.confirm_plan import ConfirmPlanDialog
-from ..dialogs.external_change import ExternalChangeDialog, Versions
 from ..history import History
 from ..neighbours import link_groups
 from ..proposal import Proposal, changed_since_read
@@ -51,6 +49,7 @@ from .flows import GuidedFlows
 if TYPE_CHECKING:
     from ...core.conflicts import Conflict
     from ...core.live import VaultWatcher
+    from ..dialogs.external_change import Versions
 
 __all__ = ["AUTO_CONFLICTS_LIMIT", "MainScreen", "VaultSummary"]
 
@@ -355,6 +354,8 @@ class MainScreen(GuidedFlows, Screen[None]):
         """A dry run: the plan comes back to be shown as a diff, nothing is written yet. A plan
         that starts from another version of a file than the person read is not shown as if
         nothing happened: both versions come first."""
+        from ..dialogs.external_change import Versions  # the dialogs: imported when first shown, not at start
+
         assert self.vault is not None
         try:
             plan = proposal.plan(self.vault)
@@ -375,6 +376,8 @@ class MainScreen(GuidedFlows, Screen[None]):
     @work(thread=True, exclusive=True, group="vault-write", description="write a change")
     def apply_plan(self, plan: Plan, proposal: Proposal) -> None:
         """Write exactly the plan that was shown; the core refuses if a file changed meanwhile."""
+        from ..dialogs.external_change import Versions
+
         assert self.vault is not None
         try:
             written = proposal.apply(self.vault, plan)
@@ -544,6 +547,8 @@ class MainScreen(GuidedFlows, Screen[None]):
             elif proposal.back is not None:
                 proposal.back()  # one step back, to what the person typed or chose
 
+        from ..dialogs.confirm_plan import ConfirmPlanDialog
+
         dialog = ConfirmPlanDialog(plan.summary, plan.diff(), title=proposal.title, files=plan.paths, unsaved=proposal.unsaved)
         self.app.push_screen(dialog, confirmed)
 
@@ -563,6 +568,8 @@ class MainScreen(GuidedFlows, Screen[None]):
             if versions.on_disk is not None:
                 read[versions.path] = versions.on_disk  # the person has now seen this version
             self.propose(dataclasses.replace(proposal, read=read))
+
+        from ..dialogs.external_change import ExternalChangeDialog
 
         self.app.push_screen(ExternalChangeDialog(versions, proposal.title), chosen)
 
