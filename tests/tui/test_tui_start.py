@@ -1,9 +1,13 @@
 """From launch to the first titles: what the first screen waits for, and what it does not.
 
-The titles that fill the pane go on screen before the rest of the list is laid out."""
+The titles that fill the pane go on screen before the rest of the list is laid out, and a fresh
+interpreter starting the TUI on a vault opened before loads none of the modules the first titles
+do not use: the dialogs, and PyYAML (no file is parsed, the theme files are read after)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -75,3 +79,46 @@ async def test_a_list_replaced_before_the_rest_of_the_last_one_arrived_keeps_non
         await settle(pilot)
         results = app.screen.query_one("#results", OptionList)
         assert results.option_count == 1 and "the vault went away" in str(results.get_option_at_index(0).prompt)
+
+
+DEFERRED = ("yaml", "workbench.tui.dialogs.confirm_plan", "workbench.tui.dialogs.external_change",
+            "workbench.tui.dialogs.lifecycle")
+
+FIRST_TITLES = """
+import sys
+from pathlib import Path
+from textual.widgets import OptionList
+import workbench.tui.app
+from workbench.tui.app import WorkbenchApp
+
+class FirstTitles(WorkbenchApp):
+    CSS_PATH = str(Path(workbench.tui.app.__file__).with_name(WorkbenchApp.CSS_PATH))
+
+    def on_mount(self):
+        self.set_interval(0.002, self.check)
+
+    def check(self):
+        results = self.screen.query("#results")
+        if results and results.first(OptionList).option_count and results.first(OptionList).get_option_at_index(0).id:
+            self.exit(" ".join(name for name in sys.argv[2:] if name in sys.modules))
+
+print(FirstTitles(Path(sys.argv[1]), theme="workbench-dark").run(headless=True))
+"""
+
+
+def test_the_first_titles_of_a_vault_opened_before_need_no_dialog_and_no_yaml(sample_copy):
+    Vault.open(sample_copy)  # the derived store in place: no file is parsed at the next start
+    loaded = subprocess.run([sys.executable, "-c", FIRST_TITLES, str(sample_copy), *DEFERRED],
+                            capture_output=True, text=True, check=True, timeout=120)
+    assert loaded.stdout.split() == []
+
+
+async def test_the_theme_files_are_read_once_the_first_titles_are_listed(sample_copy):
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: "workbench-high-contrast" in app.available_themes)
+
+
+async def test_a_theme_from_a_file_asked_for_at_start_is_read_at_once(sample_copy):
+    app = WorkbenchApp(sample_copy, theme="workbench-high-contrast")
+    assert app.theme == "workbench-high-contrast"
