@@ -62,6 +62,10 @@ class MainScreen(GuidedFlows, Screen[None]):
     """Three panes; below 100 columns the link pane gives way (press `g` to swap it in)."""
 
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide"), (140, "-very-wide")]
+    AUTO_FOCUS = "#results"
+    """The focus starts on the results, not in the box: single keys (`?`, `q`, `n`, `c`) work at
+    once and the footer lists them; `/` goes to the box. (Focusing the box first and then the
+    results laid the footer out once more before the first titles.)"""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # First, so that the footer always starts with them (in the search box: F1 and ^q instead).
@@ -216,16 +220,12 @@ class MainScreen(GuidedFlows, Screen[None]):
             yield SearchPane(id="search")
             yield DocumentViewer(id="viewer")
             yield LinkPane(id="links")
-        yield Footer()
+        yield Footer(compact=True)  # two columns more per key: at 80 columns every one counts
 
     def on_mount(self) -> None:
         self.query_one(VaultHeader).vault_name = self.vault_path.name
         search = self.query_one(SearchPane)
         search.snippets = lambda query, hits: self.vault.snippets(query, hits) if self.vault is not None else {}
-        # The focus starts on the results, not in the box: single keys (`?`, `q`, `n`, `c`) work at
-        # once and the footer lists them; `/` goes to the box.
-        search.action_focus_results()
-        self.query_one(Footer).compact = True  # two columns more per key: at 80 columns every one counts
         self.load_vault()
 
     def on_unmount(self) -> None:
