@@ -6,6 +6,7 @@ do not use: the dialogs, and PyYAML (no file is parsed, the theme files are read
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from tui_helpers import result_ids, settle, wait_for
 from vault_builders import VaultBuilder
 from workbench.core.vault import Vault
 from workbench.tui.app import WorkbenchApp
+from workbench.tui.screens.main import MainScreen
 from workbench.tui.widgets.search import SHOWN, SearchPane
 
 NOTES = SHOWN + 40
@@ -122,3 +124,19 @@ async def test_the_theme_files_are_read_once_the_first_titles_are_listed(sample_
 async def test_a_theme_from_a_file_asked_for_at_start_is_read_at_once(sample_copy):
     app = WorkbenchApp(sample_copy, theme="workbench-high-contrast")
     assert app.theme == "workbench-high-contrast"
+
+
+async def test_what_the_open_read_is_frozen_before_its_titles_are_listed(sample_copy):
+    """The cycle collector, woken after the open, walked every record read on the way to the first
+    titles; frozen first, it never walks them."""
+    gc.unfreeze()  # whatever earlier tests froze
+    frozen: list[int] = []
+
+    def seen(message) -> None:
+        if isinstance(message, MainScreen.VaultOpened) and not frozen:
+            frozen.append(gc.get_freeze_count())
+
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await wait_for(pilot, lambda: bool(frozen))
+    assert frozen[0] > 0
