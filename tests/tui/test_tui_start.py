@@ -140,3 +140,13 @@ async def test_what_the_open_read_is_frozen_before_its_titles_are_listed(sample_
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await wait_for(pilot, lambda: bool(frozen))
     assert frozen[0] > 0
+
+
+async def test_the_theme_list_has_the_theme_files_even_when_no_titles_came(tmp_path):
+    app = WorkbenchApp(tmp_path / "no-such-vault", theme="workbench-dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "workbench-high-contrast" not in app.available_themes  # read after the first titles, which never came
+        app.action_change_theme()
+        await pilot.pause()
+        assert "workbench-high-contrast" in app.available_themes
