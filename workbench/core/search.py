@@ -613,7 +613,8 @@ def search(vault: VaultIndex, text: str, limit: int = 10, *, fuzzy: bool = True)
     want_invalid = ("is", "invalid") in query.filters
 
     def admitted(doc: Document) -> bool:
-        return not filtered or all(_matches(doc, n, v, ctx) for n, v in query.filters) and not any(_matches(doc, n, v, ctx) for n, v in query.excluded)
+        return not filtered or (all(_matches(doc, n, v, ctx) for n, v in query.filters)
+                                and not any(_matches(doc, n, v, ctx) for n, v in query.excluded))
 
     seen: dict[str, Document] = {}  # the documents full text found and the filters admitted
 

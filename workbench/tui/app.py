@@ -17,8 +17,8 @@ from .commands import WorkbenchCommands
 from .dialogs.discard import DiscardDialog, unsaved_work
 from .screens.main import MainScreen
 from .settings import load_settings, save_setting
-from .widgets.search import SearchPane
 from .themes import BUILTIN_THEMES, VARIABLE_DEFAULTS, load_theme_files, theme_folders
+from .widgets.search import SearchPane
 
 __all__ = ["WorkbenchApp"]
 
