@@ -202,7 +202,7 @@ def test_the_folder_holding_a_memory_bundle_opens_the_bundle(bundle_in_memory):
 
 def test_okf_types_keep_their_case_and_a_filter_finds_them(bundle_in_memory):
     vault = Vault.open(bundle_in_memory)
-    assert [hit.id for hit in vault.search("type:Person")] == ["people/ada", "people/bob"]
+    assert [hit.id for hit in vault.search("type:Person")] == ["people/bob", "people/ada"]  # the newest timestamp first
     assert [hit.id for hit in vault.search("type:person builder")] == ["people/bob"]
 
 

@@ -29,7 +29,7 @@ from .records import Record
 
 __all__ = ["StoredDocument", "SCHEMA_VERSION", "DerivedStore", "row_for", "fts_fields"]
 
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 
 
 def _reader_fingerprint() -> str:
@@ -101,7 +101,10 @@ class StoredDocument(Document):
     """A document read back from the derived store. Decoding every document's meta is most of what
     a warm open costs (70 ms at 10,000 documents), and opening a vault to answer one search looks
     at the meta of the hits alone; so each is decoded when first asked for. Equal to the same
-    document parsed afresh."""
+    document parsed afresh.
+
+    Its `updated` date is stored beside the meta: the blank listing orders every document by it,
+    and decoding every meta for that alone took 0.14 s at 10,000 documents."""
 
     @property  # type: ignore[override]
     def meta(self) -> dict[str, Any]:
@@ -114,6 +117,12 @@ class StoredDocument(Document):
     @meta.setter
     def meta(self, value: Any) -> None:
         self.__dict__["_meta"] = value
+
+    @property
+    def updated(self) -> dt.date | None:
+        if "_updated" in self.__dict__:  # as the store read it (a copy made with `replace` has none)
+            return self.__dict__["_updated"]
+        return super().updated
 
 
 def fts_fields(doc: Document) -> tuple[str, str, str, str, str]:
@@ -160,8 +169,9 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
         return None
     problems = json.dumps([[str(p.severity), p.code, p.message, p.line] for p in record.problems])
     view = json.dumps(doc.view.to_json(), ensure_ascii=False) if doc.view is not None else None
+    updated = doc.updated.isoformat() if doc.updated else None
     files_row = (record.path, record.size, record.mtime_ns, on.isoformat(), doc.digest, doc.id, int(doc.valid), meta, doc.body,
-                 problems, json.dumps(record.key_lines), view)
+                 problems, json.dumps(record.key_lines), view, updated)
     return files_row, fts_fields(doc)
 
 
@@ -233,7 +243,7 @@ class DerivedStore:
                     db.execute("INSERT INTO info VALUES ('schema', ?)", (self.schema,))
                     db.execute(
                         "CREATE TABLE files (rowid INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime_ns INTEGER,"
-                        " checked_on TEXT, digest TEXT, id TEXT, valid INTEGER, meta TEXT, body TEXT, problems TEXT, key_lines TEXT, view TEXT,"
+                        " checked_on TEXT, digest TEXT, id TEXT, valid INTEGER, meta TEXT, body TEXT, problems TEXT, key_lines TEXT, view TEXT, updated TEXT,"
                         " title TEXT, ident TEXT, tags TEXT, summary TEXT)"
                     )
                     # The index reads its text from `files` (external content): the bodies are not
@@ -261,15 +271,16 @@ class DerivedStore:
         decoder = json.JSONDecoder(object_hook=_decode_hook)
         try:
             rows = self.db.execute(
-                "SELECT path, size, mtime_ns, digest, id, valid, meta, body, problems, key_lines, view FROM files WHERE checked_on = ?",
+                "SELECT path, size, mtime_ns, digest, id, valid, meta, body, problems, key_lines, view, updated FROM files WHERE checked_on = ?",
                 (on.isoformat(),),
             ).fetchall()
         except sqlite3.DatabaseError as error:
             self._failed(error)
             return records
-        for path, size, mtime_ns, digest, doc_id, valid, meta, body, problems, key_lines, view in rows:
+        for path, size, mtime_ns, digest, doc_id, valid, meta, body, problems, key_lines, view, updated in rows:
             seen = View.from_json(json.loads(view)) if view else None
             document = StoredDocument(doc_id, path, _Encoded(meta, decoder), body, digest, bool(valid), seen)
+            document.__dict__["_updated"] = dt.date.fromisoformat(updated) if updated else None
             found = [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in json.loads(problems)] if problems != "[]" else []
             records[path] = Record(path, size, mtime_ns, document, found, json.loads(key_lines))
         return records
@@ -289,7 +300,7 @@ class DerivedStore:
                 start = (self.db.execute("SELECT max(rowid) FROM files").fetchone()[0] or 0) + 1
                 self.db.executemany(
                     "INSERT INTO files (rowid, path, size, mtime_ns, checked_on, digest, id, valid, meta, body, problems, key_lines, view,"
-                    " title, ident, tags, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " updated, title, ident, tags, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [(start + n, *files_row, *fts_row[:4]) for n, (files_row, fts_row) in enumerate(rows)],
                 )
                 self.db.executemany(

@@ -9,12 +9,11 @@ conflict markers become problems rather than hangs, crashes or silent data loss.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Any
-
-import yaml
 
 __all__ = ["ParsedFile", "parse_bytes", "load_yaml", "YamlIssue", "digest_of", "MAX_FILE_BYTES", "CONFLICT_MARKER", "as_date", "value_text"]
 
@@ -33,10 +32,9 @@ _CLOSING_LINE = re.compile(r"^(?:---|\.\.\.)[^\S\n]*$", re.MULTILINE)
 _COMMENTED_OPENING = re.compile(r"---[ \t]+#.*")
 
 _TOP_KEY = re.compile(r"([A-Za-z_][\w.-]*)\s*:")
-_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _DuplicateKey(yaml.YAMLError):
+class _DuplicateKey(Exception):
     def __init__(self, key: str, line: int):
         self.key, self.line = key, line
         super().__init__(f"duplicate key {key!r}")
@@ -49,66 +47,77 @@ class _Unusual(Exception):
 
 _MAP, _SEQ, _STR = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:str"
 _MERGE = "tag:yaml.org,2002:merge"
-_SCALARS = {
-    f"tag:yaml.org,2002:{name}": getattr(yaml.constructor.SafeConstructor, f"construct_yaml_{name}")
-    for name in ("int", "bool", "null", "float", "timestamp")
-}
 
 
-class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """The safe loader, refusing a mapping that names one key twice (YAML would keep the last).
+@functools.cache
+def _strict_loader() -> type:
+    """The loader, made when the first frontmatter is parsed rather than at import: PyYAML was a
+    tenth of the imports before the first titles, and opening a vault whose derived store is in
+    place parses no file."""
+    import yaml
 
-    Frontmatter is mappings of plain scalars and lists, and PyYAML's general construction (state
-    per node, generators for every list and mapping) cost a quarter of loading it. Such documents
-    are built here directly, with the same constructors for each scalar; anything else (merge
-    keys, complex keys, other tags) is built by PyYAML as before."""
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    scalars = {
+        f"tag:yaml.org,2002:{name}": getattr(yaml.constructor.SafeConstructor, f"construct_yaml_{name}")
+        for name in ("int", "bool", "null", "float", "timestamp")
+    }
 
-    def construct_document(self, node):  # noqa: D102 - PyYAML hook
-        try:
-            return self._build(node, {})
-        except _Unusual:
-            return super().construct_document(node)
+    class StrictLoader(base):  # type: ignore[misc, valid-type]
+        """The safe loader, refusing a mapping that names one key twice (YAML would keep the last).
 
-    def _build(self, node, built: dict[int, Any]) -> Any:
-        known = built.get(id(node), built)  # an alias is the node itself: built once, shared
-        if known is not built:
-            return known
-        tag = node.tag
-        if tag == _STR and type(node) is yaml.ScalarNode:
-            return node.value
-        if tag == _MAP and type(node) is yaml.MappingNode:
-            mapping: dict[Any, Any] = {}
-            built[id(node)] = mapping
+        Frontmatter is mappings of plain scalars and lists, and PyYAML's general construction (state
+        per node, generators for every list and mapping) cost a quarter of loading it. Such documents
+        are built here directly, with the same constructors for each scalar; anything else (merge
+        keys, complex keys, other tags) is built by PyYAML as before."""
+
+        def construct_document(self, node):  # noqa: D102 - PyYAML hook
+            try:
+                return self._build(node, {})
+            except _Unusual:
+                return super().construct_document(node)
+
+        def _build(self, node, built: dict[int, Any]) -> Any:
+            known = built.get(id(node), built)  # an alias is the node itself: built once, shared
+            if known is not built:
+                return known
+            tag = node.tag
+            if tag == _STR and type(node) is yaml.ScalarNode:
+                return node.value
+            if tag == _MAP and type(node) is yaml.MappingNode:
+                mapping: dict[Any, Any] = {}
+                built[id(node)] = mapping
+                seen: set[tuple[str, str]] = set()
+                for key_node, _ in node.value:  # every key first, as PyYAML's construct_mapping does
+                    if type(key_node) is not yaml.ScalarNode or key_node.tag == _MERGE:
+                        raise _Unusual
+                    if (key_node.tag, key_node.value) in seen:
+                        raise _DuplicateKey(key_node.value, key_node.start_mark.line)
+                    seen.add((key_node.tag, key_node.value))
+                for key_node, value_node in node.value:
+                    mapping[self._build(key_node, built)] = self._build(value_node, built)
+                return mapping
+            if tag == _SEQ and type(node) is yaml.SequenceNode:
+                sequence: list[Any] = []
+                built[id(node)] = sequence
+                sequence.extend([self._build(item, built) for item in node.value])
+                return sequence
+            construct = scalars.get(tag)
+            if construct is None or type(node) is not yaml.ScalarNode:
+                raise _Unusual
+            value = built[id(node)] = construct(self, node)
+            return value
+
+        def construct_mapping(self, node, deep=False):  # noqa: D102 - PyYAML hook
             seen: set[tuple[str, str]] = set()
-            for key_node, _ in node.value:  # every key first, as PyYAML's construct_mapping does
-                if type(key_node) is not yaml.ScalarNode or key_node.tag == _MERGE:
-                    raise _Unusual
-                if (key_node.tag, key_node.value) in seen:
-                    raise _DuplicateKey(key_node.value, key_node.start_mark.line)
-                seen.add((key_node.tag, key_node.value))
-            for key_node, value_node in node.value:
-                mapping[self._build(key_node, built)] = self._build(value_node, built)
-            return mapping
-        if tag == _SEQ and type(node) is yaml.SequenceNode:
-            sequence: list[Any] = []
-            built[id(node)] = sequence
-            sequence.extend([self._build(item, built) for item in node.value])
-            return sequence
-        construct = _SCALARS.get(tag)
-        if construct is None or type(node) is not yaml.ScalarNode:
-            raise _Unusual
-        value = built[id(node)] = construct(self, node)
-        return value
+            for key_node, _ in node.value:
+                if isinstance(key_node, yaml.ScalarNode):
+                    key = (key_node.tag, key_node.value)
+                    if key in seen:
+                        raise _DuplicateKey(key_node.value, key_node.start_mark.line)
+                    seen.add(key)
+            return super().construct_mapping(node, deep=deep)
 
-    def construct_mapping(self, node, deep=False):  # noqa: D102 - PyYAML hook
-        seen: set[tuple[str, str]] = set()
-        for key_node, _ in node.value:
-            if isinstance(key_node, yaml.ScalarNode):
-                key = (key_node.tag, key_node.value)
-                if key in seen:
-                    raise _DuplicateKey(key_node.value, key_node.start_mark.line)
-                seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+    return StrictLoader
 
 
 @dataclass(frozen=True)
@@ -166,8 +175,10 @@ def load_yaml(text: str) -> tuple[Any, YamlIssue | None]:
         return None, YamlIssue("frontmatter-too-large", f"frontmatter is larger than {MAX_FRONTMATTER_BYTES // 1024} KiB")
     if _nesting_too_deep(text):
         return None, YamlIssue("yaml-too-deep", f"frontmatter nests deeper than {MAX_NESTING} levels")
+    import yaml
+
     try:
-        value = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a subclass of the safe loader
+        value = yaml.load(text, Loader=_strict_loader())  # noqa: S506 - a subclass of the safe loader
     except _DuplicateKey as exc:
         return None, YamlIssue("yaml-duplicate-key", f"key {exc.key!r} appears more than once", exc.line)
     except yaml.MarkedYAMLError as exc:

@@ -17,8 +17,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 from .parse import load_yaml
 
 __all__ = [
@@ -95,6 +93,8 @@ def render_scalar(value: Any, quote: str = "") -> str:
     if quote == "'" and "\n" not in text and not UNSAFE_IN_YAML.search(text):
         return "'" + text.replace("'", "''") + "'"
     if quote != '"' and text and PLAIN_SAFE.match(text) and not text.endswith(" "):
+        import yaml  # loaded by the first value written, not at start
+
         try:
             if yaml.safe_load(text) == text:
                 return text

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
+from textual import on
 from textual.app import App
 from textual.binding import Binding, BindingType
 
@@ -17,6 +18,7 @@ from .dialogs.discard import DiscardDialog, unsaved_work
 from .screens.main import MainScreen
 from .settings import load_settings, save_setting
 from .themes import BUILTIN_THEMES, VARIABLE_DEFAULTS, load_theme_files, theme_folders
+from .widgets.search import SearchPane
 
 __all__ = ["WorkbenchApp"]
 
@@ -47,13 +49,33 @@ class WorkbenchApp(App[None]):
         super().__init__()
         self.vault_path = Path(vault_path)
         self.flavour = flavour
-        files = load_theme_files(theme_folders())
-        for each in (*BUILTIN_THEMES, *files.themes):
+        for each in BUILTIN_THEMES:
             self.register_theme(each)
-        self._theme_errors = files.errors
+        self._theme_errors: list[str] = []
+        self._theme_files_read = False
         self._remember_theme = theme is None  # an explicit theme (tests, snapshots) is not a choice to keep
         wanted = theme or load_settings().get("theme") or "workbench-dark"
+        if wanted not in self.available_themes:
+            self.read_theme_files()
         self.theme = wanted if wanted in self.available_themes else "workbench-dark"
+
+    def read_theme_files(self) -> None:
+        """Register the themes of the theme files, once. They are read at start only when the theme
+        asked for is one of them, else once the first titles are on screen: reading them (PyYAML)
+        was a twentieth of the time to the first titles, for a choice made later, in the palette."""
+        if self._theme_files_read:
+            return
+        self._theme_files_read = True
+        files = load_theme_files(theme_folders())
+        for each in files.themes:
+            self.register_theme(each)
+        self._theme_errors = files.errors
+        if self.is_running:
+            self._say_theme_errors()
+
+    def _say_theme_errors(self) -> None:
+        for error in self._theme_errors:
+            self.notify(error, title="Theme", severity="warning", markup=False)
 
     def watch_theme(self, theme: str) -> None:
         """A theme chosen from the palette is the theme of the next run too."""
@@ -65,8 +87,15 @@ class WorkbenchApp(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(MainScreen(self.vault_path, self.flavour))
-        for error in self._theme_errors:
-            self.notify(error, title="Theme", severity="warning", markup=False)
+        self._say_theme_errors()
+
+    @on(SearchPane.Listed)
+    def _titles_listed(self) -> None:
+        self.read_theme_files()
+
+    def search_themes(self) -> None:
+        self.read_theme_files()  # the list to choose from is whole even before the first titles
+        super().search_themes()
 
     def action_quit(self) -> None:
         if (what := unsaved_work(self.screen)) and not isinstance(self.screen, DiscardDialog):

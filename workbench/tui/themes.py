@@ -16,7 +16,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
 from textual.theme import Theme
 
 __all__ = [
@@ -134,6 +133,8 @@ def theme_from_mapping(data: object) -> Theme:
 
 def load_theme_files(folders: Iterable[Path]) -> ThemeFiles:
     """Every `*.yaml` theme in `folders`, later folders overriding earlier ones by name."""
+    import yaml  # read when a theme file is, not at start
+
     loaded = ThemeFiles()
     for folder in folders:
         if not folder.is_dir():

@@ -10,6 +10,7 @@ to the local note when it exists, since a copied vault rarely knows its own name
 from __future__ import annotations
 
 import datetime as dt
+import heapq
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,11 +40,12 @@ class Dendron(Flavour):
     def detect(self, root: Path) -> int:
         if (root / "dendron.yml").is_file() or (root / "dendron.code-workspace").is_file():
             return 95
-        names = [p.name for p in root.glob("*.md")][:400]
+        notes = list(root.glob("*.md"))
+        names = [p.name for p in notes[:400]]
         dotted = sum(1 for n in names if n.count(".") >= 2)
         if not names or dotted * 3 < len(names):
             return 0
-        sample = sorted(root.glob("*.md"))[:20]
+        sample = heapq.nsmallest(20, notes, key=lambda p: p.name)  # one folder: as sorted paths, and sooner
         return 85 if mostly(sample, lambda head: all(f"\n{key}: " in head for key in ("id", "updated", "created"))) else 30
 
     def walks_into(self, folder: str) -> bool:

@@ -24,13 +24,13 @@ from textual.app import SuspendNotSupported
 
 from ...core.files import read_file
 from ...core.model import RefusedError
-from ..dialogs.lifecycle import LifecycleChoice, LifecycleDialog
 from ..proposal import Proposal, created_id, redo_exactly, undo_exactly
 from ..reading import read_view
 from ..summary import summarise
 
 if TYPE_CHECKING:
     from ...core.conflicts import Resolution
+    from ..dialogs.lifecycle import LifecycleChoice
 
 __all__ = ["GuidedFlows", "flavour_refusal", "gate_proposal", "repair_one_plan", "resolution_refusal", "settle_title"]
 
@@ -106,6 +106,8 @@ class GuidedFlows:
                         markup=False, timeout=10)
 
     def action_lifecycle(self) -> None:
+        from ..dialogs.lifecycle import LifecycleDialog  # the dialogs: imported when first shown, not at start
+
         view = self.current
         if view is None or self.vault is None:
             return

@@ -3,8 +3,9 @@
 The ranking and the query language (`type:decision tag:money`, quoted phrases, typos, half-typed
 words) are the core's `Vault.search`; the pane is given it as `searcher` and only shows what it
 answers. Each query runs in a worker thread (exclusive, so a newer query cancels an older one) and
-only the first `SHOWN` hits are listed, which keeps typing instant on ten thousand documents.
-A blank query lists every valid document, the most recently updated first.
+only the first `SHOWN` hits are listed, which keeps typing instant on ten thousand documents:
+as many as fill the pane first, the rest once those are on screen (laying out all of them delayed
+the first titles). A blank query lists every valid document, the most recently updated first.
 
 A title alone does not tell documents apart (a Dendron vault has four notes titled "Lookup"), so
 each hit also shows its id, and, once words are typed, the words around what matched in its text
@@ -178,6 +179,8 @@ class SearchPane(Vertical):
         """The query the listed results answer (None before the first results)."""
         self._open_when_shown = False
         """Enter was pressed before the results for the current query arrived."""
+        self._listing = 0
+        """Counts the lists put on show, so that the rest of one that was replaced is not added."""
 
     def compose(self) -> ComposeResult:
         yield SearchInput(placeholder="Search  (/)  type:decision tag:money", id="search-input")
@@ -201,8 +204,7 @@ class SearchPane(Vertical):
     def _show_reading(self) -> None:
         """Said in the list rather than with a loading indicator, which would keep the focus off
         the list: the person's first keys (`?`, `q`, `/`) work while a large vault is read."""
-        results = self.query_one(OptionList)
-        results.set_options([Option(Content.styled("Reading the vault…", "italic $text-muted"), disabled=True)])
+        results = self._replace([Option(Content.styled("Reading the vault…", "italic $text-muted"), disabled=True)])
         results.border_subtitle = "loading"
 
     def watch_searcher(self, searcher: Searcher | None) -> None:
@@ -254,33 +256,48 @@ class SearchPane(Vertical):
         self._shown_query = query
         around = around or {}
         most = 2 * max(20, results.scrollable_content_region.width - 2) - 4  # about two lines of the pane
-        results.set_options(
-            Option(result_prompt(doc, shorten_snippet(around[doc.id], most) if doc.id in around else None), id=doc.id)
-            for doc in matches[:SHOWN]
-        )
+        options = [Option(result_prompt(doc, shorten_snippet(around[doc.id], most) if doc.id in around else None), id=doc.id)
+                   for doc in matches[:SHOWN]]
+        # Every option is a line at least: these fill the pane. A refresh keeps its highlight, wherever it is.
+        first = len(options) if keep is not None else results.scrollable_content_region.height + 1
+        self._replace(options[:first])
         results.border_subtitle = f"first {SHOWN}" if len(matches) > SHOWN else f"{len(matches)}/{max(total, 0)}"
         if matches:
             ids = [doc.id for doc in matches[:SHOWN]]
             results.highlighted = ids.index(keep) if keep in ids else 0
-        self.post_message(self.Listed())
         if self._open_when_shown:
             self._open_when_shown = False
             self._open_highlighted()
+        if options[first:]:
+            # After the paint, and after whatever else waits for it: the first titles come first.
+            self.call_after_refresh(self.call_later, self._show_rest, self._listing, options[first:])
+        else:
+            self.post_message(self.Listed())
+
+    def _show_rest(self, listing: int, rest: list[Option]) -> None:
+        if listing == self._listing:  # not replaced meanwhile
+            self.query_one(OptionList).add_options(rest)
+            self.post_message(self.Listed())
+
+    def _replace(self, options: list[Option]) -> OptionList:
+        """Put `options` on show in place of the list."""
+        self._listing += 1
+        results = self.query_one(OptionList)
+        results.set_options(options)
+        return results
 
     def unavailable(self, reason: str) -> None:
         """The vault could not be read: say why where the titles would be, for as long as it lasts
         (a notification fades)."""
         self.searcher = None
-        results = self.query_one(OptionList)
-        results.set_options([query_problem(reason)])
+        results = self._replace([query_problem(reason)])
         results.border_subtitle = "not opened"
 
     def _show_problem(self, query: str, message: str) -> None:
         if query != self.query_text:
             return
         self._shown_query = query
-        results = self.query_one(OptionList)
-        results.set_options([query_problem(message)])
+        results = self._replace([query_problem(message)])
         results.border_subtitle = "0"
         self._open_when_shown = False
 

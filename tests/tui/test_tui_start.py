@@ -1,0 +1,152 @@
+"""From launch to the first titles: what the first screen waits for, and what it does not.
+
+The titles that fill the pane go on screen before the rest of the list is laid out, and a fresh
+interpreter starting the TUI on a vault opened before loads none of the modules the first titles
+do not use: the dialogs, and PyYAML (no file is parsed, the theme files are read after)."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from textual.widgets import OptionList
+from tui_helpers import result_ids, settle, wait_for
+
+from vault_builders import VaultBuilder
+from workbench.core.vault import Vault
+from workbench.tui.app import WorkbenchApp
+from workbench.tui.screens.main import MainScreen
+from workbench.tui.widgets.search import SHOWN, SearchPane
+
+NOTES = SHOWN + 40
+
+
+@pytest.fixture
+def many(builder: VaultBuilder) -> Path:
+    for n in range(NOTES):
+        builder.add(f"mem-note-many-{n:03d}", updated=f"2026-{1 + n % 12:02d}-{1 + n % 28:02d}")
+    return builder.root
+
+
+async def test_the_titles_that_fill_the_pane_come_before_the_rest_of_the_list(many, monkeypatch):
+    expected = [hit.id for hit in Vault.open(many).search("", SHOWN)]
+    put: list[int] = []  # how many documents each list put on show held
+    replace = OptionList.set_options
+
+    def counted(self, options):
+        options = list(options)
+        if self.id == "results" and any(option.id for option in options):
+            put.append(len(options))
+        return replace(self, options)
+
+    monkeypatch.setattr(OptionList, "set_options", counted)
+    listed: dict[int, int] = {}  # each Listed (seen again as it bubbles up): the titles then listed
+    app = WorkbenchApp(many, theme="workbench-dark")
+
+    def seen(message) -> None:
+        if isinstance(message, SearchPane.Listed):
+            listed.setdefault(id(message), app.screen.query_one("#results", OptionList).option_count)
+
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        results = app.screen.query_one("#results", OptionList)
+        await wait_for(pilot, lambda: bool(listed))
+        await settle(pilot)
+        assert put == [results.scrollable_content_region.height + 1]  # a pageful first, not the whole list
+        assert list(listed.values()) == [SHOWN]  # said once, when every title is listed
+        assert result_ids(app) == expected
+        assert results.highlighted == 0
+        assert results.border_subtitle == f"first {SHOWN}"
+
+
+async def test_a_list_replaced_before_the_rest_of_the_last_one_arrived_keeps_none_of_it(many, monkeypatch):
+    replace = OptionList.set_options
+    replaced: list[bool] = []
+
+    def then_unavailable(self, options):
+        options = list(options)
+        result = replace(self, options)
+        if self.id == "results" and any(option.id for option in options) and not replaced:
+            replaced.append(True)  # after the first titles' paint, before the rest of them is added
+            pane = self.app.screen.query_one(SearchPane)
+            pane.call_after_refresh(pane.unavailable, "the vault went away")
+        return result
+
+    monkeypatch.setattr(OptionList, "set_options", then_unavailable)
+    app = WorkbenchApp(many, theme="workbench-dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: bool(replaced))
+        await settle(pilot)
+        results = app.screen.query_one("#results", OptionList)
+        assert results.option_count == 1 and "the vault went away" in str(results.get_option_at_index(0).prompt)
+
+
+DEFERRED = ("yaml", "workbench.tui.dialogs.confirm_plan", "workbench.tui.dialogs.external_change",
+            "workbench.tui.dialogs.lifecycle")
+
+FIRST_TITLES = """
+import sys
+from pathlib import Path
+from textual.widgets import OptionList
+import workbench.tui.app
+from workbench.tui.app import WorkbenchApp
+
+class FirstTitles(WorkbenchApp):
+    CSS_PATH = str(Path(workbench.tui.app.__file__).with_name(WorkbenchApp.CSS_PATH))
+
+    def on_mount(self):
+        self.set_interval(0.002, self.check)
+
+    def check(self):
+        results = self.screen.query("#results")
+        if results and results.first(OptionList).option_count and results.first(OptionList).get_option_at_index(0).id:
+            self.exit(" ".join(name for name in sys.argv[2:] if name in sys.modules))
+
+print(FirstTitles(Path(sys.argv[1]), theme="workbench-dark").run(headless=True))
+"""
+
+
+def test_the_first_titles_of_a_vault_opened_before_need_no_dialog_and_no_yaml(sample_copy):
+    Vault.open(sample_copy)  # the derived store in place: no file is parsed at the next start
+    loaded = subprocess.run([sys.executable, "-c", FIRST_TITLES, str(sample_copy), *DEFERRED],
+                            capture_output=True, text=True, check=True, timeout=120)
+    assert loaded.stdout.split() == []
+
+
+async def test_the_theme_files_are_read_once_the_first_titles_are_listed(sample_copy):
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: "workbench-high-contrast" in app.available_themes)
+
+
+async def test_a_theme_from_a_file_asked_for_at_start_is_read_at_once(sample_copy):
+    app = WorkbenchApp(sample_copy, theme="workbench-high-contrast")
+    assert app.theme == "workbench-high-contrast"
+
+
+async def test_what_the_open_read_is_frozen_before_its_titles_are_listed(sample_copy):
+    """The cycle collector, woken after the open, walked every record read on the way to the first
+    titles; frozen first, it never walks them."""
+    gc.unfreeze()  # whatever earlier tests froze
+    frozen: list[int] = []
+
+    def seen(message) -> None:
+        if isinstance(message, MainScreen.VaultOpened) and not frozen:
+            frozen.append(gc.get_freeze_count())
+
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        await wait_for(pilot, lambda: bool(frozen))
+    assert frozen[0] > 0
+
+
+async def test_the_theme_list_has_the_theme_files_even_when_no_titles_came(tmp_path):
+    app = WorkbenchApp(tmp_path / "no-such-vault", theme="workbench-dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "workbench-high-contrast" not in app.available_themes  # read after the first titles, which never came
+        app.action_change_theme()
+        await pilot.pause()
+        assert "workbench-high-contrast" in app.available_themes
