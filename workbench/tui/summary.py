@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,11 @@ class VaultSummary:
     @property
     def warnings(self) -> int:
         return len(self.problems) - self.errors
+
+    @cached_property
+    def titles(self) -> dict[str, str]:
+        """Each document's title by id, made once: the breadcrumbs of every document opened need a few."""
+        return {doc.id: doc.title for doc in self.documents}
 
 
 def summarise(vault: Vault, given: Path) -> VaultSummary:

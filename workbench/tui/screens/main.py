@@ -27,7 +27,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer
 from textual.worker import get_current_worker
 
 from ...core.changes import Plan
@@ -41,6 +40,7 @@ from ..proposal import Proposal, changed_since_read
 from ..reading import DocumentView, read_view
 from ..summary import VaultSummary, summarise
 from ..text import query_words
+from ..widgets.footer import KeysFooter
 from ..widgets.link_pane import LinkPane
 from ..widgets.search import SearchPane
 from ..widgets.vault_header import VaultHeader
@@ -221,7 +221,7 @@ class MainScreen(GuidedFlows, Screen[None]):
             yield SearchPane(id="search")
             yield DocumentViewer(id="viewer")
             yield LinkPane(id="links")
-        yield Footer(compact=True)  # two columns more per key: at 80 columns every one counts
+        yield KeysFooter(compact=True)  # two columns more per key: at 80 columns every one counts
 
     def on_mount(self) -> None:
         self.query_one(VaultHeader).vault_name = self.vault_path.name
@@ -483,18 +483,25 @@ class MainScreen(GuidedFlows, Screen[None]):
             viewer.marked = message.words  # a re-read of the same document keeps its marks
         viewer.gone = False
         viewer.view = view
-        self.query_one(LinkPane).neighbours = view.neighbours
         if message.remember:
             self.history.visit(view.document.id)
-        titles = {doc.id: doc.title for doc in self.summary.documents} if self.summary else {}
+        titles = self.summary.titles if self.summary else {}
         viewer.crumbs = tuple(titles.get(doc_id, doc_id) for doc_id in self.history.trail())
-        if message.focus:
-            self.query_one(f"#{message.focus}").focus()
         if message.from_disk and before is not None and before.source != view.source:
             ours = self._written.get(view.document.path)
             if ours is None or ours.decode("utf-8", "replace") != view.source:
                 self.notify(f"{view.document.path} changed on disk; showing the new version",
                             title="Changed outside the workbench", severity="warning", markup=False)
+        # The text is what the person waits for: the links pane, the focus and with it the footer's
+        # keys (whose every key is a widget made again) follow in the next frame.
+        self.call_after_refresh(self._after_document_shown, view, message.focus)
+
+    def _after_document_shown(self, view: DocumentView, focus: str | None) -> None:
+        if self.current is not view:
+            return  # another document came meanwhile, with its own
+        self.query_one(LinkPane).neighbours = view.neighbours
+        if focus:
+            self.query_one(f"#{focus}").focus()
         self.refresh_bindings()
 
     @on(DocumentGone)
