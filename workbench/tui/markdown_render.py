@@ -45,19 +45,19 @@ HEADING_STYLES = {
     2: "bold $text-primary",
     3: "bold $text-secondary",
     4: "bold italic $text-secondary",
-    5: "italic $text-muted",
-    6: "italic $text-muted",
+    5: "italic $text 60%",
+    6: "italic $text 60%",
 }
 LINK_STYLE = "underline $text-accent"
 INLINE_STYLES = {"em": "italic", "strong": "bold", "s": "strike"}
 CODE_INLINE_STYLE = "$text-secondary on $secondary 12%"
-HTML_STYLE = "$text-muted"
-IMAGE_STYLE = "italic $text-muted"
+HTML_STYLE = "$text 60%"
+IMAGE_STYLE = "italic $text 60%"
 BULLETS = ("• ", "◦ ", "▪ ")
-QUOTE = Content.styled("▌ ", "$text-muted")
-CODE_BAR = Content.styled("│ ", "$text-muted")
-RULE_STYLE = "$text-muted"
-BORDER_STYLE = "$text-muted"
+QUOTE = Content.styled("▌ ", "$text 60%")
+CODE_BAR = Content.styled("│ ", "$text 60%")
+RULE_STYLE = "$text 60%"
+BORDER_STYLE = "$text 60%"
 TABLE_HEADER_STYLE = "bold"
 _TASK = re.compile(r"\[([ xX])\] ")
 _SPACES = re.compile(r"\s+")
@@ -232,9 +232,9 @@ class _Builder:
             if ordered:
                 marker = f"{token.info or number}{token.markup or '.'} "
                 self.lists[-1][1] = int(token.info) + 1 if token.info.isdigit() else number + 1
-                bullet = Content.styled(marker, "$text-muted")
+                bullet = Content.styled(marker, "$text 60%")
             else:
-                bullet = Content.styled(BULLETS[(len(self.lists) - 1) % len(BULLETS)], "$text-muted")
+                bullet = Content.styled(BULLETS[(len(self.lists) - 1) % len(BULLETS)], "$text 60%")
             self.frames.append(_Frame(bullet, Content(" " * bullet.cell_length)))
         elif kind == "list_item_close":
             frame = self.frames.pop()

@@ -8,6 +8,10 @@ parsed as markup.
 Two readings help a person find their way in a document: the words of the search that opened it,
 marked where they occur (`query_words`, `mark_words`), and dates some formats write as numbers
 (Dendron's `created: 1636492098402`, milliseconds since 1970) shown as dates (`epoch_date`).
+
+Muted text in a `Content` style is written `$text 60%`, never `$text-muted`: in CSS the theme's
+`$text-muted` (`auto 60%`) blends into the background, but as a `Content` style it is drawn at full
+contrast, white on dark and black on light, the opposite of muted.
 """
 
 from __future__ import annotations

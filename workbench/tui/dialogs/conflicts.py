@@ -83,7 +83,7 @@ def conflict_prompt(conflict: Conflict, titles: Mapping[str, str] | None = None,
         title = titles.get(doc_id)
         if title:
             lines.append(Content.assemble("  ", clean(title)))
-        lines.append(Content.styled(f"    {clean(short_id(doc_id, id_width))}", "$text-muted"))
+        lines.append(Content.styled(f"    {clean(short_id(doc_id, id_width))}", "$text 60%"))
     return Content("\n").join(lines)
 
 
@@ -143,7 +143,7 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
                 yield OptionList(*options, id="conflict-list")
                 with VerticalScroll(id="detail", can_focus=False):
                     yield Static(id="reason")
-                    yield Static(Content.styled("Resolutions (each shows its diff first)", "bold $text-muted"), id="resolutions-title")
+                    yield Static(Content.styled("Resolutions (each shows its diff first)", "bold $text 60%"), id="resolutions-title")
                     yield Vertical(id="resolutions")
                     yield Horizontal(id="sides")
             yield Static("enter/tab to the resolutions, ↑↓ among them · each shows its diff first · o open · escape close", id="hint")
@@ -212,11 +212,11 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
         """One side of the conflict: title, status and the start of its text."""
         doc = self.documents.get(doc_id)
         if doc is None:
-            return Content.assemble((clean(doc_id), "bold"), ("\nnot a valid document", "$text-muted"))
+            return Content.assemble((clean(doc_id), "bold"), ("\nnot a valid document", "$text 60%"))
         lines = [line for line in doc.body.splitlines() if line.strip() and not line.startswith(("#", "```"))][:EXCERPT_LINES]
         return Content.assemble(
-            (clean(doc.title), "bold"), "\n", status_badge(doc.status), (f"  {doc.type} · updated {doc.updated or '?'}", "$text-muted"),
-            "\n", (clean("\n".join(lines)), "$text-muted"),
+            (clean(doc.title), "bold"), "\n", status_badge(doc.status), (f"  {doc.type} · updated {doc.updated or '?'}", "$text 60%"),
+            "\n", (clean("\n".join(lines)), "$text 60%"),
         )
 
     @on(OptionList.OptionSelected)

@@ -68,7 +68,7 @@ class ConsolidateChoice:
 
 def group_prompt(group: Group) -> Content:
     why = f"share the tag {group.key}" if group.reason == "tag" else f"all link {group.key}"
-    return Content.assemble((f"{len(group.notes)} notes", "bold"), " ", (clean(why), "$text-muted"))
+    return Content.assemble((f"{len(group.notes)} notes", "bold"), " ", (clean(why), "$text 60%"))
 
 
 class TickList(SelectionList[str]):
@@ -215,12 +215,12 @@ class ConsolidateDialog(ModalScreen[ConsolidateChoice | None]):
         self._set_target(group.suggested_into)
         notes = self.query_one("#notes", SelectionList)
         notes.clear_options()
-        notes.add_options([Selection(Content.assemble(clean(self.titles.get(n, n)), (f"  {clean(n)}", "$text-muted")), n, True)
+        notes.add_options([Selection(Content.assemble(clean(self.titles.get(n, n)), (f"  {clean(n)}", "$text 60%")), n, True)
                            for n in group.notes])
 
     def _set_target(self, target: str | None) -> None:
         self.target = target
-        shown = Content.assemble(clean(self.titles.get(target, target)), (f"  {clean(target)}", "$text-muted")) if target else Content.styled("none: search for one", "$text-warning")
+        shown = Content.assemble(clean(self.titles.get(target, target)), (f"  {clean(target)}", "$text 60%")) if target else Content.styled("none: search for one", "$text-warning")
         self.query_one("#target", Static).update(shown)
 
     @on(DocumentPicker.Picked, "#target-picker")
@@ -272,9 +272,9 @@ class ConsolidateDialog(ModalScreen[ConsolidateChoice | None]):
         assert self._merged_for is not None
         target, notes = self._merged_for
         self.query_one("#merged-summary", Static).update(Content.assemble(
-            ("Into ", "$text-muted"), (clean(self.titles.get(target, target)), "bold"), (f"  {clean(target)}", "$text-muted"),
-            (f" · {len(notes)} note(s) folded in, then archived", "$text-muted"),
-            ("\nThe text it will have: edit it freely. ctrl+s previews the diff; escape goes back.", "$text-muted"),
+            ("Into ", "$text 60%"), (clean(self.titles.get(target, target)), "bold"), (f"  {clean(target)}", "$text 60%"),
+            (f" · {len(notes)} note(s) folded in, then archived", "$text 60%"),
+            ("\nThe text it will have: edit it freely. ctrl+s previews the diff; escape goes back.", "$text 60%"),
         ))
         self.add_class("-merged")
         self.refresh_bindings()

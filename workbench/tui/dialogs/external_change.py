@@ -117,16 +117,16 @@ class ExternalChangeDialog(ModalScreen[bool]):
             else:
                 why = ("It changed after you read it; nothing was written. Lines marked − were in the version "
                        "you read; lines marked + are on disk now.")
-            doing = Content.assemble(("Your change, not written: ", "$text-muted"), (clean(self.change_title), "bold"), "\n") if self.change_title else Content("")
+            doing = Content.assemble(("Your change, not written: ", "$text 60%"), (clean(self.change_title), "bold"), "\n") if self.change_title else Content("")
             yield Static(Content.assemble(doing, (why, "$text-warning")), id="explain")
             with VerticalScroll(id="diff-view", classes="view") as diff_view:
                 diff_view.border_title = "Difference"
                 if versions.on_disk is None:
                     yield Static(Content.styled("The file is gone from disk.", "$text-error"))
                 elif versions.ours is None and not versions.planned:
-                    yield Static(Content.styled("The version read before is not known: the one on disk now is under both texts (v).", "$text-muted"))
+                    yield Static(Content.styled("The version read before is not known: the one on disk now is under both texts (v).", "$text 60%"))
                 elif not self.diff:
-                    yield Static(Content.styled("The two versions are the same text.", "$text-muted"))
+                    yield Static(Content.styled("The two versions are the same text.", "$text 60%"))
                 else:
                     yield Static(diff_content(self.diff), id="diff")
             with Horizontal(id="sides"):
@@ -138,7 +138,7 @@ class ExternalChangeDialog(ModalScreen[bool]):
                     ours_side.border_title = versions.ours_label.capitalize()
                     missing = "(your change removes the file)" if versions.planned else "(not known)"
                     yield Static(Content(clean(_text(versions.ours))) if versions.ours is not None
-                                 else Content.styled(missing, "$text-muted"), id="ours-text")
+                                 else Content.styled(missing, "$text 60%"), id="ours-text")
             with Horizontal(id="buttons"):
                 yield Button("Reload and redo  r", id="redo", variant="primary", compact=True)
                 yield Button("Both texts  v", id="view", compact=True)

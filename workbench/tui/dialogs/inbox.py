@@ -54,7 +54,7 @@ def request_prompt(request: Request, new: bool) -> Content:
     return Content.assemble(
         ("● " if new else "  ", "$accent"),
         (KIND_LABELS[request.kind], f"bold {KIND_STYLES[request.kind]}"),
-        (f"  {clean(request.agent)} · {when}", "$text-muted"),
+        (f"  {clean(request.agent)} · {when}", "$text 60%"),
         "\n  ", clean(request.title), "  ", status_badge(request.status),
     )
 
@@ -62,7 +62,7 @@ def request_prompt(request: Request, new: bool) -> Content:
 def request_text(request: Request) -> Content:
     """The request in a sentence: who did what, and when."""
     return Content.assemble((clean(request.agent), "bold"), f" {clean(request.describe())}",
-                            (f"  ({request.at.replace('T', ' ')})", "$text-muted"))
+                            (f"  ({request.at.replace('T', ' ')})", "$text 60%"))
 
 
 class InboxDialog(ModalScreen[InboxChoice | None]):
@@ -153,7 +153,7 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
         if index in self._diffs:
             self._show_diff(index, self._diffs[index])
         else:
-            self.query_one("#diff", Static).update(Content.styled("reading…", "italic $text-muted"))
+            self.query_one("#diff", Static).update(Content.styled("reading…", "italic $text 60%"))
             self._load_diff(index, request)
 
     @work(thread=True, exclusive=True, group="inbox-diff")
@@ -197,7 +197,7 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
         self._picking = action
         what = f"Merge {request.doc_id} into…" if action == "merge" else f"Which document does {request.doc_id} supersede?"
         self.query_one("#picking-label", Label).update(Content.assemble(
-            (clean(what), "bold"), ("  type to search, enter picks, escape goes back", "$text-muted")))
+            (clean(what), "bold"), ("  type to search, enter picks, escape goes back", "$text 60%")))
         picker = self.query_one("#picker", DocumentPicker)
         picker.exclude = frozenset({request.doc_id})
         picker.clear()

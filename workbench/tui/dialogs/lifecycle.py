@@ -49,7 +49,7 @@ def status_options(current: str) -> list[Option]:
     options = []
     for status in Status:
         if status == current:
-            prompt = Content.assemble(status_badge(status), ("  (current)", "$text-muted"))
+            prompt = Content.assemble(status_badge(status), ("  (current)", "$text 60%"))
             options.append(Option(prompt, id=f"status:{status}", disabled=True))
             continue
         reason = transition_refusal(current, status)
@@ -57,7 +57,7 @@ def status_options(current: str) -> list[Option]:
         if reason:
             # Wrapped here, not by the list, so the reason keeps its indent under the status.
             wrapped = textwrap.fill(clean(reason), REASON_WIDTH, initial_indent="  ", subsequent_indent="  ")
-            prompt = Content.assemble(prompt, "\n", (wrapped, "$text-muted italic"))
+            prompt = Content.assemble(prompt, "\n", (wrapped, "$text 60% italic"))
         options.append(Option(prompt, id=f"status:{status}", disabled=bool(reason)))
     return options
 
@@ -65,7 +65,7 @@ def status_options(current: str) -> list[Option]:
 def state_options(current: str) -> list[Option]:
     options = []
     for state in ExecutionState:
-        label = Content.assemble(f"◆ {state}", ("  (current)", "$text-muted") if state == current else "")
+        label = Content.assemble(f"◆ {state}", ("  (current)", "$text 60%") if state == current else "")
         options.append(Option(label, id=f"execution_state:{state}", disabled=state == current))
     return options
 

@@ -83,8 +83,8 @@ ReadDocument = Callable[[str], tuple[Document, bytes]]
 def candidate_prompt(rank: int, candidate: Candidate) -> Content:
     """One line of the ranked list: rank, title, type and status, and what the gate suggests."""
     return Content.assemble(
-        (f"{rank}  ", "$text-muted"), (clean(candidate.title), "bold"), "  ",
-        (f"{candidate.type} · ", "$text-muted"), (clean(candidate.status), status_style(candidate.status)),
+        (f"{rank}  ", "$text 60%"), (clean(candidate.title), "bold"), "  ",
+        (f"{candidate.type} · ", "$text 60%"), (clean(candidate.status), status_style(candidate.status)),
         (f"  → {candidate.action} · {candidate.score:.2f}", "$text-accent"),
     )
 
@@ -92,7 +92,7 @@ def candidate_prompt(rank: int, candidate: Candidate) -> Content:
 def _document_text(title: str, kind: Content, tags: list[str], links: list[tuple[str, str]], body: str) -> Content:
     lines = [Content.styled(clean(title) or "(no title)", "bold"), kind]
     if tags:
-        lines.append(Content.assemble(("tags ", "$text-muted"), clean(", ".join(tags))))
+        lines.append(Content.assemble(("tags ", "$text 60%"), clean(", ".join(tags))))
     lines.extend(Content.assemble((clean(kind_), f"$link-{kind_}" if kind_ in set(LinkType) else "$text-warning"), " → ", clean(target))
                  for kind_, target in links)
     text = Content("\n").join(lines)
@@ -103,19 +103,19 @@ def _document_text(title: str, kind: Content, tags: list[str], links: list[tuple
 
 def draft_text(draft: Draft) -> Content:
     """The draft as the person wrote it, laid out like a candidate so the two read side by side."""
-    return _document_text(draft.title, Content.assemble((f"{draft.type} · ", "$text-muted"), ("new", "$text-success")),
+    return _document_text(draft.title, Content.assemble((f"{draft.type} · ", "$text 60%"), ("new", "$text-success")),
                           draft.tags, draft.links, draft.body)
 
 
 def candidate_text(candidate: Candidate, document: Document | None) -> Content:
     """Why the gate offers the candidate, then its text (or just the reasons if it cannot be read)."""
     verb = "Merge the draft into it" if candidate.action == "merge" else "Supersede it: a decision is never duplicated"
-    why = [Content.styled(f"· {clean(reason)}", "$text-muted") for reason in candidate.reasons]
+    why = [Content.styled(f"· {clean(reason)}", "$text 60%") for reason in candidate.reasons]
     head = Content("\n").join([Content.styled(f"{verb} (score {candidate.score:.2f})", "$text-accent"), *why])
     if document is None:
         return Content.assemble(head, "\n\n", Content.styled(f"{clean(candidate.id)} could not be read", "$text-error"))
     links = [(str(l.get("type")), value_text(l.get("target"))) for l in document.meta.get("links") or [] if isinstance(l, dict)]
-    kind = Content.assemble((f"{document.type} · ", "$text-muted"), status_badge(document.status), (f"  {clean(document.id)}", "$text-muted"))
+    kind = Content.assemble((f"{document.type} · ", "$text 60%"), status_badge(document.status), (f"  {clean(document.id)}", "$text 60%"))
     return Content.assemble(head, "\n\n", _document_text(document.title, kind, list(document.tags), links, document.body))
 
 
@@ -215,7 +215,7 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
                 yield Label("Tags (comma-separated)")
                 yield Input(id="tags", placeholder="billing, money", compact=True)
                 yield Label("Links (a new document must link into the graph): pick a type, search a target, enter adds it")
-                yield Static(Content.styled("none yet", "$text-muted"), id="links-chosen")
+                yield Static(Content.styled("none yet", "$text 60%"), id="links-chosen")
                 with Horizontal(id="link-row"):
                     yield Select([(t, t) for t in LINK_TYPES], value="related_to", allow_blank=False, id="link-type", compact=True)
                     yield DocumentPicker(self.searcher, placeholder="search for the target…", id="link-picker")
@@ -280,7 +280,7 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
 
     def _show_links(self) -> None:
         lines = [Content.assemble((kind, f"bold $link-{kind}"), " → ", clean(target)) for kind, target in self.links]
-        self.query_one("#links-chosen", Static).update(Content("\n").join(lines) if lines else Content.styled("none yet", "$text-muted"))
+        self.query_one("#links-chosen", Static).update(Content("\n").join(lines) if lines else Content.styled("none yet", "$text 60%"))
 
     # -- step two: the candidates --------------------------------------------------------------
 
@@ -321,7 +321,7 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
         self.add_class("-candidates")
         self.refresh_bindings()
         self.query_one("#draft-summary", Static).update(Content.assemble(
-            ("New ", "$text-muted"), (draft.type, "bold"), ": ", (clean(draft.title), "bold"),
+            ("New ", "$text 60%"), (draft.type, "bold"), ": ", (clean(draft.title), "bold"),
         ))
         self.query_one("#draft-text", Static).update(draft_text(draft))
         listing = self.query_one("#candidate-list", OptionList)

@@ -46,7 +46,7 @@ def problem_prompt(problem: Problem) -> Content:
         "  ",
         (clean(problem.code), "$text-accent"),
         "\n",
-        (clean(problem.message), "$text-muted"),
+        (clean(problem.message), "$text 60%"),
     )
 
 

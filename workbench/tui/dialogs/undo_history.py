@@ -36,12 +36,12 @@ def step_prompt(stack: Stack, step: Step) -> Content:
         mark, role = "▶", "u undoes it next"
     else:
         mark, role = " ", ""
-    style = "$text-muted" if step.undone else ""
+    style = "$text 60%" if step.undone else ""
     return Content.assemble(
         (f"{mark} {stack.number(step):>3}  ", "bold $text-accent" if mark.strip() else ""),
         (clean(step.summary), style or "bold"),
         "\n      ",
-        (clean(stack.when(step)), "$text-muted"),
+        (clean(stack.when(step)), "$text 60%"),
         (f"  · {role}" if role else "", "$text-accent"),
     )
 
@@ -84,7 +84,7 @@ class UndoHistoryDialog(ModalScreen[str | None]):
                                   id="now", disabled=True))
             options += [Option(step_prompt(stack, step), id=step.id) for step in stack.done]
             if not stack.done:
-                options.append(Option(Content.styled("nothing older to undo", "$text-muted"), disabled=True))
+                options.append(Option(Content.styled("nothing older to undo", "$text 60%"), disabled=True))
             yield OptionList(*options, id="steps")
         yield Footer()
 

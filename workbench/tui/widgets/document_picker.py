@@ -34,7 +34,7 @@ __all__ = ["DocumentPicker", "hit_prompt"]
 def hit_prompt(hit: Hit) -> Content:
     """One line: the status dot in its colour, the title, then the type and id, muted."""
     return Content.assemble(
-        ("● ", status_style(hit.status)), clean(hit.title), (f"  {hit.type} · {clean(hit.id)}", "$text-muted"),
+        ("● ", status_style(hit.status)), clean(hit.title), (f"  {hit.type} · {clean(hit.id)}", "$text 60%"),
     )
 
 

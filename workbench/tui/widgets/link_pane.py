@@ -40,14 +40,14 @@ def _entry(neighbour: Neighbour, key: str, twins: frozenset[str] = frozenset()) 
     """One linked document: its title, and under it its id when another listed document has the
     same title (`twins`), so that two links to notes titled alike can be told apart."""
     if neighbour.dangling:
-        prompt = Content.assemble(("  ✖ ", "$link-dangling"), (clean(neighbour.doc_id), "$text-muted strike"), (" missing", "$link-dangling"))
+        prompt = Content.assemble(("  ✖ ", "$link-dangling"), (clean(neighbour.doc_id), "$text 60% strike"), (" missing", "$link-dangling"))
         return Option(prompt, id=key, disabled=True)
     if neighbour.invalid:  # the file exists but fails its checks: open it to see why
         prompt = Content.assemble(("  ! ", "$link-dangling"), clean(neighbour.doc_id), (" invalid", "$link-dangling"))
         return Option(prompt, id=key)
     prompt = Content.assemble(("  ● ", status_style(neighbour.status)), clean(neighbour.title))
     if neighbour.title in twins:
-        prompt = Content.assemble(prompt, "\n", (f"    {clean(neighbour.doc_id)}", "$text-muted"))
+        prompt = Content.assemble(prompt, "\n", (f"    {clean(neighbour.doc_id)}", "$text 60%"))
     return Option(prompt, id=key)
 
 
@@ -67,7 +67,7 @@ def _twins(neighbours: Iterable[Neighbour]) -> frozenset[str]:
 
 
 def _heading(text: str) -> Option:
-    return Option(Content.styled(text, "bold $text-muted"), disabled=True)
+    return Option(Content.styled(text, "bold $text 60%"), disabled=True)
 
 
 def link_options(neighbours: LinkGroups) -> list[Option | None]:
@@ -116,14 +116,14 @@ def pack_options(neighbours: LinkGroups) -> list[Option | None]:
     """The context pack in reading order, each with its type, and how far and by which link it lies."""
     options: list[Option | None] = [_heading("Context pack: what an agent reads")]
     if not neighbours.pack:
-        options.append(Option(Content.styled("  nothing (the document is not valid)", "$text-muted"), disabled=True))
+        options.append(Option(Content.styled("  nothing (the document is not valid)", "$text 60%"), disabled=True))
     twins = _twins(neighbours.pack)
     for number, item in enumerate(neighbours.pack, start=1):
         where = "the document itself" if item.depth == 0 else f"{item.depth} away via {item.link_type}"
         prompt = Content.assemble(
-            (f"{number:>2} ", "$text-muted"), ("● ", status_style(item.status)), clean(item.title), "\n",
-            *([(f"   {clean(item.doc_id)}", "$text-muted"), "\n"] if item.title in twins else []),
-            (f"   {where}", "$text-muted"),
+            (f"{number:>2} ", "$text 60%"), ("● ", status_style(item.status)), clean(item.title), "\n",
+            *([(f"   {clean(item.doc_id)}", "$text 60%"), "\n"] if item.title in twins else []),
+            (f"   {where}", "$text 60%"),
         )
         options.append(Option(prompt, id=f"pack:{number}:{item.doc_id}"))
     return options
@@ -190,13 +190,13 @@ class LinkPane(OptionList):
     def watch_neighbours(self, neighbours: LinkGroups | None) -> None:
         self.border_title = self._title()
         if neighbours is None:
-            self.set_options([Option(Content.styled("No document open", "$text-muted"), disabled=True)])
+            self.set_options([Option(Content.styled("No document open", "$text 60%"), disabled=True)])
         elif self.show_pack:
             self.set_options(pack_options(neighbours))
             self.action_first()
         elif neighbours.empty:
             what = f"No {neighbours.link_type} links" if neighbours.link_type else "No links in or out"
-            self.set_options([Option(Content.styled(what, "$text-muted"), disabled=True)])
+            self.set_options([Option(Content.styled(what, "$text 60%"), disabled=True)])
         else:
             self.set_options(link_options(neighbours))
             self.action_first()

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.app import ComposeResult
-from textual.containers import Grid
 from textual.content import Content
+from textual.geometry import Size
 from textual.reactive import reactive
-from textual.widgets import Label
+from textual.widget import Widget
 
 from ...core.model import LinkType, parse_links
 from ..text import clean, epoch_date, status_badge, value_text
@@ -22,6 +21,9 @@ from ..text import clean, epoch_date, status_badge, value_text
 __all__ = ["Properties", "value_content"]
 
 HIDDEN_KEYS = frozenset({"title"})
+KEY_WIDTH = 15
+"""Cells of the key column: `schema_version` and `execution_state` fit; a longer key wraps in it."""
+GUTTER = 1
 
 
 def _link_style(link_type: str) -> str:
@@ -39,31 +41,55 @@ def value_content(key: str, value: Any) -> Content:
         lines = [Content.assemble((clean(link.type), _link_style(link.type)), " → ", clean(link.target)) for link in links]
         return Content("\n").join(lines)
     if (date := epoch_date(key, value)) is not None:
-        return Content.assemble(date, (f"  {value}", "$text-muted"))
+        return Content.assemble(date, (f"  {value}", "$text 60%"))
     return Content(value_text(value))
 
 
-class Properties(Grid):
-    """Key and value, one row per frontmatter key."""
+class Properties(Widget):
+    """Key and value, one row per frontmatter key: drawn as one widget, its rows laid out here
+    (a value wraps under itself, beside its key), so that opening a document mounts nothing."""
 
     DEFAULT_CSS = """
     Properties {
-        grid-size: 2;
-        grid-columns: 15 1fr;
-        grid-gutter: 0 1;
         height: auto;
         padding: 0 0 1 0;
-        & > .key { color: $text-muted; }
-        & > Label { width: 1fr; }
+        text-wrap: nowrap;
     }
     """
 
-    meta: reactive[dict[str, Any]] = reactive(dict, recompose=True)
+    meta: reactive[dict[str, Any]] = reactive(dict, init=False, layout=True)
     """The frontmatter to show, as parsed."""
 
-    def compose(self) -> ComposeResult:
-        for key, value in self.meta.items():
-            if str(key) in HIDDEN_KEYS or value == []:
-                continue
-            yield Label(Content(clean(str(key))), classes="key")
-            yield Label(value_content(str(key), value), classes=f"value -key-{clean(str(key))}" if str(key).isidentifier() else "value")
+    def __init__(self) -> None:
+        super().__init__()
+        self._laid_out: tuple[int, list[Content]] = (0, [])
+        """The width the rows were laid out at, and their lines (0: none yet)."""
+
+    def watch_meta(self) -> None:
+        self._laid_out = (0, [])
+
+    def rows(self) -> list[tuple[str, Any]]:
+        """The keys shown, in file order, with their values."""
+        return [(str(key), value) for key, value in self.meta.items() if str(key) not in HIDDEN_KEYS and value != []]
+
+    def lines(self, width: int) -> list[Content]:
+        """The rows laid out at `width`: the key in its column, the value wrapped beside it."""
+        if self._laid_out[0] == width:
+            return self._laid_out[1]
+        room = max(1, width - KEY_WIDTH - GUTTER)
+        lines: list[Content] = []
+        for key, value in self.rows():
+            keys = Content.styled(clean(key), "$text 60%").wrap(KEY_WIDTH)
+            values = [line for part in value_content(key, value).split("\n") for line in part.wrap(room) or [Content("")]]
+            for number in range(max(len(keys), len(values))):
+                left = keys[number] if number < len(keys) else Content("")
+                right = values[number] if number < len(values) else Content("")
+                lines.append(Content.assemble(left.pad_right(KEY_WIDTH + GUTTER - left.cell_length), right))
+        self._laid_out = (width, lines)
+        return lines
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.lines(width))
+
+    def render(self) -> Content:
+        return Content("\n").join(self.lines(self.content_size.width))

@@ -109,7 +109,7 @@ def shorten_snippet(snippet: str, most: int) -> str:
 def _snippet_content(snippet: str) -> Content:
     """The words around the match, muted, the matched words in bold (vault text: never markup)."""
     parts = snippet.replace("\x03", "\x02").split("\x02")
-    return Content.assemble(*((clean(part), "bold $text-accent" if n % 2 else "italic $text-muted")
+    return Content.assemble(*((clean(part), "bold $text-accent" if n % 2 else "italic $text 60%")
                               for n, part in enumerate(parts) if part))
 
 
@@ -120,9 +120,9 @@ def result_prompt(doc: Titled, around: str | None = None) -> Content:
     parts: list[Content | str | tuple[str, str]] = [
         clean(doc.title),
         "\n",
-        (clean(doc.id), "$text-muted"),
+        (clean(doc.id), "$text 60%"),
         "\n",
-        (f"{doc.type} · ", "$text-muted"),
+        (f"{doc.type} · ", "$text 60%"),
         (clean(doc.status), status_style(doc.status)),
     ]
     if around:
@@ -204,7 +204,7 @@ class SearchPane(Vertical):
     def _show_reading(self) -> None:
         """Said in the list rather than with a loading indicator, which would keep the focus off
         the list: the person's first keys (`?`, `q`, `/`) work while a large vault is read."""
-        results = self._replace([Option(Content.styled("Reading the vault…", "italic $text-muted"), disabled=True)])
+        results = self._replace([Option(Content.styled("Reading the vault…", "italic $text 60%"), disabled=True)])
         results.border_subtitle = "loading"
 
     def watch_searcher(self, searcher: Searcher | None) -> None:

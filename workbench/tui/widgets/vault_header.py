@@ -45,19 +45,19 @@ class VaultHeader(Widget):
         if self.unopened:
             return [Content.styled("not opened", "bold $text-error")]
         if self.documents is None:
-            return [Content.styled("loading…", "italic $text-muted")]
+            return [Content.styled("loading…", "italic $text 60%")]
         parts = [Content(f"{self.documents} {'doc' if short else 'document'}{'s' * (self.documents != 1)}")]
         errors = f"{self.errors} error{'s' * (self.errors != 1)}"
-        parts.append(Content.styled(errors, "bold $text-error" if self.errors else "$text-muted"))
+        parts.append(Content.styled(errors, "bold $text-error" if self.errors else "$text 60%"))
         if self.warnings:
             parts.append(Content.styled(f"{self.warnings} warning{'s' * (self.warnings != 1)}", "$text-warning"))
         if self.conflicts is None:
-            parts.append(Content.styled("finding conflicts…" if short else "looking for conflicts…", "italic $text-muted"))
+            parts.append(Content.styled("finding conflicts…" if short else "looking for conflicts…", "italic $text 60%"))
         elif self.conflicts < 0:
-            parts.append(Content.styled("conflicts: press c", "$text-muted"))
+            parts.append(Content.styled("conflicts: press c", "$text 60%"))
         else:
             conflicts = f"{self.conflicts} conflict{'s' * (self.conflicts != 1)}"
-            parts.append(Content.styled(conflicts, "bold $text-warning" if self.conflicts else "$text-muted"))
+            parts.append(Content.styled(conflicts, "bold $text-warning" if self.conflicts else "$text 60%"))
         return parts
 
     def render(self) -> Content:
