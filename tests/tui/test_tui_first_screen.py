@@ -246,3 +246,22 @@ def test_snippets_keep_the_words_of_emphasis_and_wiki_links_without_their_marks(
 
     shown = shorten_snippet("Dendron uses **\x02lookups\x03** to find [[dendron.topic.lookup]] and `__init__`", 200)
     assert shown == "Dendron uses \x02lookups\x03 to find dendron.topic.lookup and `__init__`"
+
+
+async def test_a_search_typed_in_one_burst_after_the_slash_goes_into_the_box(sample_copy: Path):
+    """A terminal hands over a fast typist's keys (or a pasted word) all at once: the letters after
+    `/` reach the app before the focus has moved to the box, and must neither act as commands (`i`
+    opened the inbox) nor be lost."""
+    from textual import events
+
+    from workbench.tui.widgets.search import SearchInput
+
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.focused, OptionList)
+        for character in "/stripe":
+            app.post_message(events.Key("slash" if character == "/" else character, character))
+        await settle(pilot)
+        assert app.screen.query_one(SearchInput).value == "stripe"
+        assert isinstance(app.focused, SearchInput) and len(app.screen_stack) == 2  # no dialog opened

@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.widgets import Input
 
 from .commands import WorkbenchCommands
 from .dialogs.discard import DiscardDialog, unsaved_work
@@ -88,6 +89,16 @@ class WorkbenchApp(App[None]):
     def on_mount(self) -> None:
         self.push_screen(MainScreen(self.vault_path, self.flavour))
         self._say_theme_errors()
+
+    def on_key(self, event: events.Key) -> None:
+        """A letter that comes this far while a text box has the focus was sent before the focus
+        reached the box: typed in one burst after `/` (or pasted as keys), it went to the pane
+        focused before. A box takes every letter it is sent, so this one goes into the box rather
+        than being lost."""
+        box = self.focused
+        if isinstance(box, Input) and event.is_printable and event.character:
+            event.stop()
+            box.insert_text_at_cursor(event.character)
 
     @on(SearchPane.Listed)
     def _titles_listed(self) -> None:

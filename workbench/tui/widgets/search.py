@@ -328,7 +328,9 @@ class SearchPane(Vertical):
         return True
 
     def focus_input(self) -> None:
-        self.query_one(Input).focus()
+        """Give the box the focus at once: `focus()` would move it only after the keys already
+        queued, so the letters of a search typed in one burst after `/` acted as commands."""
+        self.screen.set_focus(self.query_one(Input))
 
     def action_focus_results(self) -> None:
         self.query_one(OptionList).focus()
