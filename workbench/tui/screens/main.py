@@ -645,6 +645,8 @@ class MainScreen(GuidedFlows, Screen[None]):
         view = self.current
         if action in ("lifecycle", "new_document", "consolidate") and self.summary is not None and self.flow_refusal(action):
             return None
+        if action in ("lifecycle", "edit") and view is not None and self.query_one(DocumentViewer).gone:
+            return False  # nothing left on disk to change: hidden, and the key says so (`action_explain`)
         if action in ("lifecycle", "toggle_raw", "edit"):
             return view is not None
         if action in ("undo", "redo", "undo_history", "problems", "conflicts", "new_document", "consolidate", "inbox"):
@@ -689,6 +691,8 @@ class MainScreen(GuidedFlows, Screen[None]):
         if view is None:
             what = {"l": "change its status", "e": "edit it", "r": "see its source", "s": "open its successor"}[key]
             self.notify(f"Open a document first to {what}: / to search, enter to open", title="No document open", markup=False)
+        elif key in ("l", "e"):
+            self._refused_as_gone()
         elif key == "s":
             self.notify(f"{view.document.id} is {view.document.status}: nothing supersedes it", title="No successor", markup=False)
 
