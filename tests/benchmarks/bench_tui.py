@@ -122,11 +122,13 @@ async def open_documents(vault: Path) -> list[tuple[float, float, int, str]]:
     from workbench.tui.widgets.viewer import DocumentViewer
 
     drawn: list[float] = []
+    shown_once = asyncio.Event()
     draw_line, show = Body.render_line, Body.show
 
     def timed_line(body: Body, y: int):
         if not drawn:
             drawn.append(time.perf_counter())
+            shown_once.set()
         return draw_line(body, y)
 
     def timed_show(body: Body, *args, **kwargs):
@@ -143,11 +145,14 @@ async def open_documents(vault: Path) -> list[tuple[float, float, int, str]]:
             longest = sorted(screen.summary.documents, key=lambda doc: -len(doc.body))[:LONGEST]
             viewer = screen.query_one(DocumentViewer)
             for doc in longest:
+                shown_once.clear()
                 start = time.perf_counter()
                 screen.open_document(doc.id)
                 drawn.append(start)  # a mark: cleared when the new text is given to the body
-                while viewer.view is None or viewer.view.document.id != doc.id or not drawn or drawn[0] == start:
-                    await pilot.pause(0)
+                # Wait as the app does, idle until the frame: polling here would keep the event loop
+                # busy and starve the thread that reads the document (a convoy on the interpreter lock).
+                await asyncio.wait_for(shown_once.wait(), 60)
+                assert viewer.view is not None and viewer.view.document.id == doc.id
                 first = drawn[0] - start
                 await settle(pilot)
                 rows.append((first, time.perf_counter() - start, len(doc.body), doc.id))
