@@ -27,7 +27,7 @@ from .flavours import View
 from .model import Document, Problem, Severity
 from .records import Record
 
-__all__ = ["StoredDocument", "SCHEMA_VERSION", "DerivedStore", "row_for", "fts_fields"]
+__all__ = ["StoredDocument", "SCHEMA_VERSION", "DerivedStore", "row_for", "record_from_row", "fts_fields"]
 
 SCHEMA_VERSION = "6"
 
@@ -159,6 +159,21 @@ def _varints(blob: bytes) -> list[int]:
     return numbers
 
 
+META_DECODER = json.JSONDecoder(object_hook=_decode_hook)
+FILES_COLUMNS = "path, size, mtime_ns, checked_on, digest, id, valid, meta, body, problems, key_lines, view, updated"
+
+
+def record_from_row(row: tuple) -> Record:
+    """The record a `files` row keeps (its `FILES_COLUMNS`, as `row_for` makes them), its meta
+    decoded when first asked for."""
+    path, size, mtime_ns, _, digest, doc_id, valid, meta, body, problems, key_lines, view, updated = row
+    seen = View.from_json(json.loads(view)) if view else None
+    document = StoredDocument(doc_id, path, _Encoded(meta, META_DECODER), body, digest, bool(valid), seen)
+    document.__dict__["_updated"] = dt.date.fromisoformat(updated) if updated else None
+    found = [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in json.loads(problems)] if problems != "[]" else []
+    return Record(path, size, mtime_ns, document, found, json.loads(key_lines))
+
+
 def row_for(record: Record, on: dt.date) -> tuple | None:
     """The `files` and `fts` rows of a record; None when its meta cannot be stored as JSON (it is
     then parsed again next time)."""
@@ -267,23 +282,12 @@ class DerivedStore:
 
     def load(self, on: dt.date) -> dict[str, Record]:
         """Every cached record checked today (a date can only be judged "in the future" on the day)."""
-        records: dict[str, Record] = {}
-        decoder = json.JSONDecoder(object_hook=_decode_hook)
         try:
-            rows = self.db.execute(
-                "SELECT path, size, mtime_ns, digest, id, valid, meta, body, problems, key_lines, view, updated FROM files WHERE checked_on = ?",
-                (on.isoformat(),),
-            ).fetchall()
+            rows = self.db.execute(f"SELECT {FILES_COLUMNS} FROM files WHERE checked_on = ?", (on.isoformat(),)).fetchall()
         except sqlite3.DatabaseError as error:
             self._failed(error)
-            return records
-        for path, size, mtime_ns, digest, doc_id, valid, meta, body, problems, key_lines, view, updated in rows:
-            seen = View.from_json(json.loads(view)) if view else None
-            document = StoredDocument(doc_id, path, _Encoded(meta, decoder), body, digest, bool(valid), seen)
-            document.__dict__["_updated"] = dt.date.fromisoformat(updated) if updated else None
-            found = [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in json.loads(problems)] if problems != "[]" else []
-            records[path] = Record(path, size, mtime_ns, document, found, json.loads(key_lines))
-        return records
+            return {}
+        return {row[0]: record_from_row(row) for row in rows}
 
     def save(self, records: Iterable[Record], removed: Iterable[str], on: dt.date) -> None:
         """Store changed records and drop removed files, in one transaction."""
@@ -299,8 +303,7 @@ class DerivedStore:
                 gone = self._delete(list(removed) + [files_row[0] for files_row, _ in rows])
                 start = (self.db.execute("SELECT max(rowid) FROM files").fetchone()[0] or 0) + 1
                 self.db.executemany(
-                    "INSERT INTO files (rowid, path, size, mtime_ns, checked_on, digest, id, valid, meta, body, problems, key_lines, view,"
-                    " updated, title, ident, tags, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT INTO files (rowid, {FILES_COLUMNS}, title, ident, tags, summary) VALUES ({', '.join('?' * 18)})",
                     [(start + n, *files_row, *fts_row[:4]) for n, (files_row, fts_row) in enumerate(rows)],
                 )
                 self.db.executemany(

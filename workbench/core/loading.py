@@ -2,9 +2,10 @@
 
 Parsing YAML and checking the rules is pure CPU, and a vault of thousands of files is opened
 cold whenever `.workbench/` is new or deleted. Worker processes (started by a fork server, so a
-threaded TUI is never forked) parse chunks of files and hand back finished records and the rows
-for the derived store; the parent stores each chunk while the workers parse the next. Small batches,
-one-core machines and any trouble with the pool fall back to parsing in this process.
+threaded TUI is never forked) parse chunks of files and hand back the rows for the derived store;
+the parent makes each record from its row, as a warm open does, and stores the rows while the
+workers parse on. Small batches, one-core machines and any trouble with the pool fall back to
+parsing in this process.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from . import flavours
-from .cache import row_for
+from .cache import record_from_row, row_for
 from .records import Record, read_record
 
 __all__ = ["PARALLEL_MIN", "collector_paused", "parse_files"]
@@ -46,16 +47,25 @@ def collector_paused():
             gc.enable()
 
 
-def _parse_chunk(root: str, items: list[Item], on: dt.date, with_rows: bool, flavour: str) -> list[tuple[Record, tuple | None]]:
-    out = []
+def _parse_chunk(root: str, items: list[Item], on: dt.date, with_rows: bool, flavour: str, rows_only: bool = False) -> list[tuple[Record | None, tuple | None]]:
+    """(record, store row) for each file still there. `rows_only` (in a worker) leaves out each
+    record its row keeps: the parent makes it from the row, as a warm open does, which halves what
+    crosses between the processes and leaves the meta encoded until it is asked for."""
+    out: list[tuple[Record | None, tuple | None]] = []
     reader = flavours.get(flavour)
     with collector_paused():
         for path, size, mtime_ns in items:
             record = read_record(Path(root), path, size, mtime_ns, on, reader)
             if record is None:
                 continue
-            out.append((record, row_for(record, on) if with_rows else None))
+            row = row_for(record, on) if with_rows else None
+            out.append((None if rows_only and row is not None else record, row))
     return out
+
+
+def _records_of(chunk: list[tuple[Record | None, tuple | None]]) -> list[tuple[Record, tuple | None]]:
+    """A worker's chunk with every record in place, made from its row where it was left out."""
+    return [(record if record is not None else record_from_row(row[0]), row) for record, row in chunk]  # type: ignore[index]
 
 
 def _start_worker() -> None:
@@ -135,9 +145,9 @@ def parse_files(root: Path, items: list[Item], on: dt.date, with_rows: bool, fla
             pool = ProcessPoolExecutor(_workers(), mp_context=context, initializer=_start_worker)
         with pool:
             with _without_main(), _stderr_with_a_descriptor():
-                futures = [pool.submit(_parse_chunk, str(root), chunk, on, with_rows, flavour) for chunk in chunks]
+                futures = [pool.submit(_parse_chunk, str(root), chunk, on, with_rows, flavour, True) for chunk in chunks]
             for future in futures:
-                yield future.result()
+                yield _records_of(future.result())
                 done += 1
     except (OSError, RuntimeError, ImportError, EOFError) as exc:  # no process pool here: do it ourselves
         if isinstance(exc, GeneratorExit):
