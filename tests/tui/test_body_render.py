@@ -315,3 +315,21 @@ async def test_a_re_read_document_keeps_its_place(builder):
         await wait_for(pilot, lambda: "One more." in app.screen.query_one(Body).text, 30)
         await settle(pilot)
         assert viewer.scroll_y == 500
+
+
+async def test_text_is_selected_with_the_mouse_and_copied_as_shown():
+    app = BodyApp("First paragraph here.\n\nSecond one, with a [link](far.md) in it.\n\nThird.\n")
+    async with app.run_test(size=(60, 10)) as pilot:
+        await pilot.pause()
+        body = app.query_one(Body)
+        assert body.lines[2].plain.startswith("Second")
+        await pilot.mouse_down(body, offset=(6, 0))  # the "paragraph" of the first line
+        await pilot.hover(body, offset=(9, 2))  # to the end of "one" on the third row, included
+        await pilot.mouse_up(body, offset=(9, 2))
+        await pilot.pause()
+        assert app.screen.get_selected_text() == "paragraph here.\n\nSecond one"
+        selected = body.get_style_at(7, 2)
+        assert selected.bgcolor is not None  # drawn as selected
+        body.show("Another text.\n", {})
+        await pilot.pause()
+        assert app.screen.get_selected_text() is None  # the rows no longer hold what was selected

@@ -12,6 +12,11 @@ person starts reading, letting keys through between them. A newer `show` stops a
 adding pieces. While the pieces of a text come in, the body stays at least as tall as the text it
 replaced, so a document re-read after a change on disk keeps its place in the viewer.
 
+Text can be selected with the mouse, as in Textual's own widgets: each drawn line carries the
+offsets of its characters (`Strip.apply_offsets`), and a selection is taken from the lines as laid
+out, one per row, so a wrapped paragraph is copied with the breaks it is shown with. A new text or
+a new layout clears it, since its rows no longer hold what was selected.
+
 For the keyboard, a cursor walks the links in reading order (`move_cursor`), those in tables too,
 and shows the one it is on in the theme's cursor colours, scrolled into view; `follow` acts on it
 exactly as a click does, by posting `LinkClicked` with the link's address. The words of the search
@@ -34,7 +39,9 @@ from textual.content import Content
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
+from textual.selection import Selection
 from textual.strip import Strip
+from textual.style import Style
 from textual.widget import Widget
 
 from ..markdown_render import Block, lay_out, link_number, render, slug, warm_up
@@ -176,6 +183,7 @@ class Body(Widget):
         self._floor = len(self._lines)
         self._blocks, self._hrefs, self._link_labels, self._link_blocks = [], [], [], []
         self._lines, self._starts, self._width = [], [], self._width
+        self._clear_selection()
         self._add(parts[0])
         self.shown = True
 
@@ -241,6 +249,7 @@ class Body(Widget):
             self._lay_out_block(index)
         self._strips.clear()
         self._cursor_rows = self._rows_of(self.cursor)
+        self._clear_selection()
 
     def _ensure_width(self, width: int) -> None:
         if width > 0 and width != self._width:
@@ -261,10 +270,29 @@ class Body(Widget):
         line = self._lines[y]
         if y in self._cursor_rows:
             line = _with_cursor(line, self.cursor)
+        selection = self.text_selection
+        if selection is not None and (span := selection.get_span(y)) is not None:
+            start, end = span
+            selected = Style.from_rich_style(self.screen.get_component_rich_style("screen--selection"))
+            line = line.stylize(selected, start, len(line) if end == -1 else end)
         base = self.visual_style
         segments = [Segment(text, style.rich_style) for text, style in line.render(base, end="")]
-        strip = self._strips[y] = Strip(segments).crop_extend(0, width, base.rich_style)
+        strip = self._strips[y] = Strip(segments).crop_extend(0, width, base.rich_style).apply_offsets(0, y)
         return strip
+
+    # -- selecting with the mouse -----------------------------------------------------------------
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text, from the lines as laid out (Textual asks when it copies)."""
+        return selection.extract("\n".join(line.plain for line in self._lines)), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self._strips.clear()
+        self.refresh()
+
+    def _clear_selection(self) -> None:
+        if self.is_mounted and self.text_selection is not None:
+            self.screen.selections = {w: s for w, s in self.screen.selections.items() if w is not self}
 
     def _rows_of(self, number: int) -> frozenset[int]:
         """The rows link `number` is drawn on (more than one when the wrap splits it)."""
