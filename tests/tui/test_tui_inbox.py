@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import Implementation
+from textual.notifications import Notify
 from tui_helpers import screen_text, settle, type_text, wait_for
 
 from workbench import Vault
@@ -190,8 +191,13 @@ async def test_an_agent_writing_over_mcp_is_seen_by_the_open_workbench(sample_co
                         "links": ["related_to:mem-entity-sendgrid"], "decision": "create"})
                     assert not result.is_error, result.content[0].text
         doc_id = result.structured_content["id"]
-        await wait_for(pilot, lambda: any(n.title == "An agent wrote · i opens the inbox" for n in app._notifications))
-        toast = next(n for n in app._notifications if n.title == "An agent wrote · i opens the inbox")
+        # Taken from the messages, not from the toasts on screen: on a loaded machine a toast can
+        # time out before the test looks.
+        def toasts():
+            return [m.notification for m in seen if isinstance(m, Notify) and m.notification.title == "An agent wrote · i opens the inbox"]
+
+        await wait_for(pilot, toasts)
+        toast = toasts()[0]
         assert toast.message.startswith(f"claude-code: wrote a new note, {doc_id}")
         await wait_for(pilot, lambda: app.screen.summary is not None and any(d.id == doc_id for d in app.screen.summary.documents))
         await pilot.press("escape", "i")
