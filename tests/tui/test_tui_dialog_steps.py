@@ -12,7 +12,8 @@ from tui_helpers import open_by_search, screen_text, settle, type_text
 
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog, file_starts, files_line
-from workbench.tui.dialogs.conflicts import ConflictsDialog, short_id
+from workbench.core.model import Document
+from workbench.tui.dialogs.conflicts import ConflictsDialog, short_id, titled
 from workbench.tui.dialogs.consolidate import ConsolidateDialog
 from workbench.tui.dialogs.discard import DiscardDialog
 from workbench.tui.dialogs.lifecycle import LifecycleDialog
@@ -347,6 +348,33 @@ async def test_conflicts_are_listed_by_title_with_whole_ids(sample_copy: Path):
             shown = next(line.strip() for line in (listing.get_option_at_index(0).prompt.plain.splitlines()) if "mem-" in line and doc_id[:5] in line
                          and line.strip()[-4:] == doc_id[-4:] and line.strip() in (doc_id, short_id(doc_id, len(line.strip()))))
             assert len(shown) + 4 <= width and f"    {shown}" in text, shown
+
+
+def test_a_resolution_names_its_documents_by_title_unless_titles_are_shared():
+    def doc(doc_id, title=None):
+        return Document(id=doc_id, path=f"{doc_id}.md", meta={"title": title} if title else {}, body="")
+
+    docs = {d.id: d for d in (doc("adr-1", "Use Postgres"), doc("adr-10", "Use SQLite"), doc("adr-2", "Use Postgres"), doc("adr-3"))}
+    assert titled("adr-10 supersedes adr-1", ["adr-1", "adr-10"], docs) == "“Use SQLite” supersedes “Use Postgres”"
+    assert titled("merge adr-1 into adr-2", ["adr-1", "adr-2"], docs) == "merge adr-1 into adr-2"  # the same title: ids tell them apart
+    assert titled("adr-3 supersedes adr-1", ["adr-1", "adr-3"], docs) == "adr-3 supersedes adr-1"  # no title of its own
+    assert titled("link adr-1 instead", ["adr-1", "adr-404"], docs) == "link adr-1 instead"  # not in the vault
+
+
+async def test_a_resolutions_button_wraps_between_words_at_80x24(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "c")
+        await settle(pilot)
+        dialog = app.screen
+        conflict = next(c for c in dialog.conflicts if c.kind in ("contradiction", "duplicate", "one-sided-supersession")
+                        and len({dialog.documents[i].title for i in c.ids}) == len(c.ids))
+        dialog.query_one("#conflict-list", OptionList).highlighted = dialog.conflicts.index(conflict)
+        await settle(pilot)
+        labels = [str(button.label) for button in dialog.query("#resolutions Button")]
+        assert any(f"“{dialog.documents[conflict.ids[0]].title}”" in label for label in labels), labels
+        assert not any(doc_id in label for doc_id in conflict.ids for label in labels), labels
 
 
 async def test_up_and_down_move_among_a_conflicts_resolutions(sample_copy: Path):

@@ -238,7 +238,7 @@ async def test_conflicts_queue_resolves_with_preview(sample_copy: Path):
         text = screen_text(app)
         assert "contradiction" in text and "stale-link" in text and "may replace" in text
         buttons = list(dialog.query(Button).filter("#resolutions Button"))
-        assert str(buttons[0].label) == "mem-decision-money-numeric-decimal supersedes mem-decision-money-integer-cents"
+        assert str(buttons[0].label) == "“Store money as NUMERIC(12,2) decimals” supersedes “Store money as integer cents”"
         await pilot.press("enter")  # to the resolutions
         assert app.focused is buttons[0]
         await pilot.press("enter")

@@ -8,11 +8,14 @@ successor, editing a cycle by hand) is shown with its command instead, and one t
 cannot write (`refusal`) says so, with the way out, before the person picks it.
 
 Each conflict is listed by the titles of its documents, their ids shortened on the line below: a
-person recognises a title, and an id wrapped mid-word on a narrow terminal helps nobody.
+person recognises a title, and an id wrapped mid-word on a narrow terminal helps nobody. For the
+same reason a resolution's button names the documents by title (`titled`), unless two of them
+share one; its tooltip keeps the command, with the ids.
 """
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 from typing import ClassVar
@@ -33,7 +36,18 @@ from ..text import clean, status_badge
 
 EXCERPT_LINES = 4
 
-__all__ = ["ConflictsDialog", "conflict_prompt", "resolution_proposal", "short_id"]
+__all__ = ["ConflictsDialog", "conflict_prompt", "resolution_proposal", "short_id", "titled"]
+
+
+def titled(label: str, ids: Sequence[str], documents: Mapping[str, Document]) -> str:
+    """`label` with each of `ids` given as its document's title in quotes. Left as it is when a
+    document is missing, has no title of its own, or shares its title with another: then only the
+    ids tell them apart."""
+    titles = {doc_id: documents[doc_id].title for doc_id in ids if doc_id in documents}
+    if len(titles) < len(set(ids)) or len(set(titles.values())) < len(titles) or any(t == i for i, t in titles.items()):
+        return label
+    named = "|".join(re.escape(doc_id) for doc_id in sorted(titles, key=len, reverse=True))
+    return re.sub(rf"(?<![\w.-])(?:{named})(?![\w.-])", lambda match: f"“{titles[match.group()]}”", label)
 
 
 def resolution_proposal(resolution: Resolution, then: Callable[[], object] | None = None,
@@ -199,7 +213,8 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
         for number, resolution in enumerate(conflict.resolutions):
             refused = self.refusal(resolution) if self.refusal is not None else None
             can = resolution_proposal(resolution) is not None and refused is None
-            label = Content(clean(resolution.label + (" (not in this vault's format)" if refused else "")))
+            label = titled(resolution.label, conflict.ids, self.documents)
+            label = Content(clean(label + (" (not in this vault's format)" if refused else "")))
             button = Button(label, name=str(number), compact=True, variant="primary" if can else "default")
             if refused:
                 button.tooltip = Content(clean(refused))
