@@ -183,3 +183,31 @@ def test_undo_history_marks_the_position(snap_compare, sample_copy: Path, theme:
         assert isinstance(pilot.app.screen, UndoHistoryDialog)
 
     assert snap_compare(WorkbenchApp(sample_copy, theme=theme), terminal_size=size, run_before=history)
+
+
+async def test_undoing_the_creation_of_the_open_document_is_not_news_from_outside(sample_copy: Path):
+    from tui_helpers import open_by_search, wait_for
+
+    from workbench.core.gate import Draft
+    from workbench.tui.widgets.viewer import DocumentViewer
+
+    plan = Vault.open(sample_copy).create(Draft("note", "Pooling connections per tenant", ["postgres"], [("related_to", POSTGRES)], "Pool per tenant.\n"))
+    created = sample_copy / plan.changes[0].path
+    app = WorkbenchApp(sample_copy)
+    seen = recorded(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        main = app.screen
+        await wait_for(pilot, lambda: main.watcher is not None and main.watcher.ready.is_set())
+        await open_by_search(pilot, "Pooling connections per tenant")
+        viewer = main.query_one(DocumentViewer)
+        assert viewer.view is not None and viewer.view.document.title == "Pooling connections per tenant"
+        await pilot.press("escape", "u")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog) and "Pooling" in app.screen.summary + app.screen.diff
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not created.exists() and main.summary is not None
+                       and all(d.path != plan.changes[0].path for d in main.summary.documents))
+        await pilot.pause(1.0)  # the watcher's word of the file going comes, and is not news
+        assert not any("Deleted outside the workbench" in note or "deleted on disk" in note for note in seen), seen
+        assert not viewer.gone and (viewer.view is None or viewer.view.document.path != plan.changes[0].path)
+        assert "Deleted on disk" not in screen_text(app)

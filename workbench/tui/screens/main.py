@@ -210,6 +210,9 @@ class MainScreen(GuidedFlows, Screen[None]):
         """The graph navigator's depth and link-type filter (`+`/`-`, `t` in the links pane)."""
         self._written: dict[str, bytes] = {}
         """What our own last writes left in each file, so the watcher's echo of them is not news."""
+        self._removed: set[str] = set()
+        """Files our own last writes removed (an undone creation), until the watcher has seen them go:
+        their going is not news from outside either."""
         self._agents_seen = dt.datetime.now().isoformat(timespec="seconds")
         """The newest agent's request already announced: those the watcher brings after it are news."""
 
@@ -387,6 +390,7 @@ class MainScreen(GuidedFlows, Screen[None]):
         try:
             written = proposal.apply(self.vault, plan)
             self._written.update({c.path: c.after for c in written.changes if c.after is not None})
+            self._removed.update(c.path for c in written.changes if c.after is None)
             summary = summarise(self.vault, self.vault_path)
         except ConflictError as exc:
             ours = next((c.after for c in plan.changes if c.path == exc.path), None)
@@ -457,8 +461,10 @@ class MainScreen(GuidedFlows, Screen[None]):
         if view is None:
             return
         path = view.document.path
+        ours = path in self._removed  # our own change removed it: `ChangeApplied` moves on from it
+        self._removed.difference_update(message.paths)
         # A folder that vanished is reported as `folder/`, a sweep that caught up as no path at all.
-        if not message.paths or any(p == path or (p.endswith("/") and path.startswith(p)) for p in message.paths):
+        if not ours and (not message.paths or any(p == path or (p.endswith("/") and path.startswith(p)) for p in message.paths)):
             self.read_document(view.document.id, remember=False, from_disk=True)
 
     def _announce_agents(self, paths: list[str]) -> None:
@@ -511,6 +517,9 @@ class MainScreen(GuidedFlows, Screen[None]):
         said to be gone."""
         viewer = self.query_one(DocumentViewer)
         shown = viewer.view.document.id if viewer.view is not None else None
+        if message.doc_id == shown and viewer.view.document.path in self._removed:
+            self._left_behind(shown)  # our own change removed it, and says so
+            return
         if message.doc_id == shown:
             viewer.gone = True
             self.refresh_bindings()
@@ -529,6 +538,21 @@ class MainScreen(GuidedFlows, Screen[None]):
             self.action_back()
         elif step > 0:
             self.action_forward()
+
+    def _left_behind(self, doc_id: str) -> None:
+        """The change just written removed the document on show (an undone creation): it leaves the
+        history, and the document before it comes back, or none. It is not shown as deleted on
+        disk: nobody else deleted it, and the notice of the change says what it did."""
+        self.history.drop(doc_id, None)
+        before = self.history.current
+        viewer = self.query_one(DocumentViewer)
+        viewer.gone = False
+        if before is not None and self.vault is not None and before in self.vault:
+            self.read_document(before, remember=False)
+        else:
+            viewer.view = None
+            self.query_one(LinkPane).neighbours = None
+        self.refresh_bindings()
 
     def _refused_as_gone(self) -> bool:
         """Whether the open document's file is gone, said to the person: nothing can be written to it."""
@@ -592,8 +616,11 @@ class MainScreen(GuidedFlows, Screen[None]):
         target = proposal.open_after(plan) if proposal.open_after else None
         if target is not None:
             self.open_document(target, focus="viewer")
-        elif self.current is not None and self.vault is not None and self.current.document.id in self.vault:
-            self.read_document(self.current.document.id, remember=False)
+        elif self.current is not None and self.vault is not None:
+            if self.current.document.id in self.vault:
+                self.read_document(self.current.document.id, remember=False)
+            else:
+                self._left_behind(self.current.document.id)
         if proposal.then is not None:
             proposal.then()
 
