@@ -10,7 +10,7 @@ from tui_helpers import settle
 
 from workbench.core.changes import FileChange, Plan
 from workbench.core.inbox import Inbox
-from workbench.core.model import Document
+from workbench.core.model import Document, Problem, Severity
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs.confirm_forget import ConfirmForgetDialog
 from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog
@@ -67,6 +67,13 @@ async def test_every_dialog_wears_the_shared_frame(sample_copy: Path, name: str)
 
 
 READ, DISK, OURS = b"one\ntwo\nthree\n", b"one\ntwo, said an agent\nthree\n", b"one\ntwo\nthree\nfour\n"
+
+
+async def test_the_problems_list_puts_errors_first():
+    warnings = [Problem(f"a{n}.md", Severity.WARNING, "stale-link", "links an old one") for n in range(3)]
+    error = Problem("z.md", Severity.ERROR, "conflict-markers", "git conflict markers")
+    dialog = ProblemsDialog([*warnings[:2], error, warnings[2]], {})
+    assert dialog.problems == [error, *warnings]
 
 
 def test_versions_diff_reads_from_old_to_new():

@@ -1,9 +1,10 @@
 """The problems list (`p`): every problem the checks found, with a way to the file and to repair.
 
-Each row reads `path:line  severity  code  message`, the severity in its colour. `enter` returns the
-document to open; `f` asks for the repair of the highlighted problem's file only, `r` for the repair
-of the whole vault; the main screen previews either as a diff before writing. The dialog itself
-never writes.
+Each row reads `path:line  severity  code  message`, the severity in its colour, errors first (in
+the order the checks gave them, as are the warnings after them). `enter` returns the document to
+open; `f` asks for the repair of the highlighted problem's file only, `r` for the repair of the
+whole vault; the main screen previews either as a diff before writing. The dialog itself never
+writes.
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ class ProblemsDialog(ModalScreen[ProblemsResult | None]):
 
     def __init__(self, problems: Sequence[Problem], path_ids: Mapping[str, str]) -> None:
         super().__init__()
-        self.problems = list(problems)
+        # Errors first: one error among hundreds of warnings is what the person came for.
+        self.problems = sorted(problems, key=lambda p: p.severity != Severity.ERROR)
         self.path_ids = path_ids
         """Each valid document's path and id, for problems that do not name their document."""
 
