@@ -11,6 +11,7 @@ from vault_builders import VaultBuilder
 
 from workbench import RefusedError, Vault
 from workbench.cli import main
+from workbench.core import flavours
 
 
 def codes(vault, path=None):
@@ -84,7 +85,7 @@ def test_a_status_change_adds_frontmatter_and_keeps_every_body_byte(obsidian):
 
 def test_memory_core_writes_are_refused_with_the_way_out(obsidian):
     vault = Vault.open(obsidian)
-    with pytest.raises(RefusedError, match="markdown vault.*migrate"):
+    with pytest.raises(RefusedError, match="a Markdown vault.*migrate"):
         vault.supersede("beta", "Home")
     with pytest.raises(RefusedError, match="migrate"):
         vault.rename("beta", "beta2")
@@ -465,7 +466,7 @@ def test_dendron_repair_adds_the_missing_keys_from_the_file(dendron):
 
 
 def test_a_flavour_without_a_status_refuses_a_status_change(dendron):
-    with pytest.raises(RefusedError, match="dendron vault has no status"):
+    with pytest.raises(RefusedError, match="a Dendron vault has no status"):
         Vault.open(dendron).set_status("root", "archived")
 
 
@@ -617,3 +618,8 @@ def test_forget_in_an_okf_bundle_leaves_no_byte_of_the_concept(bundle_in_memory)
         assert b"people/ada" not in data and b"secret worth forgetting" not in data, path
     with pytest.raises(RefusedError):
         Vault.open(bundle_in_memory).undo()
+
+
+def test_a_format_is_named_as_a_person_writes_it_with_its_article():
+    assert [flavours.get(name).a_vault for name in ("adr", "dendron", "okf", "memory-core", "markdown")] == [
+        "an ADR vault", "a Dendron vault", "an OKF vault", "a Memory Core vault", "a Markdown vault"]

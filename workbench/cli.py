@@ -264,7 +264,7 @@ def cmd_migrate(vault: Vault, args: argparse.Namespace) -> int:
     if args.json:
         print_json({**report.to_json(), "errors": [p.to_json() for p in errors]})
     else:
-        print(f"migrated {len(report.written)} document(s) from the {vault.flavour.name} vault into {safe(str(report.out))}")
+        print(f"migrated {len(report.written)} document(s) from the {vault.flavour.label} vault into {safe(str(report.out))}")
         if report.unresolved:
             print(f"{report.unresolved} link(s) to nothing kept under unresolved_links")
         for path, problems in report.drafts.items():

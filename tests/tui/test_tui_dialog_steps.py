@@ -240,7 +240,7 @@ async def test_a_dendron_vault_dims_lifecycle_new_and_consolidate_and_says_why(t
             await settle(pilot)
             assert app.screen is main, f"{key} opens nothing it cannot finish"
             said = notices(app)[-1]
-            assert "dendron" in said and "workbench migrate" in said, said
+            assert "Dendron" in said and "workbench migrate" in said, said
         for key, action in [("u", "undo"), ("p", "problems"), ("c", "conflicts"), ("e", "edit")]:
             assert main.check_action(action, ()) is True, key
     assert snapshot_of(root) == before

@@ -609,7 +609,7 @@ class VaultIndex:
     def flavour_status_change(self, doc: Document, status: str) -> FileChange:
         """A status change written the flavour's way: a frontmatter key, a `## Status` line."""
         if not self.flavour.has_status:
-            raise RefusedError(f"a {self.flavour.name} vault has no status to change; migrate it to Memory Core for a lifecycle")
+            raise RefusedError(f"{self.flavour.a_vault} has no status to change; migrate it to Memory Core for a lifecycle")
         return self.flavour_change(doc, lambda parsed: self.flavour.status_change(parsed, status))
 
     def flavour_change(self, doc: Document, edit: Callable[[ParsedFile], tuple[dict[str, Any], str] | None]) -> FileChange:
@@ -638,7 +638,7 @@ class VaultIndex:
         """Refuse a change that writes Memory Core's own fields into another flavour's files."""
         if not self.flavour.native:
             raise RefusedError(
-                f"{what} writes Memory Core fields, and this is a {self.flavour.name} vault; "
+                f"{what} writes Memory Core fields, and this is {self.flavour.a_vault}; "
                 "migrate it first (workbench migrate --to memory-core OUT)"
             )
 

@@ -157,7 +157,7 @@ def plan_listing(vault: VaultIndex, documents: list[Document] | None = None) -> 
     the markers is kept. A listing with no markers is left as it is (nothing says where to write)."""
     name = vault.flavour.listing
     if name is None:
-        raise RefusedError(f"a {vault.flavour.name} vault has no generated listing")
+        raise RefusedError(f"{vault.flavour.a_vault} has no generated listing")
     if documents is None:
         vault.refresh()  # a listing of every document: those written since the last look too
     raw = read_bytes(vault.root / name)

@@ -207,7 +207,7 @@ def migrate(vault: VaultIndex, out: str | os.PathLike[str], project: str | None 
         report.written[record.path] = path
     stamp = dt.datetime.now().strftime("%Y-%m-%d %H:%M")
     drafts = f", {len(report.drafts)} of them as drafts to review" if report.drafts else ""
-    log = f"# Log\n\n- {stamp} migrated {len(report.written)} document(s){drafts} from the {vault.flavour.name} vault {vault.root.name}\n"
+    log = f"# Log\n\n- {stamp} migrated {len(report.written)} document(s){drafts} from the {vault.flavour.label} vault {vault.root.name}\n"
     write_atomic(out / "log.md", log.encode("utf-8"))
     return report
 

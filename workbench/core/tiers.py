@@ -130,7 +130,7 @@ def _text(index: VaultIndex, path: str) -> tuple[bytes | None, str]:
 
 def _require_tiered(index: VaultIndex) -> None:
     if index.flavour.name != "tiered":
-        raise RefusedError(f"this is a {index.flavour.name} vault; tiers are tiered memory's (memory.md, projects/, domains/, archive/)")
+        raise RefusedError(f"this is {index.flavour.a_vault}; tiers are tiered memory's (memory.md, projects/, domains/, archive/)")
 
 
 def _change(path: str, before: bytes | None, text: str) -> FileChange:

@@ -178,6 +178,7 @@ def _mostly_records(paths: list[Path]) -> bool:
 @dataclass
 class Adr(Flavour):
     name: str = "adr"
+    label: str = "ADR"
     summary: str = "Architecture Decision Records (Nygard, MADR): ADR-NNN ids, status and supersession stated in each record"
     has_status: bool = True
     writes_supersession: bool = True

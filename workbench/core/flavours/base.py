@@ -240,6 +240,8 @@ class Flavour:
     """A vault format. Subclasses override what differs; the defaults suit a folder of Markdown files."""
 
     name: str = "markdown"
+    label: str = "Markdown"
+    """The format's name as a person writes it (`name` is what `--flavour` takes)."""
     summary: str = ""
     native: bool = False  # Memory Core itself: the only flavour every curation command writes
     has_status: bool = False  # whether `status` can be changed in this flavour's files
@@ -253,6 +255,11 @@ class Flavour:
     # formats; any other is someone else's folder, read without a byte written until a person
     # changes something there, and its state lives in the user's cache folder.
     state_in_vault: bool = False
+
+    @property
+    def a_vault(self) -> str:
+        """"an ADR vault", "a Dendron vault": for what is said to a person."""
+        return f"{'an' if self.label[:1].lower() in 'aeiou' else 'a'} {self.label} vault"
 
     # -- finding documents -----------------------------------------------------------------------
 

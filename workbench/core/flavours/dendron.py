@@ -35,6 +35,7 @@ def _local(target: str) -> str:
 @dataclass
 class Dendron(Flavour):
     name: str = "dendron"
+    label: str = "Dendron"
     summary: str = "Dendron: dotted hierarchical names, id/title/desc/updated/created, [[label|target]] links"
 
     def detect(self, root: Path) -> int:

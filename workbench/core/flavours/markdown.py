@@ -124,6 +124,7 @@ def date_of(value: Any) -> dt.date | None:
 @dataclass
 class Markdown(Flavour):
     name: str = "markdown"
+    label: str = "Markdown"
     summary: str = "plain Markdown or Obsidian: any frontmatter or none, [[wikilinks]] and links to .md files"
     has_status: bool = True
 

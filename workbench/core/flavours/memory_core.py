@@ -16,6 +16,7 @@ _TYPE_FOLDER_NAMES = frozenset(TYPE_FOLDERS.values())
 @dataclass
 class MemoryCore(Flavour):
     name: str = "memory-core"
+    label: str = "Memory Core"
     summary: str = "Memory Core v1: typed folders, mem-{type}-{slug} ids, typed links and supersession in the frontmatter"
     native: bool = True
     has_status: bool = True

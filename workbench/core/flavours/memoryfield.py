@@ -27,6 +27,7 @@ REQUIRED = ("title", "uuid", "summary", "created", "updated")
 @dataclass
 class Memoryfield(Flavour):
     name: str = "memoryfield"
+    label: str = "memoryfield"
     summary: str = "memoryfield: one flat folder of [a-z0-9-].md pages with title, uuid, summary, created, updated"
     identity_keys: tuple[str, ...] = ("uuid",)  # the page's identity: kept across renames and edits
     updated_key: str | None = "updated"

@@ -41,6 +41,7 @@ def _timestamp(value: Any) -> bool:
 @dataclass
 class Okf(Flavour):
     name: str = "okf"
+    label: str = "OKF"
     summary: str = "OKF bundle: lowercase path ids, type and timestamp required, index.md and log.md reserved"
     reserved: frozenset[str] = field(default_factory=lambda: frozenset({"index.md", "log.md"}))
     updated_key: str | None = "timestamp"

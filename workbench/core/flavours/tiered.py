@@ -39,6 +39,7 @@ def tier(path: str, updated: dt.date | None, today: dt.date) -> str:
 @dataclass
 class Tiered(Flavour):
     name: str = "tiered"
+    label: str = "tiered-memory"
     summary: str = "tiered memory: memory.md (HOT), corrections.md, projects/, domains/, index.md; plain Markdown"
 
     def detect(self, root: Path) -> int:

@@ -57,7 +57,7 @@ def flavour_refusal(vault, action: str) -> str | None:
     if action == "lifecycle":
         if flavour.native or flavour.has_status or flavour.writes_supersession:
             return None
-        return _native_refusal(vault, f"a lifecycle (a {flavour.name} note has no status)")
+        return _native_refusal(vault, f"a lifecycle ({flavour.label} notes have no status)")
     if action in NATIVE_ONLY:
         return _native_refusal(vault, NATIVE_ONLY[action])
     return None
