@@ -139,7 +139,9 @@ async def test_lifecycle_cancel_writes_nothing(sample_copy: Path):
         dialog = app.screen
         statuses = dialog.query_one("#statuses", OptionList)
         draft = statuses.get_option("status:draft")
-        assert draft.disabled and "not allowed" in str(draft.prompt)
+        assert draft.disabled and "not from active" in str(draft.prompt)
+        assert "may go to deprecated, archived" in str(dialog.query_one("Label.section").content)
+        assert all("\n" not in str(statuses.get_option_at_index(n).prompt) for n in range(statuses.option_count)), "a line each"
         assert not statuses.get_option("status:deprecated").disabled
         await pilot.press("enter")
         await settle(pilot)

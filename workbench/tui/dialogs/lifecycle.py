@@ -1,7 +1,8 @@
 """The lifecycle editor: which statuses the document may move to, and why the others are refused.
 
-Refused transitions stay in the list, disabled, with `transition_refusal`'s reason under them, so a
-person learns the lifecycle from the dialog itself. Tasks also get their execution state. A
+Refused transitions stay in the list, disabled, each with a short reason on its own line's end, and
+the statuses the document may go to are said above the list, so a person learns the lifecycle from
+the dialog itself; every status is one line, so the whole list shows even at 80x24. Tasks also get their execution state. A
 document becomes superseded only by naming its successor, picked here by search (`Vault.search`,
 typos forgiven). The dialog only returns the choice; planning and writing it is the screen's job.
 
@@ -11,7 +12,6 @@ the screen says which parts its flavour can write, and the dialog offers only th
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -24,16 +24,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.lifecycle import transition_refusal
+from ...core.lifecycle import allowed_transitions, transition_refusal
 from ...core.model import DocType, Document, ExecutionState, Status
 from ..text import clean, status_badge
 from ..widgets.document_picker import DocumentPicker
 from ..widgets.search import Searcher
 
-__all__ = ["LifecycleChoice", "LifecycleDialog", "state_options", "status_options"]
-
-
-REASON_WIDTH = 66
+__all__ = ["LifecycleChoice", "LifecycleDialog", "state_options", "status_heading", "status_options"]
 
 
 @dataclass(frozen=True)
@@ -44,21 +41,26 @@ class LifecycleChoice:
     value: str
 
 
+def status_heading(current: str) -> Content:
+    """`Status (now ● active; may go to deprecated, archived)`: the rule once, above the list."""
+    allowed = allowed_transitions(current)
+    may = ", ".join(allowed) if allowed else "nowhere by a plain change"
+    return Content.assemble("Status (now ", status_badge(current), ("; may go to " + may, "$text 60%"), ")")
+
+
 def status_options(current: str) -> list[Option]:
-    """Every status: allowed ones selectable, the current and refused ones disabled with the reason."""
+    """Every status on one line: allowed ones selectable, the current and refused ones disabled,
+    each refused one with why in a few words (`transition_refusal` has the long form)."""
     options = []
     for status in Status:
         if status == current:
             prompt = Content.assemble(status_badge(status), ("  (current)", "$text 60%"))
-            options.append(Option(prompt, id=f"status:{status}", disabled=True))
-            continue
-        reason = transition_refusal(current, status)
-        prompt = status_badge(status)
-        if reason:
-            # Wrapped here, not by the list, so the reason keeps its indent under the status.
-            wrapped = textwrap.fill(clean(reason), REASON_WIDTH, initial_indent="  ", subsequent_indent="  ")
-            prompt = Content.assemble(prompt, "\n", (wrapped, "$text 60% italic"))
-        options.append(Option(prompt, id=f"status:{status}", disabled=bool(reason)))
+        elif transition_refusal(current, status) is None:
+            prompt = status_badge(status)
+        else:
+            why = "only by naming its successor" if status == Status.SUPERSEDED else f"not from {current}"
+            prompt = Content.assemble(status_badge(status), (f"  {why}", "$text 60% italic"))
+        options.append(Option(prompt, id=f"status:{status}", disabled=status == current or transition_refusal(current, status) is not None))
     return options
 
 
@@ -119,7 +121,7 @@ class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
         with VerticalScroll(id="dialog", can_focus=False):
             yield Static(Content.assemble("Lifecycle · ", clean(doc.title)), id="dialog-title")
             if self.statuses:
-                yield Label(Content.assemble("Status (now ", status_badge(doc.status), ")"), classes="section")
+                yield Label(status_heading(doc.status), classes="section")
                 yield OptionList(*status_options(doc.status), id="statuses")
             if doc.type == DocType.TASK and self.states:
                 state = str(doc.meta.get("execution_state", ""))
