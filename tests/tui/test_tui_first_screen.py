@@ -201,6 +201,7 @@ async def test_m_gives_the_viewer_the_whole_window_and_m_or_escape_gives_it_back
         await pilot.press("slash", "escape", "m")  # the results list brings its search box along
         await pilot.pause()
         assert app.screen.maximized is app.screen.query_one("#search")
+        assert app.screen.query_one("#search").region.width == 80, "the whole width, not its column's"
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen.maximized is None
