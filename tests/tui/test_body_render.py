@@ -333,3 +333,9 @@ async def test_text_is_selected_with_the_mouse_and_copied_as_shown():
         body.show("Another text.\n", {})
         await pilot.pause()
         assert app.screen.get_selected_text() is None  # the rows no longer hold what was selected
+
+
+def test_only_what_github_autolinks_is_a_link_not_a_bare_domain():
+    rendered = render("Built on GOV.UK (see README.md), www.example.com, https://x.org/a and ops@example.com.\n", {})
+    assert rendered.hrefs == ["http://www.example.com", "https://x.org/a", "mailto:ops@example.com"]
+    assert "GOV.UK" in rendered.blocks[0].content.plain

@@ -306,8 +306,12 @@ class _Builder:
             parts.append(text)
             position += len(text)
 
-        for child in token.children or ():
+        children = token.children or []
+        for index, child in enumerate(children):
             kind = child.type
+            if kind == "link_open" and child.markup == "linkify" and not _autolinked(children[index + 1 : index + 2]):
+                opened.append(([], position))  # plain text, as GitHub shows it: its close pops nothing
+                continue
             if kind == "text":
                 add(_SPACES.sub(" ", child.content))
             elif kind == "softbreak":
@@ -337,6 +341,13 @@ class _Builder:
                 styles, start = opened.pop()
                 spans.extend(Span(start, position, style) for style in styles)
         return Content("".join(parts), spans=spans)
+
+
+def _autolinked(following: list[Token]) -> bool:
+    """Whether the text linkify found is one GitHub links too: a URL with its scheme, one
+    starting `www.`, or an email address. A bare domain (`GOV.UK`, `README.md`) is prose."""
+    text = following[0].content if following and following[0].type == "text" else ""
+    return "://" in text or text.lower().startswith("www.") or ("@" in text and "/" not in text)
 
 
 def _code(code: str, language: str) -> Content:
