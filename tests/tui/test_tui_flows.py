@@ -221,8 +221,12 @@ async def test_problems_repair_of_a_file_with_nothing_repairable_says_so(sample_
         before = (sample_copy / "contexts/mem-context-local-dev-setup.md").read_bytes()
         await pilot.press("f")
         await settle(pilot)
-        assert isinstance(app.screen, MainScreen)
-        assert any("Nothing to change" in n and "nothing in it can be repaired automatically" in n for n in notes(app))
+        assert any("Nothing to change" in n and "nothing in it can be repaired automatically; enter opens it" in n for n in notes(app))
+        back = app.screen  # the list again, at that file, so that "enter opens it" is true
+        assert isinstance(back, ProblemsDialog) and back.selected.path == "contexts/mem-context-local-dev-setup.md"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen) and app.screen.current.document.path == "contexts/mem-context-local-dev-setup.md"
     assert (sample_copy / "contexts/mem-context-local-dev-setup.md").read_bytes() == before
 
 

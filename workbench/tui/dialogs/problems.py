@@ -79,12 +79,14 @@ class ProblemsDialog(ModalScreen[ProblemsResult | None]):
         Binding("escape", "close", "Close", id="problems.close", tooltip="Back to the main screen"),
     ]
 
-    def __init__(self, problems: Sequence[Problem], path_ids: Mapping[str, str]) -> None:
+    def __init__(self, problems: Sequence[Problem], path_ids: Mapping[str, str], at: str | None = None) -> None:
         super().__init__()
         # Errors first: one error among hundreds of warnings is what the person came for.
         self.problems = sorted(problems, key=lambda p: p.severity != Severity.ERROR)
         self.path_ids = path_ids
         """Each valid document's path and id, for problems that do not name their document."""
+        self.at = at
+        """The file whose first problem is highlighted at the start (the one a repair was asked for)."""
 
     def compose(self) -> ComposeResult:
         errors = sum(1 for p in self.problems if p.severity == Severity.ERROR)
@@ -103,7 +105,11 @@ class ProblemsDialog(ModalScreen[ProblemsResult | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
+        listing = self.query_one(OptionList)
+        listing.focus()
+        index = next((i for i, p in enumerate(self.problems) if p.path == self.at), None)
+        if index is not None:
+            listing.highlighted = index
 
     @property
     def selected(self) -> Problem | None:

@@ -82,7 +82,7 @@ def repair_one_plan(vault, path: str):
     """The repair of one file (a dry run); when nothing in it can be repaired, the plan says so."""
     report = vault.repair(dry_run=True, paths=[path])
     if report.plan.empty:
-        report.plan.summary = f"{path}: nothing in it can be repaired automatically; open it (enter) and edit it (e)"
+        report.plan.summary = f"{path}: nothing in it can be repaired automatically; enter opens it, e edits it"
     return report.plan
 
 
@@ -207,7 +207,8 @@ class GuidedFlows:
         else:
             self.app.call_from_thread(self.notify, view.document.path, title="Checked: no problems", markup=False)
 
-    def action_problems(self) -> None:
+    def action_problems(self, at: str | None = None) -> None:
+        """The problems list, at the first problem of the file `at` when given (back from its repair)."""
         from ..dialogs.problems import ProblemsDialog, ProblemsResult
 
         if self.summary is None:
@@ -221,12 +222,12 @@ class GuidedFlows:
             elif result.repair and result.path is not None:
                 path = result.path
                 self.propose(Proposal(f"Repair {path}?", lambda vault: repair_one_plan(vault, path), then=self.action_problems,
-                                      back=self.action_problems))
+                                      back=lambda: self.action_problems(at=path)))
             elif result.repair:
                 self.propose(Proposal("Repair the vault?", lambda vault: vault.repair(dry_run=True).plan,
                                       then=self.action_problems, back=self.action_problems))
 
-        self.app.push_screen(ProblemsDialog(self.summary.problems, self._path_ids()), chosen)
+        self.app.push_screen(ProblemsDialog(self.summary.problems, self._path_ids(), at=at), chosen)
 
     def _path_ids(self) -> dict[str, str]:
         assert self.summary is not None

@@ -373,6 +373,8 @@ class MainScreen(GuidedFlows, Screen[None]):
             return
         except Exception as exc:  # noqa: BLE001
             self._report(exc)
+            if proposal.back is not None:
+                self.app.call_from_thread(proposal.back)  # refused: back to where it was asked for
             return
         moved = changed_since_read(plan, proposal.read)
         if moved is not None:
@@ -575,6 +577,8 @@ class MainScreen(GuidedFlows, Screen[None]):
         plan, proposal = message.plan, message.proposal
         if plan.empty:
             self.notify(plan.summary, title="Nothing to change", markup=False)
+            if proposal.back is not None:
+                proposal.back()  # back where the person asked for it: the list they were in
             return
 
         def confirmed(apply: bool | None) -> None:
