@@ -353,6 +353,12 @@ def test_adr_status_changes_edit_the_status_where_the_record_states_it(adrs):
     assert Vault.open(adrs).get("ADR-002").status == "deprecated"
 
 
+def test_an_adr_status_change_says_the_word_it_writes(adrs):
+    plan = Vault.open(adrs).set_status("ADR-004", "archived", dry_run=True)
+    assert plan.summary == 'status ADR-004: active → archived (written "Rejected")'
+    assert "+Rejected (supersedes ADR-002)" in plan.diff()
+
+
 # -- migration -------------------------------------------------------------------------------------
 
 

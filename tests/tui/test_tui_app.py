@@ -128,6 +128,15 @@ async def test_lifecycle_changes_status_on_disk(sample_copy: Path):
     assert "+ status: deprecated" in changed
 
 
+def test_the_lifecycle_list_says_the_word_a_format_writes_for_a_status():
+    from workbench.tui.dialogs.lifecycle import status_options
+
+    options = {o.id: str(o.prompt) for o in status_options("active", {"archived": "Rejected", "active": "Accepted"})}
+    assert options["status:archived"] == "● archived · written “Rejected”"
+    assert options["status:active"] == "● active · written “Accepted”  (current)"
+    assert options["status:deprecated"] == "● deprecated"
+
+
 async def test_lifecycle_cancel_writes_nothing(sample_copy: Path):
     before = (sample_copy / FASTAPI_FILE).read_bytes()
     app = WorkbenchApp(sample_copy)

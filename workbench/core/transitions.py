@@ -50,7 +50,8 @@ def plan_status(index: VaultIndex, doc_id: str, status: str) -> Plan:
         change = index.edit_change(doc, {**doc.meta, "status": status})
     else:
         change = index.flavour_status_change(doc, status)
-    summary = f"status {doc_id}: {doc.status} → {status}"
+    word = index.flavour.status_word(status)
+    summary = f"status {doc_id}: {doc.status} → {status}" + (f" (written \"{word}\")" if word and word.lower() != status else "")
     return Plan(summary, [change], [index.log_line(summary)])
 
 

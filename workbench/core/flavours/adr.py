@@ -313,9 +313,12 @@ class Adr(Flavour):
             problems.append(Problem(path, ERROR, "date-format", f"date is {value_text(meta['date'])}; expected YYYY-MM-DD", parsed.key_line("date")))
         return problems
 
-    def status_change(self, parsed, status: str):
-        word = {"active": "Accepted", "draft": "Proposed", "deprecated": "Deprecated", "superseded": "Superseded",
+    def status_word(self, status: str) -> str:
+        return {"active": "Accepted", "draft": "Proposed", "deprecated": "Deprecated", "superseded": "Superseded",
                 "archived": "Rejected"}.get(status, status.title())
+
+    def status_change(self, parsed, status: str):
+        word = self.status_word(status)
         if parsed.meta and "status" in parsed.meta:
             return {**parsed.meta, "status": word.lower()}, parsed.body
         return self._restate(parsed, lambda line, at, end: line[:at] + word + line[end:])

@@ -330,6 +330,11 @@ class Flavour:
         """(meta, body) that give a document `status`, or None when this flavour cannot say it."""
         return None
 
+    def status_word(self, status: str) -> str | None:
+        """The word this flavour's files write for the lifecycle `status`, when it is another
+        (an ADR's "Rejected" for archived); None when the file says `status` itself."""
+        return None
+
     def superseded_change(self, parsed, doc, new_id: str) -> tuple[dict[str, Any], str] | None:
         """(meta, body) that say `doc` is superseded by `new_id`, or None when the flavour cannot."""
         return None

@@ -12,6 +12,7 @@ the screen says which parts its flavour can write, and the dialog offers only th
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -48,18 +49,21 @@ def status_heading(current: str) -> Content:
     return Content.assemble("Status (now ", status_badge(current), ("; may go to " + may, "$text 60%"), ")")
 
 
-def status_options(current: str) -> list[Option]:
+def status_options(current: str, words: Mapping[str, str] | None = None) -> list[Option]:
     """Every status on one line: allowed ones selectable, the current and refused ones disabled,
-    each refused one with why in a few words (`transition_refusal` has the long form)."""
+    each refused one with why in a few words (`transition_refusal` has the long form). `words`:
+    what the vault's format writes for a status, when it is another word (an ADR's "Rejected")."""
     options = []
     for status in Status:
+        written = (words or {}).get(status)
+        badge = Content.assemble(status_badge(status), (f" · written “{written}”", "$text 60%") if written else "")
         if status == current:
-            prompt = Content.assemble(status_badge(status), ("  (current)", "$text 60%"))
+            prompt = Content.assemble(badge, ("  (current)", "$text 60%"))
         elif transition_refusal(current, status) is None:
-            prompt = status_badge(status)
+            prompt = badge
         else:
             why = "only by naming its successor" if status == Status.SUPERSEDED else f"not from {current}"
-            prompt = Content.assemble(status_badge(status), (f"  {why}", "$text 60% italic"))
+            prompt = Content.assemble(badge, (f"  {why}", "$text 60% italic"))
         options.append(Option(prompt, id=f"status:{status}", disabled=status == current or transition_refusal(current, status) is not None))
     return options
 
@@ -107,9 +111,12 @@ class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
         Binding("escape", "cancel", "Cancel", id="lifecycle.cancel", tooltip="Close the lifecycle editor without changing anything"),
     ]
 
-    def __init__(self, document: Document, searcher: Searcher | None = None, statuses: bool = True, states: bool = True) -> None:
+    def __init__(self, document: Document, searcher: Searcher | None = None, statuses: bool = True, states: bool = True,
+                 words: Mapping[str, str] | None = None) -> None:
         super().__init__()
         self.document = document
+        self.words = words
+        """What the vault's format writes for each status, where it writes another word."""
         self.searcher = searcher
         """`Vault.search`, to pick a successor by fuzzy search; None hides that part."""
         self.statuses = statuses
@@ -122,7 +129,7 @@ class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
             yield Static(Content.assemble("Lifecycle · ", clean(doc.title)), id="dialog-title")
             if self.statuses:
                 yield Label(status_heading(doc.status), classes="section")
-                yield OptionList(*status_options(doc.status), id="statuses")
+                yield OptionList(*status_options(doc.status, self.words), id="statuses")
             if doc.type == DocType.TASK and self.states:
                 state = str(doc.meta.get("execution_state", ""))
                 yield Label(Content.assemble("Execution state (now ", (clean(state) or "unset", "bold"), ")"), classes="section")

@@ -23,7 +23,7 @@ from textual import events, work
 from textual.app import SuspendNotSupported
 
 from ...core.files import read_file
-from ...core.model import RefusedError
+from ...core.model import RefusedError, Status
 from ..proposal import Proposal, created_id, redo_exactly, undo_exactly
 from ..reading import read_view
 from ..summary import summarise
@@ -130,7 +130,8 @@ class GuidedFlows:
 
         flavour = self.vault.flavour
         searcher = self.vault.search if flavour.native or flavour.writes_supersession else None
-        self.app.push_screen(LifecycleDialog(view.document, searcher, statuses=flavour.has_status, states=flavour.native), chosen)
+        words = {status: word for status in Status if (word := flavour.status_word(status)) and word.lower() != status}
+        self.app.push_screen(LifecycleDialog(view.document, searcher, statuses=flavour.has_status, states=flavour.native, words=words), chosen)
 
     def action_undo(self) -> None:
         self.propose(Proposal("Undo this step?", lambda vault: vault.undo(dry_run=True), undo_exactly,
