@@ -629,3 +629,15 @@ def test_forget_in_an_okf_bundle_leaves_no_byte_of_the_concept(bundle_in_memory)
 def test_a_format_is_named_as_a_person_writes_it_with_its_article():
     assert [flavours.get(name).a_vault for name in ("adr", "dendron", "okf", "memory-core", "markdown")] == [
         "an ADR vault", "a Dendron vault", "an OKF vault", "a Memory Core vault", "a Markdown vault"]
+
+
+def test_an_adr_status_quoted_or_listed_in_its_section_reads_as_the_word(tmp_path):
+    b = VaultBuilder(tmp_path / "adrs")
+    b.raw("ADR-001-quoted.md", "# ADR-001: Quoted\n\n## Status\n\n> Accepted\n\n## Context\n\nX.\n")
+    b.raw("ADR-002-listed.md", "# ADR-002: Listed\n\n## Status\n\n- Rejected\n\n## Context\n\nY.\n")
+    b.raw("ADR-003-plain.md", "# ADR-003: Plain\n\n## Status\n\nProposed\n")
+    vault = Vault.open(b.root)
+    assert [(d.view.stated_status, d.status) for d in sorted(vault.documents, key=lambda d: d.id)] == [
+        ("Accepted", "active"), ("Rejected", "archived"), ("Proposed", "draft")]
+    vault.set_status("ADR-001", "deprecated")
+    assert "## Status\n\n> Deprecated\n" in (b.root / "ADR-001-quoted.md").read_text()  # the quote stays

@@ -124,7 +124,9 @@ def _refs(text: str) -> list[str]:
 
 
 def _plain(text: str) -> str:
-    """Status words without their Markdown: `**Accepted**`, `[ADR-042](./ADR-042-x.md)`."""
+    """Status words without their Markdown: `**Accepted**`, `[ADR-042](./ADR-042-x.md)`, and the
+    quote marker or bullet a Status section may put before them (`> Accepted`, `- Accepted`)."""
+    text = re.sub(r"^(?:>\s*)+|^[-+]\s+", "", text.strip())
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
     return re.sub(r"\*\*|__", "", text).strip("*_ ")
 
