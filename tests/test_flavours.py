@@ -641,3 +641,9 @@ def test_an_adr_status_quoted_or_listed_in_its_section_reads_as_the_word(tmp_pat
         ("Accepted", "active"), ("Rejected", "archived"), ("Proposed", "draft")]
     vault.set_status("ADR-001", "deprecated")
     assert "## Status\n\n> Deprecated\n" in (b.root / "ADR-001-quoted.md").read_text()  # the quote stays
+
+
+def test_an_id_filter_ignores_case_as_the_other_filters_do(adrs):
+    vault = Vault.open(adrs)
+    for query in ("id:ADR-002", "id:adr-002", "runners id:Adr-002"):
+        assert [hit.id for hit in vault.search(query, 5)] == ["ADR-002"], query

@@ -236,8 +236,8 @@ def _matches(doc: Document, name: str, value: str, ctx: _Context) -> bool:
         return value_l in (t.lower() for t in doc.tags)
     if name == "project":
         return str(doc.meta.get("project", "")).lower() == value_l
-    if name == "id":
-        return value_l in doc.id
+    if name == "id":  # `id:adr-018` finds ADR-018: ids keep their case, a filter ignores it
+        return value_l in doc.id.lower()
     if name == "links":
         return any(l.target == value for l in doc.links)
     if name == "from":
