@@ -35,3 +35,21 @@ async def test_opening_another_document_keeps_the_keys_and_a_focus_move_makes_th
         after = keys_made(app)
         assert not any(key in before for key in after)
         assert "Next link" not in " ".join(str(key.description) for key in after)
+
+
+async def test_a_key_that_does_not_fit_whole_is_left_out_not_cut(sample_copy: Path):
+    from workbench.tui.widgets.footer import KeysFooter
+
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for size in ((80, 24), (60, 24), (160, 30)):
+            await pilot.resize_terminal(*size)
+            await settle(pilot)
+            footer = app.screen.query_one(KeysFooter)
+            keys = [key for key in footer.query(FooterKey) if not key.has_class("-command-palette")]
+            palette = footer.query_one(".-command-palette")
+            shown = [key for key in keys if key.display]
+            assert shown and all(key.region.right <= palette.region.x for key in shown), size
+            assert [key.display for key in keys] == sorted((key.display for key in keys), reverse=True), "only the last ones go"
+        assert all(key.display for key in keys), "at 160 columns every key fits"

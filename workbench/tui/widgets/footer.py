@@ -1,14 +1,19 @@
-"""The footer: Textual's, made again only when the keys it would show have changed.
+"""The footer: Textual's, made again only when the keys it would show have changed, and showing
+only the keys that fit whole.
 
 Textual's `Footer` makes all of its keys again (a widget each) whenever the bindings may have
 changed: on every focus move and every `refresh_bindings`, which the screen asks for after each
 document opened, each search and each change of the vault. Making them takes longer than drawing a
 document's first screen, and most of the time the keys are the same ones, enabled alike.
+
+On a narrow terminal the last keys do not fit, and Textual cuts the last one mid-label ("c Confl").
+Here a key that does not fit whole is left out, with every key after it: `?` lists them all.
 """
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Footer
 
@@ -42,3 +47,27 @@ class KeysFooter(Footer):
         if self._made_for is not None and screen is self.screen and _keys_shown(screen) == self._made_for:
             return
         super().bindings_changed(screen)
+
+    async def recompose(self) -> None:
+        await super().recompose()
+        self.call_after_refresh(self._leave_out_what_is_cut)
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._leave_out_what_is_cut)
+
+    def on_resize(self, event: Resize) -> None:
+        for key in self.children:
+            key.display = True  # measured again at the new width, all of them
+        self.call_after_refresh(self._leave_out_what_is_cut)
+
+    def _leave_out_what_is_cut(self) -> None:
+        """Hide, from the first key that ends past the room left of the palette's key, every key."""
+        palette = [key for key in self.children if key.has_class("-command-palette")]
+        room = palette[0].region.x if palette and palette[0].display else self.region.right
+        cut = False
+        for key in self.children:
+            if key in palette:
+                continue
+            cut = cut or key.region.right > room
+            if cut and key.display:
+                key.display = False
