@@ -623,8 +623,8 @@ class MainScreen(GuidedFlows, Screen[None]):
         elif self.current is not None and self.vault is not None:
             if self.current.document.id in self.vault:
                 self.read_document(self.current.document.id, remember=False)
-            else:
-                self._left_behind(self.current.document.id)
+            elif any(c.path == self.current.document.path and c.after is None for c in plan.changes):
+                self._left_behind(self.current.document.id)  # this change removed it
         if proposal.then is not None:
             proposal.then()
 
