@@ -1,10 +1,11 @@
 """The lifecycle editor: which statuses the document may move to, and why the others are refused.
 
-Refused transitions stay in the list, disabled, each with a short reason on its own line's end, and
-the statuses the document may go to are said above the list, so a person learns the lifecycle from
-the dialog itself; every status is one line, so the whole list shows even at 80x24. Tasks also get their execution state. A
-document becomes superseded only by naming its successor, picked here by search (`Vault.search`,
-typos forgiven). The dialog only returns the choice; planning and writing it is the screen's job.
+Refused transitions stay in the list, disabled, each with a short reason at its line's end, and the
+statuses the document may go to are said above the list, so a person learns the lifecycle from the
+dialog itself; every status is one line, so the whole list shows even at 80x24. Tasks also get
+their execution state. A document becomes superseded only by naming its successor, picked here by
+search (`Vault.search`, typos forgiven). The dialog only returns the choice; planning and writing
+it is the screen's job.
 
 A vault in another format than Memory Core may lack some of this (a Dendron note has no status):
 the screen says which parts its flavour can write, and the dialog offers only those.
@@ -57,14 +58,15 @@ def status_options(current: str, words: Mapping[str, str] | None = None) -> list
     for status in Status:
         written = (words or {}).get(status)
         badge = Content.assemble(status_badge(status), (f" · written “{written}”", "$text 60%") if written else "")
+        refused = status != current and transition_refusal(current, status) is not None
         if status == current:
             prompt = Content.assemble(badge, ("  (current)", "$text 60%"))
-        elif transition_refusal(current, status) is None:
-            prompt = badge
-        else:
+        elif refused:
             why = "only by naming its successor" if status == Status.SUPERSEDED else f"not from {current}"
             prompt = Content.assemble(badge, (f"  {why}", "$text 60% italic"))
-        options.append(Option(prompt, id=f"status:{status}", disabled=status == current or transition_refusal(current, status) is not None))
+        else:
+            prompt = badge
+        options.append(Option(prompt, id=f"status:{status}", disabled=status == current or refused))
     return options
 
 
