@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import networkx as nx
+from tui_helpers import wait_for
 
 from workbench.core.graph import inverse_label
 from workbench.core.model import Document
@@ -99,6 +100,9 @@ async def test_app_starts_in_every_theme(sample_copy: Path):
 
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
+        # The theme files are read once the first titles are on screen, as a person could first
+        # reach the palette's theme list; on a loaded machine that can come after the first frame.
+        await wait_for(pilot, lambda: "workbench-high-contrast" in app.available_themes)
         for name in ("workbench-light", "workbench-high-contrast", "textual-dark", "workbench-dark"):
             app.theme = name
             await pilot.pause()
