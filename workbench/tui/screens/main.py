@@ -475,8 +475,10 @@ class MainScreen(GuidedFlows, Screen[None]):
             return
         from ...core.inbox import requests as agent_requests
 
-        fresh = [r for path in paths if (doc := self.vault.document_at(path)) is not None
-                 for r in agent_requests([doc]) if r.at > self._agents_seen]
+        # A sweep that caught up says no paths: a write whose event the OS lost is among all the
+        # documents, and is news all the same.
+        documents = [doc for path in paths if (doc := self.vault.document_at(path)) is not None] if paths else self.vault.documents
+        fresh = [r for r in agent_requests(documents) if r.at > self._agents_seen]
         if fresh:
             self._agents_seen = max(r.at for r in fresh)
             more = f" (and {len(fresh) - 1} more)" if len(fresh) > 1 else ""
