@@ -331,14 +331,19 @@ def test_files_line_and_file_starts():
 # -- conflicts, consolidation and the gate at 80x24 -----------------------------------------------
 
 
+async def open_conflicts(pilot) -> ConflictsDialog:
+    """The conflicts queue, opened as a person does: from the results, `c`."""
+    await settle(pilot)
+    await pilot.press("escape", "c")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, ConflictsDialog)
+    return pilot.app.screen
+
+
 async def test_conflicts_are_listed_by_title_with_whole_ids(sample_copy: Path):
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape", "c")
-        await settle(pilot)
-        dialog = app.screen
-        assert isinstance(dialog, ConflictsDialog)
+        dialog = await open_conflicts(pilot)
         first = dialog.conflicts[0]
         text = screen_text(app)
         assert dialog.documents[first.ids[0]].title[:20] in text
@@ -361,13 +366,10 @@ def test_a_resolution_names_its_documents_by_title_unless_titles_are_shared():
     assert titled("link adr-1 instead", ["adr-1", "adr-404"], docs) == "link adr-1 instead"  # not in the vault
 
 
-async def test_a_resolutions_button_wraps_between_words_at_80x24(sample_copy: Path):
+async def test_a_resolutions_button_names_titles_not_ids_at_80x24(sample_copy: Path):
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape", "c")
-        await settle(pilot)
-        dialog = app.screen
+        dialog = await open_conflicts(pilot)
         conflict = next(c for c in dialog.conflicts if c.kind in ("contradiction", "duplicate", "one-sided-supersession")
                         and len({dialog.documents[i].title for i in c.ids}) == len(c.ids))
         dialog.query_one("#conflict-list", OptionList).highlighted = dialog.conflicts.index(conflict)
