@@ -647,3 +647,75 @@ def test_an_id_filter_ignores_case_as_the_other_filters_do(adrs):
     vault = Vault.open(adrs)
     for query in ("id:ADR-002", "id:adr-002", "runners id:Adr-002"):
         assert [hit.id for hit in vault.search(query, 5)] == ["ADR-002"], query
+
+
+def test_an_improvement_proposal_collection_is_read_as_decisions_with_its_own_words(tmp_path):
+    """EIP-style front matter: `hip-N.md`, a title and status in the front matter, successors as
+    bare numbers in `superseded-by` / `replaces`, and the EIP process's status words."""
+    b = VaultBuilder(tmp_path / "hips")
+    b.raw("hip-10.md", "---\nhip: 10\ntitle: Token metadata\nstatus: Replaced\nsuperseded-by: 412\ncreated: 2021-02-18\n---\n\n## Abstract\n\nv1.\n")
+    b.raw("hip-412.md", "---\nhip: 412\ntitle: Token metadata v2\nstatus: Final\nreplaces: 10\nrequires: 17\ncreated: 2022-04-01\n---\n\n## Abstract\n\nSee HIP-17.\n")
+    b.raw("hip-17.md", "---\nhip: 17\ntitle: Tokens\nstatus: Last Call\ncreated: 2021-01-01\n---\n\n## Abstract\n\nx\n")
+    b.raw("hip-20.md", "---\nhip: 20\ntitle: URIs\nstatus: Stagnant\ncreated: 2021-06-29\n---\n\n## Abstract\n\nx\n")
+    b.raw("hip-655.md", "---\nhip: 655\ntitle: Airdrops\nstatus: Withdrawn\n---\n\n## Abstract\n\nx\n")
+    b.raw("hip-904.md", "---\nhip: 904\ntitle: Frictionless airdrops\nstatus: Living\nreplaces: 655, 20\n---\n\n## Abstract\n\nx\n")
+    vault = Vault.open(b.root)
+    assert vault.flavour.name == "adr"
+    assert all(d.type == "decision" for d in vault.documents)
+    old, new = vault.get("HIP-010"), vault.get("HIP-412")
+    assert (old.title, old.status, old.superseded_by) == ("Token metadata", "superseded", ["HIP-412"])
+    assert (new.status, new.supersedes) == ("active", ["HIP-010"])
+    assert ("related_to", "HIP-017") in [(l.type, l.target) for l in new.links]
+    assert [vault.get(i).status for i in ("HIP-017", "HIP-020", "HIP-655", "HIP-904")] == ["draft", "archived", "archived", "active"]
+    assert vault.get("HIP-904").supersedes == ["HIP-655", "HIP-020"]
+    assert not [p for p in vault.problems if p.code == "status-unknown"]
+
+
+def test_a_folder_of_numbered_notes_without_statuses_is_not_a_decision_collection(builder):
+    for day in range(1, 6):
+        builder.raw(f"day-0{day}.md", "# A day\n\n- did things\n")
+    assert Vault.open(builder.root).flavour.name != "adr"
+
+
+@pytest.mark.parametrize(
+    ("text", "supersedes", "superseded_by"),
+    [
+        ("## Context\n\nThis ADR updates and supersedes [ADR0024 Use X](ADR024-a.md) for new work.\n", ["ADR-024"], []),
+        ("## Context\n\nWe supersede [ADR 24](/adr/24) and [ADR 25](/adr/25) decisions on the network.\n", ["ADR-024", "ADR-025"], []),
+        ("## Status\n\nSuperceded by ADR-25\n", [], ["ADR-025"]),
+        ("## Status\n\nSuperseded (as never implemented) by [ADR 25](/adr/25)\n", [], ["ADR-025"]),
+        ("## Context\n\nWhile this does not directly supersede [ADR24](/adr/24), it paves the way.\n", [], []),
+        ("## Context\n\nA hundred lines of hierarchy were replaced by a section quoting ADR-024.\n", [], []),
+        ("## Context\n\n[ADR-024](ADR024-a.md) got replaced by ADR-026 in the end.\n", ["ADR-024"], []),
+        ("## Related\n\n**Supersedes**: None (extends ADR-024)\n", [], []),
+    ],
+    ids=["updates-and-supersedes", "we-supersede-slug-links", "misspelt", "slug-with-aside", "not-directly", "tells-of-others",
+         "named-after-replaced-by", "supersedes-none"],
+)
+def test_adr_supersession_stated_in_a_sentence(tmp_path, text, supersedes, superseded_by):
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("ADR024-a.md", "# A\n\n## Status\n\nAccepted\n")
+    b.raw("ADR025-b.md", "# B\n\n## Status\n\nAccepted\n")
+    b.raw("ADR026-c.md", "# C\n\n" + (text if "## Status" in text else "## Status\n\nAccepted\n\n" + text))
+    c = Vault.open(b.root).get("ADR-026")
+    assert (c.supersedes, c.superseded_by) == (supersedes, superseded_by)
+
+
+def test_a_successor_named_in_another_frontmatter_field_is_read(tmp_path):
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("ADR-290-a.md", "---\nstatus: deprecated\ndeprecated-reason: moved to one registry. See ADR-291\n---\n# A\n")
+    b.raw("ADR-291-b.md", "---\nstatus: accepted\n---\n# B\n")
+    b.raw("ADR-292-c.md", "---\nstatus: accepted\n---\n# C\n")
+    vault = Vault.open(b.root)
+    assert vault.get("ADR-290").superseded_by == ["ADR-291"]
+
+
+def test_what_the_workbench_writes_into_a_record_that_shares_a_number_reads_back(tmp_path):
+    """A successor known by its file name (its number taken by another record) is written as a
+    link to that file, so the record names it again when read, not the other record."""
+    vault = adr_collection(tmp_path / "adr", ["ADR024-a.md", "ADR025-remove-x.md", "ADR025-use-y.md"])
+    vault.supersede("ADR-024", "ADR025-use-y")
+    again = Vault.open(tmp_path / "adr")
+    assert again.get("ADR-024").superseded_by == ["ADR025-use-y"]
+    assert again.get("ADR025-use-y").supersedes == ["ADR-024"]
+    assert not [p for p in again.problems if p.code == "superseded-without-successor"]

@@ -9,23 +9,30 @@ Collections name their records in a few ways, and each is read for what it says:
 - `2020-08-10-title.md` (a date, then a title): the file name without `.md` is the id, since no
   number names the record, and the date is the day it was written;
 - `title.md` (no number, no date): the file name is the id, and the file is a record when it
-  reads as one (a `## Decision` among its first sections, and a status or a `## Context`).
+  reads as one (a `## Decision` among its first sections, and a status or a `## Context`);
+- `hip-412.md`, `arc-0003.md` (improvement proposals, EIP-style): `HIP-412`, `ARC-003`, when most
+  of them state a status, and other records are cited as `HIP-412` or by bare number in the
+  front matter (`superseded-by: 412`, `replaces: 655, 777`).
 
 Other files there (reviews, notes) are documents with path ids; templates, `README.md` and
 `index.md` at the top are reserved. Two records that share a number are the collection's fault:
 the first (in path order) keeps `ADR-NNN`, the other takes its file name as its id, and both are
 reported. The status comes from the frontmatter `status`, else a `## Status` section, else a
 `**Status**:` line near the top, else a heading that says it ("## Superseded by ..."). Supersession
-comes from the `supersedes` / `superseded-by` keys and from statements in the status or in the
+comes from the `supersedes` / `superseded-by` / `replaces` keys (and any key that says deprecated
+or replaced, such as `deprecated-reason: … See ADR-291`), from statements in the status or in the
 metadata lines at the top, both ways ("Superseded by ADR-042", "Supersedes ADR-024, ADR-025",
-"Superseded by [a title](2022-01-20-title.md)"); an ADR number mentioned elsewhere in a body is a
-`related_to` link, never a lifecycle statement. A record's date is its frontmatter `date`, else
+"Superseded by [a title](2022-01-20-title.md)", "[ADR 32](/adr/32)", "Superceded"), and from a
+sentence anywhere in which the record speaks of itself ("This ADR updates and supersedes …", "We
+supersede …"; never one that says "not" or "might"). Any other record number mentioned in a body
+is a `related_to` link, never a lifecycle statement. A record's date is its frontmatter `date`, else
 a `Date:` line or a `## Date` section, else the date in its file name.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,13 +59,33 @@ from .markdown import body_links, date_of, tags_of
 __all__ = ["Adr", "RecordName", "reads_as_record", "record_name", "record_number", "ref_id", "status_text"]
 
 _NUMBERED = re.compile(r"^(?:ADR[-_ ]?(\d{1,4})|(\d{4}))[-_ ]", re.I)
+# An improvement-proposal collection names its records `hip-1008.md`, `arc-0003.md`, `eip-1559.md`:
+# a short prefix, a dash and the number, maybe a title after it.
+_PREFIXED = re.compile(r"^([A-Za-z]{2,5})[-_](\d{1,5})(?=[-_.]|$)")
 _DATED = re.compile(r"^(\d{4})-?(\d{2})-?(\d{2})[-_ ](?:(?:ADR[-_ ]?)?(\d{3,4})[-_ ])?", re.I)
 _REF = re.compile(r"\bADR[-_ ]?(0\d{3}|\d{1,3})\b", re.I)  # ADR-2025 is a year, not a record
 _STATUS_LINE = re.compile(r"^\s*[-*]?\s*(?:(?:\*\*|__)Status\s*:?\s*(?:\*\*|__)|Status\s*:)\s*:?\s*(.+?)\s*$", re.I)
-_STATUS_HEADING = re.compile(r"^#{1,3}\s+((?:Superseded|Replaced|Deprecated|Rejected|Withdrawn|Obsolete)\b.*?)\s*#*\s*$", re.I)
+_STATUS_HEADING = re.compile(r"^#{1,3}\s+((?:Superseded|Superceded|Replaced|Deprecated|Rejected|Withdrawn|Obsolete)\b.*?)\s*#*\s*$", re.I)
 _META_LINE = re.compile(r"^\s*[-*]?\s*(?:\*\*|__)?(Supersedes|Superseded[ -]by|Replaces|Replaced[ -]by)(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?\s*(.+?)\s*$", re.I)
-_SUPERSEDED_BY = re.compile(r"\b(?:superseded|replaced)\s*(?:\([^)\n]*\)\s*)?by\b(.*)", re.I)
-_SUPERSEDES = re.compile(r"\b(?:supersedes|replaces)\b(.*)", re.I)
+_SUPERSEDED_BY = re.compile(r"\b(?:superseded|superceded|replaced)\s*(?:\([^)\n]*\)\s*)?by\b(.*)", re.I)
+_SUPERSEDES = re.compile(r"\b(?:supersedes|supercedes|replaces)\b(.*)", re.I)
+# A sentence anywhere in a record that says it: "This ADR updates and supersedes [ADR0024 …]",
+# "We supersede [ADR 17](/adr/17)", "[HIP10] … got replaced by HIP412", each only where it names a
+# record and says no "not" or "might" before the verb ("does not directly supersede ADR 23", "we
+# might one day be superseded by ADR-9" state nothing).
+_VERB_ACTIVE = re.compile(r"\b(?:supersed|superced|replac)(?:e|es|ing)\b(?!\s+by\b)", re.I)
+_VERB_PASSIVE = re.compile(r"\b(?:supersed|superced|replac)ed\s*(?:\([^)\n]*\)\s*)?by\b", re.I)
+_HEDGE = re.compile(r"\b(?:not|never|no longer|without|nor|if|whether|might|may|could|would|will|should|shall|can|once|until|unless|intend(?:s|ed)?|proposes?|consider(?:s|ed|ing)?)\b|n't\b", re.I)
+_SELF = re.compile(r"\b(?:this|the current|the present)\s+(?:[\w*`]+\s+){0,2}?(?:adr|decision|record|proposal|document|rfc|standard|specification|arc|hip|eip|pep)\b|\bwe\b", re.I)
+_NOTHING = re.compile(r"[\s*_:`]*(?:none|nothing|n/a|no\b|-+\s*$)", re.I)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\[`*_(])|\n\s*\n|\n(?=\s*(?:[-*+]|\d+\.)\s)")
+# A site's page for a record: `[ADR 32](/adr/32)`, `(../adr/0032)`.
+_SLUG_LINK = re.compile(r"\(\s*(?:\.{1,2}/)*/?([A-Za-z]{2,5})s?/0*(\d{1,5})(?:[-/#?][^)\s]*)?\s*\)")
+# Frontmatter keys that name a successor or a predecessor, in the spellings collections use.
+_SUCCESSOR_KEYS = ("superseded-by", "superseded_by", "supersededby", "superceded-by", "superceded_by", "replaced-by", "replaced_by")
+_PREDECESSOR_KEYS = ("supersedes", "supercedes", "replaces")
+# Any other key whose name says so (`deprecated-reason: … See ADR-291`) names a successor.
+_SUCCESSOR_HINT = re.compile(r"deprecat|supersed|superced|replac|obsolet|successor", re.I)
 _DATE = re.compile(r"(?im)^(?:\s*[-*]?\s*(?:\*\*|__)?Date(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?|#{2,3}\s+Date\s*\n+)\s*(\d{4}-\d{2}-\d{2})")
 _SECTION = re.compile(r"(?m)^##[ \t]+(?:\d+\.[ \t]*)?([^\n#]+?)[ \t]*:?[ \t]*$")
 _DECISION = re.compile(r"decision(?: outcome)?")
@@ -74,6 +101,7 @@ class RecordName:
 
     number: int | None
     date: dt.date | None
+    prefix: str = "ADR"  # what the collection calls a record: `ADR`, `HIP`, `ARC`
 
 
 def record_name(name: str) -> RecordName | None:
@@ -97,6 +125,9 @@ def record_name(name: str) -> RecordName | None:
     numbered = _NUMBERED.match(name)
     if numbered and not (numbered.group(2) and 1900 <= int(numbered.group(2)) < 2200):
         return RecordName(int(numbered.group(1) or numbered.group(2)), None)
+    prefixed = _PREFIXED.match(name)
+    if prefixed:
+        return RecordName(int(prefixed.group(2)), None, prefixed.group(1).upper())
     return None
 
 
@@ -115,12 +146,28 @@ def reads_as_record(meta: dict[str, Any], body: str) -> bool:
     return any(name.startswith("context") for name in sections) or isinstance(meta.get("status"), str) or bool(status_text(body)[0])
 
 
-def ref_id(number: str | int) -> str:
-    return f"ADR-{int(number):03d}"
+def ref_id(number: str | int, prefix: str = "ADR") -> str:
+    return f"{prefix}-{int(number):03d}"
 
 
-def _refs(text: str) -> list[str]:
-    return [ref_id(m.group(1)) for m in _REF.finditer(text)]
+@functools.lru_cache(maxsize=64)
+def _ref_pattern(prefix: str) -> re.Pattern:
+    return re.compile(rf"\b{re.escape(prefix)}[-_ ]?(\d{{1,5}})\b", re.I)
+
+
+def _refs(text: str, prefix: str = "ADR") -> list[str]:
+    """The records a text names: `ADR-042`, `ADR 32`, `ADR0024`, and (in a collection whose records
+    are `HIP-…`) `HIP-412`, `HIP412`."""
+    found = [ref_id(m.group(1)) for m in _REF.finditer(text)]
+    if prefix != "ADR":
+        found += [ref_id(m.group(1), prefix) for m in _ref_pattern(prefix).finditer(text)]
+    return found
+
+
+def prefix_of(path: str) -> str:
+    """What the collection calls its records, from one record's file name (`ADR` by default)."""
+    named = record_name(path) if "/" not in path else None
+    return named.prefix if named is not None else "ADR"
 
 
 def _plain(text: str) -> str:
@@ -171,6 +218,47 @@ def _statement_lines(body: str) -> list[str]:
     return out
 
 
+def _sentences(body: str, named) -> list[tuple[list[RawLink], list[RawLink] | None]]:
+    """Each sentence of `body` that states a supersession, as (the records it names before the
+    verb, those after it), or (records after an active verb, None): `named(text)` finds them.
+
+    A sentence deep in a record often tells of other records ("149 lines replaced by a section
+    quoting ADR-009"), so it counts only when the record speaks of itself ("This ADR updates and
+    supersedes …", "We supersede …") or names itself after "replaced by"."""
+    found = []
+    if not re.search(r"(?i)supersed|superced|replac", body):
+        return found
+    for sentence in _SENTENCE.split(body):
+        passive = _VERB_PASSIVE.search(sentence)
+        active = None if passive else _VERB_ACTIVE.search(sentence)
+        verb = passive or active
+        if verb is None or _HEDGE.search(sentence[: verb.start()]):
+            continue
+        head, tail = sentence[: verb.start()], sentence[verb.end():]
+        if _NOTHING.match(tail):  # "**Supersedes**: None (extends ADR-041)"
+            continue
+        before, after = named(head), named(tail)
+        if not after:
+            continue
+        itself = bool(_SELF.search(head))
+        if passive:
+            found.append((before, after) if itself or before else ([], []))
+        elif itself or not re.search(r"\w", head):
+            found.append((after, None))
+    return [item for item in found if item != ([], [])]
+
+
+def _cited(doc_id: str) -> str:
+    """How a record names another so that it reads back as that record: its number (`ADR-042`),
+    or, for a record known by its file name (its number taken by another), a link to the file."""
+    return doc_id if re.fullmatch(r"[A-Z]{2,5}-\d+", doc_id) else f"[{doc_id}]({doc_id}.md)"
+
+
+def _states_status(head: str) -> bool:
+    """A record's first characters state a status: EIP-style front matter, or as a record does."""
+    return bool(re.search(r"(?m)^status\s*:", head)) or reads_as_record({}, head)
+
+
 def _mostly_records(paths: list[Path]) -> bool:
     """Whether at least half of these files read as records (on their first 4,000 characters,
     where a frontmatter `status:` reads as a status line)."""
@@ -189,22 +277,29 @@ class Adr(Flavour):
         paths = sorted(root.glob("*.md"))
         names = [p.name for p in paths if not self.is_reserved(p.name)]
         named = {n: record_name(n) for n in names}
-        numbered = sum(1 for n in names if named[n] is not None and named[n].number is not None)
-        if numbered >= 3 and numbered * 3 >= len(names):
+        numbered = [n for n in names if named[n] is not None and named[n].number is not None]
+        # `hip-12.md`, `arc-0003.md`: records when most of them state a status (EIP-style front
+        # matter) or read as records; a folder of `day-01.md` notes is not a decision collection.
+        prefixed = [n for n in numbered if named[n].prefix != "ADR"]
+        if prefixed and len(prefixed) * 2 >= len(numbered):
+            sample = [root / n for n in prefixed[:40]]
+            if not mostly(sample, _states_status, chars=4000):
+                numbered = [n for n in numbered if named[n].prefix == "ADR"]
+        if len(numbered) >= 3 and len(numbered) * 3 >= len(names):
             return 80
         # Dated or plain names: a folder of `2020-08-10-title.md` may be a journal, so these are
         # records only when most of them read as records.
         sample = [p for p in paths if p.name in named][:40]
         if len(sample) >= 3 and _mostly_records(sample):
             return 75
-        return 40 if numbered >= 3 else 0
+        return 40 if len(numbered) >= 3 else 0
 
     def is_reserved(self, path: str) -> bool:
         return "/" not in path and (path in ("README.md", "index.md") or (record_name(path) is None and bool(_TEMPLATE.search(path))))
 
     def doc_id(self, path: str, meta: dict[str, Any]) -> str:
-        number = record_number(path) if "/" not in path else None
-        return ref_id(number) if number is not None else path[:-3]
+        named = record_name(path) if "/" not in path else None
+        return ref_id(named.number, named.prefix) if named is not None and named.number is not None else path[:-3]
 
     def fallback_id(self, path: str) -> str | None:
         """A record whose number an earlier file took keeps its file name as its id."""
@@ -214,13 +309,36 @@ class Adr(Flavour):
         """A file at the top named as a record, or (given its text) one that reads as a record."""
         if "/" in path:
             return False
-        return record_name(path) is not None or (body is not None and reads_as_record(meta or {}, body))
+        named = record_name(path)
+        if named is not None and (named.prefix == "ADR" or body is None or isinstance((meta or {}).get("status"), str)):
+            return True
+        return body is not None and reads_as_record(meta or {}, body)
 
     def _named(self, text: str, path: str) -> list[RawLink]:
-        """The records a statement names: ADR numbers, and links to the records' files."""
-        found = [RawLink(LinkType.SUPERSEDES.value, (ref,), ref) for ref in _refs(text)]
-        found += [self._by_number(RawLink(LinkType.SUPERSEDES.value, c, w)) for c, w in markdown_links(text, path)]
+        """The records a statement names: record numbers (`ADR-042`, `ADR 32`, `HIP412`), links to
+        the records' files (`0032-x.md`, `../0032-x.md`) or their site pages (`/adr/32`)."""
+        prefix = prefix_of(path)
+        files = markdown_links(text, path)
+        for _, written in files:  # a link's words name its file's record, which may not be their number
+            text = text.replace(written, " ")
+        found = [RawLink(LinkType.SUPERSEDES.value, (ref,), ref) for ref in _refs(text, prefix)]
+        found += [self._by_number(RawLink(LinkType.SUPERSEDES.value, c, w)) for c, w in files]
+        for slug in _SLUG_LINK.finditer(text):
+            ref = ref_id(slug.group(2), prefix if slug.group(1).upper() == prefix else "ADR")
+            found.append(RawLink(LinkType.SUPERSEDES.value, (ref,), slug.group(0)))
         return found
+
+    def _listed(self, value: str, path: str) -> list[RawLink]:
+        """The records a frontmatter value names: as a statement does, or as bare numbers
+        (`superseded-by: 90`, `replaces: 655, 777`) in the collection's own numbering."""
+        named = self._named(value, path)
+        if named:
+            return named
+        prefix = prefix_of(path)
+        numbers = re.findall(r"\d{1,5}", value)
+        if numbers and re.fullmatch(r"[\s\d,;#]+", value):
+            return [RawLink(LinkType.SUPERSEDES.value, (ref_id(n, prefix),), value) for n in numbers]
+        return [self._by_number(RawLink(LinkType.SUPERSEDES.value, (value.removesuffix(".md"),), value))]
 
     def view(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None = None) -> View:
         own = self.doc_id(path, meta)
@@ -232,10 +350,15 @@ class Adr(Flavour):
                 statements.append(body.split("\n", at + 1)[at])  # as written, with its links
         supersedes: list[RawLink] = []
         superseded_by: list[RawLink] = []
-        for key, into in (("supersedes", supersedes), ("superseded-by", superseded_by), ("superseded_by", superseded_by)):
-            for value in as_list(meta.get(key)):
-                named = self._named(value, path) or [self._by_number(RawLink(LinkType.SUPERSEDES.value, (value.removesuffix(".md"),), value))]
-                into.extend(named)
+        for key, value in meta.items():
+            folded = str(key).lower()
+            value = str(value) if isinstance(value, int) and not isinstance(value, bool) else value  # `replaces: 10`
+            if folded in _PREDECESSOR_KEYS:
+                supersedes.extend(raw for item in as_list(value) for raw in self._listed(item, path))
+            elif folded in _SUCCESSOR_KEYS:
+                superseded_by.extend(raw for item in as_list(value) for raw in self._listed(item, path))
+            elif _SUCCESSOR_HINT.search(folded) and isinstance(value, str):
+                superseded_by.extend(self._named(value, path))
         first = len(statements)
         statements += _statement_lines(body)
         for index, text in enumerate(statements):
@@ -254,6 +377,15 @@ class Adr(Flavour):
                 if after:
                     supersedes.extend(self._named(after.group(1), path))
 
+        for before, after in _sentences(strip_code(body), lambda text: self._named(text, path)):
+            others = [raw for raw in before if raw.candidates[0] != own]
+            if after is None:
+                supersedes.extend(before)  # "This ADR supersedes ADR-24"
+            elif any(raw.candidates[0] == own for raw in after):
+                supersedes.extend(others)  # "ADR-10 … got replaced by <this record>"
+            elif not others:
+                superseded_by.extend(after)  # "(this decision is) superseded by ADR-32"
+
         def distinct(raws: list[RawLink]) -> tuple[RawLink, ...]:
             kept: dict[str, RawLink] = {}
             for raw in raws:
@@ -264,7 +396,7 @@ class Adr(Flavour):
         raw_supersedes, raw_superseded_by = distinct(supersedes), distinct(superseded_by)
         named = {r.candidates[0] for r in raw_supersedes + raw_superseded_by} | {own}
         links = [link for link in map(self._by_number, body_links(body, path)) if link.candidates[0] not in named]
-        for number in dict.fromkeys(_refs(strip_code(body))):
+        for number in dict.fromkeys(_refs(strip_code(body), prefix_of(path))):
             if number not in named:
                 links.append(RawLink(LinkType.RELATED_TO.value, (number,), number))
         links += raw_supersedes
@@ -295,8 +427,12 @@ class Adr(Flavour):
         """A Markdown link to `ADR-042-python-migration.md` names the record ADR-042."""
         candidates = []
         for candidate in link.candidates:
-            number = record_number(candidate.rsplit("/", 1)[-1] + "-")
-            candidates.append(ref_id(number) if number is not None else candidate)
+            named = record_name(candidate.rsplit("/", 1)[-1] + "-")
+            if named is not None and named.number is not None:
+                # The file's own name first: a record whose number another took has it as its id.
+                candidates += [candidate.rsplit("/", 1)[-1], ref_id(named.number, named.prefix)]
+            else:
+                candidates.append(candidate)
         return RawLink(link.type, tuple(dict.fromkeys(candidates)), link.written)
 
     def check(self, path, parsed, view, today) -> list[Problem]:
@@ -340,8 +476,8 @@ class Adr(Flavour):
         def say(line: str, at: int, end: int) -> str:
             listed = re.search(r"(?i)\b(?:superseded|replaced)\s+by\b[^)\n]*?\bADR[-_ ]?\d+(?:\]\([^)]*\))?", line)
             if listed:  # already superseded by another: name both
-                return line[: listed.end()] + f", {new_id}" + line[listed.end():]
-            return line[:at] + f"Superseded by {new_id}" + line[end:]
+                return line[: listed.end()] + f", {_cited(new_id)}" + line[listed.end():]
+            return line[:at] + f"Superseded by {_cited(new_id)}" + line[end:]
 
         return self._restate(parsed, say)
 
@@ -359,8 +495,8 @@ class Adr(Flavour):
         def add(line: str, at: int, end: int) -> str:
             listed = re.search(r"(?i)\bsupersedes\b[^)\n]*\bADR[-_ ]?\d+", line)
             if listed:
-                return line[: listed.end()] + f", {old_id}" + line[listed.end():]
-            return line.rstrip() + f" (supersedes {old_id})"
+                return line[: listed.end()] + f", {_cited(old_id)}" + line[listed.end():]
+            return line.rstrip() + f" (supersedes {_cited(old_id)})"
 
         return self._restate(parsed, add)
 

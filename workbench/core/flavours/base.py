@@ -124,19 +124,29 @@ LIFECYCLE_WORDS: dict[str, str] = {
     "active": Status.ACTIVE, "accepted": Status.ACTIVE, "approved": Status.ACTIVE, "adopted": Status.ACTIVE,
     "implemented": Status.ACTIVE, "done": Status.ACTIVE, "complete": Status.ACTIVE, "completed": Status.ACTIVE,
     "current": Status.ACTIVE, "final": Status.ACTIVE, "published": Status.ACTIVE, "stable": Status.ACTIVE,
+    "living": Status.ACTIVE,
     "draft": Status.DRAFT, "proposed": Status.DRAFT, "pending": Status.DRAFT, "wip": Status.DRAFT,
     "review": Status.DRAFT, "provisional": Status.DRAFT, "open": Status.DRAFT, "planned": Status.DRAFT, "experimental": Status.DRAFT,
     "deprecated": Status.DEPRECATED, "obsolete": Status.DEPRECATED, "outdated": Status.DEPRECATED,
-    "superseded": Status.SUPERSEDED, "replaced": Status.SUPERSEDED,
+    "superseded": Status.SUPERSEDED, "superceded": Status.SUPERSEDED, "replaced": Status.SUPERSEDED,
     "archived": Status.ARCHIVED, "rejected": Status.ARCHIVED, "withdrawn": Status.ARCHIVED,
     "abandoned": Status.ARCHIVED, "declined": Status.ARCHIVED, "retired": Status.ARCHIVED, "cold": Status.ARCHIVED,
+    "stagnant": Status.ARCHIVED, "idle": Status.ARCHIVED, "inactive": Status.ARCHIVED,
 }
+# Statuses of more than one word, read before single words: the EIP process's "Last Call" is a
+# draft in its final review.
+LIFECYCLE_PHRASES: dict[str, str] = {"last call": Status.DRAFT}
 
 
 def lifecycle_of(stated: str) -> str | None:
     """The Memory Core status a free-form status means: its first known word ("Provisionally
     Superseded by ADR-039" is superseded), or None when no word is known."""
-    for word in re.findall(r"[a-z]+", stated.lower()):
+    words = re.findall(r"[a-z]+", stated.lower())
+    joined = " ".join(words)
+    for phrase, status in LIFECYCLE_PHRASES.items():
+        if joined.startswith(phrase):
+            return str(status)
+    for word in words:
         if word in LIFECYCLE_WORDS:
             return str(LIFECYCLE_WORDS[word])
     return None
