@@ -719,3 +719,11 @@ def test_what_the_workbench_writes_into_a_record_that_shares_a_number_reads_back
     assert again.get("ADR-024").superseded_by == ["ADR025-use-y"]
     assert again.get("ADR025-use-y").supersedes == ["ADR-024"]
     assert not [p for p in again.problems if p.code == "superseded-without-successor"]
+
+
+def test_records_that_all_open_with_one_heading_are_titled_by_their_name_line(tmp_path):
+    b = VaultBuilder(tmp_path / "adr")
+    for number, name in ((1, "Use Postgres"), (2, "Use Kafka"), (3, "Use Terraform")):
+        b.raw(f"ADR-00{number}-x.md", f"# Meta\n\n- Name: {name}\n- Status: Accepted\n\n## Decision\n\nWe do.\n")
+    vault = Vault.open(b.root)
+    assert sorted(d.title for d in vault.documents) == ["Use Kafka", "Use Postgres", "Use Terraform"]

@@ -101,3 +101,48 @@ def test_a_document_changed_by_plain_file_io_is_weighed_as_it_now_reads(builder)
                                                                 "Full text search runs on SQLite FTS5."))
     vault.refresh()
     assert vault.gate(draft)[0].id == "mem-decision-queue-redis"
+
+
+def test_a_deprecated_decision_without_successor_is_offered_its_likeliest_successor(builder):
+    vault = vault_with(builder, {
+        "mem-decision-queue-rabbit": ("Queue backend: RabbitMQ broker", "Background jobs go through a RabbitMQ broker with durable queues.",
+                                      "2026-02-01", {"status": "deprecated", "tags": "[queue]"}),
+        "mem-decision-queue-kafka": ("Queue backend: Kafka topics", "Background jobs go through Kafka topics; durable queues become partitions.",
+                                     "2026-03-01", {"tags": "[queue]"}),
+    })
+    found = [c for c in vault.conflicts() if c.kind == "successor-missing"]
+    assert [tuple(c.ids) for c in found] == [("mem-decision-queue-rabbit", "mem-decision-queue-kafka")]
+    assert "“Queue backend: RabbitMQ broker” (deprecated) names no successor" in found[0].reason
+    assert [r.command for r in found[0].resolutions][0] == "supersede mem-decision-queue-rabbit mem-decision-queue-kafka"
+    # and the gate offers the deprecated decision to a new one on the subject, with its status
+    offered = vault.gate(Draft("decision", "Queue backend: NATS", [], [], "Background jobs go through NATS; durable queues as streams."))
+    assert ("mem-decision-queue-rabbit", "deprecated", "supersede") in [(c.id, c.status, c.action) for c in offered]
+
+
+def test_a_draft_that_would_replace_an_active_decision_is_listed(builder):
+    vault = vault_with(builder, {
+        "mem-decision-queue-redis": ("Queue backend: Redis streams", "Background jobs go through Redis streams with consumer groups.",
+                                     "2026-02-01", {"tags": "[queue]"}),
+        "mem-decision-queue-sqs": ("Queue backend: SQS", "Background jobs go through SQS; consumer groups become queues per worker.",
+                                   "2026-03-01", {"status": "draft", "tags": "[queue]"}),
+    })
+    found = [(c.kind, tuple(c.ids)) for c in vault.conflicts() if c.kind in ("draft-replaces", "contradiction")]
+    assert found == [("draft-replaces", ("mem-decision-queue-redis", "mem-decision-queue-sqs"))]
+
+
+def test_an_adr_vault_is_offered_only_resolutions_its_records_can_hold(tmp_path):
+    """An ADR record has no place for `compatible_with`, and `check --repair` completes no side
+    there: neither is offered; supersede is, since the records state it."""
+    from tests.vault_builders import VaultBuilder
+
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("ADR-001-rabbit.md", "# ADR-001: Queue backend: RabbitMQ broker\n\n## Status\n\nAccepted\n\n## Decision\n\nBackground jobs go through a RabbitMQ broker with durable queues.\n")
+    b.raw("ADR-002-kafka.md", "# ADR-002: Queue backend: Kafka topics\n\n## Status\n\nAccepted\n\n## Decision\n\nBackground jobs go through Kafka topics; durable queues become partitions. See ADR-001.\n")
+    b.raw("ADR-003-logs.md", "# ADR-003: Structured JSON logging\n\n## Status\n\nAccepted\n\n## Decision\n\nEvery service logs JSON lines.\n")
+    b.raw("ADR-004-api.md", "# ADR-004: Use REST for the public API\n\n## Status\n\nAccepted\n\n## Decision\n\nResources and verbs.\n")
+    b.raw("ADR-005-one.md", "# ADR-005: One\n\n## Status\n\nAccepted\n\n## Decision\n\nA different decision.\n\nSupersedes ADR-004\n")
+    vault = Vault.open(b.root)
+    conflicts = vault.conflicts()
+    assert [c.ids for c in conflicts if c.kind == "contradiction"] == [["ADR-001", "ADR-002"]]
+    actions = {r.action for c in conflicts for r in c.resolutions}
+    assert "compatible" not in actions and "repair" not in actions and "supersede" in actions

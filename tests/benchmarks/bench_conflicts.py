@@ -3,161 +3,183 @@
 Run: python -m tests.benchmarks.bench_conflicts [COLLECTION ...] [--misses]
 (default: every ADR collection under the public corpora: `adr-collection/*` and `adr-ai-agents`)
 
-Real decision records say when one replaces another. Each collection is copied, migrated to Memory
-Core, and then stripped of every statement of supersession: the `supersedes` / `superseded_by`
-fields and links, `superseded` statuses (made active), and the body lines that say supersedes,
-superseded by, replaced by or deprecated in favour of. What is left is two active decisions on one
-subject, as two agents writing weeks apart would leave them. The truth is what the files stated
-before stripping: each (older, newer) pair of decisions that then stands as two active decisions
-(one the collection also calls deprecated, proposed or rejected is no contradiction to find).
+The truth is what a person read in each collection (`adr-truth/<name>.json`: pairs of file names,
+older first), never what our reader finds: a pair the workbench cannot read still counts.
 
-Printed per collection and pooled:
-- the queue: recall (true pairs listed as contradictions), precision (listed pairs that are true),
-  precision of the top 10 (the queue is ranked, most likely first), and whether the suggested
-  direction (newer supersedes older) is right for the pairs found;
-- the gate: for each pair, the newer decision removed and written again through the gate (its
-  title, body and links); the share of pairs whose older decision is among the top three offered,
-  with supersede suggested.
+Each collection is copied and opened as a curator would open it, in its own format, after every
+statement of supersession has been taken out of its files: the frontmatter keys that name a
+predecessor or successor, the statuses that say superseded or replaced (made accepted), tags that
+say superseded, and the body lines that say supersedes, superseded, replaced by or replaces. What is
+left is two decisions on one subject, as two agents writing weeks apart would leave them.
 
-The corpora are found under $WORKBENCH_CORPORA (default: `shared/corpora` next to the
-repository); a missing one is skipped with a message. Nothing is keyed to a collection: the same
-figures are measured on collections that are not here.
+Printed per collection, with every threshold chosen on the *other* collections (leave one out):
+- the queue: recall (true pairs listed), precision (listed pairs that are true), and beside it
+  plain BM25's recall with a list of the same length (each decision's most alike older one, by
+  Okapi BM25 over the words of the files, most alike first);
+- the gate: for each pair, the newer decision written again through the gate (its title, body and
+  links, the document itself left out); the share of pairs whose older decision is among the top
+  three offered, and plain BM25's top three beside it.
+
+The corpora are found under $WORKBENCH_CORPORA (default: `shared/corpora` next to the repository);
+a missing one is skipped with a message. Nothing is keyed to a collection: the same figures are
+measured on collections that are not here.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import os
 import re
 import shutil
 import sys
 import tempfile
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench import Vault
-from workbench.core.gate import Draft
-from workbench.core.migrate import migrate
-from workbench.core.model import DocType, LinkType, Status
-from workbench.core.parse import parse_bytes
-from workbench.core.yamledit import apply_meta
+from workbench.core import conflicts as queue
+from workbench.core.gate import Draft, candidates
+from workbench.core.model import DocType, LinkType
 
 CORPORA = Path(os.environ.get("WORKBENCH_CORPORA", Path(__file__).resolve().parents[3] / "shared" / "corpora"))
-SUPERSESSION_LINE = re.compile(r"supersed|replaced by|replaced with|deprecated in favou?r of", re.IGNORECASE)
+STATEMENT_LINE = re.compile(r"supersed|superced|replaced (?:by|with)|\breplaces\b|deprecated in favou?r of", re.IGNORECASE)
+STATEMENT_KEY = re.compile(r"supersed|superced|replac", re.IGNORECASE)
+REPLACED_STATUS = re.compile(r"^(\s*status\s*:\s*)[\"']?(?:superseded|superceded|replaced)\b[^\n]*$", re.IGNORECASE | re.MULTILINE)
+WORD = re.compile(r"\w+")
 
 
 @dataclass
-class Figures:
+class Collection:
     name: str
-    truth: set[tuple[str, str]] = field(default_factory=set)  # (older, newer)
-    listed: list[tuple[str, str]] = field(default_factory=list)  # as the queue ranks them: (supersedes from, to)
+    truth: set[tuple[str, str]]  # (older file, newer file)
+    scored: list[queue.Candidate] = field(default_factory=list)  # every pair the queue weighs, with its features
+    paths: dict[str, str] = field(default_factory=dict)  # id -> file
+    bm25_pairs: list[tuple[float, str, str]] = field(default_factory=list)  # (score, older file, newer file), best first
     gate_hits: int = 0
+    bm25_gate_hits: int = 0
     misses: list[str] = field(default_factory=list)
-
-    @property
-    def found(self) -> set[frozenset[str]]:
-        return {frozenset(pair) for pair in self.listed} & {frozenset(pair) for pair in self.truth}
-
-    @property
-    def recall(self) -> float:
-        return len(self.found) / len(self.truth) if self.truth else 0.0
-
-    @property
-    def precision(self) -> float:
-        return len(self.found) / len(self.listed) if self.listed else 0.0
-
-    @property
-    def top10(self) -> float:
-        top = self.listed[:10]
-        return sum(1 for pair in top if frozenset(pair) in self.found) / len(top) if top else 0.0
-
-    @property
-    def directed(self) -> int:
-        """Pairs found whose suggested direction is right: the older superseded by the newer."""
-        return sum(1 for pair in self.listed if pair in self.truth)
-
-    @property
-    def gate(self) -> float:
-        return self.gate_hits / len(self.truth) if self.truth else 0.0
 
 
 def collections(names: list[str]) -> list[Path]:
     found = sorted(p for p in (CORPORA / "adr-collection").glob("*") if p.is_dir()) + [CORPORA / "adr-ai-agents"]
+    found = [p for p in found if (CORPORA / "adr-truth" / f"{p.name}.json").is_file()]
     if names:
         found = [p for p in found if p.name in names]
     return [p for p in found if p.is_dir()]
 
 
-def migrated(source: Path, scratch: Path) -> Path:
-    copy = scratch / "source"
-    shutil.copytree(source, copy, ignore=shutil.ignore_patterns("SOURCE.md", "LICENSE*", ".workbench"))
-    out = scratch / "memory"
-    migrate(Vault.open(copy), out)
-    return out
-
-
-def truth_of(vault: Vault) -> set[tuple[str, str]]:
-    decisions = {d.id for d in vault.documents if d.type == DocType.DECISION}
-    pairs = set()
-    for doc in vault.documents:
-        pairs |= {(old, doc.id) for old in doc.supersedes}
-        pairs |= {(doc.id, new) for new in doc.superseded_by}
-    return {(old, new) for old, new in pairs if old in decisions and new in decisions and old != new}
-
-
 def strip(root: Path) -> None:
-    """Remove every statement of supersession from the files, leaving the rest as it was."""
+    """Take every statement of supersession out of the files, leaving the rest as it was."""
     for path in sorted(root.rglob("*.md")):
-        parsed = parse_bytes(path.read_bytes())
-        if parsed.meta is None:
-            continue
-        meta = dict(parsed.meta)
-        if meta.get("supersedes"):
-            meta["supersedes"] = []
-        if meta.get("superseded_by"):
-            meta["superseded_by"] = []
-        if meta.get("status") == Status.SUPERSEDED:
-            meta["status"] = Status.ACTIVE.value
-        if isinstance(meta.get("links"), list):
-            meta["links"] = [l for l in meta["links"] if not (isinstance(l, dict) and l.get("type") == LinkType.SUPERSEDES)]
-        body = "".join(line for line in parsed.body.splitlines(keepends=True) if not SUPERSESSION_LINE.search(line))
-        lines = apply_meta(parsed.fm_lines, parsed.meta, meta, parsed.newline)
-        path.write_bytes(parsed.compose(lines, body))
+        text = path.read_text(encoding="utf-8", errors="replace")
+        meta, body = "", text
+        if text.startswith("---\n") and "\n---" in text[4:]:
+            end = text.index("\n---", 4) + 4
+            meta, body = text[:end], text[end:]
+            kept, dropping = [], False
+            for line in meta.split("\n"):
+                key = re.match(r"^([A-Za-z][\w-]*)\s*:", line)
+                if key:
+                    dropping = bool(STATEMENT_KEY.search(key.group(1)))
+                elif line.strip() == "---" or (line and line[0] not in " \t-"):
+                    dropping = False
+                if dropping:
+                    continue
+                if re.match(r"^tags\s*:", line, re.IGNORECASE):
+                    line = re.sub(r"\b[\"']?Supersede?d[\"']?\s*,?\s*", "", line, flags=re.IGNORECASE)
+                kept.append(line)
+            meta = REPLACED_STATUS.sub(r"\1Accepted", "\n".join(kept))
+        body = "".join(line for line in body.splitlines(keepends=True) if not STATEMENT_LINE.search(line))
+        path.write_text(meta + body, encoding="utf-8")
 
 
-def measure(source: Path, scratch: Path) -> Figures:
-    root = migrated(source, scratch)
-    stated = truth_of(Vault.open(root))
+class Bm25:
+    """Plain Okapi BM25 over the words of each document (k1 1.2, b 0.75): the baseline."""
+
+    def __init__(self, texts: dict[str, str]):
+        self.terms = {key: Counter(WORD.findall(text.lower())) for key, text in texts.items()}
+        self.length = {key: sum(terms.values()) for key, terms in self.terms.items()}
+        self.average = sum(self.length.values()) / max(1, len(self.length))
+        frequency = Counter(term for terms in self.terms.values() for term in terms)
+        n = len(self.terms)
+        self.idf = {term: math.log(1 + (n - df + 0.5) / (df + 0.5)) for term, df in frequency.items()}
+
+    def score(self, query: Counter, key: str) -> float:
+        terms, norm = self.terms[key], 1.2 * (0.25 + 0.75 * self.length[key] / self.average)
+        return sum(self.idf.get(t, 0.0) * terms[t] * 2.2 / (terms[t] + norm) for t in query if t in terms)
+
+    def ranked(self, text: str, among) -> list[tuple[float, str]]:
+        query = Counter(WORD.findall(text.lower()))
+        return sorted(((self.score(query, key), key) for key in among), key=lambda item: (-item[0], item[1]))
+
+
+def measure(source: Path, scratch: Path) -> Collection:
+    truth = {tuple(pair) for pair in json.loads((CORPORA / "adr-truth" / f"{source.name}.json").read_text())}
+    root = scratch / source.name
+    shutil.copytree(source, root, ignore=shutil.ignore_patterns("SOURCE.md", "LICENSE*", ".workbench"))
     strip(root)
     vault = Vault.open(root)
-    active = {d.id for d in vault.documents if d.status == Status.ACTIVE}
-    figures = Figures(source.name, {(older, newer) for older, newer in stated if older in active and newer in active})
-    for conflict in vault.conflicts():
-        if conflict.kind == "contradiction":
-            older, newer = conflict.ids  # the queue names the older first, the one it suggests is replaced
-            figures.listed.append((older, newer))
-    by_id = {d.id: d for d in vault.documents}
-    for older, newer in sorted(figures.truth):
-        doc = by_id[newer]
-        others = [d for d in vault.documents if d.id != newer]
-        links = [(l.type, l.target) for l in doc.links if l.type != LinkType.SUPERSEDES and l.target in by_id and l.target != newer]
-        offered = vault_gate(others, Draft(DocType.DECISION.value, doc.title, list(doc.tags), links, doc.body))
-        top = [c.id for c in offered if c.action == "supersede"]
-        if older in top:
-            figures.gate_hits += 1
+    row = Collection(source.name, truth)
+    documents = list(vault.documents)
+    row.paths = {d.id: d.path for d in documents}
+    row.scored = queue.weigh_decisions(documents)
+    by_path = {d.path: d for d in documents}
+
+    # Plain BM25: each document's most alike older one (older by the date it states, then its name).
+    texts = {d.path: f"{d.title}\n{d.body}" for d in documents}
+    bm25 = Bm25(texts)
+    order = sorted(documents, key=lambda d: (d.view.created.isoformat() if d.view is not None and d.view.created else "", d.path))
+    for position, doc in enumerate(order[1:], start=1):
+        older = [d.path for d in order[:position]]
+        best = bm25.ranked(texts[doc.path], older)[:1]
+        row.bm25_pairs += [(score, path, doc.path) for score, path in best if score > 0]
+    row.bm25_pairs.sort(key=lambda item: -item[0])
+
+    for older, newer in sorted(truth):
+        if older not in by_path or newer not in by_path:
+            row.misses.append(f"not opened as documents: {older} / {newer}")
+            continue
+        doc = by_path[newer]
+        others = [d for d in documents if d.path != newer]
+        links = [(l.type, l.target) for l in doc.links if l.type != LinkType.SUPERSEDES and l.target in row.paths and l.target != doc.id]
+        offered = candidates(others, Draft(DocType.DECISION.value, doc.title, list(doc.tags), links, doc.body), 3)
+        if by_path[older].id in [c.id for c in offered]:
+            row.gate_hits += 1
         else:
-            figures.misses.append(f"gate: {by_id[newer].title!r} did not offer {by_id[older].title!r}; offered {[c.title for c in offered]}")
-    found = figures.found
-    for older, newer in sorted(figures.truth):
-        if frozenset((older, newer)) not in found:
-            figures.misses.append(f"queue: {by_id[older].title!r} then {by_id[newer].title!r}")
-    return figures
+            row.misses.append(f"gate: {doc.title!r} did not offer {by_path[older].title!r}; offered {[c.title for c in offered]}")
+        if older in [path for _, path in bm25.ranked(texts[newer], [d.path for d in others])[:3]]:
+            row.bm25_gate_hits += 1
+    return row
 
 
-def vault_gate(documents, draft: Draft):
-    from workbench.core.gate import candidates
+def listed(row: Collection, settings: queue.Settings) -> list[tuple[str, str]]:
+    return [(row.paths[c.older], row.paths[c.newer]) for c in queue.choose(row.scored, settings)]
 
-    return candidates(documents, draft, 3)
+
+def found(row: Collection, pairs: list[tuple[str, str]]) -> int:
+    return len({frozenset(p) for p in pairs} & {frozenset(p) for p in row.truth})
+
+
+def objective(rows: list[Collection], settings: queue.Settings) -> tuple[float, float]:
+    """What the thresholds are chosen for: recall, with precision at least TARGET_PRECISION (F1 where
+    none reaches it)."""
+    truth = sum(len(r.truth) for r in rows)
+    lists = [listed(r, settings) for r in rows]
+    hits, length = sum(found(r, l) for r, l in zip(rows, lists)), sum(len(l) for l in lists)
+    recall, precision = hits / truth if truth else 0.0, hits / length if length else 0.0
+    if precision >= TARGET_PRECISION:
+        return (1.0, recall + precision / 100)
+    return (0.0, 2 * recall * precision / (recall + precision) if hits else 0.0)
+
+
+TARGET_PRECISION = 0.35
+
+
+def chosen_on(rows: list[Collection]) -> queue.Settings:
+    return max(queue.SETTINGS_TRIED, key=lambda settings: (objective(rows, settings), settings == queue.DEFAULT))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -167,25 +189,37 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     chosen = collections(args.names)
     if not chosen:
-        print(f"no ADR collection under {CORPORA}; nothing measured")
+        print(f"no ADR collection with its truth under {CORPORA}; nothing measured")
         return 0
-    rows = []
     with tempfile.TemporaryDirectory() as scratch:
-        for number, source in enumerate(chosen):
-            folder = Path(scratch) / str(number)
-            folder.mkdir()
-            rows.append(measure(source, folder))
-    print(f"{'collection':<40} {'pairs':>5} {'listed':>6} {'recall':>6} {'prec':>5} {'p@10':>5} {'dir':>5} {'gate@3':>6}")
+        rows = [measure(source, Path(scratch)) for source in chosen]
+    print("Leave one out: each collection's queue uses the thresholds chosen on the others.")
+    print(f"{'collection':<40} {'pairs':>5} {'listed':>6} {'recall':>6} {'prec':>5} {'bm25':>5} {'gate@3':>6} {'bm25@3':>6}")
+    totals = Counter()
     for row in rows:
-        print(f"{row.name:<40} {len(row.truth):>5} {len(row.listed):>6} {row.recall:>6.2f} {row.precision:>5.2f} {row.top10:>5.2f} "
-              f"{row.directed:>2}/{len(row.found):<2} {row.gate:>6.2f}")
-    truth = sum(len(r.truth) for r in rows)
-    found = sum(len(r.found) for r in rows)
-    listed = sum(len(r.listed) for r in rows)
-    top = [pair in r.found for r in rows for pair in [frozenset(p) for p in r.listed[:10]]]
-    print(f"{'pooled':<40} {truth:>5} {listed:>6} {found / truth if truth else 0:>6.2f} {found / listed if listed else 0:>5.2f} "
-          f"{sum(top) / len(top) if top else 0:>5.2f} {sum(r.directed for r in rows):>2}/{found:<2} "
-          f"{sum(r.gate_hits for r in rows) / truth if truth else 0:>6.2f}")
+        settings = chosen_on([r for r in rows if r is not row]) if len(rows) > 1 else queue.DEFAULT
+        mine = listed(row, settings)
+        hits = found(row, mine)
+        baseline = found(row, [(older, newer) for _, older, newer in row.bm25_pairs[: len(mine)]])
+        truth = len(row.truth)
+        print(f"{row.name:<40} {truth:>5} {len(mine):>6} {hits / truth:>6.2f} {hits / len(mine) if mine else 0:>5.2f} "
+              f"{baseline / truth:>5.2f} {row.gate_hits / truth:>6.2f} {row.bm25_gate_hits / truth:>6.2f}")
+        totals.update(truth=truth, listed=len(mine), hits=hits, baseline=baseline, gate=row.gate_hits, bm25_gate=row.bm25_gate_hits)
+        if args.misses:
+            truth_pairs = {frozenset(p) for p in row.truth}
+            for older, newer in sorted(row.truth):
+                if frozenset((older, newer)) not in {frozenset(p) for p in mine}:
+                    row.misses.append(f"queue: {older} then {newer}")
+            row.misses += [f"queue, not a pair: {a} / {b}" for a, b in mine if frozenset((a, b)) not in truth_pairs]
+    t = totals
+    print(f"{'pooled, left out':<40} {t['truth']:>5} {t['listed']:>6} {t['hits'] / t['truth']:>6.2f} "
+          f"{t['hits'] / t['listed'] if t['listed'] else 0:>5.2f} {t['baseline'] / t['truth']:>5.2f} "
+          f"{t['gate'] / t['truth']:>6.2f} {t['bm25_gate'] / t['truth']:>6.2f}")
+    everything = queue.DEFAULT
+    lists = [listed(r, everything) for r in rows]
+    hits, length, truth = sum(found(r, l) for r, l in zip(rows, lists)), sum(len(l) for l in lists), t["truth"]
+    print(f"{'pooled, shipped thresholds':<40} {truth:>5} {length:>6} {hits / truth:>6.2f} {hits / length if length else 0:>5.2f}")
+    print(f"shipped: {queue.DEFAULT}; chosen on all collections here: {chosen_on(rows)}")
     if args.misses:
         for row in rows:
             for miss in row.misses:

@@ -1,11 +1,13 @@
 """Contradictions: structural faults in supersession, and documents that may claim opposite things.
 
-Structural faults are certain (the files say so). Candidate contradictions are not: two active
-documents of the same type about the same subject, neither replacing the other. A false alarm costs
-the curator's trust, so a candidate needs a similar title *and* shared substance (words or tags),
-and pairs a person has marked compatible (`compatible_with`, kept in the files so it travels with
-the vault through git) are never listed again. Each conflict comes with the resolutions that fit,
-as the commands that carry them out.
+Structural faults are certain (the files say so). Candidate contradictions are not. For decisions:
+a newer decision that may replace an older one, whether the older is active, deprecated or
+superseded without a named successor, and a draft that would replace an active decision; weighed by
+what a person reads (citations, the subject, how alike the texts are both ways) with thresholds
+chosen on public collections and measured on others left out. For other types: two active
+documents with a similar title *and* shared substance. Pairs a person has marked compatible
+(`compatible_with`, kept in the files so it travels with the vault through git) are never listed
+again. Each conflict comes with the resolutions the vault's format can write, as commands.
 """
 
 from __future__ import annotations
@@ -20,19 +22,15 @@ from .changes import Plan
 from .edits import join_section, unite_links, unite_tags
 from .index import VaultIndex
 from .model import DocType, Document, LinkType, RefusedError, Status, id_list
-from .similarity import Corpus, Likeness, Profile, kinship, likeness, profiles_of, words
+from .similarity import Bm25, Corpus, Likeness, Profile, kinship, likeness, profiles_of, words
 
-__all__ = ["Conflict", "Conflicts", "Resolution", "find_conflicts", "plan_compatible", "plan_retarget", "plan_merge_documents", "COMPATIBLE_KEY"]
+__all__ = ["Conflict", "Conflicts", "Resolution", "Settings", "Weighed", "DEFAULT", "SETTINGS_TRIED", "choose", "weigh_decisions",
+           "find_conflicts", "plan_compatible", "plan_retarget", "plan_merge_documents", "COMPATIBLE_KEY"]
 
 COMPATIBLE_KEY = "compatible_with"
 CLAIM_TYPES = (DocType.DECISION, DocType.ENTITY, DocType.CONTEXT, DocType.CONCEPT)
 TITLE_ALIKE = 0.6
 TEXT_ALIKE = 0.25
-# A decision's likeliest predecessors are listed from LIKELY_KIN, those within KIN_MARGIN of the best.
-LIKELY_KIN = 0.38
-KIN_MARGIN = 0.1
-CLEAR_KIN, CLEAR_GAP = 0.3, 0.2  # lower, a pair far likelier than any other either side could make
-RARE_TERMS = 8  # a decision's most distinctive words, each a reason to weigh it against others that use it
 
 
 @dataclass
@@ -155,63 +153,138 @@ def _candidate_pairs(group: list) -> set[tuple[str, str]]:
     return pairs
 
 
-def _decision_pairs(group: list, profiles: dict[str, Profile], corpus: Corpus) -> set[tuple[str, str]]:
-    """Pairs of decisions worth weighing: those whose titles share a word start (as for other
-    types), one citing the other, or whose texts share a word that few documents use."""
-    pairs = _candidate_pairs(group)
+@dataclass(frozen=True)
+class Settings:
+    """The queue's thresholds for pairs of decisions, chosen on some collections and measured on
+    others (`tests/benchmarks/bench_conflicts.py` leaves each collection out in turn)."""
+
+    least: float  # the score a pair needs when one of the two is the other's likeliest
+    mutual_least: float  # the score a pair needs when each is the other's likeliest
+    bm25_weight: float  # how much how alike the two texts are by BM25 counts beside `kinship`
+
+
+DEFAULT = Settings(1.15, 1.1, 0.75)  # chosen on the nine public collections (bench_conflicts prints it)
+SETTINGS_TRIED = [Settings(least / 100, mutual / 100, weight)
+                  for least in range(60, 160, 5) for mutual in range(40, 125, 5) if mutual <= least for weight in (0.5, 0.75, 1.0)]
+PAIRED = (Status.ACTIVE, Status.DRAFT, Status.DEPRECATED, Status.SUPERSEDED, Status.ARCHIVED)
+LIVE = (Status.ACTIVE, Status.DRAFT)
+NEAREST = 3  # each decision's likeliest few, both ways, are weighed
+
+
+@dataclass
+class Weighed:
+    """A pair of decisions, the older first, with what says the newer may replace the older."""
+
+    older: str
+    newer: str
+    alike: float  # how alike by BM25, each one's score relative to its best match, averaged both ways (0..1)
+    mutual: bool  # each is the other's likeliest
+    best: bool  # one of them is the other's likeliest, or the newer cites the older
+    like: Likeness  # kinship: citations, subject, title, tags, texts
+
+    def score(self, settings: Settings) -> float:
+        return self.like.score + settings.bm25_weight * self.alike
+
+
+def weigh_decisions(documents: Iterable[Document]) -> list[Weighed]:
+    """Every pair of decisions worth a curator's look, weighed but not yet chosen.
+
+    Not only two active decisions: a deprecated decision, or a superseded one that names no
+    successor, is weighed against the later decisions that may have replaced it, and a draft
+    against the active decisions it would replace. How alike two records are is asked both ways
+    (BM25 on each one's distinctive words, relative to its best match), so a pair stands out
+    where each is the other's likeliest even when neither cites the other."""
+    docs = {d.id: d for d in documents}
+    decisions = [d for d in docs.values() if d.type == DocType.DECISION and d.status in PAIRED
+                 and not (d.status == Status.SUPERSEDED and any(new in docs for new in d.superseded_by))]
+    if len(decisions) < 2:
+        return []
+    profiles = profiles_of(decisions)
+    corpus = Corpus(profiles.values())
+    bm25 = Bm25(profiles.values())
+    order = {p.id: n for n, p in enumerate(sorted(profiles.values(), key=lambda p: p.when))}
+    asked = {doc_id: {other: v for other, v in bm25.scores(profile.terms).items() if other != doc_id} for doc_id, profile in profiles.items()}
+    earlier = {doc_id: sorted(((v, o) for o, v in found.items() if order[o] < order[doc_id]), reverse=True) for doc_id, found in asked.items()}
+    later = {doc_id: sorted(((v, o) for o, v in found.items() if order[o] > order[doc_id]), reverse=True) for doc_id, found in asked.items()}
+    either = {doc_id: max(found.values(), default=0.0) for doc_id, found in asked.items()}
     by_handle: dict[str, list[str]] = {}
-    for doc in group:
-        for handle in profiles[doc.id].handles:
-            by_handle.setdefault(handle, []).append(doc.id)
-    rare: dict[str, list[str]] = {}
-    for doc in group:
-        profile = profiles[doc.id]
-        for mention in profile.mentions:
-            pairs.update(tuple(sorted((doc.id, other))) for other in by_handle.get(mention, []) if other != doc.id)
-        distinctive = sorted(profile.terms, key=lambda t: (-profile.terms[t] * corpus.idf(t) ** 2, t))[:RARE_TERMS]
-        for term in distinctive:
-            rare.setdefault(term, []).append(doc.id)
-    limit = max(8, int(len(group) ** 0.5))
-    for ids in rare.values():
-        if 1 < len(ids) <= limit:
-            ordered = sorted(ids)
-            pairs.update((a, b) for i, a in enumerate(ordered) for b in ordered[i + 1:])
-    return pairs
-
-
-def _predecessors(pairs: set[tuple[str, str]], profiles: dict[str, Profile], corpus: Corpus,
-                  skip: Callable[[str, str], bool]) -> list[tuple[float, str, str, Likeness]]:
-    """For each decision, the earlier decisions it most likely replaces, ranked as the gate ranks
-    candidates (`kinship`), and kept when the pair is likely from both sides: (score, older,
-    newer, why), most likely first. Pairs a person settled (compatible, or already superseded)
-    are skipped."""
-    by_newer: dict[str, list[tuple[float, str, str, Likeness]]] = {}
-    for a_id, b_id in pairs:
-        if skip(a_id, b_id):
+    for profile in profiles.values():
+        for handle in profile.handles:
+            by_handle.setdefault(handle, []).append(profile.id)
+    pairs: set[tuple[str, str]] = set()
+    for doc_id in profiles:
+        pairs.update((older, doc_id) for _, older in earlier[doc_id][:NEAREST])
+        pairs.update((doc_id, newer) for _, newer in later[doc_id][:NEAREST])
+        for mention in profiles[doc_id].mentions:
+            pairs.update(tuple(sorted((doc_id, other), key=order.get)) for other in by_handle.get(mention, ()) if other != doc_id)
+    supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
+    weighed = []
+    for older, newer in pairs:
+        if docs[newer].status not in LIVE and docs[older].status in LIVE:
+            older, newer = newer, older  # the status says which replaced which, whatever the dates
+        if _settled(docs, supersedes, older, newer) or not _may_replace(docs[older], docs[newer]):
             continue
-        older, newer = sorted((profiles[a_id], profiles[b_id]), key=lambda p: p.when)
-        like = kinship(newer, older, corpus)
-        by_newer.setdefault(newer.id, []).append((like.score, older.id, newer.id, like))
-    successors: dict[str, list[float]] = {}
-    for found in by_newer.values():
-        for score, older, _, _ in found:
-            successors.setdefault(older, []).append(score)
-    chosen = []
-    for found in by_newer.values():
-        mine = sorted((score for score, *_ in found), reverse=True) + [0.0]
-        for item in found:
-            theirs = sorted(successors[item[1]], reverse=True) + [0.0]
-            # The likeliest predecessors (a decision may replace several at once) when the newer
-            # is also among the older's likeliest successors; or, lower, a pair that stands out
-            # from every other either side could make.
-            likely = item[0] >= LIKELY_KIN and item[0] >= mine[0] - KIN_MARGIN and item[0] >= theirs[0] - KIN_MARGIN
-            alone = item[0] >= CLEAR_KIN and item[0] == mine[0] == theirs[0] and item[0] - max(mine[1], theirs[1]) >= CLEAR_GAP
-            if likely or alone:
-                chosen.append(item)
-    return sorted(chosen, key=lambda item: (-item[0], item[1], item[2]))
+        forward, backward = asked[newer].get(older, 0.0), asked[older].get(newer, 0.0)
+        top_forward = earlier[newer][0][0] if earlier[newer] else 0.0
+        top_backward = later[older][0][0] if later[older] else 0.0
+        alike = ((forward / top_forward if top_forward else 0.0) + (backward / top_backward if top_backward else 0.0)) / 2
+        first_forward = bool(earlier[newer]) and earlier[newer][0][1] == older
+        first_backward = bool(later[older]) and later[older][0][1] == newer
+        like = kinship(profiles[newer], profiles[older], corpus)
+        cites = bool(profiles[newer].mentions & profiles[older].handles)
+        weighed.append(Weighed(older, newer, alike, first_forward and first_backward, first_forward or first_backward or cites, like))
+    return weighed
 
 
-def _candidates(docs: dict) -> list[Conflict]:
+def _settled(docs: dict, supersedes: dict[str, list[str]], a_id: str, b_id: str) -> bool:
+    """A pair a person has settled: marked compatible, or one already replacing the other."""
+    a, b = docs[a_id], docs[b_id]
+    compatible = b.id in id_list(a.meta.get(COMPATIBLE_KEY)) or a.id in id_list(b.meta.get(COMPATIBLE_KEY))
+    return compatible or _related_by_supersession(supersedes, a.id, b.id)
+
+
+def _may_replace(older: Document, newer: Document) -> bool:
+    """Whether the newer decision's status lets it replace the older: a live decision (active, or
+    a draft on its way) replacing one that is live, deprecated or superseded without successor."""
+    return newer.status in (Status.ACTIVE, Status.DRAFT) and not (older.status == Status.DRAFT and newer.status == Status.DRAFT)
+
+
+def _decision_conflict(docs: dict, pair: Weighed, rank: int, writes_compatible: bool) -> Conflict:
+    """The queue's entry for a pair: its kind and reason in the words of the two records (their
+    titles and statuses as they state them), and the resolutions the vault can write."""
+    older, newer = docs[pair.older], docs[pair.newer]
+    why = "; ".join(pair.like.reasons) or f"their texts are alike ({round(pair.alike * 100)}%)"
+    if pair.like.reasons and pair.alike >= 0.5:
+        why += f"; each is among the other's most alike ({round(pair.alike * 100)}%)"
+
+    def said(doc: Document) -> str:
+        stated = doc.view.stated_status if doc.view is not None and doc.view.stated_status else doc.status
+        return f"“{doc.title}” ({stated})"
+
+    if older.status in (Status.DEPRECATED, Status.SUPERSEDED):
+        kind = "successor-missing"
+        reason = f"{said(older)} names no successor; {said(newer)} may be it: {why}"
+    elif newer.status == Status.DRAFT:
+        kind = "draft-replaces"
+        reason = f"the draft {said(newer)} may replace {said(older)}: {why}"
+    else:
+        kind = "contradiction"
+        reason = f"{said(newer)} may replace {said(older)}: {why}"
+    resolutions = [_supersede(older.id, newer.id)]
+    if kind == "contradiction":
+        resolutions.append(_supersede(newer.id, older.id))
+    if writes_compatible:
+        resolutions.append(_compatible(older.id, newer.id))
+    return Conflict(kind, [older.id, newer.id], reason, resolutions, rank=rank)
+
+
+def choose(weighed: list[Weighed], settings: Settings = DEFAULT) -> list[Weighed]:
+    """The pairs the queue lists, likeliest first."""
+    kept = [w for w in weighed if w.best and w.score(settings) >= (settings.mutual_least if w.mutual else settings.least)]
+    return sorted(kept, key=lambda w: (-w.score(settings), w.older, w.newer))
+
+
+def _candidates(docs: dict, writes_compatible: bool = True) -> list[Conflict]:
     active = [d for d in docs.values() if d.status == Status.ACTIVE and d.type in CLAIM_TYPES]
     found: list[Conflict] = []
     by_type: dict[str, list] = {}
@@ -222,15 +295,11 @@ def _candidates(docs: dict) -> list[Conflict]:
     supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
 
     def settled(a_id: str, b_id: str) -> bool:
-        a, b = docs[a_id], docs[b_id]
-        compatible = b.id in id_list(a.meta.get(COMPATIBLE_KEY)) or a.id in id_list(b.meta.get(COMPATIBLE_KEY))
-        return compatible or _related_by_supersession(supersedes, a.id, b.id)
+        return _settled(docs, supersedes, a_id, b_id)
 
-    decisions = by_type.pop(DocType.DECISION, [])
-    for rank, (score, older, newer, like) in enumerate(_predecessors(_decision_pairs(decisions, profiles, corpus), profiles, corpus, settled)):
-        reason = f"“{docs[newer].title}” may replace “{docs[older].title}” ({round(score * 100)}% likely): " + "; ".join(like.reasons)
-        found.append(Conflict("contradiction", [older, newer], reason,
-                              [_supersede(older, newer), _supersede(newer, older), _compatible(older, newer)], rank=rank))
+    by_type.pop(DocType.DECISION, None)
+    for rank, pair in enumerate(choose(weigh_decisions(docs.values()))):
+        found.append(_decision_conflict(docs, pair, rank, writes_compatible))
     pairs_by_type = {doc_type: _candidate_pairs(group) for doc_type, group in by_type.items()}
     for doc_type, pairs in sorted(pairs_by_type.items()):
         for a_id, b_id in sorted(pairs):
@@ -252,12 +321,20 @@ def _candidates(docs: dict) -> list[Conflict]:
     return found
 
 
-def find_conflicts(documents: Iterable[Document]) -> Conflicts:
-    """Every structural fault and candidate contradiction among the vault's valid documents."""
+def find_conflicts(documents: Iterable[Document], native: bool = True) -> Conflicts:
+    """Every structural fault and candidate contradiction among the vault's valid documents.
+
+    `native` is False for a vault kept in another format (ADR records, Dendron notes): there the
+    workbench writes supersession into the records themselves, but neither a `compatible_with`
+    key nor `check --repair`'s completion of both sides, so those are not offered."""
     docs = {d.id: d for d in documents}
-    conflicts = _structural(docs) + _candidates(docs) + _rule_contradictions(list(docs.values()))
+    conflicts = _structural(docs) + _candidates(docs, native) + _rule_contradictions(list(docs.values()))
+    if not native:
+        for conflict in conflicts:
+            conflict.resolutions = [r for r in conflict.resolutions if r.action not in ("compatible", "repair")]
     order = {"supersession-cycle": 0, "one-sided-supersession": 1, "active-with-successor": 2, "superseded-without-successor": 3,
-             "double-supersession": 4, "contradiction": 5, "rule-contradiction": 5, "duplicate": 6, "stale-link": 7}
+             "double-supersession": 4, "contradiction": 5, "successor-missing": 5, "draft-replaces": 5, "rule-contradiction": 5,
+             "duplicate": 6, "stale-link": 7}
     return Conflicts(sorted(conflicts, key=lambda c: (order.get(c.kind, 9), c.rank, c.ids)))
 
 

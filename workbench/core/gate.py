@@ -18,7 +18,7 @@ from .changes import Plan
 from .index import VaultIndex
 from .model import TYPE_FOLDERS, DocType, Document, LinkType, RefusedError, Status, member
 from .edits import join_section, slugify, unite_links, unite_tags
-from .similarity import Corpus, Profile, kinship, likeness, profiles_of
+from .similarity import Corpus, Profile, bm25_of, kinship, likeness, profiles_of
 from .storage import FileChange
 from .yamledit import render_frontmatter
 
@@ -27,7 +27,8 @@ __all__ = ["Draft", "Candidate", "candidates", "plan_merge", "plan_create", "pla
 CANONICAL_TYPES = frozenset({DocType.ENTITY, DocType.CONTEXT, DocType.CONCEPT})
 MIN_SCORE = 0.12
 CANONICAL_PREFERENCE = 0.05
-LIKELY_PREDECESSOR = 0.2  # a decision at least this akin to a new one is offered before any merge  # between a canonical home and a note as alike, the home comes first
+LIKELY_PREDECESSOR = 0.2  # a decision at least this akin to a new one is offered before any merge
+BM25_WEIGHT = 1.0  # how much BM25 likeness (relative to the best match) adds to a decision's kinship
 
 
 @dataclass
@@ -91,22 +92,43 @@ class Candidate:
 
 
 def candidates(documents: Iterable[Document], draft: Draft, limit: int = 3) -> list[Candidate]:
-    """The canonical documents the draft may belong in, best first, each with its reasons."""
-    docs = [d for d in documents if d.status in (Status.ACTIVE, Status.DRAFT)]
+    """The canonical documents the draft may belong in, best first, each with its reasons.
+
+    A new decision is weighed against every decision it may replace, whatever its status (a
+    deprecated one may be what it replaces; the status is shown), except one already replaced;
+    how alike the texts are by BM25 counts beside the citations and the subject, so the gate
+    never offers less than a plain full-text ranking would."""
+    documents = list(documents)
+    live = {d.id for d in documents}
+    docs = [d for d in documents if d.status in (Status.ACTIVE, Status.DRAFT)
+            or (draft.type == DocType.DECISION and d.type == DocType.DECISION and d.status != Status.ARCHIVED
+                and not (d.status == Status.SUPERSEDED and any(new in live for new in d.superseded_by)))]
     profiles = profiles_of(docs)
     corpus = Corpus(profiles.values())
     mine = draft.profile()
+    alike: dict[str, float] = {}
+    if draft.type == DocType.DECISION:
+        decisions = [profiles[d.id] for d in docs if d.type == DocType.DECISION]
+        found = bm25_of(decisions).scores(mine.terms, None) if decisions else {}  # one query: every word of it
+        top = max(found.values(), default=0.0)
+        alike = {doc_id: score / top for doc_id, score in found.items()} if top else {}
     ranked: list[Candidate] = []
     for doc in docs:
         if doc.type in CANONICAL_TYPES or (doc.type == DocType.NOTE and draft.type == DocType.NOTE):
+            if doc.status not in (Status.ACTIVE, Status.DRAFT):
+                continue
             action = "merge"  # a canonical home, or a note that already says what the draft says
-        elif draft.type == DocType.DECISION and doc.type == DocType.DECISION and doc.status == Status.ACTIVE:
+        elif draft.type == DocType.DECISION and doc.type == DocType.DECISION:
             action = "supersede"
         else:
             continue
         # A decision that replaces another is weighed as the conflicts queue weighs a pair: by
         # what it cites and its subject as well as its words.
         like = kinship(mine, profiles[doc.id], corpus) if action == "supersede" else likeness(mine, profiles[doc.id], corpus)
+        if action == "supersede" and alike.get(doc.id):
+            like.score += BM25_WEIGHT * alike[doc.id]
+            if not like.reasons:
+                like.reasons.append(f"its text is among the most alike ({round(alike[doc.id] * 100)}% of the best)")
         if doc.id in mine.targets:
             like.reasons.insert(0, "the draft links to it")
             like.score += 0.15

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from .model import ID_PATTERN, DocType, Document
 
-__all__ = ["words", "Profile", "profiles_of", "Corpus", "Likeness", "likeness", "kinship", "mentions_in", "record_keys", "shown", "shown_words", "title_head"]
+__all__ = ["words", "Profile", "profiles_of", "Corpus", "Likeness", "likeness", "kinship", "Bm25", "bm25_of", "mentions_in", "record_keys", "shown", "shown_words", "title_head"]
 
 STOPWORDS = frozenset(
     """a an and are as at be but by for from has have in into is it its of on or that the this to was were
@@ -304,3 +304,55 @@ def likeness(a: Profile, b: Profile, corpus: Corpus) -> Likeness:
         reasons.append(f"titles alike: “{b.title}”")
     reasons += _shared_reasons(tags, links, text, shared, b)
     return Likeness(score, title, tags, links, shared, text, reasons)
+
+
+class Bm25:
+    """Okapi BM25 among profiles (k1 1.2, b 0.75), for how alike one text is to each of the others.
+
+    A whole document asked as a query is mostly common words: only its most distinctive terms
+    (by count and rarity) are asked, so a score says "these two share what each is about", and
+    each query costs the postings of those terms rather than a pass over every document."""
+
+    K1, B, QUERY_TERMS = 1.2, 0.75, 40
+
+    def __init__(self, profiles: Iterable[Profile]):
+        self.postings: dict[str, list[tuple[str, int, float]]] = {}
+        profiles = list(profiles)
+        lengths = {p.id: sum(p.terms.values()) for p in profiles}
+        average = sum(lengths.values()) / max(1, len(lengths))
+        for profile in profiles:
+            norm = self.K1 * (1 - self.B + self.B * lengths[profile.id] / (average or 1))
+            for term, count in profile.terms.items():
+                self.postings.setdefault(term, []).append((profile.id, count, norm))
+        self.size = len(profiles)
+
+    def idf(self, term: str) -> float:
+        df = len(self.postings.get(term, ()))
+        return math.log(1 + (self.size - df + 0.5) / (df + 0.5))
+
+    def query_terms(self, terms: Counter, most: int | None) -> list[str]:
+        ranked = sorted(terms, key=lambda t: (-(1 + math.log(terms[t])) * self.idf(t), t))
+        return ranked[:most] if most else ranked
+
+    def scores(self, terms: Counter, most: int | None = QUERY_TERMS) -> dict[str, float]:
+        """{id: BM25 score} of every profile sharing one of the `most` distinctive terms of
+        `terms` (all of them for None)."""
+        out: dict[str, float] = {}
+        for term in self.query_terms(terms, most):
+            weight = self.idf(term)
+            for doc_id, count, norm in self.postings.get(term, ()):
+                out[doc_id] = out.get(doc_id, 0.0) + weight * count * (self.K1 + 1) / (count + norm)
+        return out
+
+
+_BM25: list = [None, None, None]  # the profiles' identities, the index built on them, and the profiles (kept, so no identity is reused)
+
+
+def bm25_of(profiles: Iterable[Profile]) -> Bm25:
+    """The BM25 index of these profiles, built again only when they changed: the gate asks it for
+    every proposal, on the same documents most of the time."""
+    profiles = list(profiles)
+    key = frozenset(map(id, profiles))
+    if _BM25[0] != key:
+        _BM25[:] = [key, Bm25(profiles), profiles]
+    return _BM25[1]

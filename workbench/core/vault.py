@@ -217,7 +217,7 @@ class Vault:
         """Computed on a snapshot of the documents, without holding the vault's mutex meanwhile:
         on a large vault this takes seconds, and searches must not wait for it."""
         from . import conflicts
-        return conflicts.find_conflicts(self.documents)
+        return conflicts.find_conflicts(self.documents, self.index.flavour.native)
 
     def consolidation_groups(self) -> list[Group]:
         from . import consolidate

@@ -248,6 +248,21 @@ def _sentences(body: str, named) -> list[tuple[list[RawLink], list[RawLink] | No
     return [item for item in found if item != ([], [])]
 
 
+_NAME_LINE = re.compile(r"^\s*[-*]?\s*(?:\*\*|__)?(?:Name|Title)(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.+?)\s*$", re.I)
+
+
+def _named_title(body: str) -> str | None:
+    """A title the record states in its metadata lines at the top (`- Name: …`, `**Title**: …`):
+    some collections open every record with the same heading (`# Meta`) and name it there."""
+    for line in body.split("\n", TOP_LINES)[:TOP_LINES]:
+        if line.startswith("## "):
+            return None
+        match = _NAME_LINE.match(line)
+        if match:
+            return _plain(match.group(1)) or None
+    return None
+
+
 def _cited(doc_id: str) -> str:
     """How a record names another so that it reads back as that record: its number (`ADR-042`),
     or, for a record known by its file name (its number taken by another), a link to the file."""
@@ -400,7 +415,7 @@ class Adr(Flavour):
             if number not in named:
                 links.append(RawLink(LinkType.RELATED_TO.value, (number,), number))
         links += raw_supersedes
-        title = meta.get("title")
+        title = meta.get("title") or _named_title(body)
         heading = first_heading(body) or ""
         heading = re.sub(r"^(?:ADR[-_ ]?\d+|\d{4})\s*[:.-]\s*", "", heading, flags=re.I)
         lifecycle = lifecycle_of(stated) if stated else None
