@@ -1,0 +1,166 @@
+"""`workbench sync` over real git: a bare repository and two clones, edited by the workbench and by
+plain file writes, merged document by document."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from vault_builders import doc_path, doc_text
+from workbench.cli import main
+from workbench.core import gitsync
+from workbench.core.docmerge import CONFLICTS_KEY, MARKERS
+from workbench.core.parse import parse_bytes
+
+BODY = "# Retry\n\nRetry three times.\n\nBack off exponentially.\n\nGive up after an hour.\n"
+DOCS = {
+    "mem-decision-retry": doc_text("mem-decision-retry", body=BODY, tags="[payments]"),
+    "mem-decision-retry-v2": doc_text("mem-decision-retry-v2", body="# Retry, again\n"),
+    "mem-entity-queue": doc_text("mem-entity-queue"),
+}
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def identify(repo: Path, name: str) -> None:
+    git(repo, "config", "user.name", name)
+    git(repo, "config", "user.email", f"{name}@example.org")
+
+
+@pytest.fixture
+def clones(tmp_path):
+    """Two machines' clones of one vault repository, both set up and in step."""
+    bare = tmp_path / "vault.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    first = tmp_path / "laptop"
+    git(tmp_path, "clone", "-q", str(bare), str(first))
+    identify(first, "laptop")
+    git(first, "checkout", "-q", "-b", "main")
+    for doc_id, text in DOCS.items():
+        (first / doc_path(doc_id)).parent.mkdir(parents=True, exist_ok=True)
+        (first / doc_path(doc_id)).write_text(text, encoding="utf-8")
+    assert sync(first) == 0
+    second = tmp_path / "server"
+    git(tmp_path, "clone", "-q", str(bare), str(second))
+    identify(second, "server")
+    assert sync(second) == 0
+    return first, second
+
+
+def sync(vault: Path) -> int:
+    return main(["--vault", str(vault), "sync"])
+
+
+def read(vault: Path, doc_id: str) -> str:
+    return (vault / doc_path(doc_id)).read_text(encoding="utf-8")
+
+
+def write(vault: Path, doc_id: str, *pairs: tuple[str, str]) -> None:
+    text = read(vault, doc_id)
+    for old, new in pairs:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    (vault / doc_path(doc_id)).write_text(text, encoding="utf-8")
+
+
+def tree(vault: Path) -> dict[str, bytes]:
+    return {p: (vault / p).read_bytes() for p in git(vault, "ls-files").split()}
+
+
+def test_edits_to_different_keys_and_paragraphs_merge_without_a_question(clones, capsys):
+    laptop, server = clones
+    assert main(["--vault", str(laptop), "status", "mem-decision-retry", "deprecated"]) == 0  # the workbench writes
+    write(laptop, "mem-decision-retry", ("Retry three times.", "Retry five times."))
+    write(server, "mem-decision-retry", ("tags: [payments]", "tags: [payments, ops]"), ("confidence: high", "confidence: low"),
+          ("Give up after an hour.", "Give up after a day."))  # an agent's plain write
+    assert main(["--vault", str(server), "status", "mem-entity-queue", "deprecated"]) == 0
+    assert sync(laptop) == 0
+    assert sync(server) == 0
+    assert sync(laptop) == 0
+    assert tree(laptop) == tree(server)
+    assert git(laptop, "rev-parse", "HEAD") == git(server, "rev-parse", "HEAD")
+    meta = parse_bytes(read(laptop, "mem-decision-retry").encode()).meta
+    assert (meta["status"], meta["tags"], meta["provenance"]["confidence"]) == ("deprecated", ["payments", "ops"], "low")
+    body = read(server, "mem-decision-retry")
+    assert "Retry five times." in body and "Give up after a day." in body
+    log = (laptop / "log.md").read_text(encoding="utf-8")
+    assert "mem-entity-queue" in log and "mem-decision-retry" in log  # both machines' log lines, kept
+    assert not any(marker in log for marker in MARKERS)
+    assert git(laptop, "status", "--porcelain") == ""
+
+
+def test_the_commit_message_names_each_document_and_what_changed(clones):
+    laptop, _ = clones
+    write(laptop, "mem-decision-retry", ("tags: [payments]", "tags: [payments, ops]"), ("Retry three", "Retry four"))
+    assert sync(laptop) == 0
+    message = git(laptop, "log", "-1", "--format=%B")
+    assert "mem-decision-retry" in message.splitlines()[0]
+    assert "- mem-decision-retry: tags, body" in message
+
+
+def test_the_same_key_on_both_sides_stops_with_both_values_kept(clones, capsys):
+    laptop, server = clones
+    write(laptop, "mem-decision-retry", ("title: Title of mem-decision-retry", "title: Retry on the laptop"))
+    write(server, "mem-decision-retry", ("title: Title of mem-decision-retry", "title: Retry on the server"),
+          ("Back off exponentially.", "Back off with jitter."))
+    assert sync(laptop) == 0
+    capsys.readouterr()
+    assert sync(server) == 1
+    out = capsys.readouterr().out
+    assert "conflict: decisions/mem-decision-retry.md: title: changed on both sides" in out
+    parsed = parse_bytes(read(server, "mem-decision-retry").encode())
+    assert parsed.meta is not None and not any(m in parsed.fm_text for m in MARKERS)
+    assert parsed.meta["title"] == "Retry on the server"
+    assert parsed.meta[CONFLICTS_KEY]["title"]["theirs"] == "Retry on the laptop"
+    assert "Back off with jitter." in parsed.body
+    assert main(["--vault", str(server), "check"]) in (0, 1)  # the vault still opens
+    assert sync(server) == 1  # nothing settled yet: still stopped, nothing committed
+    gitsync.settle(server, "decisions/mem-decision-retry.md", "title", "theirs")
+    assert gitsync.pending(server) == []
+    assert sync(server) == 0
+    assert sync(laptop) == 0
+    assert tree(laptop) == tree(server)
+    meta = parse_bytes(read(laptop, "mem-decision-retry").encode()).meta
+    assert meta["title"] == "Retry on the laptop" and CONFLICTS_KEY not in meta
+
+
+def test_a_supersession_against_an_edit_of_the_old_text_goes_to_a_person(clones, capsys):
+    laptop, server = clones
+    assert main(["--vault", str(laptop), "supersede", "mem-decision-retry", "mem-decision-retry-v2"]) == 0
+    write(server, "mem-decision-retry", ("Retry three times.", "Retry four times."))
+    assert sync(laptop) == 0
+    capsys.readouterr()
+    assert sync(server) == 1
+    assert "decisions/mem-decision-retry.md: body: superseded on one side" in capsys.readouterr().out
+    questions = gitsync.pending(server)
+    assert [(q.key, q.ours, q.theirs) for q in questions] == [("body", "Retry four times.\n", "Retry three times.\n")]
+    gitsync.settle(server, "decisions/mem-decision-retry.md", "body", "theirs")
+    assert sync(server) == 0
+    meta = parse_bytes(read(server, "mem-decision-retry").encode()).meta
+    assert meta["superseded_by"] == ["mem-decision-retry-v2"]
+    assert gitsync.check_supersession(server, ["decisions/mem-decision-retry.md", "decisions/mem-decision-retry-v2.md"]) == []
+
+
+def test_a_plain_git_pull_merges_documents_through_the_driver(clones):
+    laptop, server = clones
+    write(laptop, "mem-entity-queue", ("tags: [core]", "tags: [core, laptop]"), ("status: active", "status: deprecated"))
+    write(server, "mem-entity-queue", ("tags: [core]", "tags: [core, server]"), ("confidence: high", "confidence: low"))
+    assert sync(laptop) == 0
+    git(server, "commit", "-qam", "an edit on the server")
+    git(server, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
+    meta = parse_bytes(read(server, "mem-entity-queue").encode()).meta
+    assert meta["tags"] == ["core", "server", "laptop"] and meta["status"] == "deprecated"
+    assert meta["provenance"]["confidence"] == "low"
+
+
+def test_a_folder_outside_git_is_refused_with_a_reason(tmp_path, capsys):
+    (tmp_path / doc_path("mem-entity-queue")).parent.mkdir(parents=True)
+    (tmp_path / doc_path("mem-entity-queue")).write_text(DOCS["mem-entity-queue"], encoding="utf-8")
+    assert sync(tmp_path) == 3
+    assert "not inside a git work tree" in capsys.readouterr().err
