@@ -97,6 +97,21 @@ def test_a_supersession_against_an_edit_of_the_old_text_goes_to_a_person(clones,
     assert gitsync.check_supersession(server, ["decisions/mem-decision-retry.md", "decisions/mem-decision-retry-v2.md"]) == []
 
 
+def test_a_one_sided_supersession_after_a_merge_is_named_and_everything_else_pushed(clones, capsys):
+    laptop, server = clones
+    write(laptop, "mem-decision-retry", ("supersedes: []", "supersedes: [mem-decision-retry-v2]"))  # a plain write, one side only
+    write(server, "mem-entity-queue", ("tags: [core]", "tags: [core, server]"))
+    assert sync(server) == 0
+    capsys.readouterr()
+    assert sync(laptop) == 1
+    out = capsys.readouterr().out
+    assert ("supersession: decisions/mem-decision-retry.md: supersedes: names mem-decision-retry-v2, "
+            "whose superseded_by does not name mem-decision-retry back") in out
+    assert "pushed to origin/main" in out
+    assert sync(server) == 1  # the server's merge touched it too: it says so there as well
+    assert "tags: [core, server]" in read(laptop, "mem-entity-queue")
+
+
 def test_a_plain_git_pull_merges_documents_through_the_driver(clones):
     laptop, server = clones
     write(laptop, "mem-entity-queue", ("tags: [core]", "tags: [core, laptop]"), ("status: active", "status: deprecated"))

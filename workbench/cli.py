@@ -506,9 +506,13 @@ def cmd_sync(vault: Vault, args: argparse.Namespace) -> int:
         print(safe(step))
     for conflict in report.conflicts:
         print(f"conflict: {safe(conflict.describe())}")
+    for link in report.supersession:
+        print(f"supersession: {safe(link.describe())}")
     if report.conflicts:
         print("settle these in the workbench (S) or by hand, then `workbench sync` again", file=sys.stderr)
-    return EXIT_ERRORS if report.conflicts else EXIT_OK
+    elif report.supersession:
+        print("merged; `workbench check` lists these links and `workbench supersede` mends them", file=sys.stderr)
+    return EXIT_ERRORS if report.conflicts or report.supersession else EXIT_OK
 
 
 def cmd_mcp(vault: Vault, args: argparse.Namespace) -> int:

@@ -73,6 +73,7 @@ class SyncReport:
     pulled: int = 0  # files the merge changed in this vault
     pushed: bool = False
     conflicts: list[SyncConflict] = field(default_factory=list)
+    supersession: list[SyncConflict] = field(default_factory=list)  # one-sided links after a merge (merged all the same)
     steps: list[str] = field(default_factory=list)  # what was done, in order, for a person to read
 
 
@@ -417,7 +418,7 @@ def _merge_remote(git: _Git, root: Path, ref: str, report: SyncReport) -> bool:
         git.run("commit", "--no-edit", "--no-verify", "-q")
     report.steps.append(f"merged {ref}" + (f" ({report.merged} documents changed on both sides, merged key by key)" if report.merged else ""))
     ours_touched = _names(git, base or before, before)
-    report.conflicts += check_supersession(root, sorted({p for p in touched + ours_touched if _is_document(p)}))
+    report.supersession += check_supersession(root, sorted({p for p in touched + ours_touched if _is_document(p)}))
     return True
 
 

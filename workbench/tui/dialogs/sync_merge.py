@@ -162,8 +162,8 @@ class SyncDialog(ModalScreen[bool]):
         try:
             report = gitsync.sync(self.root)
             said = "\n".join(report.steps) or "done"
-            if report.conflicts:
-                said += "\n" + "\n".join(c.describe() for c in report.conflicts)
+            if report.conflicts or report.supersession:
+                said += "\n" + "\n".join(c.describe() for c in [*report.conflicts, *report.supersession])
             self.wrote = True
         except (gitsync.SyncError, OSError) as exc:
             said = str(exc)
