@@ -22,6 +22,7 @@ import shlex
 import socket
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ from .docmerge import CONFLICTS_KEY, MISSING, body_conflicts, merge_document, re
 from .lock import VaultLock
 from .model import WorkbenchError
 from .parse import CONFLICT_MARKER, parse_bytes, value_text
-from .storage import write_atomic
+from .storage import sync_folders, write_atomic
 from .yamledit import apply_meta
 
 __all__ = ["SyncError", "SyncConflict", "SyncReport", "setup", "is_set_up", "sync", "pending", "settle",
@@ -368,13 +369,19 @@ def _merge_documents(git: _Git, report: SyncReport) -> None:
     stages = {path: shas for path, shas in _unmerged(git).items() if _is_document(path) and 2 in shas and 3 in shas}
     blobs = git.blobs(sorted({sha for shas in stages.values() for sha in shas.values()}))
     clean: list[str] = []
+    writes: list[tuple[Path, bytes]] = []
     for path, shas in sorted(stages.items()):
         result = merge_document(blobs[shas[1]] if 1 in shas else None, blobs[shas[2]], blobs[shas[3]])
-        target = git.root / path
-        write_atomic(target, result.data)
+        writes.append((git.root / path, result.data))
         report.merged += 1
         if result.clean:
             clean.append(path)
+    # Each file is written whole and fsynced (git's index keeps all three versions until `add`, so
+    # a crash here loses nothing); the fsyncs wait on the disk, not the processor, so they overlap
+    # in threads, and each folder is synced once at the end.
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(lambda item: write_atomic(item[0], item[1], sync_folder=False), writes))
+    sync_folders(target for target, _ in writes)
     git.add(clean)
 
 
