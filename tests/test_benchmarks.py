@@ -70,3 +70,10 @@ def test_the_conflicts_queue_and_the_gate_meet_their_targets_on_the_public_adr_c
     assert pooled, out
     pairs, _, recall, precision, _, gate = (float(x) for x in pooled.groups())
     assert pairs >= 20 and recall >= 0.70 and precision >= 0.30 and gate >= 0.90, out
+
+
+@pytest.mark.slow
+def test_sync_benchmark_merges_every_document_on_both_sides_and_prints_the_ratio():
+    out = bench("bench_sync", "--docs", "300", "--changed", "30")
+    assert "30 documents merged key by key, both sides kept in every one: True" in out, out
+    assert re.search(r"ratio sync / plain git\s+[\d.]+x", out), out

@@ -231,3 +231,9 @@ def test_random_edit_pairs_lose_no_side_and_never_break_the_yaml(ours_edits, the
             if value != was:
                 assert kept(merged.meta, record, key, side, value), (side, key, value)
     assert {c.key for c in result.conflicts} == set(record)
+
+
+def test_an_unclosed_marked_place_is_kept_as_it_is_rather_than_guessed():
+    body = "before\n<<<<<<< ours\nmine\n=======\ntheirs\n"
+    assert resolve_body(body, "theirs") == body
+    assert body_conflicts(body) == []

@@ -3,6 +3,7 @@ side (ours, theirs, base), answered by one key, then committed and pushed from t
 
 from __future__ import annotations
 
+import pytest
 from git_vaults import git, make_clones, read, sync, write
 from tui_helpers import screen_text, settle, wait_for
 
@@ -24,6 +25,7 @@ def waiting_merge(tmp_path):
     return laptop, server
 
 
+@pytest.mark.slow
 async def test_each_key_is_shown_side_by_side_settled_by_a_key_then_pushed(tmp_path):
     laptop, server = waiting_merge(tmp_path)
     app = WorkbenchApp(server)

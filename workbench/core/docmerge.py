@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -279,25 +280,35 @@ def merge_document(base: bytes | None, ours: bytes, theirs: bytes) -> DocMerge:
     return DocMerge(data, tuple(conflicts))
 
 
-def body_conflicts(body: str) -> list[tuple[str, str, str]]:
-    """The marked places of a body: (ours, base, theirs) texts of each."""
-    found: list[tuple[str, str, str]] = []
+def _walk_marked(body: str) -> Iterator[str | dict[str, list[str]]]:
+    """The body's lines outside the marked places, and each place as its ours, base and theirs
+    lines; an unclosed place comes back as the lines it holds, markers included (never guessed)."""
     parts: dict[str, list[str]] | None = None
+    opened: list[str] = []
     side = ""
     for line in body.splitlines(keepends=True):
         bare = line.rstrip("\r\n")
         if bare == OURS:
-            parts, side = {"ours": [], "base": [], "theirs": []}, "ours"
-        elif parts is not None and bare == BASE:
-            side = "base"
-        elif parts is not None and bare == SPLIT:
-            side = "theirs"
+            parts, side, opened = {"ours": [], "base": [], "theirs": []}, "ours", [line]
+        elif parts is not None and bare in (BASE, SPLIT):
+            side = "base" if bare == BASE else "theirs"
+            opened.append(line)
         elif parts is not None and bare == THEIRS:
-            found.append(("".join(parts["ours"]), "".join(parts["base"]), "".join(parts["theirs"])))
+            yield parts
             parts = None
         elif parts is not None:
             parts[side].append(line)
-    return found
+            opened.append(line)
+        else:
+            yield line
+    if parts is not None:
+        yield from opened
+
+
+def body_conflicts(body: str) -> list[tuple[str, str, str]]:
+    """The marked places of a body: (ours, base, theirs) texts of each."""
+    return [("".join(item["ours"]), "".join(item["base"]), "".join(item["theirs"]))
+            for item in _walk_marked(body) if isinstance(item, dict)]
 
 
 def resolve_body(body: str, choice: str) -> str:
@@ -306,25 +317,11 @@ def resolve_body(body: str, choice: str) -> str:
     if choice not in ("ours", "theirs", "base", "both"):
         raise ValueError(f"unknown choice {choice!r}")
     out: list[str] = []
-    parts: dict[str, list[str]] | None = None
-    side = ""
-    for line in body.splitlines(keepends=True):
-        bare = line.rstrip("\r\n")
-        if bare == OURS:
-            parts, side = {"ours": [], "base": [], "theirs": []}, "ours"
-        elif parts is not None and bare == BASE:
-            side = "base"
-        elif parts is not None and bare == SPLIT:
-            side = "theirs"
-        elif parts is not None and bare == THEIRS:
-            out += parts["ours"] + parts["theirs"] if choice == "both" else parts[choice]
-            parts = None
-        elif parts is not None:
-            parts[side].append(line)
+    for item in _walk_marked(body):
+        if isinstance(item, str):
+            out.append(item)
         else:
-            out.append(line)
-    if parts is not None:  # an unclosed marker: keep every line rather than guess
-        out += [OURS + "\n", *parts["ours"], BASE + "\n", *parts["base"], SPLIT + "\n", *parts["theirs"]]
+            out += item["ours"] + item["theirs"] if choice == "both" else item[choice]
     return "".join(out)
 
 
