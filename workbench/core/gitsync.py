@@ -35,7 +35,7 @@ from .storage import sync_folders, write_atomic
 from .yamledit import apply_meta
 
 __all__ = ["SyncError", "SyncConflict", "SyncReport", "setup", "is_set_up", "sync", "pending", "settle",
-           "merge_in_progress", "DRIVER"]
+           "merge_in_progress", "check_supersession", "DRIVER"]
 
 DRIVER = "workbench"
 ATTRIBUTES = ("*.md merge=workbench", "/log.md merge=union")  # the log only grows: keep both sides' lines
