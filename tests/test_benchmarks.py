@@ -77,3 +77,10 @@ def test_the_conflicts_queue_and_the_gate_hold_against_plain_bm25_on_collections
     assert pooled, out
     pairs, _, recall, precision, bm25, gate, bm25_gate = (float(x) for x in pooled.groups())
     assert pairs >= 40 and recall >= 0.45 and precision >= 0.28 and recall > bm25 and gate >= 0.80 and gate > bm25_gate, out
+
+
+@pytest.mark.slow
+def test_sync_benchmark_merges_every_document_on_both_sides_and_prints_the_ratio():
+    out = bench("bench_sync", "--docs", "300", "--changed", "30")
+    assert "30 documents merged key by key, both sides kept in every one: True" in out, out
+    assert re.search(r"ratio sync / plain git\s+[\d.]+x", out), out

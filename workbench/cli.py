@@ -197,6 +197,10 @@ def build_parser() -> argparse.ArgumentParser:
     inbox.add_argument("--mark-reviewed", action="store_true", help="after listing: what is listed is no longer new")
     inbox.add_argument("--json", action="store_true")
 
+    sync = sub.add_parser("sync", help="commit the vault's changes, fetch, merge document by document, push (git)")
+    sync.add_argument("--setup", action="store_true", help="only register the document merge for git in this clone")
+    sync.add_argument("--remote", metavar="NAME", help="the remote to sync with (default: the branch's upstream, else origin)")
+
     sub.add_parser("tui", help="start the workbench (the default with no command)")
     return parser
 
@@ -487,6 +491,30 @@ def cmd_search(vault: Vault, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_sync(vault: Vault, args: argparse.Namespace) -> int:
+    from .core import gitsync
+
+    try:
+        if args.setup:
+            print("\n".join(gitsync.setup(vault.root)) or "already set up")
+            return EXIT_OK
+        report = gitsync.sync(vault.root, remote=args.remote)
+    except gitsync.SyncError as exc:
+        print(f"workbench: sync: {safe(str(exc))}", file=sys.stderr)
+        return EXIT_REFUSED
+    for step in report.steps:
+        print(safe(step))
+    for conflict in report.conflicts:
+        print(f"conflict: {safe(conflict.describe())}")
+    for link in report.supersession:
+        print(f"supersession: {safe(link.describe())}")
+    if report.conflicts:
+        print("settle these in the workbench (S) or by hand, then `workbench sync` again", file=sys.stderr)
+    elif report.supersession:
+        print("merged; `workbench check` lists these links and `workbench supersede` mends them", file=sys.stderr)
+    return EXIT_ERRORS if report.conflicts or report.supersession else EXIT_OK
+
+
 def cmd_mcp(vault: Vault, args: argparse.Namespace) -> int:
     from .agents.server import serve  # the MCP SDK loads only here
 
@@ -569,7 +597,7 @@ def _stack_step(verb: str):
 COMMANDS = {
     "check": cmd_check, "migrate": cmd_migrate, "search": cmd_search, "show": cmd_show, "new": cmd_new, "conflicts": cmd_conflicts, "consolidate": cmd_consolidate,
     "history": cmd_history, "stale": cmd_stale, "links": cmd_links, "context": cmd_context, "graph": cmd_graph,
-    "mcp": cmd_mcp, "inbox": cmd_inbox, "undo": _stack_step("undo"), "redo": _stack_step("redo"),
+    "mcp": cmd_mcp, "sync": cmd_sync, "inbox": cmd_inbox, "undo": _stack_step("undo"), "redo": _stack_step("redo"),
     **{name: _writer(call) for name, call in WRITERS.items()},
 }
 

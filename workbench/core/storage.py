@@ -41,6 +41,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any, Callable
 
 from .files import read_file
@@ -64,6 +65,7 @@ from .vaultfs import (
 )
 
 __all__ = [
+    "sync_folders",
     "FileChange",
     "VaultLock",
     "LockTimeout",
@@ -141,9 +143,11 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes, sync_folder: bool = True) -> None:
     """Replace `path` with `data` so that a crash leaves either the old or the new file, never half.
-    For files outside a vault (a migration's new vault); a vault's own go through `ChangeWriter`."""
+    For files outside a vault (a migration's new vault); a vault's own go through `ChangeWriter`.
+    A caller writing many files into a few folders passes `sync_folder=False` and syncs each
+    folder once at the end (`sync_folders`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.parent / f".{path.name}{TEMP_MARK}{uuid.uuid4().hex[:12]}.tmp"
     try:
@@ -165,7 +169,14 @@ def write_atomic(path: Path, data: bytes) -> None:
         except FileNotFoundError:
             pass
         raise
-    _fsync_dir(path.parent)
+    if sync_folder:
+        _fsync_dir(path.parent)
+
+
+def sync_folders(paths: Iterable[Path]) -> None:
+    """Make the renames into these files' folders durable, one fsync per folder."""
+    for folder in sorted({path.parent for path in paths}):
+        _fsync_dir(folder)
 
 
 _renameat2: Any = None

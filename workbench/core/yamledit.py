@@ -103,11 +103,18 @@ def render_scalar(value: Any, quote: str = "") -> str:
     return UNSAFE_IN_YAML.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(text, ensure_ascii=False))
 
 
-def render_flow(value: Any) -> str:
+FLOW_INDICATORS = re.compile(r"[,\[\]{}]")
+
+
+def render_flow(value: Any, nested: bool = False) -> str:
+    """A value in flow style. Inside `[...]` or `{...}` a comma or bracket ends a plain scalar
+    (`[a, b, c]` is three tags, not `a` and `b, c`), so such text is quoted there."""
     if isinstance(value, list):
-        return "[" + ", ".join(render_flow(item) for item in value) + "]"
+        return "[" + ", ".join(render_flow(item, True) for item in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{render_scalar(k)}: {render_flow(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{render_flow(k, True)}: {render_flow(v, True)}" for k, v in value.items()) + "}"
+    if nested and isinstance(value, str) and FLOW_INDICATORS.search(value):
+        return render_scalar(value, '"')
     return render_scalar(value)
 
 

@@ -34,6 +34,7 @@ ACTIONS: tuple[tuple[str, str, str], ...] = (
     ("Vault: new document (write gate)…", "new_document", "Draft new knowledge; merge, supersede or create, with a diff first"),
     ("Vault: consolidate notes…", "consolidate", "Fold groups of related notes into their canonical document"),
     ("Vault: inbox of what agents wrote…", "inbox", "Review agents' drafts, merges, proposals and requests to forget, one by one"),
+    ("Vault: sync with git…", "sync", "Commit, fetch, merge document by document, push; settle a waiting merge key by key"),
     ("Navigate: back", "back", "The previously opened document"),
     ("Navigate: forward", "forward", "Forward again after going back"),
     ("Navigate: links pane", "focus_links", "Outgoing links and backlinks of this document"),

@@ -17,6 +17,7 @@ from .dialogs.inbox import InboxDialog
 from .dialogs.keys import KeyGroup
 from .dialogs.new_document import NewDocumentDialog
 from .dialogs.problems import ProblemsDialog
+from .dialogs.sync_merge import SyncDialog
 from .dialogs.undo_history import UndoHistoryDialog
 from .screens.main import MainScreen
 from .widgets.document_picker import DocumentPicker
@@ -49,6 +50,7 @@ def key_groups(app_bindings: Sequence[BindingType]) -> list[KeyGroup]:
         ("Inbox: what agents wrote (i)", InboxDialog.BINDINGS),
         ("Forget, the id typed again", ConfirmForgetDialog.BINDINGS),
         ("Undo history (H)", UndoHistoryDialog.BINDINGS),
+        ("Sync with git (S)", SyncDialog.BINDINGS),
         ("Change preview", ConfirmPlanDialog.BINDINGS),
         ("Changed on disk meanwhile", ExternalChangeDialog.BINDINGS),
         ("Picking a document by search (in dialogs)", DocumentPicker.BINDINGS),

@@ -87,6 +87,7 @@ class MainScreen(GuidedFlows, Screen[None]):
         Binding("u", "undo", "Undo", id="main.undo", tooltip="Revert the newest step, named, after showing its diff"),
         Binding("U", "redo", "Redo", key_display="U", show=False, id="main.redo", tooltip="Re-apply the step undone last, after showing its diff"),
         Binding("H", "undo_history", "History", key_display="H", show=False, id="main.undo_history", tooltip="List every step, newest first, the position marked"),
+        Binding("S", "sync", "Sync", key_display="S", show=False, id="main.sync", tooltip="Sync with the vault's git remote; settle a merge that waits, key by key"),
         Binding("g", "focus_links", "Links", id="main.links", tooltip="Move to the links pane (on narrow terminals, show it)"),
         Binding("backspace,alt+left", "back", "Back", key_display="⌫", id="main.back", tooltip="Back to the previously opened document"),
         Binding("shift+backspace,alt+right", "forward", "Forward", key_display="⇧⌫", show=False, id="main.forward", tooltip="Forward again after going back"),
@@ -756,3 +757,10 @@ class MainScreen(GuidedFlows, Screen[None]):
     def action_successor(self) -> None:
         if self.current and self.current.successors:
             self.open_document(next(iter(self.current.successors)), focus="viewer")
+
+    def action_sync(self) -> None:
+        """The sync dialog; what a pull writes reaches the panes through the vault's watcher."""
+        from ..dialogs.sync_merge import SyncDialog
+
+        if self.vault is not None:
+            self.app.push_screen(SyncDialog(self.vault.root))

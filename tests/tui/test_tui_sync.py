@@ -1,0 +1,62 @@
+"""The sync dialog (`S`) on a vault whose merge waits for a person: each conflicting key side by
+side (ours, theirs, base), answered by one key, then committed and pushed from the dialog."""
+
+from __future__ import annotations
+
+import pytest
+from git_vaults import git, make_clones, read, sync, write
+from tui_helpers import screen_text, settle, wait_for
+
+from workbench.core import gitsync
+from workbench.core.docmerge import CONFLICTS_KEY
+from workbench.core.parse import parse_bytes
+from workbench.tui.app import WorkbenchApp
+from workbench.tui.dialogs.sync_merge import SyncDialog
+
+DOC = "mem-decision-retry"
+
+
+def waiting_merge(tmp_path):
+    laptop, server = make_clones(tmp_path)
+    write(laptop, DOC, ("title: Title of mem-decision-retry", "title: Retry on the laptop"), ("confidence: high", "confidence: low"))
+    write(server, DOC, ("title: Title of mem-decision-retry", "title: Retry on the server"), ("confidence: high", "confidence: medium"))
+    assert sync(laptop) == 0
+    assert sync(server) == 1
+    return laptop, server
+
+
+@pytest.mark.slow
+async def test_each_key_is_shown_side_by_side_settled_by_a_key_then_pushed(tmp_path):
+    laptop, server = waiting_merge(tmp_path)
+    app = WorkbenchApp(server)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("S")
+        await settle(pilot)
+        assert isinstance(app.screen, SyncDialog)
+        await wait_for(pilot, lambda: len(app.screen.questions) == 2)
+        text = screen_text(app)
+        assert "2 waiting" in text and "title" in text and "provenance.confidence" in text
+        assert "Retry on the server" in text and "Retry on the laptop" in text and "Title of mem-decision-retry" in text
+        await pilot.press("t")  # the title: the laptop's
+        await wait_for(pilot, lambda: len(app.screen.questions) == 1)
+        await pilot.press("o")  # the confidence: ours
+        await wait_for(pilot, lambda: not app.screen.questions and "Every question is answered" in screen_text(app))
+        await pilot.press("s")
+        await wait_for(pilot, lambda: "pushed to origin/main" in screen_text(app))
+        await pilot.press("escape")
+    meta = parse_bytes(read(server, DOC).encode()).meta
+    assert (meta["title"], meta["provenance"]["confidence"]) == ("Retry on the laptop", "medium")
+    assert CONFLICTS_KEY not in meta
+    assert gitsync.pending(server) == [] and git(server, "status", "--porcelain") == ""
+    assert sync(laptop) == 0
+    assert read(laptop, DOC) == read(server, DOC)
+
+
+async def test_a_vault_outside_git_says_so_in_the_dialog(sample_copy):
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("S")
+        await settle(pilot)
+        await wait_for(pilot, lambda: "not inside a git work tree" in screen_text(app))
