@@ -185,6 +185,8 @@ def build_parser() -> argparse.ArgumentParser:
     mcp = sub.add_parser("mcp", help="serve the vault to an agent over MCP on stdio: search, read, context, write through the gate, forget requests")
     mcp.add_argument("--source", choices=["agent-claude", "agent-codex"],
                      help="provenance source of the agent's writes when its client's name says neither Claude nor Codex")
+    mcp.add_argument("--agent", metavar="NAME",
+                     help="the agent's name in provenance and the inbox (with its client's name beside it); its searches count for its next calls")
     inbox = sub.add_parser("inbox", help="what agents wrote that awaits review; settle it with ACTION ID")
     inbox.add_argument("action", nargs="?", choices=["accept", "merge", "supersede", "archive", "revert", "keep", "forget"],
                        help="settle a request: accept, merge (--into), supersede (--replaces), archive, revert a merge, keep, forget (--confirm)")
@@ -490,7 +492,7 @@ def cmd_search(vault: Vault, args: argparse.Namespace) -> int:
 def cmd_mcp(vault: Vault, args: argparse.Namespace) -> int:
     from .agents.server import serve  # the MCP SDK loads only here
 
-    return serve(vault, args.source)
+    return serve(vault, args.source, args.agent)
 
 
 def cmd_inbox(vault: Vault, args: argparse.Namespace) -> int:

@@ -21,6 +21,7 @@ from pydantic import Field
 from ..core.inbox import Agent
 from ..core.model import RefusedError, WorkbenchError
 from ..core.vault import Vault
+from .session import GateSession
 from .tools import READ_CHARACTERS, READ_DOCUMENTS, SEARCH_LIMIT, MemoryTools
 
 __all__ = ["INSTRUCTIONS", "build_server", "serve", "source_for"]
@@ -58,11 +59,17 @@ def source_for(client_name: str) -> str | None:
 
 
 class _Client:
-    """Who is connected, as the client said in `initialize` (one client per stdio process)."""
+    """Who is connected: the agent's name from `--agent`, else as the client said in `initialize`
+    (one client per stdio process)."""
 
-    def __init__(self, source: str | None) -> None:
+    def __init__(self, source: str | None, agent: str | None = None) -> None:
         self.source = source
+        self.configured = (agent or "").strip()
         self.name = ""
+
+    def key(self) -> str:
+        """Whose evidence the gate keeps: the same agent in its next process finds its searches."""
+        return self.configured or self.name or "unknown-agent"
 
     def remember(self, ctx: Context) -> None:
         params = ctx.session.client_params
@@ -70,13 +77,15 @@ class _Client:
             self.name = params.client_info.name
 
     def agent(self) -> Agent:
-        source = self.source or source_for(self.name)
+        source = self.source or source_for(self.name) or source_for(self.configured)
         if source is None:
             raise RefusedError(
                 f"this server does not know whose writes these are: the client calls itself {self.name or 'nothing'!r}, "
                 "which names neither Claude nor Codex; the person running it adds --source agent-claude or --source "
                 "agent-codex to `workbench mcp` in the client's configuration")
-        return Agent(self.name or "unknown-agent", source)
+        if self.configured and self.name and self.name != self.configured:
+            return Agent(f"{self.configured} ({self.name})", source)
+        return Agent(self.key(), source)
 
 
 def _run(call):
@@ -87,11 +96,11 @@ def _run(call):
         raise ToolError(str(exc)) from exc
 
 
-def build_server(vault: Vault, source: str | None = None) -> MCPServer:
+def build_server(vault: Vault, source: str | None = None, agent: str | None = None) -> MCPServer:
     """The MCP server for `vault`; `source` is the contract's source for every write, when the
-    client's name does not say it."""
-    client = _Client(source)
-    tools = MemoryTools(vault, client.agent)
+    client's name does not say it; `agent` names the agent, whatever its client is called."""
+    client = _Client(source, agent)
+    tools = MemoryTools(vault, client.agent, GateSession(vault.index.state_dir, client.key))
     server = MCPServer("workbench", version=_version(), instructions=INSTRUCTIONS, log_level="WARNING")
     reading = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
@@ -168,12 +177,12 @@ def build_server(vault: Vault, source: str | None = None) -> MCPServer:
     return server
 
 
-def serve(vault: Vault, source: str | None = None) -> int:
+def serve(vault: Vault, source: str | None = None, agent: str | None = None) -> int:
     """Serve `vault` on stdin and stdout until the client goes; follows others' writes meanwhile."""
     print(f"workbench mcp: serving {vault.root} ({len(vault)} files)", file=sys.stderr)
     watcher = vault.watch()
     try:
-        build_server(vault, source).run("stdio")
+        build_server(vault, source, agent).run("stdio")
     except KeyboardInterrupt:
         return 130
     finally:

@@ -17,10 +17,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.gate import Draft, new_id_for
-from ..core.inbox import Agent
+from ..core.inbox import Agent, AlreadyExists
 from ..core.model import DocType, LinkType, RefusedError, Status
 from ..core.vault import Vault
-from .session import GateSession
+from .session import GateSession, title_words
 
 __all__ = ["MemoryTools", "READ_DOCUMENTS", "READ_CHARACTERS", "SEARCH_LIMIT", "WRITE_DECISIONS", "plain"]
 
@@ -209,7 +209,11 @@ class MemoryTools:
             if not draft.links:
                 raise RefusedError("links: a new document must link to at least one existing document "
                                    "(e.g. [\"related_to:mem-entity-x\"]), so it is part of the graph")
-            plan = self.vault.agent_create(draft, agent)
+            try:
+                plan = self.vault.agent_create(draft, agent)
+            except AlreadyExists as exc:
+                self.session.shown([exc.doc_id])  # named in the answer: found, as a search would find it
+                raise
             doc_id = plan.created_id  # type: ignore[attr-defined]
         else:
             what = "merge into it" if verb == "merge_into" else "supersede it"
@@ -258,6 +262,8 @@ class MemoryTools:
             raise RefusedError("title must be one line of text, without control characters")
         if len(title) > MAX_TITLE:
             raise RefusedError(f"title is {len(title)} characters; at most {MAX_TITLE}")
+        if not title_words(title):
+            raise RefusedError(f"title {title!r} holds no letter or digit; give it words that say what it is about")
         if len(body) > MAX_BODY:
             raise RefusedError(f"body is {len(body):,} characters; at most {MAX_BODY:,}: split it into documents")
         if _CONTROL.search(body):

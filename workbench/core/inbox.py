@@ -24,7 +24,9 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import os
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +34,7 @@ from typing import Any
 from . import conflicts, gate, references, transitions
 from .changes import Plan, unified_diff
 from .index import VaultIndex
-from .model import Document, LinkType, RefusedError, Source, Status, member
+from .model import TYPE_FOLDERS, DocType, Document, LinkType, RefusedError, Source, Status, member
 from .parse import parse_bytes
 from .storage import FileChange, read_bytes, write_atomic
 from .validate import find_credentials
@@ -43,6 +45,7 @@ __all__ = [
     "KINDS",
     "ACTIONS",
     "Agent",
+    "AlreadyExists",
     "Request",
     "Inbox",
     "requests",
@@ -55,6 +58,7 @@ __all__ = [
     "plan_settle",
     "forget",
     "request_diff",
+    "same_title",
 ]
 
 REVIEW_KEY = "awaiting_review"
@@ -234,6 +238,50 @@ def mark_reviewed(index: VaultIndex, until: str) -> None:
 # -- agents' writes ----------------------------------------------------------------------------
 
 
+class AlreadyExists(RefusedError):
+    """A new document refused because one of its type and title is in the vault: `doc_id`."""
+
+    def __init__(self, message: str, doc_id: str) -> None:
+        super().__init__(message)
+        self.doc_id = doc_id
+
+
+_TITLE_WORD = re.compile(r"[^\W_]+")
+
+
+def same_title(title: str) -> tuple[str, ...]:
+    """A title's words in order, case and accents folded: two titles that differ only in those, in
+    spacing or in punctuation name the same thing."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", title.casefold()) if not unicodedata.combining(c))
+    return tuple(_TITLE_WORD.findall(folded))
+
+
+def _refresh_folder(index: VaultIndex, doc_type: str) -> None:
+    """Bring the records of one type's folder in line with the disk: a document another process
+    wrote a moment ago counts, whether or not a watcher has told us yet."""
+    folder = TYPE_FOLDERS[DocType(doc_type)]
+    try:
+        names = os.listdir(index.root / folder)
+    except OSError:
+        names = []
+    paths = {f"{folder}/{name}" for name in names if name.endswith(".md")}
+    paths |= {record.path for record in index.records if record.path.startswith(folder + "/")}
+    index.refresh_paths(sorted(paths))
+
+
+def _refuse_twin(index: VaultIndex, draft: gate.Draft, besides: str | None = None) -> None:
+    """Refuse a new document when a live one of its type and title is in the vault (on disk now)."""
+    _refresh_folder(index, draft.type)
+    key = same_title(draft.title)
+    for record in index.records:
+        doc = record.document
+        if (doc.id == besides or doc.type != draft.type
+                or doc.status in (Status.SUPERSEDED, Status.ARCHIVED) or same_title(doc.title or "") != key):
+            continue
+        raise AlreadyExists(f"a {doc.type} titled “{_one_line(doc.title, 120)}” already exists: {doc.id} ({doc.status}); "
+                            f"read it and merge into it (merge_into:{doc.id}), or give the new one a title of its own", doc.id)
+
+
 def _for_agent(draft: gate.Draft, agent: Agent) -> gate.Draft:
     """The draft as an agent's: its source, unreviewed confidence, and no credentials in it."""
     draft.check()
@@ -283,7 +331,10 @@ def _agent_plan(plan: Plan, summary: str, index: VaultIndex, path: str, entry: d
 
 
 def plan_agent_create(index: VaultIndex, draft: gate.Draft, agent: Agent) -> Plan:
-    """A new document written by an agent: a draft, linked into the graph, awaiting review."""
+    """A new document written by an agent: a draft, linked into the graph, awaiting review. Refused
+    when a document of its type and title exists: call it holding the vault's lock, so that of
+    agents creating one title at once, exactly one does."""
+    _refuse_twin(index, draft)
     plan = gate.plan_create(index, _for_agent(draft, agent), Status.DRAFT.value)
     doc_id = plan.created_id  # type: ignore[attr-defined]
     return _agent_plan(plan, f"create {doc_id} as a draft (agent {agent.name})", index, plan.changes[0].path,
@@ -314,6 +365,7 @@ def plan_agent_supersede(index: VaultIndex, old_id: str, draft: gate.Draft, agen
     if old.status == Status.SUPERSEDED:
         successors = ", ".join(old.superseded_by)
         raise RefusedError(f"{old_id} is already superseded by {successors}; propose superseding {successors} instead")
+    _refuse_twin(index, draft, besides=old_id)
     if not any(target == old_id for _, target in draft.links):
         draft = dataclasses.replace(draft, links=[*draft.links, (LinkType.RELATED_TO.value, old_id)])
     plan = gate.plan_create(index, draft, Status.DRAFT.value)
