@@ -22,6 +22,7 @@ from ..core.inbox import Agent
 from ..core.model import RefusedError, WorkbenchError
 from ..core.vault import Vault
 from .session import GateSession
+from .stdio import checked_stdio
 from .tools import READ_CHARACTERS, READ_DOCUMENTS, SEARCH_LIMIT, MemoryTools
 
 __all__ = ["INSTRUCTIONS", "build_server", "serve", "source_for"]
@@ -96,12 +97,20 @@ def _run(call):
         raise ToolError(str(exc)) from exc
 
 
+class _Server(MCPServer):
+    """The SDK's server, on a stdio transport that answers every line (`stdio.py`)."""
+
+    async def run_stdio_async(self) -> None:
+        async with checked_stdio() as (read_stream, write_stream):
+            await self._lowlevel_server.run(read_stream, write_stream, self._lowlevel_server.create_initialization_options())
+
+
 def build_server(vault: Vault, source: str | None = None, agent: str | None = None) -> MCPServer:
     """The MCP server for `vault`; `source` is the contract's source for every write, when the
     client's name does not say it; `agent` names the agent, whatever its client is called."""
     client = _Client(source, agent)
     tools = MemoryTools(vault, client.agent, GateSession(vault.index.state_dir, client.key))
-    server = MCPServer("workbench", version=_version(), instructions=INSTRUCTIONS, log_level="WARNING")
+    server = _Server("workbench", version=_version(), instructions=INSTRUCTIONS, log_level="WARNING")
     reading = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
     @server.tool(annotations=reading)
