@@ -194,6 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
     inbox.add_argument("--into", metavar="ID", help="with merge: the document to merge into")
     inbox.add_argument("--replaces", metavar="ID", help="with supersede: the document it replaces")
     inbox.add_argument("--confirm", metavar="ID", help="with forget: the same id again, exactly")
+    inbox.add_argument("--at", metavar="WHEN", help="which request, when the document holds several: its time as listed")
     inbox.add_argument("--dry-run", action="store_true")
     inbox.add_argument("--diff", action="store_true", help="show what each agent wrote, as a diff")
     inbox.add_argument("--mark-reviewed", action="store_true", help="after listing: what is listed is no longer new")
@@ -500,7 +501,7 @@ def cmd_inbox(vault: Vault, args: argparse.Namespace) -> int:
         if not args.id:
             raise UsageError(f"inbox {args.action}: name the document (ID)")
         target = args.into if args.action == "merge" else args.replaces
-        plan = vault.settle(args.id, args.action, target=target, confirm=args.confirm, dry_run=args.dry_run)
+        plan = vault.settle(args.id, args.action, target=target, confirm=args.confirm, at=args.at, dry_run=args.dry_run)
         report_plan(plan, args.dry_run)
         return EXIT_OK
     inbox = vault.inbox()
@@ -516,7 +517,8 @@ def cmd_inbox(vault: Vault, args: argparse.Namespace) -> int:
     for request in inbox.requests:
         new = "new " if inbox.is_new(request) else "    "
         print(safe(f"{new}{request.at.replace('T', ' ')}  {request.agent}  {request.describe()}"))
-        print(safe(f"      “{request.title}”  [{request.type} · {request.status}]  → workbench inbox {'|'.join(request.actions)} {request.doc_id}"))
+        which = f" --at {request.at}" if len(inbox.for_document(request.doc_id)) > 1 else ""  # each request settled on its own
+        print(safe(f"      “{request.title}”  [{request.type} · {request.status}]  → workbench inbox {'|'.join(request.actions)} {request.doc_id}{which}"))
         if args.diff:
             sys.stdout.write("".join(f"      {line}\n" for line in safe(vault.inbox_diff(request)).splitlines()))
     new = len(inbox.new)

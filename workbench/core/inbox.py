@@ -87,7 +87,9 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def _now() -> str:
-    return dt.datetime.now().isoformat(timespec="seconds")
+    """When a request is made, to the millisecond: two merges into one document within a second
+    are still two requests, each settled on its own by its time."""
+    return dt.datetime.now().isoformat(timespec="milliseconds")
 
 
 def _one_line(text: str, most: int) -> str:
@@ -184,7 +186,7 @@ class Inbox:
 
 def _time(value: Any) -> str:
     if isinstance(value, dt.datetime):
-        return value.isoformat(timespec="seconds")
+        return value.isoformat(timespec="milliseconds" if value.microsecond else "seconds")
     if isinstance(value, dt.date):
         return dt.datetime.combine(value, dt.time()).isoformat(timespec="seconds")
     return str(value) if value is not None else ""
@@ -334,8 +336,9 @@ def plan_agent_create(index: VaultIndex, draft: gate.Draft, agent: Agent) -> Pla
     """A new document written by an agent: a draft, linked into the graph, awaiting review. Refused
     when a document of its type and title exists: call it holding the vault's lock, so that of
     agents creating one title at once, exactly one does."""
+    draft = _for_agent(draft, agent)
     _refuse_twin(index, draft)
-    plan = gate.plan_create(index, _for_agent(draft, agent), Status.DRAFT.value)
+    plan = gate.plan_create(index, draft, Status.DRAFT.value)
     doc_id = plan.created_id  # type: ignore[attr-defined]
     return _agent_plan(plan, f"create {doc_id} as a draft (agent {agent.name})", index, plan.changes[0].path,
                        _entry("create", agent), agent)
@@ -391,7 +394,8 @@ def plan_forget_request(index: VaultIndex, doc_id: str, agent: Agent, reason: st
 
 
 def _pick(index: VaultIndex, doc_id: str, action: str, at: str | None) -> Request:
-    """The request on `doc_id` that `action` settles (the oldest, when several fit)."""
+    """The request on `doc_id` that `action` settles: the one made `at`, else the oldest that fits
+    (for `revert`, the newest: stacked merges are undone in the order they came, newest first)."""
     doc = index.get(doc_id)
     pending = requests([doc])
     if not pending:
@@ -400,7 +404,7 @@ def _pick(index: VaultIndex, doc_id: str, action: str, at: str | None) -> Reques
     if not fitting:
         kinds = ", ".join(f"{r.kind} ({', '.join(r.actions)})" for r in pending)
         raise RefusedError(f"{action!r} does not settle what an agent asked of {doc_id}; its requests: {kinds}")
-    return fitting[0]
+    return fitting[-1] if action == "revert" and at is None else fitting[0]
 
 
 def _without(entry: Any) -> Callable[[dict[str, Any]], dict[str, Any]]:
@@ -462,6 +466,10 @@ def _revert(index: VaultIndex, request: Request) -> Plan:
     found = _introduced(index, request)
     now = read_bytes(index.root / request.path)
     if found is None or found[1].after != now:
+        newer = [r for r in requests([index.get(request.doc_id)]) if r.kind == "merge" and r.at >= request.at and r.entry != request.entry]
+        if found is not None and newer:
+            raise RefusedError(f"revert the newer merge “{newer[-1].note}” into {request.doc_id} ({newer[-1].at}) first: "
+                               "stacked merges are undone newest first")
         why = "it has changed since" if found is not None else "the record of that change is gone"
         raise RefusedError(f"the merge into {request.doc_id} cannot be reverted exactly: {why}; edit it by hand (e), then accept")
     summary = f"inbox: revert {request.agent}'s merge “{request.note}” into {request.doc_id}"
