@@ -34,6 +34,8 @@ async def test_the_five_tools_by_name_with_schemas_and_what_the_gate_asks(sample
         assert listed["memory_write"].input_schema["properties"]["type"]["enum"] == ["concept", "decision", "entity", "context", "task", "note", "index"]
         assert listed["memory_write"].input_schema["properties"]["decision"]["default"] == "propose"
         assert "read_whole" not in str(listed["memory_search"].input_schema)
+        for tool in listed.values():  # descriptions an LLM reads: no indentation carried over from the source
+            assert "\n " not in tool.description and tool.description == tool.description.strip(), tool.description
 
 
 async def test_search_returns_metadata_and_never_a_body(sample_copy):
@@ -218,6 +220,7 @@ HOSTILE = [
     ("memory_write", {"type": "note", "title": "Body with escapes", "body": "\x1b[2J\x1b]0;pwned\x07"}, "control characters"),
     ("memory_write", {"type": "note", "title": "Huge", "body": "x" * 100_001}, "at most 100,000"),
     ("memory_write", {"type": "note", "title": "A key", "body": "password = hunter2hunter2", "links": ["related_to:mem-entity-stripe"], "decision": "create"}, "credentials"),
+    ("memory_write", {"type": "note", "title": "A key", "body": "password = hunter2hunter2"}, "credentials"),  # propose too
     ("memory_write", {"type": "note", "title": "Tags", "tags": ["two words"]}, "not a tag"),
     ("memory_write", {"type": "note", "title": "Tags", "tags": [f"t{n}" for n in range(21)]}, "at most 20"),
     ("memory_write", {"type": "note", "title": "Links", "links": ["mem-entity-stripe"]}, "TYPE:TARGET"),

@@ -9,6 +9,7 @@ The agent's name comes from the client's own `initialize` (its `clientInfo.name`
 source (`agent-claude`, `agent-codex`) from that name, or from `--source` when it says neither.
 """
 
+import inspect
 import sys
 from importlib import metadata
 from typing import Annotated, Any, Literal
@@ -105,6 +106,15 @@ class _Server(MCPServer):
             await self._lowlevel_server.run(read_stream, write_stream, self._lowlevel_server.create_initialization_options())
 
 
+def _tool(server: MCPServer, annotations: ToolAnnotations):
+    """`server.tool`, its description the docstring without the source's indentation (an LLM reads it)."""
+
+    def register(function):
+        return server.tool(description=inspect.cleandoc(function.__doc__ or ""), annotations=annotations)(function)
+
+    return register
+
+
 def build_server(vault: Vault, source: str | None = None, agent: str | None = None) -> MCPServer:
     """The MCP server for `vault`; `source` is the contract's source for every write, when the
     client's name does not say it; `agent` names the agent, whatever its client is called."""
@@ -113,7 +123,7 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
     server = _Server("workbench", version=_version(), instructions=INSTRUCTIONS, log_level="WARNING")
     reading = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
-    @server.tool(annotations=reading)
+    @_tool(server, reading)
     def memory_search(
         query: Annotated[str, Field(description="words, \"quoted phrases\" and filters: type:decision status:active tag:x "
                                                 "project:x links:ID from:ID updated:>2026-01-01; -word leaves out")],
@@ -126,7 +136,7 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
         client.remember(ctx)
         return _run(lambda: tools.search(query, limit))
 
-    @server.tool(annotations=reading)
+    @_tool(server, reading)
     def memory_read(
         ids: Annotated[str | list[str], Field(description="one id, or a list of ids from memory_search")],
         offset: Annotated[int, Field(description="with a single id: continue its body from this character")] = 0,
@@ -138,7 +148,7 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
         client.remember(ctx)
         return _run(lambda: tools.read(ids, offset))
 
-    @server.tool(annotations=reading)
+    @_tool(server, reading)
     def memory_context(
         question: Annotated[str, Field(description="what you are about to work on, in words")],
         ctx: Context = None,  # type: ignore[assignment]
@@ -151,7 +161,7 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
         client.remember(ctx)
         return _run(lambda: tools.context(question))
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False))
+    @_tool(server, ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False))
     def memory_write(
         type: Annotated[DocTypeName, Field(description="the document's type")],
         title: Annotated[str, Field(description="one line; a new document's id is made from it")],
@@ -172,7 +182,7 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
         client.remember(ctx)
         return _run(lambda: tools.write(type, title, body, tags, links, decision))
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False))
+    @_tool(server, ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False))
     def memory_forget(
         id: Annotated[str, Field(description="the document to forget, found and read in this session")],
         reason: Annotated[str, Field(description="why it should go")] = "",

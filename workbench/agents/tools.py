@@ -19,6 +19,7 @@ from typing import Any
 from ..core.gate import Draft, new_id_for
 from ..core.inbox import Agent, AlreadyExists
 from ..core.model import DocType, LinkType, RefusedError, Status
+from ..core.validate import find_credentials
 from ..core.vault import Vault
 from .session import GateSession, title_words
 
@@ -201,6 +202,11 @@ class MemoryTools:
         target = target.strip()
         if verb not in ("propose", "create", "merge_into", "supersede") or (verb in ("propose", "create")) == bool(target):
             raise RefusedError(f"decision {decision!r} is not one of {', '.join(WRITE_DECISIONS)}")
+        for where, text in (("title", draft.title), ("body", draft.body)):
+            found = find_credentials(text)
+            if found:  # refused at propose as create would refuse it: the agent learns before it plans a write
+                raise RefusedError(f"the {where} looks like it holds {found[0][1]} (line {found[0][0]}); memory never stores "
+                                   "credentials or tokens: leave the secret out and describe where it is kept")
         if verb == "propose":
             return self._propose(draft)
         self.session.require_duplicate_search(draft.type, draft.title)
