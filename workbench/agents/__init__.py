@@ -2,5 +2,5 @@
 
 `workbench mcp` serves them over the Model Context Protocol (`server.py`, the only module that
 imports the MCP SDK). `tools.py` does each tool's work through the `Vault` facade, and `session.py`
-holds the workflow gate: what this connection has searched and read, which is what it may change.
+holds the workflow gate: what the agent has searched and read lately, which is what it may change.
 """

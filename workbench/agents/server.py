@@ -36,8 +36,8 @@ memory_search(query); search returns metadata only, memory_read returns bodies (
 gate: call memory_write with decision="propose" first; it ranks the canonical documents the \
 knowledge may belong in. Then merge_into:ID or supersede:ID (a decision) after reading that \
 document with memory_read, or create (with at least one link). Everything you write is a draft \
-or a proposal a person reviews. You may change or ask to forget only what this session found by \
-a search and read to its end. memory_forget asks a person; nothing is deleted. Never store \
+or a proposal a person reviews. You may change or ask to forget only what you found by a search \
+and read to its end, in the last 30 minutes. memory_forget asks a person; nothing is deleted. Never store \
 credentials, tokens or transient chat."""
 
 DocTypeName = Literal["concept", "decision", "entity", "context", "task", "note", "index"]
@@ -144,7 +144,7 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
     ) -> dict[str, Any]:
         """Read documents: their metadata and bodies, at most ten documents and 45,000 characters a
         call. What does not fit is named under `next`, with the call that reads it. Reading a
-        document to its end is what lets this session change it."""
+        document to its end is what lets you change it (for 30 minutes, while it is unchanged)."""
         client.remember(ctx)
         return _run(lambda: tools.read(ids, offset))
 
@@ -176,7 +176,7 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
     ) -> dict[str, Any]:
         """Record durable knowledge through the write gate. `propose` writes nothing and returns the
         canonical documents it may belong in, with reasons. `create` needs a search for the title's
-        duplicates earlier in this session (propose counts) and at least one link; `merge_into:ID`
+        duplicates in the last 30 minutes (propose counts) and at least one link; `merge_into:ID`
         and `supersede:ID` also need ID found by a search and read to its end. A new document is a
         draft and a supersession a proposal: a person reviews both."""
         client.remember(ctx)
@@ -184,12 +184,12 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
 
     @_tool(server, ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False))
     def memory_forget(
-        id: Annotated[str, Field(description="the document to forget, found and read in this session")],
+        id: Annotated[str, Field(description="the document to forget, found by a search and read lately")],
         reason: Annotated[str, Field(description="why it should go")] = "",
         ctx: Context = None,  # type: ignore[assignment]
     ) -> dict[str, Any]:
         """Ask a person to forget a document. Nothing is deleted: the request waits in the
-        curator's inbox. Only a document this session found by a search and read to its end."""
+        curator's inbox. Only a document you found by a search and read to its end lately."""
         client.remember(ctx)
         return _run(lambda: tools.forget(id, reason))
 

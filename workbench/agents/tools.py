@@ -1,7 +1,7 @@
 """The five memory tools, as plain functions over the vault: what the MCP server calls.
 
 Each tool checks its arguments in words an agent can act on, asks the `Vault` facade (the same
-store and checks as a person's writes), records what the connection saw in its `GateSession`, and
+store and checks as a person's writes), records what the agent saw in its `GateSession` (kept in the vault for the next process), and
 returns plain JSON-ready data. A refusal is a `RefusedError` (or `QueryError`) naming the problem,
 raised before anything is written. Nothing here imports the MCP SDK.
 
