@@ -94,3 +94,16 @@ def test_what_does_not_fit_is_refused_with_a_reason(sample_copy, agents_wrote, a
     args = tuple(agents_wrote["create"] if a == "CREATED" else a for a in args)
     result = inbox(sample_copy, *args)
     assert result.returncode == code and words in result.stderr and "Traceback" not in result.stderr
+
+
+def test_two_merges_into_one_document_print_two_commands_each_settling_its_own(sample_copy, agents_wrote):
+    Vault.open(sample_copy).agent_merge_into("mem-entity-stripe", Draft("entity", "Payout window", [], [], "Two days.\n"), CLAUDE)
+    lines = [line for line in inbox(sample_copy).stdout.splitlines() if "revert mem-entity-stripe" in line]
+    assert len(lines) == 2 and lines[0] != lines[1] and all("--at " in line for line in lines)
+    newest = lines[1].split("--at ")[1].strip()
+    oldest = lines[0].split("--at ")[1].strip()
+    refused = inbox(sample_copy, "revert", "mem-entity-stripe", "--at", oldest)
+    assert refused.returncode == 3 and "revert the newer merge “Payout window”" in refused.stderr
+    assert inbox(sample_copy, "revert", "mem-entity-stripe", "--at", newest).returncode == 0
+    assert inbox(sample_copy, "revert", "mem-entity-stripe", "--at", oldest).returncode == 0
+    assert "Retry window" not in Vault.open(sample_copy).get("mem-entity-stripe").body

@@ -32,6 +32,14 @@ def test_slugify_makes_ids_and_file_names_from_titles():
     assert slugify("???") == "untitled"
 
 
+def test_slugify_transliterates_every_script_and_drops_symbols():
+    assert slugify("Політика повторних спроб") == "politika-povtornikh-sprob"
+    assert slugify("重试策略") == "zhong-shi-ce-lue"  # each ideograph a word, as it is read
+    assert slugify("Café déjà vu, Straße") == "cafe-deja-vu-strasse"
+    assert slugify("🚀 Launch") == "launch"
+    assert slugify("🚀🔥") == "untitled"
+
+
 @pytest.fixture
 def vault(builder) -> Vault:
     builder.add("mem-entity-target", tags="[b, a]", links="[{type: depends_on, target: mem-entity-other}]", body="Target.\r\n")

@@ -198,6 +198,22 @@ def test_a_merge_is_accepted_as_it_is_or_reverted_exactly(vault):
     assert "More." in after.body and REVIEW_KEY not in after.meta
 
 
+def test_two_merges_into_one_document_are_reverted_newest_first_each_on_its_own(vault):
+    path = vault.root / "entities/mem-entity-stripe.md"
+    before = path.read_bytes()
+    vault.agent_merge_into("mem-entity-stripe", Draft("entity", "Retry window", [], [], "Three days.\n"), CLAUDE)
+    middle = path.read_bytes()
+    vault.agent_merge_into("mem-entity-stripe", Draft("entity", "Payout window", [], [], "Two days.\n"), CODEX)
+    first, second = vault.inbox().for_document("mem-entity-stripe")
+    assert first.at != second.at and (first.note, second.note) == ("Retry window", "Payout window")
+    with pytest.raises(RefusedError, match="revert the newer merge “Payout window”.*first"):
+        vault.settle("mem-entity-stripe", "revert", at=first.at)
+    assert "Payout window" in vault.settle("mem-entity-stripe", "revert").summary  # the newest, unnamed
+    assert path.read_bytes() == middle
+    assert "Retry window" in vault.settle("mem-entity-stripe", "revert", at=first.at).summary
+    assert path.read_bytes() == before and vault.inbox().requests == ()
+
+
 def test_a_merge_changed_since_is_not_reverted(vault):
     fill(vault)
     doc = vault.get("mem-entity-stripe")

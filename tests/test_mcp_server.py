@@ -10,67 +10,16 @@ written; and an agent writing while a long-lived vault watches the same folder.
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 import time
-from contextlib import asynccontextmanager
-from pathlib import Path
-from typing import Any
 
-import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
-from mcp.types import Implementation
+from mcp_client import connected, files
 
 from workbench import Vault
 from workbench.core.inbox import REVIEW_KEY
 
-ROOT = Path(__file__).resolve().parent.parent
 TOOLS = {"memory_search", "memory_read", "memory_context", "memory_write", "memory_forget"}
 STRIPE_NOTE = {"type": "note", "title": "Stripe retries webhooks for three days", "body": "Seen in the dashboard.\n",
                "tags": ["stripe"], "links": ["related_to:mem-entity-stripe"]}
-
-
-class Agent:
-    """One connected client: `call` expects an answer, `refused` an error result, and returns its text."""
-
-    def __init__(self, session: ClientSession, errors: Path) -> None:
-        self.session = session
-        self.errors = errors
-
-    async def call(self, tool: str, **args: Any) -> dict[str, Any]:
-        result = await self.session.call_tool(tool, args)
-        assert not result.is_error, result.content[0].text
-        return result.structured_content
-
-    async def refused(self, tool: str, **args: Any) -> str:
-        result = await self.session.call_tool(tool, args)
-        assert result.is_error, result.structured_content
-        return result.content[0].text
-
-    async def found_and_read(self, doc_id: str, query: str) -> None:
-        hits = await self.call("memory_search", query=query, limit=20)
-        assert doc_id in [h["id"] for h in hits["hits"]], (doc_id, [h["id"] for h in hits["hits"]])
-        assert (await self.call("memory_read", ids=doc_id))["documents"][0]["read_whole"]
-
-
-@asynccontextmanager
-async def connected(vault: Path, name: str = "claude-code", *options: str):
-    errors = vault.parent / f"server-stderr-{time.monotonic_ns()}.txt"
-    env = {"PYTHONPATH": str(ROOT), **{k: os.environ[k] for k in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME") if k in os.environ}}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "workbench.cli", "--vault", str(vault), "mcp", *options],
-                                   env=env, cwd=str(ROOT))
-    with errors.open("w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write, client_info=Implementation(name=name, version="1.0.3")) as session:
-                await session.initialize()
-                yield Agent(session, errors)
-    assert "Traceback" not in errors.read_text("utf-8")
-
-
-def files(vault: Path) -> dict[str, bytes]:
-    """Every file of the vault but the derived state, to prove that nothing was written."""
-    return {p.relative_to(vault).as_posix(): p.read_bytes() for p in sorted(vault.rglob("*"))
-            if p.is_file() and ".workbench" not in p.relative_to(vault).parts}
 
 
 # -- the tools ---------------------------------------------------------------------------------
@@ -85,6 +34,8 @@ async def test_the_five_tools_by_name_with_schemas_and_what_the_gate_asks(sample
         assert listed["memory_write"].input_schema["properties"]["type"]["enum"] == ["concept", "decision", "entity", "context", "task", "note", "index"]
         assert listed["memory_write"].input_schema["properties"]["decision"]["default"] == "propose"
         assert "read_whole" not in str(listed["memory_search"].input_schema)
+        for tool in listed.values():  # descriptions an LLM reads: no indentation carried over from the source
+            assert "\n " not in tool.description and tool.description == tool.description.strip(), tool.description
 
 
 async def test_search_returns_metadata_and_never_a_body(sample_copy):
@@ -269,6 +220,7 @@ HOSTILE = [
     ("memory_write", {"type": "note", "title": "Body with escapes", "body": "\x1b[2J\x1b]0;pwned\x07"}, "control characters"),
     ("memory_write", {"type": "note", "title": "Huge", "body": "x" * 100_001}, "at most 100,000"),
     ("memory_write", {"type": "note", "title": "A key", "body": "password = hunter2hunter2", "links": ["related_to:mem-entity-stripe"], "decision": "create"}, "credentials"),
+    ("memory_write", {"type": "note", "title": "A key", "body": "password = hunter2hunter2"}, "credentials"),  # propose too
     ("memory_write", {"type": "note", "title": "Tags", "tags": ["two words"]}, "not a tag"),
     ("memory_write", {"type": "note", "title": "Tags", "tags": [f"t{n}" for n in range(21)]}, "at most 20"),
     ("memory_write", {"type": "note", "title": "Links", "links": ["mem-entity-stripe"]}, "TYPE:TARGET"),

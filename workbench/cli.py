@@ -185,6 +185,8 @@ def build_parser() -> argparse.ArgumentParser:
     mcp = sub.add_parser("mcp", help="serve the vault to an agent over MCP on stdio: search, read, context, write through the gate, forget requests")
     mcp.add_argument("--source", choices=["agent-claude", "agent-codex"],
                      help="provenance source of the agent's writes when its client's name says neither Claude nor Codex")
+    mcp.add_argument("--agent", metavar="NAME",
+                     help="the agent's name in provenance and the inbox (with its client's name beside it); its searches count for its next calls")
     inbox = sub.add_parser("inbox", help="what agents wrote that awaits review; settle it with ACTION ID")
     inbox.add_argument("action", nargs="?", choices=["accept", "merge", "supersede", "archive", "revert", "keep", "forget"],
                        help="settle a request: accept, merge (--into), supersede (--replaces), archive, revert a merge, keep, forget (--confirm)")
@@ -192,6 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
     inbox.add_argument("--into", metavar="ID", help="with merge: the document to merge into")
     inbox.add_argument("--replaces", metavar="ID", help="with supersede: the document it replaces")
     inbox.add_argument("--confirm", metavar="ID", help="with forget: the same id again, exactly")
+    inbox.add_argument("--at", metavar="WHEN", help="which request, when the document holds several: its time as listed")
     inbox.add_argument("--dry-run", action="store_true")
     inbox.add_argument("--diff", action="store_true", help="show what each agent wrote, as a diff")
     inbox.add_argument("--mark-reviewed", action="store_true", help="after listing: what is listed is no longer new")
@@ -518,7 +521,7 @@ def cmd_sync(vault: Vault, args: argparse.Namespace) -> int:
 def cmd_mcp(vault: Vault, args: argparse.Namespace) -> int:
     from .agents.server import serve  # the MCP SDK loads only here
 
-    return serve(vault, args.source)
+    return serve(vault, args.source, args.agent)
 
 
 def cmd_inbox(vault: Vault, args: argparse.Namespace) -> int:
@@ -526,7 +529,7 @@ def cmd_inbox(vault: Vault, args: argparse.Namespace) -> int:
         if not args.id:
             raise UsageError(f"inbox {args.action}: name the document (ID)")
         target = args.into if args.action == "merge" else args.replaces
-        plan = vault.settle(args.id, args.action, target=target, confirm=args.confirm, dry_run=args.dry_run)
+        plan = vault.settle(args.id, args.action, target=target, confirm=args.confirm, at=args.at, dry_run=args.dry_run)
         report_plan(plan, args.dry_run)
         return EXIT_OK
     inbox = vault.inbox()
@@ -542,7 +545,8 @@ def cmd_inbox(vault: Vault, args: argparse.Namespace) -> int:
     for request in inbox.requests:
         new = "new " if inbox.is_new(request) else "    "
         print(safe(f"{new}{request.at.replace('T', ' ')}  {request.agent}  {request.describe()}"))
-        print(safe(f"      “{request.title}”  [{request.type} · {request.status}]  → workbench inbox {'|'.join(request.actions)} {request.doc_id}"))
+        which = f" --at {request.at}" if len(inbox.for_document(request.doc_id)) > 1 else ""  # each request settled on its own
+        print(safe(f"      “{request.title}”  [{request.type} · {request.status}]  → workbench inbox {'|'.join(request.actions)} {request.doc_id}{which}"))
         if args.diff:
             sys.stdout.write("".join(f"      {line}\n" for line in safe(vault.inbox_diff(request)).splitlines()))
     new = len(inbox.new)

@@ -152,6 +152,48 @@ async def test_forget_needs_the_id_typed_again_and_says_it_cannot_be_undone(samp
     assert not (sample_copy / f"notes/{doc_id}.md").exists()
 
 
+async def test_the_forget_confirmation_shows_its_buttons_and_escape_goes_back_to_the_inbox(sample_copy):
+    fill(sample_copy)
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(160, 45)) as pilot:
+        dialog = await open_inbox(pilot)
+        await highlight(pilot, dialog, "forget")
+        await pilot.press("f")
+        await settle(pilot)
+        confirm = app.screen
+        assert isinstance(confirm, ConfirmForgetDialog)
+        frame = confirm.query_one("#dialog").region
+        for button in confirm.query("Button"):
+            assert frame.contains_region(button.region) and button.region.width > 0, (str(button.label), button.region, frame)
+        assert "Forget for good" in screen_text(app) and "Keep it" in screen_text(app)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is dialog and dialog.selected.kind == "forget"  # one step back, where it was
+        await pilot.press("f")
+        await settle(pilot)
+        await pilot.click("#keep")
+        await settle(pilot)
+        assert app.screen is dialog
+    assert (sample_copy / "notes/mem-note-sentry-healthcheck-noise.md").exists()
+
+
+async def test_the_open_inbox_follows_what_agents_write_and_what_is_settled_elsewhere(sample_copy):
+    fill(sample_copy)
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialog = await open_inbox(pilot)
+        await highlight(pilot, dialog, "merge")
+        assert len(dialog.requests) == 3
+        other = Vault.open(sample_copy)  # another process's vault: an agent, the command line
+        other.agent_create(Draft("note", "Stripe payouts take two days", [], [("related_to", "mem-entity-stripe")], "x"), CLAUDE)
+        await wait_for(pilot, lambda: len(dialog.requests) == 4)
+        assert "Stripe payouts take two days" in [r.title for r in dialog.requests] and "4 from agents" in str(dialog.query_one("#dialog").border_title)
+        assert dialog.selected.kind == "merge"  # the highlight stays on the request it was on
+        other.settle("mem-note-sentry-healthcheck-noise", "keep")
+        await wait_for(pilot, lambda: len(dialog.requests) == 3)
+        assert "forget" not in [r.kind for r in dialog.requests] and app.screen is dialog
+
+
 async def test_revert_and_keep(sample_copy):
     before = (sample_copy / "entities/mem-entity-stripe.md").read_bytes()
     fill(sample_copy)

@@ -1,6 +1,7 @@
 """The agents' face: seed 000's memory tools (search, read, context, write, forget) for an agent.
 
-`workbench mcp` serves them over the Model Context Protocol (`server.py`, the only module that
-imports the MCP SDK). `tools.py` does each tool's work through the `Vault` facade, and `session.py`
-holds the workflow gate: what this connection has searched and read, which is what it may change.
+`workbench mcp` serves them over the Model Context Protocol (`server.py`, and `stdio.py` for a
+transport that answers every line: the only modules that import the MCP SDK). `tools.py` does each
+tool's work through the `Vault` facade, and `session.py` holds the workflow gate: what the agent
+has searched and read lately, which is what it may change.
 """

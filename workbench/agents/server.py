@@ -9,6 +9,7 @@ The agent's name comes from the client's own `initialize` (its `clientInfo.name`
 source (`agent-claude`, `agent-codex`) from that name, or from `--source` when it says neither.
 """
 
+import inspect
 import sys
 from importlib import metadata
 from typing import Annotated, Any, Literal
@@ -21,6 +22,8 @@ from pydantic import Field
 from ..core.inbox import Agent
 from ..core.model import RefusedError, WorkbenchError
 from ..core.vault import Vault
+from .session import GateSession
+from .stdio import checked_stdio
 from .tools import READ_CHARACTERS, READ_DOCUMENTS, SEARCH_LIMIT, MemoryTools
 
 __all__ = ["INSTRUCTIONS", "build_server", "serve", "source_for"]
@@ -33,8 +36,8 @@ memory_search(query); search returns metadata only, memory_read returns bodies (
 gate: call memory_write with decision="propose" first; it ranks the canonical documents the \
 knowledge may belong in. Then merge_into:ID or supersede:ID (a decision) after reading that \
 document with memory_read, or create (with at least one link). Everything you write is a draft \
-or a proposal a person reviews. You may change or ask to forget only what this session found by \
-a search and read to its end. memory_forget asks a person; nothing is deleted. Never store \
+or a proposal a person reviews. You may change or ask to forget only what you found by a search \
+and read to its end, in the last 30 minutes. memory_forget asks a person; nothing is deleted. Never store \
 credentials, tokens or transient chat."""
 
 DocTypeName = Literal["concept", "decision", "entity", "context", "task", "note", "index"]
@@ -58,11 +61,17 @@ def source_for(client_name: str) -> str | None:
 
 
 class _Client:
-    """Who is connected, as the client said in `initialize` (one client per stdio process)."""
+    """Who is connected: the agent's name from `--agent`, else as the client said in `initialize`
+    (one client per stdio process)."""
 
-    def __init__(self, source: str | None) -> None:
+    def __init__(self, source: str | None, agent: str | None = None) -> None:
         self.source = source
+        self.configured = (agent or "").strip()
         self.name = ""
+
+    def key(self) -> str:
+        """Whose evidence the gate keeps: the same agent in its next process finds its searches."""
+        return self.configured or self.name or "unknown-agent"
 
     def remember(self, ctx: Context) -> None:
         params = ctx.session.client_params
@@ -70,13 +79,15 @@ class _Client:
             self.name = params.client_info.name
 
     def agent(self) -> Agent:
-        source = self.source or source_for(self.name)
+        source = self.source or source_for(self.name) or source_for(self.configured)
         if source is None:
             raise RefusedError(
                 f"this server does not know whose writes these are: the client calls itself {self.name or 'nothing'!r}, "
                 "which names neither Claude nor Codex; the person running it adds --source agent-claude or --source "
                 "agent-codex to `workbench mcp` in the client's configuration")
-        return Agent(self.name or "unknown-agent", source)
+        if self.configured and self.name and self.name != self.configured:
+            return Agent(f"{self.configured} ({self.name})", source)
+        return Agent(self.key(), source)
 
 
 def _run(call):
@@ -87,15 +98,32 @@ def _run(call):
         raise ToolError(str(exc)) from exc
 
 
-def build_server(vault: Vault, source: str | None = None) -> MCPServer:
+class _Server(MCPServer):
+    """The SDK's server, on a stdio transport that answers every line (`stdio.py`)."""
+
+    async def run_stdio_async(self) -> None:
+        async with checked_stdio() as (read_stream, write_stream):
+            await self._lowlevel_server.run(read_stream, write_stream, self._lowlevel_server.create_initialization_options())
+
+
+def _tool(server: MCPServer, annotations: ToolAnnotations):
+    """`server.tool`, its description the docstring without the source's indentation (an LLM reads it)."""
+
+    def register(function):
+        return server.tool(description=inspect.cleandoc(function.__doc__ or ""), annotations=annotations)(function)
+
+    return register
+
+
+def build_server(vault: Vault, source: str | None = None, agent: str | None = None) -> MCPServer:
     """The MCP server for `vault`; `source` is the contract's source for every write, when the
-    client's name does not say it."""
-    client = _Client(source)
-    tools = MemoryTools(vault, client.agent)
-    server = MCPServer("workbench", version=_version(), instructions=INSTRUCTIONS, log_level="WARNING")
+    client's name does not say it; `agent` names the agent, whatever its client is called."""
+    client = _Client(source, agent)
+    tools = MemoryTools(vault, client.agent, GateSession(vault.index.state_dir, client.key))
+    server = _Server("workbench", version=_version(), instructions=INSTRUCTIONS, log_level="WARNING")
     reading = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
-    @server.tool(annotations=reading)
+    @_tool(server, reading)
     def memory_search(
         query: Annotated[str, Field(description="words, \"quoted phrases\" and filters: type:decision status:active tag:x "
                                                 "project:x links:ID from:ID updated:>2026-01-01; -word leaves out")],
@@ -108,7 +136,7 @@ def build_server(vault: Vault, source: str | None = None) -> MCPServer:
         client.remember(ctx)
         return _run(lambda: tools.search(query, limit))
 
-    @server.tool(annotations=reading)
+    @_tool(server, reading)
     def memory_read(
         ids: Annotated[str | list[str], Field(description="one id, or a list of ids from memory_search")],
         offset: Annotated[int, Field(description="with a single id: continue its body from this character")] = 0,
@@ -116,11 +144,11 @@ def build_server(vault: Vault, source: str | None = None) -> MCPServer:
     ) -> dict[str, Any]:
         """Read documents: their metadata and bodies, at most ten documents and 45,000 characters a
         call. What does not fit is named under `next`, with the call that reads it. Reading a
-        document to its end is what lets this session change it."""
+        document to its end is what lets you change it (for 30 minutes, while it is unchanged)."""
         client.remember(ctx)
         return _run(lambda: tools.read(ids, offset))
 
-    @server.tool(annotations=reading)
+    @_tool(server, reading)
     def memory_context(
         question: Annotated[str, Field(description="what you are about to work on, in words")],
         ctx: Context = None,  # type: ignore[assignment]
@@ -133,7 +161,7 @@ def build_server(vault: Vault, source: str | None = None) -> MCPServer:
         client.remember(ctx)
         return _run(lambda: tools.context(question))
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False))
+    @_tool(server, ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False))
     def memory_write(
         type: Annotated[DocTypeName, Field(description="the document's type")],
         title: Annotated[str, Field(description="one line; a new document's id is made from it")],
@@ -148,32 +176,32 @@ def build_server(vault: Vault, source: str | None = None) -> MCPServer:
     ) -> dict[str, Any]:
         """Record durable knowledge through the write gate. `propose` writes nothing and returns the
         canonical documents it may belong in, with reasons. `create` needs a search for the title's
-        duplicates earlier in this session (propose counts) and at least one link; `merge_into:ID`
+        duplicates in the last 30 minutes (propose counts) and at least one link; `merge_into:ID`
         and `supersede:ID` also need ID found by a search and read to its end. A new document is a
         draft and a supersession a proposal: a person reviews both."""
         client.remember(ctx)
         return _run(lambda: tools.write(type, title, body, tags, links, decision))
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False))
+    @_tool(server, ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False))
     def memory_forget(
-        id: Annotated[str, Field(description="the document to forget, found and read in this session")],
+        id: Annotated[str, Field(description="the document to forget, found by a search and read lately")],
         reason: Annotated[str, Field(description="why it should go")] = "",
         ctx: Context = None,  # type: ignore[assignment]
     ) -> dict[str, Any]:
         """Ask a person to forget a document. Nothing is deleted: the request waits in the
-        curator's inbox. Only a document this session found by a search and read to its end."""
+        curator's inbox. Only a document you found by a search and read to its end lately."""
         client.remember(ctx)
         return _run(lambda: tools.forget(id, reason))
 
     return server
 
 
-def serve(vault: Vault, source: str | None = None) -> int:
+def serve(vault: Vault, source: str | None = None, agent: str | None = None) -> int:
     """Serve `vault` on stdin and stdout until the client goes; follows others' writes meanwhile."""
     print(f"workbench mcp: serving {vault.root} ({len(vault)} files)", file=sys.stderr)
     watcher = vault.watch()
     try:
-        build_server(vault, source).run("stdio")
+        build_server(vault, source, agent).run("stdio")
     except KeyboardInterrupt:
         return 130
     finally:

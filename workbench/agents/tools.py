@@ -1,7 +1,7 @@
 """The five memory tools, as plain functions over the vault: what the MCP server calls.
 
 Each tool checks its arguments in words an agent can act on, asks the `Vault` facade (the same
-store and checks as a person's writes), records what the connection saw in its `GateSession`, and
+store and checks as a person's writes), records what the agent saw in its `GateSession` (kept in the vault for the next process), and
 returns plain JSON-ready data. A refusal is a `RefusedError` (or `QueryError`) naming the problem,
 raised before anything is written. Nothing here imports the MCP SDK.
 
@@ -17,10 +17,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.gate import Draft, new_id_for
-from ..core.inbox import Agent
+from ..core.inbox import Agent, AlreadyExists
 from ..core.model import DocType, LinkType, RefusedError, Status
+from ..core.validate import find_credentials
 from ..core.vault import Vault
-from .session import GateSession
+from .session import GateSession, title_words
 
 __all__ = ["MemoryTools", "READ_DOCUMENTS", "READ_CHARACTERS", "SEARCH_LIMIT", "WRITE_DECISIONS", "plain"]
 
@@ -201,6 +202,11 @@ class MemoryTools:
         target = target.strip()
         if verb not in ("propose", "create", "merge_into", "supersede") or (verb in ("propose", "create")) == bool(target):
             raise RefusedError(f"decision {decision!r} is not one of {', '.join(WRITE_DECISIONS)}")
+        for where, text in (("title", draft.title), ("body", draft.body)):
+            found = find_credentials(text)
+            if found:  # refused at propose as create would refuse it: the agent learns before it plans a write
+                raise RefusedError(f"the {where} looks like it holds {found[0][1]} (line {found[0][0]}); memory never stores "
+                                   "credentials or tokens: leave the secret out and describe where it is kept")
         if verb == "propose":
             return self._propose(draft)
         self.session.require_duplicate_search(draft.type, draft.title)
@@ -209,7 +215,11 @@ class MemoryTools:
             if not draft.links:
                 raise RefusedError("links: a new document must link to at least one existing document "
                                    "(e.g. [\"related_to:mem-entity-x\"]), so it is part of the graph")
-            plan = self.vault.agent_create(draft, agent)
+            try:
+                plan = self.vault.agent_create(draft, agent)
+            except AlreadyExists as exc:
+                self.session.shown([exc.doc_id])  # named in the answer: found, as a search would find it
+                raise
             doc_id = plan.created_id  # type: ignore[attr-defined]
         else:
             what = "merge into it" if verb == "merge_into" else "supersede it"
@@ -258,6 +268,8 @@ class MemoryTools:
             raise RefusedError("title must be one line of text, without control characters")
         if len(title) > MAX_TITLE:
             raise RefusedError(f"title is {len(title)} characters; at most {MAX_TITLE}")
+        if not title_words(title):
+            raise RefusedError(f"title {title!r} holds no letter or digit; give it words that say what it is about")
         if len(body) > MAX_BODY:
             raise RefusedError(f"body is {len(body):,} characters; at most {MAX_BODY:,}: split it into documents")
         if _CONTROL.search(body):

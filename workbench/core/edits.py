@@ -1,5 +1,5 @@
 """The edits that curation services share: joining a section onto a body, uniting tags and
-links, and the slug of a title.
+links, and the slug of a title (in any script: transliterated to ASCII, as the contract's ids are).
 
 Merging a draft into a canonical document (the gate), folding a duplicate into its twin
 (conflicts) and consolidating notes (consolidate) all join text and unite links and tags; they do
@@ -11,16 +11,44 @@ their order, its line endings, and each addition once.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["join_section", "slugify", "unite_links", "unite_tags"]
+__all__ = ["join_section", "slugify", "to_ascii", "unite_links", "unite_tags"]
 
 
 def slugify(text: str) -> str:
-    """A title as the slug of an id or a file name: lowercase words joined by hyphens, at most 60."""
-    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    """A title as the slug of an id or a file name: lowercase words joined by hyphens, at most 60.
+    Letters of other scripts are transliterated (`Політика` → `politika`, `重试` → `zhong-shi`);
+    symbols and emoji are not words. A title with no letter or digit at all is `untitled`."""
+    slug = re.sub(r"[^a-z0-9]+", "-", to_ascii(text).lower()).strip("-")
     return slug[:60].strip("-") or "untitled"
+
+
+def to_ascii(text: str) -> str:
+    """`text` in ASCII letters: accents dropped, other scripts transliterated (anyascii), each wide
+    ideograph or syllable a word of its own; a character that is not a letter or digit becomes a space."""
+    if text.isascii():
+        return text
+    try:
+        from anyascii import anyascii
+    except ImportError:  # pragma: no cover - a dependency; without it only accents are folded
+        def anyascii(ch: str) -> str:
+            return "".join(c for c in unicodedata.normalize("NFKD", ch) if c.isascii())
+    out = []
+    for ch in text:
+        if ch.isascii():
+            out.append(ch)
+        elif unicodedata.combining(ch):
+            continue
+        elif not ch.isalnum():
+            out.append(" ")
+        elif unicodedata.east_asian_width(ch) == "W":
+            out.append(f" {anyascii(ch)} ")
+        else:
+            out.append(anyascii(ch))
+    return "".join(out)
 
 
 def join_section(body: str, heading: str, text: str) -> str:

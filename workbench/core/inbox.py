@@ -24,7 +24,9 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import os
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +34,7 @@ from typing import Any
 from . import conflicts, gate, references, transitions
 from .changes import Plan, unified_diff
 from .index import VaultIndex
-from .model import Document, LinkType, RefusedError, Source, Status, member
+from .model import TYPE_FOLDERS, DocType, Document, LinkType, RefusedError, Source, Status, member
 from .parse import parse_bytes
 from .storage import FileChange, read_bytes, write_atomic
 from .validate import find_credentials
@@ -43,6 +45,7 @@ __all__ = [
     "KINDS",
     "ACTIONS",
     "Agent",
+    "AlreadyExists",
     "Request",
     "Inbox",
     "requests",
@@ -55,6 +58,7 @@ __all__ = [
     "plan_settle",
     "forget",
     "request_diff",
+    "same_title",
 ]
 
 REVIEW_KEY = "awaiting_review"
@@ -83,7 +87,9 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def _now() -> str:
-    return dt.datetime.now().isoformat(timespec="seconds")
+    """When a request is made, to the millisecond: two merges into one document within a second
+    are still two requests, each settled on its own by its time."""
+    return dt.datetime.now().isoformat(timespec="milliseconds")
 
 
 def _one_line(text: str, most: int) -> str:
@@ -180,7 +186,7 @@ class Inbox:
 
 def _time(value: Any) -> str:
     if isinstance(value, dt.datetime):
-        return value.isoformat(timespec="seconds")
+        return value.isoformat(timespec="milliseconds" if value.microsecond else "seconds")
     if isinstance(value, dt.date):
         return dt.datetime.combine(value, dt.time()).isoformat(timespec="seconds")
     return str(value) if value is not None else ""
@@ -234,6 +240,50 @@ def mark_reviewed(index: VaultIndex, until: str) -> None:
 # -- agents' writes ----------------------------------------------------------------------------
 
 
+class AlreadyExists(RefusedError):
+    """A new document refused because one of its type and title is in the vault: `doc_id`."""
+
+    def __init__(self, message: str, doc_id: str) -> None:
+        super().__init__(message)
+        self.doc_id = doc_id
+
+
+_TITLE_WORD = re.compile(r"[^\W_]+")
+
+
+def same_title(title: str) -> tuple[str, ...]:
+    """A title's words in order, case and accents folded: two titles that differ only in those, in
+    spacing or in punctuation name the same thing."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", title.casefold()) if not unicodedata.combining(c))
+    return tuple(_TITLE_WORD.findall(folded))
+
+
+def _refresh_folder(index: VaultIndex, doc_type: str) -> None:
+    """Bring the records of one type's folder in line with the disk: a document another process
+    wrote a moment ago counts, whether or not a watcher has told us yet."""
+    folder = TYPE_FOLDERS[DocType(doc_type)]
+    try:
+        names = os.listdir(index.root / folder)
+    except OSError:
+        names = []
+    paths = {f"{folder}/{name}" for name in names if name.endswith(".md")}
+    paths |= {record.path for record in index.records if record.path.startswith(folder + "/")}
+    index.refresh_paths(sorted(paths))
+
+
+def _refuse_twin(index: VaultIndex, draft: gate.Draft, besides: str | None = None) -> None:
+    """Refuse a new document when a live one of its type and title is in the vault (on disk now)."""
+    _refresh_folder(index, draft.type)
+    key = same_title(draft.title)
+    for record in index.records:
+        doc = record.document
+        if (doc.id == besides or doc.type != draft.type
+                or doc.status in (Status.SUPERSEDED, Status.ARCHIVED) or same_title(doc.title or "") != key):
+            continue
+        raise AlreadyExists(f"a {doc.type} titled “{_one_line(doc.title, 120)}” already exists: {doc.id} ({doc.status}); "
+                            f"read it and merge into it (merge_into:{doc.id}), or give the new one a title of its own", doc.id)
+
+
 def _for_agent(draft: gate.Draft, agent: Agent) -> gate.Draft:
     """The draft as an agent's: its source, unreviewed confidence, and no credentials in it."""
     draft.check()
@@ -283,8 +333,12 @@ def _agent_plan(plan: Plan, summary: str, index: VaultIndex, path: str, entry: d
 
 
 def plan_agent_create(index: VaultIndex, draft: gate.Draft, agent: Agent) -> Plan:
-    """A new document written by an agent: a draft, linked into the graph, awaiting review."""
-    plan = gate.plan_create(index, _for_agent(draft, agent), Status.DRAFT.value)
+    """A new document written by an agent: a draft, linked into the graph, awaiting review. Refused
+    when a document of its type and title exists: call it holding the vault's lock, so that of
+    agents creating one title at once, exactly one does."""
+    draft = _for_agent(draft, agent)
+    _refuse_twin(index, draft)
+    plan = gate.plan_create(index, draft, Status.DRAFT.value)
     doc_id = plan.created_id  # type: ignore[attr-defined]
     return _agent_plan(plan, f"create {doc_id} as a draft (agent {agent.name})", index, plan.changes[0].path,
                        _entry("create", agent), agent)
@@ -314,6 +368,7 @@ def plan_agent_supersede(index: VaultIndex, old_id: str, draft: gate.Draft, agen
     if old.status == Status.SUPERSEDED:
         successors = ", ".join(old.superseded_by)
         raise RefusedError(f"{old_id} is already superseded by {successors}; propose superseding {successors} instead")
+    _refuse_twin(index, draft, besides=old_id)
     if not any(target == old_id for _, target in draft.links):
         draft = dataclasses.replace(draft, links=[*draft.links, (LinkType.RELATED_TO.value, old_id)])
     plan = gate.plan_create(index, draft, Status.DRAFT.value)
@@ -339,7 +394,8 @@ def plan_forget_request(index: VaultIndex, doc_id: str, agent: Agent, reason: st
 
 
 def _pick(index: VaultIndex, doc_id: str, action: str, at: str | None) -> Request:
-    """The request on `doc_id` that `action` settles (the oldest, when several fit)."""
+    """The request on `doc_id` that `action` settles: the one made `at`, else the oldest that fits
+    (for `revert`, the newest: stacked merges are undone in the order they came, newest first)."""
     doc = index.get(doc_id)
     pending = requests([doc])
     if not pending:
@@ -348,7 +404,7 @@ def _pick(index: VaultIndex, doc_id: str, action: str, at: str | None) -> Reques
     if not fitting:
         kinds = ", ".join(f"{r.kind} ({', '.join(r.actions)})" for r in pending)
         raise RefusedError(f"{action!r} does not settle what an agent asked of {doc_id}; its requests: {kinds}")
-    return fitting[0]
+    return fitting[-1] if action == "revert" and at is None else fitting[0]
 
 
 def _without(entry: Any) -> Callable[[dict[str, Any]], dict[str, Any]]:
@@ -410,6 +466,10 @@ def _revert(index: VaultIndex, request: Request) -> Plan:
     found = _introduced(index, request)
     now = read_bytes(index.root / request.path)
     if found is None or found[1].after != now:
+        newer = [r for r in requests([index.get(request.doc_id)]) if r.kind == "merge" and r.at >= request.at and r.entry != request.entry]
+        if found is not None and newer:
+            raise RefusedError(f"revert the newer merge “{newer[-1].note}” into {request.doc_id} ({newer[-1].at}) first: "
+                               "stacked merges are undone newest first")
         why = "it has changed since" if found is not None else "the record of that change is gone"
         raise RefusedError(f"the merge into {request.doc_id} cannot be reverted exactly: {why}; edit it by hand (e), then accept")
     summary = f"inbox: revert {request.agent}'s merge “{request.note}” into {request.doc_id}"

@@ -373,10 +373,12 @@ class Vault:
 
     @serialized
     def agent_create(self, draft: Draft, agent: Agent, dry_run: bool = False) -> Plan:
-        """An agent's new document: a draft naming the agent, awaiting the curator's review."""
+        """An agent's new document: a draft naming the agent, awaiting the curator's review; refused
+        when one of its type and title exists, checked and written under the vault's lock."""
         from . import inbox
         self.index.require_native("an agent's write")
-        return self.apply(inbox.plan_agent_create(self.index, draft, agent), dry_run)
+        with self.index.lock:
+            return self.apply(inbox.plan_agent_create(self.index, draft, agent), dry_run)
 
     @serialized
     def agent_merge_into(self, target_id: str, draft: Draft, agent: Agent, dry_run: bool = False) -> Plan:
@@ -389,7 +391,8 @@ class Vault:
         """An agent's new decision proposed to replace `old_id`; `old_id` changes only when accepted."""
         from . import inbox
         self.index.require_native("an agent's write")
-        return self.apply(inbox.plan_agent_supersede(self.index, old_id, draft, agent), dry_run)
+        with self.index.lock:
+            return self.apply(inbox.plan_agent_supersede(self.index, old_id, draft, agent), dry_run)
 
     @serialized
     def request_forget(self, doc_id: str, agent: Agent, reason: str = "", dry_run: bool = False) -> Plan:

@@ -1,7 +1,8 @@
 """Forgetting is the one change that cannot be undone: the id is typed again, exactly, first.
 
 Seed 000 asks this of forget; the command line asks it with `--confirm ID`. The dialog returns the
-id once typed right (the main screen then shows what forgetting removes, as a diff), or None.
+id once typed right (the main screen then shows what forgetting removes, as a diff), or None:
+`escape` or `Keep it` goes one step back, to whatever opened it (the inbox), and writes nothing.
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Button, Footer, Input, Static
 
 from ..text import clean
 
@@ -32,6 +33,8 @@ class ConfirmForgetDialog(ModalScreen[str | None]):
         & #warning { padding: 0 0 1 0; }
         & Input { margin: 0 0 1 0; }
         & #wrong { color: $text-error; height: auto; }
+        & #buttons { height: auto; align-horizontal: right; }
+        & Button { margin: 0 0 0 2; }
     }
     """
 
@@ -54,6 +57,9 @@ class ConfirmForgetDialog(ModalScreen[str | None]):
             ), id="warning")
             yield Input(placeholder=self.doc_id, compact=True, id="typed")
             yield Static("", id="wrong")
+            with Horizontal(id="buttons"):
+                yield Button("Forget for good  enter", variant="error", id="forget", compact=True)
+                yield Button("Keep it  esc", id="keep", compact=True)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -62,10 +68,22 @@ class ConfirmForgetDialog(ModalScreen[str | None]):
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        if event.value.strip() == self.doc_id:
+        self._forget(event.value)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "forget":
+            self._forget(self.query_one(Input).value)
+        else:
+            self.dismiss(None)
+
+    def _forget(self, typed: str) -> None:
+        if typed.strip() == self.doc_id:
             self.dismiss(self.doc_id)
         else:
             self.query_one("#wrong", Static).update(Content(f"That is not {clean(self.doc_id)}; type it exactly, or escape to keep it."))
+            self.query_one(Input).focus()
 
     def action_cancel(self) -> None:
         self.dismiss(None)

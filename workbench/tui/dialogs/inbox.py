@@ -5,7 +5,9 @@ forget), with its author and when; beside it, what the agent wrote as a diff. Th
 highlighted request: `a` accept, `m` merge it into a document and `s` let it supersede one (both
 picked by search), `x` archive, `f` forget (its id typed again), `v` revert a merge, `k` keep what an
 agent asked to forget. Only the keys that fit the request are offered. The dialog never writes: it
-returns the choice, and the main screen previews the change as a diff before writing it.
+returns the choice, and the main screen previews the change as a diff before writing it. Forget asks
+for the id on top of the inbox, so `escape` there comes back here. The list follows the vault while
+open: what an agent writes meanwhile appears, what was settled elsewhere goes.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ class InboxChoice:
     action: str
     target: str | None = None
     """The other document of a merge or a supersession."""
+    confirm: str | None = None
+    """For forget: the id as the curator typed it again."""
 
 
 def request_prompt(request: Request, new: bool) -> Content:
@@ -100,9 +104,14 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
         Binding("escape", "close", "Close", id="inbox.close", tooltip="Back to the main screen (or out of picking a document)"),
     ]
 
-    def __init__(self, inbox: Inbox, diff: Callable[[Request], str], searcher: Searcher | None = None) -> None:
+    def __init__(self, inbox: Inbox, diff: Callable[[Request], str], searcher: Searcher | None = None,
+                 reload: Callable[[], Inbox] | None = None, generation: Callable[[], int] | None = None) -> None:
         super().__init__()
         self.inbox = inbox
+        self.reload = reload
+        """The inbox read again (in a worker), when `generation` says the vault changed."""
+        self.generation = generation
+        self._generation = generation() if generation is not None else 0
         self.requests = list(inbox.requests)
         self.diff = diff
         """What the agent wrote for a request, as a diff (read in a worker: it may look at the history)."""
@@ -110,16 +119,19 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
         self._diffs: dict[int, str] = {}
         self._picking: str | None = None
 
+    def _title(self) -> str:
+        return f"Inbox · {len(self.requests)} from agents, {len(self.inbox.new)} new"
+
+    def _options(self) -> list[Option]:
+        if self.requests:
+            return [Option(request_prompt(r, self.inbox.is_new(r)), id=str(n)) for n, r in enumerate(self.requests)]
+        return [Option(Content.styled("Nothing waits for review: agents have written nothing you have not settled.",
+                                      "$text-success"), disabled=True)]
+
     def compose(self) -> ComposeResult:
-        new = len(self.inbox.new)
         with Vertical(id="dialog") as dialog:
-            dialog.border_title = f"Inbox · {len(self.requests)} from agents, {new} new"
-            if self.requests:
-                options = [Option(request_prompt(r, self.inbox.is_new(r)), id=str(n)) for n, r in enumerate(self.requests)]
-            else:
-                options = [Option(Content.styled("Nothing waits for review: agents have written nothing you have not settled.",
-                                                 "$text-success"), disabled=True)]
-            yield OptionList(*options, id="requests")
+            dialog.border_title = self._title()
+            yield OptionList(*self._options(), id="requests")
             yield Static(id="what")
             with VerticalScroll(id="diff-scroll") as scroll:
                 scroll.border_title = "What the agent wrote"
@@ -134,6 +146,43 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
         listing.focus()
         if self.requests:
             listing.highlighted = 0
+        if self.reload is not None and self.generation is not None:
+            self.set_interval(0.5, self._follow)
+
+    def _follow(self) -> None:
+        """Read the inbox again when the vault changed (an agent wrote, a request was settled)."""
+        now = self.generation() if self.generation is not None else 0
+        if now != self._generation and self._picking is None:
+            self._generation = now
+            self._reread()
+
+    @work(thread=True, exclusive=True, group="inbox-reread")
+    def _reread(self) -> None:
+        assert self.reload is not None
+        try:
+            inbox = self.reload()
+        except Exception:  # noqa: BLE001 - the next change tries again; the list shown stays
+            return
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self.show_inbox, inbox)
+
+    def show_inbox(self, inbox: Inbox) -> None:
+        """List `inbox` instead, keeping the highlighted request where it is still listed."""
+        if list(inbox.requests) == self.requests and inbox.reviewed_until == self.inbox.reviewed_until:
+            return
+        chosen = self.selected
+        self.inbox, self.requests, self._diffs = inbox, list(inbox.requests), {}
+        listing = self.query_one("#requests", OptionList)
+        listing.clear_options()
+        listing.add_options(self._options())
+        self.query_one("#dialog", Vertical).border_title = self._title()
+        keep = [n for n, r in enumerate(self.requests) if chosen is not None and (r.doc_id, r.at) == (chosen.doc_id, chosen.at)]
+        if self.requests:
+            listing.highlighted = keep[0] if keep else 0
+        else:
+            self.query_one("#what", Static).update("")
+            self.query_one("#diff", Static).update("")
+        self.refresh_bindings()
 
     @property
     def selected(self) -> Request | None:
@@ -187,8 +236,19 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
 
     def action_settle(self, action: str) -> None:
         request = self.selected
-        if request is not None and (action == "open" or action in request.actions):
+        if request is None or not (action == "open" or action in request.actions):
+            return
+        if action != "forget":
             self.dismiss(InboxChoice(request, action))
+            return
+
+        def typed(confirm: str | None) -> None:
+            if confirm == request.doc_id:
+                self.dismiss(InboxChoice(request, action, confirm=confirm))
+
+        from .confirm_forget import ConfirmForgetDialog
+
+        self.app.push_screen(ConfirmForgetDialog(request.doc_id, request.title), typed)
 
     def action_pick(self, action: str) -> None:
         request = self.selected

@@ -363,11 +363,13 @@ class GuidedFlows:
         except Exception as exc:  # noqa: BLE001
             self._report(exc, "The inbox could not be read")
             return
-        dialog = InboxDialog(inbox, self.vault.inbox_diff, self.vault.search)
-        self.app.call_from_thread(self._show_inbox, dialog, inbox.newest)
+        vault = self.vault
+        dialog = InboxDialog(inbox, vault.inbox_diff, vault.search, reload=vault.inbox, generation=lambda: vault.generation)
+        self.app.call_from_thread(self._show_inbox, dialog)
 
-    def _show_inbox(self, dialog, newest: str | None) -> None:
+    def _show_inbox(self, dialog) -> None:
         def chosen(choice) -> None:
+            newest = dialog.inbox.newest  # the list as it was last shown: it follows the vault while open
             if newest is not None:
                 self._mark_reviewed(newest)  # what was listed has been seen, settled or not
             if choice is None:
@@ -376,6 +378,8 @@ class GuidedFlows:
             doc_id = request.doc_id
             if action == "open":
                 self.open_document(doc_id, focus="viewer")
+            elif action == "forget" and choice.confirm == doc_id:
+                self._forget(doc_id, choice.confirm)  # the id typed again on top of the inbox
             elif action == "forget":
                 self._confirm_forget(doc_id, request.title)
             else:
@@ -398,12 +402,15 @@ class GuidedFlows:
 
         def typed(confirm: str | None) -> None:
             if confirm == doc_id:
-                self.propose(Proposal(f"Forget {doc_id} for good?",
-                                      lambda vault: vault.settle(doc_id, "forget", confirm=confirm, dry_run=True),
-                                      apply=lambda vault, plan: vault.settle(doc_id, "forget", confirm=confirm),
-                                      then=self.action_inbox, back=self.action_inbox, written="Forgotten (this cannot be undone)"))
+                self._forget(doc_id, confirm)
 
         self.app.push_screen(ConfirmForgetDialog(doc_id, title), typed)
+
+    def _forget(self, doc_id: str, confirm: str) -> None:
+        self.propose(Proposal(f"Forget {doc_id} for good?",
+                              lambda vault: vault.settle(doc_id, "forget", confirm=confirm, dry_run=True),
+                              apply=lambda vault, plan: vault.settle(doc_id, "forget", confirm=confirm),
+                              then=self.action_inbox, back=self.action_inbox, written="Forgotten (this cannot be undone)"))
 
 
 def gate_proposal(choice, back: Callable[[], object] | None = None) -> Proposal:
