@@ -56,7 +56,7 @@ from .base import (
 )
 from .markdown import body_links, date_of, tags_of
 
-__all__ = ["Adr", "RecordName", "reads_as_record", "record_name", "record_number", "ref_id", "status_text"]
+__all__ = ["Adr", "RecordName", "prefix_of", "reads_as_record", "record_name", "record_number", "ref_id", "status_text"]
 
 _NUMBERED = re.compile(r"^(?:ADR[-_ ]?(\d{1,4})|(\d{4}))[-_ ]", re.I)
 # An improvement-proposal collection names its records `hip-1008.md`, `arc-0003.md`, `eip-1559.md`:
