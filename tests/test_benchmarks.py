@@ -64,7 +64,7 @@ def test_the_conflicts_queue_and_the_gate_hold_against_plain_bm25_on_collections
     with thresholds chosen on the other collections, against the pairs a person read: the queue
     finds at least as many pairs as a same-length plain BM25 list, and the gate offers the older
     decision in its top three at least as often as BM25's top three. Pooled, the figures stay at
-    least where they were measured (recall 0.47 at precision 0.30, gate 0.81)."""
+    least where they were measured (recall 0.57 at precision 0.33, gate 0.85)."""
     out = bench("bench_conflicts")
     if out.startswith("no ADR collection"):
         pytest.skip(out.strip())
@@ -76,7 +76,7 @@ def test_the_conflicts_queue_and_the_gate_hold_against_plain_bm25_on_collections
     pooled = re.search(rf"^pooled, left out\s+(\d+)\s+(\d+)\s+{number}\s+{number}\s+{number}\s+{number}\s+{number}$", out, re.MULTILINE)
     assert pooled, out
     pairs, _, recall, precision, bm25, gate, bm25_gate = (float(x) for x in pooled.groups())
-    assert pairs >= 40 and recall >= 0.45 and precision >= 0.28 and recall > bm25 and gate >= 0.80 and gate > bm25_gate, out
+    assert pairs >= 40 and recall >= 0.55 and precision >= 0.30 and recall > bm25 and gate >= 0.85 and gate > bm25_gate, out
 
 
 @pytest.mark.slow

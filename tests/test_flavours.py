@@ -665,7 +665,7 @@ def test_an_improvement_proposal_collection_is_read_as_decisions_with_its_own_wo
     old, new = vault.get("HIP-010"), vault.get("HIP-412")
     assert (old.title, old.status, old.superseded_by) == ("Token metadata", "superseded", ["HIP-412"])
     assert (new.status, new.supersedes) == ("active", ["HIP-010"])
-    assert ("related_to", "HIP-017") in [(l.type, l.target) for l in new.links]
+    assert ("depends_on", "HIP-017") in [(l.type, l.target) for l in new.links]  # `requires: 17`
     assert [vault.get(i).status for i in ("HIP-017", "HIP-020", "HIP-655", "HIP-904")] == ["draft", "archived", "archived", "active"]
     assert vault.get("HIP-904").supersedes == ["HIP-655", "HIP-020"]
     assert not [p for p in vault.problems if p.code == "status-unknown"]
@@ -727,3 +727,14 @@ def test_records_that_all_open_with_one_heading_are_titled_by_their_name_line(tm
         b.raw(f"ADR-00{number}-x.md", f"# Meta\n\n- Name: {name}\n- Status: Accepted\n\n## Decision\n\nWe do.\n")
     vault = Vault.open(b.root)
     assert sorted(d.title for d in vault.documents) == ["Use Kafka", "Use Postgres", "Use Terraform"]
+
+
+def test_a_record_that_requires_or_extends_another_links_it_by_type(tmp_path):
+    b = VaultBuilder(tmp_path / "arcs")
+    b.raw("arc-0026.md", "---\narc: 26\ntitle: URI scheme\nstatus: Final\n---\n\n## Abstract\n\nx\n")
+    b.raw("arc-0078.md", "---\narc: 78\ntitle: URI scheme, keyreg\nstatus: Final\nextends:\n  - 26\nrequires: 26\n---\n\n## Abstract\n\nx\n")
+    b.raw("arc-0079.md", "---\narc: 79\ntitle: URI scheme, app calls\nstatus: Final\n---\n\n## Status\n\nAccepted. Amends ARC-78.\n")
+    vault = Vault.open(b.root)
+    assert sorted((l.type, l.target) for l in vault.get("ARC-078").links) == [("depends_on", "ARC-026"), ("derived_from", "ARC-026")]
+    assert [(l.type, l.target) for l in vault.get("ARC-079").links] == [("derived_from", "ARC-078")]
+    assert not vault.get("ARC-078").supersedes and not vault.get("ARC-026").superseded_by

@@ -161,13 +161,16 @@ class Settings:
     least: float  # the score a pair needs when one of the two is the other's likeliest
     mutual_least: float  # the score a pair needs when each is the other's likeliest
     bm25_weight: float  # how much how alike the two texts are by BM25 counts beside `kinship`
+    builds_on_penalty: float = 0.0  # taken off a pair where one says it requires, extends or amends the other
 
 
-DEFAULT = Settings(1.15, 1.1, 0.75)  # chosen on the nine public collections (bench_conflicts prints it)
-SETTINGS_TRIED = [Settings(least / 100, mutual / 100, weight)
-                  for least in range(60, 160, 5) for mutual in range(40, 125, 5) if mutual <= least for weight in (0.5, 0.75, 1.0)]
+DEFAULT = Settings(1.15, 1.05, 0.75)  # chosen on the nine public collections (bench_conflicts prints it)
+SETTINGS_TRIED = [Settings(least / 100, mutual / 100, weight, penalty)
+                  for least in range(60, 160, 5) for mutual in range(40, 125, 5) if mutual <= least
+                  for weight in (0.5, 0.75, 1.0) for penalty in (0.0, 0.3, 1.0)]
 PAIRED = (Status.ACTIVE, Status.DRAFT, Status.DEPRECATED, Status.SUPERSEDED, Status.ARCHIVED)
 LIVE = (Status.ACTIVE, Status.DRAFT)
+BUILDS_ON = (LinkType.DEPENDS_ON, LinkType.DERIVED_FROM)
 NEAREST = 3  # each decision's likeliest few, both ways, are weighed
 
 
@@ -181,9 +184,10 @@ class Weighed:
     mutual: bool  # each is the other's likeliest
     best: bool  # one of them is the other's likeliest, or the newer cites the older
     like: Likeness  # kinship: citations, subject, title, tags, texts
+    builds_on: bool = False  # one says it requires, extends or amends the other: it stands beside it
 
     def score(self, settings: Settings) -> float:
-        return self.like.score + settings.bm25_weight * self.alike
+        return self.like.score + settings.bm25_weight * self.alike - settings.builds_on_penalty * self.builds_on
 
 
 def weigh_decisions(documents: Iterable[Document]) -> list[Weighed]:
@@ -232,7 +236,9 @@ def weigh_decisions(documents: Iterable[Document]) -> list[Weighed]:
         first_backward = bool(later[older]) and later[older][0][1] == newer
         like = kinship(profiles[newer], profiles[older], corpus)
         cites = bool(profiles[newer].mentions & profiles[older].handles)
-        weighed.append(Weighed(older, newer, alike, first_forward and first_backward, first_forward or first_backward or cites, like))
+        builds_on = any(l.target == older and l.type in BUILDS_ON for l in docs[newer].links) or any(
+            l.target == newer and l.type in BUILDS_ON for l in docs[older].links)
+        weighed.append(Weighed(older, newer, alike, first_forward and first_backward, first_forward or first_backward or cites, like, builds_on))
     return weighed
 
 

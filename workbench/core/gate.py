@@ -95,13 +95,14 @@ def candidates(documents: Iterable[Document], draft: Draft, limit: int = 3) -> l
     """The canonical documents the draft may belong in, best first, each with its reasons.
 
     A new decision is weighed against every decision it may replace, whatever its status (a
-    deprecated one may be what it replaces; the status is shown), except one already replaced;
+    deprecated or withdrawn one may be what it replaces; the status is shown), except one already
+    replaced;
     how alike the texts are by BM25 counts beside the citations and the subject, so the gate
     never offers less than a plain full-text ranking would."""
     documents = list(documents)
     live = {d.id for d in documents}
     docs = [d for d in documents if d.status in (Status.ACTIVE, Status.DRAFT)
-            or (draft.type == DocType.DECISION and d.type == DocType.DECISION and d.status != Status.ARCHIVED
+            or (draft.type == DocType.DECISION and d.type == DocType.DECISION
                 and not (d.status == Status.SUPERSEDED and any(new in live for new in d.superseded_by)))]
     profiles = profiles_of(docs)
     corpus = Corpus(profiles.values())

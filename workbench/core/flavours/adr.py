@@ -84,6 +84,9 @@ _SLUG_LINK = re.compile(r"\(\s*(?:\.{1,2}/)*/?([A-Za-z]{2,5})s?/0*(\d{1,5})(?:[-
 # Frontmatter keys that name a successor or a predecessor, in the spellings collections use.
 _SUCCESSOR_KEYS = ("superseded-by", "superseded_by", "supersededby", "superceded-by", "superceded_by", "replaced-by", "replaced_by")
 _PREDECESSOR_KEYS = ("supersedes", "supercedes", "replaces")
+_TYPED_KEYS = {"requires": LinkType.DEPENDS_ON.value, "depends-on": LinkType.DEPENDS_ON.value, "depends_on": LinkType.DEPENDS_ON.value,
+               "extends": LinkType.DERIVED_FROM.value, "amends": LinkType.DERIVED_FROM.value}
+_TYPED_LINE = re.compile(r"\b(amends|extends|requires|depends on|builds on)\b(.*)", re.I)
 # Any other key whose name says so (`deprecated-reason: … See ADR-291`) names a successor.
 _SUCCESSOR_HINT = re.compile(r"deprecat|supersed|superced|replac|obsolet|successor", re.I)
 _DATE = re.compile(r"(?im)^(?:\s*[-*]?\s*(?:\*\*|__)?Date(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?|#{2,3}\s+Date\s*\n+)\s*(\d{4}-\d{2}-\d{2})")
@@ -355,6 +358,24 @@ class Adr(Flavour):
             return [RawLink(LinkType.SUPERSEDES.value, (ref_id(n, prefix),), value) for n in numbers]
         return [self._by_number(RawLink(LinkType.SUPERSEDES.value, (value.removesuffix(".md"),), value))]
 
+    def _typed_links(self, meta: dict[str, Any], statements: list[str], path: str) -> list[RawLink]:
+        """Records another depends on or extends, as collections state them: `requires: 17`,
+        `extends: [26]` in the front matter, "Amends ADR-0028" or "Extends ADR-12" among the
+        statements. Neither is a supersession: the record it names stands."""
+        found: list[RawLink] = []
+        for key, value in meta.items():
+            kind = _TYPED_KEYS.get(str(key).lower())
+            if kind is None:
+                continue
+            value = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+            found += [RawLink(kind, raw.candidates, raw.written) for item in as_list(value) for raw in self._listed(item, path)]
+        for text in statements:
+            said = _TYPED_LINE.search(text)
+            if said:
+                kind = LinkType.DEPENDS_ON.value if said.group(1).lower().startswith(("requir", "depend")) else LinkType.DERIVED_FROM.value
+                found += [RawLink(kind, raw.candidates, raw.written) for raw in self._named(said.group(2), path)]
+        return found
+
     def view(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None = None) -> View:
         own = self.doc_id(path, meta)
         stated = str(meta.get("status") or "").strip() if meta.get("status") is not None else ""
@@ -410,7 +431,9 @@ class Adr(Flavour):
 
         raw_supersedes, raw_superseded_by = distinct(supersedes), distinct(superseded_by)
         named = {r.candidates[0] for r in raw_supersedes + raw_superseded_by} | {own}
-        links = [link for link in map(self._by_number, body_links(body, path)) if link.candidates[0] not in named]
+        typed = self._typed_links(meta, statements, path)
+        named |= {r.candidates[0] for r in typed}
+        links = typed + [link for link in map(self._by_number, body_links(body, path)) if link.candidates[0] not in named]
         for number in dict.fromkeys(_refs(strip_code(body), prefix_of(path))):
             if number not in named:
                 links.append(RawLink(LinkType.RELATED_TO.value, (number,), number))
