@@ -164,14 +164,13 @@ class Settings:
     builds_on_penalty: float = 0.0  # taken off a pair where one says it requires, extends or amends the other
 
 
-DEFAULT = Settings(1.15, 1.05, 0.75)  # chosen on the nine public collections (bench_conflicts prints it)
+DEFAULT = Settings(0.85, 0.8, 0.5)  # chosen on the nine public collections (bench_conflicts prints it)
 SETTINGS_TRIED = [Settings(least / 100, mutual / 100, weight, penalty)
                   for least in range(60, 160, 5) for mutual in range(40, 125, 5) if mutual <= least
                   for weight in (0.5, 0.75, 1.0) for penalty in (0.0, 0.3, 1.0)]
 PAIRED = (Status.ACTIVE, Status.DRAFT, Status.DEPRECATED, Status.SUPERSEDED, Status.ARCHIVED)
 LIVE = (Status.ACTIVE, Status.DRAFT)
 BUILDS_ON = (LinkType.DEPENDS_ON, LinkType.DERIVED_FROM)
-NEAREST = 3  # each decision's likeliest few, both ways, are weighed
 
 
 @dataclass
@@ -207,18 +206,23 @@ def weigh_decisions(documents: Iterable[Document]) -> list[Weighed]:
     corpus = Corpus(profiles.values())
     bm25 = Bm25(profiles.values())
     order = {p.id: n for n, p in enumerate(sorted(profiles.values(), key=lambda p: p.when))}
-    asked = {doc_id: {other: v for other, v in bm25.scores(profile.terms).items() if other != doc_id} for doc_id, profile in profiles.items()}
-    earlier = {doc_id: sorted(((v, o) for o, v in found.items() if order[o] < order[doc_id]), reverse=True) for doc_id, found in asked.items()}
-    later = {doc_id: sorted(((v, o) for o, v in found.items() if order[o] > order[doc_id]), reverse=True) for doc_id, found in asked.items()}
-    either = {doc_id: max(found.values(), default=0.0) for doc_id, found in asked.items()}
+    asked = {doc_id: bm25.scores(profile.terms) for doc_id, profile in profiles.items()}
+    # Each decision's likeliest match, by BM25, whatever the dates say (a record may carry an
+    # older one's date forward): only a pair where one is the other's likeliest, or the newer
+    # cites the older, can be listed.
+    top: dict[str, tuple[float, str]] = {}
+    for doc_id, found in asked.items():
+        for other, value in found.items():
+            if other != doc_id and (value, other) > top.get(doc_id, (0.0, "")):
+                top[doc_id] = (value, other)
     by_handle: dict[str, list[str]] = {}
     for profile in profiles.values():
         for handle in profile.handles:
             by_handle.setdefault(handle, []).append(profile.id)
     pairs: set[tuple[str, str]] = set()
     for doc_id in profiles:
-        pairs.update((older, doc_id) for _, older in earlier[doc_id][:NEAREST])
-        pairs.update((doc_id, newer) for _, newer in later[doc_id][:NEAREST])
+        if doc_id in top:
+            pairs.add(tuple(sorted((doc_id, top[doc_id][1]), key=order.get)))
         for mention in profiles[doc_id].mentions:
             pairs.update(tuple(sorted((doc_id, other), key=order.get)) for other in by_handle.get(mention, ()) if other != doc_id)
     supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
@@ -229,11 +233,10 @@ def weigh_decisions(documents: Iterable[Document]) -> list[Weighed]:
         if _settled(docs, supersedes, older, newer) or not _may_replace(docs[older], docs[newer]):
             continue
         forward, backward = asked[newer].get(older, 0.0), asked[older].get(newer, 0.0)
-        top_forward = earlier[newer][0][0] if earlier[newer] else 0.0
-        top_backward = later[older][0][0] if later[older] else 0.0
+        top_forward, best_forward = top.get(newer, (0.0, ""))
+        top_backward, best_backward = top.get(older, (0.0, ""))
         alike = ((forward / top_forward if top_forward else 0.0) + (backward / top_backward if top_backward else 0.0)) / 2
-        first_forward = bool(earlier[newer]) and earlier[newer][0][1] == older
-        first_backward = bool(later[older]) and later[older][0][1] == newer
+        first_forward, first_backward = best_forward == older, best_backward == newer
         like = kinship(profiles[newer], profiles[older], corpus)
         cites = bool(profiles[newer].mentions & profiles[older].handles)
         builds_on = any(l.target == older and l.type in BUILDS_ON for l in docs[newer].links) or any(
