@@ -33,13 +33,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import flavours
-from .cache import DerivedStore
+from .cache import DerivedStore, folder_identity
 from .changes import Plan
 from .flavours import Flavour, Ids
-from .loading import collector_paused, parse_files
+from .loading import Item, collector_paused, parse_files
 from .model import ConflictError, Document, Problem, Problems, RefusedError, Severity, VaultError
 from .parse import ParsedFile, as_date, digest_of, parse_bytes
-from .records import IdLog, Record, build_record, invalidating, read_record, today
+from .records import IdLog, Record, build_record, invalidating, read_record, today, unchanged
 from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
 from .validate import check_relations
 from .vaultfs import first_link
@@ -158,7 +158,7 @@ class VaultIndex:
         if vault.writer.needs_recovery(walk.temporaries):
             vault.recovery_notes.extend(vault.writer.recover(walk.temporaries))
             walk = walk_vault(vault.root, chosen)
-        vault.store = DerivedStore(vault.store_path(), chosen.name)
+        vault.store = DerivedStore(vault.store_path(), chosen.name, folder_identity(vault.root))
         with collector_paused():
             vault._load(walk, vault.store.load(today()))
         return vault
@@ -170,18 +170,18 @@ class VaultIndex:
         on = today()
         cached = cached or {}
         seen: set[str] = set()
-        to_parse: list[tuple[str, int, int]] = []
+        to_parse: list[Item] = []
         moved = False  # whether any record came, went or changed: if none did, nothing derived is stale
         for path, stat in walk.files:
             seen.add(path)
             current = self._records.get(path)
             known = current or cached.get(path)
-            if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
+            if known and unchanged(known, stat):
                 if known is not current:
                     self._records[path] = known
                     moved = True
                 continue
-            to_parse.append((path, stat.st_size, stat.st_mtime_ns))
+            to_parse.append((path, stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns))
         if to_parse:
             with_rows = self.store is not None
             rows: list = []
@@ -428,9 +428,9 @@ class VaultIndex:
                 self._index_paths({path: self._claim(gone)})
             return None
         known = self._records.get(path)
-        if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
+        if known and unchanged(known, stat):
             return known if reindex else False
-        record = read_record(self.root, path, stat.st_size, stat.st_mtime_ns, today(), self.flavour)
+        record = read_record(self.root, path, stat.st_size, stat.st_mtime_ns, today(), self.flavour, stat.st_ino, stat.st_ctime_ns)
         if record is None:
             return None
         self._records[path] = record
@@ -703,7 +703,7 @@ class VaultIndex:
         if self.store is not None:
             self.store.close()
         between()
-        self.store = DerivedStore(self.store_path(), self.flavour.name)
+        self.store = DerivedStore(self.store_path(), self.flavour.name, folder_identity(self.root))
         with self.store.bulk():
             self.store.save(self.records, [], today())
 
