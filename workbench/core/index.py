@@ -542,6 +542,9 @@ class VaultIndex:
             found += [Problem(path, Severity.WARNING, "not-a-page", why) for path, why in self._not_pages]
             found += [Problem(s, Severity.WARNING, "not-a-regular-file", "a FIFO, socket or device is never read or written; this one is not part of the vault") for s in self._specials]
             found += [Problem(path, Severity.ERROR, "unreadable", why) for path, why in self._unreadable]
+        blocked = self.writer.blocked()
+        if blocked:
+            found.append(Problem(blocked[0], Severity.ERROR, "writes-blocked", f"{blocked[1]}: every change is refused until this is fixed"))
         return Problems(sorted(found, key=lambda p: (p.path, p.line or 0, p.code, p.message)))
 
     def _why_ignored(self, link: str) -> str:

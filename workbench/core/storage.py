@@ -370,14 +370,22 @@ class ChangeWriter:
     def check_state(self, *also: str, keep_history: bool = True) -> None:
         """Refuse (UnsafePathError) when the journal's or the history's folder (or those in `also`)
         or the log is a symlink, or the log not a regular file: nothing is written or deleted then."""
+        blocked = self.blocked(*also, keep_history=keep_history)
+        if blocked:
+            raise UnsafePathError(blocked[1])
+
+    def blocked(self, *also: str, keep_history: bool = True) -> tuple[str, str] | None:
+        """(path, why) of what makes `check_state` refuse every change, or None: for `check` to
+        report before a change is tried."""
         folders = [self.state, self.journal, *([self.history_folder] if keep_history else []), *also]
         for folder in folders:
             why = unsafe_reason(self._root_of(folder), folder, regular=False)
             if why:
-                raise UnsafePathError(why)
+                return folder, why
         why = unsafe_reason(self._root_of(self.log_name), self.log_name)
         if why:
-            raise UnsafePathError(f"{why}; the change log cannot be written")
+            return self.log_name, f"{why}; the change log cannot be written"
+        return None
 
     def _refuse_unsafe(self, folders: Folders, path: str) -> None:
         folder, _ = split(path)
