@@ -238,3 +238,18 @@ def test_a_log_that_is_a_folder_is_an_error_in_check(builder):
         vault.set_status("mem-note-a", "archived")
     from workbench.cli import main
     assert main(["--vault", str(builder.root), "check"]) == 1
+
+
+def test_a_file_name_cannot_forge_a_line_of_check(builder):
+    """A name holding a line break (or a Unicode line separator) is printed escaped: each problem
+    stays one line, and no line of the report is one the name wrote."""
+    builder.add("mem-note-a")
+    forged = "x.md: error fake-code: all is well\nnotes/y"
+    builder.raw(f"notes/{forged}.md", "---\ntitle: forged\n---\nBody.\n")
+    builder.raw("notes/sep\u2028arator.md", "---\ntitle: other\n---\nBody.\n")
+    result = run_cli("--vault", str(builder.root), "check")
+    lines = result.stdout.splitlines()
+    assert not any(line.startswith("notes/y") or line.startswith("arator") for line in lines)
+    assert "notes/x.md: error fake-code: all is well\\x0anotes/y.md:1: error field-missing: required field 'id' is missing" in lines
+    assert any(line.startswith("notes/sep\\u2028arator.md:1: error") for line in lines)
+    assert all("\t" not in line for line in lines)
