@@ -67,6 +67,8 @@ FTS_AUTOMERGE = 4  # FTS5's own default
 # What SQLite answers when the file itself is broken (pages overwritten, truncated, not a database),
 # as opposed to a busy database or a query FTS5 does not accept.
 DAMAGED = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
+# What it answers when a write finds no room (a full disk, a quota) or the disk fails under it.
+NO_ROOM = frozenset({sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR})
 WRITES_KEPT = 64  # this connection's last writes, remembered so that kept search results can catch up
 Version = tuple[int, int]
 
@@ -212,6 +214,7 @@ class DerivedStore:
         # Another flavour reads the same files otherwise, another vault folder holds other files: rebuild.
         self.schema = f"{SCHEMA_VERSION} {READER} {flavour} {vault}".rstrip()
         self.damaged = False  # set when a query finds the file broken: the vault then builds it again
+        self.full = False  # set when a write finds no room: the vault then keeps it in memory, no file left behind
         # (version before, version after, rows removed or replaced, rows added) of each write
         self._writes: deque[tuple[Version, Version, tuple[int, ...], range]] = deque(maxlen=WRITES_KEPT)
         self.db = self._connect()
@@ -248,9 +251,13 @@ class DerivedStore:
 
     def _failed(self, error: sqlite3.DatabaseError) -> None:
         """Note a failed query: a broken file is marked `damaged`, to be rebuilt rather than go on
-        answering searches with nothing."""
-        if (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF in DAMAGED:
+        answering searches with nothing; a write with no room marks it `full`, to be deleted (its
+        write-ahead log too, which would keep the disk full) and kept in memory instead."""
+        code = (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF
+        if code in DAMAGED:
             self.damaged = True
+        elif code in NO_ROOM and self.path is not None:
+            self.full = True
 
     def _open(self, where: str) -> sqlite3.Connection | None:
         """A connection with the current schema, or None when the file is damaged or foreign."""

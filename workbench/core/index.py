@@ -700,13 +700,13 @@ class VaultIndex:
             raise RefusedError(f"{doc.id} is invalid ({', '.join(codes) or 'see check'}); repair it before changing it")
 
 
-    def rebuild_store(self, between: Callable[[], Any]) -> None:
+    def rebuild_store(self, between: Callable[[], Any], in_memory: bool = False) -> None:
         """Close the derived store, run `between` (which may delete it), and build it afresh from
         the records in memory: FTS5 here keeps deleted words in its vocabulary until rebuilt."""
         if self.store is not None:
             self.store.close()
         between()
-        self.store = DerivedStore(self.store_path(), self.flavour.name, folder_identity(self.root))
+        self.store = DerivedStore(None if in_memory else self.store_path(), self.flavour.name, folder_identity(self.root))
         with self.store.bulk():
             self.store.save(self.records, [], today())
 
@@ -727,10 +727,12 @@ class VaultIndex:
 
     def mend_store(self) -> bool:
         """Build the derived store again if a query found its file broken (damaged on disk, by
-        hand or by a failing disk): it is only derived, and the records in memory are whole."""
-        if self.store is None or not self.store.damaged:
+        hand or by a failing disk): it is only derived, and the records in memory are whole. One
+        that found no room on the disk is deleted, every file of it, and built in memory."""
+        store = self.store
+        if store is None or not (store.damaged or store.full):
             return False
-        self.renew_store()
+        self.rebuild_store(store.discard, in_memory=store.full)
         return True
 
     @serialized
