@@ -488,7 +488,13 @@ def cmd_search(vault: Vault, args: argparse.Namespace) -> int:
         if hit.id in around:  # why it matched: the words around the query's, those found in bold
             parts = around[hit.id].replace("\x03", "\x02").split("\x02")
             print("       " + "".join(bold + safe(part) + plain if n % 2 else safe(part) for n, part in enumerate(parts)))
-    if not hits:
+        if hit.problem:
+            print(one_line(f"       invalid: {hit.problem}"))
+    for hit in hits.also_invalid:  # a broken document is found by its words too, with what to repair
+        if hit is hits.also_invalid[0]:
+            print(("no valid documents match; " if not hits else "") + "invalid documents that match (is:invalid lists them):")
+        print(one_line(f"       {hit.id}  {hit.path}: {hit.problem}"))
+    if not hits and not hits.also_invalid:
         print("no documents match")
     return EXIT_OK
 

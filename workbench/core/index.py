@@ -528,6 +528,12 @@ class VaultIndex:
         return raw
 
     @serialized
+    def problems_at(self, path: str) -> list[Problem]:
+        """The problems of the file at `path` on its own; none for a path that is not a document's."""
+        record = self._records.get(path)
+        return list(record.problems) if record is not None else []
+
+    @serialized
     def record(self, doc_id: str) -> Record:
         self.get(doc_id)
         return self._records[self._by_id[doc_id]]
