@@ -5,7 +5,14 @@ ended early leaves merging turned back on."""
 from __future__ import annotations
 
 import datetime as dt
+import os
 import sqlite3
+import subprocess
+
+import pytest
+from vault_builders import VaultBuilder
+
+from workbench import Vault
 
 from workbench.core.cache import FTS_AUTOMERGE, DerivedStore, row_for
 from workbench.core.records import build_record
@@ -66,3 +73,33 @@ def test_integrity_check_fails_when_the_index_disagrees_with_its_rows(tmp_path):
         failed = True
     assert failed
     store.close()
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A real file system of 2 MB (tmpfs), mounted for the test: needs root."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)], capture_output=True).returncode:
+        pytest.skip("mounting a small file system needs root")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def test_a_store_build_that_runs_out_of_disk_leaves_no_file_behind(small_disk):
+    """The vault fits on the disk, its store does not: no -wal (or half-built store) is left to keep
+    the disk full, and the vault still opens and searches, from a store in memory."""
+    root = small_disk / "vault"
+    builder = VaultBuilder(root)
+    words = " ".join(f"word{n}" for n in range(700))
+    for n in range(150):
+        builder.add(f"mem-note-n{n}", body=f"Note {n} about zebras. {words}\n")
+    free = os.statvfs(small_disk)
+    assert free.f_bavail * free.f_frsize < 900_000  # less than the documents' text: the store cannot fit
+    vault = Vault.open(root)
+    assert len(vault) == 150
+    assert len(vault.search("zebras", limit=500)) == 150
+    state = sorted(p.name for p in (root / ".workbench").iterdir())
+    assert not [name for name in state if name.startswith("index.sqlite")], state

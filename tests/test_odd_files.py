@@ -18,6 +18,7 @@ import pytest
 
 from helpers import run_cli, run_cli_unprivileged
 from workbench import RefusedError, Vault
+from workbench.core.model import UnsafePathError
 
 TIMEOUT = 60
 NOTE = "notes/mem-note-sendgrid-sandbox-mode.md"
@@ -125,7 +126,9 @@ def test_log_md_that_is_not_a_file_never_stops_reading(sample_copy, kind):
     for args in (("check",), ("show", "mem-note-stripe-test-clocks"), ("search", "stripe"), ("history",),
                  ("links", "mem-entity-stripe"), ("stale",), ("conflicts",)):
         result = cli(sample_copy, *args)
-        assert result.returncode == 0, (args, result.stderr)
+        # Every change is refused while log.md is not a file: `check` says so as an error.
+        assert result.returncode == (1 if args == ("check",) else 0), (args, result.stderr)
+    assert "writes-blocked" in cli(sample_copy, "check").stdout
 
 
 def test_a_markdown_vault_whose_log_md_is_a_pipe_opens(tmp_path):
@@ -146,7 +149,7 @@ def test_a_change_finished_by_recovery_opens_even_when_log_md_became_a_folder(sa
     (sample_copy / "log.md").unlink()
     (sample_copy / "log.md").mkdir()
     result = cli(sample_copy, "check")
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1 and "writes-blocked" in result.stdout, result.stderr  # the log is still in the way
     assert "finished the interrupted change" in result.stderr and "log could not be written" in result.stderr
     assert Vault.open(sample_copy).get("mem-concept-usage-based-billing").status == "archived"
     assert not list((sample_copy / ".workbench" / "journal").glob("*.json"))
@@ -221,3 +224,32 @@ def test_api_reads_of_an_odd_file_refuse_with_its_path(sample_copy):
     assert [p.code for p in vault.problems_for(doc.id)] == ["not-a-regular-file"]
     with pytest.raises(RefusedError):
         vault.set_status(doc.id, "archived")
+
+
+def test_a_log_that_is_a_folder_is_an_error_in_check(builder):
+    """Every write is refused while log.md is not a file: check must say so, not call the vault clean."""
+    builder.add("mem-note-a")
+    (builder.root / "log.md").mkdir()
+    vault = Vault.open(builder.root)
+    blocked = [p for p in vault.problems if p.code == "writes-blocked"]
+    assert [(p.path, str(p.severity)) for p in blocked] == [("log.md", "error")]
+    assert "a folder" in blocked[0].message
+    with pytest.raises(UnsafePathError):
+        vault.set_status("mem-note-a", "archived")
+    from workbench.cli import main
+    assert main(["--vault", str(builder.root), "check"]) == 1
+
+
+def test_a_file_name_cannot_forge_a_line_of_check(builder):
+    """A name holding a line break (or a Unicode line separator) is printed escaped: each problem
+    stays one line, and no line of the report is one the name wrote."""
+    builder.add("mem-note-a")
+    forged = "x.md: error fake-code: all is well\nnotes/y"
+    builder.raw(f"notes/{forged}.md", "---\ntitle: forged\n---\nBody.\n")
+    builder.raw("notes/sep\u2028arator.md", "---\ntitle: other\n---\nBody.\n")
+    result = run_cli("--vault", str(builder.root), "check")
+    lines = result.stdout.splitlines()
+    assert not any(line.startswith("notes/y") or line.startswith("arator") for line in lines)
+    assert "notes/x.md: error fake-code: all is well\\x0anotes/y.md:1: error field-missing: required field 'id' is missing" in lines
+    assert any(line.startswith("notes/sep\\u2028arator.md:1: error") for line in lines)
+    assert all("\t" not in line for line in lines)

@@ -6,6 +6,7 @@ import re
 from types import SimpleNamespace
 
 import pytest
+from helpers import run_cli
 from vault_builders import doc_path, doc_text
 
 from workbench import QueryError, Vault
@@ -526,3 +527,20 @@ def test_active_documents_come_before_an_archived_one_that_says_the_same_words(s
     found = vault.search("stripe webhook", 8)
     statuses = [hit.status for hit in found]
     assert "archived" not in statuses[:5], [(h.id, h.status) for h in found]
+
+
+def test_a_document_with_frontmatter_errors_is_found_by_its_words_with_its_problem(builder):
+    """Not a hit (SPEC: invalid documents are not returned by default searches), but named apart,
+    with what makes it invalid: the document a curator must repair is found by its own words."""
+    builder.add("mem-entity-sound")
+    builder.raw("notes/mem-note-broken.md", "---\nid: mem-note-broken\ntype: note\ntitle: Quokka migration notes\n---\nQuokkas move at dusk.\n")
+    vault = Vault.open(builder.root)
+    results = vault.search("quokka migration")
+    assert list(results) == []
+    assert [(hit.id, hit.valid) for hit in results.also_invalid] == [("mem-note-broken", False)]
+    assert "field-missing" in results.also_invalid[0].problem
+    assert [hit.problem.split(":")[0] for hit in vault.search("quokka is:invalid")] == ["field-missing"]
+    assert vault.search("sound").also_invalid == []
+    shown = run_cli("--vault", str(builder.root), "search", "quokka", "migration")
+    assert shown.returncode == 0 and "no documents match" not in shown.stdout
+    assert "mem-note-broken  notes/mem-note-broken.md: field-missing: required field" in shown.stdout

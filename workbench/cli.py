@@ -26,11 +26,17 @@ from .core.walk import looks_like_vault
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_REFUSED = 0, 1, 2, 3
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+LINE_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def safe(text: str) -> str:
     """Text from a vault, made harmless for a terminal: control characters shown, never obeyed."""
     return CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def one_line(text: str) -> str:
+    """`safe`, and a line break or tab shown too: a file name must not forge a line of a report."""
+    return LINE_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
 
 
 def _json_default(value: Any) -> Any:
@@ -244,10 +250,10 @@ def cmd_check(vault: Vault, args: argparse.Namespace) -> int:
             return EXIT_OK
         if not args.json:
             for path in report.repaired:
-                print(f"repaired {safe(path)}")
+                print(f"repaired {one_line(path)}")
             for path in report.left:
                 why = report.why.get(path)
-                print(f"left for a person: {safe(path)}" + (f" ({safe(why)})" if why else ""))
+                print(f"left for a person: {one_line(path)}" + (f" ({one_line(why)})" if why else ""))
             if report.index_plan is not None and report.index_plan.applied:
                 print("regenerated the index's generated sections")
     problems = vault.problems
@@ -257,7 +263,7 @@ def cmd_check(vault: Vault, args: argparse.Namespace) -> int:
     else:
         for p in problems:
             where = f"{p.path}:{p.line}" if p.line else p.path
-            print(f"{safe(where)}: {p.severity} {p.code}: {safe(p.message)}")
+            print(f"{one_line(where)}: {p.severity} {p.code}: {one_line(p.message)}")
         warnings = len(problems) - errors
         kind = "" if vault.flavour.native else f" ({vault.flavour.name} vault)"
         print(f"{len(vault)} documents{kind}, {errors} error(s), {warnings} warning(s)")
@@ -489,7 +495,13 @@ def cmd_search(vault: Vault, args: argparse.Namespace) -> int:
         if hit.id in around:  # why it matched: the words around the query's, those found in bold
             parts = around[hit.id].replace("\x03", "\x02").split("\x02")
             print("       " + "".join(bold + safe(part) + plain if n % 2 else safe(part) for n, part in enumerate(parts)))
-    if not hits:
+        if hit.problem:
+            print(one_line(f"       invalid: {hit.problem}"))
+    for hit in hits.also_invalid:  # a broken document is found by its words too, with what to repair
+        if hit is hits.also_invalid[0]:
+            print(("no valid documents match; " if not hits else "") + "invalid documents that match (is:invalid lists them):")
+        print(one_line(f"       {hit.id}  {hit.path}: {hit.problem}"))
+    if not hits and not hits.also_invalid:
         print("no documents match")
     return EXIT_OK
 

@@ -2,11 +2,15 @@
 
 The state folder is `.workbench/` in a Memory Core or OKF vault, and the user's cache folder for a
 vault of any other format (`index.state_dir_for`): opening someone else's folder writes nothing into it.
+The store belongs to one vault folder: another folder at the same path (a vault deleted and restored
+from a backup, or replaced by a copy) has another identity (`folder_identity`), and its store is
+built again, never trusted.
 
 Disposable by design: deleting it loses nothing, a schema change or a damaged file rebuilds it
 without a word, and a vault that cannot be written to gets an in-memory store instead. Rows are
-keyed by each file's path, size and modification time (and carry its content hash, which is the
-document's digest), so opening a vault again re-reads only the files that changed. Meta is stored
+keyed by each file's path and stat (size, modification time, inode and change time, as
+`records.unchanged` compares them, with the time the file was read) and carry its content hash,
+which is the document's digest, so opening a vault again re-reads only the files that changed. Meta is stored
 as JSON, never pickled: a vault can come from anyone, and its cache must not be able to run code.
 """
 
@@ -16,6 +20,7 @@ import contextlib
 import datetime as dt
 import hashlib
 import json
+import os
 import sqlite3
 import sys
 from collections import deque
@@ -27,9 +32,18 @@ from .flavours import View
 from .model import Document, Problem, Severity
 from .records import Record
 
-__all__ = ["StoredDocument", "SCHEMA_VERSION", "DerivedStore", "row_for", "record_from_row", "fts_fields"]
+__all__ = ["StoredDocument", "SCHEMA_VERSION", "DerivedStore", "folder_identity", "row_for", "record_from_row", "fts_fields"]
 
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"
+
+
+def folder_identity(folder: Path) -> str:
+    """The device and inode of a vault's folder: the same path holding another folder differs."""
+    try:
+        found = os.stat(folder)
+    except OSError:
+        return ""
+    return f"{found.st_dev}:{found.st_ino}"
 
 
 def _reader_fingerprint() -> str:
@@ -53,6 +67,8 @@ FTS_AUTOMERGE = 4  # FTS5's own default
 # What SQLite answers when the file itself is broken (pages overwritten, truncated, not a database),
 # as opposed to a busy database or a query FTS5 does not accept.
 DAMAGED = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
+# What it answers when a write finds no room (a full disk, a quota) or the disk fails under it.
+NO_ROOM = frozenset({sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR})
 WRITES_KEPT = 64  # this connection's last writes, remembered so that kept search results can catch up
 Version = tuple[int, int]
 
@@ -160,18 +176,18 @@ def _varints(blob: bytes) -> list[int]:
 
 
 META_DECODER = json.JSONDecoder(object_hook=_decode_hook)
-FILES_COLUMNS = "path, size, mtime_ns, checked_on, digest, id, valid, meta, body, problems, key_lines, view, updated"
+FILES_COLUMNS = "path, size, mtime_ns, ino, ctime_ns, seen_ns, checked_on, digest, id, valid, meta, body, problems, key_lines, view, updated"
 
 
 def record_from_row(row: tuple) -> Record:
     """The record a `files` row keeps (its `FILES_COLUMNS`, as `row_for` makes them), its meta
     decoded when first asked for."""
-    path, size, mtime_ns, _, digest, doc_id, valid, meta, body, problems, key_lines, view, updated = row
+    path, size, mtime_ns, ino, ctime_ns, seen_ns, _, digest, doc_id, valid, meta, body, problems, key_lines, view, updated = row
     seen = View.from_json(json.loads(view)) if view else None
     document = StoredDocument(doc_id, path, _Encoded(meta, META_DECODER), body, digest, bool(valid), seen)
     document.__dict__["_updated"] = dt.date.fromisoformat(updated) if updated else None
     found = [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in json.loads(problems)] if problems != "[]" else []
-    return Record(path, size, mtime_ns, document, found, json.loads(key_lines))
+    return Record(path, size, mtime_ns, document, found, json.loads(key_lines), ino, ctime_ns, seen_ns)
 
 
 def row_for(record: Record, on: dt.date) -> tuple | None:
@@ -185,7 +201,7 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
     problems = json.dumps([[str(p.severity), p.code, p.message, p.line] for p in record.problems])
     view = json.dumps(doc.view.to_json(), ensure_ascii=False) if doc.view is not None else None
     updated = doc.updated.isoformat() if doc.updated else None
-    files_row = (record.path, record.size, record.mtime_ns, on.isoformat(), doc.digest, doc.id, int(doc.valid), meta, doc.body,
+    files_row = (record.path, record.size, record.mtime_ns, record.ino, record.ctime_ns, record.seen_ns, on.isoformat(), doc.digest, doc.id, int(doc.valid), meta, doc.body,
                  problems, json.dumps(record.key_lines), view, updated)
     return files_row, fts_fields(doc)
 
@@ -193,10 +209,12 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
 class DerivedStore:
     """SQLite: a `files` table of cached records and an FTS5 table whose rowids match it."""
 
-    def __init__(self, path: Path | None, flavour: str = "memory-core"):
+    def __init__(self, path: Path | None, flavour: str = "memory-core", vault: str = ""):
         self.path = path
-        self.schema = f"{SCHEMA_VERSION} {READER} {flavour}"  # another flavour reads the same files otherwise: rebuild
+        # Another flavour reads the same files otherwise, another vault folder holds other files: rebuild.
+        self.schema = f"{SCHEMA_VERSION} {READER} {flavour} {vault}".rstrip()
         self.damaged = False  # set when a query finds the file broken: the vault then builds it again
+        self.full = False  # set when a write finds no room: the vault then keeps it in memory, no file left behind
         # (version before, version after, rows removed or replaced, rows added) of each write
         self._writes: deque[tuple[Version, Version, tuple[int, ...], range]] = deque(maxlen=WRITES_KEPT)
         self.db = self._connect()
@@ -233,9 +251,13 @@ class DerivedStore:
 
     def _failed(self, error: sqlite3.DatabaseError) -> None:
         """Note a failed query: a broken file is marked `damaged`, to be rebuilt rather than go on
-        answering searches with nothing."""
-        if (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF in DAMAGED:
+        answering searches with nothing; a write with no room marks it `full`, to be deleted (its
+        write-ahead log too, which would keep the disk full) and kept in memory instead."""
+        code = (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF
+        if code in DAMAGED:
             self.damaged = True
+        elif code in NO_ROOM and self.path is not None:
+            self.full = True
 
     def _open(self, where: str) -> sqlite3.Connection | None:
         """A connection with the current schema, or None when the file is damaged or foreign."""
@@ -257,7 +279,7 @@ class DerivedStore:
                     db.execute("CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT)")
                     db.execute("INSERT INTO info VALUES ('schema', ?)", (self.schema,))
                     db.execute(
-                        "CREATE TABLE files (rowid INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime_ns INTEGER,"
+                        "CREATE TABLE files (rowid INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime_ns INTEGER, ino INTEGER, ctime_ns INTEGER, seen_ns INTEGER,"
                         " checked_on TEXT, digest TEXT, id TEXT, valid INTEGER, meta TEXT, body TEXT, problems TEXT, key_lines TEXT, view TEXT, updated TEXT,"
                         " title TEXT, ident TEXT, tags TEXT, summary TEXT)"
                     )
@@ -303,7 +325,7 @@ class DerivedStore:
                 gone = self._delete(list(removed) + [files_row[0] for files_row, _ in rows])
                 start = (self.db.execute("SELECT max(rowid) FROM files").fetchone()[0] or 0) + 1
                 self.db.executemany(
-                    f"INSERT INTO files (rowid, {FILES_COLUMNS}, title, ident, tags, summary) VALUES ({', '.join('?' * 18)})",
+                    f"INSERT INTO files (rowid, {FILES_COLUMNS}, title, ident, tags, summary) VALUES ({', '.join('?' * 21)})",
                     [(start + n, *files_row, *fts_row[:4]) for n, (files_row, fts_row) in enumerate(rows)],
                 )
                 self.db.executemany(

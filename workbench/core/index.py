@@ -33,13 +33,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import flavours
-from .cache import DerivedStore
+from .cache import DerivedStore, folder_identity
 from .changes import Plan
 from .flavours import Flavour, Ids
-from .loading import collector_paused, parse_files
+from .loading import Item, collector_paused, parse_files
 from .model import ConflictError, Document, Problem, Problems, RefusedError, Severity, VaultError
 from .parse import ParsedFile, as_date, digest_of, parse_bytes
-from .records import IdLog, Record, build_record, invalidating, read_record, today
+from .records import IdLog, Record, build_record, invalidating, read_record, today, unchanged
 from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
 from .validate import check_relations
 from .vaultfs import first_link
@@ -158,7 +158,7 @@ class VaultIndex:
         if vault.writer.needs_recovery(walk.temporaries):
             vault.recovery_notes.extend(vault.writer.recover(walk.temporaries))
             walk = walk_vault(vault.root, chosen)
-        vault.store = DerivedStore(vault.store_path(), chosen.name)
+        vault.store = DerivedStore(vault.store_path(), chosen.name, folder_identity(vault.root))
         with collector_paused():
             vault._load(walk, vault.store.load(today()))
         return vault
@@ -170,18 +170,18 @@ class VaultIndex:
         on = today()
         cached = cached or {}
         seen: set[str] = set()
-        to_parse: list[tuple[str, int, int]] = []
+        to_parse: list[Item] = []
         moved = False  # whether any record came, went or changed: if none did, nothing derived is stale
         for path, stat in walk.files:
             seen.add(path)
             current = self._records.get(path)
             known = current or cached.get(path)
-            if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
+            if known and unchanged(known, stat):
                 if known is not current:
                     self._records[path] = known
                     moved = True
                 continue
-            to_parse.append((path, stat.st_size, stat.st_mtime_ns))
+            to_parse.append((path, stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns))
         if to_parse:
             with_rows = self.store is not None
             rows: list = []
@@ -428,9 +428,9 @@ class VaultIndex:
                 self._index_paths({path: self._claim(gone)})
             return None
         known = self._records.get(path)
-        if known and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
+        if known and unchanged(known, stat):
             return known if reindex else False
-        record = read_record(self.root, path, stat.st_size, stat.st_mtime_ns, today(), self.flavour)
+        record = read_record(self.root, path, stat.st_size, stat.st_mtime_ns, today(), self.flavour, stat.st_ino, stat.st_ctime_ns)
         if record is None:
             return None
         self._records[path] = record
@@ -528,6 +528,12 @@ class VaultIndex:
         return raw
 
     @serialized
+    def problems_at(self, path: str) -> list[Problem]:
+        """The problems of the file at `path` on its own; none for a path that is not a document's."""
+        record = self._records.get(path)
+        return list(record.problems) if record is not None else []
+
+    @serialized
     def record(self, doc_id: str) -> Record:
         self.get(doc_id)
         return self._records[self._by_id[doc_id]]
@@ -542,6 +548,9 @@ class VaultIndex:
             found += [Problem(path, Severity.WARNING, "not-a-page", why) for path, why in self._not_pages]
             found += [Problem(s, Severity.WARNING, "not-a-regular-file", "a FIFO, socket or device is never read or written; this one is not part of the vault") for s in self._specials]
             found += [Problem(path, Severity.ERROR, "unreadable", why) for path, why in self._unreadable]
+        blocked = self.writer.blocked()
+        if blocked:
+            found.append(Problem(blocked[0], Severity.ERROR, "writes-blocked", f"{blocked[1]}: every change is refused until this is fixed"))
         return Problems(sorted(found, key=lambda p: (p.path, p.line or 0, p.code, p.message)))
 
     def _why_ignored(self, link: str) -> str:
@@ -697,13 +706,13 @@ class VaultIndex:
             raise RefusedError(f"{doc.id} is invalid ({', '.join(codes) or 'see check'}); repair it before changing it")
 
 
-    def rebuild_store(self, between: Callable[[], Any]) -> None:
+    def rebuild_store(self, between: Callable[[], Any], in_memory: bool = False) -> None:
         """Close the derived store, run `between` (which may delete it), and build it afresh from
         the records in memory: FTS5 here keeps deleted words in its vocabulary until rebuilt."""
         if self.store is not None:
             self.store.close()
         between()
-        self.store = DerivedStore(self.store_path(), self.flavour.name)
+        self.store = DerivedStore(None if in_memory else self.store_path(), self.flavour.name, folder_identity(self.root))
         with self.store.bulk():
             self.store.save(self.records, [], today())
 
@@ -724,10 +733,12 @@ class VaultIndex:
 
     def mend_store(self) -> bool:
         """Build the derived store again if a query found its file broken (damaged on disk, by
-        hand or by a failing disk): it is only derived, and the records in memory are whole."""
-        if self.store is None or not self.store.damaged:
+        hand or by a failing disk): it is only derived, and the records in memory are whole. One
+        that found no room on the disk is deleted, every file of it, and built in memory."""
+        store = self.store
+        if store is None or not (store.damaged or store.full):
             return False
-        self.renew_store()
+        self.rebuild_store(store.discard, in_memory=store.full)
         return True
 
     @serialized

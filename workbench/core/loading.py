@@ -24,12 +24,12 @@ from . import flavours
 from .cache import record_from_row, row_for
 from .records import Record, read_record
 
-__all__ = ["PARALLEL_MIN", "collector_paused", "parse_files"]
+__all__ = ["Item", "PARALLEL_MIN", "collector_paused", "parse_files"]
 
 PARALLEL_MIN = 2500  # with a fork server: below this, starting workers costs more than it saves on two cores
 FORK_MIN = 300  # with fork
 CHUNK = 250
-Item = tuple[str, int, int]  # path, size, mtime_ns
+Item = tuple[str, int, int, int, int]  # path, size, mtime_ns, inode, ctime_ns
 
 
 @contextlib.contextmanager
@@ -54,8 +54,8 @@ def _parse_chunk(root: str, items: list[Item], on: dt.date, with_rows: bool, fla
     out: list[tuple[Record | None, tuple | None]] = []
     reader = flavours.get(flavour)
     with collector_paused():
-        for path, size, mtime_ns in items:
-            record = read_record(Path(root), path, size, mtime_ns, on, reader)
+        for path, size, mtime_ns, ino, ctime_ns in items:
+            record = read_record(Path(root), path, size, mtime_ns, on, reader, ino, ctime_ns)
             if record is None:
                 continue
             row = row_for(record, on) if with_rows else None

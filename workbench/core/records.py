@@ -2,12 +2,23 @@
 
 A record is built from a file's bytes (`build_record`) or, on a warm open, from the derived cache;
 both give the same record, so nothing downstream knows which.
+
+A record is kept while its file's stat says it is the same file, unchanged (`unchanged`): size and
+modification time, which any tool can put back (`touch -d`, `rsync -a`, a backup restore), and
+the inode and the change time (ctime), which no user tool sets: a file replaced by another has a
+new inode, and any write or `utime` moves the ctime to the kernel's clock. That clock ticks
+coarsely (a few milliseconds on Linux, a second or two on some file systems), so a file changed
+in the same tick as the read before it keeps every number: as git does for its racily clean
+entries, a record whose ctime is that close to the moment its file was read (`seen_ns`) is not
+trusted, and the file is read again.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import os
+import time
 from collections import deque
 from dataclasses import dataclass
 
@@ -25,6 +36,7 @@ __all__ = [
     "build_record",
     "read_document",
     "read_record",
+    "unchanged",
     "unread_record",
     "today",
     "invalidating",
@@ -69,13 +81,32 @@ class Record:
     document: Document
     problems: list[Problem]
     key_lines: dict[str, int]
+    ino: int = 0
+    ctime_ns: int = 0
+    seen_ns: int = 0  # the clock just before the file was read
+
+
+# How close to the read a file's change time leaves the stat ambiguous: above the coarsest tick
+# of Linux's file clock (10 ms at HZ=100), and two seconds where the file system keeps whole seconds.
+RACY_NS = 100_000_000
+RACY_COARSE_NS = 2_000_000_000
+
+
+def unchanged(record: Record, stat: os.stat_result) -> bool:
+    """Whether the file `stat` describes is the one `record` was read from, as it was then."""
+    if (record.size != stat.st_size or record.mtime_ns != stat.st_mtime_ns or record.ino != stat.st_ino
+            or record.ctime_ns != stat.st_ctime_ns):
+        return False
+    ctime = record.ctime_ns
+    return ctime < record.seen_ns - (RACY_COARSE_NS if ctime % 1_000_000_000 == 0 else RACY_NS)
 
 
 def invalidating(flavour: Flavour) -> frozenset[str]:
     return INVALIDATING if flavour.native else UNREADABLE
 
 
-def build_record(path: str, raw: bytes, size: int, mtime_ns: int, on: dt.date, flavour: Flavour = MEMORY_CORE) -> Record:
+def build_record(path: str, raw: bytes, size: int, mtime_ns: int, on: dt.date, flavour: Flavour = MEMORY_CORE,
+                 ino: int = 0, ctime_ns: int = 0, seen_ns: int = 0) -> Record:
     parsed = parse_bytes(raw)
     meta = parsed.meta or {}
     doc_id = flavour.doc_id(path, meta)
@@ -96,7 +127,7 @@ def build_record(path: str, raw: bytes, size: int, mtime_ns: int, on: dt.date, f
     document = Document(id=doc_id, path=path, meta=meta, body=body, digest=parsed.digest, valid=valid, view=view)
     problems = [dataclasses.replace(p, doc_id=doc_id) for p in problems]
     key_lines = {key: line for key in LINE_KEYS if (line := parsed.key_line(key)) is not None}
-    return Record(path, size, mtime_ns, document, problems, key_lines)
+    return Record(path, size, mtime_ns, document, problems, key_lines, ino, ctime_ns, seen_ns)
 
 
 def read_document(path) -> bytes | None:
@@ -116,16 +147,18 @@ def unread_record(path: str, error: UnreadableFile, mtime_ns: int, on: dt.date, 
     return Record(path, -1, mtime_ns, document, [problem], {})
 
 
-def read_record(root, path: str, size: int, mtime_ns: int, on: dt.date, flavour: Flavour = MEMORY_CORE) -> Record | None:
-    """The record of the file at `root / path`: parsed when it can be read, `unread_record` when
-    it cannot, None when it is gone."""
+def read_record(root, path: str, size: int, mtime_ns: int, on: dt.date, flavour: Flavour = MEMORY_CORE,
+                ino: int = 0, ctime_ns: int = 0) -> Record | None:
+    """The record of the file at `root / path` (its stat's numbers given): parsed when it can be
+    read, `unread_record` when it cannot, None when it is gone."""
+    seen_ns = time.time_ns()
     try:
         raw = read_document(root / path)
     except UnreadableFile as error:
         return unread_record(path, error, mtime_ns, on, flavour)
     if raw is None:
         return None
-    return build_record(path, raw, size, mtime_ns, on, flavour)
+    return build_record(path, raw, size, mtime_ns, on, flavour, ino, ctime_ns, seen_ns)
 
 
 # How far back the log of changed ids reaches. A reader that last looked longer ago (or a batch

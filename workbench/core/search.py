@@ -16,7 +16,9 @@ A query of at most three words is probably being typed, so the title as typed al
 last word as the beginning of a title, id or tag word, a title typed whole or begun, and, when the
 index finds too little, rapidfuzz's forgiving match of typos and half-typed titles. Then the
 lifecycle: active documents first, and a superseded one just below its successor, which it names.
-Invalid documents appear only when asked for with `is:invalid`.
+Invalid documents appear only when asked for with `is:invalid`; a search for words also names, apart
+(`SearchResults.also_invalid`), the few invalid documents that match, each with its problem: the
+document a curator must repair is found by its words, and is never taken for a valid hit.
 
 A longer query is a question. Its neighbouring content words count a little more where a note
 says them near each other (within a few words, in one field), as a phrase said loosely: "merge
@@ -48,6 +50,7 @@ from .cache import fts_fields
 from .index import VaultIndex
 from .model import DocType, Document, QueryError, Status
 from .parse import as_date
+from .records import invalidating
 from .similarity import STOPWORDS
 
 __all__ = ["Query", "Hit", "SearchResults", "find", "parse_query", "prepare", "search", "snippets", "fts_expression", "FIELD_WEIGHTS"]
@@ -117,6 +120,7 @@ class Hit:
     score: float
     superseded_by: list[str] = field(default_factory=list)
     valid: bool = True
+    problem: str = ""  # for an invalid document: what makes it so
 
     def to_json(self) -> dict:
         return {"id": self.id, "title": self.title, "type": self.type, "status": self.status, "path": self.path, "score": round(self.score, 4)}
@@ -129,9 +133,11 @@ class SearchResults(list):
     """The hits of one search, best first: a plain list that remembers its query, and that a
     notebook shows as a ranked table."""
 
-    def __init__(self, hits: Iterable[Hit] = (), query: str | None = None):
+    def __init__(self, hits: Iterable[Hit] = (), query: str | None = None, also_invalid: Iterable[Hit] = ()):
         super().__init__(hits)
         self.query = query
+        self.also_invalid = list(also_invalid)
+        """Invalid documents the query's words also match (not hits: they are found with is:invalid)."""
 
     def _repr_html_(self) -> str | None:
         return presenting.render("hits_html", self, self.query)
@@ -275,6 +281,7 @@ class _Views:
         self.generation = vault.generation
         self._valid: dict[str, Document] | None = None
         self._everything: dict[str, Document] | None = None
+        self._invalid: dict[str, Document] | None = None
         self._titles: dict[str, str] | None = None
         self._haystacks: dict[str, str] = {}
         self._kinds: tuple[set[str], set[str]] | None = None
@@ -284,6 +291,12 @@ class _Views:
         if self._valid is None:
             self._valid = {doc.id: doc for doc in self.everything.values() if doc.valid}
         return self._valid
+
+    @property
+    def invalid(self) -> dict[str, Document]:
+        if self._invalid is None:
+            self._invalid = {doc_id: doc for doc_id, doc in self.everything.items() if not doc.valid}
+        return self._invalid
 
     @property
     def everything(self) -> dict[str, Document]:
@@ -656,7 +669,8 @@ def search(vault: VaultIndex, text: str, limit: int = 10, *, fuzzy: bool = True)
         doc = lookup(doc_id)
         if query.words or query.phrases:
             score *= STATUS_WEIGHT.get(doc.status, 0.5)
-        hits.append(Hit(doc.id, doc.path, doc.title, doc.type, doc.status, score, doc.superseded_by, doc.valid))
+        hits.append(Hit(doc.id, doc.path, doc.title, doc.type, doc.status, score, doc.superseded_by, doc.valid,
+                        "" if doc.valid else _problem(vault, doc)))
     typed_whole = text.strip().lower()
     for hit in hits:
         if hit.id == typed_whole:  # an id typed whole is the document asked for
@@ -664,7 +678,38 @@ def search(vault: VaultIndex, text: str, limit: int = 10, *, fuzzy: bool = True)
     # The lifecycle, then the score: what is live first (active, draft, a flavour's own statuses),
     # then what was put away (deprecated, archived); a superseded document under its successor.
     hits.sort(key=lambda h: (-h.score, h.id))
-    return SearchResults(_successors_first(hits)[:limit], text)
+    also: list[Hit] = []
+    if (query.words or query.phrases) and not want_invalid and vault.store is not None and views.invalid:
+        also = _invalid_matches(vault, query, admitted)
+    return SearchResults(_successors_first(hits)[:limit], text, also)
+
+
+INVALID_SHOWN = 5
+
+
+def _invalid_matches(vault: VaultIndex, query: Query, admitted: Callable[[Document], bool]) -> list[Hit]:
+    """The invalid documents the query's words match best, each with its problem."""
+
+    def wanted(path: str) -> Document | None:
+        doc = vault.document_at(path)
+        return doc if doc is not None and not doc.valid and admitted(doc) else None
+
+    found = _bm25(_postings(vault), query, wanted, INVALID_SHOWN)
+    best = sorted(found, key=lambda doc_id: (-found[doc_id], doc_id))[:INVALID_SHOWN]
+    hits = []
+    for doc_id in best:
+        doc = _views(vault).invalid.get(doc_id)
+        if doc is not None:
+            hits.append(Hit(doc.id, doc.path, doc.title, doc.type, doc.status, found[doc_id], doc.superseded_by, False, _problem(vault, doc)))
+    return hits
+
+
+def _problem(vault: VaultIndex, doc: Document) -> str:
+    """What makes a document invalid, in words (its first such problem)."""
+    codes = invalidating(vault.flavour)
+    problems = vault.problems_at(doc.path)
+    first = next((p for p in problems if p.code in codes), problems[0] if problems else None)
+    return f"{first.code}: {first.message}" if first else "invalid"
 
 
 def _keep_newest(scores: dict[str, float], limit: int, typed_whole: str) -> None:

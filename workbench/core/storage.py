@@ -26,11 +26,19 @@ across a plain rename and checked the same way; only a file renamed over the tar
 microseconds between the last check and the rename is then beyond reach. Bytes written to an old
 file after the last check, through a handle opened before the change, are found when it is
 dropped and kept under `.recovery/`, said in the log.
+
+No version of a file that anyone else wrote is deleted unseen. A file is removed only when it is
+provably the change's own (its inode and bytes) or holds exactly the bytes the change was made
+from; anything else a swap hands back, and any version others wrote that a refused change puts
+back (a tool that read the change's version in that instant may still rename it, plus its own
+line, over theirs), is kept under `.recovery/` and named in the log and the notes. The protocol
+for agents that write the files themselves is in docs/agents-file-protocol.md.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import ctypes
 import errno
 import json
@@ -82,7 +90,7 @@ __all__ = [
 HISTORY_KEEP = 200
 _RECORD_NAME = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]*\.json")  # a history record's name: never a path
 _TEMP_NAME = re.compile(r"\.(.+)" + re.escape(TEMP_MARK) + r"[0-9a-f]{12}\.tmp")  # temporary_name's names
-RENAME_EXCHANGE = 2
+RENAME_EXCHANGE = 2  # Linux's RENAME_EXCHANGE and macOS's RENAME_SWAP alike
 # Swap a new file and the one it replaces in one step where the system can (Linux renameat2); off,
 # every replacement takes the plain-rename way that other systems take.
 USE_EXCHANGE = True
@@ -188,11 +196,12 @@ def _exchange(folder_fd: int, first: str, second: str) -> bool:
     if not USE_EXCHANGE:
         return False
     if _renameat2 is None:
-        try:
-            _renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+        _renameat2 = False
+        with contextlib.suppress(AttributeError, OSError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            # Linux's renameat2(RENAME_EXCHANGE), else macOS's renameatx_np(RENAME_SWAP): the same call.
+            _renameat2 = getattr(libc, "renameat2", None) or libc.renameatx_np
             _renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-        except (AttributeError, OSError):
-            _renameat2 = False
     if _renameat2 is False:
         return False
     if _renameat2(folder_fd, os.fsencode(first), folder_fd, os.fsencode(second), RENAME_EXCHANGE) == 0:
@@ -357,13 +366,14 @@ class ChangeWriter:
             except BaseException as exc:
                 left = self._put_back_all(folders, done)
                 folders.remove(journal)
+                self._tell(folders, [f"{summary}: not made; {line}" for line in left])
                 if left and isinstance(exc, ConflictError):
                     raise ConflictError(exc.path, f"{exc}; but {'; '.join(left)}") from None
                 raise
             record["state"] = "committed"
             self._write_state(folders, journal, record)
             crash_point("committed")
-            late = self._let_go(folders, done)
+            late = self._let_go(folders, done) + self._overwritten(done)
             self._finish(folders, journal, record, keep_history, late)
             self.made_here.add(change_id)
             return change_id
@@ -371,14 +381,22 @@ class ChangeWriter:
     def check_state(self, *also: str, keep_history: bool = True) -> None:
         """Refuse (UnsafePathError) when the journal's or the history's folder (or those in `also`)
         or the log is a symlink, or the log not a regular file: nothing is written or deleted then."""
+        blocked = self.blocked(*also, keep_history=keep_history)
+        if blocked:
+            raise UnsafePathError(blocked[1])
+
+    def blocked(self, *also: str, keep_history: bool = True) -> tuple[str, str] | None:
+        """(path, why) of what makes `check_state` refuse every change, or None: for `check` to
+        report before a change is tried."""
         folders = [self.state, self.journal, *([self.history_folder] if keep_history else []), *also]
         for folder in folders:
             why = unsafe_reason(self._root_of(folder), folder, regular=False)
             if why:
-                raise UnsafePathError(why)
+                return folder, why
         why = unsafe_reason(self._root_of(self.log_name), self.log_name)
         if why:
-            raise UnsafePathError(f"{why}; the change log cannot be written")
+            return self.log_name, f"{why}; the change log cannot be written"
+        return None
 
     def _refuse_unsafe(self, folders: Folders, path: str) -> None:
         folder, _ = split(path)
@@ -523,6 +541,11 @@ class ChangeWriter:
         return left
 
     def _put_back(self, folders: Folders, replaced: _Replaced) -> list[str]:
+        kept = self._put_back_file(folders, replaced)
+        fsync_folder(replaced.folder_fd)
+        return kept
+
+    def _put_back_file(self, folders: Folders, replaced: _Replaced) -> list[str]:
         change, folder_fd, name = replaced.change, replaced.folder_fd, replaced.name
         now = _read_name(folder_fd, name)
         ours = now is not None and now == (replaced.new_inode, change.after)
@@ -535,47 +558,72 @@ class ChangeWriter:
             Folders.remove_name(folder_fd, replaced.aside)
         elif change.before is None:  # created
             if ours:
-                Folders.remove_name(folder_fd, name)
-            elif now is not None:
+                return self._take_back(folders, folder_fd, name, change.path, (replaced.new_inode, change.after))
+            if now is not None:
                 return [f"{change.path} was written by another process after it was created; it keeps that version"]
         elif replaced.aside is not None:  # swapped: the replaced file waits under `aside`
             if ours:
+                old = _read_name(folder_fd, replaced.aside)
                 if not _exchange(folder_fd, replaced.aside, name):
                     raise OSError(errno.ENOTSUP, "cannot swap the files back")
-                Folders.remove_name(folder_fd, replaced.aside)
-            else:  # written on since it went in: undo the change in it, keeping every writer's bytes
-                old = _read_name(folder_fd, replaced.aside)
-                joined = _join(change.before, change.after, old[1], now[1]) if old and now and change.before is not None else None
-                if joined is None or not self._swap_in(folder_fd, name, change.path, joined, now):
-                    return [self._keep(folders, replaced, "it was written by another process after it was replaced, and keeps that version")]
-                Folders.remove_name(folder_fd, replaced.aside)
+                # What came back is what held the name as it swapped: ours, or a file renamed over
+                # ours since the look just before (then it is someone's, and kept).
+                kept = self._drop(folders, folder_fd, replaced.aside, change.path, (replaced.new_inode, change.after),
+                                  "was replaced by another process as the change was undone")
+                return kept + self._copy_written(folders, change, old[1] if old else None)
+            # Written on since it went in: undo the change in it, keeping every writer's bytes.
+            old = _read_name(folder_fd, replaced.aside)
+            joined = _join(change.before, change.after, old[1], now[1]) if old and now and change.before is not None else None
+            if joined is None:
+                return [self._keep(folders, replaced, "it was written by another process after it was replaced, and keeps that version")]
+            kept: list[str] = []
+            if not self._swap_in(folders, folder_fd, name, change.path, joined, now, kept):
+                return kept + [self._keep(folders, replaced, "it was written by another process after it was replaced, and keeps that version")]
+            # The version the others' bytes were joined from stays too: a writer that read the file
+            # before the join may put back a version without them.
+            return kept + [self._keep(folders, replaced, "it was written by another process while it was replaced; "
+                                                         "both writers' lines are joined in it")]
         else:  # renamed over; the replaced file is held open
             assert replaced.held is not None and change.before is not None
             old_bytes = read_fd(replaced.held)
-            if ours:
-                folders.write(change.path, old_bytes)
-            else:
-                joined = _join(change.before, change.after, old_bytes, now[1]) if now else None
-                if joined is None or not self._swap_in(folder_fd, name, change.path, joined, now):
-                    if old_bytes != change.before:
-                        return [self._keep_bytes(folders, change.path, old_bytes, "was written by another process while it was replaced")]
-                    return [f"{change.path} was written by another process after it was replaced; it keeps that version"]
-        fsync_folder(folder_fd)
+            joined = old_bytes if ours else _join(change.before, change.after, old_bytes, now[1]) if now else None
+            kept = []
+            if joined is None or not self._swap_in(folders, folder_fd, name, change.path, joined, now, kept):
+                if old_bytes != change.before:
+                    return kept + [self._keep_bytes(folders, change.path, old_bytes, "was written by another process while it was replaced")]
+                return kept + [f"{change.path} was written by another process after it was replaced; it keeps that version"]
+            return kept + self._copy_written(folders, change, old_bytes)
         return []
 
-    def _swap_in(self, folder_fd: int, name: str, path: str, data: bytes, expected: tuple[int, bytes] | None) -> bool:
+    def _copy_written(self, folders: Folders, change: FileChange, put_back: bytes | None) -> list[str]:
+        """A copy under `.recovery/` of a version others wrote while the change was in, now put back
+        (whole, or joined): a writer that read the file in that moment saw the change's version
+        without their bytes, and may yet rename it, plus its own, over them."""
+        if put_back is None or put_back == change.before:
+            return []
+        return [self._keep_bytes(folders, change.path, put_back, "was written by another process while the change was in; "
+                                                                 "that version is put back")]
+
+    def _swap_in(self, folders: Folders, folder_fd: int, name: str, path: str, data: bytes, expected: tuple[int, bytes] | None,
+                 kept: list[str]) -> bool:
         """Put `data` under `name` if the file there is still `expected` (inode, bytes); False, with
-        nothing changed, if another process wrote it meanwhile."""
+        nothing changed, if another process wrote it meanwhile. A file renamed over the name in the
+        instant between the two swaps of a failed attempt is kept, said in `kept`."""
         if expected is None:
             return False
         found = _lstat(folder_fd, name)
         temp: str | None = self._write_new(folder_fd, name, FileChange(path, expected[1], data), None,
                                            stat.S_IMODE(found.st_mode) if found else 0o644)
+        assert temp is not None
+        mine = (os.stat(temp, dir_fd=folder_fd, follow_symlinks=False).st_ino, data)
         try:
             if _exchange(folder_fd, temp, name):
                 if _read_name(folder_fd, temp) == expected:
                     return True  # the file it replaced, now under `temp`, goes below
                 _exchange(folder_fd, temp, name)
+                # Back under `temp` is what held the name as it swapped back: ours, or someone's.
+                kept += self._drop(folders, folder_fd, temp, path, mine, "was replaced by another process as it was put back")
+                temp = None
                 return False
             if _read_name(folder_fd, name) != expected:
                 return False
@@ -585,6 +633,48 @@ class ChangeWriter:
         finally:
             if temp is not None:
                 Folders.remove_name(folder_fd, temp)
+
+    def _drop(self, folders: Folders, folder_fd: int, name: str, path: str, expected: tuple[int | None, bytes | None] | None, why: str) -> list[str]:
+        """Delete the file under the temporary `name` if it is `expected` (inode, bytes); anything
+        else is someone's version of `path`, kept under `.recovery/`: what was kept, in words."""
+        found = _read_name(folder_fd, name)
+        if found is None:
+            return []
+        if expected is not None and found == expected:
+            Folders.remove_name(folder_fd, name)
+            return []
+        return [self._keep_name(folders, folder_fd, name, path, why)]
+
+    def _take_back(self, folders: Folders, folder_fd: int, name: str, path: str, expected: tuple[int | None, bytes | None]) -> list[str]:
+        """Remove a file this change created, by moving the name away in one step and looking at
+        what it held: a file another process put there meanwhile is put back, or kept."""
+        aside = temporary_name(name)
+        try:
+            os.rename(name, aside, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
+        except FileNotFoundError:
+            return []
+        found = _read_name(folder_fd, aside)
+        if found is not None and found == expected:
+            Folders.remove_name(folder_fd, aside)
+            return []
+        try:
+            os.link(aside, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd, follow_symlinks=False)
+            Folders.remove_name(folder_fd, aside)
+            return [f"{path} was written by another process after it was created; it keeps that version"]
+        except OSError:
+            return [self._keep_name(folders, folder_fd, aside, path, "was written by another process after it was created")]
+
+    def _keep_name(self, folders: Folders, folder_fd: int, name: str, path: str, why: str) -> str:
+        """Move the file under `name` (beside `path`) to `.recovery/`: a version of `path` that
+        only it holds. Where it cannot go there, it stays beside `path` under a visible name."""
+        target = self._recovery_name(folders, path)
+        try:
+            folder, target_name = split(target)
+            os.rename(name, target_name, src_dir_fd=folder_fd, dst_dir_fd=folders.fd(folder, create=True))
+        except (OSError, UnsafePathError):
+            target = f"{split(path)[0]}/.{split(path)[1]}.kept-{uuid.uuid4().hex[:8]}".lstrip("/")
+            os.rename(name, split(target)[1], src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
+        return f"{path} {why}; that version is kept in {target}"
 
     def _keep(self, folders: Folders, replaced: _Replaced, why: str) -> str:
         """Move the replaced file, under `aside`, to `.recovery/` (or beside its place) instead of
@@ -621,6 +711,27 @@ class ChangeWriter:
             counter += 1
             target = f"{RECOVERY_DIR}/{path}.{stamp}-{counter}"
         return target
+
+    def _tell(self, folders: Folders, lines: list[str]) -> None:
+        """Say in the notes and in the log what a refused change did to keep others' bytes."""
+        if not lines:
+            return
+        self.notes.extend(lines)
+        try:
+            self._append_log(folders, [f"- {time.strftime('%Y-%m-%d %H:%M')} {line}" for line in lines])
+        except (OSError, UnsafePathError):
+            pass  # the notes still say it, and the refusal's message
+
+    def _overwritten(self, done: list[_Replaced]) -> list[str]:
+        """The files of a committed change that another process replaced (renamed over) right after
+        they were written: the change is in the history, the file holds the other version."""
+        lines = []
+        for replaced in done:
+            if replaced.change.after is not None and getattr(_lstat(replaced.folder_fd, replaced.name), "st_ino", None) != replaced.new_inode:
+                lines.append(f"{replaced.change.path} was replaced by another process right after this change wrote it; "
+                             "it holds that process's version, and this change is in the history")
+        self.notes.extend(lines)
+        return lines
 
     def _let_go(self, folders: Folders, done: list[_Replaced]) -> list[str]:
         """Drop the replaced files once the change committed, looking at each one last time:
