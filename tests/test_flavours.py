@@ -738,3 +738,31 @@ def test_a_record_that_requires_or_extends_another_links_it_by_type(tmp_path):
     assert sorted((l.type, l.target) for l in vault.get("ARC-078").links) == [("depends_on", "ARC-026"), ("derived_from", "ARC-026")]
     assert [(l.type, l.target) for l in vault.get("ARC-079").links] == [("derived_from", "ARC-078")]
     assert not vault.get("ARC-078").supersedes and not vault.get("ARC-026").superseded_by
+
+
+def test_a_vault_declares_its_own_status_words(tmp_path):
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("ADR-001-a.md", "# A\n\n## Status\n\nParked\n\n## Decision\n\nx\n")
+    b.raw("ADR-002-b.md", "# B\n\n## Status\n\nIn force since May\n\n## Decision\n\ny\n")
+    b.raw("ADR-003-c.md", "# C\n\n## Status\n\nAccepted\n\n## Decision\n\nz\n")
+    vault = Vault.open(b.root)
+    unknown = [p for p in vault.problems if p.code == "status-unknown"]
+    assert [p.path for p in unknown] == ["ADR-001-a.md", "ADR-002-b.md"] and ".workbench.yaml" in unknown[0].message
+    (b.root / ".workbench.yaml").write_text("statuses:\n  Parked: deprecated\n  In force: active\n")
+    vault = Vault.open(b.root)  # the derived store is read again under the new words
+    assert [vault.get(i).status for i in ("ADR-001", "ADR-002", "ADR-003")] == ["deprecated", "active", "active"]
+    assert not [p for p in vault.problems if p.code in ("status-unknown", "config-invalid")]
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("statuses:\n  Parked: resting\n", "'Parked' maps to 'resting'"),
+    ("statuses: [Parked]\n", "should hold `statuses:`"),
+    ("statuses:\n  Parked: [\n", "is not valid YAML"),
+])
+def test_a_broken_settings_file_is_a_problem_named_by_check_not_a_failure_to_open(tmp_path, text, said):
+    b = VaultBuilder(tmp_path / "adr")
+    for number in (1, 2, 3):
+        b.raw(f"ADR-00{number}-a.md", "# A\n\n## Status\n\nAccepted\n\n## Decision\n\nx\n")
+    (b.root / ".workbench.yaml").write_text(text)
+    problems = [p for p in Vault.open(b.root).problems if p.code == "config-invalid"]
+    assert len(problems) == 1 and problems[0].path == ".workbench.yaml" and said in problems[0].message

@@ -42,6 +42,7 @@ from .parse import ParsedFile, as_date, digest_of, parse_bytes
 from .records import IdLog, Record, build_record, invalidating, read_record, today, unchanged
 from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
 from .validate import check_relations
+from .vaultconfig import read_config
 from .vaultfs import first_link
 from .walk import RECOVERY_DIR, STATE_DIR, Walk, find_root, is_debris, walk_vault
 from .yamledit import EditError, apply_meta, render_frontmatter
@@ -128,6 +129,7 @@ class VaultIndex:
         self._not_pages: list[tuple[str, str]] = []
         self._specials: list[str] = []
         self._unreadable: list[tuple[str, str]] = []  # folders (and files) the walk could not look into
+        self.config_problems: list[Problem] = []  # what is wrong with the vault's `.workbench.yaml`
         self.store: DerivedStore | None = None
         self.mutex = threading.RLock()
         self.generation = 0  # moves whenever the records change, so derived views know to rebuild
@@ -153,12 +155,16 @@ class VaultIndex:
         if not given.is_dir():
             raise VaultError(f"{given}: not a folder")
         root, chosen = flavours.choose(given.resolve(), find_root(given.resolve()), flavour)
+        config = read_config(root)
+        if config.statuses:
+            chosen = dataclasses.replace(chosen, statuses=config.statuses)
         vault = cls(root, chosen)
+        vault.config_problems = list(config.problems)
         walk = walk_vault(vault.root, chosen)
         if vault.writer.needs_recovery(walk.temporaries):
             vault.recovery_notes.extend(vault.writer.recover(walk.temporaries))
             walk = walk_vault(vault.root, chosen)
-        vault.store = DerivedStore(vault.store_path(), chosen.name, folder_identity(vault.root))
+        vault.store = DerivedStore(vault.store_path(), chosen.reading, folder_identity(vault.root))
         with collector_paused():
             vault._load(walk, vault.store.load(today()))
         return vault
@@ -187,7 +193,7 @@ class VaultIndex:
             rows: list = []
             bulk = self.store.bulk() if with_rows and len(to_parse) >= STORE_BATCH_MIN else contextlib.nullcontext()
             with collector_paused(), bulk:
-                for chunk in parse_files(self.root, to_parse, on, with_rows, self.flavour.name):
+                for chunk in parse_files(self.root, to_parse, on, with_rows, self.flavour):
                     for record, row in chunk:
                         self._records[record.path] = record
                         rows.append(row)
@@ -548,6 +554,7 @@ class VaultIndex:
             found += [Problem(path, Severity.WARNING, "not-a-page", why) for path, why in self._not_pages]
             found += [Problem(s, Severity.WARNING, "not-a-regular-file", "a FIFO, socket or device is never read or written; this one is not part of the vault") for s in self._specials]
             found += [Problem(path, Severity.ERROR, "unreadable", why) for path, why in self._unreadable]
+            found += self.config_problems
         blocked = self.writer.blocked()
         if blocked:
             found.append(Problem(blocked[0], Severity.ERROR, "writes-blocked", f"{blocked[1]}: every change is refused until this is fixed"))

@@ -47,12 +47,13 @@ def collector_paused():
             gc.enable()
 
 
-def _parse_chunk(root: str, items: list[Item], on: dt.date, with_rows: bool, flavour: str, rows_only: bool = False) -> list[tuple[Record | None, tuple | None]]:
+def _parse_chunk(root: str, items: list[Item], on: dt.date, with_rows: bool, flavour: str | flavours.Flavour,
+                 rows_only: bool = False) -> list[tuple[Record | None, tuple | None]]:
     """(record, store row) for each file still there. `rows_only` (in a worker) leaves out each
     record its row keeps: the parent makes it from the row, as a warm open does, which halves what
     crosses between the processes and leaves the meta encoded until it is asked for."""
     out: list[tuple[Record | None, tuple | None]] = []
-    reader = flavours.get(flavour)
+    reader = flavours.get(flavour) if isinstance(flavour, str) else flavour  # a vault's own, with its status words
     with collector_paused():
         for path, size, mtime_ns, ino, ctime_ns in items:
             record = read_record(Path(root), path, size, mtime_ns, on, reader, ino, ctime_ns)
@@ -129,7 +130,8 @@ def _context(count: int):
     return None
 
 
-def parse_files(root: Path, items: list[Item], on: dt.date, with_rows: bool, flavour: str = "memory-core") -> Iterator[list[tuple[Record, tuple | None]]]:
+def parse_files(root: Path, items: list[Item], on: dt.date, with_rows: bool,
+                flavour: str | flavours.Flavour = "memory-core") -> Iterator[list[tuple[Record, tuple | None]]]:
     """Chunks of (record, store row) for the files in `items`, as they are ready."""
     context = _context(len(items))
     if context is None:

@@ -41,6 +41,7 @@ from typing import Any
 from ..model import LinkType, Problem
 from ..parse import as_date, value_text
 from .base import (
+    CONFIG_HINT,
     ERROR,
     LIFECYCLE_WORDS,
     WARNING,
@@ -49,7 +50,6 @@ from .base import (
     View,
     as_list,
     first_heading,
-    lifecycle_of,
     markdown_links,
     mostly,
     strip_code,
@@ -441,7 +441,7 @@ class Adr(Flavour):
         title = meta.get("title") or _named_title(body)
         heading = first_heading(body) or ""
         heading = re.sub(r"^(?:ADR[-_ ]?\d+|\d{4})\s*[:.-]\s*", "", heading, flags=re.I)
-        lifecycle = lifecycle_of(stated) if stated else None
+        lifecycle = self.lifecycle(stated) if stated else None
         dated = _DATE.search("\n".join(body.split("\n", TOP_LINES * 2)[: TOP_LINES * 2]))
         stated_date = date_of(dated.group(1)) if dated else None  # `**Date**: 2025-12-18` or a `## Date` section
         name = record_name(path) if "/" not in path else None
@@ -481,8 +481,8 @@ class Adr(Flavour):
         line = parsed.key_line if "status" in meta else lambda key: None
         if not view.stated_status:
             problems.append(Problem(path, WARNING, "status-missing", "no status: give the record a `status` key, a `## Status` section or a `**Status**:` line", 1))
-        elif lifecycle_of(view.stated_status) is None:
-            problems.append(Problem(path, WARNING, "status-unknown", f"status {view.stated_status!r} is none of proposed, accepted, deprecated, superseded, rejected", line("status")))
+        elif self.lifecycle(view.stated_status) is None:
+            problems.append(Problem(path, WARNING, "status-unknown", f"status {view.stated_status!r} is none of proposed, accepted, deprecated, superseded, rejected; say what it means in {CONFIG_HINT}", line("status")))
         if view.status == "superseded" and not view.superseded_by and not view.raw_superseded_by:
             problems.append(Problem(path, WARNING, "superseded-without-successor", "the record says it is superseded but names no successor", line("status")))
         if "date" in meta and as_date(meta["date"]) is None:

@@ -21,6 +21,7 @@ from ..files import read_file
 from ..model import Link, Problem, Severity, Status
 
 __all__ = [
+    "CONFIG_HINT",
     "LIFECYCLE_WORDS",
     "Flavour",
     "Ids",
@@ -136,6 +137,10 @@ LIFECYCLE_WORDS: dict[str, str] = {
 # Statuses of more than one word, read before single words: the EIP process's "Last Call" is a
 # draft in its final review.
 LIFECYCLE_PHRASES: dict[str, str] = {"last call": Status.DRAFT}
+
+
+CONFIG_HINT = "the vault's .workbench.yaml (statuses: {WORD: deprecated})"
+"""Where a person declares a status word of their own (`core.vaultconfig` reads it)."""
 
 
 def lifecycle_of(stated: str) -> str | None:
@@ -265,6 +270,28 @@ class Flavour:
     # formats; any other is someone else's folder, read without a byte written until a person
     # changes something there, and its state lives in the user's cache folder.
     state_in_vault: bool = False
+    # The vault's own status words (`.workbench.yaml`), each with the status it means, read before
+    # the words every flavour knows.
+    statuses: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def reading(self) -> str:
+        """What the way this flavour reads files depends on: its name, and the vault's own status
+        words (the derived store is built again when they change)."""
+        if not self.statuses:
+            return self.name
+        import hashlib
+
+        return f"{self.name}+{hashlib.sha256(repr(self.statuses).encode()).hexdigest()[:12]}"
+
+    def lifecycle(self, stated: str) -> str | None:
+        """The status a stated status means: the vault's own word first, then the words every
+        collection uses (`lifecycle_of`)."""
+        said = " ".join(stated.lower().split())
+        for word, status in self.statuses:
+            if said == word or said.startswith(word + " "):
+                return status
+        return lifecycle_of(stated)
 
     @property
     def a_vault(self) -> str:

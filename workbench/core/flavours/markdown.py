@@ -18,6 +18,7 @@ from typing import Any
 from ..model import LinkType, Problem
 from ..parse import as_date, value_text
 from .base import (
+    CONFIG_HINT,
     ERROR,
     WARNING,
     Flavour,
@@ -25,7 +26,6 @@ from .base import (
     View,
     as_list,
     first_heading,
-    lifecycle_of,
     markdown_links,
     strip_code,
     wikilinks,
@@ -140,7 +140,7 @@ class Markdown(Flavour):
         return View(
             title=title or first_heading(body) or path.rsplit("/", 1)[-1][:-3],
             type=doc_type,
-            status=lifecycle_of(stated) or "active",
+            status=self.lifecycle(stated) or "active",
             stated_status=stated,
             tags=tags_of(meta, body),
             summary=str(summary) if isinstance(summary, (str, int, float)) else "",
@@ -154,8 +154,8 @@ class Markdown(Flavour):
     def check(self, path, parsed, view, today) -> list[Problem]:
         meta, line = parsed.meta, parsed.key_line
         problems = []
-        if meta and "status" in meta and str(meta.get("status") or "").strip() and lifecycle_of(str(meta["status"])) is None:
-            problems.append(Problem(path, WARNING, "status-unknown", f"status {value_text(meta['status'])} means nothing the workbench knows; it is read as active", line("status")))
+        if meta and "status" in meta and str(meta.get("status") or "").strip() and self.lifecycle(str(meta["status"])) is None:
+            problems.append(Problem(path, WARNING, "status-unknown", f"status {value_text(meta['status'])} means nothing the workbench knows; it is read as active (say what it means in {CONFIG_HINT})", line("status")))
         if meta and "tags" in meta and not isinstance(meta["tags"], (list, str)) and meta["tags"] is not None:
             problems.append(Problem(path, ERROR, "tags-invalid", "tags must be a list or a comma-separated string", line("tags")))
         return problems
