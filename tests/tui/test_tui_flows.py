@@ -687,3 +687,43 @@ async def test_large_vault_looks_for_conflicts_only_when_asked(sample_copy: Path
         await settle(pilot)
         assert isinstance(app.screen, ConflictsDialog) and len(app.screen.conflicts) == 3
         assert any("Looking for conflicts" in n for n in notes(app))
+
+
+ADR_RECORD = "# {title}\n\n## Status\n\n{status}\n\n## Context\n\n{context}\n\n## Decision\n\n{decision}\n"
+
+
+async def test_a_deprecated_record_is_given_its_successor_from_the_queue_in_an_adr_vault(tmp_path: Path):
+    """A deprecated decision that names no successor is listed with its likeliest one, in the
+    records' own words; the one resolution offered is one the records can hold, and applying it
+    writes both records in their own format."""
+    root = tmp_path / "adr"
+    root.mkdir()
+    records = {
+        "0001-rabbitmq-queue.md": ("Queue backend: RabbitMQ broker", "Deprecated", "Jobs need a queue.",
+                                   "Background jobs go through a RabbitMQ broker with durable queues and dead letters."),
+        "0002-kafka-queue.md": ("Queue backend: Kafka topics", "Accepted", "The RabbitMQ broker of ADR 0001 could not keep up.",
+                                "Background jobs go through Kafka topics; durable queues become partitions, dead letters a topic."),
+        "0003-logging.md": ("Structured JSON logging", "Accepted", "Logs were free text.", "Every service logs JSON lines with a request id."),
+        "0004-rest.md": ("Use REST for the public API", "Accepted", "Clients differ.", "Resources and verbs; JSON bodies; versioned paths."),
+    }
+    for name, (title, status, context, decision) in records.items():
+        (root / name).write_text(ADR_RECORD.format(title=title, status=status, context=context, decision=decision))
+    app = WorkbenchApp(root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "c")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConflictsDialog)
+        assert [(c.kind, c.ids) for c in dialog.conflicts] == [("successor-missing", ["ADR-001", "ADR-002"])]
+        text = screen_text(app)
+        assert "successor-missing" in text and "(Deprecated) names no successor" in text
+        labels = [str(button.label) for button in dialog.query("#resolutions Button")]
+        assert labels == ["“Queue backend: Kafka topics” supersedes “Queue backend: RabbitMQ broker”"]
+        await pilot.press("enter", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog)
+        await pilot.press("y")
+        await settle(pilot)
+    assert "Superseded by ADR-002" in (root / "0001-rabbitmq-queue.md").read_text()
+    assert "(supersedes ADR-001)" in (root / "0002-kafka-queue.md").read_text()

@@ -328,7 +328,7 @@ class MainScreen(GuidedFlows, Screen[None]):
         from ...core.conflicts import find_conflicts  # not needed for the first screen
 
         try:
-            conflicts = find_conflicts(documents)
+            conflicts = find_conflicts(documents, self.vault is None or self.vault.flavour.native)
         except Exception as exc:  # noqa: BLE001
             self._report(exc, "Conflicts could not be listed")
             conflicts = None
