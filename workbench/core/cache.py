@@ -336,6 +336,15 @@ class DerivedStore:
         except sqlite3.DatabaseError as error:
             self._failed(error)  # the cache is only a cache: a failure here costs speed next time, never data
 
+    def reseen(self, seen: Iterable[tuple[str, int]]) -> None:
+        """A new reading time for files whose bytes were found unchanged (path, seen_ns): their
+        rows and the full-text index stay as they are."""
+        try:
+            with self.db:
+                self.db.executemany("UPDATE files SET seen_ns = ? WHERE path = ?", [(seen_ns, path) for path, seen_ns in seen])
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+
     def _wrote(self, before: Version, removed: Iterable[int] = (), added: range = range(0)) -> None:
         """Remember a write of this connection, unless another connection's came between."""
         after = self.version()

@@ -39,7 +39,7 @@ from .flavours import Flavour, Ids
 from .loading import Item, collector_paused, parse_files
 from .model import ConflictError, Document, Problem, Problems, RefusedError, Severity, VaultError
 from .parse import ParsedFile, as_date, digest_of, parse_bytes
-from .records import IdLog, Record, build_record, invalidating, read_record, today, unchanged
+from .records import IdLog, Record, build_record, invalidating, read_record, still_clean, today, unchanged
 from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
 from .validate import check_relations
 from .vaultconfig import read_config
@@ -177,6 +177,7 @@ class VaultIndex:
         cached = cached or {}
         seen: set[str] = set()
         to_parse: list[Item] = []
+        recheck: list[Record] = []  # kept after a look at their bytes: stored again with that look's time
         moved = False  # whether any record came, went or changed: if none did, nothing derived is stale
         for path, stat in walk.files:
             seen.add(path)
@@ -186,6 +187,12 @@ class VaultIndex:
                 if known is not current:
                     self._records[path] = known
                     moved = True
+                continue
+            clean = still_clean(self.root, known, stat) if known else None
+            if clean is not None:  # read in the tick it last changed, and its bytes are the same
+                self._records[path] = clean
+                moved = moved or known is not current
+                recheck.append(clean)
                 continue
             to_parse.append((path, stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns))
         if to_parse:
@@ -202,6 +209,8 @@ class VaultIndex:
                         rows = []
                 if with_rows and rows:
                     self.store.save_rows(rows)
+        if self.store is not None and recheck:
+            self.store.reseen((record.path, record.seen_ns) for record in recheck)
         gone = (set(self._records) | set(cached)) - seen
         for path in gone:
             moved = self._records.pop(path, None) is not None or moved

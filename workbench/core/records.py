@@ -21,11 +21,12 @@ import os
 import time
 from collections import deque
 from dataclasses import dataclass
+from pathlib import Path
 
 from .files import NOT_A_REGULAR_FILE, UNREADABLE as UNREADABLE_FILE, UnreadableFile, read_file
 from .flavours import MEMORY_CORE, Flavour
 from .model import Document, Problem, Severity
-from .parse import MAX_FILE_BYTES, parse_bytes
+from .parse import MAX_FILE_BYTES, digest_of, parse_bytes
 from .validate import check_document, credential_problems, parse_problems
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "build_record",
     "read_document",
     "read_record",
+    "still_clean",
     "unchanged",
     "unread_record",
     "today",
@@ -94,11 +96,34 @@ RACY_COARSE_NS = 2_000_000_000
 
 def unchanged(record: Record, stat: os.stat_result) -> bool:
     """Whether the file `stat` describes is the one `record` was read from, as it was then."""
-    if (record.size != stat.st_size or record.mtime_ns != stat.st_mtime_ns or record.ino != stat.st_ino
-            or record.ctime_ns != stat.st_ctime_ns):
-        return False
+    return same_stat(record, stat) and not racy(record)
+
+
+def same_stat(record: Record, stat: os.stat_result) -> bool:
+    return (record.size, record.mtime_ns, record.ino, record.ctime_ns) == (stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns)
+
+
+def racy(record: Record) -> bool:
+    """Whether the file may have changed in the same tick of the file clock as it was read: its
+    stat then says nothing, and only its bytes can tell (`still_clean`)."""
     ctime = record.ctime_ns
-    return ctime < record.seen_ns - (RACY_COARSE_NS if ctime % 1_000_000_000 == 0 else RACY_NS)
+    return ctime >= record.seen_ns - (RACY_COARSE_NS if ctime % 1_000_000_000 == 0 else RACY_NS)
+
+
+def still_clean(root: Path, record: Record, stat: os.stat_result) -> Record | None:
+    """A racily clean record whose file still holds the bytes it was read from, with the moment of
+    this look as its new reading: as git does, the content decides where the stat cannot, and a
+    file copied just before two opens is not parsed twice. None when the bytes differ."""
+    if not same_stat(record, stat) or record.document is None or not record.document.digest:
+        return None
+    seen_ns = time.time_ns()
+    try:
+        raw = read_file(root / record.path, record.size + 1)
+    except OSError:
+        return None
+    if raw is None or len(raw) != record.size or digest_of(raw) != record.document.digest:
+        return None
+    return dataclasses.replace(record, seen_ns=seen_ns)
 
 
 def invalidating(flavour: Flavour) -> frozenset[str]:
