@@ -40,7 +40,7 @@ class Terminal:
         return subprocess.run(["tmux", "-L", self.socket, *args], check=True, capture_output=True, text=True).stdout
 
     def screen(self) -> str:
-        return self._tmux("capture-pane", "-p")
+        return self._tmux("capture-pane", "-p", "-J")  # -J: a line the pane wrapped, whole
 
     def send(self, *keys: str) -> None:
         self._tmux("send-keys", *keys)

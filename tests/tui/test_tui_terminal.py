@@ -32,3 +32,16 @@ def test_an_editor_that_does_not_start_gives_the_screen_back_and_says_why(termin
     assert "mem-index-vault" in shown  # the workbench is back on screen, not a blank terminal
     term.send("q")
     assert term.exit_status() == 0
+
+
+@pytest.mark.parametrize("what", ["missing", "file"])
+def test_a_vault_that_is_not_a_folder_is_refused_before_the_workbench_opens(terminals, tmp_path, what):
+    given = tmp_path / "no" / "such" / "folder"
+    if what == "file":
+        given = tmp_path / "notes.md"
+        given.write_text("# not a vault\n")
+    term = terminals(["--vault", str(given)], terminal_env(tmp_path / "config"))
+    assert term.exit_status() == 2  # as `check` does: a usage error, no key needed to leave
+    shown = term.screen()
+    assert f"workbench: {given}: {'no such folder' if what == 'missing' else 'not a folder'}" in shown
+    assert "Traceback" not in shown and "Search" not in shown
