@@ -526,3 +526,20 @@ def test_active_documents_come_before_an_archived_one_that_says_the_same_words(s
     found = vault.search("stripe webhook", 8)
     statuses = [hit.status for hit in found]
     assert "archived" not in statuses[:5], [(h.id, h.status) for h in found]
+
+
+def test_a_title_that_holds_every_word_ranks_first_whatever_its_status_and_the_lifecycle_breaks_ties(sample_copy):
+    """An archived document titled with the words typed is what was asked for: it ranked fifth for
+    `postgres upgrade`, under a Stripe upgrade sharing one word. Between two such titles the live
+    one comes first."""
+    vault = Vault.open(sample_copy)
+    assert ids(vault.search("postgres upgrade", 5))[0] == "mem-task-postgres-16-upgrade"
+    assert ids(vault.search("invoice editor", 5))[0] == "mem-concept-offline-invoice-editor"
+    found = ids(vault.search("celery workers", 5))
+    assert found[0] == "mem-context-celery-operations"
+    twin = sample_copy / "contexts" / "mem-context-celery-operations-now.md"
+    twin.write_text((sample_copy / "contexts" / "mem-context-celery-operations.md").read_text()
+                    .replace("id: mem-context-celery-operations", "id: mem-context-celery-operations-now")
+                    .replace("status: archived", "status: active"))
+    vault.refresh()
+    assert ids(vault.search("celery workers", 5))[:2] == ["mem-context-celery-operations-now", "mem-context-celery-operations"]
