@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ...core.conflicts import Resolution
     from ..dialogs.lifecycle import LifecycleChoice
 
-__all__ = ["GuidedFlows", "flavour_refusal", "gate_proposal", "repair_one_plan", "resolution_refusal", "run_editor", "settle_title"]
+__all__ = ["GuidedFlows", "editor_command", "flavour_refusal", "gate_proposal", "repair_one_plan", "resolution_refusal", "run_editor", "settle_title"]
 
 NATIVE_ONLY = {"new_document": "the write gate", "consolidate": "consolidation", "inbox": "settling an agent's request"}
 """The guided flows that write Memory Core's own fields, by action, named as the core names them."""
