@@ -95,3 +95,13 @@ async def test_the_palette_names_each_commands_key_as_the_keymap_sets_it(sample_
         assert helps["Document: lifecycle…"].endswith("key L")
         assert helps["Document: edit in $EDITOR"].endswith("key e")
         assert helps["Links: one link deeper"].endswith("key + =")
+
+
+async def test_the_keys_dialog_names_each_keys_id_for_the_keymap(sample_copy: Path):
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        shown = " ".join(str(label.render()) for label in app.screen.query(".tooltip"))
+        assert "(main.lifecycle)" in shown and "(links.filter)" in shown
