@@ -145,3 +145,29 @@ def test_a_commented_opening_line_is_frontmatter_and_repair_adds_none(builder):
     vault, report = repair(builder.root)
     assert vault.get("mem-note-commented").valid and report.repaired == []
     assert (builder.root / "notes/mem-note-commented.md").read_text() == text
+
+
+def test_a_mistyped_status_becomes_the_status_it_was_meant_to_be_else_draft(builder):
+    builder.add("mem-note-typo", status="actve")
+    builder.add("mem-note-shout", status="Deprecated")
+    builder.add("mem-note-nonsense", status="banana")
+    builder.add("mem-note-half", status="supersede")  # superseded needs a successor: it has none
+    vault, report = repair(builder.root)
+    assert vault.get("mem-note-typo").status == "active"
+    assert vault.get("mem-note-shout").status == "deprecated"
+    assert vault.get("mem-note-nonsense").status == "draft"
+    assert vault.get("mem-note-half").status == "draft"
+    assert not [p for p in vault.problems if p.severity == "error"]
+
+
+def test_a_link_to_a_superseded_document_names_the_live_end_of_the_chain_as_conflicts_do(builder):
+    builder.add("mem-decision-one", status="superseded", superseded_by=["mem-decision-two"])
+    builder.add("mem-decision-two", status="superseded", supersedes=["mem-decision-one"], superseded_by=["mem-decision-three"],
+                links=[{"type": "supersedes", "target": "mem-decision-one"}])
+    builder.add("mem-decision-three", supersedes=["mem-decision-two"], links=[{"type": "supersedes", "target": "mem-decision-two"}])
+    builder.add("mem-note-reader", links=[{"type": "depends_on", "target": "mem-decision-one"}])
+    vault = Vault.open(builder.root)
+    [warning] = [p for p in vault.problems if p.code == "link-to-superseded"]
+    assert warning.message.endswith("link its successor mem-decision-three instead")
+    [stale] = [c for c in vault.conflicts() if c.kind == "stale-link"]
+    assert "mem-decision-three has replaced" in stale.reason

@@ -544,3 +544,20 @@ def test_a_document_with_frontmatter_errors_is_found_by_its_words_with_its_probl
     shown = run_cli("--vault", str(builder.root), "search", "quokka", "migration")
     assert shown.returncode == 0 and "no documents match" not in shown.stdout
     assert "mem-note-broken  notes/mem-note-broken.md: field-missing: required field" in shown.stdout
+
+
+def test_a_title_that_holds_every_word_ranks_first_whatever_its_status_and_the_lifecycle_breaks_ties(sample_copy):
+    """An archived document titled with the words typed is what was asked for: it ranked fifth for
+    `postgres upgrade`, under a Stripe upgrade sharing one word. Between two such titles the live
+    one comes first."""
+    vault = Vault.open(sample_copy)
+    assert ids(vault.search("postgres upgrade", 5))[0] == "mem-task-postgres-16-upgrade"
+    assert ids(vault.search("invoice editor", 5))[0] == "mem-concept-offline-invoice-editor"
+    found = ids(vault.search("celery workers", 5))
+    assert found[0] == "mem-context-celery-operations"
+    twin = sample_copy / "contexts" / "mem-context-celery-operations-now.md"
+    twin.write_text((sample_copy / "contexts" / "mem-context-celery-operations.md").read_text()
+                    .replace("id: mem-context-celery-operations", "id: mem-context-celery-operations-now")
+                    .replace("status: archived", "status: active"))
+    vault.refresh()
+    assert ids(vault.search("celery workers", 5))[:2] == ["mem-context-celery-operations-now", "mem-context-celery-operations"]

@@ -19,6 +19,7 @@ from typing import Any
 from .core import flavours
 from .core.changes import Plan
 from .core.gate import Draft, new_id_for
+from .core.index import require_folder
 from .core.migrate import migrate
 from .core.model import QueryError, RefusedError, Severity, VaultError, WorkbenchError
 from .core.vault import Vault
@@ -619,7 +620,7 @@ COMMANDS = {
 
 
 def run_tui(vault_arg: str | None, flavour: str | None = None) -> int:
-    path = resolve_vault_path(vault_arg)
+    path = require_folder(resolve_vault_path(vault_arg))  # refused here, before the screen is taken
     from .tui.app import WorkbenchApp
 
     app = WorkbenchApp(path, flavour=flavour)

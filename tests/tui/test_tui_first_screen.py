@@ -96,7 +96,7 @@ async def test_hits_titled_alike_show_their_ids_and_the_words_around_the_match(l
         assert set(result_ids(app)[:2]) == {"mem-note-lookup-cli", "mem-note-lookup-editor"}
         text = screen_text(app)
         assert "mem-note-lookup-cli" in text and "mem-note-lookup-editor" in text
-        prompts = " ".join(str(option.prompt) for option in app.screen.query_one("#results", OptionList).options)
+        prompts = " ".join(" ".join(str(option.prompt).split()) for option in app.screen.query_one("#results", OptionList).options)
         assert "by its lookup name" in prompts and "a lookup opens a picker" in prompts
 
 

@@ -50,7 +50,7 @@ from .yamledit import EditError, apply_meta, render_frontmatter
 if TYPE_CHECKING:
     from .live import VaultWatcher
 
-__all__ = ["VaultIndex", "serialized", "state_dir_for"]
+__all__ = ["VaultIndex", "require_folder", "serialized", "state_dir_for"]
 
 
 # Rows stored per transaction on a cold open, as the workers' chunks come in. Larger batches cost
@@ -72,6 +72,19 @@ def _comparable(meta: dict[str, Any]) -> dict[str, Any]:
         return value
 
     return norm(meta)
+
+
+def require_folder(path: str | os.PathLike[str]) -> Path:
+    """`path` (with `~` expanded) when it can be a vault's folder; `VaultError` naming the path and
+    what is wrong otherwise. Asked by `open`, and by a face before it shows anything."""
+    given = Path(path).expanduser()
+    if any(ord(c) < 32 for c in str(given)):
+        raise VaultError(f"vault path {str(given)!r} contains control characters")
+    if not given.exists():
+        raise VaultError(f"{given}: no such folder")
+    if not given.is_dir():
+        raise VaultError(f"{given}: not a folder")
+    return given
 
 
 def state_dir_for(root: Path, flavour: Flavour) -> Path:
@@ -147,13 +160,7 @@ class VaultIndex:
         """Open the vault at `path` (or its `memory/` child), finishing any change a crash interrupted.
 
         The flavour (Memory Core, Dendron, ADRs...) is detected unless named."""
-        given = Path(path).expanduser()
-        if any(ord(c) < 32 for c in str(given)):
-            raise VaultError(f"vault path {str(given)!r} contains control characters")
-        if not given.exists():
-            raise VaultError(f"{given}: no such folder")
-        if not given.is_dir():
-            raise VaultError(f"{given}: not a folder")
+        given = require_folder(path)
         root, chosen = flavours.choose(given.resolve(), find_root(given.resolve()), flavour)
         config = read_config(root)
         if config.statuses:

@@ -10,6 +10,7 @@ Valid documents with no problem are not touched.
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -99,6 +100,16 @@ def _mtime_date(vault: VaultIndex, path: str) -> dt.date:
     return min(dt.date.fromtimestamp(stamp), dt.date.today())
 
 
+def _meant_status(given: Any, has_successor: bool) -> str:
+    """The status a mistyped one was meant to be (`actve`, `Active`), when one is close enough;
+    else draft, which claims nothing. Superseded only with a successor named (it needs one)."""
+    if isinstance(given, str) and given.strip():
+        close = difflib.get_close_matches(given.strip().lower(), [s.value for s in Status], n=1, cutoff=0.75)
+        if close and (close[0] != Status.SUPERSEDED or has_successor):
+            return close[0]
+    return Status.DRAFT.value
+
+
 def _fix_fields(work: _Work, vault: VaultIndex, default_project: str) -> None:
     meta, path = work.meta, work.path
     stem = PurePosixPath(path).name[:-3]
@@ -125,7 +136,8 @@ def _fix_fields(work: _Work, vault: VaultIndex, default_project: str) -> None:
         title = _first_heading(work.body) or stem.removeprefix(f"mem-{doc_type}-").replace("-", " ").capitalize()
         fix("title", title, "title recovered")
     if not member(meta.get("status"), Status):
-        fix("status", Status.DRAFT.value, f"status {meta.get('status')!r} set to draft")
+        meant = _meant_status(meta.get("status"), bool(meta.get("superseded_by")))
+        fix("status", meant, f"status {meta.get('status')!r} set to {meant}")
     created, updated = (as_date(meta.get(k)) for k in ("created_at", "updated_at"))
     created_ok = created is not None and created <= dt.date.today()
     updated_ok = updated is not None and updated <= dt.date.today()

@@ -76,6 +76,10 @@ DATE_FILTER = re.compile(r"(>=|<=|>|<|=)?(\d{4}-\d{2}-\d{2})")
 # documents on its subject unless it matches far better (measured: the sample's probes stay ahead
 # of plain BM25, and an archived note no longer ranks third among live ones).
 STATUS_WEIGHT = {Status.ACTIVE: 1.0, Status.DRAFT: 0.9, Status.DEPRECATED: 0.45, Status.ARCHIVED: 0.35, Status.SUPERSEDED: 0.75}
+# ...but a title that holds every word of a short query is what was asked for, whatever its status:
+# there the lifecycle only breaks ties (an archived "Upgrade Postgres 15 to 16" ranked fifth for
+# `postgres upgrade`, under a Stripe upgrade that shares one word).
+TITLED_WEIGHT = 0.8
 TOKEN = re.compile(r"[\w]+", re.UNICODE)
 # Words that ask rather than say: left out of the ranking unless the query has nothing else.
 QUESTION_WORDS = STOPWORDS | frozenset(
@@ -665,10 +669,12 @@ def search(vault: VaultIndex, text: str, limit: int = 10, *, fuzzy: bool = True)
         _keep_newest(scores, limit, text.strip().lower())
 
     hits: list[Hit] = []
+    short = query.words if len(query.words) <= SHORT and not query.phrases else []
     for doc_id, score in scores.items():
         doc = lookup(doc_id)
         if query.words or query.phrases:
-            score *= STATUS_WEIGHT.get(doc.status, 0.5)
+            weight = STATUS_WEIGHT.get(doc.status, 0.5)
+            score *= max(weight, TITLED_WEIGHT) if short and _titled(doc.title, short) else weight
         hits.append(Hit(doc.id, doc.path, doc.title, doc.type, doc.status, score, doc.superseded_by, doc.valid,
                         "" if doc.valid else _problem(vault, doc)))
     typed_whole = text.strip().lower()
@@ -710,6 +716,12 @@ def _problem(vault: VaultIndex, doc: Document) -> str:
     problems = vault.problems_at(doc.path)
     first = next((p for p in problems if p.code in codes), problems[0] if problems else None)
     return f"{first.code}: {first.message}" if first else "invalid"
+
+
+def _titled(title: str, words: list[str]) -> bool:
+    """Whether every word begins a word of `title` (`postgres upgrade`, `Upgrade Postgres 15 to 16`)."""
+    held = TOKEN.findall(title.lower())
+    return all(any(w.startswith(word.lower()) for w in held) for word in words)
 
 
 def _keep_newest(scores: dict[str, float], limit: int, typed_whole: str) -> None:

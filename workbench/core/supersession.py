@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["cycles", "reaches"]
+__all__ = ["cycles", "live_end", "reaches"]
 
 
 def reaches(supersedes: Mapping[str, list[str]], start: str, target: str) -> bool:
@@ -26,6 +26,25 @@ def reaches(supersedes: Mapping[str, list[str]], start: str, target: str) -> boo
         seen.add(current)
         stack.extend(supersedes[current])
     return False
+
+
+def live_end(superseded_by: Mapping[str, list[str]], status: Mapping[str, str], start: str) -> str | None:
+    """The document that finally replaces `start`: the end of its chain of successors (documents
+    only, each a key of `superseded_by`); of several ends an active one, then the smallest id,
+    as the graph's `current_successor` chooses. None when nothing replaces it."""
+    seen = {start}
+    frontier = [start]
+    ends: list[str] = []
+    while frontier:
+        node = frontier.pop()
+        later = [n for n in superseded_by.get(node, []) if n in superseded_by]
+        if not later and node != start:
+            ends.append(node)
+        for each in later:
+            if each not in seen:
+                seen.add(each)
+                frontier.append(each)
+    return min(ends, key=lambda n: (status.get(n) != "active", n)) if ends else None
 
 
 def cycles(supersedes: Mapping[str, list[str]]) -> list[list[str]]:

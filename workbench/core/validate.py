@@ -293,8 +293,8 @@ def check_relations(docs: Mapping[str, Document], known_ids: set[str], line_of, 
                 and doc.id not in superseded_by[link.target]  # a successor may speak of what it replaced
                 and link.target not in supersedes[doc.id]
             ):
-                successors = superseded_by[link.target]
-                hint = f"; link its successor {', '.join(successors)} instead" if successors else ""
+                successor = supersession.live_end(superseded_by, status, link.target)  # as the conflicts name it
+                hint = f"; link its successor {successor} instead" if successor else ""
                 problems.append(
                     Problem(doc.path, WARNING, "link-to-superseded", f"link {link.type} → {link.target} points at a superseded document{hint}", line_of(doc, "links"), doc.id)
                 )

@@ -19,6 +19,7 @@ from .dialogs.discard import DiscardDialog, unsaved_work
 from .screens.main import MainScreen
 from .settings import load_settings, save_setting
 from .themes import BUILTIN_THEMES, VARIABLE_DEFAULTS, load_theme_files, theme_folders
+from .user_keymap import keymap_path, load_keymap
 from .widgets.search import SearchPane
 
 __all__ = ["WorkbenchApp"]
@@ -30,7 +31,7 @@ def __getattr__(name: str):
     if name == "KEY_GROUPS":
         from .keymap import key_groups
 
-        return key_groups(WorkbenchApp.BINDINGS)
+        return key_groups(WorkbenchApp.BINDINGS)  # the default keys
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -59,6 +60,8 @@ class WorkbenchApp(App[None]):
         if wanted not in self.available_themes:
             self.read_theme_files()
         self.theme = wanted if wanted in self.available_themes else "workbench-dark"
+        self.user_keymap = load_keymap(keymap_path())
+        """The user's keymap file as read (its keys apply once checked, at mount)."""
 
     def read_theme_files(self) -> None:
         """Register the themes of the theme files, once. They are read at start only when the theme
@@ -89,6 +92,23 @@ class WorkbenchApp(App[None]):
     def on_mount(self) -> None:
         self.push_screen(MainScreen(self.vault_path, self.flavour))
         self._say_theme_errors()
+        self._apply_user_keymap()
+
+    def _apply_user_keymap(self) -> None:
+        """The user's keys, those that can apply; a warning for each line that cannot. (Checking
+        needs every dialog's keys, so it is done only when there is a keymap.)"""
+        warnings = list(self.user_keymap.warnings)
+        if self.user_keymap.keys:
+            from .keymap import key_groups
+            from .user_keymap import check_keymap
+
+            groups = key_groups(self.BINDINGS)
+            places = [("the main screen", [*groups[0][1], *groups[1][1]]), *groups[2:]]
+            usable, problems = check_keymap(self.user_keymap.keys, places)
+            warnings += problems
+            self.set_keymap(usable)
+        for warning in warnings:
+            self.notify(warning, title="Keymap", severity="warning", markup=False, timeout=15)
 
     def on_key(self, event: events.Key) -> None:
         """A letter that comes this far while a text box has the focus was sent before the focus
@@ -122,4 +142,4 @@ class WorkbenchApp(App[None]):
         from .keymap import key_groups
 
         if not isinstance(self.screen, KeysDialog):
-            self.push_screen(KeysDialog(key_groups(self.BINDINGS)))
+            self.push_screen(KeysDialog(key_groups(self.BINDINGS, self._keymap)))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
+from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.markup import escape
@@ -56,14 +57,24 @@ class WorkbenchCommands(Provider):
         """The main screen the palette was opened over; over a dialog, no actions apply."""
         return self.screen if isinstance(self.screen, MainScreen) else None
 
+    def _key_of(self, action: str) -> str | None:
+        """The key of the main screen that does `action` (as the user's keymap sets it), shown."""
+        for binding in MainScreen.BINDINGS:
+            if isinstance(binding, Binding) and binding.action == action:
+                keys = self.app._keymap.get(binding.id, binding.key) if binding.id else binding.key
+                return " ".join(self.app.get_key_display(Binding(key.strip(), "")) for key in keys.split(","))
+        return None
+
     def _actions(self) -> list[tuple[str, Callable[[], object], str]]:
+        """Each action that applies now, its help ending with its key, so the palette teaches it."""
         main = self._main()
         if main is None:
             return []
         found = []
         for title, action, help_text in ACTIONS:
             if action.startswith("app.") or main.check_action(action, ()):
-                found.append((title, partial(main.run_action, action), help_text))
+                key = self._key_of(action)
+                found.append((title, partial(main.run_action, action), f"{help_text}  ·  key {key}" if key else help_text))
         return found
 
     def _highlight(self, query: str, text: str) -> Content:

@@ -5,7 +5,7 @@ Read from the bindings themselves, so the list cannot drift from what the keys d
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from textual.binding import Binding, BindingType
 from .dialogs.confirm_forget import ConfirmForgetDialog
@@ -23,14 +23,20 @@ from .screens.main import MainScreen
 from .widgets.document_picker import DocumentPicker
 from .widgets.link_pane import LinkPane
 from .widgets.search import SearchInput, SearchPane
+from .user_keymap import remapped
 from .widgets.viewer import DocumentViewer
 
 __all__ = ["key_groups"]
 
 
-def key_groups(app_bindings: Sequence[BindingType]) -> list[KeyGroup]:
-    """Every key, by where it acts; `app_bindings` are the app's own (passed in: the app imports
-    this module, not the other way round)."""
+def key_groups(app_bindings: Sequence[BindingType], keymap: Mapping[str, str] | None = None) -> list[KeyGroup]:
+    """Every key, by where it acts, with the keys the user's `keymap` gives them; `app_bindings`
+    are the app's own (passed in: the app imports this module, not the other way round)."""
+    groups = _default_groups(app_bindings)
+    return [(title, remapped(bindings, keymap)) for title, bindings in groups] if keymap else groups
+
+
+def _default_groups(app_bindings: Sequence[BindingType]) -> list[KeyGroup]:
     return [
         ("Everywhere (? and q outside a text box)", [
             *(b for b in MainScreen.BINDINGS if isinstance(b, Binding) and b.id in ("main.keys", "main.quit")),

@@ -50,6 +50,8 @@ class LinkGroups:
     link_type: str | None = None
     """The edge-type filter in force (None: every type)."""
     root: str = ""
+    types: tuple[str, ...] = ()
+    """The link types of the document's own links, in or out, whatever the filter: what `t` offers."""
 
     @property
     def empty(self) -> bool:
@@ -98,7 +100,9 @@ def link_groups(graph: nx.MultiDiGraph, doc_id: str, depth: int = 1, link_type: 
         pack = [_node(graph, item["id"], item["via"], item["depth"]) for item in core_graph.context_pack(graph, doc_id)]
     except RefusedError:
         pack = []
+    outgoing, backlinks = core_graph.outgoing(graph, doc_id), core_graph.backlinks(graph, doc_id)
+    types = tuple(sorted({kind for _, kind in (*outgoing, *backlinks)}, key=lambda kind: (_TYPE_ORDER.get(kind, len(_TYPE_ORDER)), kind)))
     return LinkGroups(
-        _group(graph, kept(core_graph.outgoing(graph, doc_id))), _group(graph, kept(core_graph.backlinks(graph, doc_id))), further,
-        [_node(graph, node) for node in chain] if len(chain) > 1 else [], pack, depth, link_type, doc_id,
+        _group(graph, kept(outgoing)), _group(graph, kept(backlinks)), further,
+        [_node(graph, node) for node in chain] if len(chain) > 1 else [], pack, depth, link_type, doc_id, types,
     )

@@ -1,4 +1,5 @@
-"""What the workbench remembers between runs (today: the theme), in the user's config folder.
+"""What the workbench remembers between runs (today: the theme), in the user's config folder
+(`$XDG_CONFIG_HOME/workbench/`, else `~/.config/workbench/`), beside the user's keymap and themes.
 
 Tolerant both ways: a missing or damaged settings file means the defaults, and a settings file
 that cannot be written costs the memory, never the session.
@@ -10,12 +11,17 @@ import json
 import os
 from pathlib import Path
 
-__all__ = ["load_settings", "save_setting", "settings_path"]
+__all__ = ["config_dir", "load_settings", "save_setting", "settings_path"]
+
+
+def config_dir() -> Path:
+    """The user's workbench folder: settings.json, keymap.toml and themes/ live here."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "workbench"
 
 
 def settings_path() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "workbench" / "settings.json"
+    return config_dir() / "settings.json"
 
 
 def load_settings() -> dict:

@@ -1,4 +1,5 @@
-"""The workbench's colours: two built-in themes, theme files from `themes/`, and every fallback.
+"""The workbench's colours: two built-in themes, theme files from `themes/` (the project's, then the
+user's in their config folder), and every fallback.
 
 Statuses and link types have colours of their own (`$status-active`, `$link-depends_on`, ...),
 declared as theme variables the way posting declares a colour per HTTP method, so a theme can
@@ -148,6 +149,9 @@ def load_theme_files(folders: Iterable[Path]) -> ThemeFiles:
 
 
 def theme_folders() -> list[Path]:
-    """Where theme files live: beside the installed package, or at the root of a source checkout."""
+    """Where theme files live: beside the installed package, or at the root of a source checkout,
+    then the user's own (`themes/` in the config folder), which override them by name."""
+    from .settings import config_dir
+
     package = Path(__file__).resolve().parent.parent
-    return [package / "themes", package.parent / "themes"]
+    return [package / "themes", package.parent / "themes", config_dir() / "themes"]

@@ -60,7 +60,8 @@ class KeysDialog(ModalScreen[None]):
                         for binding in (b for b in bindings if not b.system):
                             yield Label(Content(self._keys(binding)), classes="key")
                             yield Label(Content(binding.description or binding.action))
-                            yield Label(Content(binding.tooltip), classes="tooltip")
+                            # The id is what keymap.toml names to remap the key.
+                            yield Label(Content(f"{binding.tooltip} ({binding.id})" if binding.id else binding.tooltip), classes="tooltip")
         yield Footer()
 
     def _keys(self, binding: Binding) -> str:

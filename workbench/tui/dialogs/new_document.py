@@ -153,6 +153,7 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
             border-title-color: $text-muted;
             border-subtitle-color: $text-muted;
         }
+        & #links-label { width: 1fr; }  /* wrapped, never cut at the dialog's edge */
         & #compare { height: 1fr; }
         & .side {
             width: 1fr;
@@ -213,8 +214,9 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
                 yield Label("Title")
                 yield Input(id="title", placeholder="What is it?", compact=True)
                 yield Label("Tags (comma-separated)")
-                yield Input(id="tags", placeholder="billing, money", compact=True)
-                yield Label("Links (a new document must link into the graph): pick a type, search a target, enter adds it")
+                yield Input(id="tags", placeholder="none yet (e.g. billing, money)", compact=True)
+                yield Label("Links (a new document must link into the graph): pick a type, search a target, enter adds it",
+                            id="links-label")
                 yield Static(Content.styled("none yet", "$text 60%"), id="links-chosen")
                 with Horizontal(id="link-row"):
                     yield Select([(t, t) for t in LINK_TYPES], value="related_to", allow_blank=False, id="link-type", compact=True)

@@ -17,6 +17,7 @@ import os
 import shlex
 import subprocess
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import events, work
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from ...core.conflicts import Resolution
     from ..dialogs.lifecycle import LifecycleChoice
 
-__all__ = ["GuidedFlows", "flavour_refusal", "gate_proposal", "repair_one_plan", "resolution_refusal", "settle_title"]
+__all__ = ["GuidedFlows", "editor_command", "flavour_refusal", "gate_proposal", "repair_one_plan", "resolution_refusal", "run_editor", "settle_title"]
 
 NATIVE_ONLY = {"new_document": "the write gate", "consolidate": "consolidation", "inbox": "settling an agent's request"}
 """The guided flows that write Memory Core's own fields, by action, named as the core names them."""
@@ -84,6 +85,40 @@ def repair_one_plan(vault, path: str):
     if report.plan.empty:
         report.plan.summary = f"{path}: nothing in it can be repaired automatically; enter opens it, e edits it"
     return report.plan
+
+
+def editor_command(path: Path) -> list[str]:
+    """`$EDITOR` (with its own arguments) on `path`; vi when unset or blank. `ValueError` when
+    `$EDITOR` cannot be split into words (an unclosed quote)."""
+    return [*(shlex.split(os.environ.get("EDITOR") or "") or ["vi"]), str(path)]
+
+
+def run_editor(app, path: Path) -> str | None:
+    """Hand the terminal to the editor on `path` and take it back; None when it ran, else one line
+    saying why it did not start.
+
+    The failure is caught inside the suspension: an exception leaving `App.suspend()` skips the
+    resume, and the screen stays blank for good (keys echoed raw, only ctrl+c exits)."""
+    try:
+        command = editor_command(path)
+    except ValueError as exc:
+        return f"$EDITOR cannot be read as a command ({exc}): {os.environ.get('EDITOR')}"
+    failure: OSError | None = None
+    try:
+        with app.suspend():
+            try:
+                subprocess.run(command, check=False)
+            except OSError as exc:
+                failure = exc
+    except SuspendNotSupported:  # no terminal to hand over (tests, the web): just run it
+        try:
+            subprocess.run(command, check=False, stdin=subprocess.DEVNULL, capture_output=True)
+        except OSError as exc:
+            failure = exc
+    if failure is None:
+        return None
+    what = "not found" if isinstance(failure, FileNotFoundError) else (failure.strerror or str(failure))
+    return f"{command[0]}: {what}. Set $EDITOR to an editor installed here (now {os.environ.get('EDITOR') or 'unset, so vi'})"
 
 
 class GuidedFlows:
@@ -170,15 +205,9 @@ class GuidedFlows:
         if view is None or self.vault is None:
             return
         path = self.vault.root / view.document.path
-        command = [*shlex.split(os.environ.get("EDITOR") or "vi"), str(path)]
-        try:
-            try:
-                with self.app.suspend():
-                    subprocess.run(command, check=False)
-            except SuspendNotSupported:  # no terminal to hand over (tests, the web): just run it
-                subprocess.run(command, check=False, stdin=subprocess.DEVNULL, capture_output=True)
-        except OSError as exc:
-            self.notify(f"{command[0]}: {exc.strerror or exc}", title="The editor did not start", severity="error", markup=False)
+        failure = run_editor(self.app, path)
+        if failure is not None:
+            self.notify(failure, title="The editor did not start", severity="error", markup=False, timeout=10)
             return
         try:  # the person's own edit: when the watcher echoes it, it is not news
             written = read_file(path)

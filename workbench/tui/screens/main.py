@@ -88,7 +88,7 @@ class MainScreen(GuidedFlows, Screen[None]):
         Binding("U", "redo", "Redo", key_display="U", show=False, id="main.redo", tooltip="Re-apply the step undone last, after showing its diff"),
         Binding("H", "undo_history", "History", key_display="H", show=False, id="main.undo_history", tooltip="List every step, newest first, the position marked"),
         Binding("S", "sync", "Sync", key_display="S", show=False, id="main.sync", tooltip="Sync with the vault's git remote; settle a merge that waits, key by key"),
-        Binding("g", "focus_links", "Links", id="main.links", tooltip="Move to the links pane (on narrow terminals, show it)"),
+        Binding("g", "focus_links", "Links", id="main.links", tooltip="Move to the links pane (below 100 columns, in place of the results); from it, back to the results"),
         Binding("backspace,alt+left", "back", "Back", key_display="⌫", id="main.back", tooltip="Back to the previously opened document"),
         Binding("shift+backspace,alt+right", "forward", "Forward", key_display="⇧⌫", show=False, id="main.forward", tooltip="Forward again after going back"),
         Binding("r", "toggle_raw", "Raw", show=False, id="main.raw", tooltip="Toggle between the rendered document and its source file"),
@@ -423,6 +423,7 @@ class MainScreen(GuidedFlows, Screen[None]):
         self.find_conflicts()
         search = self.query_one(SearchPane)
         search.total = len(summary.documents)
+        search.suggest(summary.example_query)
         if self._searched_since_open:  # the titles on show already answer this very vault
             self._searched_since_open = False
         else:
@@ -648,6 +649,7 @@ class MainScreen(GuidedFlows, Screen[None]):
     def _goto_from_search(self, message: SearchPane.Goto) -> None:
         """Open the hit with the query's words marked in it, so the person sees why it matched."""
         words = query_words(self.query_one(SearchPane).query_text)
+        self._filter_for(message.doc_id)
         self.read_document(message.doc_id, remember=True, focus="viewer", words=words)
 
     @on(LinkPane.Goto)
@@ -663,7 +665,14 @@ class MainScreen(GuidedFlows, Screen[None]):
 
     def open_document(self, doc_id: str, focus: str | None = None) -> None:
         """Open `doc_id` and remember it in the history; `focus` names the pane to focus after."""
+        self._filter_for(doc_id)
         self.read_document(doc_id, remember=True, focus=focus)
+
+    def _filter_for(self, doc_id: str) -> None:
+        """A link-type filter (`t`) is for the document it was chosen on: another document shows
+        every type of its own links (a filter kept unseen hid links in a pane often off screen)."""
+        if self.current is None or self.current.document.id != doc_id:
+            self.graph_filter = None
 
     def propose(self, proposal: Proposal) -> None:
         """Plan a change, show it, write it if confirmed (see `Proposal`)."""
@@ -687,10 +696,14 @@ class MainScreen(GuidedFlows, Screen[None]):
             return self.summary is not None
         if action == "successor":
             return bool(view and view.successors)
+        if action == "back" and self.query_one(SearchPane).typing:
+            return False  # backspace deletes a letter in the box: not offered there
         if action == "back":
             return (self.history.can_go_back or None) if len(self.history) > 1 else False
         if action == "forward":
             return self.history.can_go_forward or None
+        if action == "leave_links":
+            return self.has_class("-narrow") and self.has_class("-show-links") and self.maximized is None
         if action == "focus_search":
             return not self.query_one(SearchPane).typing
         if action == "maximise":
@@ -704,15 +717,27 @@ class MainScreen(GuidedFlows, Screen[None]):
         self.query_one(SearchPane).focus_input()
 
     def action_focus_links(self) -> None:
+        """To the links; from the links, back to the results (a toggle, so that `g` undoes itself
+        where the links take the results' place)."""
+        links = self.query_one(LinkPane)
+        if links.has_focus:
+            self.action_leave_links()
+            return
         self.add_class("-show-links")
-        self.query_one(LinkPane).focus()
+        links.focus()
+
+    def action_leave_links(self) -> None:
+        self.remove_class("-show-links")
+        self.query_one("#results").focus()
 
     def action_back(self) -> None:
         if (doc_id := self.history.back()) is not None:
+            self._filter_for(doc_id)
             self.read_document(doc_id, remember=False)
 
     def action_forward(self) -> None:
         if (doc_id := self.history.forward()) is not None:
+            self._filter_for(doc_id)
             self.read_document(doc_id, remember=False)
 
     def action_toggle_raw(self) -> None:

@@ -137,6 +137,7 @@ class LinkPane(OptionList):
         height: 1fr;
         border: round $border-blurred;
         border-title-color: $text-muted;
+        border-subtitle-color: $text-accent;
         scrollbar-size-vertical: 1;
         text-wrap: nowrap;
         text-overflow: ellipsis;
@@ -148,12 +149,15 @@ class LinkPane(OptionList):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("plus,equals_sign", "depth(1)", "Deeper", id="links.deeper", tooltip="Show documents one more link away (up to 4)"),
         Binding("minus", "depth(-1)", "Shallower", id="links.shallower", tooltip="Show documents one link less far away"),
-        Binding("t", "cycle_filter", "Link type", id="links.filter", tooltip="Show only one link type; again for the next, then all"),
+        Binding("t", "cycle_filter", "Link type", id="links.filter", tooltip="Show only one of the document's link types; again for the next, then all (another document shows all)"),
         Binding("x", "toggle_pack", "Context pack", id="links.pack", tooltip="Toggle the context pack: what an agent reads about this document"),
+        # Below 100 columns the pane stands in for the results: these give them back (else they do
+        # what they do elsewhere: escape restores a maximised pane, tab moves on).
+        Binding("escape,tab", "screen.leave_links", "Results", show=False, id="links.leave",
+                tooltip="Below 100 columns: the results again, in place of the links (g does too)"),
     ]
 
     MAX_DEPTH = 4
-    FILTERS: ClassVar[list[str | None]] = [None, *[str(t) for t in LinkType]]
 
     neighbours: reactive[LinkGroups | None] = reactive(None, always_update=True)
     """The links of the document on show; None when none is open."""
@@ -182,13 +186,15 @@ class LinkPane(OptionList):
             return "Context pack"
         if hood is None:
             return "Links"
-        return f"Links · depth {hood.depth}" + (f" · {hood.link_type}" if hood.link_type else "")
+        return f"Links · depth {hood.depth}"
 
     def watch_show_pack(self) -> None:
         self.watch_neighbours(self.neighbours)
 
     def watch_neighbours(self, neighbours: LinkGroups | None) -> None:
         self.border_title = self._title()
+        # The filter below, on a line of its own: in the title it was cut at the pane's edge.
+        self.border_subtitle = f"{neighbours.link_type} only · t" if neighbours is not None and neighbours.link_type and not self.show_pack else ""
         if neighbours is None:
             self.set_options([Option(Content.styled("No document open", "$text 60%"), disabled=True)])
         elif self.show_pack:
@@ -209,10 +215,20 @@ class LinkPane(OptionList):
                 self.post_message(self.Settings(depth, hood.link_type))
 
     def action_cycle_filter(self) -> None:
+        """The next of the link types this document has, then all again; with one type or none
+        there is nothing to filter, and the pane says so."""
         hood = self.neighbours
-        if hood is not None:
-            following = self.FILTERS[(self.FILTERS.index(hood.link_type) + 1) % len(self.FILTERS)]
-            self.post_message(self.Settings(hood.depth, following))
+        if hood is None:
+            return
+        offered: list[str | None] = [None, *hood.types]
+        if hood.link_type is not None and hood.link_type not in offered:
+            offered.append(hood.link_type)
+        if len(offered) <= 2 and hood.link_type is None:
+            what = f"only {hood.types[0]} links" if hood.types else "no links"
+            self.notify(f"This document has {what}: there is no other type to filter by", title="Link type", markup=False)
+            return
+        following = offered[(offered.index(hood.link_type) + 1) % len(offered)]
+        self.post_message(self.Settings(hood.depth, following))
 
     def action_toggle_pack(self) -> None:
         self.show_pack = not self.show_pack

@@ -33,7 +33,7 @@ from ...core.model import QueryError
 from ...core.search import Hit
 from ..text import clean, status_style
 
-__all__ = ["SearchInput", "SearchPane", "Searcher", "Snippets", "query_problem", "result_prompt", "shorten_snippet", "Titled"]
+__all__ = ["SearchInput", "SearchPane", "Searcher", "Snippets", "fold_snippet", "query_problem", "result_prompt", "shorten_snippet", "Titled"]
 
 SHOWN = 200
 """Hits listed: a person refines the query rather than scroll further, and each listed hit is laid
@@ -106,6 +106,20 @@ def shorten_snippet(snippet: str, most: int) -> str:
     return snippet
 
 
+def fold_snippet(snippet: str, width: int) -> str:
+    """`snippet` on two lines of `width`: broken at the last space that fits the first (the list
+    cuts its lines rather than wrap them, so the break is made here, between words)."""
+    seen = 0
+    for n, char in enumerate(snippet):
+        if char in "\x02\x03":
+            continue  # the match's marks take no room on screen
+        seen += 1
+        if seen > width:
+            cut = snippet.rfind(" ", 0, n + 1)
+            return snippet if cut <= 0 else snippet[:cut] + "\n" + snippet[cut + 1:]
+    return snippet
+
+
 def _snippet_content(snippet: str) -> Content:
     """The words around the match, muted, the matched words in bold (vault text: never markup)."""
     parts = snippet.replace("\x03", "\x02").split("\x02")
@@ -116,7 +130,8 @@ def _snippet_content(snippet: str) -> Content:
 def result_prompt(doc: Titled, around: str | None = None) -> Content:
     """The title; its id (what tells apart notes titled alike); its type and status (the status in
     its colour); then, when given, the words `around` what the query matched in its text. Each on
-    a line of its own: in the narrow pane of an 80-column terminal, wrapped runs of them blur."""
+    a line of its own, which the list cuts rather than wraps: in the narrow pane of an 80-column
+    terminal, wrapped runs of them blur."""
     parts: list[Content | str | tuple[str, str]] = [
         clean(doc.title),
         "\n",
@@ -145,6 +160,12 @@ class SearchPane(Vertical):
             border-title-color: $text-muted;
             border-subtitle-color: $text-muted;
             &:focus { border: round $border; }
+            /* Each hit's line is cut with an ellipsis, never wrapped: an id broken in two reads as
+               two words, and a wrapped title pushes the next hits off the pane. */
+            text-wrap: nowrap;
+            text-overflow: ellipsis;
+            padding: 0 0 0 1;  /* a column more for ids */
+            &.-message { text-wrap: wrap; }  /* why nothing is listed: every word of it */
         }
     }
     """
@@ -183,7 +204,7 @@ class SearchPane(Vertical):
         """Counts the lists put on show, so that the rest of one that was replaced is not added."""
 
     def compose(self) -> ComposeResult:
-        yield SearchInput(placeholder="Search  (/)  type:decision tag:money", id="search-input")
+        yield SearchInput(placeholder="Search  (/)", id="search-input")
         results = OptionList(id="results")
         results.border_title = "Documents"
         yield results
@@ -204,7 +225,7 @@ class SearchPane(Vertical):
     def _show_reading(self) -> None:
         """Said in the list rather than with a loading indicator, which would keep the focus off
         the list: the person's first keys (`?`, `q`, `/`) work while a large vault is read."""
-        results = self._replace([Option(Content.styled("Reading the vault…", "italic $text 60%"), disabled=True)])
+        results = self._replace([Option(Content.styled("Reading the vault…", "italic $text 60%"), disabled=True)], message=True)
         results.border_subtitle = "loading"
 
     def watch_searcher(self, searcher: Searcher | None) -> None:
@@ -255,12 +276,20 @@ class SearchPane(Vertical):
         keep = results.highlighted_option.id if results.highlighted_option and query == self._shown_query else None
         self._shown_query = query
         around = around or {}
-        most = 2 * max(20, results.scrollable_content_region.width - 2) - 4  # about two lines of the pane
-        options = [Option(result_prompt(doc, shorten_snippet(around[doc.id], most) if doc.id in around else None), id=doc.id)
-                   for doc in matches[:SHOWN]]
+        line = max(20, results.scrollable_content_region.width - 1)
+        most = 2 * line - 4  # about two lines of the pane
+
+        def explained(doc_id: str) -> str | None:
+            return fold_snippet(shorten_snippet(around[doc_id], most), line) if doc_id in around else None
+
+        options = [Option(result_prompt(doc, explained(doc.id)), id=doc.id) for doc in matches[:SHOWN]]
         # Every option is a line at least: these fill the pane. A refresh keeps its highlight, wherever it is.
         first = len(options) if keep is not None else results.scrollable_content_region.height + 1
-        self._replace(options[:first])
+        if not options:
+            options = [Option(Content.styled(f"No document matches {clean(query.strip())}", "italic $text 60%"), disabled=True)
+                       if query.strip() else Option(Content.styled("The vault holds no document yet", "italic $text 60%"), disabled=True)]
+            first = 1
+        self._replace(options[:first], message=not matches)
         results.border_subtitle = f"first {SHOWN}" if len(matches) > SHOWN else f"{len(matches)}/{max(total, 0)}"
         if matches:
             ids = [doc.id for doc in matches[:SHOWN]]
@@ -279,25 +308,30 @@ class SearchPane(Vertical):
             self.query_one(OptionList).add_options(rest)
             self.post_message(self.Listed())
 
-    def _replace(self, options: list[Option]) -> OptionList:
-        """Put `options` on show in place of the list."""
+    def _replace(self, options: list[Option], message: bool = False) -> OptionList:
+        """Put `options` on show in place of the list; a `message` (why nothing is listed) wraps."""
         self._listing += 1
         results = self.query_one(OptionList)
+        results.set_class(message, "-message")
         results.set_options(options)
         return results
+
+    def suggest(self, example: str) -> None:
+        """Show `example` (a query that fits this vault) in the empty box."""
+        self.query_one(SearchInput).placeholder = f"Search  (/)  {example}"
 
     def unavailable(self, reason: str) -> None:
         """The vault could not be read: say why where the titles would be, for as long as it lasts
         (a notification fades)."""
         self.searcher = None
-        results = self._replace([query_problem(reason)])
+        results = self._replace([query_problem(reason)], message=True)
         results.border_subtitle = "not opened"
 
     def _show_problem(self, query: str, message: str) -> None:
         if query != self.query_text:
             return
         self._shown_query = query
-        results = self._replace([query_problem(message)])
+        results = self._replace([query_problem(message)], message=True)
         results.border_subtitle = "0"
         self._open_when_shown = False
 
