@@ -129,3 +129,40 @@ def test_a_folder_outside_git_is_refused_with_a_reason(tmp_path, capsys):
     (tmp_path / doc_path("mem-entity-queue")).write_text(DOCS["mem-entity-queue"], encoding="utf-8")
     assert sync(tmp_path) == 3
     assert "not inside a git work tree" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_watching_vault_follows_a_pull_that_changes_fifteen_hundred_documents(clones):
+    """The server keeps the vault open with its watcher, as the TUI does, while a sync brings in
+    1,500 new documents and 1 changed one from the laptop: it ends equal to a fresh open, its
+    search finds the new words, and its derived store serves them to the next process."""
+    import time
+
+    from vault_builders import doc_text
+    from workbench import Vault
+
+    laptop, server = clones
+    for number in range(1500):
+        path = laptop / doc_path(f"mem-note-pulled-{number}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(doc_text(f"mem-note-pulled-{number}", body=f"# Pulled {number}\n\nquokka{number} arrived by git.\n"), encoding="utf-8")
+    write(laptop, "mem-decision-retry", ("Retry three times.", "Retry five times."))
+    assert sync(laptop) == 0
+    vault = Vault.open(server)
+    watcher = vault.watch()
+    try:
+        assert watcher.ready.wait(10)
+        assert sync(server) == 0
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(vault.documents) < len(DOCS) + 1500:
+            time.sleep(0.1)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and "five" not in vault.get("mem-decision-retry").body:
+            time.sleep(0.1)
+    finally:
+        watcher.stop()
+    fresh = Vault.open(server)
+    assert sorted(d.id for d in vault.documents) == sorted(d.id for d in fresh.documents)
+    assert {d.id: d.digest for d in vault.documents} == {d.id: d.digest for d in fresh.documents}
+    assert [h.id for h in vault.search("quokka1499")] == ["mem-note-pulled-1499"]
+    assert [h.id for h in fresh.search("quokka7")] == ["mem-note-pulled-7"]
