@@ -3,10 +3,12 @@ small terminal: Pilot tests asserting on the screens and the files on disk, then
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from textwrap import dedent
 
 import pytest
+import time_machine
 from textual.widgets import Button, Input, OptionList, SelectionList, TextArea
 from tui_helpers import open_by_search, screen_text, settle, type_text
 
@@ -513,7 +515,9 @@ STATES = {"preview": _to_preview, "conflicts": _to_conflicts, "gate-draft": _to_
 @pytest.mark.parametrize("state", list(STATES))
 def test_dialog_snapshots(snap_compare, sample_copy: Path, state: str, theme: str, size: tuple[int, int]):
     app = WorkbenchApp(sample_copy, theme=theme)
-    assert snap_compare(app, run_before=STATES[state], terminal_size=size)
+    # A change's diff writes today's date: the day is fixed, the clock still runs for Textual's timers.
+    with time_machine.travel(dt.datetime(2026, 12, 1, 12, 0), tick=True):
+        assert snap_compare(app, run_before=STATES[state], terminal_size=size)
 
 
 async def _dendron_footer(pilot) -> None:
