@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from .model import ID_PATTERN, DocType, Document
 
-__all__ = ["words", "Profile", "profiles_of", "Corpus", "Likeness", "likeness", "title_likeness", "kinship", "Bm25", "bm25_of", "mentions_in", "record_keys", "shown", "shown_words", "title_head"]
+__all__ = ["words", "Profile", "profiles_of", "Corpus", "Likeness", "likeness", "title_likeness", "kinship", "Bm25", "bm25_of", "corpus_of", "mentions_in", "record_keys", "shown", "shown_words", "title_head"]
 
 STOPWORDS = frozenset(
     """a an and are as at be but by for from has have in into is it its of on or that the this to was were
@@ -260,12 +260,18 @@ def _cosine(a: Counter, b: Counter, corpus: Corpus) -> tuple[float, list[str]]:
     return dot / (corpus.norm(a) * corpus.norm(b)), top
 
 
-def kinship(newer: Profile, older: Profile, corpus: Corpus) -> Likeness:
+def _as_stemmed(stem: str, text: str) -> str:
+    return stem
+
+
+def kinship(newer: Profile, older: Profile, corpus: Corpus, explain: bool = True) -> Likeness:
     """How likely it is that `newer` replaces `older`, from every signal a person uses: the newer
     one citing the older (a link, its id, file name or record number), the same subject (a shared
     title head such as "Queue backend:", rare words shared by the titles and the texts, tags,
     links to the same documents), and how alike the texts are. Reasons are in the words the
-    documents use."""
+    documents use; without `explain`, the same reasons name the words by their stems (as many
+    reasons, cheaper: for ranking many before explaining the few shown)."""
+    show = shown if explain else _as_stemmed
     title_shared = sorted(set(words(newer.title)) & set(words(older.title)))
     title_union = set(words(newer.title)) | set(words(older.title))
     weight = sum(corpus.idf(w) for w in title_shared)
@@ -283,14 +289,14 @@ def kinship(newer: Profile, older: Profile, corpus: Corpus) -> Likeness:
     if cites:
         reasons.append(f"it cites “{older.title}”")
     if head:
-        reasons.append(f"both are about “{shown_words(older.head, older.title)}”")
+        reasons.append(f"both are about “{' '.join(show(stem, older.title) for stem in older.head.split())}”")
     elif title_shared and title >= 0.2:
-        reasons.append(f"both titles say {', '.join(shown(w, older.title) for w in title_shared[:4])}")
-    reasons += _shared_reasons(tags, links, text, shared, older)
+        reasons.append(f"both titles say {', '.join(show(w, older.title) for w in title_shared[:4])}")
+    reasons += _shared_reasons(tags, links, text, shared, older, show)
     return Likeness(min(1.0, score), title, tags, links, shared, text, reasons)
 
 
-def _shared_reasons(tags: list[str], links: list[str], text: float, shared: list[str], other: Profile) -> list[str]:
+def _shared_reasons(tags: list[str], links: list[str], text: float, shared: list[str], other: Profile, show=shown) -> list[str]:
     """The reasons both scores give alike: shared tags, links, and words (as `other` writes them)."""
     reasons = []
     if tags:
@@ -299,7 +305,7 @@ def _shared_reasons(tags: list[str], links: list[str], text: float, shared: list
         reasons.append(f"links the same {', '.join(links[:3])}{' …' if len(links) > 3 else ''}")
     if text >= 0.1 and shared:
         written = other.title + " " + other.text
-        reasons.append(f"text {round(text * 100)}% alike (shared words: {', '.join(shown(stem, written) for stem in shared)})")
+        reasons.append(f"text {round(text * 100)}% alike (shared words: {', '.join(show(stem, written) for stem in shared)})")
     return reasons
 
 
@@ -320,9 +326,10 @@ def title_likeness(a: Profile, b: Profile) -> float:
     return fuzz.token_set_ratio(" ".join(a_words), " ".join(b_words)) / 100 * cover ** 0.5
 
 
-def likeness(a: Profile, b: Profile, corpus: Corpus, title: float | None = None) -> Likeness:
+def likeness(a: Profile, b: Profile, corpus: Corpus, title: float | None = None, explain: bool = True) -> Likeness:
     """A weighted score with the reasons behind it, in words a curator can check; `title` is
-    `title_likeness(a, b)` when the caller has it already."""
+    `title_likeness(a, b)` when the caller has it already; `explain` as for `kinship`."""
+    show = shown if explain else _as_stemmed
     a_words, b_words = words(a.title), words(b.title)
     if title is None:
         title = title_likeness(a, b)
@@ -335,10 +342,10 @@ def likeness(a: Profile, b: Profile, corpus: Corpus, title: float | None = None)
     reasons = []
     common = sorted(set(a_words) & set(b_words))
     if common and title >= 0.3:
-        reasons.append(f"both titles say {', '.join(shown(w, b.title) for w in common[:4])}")
+        reasons.append(f"both titles say {', '.join(show(w, b.title) for w in common[:4])}")
     elif title >= 0.5:
         reasons.append(f"titles alike: “{b.title}”")
-    reasons += _shared_reasons(tags, links, text, shared, b)
+    reasons += _shared_reasons(tags, links, text, shared, b, show)
     return Likeness(score, title, tags, links, shared, text, reasons)
 
 
@@ -427,6 +434,20 @@ class Bm25:
 
 
 _NONE: dict[str, float] = {}
+
+
+_CORPUS: list = [None, None, None]  # as _BM25 below, for `corpus_of`
+
+
+def corpus_of(profiles: Iterable[Profile]) -> Corpus:
+    """The word rarities of these profiles, counted again only when they changed: the gate weighs
+    every proposal against the same documents most of the time, and a Corpus keeps each text's
+    weighted length once worked out (10,000 documents: a quarter of a proposal's time before)."""
+    profiles = list(profiles)
+    key = frozenset(map(id, profiles))
+    if _CORPUS[0] != key:
+        _CORPUS[:] = [key, Corpus(profiles), profiles]
+    return _CORPUS[1]
 
 
 _BM25: list = [None, None, None]  # the profiles' identities, the index built on them, and the profiles (kept, so no identity is reused)
