@@ -234,7 +234,8 @@ class Corpus:
         compares each document with many others."""
         kept = self._norms.get(id(terms))
         if kept is None or kept[0] is not terms:
-            kept = self._norms[id(terms)] = (terms, math.sqrt(sum((count * self.idf(t)) ** 2 for t, count in terms.items())))
+            known, idf = self._idf, self.idf
+            kept = self._norms[id(terms)] = (terms, math.sqrt(sum((count * (known.get(t) or idf(t))) ** 2 for t, count in terms.items())))
         return kept[1]
 
 
