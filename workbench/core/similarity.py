@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from .model import ID_PATTERN, DocType, Document
 
-__all__ = ["words", "Profile", "profiles_of", "Corpus", "Likeness", "likeness", "title_likeness", "kinship", "Bm25", "bm25_of", "corpus_of", "mentions_in", "record_keys", "shown", "shown_words", "title_head"]
+__all__ = ["words", "term_counts", "Profile", "profiles_of", "Corpus", "Likeness", "likeness", "title_likeness", "kinship", "Bm25", "bm25_of", "corpus_of", "mentions_in", "record_keys", "shown", "shown_words", "title_head"]
 
 STOPWORDS = frozenset(
     """a an and are as at be but by for from has have in into is it its of on or that the this to was were
