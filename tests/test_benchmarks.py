@@ -84,3 +84,8 @@ def test_sync_benchmark_merges_every_document_on_both_sides_and_prints_the_ratio
     out = bench("bench_sync", "--docs", "300", "--changed", "30")
     assert "30 documents merged key by key, both sides kept in every one: True" in out, out
     assert re.search(r"ratio sync / plain git\s+[\d.]+x", out), out
+
+
+def test_queue_benchmark_prints_the_conflicts_process_beside_the_floor_and_the_gate_beside_bare_fts5():
+    out = bench("bench_queue", "300", "--runs", "1", "--proposals", "5")
+    assert re.search(r"^\s+300\s+[\d.]+s\s+[\d.]+s\s+[\d.]+\s+\d+ms\s+\d+ms\s+[\d.]+ms\s+\d+$", out, re.MULTILINE), out

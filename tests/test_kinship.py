@@ -146,3 +146,39 @@ def test_an_adr_vault_is_offered_only_resolutions_its_records_can_hold(tmp_path)
     assert [c.ids for c in conflicts if c.kind == "contradiction"] == [["ADR-001", "ADR-002"]]
     actions = {r.action for c in conflicts for r in c.resolutions}
     assert "compatible" not in actions and "repair" not in actions and "supersede" in actions
+
+
+def _documents(count: int, prefix: str) -> list:
+    from workbench.core.model import Document
+
+    words = "queue invoice payment retry webhook schema cache tenant audit export ledger refund".split()
+    return [Document(f"mem-decision-{prefix}-{n}", f"decisions/{prefix}-{n}.md",
+                     {"id": f"mem-decision-{prefix}-{n}", "type": "decision", "title": f"{words[n % 12]} {words[(n * 5) % 12]} {prefix} {n}", "status": "active"},
+                     f"{words[n % 7]} {words[n % 11]} {words[n % 5]} text {prefix}{n % 13} {words[n % 3]}\n") for n in range(count)]
+
+
+def test_profiles_asked_for_another_set_between_two_calls_are_kept_while_their_documents_live():
+    """The queue profiles every document it compares, then its decisions alone: the second call
+    must not push the first one's profiles out (a large vault was profiled again each time)."""
+    from workbench.core.similarity import profiles_of
+
+    many, few = _documents(1500, "many"), _documents(10, "few")
+    first = profiles_of(many + few)
+    profiles_of(few)
+    again = profiles_of(many + few)
+    assert all(again[doc_id] is profile for doc_id, profile in first.items())
+
+
+def test_bm25_likeliest_match_and_pair_scores_equal_the_full_scores_of_each_query():
+    """The queue's shortcuts (each decision's likeliest match, one pair's score) give exactly
+    what asking every profile's scores gives, ties going to the greater id."""
+    from workbench.core.similarity import Bm25, profiles_of
+
+    profiles = profiles_of(_documents(120, "bm"))
+    bm25 = Bm25(profiles.values())
+    for doc_id, profile in profiles.items():
+        asked = bm25.query_terms(profile.terms, Bm25.QUERY_TERMS)
+        scores = bm25.scores(profile.terms)
+        expected = max(((value, other) for other, value in scores.items() if other != doc_id), default=None)
+        assert bm25.likeliest(asked, other_than=doc_id) == expected
+        assert all(bm25.score(asked, other) == scores.get(other, 0.0) for other in profiles)

@@ -22,7 +22,7 @@ from .changes import Plan
 from .edits import join_section, unite_links, unite_tags
 from .index import VaultIndex
 from .model import DocType, Document, LinkType, RefusedError, Status, id_list
-from .similarity import Bm25, Corpus, Likeness, Profile, kinship, likeness, profiles_of, words
+from .similarity import Bm25, Corpus, Likeness, Profile, kinship, likeness, profiles_of, title_likeness, words
 
 __all__ = ["Conflict", "Conflicts", "Resolution", "Settings", "Weighed", "DEFAULT", "SETTINGS_TRIED", "choose", "weigh_decisions",
            "find_conflicts", "plan_compatible", "plan_retarget", "plan_merge_documents", "COMPATIBLE_KEY"]
@@ -206,15 +206,15 @@ def weigh_decisions(documents: Iterable[Document]) -> list[Weighed]:
     corpus = Corpus(profiles.values())
     bm25 = Bm25(profiles.values())
     order = {p.id: n for n, p in enumerate(sorted(profiles.values(), key=lambda p: p.when))}
-    asked = {doc_id: bm25.scores(profile.terms) for doc_id, profile in profiles.items()}
+    asked = {doc_id: bm25.query_terms(profile.terms, Bm25.QUERY_TERMS) for doc_id, profile in profiles.items()}
     # Each decision's likeliest match, by BM25, whatever the dates say (a record may carry an
     # older one's date forward): only a pair where one is the other's likeliest, or the newer
     # cites the older, can be listed.
     top: dict[str, tuple[float, str]] = {}
-    for doc_id, found in asked.items():
-        for other, value in found.items():
-            if other != doc_id and (value, other) > top.get(doc_id, (0.0, "")):
-                top[doc_id] = (value, other)
+    for doc_id, terms in asked.items():
+        found = bm25.likeliest(terms, other_than=doc_id)
+        if found is not None:
+            top[doc_id] = found
     by_handle: dict[str, list[str]] = {}
     for profile in profiles.values():
         for handle in profile.handles:
@@ -232,7 +232,7 @@ def weigh_decisions(documents: Iterable[Document]) -> list[Weighed]:
             older, newer = newer, older  # the status says which replaced which, whatever the dates
         if _settled(docs, supersedes, older, newer) or not _may_replace(docs[older], docs[newer]):
             continue
-        forward, backward = asked[newer].get(older, 0.0), asked[older].get(newer, 0.0)
+        forward, backward = bm25.score(asked[newer], older), bm25.score(asked[older], newer)
         top_forward, best_forward = top.get(newer, (0.0, ""))
         top_backward, best_backward = top.get(older, (0.0, ""))
         alike = ((forward / top_forward if top_forward else 0.0) + (backward / top_backward if top_backward else 0.0)) / 2
@@ -317,8 +317,11 @@ def _candidates(docs: dict, writes_compatible: bool = True) -> list[Conflict]:
                 continue
             if settled(a_id, b_id):
                 continue
-            like = likeness(profiles[a.id], profiles[b.id], corpus)
-            if like.title < TITLE_ALIKE or not (like.text >= TEXT_ALIKE or len(like.shared_tags) >= 2):
+            title = title_likeness(profiles[a.id], profiles[b.id])  # most pairs part here, before their texts are weighed
+            if title < TITLE_ALIKE:
+                continue
+            like = likeness(profiles[a.id], profiles[b.id], corpus, title)
+            if not (like.text >= TEXT_ALIKE or len(like.shared_tags) >= 2):
                 continue
             what = f"{doc_type} documents that may describe the same thing"
             resolutions = [_supersede(a.id, b.id), _supersede(b.id, a.id),

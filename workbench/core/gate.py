@@ -18,7 +18,7 @@ from .changes import Plan
 from .index import VaultIndex
 from .model import TYPE_FOLDERS, DocType, Document, LinkType, RefusedError, Status, member
 from .edits import join_section, slugify, unite_links, unite_tags
-from .similarity import Corpus, Profile, bm25_of, kinship, likeness, profiles_of
+from .similarity import Profile, bm25_of, corpus_of, kinship, likeness, profiles_of, term_counts
 from .storage import FileChange
 from .yamledit import render_frontmatter
 
@@ -57,12 +57,10 @@ class Draft:
                    links, post.content, meta.get("project"), str(provenance.get("source", "manual")), str(provenance.get("confidence", "high")))
 
     def profile(self) -> Profile:
-        from collections import Counter
-
-        from .similarity import mentions_in, title_head, words
+        from .similarity import mentions_in, title_head
 
         targets = {t for _, t in self.links}
-        return Profile("", self.title, self.type, set(self.tags), targets, Counter(words(self.title + " " + self.body)), self.body,
+        return Profile("", self.title, self.type, set(self.tags), targets, term_counts(self.title + " " + self.body), self.body,
                        mentions=frozenset(mentions_in(targets, self.body)), head=title_head(self.title), when=(dt.date.max,))
 
     def check(self) -> None:
@@ -105,7 +103,7 @@ def candidates(documents: Iterable[Document], draft: Draft, limit: int = 3) -> l
             or (draft.type == DocType.DECISION and d.type == DocType.DECISION
                 and not (d.status == Status.SUPERSEDED and any(new in live for new in d.superseded_by)))]
     profiles = profiles_of(docs)
-    corpus = Corpus(profiles.values())
+    corpus = corpus_of(profiles.values())
     mine = draft.profile()
     alike: dict[str, float] = {}
     if draft.type == DocType.DECISION:
@@ -113,19 +111,20 @@ def candidates(documents: Iterable[Document], draft: Draft, limit: int = 3) -> l
         found = bm25_of(decisions).scores(mine.terms, None) if decisions else {}  # one query: every word of it
         top = max(found.values(), default=0.0)
         alike = {doc_id: score / top for doc_id, score in found.items()} if top else {}
-    ranked: list[Candidate] = []
-    for doc in docs:
+
+    def weigh(doc: Document, explain: bool) -> Candidate | None:
         if doc.type in CANONICAL_TYPES or (doc.type == DocType.NOTE and draft.type == DocType.NOTE):
             if doc.status not in (Status.ACTIVE, Status.DRAFT):
-                continue
+                return None
             action = "merge"  # a canonical home, or a note that already says what the draft says
         elif draft.type == DocType.DECISION and doc.type == DocType.DECISION:
             action = "supersede"
         else:
-            continue
+            return None
         # A decision that replaces another is weighed as the conflicts queue weighs a pair: by
         # what it cites and its subject as well as its words.
-        like = kinship(mine, profiles[doc.id], corpus) if action == "supersede" else likeness(mine, profiles[doc.id], corpus)
+        like = (kinship(mine, profiles[doc.id], corpus, explain) if action == "supersede"
+                else likeness(mine, profiles[doc.id], corpus, explain=explain))
         if action == "supersede" and alike.get(doc.id):
             like.score += BM25_WEIGHT * alike[doc.id]
             if not like.reasons:
@@ -136,14 +135,20 @@ def candidates(documents: Iterable[Document], draft: Draft, limit: int = 3) -> l
         if doc.type in CANONICAL_TYPES:
             like.score += CANONICAL_PREFERENCE
         if like.score >= MIN_SCORE and like.reasons:
-            ranked.append(Candidate(doc.id, doc.title, doc.type, doc.status, like.score, like.reasons, action))
+            return Candidate(doc.id, doc.title, doc.type, doc.status, like.score, like.reasons, action)
+        return None
+
+    # Every document is weighed, and only those offered are explained in the words they use
+    # (finding those words in each text was most of a proposal's time).
+    ranked = [found for found in (weigh(doc, False) for doc in docs) if found is not None]
     if draft.type == DocType.DECISION:
         # A new decision's first question is which decision it replaces: those likely enough come
         # first, then the homes it could merge into (scored on another scale).
         ranked.sort(key=lambda c: (not (c.action == "supersede" and c.score >= LIKELY_PREDECESSOR), -c.score, c.id))
     else:
         ranked.sort(key=lambda c: (-c.score, c.id))
-    return ranked[:limit]
+    by_id = {doc.id: doc for doc in docs}
+    return [weigh(by_id[c.id], True) or c for c in ranked[:limit]]
 
 
 def plan_merge(vault: VaultIndex, target_id: str, draft: Draft) -> Plan:

@@ -12,13 +12,14 @@ import functools
 import math
 import posixpath
 import re
+import weakref
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .model import ID_PATTERN, DocType, Document
 
-__all__ = ["words", "Profile", "profiles_of", "Corpus", "Likeness", "likeness", "kinship", "Bm25", "bm25_of", "mentions_in", "record_keys", "shown", "shown_words", "title_head"]
+__all__ = ["words", "term_counts", "Profile", "profiles_of", "Corpus", "Likeness", "likeness", "title_likeness", "kinship", "Bm25", "bm25_of", "corpus_of", "mentions_in", "record_keys", "shown", "shown_words", "title_head"]
 
 STOPWORDS = frozenset(
     """a an and are as at be but by for from has have in into is it its of on or that the this to was were
@@ -57,6 +58,25 @@ def words(text: str) -> list[str]:
             term = terms[word] = "" if word in STOPWORDS or len(word) < 2 or word.isdigit() else _stem(word)
         if term:
             out.append(term)
+    return out
+
+
+def term_counts(text: str) -> Counter:
+    """`Counter(words(text))`, the same terms in the same order, counted faster: each distinct
+    word is counted in C and judged once, rather than every word in Python (a profile of a whole
+    vault is mostly this)."""
+    terms = _TERMS
+    if len(terms) > _TERMS_MOST:
+        terms.clear()
+    out: Counter = Counter()
+    # A term's first word as written comes first among the distinct words, so the terms keep the
+    # order in which `words` first meets them (sums over them add in the same order).
+    for word, count in Counter(WORD.findall(text.lower())).items():
+        term = terms.get(word)
+        if term is None:
+            term = terms[word] = "" if word in STOPWORDS or len(word) < 2 or word.isdigit() else _stem(word)
+        if term:
+            out[term] += count
     return out
 
 
@@ -134,31 +154,36 @@ class Profile:
         targets = {l.target for l in doc.links}
         # Citations are weighed between decisions only (`kinship`): no other profile pays for them.
         mentions = mentions_in(targets, doc.body) if doc.type == DocType.DECISION else set()
-        return cls(doc.id, doc.title, doc.type, set(doc.tags), targets, Counter(words(doc.title + " " + doc.body)),
+        return cls(doc.id, doc.title, doc.type, set(doc.tags), targets, term_counts(doc.title + " " + doc.body),
                    doc.body, frozenset(handles), frozenset(mentions), title_head(doc.title),
                    (created if isinstance(created, dt.date) else dt.date.min, number, doc.id))
 
 
-_PROFILED: dict[int, tuple[Document, Profile]] = {}
-"""Each document profiled, by identity, with its profile. The index keeps a document's object for
-as long as its file is unchanged, so a gate proposal or a conflicts search profiles only what
-changed since the last (10,000 documents: 1 s each time before). The document is held beside its
-profile, so its identity cannot pass to another object while the entry lives."""
+_PROFILED: dict[int, tuple[weakref.ref, Profile]] = {}
+"""Each document profiled, by identity, with its profile, for as long as the document lives. The
+index keeps a document's object for as long as its file is unchanged, so a gate proposal or a
+conflicts search profiles only what changed since the last (10,000 documents: 1 s each time
+before). The entry goes when its document does, so an identity is never taken for another
+object's; and callers asking for different sets (the queue's decisions, then every document it
+compares) no longer push each other's profiles out."""
+
+
+def _forget(key: int, ref: weakref.ref) -> None:
+    entry = _PROFILED.get(key)
+    if entry is not None and entry[0] is ref:
+        del _PROFILED[key]
 
 
 def profiles_of(documents: Iterable[Document]) -> dict[str, Profile]:
     """The profile of each document, by id; a profile is never changed by those who read it."""
     out: dict[str, Profile] = {}
-    kept: dict[int, tuple[Document, Profile]] = {}
+    profiled = _PROFILED
     for doc in documents:
-        entry = _PROFILED.get(id(doc))
-        if entry is None or entry[0] is not doc:
-            entry = (doc, Profile.of(doc))
-        kept[id(doc)] = entry
+        key = id(doc)
+        entry = profiled.get(key)
+        if entry is None or entry[0]() is not doc:
+            entry = profiled[key] = (weakref.ref(doc, functools.partial(_forget, key)), Profile.of(doc))
         out[doc.id] = entry[1]
-    if len(_PROFILED) > 2 * len(kept) + 1000:  # forget documents long gone, keeping those asked now
-        _PROFILED.clear()
-    _PROFILED.update(kept)
     return out
 
 
@@ -190,7 +215,8 @@ class Corpus:
             self.size += 1
             self.frequency.update(profile.terms.keys())
             self.linked.update(profile.targets)
-        self._idf: dict[str, float] = {}
+        # Every known word's weight at once: a conflicts search asks a million times for them.
+        self._idf: dict[str, float] = {term: math.log((1 + self.size) / (1 + count)) + 1 for term, count in self.frequency.items()}
         self._norms: dict[int, tuple[Counter, float]] = {}  # by the identity of the terms, held alongside
 
     def rare_target(self, target: str) -> bool:
@@ -208,7 +234,8 @@ class Corpus:
         compares each document with many others."""
         kept = self._norms.get(id(terms))
         if kept is None or kept[0] is not terms:
-            kept = self._norms[id(terms)] = (terms, math.sqrt(sum((count * self.idf(t)) ** 2 for t, count in terms.items())))
+            known, idf = self._idf, self.idf
+            kept = self._norms[id(terms)] = (terms, math.sqrt(sum((count * (known.get(t) or idf(t))) ** 2 for t, count in terms.items())))
         return kept[1]
 
 
@@ -227,18 +254,25 @@ def _cosine(a: Counter, b: Counter, corpus: Corpus) -> tuple[float, list[str]]:
     common = set(a) & set(b)
     if not common:
         return 0.0, []
-    weight = {t: corpus.idf(t) for t in common}
+    known, idf = corpus._idf, corpus.idf
+    weight = {t: known.get(t) or idf(t) for t in common}
     dot = sum(a[t] * b[t] * weight[t] ** 2 for t in common)
     top = sorted(common, key=lambda t: (-(min(a[t], b[t]) * weight[t] ** 2), t))[:5]
     return dot / (corpus.norm(a) * corpus.norm(b)), top
 
 
-def kinship(newer: Profile, older: Profile, corpus: Corpus) -> Likeness:
+def _as_stemmed(stem: str, text: str) -> str:
+    return stem
+
+
+def kinship(newer: Profile, older: Profile, corpus: Corpus, explain: bool = True) -> Likeness:
     """How likely it is that `newer` replaces `older`, from every signal a person uses: the newer
     one citing the older (a link, its id, file name or record number), the same subject (a shared
     title head such as "Queue backend:", rare words shared by the titles and the texts, tags,
     links to the same documents), and how alike the texts are. Reasons are in the words the
-    documents use."""
+    documents use; without `explain`, the same reasons name the words by their stems (as many
+    reasons, cheaper: for ranking many before explaining the few shown)."""
+    show = shown if explain else _as_stemmed
     title_shared = sorted(set(words(newer.title)) & set(words(older.title)))
     title_union = set(words(newer.title)) | set(words(older.title))
     weight = sum(corpus.idf(w) for w in title_shared)
@@ -256,14 +290,14 @@ def kinship(newer: Profile, older: Profile, corpus: Corpus) -> Likeness:
     if cites:
         reasons.append(f"it cites “{older.title}”")
     if head:
-        reasons.append(f"both are about “{shown_words(older.head, older.title)}”")
+        reasons.append(f"both are about “{' '.join(show(stem, older.title) for stem in older.head.split())}”")
     elif title_shared and title >= 0.2:
-        reasons.append(f"both titles say {', '.join(shown(w, older.title) for w in title_shared[:4])}")
-    reasons += _shared_reasons(tags, links, text, shared, older)
+        reasons.append(f"both titles say {', '.join(show(w, older.title) for w in title_shared[:4])}")
+    reasons += _shared_reasons(tags, links, text, shared, older, show)
     return Likeness(min(1.0, score), title, tags, links, shared, text, reasons)
 
 
-def _shared_reasons(tags: list[str], links: list[str], text: float, shared: list[str], other: Profile) -> list[str]:
+def _shared_reasons(tags: list[str], links: list[str], text: float, shared: list[str], other: Profile, show=shown) -> list[str]:
     """The reasons both scores give alike: shared tags, links, and words (as `other` writes them)."""
     reasons = []
     if tags:
@@ -271,7 +305,8 @@ def _shared_reasons(tags: list[str], links: list[str], text: float, shared: list
     if links:
         reasons.append(f"links the same {', '.join(links[:3])}{' …' if len(links) > 3 else ''}")
     if text >= 0.1 and shared:
-        reasons.append(f"text {round(text * 100)}% alike (shared words: {', '.join(shown(stem, other.title + ' ' + other.text) for stem in shared)})")
+        written = other.title + " " + other.text
+        reasons.append(f"text {round(text * 100)}% alike (shared words: {', '.join(show(stem, written) for stem in shared)})")
     return reasons
 
 
@@ -279,17 +314,26 @@ def shown_words(stems: str, text: str) -> str:
     return " ".join(shown(stem, text) for stem in stems.split())
 
 
-def likeness(a: Profile, b: Profile, corpus: Corpus) -> Likeness:
-    """A weighted score with the reasons behind it, in words a curator can check."""
+def title_likeness(a: Profile, b: Profile) -> float:
+    """How alike two titles are (0..1), despite spelling ("Postgres database", "PostgreSQL DB"),
+    scaled by how much of the longer title the shorter covers: one shared word is not a
+    whole-title match. Part of `likeness`, and asked alone first where most pairs differ."""
     from rapidfuzz import fuzz  # loaded by the gate or the conflicts queue, never by opening a vault
 
     a_words, b_words = words(a.title), words(b.title)
-    title = 0.0
-    if a_words and b_words:
-        # Alike despite spelling ("Postgres database", "PostgreSQL DB"), scaled by how much of the
-        # longer title the shorter covers: one shared word is not a whole-title match.
-        cover = min(len(set(a_words)), len(set(b_words))) / max(len(set(a_words)), len(set(b_words)))
-        title = fuzz.token_set_ratio(" ".join(a_words), " ".join(b_words)) / 100 * cover ** 0.5
+    if not (a_words and b_words):
+        return 0.0
+    cover = min(len(set(a_words)), len(set(b_words))) / max(len(set(a_words)), len(set(b_words)))
+    return fuzz.token_set_ratio(" ".join(a_words), " ".join(b_words)) / 100 * cover ** 0.5
+
+
+def likeness(a: Profile, b: Profile, corpus: Corpus, title: float | None = None, explain: bool = True) -> Likeness:
+    """A weighted score with the reasons behind it, in words a curator can check; `title` is
+    `title_likeness(a, b)` when the caller has it already; `explain` as for `kinship`."""
+    show = shown if explain else _as_stemmed
+    a_words, b_words = words(a.title), words(b.title)
+    if title is None:
+        title = title_likeness(a, b)
     tags = sorted(a.tags & b.tags)
     tag_score = len(tags) / len(a.tags | b.tags) if a.tags | b.tags else 0.0
     links = sorted((a.targets & b.targets) - {a.id, b.id})
@@ -299,10 +343,10 @@ def likeness(a: Profile, b: Profile, corpus: Corpus) -> Likeness:
     reasons = []
     common = sorted(set(a_words) & set(b_words))
     if common and title >= 0.3:
-        reasons.append(f"both titles say {', '.join(shown(w, b.title) for w in common[:4])}")
+        reasons.append(f"both titles say {', '.join(show(w, b.title) for w in common[:4])}")
     elif title >= 0.5:
         reasons.append(f"titles alike: “{b.title}”")
-    reasons += _shared_reasons(tags, links, text, shared, b)
+    reasons += _shared_reasons(tags, links, text, shared, b, show)
     return Likeness(score, title, tags, links, shared, text, reasons)
 
 
@@ -311,38 +355,100 @@ class Bm25:
 
     A whole document asked as a query is mostly common words: only its most distinctive terms
     (by count and rarity) are asked, so a score says "these two share what each is about", and
-    each query costs the postings of those terms rather than a pass over every document."""
+    each query costs the postings of those terms rather than a pass over every document.
+
+    Each term's share of a document's score depends on the term and the document alone, so it is
+    worked out once here rather than for every query that asks it (the conflicts queue asks every
+    decision of a vault in turn); a score is the sum of those shares, added in the query's order."""
 
     K1, B, QUERY_TERMS = 1.2, 0.75, 40
 
     def __init__(self, profiles: Iterable[Profile]):
-        self.postings: dict[str, list[tuple[str, int, float]]] = {}
+        postings: dict[str, list[tuple[str, int, float]]] = {}
         profiles = list(profiles)
         lengths = {p.id: sum(p.terms.values()) for p in profiles}
         average = sum(lengths.values()) / max(1, len(lengths))
         for profile in profiles:
             norm = self.K1 * (1 - self.B + self.B * lengths[profile.id] / (average or 1))
             for term, count in profile.terms.items():
-                self.postings.setdefault(term, []).append((profile.id, count, norm))
+                postings.setdefault(term, []).append((profile.id, count, norm))
         self.size = len(profiles)
+        self.ids = [p.id for p in profiles]
+        row = {doc_id: n for n, doc_id in enumerate(self.ids)}
+        self._row = row
+        self._idf: dict[str, float] = {}
+        self.shares: dict[str, dict[str, float]] = {}  # {term: {id: the term's share of its score}}
+        self._rows: dict[str, list[tuple[int, float]]] = {}  # the same, by row
+        for term, found in postings.items():
+            weight = self._idf[term] = math.log(1 + (self.size - len(found) + 0.5) / (len(found) + 0.5))
+            shares = self.shares[term] = {doc_id: weight * count * (self.K1 + 1) / (count + norm) for doc_id, count, norm in found}
+            self._rows[term] = [(row[doc_id], share) for doc_id, share in shares.items()]
 
     def idf(self, term: str) -> float:
-        df = len(self.postings.get(term, ()))
-        return math.log(1 + (self.size - df + 0.5) / (df + 0.5))
+        weight = self._idf.get(term)
+        return weight if weight is not None else math.log(1 + (self.size + 0.5) / 0.5)
 
     def query_terms(self, terms: Counter, most: int | None) -> list[str]:
-        ranked = sorted(terms, key=lambda t: (-(1 + math.log(terms[t])) * self.idf(t), t))
+        idf = self.idf
+        ranked = sorted(terms, key=lambda t: (-(1 + math.log(terms[t])) * idf(t), t))
         return ranked[:most] if most else ranked
 
     def scores(self, terms: Counter, most: int | None = QUERY_TERMS) -> dict[str, float]:
         """{id: BM25 score} of every profile sharing one of the `most` distinctive terms of
         `terms` (all of them for None)."""
         out: dict[str, float] = {}
+        shares = self.shares
         for term in self.query_terms(terms, most):
-            weight = self.idf(term)
-            for doc_id, count, norm in self.postings.get(term, ()):
-                out[doc_id] = out.get(doc_id, 0.0) + weight * count * (self.K1 + 1) / (count + norm)
+            for doc_id, share in shares.get(term, {}).items():
+                out[doc_id] = out.get(doc_id, 0.0) + share
         return out
+
+    def score(self, asked: list[str], doc_id: str) -> float:
+        """One profile's score for the query terms `asked` (as `query_terms` chose them): what
+        `scores` gives it, or 0.0."""
+        total = 0.0
+        shares = self.shares
+        for term in asked:
+            share = shares.get(term, _NONE).get(doc_id)
+            if share is not None:
+                total += share
+        return total
+
+    def likeliest(self, asked: list[str], other_than: str = "") -> tuple[float, str] | None:
+        """(score, id) of the profile with the highest score for the query terms `asked`, the
+        greater id among equals, leaving out `other_than`; None when none shares a term. As the
+        largest of `scores`, without a dictionary per query."""
+        totals = [0.0] * self.size
+        rows = self._rows
+        for term in asked:
+            for n, share in rows.get(term, ()):
+                totals[n] += share
+        mine = self._row.get(other_than)
+        if mine is not None:
+            totals[mine] = 0.0  # scores are positive: a profile sharing no term has none
+        best = max(totals, default=0.0)
+        if not best:
+            return None
+        if totals.count(best) == 1:
+            return best, self.ids[totals.index(best)]
+        return best, max(doc_id for doc_id, total in zip(self.ids, totals) if total == best)
+
+
+_NONE: dict[str, float] = {}
+
+
+_CORPUS: list = [None, None, None]  # as _BM25 below, for `corpus_of`
+
+
+def corpus_of(profiles: Iterable[Profile]) -> Corpus:
+    """The word rarities of these profiles, counted again only when they changed: the gate weighs
+    every proposal against the same documents most of the time, and a Corpus keeps each text's
+    weighted length once worked out (10,000 documents: a quarter of a proposal's time before)."""
+    profiles = list(profiles)
+    key = frozenset(map(id, profiles))
+    if _CORPUS[0] != key:
+        _CORPUS[:] = [key, Corpus(profiles), profiles]
+    return _CORPUS[1]
 
 
 _BM25: list = [None, None, None]  # the profiles' identities, the index built on them, and the profiles (kept, so no identity is reused)
