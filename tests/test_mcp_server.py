@@ -254,6 +254,48 @@ async def test_hostile_arguments_are_error_results_naming_the_problem_with_nothi
     assert files(sample_copy) == before
 
 
+WRONG_TYPES = [
+    ("memory_search", {"query": "stripe", "limit": "ten"}, "argument limit: 'ten' is not a whole number from 1 to 50"),
+    ("memory_search", {"query": "stripe", "limit": 99}, "argument limit: 99 is not a whole number from 1 to 50"),
+    ("memory_search", {"query": ["a", "b"]}, "argument query: a list of 2 is not text"),
+    ("memory_search", {"limit": 5}, "argument query is missing: give text"),
+    ("memory_read", {"ids": {"$ne": 1}}, "argument ids: an object is not text or a list of text"),
+    ("memory_read", {"ids": "mem-entity-stripe", "offset": 2.5}, "argument offset: 2.5 is not a whole number, 0 or more"),
+    ("memory_context", {"question": None}, "argument question: null is not text"),
+    ("memory_write", {"type": "nope", "title": "x"},
+     "argument type: 'nope' is not one of concept, decision, entity, context, task, note or index"),
+    ("memory_write", {"type": "note", "title": "x", "decision": "delete"},
+     "argument decision: 'delete' is not one of propose, create, merge_into:ID or supersede:ID"),
+    ("memory_write", {"type": "note", "title": "x", "links": [7]}, "argument links: a list of 1 is not a list of text or objects"),
+    ("memory_write", {"type": "note", "title": "x" * 500, "body": 3},
+     "argument body: 3 is not text"),
+    ("memory_search", {"query": "stripe", "limt": 5}, "unknown argument 'limt': memory_search takes query and limit"),
+    ("memory_forget", {"id": "mem-entity-stripe", "force": True, "ctx": {}},
+     "unknown arguments 'force', 'ctx': memory_forget takes id and reason"),
+]
+
+
+async def test_wrong_arguments_are_named_in_plain_words_and_unknown_ones_refused(sample_copy):
+    before = files(sample_copy)
+    async with connected(sample_copy) as agent:
+        for tool, args, expected in WRONG_TYPES:
+            text = await agent.refused(tool, **args)
+            assert text == f"Error executing tool {tool}: {expected}", (tool, args, text)
+    assert files(sample_copy) == before
+
+
+async def test_the_schemas_show_bounds_closed_sets_and_no_other_arguments(sample_copy):
+    async with connected(sample_copy) as agent:
+        listed = {tool.name: tool.input_schema for tool in (await agent.session.list_tools()).tools}
+    assert all(schema["additionalProperties"] is False for schema in listed.values())
+    limit = listed["memory_search"]["properties"]["limit"]
+    assert (limit["minimum"], limit["maximum"], limit["default"]) == (1, 50, 10)
+    assert listed["memory_read"]["properties"]["offset"]["minimum"] == 0
+    decision = listed["memory_write"]["properties"]["decision"]["anyOf"]
+    assert decision[0]["enum"] == ["propose", "create"]
+    assert [d["pattern"] for d in decision[1:]] == ["^merge_into:\\S", "^supersede:\\S"]
+
+
 async def test_a_superseded_decision_is_not_superseded_again(sample_copy):
     async with connected(sample_copy) as agent:
         await agent.found_and_read("mem-decision-jobs-celery-redis", "celery redis jobs")
