@@ -296,6 +296,26 @@ async def test_the_schemas_show_bounds_closed_sets_and_no_other_arguments(sample
     assert [d["pattern"] for d in decision[1:]] == ["^merge_into:\\S", "^supersede:\\S"]
 
 
+async def test_the_output_schemas_say_what_each_tool_answers(sample_copy):
+    async with connected(sample_copy) as agent:
+        listed = {tool.name: tool.output_schema for tool in (await agent.session.list_tools()).tools}
+        assert set(listed["memory_search"]["required"]) == {"query", "count", "hits", "next"}
+        assert set(listed["memory_read"]["required"]) == {"documents"}
+        assert {"missing", "unread", "next"} <= set(listed["memory_read"]["properties"])
+        document = listed["memory_read"]["$defs"]["ReadDocument"]
+        assert {"body", "meta", "read_whole", "truncated", "next_offset"} <= set(document["properties"])
+        assert "merge into" in document["properties"]["read_whole"]["description"]
+        assert {"constraints", "latest_decisions", "open_questions", "hints"} <= set(listed["memory_context"]["required"])
+        assert {"candidates", "proposed_id", "id", "review"} <= set(listed["memory_write"]["properties"])
+        assert listed["memory_forget"]["properties"]["deleted"]["type"] == "boolean"
+        # Each answer is checked by the client against its schema, and equals its text (`Agent.call`).
+        await agent.call("memory_context", question="stripe webhooks")
+        await agent.call("memory_write", **STRIPE_NOTE)
+        await agent.found_and_read("mem-note-sentry-healthcheck-noise", "sentry healthcheck noise")
+        await agent.call("memory_forget", id="mem-note-sentry-healthcheck-noise")
+        await agent.call("memory_read", ids=["mem-entity-stripe", "mem-entity-nothing"])
+
+
 async def test_a_superseded_decision_is_not_superseded_again(sample_copy):
     async with connected(sample_copy) as agent:
         await agent.found_and_read("mem-decision-jobs-celery-redis", "celery redis jobs")

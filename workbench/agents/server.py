@@ -22,6 +22,7 @@ from pydantic import Field, ValidationError
 from ..core.inbox import Agent
 from ..core.model import RefusedError, WorkbenchError
 from ..core.vault import Vault
+from .answers import ContextAnswer, ForgetAnswer, ReadAnswer, SearchAnswer, WriteAnswer
 from .arguments import argument_problems, unknown_arguments
 from .session import GateSession
 from .stdio import checked_stdio
@@ -149,7 +150,7 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
                                                 "project:x links:ID from:ID updated:>2026-01-01; -word leaves out")],
         limit: Annotated[int, Field(ge=1, le=SEARCH_LIMIT, description=f"at most this many hits (1 to {SEARCH_LIMIT})")] = 10,
         ctx: Context = None,  # type: ignore[assignment]
-    ) -> dict[str, Any]:
+    ) -> SearchAnswer:
         """Find documents by metadata-first lexical retrieval, best first: id, title, type, status,
         score, path, tags and date of each hit; no bodies (read them with memory_read). A superseded
         hit names its successor."""
@@ -161,7 +162,7 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
         ids: Annotated[str | list[str], Field(description="one id, or a list of ids from memory_search")],
         offset: Annotated[int, Field(ge=0, description="with a single id: continue its body from this character")] = 0,
         ctx: Context = None,  # type: ignore[assignment]
-    ) -> dict[str, Any]:
+    ) -> ReadAnswer:
         """Read documents: their metadata and bodies, at most ten documents and 45,000 characters a
         call. What does not fit is named under `next`, with the call that reads it. Reading a
         document to its end is what lets you change it (for 30 minutes, while it is unchanged)."""
@@ -172,7 +173,7 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
     def memory_context(
         question: Annotated[str, Field(description="what you are about to work on, in words")],
         ctx: Context = None,  # type: ignore[assignment]
-    ) -> dict[str, Any]:
+    ) -> ContextAnswer:
         """What to read before working on a question: from its best hits (the vault index when
         nothing matches), typed links to depth 2, at most 10 documents in reading priority (entity,
         task, decision, context, concept, index, note; active first; superseded documents replaced by
@@ -193,7 +194,7 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
         decision: Annotated[Decision, Field(description="propose (writes nothing: ranks where it belongs), create, "
                                                    "merge_into:ID or supersede:ID")] = "propose",
         ctx: Context = None,  # type: ignore[assignment]
-    ) -> dict[str, Any]:
+    ) -> WriteAnswer:
         """Record durable knowledge through the write gate. `propose` writes nothing and returns the
         canonical documents it may belong in, with reasons. `create` needs a search for the title's
         duplicates in the last 30 minutes (propose counts) and at least one link; `merge_into:ID`
@@ -207,7 +208,7 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
         id: Annotated[str, Field(description="the document to forget, found by a search and read lately")],
         reason: Annotated[str, Field(description="why it should go")] = "",
         ctx: Context = None,  # type: ignore[assignment]
-    ) -> dict[str, Any]:
+    ) -> ForgetAnswer:
         """Ask a person to forget a document. Nothing is deleted: the request waits in the
         curator's inbox. Only a document you found by a search and read to its end lately."""
         client.remember(ctx)
