@@ -89,6 +89,25 @@ async def test_a_read_stops_at_ten_documents_and_45000_characters_and_says_how_t
         assert [d["id"] for d in mixed["documents"]] == ["mem-note-stripe-test-clocks"] and mixed["unread"] == ["mem-entity-stripe"]
 
 
+async def test_a_long_draft_of_its_own_is_never_read_whole_while_cut_and_still_changes(sample_copy):
+    long = {**STRIPE_NOTE, "body": "\n".join(f"Line {n}: " + "retry " * 15 for n in range(700)) + "\nTHE END\n"}
+    async with connected(sample_copy) as agent:
+        await agent.call("memory_write", **long)
+        written = await agent.call("memory_write", **long, decision="create")
+        first = (await agent.call("memory_read", ids=written["id"]))["documents"][0]
+        assert first["truncated"] and first["read_whole"] is False
+        # Its own write, unchanged: it may merge into it without reading it to its end.
+        more = {**STRIPE_NOTE, "title": "Stripe retries, again", "body": "Also on weekends.\n"}
+        await agent.call("memory_write", **more)
+        await agent.call("memory_write", **more, decision=f"merge_into:{written['id']}")
+        offset, whole = 0, False
+        while not whole:
+            part = (await agent.call("memory_read", ids=written["id"], offset=offset))["documents"][0]
+            assert not (part.get("truncated") and part["read_whole"])
+            offset, whole = part.get("next_offset"), part["read_whole"]
+        assert offset is None and part["body"].endswith("Also on weekends.\n")
+
+
 async def test_the_context_pack_for_a_question(sample_copy):
     async with connected(sample_copy) as agent:
         pack = await agent.call("memory_context", question="how do we retry failed stripe webhooks?")
