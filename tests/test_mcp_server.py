@@ -100,6 +100,8 @@ async def test_a_long_draft_of_its_own_is_never_read_whole_while_cut_and_still_c
         more = {**STRIPE_NOTE, "title": "Stripe retries, again", "body": "Also on weekends.\n"}
         await agent.call("memory_write", **more)
         await agent.call("memory_write", **more, decision=f"merge_into:{written['id']}")
+        again = await agent.call("memory_write", **more, decision=f"merge_into:{written['id']}")
+        assert again["written"] is False and "already holds" in again["summary"]
         offset, whole = 0, False
         while not whole:
             part = (await agent.call("memory_read", ids=written["id"], offset=offset))["documents"][0]
