@@ -4,6 +4,7 @@ pipe as the protocol's JSON."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -27,6 +28,8 @@ class Agent:
     async def call(self, tool: str, **args: Any) -> dict[str, Any]:
         result = await self.session.call_tool(tool, args)
         assert not result.is_error, result.content[0].text
+        # The client checked the structured answer against the tool's output schema; it is the text, whole.
+        assert json.loads(result.content[0].text) == result.structured_content
         return result.structured_content
 
     async def refused(self, tool: str, **args: Any) -> str:

@@ -89,6 +89,27 @@ async def test_a_read_stops_at_ten_documents_and_45000_characters_and_says_how_t
         assert [d["id"] for d in mixed["documents"]] == ["mem-note-stripe-test-clocks"] and mixed["unread"] == ["mem-entity-stripe"]
 
 
+async def test_a_long_draft_of_its_own_is_never_read_whole_while_cut_and_still_changes(sample_copy):
+    long = {**STRIPE_NOTE, "body": "\n".join(f"Line {n}: " + "retry " * 15 for n in range(700)) + "\nTHE END\n"}
+    async with connected(sample_copy) as agent:
+        await agent.call("memory_write", **long)
+        written = await agent.call("memory_write", **long, decision="create")
+        first = (await agent.call("memory_read", ids=written["id"]))["documents"][0]
+        assert first["truncated"] and first["read_whole"] is False
+        # Its own write, unchanged: it may merge into it without reading it to its end.
+        more = {**STRIPE_NOTE, "title": "Stripe retries, again", "body": "Also on weekends.\n"}
+        await agent.call("memory_write", **more)
+        await agent.call("memory_write", **more, decision=f"merge_into:{written['id']}")
+        again = await agent.call("memory_write", **more, decision=f"merge_into:{written['id']}")
+        assert again["written"] is False and "already holds" in again["summary"]
+        offset, whole = 0, False
+        while not whole:
+            part = (await agent.call("memory_read", ids=written["id"], offset=offset))["documents"][0]
+            assert not (part.get("truncated") and part["read_whole"])
+            offset, whole = part.get("next_offset"), part["read_whole"]
+        assert offset is None and part["body"].endswith("Also on weekends.\n")
+
+
 async def test_the_context_pack_for_a_question(sample_copy):
     async with connected(sample_copy) as agent:
         pack = await agent.call("memory_context", question="how do we retry failed stripe webhooks?")
@@ -252,6 +273,68 @@ async def test_hostile_arguments_are_error_results_naming_the_problem_with_nothi
             assert expected.lower() in text.lower(), (tool, args, text)
             assert "\x1b" not in text and len(text) < 5_000
     assert files(sample_copy) == before
+
+
+WRONG_TYPES = [
+    ("memory_search", {"query": "stripe", "limit": "ten"}, "argument limit: 'ten' is not a whole number from 1 to 50"),
+    ("memory_search", {"query": "stripe", "limit": 99}, "argument limit: 99 is not a whole number from 1 to 50"),
+    ("memory_search", {"query": ["a", "b"]}, "argument query: a list of 2 is not text"),
+    ("memory_search", {"limit": 5}, "argument query is missing: give text"),
+    ("memory_read", {"ids": {"$ne": 1}}, "argument ids: an object is not text or a list of text"),
+    ("memory_read", {"ids": "mem-entity-stripe", "offset": 2.5}, "argument offset: 2.5 is not a whole number, 0 or more"),
+    ("memory_context", {"question": None}, "argument question: null is not text"),
+    ("memory_write", {"type": "nope", "title": "x"},
+     "argument type: 'nope' is not one of concept, decision, entity, context, task, note or index"),
+    ("memory_write", {"type": "note", "title": "x", "decision": "delete"},
+     "argument decision: 'delete' is not one of propose, create, merge_into:ID or supersede:ID"),
+    ("memory_write", {"type": "note", "title": "x", "links": [7]}, "argument links: a list of 1 is not a list of text or objects"),
+    ("memory_write", {"type": "note", "title": "x" * 500, "body": 3},
+     "argument body: 3 is not text"),
+    ("memory_search", {"query": "stripe", "limt": 5}, "unknown argument 'limt': memory_search takes query and limit"),
+    ("memory_forget", {"id": "mem-entity-stripe", "force": True, "ctx": {}},
+     "unknown arguments 'force', 'ctx': memory_forget takes id and reason"),
+]
+
+
+async def test_wrong_arguments_are_named_in_plain_words_and_unknown_ones_refused(sample_copy):
+    before = files(sample_copy)
+    async with connected(sample_copy) as agent:
+        for tool, args, expected in WRONG_TYPES:
+            text = await agent.refused(tool, **args)
+            assert text == f"Error executing tool {tool}: {expected}", (tool, args, text)
+    assert files(sample_copy) == before
+
+
+async def test_the_schemas_show_bounds_closed_sets_and_no_other_arguments(sample_copy):
+    async with connected(sample_copy) as agent:
+        listed = {tool.name: tool.input_schema for tool in (await agent.session.list_tools()).tools}
+    assert all(schema["additionalProperties"] is False for schema in listed.values())
+    limit = listed["memory_search"]["properties"]["limit"]
+    assert (limit["minimum"], limit["maximum"], limit["default"]) == (1, 50, 10)
+    assert listed["memory_read"]["properties"]["offset"]["minimum"] == 0
+    decision = listed["memory_write"]["properties"]["decision"]["anyOf"]
+    assert decision[0]["enum"] == ["propose", "create"]
+    assert [d["pattern"] for d in decision[1:]] == ["^merge_into:\\S", "^supersede:\\S"]
+
+
+async def test_the_output_schemas_say_what_each_tool_answers(sample_copy):
+    async with connected(sample_copy) as agent:
+        listed = {tool.name: tool.output_schema for tool in (await agent.session.list_tools()).tools}
+        assert set(listed["memory_search"]["required"]) == {"query", "count", "hits", "next"}
+        assert set(listed["memory_read"]["required"]) == {"documents"}
+        assert {"missing", "unread", "next"} <= set(listed["memory_read"]["properties"])
+        document = listed["memory_read"]["$defs"]["ReadDocument"]
+        assert {"body", "meta", "read_whole", "truncated", "next_offset"} <= set(document["properties"])
+        assert "merge into" in document["properties"]["read_whole"]["description"]
+        assert {"constraints", "latest_decisions", "open_questions", "hints"} <= set(listed["memory_context"]["required"])
+        assert {"candidates", "proposed_id", "id", "review"} <= set(listed["memory_write"]["properties"])
+        assert listed["memory_forget"]["properties"]["deleted"]["type"] == "boolean"
+        # Each answer is checked by the client against its schema, and equals its text (`Agent.call`).
+        await agent.call("memory_context", question="stripe webhooks")
+        await agent.call("memory_write", **STRIPE_NOTE)
+        await agent.found_and_read("mem-note-sentry-healthcheck-noise", "sentry healthcheck noise")
+        await agent.call("memory_forget", id="mem-note-sentry-healthcheck-noise")
+        await agent.call("memory_read", ids=["mem-entity-stripe", "mem-entity-nothing"])
 
 
 async def test_a_superseded_decision_is_not_superseded_again(sample_copy):

@@ -17,11 +17,13 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from ..core.inbox import Agent
 from ..core.model import RefusedError, WorkbenchError
 from ..core.vault import Vault
+from .answers import ContextAnswer, ForgetAnswer, ReadAnswer, SearchAnswer, WriteAnswer
+from .arguments import argument_problems, unknown_arguments
 from .session import GateSession
 from .stdio import checked_stdio
 from .tools import READ_CHARACTERS, READ_DOCUMENTS, SEARCH_LIMIT, MemoryTools
@@ -41,6 +43,9 @@ and read to its end, in the last 30 minutes. memory_forget asks a person; nothin
 credentials, tokens or transient chat."""
 
 DocTypeName = Literal["concept", "decision", "entity", "context", "task", "note", "index"]
+Decision = (Literal["propose", "create"] | Annotated[str, Field(pattern=r"^merge_into:\S", title="merge_into:ID")]
+            | Annotated[str, Field(pattern=r"^supersede:\S", title="supersede:ID")])
+"""What memory_write does, as its schema shows it: two words, or a verb and the id it acts on."""
 
 
 def _version() -> str:
@@ -99,7 +104,23 @@ def _run(call):
 
 
 class _Server(MCPServer):
-    """The SDK's server, on a stdio transport that answers every line (`stdio.py`)."""
+    """The SDK's server, on a stdio transport that answers every line (`stdio.py`), refusing
+    unknown arguments by name and wrong ones in plain words (`arguments.py`)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        tool = self._tool_manager.get_tool(name)
+        if tool is None:
+            return await super().call_tool(name, arguments, context)
+        unknown = unknown_arguments(name, tool.parameters, arguments)
+        if unknown:
+            raise ToolError(f"Error executing tool {name}: {unknown}")
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            problems = argument_problems(name, tool.parameters, arguments, exc.__cause__.errors())
+            raise ToolError(f"Error executing tool {name}: {problems}") from exc.__cause__
 
     async def run_stdio_async(self) -> None:
         async with checked_stdio() as (read_stream, write_stream):
@@ -127,9 +148,9 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
     def memory_search(
         query: Annotated[str, Field(description="words, \"quoted phrases\" and filters: type:decision status:active tag:x "
                                                 "project:x links:ID from:ID updated:>2026-01-01; -word leaves out")],
-        limit: Annotated[int, Field(description=f"at most this many hits (1 to {SEARCH_LIMIT})")] = 10,
+        limit: Annotated[int, Field(ge=1, le=SEARCH_LIMIT, description=f"at most this many hits (1 to {SEARCH_LIMIT})")] = 10,
         ctx: Context = None,  # type: ignore[assignment]
-    ) -> dict[str, Any]:
+    ) -> SearchAnswer:
         """Find documents by metadata-first lexical retrieval, best first: id, title, type, status,
         score, path, tags and date of each hit; no bodies (read them with memory_read). A superseded
         hit names its successor."""
@@ -139,9 +160,9 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
     @_tool(server, reading)
     def memory_read(
         ids: Annotated[str | list[str], Field(description="one id, or a list of ids from memory_search")],
-        offset: Annotated[int, Field(description="with a single id: continue its body from this character")] = 0,
+        offset: Annotated[int, Field(ge=0, description="with a single id: continue its body from this character")] = 0,
         ctx: Context = None,  # type: ignore[assignment]
-    ) -> dict[str, Any]:
+    ) -> ReadAnswer:
         """Read documents: their metadata and bodies, at most ten documents and 45,000 characters a
         call. What does not fit is named under `next`, with the call that reads it. Reading a
         document to its end is what lets you change it (for 30 minutes, while it is unchanged)."""
@@ -152,7 +173,7 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
     def memory_context(
         question: Annotated[str, Field(description="what you are about to work on, in words")],
         ctx: Context = None,  # type: ignore[assignment]
-    ) -> dict[str, Any]:
+    ) -> ContextAnswer:
         """What to read before working on a question: from its best hits (the vault index when
         nothing matches), typed links to depth 2, at most 10 documents in reading priority (entity,
         task, decision, context, concept, index, note; active first; superseded documents replaced by
@@ -170,10 +191,10 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
         links: Annotated[list[str | dict[str, str]] | None,
                          Field(description="typed links: \"depends_on:mem-entity-x\" or {\"type\": ..., \"target\": ...}; "
                                            "related_to depends_on implements derived_from explains blocked_by")] = None,
-        decision: Annotated[str, Field(description="propose (writes nothing: ranks where it belongs), create, "
+        decision: Annotated[Decision, Field(description="propose (writes nothing: ranks where it belongs), create, "
                                                    "merge_into:ID or supersede:ID")] = "propose",
         ctx: Context = None,  # type: ignore[assignment]
-    ) -> dict[str, Any]:
+    ) -> WriteAnswer:
         """Record durable knowledge through the write gate. `propose` writes nothing and returns the
         canonical documents it may belong in, with reasons. `create` needs a search for the title's
         duplicates in the last 30 minutes (propose counts) and at least one link; `merge_into:ID`
@@ -187,12 +208,14 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
         id: Annotated[str, Field(description="the document to forget, found by a search and read lately")],
         reason: Annotated[str, Field(description="why it should go")] = "",
         ctx: Context = None,  # type: ignore[assignment]
-    ) -> dict[str, Any]:
+    ) -> ForgetAnswer:
         """Ask a person to forget a document. Nothing is deleted: the request waits in the
         curator's inbox. Only a document you found by a search and read to its end lately."""
         client.remember(ctx)
         return _run(lambda: tools.forget(id, reason))
 
+    for tool in server._tool_manager.list_tools():  # what call_tool refuses, the schema says
+        tool.parameters["additionalProperties"] = False
     return server
 
 

@@ -193,11 +193,12 @@ class GateSession:
             return known["covered"] >= known["length"]
 
     def wrote(self, doc_id: str, digest: str, length: int) -> None:
-        """The agent's own write: it knows what it wrote, as if shown and read."""
+        """The agent's own write: it knows what it wrote, so it may change it as if it had read it; a
+        read of it still says `read_whole` only once the reads reach its end (a cut answer never does)."""
         with self._state() as state:
             now = self._clock()
             state["shown"][doc_id] = now
-            state["read"][doc_id] = {"digest": digest, "covered": length, "length": length, "at": now}
+            state["read"][doc_id] = {"digest": digest, "covered": 0, "length": length, "at": now, "written": True}
 
     # -- what the gate asks --------------------------------------------------------------------
 
@@ -225,6 +226,8 @@ class GateSession:
         if not shown:
             raise RefusedError(f"{doc_id} has not been returned by a search lately; find it with memory_search "
                                f"(or memory_context), read it with memory_read, then {what}")
+        if known is not None and known.get("written") and known["digest"] == digest:
+            return  # its own write, unchanged since
         if known is None or known["covered"] < known["length"]:
             more = "" if known is None else f" (read up to character {known['covered']} of {known['length']}; continue with offset)"
             raise RefusedError(f"{doc_id} has not been read lately{more}; read it with memory_read before you {what}")

@@ -227,6 +227,9 @@ class MemoryTools:
             if verb == "merge_into":
                 plan = self.vault.agent_merge_into(target, draft, agent)
                 doc_id = target
+                if plan.empty:  # the same text merged before: said, not written twice
+                    return {"written": False, "decision": verb, "id": target, "summary": plan.summary,
+                            "next": f"nothing to do: {target} holds this text; merge only what it does not say yet"}
             else:
                 plan = self.vault.agent_supersede(target, draft, agent)
                 doc_id = plan.created_id  # type: ignore[attr-defined]

@@ -352,11 +352,22 @@ def plan_agent_merge(index: VaultIndex, target_id: str, draft: gate.Draft, agent
         raise RefusedError(f"{target_id} is superseded by {successors}; merge into the successor")
     if target.status == Status.ARCHIVED:
         raise RefusedError(f"{target_id} is archived; merge into a document in use, or create a new one")
+    title = _one_line(draft.title, 200)
+    if _already_merged(target.body, draft):
+        return Plan(f"{target_id} already holds “{title}” as merged before: nothing merged again")
     draft = _for_agent(draft, agent)
     plan = gate.plan_merge(index, target_id, draft)
-    title = _one_line(draft.title, 200)
     return _agent_plan(plan, f"merge “{title}” into {target_id} (agent {agent.name})", index, target.path,
                        _entry("merge", agent, title=title))
+
+
+def _already_merged(body: str, draft: gate.Draft) -> bool:
+    """Whether `body` already holds the draft as a merge writes it: a section of its title holding
+    its text. A retried or repeated merge would only say it twice."""
+    heading = f": {draft.title.strip()}"
+    if not any(line.startswith("## ") and line.rstrip().endswith(heading) for line in body.splitlines()):
+        return False
+    return draft.body.strip() in body
 
 
 def plan_agent_supersede(index: VaultIndex, old_id: str, draft: gate.Draft, agent: Agent) -> Plan:

@@ -1,0 +1,128 @@
+"""What each memory tool answers, as types the SDK turns into the tools' output schemas.
+
+A client (and the LLM behind it) sees these schemas in `tools/list`; the SDK's client checks every
+structured answer against them. Each type allows fields beyond those it names (a document's
+frontmatter is the vault's own), so a field added to an answer is never dropped on the way out;
+the named ones are those an agent acts on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ConfigDict, Field
+from typing_extensions import Annotated, NotRequired, TypedDict
+
+__all__ = ["ContextAnswer", "ForgetAnswer", "ReadAnswer", "SearchAnswer", "WriteAnswer"]
+
+_OPEN = ConfigDict(extra="allow")
+
+
+def _said(text: str) -> Any:
+    return Field(description=text)
+
+
+class Hit(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    id: str
+    title: str
+    type: str
+    status: str
+    path: str
+    score: float
+    tags: NotRequired[list[str]]
+    updated_at: NotRequired[str | None]
+    superseded_by: NotRequired[Annotated[list[str], _said("the decisions that replace this one")]]
+
+
+class SearchAnswer(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    query: str
+    count: int
+    hits: Annotated[list[Hit], _said("best first; metadata only, no bodies")]
+    next: str
+
+
+class ReadDocument(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    id: str
+    title: str
+    type: str
+    status: str
+    path: str
+    valid: bool
+    meta: Annotated[dict[str, Any], _said("the frontmatter, dates as ISO text")]
+    body: Annotated[str, _said("the body from `offset`, whole unless `truncated`")]
+    characters: Annotated[int, _said("the whole body's length")]
+    offset: NotRequired[int]
+    truncated: NotRequired[Annotated[bool, _said("the body goes on past this answer: read on from next_offset")]]
+    next_offset: NotRequired[int]
+    problems: NotRequired[list[str]]
+    superseded_by: NotRequired[list[str]]
+    read_whole: Annotated[bool, _said("you have read this version to its end: you may merge into, supersede or forget it")]
+
+
+class Missing(TypedDict):
+    id: str
+    reason: str
+
+
+class ReadAnswer(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    documents: list[ReadDocument]
+    missing: NotRequired[Annotated[list[Missing], _said("ids that name no readable document, each with why")]]
+    unread: NotRequired[Annotated[list[str], _said("ids left for another call: this one was full")]]
+    next: NotRequired[Annotated[str, _said("the calls that read what did not fit")]]
+
+
+class Statement(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    id: Annotated[str, _said("the document that states it")]
+    text: str
+
+
+class ContextAnswer(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    question: str
+    start: Annotated[list[dict[str, Any]], _said("the hits the pack starts from, each with why")]
+    documents: Annotated[list[dict[str, Any]], _said("what to read, in this order: id, title, type, status, depth, via")]
+    constraints: list[Statement]
+    latest_decisions: list[dict[str, Any]]
+    open_questions: list[Statement]
+    hints: Annotated[list[dict[str, Any]], _said("at most two documents beyond the pack whose metadata shares the question's words")]
+    next: str
+
+
+class Candidate(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    id: str
+    title: str
+    type: str
+    status: str
+    score: float
+    reasons: list[str]
+    action: str
+    decision: Annotated[str, _said("the memory_write decision that writes into this candidate")]
+
+
+class WriteAnswer(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    written: Annotated[bool, _said("false for propose: nothing was written")]
+    decision: str
+    candidates: NotRequired[Annotated[list[Candidate], _said("propose: where the knowledge may belong, best first")]]
+    proposed_id: NotRequired[Annotated[str, _said("propose: the id a create would give")]]
+    next: NotRequired[str]
+    id: NotRequired[Annotated[str, _said("the document written")]]
+    path: NotRequired[str]
+    status: NotRequired[str]
+    summary: NotRequired[str]
+    review: NotRequired[Annotated[str, _said("what a person reviews, and where")]]
+
+
+class ForgetAnswer(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    requested: bool
+    id: str
+    deleted: Annotated[bool, _said("always false: a person decides")]
+    summary: str
+    review: str
