@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from . import presenting, semantic
-from .cache import fts_fields
+from .derived_store import fts_fields
 from .index import VaultIndex
 from .model import DocType, Document, QueryError, Status
 from .parse import as_date
