@@ -226,9 +226,7 @@ def plan_create(index: VaultIndex, draft: Draft, status: str = Status.ACTIVE.val
     _check_targets(index, draft)
     doc_id, change = _new_document(index, draft, [], [], status)
     summary = f"create {doc_id}"
-    plan = Plan(summary, [change], [index.log_line(summary)])
-    plan.created_id = doc_id  # type: ignore[attr-defined]
-    return plan
+    return Plan(summary, [change], [index.log_line(summary)], created_id=doc_id)
 
 
 def plan_create_superseding(index: VaultIndex, old_id: str, draft: Draft) -> Plan:
@@ -245,6 +243,4 @@ def plan_create_superseding(index: VaultIndex, old_id: str, draft: Draft) -> Pla
     doc_id, change = _new_document(index, draft, [{"type": LinkType.SUPERSEDES.value, "target": old_id}], [old_id], Status.ACTIVE.value)
     old_meta = {**old.meta, "status": Status.SUPERSEDED.value, "superseded_by": old.superseded_by + [doc_id]}
     summary = f"create {doc_id} superseding {old_id}"
-    plan = Plan(summary, [change, index.edit_change(old, old_meta)], [index.log_line(summary)])
-    plan.created_id = doc_id  # type: ignore[attr-defined]
-    return plan
+    return Plan(summary, [change, index.edit_change(old, old_meta)], [index.log_line(summary)], created_id=doc_id)
