@@ -15,7 +15,6 @@ import datetime as dt
 import io
 import json
 import re
-import traceback
 
 import pytest
 import yaml

@@ -13,7 +13,7 @@ again. Each conflict comes with the resolutions the vault's format can write, as
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +22,7 @@ from .changes import Plan
 from .edits import join_section, unite_links, unite_tags
 from .index import VaultIndex
 from .model import DocType, Document, LinkType, RefusedError, Status, id_list
-from .similarity import Bm25, Corpus, Likeness, Profile, kinship, likeness, profiles_of, title_likeness, words
+from .similarity import Bm25, Corpus, Likeness, kinship, likeness, profiles_of, title_likeness, words
 
 __all__ = ["Conflict", "Conflicts", "Resolution", "Settings", "Weighed", "DEFAULT", "SETTINGS_TRIED", "choose", "weigh_decisions",
            "find_conflicts", "plan_compatible", "plan_retarget", "plan_merge_documents", "COMPATIBLE_KEY"]
