@@ -27,6 +27,13 @@ def test_the_import_contracts_hold():
     assert "0 broken" in result.stdout
 
 
+def test_the_lint_rules_hold():
+    """`ruff check` with the rules `pyproject.toml` selects: unused imports, undefined names and the like."""
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "concise", "."],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_importing_the_model_loads_no_heavy_library():
     assert loaded_by("import workbench.core.model", HEAVY) == []
 

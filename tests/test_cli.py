@@ -169,6 +169,16 @@ def test_gate_json_shape(sample_copy):
     assert set(data["candidates"][0]) >= {"id", "title", "score", "reasons"}
 
 
+def test_a_written_change_reports_the_id_it_wrote_as_json(sample_copy):
+    root = str(sample_copy)
+    made = json.loads(run_cli("--vault", root, "new", "--type", "note", "--title", "Vacuum nightly",
+                              "--link", "related_to:mem-entity-postgres", "--create", "--json").stdout)
+    merged = json.loads(run_cli("--vault", root, "new", "--type", "note", "--title", "Vacuum weekly",
+                                "--merge-into", "mem-entity-postgres", "--json").stdout)
+    assert made["applied"] and made["id"] == "mem-note-vacuum-nightly" and made["paths"] == ["notes/mem-note-vacuum-nightly.md"]
+    assert merged["applied"] and merged["id"] == "mem-entity-postgres"
+
+
 def test_conflicts_json_shape(sample_copy):
     data = json.loads(run_cli("--vault", str(sample_copy), "conflicts", "--json").stdout)
     assert len(data["conflicts"]) == 3

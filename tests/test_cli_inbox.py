@@ -55,7 +55,7 @@ def test_the_inbox_lists_each_request_with_its_author_and_the_commands_that_sett
 def test_settling_from_the_command_line(sample_copy, agents_wrote):
     created, proposal = agents_wrote["create"], agents_wrote["supersede"]
     dry = inbox(sample_copy, "accept", created, "--dry-run")
-    assert dry.returncode == 0 and "-status: draft" in dry.stdout and f"-  - action: create" in dry.stdout
+    assert dry.returncode == 0 and "-status: draft" in dry.stdout and "-  - action: create" in dry.stdout
     assert Vault.open(sample_copy).get(created).status == "draft"
     assert inbox(sample_copy, "accept", created).returncode == 0
     assert inbox(sample_copy, "accept", proposal).returncode == 0

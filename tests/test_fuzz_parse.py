@@ -15,7 +15,6 @@ import datetime as dt
 import io
 import json
 import re
-import traceback
 
 import pytest
 import yaml
@@ -25,7 +24,7 @@ from vault_builders import doc_text
 
 from workbench import Vault
 from workbench.cli import main
-from workbench.core.cache import row_for
+from workbench.core.derived_store import row_for
 from workbench.core.model import Problem, Severity
 from workbench.core.parse import ParsedFile, load_yaml, parse_bytes
 from workbench.core.records import INVALIDATING, build_record

@@ -10,7 +10,7 @@ from helpers import run_cli
 from vault_builders import doc_path, doc_text
 
 from workbench import QueryError, Vault
-from workbench.core import cache, search, semantic
+from workbench.core import derived_store, search, semantic
 
 
 def ids(hits):
@@ -306,7 +306,7 @@ def test_the_store_reports_fts5s_row_sizes_and_totals(builder):
     sizes = [by_path[f"notes/mem-note-size-{n}.md"] for n in range(2)]
     assert sizes[1] - sizes[0] == 2  # two more body words, everything else alike
     assert average == sum(sizes) / 2
-    assert cache._varints(bytes([0x05, 0x82, 0x2C])) == [5, 300]
+    assert derived_store._varints(bytes([0x05, 0x82, 0x2C])) == [5, 300]
 
 
 # -- meaning --------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import sqlite3
 import time
 
 from workbench import Vault
-from workbench.core.cache import DerivedStore, StoredDocument, row_for
+from workbench.core.derived_store import DerivedStore, StoredDocument, row_for
 from workbench.core.records import build_record
 
 DOC = "notes/mem-note-a.md"

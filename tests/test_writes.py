@@ -245,5 +245,5 @@ def test_a_rename_rewrites_links_separated_by_a_comment_and_a_blank_line(builder
     assert vault.get("mem-note-a").valid
     vault.rename("mem-entity-core", "mem-entity-kernel")
     after = (builder.root / "notes/mem-note-a.md").read_text()
-    assert after == text.replace("target: mem-entity-core", "target: mem-entity-kernel").replace(f"updated_at: 2026-04-21", f"updated_at: {TODAY}")
+    assert after == text.replace("target: mem-entity-core", "target: mem-entity-kernel").replace("updated_at: 2026-04-21", f"updated_at: {TODAY}")
     assert [(l.type, l.target) for l in Vault.open(builder.root).get("mem-note-a").links] == [("related_to", "mem-entity-other"), ("depends_on", "mem-entity-kernel")]

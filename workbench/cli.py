@@ -351,7 +351,7 @@ def cmd_new(vault: Vault, args: argparse.Namespace) -> int:
         else:
             plan = vault.create(draft, dry_run=args.dry_run, status=args.status)
         if args.json:
-            print_json({"summary": plan.summary, "applied": plan.applied, "id": getattr(plan, "created_id", args.merge_into), "paths": plan.paths})
+            print_json({"summary": plan.summary, "applied": plan.applied, "id": plan.created_id or args.merge_into, "paths": plan.paths})
         else:
             report_plan(plan, args.dry_run)
         return EXIT_OK

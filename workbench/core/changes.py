@@ -40,6 +40,7 @@ class Plan:
     log_lines: list[str] = field(default_factory=list)
     applied: bool = False
     change_id: str = ""
+    created_id: str | None = None  # the id of the document it creates, when it creates one (the gate sets it)
 
     @property
     def empty(self) -> bool:

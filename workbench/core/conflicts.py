@@ -13,7 +13,7 @@ again. Each conflict comes with the resolutions the vault's format can write, as
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +22,7 @@ from .changes import Plan
 from .edits import join_section, unite_links, unite_tags
 from .index import VaultIndex
 from .model import DocType, Document, LinkType, RefusedError, Status, id_list
-from .similarity import Bm25, Corpus, Likeness, Profile, kinship, likeness, profiles_of, title_likeness, words
+from .similarity import Bm25, Corpus, Likeness, kinship, likeness, profiles_of, title_likeness, words
 
 __all__ = ["Conflict", "Conflicts", "Resolution", "Settings", "Weighed", "DEFAULT", "SETTINGS_TRIED", "choose", "weigh_decisions",
            "find_conflicts", "plan_compatible", "plan_retarget", "plan_merge_documents", "COMPATIBLE_KEY"]
@@ -365,30 +365,30 @@ def _rule_contradictions(documents: list[Document]) -> list[Conflict]:
     return found
 
 
-def plan_compatible(vault: VaultIndex, a_id: str, b_id: str) -> Plan:
+def plan_compatible(index: VaultIndex, a_id: str, b_id: str) -> Plan:
     """Record, in both files, that two documents do not contradict each other."""
     if a_id == b_id:
         raise RefusedError("a document is always compatible with itself")
     changes = []
     for this, other in ((a_id, b_id), (b_id, a_id)):
-        doc = vault.get(this)
-        vault.require_valid(doc)
+        doc = index.get(this)
+        index.require_valid(doc)
         current = id_list(doc.meta.get(COMPATIBLE_KEY))
         if other not in current:
-            changes.append(vault.edit_change(doc, {**doc.meta, COMPATIBLE_KEY: current + [other]}))
+            changes.append(index.edit_change(doc, {**doc.meta, COMPATIBLE_KEY: current + [other]}))
     summary = f"mark {a_id} and {b_id} compatible"
-    return Plan(summary, changes, [vault.log_line(summary)] if changes else [])
+    return Plan(summary, changes, [index.log_line(summary)] if changes else [])
 
 
-def plan_retarget(vault: VaultIndex, source_id: str, old_target: str, new_target: str | None = None) -> Plan:
+def plan_retarget(index: VaultIndex, source_id: str, old_target: str, new_target: str | None = None) -> Plan:
     """Point `source_id`'s links at `old_target` to its successor (or `new_target`) instead."""
-    doc = vault.get(source_id)
-    vault.require_valid(doc)
+    doc = index.get(source_id)
+    index.require_valid(doc)
     if new_target is None:
-        new_target = _current({d.id: d for d in vault.documents}, old_target)
+        new_target = _current({d.id: d for d in index.documents}, old_target)
         if new_target is None or new_target == old_target:
             raise RefusedError(f"{old_target} has no successor to retarget to; name the new target")
-    if new_target not in vault:
+    if new_target not in index:
         raise RefusedError(f"no document has the id {new_target!r}")
     links, seen, changed = [], set(), False
     for item in doc.meta.get("links") or []:
@@ -403,17 +403,17 @@ def plan_retarget(vault: VaultIndex, source_id: str, old_target: str, new_target
     if not changed:
         raise RefusedError(f"{source_id} has no link to {old_target} to retarget")
     summary = f"retarget {source_id}: {old_target} → {new_target}"
-    return Plan(summary, [vault.edit_change(doc, {**doc.meta, "links": links})], [vault.log_line(summary)])
+    return Plan(summary, [index.edit_change(doc, {**doc.meta, "links": links})], [index.log_line(summary)])
 
 
-def plan_merge_documents(vault: VaultIndex, source_id: str, target_id: str) -> Plan:
+def plan_merge_documents(index: VaultIndex, source_id: str, target_id: str) -> Plan:
     """A duplicate folded into its canonical twin: text and links joined, the source superseded by
     the target, and every link to the source pointed at the target."""
     if source_id == target_id:
         raise RefusedError("a document cannot be merged into itself")
-    source, target = vault.get(source_id), vault.get(target_id)
+    source, target = index.get(source_id), index.get(target_id)
     for doc in (source, target):
-        vault.require_valid(doc)
+        index.require_valid(doc)
     if DocType.DECISION in (source.type, target.type):
         raise RefusedError("decisions are never merged; one supersedes the other: use supersede OLD NEW")
     if target.status not in (Status.ACTIVE, Status.DRAFT):
@@ -426,10 +426,10 @@ def plan_merge_documents(vault: VaultIndex, source_id: str, target_id: str) -> P
                    "supersedes": target.supersedes + ([source_id] if source_id not in target.supersedes else [])}
     source_meta = {**source.meta, "status": Status.SUPERSEDED.value,
                    "superseded_by": source.superseded_by + ([target_id] if target_id not in source.superseded_by else [])}
-    changes = [vault.edit_change(target, target_meta, body), vault.edit_change(source, source_meta)]
-    for other in vault.documents:
+    changes = [index.edit_change(target, target_meta, body), index.edit_change(source, source_meta)]
+    for other in index.documents:
         if other.id in (source_id, target_id) or not any(l.target == source_id and l.type != LinkType.SUPERSEDES for l in other.links):
             continue
-        changes.append(plan_retarget(vault, other.id, source_id, target_id).changes[0])
+        changes.append(plan_retarget(index, other.id, source_id, target_id).changes[0])
     summary = f"merge {source_id} into {target_id}"
-    return Plan(summary, changes, [vault.log_line(summary)])
+    return Plan(summary, changes, [index.log_line(summary)])

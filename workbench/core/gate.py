@@ -151,46 +151,46 @@ def candidates(documents: Iterable[Document], draft: Draft, limit: int = 3) -> l
     return [weigh(by_id[c.id], True) or c for c in ranked[:limit]]
 
 
-def plan_merge(vault: VaultIndex, target_id: str, draft: Draft) -> Plan:
+def plan_merge(index: VaultIndex, target_id: str, draft: Draft) -> Plan:
     """The draft's text joins a canonical document: a dated section, tags and links united."""
     draft.check()
-    target = vault.get(target_id)
+    target = index.get(target_id)
     if target.type == DocType.DECISION:
         raise RefusedError(f"{target_id} is a decision, and a decision is never merged into; write a new decision with --supersede {target_id}")
     if not target.valid:
         raise RefusedError(f"{target_id} is invalid; repair it before merging into it")
-    _check_targets(vault, draft, exclude=target_id)
+    _check_targets(index, draft, exclude=target_id)
     meta = dict(target.meta)
     meta["tags"] = unite_tags(target.tags, draft.tags)
     meta["links"] = unite_links(meta.get("links"), [(kind, dest) for kind, dest in draft.links if dest != target_id])
     heading = f"## {dt.date.today().isoformat()}: {draft.title.strip()}"
     body = join_section(target.body, heading, draft.body)
-    change = vault.edit_change(target, meta, body)
+    change = index.edit_change(target, meta, body)
     summary = f"merge “{draft.title.strip()}” into {target_id}"
-    return Plan(summary, [change], [vault.log_line(summary)])
+    return Plan(summary, [change], [index.log_line(summary)])
 
 
-def new_id_for(vault: VaultIndex, doc_type: str, title: str) -> str:
+def new_id_for(index: VaultIndex, doc_type: str, title: str) -> str:
     """`mem-{type}-{slug}` from the title, made unique among the vault's ids and files."""
     base = f"mem-{doc_type}-{slugify(title)}"
     candidate, number = base, 1
-    folder = vault.root / TYPE_FOLDERS[DocType(doc_type)]
-    while candidate in vault or (folder / f"{candidate}.md").exists():
+    folder = index.root / TYPE_FOLDERS[DocType(doc_type)]
+    while candidate in index or (folder / f"{candidate}.md").exists():
         number += 1
         candidate = f"{base}-{number}"
     return candidate
 
 
-def _check_targets(vault: VaultIndex, draft: Draft, exclude: str | None = None) -> None:
+def _check_targets(index: VaultIndex, draft: Draft, exclude: str | None = None) -> None:
     for _, target in draft.links:
-        if target != exclude and target not in vault:
+        if target != exclude and target not in index:
             raise RefusedError(f"link target {target} is not a document of this vault")
 
 
-def _new_document(vault: VaultIndex, draft: Draft, extra_links: list[dict[str, str]], supersedes: list[str], status: str) -> tuple[str, FileChange]:
-    doc_id = new_id_for(vault, draft.type, draft.title)
+def _new_document(index: VaultIndex, draft: Draft, extra_links: list[dict[str, str]], supersedes: list[str], status: str) -> tuple[str, FileChange]:
+    doc_id = new_id_for(index, draft.type, draft.title)
     today = dt.date.today()
-    projects = [d.meta.get("project") for d in vault.documents if isinstance(d.meta.get("project"), str)]
+    projects = [d.meta.get("project") for d in index.documents if isinstance(d.meta.get("project"), str)]
     project = draft.project or (max(set(projects), key=lambda p: (projects.count(p), p)) if projects else "default")
     meta: dict[str, Any] = {
         "schema_version": "v1",
@@ -218,33 +218,29 @@ def _new_document(vault: VaultIndex, draft: Draft, extra_links: list[dict[str, s
     return doc_id, FileChange(f"{TYPE_FOLDERS[DocType(draft.type)]}/{doc_id}.md", None, text.encode("utf-8"))
 
 
-def plan_create(vault: VaultIndex, draft: Draft, status: str = Status.ACTIVE.value) -> Plan:
+def plan_create(index: VaultIndex, draft: Draft, status: str = Status.ACTIVE.value) -> Plan:
     """A new document, linked into the graph at once; refused when it would be an island."""
     draft.check()
-    if len(vault.documents) and not draft.links:
+    if len(index.documents) and not draft.links:
         raise RefusedError("a new document must link to at least one existing document (--link TYPE:TARGET), so it is part of the graph")
-    _check_targets(vault, draft)
-    doc_id, change = _new_document(vault, draft, [], [], status)
+    _check_targets(index, draft)
+    doc_id, change = _new_document(index, draft, [], [], status)
     summary = f"create {doc_id}"
-    plan = Plan(summary, [change], [vault.log_line(summary)])
-    plan.created_id = doc_id  # type: ignore[attr-defined]
-    return plan
+    return Plan(summary, [change], [index.log_line(summary)], created_id=doc_id)
 
 
-def plan_create_superseding(vault: VaultIndex, old_id: str, draft: Draft) -> Plan:
+def plan_create_superseding(index: VaultIndex, old_id: str, draft: Draft) -> Plan:
     """A new decision that replaces `old_id`, both sides written in one change."""
     draft.check()
-    old = vault.get(old_id)
+    old = index.get(old_id)
     if draft.type != DocType.DECISION or old.type != DocType.DECISION:
         raise RefusedError("--supersede writes a new decision replacing a decision; both must be decisions")
     if not old.valid:
         raise RefusedError(f"{old_id} is invalid; repair it first")
     if old.status in (Status.ARCHIVED,):
         raise RefusedError(f"{old_id} is archived; reopen it before superseding it")
-    _check_targets(vault, draft)
-    doc_id, change = _new_document(vault, draft, [{"type": LinkType.SUPERSEDES.value, "target": old_id}], [old_id], Status.ACTIVE.value)
+    _check_targets(index, draft)
+    doc_id, change = _new_document(index, draft, [{"type": LinkType.SUPERSEDES.value, "target": old_id}], [old_id], Status.ACTIVE.value)
     old_meta = {**old.meta, "status": Status.SUPERSEDED.value, "superseded_by": old.superseded_by + [doc_id]}
     summary = f"create {doc_id} superseding {old_id}"
-    plan = Plan(summary, [change, vault.edit_change(old, old_meta)], [vault.log_line(summary)])
-    plan.created_id = doc_id  # type: ignore[attr-defined]
-    return plan
+    return Plan(summary, [change, index.edit_change(old, old_meta)], [index.log_line(summary)], created_id=doc_id)

@@ -326,10 +326,7 @@ def _with_request(entry: dict[str, str], agent: Agent | None = None) -> Callable
 
 def _agent_plan(plan: Plan, summary: str, index: VaultIndex, path: str, entry: dict[str, str], agent: Agent | None = None) -> Plan:
     changes = [_edit_after(c, _with_request(entry, agent)) if c.path == path else c for c in plan.changes]
-    marked = Plan(summary, changes, [index.log_line(summary)])
-    if hasattr(plan, "created_id"):
-        marked.created_id = plan.created_id  # type: ignore[attr-defined]
-    return marked
+    return Plan(summary, changes, [index.log_line(summary)], created_id=plan.created_id)
 
 
 def plan_agent_create(index: VaultIndex, draft: gate.Draft, agent: Agent) -> Plan:
@@ -339,7 +336,7 @@ def plan_agent_create(index: VaultIndex, draft: gate.Draft, agent: Agent) -> Pla
     draft = _for_agent(draft, agent)
     _refuse_twin(index, draft)
     plan = gate.plan_create(index, draft, Status.DRAFT.value)
-    doc_id = plan.created_id  # type: ignore[attr-defined]
+    doc_id = plan.created_id
     return _agent_plan(plan, f"create {doc_id} as a draft (agent {agent.name})", index, plan.changes[0].path,
                        _entry("create", agent), agent)
 
@@ -383,7 +380,7 @@ def plan_agent_supersede(index: VaultIndex, old_id: str, draft: gate.Draft, agen
     if not any(target == old_id for _, target in draft.links):
         draft = dataclasses.replace(draft, links=[*draft.links, (LinkType.RELATED_TO.value, old_id)])
     plan = gate.plan_create(index, draft, Status.DRAFT.value)
-    doc_id = plan.created_id  # type: ignore[attr-defined]
+    doc_id = plan.created_id
     return _agent_plan(plan, f"propose {doc_id} to supersede {old_id} (agent {agent.name})", index, plan.changes[0].path,
                        _entry("supersede", agent, target=old_id), agent)
 

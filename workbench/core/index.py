@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import flavours
-from .cache import DerivedStore, folder_identity
+from .derived_store import DerivedStore, folder_identity
 from .changes import Plan
 from .flavours import Flavour, Ids
 from .loading import Item, collector_paused, parse_files

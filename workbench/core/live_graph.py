@@ -45,13 +45,13 @@ class LiveGraph:
         self._snapshot: nx.MultiDiGraph | None = None
         self._generation: int | None = None
 
-    def sync(self, vault: VaultIndex) -> nx.MultiDiGraph:
+    def sync(self, index: VaultIndex) -> nx.MultiDiGraph:
         """The graph as the vault is now: a frozen snapshot, the same object while nothing changes."""
-        if self._snapshot is not None and vault.generation == self._generation:
+        if self._snapshot is not None and index.generation == self._generation:
             return self._snapshot  # the records have not moved since
-        ids = vault.id_log.since(self._generation) if self._snapshot is not None else None
-        changed, touched = self._scan(vault) if ids is None else self._follow(vault, ids)
-        self._generation = vault.generation
+        ids = index.id_log.since(self._generation) if self._snapshot is not None else None
+        changed, touched = self._scan(index) if ids is None else self._follow(index, ids)
+        self._generation = index.generation
         for doc_id in sorted(changed):
             self._restate(doc_id, touched)
         for node in sorted(touched):
@@ -64,16 +64,16 @@ class LiveGraph:
             self._snapshot = nx.freeze(snapshot)
         return self._snapshot
 
-    def _scan(self, vault: VaultIndex) -> tuple[set[str], set[str]]:
+    def _scan(self, index: VaultIndex) -> tuple[set[str], set[str]]:
         """Find what changed by looking at every record: for when the vault cannot say (after an
         open or a walk, or when its log no longer reaches back to the last sync)."""
         documents: dict[str, Document] = {}
         invalid: set[str] = set()
         changed: set[str] = set()
         shown = self._shown
-        # One pass, unsorted (`vault.documents` would sort every id for nothing). Records are
+        # One pass, unsorted (`index.documents` would sort every id for nothing). Records are
         # replaced, never changed in place: a document that is not the same object changed.
-        for record in vault.iter_records():
+        for record in index.iter_records():
             doc = record.document
             if doc.valid:
                 documents[doc.id] = doc
@@ -87,14 +87,14 @@ class LiveGraph:
         self._shown, self._invalid = documents, invalid
         return changed, touched
 
-    def _follow(self, vault: VaultIndex, ids: set[str]) -> tuple[set[str], set[str]]:
+    def _follow(self, index: VaultIndex, ids: set[str]) -> tuple[set[str], set[str]]:
         """Look only at the ids the vault says changed. Only the file that owns an id can hold a
         valid document of it (every other claimant is an invalid duplicate), so the owner alone
         says whether the id is shown, invalid, or neither."""
         changed: set[str] = set()
         touched: set[str] = set()
         for doc_id in ids:
-            doc = vault.owner_document(doc_id)
+            doc = index.owner_document(doc_id)
             if doc is not None and doc.valid:
                 if self._shown.get(doc_id) is not doc:
                     self._shown[doc_id] = doc

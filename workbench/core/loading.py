@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from . import flavours
-from .cache import record_from_row, row_for
+from .derived_store import record_from_row, row_for
 from .records import Record, read_record
 
 __all__ = ["Item", "PARALLEL_MIN", "collector_paused", "parse_files"]

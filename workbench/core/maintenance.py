@@ -47,13 +47,13 @@ def _entry(doc: Document) -> str:
     return f"[[{doc.id}]] {doc.title}{suffix}"
 
 
-def render_sections(vault: VaultIndex, newline: str = "\n", recent: int = 15, touched: frozenset[str] = frozenset(),
+def render_sections(index: VaultIndex, newline: str = "\n", recent: int = 15, touched: frozenset[str] = frozenset(),
                     entry: Callable[[Document], str] = _entry, documents: list[Document] | None = None) -> dict[str, str]:
     """The text of each generated section, from the vault as it is now (or from `documents`, the
     vault as a change will leave it); `touched` are documents about to be updated today (the index
     documents themselves, which list themselves among the recent); `entry` writes one document's
     line (a wiki link in Memory Core). The unnamed section ("") is the whole listing, by type."""
-    docs = vault.documents if documents is None else sorted(documents, key=lambda d: d.id)
+    docs = index.documents if documents is None else sorted(documents, key=lambda d: d.id)
     by_type = ["## By type"]
     for doc_type in TYPE_ORDER:
         group = [d for d in docs if d.type == doc_type]
@@ -113,54 +113,54 @@ def drop_from_sections(body: str, doc_id: str) -> str:
     return MARKERS.sub(clean, body)
 
 
-def plan_index(vault: VaultIndex) -> Plan:
+def plan_index(index: VaultIndex) -> Plan:
     """Regenerate the vault index's generated sections; a missing index is created with them."""
-    vault.refresh()  # a listing of every document: those written since the last look too
+    index.refresh()  # a listing of every document: those written since the last look too
     newline = "\n"
-    if VAULT_INDEX not in vault:
-        sections = render_sections(vault, newline)
+    if VAULT_INDEX not in index:
+        sections = render_sections(index, newline)
         body = "# Vault index\n\nThe sections between the generated markers are rebuilt by the workbench; edit only the text around them.\n"
         for name in SECTIONS:
             body += f"\n<!-- generated:start {name} -->{sections[name]}<!-- generated:end {name} -->\n"
-        hubs = sorted((d for d in vault.documents if d.type == DocType.INDEX), key=lambda d: d.id)
-        targets = [("related_to", d.id) for d in hubs] or ([("related_to", vault.documents[0].id)] if vault.documents else [])
+        hubs = sorted((d for d in index.documents if d.type == DocType.INDEX), key=lambda d: d.id)
+        targets = [("related_to", d.id) for d in hubs] or ([("related_to", index.documents[0].id)] if index.documents else [])
         draft = Draft(DocType.INDEX.value, "Vault index", ["index", "navigation"], targets, body)
-        plan = plan_create(vault, draft) if vault.documents else None
+        plan = plan_create(index, draft) if index.documents else None
         if plan is None:
             raise RefusedError("the vault has no documents to index")
         return plan
-    vault.require_valid(vault.get(VAULT_INDEX))
+    index.require_valid(index.get(VAULT_INDEX))
     # Every index document with generated markers is kept up to date, not only the vault index.
-    indexes = [d for d in vault.documents if d.type == DocType.INDEX and MARKERS.search(d.body)]
+    indexes = [d for d in index.documents if d.type == DocType.INDEX and MARKERS.search(d.body)]
     # Each changed index lists itself, and the others changed with it, among the recent, dated by
     # this change; a change to one can make another's list stale, so grow the set until it holds.
     touched: frozenset[str] = frozenset()
     while True:
-        stale = [d for d in indexes if replace_sections(d.body, render_sections(vault, _newline(d), touched=touched | {d.id})) != d.body]
+        stale = [d for d in indexes if replace_sections(d.body, render_sections(index, _newline(d), touched=touched | {d.id})) != d.body]
         if not stale or touched == {d.id for d in stale}:
             break
         touched = touched | {d.id for d in stale}
     if not stale:
         return Plan("index: already up to date")
-    changes = [vault.edit_change(d, d.meta, replace_sections(d.body, render_sections(vault, _newline(d), touched=touched))) for d in stale]
+    changes = [index.edit_change(d, d.meta, replace_sections(d.body, render_sections(index, _newline(d), touched=touched))) for d in stale]
     summary = f"regenerate the generated sections of {', '.join(d.id for d in stale)}"
-    return Plan(summary, changes, [vault.log_line(summary)])
+    return Plan(summary, changes, [index.log_line(summary)])
 
 
 def _newline(doc: Document) -> str:
     return "\r\n" if "\r\n" in doc.body else "\n"
 
 
-def plan_listing(vault: VaultIndex, documents: list[Document] | None = None) -> Plan:
+def plan_listing(index: VaultIndex, documents: list[Document] | None = None) -> Plan:
     """Regenerate the generated sections of the flavour's listing file (OKF's `index.md`), each
     document a Markdown link relative to it, as the bundle's own links are; the hand text around
     the markers is kept. A listing with no markers is left as it is (nothing says where to write)."""
-    name = vault.flavour.listing
+    name = index.flavour.listing
     if name is None:
-        raise RefusedError(f"{vault.flavour.a_vault} has no generated listing")
+        raise RefusedError(f"{index.flavour.a_vault} has no generated listing")
     if documents is None:
-        vault.refresh()  # a listing of every document: those written since the last look too
-    raw = read_bytes(vault.root / name)
+        index.refresh()  # a listing of every document: those written since the last look too
+    raw = read_bytes(index.root / name)
     if raw is None:
         raise RefusedError(f"{name}: there is no listing to regenerate")
     try:
@@ -177,8 +177,8 @@ def plan_listing(vault: VaultIndex, documents: list[Document] | None = None) -> 
         return link + (f" — {summary}" if summary else "")
 
     newline = "\r\n" if "\r\n" in text else "\n"
-    after = replace_sections(text, render_sections(vault, newline, entry=entry, documents=documents))
+    after = replace_sections(text, render_sections(index, newline, entry=entry, documents=documents))
     if after == text:
         return Plan(f"{name}: already up to date")
     summary = f"regenerate the generated sections of {name}"
-    return Plan(summary, [FileChange(name, raw, after.encode("utf-8"))], [vault.log_line(summary)])
+    return Plan(summary, [FileChange(name, raw, after.encode("utf-8"))], [index.log_line(summary)])

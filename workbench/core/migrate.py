@@ -82,20 +82,20 @@ def _readable(text: str) -> str:
     return CONFLICT_MARKER.sub(lambda m: "\\" + m.group(0), text.replace("\x00", "\ufffd"))
 
 
-def migrate(vault: VaultIndex, out: str | os.PathLike[str], project: str | None = None) -> MigrationReport:
-    """Write `vault` as a Memory Core vault into `out` (a new or empty folder). It reads only the
+def migrate(index: VaultIndex, out: str | os.PathLike[str], project: str | None = None) -> MigrationReport:
+    """Write `index` as a Memory Core vault into `out` (a new or empty folder). It reads only the
     root, the flavour, the records and the problems, so a `Vault` serves as well as its index.
 
     Refuses, writing nothing, when a file cannot be migrated at all (too large to be a document)."""
     out = Path(out).expanduser().resolve()
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise VaultError(f"{out}: the migration writes a new vault; name a new or empty folder")
-    if out == vault.root or vault.root in out.parents:
+    if out == index.root or index.root in out.parents:
         raise VaultError(f"{out}: the new vault cannot be inside the vault it is migrated from")
     today = dt.date.today()
-    project = project or slugify(vault.root.name)
+    project = project or slugify(index.root.name)
     report = MigrationReport(out)
-    records = vault.records
+    records = index.records
     too_large = [(r.path, p.message) for r in records for p in r.problems if p.code == TOO_LARGE]
     if too_large:
         listed = "; ".join(f"{path}: {why}" for path, why in too_large)
@@ -109,7 +109,7 @@ def migrate(vault: VaultIndex, out: str | os.PathLike[str], project: str | None 
     types: dict[str, str] = {}
     for record in records:
         doc = record.document
-        doc_type = doc.type if vault.flavour.native and member(doc.type, DocType) else _memory_type(vault, doc)
+        doc_type = doc.type if index.flavour.native and member(doc.type, DocType) else _memory_type(index, doc)
         slug = slugify(record.path[:-3].replace("/", "-"))
         new_id, number = f"mem-{doc_type}-{slug}", 1
         while new_id in taken:
@@ -143,7 +143,7 @@ def migrate(vault: VaultIndex, out: str | os.PathLike[str], project: str | None 
 
     for record in records:
         doc = record.document
-        raw = read_bytes(vault.root / record.path) or b""
+        raw = read_bytes(index.root / record.path) or b""
         parsed = parse_bytes(raw)
         new_id = new_ids[record.path]
         mtime = dt.date.fromtimestamp(record.mtime_ns / 1e9) if record.mtime_ns else today
@@ -176,7 +176,7 @@ def migrate(vault: VaultIndex, out: str | os.PathLike[str], project: str | None 
         links += [{"type": LinkType.SUPERSEDES.value, "target": old} for old in predecessors]
         report.unresolved += len(unresolved)
         provenance: dict[str, Any] = {"source": "manual", "confidence": "medium", "source_file": record.path,
-                                      "source_flavour": vault.flavour.name, "source_id": doc.id}
+                                      "source_flavour": index.flavour.name, "source_id": doc.id}
         if parsed.has_frontmatter:
             provenance["source_frontmatter"] = parsed.fm_text
         if not doc.valid:
@@ -207,7 +207,7 @@ def migrate(vault: VaultIndex, out: str | os.PathLike[str], project: str | None 
         report.written[record.path] = path
     stamp = dt.datetime.now().strftime("%Y-%m-%d %H:%M")
     drafts = f", {len(report.drafts)} of them as drafts to review" if report.drafts else ""
-    log = f"# Log\n\n- {stamp} migrated {len(report.written)} document(s){drafts} from the {vault.flavour.label} vault {vault.root.name}\n"
+    log = f"# Log\n\n- {stamp} migrated {len(report.written)} document(s){drafts} from the {index.flavour.label} vault {index.root.name}\n"
     write_atomic(out / "log.md", log.encode("utf-8"))
     return report
 
@@ -217,6 +217,6 @@ def _title(title: str, new_id: str) -> str:
     return " ".join((title or "").split()) or new_id
 
 
-def _memory_type(vault: VaultIndex, doc) -> str:
-    wanted = vault.flavour.memory_type(doc.id, doc.view) if doc.view is not None else DocType.NOTE.value
+def _memory_type(index: VaultIndex, doc) -> str:
+    wanted = index.flavour.memory_type(doc.id, doc.view) if doc.view is not None else DocType.NOTE.value
     return wanted if member(wanted, DocType) else DocType.NOTE.value

@@ -96,14 +96,14 @@ RACY_COARSE_NS = 2_000_000_000
 
 def unchanged(record: Record, stat: os.stat_result) -> bool:
     """Whether the file `stat` describes is the one `record` was read from, as it was then."""
-    return same_stat(record, stat) and not racy(record)
+    return _same_stat(record, stat) and not _racy(record)
 
 
-def same_stat(record: Record, stat: os.stat_result) -> bool:
+def _same_stat(record: Record, stat: os.stat_result) -> bool:
     return (record.size, record.mtime_ns, record.ino, record.ctime_ns) == (stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns)
 
 
-def racy(record: Record) -> bool:
+def _racy(record: Record) -> bool:
     """Whether the file may have changed in the same tick of the file clock as it was read: its
     stat then says nothing, and only its bytes can tell (`still_clean`)."""
     ctime = record.ctime_ns
@@ -114,7 +114,7 @@ def still_clean(root: Path, record: Record, stat: os.stat_result) -> Record | No
     """A racily clean record whose file still holds the bytes it was read from, with the moment of
     this look as its new reading: as git does, the content decides where the stat cannot, and a
     file copied just before two opens is not parsed twice. None when the bytes differ."""
-    if not same_stat(record, stat) or record.document is None or not record.document.digest:
+    if not _same_stat(record, stat) or record.document is None or not record.document.digest:
         return None
     seen_ns = time.time_ns()
     try:

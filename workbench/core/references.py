@@ -66,40 +66,40 @@ def _references(doc, old: str) -> bool:
     return any(l.target == old for l in doc.links) or any(old in id_list(doc.meta.get(k)) for k in LIST_KEYS) or bool(_mention(old).search(doc.body))
 
 
-def plan_rename(vault: VaultIndex, old_id: str, new_id: str) -> Plan:
-    doc = vault.get(old_id)
-    vault.require_valid(doc)
+def plan_rename(index: VaultIndex, old_id: str, new_id: str) -> Plan:
+    doc = index.get(old_id)
+    index.require_valid(doc)
     match = ID_PATTERN.fullmatch(new_id)
     if not match:
         raise RefusedError(f"{new_id!r} is not an id of the form mem-{{type}}-{{slug}} (lowercase kebab-case)")
     if match.group(1) != doc.type:
         raise RefusedError(f"{new_id} names type {match.group(1)}, but {old_id} is a {doc.type}; the type is part of the id")
-    if new_id in vault or new_id == old_id:
+    if new_id in index or new_id == old_id:
         raise RefusedError(f"the id {new_id} is already taken")
     new_path = f"{TYPE_FOLDERS[DocType(doc.type)]}/{new_id}.md"
-    if (vault.root / new_path).exists():
+    if (index.root / new_path).exists():
         raise RefusedError(f"{new_path} already exists")
     pattern = _mention(old_id)
-    moved = vault.edit_change(doc, {**_rewrite_meta(doc.meta, old_id, new_id), "id": new_id}, pattern.sub(new_id, doc.body))
+    moved = index.edit_change(doc, {**_rewrite_meta(doc.meta, old_id, new_id), "id": new_id}, pattern.sub(new_id, doc.body))
     changes = [FileChange(doc.path, moved.before, None), FileChange(new_path, None, moved.after)]
-    for other in vault.documents:
+    for other in index.documents:
         if other.id != old_id and _references(other, old_id):
-            changes.append(vault.edit_change(other, _rewrite_meta(other.meta, old_id, new_id), pattern.sub(new_id, other.body)))
+            changes.append(index.edit_change(other, _rewrite_meta(other.meta, old_id, new_id), pattern.sub(new_id, other.body)))
     summary = f"rename {old_id} → {new_id}"
-    return Plan(summary, changes, [vault.log_line(summary)])
+    return Plan(summary, changes, [index.log_line(summary)])
 
 
-def plan_forget(vault: VaultIndex, doc_id: str, confirm: str) -> Plan:
+def plan_forget(index: VaultIndex, doc_id: str, confirm: str) -> Plan:
     """Delete every file that claims `doc_id` and every reference to it; the caller then scrubs
     its traces. A named pipe claiming the id holds no byte of it and is left; a file that claims
     it but cannot be read refuses the change, since it may hold a copy."""
     if confirm != doc_id:
         raise RefusedError(f"forget needs the id typed again exactly: --confirm {doc_id}")
-    vault.get(doc_id)
+    index.get(doc_id)
     changes: list[FileChange] = []
-    for path in vault.paths_of(doc_id):
+    for path in index.paths_of(doc_id):
         try:
-            raw = read_bytes(vault.root / path)
+            raw = read_bytes(index.root / path)
         except UnreadableFile as error:
             if error.code == NOT_A_REGULAR_FILE:
                 continue
@@ -110,34 +110,34 @@ def plan_forget(vault: VaultIndex, doc_id: str, confirm: str) -> Plan:
     pattern = _mention(doc_id)
     index_doc: Document | None = None
     edited: dict[str, Document] = {}
-    for other in vault.documents:
+    for other in index.documents:
         if other.id == doc_id or other.path in gone or not _references(other, doc_id):
             continue
         if other.id == VAULT_INDEX:
             index_doc = other  # last: its generated sections list the others as this change leaves them
             continue
-        changes.append(_forget_in(vault, other, doc_id, pattern, other.body))
-        edited[other.path] = _document_after(vault, changes[-1])
+        changes.append(_forget_in(index, other, doc_id, pattern, other.body))
+        edited[other.path] = _document_after(index, changes[-1])
     if index_doc is not None:
-        remaining = [edited.get(d.path, d) for d in vault.documents if d.id != doc_id and d.path not in gone]
+        remaining = [edited.get(d.path, d) for d in index.documents if d.id != doc_id and d.path not in gone]
         newline = "\r\n" if "\r\n" in index_doc.body else "\n"
-        body = replace_sections(index_doc.body, render_sections(vault, newline, touched=frozenset({VAULT_INDEX}), documents=remaining))
-        changes.append(_forget_in(vault, index_doc, doc_id, pattern, body))
+        body = replace_sections(index_doc.body, render_sections(index, newline, touched=frozenset({VAULT_INDEX}), documents=remaining))
+        changes.append(_forget_in(index, index_doc, doc_id, pattern, body))
     count = len(changes) - len(gone)
-    line = vault.log_line(f"forget: a document was deleted ({count} other document(s) updated)")
+    line = index.log_line(f"forget: a document was deleted ({count} other document(s) updated)")
     return Plan(f"forget {doc_id}", changes, [line])
 
 
-def _forget_in(vault: VaultIndex, other: Document, doc_id: str, pattern: re.Pattern[str], body: str) -> FileChange:
+def _forget_in(index: VaultIndex, other: Document, doc_id: str, pattern: re.Pattern[str], body: str) -> FileChange:
     """`other` without its links to `doc_id`, its entries in generated sections, and its mentions."""
     meta = _rewrite_meta(other.meta, doc_id, None)
     if meta.get("status") == Status.SUPERSEDED and not id_list(meta.get("superseded_by")):
         meta["status"] = Status.DEPRECATED.value  # its only successor is gone: outdated, not replaced
-    return vault.edit_change(other, meta, pattern.sub(FORGOTTEN, drop_from_sections(body, doc_id)))
+    return index.edit_change(other, meta, pattern.sub(FORGOTTEN, drop_from_sections(body, doc_id)))
 
 
-def _document_after(vault: VaultIndex, change: FileChange) -> Document:
-    return build_record(change.path, change.after or b"", 0, 0, today(), vault.flavour).document
+def _document_after(index: VaultIndex, change: FileChange) -> Document:
+    return build_record(change.path, change.after or b"", 0, 0, today(), index.flavour).document
 
 
 @dataclass
@@ -157,12 +157,12 @@ class Traces:
         return sorted(text.encode("utf-8") for text in texts)
 
 
-def _history_records(vault: VaultIndex) -> list[tuple[Path, bytes, list[FileChange]]]:
+def _history_records(index: VaultIndex) -> list[tuple[Path, bytes, list[FileChange]]]:
     """Every undo record (kept or undone): its file, its text (summary and log lines, as words,
     not JSON escapes) and its files' bytes. A record that cannot be decoded has no files; one that
     is not a file at all (a folder, a pipe) is skipped."""
     found = []
-    history = vault.state_dir / "history"
+    history = index.state_dir / "history"
     for path in sorted(history.rglob("*.json")) if history.is_dir() else []:
         try:
             raw = read_bytes(path) or b""
@@ -182,26 +182,26 @@ def _b64(data: str | None) -> bytes | None:
     return None if data is None else base64.b64decode(data)
 
 
-def _version_id(vault: VaultIndex, path: str, data: bytes | None) -> str | None:
+def _version_id(index: VaultIndex, path: str, data: bytes | None) -> str | None:
     if data is None or not path.endswith(".md") or path.startswith("."):
         return None
-    return vault.flavour.doc_id(path, parse_bytes(data).meta or {})
+    return index.flavour.doc_id(path, parse_bytes(data).meta or {})
 
 
-def trace_document(vault: VaultIndex, doc_id: str) -> Traces:
+def trace_document(index: VaultIndex, doc_id: str) -> Traces:
     """Every id, path, title and body the document had, as far as the workbench kept its past:
     its files now, and the undo history followed back through renames (a change that removed one
     document file and created one, where one of the two is this document). An id another
     document holds now is never taken for this one's."""
     traces = Traces(ids={doc_id})
-    for path in vault.paths_of(doc_id):
+    for path in index.paths_of(doc_id):
         traces.paths.add(path)
-        doc = vault.document_at(path)
+        doc = index.document_at(path)
         if doc is not None:
             traces.titles.add(doc.title.strip())
             traces.bodies.add(doc.body.strip())
-    records = _history_records(vault)
-    versions = [[(change, side, data, _version_id(vault, change.path, data)) for change in files
+    records = _history_records(index)
+    versions = [[(change, side, data, _version_id(index, change.path, data)) for change in files
                  for side, data in (("before", change.before), ("after", change.after))] for _, _, files in records]
     grown = True
     while grown:
@@ -211,7 +211,7 @@ def trace_document(vault: VaultIndex, doc_id: str) -> Traces:
             moved_in = [v for v in record if v[1] == "after" and v[0].before is None and v[3]]
             pairs = [(moved_out[0][3], moved_in[0][3])] if len(moved_out) == 1 and len(moved_in) == 1 else []
             for a, b in pairs + [(b, a) for a, b in pairs]:
-                if a in traces.ids and b not in traces.ids and (b == doc_id or not vault.paths_of(b)):
+                if a in traces.ids and b not in traces.ids and (b == doc_id or not index.paths_of(b)):
                     traces.ids.add(b)
                     grown = True
     for record in versions:
@@ -227,7 +227,7 @@ def trace_document(vault: VaultIndex, doc_id: str) -> Traces:
     return traces
 
 
-def scrub_traces(vault: VaultIndex, traces: Traces) -> list[str]:
+def scrub_traces(index: VaultIndex, traces: Traces) -> list[str]:
     """Remove what a forgotten document leaves behind outside the vault's documents.
 
     Backups and undo records are removed when they are of the document (under any of its ids) or
@@ -238,7 +238,7 @@ def scrub_traces(vault: VaultIndex, traces: Traces) -> list[str]:
     """
     if not any(ID_PATTERN.fullmatch(doc_id) for doc_id in traces.ids):
         raise RefusedError(f"{sorted(traces.ids)!r} is not a document id")
-    writer = vault.writer
+    writer = index.writer
     writer.check_state(RECOVERY_DIR)
     done: list[str] = []
     needles = traces.needles()
@@ -252,9 +252,9 @@ def scrub_traces(vault: VaultIndex, traces: Traces) -> list[str]:
         if any(relative.startswith(path + ".") for path in traces.paths) or meta.get("id") in traces.ids or any(n in data for n in needles):
             writer.remove(backup)
             done.append(f"removed backup {relative}")
-    for record, text, files in _history_records(vault):
+    for record, text, files in _history_records(index):
         versions = [(c.path, data) for c in files for data in (c.before, c.after) if data is not None]
-        if any(n in text for n in needles) or any(_version_id(vault, path, data) in traces.ids or any(n in data for n in needles) for path, data in versions):
+        if any(n in text for n in needles) or any(_version_id(index, path, data) in traces.ids or any(n in data for n in needles) for path, data in versions):
             record.unlink()  # the history folder was checked above: no symlink on the way
             done.append(f"removed undo record {record.name}")
     try:
@@ -278,52 +278,52 @@ def scrub_traces(vault: VaultIndex, traces: Traces) -> list[str]:
     return done
 
 
-def forget(vault: VaultIndex, doc_id: str, confirm: str, dry_run: bool = False) -> Plan:
+def forget(index: VaultIndex, doc_id: str, confirm: str, dry_run: bool = False) -> Plan:
     """Delete a document and every trace of it. The one change that cannot be undone."""
-    if not vault.flavour.native and vault.flavour.listing is not None:
-        return _forget_in_bundle(vault, doc_id, confirm, dry_run)
-    vault.require_native("forgetting")
+    if not index.flavour.native and index.flavour.listing is not None:
+        return _forget_in_bundle(index, doc_id, confirm, dry_run)
+    index.require_native("forgetting")
     if confirm != doc_id:
         raise RefusedError(f"forget needs the id typed again exactly: --confirm {doc_id}")
     if not dry_run:
-        vault.writer.check_state(RECOVERY_DIR)  # before anything goes: nothing is deleted through a symlink
-    if doc_id not in vault:
+        index.writer.check_state(RECOVERY_DIR)  # before anything goes: nothing is deleted through a symlink
+    if doc_id not in index:
         if not ID_PATTERN.fullmatch(doc_id):
             raise RefusedError(f"no document has the id {doc_id!r}")
         if dry_run:
             return Plan(f"forget {doc_id}: no such document; its traces would be scrubbed")
         # Already gone (a forget interrupted before its scrub finished): scrub what is left.
-        with vault.lock:
-            traces = trace_document(vault, doc_id)
-            vault.rebuild_store(lambda: scrub_traces(vault, traces))
+        with index.lock:
+            traces = trace_document(index, doc_id)
+            index.rebuild_store(lambda: scrub_traces(index, traces))
         return Plan(f"forget {doc_id}: no such document; traces scrubbed")
-    plan = plan_forget(vault, doc_id, confirm)
+    plan = plan_forget(index, doc_id, confirm)
     if dry_run:
         return plan
-    with vault.lock:
-        traces = trace_document(vault, doc_id)
-        scrub_traces(vault, traces)  # first the undo records that hold it
-        vault.apply(plan, keep_history=False)
-        vault.rebuild_store(lambda: scrub_traces(vault, traces))
+    with index.lock:
+        traces = trace_document(index, doc_id)
+        scrub_traces(index, traces)  # first the undo records that hold it
+        index.apply(plan, keep_history=False)
+        index.rebuild_store(lambda: scrub_traces(index, traces))
     return plan
 
 
 _MARKDOWN_LINK = re.compile(r"\[([^\]]*)\]\(<?([^)\s>]+?)>?(?:\s+\"[^\"]*\")?\)")
 
 
-def _forget_in_bundle(vault: VaultIndex, doc_id: str, confirm: str, dry_run: bool) -> Plan:
+def _forget_in_bundle(index: VaultIndex, doc_id: str, confirm: str, dry_run: bool) -> Plan:
     """Forget in a bundle that keeps a generated listing (OKF): the concept's file goes, every
     Markdown link to it in another concept becomes its plain text, the listing is regenerated
     without it, all in one change kept out of the undo history; then the log's lines and the undo
     records that name it go, and the derived store is built again."""
     if confirm != doc_id:
         raise RefusedError(f"forget needs the id typed again exactly: --confirm {doc_id}")
-    doc = vault.get(doc_id)
-    writer = vault.writer
+    doc = index.get(doc_id)
+    writer = index.writer
     if not dry_run:
         writer.check_state(RECOVERY_DIR)
     changes = [FileChange(doc.path, writer.read(doc.path), None)]
-    for other in vault.documents:
+    for other in index.documents:
         if other.id == doc_id or doc_id not in {link.target for link in other.links}:
             continue
         before = writer.read(other.path) or b""
@@ -336,17 +336,17 @@ def _forget_in_bundle(vault: VaultIndex, doc_id: str, confirm: str, dry_run: boo
         after = _MARKDOWN_LINK.sub(plain, before.decode("utf-8", "surrogateescape"))
         if after.encode("utf-8", "surrogateescape") != before:
             changes.append(FileChange(other.path, before, after.encode("utf-8", "surrogateescape")))
-    remaining = [d for d in vault.documents if d.id != doc_id]
-    listing = plan_listing(vault, remaining)
+    remaining = [d for d in index.documents if d.id != doc_id]
+    listing = plan_listing(index, remaining)
     changes += listing.changes
     count = len(changes) - 1
-    plan = Plan(f"forget {doc_id}", changes, [vault.log_line(f"forget: a document was deleted ({count} other file(s) updated)")])
+    plan = Plan(f"forget {doc_id}", changes, [index.log_line(f"forget: a document was deleted ({count} other file(s) updated)")])
     if dry_run:
         return plan
     needles = [text.encode("utf-8") for text in {doc_id, doc.path, doc.title, doc.body.strip()} if len(text) >= 3]
-    with vault.lock:
-        vault.apply(plan, keep_history=False)
-        for record, text, files in _history_records(vault):
+    with index.lock:
+        index.apply(plan, keep_history=False)
+        for record, text, files in _history_records(index):
             versions = [data for change in files for data in (change.before, change.after) if data is not None]
             if any(n in text or any(n in data for data in versions) for n in needles):
                 record.unlink()  # the history folder was checked above: no symlink on the way
@@ -356,5 +356,5 @@ def _forget_in_bundle(vault: VaultIndex, doc_id: str, confirm: str, dry_run: boo
             kept = [line for line in lines if not any(n.decode("utf-8") in line for n in needles)]
             if len(kept) != len(lines):
                 writer.write(writer.log_name, "".join(kept).encode("utf-8", "surrogateescape"))
-        vault.renew_store()
+        index.renew_store()
     return plan

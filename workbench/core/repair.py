@@ -92,9 +92,9 @@ def _first_heading(body: str) -> str | None:
     return match.group(1).strip() if match else None
 
 
-def _mtime_date(vault: VaultIndex, path: str) -> dt.date:
+def _mtime_date(index: VaultIndex, path: str) -> dt.date:
     try:
-        stamp = (vault.root / path).stat().st_mtime
+        stamp = (index.root / path).stat().st_mtime
     except OSError:
         return dt.date.today()
     return min(dt.date.fromtimestamp(stamp), dt.date.today())
@@ -110,11 +110,11 @@ def _meant_status(given: Any, has_successor: bool) -> str:
     return Status.DRAFT.value
 
 
-def _fix_fields(work: _Work, vault: VaultIndex, default_project: str) -> None:
+def _fix_fields(work: _Work, index: VaultIndex, default_project: str) -> None:
     meta, path = work.meta, work.path
     stem = PurePosixPath(path).name[:-3]
     folder = str(PurePosixPath(path).parent)
-    on = _mtime_date(vault, path)
+    on = _mtime_date(index, path)
 
     def fix(key: str, value: Any, why: str) -> None:
         meta[key] = value
@@ -256,31 +256,31 @@ def _ordered_inserts(original: dict[str, Any], meta: dict[str, Any]) -> dict[str
     return result
 
 
-def _backup_path(vault: VaultIndex, path: str, stamp: str) -> str:
-    candidate = f"{vault.recovery_dir.name}/{path}.{stamp}"
+def _backup_path(index: VaultIndex, path: str, stamp: str) -> str:
+    candidate = f"{index.recovery_dir.name}/{path}.{stamp}"
     counter = 1
-    while (vault.root / candidate).exists():
+    while (index.root / candidate).exists():
         counter += 1
-        candidate = f"{vault.recovery_dir.name}/{path}.{stamp}-{counter}"
+        candidate = f"{index.recovery_dir.name}/{path}.{stamp}-{counter}"
     return candidate
 
 
-def plan_repair(vault: VaultIndex, only: set[str] | None = None) -> RepairReport:
+def plan_repair(index: VaultIndex, only: set[str] | None = None) -> RepairReport:
     """Plan every deterministic repair (or those of the files in `only`); apply the report's plan
     to carry it out."""
-    if not vault.flavour.native:
-        return _plan_flavour_repair(vault, only)
-    vault.refresh()
+    if not index.flavour.native:
+        return _plan_flavour_repair(index, only)
+    index.refresh()
     stamp = dt.datetime.now().strftime("%Y%m%dT%H%M%S")
     problems_by_path: dict[str, set[str]] = {}
-    for problem in vault.problems:
+    for problem in index.problems:
         problems_by_path.setdefault(problem.path, set()).add(problem.code)
-    projects = Counter(r.document.meta.get("project") for r in vault.records if isinstance(r.document.meta.get("project"), str))
+    projects = Counter(r.document.meta.get("project") for r in index.records if isinstance(r.document.meta.get("project"), str))
     default_project = min(projects, key=lambda p: (-projects[p], p)) if projects else "default"
     report = RepairReport(Plan("repair"))
     works: dict[str, _Work] = {}
     originals: dict[str, dict[str, Any]] = {}
-    for record in vault.records:
+    for record in index.records:
         if only is not None and record.path not in only:
             continue
         codes = problems_by_path.get(record.path, set())
@@ -288,7 +288,7 @@ def plan_repair(vault: VaultIndex, only: set[str] | None = None) -> RepairReport
             report.left.append(record.path)
             continue
         try:
-            raw = read_bytes(vault.root / record.path)
+            raw = read_bytes(index.root / record.path)
         except OSError as error:  # it became a pipe or unreadable since the walk
             report.left.append(record.path)
             report.why[record.path] = str(error)
@@ -309,11 +309,11 @@ def plan_repair(vault: VaultIndex, only: set[str] | None = None) -> RepairReport
         else:
             work = _Work(record.path, raw, parsed, dict(parsed.meta), False, parsed.body)
             originals[record.path] = dict(parsed.meta)
-        _fix_fields(work, vault, default_project)
+        _fix_fields(work, index, default_project)
         works[record.path] = work
     _fix_supersession(works, dt.date.today())
 
-    taken = {r.path for r in vault.records}
+    taken = {r.path for r in index.records}
     for path in sorted(works):
         work = works[path]
         if not work.notes:
@@ -326,7 +326,7 @@ def plan_repair(vault: VaultIndex, only: set[str] | None = None) -> RepairReport
                 target_path = wanted
                 taken.add(wanted)
                 work.notes.append(f"moved to {wanted}")
-        backup = _backup_path(vault, path, stamp)
+        backup = _backup_path(index, path, stamp)
         meta = _ordered(work.meta) if work.rebuild else {**_ordered_inserts(originals[path], work.meta)}
         meta["repair_backup"] = backup
         if work.rebuild:
@@ -343,16 +343,16 @@ def plan_repair(vault: VaultIndex, only: set[str] | None = None) -> RepairReport
                 _leave(report, path, f"its frontmatter cannot be edited safely ({error})")
                 continue
             after = work.parsed.compose(lines, work.body)
-        if not _fits(vault, report, path, target_path, work.raw, after):
+        if not _fits(index, report, path, target_path, work.raw, after):
             continue
         report.plan.changes.append(FileChange(backup, None, work.raw))
         if target_path != path:
             report.plan.changes.append(FileChange(path, work.raw, None))
-            report.plan.changes.append(FileChange(target_path, read_bytes(vault.root / target_path), after))
+            report.plan.changes.append(FileChange(target_path, read_bytes(index.root / target_path), after))
         else:
             report.plan.changes.append(FileChange(path, work.raw, after))
         report.repaired.append(target_path)
-        report.plan.log_lines.append(vault.log_line(f"repair {doc_id}: {'; '.join(work.notes)}"))
+        report.plan.log_lines.append(index.log_line(f"repair {doc_id}: {'; '.join(work.notes)}"))
     report.plan.summary = f"repair {len(report.repaired)} document(s)"
     for path, codes in sorted(problems_by_path.items()):
         if path not in report.left and path not in works or (path in works and not works[path].notes and codes - {"credential", "link-to-superseded", "symlink-ignored", "execution-state-missing"}):
@@ -367,33 +367,33 @@ def _leave(report: RepairReport, path: str, why: str) -> None:
     report.why[path] = why
 
 
-def _fits(vault: VaultIndex, report: RepairReport, path: str, target: str, before: bytes, after: bytes) -> bool:
+def _fits(index: VaultIndex, report: RepairReport, path: str, target: str, before: bytes, after: bytes) -> bool:
     """Whether one file's repair may be applied: one file that cannot be made valid must not stop
     the others. A repair that would bring a new invalidating problem (a rebuilt frontmatter whose
     id is `x`) is not made, and the file is left for a person; one that fixes what it can but
     leaves the file invalid is made, and the file is left for a person all the same."""
     change = FileChange(target, before, after)
-    new = vault.new_invalidity(change, before)
+    new = index.new_invalidity(change, before)
     if new:
         _leave(report, path, f"repairing it would leave it invalid: {new[0].message}; nothing was changed in it")
         return False
-    still = sorted({p.code for p in vault.new_invalidity(FileChange(target, None, after))})
+    still = sorted({p.code for p in index.new_invalidity(FileChange(target, None, after))})
     if still:
         _leave(report, target, f"repaired what could be, still {', '.join(still)}")
     return True
 
 
-def _plan_flavour_repair(vault: VaultIndex, only: set[str] | None) -> RepairReport:
+def _plan_flavour_repair(index: VaultIndex, only: set[str] | None) -> RepairReport:
     """Another flavour's repairs, its own way (OKF: a missing type becomes `Recovered Concept`, a
     missing timestamp the file's mtime): missing keys added, unreadable frontmatter rebuilt with
     the body kept, each file backed up first and marked with `repair_backup`."""
-    vault.refresh()
+    index.refresh()
     stamp = dt.datetime.now().strftime("%Y%m%dT%H%M%S")
     report = RepairReport(Plan("repair"))
     codes_by_path: dict[str, set[str]] = {}
-    for problem in vault.problems:
+    for problem in index.problems:
         codes_by_path.setdefault(problem.path, set()).add(problem.code)
-    for record in vault.records:
+    for record in index.records:
         path = record.path
         if only is not None and path not in only or path not in codes_by_path:
             continue
@@ -401,7 +401,7 @@ def _plan_flavour_repair(vault: VaultIndex, only: set[str] | None) -> RepairRepo
             report.left.append(path)
             continue
         try:
-            raw = read_bytes(vault.root / path)
+            raw = read_bytes(index.root / path)
         except OSError as error:
             _leave(report, path, str(error))
             continue
@@ -411,19 +411,19 @@ def _plan_flavour_repair(vault: VaultIndex, only: set[str] | None) -> RepairRepo
         if not parsed.decoded:
             report.left.append(path)
             continue
-        mtime = dt.datetime.fromtimestamp((vault.root / path).stat().st_mtime)
+        mtime = dt.datetime.fromtimestamp((index.root / path).stat().st_mtime)
         rebuild = parsed.meta is None and (parsed.has_frontmatter or "frontmatter-missing" in codes_by_path[path])
         if rebuild:
             body = parsed.text.split("\n", 1)[1] if "frontmatter-unterminated" in codes_by_path[path] and "\n" in parsed.text else parsed.body
-            meta, notes = vault.flavour.repair_fields(path, {}, body, mtime)
+            meta, notes = index.flavour.repair_fields(path, {}, body, mtime)
             notes = ["frontmatter rebuilt"] + notes
         else:
             body = parsed.body
-            meta, notes = vault.flavour.repair_fields(path, dict(parsed.meta or {}), body, mtime)
+            meta, notes = index.flavour.repair_fields(path, dict(parsed.meta or {}), body, mtime)
         if not notes:
             report.left.append(path)
             continue
-        backup = _backup_path(vault, path, stamp)
+        backup = _backup_path(index, path, stamp)
         meta["repair_backup"] = backup
         newline = parsed.newline
         if rebuild or not parsed.has_frontmatter:
@@ -435,30 +435,30 @@ def _plan_flavour_repair(vault: VaultIndex, only: set[str] | None) -> RepairRepo
             except EditError as error:
                 _leave(report, path, f"its frontmatter cannot be edited safely ({error})")
                 continue
-        if not _fits(vault, report, path, path, raw, after):
+        if not _fits(index, report, path, path, raw, after):
             continue
         report.plan.changes += [FileChange(backup, None, raw), FileChange(path, raw, after)]
         report.repaired.append(path)
-        report.plan.log_lines.append(vault.log_line(f"repair {record.document.id}: {'; '.join(notes)}"))
+        report.plan.log_lines.append(index.log_line(f"repair {record.document.id}: {'; '.join(notes)}"))
     report.plan.summary = f"repair {len(report.repaired)} document(s)"
     return report
 
 
-def repair(vault: VaultIndex, dry_run: bool = False, paths: Iterable[str] | None = None) -> RepairReport:
+def repair(index: VaultIndex, dry_run: bool = False, paths: Iterable[str] | None = None) -> RepairReport:
     """`check --repair`: deterministic repairs (one change), then the index's generated sections
     (another), so each can be undone on its own. `paths` limits it to those files."""
-    report = plan_repair(vault, None if paths is None else set(paths))
+    report = plan_repair(index, None if paths is None else set(paths))
     if paths is not None:
         if not dry_run and report.plan.changes:
-            vault.apply(report.plan)
+            index.apply(report.plan)
         return report
     if dry_run:
         return report
-    vault.apply(report.plan)
-    vault.refresh()
-    if vault.flavour.listing is not None and (vault.root / vault.flavour.listing).is_file():
-        report.index_plan = vault.apply(plan_listing(vault))
-    elif VAULT_INDEX in vault and vault.get(VAULT_INDEX).valid:
-        vault.require_native("the generated index")
-        report.index_plan = vault.apply(plan_index(vault))
+    index.apply(report.plan)
+    index.refresh()
+    if index.flavour.listing is not None and (index.root / index.flavour.listing).is_file():
+        report.index_plan = index.apply(plan_listing(index))
+    elif VAULT_INDEX in index and index.get(VAULT_INDEX).valid:
+        index.require_native("the generated index")
+        report.index_plan = index.apply(plan_index(index))
     return report

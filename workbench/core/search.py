@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from . import presenting, semantic
-from .cache import fts_fields
+from .derived_store import fts_fields
 from .index import VaultIndex
 from .model import DocType, Document, QueryError, Status
 from .parse import as_date
@@ -205,8 +205,8 @@ def fts_expression(query: Query, prefix_last: bool = True) -> str:
 class _Context:
     """What filters need to know about the vault, computed once per search."""
 
-    def __init__(self, vault):
-        self.vault = vault
+    def __init__(self, index):
+        self.index = index
         self._incoming: dict[str, set[str]] | None = None
         self.today = dt.date.today()
 
@@ -214,7 +214,7 @@ class _Context:
     def incoming(self) -> dict[str, set[str]]:
         if self._incoming is None:
             incoming: dict[str, set[str]] = {}
-            for doc in self.vault.documents:
+            for doc in self.index.documents:
                 for link in doc.links:
                     incoming.setdefault(link.target, set()).add(doc.id)
             self._incoming = incoming
@@ -252,7 +252,7 @@ def _matches(doc: Document, name: str, value: str, ctx: _Context) -> bool:
         return any(l.target == value for l in doc.links)
     if name == "from":
         try:
-            source = ctx.vault.get(value)
+            source = ctx.index.get(value)
         except Exception:  # noqa: BLE001 - an unknown id simply matches nothing
             return False
         return doc.id in {l.target for l in source.links}
@@ -266,7 +266,7 @@ def _matches(doc: Document, name: str, value: str, ctx: _Context) -> bool:
         if value_l == "valid":
             return doc.valid
         if value_l == "dangling":
-            return any(l.target not in ctx.vault for l in doc.links)
+            return any(l.target not in ctx.index for l in doc.links)
         if value_l == "orphan":
             return not doc.links and not ctx.incoming.get(doc.id)
         if value_l == "stale":
@@ -280,9 +280,9 @@ class _Views:
     """Per-vault lookups that searches need, made when first needed and kept while the records stay
     the same: after a watcher batch, a search for words needs none of the whole-vault ones."""
 
-    def __init__(self, vault):
-        self._vault = weakref.ref(vault)  # kept on the vault: a strong reference would make a cycle
-        self.generation = vault.generation
+    def __init__(self, index):
+        self._index = weakref.ref(index)  # kept on the index: a strong reference would make a cycle
+        self.generation = index.generation
         self._valid: dict[str, Document] | None = None
         self._everything: dict[str, Document] | None = None
         self._invalid: dict[str, Document] | None = None
@@ -305,8 +305,8 @@ class _Views:
     @property
     def everything(self) -> dict[str, Document]:
         if self._everything is None:
-            vault = self._vault()
-            self._everything = {r.document.id: r.document for r in vault.records} if vault is not None else {}
+            index = self._index()
+            self._everything = {r.document.id: r.document for r in index.records} if index is not None else {}
         return self._everything
 
     @property
@@ -448,20 +448,20 @@ class _Postings:
         self.size -= len(dropped.rows) if isinstance(dropped, _Rows) else 1
 
 
-def _postings(vault: VaultIndex) -> _Postings:
-    postings = vault.search_postings
-    if postings is None or postings.store is not vault.store:
-        postings = _Postings(vault.store)
-        vault.search_postings = postings
-    postings.now = vault.store.version()
+def _postings(index: VaultIndex) -> _Postings:
+    postings = index.search_postings
+    if postings is None or postings.store is not index.store:
+        postings = _Postings(index.store)
+        index.search_postings = postings
+    postings.now = index.store.version()
     return postings
 
 
-def _views(vault: VaultIndex) -> _Views:
-    views = vault.search_views
-    if views is None or views.generation != vault.generation:
-        views = _Views(vault)
-        vault.search_views = views
+def _views(index: VaultIndex) -> _Views:
+    views = index.search_views
+    if views is None or views.generation != index.generation:
+        views = _Views(index)
+        index.search_views = views
     return views
 
 
@@ -585,13 +585,13 @@ def _bm25(postings: _Postings, query: Query, wanted: Callable[[str], Document | 
     return scores
 
 
-def _refuse_meaningless(query: Query, views: _Views, vault) -> None:
+def _refuse_meaningless(query: Query, views: _Views, index) -> None:
     """A filter that can match nothing because of a slip (`type:decsion`, `is:stael`, a month 13)
     is said, with what it could be, rather than answered with no documents."""
     errors = list(query.errors)
     for name, value in query.filters + query.excluded:
         value_l = value.lower()
-        if name == "from" and value not in vault:
+        if name == "from" and value not in index:
             errors.append(f"from:{value}: no document has this id")
         if name not in FORMAT_VALUES or value_l in FORMAT_VALUES[name]:
             continue  # a free value, or one of the format's own: no need to look through the vault's
@@ -606,27 +606,27 @@ def _refuse_meaningless(query: Query, views: _Views, vault) -> None:
         raise QueryError("; ".join(errors))
 
 
-def find(vault: VaultIndex, text: str, limit: int = 10) -> SearchResults:
+def find(index: VaultIndex, text: str, limit: int = 10) -> SearchResults:
     """`search`, as the vault answers it: the slow parts first without holding the index (encoding
     a question's meaning), and a derived store found broken meanwhile rebuilt and asked again."""
-    prepare(vault, text)
-    with vault.mutex:
-        vault.mend_store()
-        results = search(vault, text, limit)
-        if vault.mend_store():
-            results = search(vault, text, limit)
+    prepare(index, text)
+    with index.mutex:
+        index.mend_store()
+        results = search(index, text, limit)
+        if index.mend_store():
+            results = search(index, text, limit)
         return results
 
 
-def search(vault: VaultIndex, text: str, limit: int = 10, *, fuzzy: bool = True) -> SearchResults:
+def search(index: VaultIndex, text: str, limit: int = 10, *, fuzzy: bool = True) -> SearchResults:
     """The best `limit` documents for a query, best first; `QueryError` for a filter that cannot
     match anything as written (a type that does not exist, a date that is not one)."""
     query = parse_query(text)
-    ctx = _Context(vault)
-    views = _views(vault)
+    ctx = _Context(index)
+    views = _views(index)
     filtered = bool(query.filters or query.excluded)
     if filtered:
-        _refuse_meaningless(query, views, vault)
+        _refuse_meaningless(query, views, index)
     want_invalid = ("is", "invalid") in query.filters
 
     def admitted(doc: Document) -> bool:
@@ -636,7 +636,7 @@ def search(vault: VaultIndex, text: str, limit: int = 10, *, fuzzy: bool = True)
     seen: dict[str, Document] = {}  # the documents full text found and the filters admitted
 
     def wanted(path: str) -> Document | None:
-        doc = vault.document_at(path)
+        doc = index.document_at(path)
         if doc is None or not (want_invalid or doc.valid) or not admitted(doc):
             return None
         seen[doc.id] = doc
@@ -650,10 +650,10 @@ def search(vault: VaultIndex, text: str, limit: int = 10, *, fuzzy: bool = True)
 
     scores: dict[str, float] = {}
     if query.words or query.phrases:
-        meaning = _meaning(vault) if len(query.words) > SHORT else None
+        meaning = _meaning(index) if len(query.words) > SHORT else None
         related = _related(meaning, query) if meaning is not None else None
         # More than asked for: a superseded document found further down is placed below its successor.
-        found = _bm25(_postings(vault), query, wanted, max(limit, 30), related) if vault.store is not None else {}
+        found = _bm25(_postings(index), query, wanted, max(limit, 30), related) if index.store is not None else {}
         best = max(found.values(), default=0.0) or 1.0
         scores = {doc_id: score / best for doc_id, score in found.items()}
         if meaning is not None:
@@ -676,7 +676,7 @@ def search(vault: VaultIndex, text: str, limit: int = 10, *, fuzzy: bool = True)
             weight = STATUS_WEIGHT.get(doc.status, 0.5)
             score *= max(weight, TITLED_WEIGHT) if short and _titled(doc.title, short) else weight
         hits.append(Hit(doc.id, doc.path, doc.title, doc.type, doc.status, score, doc.superseded_by, doc.valid,
-                        "" if doc.valid else _problem(vault, doc)))
+                        "" if doc.valid else _problem(index, doc)))
     typed_whole = text.strip().lower()
     for hit in hits:
         if hit.id == typed_whole:  # an id typed whole is the document asked for
@@ -685,35 +685,35 @@ def search(vault: VaultIndex, text: str, limit: int = 10, *, fuzzy: bool = True)
     # then what was put away (deprecated, archived); a superseded document under its successor.
     hits.sort(key=lambda h: (-h.score, h.id))
     also: list[Hit] = []
-    if (query.words or query.phrases) and not want_invalid and vault.store is not None and views.invalid:
-        also = _invalid_matches(vault, query, admitted)
+    if (query.words or query.phrases) and not want_invalid and index.store is not None and views.invalid:
+        also = _invalid_matches(index, query, admitted)
     return SearchResults(_successors_first(hits)[:limit], text, also)
 
 
 INVALID_SHOWN = 5
 
 
-def _invalid_matches(vault: VaultIndex, query: Query, admitted: Callable[[Document], bool]) -> list[Hit]:
+def _invalid_matches(index: VaultIndex, query: Query, admitted: Callable[[Document], bool]) -> list[Hit]:
     """The invalid documents the query's words match best, each with its problem."""
 
     def wanted(path: str) -> Document | None:
-        doc = vault.document_at(path)
+        doc = index.document_at(path)
         return doc if doc is not None and not doc.valid and admitted(doc) else None
 
-    found = _bm25(_postings(vault), query, wanted, INVALID_SHOWN)
+    found = _bm25(_postings(index), query, wanted, INVALID_SHOWN)
     best = sorted(found, key=lambda doc_id: (-found[doc_id], doc_id))[:INVALID_SHOWN]
     hits = []
     for doc_id in best:
-        doc = _views(vault).invalid.get(doc_id)
+        doc = _views(index).invalid.get(doc_id)
         if doc is not None:
-            hits.append(Hit(doc.id, doc.path, doc.title, doc.type, doc.status, found[doc_id], doc.superseded_by, False, _problem(vault, doc)))
+            hits.append(Hit(doc.id, doc.path, doc.title, doc.type, doc.status, found[doc_id], doc.superseded_by, False, _problem(index, doc)))
     return hits
 
 
-def _problem(vault: VaultIndex, doc: Document) -> str:
+def _problem(index: VaultIndex, doc: Document) -> str:
     """What makes a document invalid, in words (its first such problem)."""
-    codes = invalidating(vault.flavour)
-    problems = vault.problems_at(doc.path)
+    codes = invalidating(index.flavour)
+    problems = index.problems_at(doc.path)
     first = next((p for p in problems if p.code in codes), problems[0] if problems else None)
     return f"{first.code}: {first.message}" if first else "invalid"
 
@@ -737,31 +737,31 @@ def _keep_newest(scores: dict[str, float], limit: int, typed_whole: str) -> None
         del scores[doc_id]
 
 
-def snippets(vault: VaultIndex, text: str, hits: Iterable[Hit]) -> dict[str, str]:
+def snippets(index: VaultIndex, text: str, hits: Iterable[Hit]) -> dict[str, str]:
     """{hit id: a few words of its text around the query's words}, the words found between \x02
     and \x03, so that a person sees why each document matched; empty for filters alone."""
     query = parse_query(text)
     expression = fts_expression(query, prefix_last=len(query.words) <= SHORT)
     hits = list(hits)
-    if not expression or vault.store is None or not hits:
+    if not expression or index.store is None or not hits:
         return {}
-    by_path = vault.store.snippets(expression, [hit.path for hit in hits])
+    by_path = index.store.snippets(expression, [hit.path for hit in hits])
     return {hit.id: by_path[hit.path] for hit in hits if by_path.get(hit.path)}
 
 
-def _documents(vault: VaultIndex) -> list[tuple[str, str, str, Document]]:
-    return [(r.path, r.document.id, r.document.digest or r.path, r.document) for r in vault.records]
+def _documents(index: VaultIndex) -> list[tuple[str, str, str, Document]]:
+    return [(r.path, r.document.id, r.document.digest or r.path, r.document) for r in index.records]
 
 
-def _meaning(vault: VaultIndex) -> semantic.Index | None:
-    return semantic.index(vault, _documents, fts_fields)
+def _meaning(index: VaultIndex) -> semantic.Index | None:
+    return semantic.index(index, _documents, fts_fields)
 
 
-def prepare(vault: VaultIndex, text: str) -> None:
+def prepare(index: VaultIndex, text: str) -> None:
     """What a query will need that is slow to make, made before the search takes the vault's lock:
     for a question, the meaning index (seconds to encode a large vault the first time)."""
     if len(parse_query(text).words) > SHORT:
-        _meaning(vault)
+        _meaning(index)
 
 
 def _related(meaning: semantic.Index, query: Query) -> dict[str, float]:

@@ -29,7 +29,7 @@ from .model import Document, Problems, Status
 if TYPE_CHECKING:
     import networkx as nx
 
-    from .cache import DerivedStore
+    from .derived_store import DerivedStore
     from .conflicts import Conflicts
     from .consolidate import Group
     from .flavours import Flavour
