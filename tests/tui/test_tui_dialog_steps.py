@@ -398,6 +398,38 @@ async def test_up_and_down_move_among_a_conflicts_resolutions(sample_copy: Path)
         assert app.focused is dialog.query_one("#conflict-list")
 
 
+def _luminance(color) -> float:
+    """WCAG relative luminance of an opaque colour."""
+    def channel(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    return 0.2126 * channel(color.r) + 0.7152 * channel(color.g) + 0.0722 * channel(color.b)
+
+
+def _contrast(a, b) -> float:
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("theme", [*THEMES, "textual-dark", "textual-light"])
+async def test_the_focused_resolution_stands_out_in_every_theme(sample_copy: Path, theme: str):
+    """Not the same fill with its label reversed: a fill of its own that differs clearly from every
+    other resolution's, and a label that reads on it."""
+    app = WorkbenchApp(sample_copy, theme=theme)
+    async with app.run_test(size=(120, 36)) as pilot:
+        dialog = await open_conflicts(pilot)
+        await pilot.press("enter", "down")
+        await settle(pilot)
+        buttons = list(dialog.query("#resolutions Button"))
+        focused = buttons[1]
+        assert app.focused is focused
+        _, _, fill, label = focused.colors
+        assert not focused.styles.text_style.reverse, "a reversed label on a full-width button shows as a short bar"
+        assert _contrast(fill, label) >= 4.5, (fill, label)
+        for other in buttons[:1] + buttons[2:]:
+            assert _contrast(fill, other.colors[2]) >= 1.8, (theme, fill, other.colors[2])
+
+
 async def test_consolidation_ticks_differ_in_shape(sample_copy: Path):
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(120, 40)) as pilot:
