@@ -263,7 +263,7 @@ async def test_an_obsidian_vault_offers_the_status_but_not_supersession(tmp_path
         dialog = app.screen
         assert isinstance(dialog, LifecycleDialog)
         assert dialog.query("#statuses") and not dialog.query("#successor"), "no supersede search it cannot write"
-        await pilot.press("down", "down", "enter")  # deprecated
+        await pilot.press("down", "enter")  # one step from active: deprecated
         await settle(pilot)
         assert isinstance(app.screen, ConfirmPlanDialog) and "+status: deprecated" in app.screen.diff
         await pilot.press("y")
