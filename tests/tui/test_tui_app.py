@@ -289,6 +289,23 @@ async def test_raw_source_toggle(sample_copy: Path):
         assert "schema_version: v1" not in screen_text(app)
 
 
+async def test_the_raw_view_wraps_long_lines_at_80x24(sample_copy: Path):
+    """The source is read, not scrolled sideways line by line: a line longer than the viewer wraps
+    and its end shows without scrolling."""
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "fastapi")
+        await pilot.press("m", "r")  # the viewer alone, for as many lines as can show
+        await pilot.pause()
+        viewer = app.screen.query_one(DocumentViewer)
+        width = viewer.scrollable_content_region.width
+        lines = viewer.view.source.splitlines()
+        assert any(len(line) > width for line in lines), "a line longer than the viewer"
+        assert viewer.max_scroll_x == 0, "no sideways scrolling"
+        assert viewer.query_one("#source").size.height > len(lines), "the long lines take more than one row"
+
+
 async def test_markup_in_titles_is_shown_literally(sample_copy: Path):
     path = sample_copy / "entities/mem-entity-stripe.md"
     text = path.read_text().replace("title: Stripe\n", 'title: "[bold]x[/bold] \\e[31mred"\n', 1)

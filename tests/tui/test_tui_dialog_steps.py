@@ -304,6 +304,24 @@ async def test_the_preview_scrolls_from_the_keyboard_and_enter_still_applies(sam
     assert "status: archived" in (sample_copy / "notes/mem-note-flaky-invoice-counter-year-boundary.md").read_text()
 
 
+async def test_the_preview_wraps_long_diff_lines_at_80x24(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await consolidation_preview(pilot)
+        scroll = dialog.query_one("#diff-scroll")
+        width = scroll.scrollable_content_region.width
+        assert any(len(line) > width for line in dialog.diff.splitlines()), "a line longer than the box"
+        assert scroll.max_scroll_x == 0, "no sideways scrolling"
+        first_long = next(line for line in dialog.diff.splitlines() if len(line) > width)
+        # the end of the first long line shows, on the line below its start
+        scroll.scroll_to(y=0, animate=False)
+        await pilot.pause()
+        index = dialog.diff.splitlines().index(first_long)
+        scroll.scroll_to(y=max(0, index - 2), animate=False)
+        await pilot.pause()
+        assert first_long.split()[-1] in screen_text(app), first_long
+
+
 async def test_a_change_to_several_files_names_them_and_moves_file_to_file(sample_copy: Path):
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -313,7 +331,12 @@ async def test_a_change_to_several_files_names_them_and_moves_file_to_file(sampl
         scroll = dialog.query_one("#diff-scroll")
         await pilot.press("right_square_bracket")
         await pilot.pause()
-        assert scroll.scroll_y == min(dialog.starts[1], scroll.max_scroll_y) and scroll.border_title.startswith("file 2 of 5")
+        assert scroll.border_title.startswith("file 2 of 5")
+        header = dialog.diff.splitlines()[dialog.starts[1]][:30]
+        rows = screen_text(app).splitlines()
+        top = scroll.content_region.y
+        assert header in rows[top] or (scroll.scroll_y == scroll.max_scroll_y and any(header in row for row in rows[top:])), \
+            "the second file's header tops the box, its long lines above wrapped"
         await pilot.press("left_square_bracket")
         await pilot.pause()
         assert scroll.scroll_y == 0 and scroll.border_title.startswith("file 1 of 5")
