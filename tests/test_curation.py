@@ -142,6 +142,31 @@ def test_consolidation_finds_the_flaky_notes_and_folds_them(sample_copy):
     assert vault.consolidation_groups() == []
 
 
+def test_a_consolidated_document_keeps_one_h1(sample_copy):
+    """A folded note's `# Title` would make the document read as several; its `## From` heading
+    already names it, so the note's H1 goes and its other H1s become `###` under that heading."""
+    note = sample_copy / "notes/mem-note-flaky-pdf-snapshot-fonts.md"
+    note.write_text(note.read_text() + "\n# Later notes\n\nMore.\n\n```sh\n# a shell comment\n```\n")
+    vault = Vault.open(sample_copy)
+    (group,) = vault.consolidation_groups()
+
+    def h1s(text: str) -> list[str]:
+        fenced, found = False, []
+        for line in text.splitlines():
+            fenced ^= line.startswith("```")
+            if not fenced and line.startswith("# "):
+                found.append(line)
+        return found
+
+    own = h1s(vault.get("mem-context-test-suite").body)
+    assert h1s(vault.merged_body("mem-context-test-suite", group.notes)) == own
+    vault.consolidate("mem-context-test-suite", group.notes)
+    body = vault.get("mem-context-test-suite").body
+    assert h1s(body) == own
+    assert "### Later notes" in body and "# a shell comment" in body
+    assert "## From [[mem-note-flaky-pdf-snapshot-fonts]]: PDF snapshot tests differ between CI runners" in body
+
+
 # -- rename, forget, undo -----------------------------------------------------------------------
 
 

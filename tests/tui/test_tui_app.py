@@ -113,7 +113,7 @@ async def test_lifecycle_changes_status_on_disk(sample_copy: Path):
         await pilot.press("l")
         await settle(pilot)
         assert isinstance(app.screen, LifecycleDialog)
-        await pilot.press("enter")  # the first allowed transition from active: deprecated
+        await pilot.press("down", "enter")  # one step from the current status (active): deprecated
         await settle(pilot)
         assert isinstance(app.screen, ConfirmPlanDialog)
         assert "+status: deprecated" in app.screen.diff
@@ -152,13 +152,35 @@ async def test_lifecycle_cancel_writes_nothing(sample_copy: Path):
         assert "may go to deprecated, archived" in str(dialog.query_one("Label.section").content)
         assert all("\n" not in str(statuses.get_option_at_index(n).prompt) for n in range(statuses.option_count)), "a line each"
         assert not statuses.get_option("status:deprecated").disabled
-        await pilot.press("enter")
+        await pilot.press("down", "enter")
         await settle(pilot)
         await pilot.press("n")  # one step back, to the lifecycle editor; escape closes it
         await settle(pilot)
         assert type(app.screen) is type(dialog)
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
+    assert (sample_copy / FASTAPI_FILE).read_bytes() == before
+
+
+async def test_the_lifecycle_editor_starts_on_the_current_status(sample_copy: Path):
+    """The cursor shows where the document is, not the first status it may go to; `enter` there
+    changes nothing and says so, one step down is the likeliest move (active → deprecated)."""
+    before = (sample_copy / FASTAPI_FILE).read_bytes()
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "fastapi")
+        await pilot.press("l")
+        await settle(pilot)
+        statuses = app.screen.query_one("#statuses", OptionList)
+        assert statuses.highlighted_option.id == "status:active"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert any("stays active" in str(n.message) for n in app._notifications)
+        await pilot.press("l", "down")
+        await settle(pilot)
+        assert app.screen.query_one("#statuses", OptionList).highlighted_option.id == "status:deprecated"
     assert (sample_copy / FASTAPI_FILE).read_bytes() == before
 
 
@@ -169,7 +191,7 @@ async def test_change_on_disk_after_preview_shows_both_versions_then_redoes(samp
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await open_by_search(pilot, "fastapi")
-        await pilot.press("l", "enter")
+        await pilot.press("l", "down", "enter")  # one step from active: deprecated
         await settle(pilot)
         assert isinstance(app.screen, ConfirmPlanDialog)
         path = sample_copy / FASTAPI_FILE
@@ -265,6 +287,23 @@ async def test_raw_source_toggle(sample_copy: Path):
         await pilot.press("r")
         await pilot.pause()
         assert "schema_version: v1" not in screen_text(app)
+
+
+async def test_the_raw_view_wraps_long_lines_at_80x24(sample_copy: Path):
+    """The source is read, not scrolled sideways line by line: a line longer than the viewer wraps
+    and its end shows without scrolling."""
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "fastapi")
+        await pilot.press("m", "r")  # the viewer alone, for as many lines as can show
+        await pilot.pause()
+        viewer = app.screen.query_one(DocumentViewer)
+        width = viewer.scrollable_content_region.width
+        lines = viewer.view.source.splitlines()
+        assert any(len(line) > width for line in lines), "a line longer than the viewer"
+        assert viewer.max_scroll_x == 0, "no sideways scrolling"
+        assert viewer.query_one("#source").size.height > len(lines), "the long lines take more than one row"
 
 
 async def test_markup_in_titles_is_shown_literally(sample_copy: Path):

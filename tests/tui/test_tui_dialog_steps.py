@@ -263,7 +263,7 @@ async def test_an_obsidian_vault_offers_the_status_but_not_supersession(tmp_path
         dialog = app.screen
         assert isinstance(dialog, LifecycleDialog)
         assert dialog.query("#statuses") and not dialog.query("#successor"), "no supersede search it cannot write"
-        await pilot.press("down", "down", "enter")  # deprecated
+        await pilot.press("down", "enter")  # one step from active: deprecated
         await settle(pilot)
         assert isinstance(app.screen, ConfirmPlanDialog) and "+status: deprecated" in app.screen.diff
         await pilot.press("y")
@@ -304,6 +304,24 @@ async def test_the_preview_scrolls_from_the_keyboard_and_enter_still_applies(sam
     assert "status: archived" in (sample_copy / "notes/mem-note-flaky-invoice-counter-year-boundary.md").read_text()
 
 
+async def test_the_preview_wraps_long_diff_lines_at_80x24(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await consolidation_preview(pilot)
+        scroll = dialog.query_one("#diff-scroll")
+        width = scroll.scrollable_content_region.width
+        assert any(len(line) > width for line in dialog.diff.splitlines()), "a line longer than the box"
+        assert scroll.max_scroll_x == 0, "no sideways scrolling"
+        first_long = next(line for line in dialog.diff.splitlines() if len(line) > width)
+        # the end of the first long line shows, on the line below its start
+        scroll.scroll_to(y=0, animate=False)
+        await pilot.pause()
+        index = dialog.diff.splitlines().index(first_long)
+        scroll.scroll_to(y=max(0, index - 2), animate=False)
+        await pilot.pause()
+        assert first_long.split()[-1] in screen_text(app), first_long
+
+
 async def test_a_change_to_several_files_names_them_and_moves_file_to_file(sample_copy: Path):
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -313,7 +331,12 @@ async def test_a_change_to_several_files_names_them_and_moves_file_to_file(sampl
         scroll = dialog.query_one("#diff-scroll")
         await pilot.press("right_square_bracket")
         await pilot.pause()
-        assert scroll.scroll_y == min(dialog.starts[1], scroll.max_scroll_y) and scroll.border_title.startswith("file 2 of 5")
+        assert scroll.border_title.startswith("file 2 of 5")
+        header = dialog.diff.splitlines()[dialog.starts[1]][:30]
+        rows = screen_text(app).splitlines()
+        top = scroll.content_region.y
+        assert header in rows[top] or (scroll.scroll_y == scroll.max_scroll_y and any(header in row for row in rows[top:])), \
+            "the second file's header tops the box, its long lines above wrapped"
         await pilot.press("left_square_bracket")
         await pilot.pause()
         assert scroll.scroll_y == 0 and scroll.border_title.startswith("file 1 of 5")
@@ -396,6 +419,38 @@ async def test_up_and_down_move_among_a_conflicts_resolutions(sample_copy: Path)
         assert app.focused is buttons[1]
         await pilot.press("up", "up")
         assert app.focused is dialog.query_one("#conflict-list")
+
+
+def _luminance(color) -> float:
+    """WCAG relative luminance of an opaque colour."""
+    def channel(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    return 0.2126 * channel(color.r) + 0.7152 * channel(color.g) + 0.0722 * channel(color.b)
+
+
+def _contrast(a, b) -> float:
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("theme", [*THEMES, "textual-dark", "textual-light"])
+async def test_the_focused_resolution_stands_out_in_every_theme(sample_copy: Path, theme: str):
+    """Not the same fill with its label reversed: a fill of its own that differs clearly from every
+    other resolution's, and a label that reads on it."""
+    app = WorkbenchApp(sample_copy, theme=theme)
+    async with app.run_test(size=(120, 36)) as pilot:
+        dialog = await open_conflicts(pilot)
+        await pilot.press("enter", "down")
+        await settle(pilot)
+        buttons = list(dialog.query("#resolutions Button"))
+        focused = buttons[1]
+        assert app.focused is focused
+        _, _, fill, label = focused.colors
+        assert not focused.styles.text_style.reverse, "a reversed label on a full-width button shows as a short bar"
+        assert _contrast(fill, label) >= 4.5, (fill, label)
+        for other in buttons[:1] + buttons[2:]:
+            assert _contrast(fill, other.colors[2]) >= 1.8, (theme, fill, other.colors[2])
 
 
 async def test_consolidation_ticks_differ_in_shape(sample_copy: Path):

@@ -85,7 +85,7 @@ async def test_the_open_documents_links_follow_files_written_elsewhere(sample_co
 
 async def test_our_own_writes_are_not_reported_as_outside_changes(sample_copy: Path):
     async with watched_app(sample_copy, "fastapi") as (app, pilot):
-        await pilot.press("l", "enter")
+        await pilot.press("l", "down", "enter")  # one step from active: deprecated
         await settle(pilot)
         await pilot.press("y")
         await settle(pilot)
@@ -112,7 +112,7 @@ async def test_undo_shows_the_diff_then_reverts(sample_copy: Path):
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await open_by_search(pilot, "fastapi")
-        await pilot.press("l", "enter")
+        await pilot.press("l", "down", "enter")  # one step from active: deprecated
         await settle(pilot)
         await pilot.press("y")
         await settle(pilot)
@@ -544,7 +544,7 @@ async def test_lifecycle_after_an_outside_change_shows_both_versions(sample_copy
         assert isinstance(app.screen, LifecycleDialog)
         outside = path.read_text().replace("# ", "# Reviewed by an agent. ", 1)
         path.write_text(outside)
-        await pilot.press("enter")  # deprecated, decided on the version read before
+        await pilot.press("down", "enter")  # deprecated, decided on the version read before
         await settle(pilot)
         dialog = app.screen
         assert isinstance(dialog, ExternalChangeDialog) and not dialog.versions.planned

@@ -153,7 +153,7 @@ def test_changed_on_disk(snap_compare, sample_copy: Path, theme: str):
         await settle(pilot)
         path = sample_copy / FASTAPI_FILE
         path.write_text(path.read_text().replace("# Use FastAPI", "# Reviewed by an agent. Use FastAPI", 1))
-        await pilot.press("enter")
+        await pilot.press("down", "enter")
         await settle(pilot)
 
     assert snap_compare(WorkbenchApp(sample_copy, theme=theme), terminal_size=(100, 30), run_before=outside_change)

@@ -71,8 +71,27 @@ def merged_body(vault: VaultIndex, into_id: str, note_ids: list[str]) -> str:
     body = vault.get(into_id).body
     for note_id in dict.fromkeys(note_ids):
         note = vault.get(note_id)
-        body = join_section(body, _section_heading(note), note.body)
+        body = join_section(body, _section_heading(note), folded_text(note.body))
     return body
+
+
+def folded_text(body: str) -> str:
+    """A note's text as a section of another document: its leading `# H1` dropped (the section's
+    heading names the note) and any other H1 made `###`, so the document keeps one title. Lines in
+    code fences are left alone (`# ` there is a comment)."""
+    lines, fenced, leading = [], False, True
+    for line in body.splitlines(keepends=True):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        elif not fenced and line.startswith("# "):
+            if leading:
+                leading = False
+                continue
+            line = "##" + line
+        if line.strip():
+            leading = False
+        lines.append(line)
+    return "".join(lines).lstrip("\n")
 
 
 def _section_heading(note) -> str:
@@ -106,7 +125,7 @@ def plan_consolidate(vault: VaultIndex, into_id: str, note_ids: list[str], body:
         notes.append(note)
     merged = target.body
     for note in notes:
-        merged = join_section(merged, _section_heading(note), note.body)
+        merged = join_section(merged, _section_heading(note), folded_text(note.body))
     links = unite_links(target.meta.get("links"), [(LinkType.DERIVED_FROM.value, note.id) for note in notes])
     if body is not None and edited_from is not None and edited_from != merged:
         carried = merge3(edited_from, body, merged)

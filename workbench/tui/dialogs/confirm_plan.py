@@ -89,7 +89,8 @@ class ConfirmPlanDialog(ModalScreen[bool]):
             scrollbar-color-active: $text;
         }
         & #diff-scroll:focus { border: round $border; }
-        & #diff { width: auto; min-width: 100%; text-wrap: nowrap; }
+        /* Long lines wrap in their colour: at 80 columns a frontmatter line scrolled out of sight. */
+        & #diff { width: 100%; }
         & #buttons { height: auto; align-horizontal: right; padding: 1 0 0 0; }
         & Button { margin: 0 0 0 2; }
     }
@@ -114,6 +115,8 @@ class ConfirmPlanDialog(ModalScreen[bool]):
         self.files = list(files)
         """The files the change writes, in the diff's order."""
         self.starts = file_starts(diff)
+        self.content = diff_content(diff)
+        """The diff coloured, as the box shows it."""
         self.file_index = 0
         """The file the diff was last moved to with `]`/`[`."""
         self.unsaved_work = unsaved
@@ -126,7 +129,7 @@ class ConfirmPlanDialog(ModalScreen[bool]):
             if len(self.files) > 1:
                 yield Static(Content(clean(files_line(self.files) + " · ] next file · [ previous")), id="files")
             with ScrollableContainer(id="diff-scroll") as scroll:
-                yield Static(diff_content(self.diff), id="diff")
+                yield Static(self.content, id="diff")
             if len(self.files) > 1:
                 scroll.border_title = self._file_title()
             with Horizontal(id="buttons"):
@@ -146,12 +149,19 @@ class ConfirmPlanDialog(ModalScreen[bool]):
         name = self.files[self.file_index] if self.file_index < len(self.files) else ""
         return clean(f"file {self.file_index + 1} of {len(self.files)}: {name}")
 
+    def _row(self, line: int) -> int:
+        """The row the diff's `line` starts on, long lines above it wrapped as the box shows them."""
+        width = self.query_one("#diff", Static).content_region.width
+        if width <= 0:
+            return line
+        return sum(max(1, len(text.wrap(width))) for text in self.content.split("\n")[:line])
+
     def action_file(self, step: int) -> None:
         if not self.starts:
             return
         self.file_index = max(0, min(len(self.starts) - 1, self.file_index + step))
         scroll = self.query_one("#diff-scroll", ScrollableContainer)
-        scroll.scroll_to(y=self.starts[self.file_index], animate=False)
+        scroll.scroll_to(y=self._row(self.starts[self.file_index]), animate=False)
         if len(self.files) > 1:
             scroll.border_title = self._file_title()
 

@@ -121,6 +121,11 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
         & .side { width: 1fr; height: auto; border: round $border-blurred; padding: 0 1; margin: 0 0 1 0; }
         & #resolutions { height: auto; }
         & #resolutions Button { width: 100%; margin: 0 0 1 0; }
+        /* The focused resolution is a full-width bar in the text's colour, the others a muted fill:
+           Textual's reversed label on a primary fill showed as a short bar among buttons of the same
+           fill, hard to find. */
+        & #resolutions Button.-primary { background: $primary-muted; color: $text-primary; }
+        & #resolutions Button:focus { background: $foreground; color: $background; text-style: bold; background-tint: 0%; }
         & #hint { color: $text-muted; height: auto; }
     }
     """

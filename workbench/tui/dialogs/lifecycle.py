@@ -24,13 +24,16 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Label, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from ...core.lifecycle import allowed_transitions, transition_refusal
 from ...core.model import DocType, Document, ExecutionState, Status
 from ..text import clean, status_badge
 from ..widgets.document_picker import DocumentPicker
 from ..widgets.search import Searcher
+
+FIELDS = {"statuses": "status", "states": "execution_state"}
+"""Each list of the dialog and the field its choice sets."""
 
 __all__ = ["LifecycleChoice", "LifecycleDialog", "state_options", "status_heading", "status_options"]
 
@@ -51,9 +54,10 @@ def status_heading(current: str) -> Content:
 
 
 def status_options(current: str, words: Mapping[str, str] | None = None) -> list[Option]:
-    """Every status on one line: allowed ones selectable, the current and refused ones disabled,
-    each refused one with why in a few words (`transition_refusal` has the long form). `words`:
-    what the vault's format writes for a status, when it is another word (an ADR's "Rejected")."""
+    """Every status on one line: allowed ones selectable, refused ones disabled with why in a few
+    words (`transition_refusal` has the long form). The current one is selectable too, so the
+    cursor can start on it; choosing it changes nothing. `words`: what the vault's format writes
+    for a status, when it is another word (an ADR's "Rejected")."""
     options = []
     for status in Status:
         written = (words or {}).get(status)
@@ -66,7 +70,7 @@ def status_options(current: str, words: Mapping[str, str] | None = None) -> list
             prompt = Content.assemble(badge, (f"  {why}", "$text 60% italic"))
         else:
             prompt = badge
-        options.append(Option(prompt, id=f"status:{status}", disabled=status == current or refused))
+        options.append(Option(prompt, id=f"status:{status}", disabled=refused))
     return options
 
 
@@ -74,7 +78,7 @@ def state_options(current: str) -> list[Option]:
     options = []
     for state in ExecutionState:
         label = Content.assemble(f"◆ {state}", ("  (current)", "$text 60%") if state == current else "")
-        options.append(Option(label, id=f"execution_state:{state}", disabled=state == current))
+        options.append(Option(label, id=f"execution_state:{state}"))
     return options
 
 
@@ -147,7 +151,12 @@ class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
         lists = self.query(OptionList).filter("#statuses, #states")
         if lists:
             lists.first().focus()
-            lists.first().action_first()
+            for options in lists:  # the cursor starts where the document is; one step moves it
+                field = FIELDS[options.id or ""]
+                try:
+                    options.highlighted = options.get_option_index(f"{field}:{self._now(field)}")
+                except OptionDoesNotExist:  # a status that is none of the statuses
+                    options.action_first()
         elif self.query("#successor"):
             self.query_one("#successor", DocumentPicker).focus_input()
         # Focusing scrolls the list into view; on a short terminal keep the title in sight instead.
@@ -158,10 +167,18 @@ class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
         event.stop()
         self.dismiss(LifecycleChoice("successor", event.doc_id))
 
+    def _now(self, field: str) -> str:
+        """The document's present value of `field` (`status` or `execution_state`)."""
+        return self.document.status if field == "status" else str(self.document.meta.get(field, ""))
+
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         field, _, value = (event.option.id or "").partition(":")
+        if value == self._now(field):
+            self.notify(f"{field.replace('_', ' ').capitalize()} stays {value}: nothing to change.", timeout=4, markup=False)
+            self.dismiss(None)
+            return
         self.dismiss(LifecycleChoice(field, value))
 
     def action_cancel(self) -> None:

@@ -96,12 +96,11 @@ class DocumentViewer(VerticalScroll, can_focus=True):
             color: $text-warning;
             padding: 0 0 1 0;
         }
-        & > #source { display: none; width: auto; min-width: 100%; text-wrap: nowrap; }
+        /* The source wraps: prose read sideways, a screen at a time, was the raw view at 80 columns. */
+        & > #source { display: none; width: 100%; }
         & > #placeholder { display: none; color: $text-muted; padding: 1 0; }
         & > Body { padding: 0; margin: 0; background: transparent; }
         &.-raw {
-            overflow-x: auto;
-            scrollbar-size-horizontal: 1;
             & > #source { display: block; }
             & > Properties, & > Body { display: none; }
         }
