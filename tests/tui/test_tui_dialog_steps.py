@@ -9,7 +9,7 @@ from textwrap import dedent
 
 import pytest
 import time_machine
-from textual.widgets import Button, Input, OptionList, SelectionList, TextArea
+from textual.widgets import Input, OptionList, SelectionList, TextArea
 from tui_helpers import open_by_search, screen_text, settle, type_text
 
 from workbench.tui.app import WorkbenchApp

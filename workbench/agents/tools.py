@@ -220,7 +220,7 @@ class MemoryTools:
             except AlreadyExists as exc:
                 self.session.shown([exc.doc_id])  # named in the answer: found, as a search would find it
                 raise
-            doc_id = plan.created_id  # type: ignore[attr-defined]
+            doc_id = plan.created_id
         else:
             what = "merge into it" if verb == "merge_into" else "supersede it"
             self.session.require_read(target, self.vault.get(_id(target)).digest, what)
@@ -232,7 +232,7 @@ class MemoryTools:
                             "next": f"nothing to do: {target} holds this text; merge only what it does not say yet"}
             else:
                 plan = self.vault.agent_supersede(target, draft, agent)
-                doc_id = plan.created_id  # type: ignore[attr-defined]
+                doc_id = plan.created_id
         doc = self.vault.get(doc_id)
         self.session.wrote(doc.id, doc.digest, len(doc.body))
         return {"written": True, "decision": verb, "id": doc.id, "path": doc.path, "status": doc.status,

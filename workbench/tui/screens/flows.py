@@ -333,7 +333,7 @@ class GuidedFlows:
 
     @work(thread=True, exclusive=True, group="vault-read")
     def find_groups(self) -> None:
-        from ..dialogs.consolidate import ConsolidateDialog
+        from ..dialogs.consolidate import ConsolidateDialog  # noqa: F401  (imported here, off the UI thread, before it is shown)
 
         assert self.vault is not None
         try:
