@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import ConfigDict, Field
 from typing_extensions import Annotated, NotRequired, TypedDict
 
-__all__ = ["ContextAnswer", "ForgetAnswer", "ReadAnswer", "SearchAnswer", "WriteAnswer"]
+__all__ = ["Candidate", "ContextAnswer", "ForgetAnswer", "Hit", "Missing", "ReadAnswer", "ReadDocument", "SearchAnswer", "Statement", "WriteAnswer"]
 
 _OPEN = ConfigDict(extra="allow")
 
