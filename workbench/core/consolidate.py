@@ -19,7 +19,7 @@ from .index import VaultIndex
 from .model import DocType, Document, LinkType, RefusedError, Status
 from .textmerge import merge3
 
-__all__ = ["Group", "consolidation_groups", "plan_consolidate", "merged_body"]
+__all__ = ["Group", "consolidation_groups", "plan_consolidate", "merged_body", "folded_text"]
 
 LIVE = (Status.DRAFT, Status.ACTIVE)
 
