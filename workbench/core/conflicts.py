@@ -192,9 +192,9 @@ class Weighed:
 def weigh_decisions(documents: Iterable[Document]) -> list[Weighed]:
     """Every pair of decisions worth a curator's look, weighed but not yet chosen.
 
-    Not only two active decisions: a deprecated decision, or a superseded one that names no
-    successor, is weighed against the later decisions that may have replaced it, and a draft
-    against the active decisions it would replace. How alike two records are is asked both ways
+    Not only two active decisions: a deprecated or withdrawn decision, or a superseded one that
+    names no successor, is weighed against the live decisions that may have replaced it, and a
+    draft against the active decisions it would replace. How alike two records are is asked both ways
     (BM25 on each one's distinctive words, relative to its best match), so a pair stands out
     where each is the other's likeliest even when neither cites the other."""
     docs = {d.id: d for d in documents}
