@@ -175,7 +175,7 @@ def objective(rows: list[Collection], settings: queue.Settings) -> tuple[float, 
     return (0.0, 2 * recall * precision / (recall + precision) if hits else 0.0)
 
 
-TARGET_PRECISION = 0.33
+TARGET_PRECISION = 0.32
 
 
 def chosen_on(rows: list[Collection]) -> queue.Settings:
