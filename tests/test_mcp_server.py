@@ -10,6 +10,7 @@ written; and an agent writing while a long-lived vault watches the same folder.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 from mcp_client import connected, files
@@ -87,6 +88,48 @@ async def test_a_read_stops_at_ten_documents_and_45000_characters_and_says_how_t
         await agent.call("memory_write", **merge)  # read to its end now: the gate lets it through
         mixed = await agent.call("memory_read", ids=["mem-note-stripe-test-clocks", "mem-entity-stripe"])
         assert [d["id"] for d in mixed["documents"]] == ["mem-note-stripe-test-clocks"] and mixed["unread"] == ["mem-entity-stripe"]
+
+
+async def test_every_read_answer_the_agent_receives_is_at_most_45000_characters_escapes_and_all(builder):
+    """Newlines and quotes take two characters each in the JSON text the agent reads: the limit holds
+    for that text, the cut document says so, and reading on as `next` says gives every body whole."""
+    line = 'He said "retry", then "wait";\ta path C:\\temp\\x\n'  # newline, quotes, tab, backslashes: all escaped
+    ids = [f"mem-entity-e{n:02d}" for n in range(24)]
+    for n, doc_id in enumerate(ids):
+        builder.add(doc_id, body=f"Start {n}\n" + line * (40 + 60 * n) + f"End {n}\n")
+    vault = Vault.open(builder.root)
+    bodies = {doc_id: vault.get(doc_id).body for doc_id in ids}
+    assert sum(map(len, bodies.values())) > 4 * 45_000
+    got = {doc_id: "" for doc_id in ids}
+    async with connected(builder.root) as agent:
+        await agent.call("memory_search", query="type:entity", limit=30)
+        asks, cut = [{"ids": ids[:10]}], 0
+        rest = ids[10:]
+        while asks:
+            result = await agent.session.call_tool("memory_read", asks.pop(0))
+            text = result.content[0].text
+            assert not result.is_error, text
+            assert len(text) <= 45_000 and json.loads(text) == result.structured_content
+            answer = result.structured_content
+            for doc in answer["documents"]:
+                assert len(got[doc["id"]]) == doc.get("offset", 0)
+                got[doc["id"]] += doc["body"]
+                if doc.get("truncated"):
+                    cut += 1
+                    assert doc["read_whole"] is False and doc["next_offset"] == len(got[doc["id"]]) < doc["characters"]
+                    assert f"memory_read(ids={doc['id']!r}, offset={doc['next_offset']})" in answer["next"]
+                    asks.append({"ids": doc["id"], "offset": doc["next_offset"]})
+                else:
+                    assert doc["read_whole"] is (doc.get("offset", 0) + len(doc["body"]) == doc["characters"])
+            rest = answer.get("unread", []) + rest
+            if answer.get("unread"):
+                assert f"memory_read(ids={answer['unread'][:10]!r})" in answer["next"]
+            if not asks and rest:
+                asks.append({"ids": rest[:10]})
+                rest = rest[10:]
+            if len(text) < 44_000:
+                assert not answer.get("unread") or len(answer["documents"]) == 10
+    assert cut and got == bodies
 
 
 async def test_a_long_draft_of_its_own_is_never_read_whole_while_cut_and_still_changes(sample_copy):

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from ..core.inbox import Agent
@@ -26,6 +26,7 @@ from .answers import ContextAnswer, ForgetAnswer, ReadAnswer, SearchAnswer, Writ
 from .arguments import argument_problems, unknown_arguments
 from .session import GateSession
 from .stdio import checked_stdio
+from .text import answer_text
 from .tools import READ_CHARACTERS, READ_DOCUMENTS, SEARCH_LIMIT, MemoryTools
 
 __all__ = ["INSTRUCTIONS", "build_server", "serve", "source_for"]
@@ -105,9 +106,16 @@ def _run(call):
 
 class _Server(MCPServer):
     """The SDK's server, on a stdio transport that answers every line (`stdio.py`), refusing
-    unknown arguments by name and wrong ones in plain words (`arguments.py`)."""
+    unknown arguments by name and wrong ones in plain words (`arguments.py`), each answer's text
+    rendered by `answer_text`, the serialiser a read's size limit is measured with."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        result = await self._checked_call(name, arguments, context)
+        if isinstance(result, CallToolResult) and result.structured_content is not None and not result.is_error:
+            return result.model_copy(update={"content": [TextContent(type="text", text=answer_text(result.structured_content))]})
+        return result
+
+    async def _checked_call(self, name: str, arguments: dict[str, Any], context: Any) -> Any:
         tool = self._tool_manager.get_tool(name)
         if tool is None:
             return await super().call_tool(name, arguments, context)

@@ -12,6 +12,7 @@ says exactly what to ask for next. Search returns metadata, never bodies.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -22,6 +23,7 @@ from ..core.model import DocType, LinkType, RefusedError, Status
 from ..core.validate import find_credentials
 from ..core.vault import Vault
 from .session import GateSession, title_words
+from .text import answer_text, text_length
 
 __all__ = ["MemoryTools", "READ_DOCUMENTS", "READ_CHARACTERS", "SEARCH_LIMIT", "WRITE_DECISIONS", "plain"]
 
@@ -64,8 +66,6 @@ def _id(text: str) -> str:
 
 
 def _json_size(value: Any) -> int:
-    import json
-
     return len(json.dumps(value, ensure_ascii=False))
 
 
@@ -115,12 +115,12 @@ class MemoryTools:
             raise RefusedError(f"offset must be 0 or more, not {offset}")
         if offset and len(wanted) > 1:
             raise RefusedError("offset continues one document: give a single id with it")
-        budget = READ_CHARACTERS
-        documents: list[dict[str, Any]] = []
+        picked: list[tuple[Any, dict[str, Any]]] = []  # each document with its answer, body cut to the room left
         missing: list[dict[str, str]] = []
         unread: list[str] = []
+        budget = READ_CHARACTERS
         for doc_id in wanted:
-            if len(documents) == READ_DOCUMENTS or (documents and budget <= 0):
+            if len(picked) == READ_DOCUMENTS or (picked and budget <= 0):
                 unread.append(doc_id)
                 continue
             try:
@@ -128,14 +128,39 @@ class MemoryTools:
             except RefusedError as exc:
                 missing.append({"id": doc_id, "reason": str(exc)})
                 continue
-            meta = self._meta(doc)
-            room = budget - _json_size(meta)
-            if documents and room <= 0:
+            item = self._document(doc, self._meta(doc), offset)
+            room = budget - len(answer_text({**item, "body": ""}))
+            if picked and room <= 0:
                 unread.append(doc_id)
                 continue
-            item = self._document(doc, meta, offset, max(room, 1_000))  # the first always shows some of its body
-            budget = room - len(item["body"])
-            documents.append(item)
+            self._cut(item, offset, max(room, 1_000))  # the first always shows some of its body
+            budget = room - text_length(item["body"])
+            picked.append((doc, item))
+        result = self._fitted(picked, missing, unread)
+        for doc, item in picked:  # only what the answer holds counts as read
+            item["read_whole"] = self.session.read(doc.id, doc.digest, offset, len(item["body"]), len(doc.body))
+        return result
+
+    @staticmethod
+    def _fitted(picked: list[tuple[Any, dict[str, Any]]], missing: list[dict[str, str]], unread: list[str]) -> dict[str, Any]:
+        """The answer, its text (`answer_text`) at most READ_CHARACTERS: the last body is cut, and a
+        document whose metadata no longer fits is left for the next call."""
+        while True:
+            result = MemoryTools._answer([item for _, item in picked], missing, unread)
+            over = len(answer_text(result)) - READ_CHARACTERS
+            if over <= 0:
+                return result
+            item = picked[-1][1]
+            if text_length(item["body"]) >= over:
+                MemoryTools._cut(item, item.get("offset", 0), text_length(item["body"]) - over)
+            elif len(picked) > 1:
+                unread.insert(0, picked.pop()[1]["id"])
+            else:  # one document's metadata alone: bounded by MAX_META, far below the limit
+                MemoryTools._cut(item, item.get("offset", 0), 0)
+                return MemoryTools._answer([item], missing, unread)
+
+    @staticmethod
+    def _answer(documents: list[dict[str, Any]], missing: list[dict[str, str]], unread: list[str]) -> dict[str, Any]:
         result: dict[str, Any] = {"documents": documents}
         if missing:
             result["missing"] = missing
@@ -157,26 +182,43 @@ class MemoryTools:
             meta["meta_truncated"] = f"frontmatter over {MAX_META:,} characters; only the contract's fields are shown"
         return meta
 
-    def _document(self, doc, meta: dict[str, Any], offset: int, room: int) -> dict[str, Any]:
-        """One document's metadata and at most `room` characters of its body from `offset`."""
+    def _document(self, doc, meta: dict[str, Any], offset: int) -> dict[str, Any]:
+        """One document's metadata and its body from `offset`, whole until `_cut`; `read_whole` is
+        false until the answer is final (the longer word: the text only shrinks when it is set)."""
         body = doc.body
         if offset > len(body):
             raise RefusedError(f"offset {offset} is past the end of {doc.id} ({len(body)} characters)")
-        part = body[offset : offset + room]
-        end = offset + len(part)
         item: dict[str, Any] = {"id": doc.id, "title": doc.title, "type": doc.type, "status": doc.status, "path": doc.path,
-                                "valid": doc.valid, "meta": meta, "body": part, "characters": len(body)}
+                                "valid": doc.valid, "meta": meta, "body": body[offset:], "characters": len(body)}
         if offset:
             item["offset"] = offset
-        if end < len(body):
-            item["truncated"] = True
-            item["next_offset"] = end
         if not doc.valid:
             item["problems"] = [p.message for p in self.vault.problems_for(doc.id)][:10]
         if doc.status == Status.SUPERSEDED and doc.superseded_by:
             item["superseded_by"] = doc.superseded_by
-        item["read_whole"] = self.session.read(doc.id, doc.digest, offset, len(part), len(body))
+        item["read_whole"] = False
         return item
+
+    @staticmethod
+    def _cut(item: dict[str, Any], offset: int, room: int) -> None:
+        """Keep the longest start of the item's body that takes at most `room` characters of the
+        answer's text, saying where the rest begins when anything is left off."""
+        part = item["body"]
+        if text_length(part) > room:
+            low, high = 0, min(len(part), room)  # the longest prefix that fits lies in [low, high]
+            while low < high:
+                middle = (low + high + 1) // 2
+                if text_length(part[:middle]) <= room:
+                    low = middle
+                else:
+                    high = middle - 1
+            part = part[:low]
+        item["body"] = part
+        end = offset + len(part)
+        if end < item["characters"]:
+            item["truncated"] = True
+            item["next_offset"] = end
+        item["read_whole"] = item.pop("read_whole")  # last, as the schema lists it
 
     # -- context ---------------------------------------------------------------------------------
 
