@@ -10,6 +10,7 @@ Nothing here decides for the person, and each choice is a `Plan` shown before it
 from __future__ import annotations
 
 import datetime as dt
+import heapq
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from .changes import Plan
 from .index import VaultIndex
 from .model import TYPE_FOLDERS, DocType, Document, LinkType, RefusedError, Status, member
 from .edits import join_section, slugify, unite_links, unite_tags
-from .similarity import Corpus, Profile, bm25_of, corpus_of, kinship, likeness, profiles_of, term_counts
+from .similarity import Bm25, Corpus, Profile, bm25_of, corpus_of, kinship, likeness, profiles_of, term_counts
 from .storage import FileChange
 from .yamledit import render_frontmatter
 
@@ -109,18 +110,11 @@ def candidates(documents: Iterable[Document], draft: Draft, limit: int = 3, shor
     With a `shortlist` and at least SHORTLIST_FROM documents to weigh, only a short list is
     weighed (see `_short_list`); word rarities and BM25 are still counted over every document,
     so each one weighed scores exactly as it would among all."""
-    documents = list(documents)
-    live = {d.id for d in documents}
-    docs = [d for d in documents if d.status in (Status.ACTIVE, Status.DRAFT)
-            or (draft.type == DocType.DECISION and d.type == DocType.DECISION
-                and not (d.status == Status.SUPERSEDED and any(new in live for new in d.superseded_by)))]
-    profiles = profiles_of(docs)
-    corpus = corpus_of(profiles.values())
+    docs, profiles, corpus, bm25 = _weighable(list(documents), draft.type == DocType.DECISION)
     mine = draft.profile()
     alike: dict[str, float] = {}
     if draft.type == DocType.DECISION:
-        decisions = [profiles[d.id] for d in docs if d.type == DocType.DECISION]
-        found = bm25_of(decisions).scores(mine.terms, None) if decisions else {}  # one query: every word of it
+        found = bm25.scores(mine.terms, None) if bm25 is not None else {}  # one query: every word of it
         top = max(found.values(), default=0.0)
         alike = {doc_id: score / top for doc_id, score in found.items()} if top else {}
 
@@ -164,6 +158,30 @@ def candidates(documents: Iterable[Document], draft: Draft, limit: int = 3, shor
     return [weigh(by_id[c.id], True) or c for c in ranked[:limit]]
 
 
+_WEIGHABLE: list = [None, None]  # (whether for a decision, the documents' identities), and what `_weighable` found for them
+
+
+def _weighable(documents: list[Document], decision: bool) -> tuple[list[Document], dict[str, Profile], Corpus, Bm25 | None]:
+    """The documents a draft is weighed against, their profiles, word rarities and (for a new
+    decision) the decisions' BM25 index, worked out again only when the documents changed: a
+    document's object lives as long as its file is unchanged, and sorting 10,000 of them by type
+    and status was a third of a short-listed proposal. The documents are held with the answer,
+    so no identity is taken for another object's."""
+    key = (decision, tuple(map(id, documents)))
+    if _WEIGHABLE[0] == key:
+        return _WEIGHABLE[1][1:]
+    live = {d.id for d in documents}
+    docs = [d for d in documents if d.status in (Status.ACTIVE, Status.DRAFT)
+            or (decision and d.type == DocType.DECISION
+                and not (d.status == Status.SUPERSEDED and any(new in live for new in d.superseded_by)))]
+    profiles = profiles_of(docs)
+    corpus = corpus_of(profiles.values())
+    decisions = [profiles[d.id] for d in docs if d.type == DocType.DECISION] if decision else []
+    bm25 = bm25_of(decisions) if decisions else None
+    _WEIGHABLE[:] = [key, (documents, docs, profiles, corpus, bm25)]
+    return docs, profiles, corpus, bm25
+
+
 def _short_list(docs: list[Document], profiles: dict[str, Profile], corpus: Corpus, mine: Profile, alike: dict[str, float],
                 shortlist: Shortlist) -> list[Document]:
     """The documents worth weighing in a large vault (weighing all of 10,000 took 0.3 s): those
@@ -173,7 +191,7 @@ def _short_list(docs: list[Document], profiles: dict[str, Profile], corpus: Corp
     asked = sorted(terms, key=lambda t: (-(1 + math.log(terms[t])) * corpus.idf(t), t))[:SHORTLIST_WORDS]
     keep = set(shortlist(asked, SHORTLIST_SIZE)) if asked else set()
     keep |= mine.targets
-    keep.update(sorted(alike, key=lambda i: (-alike[i], i))[:SHORTLIST_DECISIONS])
+    keep.update(heapq.nsmallest(SHORTLIST_DECISIONS, alike, key=lambda i: (-alike[i], i)))
     if mine.mentions:
         keep.update(p.id for p in profiles.values() if not p.handles.isdisjoint(mine.mentions))
     return [doc for doc in docs if doc.id in keep]
