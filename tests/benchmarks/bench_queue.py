@@ -12,7 +12,11 @@ For each generated vault it prints:
 - gate p50/p95: `Vault.gate` in this process for a decision draft (a decision of the vault written
   again: its title, half its body, two of its links), after a first proposal has profiled the
   vault; and beside it a bare FTS5 query's p95 (two of the generated vault's words OR-ed, as
-  bench_open asks them) and the ratio of the two p95 (the goal is at most 10).
+  bench_open asks them) and the ratio of the two p95 (the goal is at most 10);
+- agree: for N drafts made from decisions of the vault (title and body; the decision itself left
+  out of the documents weighed), in how many the gate's short-listed top 3 (a short list from
+  the full-text index, as `Vault.gate` weighs at this size) is the full weighing's top 3, in order
+  (the goal is at least 38 of 40).
 A benchmark, not a test: machines are noisy, so compare ratios measured in one run.
 """
 
@@ -27,6 +31,7 @@ from pathlib import Path
 from tests.benchmarks.bench_open import FLOOR_SCRIPT, percentile, run_python
 from tests.benchmarks.generate import WORDS, generate_vault
 from workbench import Vault
+from workbench.core import gate
 from workbench.core.gate import Draft
 from workbench.core.search import FIELD_WEIGHTS
 
@@ -61,8 +66,23 @@ def gate_times(vault: Vault, proposals: int, rng: random.Random) -> tuple[list[f
     return gates, bare
 
 
+def agreement(vault: Vault, proposals: int, rng: random.Random) -> tuple[int, int]:
+    """(agreeing, asked): drafts whose short-listed top 3 is the full weighing's top 3."""
+    decisions = [d for d in vault.documents if d.type == "decision"]
+    shortlist = gate.fts_shortlist(vault.store, vault.document_at)
+    agreeing = 0
+    chosen = rng.sample(decisions, min(proposals, len(decisions)))
+    for decision in chosen:
+        others = [d for d in vault.documents if d.id != decision.id]
+        draft = Draft("decision", decision.title, body=decision.body)
+        full = [c.id for c in gate.candidates(others, draft)]
+        short = [c.id for c in gate.candidates(others, draft, shortlist=shortlist)]
+        agreeing += full == short
+    return agreeing, len(chosen)
+
+
 def main(sizes: list[int], runs: int = RUNS, proposals: int = PROPOSALS) -> None:
-    print(f"{'docs':>6} {'floor':>7} {'conflicts':>9} {'x':>5}   {'gate p50':>8} {'p95':>7} {'fts p95':>8} {'x':>5}")
+    print(f"{'docs':>6} {'floor':>7} {'conflicts':>9} {'x':>5}   {'gate p50':>8} {'p95':>7} {'fts p95':>8} {'x':>5} {'agree':>7}")
     rng = random.Random(5)
     for size in sizes:
         with tempfile.TemporaryDirectory() as folder:
@@ -76,8 +96,9 @@ def main(sizes: list[int], runs: int = RUNS, proposals: int = PROPOSALS) -> None
             floor_s, queue_s = min(floors), min(queues)
             gates, bare = gate_times(Vault.open(root), proposals, rng)
             gate_p95, bare_p95 = percentile(gates, .95), percentile(bare, .95)
+            agreeing, asked = agreement(Vault.open(root), proposals, rng)
             print(f"{size:>6} {floor_s:>6.2f}s {queue_s:>8.2f}s {queue_s / floor_s:>5.2f}   {percentile(gates, .5) * 1000:>6.0f}ms"
-                  f" {gate_p95 * 1000:>5.0f}ms {bare_p95 * 1000:>6.1f}ms {gate_p95 / bare_p95:>5.0f}", flush=True)
+                  f" {gate_p95 * 1000:>5.0f}ms {bare_p95 * 1000:>6.1f}ms {gate_p95 / bare_p95:>5.0f} {agreeing:>3}/{asked:<3}", flush=True)
 
 
 if __name__ == "__main__":

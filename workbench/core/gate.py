@@ -10,7 +10,9 @@ Nothing here decides for the person, and each choice is a `Plan` shown before it
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+import heapq
+import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,17 +20,24 @@ from .changes import Plan
 from .index import VaultIndex
 from .model import TYPE_FOLDERS, DocType, Document, LinkType, RefusedError, Status, member
 from .edits import join_section, slugify, unite_links, unite_tags
-from .similarity import Profile, bm25_of, corpus_of, kinship, likeness, profiles_of, term_counts
+from .similarity import Bm25, Corpus, Profile, bm25_of, corpus_of, kinship, likeness, profiles_of, term_counts
 from .storage import FileChange
 from .yamledit import render_frontmatter
 
-__all__ = ["Draft", "Candidate", "candidates", "plan_merge", "plan_create", "plan_create_superseding", "new_id_for", "CANONICAL_TYPES"]
+__all__ = ["Draft", "Candidate", "candidates", "Shortlist", "fts_shortlist", "plan_merge", "plan_create", "plan_create_superseding", "new_id_for", "CANONICAL_TYPES"]
 
 CANONICAL_TYPES = frozenset({DocType.ENTITY, DocType.CONTEXT, DocType.CONCEPT})
 MIN_SCORE = 0.12
 CANONICAL_PREFERENCE = 0.05
 LIKELY_PREDECESSOR = 0.2  # a decision at least this akin to a new one is offered before any merge
 BM25_WEIGHT = 1.0  # how much BM25 likeness (relative to the best match) adds to a decision's kinship
+SHORTLIST_FROM = 2000  # a vault with fewer documents to weigh has every one weighed
+SHORTLIST_WORDS = 12  # the draft's most distinctive words asked of the full-text index
+SHORTLIST_SIZE = 200  # documents the full-text index offers
+SHORTLIST_DECISIONS = 40  # decisions most alike by BM25, weighed beside them
+
+Shortlist = Callable[[list[str], int], Iterable[str]]
+"""(words, most) -> the ids of at most `most` documents holding any of the words, best first."""
 
 
 @dataclass
@@ -89,26 +98,23 @@ class Candidate:
                 "score": round(self.score, 3), "reasons": self.reasons, "action": self.action}
 
 
-def candidates(documents: Iterable[Document], draft: Draft, limit: int = 3) -> list[Candidate]:
+def candidates(documents: Iterable[Document], draft: Draft, limit: int = 3, shortlist: Shortlist | None = None) -> list[Candidate]:
     """The canonical documents the draft may belong in, best first, each with its reasons.
 
     A new decision is weighed against every decision it may replace, whatever its status (a
     deprecated or withdrawn one may be what it replaces; the status is shown), except one already
     replaced;
     how alike the texts are by BM25 counts beside the citations and the subject, so the gate
-    never offers less than a plain full-text ranking would."""
-    documents = list(documents)
-    live = {d.id for d in documents}
-    docs = [d for d in documents if d.status in (Status.ACTIVE, Status.DRAFT)
-            or (draft.type == DocType.DECISION and d.type == DocType.DECISION
-                and not (d.status == Status.SUPERSEDED and any(new in live for new in d.superseded_by)))]
-    profiles = profiles_of(docs)
-    corpus = corpus_of(profiles.values())
+    never offers less than a plain full-text ranking would.
+
+    With a `shortlist` and at least SHORTLIST_FROM documents to weigh, only a short list is
+    weighed (see `_short_list`); word rarities and BM25 are still counted over every document,
+    so each one weighed scores exactly as it would among all."""
+    docs, profiles, corpus, bm25 = _weighable(list(documents), draft.type == DocType.DECISION)
     mine = draft.profile()
     alike: dict[str, float] = {}
     if draft.type == DocType.DECISION:
-        decisions = [profiles[d.id] for d in docs if d.type == DocType.DECISION]
-        found = bm25_of(decisions).scores(mine.terms, None) if decisions else {}  # one query: every word of it
+        found = bm25.scores(mine.terms, None) if bm25 is not None else {}  # one query: every word of it
         top = max(found.values(), default=0.0)
         alike = {doc_id: score / top for doc_id, score in found.items()} if top else {}
 
@@ -140,7 +146,8 @@ def candidates(documents: Iterable[Document], draft: Draft, limit: int = 3) -> l
 
     # Every document is weighed, and only those offered are explained in the words they use
     # (finding those words in each text was most of a proposal's time).
-    ranked = [found for found in (weigh(doc, False) for doc in docs) if found is not None]
+    weighed = _short_list(docs, profiles, corpus, mine, alike, shortlist) if shortlist is not None and len(docs) >= SHORTLIST_FROM else docs
+    ranked = [found for found in (weigh(doc, False) for doc in weighed) if found is not None]
     if draft.type == DocType.DECISION:
         # A new decision's first question is which decision it replaces: those likely enough come
         # first, then the homes it could merge into (scored on another scale).
@@ -149,6 +156,58 @@ def candidates(documents: Iterable[Document], draft: Draft, limit: int = 3) -> l
         ranked.sort(key=lambda c: (-c.score, c.id))
     by_id = {doc.id: doc for doc in docs}
     return [weigh(by_id[c.id], True) or c for c in ranked[:limit]]
+
+
+_WEIGHABLE: list = [None, None]  # (whether for a decision, the documents' identities), and what `_weighable` found for them
+
+
+def _weighable(documents: list[Document], decision: bool) -> tuple[list[Document], dict[str, Profile], Corpus, Bm25 | None]:
+    """The documents a draft is weighed against, their profiles, word rarities and (for a new
+    decision) the decisions' BM25 index, worked out again only when the documents changed: a
+    document's object lives as long as its file is unchanged, and sorting 10,000 of them by type
+    and status was a third of a short-listed proposal. The documents are held with the answer,
+    so no identity is taken for another object's."""
+    key = (decision, tuple(map(id, documents)))
+    if _WEIGHABLE[0] == key:
+        return _WEIGHABLE[1][1:]
+    live = {d.id for d in documents}
+    docs = [d for d in documents if d.status in (Status.ACTIVE, Status.DRAFT)
+            or (decision and d.type == DocType.DECISION
+                and not (d.status == Status.SUPERSEDED and any(new in live for new in d.superseded_by)))]
+    profiles = profiles_of(docs)
+    corpus = corpus_of(profiles.values())
+    decisions = [profiles[d.id] for d in docs if d.type == DocType.DECISION] if decision else []
+    bm25 = bm25_of(decisions) if decisions else None
+    _WEIGHABLE[:] = [key, (documents, docs, profiles, corpus, bm25)]
+    return docs, profiles, corpus, bm25
+
+
+def _short_list(docs: list[Document], profiles: dict[str, Profile], corpus: Corpus, mine: Profile, alike: dict[str, float],
+                shortlist: Shortlist) -> list[Document]:
+    """The documents worth weighing in a large vault (weighing all of 10,000 took 0.3 s): those
+    the full-text index finds for the draft's most distinctive words, those the draft links to or
+    cites, and the decisions most alike to it by BM25."""
+    terms = mine.terms
+    asked = sorted(terms, key=lambda t: (-(1 + math.log(terms[t])) * corpus.idf(t), t))[:SHORTLIST_WORDS]
+    keep = set(shortlist(asked, SHORTLIST_SIZE)) if asked else set()
+    keep |= mine.targets
+    keep.update(heapq.nsmallest(SHORTLIST_DECISIONS, alike, key=lambda i: (-alike[i], i)))
+    if mine.mentions:
+        keep.update(p.id for p in profiles.values() if not p.handles.isdisjoint(mine.mentions))
+    return [doc for doc in docs if doc.id in keep]
+
+
+def fts_shortlist(store: Any, document_at: Callable[[str], Document | None]) -> Shortlist:
+    """A `Shortlist` asking a derived store's FTS5 index (`DerivedStore.match`), its paths read as
+    ids through `document_at`."""
+    from .search import FIELD_WEIGHTS
+
+    def ask(asked: list[str], most: int) -> list[str]:
+        expression = " OR ".join(f'"{word}"' for word in asked)  # words are [a-z0-9]+: nothing to escape
+        found = (document_at(path) for path, _ in store.match(expression, FIELD_WEIGHTS, most))
+        return [doc.id for doc in found if doc is not None]
+
+    return ask
 
 
 def plan_merge(index: VaultIndex, target_id: str, draft: Draft) -> Plan:

@@ -396,12 +396,16 @@ class Bm25:
     def scores(self, terms: Counter, most: int | None = QUERY_TERMS) -> dict[str, float]:
         """{id: BM25 score} of every profile sharing one of the `most` distinctive terms of
         `terms` (all of them for None)."""
-        out: dict[str, float] = {}
-        shares = self.shares
+        # Summed by row into one list, as `likeliest` does (the gate asks every word of a draft):
+        # each score adds the same shares in the same order as a dictionary per id did.
+        totals = [0.0] * self.size
+        met = [False] * self.size
+        rows = self._rows
         for term in self.query_terms(terms, most):
-            for doc_id, share in shares.get(term, {}).items():
-                out[doc_id] = out.get(doc_id, 0.0) + share
-        return out
+            for n, share in rows.get(term, ()):
+                totals[n] += share
+                met[n] = True
+        return {doc_id: total for doc_id, total, seen in zip(self.ids, totals, met) if seen}
 
     def score(self, asked: list[str], doc_id: str) -> float:
         """One profile's score for the query terms `asked` (as `query_terms` chose them): what

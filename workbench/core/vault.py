@@ -230,7 +230,9 @@ class Vault:
     def gate(self, draft: Draft, limit: int = 3) -> list[Candidate]:
         """The write gate's 1-3 canonical candidates for new knowledge; writes nothing."""
         from . import gate
-        return gate.candidates(self.documents, draft, limit)
+        # A large vault weighs a short list from the full-text index (a small one, every document).
+        shortlist = gate.fts_shortlist(self.store, self.document_at) if self.store is not None else None
+        return gate.candidates(self.documents, draft, limit, shortlist)
 
     @serialized
     def merged_body(self, into_id: str, note_ids: list[str]) -> str:
