@@ -13,7 +13,7 @@ again. Each conflict comes with the resolutions the vault's format can write, as
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,18 +76,17 @@ def _compatible(a: str, b: str) -> Resolution:
     return Resolution("compatible", f"mark {a} and {b} compatible (both stay active)", f"compatible {a} {b}")
 
 
-def _current(docs: dict, doc_id: str) -> str | None:
-    seen = set()
-    while doc_id in docs and docs[doc_id].status == Status.SUPERSEDED and docs[doc_id].superseded_by:
-        if doc_id in seen:
-            return None
-        seen.add(doc_id)
-        doc_id = sorted(docs[doc_id].superseded_by)[0]
-    return doc_id if doc_id in docs else None
+def _live_end(docs: dict) -> Callable[[str], str | None]:
+    """The document that finally replaces one, as Problems and the graph name it
+    (`supersession.live_end`): a stale link is pointed where every view says it should go."""
+    superseded_by = {doc_id: doc.superseded_by for doc_id, doc in docs.items()}
+    status = {doc_id: str(doc.status) for doc_id, doc in docs.items()}
+    return lambda doc_id: supersession.live_end(superseded_by, status, doc_id)
 
 
 def _structural(docs: dict) -> list[Conflict]:
     found: list[Conflict] = []
+    current_of = _live_end(docs)
     for doc in docs.values():
         for old in doc.supersedes:
             if old in docs and doc.id not in docs[old].superseded_by:
@@ -115,7 +114,7 @@ def _structural(docs: dict) -> list[Conflict]:
             for link in doc.links:
                 target = docs.get(link.target)
                 if link.type != LinkType.SUPERSEDES and target and target.status == Status.SUPERSEDED:
-                    current = _current(docs, link.target)
+                    current = current_of(link.target)
                     if current and current != doc.id:
                         found.append(Conflict("stale-link", [doc.id, link.target], f"{doc.id} links ({link.type}) to {link.target}, which {current} has replaced",
                                               [Resolution("retarget", f"link {current} instead", f"retarget {doc.id} {link.target} {current}")]))
@@ -385,7 +384,7 @@ def plan_retarget(index: VaultIndex, source_id: str, old_target: str, new_target
     doc = index.get(source_id)
     index.require_valid(doc)
     if new_target is None:
-        new_target = _current({d.id: d for d in index.documents}, old_target)
+        new_target = _live_end({d.id: d for d in index.documents})(old_target)
         if new_target is None or new_target == old_target:
             raise RefusedError(f"{old_target} has no successor to retarget to; name the new target")
     if new_target not in index:
