@@ -63,5 +63,3 @@ def write(vault: Path, doc_id: str, *pairs: tuple[str, str]) -> None:
         assert old in text, old
         text = text.replace(old, new, 1)
     (vault / doc_path(doc_id)).write_text(text, encoding="utf-8")
-
-

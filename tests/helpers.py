@@ -8,12 +8,19 @@ import subprocess
 import sys
 
 
-def run_cli(*args: str, cwd=None, env: dict[str, str] | None = None, text: bool = True,
-            timeout: float | None = None) -> subprocess.CompletedProcess:
+def run_cli(
+    *args: str, cwd=None, env: dict[str, str] | None = None, text: bool = True, timeout: float | None = None
+) -> subprocess.CompletedProcess:
     """The command line in a process of its own, as a person or a script runs it: real exit codes, real
     output. `env` adds to the inherited environment."""
-    return subprocess.run([sys.executable, "-m", "workbench.cli", *args], capture_output=True, text=text, cwd=cwd,
-                          env={**os.environ, **(env or {})}, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "workbench.cli", *args],
+        capture_output=True,
+        text=text,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
+    )
 
 
 def unprivileged(command: list[str]) -> list[str] | None:
@@ -40,5 +47,7 @@ def run_cli_unprivileged(*args: str, timeout: float = 60) -> subprocess.Complete
 def graph_shape(graph):
     """Every node and edge with its data, sorted, so that two graphs compare equal exactly when they
     hold the same things, whatever order they were built in."""
-    return (sorted((node, tuple(sorted(data.items()))) for node, data in graph.nodes(data=True)),
-            sorted((s, t, k, tuple(sorted(d.items()))) for s, t, k, d in graph.edges(keys=True, data=True)))
+    return (
+        sorted((node, tuple(sorted(data.items()))) for node, data in graph.nodes(data=True)),
+        sorted((s, t, k, tuple(sorted(d.items()))) for s, t, k, d in graph.edges(keys=True, data=True)),
+    )

@@ -46,9 +46,16 @@ class Agent:
 @asynccontextmanager
 async def connected(vault: Path, name: str = "claude-code", *options: str):
     errors = vault.parent / f"server-stderr-{time.monotonic_ns()}.txt"
-    env = {"PYTHONPATH": str(ROOT), **{k: os.environ[k] for k in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME") if k in os.environ}}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "workbench.cli", "--vault", str(vault), "mcp", *options],
-                                   env=env, cwd=str(ROOT))
+    env = {
+        "PYTHONPATH": str(ROOT),
+        **{k: os.environ[k] for k in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME") if k in os.environ},
+    }
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "workbench.cli", "--vault", str(vault), "mcp", *options],
+        env=env,
+        cwd=str(ROOT),
+    )
     with errors.open("w") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write):
             async with ClientSession(read, write, client_info=Implementation(name=name, version="1.0.3")) as session:
@@ -59,11 +66,16 @@ async def connected(vault: Path, name: str = "claude-code", *options: str):
 
 def files(vault: Path) -> dict[str, bytes]:
     """Every file of the vault but the derived state, to prove that nothing was written."""
-    return {p.relative_to(vault).as_posix(): p.read_bytes() for p in sorted(vault.rglob("*"))
-            if p.is_file() and ".workbench" not in p.relative_to(vault).parts}
+    return {
+        p.relative_to(vault).as_posix(): p.read_bytes()
+        for p in sorted(vault.rglob("*"))
+        if p.is_file() and ".workbench" not in p.relative_to(vault).parts
+    }
 
 
-async def once(vault: Path, tool: str, name: str = "claude-code", *options: str, refused: bool = False, **args: Any) -> Any:
+async def once(
+    vault: Path, tool: str, name: str = "claude-code", *options: str, refused: bool = False, **args: Any
+) -> Any:
     """One call from a stateless client: a new server process for it alone, as langchain-mcp-adapters'
     default tools and the MCP Inspector's command line do."""
     async with connected(vault, name, *options) as agent:

@@ -14,23 +14,48 @@ HEAVY = ("textual", "rich", "networkx", "rapidfuzz", "sqlite3", "numpy", "watchf
 
 def loaded_by(statement: str, watched: tuple[str, ...]) -> list[str]:
     """The watched top-level packages a fresh interpreter has loaded after `statement`."""
-    code = f"import sys; {statement}; print(','.join(sorted({{m.split('.')[0] for m in sys.modules}} & set({watched!r}))))"
+    code = (
+        f"import sys; {statement}; print(','.join(sorted({{m.split('.')[0] for m in sys.modules}} & set({watched!r}))))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     return [name for name in result.stdout.strip().split(",") if name]
 
 
 def test_the_import_contracts_hold():
-    result = subprocess.run([sys.executable, "-c", "import sys; from importlinter.cli import lint_imports; sys.exit(lint_imports(no_cache=True))"],
-                            capture_output=True, text=True, cwd=ROOT)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from importlinter.cli import lint_imports; sys.exit(lint_imports(no_cache=True))",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 broken" in result.stdout
 
 
 def test_the_lint_rules_hold():
     """`ruff check` with the rules `pyproject.toml` selects: unused imports, undefined names and the like."""
-    result = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "concise", "."],
-                            capture_output=True, text=True, cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "concise", "."],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_code_is_formatted():
+    """`ruff format --check`: one layout everywhere, so a diff shows what changed and nothing else."""
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--check", "--no-cache", "."],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -40,18 +65,24 @@ def test_importing_the_model_loads_no_heavy_library():
 
 def test_opening_a_vault_and_searching_loads_neither_the_ui_nor_the_graph():
     sample = ROOT / "sample_vault"
-    statement = (f"import shutil, tempfile; root = tempfile.mkdtemp() + '/v'; shutil.copytree({str(sample)!r}, root); "
-                 "from workbench import Vault; Vault.open(root).search('stripe webhook retries', 5)")
+    statement = (
+        f"import shutil, tempfile; root = tempfile.mkdtemp() + '/v'; shutil.copytree({str(sample)!r}, root); "
+        "from workbench import Vault; Vault.open(root).search('stripe webhook retries', 5)"
+    )
     assert loaded_by(statement, ("textual", "rich", "networkx", "watchfiles", "numpy", "IPython")) == []
 
 
 def test_importing_the_core_loads_no_ui():
-    statement = "import workbench, workbench.core.vault, workbench.core.repair, workbench.core.graph, workbench.core.search"
+    statement = (
+        "import workbench, workbench.core.vault, workbench.core.repair, workbench.core.graph, workbench.core.search"
+    )
     assert loaded_by(statement, ("textual", "rich", "IPython")) == []
 
 
 def test_only_the_mcp_server_loads_the_mcp_sdk():
-    statement = "import workbench, workbench.cli, workbench.agents.tools, workbench.core.inbox, workbench.core.retrieval"
+    statement = (
+        "import workbench, workbench.cli, workbench.agents.tools, workbench.core.inbox, workbench.core.retrieval"
+    )
     assert loaded_by(statement, ("mcp", "pydantic")) == []
     assert loaded_by("import workbench.agents.server", ("mcp",)) == ["mcp"]
 
@@ -60,7 +91,9 @@ def test_no_module_imports_another_modules_private_name():
     for source in PACKAGE.rglob("*.py"):
         for node in ast.walk(ast.parse(source.read_text("utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.module != "__future__":
-                private = [alias.name for alias in node.names if alias.name.startswith("_") and not alias.name.startswith("__")]
+                private = [
+                    alias.name for alias in node.names if alias.name.startswith("_") and not alias.name.startswith("__")
+                ]
                 assert not private, f"{source.relative_to(ROOT)} imports {private} from {node.module}"
 
 
@@ -68,16 +101,40 @@ def test_every_modules_all_names_what_it_defines_for_others():
     """`__all__` is true: every name it lists exists, and every public function or class is listed."""
     for source in PACKAGE.rglob("*.py"):
         tree = ast.parse(source.read_text("utf-8"))
-        listed = [node for node in tree.body if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets)]
+        listed = [
+            node
+            for node in tree.body
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets)
+        ]
         if not listed:
             continue
         names = set(ast.literal_eval(listed[0].value))
-        defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))}
-        bound = defined | {t.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
-                           for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)}
-        bound |= {alias.asname or alias.name for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
-        bound |= {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.If) for sub in node.body
-                  if isinstance(sub, (ast.Import, ast.ImportFrom)) for alias in sub.names}
+        defined = {
+            node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
+        }
+        bound = defined | {
+            t.id
+            for node in tree.body
+            if isinstance(node, (ast.Assign, ast.AnnAssign))
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(t, ast.Name)
+        }
+        bound |= {
+            alias.asname or alias.name
+            for node in tree.body
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+            for alias in node.names
+        }
+        bound |= {
+            alias.asname or alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If)
+            for sub in node.body
+            if isinstance(sub, (ast.Import, ast.ImportFrom))
+            for alias in sub.names
+        }
         where = source.relative_to(ROOT)
         assert names <= bound, f"{where}: __all__ lists {sorted(names - bound)}, which it does not define"
-        assert {d for d in defined if not d.startswith("_")} <= names, f"{where}: public but not in __all__: {sorted({d for d in defined if not d.startswith('_')} - names)}"
+        assert {d for d in defined if not d.startswith("_")} <= names, (
+            f"{where}: public but not in __all__: {sorted({d for d in defined if not d.startswith('_')} - names)}"
+        )

@@ -16,7 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def bench(name: str, *args: str) -> str:
-    result = subprocess.run([sys.executable, "-m", f"tests.benchmarks.{name}", *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", f"tests.benchmarks.{name}", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout
 
@@ -37,8 +39,12 @@ def test_the_default_search_never_falls_below_plain_bm25_and_is_ahead_on_average
     """On every probe set the default search does at least as well as plain BM25 (R@5 and MRR),
     and better on average over them all."""
     out = bench("bench_quality")
-    baselines = [tuple(map(float, m)) for m in re.findall(r"FTS5 BM25, OR-ed\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", out)]
-    ours = [tuple(map(float, m)) for m in re.findall(r"workbench search\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", out)]
+    baselines = [
+        tuple(map(float, m)) for m in re.findall(r"FTS5 BM25, OR-ed\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", out)
+    ]
+    ours = [
+        tuple(map(float, m)) for m in re.findall(r"workbench search\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", out)
+    ]
     assert baselines and len(baselines) == len(ours), out
     for (_, _, base_r5, base_mrr), (_, _, r5, mrr) in zip(baselines, ours):
         assert r5 >= base_r5 and mrr >= base_mrr, out
@@ -54,8 +60,14 @@ def test_write_benchmark_times_both_changes_and_loses_no_racing_append():
 
 def test_mcp_benchmark_times_every_tool_over_stdio():
     out = bench("bench_mcp", "--runs", "2")
-    for call in ("start (spawn, open, initialize)", "memory_search (10 hits)", "memory_read (10 documents)", "memory_context",
-                 "memory_write create", "memory_forget (a request)"):
+    for call in (
+        "start (spawn, open, initialize)",
+        "memory_search (10 hits)",
+        "memory_read (10 documents)",
+        "memory_context",
+        "memory_write create",
+        "memory_forget (a request)",
+    ):
         assert re.search(rf"\| {re.escape(call)}\s+\|\s+[\d.]+ \|\s+[\d.]+ \|", out), out
 
 
@@ -69,14 +81,20 @@ def test_the_conflicts_queue_and_the_gate_hold_against_plain_bm25_on_collections
     if out.startswith("no ADR collection"):
         pytest.skip(out.strip())
     number = r"([\d.]+)"
-    rows = re.findall(rf"^(\S+)\s+(\d+)\s+(\d+)\s+{number}\s+{number}\s+{number}\s+{number}\s+{number}$", out, re.MULTILINE)
+    rows = re.findall(
+        rf"^(\S+)\s+(\d+)\s+(\d+)\s+{number}\s+{number}\s+{number}\s+{number}\s+{number}$", out, re.MULTILINE
+    )
     assert len(rows) >= 5, out
     for name, _, _, recall, _, bm25, gate, bm25_gate in rows:
         assert float(recall) >= float(bm25) and float(gate) >= float(bm25_gate), (name, out)
-    pooled = re.search(rf"^pooled, left out\s+(\d+)\s+(\d+)\s+{number}\s+{number}\s+{number}\s+{number}\s+{number}$", out, re.MULTILINE)
+    pooled = re.search(
+        rf"^pooled, left out\s+(\d+)\s+(\d+)\s+{number}\s+{number}\s+{number}\s+{number}\s+{number}$", out, re.MULTILINE
+    )
     assert pooled, out
     pairs, _, recall, precision, bm25, gate, bm25_gate = (float(x) for x in pooled.groups())
-    assert pairs >= 40 and recall >= 0.55 and precision >= 0.30 and recall > bm25 and gate >= 0.85 and gate > bm25_gate, out
+    assert (
+        pairs >= 40 and recall >= 0.55 and precision >= 0.30 and recall > bm25 and gate >= 0.85 and gate > bm25_gate
+    ), out
 
 
 @pytest.mark.slow
@@ -88,4 +106,6 @@ def test_sync_benchmark_merges_every_document_on_both_sides_and_prints_the_ratio
 
 def test_queue_benchmark_prints_the_conflicts_process_beside_the_floor_and_the_gate_beside_bare_fts5():
     out = bench("bench_queue", "300", "--runs", "1", "--proposals", "5")
-    assert re.search(r"^\s+300\s+[\d.]+s\s+[\d.]+s\s+[\d.]+\s+\d+ms\s+\d+ms\s+[\d.]+ms\s+\d+\s+\d+/\d+\s*$", out, re.MULTILINE), out
+    assert re.search(
+        r"^\s+300\s+[\d.]+s\s+[\d.]+s\s+[\d.]+\s+\d+ms\s+\d+ms\s+[\d.]+ms\s+\d+\s+\d+/\d+\s*$", out, re.MULTILINE
+    ), out

@@ -45,7 +45,11 @@ def test_status_and_refusals(builder):
     assert run_cli("--vault", root, "status", "mem-note-a", "active").returncode == 0
     again = run_cli("--vault", root, "status", "mem-note-a", "active")
     assert again.returncode == 0 and "nothing changed" in again.stdout
-    for args in (("status", "mem-note-a", "draft"), ("status", "mem-note-ghost", "active"), ("status", "mem-note-a", "superseded")):
+    for args in (
+        ("status", "mem-note-a", "draft"),
+        ("status", "mem-note-ghost", "active"),
+        ("status", "mem-note-a", "superseded"),
+    ):
         result = run_cli("--vault", root, *args)
         assert result.returncode == 3
         assert result.stderr.count("\n") == 1 and "refused" in result.stderr
@@ -125,7 +129,13 @@ DRY_RUNS = [
     ["compatible", "mem-entity-postgres", "mem-entity-postgresql-db"],
     ["retarget", "mem-context-local-dev-setup", "mem-decision-jobs-celery-redis"],
     ["merge", "mem-entity-postgresql-db", "--into", "mem-entity-postgres"],
-    ["consolidate", "--into", "mem-context-test-suite", "mem-note-flaky-pdf-snapshot-fonts", "mem-note-flaky-invoice-counter-year-boundary"],
+    [
+        "consolidate",
+        "--into",
+        "mem-context-test-suite",
+        "mem-note-flaky-pdf-snapshot-fonts",
+        "mem-note-flaky-invoice-counter-year-boundary",
+    ],
     ["rename", "mem-entity-sentry", "mem-entity-sentry-io"],
     ["forget", "mem-note-design-tokens-export", "--confirm", "mem-note-design-tokens-export"],
     ["index"],
@@ -150,20 +160,38 @@ def test_each_change_is_listed_and_undone_from_the_cli(sample_copy):
     history = json.loads(run_cli("--vault", root, "history", "--json").stdout)["changes"]
     assert history[0]["summary"] == "status mem-concept-usage-based-billing: draft → active"
     assert run_cli("--vault", root, "undo").returncode == 0
-    assert json.loads(run_cli("--vault", root, "show", "mem-concept-usage-based-billing", "--json").stdout)["meta"]["status"] == "draft"
+    assert (
+        json.loads(run_cli("--vault", root, "show", "mem-concept-usage-based-billing", "--json").stdout)["meta"][
+            "status"
+        ]
+        == "draft"
+    )
     refused = run_cli("--vault", root, "undo")
     assert refused.returncode == 3 and "nothing to undo" in refused.stderr
 
 
 def test_forget_with_a_mismatched_confirmation_is_refused(sample_copy):
     before = {p: p.read_bytes() for p in sample_copy.rglob("*.md")}
-    result = run_cli("--vault", str(sample_copy), "forget", "mem-note-design-tokens-export", "--confirm", "mem-note-design")
+    result = run_cli(
+        "--vault", str(sample_copy), "forget", "mem-note-design-tokens-export", "--confirm", "mem-note-design"
+    )
     assert result.returncode == 3
     assert {p: p.read_bytes() for p in sample_copy.rglob("*.md")} == before
 
 
 def test_gate_json_shape(sample_copy):
-    result = run_cli("--vault", str(sample_copy), "new", "--type", "note", "--title", "Postgres vacuum", "--tags", "database", "--json")
+    result = run_cli(
+        "--vault",
+        str(sample_copy),
+        "new",
+        "--type",
+        "note",
+        "--title",
+        "Postgres vacuum",
+        "--tags",
+        "database",
+        "--json",
+    )
     data = json.loads(result.stdout)
     assert result.returncode == 0 and 1 <= len(data["candidates"]) <= 3
     assert set(data["candidates"][0]) >= {"id", "title", "score", "reasons"}
@@ -171,11 +199,40 @@ def test_gate_json_shape(sample_copy):
 
 def test_a_written_change_reports_the_id_it_wrote_as_json(sample_copy):
     root = str(sample_copy)
-    made = json.loads(run_cli("--vault", root, "new", "--type", "note", "--title", "Vacuum nightly",
-                              "--link", "related_to:mem-entity-postgres", "--create", "--json").stdout)
-    merged = json.loads(run_cli("--vault", root, "new", "--type", "note", "--title", "Vacuum weekly",
-                                "--merge-into", "mem-entity-postgres", "--json").stdout)
-    assert made["applied"] and made["id"] == "mem-note-vacuum-nightly" and made["paths"] == ["notes/mem-note-vacuum-nightly.md"]
+    made = json.loads(
+        run_cli(
+            "--vault",
+            root,
+            "new",
+            "--type",
+            "note",
+            "--title",
+            "Vacuum nightly",
+            "--link",
+            "related_to:mem-entity-postgres",
+            "--create",
+            "--json",
+        ).stdout
+    )
+    merged = json.loads(
+        run_cli(
+            "--vault",
+            root,
+            "new",
+            "--type",
+            "note",
+            "--title",
+            "Vacuum weekly",
+            "--merge-into",
+            "mem-entity-postgres",
+            "--json",
+        ).stdout
+    )
+    assert (
+        made["applied"]
+        and made["id"] == "mem-note-vacuum-nightly"
+        and made["paths"] == ["notes/mem-note-vacuum-nightly.md"]
+    )
     assert merged["applied"] and merged["id"] == "mem-entity-postgres"
 
 
@@ -199,7 +256,11 @@ def test_search_takes_a_query_that_starts_with_a_word_to_leave_out(sample_copy):
     everything = run_cli("--vault", str(sample_copy), "search", "type:decision", "--limit", "50", "--json")
     superseded = {hit["id"] for hit in json.loads(everything.stdout) if hit["status"] == "superseded"}
     assert superseded
-    for args in (["-status:superseded", "type:decision"], ["type:decision", "-status:superseded"], ["--", "-status:superseded", "type:decision"]):
+    for args in (
+        ["-status:superseded", "type:decision"],
+        ["type:decision", "-status:superseded"],
+        ["--", "-status:superseded", "type:decision"],
+    ):
         result = run_cli("--vault", str(sample_copy), "search", "--limit", "50", "--json", *args)
         assert result.returncode == 0, (args, result.stderr)
         found = {hit["id"] for hit in json.loads(result.stdout)}
@@ -209,8 +270,12 @@ def test_search_takes_a_query_that_starts_with_a_word_to_leave_out(sample_copy):
 
 
 def test_a_search_filter_that_cannot_match_is_a_usage_error_naming_it(sample_copy):
-    for query, said in [("updated:>2026-13-01", "updated:>2026-13-01: not a date"), ("type:decsion", "type:decsion: no such type"),
-                        ("is:stael", "is:stael: not something"), ("from:mem-nothing-here", "from:mem-nothing-here: no document")]:
+    for query, said in [
+        ("updated:>2026-13-01", "updated:>2026-13-01: not a date"),
+        ("type:decsion", "type:decsion: no such type"),
+        ("is:stael", "is:stael: not something"),
+        ("from:mem-nothing-here", "from:mem-nothing-here: no document"),
+    ]:
         result = run_cli("--vault", str(sample_copy), "search", "postgres", query)
         assert result.returncode == 2, (query, result.stdout, result.stderr)
         assert said in result.stderr and "Traceback" not in result.stderr, result.stderr
@@ -221,7 +286,9 @@ def test_search_shows_the_words_around_each_match_and_json_keeps_its_fields(samp
     text = run_cli("--vault", str(sample_copy), "search", "deduplicate", "webhooks", "--limit", "3").stdout
     lines = text.splitlines()
     assert lines[0].split()[1] == "mem-decision-stripe-webhook-dedup"
-    assert lines[1].startswith("       ") and "webhook" in lines[1].lower() and "\x1b" not in text  # no colours into a pipe
+    assert (
+        lines[1].startswith("       ") and "webhook" in lines[1].lower() and "\x1b" not in text
+    )  # no colours into a pipe
     data = json.loads(run_cli("--vault", str(sample_copy), "search", "deduplicate", "webhooks", "--json").stdout)
     assert set(data[0]) == {"id", "title", "type", "status", "path", "score"}
 
@@ -229,7 +296,9 @@ def test_search_shows_the_words_around_each_match_and_json_keeps_its_fields(samp
 def test_links_in_text_shows_every_depth_asked_for(sample_copy):
     """`--depth 2` lists what lies two links away, as `--json` does, not only the direct links."""
     text = run_cli("--vault", str(sample_copy), "links", "mem-entity-postgres", "--depth", "2")
-    data = json.loads(run_cli("--vault", str(sample_copy), "links", "mem-entity-postgres", "--depth", "2", "--json").stdout)
+    data = json.loads(
+        run_cli("--vault", str(sample_copy), "links", "mem-entity-postgres", "--depth", "2", "--json").stdout
+    )
     further = [node["id"] for node in data["nodes"] if node["depth"] == 2]
     assert text.returncode == 0 and further and "depth 2:" in text.stdout
     assert all(doc_id in text.stdout for doc_id in further)
@@ -254,12 +323,16 @@ def snapshot(root):
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
-@pytest.mark.parametrize("args, stdin", [
-    ([b"--title", b"Money " + BAD], None),
-    ([b"--title", b"Money", b"--tags", b"billing," + BAD], None),
-    ([b"--title", b"Money", b"--body-file", b"-"], b"A body with " + BAD + b" in it\n"),
-    ([b"--title", b"Money", b"--link", b"related_to:mem-entity-" + BAD], None),
-], ids=["title", "tags", "stdin-body", "link"])
+@pytest.mark.parametrize(
+    "args, stdin",
+    [
+        ([b"--title", b"Money " + BAD], None),
+        ([b"--title", b"Money", b"--tags", b"billing," + BAD], None),
+        ([b"--title", b"Money", b"--body-file", b"-"], b"A body with " + BAD + b" in it\n"),
+        ([b"--title", b"Money", b"--link", b"related_to:mem-entity-" + BAD], None),
+    ],
+    ids=["title", "tags", "stdin-body", "link"],
+)
 def test_bytes_that_are_not_utf8_are_a_usage_error_and_nothing_is_written(sample_copy, args, stdin):
     before = snapshot(sample_copy)
     for choice in ([b"--create", b"--link", b"related_to:mem-entity-stripe"], []):

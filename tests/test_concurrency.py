@@ -42,7 +42,11 @@ def test_four_processes_lose_no_update(builder):
     Vault.open(builder.root)
     processes, per_process = 4, 60
     runs = [
-        subprocess.Popen([sys.executable, "-c", WRITER, str(builder.root), f"w{p}", str(per_process)], stdout=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(builder.root), f"w{p}", str(per_process)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         for p in range(processes)
     ]
     stats = []
@@ -59,7 +63,15 @@ def test_four_processes_lose_no_update(builder):
     assert vault.problems == []
     assert not (builder.root / ".workbench" / "lock").exists()
     assert not [p for p in builder.root.rglob("*.tmp")]
-    print("concurrency:", processes, "processes,", sum(s["writes"] for s in stats), "writes,", sum(s["conflicts"] for s in stats), "conflicts, 0 lost")
+    print(
+        "concurrency:",
+        processes,
+        "processes,",
+        sum(s["writes"] for s in stats),
+        "writes,",
+        sum(s["conflicts"] for s in stats),
+        "conflicts, 0 lost",
+    )
 
 
 def test_a_search_does_not_wait_for_the_checks_across_files(sample_copy, monkeypatch):
@@ -91,4 +103,6 @@ def test_a_search_does_not_wait_for_the_checks_across_files(sample_copy, monkeyp
     release.set()
     checking.join(10)
     assert hits and found and list(found[0]) == expected
-    assert vault.problems_for("mem-decision-api-fastapi") == [p for p in expected if p.path == vault.get("mem-decision-api-fastapi").path]
+    assert vault.problems_for("mem-decision-api-fastapi") == [
+        p for p in expected if p.path == vault.get("mem-decision-api-fastapi").path
+    ]

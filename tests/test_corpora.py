@@ -70,7 +70,13 @@ def targets(vault, doc_id):
 def assert_links_agree_with_the_files(vault):
     """Every resolved target is a document; every dangling one is reported and names no file."""
     ids = set(vault.ids())
-    reported = {(p.path, m.group(1)) for p in vault.problems if p.code == "link-dangling" for m in [re.search(r"→ (.+): no document", p.message)] if m}
+    reported = {
+        (p.path, m.group(1))
+        for p in vault.problems
+        if p.code == "link-dangling"
+        for m in [re.search(r"→ (.+): no document", p.message)]
+        if m
+    }
     for doc in vault.documents:
         for link in doc.links:
             if link.target in ids or ".." in link.target.split("/"):
@@ -84,10 +90,18 @@ def test_dendron_site_opens_as_dendron_with_its_links_resolved(dendron):
     assert vault.flavour.name == "dendron"
     assert len(vault.documents) == 1012
     # `[[label|dendron://dendron.dendron-site/target]]`: label first, the vault's own name dropped.
-    assert {"dendron.topic.links.backlink", "dendron.topic.links.commands.insert-note-link", "dendron.topic.graph-view"} <= targets(vault, "dendron.topic.links")
+    assert {
+        "dendron.topic.links.backlink",
+        "dendron.topic.links.commands.insert-note-link",
+        "dendron.topic.graph-view",
+    } <= targets(vault, "dendron.topic.links")
     assert "careers.mission" in targets(vault, "careers.developer-advocate")
     doc = vault.get("dendron.topic.links")
-    assert doc.title == "Links" and doc.meta["id"] == "3472226a-ff3c-432d-bf5d-10926f39f6c2" and doc.updated.isoformat() == "2022-08-19"
+    assert (
+        doc.title == "Links"
+        and doc.meta["id"] == "3472226a-ff3c-432d-bf5d-10926f39f6c2"
+        and doc.updated.isoformat() == "2022-08-19"
+    )
     assert_links_agree_with_the_files(vault)
     assert not [p for p in vault.problems if p.code == "field-missing"]
     assert [h.id for h in vault.search("links", limit=50)]
@@ -109,10 +123,24 @@ def test_agent_memories_open_as_obsidian_markdown(serena):
 
 # The supersession each record states, read from the files (frontmatter keys, `## Status` sections,
 # `**Status**:` lines and `**Supersedes**:` metadata lines).
-STATED_SUPERSEDED_BY = {"ADR-002": ["ADR-039"], "ADR-004": ["ADR-086"], "ADR-005": ["ADR-042"], "ADR-044": ["ADR-094"],
-                        "ADR-079": ["ADR-092"], "ADR-091": ["ADR-092"]}
-STATED_SUPERSEDES = {"ADR-039": ["ADR-002"], "ADR-042": ["ADR-005"], "ADR-052": ["ADR-036"], "ADR-055": ["ADR-024", "ADR-025"], "ADR-086": ["ADR-004"],
-                     "ADR-091": ["ADR-079"], "ADR-092": ["ADR-079", "ADR-091"], "ADR-094": ["ADR-044"]}
+STATED_SUPERSEDED_BY = {
+    "ADR-002": ["ADR-039"],
+    "ADR-004": ["ADR-086"],
+    "ADR-005": ["ADR-042"],
+    "ADR-044": ["ADR-094"],
+    "ADR-079": ["ADR-092"],
+    "ADR-091": ["ADR-092"],
+}
+STATED_SUPERSEDES = {
+    "ADR-039": ["ADR-002"],
+    "ADR-042": ["ADR-005"],
+    "ADR-052": ["ADR-036"],
+    "ADR-055": ["ADR-024", "ADR-025"],
+    "ADR-086": ["ADR-004"],
+    "ADR-091": ["ADR-079"],
+    "ADR-092": ["ADR-079", "ADR-091"],
+    "ADR-094": ["ADR-044"],
+}
 
 
 def test_adr_supersession_graph_is_what_the_records_state(adrs):
@@ -121,7 +149,9 @@ def test_adr_supersession_graph_is_what_the_records_state(adrs):
     decisions = [d for d in vault.documents if d.type == "decision"]
     assert len([d for d in decisions if re.fullmatch(r"ADR-\d{3}", d.id)]) == 102
     # Unnumbered, but a record all the same: a status, a date, `## Context` and `## Decision`.
-    assert [d.id for d in decisions if not re.fullmatch(r"ADR-\d{3}", d.id)] == ["claude-workflow-authorization-pattern"]
+    assert [d.id for d in decisions if not re.fullmatch(r"ADR-\d{3}", d.id)] == [
+        "claude-workflow-authorization-pattern"
+    ]
     assert {d.id: d.superseded_by for d in vault.documents if d.superseded_by} == STATED_SUPERSEDED_BY
     assert {d.id: d.supersedes for d in vault.documents if d.supersedes} == STATED_SUPERSEDES
     assert vault.get("ADR-005").status == "superseded" and vault.get("ADR-042").status == "active"
@@ -145,7 +175,9 @@ PAST = dt.datetime(2001, 2, 3, 12, 0).timestamp()  # every copied file's mtime: 
 
 
 @pytest.mark.parametrize("name", every_corpus())
-def test_every_corpus_reads_every_file_and_migrates_every_document_writing_nothing_into_it(name, tmp_path_factory, capsys):
+def test_every_corpus_reads_every_file_and_migrates_every_document_writing_nothing_into_it(
+    name, tmp_path_factory, capsys
+):
     root = corpus(name, tmp_path_factory)
     for path in root.rglob("*"):
         os.utime(path, (PAST, PAST))

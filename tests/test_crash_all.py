@@ -25,7 +25,11 @@ OPERATIONS = {
 
 
 def files(root):
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*.md") if ".workbench" not in p.parts and p.name != "log.md"}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in root.rglob("*.md")
+        if ".workbench" not in p.parts and p.name != "log.md"
+    }
 
 
 def run(root, code, crash=None):
@@ -44,7 +48,11 @@ def test_each_change_is_all_or_nothing_at_every_crash_point(sample_copy, tmp_pat
     assert run(finished, code).returncode == 0
     after = files(finished)
     assert after != before
-    steps = ["journal-written", "committed", "logged"] + [f"file-written:{n}" for n in range(1, 12)] + [f"before-rename:{n}" for n in range(1, 12)]
+    steps = (
+        ["journal-written", "committed", "logged"]
+        + [f"file-written:{n}" for n in range(1, 12)]
+        + [f"before-rename:{n}" for n in range(1, 12)]
+    )
     crashed = 0
     for step in steps:
         trial = tmp_path / f"trial-{step.replace(':', '-')}"

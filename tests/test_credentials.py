@@ -38,35 +38,74 @@ def plainly_found(text: str) -> list[tuple[int, str]]:
     return sorted(found.items())
 
 
-@pytest.mark.parametrize("secret, what", [
-    ("-----BEGIN OPENSSH PRIVATE KEY-----", "a private key"),
-    ("AKIAIOSFODNN7EXAMPLE", "an AWS access key"),
-    ("ASIAIOSFODNN7EXAMPLE", "an AWS access key"),
-    ("ghp_" + "a1" * 18, "a GitHub token"),
-    ("github_pat_" + "B2_" * 14, "a GitHub token"),
-    ("xoxb-1234567890-abc", "a Slack token"),
-    ("sk-ant-" + "x9" * 12, "an API secret key"),
-    ("rk_live_" + "Z8" * 9, "a Stripe key"),
-    ("sk_test_" + "Z8" * 9, "a Stripe key"),
-    ("AIza" + "c3" * 17 + "d", "a Google API key"),
-    ("eyJhbGciOiJI.eyJzdWIiOiIx.SflKxwRJSMeKK", "a JSON web token"),
-    ("Client_Secret = 'p4ssw0rd-long'", "a password or secret assignment"),
-    ("https://deploy:hunter22@example.com/", "credentials in a URL"),
-])
+@pytest.mark.parametrize(
+    "secret, what",
+    [
+        ("-----BEGIN OPENSSH PRIVATE KEY-----", "a private key"),
+        ("AKIAIOSFODNN7EXAMPLE", "an AWS access key"),
+        ("ASIAIOSFODNN7EXAMPLE", "an AWS access key"),
+        ("ghp_" + "a1" * 18, "a GitHub token"),
+        ("github_pat_" + "B2_" * 14, "a GitHub token"),
+        ("xoxb-1234567890-abc", "a Slack token"),
+        ("sk-ant-" + "x9" * 12, "an API secret key"),
+        ("rk_live_" + "Z8" * 9, "a Stripe key"),
+        ("sk_test_" + "Z8" * 9, "a Stripe key"),
+        ("AIza" + "c3" * 17 + "d", "a Google API key"),
+        ("eyJhbGciOiJI.eyJzdWIiOiIx.SflKxwRJSMeKK", "a JSON web token"),
+        ("Client_Secret = 'p4ssw0rd-long'", "a password or secret assignment"),
+        ("https://deploy:hunter22@example.com/", "credentials in a URL"),
+    ],
+)
 def test_each_kind_is_found_on_its_line(secret, what):
     assert find_credentials(f"Intro line.\n\nThe value is {secret} here.\n") == [(3, what)]
 
 
-@pytest.mark.parametrize("glued", ["xAKIAIOSFODNN7EXAMPLE", "highghp_" + "a1" * 18, "risk-" + "x9" * 12, "task_live_" + "Z8" * 9])
+@pytest.mark.parametrize(
+    "glued", ["xAKIAIOSFODNN7EXAMPLE", "highghp_" + "a1" * 18, "risk-" + "x9" * 12, "task_live_" + "Z8" * 9]
+)
 def test_a_prefix_inside_a_word_is_not_a_secret(glued):
     assert find_credentials(f"The value is {glued} here.\n") == []
 
 
 def test_the_patterns_find_what_the_plainly_written_ones_find():
-    pieces = ["AKIA", "ASIA", "ghp_", "gho_", "github_pat_", "xoxb-", "sk-", "sk-ant-", "rk_live_", "sk_test_", "AIza",
-              "eyJ", ".eyJ", "password", "passwd=", "API_KEY:", "access-token =", "auth_token=", "client_secret:", "://",
-              "user:pw@host", "-----BEGIN RSA PRIVATE KEY-----", " ", "\n", "x", "_", "-", "é", "ABCDEFGH12345678",
-              "abcdefghij0123456789", "'", '"', "=", ":", "9", "Z"]
+    pieces = [
+        "AKIA",
+        "ASIA",
+        "ghp_",
+        "gho_",
+        "github_pat_",
+        "xoxb-",
+        "sk-",
+        "sk-ant-",
+        "rk_live_",
+        "sk_test_",
+        "AIza",
+        "eyJ",
+        ".eyJ",
+        "password",
+        "passwd=",
+        "API_KEY:",
+        "access-token =",
+        "auth_token=",
+        "client_secret:",
+        "://",
+        "user:pw@host",
+        "-----BEGIN RSA PRIVATE KEY-----",
+        " ",
+        "\n",
+        "x",
+        "_",
+        "-",
+        "é",
+        "ABCDEFGH12345678",
+        "abcdefghij0123456789",
+        "'",
+        '"',
+        "=",
+        ":",
+        "9",
+        "Z",
+    ]
     rng = random.Random(7)
     for _ in range(20000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 14)))

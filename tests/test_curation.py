@@ -13,7 +13,11 @@ TODAY = dt.date.today().isoformat()
 
 
 def vault_bytes(root):
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file() and ".workbench" not in p.parts}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and ".workbench" not in p.parts
+    }
 
 
 # -- the write gate ---------------------------------------------------------------------------
@@ -21,7 +25,13 @@ def vault_bytes(root):
 
 def test_gate_ranks_the_canonical_home_first_with_reasons(sample_copy):
     vault = Vault.open(sample_copy)
-    draft = Draft("note", "Postgres autovacuum tuning", ["database"], [("related_to", "mem-entity-postgres")], "Raised autovacuum on invoices.")
+    draft = Draft(
+        "note",
+        "Postgres autovacuum tuning",
+        ["database"],
+        [("related_to", "mem-entity-postgres")],
+        "Raised autovacuum on invoices.",
+    )
     before = vault_bytes(sample_copy)
     found = vault.gate(draft)
     assert 1 <= len(found) <= 3
@@ -39,7 +49,10 @@ def test_gate_offers_decisions_to_supersede_for_a_new_decision(sample_copy):
 def test_merge_into_adds_a_dated_section_and_unites_tags_and_links(sample_copy):
     vault = Vault.open(sample_copy)
     before = vault.get("mem-entity-postgres")
-    vault.merge_into("mem-entity-postgres", Draft("note", "Autovacuum", ["ops"], [("explains", "mem-entity-stripe")], "Vacuum nightly.\n"))
+    vault.merge_into(
+        "mem-entity-postgres",
+        Draft("note", "Autovacuum", ["ops"], [("explains", "mem-entity-stripe")], "Vacuum nightly.\n"),
+    )
     after = vault.get("mem-entity-postgres")
     assert after.body.startswith(before.body)
     assert f"## {TODAY}: Autovacuum\n\nVacuum nightly.\n" in after.body
@@ -68,7 +81,10 @@ def test_create_needs_a_link_and_makes_a_unique_id(sample_copy):
 
 def test_create_superseding_writes_the_new_decision_and_both_sides(sample_copy):
     vault = Vault.open(sample_copy)
-    plan = vault.create_superseding("mem-decision-money-integer-cents", Draft("decision", "Money as bigint minor units", ["money"], [], "Use bigint."))
+    plan = vault.create_superseding(
+        "mem-decision-money-integer-cents",
+        Draft("decision", "Money as bigint minor units", ["money"], [], "Use bigint."),
+    )
     new_id = plan.created_id
     assert vault.get("mem-decision-money-integer-cents").superseded_by == [new_id]
     assert vault.get(new_id).supersedes == ["mem-decision-money-integer-cents"]
@@ -90,7 +106,10 @@ def test_conflicts_on_the_sample_are_exactly_the_seeded_ones(sample_copy):
 def test_marking_compatible_is_recorded_in_both_files_and_never_listed_again(sample_copy):
     vault = Vault.open(sample_copy)
     vault.mark_compatible("mem-decision-money-integer-cents", "mem-decision-money-numeric-decimal")
-    assert "compatible_with: [mem-decision-money-numeric-decimal]" in (sample_copy / "decisions/mem-decision-money-integer-cents.md").read_text()
+    assert (
+        "compatible_with: [mem-decision-money-numeric-decimal]"
+        in (sample_copy / "decisions/mem-decision-money-integer-cents.md").read_text()
+    )
     reopened = Vault.open(sample_copy)
     assert "contradiction" not in {c.kind for c in reopened.conflicts()}
     assert reopened.problems_for("mem-decision-money-integer-cents") == []
@@ -110,7 +129,9 @@ def test_merge_folds_a_duplicate_and_redirects_links(sample_copy):
     source, target = vault.get("mem-entity-postgresql-db"), vault.get("mem-entity-postgres")
     assert source.status == "superseded" and source.superseded_by == ["mem-entity-postgres"]
     assert "merged from PostgreSQL DB" in target.body
-    assert not any(l.target == "mem-entity-postgresql-db" and l.type != "supersedes" for d in vault.documents for l in d.links)
+    assert not any(
+        l.target == "mem-entity-postgresql-db" and l.type != "supersedes" for d in vault.documents for l in d.links
+    )
     assert [p for p in vault.problems if p.severity == "error"] == []
     assert "duplicate" not in {c.kind for c in vault.conflicts()}
 
@@ -283,7 +304,9 @@ def test_curation_on_a_messy_vault_refuses_cleanly_and_keeps_going(builder):
     builder.raw("notes/mem-note-plain.md", "# no frontmatter\n")
     for number in range(3):
         builder.add(f"mem-note-n{number}", tags="[db]", links="[{type: explains, target: mem-entity-core}]")
-    builder.add("mem-decision-a", supersedes="[mem-decision-ghost]", links="[{type: supersedes, target: mem-decision-ghost}]")
+    builder.add(
+        "mem-decision-a", supersedes="[mem-decision-ghost]", links="[{type: supersedes, target: mem-decision-ghost}]"
+    )
     vault = Vault.open(builder.root)
     assert {c.kind for c in vault.conflicts()} == set()  # nothing certain among the valid ones
     assert vault.gate(Draft("note", "db tuning", ["db"]))[0].id == "mem-entity-core"
@@ -326,7 +349,9 @@ def _edited_then_changed_on_disk(sample_copy, agent_line: str):
 
 
 def test_a_consolidation_edited_before_an_agent_wrote_to_the_target_keeps_both(sample_copy):
-    vault, group, proposed, edited, target = _edited_then_changed_on_disk(sample_copy, "Known flakiness (October-December 2026)")
+    vault, group, proposed, edited, target = _edited_then_changed_on_disk(
+        sample_copy, "Known flakiness (October-December 2026)"
+    )
     vault.consolidate(group.suggested_into, group.notes, body=edited, edited_from=proposed)
     body = vault.get(group.suggested_into).body
     assert "About 2,000 API tests" in body and body.endswith("\nA line the curator wrote.\n")  # the person's
@@ -335,7 +360,9 @@ def test_a_consolidation_edited_before_an_agent_wrote_to_the_target_keeps_both(s
 
 
 def test_a_consolidation_edited_where_an_agent_also_wrote_is_refused(sample_copy):
-    vault, group, proposed, edited, target = _edited_then_changed_on_disk(sample_copy, "Known flakiness (October-December 2026)")
+    vault, group, proposed, edited, target = _edited_then_changed_on_disk(
+        sample_copy, "Known flakiness (October-December 2026)"
+    )
     clashing = edited.replace("Known flakiness (October-November 2026)", "Known flakiness, all fixed")
     before = target.read_bytes()
     with pytest.raises(RefusedError, match="changed on disk in the lines you edited"):

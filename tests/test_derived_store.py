@@ -42,7 +42,9 @@ def test_rewriting_and_removing_rows_keeps_the_index_in_step(tmp_path):
     store.save_rows([row_for(record(f"notes/n{i}.md", "again"), TODAY) for i in range(600)], removed=["notes/n1100.md"])
     assert len(paths_matching(store, "again")) == 600
     assert len(paths_matching(store, "common")) == 1200 - 600 - 1
-    store.db.execute("INSERT INTO fts (fts, rank) VALUES ('integrity-check', 1)")  # raises if the index disagrees with the rows
+    store.db.execute(
+        "INSERT INTO fts (fts, rank) VALUES ('integrity-check', 1)"
+    )  # raises if the index disagrees with the rows
     store.close()
 
 
@@ -80,7 +82,12 @@ def small_disk(tmp_path):
     """A real file system of 2 MB (tmpfs), mounted for the test: needs root."""
     mount = tmp_path / "disk"
     mount.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)], capture_output=True).returncode:
+    if (
+        os.geteuid() != 0
+        or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)], capture_output=True
+        ).returncode
+    ):
         pytest.skip("mounting a small file system needs root")
     try:
         yield mount

@@ -59,10 +59,18 @@ def meta_of(data: bytes) -> dict:
 
 
 def test_different_keys_and_paragraphs_merge_without_a_question():
-    ours = edit(BASE, ("title: Retry policy", "title: Retry policy for payments"), ("Retry three times.", "Retry five times."),
-                ("updated_at: 2026-04-01", "updated_at: 2026-05-02"))
-    theirs = edit(BASE, ("confidence: high", "confidence: medium"), ("Give up after an hour.", "Give up after a day."),
-                  ("updated_at: 2026-04-01", "updated_at: 2026-05-01"))
+    ours = edit(
+        BASE,
+        ("title: Retry policy", "title: Retry policy for payments"),
+        ("Retry three times.", "Retry five times."),
+        ("updated_at: 2026-04-01", "updated_at: 2026-05-02"),
+    )
+    theirs = edit(
+        BASE,
+        ("confidence: high", "confidence: medium"),
+        ("Give up after an hour.", "Give up after a day."),
+        ("updated_at: 2026-04-01", "updated_at: 2026-05-01"),
+    )
     result = merge_document(BASE.encode(), ours, theirs)
     assert result.clean
     meta = meta_of(result.data)
@@ -76,13 +84,22 @@ def test_different_keys_and_paragraphs_merge_without_a_question():
 
 def test_lists_are_joined_keeping_additions_and_removals_of_each_side():
     ours = edit(BASE, ("tags: [payments, retry]", "tags: [payments, retry, ops]"))
-    theirs = edit(BASE, ("tags: [payments, retry]", "tags: [payments, backoff]"),
-                  ("    target: mem-entity-queue\n", "    target: mem-entity-queue\n  - type: related_to\n    target: mem-note-x\n"))
+    theirs = edit(
+        BASE,
+        ("tags: [payments, retry]", "tags: [payments, backoff]"),
+        (
+            "    target: mem-entity-queue\n",
+            "    target: mem-entity-queue\n  - type: related_to\n    target: mem-note-x\n",
+        ),
+    )
     result = merge_document(BASE.encode(), ours, theirs)
     assert result.clean
     meta = meta_of(result.data)
     assert meta["tags"] == ["payments", "ops", "backoff"]
-    assert meta["links"] == [{"type": "depends_on", "target": "mem-entity-queue"}, {"type": "related_to", "target": "mem-note-x"}]
+    assert meta["links"] == [
+        {"type": "depends_on", "target": "mem-entity-queue"},
+        {"type": "related_to", "target": "mem-note-x"},
+    ]
 
 
 def test_the_same_key_changed_on_both_sides_keeps_both_values_in_valid_yaml():
@@ -92,8 +109,12 @@ def test_the_same_key_changed_on_both_sides_keeps_both_values_in_valid_yaml():
     assert [c.key for c in result.conflicts] == ["title"]
     meta = meta_of(result.data)
     assert meta["title"] == "Retry: ours"
-    assert meta[CONFLICTS_KEY]["title"] == {"reason": "changed on both sides", "base": "Retry policy",
-                                            "ours": "Retry: ours", "theirs": "Retry, theirs [draft]"}
+    assert meta[CONFLICTS_KEY]["title"] == {
+        "reason": "changed on both sides",
+        "base": "Retry policy",
+        "ours": "Retry: ours",
+        "theirs": "Retry, theirs [draft]",
+    }
     head = result.data.decode().split("\n---\n")[0]
     assert not any(marker in head for marker in MARKERS)
 
@@ -113,20 +134,26 @@ def test_the_same_lines_changed_on_both_sides_are_marked_in_the_body_only():
     parsed = parse_bytes(result.data)
     assert parsed.meta is not None and parsed.meta["tags"] == ["x"]
     assert not any(marker in parsed.fm_text for marker in MARKERS)
-    assert body_conflicts(parsed.body) == [("Back off linearly.\n", "Back off exponentially.\n", "Back off with jitter.\n")]
+    assert body_conflicts(parsed.body) == [
+        ("Back off linearly.\n", "Back off exponentially.\n", "Back off with jitter.\n")
+    ]
     assert "Back off with jitter.\n" in resolve_body(parsed.body, "theirs")
     both = resolve_body(parsed.body, "both")
     assert "Back off linearly.\nBack off with jitter.\n" in both and not any(m in both for m in MARKERS)
 
 
 def test_a_supersession_on_one_side_and_an_edit_on_the_other_goes_to_a_person():
-    ours = edit(BASE, ("status: active", "status: superseded"), ("superseded_by: []", "superseded_by: [mem-decision-retry-v2]"))
+    ours = edit(
+        BASE, ("status: active", "status: superseded"), ("superseded_by: []", "superseded_by: [mem-decision-retry-v2]")
+    )
     theirs = edit(BASE, ("Retry three times.", "Retry four times."))
     result = merge_document(BASE.encode(), ours, theirs)
     assert [c.key for c in result.conflicts] == ["body"]
     meta = meta_of(result.data)
     assert meta["status"] == "superseded" and meta["superseded_by"] == ["mem-decision-retry-v2"]
-    assert body_conflicts(parse_bytes(result.data).body) == [("Retry three times.\n", "Retry three times.\n", "Retry four times.\n")]
+    assert body_conflicts(parse_bytes(result.data).body) == [
+        ("Retry three times.\n", "Retry three times.\n", "Retry four times.\n")
+    ]
 
 
 def test_both_sides_adding_the_same_document_differently_is_merged_from_nothing():
@@ -146,8 +173,12 @@ def test_git_runs_the_module_as_its_merge_driver(tmp_path):
     theirs = edit(BASE, ("title: Retry policy", "title: Theirs"))
     for name, data in (("base", BASE.encode()), ("ours", ours), ("theirs", theirs)):
         (tmp_path / name).write_bytes(data)
-    done = subprocess.run([sys.executable, "-m", "workbench.core.docmerge", "base", "ours", "theirs", "decisions/x.md"],
-                          cwd=tmp_path, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench.core.docmerge", "base", "ours", "theirs", "decisions/x.md"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 1
     assert "decisions/x.md: title: changed on both sides" in done.stderr
     assert meta_of((tmp_path / "ours").read_bytes())[CONFLICTS_KEY]["title"]["theirs"] == "Theirs"
@@ -155,7 +186,11 @@ def test_git_runs_the_module_as_its_merge_driver(tmp_path):
 
 # The property: random pairs of edits, each side's bytes kept, the YAML always valid.
 
-TEXT = st.text(alphabet=string.ascii_letters + string.digits + " :#,'\"[]{}-&*!|>%@`é", min_size=1, max_size=20).map(str.strip).filter(bool)
+TEXT = (
+    st.text(alphabet=string.ascii_letters + string.digits + " :#,'\"[]{}-&*!|>%@`é", min_size=1, max_size=20)
+    .map(str.strip)
+    .filter(bool)
+)
 EDITS = st.one_of(
     st.tuples(st.just("title"), TEXT),
     st.tuples(st.just("tag+"), TEXT),
@@ -192,7 +227,7 @@ def apply_edits(edits: list) -> tuple[bytes, list[str], dict]:
             meta["note"] = value
         elif kind == "line":
             at, text = value
-            body[min(at, len(body))::] = [text + "\n", *body[min(at, len(body)):]]
+            body[min(at, len(body)) : :] = [text + "\n", *body[min(at, len(body)) :]]
             added.append(text + "\n")
         elif kind == "append":
             body.append(value + "\n")

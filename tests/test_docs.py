@@ -43,5 +43,13 @@ def test_every_relative_link_names_a_file_and_heading_that_exist(page: Path):
 
 def test_the_readme_links_to_the_pages_under_docs():
     linked = {target.partition("#")[0] for target in links(ROOT / "README.md")}
-    assert {"docs/keys.md", "docs/cli.md", "docs/agents.md", "docs/formats.md", "docs/architecture.md",
-            "docs/measurements.md", "CONTRIBUTING.md", "CHANGELOG.md"} <= linked
+    assert {
+        "docs/keys.md",
+        "docs/cli.md",
+        "docs/agents.md",
+        "docs/formats.md",
+        "docs/architecture.md",
+        "docs/measurements.md",
+        "CONTRIBUTING.md",
+        "CHANGELOG.md",
+    } <= linked

@@ -12,7 +12,9 @@ from workbench.core.gate import Draft
 
 def test_unite_links_keeps_every_existing_entry_as_it_is_and_adds_each_new_one_once():
     existing = [{"type": "depends_on", "target": "mem-entity-a", "note": "kept"}, "not a mapping", {"type": "explains"}]
-    united = unite_links(existing, [("depends_on", "mem-entity-a"), ("related_to", "mem-entity-b"), ("related_to", "mem-entity-b")])
+    united = unite_links(
+        existing, [("depends_on", "mem-entity-a"), ("related_to", "mem-entity-b"), ("related_to", "mem-entity-b")]
+    )
     assert united == [*existing, {"type": "related_to", "target": "mem-entity-b"}]
     assert united[0] is not existing[0]  # copied: the caller's meta is never changed in place
     assert unite_links(None, [("related_to", "x")]) == [{"type": "related_to", "target": "x"}]
@@ -23,7 +25,9 @@ def test_unite_tags_keeps_the_order_and_adds_each_new_tag_once():
 
 
 def test_join_section_keeps_the_line_endings_and_leaves_one_blank_line():
-    assert join_section("Intro\r\nText", "## Added", "one\ntwo\n") == "Intro\r\nText\r\n\r\n## Added\r\n\r\none\r\ntwo\r\n"
+    assert (
+        join_section("Intro\r\nText", "## Added", "one\ntwo\n") == "Intro\r\nText\r\n\r\n## Added\r\n\r\none\r\ntwo\r\n"
+    )
     assert join_section("", "## Added", "") == "## Added\n\n"
 
 
@@ -42,9 +46,16 @@ def test_slugify_transliterates_every_script_and_drops_symbols():
 
 @pytest.fixture
 def vault(builder) -> Vault:
-    builder.add("mem-entity-target", tags="[b, a]", links="[{type: depends_on, target: mem-entity-other}]", body="Target.\r\n")
+    builder.add(
+        "mem-entity-target", tags="[b, a]", links="[{type: depends_on, target: mem-entity-other}]", body="Target.\r\n"
+    )
     builder.add("mem-entity-other")
-    builder.add("mem-entity-source", tags="[a, c]", links="[{type: related_to, target: mem-entity-other}, {type: depends_on, target: mem-entity-other}]", body="Source.\n")
+    builder.add(
+        "mem-entity-source",
+        tags="[a, c]",
+        links="[{type: related_to, target: mem-entity-other}, {type: depends_on, target: mem-entity-other}]",
+        body="Source.\n",
+    )
     for name in ("x", "y", "z"):
         builder.add(f"mem-note-{name}", tags="[a, c]", body=f"Note {name}.\n")
     return Vault.open(builder.root)
@@ -52,7 +63,16 @@ def vault(builder) -> Vault:
 
 def merged(vault: Vault, how: str):
     if how == "gate":
-        vault.merge_into("mem-entity-target", Draft("note", "Draft", ["a", "c"], [("related_to", "mem-entity-other"), ("depends_on", "mem-entity-other")], "Draft.\n"))
+        vault.merge_into(
+            "mem-entity-target",
+            Draft(
+                "note",
+                "Draft",
+                ["a", "c"],
+                [("related_to", "mem-entity-other"), ("depends_on", "mem-entity-other")],
+                "Draft.\n",
+            ),
+        )
     elif how == "duplicate":
         vault.merge("mem-entity-source", "mem-entity-target")
     else:
@@ -69,7 +89,9 @@ def test_every_merge_keeps_the_targets_links_tags_and_line_endings(vault, how):
     assert target.tags[:2] == ["b", "a"]
     assert "\r\n\r\n## " in target.body and raw.endswith(b"\r\n")  # the target's own line endings, its final newline
     if how != "consolidation":
-        assert target.tags == ["b", "a", "c"] and ("related_to", "mem-entity-other") in [(l.type, l.target) for l in target.links]
+        assert target.tags == ["b", "a", "c"] and ("related_to", "mem-entity-other") in [
+            (l.type, l.target) for l in target.links
+        ]
 
 
 def test_a_post_given_by_the_vault_comes_back_through_the_gate(sample_copy):
@@ -82,7 +104,11 @@ def test_a_post_given_by_the_vault_comes_back_through_the_gate(sample_copy):
     post = vault.post("mem-entity-postgres")
     assert isinstance(post, frontmatter.Post) and post["title"] == vault.get("mem-entity-postgres").title
     draft = Draft.from_post(post)
-    assert (draft.type, draft.tags, draft.body) == ("entity", vault.get("mem-entity-postgres").tags, vault.get("mem-entity-postgres").body)
+    assert (draft.type, draft.tags, draft.body) == (
+        "entity",
+        vault.get("mem-entity-postgres").tags,
+        vault.get("mem-entity-postgres").body,
+    )
     assert "mem-entity-postgres" in [candidate.id for candidate in vault.gate(draft)]
     assert vault.source("mem-entity-postgres") == before
 
@@ -107,13 +133,19 @@ def test_a_retargeted_line_keeps_its_comment_and_every_other_line(sample_copy):
     after = path.read_text().splitlines()
     changed = [(a, b) for a, b in zip(before, after) if a != b]
     assert [b for _, b in changed if not b.startswith("updated_at")] == [
-        "    target: mem-decision-jobs-procrastinate  # written when workers were Celery"]
+        "    target: mem-decision-jobs-procrastinate  # written when workers were Celery"
+    ]
 
 
 def test_merge_keeps_the_comments_of_the_targets_link_lines(sample_copy):
     vault = Vault.open(sample_copy)
     path = sample_copy / "contexts" / "mem-context-local-dev-setup.md"
-    vault.merge_into("mem-context-local-dev-setup", Draft("note", "Docker compose profiles", ["docker"], [("related_to", "mem-entity-tern-api")], "Use profiles.\n"))
+    vault.merge_into(
+        "mem-context-local-dev-setup",
+        Draft(
+            "note", "Docker compose profiles", ["docker"], [("related_to", "mem-entity-tern-api")], "Use profiles.\n"
+        ),
+    )
     text = path.read_text()
     assert COMMENTED in text and text.endswith("Use profiles.\n")
 

@@ -28,10 +28,13 @@ def links_of(vault, doc_id):
 @pytest.fixture
 def obsidian(tmp_path):
     b = VaultBuilder(tmp_path / "notes")
-    b.raw("Home.md", "# Home page\n\nSee [[Projects/Alpha]], [[beta|the beta]], [[gamma#Plans]] and ![[diagram]].\n"
-                     "Also [the guide](guides/setup.md#first) and [web](https://example.com/x.md).\n"
-                     "`[[not-a-link]]` and\n\n```\n[[also-not]] [x](nope.md)\n```\n"
-                     "depends_on:: [[Projects/Alpha]]\n[[ghost]]\n")
+    b.raw(
+        "Home.md",
+        "# Home page\n\nSee [[Projects/Alpha]], [[beta|the beta]], [[gamma#Plans]] and ![[diagram]].\n"
+        "Also [the guide](guides/setup.md#first) and [web](https://example.com/x.md).\n"
+        "`[[not-a-link]]` and\n\n```\n[[also-not]] [x](nope.md)\n```\n"
+        "depends_on:: [[Projects/Alpha]]\n[[ghost]]\n",
+    )
     b.raw("Projects/Alpha.md", "---\ntitle: Project Alpha\nstatus: done\ntags: [work, alpha]\n---\nBack to [[Home]].\n")
     b.raw("beta.md", "Beta text, no frontmatter.\n")
     b.raw("deep/gamma.md", "---\ntags: one, two\n---\n# Gamma\n")
@@ -45,8 +48,12 @@ def test_obsidian_links_resolve_by_path_and_by_name_and_code_is_not_a_link(obsid
     assert vault.flavour.name == "markdown"
     assert sorted(vault.ids()) == ["Home", "Projects/Alpha", "beta", "deep/gamma", "diagram", "guides/setup"]
     assert links_of(vault, "Home") == [
-        ("depends_on", "Projects/Alpha"), ("related_to", "beta"), ("related_to", "deep/gamma"), ("related_to", "diagram"),
-        ("related_to", "ghost"), ("related_to", "guides/setup"),
+        ("depends_on", "Projects/Alpha"),
+        ("related_to", "beta"),
+        ("related_to", "deep/gamma"),
+        ("related_to", "diagram"),
+        ("related_to", "ghost"),
+        ("related_to", "guides/setup"),
     ]
     assert links_of(vault, "guides/setup") == [("related_to", "Home")]
     dangling = [p for p in vault.problems if p.code == "link-dangling"]
@@ -57,7 +64,12 @@ def test_obsidian_links_resolve_by_path_and_by_name_and_code_is_not_a_link(obsid
 def test_obsidian_titles_statuses_and_tags(obsidian):
     vault = Vault.open(obsidian)
     alpha, gamma, beta = vault.get("Projects/Alpha"), vault.get("deep/gamma"), vault.get("beta")
-    assert (alpha.title, alpha.status, alpha.stated_status, alpha.tags) == ("Project Alpha", "active", "done", ["work", "alpha"])
+    assert (alpha.title, alpha.status, alpha.stated_status, alpha.tags) == (
+        "Project Alpha",
+        "active",
+        "done",
+        ["work", "alpha"],
+    )
     assert (gamma.title, gamma.tags) == ("Gamma", ["one", "two"])
     assert (beta.title, beta.body) == ("beta", "Beta text, no frontmatter.\n")
     assert [h.id for h in vault.search("beta text")][:1] == ["beta"]
@@ -113,7 +125,14 @@ def test_the_flavour_can_be_named_when_detection_is_wrong(tmp_path):
 
 
 def dendron_note(name, body, **extra):
-    fields = {"id": f"id-{name}", "title": name.rsplit(".", 1)[-1].title(), "desc": "", "updated": 1660920582709, "created": 1595003088839, **extra}
+    fields = {
+        "id": f"id-{name}",
+        "title": name.rsplit(".", 1)[-1].title(),
+        "desc": "",
+        "updated": 1660920582709,
+        "created": 1595003088839,
+        **extra,
+    }
     head = "".join(f"{k}: {v}\n" for k, v in fields.items() if v is not None)
     return f"---\n{head}---\n{body}"
 
@@ -122,8 +141,14 @@ def dendron_note(name, body, **extra):
 def dendron(tmp_path):
     b = VaultBuilder(tmp_path / "vault")
     b.raw("root.md", dendron_note("root", "Start at [[Topics|dendron.topic]].\n"))
-    b.raw("dendron.topic.md", dendron_note("dendron.topic", "See [[the links page|dendron://dendron.dendron-site/dendron.topic.links#anchor]] "
-                                          "and [[dendron.topic.refs]] and ![[dendron.topic.links#heading]] and [[Missing|nowhere.note]].\n"))
+    b.raw(
+        "dendron.topic.md",
+        dendron_note(
+            "dendron.topic",
+            "See [[the links page|dendron://dendron.dendron-site/dendron.topic.links#anchor]] "
+            "and [[dendron.topic.refs]] and ![[dendron.topic.links#heading]] and [[Missing|nowhere.note]].\n",
+        ),
+    )
     b.raw("dendron.topic.links.md", dendron_note("dendron.topic.links", "Links.\n"))
     b.raw("dendron.topic.refs.md", dendron_note("dendron.topic.refs", "Refs.\n", desc=None, updated="yesterday"))
     return b.root
@@ -133,11 +158,15 @@ def test_dendron_labels_come_first_and_cross_vault_links_resolve_locally(dendron
     vault = Vault.open(dendron)
     assert vault.flavour.name == "dendron"
     assert links_of(vault, "dendron.topic") == [
-        ("related_to", "dendron.topic.links"), ("related_to", "dendron.topic.refs"), ("related_to", "nowhere.note"),
+        ("related_to", "dendron.topic.links"),
+        ("related_to", "dendron.topic.refs"),
+        ("related_to", "nowhere.note"),
     ]
     assert links_of(vault, "root") == [("related_to", "dendron.topic")]
     doc = vault.get("dendron.topic.links")
-    assert doc.title == "Links" and doc.updated.isoformat() == "2022-08-19" and doc.meta["id"] == "id-dendron.topic.links"
+    assert (
+        doc.title == "Links" and doc.updated.isoformat() == "2022-08-19" and doc.meta["id"] == "id-dendron.topic.links"
+    )
 
 
 def test_dendron_rules_name_the_missing_key_and_the_bad_date(dendron):
@@ -156,9 +185,15 @@ def okf(tmp_path):
     b = VaultBuilder(tmp_path / "memory")
     b.raw("index.md", "# Index\n")
     b.raw("log.md", "- created\n")
-    b.raw("tools/sqlite.md", "---\ntype: Concept\ntimestamp: 2026-02-01T10:00:00Z\ndescription: SQLite notes\ntags: [db]\n---\n"
-                             "Use with [python](../lang/python.md).\n")
-    b.raw("lang/python.md", "---\ntype: Concept\ntimestamp: 2026-02-01T10:00:00Z\ndescription: Python\ntags: []\n---\nPython.\n")
+    b.raw(
+        "tools/sqlite.md",
+        "---\ntype: Concept\ntimestamp: 2026-02-01T10:00:00Z\ndescription: SQLite notes\ntags: [db]\n---\n"
+        "Use with [python](../lang/python.md).\n",
+    )
+    b.raw(
+        "lang/python.md",
+        "---\ntype: Concept\ntimestamp: 2026-02-01T10:00:00Z\ndescription: Python\ntags: []\n---\nPython.\n",
+    )
     b.raw("lang/Broken Name.md", "---\ntimestamp: soon\n---\nno type\n")
     return b.root
 
@@ -178,7 +213,11 @@ def test_okf_repair_recovers_type_and_timestamp_from_the_file(okf):
     report = vault.repair()
     assert "lang/Broken Name.md" in report.repaired
     text = path.read_text()
-    assert "type: Recovered Concept" in text and "timestamp: \"2026-01-01T00:00:00" in text and text.endswith("---\nno type\n")
+    assert (
+        "type: Recovered Concept" in text
+        and 'timestamp: "2026-01-01T00:00:00' in text
+        and text.endswith("---\nno type\n")
+    )
     assert "field-missing" not in codes(Vault.open(okf), "lang/Broken Name.md")
 
 
@@ -186,11 +225,20 @@ def test_okf_repair_recovers_type_and_timestamp_from_the_file(okf):
 def bundle_in_memory(tmp_path):
     """Seed 002's layout: the agent's folder holds the OKF bundle in `memory/`."""
     b = VaultBuilder(tmp_path / "agent" / "memory")
-    b.raw("index.md", "# Index\n\nKept above.\n\n<!-- generated:start -->\nstale\n<!-- generated:end -->\n\n"
-                      "<!-- generated:start recent -->\n<!-- generated:end recent -->\n\nKept below.\n")
+    b.raw(
+        "index.md",
+        "# Index\n\nKept above.\n\n<!-- generated:start -->\nstale\n<!-- generated:end -->\n\n"
+        "<!-- generated:start recent -->\n<!-- generated:end recent -->\n\nKept below.\n",
+    )
     b.raw("log.md", "- created\n")
-    b.raw("people/ada.md", "---\ntype: Person\ntimestamp: 2026-02-01T10:00:00Z\ndescription: Mathematician\ntags: [people]\n---\nAda.\n")
-    b.raw("people/bob.md", "---\ntype: Person\ntimestamp: 2026-02-02T10:00:00Z\ndescription: Builder\ntags: [people]\n---\nKnows [Ada](ada.md).\n")
+    b.raw(
+        "people/ada.md",
+        "---\ntype: Person\ntimestamp: 2026-02-01T10:00:00Z\ndescription: Mathematician\ntags: [people]\n---\nAda.\n",
+    )
+    b.raw(
+        "people/bob.md",
+        "---\ntype: Person\ntimestamp: 2026-02-02T10:00:00Z\ndescription: Builder\ntags: [people]\n---\nKnows [Ada](ada.md).\n",
+    )
     return tmp_path / "agent"
 
 
@@ -217,7 +265,9 @@ def test_okf_listing_is_regenerated_between_its_markers_with_the_hand_text_kept(
     assert "2026-02-02 [bob](people/bob.md)" in text  # the named section too
     assert not text.startswith("---") and not (bundle_in_memory / "memory" / "log.md").read_text().startswith("---")
     assert "regenerate the generated sections of index.md" in (bundle_in_memory / "memory" / "log.md").read_text()
-    (bundle_in_memory / "memory" / "people" / "cy.md").write_text("---\ntype: Person\ntimestamp: 2026-02-03T10:00:00Z\n---\nCy.\n")
+    (bundle_in_memory / "memory" / "people" / "cy.md").write_text(
+        "---\ntype: Person\ntimestamp: 2026-02-03T10:00:00Z\n---\nCy.\n"
+    )
     assert main(["--vault", str(bundle_in_memory), "check", "--repair"]) in (0, 1)
     assert "[cy](people/cy.md)" in index.read_text()
     assert vault.regenerate_index().summary == "index.md: already up to date"
@@ -244,18 +294,28 @@ def test_memoryfield_pages_are_flat_and_strictly_named(tmp_path):
     vault = Vault.open(b.root)
     assert vault.flavour.name == "memoryfield"
     assert vault.ids() == ["alpha-page", "beta"]
-    assert [(p.path, p.code) for p in vault.problems if p.code in ("not-a-page", "uuid-invalid")] == [("Bad Name.md", "not-a-page"), ("beta.md", "uuid-invalid")]
+    assert [(p.path, p.code) for p in vault.problems if p.code in ("not-a-page", "uuid-invalid")] == [
+        ("Bad Name.md", "not-a-page"),
+        ("beta.md", "uuid-invalid"),
+    ]
 
 
-SEED_PAGE = ("---\ntitle: {t}\nuuid: 0b9f1c9e-9a43-4f1e-8f53-6f1f7d0c1a1{n}\nsummary: s\n"
-             "created: 2026-05-20T08:00:00+00:00\nupdated: 2026-05-21T09:30:00+02:00\n---\n{t} body\n")
+SEED_PAGE = (
+    "---\ntitle: {t}\nuuid: 0b9f1c9e-9a43-4f1e-8f53-6f1f7d0c1a1{n}\nsummary: s\n"
+    "created: 2026-05-20T08:00:00+00:00\nupdated: 2026-05-21T09:30:00+02:00\n---\n{t} body\n"
+)
 
 
 @pytest.fixture
 def memoryfield(tmp_path) -> Vault:
     b = VaultBuilder(tmp_path / "pages")
     b.raw("alpha.md", SEED_PAGE.format(t="Alpha", n=1))
-    b.raw("beta.md", SEED_PAGE.format(t="Beta", n=2).replace("updated: 2026-05-21T09:30:00+02:00", "updated: '2026-05-22T10:00:00Z'"))
+    b.raw(
+        "beta.md",
+        SEED_PAGE.format(t="Beta", n=2).replace(
+            "updated: 2026-05-21T09:30:00+02:00", "updated: '2026-05-22T10:00:00Z'"
+        ),
+    )
     b.raw("gamma.md", "---\ntitle: Gamma\nsummary: s\n---\nNo uuid, no dates.\n")
     return Vault.open(b.root)
 
@@ -271,14 +331,18 @@ def test_memoryfield_reads_the_seeds_own_datetimes_and_no_message_shows_a_repr(m
 def test_memoryfield_repair_writes_datetimes_its_own_check_accepts(memoryfield):
     memoryfield.repair()
     memoryfield.refresh()
-    assert not [p for p in memoryfield.problems_for("gamma") if p.severity == "error"], memoryfield.problems_for("gamma")
+    assert not [p for p in memoryfield.problems_for("gamma") if p.severity == "error"], memoryfield.problems_for(
+        "gamma"
+    )
     assert "\ncreated: 20" in (memoryfield.root / "gamma.md").read_text()  # plain, a YAML timestamp
 
 
 def test_memoryfield_uuid_is_the_pages_identity_and_an_edit_moves_updated(memoryfield):
     alpha = memoryfield.get("alpha")
     with pytest.raises(RefusedError, match="uuid is the page's identity"):
-        memoryfield.save(dataclasses.replace(alpha, meta={**alpha.meta, "uuid": "11111111-1111-1111-1111-111111111111"}))
+        memoryfield.save(
+            dataclasses.replace(alpha, meta={**alpha.meta, "uuid": "11111111-1111-1111-1111-111111111111"})
+        )
     memoryfield.save(dataclasses.replace(alpha, body="Alpha body, edited.\n"))
     edited = memoryfield.get("alpha")
     assert edited.meta["uuid"] == alpha.meta["uuid"]
@@ -314,11 +378,23 @@ def test_tiered_memory_tiers_and_inherited_namespaces(tmp_path):
 @pytest.fixture
 def adrs(tmp_path):
     b = VaultBuilder(tmp_path / "adr")
-    b.raw("ADR-001-shell.md", "# ADR-001: Shell only\n\n**Status**: Superseded by [ADR-003](./ADR-003-python.md)\n**Date**: 2025-12-18\n\nBody.\n")
-    b.raw("ADR-002-runners.md", "# ADR-002: Runners\n\n## Status\n\nAccepted\n\n## Context\n\nWe might one day be superseded by ADR-009.\n")
-    b.raw("ADR-003-python.md", "---\nstatus: accepted\nsupersedes: [ADR-001]\nsuperseded-by: null\n---\n# ADR-003: Python\n\nSee ADR-002.\n")
+    b.raw(
+        "ADR-001-shell.md",
+        "# ADR-001: Shell only\n\n**Status**: Superseded by [ADR-003](./ADR-003-python.md)\n**Date**: 2025-12-18\n\nBody.\n",
+    )
+    b.raw(
+        "ADR-002-runners.md",
+        "# ADR-002: Runners\n\n## Status\n\nAccepted\n\n## Context\n\nWe might one day be superseded by ADR-009.\n",
+    )
+    b.raw(
+        "ADR-003-python.md",
+        "---\nstatus: accepted\nsupersedes: [ADR-001]\nsuperseded-by: null\n---\n# ADR-003: Python\n\nSee ADR-002.\n",
+    )
     b.raw("ADR-004-arm.md", "# ADR-004: ARM runners\n\n## Status\n\nAccepted (supersedes ADR-002)\n")
-    b.raw("ADR-005-cache.md", "# ADR-005: Cache\n\n## Status\n\nProposed\n\n**Supersedes**: ADR-003 (pending validation)\n")
+    b.raw(
+        "ADR-005-cache.md",
+        "# ADR-005: Cache\n\n## Status\n\nProposed\n\n**Supersedes**: ADR-003 (pending validation)\n",
+    )
     b.raw("ADR-TEMPLATE.md", "# ADR-NNN: Title\n\n## Status\n\n[Proposed | Accepted]\n")
     b.raw("reviews/ADR-003-review.md", "# Review of [ADR-003](../ADR-003-python.md)\n")
     return b.root
@@ -347,7 +423,10 @@ def test_one_sided_adr_supersession_is_a_conflict(adrs):
 def test_adr_status_changes_edit_the_status_where_the_record_states_it(adrs):
     vault = Vault.open(adrs)
     vault.set_status("ADR-002", "deprecated")
-    assert (adrs / "ADR-002-runners.md").read_text() == "# ADR-002: Runners\n\n## Status\n\nDeprecated\n\n## Context\n\nWe might one day be superseded by ADR-009.\n"
+    assert (
+        (adrs / "ADR-002-runners.md").read_text()
+        == "# ADR-002: Runners\n\n## Status\n\nDeprecated\n\n## Context\n\nWe might one day be superseded by ADR-009.\n"
+    )
     vault.set_status("ADR-003", "deprecated")
     assert (adrs / "ADR-003-python.md").read_text().startswith("---\nstatus: deprecated\nsupersedes: [ADR-001]\n")
     assert Vault.open(adrs).get("ADR-002").status == "deprecated"
@@ -373,10 +452,17 @@ def test_adrs_migrate_to_memory_core_with_supersession_on_both_sides(adrs, tmp_p
     old, new = result.get("mem-decision-adr-001-shell"), result.get("mem-decision-adr-003-python")
     assert (old.status, old.superseded_by, new.supersedes) == ("superseded", [new.id], [old.id])
     assert old.body == (adrs / "ADR-001-shell.md").read_text()
-    assert old.meta["provenance"]["source_file"] == "ADR-001-shell.md" and old.meta["provenance"]["source_flavour"] == "adr"
-    assert new.meta["provenance"]["source_frontmatter"] == "status: accepted\nsupersedes: [ADR-001]\nsuperseded-by: null\n"
+    assert (
+        old.meta["provenance"]["source_file"] == "ADR-001-shell.md"
+        and old.meta["provenance"]["source_flavour"] == "adr"
+    )
+    assert (
+        new.meta["provenance"]["source_frontmatter"] == "status: accepted\nsupersedes: [ADR-001]\nsuperseded-by: null\n"
+    )
     assert result.get("mem-note-reviews-adr-003-review").links[0].target == new.id
-    assert main(["--vault", str(adrs), "migrate", "--to", "memory-core", str(out)]) == 2  # never into a vault that exists
+    assert (
+        main(["--vault", str(adrs), "migrate", "--to", "memory-core", str(out)]) == 2
+    )  # never into a vault that exists
 
 
 def test_notes_without_frontmatter_migrate_with_dangling_links_kept_as_written(obsidian, tmp_path):
@@ -392,15 +478,24 @@ def test_notes_without_frontmatter_migrate_with_dangling_links_kept_as_written(o
 
 
 def migrated_files(out):
-    return sorted(p.relative_to(out).as_posix() for p in out.rglob("*.md") if p.parts[len(out.parts)][0] != "." and p.name != "log.md")
+    return sorted(
+        p.relative_to(out).as_posix()
+        for p in out.rglob("*.md")
+        if p.parts[len(out.parts)][0] != "." and p.name != "log.md"
+    )
 
 
 def test_migration_writes_every_document_and_says_how_many_it_wrote(tmp_path, capsys):
     b = VaultBuilder(tmp_path / "adr")
     for name in ("2021-06-05_001-a.md", "2021-06-06_002-b.md", "2021-06-07_003-c.md", "ADR025-x.md", "ADR025-y.md"):
         b.raw(name, f"# {name}\n\n" + RECORD.format(status="Accepted"))
-    b.raw("2021-06-08_004-d.md", "---\ntitle: [broken\n---\n" + RECORD.format(status="Accepted"))  # YAML that does not read
-    b.raw("2021-06-09_005-e.md", "# E\n\n" + RECORD.format(status="Accepted") + "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> main\n")
+    b.raw(
+        "2021-06-08_004-d.md", "---\ntitle: [broken\n---\n" + RECORD.format(status="Accepted")
+    )  # YAML that does not read
+    b.raw(
+        "2021-06-09_005-e.md",
+        "# E\n\n" + RECORD.format(status="Accepted") + "<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> main\n",
+    )
     out = tmp_path / "out"
     assert main(["--vault", str(b.root), "migrate", "--to", "memory-core", str(out)]) == 0
     printed = capsys.readouterr().out
@@ -418,7 +513,10 @@ def test_migration_writes_every_document_and_says_how_many_it_wrote(tmp_path, ca
     assert torn.body.endswith("\\<<<<<<< HEAD\nours\n\\=======\ntheirs\n\\>>>>>>> main\n")
     assert "written as a draft to review: 2021-06-09_005-e.md: conflict-markers" in printed
     # Dates are the records' own: the date in each name, not the day of the migration.
-    assert [str(by_source[n].meta["created_at"]) for n in ("2021-06-05_001-a.md", "2021-06-08_004-d.md")] == ["2021-06-05", "2021-06-08"]
+    assert [str(by_source[n].meta["created_at"]) for n in ("2021-06-05_001-a.md", "2021-06-08_004-d.md")] == [
+        "2021-06-05",
+        "2021-06-08",
+    ]
 
 
 def test_source_dates_survive_migration_in_the_order_a_source_states_them(tmp_path):
@@ -433,7 +531,10 @@ def test_source_dates_survive_migration_in_the_order_a_source_states_them(tmp_pa
     out = tmp_path / "out"
     migrate(Vault.open(b.root), out)
     result = Vault.open(out)
-    dates = {d.meta["provenance"]["source_file"]: (str(d.meta["created_at"]), str(d.meta["updated_at"])) for d in result.documents}
+    dates = {
+        d.meta["provenance"]["source_file"]: (str(d.meta["created_at"]), str(d.meta["updated_at"]))
+        for d in result.documents
+    }
     assert dates["0001-front.md"] == ("2019-03-04", "2019-03-04")
     assert dates["0002-line.md"] == ("2020-05-06", "2020-05-06")
     assert dates["0003-section.md"] == ("2020-07-08", "2020-07-08")
@@ -453,7 +554,9 @@ def test_a_file_too_large_to_be_a_document_refuses_the_whole_migration(tmp_path,
 
 
 def test_a_successor_speaking_of_what_it_replaced_is_not_a_stale_link(adrs):
-    (adrs / "ADR-003-python.md").write_text("---\nstatus: accepted\nsupersedes: [ADR-001]\n---\n# ADR-003: Python\n\nWe left [ADR-001](ADR-001-shell.md) behind.\n")
+    (adrs / "ADR-003-python.md").write_text(
+        "---\nstatus: accepted\nsupersedes: [ADR-001]\n---\n# ADR-003: Python\n\nWe left [ADR-001](ADR-001-shell.md) behind.\n"
+    )
     (adrs / "ADR-002-runners.md").write_text("# ADR-002: Runners\n\n## Status\n\nAccepted\n\nBuilt on ADR-001.\n")
     vault = Vault.open(adrs)
     stale = [p.path for p in vault.problems if p.code == "link-to-superseded"]
@@ -479,20 +582,40 @@ def test_a_flavour_without_a_status_refuses_a_status_change(dendron):
 def test_adr_supersession_is_written_where_each_record_states_it(adrs):
     vault = Vault.open(adrs)
     vault.supersede("ADR-002", "ADR-004")  # completes the one-sided statement: ADR-004 already says it
-    assert (adrs / "ADR-002-runners.md").read_text().startswith("# ADR-002: Runners\n\n## Status\n\nSuperseded by ADR-004\n\n## Context\n")
-    assert (adrs / "ADR-004-arm.md").read_text() == "# ADR-004: ARM runners\n\n## Status\n\nAccepted (supersedes ADR-002)\n"
+    assert (
+        (adrs / "ADR-002-runners.md")
+        .read_text()
+        .startswith("# ADR-002: Runners\n\n## Status\n\nSuperseded by ADR-004\n\n## Context\n")
+    )
+    assert (
+        adrs / "ADR-004-arm.md"
+    ).read_text() == "# ADR-004: ARM runners\n\n## Status\n\nAccepted (supersedes ADR-002)\n"
     vault.supersede("ADR-001", "ADR-004")
-    assert (adrs / "ADR-004-arm.md").read_text() == "# ADR-004: ARM runners\n\n## Status\n\nAccepted (supersedes ADR-002, ADR-001)\n"
-    assert "**Status**: Superseded by [ADR-003](./ADR-003-python.md), ADR-004\n" in (adrs / "ADR-001-shell.md").read_text()
+    assert (
+        adrs / "ADR-004-arm.md"
+    ).read_text() == "# ADR-004: ARM runners\n\n## Status\n\nAccepted (supersedes ADR-002, ADR-001)\n"
+    assert (
+        "**Status**: Superseded by [ADR-003](./ADR-003-python.md), ADR-004\n" in (adrs / "ADR-001-shell.md").read_text()
+    )
     vault.supersede("ADR-003", "ADR-005")  # frontmatter on the old side, a metadata line on the new
-    assert (adrs / "ADR-003-python.md").read_text().startswith("---\nstatus: superseded\nsupersedes: [ADR-001]\nsuperseded-by: ADR-005\n---\n")
+    assert (
+        (adrs / "ADR-003-python.md")
+        .read_text()
+        .startswith("---\nstatus: superseded\nsupersedes: [ADR-001]\nsuperseded-by: ADR-005\n---\n")
+    )
     fresh = Vault.open(adrs)
-    assert fresh.get("ADR-002").superseded_by == ["ADR-004"] and sorted(fresh.get("ADR-004").supersedes) == ["ADR-001", "ADR-002"]
+    assert fresh.get("ADR-002").superseded_by == ["ADR-004"] and sorted(fresh.get("ADR-004").supersedes) == [
+        "ADR-001",
+        "ADR-002",
+    ]
     assert fresh.get("ADR-003").status == "superseded"
     assert not [c for c in fresh.conflicts() if c.kind == "one-sided-supersession"]
     undone = vault.undo()
     assert undone.applied, undone.summary
-    assert [c.path for c in undone.changes] == ["ADR-003-python.md"], (undone.summary, [h["summary"] for h in vault.history(5)])
+    assert [c.path for c in undone.changes] == ["ADR-003-python.md"], (
+        undone.summary,
+        [h["summary"] for h in vault.history(5)],
+    )
     assert "superseded-by: null" in (adrs / "ADR-003-python.md").read_text()
 
 
@@ -501,7 +624,9 @@ def test_changes_in_another_flavour_leave_no_log_note_in_the_vault(adrs):
     before = sorted(p.relative_to(adrs).as_posix() for p in adrs.rglob("*"))
     vault.set_status("ADR-002", "deprecated")
     assert not (adrs / "log.md").exists() and "status ADR-002" in (vault.index.state_dir / "log.md").read_text()
-    assert sorted(p.relative_to(adrs).as_posix() for p in adrs.rglob("*")) == before  # the one file changed, nothing added
+    assert (
+        sorted(p.relative_to(adrs).as_posix() for p in adrs.rglob("*")) == before
+    )  # the one file changed, nothing added
     assert len(Vault.open(adrs).records) == 6
     assert Vault.open(adrs).undo().changes[0].path == "ADR-002-runners.md"  # the history is kept outside the vault
 
@@ -552,12 +677,22 @@ def adr_collection(root, names, status="Accepted"):
         (["0001-first.md", "0002-second.md", "0003-third.md"], ["ADR-001", "ADR-002", "ADR-003"], [None] * 3),
         (["ADR-001-a.md", "ADR_002_b.md", "ADR003-c.md"], ["ADR-001", "ADR-002", "ADR-003"], [None] * 3),
         # A date, then a number: the number names the record, never the year.
-        (["2021-06-05_001-a.md", "2021-06-06_002-b.md", "2021-06-06-003-c.md"], ["ADR-001", "ADR-002", "ADR-003"],
-         ["2021-06-05", "2021-06-06", "2021-06-06"]),
+        (
+            ["2021-06-05_001-a.md", "2021-06-06_002-b.md", "2021-06-06-003-c.md"],
+            ["ADR-001", "ADR-002", "ADR-003"],
+            ["2021-06-05", "2021-06-06", "2021-06-06"],
+        ),
         # A date, then a title: no number, so the name is the id. Day before month when only that reads.
-        (["2020-08-10-flags.md", "2020-08-10-themes.md", "2022-25-11-shadows.md"],
-         ["2020-08-10-flags", "2020-08-10-themes", "2022-25-11-shadows"], ["2020-08-10", "2020-08-10", "2022-11-25"]),
-        (["use-postgres.md", "use-markdown.md", "drop-cron.md"], ["drop-cron", "use-markdown", "use-postgres"], [None] * 3),
+        (
+            ["2020-08-10-flags.md", "2020-08-10-themes.md", "2022-25-11-shadows.md"],
+            ["2020-08-10-flags", "2020-08-10-themes", "2022-25-11-shadows"],
+            ["2020-08-10", "2020-08-10", "2022-11-25"],
+        ),
+        (
+            ["use-postgres.md", "use-markdown.md", "drop-cron.md"],
+            ["drop-cron", "use-markdown", "use-postgres"],
+            [None] * 3,
+        ),
     ],
     ids=["adr-tools", "ADR-NNN", "date_NNN", "date-title", "title"],
 )
@@ -596,9 +731,14 @@ def test_two_records_numbered_alike_stay_two_documents_and_are_reported(tmp_path
 
 def test_a_record_that_says_it_is_superseded_in_a_heading_names_its_successor_by_link(tmp_path):
     b = VaultBuilder(tmp_path / "adr")
-    b.raw("2020-08-10-flags.md", "---\ntitle: Flags\ndate: 2020-08-10\n---\n\n## Superseded by [Flags, again](../2022-01-20-flags-again.md)\n\n## Context\n\nx\n\n## Decision\n\ny\n")
+    b.raw(
+        "2020-08-10-flags.md",
+        "---\ntitle: Flags\ndate: 2020-08-10\n---\n\n## Superseded by [Flags, again](../2022-01-20-flags-again.md)\n\n## Context\n\nx\n\n## Decision\n\ny\n",
+    )
     b.raw("2022-01-20-flags-again.md", "---\ntitle: Flags again\n---\n\n## Context\n\nx\n\n## Decision\n\ny\n")
-    b.raw("2022-02-01-other.md", "# Other\n\n## Context\n\nStatuses (in order of severity): none.\n\n## Decision\n\ny\n")
+    b.raw(
+        "2022-02-01-other.md", "# Other\n\n## Context\n\nStatuses (in order of severity): none.\n\n## Decision\n\ny\n"
+    )
     vault = Vault.open(b.root)
     old = vault.get("2020-08-10-flags")
     assert (old.status, old.superseded_by) == ("superseded", ["2022-01-20-flags-again"])
@@ -628,7 +768,12 @@ def test_forget_in_an_okf_bundle_leaves_no_byte_of_the_concept(bundle_in_memory)
 
 def test_a_format_is_named_as_a_person_writes_it_with_its_article():
     assert [flavours.get(name).a_vault for name in ("adr", "dendron", "okf", "memory-core", "markdown")] == [
-        "an ADR vault", "a Dendron vault", "an OKF vault", "a Memory Core vault", "a Markdown vault"]
+        "an ADR vault",
+        "a Dendron vault",
+        "an OKF vault",
+        "a Memory Core vault",
+        "a Markdown vault",
+    ]
 
 
 def test_an_adr_status_quoted_or_listed_in_its_section_reads_as_the_word(tmp_path):
@@ -638,7 +783,10 @@ def test_an_adr_status_quoted_or_listed_in_its_section_reads_as_the_word(tmp_pat
     b.raw("ADR-003-plain.md", "# ADR-003: Plain\n\n## Status\n\nProposed\n")
     vault = Vault.open(b.root)
     assert [(d.view.stated_status, d.status) for d in sorted(vault.documents, key=lambda d: d.id)] == [
-        ("Accepted", "active"), ("Rejected", "archived"), ("Proposed", "draft")]
+        ("Accepted", "active"),
+        ("Rejected", "archived"),
+        ("Proposed", "draft"),
+    ]
     vault.set_status("ADR-001", "deprecated")
     assert "## Status\n\n> Deprecated\n" in (b.root / "ADR-001-quoted.md").read_text()  # the quote stays
 
@@ -653,12 +801,21 @@ def test_an_improvement_proposal_collection_is_read_as_decisions_with_its_own_wo
     """EIP-style front matter: `hip-N.md`, a title and status in the front matter, successors as
     bare numbers in `superseded-by` / `replaces`, and the EIP process's status words."""
     b = VaultBuilder(tmp_path / "hips")
-    b.raw("hip-10.md", "---\nhip: 10\ntitle: Token metadata\nstatus: Replaced\nsuperseded-by: 412\ncreated: 2021-02-18\n---\n\n## Abstract\n\nv1.\n")
-    b.raw("hip-412.md", "---\nhip: 412\ntitle: Token metadata v2\nstatus: Final\nreplaces: 10\nrequires: 17\ncreated: 2022-04-01\n---\n\n## Abstract\n\nSee HIP-17.\n")
+    b.raw(
+        "hip-10.md",
+        "---\nhip: 10\ntitle: Token metadata\nstatus: Replaced\nsuperseded-by: 412\ncreated: 2021-02-18\n---\n\n## Abstract\n\nv1.\n",
+    )
+    b.raw(
+        "hip-412.md",
+        "---\nhip: 412\ntitle: Token metadata v2\nstatus: Final\nreplaces: 10\nrequires: 17\ncreated: 2022-04-01\n---\n\n## Abstract\n\nSee HIP-17.\n",
+    )
     b.raw("hip-17.md", "---\nhip: 17\ntitle: Tokens\nstatus: Last Call\ncreated: 2021-01-01\n---\n\n## Abstract\n\nx\n")
     b.raw("hip-20.md", "---\nhip: 20\ntitle: URIs\nstatus: Stagnant\ncreated: 2021-06-29\n---\n\n## Abstract\n\nx\n")
     b.raw("hip-655.md", "---\nhip: 655\ntitle: Airdrops\nstatus: Withdrawn\n---\n\n## Abstract\n\nx\n")
-    b.raw("hip-904.md", "---\nhip: 904\ntitle: Frictionless airdrops\nstatus: Living\nreplaces: 655, 20\n---\n\n## Abstract\n\nx\n")
+    b.raw(
+        "hip-904.md",
+        "---\nhip: 904\ntitle: Frictionless airdrops\nstatus: Living\nreplaces: 655, 20\n---\n\n## Abstract\n\nx\n",
+    )
     vault = Vault.open(b.root)
     assert vault.flavour.name == "adr"
     assert all(d.type == "decision" for d in vault.documents)
@@ -666,7 +823,12 @@ def test_an_improvement_proposal_collection_is_read_as_decisions_with_its_own_wo
     assert (old.title, old.status, old.superseded_by) == ("Token metadata", "superseded", ["HIP-412"])
     assert (new.status, new.supersedes) == ("active", ["HIP-010"])
     assert ("depends_on", "HIP-017") in [(l.type, l.target) for l in new.links]  # `requires: 17`
-    assert [vault.get(i).status for i in ("HIP-017", "HIP-020", "HIP-655", "HIP-904")] == ["draft", "archived", "archived", "active"]
+    assert [vault.get(i).status for i in ("HIP-017", "HIP-020", "HIP-655", "HIP-904")] == [
+        "draft",
+        "archived",
+        "archived",
+        "active",
+    ]
     assert vault.get("HIP-904").supersedes == ["HIP-655", "HIP-020"]
     assert not [p for p in vault.problems if p.code == "status-unknown"]
 
@@ -681,7 +843,11 @@ def test_a_folder_of_numbered_notes_without_statuses_is_not_a_decision_collectio
     ("text", "supersedes", "superseded_by"),
     [
         ("## Context\n\nThis ADR updates and supersedes [ADR0024 Use X](ADR024-a.md) for new work.\n", ["ADR-024"], []),
-        ("## Context\n\nWe supersede [ADR 24](/adr/24) and [ADR 25](/adr/25) decisions on the network.\n", ["ADR-024", "ADR-025"], []),
+        (
+            "## Context\n\nWe supersede [ADR 24](/adr/24) and [ADR 25](/adr/25) decisions on the network.\n",
+            ["ADR-024", "ADR-025"],
+            [],
+        ),
         ("## Status\n\nSuperceded by ADR-25\n", [], ["ADR-025"]),
         ("## Status\n\nSuperseded (as never implemented) by [ADR 25](/adr/25)\n", [], ["ADR-025"]),
         ("## Context\n\nWhile this does not directly supersede [ADR24](/adr/24), it paves the way.\n", [], []),
@@ -689,8 +855,16 @@ def test_a_folder_of_numbered_notes_without_statuses_is_not_a_decision_collectio
         ("## Context\n\n[ADR-024](ADR024-a.md) got replaced by ADR-026 in the end.\n", ["ADR-024"], []),
         ("## Related\n\n**Supersedes**: None (extends ADR-024)\n", [], []),
     ],
-    ids=["updates-and-supersedes", "we-supersede-slug-links", "misspelt", "slug-with-aside", "not-directly", "tells-of-others",
-         "named-after-replaced-by", "supersedes-none"],
+    ids=[
+        "updates-and-supersedes",
+        "we-supersede-slug-links",
+        "misspelt",
+        "slug-with-aside",
+        "not-directly",
+        "tells-of-others",
+        "named-after-replaced-by",
+        "supersedes-none",
+    ],
 )
 def test_adr_supersession_stated_in_a_sentence(tmp_path, text, supersedes, superseded_by):
     b = VaultBuilder(tmp_path / "adr")
@@ -732,10 +906,19 @@ def test_records_that_all_open_with_one_heading_are_titled_by_their_name_line(tm
 def test_a_record_that_requires_or_extends_another_links_it_by_type(tmp_path):
     b = VaultBuilder(tmp_path / "arcs")
     b.raw("arc-0026.md", "---\narc: 26\ntitle: URI scheme\nstatus: Final\n---\n\n## Abstract\n\nx\n")
-    b.raw("arc-0078.md", "---\narc: 78\ntitle: URI scheme, keyreg\nstatus: Final\nextends:\n  - 26\nrequires: 26\n---\n\n## Abstract\n\nx\n")
-    b.raw("arc-0079.md", "---\narc: 79\ntitle: URI scheme, app calls\nstatus: Final\n---\n\n## Status\n\nAccepted. Amends ARC-78.\n")
+    b.raw(
+        "arc-0078.md",
+        "---\narc: 78\ntitle: URI scheme, keyreg\nstatus: Final\nextends:\n  - 26\nrequires: 26\n---\n\n## Abstract\n\nx\n",
+    )
+    b.raw(
+        "arc-0079.md",
+        "---\narc: 79\ntitle: URI scheme, app calls\nstatus: Final\n---\n\n## Status\n\nAccepted. Amends ARC-78.\n",
+    )
     vault = Vault.open(b.root)
-    assert sorted((l.type, l.target) for l in vault.get("ARC-078").links) == [("depends_on", "ARC-026"), ("derived_from", "ARC-026")]
+    assert sorted((l.type, l.target) for l in vault.get("ARC-078").links) == [
+        ("depends_on", "ARC-026"),
+        ("derived_from", "ARC-026"),
+    ]
     assert [(l.type, l.target) for l in vault.get("ARC-079").links] == [("derived_from", "ARC-078")]
     assert not vault.get("ARC-078").supersedes and not vault.get("ARC-026").superseded_by
 
@@ -754,11 +937,14 @@ def test_a_vault_declares_its_own_status_words(tmp_path):
     assert not [p for p in vault.problems if p.code in ("status-unknown", "config-invalid")]
 
 
-@pytest.mark.parametrize(("text", "said"), [
-    ("statuses:\n  Parked: resting\n", "'Parked' maps to 'resting'"),
-    ("statuses: [Parked]\n", "should hold `statuses:`"),
-    ("statuses:\n  Parked: [\n", "is not valid YAML"),
-])
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("statuses:\n  Parked: resting\n", "'Parked' maps to 'resting'"),
+        ("statuses: [Parked]\n", "should hold `statuses:`"),
+        ("statuses:\n  Parked: [\n", "is not valid YAML"),
+    ],
+)
 def test_a_broken_settings_file_is_a_problem_named_by_check_not_a_failure_to_open(tmp_path, text, said):
     b = VaultBuilder(tmp_path / "adr")
     for number in (1, 2, 3):

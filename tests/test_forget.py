@@ -72,7 +72,9 @@ def plant(vault: Vault) -> str:
     """The secret document, as an agent would leave it: created through the gate (an undo record
     holds it), linked from another document, listed in the vault index, repaired once (a backup
     under .recovery holds it)."""
-    doc_id = vault.create(Draft("note", TITLE, ["secrets"], [("related_to", "mem-entity-stripe")], SECRET + "\n")).created_id
+    doc_id = vault.create(
+        Draft("note", TITLE, ["secrets"], [("related_to", "mem-entity-stripe")], SECRET + "\n")
+    ).created_id
     vault.create(Draft("note", "Where the ledger note lives", [], [("related_to", doc_id)], "See the other note.\n"))
     path = vault.root / vault.get(doc_id).path
     path.write_bytes(path.read_bytes().replace(b"status: active", b"status: bogus"))
@@ -130,8 +132,13 @@ def test_a_forget_killed_after_it_committed_is_finished_and_never_undone(sample_
     vault = Vault.open(sample_copy)
     doc_id = plant(vault)
     code = f"from workbench import Vault; Vault.open({str(sample_copy)!r}).forget({doc_id!r}, {doc_id!r})"
-    killed = subprocess.run([sys.executable, "-c", code], env={**os.environ, "WORKBENCH_CRASH_AT": step},
-                            capture_output=True, text=True, timeout=120)
+    killed = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "WORKBENCH_CRASH_AT": step},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert killed.returncode == 137, killed.stderr
     reopened = Vault.open(sample_copy)
     assert doc_id not in reopened

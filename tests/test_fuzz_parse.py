@@ -36,35 +36,143 @@ CODE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 BOM = b"\xef\xbb\xbf"
 NEWLINES = st.sampled_from([b"\n", b"\r\n", b"\r", b"\n\n", b"\r\r\n", b"\n\r"])
-FENCES = st.sampled_from([b"---", b"--- ", b"---\t", b"...", b"----", b" ---", b"--- # c", b"--- !!map", b"---\xc2\xa0"])
-INVALID_UTF8 = st.sampled_from([b"\xff", b"\xfe\xff", b"\xc3", b"\xc3(", b"\xe2\x82", b"\xed\xa0\x80", b"\xf4\x90\x80\x80",
-                                b"\xc0\xaf", b"\x80", b"\xf8\x88\x80\x80\x80"])
+FENCES = st.sampled_from(
+    [b"---", b"--- ", b"---\t", b"...", b"----", b" ---", b"--- # c", b"--- !!map", b"---\xc2\xa0"]
+)
+INVALID_UTF8 = st.sampled_from(
+    [
+        b"\xff",
+        b"\xfe\xff",
+        b"\xc3",
+        b"\xc3(",
+        b"\xe2\x82",
+        b"\xed\xa0\x80",
+        b"\xf4\x90\x80\x80",
+        b"\xc0\xaf",
+        b"\x80",
+        b"\xf8\x88\x80\x80\x80",
+    ]
+)
 FRAGMENTS = [
-    "schema_version: v1", "id: mem-note-a", "id: mem-note-fuzz", "id: [x]", "id: 12", "id: ''", "type: note", "type: task",
-    "title: x", "title: null", "title: ''", "status: active", "status: superseded", "status: live",
-    "created_at: 2026-04-21", "created_at: 2026-02-30", "updated_at: 0000-01-01", "updated_at: 2026-04-21 10:00:00",
-    "created_at: 9999-12-31", "project: demo", "tags: [a, b", "tags: {a: 1}", "tags:\n  - a\n  -  - b",
-    "links: [{type: related_to, target: mem-entity-x}]", "links:\n  - type: explains\n    target: ../../etc/passwd",
-    "links: [{type: [x], target: {y: z}}]", "links: mem-note-b", "supersedes: mem-note-b", "superseded_by: [mem-note-c, 1]",
-    "provenance:\n  source: claude\n  confidence: high", "provenance: {source: manual, confidence: [x]}", "provenance: [x]",
-    "execution_state: weird", "execution_state: todo",
-    "a: &a [1, 2]", "b: *a", "c: *missing", "<<: *a", "d: &d {x: *d}", "e: &e [*e]", "<<: [*a, *a]", "&anchor",
-    "? [a, b]\n: c", "? |\n  block key\n: v", "{a: b}: c", "[a]: b", "k: v: w", "k:\tv", "\t- x", "- item", "-\t-\tx",
-    "x: !!binary aGk=", "x: !!binary ***", "x: !!python/object/apply:os.system ['true']", "x: !!set {a, b}", "x: !!omap [a]",
-    "x: !!bool maybe", "x: !!timestamp tomorrow", "x: !!int", "x: !!float ''", "x: !!int +", "x: !!str [a]", "x: !!map x",
-    "x: !custom v", "x: 1e999", "x: .nan", "x: -.inf", "x: 0x1F", "x: 0o17", "x: 1:30:00", "x: ~", "x: 0b_",
-    "x: |\n  block\n  text", "x: >-\n  folded", "x: |+\n\n", "x: 'unterminated", 'x: "\\x"', 'x: "\\u0000"', "x: '\x00'",
-    "%YAML 1.1", "%YAML 2.0", "%TAG ! tag:x,2000:", "# comment", "#", ":", "? ", "- ", "[", "]", "{", "}", "*", "&", "!",
-    "<<<<<<< HEAD", "=======", ">>>>>>> theirs", "\u2028", "\x85", "\x0c", "\x1b[2J", "[bold]markup[/]",
+    "schema_version: v1",
+    "id: mem-note-a",
+    "id: mem-note-fuzz",
+    "id: [x]",
+    "id: 12",
+    "id: ''",
+    "type: note",
+    "type: task",
+    "title: x",
+    "title: null",
+    "title: ''",
+    "status: active",
+    "status: superseded",
+    "status: live",
+    "created_at: 2026-04-21",
+    "created_at: 2026-02-30",
+    "updated_at: 0000-01-01",
+    "updated_at: 2026-04-21 10:00:00",
+    "created_at: 9999-12-31",
+    "project: demo",
+    "tags: [a, b",
+    "tags: {a: 1}",
+    "tags:\n  - a\n  -  - b",
+    "links: [{type: related_to, target: mem-entity-x}]",
+    "links:\n  - type: explains\n    target: ../../etc/passwd",
+    "links: [{type: [x], target: {y: z}}]",
+    "links: mem-note-b",
+    "supersedes: mem-note-b",
+    "superseded_by: [mem-note-c, 1]",
+    "provenance:\n  source: claude\n  confidence: high",
+    "provenance: {source: manual, confidence: [x]}",
+    "provenance: [x]",
+    "execution_state: weird",
+    "execution_state: todo",
+    "a: &a [1, 2]",
+    "b: *a",
+    "c: *missing",
+    "<<: *a",
+    "d: &d {x: *d}",
+    "e: &e [*e]",
+    "<<: [*a, *a]",
+    "&anchor",
+    "? [a, b]\n: c",
+    "? |\n  block key\n: v",
+    "{a: b}: c",
+    "[a]: b",
+    "k: v: w",
+    "k:\tv",
+    "\t- x",
+    "- item",
+    "-\t-\tx",
+    "x: !!binary aGk=",
+    "x: !!binary ***",
+    "x: !!python/object/apply:os.system ['true']",
+    "x: !!set {a, b}",
+    "x: !!omap [a]",
+    "x: !!bool maybe",
+    "x: !!timestamp tomorrow",
+    "x: !!int",
+    "x: !!float ''",
+    "x: !!int +",
+    "x: !!str [a]",
+    "x: !!map x",
+    "x: !custom v",
+    "x: 1e999",
+    "x: .nan",
+    "x: -.inf",
+    "x: 0x1F",
+    "x: 0o17",
+    "x: 1:30:00",
+    "x: ~",
+    "x: 0b_",
+    "x: |\n  block\n  text",
+    "x: >-\n  folded",
+    "x: |+\n\n",
+    "x: 'unterminated",
+    'x: "\\x"',
+    'x: "\\u0000"',
+    "x: '\x00'",
+    "%YAML 1.1",
+    "%YAML 2.0",
+    "%TAG ! tag:x,2000:",
+    "# comment",
+    "#",
+    ":",
+    "? ",
+    "- ",
+    "[",
+    "]",
+    "{",
+    "}",
+    "*",
+    "&",
+    "!",
+    "<<<<<<< HEAD",
+    "=======",
+    ">>>>>>> theirs",
+    "\u2028",
+    "\x85",
+    "\x0c",
+    "\x1b[2J",
+    "[bold]markup[/]",
 ]
 COUNTS = st.sampled_from([2, 63, 64, 65, 129, 1_000, 40_000]) | st.integers(1, 40_000)
 DEEP = st.one_of(
-    st.builds(lambda unit, count: unit * count,
-              st.sampled_from([b"[", b"{", b"[{", b"{a: ", b"- ", b"? ", b"- [", b"  ", b"\t", b"- ? ", b"]"]), COUNTS),
-    st.builds(lambda unit, count: b"x:\n  " + unit * count + b"y", st.sampled_from([b"- ", b"? ", b"- ? ", b"-\t"]), COUNTS),
+    st.builds(
+        lambda unit, count: unit * count,
+        st.sampled_from([b"[", b"{", b"[{", b"{a: ", b"- ", b"? ", b"- [", b"  ", b"\t", b"- ? ", b"]"]),
+        COUNTS,
+    ),
+    st.builds(
+        lambda unit, count: b"x:\n  " + unit * count + b"y", st.sampled_from([b"- ", b"? ", b"- ? ", b"-\t"]), COUNTS
+    ),
 )
-LONG_LINE = st.builds(lambda unit, count: b"x: " + unit * count, st.sampled_from([b"a", b"a ", b"\t", b"\\", b"'", b"#"]),
-                      st.integers(1_000, 300_000))
+LONG_LINE = st.builds(
+    lambda unit, count: b"x: " + unit * count,
+    st.sampled_from([b"a", b"a ", b"\t", b"\\", b"'", b"#"]),
+    st.integers(1_000, 300_000),
+)
 
 
 def alias_bomb(levels: int) -> bytes:
@@ -92,26 +200,75 @@ def structured(draw) -> bytes:
     """A file of pieces: often an opening fence, lines of pieces, a closing fence and a body; in one
     file of four, bytes that are not text (BOMs, NULs, invalid UTF-8) may be anywhere."""
     pieces = PIECES if draw(st.integers(0, 3)) == 3 else TEXT_PIECES
-    opening = draw(st.sampled_from([b"---\n", b"---\n", BOM + b"---\n", b"---\r\n", BOM + b"---\r\n", b"", b"---\r", b"---"]))
+    opening = draw(
+        st.sampled_from([b"---\n", b"---\n", BOM + b"---\n", b"---\r\n", BOM + b"---\r\n", b"", b"---\r", b"---"])
+    )
     lines = []
     for _ in range(draw(st.integers(0, 8))):
         if draw(st.integers(0, 2)):  # mostly whole lines of YAML, so that the loader gets to see them
-            lines.append(draw(st.one_of(st.sampled_from(FRAGMENTS).map(str.encode), DEEP, st.integers(1, 9).map(alias_bomb))))
+            lines.append(
+                draw(st.one_of(st.sampled_from(FRAGMENTS).map(str.encode), DEEP, st.integers(1, 9).map(alias_bomb)))
+            )
         else:
             lines.append(b"".join(draw(st.lists(pieces, min_size=1, max_size=4))))
         lines.append(draw(NEWLINES))
-    closing = draw(st.sampled_from([b"\n---\n", b"\n---\n", b"\r\n---\r\n", b"\n...\n", b"\n--- \n", b"\n---", b"---\n", b""]))
+    closing = draw(
+        st.sampled_from([b"\n---\n", b"\n---\n", b"\r\n---\r\n", b"\n...\n", b"\n--- \n", b"\n---", b"---\n", b""])
+    )
     body = b"".join(draw(st.lists(pieces, max_size=4)))
     return opening + b"".join(lines) + closing + body
 
 
 # Random YAML values, rendered as text, for the fields of an otherwise valid document.
 SCALARS = st.one_of(
-    st.sampled_from(["null", "~", "''", '""', "true", "no", "0", "-1", "1e999", ".nan", "0x1F", "1:30", "2026-02-30",
-                     "2026-04-21", "2026-04-21 10:00:00", "2026-04-21T10:00:00Z", "0001-01-01", "9999-12-31", "!!binary aGk=",
-                     "!!set {a, b}", "*undefined", "&a x", "v1", "v2", "mem-note-a", "mem-note-zz", "../../etc/passwd",
-                     "/etc/shadow", "draft", "active", "superseded", "archived", "manual", "claude", "high", "todo",
-                     "related_to", "supersedes", "note", "task", "decision", "'quoted'", "\"a\\tb\"", "|-\n  block"]),
+    st.sampled_from(
+        [
+            "null",
+            "~",
+            "''",
+            '""',
+            "true",
+            "no",
+            "0",
+            "-1",
+            "1e999",
+            ".nan",
+            "0x1F",
+            "1:30",
+            "2026-02-30",
+            "2026-04-21",
+            "2026-04-21 10:00:00",
+            "2026-04-21T10:00:00Z",
+            "0001-01-01",
+            "9999-12-31",
+            "!!binary aGk=",
+            "!!set {a, b}",
+            "*undefined",
+            "&a x",
+            "v1",
+            "v2",
+            "mem-note-a",
+            "mem-note-zz",
+            "../../etc/passwd",
+            "/etc/shadow",
+            "draft",
+            "active",
+            "superseded",
+            "archived",
+            "manual",
+            "claude",
+            "high",
+            "todo",
+            "related_to",
+            "supersedes",
+            "note",
+            "task",
+            "decision",
+            "'quoted'",
+            '"a\\tb"',
+            "|-\n  block",
+        ]
+    ),
     st.text(max_size=20).map(json.dumps),
     st.integers().map(str),
 )
@@ -119,8 +276,9 @@ VALUES = st.recursive(
     SCALARS,
     lambda inner: st.one_of(
         st.lists(inner, max_size=3).map(lambda items: "[" + ", ".join(items) + "]"),
-        st.dictionaries(st.sampled_from(["type", "target", "source", "confidence", "id", "a"]), inner, max_size=3)
-        .map(lambda d: "{" + ", ".join(f"{k}: {v}" for k, v in d.items()) + "}"),
+        st.dictionaries(st.sampled_from(["type", "target", "source", "confidence", "id", "a"]), inner, max_size=3).map(
+            lambda d: "{" + ", ".join(f"{k}: {v}" for k, v in d.items()) + "}"
+        ),
     ),
     max_leaves=6,
 )
@@ -240,7 +398,9 @@ def test_records_never_raise_and_every_fault_is_a_problem(raw, path):
     assert doc.valid == (not codes & INVALIDATING)
     # What the search index, the graph and the screens read of any document.
     assert isinstance(doc.title, str) and isinstance(doc.type, str) and isinstance(doc.status, str)
-    assert all(isinstance(t, str) for t in doc.tags) and all(isinstance(i, str) for i in doc.supersedes + doc.superseded_by)
+    assert all(isinstance(t, str) for t in doc.tags) and all(
+        isinstance(i, str) for i in doc.supersedes + doc.superseded_by
+    )
     assert all(isinstance(link.type, str) and isinstance(link.target, str) for link in doc.links)
     row_for(record, ON)
 
@@ -248,9 +408,15 @@ def test_records_never_raise_and_every_fault_is_a_problem(raw, path):
 PROVENANCE = "provenance:\n  source: manual\n  confidence: high\n"
 
 
-@pytest.mark.parametrize("old, new", [("type: note\n", "type: [x]\n"), ("status: active\n", "status: {a: 1}\n"),
-                                      (PROVENANCE, "provenance: {source: [x], confidence: high}\n"),
-                                      (PROVENANCE, "provenance: {source: manual, confidence: {a: 1}}\n")])
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("type: note\n", "type: [x]\n"),
+        ("status: active\n", "status: {a: 1}\n"),
+        (PROVENANCE, "provenance: {source: [x], confidence: high}\n"),
+        (PROVENANCE, "provenance: {source: manual, confidence: {a: 1}}\n"),
+    ],
+)
 def test_unhashable_enum_values_are_problems(old, new):
     raw = doc_text("mem-note-a").replace(old, new).encode()
     record = build_record("notes/mem-note-a.md", raw, len(raw), 1, ON)
@@ -268,8 +434,11 @@ def run_cli_in_process(*args: str) -> tuple[int, str, str]:
 
 
 @given(st.lists(FILES, min_size=1, max_size=6))
-@settings(max_examples=25, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
+)
 def test_a_vault_of_random_files_opens_checks_and_searches(tmp_path_factory, files):
     root = tmp_path_factory.mktemp("fuzzed")
     (root / "entities").mkdir()
@@ -292,8 +461,9 @@ def test_a_vault_of_random_files_opens_checks_and_searches(tmp_path_factory, fil
         if not record.document.valid:  # every invalid file says why
             assert any(p.path == record.path for p in problems), record.path
     assert "mem-entity-x" in [h.id for h in hits]
-    assert [(r.path, r.document.id, r.document.valid, r.document.digest) for r in warm.records] == \
-        [(r.path, r.document.id, r.document.valid, r.document.digest) for r in vault.records]
+    assert [(r.path, r.document.id, r.document.valid, r.document.digest) for r in warm.records] == [
+        (r.path, r.document.id, r.document.valid, r.document.digest) for r in vault.records
+    ]
     assert [p.to_json() for p in warm_problems] == [p.to_json() for p in problems]
 
     code, out, err = run_cli_in_process("--vault", str(root), "check")
@@ -319,7 +489,9 @@ def _closing_line_by_line(text: str, opening_end: int, limit: int) -> tuple[int,
     return None
 
 
-_LINES = st.sampled_from(["---", "...", "--- ", "---\t", "---\r", "----", " ---", "...x", "a: b", "", "\x0c", "---\x85", "x\r"])
+_LINES = st.sampled_from(
+    ["---", "...", "--- ", "---\t", "---\r", "----", " ---", "...x", "a: b", "", "\x0c", "---\x85", "x\r"]
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -331,7 +503,7 @@ def test_the_closing_delimiter_is_found_where_a_line_by_line_reading_finds_it(li
     if expected is None:
         assert not parsed.has_frontmatter and parsed.body == text
     else:
-        assert parsed.closing == text[expected[0]:expected[1]]
+        assert parsed.closing == text[expected[0] : expected[1]]
         assert parsed.opening + parsed.fm_text + parsed.closing + parsed.body == text
 
 
@@ -349,17 +521,37 @@ class _PyYAMLConstruction(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
 
 
 _SHAPES = [
-    "base: &b {x: 1, y: [a, b]}\nchild:\n  <<: *b\n  y: 2", "a: &a [1, 2]\nb: *a\nc: *a", "d: &d {x: *d}", "e: &e [*e, 1]",
-    "outer:\n  inner: {k: 1, k: 2}", "a: 1\na: 2", "? [a, b]\n: c", "x: !!set {a, b}", "x: !!omap [{a: 1}]", "x: !!binary aGk=",
-    "when: 2026-04-21T10:00:00Z", "n: .nan\ni: 0o17\nj: 1_000\nk: 1:30\nf: 1e3", "s: !!str 12\nb: !!bool yes\nz: ~",
-    "list:\n  - a\n  - {b: [c, {d: e}]}\n  - - f", "t: &t 2026-01-01\nu: *t", "'1': a\n1: b", "null: x\n~: y",
+    "base: &b {x: 1, y: [a, b]}\nchild:\n  <<: *b\n  y: 2",
+    "a: &a [1, 2]\nb: *a\nc: *a",
+    "d: &d {x: *d}",
+    "e: &e [*e, 1]",
+    "outer:\n  inner: {k: 1, k: 2}",
+    "a: 1\na: 2",
+    "? [a, b]\n: c",
+    "x: !!set {a, b}",
+    "x: !!omap [{a: 1}]",
+    "x: !!binary aGk=",
+    "when: 2026-04-21T10:00:00Z",
+    "n: .nan\ni: 0o17\nj: 1_000\nk: 1:30\nf: 1e3",
+    "s: !!str 12\nb: !!bool yes\nz: ~",
+    "list:\n  - a\n  - {b: [c, {d: e}]}\n  - - f",
+    "t: &t 2026-01-01\nu: *t",
+    "'1': a\n1: b",
+    "null: x\n~: y",
 ]
 
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.sampled_from(_SHAPES),
-                          st.tuples(st.sampled_from(["a", "b", "id", "tags"]), VALUES).map(lambda kv: f"{kv[0]}: {kv[1]}")),
-                max_size=6))
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(FRAGMENTS),
+            st.sampled_from(_SHAPES),
+            st.tuples(st.sampled_from(["a", "b", "id", "tags"]), VALUES).map(lambda kv: f"{kv[0]}: {kv[1]}"),
+        ),
+        max_size=6,
+    )
+)
 def test_frontmatter_loads_to_what_pyyaml_itself_builds(lines):
     """The quick construction of plain frontmatter gives exactly PyYAML's values (types, shared
     aliases, recursion included), and fails where PyYAML fails."""

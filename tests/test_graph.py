@@ -81,7 +81,13 @@ def test_edges_read_both_ways(builder):
 def test_valid_documents_are_nodes_with_their_attributes(builder):
     builder.add(A, status="draft")
     graph = open_graph(builder)
-    assert dict(graph.nodes[A]) == {"title": f"Title of {A}", "type": "entity", "status": "draft", "dangling": False, "invalid": False}
+    assert dict(graph.nodes[A]) == {
+        "title": f"Title of {A}",
+        "type": "entity",
+        "status": "draft",
+        "dangling": False,
+        "invalid": False,
+    }
 
 
 def test_supersession_is_one_edge_whether_stated_by_link_field_or_both(builder):
@@ -108,7 +114,13 @@ def test_a_missing_target_becomes_a_dangling_placeholder(builder):
     builder.add(A, links=links(("depends_on", "mem-entity-gone")))
     graph = open_graph(builder)
     assert edges(graph) == [(A, "mem-entity-gone", "depends_on")]
-    assert dict(graph.nodes["mem-entity-gone"]) == {"title": "mem-entity-gone", "type": "", "status": "", "dangling": True, "invalid": False}
+    assert dict(graph.nodes["mem-entity-gone"]) == {
+        "title": "mem-entity-gone",
+        "type": "",
+        "status": "",
+        "dangling": True,
+        "invalid": False,
+    }
 
 
 def test_an_invalid_target_is_a_placeholder_marked_invalid_not_dangling(builder):
@@ -150,12 +162,18 @@ def test_neighbourhood_depth_one_follows_links_and_backlinks(star):
 def test_neighbourhood_depth_two_reaches_backlinks_of_backlinks(star):
     found = neighbourhood(star, A, depth=2).to_json()
     assert [(n["id"], n["depth"]) for n in found["nodes"]] == [(A, 0), (B, 1), (C, 2)]
-    assert [(e["source"], e["target"], e["type"]) for e in found["edges"]] == [(C, B, "related_to"), (B, A, "depends_on")]
+    assert [(e["source"], e["target"], e["type"]) for e in found["edges"]] == [
+        (C, B, "related_to"),
+        (B, A, "depends_on"),
+    ]
 
 
 def test_neighbourhood_depth_zero_is_the_root_alone(star):
-    assert neighbourhood(star, B, depth=0).to_json() == {"root": B, "nodes": [
-        {"id": B, "title": f"Title of {B}", "type": "task", "status": "active", "depth": 0}], "edges": []}
+    assert neighbourhood(star, B, depth=0).to_json() == {
+        "root": B,
+        "nodes": [{"id": B, "title": f"Title of {B}", "type": "task", "status": "active", "depth": 0}],
+        "edges": [],
+    }
 
 
 def test_neighbourhood_follows_and_lists_only_the_link_types_asked_for(star):
@@ -178,7 +196,11 @@ def test_neighbourhood_of_an_unknown_root_is_refused(star):
 
 
 def test_a_backlink_reads_by_its_inverse_label():
-    assert [inverse_label(t) for t in ("depends_on", "blocked_by", "made_up")] == ["depended on by", "blocks", "made_up (from)"]
+    assert [inverse_label(t) for t in ("depends_on", "blocked_by", "made_up")] == [
+        "depended on by",
+        "blocks",
+        "made_up (from)",
+    ]
 
 
 def test_backlinks_of_an_unknown_id_are_refused(star):
@@ -211,13 +233,21 @@ def test_a_document_not_superseded_has_no_current_successor(sample_graph):
 def test_a_branching_chain_keeps_each_document_after_what_it_replaces(builder):
     builder.add("mem-decision-old-a", status="superseded", superseded_by="[mem-decision-mid]")
     builder.add("mem-decision-old-b", status="superseded", superseded_by="[mem-decision-mid]")
-    builder.add("mem-decision-mid", status="superseded", supersedes="[mem-decision-old-a, mem-decision-old-b]",
-                superseded_by="[mem-decision-new]")
+    builder.add(
+        "mem-decision-mid",
+        status="superseded",
+        supersedes="[mem-decision-old-a, mem-decision-old-b]",
+        superseded_by="[mem-decision-new]",
+    )
     builder.add("mem-decision-new", supersedes="[mem-decision-mid]")
     chain = supersession_chain(open_graph(builder), "mem-decision-old-b")
     assert chain == ["mem-decision-old-b", "mem-decision-mid", "mem-decision-new"]
     assert supersession_chain(open_graph(builder), "mem-decision-new") == [
-        "mem-decision-old-a", "mem-decision-old-b", "mem-decision-mid", "mem-decision-new"]
+        "mem-decision-old-a",
+        "mem-decision-old-b",
+        "mem-decision-mid",
+        "mem-decision-new",
+    ]
 
 
 def test_a_branching_successor_prefers_the_active_document(builder):
@@ -260,16 +290,49 @@ def test_a_context_pack_holds_at_most_limit_documents(sample_graph):
 
 
 def test_a_context_pack_reads_in_priority_order_active_first(builder):
-    builder.add("mem-note-root", links=links(*(("related_to", t) for t in (
-        "mem-note-n", "mem-index-i", "mem-concept-k", "mem-context-x", "mem-decision-d", "mem-task-t", "mem-entity-draft", "mem-entity-e"))))
-    for doc_id in ("mem-note-n", "mem-index-i", "mem-concept-k", "mem-context-x", "mem-decision-d", "mem-task-t", "mem-entity-e"):
+    builder.add(
+        "mem-note-root",
+        links=links(
+            *(
+                ("related_to", t)
+                for t in (
+                    "mem-note-n",
+                    "mem-index-i",
+                    "mem-concept-k",
+                    "mem-context-x",
+                    "mem-decision-d",
+                    "mem-task-t",
+                    "mem-entity-draft",
+                    "mem-entity-e",
+                )
+            )
+        ),
+    )
+    for doc_id in (
+        "mem-note-n",
+        "mem-index-i",
+        "mem-concept-k",
+        "mem-context-x",
+        "mem-decision-d",
+        "mem-task-t",
+        "mem-entity-e",
+    ):
         builder.add(doc_id)
     builder.add("mem-entity-draft", status="draft")
     builder.add("mem-entity-far", links=links(("related_to", "mem-note-n")))
     pack = context_pack(open_graph(builder), "mem-note-root", limit=20)
     assert [item["id"] for item in pack] == [
-        "mem-note-root", "mem-entity-e", "mem-entity-far", "mem-task-t", "mem-decision-d", "mem-context-x",
-        "mem-concept-k", "mem-index-i", "mem-note-n", "mem-entity-draft"]
+        "mem-note-root",
+        "mem-entity-e",
+        "mem-entity-far",
+        "mem-task-t",
+        "mem-decision-d",
+        "mem-context-x",
+        "mem-concept-k",
+        "mem-index-i",
+        "mem-note-n",
+        "mem-entity-draft",
+    ]
 
 
 def test_a_context_pack_says_how_each_document_was_reached(star):
@@ -328,7 +391,13 @@ def unescaped_quotes(line: str) -> int:
 
 def test_json_export_has_the_exact_shape(star):
     data = json.loads(export(star, "json"))
-    assert data["nodes"][0] == {"id": C, "title": f"Title of {C}", "type": "decision", "status": "active", "dangling": False}
+    assert data["nodes"][0] == {
+        "id": C,
+        "title": f"Title of {C}",
+        "type": "decision",
+        "status": "active",
+        "dangling": False,
+    }
     assert [n["id"] for n in data["nodes"]] == [C, A, D, B]
     assert data["edges"] == [
         {"source": C, "target": B, "type": "related_to"},
@@ -340,7 +409,13 @@ def test_json_export_has_the_exact_shape(star):
 def test_json_export_keeps_a_hostile_title(hostile):
     data = json.loads(export(hostile, "json"))
     assert data["nodes"][0] == {"id": A, "title": HOSTILE, "type": "entity", "status": "active", "dangling": False}
-    assert data["nodes"][1] == {"id": "mem-entity-gone", "title": "mem-entity-gone", "type": "", "status": "", "dangling": True}
+    assert data["nodes"][1] == {
+        "id": "mem-entity-gone",
+        "title": "mem-entity-gone",
+        "type": "",
+        "status": "",
+        "dangling": True,
+    }
 
 
 def test_graphml_export_parses_back_with_a_hostile_title(hostile):
@@ -348,7 +423,9 @@ def test_graphml_export_parses_back_with_a_hostile_title(hostile):
     assert parsed.nodes[A]["title"] == HOSTILE
     assert parsed.nodes["mem-entity-gone"]["dangling"] is True
     assert sorted((s, t, d["type"]) for s, t, d in parsed.edges(data=True)) == [
-        (A, "mem-entity-gone", "depends_on"), (B, A, "depends_on")]
+        (A, "mem-entity-gone", "depends_on"),
+        (B, A, "depends_on"),
+    ]
 
 
 def test_dot_export_escapes_a_hostile_title(hostile):
@@ -365,7 +442,7 @@ def test_mermaid_export_escapes_a_hostile_title(hostile):
     lines = export(hostile, "mermaid").splitlines()
     assert lines[0] == "graph LR"
     node = next(line for line in lines if line.strip().startswith(f"{A}["))
-    label = node.strip()[len(A) + 2:-2]  # between `["` and `"]`
+    label = node.strip()[len(A) + 2 : -2]  # between `["` and `"]`
     assert not set(label) & set('"[]<>{}\n')
     assert f"  {B} -->|depends_on| {A}" in lines
     assert any(line.strip().startswith("class ") and "mem-entity-gone" in line for line in lines)
@@ -383,7 +460,9 @@ def test_export_of_a_root_keeps_only_its_neighbourhood(star):
     data = json.loads(export(star, "json", root=A))
     assert [n["id"] for n in data["nodes"]] == [A, B]
     assert json.loads(export(star, "json", root=A, depth=2))["edges"] == [
-        {"source": C, "target": B, "type": "related_to"}, {"source": B, "target": A, "type": "depends_on"}]
+        {"source": C, "target": B, "type": "related_to"},
+        {"source": B, "target": A, "type": "depends_on"},
+    ]
 
 
 def test_an_unknown_export_format_is_refused(star):

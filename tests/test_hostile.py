@@ -12,9 +12,12 @@ import pytest
 from helpers import run_cli
 from vault_builders import doc_text
 
-ALIAS_BOMB = "---\n" + "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-    f"{n}: &{n} [" + ", ".join([f"*{p}"] * 9) + "]\n" for p, n in zip("abcdefgh", "bcdefghi")
-) + "---\n"
+ALIAS_BOMB = (
+    "---\n"
+    + "a: &a [x, x, x, x, x, x, x, x, x]\n"
+    + "".join(f"{n}: &{n} [" + ", ".join([f"*{p}"] * 9) + "]\n" for p, n in zip("abcdefgh", "bcdefghi"))
+    + "---\n"
+)
 
 HOSTILE = {
     "notes/mem-note-huge.md": lambda: b"---\ntitle: x\n---\n" + b"a" * (100 * 1024 * 1024),
@@ -25,13 +28,21 @@ HOSTILE = {
     "notes/mem-note-utf8.md": lambda: doc_text("mem-note-utf8").encode() + b"\xff\xfe\n",
     "notes/mem-note-mixed.md": lambda: doc_text("mem-note-mixed").replace("\n", "\r\n", 5).encode(),
     "notes/mem-note-python.md": lambda: b"---\nx: !!python/object/apply:os.system ['touch /tmp/pwned-by-vault']\n---\n",
-    "notes/mem-note-markup.md": lambda: doc_text("mem-note-markup", body="[bold red]markup[/] \x1b[2J\x1b]0;title\x07 \x9b31m\n")
-    .replace("title: Title of mem-note-markup", "title: \"[link=file:///etc/passwd]x[/link] \\e[31mred\"").encode(),
+    "notes/mem-note-markup.md": lambda: (
+        doc_text("mem-note-markup", body="[bold red]markup[/] \x1b[2J\x1b]0;title\x07 \x9b31m\n")
+        .replace("title: Title of mem-note-markup", 'title: "[link=file:///etc/passwd]x[/link] \\e[31mred"')
+        .encode()
+    ),
     "notes/mem-note-paths.md": lambda: doc_text(
-        "mem-note-paths", links="[{type: related_to, target: ../../../etc/passwd}, {type: related_to, target: /etc/shadow}, {type: related_to, target: \"mem-note-a\\x1b[2J\"}]"
+        "mem-note-paths",
+        links='[{type: related_to, target: ../../../etc/passwd}, {type: related_to, target: /etc/shadow}, {type: related_to, target: "mem-note-a\\x1b[2J"}]',
     ).encode(),
-    "notes/mem-note-conflict.md": lambda: doc_text("mem-note-conflict", body="<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs\n").encode(),
-    "notes/mem-note-dupkey.md": lambda: doc_text("mem-note-dupkey").replace("status: active", "status: active\nstatus: draft").encode(),
+    "notes/mem-note-conflict.md": lambda: doc_text(
+        "mem-note-conflict", body="<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs\n"
+    ).encode(),
+    "notes/mem-note-dupkey.md": lambda: (
+        doc_text("mem-note-dupkey").replace("status: active", "status: active\nstatus: draft").encode()
+    ),
 }
 
 
@@ -91,7 +102,12 @@ def test_nothing_outside_the_vault_is_read(hostile_vault):
 
 @pytest.mark.parametrize("doc_id", ["../../etc/passwd", "/etc/passwd", "mem-note-a\x1b[2J", "mem-note-a/../../x"])
 def test_hostile_ids_are_refused_in_one_line(hostile_vault, doc_id):
-    for args in (("show", doc_id), ("status", doc_id, "active"), ("rename", "mem-entity-core", doc_id), ("forget", doc_id, "--confirm", doc_id)):
+    for args in (
+        ("show", doc_id),
+        ("status", doc_id, "active"),
+        ("rename", "mem-entity-core", doc_id),
+        ("forget", doc_id, "--confirm", doc_id),
+    ):
         result = run_cli_bytes("--vault", str(hostile_vault), *args)
         assert result.returncode == 3, (args, result.stderr)
         assert result.stderr.count(b"\n") == 1 and b"\x1b" not in result.stderr

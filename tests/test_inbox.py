@@ -50,12 +50,21 @@ def test_an_agents_merge_is_a_dated_section_and_a_request_on_its_target(vault):
     assert after.body.startswith(before.body.rstrip("\n"))
     assert "## " in after.body and "Retry window\n\nThree days.\n" in after.body
     assert after.meta["provenance"] == before.meta["provenance"]  # the document's author is still its author
-    assert after.meta[REVIEW_KEY][0] | {"at": ""} == {"action": "merge", "agent": "codex-cli", "at": "", "title": "Retry window"}
+    assert after.meta[REVIEW_KEY][0] | {"at": ""} == {
+        "action": "merge",
+        "agent": "codex-cli",
+        "at": "",
+        "title": "Retry window",
+    }
     assert "(agent codex-cli)" in log_text(vault)
 
 
 def test_an_agents_supersession_is_a_proposal_the_old_decision_stays_active(vault):
-    plan = vault.agent_supersede("mem-decision-money-integer-cents", Draft("decision", "Store money as Decimal", ["money"], [], "Use Decimal."), CLAUDE)
+    plan = vault.agent_supersede(
+        "mem-decision-money-integer-cents",
+        Draft("decision", "Store money as Decimal", ["money"], [], "Use Decimal."),
+        CLAUDE,
+    )
     new = vault.get(plan.created_id)
     assert new.status == "draft" and new.supersedes == []
     assert ("related_to", "mem-decision-money-integer-cents") in [(l.type, l.target) for l in new.links]
@@ -73,18 +82,21 @@ def test_a_request_to_forget_deletes_nothing_and_changes_no_date(vault):
     assert vault.request_forget(before.id, CLAUDE).empty  # once is enough
 
 
-@pytest.mark.parametrize("write", [
-    lambda v: v.agent_create(note(body="api_key = sk-live-abcdefghijklmnopqrstuvwx\n"), CLAUDE),
-    lambda v: v.agent_create(Draft("nope", "A title", [], [("related_to", "mem-entity-stripe")]), CLAUDE),
-    lambda v: v.agent_create(Draft("note", "An island", [], []), CLAUDE),
-    lambda v: v.agent_create(Draft("note", "Links nowhere", [], [("related_to", "mem-entity-nothing")]), CLAUDE),
-    lambda v: v.agent_merge_into("mem-decision-api-fastapi", note(), CLAUDE),
-    lambda v: v.agent_merge_into("mem-decision-jobs-celery-redis", note(), CLAUDE),
-    lambda v: v.agent_supersede("mem-decision-jobs-celery-redis", Draft("decision", "Jobs again", [], []), CLAUDE),
-    lambda v: v.agent_supersede("mem-entity-stripe", Draft("decision", "Not a decision", [], []), CLAUDE),
-    lambda v: v.agent_supersede("mem-decision-api-fastapi", Draft("note", "A note", [], []), CLAUDE),
-    lambda v: v.request_forget("mem-note-nothing", CLAUDE),
-])
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda v: v.agent_create(note(body="api_key = sk-live-abcdefghijklmnopqrstuvwx\n"), CLAUDE),
+        lambda v: v.agent_create(Draft("nope", "A title", [], [("related_to", "mem-entity-stripe")]), CLAUDE),
+        lambda v: v.agent_create(Draft("note", "An island", [], []), CLAUDE),
+        lambda v: v.agent_create(Draft("note", "Links nowhere", [], [("related_to", "mem-entity-nothing")]), CLAUDE),
+        lambda v: v.agent_merge_into("mem-decision-api-fastapi", note(), CLAUDE),
+        lambda v: v.agent_merge_into("mem-decision-jobs-celery-redis", note(), CLAUDE),
+        lambda v: v.agent_supersede("mem-decision-jobs-celery-redis", Draft("decision", "Jobs again", [], []), CLAUDE),
+        lambda v: v.agent_supersede("mem-entity-stripe", Draft("decision", "Not a decision", [], []), CLAUDE),
+        lambda v: v.agent_supersede("mem-decision-api-fastapi", Draft("note", "A note", [], []), CLAUDE),
+        lambda v: v.request_forget("mem-note-nothing", CLAUDE),
+    ],
+)
 def test_an_agents_write_the_rules_refuse_writes_nothing(vault, write):
     before = {p: p.read_bytes() for p in vault.root.rglob("*.md")}
     with pytest.raises(RefusedError):
@@ -105,18 +117,30 @@ def test_an_agent_is_named_safely_and_only_with_an_agents_source():
 
 def fill(vault: Vault) -> dict[str, str]:
     created = vault.agent_create(note(), CLAUDE).created_id
-    proposal = vault.agent_supersede("mem-decision-money-integer-cents", Draft("decision", "Store money as Decimal", [], [], "x"), CODEX).created_id
+    proposal = vault.agent_supersede(
+        "mem-decision-money-integer-cents", Draft("decision", "Store money as Decimal", [], [], "x"), CODEX
+    ).created_id
     vault.agent_merge_into("mem-entity-stripe", Draft("entity", "Retry window", [], [], "Three days."), CLAUDE)
     vault.request_forget("mem-note-sentry-healthcheck-noise", CODEX, "obsolete")
-    return {"create": created, "supersede": proposal, "merge": "mem-entity-stripe", "forget": "mem-note-sentry-healthcheck-noise"}
+    return {
+        "create": created,
+        "supersede": proposal,
+        "merge": "mem-entity-stripe",
+        "forget": "mem-note-sentry-healthcheck-noise",
+    }
 
 
 def test_the_inbox_is_every_request_in_the_files_and_survives_losing_the_derived_state(vault, sample_copy):
     ids = fill(vault)
     inbox = vault.inbox()
     assert sorted((r.kind, r.doc_id, r.agent) for r in inbox.requests) == sorted(
-        [("create", ids["create"], "claude-code"), ("supersede", ids["supersede"], "codex-cli"),
-         ("merge", "mem-entity-stripe", "claude-code"), ("forget", ids["forget"], "codex-cli")])
+        [
+            ("create", ids["create"], "claude-code"),
+            ("supersede", ids["supersede"], "codex-cli"),
+            ("merge", "mem-entity-stripe", "claude-code"),
+            ("forget", ids["forget"], "codex-cli"),
+        ]
+    )
     assert len(inbox.new) == 4
     vault.mark_inbox_reviewed(inbox.newest)
     assert vault.inbox().new == []
@@ -141,7 +165,9 @@ def test_each_request_shows_its_diff_from_the_history_or_from_the_files(vault, s
     by_kind = {r.kind: r for r in fresh.inbox().requests}
     merged = fresh.inbox_diff(by_kind["merge"])
     assert merged.splitlines()[2:] == ["+## " + merged.split("+## ")[1].splitlines()[0], "+", "+Three days."]
-    assert fresh.inbox_diff(by_kind["supersede"]).startswith("--- /dev/null\n+++ b/" + f"decisions/{ids['supersede']}.md")
+    assert fresh.inbox_diff(by_kind["supersede"]).startswith(
+        "--- /dev/null\n+++ b/" + f"decisions/{ids['supersede']}.md"
+    )
 
 
 def requests_on(vault: Vault, doc_id: str) -> list:
@@ -180,7 +206,9 @@ def test_merging_a_draft_into_another_document_and_letting_it_supersede_one(vaul
     ids = fill(vault)
     vault.settle(ids["create"], "merge", target="mem-entity-stripe")
     draft = vault.get(ids["create"])
-    assert draft.status == "superseded" and draft.superseded_by == ["mem-entity-stripe"] and REVIEW_KEY not in draft.meta
+    assert (
+        draft.status == "superseded" and draft.superseded_by == ["mem-entity-stripe"] and REVIEW_KEY not in draft.meta
+    )
     other = vault.agent_create(note("Stripe webhook notes, take two"), CLAUDE).created_id
     vault.settle(other, "supersede", target=ids["create"])
     assert vault.get(other).status == "active"
@@ -246,8 +274,10 @@ def test_a_request_reads_as_a_sentence_after_its_agent(vault):
     fill(vault)
     said = {r.kind: f"{r.agent} {r.describe()}" for r in vault.inbox().requests}
     assert said["create"].startswith("claude-code wrote a new note, mem-note-")
-    assert said["supersede"] == ("codex-cli proposed a new decision, mem-decision-store-money-as-decimal, "
-                                 "to supersede mem-decision-money-integer-cents")
+    assert said["supersede"] == (
+        "codex-cli proposed a new decision, mem-decision-store-money-as-decimal, "
+        "to supersede mem-decision-money-integer-cents"
+    )
     assert said["forget"] == "codex-cli asked to forget mem-note-sentry-healthcheck-noise: obsolete"
 
 
@@ -257,13 +287,16 @@ def test_a_draft_is_forgotten_from_the_inbox_too(vault):
     assert ids["create"] not in vault
 
 
-@pytest.mark.parametrize("doc_id, action, target, why", [
-    ("mem-entity-postgres", "accept", None, "no request"),
-    ("mem-entity-stripe", "archive", None, "does not settle"),
-    ("mem-note-sentry-healthcheck-noise", "accept", None, "does not settle"),
-    ("CREATED", "merge", None, "needs the other"),
-    ("CREATED", "supersede", "mem-entity-nothing", "no document"),
-])
+@pytest.mark.parametrize(
+    "doc_id, action, target, why",
+    [
+        ("mem-entity-postgres", "accept", None, "no request"),
+        ("mem-entity-stripe", "archive", None, "does not settle"),
+        ("mem-note-sentry-healthcheck-noise", "accept", None, "does not settle"),
+        ("CREATED", "merge", None, "needs the other"),
+        ("CREATED", "supersede", "mem-entity-nothing", "no document"),
+    ],
+)
 def test_settling_what_does_not_fit_is_refused(vault, doc_id, action, target, why):
     ids = fill(vault)
     doc_id = ids["create"] if doc_id == "CREATED" else doc_id
@@ -293,7 +326,10 @@ def test_a_questions_pack_starts_from_its_best_hits_and_reads_in_priority_order(
     assert all(d["depth"] <= 2 for d in pack.documents)
     assert {"id", "text"} <= set(pack.constraints[0]) and all(c["id"] in pack.ids for c in pack.constraints)
     assert any("must answer within 10 s" in c["text"] for c in pack.constraints)
-    assert [d["id"] for d in pack.latest_decisions] == ["mem-decision-jobs-procrastinate", "mem-decision-stripe-webhook-dedup"]
+    assert [d["id"] for d in pack.latest_decisions] == [
+        "mem-decision-jobs-procrastinate",
+        "mem-decision-stripe-webhook-dedup",
+    ]
 
 
 def test_a_pack_never_holds_a_superseded_or_archived_document(vault):

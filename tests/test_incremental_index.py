@@ -26,12 +26,27 @@ from workbench.core.vault import Vault
 IDS = ["mem-note-a", "mem-note-b", "mem-entity-c", "mem-task-d"]
 # Several paths for few ids: writing one id into another's file makes a duplicate, and a copy
 # sorting before the first owner takes the id over.
-PATHS = ["notes/mem-note-a.md", "notes/mem-note-b.md", "notes/aa-copy.md", "notes/zz-copy.md",
-         "entities/mem-entity-c.md", "entities/copy.md", "tasks/mem-task-d.md"]
+PATHS = [
+    "notes/mem-note-a.md",
+    "notes/mem-note-b.md",
+    "notes/aa-copy.md",
+    "notes/zz-copy.md",
+    "entities/mem-entity-c.md",
+    "entities/copy.md",
+    "tasks/mem-task-d.md",
+]
 KINDS = ["related_to", "depends_on", "explains", "supersedes"]
 
-ADR_PATHS = ["0001-first.md", "ADR-001-again.md", "0002-second.md", "0003-third.md", "0003-clash.md",
-             "notes/alpha.md", "notes/beta.md", "deep/down/alpha.md"]
+ADR_PATHS = [
+    "0001-first.md",
+    "ADR-001-again.md",
+    "0002-second.md",
+    "0003-third.md",
+    "0003-clash.md",
+    "notes/alpha.md",
+    "notes/beta.md",
+    "deep/down/alpha.md",
+]
 
 
 class Disk:
@@ -66,8 +81,13 @@ def memory_core_text(rng: random.Random) -> str:
     links = ", ".join(f"{{type: {rng.choice(KINDS)}, target: {t}}}" for t in targets)
     newer = [t for t in IDS if t != doc_id and rng.random() < 0.15]
     status = "superseded" if newer else rng.choice(["active", "draft", "deprecated"])
-    return doc_text(doc_id, status=status, links=f"[{links}]", superseded_by=str(newer).replace("'", ""),
-                    extra=f"note: {rng.random()}\n")
+    return doc_text(
+        doc_id,
+        status=status,
+        links=f"[{links}]",
+        superseded_by=str(newer).replace("'", ""),
+        extra=f"note: {rng.random()}\n",
+    )
 
 
 def adr_text(rng: random.Random) -> str:
@@ -159,11 +179,17 @@ def test_an_id_passes_down_the_files_claiming_it_in_path_order(tmp_path):
     vault.graph()
 
     def duplicates():
-        return {p: [m.message for m in r.problems if m.code == "id-duplicate"] for p, r in sorted((r.path, r) for r in vault.records)}
+        return {
+            p: [m.message for m in r.problems if m.code == "id-duplicate"]
+            for p, r in sorted((r.path, r) for r in vault.records)
+        }
 
     assert vault.index.owners() == {"mem-note-a": "notes/b.md"}
-    assert duplicates() == {"notes/b.md": [], "notes/c.md": ["id mem-note-a is also used by notes/b.md"],
-                            "notes/mem-note-a.md": ["id mem-note-a is also used by notes/b.md"]}
+    assert duplicates() == {
+        "notes/b.md": [],
+        "notes/c.md": ["id mem-note-a is also used by notes/b.md"],
+        "notes/mem-note-a.md": ["id mem-note-a is also used by notes/b.md"],
+    }
     vault.refresh_paths([disk.delete("notes/b.md")])
     assert vault.index.owners() == {"mem-note-a": "notes/c.md"}
     assert vault.index.document_at("notes/c.md").valid  # invalid only as a duplicate: valid again
@@ -190,8 +216,12 @@ def test_a_batch_neither_indexes_every_file_nor_scans_them_for_the_graph(tmp_pat
 
     monkeypatch.setattr(VaultIndex, "reindex", everything)
     monkeypatch.setattr(LiveGraph, "_scan", everything)
-    vault.refresh_paths([disk.write("notes/mem-note-b.md", doc_text("mem-note-b", links="[{type: depends_on, target: mem-note-c}]")),
-                         disk.delete("notes/mem-note-a.md")])
+    vault.refresh_paths(
+        [
+            disk.write("notes/mem-note-b.md", doc_text("mem-note-b", links="[{type: depends_on, target: mem-note-c}]")),
+            disk.delete("notes/mem-note-a.md"),
+        ]
+    )
     vault.index.refresh_path(disk.write("notes/mem-note-c.md", doc_text("mem-note-c")))
     graph = vault.graph()
     monkeypatch.undo()
@@ -252,7 +282,10 @@ def test_a_full_indexing_after_batches_changes_nothing(tmp_path, flavour):
     vault = Vault.open(disk.root, flavour)
     vault.graph()
     for _ in range(30):
-        batch = [disk.delete(p) if disk.exists(p) and rng.random() < 0.3 else disk.write(p, text(rng)) for p in rng.sample(paths, 3)]
+        batch = [
+            disk.delete(p) if disk.exists(p) and rng.random() < 0.3 else disk.write(p, text(rng))
+            for p in rng.sample(paths, 3)
+        ]
         vault.refresh_paths(batch)
     check_full_indexing_agrees(vault, [])
 
@@ -263,11 +296,21 @@ def test_a_file_that_fails_to_read_leaves_the_files_before_it_indexed(tmp_path, 
     vault = Vault.open(disk.root)
     vault.graph()
     read = index_module.read_record
-    monkeypatch.setattr(index_module, "read_record", lambda root, path, *rest: read(root, path, *rest) if path != "notes/mem-note-z.md" else 1 / 0)
-    batch = [disk.write("notes/mem-note-b.md", doc_text("mem-note-a")), disk.write("notes/mem-note-z.md", doc_text("mem-note-z"))]
+    monkeypatch.setattr(
+        index_module,
+        "read_record",
+        lambda root, path, *rest: read(root, path, *rest) if path != "notes/mem-note-z.md" else 1 / 0,
+    )
+    batch = [
+        disk.write("notes/mem-note-b.md", doc_text("mem-note-a")),
+        disk.write("notes/mem-note-z.md", doc_text("mem-note-z")),
+    ]
     with pytest.raises(ZeroDivisionError):
         vault.refresh_paths(batch)
-    assert vault.index.owners() == {"mem-note-a": "notes/mem-note-a.md"} and not vault.index.document_at("notes/mem-note-b.md").valid
+    assert (
+        vault.index.owners() == {"mem-note-a": "notes/mem-note-a.md"}
+        and not vault.index.document_at("notes/mem-note-b.md").valid
+    )
     monkeypatch.undo()
     vault.refresh_paths([disk.delete("notes/mem-note-a.md"), "notes/mem-note-z.md"])
     assert indexed(vault) == indexed(reopened(disk.root, tmp_path))

@@ -20,7 +20,7 @@ FILLER = {
 def decision(builder, doc_id: str, title: str, body: str, created: str, **fields) -> None:
     builder.add(doc_id, body=f"# {title}\n\n{body}\n", created=created, updated=created, **fields)
     path = builder.root / "decisions" / f"{doc_id}.md"
-    path.write_text(path.read_text().replace(f"title: Title of {doc_id}", f"title: \"{title}\""))
+    path.write_text(path.read_text().replace(f"title: Title of {doc_id}", f'title: "{title}"'))
 
 
 def vault_with(builder, pair: dict[str, tuple[str, str, str, dict]]) -> Vault:
@@ -36,33 +36,73 @@ def listed(vault: Vault) -> list[tuple[str, ...]]:
 
 
 def test_two_decisions_on_one_subject_head_sharing_a_tag_are_listed_newer_replacing_older(builder):
-    vault = vault_with(builder, {
-        "mem-decision-queue-redis": ("Queue backend: use Redis streams", "Background jobs go through Redis streams.", "2026-02-01", {"tags": "[queue]"}),
-        "mem-decision-queue-kafka": ("Queue backend: move to Kafka", "Throughput outgrew one node; events go to Kafka topics.", "2026-05-01", {"tags": "[queue]"}),
-    })
+    vault = vault_with(
+        builder,
+        {
+            "mem-decision-queue-redis": (
+                "Queue backend: use Redis streams",
+                "Background jobs go through Redis streams.",
+                "2026-02-01",
+                {"tags": "[queue]"},
+            ),
+            "mem-decision-queue-kafka": (
+                "Queue backend: move to Kafka",
+                "Throughput outgrew one node; events go to Kafka topics.",
+                "2026-05-01",
+                {"tags": "[queue]"},
+            ),
+        },
+    )
     assert listed(vault) == [("mem-decision-queue-redis", "mem-decision-queue-kafka")]
     conflict = next(c for c in vault.conflicts() if c.kind == "contradiction")
     assert "both are about “Queue backend”" in conflict.reason and "shares tag queue" in conflict.reason
-    assert conflict.resolutions[0].command == "supersede mem-decision-queue-redis mem-decision-queue-kafka"  # time: the newer replaces the older
+    assert (
+        conflict.resolutions[0].command == "supersede mem-decision-queue-redis mem-decision-queue-kafka"
+    )  # time: the newer replaces the older
 
 
 def test_a_newer_decision_citing_an_older_one_by_record_number_is_listed(builder):
-    vault = vault_with(builder, {
-        "mem-decision-email-notify": ("Use GOV.UK Notify", "Emails to form processors go through Notify.", "2026-02-01", {}),
-        "mem-decision-email-ses": ("Use Amazon SES", "Notify cannot send attachments to processors, as ADR-002 and "
-                                   "[the Notify record](mem-decision-email-notify.md) said; emails now go through SES.", "2026-06-01", {}),
-    })
+    vault = vault_with(
+        builder,
+        {
+            "mem-decision-email-notify": (
+                "Use GOV.UK Notify",
+                "Emails to form processors go through Notify.",
+                "2026-02-01",
+                {},
+            ),
+            "mem-decision-email-ses": (
+                "Use Amazon SES",
+                "Notify cannot send attachments to processors, as ADR-002 and "
+                "[the Notify record](mem-decision-email-notify.md) said; emails now go through SES.",
+                "2026-06-01",
+                {},
+            ),
+        },
+    )
     assert listed(vault) == [("mem-decision-email-notify", "mem-decision-email-ses")]
     reason = next(c.reason for c in vault.conflicts() if c.kind == "contradiction")
     assert "it cites “Use GOV.UK Notify”" in reason
 
 
 def test_rare_words_shared_by_titles_and_text_are_a_reason_in_the_words_written(builder):
-    vault = vault_with(builder, {
-        "mem-decision-pdf-weasy": ("Render invoice PDFs with WeasyPrint", "WeasyPrint renders the invoice HTML templates to PDF.", "2026-02-01", {}),
-        "mem-decision-pdf-chrome": ("Render invoice PDFs with headless Chromium", "WeasyPrint broke on the invoice templates' flexbox; "
-                                    "headless Chromium renders them to PDF.", "2026-07-01", {}),
-    })
+    vault = vault_with(
+        builder,
+        {
+            "mem-decision-pdf-weasy": (
+                "Render invoice PDFs with WeasyPrint",
+                "WeasyPrint renders the invoice HTML templates to PDF.",
+                "2026-02-01",
+                {},
+            ),
+            "mem-decision-pdf-chrome": (
+                "Render invoice PDFs with headless Chromium",
+                "WeasyPrint broke on the invoice templates' flexbox; headless Chromium renders them to PDF.",
+                "2026-07-01",
+                {},
+            ),
+        },
+    )
     assert listed(vault) == [("mem-decision-pdf-weasy", "mem-decision-pdf-chrome")]
     reason = next(c.reason for c in vault.conflicts() if c.kind == "contradiction")
     assert "both titles say" in reason and "PDFs" in reason and "invoice" in reason  # words as written, not stems
@@ -73,16 +113,36 @@ def test_unrelated_decisions_are_never_listed(builder):
 
 
 def test_the_gate_offers_the_decision_a_new_one_replaces_with_supersede(builder):
-    vault = vault_with(builder, {
-        "mem-decision-queue-redis": ("Queue backend: use Redis streams", "Background jobs go through Redis streams.", "2026-02-01", {"tags": "[queue]"}),
-    })
-    offered = vault.gate(Draft("decision", "Queue backend: move to Kafka", ["queue"], [], "Throughput outgrew one Redis node."))
+    vault = vault_with(
+        builder,
+        {
+            "mem-decision-queue-redis": (
+                "Queue backend: use Redis streams",
+                "Background jobs go through Redis streams.",
+                "2026-02-01",
+                {"tags": "[queue]"},
+            ),
+        },
+    )
+    offered = vault.gate(
+        Draft("decision", "Queue backend: move to Kafka", ["queue"], [], "Throughput outgrew one Redis node.")
+    )
     assert offered[0].id == "mem-decision-queue-redis" and offered[0].action == "supersede"
 
 
-def test_the_gate_finds_a_duplicate_note_from_title_text_and_tags_and_never_claims_a_whole_title_for_one_word(sample_copy):
+def test_the_gate_finds_a_duplicate_note_from_title_text_and_tags_and_never_claims_a_whole_title_for_one_word(
+    sample_copy,
+):
     vault = Vault.open(sample_copy)
-    offered = vault.gate(Draft("note", "Use Stripe test clocks to simulate time in tests", ["stripe", "testing"], [], "Advance the clock in tests."))
+    offered = vault.gate(
+        Draft(
+            "note",
+            "Use Stripe test clocks to simulate time in tests",
+            ["stripe", "testing"],
+            [],
+            "Advance the clock in tests.",
+        )
+    )
     assert "mem-note-stripe-test-clocks" in [c.id for c in offered]
     for candidate in offered:
         assert not any("100%" in reason and "title" in reason for reason in candidate.reasons), candidate.reasons
@@ -90,42 +150,85 @@ def test_the_gate_finds_a_duplicate_note_from_title_text_and_tags_and_never_clai
 
 def test_a_document_changed_by_plain_file_io_is_weighed_as_it_now_reads(builder):
     """Profiles are kept between calls; a document an agent rewrites must not be judged by its old text."""
-    vault = vault_with(builder, {
-        "mem-decision-queue-redis": ("Queue backend: use Redis streams", "Background jobs go through Redis streams.", "2026-02-01", {"tags": "[queue]"}),
-    })
-    draft = Draft("decision", "Search engine: move to OpenSearch", ["search"], [], "Full text search outgrew SQLite; use OpenSearch.")
+    vault = vault_with(
+        builder,
+        {
+            "mem-decision-queue-redis": (
+                "Queue backend: use Redis streams",
+                "Background jobs go through Redis streams.",
+                "2026-02-01",
+                {"tags": "[queue]"},
+            ),
+        },
+    )
+    draft = Draft(
+        "decision",
+        "Search engine: move to OpenSearch",
+        ["search"],
+        [],
+        "Full text search outgrew SQLite; use OpenSearch.",
+    )
     assert "mem-decision-queue-redis" not in [c.id for c in vault.gate(draft)]
     path = builder.root / "decisions" / "mem-decision-queue-redis.md"
     text = path.read_text().replace("Queue backend: use Redis streams", "Search engine: use SQLite full text search")
-    path.write_text(text.replace("[queue]", "[search]").replace("Background jobs go through Redis streams.",
-                                                                "Full text search runs on SQLite FTS5."))
+    path.write_text(
+        text.replace("[queue]", "[search]").replace(
+            "Background jobs go through Redis streams.", "Full text search runs on SQLite FTS5."
+        )
+    )
     vault.refresh()
     assert vault.gate(draft)[0].id == "mem-decision-queue-redis"
 
 
 def test_a_deprecated_decision_without_successor_is_offered_its_likeliest_successor(builder):
-    vault = vault_with(builder, {
-        "mem-decision-queue-rabbit": ("Queue backend: RabbitMQ broker", "Background jobs go through a RabbitMQ broker with durable queues.",
-                                      "2026-02-01", {"status": "deprecated", "tags": "[queue]"}),
-        "mem-decision-queue-kafka": ("Queue backend: Kafka topics", "Background jobs go through Kafka topics; durable queues become partitions.",
-                                     "2026-03-01", {"tags": "[queue]"}),
-    })
+    vault = vault_with(
+        builder,
+        {
+            "mem-decision-queue-rabbit": (
+                "Queue backend: RabbitMQ broker",
+                "Background jobs go through a RabbitMQ broker with durable queues.",
+                "2026-02-01",
+                {"status": "deprecated", "tags": "[queue]"},
+            ),
+            "mem-decision-queue-kafka": (
+                "Queue backend: Kafka topics",
+                "Background jobs go through Kafka topics; durable queues become partitions.",
+                "2026-03-01",
+                {"tags": "[queue]"},
+            ),
+        },
+    )
     found = [c for c in vault.conflicts() if c.kind == "successor-missing"]
     assert [tuple(c.ids) for c in found] == [("mem-decision-queue-rabbit", "mem-decision-queue-kafka")]
     assert "“Queue backend: RabbitMQ broker” (deprecated) names no successor" in found[0].reason
-    assert [r.command for r in found[0].resolutions][0] == "supersede mem-decision-queue-rabbit mem-decision-queue-kafka"
+    assert [r.command for r in found[0].resolutions][
+        0
+    ] == "supersede mem-decision-queue-rabbit mem-decision-queue-kafka"
     # and the gate offers the deprecated decision to a new one on the subject, with its status
-    offered = vault.gate(Draft("decision", "Queue backend: NATS", [], [], "Background jobs go through NATS; durable queues as streams."))
+    offered = vault.gate(
+        Draft("decision", "Queue backend: NATS", [], [], "Background jobs go through NATS; durable queues as streams.")
+    )
     assert ("mem-decision-queue-rabbit", "deprecated", "supersede") in [(c.id, c.status, c.action) for c in offered]
 
 
 def test_a_draft_that_would_replace_an_active_decision_is_listed(builder):
-    vault = vault_with(builder, {
-        "mem-decision-queue-redis": ("Queue backend: Redis streams", "Background jobs go through Redis streams with consumer groups.",
-                                     "2026-02-01", {"tags": "[queue]"}),
-        "mem-decision-queue-sqs": ("Queue backend: SQS", "Background jobs go through SQS; consumer groups become queues per worker.",
-                                   "2026-03-01", {"status": "draft", "tags": "[queue]"}),
-    })
+    vault = vault_with(
+        builder,
+        {
+            "mem-decision-queue-redis": (
+                "Queue backend: Redis streams",
+                "Background jobs go through Redis streams with consumer groups.",
+                "2026-02-01",
+                {"tags": "[queue]"},
+            ),
+            "mem-decision-queue-sqs": (
+                "Queue backend: SQS",
+                "Background jobs go through SQS; consumer groups become queues per worker.",
+                "2026-03-01",
+                {"status": "draft", "tags": "[queue]"},
+            ),
+        },
+    )
     found = [(c.kind, tuple(c.ids)) for c in vault.conflicts() if c.kind in ("draft-replaces", "contradiction")]
     assert found == [("draft-replaces", ("mem-decision-queue-redis", "mem-decision-queue-sqs"))]
 
@@ -136,11 +239,26 @@ def test_an_adr_vault_is_offered_only_resolutions_its_records_can_hold(tmp_path)
     from tests.vault_builders import VaultBuilder
 
     b = VaultBuilder(tmp_path / "adr")
-    b.raw("ADR-001-rabbit.md", "# ADR-001: Queue backend: RabbitMQ broker\n\n## Status\n\nAccepted\n\n## Decision\n\nBackground jobs go through a RabbitMQ broker with durable queues.\n")
-    b.raw("ADR-002-kafka.md", "# ADR-002: Queue backend: Kafka topics\n\n## Status\n\nAccepted\n\n## Decision\n\nBackground jobs go through Kafka topics; durable queues become partitions. See ADR-001.\n")
-    b.raw("ADR-003-logs.md", "# ADR-003: Structured JSON logging\n\n## Status\n\nAccepted\n\n## Decision\n\nEvery service logs JSON lines.\n")
-    b.raw("ADR-004-api.md", "# ADR-004: Use REST for the public API\n\n## Status\n\nAccepted\n\n## Decision\n\nResources and verbs.\n")
-    b.raw("ADR-005-one.md", "# ADR-005: One\n\n## Status\n\nAccepted\n\n## Decision\n\nA different decision.\n\nSupersedes ADR-004\n")
+    b.raw(
+        "ADR-001-rabbit.md",
+        "# ADR-001: Queue backend: RabbitMQ broker\n\n## Status\n\nAccepted\n\n## Decision\n\nBackground jobs go through a RabbitMQ broker with durable queues.\n",
+    )
+    b.raw(
+        "ADR-002-kafka.md",
+        "# ADR-002: Queue backend: Kafka topics\n\n## Status\n\nAccepted\n\n## Decision\n\nBackground jobs go through Kafka topics; durable queues become partitions. See ADR-001.\n",
+    )
+    b.raw(
+        "ADR-003-logs.md",
+        "# ADR-003: Structured JSON logging\n\n## Status\n\nAccepted\n\n## Decision\n\nEvery service logs JSON lines.\n",
+    )
+    b.raw(
+        "ADR-004-api.md",
+        "# ADR-004: Use REST for the public API\n\n## Status\n\nAccepted\n\n## Decision\n\nResources and verbs.\n",
+    )
+    b.raw(
+        "ADR-005-one.md",
+        "# ADR-005: One\n\n## Status\n\nAccepted\n\n## Decision\n\nA different decision.\n\nSupersedes ADR-004\n",
+    )
     vault = Vault.open(b.root)
     conflicts = vault.conflicts()
     assert [c.ids for c in conflicts if c.kind == "contradiction"] == [["ADR-001", "ADR-002"]]
@@ -152,9 +270,20 @@ def _documents(count: int, prefix: str) -> list:
     from workbench.core.model import Document
 
     words = "queue invoice payment retry webhook schema cache tenant audit export ledger refund".split()
-    return [Document(f"mem-decision-{prefix}-{n}", f"decisions/{prefix}-{n}.md",
-                     {"id": f"mem-decision-{prefix}-{n}", "type": "decision", "title": f"{words[n % 12]} {words[(n * 5) % 12]} {prefix} {n}", "status": "active"},
-                     f"{words[n % 7]} {words[n % 11]} {words[n % 5]} text {prefix}{n % 13} {words[n % 3]}\n") for n in range(count)]
+    return [
+        Document(
+            f"mem-decision-{prefix}-{n}",
+            f"decisions/{prefix}-{n}.md",
+            {
+                "id": f"mem-decision-{prefix}-{n}",
+                "type": "decision",
+                "title": f"{words[n % 12]} {words[(n * 5) % 12]} {prefix} {n}",
+                "status": "active",
+            },
+            f"{words[n % 7]} {words[n % 11]} {words[n % 5]} text {prefix}{n % 13} {words[n % 3]}\n",
+        )
+        for n in range(count)
+    ]
 
 
 def test_profiles_asked_for_another_set_between_two_calls_are_kept_while_their_documents_live():

@@ -75,9 +75,16 @@ def test_a_superseded_document_kept_in_the_listing_sits_under_its_successor(buil
 
 
 def test_a_dendron_vault_lists_its_most_recently_updated_notes_first(builder):
-    for name, updated in (("alpha", 1767225600000), ("beta", 1775001600000), ("gamma", 1772323200000)):  # 2026-01-01, 04-01, 03-01
-        builder.raw(f"{name}.md", f"---\nid: {name}0000000000000000000\ntitle: {name.title()}\ndesc: ''\n"
-                                  f"updated: {updated}\ncreated: 1767225600000\n---\nA note.\n")
+    for name, updated in (
+        ("alpha", 1767225600000),
+        ("beta", 1775001600000),
+        ("gamma", 1772323200000),
+    ):  # 2026-01-01, 04-01, 03-01
+        builder.raw(
+            f"{name}.md",
+            f"---\nid: {name}0000000000000000000\ntitle: {name.title()}\ndesc: ''\n"
+            f"updated: {updated}\ncreated: 1767225600000\n---\nA note.\n",
+        )
     Vault.open(builder.root, flavour="dendron")
     vault = Vault.open(builder.root, flavour="dendron")
     assert [hit.title for hit in vault.search("", 10)] == ["Beta", "Gamma", "Alpha"]

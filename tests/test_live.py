@@ -37,8 +37,12 @@ def test_a_new_changed_and_deleted_file_reach_the_vault(builder):
         assert [h.id for h in vault.search("zebra")] == ["mem-note-new"]
         assert ("mem-note-new", "explains") in graph.backlinks(vault.graph(), "mem-entity-core")
         path = builder.root / "notes" / "mem-note-new.md"
-        path.write_text(doc_text("mem-note-new", status="archived", links="[{type: explains, target: mem-entity-core}]"))
-        assert wait_for(lambda: vault.documents and any(d.id == "mem-note-new" and d.status == "archived" for d in vault.documents))
+        path.write_text(
+            doc_text("mem-note-new", status="archived", links="[{type: explains, target: mem-entity-core}]")
+        )
+        assert wait_for(
+            lambda: vault.documents and any(d.id == "mem-note-new" and d.status == "archived" for d in vault.documents)
+        )
         path.unlink()
         assert wait_for(lambda: "mem-note-new" not in vault)
         assert vault.search("zebra") == []
@@ -72,7 +76,9 @@ def test_after_churn_the_live_vault_equals_a_fresh_open(builder):
     try:
         assert watcher.ready.wait(5)
         for number in range(120):
-            builder.add(f"mem-note-n{number}", links="[{type: related_to, target: mem-entity-core}]", body=f"churn {number}\n")
+            builder.add(
+                f"mem-note-n{number}", links="[{type: related_to, target: mem-entity-core}]", body=f"churn {number}\n"
+            )
         for number in range(0, 120, 3):
             (builder.root / "notes" / f"mem-note-n{number}.md").unlink()
         for number in range(1, 120, 3):
@@ -80,7 +86,9 @@ def test_after_churn_the_live_vault_equals_a_fresh_open(builder):
 
         def same():
             fresh = Vault.open(builder.root)
-            return {(d.id, d.status, d.digest) for d in vault.documents} == {(d.id, d.status, d.digest) for d in fresh.documents}
+            return {(d.id, d.status, d.digest) for d in vault.documents} == {
+                (d.id, d.status, d.digest) for d in fresh.documents
+            }
 
         assert wait_for(same, 30)
     finally:

@@ -32,8 +32,14 @@ def random_text(rng: random.Random, doc_id: str) -> str:
     status = "superseded" if newer else rng.choice(["active", "draft", "deprecated"])
     if rng.random() < 0.15:
         return doc_text(doc_id).replace("type:", "type: [broken")  # an invalid file: a placeholder if named
-    return doc_text(doc_id, status=status, links=f"[{pairs}]", supersedes=str(older).replace("'", ""),
-                    superseded_by=str(newer).replace("'", ""), extra=f"note: {rng.random()}\n")
+    return doc_text(
+        doc_id,
+        status=status,
+        links=f"[{pairs}]",
+        supersedes=str(older).replace("'", ""),
+        superseded_by=str(newer).replace("'", ""),
+        extra=f"note: {rng.random()}\n",
+    )
 
 
 @settings(max_examples=25, deadline=None)
@@ -54,7 +60,9 @@ def test_the_kept_graph_equals_a_fresh_build_after_every_change(tmp_path_factory
         else:
             changed = write(root, doc_id, random_text(rng, doc_id))
         vault.refresh_paths([changed])
-        assert graph_shape(vault.graph()) == graph_shape(build_graph(Vault.open(root).all_documents)), f"after changing {changed}"
+        assert graph_shape(vault.graph()) == graph_shape(build_graph(Vault.open(root).all_documents)), (
+            f"after changing {changed}"
+        )
 
 
 def test_a_graph_handed_out_stays_as_it_was(tmp_path):

@@ -16,8 +16,20 @@ def snapshot(vault):
     """Everything a record holds. A worker sends only the store's row of a record; the parent makes
     the record from it, so any field the row lost would show here."""
     return sorted(
-        (r.path, r.size, r.mtime_ns, r.document.id, r.document.digest, r.document.valid, repr(r.document.meta), r.document.body,
-         r.document.view, r.document.updated, tuple(r.problems), tuple(sorted(r.key_lines.items())))
+        (
+            r.path,
+            r.size,
+            r.mtime_ns,
+            r.document.id,
+            r.document.digest,
+            r.document.valid,
+            repr(r.document.meta),
+            r.document.body,
+            r.document.view,
+            r.document.updated,
+            tuple(r.problems),
+            tuple(sorted(r.key_lines.items())),
+        )
         for r in vault.records
     )
 
@@ -128,6 +140,12 @@ def test_a_cold_open_in_a_tui_whose_stderr_has_no_descriptor_starts_its_workers(
         "print(found[0] if found else 'failed')\n"
     )
     project = str(Path(__file__).resolve().parents[1])
-    result = subprocess.run([sys.executable, "-c", script, str(root)], capture_output=True, text=True, timeout=300,
-                            cwd=project, env={**__import__("os").environ, "PYTHONPATH": project})
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(root)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=project,
+        env={**__import__("os").environ, "PYTHONPATH": project},
+    )
     assert result.stdout.strip() == str(PARALLEL_MIN + 100), result.stdout + result.stderr

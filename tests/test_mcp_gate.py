@@ -21,7 +21,12 @@ LINK = ["related_to:mem-entity-stripe"]
 
 
 async def test_a_stateless_client_searches_then_creates_each_call_its_own_server(sample_copy):
-    note = {"type": "note", "title": "Stripe payouts arrive on the second business day", "body": "Seen in the dashboard.", "links": LINK}
+    note = {
+        "type": "note",
+        "title": "Stripe payouts arrive on the second business day",
+        "body": "Seen in the dashboard.",
+        "links": LINK,
+    }
     assert "search for duplicates" in await once(sample_copy, "memory_write", **note, decision="create", refused=True)
     found = await once(sample_copy, "memory_search", query="stripe payouts business day")
     assert found["count"] >= 1
@@ -31,8 +36,12 @@ async def test_a_stateless_client_searches_then_creates_each_call_its_own_server
 
 
 async def test_a_stateless_client_searches_reads_then_merges(sample_copy):
-    merge = {"type": "entity", "title": "Stripe payout schedule", "body": "Payouts arrive two business days later.",
-             "decision": "merge_into:mem-entity-stripe"}
+    merge = {
+        "type": "entity",
+        "title": "Stripe payout schedule",
+        "body": "Payouts arrive two business days later.",
+        "decision": "merge_into:mem-entity-stripe",
+    }
     await once(sample_copy, "memory_search", query="stripe payout schedule")
     assert "has not been read" in await once(sample_copy, "memory_write", **merge, refused=True)
     assert (await once(sample_copy, "memory_read", ids="mem-entity-stripe"))["documents"][0]["read_whole"]
@@ -45,14 +54,42 @@ async def test_one_agents_searches_do_not_let_another_write(sample_copy):
     note = {"type": "note", "title": "Stripe payouts arrive on the second business day", "links": LINK}
     await once(sample_copy, "memory_search", "claude-code", query="stripe payouts business day")
     await once(sample_copy, "memory_read", "claude-code", ids="mem-entity-stripe")
-    assert "search for duplicates" in await once(sample_copy, "memory_write", "codex-cli", **note, decision="create", refused=True)
+    assert "search for duplicates" in await once(
+        sample_copy, "memory_write", "codex-cli", **note, decision="create", refused=True
+    )
     await once(sample_copy, "memory_search", "codex-cli", query="kubernetes pods")
-    why = await once(sample_copy, "memory_write", "codex-cli", type="entity", title="Kubernetes pods", decision="merge_into:mem-entity-stripe",
-                     refused=True)
+    why = await once(
+        sample_copy,
+        "memory_write",
+        "codex-cli",
+        type="entity",
+        title="Kubernetes pods",
+        decision="merge_into:mem-entity-stripe",
+        refused=True,
+    )
     assert "not been returned by a search" in why
     # `--agent` names the agent whatever its client calls itself: its evidence is its own.
-    await once(sample_copy, "memory_search", "langchain", "--agent", "researcher", "--source", "agent-claude", query="stripe payouts business day")
-    written = await once(sample_copy, "memory_write", "mcp", "--agent", "researcher", "--source", "agent-claude", **note, decision="create")
+    await once(
+        sample_copy,
+        "memory_search",
+        "langchain",
+        "--agent",
+        "researcher",
+        "--source",
+        "agent-claude",
+        query="stripe payouts business day",
+    )
+    written = await once(
+        sample_copy,
+        "memory_write",
+        "mcp",
+        "--agent",
+        "researcher",
+        "--source",
+        "agent-claude",
+        **note,
+        decision="create",
+    )
     assert Vault.open(sample_copy).get(written["id"]).meta["provenance"]["agent"] == "researcher (mcp)"
     assert [r.agent for r in Vault.open(sample_copy).inbox().requests] == ["researcher (mcp)"]
 
@@ -93,8 +130,16 @@ def test_torn_or_foreign_evidence_is_read_as_none(sample_copy):
 # -- titles in every script ----------------------------------------------------------------------
 
 SCRIPTS = [
-    ("Політика повторних спроб для вебхуків", "політика повторних спроб", "mem-note-politika-povtornikh-sprob-dlya-vebkhukiv"),
-    ("Webhook-Wiederholungen für Zahlungsanbieter", "webhook wiederholungen fur zahlungsanbieter", "mem-note-webhook-wiederholungen-fur-zahlungsanbieter"),
+    (
+        "Політика повторних спроб для вебхуків",
+        "політика повторних спроб",
+        "mem-note-politika-povtornikh-sprob-dlya-vebkhukiv",
+    ),
+    (
+        "Webhook-Wiederholungen für Zahlungsanbieter",
+        "webhook wiederholungen fur zahlungsanbieter",
+        "mem-note-webhook-wiederholungen-fur-zahlungsanbieter",
+    ),
     ("重试策略 for Stripe", "重试策略 stripe", "mem-note-zhong-shi-ce-lue-for-stripe"),
     ("Ελληνικά σημειώματα", "ελληνικα σημειωματα", "mem-note-ellinika-simeiomata"),
 ]
@@ -123,7 +168,9 @@ async def test_a_title_with_no_letter_is_refused_with_why(sample_copy):
                 assert "no letter or digit" in why, (title, why)
         # An emoji beside words is not a word, and not part of the id.
         await agent.call("memory_search", query="launch checklist")
-        written = await agent.call("memory_write", type="note", title="🚀 Launch checklist", links=LINK, decision="create")
+        written = await agent.call(
+            "memory_write", type="note", title="🚀 Launch checklist", links=LINK, decision="create"
+        )
         assert written["id"] == "mem-note-launch-checklist"
     assert set(files(sample_copy)) - set(before) == {"notes/mem-note-launch-checklist.md"}
 
@@ -144,7 +191,10 @@ async def test_ten_clients_creating_one_title_at_once_make_one_document(sample_c
 
     tasks = [asyncio.create_task(client(n)) for n in range(10)]
     deadline = time.monotonic() + 120
-    while not (sample_copy / ".workbench/agents").exists() or len(list((sample_copy / ".workbench/agents").glob("*.json"))) < 10:
+    while (
+        not (sample_copy / ".workbench/agents").exists()
+        or len(list((sample_copy / ".workbench/agents").glob("*.json"))) < 10
+    ):
         assert time.monotonic() < deadline
         await asyncio.sleep(0.1)
     start.set()
@@ -155,7 +205,9 @@ async def test_ten_clients_creating_one_title_at_once_make_one_document(sample_c
     for text in refused:
         assert "already exists: mem-note-stripe-disputes-close-after-sixty-days" in text, text
     vault = Vault.open(sample_copy)
-    assert [d.id for d in vault.documents if d.title == note["title"]] == ["mem-note-stripe-disputes-close-after-sixty-days"]
+    assert [d.id for d in vault.documents if d.title == note["title"]] == [
+        "mem-note-stripe-disputes-close-after-sixty-days"
+    ]
 
 
 async def test_the_loser_is_told_which_document_to_merge_into_and_may_read_it(sample_copy):
@@ -163,10 +215,22 @@ async def test_the_loser_is_told_which_document_to_merge_into_and_may_read_it(sa
     await once(sample_copy, "memory_write", "claude-code", **note)
     await once(sample_copy, "memory_write", "claude-code", **note, decision="create")
     await once(sample_copy, "memory_write", "codex-cli", **note)
-    why = await once(sample_copy, "memory_write", "codex-cli", **{**note, "title": "stripe DISPUTES close, after sixty days!"},
-                     decision="create", refused=True)
+    why = await once(
+        sample_copy,
+        "memory_write",
+        "codex-cli",
+        **{**note, "title": "stripe DISPUTES close, after sixty days!"},
+        decision="create",
+        refused=True,
+    )
     assert "already exists: mem-note-stripe-disputes-close-after-sixty-days (draft)" in why
     assert "merge_into:mem-note-stripe-disputes-close-after-sixty-days" in why
     await once(sample_copy, "memory_read", "codex-cli", ids="mem-note-stripe-disputes-close-after-sixty-days")
-    merged = await once(sample_copy, "memory_write", "codex-cli", **note, decision="merge_into:mem-note-stripe-disputes-close-after-sixty-days")
+    merged = await once(
+        sample_copy,
+        "memory_write",
+        "codex-cli",
+        **note,
+        decision="merge_into:mem-note-stripe-disputes-close-after-sixty-days",
+    )
     assert merged["written"]

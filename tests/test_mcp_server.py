@@ -19,8 +19,13 @@ from workbench import Vault
 from workbench.core.inbox import REVIEW_KEY
 
 TOOLS = {"memory_search", "memory_read", "memory_context", "memory_write", "memory_forget"}
-STRIPE_NOTE = {"type": "note", "title": "Stripe retries webhooks for three days", "body": "Seen in the dashboard.\n",
-               "tags": ["stripe"], "links": ["related_to:mem-entity-stripe"]}
+STRIPE_NOTE = {
+    "type": "note",
+    "title": "Stripe retries webhooks for three days",
+    "body": "Seen in the dashboard.\n",
+    "tags": ["stripe"],
+    "links": ["related_to:mem-entity-stripe"],
+}
 
 
 # -- the tools ---------------------------------------------------------------------------------
@@ -32,7 +37,15 @@ async def test_the_five_tools_by_name_with_schemas_and_what_the_gate_asks(sample
         assert set(listed) == TOOLS
         for name in ("memory_search", "memory_read", "memory_context"):
             assert listed[name].annotations.read_only_hint
-        assert listed["memory_write"].input_schema["properties"]["type"]["enum"] == ["concept", "decision", "entity", "context", "task", "note", "index"]
+        assert listed["memory_write"].input_schema["properties"]["type"]["enum"] == [
+            "concept",
+            "decision",
+            "entity",
+            "context",
+            "task",
+            "note",
+            "index",
+        ]
         assert listed["memory_write"].input_schema["properties"]["decision"]["default"] == "propose"
         assert "read_whole" not in str(listed["memory_search"].input_schema)
         for tool in listed.values():  # descriptions an LLM reads: no indentation carried over from the source
@@ -56,7 +69,10 @@ async def test_read_gives_bodies_and_metadata_and_says_what_is_missing(sample_co
         one = await agent.call("memory_read", ids="mem-entity-stripe")
         [doc] = one["documents"]
         assert doc["body"].startswith("# Stripe") and doc["meta"]["created_at"] == "2026-02-24" and doc["read_whole"]
-        many = await agent.call("memory_read", ids=["mem-entity-stripe", "mem-entity-nothing", "../../etc/passwd", "mem-entity-stripe", "y" * 300])
+        many = await agent.call(
+            "memory_read",
+            ids=["mem-entity-stripe", "mem-entity-nothing", "../../etc/passwd", "mem-entity-stripe", "y" * 300],
+        )
         assert [d["id"] for d in many["documents"]] == ["mem-entity-stripe"]
         assert [m["id"] for m in many["missing"]] == ["mem-entity-nothing", "../../etc/passwd", "y" * 300]
         assert "not an id" in many["missing"][2]["reason"]
@@ -87,7 +103,9 @@ async def test_a_read_stops_at_ten_documents_and_45000_characters_and_says_how_t
         assert rest.endswith("THE END\n") and more["read_whole"]
         await agent.call("memory_write", **merge)  # read to its end now: the gate lets it through
         mixed = await agent.call("memory_read", ids=["mem-note-stripe-test-clocks", "mem-entity-stripe"])
-        assert [d["id"] for d in mixed["documents"]] == ["mem-note-stripe-test-clocks"] and mixed["unread"] == ["mem-entity-stripe"]
+        assert [d["id"] for d in mixed["documents"]] == ["mem-note-stripe-test-clocks"] and mixed["unread"] == [
+            "mem-entity-stripe"
+        ]
 
 
 async def test_every_read_answer_the_agent_receives_is_at_most_45000_characters_escapes_and_all(builder):
@@ -175,10 +193,19 @@ async def test_propose_writes_nothing_and_ranks_the_candidates_with_reasons(samp
     before = files(sample_copy)
     async with connected(sample_copy) as agent:
         proposed = await agent.call("memory_write", **STRIPE_NOTE, decision="propose")
-        assert proposed["written"] is False and proposed["proposed_id"] == "mem-note-stripe-retries-webhooks-for-three-days"
+        assert (
+            proposed["written"] is False
+            and proposed["proposed_id"] == "mem-note-stripe-retries-webhooks-for-three-days"
+        )
         first = proposed["candidates"][0]
-        assert first["id"] == "mem-entity-stripe" and first["reasons"] and first["decision"] == "merge_into:mem-entity-stripe"
-        decision = await agent.call("memory_write", type="decision", title="Store money as integer cents", body="", links=[])
+        assert (
+            first["id"] == "mem-entity-stripe"
+            and first["reasons"]
+            and first["decision"] == "merge_into:mem-entity-stripe"
+        )
+        decision = await agent.call(
+            "memory_write", type="decision", title="Store money as integer cents", body="", links=[]
+        )
         assert any(c["decision"].startswith("supersede:") for c in decision["candidates"])
     assert files(sample_copy) == before
 
@@ -211,14 +238,24 @@ async def test_merge_and_supersede_need_the_target_found_and_read_to_its_end_as_
         await agent.call("memory_read", ids="mem-entity-stripe")
         await agent.call("memory_write", **merge)
 
-        never_found = {"type": "decision", "title": "Use Celery again", "body": "x", "decision": "supersede:mem-decision-sendgrid-dynamic-templates"}
+        never_found = {
+            "type": "decision",
+            "title": "Use Celery again",
+            "body": "x",
+            "decision": "supersede:mem-decision-sendgrid-dynamic-templates",
+        }
         await agent.call("memory_write", **never_found | {"decision": "propose"})
         await agent.call("memory_read", ids="mem-decision-sendgrid-dynamic-templates")
         assert "not been returned by a search" in await agent.refused("memory_write", **never_found)
 
         await agent.found_and_read("mem-decision-money-integer-cents", "money integer cents")
-        proposal = {"type": "decision", "title": "Store money as Decimal", "body": "Use Decimal.", "tags": ["money"],
-                    "decision": "supersede:mem-decision-money-integer-cents"}
+        proposal = {
+            "type": "decision",
+            "title": "Store money as Decimal",
+            "body": "Use Decimal.",
+            "tags": ["money"],
+            "decision": "supersede:mem-decision-money-integer-cents",
+        }
         assert "search for duplicates" in await agent.refused("memory_write", **proposal)
         await agent.call("memory_search", query="store money decimal")
         written = await agent.call("memory_write", **proposal)
@@ -230,7 +267,9 @@ async def test_merge_and_supersede_need_the_target_found_and_read_to_its_end_as_
 
 async def test_forget_never_deletes_and_only_what_was_found_and_read(sample_copy):
     async with connected(sample_copy, "codex-cli") as agent:
-        assert "not been returned by a search" in await agent.refused("memory_forget", id="mem-note-sentry-healthcheck-noise")
+        assert "not been returned by a search" in await agent.refused(
+            "memory_forget", id="mem-note-sentry-healthcheck-noise"
+        )
         await agent.found_and_read("mem-note-sentry-healthcheck-noise", "sentry healthcheck noise")
         asked = await agent.call("memory_forget", id="mem-note-sentry-healthcheck-noise", reason="fixed in the SDK")
         assert asked["deleted"] is False
@@ -281,27 +320,61 @@ HOSTILE = [
     ("memory_write", {"type": "note", "title": "two\nlines: [x]"}, "one line"),
     ("memory_write", {"type": "note", "title": "t" * 201}, "at most 200"),
     ("memory_write", {"type": "note", "title": "Body with NUL", "body": "a\x00b"}, "control characters"),
-    ("memory_write", {"type": "note", "title": "Body with escapes", "body": "\x1b[2J\x1b]0;pwned\x07"}, "control characters"),
+    (
+        "memory_write",
+        {"type": "note", "title": "Body with escapes", "body": "\x1b[2J\x1b]0;pwned\x07"},
+        "control characters",
+    ),
     ("memory_write", {"type": "note", "title": "Huge", "body": "x" * 100_001}, "at most 100,000"),
-    ("memory_write", {"type": "note", "title": "A key", "body": "password = hunter2hunter2", "links": ["related_to:mem-entity-stripe"], "decision": "create"}, "credentials"),
-    ("memory_write", {"type": "note", "title": "A key", "body": "password = hunter2hunter2"}, "credentials"),  # propose too
+    (
+        "memory_write",
+        {
+            "type": "note",
+            "title": "A key",
+            "body": "password = hunter2hunter2",
+            "links": ["related_to:mem-entity-stripe"],
+            "decision": "create",
+        },
+        "credentials",
+    ),
+    (
+        "memory_write",
+        {"type": "note", "title": "A key", "body": "password = hunter2hunter2"},
+        "credentials",
+    ),  # propose too
     ("memory_write", {"type": "note", "title": "Tags", "tags": ["two words"]}, "not a tag"),
     ("memory_write", {"type": "note", "title": "Tags", "tags": [f"t{n}" for n in range(21)]}, "at most 20"),
     ("memory_write", {"type": "note", "title": "Links", "links": ["mem-entity-stripe"]}, "TYPE:TARGET"),
     ("memory_write", {"type": "note", "title": "Links", "links": ["supersedes:mem-entity-stripe"]}, "not allowed"),
     ("memory_write", {"type": "note", "title": "Links", "links": ["owns:mem-entity-stripe"]}, "not allowed"),
     ("memory_write", {"type": "note", "title": "Links", "links": [{"type": "related_to"}]}, "TYPE:TARGET"),
-    ("memory_write", {"type": "note", "title": "Escape", "links": ["related_to:../../etc/passwd"], "decision": "create"}, "not a document"),
+    (
+        "memory_write",
+        {"type": "note", "title": "Escape", "links": ["related_to:../../etc/passwd"], "decision": "create"},
+        "not a document",
+    ),
     ("memory_write", {"type": "note", "title": "Decision", "decision": "delete"}, "not one of"),
     ("memory_write", {"type": "note", "title": "Decision", "decision": "merge_into:"}, "not one of"),
     ("memory_write", {"type": "note", "title": "Decision", "decision": "create:mem-entity-stripe"}, "not one of"),
     ("memory_write", {"type": "note", "title": "Island", "decision": "create"}, "at least one existing document"),
-    ("memory_write", {"type": "entity", "title": "Into a decision", "decision": "merge_into:mem-decision-api-fastapi"}, "decision"),
-    ("memory_write", {"type": "note", "title": "Into nothing", "decision": "merge_into:mem-entity-nothing"}, "no document"),
+    (
+        "memory_write",
+        {"type": "entity", "title": "Into a decision", "decision": "merge_into:mem-decision-api-fastapi"},
+        "decision",
+    ),
+    (
+        "memory_write",
+        {"type": "note", "title": "Into nothing", "decision": "merge_into:mem-entity-nothing"},
+        "no document",
+    ),
     ("memory_forget", {"id": "mem-note-nothing"}, "no document"),
     ("memory_forget", {"id": ""}, "id is empty"),
     ("memory_forget", {"id": "mem-note-" + "x" * 5_000}, "not an id"),
-    ("memory_write", {"type": "note", "title": "Long target", "decision": "merge_into:mem-" + "x" * 5_000}, "not an id"),
+    (
+        "memory_write",
+        {"type": "note", "title": "Long target", "decision": "merge_into:mem-" + "x" * 5_000},
+        "not an id",
+    ),
 ]
 
 
@@ -324,18 +397,34 @@ WRONG_TYPES = [
     ("memory_search", {"query": ["a", "b"]}, "argument query: a list of 2 is not text"),
     ("memory_search", {"limit": 5}, "argument query is missing: give text"),
     ("memory_read", {"ids": {"$ne": 1}}, "argument ids: an object is not text or a list of text"),
-    ("memory_read", {"ids": "mem-entity-stripe", "offset": 2.5}, "argument offset: 2.5 is not a whole number, 0 or more"),
+    (
+        "memory_read",
+        {"ids": "mem-entity-stripe", "offset": 2.5},
+        "argument offset: 2.5 is not a whole number, 0 or more",
+    ),
     ("memory_context", {"question": None}, "argument question: null is not text"),
-    ("memory_write", {"type": "nope", "title": "x"},
-     "argument type: 'nope' is not one of concept, decision, entity, context, task, note or index"),
-    ("memory_write", {"type": "note", "title": "x", "decision": "delete"},
-     "argument decision: 'delete' is not one of propose, create, merge_into:ID or supersede:ID"),
-    ("memory_write", {"type": "note", "title": "x", "links": [7]}, "argument links: a list of 1 is not a list of text or objects"),
-    ("memory_write", {"type": "note", "title": "x" * 500, "body": 3},
-     "argument body: 3 is not text"),
+    (
+        "memory_write",
+        {"type": "nope", "title": "x"},
+        "argument type: 'nope' is not one of concept, decision, entity, context, task, note or index",
+    ),
+    (
+        "memory_write",
+        {"type": "note", "title": "x", "decision": "delete"},
+        "argument decision: 'delete' is not one of propose, create, merge_into:ID or supersede:ID",
+    ),
+    (
+        "memory_write",
+        {"type": "note", "title": "x", "links": [7]},
+        "argument links: a list of 1 is not a list of text or objects",
+    ),
+    ("memory_write", {"type": "note", "title": "x" * 500, "body": 3}, "argument body: 3 is not text"),
     ("memory_search", {"query": "stripe", "limt": 5}, "unknown argument 'limt': memory_search takes query and limit"),
-    ("memory_forget", {"id": "mem-entity-stripe", "force": True, "ctx": {}},
-     "unknown arguments 'force', 'ctx': memory_forget takes id and reason"),
+    (
+        "memory_forget",
+        {"id": "mem-entity-stripe", "force": True, "ctx": {}},
+        "unknown arguments 'force', 'ctx': memory_forget takes id and reason",
+    ),
 ]
 
 
@@ -369,7 +458,9 @@ async def test_the_output_schemas_say_what_each_tool_answers(sample_copy):
         document = listed["memory_read"]["$defs"]["ReadDocument"]
         assert {"body", "meta", "read_whole", "truncated", "next_offset"} <= set(document["properties"])
         assert "merge into" in document["properties"]["read_whole"]["description"]
-        assert {"constraints", "latest_decisions", "open_questions", "hints"} <= set(listed["memory_context"]["required"])
+        assert {"constraints", "latest_decisions", "open_questions", "hints"} <= set(
+            listed["memory_context"]["required"]
+        )
         assert {"candidates", "proposed_id", "id", "review"} <= set(listed["memory_write"]["properties"])
         assert listed["memory_forget"]["properties"]["deleted"]["type"] == "boolean"
         # Each answer is checked by the client against its schema, and equals its text (`Agent.call`).
@@ -384,7 +475,9 @@ async def test_a_superseded_decision_is_not_superseded_again(sample_copy):
     async with connected(sample_copy) as agent:
         await agent.found_and_read("mem-decision-jobs-celery-redis", "celery redis jobs")
         await agent.call("memory_write", type="decision", title="Celery again")
-        why = await agent.refused("memory_write", type="decision", title="Celery again", decision="supersede:mem-decision-jobs-celery-redis")
+        why = await agent.refused(
+            "memory_write", type="decision", title="Celery again", decision="supersede:mem-decision-jobs-celery-redis"
+        )
         assert "already superseded by mem-decision-jobs-procrastinate" in why
 
 
@@ -411,7 +504,9 @@ async def test_an_agent_writes_while_a_long_lived_vault_watches(sample_copy):
             deadline = time.monotonic() + 10
             status = None
             while status != "active" and time.monotonic() < deadline:
-                hits = (await agent.call("memory_search", query="Stripe retries webhooks for three days", limit=1))["hits"]
+                hits = (await agent.call("memory_search", query="Stripe retries webhooks for three days", limit=1))[
+                    "hits"
+                ]
                 status = hits[0]["status"]
                 await asyncio.sleep(0.05)
             assert status == "active"

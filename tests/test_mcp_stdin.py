@@ -13,15 +13,28 @@ import sys
 
 from mcp_client import ROOT
 
-INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
-              "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "claude-raw", "version": "1"}}}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "claude-raw", "version": "1"},
+    },
+}
 SEARCH = b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":%s}}}'
 
 BAD_LINES = [
     (SEARCH % (1, b'"\\ud800"'), 1, -32602, "params.arguments.query holds a lone surrogate"),
-    ((SEARCH % (2, b"\"stripe\""))[:50], 2, -32700, "not complete JSON"),
+    ((SEARCH % (2, b'"stripe"'))[:50], 2, -32700, "not complete JSON"),
     (SEARCH % (3, b'"caf\xe9"'), 3, -32700, "not UTF-8"),
-    (b'{"jsonrpc":"2.0","id":"four","method":"tools/call","params":{"name":"memory_read","arguments":{"ids":["\\udfff"]}}}', "four", -32602, "params.arguments.ids[0]"),
+    (
+        b'{"jsonrpc":"2.0","id":"four","method":"tools/call","params":{"name":"memory_read","arguments":{"ids":["\\udfff"]}}}',
+        "four",
+        -32602,
+        "params.arguments.ids[0]",
+    ),
     (b"[1, 2]", None, -32600, "JSON object"),
     (b'{"id": 6, "hello": "there"}', 6, -32600, "not a JSON-RPC 2.0 message"),
 ]
@@ -29,9 +42,19 @@ BAD_LINES = [
 
 async def test_every_bad_line_is_answered_for_its_id_and_the_server_goes_on(sample_copy):
     env = {"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", "")}
-    server = await asyncio.create_subprocess_exec(sys.executable, "-m", "workbench.cli", "--vault", str(sample_copy), "mcp",
-                                                  stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                                                  stderr=asyncio.subprocess.PIPE, env=env, cwd=str(ROOT))
+    server = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "workbench.cli",
+        "--vault",
+        str(sample_copy),
+        "mcp",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+        cwd=str(ROOT),
+    )
 
     async def send(line: bytes) -> None:
         server.stdin.write(line + b"\n")
@@ -44,7 +67,9 @@ async def test_every_bad_line_is_answered_for_its_id_and_the_server_goes_on(samp
         await send(json.dumps(INITIALIZE).encode())
         assert (await answer())["id"] == 0
         await send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
-        await send(b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"\\ud800"}}')  # asks no answer
+        await send(
+            b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"\\ud800"}}'
+        )  # asks no answer
         for line, request_id, code, words in BAD_LINES:
             await send(line)
             got = await answer()
@@ -53,7 +78,9 @@ async def test_every_bad_line_is_answered_for_its_id_and_the_server_goes_on(samp
             assert words in got["error"]["message"], got
         await send(SEARCH % (7, b'"stripe webhooks"'))
         good = await answer()
-        assert good["id"] == 7 and not good["result"].get("isError") and good["result"]["structuredContent"]["count"] >= 1
+        assert (
+            good["id"] == 7 and not good["result"].get("isError") and good["result"]["structuredContent"]["count"] >= 1
+        )
     finally:
         server.stdin.close()
         await asyncio.wait_for(server.wait(), 30)

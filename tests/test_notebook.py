@@ -29,8 +29,34 @@ HOSTILE = '<script>alert(1)</script> & "q"'
 HOSTILE_YAML = "'<script>alert(1)</script> & \"q\"'"
 HOSTILE_BODY = "Intro <script>alert(2)</script> and <img src=x onerror=alert(3)>.\n\n[x](javascript:alert(4))\n"
 TOUR = Path(__file__).resolve().parent / "notebooks" / "tour.ipynb"
-ALLOWED_TAGS = {"div", "p", "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "span",
-                "code", "pre", "strong", "em", "a", "br", "hr", "ul", "ol", "li", "blockquote"}
+ALLOWED_TAGS = {
+    "div",
+    "p",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "span",
+    "code",
+    "pre",
+    "strong",
+    "em",
+    "a",
+    "br",
+    "hr",
+    "ul",
+    "ol",
+    "li",
+    "blockquote",
+}
 VOID_TAGS = {"br", "hr"}
 
 
@@ -96,9 +122,18 @@ def hostile(tmp_path) -> Vault:
         text = doc_text(doc_id, **fields).replace(f"title: Title of {doc_id}", f"title: {HOSTILE_YAML}")
         builder.raw(f"{ {'decision': 'decisions', 'entity': 'entities'}[doc_id.split('-')[1]] }/{doc_id}.md", text)
 
-    add("mem-decision-hostile-a", tags="[alpha, beta]", body=HOSTILE_BODY,
-        links=f"[{{type: depends_on, target: mem-entity-thing}}, {{type: related_to, target: {HOSTILE_YAML}}}]")
-    add("mem-decision-hostile-b", tags="[alpha, beta]", body=HOSTILE_BODY, links="[{type: depends_on, target: mem-entity-thing}]")
+    add(
+        "mem-decision-hostile-a",
+        tags="[alpha, beta]",
+        body=HOSTILE_BODY,
+        links=f"[{{type: depends_on, target: mem-entity-thing}}, {{type: related_to, target: {HOSTILE_YAML}}}]",
+    )
+    add(
+        "mem-decision-hostile-b",
+        tags="[alpha, beta]",
+        body=HOSTILE_BODY,
+        links="[{type: depends_on, target: mem-entity-thing}]",
+    )
     add("mem-entity-thing", body=HOSTILE_BODY)
     return Vault.open(builder.root)
 
@@ -149,15 +184,20 @@ def test_the_body_converter_renders_common_markdown_and_nothing_else():
     well_formed(notebook.body_html("```\nunclosed <script>\n"))
 
 
-@pytest.mark.parametrize("body, shown", [
-    ("```html\n<b>kept</b>\n```\n<b>out</b>\n", "```html\n<b>kept</b>\n```\n&lt;b>out&lt;/b>\n"),
-    ("```a`b\n<b>not a fence</b>\n", "```a`b\n&lt;b>not a fence&lt;/b>\n"),
-    ("1. item\n   ```\n<b>the list ended</b>\n", "1. item\n   ```\n&lt;b>the list ended&lt;/b>\n"),
-    ("[a](\njavascript:alert(1))\n", "[a](\n#unsafe-javascript:alert(1))\n"),
-    ("[a]:\n  JavaScript:alert(1)\n", "[a]:\n  #unsafe-JavaScript:alert(1)\n"),
-    ("[a](java&#115;cript:alert(1)) [b](https://ok.org) [c](notes/x.md)\n",
-     "[a](java&amp;#115;cript:alert(1)) [b](https://ok.org) [c](notes/x.md)\n"),
-])
+@pytest.mark.parametrize(
+    "body, shown",
+    [
+        ("```html\n<b>kept</b>\n```\n<b>out</b>\n", "```html\n<b>kept</b>\n```\n&lt;b>out&lt;/b>\n"),
+        ("```a`b\n<b>not a fence</b>\n", "```a`b\n&lt;b>not a fence&lt;/b>\n"),
+        ("1. item\n   ```\n<b>the list ended</b>\n", "1. item\n   ```\n&lt;b>the list ended&lt;/b>\n"),
+        ("[a](\njavascript:alert(1))\n", "[a](\n#unsafe-javascript:alert(1))\n"),
+        ("[a]:\n  JavaScript:alert(1)\n", "[a]:\n  #unsafe-JavaScript:alert(1)\n"),
+        (
+            "[a](java&#115;cript:alert(1)) [b](https://ok.org) [c](notes/x.md)\n",
+            "[a](java&amp;#115;cript:alert(1)) [b](https://ok.org) [c](notes/x.md)\n",
+        ),
+    ],
+)
 def test_markdown_bodies_keep_fenced_code_and_neutralise_the_rest(body, shown):
     assert notebook.body_markdown(body) == shown
 
@@ -208,7 +248,11 @@ def test_a_neighbourhood_draws_itself_in_mermaid_with_dot_beside_it(hostile):
     plain = graph.neighbourhood(hostile.graph(), "mem-decision-hostile-a").to_json()
     assert isinstance(hood, graph.Neighbourhood) and isinstance(plain, dict)
     assert hood.to_json() == plain  # the CLI's dict is unchanged; the wrapper only adds displays
-    assert [n["id"] for n in hood.nodes] == ["mem-decision-hostile-a", HOSTILE, "mem-entity-thing"]  # the link to HOSTILE dangles
+    assert [n["id"] for n in hood.nodes] == [
+        "mem-decision-hostile-a",
+        HOSTILE,
+        "mem-entity-thing",
+    ]  # the link to HOSTILE dangles
 
     markdown = hood._repr_markdown_()
     markup_free(markdown)
@@ -216,15 +260,20 @@ def test_a_neighbourhood_draws_itself_in_mermaid_with_dot_beside_it(hostile):
     lines = markdown.split("\n")
     opening = lines.index("```mermaid")
     closing = lines.index("```", opening)
-    diagram = lines[opening + 1:closing]
+    diagram = lines[opening + 1 : closing]
     assert diagram[0] == "graph LR" and markdown.count("```") == 2
     assert '  mem-decision-hostile-a["#60;script#62;alert#40;1#41;#60;/script#62; & #34;q#34;"]' in diagram
     assert "  class mem-decision-hostile-a root" in diagram
     assert any(line.startswith("  class ") and line.endswith(" status_active") for line in diagram)
     assert sum("-->|" in line for line in diagram) == len(hood.edges) == 2
-    dangling = next(line.split("[")[0].strip() for line in diagram if line.startswith("  n_"))  # an id Mermaid cannot read
+    dangling = next(
+        line.split("[")[0].strip() for line in diagram if line.startswith("  n_")
+    )  # an id Mermaid cannot read
     assert f"  class {dangling} dangling" in diagram
-    assert "| 0 | mem\\-decision\\-hostile\\-a | &lt;script&gt;alert\\(1\\)&lt;/script&gt; &amp; &quot;q&quot; | decision | active |" in lines
+    assert (
+        "| 0 | mem\\-decision\\-hostile\\-a | &lt;script&gt;alert\\(1\\)&lt;/script&gt; &amp; &quot;q&quot; | decision | active |"
+        in lines
+    )
 
     dot = hood.dot
     assert dot.startswith("digraph vault {") and dot.endswith("}\n")
@@ -254,8 +303,12 @@ def test_frames_need_pandas_only_when_asked_for(hostile):
     rows = notebook.document_rows(hostile)
     assert [r["id"] for r in rows] == ["mem-decision-hostile-a", "mem-decision-hostile-b", "mem-entity-thing"]
     assert rows[0]["title"] == HOSTILE and rows[0]["links"] == 2 and rows[0]["valid"] is True
-    asks = [lambda: hostile.to_pandas(), lambda: hostile.search("alert").to_pandas(),
-            lambda: hostile.problems.to_pandas(), lambda: hostile.conflicts().to_pandas()]
+    asks = [
+        lambda: hostile.to_pandas(),
+        lambda: hostile.search("alert").to_pandas(),
+        lambda: hostile.problems.to_pandas(),
+        lambda: hostile.conflicts().to_pandas(),
+    ]
     if importlib.util.find_spec("pandas") is None:
         for ask in asks:
             with pytest.raises(ImportError, match="pip install pandas"):
@@ -306,7 +359,11 @@ def _outputs(notebook, tag: str) -> list[dict]:
 
 
 def _shown(notebook, tag: str, mimetype: str) -> str:
-    data = [o["data"][mimetype] for o in _outputs(notebook, tag) if o["output_type"] == "execute_result" and mimetype in o["data"]]
+    data = [
+        o["data"][mimetype]
+        for o in _outputs(notebook, tag)
+        if o["output_type"] == "execute_result" and mimetype in o["data"]
+    ]
     assert data, f"cell {tag} showed no {mimetype}"
     return data[0]
 
@@ -317,13 +374,16 @@ def test_the_tour_notebook_runs_on_the_sample_vault(sample_copy, tmp_path, monke
 
     notebook = nbformat.read(TOUR, as_version=4)
     nbformat.validate(notebook)
-    assert all(not cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"), "commit the tour without outputs"
+    assert all(not cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"), (
+        "commit the tour without outputs"
+    )
     _kernel_of_this_interpreter(tmp_path, monkeypatch)
     monkeypatch.setenv("WORKBENCH_TOUR_VAULT", str(sample_copy))
 
     started = time.monotonic()
-    NotebookClient(notebook, kernel_name="python3", timeout=60, startup_timeout=60,
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    NotebookClient(
+        notebook, kernel_name="python3", timeout=60, startup_timeout=60, resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
     assert time.monotonic() - started < 60
 
     assert not [o for c in notebook.cells for o in c.get("outputs", []) if o["output_type"] == "error"]

@@ -114,7 +114,9 @@ def test_the_watcher_reports_a_pipe_that_appears_and_goes_on(sample_copy):
         os.mkfifo(pipe)
         assert finishes(lambda: eventually(lambda: any(p.code == "not-a-regular-file" for p in vault.problems)), pipe)
         assert [p.path for p in vault.problems if p.code == "not-a-regular-file"] == ["notes/mem-note-odd.md"]
-        (sample_copy / "notes" / "mem-note-late.md").write_text((sample_copy / NOTE).read_text().replace("mem-note-sendgrid-sandbox-mode", "mem-note-late"))
+        (sample_copy / "notes" / "mem-note-late.md").write_text(
+            (sample_copy / NOTE).read_text().replace("mem-note-sendgrid-sandbox-mode", "mem-note-late")
+        )
         assert finishes(lambda: eventually(lambda: "mem-note-late" in vault), pipe)  # not stuck on the pipe
 
 
@@ -123,8 +125,15 @@ def test_log_md_that_is_not_a_file_never_stops_reading(sample_copy, kind):
     log = sample_copy / "log.md"
     log.unlink()
     os.mkfifo(log) if kind == "fifo" else log.mkdir()
-    for args in (("check",), ("show", "mem-note-stripe-test-clocks"), ("search", "stripe"), ("history",),
-                 ("links", "mem-entity-stripe"), ("stale",), ("conflicts",)):
+    for args in (
+        ("check",),
+        ("show", "mem-note-stripe-test-clocks"),
+        ("search", "stripe"),
+        ("history",),
+        ("links", "mem-entity-stripe"),
+        ("stale",),
+        ("conflicts",),
+    ):
         result = cli(sample_copy, *args)
         # Every change is refused while log.md is not a file: `check` says so as an error.
         assert result.returncode == (1 if args == ("check",) else 0), (args, result.stderr)
@@ -143,8 +152,12 @@ def test_a_markdown_vault_whose_log_md_is_a_pipe_opens(tmp_path):
 
 def test_a_change_finished_by_recovery_opens_even_when_log_md_became_a_folder(sample_copy):
     code = f"from workbench import Vault; Vault.open({str(sample_copy)!r}).set_status('mem-concept-usage-based-billing', 'archived')"
-    killed = subprocess.run([sys.executable, "-c", code], env={**os.environ, "WORKBENCH_CRASH_AT": "committed"},
-                            capture_output=True, timeout=TIMEOUT)
+    killed = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "WORKBENCH_CRASH_AT": "committed"},
+        capture_output=True,
+        timeout=TIMEOUT,
+    )
     assert killed.returncode == 137
     (sample_copy / "log.md").unlink()
     (sample_copy / "log.md").mkdir()
@@ -161,7 +174,9 @@ def test_an_unreadable_file_is_one_problem_and_every_other_command_works(sample_
         checked = run_cli_unprivileged("--vault", str(sample_copy), "check", "--json")
         searched = run_cli_unprivileged("--vault", str(sample_copy), "search", "stripe")
         shown = run_cli_unprivileged("--vault", str(sample_copy), "show", "mem-note-stripe-test-clocks")
-        changed = run_cli_unprivileged("--vault", str(sample_copy), "status", "mem-concept-usage-based-billing", "archived")
+        changed = run_cli_unprivileged(
+            "--vault", str(sample_copy), "status", "mem-concept-usage-based-billing", "archived"
+        )
     finally:
         (sample_copy / NOTE).chmod(0o644)
     assert checked.returncode == 1, checked.stderr
@@ -203,8 +218,12 @@ def test_a_persons_file_named_like_a_temporary_file_is_never_removed(sample_copy
     assert mine.read_text() == "my own notes, whatever the name\n"
     # A crash leaves a journal and the workbench's own temporary file: recovery removes that one only.
     code = f"from workbench import Vault; Vault.open({str(sample_copy)!r}).set_status('mem-concept-usage-based-billing', 'archived')"
-    killed = subprocess.run([sys.executable, "-c", code], env={**os.environ, "WORKBENCH_CRASH_AT": "before-rename:2"},
-                            capture_output=True, timeout=TIMEOUT)
+    killed = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "WORKBENCH_CRASH_AT": "before-rename:2"},
+        capture_output=True,
+        timeout=TIMEOUT,
+    )
     assert killed.returncode == 137
     ours = [p for p in (sample_copy / "concepts").iterdir() if p.name.endswith(".tmp")]
     assert len(ours) == 1
@@ -219,7 +238,9 @@ def test_api_reads_of_an_odd_file_refuse_with_its_path(sample_copy):
     target = sample_copy / CONCEPT
     target.unlink()
     os.mkfifo(target)
-    doc = finishes(lambda: vault.get("mem-concept-usage-based-billing"), target)  # re-read: now a record with the problem
+    doc = finishes(
+        lambda: vault.get("mem-concept-usage-based-billing"), target
+    )  # re-read: now a record with the problem
     assert not doc.valid
     assert [p.code for p in vault.problems_for(doc.id)] == ["not-a-regular-file"]
     with pytest.raises(RefusedError):
@@ -237,6 +258,7 @@ def test_a_log_that_is_a_folder_is_an_error_in_check(builder):
     with pytest.raises(UnsafePathError):
         vault.set_status("mem-note-a", "archived")
     from workbench.cli import main
+
     assert main(["--vault", str(builder.root), "check"]) == 1
 
 
@@ -250,6 +272,9 @@ def test_a_file_name_cannot_forge_a_line_of_check(builder):
     result = run_cli("--vault", str(builder.root), "check")
     lines = result.stdout.splitlines()
     assert not any(line.startswith("notes/y") or line.startswith("arator") for line in lines)
-    assert "notes/x.md: error fake-code: all is well\\x0anotes/y.md:1: error field-missing: required field 'id' is missing" in lines
+    assert (
+        "notes/x.md: error fake-code: all is well\\x0anotes/y.md:1: error field-missing: required field 'id' is missing"
+        in lines
+    )
     assert any(line.startswith("notes/sep\\u2028arator.md:1: error") for line in lines)
     assert all("\t" not in line for line in lines)

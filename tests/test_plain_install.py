@@ -35,7 +35,9 @@ SIX_WORDS = "how do we handle stripe webhooks"
 
 def plain(code: str) -> subprocess.CompletedProcess[str]:
     """Run `code` in a fresh interpreter where the optional packages cannot be imported."""
-    return subprocess.run([sys.executable, "-c", BLOCKER + textwrap.dedent(code)], capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", BLOCKER + textwrap.dedent(code)], capture_output=True, text=True, timeout=120
+    )
 
 
 def plain_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -47,16 +49,20 @@ def test_the_blocker_really_blocks():
     assert result.returncode != 0 and "No module named 'numpy'" in result.stderr
 
 
-@pytest.mark.parametrize("args", [
-    ("search", SIX_WORDS),
-    ("search", "why did we choose postgres over mysql for billing"),
-    ("search", "--json", SIX_WORDS),
-    ("check",),
-    ("graph", "--format", "json"),
-    ("graph", "--format", "mermaid"),
-    ("conflicts",),
-    ("context", "mem-decision-stripe-webhook-dedup"),
-], ids=lambda args: " ".join(args))
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("search", SIX_WORDS),
+        ("search", "why did we choose postgres over mysql for billing"),
+        ("search", "--json", SIX_WORDS),
+        ("check",),
+        ("graph", "--format", "json"),
+        ("graph", "--format", "mermaid"),
+        ("conflicts",),
+        ("context", "mem-decision-stripe-webhook-dedup"),
+    ],
+    ids=lambda args: " ".join(args),
+)
 def test_every_command_answers_without_the_optional_packages(sample_copy, args):
     result = plain_cli("--vault", str(sample_copy), *args)
     assert "Traceback" not in result.stderr, result.stderr

@@ -26,8 +26,14 @@ def record(path: str, state: str = "prepared", name: str = "20990101T000000.0000
     """A change record that says `path` went from PLANTED to VICTIM: rolling it back, or undoing
     it, would write PLANTED over the file at `path`."""
     encode = lambda data: base64.b64encode(data).decode("ascii")  # noqa: E731
-    return {"id": name, "summary": "a planted change", "time": 4_070_908_800.0, "state": state, "log": [],
-            "files": [{"path": path, "before": encode(PLANTED), "after": encode(VICTIM)}]}
+    return {
+        "id": name,
+        "summary": "a planted change",
+        "time": 4_070_908_800.0,
+        "state": state,
+        "log": [],
+        "files": [{"path": path, "before": encode(PLANTED), "after": encode(VICTIM)}],
+    }
 
 
 @pytest.fixture

@@ -14,7 +14,9 @@ from workbench.core.yamledit import apply_meta, segments
 
 slug = st.from_regex(r"[a-z0-9]{1,8}(-[a-z0-9]{1,8}){0,2}", fullmatch=True)
 words = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=30)
-body_text = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="\r"), max_size=200)
+body_text = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="\r"), max_size=200
+)
 
 
 @st.composite
@@ -28,7 +30,9 @@ def documents(draw):
         tag_lines = [f"tags: [{', '.join(tags)}]"]
     else:
         pad = "" if tag_style == "block" else "  "
-        tag_lines = ["tags:" if tags else "tags: []"] + [f"{pad}- {t}" + draw(st.sampled_from(["", "  # c"])) for t in tags]
+        tag_lines = ["tags:" if tags else "tags: []"] + [
+            f"{pad}- {t}" + draw(st.sampled_from(["", "  # c"])) for t in tags
+        ]
     title = draw(words)
     quoted = '"' + title.replace("\\", "\\\\").replace('"', '\\"') + '"'
     groups = [

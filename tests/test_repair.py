@@ -40,7 +40,9 @@ def test_missing_frontmatter_keeps_the_whole_text_as_body(builder):
 
 
 def test_missing_timestamps_take_the_file_mtime(builder):
-    path = builder.raw("notes/mem-note-a.md", doc_text("mem-note-a").replace("created_at: 2026-04-21\nupdated_at: 2026-04-21\n", ""))
+    path = builder.raw(
+        "notes/mem-note-a.md", doc_text("mem-note-a").replace("created_at: 2026-04-21\nupdated_at: 2026-04-21\n", "")
+    )
     stamp = 1767225600  # 2026-01-01 00:00 UTC
     os.utime(path, (stamp, stamp + 3600 * 12))
     vault, _ = repair(builder.root)
@@ -71,7 +73,9 @@ def test_valid_documents_are_untouched_and_repair_is_idempotent(builder):
     snapshot = {p: p.read_bytes() for p in builder.root.rglob("*") if p.is_file() and ".workbench" not in p.parts}
     _, again = repair(builder.root)
     assert again.repaired == [] and again.plan.empty
-    assert {p: p.read_bytes() for p in builder.root.rglob("*") if p.is_file() and ".workbench" not in p.parts} == snapshot
+    assert {
+        p: p.read_bytes() for p in builder.root.rglob("*") if p.is_file() and ".workbench" not in p.parts
+    } == snapshot
 
 
 def test_what_needs_a_person_is_left_alone(builder):
@@ -92,7 +96,6 @@ def test_a_misplaced_file_is_moved_to_its_folder(builder):
     assert vault.problems == []
 
 
-
 def test_repair_limited_to_named_files_leaves_the_others(builder):
     builder.add("mem-note-a", status="bogus")
     builder.add("mem-note-b", status="bogus")
@@ -111,10 +114,17 @@ def test_one_file_that_cannot_be_made_valid_does_not_stop_the_others(builder):
     builder.add("mem-entity-core")
     builder.add("mem-note-fixable", status="bogus")
     # Broken YAML whose id is `x`: rebuilt, it would be invalid in a new way (its id), so it stays.
-    hopeless = doc_text("mem-note-hopeless").replace("id: mem-note-hopeless", "id: x").replace("status: active", "status: [active")
+    hopeless = (
+        doc_text("mem-note-hopeless")
+        .replace("id: mem-note-hopeless", "id: x")
+        .replace("status: active", "status: [active")
+    )
     builder.raw("notes/mem-note-hopeless.md", hopeless)
     # Readable, with an id `x` and a status to fix: the status is fixed, the id left for a person.
-    builder.raw("notes/mem-note-halfway.md", doc_text("mem-note-halfway", status="bogus").replace("id: mem-note-halfway", "id: x"))
+    builder.raw(
+        "notes/mem-note-halfway.md",
+        doc_text("mem-note-halfway", status="bogus").replace("id: mem-note-halfway", "id: x"),
+    )
     vault = Vault.open(builder.root)
     report = vault.repair()
     assert report.repaired == ["notes/mem-note-fixable.md", "notes/mem-note-halfway.md"]
@@ -131,7 +141,12 @@ def test_check_repair_on_the_command_line_lists_what_needs_a_person(builder):
 
     builder.add("mem-entity-core")
     builder.add("mem-note-fixable", status="bogus")
-    builder.raw("notes/mem-note-hopeless.md", doc_text("mem-note-hopeless").replace("id: mem-note-hopeless", "id: x").replace("status: active", "status: [active"))
+    builder.raw(
+        "notes/mem-note-hopeless.md",
+        doc_text("mem-note-hopeless")
+        .replace("id: mem-note-hopeless", "id: x")
+        .replace("status: active", "status: [active"),
+    )
     result = run_cli("--vault", str(builder.root), "check", "--repair", timeout=60)
     assert result.returncode == 1, result.stderr
     assert "repaired notes/mem-note-fixable.md" in result.stdout
@@ -162,9 +177,18 @@ def test_a_mistyped_status_becomes_the_status_it_was_meant_to_be_else_draft(buil
 
 def test_a_link_to_a_superseded_document_names_the_live_end_of_the_chain_as_conflicts_do(builder):
     builder.add("mem-decision-one", status="superseded", superseded_by=["mem-decision-two"])
-    builder.add("mem-decision-two", status="superseded", supersedes=["mem-decision-one"], superseded_by=["mem-decision-three"],
-                links=[{"type": "supersedes", "target": "mem-decision-one"}])
-    builder.add("mem-decision-three", supersedes=["mem-decision-two"], links=[{"type": "supersedes", "target": "mem-decision-two"}])
+    builder.add(
+        "mem-decision-two",
+        status="superseded",
+        supersedes=["mem-decision-one"],
+        superseded_by=["mem-decision-three"],
+        links=[{"type": "supersedes", "target": "mem-decision-one"}],
+    )
+    builder.add(
+        "mem-decision-three",
+        supersedes=["mem-decision-two"],
+        links=[{"type": "supersedes", "target": "mem-decision-two"}],
+    )
     builder.add("mem-note-reader", links=[{"type": "depends_on", "target": "mem-decision-one"}])
     vault = Vault.open(builder.root)
     [warning] = [p for p in vault.problems if p.code == "link-to-superseded"]

@@ -30,39 +30,160 @@ def test_a_clean_vault_has_no_problems(builder):
 
 # (description, files to write, path of the expected problem, code, severity)
 CASES = [
-    ("missing field", {"entities/mem-entity-a.md": doc_text("mem-entity-a").replace("project: demo\n", "")}, "field-missing", "error"),
-    ("schema version", {"entities/mem-entity-a.md": doc_text("mem-entity-a").replace("schema_version: v1", "schema_version: v2")}, "schema-version", "error"),
-    ("bad id", {"entities/Mem_A.md": doc_text("mem-entity-a").replace("id: mem-entity-a", "id: Mem_A")}, "id-syntax", "error"),
-    ("id and type disagree", {"entities/mem-entity-a.md": doc_text("mem-entity-a").replace("id: mem-entity-a", "id: mem-note-a")}, "id-type-mismatch", "error"),
+    (
+        "missing field",
+        {"entities/mem-entity-a.md": doc_text("mem-entity-a").replace("project: demo\n", "")},
+        "field-missing",
+        "error",
+    ),
+    (
+        "schema version",
+        {"entities/mem-entity-a.md": doc_text("mem-entity-a").replace("schema_version: v1", "schema_version: v2")},
+        "schema-version",
+        "error",
+    ),
+    (
+        "bad id",
+        {"entities/Mem_A.md": doc_text("mem-entity-a").replace("id: mem-entity-a", "id: Mem_A")},
+        "id-syntax",
+        "error",
+    ),
+    (
+        "id and type disagree",
+        {"entities/mem-entity-a.md": doc_text("mem-entity-a").replace("id: mem-entity-a", "id: mem-note-a")},
+        "id-type-mismatch",
+        "error",
+    ),
     ("file name", {"entities/other-name.md": doc_text("mem-entity-a")}, "filename-mismatch", "error"),
     ("folder", {"notes/mem-entity-a.md": doc_text("mem-entity-a")}, "folder-mismatch", "error"),
-    ("type", {"entities/mem-entity-a.md": doc_text("mem-entity-a").replace("type: entity", "type: widget")}, "type-invalid", "error"),
+    (
+        "type",
+        {"entities/mem-entity-a.md": doc_text("mem-entity-a").replace("type: entity", "type: widget")},
+        "type-invalid",
+        "error",
+    ),
     ("status", {"entities/mem-entity-a.md": doc_text("mem-entity-a", status="live")}, "status-invalid", "error"),
-    ("date format", {"entities/mem-entity-a.md": doc_text("mem-entity-a", created="21/04/2026")}, "date-format", "error"),
-    ("datetime is not a date", {"entities/mem-entity-a.md": doc_text("mem-entity-a", created="2026-04-21T10:00:00")}, "date-format", "error"),
-    ("date order", {"entities/mem-entity-a.md": doc_text("mem-entity-a", created="2026-05-01", updated="2026-04-01")}, "date-order", "error"),
+    (
+        "date format",
+        {"entities/mem-entity-a.md": doc_text("mem-entity-a", created="21/04/2026")},
+        "date-format",
+        "error",
+    ),
+    (
+        "datetime is not a date",
+        {"entities/mem-entity-a.md": doc_text("mem-entity-a", created="2026-04-21T10:00:00")},
+        "date-format",
+        "error",
+    ),
+    (
+        "date order",
+        {"entities/mem-entity-a.md": doc_text("mem-entity-a", created="2026-05-01", updated="2026-04-01")},
+        "date-order",
+        "error",
+    ),
     ("future date", {"entities/mem-entity-a.md": doc_text("mem-entity-a", updated=TOMORROW)}, "date-future", "error"),
     ("tags", {"entities/mem-entity-a.md": doc_text("mem-entity-a", tags="core")}, "tags-invalid", "error"),
-    ("links not a list", {"entities/mem-entity-a.md": doc_text("mem-entity-a", links="mem-entity-b")}, "links-invalid", "error"),
-    ("malformed link", {"entities/mem-entity-a.md": doc_text("mem-entity-a", links="[mem-entity-b]")}, "link-malformed", "error"),
-    ("link type", {"entities/mem-entity-a.md": doc_text("mem-entity-a", links="[{type: likes, target: mem-entity-core}]")}, "link-type-invalid", "error"),
-    ("duplicate link", {"entities/mem-entity-a.md": doc_text("mem-entity-a", links="[{type: related_to, target: mem-entity-core}, {type: related_to, target: mem-entity-core}]")}, "link-duplicate", "error"),
-    ("dangling link", {"entities/mem-entity-a.md": doc_text("mem-entity-a", links="[{type: related_to, target: mem-entity-ghost}]")}, "link-dangling", "error"),
-    ("link out of the vault", {"entities/mem-entity-a.md": doc_text("mem-entity-a", links="[{type: related_to, target: ../../etc/passwd}]")}, "link-outside-vault", "error"),
-    ("absolute link", {"entities/mem-entity-a.md": doc_text("mem-entity-a", links="[{type: related_to, target: /etc/passwd}]")}, "link-outside-vault", "error"),
-    ("self link", {"entities/mem-entity-a.md": doc_text("mem-entity-a", links="[{type: related_to, target: mem-entity-a}]")}, "link-self", "error"),
-    ("provenance source", {"entities/mem-entity-a.md": doc_text("mem-entity-a").replace("source: manual", "source: gpt")}, "provenance-source-invalid", "error"),
-    ("provenance confidence", {"entities/mem-entity-a.md": doc_text("mem-entity-a").replace("confidence: high", "confidence: sure")}, "provenance-confidence-invalid", "error"),
-    ("provenance shape", {"entities/mem-entity-a.md": doc_text("mem-entity-a").replace("provenance:\n  source: manual\n  confidence: high\n", "provenance: manual\n")}, "provenance-invalid", "error"),
-    ("empty title", {"entities/mem-entity-a.md": doc_text("mem-entity-a").replace("title: Title of mem-entity-a", "title: ''")}, "title-invalid", "error"),
-    ("execution state", {"tasks/mem-task-a.md": doc_text("mem-task-a", extra="execution_state: doing\n")}, "execution-state-invalid", "error"),
+    (
+        "links not a list",
+        {"entities/mem-entity-a.md": doc_text("mem-entity-a", links="mem-entity-b")},
+        "links-invalid",
+        "error",
+    ),
+    (
+        "malformed link",
+        {"entities/mem-entity-a.md": doc_text("mem-entity-a", links="[mem-entity-b]")},
+        "link-malformed",
+        "error",
+    ),
+    (
+        "link type",
+        {"entities/mem-entity-a.md": doc_text("mem-entity-a", links="[{type: likes, target: mem-entity-core}]")},
+        "link-type-invalid",
+        "error",
+    ),
+    (
+        "duplicate link",
+        {
+            "entities/mem-entity-a.md": doc_text(
+                "mem-entity-a",
+                links="[{type: related_to, target: mem-entity-core}, {type: related_to, target: mem-entity-core}]",
+            )
+        },
+        "link-duplicate",
+        "error",
+    ),
+    (
+        "dangling link",
+        {"entities/mem-entity-a.md": doc_text("mem-entity-a", links="[{type: related_to, target: mem-entity-ghost}]")},
+        "link-dangling",
+        "error",
+    ),
+    (
+        "link out of the vault",
+        {"entities/mem-entity-a.md": doc_text("mem-entity-a", links="[{type: related_to, target: ../../etc/passwd}]")},
+        "link-outside-vault",
+        "error",
+    ),
+    (
+        "absolute link",
+        {"entities/mem-entity-a.md": doc_text("mem-entity-a", links="[{type: related_to, target: /etc/passwd}]")},
+        "link-outside-vault",
+        "error",
+    ),
+    (
+        "self link",
+        {"entities/mem-entity-a.md": doc_text("mem-entity-a", links="[{type: related_to, target: mem-entity-a}]")},
+        "link-self",
+        "error",
+    ),
+    (
+        "provenance source",
+        {"entities/mem-entity-a.md": doc_text("mem-entity-a").replace("source: manual", "source: gpt")},
+        "provenance-source-invalid",
+        "error",
+    ),
+    (
+        "provenance confidence",
+        {"entities/mem-entity-a.md": doc_text("mem-entity-a").replace("confidence: high", "confidence: sure")},
+        "provenance-confidence-invalid",
+        "error",
+    ),
+    (
+        "provenance shape",
+        {
+            "entities/mem-entity-a.md": doc_text("mem-entity-a").replace(
+                "provenance:\n  source: manual\n  confidence: high\n", "provenance: manual\n"
+            )
+        },
+        "provenance-invalid",
+        "error",
+    ),
+    (
+        "empty title",
+        {"entities/mem-entity-a.md": doc_text("mem-entity-a").replace("title: Title of mem-entity-a", "title: ''")},
+        "title-invalid",
+        "error",
+    ),
+    (
+        "execution state",
+        {"tasks/mem-task-a.md": doc_text("mem-task-a", extra="execution_state: doing\n")},
+        "execution-state-invalid",
+        "error",
+    ),
     ("execution state missing", {"tasks/mem-task-a.md": doc_text("mem-task-a")}, "execution-state-missing", "warning"),
-    ("superseded without successor", {"decisions/mem-decision-a.md": doc_text("mem-decision-a", status="superseded")}, "superseded-without-successor", "error"),
+    (
+        "superseded without successor",
+        {"decisions/mem-decision-a.md": doc_text("mem-decision-a", status="superseded")},
+        "superseded-without-successor",
+        "error",
+    ),
     (
         "active with a successor",
         {
             "decisions/mem-decision-a.md": doc_text("mem-decision-a", superseded_by="[mem-decision-b]"),
-            "decisions/mem-decision-b.md": doc_text("mem-decision-b", supersedes="[mem-decision-a]", links="[{type: supersedes, target: mem-decision-a}]"),
+            "decisions/mem-decision-b.md": doc_text(
+                "mem-decision-b", supersedes="[mem-decision-a]", links="[{type: supersedes, target: mem-decision-a}]"
+            ),
         },
         "active-with-successor",
         "error",
@@ -71,7 +192,9 @@ CASES = [
         "one-sided supersession",
         {
             "decisions/mem-decision-a.md": doc_text("mem-decision-a"),
-            "decisions/mem-decision-b.md": doc_text("mem-decision-b", supersedes="[mem-decision-a]", links="[{type: supersedes, target: mem-decision-a}]"),
+            "decisions/mem-decision-b.md": doc_text(
+                "mem-decision-b", supersedes="[mem-decision-a]", links="[{type: supersedes, target: mem-decision-a}]"
+            ),
         },
         "supersession-one-sided",
         "error",
@@ -79,7 +202,9 @@ CASES = [
     (
         "supersedes link disagrees",
         {
-            "decisions/mem-decision-a.md": doc_text("mem-decision-a", status="superseded", superseded_by="[mem-decision-b]"),
+            "decisions/mem-decision-a.md": doc_text(
+                "mem-decision-a", status="superseded", superseded_by="[mem-decision-b]"
+            ),
             "decisions/mem-decision-b.md": doc_text("mem-decision-b", supersedes="[mem-decision-a]"),
         },
         "supersedes-link-mismatch",
@@ -88,34 +213,101 @@ CASES = [
     (
         "supersession cycle",
         {
-            "decisions/mem-decision-a.md": doc_text("mem-decision-a", status="superseded", supersedes="[mem-decision-b]", superseded_by="[mem-decision-b]", links="[{type: supersedes, target: mem-decision-b}]"),
-            "decisions/mem-decision-b.md": doc_text("mem-decision-b", status="superseded", supersedes="[mem-decision-a]", superseded_by="[mem-decision-a]", links="[{type: supersedes, target: mem-decision-a}]"),
+            "decisions/mem-decision-a.md": doc_text(
+                "mem-decision-a",
+                status="superseded",
+                supersedes="[mem-decision-b]",
+                superseded_by="[mem-decision-b]",
+                links="[{type: supersedes, target: mem-decision-b}]",
+            ),
+            "decisions/mem-decision-b.md": doc_text(
+                "mem-decision-b",
+                status="superseded",
+                supersedes="[mem-decision-a]",
+                superseded_by="[mem-decision-a]",
+                links="[{type: supersedes, target: mem-decision-a}]",
+            ),
         },
         "supersession-cycle",
         "error",
     ),
-    ("supersedes an unknown id", {"decisions/mem-decision-a.md": doc_text("mem-decision-a", supersedes="[mem-decision-gone]", links="[{type: supersedes, target: mem-decision-gone}]")}, "supersession-dangling", "error"),
+    (
+        "supersedes an unknown id",
+        {
+            "decisions/mem-decision-a.md": doc_text(
+                "mem-decision-a",
+                supersedes="[mem-decision-gone]",
+                links="[{type: supersedes, target: mem-decision-gone}]",
+            )
+        },
+        "supersession-dangling",
+        "error",
+    ),
     (
         "link to a superseded document",
         {
-            "decisions/mem-decision-a.md": doc_text("mem-decision-a", status="superseded", superseded_by="[mem-decision-b]"),
-            "decisions/mem-decision-b.md": doc_text("mem-decision-b", supersedes="[mem-decision-a]", links="[{type: supersedes, target: mem-decision-a}]"),
+            "decisions/mem-decision-a.md": doc_text(
+                "mem-decision-a", status="superseded", superseded_by="[mem-decision-b]"
+            ),
+            "decisions/mem-decision-b.md": doc_text(
+                "mem-decision-b", supersedes="[mem-decision-a]", links="[{type: supersedes, target: mem-decision-a}]"
+            ),
             "notes/mem-note-c.md": doc_text("mem-note-c", links="[{type: related_to, target: mem-decision-a}]"),
         },
         "link-to-superseded",
         "warning",
     ),
-    ("private key", {"notes/mem-note-a.md": doc_text("mem-note-a", body="Key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n")}, "credential", "warning"),
-    ("aws key", {"notes/mem-note-a.md": doc_text("mem-note-a", body="Use AKIAIOSFODNN7EXAMPLE for uploads\n")}, "credential", "warning"),
-    ("password assignment", {"notes/mem-note-a.md": doc_text("mem-note-a", body="db password: hunter2secret99\n")}, "credential", "warning"),
-    ("duplicate id", {"entities/mem-entity-a.md": doc_text("mem-entity-a"), "notes/mem-entity-a.md": doc_text("mem-entity-a")}, "id-duplicate", "error"),
+    (
+        "private key",
+        {"notes/mem-note-a.md": doc_text("mem-note-a", body="Key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n")},
+        "credential",
+        "warning",
+    ),
+    (
+        "aws key",
+        {"notes/mem-note-a.md": doc_text("mem-note-a", body="Use AKIAIOSFODNN7EXAMPLE for uploads\n")},
+        "credential",
+        "warning",
+    ),
+    (
+        "password assignment",
+        {"notes/mem-note-a.md": doc_text("mem-note-a", body="db password: hunter2secret99\n")},
+        "credential",
+        "warning",
+    ),
+    (
+        "duplicate id",
+        {"entities/mem-entity-a.md": doc_text("mem-entity-a"), "notes/mem-entity-a.md": doc_text("mem-entity-a")},
+        "id-duplicate",
+        "error",
+    ),
     ("no frontmatter", {"notes/mem-note-a.md": "# Just a heading\n\ntext\n"}, "frontmatter-missing", "error"),
-    ("unterminated frontmatter", {"notes/mem-note-a.md": "---\nid: mem-note-a\n\nbody\n"}, "frontmatter-unterminated", "error"),
+    (
+        "unterminated frontmatter",
+        {"notes/mem-note-a.md": "---\nid: mem-note-a\n\nbody\n"},
+        "frontmatter-unterminated",
+        "error",
+    ),
     ("yaml syntax", {"notes/mem-note-a.md": "---\nid: [mem-note-a\n---\nbody\n"}, "yaml-syntax", "error"),
-    ("duplicate key", {"notes/mem-note-a.md": doc_text("mem-note-a").replace("project: demo\n", "project: demo\nproject: other\n")}, "yaml-duplicate-key", "error"),
+    (
+        "duplicate key",
+        {"notes/mem-note-a.md": doc_text("mem-note-a").replace("project: demo\n", "project: demo\nproject: other\n")},
+        "yaml-duplicate-key",
+        "error",
+    ),
     ("not a mapping", {"notes/mem-note-a.md": "---\n- a\n- b\n---\nbody\n"}, "frontmatter-not-mapping", "error"),
-    ("conflict markers", {"notes/mem-note-a.md": doc_text("mem-note-a", body="<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> branch\n")}, "conflict-markers", "error"),
-    ("invalid utf-8", {"notes/mem-note-a.md": doc_text("mem-note-a").encode() + b"\xff\xfe bad\n"}, "encoding-invalid-utf8", "error"),
+    (
+        "conflict markers",
+        {"notes/mem-note-a.md": doc_text("mem-note-a", body="<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> branch\n")},
+        "conflict-markers",
+        "error",
+    ),
+    (
+        "invalid utf-8",
+        {"notes/mem-note-a.md": doc_text("mem-note-a").encode() + b"\xff\xfe bad\n"},
+        "encoding-invalid-utf8",
+        "error",
+    ),
     ("nul bytes", {"notes/mem-note-a.md": doc_text("mem-note-a", body="a\x00b\n")}, "nul-bytes", "error"),
 ]
 
@@ -193,7 +385,10 @@ def test_memory_child_is_the_root(tmp_path):
 
 def test_one_bad_file_does_not_stop_the_others(builder):
     good(builder)
-    builder.raw("notes/mem-note-bomb.md", "---\na: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\n---\n")
+    builder.raw(
+        "notes/mem-note-bomb.md",
+        "---\na: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\n---\n",
+    )
     builder.raw("notes/mem-note-deep.md", "---\nx: " + "[" * 5000 + "\n---\n")
     builder.raw("notes/mem-note-bad.md", b"---\nid: \xff\n---\n")
     vault = Vault.open(builder.root)
@@ -222,7 +417,9 @@ def test_a_superseded_documents_text_is_edited_only_with_an_override(builder):
     from workbench.core.model import RefusedError
 
     builder.add("mem-decision-old", status="superseded", superseded_by="[mem-decision-new]")
-    builder.add("mem-decision-new", supersedes="[mem-decision-old]", links="[{type: supersedes, target: mem-decision-old}]")
+    builder.add(
+        "mem-decision-new", supersedes="[mem-decision-old]", links="[{type: supersedes, target: mem-decision-old}]"
+    )
     vault = Vault.open(builder.root)
     old = vault.get("mem-decision-old")
     with pytest.raises(RefusedError, match="superseded by mem-decision-new"):

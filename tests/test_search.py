@@ -26,7 +26,10 @@ def test_filters_narrow_and_exclude(sample_copy):
     decisions = vault.search("type:decision tag:money", 10)
     assert set(ids(decisions)) == {"mem-decision-money-integer-cents", "mem-decision-money-numeric-decimal"}
     assert all(h.status != "archived" for h in vault.search("redis -status:archived", 10))
-    assert all(h.type == "task" for h in vault.search("is:stale type:task", 10)) or vault.search("is:stale type:task", 10) == []
+    assert (
+        all(h.type == "task" for h in vault.search("is:stale type:task", 10))
+        or vault.search("is:stale type:task", 10) == []
+    )
 
 
 def test_typos_and_prefixes_still_find_the_document(sample_copy):
@@ -49,13 +52,15 @@ def test_invalid_documents_only_on_request(sample_copy):
 
 def test_hostile_query_syntax_is_not_an_error(sample_copy):
     vault = Vault.open(sample_copy)
-    for query in ['"unterminated', 'AND OR NOT', '*', 'title:"x', '-', 'NEAR(a b)', "'; DROP TABLE files; --"]:
+    for query in ['"unterminated', "AND OR NOT", "*", 'title:"x', "-", "NEAR(a b)", "'; DROP TABLE files; --"]:
         vault.search(query, 5)  # answers (possibly nothing), never raises
 
 
 # -- ranking --------------------------------------------------------------------------------------
 
-FILLER = ("The quarterly report lists meetings, hiring plans, office moves, budget lines and vendor reviews. " * 12).strip()
+FILLER = (
+    "The quarterly report lists meetings, hiring plans, office moves, budget lines and vendor reviews. " * 12
+).strip()
 
 
 def _write(builder, doc_id: str, title: str, body: str, **fields) -> None:
@@ -65,18 +70,39 @@ def _write(builder, doc_id: str, title: str, body: str, **fields) -> None:
 
 def _others(builder, count: int = 6) -> None:
     """Unrelated documents, so that word rarity means something."""
-    topics = ["invoice layout", "office plants", "holiday calendar", "printer toner", "parking spaces", "coffee machine",
-              "team lunch", "desk booking"]
+    topics = [
+        "invoice layout",
+        "office plants",
+        "holiday calendar",
+        "printer toner",
+        "parking spaces",
+        "coffee machine",
+        "team lunch",
+        "desk booking",
+    ]
     for n in range(count):
-        _write(builder, f"mem-note-other-{n}", topics[n % len(topics)].capitalize(), f"Notes about the {topics[n % len(topics)]}.")
+        _write(
+            builder,
+            f"mem-note-other-{n}",
+            topics[n % len(topics)].capitalize(),
+            f"Notes about the {topics[n % len(topics)]}.",
+        )
 
 
 def test_a_document_about_the_question_beats_one_that_merely_has_every_word(builder):
     _others(builder)
-    _write(builder, "mem-note-weekly-digest", "Weekly digest",
-           f"{FILLER} Also: a stripe webhook failed, its retries ran, and a signature was rotated. {FILLER}")
-    _write(builder, "mem-note-webhook-retries", "Webhook retries",
-           "Stripe webhooks that fail are retried with exponential backoff; webhook retries stop after three days.")
+    _write(
+        builder,
+        "mem-note-weekly-digest",
+        "Weekly digest",
+        f"{FILLER} Also: a stripe webhook failed, its retries ran, and a signature was rotated. {FILLER}",
+    )
+    _write(
+        builder,
+        "mem-note-webhook-retries",
+        "Webhook retries",
+        "Stripe webhooks that fail are retried with exponential backoff; webhook retries stop after three days.",
+    )
     hits = ids(Vault.open(builder.root).search("stripe webhook retries signature", 5))
     assert hits[0] == "mem-note-webhook-retries"
     assert "mem-note-weekly-digest" in hits  # still found: it has every word
@@ -85,8 +111,18 @@ def test_a_document_about_the_question_beats_one_that_merely_has_every_word(buil
 def test_a_document_without_one_of_the_words_is_found_when_many_have_them_all(builder):
     # Documents with every word first, the others only to fill up, buried the best answer here.
     for n in range(25):
-        _write(builder, f"mem-note-minutes-{n}", f"Minutes {n}", f"{FILLER} We talked about the deploy, a review and a checklist. {FILLER}")
-    _write(builder, "mem-context-release-checklist", "Deploy checklist", "The checklist for every deploy: tag, migrate, deploy, watch the checklist.")
+        _write(
+            builder,
+            f"mem-note-minutes-{n}",
+            f"Minutes {n}",
+            f"{FILLER} We talked about the deploy, a review and a checklist. {FILLER}",
+        )
+    _write(
+        builder,
+        "mem-context-release-checklist",
+        "Deploy checklist",
+        "The checklist for every deploy: tag, migrate, deploy, watch the checklist.",
+    )
     assert ids(Vault.open(builder.root).search("deploy review checklist", 5))[0] == "mem-context-release-checklist"
 
 
@@ -104,7 +140,12 @@ def test_question_words_do_not_rank(builder):
 
 def test_a_long_document_mentioning_a_word_ranks_below_a_short_one_about_it(builder):
     _others(builder)
-    _write(builder, "mem-note-handbook", "Handbook", f"{FILLER} Vacuum runs nightly. {FILLER} The vacuum log is kept. {FILLER}")
+    _write(
+        builder,
+        "mem-note-handbook",
+        "Handbook",
+        f"{FILLER} Vacuum runs nightly. {FILLER} The vacuum log is kept. {FILLER}",
+    )
     _write(builder, "mem-note-vacuum", "Maintenance", "Autovacuum thresholds: vacuum the big tables nightly.")
     assert ids(Vault.open(builder.root).search("when does vacuum run on the tables", 5))[0] == "mem-note-vacuum"
 
@@ -141,14 +182,19 @@ def test_a_typed_query_does_not_ask_for_neighbours():
         return [t.expression for t in search._terms(search.parse_query(text)) if t.expression.startswith("NEAR")]
 
     assert pairs("merge conflicts often") == []  # as long as a query being typed
-    assert pairs("merge conflicts often again later") == [f'NEAR("merge" "conflicts", {search.NEAR_WINDOW})',
-                                                         f'NEAR("conflicts" "often", {search.NEAR_WINDOW})',
-                                                         f'NEAR("often" "later", {search.NEAR_WINDOW})']
+    assert pairs("merge conflicts often again later") == [
+        f'NEAR("merge" "conflicts", {search.NEAR_WINDOW})',
+        f'NEAR("conflicts" "often", {search.NEAR_WINDOW})',
+        f'NEAR("often" "later", {search.NEAR_WINDOW})',
+    ]
 
 
 def test_neighbours_are_content_words_and_not_common_ones(builder, without_meaning):
     terms = [t.expression for t in search._terms(search.parse_query("why did the cache expire so soon"))]
-    assert [t for t in terms if "NEAR" in t] == [f'NEAR("cache" "expire", {search.NEAR_WINDOW})', f'NEAR("expire" "soon", {search.NEAR_WINDOW})']
+    assert [t for t in terms if "NEAR" in t] == [
+        f'NEAR("cache" "expire", {search.NEAR_WINDOW})',
+        f'NEAR("expire" "soon", {search.NEAR_WINDOW})',
+    ]
     # A word in nearly every document is left out of the ranking, and so is any pair with it.
     for n in range(12):
         _write(builder, f"mem-note-cache-{n}", f"Cache {n}", f"The cache holds entry {n}.")
@@ -182,11 +228,21 @@ def test_a_phrase_must_appear_and_a_minus_word_must_not(builder):
 
 def test_a_superseded_document_is_placed_just_below_its_successor_however_far_it_ranked(builder):
     _others(builder)
-    _write(builder, "mem-decision-queue-new", "Background jobs on the Postgres queue",
-           "Background jobs run on the Postgres queue; jobs are retried by the queue.",
-           supersedes="[mem-decision-queue-old]")
-    _write(builder, "mem-decision-queue-old", "Celery and Redis", f"{FILLER} We ran jobs on Celery. {FILLER}",
-           status="superseded", superseded_by="[mem-decision-queue-new]")
+    _write(
+        builder,
+        "mem-decision-queue-new",
+        "Background jobs on the Postgres queue",
+        "Background jobs run on the Postgres queue; jobs are retried by the queue.",
+        supersedes="[mem-decision-queue-old]",
+    )
+    _write(
+        builder,
+        "mem-decision-queue-old",
+        "Celery and Redis",
+        f"{FILLER} We ran jobs on Celery. {FILLER}",
+        status="superseded",
+        superseded_by="[mem-decision-queue-new]",
+    )
     for n in range(4):
         _write(builder, f"mem-note-jobs-{n}", f"Jobs note {n}", f"Background jobs and the queue: note {n} about jobs.")
     hits = ids(Vault.open(builder.root).search("which queue runs the background jobs", 10))
@@ -194,8 +250,17 @@ def test_a_superseded_document_is_placed_just_below_its_successor_however_far_it
 
 
 def test_supersession_in_a_circle_loses_no_document(builder):
-    _write(builder, "mem-decision-alpha", "Alpha zebra", "zebra", status="superseded", superseded_by="[mem-decision-beta]")
-    _write(builder, "mem-decision-beta", "Beta zebra", "zebra zebra", status="superseded", superseded_by="[mem-decision-alpha]")
+    _write(
+        builder, "mem-decision-alpha", "Alpha zebra", "zebra", status="superseded", superseded_by="[mem-decision-beta]"
+    )
+    _write(
+        builder,
+        "mem-decision-beta",
+        "Beta zebra",
+        "zebra zebra",
+        status="superseded",
+        superseded_by="[mem-decision-alpha]",
+    )
     assert sorted(ids(Vault.open(builder.root).search("zebra", 10))) == ["mem-decision-alpha", "mem-decision-beta"]
 
 
@@ -218,7 +283,6 @@ def test_search_sees_changes_to_the_vault(builder):
     assert ids(vault.search("parking", 5)) == ["mem-note-quokka"]
 
 
-
 CHURN_WORDS = "queue invoice retry webhook ledger refund tenant export cache token audit schema".split()
 
 
@@ -235,7 +299,14 @@ def test_kept_results_catch_up_with_a_watchers_writes_and_score_as_if_asked_afre
     for n in range(30):
         _write(builder, *_churned_note(rng, n))
     vault = Vault.open(builder.root)
-    queries = ["queue retry", "webhook ledger refund tenant", "invoice", "token -audit", '"tenant export" cache', "schema type:note"]
+    queries = [
+        "queue retry",
+        "webhook ledger refund tenant",
+        "invoice",
+        "token -audit",
+        '"tenant export" cache',
+        "schema type:note",
+    ]
     caught_up = []
     asked = vault.store.postings
     monkeypatch.setattr(vault.store, "postings", lambda *a, **k: (caught_up.append(k.get("among")), asked(*a, **k))[1])
@@ -296,6 +367,7 @@ def test_a_query_that_fts5_rejects_is_not_taken_for_damage(sample_copy):
     assert vault.store.count("NEAR(") is None
     assert not vault.store.damaged
 
+
 def test_the_store_reports_fts5s_row_sizes_and_totals(builder):
     for n, body in enumerate(["one two three", "one two three four five"]):
         _write(builder, f"mem-note-size-{n}", f"Size {n}", body)
@@ -311,6 +383,7 @@ def test_the_store_reports_fts5s_row_sizes_and_totals(builder):
 
 # -- meaning --------------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def without_meaning(monkeypatch):
     """Full text alone, whether or not the embedding package is installed."""
@@ -324,14 +397,30 @@ class _WordTokenizer:
         self.ids = {word: n for n, word in enumerate(vocabulary)}
 
     def encode_batch(self, texts, add_special_tokens=False):
-        return [SimpleNamespace(ids=[self.ids[w] for w in re.findall(r"\w+", t.lower()) if w in self.ids]) for t in texts]
+        return [
+            SimpleNamespace(ids=[self.ids[w] for w in re.findall(r"\w+", t.lower()) if w in self.ids]) for t in texts
+        ]
 
 
 @pytest.fixture
 def tiny_meaning(monkeypatch):
     """A model of a few words in which "huge" and "large" mean the same and nothing else does."""
     np = pytest.importorskip("numpy")
-    words = ["huge", "large", "file", "files", "read", "part", "cat", "food", "plants", "office", "notes", "about", "the"]
+    words = [
+        "huge",
+        "large",
+        "file",
+        "files",
+        "read",
+        "part",
+        "cat",
+        "food",
+        "plants",
+        "office",
+        "notes",
+        "about",
+        "the",
+    ]
     embedding = np.eye(len(words), dtype=np.float32)
     embedding[words.index("huge")] = embedding[words.index("large")]
     fake = semantic.Model(embedding, _WordTokenizer(words))
@@ -353,7 +442,9 @@ def test_a_question_finds_the_document_that_says_it_in_other_words(builder, tiny
     _vocabulary_mismatch(builder)
     vault = Vault.open(builder.root)
     assert set(ids(vault.search(QUESTION, 5))[:2]) == {"mem-note-offsets", "mem-note-sizes"}
-    assert search._related(search._meaning(vault.index), search.parse_query(QUESTION)) == {"large": pytest.approx(search.NEIGHBOUR_WEIGHT)}
+    assert search._related(search._meaning(vault.index), search.parse_query(QUESTION)) == {
+        "large": pytest.approx(search.NEIGHBOUR_WEIGHT)
+    }
 
 
 def test_without_the_model_a_question_is_full_text_alone(builder, without_meaning):
@@ -492,9 +583,14 @@ def test_a_pasted_command_flag_is_a_word_not_an_exclusion(sample_copy):
 
 def test_a_filter_that_cannot_match_as_written_is_refused_with_what_it_could_be(sample_copy):
     vault = Vault.open(sample_copy)
-    for query, said in [("updated:>2026-13-01", "not a date"), ("created:last-week", "not a date"), ("type:decsion", "types: concept, context, decision"),
-                        ("-status:archivd", "statuses: active, archived"), ("is:stael", "invalid, valid, dangling, orphan, stale"),
-                        ("from:mem-nothing-here", "no document has this id")]:
+    for query, said in [
+        ("updated:>2026-13-01", "not a date"),
+        ("created:last-week", "not a date"),
+        ("type:decsion", "types: concept, context, decision"),
+        ("-status:archivd", "statuses: active, archived"),
+        ("is:stael", "invalid, valid, dangling, orphan, stale"),
+        ("from:mem-nothing-here", "no document has this id"),
+    ]:
         with pytest.raises(QueryError, match=said):
             vault.search(f"postgres {query}")
     with pytest.raises(QueryError) as both:
@@ -505,7 +601,15 @@ def test_a_filter_that_cannot_match_as_written_is_refused_with_what_it_could_be(
 def test_every_value_the_format_or_the_vault_uses_is_a_filter_that_may_match_nothing(builder):
     _write(builder, "mem-note-lone", "Lone note", "Only a note here.")
     vault = Vault.open(builder.root)
-    for query in ("type:task", "status:superseded", "is:deprecated", "is:orphan", "-is:stale", "updated:<=2020-01-01", "links:mem-gone"):
+    for query in (
+        "type:task",
+        "status:superseded",
+        "is:deprecated",
+        "is:orphan",
+        "-is:stale",
+        "updated:<=2020-01-01",
+        "links:mem-gone",
+    ):
         assert isinstance(vault.search(query), list), query  # no such documents, but a fair question
 
 
@@ -533,7 +637,10 @@ def test_a_document_with_frontmatter_errors_is_found_by_its_words_with_its_probl
     """Not a hit (SPEC: invalid documents are not returned by default searches), but named apart,
     with what makes it invalid: the document a curator must repair is found by its own words."""
     builder.add("mem-entity-sound")
-    builder.raw("notes/mem-note-broken.md", "---\nid: mem-note-broken\ntype: note\ntitle: Quokka migration notes\n---\nQuokkas move at dusk.\n")
+    builder.raw(
+        "notes/mem-note-broken.md",
+        "---\nid: mem-note-broken\ntype: note\ntitle: Quokka migration notes\n---\nQuokkas move at dusk.\n",
+    )
     vault = Vault.open(builder.root)
     results = vault.search("quokka migration")
     assert list(results) == []
@@ -556,8 +663,14 @@ def test_a_title_that_holds_every_word_ranks_first_whatever_its_status_and_the_l
     found = ids(vault.search("celery workers", 5))
     assert found[0] == "mem-context-celery-operations"
     twin = sample_copy / "contexts" / "mem-context-celery-operations-now.md"
-    twin.write_text((sample_copy / "contexts" / "mem-context-celery-operations.md").read_text()
-                    .replace("id: mem-context-celery-operations", "id: mem-context-celery-operations-now")
-                    .replace("status: archived", "status: active"))
+    twin.write_text(
+        (sample_copy / "contexts" / "mem-context-celery-operations.md")
+        .read_text()
+        .replace("id: mem-context-celery-operations", "id: mem-context-celery-operations-now")
+        .replace("status: archived", "status: active")
+    )
     vault.refresh()
-    assert ids(vault.search("celery workers", 5))[:2] == ["mem-context-celery-operations-now", "mem-context-celery-operations"]
+    assert ids(vault.search("celery workers", 5))[:2] == [
+        "mem-context-celery-operations-now",
+        "mem-context-celery-operations",
+    ]

@@ -80,7 +80,9 @@ def plant_stamp(root, **columns) -> None:
     """Set the store's row for DOC as if the file had been read at another moment."""
     db = sqlite3.connect(root / ".workbench" / "index.sqlite")
     with db:
-        db.execute(f"UPDATE files SET {', '.join(f'{k} = ?' for k in columns)} WHERE path = ?", (*columns.values(), DOC))
+        db.execute(
+            f"UPDATE files SET {', '.join(f'{k} = ?' for k in columns)} WHERE path = ?", (*columns.values(), DOC)
+        )
     db.close()
 
 
@@ -101,5 +103,11 @@ def test_a_record_read_well_after_its_last_change_is_trusted(builder):
     builder.add("mem-note-a", body="The alpha plan.\n")
     Vault.open(builder.root)
     now = (builder.root / DOC).stat()
-    plant_stamp(builder.root, ino=now.st_ino, ctime_ns=now.st_ctime_ns, seen_ns=now.st_ctime_ns + 1_000_000_000, body="stored text")
+    plant_stamp(
+        builder.root,
+        ino=now.st_ino,
+        ctime_ns=now.st_ctime_ns,
+        seen_ns=now.st_ctime_ns + 1_000_000_000,
+        body="stored text",
+    )
     assert Vault.open(builder.root).get("mem-note-a").body == "stored text"

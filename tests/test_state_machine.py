@@ -15,8 +15,15 @@ from workbench import RefusedError, Vault
 from workbench.core.gate import Draft
 
 STRUCTURAL = {
-    "supersession-one-sided", "supersession-cycle", "superseded-without-successor", "active-with-successor",
-    "supersedes-link-mismatch", "link-dangling", "supersession-dangling", "id-duplicate", "link-duplicate",
+    "supersession-one-sided",
+    "supersession-cycle",
+    "superseded-without-successor",
+    "active-with-successor",
+    "supersedes-link-mismatch",
+    "link-dangling",
+    "supersession-dangling",
+    "id-duplicate",
+    "link-duplicate",
 }
 STATUSES = ["draft", "active", "deprecated", "archived"]
 
@@ -28,9 +35,16 @@ class CurationMachine(RuleBasedStateMachine):
         builder = VaultBuilder(self.folder / "vault")
         builder.add("mem-entity-hub", body="hub body line\n")
         for n in range(4):
-            builder.add(f"mem-decision-d{n}", links="[{type: depends_on, target: mem-entity-hub}]", body=f"decision body {n}\n")
+            builder.add(
+                f"mem-decision-d{n}", links="[{type: depends_on, target: mem-entity-hub}]", body=f"decision body {n}\n"
+            )
         for n in range(4):
-            builder.add(f"mem-note-n{n}", tags="[shared]", links="[{type: explains, target: mem-entity-hub}]", body=f"note body {n}\n")
+            builder.add(
+                f"mem-note-n{n}",
+                tags="[shared]",
+                links="[{type: explains, target: mem-entity-hub}]",
+                body=f"note body {n}\n",
+            )
         self.vault = Vault.open(builder.root)
         # Every body line that must survive, except the ones of forgotten documents.
         self.lines = {d.id: d.body.strip() for d in self.vault.documents}
@@ -63,7 +77,13 @@ class CurationMachine(RuleBasedStateMachine):
 
     @rule(data=st.data(), text=st.text(alphabet="abcdefghij ", min_size=1, max_size=20))
     def gate_merge_or_create(self, data, text):
-        draft = Draft("note", "merged " + text.strip() + "x", ["shared"], [("explains", "mem-entity-hub")] if "mem-entity-hub" in self.vault else [], f"merged text {text}\n")
+        draft = Draft(
+            "note",
+            "merged " + text.strip() + "x",
+            ["shared"],
+            [("explains", "mem-entity-hub")] if "mem-entity-hub" in self.vault else [],
+            f"merged text {text}\n",
+        )
         targets = [i for i in self.ids("mem-entity")]
         try:
             if targets and data.draw(st.booleans()):
@@ -125,6 +145,10 @@ class CurationMachine(RuleBasedStateMachine):
             assert fresh.get(doc_id).path.endswith(f"{doc_id}.md")
 
 
-CurationMachine.TestCase.settings = settings(max_examples=25, stateful_step_count=15, deadline=None,
-                                              suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+CurationMachine.TestCase.settings = settings(
+    max_examples=25,
+    stateful_step_count=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 test_random_curation_keeps_the_invariants = CurationMachine.TestCase

@@ -51,9 +51,15 @@ def test_a_stale_lock_is_removed(tmp_path):
 def test_a_live_holder_is_waited_for_then_reported(tmp_path):
     state = tmp_path / ".workbench"
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys,time; from pathlib import Path; from workbench.core.storage import VaultLock;"
-         "l=VaultLock(Path(sys.argv[1])); l.acquire(); print('held', flush=True); time.sleep(30)", str(state)],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import sys,time; from pathlib import Path; from workbench.core.storage import VaultLock;"
+            "l=VaultLock(Path(sys.argv[1])); l.acquire(); print('held', flush=True); time.sleep(30)",
+            str(state),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout.readline().strip() == "held"
@@ -87,8 +93,19 @@ def test_a_live_holder_that_releases_is_waited_for(tmp_path):
     assert got and got[0] >= released
 
 
-SUPERSEDE = "import sys; from workbench import Vault; Vault.open(sys.argv[1]).supersede('mem-decision-old', 'mem-decision-new')"
-CRASH_POINTS = ["journal-written", "before-rename:1", "file-written:1", "before-rename:2", "file-written:2", "committed", "logged", "cleaned"]
+SUPERSEDE = (
+    "import sys; from workbench import Vault; Vault.open(sys.argv[1]).supersede('mem-decision-old', 'mem-decision-new')"
+)
+CRASH_POINTS = [
+    "journal-written",
+    "before-rename:1",
+    "file-written:1",
+    "before-rename:2",
+    "file-written:2",
+    "committed",
+    "logged",
+    "cleaned",
+]
 
 
 @pytest.mark.parametrize("point", CRASH_POINTS)
@@ -98,7 +115,9 @@ def test_a_supersession_killed_at_any_step_leaves_the_vault_consistent(builder, 
     Vault.open(builder.root)
     old_path, new_path = builder.root / "decisions/mem-decision-old.md", builder.root / "decisions/mem-decision-new.md"
     before = (old_path.read_bytes(), new_path.read_bytes())
-    result = subprocess.run([sys.executable, "-c", SUPERSEDE, str(builder.root)], env={**os.environ, "WORKBENCH_CRASH_AT": point})
+    result = subprocess.run(
+        [sys.executable, "-c", SUPERSEDE, str(builder.root)], env={**os.environ, "WORKBENCH_CRASH_AT": point}
+    )
     assert result.returncode == 137, "the crash point was not reached"
 
     vault = Vault.open(builder.root)
@@ -122,7 +141,9 @@ def test_a_crash_before_the_commit_rolls_back_and_one_after_rolls_forward(builde
     builder.add("mem-decision-new")
     for point, superseded in (("file-written:2", False), ("committed", True)):
         Vault.open(builder.root)
-        subprocess.run([sys.executable, "-c", SUPERSEDE, str(builder.root)], env={**os.environ, "WORKBENCH_CRASH_AT": point})
+        subprocess.run(
+            [sys.executable, "-c", SUPERSEDE, str(builder.root)], env={**os.environ, "WORKBENCH_CRASH_AT": point}
+        )
         vault = Vault.open(builder.root)
         assert (vault.get("mem-decision-old").status == "superseded") is superseded
 
@@ -157,7 +178,9 @@ def test_a_write_that_fails_verification_twice_is_rolled_back(builder, monkeypat
     real = storage.write_all
 
     def corrupting(fd, data):
-        real(fd, data.replace(b"status: superseded", b"status: supersedXd") if b"id: mem-decision-old" in data else data)
+        real(
+            fd, data.replace(b"status: superseded", b"status: supersedXd") if b"id: mem-decision-old" in data else data
+        )
 
     monkeypatch.setattr(storage, "write_all", corrupting)
     with pytest.raises(storage.WriteError, match="mem-decision-old.md"):

@@ -66,7 +66,9 @@ def reported(root, path: str) -> None:
     assert f"{path}: warning symlink-ignored" in result.stdout, result.stdout
 
 
-@pytest.mark.parametrize("where", ["log.md", ".workbench", ".recovery", ".workbench/history", ".workbench/index.sqlite"])
+@pytest.mark.parametrize(
+    "where", ["log.md", ".workbench", ".recovery", ".workbench/history", ".workbench/index.sqlite"]
+)
 def test_links_where_the_store_keeps_its_files_are_reported(vault, outside, where):
     import shutil
 
@@ -78,7 +80,10 @@ def test_links_where_the_store_keeps_its_files_are_reported(vault, outside, wher
     os.symlink(outside, target)
     before = snapshot(outside)
     result = run_cli("--vault", str(vault), "check")
-    assert f"{where}: warning symlink-ignored: symlinks are never followed; the workbench keeps its own files here" in result.stdout, result.stdout
+    assert (
+        f"{where}: warning symlink-ignored: symlinks are never followed; the workbench keeps its own files here"
+        in result.stdout
+    ), result.stdout
     assert snapshot(outside) == before, "not even the derived store is written through it"
 
 
@@ -104,8 +109,18 @@ def test_a_linked_type_folder_receives_no_new_document(vault, outside):
     (vault / "notes").rmdir()
     os.symlink(outside / "notes", vault / "notes", target_is_directory=True)
     before = snapshot(outside)
-    result = run_cli("--vault", str(vault), "new", "--type", "note", "--title", "A thought of its own",
-                     "--link", "related_to:mem-entity-core", "--create")
+    result = run_cli(
+        "--vault",
+        str(vault),
+        "new",
+        "--type",
+        "note",
+        "--title",
+        "A thought of its own",
+        "--link",
+        "related_to:mem-entity-core",
+        "--create",
+    )
     refused(result, "notes")
     assert snapshot(outside) == before
     reported(vault, "notes")
@@ -117,7 +132,11 @@ def test_a_linked_type_folder_receives_no_repair_move(vault, outside):
     os.symlink(outside / "notes", vault / "notes", target_is_directory=True)
     # A valid note in the wrong folder, with a repairable fault: repair would move it into notes/.
     (vault / "concepts").mkdir()
-    (vault / "concepts/mem-note-misplaced.md").write_text(doc_text("mem-note-misplaced", links="[{type: related_to, target: mem-entity-core}]").replace("source: manual", "source: claude"))
+    (vault / "concepts/mem-note-misplaced.md").write_text(
+        doc_text("mem-note-misplaced", links="[{type: related_to, target: mem-entity-core}]").replace(
+            "source: manual", "source: claude"
+        )
+    )
     before, misplaced = snapshot(outside), (vault / "concepts/mem-note-misplaced.md").read_bytes()
     refused(run_cli("--vault", str(vault), "check", "--repair"), "notes")
     assert snapshot(outside) == before
@@ -149,7 +168,11 @@ def test_a_linked_recovery_folder_loses_nothing_to_forget(vault, outside):
 
 def test_a_linked_recovery_folder_receives_no_backup(vault, outside):
     os.symlink(outside, vault / ".recovery", target_is_directory=True)
-    (vault / "notes/mem-note-b.md").write_text(doc_text("mem-note-b", links="[{type: related_to, target: mem-entity-core}]").replace("source: manual", "source: claude"))
+    (vault / "notes/mem-note-b.md").write_text(
+        doc_text("mem-note-b", links="[{type: related_to, target: mem-entity-core}]").replace(
+            "source: manual", "source: claude"
+        )
+    )
     before = snapshot(outside)
     refused(run_cli("--vault", str(vault), "check", "--repair"), ".recovery")
     assert snapshot(outside) == before
@@ -183,4 +206,6 @@ def test_a_fifo_log_does_not_hang_a_write(vault):
 def test_a_fifo_document_does_not_hang_a_read(vault):
     os.mkfifo(vault / "notes/mem-note-fifo.md")
     checked = run_cli("--vault", str(vault), "check", timeout=60)
-    assert "notes/mem-note-fifo.md: error not-a-regular-file" in checked.stdout  # seen as a broken document, never opened
+    assert (
+        "notes/mem-note-fifo.md: error not-a-regular-file" in checked.stdout
+    )  # seen as a broken document, never opened

@@ -14,6 +14,7 @@ from workbench.core import gitsync
 from workbench.core.docmerge import CONFLICTS_KEY, MARKERS
 from workbench.core.parse import parse_bytes
 
+
 @pytest.fixture
 def clones(tmp_path):
     return make_clones(tmp_path)
@@ -27,8 +28,13 @@ def test_edits_to_different_keys_and_paragraphs_merge_without_a_question(clones,
     laptop, server = clones
     assert main(["--vault", str(laptop), "status", "mem-decision-retry", "deprecated"]) == 0  # the workbench writes
     write(laptop, "mem-decision-retry", ("Retry three times.", "Retry five times."))
-    write(server, "mem-decision-retry", ("tags: [payments]", "tags: [payments, ops]"), ("confidence: high", "confidence: low"),
-          ("Give up after an hour.", "Give up after a day."))  # an agent's plain write
+    write(
+        server,
+        "mem-decision-retry",
+        ("tags: [payments]", "tags: [payments, ops]"),
+        ("confidence: high", "confidence: low"),
+        ("Give up after an hour.", "Give up after a day."),
+    )  # an agent's plain write
     assert main(["--vault", str(server), "status", "mem-entity-queue", "deprecated"]) == 0
     assert sync(laptop) == 0
     assert sync(server) == 0
@@ -36,7 +42,11 @@ def test_edits_to_different_keys_and_paragraphs_merge_without_a_question(clones,
     assert tree(laptop) == tree(server)
     assert git(laptop, "rev-parse", "HEAD") == git(server, "rev-parse", "HEAD")
     meta = parse_bytes(read(laptop, "mem-decision-retry").encode()).meta
-    assert (meta["status"], meta["tags"], meta["provenance"]["confidence"]) == ("deprecated", ["payments", "ops"], "low")
+    assert (meta["status"], meta["tags"], meta["provenance"]["confidence"]) == (
+        "deprecated",
+        ["payments", "ops"],
+        "low",
+    )
     body = read(server, "mem-decision-retry")
     assert "Retry five times." in body and "Give up after a day." in body
     log = (laptop / "log.md").read_text(encoding="utf-8")
@@ -57,8 +67,12 @@ def test_the_commit_message_names_each_document_and_what_changed(clones):
 def test_the_same_key_on_both_sides_stops_with_both_values_kept(clones, capsys):
     laptop, server = clones
     write(laptop, "mem-decision-retry", ("title: Title of mem-decision-retry", "title: Retry on the laptop"))
-    write(server, "mem-decision-retry", ("title: Title of mem-decision-retry", "title: Retry on the server"),
-          ("Back off exponentially.", "Back off with jitter."))
+    write(
+        server,
+        "mem-decision-retry",
+        ("title: Title of mem-decision-retry", "title: Retry on the server"),
+        ("Back off exponentially.", "Back off with jitter."),
+    )
     assert sync(laptop) == 0
     capsys.readouterr()
     assert sync(server) == 1
@@ -94,19 +108,26 @@ def test_a_supersession_against_an_edit_of_the_old_text_goes_to_a_person(clones,
     assert sync(server) == 0
     meta = parse_bytes(read(server, "mem-decision-retry").encode()).meta
     assert meta["superseded_by"] == ["mem-decision-retry-v2"]
-    assert gitsync.check_supersession(server, ["decisions/mem-decision-retry.md", "decisions/mem-decision-retry-v2.md"]) == []
+    assert (
+        gitsync.check_supersession(server, ["decisions/mem-decision-retry.md", "decisions/mem-decision-retry-v2.md"])
+        == []
+    )
 
 
 def test_a_one_sided_supersession_after_a_merge_is_named_and_everything_else_pushed(clones, capsys):
     laptop, server = clones
-    write(laptop, "mem-decision-retry", ("supersedes: []", "supersedes: [mem-decision-retry-v2]"))  # a plain write, one side only
+    write(
+        laptop, "mem-decision-retry", ("supersedes: []", "supersedes: [mem-decision-retry-v2]")
+    )  # a plain write, one side only
     write(server, "mem-entity-queue", ("tags: [core]", "tags: [core, server]"))
     assert sync(server) == 0
     capsys.readouterr()
     assert sync(laptop) == 1
     out = capsys.readouterr().out
-    assert ("supersession: decisions/mem-decision-retry.md: supersedes: names mem-decision-retry-v2, "
-            "whose superseded_by does not name mem-decision-retry back") in out
+    assert (
+        "supersession: decisions/mem-decision-retry.md: supersedes: names mem-decision-retry-v2, "
+        "whose superseded_by does not name mem-decision-retry back"
+    ) in out
     assert "pushed to origin/main" in out
     assert sync(server) == 1  # the server's merge touched it too: it says so there as well
     assert "tags: [core, server]" in read(laptop, "mem-entity-queue")
@@ -114,7 +135,9 @@ def test_a_one_sided_supersession_after_a_merge_is_named_and_everything_else_pus
 
 def test_a_plain_git_pull_merges_documents_through_the_driver(clones):
     laptop, server = clones
-    write(laptop, "mem-entity-queue", ("tags: [core]", "tags: [core, laptop]"), ("status: active", "status: deprecated"))
+    write(
+        laptop, "mem-entity-queue", ("tags: [core]", "tags: [core, laptop]"), ("status: active", "status: deprecated")
+    )
     write(server, "mem-entity-queue", ("tags: [core]", "tags: [core, server]"), ("confidence: high", "confidence: low"))
     assert sync(laptop) == 0
     git(server, "commit", "-qam", "an edit on the server")
@@ -145,7 +168,10 @@ def test_a_watching_vault_follows_a_pull_that_changes_fifteen_hundred_documents(
     for number in range(1500):
         path = laptop / doc_path(f"mem-note-pulled-{number}")
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(doc_text(f"mem-note-pulled-{number}", body=f"# Pulled {number}\n\nquokka{number} arrived by git.\n"), encoding="utf-8")
+        path.write_text(
+            doc_text(f"mem-note-pulled-{number}", body=f"# Pulled {number}\n\nquokka{number} arrived by git.\n"),
+            encoding="utf-8",
+        )
     write(laptop, "mem-decision-retry", ("Retry three times.", "Retry five times."))
     assert sync(laptop) == 0
     vault = Vault.open(server)

@@ -62,4 +62,7 @@ def test_an_added_line_and_a_changed_line_elsewhere():
     base = "# Title\n\nFirst paragraph.\n\nSecond paragraph.\n"
     person = base + "\nPinned TZ=UTC in CI.\n"
     agent = base.replace("First paragraph.", "First paragraph, reviewed.")
-    assert merge3(base, person, agent) == "# Title\n\nFirst paragraph, reviewed.\n\nSecond paragraph.\n\nPinned TZ=UTC in CI.\n"
+    assert (
+        merge3(base, person, agent)
+        == "# Title\n\nFirst paragraph, reviewed.\n\nSecond paragraph.\n\nPinned TZ=UTC in CI.\n"
+    )

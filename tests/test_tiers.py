@@ -20,7 +20,10 @@ def tiered(tmp_path) -> Vault:
     b.raw("corrections.md", "# Corrections Log\n")
     b.raw("index.md", "# Index\n\n- memory.md (7 lines)\n- projects/my-app.md (2 lines)\n- corrections.md (1 line)\n")
     b.raw("domains/code.md", "# Code\n\n- indent: tabs\n")
-    b.raw("projects/my-app.md", "# Project: my-app\nInherits: global, domains/code\n\n## Patterns\n- Use Tailwind (project standard)\n- semicolons: yes\n- indent: tabs\n")
+    b.raw(
+        "projects/my-app.md",
+        "# Project: my-app\nInherits: global, domains/code\n\n## Patterns\n- Use Tailwind (project standard)\n- semicolons: yes\n- indent: tabs\n",
+    )
     b.raw("projects/legacy.md", "# Project: legacy\nInherits: global\n\n- semicolons: yes (overrides global no-semi)\n")
     return Vault.open(b.root)
 
@@ -35,7 +38,11 @@ def test_the_third_correction_is_promoted_to_a_confirmed_rule(tiered):
     root = tiered.root
     tiered.correct("Use SQLite not Postgres for MVP", "technical", "database discussion")
     log = (root / "corrections.md").read_text()
-    assert "Use SQLite not Postgres for MVP" in log and "Confirmed: pending (1/3)" in log and "Context: database discussion" in log
+    assert (
+        "Use SQLite not Postgres for MVP" in log
+        and "Confirmed: pending (1/3)" in log
+        and "Context: database discussion" in log
+    )
     tiered.correct("use sqlite not postgres for MVP")
     assert "Confirmed: pending (2/3)" in (root / "corrections.md").read_text()
     assert "Postgres" not in (root / "memory.md").read_text()
@@ -54,19 +61,27 @@ def test_entries_move_between_tiers_and_forget_removes_them_from_every_tier(tier
     assert "SQLite" not in (root / "memory.md").read_text()
     assert "- prefer SQLite for MVPs" in (root / "archive" / "memory.md").read_text()
     tiered.move_entry("Tailwind", "hot")
-    assert "Tailwind" in (root / "memory.md").read_text() and "Tailwind" not in (root / "projects/my-app.md").read_text()
+    assert (
+        "Tailwind" in (root / "memory.md").read_text() and "Tailwind" not in (root / "projects/my-app.md").read_text()
+    )
     with pytest.raises(RefusedError, match="entries say"):
         tiered.move_entry("semicolons", "cold")
     tiered.correct("semicolons are a matter of taste")
     plan = tiered.forget_entries("semicolons", "semicolons")
     assert len(plan.changes) == 4  # memory.md, both projects, the corrections log
-    assert not [p for p in root.rglob("*") if p.is_file() and b"semicolons" in p.read_bytes()]  # the log, undo records, SQLite too
+    assert not [
+        p for p in root.rglob("*") if p.is_file() and b"semicolons" in p.read_bytes()
+    ]  # the log, undo records, SQLite too
 
 
 def test_index_line_counts_follow_the_files(tiered):
     tiered.update_line_counts()
     index = (tiered.root / "index.md").read_text()
-    assert "memory.md (8 lines)" in index and "projects/my-app.md (7 lines)" in index and "corrections.md (1 line)" in index
+    assert (
+        "memory.md (8 lines)" in index
+        and "projects/my-app.md (7 lines)" in index
+        and "corrections.md (1 line)" in index
+    )
     assert tiered.update_line_counts().summary == "index.md: line counts up to date"
 
 

@@ -42,7 +42,11 @@ def test_undo_takes_the_newest_step_then_the_one_before_it_each_named(sample_cop
     second = vault.undo(dry_run=True)
     assert second.summary.startswith(f"undo 2 of 3: status {B}: active → deprecated")
     vault.undo()
-    assert (status_of(sample_copy, A), status_of(sample_copy, B), status_of(sample_copy, C)) == ("deprecated", "active", "active")
+    assert (status_of(sample_copy, A), status_of(sample_copy, B), status_of(sample_copy, C)) == (
+        "deprecated",
+        "active",
+        "active",
+    )
     stack = vault.undo_stack()
     assert [s.summary for s in stack.done] == [f"status {A}: active → deprecated"]
     assert [s.summary for s in stack.undone] == [f"status {B}: active → deprecated", f"status {C}: active → deprecated"]
@@ -63,7 +67,9 @@ def test_redo_reapplies_the_step_undone_last_and_undo_takes_it_again(sample_copy
     assert path.read_bytes() == changed, "byte for byte what the step wrote"
     with pytest.raises(RefusedError, match="nothing to redo"):
         vault.redo()
-    assert vault.undo(dry_run=True).summary.startswith(f"undo 1 of 3: status {C}"), "the redone step is the newest again"
+    assert vault.undo(dry_run=True).summary.startswith(f"undo 1 of 3: status {C}"), (
+        "the redone step is the newest again"
+    )
     log = (sample_copy / "log.md").read_text()
     assert f"redo status {B}: active → deprecated" in log and f"redo status {C}: active → deprecated" in log
 
@@ -80,7 +86,9 @@ def test_redo_is_refused_when_a_file_changed_since_the_undo_by_plain_file_io(sam
     with pytest.raises(RefusedError, match="has changed since it was undone"):
         vault.redo()
     assert path.read_bytes() == agents
-    assert [s.summary for s in vault.undo_stack().undone] == [f"status {C}: active → deprecated"], "still there to redo once put back"
+    assert [s.summary for s in vault.undo_stack().undone] == [f"status {C}: active → deprecated"], (
+        "still there to redo once put back"
+    )
 
 
 def test_a_file_changed_between_the_redo_preview_and_the_redo_is_never_overwritten(sample_copy):
@@ -113,7 +121,9 @@ def test_a_step_from_an_earlier_session_says_so(sample_copy):
     later.set_status(A, "archived")
     assert later.undo().summary.endswith(" today)"), "this session's own step"
     earlier = later.undo(dry_run=True)
-    assert earlier.summary.startswith(f"undo 2 of 4: status {C}") and earlier.summary.endswith("; made before this session started)")
+    assert earlier.summary.startswith(f"undo 2 of 4: status {C}") and earlier.summary.endswith(
+        "; made before this session started)"
+    )
     later.undo()
     assert later.redo(dry_run=True).summary.endswith("; made before this session started)")
 
@@ -133,12 +143,18 @@ def test_when_a_step_was_made_reads_plainly():
         return Stack((step,), (), opened).when(step, now)
 
     assert when(dt.datetime(2026, 12, 1, 9, 10)) == "09:10 today"
-    assert when(dt.datetime(2026, 11, 30, 16, 10)) == "from yesterday, 2026-11-30 16:10; made before this session started"
+    assert (
+        when(dt.datetime(2026, 11, 30, 16, 10)) == "from yesterday, 2026-11-30 16:10; made before this session started"
+    )
     assert when(dt.datetime(2026, 11, 2, 8, 5)) == "from 2026-11-02 08:05; made before this session started"
 
 
 def tree(root) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*.md") if ".workbench" not in p.parts and p.name != "log.md"}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in root.rglob("*.md")
+        if ".workbench" not in p.parts and p.name != "log.md"
+    }
 
 
 def stack_names(root) -> tuple[list[str], list[str]]:
@@ -159,12 +175,24 @@ def test_an_undo_or_redo_killed_at_any_step_leaves_files_and_stack_agreeing(samp
     after, stack_after = tree(done), stack_names(done)
     assert after != before and stack_after != stack_before
     crashed = 0
-    for step in ("journal-written", "file-written", "before-rename:1", "before-rename:2", "committed", "logged", "cleaned"):
+    for step in (
+        "journal-written",
+        "file-written",
+        "before-rename:1",
+        "before-rename:2",
+        "committed",
+        "logged",
+        "cleaned",
+    ):
         trial = tmp_path / f"trial-{step.replace(':', '-')}"
         shutil.copytree(sample_copy, trial)
         script = f"import sys; from workbench import Vault; Vault.open(sys.argv[1]).{verb}()"
-        result = subprocess.run([sys.executable, "-c", script, str(trial)], env={**os.environ, "WORKBENCH_CRASH_AT": step},
-                                capture_output=True, text=True)
+        result = subprocess.run(
+            [sys.executable, "-c", script, str(trial)],
+            env={**os.environ, "WORKBENCH_CRASH_AT": step},
+            capture_output=True,
+            text=True,
+        )
         if result.returncode != 137:
             continue
         crashed += 1
@@ -187,7 +215,11 @@ def test_cli_redo_history_and_dry_runs(sample_copy):
     assert [(c["number"], c["undone"]) for c in data] == [(1, True), (2, False), (3, False)]
     before = tree(sample_copy)
     dry = run_cli("--vault", root, "redo", "--dry-run")
-    assert dry.returncode == 0 and dry.stdout.startswith(f"# redo 1 of 3: status {C}") and "\n+status: deprecated" in dry.stdout
+    assert (
+        dry.returncode == 0
+        and dry.stdout.startswith(f"# redo 1 of 3: status {C}")
+        and "\n+status: deprecated" in dry.stdout
+    )
     assert tree(sample_copy) == before
     done = run_cli("--vault", root, "redo")
     assert done.returncode == 0 and f"next: undo 1 of 3: status {C}" in done.stdout

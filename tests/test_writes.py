@@ -108,7 +108,10 @@ def test_flow_style_stays_flow(builder):
     doc = vault.get("mem-decision-styled")
     links = doc.meta["links"] + [{"type": "depends_on", "target": "mem-entity-core"}]
     vault.save(dataclasses.replace(doc, meta={**doc.meta, "links": links}))
-    assert "links: [{type: related_to, target: mem-entity-core}, {type: depends_on, target: mem-entity-core}]\n" in path.read_text()
+    assert (
+        "links: [{type: related_to, target: mem-entity-core}, {type: depends_on, target: mem-entity-core}]\n"
+        in path.read_text()
+    )
 
 
 def test_crlf_and_bom_survive_an_edit(builder):
@@ -160,13 +163,26 @@ def test_save_enforces_the_lifecycle(builder):
 
 @pytest.mark.parametrize(
     "current, new, allowed",
-    [("draft", "active", True), ("draft", "archived", True), ("active", "deprecated", True), ("active", "archived", True),
-     ("deprecated", "active", True), ("deprecated", "archived", True), ("superseded", "archived", True), ("archived", "draft", True),
-     ("draft", "deprecated", False), ("active", "draft", False), ("archived", "active", False), ("active", "superseded", False),
-     ("superseded", "active", False)],
+    [
+        ("draft", "active", True),
+        ("draft", "archived", True),
+        ("active", "deprecated", True),
+        ("active", "archived", True),
+        ("deprecated", "active", True),
+        ("deprecated", "archived", True),
+        ("superseded", "archived", True),
+        ("archived", "draft", True),
+        ("draft", "deprecated", False),
+        ("active", "draft", False),
+        ("archived", "active", False),
+        ("active", "superseded", False),
+        ("superseded", "active", False),
+    ],
 )
 def test_transition_table(builder, current, new, allowed):
-    builder.add("mem-decision-b", supersedes="[mem-decision-a]", links="[{type: supersedes, target: mem-decision-a}]") if current == "superseded" else None
+    builder.add(
+        "mem-decision-b", supersedes="[mem-decision-a]", links="[{type: supersedes, target: mem-decision-a}]"
+    ) if current == "superseded" else None
     builder.add("mem-decision-a", status=current, superseded_by="[mem-decision-b]" if current == "superseded" else "[]")
     vault = Vault.open(builder.root)
     if allowed:
@@ -221,7 +237,9 @@ def test_execution_state_is_separate_from_status(builder):
         vault.set_execution_state("mem-task-ship", "finished")
 
 
-@pytest.mark.parametrize("title", ["Before\x85after", "Lines\u2028and\u2029paragraphs", "C1\x9bcontrol", "del\x7f and bom\ufeff"])
+@pytest.mark.parametrize(
+    "title", ["Before\x85after", "Lines\u2028and\u2029paragraphs", "C1\x9bcontrol", "del\x7f and bom\ufeff"]
+)
 def test_a_title_with_characters_yaml_would_fold_round_trips(builder, title):
     from workbench.core.gate import Draft
 
@@ -237,13 +255,20 @@ def test_a_title_with_characters_yaml_would_fold_round_trips(builder, title):
 def test_a_rename_rewrites_links_separated_by_a_comment_and_a_blank_line(builder):
     builder.add("mem-entity-core")
     builder.add("mem-entity-other")
-    links = ("links:\n  - type: related_to\n    target: mem-entity-other\n  # the one we build on\n\n"
-             "  - type: depends_on\n    target: mem-entity-core\n")
+    links = (
+        "links:\n  - type: related_to\n    target: mem-entity-other\n  # the one we build on\n\n"
+        "  - type: depends_on\n    target: mem-entity-core\n"
+    )
     text = doc_text("mem-note-a").replace("links: []\n", links)
     builder.raw("notes/mem-note-a.md", text)
     vault = Vault.open(builder.root)
     assert vault.get("mem-note-a").valid
     vault.rename("mem-entity-core", "mem-entity-kernel")
     after = (builder.root / "notes/mem-note-a.md").read_text()
-    assert after == text.replace("target: mem-entity-core", "target: mem-entity-kernel").replace("updated_at: 2026-04-21", f"updated_at: {TODAY}")
-    assert [(l.type, l.target) for l in Vault.open(builder.root).get("mem-note-a").links] == [("related_to", "mem-entity-other"), ("depends_on", "mem-entity-kernel")]
+    assert after == text.replace("target: mem-entity-core", "target: mem-entity-kernel").replace(
+        "updated_at: 2026-04-21", f"updated_at: {TODAY}"
+    )
+    assert [(l.type, l.target) for l in Vault.open(builder.root).get("mem-note-a").links] == [
+        ("related_to", "mem-entity-other"),
+        ("depends_on", "mem-entity-kernel"),
+    ]

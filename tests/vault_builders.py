@@ -9,9 +9,19 @@ from pathlib import Path
 from textwrap import dedent
 
 
-def doc_text(doc_id: str, *, status: str = "active", links: str = "[]", supersedes: str = "[]",
-             superseded_by: str = "[]", extra: str = "", body: str = "Body text.\n", tags: str = "[core]",
-             created: str = "2026-04-21", updated: str = "2026-04-21") -> str:
+def doc_text(
+    doc_id: str,
+    *,
+    status: str = "active",
+    links: str = "[]",
+    supersedes: str = "[]",
+    superseded_by: str = "[]",
+    extra: str = "",
+    body: str = "Body text.\n",
+    tags: str = "[core]",
+    created: str = "2026-04-21",
+    updated: str = "2026-04-21",
+) -> str:
     doc_type = doc_id.split("-")[1]
     return (
         "---\n"
@@ -36,8 +46,15 @@ def doc_text(doc_id: str, *, status: str = "active", links: str = "[]", supersed
     )
 
 
-FOLDERS = {"concept": "concepts", "decision": "decisions", "entity": "entities", "context": "contexts",
-           "task": "tasks", "note": "notes", "index": "indexes"}
+FOLDERS = {
+    "concept": "concepts",
+    "decision": "decisions",
+    "entity": "entities",
+    "context": "contexts",
+    "task": "tasks",
+    "note": "notes",
+    "index": "indexes",
+}
 
 
 def doc_path(doc_id: str) -> str:

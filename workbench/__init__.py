@@ -22,7 +22,16 @@ if TYPE_CHECKING:
     from .core.model import ConflictError, Document, Problem, QueryError, RefusedError, VaultError, WorkbenchError
     from .core.vault import Vault
 
-__all__ = ["Vault", "Document", "Problem", "QueryError", "ConflictError", "RefusedError", "VaultError", "WorkbenchError"]
+__all__ = [
+    "Vault",
+    "Document",
+    "Problem",
+    "QueryError",
+    "ConflictError",
+    "RefusedError",
+    "VaultError",
+    "WorkbenchError",
+]
 __version__ = "0.1.0"
 
 _HOMES = {"Vault": ".core.vault", **dict.fromkeys(__all__[1:], ".core.model")}

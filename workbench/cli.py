@@ -37,7 +37,9 @@ def safe(text: str) -> str:
 
 def one_line(text: str) -> str:
     """`safe`, and a line break or tab shown too: a file name must not forge a line of a report."""
-    return LINE_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
+    return LINE_CONTROL.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text
+    )
 
 
 def _json_default(value: Any) -> Any:
@@ -63,9 +65,17 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="workbench", description="Curate an AI agent's memory vault.")
-    parser.add_argument("--vault", metavar="PATH", help="the vault to open (default: $WORKBENCH_VAULT, the current folder if it is a vault, else the sample)")
-    parser.add_argument("--flavour", metavar="NAME", choices=flavours.names(),
-                        help=f"read the vault as this flavour when detection is wrong: {', '.join(flavours.names())}")
+    parser.add_argument(
+        "--vault",
+        metavar="PATH",
+        help="the vault to open (default: $WORKBENCH_VAULT, the current folder if it is a vault, else the sample)",
+    )
+    parser.add_argument(
+        "--flavour",
+        metavar="NAME",
+        choices=flavours.names(),
+        help=f"read the vault as this flavour when detection is wrong: {', '.join(flavours.names())}",
+    )
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
     check = sub.add_parser("check", help="list every problem in the vault")
@@ -140,7 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
     undo.add_argument("--dry-run", action="store_true")
     redo = sub.add_parser("redo", help="re-apply the step undone last, if its files are as the undo left them")
     redo.add_argument("--dry-run", action="store_true")
-    history = sub.add_parser("history", help="the undo stack, newest first: steps undone (redo takes them) and done (undo takes them)")
+    history = sub.add_parser(
+        "history", help="the undo stack, newest first: steps undone (redo takes them) and done (undo takes them)"
+    )
     history.add_argument("--limit", type=int, default=20)
     history.add_argument("--json", action="store_true")
     stale = sub.add_parser("stale", help="active documents not updated for N days")
@@ -162,46 +174,76 @@ def build_parser() -> argparse.ArgumentParser:
     graph.add_argument("--depth", type=int, default=1)
 
     # No -h: a query word to leave out (`-hotfix`) would be read as -h with a value.
-    search = sub.add_parser("search", add_help=False, help="find documents: words, \"phrases\", type: status: tag: project: links: from: is: updated:>DATE, -exclude")
+    search = sub.add_parser(
+        "search",
+        add_help=False,
+        help='find documents: words, "phrases", type: status: tag: project: links: from: is: updated:>DATE, -exclude',
+    )
     search.add_argument("query", nargs="*", help="the query; it may start with -word")
     search.add_argument("--help", action="help", help="show this help message and exit")
     search.add_argument("--limit", type=int, default=10)
     search.add_argument("--json", action="store_true")
 
-    migrate = sub.add_parser("migrate", help="write a new Memory Core vault from this vault (any flavour); the source is never modified")
+    migrate = sub.add_parser(
+        "migrate", help="write a new Memory Core vault from this vault (any flavour); the source is never modified"
+    )
     migrate.add_argument("--to", required=True, choices=["memory-core"], help="the flavour to write (Memory Core)")
     migrate.add_argument("out", metavar="OUT", help="a new or empty folder for the new vault")
     migrate.add_argument("--project", help="the project every document gets (default: the vault folder's name)")
     migrate.add_argument("--json", action="store_true")
 
-    tier = sub.add_parser("tier", help="tiered memory (memory.md, projects/, domains/, archive/): corrections, moves, forget, line counts")
+    tier = sub.add_parser(
+        "tier", help="tiered memory (memory.md, projects/, domains/, archive/): corrections, moves, forget, line counts"
+    )
     tiers = tier.add_subparsers(dest="tier_command", required=True, parser_class=_Parser)
-    correct = tiers.add_parser("correct", help="log a correction; the third time it is confirmed as a rule in memory.md")
+    correct = tiers.add_parser(
+        "correct", help="log a correction; the third time it is confirmed as a rule in memory.md"
+    )
     correct.add_argument("text")
     correct.add_argument("--type", default="preference", help="preference, pattern, override, technical...")
     correct.add_argument("--context", default="")
     move = tiers.add_parser("move", help="move the entry that says WORDS to another tier")
     move.add_argument("words")
-    move.add_argument("--to", required=True, metavar="hot|cold|FILE", help="hot (memory.md), cold (archive/) or a file such as projects/app.md")
+    move.add_argument(
+        "--to",
+        required=True,
+        metavar="hot|cold|FILE",
+        help="hot (memory.md), cold (archive/) or a file such as projects/app.md",
+    )
     forget_entries = tiers.add_parser("forget", help="remove every entry that says WORDS from every tier")
     forget_entries.add_argument("words")
     forget_entries.add_argument("--confirm", required=True, metavar="WORDS", help="the same words again, exactly")
     tiers.add_parser("counts", help="bring index.md's line counts up to date")
     for each in (correct, move, forget_entries, tiers.choices["counts"]):
         each.add_argument("--dry-run", action="store_true")
-    mcp = sub.add_parser("mcp", help="serve the vault to an agent over MCP on stdio: search, read, context, write through the gate, forget requests")
-    mcp.add_argument("--source", choices=["agent-claude", "agent-codex"],
-                     help="provenance source of the agent's writes when its client's name says neither Claude nor Codex")
-    mcp.add_argument("--agent", metavar="NAME",
-                     help="the agent's name in provenance and the inbox (with its client's name beside it); its searches count for its next calls")
+    mcp = sub.add_parser(
+        "mcp",
+        help="serve the vault to an agent over MCP on stdio: search, read, context, write through the gate, forget requests",
+    )
+    mcp.add_argument(
+        "--source",
+        choices=["agent-claude", "agent-codex"],
+        help="provenance source of the agent's writes when its client's name says neither Claude nor Codex",
+    )
+    mcp.add_argument(
+        "--agent",
+        metavar="NAME",
+        help="the agent's name in provenance and the inbox (with its client's name beside it); its searches count for its next calls",
+    )
     inbox = sub.add_parser("inbox", help="what agents wrote that awaits review; settle it with ACTION ID")
-    inbox.add_argument("action", nargs="?", choices=["accept", "merge", "supersede", "archive", "revert", "keep", "forget"],
-                       help="settle a request: accept, merge (--into), supersede (--replaces), archive, revert a merge, keep, forget (--confirm)")
+    inbox.add_argument(
+        "action",
+        nargs="?",
+        choices=["accept", "merge", "supersede", "archive", "revert", "keep", "forget"],
+        help="settle a request: accept, merge (--into), supersede (--replaces), archive, revert a merge, keep, forget (--confirm)",
+    )
     inbox.add_argument("id", nargs="?", help="the document the request is on")
     inbox.add_argument("--into", metavar="ID", help="with merge: the document to merge into")
     inbox.add_argument("--replaces", metavar="ID", help="with supersede: the document it replaces")
     inbox.add_argument("--confirm", metavar="ID", help="with forget: the same id again, exactly")
-    inbox.add_argument("--at", metavar="WHEN", help="which request, when the document holds several: its time as listed")
+    inbox.add_argument(
+        "--at", metavar="WHEN", help="which request, when the document holds several: its time as listed"
+    )
     inbox.add_argument("--dry-run", action="store_true")
     inbox.add_argument("--diff", action="store_true", help="show what each agent wrote, as a diff")
     inbox.add_argument("--mark-reviewed", action="store_true", help="after listing: what is listed is no longer new")
@@ -209,7 +251,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     sync = sub.add_parser("sync", help="commit the vault's changes, fetch, merge document by document, push (git)")
     sync.add_argument("--setup", action="store_true", help="only register the document merge for git in this clone")
-    sync.add_argument("--remote", metavar="NAME", help="the remote to sync with (default: the branch's upstream, else origin)")
+    sync.add_argument(
+        "--remote", metavar="NAME", help="the remote to sync with (default: the branch's upstream, else origin)"
+    )
 
     sub.add_parser("tui", help="start the workbench (the default with no command)")
     return parser
@@ -260,7 +304,14 @@ def cmd_check(vault: Vault, args: argparse.Namespace) -> int:
     problems = vault.problems
     errors = sum(1 for p in problems if p.severity == Severity.ERROR)
     if args.json:
-        print_json({"vault": str(vault.root), "flavour": vault.flavour.name, "documents": len(vault), "problems": [p.to_json() for p in problems]})
+        print_json(
+            {
+                "vault": str(vault.root),
+                "flavour": vault.flavour.name,
+                "documents": len(vault),
+                "problems": [p.to_json() for p in problems],
+            }
+        )
     else:
         for p in problems:
             where = f"{p.path}:{p.line}" if p.line else p.path
@@ -278,7 +329,9 @@ def cmd_migrate(vault: Vault, args: argparse.Namespace) -> int:
     if args.json:
         print_json({**report.to_json(), "errors": [p.to_json() for p in errors]})
     else:
-        print(f"migrated {len(report.written)} document(s) from the {vault.flavour.label} vault into {safe(str(report.out))}")
+        print(
+            f"migrated {len(report.written)} document(s) from the {vault.flavour.label} vault into {safe(str(report.out))}"
+        )
         if report.unresolved:
             print(f"{report.unresolved} link(s) to nothing kept under unresolved_links")
         for path, problems in report.drafts.items():
@@ -293,7 +346,16 @@ def cmd_show(vault: Vault, args: argparse.Namespace) -> int:
     doc = vault.get(args.id)
     problems = vault.problems_for(doc.id)
     if args.json:
-        print_json({"id": doc.id, "path": doc.path, "valid": doc.valid, "meta": doc.meta, "body": doc.body, "problems": [p.to_json() for p in problems]})
+        print_json(
+            {
+                "id": doc.id,
+                "path": doc.path,
+                "valid": doc.valid,
+                "meta": doc.meta,
+                "body": doc.body,
+                "problems": [p.to_json() for p in problems],
+            }
+        )
         return EXIT_OK
     stated = f" ({doc.stated_status})" if doc.stated_status and doc.stated_status != doc.status else ""
     print(safe(f"{doc.title}  [{doc.type} · {doc.status}{stated}]"))
@@ -326,7 +388,9 @@ def _read_body(args: argparse.Namespace) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise UsageError(f"--body-file {safe(where)}: not valid UTF-8 text (byte {exc.start}); nothing was written") from None
+        raise UsageError(
+            f"--body-file {safe(where)}: not valid UTF-8 text (byte {exc.start}); nothing was written"
+        ) from None
 
 
 def _draft(args: argparse.Namespace) -> Draft:
@@ -351,7 +415,14 @@ def cmd_new(vault: Vault, args: argparse.Namespace) -> int:
         else:
             plan = vault.create(draft, dry_run=args.dry_run, status=args.status)
         if args.json:
-            print_json({"summary": plan.summary, "applied": plan.applied, "id": plan.created_id or args.merge_into, "paths": plan.paths})
+            print_json(
+                {
+                    "summary": plan.summary,
+                    "applied": plan.applied,
+                    "id": plan.created_id or args.merge_into,
+                    "paths": plan.paths,
+                }
+            )
         else:
             report_plan(plan, args.dry_run)
         return EXIT_OK
@@ -364,7 +435,11 @@ def cmd_new(vault: Vault, args: argparse.Namespace) -> int:
         print("No canonical document fits; create it with --create (and at least one --link).")
     for number, candidate in enumerate(found, start=1):
         verb = "supersede it with --supersede" if candidate.action == "supersede" else "merge with --merge-into"
-        print(safe(f"{number}. {candidate.id}  “{candidate.title}”  [{candidate.type} · {candidate.status}]  score {candidate.score:.2f}"))
+        print(
+            safe(
+                f"{number}. {candidate.id}  “{candidate.title}”  [{candidate.type} · {candidate.status}]  score {candidate.score:.2f}"
+            )
+        )
         for reason in candidate.reasons:
             print(safe(f"     - {reason}"))
         print(safe(f"     → {verb} {candidate.id}"))
@@ -409,15 +484,39 @@ def cmd_history(vault: Vault, args: argparse.Namespace) -> int:
     stack = vault.undo_stack()
     steps = stack.steps()[: max(args.limit, 0)]
     if args.json:
-        print_json({"changes": [{"id": s.id, "number": n, "time": dt.datetime.fromtimestamp(s.time).isoformat(timespec="seconds"),
-                                 "summary": s.summary, "paths": list(s.paths), "undone": s.undone} for n, s in enumerate(steps, 1)]})
+        print_json(
+            {
+                "changes": [
+                    {
+                        "id": s.id,
+                        "number": n,
+                        "time": dt.datetime.fromtimestamp(s.time).isoformat(timespec="seconds"),
+                        "summary": s.summary,
+                        "paths": list(s.paths),
+                        "undone": s.undone,
+                    }
+                    for n, s in enumerate(steps, 1)
+                ]
+            }
+        )
         return EXIT_OK
     nxt = stack.done[0].id if stack.done else None
     for number, step in enumerate(steps, 1):
         when = dt.datetime.fromtimestamp(step.time).strftime("%Y-%m-%d %H:%M")
-        mark = "  undone: `workbench redo` re-applies it" if step.undone and step is stack.undone[0] else "  undone" if step.undone else \
-            "  ← `workbench undo` reverts this next" if step.id == nxt else ""
-        print(safe(f"{'▶' if step.id == nxt else ' '} {number:>3}  {when}  {step.summary}  ({len(step.paths)} file(s)){mark}"))
+        mark = (
+            "  undone: `workbench redo` re-applies it"
+            if step.undone and step is stack.undone[0]
+            else "  undone"
+            if step.undone
+            else "  ← `workbench undo` reverts this next"
+            if step.id == nxt
+            else ""
+        )
+        print(
+            safe(
+                f"{'▶' if step.id == nxt else ' '} {number:>3}  {when}  {step.summary}  ({len(step.paths)} file(s)){mark}"
+            )
+        )
     if not steps:
         print("no changes made through the workbench yet")
     elif len(steps) < stack.total:
@@ -428,7 +527,21 @@ def cmd_history(vault: Vault, args: argparse.Namespace) -> int:
 def cmd_stale(vault: Vault, args: argparse.Namespace) -> int:
     found = vault.stale(args.days)
     if args.json:
-        print_json({"days": args.days, "stale": [{"id": d.id, "title": d.title, "type": d.type, "updated_at": d.meta.get("updated_at"), "age_days": age} for d, age in found]})
+        print_json(
+            {
+                "days": args.days,
+                "stale": [
+                    {
+                        "id": d.id,
+                        "title": d.title,
+                        "type": d.type,
+                        "updated_at": d.meta.get("updated_at"),
+                        "age_days": age,
+                    }
+                    for d, age in found
+                ],
+            }
+        )
         return EXIT_OK
     for doc, age in found:
         print(safe(f"{age:>5} days  {doc.id}  “{doc.title}”"))
@@ -491,16 +604,25 @@ def cmd_search(vault: Vault, args: argparse.Namespace) -> int:
     around = vault.snippets(query, hits)
     bold, plain = ("\033[1m", "\033[0m") if sys.stdout.isatty() else ("", "")
     for hit in hits:
-        note = f"  → superseded by {', '.join(hit.superseded_by)}" if hit.status == "superseded" and hit.superseded_by else ""
+        note = (
+            f"  → superseded by {', '.join(hit.superseded_by)}"
+            if hit.status == "superseded" and hit.superseded_by
+            else ""
+        )
         print(safe(f"{hit.score:5.2f}  {hit.id:<48} [{hit.type} · {hit.status}]  {hit.title}{note}"))
         if hit.id in around:  # why it matched: the words around the query's, those found in bold
             parts = around[hit.id].replace("\x03", "\x02").split("\x02")
-            print("       " + "".join(bold + safe(part) + plain if n % 2 else safe(part) for n, part in enumerate(parts)))
+            print(
+                "       " + "".join(bold + safe(part) + plain if n % 2 else safe(part) for n, part in enumerate(parts))
+            )
         if hit.problem:
             print(one_line(f"       invalid: {hit.problem}"))
     for hit in hits.also_invalid:  # a broken document is found by its words too, with what to repair
         if hit is hits.also_invalid[0]:
-            print(("no valid documents match; " if not hits else "") + "invalid documents that match (is:invalid lists them):")
+            print(
+                ("no valid documents match; " if not hits else "")
+                + "invalid documents that match (is:invalid lists them):"
+            )
         print(one_line(f"       {hit.id}  {hit.path}: {hit.problem}"))
     if not hits and not hits.also_invalid:
         print("no documents match")
@@ -558,12 +680,22 @@ def cmd_inbox(vault: Vault, args: argparse.Namespace) -> int:
     for request in inbox.requests:
         new = "new " if inbox.is_new(request) else "    "
         print(safe(f"{new}{request.at.replace('T', ' ')}  {request.agent}  {request.describe()}"))
-        which = f" --at {request.at}" if len(inbox.for_document(request.doc_id)) > 1 else ""  # each request settled on its own
-        print(safe(f"      “{request.title}”  [{request.type} · {request.status}]  → workbench inbox {'|'.join(request.actions)} {request.doc_id}{which}"))
+        which = (
+            f" --at {request.at}" if len(inbox.for_document(request.doc_id)) > 1 else ""
+        )  # each request settled on its own
+        print(
+            safe(
+                f"      “{request.title}”  [{request.type} · {request.status}]  → workbench inbox {'|'.join(request.actions)} {request.doc_id}{which}"
+            )
+        )
         if args.diff:
             sys.stdout.write("".join(f"      {line}\n" for line in safe(vault.inbox_diff(request)).splitlines()))
     new = len(inbox.new)
-    print(f"{len(inbox)} request(s) from agents, {new} new since the last review" if inbox.requests else "the inbox is empty")
+    print(
+        f"{len(inbox)} request(s) from agents, {new} new since the last review"
+        if inbox.requests
+        else "the inbox is empty"
+    )
     return EXIT_OK
 
 
@@ -604,17 +736,36 @@ def _stack_step(verb: str):
             print(safe(f"# {plan.summary}"))
         report_plan(plan, args.dry_run)
         if plan.applied:
-            print(safe(f"next: {vault.undo_stack().next_undo()}; `workbench redo` re-applies the step undone last"
-                       if verb == "undo" else f"next: {vault.undo_stack().next_undo()}"))
+            print(
+                safe(
+                    f"next: {vault.undo_stack().next_undo()}; `workbench redo` re-applies the step undone last"
+                    if verb == "undo"
+                    else f"next: {vault.undo_stack().next_undo()}"
+                )
+            )
         return EXIT_OK
 
     return command
 
 
 COMMANDS = {
-    "check": cmd_check, "migrate": cmd_migrate, "search": cmd_search, "show": cmd_show, "new": cmd_new, "conflicts": cmd_conflicts, "consolidate": cmd_consolidate,
-    "history": cmd_history, "stale": cmd_stale, "links": cmd_links, "context": cmd_context, "graph": cmd_graph,
-    "mcp": cmd_mcp, "sync": cmd_sync, "inbox": cmd_inbox, "undo": _stack_step("undo"), "redo": _stack_step("redo"),
+    "check": cmd_check,
+    "migrate": cmd_migrate,
+    "search": cmd_search,
+    "show": cmd_show,
+    "new": cmd_new,
+    "conflicts": cmd_conflicts,
+    "consolidate": cmd_consolidate,
+    "history": cmd_history,
+    "stale": cmd_stale,
+    "links": cmd_links,
+    "context": cmd_context,
+    "graph": cmd_graph,
+    "mcp": cmd_mcp,
+    "sync": cmd_sync,
+    "inbox": cmd_inbox,
+    "undo": _stack_step("undo"),
+    "redo": _stack_step("redo"),
     **{name: _writer(call) for name, call in WRITERS.items()},
 }
 
@@ -645,7 +796,9 @@ def check_text_arguments(args: argparse.Namespace) -> None:
                     item.encode("utf-8")
                 except UnicodeEncodeError:
                     shown = repr(item.encode("utf-8", "surrogateescape"))[2:-1]  # the bytes as given
-                    raise UsageError(f"{name.replace('_', '-')}: not valid UTF-8 text ({safe(shown)}); nothing was written") from None
+                    raise UsageError(
+                        f"{name.replace('_', '-')}: not valid UTF-8 text ({safe(shown)}); nothing was written"
+                    ) from None
 
 
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -656,7 +809,7 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     if args.command == "search":
         args.query = [*args.query, *unknown]
         if not args.query:
-            parser.error("search: give a query (words, \"phrases\", filters such as type:decision)")
+            parser.error('search: give a query (words, "phrases", filters such as type:decision)')
     elif unknown:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     return args

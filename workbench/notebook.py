@@ -202,7 +202,10 @@ _INLINE_RULES = (
     (re.compile(r"\[\[([^\]<>]+)\]\]"), r"<code>[[\1]]</code>"),
     (re.compile(r"\*\*([^*<>]+)\*\*"), r"<strong>\1</strong>"),
     (re.compile(r"(?<![\w*])\*([^*\s<>](?:[^*<>]*[^*\s<>])?)\*(?![\w*])"), r"<em>\1</em>"),
-    (re.compile(r"\[([^\]<>]+)\]\(((?:https?://|mailto:)[^\s()<>\"]+)\)"), r'<a href="\2" rel="noopener noreferrer" target="_blank">\1</a>'),
+    (
+        re.compile(r"\[([^\]<>]+)\]\(((?:https?://|mailto:)[^\s()<>\"]+)\)"),
+        r'<a href="\2" rel="noopener noreferrer" target="_blank">\1</a>',
+    ),
 )
 
 
@@ -210,7 +213,7 @@ def _inline(text: str) -> str:
     parts: list[str] = []
     position = 0
     for span in _CODE_SPAN.finditer(text):
-        parts.append(_inline_text(text[position:span.start()]))
+        parts.append(_inline_text(text[position : span.start()]))
         parts.append("<code>" + html.escape(span.group(2).strip(), quote=True) + "</code>")
         position = span.end()
     parts.append(_inline_text(text[position:]))
@@ -303,9 +306,12 @@ def _property_html(key: str, value: Any) -> _Html:
     if key == "status":
         return status_badge(value)
     if key == "links" and isinstance(value, list):
-        return _Html("<br>".join(
-            _join([escape(item["type"]), escape(" → "), _code(item["target"])]) if _is_link(item) else escape(item) for item in value
-        ))
+        return _Html(
+            "<br>".join(
+                _join([escape(item["type"]), escape(" → "), _code(item["target"])]) if _is_link(item) else escape(item)
+                for item in value
+            )
+        )
     if isinstance(value, Mapping):
         return _Html("<br>".join(_join([_tag("strong", k), escape(": "), escape(v)]) for k, v in value.items()))
     return escape(value)
@@ -328,7 +334,9 @@ def document_html(doc: Any) -> _Html:
 
 def _property_text(key: str, value: Any) -> Any:
     if key == "links" and isinstance(value, list):
-        return ", ".join(f"{plain_text(i['type'])} → {plain_text(i['target'])}" if _is_link(i) else plain_text(i) for i in value)
+        return ", ".join(
+            f"{plain_text(i['type'])} → {plain_text(i['target'])}" if _is_link(i) else plain_text(i) for i in value
+        )
     return value
 
 
@@ -354,13 +362,27 @@ def _count(n: int, one: str, many: str | None = None) -> str:
 def hits_html(hits: Iterable[Any], query: str | None = None) -> _Html:
     """Search hits as a ranked table: a superseded hit names what replaced it."""
     hits = list(hits)
-    caption = _join([_tag("strong", _count(len(hits), "hit")), escape(" for "), _code(query)]) if query is not None else _tag("strong", _count(len(hits), "hit"))
+    caption = (
+        _join([_tag("strong", _count(len(hits), "hit")), escape(" for "), _code(query)])
+        if query is not None
+        else _tag("strong", _count(len(hits), "hit"))
+    )
     rows = (
-        [escape(rank), escape(f"{hit.score:.2f}"), _code(hit.id), escape(hit.title), escape(hit.type), status_badge(hit.status),
-         _join((_code(s) for s in hit.superseded_by), ", "), _join([escape(hit.path), _invalid_note(hit)], " ")]
+        [
+            escape(rank),
+            escape(f"{hit.score:.2f}"),
+            _code(hit.id),
+            escape(hit.title),
+            escape(hit.type),
+            status_badge(hit.status),
+            _join((_code(s) for s in hit.superseded_by), ", "),
+            _join([escape(hit.path), _invalid_note(hit)], " "),
+        ]
         for rank, hit in enumerate(hits, 1)
     )
-    table = _table(["#", "score", "id", "title", "type", "status", "superseded by", "path"], rows) if hits else _Html("")
+    table = (
+        _table(["#", "score", "id", "title", "type", "status", "superseded by", "path"], rows) if hits else _Html("")
+    )
     return _tag("div", _join([_tag("p", caption), table]), class_="workbench-hits")
 
 
@@ -368,9 +390,21 @@ def problems_html(problems: Iterable[Any]) -> _Html:
     """Problems as a table, errors first, each where a person can find it."""
     problems = sorted(problems, key=lambda p: (str(p.severity) != "error", p.path, p.line or 0))
     errors = sum(1 for p in problems if str(p.severity) == "error")
-    caption = _tag("p", _tag("strong", f"{_count(len(problems), 'problem')}: {_count(errors, 'error')}, {_count(len(problems) - errors, 'warning')}"))
+    caption = _tag(
+        "p",
+        _tag(
+            "strong",
+            f"{_count(len(problems), 'problem')}: {_count(errors, 'error')}, {_count(len(problems) - errors, 'warning')}",
+        ),
+    )
     rows = (
-        [_severity(p.severity), _code(p.code), _code(p.path if p.line is None else f"{p.path}:{p.line}"), escape(p.message), _code(p.doc_id or "")]
+        [
+            _severity(p.severity),
+            _code(p.code),
+            _code(p.path if p.line is None else f"{p.path}:{p.line}"),
+            escape(p.message),
+            _code(p.doc_id or ""),
+        ]
         for p in problems
     )
     table = _table(["severity", "code", "where", "message", "document"], rows) if problems else _Html("")
@@ -382,8 +416,14 @@ def conflicts_html(conflicts: Iterable[Any]) -> _Html:
     conflicts = list(conflicts)
     caption = _tag("p", _tag("strong", _count(len(conflicts), "conflict")))
     rows = (
-        [escape(c.kind), _join((_code(i) for i in c.ids), _Html("<br>")), escape(c.reason),
-         _join((_join([_code(f"workbench {r.command}"), escape(f" {r.label}")]) for r in c.resolutions), _Html("<br>"))]
+        [
+            escape(c.kind),
+            _join((_code(i) for i in c.ids), _Html("<br>")),
+            escape(c.reason),
+            _join(
+                (_join([_code(f"workbench {r.command}"), escape(f" {r.label}")]) for r in c.resolutions), _Html("<br>")
+            ),
+        ]
         for c in conflicts
     )
     table = _table(["kind", "documents", "why", "resolutions"], rows) if conflicts else _Html("")
@@ -406,7 +446,10 @@ def _mermaid_classes(hood: Any) -> list[str]:
             by_class.setdefault(name, []).append(mermaid_id(node["id"]))
     for name, members in sorted(by_class.items()):
         colour = STATUS_COLOURS.get(name, OTHER_STATUS_COLOUR)
-        lines += [f"  classDef status_{name} fill:{colour},color:#fff,stroke:{colour}", f"  class {','.join(members)} status_{name}"]
+        lines += [
+            f"  classDef status_{name} fill:{colour},color:#fff,stroke:{colour}",
+            f"  class {','.join(members)} status_{name}",
+        ]
     lines += ["  classDef root stroke:#000,stroke-width:3px", f"  class {mermaid_id(hood.root)} root"]
     return lines
 
@@ -419,10 +462,14 @@ def neighbourhood_markdown(hood: Any) -> str:
     """
     mermaid = hood.export("mermaid").rstrip("\n").split("\n") + _mermaid_classes(hood)
     root_title = next((n["title"] for n in hood.nodes if n["id"] == hood.root), hood.root)
-    head = (f"**Neighbourhood of {markdown_text(root_title)}** ({markdown_text(hood.root)}), depth {int(hood.depth)}: "
-            f"{_count(len(hood.nodes), 'document')}, {_count(len(hood.edges), 'link')}")
-    table = _markdown_table(["depth", "id", "title", "type", "status"],
-                            ([n["depth"], n["id"], n["title"], n["type"], n["status"]] for n in hood.nodes))
+    head = (
+        f"**Neighbourhood of {markdown_text(root_title)}** ({markdown_text(hood.root)}), depth {int(hood.depth)}: "
+        f"{_count(len(hood.nodes), 'document')}, {_count(len(hood.edges), 'link')}"
+    )
+    table = _markdown_table(
+        ["depth", "id", "title", "type", "status"],
+        ([n["depth"], n["id"], n["title"], n["type"], n["status"]] for n in hood.nodes),
+    )
     return "\n\n".join([head, "```mermaid\n" + "\n".join(mermaid) + "\n```", table])
 
 
@@ -451,20 +498,28 @@ def vault_html(vault: Any) -> _Html:
     for doc in documents:
         counts[doc.type, doc.status] = counts.get((doc.type, doc.status), 0) + 1
     rows = (
-        [escape(t or "—")] + [escape(counts.get((t, s), "")) for s in statuses] + [escape(sum(counts.get((t, s), 0) for s in statuses))]
+        [escape(t or "—")]
+        + [escape(counts.get((t, s), "")) for s in statuses]
+        + [escape(sum(counts.get((t, s), 0) for s in statuses))]
         for t in sorted({d.type for d in documents})
     )
-    table = _table([escape("type")] + [status_badge(s) for s in statuses] + [escape("total")], rows) if documents else _Html("")
+    table = (
+        _table([escape("type")] + [status_badge(s) for s in statuses] + [escape("total")], rows)
+        if documents
+        else _Html("")
+    )
     head = _tag("h3", _join([escape("Vault "), _code(vault.root)]), "margin:0.2em 0")
     return _tag("div", _join([head, line, table]), class_="workbench-vault")
 
 
-presenting.install({
-    "document_html": document_html,
-    "document_markdown": document_markdown,
-    "hits_html": hits_html,
-    "problems_html": problems_html,
-    "conflicts_html": conflicts_html,
-    "neighbourhood_markdown": neighbourhood_markdown,
-    "vault_html": vault_html,
-})
+presenting.install(
+    {
+        "document_html": document_html,
+        "document_markdown": document_markdown,
+        "hits_html": hits_html,
+        "problems_html": problems_html,
+        "conflicts_html": conflicts_html,
+        "neighbourhood_markdown": neighbourhood_markdown,
+        "vault_html": vault_html,
+    }
+)

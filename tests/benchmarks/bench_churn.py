@@ -164,7 +164,12 @@ def writer(root: Path, ids: list[str], announce, writes: int, seconds: float, se
             full = root / path_of[doc_id]
             data = full.read_bytes() + f"\nRevised by the churn writer, write {number}.\n".encode()
             if rng.random() < 0.3:
-                data = re.sub(rb"\nstatus: \w+\n", b"\nstatus: " + rng.choice([b"active", b"deprecated", b"archived"]) + b"\n", data, count=1)
+                data = re.sub(
+                    rb"\nstatus: \w+\n",
+                    b"\nstatus: " + rng.choice([b"active", b"deprecated", b"archived"]) + b"\n",
+                    data,
+                    count=1,
+                )
             began = announce(path_of[doc_id], digest(data), kind)
             began(time.perf_counter())
             write_file(full, data, atomic)
@@ -223,7 +228,10 @@ def disk_digests(root: Path) -> dict[str, str]:
     out = {}
     for path in root.rglob("*.md"):
         relative = path.relative_to(root)
-        if not any(part.startswith(".") for part in relative.parts) and relative.as_posix() not in ("log.md", "README.md"):
+        if not any(part.startswith(".") for part in relative.parts) and relative.as_posix() not in (
+            "log.md",
+            "README.md",
+        ):
             out[relative.as_posix()] = digest(path.read_bytes())
     return out
 
@@ -234,16 +242,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--writes", type=int, default=300, help="changes the writer makes (default 300)")
     parser.add_argument("--seconds", type=float, default=3.0, help="over how long (default 3)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--settle", type=float, default=60.0, help="how long to wait for the vault to catch up (default 60)")
+    parser.add_argument(
+        "--settle", type=float, default=60.0, help="how long to wait for the vault to catch up (default 60)"
+    )
     args = parser.parse_args(argv)
 
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         cores = os.cpu_count() or 1
-    print(f"machine: {platform.machine()} {platform.system()} {platform.release()}, {os.cpu_count()} cpus ({cores} usable), "
-          f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}")
-    print("method: a long-lived Vault and its watcher; a writer process rewrites/adds/deletes (half in place, half by rename);")
+    print(
+        f"machine: {platform.machine()} {platform.system()} {platform.release()}, {os.cpu_count()} cpus ({cores} usable), "
+        f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}"
+    )
+    print(
+        "method: a long-lived Vault and its watcher; a writer process rewrites/adds/deletes (half in place, half by rename);"
+    )
     print("        latency = from the write to the end of the first watcher batch after which the vault held its bytes")
 
     with tempfile.TemporaryDirectory() as folder:
@@ -264,7 +278,9 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             context = multiprocessing.get_context("spawn")
             ours, theirs = context.Pipe()
-            process = context.Process(target=writer_process, args=(theirs, root, ids, args.writes, args.seconds, args.seed))
+            process = context.Process(
+                target=writer_process, args=(theirs, root, ids, args.writes, args.seconds, args.seed)
+            )
             process.start()
             began, last_write = relay(ours, tracker)
             process.join()
@@ -285,28 +301,42 @@ def main(argv: list[str] | None = None) -> int:
         seen = [w for w in tracker.done if not w.overtaken]
         overtaken = [w for w in tracker.done if w.overtaken]
         latencies = [(w.seen - w.started) * 1000 for w in seen]
-        print(f"writes: {args.writes} done in {wrote_for:.2f} s ({args.writes / max(wrote_for, 1e-9):.0f}/s): "
-              f"{kinds['rewrite']} rewrites, {kinds['add']} adds, {kinds['delete']} deletes (as settled)")
-        print(f"latency: p50 {percentile(latencies, .5):.0f} ms, p95 {percentile(latencies, .95):.0f} ms, "
-              f"max {max(latencies, default=float('nan')):.0f} ms over {len(latencies)} writes; "
-              f"{len(overtaken)} overtaken by a newer write to the same file before a batch showed them; "
-              f"{tracker.unseen()} never seen")
+        print(
+            f"writes: {args.writes} done in {wrote_for:.2f} s ({args.writes / max(wrote_for, 1e-9):.0f}/s): "
+            f"{kinds['rewrite']} rewrites, {kinds['add']} adds, {kinds['delete']} deletes (as settled)"
+        )
+        print(
+            f"latency: p50 {percentile(latencies, 0.5):.0f} ms, p95 {percentile(latencies, 0.95):.0f} ms, "
+            f"max {max(latencies, default=float('nan')):.0f} ms over {len(latencies)} writes; "
+            f"{len(overtaken)} overtaken by a newer write to the same file before a batch showed them; "
+            f"{tracker.unseen()} never seen"
+        )
         sizes = [n for n, _ in tracker.batches]
         reread = [s * 1000 for _, s in tracker.batches]
         if sizes:
-            print(f"watcher: {len(sizes)} batches for {args.writes} writes, files per batch mean {statistics.mean(sizes):.1f} / max {max(sizes)}, "
-                  f"re-read per batch p50 {percentile(reread, .5):.1f} ms / max {max(reread):.1f} ms; "
-                  f"measuring cost {statistics.mean(tracker.overhead) * 1000:.1f} ms per batch")
+            print(
+                f"watcher: {len(sizes)} batches for {args.writes} writes, files per batch mean {statistics.mean(sizes):.1f} / max {max(sizes)}, "
+                f"re-read per batch p50 {percentile(reread, 0.5):.1f} ms / max {max(reread):.1f} ms; "
+                f"measuring cost {statistics.mean(tracker.overhead) * 1000:.1f} ms per batch"
+            )
         if tracker.followed:
             followed = [s * 1000 for s in tracker.followed]
-            print(f"from the watcher seeing a batch to its files in the index, the graph (`vault.graph()`) and a search: "
-                  f"p50 {percentile(followed, .5):.1f} ms, p95 {percentile(followed, .95):.1f} ms, max {max(followed):.1f} ms"
-                  f" (p95 of each: re-read {percentile(reread, .95):.1f} ms, graph {percentile([g * 1000 for g in tracker.graph_times], .95):.1f} ms,"
-                  f" search {percentile([q * 1000 for q in tracker.search_times], .95):.1f} ms)")
+            print(
+                f"from the watcher seeing a batch to its files in the index, the graph (`vault.graph()`) and a search: "
+                f"p50 {percentile(followed, 0.5):.1f} ms, p95 {percentile(followed, 0.95):.1f} ms, max {max(followed):.1f} ms"
+                f" (p95 of each: re-read {percentile(reread, 0.95):.1f} ms, graph {percentile([g * 1000 for g in tracker.graph_times], 0.95):.1f} ms,"
+                f" search {percentile([q * 1000 for q in tracker.search_times], 0.95):.1f} ms)"
+            )
             standing = [q * 1000 for q in tracker.standing_times]
-            print(f"the search box's query ({STANDING_QUERY!r}) asked again after each batch: "
-                  f"p50 {percentile(standing, .5):.1f} ms, p95 {percentile(standing, .95):.1f} ms")
-        caught = f"{caught_up * 1000:.0f} ms after the last write" if caught_up is not None else f"NOT within {args.settle:.0f} s"
+            print(
+                f"the search box's query ({STANDING_QUERY!r}) asked again after each batch: "
+                f"p50 {percentile(standing, 0.5):.1f} ms, p95 {percentile(standing, 0.95):.1f} ms"
+            )
+        caught = (
+            f"{caught_up * 1000:.0f} ms after the last write"
+            if caught_up is not None
+            else f"NOT within {args.settle:.0f} s"
+        )
         print(f"caught up: {caught}")
 
         fresh = Vault.open(root)
@@ -315,10 +345,14 @@ def main(argv: list[str] | None = None) -> int:
         mismatched_ids = set(long_lived) ^ set(reopened)
         mismatched_digests = {i for i in set(long_lived) & set(reopened) if long_lived[i] != reopened[i]}
         on_disk = disk_digests(root)
-        stale = {r.path for r in vault.records if on_disk.get(r.path) != r.document.digest} | (set(on_disk) - {r.path for r in vault.records})
+        stale = {r.path for r in vault.records if on_disk.get(r.path) != r.document.digest} | (
+            set(on_disk) - {r.path for r in vault.records}
+        )
         mismatches = len(mismatched_ids) + len(mismatched_digests)
-        print(f"fresh open: {len(fresh)} documents, ids {'equal' if not mismatched_ids else 'DIFFER'}, "
-              f"digests {'equal' if not mismatched_digests else 'DIFFER'}; files whose bytes differ from the long-lived vault: {len(stale)}")
+        print(
+            f"fresh open: {len(fresh)} documents, ids {'equal' if not mismatched_ids else 'DIFFER'}, "
+            f"digests {'equal' if not mismatched_digests else 'DIFFER'}; files whose bytes differ from the long-lived vault: {len(stale)}"
+        )
         print(f"mismatches: {mismatches + len(stale)}")
         for doc_id in sorted(mismatched_ids | mismatched_digests)[:10]:
             print(f"  {doc_id}: long-lived {long_lived.get(doc_id)} / fresh {reopened.get(doc_id)}")

@@ -45,9 +45,13 @@ from workbench.core.gate import Draft, candidates
 from workbench.core.model import DocType, LinkType
 
 CORPORA = Path(os.environ.get("WORKBENCH_CORPORA", Path(__file__).resolve().parents[3] / "shared" / "corpora"))
-STATEMENT_LINE = re.compile(r"supersed|superced|replaced (?:by|with)|\breplaces\b|deprecated in favou?r of", re.IGNORECASE)
+STATEMENT_LINE = re.compile(
+    r"supersed|superced|replaced (?:by|with)|\breplaces\b|deprecated in favou?r of", re.IGNORECASE
+)
 STATEMENT_KEY = re.compile(r"supersed|superced|replac", re.IGNORECASE)
-REPLACED_STATUS = re.compile(r"^(\s*status\s*:\s*)[\"']?(?:superseded|superceded|replaced)\b[^\n]*$", re.IGNORECASE | re.MULTILINE)
+REPLACED_STATUS = re.compile(
+    r"^(\s*status\s*:\s*)[\"']?(?:superseded|superceded|replaced)\b[^\n]*$", re.IGNORECASE | re.MULTILINE
+)
 WORD = re.compile(r"\w+")
 
 
@@ -57,7 +61,9 @@ class Collection:
     truth: set[tuple[str, str]]  # (older file, newer file)
     scored: list[queue.Candidate] = field(default_factory=list)  # every pair the queue weighs, with its features
     paths: dict[str, str] = field(default_factory=dict)  # id -> file
-    bm25_pairs: list[tuple[float, str, str]] = field(default_factory=list)  # (score, older file, newer file), best first
+    bm25_pairs: list[tuple[float, str, str]] = field(
+        default_factory=list
+    )  # (score, older file, newer file), best first
     gate_hits: int = 0
     bm25_gate_hits: int = 0
     misses: list[str] = field(default_factory=list)
@@ -131,7 +137,9 @@ def measure(source: Path, scratch: Path) -> Collection:
     # Plain BM25: each document's most alike older one (older by the date it states, then its name).
     texts = {d.path: f"{d.title}\n{d.body}" for d in documents}
     bm25 = Bm25(texts)
-    order = sorted(documents, key=lambda d: (d.view.created.isoformat() if d.view is not None and d.view.created else "", d.path))
+    order = sorted(
+        documents, key=lambda d: (d.view.created.isoformat() if d.view is not None and d.view.created else "", d.path)
+    )
     for position, doc in enumerate(order[1:], start=1):
         older = [d.path for d in order[:position]]
         best = bm25.ranked(texts[doc.path], older)[:1]
@@ -144,12 +152,18 @@ def measure(source: Path, scratch: Path) -> Collection:
             continue
         doc = by_path[newer]
         others = [d for d in documents if d.path != newer]
-        links = [(l.type, l.target) for l in doc.links if l.type != LinkType.SUPERSEDES and l.target in row.paths and l.target != doc.id]
+        links = [
+            (l.type, l.target)
+            for l in doc.links
+            if l.type != LinkType.SUPERSEDES and l.target in row.paths and l.target != doc.id
+        ]
         offered = candidates(others, Draft(DocType.DECISION.value, doc.title, list(doc.tags), links, doc.body), 3)
         if by_path[older].id in [c.id for c in offered]:
             row.gate_hits += 1
         else:
-            row.misses.append(f"gate: {doc.title!r} did not offer {by_path[older].title!r}; offered {[c.title for c in offered]}")
+            row.misses.append(
+                f"gate: {doc.title!r} did not offer {by_path[older].title!r}; offered {[c.title for c in offered]}"
+            )
         if older in [path for _, path in bm25.ranked(texts[newer], [d.path for d in others])[:3]]:
             row.bm25_gate_hits += 1
     return row
@@ -194,7 +208,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as scratch:
         rows = [measure(source, Path(scratch)) for source in chosen]
     print("Leave one out: each collection's queue uses the thresholds chosen on the others.")
-    print(f"{'collection':<40} {'pairs':>5} {'listed':>6} {'recall':>6} {'prec':>5} {'bm25':>5} {'gate@3':>6} {'bm25@3':>6}")
+    print(
+        f"{'collection':<40} {'pairs':>5} {'listed':>6} {'recall':>6} {'prec':>5} {'bm25':>5} {'gate@3':>6} {'bm25@3':>6}"
+    )
     totals = Counter()
     for row in rows:
         settings = chosen_on([r for r in rows if r is not row]) if len(rows) > 1 else queue.DEFAULT
@@ -202,9 +218,18 @@ def main(argv: list[str] | None = None) -> int:
         hits = found(row, mine)
         baseline = found(row, [(older, newer) for _, older, newer in row.bm25_pairs[: len(mine)]])
         truth = len(row.truth)
-        print(f"{row.name:<40} {truth:>5} {len(mine):>6} {hits / truth:>6.2f} {hits / len(mine) if mine else 0:>5.2f} "
-              f"{baseline / truth:>5.2f} {row.gate_hits / truth:>6.2f} {row.bm25_gate_hits / truth:>6.2f}")
-        totals.update(truth=truth, listed=len(mine), hits=hits, baseline=baseline, gate=row.gate_hits, bm25_gate=row.bm25_gate_hits)
+        print(
+            f"{row.name:<40} {truth:>5} {len(mine):>6} {hits / truth:>6.2f} {hits / len(mine) if mine else 0:>5.2f} "
+            f"{baseline / truth:>5.2f} {row.gate_hits / truth:>6.2f} {row.bm25_gate_hits / truth:>6.2f}"
+        )
+        totals.update(
+            truth=truth,
+            listed=len(mine),
+            hits=hits,
+            baseline=baseline,
+            gate=row.gate_hits,
+            bm25_gate=row.bm25_gate_hits,
+        )
         if args.misses:
             truth_pairs = {frozenset(p) for p in row.truth}
             for older, newer in sorted(row.truth):
@@ -212,13 +237,17 @@ def main(argv: list[str] | None = None) -> int:
                     row.misses.append(f"queue: {older} then {newer}")
             row.misses += [f"queue, not a pair: {a} / {b}" for a, b in mine if frozenset((a, b)) not in truth_pairs]
     t = totals
-    print(f"{'pooled, left out':<40} {t['truth']:>5} {t['listed']:>6} {t['hits'] / t['truth']:>6.2f} "
-          f"{t['hits'] / t['listed'] if t['listed'] else 0:>5.2f} {t['baseline'] / t['truth']:>5.2f} "
-          f"{t['gate'] / t['truth']:>6.2f} {t['bm25_gate'] / t['truth']:>6.2f}")
+    print(
+        f"{'pooled, left out':<40} {t['truth']:>5} {t['listed']:>6} {t['hits'] / t['truth']:>6.2f} "
+        f"{t['hits'] / t['listed'] if t['listed'] else 0:>5.2f} {t['baseline'] / t['truth']:>5.2f} "
+        f"{t['gate'] / t['truth']:>6.2f} {t['bm25_gate'] / t['truth']:>6.2f}"
+    )
     everything = queue.DEFAULT
     lists = [listed(r, everything) for r in rows]
     hits, length, truth = sum(found(r, l) for r, l in zip(rows, lists)), sum(len(l) for l in lists), t["truth"]
-    print(f"{'pooled, shipped thresholds':<40} {truth:>5} {length:>6} {hits / truth:>6.2f} {hits / length if length else 0:>5.2f}")
+    print(
+        f"{'pooled, shipped thresholds':<40} {truth:>5} {length:>6} {hits / truth:>6.2f} {hits / length if length else 0:>5.2f}"
+    )
     print(f"shipped: {queue.DEFAULT}; chosen on all collections here: {chosen_on(rows)}")
     if args.misses:
         for row in rows:

@@ -31,13 +31,19 @@ def percentile(values: list[float], share: float) -> float:
 
 
 async def measure(vault: Path, runs: int = RUNS) -> dict[str, list[float]]:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "workbench.cli", "--vault", str(vault), "mcp"],
-                                   env={"PYTHONPATH": str(ROOT)}, cwd=str(ROOT))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "workbench.cli", "--vault", str(vault), "mcp"],
+        env={"PYTHONPATH": str(ROOT)},
+        cwd=str(ROOT),
+    )
     times: dict[str, list[float]] = {}
     started = time.perf_counter()
     with open(os.devnull, "w") as quiet:
         async with stdio_client(params, errlog=quiet) as (read, write):
-            async with ClientSession(read, write, client_info=Implementation(name="claude-code", version="bench")) as agent:
+            async with ClientSession(
+                read, write, client_info=Implementation(name="claude-code", version="bench")
+            ) as agent:
                 await agent.initialize()
                 times["start (spawn, open, initialize)"] = [time.perf_counter() - started]
 

@@ -107,7 +107,10 @@ def run_python(script: str, *args: str) -> tuple[float, str]:
 
     PYTHONPATH leads with the folder this process imported workbench from, so the child measures
     the same code whatever its working directory or installed copy."""
-    paths = [str(Path(workbench.__file__).resolve().parent.parent), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    paths = [
+        str(Path(workbench.__file__).resolve().parent.parent),
+        *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep)),
+    ]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
     start = time.perf_counter()
     result = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, env=env)
@@ -141,7 +144,9 @@ def main(sizes: list[int], runs: int = RUNS, process_only: bool = False) -> None
     if process_only:
         print(columns)
     else:
-        print(f"{columns} {'search p50':>10} {'p95':>7} {'first p95':>9} {'fts p95':>8} {'typing p95':>10} {'peak RSS':>9}")
+        print(
+            f"{columns} {'search p50':>10} {'p95':>7} {'first p95':>9} {'fts p95':>8} {'typing p95':>10} {'peak RSS':>9}"
+        )
     rng = random.Random(3)
     for size in sizes:
         with tempfile.TemporaryDirectory() as folder:
@@ -158,13 +163,17 @@ def main(sizes: list[int], runs: int = RUNS, process_only: bool = False) -> None
             floors, colds, warms = [], [], []
             for _ in range(runs):
                 floors.append(best_of(1, lambda: floor(root)))
-                colds.append(best_of(1, open_and_search, before=lambda: shutil.rmtree(root / ".workbench", ignore_errors=True)))
+                colds.append(
+                    best_of(1, open_and_search, before=lambda: shutil.rmtree(root / ".workbench", ignore_errors=True))
+                )
                 warms.append(best_of(1, open_and_search))
             floor_s, cold_s, warm_s = min(floors), min(colds), min(warms)
             vault = Vault.open(root)
             queries = [" ".join(rng.sample(WORDS, 2)) for _ in range(200)]
             search_times = timed(lambda q: vault.search(q, 10), queries)
-            fts_times = timed(lambda q: vault.store.match(" OR ".join(q.split()), (10.0, 6.0, 5.0, 4.0, 1.0), 10), queries)
+            fts_times = timed(
+                lambda q: vault.store.match(" OR ".join(q.split()), (10.0, 6.0, 5.0, 4.0, 1.0), 10), queries
+            )
 
             def first_time(query: str) -> None:
                 vault.index.search_postings = None  # what search keeps per word, dropped
@@ -177,9 +186,9 @@ def main(sizes: list[int], runs: int = RUNS, process_only: bool = False) -> None
             peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             print(
                 f"{size:>6} {floor_s:>6.2f}s {cold_s:>6.2f}s {cold_s / floor_s:>5.2f} {warm_s:>6.2f}s {warm_s / floor_s:>5.2f}"
-                f" {statistics.median(search_times) * 1000:>8.1f}ms {percentile(search_times, .95) * 1000:>5.1f}ms"
-                f" {percentile(first_times, .95) * 1000:>7.1f}ms"
-                f" {percentile(fts_times, .95) * 1000:>6.1f}ms {percentile(typing_times, .95) * 1000:>8.1f}ms {peak_mb:>7.0f}MB",
+                f" {statistics.median(search_times) * 1000:>8.1f}ms {percentile(search_times, 0.95) * 1000:>5.1f}ms"
+                f" {percentile(first_times, 0.95) * 1000:>7.1f}ms"
+                f" {percentile(fts_times, 0.95) * 1000:>6.1f}ms {percentile(typing_times, 0.95) * 1000:>8.1f}ms {peak_mb:>7.0f}MB",
                 flush=True,
             )
             print(process_row(root, size, runs), flush=True)

@@ -75,7 +75,10 @@ def baseline(documents):
         if not words:
             return []
         expression = " OR ".join(f'"{w}"' for w in words)
-        return [row[0] for row in db.execute("SELECT id FROM t WHERE t MATCH ? ORDER BY bm25(t) LIMIT ?", (expression, limit))]
+        return [
+            row[0]
+            for row in db.execute("SELECT id FROM t WHERE t MATCH ? ORDER BY bm25(t) LIMIT ?", (expression, limit))
+        ]
 
     return search
 
@@ -88,7 +91,9 @@ def scores(ranked_lists: list[tuple[list[str], str | None]]) -> dict[str, float]
     def recall(k):
         return sum(1 for ranked, gold in ranked_lists if gold is not None and gold in ranked[:k]) / len(ranked_lists)
 
-    mrr = sum(1 / (ranked.index(gold) + 1) if gold is not None and gold in ranked else 0 for ranked, gold in ranked_lists) / len(ranked_lists)
+    mrr = sum(
+        1 / (ranked.index(gold) + 1) if gold is not None and gold in ranked else 0 for ranked, gold in ranked_lists
+    ) / len(ranked_lists)
     return {"R@1": recall(1), "R@3": recall(3), "R@5": recall(5), "MRR": mrr}
 
 
@@ -205,11 +210,19 @@ def print_misses(probes, golds, ranked_lists, paths: dict[str, str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m tests.benchmarks.bench_quality", description=__doc__.split("\n\n")[0])
-    parser.add_argument("probes", nargs="*", type=Path, help="probe sets (default: every file in probes/ and probes/heldout/)")
-    parser.add_argument("--misses", action="store_true", help=f"list the probes the default search misses at rank {MISS_AT}")
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.benchmarks.bench_quality", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "probes", nargs="*", type=Path, help="probe sets (default: every file in probes/ and probes/heldout/)"
+    )
+    parser.add_argument(
+        "--misses", action="store_true", help=f"list the probes the default search misses at rank {MISS_AT}"
+    )
     args = parser.parse_args(argv)
-    for probe_file in args.probes or sorted((HERE / "probes").glob("*.json")) + sorted((HERE / "probes" / "heldout").glob("*.json")):
+    for probe_file in args.probes or sorted((HERE / "probes").glob("*.json")) + sorted(
+        (HERE / "probes" / "heldout").glob("*.json")
+    ):
         evaluate(probe_file, args.misses)
 
 

@@ -49,8 +49,16 @@ def conflicts_process(root: Path) -> float:
 
 def gate_times(vault: Vault, proposals: int, rng: random.Random) -> tuple[list[float], list[float]]:
     decisions = [d for d in vault.documents if d.type == "decision"]
-    drafts = [Draft("decision", d.title + " revised", list(d.tags), [(l.type, l.target) for l in d.links if l.type != "supersedes"][:2],
-                    d.body[: len(d.body) // 2]) for d in rng.sample(decisions, min(proposals, len(decisions)))]
+    drafts = [
+        Draft(
+            "decision",
+            d.title + " revised",
+            list(d.tags),
+            [(l.type, l.target) for l in d.links if l.type != "supersedes"][:2],
+            d.body[: len(d.body) // 2],
+        )
+        for d in rng.sample(decisions, min(proposals, len(decisions)))
+    ]
     vault.gate(drafts[0])  # the first proposal profiles the vault; later ones reuse it
     gates = []
     for draft in drafts:
@@ -82,7 +90,9 @@ def agreement(vault: Vault, proposals: int, rng: random.Random) -> tuple[int, in
 
 
 def main(sizes: list[int], runs: int = RUNS, proposals: int = PROPOSALS) -> None:
-    print(f"{'docs':>6} {'floor':>7} {'conflicts':>9} {'x':>5}   {'gate p50':>8} {'p95':>7} {'fts p95':>8} {'x':>5} {'agree':>7}")
+    print(
+        f"{'docs':>6} {'floor':>7} {'conflicts':>9} {'x':>5}   {'gate p50':>8} {'p95':>7} {'fts p95':>8} {'x':>5} {'agree':>7}"
+    )
     rng = random.Random(5)
     for size in sizes:
         with tempfile.TemporaryDirectory() as folder:
@@ -95,16 +105,21 @@ def main(sizes: list[int], runs: int = RUNS, proposals: int = PROPOSALS) -> None
                 queues.append(conflicts_process(root))
             floor_s, queue_s = min(floors), min(queues)
             gates, bare = gate_times(Vault.open(root), proposals, rng)
-            gate_p95, bare_p95 = percentile(gates, .95), percentile(bare, .95)
+            gate_p95, bare_p95 = percentile(gates, 0.95), percentile(bare, 0.95)
             agreeing, asked = agreement(Vault.open(root), proposals, rng)
-            print(f"{size:>6} {floor_s:>6.2f}s {queue_s:>8.2f}s {queue_s / floor_s:>5.2f}   {percentile(gates, .5) * 1000:>6.0f}ms"
-                  f" {gate_p95 * 1000:>5.0f}ms {bare_p95 * 1000:>6.1f}ms {gate_p95 / bare_p95:>5.0f} {agreeing:>3}/{asked:<3}", flush=True)
+            print(
+                f"{size:>6} {floor_s:>6.2f}s {queue_s:>8.2f}s {queue_s / floor_s:>5.2f}   {percentile(gates, 0.5) * 1000:>6.0f}ms"
+                f" {gate_p95 * 1000:>5.0f}ms {bare_p95 * 1000:>6.1f}ms {gate_p95 / bare_p95:>5.0f} {agreeing:>3}/{asked:<3}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sizes", nargs="*", type=int, default=[10000], help="documents per generated vault")
-    parser.add_argument("--runs", type=int, default=RUNS, help="best of this many fresh processes (default: %(default)s)")
+    parser.add_argument(
+        "--runs", type=int, default=RUNS, help="best of this many fresh processes (default: %(default)s)"
+    )
     parser.add_argument("--proposals", type=int, default=PROPOSALS, help="gate proposals timed (default: %(default)s)")
     args = parser.parse_args()
     main(args.sizes, args.runs, args.proposals)

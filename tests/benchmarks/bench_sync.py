@@ -96,19 +96,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=10000)
     parser.add_argument("--changed", type=int, default=1000)
-    parser.add_argument("--driver", action="store_true", help="also time plain git merge with the driver (one process per document)")
+    parser.add_argument(
+        "--driver", action="store_true", help="also time plain git merge with the driver (one process per document)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch)
         start = time.perf_counter()
         laptop, chosen = prepare(work, args.docs, args.changed)
         remote_tip = git(work / "vault.git", "rev-parse", "main").strip()
-        print(f"vault: {args.docs} documents, {len(chosen)} changed on both sides (made in {time.perf_counter() - start:.1f}s)")
+        print(
+            f"vault: {args.docs} documents, {len(chosen)} changed on both sides (made in {time.perf_counter() - start:.1f}s)"
+        )
 
         plain = work / "plain"
         shutil.copytree(laptop, plain, symlinks=True)
-        plain_time = timed(lambda: (git(plain, "fetch", "-q", "origin"), git(plain, "merge", "-q", "--no-edit", "origin/main"),
-                                    git(plain, "push", "-q", "origin", "HEAD:main")))
+        plain_time = timed(
+            lambda: (
+                git(plain, "fetch", "-q", "origin"),
+                git(plain, "merge", "-q", "--no-edit", "origin/main"),
+                git(plain, "push", "-q", "origin", "HEAD:main"),
+            )
+        )
         merge_only = work / "merge-only"
         reset_remote(work, remote_tip)
         shutil.copytree(laptop, merge_only, symlinks=True)
@@ -129,11 +138,15 @@ def main() -> None:
 
         sync_time = timed(run)
         assert report is not None and not report.conflicts and report.pushed, report
-        same = all((synced / p).read_bytes().count(b"laptop") and b"server added" in (synced / p).read_bytes() for p in chosen)
+        same = all(
+            (synced / p).read_bytes().count(b"laptop") and b"server added" in (synced / p).read_bytes() for p in chosen
+        )
         print(f"plain git fetch + merge + push   {plain_time:7.2f}s")
         print(f"  of which git merge             {merge_time:7.2f}s")
-        print(f"workbench sync                   {sync_time:7.2f}s   {report.merged} documents merged key by key, "
-              f"both sides kept in every one: {same}")
+        print(
+            f"workbench sync                   {sync_time:7.2f}s   {report.merged} documents merged key by key, "
+            f"both sides kept in every one: {same}"
+        )
         print(f"ratio sync / plain git           {sync_time / plain_time:7.1f}x")
 
         if args.driver:
@@ -145,7 +158,9 @@ def main() -> None:
             git(driven, "commit", "-qm", "set up sync")
             git(driven, "fetch", "-q", "origin")
             driver_time = timed(lambda: git(driven, "merge", "-q", "--no-edit", "origin/main"))
-            print(f"git merge through the driver     {driver_time:7.2f}s   ratio to plain git merge {driver_time / merge_time:.1f}x")
+            print(
+                f"git merge through the driver     {driver_time:7.2f}s   ratio to plain git merge {driver_time / merge_time:.1f}x"
+            )
 
 
 if __name__ == "__main__":

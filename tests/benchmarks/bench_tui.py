@@ -181,8 +181,10 @@ def main(vaults: list[Path], generated: list[int], runs: int) -> None:
             firsts = [row[0] * 1000 for row in rows]
             wholes = [row[1] * 1000 for row in rows]
             docs = sum(1 for _ in root.rglob("*.md"))
-            print(f"{name:<28} {docs:>6} {bare:>6.2f}s {ours:>6.2f}s {ours / bare:>5.2f}"
-                  f"   {statistics.median(firsts):>5.0f} / {max(firsts):>5.0f}, {max(wholes):>5.0f}")
+            print(
+                f"{name:<28} {docs:>6} {bare:>6.2f}s {ours:>6.2f}s {ours / bare:>5.2f}"
+                f"   {statistics.median(firsts):>5.0f} / {max(firsts):>5.0f}, {max(wholes):>5.0f}"
+            )
             sys.stdout.flush()
 
 
@@ -193,5 +195,8 @@ if __name__ == "__main__":
     parser.add_argument("--runs", type=int, default=RUNS)
     args = parser.parse_args()
     sample = Path(__file__).resolve().parents[2] / "sample_vault"
-    main(args.vaults or ([] if args.generated else [sample]),
-         args.generated if args.generated is not None else [1000, 10000], args.runs)
+    main(
+        args.vaults or ([] if args.generated else [sample]),
+        args.generated if args.generated is not None else [1000, 10000],
+        args.runs,
+    )

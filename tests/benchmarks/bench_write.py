@@ -82,12 +82,16 @@ def timed_changes(count: int) -> None:
 
 def two_documents() -> Path:
     root = Path(tempfile.mkdtemp(prefix="bench-write-")) / "vault"
-    for folder, doc_id, links in (("entities", "mem-entity-hub", "[]"), ("notes", "mem-note-target", "[{type: related_to, target: mem-entity-hub}]")):
+    for folder, doc_id, links in (
+        ("entities", "mem-entity-hub", "[]"),
+        ("notes", "mem-note-target", "[{type: related_to, target: mem-entity-hub}]"),
+    ):
         (root / folder).mkdir(parents=True)
         (root / folder / f"{doc_id}.md").write_text(
             f"---\nschema_version: v1\nid: {doc_id}\ntype: {doc_id.split('-')[1]}\ntitle: {doc_id}\nstatus: active\n"
             f"created_at: 2026-04-21\nupdated_at: 2026-04-21\nproject: demo\ntags: [core]\nlinks: {links}\n"
-            "supersedes: []\nsuperseded_by: []\nprovenance:\n  source: manual\n  confidence: high\n---\nStart.\n")
+            "supersedes: []\nsuperseded_by: []\nprovenance:\n  source: manual\n  confidence: high\n---\nStart.\n"
+        )
     return root
 
 

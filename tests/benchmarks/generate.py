@@ -5,10 +5,19 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-TYPES = {"concept": "concepts", "decision": "decisions", "entity": "entities", "context": "contexts",
-         "task": "tasks", "note": "notes", "index": "indexes"}
-WORDS = ("queue invoice payment retry webhook schema cache tenant audit export ledger refund billing deploy "
-         "migration index search token session report worker timeout backoff storage email template").split()
+TYPES = {
+    "concept": "concepts",
+    "decision": "decisions",
+    "entity": "entities",
+    "context": "contexts",
+    "task": "tasks",
+    "note": "notes",
+    "index": "indexes",
+}
+WORDS = (
+    "queue invoice payment retry webhook schema cache tenant audit export ledger refund billing deploy "
+    "migration index search token session report worker timeout backoff storage email template"
+).split()
 SYLLABLES = "ka lo mi ne ru ta si po vu de an ol ek ir um ba ze fo gi hu".split()
 
 
@@ -33,10 +42,16 @@ def generate_vault(root: Path, count: int, seed: int = 7) -> list[str]:
         ids.append(f"mem-{doc_type}-{slug}")
     for number, doc_id in enumerate(ids):
         doc_type = doc_id.split("-")[1]
-        targets = rng.sample(ids[:max(1, number)], min(number, rng.randint(0, 4)))
-        links = "".join(f"  - type: {rng.choice(['related_to', 'depends_on', 'explains'])}\n    target: {t}\n" for t in targets if t != doc_id)
+        targets = rng.sample(ids[: max(1, number)], min(number, rng.randint(0, 4)))
+        links = "".join(
+            f"  - type: {rng.choice(['related_to', 'depends_on', 'explains'])}\n    target: {t}\n"
+            for t in targets
+            if t != doc_id
+        )
         words = rng.sample(WORDS, 2) + rng.choices(vocab, weights, k=1)
-        body = "\n\n".join(" ".join(rng.choices(vocab, weights, k=rng.randint(30, 80))) for _ in range(rng.randint(2, 6)))
+        body = "\n\n".join(
+            " ".join(rng.choices(vocab, weights, k=rng.randint(30, 80))) for _ in range(rng.randint(2, 6))
+        )
         text = (
             "---\nschema_version: v1\n"
             f"id: {doc_id}\ntype: {doc_type}\ntitle: {' '.join(words).capitalize()} {number}\nstatus: active\n"

@@ -33,8 +33,15 @@ class Terminal:
         command = " ".join(shlex.quote(a) for a in [str(WORKBENCH), *args])
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         # The pane outlives the program (remain-on-exit), so its last screen and status can be read.
-        self._tmux("new-session", "-d", "-x", str(width), "-y", str(height),
-                   f"env {exports} {command}; echo $? > {shlex.quote(str(self.status_file))}; sleep 600")
+        self._tmux(
+            "new-session",
+            "-d",
+            "-x",
+            str(width),
+            "-y",
+            str(height),
+            f"env {exports} {command}; echo $? > {shlex.quote(str(self.status_file))}; sleep 600",
+        )
 
     def _tmux(self, *args: str) -> str:
         return subprocess.run(["tmux", "-L", self.socket, *args], check=True, capture_output=True, text=True).stdout
@@ -82,5 +89,11 @@ class Terminal:
 def terminal_env(config: Path, **extra: str) -> dict[str, str]:
     """The environment of a terminal: the user's config and cache kept out, a plain TERM."""
     config.mkdir(parents=True, exist_ok=True)
-    return {"TERM": "xterm-256color", "XDG_CONFIG_HOME": str(config), "XDG_CACHE_HOME": str(config / "cache"),
-            "PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", str(config)), **extra}
+    return {
+        "TERM": "xterm-256color",
+        "XDG_CONFIG_HOME": str(config),
+        "XDG_CACHE_HOME": str(config / "cache"),
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", str(config)),
+        **extra,
+    }

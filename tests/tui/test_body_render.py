@@ -76,7 +76,9 @@ def test_every_construct_reads_as_text_with_its_prefixes():
     assert "Some em and strong and gone and code" in shown[2]
     assert "• item one" in shown
     assert "• item two that is long enough to wrap" in shown
-    assert shown[shown.index("• item two that is long enough to wrap") + 1] == "  over the width of forty cells", "a hanging indent"
+    assert shown[shown.index("• item two that is long enough to wrap") + 1] == "  over the width of forty cells", (
+        "a hanging indent"
+    )
     assert "  ◦ nested a" in shown
     assert "• ☐ task open" in shown and "• ☑ task done" in shown
     assert "3. third" in shown and "4. fourth" in shown
@@ -114,7 +116,11 @@ def test_links_are_numbered_in_reading_order_tables_included():
     numbers = []
     for block in rendered.blocks:
         for content in (block.content, *(cell for row in block.rows for cell in row)):
-            numbers += [(link_number(s.style), content.plain[s.start:s.end]) for s in content.spans if link_number(s.style) is not None]
+            numbers += [
+                (link_number(s.style), content.plain[s.start : s.end])
+                for s in content.spans
+                if link_number(s.style) is not None
+            ]
     assert numbers == [(0, "a"), (1, "Bee"), (2, "C"), (3, "d"), (4, "E")]
 
 
@@ -252,7 +258,7 @@ async def test_marking_other_words_restyles_what_is_shown():
         body = app.query_one(Body)
         assert not any("$warning" in str(s.style) for line in body.lines for s in line.spans)
         body.mark(("beta",))
-        marked = [line.plain[s.start:s.end] for line in body.lines for s in line.spans if "$warning" in str(s.style)]
+        marked = [line.plain[s.start : s.end] for line in body.lines for s in line.spans if "$warning" in str(s.style)]
         assert marked == ["beta"]
 
 
@@ -281,7 +287,9 @@ async def test_a_newer_text_supersedes_one_still_being_added(builder):
 
 
 async def test_a_long_body_shows_its_first_screen_before_the_rest(builder):
-    builder.raw("Long.md", "# Long\n\n" + "".join(f"- item {n} with [[Other]] and **bold** words\n" for n in range(5000)))
+    builder.raw(
+        "Long.md", "# Long\n\n" + "".join(f"- item {n} with [[Other]] and **bold** words\n" for n in range(5000))
+    )
     builder.raw("Other.md", "# Other\n\nMore.\n")
     app = WorkbenchApp(builder.root, theme="workbench-dark")
     async with app.run_test(size=(100, 30)) as pilot:

@@ -18,9 +18,12 @@ IN_A_STRING = re.compile(r"[\"'][^\"']*\$text-muted[^\"']*[\"']")
 
 
 def test_no_content_style_in_the_tui_says_text_muted():
-    found = [f"{path.relative_to(TUI)}:{number}" for path in TUI.rglob("*.py")
-             for number, line in enumerate(path.read_text().splitlines(), start=1)
-             if IN_A_STRING.search(line)]
+    found = [
+        f"{path.relative_to(TUI)}:{number}"
+        for path in TUI.rglob("*.py")
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if IN_A_STRING.search(line)
+    ]
     assert not found, f"use '$text 60%' in Content styles: {found}"
 
 

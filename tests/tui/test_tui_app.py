@@ -123,7 +123,9 @@ async def test_lifecycle_changes_status_on_disk(sample_copy: Path):
         assert isinstance(app.screen, MainScreen)
         assert app.screen.query_one(DocumentViewer).view.document.status == "deprecated"
     after = (sample_copy / FASTAPI_FILE).read_bytes()
-    changed = [line for line in difflib.ndiff(before.decode().splitlines(), after.decode().splitlines()) if line[:1] in "+-"]
+    changed = [
+        line for line in difflib.ndiff(before.decode().splitlines(), after.decode().splitlines()) if line[:1] in "+-"
+    ]
     assert sorted(line[2:].split(":")[0] for line in changed) == ["status", "status", "updated_at", "updated_at"]
     assert "+ status: deprecated" in changed
 
@@ -150,7 +152,9 @@ async def test_lifecycle_cancel_writes_nothing(sample_copy: Path):
         draft = statuses.get_option("status:draft")
         assert draft.disabled and "not from active" in str(draft.prompt)
         assert "may go to deprecated, archived" in str(dialog.query_one("Label.section").content)
-        assert all("\n" not in str(statuses.get_option_at_index(n).prompt) for n in range(statuses.option_count)), "a line each"
+        assert all("\n" not in str(statuses.get_option_at_index(n).prompt) for n in range(statuses.option_count)), (
+            "a line each"
+        )
         assert not statuses.get_option("status:deprecated").disabled
         await pilot.press("down", "enter")
         await settle(pilot)
@@ -330,9 +334,28 @@ async def test_keys_dialog_lists_every_binding(sample_copy: Path):
         from textual.widgets import Label
 
         text = "\n".join(str(label.render()) for label in app.screen.query(Label))
-        for words in ("Lifecycle", "Raw", "Successor", "Back", "Palette", "Results", "Maximise", "Undo", "Edit", "Problems",
-                      "Conflicts", "Consolidate", "Deeper", "Link type", "Context pack", "Candidates", "Repair", "Repair file",
-                      "Merged text", "Reload and redo"):
+        for words in (
+            "Lifecycle",
+            "Raw",
+            "Successor",
+            "Back",
+            "Palette",
+            "Results",
+            "Maximise",
+            "Undo",
+            "Edit",
+            "Problems",
+            "Conflicts",
+            "Consolidate",
+            "Deeper",
+            "Link type",
+            "Context pack",
+            "Candidates",
+            "Repair",
+            "Repair file",
+            "Merged text",
+            "Reload and redo",
+        ):
             assert words in text
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
@@ -349,8 +372,21 @@ async def test_every_binding_has_an_id_and_a_tooltip():
     from workbench.tui.dialogs.problems import ProblemsDialog
     from workbench.tui.widgets.document_picker import DocumentPicker
 
-    owners = (WorkbenchApp, MainScreen, SearchPane, LinkPane, LifecycleDialog, Confirm, KeysDialog, ProblemsDialog,
-              ConflictsDialog, NewDocumentDialog, ConsolidateDialog, ExternalChangeDialog, DocumentPicker)
+    owners = (
+        WorkbenchApp,
+        MainScreen,
+        SearchPane,
+        LinkPane,
+        LifecycleDialog,
+        Confirm,
+        KeysDialog,
+        ProblemsDialog,
+        ConflictsDialog,
+        NewDocumentDialog,
+        ConsolidateDialog,
+        ExternalChangeDialog,
+        DocumentPicker,
+    )
     listed = {b.id for _, bindings in KEY_GROUPS for b in bindings}
     for owner in owners:
         for binding in owner.BINDINGS:
@@ -411,7 +447,9 @@ async def test_unopenable_vault_is_a_notification(tmp_path: Path):
         assert any(n.severity == "error" and "no such folder" in n.message for n in app._notifications)
         assert app.is_running
         listed = [str(option.prompt) for option in app.screen.query_one("#results", OptionList).options]
-        assert len(listed) == 1 and "could not be opened" in listed[0] and "no such folder" in listed[0], "the list says why, after the toast has gone"
+        assert len(listed) == 1 and "could not be opened" in listed[0] and "no such folder" in listed[0], (
+            "the list says why, after the toast has gone"
+        )
         header = screen_text(app).splitlines()[0]
         assert "not opened" in header and "loading" not in header
 

@@ -56,7 +56,10 @@ An image: ![a diagram](diagram.png), and <kbd>inline html</kbd>.
 
 @pytest.fixture
 def constructs_vault(builder) -> Path:
-    for path in (builder.raw("Every construct.md", EVERY_CONSTRUCT), builder.raw("Other.md", "# Other\n\nThe other note.\n")):
+    for path in (
+        builder.raw("Every construct.md", EVERY_CONSTRUCT),
+        builder.raw("Other.md", "# Other\n\nThe other note.\n"),
+    ):
         os.utime(path, (1_780_000_000, 1_780_000_000))  # the "updated" shown is the file's: the same every day
     return builder.root
 

@@ -49,9 +49,17 @@ def churn(root: Path, operations: int, failures: list[BaseException], seed: int 
         def text_for(doc_id: str, round_: int) -> str:
             targets = rng.sample(sorted(live), min(len(live), rng.randint(0, 2)))
             links = "[" + ", ".join(f"{{type: related_to, target: {t}}}" for t in targets if t != doc_id) + "]"
-            words = " ".join(rng.choice(["ledger", "refund", "webhook", "retry", "tenant", "audit"]) for _ in range(rng.randint(3, 30)))
-            return doc_text(doc_id, status=rng.choice(statuses), links=links, tags=f"[churn, r{round_}]",
-                            body=f"Churn round {round_}: {words}\n")
+            words = " ".join(
+                rng.choice(["ledger", "refund", "webhook", "retry", "tenant", "audit"])
+                for _ in range(rng.randint(3, 30))
+            )
+            return doc_text(
+                doc_id,
+                status=rng.choice(statuses),
+                links=links,
+                tags=f"[churn, r{round_}]",
+                body=f"Churn round {round_}: {words}\n",
+            )
 
         for step in range(operations):
             if step == 10:
@@ -64,7 +72,11 @@ def churn(root: Path, operations: int, failures: list[BaseException], seed: int 
                 (root / doc_path(ADDED_THEN_DELETED)).unlink()
                 live.discard(ADDED_THEN_DELETED)
             elif step == operations - 20:
-                write(root / doc_path(ADDED), doc_text(ADDED, body="The zanzibar lighthouse keeps its light.\n"), atomic=True)
+                write(
+                    root / doc_path(ADDED),
+                    doc_text(ADDED, body="The zanzibar lighthouse keeps its light.\n"),
+                    atomic=True,
+                )
             else:
                 action = rng.choices(["add", "rewrite", "delete", "readd", "append-sample"], [5, 6, 2, 1, 1])[0]
                 if action == "add" or not live:
@@ -96,8 +108,10 @@ def churn(root: Path, operations: int, failures: list[BaseException], seed: int 
 
 def snapshot(vault: Vault) -> tuple:
     """What a person sees of a vault: every file's id, title, status and validity, and every problem."""
-    records = sorted((r.path, r.document.id, r.document.title, r.document.status, r.document.valid, r.document.digest)
-                     for r in vault.records)
+    records = sorted(
+        (r.path, r.document.id, r.document.title, r.document.status, r.document.valid, r.document.digest)
+        for r in vault.records
+    )
     problems = sorted((p.path, p.line or 0, str(p.severity), p.code, p.message) for p in vault.problems)
     return vault.ids(), records, problems
 
@@ -107,7 +121,10 @@ def matches_disk(vault: Vault, root: Path) -> bool:
     on_disk = {}
     for path in root.rglob("*.md"):
         relative = path.relative_to(root)
-        if not any(part.startswith(".") for part in relative.parts) and relative.as_posix() not in ("log.md", "README.md"):
+        if not any(part.startswith(".") for part in relative.parts) and relative.as_posix() not in (
+            "log.md",
+            "README.md",
+        ):
             on_disk[relative.as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
     return {r.path: r.document.digest for r in vault.records} == on_disk
 
@@ -148,8 +165,15 @@ async def test_churn_on_disk_leaves_the_app_equal_to_a_fresh_open(sample_copy: P
         assert snapshot(vault) == snapshot(fresh)
         # The screen's summary (header counts, the graph, what a blank search lists) caught up too.
         valid_ids = {d.id for d in fresh.documents}
-        await wait_for(pilot, lambda: main.summary is not None and main.summary.files == len(fresh)
-                       and {d.id for d in main.summary.documents} == valid_ids, PATIENCE)
+        await wait_for(
+            pilot,
+            lambda: (
+                main.summary is not None
+                and main.summary.files == len(fresh)
+                and {d.id for d in main.summary.documents} == valid_ids
+            ),
+            PATIENCE,
+        )
 
         assert ADDED in fresh and DELETED_SAMPLE not in fresh and ADDED_THEN_DELETED not in fresh
         assert ADDED in (await search_for(pilot, "zanzibar"))

@@ -39,8 +39,13 @@ def dendron_vault(root: Path) -> Path:
     """Three Dendron notes linking each other: a format with no status and no Memory Core fields."""
     root.mkdir(parents=True)
     (root / "dendron.yml").write_text("version: 5\n")
-    for name, title, link in [("proj.alpha", "Alpha", "proj.beta"), ("proj.beta", "Beta", "proj.gamma"), ("proj.gamma", "Gamma", "proj.alpha")]:
-        (root / f"{name}.md").write_text(dedent(f"""\
+    for name, title, link in [
+        ("proj.alpha", "Alpha", "proj.beta"),
+        ("proj.beta", "Beta", "proj.gamma"),
+        ("proj.gamma", "Gamma", "proj.alpha"),
+    ]:
+        (root / f"{name}.md").write_text(
+            dedent(f"""\
             ---
             id: {name}-id
             title: {title}
@@ -50,7 +55,8 @@ def dendron_vault(root: Path) -> Path:
             ---
 
             {title} is part of the project; see [[{link}]].
-            """))
+            """)
+        )
     return root
 
 
@@ -219,7 +225,9 @@ async def test_ctrl_q_at_the_preview_of_an_edited_consolidation_asks(sample_copy
 
 
 def test_the_gates_refusals_are_said_without_command_line_flags():
-    said = in_dialog_terms("a new document must link to at least one existing document (--link TYPE:TARGET), so it is part of the graph")
+    said = in_dialog_terms(
+        "a new document must link to at least one existing document (--link TYPE:TARGET), so it is part of the graph"
+    )
     assert "--" not in said and "pick a type, search a target" in said
 
 
@@ -327,7 +335,9 @@ async def test_a_change_to_several_files_names_them_and_moves_file_to_file(sampl
     async with app.run_test(size=(80, 24)) as pilot:
         dialog = await consolidation_preview(pilot)
         assert len(dialog.files) == 5
-        assert "5 files: contexts/mem-context-test-suite.md" in screen_text(app).replace("\n", " ") or "5 files:" in screen_text(app)
+        assert "5 files: contexts/mem-context-test-suite.md" in screen_text(app).replace(
+            "\n", " "
+        ) or "5 files:" in screen_text(app)
         scroll = dialog.query_one("#diff-scroll")
         await pilot.press("right_square_bracket")
         await pilot.pause()
@@ -335,8 +345,9 @@ async def test_a_change_to_several_files_names_them_and_moves_file_to_file(sampl
         header = dialog.diff.splitlines()[dialog.starts[1]][:30]
         rows = screen_text(app).splitlines()
         top = scroll.content_region.y
-        assert header in rows[top] or (scroll.scroll_y == scroll.max_scroll_y and any(header in row for row in rows[top:])), \
-            "the second file's header tops the box, its long lines above wrapped"
+        assert header in rows[top] or (
+            scroll.scroll_y == scroll.max_scroll_y and any(header in row for row in rows[top:])
+        ), "the second file's header tops the box, its long lines above wrapped"
         await pilot.press("left_square_bracket")
         await pilot.pause()
         assert scroll.scroll_y == 0 and scroll.border_title.startswith("file 1 of 5")
@@ -375,8 +386,14 @@ async def test_conflicts_are_listed_by_title_with_whole_ids(sample_copy: Path):
         listing = dialog.query_one("#conflict-list", OptionList)
         width = listing.scrollable_content_region.width
         for doc_id in first.ids:  # each id on one line, whole or visibly shortened, never wrapped
-            shown = next(line.strip() for line in (listing.get_option_at_index(0).prompt.plain.splitlines()) if "mem-" in line and doc_id[:5] in line
-                         and line.strip()[-4:] == doc_id[-4:] and line.strip() in (doc_id, short_id(doc_id, len(line.strip()))))
+            shown = next(
+                line.strip()
+                for line in (listing.get_option_at_index(0).prompt.plain.splitlines())
+                if "mem-" in line
+                and doc_id[:5] in line
+                and line.strip()[-4:] == doc_id[-4:]
+                and line.strip() in (doc_id, short_id(doc_id, len(line.strip())))
+            )
             assert len(shown) + 4 <= width and f"    {shown}" in text, shown
 
 
@@ -384,9 +401,14 @@ def test_a_resolution_names_its_documents_by_title_unless_titles_are_shared():
     def doc(doc_id, title=None):
         return Document(id=doc_id, path=f"{doc_id}.md", meta={"title": title} if title else {}, body="")
 
-    docs = {d.id: d for d in (doc("adr-1", "Use Postgres"), doc("adr-10", "Use SQLite"), doc("adr-2", "Use Postgres"), doc("adr-3"))}
+    docs = {
+        d.id: d
+        for d in (doc("adr-1", "Use Postgres"), doc("adr-10", "Use SQLite"), doc("adr-2", "Use Postgres"), doc("adr-3"))
+    }
     assert titled("adr-10 supersedes adr-1", ["adr-1", "adr-10"], docs) == "“Use SQLite” supersedes “Use Postgres”"
-    assert titled("merge adr-1 into adr-2", ["adr-1", "adr-2"], docs) == "merge adr-1 into adr-2"  # the same title: ids tell them apart
+    assert (
+        titled("merge adr-1 into adr-2", ["adr-1", "adr-2"], docs) == "merge adr-1 into adr-2"
+    )  # the same title: ids tell them apart
     assert titled("adr-3 supersedes adr-1", ["adr-1", "adr-3"], docs) == "adr-3 supersedes adr-1"  # no title of its own
     assert titled("link adr-1 instead", ["adr-1", "adr-404"], docs) == "link adr-1 instead"  # not in the vault
 
@@ -395,8 +417,12 @@ async def test_a_resolutions_button_names_titles_not_ids_at_80x24(sample_copy: P
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(80, 24)) as pilot:
         dialog = await open_conflicts(pilot)
-        conflict = next(c for c in dialog.conflicts if c.kind in ("contradiction", "duplicate", "one-sided-supersession")
-                        and len({dialog.documents[i].title for i in c.ids}) == len(c.ids))
+        conflict = next(
+            c
+            for c in dialog.conflicts
+            if c.kind in ("contradiction", "duplicate", "one-sided-supersession")
+            and len({dialog.documents[i].title for i in c.ids}) == len(c.ids)
+        )
         dialog.query_one("#conflict-list", OptionList).highlighted = dialog.conflicts.index(conflict)
         await settle(pilot)
         labels = [str(button.label) for button in dialog.query("#resolutions Button")]
@@ -423,9 +449,11 @@ async def test_up_and_down_move_among_a_conflicts_resolutions(sample_copy: Path)
 
 def _luminance(color) -> float:
     """WCAG relative luminance of an opaque colour."""
+
     def channel(value: int) -> float:
         c = value / 255
         return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
     return 0.2126 * channel(color.r) + 0.7152 * channel(color.g) + 0.0722 * channel(color.b)
 
 
@@ -560,8 +588,13 @@ async def _to_ticks(pilot) -> None:
     await pilot.pause()
 
 
-STATES = {"preview": _to_preview, "conflicts": _to_conflicts, "gate-draft": _to_gate_refusal, "discard": _to_discard,
-          "consolidation": _to_ticks}
+STATES = {
+    "preview": _to_preview,
+    "conflicts": _to_conflicts,
+    "gate-draft": _to_gate_refusal,
+    "discard": _to_discard,
+    "consolidation": _to_ticks,
+}
 
 
 @pytest.mark.slow

@@ -66,7 +66,16 @@ async def test_enter_before_the_hits_arrive_waits_for_them():
         queries.append(query)
         if query == "ab":
             release.wait(5)
-        return [Hit(id=f"mem-note-{query}", path=f"notes/mem-note-{query}.md", title=query, type="note", status="active", score=1.0)]
+        return [
+            Hit(
+                id=f"mem-note-{query}",
+                path=f"notes/mem-note-{query}.md",
+                title=query,
+                type="note",
+                status="active",
+                score=1.0,
+            )
+        ]
 
     app = PickerApp(slow_search)
     async with app.run_test(size=(80, 20)) as pilot:

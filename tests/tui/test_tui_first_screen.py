@@ -32,7 +32,9 @@ def lookalike(root: Path, doc_id: str, body: str) -> None:
         f"---\nschema_version: v1\nid: {doc_id}\ntype: note\ntitle: Lookup\nstatus: active\n"
         f"created_at: 2026-06-01\nupdated_at: 2026-06-01\nproject: tern\ntags: []\nlinks: []\n"
         f"supersedes: []\nsuperseded_by: []\nprovenance:\n  source: agent-claude\n  confidence: high\n"
-        f"---\n\n{body}\n", encoding="utf-8")
+        f"---\n\n{body}\n",
+        encoding="utf-8",
+    )
 
 
 @pytest.fixture
@@ -43,6 +45,7 @@ def lookalikes(sample_copy: Path) -> Path:
 
 
 # -- 1. help and quit are always on screen ---------------------------------------------------------
+
 
 async def test_the_first_screen_starts_on_the_results_with_help_and_quit_first_in_the_footer(sample_copy: Path):
     app = WorkbenchApp(sample_copy)
@@ -87,6 +90,7 @@ async def test_escape_leaves_the_box_and_the_footer_says_so_only_while_typing(sa
 
 # -- 2. results can be told apart -------------------------------------------------------------------
 
+
 async def test_hits_titled_alike_show_their_ids_and_the_words_around_the_match(lookalikes: Path):
     app = WorkbenchApp(lookalikes)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -96,7 +100,9 @@ async def test_hits_titled_alike_show_their_ids_and_the_words_around_the_match(l
         assert set(result_ids(app)[:2]) == {"mem-note-lookup-cli", "mem-note-lookup-editor"}
         text = screen_text(app)
         assert "mem-note-lookup-cli" in text and "mem-note-lookup-editor" in text
-        prompts = " ".join(" ".join(str(option.prompt).split()) for option in app.screen.query_one("#results", OptionList).options)
+        prompts = " ".join(
+            " ".join(str(option.prompt).split()) for option in app.screen.query_one("#results", OptionList).options
+        )
         assert "by its lookup name" in prompts and "a lookup opens a picker" in prompts
 
 
@@ -110,6 +116,7 @@ async def test_a_blank_query_lists_ids_without_snippets(sample_copy: Path):
 
 
 # -- 3. the header says what it counts ---------------------------------------------------------------
+
 
 async def test_the_header_keeps_its_counts_whole_on_a_narrow_terminal(sample_copy: Path, tmp_path: Path):
     long_named = tmp_path / "a-vault-folder-with-a-rather-long-name-indeed"
@@ -126,26 +133,40 @@ async def test_the_header_keeps_its_counts_whole_on_a_narrow_terminal(sample_cop
         assert screen_text(app).splitlines()[0].rstrip().endswith("conflicts: press c")
 
 
-
-
 # -- 4. the links pane: titles alike, keys from anywhere ------------------------------------------------
 
+
 def test_links_to_documents_titled_alike_show_their_ids():
-    groups = LinkGroups(outgoing={"related_to": [
-        Neighbour("related_to", "tags.feature.lookup", "Lookup", "active"),
-        Neighbour("related_to", "dendron.topic.lookup", "Lookup", "active"),
-        Neighbour("related_to", "dendron.topic.schema", "Schemas", "active"),
-    ]}, root="here")
+    groups = LinkGroups(
+        outgoing={
+            "related_to": [
+                Neighbour("related_to", "tags.feature.lookup", "Lookup", "active"),
+                Neighbour("related_to", "dendron.topic.lookup", "Lookup", "active"),
+                Neighbour("related_to", "dendron.topic.schema", "Schemas", "active"),
+            ]
+        },
+        root="here",
+    )
     prompts = [str(option.prompt) for option in link_options(groups) if option is not None and option.id]
     assert prompts[0].endswith("tags.feature.lookup") and prompts[1].endswith("dendron.topic.lookup")
     assert "dendron.topic.schema" not in prompts[2]
 
 
 def test_links_whose_titles_the_pane_would_cut_alike_show_their_ids():
-    groups = LinkGroups(incoming={"depends_on": [
-        Neighbour("depends_on", "mem-decision-jobs-procrastinate", "Use a Postgres-backed job queue (procrastinate)", "active"),
-        Neighbour("depends_on", "mem-decision-mail-queue", "Use a Postgres-backed queue for mail", "active"),
-    ]}, root="here")
+    groups = LinkGroups(
+        incoming={
+            "depends_on": [
+                Neighbour(
+                    "depends_on",
+                    "mem-decision-jobs-procrastinate",
+                    "Use a Postgres-backed job queue (procrastinate)",
+                    "active",
+                ),
+                Neighbour("depends_on", "mem-decision-mail-queue", "Use a Postgres-backed queue for mail", "active"),
+            ]
+        },
+        root="here",
+    )
     prompts = [str(option.prompt) for option in link_options(groups) if option is not None and option.id]
     assert prompts[0].endswith("mem-decision-jobs-procrastinate") and prompts[1].endswith("mem-decision-mail-queue")
 
@@ -184,6 +205,7 @@ async def test_keys_that_cannot_act_say_why(sample_copy: Path):
 
 # -- 5. maximise a pane ----------------------------------------------------------------------------------
 
+
 async def test_m_gives_the_viewer_the_whole_window_and_m_or_escape_gives_it_back(sample_copy: Path):
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -209,14 +231,25 @@ async def test_m_gives_the_viewer_the_whole_window_and_m_or_escape_gives_it_back
 
 # -- 6. the keys dialog lists what was added -------------------------------------------------------------
 
+
 def test_the_keys_dialog_lists_every_new_key():
-    listed = {(binding.key, binding.description) for _, bindings in KEY_GROUPS for binding in bindings if not binding.system}
-    for key, description in [("question_mark", "Keys"), ("q", "Quit"), ("f1", "Keys"), ("m", "Maximise"),
-                             ("m", "Restore"), ("escape", "Results"), ("ctrl+q", "Quit")]:
+    listed = {
+        (binding.key, binding.description) for _, bindings in KEY_GROUPS for binding in bindings if not binding.system
+    }
+    for key, description in [
+        ("question_mark", "Keys"),
+        ("q", "Quit"),
+        ("f1", "Keys"),
+        ("m", "Maximise"),
+        ("m", "Restore"),
+        ("escape", "Results"),
+        ("ctrl+q", "Quit"),
+    ]:
         assert (key, description) in listed, key
 
 
 # -- snapshots ---------------------------------------------------------------------------------------------
+
 
 @pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")

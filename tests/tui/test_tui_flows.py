@@ -221,12 +221,18 @@ async def test_problems_repair_of_a_file_with_nothing_repairable_says_so(sample_
         before = (sample_copy / "contexts/mem-context-local-dev-setup.md").read_bytes()
         await pilot.press("f")
         await settle(pilot)
-        assert any("Nothing to change" in n and "nothing in it can be repaired automatically; enter opens it" in n for n in notes(app))
+        assert any(
+            "Nothing to change" in n and "nothing in it can be repaired automatically; enter opens it" in n
+            for n in notes(app)
+        )
         back = app.screen  # the list again, at that file, so that "enter opens it" is true
         assert isinstance(back, ProblemsDialog) and back.selected.path == "contexts/mem-context-local-dev-setup.md"
         await pilot.press("enter")
         await settle(pilot)
-        assert isinstance(app.screen, MainScreen) and app.screen.current.document.path == "contexts/mem-context-local-dev-setup.md"
+        assert (
+            isinstance(app.screen, MainScreen)
+            and app.screen.current.document.path == "contexts/mem-context-local-dev-setup.md"
+        )
     assert (sample_copy / "contexts/mem-context-local-dev-setup.md").read_bytes() == before
 
 
@@ -242,7 +248,9 @@ async def test_conflicts_queue_resolves_with_preview(sample_copy: Path):
         text = screen_text(app)
         assert "contradiction" in text and "stale-link" in text and "may replace" in text
         buttons = list(dialog.query(Button).filter("#resolutions Button"))
-        assert str(buttons[0].label) == "“Store money as NUMERIC(12,2) decimals” supersedes “Store money as integer cents”"
+        assert (
+            str(buttons[0].label) == "“Store money as NUMERIC(12,2) decimals” supersedes “Store money as integer cents”"
+        )
         await pilot.press("enter")  # to the resolutions
         assert app.focused is buttons[0]
         await pilot.press("enter")
@@ -255,11 +263,16 @@ async def test_conflicts_queue_resolves_with_preview(sample_copy: Path):
         assert isinstance(app.screen, ConflictsDialog), "the queue comes back after a resolution"
         kinds = [c.kind for c in app.screen.conflicts]
         assert "contradiction" not in kinds
-        assert ["mem-index-billing", "mem-decision-money-integer-cents"] in [c.ids for c in app.screen.conflicts]  # now a stale link
+        assert ["mem-index-billing", "mem-decision-money-integer-cents"] in [
+            c.ids for c in app.screen.conflicts
+        ]  # now a stale link
         await pilot.press("escape")
         assert f"{len(kinds)} conflicts" in screen_text(app)
     assert b"status: superseded" in cents.read_bytes()
-    assert b"superseded_by: [mem-decision-money-numeric-decimal]" in cents.read_bytes() or b"- mem-decision-money-numeric-decimal" in cents.read_bytes()
+    assert (
+        b"superseded_by: [mem-decision-money-numeric-decimal]" in cents.read_bytes()
+        or b"- mem-decision-money-numeric-decimal" in cents.read_bytes()
+    )
 
 
 async def test_stale_link_is_retargeted(sample_copy: Path):
@@ -279,7 +292,6 @@ async def test_stale_link_is_retargeted(sample_copy: Path):
         await settle(pilot)
     text = source.read_text()
     assert "target: mem-decision-jobs-procrastinate" in text and "target: mem-decision-jobs-celery-redis" not in text
-
 
 
 @pytest.mark.slow
@@ -369,11 +381,17 @@ async def test_write_gate_shows_each_candidate_beside_the_draft(sample_copy: Pat
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(120, 40)) as pilot:
         dialog = await gate_candidates_for_a_money_decision(pilot)
-        assert [c.id for c in dialog.candidates][:2] == ["mem-decision-money-integer-cents", "mem-decision-money-numeric-decimal"]
+        assert [c.id for c in dialog.candidates][:2] == [
+            "mem-decision-money-integer-cents",
+            "mem-decision-money-numeric-decimal",
+        ]
         draft_side, candidate_side = dialog.query_one("#draft-side"), dialog.query_one("#candidate-side")
         assert draft_side.region.y == candidate_side.region.y and draft_side.region.right <= candidate_side.region.x
         draft = str(dialog.query_one("#draft-text").render())
-        assert "Store money as integer cents, always" in draft and "All amounts are integer cents; no floats anywhere." in draft
+        assert (
+            "Store money as integer cents, always" in draft
+            and "All amounts are integer cents; no floats anywhere." in draft
+        )
         shown = str(dialog.query_one("#candidate-text").render())
         assert "Supersede it" in shown and "shares tags billing, money" in shown  # the reasons
         assert "minor units (cents)" in shown  # the candidate's own text
@@ -495,7 +513,9 @@ async def test_consolidation_redone_after_an_agent_wrote_to_the_target_keeps_bot
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(120, 40)) as pilot:
         await type_into_merged_text(pilot, await consolidation_dialog(pilot), "Pinned TZ=UTC in CI.")
-        agent = target.read_text().replace("Known flakiness (October-November 2026)", "Known flakiness (October-December 2026)")
+        agent = target.read_text().replace(
+            "Known flakiness (October-November 2026)", "Known flakiness (October-December 2026)"
+        )
         target.write_text(agent)  # an agent, while the person was editing
         await pilot.press("ctrl+s")
         await settle(pilot)
@@ -650,7 +670,11 @@ async def test_graph_navigator_depth_filter_chain_pack_and_breadcrumbs(sample_co
         prompts = lambda: [str(o.prompt) for o in links.options if o is not None]
         assert "Supersession chain (oldest first)" in prompts()
         chain = [n.doc_id for n in links.neighbours.chain]
-        assert chain == ["mem-decision-jobs-cron-table", "mem-decision-jobs-celery-redis", "mem-decision-jobs-procrastinate"]
+        assert chain == [
+            "mem-decision-jobs-cron-table",
+            "mem-decision-jobs-celery-redis",
+            "mem-decision-jobs-procrastinate",
+        ]
         await pilot.press("g", "plus")
         await settle(pilot)
         assert links.neighbours.depth == 2 and links.neighbours.further[2]
@@ -699,12 +723,30 @@ async def test_a_deprecated_record_is_given_its_successor_from_the_queue_in_an_a
     root = tmp_path / "adr"
     root.mkdir()
     records = {
-        "0001-rabbitmq-queue.md": ("Queue backend: RabbitMQ broker", "Deprecated", "Jobs need a queue.",
-                                   "Background jobs go through a RabbitMQ broker with durable queues and dead letters."),
-        "0002-kafka-queue.md": ("Queue backend: Kafka topics", "Accepted", "The RabbitMQ broker of ADR 0001 could not keep up.",
-                                "Background jobs go through Kafka topics; durable queues become partitions, dead letters a topic."),
-        "0003-logging.md": ("Structured JSON logging", "Accepted", "Logs were free text.", "Every service logs JSON lines with a request id."),
-        "0004-rest.md": ("Use REST for the public API", "Accepted", "Clients differ.", "Resources and verbs; JSON bodies; versioned paths."),
+        "0001-rabbitmq-queue.md": (
+            "Queue backend: RabbitMQ broker",
+            "Deprecated",
+            "Jobs need a queue.",
+            "Background jobs go through a RabbitMQ broker with durable queues and dead letters.",
+        ),
+        "0002-kafka-queue.md": (
+            "Queue backend: Kafka topics",
+            "Accepted",
+            "The RabbitMQ broker of ADR 0001 could not keep up.",
+            "Background jobs go through Kafka topics; durable queues become partitions, dead letters a topic.",
+        ),
+        "0003-logging.md": (
+            "Structured JSON logging",
+            "Accepted",
+            "Logs were free text.",
+            "Every service logs JSON lines with a request id.",
+        ),
+        "0004-rest.md": (
+            "Use REST for the public API",
+            "Accepted",
+            "Clients differ.",
+            "Resources and verbs; JSON bodies; versioned paths.",
+        ),
     }
     for name, (title, status, context, decision) in records.items():
         (root / name).write_text(ADR_RECORD.format(title=title, status=status, context=context, decision=decision))

@@ -51,5 +51,7 @@ async def test_a_key_that_does_not_fit_whole_is_left_out_not_cut(sample_copy: Pa
             palette = footer.query_one(".-command-palette")
             shown = [key for key in keys if key.display]
             assert shown and all(key.region.right <= palette.region.x for key in shown), size
-            assert [key.display for key in keys] == sorted((key.display for key in keys), reverse=True), "only the last ones go"
+            assert [key.display for key in keys] == sorted((key.display for key in keys), reverse=True), (
+                "only the last ones go"
+            )
         assert all(key.display for key in keys), "at 160 columns every key fits"

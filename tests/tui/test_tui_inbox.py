@@ -29,9 +29,13 @@ CLAUDE = Agent("claude-code", "agent-claude")
 def fill(root: Path) -> dict[str, str]:
     """An agent's draft, a merge and a request to forget, oldest first."""
     vault = Vault.open(root)
-    note = Draft("note", "Stripe retries webhooks for three days", ["stripe"], [("related_to", "mem-entity-stripe")], "Seen.\n")
+    note = Draft(
+        "note", "Stripe retries webhooks for three days", ["stripe"], [("related_to", "mem-entity-stripe")], "Seen.\n"
+    )
     created = vault.agent_create(note, CLAUDE).created_id
-    vault.agent_merge_into("mem-entity-stripe", Draft("entity", "Retry window", [], [], "Three days.\n"), Agent("codex-cli", "agent-codex"))
+    vault.agent_merge_into(
+        "mem-entity-stripe", Draft("entity", "Retry window", [], [], "Three days.\n"), Agent("codex-cli", "agent-codex")
+    )
     vault.request_forget("mem-note-sentry-healthcheck-noise", CLAUDE, "fixed upstream")
     return {"create": created}
 
@@ -164,7 +168,11 @@ async def test_the_forget_confirmation_shows_its_buttons_and_escape_goes_back_to
         assert isinstance(confirm, ConfirmForgetDialog)
         frame = confirm.query_one("#dialog").region
         for button in confirm.query("Button"):
-            assert frame.contains_region(button.region) and button.region.width > 0, (str(button.label), button.region, frame)
+            assert frame.contains_region(button.region) and button.region.width > 0, (
+                str(button.label),
+                button.region,
+                frame,
+            )
         assert "Forget for good" in screen_text(app) and "Keep it" in screen_text(app)
         await pilot.press("escape")
         await settle(pilot)
@@ -185,9 +193,13 @@ async def test_the_open_inbox_follows_what_agents_write_and_what_is_settled_else
         await highlight(pilot, dialog, "merge")
         assert len(dialog.requests) == 3
         other = Vault.open(sample_copy)  # another process's vault: an agent, the command line
-        other.agent_create(Draft("note", "Stripe payouts take two days", [], [("related_to", "mem-entity-stripe")], "x"), CLAUDE)
+        other.agent_create(
+            Draft("note", "Stripe payouts take two days", [], [("related_to", "mem-entity-stripe")], "x"), CLAUDE
+        )
         await wait_for(pilot, lambda: len(dialog.requests) == 4)
-        assert "Stripe payouts take two days" in [r.title for r in dialog.requests] and "4 from agents" in str(dialog.query_one("#dialog").border_title)
+        assert "Stripe payouts take two days" in [r.title for r in dialog.requests] and "4 from agents" in str(
+            dialog.query_one("#dialog").border_title
+        )
         assert dialog.selected.kind == "merge"  # the highlight stays on the request it was on
         other.settle("mem-note-sentry-healthcheck-noise", "keep")
         await wait_for(pilot, lambda: len(dialog.requests) == 3)
@@ -218,30 +230,51 @@ async def test_revert_and_keep(sample_copy):
 async def test_an_agent_writing_over_mcp_is_seen_by_the_open_workbench(sample_copy):
     app = WorkbenchApp(sample_copy, theme="workbench-dark")
     seen: list = []
-    env = {"PYTHONPATH": str(ROOT), **{k: os.environ[k] for k in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME") if k in os.environ}}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "workbench.cli", "--vault", str(sample_copy), "mcp"], env=env)
+    env = {
+        "PYTHONPATH": str(ROOT),
+        **{k: os.environ[k] for k in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME") if k in os.environ},
+    }
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "workbench.cli", "--vault", str(sample_copy), "mcp"], env=env
+    )
     async with app.run_test(size=(100, 30), notifications=True, message_hook=seen.append) as pilot:
         await settle(pilot)
         await wait_for(pilot, lambda: app.screen.watcher is not None and app.screen.watcher.ready.is_set())
         with open(os.devnull, "w") as quiet:
             async with stdio_client(params, errlog=quiet) as (read, write):
-                async with ClientSession(read, write, client_info=Implementation(name="claude-code", version="1")) as agent:
+                async with ClientSession(
+                    read, write, client_info=Implementation(name="claude-code", version="1")
+                ) as agent:
                     await agent.initialize()
                     await agent.call_tool("memory_search", {"query": "sendgrid sandbox webhooks"})
-                    result = await agent.call_tool("memory_write", {
-                        "type": "note", "title": "SendGrid sandbox mode drops webhooks", "body": "No events in sandbox.",
-                        "links": ["related_to:mem-entity-sendgrid"], "decision": "create"})
+                    result = await agent.call_tool(
+                        "memory_write",
+                        {
+                            "type": "note",
+                            "title": "SendGrid sandbox mode drops webhooks",
+                            "body": "No events in sandbox.",
+                            "links": ["related_to:mem-entity-sendgrid"],
+                            "decision": "create",
+                        },
+                    )
                     assert not result.is_error, result.content[0].text
         doc_id = result.structured_content["id"]
+
         # Taken from the messages, not from the toasts on screen: on a loaded machine a toast can
         # time out before the test looks.
         def toasts():
-            return [m.notification for m in seen if isinstance(m, Notify) and m.notification.title == "An agent wrote · i opens the inbox"]
+            return [
+                m.notification
+                for m in seen
+                if isinstance(m, Notify) and m.notification.title == "An agent wrote · i opens the inbox"
+            ]
 
         await wait_for(pilot, toasts)
         toast = toasts()[0]
         assert toast.message.startswith(f"claude-code: wrote a new note, {doc_id}")
-        await wait_for(pilot, lambda: app.screen.summary is not None and any(d.id == doc_id for d in app.screen.summary.documents))
+        await wait_for(
+            pilot, lambda: app.screen.summary is not None and any(d.id == doc_id for d in app.screen.summary.documents)
+        )
         await pilot.press("escape", "i")
         await settle(pilot)
         assert isinstance(app.screen, InboxDialog) and [r.doc_id for r in app.screen.requests] == [doc_id]
@@ -249,7 +282,8 @@ async def test_an_agent_writing_over_mcp_is_seen_by_the_open_workbench(sample_co
 
 def frozen_requests(root: Path) -> None:
     """Requests written into the files with fixed times and no history, so the picture never moves."""
-    (root / "notes/mem-note-stripe-retry-window.md").write_text("""\
+    (root / "notes/mem-note-stripe-retry-window.md").write_text(
+        """\
 ---
 schema_version: v1
 id: mem-note-stripe-retry-window
@@ -278,18 +312,26 @@ awaiting_review:
 
 Seen in the dashboard: a failed delivery is retried with exponential backoff for up to three
 days, so the handler must stay idempotent for that long.
-""", "utf-8")
+""",
+        "utf-8",
+    )
     path = root / "notes/mem-note-sentry-healthcheck-noise.md"
     text = path.read_text("utf-8")
     head, rest = text[4:].split("\n---\n", 1)
-    path.write_text("---\n" + head + """
+    path.write_text(
+        "---\n"
+        + head
+        + """
 awaiting_review:
   - action: forget
     agent: codex-cli
     at: "2026-11-30T10:02:00"
     reason: the SDK filters health checks now
 ---
-""" + rest, "utf-8")
+"""
+        + rest,
+        "utf-8",
+    )
 
 
 def test_the_inbox_on_a_small_terminal(snap_compare, sample_copy: Path):

@@ -22,7 +22,12 @@ from workbench.tui.widgets.viewer import split_source
 
 
 def doc(doc_id: str, title: str, status: str = "active", links: list | None = None) -> Document:
-    return Document(doc_id, f"x/{doc_id}.md", {"title": title, "status": status, "type": doc_id.split("-")[1], "links": links or []}, "")
+    return Document(
+        doc_id,
+        f"x/{doc_id}.md",
+        {"title": title, "status": status, "type": doc_id.split("-")[1], "links": links or []},
+        "",
+    )
 
 
 def test_history_is_like_a_browser():

@@ -20,8 +20,11 @@ FASTAPI = "mem-decision-api-fastapi"
 def covered_buttons(app: WorkbenchApp) -> list[str]:
     """The labels of the dialog's buttons that a notice is drawn over."""
     toasts = [toast.region for toast in app.screen.query(Toast)]
-    return [str(button.label) for button in app.screen.query(Button)
-            if button.display and any(button.region.overlaps(toast) for toast in toasts)]
+    return [
+        str(button.label)
+        for button in app.screen.query(Button)
+        if button.display and any(button.region.overlaps(toast) for toast in toasts)
+    ]
 
 
 @pytest.mark.parametrize("then", ["u", "p"])
@@ -49,7 +52,9 @@ async def test_the_first_screen_lists_whole_ids_one_line_each_and_the_column_gro
     app = WorkbenchApp(sample_copy, theme="workbench-dark")
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
-        lines = [line.split("│")[1].strip(" ▁▂▃▄▅▆▇█") for line in screen_text(app).splitlines() if line.startswith("│")]
+        lines = [
+            line.split("│")[1].strip(" ▁▂▃▄▅▆▇█") for line in screen_text(app).splitlines() if line.startswith("│")
+        ]
         listed = [doc.id for doc in Vault.open(sample_copy).search("", 20)]
         shown = [line for line in lines if line.startswith("mem-")]  # an id's line, whole or cut
         for doc_id, line in zip(listed, shown, strict=False):
@@ -72,7 +77,9 @@ async def test_a_search_that_matches_nothing_says_so_and_the_box_suggests_this_v
         for query in ("type:decision", "is:orphan zebra"):
             await type_text(pilot, query)
             await settle(pilot)
-            listed = " ".join(line.split("│")[1].strip() for line in screen_text(app).splitlines() if line.startswith("│"))
+            listed = " ".join(
+                line.split("│")[1].strip() for line in screen_text(app).splitlines() if line.startswith("│")
+            )
             assert f"No document matches {query}" in " ".join(listed.split()), screen_text(app)
             await pilot.press(*["backspace"] * len(query))
             await settle(pilot)
@@ -111,7 +118,10 @@ async def test_below_100_columns_the_keys_that_brought_the_links_give_the_result
 
 
 async def test_t_offers_only_the_link_types_the_document_has_and_another_document_shows_them_all(builder):
-    builder.add("mem-note-hub", links=[{"type": "related_to", "target": "mem-note-a"}, {"type": "depends_on", "target": "mem-note-b"}])
+    builder.add(
+        "mem-note-hub",
+        links=[{"type": "related_to", "target": "mem-note-a"}, {"type": "depends_on", "target": "mem-note-b"}],
+    )
     builder.add("mem-note-a", links=[{"type": "related_to", "target": "mem-note-b"}])
     builder.add("mem-note-b")
     app = WorkbenchApp(builder.root, theme="workbench-dark")
@@ -127,7 +137,11 @@ async def test_t_offers_only_the_link_types_the_document_has_and_another_documen
             await pilot.press("t")
             await settle(pilot)
             titles.append(f"{links.border_title} | {links.border_subtitle}")
-        assert titles == ["Links · depth 1 | related_to only · t", "Links · depth 1 | depends_on only · t", "Links · depth 1 | "]
+        assert titles == [
+            "Links · depth 1 | related_to only · t",
+            "Links · depth 1 | depends_on only · t",
+            "Links · depth 1 | ",
+        ]
         await pilot.press("t")  # related_to only, then open a related document
         await settle(pilot)
         await pilot.press("down", "enter")

@@ -97,13 +97,17 @@ def test_write_gate_draft(snap_compare, sample_copy: Path, theme: str):
 
 @pytest.mark.parametrize("theme", THEMES)
 def test_write_gate_candidates(snap_compare, sample_copy: Path, theme: str):
-    assert snap_compare(WorkbenchApp(sample_copy, theme=theme), terminal_size=(100, 30), run_before=money_decision_candidates)
+    assert snap_compare(
+        WorkbenchApp(sample_copy, theme=theme), terminal_size=(100, 30), run_before=money_decision_candidates
+    )
 
 
 @pytest.mark.parametrize("theme", THEMES)
 def test_write_gate_candidates_on_a_small_terminal(snap_compare, sample_copy: Path, theme: str):
     """At 80x24 the draft and the candidate stack instead of standing side by side."""
-    assert snap_compare(WorkbenchApp(sample_copy, theme=theme), terminal_size=(80, 24), run_before=money_decision_candidates)
+    assert snap_compare(
+        WorkbenchApp(sample_copy, theme=theme), terminal_size=(80, 24), run_before=money_decision_candidates
+    )
 
 
 @pytest.mark.parametrize("theme", THEMES)
@@ -136,8 +140,11 @@ def test_change_preview(snap_compare, sample_copy: Path, theme: str):
     async def preview(pilot):
         await settle(pilot)
         await open_by_search(pilot, "fastapi")
-        await pilot.app.push_screen(ConfirmPlanDialog("status mem-decision-api-fastapi: active → deprecated", STATUS_DIFF,
-                                                      title="Change the status?"))
+        await pilot.app.push_screen(
+            ConfirmPlanDialog(
+                "status mem-decision-api-fastapi: active → deprecated", STATUS_DIFF, title="Change the status?"
+            )
+        )
         await settle(pilot)
 
     assert snap_compare(WorkbenchApp(sample_copy, theme=theme), terminal_size=(100, 30), run_before=preview)

@@ -83,8 +83,12 @@ async def test_a_list_replaced_before_the_rest_of_the_last_one_arrived_keeps_non
         assert results.option_count == 1 and "the vault went away" in str(results.get_option_at_index(0).prompt)
 
 
-DEFERRED = ("yaml", "workbench.tui.dialogs.confirm_plan", "workbench.tui.dialogs.external_change",
-            "workbench.tui.dialogs.lifecycle")
+DEFERRED = (
+    "yaml",
+    "workbench.tui.dialogs.confirm_plan",
+    "workbench.tui.dialogs.external_change",
+    "workbench.tui.dialogs.lifecycle",
+)
 
 FIRST_TITLES = """
 import sys
@@ -110,8 +114,13 @@ print(FirstTitles(Path(sys.argv[1]), theme="workbench-dark").run(headless=True))
 
 def test_the_first_titles_of_a_vault_opened_before_need_no_dialog_and_no_yaml(sample_copy):
     Vault.open(sample_copy)  # the derived store in place: no file is parsed at the next start
-    loaded = subprocess.run([sys.executable, "-c", FIRST_TITLES, str(sample_copy), *DEFERRED],
-                            capture_output=True, text=True, check=True, timeout=120)
+    loaded = subprocess.run(
+        [sys.executable, "-c", FIRST_TITLES, str(sample_copy), *DEFERRED],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     assert loaded.stdout.split() == []
 
 

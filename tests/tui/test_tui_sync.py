@@ -18,8 +18,18 @@ DOC = "mem-decision-retry"
 
 def waiting_merge(tmp_path):
     laptop, server = make_clones(tmp_path)
-    write(laptop, DOC, ("title: Title of mem-decision-retry", "title: Retry on the laptop"), ("confidence: high", "confidence: low"))
-    write(server, DOC, ("title: Title of mem-decision-retry", "title: Retry on the server"), ("confidence: high", "confidence: medium"))
+    write(
+        laptop,
+        DOC,
+        ("title: Title of mem-decision-retry", "title: Retry on the laptop"),
+        ("confidence: high", "confidence: low"),
+    )
+    write(
+        server,
+        DOC,
+        ("title: Title of mem-decision-retry", "title: Retry on the server"),
+        ("confidence: high", "confidence: medium"),
+    )
     assert sync(laptop) == 0
     assert sync(server) == 1
     return laptop, server

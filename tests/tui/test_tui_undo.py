@@ -68,12 +68,16 @@ async def test_u_names_each_step_and_says_what_comes_next_and_U_redoes(sample_co
         assert f"Next u: undo 2 of 2: status {FASTAPI}: active → deprecated" in message
         await pilot.press("u")
         await settle(pilot)
-        assert app.screen.summary.startswith(f"undo 2 of 2: status {FASTAPI}: active → deprecated"), "the one before, knowingly"
+        assert app.screen.summary.startswith(f"undo 2 of 2: status {FASTAPI}: active → deprecated"), (
+            "the one before, knowingly"
+        )
         await pilot.press("n")
         await settle(pilot)
         await pilot.press("U")
         await settle(pilot)
-        assert isinstance(app.screen, ConfirmPlanDialog) and app.screen.summary.startswith(f"redo 1 of 2: status {FASTAPI}")
+        assert isinstance(app.screen, ConfirmPlanDialog) and app.screen.summary.startswith(
+            f"redo 1 of 2: status {FASTAPI}"
+        )
         assert "+status: active" in app.screen.diff
         assert path.read_bytes() == first, "nothing before confirming"
         await pilot.press("y")
@@ -99,7 +103,10 @@ async def test_redo_is_refused_by_name_when_an_agent_wrote_the_file_since(sample
         await pilot.press("escape", "U")
         await settle(pilot)
         assert isinstance(app.screen, MainScreen), "no preview of a redo that would overwrite it"
-        assert seen[-1].startswith("Refused: cannot redo") and "has changed since it was undone; nothing was written" in seen[-1]
+        assert (
+            seen[-1].startswith("Refused: cannot redo")
+            and "has changed since it was undone; nothing was written" in seen[-1]
+        )
         assert path.read_bytes() == agents
 
 
@@ -123,10 +130,13 @@ async def test_H_lists_the_steps_with_the_position_marked_and_u_there_previews_t
         await settle(pilot)
         assert isinstance(app.screen, ConfirmPlanDialog)
         assert app.screen.summary.startswith(f"undo 2 of 2: status {FASTAPI}: active → deprecated")
-    assert any(b.key == "U" and b.action == "redo" for _, bindings in KEY_GROUPS for b in bindings), "the keys dialog lists redo"
+    assert any(b.key == "U" and b.action == "redo" for _, bindings in KEY_GROUPS for b in bindings), (
+        "the keys dialog lists redo"
+    )
 
 
 # -- snapshots: a stack planted with fixed times ------------------------------------------------
+
 
 def plant_stack(root: Path) -> None:
     """Three steps as the history keeps them: the oldest done, the newest done (the FastAPI
@@ -134,9 +144,17 @@ def plant_stack(root: Path) -> None:
     times are fixed, long before any session, so the pictures never depend on the day."""
 
     def plant(folder: str, name: str, when: dt.datetime, summary: str, path: str, before: bytes, after: bytes) -> None:
-        record = {"id": name, "summary": summary, "time": when.timestamp(), "state": "committed", "log": [],
-                  "files": [{"path": path, "before": base64.b64encode(before).decode(), "after": base64.b64encode(after).decode()}],
-                  "keep_history": True}
+        record = {
+            "id": name,
+            "summary": summary,
+            "time": when.timestamp(),
+            "state": "committed",
+            "log": [],
+            "files": [
+                {"path": path, "before": base64.b64encode(before).decode(), "after": base64.b64encode(after).decode()}
+            ],
+            "keep_history": True,
+        }
         target = root / ".workbench" / folder
         target.mkdir(parents=True, exist_ok=True)
         (target / f"{name}.json").write_text(json.dumps(record))
@@ -147,12 +165,33 @@ def plant_stack(root: Path) -> None:
     (root / fastapi).write_bytes(deprecated)
     postgres = next(p for p in root.rglob("*.md") if p.stem == POSTGRES).relative_to(root).as_posix()
     now = (root / postgres).read_bytes()
-    plant("history", "20260210T091500.000000000-aaaaaaaa", dt.datetime(2026, 2, 10, 9, 15), "tags of mem-entity-postgres: + database",
-          postgres, now.replace(b"tags:", b"tags_old:", 1), now)
-    plant("history", "20260212T161000.000000000-bbbbbbbb", dt.datetime(2026, 2, 12, 16, 10), f"status {FASTAPI}: active → deprecated",
-          fastapi, original, deprecated)
-    plant("history/redo", "20260212T162000.000000000-cccccccc", dt.datetime(2026, 2, 12, 16, 20), f"status {POSTGRES}: active → archived",
-          postgres, now, now.replace(b"status: active", b"status: archived", 1))
+    plant(
+        "history",
+        "20260210T091500.000000000-aaaaaaaa",
+        dt.datetime(2026, 2, 10, 9, 15),
+        "tags of mem-entity-postgres: + database",
+        postgres,
+        now.replace(b"tags:", b"tags_old:", 1),
+        now,
+    )
+    plant(
+        "history",
+        "20260212T161000.000000000-bbbbbbbb",
+        dt.datetime(2026, 2, 12, 16, 10),
+        f"status {FASTAPI}: active → deprecated",
+        fastapi,
+        original,
+        deprecated,
+    )
+    plant(
+        "history/redo",
+        "20260212T162000.000000000-cccccccc",
+        dt.datetime(2026, 2, 12, 16, 20),
+        f"status {POSTGRES}: active → archived",
+        postgres,
+        now,
+        now.replace(b"status: active", b"status: archived", 1),
+    )
 
 
 @pytest.mark.slow
@@ -165,7 +204,9 @@ def test_undo_preview_names_its_step(snap_compare, sample_copy: Path, theme: str
         await settle(pilot)
         await pilot.press("escape", "u")
         await settle(pilot)
-        assert pilot.app.screen.summary.startswith(f"undo 2 of 3: status {FASTAPI}: active → deprecated (from 2026-02-12 16:10; made before")
+        assert pilot.app.screen.summary.startswith(
+            f"undo 2 of 3: status {FASTAPI}: active → deprecated (from 2026-02-12 16:10; made before"
+        )
 
     assert snap_compare(WorkbenchApp(sample_copy, theme=theme), terminal_size=size, run_before=preview)
 
@@ -191,7 +232,9 @@ async def test_undoing_the_creation_of_the_open_document_is_not_news_from_outsid
     from workbench.core.gate import Draft
     from workbench.tui.widgets.viewer import DocumentViewer
 
-    plan = Vault.open(sample_copy).create(Draft("note", "Pooling connections per tenant", ["postgres"], [("related_to", POSTGRES)], "Pool per tenant.\n"))
+    plan = Vault.open(sample_copy).create(
+        Draft("note", "Pooling connections per tenant", ["postgres"], [("related_to", POSTGRES)], "Pool per tenant.\n")
+    )
     created = sample_copy / plan.changes[0].path
     app = WorkbenchApp(sample_copy)
     seen = recorded(app)
@@ -205,8 +248,14 @@ async def test_undoing_the_creation_of_the_open_document_is_not_news_from_outsid
         await settle(pilot)
         assert isinstance(app.screen, ConfirmPlanDialog) and "Pooling" in app.screen.summary + app.screen.diff
         await pilot.press("y")
-        await wait_for(pilot, lambda: not created.exists() and main.summary is not None
-                       and all(d.path != plan.changes[0].path for d in main.summary.documents))
+        await wait_for(
+            pilot,
+            lambda: (
+                not created.exists()
+                and main.summary is not None
+                and all(d.path != plan.changes[0].path for d in main.summary.documents)
+            ),
+        )
         await pilot.pause(1.0)  # the watcher's word of the file going comes, and is not news
         assert not any("Deleted outside the workbench" in note or "deleted on disk" in note for note in seen), seen
         assert not viewer.gone and (viewer.view is None or viewer.view.document.path != plan.changes[0].path)

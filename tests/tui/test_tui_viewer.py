@@ -43,14 +43,17 @@ async def open_id(pilot, doc_id: str) -> None:
 @pytest.fixture
 def notes_vault(builder) -> Path:
     """An Obsidian-like folder of notes, linked every way such notes link."""
-    builder.raw("Home.md", """
+    builder.raw(
+        "Home.md",
+        """
         # Home
 
         See [[Note name|the alias]] and [[Other#Details]], [the third](sub/Third.md),
         a [[Missing note]], and [the web](https://example.com).
 
         `[[not a link]]` stays code.
-        """)
+        """,
+    )
     builder.raw("notes/Note name.md", "# Note name\n\nA note.\n")
     builder.raw("Other.md", "# Other\n\n## Details\n\nMore.\n")
     builder.raw("sub/Third.md", "# Third\n\nThe third note.\n")
@@ -60,8 +63,13 @@ def notes_vault(builder) -> Path:
 @pytest.fixture
 def dendron_vault(builder) -> Path:
     builder.raw("dendron.yml", "version: 5\n")
-    builder.raw("root.md", "---\nid: root\ntitle: root\ndesc: ''\nupdated: 1636492098402\ncreated: 1636492098402\n---\n\n# Root\n")
-    builder.raw("pro.topic.md", """
+    builder.raw(
+        "root.md",
+        "---\nid: root\ntitle: root\ndesc: ''\nupdated: 1636492098402\ncreated: 1636492098402\n---\n\n# Root\n",
+    )
+    builder.raw(
+        "pro.topic.md",
+        """
         ---
         id: a1
         title: Topic
@@ -71,8 +79,11 @@ def dendron_vault(builder) -> Path:
         ---
 
         Read [[the guide|pro.topic.guide]] first.
-        """)
-    builder.raw("pro.topic.guide.md", """
+        """,
+    )
+    builder.raw(
+        "pro.topic.guide.md",
+        """
         ---
         id: a2
         title: Guide
@@ -82,7 +93,8 @@ def dendron_vault(builder) -> Path:
         ---
 
         The guide.
-        """)
+        """,
+    )
     return builder.root
 
 
@@ -179,7 +191,7 @@ def marked_text(app) -> list[str]:
     body = app.screen.query_one(Body)
     found = []
     for content in body.lines:
-        found += [content.plain[s.start:s.end] for s in content.spans if "$warning" in str(s.style)]
+        found += [content.plain[s.start : s.end] for s in content.spans if "$warning" in str(s.style)]
     return found
 
 
@@ -203,7 +215,7 @@ async def test_the_title_marks_the_query_words_too(sample_copy: Path):
         await settle(pilot)
         await open_by_search(pilot, "stripe webhooks")
         title = app.screen.query_one("#doc-title", Static).content
-        marks = [title.plain[s.start:s.end] for s in title.spans if "$warning" in str(s.style)]
+        marks = [title.plain[s.start : s.end] for s in title.spans if "$warning" in str(s.style)]
         assert marks == ["Stripe", "webhooks"]
 
 
@@ -216,7 +228,9 @@ async def test_a_document_deleted_on_disk_says_so_and_refuses_changes(sample_cop
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(120, 40)) as pilot:
         main = app.screen
-        await wait_for(pilot, lambda: isinstance(main, MainScreen) and main.watcher is not None and main.watcher.ready.is_set())
+        await wait_for(
+            pilot, lambda: isinstance(main, MainScreen) and main.watcher is not None and main.watcher.ready.is_set()
+        )
         await open_id(pilot, VISION)
         path.unlink()
         await wait_for(pilot, lambda: viewer(app).gone)
@@ -339,7 +353,14 @@ def test_snapshot_deleted_on_disk(snap_compare, sample_copy: Path, theme: str, s
 
 # -- a long body, shown piece by piece ------------------------------------------------------------
 
-LONG = "".join(f"{n}. item {n} with [[Other]]\n" for n in range(1, 301)) + "\n```\n" + "code\n\n" * 80 + "```\n\n| a | b |\n|---|---|\n" + "| x | y |\n" * 90 + "\nThe [last][ref] line.\n\n[ref]: Other.md\n"
+LONG = (
+    "".join(f"{n}. item {n} with [[Other]]\n" for n in range(1, 301))
+    + "\n```\n"
+    + "code\n\n" * 80
+    + "```\n\n| a | b |\n|---|---|\n"
+    + "| x | y |\n" * 90
+    + "\nThe [last][ref] line.\n\n[ref]: Other.md\n"
+)
 
 
 def test_pieces_cut_only_where_a_block_may_start_and_keep_the_text():

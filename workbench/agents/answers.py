@@ -13,7 +13,18 @@ from typing import Any
 from pydantic import ConfigDict, Field
 from typing_extensions import Annotated, NotRequired, TypedDict
 
-__all__ = ["Candidate", "ContextAnswer", "ForgetAnswer", "Hit", "Missing", "ReadAnswer", "ReadDocument", "SearchAnswer", "Statement", "WriteAnswer"]
+__all__ = [
+    "Candidate",
+    "ContextAnswer",
+    "ForgetAnswer",
+    "Hit",
+    "Missing",
+    "ReadAnswer",
+    "ReadDocument",
+    "SearchAnswer",
+    "Statement",
+    "WriteAnswer",
+]
 
 _OPEN = ConfigDict(extra="allow")
 
@@ -59,7 +70,9 @@ class ReadDocument(TypedDict):
     next_offset: NotRequired[int]
     problems: NotRequired[list[str]]
     superseded_by: NotRequired[list[str]]
-    read_whole: Annotated[bool, _said("you have read this version to its end: you may merge into, supersede or forget it")]
+    read_whole: Annotated[
+        bool, _said("you have read this version to its end: you may merge into, supersede or forget it")
+    ]
 
 
 class Missing(TypedDict):
@@ -85,11 +98,15 @@ class ContextAnswer(TypedDict):
     __pydantic_config__ = _OPEN  # type: ignore[misc]
     question: str
     start: Annotated[list[dict[str, Any]], _said("the hits the pack starts from, each with why")]
-    documents: Annotated[list[dict[str, Any]], _said("what to read, in this order: id, title, type, status, depth, via")]
+    documents: Annotated[
+        list[dict[str, Any]], _said("what to read, in this order: id, title, type, status, depth, via")
+    ]
     constraints: list[Statement]
     latest_decisions: list[dict[str, Any]]
     open_questions: list[Statement]
-    hints: Annotated[list[dict[str, Any]], _said("at most two documents beyond the pack whose metadata shares the question's words")]
+    hints: Annotated[
+        list[dict[str, Any]], _said("at most two documents beyond the pack whose metadata shares the question's words")
+    ]
     next: str
 
 

@@ -24,13 +24,16 @@ def unknown_arguments(tool: str, schema: Mapping[str, Any], arguments: Mapping[s
     unknown = [name for name in arguments if name not in known]
     if not unknown:
         return None
-    names = ", ".join(_given(name) for name in unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+    names = ", ".join(_given(name) for name in unknown[:5]) + (
+        f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+    )
     plural = "s" if len(unknown) > 1 else ""
     return f"unknown argument{plural} {names}: {tool} takes {_joined(known, 'and')}"
 
 
-def argument_problems(tool: str, schema: Mapping[str, Any], arguments: Mapping[str, Any],
-                      errors: list[Mapping[str, Any]]) -> str:
+def argument_problems(
+    tool: str, schema: Mapping[str, Any], arguments: Mapping[str, Any], errors: list[Mapping[str, Any]]
+) -> str:
     """One sentence per argument pydantic refused (`errors` as `ValidationError.errors()` gives them):
     what it must be, and what it was."""
     properties = schema.get("properties", {})
@@ -49,7 +52,9 @@ def argument_problems(tool: str, schema: Mapping[str, Any], arguments: Mapping[s
         else:
             said.append(f"argument {name}: {_given(arguments[name])} is not {wanted}")
     if not said:  # pydantic named no argument of the schema: say what the tool takes
-        wanted = ", ".join(f"{n} ({expected(p)})" for n, p in properties.items() if n in required) or "no required argument"
+        wanted = (
+            ", ".join(f"{n} ({expected(p)})" for n, p in properties.items() if n in required) or "no required argument"
+        )
         said.append(f"arguments do not fit {tool}: it needs {wanted}")
     return "; ".join(said)
 

@@ -44,8 +44,11 @@ and read to its end, in the last 30 minutes. memory_forget asks a person; nothin
 credentials, tokens or transient chat."""
 
 DocTypeName = Literal["concept", "decision", "entity", "context", "task", "note", "index"]
-Decision = (Literal["propose", "create"] | Annotated[str, Field(pattern=r"^merge_into:\S", title="merge_into:ID")]
-            | Annotated[str, Field(pattern=r"^supersede:\S", title="supersede:ID")])
+Decision = (
+    Literal["propose", "create"]
+    | Annotated[str, Field(pattern=r"^merge_into:\S", title="merge_into:ID")]
+    | Annotated[str, Field(pattern=r"^supersede:\S", title="supersede:ID")]
+)
 """What memory_write does, as its schema shows it: two words, or a verb and the id it acts on."""
 
 
@@ -90,7 +93,8 @@ class _Client:
             raise RefusedError(
                 f"this server does not know whose writes these are: the client calls itself {self.name or 'nothing'!r}, "
                 "which names neither Claude nor Codex; the person running it adds --source agent-claude or --source "
-                "agent-codex to `workbench mcp` in the client's configuration")
+                "agent-codex to `workbench mcp` in the client's configuration"
+            )
         if self.configured and self.name and self.name != self.configured:
             return Agent(f"{self.configured} ({self.name})", source)
         return Agent(self.key(), source)
@@ -112,7 +116,9 @@ class _Server(MCPServer):
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         result = await self._checked_call(name, arguments, context)
         if isinstance(result, CallToolResult) and result.structured_content is not None and not result.is_error:
-            return result.model_copy(update={"content": [TextContent(type="text", text=answer_text(result.structured_content))]})
+            return result.model_copy(
+                update={"content": [TextContent(type="text", text=answer_text(result.structured_content))]}
+            )
         return result
 
     async def _checked_call(self, name: str, arguments: dict[str, Any], context: Any) -> Any:
@@ -132,7 +138,9 @@ class _Server(MCPServer):
 
     async def run_stdio_async(self) -> None:
         async with checked_stdio() as (read_stream, write_stream):
-            await self._lowlevel_server.run(read_stream, write_stream, self._lowlevel_server.create_initialization_options())
+            await self._lowlevel_server.run(
+                read_stream, write_stream, self._lowlevel_server.create_initialization_options()
+            )
 
 
 def _tool(server: MCPServer, annotations: ToolAnnotations):
@@ -154,9 +162,16 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
 
     @_tool(server, reading)
     def memory_search(
-        query: Annotated[str, Field(description="words, \"quoted phrases\" and filters: type:decision status:active tag:x "
-                                                "project:x links:ID from:ID updated:>2026-01-01; -word leaves out")],
-        limit: Annotated[int, Field(ge=1, le=SEARCH_LIMIT, description=f"at most this many hits (1 to {SEARCH_LIMIT})")] = 10,
+        query: Annotated[
+            str,
+            Field(
+                description='words, "quoted phrases" and filters: type:decision status:active tag:x '
+                "project:x links:ID from:ID updated:>2026-01-01; -word leaves out"
+            ),
+        ],
+        limit: Annotated[
+            int, Field(ge=1, le=SEARCH_LIMIT, description=f"at most this many hits (1 to {SEARCH_LIMIT})")
+        ] = 10,
         ctx: Context = None,  # type: ignore[assignment]
     ) -> SearchAnswer:
         """Find documents by metadata-first lexical retrieval, best first: id, title, type, status,
@@ -190,17 +205,28 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
         client.remember(ctx)
         return _run(lambda: tools.context(question))
 
-    @_tool(server, ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False))
+    @_tool(
+        server,
+        ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False),
+    )
     def memory_write(
         type: Annotated[DocTypeName, Field(description="the document's type")],
         title: Annotated[str, Field(description="one line; a new document's id is made from it")],
         body: Annotated[str, Field(description="Markdown: the durable knowledge, with its sources")] = "",
         tags: Annotated[list[str] | str | None, Field(description="tags, a list or comma-separated")] = None,
-        links: Annotated[list[str | dict[str, str]] | None,
-                         Field(description="typed links: \"depends_on:mem-entity-x\" or {\"type\": ..., \"target\": ...}; "
-                                           "related_to depends_on implements derived_from explains blocked_by")] = None,
-        decision: Annotated[Decision, Field(description="propose (writes nothing: ranks where it belongs), create, "
-                                                   "merge_into:ID or supersede:ID")] = "propose",
+        links: Annotated[
+            list[str | dict[str, str]] | None,
+            Field(
+                description='typed links: "depends_on:mem-entity-x" or {"type": ..., "target": ...}; '
+                "related_to depends_on implements derived_from explains blocked_by"
+            ),
+        ] = None,
+        decision: Annotated[
+            Decision,
+            Field(
+                description="propose (writes nothing: ranks where it belongs), create, merge_into:ID or supersede:ID"
+            ),
+        ] = "propose",
         ctx: Context = None,  # type: ignore[assignment]
     ) -> WriteAnswer:
         """Record durable knowledge through the write gate. `propose` writes nothing and returns the
@@ -211,7 +237,10 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
         client.remember(ctx)
         return _run(lambda: tools.write(type, title, body, tags, links, decision))
 
-    @_tool(server, ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False))
+    @_tool(
+        server,
+        ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False),
+    )
     def memory_forget(
         id: Annotated[str, Field(description="the document to forget, found by a search and read lately")],
         reason: Annotated[str, Field(description="why it should go")] = "",

@@ -72,8 +72,13 @@ class GateSession:
     `folder` is the vault's state folder (None: memory only); `agent` names whose evidence this is,
     asked at each call, since a client names itself only once connected."""
 
-    def __init__(self, folder: Path | None = None, agent: Callable[[], str] = lambda: "agent",
-                 window: float = GATE_WINDOW, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        folder: Path | None = None,
+        agent: Callable[[], str] = lambda: "agent",
+        window: float = GATE_WINDOW,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self._folder = folder
         self._agent = agent
         self._window = window
@@ -216,7 +221,8 @@ class GateSession:
         minutes = round(self._window / 60)
         raise RefusedError(
             f"search for duplicates of “{title}” first: memory_search with the title's words, or memory_write with "
-            f"decision=\"propose\" (it ranks the documents this may belong in); then write (a search counts for {minutes} minutes)")
+            f'decision="propose" (it ranks the documents this may belong in); then write (a search counts for {minutes} minutes)'
+        )
 
     def require_read(self, doc_id: str, digest: str, what: str) -> None:
         """Refuse to `what` `doc_id` unless it was shown and read to its end, as it is now (`digest`)."""
@@ -224,12 +230,18 @@ class GateSession:
             shown = doc_id in state["shown"]
             known = state["read"].get(doc_id)
         if not shown:
-            raise RefusedError(f"{doc_id} has not been returned by a search lately; find it with memory_search "
-                               f"(or memory_context), read it with memory_read, then {what}")
+            raise RefusedError(
+                f"{doc_id} has not been returned by a search lately; find it with memory_search "
+                f"(or memory_context), read it with memory_read, then {what}"
+            )
         if known is not None and known.get("written") and known["digest"] == digest:
             return  # its own write, unchanged since
         if known is None or known["covered"] < known["length"]:
-            more = "" if known is None else f" (read up to character {known['covered']} of {known['length']}; continue with offset)"
+            more = (
+                ""
+                if known is None
+                else f" (read up to character {known['covered']} of {known['length']}; continue with offset)"
+            )
             raise RefusedError(f"{doc_id} has not been read lately{more}; read it with memory_read before you {what}")
         if known["digest"] != digest:
             raise RefusedError(f"{doc_id} changed since you read it; read it again with memory_read before you {what}")

@@ -78,7 +78,11 @@ def problem_of(raw: bytes) -> Problem | None:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         text = raw.decode("utf-8", "replace")
-        return _id_in(text), types.PARSE_ERROR, f"Parse error: the line is not UTF-8 text (byte {exc.start}); send UTF-8 JSON"
+        return (
+            _id_in(text),
+            types.PARSE_ERROR,
+            f"Parse error: the line is not UTF-8 text (byte {exc.start}); send UTF-8 JSON",
+        )
     try:
         types.jsonrpc_message_adapter.validate_json(text, by_name=False)
         return None
@@ -87,8 +91,11 @@ def problem_of(raw: bytes) -> Problem | None:
     try:
         message = json.loads(text.rstrip("\r\n"))
     except ValueError as exc:
-        return (_id_in(text), types.PARSE_ERROR,
-                f"Parse error: the line is not complete JSON ({exc.msg}, character {exc.pos}); send one JSON-RPC message per line")
+        return (
+            _id_in(text),
+            types.PARSE_ERROR,
+            f"Parse error: the line is not complete JSON ({exc.msg}, character {exc.pos}); send one JSON-RPC message per line",
+        )
     if not isinstance(message, dict):
         return None, types.INVALID_REQUEST, "Invalid request: a JSON-RPC 2.0 message is a JSON object"
     doc_id = message.get("id")
@@ -98,11 +105,18 @@ def problem_of(raw: bytes) -> Problem | None:
         doc_id = None
     field = _surrogate_at(message, "")
     if field:
-        return (doc_id, types.INVALID_PARAMS,
-                f"Invalid params: {field} holds a lone surrogate (half of a UTF-16 pair), which is not text; send valid Unicode")
+        return (
+            doc_id,
+            types.INVALID_PARAMS,
+            f"Invalid params: {field} holds a lone surrogate (half of a UTF-16 pair), which is not text; send valid Unicode",
+        )
     if "method" not in message and ("result" in message or "error" in message):
         return NOTIFICATION, types.INVALID_REQUEST, "a response to nothing this server asked"
-    return doc_id, types.INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 message (jsonrpc \"2.0\", an id, a method, params)"
+    return (
+        doc_id,
+        types.INVALID_REQUEST,
+        'Invalid request: not a JSON-RPC 2.0 message (jsonrpc "2.0", an id, a method, params)',
+    )
 
 
 class _CheckedLines:
@@ -124,7 +138,9 @@ class _CheckedLines:
             if request_id is NOTIFICATION or self.answer is None:
                 print(f"workbench mcp: a line left unanswered: {message}", file=sys.stderr)
                 continue
-            await self.answer(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message)))
+            await self.answer(
+                types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
+            )
 
 
 @asynccontextmanager

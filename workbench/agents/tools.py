@@ -41,8 +41,23 @@ MAX_META = 10_000  # characters of frontmatter, as JSON, shown whole; beyond it 
 WRITE_DECISIONS = ("propose", "create", "merge_into:ID", "supersede:ID")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _TAG = re.compile(r"[^\s,\x00-\x1f\x7f]+")
-CORE_FIELDS = ("schema_version", "id", "type", "title", "status", "created_at", "updated_at", "project", "tags",
-               "links", "supersedes", "superseded_by", "provenance", "execution_state", "awaiting_review")
+CORE_FIELDS = (
+    "schema_version",
+    "id",
+    "type",
+    "title",
+    "status",
+    "created_at",
+    "updated_at",
+    "project",
+    "tags",
+    "links",
+    "supersedes",
+    "superseded_by",
+    "provenance",
+    "execution_state",
+    "awaiting_review",
+)
 
 
 def plain(value: Any) -> Any:
@@ -82,7 +97,7 @@ class MemoryTools:
     def search(self, query: str, limit: int = 10) -> dict[str, Any]:
         query = query.strip()
         if not query:
-            raise RefusedError("query is empty; give words, \"phrases\" or filters such as type:decision")
+            raise RefusedError('query is empty; give words, "phrases" or filters such as type:decision')
         if len(query) > MAX_QUERY:
             raise RefusedError(f"query is {len(query)} characters; at most {MAX_QUERY}")
         if not 1 <= limit <= SEARCH_LIMIT:
@@ -99,8 +114,14 @@ class MemoryTools:
                 item["superseded_by"] = hit.superseded_by
             found.append(item)
         self.session.searched(query, [hit.id for hit in hits])
-        return {"query": query, "count": len(found), "hits": found,
-                "next": "memory_read(ids=[...]) for the bodies you need" if found else "no document matches; try other words"}
+        return {
+            "query": query,
+            "count": len(found),
+            "hits": found,
+            "next": "memory_read(ids=[...]) for the bodies you need"
+            if found
+            else "no document matches; try other words",
+        }
 
     # -- read ------------------------------------------------------------------------------------
 
@@ -142,7 +163,9 @@ class MemoryTools:
         return result
 
     @staticmethod
-    def _fitted(picked: list[tuple[Any, dict[str, Any]]], missing: list[dict[str, str]], unread: list[str]) -> dict[str, Any]:
+    def _fitted(
+        picked: list[tuple[Any, dict[str, Any]]], missing: list[dict[str, str]], unread: list[str]
+    ) -> dict[str, Any]:
         """The answer, its text (`answer_text`) at most READ_CHARACTERS: the last body is cut, and a
         document whose metadata no longer fits is left for the next call."""
         while True:
@@ -166,12 +189,18 @@ class MemoryTools:
             result["missing"] = missing
         if unread:
             result["unread"] = unread
-        nexts = [f"memory_read(ids={d['id']!r}, offset={d['next_offset']})" for d in documents if d.get("next_offset") is not None]
+        nexts = [
+            f"memory_read(ids={d['id']!r}, offset={d['next_offset']})"
+            for d in documents
+            if d.get("next_offset") is not None
+        ]
         if unread:
             nexts.append(f"memory_read(ids={unread[:READ_DOCUMENTS]!r})")
         if nexts:
-            result["next"] = (f"this read stopped at {READ_DOCUMENTS} documents and {READ_CHARACTERS:,} characters; "
-                              "read the rest with " + " and ".join(nexts))
+            result["next"] = (
+                f"this read stopped at {READ_DOCUMENTS} documents and {READ_CHARACTERS:,} characters; "
+                "read the rest with " + " and ".join(nexts)
+            )
         return result
 
     @staticmethod
@@ -188,8 +217,17 @@ class MemoryTools:
         body = doc.body
         if offset > len(body):
             raise RefusedError(f"offset {offset} is past the end of {doc.id} ({len(body)} characters)")
-        item: dict[str, Any] = {"id": doc.id, "title": doc.title, "type": doc.type, "status": doc.status, "path": doc.path,
-                                "valid": doc.valid, "meta": meta, "body": body[offset:], "characters": len(body)}
+        item: dict[str, Any] = {
+            "id": doc.id,
+            "title": doc.title,
+            "type": doc.type,
+            "status": doc.status,
+            "path": doc.path,
+            "valid": doc.valid,
+            "meta": meta,
+            "body": body[offset:],
+            "characters": len(body),
+        }
         if offset:
             item["offset"] = offset
         if not doc.valid:
@@ -231,32 +269,48 @@ class MemoryTools:
         pack = self.vault.context_for(question)
         self.session.shown(pack.ids)  # the hints are pointers only: they authorise nothing
         result = pack.to_json()
-        result["next"] = (f"memory_read(ids={pack.ids!r}) reads them, in this order" if pack.ids
-                          else "the vault holds nothing to start from; memory_search with other words")
+        result["next"] = (
+            f"memory_read(ids={pack.ids!r}) reads them, in this order"
+            if pack.ids
+            else "the vault holds nothing to start from; memory_search with other words"
+        )
         return result
 
     # -- write -----------------------------------------------------------------------------------
 
-    def write(self, type: str, title: str, body: str = "", tags: list[str] | str | None = None,
-              links: list[Any] | None = None, decision: str = "propose") -> dict[str, Any]:
+    def write(
+        self,
+        type: str,
+        title: str,
+        body: str = "",
+        tags: list[str] | str | None = None,
+        links: list[Any] | None = None,
+        decision: str = "propose",
+    ) -> dict[str, Any]:
         draft = self._draft(type, title, body, tags, links)
         verb, _, target = decision.strip().partition(":")
         target = target.strip()
-        if verb not in ("propose", "create", "merge_into", "supersede") or (verb in ("propose", "create")) == bool(target):
+        if verb not in ("propose", "create", "merge_into", "supersede") or (verb in ("propose", "create")) == bool(
+            target
+        ):
             raise RefusedError(f"decision {decision!r} is not one of {', '.join(WRITE_DECISIONS)}")
         for where, text in (("title", draft.title), ("body", draft.body)):
             found = find_credentials(text)
             if found:  # refused at propose as create would refuse it: the agent learns before it plans a write
-                raise RefusedError(f"the {where} looks like it holds {found[0][1]} (line {found[0][0]}); memory never stores "
-                                   "credentials or tokens: leave the secret out and describe where it is kept")
+                raise RefusedError(
+                    f"the {where} looks like it holds {found[0][1]} (line {found[0][0]}); memory never stores "
+                    "credentials or tokens: leave the secret out and describe where it is kept"
+                )
         if verb == "propose":
             return self._propose(draft)
         self.session.require_duplicate_search(draft.type, draft.title)
         agent = self.agent()
         if verb == "create":
             if not draft.links:
-                raise RefusedError("links: a new document must link to at least one existing document "
-                                   "(e.g. [\"related_to:mem-entity-x\"]), so it is part of the graph")
+                raise RefusedError(
+                    "links: a new document must link to at least one existing document "
+                    '(e.g. ["related_to:mem-entity-x"]), so it is part of the graph'
+                )
             try:
                 plan = self.vault.agent_create(draft, agent)
             except AlreadyExists as exc:
@@ -270,15 +324,27 @@ class MemoryTools:
                 plan = self.vault.agent_merge_into(target, draft, agent)
                 doc_id = target
                 if plan.empty:  # the same text merged before: said, not written twice
-                    return {"written": False, "decision": verb, "id": target, "summary": plan.summary,
-                            "next": f"nothing to do: {target} holds this text; merge only what it does not say yet"}
+                    return {
+                        "written": False,
+                        "decision": verb,
+                        "id": target,
+                        "summary": plan.summary,
+                        "next": f"nothing to do: {target} holds this text; merge only what it does not say yet",
+                    }
             else:
                 plan = self.vault.agent_supersede(target, draft, agent)
                 doc_id = plan.created_id
         doc = self.vault.get(doc_id)
         self.session.wrote(doc.id, doc.digest, len(doc.body))
-        return {"written": True, "decision": verb, "id": doc.id, "path": doc.path, "status": doc.status,
-                "summary": plan.summary, "review": self._review_note(verb, target)}
+        return {
+            "written": True,
+            "decision": verb,
+            "id": doc.id,
+            "path": doc.path,
+            "status": doc.status,
+            "summary": plan.summary,
+            "review": self._review_note(verb, target),
+        }
 
     @staticmethod
     def _review_note(verb: str, target: str) -> str:
@@ -286,7 +352,9 @@ class MemoryTools:
             return "written as a draft; a person reviews it in the workbench's inbox before it becomes active"
         if verb == "merge_into":
             return f"merged into {target} as a dated section; a person reviews it (and may revert it) in the inbox"
-        return f"written as a draft decision proposed to supersede {target}; {target} stays active until a person accepts"
+        return (
+            f"written as a draft decision proposed to supersede {target}; {target} stays active until a person accepts"
+        )
 
     def _propose(self, draft: Draft) -> dict[str, Any]:
         found = self.vault.gate(draft)
@@ -297,13 +365,23 @@ class MemoryTools:
             decision = f"merge_into:{c.id}" if c.action == "merge" else f"supersede:{c.id}"
             candidates.append({**c.to_json(), "decision": decision})
         if candidates:
-            advice = ("if the new information belongs in a candidate, read it (memory_read) and write with its decision; "
-                      f"otherwise write with decision=\"create\" (it becomes {proposed}, a draft)")
+            advice = (
+                "if the new information belongs in a candidate, read it (memory_read) and write with its decision; "
+                f'otherwise write with decision="create" (it becomes {proposed}, a draft)'
+            )
         else:
-            advice = f"no canonical document fits: write with decision=\"create\" and at least one link (it becomes {proposed}, a draft)"
-        return {"written": False, "decision": "propose", "candidates": candidates, "proposed_id": proposed, "next": advice}
+            advice = f'no canonical document fits: write with decision="create" and at least one link (it becomes {proposed}, a draft)'
+        return {
+            "written": False,
+            "decision": "propose",
+            "candidates": candidates,
+            "proposed_id": proposed,
+            "next": advice,
+        }
 
-    def _draft(self, doc_type: str, title: str, body: str, tags: list[str] | str | None, links: list[Any] | None) -> Draft:
+    def _draft(
+        self, doc_type: str, title: str, body: str, tags: list[str] | str | None, links: list[Any] | None
+    ) -> Draft:
         if doc_type not in DocType._value2member_map_:
             raise RefusedError(f"type {doc_type!r} is not a type; types are {', '.join(DocType)}")
         title = title.strip()
@@ -336,7 +414,9 @@ class MemoryTools:
             raise RefusedError(f"{len(cleaned)} tags; at most {MAX_TAGS}")
         for tag in cleaned:
             if len(tag) > MAX_TAG or not _TAG.fullmatch(tag):
-                raise RefusedError(f"tag {tag[:80]!r} is not a tag: one word (letters, digits, - . _ /), at most {MAX_TAG} characters")
+                raise RefusedError(
+                    f"tag {tag[:80]!r} is not a tag: one word (letters, digits, - . _ /), at most {MAX_TAG} characters"
+                )
         return list(dict.fromkeys(cleaned))
 
     @staticmethod
@@ -355,7 +435,9 @@ class MemoryTools:
             else:
                 kind = target = None
             if not isinstance(kind, str) or not isinstance(target, str) or not kind.strip() or not target.strip():
-                raise RefusedError(f"link {str(link)[:120]!r} is not TYPE:TARGET (or {{\"type\": ..., \"target\": ...}}); types are {kinds}")
+                raise RefusedError(
+                    f'link {str(link)[:120]!r} is not TYPE:TARGET (or {{"type": ..., "target": ...}}); types are {kinds}'
+                )
             parsed.append((kind.strip(), target.strip()))
         return list(dict.fromkeys(parsed))
 
@@ -373,6 +455,10 @@ class MemoryTools:
         if not plan.empty:
             now = self.vault.get(doc_id)
             self.session.wrote(now.id, now.digest, len(now.body))
-        return {"requested": True, "id": doc_id, "deleted": False, "summary": plan.summary,
-                "review": "nothing was deleted; a person decides in the workbench's inbox whether to forget it"}
-
+        return {
+            "requested": True,
+            "id": doc_id,
+            "deleted": False,
+            "summary": plan.summary,
+            "review": "nothing was deleted; a person decides in the workbench's inbox whether to forget it",
+        }

@@ -24,8 +24,22 @@ from .index import VaultIndex
 from .model import DocType, Document, LinkType, RefusedError, Status, id_list
 from .similarity import Bm25, Corpus, Likeness, kinship, likeness, profiles_of, title_likeness, words
 
-__all__ = ["Conflict", "Conflicts", "Resolution", "Settings", "Weighed", "DEFAULT", "SETTINGS_TRIED", "choose", "weigh_decisions",
-           "find_conflicts", "plan_compatible", "plan_retarget", "plan_merge_documents", "COMPATIBLE_KEY"]
+__all__ = [
+    "Conflict",
+    "Conflicts",
+    "Resolution",
+    "Settings",
+    "Weighed",
+    "DEFAULT",
+    "SETTINGS_TRIED",
+    "choose",
+    "weigh_decisions",
+    "find_conflicts",
+    "plan_compatible",
+    "plan_retarget",
+    "plan_merge_documents",
+    "COMPATIBLE_KEY",
+]
 
 COMPATIBLE_KEY = "compatible_with"
 CLAIM_TYPES = (DocType.DECISION, DocType.ENTITY, DocType.CONTEXT, DocType.CONCEPT)
@@ -52,7 +66,12 @@ class Conflict:
     rank: int = 0  # within its kind, most likely first (contradictions are ranked; others by ids)
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "ids": self.ids, "reason": self.reason, "resolutions": [r.to_json() for r in self.resolutions]}
+        return {
+            "kind": self.kind,
+            "ids": self.ids,
+            "reason": self.reason,
+            "resolutions": [r.to_json() for r in self.resolutions],
+        }
 
     def _repr_html_(self) -> str | None:
         return presenting.render("conflicts_html", [self])
@@ -90,37 +109,92 @@ def _structural(docs: dict) -> list[Conflict]:
     for doc in docs.values():
         for old in doc.supersedes:
             if old in docs and doc.id not in docs[old].superseded_by:
-                found.append(Conflict("one-sided-supersession", [old, doc.id], f"{doc.id} says it supersedes {old}, but {old} does not name it as successor",
-                                      [_supersede(old, doc.id), Resolution("repair", "complete both sides", "check --repair")]))
+                found.append(
+                    Conflict(
+                        "one-sided-supersession",
+                        [old, doc.id],
+                        f"{doc.id} says it supersedes {old}, but {old} does not name it as successor",
+                        [_supersede(old, doc.id), Resolution("repair", "complete both sides", "check --repair")],
+                    )
+                )
         for new in doc.superseded_by:
             if new in docs and doc.id not in docs[new].supersedes:
-                found.append(Conflict("one-sided-supersession", [doc.id, new], f"{doc.id} names {new} as successor, but {new} does not say it supersedes it",
-                                      [_supersede(doc.id, new), Resolution("repair", "complete both sides", "check --repair")]))
+                found.append(
+                    Conflict(
+                        "one-sided-supersession",
+                        [doc.id, new],
+                        f"{doc.id} names {new} as successor, but {new} does not say it supersedes it",
+                        [_supersede(doc.id, new), Resolution("repair", "complete both sides", "check --repair")],
+                    )
+                )
         if doc.status == Status.SUPERSEDED and not doc.superseded_by:
-            found.append(Conflict("superseded-without-successor", [doc.id], f"{doc.id} is superseded but names no successor",
-                                  [Resolution("supersede", "name its successor", f"supersede {doc.id} NEW_ID"),
-                                   Resolution("repair", "call it deprecated (outdated, not replaced)", "check --repair")]))
+            found.append(
+                Conflict(
+                    "superseded-without-successor",
+                    [doc.id],
+                    f"{doc.id} is superseded but names no successor",
+                    [
+                        Resolution("supersede", "name its successor", f"supersede {doc.id} NEW_ID"),
+                        Resolution("repair", "call it deprecated (outdated, not replaced)", "check --repair"),
+                    ],
+                )
+            )
         if doc.status == Status.ACTIVE and doc.superseded_by:
             named = [new for new in doc.superseded_by if new in docs]
-            found.append(Conflict("active-with-successor", [doc.id] + doc.superseded_by, f"{doc.id} is active but names successors {', '.join(doc.superseded_by)}",
-                                  [_supersede(doc.id, new) for new in named] or [Resolution("repair", "no named successor exists: call it deprecated", "check --repair")]))
+            found.append(
+                Conflict(
+                    "active-with-successor",
+                    [doc.id] + doc.superseded_by,
+                    f"{doc.id} is active but names successors {', '.join(doc.superseded_by)}",
+                    [_supersede(doc.id, new) for new in named]
+                    or [Resolution("repair", "no named successor exists: call it deprecated", "check --repair")],
+                )
+            )
         existing = sorted(new for new in doc.superseded_by if new in docs)
         if len(doc.superseded_by) > 1:
             a, b = (existing + [None, None])[:2]
-            resolutions = [_supersede(a, b), _supersede(b, a), _compatible(a, b)] if a and b else [Resolution("edit", "a named successor does not exist: edit the list by hand", f"show {doc.id}")]
-            found.append(Conflict("double-supersession", [doc.id] + sorted(doc.superseded_by), f"{doc.id} is superseded by {len(doc.superseded_by)} documents: {', '.join(sorted(doc.superseded_by))}",
-                                  resolutions))
+            resolutions = (
+                [_supersede(a, b), _supersede(b, a), _compatible(a, b)]
+                if a and b
+                else [Resolution("edit", "a named successor does not exist: edit the list by hand", f"show {doc.id}")]
+            )
+            found.append(
+                Conflict(
+                    "double-supersession",
+                    [doc.id] + sorted(doc.superseded_by),
+                    f"{doc.id} is superseded by {len(doc.superseded_by)} documents: {', '.join(sorted(doc.superseded_by))}",
+                    resolutions,
+                )
+            )
         if doc.status in (Status.ACTIVE, Status.DRAFT):
             for link in doc.links:
                 target = docs.get(link.target)
                 if link.type != LinkType.SUPERSEDES and target and target.status == Status.SUPERSEDED:
                     current = current_of(link.target)
                     if current and current != doc.id:
-                        found.append(Conflict("stale-link", [doc.id, link.target], f"{doc.id} links ({link.type}) to {link.target}, which {current} has replaced",
-                                              [Resolution("retarget", f"link {current} instead", f"retarget {doc.id} {link.target} {current}")]))
+                        found.append(
+                            Conflict(
+                                "stale-link",
+                                [doc.id, link.target],
+                                f"{doc.id} links ({link.type}) to {link.target}, which {current} has replaced",
+                                [
+                                    Resolution(
+                                        "retarget",
+                                        f"link {current} instead",
+                                        f"retarget {doc.id} {link.target} {current}",
+                                    )
+                                ],
+                            )
+                        )
     for cycle in supersession.cycles({d.id: d.supersedes for d in docs.values()}):
-        found.append(Conflict("supersession-cycle", cycle, "supersession goes round in a circle: " + " → ".join(cycle + [cycle[0]]),
-                              [Resolution("edit", "edit one side of the cycle by hand", f"show {cycle[0]}")]))
+        found.append(
+            Conflict(
+                "supersession-cycle",
+                cycle,
+                "supersession goes round in a circle: " + " → ".join(cycle + [cycle[0]]),
+                [Resolution("edit", "edit one side of the cycle by hand", f"show {cycle[0]}")],
+            )
+        )
     return found
 
 
@@ -164,9 +238,14 @@ class Settings:
 
 
 DEFAULT = Settings(0.85, 0.8, 0.5)  # chosen on the nine public collections (bench_conflicts prints it)
-SETTINGS_TRIED = [Settings(least / 100, mutual / 100, weight, penalty)
-                  for least in range(60, 160, 5) for mutual in range(40, 125, 5) if mutual <= least
-                  for weight in (0.5, 0.75, 1.0) for penalty in (0.0, 0.3, 1.0)]
+SETTINGS_TRIED = [
+    Settings(least / 100, mutual / 100, weight, penalty)
+    for least in range(60, 160, 5)
+    for mutual in range(40, 125, 5)
+    if mutual <= least
+    for weight in (0.5, 0.75, 1.0)
+    for penalty in (0.0, 0.3, 1.0)
+]
 PAIRED = (Status.ACTIVE, Status.DRAFT, Status.DEPRECATED, Status.SUPERSEDED, Status.ARCHIVED)
 LIVE = (Status.ACTIVE, Status.DRAFT)
 BUILDS_ON = (LinkType.DEPENDS_ON, LinkType.DERIVED_FROM)
@@ -197,8 +276,13 @@ def weigh_decisions(documents: Iterable[Document]) -> list[Weighed]:
     (BM25 on each one's distinctive words, relative to its best match), so a pair stands out
     where each is the other's likeliest even when neither cites the other."""
     docs = {d.id: d for d in documents}
-    decisions = [d for d in docs.values() if d.type == DocType.DECISION and d.status in PAIRED
-                 and not (d.status == Status.SUPERSEDED and any(new in docs for new in d.superseded_by))]
+    decisions = [
+        d
+        for d in docs.values()
+        if d.type == DocType.DECISION
+        and d.status in PAIRED
+        and not (d.status == Status.SUPERSEDED and any(new in docs for new in d.superseded_by))
+    ]
     if len(decisions) < 2:
         return []
     profiles = profiles_of(decisions)
@@ -223,7 +307,9 @@ def weigh_decisions(documents: Iterable[Document]) -> list[Weighed]:
         if doc_id in top:
             pairs.add(tuple(sorted((doc_id, top[doc_id][1]), key=order.get)))
         for mention in profiles[doc_id].mentions:
-            pairs.update(tuple(sorted((doc_id, other), key=order.get)) for other in by_handle.get(mention, ()) if other != doc_id)
+            pairs.update(
+                tuple(sorted((doc_id, other), key=order.get)) for other in by_handle.get(mention, ()) if other != doc_id
+            )
     supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
     weighed = []
     for older, newer in pairs:
@@ -234,13 +320,26 @@ def weigh_decisions(documents: Iterable[Document]) -> list[Weighed]:
         forward, backward = bm25.score(asked[newer], older), bm25.score(asked[older], newer)
         top_forward, best_forward = top.get(newer, (0.0, ""))
         top_backward, best_backward = top.get(older, (0.0, ""))
-        alike = ((forward / top_forward if top_forward else 0.0) + (backward / top_backward if top_backward else 0.0)) / 2
+        alike = (
+            (forward / top_forward if top_forward else 0.0) + (backward / top_backward if top_backward else 0.0)
+        ) / 2
         first_forward, first_backward = best_forward == older, best_backward == newer
         like = kinship(profiles[newer], profiles[older], corpus)
         cites = bool(profiles[newer].mentions & profiles[older].handles)
         builds_on = any(l.target == older and l.type in BUILDS_ON for l in docs[newer].links) or any(
-            l.target == newer and l.type in BUILDS_ON for l in docs[older].links)
-        weighed.append(Weighed(older, newer, alike, first_forward and first_backward, first_forward or first_backward or cites, like, builds_on))
+            l.target == newer and l.type in BUILDS_ON for l in docs[older].links
+        )
+        weighed.append(
+            Weighed(
+                older,
+                newer,
+                alike,
+                first_forward and first_backward,
+                first_forward or first_backward or cites,
+                like,
+                builds_on,
+            )
+        )
     return weighed
 
 
@@ -254,7 +353,9 @@ def _settled(docs: dict, supersedes: dict[str, list[str]], a_id: str, b_id: str)
 def _may_replace(older: Document, newer: Document) -> bool:
     """Whether the newer decision's status lets it replace the older: a live decision (active, or
     a draft on its way) replacing one that is live, deprecated or superseded without successor."""
-    return newer.status in (Status.ACTIVE, Status.DRAFT) and not (older.status == Status.DRAFT and newer.status == Status.DRAFT)
+    return newer.status in (Status.ACTIVE, Status.DRAFT) and not (
+        older.status == Status.DRAFT and newer.status == Status.DRAFT
+    )
 
 
 def _decision_conflict(docs: dict, pair: Weighed, rank: int, writes_compatible: bool) -> Conflict:
@@ -288,7 +389,9 @@ def _decision_conflict(docs: dict, pair: Weighed, rank: int, writes_compatible: 
 
 def choose(weighed: list[Weighed], settings: Settings = DEFAULT) -> list[Weighed]:
     """The pairs the queue lists, likeliest first."""
-    kept = [w for w in weighed if w.best and w.score(settings) >= (settings.mutual_least if w.mutual else settings.least)]
+    kept = [
+        w for w in weighed if w.best and w.score(settings) >= (settings.mutual_least if w.mutual else settings.least)
+    ]
     return sorted(kept, key=lambda w: (-w.score(settings), w.older, w.newer))
 
 
@@ -316,17 +419,22 @@ def _candidates(docs: dict, writes_compatible: bool = True) -> list[Conflict]:
                 continue
             if settled(a_id, b_id):
                 continue
-            title = title_likeness(profiles[a.id], profiles[b.id])  # most pairs part here, before their texts are weighed
+            title = title_likeness(
+                profiles[a.id], profiles[b.id]
+            )  # most pairs part here, before their texts are weighed
             if title < TITLE_ALIKE:
                 continue
             like = likeness(profiles[a.id], profiles[b.id], corpus, title)
             if not (like.text >= TEXT_ALIKE or len(like.shared_tags) >= 2):
                 continue
             what = f"{doc_type} documents that may describe the same thing"
-            resolutions = [_supersede(a.id, b.id), _supersede(b.id, a.id),
-                           Resolution("merge", f"merge {a.id} into {b.id}", f"merge {a.id} --into {b.id}"),
-                           Resolution("merge", f"merge {b.id} into {a.id}", f"merge {b.id} --into {a.id}"),
-                           _compatible(a.id, b.id)]
+            resolutions = [
+                _supersede(a.id, b.id),
+                _supersede(b.id, a.id),
+                Resolution("merge", f"merge {a.id} into {b.id}", f"merge {a.id} --into {b.id}"),
+                Resolution("merge", f"merge {b.id} into {a.id}", f"merge {b.id} --into {a.id}"),
+                _compatible(a.id, b.id),
+            ]
             reason = f"two active {what}: " + "; ".join(like.reasons)
             found.append(Conflict("duplicate", [a.id, b.id], reason, resolutions))
     return found
@@ -343,9 +451,19 @@ def find_conflicts(documents: Iterable[Document], native: bool = True) -> Confli
     if not native:
         for conflict in conflicts:
             conflict.resolutions = [r for r in conflict.resolutions if r.action not in ("compatible", "repair")]
-    order = {"supersession-cycle": 0, "one-sided-supersession": 1, "active-with-successor": 2, "superseded-without-successor": 3,
-             "double-supersession": 4, "contradiction": 5, "successor-missing": 5, "draft-replaces": 5, "rule-contradiction": 5,
-             "duplicate": 6, "stale-link": 7}
+    order = {
+        "supersession-cycle": 0,
+        "one-sided-supersession": 1,
+        "active-with-successor": 2,
+        "superseded-without-successor": 3,
+        "double-supersession": 4,
+        "contradiction": 5,
+        "successor-missing": 5,
+        "draft-replaces": 5,
+        "rule-contradiction": 5,
+        "duplicate": 6,
+        "stale-link": 7,
+    }
     return Conflicts(sorted(conflicts, key=lambda c: (order.get(c.kind, 9), c.rank, c.ids)))
 
 
@@ -355,12 +473,27 @@ def _rule_contradictions(documents: list[Document]) -> list[Conflict]:
     found = []
     for rule, other in tiers.rule_conflicts(documents):
         mine, theirs = by_path[rule.path], by_path[other.path]
-        reason = (f"{rule.path}:{rule.line} says “{rule.key}: {rule.value}”, and {other.namespace} ({other.path}:{other.line}) "
-                  f"says “{other.key}: {other.value}”; a project rule that overrides another says so")
-        found.append(Conflict("rule-contradiction", [mine.id, theirs.id], reason, [
-            Resolution("edit", f"say the project overrides it: “{rule.key}: {rule.value} (overrides {other.namespace})”", f"show {mine.id}"),
-            Resolution("move", "make the project's rule everyone's", f"tier move \"{rule.key}: {rule.value}\" --to hot"),
-        ]))
+        reason = (
+            f"{rule.path}:{rule.line} says “{rule.key}: {rule.value}”, and {other.namespace} ({other.path}:{other.line}) "
+            f"says “{other.key}: {other.value}”; a project rule that overrides another says so"
+        )
+        found.append(
+            Conflict(
+                "rule-contradiction",
+                [mine.id, theirs.id],
+                reason,
+                [
+                    Resolution(
+                        "edit",
+                        f"say the project overrides it: “{rule.key}: {rule.value} (overrides {other.namespace})”",
+                        f"show {mine.id}",
+                    ),
+                    Resolution(
+                        "move", "make the project's rule everyone's", f'tier move "{rule.key}: {rule.value}" --to hot'
+                    ),
+                ],
+            )
+        )
     return found
 
 
@@ -419,15 +552,28 @@ def plan_merge_documents(index: VaultIndex, source_id: str, target_id: str) -> P
         raise RefusedError(f"{target_id} is {target.status}; merge into an active document")
     heading = f"## {dt.date.today().isoformat()}: merged from {source.title} ([[{source_id}]])"
     body = join_section(target.body, heading, source.body)
-    carried = [(l.type, l.target) for l in source.links if l.target not in (target_id, source_id) and l.type != LinkType.SUPERSEDES]
+    carried = [
+        (l.type, l.target)
+        for l in source.links
+        if l.target not in (target_id, source_id) and l.type != LinkType.SUPERSEDES
+    ]
     links = unite_links(target.meta.get("links"), [*carried, (LinkType.SUPERSEDES.value, source_id)])
-    target_meta = {**target.meta, "tags": unite_tags(target.tags, source.tags), "links": links,
-                   "supersedes": target.supersedes + ([source_id] if source_id not in target.supersedes else [])}
-    source_meta = {**source.meta, "status": Status.SUPERSEDED.value,
-                   "superseded_by": source.superseded_by + ([target_id] if target_id not in source.superseded_by else [])}
+    target_meta = {
+        **target.meta,
+        "tags": unite_tags(target.tags, source.tags),
+        "links": links,
+        "supersedes": target.supersedes + ([source_id] if source_id not in target.supersedes else []),
+    }
+    source_meta = {
+        **source.meta,
+        "status": Status.SUPERSEDED.value,
+        "superseded_by": source.superseded_by + ([target_id] if target_id not in source.superseded_by else []),
+    }
     changes = [index.edit_change(target, target_meta, body), index.edit_change(source, source_meta)]
     for other in index.documents:
-        if other.id in (source_id, target_id) or not any(l.target == source_id and l.type != LinkType.SUPERSEDES for l in other.links):
+        if other.id in (source_id, target_id) or not any(
+            l.target == source_id and l.type != LinkType.SUPERSEDES for l in other.links
+        ):
             continue
         changes.append(plan_retarget(index, other.id, source_id, target_id).changes[0])
     summary = f"merge {source_id} into {target_id}"

@@ -100,7 +100,9 @@ def _section_heading(note) -> str:
     return f"## From [[{note.id}]]: {note.title} ({when})"
 
 
-def plan_consolidate(vault: VaultIndex, into_id: str, note_ids: list[str], body: str | None = None, edited_from: str | None = None) -> Plan:
+def plan_consolidate(
+    vault: VaultIndex, into_id: str, note_ids: list[str], body: str | None = None, edited_from: str | None = None
+) -> Plan:
     """Each note's text as a section of `into_id` citing its source (or `body`, the merged text as a
     person edited it), `derived_from` links added, and the notes archived, in one change.
 
@@ -112,14 +114,20 @@ def plan_consolidate(vault: VaultIndex, into_id: str, note_ids: list[str], body:
     target = vault.get(into_id)
     vault.require_valid(target)
     if target.type not in CANONICAL_TYPES:
-        raise RefusedError(f"{into_id} is a {target.type}; notes consolidate into a canonical entity, context or concept")
+        raise RefusedError(
+            f"{into_id} is a {target.type}; notes consolidate into a canonical entity, context or concept"
+        )
     notes = []
     for note_id in dict.fromkeys(note_ids):
         note = vault.get(note_id)
         vault.require_valid(note)
         if note.type != DocType.NOTE:
             raise RefusedError(f"{note_id} is a {note.type}, not a note")
-        refusal = transition_refusal(note.status, Status.ARCHIVED) if note.status != Status.ARCHIVED else "it is already archived"
+        refusal = (
+            transition_refusal(note.status, Status.ARCHIVED)
+            if note.status != Status.ARCHIVED
+            else "it is already archived"
+        )
         if refusal:
             raise RefusedError(f"{note_id} cannot be archived: {refusal}")
         notes.append(note)
@@ -130,11 +138,17 @@ def plan_consolidate(vault: VaultIndex, into_id: str, note_ids: list[str], body:
     if body is not None and edited_from is not None and edited_from != merged:
         carried = merge3(edited_from, body, merged)
         if carried is None:
-            raise RefusedError(f"{into_id} or a note changed on disk in the lines you edited; consolidate again to edit the text merged from the new version")
+            raise RefusedError(
+                f"{into_id} or a note changed on disk in the lines you edited; consolidate again to edit the text merged from the new version"
+            )
         body = carried
     if body is not None and merged.endswith(("\n", "\r")) and not body.endswith(("\n", "\r")):
         body += "\r\n" if "\r\n" in merged else "\n"  # a text box drops the final newline; the file keeps it
-    changes = [vault.edit_change(target, {**target.meta, "links": links, "tags": list(target.tags)}, merged if body is None else body)]
+    changes = [
+        vault.edit_change(
+            target, {**target.meta, "links": links, "tags": list(target.tags)}, merged if body is None else body
+        )
+    ]
     for note in notes:
         changes.append(vault.edit_change(note, {**note.meta, "status": Status.ARCHIVED.value}))
     summary = f"consolidate {len(notes)} note(s) into {into_id}"

@@ -32,7 +32,15 @@ from .flavours import View
 from .model import Document, Problem, Severity
 from .records import Record
 
-__all__ = ["StoredDocument", "SCHEMA_VERSION", "DerivedStore", "folder_identity", "row_for", "record_from_row", "fts_fields"]
+__all__ = [
+    "StoredDocument",
+    "SCHEMA_VERSION",
+    "DerivedStore",
+    "folder_identity",
+    "row_for",
+    "record_from_row",
+    "fts_fields",
+]
 
 SCHEMA_VERSION = "7"
 
@@ -52,7 +60,9 @@ def _reader_fingerprint() -> str:
     from . import flavours, model, parse, records, validate
 
     digest = hashlib.sha256()
-    modules = [model, parse, records, validate] + [m for name, m in sorted(sys.modules.items()) if name.startswith(flavours.__name__ + ".")]
+    modules = [model, parse, records, validate] + [
+        m for name, m in sorted(sys.modules.items()) if name.startswith(flavours.__name__ + ".")
+    ]
     for module in modules:
         try:
             digest.update(Path(module.__file__).read_bytes())
@@ -144,9 +154,19 @@ class StoredDocument(Document):
 def fts_fields(doc: Document) -> tuple[str, str, str, str, str]:
     """What full-text search sees of a document, column by column."""
     meta = doc.meta
-    summary = doc.view.summary if doc.view is not None else meta.get("summary") or meta.get("description") or meta.get("desc") or ""
+    summary = (
+        doc.view.summary
+        if doc.view is not None
+        else meta.get("summary") or meta.get("description") or meta.get("desc") or ""
+    )
     tags = " ".join(doc.tags)
-    return (doc.title if doc.title != doc.id else "", doc.id.replace("-", " ") + " " + doc.id, tags, str(summary), doc.body)
+    return (
+        doc.title if doc.title != doc.id else "",
+        doc.id.replace("-", " ") + " " + doc.id,
+        tags,
+        str(summary),
+        doc.body,
+    )
 
 
 def _weights(weights: tuple[float, ...]) -> str:
@@ -182,11 +202,32 @@ FILES_COLUMNS = "path, size, mtime_ns, ino, ctime_ns, seen_ns, checked_on, diges
 def record_from_row(row: tuple) -> Record:
     """The record a `files` row keeps (its `FILES_COLUMNS`, as `row_for` makes them), its meta
     decoded when first asked for."""
-    path, size, mtime_ns, ino, ctime_ns, seen_ns, _, digest, doc_id, valid, meta, body, problems, key_lines, view, updated = row
+    (
+        path,
+        size,
+        mtime_ns,
+        ino,
+        ctime_ns,
+        seen_ns,
+        _,
+        digest,
+        doc_id,
+        valid,
+        meta,
+        body,
+        problems,
+        key_lines,
+        view,
+        updated,
+    ) = row
     seen = View.from_json(json.loads(view)) if view else None
     document = StoredDocument(doc_id, path, _Encoded(meta, META_DECODER), body, digest, bool(valid), seen)
     document.__dict__["_updated"] = dt.date.fromisoformat(updated) if updated else None
-    found = [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in json.loads(problems)] if problems != "[]" else []
+    found = (
+        [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in json.loads(problems)]
+        if problems != "[]"
+        else []
+    )
     return Record(path, size, mtime_ns, document, found, json.loads(key_lines), ino, ctime_ns, seen_ns)
 
 
@@ -201,8 +242,24 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
     problems = json.dumps([[str(p.severity), p.code, p.message, p.line] for p in record.problems])
     view = json.dumps(doc.view.to_json(), ensure_ascii=False) if doc.view is not None else None
     updated = doc.updated.isoformat() if doc.updated else None
-    files_row = (record.path, record.size, record.mtime_ns, record.ino, record.ctime_ns, record.seen_ns, on.isoformat(), doc.digest, doc.id, int(doc.valid), meta, doc.body,
-                 problems, json.dumps(record.key_lines), view, updated)
+    files_row = (
+        record.path,
+        record.size,
+        record.mtime_ns,
+        record.ino,
+        record.ctime_ns,
+        record.seen_ns,
+        on.isoformat(),
+        doc.digest,
+        doc.id,
+        int(doc.valid),
+        meta,
+        doc.body,
+        problems,
+        json.dumps(record.key_lines),
+        view,
+        updated,
+    )
     return files_row, fts_fields(doc)
 
 
@@ -239,7 +296,11 @@ class DerivedStore:
 
     def _remove_files(self) -> None:
         assert self.path is not None
-        for leftover in (self.path, self.path.with_name(self.path.name + "-wal"), self.path.with_name(self.path.name + "-shm")):
+        for leftover in (
+            self.path,
+            self.path.with_name(self.path.name + "-wal"),
+            self.path.with_name(self.path.name + "-shm"),
+        ):
             leftover.unlink(missing_ok=True)
 
     def discard(self) -> None:
@@ -270,7 +331,9 @@ class DerivedStore:
                 db.execute("PRAGMA synchronous = NORMAL")
             version = db.execute("PRAGMA user_version").fetchone()[0]
             tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            stored = db.execute("SELECT value FROM info WHERE key = 'schema'").fetchone()[0] if "info" in tables else None
+            stored = (
+                db.execute("SELECT value FROM info WHERE key = 'schema'").fetchone()[0] if "info" in tables else None
+            )
             if stored != self.schema or version != 1:
                 with db:
                     db.execute("BEGIN")
@@ -291,7 +354,9 @@ class DerivedStore:
                     )
                     # Document vectors of the [meaning] extra, by content digest and model: a
                     # document unchanged since any earlier process is not encoded again.
-                    db.execute("CREATE TABLE vectors (digest TEXT, model TEXT, vector BLOB, PRIMARY KEY (digest, model)) WITHOUT ROWID")
+                    db.execute(
+                        "CREATE TABLE vectors (digest TEXT, model TEXT, vector BLOB, PRIMARY KEY (digest, model)) WITHOUT ROWID"
+                    )
                     db.execute("PRAGMA user_version = 1")
             elif db.execute("SELECT v FROM fts_config WHERE k = 'automerge'").fetchone() == (0,):
                 # A first open that ended before it could turn merging back on.
@@ -305,7 +370,9 @@ class DerivedStore:
     def load(self, on: dt.date) -> dict[str, Record]:
         """Every cached record checked today (a date can only be judged "in the future" on the day)."""
         try:
-            rows = self.db.execute(f"SELECT {FILES_COLUMNS} FROM files WHERE checked_on = ?", (on.isoformat(),)).fetchall()
+            rows = self.db.execute(
+                f"SELECT {FILES_COLUMNS} FROM files WHERE checked_on = ?", (on.isoformat(),)
+            ).fetchall()
         except sqlite3.DatabaseError as error:
             self._failed(error)
             return {}
@@ -341,7 +408,9 @@ class DerivedStore:
         rows and the full-text index stay as they are."""
         try:
             with self.db:
-                self.db.executemany("UPDATE files SET seen_ns = ? WHERE path = ?", [(seen_ns, path) for path, seen_ns in seen])
+                self.db.executemany(
+                    "UPDATE files SET seen_ns = ? WHERE path = ?", [(seen_ns, path) for path, seen_ns in seen]
+                )
         except sqlite3.DatabaseError as error:
             self._failed(error)
 
@@ -401,11 +470,14 @@ class DerivedStore:
         columns = ", ".join(FTS_COLUMNS)
         gone: list[int] = []
         for start in range(0, len(paths), 500):
-            chunk = paths[start:start + 500]
+            chunk = paths[start : start + 500]
             where = f"path IN ({', '.join('?' * len(chunk))})"
             gone += [rowid for (rowid,) in self.db.execute(f"SELECT rowid FROM files WHERE {where}", chunk)]
             # An external-content index forgets a row by being told the text it indexed.
-            self.db.execute(f"INSERT INTO fts (fts, rowid, {columns}) SELECT 'delete', rowid, {columns} FROM files WHERE {where}", chunk)
+            self.db.execute(
+                f"INSERT INTO fts (fts, rowid, {columns}) SELECT 'delete', rowid, {columns} FROM files WHERE {where}",
+                chunk,
+            )
             self.db.execute(f"DELETE FROM files WHERE {where}", chunk)
         return gone
 
@@ -417,8 +489,10 @@ class DerivedStore:
         wanted = list(digests)
         try:
             for start in range(0, len(wanted), 500):
-                chunk = wanted[start:start + 500]
-                sql = f"SELECT digest, vector FROM vectors WHERE model = ? AND digest IN ({', '.join('?' * len(chunk))})"
+                chunk = wanted[start : start + 500]
+                sql = (
+                    f"SELECT digest, vector FROM vectors WHERE model = ? AND digest IN ({', '.join('?' * len(chunk))})"
+                )
                 found.update(self.db.execute(sql, (model, *chunk)))
         except sqlite3.DatabaseError as error:
             self._failed(error)
@@ -431,16 +505,21 @@ class DerivedStore:
         try:
             with self.db:
                 self.db.execute("BEGIN")
-                self.db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", [(d, model, v) for d, v in vectors])
+                self.db.executemany(
+                    "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", [(d, model, v) for d, v in vectors]
+                )
                 if gone is None:
                     self.db.execute("DELETE FROM vectors WHERE digest NOT IN (SELECT digest FROM files)")
                 else:
                     gone = list(gone)
                     for start in range(0, len(gone), 400):
-                        chunk = gone[start:start + 400]
+                        chunk = gone[start : start + 400]
                         marks = ", ".join("?" * len(chunk))
-                        self.db.execute(f"DELETE FROM vectors WHERE digest IN ({marks}) AND digest NOT IN"
-                                        f" (SELECT digest FROM files WHERE digest IN ({marks}))", chunk + chunk)
+                        self.db.execute(
+                            f"DELETE FROM vectors WHERE digest IN ({marks}) AND digest NOT IN"
+                            f" (SELECT digest FROM files WHERE digest IN ({marks}))",
+                            chunk + chunk,
+                        )
             self._wrote(before)
         except sqlite3.DatabaseError as error:
             self._failed(error)  # only a cache: the vectors are encoded again next time
@@ -461,7 +540,9 @@ class DerivedStore:
             self._failed(error)
             return []
 
-    def postings(self, expression: str, weights: tuple[float, ...] | None, among: list[int] | None = None) -> dict[int, float] | None:
+    def postings(
+        self, expression: str, weights: tuple[float, ...] | None, among: list[int] | None = None
+    ) -> dict[int, float] | None:
         """{rowid: bm25 score, higher is better} of every row an FTS5 expression matches (of the
         rows `among`, if given); without weights, {rowid: 1.0} (no score is computed, which is
         several times quicker). None when the expression is not one FTS5 accepts. Searching one
@@ -474,7 +555,7 @@ class DerivedStore:
                 return dict(self.db.execute(f"SELECT rowid, {score} FROM fts WHERE fts MATCH ?", (expression,)))
             found: dict[int, float] = {}
             for start in range(0, len(among), 500):
-                chunk = among[start:start + 500]
+                chunk = among[start : start + 500]
                 sql = f"SELECT rowid, {score} FROM fts WHERE fts MATCH ? AND rowid IN ({', '.join('?' * len(chunk))})"
                 found.update(self.db.execute(sql, (expression, *chunk)))
             return found
@@ -491,7 +572,10 @@ class DerivedStore:
             marks = ", ".join("?" * len(paths))
             rowids = dict(self.db.execute(f"SELECT rowid, path FROM files WHERE path IN ({marks})", paths))
             if rowids:
-                columns = [f"snippet(fts, {FTS_COLUMNS.index(c)}, char(2), char(3), '…', {int(words)})" for c in ("body", "summary")]
+                columns = [
+                    f"snippet(fts, {FTS_COLUMNS.index(c)}, char(2), char(3), '…', {int(words)})"
+                    for c in ("body", "summary")
+                ]
                 sql = f"SELECT rowid, {', '.join(columns)} FROM fts WHERE fts MATCH ? AND rowid IN ({', '.join('?' * len(rowids))})"
                 for rowid, *texts in self.db.execute(sql, (expression, *rowids)):
                     text = next((str(t) for t in texts if t and "\x02" in str(t)), None)
@@ -531,7 +615,7 @@ class DerivedStore:
         numbers = _varints(row[0])
         if len(numbers) < 1 + len(FTS_COLUMNS) or numbers[0] <= 0:
             return None
-        return numbers[0], sum(numbers[1:1 + len(FTS_COLUMNS)]) / numbers[0]
+        return numbers[0], sum(numbers[1 : 1 + len(FTS_COLUMNS)]) / numbers[0]
 
     def rows(self, rowids: Iterable[int]) -> dict[int, tuple[str, int]]:
         """{rowid: (path, tokens in the row)} for rows of the full-text index (those still there);
@@ -539,7 +623,7 @@ class DerivedStore:
         found: dict[int, tuple[str, int]] = {}
         wanted = list(rowids)
         for start in range(0, len(wanted), 500):
-            chunk = wanted[start:start + 500]
+            chunk = wanted[start : start + 500]
             where = f" WHERE files.rowid IN ({', '.join('?' * len(chunk))})"
             try:
                 sized = "SELECT files.rowid, files.path, fts_docsize.sz FROM files LEFT JOIN fts_docsize ON fts_docsize.id = files.rowid"

@@ -178,7 +178,8 @@ def _superseded(meta: dict, base: dict) -> bool:
     """Whether this side superseded the document (its status or its successors changed so)."""
     became = meta.get("status") == "superseded" and base.get("status") != "superseded"
     gained = isinstance(meta.get("superseded_by"), list) and any(
-        _canon(v) not in {_canon(w) for w in base.get("superseded_by") or []} for v in meta["superseded_by"])
+        _canon(v) not in {_canon(w) for w in base.get("superseded_by") or []} for v in meta["superseded_by"]
+    )
     return became or gained
 
 
@@ -237,9 +238,20 @@ def _text_merge(base: ParsedFile, ours: ParsedFile, theirs: ParsedFile, data: by
     if not marked:
         return DocMerge(text.encode("utf-8"))
     if ours.has_frontmatter or theirs.has_frontmatter or (ours.text + theirs.text).startswith("---"):
-        return DocMerge(data, (KeyConflict("file", "broken frontmatter on one side and both changed it: ours kept, "
-                                           "theirs is in git (`git show MERGE_HEAD:PATH`)"),))
-    return DocMerge(text.encode("utf-8"), (KeyConflict("body", f"both sides changed the same lines ({_places(marked)}, marked in the text)"),))
+        return DocMerge(
+            data,
+            (
+                KeyConflict(
+                    "file",
+                    "broken frontmatter on one side and both changed it: ours kept, "
+                    "theirs is in git (`git show MERGE_HEAD:PATH`)",
+                ),
+            ),
+        )
+    return DocMerge(
+        text.encode("utf-8"),
+        (KeyConflict("body", f"both sides changed the same lines ({_places(marked)}, marked in the text)"),),
+    )
 
 
 def merge_document(base: bytes | None, ours: bytes, theirs: bytes) -> DocMerge:
@@ -263,10 +275,16 @@ def merge_document(base: bytes | None, ours: bytes, theirs: bytes) -> DocMerge:
         hold = "ours"
     body, marked = _merge_body(base_body, mine.body, other.body, hold)
     if hold:
-        conflicts.append(KeyConflict("body", "superseded on one side, its text edited on the other: keep the edit, "
-                                     "or move it to the successor"))
+        conflicts.append(
+            KeyConflict(
+                "body",
+                "superseded on one side, its text edited on the other: keep the edit, or move it to the successor",
+            )
+        )
     elif marked:
-        conflicts.append(KeyConflict("body", f"both sides changed the same lines ({_places(marked)}, marked in the text)"))
+        conflicts.append(
+            KeyConflict("body", f"both sides changed the same lines ({_places(marked)}, marked in the text)")
+        )
     if conflicts:
         meta[CONFLICTS_KEY] = _record(conflicts, meta.get(CONFLICTS_KEY))
     try:
@@ -307,8 +325,11 @@ def _walk_marked(body: str) -> Iterator[str | dict[str, list[str]]]:
 
 def body_conflicts(body: str) -> list[tuple[str, str, str]]:
     """The marked places of a body: (ours, base, theirs) texts of each."""
-    return [("".join(item["ours"]), "".join(item["base"]), "".join(item["theirs"]))
-            for item in _walk_marked(body) if isinstance(item, dict)]
+    return [
+        ("".join(item["ours"]), "".join(item["base"]), "".join(item["theirs"]))
+        for item in _walk_marked(body)
+        if isinstance(item, dict)
+    ]
 
 
 def resolve_body(body: str, choice: str) -> str:
@@ -343,7 +364,10 @@ def main(argv: list[str] | None = None) -> int:
             with open(args[1], "wb") as handle:
                 handle.write(result.data)
     except Exception as exc:  # noqa: BLE001 - git keeps both sides; say why and leave ours as it was
-        print(f"workbench merge: {name}: not merged ({type(exc).__name__}: {exc}); ours kept, theirs is in git", file=sys.stderr)
+        print(
+            f"workbench merge: {name}: not merged ({type(exc).__name__}: {exc}); ours kept, theirs is in git",
+            file=sys.stderr,
+        )
         return 1
     for conflict in result.conflicts:
         print(f"workbench merge: {name}: {conflict.describe()}", file=sys.stderr)
@@ -352,4 +376,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
-

@@ -34,8 +34,10 @@ def to_ascii(text: str) -> str:
     try:
         from anyascii import anyascii
     except ImportError:  # pragma: no cover - a dependency; without it only accents are folded
+
         def anyascii(ch: str) -> str:
             return "".join(c for c in unicodedata.normalize("NFKD", ch) if c.isascii())
+
     out = []
     for ch in text:
         if ch.isascii():
@@ -75,7 +77,9 @@ def unite_links(entries: Any, more: Iterable[tuple[str, str]]) -> list[Any]:
     """A `links` value with each `(type, target)` of `more` appended unless already there. The
     existing entries are kept as they are, in order, mappings copied (so the caller's meta is never
     changed in place) and anything else untouched."""
-    united = [dict(entry) if isinstance(entry, dict) else entry for entry in (entries if isinstance(entries, list) else [])]
+    united = [
+        dict(entry) if isinstance(entry, dict) else entry for entry in (entries if isinstance(entries, list) else [])
+    ]
     present = {(entry.get("type"), entry.get("target")) for entry in united if isinstance(entry, dict)}
     for kind, target in more:
         key = (str(kind), target)

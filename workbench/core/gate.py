@@ -24,7 +24,18 @@ from .similarity import Bm25, Corpus, Profile, bm25_of, corpus_of, kinship, like
 from .storage import FileChange
 from .yamledit import render_frontmatter
 
-__all__ = ["Draft", "Candidate", "candidates", "Shortlist", "fts_shortlist", "plan_merge", "plan_create", "plan_create_superseding", "new_id_for", "CANONICAL_TYPES"]
+__all__ = [
+    "Draft",
+    "Candidate",
+    "candidates",
+    "Shortlist",
+    "fts_shortlist",
+    "plan_merge",
+    "plan_create",
+    "plan_create_superseding",
+    "new_id_for",
+    "CANONICAL_TYPES",
+]
 
 CANONICAL_TYPES = frozenset({DocType.ENTITY, DocType.CONTEXT, DocType.CONCEPT})
 MIN_SCORE = 0.12
@@ -59,18 +70,40 @@ class Draft:
         notes that way: its `type`, `title`, `tags`, `links` ({type, target} entries), `project`
         and `provenance` are read; anything else in it is not part of a new document."""
         meta = dict(post.metadata)
-        links = [(str(l["type"]), str(l["target"])) for l in meta.get("links") or [] if isinstance(l, dict) and "type" in l and "target" in l]
+        links = [
+            (str(l["type"]), str(l["target"]))
+            for l in meta.get("links") or []
+            if isinstance(l, dict) and "type" in l and "target" in l
+        ]
         provenance = meta.get("provenance") if isinstance(meta.get("provenance"), dict) else {}
         tags = meta.get("tags")
-        return cls(str(meta.get("type", "")), str(meta.get("title", "")), [str(t) for t in tags] if isinstance(tags, list) else [],
-                   links, post.content, meta.get("project"), str(provenance.get("source", "manual")), str(provenance.get("confidence", "high")))
+        return cls(
+            str(meta.get("type", "")),
+            str(meta.get("title", "")),
+            [str(t) for t in tags] if isinstance(tags, list) else [],
+            links,
+            post.content,
+            meta.get("project"),
+            str(provenance.get("source", "manual")),
+            str(provenance.get("confidence", "high")),
+        )
 
     def profile(self) -> Profile:
         from .similarity import mentions_in, title_head
 
         targets = {t for _, t in self.links}
-        return Profile("", self.title, self.type, set(self.tags), targets, term_counts(self.title + " " + self.body), self.body,
-                       mentions=frozenset(mentions_in(targets, self.body)), head=title_head(self.title), when=(dt.date.max,))
+        return Profile(
+            "",
+            self.title,
+            self.type,
+            set(self.tags),
+            targets,
+            term_counts(self.title + " " + self.body),
+            self.body,
+            mentions=frozenset(mentions_in(targets, self.body)),
+            head=title_head(self.title),
+            when=(dt.date.max,),
+        )
 
     def check(self) -> None:
         if not member(self.type, DocType):
@@ -80,7 +113,9 @@ class Draft:
         for kind, _ in self.links:
             if not member(kind, LinkType) or kind == LinkType.SUPERSEDES:
                 allowed = ", ".join(t for t in LinkType if t != LinkType.SUPERSEDES)
-                raise RefusedError(f"link type {kind!r} is not allowed here; use one of {allowed} (supersession has its own option)")
+                raise RefusedError(
+                    f"link type {kind!r} is not allowed here; use one of {allowed} (supersession has its own option)"
+                )
 
 
 @dataclass
@@ -94,11 +129,20 @@ class Candidate:
     action: str  # "merge" or "supersede"
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "type": self.type, "status": self.status,
-                "score": round(self.score, 3), "reasons": self.reasons, "action": self.action}
+        return {
+            "id": self.id,
+            "title": self.title,
+            "type": self.type,
+            "status": self.status,
+            "score": round(self.score, 3),
+            "reasons": self.reasons,
+            "action": self.action,
+        }
 
 
-def candidates(documents: Iterable[Document], draft: Draft, limit: int = 3, shortlist: Shortlist | None = None) -> list[Candidate]:
+def candidates(
+    documents: Iterable[Document], draft: Draft, limit: int = 3, shortlist: Shortlist | None = None
+) -> list[Candidate]:
     """The canonical documents the draft may belong in, best first, each with its reasons.
 
     A new decision is weighed against every decision it may replace, whatever its status (a
@@ -129,8 +173,11 @@ def candidates(documents: Iterable[Document], draft: Draft, limit: int = 3, shor
             return None
         # A decision that replaces another is weighed as the conflicts queue weighs a pair: by
         # what it cites and its subject as well as its words.
-        like = (kinship(mine, profiles[doc.id], corpus, explain) if action == "supersede"
-                else likeness(mine, profiles[doc.id], corpus, explain=explain))
+        like = (
+            kinship(mine, profiles[doc.id], corpus, explain)
+            if action == "supersede"
+            else likeness(mine, profiles[doc.id], corpus, explain=explain)
+        )
         if action == "supersede" and alike.get(doc.id):
             like.score += BM25_WEIGHT * alike[doc.id]
             if not like.reasons:
@@ -146,7 +193,11 @@ def candidates(documents: Iterable[Document], draft: Draft, limit: int = 3, shor
 
     # Every document is weighed, and only those offered are explained in the words they use
     # (finding those words in each text was most of a proposal's time).
-    weighed = _short_list(docs, profiles, corpus, mine, alike, shortlist) if shortlist is not None and len(docs) >= SHORTLIST_FROM else docs
+    weighed = (
+        _short_list(docs, profiles, corpus, mine, alike, shortlist)
+        if shortlist is not None and len(docs) >= SHORTLIST_FROM
+        else docs
+    )
     ranked = [found for found in (weigh(doc, False) for doc in weighed) if found is not None]
     if draft.type == DocType.DECISION:
         # A new decision's first question is which decision it replaces: those likely enough come
@@ -158,10 +209,15 @@ def candidates(documents: Iterable[Document], draft: Draft, limit: int = 3, shor
     return [weigh(by_id[c.id], True) or c for c in ranked[:limit]]
 
 
-_WEIGHABLE: list = [None, None]  # (whether for a decision, the documents' identities), and what `_weighable` found for them
+_WEIGHABLE: list = [
+    None,
+    None,
+]  # (whether for a decision, the documents' identities), and what `_weighable` found for them
 
 
-def _weighable(documents: list[Document], decision: bool) -> tuple[list[Document], dict[str, Profile], Corpus, Bm25 | None]:
+def _weighable(
+    documents: list[Document], decision: bool
+) -> tuple[list[Document], dict[str, Profile], Corpus, Bm25 | None]:
     """The documents a draft is weighed against, their profiles, word rarities and (for a new
     decision) the decisions' BM25 index, worked out again only when the documents changed: a
     document's object lives as long as its file is unchanged, and sorting 10,000 of them by type
@@ -171,9 +227,16 @@ def _weighable(documents: list[Document], decision: bool) -> tuple[list[Document
     if _WEIGHABLE[0] == key:
         return _WEIGHABLE[1][1:]
     live = {d.id for d in documents}
-    docs = [d for d in documents if d.status in (Status.ACTIVE, Status.DRAFT)
-            or (decision and d.type == DocType.DECISION
-                and not (d.status == Status.SUPERSEDED and any(new in live for new in d.superseded_by)))]
+    docs = [
+        d
+        for d in documents
+        if d.status in (Status.ACTIVE, Status.DRAFT)
+        or (
+            decision
+            and d.type == DocType.DECISION
+            and not (d.status == Status.SUPERSEDED and any(new in live for new in d.superseded_by))
+        )
+    ]
     profiles = profiles_of(docs)
     corpus = corpus_of(profiles.values())
     decisions = [profiles[d.id] for d in docs if d.type == DocType.DECISION] if decision else []
@@ -182,8 +245,14 @@ def _weighable(documents: list[Document], decision: bool) -> tuple[list[Document
     return docs, profiles, corpus, bm25
 
 
-def _short_list(docs: list[Document], profiles: dict[str, Profile], corpus: Corpus, mine: Profile, alike: dict[str, float],
-                shortlist: Shortlist) -> list[Document]:
+def _short_list(
+    docs: list[Document],
+    profiles: dict[str, Profile],
+    corpus: Corpus,
+    mine: Profile,
+    alike: dict[str, float],
+    shortlist: Shortlist,
+) -> list[Document]:
     """The documents worth weighing in a large vault (weighing all of 10,000 took 0.3 s): those
     the full-text index finds for the draft's most distinctive words, those the draft links to or
     cites, and the decisions most alike to it by BM25."""
@@ -215,7 +284,9 @@ def plan_merge(index: VaultIndex, target_id: str, draft: Draft) -> Plan:
     draft.check()
     target = index.get(target_id)
     if target.type == DocType.DECISION:
-        raise RefusedError(f"{target_id} is a decision, and a decision is never merged into; write a new decision with --supersede {target_id}")
+        raise RefusedError(
+            f"{target_id} is a decision, and a decision is never merged into; write a new decision with --supersede {target_id}"
+        )
     if not target.valid:
         raise RefusedError(f"{target_id} is invalid; repair it before merging into it")
     _check_targets(index, draft, exclude=target_id)
@@ -246,7 +317,9 @@ def _check_targets(index: VaultIndex, draft: Draft, exclude: str | None = None) 
             raise RefusedError(f"link target {target} is not a document of this vault")
 
 
-def _new_document(index: VaultIndex, draft: Draft, extra_links: list[dict[str, str]], supersedes: list[str], status: str) -> tuple[str, FileChange]:
+def _new_document(
+    index: VaultIndex, draft: Draft, extra_links: list[dict[str, str]], supersedes: list[str], status: str
+) -> tuple[str, FileChange]:
     doc_id = new_id_for(index, draft.type, draft.title)
     today = dt.date.today()
     projects = [d.meta.get("project") for d in index.documents if isinstance(d.meta.get("project"), str)]
@@ -281,7 +354,9 @@ def plan_create(index: VaultIndex, draft: Draft, status: str = Status.ACTIVE.val
     """A new document, linked into the graph at once; refused when it would be an island."""
     draft.check()
     if len(index.documents) and not draft.links:
-        raise RefusedError("a new document must link to at least one existing document (--link TYPE:TARGET), so it is part of the graph")
+        raise RefusedError(
+            "a new document must link to at least one existing document (--link TYPE:TARGET), so it is part of the graph"
+        )
     _check_targets(index, draft)
     doc_id, change = _new_document(index, draft, [], [], status)
     summary = f"create {doc_id}"
@@ -299,7 +374,9 @@ def plan_create_superseding(index: VaultIndex, old_id: str, draft: Draft) -> Pla
     if old.status in (Status.ARCHIVED,):
         raise RefusedError(f"{old_id} is archived; reopen it before superseding it")
     _check_targets(index, draft)
-    doc_id, change = _new_document(index, draft, [{"type": LinkType.SUPERSEDES.value, "target": old_id}], [old_id], Status.ACTIVE.value)
+    doc_id, change = _new_document(
+        index, draft, [{"type": LinkType.SUPERSEDES.value, "target": old_id}], [old_id], Status.ACTIVE.value
+    )
     old_meta = {**old.meta, "status": Status.SUPERSEDED.value, "superseded_by": old.superseded_by + [doc_id]}
     summary = f"create {doc_id} superseding {old_id}"
     return Plan(summary, [change, index.edit_change(old, old_meta)], [index.log_line(summary)], created_id=doc_id)

@@ -34,14 +34,32 @@ from .parse import CONFLICT_MARKER, parse_bytes, value_text
 from .storage import sync_folders, write_atomic
 from .yamledit import apply_meta
 
-__all__ = ["SyncError", "SyncConflict", "SyncReport", "setup", "is_set_up", "sync", "pending", "settle",
-           "merge_in_progress", "check_supersession", "DRIVER"]
+__all__ = [
+    "SyncError",
+    "SyncConflict",
+    "SyncReport",
+    "setup",
+    "is_set_up",
+    "sync",
+    "pending",
+    "settle",
+    "merge_in_progress",
+    "check_supersession",
+    "DRIVER",
+]
 
 DRIVER = "workbench"
 ATTRIBUTES = ("*.md merge=workbench", "/log.md merge=union")  # the log only grows: keep both sides' lines
 IGNORED = (".workbench/", ".recovery/")  # derived state and local backups stay on their machine
-TYPE_FOLDERS = {"concept": "concepts", "decision": "decisions", "entity": "entities", "context": "contexts",
-                "task": "tasks", "note": "notes", "index": "indexes"}
+TYPE_FOLDERS = {
+    "concept": "concepts",
+    "decision": "decisions",
+    "entity": "entities",
+    "context": "contexts",
+    "task": "tasks",
+    "note": "notes",
+    "index": "indexes",
+}
 CHOICES = ("ours", "theirs", "base")
 
 
@@ -62,8 +80,11 @@ class SyncConflict:
     theirs: Any = MISSING
 
     def describe(self) -> str:
-        sides = ", ".join(f"{side} {value_text(getattr(self, side))}" for side in ("ours", "theirs")
-                          if getattr(self, side) is not MISSING and self.key not in ("body", "file"))
+        sides = ", ".join(
+            f"{side} {value_text(getattr(self, side))}"
+            for side in ("ours", "theirs")
+            if getattr(self, side) is not MISSING and self.key not in ("body", "file")
+        )
         return f"{self.path}: {self.key}: {self.reason}" + (f" ({sides})" if sides else "")
 
 
@@ -74,7 +95,9 @@ class SyncReport:
     pulled: int = 0  # files the merge changed in this vault
     pushed: bool = False
     conflicts: list[SyncConflict] = field(default_factory=list)
-    supersession: list[SyncConflict] = field(default_factory=list)  # one-sided links after a merge (merged all the same)
+    supersession: list[SyncConflict] = field(
+        default_factory=list
+    )  # one-sided links after a merge (merged all the same)
     steps: list[str] = field(default_factory=list)  # what was done, in order, for a person to read
 
 
@@ -91,7 +114,9 @@ class _Git:
         self.top = Path(top)
         self.git_dir = (root / git_dir).resolve()
 
-    def run(self, *args: str, check: bool = True, data: bytes | None = None, config: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    def run(
+        self, *args: str, check: bool = True, data: bytes | None = None, config: tuple[str, ...] = ()
+    ) -> subprocess.CompletedProcess:
         command = ["git", *(part for item in config for part in ("-c", item)), *args]
         try:
             done = subprocess.run(command, cwd=self.root, input=data, capture_output=True, env=self.env)
@@ -122,7 +147,9 @@ class _Git:
 
     def add(self, paths: list[str]) -> None:
         if paths:
-            self.run("add", "--pathspec-from-file=-", "--pathspec-file-nul", "--", data=b"\0".join(p.encode() for p in paths))
+            self.run(
+                "add", "--pathspec-from-file=-", "--pathspec-file-nul", "--", data=b"\0".join(p.encode() for p in paths)
+            )
 
 
 def _driver_command() -> str:
@@ -153,7 +180,10 @@ def setup(root: Path) -> list[str]:
     config is not cloned, the attributes are."""
     git = _Git(root)
     done = []
-    if git.run("config", "--local", "--get", f"merge.{DRIVER}.driver", check=False).stdout.decode().strip() != _driver_command():
+    if (
+        git.run("config", "--local", "--get", f"merge.{DRIVER}.driver", check=False).stdout.decode().strip()
+        != _driver_command()
+    ):
         git.run("config", "--local", f"merge.{DRIVER}.name", "workbench: vault documents, frontmatter key by key")
         git.run("config", "--local", f"merge.{DRIVER}.driver", _driver_command())
         done.append(f"registered the merge driver in {git.git_dir / 'config'}")
@@ -195,13 +225,33 @@ def _conflicts_in(path: str, data: bytes | None) -> list[SyncConflict]:
             if key == "body":
                 continue
             entry = entry if isinstance(entry, dict) else {}
-            found.append(SyncConflict(path, str(key), str(entry.get("reason", "changed on both sides")),
-                                      entry.get("base", MISSING), entry.get("ours", MISSING), entry.get("theirs", MISSING)))
+            found.append(
+                SyncConflict(
+                    path,
+                    str(key),
+                    str(entry.get("reason", "changed on both sides")),
+                    entry.get("base", MISSING),
+                    entry.get("ours", MISSING),
+                    entry.get("theirs", MISSING),
+                )
+            )
     places = body_conflicts(parsed.body) if parsed.meta is not None else []
     if places:
-        reason = record.get("body", {}).get("reason") if isinstance(record, dict) and isinstance(record.get("body"), dict) else None
-        found.append(SyncConflict(path, "body", str(reason or f"{len(places)} marked places"),
-                                  "".join(p[1] for p in places), "".join(p[0] for p in places), "".join(p[2] for p in places)))
+        reason = (
+            record.get("body", {}).get("reason")
+            if isinstance(record, dict) and isinstance(record.get("body"), dict)
+            else None
+        )
+        found.append(
+            SyncConflict(
+                path,
+                "body",
+                str(reason or f"{len(places)} marked places"),
+                "".join(p[1] for p in places),
+                "".join(p[0] for p in places),
+                "".join(p[2] for p in places),
+            )
+        )
     elif not found and CONFLICT_MARKER.search(parsed.text):
         found.append(SyncConflict(path, "file", "git conflict markers: edit the file, then sync again"))
     return found
@@ -297,8 +347,11 @@ def _what_changed(old: bytes | None, new: bytes | None) -> str:
     before, after = parse_bytes(old or b""), parse_bytes(new or b"")
     if before.meta is None or after.meta is None:
         return "text"
-    keys = [key for key in {**before.meta, **after.meta} if key != "updated_at"
-            and repr(before.meta.get(key)) != repr(after.meta.get(key))]
+    keys = [
+        key
+        for key in {**before.meta, **after.meta}
+        if key != "updated_at" and repr(before.meta.get(key)) != repr(after.meta.get(key))
+    ]
     if before.body != after.body:
         keys.append("body")
     return ", ".join(keys) or "updated_at"
@@ -306,7 +359,9 @@ def _what_changed(old: bytes | None, new: bytes | None) -> str:
 
 def _commit_message(git: _Git) -> str | None:
     """A message naming each document staged and what changed in it; None when nothing is."""
-    out = git.run("diff", "--cached", "--name-status", "-z", "--relative", "--no-renames").stdout.decode(errors="surrogateescape")
+    out = git.run("diff", "--cached", "--name-status", "-z", "--relative", "--no-renames").stdout.decode(
+        errors="surrogateescape"
+    )
     fields = [f for f in out.split("\0") if f]
     changes = list(zip(fields[::2], fields[1::2]))
     if not changes:
@@ -321,7 +376,9 @@ def _commit_message(git: _Git) -> str | None:
         old = blobs.get(olds.get(path, ""))
         name = _doc_name(path, current or old) if path.endswith(".md") else path
         names.append(name)
-        what = {"A": "new", "D": "deleted"}.get(status) or (_what_changed(old, current) if path.endswith(".md") else "changed")
+        what = {"A": "new", "D": "deleted"}.get(status) or (
+            _what_changed(old, current) if path.endswith(".md") else "changed"
+        )
         lines.append(f"- {name}: {what}")
     shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     subject = f"Sync from {socket.gethostname()}: {len(names)} file{'s' if len(names) != 1 else ''} ({shown})"
@@ -400,14 +457,20 @@ def _commit_local(git: _Git, report: SyncReport) -> None:
 
 
 def _names(git: _Git, *revisions: str) -> list[str]:
-    return [p for p in git.text("diff", "--name-only", "--relative", "--no-renames", "-z", *revisions, "--").split("\0") if p]
+    return [
+        p
+        for p in git.text("diff", "--name-only", "--relative", "--no-renames", "-z", *revisions, "--").split("\0")
+        if p
+    ]
 
 
 def _merge_remote(git: _Git, root: Path, ref: str, report: SyncReport) -> bool:
     """Merge `ref`; True when the merge is complete (committed or nothing to do)."""
     before = git.text("rev-parse", "HEAD").strip()
     base = git.run("merge-base", "HEAD", ref, check=False).stdout.decode().strip()
-    done = git.run("merge", "--no-edit", "--no-verify", "-q", ref, check=False, config=(f"merge.{DRIVER}.driver=false",))
+    done = git.run(
+        "merge", "--no-edit", "--no-verify", "-q", ref, check=False, config=(f"merge.{DRIVER}.driver=false",)
+    )
     if done.returncode != 0 and git.run("rev-parse", "-q", "--verify", "MERGE_HEAD", check=False).returncode != 0:
         said = (done.stderr or done.stdout).decode(errors="replace").strip()
         raise SyncError(f"`git merge {ref}` failed: {said}")
@@ -423,7 +486,10 @@ def _merge_remote(git: _Git, root: Path, ref: str, report: SyncReport) -> bool:
     if done.returncode != 0:
         git.add(sorted(_unmerged(git)))
         git.run("commit", "--no-edit", "--no-verify", "-q")
-    report.steps.append(f"merged {ref}" + (f" ({report.merged} documents changed on both sides, merged key by key)" if report.merged else ""))
+    report.steps.append(
+        f"merged {ref}"
+        + (f" ({report.merged} documents changed on both sides, merged key by key)" if report.merged else "")
+    )
     ours_touched = _names(git, base or before, before)
     report.supersession += check_supersession(root, sorted({p for p in touched + ours_touched if _is_document(p)}))
     return True

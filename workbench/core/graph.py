@@ -170,8 +170,13 @@ def backlinks(graph: nx.MultiDiGraph, doc_id: str) -> list[tuple[str, str]]:
     return sorted((source, kind) for source, keyed in graph.pred[doc_id].items() for kind in _types(keyed))
 
 
-def _reach(graph: nx.MultiDiGraph, root: str, depth: int, wanted: frozenset[str] | None,
-           admit: Callable[[str], bool] | None = None) -> dict[str, tuple[int, str]]:
+def _reach(
+    graph: nx.MultiDiGraph,
+    root: str,
+    depth: int,
+    wanted: frozenset[str] | None,
+    admit: Callable[[str], bool] | None = None,
+) -> dict[str, tuple[int, str]]:
     """Breadth-first both ways: each reached node with its depth and the link type that reached it.
 
     Nodes are visited in id order and edges in (neighbour, type) order, so the link type recorded
@@ -202,8 +207,9 @@ def _check_depth(depth: int) -> None:
         raise RefusedError(f"depth must be 0 or more, not {depth}")
 
 
-def neighbourhood(graph: nx.MultiDiGraph, root: str, depth: int = 1,
-                  link_types: Iterable[str] | str | None = None) -> Neighbourhood:
+def neighbourhood(
+    graph: nx.MultiDiGraph, root: str, depth: int = 1, link_types: Iterable[str] | str | None = None
+) -> Neighbourhood:
     """The documents within `depth` links of `root`, following links and backlinks alike.
 
     Backlinks count because "what depends on this" matters as much as "what this depends on".
@@ -215,8 +221,13 @@ def neighbourhood(graph: nx.MultiDiGraph, root: str, depth: int = 1,
     wanted = _wanted(link_types)
     reached = _reach(graph, root, depth, wanted)
     nodes = [
-        {"id": node, "title": _attr(graph, node, "title", node), "type": _attr(graph, node, "type"),
-         "status": _attr(graph, node, "status"), "depth": level}
+        {
+            "id": node,
+            "title": _attr(graph, node, "title", node),
+            "type": _attr(graph, node, "type"),
+            "status": _attr(graph, node, "status"),
+            "depth": level,
+        }
         for node, (level, _) in reached.items()
     ]
     nodes.sort(key=lambda item: (item["depth"], item["id"]))
@@ -244,7 +255,9 @@ class Neighbourhood:
     Graphviz). It keeps the graph it came from, so that `export` draws exactly what it lists.
     """
 
-    def __init__(self, graph: nx.MultiDiGraph, root: str, depth: int, nodes: list[dict[str, Any]], edges: list[dict[str, str]]):
+    def __init__(
+        self, graph: nx.MultiDiGraph, root: str, depth: int, nodes: list[dict[str, Any]], edges: list[dict[str, str]]
+    ):
         self.graph = graph
         self.root = root
         self.depth = depth
@@ -258,8 +271,11 @@ class Neighbourhood:
         """This neighbourhood in one of `EXPORT_FORMATS`, with only the edges it lists."""
         ids = {node["id"] for node in self.nodes}
         listed = {(edge["source"], edge["target"], edge["type"]) for edge in self.edges}
-        view = nx.subgraph_view(self.graph, filter_node=lambda n: n in ids,
-                                filter_edge=lambda s, t, k: (s, t, _attr_type(self.graph, s, t, k)) in listed)
+        view = nx.subgraph_view(
+            self.graph,
+            filter_node=lambda n: n in ids,
+            filter_edge=lambda s, t, k: (s, t, _attr_type(self.graph, s, t, k)) in listed,
+        )
         return export(view, fmt)
 
     @property
@@ -292,8 +308,9 @@ def _newer(graph: nx.MultiDiGraph, node: str) -> list[str]:
     return sorted(s for s, keyed in graph.pred[node].items() if _SUPERSEDES in _types(keyed))
 
 
-def _distances(graph: nx.MultiDiGraph, start: str, step: Callable[[nx.MultiDiGraph, str], list[str]],
-               documents_only: bool = False) -> dict[str, int]:
+def _distances(
+    graph: nx.MultiDiGraph, start: str, step: Callable[[nx.MultiDiGraph, str], list[str]], documents_only: bool = False
+) -> dict[str, int]:
     """How many supersessions away each node is, one direction only; a cycle cannot loop it."""
     seen = {start: 0}
     frontier = [start]
@@ -324,7 +341,9 @@ def supersession_chain(graph: nx.MultiDiGraph, doc_id: str) -> list[str]:
     members = {doc_id, *older, *newer}
     order = nx.DiGraph()
     order.add_nodes_from(members)
-    order.add_edges_from((older_id, node) for node in members for older_id in _older(graph, node) if older_id in members)
+    order.add_edges_from(
+        (older_id, node) for node in members for older_id in _older(graph, node) if older_id in members
+    )
     try:
         return list(nx.lexicographical_topological_sort(order, key=str))
     except nx.NetworkXUnfeasible:  # a cycle: fall back to distance from doc_id, which still terminates
@@ -360,8 +379,7 @@ def supersession_cycles(graph: nx.MultiDiGraph) -> list[list[str]]:
 # -- retrieval ---------------------------------------------------------------------------------
 
 
-def context_pack(graph: nx.MultiDiGraph, doc_id: str, depth: int = 2,
-                 limit: int = 10) -> list[dict[str, Any]]:
+def context_pack(graph: nx.MultiDiGraph, doc_id: str, depth: int = 2, limit: int = 10) -> list[dict[str, Any]]:
     """What an agent should read about `doc_id` (SPEC §1 "Retrieval policy"), best first.
 
     At most `limit` documents are gathered nearest first, then ordered for reading: the root, then
@@ -402,8 +420,14 @@ def context_pack(graph: nx.MultiDiGraph, doc_id: str, depth: int = 2,
     gathered = sorted(picked, key=lambda n: (n != doc_id, picked[n][0], not active(n), priority(n), n))[:limit]
     chosen = sorted(gathered, key=lambda n: (n != doc_id, not active(n), priority(n), picked[n][0], n))
     return [
-        {"id": node, "title": _attr(graph, node, "title", node), "type": _attr(graph, node, "type"),
-         "status": _attr(graph, node, "status"), "depth": picked[node][0], "via": picked[node][1]}
+        {
+            "id": node,
+            "title": _attr(graph, node, "title", node),
+            "type": _attr(graph, node, "type"),
+            "status": _attr(graph, node, "status"),
+            "depth": picked[node][0],
+            "via": picked[node][1],
+        }
         for node in chosen
     ]
 
@@ -425,9 +449,14 @@ def export(graph: nx.MultiDiGraph, fmt: str, root: str | None = None, depth: int
     elif depth is not None:
         raise RefusedError("depth limits a neighbourhood: give the root it is counted from")
     nodes = [
-        {"id": node, "title": _attr(graph, node, "title", node), "type": _attr(graph, node, "type"),
-         "status": _attr(graph, node, "status"), "dangling": bool(graph.nodes[node].get("dangling")),
-         "invalid": bool(graph.nodes[node].get("invalid"))}
+        {
+            "id": node,
+            "title": _attr(graph, node, "title", node),
+            "type": _attr(graph, node, "type"),
+            "status": _attr(graph, node, "status"),
+            "dangling": bool(graph.nodes[node].get("dangling")),
+            "invalid": bool(graph.nodes[node].get("invalid")),
+        }
         for node in sorted(graph.nodes)
     ]
     edges = _edges(graph)
@@ -456,13 +485,17 @@ def _to_dot(nodes: list[dict[str, Any]], edges: list[dict[str, str]]) -> str:
         style = ", style=dashed" if node["dangling"] else ", style=dotted" if node["invalid"] else ""
         lines.append(f"  {_dot_string(node['id'])} [label={_dot_string(node['title'])}{style}];")
     for edge in edges:
-        lines.append(f"  {_dot_string(edge['source'])} -> {_dot_string(edge['target'])} [label={_dot_string(edge['type'])}];")
+        lines.append(
+            f"  {_dot_string(edge['source'])} -> {_dot_string(edge['target'])} [label={_dot_string(edge['type'])}];"
+        )
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
 _MERMAID_ID = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*")
-_MERMAID_RESERVED = frozenset({"end", "graph", "subgraph", "flowchart", "style", "class", "classdef", "click", "linkstyle", "default"})
+_MERMAID_RESERVED = frozenset(
+    {"end", "graph", "subgraph", "flowchart", "style", "class", "classdef", "click", "linkstyle", "default"}
+)
 # Mermaid reads `#name;` and `#123;` as entities inside labels, so these are written as entities.
 _MERMAID_ESCAPES = {c: f"#{ord(c)};" for c in '#"[](){}<>|`'}
 
@@ -502,8 +535,19 @@ def _xml_text(text: str) -> str:
 def _to_graphml(nodes: list[dict[str, Any]], edges: list[dict[str, str]]) -> str:
     flat = nx.MultiDiGraph()
     for node in nodes:
-        flat.add_node(_xml_text(node["id"]), title=_xml_text(node["title"]), type=node["type"], status=node["status"],
-                      dangling=node["dangling"], invalid=node["invalid"])
+        flat.add_node(
+            _xml_text(node["id"]),
+            title=_xml_text(node["title"]),
+            type=node["type"],
+            status=node["status"],
+            dangling=node["dangling"],
+            invalid=node["invalid"],
+        )
     for edge in edges:
-        flat.add_edge(_xml_text(edge["source"]), _xml_text(edge["target"]), key=_xml_text(edge["type"]), type=_xml_text(edge["type"]))
+        flat.add_edge(
+            _xml_text(edge["source"]),
+            _xml_text(edge["target"]),
+            key=_xml_text(edge["type"]),
+            type=_xml_text(edge["type"]),
+        )
     return "\n".join(nx.generate_graphml(flat)) + "\n"

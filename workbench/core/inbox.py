@@ -147,9 +147,20 @@ class Request:
         return f"asked to forget {self.doc_id}" + (f": {self.note}" if self.note else "")
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.doc_id, "path": self.path, "kind": self.kind, "agent": self.agent, "at": self.at,
-                "title": self.title, "type": self.type, "status": self.status, "target": self.target,
-                "note": self.note, "what": self.describe(), "actions": list(self.actions)}
+        return {
+            "id": self.doc_id,
+            "path": self.path,
+            "kind": self.kind,
+            "agent": self.agent,
+            "at": self.at,
+            "title": self.title,
+            "type": self.type,
+            "status": self.status,
+            "target": self.target,
+            "note": self.note,
+            "what": self.describe(),
+            "actions": list(self.actions),
+        }
 
 
 @dataclass(frozen=True)
@@ -174,8 +185,10 @@ class Inbox:
         return [r for r in self.requests if r.doc_id == doc_id]
 
     def to_json(self) -> dict[str, Any]:
-        return {"reviewed_until": self.reviewed_until,
-                "requests": [{**r.to_json(), "new": self.is_new(r)} for r in self.requests]}
+        return {
+            "reviewed_until": self.reviewed_until,
+            "requests": [{**r.to_json(), "new": self.is_new(r)} for r in self.requests],
+        }
 
     def __len__(self) -> int:
         return len(self.requests)
@@ -208,9 +221,21 @@ def requests(documents: Iterable[Document]) -> list[Request]:
                 continue
             target = entry.get("target")
             note = entry.get("title") if kind == "merge" else entry.get("reason")
-            found.append(Request(doc.id, doc.path, str(kind), str(entry.get("agent") or "unknown-agent"), _time(entry.get("at")),
-                                 doc.title, doc.type, doc.status, str(target) if target else None,
-                                 str(note) if note else "", entry))
+            found.append(
+                Request(
+                    doc.id,
+                    doc.path,
+                    str(kind),
+                    str(entry.get("agent") or "unknown-agent"),
+                    _time(entry.get("at")),
+                    doc.title,
+                    doc.type,
+                    doc.status,
+                    str(target) if target else None,
+                    str(note) if note else "",
+                    entry,
+                )
+            )
     found.sort(key=lambda r: (r.at, r.doc_id))
     return found
 
@@ -277,11 +302,18 @@ def _refuse_twin(index: VaultIndex, draft: gate.Draft, besides: str | None = Non
     key = same_title(draft.title)
     for record in index.records:
         doc = record.document
-        if (doc.id == besides or doc.type != draft.type
-                or doc.status in (Status.SUPERSEDED, Status.ARCHIVED) or same_title(doc.title or "") != key):
+        if (
+            doc.id == besides
+            or doc.type != draft.type
+            or doc.status in (Status.SUPERSEDED, Status.ARCHIVED)
+            or same_title(doc.title or "") != key
+        ):
             continue
-        raise AlreadyExists(f"a {doc.type} titled “{_one_line(doc.title, 120)}” already exists: {doc.id} ({doc.status}); "
-                            f"read it and merge into it (merge_into:{doc.id}), or give the new one a title of its own", doc.id)
+        raise AlreadyExists(
+            f"a {doc.type} titled “{_one_line(doc.title, 120)}” already exists: {doc.id} ({doc.status}); "
+            f"read it and merge into it (merge_into:{doc.id}), or give the new one a title of its own",
+            doc.id,
+        )
 
 
 def _for_agent(draft: gate.Draft, agent: Agent) -> gate.Draft:
@@ -291,7 +323,9 @@ def _for_agent(draft: gate.Draft, agent: Agent) -> gate.Draft:
         found = find_credentials(text)
         if found:
             line, what = found[0]
-            raise RefusedError(f"the {where} looks like it holds {what} (line {line}); memory never stores credentials or tokens")
+            raise RefusedError(
+                f"the {where} looks like it holds {what} (line {line}); memory never stores credentials or tokens"
+            )
     return dataclasses.replace(draft, source=agent.source, confidence=AGENT_CONFIDENCE)
 
 
@@ -324,7 +358,9 @@ def _with_request(entry: dict[str, str], agent: Agent | None = None) -> Callable
     return edit
 
 
-def _agent_plan(plan: Plan, summary: str, index: VaultIndex, path: str, entry: dict[str, str], agent: Agent | None = None) -> Plan:
+def _agent_plan(
+    plan: Plan, summary: str, index: VaultIndex, path: str, entry: dict[str, str], agent: Agent | None = None
+) -> Plan:
     changes = [_edit_after(c, _with_request(entry, agent)) if c.path == path else c for c in plan.changes]
     return Plan(summary, changes, [index.log_line(summary)], created_id=plan.created_id)
 
@@ -337,8 +373,14 @@ def plan_agent_create(index: VaultIndex, draft: gate.Draft, agent: Agent) -> Pla
     _refuse_twin(index, draft)
     plan = gate.plan_create(index, draft, Status.DRAFT.value)
     doc_id = plan.created_id
-    return _agent_plan(plan, f"create {doc_id} as a draft (agent {agent.name})", index, plan.changes[0].path,
-                       _entry("create", agent), agent)
+    return _agent_plan(
+        plan,
+        f"create {doc_id} as a draft (agent {agent.name})",
+        index,
+        plan.changes[0].path,
+        _entry("create", agent),
+        agent,
+    )
 
 
 def plan_agent_merge(index: VaultIndex, target_id: str, draft: gate.Draft, agent: Agent) -> Plan:
@@ -354,8 +396,13 @@ def plan_agent_merge(index: VaultIndex, target_id: str, draft: gate.Draft, agent
         return Plan(f"{target_id} already holds “{title}” as merged before: nothing merged again")
     draft = _for_agent(draft, agent)
     plan = gate.plan_merge(index, target_id, draft)
-    return _agent_plan(plan, f"merge “{title}” into {target_id} (agent {agent.name})", index, target.path,
-                       _entry("merge", agent, title=title))
+    return _agent_plan(
+        plan,
+        f"merge “{title}” into {target_id} (agent {agent.name})",
+        index,
+        target.path,
+        _entry("merge", agent, title=title),
+    )
 
 
 def _already_merged(body: str, draft: gate.Draft) -> bool:
@@ -381,8 +428,14 @@ def plan_agent_supersede(index: VaultIndex, old_id: str, draft: gate.Draft, agen
         draft = dataclasses.replace(draft, links=[*draft.links, (LinkType.RELATED_TO.value, old_id)])
     plan = gate.plan_create(index, draft, Status.DRAFT.value)
     doc_id = plan.created_id
-    return _agent_plan(plan, f"propose {doc_id} to supersede {old_id} (agent {agent.name})", index, plan.changes[0].path,
-                       _entry("supersede", agent, target=old_id), agent)
+    return _agent_plan(
+        plan,
+        f"propose {doc_id} to supersede {old_id} (agent {agent.name})",
+        index,
+        plan.changes[0].path,
+        _entry("supersede", agent, target=old_id),
+        agent,
+    )
 
 
 def plan_forget_request(index: VaultIndex, doc_id: str, agent: Agent, reason: str = "") -> Plan:
@@ -440,8 +493,12 @@ def _settled(index: VaultIndex, plan: Plan, request: Request, action: str) -> Pl
         changes = [c for c in changes if c.path != request.path]
         doc = index.get(request.doc_id)
         changes.append(index.edit_change(doc, _without(request.entry)(dict(doc.meta)), bump=False))
-    what = {"create": f"new {request.doc_id}", "supersede": f"proposal {request.doc_id}",
-            "merge": f"merge into {request.doc_id}", "forget": f"request to forget {request.doc_id}"}[request.kind]
+    what = {
+        "create": f"new {request.doc_id}",
+        "supersede": f"proposal {request.doc_id}",
+        "merge": f"merge into {request.doc_id}",
+        "forget": f"request to forget {request.doc_id}",
+    }[request.kind]
     summary = f"inbox: {action} {request.agent}'s {what}" + (f" ({plan.summary})" if not plan.empty else "")
     return Plan(summary, changes, [index.log_line(summary)])
 
@@ -456,7 +513,11 @@ def _introduced(index: VaultIndex, request: Request) -> tuple[dict[str, Any], Fi
     """The history record of the agent's own write of this request, and its change to the document."""
     for record in index.writer.history():
         for change in record["files"]:
-            if change.path == request.path and _holds(change.after, request.entry) and not _holds(change.before, request.entry):
+            if (
+                change.path == request.path
+                and _holds(change.after, request.entry)
+                and not _holds(change.before, request.entry)
+            ):
                 return record, change
     return None
 
@@ -474,12 +535,20 @@ def _revert(index: VaultIndex, request: Request) -> Plan:
     found = _introduced(index, request)
     now = read_bytes(index.root / request.path)
     if found is None or found[1].after != now:
-        newer = [r for r in requests([index.get(request.doc_id)]) if r.kind == "merge" and r.at >= request.at and r.entry != request.entry]
+        newer = [
+            r
+            for r in requests([index.get(request.doc_id)])
+            if r.kind == "merge" and r.at >= request.at and r.entry != request.entry
+        ]
         if found is not None and newer:
-            raise RefusedError(f"revert the newer merge “{newer[-1].note}” into {request.doc_id} ({newer[-1].at}) first: "
-                               "stacked merges are undone newest first")
+            raise RefusedError(
+                f"revert the newer merge “{newer[-1].note}” into {request.doc_id} ({newer[-1].at}) first: "
+                "stacked merges are undone newest first"
+            )
         why = "it has changed since" if found is not None else "the record of that change is gone"
-        raise RefusedError(f"the merge into {request.doc_id} cannot be reverted exactly: {why}; edit it by hand (e), then accept")
+        raise RefusedError(
+            f"the merge into {request.doc_id} cannot be reverted exactly: {why}; edit it by hand (e), then accept"
+        )
     summary = f"inbox: revert {request.agent}'s merge “{request.note}” into {request.doc_id}"
     return Plan(summary, [FileChange(request.path, now, found[1].before)], [index.log_line(summary)])
 
@@ -546,9 +615,8 @@ def _section_diff(request: Request, now: bytes | None) -> str:
     found = heading.search(text)
     if found is None:
         return f"# the section “{request.note}” is no longer in {request.path}\n"
-    rest = text[found.start():]
+    rest = text[found.start() :]
     end = re.search(r"^## ", rest[3:], re.MULTILINE)
     section = rest if end is None else rest[: end.start() + 3]
     lines = section.rstrip("\n").split("\n")
     return f"--- a/{request.path}\n+++ b/{request.path}\n" + "".join(f"+{line}\n" for line in lines)
-

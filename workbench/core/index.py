@@ -108,7 +108,7 @@ def serialized(method: Callable) -> Callable:
 
     @functools.wraps(method)
     def run(self, *args, **kwargs):
-        with (self.mutex if hasattr(self, "mutex") else self.index.mutex):
+        with self.mutex if hasattr(self, "mutex") else self.index.mutex:
             return method(self, *args, **kwargs)
 
     return run
@@ -129,7 +129,9 @@ class VaultIndex:
         self.recovery_dir = root / RECOVERY_DIR
         # The change log is a vault file where the format reserves one (Memory Core, OKF); in
         # anyone else's vault a new `log.md` would be a new note, so it stays with our state.
-        self.log_path = root / "log.md" if flavour.native or flavour.is_reserved("log.md") else self.state_dir / "log.md"
+        self.log_path = (
+            root / "log.md" if flavour.native or flavour.is_reserved("log.md") else self.state_dir / "log.md"
+        )
         self.lock = VaultLock(self.state_dir)
         self.recovery_notes: list[str] = []
         self.writer = ChangeWriter(root, self.state_dir, self.lock, self.log_path, self.recovery_notes)
@@ -223,8 +225,12 @@ class VaultIndex:
             moved = self._records.pop(path, None) is not None or moved
         if self.store is not None and gone:
             self.store.save([], gone, on)
-        moved = moved or bool(to_parse) or (walk.symlinks, walk.not_pages, walk.specials, walk.unreadable) != (
-            self._symlinks, self._not_pages, self._specials, self._unreadable)
+        moved = (
+            moved
+            or bool(to_parse)
+            or (walk.symlinks, walk.not_pages, walk.specials, walk.unreadable)
+            != (self._symlinks, self._not_pages, self._specials, self._unreadable)
+        )
         self._symlinks = walk.symlinks
         self._not_pages = walk.not_pages
         self._specials = walk.specials
@@ -338,9 +344,16 @@ class VaultIndex:
                 moved = fallback if by_id.get(fallback) is None else None
                 by_id[fallback] = path
                 problems = [dataclasses.replace(p, doc_id=fallback) for p in problems]
-                problems.append(Problem(path, Severity.WARNING, "id-shared",
-                                        f"{path} and {owner} both read as {claimed}: {owner} keeps that id, and this one is {fallback}",
-                                        None, fallback))
+                problems.append(
+                    Problem(
+                        path,
+                        Severity.WARNING,
+                        "id-shared",
+                        f"{path} and {owner} both read as {claimed}: {owner} keeps that id, and this one is {fallback}",
+                        None,
+                        fallback,
+                    )
+                )
                 record.problems = problems
                 valid = not any(p.code in unreadable for p in problems)
                 if (doc.id, doc.valid) != (fallback, valid):
@@ -353,7 +366,9 @@ class VaultIndex:
                 problems = [dataclasses.replace(p, doc_id=claimed) for p in problems]
                 doc = record.document = dataclasses.replace(doc, id=claimed)
         if path != owner:
-            record.problems = problems + [Problem(path, Severity.ERROR, "id-duplicate", f"id {claimed} is also used by {owner}", None, claimed)]
+            record.problems = problems + [
+                Problem(path, Severity.ERROR, "id-duplicate", f"id {claimed} is also used by {owner}", None, claimed)
+            ]
             if doc.valid is not False:
                 record.document = dataclasses.replace(doc, valid=False)
             return moved
@@ -426,7 +441,9 @@ class VaultIndex:
         return True
 
     @serialized
-    def refresh_path(self, path: str, reindex: bool = True, batch: tuple[list[Record], list[str]] | None = None) -> Record | None | bool:
+    def refresh_path(
+        self, path: str, reindex: bool = True, batch: tuple[list[Record], list[str]] | None = None
+    ) -> Record | None | bool:
         """Bring one file's record in line with the disk; False when nothing changed. With a
         `batch`, the store's rows are collected there instead of written one commit at a time."""
         full = self.root / path
@@ -452,7 +469,9 @@ class VaultIndex:
         known = self._records.get(path)
         if known and unchanged(known, stat):
             return known if reindex else False
-        record = read_record(self.root, path, stat.st_size, stat.st_mtime_ns, today(), self.flavour, stat.st_ino, stat.st_ctime_ns)
+        record = read_record(
+            self.root, path, stat.st_size, stat.st_mtime_ns, today(), self.flavour, stat.st_ino, stat.st_ctime_ns
+        )
         if record is None:
             return None
         self._records[path] = record
@@ -568,12 +587,27 @@ class VaultIndex:
             found = [p for r in self._records.values() for p in r.problems] + relations
             found += [Problem(s, Severity.WARNING, "symlink-ignored", self._why_ignored(s)) for s in self._symlinks]
             found += [Problem(path, Severity.WARNING, "not-a-page", why) for path, why in self._not_pages]
-            found += [Problem(s, Severity.WARNING, "not-a-regular-file", "a FIFO, socket or device is never read or written; this one is not part of the vault") for s in self._specials]
+            found += [
+                Problem(
+                    s,
+                    Severity.WARNING,
+                    "not-a-regular-file",
+                    "a FIFO, socket or device is never read or written; this one is not part of the vault",
+                )
+                for s in self._specials
+            ]
             found += [Problem(path, Severity.ERROR, "unreadable", why) for path, why in self._unreadable]
             found += self.config_problems
         blocked = self.writer.blocked()
         if blocked:
-            found.append(Problem(blocked[0], Severity.ERROR, "writes-blocked", f"{blocked[1]}: every change is refused until this is fixed"))
+            found.append(
+                Problem(
+                    blocked[0],
+                    Severity.ERROR,
+                    "writes-blocked",
+                    f"{blocked[1]}: every change is refused until this is fixed",
+                )
+            )
         return Problems(sorted(found, key=lambda p: (p.path, p.line or 0, p.code, p.message)))
 
     def _why_ignored(self, link: str) -> str:
@@ -615,11 +649,15 @@ class VaultIndex:
             raise ConflictError(doc.path)
         parsed = parse_bytes(raw)
         if parsed.meta is None:
-            raise RefusedError(f"{doc.path}: its frontmatter cannot be read, so it cannot be edited safely; run check --repair first")
+            raise RefusedError(
+                f"{doc.path}: its frontmatter cannot be read, so it cannot be edited safely; run check --repair first"
+            )
         return raw, parsed
 
     @serialized
-    def edit_change(self, doc: Document, meta: dict[str, Any], body: str | None = None, bump: bool = True) -> FileChange:
+    def edit_change(
+        self, doc: Document, meta: dict[str, Any], body: str | None = None, bump: bool = True
+    ) -> FileChange:
         """The bytes that turn `doc` (as read) into `meta` and `body`, changing only what differs."""
         raw, parsed = self._base(doc)
         body = parsed.body if body is None else body
@@ -630,7 +668,12 @@ class VaultIndex:
         meaningful = old_core != new_core or body != parsed.body
         if not meaningful and _comparable(meta) == _comparable(parsed.meta):
             return FileChange(doc.path, raw, raw)
-        if meaningful and bump and stamp_key in parsed.meta and _comparable(meta.get(stamp_key)) == _comparable(parsed.meta.get(stamp_key)):
+        if (
+            meaningful
+            and bump
+            and stamp_key in parsed.meta
+            and _comparable(meta.get(stamp_key)) == _comparable(parsed.meta.get(stamp_key))
+        ):
             meta[stamp_key] = _moved_on(parsed.meta.get(stamp_key))
         try:
             lines = apply_meta(parsed.fm_lines, parsed.meta, meta, parsed.newline)
@@ -641,10 +684,14 @@ class VaultIndex:
     def flavour_status_change(self, doc: Document, status: str) -> FileChange:
         """A status change written the flavour's way: a frontmatter key, a `## Status` line."""
         if not self.flavour.has_status:
-            raise RefusedError(f"{self.flavour.a_vault} has no status to change; migrate it to Memory Core for a lifecycle")
+            raise RefusedError(
+                f"{self.flavour.a_vault} has no status to change; migrate it to Memory Core for a lifecycle"
+            )
         return self.flavour_change(doc, lambda parsed: self.flavour.status_change(parsed, status))
 
-    def flavour_change(self, doc: Document, edit: Callable[[ParsedFile], tuple[dict[str, Any], str] | None]) -> FileChange:
+    def flavour_change(
+        self, doc: Document, edit: Callable[[ParsedFile], tuple[dict[str, Any], str] | None]
+    ) -> FileChange:
         """The bytes that give `doc` the (meta, body) `edit` returns, written the flavour's way."""
         raw = read_bytes(self.root / doc.path)
         if raw is None or digest_of(raw) != doc.digest:
@@ -680,13 +727,19 @@ class VaultIndex:
             return None
         parsed = parse_bytes(data)
         if not self.flavour.native:
-            return None if parsed.decoded and not (parsed.has_frontmatter and parsed.meta is None) else "the written file does not parse back"
+            return (
+                None
+                if parsed.decoded and not (parsed.has_frontmatter and parsed.meta is None)
+                else "the written file does not parse back"
+            )
         if parsed.meta is None or "id" not in parsed.meta or "type" not in parsed.meta:
             return "the written file does not parse back with its id and type"
         return None
 
     @serialized
-    def apply(self, plan: Plan, dry_run: bool = False, keep_history: bool = True, step: tuple[str, str] | None = None) -> Plan:
+    def apply(
+        self, plan: Plan, dry_run: bool = False, keep_history: bool = True, step: tuple[str, str] | None = None
+    ) -> Plan:
         """Carry out a plan (or only return it, with `dry_run`): all files or none, then re-read them."""
         if dry_run or plan.empty:
             return plan
@@ -728,14 +781,15 @@ class VaultIndex:
             codes = sorted({p.code for p in self.problems_for(doc.id) if p.code in invalidating(self.flavour)})
             raise RefusedError(f"{doc.id} is invalid ({', '.join(codes) or 'see check'}); repair it before changing it")
 
-
     def rebuild_store(self, between: Callable[[], Any], in_memory: bool = False) -> None:
         """Close the derived store, run `between` (which may delete it), and build it afresh from
         the records in memory: FTS5 here keeps deleted words in its vocabulary until rebuilt."""
         if self.store is not None:
             self.store.close()
         between()
-        self.store = DerivedStore(None if in_memory else self.store_path(), self.flavour.name, folder_identity(self.root))
+        self.store = DerivedStore(
+            None if in_memory else self.store_path(), self.flavour.name, folder_identity(self.root)
+        )
         with self.store.bulk():
             self.store.save(self.records, [], today())
 
@@ -773,11 +827,12 @@ class VaultIndex:
 def _moved_on(previous: Any) -> Any:
     """The time of an edit made now, in the type the file used: a date stays a date (never moved
     back), a date and time stays one (in its time zone, to the second), text stays text."""
-    if isinstance(previous, dt.datetime) or (isinstance(previous, str) and len(previous) > 10 and previous[10:11] in ("T", " ")):
+    if isinstance(previous, dt.datetime) or (
+        isinstance(previous, str) and len(previous) > 10 and previous[10:11] in ("T", " ")
+    ):
         now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
         if isinstance(previous, dt.datetime):
             return now.astimezone(previous.tzinfo) if previous.tzinfo else now.replace(tzinfo=None)
         return now.isoformat().replace("+00:00", "Z") if previous.endswith("Z") else now.isoformat()
     stamp = max(today(), as_date(previous) or today())
     return stamp.isoformat() if isinstance(previous, str) else stamp
-

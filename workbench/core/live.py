@@ -72,7 +72,15 @@ class VaultWatcher:
 
     def _run(self) -> None:
         root = self.vault.root
-        for batch in watch(root, stop_event=self._stop, debounce=self.debounce_ms, step=10, rust_timeout=100, yield_on_timeout=True, raise_interrupt=False):
+        for batch in watch(
+            root,
+            stop_event=self._stop,
+            debounce=self.debounce_ms,
+            step=10,
+            rust_timeout=100,
+            yield_on_timeout=True,
+            raise_interrupt=False,
+        ):
             seen = time.perf_counter()
             if not self.ready.is_set():
                 # The first yield means the OS watch is in place: catch up on anything that changed

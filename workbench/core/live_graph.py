@@ -31,6 +31,7 @@ __all__ = ["LiveGraph"]
 Edge = tuple[str, str, str]
 Keyed = dict[str, dict[str, Any]]  # an edge type -> its attributes, for one (source, target) pair
 
+
 class LiveGraph:
     """A graph of the vault that `sync` brings up to date, changing only what changed."""
 

@@ -47,8 +47,9 @@ def collector_paused():
             gc.enable()
 
 
-def _parse_chunk(root: str, items: list[Item], on: dt.date, with_rows: bool, flavour: str | flavours.Flavour,
-                 rows_only: bool = False) -> list[tuple[Record | None, tuple | None]]:
+def _parse_chunk(
+    root: str, items: list[Item], on: dt.date, with_rows: bool, flavour: str | flavours.Flavour, rows_only: bool = False
+) -> list[tuple[Record | None, tuple | None]]:
     """(record, store row) for each file still there. `rows_only` (in a worker) leaves out each
     record its row keeps: the parent makes it from the row, as a warm open does, which halves what
     crosses between the processes and leaves the meta encoded until it is asked for."""
@@ -130,8 +131,9 @@ def _context(count: int):
     return None
 
 
-def parse_files(root: Path, items: list[Item], on: dt.date, with_rows: bool,
-                flavour: str | flavours.Flavour = "memory-core") -> Iterator[list[tuple[Record, tuple | None]]]:
+def parse_files(
+    root: Path, items: list[Item], on: dt.date, with_rows: bool, flavour: str | flavours.Flavour = "memory-core"
+) -> Iterator[list[tuple[Record, tuple | None]]]:
     """Chunks of (record, store row) for the files in `items`, as they are ready."""
     context = _context(len(items))
     if context is None:
@@ -147,7 +149,9 @@ def parse_files(root: Path, items: list[Item], on: dt.date, with_rows: bool,
             pool = ProcessPoolExecutor(_workers(), mp_context=context, initializer=_start_worker)
         with pool:
             with _without_main(), _stderr_with_a_descriptor():
-                futures = [pool.submit(_parse_chunk, str(root), chunk, on, with_rows, flavour, True) for chunk in chunks]
+                futures = [
+                    pool.submit(_parse_chunk, str(root), chunk, on, with_rows, flavour, True) for chunk in chunks
+                ]
             for future in futures:
                 yield _records_of(future.result())
                 done += 1

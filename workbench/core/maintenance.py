@@ -20,7 +20,16 @@ from .model import DocType, Document, RefusedError, Status
 from .parse import as_date
 from .storage import FileChange, read_bytes
 
-__all__ = ["stale_documents", "plan_index", "plan_listing", "render_sections", "replace_sections", "drop_from_sections", "VAULT_INDEX", "SECTIONS"]
+__all__ = [
+    "stale_documents",
+    "plan_index",
+    "plan_listing",
+    "render_sections",
+    "replace_sections",
+    "drop_from_sections",
+    "VAULT_INDEX",
+    "SECTIONS",
+]
 
 VAULT_INDEX = "mem-index-vault"
 SECTIONS = ("by-type", "by-tag", "recent")
@@ -28,10 +37,20 @@ MARKERS = re.compile(
     r"(?P<start><!-- generated:start(?: (?P<name>[\w-]+))? -->)(?P<inner>.*?)(?P<end><!-- generated:end(?: (?P=name))? -->)",
     re.DOTALL,
 )
-TYPE_ORDER = [DocType.CONCEPT, DocType.DECISION, DocType.ENTITY, DocType.CONTEXT, DocType.TASK, DocType.NOTE, DocType.INDEX]
+TYPE_ORDER = [
+    DocType.CONCEPT,
+    DocType.DECISION,
+    DocType.ENTITY,
+    DocType.CONTEXT,
+    DocType.TASK,
+    DocType.NOTE,
+    DocType.INDEX,
+]
 
 
-def stale_documents(documents: Iterable[Document], days: int = 90, on: dt.date | None = None) -> list[tuple[Document, int]]:
+def stale_documents(
+    documents: Iterable[Document], days: int = 90, on: dt.date | None = None
+) -> list[tuple[Document, int]]:
     """Active documents not updated for `days` days, oldest first, with their age in days."""
     on = on or dt.date.today()
     found = []
@@ -47,8 +66,14 @@ def _entry(doc: Document) -> str:
     return f"[[{doc.id}]] {doc.title}{suffix}"
 
 
-def render_sections(index: VaultIndex, newline: str = "\n", recent: int = 15, touched: frozenset[str] = frozenset(),
-                    entry: Callable[[Document], str] = _entry, documents: list[Document] | None = None) -> dict[str, str]:
+def render_sections(
+    index: VaultIndex,
+    newline: str = "\n",
+    recent: int = 15,
+    touched: frozenset[str] = frozenset(),
+    entry: Callable[[Document], str] = _entry,
+    documents: list[Document] | None = None,
+) -> dict[str, str]:
     """The text of each generated section, from the vault as it is now (or from `documents`, the
     vault as a change will leave it); `touched` are documents about to be updated today (the index
     documents themselves, which list themselves among the recent); `entry` writes one document's
@@ -68,6 +93,7 @@ def render_sections(index: VaultIndex, newline: str = "\n", recent: int = 15, to
             for tag in doc.tags:
                 tags.setdefault(tag, []).append(f"[[{doc.id}]]" if entry is _entry else entry(doc))
     by_tag = ["## By tag", ""] + [f"- **{tag}**: {', '.join(ids)}" for tag, ids in sorted(tags.items())]
+
     def updated(doc: Document) -> dt.date:
         return dt.date.today() if doc.id in touched else doc.updated or dt.date.min
 
@@ -123,7 +149,9 @@ def plan_index(index: VaultIndex) -> Plan:
         for name in SECTIONS:
             body += f"\n<!-- generated:start {name} -->{sections[name]}<!-- generated:end {name} -->\n"
         hubs = sorted((d for d in index.documents if d.type == DocType.INDEX), key=lambda d: d.id)
-        targets = [("related_to", d.id) for d in hubs] or ([("related_to", index.documents[0].id)] if index.documents else [])
+        targets = [("related_to", d.id) for d in hubs] or (
+            [("related_to", index.documents[0].id)] if index.documents else []
+        )
         draft = Draft(DocType.INDEX.value, "Vault index", ["index", "navigation"], targets, body)
         plan = plan_create(index, draft) if index.documents else None
         if plan is None:
@@ -136,13 +164,20 @@ def plan_index(index: VaultIndex) -> Plan:
     # this change; a change to one can make another's list stale, so grow the set until it holds.
     touched: frozenset[str] = frozenset()
     while True:
-        stale = [d for d in indexes if replace_sections(d.body, render_sections(index, _newline(d), touched=touched | {d.id})) != d.body]
+        stale = [
+            d
+            for d in indexes
+            if replace_sections(d.body, render_sections(index, _newline(d), touched=touched | {d.id})) != d.body
+        ]
         if not stale or touched == {d.id for d in stale}:
             break
         touched = touched | {d.id for d in stale}
     if not stale:
         return Plan("index: already up to date")
-    changes = [index.edit_change(d, d.meta, replace_sections(d.body, render_sections(index, _newline(d), touched=touched))) for d in stale]
+    changes = [
+        index.edit_change(d, d.meta, replace_sections(d.body, render_sections(index, _newline(d), touched=touched)))
+        for d in stale
+    ]
     summary = f"regenerate the generated sections of {', '.join(d.id for d in stale)}"
     return Plan(summary, changes, [index.log_line(summary)])
 

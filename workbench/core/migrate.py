@@ -64,8 +64,13 @@ class MigrationReport:
     unresolved: int = 0  # links kept under unresolved_links
 
     def to_json(self) -> dict[str, Any]:
-        return {"out": str(self.out), "written": len(self.written), "ids": self.ids, "unresolved_links": self.unresolved,
-                "drafts": [{"path": p, "problems": why} for p, why in self.drafts.items()]}
+        return {
+            "out": str(self.out),
+            "written": len(self.written),
+            "ids": self.ids,
+            "unresolved_links": self.unresolved,
+            "drafts": [{"path": p, "problems": why} for p, why in self.drafts.items()],
+        }
 
 
 def _date(value: Any, fallback: dt.date, today: dt.date) -> dt.date:
@@ -99,7 +104,9 @@ def migrate(index: VaultIndex, out: str | os.PathLike[str], project: str | None 
     too_large = [(r.path, p.message) for r in records for p in r.problems if p.code == TOO_LARGE]
     if too_large:
         listed = "; ".join(f"{path}: {why}" for path, why in too_large)
-        raise RefusedError(f"nothing was migrated: {len(too_large)} file(s) cannot be documents ({listed}); move them out of the vault first")
+        raise RefusedError(
+            f"nothing was migrated: {len(too_large)} file(s) cannot be documents ({listed}); move them out of the vault first"
+        )
 
     owners: dict[str, str] = {}  # id -> the file that owns it (the first in path order): what a link to it means
     for record in records:
@@ -152,8 +159,11 @@ def migrate(index: VaultIndex, out: str | os.PathLike[str], project: str | None 
         updated = max(_date(view.updated if view else doc.meta.get("updated_at"), created, today), created)
         successors = sorted(new_ids[p] for p in succeeded_by[record.path])
         predecessors = sorted(new_ids[p] for p in preceded_by[record.path])
-        problems = [f"{p.code}: {p.message}" + (f" (line {p.line})" if p.line else "")
-                    for p in record.problems if p.severity == Severity.ERROR]
+        problems = [
+            f"{p.code}: {p.message}" + (f" (line {p.line})" if p.line else "")
+            for p in record.problems
+            if p.severity == Severity.ERROR
+        ]
         status = doc.status if member(doc.status, Status) else Status.ACTIVE.value
         if not doc.valid:
             status = Status.DRAFT.value  # for a person to review: what was wrong is in its provenance
@@ -170,22 +180,39 @@ def migrate(index: VaultIndex, out: str | os.PathLike[str], project: str | None 
             if path is None:
                 unresolved.append(link.target)
             elif path != record.path:
-                entry = {"type": link.type if member(link.type, LinkType) else LinkType.RELATED_TO.value, "target": new_ids[path]}
+                entry = {
+                    "type": link.type if member(link.type, LinkType) else LinkType.RELATED_TO.value,
+                    "target": new_ids[path],
+                }
                 if entry not in links:
                     links.append(entry)
         links += [{"type": LinkType.SUPERSEDES.value, "target": old} for old in predecessors]
         report.unresolved += len(unresolved)
-        provenance: dict[str, Any] = {"source": "manual", "confidence": "medium", "source_file": record.path,
-                                      "source_flavour": index.flavour.name, "source_id": doc.id}
+        provenance: dict[str, Any] = {
+            "source": "manual",
+            "confidence": "medium",
+            "source_file": record.path,
+            "source_flavour": index.flavour.name,
+            "source_id": doc.id,
+        }
         if parsed.has_frontmatter:
             provenance["source_frontmatter"] = parsed.fm_text
         if not doc.valid:
             provenance["source_problems"] = problems or ["the source vault could not read it as a document"]
             report.drafts[record.path] = provenance["source_problems"]
         meta: dict[str, Any] = {
-            "schema_version": "v1", "id": new_id, "type": types[record.path], "title": _title(doc.title, new_id),
-            "status": status, "created_at": created, "updated_at": updated, "project": project,
-            "tags": [str(t) for t in doc.tags], "links": links, "supersedes": predecessors, "superseded_by": successors,
+            "schema_version": "v1",
+            "id": new_id,
+            "type": types[record.path],
+            "title": _title(doc.title, new_id),
+            "status": status,
+            "created_at": created,
+            "updated_at": updated,
+            "project": project,
+            "tags": [str(t) for t in doc.tags],
+            "links": links,
+            "supersedes": predecessors,
+            "superseded_by": successors,
             "provenance": provenance,
         }
         if types[record.path] == DocType.TASK:

@@ -178,7 +178,14 @@ class Document:
         if not isinstance(other, Document):
             return NotImplemented
         return (self.id, self.path, self.digest, self.valid, self.body, self.view, self.meta) == (
-            other.id, other.path, other.digest, other.valid, other.body, other.view, other.meta)
+            other.id,
+            other.path,
+            other.digest,
+            other.valid,
+            other.body,
+            other.view,
+            other.meta,
+        )
 
     @property
     def title(self) -> str:

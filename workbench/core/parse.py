@@ -15,7 +15,17 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ParsedFile", "parse_bytes", "load_yaml", "YamlIssue", "digest_of", "MAX_FILE_BYTES", "CONFLICT_MARKER", "as_date", "value_text"]
+__all__ = [
+    "ParsedFile",
+    "parse_bytes",
+    "load_yaml",
+    "YamlIssue",
+    "digest_of",
+    "MAX_FILE_BYTES",
+    "CONFLICT_MARKER",
+    "as_date",
+    "value_text",
+]
 
 BOM = "\ufeff"
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -172,7 +182,9 @@ def _too_many_nodes(value: Any) -> bool:
 def load_yaml(text: str) -> tuple[Any, YamlIssue | None]:
     """Load YAML safely and within limits; never raises for bad input."""
     if len(text.encode("utf-8", "surrogatepass")) > MAX_FRONTMATTER_BYTES:
-        return None, YamlIssue("frontmatter-too-large", f"frontmatter is larger than {MAX_FRONTMATTER_BYTES // 1024} KiB")
+        return None, YamlIssue(
+            "frontmatter-too-large", f"frontmatter is larger than {MAX_FRONTMATTER_BYTES // 1024} KiB"
+        )
     if _nesting_too_deep(text):
         return None, YamlIssue("yaml-too-deep", f"frontmatter nests deeper than {MAX_NESTING} levels")
     import yaml
@@ -188,7 +200,9 @@ def load_yaml(text: str) -> tuple[Any, YamlIssue | None]:
     except (yaml.YAMLError, RecursionError, ValueError, OverflowError) as exc:
         return None, YamlIssue("yaml-syntax", f"YAML error: {exc}".splitlines()[0])
     except Exception as exc:  # noqa: BLE001 - PyYAML's constructors fail so on a value unfit for its tag (`!!bool maybe`)
-        return None, YamlIssue("yaml-syntax", f"YAML error: a value does not fit its explicit tag ({type(exc).__name__})")
+        return None, YamlIssue(
+            "yaml-syntax", f"YAML error: a value does not fit its explicit tag ({type(exc).__name__})"
+        )
     if "*" in text and _too_many_nodes(value):  # only aliases can make a small text expand
         return None, YamlIssue(
             "yaml-too-complex", f"frontmatter expands to more than {MAX_YAML_NODES} values (an alias bomb?)"
@@ -249,7 +263,12 @@ def parse_bytes(raw: bytes) -> ParsedFile:
     parsed = ParsedFile(raw=raw)
     if len(raw) > MAX_FILE_BYTES:
         parsed.decoded = False
-        parsed.issues.append(YamlIssue("file-too-large", f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB, too large to be a memory document"))
+        parsed.issues.append(
+            YamlIssue(
+                "file-too-large",
+                f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB, too large to be a memory document",
+            )
+        )
         return parsed
     try:
         text = raw.decode("utf-8")
@@ -264,13 +283,19 @@ def parse_bytes(raw: bytes) -> ParsedFile:
         parsed.bom, text = True, text[1:]
     parsed.text = text
     if "\x00" in text:
-        parsed.issues.append(YamlIssue("nul-bytes", "file contains NUL bytes", text.count("\n", 0, text.index("\x00")) + 1))
+        parsed.issues.append(
+            YamlIssue("nul-bytes", "file contains NUL bytes", text.count("\n", 0, text.index("\x00")) + 1)
+        )
     first_end = text.find("\n")
     parsed.newline = "\r\n" if first_end > 0 and text[first_end - 1] == "\r" else "\n"
-    marker = CONFLICT_MARKER.search(text) if any(m in text for m in _CONFLICT_RUNS) else None  # `in` is far quicker than the scan
+    marker = (
+        CONFLICT_MARKER.search(text) if any(m in text for m in _CONFLICT_RUNS) else None
+    )  # `in` is far quicker than the scan
     if marker:
         line = text.count("\n", 0, marker.start()) + 1
-        parsed.issues.append(YamlIssue("conflict-markers", "git conflict marker: the file holds an unresolved merge", line))
+        parsed.issues.append(
+            YamlIssue("conflict-markers", "git conflict marker: the file holds an unresolved merge", line)
+        )
     opening_end = len(text) if first_end < 0 else first_end + 1
     first = text[:opening_end].rstrip("\r\n")
     if first.rstrip() != DELIMITER and not _COMMENTED_OPENING.fullmatch(first):
@@ -286,7 +311,9 @@ def parse_bytes(raw: bytes) -> ParsedFile:
         parsed.body = text
         lines_after = text.count("\n", opening_end) + (not text.endswith("\n"))
         limit = " within the first %d lines" % MAX_FRONTMATTER_LINES if lines_after > MAX_FRONTMATTER_LINES + 1 else ""
-        parsed.issues.append(YamlIssue("frontmatter-unterminated", f"frontmatter opened on line 1 is never closed{limit}", 1))
+        parsed.issues.append(
+            YamlIssue("frontmatter-unterminated", f"frontmatter opened on line 1 is never closed{limit}", 1)
+        )
         return parsed
     parsed.opening = text[:opening_end]
     parsed.fm_lines = text[opening_end : closing[0]].splitlines(keepends=True)
@@ -300,7 +327,9 @@ def parse_bytes(raw: bytes) -> ParsedFile:
     if value is None:
         value = {}
     if not isinstance(value, dict):
-        parsed.issues.append(YamlIssue("frontmatter-not-mapping", f"frontmatter is a {type(value).__name__}, not a mapping of keys", 2))
+        parsed.issues.append(
+            YamlIssue("frontmatter-not-mapping", f"frontmatter is a {type(value).__name__}, not a mapping of keys", 2)
+        )
         return parsed
     parsed.meta = {str(k): v for k, v in value.items()}
     return parsed

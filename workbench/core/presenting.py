@@ -40,8 +40,10 @@ def frame(rows: Iterable[Mapping[str, Any]]):
     except (ImportError, ValueError):
         found = None
     if found is None:
-        raise ImportError("to_pandas needs pandas, which is not installed (pip install pandas); "
-                          "the same rows are available as plain dicts without it")
+        raise ImportError(
+            "to_pandas needs pandas, which is not installed (pip install pandas); "
+            "the same rows are available as plain dicts without it"
+        )
     pandas = importlib.import_module("pandas")
     return pandas.DataFrame(list(rows))
 
@@ -64,10 +66,21 @@ def document_rows(vault: Any) -> list[dict[str, Any]]:
     rows = []
     for record in vault.records:
         doc = record.document
-        rows.append({
-            "id": doc.id, "type": doc.type, "title": doc.title, "status": doc.status, "valid": doc.valid,
-            "project": plain_text(doc.meta.get("project")), "tags": doc.tags,
-            "created_at": plain_text(doc.meta.get("created_at")), "updated_at": plain_text(doc.meta.get("updated_at")),
-            "links": len(doc.links), "supersedes": doc.supersedes, "superseded_by": doc.superseded_by, "path": doc.path,
-        })
+        rows.append(
+            {
+                "id": doc.id,
+                "type": doc.type,
+                "title": doc.title,
+                "status": doc.status,
+                "valid": doc.valid,
+                "project": plain_text(doc.meta.get("project")),
+                "tags": doc.tags,
+                "created_at": plain_text(doc.meta.get("created_at")),
+                "updated_at": plain_text(doc.meta.get("updated_at")),
+                "links": len(doc.links),
+                "supersedes": doc.supersedes,
+                "superseded_by": doc.superseded_by,
+                "path": doc.path,
+            }
+        )
     return rows

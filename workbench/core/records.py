@@ -49,20 +49,56 @@ __all__ = [
 # only a file that cannot be read is invalid: their own rules report, they do not hide a note.
 INVALIDATING = frozenset(
     {
-        "file-too-large", "encoding-invalid-utf8", "nul-bytes", "conflict-markers", "frontmatter-missing",
-        "frontmatter-unterminated", "frontmatter-too-large", "frontmatter-not-mapping", "yaml-syntax",
-        "yaml-duplicate-key", "yaml-too-deep", "yaml-too-complex", "field-missing", "schema-version",
-        "type-invalid", "id-syntax", "id-type-mismatch", "id-duplicate", "title-invalid", "status-invalid",
-        "project-invalid", "date-format", "tags-invalid", "links-invalid", "link-malformed",
-        "link-type-invalid", "supersession-invalid", "provenance-invalid", "provenance-source-invalid",
-        "provenance-confidence-invalid", NOT_A_REGULAR_FILE, UNREADABLE_FILE,
+        "file-too-large",
+        "encoding-invalid-utf8",
+        "nul-bytes",
+        "conflict-markers",
+        "frontmatter-missing",
+        "frontmatter-unterminated",
+        "frontmatter-too-large",
+        "frontmatter-not-mapping",
+        "yaml-syntax",
+        "yaml-duplicate-key",
+        "yaml-too-deep",
+        "yaml-too-complex",
+        "field-missing",
+        "schema-version",
+        "type-invalid",
+        "id-syntax",
+        "id-type-mismatch",
+        "id-duplicate",
+        "title-invalid",
+        "status-invalid",
+        "project-invalid",
+        "date-format",
+        "tags-invalid",
+        "links-invalid",
+        "link-malformed",
+        "link-type-invalid",
+        "supersession-invalid",
+        "provenance-invalid",
+        "provenance-source-invalid",
+        "provenance-confidence-invalid",
+        NOT_A_REGULAR_FILE,
+        UNREADABLE_FILE,
     }
 )
 UNREADABLE = frozenset(
     {
-        NOT_A_REGULAR_FILE, UNREADABLE_FILE, "file-too-large", "encoding-invalid-utf8", "nul-bytes", "conflict-markers", "frontmatter-unterminated",
-        "frontmatter-too-large", "frontmatter-not-mapping", "yaml-syntax", "yaml-duplicate-key", "yaml-too-deep",
-        "yaml-too-complex", "id-duplicate",
+        NOT_A_REGULAR_FILE,
+        UNREADABLE_FILE,
+        "file-too-large",
+        "encoding-invalid-utf8",
+        "nul-bytes",
+        "conflict-markers",
+        "frontmatter-unterminated",
+        "frontmatter-too-large",
+        "frontmatter-not-mapping",
+        "yaml-syntax",
+        "yaml-duplicate-key",
+        "yaml-too-deep",
+        "yaml-too-complex",
+        "id-duplicate",
     }
 )
 LINE_KEYS = ("links", "supersedes", "superseded_by", "status")
@@ -100,7 +136,12 @@ def unchanged(record: Record, stat: os.stat_result) -> bool:
 
 
 def _same_stat(record: Record, stat: os.stat_result) -> bool:
-    return (record.size, record.mtime_ns, record.ino, record.ctime_ns) == (stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns)
+    return (record.size, record.mtime_ns, record.ino, record.ctime_ns) == (
+        stat.st_size,
+        stat.st_mtime_ns,
+        stat.st_ino,
+        stat.st_ctime_ns,
+    )
 
 
 def _racy(record: Record) -> bool:
@@ -130,8 +171,17 @@ def invalidating(flavour: Flavour) -> frozenset[str]:
     return INVALIDATING if flavour.native else UNREADABLE
 
 
-def build_record(path: str, raw: bytes, size: int, mtime_ns: int, on: dt.date, flavour: Flavour = MEMORY_CORE,
-                 ino: int = 0, ctime_ns: int = 0, seen_ns: int = 0) -> Record:
+def build_record(
+    path: str,
+    raw: bytes,
+    size: int,
+    mtime_ns: int,
+    on: dt.date,
+    flavour: Flavour = MEMORY_CORE,
+    ino: int = 0,
+    ctime_ns: int = 0,
+    seen_ns: int = 0,
+) -> Record:
     parsed = parse_bytes(raw)
     meta = parsed.meta or {}
     doc_id = flavour.doc_id(path, meta)
@@ -162,7 +212,9 @@ def read_document(path) -> bytes | None:
     return read_file(path, MAX_FILE_BYTES + 1)
 
 
-def unread_record(path: str, error: UnreadableFile, mtime_ns: int, on: dt.date, flavour: Flavour = MEMORY_CORE) -> Record:
+def unread_record(
+    path: str, error: UnreadableFile, mtime_ns: int, on: dt.date, flavour: Flavour = MEMORY_CORE
+) -> Record:
     """The record of a document file that could not be read: invalid, with one problem naming what
     is there instead, and an id from its path alone. Its size is -1, which no file has, so it is
     read again at every look: a permission or a pipe may change without its size or time moving."""
@@ -172,8 +224,16 @@ def unread_record(path: str, error: UnreadableFile, mtime_ns: int, on: dt.date, 
     return Record(path, -1, mtime_ns, document, [problem], {})
 
 
-def read_record(root, path: str, size: int, mtime_ns: int, on: dt.date, flavour: Flavour = MEMORY_CORE,
-                ino: int = 0, ctime_ns: int = 0) -> Record | None:
+def read_record(
+    root,
+    path: str,
+    size: int,
+    mtime_ns: int,
+    on: dt.date,
+    flavour: Flavour = MEMORY_CORE,
+    ino: int = 0,
+    ctime_ns: int = 0,
+) -> Record | None:
     """The record of the file at `root / path` (its stat's numbers given): parsed when it can be
     read, `unread_record` when it cannot, None when it is gone."""
     seen_ns = time.time_ns()

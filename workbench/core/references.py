@@ -63,7 +63,11 @@ def _rewrite_meta(meta: dict, old: str, new: str | None) -> dict:
 
 
 def _references(doc, old: str) -> bool:
-    return any(l.target == old for l in doc.links) or any(old in id_list(doc.meta.get(k)) for k in LIST_KEYS) or bool(_mention(old).search(doc.body))
+    return (
+        any(l.target == old for l in doc.links)
+        or any(old in id_list(doc.meta.get(k)) for k in LIST_KEYS)
+        or bool(_mention(old).search(doc.body))
+    )
 
 
 def plan_rename(index: VaultIndex, old_id: str, new_id: str) -> Plan:
@@ -73,18 +77,24 @@ def plan_rename(index: VaultIndex, old_id: str, new_id: str) -> Plan:
     if not match:
         raise RefusedError(f"{new_id!r} is not an id of the form mem-{{type}}-{{slug}} (lowercase kebab-case)")
     if match.group(1) != doc.type:
-        raise RefusedError(f"{new_id} names type {match.group(1)}, but {old_id} is a {doc.type}; the type is part of the id")
+        raise RefusedError(
+            f"{new_id} names type {match.group(1)}, but {old_id} is a {doc.type}; the type is part of the id"
+        )
     if new_id in index or new_id == old_id:
         raise RefusedError(f"the id {new_id} is already taken")
     new_path = f"{TYPE_FOLDERS[DocType(doc.type)]}/{new_id}.md"
     if (index.root / new_path).exists():
         raise RefusedError(f"{new_path} already exists")
     pattern = _mention(old_id)
-    moved = index.edit_change(doc, {**_rewrite_meta(doc.meta, old_id, new_id), "id": new_id}, pattern.sub(new_id, doc.body))
+    moved = index.edit_change(
+        doc, {**_rewrite_meta(doc.meta, old_id, new_id), "id": new_id}, pattern.sub(new_id, doc.body)
+    )
     changes = [FileChange(doc.path, moved.before, None), FileChange(new_path, None, moved.after)]
     for other in index.documents:
         if other.id != old_id and _references(other, old_id):
-            changes.append(index.edit_change(other, _rewrite_meta(other.meta, old_id, new_id), pattern.sub(new_id, other.body)))
+            changes.append(
+                index.edit_change(other, _rewrite_meta(other.meta, old_id, new_id), pattern.sub(new_id, other.body))
+            )
     summary = f"rename {old_id} → {new_id}"
     return Plan(summary, changes, [index.log_line(summary)])
 
@@ -103,7 +113,9 @@ def plan_forget(index: VaultIndex, doc_id: str, confirm: str) -> Plan:
         except UnreadableFile as error:
             if error.code == NOT_A_REGULAR_FILE:
                 continue
-            raise RefusedError(f"{path} claims {doc_id} but {error.reason}; make it readable (or remove it), then forget again") from None
+            raise RefusedError(
+                f"{path} claims {doc_id} but {error.reason}; make it readable (or remove it), then forget again"
+            ) from None
         if raw is not None:
             changes.append(FileChange(path, raw, None))
     gone = {change.path for change in changes}
@@ -121,7 +133,9 @@ def plan_forget(index: VaultIndex, doc_id: str, confirm: str) -> Plan:
     if index_doc is not None:
         remaining = [edited.get(d.path, d) for d in index.documents if d.id != doc_id and d.path not in gone]
         newline = "\r\n" if "\r\n" in index_doc.body else "\n"
-        body = replace_sections(index_doc.body, render_sections(index, newline, touched=frozenset({VAULT_INDEX}), documents=remaining))
+        body = replace_sections(
+            index_doc.body, render_sections(index, newline, touched=frozenset({VAULT_INDEX}), documents=remaining)
+        )
         changes.append(_forget_in(index, index_doc, doc_id, pattern, body))
     count = len(changes) - len(gone)
     line = index.log_line(f"forget: a document was deleted ({count} other document(s) updated)")
@@ -171,7 +185,9 @@ def _history_records(index: VaultIndex) -> list[tuple[Path, bytes, list[FileChan
         try:
             record = json.loads(raw)
             files = [FileChange(f["path"], _b64(f.get("before")), _b64(f.get("after"))) for f in record["files"]]
-            words = json.dumps([record.get("summary"), record.get("log")], ensure_ascii=False).encode("utf-8", "surrogateescape")
+            words = json.dumps([record.get("summary"), record.get("log")], ensure_ascii=False).encode(
+                "utf-8", "surrogateescape"
+            )
         except (ValueError, TypeError, KeyError, AttributeError):
             files, words = [], b""
         found.append((path, raw + words, files))
@@ -201,8 +217,14 @@ def trace_document(index: VaultIndex, doc_id: str) -> Traces:
             traces.titles.add(doc.title.strip())
             traces.bodies.add(doc.body.strip())
     records = _history_records(index)
-    versions = [[(change, side, data, _version_id(index, change.path, data)) for change in files
-                 for side, data in (("before", change.before), ("after", change.after))] for _, _, files in records]
+    versions = [
+        [
+            (change, side, data, _version_id(index, change.path, data))
+            for change in files
+            for side, data in (("before", change.before), ("after", change.after))
+        ]
+        for _, _, files in records
+    ]
     grown = True
     while grown:
         grown = False
@@ -243,18 +265,24 @@ def scrub_traces(index: VaultIndex, traces: Traces) -> list[str]:
     done: list[str] = []
     needles = traces.needles()
     for backup in writer.files_under(RECOVERY_DIR):
-        relative = backup[len(RECOVERY_DIR) + 1:]
+        relative = backup[len(RECOVERY_DIR) + 1 :]
         try:
             data = writer.read(backup) or b""
         except OSError:
             continue
         meta = parse_bytes(data).meta or {}
-        if any(relative.startswith(path + ".") for path in traces.paths) or meta.get("id") in traces.ids or any(n in data for n in needles):
+        if (
+            any(relative.startswith(path + ".") for path in traces.paths)
+            or meta.get("id") in traces.ids
+            or any(n in data for n in needles)
+        ):
             writer.remove(backup)
             done.append(f"removed backup {relative}")
     for record, text, files in _history_records(index):
         versions = [(c.path, data) for c in files for data in (c.before, c.after) if data is not None]
-        if any(n in text for n in needles) or any(_version_id(index, path, data) in traces.ids or any(n in data for n in needles) for path, data in versions):
+        if any(n in text for n in needles) or any(
+            _version_id(index, path, data) in traces.ids or any(n in data for n in needles) for path, data in versions
+        ):
             record.unlink()  # the history folder was checked above: no symlink on the way
             done.append(f"removed undo record {record.name}")
     try:
@@ -340,7 +368,9 @@ def _forget_in_bundle(index: VaultIndex, doc_id: str, confirm: str, dry_run: boo
     listing = plan_listing(index, remaining)
     changes += listing.changes
     count = len(changes) - 1
-    plan = Plan(f"forget {doc_id}", changes, [index.log_line(f"forget: a document was deleted ({count} other file(s) updated)")])
+    plan = Plan(
+        f"forget {doc_id}", changes, [index.log_line(f"forget: a document was deleted ({count} other file(s) updated)")]
+    )
     if dry_run:
         return plan
     needles = [text.encode("utf-8") for text in {doc_id, doc.path, doc.title, doc.body.strip()} if len(text) >= 3]

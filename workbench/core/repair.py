@@ -41,7 +41,14 @@ from .yamledit import KEY_LINE, EditError, apply_meta, render_frontmatter
 
 __all__ = ["RepairReport", "plan_repair", "repair"]
 
-UNREPAIRABLE = {"encoding-invalid-utf8", "file-too-large", "nul-bytes", "conflict-markers", NOT_A_REGULAR_FILE, UNREADABLE}
+UNREPAIRABLE = {
+    "encoding-invalid-utf8",
+    "file-too-large",
+    "nul-bytes",
+    "conflict-markers",
+    NOT_A_REGULAR_FILE,
+    UNREADABLE,
+}
 FOLDER_TYPES = {folder: doc_type for doc_type, folder in TYPE_FOLDERS.items()}
 SOURCE_ALIASES = {"claude": "agent-claude", "codex": "agent-codex", "human": "manual", "user": "manual"}
 
@@ -125,12 +132,21 @@ def _fix_fields(work: _Work, index: VaultIndex, default_project: str) -> None:
     doc_type = meta.get("type")
     id_match = ID_PATTERN.fullmatch(meta["id"]) if isinstance(meta.get("id"), str) else None
     if not member(doc_type, DocType):
-        guess = id_match.group(1) if id_match else FOLDER_TYPES.get(folder) or (ID_PATTERN.fullmatch(stem).group(1) if ID_PATTERN.fullmatch(stem) else "note")
+        guess = (
+            id_match.group(1)
+            if id_match
+            else FOLDER_TYPES.get(folder)
+            or (ID_PATTERN.fullmatch(stem).group(1) if ID_PATTERN.fullmatch(stem) else "note")
+        )
         fix("type", guess, f"type set to {guess}")
         doc_type = guess
     if not isinstance(meta.get("id"), str) or not meta.get("id"):
         stem_match = ID_PATTERN.fullmatch(stem)
-        new_id = stem if stem_match and stem_match.group(1) == doc_type else f"mem-{doc_type}-{slugify(stem.removeprefix(f'mem-{doc_type}-'))}"
+        new_id = (
+            stem
+            if stem_match and stem_match.group(1) == doc_type
+            else f"mem-{doc_type}-{slugify(stem.removeprefix(f'mem-{doc_type}-'))}"
+        )
         fix("id", new_id, f"id set to {new_id}")
     if not isinstance(meta.get("title"), str) or not meta["title"].strip():
         title = _first_heading(work.body) or stem.removeprefix(f"mem-{doc_type}-").replace("-", " ").capitalize()
@@ -168,7 +184,9 @@ def _fix_fields(work: _Work, index: VaultIndex, default_project: str) -> None:
             continue
         kind = item.get("type") if member(item.get("type"), LinkType) else LinkType.RELATED_TO.value
         entry = {**item, "type": kind}
-        if entry["target"] == meta["id"] or any(e["type"] == kind and e["target"] == entry["target"] for e in fixed_links):
+        if entry["target"] == meta["id"] or any(
+            e["type"] == kind and e["target"] == entry["target"] for e in fixed_links
+        ):
             continue
         fixed_links.append(entry)
     if fixed_links != links:
@@ -198,7 +216,9 @@ def _fix_supersession(works: dict[str, _Work], on: dt.date) -> None:
 
     for work in sorted(by_id.values(), key=lambda w: w.path):
         meta = work.meta
-        linked = [l["target"] for l in meta.get("links") or [] if isinstance(l, dict) and l.get("type") == LinkType.SUPERSEDES]
+        linked = [
+            l["target"] for l in meta.get("links") or [] if isinstance(l, dict) and l.get("type") == LinkType.SUPERSEDES
+        ]
         for target in linked:
             if target not in meta["supersedes"]:
                 meta["supersedes"] = meta["supersedes"] + [target]
@@ -217,7 +237,9 @@ def _fix_supersession(works: dict[str, _Work], on: dt.date) -> None:
             other = by_id.get(new)
             if other and work.meta["id"] not in other.meta["supersedes"]:
                 other.meta["supersedes"] = other.meta["supersedes"] + [work.meta["id"]]
-                other.meta["links"] = list(other.meta["links"]) + [{"type": LinkType.SUPERSEDES.value, "target": work.meta["id"]}]
+                other.meta["links"] = list(other.meta["links"]) + [
+                    {"type": LinkType.SUPERSEDES.value, "target": work.meta["id"]}
+                ]
                 note(other, f"supersedes now names {work.meta['id']}, which names it as successor")
     for work in by_id.values():
         status, successors = work.meta.get("status"), work.meta["superseded_by"]
@@ -275,7 +297,9 @@ def plan_repair(index: VaultIndex, only: set[str] | None = None) -> RepairReport
     problems_by_path: dict[str, set[str]] = {}
     for problem in index.problems:
         problems_by_path.setdefault(problem.path, set()).add(problem.code)
-    projects = Counter(r.document.meta.get("project") for r in index.records if isinstance(r.document.meta.get("project"), str))
+    projects = Counter(
+        r.document.meta.get("project") for r in index.records if isinstance(r.document.meta.get("project"), str)
+    )
     default_project = min(projects, key=lambda p: (-projects[p], p)) if projects else "default"
     report = RepairReport(Plan("repair"))
     works: dict[str, _Work] = {}
@@ -322,7 +346,11 @@ def plan_repair(index: VaultIndex, only: set[str] | None = None) -> RepairReport
         doc_id = work.meta["id"]
         if ID_PATTERN.fullmatch(doc_id) and ID_PATTERN.fullmatch(doc_id).group(1) == work.meta["type"]:
             wanted = f"{TYPE_FOLDERS[DocType(work.meta['type'])]}/{doc_id}.md"
-            if wanted != path and wanted not in taken and sum(1 for w in works.values() if w.meta.get("id") == doc_id) == 1:
+            if (
+                wanted != path
+                and wanted not in taken
+                and sum(1 for w in works.values() if w.meta.get("id") == doc_id) == 1
+            ):
                 target_path = wanted
                 taken.add(wanted)
                 work.notes.append(f"moved to {wanted}")
@@ -355,7 +383,15 @@ def plan_repair(index: VaultIndex, only: set[str] | None = None) -> RepairReport
         report.plan.log_lines.append(index.log_line(f"repair {doc_id}: {'; '.join(work.notes)}"))
     report.plan.summary = f"repair {len(report.repaired)} document(s)"
     for path, codes in sorted(problems_by_path.items()):
-        if path not in report.left and path not in works or (path in works and not works[path].notes and codes - {"credential", "link-to-superseded", "symlink-ignored", "execution-state-missing"}):
+        if (
+            path not in report.left
+            and path not in works
+            or (
+                path in works
+                and not works[path].notes
+                and codes - {"credential", "link-to-superseded", "symlink-ignored", "execution-state-missing"}
+            )
+        ):
             if path not in report.left:
                 report.left.append(path)
     return report
@@ -414,7 +450,11 @@ def _plan_flavour_repair(index: VaultIndex, only: set[str] | None) -> RepairRepo
         mtime = dt.datetime.fromtimestamp((index.root / path).stat().st_mtime)
         rebuild = parsed.meta is None and (parsed.has_frontmatter or "frontmatter-missing" in codes_by_path[path])
         if rebuild:
-            body = parsed.text.split("\n", 1)[1] if "frontmatter-unterminated" in codes_by_path[path] and "\n" in parsed.text else parsed.body
+            body = (
+                parsed.text.split("\n", 1)[1]
+                if "frontmatter-unterminated" in codes_by_path[path] and "\n" in parsed.text
+                else parsed.body
+            )
             meta, notes = index.flavour.repair_fields(path, {}, body, mtime)
             notes = ["frontmatter rebuilt"] + notes
         else:

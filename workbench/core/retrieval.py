@@ -45,9 +45,13 @@ ITEM_CHARS = 280
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(.*)$")
-_CONSTRAINT_HEADING = re.compile(r"constraint|rule|invariant|requirement|guardrail|limit|policy|must|never|do not|don.t|caveat|gotcha", re.I)
+_CONSTRAINT_HEADING = re.compile(
+    r"constraint|rule|invariant|requirement|guardrail|limit|policy|must|never|do not|don.t|caveat|gotcha", re.I
+)
 _QUESTION_HEADING = re.compile(r"question|unknown|unresolved|undecided|to decide|open issue|todo|to do", re.I)
-_STRONG = re.compile(r"\b(must|never|always|do not|don't|shall|is required|are required|cannot|is forbidden|not allowed)\b", re.I)
+_STRONG = re.compile(
+    r"\b(must|never|always|do not|don't|shall|is required|are required|cannot|is forbidden|not allowed)\b", re.I
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[*])")
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -69,8 +73,15 @@ class QuestionPack:
         return [item["id"] for item in self.documents]
 
     def to_json(self) -> dict[str, Any]:
-        return {"question": self.question, "start": self.start, "documents": self.documents, "constraints": self.constraints,
-                "latest_decisions": self.latest_decisions, "open_questions": self.open_questions, "hints": self.hints}
+        return {
+            "question": self.question,
+            "start": self.start,
+            "documents": self.documents,
+            "constraints": self.constraints,
+            "latest_decisions": self.latest_decisions,
+            "open_questions": self.open_questions,
+            "hints": self.hints,
+        }
 
 
 def _words(text: str) -> set[str]:
@@ -91,7 +102,9 @@ def _live(graph: nx.MultiDiGraph, doc_id: str) -> str | None:
     return None if _attr(graph, doc_id, "status") == Status.ARCHIVED else doc_id
 
 
-def question_pack(index: VaultIndex, graph: nx.MultiDiGraph, question: str, limit: int = 10, depth: int = 2) -> QuestionPack:
+def question_pack(
+    index: VaultIndex, graph: nx.MultiDiGraph, question: str, limit: int = 10, depth: int = 2
+) -> QuestionPack:
     """Seed 004's pack for `question`: at most `limit` documents within `depth` links of its best
     hits, in reading order, and what they say. `QueryError` if the question is a query that cannot
     match as written."""
@@ -130,8 +143,18 @@ def question_pack(index: VaultIndex, graph: nx.MultiDiGraph, question: str, limi
     chosen = sorted(gathered, key=lambda n: (not active(n), priority(n), picked[n][0], picked[n][1], n))
     titles = {node: _attr(graph, node, "title") for node in chosen}
     pack.start = [{"id": node, "title": _attr(graph, node, "title"), "why": why} for node, why in starts]
-    pack.documents = [{"id": n, "title": titles[n], "type": _attr(graph, n, "type"), "status": _attr(graph, n, "status"),
-                       "depth": picked[n][0], "via": picked[n][2], "from": picked[n][3]} for n in chosen]
+    pack.documents = [
+        {
+            "id": n,
+            "title": titles[n],
+            "type": _attr(graph, n, "type"),
+            "status": _attr(graph, n, "status"),
+            "depth": picked[n][0],
+            "via": picked[n][2],
+            "from": picked[n][3],
+        }
+        for n in chosen
+    ]
     documents = [doc for n in chosen if (doc := index.owner_document(n)) is not None]
     _compress(pack, documents)
     pack.hints = _hints(index, question, hits, graph, set(chosen))
@@ -145,14 +168,24 @@ def _compress(pack: QuestionPack, documents: list[Document]) -> None:
         if doc.type == DocType.TASK and doc.meta.get("execution_state") == ExecutionState.BLOCKED:
             next_action = doc.meta.get("next_action")
             questions.insert(0, f"blocked: {doc.title}" + (f"; next: {next_action}" if next_action else ""))
-        for kept, found, most in ((pack.constraints, constraints, MOST_CONSTRAINTS), (pack.open_questions, questions, MOST_QUESTIONS)):
+        for kept, found, most in (
+            (pack.constraints, constraints, MOST_CONSTRAINTS),
+            (pack.open_questions, questions, MOST_QUESTIONS),
+        ):
             for text in found[:PER_DOCUMENT]:
                 if len(kept) < most and text.lower() not in seen:
                     seen.add(text.lower())
                     kept.append({"id": doc.id, "text": text})
         if doc.type == DocType.DECISION and doc.status in (Status.ACTIVE, Status.DRAFT):
-            pack.latest_decisions.append({"id": doc.id, "title": doc.title, "status": doc.status,
-                                          "updated_at": doc.updated.isoformat() if doc.updated else None, "text": _opening(doc.body)})
+            pack.latest_decisions.append(
+                {
+                    "id": doc.id,
+                    "title": doc.title,
+                    "status": doc.status,
+                    "updated_at": doc.updated.isoformat() if doc.updated else None,
+                    "text": _opening(doc.body),
+                }
+            )
     pack.latest_decisions.sort(key=lambda d: (d["status"] != Status.ACTIVE, -_ordinal(d["updated_at"]), d["id"]))
 
 
@@ -230,7 +263,9 @@ def _opening(body: str) -> str:
     return ""
 
 
-def _hints(index: VaultIndex, question: str, hits: list, graph: nx.MultiDiGraph, packed: set[str]) -> list[dict[str, str]]:
+def _hints(
+    index: VaultIndex, question: str, hits: list, graph: nx.MultiDiGraph, packed: set[str]
+) -> list[dict[str, str]]:
     """At most two documents outside the pack whose own metadata shares two or more of the
     question's words: a pointer, never a body, and not a reason to change them."""
     asked = _words(question)
@@ -238,13 +273,23 @@ def _hints(index: VaultIndex, question: str, hits: list, graph: nx.MultiDiGraph,
     for hit in hits:
         if len(hints) == MOST_HINTS:
             break
-        if hit.id in packed or hit.id not in graph or _attr(graph, hit.id, "status") in (Status.ARCHIVED, Status.SUPERSEDED):
+        if (
+            hit.id in packed
+            or hit.id not in graph
+            or _attr(graph, hit.id, "status") in (Status.ARCHIVED, Status.SUPERSEDED)
+        ):
             continue
         doc = index.owner_document(hit.id)
         tags = " ".join(doc.tags) if doc is not None else ""
         shared = sorted(asked & (_words(hit.title) | _words(hit.id) | _words(tags)))
         if len(shared) >= 2:
-            hints.append({"id": hit.id, "title": hit.title, "type": hit.type, "status": hit.status,
-                          "why": f"its title, tags or id share: {', '.join(shared)}"})
+            hints.append(
+                {
+                    "id": hit.id,
+                    "title": hit.title,
+                    "type": hit.type,
+                    "status": hit.status,
+                    "why": f"its title, tags or id share: {', '.join(shared)}",
+                }
+            )
     return hints
-

@@ -53,7 +53,18 @@ from .parse import as_date
 from .records import invalidating
 from .similarity import STOPWORDS
 
-__all__ = ["Query", "Hit", "SearchResults", "find", "parse_query", "prepare", "search", "snippets", "fts_expression", "FIELD_WEIGHTS"]
+__all__ = [
+    "Query",
+    "Hit",
+    "SearchResults",
+    "find",
+    "parse_query",
+    "prepare",
+    "search",
+    "snippets",
+    "fts_expression",
+    "FIELD_WEIGHTS",
+]
 
 FIELD_WEIGHTS = (10.0, 6.0, 5.0, 4.0, 1.0)  # title, id, tags, summary, body
 K1, B = 2.0, 0.9  # BM25: term frequency saturation and length normalisation
@@ -75,7 +86,13 @@ DATE_FILTER = re.compile(r"(>=|<=|>|<|=)?(\d{4}-\d{2}-\d{2})")
 # The lifecycle weighs a score: what was put away (deprecated, archived) ranks below the live
 # documents on its subject unless it matches far better (measured: the sample's probes stay ahead
 # of plain BM25, and an archived note no longer ranks third among live ones).
-STATUS_WEIGHT = {Status.ACTIVE: 1.0, Status.DRAFT: 0.9, Status.DEPRECATED: 0.45, Status.ARCHIVED: 0.35, Status.SUPERSEDED: 0.75}
+STATUS_WEIGHT = {
+    Status.ACTIVE: 1.0,
+    Status.DRAFT: 0.9,
+    Status.DEPRECATED: 0.45,
+    Status.ARCHIVED: 0.35,
+    Status.SUPERSEDED: 0.75,
+}
 # ...but a title that holds every word of a short query is what was asked for, whatever its status:
 # there the lifecycle only breaks ties (an archived "Upgrade Postgres 15 to 16" ranked fifth for
 # `postgres upgrade`, under a Stripe upgrade that shares one word).
@@ -127,7 +144,14 @@ class Hit:
     problem: str = ""  # for an invalid document: what makes it so
 
     def to_json(self) -> dict:
-        return {"id": self.id, "title": self.title, "type": self.type, "status": self.status, "path": self.path, "score": round(self.score, 4)}
+        return {
+            "id": self.id,
+            "title": self.title,
+            "type": self.type,
+            "status": self.status,
+            "path": self.path,
+            "score": round(self.score, 4),
+        }
 
     def _repr_html_(self) -> str | None:
         return presenting.render("hits_html", [self])
@@ -232,7 +256,11 @@ def _date_test(value: str):
         return None
     op = match.group(1) or "="
     return {
-        ">": lambda d: d > when, "<": lambda d: d < when, ">=": lambda d: d >= when, "<=": lambda d: d <= when, "=": lambda d: d == when,
+        ">": lambda d: d > when,
+        "<": lambda d: d < when,
+        ">=": lambda d: d >= when,
+        "<=": lambda d: d <= when,
+        "=": lambda d: d == when,
     }[op]
 
 
@@ -430,7 +458,9 @@ class _Postings:
                         return False
                     share = min(score / idf_now, FTS_K1 + 1 - 1e-9)
                     frequency = FTS_K1 * _fts_norm(size, totals[1]) * share / (FTS_K1 + 1 - share)
-                    rows[rowid] = found.idf * frequency * (FTS_K1 + 1) / (frequency + FTS_K1 * _fts_norm(size, found.average))
+                    rows[rowid] = (
+                        found.idf * frequency * (FTS_K1 + 1) / (frequency + FTS_K1 * _fts_norm(size, found.average))
+                    )
             else:
                 rows.update(fresh)
         found.version = self.now
@@ -488,7 +518,10 @@ def _terms(query: Query, related: dict[str, float] | None = None) -> list[_Term]
         content = [word for word in query.words if word not in QUESTION_WORDS]
         pairs = dict.fromkeys((a, b) for a, b in zip(content, content[1:]) if a != b)
         near = "NEAR({} {}, " + str(NEAR_WINDOW) + ")"
-        terms += [_Term(near.format(_fts_term(a, False), _fts_term(b, False)), NEAR_WEIGHT, scored=False, words=(a, b)) for a, b in pairs]
+        terms += [
+            _Term(near.format(_fts_term(a, False), _fts_term(b, False)), NEAR_WEIGHT, scored=False, words=(a, b))
+            for a, b in pairs
+        ]
     last = query.words[-1] if query.words else ""
     # The last word as a prefix while a query is being typed; at the end of a longer question it
     # is a whole word (and, if it says nothing, "it"* would only add noise).
@@ -502,8 +535,13 @@ def _saturated(frequency: float, k1: float, norm: float) -> float:
     return frequency * (k1 + 1) / (frequency + k1 * norm)
 
 
-def _bm25(postings: _Postings, query: Query, wanted: Callable[[str], Document | None], enough: int,
-          related: dict[str, float] | None = None) -> dict[str, float]:
+def _bm25(
+    postings: _Postings,
+    query: Query,
+    wanted: Callable[[str], Document | None],
+    enough: int,
+    related: dict[str, float] | None = None,
+) -> dict[str, float]:
     """{document id: BM25 score} for documents that `wanted` admits: at least `enough` of them, the
     best, when that many match.
 
@@ -519,8 +557,12 @@ def _bm25(postings: _Postings, query: Query, wanted: Callable[[str], Document | 
         # A word in most documents says little (FTS5's own bm25() gives it no weight) and is the
         # costliest to score: it is left out, and so is a pair with it, unless every word is like that.
         common = totals[0] * COMMON
-        rare = [term for term in terms
-                if (not term.scored or postings.count(term.expression) <= common) and all(postings.count(_fts_term(w, False)) <= common for w in term.words)]
+        rare = [
+            term
+            for term in terms
+            if (not term.scored or postings.count(term.expression) <= common)
+            and all(postings.count(_fts_term(w, False)) <= common for w in term.words)
+        ]
         terms = rare if any(term.scored for term in rare) else terms
     listed = [(term, found) for term in terms if (found := postings.get(term.expression, term.scored)) and found.rows]
     if not listed:
@@ -630,8 +672,10 @@ def search(index: VaultIndex, text: str, limit: int = 10, *, fuzzy: bool = True)
     want_invalid = ("is", "invalid") in query.filters
 
     def admitted(doc: Document) -> bool:
-        return not filtered or (all(_matches(doc, n, v, ctx) for n, v in query.filters)
-                                and not any(_matches(doc, n, v, ctx) for n, v in query.excluded))
+        return not filtered or (
+            all(_matches(doc, n, v, ctx) for n, v in query.filters)
+            and not any(_matches(doc, n, v, ctx) for n, v in query.excluded)
+        )
 
     seen: dict[str, Document] = {}  # the documents full text found and the filters admitted
 
@@ -675,8 +719,19 @@ def search(index: VaultIndex, text: str, limit: int = 10, *, fuzzy: bool = True)
         if query.words or query.phrases:
             weight = STATUS_WEIGHT.get(doc.status, 0.5)
             score *= max(weight, TITLED_WEIGHT) if short and _titled(doc.title, short) else weight
-        hits.append(Hit(doc.id, doc.path, doc.title, doc.type, doc.status, score, doc.superseded_by, doc.valid,
-                        "" if doc.valid else _problem(index, doc)))
+        hits.append(
+            Hit(
+                doc.id,
+                doc.path,
+                doc.title,
+                doc.type,
+                doc.status,
+                score,
+                doc.superseded_by,
+                doc.valid,
+                "" if doc.valid else _problem(index, doc),
+            )
+        )
     typed_whole = text.strip().lower()
     for hit in hits:
         if hit.id == typed_whole:  # an id typed whole is the document asked for
@@ -706,7 +761,19 @@ def _invalid_matches(index: VaultIndex, query: Query, admitted: Callable[[Docume
     for doc_id in best:
         doc = _views(index).invalid.get(doc_id)
         if doc is not None:
-            hits.append(Hit(doc.id, doc.path, doc.title, doc.type, doc.status, found[doc_id], doc.superseded_by, False, _problem(index, doc)))
+            hits.append(
+                Hit(
+                    doc.id,
+                    doc.path,
+                    doc.title,
+                    doc.type,
+                    doc.status,
+                    found[doc_id],
+                    doc.superseded_by,
+                    False,
+                    _problem(index, doc),
+                )
+            )
     return hits
 
 
@@ -783,8 +850,13 @@ def _related(meaning: semantic.Index, query: Query) -> dict[str, float]:
     return related
 
 
-def _blend_meaning(scores: dict[str, float], meaning: semantic.Index, query: Query,
-                   pool: dict[str, Document], admitted: Callable[[Document], bool]) -> None:
+def _blend_meaning(
+    scores: dict[str, float],
+    meaning: semantic.Index,
+    query: Query,
+    pool: dict[str, Document],
+    admitted: Callable[[Document], bool],
+) -> None:
     """Blend full text (already scaled to its best, 1.0) with the question's cosine with each
     document, scaled from the vault's median (0) to the best (1); the documents nearest in meaning
     join the candidates, unless the query requires or rules out words (what full text checks)."""
@@ -815,14 +887,22 @@ def _blend_meaning(scores: dict[str, float], meaning: semantic.Index, query: Que
     scores.update(blended)
 
 
-def _title_as_typed(scores: dict[str, float], typed: str, views: _Views, lookup: Callable[[str], Document],
-                    admitted: Callable[[Document], bool], fuzzy_below: int) -> None:
+def _title_as_typed(
+    scores: dict[str, float],
+    typed: str,
+    views: _Views,
+    lookup: Callable[[str], Document],
+    admitted: Callable[[Document], bool],
+    fuzzy_below: int,
+) -> None:
     """What a short query adds: titles typed whole or begun, the words in title, id and tags, and,
     when full text found fewer than `fuzzy_below` documents, titles matched despite typos."""
     from rapidfuzz import fuzz, process  # a short query's first: a long question never needs it
 
     if len(scores) < fuzzy_below:
-        for _, ratio, doc_id in process.extract(typed, views.titles, scorer=fuzz.partial_ratio, limit=20, score_cutoff=80, processor=None):
+        for _, ratio, doc_id in process.extract(
+            typed, views.titles, scorer=fuzz.partial_ratio, limit=20, score_cutoff=80, processor=None
+        ):
             if admitted(views.valid[doc_id]):
                 scores[doc_id] = scores.get(doc_id, 0.0) + 0.25 * (ratio / 100)
     words = typed.split()

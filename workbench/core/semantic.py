@@ -63,7 +63,7 @@ def _read_safetensors(path: Path, key: str):
 
     raw = path.read_bytes()
     (length,) = struct.unpack("<Q", raw[:8])
-    header = json.loads(raw[8:8 + length])
+    header = json.loads(raw[8 : 8 + length])
     meta = header[key]
     start, end = meta["data_offsets"]
     dtype = {"F16": np.float16, "F32": np.float32, "BF16": None}[meta["dtype"]]
@@ -102,7 +102,7 @@ class Model:
             return out
         last = self.embedding.shape[0] - 1
         for start in range(0, len(texts), BATCH):  # a batch at a time: encodings are large
-            batch = self.tokenizer.encode_batch(texts[start:start + BATCH], add_special_tokens=False)
+            batch = self.tokenizer.encode_batch(texts[start : start + BATCH], add_special_tokens=False)
             for row, encoded in enumerate(batch, start):
                 ids = np.asarray(encoded.ids, dtype=np.int64)
                 ids = ids[(ids >= 0) & (ids <= last)]
@@ -142,9 +142,15 @@ def document_text(fields: tuple[str, ...]) -> str:
 class Index:
     """A vault's document vectors and vocabulary, for one generation of its records."""
 
-    def __init__(self, model: Model, generation: int, documents: list[tuple[str, str, str, Any]],
-                 fields_of: Callable[[Any], tuple[str, ...]], previous: Index | None = None,
-                 stored: dict[str, object] | None = None):
+    def __init__(
+        self,
+        model: Model,
+        generation: int,
+        documents: list[tuple[str, str, str, Any]],
+        fields_of: Callable[[Any], tuple[str, ...]],
+        previous: Index | None = None,
+        stored: dict[str, object] | None = None,
+    ):
         """`documents`: (path, id, digest, document) for each file; `fields_of(document)`: its
         full-text fields, asked for only when needed; `previous`: the index of an earlier
         generation, whose vectors and word counts are reused for the files that have not changed
@@ -159,15 +165,27 @@ class Index:
         self.sources = {path: (digest, document) for path, _, digest, document in documents}
         kept = dict(previous.by_digest) if previous is not None else {}
         kept.update(stored or {})
-        todo = list({digest: document_text(fields_of(document)) for _, _, digest, document in documents if digest not in kept}.items())
-        self.encoded: dict[str, object] = dict(zip((digest for digest, _ in todo), model.encode([text for _, text in todo])))
+        todo = list(
+            {
+                digest: document_text(fields_of(document)) for _, _, digest, document in documents if digest not in kept
+            }.items()
+        )
+        self.encoded: dict[str, object] = dict(
+            zip((digest for digest, _ in todo), model.encode([text for _, text in todo]))
+        )
         vectors = dict(self.encoded)
         for _, _, digest, _ in documents:
             if digest in kept:
                 vectors[digest] = kept[digest]
         self.by_digest = vectors
-        self.gone = {digest for digest, _ in previous.sources.values()} - vectors.keys() if previous is not None else None
-        self.matrix = np.stack([vectors[digest] for _, _, digest, _ in documents]) if documents else np.zeros((0, model.dim), np.float32)
+        self.gone = (
+            {digest for digest, _ in previous.sources.values()} - vectors.keys() if previous is not None else None
+        )
+        self.matrix = (
+            np.stack([vectors[digest] for _, _, digest, _ in documents])
+            if documents
+            else np.zeros((0, model.dim), np.float32)
+        )
         self.frequency = self._count_words(previous, fields_of)
         self.words = sorted(word for word, count in self.frequency.items() if count >= MIN_DF)
         self._word_vectors: dict[str, object] = dict(previous._word_vectors) if previous is not None else {}
@@ -208,7 +226,11 @@ class Index:
         if self._word_matrix is None:
             new = [word for word in self.words if word not in self._word_vectors]
             self._word_vectors.update(zip(new, self.model.encode(new)))
-            self._word_matrix = np.stack([self._word_vectors[word] for word in self.words]) if self.words else np.zeros((0, self.model.dim), np.float32)
+            self._word_matrix = (
+                np.stack([self._word_vectors[word] for word in self.words])
+                if self.words
+                else np.zeros((0, self.model.dim), np.float32)
+            )
         return self._word_matrix
 
     def neighbours(self, word: str, count: int, threshold: float) -> list[tuple[str, float]]:
@@ -273,8 +295,14 @@ def index(vault, documents_of, fields_of) -> Index | None:
     built = Index(found, generation, documents, fields_of, current, stored)
     with vault.mutex:
         if vault.store is not None and found.name and built.encoded:
-            real = [digest for digest in built.encoded if len(digest) == 64]  # an unreadable file is keyed by its path: not kept
-            vault.store.save_vectors(found.name, [(digest, built.encoded[digest].astype(np.float32).tobytes()) for digest in real], built.gone)
+            real = [
+                digest for digest in built.encoded if len(digest) == 64
+            ]  # an unreadable file is keyed by its path: not kept
+            vault.store.save_vectors(
+                found.name,
+                [(digest, built.encoded[digest].astype(np.float32).tobytes()) for digest in real],
+                built.gone,
+            )
         if vault.meaning is None or vault.meaning.generation <= generation:
             vault.meaning = built
     return built

@@ -19,7 +19,25 @@ from dataclasses import dataclass, field
 
 from .model import ID_PATTERN, DocType, Document
 
-__all__ = ["words", "term_counts", "Profile", "profiles_of", "Corpus", "Likeness", "likeness", "title_likeness", "kinship", "Bm25", "bm25_of", "corpus_of", "mentions_in", "record_keys", "shown", "shown_words", "title_head"]
+__all__ = [
+    "words",
+    "term_counts",
+    "Profile",
+    "profiles_of",
+    "Corpus",
+    "Likeness",
+    "likeness",
+    "title_likeness",
+    "kinship",
+    "Bm25",
+    "bm25_of",
+    "corpus_of",
+    "mentions_in",
+    "record_keys",
+    "shown",
+    "shown_words",
+    "title_head",
+]
 
 STOPWORDS = frozenset(
     """a an and are as at be but by for from has have in into is it its of on or that the this to was were
@@ -154,9 +172,19 @@ class Profile:
         targets = {l.target for l in doc.links}
         # Citations are weighed between decisions only (`kinship`): no other profile pays for them.
         mentions = mentions_in(targets, doc.body) if doc.type == DocType.DECISION else set()
-        return cls(doc.id, doc.title, doc.type, set(doc.tags), targets, term_counts(doc.title + " " + doc.body),
-                   doc.body, frozenset(handles), frozenset(mentions), title_head(doc.title),
-                   (created if isinstance(created, dt.date) else dt.date.min, number, doc.id))
+        return cls(
+            doc.id,
+            doc.title,
+            doc.type,
+            set(doc.tags),
+            targets,
+            term_counts(doc.title + " " + doc.body),
+            doc.body,
+            frozenset(handles),
+            frozenset(mentions),
+            title_head(doc.title),
+            (created if isinstance(created, dt.date) else dt.date.min, number, doc.id),
+        )
 
 
 _PROFILED: dict[int, tuple[weakref.ref, Profile]] = {}
@@ -216,7 +244,9 @@ class Corpus:
             self.frequency.update(profile.terms.keys())
             self.linked.update(profile.targets)
         # Every known word's weight at once: a conflicts search asks a million times for them.
-        self._idf: dict[str, float] = {term: math.log((1 + self.size) / (1 + count)) + 1 for term, count in self.frequency.items()}
+        self._idf: dict[str, float] = {
+            term: math.log((1 + self.size) / (1 + count)) + 1 for term, count in self.frequency.items()
+        }
         self._norms: dict[int, tuple[Counter, float]] = {}  # by the identity of the terms, held alongside
 
     def rare_target(self, target: str) -> bool:
@@ -235,7 +265,10 @@ class Corpus:
         kept = self._norms.get(id(terms))
         if kept is None or kept[0] is not terms:
             known, idf = self._idf, self.idf
-            kept = self._norms[id(terms)] = (terms, math.sqrt(sum((count * (known.get(t) or idf(t))) ** 2 for t, count in terms.items())))
+            kept = self._norms[id(terms)] = (
+                terms,
+                math.sqrt(sum((count * (known.get(t) or idf(t))) ** 2 for t, count in terms.items())),
+            )
         return kept[1]
 
 
@@ -297,7 +330,9 @@ def kinship(newer: Profile, older: Profile, corpus: Corpus, explain: bool = True
     return Likeness(min(1.0, score), title, tags, links, shared, text, reasons)
 
 
-def _shared_reasons(tags: list[str], links: list[str], text: float, shared: list[str], other: Profile, show=shown) -> list[str]:
+def _shared_reasons(
+    tags: list[str], links: list[str], text: float, shared: list[str], other: Profile, show=shown
+) -> list[str]:
     """The reasons both scores give alike: shared tags, links, and words (as `other` writes them)."""
     reasons = []
     if tags:
@@ -306,7 +341,9 @@ def _shared_reasons(tags: list[str], links: list[str], text: float, shared: list
         reasons.append(f"links the same {', '.join(links[:3])}{' …' if len(links) > 3 else ''}")
     if text >= 0.1 and shared:
         written = other.title + " " + other.text
-        reasons.append(f"text {round(text * 100)}% alike (shared words: {', '.join(show(stem, written) for stem in shared)})")
+        reasons.append(
+            f"text {round(text * 100)}% alike (shared words: {', '.join(show(stem, written) for stem in shared)})"
+        )
     return reasons
 
 
@@ -324,7 +361,7 @@ def title_likeness(a: Profile, b: Profile) -> float:
     if not (a_words and b_words):
         return 0.0
     cover = min(len(set(a_words)), len(set(b_words))) / max(len(set(a_words)), len(set(b_words)))
-    return fuzz.token_set_ratio(" ".join(a_words), " ".join(b_words)) / 100 * cover ** 0.5
+    return fuzz.token_set_ratio(" ".join(a_words), " ".join(b_words)) / 100 * cover**0.5
 
 
 def likeness(a: Profile, b: Profile, corpus: Corpus, title: float | None = None, explain: bool = True) -> Likeness:
@@ -381,7 +418,9 @@ class Bm25:
         self._rows: dict[str, list[tuple[int, float]]] = {}  # the same, by row
         for term, found in postings.items():
             weight = self._idf[term] = math.log(1 + (self.size - len(found) + 0.5) / (len(found) + 0.5))
-            shares = self.shares[term] = {doc_id: weight * count * (self.K1 + 1) / (count + norm) for doc_id, count, norm in found}
+            shares = self.shares[term] = {
+                doc_id: weight * count * (self.K1 + 1) / (count + norm) for doc_id, count, norm in found
+            }
             self._rows[term] = [(row[doc_id], share) for doc_id, share in shares.items()]
 
     def idf(self, term: str) -> float:
@@ -455,7 +494,11 @@ def corpus_of(profiles: Iterable[Profile]) -> Corpus:
     return _CORPUS[1]
 
 
-_BM25: list = [None, None, None]  # the profiles' identities, the index built on them, and the profiles (kept, so no identity is reused)
+_BM25: list = [
+    None,
+    None,
+    None,
+]  # the profiles' identities, the index built on them, and the profiles (kept, so no identity is reused)
 
 
 def bm25_of(profiles: Iterable[Profile]) -> Bm25:

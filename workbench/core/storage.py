@@ -249,7 +249,7 @@ def _join(before: bytes, after: bytes, old: bytes, now: bytes) -> bytes | None:
     as others left it (it held `before`), `now` the new one as others left it (it held `after`).
     None when the edits cannot be told apart."""
     if old.startswith(before) and now.startswith(after):
-        return old + now[len(after):]  # appends, the common case: in the order they were made
+        return old + now[len(after) :]  # appends, the common case: in the order they were made
     texts = [data.decode("utf-8", "surrogateescape") for data in (before, after, old, now)]
     undone = merge3(texts[1], texts[3], texts[0])  # `before`, with the edits made to our version
     joined = merge3(texts[0], undone, texts[2]) if undone is not None else None  # and those made to the old one
@@ -294,7 +294,9 @@ class ChangeWriter:
         # State of a vault of another format is kept outside it (the user's cache): reached under
         # its folder's name, as if it were in the vault, through a mount of the folder handles.
         self.mounts = {} if state_dir.parent == root else {self.state: state_dir}
-        self.log_name = log_path.relative_to(root).as_posix() if log_path.is_relative_to(root) else f"{self.state}/{log_path.name}"
+        self.log_name = (
+            log_path.relative_to(root).as_posix() if log_path.is_relative_to(root) else f"{self.state}/{log_path.name}"
+        )
         self.notes: list[str] = [] if notes is None else notes
         self.opened = time.time()
         """When this writer (the vault, opened) started: a step made before it is from an earlier session."""
@@ -312,8 +314,15 @@ class ChangeWriter:
 
     # -- applying -------------------------------------------------------------------------------
 
-    def apply(self, changes: list[FileChange], summary: str, log_lines: list[str], verify: Verifier | None = None, keep_history: bool = True,
-              step: tuple[str, str] | None = None) -> str:
+    def apply(
+        self,
+        changes: list[FileChange],
+        summary: str,
+        log_lines: list[str],
+        verify: Verifier | None = None,
+        keep_history: bool = True,
+        step: tuple[str, str] | None = None,
+    ) -> str:
         """Write every change or none; returns the change's id. Raises ConflictError, with nothing
         of the change written, if a file is not what the change was computed from, before or while
         it is written; UnsafePathError, before writing anything, for a symlink on any path.
@@ -361,8 +370,11 @@ class ChangeWriter:
                     crash_point("file-written")
                 for replaced in done:  # the last look: nobody wrote to a replaced file meanwhile
                     if not self._untouched(replaced):
-                        raise ConflictError(replaced.change.path, f"{replaced.change.path} was written by another process while "
-                                                                  "the change was made; its bytes are kept and nothing was written")
+                        raise ConflictError(
+                            replaced.change.path,
+                            f"{replaced.change.path} was written by another process while "
+                            "the change was made; its bytes are kept and nothing was written",
+                        )
             except BaseException as exc:
                 left = self._put_back_all(folders, done)
                 folders.remove(journal)
@@ -405,7 +417,9 @@ class ChangeWriter:
         except FileNotFoundError:
             link = first_link(self._root_of(path), path)
             if link:
-                raise UnsafePathError(f"{link} is a symbolic link; the workbench never writes or deletes through one") from None
+                raise UnsafePathError(
+                    f"{link} is a symbolic link; the workbench never writes or deletes through one"
+                ) from None
             return
         found = folders.lstat(path)
         if found is not None and not stat.S_ISREG(found.st_mode):
@@ -482,13 +496,18 @@ class ChangeWriter:
                     if getattr(_lstat(folder_fd, name), "st_ino", None) != (old.st_ino if old else None):
                         raise ConflictError(change.path)
                     os.replace(temp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
-                    done.append(_Replaced(change, folder_fd, name, None, old.st_ino if old else None, new_inode, held=old_fd))
+                    done.append(
+                        _Replaced(change, folder_fd, name, None, old.st_ino if old else None, new_inode, held=old_fd)
+                    )
                     old_fd = None
                 temp = None
             fsync_folder(folder_fd)
             if not self._untouched(done[-1]):
-                raise ConflictError(change.path, f"{change.path} was written by another process as it was replaced; "
-                                                 "its bytes are kept and nothing was written")
+                raise ConflictError(
+                    change.path,
+                    f"{change.path} was written by another process as it was replaced; "
+                    "its bytes are kept and nothing was written",
+                )
         finally:
             if old_fd is not None:
                 os.close(old_fd)
@@ -568,21 +587,48 @@ class ChangeWriter:
                     raise OSError(errno.ENOTSUP, "cannot swap the files back")
                 # What came back is what held the name as it swapped: ours, or a file renamed over
                 # ours since the look just before (then it is someone's, and kept).
-                kept = self._drop(folders, folder_fd, replaced.aside, change.path, (replaced.new_inode, change.after),
-                                  "was replaced by another process as the change was undone")
+                kept = self._drop(
+                    folders,
+                    folder_fd,
+                    replaced.aside,
+                    change.path,
+                    (replaced.new_inode, change.after),
+                    "was replaced by another process as the change was undone",
+                )
                 return kept + self._copy_written(folders, change, old[1] if old else None)
             # Written on since it went in: undo the change in it, keeping every writer's bytes.
             old = _read_name(folder_fd, replaced.aside)
-            joined = _join(change.before, change.after, old[1], now[1]) if old and now and change.before is not None else None
+            joined = (
+                _join(change.before, change.after, old[1], now[1])
+                if old and now and change.before is not None
+                else None
+            )
             if joined is None:
-                return [self._keep(folders, replaced, "it was written by another process after it was replaced, and keeps that version")]
+                return [
+                    self._keep(
+                        folders,
+                        replaced,
+                        "it was written by another process after it was replaced, and keeps that version",
+                    )
+                ]
             kept: list[str] = []
             if not self._swap_in(folders, folder_fd, name, change.path, joined, now, kept):
-                return kept + [self._keep(folders, replaced, "it was written by another process after it was replaced, and keeps that version")]
+                return kept + [
+                    self._keep(
+                        folders,
+                        replaced,
+                        "it was written by another process after it was replaced, and keeps that version",
+                    )
+                ]
             # The version the others' bytes were joined from stays too: a writer that read the file
             # before the join may put back a version without them.
-            return kept + [self._keep(folders, replaced, "it was written by another process while it was replaced; "
-                                                         "both writers' lines are joined in it")]
+            return kept + [
+                self._keep(
+                    folders,
+                    replaced,
+                    "it was written by another process while it was replaced; both writers' lines are joined in it",
+                )
+            ]
         else:  # renamed over; the replaced file is held open
             assert replaced.held is not None and change.before is not None
             old_bytes = read_fd(replaced.held)
@@ -590,8 +636,14 @@ class ChangeWriter:
             kept = []
             if joined is None or not self._swap_in(folders, folder_fd, name, change.path, joined, now, kept):
                 if old_bytes != change.before:
-                    return kept + [self._keep_bytes(folders, change.path, old_bytes, "was written by another process while it was replaced")]
-                return kept + [f"{change.path} was written by another process after it was replaced; it keeps that version"]
+                    return kept + [
+                        self._keep_bytes(
+                            folders, change.path, old_bytes, "was written by another process while it was replaced"
+                        )
+                    ]
+                return kept + [
+                    f"{change.path} was written by another process after it was replaced; it keeps that version"
+                ]
             return kept + self._copy_written(folders, change, old_bytes)
         return []
 
@@ -601,19 +653,34 @@ class ChangeWriter:
         without their bytes, and may yet rename it, plus its own, over them."""
         if put_back is None or put_back == change.before:
             return []
-        return [self._keep_bytes(folders, change.path, put_back, "was written by another process while the change was in; "
-                                                                 "that version is put back")]
+        return [
+            self._keep_bytes(
+                folders,
+                change.path,
+                put_back,
+                "was written by another process while the change was in; that version is put back",
+            )
+        ]
 
-    def _swap_in(self, folders: Folders, folder_fd: int, name: str, path: str, data: bytes, expected: tuple[int, bytes] | None,
-                 kept: list[str]) -> bool:
+    def _swap_in(
+        self,
+        folders: Folders,
+        folder_fd: int,
+        name: str,
+        path: str,
+        data: bytes,
+        expected: tuple[int, bytes] | None,
+        kept: list[str],
+    ) -> bool:
         """Put `data` under `name` if the file there is still `expected` (inode, bytes); False, with
         nothing changed, if another process wrote it meanwhile. A file renamed over the name in the
         instant between the two swaps of a failed attempt is kept, said in `kept`."""
         if expected is None:
             return False
         found = _lstat(folder_fd, name)
-        temp: str | None = self._write_new(folder_fd, name, FileChange(path, expected[1], data), None,
-                                           stat.S_IMODE(found.st_mode) if found else 0o644)
+        temp: str | None = self._write_new(
+            folder_fd, name, FileChange(path, expected[1], data), None, stat.S_IMODE(found.st_mode) if found else 0o644
+        )
         assert temp is not None
         mine = (os.stat(temp, dir_fd=folder_fd, follow_symlinks=False).st_ino, data)
         try:
@@ -622,7 +689,9 @@ class ChangeWriter:
                     return True  # the file it replaced, now under `temp`, goes below
                 _exchange(folder_fd, temp, name)
                 # Back under `temp` is what held the name as it swapped back: ours, or someone's.
-                kept += self._drop(folders, folder_fd, temp, path, mine, "was replaced by another process as it was put back")
+                kept += self._drop(
+                    folders, folder_fd, temp, path, mine, "was replaced by another process as it was put back"
+                )
                 temp = None
                 return False
             if _read_name(folder_fd, name) != expected:
@@ -634,7 +703,15 @@ class ChangeWriter:
             if temp is not None:
                 Folders.remove_name(folder_fd, temp)
 
-    def _drop(self, folders: Folders, folder_fd: int, name: str, path: str, expected: tuple[int | None, bytes | None] | None, why: str) -> list[str]:
+    def _drop(
+        self,
+        folders: Folders,
+        folder_fd: int,
+        name: str,
+        path: str,
+        expected: tuple[int | None, bytes | None] | None,
+        why: str,
+    ) -> list[str]:
         """Delete the file under the temporary `name` if it is `expected` (inode, bytes); anything
         else is someone's version of `path`, kept under `.recovery/`: what was kept, in words."""
         found = _read_name(folder_fd, name)
@@ -645,7 +722,9 @@ class ChangeWriter:
             return []
         return [self._keep_name(folders, folder_fd, name, path, why)]
 
-    def _take_back(self, folders: Folders, folder_fd: int, name: str, path: str, expected: tuple[int | None, bytes | None]) -> list[str]:
+    def _take_back(
+        self, folders: Folders, folder_fd: int, name: str, path: str, expected: tuple[int | None, bytes | None]
+    ) -> list[str]:
         """Remove a file this change created, by moving the name away in one step and looking at
         what it held: a file another process put there meanwhile is put back, or kept."""
         aside = temporary_name(name)
@@ -662,7 +741,9 @@ class ChangeWriter:
             Folders.remove_name(folder_fd, aside)
             return [f"{path} was written by another process after it was created; it keeps that version"]
         except OSError:
-            return [self._keep_name(folders, folder_fd, aside, path, "was written by another process after it was created")]
+            return [
+                self._keep_name(folders, folder_fd, aside, path, "was written by another process after it was created")
+            ]
 
     def _keep_name(self, folders: Folders, folder_fd: int, name: str, path: str, why: str) -> str:
         """Move the file under `name` (beside `path`) to `.recovery/`: a version of `path` that
@@ -727,9 +808,14 @@ class ChangeWriter:
         they were written: the change is in the history, the file holds the other version."""
         lines = []
         for replaced in done:
-            if replaced.change.after is not None and getattr(_lstat(replaced.folder_fd, replaced.name), "st_ino", None) != replaced.new_inode:
-                lines.append(f"{replaced.change.path} was replaced by another process right after this change wrote it; "
-                             "it holds that process's version, and this change is in the history")
+            if (
+                replaced.change.after is not None
+                and getattr(_lstat(replaced.folder_fd, replaced.name), "st_ino", None) != replaced.new_inode
+            ):
+                lines.append(
+                    f"{replaced.change.path} was replaced by another process right after this change wrote it; "
+                    "it holds that process's version, and this change is in the history"
+                )
         self.notes.extend(lines)
         return lines
 
@@ -758,9 +844,15 @@ class ChangeWriter:
                 continue  # a temporary name left behind is removed by the next open
             if before is not None and late != before:
                 try:
-                    kept.append(self._keep_bytes(folders, replaced.change.path, late, "was written by another process as it was replaced"))
+                    kept.append(
+                        self._keep_bytes(
+                            folders, replaced.change.path, late, "was written by another process as it was replaced"
+                        )
+                    )
                 except (OSError, UnsafePathError) as exc:  # the change is in: say what could not be kept
-                    kept.append(f"{replaced.change.path} was written by another process as it was replaced, and that could not be kept: {exc}")
+                    kept.append(
+                        f"{replaced.change.path} was written by another process as it was replaced, and that could not be kept: {exc}"
+                    )
         self.notes.extend(kept)  # the names dropped need no fsync: a crash leaves them to the next open
         return kept
 
@@ -770,7 +862,9 @@ class ChangeWriter:
         else:
             folders.write(path, data)
 
-    def _finish(self, folders: Folders, journal: str, record: dict[str, Any], keep_history: bool, more: list[str] = ()) -> None:
+    def _finish(
+        self, folders: Folders, journal: str, record: dict[str, Any], keep_history: bool, more: list[str] = ()
+    ) -> None:
         lines = list(record.get("log") or [])
         lines += [f"- {time.strftime('%Y-%m-%d %H:%M')} {line}" for line in more]
         try:
@@ -824,7 +918,9 @@ class ChangeWriter:
             raise ValueError("it is not a change record") from None
         if not isinstance(record, dict) or not isinstance(record.get("files"), list) or not record["files"]:
             raise ValueError("it is not a change record")
-        if not isinstance(record.get("summary", ""), str) or not all(isinstance(line, str) for line in record.get("log") or []):
+        if not isinstance(record.get("summary", ""), str) or not all(
+            isinstance(line, str) for line in record.get("log") or []
+        ):
             raise ValueError("it is not a change record")
         files = []
         for entry in record["files"]:
@@ -926,7 +1022,9 @@ class ChangeWriter:
         try:
             for name in self._journal_names(folders):
                 try:
-                    paths.update(change.path for change in self._read_record(folders, f"{self.journal}/{name}")["files"])
+                    paths.update(
+                        change.path for change in self._read_record(folders, f"{self.journal}/{name}")["files"]
+                    )
                 except (ValueError, UnsafePathError, KeyError, TypeError):
                     continue
         except UnsafePathError:
@@ -980,9 +1078,13 @@ class ChangeWriter:
                 return
             kind, name = step if isinstance(step, (list, tuple)) and len(step) == 2 else (None, None)
             if kind not in ("undo", "redo") or not isinstance(name, str) or not _RECORD_NAME.fullmatch(name):
-                self.notes.append(f"a journal named a step that is not one of ours ({step!r}); the undo stack was left as it was")
+                self.notes.append(
+                    f"a journal named a step that is not one of ours ({step!r}); the undo stack was left as it was"
+                )
                 return
-            source, target = (self.history_folder, self.redo_folder) if kind == "undo" else (self.redo_folder, self.history_folder)
+            source, target = (
+                (self.history_folder, self.redo_folder) if kind == "undo" else (self.redo_folder, self.history_folder)
+            )
             if folders.lstat(f"{source}/{name}") is not None:
                 folders.move(f"{source}/{name}", f"{target}/{name}")
                 self._trim(folders, self.history_folder)

@@ -67,7 +67,7 @@ def cycles(supersedes: Mapping[str, list[str]]) -> list[list[str]]:
                 stack.append((node, index + 1))
                 target = targets[index]
                 if state.get(target) == 1:
-                    cycle = path[path.index(target):]
+                    cycle = path[path.index(target) :]
                     first = cycle.index(min(cycle))
                     found.add(tuple(cycle[first:] + cycle[:first]))
                 elif not state.get(target):

@@ -70,7 +70,7 @@ def hunks(base: str, ours: str, theirs: str) -> list[Hunk]:
         if was or ours_now or theirs_now:
             found.append(Hunk(tuple(was), tuple(ours_now), tuple(theirs_now)))
         if size:
-            same = tuple(old[base_start:base_start + size])
+            same = tuple(old[base_start : base_start + size])
             found.append(Hunk(same, same, same))
         at_base, at_ours, at_theirs = base_start + size, ours_start + size, theirs_start + size
     return found

@@ -28,7 +28,17 @@ from .index import VaultIndex
 from .model import Document, RefusedError
 from .storage import FileChange, read_bytes
 
-__all__ = ["PROMOTE_AT", "Rule", "forget", "plan_correction", "plan_forget", "plan_line_counts", "plan_move", "rule_conflicts", "rules"]
+__all__ = [
+    "PROMOTE_AT",
+    "Rule",
+    "forget",
+    "plan_correction",
+    "plan_forget",
+    "plan_line_counts",
+    "plan_move",
+    "rule_conflicts",
+    "rules",
+]
 
 HOT, CORRECTIONS, INDEX = "memory.md", "corrections.md", "index.md"
 PROMOTE_AT = 3  # the seed's rule: the third time a correction is made, it is confirmed as a rule
@@ -79,7 +89,9 @@ def rules(documents: list[Document]) -> list[Rule]:
             bullet = _BULLET.match(line)
             rule = _RULE.match(bullet.group("text")) if bullet else None
             if rule:
-                found.append(Rule(doc.path, number, rule.group("key").strip().casefold(), rule.group("value").strip(), namespace))
+                found.append(
+                    Rule(doc.path, number, rule.group("key").strip().casefold(), rule.group("value").strip(), namespace)
+                )
     return found
 
 
@@ -130,7 +142,9 @@ def _text(index: VaultIndex, path: str) -> tuple[bytes | None, str]:
 
 def _require_tiered(index: VaultIndex) -> None:
     if index.flavour.name != "tiered":
-        raise RefusedError(f"this is {index.flavour.a_vault}; tiers are tiered memory's (memory.md, projects/, domains/, archive/)")
+        raise RefusedError(
+            f"this is {index.flavour.a_vault}; tiers are tiered memory's (memory.md, projects/, domains/, archive/)"
+        )
 
 
 def _change(path: str, before: bytes | None, text: str) -> FileChange:
@@ -159,7 +173,9 @@ def _same(a: str, b: str) -> bool:
     return " ".join(a.casefold().split()) == " ".join(b.casefold().split())
 
 
-def plan_correction(index: VaultIndex, text: str, kind: str = "preference", context: str = "", today: dt.date | None = None) -> Plan:
+def plan_correction(
+    index: VaultIndex, text: str, kind: str = "preference", context: str = "", today: dt.date | None = None
+) -> Plan:
     """Log a correction; the same one again is counted, and the third time it becomes a rule."""
     _require_tiered(index)
     text = " ".join(text.split())
@@ -189,7 +205,11 @@ def plan_correction(index: VaultIndex, text: str, kind: str = "preference", cont
             summary = f"correction confirmed as a rule: {text}"
         return Plan(summary, changes, [index.log_line(summary)])
     heading = f"## {today.isoformat()}"
-    entry = [f"- [{dt.datetime.now().strftime('%H:%M')}] {text}", f"Type: {kind}"] + ([f"Context: {context}"] if context else []) + [f"Confirmed: pending (1/{PROMOTE_AT})"]
+    entry = (
+        [f"- [{dt.datetime.now().strftime('%H:%M')}] {text}", f"Type: {kind}"]
+        + ([f"Context: {context}"] if context else [])
+        + [f"Confirmed: pending (1/{PROMOTE_AT})"]
+    )
     if heading in lines:
         at = lines.index(heading) + 1
         lines[at:at] = entry
@@ -197,7 +217,9 @@ def plan_correction(index: VaultIndex, text: str, kind: str = "preference", cont
         title = 1 if lines and lines[0].startswith("# ") else 0
         lines[title:title] = ["", heading, *entry]
     summary = f"correction logged (1/{PROMOTE_AT}): {text}"
-    return Plan(summary, [_change(CORRECTIONS, before, "\n".join(lines).lstrip("\n") + "\n")], [index.log_line(summary)])
+    return Plan(
+        summary, [_change(CORRECTIONS, before, "\n".join(lines).lstrip("\n") + "\n")], [index.log_line(summary)]
+    )
 
 
 def _promote(index: VaultIndex, text: str) -> FileChange:
@@ -235,7 +257,9 @@ def plan_move(index: VaultIndex, words: str, to: str) -> Plan:
     if not found:
         raise RefusedError(f"no entry says {words!r}")
     if len(found) > 1:
-        raise RefusedError(f"{len(found)} entries say {words!r} ({', '.join(f'{p}:{n + 1}' for p, n in found[:5])}); say more of it")
+        raise RefusedError(
+            f"{len(found)} entries say {words!r} ({', '.join(f'{p}:{n + 1}' for p, n in found[:5])}); say more of it"
+        )
     path, number = found[0]
     target = HOT if to == "hot" else posixpath.join("archive", path) if to == "cold" else to
     if target == path:
@@ -249,7 +273,10 @@ def plan_move(index: VaultIndex, words: str, to: str) -> Plan:
     target_lines = (target_text or f"# {posixpath.basename(target)[:-3]}\n").splitlines()
     target_lines.append(entry.strip() if entry.lstrip().startswith(("-", "*")) else f"- {entry.strip()}")
     summary = f"move {path}:{number + 1} to {target}"
-    changes = [_change(path, before, "\n".join(lines) + "\n"), _change(target, target_before, "\n".join(target_lines) + "\n")]
+    changes = [
+        _change(path, before, "\n".join(lines) + "\n"),
+        _change(target, target_before, "\n".join(target_lines) + "\n"),
+    ]
     return Plan(summary, changes, [index.log_line(summary)])
 
 
@@ -265,13 +292,23 @@ def plan_forget(index: VaultIndex, words: str, confirm: str) -> Plan:
     for path in _tier_files(index):
         before, text = _text(index, path)
         lines = text.splitlines()
-        ranges = _entries(text) if path == CORRECTIONS else [(n, n + 1) for n, line in enumerate(lines) if _BULLET.match(line)]
+        ranges = (
+            _entries(text)
+            if path == CORRECTIONS
+            else [(n, n + 1) for n, line in enumerate(lines) if _BULLET.match(line)]
+        )
         drop = {n for start, end in ranges if words.casefold() in lines[start].casefold() for n in range(start, end)}
         if drop:
-            changes.append(_change(path, before, "\n".join(line for n, line in enumerate(lines) if n not in drop) + "\n"))
+            changes.append(
+                _change(path, before, "\n".join(line for n, line in enumerate(lines) if n not in drop) + "\n")
+            )
     if not changes:
         raise RefusedError(f"no entry says {words!r}")
-    return Plan(f"forget what says {words!r} ({len(changes)} file(s))", changes, [index.log_line(f"forget: entries removed from {len(changes)} file(s)")])
+    return Plan(
+        f"forget what says {words!r} ({len(changes)} file(s))",
+        changes,
+        [index.log_line(f"forget: entries removed from {len(changes)} file(s)")],
+    )
 
 
 def forget(index: VaultIndex, words: str, confirm: str, dry_run: bool = False) -> Plan:
@@ -284,7 +321,11 @@ def forget(index: VaultIndex, words: str, confirm: str, dry_run: bool = False) -
     with index.lock:
         index.apply(plan, keep_history=False)
         for record in index.writer.history():
-            if any(needle in (side or b"").decode("utf-8", "replace").casefold() for change in record["files"] for side in (change.before, change.after)):
+            if any(
+                needle in (side or b"").decode("utf-8", "replace").casefold()
+                for change in record["files"]
+                for side in (change.before, change.after)
+            ):
                 record["record_path"].unlink(missing_ok=True)
         raw = index.writer.read(index.writer.log_name)  # never through a symlink
         if raw is not None:
@@ -317,4 +358,6 @@ def plan_line_counts(index: VaultIndex) -> Plan:
     after = pattern.sub(swap, text)
     if after == text:
         return Plan("index.md: line counts up to date")
-    return Plan("update index.md line counts", [_change(INDEX, before, after)], [index.log_line("update index.md line counts")])
+    return Plan(
+        "update index.md line counts", [_change(INDEX, before, after)], [index.log_line("update index.md line counts")]
+    )

@@ -24,7 +24,9 @@ def plan_save(index: VaultIndex, doc: Document, override: bool = False) -> Plan:
         raise RefusedError(f"{doc.path}: no such document")
     if current.status == Status.SUPERSEDED and not override and _edits_text(current, doc):
         successors = ", ".join(current.superseded_by) or "its successor"
-        raise RefusedError(f"{doc.id} is superseded by {successors}; edit the successor, or save with override to correct history")
+        raise RefusedError(
+            f"{doc.id} is superseded by {successors}; edit the successor, or save with override to correct history"
+        )
     old_status, new_status = str(current.meta.get("status", "")), str(doc.meta.get("status", ""))
     if old_status != new_status and current.digest == doc.digest:
         check_transition(old_status, new_status)
@@ -51,7 +53,9 @@ def plan_status(index: VaultIndex, doc_id: str, status: str) -> Plan:
     else:
         change = index.flavour_status_change(doc, status)
     word = index.flavour.status_word(status)
-    summary = f"status {doc_id}: {doc.status} → {status}" + (f" (written \"{word}\")" if word and word.lower() != status else "")
+    summary = f"status {doc_id}: {doc.status} → {status}" + (
+        f' (written "{word}")' if word and word.lower() != status else ""
+    )
     return Plan(summary, [change], [index.log_line(summary)])
 
 
@@ -92,31 +96,40 @@ def plan_supersede(index: VaultIndex, old_id: str, new_id: str) -> Plan:
     if new.status in (Status.SUPERSEDED, Status.ARCHIVED, Status.DEPRECATED):
         raise RefusedError(f"{new_id} is {new.status}; a successor must be draft or active")
     if old.type == DocType.DECISION and new.type != DocType.DECISION:
-        raise RefusedError(f"a decision is superseded by a decision, and {new_id} is a {new.type}; "
-                           f"write the new decision (new --type decision --supersede {old_id}) or link the {new.type} to it")
+        raise RefusedError(
+            f"a decision is superseded by a decision, and {new_id} is a {new.type}; "
+            f"write the new decision (new --type decision --supersede {old_id}) or link the {new.type} to it"
+        )
     claimed = {doc_id: doc.supersedes for doc_id in index.ids() if (doc := index.owner_document(doc_id)) is not None}
     if supersession.reaches(claimed, old_id, new_id):
         raise RefusedError(f"{old_id} already (transitively) supersedes {new_id}; this would make a cycle")
     summary = f"supersede {old_id} by {new_id}"
     if not flavour.native:
-        changes = [index.flavour_change(old, lambda parsed: flavour.superseded_change(parsed, old, new_id)),
-                   index.flavour_change(new, lambda parsed: flavour.supersedes_change(parsed, new, old_id))]
+        changes = [
+            index.flavour_change(old, lambda parsed: flavour.superseded_change(parsed, old, new_id)),
+            index.flavour_change(new, lambda parsed: flavour.supersedes_change(parsed, new, old_id)),
+        ]
         return Plan(summary, [c for c in changes if c.before != c.after], [index.log_line(summary)])
     old_meta = {**old.meta, "status": Status.SUPERSEDED.value, "superseded_by": _union(old.superseded_by, [new_id])}
     links = list(new.meta.get("links") or [])
-    if not any(isinstance(l, dict) and l.get("type") == LinkType.SUPERSEDES and l.get("target") == old_id for l in links):
+    if not any(
+        isinstance(l, dict) and l.get("type") == LinkType.SUPERSEDES and l.get("target") == old_id for l in links
+    ):
         links.append({"type": LinkType.SUPERSEDES.value, "target": old_id})
     new_meta = {**new.meta, "supersedes": _union(new.supersedes, [old_id]), "links": links}
     if new.status == Status.DRAFT:
         new_meta["status"] = Status.ACTIVE.value
-    return Plan(summary, [index.edit_change(old, old_meta), index.edit_change(new, new_meta)], [index.log_line(summary)])
+    return Plan(
+        summary, [index.edit_change(old, old_meta), index.edit_change(new, new_meta)], [index.log_line(summary)]
+    )
 
 
 def _edits_text(current: Document, doc: Document) -> bool:
     """Whether saving `doc` over `current` changes more than its lifecycle."""
     lifecycle = {"status", "updated_at"}
     return doc.body != current.body or {k: v for k, v in doc.meta.items() if k not in lifecycle} != {
-        k: v for k, v in current.meta.items() if k not in lifecycle}
+        k: v for k, v in current.meta.items() if k not in lifecycle
+    }
 
 
 def _union(first: list[str], second: list[str]) -> list[str]:

@@ -99,9 +99,14 @@ class Stack:
 def _step(record: dict[str, Any], undone: bool, made_here: set[str]) -> Step:
     files: list[FileChange] = record["files"]
     when = record.get("time")
-    return Step(str(record.get("id") or record["record_path"].stem), record.get("summary") or "(a change with no summary)",
-                float(when) if isinstance(when, (int, float)) else 0.0, tuple(c.path for c in files), undone,
-                str(record.get("id")) in made_here)
+    return Step(
+        str(record.get("id") or record["record_path"].stem),
+        record.get("summary") or "(a change with no summary)",
+        float(when) if isinstance(when, (int, float)) else 0.0,
+        tuple(c.path for c in files),
+        undone,
+        str(record.get("id")) in made_here,
+    )
 
 
 def stack(index: VaultIndex) -> Stack:
@@ -112,7 +117,9 @@ def stack(index: VaultIndex) -> Stack:
 
 def _stack(done: list[dict[str, Any]], undone: list[dict[str, Any]], index: VaultIndex) -> Stack:
     made = index.writer.made_here
-    return Stack(tuple(_step(r, False, made) for r in done), tuple(_step(r, True, made) for r in undone), index.writer.opened)
+    return Stack(
+        tuple(_step(r, False, made) for r in done), tuple(_step(r, True, made) for r in undone), index.writer.opened
+    )
 
 
 def _current(index: VaultIndex, verb: str, summary: str, files: list[FileChange]) -> dict[str, bytes | None]:
@@ -128,7 +135,10 @@ def undo(index: VaultIndex, dry_run: bool = False) -> Plan:
     done, undone = index.writer.history(), index.writer.redo_stack()
     if not done:
         set_aside = len(index.recovery_notes) > noted  # records that could not be trusted
-        raise RefusedError("nothing to undo" + (" (a record that could not be trusted was set aside; see the notes)" if set_aside else ""))
+        raise RefusedError(
+            "nothing to undo"
+            + (" (a record that could not be trusted was set aside; see the notes)" if set_aside else "")
+        )
     record, steps = done[0], _stack(done, undone, index)
     name = steps.name("undo", steps.done[0])
     files: list[FileChange] = record["files"]
@@ -140,7 +150,9 @@ def undo(index: VaultIndex, dry_run: bool = False) -> Plan:
     for change in files:
         if current[change.path] != change.after:
             raise RefusedError(f"cannot undo “{record['summary']}”: {change.path} has changed since")
-    plan = Plan(name, [FileChange(c.path, c.after, c.before) for c in files], [index.log_line(f"undo {record['summary']}")])
+    plan = Plan(
+        name, [FileChange(c.path, c.after, c.before) for c in files], [index.log_line(f"undo {record['summary']}")]
+    )
     if dry_run:
         return plan
     return index.apply(plan, keep_history=False, step=("undo", record["record_path"].name))
@@ -162,8 +174,9 @@ def redo(index: VaultIndex, dry_run: bool = False) -> Plan:
         return Plan(f"{name}: already redone")
     for change in files:
         if current[change.path] != change.before:
-            raise RefusedError(f"cannot redo “{record['summary']}”: {change.path} has changed since it was undone; "
-                               "nothing was written")
+            raise RefusedError(
+                f"cannot redo “{record['summary']}”: {change.path} has changed since it was undone; nothing was written"
+            )
     plan = Plan(name, list(files), [index.log_line(f"redo {record['summary']}")])
     if dry_run:
         return plan

@@ -42,6 +42,7 @@ __all__ = [
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
 
+
 def _word_start(literal: str, rest: str) -> re.Pattern[str]:
     """`\\b` + `literal` + `rest`, written to start with the literal: Python's regular expressions
     find a leading literal with a fast substring search (a microsecond over a page), while a
@@ -56,7 +57,11 @@ def _word_start(literal: str, rest: str) -> re.Pattern[str]:
 CREDENTIAL_PATTERNS: list[tuple[str, tuple[str, ...], tuple[re.Pattern[str], ...]]] = [
     ("a private key", (), (re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),)),
     ("an AWS access key", (), tuple(_word_start(prefix, r"[0-9A-Z]{16}\b") for prefix in ("AKIA", "ASIA"))),
-    ("a GitHub token", (), (_word_start("gh", r"[pousr]_[A-Za-z0-9]{30,}\b"), _word_start("github_pat_", r"[A-Za-z0-9_]{40,}\b"))),
+    (
+        "a GitHub token",
+        (),
+        (_word_start("gh", r"[pousr]_[A-Za-z0-9]{30,}\b"), _word_start("github_pat_", r"[A-Za-z0-9_]{40,}\b")),
+    ),
     ("a Slack token", (), (_word_start("xox", r"[abprs]-[A-Za-z0-9-]{10,}\b"),)),
     ("an API secret key", (), (_word_start("sk-", r"(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{20,}\b"),)),
     ("a Stripe key", (), tuple(_word_start(prefix, r"(?:live|test)_[A-Za-z0-9]{16,}\b") for prefix in ("rk_", "sk_"))),
@@ -64,12 +69,26 @@ CREDENTIAL_PATTERNS: list[tuple[str, tuple[str, ...], tuple[re.Pattern[str], ...
     ("a JSON web token", (), (_word_start("eyJ", r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),)),
     (
         "a password or secret assignment",
-        ("passw", "pwd", "secret", "api_key", "api-key", "apikey", "access_token", "access-token", "accesstoken",
-         "auth_token", "auth-token", "authtoken"),
-        (re.compile(
-            r"(?i)\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)"
-            r"\s*[:=]\s*['\"]?(?=[^\s'\"]*[0-9])(?=[^\s'\"]*[A-Za-z])[^\s'\"<>{}$]{8,}"
-        ),),
+        (
+            "passw",
+            "pwd",
+            "secret",
+            "api_key",
+            "api-key",
+            "apikey",
+            "access_token",
+            "access-token",
+            "accesstoken",
+            "auth_token",
+            "auth-token",
+            "authtoken",
+        ),
+        (
+            re.compile(
+                r"(?i)\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)"
+                r"\s*[:=]\s*['\"]?(?=[^\s'\"]*[0-9])(?=[^\s'\"]*[A-Za-z])[^\s'\"<>{}$]{8,}"
+            ),
+        ),
     ),
     ("credentials in a URL", (), (re.compile(r"://[^\s/:@]+:[^\s/@]{3,}@[^\s/]+"),)),
 ]
@@ -100,7 +119,13 @@ def parse_problems(path: str, parsed: ParsedFile) -> list[Problem]:
 def credential_problems(path: str, parsed: ParsedFile) -> list[Problem]:
     body_start = len(parsed.fm_lines) + 2 if parsed.has_frontmatter else 1
     return [
-        Problem(path, WARNING, "credential", f"line looks like it holds {what}; never store credentials in memory", body_start + number)
+        Problem(
+            path,
+            WARNING,
+            "credential",
+            f"line looks like it holds {what}; never store credentials in memory",
+            body_start + number,
+        )
         for number, what in find_credentials(parsed.body if parsed.has_frontmatter else parsed.text)
     ]
 
@@ -127,7 +152,12 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
         if key not in meta:
             add(ERROR, "field-missing", f"required field '{key}' is missing", 1)
     if "schema_version" in meta and meta["schema_version"] != "v1":
-        add(ERROR, "schema-version", f"schema_version is {value_text(meta['schema_version'])}; this vault format is 'v1'", line("schema_version"))
+        add(
+            ERROR,
+            "schema-version",
+            f"schema_version is {value_text(meta['schema_version'])}; this vault format is 'v1'",
+            line("schema_version"),
+        )
 
     doc_type = meta.get("type")
     if "type" in meta and not member(doc_type, DocType):
@@ -137,14 +167,29 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
     doc_id = meta.get("id")
     if "id" in meta:
         if not isinstance(doc_id, str) or not ID_PATTERN.fullmatch(doc_id):
-            add(ERROR, "id-syntax", f"id {value_text(doc_id)} is not of the form mem-{{type}}-{{slug}} (lowercase kebab-case)", line("id"))
+            add(
+                ERROR,
+                "id-syntax",
+                f"id {value_text(doc_id)} is not of the form mem-{{type}}-{{slug}} (lowercase kebab-case)",
+                line("id"),
+            )
         else:
             id_type = ID_PATTERN.fullmatch(doc_id).group(1)
             if doc_type and id_type != doc_type:
-                add(ERROR, "id-type-mismatch", f"id {doc_id} names type '{id_type}' but type is '{doc_type}'", line("id"))
+                add(
+                    ERROR,
+                    "id-type-mismatch",
+                    f"id {doc_id} names type '{id_type}' but type is '{doc_type}'",
+                    line("id"),
+                )
             name = posixpath.basename(path)
             if name != f"{doc_id}.md":
-                add(ERROR, "filename-mismatch", f"file is named {name} but its id is {doc_id}; expected {doc_id}.md", line("id"))
+                add(
+                    ERROR,
+                    "filename-mismatch",
+                    f"file is named {name} but its id is {doc_id}; expected {doc_id}.md",
+                    line("id"),
+                )
     if doc_type:
         expected = TYPE_FOLDERS[DocType(doc_type)]
         parent = posixpath.dirname(path) or "."
@@ -174,7 +219,12 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
             if value > today:
                 add(ERROR, "date-future", f"{key} {value.isoformat()} is in the future", line(key))
     if len(dates) == 2 and dates["updated_at"] < dates["created_at"]:
-        add(ERROR, "date-order", f"updated_at {dates['updated_at']} is before created_at {dates['created_at']}", line("updated_at"))
+        add(
+            ERROR,
+            "date-order",
+            f"updated_at {dates['updated_at']} is before created_at {dates['created_at']}",
+            line("updated_at"),
+        )
 
     tags = meta.get("tags")
     if "tags" in meta and (not isinstance(tags, list) or not all(isinstance(t, str) for t in tags)):
@@ -188,25 +238,60 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
     provenance = meta.get("provenance")
     if "provenance" in meta:
         if not isinstance(provenance, dict):
-            add(ERROR, "provenance-invalid", "provenance must be a mapping with source and confidence", line("provenance"))
+            add(
+                ERROR,
+                "provenance-invalid",
+                "provenance must be a mapping with source and confidence",
+                line("provenance"),
+            )
         else:
             source, confidence = provenance.get("source"), provenance.get("confidence")
             if not member(source, Source):
-                add(ERROR, "provenance-source-invalid", _enum_message("provenance.source", source, Source), line("provenance"))
+                add(
+                    ERROR,
+                    "provenance-source-invalid",
+                    _enum_message("provenance.source", source, Source),
+                    line("provenance"),
+                )
             if not member(confidence, Confidence):
-                add(ERROR, "provenance-confidence-invalid", _enum_message("provenance.confidence", confidence, Confidence), line("provenance"))
+                add(
+                    ERROR,
+                    "provenance-confidence-invalid",
+                    _enum_message("provenance.confidence", confidence, Confidence),
+                    line("provenance"),
+                )
 
     if doc_type == DocType.TASK:
         state = meta.get("execution_state")
         if state is None:
-            add(WARNING, "execution-state-missing", "a task should carry execution_state (todo, in-progress, blocked, done)", 1)
+            add(
+                WARNING,
+                "execution-state-missing",
+                "a task should carry execution_state (todo, in-progress, blocked, done)",
+                1,
+            )
         elif not member(state, ExecutionState):
-            add(ERROR, "execution-state-invalid", _enum_message("execution_state", state, ExecutionState), line("execution_state"))
+            add(
+                ERROR,
+                "execution-state-invalid",
+                _enum_message("execution_state", state, ExecutionState),
+                line("execution_state"),
+            )
 
     if isinstance(status, str) and status == Status.SUPERSEDED and not id_list(meta.get("superseded_by")):
-        add(ERROR, "superseded-without-successor", "status is superseded but superseded_by names no successor", line("superseded_by"))
+        add(
+            ERROR,
+            "superseded-without-successor",
+            "status is superseded but superseded_by names no successor",
+            line("superseded_by"),
+        )
     if status == Status.ACTIVE and id_list(meta.get("superseded_by")):
-        add(ERROR, "active-with-successor", f"status is active but superseded_by names {', '.join(id_list(meta['superseded_by']))}", line("status"))
+        add(
+            ERROR,
+            "active-with-successor",
+            f"status is active but superseded_by names {', '.join(id_list(meta['superseded_by']))}",
+            line("status"),
+        )
 
     problems.extend(credential_problems(path, parsed))
     return problems
@@ -222,18 +307,44 @@ def _check_links(path: str, meta: Mapping[str, Any], line, doc_id: Any) -> list[
         return [Problem(path, ERROR, "links-invalid", "links must be a list of {type, target} entries", at)]
     seen: set[tuple[str, str]] = set()
     for index, item in enumerate(links, start=1):
-        if not isinstance(item, dict) or not isinstance(item.get("type"), str) or not isinstance(item.get("target"), str):
-            problems.append(Problem(path, ERROR, "link-malformed", f"link {index} is not a {{type, target}} entry: {value_text(item)}", at))
+        if (
+            not isinstance(item, dict)
+            or not isinstance(item.get("type"), str)
+            or not isinstance(item.get("target"), str)
+        ):
+            problems.append(
+                Problem(
+                    path,
+                    ERROR,
+                    "link-malformed",
+                    f"link {index} is not a {{type, target}} entry: {value_text(item)}",
+                    at,
+                )
+            )
             continue
         kind, target = item["type"], item["target"]
         if not member(kind, LinkType):
-            problems.append(Problem(path, ERROR, "link-type-invalid", _enum_message(f"link {index} type", kind, LinkType), at))
+            problems.append(
+                Problem(path, ERROR, "link-type-invalid", _enum_message(f"link {index} type", kind, LinkType), at)
+            )
         if target_outside_vault(target):
-            problems.append(Problem(path, ERROR, "link-outside-vault", f"link {index} targets {value_text(target)}, a path outside the vault", at))
+            problems.append(
+                Problem(
+                    path,
+                    ERROR,
+                    "link-outside-vault",
+                    f"link {index} targets {value_text(target)}, a path outside the vault",
+                    at,
+                )
+            )
         if target == doc_id:
-            problems.append(Problem(path, ERROR, "link-self", f"link {index} ({kind}) points at the document itself", at))
+            problems.append(
+                Problem(path, ERROR, "link-self", f"link {index} ({kind}) points at the document itself", at)
+            )
         if (kind, target) in seen:
-            problems.append(Problem(path, ERROR, "link-duplicate", f"link {kind} → {target} appears more than once", at))
+            problems.append(
+                Problem(path, ERROR, "link-duplicate", f"link {kind} → {target} appears more than once", at)
+            )
         seen.add((kind, target))
     return problems
 
@@ -283,7 +394,14 @@ def check_relations(docs: Mapping[str, Document], known_ids: set[str], line_of, 
                 if target_outside_vault(link.target):  # asked only of targets no id matches
                     continue
                 problems.append(
-                    Problem(doc.path, dangling, "link-dangling", f"link {link.type} → {link.target}: no document has that {what}", line_of(doc, "links"), doc.id)
+                    Problem(
+                        doc.path,
+                        dangling,
+                        "link-dangling",
+                        f"link {link.type} → {link.target}: no document has that {what}",
+                        line_of(doc, "links"),
+                        doc.id,
+                    )
                 )
             elif (
                 link.type != LinkType.SUPERSEDES
@@ -296,7 +414,14 @@ def check_relations(docs: Mapping[str, Document], known_ids: set[str], line_of, 
                 successor = supersession.live_end(superseded_by, status, link.target)  # as the conflicts name it
                 hint = f"; link its successor {successor} instead" if successor else ""
                 problems.append(
-                    Problem(doc.path, WARNING, "link-to-superseded", f"link {link.type} → {link.target} points at a superseded document{hint}", line_of(doc, "links"), doc.id)
+                    Problem(
+                        doc.path,
+                        WARNING,
+                        "link-to-superseded",
+                        f"link {link.type} → {link.target} points at a superseded document{hint}",
+                        line_of(doc, "links"),
+                        doc.id,
+                    )
                 )
         link_supersedes = {l.target for l in links if l.type == LinkType.SUPERSEDES}
         field_supersedes = set(supersedes[doc.id])
@@ -308,23 +433,68 @@ def check_relations(docs: Mapping[str, Document], known_ids: set[str], line_of, 
                 parts.append(f"supersedes names {', '.join(missing)} without a supersedes link")
             if extra:
                 parts.append(f"a supersedes link names {', '.join(extra)} that the supersedes field does not")
-            problems.append(Problem(doc.path, ERROR, "supersedes-link-mismatch", "; ".join(parts), line_of(doc, "supersedes"), doc.id))
+            problems.append(
+                Problem(
+                    doc.path, ERROR, "supersedes-link-mismatch", "; ".join(parts), line_of(doc, "supersedes"), doc.id
+                )
+            )
         for old in supersedes[doc.id]:
             if old not in known_ids:
-                problems.append(Problem(doc.path, dangling, "supersession-dangling", f"supersedes {old}: no document has that {what}", line_of(doc, "supersedes"), doc.id))
+                problems.append(
+                    Problem(
+                        doc.path,
+                        dangling,
+                        "supersession-dangling",
+                        f"supersedes {old}: no document has that {what}",
+                        line_of(doc, "supersedes"),
+                        doc.id,
+                    )
+                )
             elif old in docs and doc.id not in superseded_by[old]:
                 problems.append(
-                    Problem(doc.path, one_sided, "supersession-one-sided", f"supersedes {old}, but {old} does not list {doc.id} in superseded_by", line_of(doc, "supersedes"), doc.id)
+                    Problem(
+                        doc.path,
+                        one_sided,
+                        "supersession-one-sided",
+                        f"supersedes {old}, but {old} does not list {doc.id} in superseded_by",
+                        line_of(doc, "supersedes"),
+                        doc.id,
+                    )
                 )
         for new in superseded_by[doc.id]:
             if new not in known_ids:
-                problems.append(Problem(doc.path, dangling, "supersession-dangling", f"superseded_by {new}: no document has that {what}", line_of(doc, "superseded_by"), doc.id))
+                problems.append(
+                    Problem(
+                        doc.path,
+                        dangling,
+                        "supersession-dangling",
+                        f"superseded_by {new}: no document has that {what}",
+                        line_of(doc, "superseded_by"),
+                        doc.id,
+                    )
+                )
             elif new in docs and doc.id not in supersedes[new]:
                 problems.append(
-                    Problem(doc.path, one_sided, "supersession-one-sided", f"superseded_by {new}, but {new} does not list {doc.id} in supersedes", line_of(doc, "superseded_by"), doc.id)
+                    Problem(
+                        doc.path,
+                        one_sided,
+                        "supersession-one-sided",
+                        f"superseded_by {new}, but {new} does not list {doc.id} in supersedes",
+                        line_of(doc, "superseded_by"),
+                        doc.id,
+                    )
                 )
     for cycle in supersession.cycles(supersedes):
         first = docs[cycle[0]]
         chain = " → ".join(cycle + [cycle[0]])
-        problems.append(Problem(first.path, ERROR, "supersession-cycle", f"supersession cycle: {chain}", line_of(first, "supersedes"), first.id))
+        problems.append(
+            Problem(
+                first.path,
+                ERROR,
+                "supersession-cycle",
+                f"supersession cycle: {chain}",
+                line_of(first, "supersedes"),
+                first.id,
+            )
+        )
     return problems

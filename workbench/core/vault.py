@@ -184,12 +184,14 @@ class Vault:
         """Documents for a query in the search language (see `workbench.core.search`), best first;
         `QueryError` for a filter that cannot match as written (`type:decsion`)."""
         from . import search
+
         return search.find(self.index, query, limit)
 
     @serialized
     def snippets(self, query: str, hits: Iterable[Hit]) -> dict[str, str]:
         """{hit id: the words around what the query matched in it}, matches between \x02 and \x03."""
         from . import search
+
         return search.snippets(self.index, query, hits)
 
     @serialized
@@ -202,34 +204,42 @@ class Vault:
             self._graph = LiveGraph()
         return self._graph.sync(self.index)
 
-    def neighbourhood(self, doc_id: str, depth: int = 1, link_types: Iterable[str] | str | None = None) -> Neighbourhood:
+    def neighbourhood(
+        self, doc_id: str, depth: int = 1, link_types: Iterable[str] | str | None = None
+    ) -> Neighbourhood:
         """The documents within `depth` links of `doc_id`, both ways; a notebook draws it in Mermaid."""
         from .graph import neighbourhood
+
         return neighbourhood(self.graph(), doc_id, depth, link_types)
 
     def context_for(self, question: str, limit: int = 10, depth: int = 2) -> QuestionPack:
         """Seed 004's pack for a question: the documents to read (from its best hits, `depth` links
         out, at most `limit`, by reading priority) and their constraints, decisions and questions."""
         from . import retrieval
+
         return retrieval.question_pack(self.index, self.graph(), question, limit, depth)
 
     def conflicts(self) -> Conflicts:
         """Computed on a snapshot of the documents, without holding the vault's mutex meanwhile:
         on a large vault this takes seconds, and searches must not wait for it."""
         from . import conflicts
+
         return conflicts.find_conflicts(self.documents, self.index.flavour.native)
 
     def consolidation_groups(self) -> list[Group]:
         from . import consolidate
+
         return consolidate.consolidation_groups(self.documents)
 
     def stale(self, days: int = 90) -> list[tuple[Document, int]]:
         from . import maintenance
+
         return maintenance.stale_documents(self.documents, days)
 
     def gate(self, draft: Draft, limit: int = 3) -> list[Candidate]:
         """The write gate's 1-3 canonical candidates for new knowledge; writes nothing."""
         from . import gate
+
         # A large vault weighs a short list from the full-text index (a small one, every document).
         shortlist = gate.fts_shortlist(self.store, self.document_at) if self.store is not None else None
         return gate.candidates(self.documents, draft, limit, shortlist)
@@ -237,6 +247,7 @@ class Vault:
     @serialized
     def merged_body(self, into_id: str, note_ids: list[str]) -> str:
         from . import consolidate
+
         return consolidate.merged_body(self.index, into_id, note_ids)
 
     # -- changing: each plans in its service and is applied (or only shown) here --------------
@@ -252,74 +263,92 @@ class Vault:
         if the file changed on disk since `doc` was read. Writes no byte when nothing changed. A
         superseded document's text is refused without `override`."""
         from . import transitions
+
         return self.apply(transitions.plan_save(self.index, doc, override), dry_run)
 
     @serialized
     def set_status(self, doc_id: str, status: str, dry_run: bool = False) -> Plan:
         """Move a document along its lifecycle; the same status again changes nothing."""
         from . import transitions
+
         return self.apply(transitions.plan_status(self.index, doc_id, status), dry_run)
 
     @serialized
     def set_execution_state(self, doc_id: str, state: str, dry_run: bool = False) -> Plan:
         """A task's execution state, kept apart from its lifecycle status."""
         from . import transitions
+
         return self.apply(transitions.plan_execution_state(self.index, doc_id, state), dry_run)
 
     @serialized
     def supersede(self, old_id: str, new_id: str, dry_run: bool = False) -> Plan:
         """`new_id` replaces `old_id`: both sides and the `supersedes` link, written together."""
         from . import transitions
+
         return self.apply(transitions.plan_supersede(self.index, old_id, new_id), dry_run)
 
     @serialized
     def merge_into(self, target_id: str, draft: Draft, dry_run: bool = False) -> Plan:
         from . import gate
+
         self.index.require_native("the write gate")
         return self.apply(gate.plan_merge(self.index, target_id, draft), dry_run)
 
     @serialized
     def create(self, draft: Draft, dry_run: bool = False, status: str = Status.ACTIVE.value) -> Plan:
         from . import gate
+
         self.index.require_native("the write gate")
         return self.apply(gate.plan_create(self.index, draft, status), dry_run)
 
     @serialized
     def create_superseding(self, old_id: str, draft: Draft, dry_run: bool = False) -> Plan:
         from . import gate
+
         self.index.require_native("the write gate")
         return self.apply(gate.plan_create_superseding(self.index, old_id, draft), dry_run)
 
     @serialized
     def mark_compatible(self, a_id: str, b_id: str, dry_run: bool = False) -> Plan:
         from . import conflicts
+
         self.index.require_native("marking documents compatible")
         return self.apply(conflicts.plan_compatible(self.index, a_id, b_id), dry_run)
 
     @serialized
     def retarget(self, source_id: str, old_target: str, new_target: str | None = None, dry_run: bool = False) -> Plan:
         from . import conflicts
+
         self.index.require_native("retargeting a link")
         return self.apply(conflicts.plan_retarget(self.index, source_id, old_target, new_target), dry_run)
 
     @serialized
     def merge(self, source_id: str, target_id: str, dry_run: bool = False) -> Plan:
         from . import conflicts
+
         self.index.require_native("merging documents")
         return self.apply(conflicts.plan_merge_documents(self.index, source_id, target_id), dry_run)
 
     @serialized
-    def consolidate(self, into_id: str, note_ids: list[str], dry_run: bool = False, body: str | None = None,
-                    edited_from: str | None = None) -> Plan:
+    def consolidate(
+        self,
+        into_id: str,
+        note_ids: list[str],
+        dry_run: bool = False,
+        body: str | None = None,
+        edited_from: str | None = None,
+    ) -> Plan:
         """Fold the notes into `into_id`; `body` replaces the merged text, as a person edited it
         from `edited_from` (their edits are carried onto the files as they are now)."""
         from . import consolidate
+
         self.index.require_native("consolidation")
         return self.apply(consolidate.plan_consolidate(self.index, into_id, note_ids, body, edited_from), dry_run)
 
     @serialized
     def rename(self, old_id: str, new_id: str, dry_run: bool = False) -> Plan:
         from . import references
+
         self.index.require_native("renaming")
         return self.apply(references.plan_rename(self.index, old_id, new_id), dry_run)
 
@@ -327,24 +356,28 @@ class Vault:
     def forget(self, doc_id: str, confirm: str, dry_run: bool = False) -> Plan:
         """Delete a document and every trace of it. The one change that cannot be undone."""
         from . import references
+
         return references.forget(self.index, doc_id, confirm, dry_run)
 
     @serialized
     def undo(self, dry_run: bool = False) -> Plan:
         """Revert the newest step of the undo stack, if every file it touched is still as it left them."""
         from . import undo
+
         return undo.undo(self.index, dry_run)
 
     @serialized
     def redo(self, dry_run: bool = False) -> Plan:
         """Re-apply the step undone last, if every file it touched is still as the undo left them."""
         from . import undo
+
         return undo.redo(self.index, dry_run)
 
     @serialized
     def undo_stack(self) -> UndoStack:
         """The steps undo and redo take, each named, with the position between them."""
         from . import undo
+
         return undo.stack(self.index)
 
     # -- tiered memory (seed 003): its own operations on its plain Markdown files ----------------
@@ -353,24 +386,29 @@ class Vault:
     def correct(self, text: str, kind: str = "preference", context: str = "", dry_run: bool = False) -> Plan:
         """Log a correction; the same one the third time becomes a confirmed rule in memory.md."""
         from . import tiers
+
         return self.apply(tiers.plan_correction(self.index, text, kind, context), dry_run)
 
     @serialized
     def move_entry(self, words: str, to: str, dry_run: bool = False) -> Plan:
         """Move the entry that says `words` to `hot`, `cold` or a namespace file."""
         from . import tiers
+
         return self.apply(tiers.plan_move(self.index, words, to), dry_run)
 
     @serialized
     def forget_entries(self, words: str, confirm: str, dry_run: bool = False) -> Plan:
         """Remove every entry that says `words` from every tier."""
         from . import tiers
+
         return tiers.forget(self.index, words, confirm, dry_run)
 
     @serialized
     def update_line_counts(self, dry_run: bool = False) -> Plan:
         from . import tiers
+
         return self.apply(tiers.plan_line_counts(self.index), dry_run)
+
     # -- agents' writes and the curator's inbox (inbox.py) -------------------------------------
 
     @serialized
@@ -378,6 +416,7 @@ class Vault:
         """An agent's new document: a draft naming the agent, awaiting the curator's review; refused
         when one of its type and title exists, checked and written under the vault's lock."""
         from . import inbox
+
         self.index.require_native("an agent's write")
         with self.index.lock:
             return self.apply(inbox.plan_agent_create(self.index, draft, agent), dry_run)
@@ -385,6 +424,7 @@ class Vault:
     @serialized
     def agent_merge_into(self, target_id: str, draft: Draft, agent: Agent, dry_run: bool = False) -> Plan:
         from . import inbox
+
         self.index.require_native("an agent's write")
         return self.apply(inbox.plan_agent_merge(self.index, target_id, draft, agent), dry_run)
 
@@ -392,6 +432,7 @@ class Vault:
     def agent_supersede(self, old_id: str, draft: Draft, agent: Agent, dry_run: bool = False) -> Plan:
         """An agent's new decision proposed to replace `old_id`; `old_id` changes only when accepted."""
         from . import inbox
+
         self.index.require_native("an agent's write")
         with self.index.lock:
             return self.apply(inbox.plan_agent_supersede(self.index, old_id, draft, agent), dry_run)
@@ -400,31 +441,43 @@ class Vault:
     def request_forget(self, doc_id: str, agent: Agent, reason: str = "", dry_run: bool = False) -> Plan:
         """An agent asks for a document to be forgotten; nothing is deleted."""
         from . import inbox
+
         return self.apply(inbox.plan_forget_request(self.index, doc_id, agent, reason), dry_run)
 
     @serialized
     def inbox(self) -> Inbox:
         """What agents wrote that awaits the curator, oldest first, and what is new since the last review."""
         from . import inbox
+
         return inbox.read_inbox(self.index)
 
     @serialized
     def inbox_diff(self, request: Request) -> str:
         """What the agent wrote for `request`, as a diff."""
         from . import inbox
+
         return inbox.request_diff(self.index, request)
 
     def mark_inbox_reviewed(self, until: str) -> None:
         """The curator has seen every request up to `until` (a request's `at`)."""
         from . import inbox
+
         inbox.mark_reviewed(self.index, until)
 
     @serialized
-    def settle(self, doc_id: str, action: str, target: str | None = None, confirm: str | None = None,
-               at: str | None = None, dry_run: bool = False) -> Plan:
+    def settle(
+        self,
+        doc_id: str,
+        action: str,
+        target: str | None = None,
+        confirm: str | None = None,
+        at: str | None = None,
+        dry_run: bool = False,
+    ) -> Plan:
         """Settle what an agent asked of `doc_id`: accept, merge (into `target`), supersede
         (`target`), archive, revert a merge, keep, or forget (with `confirm`, the id again)."""
         from . import inbox
+
         if action == "forget":
             return inbox.forget(self.index, doc_id, confirm, dry_run)
         return self.apply(inbox.plan_settle(self.index, doc_id, action, target, at), dry_run)
@@ -432,6 +485,7 @@ class Vault:
     @serialized
     def regenerate_index(self, dry_run: bool = False) -> Plan:
         from . import maintenance
+
         if self.flavour.listing is not None:
             return self.apply(maintenance.plan_listing(self.index), dry_run)
         self.index.require_native("the generated index")
@@ -442,4 +496,5 @@ class Vault:
         """`check --repair`: deterministic repairs (one change), then the index's generated
         sections (another), so each can be undone on its own. `paths` limits it to those files."""
         from . import repair
+
         return repair.repair(self.index, dry_run, paths)

@@ -47,14 +47,22 @@ def read_config(root: Path) -> VaultConfig:
     if data is None:
         return VaultConfig()
     if not isinstance(data, dict) or not isinstance(data.get("statuses", {}), dict):
-        return problem("should hold `statuses:`, a mapping of this vault's status words to draft, active, deprecated, superseded or archived")
+        return problem(
+            "should hold `statuses:`, a mapping of this vault's status words to draft, active, deprecated, superseded or archived"
+        )
     statuses, problems = [], []
     allowed = [s.value for s in Status]
     for word, status in (data.get("statuses") or {}).items():
         meaning = str(status).strip().lower()
         if meaning not in allowed:
-            problems.append(Problem(CONFIG_FILE, Severity.ERROR, "config-invalid",
-                                    f"status word {str(word)!r} maps to {status!r}, which is none of {', '.join(allowed)}"))
+            problems.append(
+                Problem(
+                    CONFIG_FILE,
+                    Severity.ERROR,
+                    "config-invalid",
+                    f"status word {str(word)!r} maps to {status!r}, which is none of {', '.join(allowed)}",
+                )
+            )
             continue
         statuses.append((" ".join(str(word).lower().split()), meaning))
     # The longest first, so "last call" is read before "last".

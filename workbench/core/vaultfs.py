@@ -127,8 +127,13 @@ def unsafe_reason(root: Path, path: str, regular: bool = True) -> str | None:
 
 
 def _kind(mode: int) -> str:
-    for test, word in ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"),
-                       (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device")):
+    for test, word in (
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+    ):
         if test(mode):
             return word
     return "not a file"
@@ -209,7 +214,9 @@ class Folders:
         except FileNotFoundError:
             return None
 
-    def open_file(self, path: str, flags: int = os.O_RDONLY, mode: int = 0o644, create_folders: bool = False) -> int | None:
+    def open_file(
+        self, path: str, flags: int = os.O_RDONLY, mode: int = 0o644, create_folders: bool = False
+    ) -> int | None:
         """A descriptor of the regular file at `path`; None when it (or its folder) does not exist.
         UnsafePathError at a symlink or for anything that is not a regular file (a FIFO, a folder)."""
         folder, name = split(path)
@@ -224,7 +231,9 @@ class Folders:
         mode_now = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode_now):
             os.close(fd)
-            raise UnsafePathError(f"{path} is not a regular file ({_kind(mode_now)}); the workbench reads and writes only regular files")
+            raise UnsafePathError(
+                f"{path} is not a regular file ({_kind(mode_now)}); the workbench reads and writes only regular files"
+            )
         return fd
 
     def _file_why(self, path: str) -> str:
@@ -252,7 +261,12 @@ class Folders:
         if existing is not None and not stat.S_ISREG(existing.st_mode):
             raise UnsafePathError(self._file_why(path))
         temp = temporary_name(name)
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | FILE_FLAGS, stat.S_IMODE(existing.st_mode) if existing else 0o644, dir_fd=folder_fd)
+        fd = os.open(
+            temp,
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | FILE_FLAGS,
+            stat.S_IMODE(existing.st_mode) if existing else 0o644,
+            dir_fd=folder_fd,
+        )
         try:
             try:
                 write_all(fd, data)

@@ -78,7 +78,9 @@ class Walk:
     temporaries: list[Path] = field(default_factory=list)
     not_pages: list[tuple[str, str]] = field(default_factory=list)  # (relative path, why it is not loaded)
     specials: list[str] = field(default_factory=list)  # FIFOs, sockets, devices where a file belongs
-    unreadable: list[tuple[str, str]] = field(default_factory=list)  # (a folder or file the walk could not look into, why)
+    unreadable: list[tuple[str, str]] = field(
+        default_factory=list
+    )  # (a folder or file the walk could not look into, why)
 
 
 def walk_vault(root: Path, flavour: Flavour = MEMORY_CORE) -> Walk:
@@ -90,7 +92,12 @@ def walk_vault(root: Path, flavour: Flavour = MEMORY_CORE) -> Walk:
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError as error:
-            result.unreadable.append((prefix.rstrip("/") or ".", f"this folder cannot be listed ({error.strerror or error}): the documents in it are missing from the vault"))
+            result.unreadable.append(
+                (
+                    prefix.rstrip("/") or ".",
+                    f"this folder cannot be listed ({error.strerror or error}): the documents in it are missing from the vault",
+                )
+            )
             continue
         subfolders = []
         for entry in entries:

@@ -136,7 +136,11 @@ def _render_key(key: str, value: Any, newline: str, style: str = "auto", indent:
         for sub_key, sub_value in value.items():
             lines.append(f"{indent}{render_scalar(sub_key)}: {render_flow(sub_value)}{newline}")
         return lines
-    if isinstance(value, list) and value and (style == "block" or (style == "auto" and any(isinstance(v, dict) for v in value))):
+    if (
+        isinstance(value, list)
+        and value
+        and (style == "block" or (style == "auto" and any(isinstance(v, dict) for v in value)))
+    ):
         lines = [f"{key}:{newline}"]
         for item in value:
             lines.extend(_render_block_item(item, indent, newline))
@@ -179,14 +183,20 @@ def _split_comment(rest: str) -> tuple[str, str]:
 
 def _item_chunks(lines: list[str]) -> tuple[str, list[list[str]]] | None:
     """Split a block sequence's lines into items; None when the lines are not a simple sequence."""
-    first = next((_line_text(l) for l in lines if _line_text(l).strip() and not _line_text(l).lstrip().startswith("#")), None)
+    first = next(
+        (_line_text(l) for l in lines if _line_text(l).strip() and not _line_text(l).lstrip().startswith("#")), None
+    )
     if first is None or not first.lstrip().startswith("-"):
         return None
     indent = first[: len(first) - len(first.lstrip())]
     chunks: list[list[str]] = []
     for line in lines:
         text = _line_text(line)
-        if text.startswith(indent + "-") and not text.startswith(indent + "- " + " ") and len(text) - len(text.lstrip()) == len(indent):
+        if (
+            text.startswith(indent + "-")
+            and not text.startswith(indent + "- " + " ")
+            and len(text) - len(text.lstrip()) == len(indent)
+        ):
             chunks.append([line])
         elif chunks:
             chunks[-1].append(line)
@@ -215,7 +225,11 @@ def _edit_block_list(key_line: str, body: list[str], old: list[Any], new: list[A
                 kept.extend(chunk)
             continue
         for offset, value in enumerate(new[j1:j2]):
-            edited = _edit_item(chunks[i1 + offset], old[i1 + offset], value) if tag == "replace" and i1 + offset < i2 else None
+            edited = (
+                _edit_item(chunks[i1 + offset], old[i1 + offset], value)
+                if tag == "replace" and i1 + offset < i2
+                else None
+            )
             kept.extend(edited if edited is not None else _render_block_item(value, indent, newline))
     return [key_line] + kept
 
@@ -246,7 +260,9 @@ def _edit_item(chunk: list[str], old: Any, new: Any) -> list[str] | None:
                 return None
             quote = inline[0] if inline[0] in "'\"" else ""
             rendered = render_scalar(new[key], quote)
-            lines[number] = f"{text[:lead]}{match.group('key')}{match.group('sep')} {rendered}{comment}{line[len(text):]}"
+            lines[number] = (
+                f"{text[:lead]}{match.group('key')}{match.group('sep')} {rendered}{comment}{line[len(text) :]}"
+            )
             break
         else:
             return None

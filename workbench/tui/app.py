@@ -43,8 +43,15 @@ class WorkbenchApp(App[None]):
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         # `?` and `q` are the main screen's, first in its footer; these work inside a text box too.
-        Binding("f1", "show_keys", "Keys", key_display="F1", show=False, id="app.keys",
-                tooltip="List every key and what it does, even from inside a text box"),
+        Binding(
+            "f1",
+            "show_keys",
+            "Keys",
+            key_display="F1",
+            show=False,
+            id="app.keys",
+            tooltip="List every key and what it does, even from inside a text box",
+        ),
     ]
 
     def __init__(self, vault_path: Path, theme: str | None = None, flavour: str | None = None) -> None:

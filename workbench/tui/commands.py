@@ -23,19 +23,39 @@ __all__ = ["ACTIONS", "WorkbenchCommands"]
 # (palette title, action on the main screen, help)
 ACTIONS: tuple[tuple[str, str, str], ...] = (
     ("Search: focus the search box", "focus_search", "Type to search: words, typos, type:decision tag:money"),
-    ("Document: lifecycle…", "lifecycle", "Change the status (or a task's execution state), with a diff before writing"),
+    (
+        "Document: lifecycle…",
+        "lifecycle",
+        "Change the status (or a task's execution state), with a diff before writing",
+    ),
     ("Document: edit in $EDITOR", "edit", "Edit the file in your editor, then re-read and check it"),
     ("Document: toggle raw source", "toggle_raw", "Show the file's YAML and Markdown source, or the rendered document"),
     ("Document: open the successor", "successor", "Jump to the document that supersedes this one"),
     ("Vault: undo the last change", "undo", "Show the newest step, named, as a diff, then revert it"),
-    ("Vault: redo the step undone last", "redo", "Show it as a diff, then re-apply it, if its files are as the undo left them"),
+    (
+        "Vault: redo the step undone last",
+        "redo",
+        "Show it as a diff, then re-apply it, if its files are as the undo left them",
+    ),
     ("Vault: undo history…", "undo_history", "Every step undo and redo take, newest first, the position marked"),
     ("Vault: problems and repair…", "problems", "Every problem; open its file; repair with a preview"),
     ("Vault: conflicts queue…", "conflicts", "Contradictions, duplicates and stale links with their resolutions"),
-    ("Vault: new document (write gate)…", "new_document", "Draft new knowledge; merge, supersede or create, with a diff first"),
+    (
+        "Vault: new document (write gate)…",
+        "new_document",
+        "Draft new knowledge; merge, supersede or create, with a diff first",
+    ),
     ("Vault: consolidate notes…", "consolidate", "Fold groups of related notes into their canonical document"),
-    ("Vault: inbox of what agents wrote…", "inbox", "Review agents' drafts, merges, proposals and requests to forget, one by one"),
-    ("Vault: sync with git…", "sync", "Commit, fetch, merge document by document, push; settle a waiting merge key by key"),
+    (
+        "Vault: inbox of what agents wrote…",
+        "inbox",
+        "Review agents' drafts, merges, proposals and requests to forget, one by one",
+    ),
+    (
+        "Vault: sync with git…",
+        "sync",
+        "Commit, fetch, merge document by document, push; settle a waiting merge key by key",
+    ),
     ("Navigate: back", "back", "The previously opened document"),
     ("Navigate: forward", "forward", "Forward again after going back"),
     ("Navigate: links pane", "focus_links", "Outgoing links and backlinks of this document"),
@@ -74,7 +94,9 @@ class WorkbenchCommands(Provider):
         for title, action, help_text in ACTIONS:
             if action.startswith("app.") or main.check_action(action, ()):
                 key = self._key_of(action)
-                found.append((title, partial(main.run_action, action), f"{help_text}  ·  key {key}" if key else help_text))
+                found.append(
+                    (title, partial(main.run_action, action), f"{help_text}  ·  key {key}" if key else help_text)
+                )
         return found
 
     def _highlight(self, query: str, text: str) -> Content:
@@ -101,5 +123,10 @@ class WorkbenchCommands(Provider):
         for doc in main.summary.documents:
             text = f"Open: {clean(doc.title)}"
             if (score := matcher.match(text)) > 0:
-                yield Hit(score * 0.9, self._highlight(query, text), partial(main.open_document, doc.id, focus="viewer"),
-                          text=text, help=escape(f"{doc.type} · {doc.status} · {doc.id}"))
+                yield Hit(
+                    score * 0.9,
+                    self._highlight(query, text),
+                    partial(main.open_document, doc.id, focus="viewer"),
+                    text=text,
+                    help=escape(f"{doc.type} · {doc.status} · {doc.id}"),
+                )

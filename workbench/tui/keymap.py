@@ -38,14 +38,19 @@ def key_groups(app_bindings: Sequence[BindingType], keymap: Mapping[str, str] | 
 
 def _default_groups(app_bindings: Sequence[BindingType]) -> list[KeyGroup]:
     return [
-        ("Everywhere (? and q outside a text box)", [
-            *(b for b in MainScreen.BINDINGS if isinstance(b, Binding) and b.id in ("main.keys", "main.quit")),
-            *app_bindings,
-            Binding("ctrl+p", "command_palette", "Palette", tooltip="Every action, and every document by title"),
-            Binding("ctrl+q", "quit", "Quit", tooltip="Quit, even from inside a text box"),
-        ]),
-        ("Main screen (outside the search box)",
-         [b for b in MainScreen.BINDINGS if isinstance(b, Binding) and b.id not in ("main.keys", "main.quit")]),
+        (
+            "Everywhere (? and q outside a text box)",
+            [
+                *(b for b in MainScreen.BINDINGS if isinstance(b, Binding) and b.id in ("main.keys", "main.quit")),
+                *app_bindings,
+                Binding("ctrl+p", "command_palette", "Palette", tooltip="Every action, and every document by title"),
+                Binding("ctrl+q", "quit", "Quit", tooltip="Quit, even from inside a text box"),
+            ],
+        ),
+        (
+            "Main screen (outside the search box)",
+            [b for b in MainScreen.BINDINGS if isinstance(b, Binding) and b.id not in ("main.keys", "main.quit")],
+        ),
         ("Search box", [*SearchInput.BINDINGS, *SearchPane.BINDINGS]),
         ("Document (the viewer)", DocumentViewer.BINDINGS),
         ("Links pane (g); from elsewhere these keys bring it into view", LinkPane.BINDINGS),
@@ -60,10 +65,13 @@ def _default_groups(app_bindings: Sequence[BindingType]) -> list[KeyGroup]:
         ("Change preview", ConfirmPlanDialog.BINDINGS),
         ("Changed on disk meanwhile", ExternalChangeDialog.BINDINGS),
         ("Picking a document by search (in dialogs)", DocumentPicker.BINDINGS),
-        ("Lists and dialogs", [
-            Binding("up,down", "", "Move", tooltip="Move the highlight; disabled entries are skipped"),
-            Binding("enter", "", "Choose", tooltip="Open the highlighted document or link; pick a transition"),
-            Binding("tab", "", "Next pane", tooltip="Move the focus to the next pane or list"),
-            Binding("escape", "", "Close", tooltip="Close a dialog without changing anything"),
-        ]),
+        (
+            "Lists and dialogs",
+            [
+                Binding("up,down", "", "Move", tooltip="Move the highlight; disabled entries are skipped"),
+                Binding("enter", "", "Choose", tooltip="Open the highlighted document or link; pick a transition"),
+                Binding("tab", "", "Next pane", tooltip="Move the focus to the next pane or list"),
+                Binding("escape", "", "Close", tooltip="Close a dialog without changing anything"),
+            ],
+        ),
     ]

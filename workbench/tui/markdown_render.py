@@ -203,7 +203,9 @@ class _Builder:
     def add(self, content: Content, gap: bool = True, **kind: Any) -> None:
         first, rest = self.prefixes()
         before = self.blocks[-1].rest.plain if self.blocks else ""
-        shared = next((n for n, (a, b) in enumerate(zip(before, rest.plain)) if a != b), min(len(before), len(rest.plain)))
+        shared = next(
+            (n for n, (a, b) in enumerate(zip(before, rest.plain)) if a != b), min(len(before), len(rest.plain))
+        )
         between = rest[:shared].rstrip()
         self.blocks.append(Block(content, first, rest, gap or self.list_opens, between, **kind))
         self.list_opens = False
@@ -394,7 +396,9 @@ def _table(block: Block, room: int, words: tuple[str, ...]) -> list[Content]:
     """A table as an aligned grid: columns as wide as their widest cell when they fit, else the
     widest share what is left and their cells wrap."""
     columns = max(len(row) for row in block.rows)
-    rows = [tuple(mark_words(cell, words) for cell in row) + (Content(""),) * (columns - len(row)) for row in block.rows]
+    rows = [
+        tuple(mark_words(cell, words) for cell in row) + (Content(""),) * (columns - len(row)) for row in block.rows
+    ]
     natural = [max(max((row[c].cell_length for row in rows), default=0), 1) for c in range(columns)]
     widths = _share(natural, max(room - 3 * (columns - 1), columns))
     separator = Content.styled(" │ ", BORDER_STYLE)

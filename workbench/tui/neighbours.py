@@ -62,10 +62,16 @@ def _group(graph: nx.MultiDiGraph, pairs: list[tuple[str, str]]) -> dict[str, li
     groups: dict[str, list[Neighbour]] = {}
     for other, link_type in sorted(pairs, key=lambda pair: (_TYPE_ORDER.get(pair[1], len(_TYPE_ORDER)), pair[1])):
         node = graph.nodes[other]
-        groups.setdefault(link_type, []).append(Neighbour(
-            link_type, other, str(node.get("title", other)), str(node.get("status", "")),
-            bool(node.get("dangling")), bool(node.get("invalid")),
-        ))
+        groups.setdefault(link_type, []).append(
+            Neighbour(
+                link_type,
+                other,
+                str(node.get("title", other)),
+                str(node.get("status", "")),
+                bool(node.get("dangling")),
+                bool(node.get("invalid")),
+            )
+        )
     for members in groups.values():
         members.sort(key=lambda n: (n.title.casefold(), n.doc_id))
     return groups
@@ -73,8 +79,15 @@ def _group(graph: nx.MultiDiGraph, pairs: list[tuple[str, str]]) -> dict[str, li
 
 def _node(graph: nx.MultiDiGraph, node: str, link_type: str = "", depth: int = 1) -> Neighbour:
     attrs = graph.nodes[node]
-    return Neighbour(link_type, node, str(attrs.get("title", node)), str(attrs.get("status", "")),
-                     bool(attrs.get("dangling")), bool(attrs.get("invalid")), depth)
+    return Neighbour(
+        link_type,
+        node,
+        str(attrs.get("title", node)),
+        str(attrs.get("status", "")),
+        bool(attrs.get("dangling")),
+        bool(attrs.get("invalid")),
+        depth,
+    )
 
 
 def link_groups(graph: nx.MultiDiGraph, doc_id: str, depth: int = 1, link_type: str | None = None) -> LinkGroups:
@@ -101,8 +114,20 @@ def link_groups(graph: nx.MultiDiGraph, doc_id: str, depth: int = 1, link_type: 
     except RefusedError:
         pack = []
     outgoing, backlinks = core_graph.outgoing(graph, doc_id), core_graph.backlinks(graph, doc_id)
-    types = tuple(sorted({kind for _, kind in (*outgoing, *backlinks)}, key=lambda kind: (_TYPE_ORDER.get(kind, len(_TYPE_ORDER)), kind)))
+    types = tuple(
+        sorted(
+            {kind for _, kind in (*outgoing, *backlinks)},
+            key=lambda kind: (_TYPE_ORDER.get(kind, len(_TYPE_ORDER)), kind),
+        )
+    )
     return LinkGroups(
-        _group(graph, kept(outgoing)), _group(graph, kept(backlinks)), further,
-        [_node(graph, node) for node in chain] if len(chain) > 1 else [], pack, depth, link_type, doc_id, types,
+        _group(graph, kept(outgoing)),
+        _group(graph, kept(backlinks)),
+        further,
+        [_node(graph, node) for node in chain] if len(chain) > 1 else [],
+        pack,
+        depth,
+        link_type,
+        doc_id,
+        types,
     )

@@ -53,7 +53,9 @@ def redo_exactly(vault: Vault, plan: Plan) -> Plan:
 
 
 def _with_next(vault: Vault, done: Plan) -> Plan:
-    return dataclasses.replace(done, summary=f"{done.summary}\nNext u: {vault.undo_stack().next_undo()} · H lists every step")
+    return dataclasses.replace(
+        done, summary=f"{done.summary}\nNext u: {vault.undo_stack().next_undo()} · H lists every step"
+    )
 
 
 def created_id(plan: Plan) -> str | None:

@@ -34,7 +34,9 @@ class DocumentView:
     """The links written in the body, by the address their rendered text carries."""
 
 
-def read_view(vault: Vault, graph: nx.MultiDiGraph, doc_id: str, depth: int = 1, link_type: str | None = None) -> DocumentView:
+def read_view(
+    vault: Vault, graph: nx.MultiDiGraph, doc_id: str, depth: int = 1, link_type: str | None = None
+) -> DocumentView:
     """The document as it is on disk now, with its problems, its neighbours in `graph` (to `depth`,
     only `link_type` links when given), its successors."""
     doc = vault.get(doc_id)

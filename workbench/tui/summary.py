@@ -40,7 +40,6 @@ class VaultSummary:
         """Each document's title by id, made once: the breadcrumbs of every document opened need a few."""
         return {doc.id: doc.title for doc in self.documents}
 
-
     @cached_property
     def example_query(self) -> str:
         """Filters the search box suggests, taken from this vault: its commonest type (when it has
@@ -60,4 +59,3 @@ def summarise(vault: Vault, given: Path) -> VaultSummary:
     if not vault.flavour.native:
         name = f"{name} ({vault.flavour.name})"  # the rules it is read by, when not Memory Core's
     return VaultSummary(name, tuple(vault.documents), len(vault), tuple(vault.problems), vault.graph())
-

@@ -26,7 +26,17 @@ from textual.content import Content
 from ..core.model import Status
 from ..core.search import QUESTION_WORDS, parse_query
 
-__all__ = ["DATE_KEYS", "clean", "epoch_date", "mark_words", "plain", "query_words", "status_badge", "status_style", "value_text"]
+__all__ = [
+    "DATE_KEYS",
+    "clean",
+    "epoch_date",
+    "mark_words",
+    "plain",
+    "query_words",
+    "status_badge",
+    "status_style",
+    "value_text",
+]
 
 DATE_KEYS = frozenset({"created", "updated", "created_at", "updated_at", "date", "modified"})
 """Frontmatter keys that hold a date in the formats the workbench reads."""
@@ -87,7 +97,9 @@ def query_words(query: str) -> tuple[str, ...]:
     `type:decision` and left-out `-words` are not text to find, and words that only ask ("how",
     "the") would mark half the page unless the query has nothing else."""
     parsed = parse_query(query)
-    words = [w for w in parsed.words if w not in QUESTION_WORDS and len(w) > 1] or [w for w in parsed.words if len(w) > 1]
+    words = [w for w in parsed.words if w not in QUESTION_WORDS and len(w) > 1] or [
+        w for w in parsed.words if len(w) > 1
+    ]
     return tuple(dict.fromkeys([*parsed.phrases, *words]))
 
 
@@ -97,7 +109,9 @@ def mark_words(content: Content, words: Iterable[str], style: str = "bold $foreg
     words = [w for w in words if w]
     if not words or not content.plain:
         return content
-    pattern = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")\w*", re.I)
+    pattern = re.compile(
+        r"(?<!\w)(?:" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")\w*", re.I
+    )
     for match in pattern.finditer(content.plain):
         content = content.stylize(style, match.start(), match.end())
     return content

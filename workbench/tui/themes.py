@@ -98,8 +98,22 @@ WORKBENCH_LIGHT = Theme(
 BUILTIN_THEMES: tuple[Theme, ...] = (WORKBENCH_DARK, WORKBENCH_LIGHT)
 
 _THEME_FIELDS = {
-    "name", "primary", "secondary", "warning", "error", "success", "accent", "foreground",
-    "background", "surface", "panel", "boost", "dark", "luminosity_spread", "text_alpha", "variables",
+    "name",
+    "primary",
+    "secondary",
+    "warning",
+    "error",
+    "success",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "boost",
+    "dark",
+    "luminosity_spread",
+    "text_alpha",
+    "variables",
 }
 
 

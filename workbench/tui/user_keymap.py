@@ -62,13 +62,18 @@ def _keys(binding: Binding, keymap: Mapping[str, str]) -> list[str]:
     return [key.strip() for key in given.split(",") if key.strip()]
 
 
-def check_keymap(keymap: Mapping[str, str], places: Sequence[tuple[str, Sequence[Binding]]]) -> tuple[dict[str, str], list[str]]:
+def check_keymap(
+    keymap: Mapping[str, str], places: Sequence[tuple[str, Sequence[Binding]]]
+) -> tuple[dict[str, str], list[str]]:
     """The lines of `keymap` that can apply, and a warning for each that cannot: an id no binding
     of `places` has, or a key another binding of the same place answers to (with this keymap)."""
     known = {b.id for _, bindings in places for b in bindings if b.id}
     usable = {binding_id: keys for binding_id, keys in keymap.items() if binding_id in known}
-    warnings = [f'keymap: no key is called "{binding_id}" (the keys dialog, ?, lists their names); left out'
-                for binding_id in keymap if binding_id not in known]
+    warnings = [
+        f'keymap: no key is called "{binding_id}" (the keys dialog, ?, lists their names); left out'
+        for binding_id in keymap
+        if binding_id not in known
+    ]
     for place, bindings in places:
         owner: dict[str, Binding] = {}
         for binding in sorted(bindings, key=lambda b: b.id in usable):  # the remapped last: they are the clash
@@ -77,8 +82,10 @@ def check_keymap(keymap: Mapping[str, str], places: Sequence[tuple[str, Sequence
             for key in _keys(binding, usable):
                 other = owner.get(key)
                 if other is not None and other.action != binding.action and binding.id in usable:
-                    warnings.append(f'keymap: "{binding.id}" = "{key}" clashes with {other.id or other.action} '
-                                    f"({other.description}) in {place}; left out")
+                    warnings.append(
+                        f'keymap: "{binding.id}" = "{key}" clashes with {other.id or other.action} '
+                        f"({other.description}) in {place}; left out"
+                    )
                     usable.pop(binding.id)
                     break
                 owner.setdefault(key, binding)
@@ -87,5 +94,9 @@ def check_keymap(keymap: Mapping[str, str], places: Sequence[tuple[str, Sequence
 
 def remapped(bindings: Sequence[Binding], keymap: Mapping[str, str]) -> list[Binding]:
     """`bindings` with the keys `keymap` gives them, for listing them as they now are."""
-    return [Binding(keymap[b.id], b.action, b.description, b.show, None, b.priority, b.tooltip, b.id, b.system)
-            if b.id in keymap else b for b in bindings]
+    return [
+        Binding(keymap[b.id], b.action, b.description, b.show, None, b.priority, b.tooltip, b.id, b.system)
+        if b.id in keymap
+        else b
+        for b in bindings
+    ]

@@ -22,7 +22,9 @@ __all__ = ["FLAVOURS", "MEMORY_CORE", "Flavour", "Ids", "RawLink", "View", "choo
 
 MEMORY_CORE = MemoryCore()
 # In the order detection asks: the cheap and certain first (a certain answer ends it).
-FLAVOURS: dict[str, Flavour] = {f.name: f for f in (MEMORY_CORE, Dendron(), Adr(), Tiered(), Okf(), Memoryfield(), Markdown())}
+FLAVOURS: dict[str, Flavour] = {
+    f.name: f for f in (MEMORY_CORE, Dendron(), Adr(), Tiered(), Okf(), Memoryfield(), Markdown())
+}
 
 
 def names() -> list[str]:

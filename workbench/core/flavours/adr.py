@@ -65,8 +65,13 @@ _PREFIXED = re.compile(r"^([A-Za-z]{2,5})[-_](\d{1,5})(?=[-_.]|$)")
 _DATED = re.compile(r"^(\d{4})-?(\d{2})-?(\d{2})[-_ ](?:(?:ADR[-_ ]?)?(\d{3,4})[-_ ])?", re.I)
 _REF = re.compile(r"\bADR[-_ ]?(0\d{3}|\d{1,3})\b", re.I)  # ADR-2025 is a year, not a record
 _STATUS_LINE = re.compile(r"^\s*[-*]?\s*(?:(?:\*\*|__)Status\s*:?\s*(?:\*\*|__)|Status\s*:)\s*:?\s*(.+?)\s*$", re.I)
-_STATUS_HEADING = re.compile(r"^#{1,3}\s+((?:Superseded|Superceded|Replaced|Deprecated|Rejected|Withdrawn|Obsolete)\b.*?)\s*#*\s*$", re.I)
-_META_LINE = re.compile(r"^\s*[-*]?\s*(?:\*\*|__)?(Supersedes|Superseded[ -]by|Replaces|Replaced[ -]by)(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?\s*(.+?)\s*$", re.I)
+_STATUS_HEADING = re.compile(
+    r"^#{1,3}\s+((?:Superseded|Superceded|Replaced|Deprecated|Rejected|Withdrawn|Obsolete)\b.*?)\s*#*\s*$", re.I
+)
+_META_LINE = re.compile(
+    r"^\s*[-*]?\s*(?:\*\*|__)?(Supersedes|Superseded[ -]by|Replaces|Replaced[ -]by)(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?\s*(.+?)\s*$",
+    re.I,
+)
 _SUPERSEDED_BY = re.compile(r"\b(?:superseded|superceded|replaced)\s*(?:\([^)\n]*\)\s*)?by\b(.*)", re.I)
 _SUPERSEDES = re.compile(r"\b(?:supersedes|supercedes|replaces)\b(.*)", re.I)
 # A sentence anywhere in a record that says it: "This ADR updates and supersedes [ADR0024 …]",
@@ -75,21 +80,42 @@ _SUPERSEDES = re.compile(r"\b(?:supersedes|supercedes|replaces)\b(.*)", re.I)
 # might one day be superseded by ADR-9" state nothing).
 _VERB_ACTIVE = re.compile(r"\b(?:supersed|superced|replac)(?:e|es|ing)\b(?!\s+by\b)", re.I)
 _VERB_PASSIVE = re.compile(r"\b(?:supersed|superced|replac)ed\s*(?:\([^)\n]*\)\s*)?by\b", re.I)
-_HEDGE = re.compile(r"\b(?:not|never|no longer|without|nor|if|whether|might|may|could|would|will|should|shall|can|once|until|unless|intend(?:s|ed)?|proposes?|consider(?:s|ed|ing)?)\b|n't\b", re.I)
-_SELF = re.compile(r"\b(?:this|the current|the present)\s+(?:[\w*`]+\s+){0,2}?(?:adr|decision|record|proposal|document|rfc|standard|specification|arc|hip|eip|pep)\b|\bwe\b", re.I)
+_HEDGE = re.compile(
+    r"\b(?:not|never|no longer|without|nor|if|whether|might|may|could|would|will|should|shall|can|once|until|unless|intend(?:s|ed)?|proposes?|consider(?:s|ed|ing)?)\b|n't\b",
+    re.I,
+)
+_SELF = re.compile(
+    r"\b(?:this|the current|the present)\s+(?:[\w*`]+\s+){0,2}?(?:adr|decision|record|proposal|document|rfc|standard|specification|arc|hip|eip|pep)\b|\bwe\b",
+    re.I,
+)
 _NOTHING = re.compile(r"[\s*_:`]*(?:none|nothing|n/a|no\b|-+\s*$)", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\[`*_(])|\n\s*\n|\n(?=\s*(?:[-*+]|\d+\.)\s)")
 # A site's page for a record: `[ADR 32](/adr/32)`, `(../adr/0032)`.
 _SLUG_LINK = re.compile(r"\(\s*(?:\.{1,2}/)*/?([A-Za-z]{2,5})s?/0*(\d{1,5})(?:[-/#?][^)\s]*)?\s*\)")
 # Frontmatter keys that name a successor or a predecessor, in the spellings collections use.
-_SUCCESSOR_KEYS = ("superseded-by", "superseded_by", "supersededby", "superceded-by", "superceded_by", "replaced-by", "replaced_by")
+_SUCCESSOR_KEYS = (
+    "superseded-by",
+    "superseded_by",
+    "supersededby",
+    "superceded-by",
+    "superceded_by",
+    "replaced-by",
+    "replaced_by",
+)
 _PREDECESSOR_KEYS = ("supersedes", "supercedes", "replaces")
-_TYPED_KEYS = {"requires": LinkType.DEPENDS_ON.value, "depends-on": LinkType.DEPENDS_ON.value, "depends_on": LinkType.DEPENDS_ON.value,
-               "extends": LinkType.DERIVED_FROM.value, "amends": LinkType.DERIVED_FROM.value}
+_TYPED_KEYS = {
+    "requires": LinkType.DEPENDS_ON.value,
+    "depends-on": LinkType.DEPENDS_ON.value,
+    "depends_on": LinkType.DEPENDS_ON.value,
+    "extends": LinkType.DERIVED_FROM.value,
+    "amends": LinkType.DERIVED_FROM.value,
+}
 _TYPED_LINE = re.compile(r"\b(amends|extends|requires|depends on|builds on)\b(.*)", re.I)
 # Any other key whose name says so (`deprecated-reason: … See ADR-291`) names a successor.
 _SUCCESSOR_HINT = re.compile(r"deprecat|supersed|superced|replac|obsolet|successor", re.I)
-_DATE = re.compile(r"(?im)^(?:\s*[-*]?\s*(?:\*\*|__)?Date(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?|#{2,3}\s+Date\s*\n+)\s*(\d{4}-\d{2}-\d{2})")
+_DATE = re.compile(
+    r"(?im)^(?:\s*[-*]?\s*(?:\*\*|__)?Date(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?|#{2,3}\s+Date\s*\n+)\s*(\d{4}-\d{2}-\d{2})"
+)
 _SECTION = re.compile(r"(?m)^##[ \t]+(?:\d+\.[ \t]*)?([^\n#]+?)[ \t]*:?[ \t]*$")
 _DECISION = re.compile(r"decision(?: outcome)?")
 FIRST_SECTIONS = 5
@@ -146,7 +172,11 @@ def reads_as_record(meta: dict[str, Any], body: str) -> bool:
     sections = [m.group(1).strip().lower() for m in _SECTION.finditer(strip_code(body))][:FIRST_SECTIONS]
     if not any(_DECISION.fullmatch(name) for name in sections):
         return False
-    return any(name.startswith("context") for name in sections) or isinstance(meta.get("status"), str) or bool(status_text(body)[0])
+    return (
+        any(name.startswith("context") for name in sections)
+        or isinstance(meta.get("status"), str)
+        or bool(status_text(body)[0])
+    )
 
 
 def ref_id(number: str | int, prefix: str = "ADR") -> str:
@@ -237,7 +267,7 @@ def _sentences(body: str, named) -> list[tuple[list[RawLink], list[RawLink] | No
         verb = passive or active
         if verb is None or _HEDGE.search(sentence[: verb.start()]):
             continue
-        head, tail = sentence[: verb.start()], sentence[verb.end():]
+        head, tail = sentence[: verb.start()], sentence[verb.end() :]
         if _NOTHING.match(tail):  # "**Supersedes**: None (extends ADR-041)"
             continue
         before, after = named(head), named(tail)
@@ -287,7 +317,9 @@ def _mostly_records(paths: list[Path]) -> bool:
 class Adr(Flavour):
     name: str = "adr"
     label: str = "ADR"
-    summary: str = "Architecture Decision Records (Nygard, MADR): ADR-NNN ids, status and supersession stated in each record"
+    summary: str = (
+        "Architecture Decision Records (Nygard, MADR): ADR-NNN ids, status and supersession stated in each record"
+    )
     has_status: bool = True
     writes_supersession: bool = True
 
@@ -313,7 +345,9 @@ class Adr(Flavour):
         return 40 if len(numbered) >= 3 else 0
 
     def is_reserved(self, path: str) -> bool:
-        return "/" not in path and (path in ("README.md", "index.md") or (record_name(path) is None and bool(_TEMPLATE.search(path))))
+        return "/" not in path and (
+            path in ("README.md", "index.md") or (record_name(path) is None and bool(_TEMPLATE.search(path)))
+        )
 
     def doc_id(self, path: str, meta: dict[str, Any]) -> str:
         named = record_name(path) if "/" not in path else None
@@ -368,11 +402,19 @@ class Adr(Flavour):
             if kind is None:
                 continue
             value = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-            found += [RawLink(kind, raw.candidates, raw.written) for item in as_list(value) for raw in self._listed(item, path)]
+            found += [
+                RawLink(kind, raw.candidates, raw.written)
+                for item in as_list(value)
+                for raw in self._listed(item, path)
+            ]
         for text in statements:
             said = _TYPED_LINE.search(text)
             if said:
-                kind = LinkType.DEPENDS_ON.value if said.group(1).lower().startswith(("requir", "depend")) else LinkType.DERIVED_FROM.value
+                kind = (
+                    LinkType.DEPENDS_ON.value
+                    if said.group(1).lower().startswith(("requir", "depend"))
+                    else LinkType.DERIVED_FROM.value
+                )
                 found += [RawLink(kind, raw.candidates, raw.written) for raw in self._named(said.group(2), path)]
         return found
 
@@ -405,7 +447,13 @@ class Adr(Flavour):
                 continue
             # The status, and any sentence among the statements that says it ("This decision has
             # been superseded by decision: [0022 ...](0022-....md)"): only a named record counts.
-            if index < first or _STATUS_LINE.match(text) or _STATUS_HEADING.match("## " + text) or _SUPERSEDED_BY.search(text) or _SUPERSEDES.search(text):
+            if (
+                index < first
+                or _STATUS_LINE.match(text)
+                or _STATUS_HEADING.match("## " + text)
+                or _SUPERSEDED_BY.search(text)
+                or _SUPERSEDES.search(text)
+            ):
                 after = _SUPERSEDED_BY.search(text)
                 if after:
                     superseded_by.extend(self._named(after.group(1), path))
@@ -433,7 +481,9 @@ class Adr(Flavour):
         named = {r.candidates[0] for r in raw_supersedes + raw_superseded_by} | {own}
         typed = self._typed_links(meta, statements, path)
         named |= {r.candidates[0] for r in typed}
-        links = typed + [link for link in map(self._by_number, body_links(body, path)) if link.candidates[0] not in named]
+        links = typed + [
+            link for link in map(self._by_number, body_links(body, path)) if link.candidates[0] not in named
+        ]
         for number in dict.fromkeys(_refs(strip_code(body), prefix_of(path))):
             if number not in named:
                 links.append(RawLink(LinkType.RELATED_TO.value, (number,), number))
@@ -447,7 +497,9 @@ class Adr(Flavour):
         name = record_name(path) if "/" not in path else None
         name_date = name.date if name is not None else None  # `2021-06-06_002-title.md`
         return View(
-            title=str(title).strip() if isinstance(title, str) and title.strip() else heading or path.rsplit("/", 1)[-1][:-3],
+            title=str(title).strip()
+            if isinstance(title, str) and title.strip()
+            else heading or path.rsplit("/", 1)[-1][:-3],
             type="decision" if self.is_record(path, meta, body) else "note",
             status=lifecycle or ("superseded" if raw_superseded_by else "active"),
             stated_status=stated,
@@ -480,18 +532,55 @@ class Adr(Flavour):
         meta = parsed.meta or {}
         line = parsed.key_line if "status" in meta else lambda key: None
         if not view.stated_status:
-            problems.append(Problem(path, WARNING, "status-missing", "no status: give the record a `status` key, a `## Status` section or a `**Status**:` line", 1))
+            problems.append(
+                Problem(
+                    path,
+                    WARNING,
+                    "status-missing",
+                    "no status: give the record a `status` key, a `## Status` section or a `**Status**:` line",
+                    1,
+                )
+            )
         elif self.lifecycle(view.stated_status) is None:
-            problems.append(Problem(path, WARNING, "status-unknown", f"status {view.stated_status!r} is none of proposed, accepted, deprecated, superseded, rejected; say what it means in {CONFIG_HINT}", line("status")))
+            problems.append(
+                Problem(
+                    path,
+                    WARNING,
+                    "status-unknown",
+                    f"status {view.stated_status!r} is none of proposed, accepted, deprecated, superseded, rejected; say what it means in {CONFIG_HINT}",
+                    line("status"),
+                )
+            )
         if view.status == "superseded" and not view.superseded_by and not view.raw_superseded_by:
-            problems.append(Problem(path, WARNING, "superseded-without-successor", "the record says it is superseded but names no successor", line("status")))
+            problems.append(
+                Problem(
+                    path,
+                    WARNING,
+                    "superseded-without-successor",
+                    "the record says it is superseded but names no successor",
+                    line("status"),
+                )
+            )
         if "date" in meta and as_date(meta["date"]) is None:
-            problems.append(Problem(path, ERROR, "date-format", f"date is {value_text(meta['date'])}; expected YYYY-MM-DD", parsed.key_line("date")))
+            problems.append(
+                Problem(
+                    path,
+                    ERROR,
+                    "date-format",
+                    f"date is {value_text(meta['date'])}; expected YYYY-MM-DD",
+                    parsed.key_line("date"),
+                )
+            )
         return problems
 
     def status_word(self, status: str) -> str:
-        return {"active": "Accepted", "draft": "Proposed", "deprecated": "Deprecated", "superseded": "Superseded",
-                "archived": "Rejected"}.get(status, status.title())
+        return {
+            "active": "Accepted",
+            "draft": "Proposed",
+            "deprecated": "Deprecated",
+            "superseded": "Superseded",
+            "archived": "Rejected",
+        }.get(status, status.title())
 
     def status_change(self, parsed, status: str):
         word = self.status_word(status)
@@ -511,10 +600,11 @@ class Adr(Flavour):
             meta["status"] = "superseded"
             meta[key] = new_id if not current else current + [new_id]
             return meta, parsed.body
+
         def say(line: str, at: int, end: int) -> str:
             listed = re.search(r"(?i)\b(?:superseded|replaced)\s+by\b[^)\n]*?\bADR[-_ ]?\d+(?:\]\([^)]*\))?", line)
             if listed:  # already superseded by another: name both
-                return line[: listed.end()] + f", {_cited(new_id)}" + line[listed.end():]
+                return line[: listed.end()] + f", {_cited(new_id)}" + line[listed.end() :]
             return line[:at] + f"Superseded by {_cited(new_id)}" + line[end:]
 
         return self._restate(parsed, say)
@@ -533,7 +623,7 @@ class Adr(Flavour):
         def add(line: str, at: int, end: int) -> str:
             listed = re.search(r"(?i)\bsupersedes\b[^)\n]*\bADR[-_ ]?\d+", line)
             if listed:
-                return line[: listed.end()] + f", {_cited(old_id)}" + line[listed.end():]
+                return line[: listed.end()] + f", {_cited(old_id)}" + line[listed.end() :]
             return line.rstrip() + f" (supersedes {_cited(old_id)})"
 
         return self._restate(parsed, add)

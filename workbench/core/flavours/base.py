@@ -73,11 +73,16 @@ class View:
             return [[r.type, list(r.candidates), r.written] for r in items]
 
         return {
-            "title": self.title, "type": self.type, "status": self.status, "stated_status": self.stated_status,
-            "tags": list(self.tags), "summary": self.summary,
+            "title": self.title,
+            "type": self.type,
+            "status": self.status,
+            "stated_status": self.stated_status,
+            "tags": list(self.tags),
+            "summary": self.summary,
             "created": self.created.isoformat() if self.created else None,
             "updated": self.updated.isoformat() if self.updated else None,
-            "raw_links": raw(self.raw_links), "raw_supersedes": raw(self.raw_supersedes),
+            "raw_links": raw(self.raw_links),
+            "raw_supersedes": raw(self.raw_supersedes),
             "raw_superseded_by": raw(self.raw_superseded_by),
         }
 
@@ -90,8 +95,16 @@ class View:
             return dt.date.fromisoformat(value) if value else None
 
         return cls(
-            data["title"], data["type"], data["status"], data["stated_status"], tuple(data["tags"]), data["summary"],
-            date(data["created"]), date(data["updated"]), raw(data["raw_links"]), raw(data["raw_supersedes"]),
+            data["title"],
+            data["type"],
+            data["status"],
+            data["stated_status"],
+            tuple(data["tags"]),
+            data["summary"],
+            date(data["created"]),
+            date(data["updated"]),
+            raw(data["raw_links"]),
+            raw(data["raw_supersedes"]),
             raw(data["raw_superseded_by"]),
         )
 
@@ -122,17 +135,44 @@ class Ids:
 
 
 LIFECYCLE_WORDS: dict[str, str] = {
-    "active": Status.ACTIVE, "accepted": Status.ACTIVE, "approved": Status.ACTIVE, "adopted": Status.ACTIVE,
-    "implemented": Status.ACTIVE, "done": Status.ACTIVE, "complete": Status.ACTIVE, "completed": Status.ACTIVE,
-    "current": Status.ACTIVE, "final": Status.ACTIVE, "published": Status.ACTIVE, "stable": Status.ACTIVE,
+    "active": Status.ACTIVE,
+    "accepted": Status.ACTIVE,
+    "approved": Status.ACTIVE,
+    "adopted": Status.ACTIVE,
+    "implemented": Status.ACTIVE,
+    "done": Status.ACTIVE,
+    "complete": Status.ACTIVE,
+    "completed": Status.ACTIVE,
+    "current": Status.ACTIVE,
+    "final": Status.ACTIVE,
+    "published": Status.ACTIVE,
+    "stable": Status.ACTIVE,
     "living": Status.ACTIVE,
-    "draft": Status.DRAFT, "proposed": Status.DRAFT, "pending": Status.DRAFT, "wip": Status.DRAFT,
-    "review": Status.DRAFT, "provisional": Status.DRAFT, "open": Status.DRAFT, "planned": Status.DRAFT, "experimental": Status.DRAFT,
-    "deprecated": Status.DEPRECATED, "obsolete": Status.DEPRECATED, "outdated": Status.DEPRECATED,
-    "superseded": Status.SUPERSEDED, "superceded": Status.SUPERSEDED, "replaced": Status.SUPERSEDED,
-    "archived": Status.ARCHIVED, "rejected": Status.ARCHIVED, "withdrawn": Status.ARCHIVED,
-    "abandoned": Status.ARCHIVED, "declined": Status.ARCHIVED, "retired": Status.ARCHIVED, "cold": Status.ARCHIVED,
-    "stagnant": Status.ARCHIVED, "idle": Status.ARCHIVED, "inactive": Status.ARCHIVED,
+    "draft": Status.DRAFT,
+    "proposed": Status.DRAFT,
+    "pending": Status.DRAFT,
+    "wip": Status.DRAFT,
+    "review": Status.DRAFT,
+    "provisional": Status.DRAFT,
+    "open": Status.DRAFT,
+    "planned": Status.DRAFT,
+    "experimental": Status.DRAFT,
+    "deprecated": Status.DEPRECATED,
+    "obsolete": Status.DEPRECATED,
+    "outdated": Status.DEPRECATED,
+    "superseded": Status.SUPERSEDED,
+    "superceded": Status.SUPERSEDED,
+    "replaced": Status.SUPERSEDED,
+    "archived": Status.ARCHIVED,
+    "rejected": Status.ARCHIVED,
+    "withdrawn": Status.ARCHIVED,
+    "abandoned": Status.ARCHIVED,
+    "declined": Status.ARCHIVED,
+    "retired": Status.ARCHIVED,
+    "cold": Status.ARCHIVED,
+    "stagnant": Status.ARCHIVED,
+    "idle": Status.ARCHIVED,
+    "inactive": Status.ARCHIVED,
 }
 # Statuses of more than one word, read before single words: the EIP process's "Last Call" is a
 # draft in its final review.
@@ -174,7 +214,12 @@ def strip_code(text: str) -> str:
             fence = match.group(1)
             out.append("")
         elif fence is not None:
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) and not line.strip()[len(match.group(1)):].strip():
+            if (
+                match
+                and match.group(1)[0] == fence[0]
+                and len(match.group(1)) >= len(fence)
+                and not line.strip()[len(match.group(1)) :].strip()
+            ):
                 fence = None
             out.append("")
         else:
@@ -295,7 +340,7 @@ class Flavour:
 
     @property
     def a_vault(self) -> str:
-        """"an ADR vault", "a Dendron vault": for what is said to a person."""
+        """ "an ADR vault", "a Dendron vault": for what is said to a person."""
         return f"{'an' if self.label[:1].lower() in 'aeiou' else 'a'} {self.label} vault"
 
     # -- finding documents -----------------------------------------------------------------------
@@ -380,7 +425,9 @@ class Flavour:
         """(meta, body) that say `doc` supersedes `old_id`, or None when the flavour cannot."""
         return None
 
-    def repair_fields(self, path: str, meta: dict[str, Any], body: str, mtime: dt.datetime) -> tuple[dict[str, Any], list[str]]:
+    def repair_fields(
+        self, path: str, meta: dict[str, Any], body: str, mtime: dt.datetime
+    ) -> tuple[dict[str, Any], list[str]]:
         """Deterministic fixes to one document's frontmatter: (the new meta, notes on what changed)."""
         return meta, []
 

@@ -27,7 +27,7 @@ REQUIRED = ("id", "title", "desc", "updated", "created")
 
 def _local(target: str) -> str:
     if target.startswith("dendron://"):
-        rest = target[len("dendron://"):]
+        rest = target[len("dendron://") :]
         target = rest.split("/", 1)[1] if "/" in rest else rest
     return target.strip()
 
@@ -47,7 +47,9 @@ class Dendron(Flavour):
         if not names or dotted * 3 < len(names):
             return 0
         sample = heapq.nsmallest(20, notes, key=lambda p: p.name)  # one folder: as sorted paths, and sooner
-        return 85 if mostly(sample, lambda head: all(f"\n{key}: " in head for key in ("id", "updated", "created"))) else 30
+        return (
+            85 if mostly(sample, lambda head: all(f"\n{key}: " in head for key in ("id", "updated", "created"))) else 30
+        )
 
     def walks_into(self, folder: str) -> bool:
         return folder not in ("assets", "node_modules")
@@ -59,7 +61,9 @@ class Dendron(Flavour):
         title = meta.get("title")
         name = path.rsplit("/", 1)[-1][:-3]
         return View(
-            title=str(title).strip() if isinstance(title, (str, int, float)) and str(title).strip() else name.rsplit(".", 1)[-1],
+            title=str(title).strip()
+            if isinstance(title, (str, int, float)) and str(title).strip()
+            else name.rsplit(".", 1)[-1],
             type=str(meta.get("type") or "note"),
             status="active",
             tags=tags_of(meta),
@@ -74,7 +78,15 @@ class Dendron(Flavour):
         problems: list[Problem] = []
         if not has_frontmatter or meta is None:
             if not has_frontmatter:
-                problems.append(Problem(path, ERROR, "frontmatter-missing", "a Dendron note starts with a '---' frontmatter holding id, title, desc, updated and created", 1))
+                problems.append(
+                    Problem(
+                        path,
+                        ERROR,
+                        "frontmatter-missing",
+                        "a Dendron note starts with a '---' frontmatter holding id, title, desc, updated and created",
+                        1,
+                    )
+                )
             return problems
         for key in REQUIRED:
             if key not in meta:
@@ -83,7 +95,15 @@ class Dendron(Flavour):
         for key in ("created", "updated"):
             value = meta.get(key)
             if key in meta and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-                problems.append(Problem(path, ERROR, "date-format", f"{key} is {value_text(value)}; Dendron dates are milliseconds since 1970", line(key)))
+                problems.append(
+                    Problem(
+                        path,
+                        ERROR,
+                        "date-format",
+                        f"{key} is {value_text(value)}; Dendron dates are milliseconds since 1970",
+                        line(key),
+                    )
+                )
             elif key in meta:
                 stamps[key] = value
         if len(stamps) == 2 and stamps["updated"] < stamps["created"]:
@@ -97,8 +117,13 @@ class Dendron(Flavour):
         meta = dict(meta)
         stamp = int(mtime.timestamp() * 1000)
         name = path[:-3]
-        for key, value in (("id", name), ("title", name.rsplit(".", 1)[-1].replace("-", " ").title()), ("desc", ""),
-                           ("created", stamp), ("updated", stamp)):
+        for key, value in (
+            ("id", name),
+            ("title", name.rsplit(".", 1)[-1].replace("-", " ").title()),
+            ("desc", ""),
+            ("created", stamp),
+            ("updated", stamp),
+        ):
             if key not in meta:
                 meta[key] = value
                 notes.append(f"{key} added")

@@ -77,7 +77,11 @@ def frontmatter_links(meta: dict[str, Any]) -> list[RawLink]:
     if isinstance(links, list):
         for item in links:
             if isinstance(item, dict) and isinstance(item.get("target"), str):
-                kind = item["type"] if isinstance(item.get("type"), str) and item["type"] in LINK_TYPES else LinkType.RELATED_TO.value
+                kind = (
+                    item["type"]
+                    if isinstance(item.get("type"), str) and item["type"] in LINK_TYPES
+                    else LinkType.RELATED_TO.value
+                )
                 target = _wikilink_target(item["target"].strip("[]"), False)[0]
                 found.append(RawLink(kind, (target,), item["target"]))
             elif isinstance(item, str):
@@ -154,10 +158,25 @@ class Markdown(Flavour):
     def check(self, path, parsed, view, today) -> list[Problem]:
         meta, line = parsed.meta, parsed.key_line
         problems = []
-        if meta and "status" in meta and str(meta.get("status") or "").strip() and self.lifecycle(str(meta["status"])) is None:
-            problems.append(Problem(path, WARNING, "status-unknown", f"status {value_text(meta['status'])} means nothing the workbench knows; it is read as active (say what it means in {CONFIG_HINT})", line("status")))
+        if (
+            meta
+            and "status" in meta
+            and str(meta.get("status") or "").strip()
+            and self.lifecycle(str(meta["status"])) is None
+        ):
+            problems.append(
+                Problem(
+                    path,
+                    WARNING,
+                    "status-unknown",
+                    f"status {value_text(meta['status'])} means nothing the workbench knows; it is read as active (say what it means in {CONFIG_HINT})",
+                    line("status"),
+                )
+            )
         if meta and "tags" in meta and not isinstance(meta["tags"], (list, str)) and meta["tags"] is not None:
-            problems.append(Problem(path, ERROR, "tags-invalid", "tags must be a list or a comma-separated string", line("tags")))
+            problems.append(
+                Problem(path, ERROR, "tags-invalid", "tags must be a list or a comma-separated string", line("tags"))
+            )
         return problems
 
     def status_change(self, parsed, status: str):
@@ -166,4 +185,6 @@ class Markdown(Flavour):
         return meta, parsed.body if parsed.has_frontmatter else parsed.text
 
     def memory_type(self, doc_id: str, view: View) -> str:
-        return view.type if view.type in ("concept", "decision", "entity", "context", "task", "note", "index") else "note"
+        return (
+            view.type if view.type in ("concept", "decision", "entity", "context", "task", "note", "index") else "note"
+        )

@@ -17,7 +17,9 @@ _TYPE_FOLDER_NAMES = frozenset(TYPE_FOLDERS.values())
 class MemoryCore(Flavour):
     name: str = "memory-core"
     label: str = "Memory Core"
-    summary: str = "Memory Core v1: typed folders, mem-{type}-{slug} ids, typed links and supersession in the frontmatter"
+    summary: str = (
+        "Memory Core v1: typed folders, mem-{type}-{slug} ids, typed links and supersession in the frontmatter"
+    )
     native: bool = True
     has_status: bool = True
     dangling_severity: Severity = Severity.ERROR

@@ -34,7 +34,11 @@ class Memoryfield(Flavour):
 
     def detect(self, root: Path) -> int:
         pages = sorted(root.glob("*.md"))[:20]
-        return 85 if mostly(pages, lambda head: re.search(r"^uuid:", head, re.M) and re.search(r"^summary:", head, re.M)) else 0
+        return (
+            85
+            if mostly(pages, lambda head: re.search(r"^uuid:", head, re.M) and re.search(r"^summary:", head, re.M))
+            else 0
+        )
 
     def walks_into(self, folder: str) -> bool:
         return False
@@ -64,7 +68,15 @@ class Memoryfield(Flavour):
         meta, has_frontmatter, line = parsed.meta, parsed.has_frontmatter, parsed.key_line
         problems: list[Problem] = []
         if not has_frontmatter:
-            return [Problem(path, ERROR, "frontmatter-missing", "a page starts with a '---' frontmatter (title, uuid, summary, created, updated)", 1)]
+            return [
+                Problem(
+                    path,
+                    ERROR,
+                    "frontmatter-missing",
+                    "a page starts with a '---' frontmatter (title, uuid, summary, created, updated)",
+                    1,
+                )
+            ]
         if meta is None:
             return problems
         for key in REQUIRED:
@@ -74,17 +86,32 @@ class Memoryfield(Flavour):
             try:
                 uuidlib.UUID(str(meta["uuid"]))
             except ValueError:
-                problems.append(Problem(path, ERROR, "uuid-invalid", f"uuid {value_text(meta['uuid'])} is not a UUID", line("uuid")))
+                problems.append(
+                    Problem(path, ERROR, "uuid-invalid", f"uuid {value_text(meta['uuid'])} is not a UUID", line("uuid"))
+                )
         for key in ("created", "updated"):
             if key in meta and date_of(meta[key]) is None:
-                problems.append(Problem(path, ERROR, "date-format", f"{key} is {value_text(meta[key])}; expected an ISO 8601 date or date and time", line(key)))
+                problems.append(
+                    Problem(
+                        path,
+                        ERROR,
+                        "date-format",
+                        f"{key} is {value_text(meta[key])}; expected an ISO 8601 date or date and time",
+                        line(key),
+                    )
+                )
         return problems
 
     def repair_fields(self, path, meta, body, mtime):
         meta, notes = dict(meta), []
         stamp = mtime.replace(microsecond=0).astimezone()  # written plain, as the seed writes it: a YAML timestamp
-        defaults = {"title": first_heading(body) or path[:-3].replace("-", " "), "uuid": str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, path)),
-                    "summary": "", "created": stamp, "updated": stamp}
+        defaults = {
+            "title": first_heading(body) or path[:-3].replace("-", " "),
+            "uuid": str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, path)),
+            "summary": "",
+            "created": stamp,
+            "updated": stamp,
+        }
         for key, value in defaults.items():
             if key not in meta:
                 meta[key] = value

@@ -58,11 +58,15 @@ class Okf(Flavour):
         title = meta.get("title")
         stamp = date_of(meta.get("timestamp"))
         return View(
-            title=str(title) if isinstance(title, str) and title.strip() else first_heading(body) or path.rsplit("/", 1)[-1][:-3],
+            title=str(title)
+            if isinstance(title, str) and title.strip()
+            else first_heading(body) or path.rsplit("/", 1)[-1][:-3],
             type=str(meta.get("type") or RECOVERED),
             status="active",
             tags=tags_of(meta),
-            summary=str(meta.get("description") or "") if isinstance(meta.get("description"), (str, int, float)) else "",
+            summary=str(meta.get("description") or "")
+            if isinstance(meta.get("description"), (str, int, float))
+            else "",
             created=stamp,
             updated=stamp or mtime,
             raw_links=tuple(frontmatter_links(meta) + body_links(body, path)),
@@ -72,9 +76,25 @@ class Okf(Flavour):
         meta, has_frontmatter, line = parsed.meta, parsed.has_frontmatter, parsed.key_line
         problems: list[Problem] = []
         if not SAFE_ID.fullmatch(path[:-3]):
-            problems.append(Problem(path, ERROR, "id-unsafe", f"the concept id {path[:-3]!r} must be a lowercase path of letters, digits, '.', '_' and '-'", None))
+            problems.append(
+                Problem(
+                    path,
+                    ERROR,
+                    "id-unsafe",
+                    f"the concept id {path[:-3]!r} must be a lowercase path of letters, digits, '.', '_' and '-'",
+                    None,
+                )
+            )
         if not has_frontmatter:
-            problems.append(Problem(path, ERROR, "frontmatter-missing", "no frontmatter: a concept starts with a '---' line (repair rebuilds it)", 1))
+            problems.append(
+                Problem(
+                    path,
+                    ERROR,
+                    "frontmatter-missing",
+                    "no frontmatter: a concept starts with a '---' line (repair rebuilds it)",
+                    1,
+                )
+            )
             return problems
         if meta is None:
             return problems
@@ -82,10 +102,20 @@ class Okf(Flavour):
             if key not in meta:
                 problems.append(Problem(path, ERROR, "field-missing", f"required field '{key}' is missing", 1))
         if "timestamp" in meta and not _timestamp(meta["timestamp"]):
-            problems.append(Problem(path, ERROR, "date-format", f"timestamp is {value_text(meta['timestamp'])}; expected an ISO 8601 date and time", line("timestamp")))
+            problems.append(
+                Problem(
+                    path,
+                    ERROR,
+                    "date-format",
+                    f"timestamp is {value_text(meta['timestamp'])}; expected an ISO 8601 date and time",
+                    line("timestamp"),
+                )
+            )
         for key in ("description", "tags"):
             if key not in meta:
-                problems.append(Problem(path, WARNING, "field-recommended", f"'{key}' is missing; search and the index read it", 1))
+                problems.append(
+                    Problem(path, WARNING, "field-recommended", f"'{key}' is missing; search and the index read it", 1)
+                )
         if "type" in meta and not str(meta.get("type") or "").strip():
             problems.append(Problem(path, ERROR, "type-invalid", "type must be non-empty text", line("type")))
         return problems

@@ -55,11 +55,17 @@ class Tiered(Flavour):
         for match in _INHERITS.finditer(body):
             for name in (n.strip() for n in match.group(1).split(",")):
                 if name and name != "global":
-                    links.append(RawLink(LinkType.DEPENDS_ON.value, (name, f"domains/{name}", f"projects/{name}"), match.group(0)))
+                    links.append(
+                        RawLink(
+                            LinkType.DEPENDS_ON.value, (name, f"domains/{name}", f"projects/{name}"), match.group(0)
+                        )
+                    )
                 elif name == "global":
                     links.append(RawLink(LinkType.DEPENDS_ON.value, ("memory",), match.group(0)))
         kind = {"memory.md": "context", "corrections.md": "note", "index.md": "index"}.get(path)
-        kind = kind or ("context" if path.startswith("projects/") else "concept" if path.startswith("domains/") else "note")
+        kind = kind or (
+            "context" if path.startswith("projects/") else "concept" if path.startswith("domains/") else "note"
+        )
         return View(
             title=first_heading(body) or path[:-3],
             type=kind,
@@ -73,9 +79,25 @@ class Tiered(Flavour):
         has_frontmatter = parsed.has_frontmatter
         problems: list[Problem] = []
         if has_frontmatter:
-            problems.append(Problem(path, WARNING, "frontmatter-unexpected", "tiered memory is plain Markdown; this frontmatter is read but not maintained", 1))
+            problems.append(
+                Problem(
+                    path,
+                    WARNING,
+                    "frontmatter-unexpected",
+                    "tiered memory is plain Markdown; this frontmatter is read but not maintained",
+                    1,
+                )
+            )
         if path == "memory.md" and parsed.text.count("\n") > HOT_LIMIT:
-            problems.append(Problem(path, WARNING, "hot-tier-too-long", f"memory.md has {parsed.text.count(chr(10))} lines; the HOT tier stays under {HOT_LIMIT}: move what is not used daily to a project or domain", None))
+            problems.append(
+                Problem(
+                    path,
+                    WARNING,
+                    "hot-tier-too-long",
+                    f"memory.md has {parsed.text.count(chr(10))} lines; the HOT tier stays under {HOT_LIMIT}: move what is not used daily to a project or domain",
+                    None,
+                )
+            )
         return problems
 
     def memory_type(self, doc_id: str, view: View) -> str:

@@ -50,11 +50,16 @@ class ConfirmForgetDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
             dialog.border_title = "Forget for good?"
-            yield Static(Content.assemble(
-                "This deletes ", (clean(self.doc_id), "bold"), (f" “{clean(self.doc_title)}”" if self.doc_title else ""),
-                ", its recovery backups and its undo history, and takes its id out of the log and out of every link. "
-                "It cannot be undone. Type the id to go on:",
-            ), id="warning")
+            yield Static(
+                Content.assemble(
+                    "This deletes ",
+                    (clean(self.doc_id), "bold"),
+                    (f" “{clean(self.doc_title)}”" if self.doc_title else ""),
+                    ", its recovery backups and its undo history, and takes its id out of the log and out of every link. "
+                    "It cannot be undone. Type the id to go on:",
+                ),
+                id="warning",
+            )
             yield Input(placeholder=self.doc_id, compact=True, id="typed")
             yield Static("", id="wrong")
             with Horizontal(id="buttons"):
@@ -82,7 +87,9 @@ class ConfirmForgetDialog(ModalScreen[str | None]):
         if typed.strip() == self.doc_id:
             self.dismiss(self.doc_id)
         else:
-            self.query_one("#wrong", Static).update(Content(f"That is not {clean(self.doc_id)}; type it exactly, or escape to keep it."))
+            self.query_one("#wrong", Static).update(
+                Content(f"That is not {clean(self.doc_id)}; type it exactly, or escape to keep it.")
+            )
             self.query_one(Input).focus()
 
     def action_cancel(self) -> None:

@@ -48,13 +48,16 @@ def file_starts(diff: str) -> list[int]:
     """The line where each file's part of a unified diff begins (its `---` line, or the note that
     a backup is kept)."""
     lines = diff.splitlines()
-    return [number for number, line in enumerate(lines)
-            if (line.startswith("--- ") and number + 1 < len(lines) and lines[number + 1].startswith("+++ "))
-            or line.startswith("# backup of the file as it was: ")]
+    return [
+        number
+        for number, line in enumerate(lines)
+        if (line.startswith("--- ") and number + 1 < len(lines) and lines[number + 1].startswith("+++ "))
+        or line.startswith("# backup of the file as it was: ")
+    ]
 
 
 def files_line(files: Sequence[str]) -> str:
-    """"3 files: a, b, c" or "12 files: a, b, c, …"; empty for a change to one file."""
+    """ "3 files: a, b, c" or "12 files: a, b, c, …"; empty for a change to one file."""
     if len(files) < 2:
         return ""
     shown = ", ".join(files[:FILES_SHOWN]) + (", …" if len(files) > FILES_SHOWN else "")
@@ -98,16 +101,39 @@ class ConfirmPlanDialog(ModalScreen[bool]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y,enter", "confirm", "Apply", id="confirm.apply", tooltip="Write this change to disk"),
-        Binding("n,escape", "cancel", "Cancel", id="confirm.cancel",
-                tooltip="Nothing is written; back to the step before, with what you typed or chose"),
-        Binding("right_square_bracket", "file(1)", "Next file", key_display="]", id="confirm.next-file",
-                tooltip="Scroll the diff to the next file it changes"),
-        Binding("left_square_bracket", "file(-1)", "Previous file", key_display="[", id="confirm.previous-file",
-                tooltip="Scroll the diff to the previous file it changes"),
+        Binding(
+            "n,escape",
+            "cancel",
+            "Cancel",
+            id="confirm.cancel",
+            tooltip="Nothing is written; back to the step before, with what you typed or chose",
+        ),
+        Binding(
+            "right_square_bracket",
+            "file(1)",
+            "Next file",
+            key_display="]",
+            id="confirm.next-file",
+            tooltip="Scroll the diff to the next file it changes",
+        ),
+        Binding(
+            "left_square_bracket",
+            "file(-1)",
+            "Previous file",
+            key_display="[",
+            id="confirm.previous-file",
+            tooltip="Scroll the diff to the previous file it changes",
+        ),
     ]
 
-    def __init__(self, summary: str, diff: str, title: str = "Apply this change?", files: Sequence[str] = (),
-                 unsaved: str | None = None) -> None:
+    def __init__(
+        self,
+        summary: str,
+        diff: str,
+        title: str = "Apply this change?",
+        files: Sequence[str] = (),
+        unsaved: str | None = None,
+    ) -> None:
         super().__init__()
         self.summary = summary
         self.diff = diff

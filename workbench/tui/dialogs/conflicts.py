@@ -50,8 +50,9 @@ def titled(label: str, ids: Sequence[str], documents: Mapping[str, Document]) ->
     return re.sub(rf"(?<![\w.-])(?:{named})(?![\w.-])", lambda match: f"“{titles[match.group()]}”", label)
 
 
-def resolution_proposal(resolution: Resolution, then: Callable[[], object] | None = None,
-                        back: Callable[[], object] | None = None) -> Proposal | None:
+def resolution_proposal(
+    resolution: Resolution, then: Callable[[], object] | None = None, back: Callable[[], object] | None = None
+) -> Proposal | None:
     """The dry run and write behind a resolution's command; None when it needs a person's input.
     `then` runs once it is written, `back` when its preview is cancelled (the queue again)."""
     try:
@@ -68,7 +69,12 @@ def resolution_proposal(resolution: Resolution, then: Callable[[], object] | Non
         return Proposal(title, lambda vault: vault.mark_compatible(a, b, dry_run=True), then=then, back=back)
     if verb == "retarget" and len(args) in (2, 3):
         source, old, *new = args
-        return Proposal(title, lambda vault: vault.retarget(source, old, new[0] if new else None, dry_run=True), then=then, back=back)
+        return Proposal(
+            title,
+            lambda vault: vault.retarget(source, old, new[0] if new else None, dry_run=True),
+            then=then,
+            back=back,
+        )
     if verb == "merge" and len(args) == 3 and args[1] == "--into":
         source, target = args[0], args[2]
         return Proposal(title, lambda vault: vault.merge(source, target, dry_run=True), then=then, back=back)
@@ -86,7 +92,7 @@ def short_id(doc_id: str, width: int = ID_WIDTH) -> str:
     if len(doc_id) <= width:
         return doc_id
     head = (width - 1) // 2
-    return doc_id[:head] + "…" + doc_id[len(doc_id) - (width - 1 - head):]
+    return doc_id[:head] + "…" + doc_id[len(doc_id) - (width - 1 - head) :]
 
 
 def conflict_prompt(conflict: Conflict, titles: Mapping[str, str] | None = None, id_width: int = ID_WIDTH) -> Content:
@@ -131,17 +137,40 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("o", "open_first", "Open", id="conflicts.open", tooltip="Open the conflict's first document in the viewer"),
-        Binding("escape", "close", "Close", id="conflicts.close", tooltip="Back to the main screen; nothing is changed"),
+        Binding(
+            "o", "open_first", "Open", id="conflicts.open", tooltip="Open the conflict's first document in the viewer"
+        ),
+        Binding(
+            "escape", "close", "Close", id="conflicts.close", tooltip="Back to the main screen; nothing is changed"
+        ),
         # Priority: the scrolling detail pane around the buttons would take the arrows first.
-        Binding("up", "resolution(-1)", "Previous", show=False, priority=True, id="conflicts.previous-resolution",
-                tooltip="Among the resolutions: the one above (from the first, back to the list)"),
-        Binding("down", "resolution(1)", "Next", show=False, priority=True, id="conflicts.next-resolution",
-                tooltip="Among the resolutions: the one below"),
+        Binding(
+            "up",
+            "resolution(-1)",
+            "Previous",
+            show=False,
+            priority=True,
+            id="conflicts.previous-resolution",
+            tooltip="Among the resolutions: the one above (from the first, back to the list)",
+        ),
+        Binding(
+            "down",
+            "resolution(1)",
+            "Next",
+            show=False,
+            priority=True,
+            id="conflicts.next-resolution",
+            tooltip="Among the resolutions: the one below",
+        ),
     ]
 
-    def __init__(self, conflicts: Sequence[Conflict], documents: Mapping[str, Document] | None = None, start: int = 0,
-                 refusal: Callable[[Resolution], str | None] | None = None) -> None:
+    def __init__(
+        self,
+        conflicts: Sequence[Conflict],
+        documents: Mapping[str, Document] | None = None,
+        start: int = 0,
+        refusal: Callable[[Resolution], str | None] | None = None,
+    ) -> None:
         super().__init__()
         self.conflicts = list(conflicts)
         self.documents = documents or {}
@@ -162,10 +191,16 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
                 yield OptionList(*options, id="conflict-list")
                 with VerticalScroll(id="detail", can_focus=False):
                     yield Static(id="reason")
-                    yield Static(Content.styled("Resolutions (each shows its diff first)", "bold $text 60%"), id="resolutions-title")
+                    yield Static(
+                        Content.styled("Resolutions (each shows its diff first)", "bold $text 60%"),
+                        id="resolutions-title",
+                    )
                     yield Vertical(id="resolutions")
                     yield Horizontal(id="sides")
-            yield Static("enter/tab to the resolutions, ↑↓ among them · each shows its diff first · o open · escape close", id="hint")
+            yield Static(
+                "enter/tab to the resolutions, ↑↓ among them · each shows its diff first · o open · escape close",
+                id="hint",
+            )
         yield Footer()
 
     def _options(self, id_width: int) -> list[Option]:
@@ -224,7 +259,9 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
             if refused:
                 button.tooltip = Content(clean(refused))
             else:
-                button.tooltip = Content(clean(("Preview, then apply: " if can else "Needs you: run ") + resolution.command))
+                button.tooltip = Content(
+                    clean(("Preview, then apply: " if can else "Needs you: run ") + resolution.command)
+                )
             buttons.append(button)
         await box.mount_all(buttons)
 
@@ -233,10 +270,16 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
         doc = self.documents.get(doc_id)
         if doc is None:
             return Content.assemble((clean(doc_id), "bold"), ("\nnot a valid document", "$text 60%"))
-        lines = [line for line in doc.body.splitlines() if line.strip() and not line.startswith(("#", "```"))][:EXCERPT_LINES]
+        lines = [line for line in doc.body.splitlines() if line.strip() and not line.startswith(("#", "```"))][
+            :EXCERPT_LINES
+        ]
         return Content.assemble(
-            (clean(doc.title), "bold"), "\n", status_badge(doc.status), (f"  {doc.type} · updated {doc.updated or '?'}", "$text 60%"),
-            "\n", (clean("\n".join(lines)), "$text 60%"),
+            (clean(doc.title), "bold"),
+            "\n",
+            status_badge(doc.status),
+            (f"  {doc.type} · updated {doc.updated or '?'}", "$text 60%"),
+            "\n",
+            (clean("\n".join(lines)), "$text 60%"),
         )
 
     @on(OptionList.OptionSelected)

@@ -118,9 +118,27 @@ class ConsolidateDialog(ModalScreen[ConsolidateChoice | None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "merged", "Merged text", id="consolidate.merged", tooltip="Show the text the target would have, to edit it"),
-        Binding("ctrl+s", "preview", "Preview", id="consolidate.preview", tooltip="Show the consolidation, with the text as edited, as a diff before writing it"),
-        Binding("escape", "back", "Back / cancel", id="consolidate.cancel", tooltip="From the merged text, back to the notes; from the notes, close without changing anything"),
+        Binding(
+            "ctrl+s",
+            "merged",
+            "Merged text",
+            id="consolidate.merged",
+            tooltip="Show the text the target would have, to edit it",
+        ),
+        Binding(
+            "ctrl+s",
+            "preview",
+            "Preview",
+            id="consolidate.preview",
+            tooltip="Show the consolidation, with the text as edited, as a diff before writing it",
+        ),
+        Binding(
+            "escape",
+            "back",
+            "Back / cancel",
+            id="consolidate.cancel",
+            tooltip="From the merged text, back to the notes; from the notes, close without changing anything",
+        ),
     ]
 
     def __init__(
@@ -149,7 +167,9 @@ class ConsolidateDialog(ModalScreen[ConsolidateChoice | None]):
             dialog.border_title = f"Consolidation · {len(self.groups)} group(s)"
             with Vertical(id="choose"):
                 if not self.groups:
-                    yield Static(Content.styled("No group of 3 or more related notes: nothing to consolidate.", "$text-success"))
+                    yield Static(
+                        Content.styled("No group of 3 or more related notes: nothing to consolidate.", "$text-success")
+                    )
                 yield OptionList(*[Option(group_prompt(g), id=str(i)) for i, g in enumerate(self.groups)], id="groups")
                 yield Label("Canonical target (search to change it)")
                 yield Static(id="target")
@@ -195,7 +215,11 @@ class ConsolidateDialog(ModalScreen[ConsolidateChoice | None]):
     @property
     def unsaved_work(self) -> str | None:
         """The merged text once the person has edited it: quitting asks before losing it."""
-        if self.merged is not None and self.has_class("-merged") and self.query_one("#merged-body", TextArea).text != self.merged.text:
+        if (
+            self.merged is not None
+            and self.has_class("-merged")
+            and self.query_one("#merged-body", TextArea).text != self.merged.text
+        ):
             return "the merged text as you edited it"
         return None
 
@@ -215,12 +239,20 @@ class ConsolidateDialog(ModalScreen[ConsolidateChoice | None]):
         self._set_target(group.suggested_into)
         notes = self.query_one("#notes", SelectionList)
         notes.clear_options()
-        notes.add_options([Selection(Content.assemble(clean(self.titles.get(n, n)), (f"  {clean(n)}", "$text 60%")), n, True)
-                           for n in group.notes])
+        notes.add_options(
+            [
+                Selection(Content.assemble(clean(self.titles.get(n, n)), (f"  {clean(n)}", "$text 60%")), n, True)
+                for n in group.notes
+            ]
+        )
 
     def _set_target(self, target: str | None) -> None:
         self.target = target
-        shown = Content.assemble(clean(self.titles.get(target, target)), (f"  {clean(target)}", "$text 60%")) if target else Content.styled("none: search for one", "$text-warning")
+        shown = (
+            Content.assemble(clean(self.titles.get(target, target)), (f"  {clean(target)}", "$text 60%"))
+            if target
+            else Content.styled("none: search for one", "$text-warning")
+        )
         self.query_one("#target", Static).update(shown)
 
     @on(DocumentPicker.Picked, "#target-picker")
@@ -271,11 +303,15 @@ class ConsolidateDialog(ModalScreen[ConsolidateChoice | None]):
     def _show_merged(self) -> None:
         assert self._merged_for is not None
         target, notes = self._merged_for
-        self.query_one("#merged-summary", Static).update(Content.assemble(
-            ("Into ", "$text 60%"), (clean(self.titles.get(target, target)), "bold"), (f"  {clean(target)}", "$text 60%"),
-            (f" · {len(notes)} note(s) folded in, then archived", "$text 60%"),
-            ("\nThe text it will have: edit it freely. ctrl+s previews the diff; escape goes back.", "$text 60%"),
-        ))
+        self.query_one("#merged-summary", Static).update(
+            Content.assemble(
+                ("Into ", "$text 60%"),
+                (clean(self.titles.get(target, target)), "bold"),
+                (f"  {clean(target)}", "$text 60%"),
+                (f" · {len(notes)} note(s) folded in, then archived", "$text 60%"),
+                ("\nThe text it will have: edit it freely. ctrl+s previews the diff; escape goes back.", "$text 60%"),
+            )
+        )
         self.add_class("-merged")
         self.refresh_bindings()
         self.query_one("#merged-body", TextArea).focus()
@@ -287,7 +323,11 @@ class ConsolidateDialog(ModalScreen[ConsolidateChoice | None]):
         text = self.query_one("#merged-body", TextArea).text
         body = None if text == self.merged.text else text
         group = self.query_one("#groups", OptionList).highlighted
-        self.dismiss(ConsolidateChoice(target, notes, body, self.merged.read, self.merged.text if body is not None else None, group))
+        self.dismiss(
+            ConsolidateChoice(
+                target, notes, body, self.merged.read, self.merged.text if body is not None else None, group
+            )
+        )
 
     def action_back(self) -> None:
         if self.has_class("-merged"):

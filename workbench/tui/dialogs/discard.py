@@ -54,7 +54,9 @@ class DiscardDialog(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
             dialog.border_title = f"Discard {self.what}?"
-            yield Static(Content(clean(f"Discard {self.what} and {self.then}? It is not written anywhere.")), id="question")
+            yield Static(
+                Content(clean(f"Discard {self.what} and {self.then}? It is not written anywhere.")), id="question"
+            )
             with Horizontal(id="buttons"):
                 yield Button("Keep it  n", id="keep", variant="primary", compact=True)
                 yield Button("Discard  y", id="discard", variant="error", compact=True)

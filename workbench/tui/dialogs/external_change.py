@@ -95,9 +95,27 @@ class ExternalChangeDialog(ModalScreen[bool]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("r", "redo", "Reload and redo", id="external.redo", tooltip="Take the version on disk now and plan the change again on it (shown as a diff before writing)"),
-        Binding("v", "toggle_view", "Diff / both texts", id="external.view", tooltip="Switch between the diff of the two versions and the two texts side by side"),
-        Binding("escape", "cancel", "Cancel", id="external.cancel", tooltip="Drop the change; the file keeps what is on disk now"),
+        Binding(
+            "r",
+            "redo",
+            "Reload and redo",
+            id="external.redo",
+            tooltip="Take the version on disk now and plan the change again on it (shown as a diff before writing)",
+        ),
+        Binding(
+            "v",
+            "toggle_view",
+            "Diff / both texts",
+            id="external.view",
+            tooltip="Switch between the diff of the two versions and the two texts side by side",
+        ),
+        Binding(
+            "escape",
+            "cancel",
+            "Cancel",
+            id="external.cancel",
+            tooltip="Drop the change; the file keeps what is on disk now",
+        ),
     ]
 
     def __init__(self, versions: Versions, title: str = "") -> None:
@@ -112,19 +130,32 @@ class ExternalChangeDialog(ModalScreen[bool]):
         with Vertical(id="dialog") as dialog:
             dialog.border_title = Content.assemble("Changed on disk · ", clean(versions.path))
             if versions.planned:
-                why = ("It changed after the preview; nothing was written. Lines marked − are on disk now "
-                       "and your change would remove them; lines marked + are yours.")
+                why = (
+                    "It changed after the preview; nothing was written. Lines marked − are on disk now "
+                    "and your change would remove them; lines marked + are yours."
+                )
             else:
-                why = ("It changed after you read it; nothing was written. Lines marked − were in the version "
-                       "you read; lines marked + are on disk now.")
-            doing = Content.assemble(("Your change, not written: ", "$text 60%"), (clean(self.change_title), "bold"), "\n") if self.change_title else Content("")
+                why = (
+                    "It changed after you read it; nothing was written. Lines marked − were in the version "
+                    "you read; lines marked + are on disk now."
+                )
+            doing = (
+                Content.assemble(("Your change, not written: ", "$text 60%"), (clean(self.change_title), "bold"), "\n")
+                if self.change_title
+                else Content("")
+            )
             yield Static(Content.assemble(doing, (why, "$text-warning")), id="explain")
             with VerticalScroll(id="diff-view", classes="view") as diff_view:
                 diff_view.border_title = "Difference"
                 if versions.on_disk is None:
                     yield Static(Content.styled("The file is gone from disk.", "$text-error"))
                 elif versions.ours is None and not versions.planned:
-                    yield Static(Content.styled("The version read before is not known: the one on disk now is under both texts (v).", "$text 60%"))
+                    yield Static(
+                        Content.styled(
+                            "The version read before is not known: the one on disk now is under both texts (v).",
+                            "$text 60%",
+                        )
+                    )
                 elif not self.diff:
                     yield Static(Content.styled("The two versions are the same text.", "$text 60%"))
                 else:
@@ -132,13 +163,21 @@ class ExternalChangeDialog(ModalScreen[bool]):
             with Horizontal(id="sides"):
                 with ScrollableContainer(id="disk-side", classes="view") as disk_side:
                     disk_side.border_title = "On disk now"
-                    yield Static(Content(clean(_text(versions.on_disk))) if versions.on_disk is not None
-                                 else Content.styled("(no file)", "$text-error"), id="disk-text")
+                    yield Static(
+                        Content(clean(_text(versions.on_disk)))
+                        if versions.on_disk is not None
+                        else Content.styled("(no file)", "$text-error"),
+                        id="disk-text",
+                    )
                 with ScrollableContainer(id="ours-side", classes="view") as ours_side:
                     ours_side.border_title = versions.ours_label.capitalize()
                     missing = "(your change removes the file)" if versions.planned else "(not known)"
-                    yield Static(Content(clean(_text(versions.ours))) if versions.ours is not None
-                                 else Content.styled(missing, "$text 60%"), id="ours-text")
+                    yield Static(
+                        Content(clean(_text(versions.ours)))
+                        if versions.ours is not None
+                        else Content.styled(missing, "$text 60%"),
+                        id="ours-text",
+                    )
             with Horizontal(id="buttons"):
                 yield Button("Reload and redo  r", id="redo", variant="primary", compact=True)
                 yield Button("Both texts  v", id="view", compact=True)

@@ -35,9 +35,18 @@ from .confirm_plan import diff_content
 __all__ = ["DIFF_TITLES", "InboxChoice", "InboxDialog", "KIND_LABELS", "KIND_STYLES", "request_prompt", "request_text"]
 
 KIND_LABELS = {"create": "new draft", "supersede": "proposal", "merge": "merge", "forget": "forget?"}
-DIFF_TITLES = {"create": "The agent's new document", "supersede": "The agent's proposed decision",
-               "merge": "What the agent merged", "forget": "What forgetting it would remove"}
-KIND_STYLES = {"create": "$text-success", "supersede": "$text-warning", "merge": "$text-accent", "forget": "$text-error"}
+DIFF_TITLES = {
+    "create": "The agent's new document",
+    "supersede": "The agent's proposed decision",
+    "merge": "What the agent merged",
+    "forget": "What forgetting it would remove",
+}
+KIND_STYLES = {
+    "create": "$text-success",
+    "supersede": "$text-warning",
+    "merge": "$text-accent",
+    "forget": "$text-error",
+}
 
 
 @dataclass(frozen=True)
@@ -59,14 +68,20 @@ def request_prompt(request: Request, new: bool) -> Content:
         ("● " if new else "  ", "$accent"),
         (KIND_LABELS[request.kind], f"bold {KIND_STYLES[request.kind]}"),
         (f"  {clean(request.agent)} · {when}", "$text 60%"),
-        "\n  ", clean(request.title), "  ", status_badge(request.status),
+        "\n  ",
+        clean(request.title),
+        "  ",
+        status_badge(request.status),
     )
 
 
 def request_text(request: Request) -> Content:
     """The request in a sentence: who did what, and when."""
-    return Content.assemble((clean(request.agent), "bold"), f" {clean(request.describe())}",
-                            (f"  ({request.at.replace('T', ' ')})", "$text 60%"))
+    return Content.assemble(
+        (clean(request.agent), "bold"),
+        f" {clean(request.describe())}",
+        (f"  ({request.at.replace('T', ' ')})", "$text 60%"),
+    )
 
 
 class InboxDialog(ModalScreen[InboxChoice | None]):
@@ -92,20 +107,69 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "settle('accept')", "Accept", id="inbox.accept",
-                tooltip="Accept it: a draft becomes active, a proposal supersedes its decision, a merge stays"),
-        Binding("m", "pick('merge')", "Merge into…", id="inbox.merge", tooltip="Merge the draft into another document, picked by search"),
-        Binding("s", "pick('supersede')", "Supersede…", id="inbox.supersede", tooltip="Let the draft supersede another document, picked by search"),
-        Binding("x", "settle('archive')", "Archive", id="inbox.archive", tooltip="Archive it: out of use, kept as history"),
-        Binding("f", "settle('forget')", "Forget…", id="inbox.forget", tooltip="Forget it for good, once its id is typed again; cannot be undone"),
-        Binding("v", "settle('revert')", "Revert", id="inbox.revert", tooltip="Undo the agent's merge, if nothing changed the document since"),
-        Binding("k", "settle('keep')", "Keep", id="inbox.keep", tooltip="Keep what the agent asked to forget; only the request goes"),
+        Binding(
+            "a",
+            "settle('accept')",
+            "Accept",
+            id="inbox.accept",
+            tooltip="Accept it: a draft becomes active, a proposal supersedes its decision, a merge stays",
+        ),
+        Binding(
+            "m",
+            "pick('merge')",
+            "Merge into…",
+            id="inbox.merge",
+            tooltip="Merge the draft into another document, picked by search",
+        ),
+        Binding(
+            "s",
+            "pick('supersede')",
+            "Supersede…",
+            id="inbox.supersede",
+            tooltip="Let the draft supersede another document, picked by search",
+        ),
+        Binding(
+            "x", "settle('archive')", "Archive", id="inbox.archive", tooltip="Archive it: out of use, kept as history"
+        ),
+        Binding(
+            "f",
+            "settle('forget')",
+            "Forget…",
+            id="inbox.forget",
+            tooltip="Forget it for good, once its id is typed again; cannot be undone",
+        ),
+        Binding(
+            "v",
+            "settle('revert')",
+            "Revert",
+            id="inbox.revert",
+            tooltip="Undo the agent's merge, if nothing changed the document since",
+        ),
+        Binding(
+            "k",
+            "settle('keep')",
+            "Keep",
+            id="inbox.keep",
+            tooltip="Keep what the agent asked to forget; only the request goes",
+        ),
         Binding("o", "settle('open')", "Open", id="inbox.open", tooltip="Open the document in the viewer (enter too)"),
-        Binding("escape", "close", "Close", id="inbox.close", tooltip="Back to the main screen (or out of picking a document)"),
+        Binding(
+            "escape",
+            "close",
+            "Close",
+            id="inbox.close",
+            tooltip="Back to the main screen (or out of picking a document)",
+        ),
     ]
 
-    def __init__(self, inbox: Inbox, diff: Callable[[Request], str], searcher: Searcher | None = None,
-                 reload: Callable[[], Inbox] | None = None, generation: Callable[[], int] | None = None) -> None:
+    def __init__(
+        self,
+        inbox: Inbox,
+        diff: Callable[[Request], str],
+        searcher: Searcher | None = None,
+        reload: Callable[[], Inbox] | None = None,
+        generation: Callable[[], int] | None = None,
+    ) -> None:
         super().__init__()
         self.inbox = inbox
         self.reload = reload
@@ -125,8 +189,14 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
     def _options(self) -> list[Option]:
         if self.requests:
             return [Option(request_prompt(r, self.inbox.is_new(r)), id=str(n)) for n, r in enumerate(self.requests)]
-        return [Option(Content.styled("Nothing waits for review: agents have written nothing you have not settled.",
-                                      "$text-success"), disabled=True)]
+        return [
+            Option(
+                Content.styled(
+                    "Nothing waits for review: agents have written nothing you have not settled.", "$text-success"
+                ),
+                disabled=True,
+            )
+        ]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
@@ -176,7 +246,11 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
         listing.clear_options()
         listing.add_options(self._options())
         self.query_one("#dialog", Vertical).border_title = self._title()
-        keep = [n for n, r in enumerate(self.requests) if chosen is not None and (r.doc_id, r.at) == (chosen.doc_id, chosen.at)]
+        keep = [
+            n
+            for n, r in enumerate(self.requests)
+            if chosen is not None and (r.doc_id, r.at) == (chosen.doc_id, chosen.at)
+        ]
         if self.requests:
             listing.highlighted = keep[0] if keep else 0
         else:
@@ -255,9 +329,12 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
         if request is None or action not in request.actions:
             return
         self._picking = action
-        what = f"Merge {request.doc_id} into…" if action == "merge" else f"Which document does {request.doc_id} supersede?"
-        self.query_one("#picking-label", Label).update(Content.assemble(
-            (clean(what), "bold"), ("  type to search, enter picks, escape goes back", "$text 60%")))
+        what = (
+            f"Merge {request.doc_id} into…" if action == "merge" else f"Which document does {request.doc_id} supersede?"
+        )
+        self.query_one("#picking-label", Label).update(
+            Content.assemble((clean(what), "bold"), ("  type to search, enter picks, escape goes back", "$text 60%"))
+        )
         picker = self.query_one("#picker", DocumentPicker)
         picker.exclude = frozenset({request.doc_id})
         picker.clear()

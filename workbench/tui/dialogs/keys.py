@@ -61,7 +61,10 @@ class KeysDialog(ModalScreen[None]):
                             yield Label(Content(self._keys(binding)), classes="key")
                             yield Label(Content(binding.description or binding.action))
                             # The id is what keymap.toml names to remap the key.
-                            yield Label(Content(f"{binding.tooltip} ({binding.id})" if binding.id else binding.tooltip), classes="tooltip")
+                            yield Label(
+                                Content(f"{binding.tooltip} ({binding.id})" if binding.id else binding.tooltip),
+                                classes="tooltip",
+                            )
         yield Footer()
 
     def _keys(self, binding: Binding) -> str:

@@ -114,11 +114,23 @@ class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
     VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (32, "-tall")]
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="lifecycle.cancel", tooltip="Close the lifecycle editor without changing anything"),
+        Binding(
+            "escape",
+            "cancel",
+            "Cancel",
+            id="lifecycle.cancel",
+            tooltip="Close the lifecycle editor without changing anything",
+        ),
     ]
 
-    def __init__(self, document: Document, searcher: Searcher | None = None, statuses: bool = True, states: bool = True,
-                 words: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        document: Document,
+        searcher: Searcher | None = None,
+        statuses: bool = True,
+        states: bool = True,
+        words: Mapping[str, str] | None = None,
+    ) -> None:
         super().__init__()
         self.document = document
         self.words = words
@@ -138,12 +150,18 @@ class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
                 yield OptionList(*status_options(doc.status, self.words), id="statuses")
             if doc.type == DocType.TASK and self.states:
                 state = str(doc.meta.get("execution_state", ""))
-                yield Label(Content.assemble("Execution state (now ", (clean(state) or "unset", "bold"), ")"), classes="section")
+                yield Label(
+                    Content.assemble("Execution state (now ", (clean(state) or "unset", "bold"), ")"), classes="section"
+                )
                 yield OptionList(*state_options(state), id="states")
             if self.searcher is not None and doc.status in (Status.ACTIVE, Status.DRAFT, Status.DEPRECATED):
                 yield Label("Supersede: search for the document that replaces it", classes="section")
-                yield DocumentPicker(self.searcher, exclude=[doc.id], id="successor",
-                                     placeholder="type to search; enter picks the highlighted, down moves to the list")
+                yield DocumentPicker(
+                    self.searcher,
+                    exclude=[doc.id],
+                    id="successor",
+                    placeholder="type to search; enter picks the highlighted, down moves to the list",
+                )
             yield Static("enter choose · tab next list · escape cancel", id="hint")
         yield Footer()
 
@@ -176,7 +194,9 @@ class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
         event.stop()
         field, _, value = (event.option.id or "").partition(":")
         if value == self._now(field):
-            self.notify(f"{field.replace('_', ' ').capitalize()} stays {value}: nothing to change.", timeout=4, markup=False)
+            self.notify(
+                f"{field.replace('_', ' ').capitalize()} stays {value}: nothing to change.", timeout=4, markup=False
+            )
             self.dismiss(None)
             return
         self.dismiss(LifecycleChoice(field, value))

@@ -83,8 +83,11 @@ ReadDocument = Callable[[str], tuple[Document, bytes]]
 def candidate_prompt(rank: int, candidate: Candidate) -> Content:
     """One line of the ranked list: rank, title, type and status, and what the gate suggests."""
     return Content.assemble(
-        (f"{rank}  ", "$text 60%"), (clean(candidate.title), "bold"), "  ",
-        (f"{candidate.type} · ", "$text 60%"), (clean(candidate.status), status_style(candidate.status)),
+        (f"{rank}  ", "$text 60%"),
+        (clean(candidate.title), "bold"),
+        "  ",
+        (f"{candidate.type} · ", "$text 60%"),
+        (clean(candidate.status), status_style(candidate.status)),
         (f"  → {candidate.action} · {candidate.score:.2f}", "$text-accent"),
     )
 
@@ -93,8 +96,12 @@ def _document_text(title: str, kind: Content, tags: list[str], links: list[tuple
     lines = [Content.styled(clean(title) or "(no title)", "bold"), kind]
     if tags:
         lines.append(Content.assemble(("tags ", "$text 60%"), clean(", ".join(tags))))
-    lines.extend(Content.assemble((clean(kind_), f"$link-{kind_}" if kind_ in set(LinkType) else "$text-warning"), " → ", clean(target))
-                 for kind_, target in links)
+    lines.extend(
+        Content.assemble(
+            (clean(kind_), f"$link-{kind_}" if kind_ in set(LinkType) else "$text-warning"), " → ", clean(target)
+        )
+        for kind_, target in links
+    )
     text = Content("\n").join(lines)
     if body.strip():
         text = Content.assemble(text, "\n\n", highlight(clean(body.strip("\n")), language="markdown"))
@@ -103,8 +110,13 @@ def _document_text(title: str, kind: Content, tags: list[str], links: list[tuple
 
 def draft_text(draft: Draft) -> Content:
     """The draft as the person wrote it, laid out like a candidate so the two read side by side."""
-    return _document_text(draft.title, Content.assemble((f"{draft.type} · ", "$text 60%"), ("new", "$text-success")),
-                          draft.tags, draft.links, draft.body)
+    return _document_text(
+        draft.title,
+        Content.assemble((f"{draft.type} · ", "$text 60%"), ("new", "$text-success")),
+        draft.tags,
+        draft.links,
+        draft.body,
+    )
 
 
 def candidate_text(candidate: Candidate, document: Document | None) -> Content:
@@ -114,9 +126,17 @@ def candidate_text(candidate: Candidate, document: Document | None) -> Content:
     head = Content("\n").join([Content.styled(f"{verb} (score {candidate.score:.2f})", "$text-accent"), *why])
     if document is None:
         return Content.assemble(head, "\n\n", Content.styled(f"{clean(candidate.id)} could not be read", "$text-error"))
-    links = [(str(l.get("type")), value_text(l.get("target"))) for l in document.meta.get("links") or [] if isinstance(l, dict)]
-    kind = Content.assemble((f"{document.type} · ", "$text 60%"), status_badge(document.status), (f"  {clean(document.id)}", "$text 60%"))
-    return Content.assemble(head, "\n\n", _document_text(document.title, kind, list(document.tags), links, document.body))
+    links = [
+        (str(l.get("type")), value_text(l.get("target")))
+        for l in document.meta.get("links") or []
+        if isinstance(l, dict)
+    ]
+    kind = Content.assemble(
+        (f"{document.type} · ", "$text 60%"), status_badge(document.status), (f"  {clean(document.id)}", "$text 60%")
+    )
+    return Content.assemble(
+        head, "\n\n", _document_text(document.title, kind, list(document.tags), links, document.body)
+    )
 
 
 class NewDocumentDialog(ModalScreen[GateChoice | None]):
@@ -175,11 +195,33 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "candidates", "Candidates", id="gate.candidates", tooltip="Ask the write gate where this knowledge may already belong"),
-        Binding("m", "choose('merge')", "Merge", id="gate.merge", tooltip="Merge the draft into the highlighted candidate"),
-        Binding("s", "choose('supersede')", "Supersede", id="gate.supersede", tooltip="Create the draft as the successor of the highlighted decision"),
-        Binding("c", "choose('create')", "Create", id="gate.create", tooltip="Create a new document, linked into the graph"),
-        Binding("escape", "back", "Back / cancel", id="gate.cancel", tooltip="From the candidates, back to the draft; from the draft, cancel"),
+        Binding(
+            "ctrl+s",
+            "candidates",
+            "Candidates",
+            id="gate.candidates",
+            tooltip="Ask the write gate where this knowledge may already belong",
+        ),
+        Binding(
+            "m", "choose('merge')", "Merge", id="gate.merge", tooltip="Merge the draft into the highlighted candidate"
+        ),
+        Binding(
+            "s",
+            "choose('supersede')",
+            "Supersede",
+            id="gate.supersede",
+            tooltip="Create the draft as the successor of the highlighted decision",
+        ),
+        Binding(
+            "c", "choose('create')", "Create", id="gate.create", tooltip="Create a new document, linked into the graph"
+        ),
+        Binding(
+            "escape",
+            "back",
+            "Back / cancel",
+            id="gate.cancel",
+            tooltip="From the candidates, back to the draft; from the draft, cancel",
+        ),
     ]
 
     def __init__(
@@ -210,16 +252,26 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
             dialog.border_title = "New knowledge · the write gate"
             with VerticalScroll(id="form"):
                 yield Label("Type")
-                yield Select([(str(t), str(t)) for t in DocType], value="note", allow_blank=False, id="type", compact=True)
+                yield Select(
+                    [(str(t), str(t)) for t in DocType], value="note", allow_blank=False, id="type", compact=True
+                )
                 yield Label("Title")
                 yield Input(id="title", placeholder="What is it?", compact=True)
                 yield Label("Tags (comma-separated)")
                 yield Input(id="tags", placeholder="none yet (e.g. billing, money)", compact=True)
-                yield Label("Links (a new document must link into the graph): pick a type, search a target, enter adds it",
-                            id="links-label")
+                yield Label(
+                    "Links (a new document must link into the graph): pick a type, search a target, enter adds it",
+                    id="links-label",
+                )
                 yield Static(Content.styled("none yet", "$text 60%"), id="links-chosen")
                 with Horizontal(id="link-row"):
-                    yield Select([(t, t) for t in LINK_TYPES], value="related_to", allow_blank=False, id="link-type", compact=True)
+                    yield Select(
+                        [(t, t) for t in LINK_TYPES],
+                        value="related_to",
+                        allow_blank=False,
+                        id="link-type",
+                        compact=True,
+                    )
                     yield DocumentPicker(self.searcher, placeholder="search for the target…", id="link-picker")
                 yield Label("Body")
                 yield TextArea(id="body", language="markdown", soft_wrap=True)
@@ -282,7 +334,9 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
 
     def _show_links(self) -> None:
         lines = [Content.assemble((kind, f"bold $link-{kind}"), " → ", clean(target)) for kind, target in self.links]
-        self.query_one("#links-chosen", Static).update(Content("\n").join(lines) if lines else Content.styled("none yet", "$text 60%"))
+        self.query_one("#links-chosen", Static).update(
+            Content("\n").join(lines) if lines else Content.styled("none yet", "$text 60%")
+        )
 
     # -- step two: the candidates --------------------------------------------------------------
 
@@ -310,7 +364,9 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
         try:
             candidates = self.gate(draft)
         except Exception as exc:  # noqa: BLE001 - a refusal is said, not raised
-            self.app.call_from_thread(self.notify, str(exc), title="The gate refused the draft", severity="error", markup=False)
+            self.app.call_from_thread(
+                self.notify, str(exc), title="The gate refused the draft", severity="error", markup=False
+            )
             return
         texts: dict[str, tuple[Document, bytes]] = {}
         for candidate in candidates if self.read_document is not None else []:
@@ -318,13 +374,20 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
                 texts[candidate.id] = self.read_document(candidate.id)
         self.app.call_from_thread(self._show_candidates, draft, candidates, texts)
 
-    def _show_candidates(self, draft: Draft, candidates: list[Candidate], texts: dict[str, tuple[Document, bytes]]) -> None:
+    def _show_candidates(
+        self, draft: Draft, candidates: list[Candidate], texts: dict[str, tuple[Document, bytes]]
+    ) -> None:
         self.candidates, self.texts = candidates, texts
         self.add_class("-candidates")
         self.refresh_bindings()
-        self.query_one("#draft-summary", Static).update(Content.assemble(
-            ("New ", "$text 60%"), (draft.type, "bold"), ": ", (clean(draft.title), "bold"),
-        ))
+        self.query_one("#draft-summary", Static).update(
+            Content.assemble(
+                ("New ", "$text 60%"),
+                (draft.type, "bold"),
+                ": ",
+                (clean(draft.title), "bold"),
+            )
+        )
         self.query_one("#draft-text", Static).update(draft_text(draft))
         listing = self.query_one("#candidate-list", OptionList)
         listing.border_title = f"Where it may already belong, best first · {len(candidates)}"
@@ -333,7 +396,9 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
             listing.set_options(Option(candidate_prompt(rank, c), id=c.id) for rank, c in enumerate(candidates, 1))
             listing.highlighted = 0
         else:
-            listing.set_options([Option(Content.styled("No canonical candidate: create it.", "$text-success"), disabled=True)])
+            listing.set_options(
+                [Option(Content.styled("No canonical candidate: create it.", "$text-success"), disabled=True)]
+            )
         listing.focus()
         self._show_selected()
 
@@ -415,7 +480,10 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
         elif selected is not None and selected.action == action:
             self._choose(self._choice(action, selected))
         else:
-            self.notify(f"The highlighted candidate cannot be {'merged into' if action == 'merge' else 'superseded'}", severity="warning")
+            self.notify(
+                f"The highlighted candidate cannot be {'merged into' if action == 'merge' else 'superseded'}",
+                severity="warning",
+            )
 
     def _choose(self, choice: GateChoice) -> None:
         """Leave with the choice once its dry run passes; a refusal keeps the draft open."""
@@ -435,7 +503,13 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
         self.app.call_from_thread(self.dismiss, choice)
 
     def _refused(self, choice: GateChoice, reason: str) -> None:
-        self.notify(in_dialog_terms(reason), title="Not written; the draft stays open", severity="warning", markup=False, timeout=12)
+        self.notify(
+            in_dialog_terms(reason),
+            title="Not written; the draft stays open",
+            severity="warning",
+            markup=False,
+            timeout=12,
+        )
         if choice.action == "create" and not choice.draft.links:  # what is missing is in the draft: go there
             self.action_back()
             self.query_one("#link-picker", DocumentPicker).focus_input()
@@ -454,4 +528,7 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
         if what is None:
             self.dismiss(None)
         else:
-            self.app.push_screen(DiscardDialog(what, then="close the write gate"), lambda discard: self.dismiss(None) if discard else None)
+            self.app.push_screen(
+                DiscardDialog(what, then="close the write gate"),
+                lambda discard: self.dismiss(None) if discard else None,
+            )

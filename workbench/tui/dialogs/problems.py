@@ -74,8 +74,20 @@ class ProblemsDialog(ModalScreen[ProblemsResult | None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f", "repair_file", "Repair file", id="problems.repair_file", tooltip="Preview the repair of the highlighted problem's file only as a diff, then write it"),
-        Binding("r", "repair", "Repair all", id="problems.repair", tooltip="Preview the deterministic repair of the vault as a diff, then write it"),
+        Binding(
+            "f",
+            "repair_file",
+            "Repair file",
+            id="problems.repair_file",
+            tooltip="Preview the repair of the highlighted problem's file only as a diff, then write it",
+        ),
+        Binding(
+            "r",
+            "repair",
+            "Repair all",
+            id="problems.repair",
+            tooltip="Preview the deterministic repair of the vault as a diff, then write it",
+        ),
         Binding("escape", "close", "Close", id="problems.close", tooltip="Back to the main screen"),
     ]
 
@@ -95,11 +107,15 @@ class ProblemsDialog(ModalScreen[ProblemsResult | None]):
             if self.problems:
                 options = [Option(problem_prompt(p), id=f"{i}") for i, p in enumerate(self.problems)]
             else:
-                options = [Option(Content.styled("No problems: the vault passes every check.", "$text-success"), disabled=True)]
+                options = [
+                    Option(Content.styled("No problems: the vault passes every check.", "$text-success"), disabled=True)
+                ]
             yield OptionList(*options, id="problem-list")
             with Horizontal(id="buttons"):
                 yield Static("enter opens the file", id="hint")
-                yield Button("Repair this file  f", id="repair-file", variant="primary", compact=True, disabled=not self.problems)
+                yield Button(
+                    "Repair this file  f", id="repair-file", variant="primary", compact=True, disabled=not self.problems
+                )
                 yield Button("Repair all  r", id="repair", compact=True)
                 yield Button("Close", id="close", compact=True)
         yield Footer()

@@ -59,8 +59,16 @@ class SyncDialog(ModalScreen[bool]):
         Binding("o", "settle('ours')", "Ours", id="sync.ours", tooltip="Keep this machine's value"),
         Binding("t", "settle('theirs')", "Theirs", id="sync.theirs", tooltip="Take the other machine's value"),
         Binding("b", "settle('base')", "Base", id="sync.base", tooltip="Go back to the value both started from"),
-        Binding("a", "settle('both')", "Both", id="sync.both", tooltip="For a body: keep both sides' lines, ours first"),
-        Binding("s", "sync", "Commit & push", id="sync.run", tooltip="Commit the vault (and a settled merge), fetch, merge, push"),
+        Binding(
+            "a", "settle('both')", "Both", id="sync.both", tooltip="For a body: keep both sides' lines, ours first"
+        ),
+        Binding(
+            "s",
+            "sync",
+            "Commit & push",
+            id="sync.run",
+            tooltip="Commit the vault (and a settled merge), fetch, merge, push",
+        ),
         Binding("escape", "close", "Close", id="sync.close", tooltip="Close; answers given so far are already written"),
     ]
 

@@ -65,8 +65,17 @@ class UndoHistoryDialog(ModalScreen[str | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("u", "undo", "Undo", id="undo_history.undo", tooltip="Preview the undo of the step marked ▶ as a diff"),
-        Binding("U", "redo", "Redo", key_display="U", id="undo_history.redo", tooltip="Preview the redo of the step marked ↷ as a diff"),
-        Binding("escape,H", "close", "Close", id="undo_history.close", tooltip="Back to the main screen; nothing changes"),
+        Binding(
+            "U",
+            "redo",
+            "Redo",
+            key_display="U",
+            id="undo_history.redo",
+            tooltip="Preview the redo of the step marked ↷ as a diff",
+        ),
+        Binding(
+            "escape,H", "close", "Close", id="undo_history.close", tooltip="Back to the main screen; nothing changes"
+        ),
     ]
 
     def __init__(self, stack: Stack) -> None:
@@ -80,8 +89,13 @@ class UndoHistoryDialog(ModalScreen[str | None]):
             dialog.border_subtitle = "u undo · U redo · escape closes"
             yield Static(Content(self._where()), id="where")
             options: list[Option] = [Option(step_prompt(stack, step), id=step.id) for step in reversed(stack.undone)]
-            options.append(Option(Content.styled("── now: the files are as the steps below left them ──", "$text-success"),
-                                  id="now", disabled=True))
+            options.append(
+                Option(
+                    Content.styled("── now: the files are as the steps below left them ──", "$text-success"),
+                    id="now",
+                    disabled=True,
+                )
+            )
             options += [Option(step_prompt(stack, step), id=step.id) for step in stack.done]
             if not stack.done:
                 options.append(Option(Content.styled("nothing older to undo", "$text 60%"), disabled=True))

@@ -33,13 +33,25 @@ if TYPE_CHECKING:
     from ...core.conflicts import Resolution
     from ..dialogs.lifecycle import LifecycleChoice
 
-__all__ = ["GuidedFlows", "editor_command", "flavour_refusal", "gate_proposal", "repair_one_plan", "resolution_refusal", "run_editor", "settle_title"]
+__all__ = [
+    "GuidedFlows",
+    "editor_command",
+    "flavour_refusal",
+    "gate_proposal",
+    "repair_one_plan",
+    "resolution_refusal",
+    "run_editor",
+    "settle_title",
+]
 
 NATIVE_ONLY = {"new_document": "the write gate", "consolidate": "consolidation", "inbox": "settling an agent's request"}
 """The guided flows that write Memory Core's own fields, by action, named as the core names them."""
 
-RESOLUTIONS_NATIVE_ONLY = {"compatible": "marking documents compatible", "retarget": "retargeting a link",
-                           "merge": "merging documents"}
+RESOLUTIONS_NATIVE_ONLY = {
+    "compatible": "marking documents compatible",
+    "retarget": "retargeting a link",
+    "merge": "merging documents",
+}
 """The conflicts' resolutions (by their command's verb) that write Memory Core's own fields."""
 
 
@@ -137,8 +149,13 @@ class GuidedFlows:
         reason = self.flow_refusal(active.binding.action)
         if reason:
             event.stop()
-            self.notify(reason, title=f"{active.binding.description}: not in this vault's format", severity="warning",
-                        markup=False, timeout=10)
+            self.notify(
+                reason,
+                title=f"{active.binding.description}: not in this vault's format",
+                severity="warning",
+                markup=False,
+                timeout=10,
+            )
 
     def action_lifecycle(self) -> None:
         from ..dialogs.lifecycle import LifecycleDialog  # the dialogs: imported when first shown, not at start
@@ -154,27 +171,57 @@ class GuidedFlows:
                 return
             back = self.action_lifecycle
             if choice.field == "execution_state":
-                self.propose(Proposal("Change the execution state?",
-                                      lambda vault: vault.set_execution_state(doc_id, choice.value, dry_run=True), read=read, back=back))
+                self.propose(
+                    Proposal(
+                        "Change the execution state?",
+                        lambda vault: vault.set_execution_state(doc_id, choice.value, dry_run=True),
+                        read=read,
+                        back=back,
+                    )
+                )
             elif choice.field == "successor":
-                self.propose(Proposal("Supersede it?", lambda vault: vault.supersede(doc_id, choice.value, dry_run=True), read=read,
-                                      back=back))
+                self.propose(
+                    Proposal(
+                        "Supersede it?",
+                        lambda vault: vault.supersede(doc_id, choice.value, dry_run=True),
+                        read=read,
+                        back=back,
+                    )
+                )
             else:
-                self.propose(Proposal("Change the status?", lambda vault: vault.set_status(doc_id, choice.value, dry_run=True), read=read,
-                                      back=back))
+                self.propose(
+                    Proposal(
+                        "Change the status?",
+                        lambda vault: vault.set_status(doc_id, choice.value, dry_run=True),
+                        read=read,
+                        back=back,
+                    )
+                )
 
         flavour = self.vault.flavour
         searcher = self.vault.search if flavour.native or flavour.writes_supersession else None
         words = {status: word for status in Status if (word := flavour.status_word(status)) and word.lower() != status}
-        self.app.push_screen(LifecycleDialog(view.document, searcher, statuses=flavour.has_status, states=flavour.native, words=words), chosen)
+        self.app.push_screen(
+            LifecycleDialog(view.document, searcher, statuses=flavour.has_status, states=flavour.native, words=words),
+            chosen,
+        )
 
     def action_undo(self) -> None:
-        self.propose(Proposal("Undo this step?", lambda vault: vault.undo(dry_run=True), undo_exactly,
-                              written="Undone (U redoes it)"))
+        self.propose(
+            Proposal(
+                "Undo this step?", lambda vault: vault.undo(dry_run=True), undo_exactly, written="Undone (U redoes it)"
+            )
+        )
 
     def action_redo(self) -> None:
-        self.propose(Proposal("Redo this step?", lambda vault: vault.redo(dry_run=True), redo_exactly,
-                              written="Redone (u undoes it again)"))
+        self.propose(
+            Proposal(
+                "Redo this step?",
+                lambda vault: vault.redo(dry_run=True),
+                redo_exactly,
+                written="Redone (u undoes it again)",
+            )
+        )
 
     def action_undo_history(self) -> None:
         if self.vault is not None:
@@ -232,8 +279,14 @@ class GuidedFlows:
         problems = view.problems
         if problems:
             lines = "\n".join(f"{p.severity}: {p.message}" for p in problems[:5])
-            self.app.call_from_thread(self.notify, lines, title=f"{len(problems)} problem(s) after editing",
-                                      severity="warning", markup=False, timeout=10)
+            self.app.call_from_thread(
+                self.notify,
+                lines,
+                title=f"{len(problems)} problem(s) after editing",
+                severity="warning",
+                markup=False,
+                timeout=10,
+            )
         else:
             self.app.call_from_thread(self.notify, view.document.path, title="Checked: no problems", markup=False)
 
@@ -251,11 +304,23 @@ class GuidedFlows:
                 self.open_document(result.doc_id, focus="viewer")
             elif result.repair and result.path is not None:
                 path = result.path
-                self.propose(Proposal(f"Repair {path}?", lambda vault: repair_one_plan(vault, path), then=self.action_problems,
-                                      back=lambda: self.action_problems(at=path)))
+                self.propose(
+                    Proposal(
+                        f"Repair {path}?",
+                        lambda vault: repair_one_plan(vault, path),
+                        then=self.action_problems,
+                        back=lambda: self.action_problems(at=path),
+                    )
+                )
             elif result.repair:
-                self.propose(Proposal("Repair the vault?", lambda vault: vault.repair(dry_run=True).plan,
-                                      then=self.action_problems, back=self.action_problems))
+                self.propose(
+                    Proposal(
+                        "Repair the vault?",
+                        lambda vault: vault.repair(dry_run=True).plan,
+                        then=self.action_problems,
+                        back=self.action_problems,
+                    )
+                )
 
         self.app.push_screen(ProblemsDialog(self.summary.problems, self._path_ids(), at=at), chosen)
 
@@ -278,8 +343,11 @@ class GuidedFlows:
             if not self._conflicts_busy:
                 self.find_conflicts(asked=True)
             self._reopen_conflicts = True
-            self.notify(f"Comparing {len(self.summary.documents)} documents; the queue opens when done",
-                        title="Looking for conflicts", markup=False)
+            self.notify(
+                f"Comparing {len(self.summary.documents)} documents; the queue opens when done",
+                title="Looking for conflicts",
+                markup=False,
+            )
             return
 
         def chosen(result) -> None:
@@ -289,7 +357,9 @@ class GuidedFlows:
                 self.open_document(result, focus="viewer")
                 return
             index = next((i for i, c in enumerate(conflicts) if result in c.resolutions), 0)
-            proposal = resolution_proposal(result, then=self._conflicts_after_change, back=lambda: self.action_conflicts(index))
+            proposal = resolution_proposal(
+                result, then=self._conflicts_after_change, back=lambda: self.action_conflicts(index)
+            )
             if proposal is None:
                 self.notify(result.command, title="Not done from here; run", markup=False)
             else:
@@ -311,7 +381,9 @@ class GuidedFlows:
             if choice is not None:
                 self.propose(gate_proposal(choice, back=lambda: self.action_new_document(choice.draft)))
 
-        dialog = NewDocumentDialog(self.vault.search, self.vault.gate, self._read_document, check=self._check_gate_choice, draft=draft)
+        dialog = NewDocumentDialog(
+            self.vault.search, self.vault.gate, self._read_document, check=self._check_gate_choice, draft=draft
+        )
         self.app.push_screen(dialog, chosen)
 
     def _check_gate_choice(self, choice) -> None:
@@ -368,11 +440,16 @@ class GuidedFlows:
             into, notes, body, edited_from = choice.into, list(choice.notes), choice.body, choice.edited_from
             edited = " (the text as edited)" if body is not None else ""
             # A redo on files changed meanwhile carries the person's edits onto the new merged text.
-            self.propose(Proposal(f"Consolidate {len(notes)} notes into {into}{edited}?",
-                                  lambda vault: vault.consolidate(into, notes, dry_run=True, body=body, edited_from=edited_from),
-                                  open_after=lambda plan: into, read=choice.read,
-                                  back=lambda: self._show_groups(groups, titles, choice),
-                                  unsaved="the merged text as you edited it" if body is not None else None))
+            self.propose(
+                Proposal(
+                    f"Consolidate {len(notes)} notes into {into}{edited}?",
+                    lambda vault: vault.consolidate(into, notes, dry_run=True, body=body, edited_from=edited_from),
+                    open_after=lambda plan: into,
+                    read=choice.read,
+                    back=lambda: self._show_groups(groups, titles, choice),
+                    unsaved="the merged text as you edited it" if body is not None else None,
+                )
+            )
 
         dialog = ConsolidateDialog(groups, titles, self.vault.search, merged_text=self._merged_text, resume=resume)
         self.app.push_screen(dialog, chosen)
@@ -393,7 +470,9 @@ class GuidedFlows:
             self._report(exc, "The inbox could not be read")
             return
         vault = self.vault
-        dialog = InboxDialog(inbox, vault.inbox_diff, vault.search, reload=vault.inbox, generation=lambda: vault.generation)
+        dialog = InboxDialog(
+            inbox, vault.inbox_diff, vault.search, reload=vault.inbox, generation=lambda: vault.generation
+        )
         self.app.call_from_thread(self._show_inbox, dialog)
 
     def _show_inbox(self, dialog) -> None:
@@ -412,9 +491,15 @@ class GuidedFlows:
             elif action == "forget":
                 self._confirm_forget(doc_id, request.title)
             else:
-                self.propose(Proposal(settle_title(choice),
-                                      lambda vault: vault.settle(doc_id, action, target=target, at=request.at, dry_run=True),
-                                      open_after=lambda plan: doc_id, then=self.action_inbox, back=self.action_inbox))
+                self.propose(
+                    Proposal(
+                        settle_title(choice),
+                        lambda vault: vault.settle(doc_id, action, target=target, at=request.at, dry_run=True),
+                        open_after=lambda plan: doc_id,
+                        then=self.action_inbox,
+                        back=self.action_inbox,
+                    )
+                )
 
         self.app.push_screen(dialog, chosen)
 
@@ -436,10 +521,16 @@ class GuidedFlows:
         self.app.push_screen(ConfirmForgetDialog(doc_id, title), typed)
 
     def _forget(self, doc_id: str, confirm: str) -> None:
-        self.propose(Proposal(f"Forget {doc_id} for good?",
-                              lambda vault: vault.settle(doc_id, "forget", confirm=confirm, dry_run=True),
-                              apply=lambda vault, plan: vault.settle(doc_id, "forget", confirm=confirm),
-                              then=self.action_inbox, back=self.action_inbox, written="Forgotten (this cannot be undone)"))
+        self.propose(
+            Proposal(
+                f"Forget {doc_id} for good?",
+                lambda vault: vault.settle(doc_id, "forget", confirm=confirm, dry_run=True),
+                apply=lambda vault, plan: vault.settle(doc_id, "forget", confirm=confirm),
+                then=self.action_inbox,
+                back=self.action_inbox,
+                written="Forgotten (this cannot be undone)",
+            )
+        )
 
 
 def gate_proposal(choice, back: Callable[[], object] | None = None) -> Proposal:
@@ -447,13 +538,30 @@ def gate_proposal(choice, back: Callable[[], object] | None = None) -> Proposal:
     draft, target = choice.draft, choice.target
     unsaved = "the draft"
     if choice.action == "merge" and target:
-        return Proposal(f"Merge into {target}?", lambda vault: vault.merge_into(target, draft, dry_run=True),
-                        open_after=lambda plan: target, read=choice.read, back=back, unsaved=unsaved)
+        return Proposal(
+            f"Merge into {target}?",
+            lambda vault: vault.merge_into(target, draft, dry_run=True),
+            open_after=lambda plan: target,
+            read=choice.read,
+            back=back,
+            unsaved=unsaved,
+        )
     if choice.action == "supersede" and target:
-        return Proposal(f"Create it, superseding {target}?", lambda vault: vault.create_superseding(target, draft, dry_run=True),
-                        open_after=created_id, read=choice.read, back=back, unsaved=unsaved)
-    return Proposal("Create this document?", lambda vault: vault.create(draft, dry_run=True), open_after=created_id,
-                    back=back, unsaved=unsaved)
+        return Proposal(
+            f"Create it, superseding {target}?",
+            lambda vault: vault.create_superseding(target, draft, dry_run=True),
+            open_after=created_id,
+            read=choice.read,
+            back=back,
+            unsaved=unsaved,
+        )
+    return Proposal(
+        "Create this document?",
+        lambda vault: vault.create(draft, dry_run=True),
+        open_after=created_id,
+        back=back,
+        unsaved=unsaved,
+    )
 
 
 def settle_title(choice) -> str:
@@ -461,8 +569,11 @@ def settle_title(choice) -> str:
     request, target = choice.request, choice.target
     doc_id, agent = request.doc_id, request.agent
     return {
-        "accept": {"create": f"Accept {doc_id}: draft → active?", "supersede": f"Accept: {doc_id} supersedes {request.target}?",
-                   "merge": f"Keep {agent}'s merge into {doc_id}?"}.get(request.kind, f"Accept {doc_id}?"),
+        "accept": {
+            "create": f"Accept {doc_id}: draft → active?",
+            "supersede": f"Accept: {doc_id} supersedes {request.target}?",
+            "merge": f"Keep {agent}'s merge into {doc_id}?",
+        }.get(request.kind, f"Accept {doc_id}?"),
         "merge": f"Merge {doc_id} into {target}?",
         "supersede": f"{doc_id} supersedes {target}?",
         "archive": f"Archive {doc_id}?",

@@ -71,35 +71,180 @@ class MainScreen(GuidedFlows, Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         # First, so that the footer always starts with them (in the search box: F1 and ^q instead).
         Binding("question_mark", "app.show_keys", "Keys", id="main.keys", tooltip="List every key and what it does"),
-        Binding("q", "app.quit", "Quit", id="main.quit", tooltip="Leave the workbench (nothing unsaved is ever pending)"),
+        Binding(
+            "q", "app.quit", "Quit", id="main.quit", tooltip="Leave the workbench (nothing unsaved is ever pending)"
+        ),
         Binding("slash", "focus_search", "Search", id="main.search", tooltip="Put the cursor in the search box"),
         # A small terminal's first need: the pane being read, on the whole window.
-        Binding("m", "maximise", "Maximise", id="main.maximise", tooltip="Give the focused pane the whole window; m or escape gives the others back"),
+        Binding(
+            "m",
+            "maximise",
+            "Maximise",
+            id="main.maximise",
+            tooltip="Give the focused pane the whole window; m or escape gives the others back",
+        ),
         Binding("m", "restore", "Restore", id="main.restore", tooltip="Show every pane again"),
-        Binding("l", "lifecycle", "Lifecycle", id="main.lifecycle", tooltip="Change the document's status (or a task's execution state)"),
-        Binding("e", "edit", "Edit", id="main.edit", tooltip="Edit the file in $EDITOR (vi if unset), then re-read and check it"),
-        Binding("s", "successor", "Successor", id="main.successor", tooltip="Open the document that supersedes this one"),
-        Binding("n", "new_document", "New", id="main.new", tooltip="New knowledge through the write gate: merge, supersede or create"),
-        Binding("c", "conflicts", "Conflicts", id="main.conflicts", tooltip="The conflicts queue: contradictions, duplicates, stale links"),
-        Binding("o", "consolidate", "Consolidate", id="main.consolidate", tooltip="Fold groups of related notes into their canonical document"),
-        Binding("p", "problems", "Problems", id="main.problems", tooltip="Every problem in the vault; open one, or repair them all"),
-        Binding("i", "inbox", "Inbox", id="main.inbox", tooltip="What agents wrote, awaiting your review: accept, merge, supersede, archive or forget each"),
+        Binding(
+            "l",
+            "lifecycle",
+            "Lifecycle",
+            id="main.lifecycle",
+            tooltip="Change the document's status (or a task's execution state)",
+        ),
+        Binding(
+            "e",
+            "edit",
+            "Edit",
+            id="main.edit",
+            tooltip="Edit the file in $EDITOR (vi if unset), then re-read and check it",
+        ),
+        Binding(
+            "s", "successor", "Successor", id="main.successor", tooltip="Open the document that supersedes this one"
+        ),
+        Binding(
+            "n",
+            "new_document",
+            "New",
+            id="main.new",
+            tooltip="New knowledge through the write gate: merge, supersede or create",
+        ),
+        Binding(
+            "c",
+            "conflicts",
+            "Conflicts",
+            id="main.conflicts",
+            tooltip="The conflicts queue: contradictions, duplicates, stale links",
+        ),
+        Binding(
+            "o",
+            "consolidate",
+            "Consolidate",
+            id="main.consolidate",
+            tooltip="Fold groups of related notes into their canonical document",
+        ),
+        Binding(
+            "p",
+            "problems",
+            "Problems",
+            id="main.problems",
+            tooltip="Every problem in the vault; open one, or repair them all",
+        ),
+        Binding(
+            "i",
+            "inbox",
+            "Inbox",
+            id="main.inbox",
+            tooltip="What agents wrote, awaiting your review: accept, merge, supersede, archive or forget each",
+        ),
         Binding("u", "undo", "Undo", id="main.undo", tooltip="Revert the newest step, named, after showing its diff"),
-        Binding("U", "redo", "Redo", key_display="U", show=False, id="main.redo", tooltip="Re-apply the step undone last, after showing its diff"),
-        Binding("H", "undo_history", "History", key_display="H", show=False, id="main.undo_history", tooltip="List every step, newest first, the position marked"),
-        Binding("S", "sync", "Sync", key_display="S", show=False, id="main.sync", tooltip="Sync with the vault's git remote; settle a merge that waits, key by key"),
-        Binding("g", "focus_links", "Links", id="main.links", tooltip="Move to the links pane (below 100 columns, in place of the results); from it, back to the results"),
-        Binding("backspace,alt+left", "back", "Back", key_display="⌫", id="main.back", tooltip="Back to the previously opened document"),
-        Binding("shift+backspace,alt+right", "forward", "Forward", key_display="⇧⌫", show=False, id="main.forward", tooltip="Forward again after going back"),
-        Binding("r", "toggle_raw", "Raw", show=False, id="main.raw", tooltip="Toggle between the rendered document and its source file"),
+        Binding(
+            "U",
+            "redo",
+            "Redo",
+            key_display="U",
+            show=False,
+            id="main.redo",
+            tooltip="Re-apply the step undone last, after showing its diff",
+        ),
+        Binding(
+            "H",
+            "undo_history",
+            "History",
+            key_display="H",
+            show=False,
+            id="main.undo_history",
+            tooltip="List every step, newest first, the position marked",
+        ),
+        Binding(
+            "S",
+            "sync",
+            "Sync",
+            key_display="S",
+            show=False,
+            id="main.sync",
+            tooltip="Sync with the vault's git remote; settle a merge that waits, key by key",
+        ),
+        Binding(
+            "g",
+            "focus_links",
+            "Links",
+            id="main.links",
+            tooltip="Move to the links pane (below 100 columns, in place of the results); from it, back to the results",
+        ),
+        Binding(
+            "backspace,alt+left",
+            "back",
+            "Back",
+            key_display="⌫",
+            id="main.back",
+            tooltip="Back to the previously opened document",
+        ),
+        Binding(
+            "shift+backspace,alt+right",
+            "forward",
+            "Forward",
+            key_display="⇧⌫",
+            show=False,
+            id="main.forward",
+            tooltip="Forward again after going back",
+        ),
+        Binding(
+            "r",
+            "toggle_raw",
+            "Raw",
+            show=False,
+            id="main.raw",
+            tooltip="Toggle between the rendered document and its source file",
+        ),
         # The links pane's keys work from anywhere on this screen: they bring the pane into view.
         # (`system`: the keys dialog lists them once, with the pane.)
-        Binding("plus,equals_sign", "links('deeper')", "Deeper", show=False, system=True, id="main.links-deeper", tooltip="In the links pane: one more link away"),
-        Binding("minus", "links('shallower')", "Shallower", show=False, system=True, id="main.links-shallower", tooltip="In the links pane: one link less far"),
-        Binding("t", "links('filter')", "Link type", show=False, system=True, id="main.links-filter", tooltip="In the links pane: one link type only"),
-        Binding("x", "links('pack')", "Context pack", show=False, system=True, id="main.links-pack", tooltip="In the links pane: the context pack"),
-        *(Binding(key, f"explain('{key}')", show=False, system=True, id=f"main.why-{key}", tooltip=f"Say why {key} cannot act now")
-          for key in ("l", "e", "r", "s")),
+        Binding(
+            "plus,equals_sign",
+            "links('deeper')",
+            "Deeper",
+            show=False,
+            system=True,
+            id="main.links-deeper",
+            tooltip="In the links pane: one more link away",
+        ),
+        Binding(
+            "minus",
+            "links('shallower')",
+            "Shallower",
+            show=False,
+            system=True,
+            id="main.links-shallower",
+            tooltip="In the links pane: one link less far",
+        ),
+        Binding(
+            "t",
+            "links('filter')",
+            "Link type",
+            show=False,
+            system=True,
+            id="main.links-filter",
+            tooltip="In the links pane: one link type only",
+        ),
+        Binding(
+            "x",
+            "links('pack')",
+            "Context pack",
+            show=False,
+            system=True,
+            id="main.links-pack",
+            tooltip="In the links pane: the context pack",
+        ),
+        *(
+            Binding(
+                key,
+                f"explain('{key}')",
+                show=False,
+                system=True,
+                id=f"main.why-{key}",
+                tooltip=f"Say why {key} cannot act now",
+            )
+            for key in ("l", "e", "r", "s")
+        ),
     ]
 
     class VaultOpened(Message):
@@ -116,8 +261,14 @@ class MainScreen(GuidedFlows, Screen[None]):
             self.summary = summary
 
     class DocumentRead(Message):
-        def __init__(self, view: DocumentView, remember: bool, focus: str | None, from_disk: bool = False,
-                     words: tuple[str, ...] = ()) -> None:
+        def __init__(
+            self,
+            view: DocumentView,
+            remember: bool,
+            focus: str | None,
+            from_disk: bool = False,
+            words: tuple[str, ...] = (),
+        ) -> None:
             super().__init__()
             self.view = view
             self.remember = remember
@@ -335,8 +486,14 @@ class MainScreen(GuidedFlows, Screen[None]):
         self.post_message(self.ConflictsFound(conflicts))
 
     @work(thread=True, exclusive=True, group="vault-read")
-    def read_document(self, doc_id: str, remember: bool = True, focus: str | None = None, from_disk: bool = False,
-                      words: tuple[str, ...] = ()) -> None:
+    def read_document(
+        self,
+        doc_id: str,
+        remember: bool = True,
+        focus: str | None = None,
+        from_disk: bool = False,
+        words: tuple[str, ...] = (),
+    ) -> None:
         if self.vault is None or self.summary is None:
             return
         try:
@@ -397,7 +554,9 @@ class MainScreen(GuidedFlows, Screen[None]):
             summary = summarise(self.vault, self.vault_path)
         except ConflictError as exc:
             ours = next((c.after for c in plan.changes if c.path == exc.path), None)
-            self.post_message(self.ExternalChange(Versions(exc.path, self._on_disk(exc.path), ours, planned=True), proposal))
+            self.post_message(
+                self.ExternalChange(Versions(exc.path, self._on_disk(exc.path), ours, planned=True), proposal)
+            )
             return
         except Exception as exc:  # noqa: BLE001
             self._report(exc, "Nothing was written" if not plan.applied else "Written, but not re-read")
@@ -468,7 +627,9 @@ class MainScreen(GuidedFlows, Screen[None]):
         ours = path in self._removed  # our own change removed it: `ChangeApplied` moves on from it
         self._removed.difference_update(message.paths)
         # A folder that vanished is reported as `folder/`, a sweep that caught up as no path at all.
-        if not ours and (not message.paths or any(p == path or (p.endswith("/") and path.startswith(p)) for p in message.paths)):
+        if not ours and (
+            not message.paths or any(p == path or (p.endswith("/") and path.startswith(p)) for p in message.paths)
+        ):
             self.read_document(view.document.id, remember=False, from_disk=True)
 
     def _announce_agents(self, paths: list[str]) -> None:
@@ -479,12 +640,20 @@ class MainScreen(GuidedFlows, Screen[None]):
 
         # A sweep that caught up says no paths: a write whose event the OS lost is among all the
         # documents, and is news all the same.
-        documents = [doc for path in paths if (doc := self.vault.document_at(path)) is not None] if paths else self.vault.documents
+        documents = (
+            [doc for path in paths if (doc := self.vault.document_at(path)) is not None]
+            if paths
+            else self.vault.documents
+        )
         fresh = [r for r in agent_requests(documents) if r.at > self._agents_seen]
         if fresh:
             self._agents_seen = max(r.at for r in fresh)
             more = f" (and {len(fresh) - 1} more)" if len(fresh) > 1 else ""
-            self.notify(f"{fresh[0].agent}: {fresh[0].describe()}{more}", title="An agent wrote · i opens the inbox", markup=False)
+            self.notify(
+                f"{fresh[0].agent}: {fresh[0].describe()}{more}",
+                title="An agent wrote · i opens the inbox",
+                markup=False,
+            )
 
     @on(DocumentRead)
     def _document_read(self, message: DocumentRead) -> None:
@@ -502,8 +671,12 @@ class MainScreen(GuidedFlows, Screen[None]):
         if message.from_disk and before is not None and before.source != view.source:
             ours = self._written.get(view.document.path)
             if ours is None or ours.decode("utf-8", "replace") != view.source:
-                self.notify(f"{view.document.path} changed on disk; showing the new version",
-                            title="Changed outside the workbench", severity="warning", markup=False)
+                self.notify(
+                    f"{view.document.path} changed on disk; showing the new version",
+                    title="Changed outside the workbench",
+                    severity="warning",
+                    markup=False,
+                )
         # The text is what the person waits for: the links pane, the focus and with it the footer's
         # keys (whose every key is a widget made again) follow in the next frame.
         self.call_after_refresh(self._after_document_shown, view, message.focus)
@@ -530,16 +703,28 @@ class MainScreen(GuidedFlows, Screen[None]):
             viewer.gone = True
             self.refresh_bindings()
             if message.from_disk:
-                self.notify(f"{viewer.view.document.path} was deleted on disk", title="Deleted outside the workbench",
-                            severity="warning", markup=False)
+                self.notify(
+                    f"{viewer.view.document.path} was deleted on disk",
+                    title="Deleted outside the workbench",
+                    severity="warning",
+                    markup=False,
+                )
             return
         if message.doc_id not in self.history:  # never opened here: a dangling link, not a deletion
-            self.notify(f"No document of the vault is called {message.doc_id}", title="Cannot open it",
-                        severity="error", markup=False)
+            self.notify(
+                f"No document of the vault is called {message.doc_id}",
+                title="Cannot open it",
+                severity="error",
+                markup=False,
+            )
             return
         step = self.history.drop(message.doc_id, shown)
-        self.notify(f"{message.doc_id} was deleted on disk" + ("; skipped" if step else ""),
-                    title="No longer in the vault", severity="warning", markup=False)
+        self.notify(
+            f"{message.doc_id} was deleted on disk" + ("; skipped" if step else ""),
+            title="No longer in the vault",
+            severity="warning",
+            markup=False,
+        )
         if step < 0:
             self.action_back()
         elif step > 0:
@@ -564,8 +749,12 @@ class MainScreen(GuidedFlows, Screen[None]):
         """Whether the open document's file is gone, said to the person: nothing can be written to it."""
         viewer = self.query_one(DocumentViewer)
         if viewer.gone and viewer.view is not None:
-            self.notify(f"{viewer.view.document.path} was deleted on disk: there is nothing left to change",
-                        title="Refused", severity="error", markup=False)
+            self.notify(
+                f"{viewer.view.document.path} was deleted on disk: there is nothing left to change",
+                title="Refused",
+                severity="error",
+                markup=False,
+            )
         return viewer.gone
 
     def action_lifecycle(self) -> None:
@@ -593,7 +782,9 @@ class MainScreen(GuidedFlows, Screen[None]):
 
         from ..dialogs.confirm_plan import ConfirmPlanDialog
 
-        dialog = ConfirmPlanDialog(plan.summary, plan.diff(), title=proposal.title, files=plan.paths, unsaved=proposal.unsaved)
+        dialog = ConfirmPlanDialog(
+            plan.summary, plan.diff(), title=proposal.title, files=plan.paths, unsaved=proposal.unsaved
+        )
         self.app.push_screen(dialog, confirmed)
 
     @on(ExternalChange)
@@ -604,7 +795,9 @@ class MainScreen(GuidedFlows, Screen[None]):
             if self.current is not None and self.current.document.path == versions.path:
                 self.read_document(self.current.document.id, remember=False)  # what is on disk now
             if not redo:
-                self.notify(f"Nothing was written; {versions.path} keeps what is on disk", title="Cancelled", markup=False)
+                self.notify(
+                    f"Nothing was written; {versions.path} keeps what is on disk", title="Cancelled", markup=False
+                )
                 if proposal.back is not None and proposal.unsaved:
                     proposal.back()  # what the person typed is not dropped with the change
                 return
@@ -686,7 +879,11 @@ class MainScreen(GuidedFlows, Screen[None]):
         `action_explain`); dim back and forward at the ends, hide back until there is a way back, and
         dim the flows the vault's format cannot carry out (pressed, they say why)."""
         view = self.current
-        if action in ("lifecycle", "new_document", "consolidate") and self.summary is not None and self.flow_refusal(action):
+        if (
+            action in ("lifecycle", "new_document", "consolidate")
+            and self.summary is not None
+            and self.flow_refusal(action)
+        ):
             return None
         if action in ("lifecycle", "edit") and view is not None and self.query_one(DocumentViewer).gone:
             return False  # nothing left on disk to change: hidden, and the key says so (`action_explain`)
@@ -749,27 +946,47 @@ class MainScreen(GuidedFlows, Screen[None]):
         view = self.current
         if view is None:
             what = {"l": "change its status", "e": "edit it", "r": "see its source", "s": "open its successor"}[key]
-            self.notify(f"Open a document first to {what}: / to search, enter to open", title="No document open", markup=False)
+            self.notify(
+                f"Open a document first to {what}: / to search, enter to open", title="No document open", markup=False
+            )
         elif key in ("l", "e"):
             self._refused_as_gone()
         elif key == "s":
-            self.notify(f"{view.document.id} is {view.document.status}: nothing supersedes it", title="No successor", markup=False)
+            self.notify(
+                f"{view.document.id} is {view.document.status}: nothing supersedes it",
+                title="No successor",
+                markup=False,
+            )
 
     def action_links(self, what: str) -> None:
         """A links-pane key pressed elsewhere: bring the pane into view (and the focus to it), then do it."""
         links = self.query_one(LinkPane)
         if links.neighbours is None:
-            self.notify("Open a document first: its links are listed in the links pane (g)", title="No document open", markup=False)
+            self.notify(
+                "Open a document first: its links are listed in the links pane (g)",
+                title="No document open",
+                markup=False,
+            )
             return
         self.action_focus_links()
-        {"deeper": lambda: links.action_depth(1), "shallower": lambda: links.action_depth(-1),
-         "filter": links.action_cycle_filter, "pack": links.action_toggle_pack}[what]()
+        {
+            "deeper": lambda: links.action_depth(1),
+            "shallower": lambda: links.action_depth(-1),
+            "filter": links.action_cycle_filter,
+            "pack": links.action_toggle_pack,
+        }[what]()
 
     def action_maximise(self) -> None:
         """The pane that has the focus takes the whole window (the footer stays)."""
         focused = self.focused
-        pane = next((p for p in (self.query_one(SearchPane), self.query_one(DocumentViewer), self.query_one(LinkPane))
-                     if focused is not None and (focused is p or p in focused.ancestors)), None)
+        pane = next(
+            (
+                p
+                for p in (self.query_one(SearchPane), self.query_one(DocumentViewer), self.query_one(LinkPane))
+                if focused is not None and (focused is p or p in focused.ancestors)
+            ),
+            None,
+        )
         self.maximized = pane or self.query_one(DocumentViewer)
 
     def action_restore(self) -> None:

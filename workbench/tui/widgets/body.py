@@ -302,8 +302,11 @@ class Body(Widget):
         if block >= len(self._starts):
             return frozenset()
         end = self._starts[block + 1] if block + 1 < len(self._starts) else len(self._lines)
-        return frozenset(row for row in range(self._starts[block], end)
-                         if any(link_number(span.style) == number for span in self._lines[row].spans))
+        return frozenset(
+            row
+            for row in range(self._starts[block], end)
+            if any(link_number(span.style) == number for span in self._lines[row].spans)
+        )
 
     def _scroll_to_row(self, row: int, top: bool = False) -> None:
         """Bring a row of the body into the view of the container that scrolls it, once a layout

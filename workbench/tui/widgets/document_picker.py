@@ -34,7 +34,9 @@ __all__ = ["DocumentPicker", "hit_prompt"]
 def hit_prompt(hit: Hit) -> Content:
     """One line: the status dot in its colour, the title, then the type and id, muted."""
     return Content.assemble(
-        ("● ", status_style(hit.status)), clean(hit.title), (f"  {hit.type} · {clean(hit.id)}", "$text 60%"),
+        ("● ", status_style(hit.status)),
+        clean(hit.title),
+        (f"  {hit.type} · {clean(hit.id)}", "$text 60%"),
     )
 
 
@@ -56,8 +58,14 @@ class DocumentPicker(Vertical):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("down", "focus_hits", "Hits", show=False, id="picker.hits",
-                tooltip="Move from the search box into the list of documents found"),
+        Binding(
+            "down",
+            "focus_hits",
+            "Hits",
+            show=False,
+            id="picker.hits",
+            tooltip="Move from the search box into the list of documents found",
+        ),
     ]
 
     searcher: reactive[Searcher | None] = reactive(None)

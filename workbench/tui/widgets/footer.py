@@ -23,8 +23,15 @@ __all__ = ["KeysFooter"]
 def _keys_shown(screen: Screen) -> tuple:
     """What the footer shows of `screen`'s bindings: each key with its label, action and state."""
     return tuple(
-        (binding.key, binding.key_display, binding.description, binding.action, enabled, tooltip,
-         None if binding.group is None else binding.group.description)
+        (
+            binding.key,
+            binding.key_display,
+            binding.description,
+            binding.action,
+            enabled,
+            tooltip,
+            None if binding.group is None else binding.group.description,
+        )
         for _node, binding, enabled, tooltip in screen.active_bindings.values()
         if binding.show or binding.key == screen.app.COMMAND_PALETTE_BINDING
     )

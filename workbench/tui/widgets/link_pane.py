@@ -40,7 +40,9 @@ def _entry(neighbour: Neighbour, key: str, twins: frozenset[str] = frozenset()) 
     """One linked document: its title, and under it its id when another listed document has the
     same title (`twins`), so that two links to notes titled alike can be told apart."""
     if neighbour.dangling:
-        prompt = Content.assemble(("  ✖ ", "$link-dangling"), (clean(neighbour.doc_id), "$text 60% strike"), (" missing", "$link-dangling"))
+        prompt = Content.assemble(
+            ("  ✖ ", "$link-dangling"), (clean(neighbour.doc_id), "$text 60% strike"), (" missing", "$link-dangling")
+        )
         return Option(prompt, id=key, disabled=True)
     if neighbour.invalid:  # the file exists but fails its checks: open it to see why
         prompt = Content.assemble(("  ! ", "$link-dangling"), clean(neighbour.doc_id), (" invalid", "$link-dangling"))
@@ -78,8 +80,18 @@ def link_options(neighbours: LinkGroups) -> list[Option | None]:
     """
     options: list[Option | None] = []
     counter = 0
-    twins = _twins([*(n for groups in (neighbours.outgoing, neighbours.incoming) for members in groups.values() for n in members),
-                    *(n for members in neighbours.further.values() for n in members), *neighbours.chain])
+    twins = _twins(
+        [
+            *(
+                n
+                for groups in (neighbours.outgoing, neighbours.incoming)
+                for members in groups.values()
+                for n in members
+            ),
+            *(n for members in neighbours.further.values() for n in members),
+            *neighbours.chain,
+        ]
+    )
     for direction, groups, label in (("out", neighbours.outgoing, str), ("in", neighbours.incoming, inverse_label)):
         if not groups:
             continue
@@ -121,7 +133,10 @@ def pack_options(neighbours: LinkGroups) -> list[Option | None]:
     for number, item in enumerate(neighbours.pack, start=1):
         where = "the document itself" if item.depth == 0 else f"{item.depth} away via {item.link_type}"
         prompt = Content.assemble(
-            (f"{number:>2} ", "$text 60%"), ("● ", status_style(item.status)), clean(item.title), "\n",
+            (f"{number:>2} ", "$text 60%"),
+            ("● ", status_style(item.status)),
+            clean(item.title),
+            "\n",
             *([(f"   {clean(item.doc_id)}", "$text 60%"), "\n"] if item.title in twins else []),
             (f"   {where}", "$text 60%"),
         )
@@ -147,14 +162,40 @@ class LinkPane(OptionList):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("plus,equals_sign", "depth(1)", "Deeper", id="links.deeper", tooltip="Show documents one more link away (up to 4)"),
-        Binding("minus", "depth(-1)", "Shallower", id="links.shallower", tooltip="Show documents one link less far away"),
-        Binding("t", "cycle_filter", "Link type", id="links.filter", tooltip="Show only one of the document's link types; again for the next, then all (another document shows all)"),
-        Binding("x", "toggle_pack", "Context pack", id="links.pack", tooltip="Toggle the context pack: what an agent reads about this document"),
+        Binding(
+            "plus,equals_sign",
+            "depth(1)",
+            "Deeper",
+            id="links.deeper",
+            tooltip="Show documents one more link away (up to 4)",
+        ),
+        Binding(
+            "minus", "depth(-1)", "Shallower", id="links.shallower", tooltip="Show documents one link less far away"
+        ),
+        Binding(
+            "t",
+            "cycle_filter",
+            "Link type",
+            id="links.filter",
+            tooltip="Show only one of the document's link types; again for the next, then all (another document shows all)",
+        ),
+        Binding(
+            "x",
+            "toggle_pack",
+            "Context pack",
+            id="links.pack",
+            tooltip="Toggle the context pack: what an agent reads about this document",
+        ),
         # Below 100 columns the pane stands in for the results: these give them back (else they do
         # what they do elsewhere: escape restores a maximised pane, tab moves on).
-        Binding("escape,tab", "screen.leave_links", "Results", show=False, id="links.leave",
-                tooltip="Below 100 columns: the results again, in place of the links (g does too)"),
+        Binding(
+            "escape,tab",
+            "screen.leave_links",
+            "Results",
+            show=False,
+            id="links.leave",
+            tooltip="Below 100 columns: the results again, in place of the links (g does too)",
+        ),
     ]
 
     MAX_DEPTH = 4
@@ -194,7 +235,11 @@ class LinkPane(OptionList):
     def watch_neighbours(self, neighbours: LinkGroups | None) -> None:
         self.border_title = self._title()
         # The filter below, on a line of its own: in the title it was cut at the pane's edge.
-        self.border_subtitle = f"{neighbours.link_type} only · t" if neighbours is not None and neighbours.link_type and not self.show_pack else ""
+        self.border_subtitle = (
+            f"{neighbours.link_type} only · t"
+            if neighbours is not None and neighbours.link_type and not self.show_pack
+            else ""
+        )
         if neighbours is None:
             self.set_options([Option(Content.styled("No document open", "$text 60%"), disabled=True)])
         elif self.show_pack:
@@ -225,7 +270,9 @@ class LinkPane(OptionList):
             offered.append(hood.link_type)
         if len(offered) <= 2 and hood.link_type is None:
             what = f"only {hood.types[0]} links" if hood.types else "no links"
-            self.notify(f"This document has {what}: there is no other type to filter by", title="Link type", markup=False)
+            self.notify(
+                f"This document has {what}: there is no other type to filter by", title="Link type", markup=False
+            )
             return
         following = offered[(offered.index(hood.link_type) + 1) % len(offered)]
         self.post_message(self.Settings(hood.depth, following))

@@ -38,7 +38,9 @@ def value_content(key: str, value: Any) -> Content:
         links = parse_links(value)
         if not links:
             return Content(value_text(value))
-        lines = [Content.assemble((clean(link.type), _link_style(link.type)), " → ", clean(link.target)) for link in links]
+        lines = [
+            Content.assemble((clean(link.type), _link_style(link.type)), " → ", clean(link.target)) for link in links
+        ]
         return Content("\n").join(lines)
     if (date := epoch_date(key, value)) is not None:
         return Content.assemble(date, (f"  {value}", "$text 60%"))
@@ -80,7 +82,9 @@ class Properties(Widget):
         lines: list[Content] = []
         for key, value in self.rows():
             keys = Content.styled(clean(key), "$text 60%").wrap(KEY_WIDTH)
-            values = [line for part in value_content(key, value).split("\n") for line in part.wrap(room) or [Content("")]]
+            values = [
+                line for part in value_content(key, value).split("\n") for line in part.wrap(room) or [Content("")]
+            ]
             for number in range(max(len(keys), len(values))):
                 left = keys[number] if number < len(keys) else Content("")
                 right = values[number] if number < len(values) else Content("")

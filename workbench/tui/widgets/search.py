@@ -33,7 +33,17 @@ from ...core.model import QueryError
 from ...core.search import Hit
 from ..text import clean, status_style
 
-__all__ = ["SearchInput", "SearchPane", "Searcher", "Snippets", "fold_snippet", "query_problem", "result_prompt", "shorten_snippet", "Titled"]
+__all__ = [
+    "SearchInput",
+    "SearchPane",
+    "Searcher",
+    "Snippets",
+    "fold_snippet",
+    "query_problem",
+    "result_prompt",
+    "shorten_snippet",
+    "Titled",
+]
 
 SHOWN = 200
 """Hits listed: a person refines the query rather than scroll further, and each listed hit is laid
@@ -67,11 +77,24 @@ class SearchInput(Input):
     footer lists them first)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f1", "app.show_keys", "Keys", key_display="F1", id="search.keys",
-                tooltip="List every key and what it does (? is a letter in the search box)"),
+        Binding(
+            "f1",
+            "app.show_keys",
+            "Keys",
+            key_display="F1",
+            id="search.keys",
+            tooltip="List every key and what it does (? is a letter in the search box)",
+        ),
         # A priority binding, like the app's own ctrl+q, which would otherwise replace it in the footer.
-        Binding("ctrl+q", "app.quit", "Quit", key_display="^q", priority=True, id="search.quit",
-                tooltip="Leave the workbench (q is a letter in the search box)"),
+        Binding(
+            "ctrl+q",
+            "app.quit",
+            "Quit",
+            key_display="^q",
+            priority=True,
+            id="search.quit",
+            tooltip="Leave the workbench (q is a letter in the search box)",
+        ),
     ]
 
     async def _on_key(self, event: events.Key) -> None:
@@ -83,7 +106,9 @@ class SearchInput(Input):
 
 _HEADING = re.compile(r"(^|\s)(#{1,6}|```\w*)(?=\s|$)")  # heading marks, code fences
 _MARKS = re.compile(r"\*\*|\[\[|\]\]")  # strong emphasis and wiki-link brackets: the words stay
-_LINK = re.compile(r"\[([^\]]*)\]\([^)\s\x02\x03]*(?:\)|(?=\s|$))")  # a Markdown link (its address perhaps cut short) whose address did not match
+_LINK = re.compile(
+    r"\[([^\]]*)\]\([^)\s\x02\x03]*(?:\)|(?=\s|$))"
+)  # a Markdown link (its address perhaps cut short) whose address did not match
 
 
 def shorten_snippet(snippet: str, most: int) -> str:
@@ -116,15 +141,16 @@ def fold_snippet(snippet: str, width: int) -> str:
         seen += 1
         if seen > width:
             cut = snippet.rfind(" ", 0, n + 1)
-            return snippet if cut <= 0 else snippet[:cut] + "\n" + snippet[cut + 1:]
+            return snippet if cut <= 0 else snippet[:cut] + "\n" + snippet[cut + 1 :]
     return snippet
 
 
 def _snippet_content(snippet: str) -> Content:
     """The words around the match, muted, the matched words in bold (vault text: never markup)."""
     parts = snippet.replace("\x03", "\x02").split("\x02")
-    return Content.assemble(*((clean(part), "bold $text-accent" if n % 2 else "italic $text 60%")
-                              for n, part in enumerate(parts) if part))
+    return Content.assemble(
+        *((clean(part), "bold $text-accent" if n % 2 else "italic $text 60%") for n, part in enumerate(parts) if part)
+    )
 
 
 def result_prompt(doc: Titled, around: str | None = None) -> Content:
@@ -171,10 +197,22 @@ class SearchPane(Vertical):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "focus_results", "Results", key_display="esc", id="search.leave",
-                tooltip="Move the focus from the search box to the results, where single-key commands act"),
-        Binding("down", "focus_results", "Results", show=False, id="search.results",
-                tooltip="Move from the search box into the list of results"),
+        Binding(
+            "escape",
+            "focus_results",
+            "Results",
+            key_display="esc",
+            id="search.leave",
+            tooltip="Move the focus from the search box to the results, where single-key commands act",
+        ),
+        Binding(
+            "down",
+            "focus_results",
+            "Results",
+            show=False,
+            id="search.results",
+            tooltip="Move from the search box into the list of results",
+        ),
     ]
 
     searcher: reactive[Searcher | None] = reactive(None, always_update=True)
@@ -225,7 +263,9 @@ class SearchPane(Vertical):
     def _show_reading(self) -> None:
         """Said in the list rather than with a loading indicator, which would keep the focus off
         the list: the person's first keys (`?`, `q`, `/`) work while a large vault is read."""
-        results = self._replace([Option(Content.styled("Reading the vault…", "italic $text 60%"), disabled=True)], message=True)
+        results = self._replace(
+            [Option(Content.styled("Reading the vault…", "italic $text 60%"), disabled=True)], message=True
+        )
         results.border_subtitle = "loading"
 
     def watch_searcher(self, searcher: Searcher | None) -> None:
@@ -286,8 +326,11 @@ class SearchPane(Vertical):
         # Every option is a line at least: these fill the pane. A refresh keeps its highlight, wherever it is.
         first = len(options) if keep is not None else results.scrollable_content_region.height + 1
         if not options:
-            options = [Option(Content.styled(f"No document matches {clean(query.strip())}", "italic $text 60%"), disabled=True)
-                       if query.strip() else Option(Content.styled("The vault holds no document yet", "italic $text 60%"), disabled=True)]
+            options = [
+                Option(Content.styled(f"No document matches {clean(query.strip())}", "italic $text 60%"), disabled=True)
+                if query.strip()
+                else Option(Content.styled("The vault holds no document yet", "italic $text 60%"), disabled=True)
+            ]
             first = 1
         self._replace(options[:first], message=not matches)
         results.border_subtitle = f"first {SHOWN}" if len(matches) > SHOWN else f"{len(matches)}/{max(total, 0)}"

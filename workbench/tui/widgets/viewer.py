@@ -111,12 +111,30 @@ class DocumentViewer(VerticalScroll, can_focus=True):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right_square_bracket", "next_link", "Next link", key_display="]", id="viewer.next_link",
-                tooltip="Move to the next link in the text (then enter follows it)"),
-        Binding("left_square_bracket", "previous_link", "Previous link", key_display="[", show=False,
-                id="viewer.previous_link", tooltip="Move to the previous link in the text"),
-        Binding("enter", "follow_link", "Follow", id="viewer.follow_link",
-                tooltip="Open the document the highlighted link names"),
+        Binding(
+            "right_square_bracket",
+            "next_link",
+            "Next link",
+            key_display="]",
+            id="viewer.next_link",
+            tooltip="Move to the next link in the text (then enter follows it)",
+        ),
+        Binding(
+            "left_square_bracket",
+            "previous_link",
+            "Previous link",
+            key_display="[",
+            show=False,
+            id="viewer.previous_link",
+            tooltip="Move to the previous link in the text",
+        ),
+        Binding(
+            "enter",
+            "follow_link",
+            "Follow",
+            id="viewer.follow_link",
+            tooltip="Open the document the highlighted link names",
+        ),
     ]
 
     view: reactive[DocumentView | None] = reactive(None, always_update=True)
@@ -169,8 +187,13 @@ class DocumentViewer(VerticalScroll, can_focus=True):
         # restyles everything inside it, every block of a long body (a second on a changelog).
         self.query_one("#banner").display = bool(view.successors)
         self.query_one("#banner", Static).update(self._banner(view))
-        problems = [Content.styled(f"{'✖' if p.severity == Severity.ERROR else '⚠'} {clean(p.message)}",
-                                   "$text-error" if p.severity == Severity.ERROR else "$text-warning") for p in view.problems]
+        problems = [
+            Content.styled(
+                f"{'✖' if p.severity == Severity.ERROR else '⚠'} {clean(p.message)}",
+                "$text-error" if p.severity == Severity.ERROR else "$text-warning",
+            )
+            for p in view.problems
+        ]
         self.query_one("#doc-problems").display = bool(problems) and not self.raw
         secrets = [p for p in view.problems if p.code == "credential"]
         self.query_one("#credential").display = bool(secrets)
@@ -214,10 +237,15 @@ class DocumentViewer(VerticalScroll, can_focus=True):
     def watch_gone(self, gone: bool) -> None:
         self.query_one("#gone").display = gone
         if gone and self.view is not None:
-            self.query_one("#gone", Static).update(Content.assemble(
-                ("Deleted on disk", "bold $text-error"),
-                f": {clean(self.view.document.path)} is no longer in the vault. This is the last version read;"
-                " it cannot be changed.", ("   ⌫", "bold $accent"), " back"))
+            self.query_one("#gone", Static).update(
+                Content.assemble(
+                    ("Deleted on disk", "bold $text-error"),
+                    f": {clean(self.view.document.path)} is no longer in the vault. This is the last version read;"
+                    " it cannot be changed.",
+                    ("   ⌫", "bold $accent"),
+                    " back",
+                )
+            )
             self.scroll_home(animate=False)  # the banner is at the top: news the person must see
 
     # -- the links in the text ----------------------------------------------------------------
@@ -246,14 +274,17 @@ class DocumentViewer(VerticalScroll, can_focus=True):
         lines = ", ".join(str(p.line) for p in problems if p.line) or "?"
         return Content.assemble(
             ("⚠ This document seems to hold a credential", "bold $text-error"),
-            f" (line {lines}). Every agent that reads the vault reads it too: remove it (e edits the file)."
+            f" (line {lines}). Every agent that reads the vault reads it too: remove it (e edits the file).",
         )
 
     @staticmethod
     def _banner(view: DocumentView) -> Content:
         names = [Content.styled(clean(title or f"{succ} (missing)"), "bold") for succ, title in view.successors.items()]
         return Content.assemble(
-            ("Superseded by ", "bold $status-superseded"), Content(", ").join(names), ("   s", "bold $accent"), " open it"
+            ("Superseded by ", "bold $status-superseded"),
+            Content(", ").join(names),
+            ("   s", "bold $accent"),
+            " open it",
         )
 
     @on(Body.LinkClicked)
@@ -267,8 +298,12 @@ class DocumentViewer(VerticalScroll, can_focus=True):
         if link is not None and link.target is not None:
             self.post_message(self.Goto(link.target))
         elif link is not None:
-            self.notify(f"No document of the vault is called {clean(link.named)}",
-                        title="No such document", severity="warning", markup=False)
+            self.notify(
+                f"No document of the vault is called {clean(link.named)}",
+                title="No such document",
+                severity="warning",
+                markup=False,
+            )
         elif is_url(href):
             self.notify(clean(href), title="A link out of the vault, not opened", markup=False)
         elif href.startswith("#") and self.query_one(Body).goto_anchor(href[1:]):
