@@ -192,3 +192,25 @@ def test_a_watching_vault_follows_a_pull_that_changes_fifteen_hundred_documents(
     assert {d.id: d.digest for d in vault.documents} == {d.id: d.digest for d in fresh.documents}
     assert [h.id for h in vault.search("quokka1499")] == ["mem-note-pulled-1499"]
     assert [h.id for h in fresh.search("quokka7")] == ["mem-note-pulled-7"]
+
+
+def test_a_question_committed_by_hand_is_still_named_by_check(clones, capsys):
+    """`git commit -a` during a stopped sync ends the merge, so `pending` has nothing to ask; the
+    `sync_conflicts` key left in the file must still reach the person."""
+    laptop, server = clones
+    write(laptop, "mem-decision-retry", ("title: Title of mem-decision-retry", "title: Retry on the laptop"))
+    write(server, "mem-decision-retry", ("title: Title of mem-decision-retry", "title: Retry on the server"))
+    assert sync(laptop) == 0
+    assert sync(server) == 1
+    git(server, "commit", "-qam", "done by hand")
+    assert gitsync.pending(server) == []
+    capsys.readouterr()
+    main(["--vault", str(server), "check"])  # a warning: the value in place is still a valid one
+    out = capsys.readouterr().out
+    assert "sync-unsettled" in out and "mem-decision-retry.md" in out and "title" in out
+    text = read(server, "mem-decision-retry")
+    kept = text.replace(text[text.index(CONFLICTS_KEY) : text.index("---", text.index(CONFLICTS_KEY))], "")
+    (server / doc_path("mem-decision-retry")).write_text(kept)
+    capsys.readouterr()
+    main(["--vault", str(server), "check"])
+    assert "sync-unsettled" not in capsys.readouterr().out

@@ -27,7 +27,7 @@ from .files import NOT_A_REGULAR_FILE, UNREADABLE as UNREADABLE_FILE, Unreadable
 from .flavours import MEMORY_CORE, Flavour
 from .model import Document, Problem, Severity
 from .parse import MAX_FILE_BYTES, digest_of, parse_bytes
-from .validate import check_document, credential_problems, parse_problems
+from .validate import check_document, credential_problems, parse_problems, unsettled_sync_problems
 
 __all__ = [
     "IdLog",
@@ -195,7 +195,11 @@ def build_record(
         view = flavour.view(path, meta, body, mtime) if parsed.decoded else None
         problems = parse_problems(path, parsed)
         if parsed.decoded:
-            problems += flavour.check(path, parsed, view, on) + credential_problems(path, parsed)
+            problems += (
+                flavour.check(path, parsed, view, on)
+                + credential_problems(path, parsed)
+                + unsettled_sync_problems(path, parsed)
+            )
     valid = not any(p.code in invalidating(flavour) for p in problems)
     if view is None and not flavour.native:
         view = flavour.view(path, {}, "", None)

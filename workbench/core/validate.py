@@ -29,12 +29,14 @@ from .model import (
     member,
 )
 from . import supersession
+from .docmerge import CONFLICTS_KEY
 from .parse import ParsedFile, as_date, value_text
 
 __all__ = [
     "check_document",
     "check_relations",
     "credential_problems",
+    "unsettled_sync_problems",
     "find_credentials",
     "parse_problems",
     "target_outside_vault",
@@ -114,6 +116,26 @@ def _enum_message(field: str, value: Any, allowed: Iterable[str]) -> str:
 def parse_problems(path: str, parsed: ParsedFile) -> list[Problem]:
     """What reading the file found wrong, whatever the flavour: encoding, size, YAML."""
     return [Problem(path, ERROR, issue.code, issue.message, issue.line) for issue in parsed.issues]
+
+
+def unsettled_sync_problems(path: str, parsed: ParsedFile) -> list[Problem]:
+    """A `sync_conflicts` key still in the file: a sync kept both values of these keys and nobody
+    chose one. Found by `check` whatever happened next (a commit by hand ends the merge `sync`
+    would have asked about), so the question is never lost."""
+    record = parsed.meta.get(CONFLICTS_KEY) if parsed.meta else None
+    if record is None:
+        return []
+    keys = ", ".join(str(key) for key in record) if isinstance(record, dict) and record else "(none named)"
+    return [
+        Problem(
+            path,
+            WARNING,
+            "sync-unsettled",
+            f"a sync kept both values of {keys} under {CONFLICTS_KEY}: press S in the workbench while the merge is open, "
+            f"or set the value you want and delete the {CONFLICTS_KEY} key",
+            parsed.key_line(CONFLICTS_KEY),
+        )
+    ]
 
 
 def credential_problems(path: str, parsed: ParsedFile) -> list[Problem]:
@@ -294,6 +316,7 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
         )
 
     problems.extend(credential_problems(path, parsed))
+    problems.extend(unsettled_sync_problems(path, parsed))
     return problems
 
 
