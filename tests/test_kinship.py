@@ -233,6 +233,34 @@ def test_a_draft_that_would_replace_an_active_decision_is_listed(builder):
     assert found == [("draft-replaces", ("mem-decision-queue-redis", "mem-decision-queue-sqs"))]
 
 
+def test_two_drafts_on_one_subject_are_listed(builder):
+    """Which of two proposals goes ahead is a curator's question before either is accepted."""
+    vault = vault_with(
+        builder,
+        {
+            "mem-decision-queue-redis": (
+                "Queue backend: Redis streams",
+                "Background jobs go through Redis streams with consumer groups.",
+                "2026-02-01",
+                {"status": "draft", "tags": "[queue]"},
+            ),
+            "mem-decision-queue-sqs": (
+                "Queue backend: SQS",
+                "Background jobs go through SQS; consumer groups become queues per worker.",
+                "2026-03-01",
+                {"status": "draft", "tags": "[queue]"},
+            ),
+        },
+    )
+    found = [c for c in vault.conflicts() if c.kind in ("draft-replaces", "contradiction")]
+    assert [(c.kind, tuple(c.ids)) for c in found] == [
+        ("draft-replaces", ("mem-decision-queue-redis", "mem-decision-queue-sqs"))
+    ]
+    assert found[0].reason.startswith(
+        "the draft “Queue backend: SQS” (draft) may replace “Queue backend: Redis streams” (draft)"
+    )
+
+
 def test_an_adr_vault_is_offered_only_resolutions_its_records_can_hold(tmp_path):
     """An ADR record has no place for `compatible_with`, and `check --repair` completes no side
     there: neither is offered; supersede is, since the records state it."""

@@ -315,7 +315,7 @@ def weigh_decisions(documents: Iterable[Document]) -> list[Weighed]:
     for older, newer in pairs:
         if docs[newer].status not in LIVE and docs[older].status in LIVE:
             older, newer = newer, older  # the status says which replaced which, whatever the dates
-        if _settled(docs, supersedes, older, newer) or not _may_replace(docs[older], docs[newer]):
+        if _settled(docs, supersedes, older, newer) or not _may_replace(docs[newer]):
             continue
         forward, backward = bm25.score(asked[newer], older), bm25.score(asked[older], newer)
         top_forward, best_forward = top.get(newer, (0.0, ""))
@@ -350,12 +350,11 @@ def _settled(docs: dict, supersedes: dict[str, list[str]], a_id: str, b_id: str)
     return compatible or _related_by_supersession(supersedes, a.id, b.id)
 
 
-def _may_replace(older: Document, newer: Document) -> bool:
+def _may_replace(newer: Document) -> bool:
     """Whether the newer decision's status lets it replace the older: a live decision (active, or
-    a draft on its way) replacing one that is live, deprecated or superseded without successor."""
-    return newer.status in (Status.ACTIVE, Status.DRAFT) and not (
-        older.status == Status.DRAFT and newer.status == Status.DRAFT
-    )
+    a draft on its way) replacing one that is live, deprecated or superseded without successor. Two
+    drafts on one subject count too: a curator settles which one goes ahead before either does."""
+    return newer.status in (Status.ACTIVE, Status.DRAFT)
 
 
 def _decision_conflict(docs: dict, pair: Weighed, rank: int, writes_compatible: bool) -> Conflict:
