@@ -520,6 +520,25 @@ class _PyYAMLConstruction(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
         return super().construct_mapping(node, deep=deep)
 
 
+def _as_written_if_octal(loader, node):
+    if re.fullmatch(r"[-+]?0[0-7_]+", node.value):
+        return node.value
+    return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+
+
+def _as_written_if_no_date(loader, node):
+    try:
+        return yaml.constructor.SafeConstructor.construct_yaml_timestamp(loader, node)
+    except ValueError:
+        return node.value
+
+
+# Two departures from YAML 1.1 on purpose: `0161` is the text a person wrote (a record number, not
+# the octal 113), and a date that is no date (`2026-02-30`) is text for the rules to name.
+_PyYAMLConstruction.add_constructor("tag:yaml.org,2002:int", _as_written_if_octal)
+_PyYAMLConstruction.add_constructor("tag:yaml.org,2002:timestamp", _as_written_if_no_date)
+
+
 _SHAPES = [
     "base: &b {x: 1, y: [a, b]}\nchild:\n  <<: *b\n  y: 2",
     "a: &a [1, 2]\nb: *a\nc: *a",

@@ -67,10 +67,28 @@ def _strict_loader() -> type:
     import yaml
 
     base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    safe = yaml.constructor.SafeConstructor
+
+    def number(loader, node):
+        """A zero-padded number stays as written: `supersedes: 0161` names record 0161, where
+        YAML 1.1 would read the octal 113."""
+        if _ZERO_PADDED.fullmatch(node.value):
+            return node.value
+        return safe.construct_yaml_int(loader, node)
+
+    def timestamp(loader, node):
+        """A date that is no date (`created: 2021-26-02`) stays text, for the rules to name, rather
+        than failing the whole frontmatter."""
+        try:
+            return safe.construct_yaml_timestamp(loader, node)
+        except ValueError:
+            return node.value
+
     scalars = {
-        f"tag:yaml.org,2002:{name}": getattr(yaml.constructor.SafeConstructor, f"construct_yaml_{name}")
-        for name in ("int", "bool", "null", "float", "timestamp")
+        f"tag:yaml.org,2002:{name}": getattr(safe, f"construct_yaml_{name}") for name in ("bool", "null", "float")
     }
+    scalars["tag:yaml.org,2002:int"] = number
+    scalars["tag:yaml.org,2002:timestamp"] = timestamp
 
     class StrictLoader(base):  # type: ignore[misc, valid-type]
         """The safe loader, refusing a mapping that names one key twice (YAML would keep the last).
@@ -127,7 +145,12 @@ def _strict_loader() -> type:
                     seen.add(key)
             return super().construct_mapping(node, deep=deep)
 
+    for tag in ("int", "timestamp"):
+        StrictLoader.add_constructor(f"tag:yaml.org,2002:{tag}", scalars[f"tag:yaml.org,2002:{tag}"])
     return StrictLoader
+
+
+_ZERO_PADDED = re.compile(r"[-+]?0[0-7_]+")  # what YAML 1.1 resolves as an octal int
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,17 @@ _SELF = re.compile(
     r"\b(?:this|the current|the present)\s+(?:[\w*`]+\s+){0,2}?(?:adr|decision|record|proposal|document|rfc|standard|specification|arc|hip|eip|pep)\b|\bwe\b",
     re.I,
 )
+# "This ADR in part supersedes …", "supersedes some aspects of ADR-15", "Partly superseded": the
+# record named stands for the rest, so it is a related record, not a replaced one.
+_PARTIAL = re.compile(
+    r"\b(?:in part|partly|partially|parts? of|some aspects?|aspects of|portions? of|for post-\w+)\b", re.I
+)
+# A value that names nothing: `replaces: N/A`, `superseded-by: none`, `-`.
+_NO_VALUE = re.compile(r"\s*(?:none|nothing|n/?a|no|tbd|tba|null|~|-+)?\s*\.?\s*", re.I)
+# Record numbers in a frontmatter value, each maybe with a prefix: `90`, `655, 777`, `SIMD-0387`.
+_NUMBERS = re.compile(r"\s*#?(?:[A-Za-z]{2,6}[-_ ]?)?\d{1,5}(?:\s*[,;]\s*#?(?:[A-Za-z]{2,6}[-_ ]?)?\d{1,5})*\s*")
+# A status that says superseded and names the record without "by": "⌛️ Superseded [0019](0019-x.md)".
+_SUPERSEDED_BARE = re.compile(r"^[^\w\[]*(?:superseded|superceded|replaced)\b(?!\s*(?:\([^)\n]*\)\s*)?by\b)(.*)", re.I)
 _NOTHING = re.compile(r"[\s*_:`]*(?:none|nothing|n/a|no\b|-+\s*$)", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\[`*_(])|\n\s*\n|\n(?=\s*(?:[-*+]|\d+\.)\s)")
 # A site's page for a record: `[ADR 32](/adr/32)`, `(../adr/0032)`.
@@ -165,6 +176,21 @@ def record_number(name: str) -> int | None:
     return named.number if named is not None else None
 
 
+def folded(meta: dict[str, Any]) -> dict[str, Any]:
+    """The frontmatter with its keys in lower case, the first spelling kept: EIP-style preambles
+    write `Status: Final`, `Title: …`, and they mean what `status` and `title` mean."""
+    out: dict[str, Any] = {}
+    for key, value in meta.items():
+        out.setdefault(str(key).lower(), value)
+    return out
+
+
+def key_named(meta: dict[str, Any], *names: str) -> str | None:
+    """The key as this frontmatter spells it (`Status`, `status`) of the first of `names` it has."""
+    spelled = {str(key).lower(): key for key in reversed(list(meta))}
+    return next((spelled[name] for name in names if name in spelled), None)
+
+
 def reads_as_record(meta: dict[str, Any], body: str) -> bool:
     """Whether a file without a record's name is one all the same: among its first sections is
     `## Decision` (or MADR's `## Decision Outcome`), and it states a status or has a `## Context`
@@ -174,7 +200,7 @@ def reads_as_record(meta: dict[str, Any], body: str) -> bool:
         return False
     return (
         any(name.startswith("context") for name in sections)
-        or isinstance(meta.get("status"), str)
+        or isinstance(folded(meta).get("status"), str)
         or bool(status_text(body)[0])
     )
 
@@ -209,6 +235,18 @@ def _plain(text: str) -> str:
     text = re.sub(r"^(?:>\s*)+|^[-+]\s+", "", text.strip())
     text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
     return re.sub(r"\*\*|__", "", text).strip("*_ ")
+
+
+def _items(value: Any) -> list:
+    """A key's values as a list, numbers kept as they are (`replaces: 2` is record 2)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return [value]
+    return as_list(value)
+
+
+def _plain_start(text: str) -> str:
+    """A statement without the quote marker, bullet or bold it may start with."""
+    return re.sub(r"^(?:\s*(?:>|[-+*]\s|\*\*|__))+", "", text).lstrip()
 
 
 def status_text(body: str) -> tuple[str, int | None]:
@@ -265,7 +303,7 @@ def _sentences(body: str, named) -> list[tuple[list[RawLink], list[RawLink] | No
         passive = _VERB_PASSIVE.search(sentence)
         active = None if passive else _VERB_ACTIVE.search(sentence)
         verb = passive or active
-        if verb is None or _HEDGE.search(sentence[: verb.start()]):
+        if verb is None or _HEDGE.search(sentence[: verb.start()]) or _PARTIAL.search(sentence):
             continue
         head, tail = sentence[: verb.start()], sentence[verb.end() :]
         if _NOTHING.match(tail):  # "**Supersedes**: None (extends ADR-041)"
@@ -304,7 +342,7 @@ def _cited(doc_id: str) -> str:
 
 def _states_status(head: str) -> bool:
     """A record's first characters state a status: EIP-style front matter, or as a record does."""
-    return bool(re.search(r"(?m)^status\s*:", head)) or reads_as_record({}, head)
+    return bool(re.search(r"(?mi)^status\s*:", head)) or reads_as_record({}, head)
 
 
 def _mostly_records(paths: list[Path]) -> bool:
@@ -346,7 +384,8 @@ class Adr(Flavour):
 
     def is_reserved(self, path: str) -> bool:
         return "/" not in path and (
-            path in ("README.md", "index.md") or (record_name(path) is None and bool(_TEMPLATE.search(path)))
+            path in ("README.md", "index.md")
+            or (bool(_TEMPLATE.search(path)) and (record_number(path) or 0) == 0)  # `ADR000-template.md` too
         )
 
     def doc_id(self, path: str, meta: dict[str, Any]) -> str:
@@ -362,7 +401,9 @@ class Adr(Flavour):
         if "/" in path:
             return False
         named = record_name(path)
-        if named is not None and (named.prefix == "ADR" or body is None or isinstance((meta or {}).get("status"), str)):
+        if named is not None and (
+            named.prefix == "ADR" or body is None or isinstance(folded(meta or {}).get("status"), str)
+        ):
             return True
         return body is not None and reads_as_record(meta or {}, body)
 
@@ -383,13 +424,20 @@ class Adr(Flavour):
     def _listed(self, value: str, path: str) -> list[RawLink]:
         """The records a frontmatter value names: as a statement does, or as bare numbers
         (`superseded-by: 90`, `replaces: 655, 777`) in the collection's own numbering."""
+        if _NO_VALUE.fullmatch(value):
+            return []
         named = self._named(value, path)
         if named:
             return named
         prefix = prefix_of(path)
-        numbers = re.findall(r"\d{1,5}", value)
-        if numbers and re.fullmatch(r"[\s\d,;#]+", value):
-            return [RawLink(LinkType.SUPERSEDES.value, (ref_id(n, prefix),), value) for n in numbers]
+        if _NUMBERS.fullmatch(value):
+            # Another prefix than the files' is the collection's own name for its records only
+            # where the file names carry none (`0387-x.md` cited as `SIMD-0387`); in a collection of
+            # `hip-12.md`, `EIP-1559` is another standard.
+            prefixes = {p.upper() for p in re.findall(r"[A-Za-z]{2,6}", value)}
+            if prefix == "ADR" or prefixes <= {prefix}:
+                numbers = re.findall(r"\d{1,5}", value)
+                return [RawLink(LinkType.SUPERSEDES.value, (ref_id(n, prefix),), value) for n in numbers]
         return [self._by_number(RawLink(LinkType.SUPERSEDES.value, (value.removesuffix(".md"),), value))]
 
     def _typed_links(self, meta: dict[str, Any], statements: list[str], path: str) -> list[RawLink]:
@@ -420,7 +468,8 @@ class Adr(Flavour):
 
     def view(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None = None) -> View:
         own = self.doc_id(path, meta)
-        stated = str(meta.get("status") or "").strip() if meta.get("status") is not None else ""
+        said = folded(meta)
+        stated = str(said.get("status") or "").strip() if said.get("status") is not None else ""
         statements: list[str] = [stated] if stated else []
         if not stated:
             stated, at = status_text(body)
@@ -429,17 +478,19 @@ class Adr(Flavour):
         supersedes: list[RawLink] = []
         superseded_by: list[RawLink] = []
         for key, value in meta.items():
-            folded = str(key).lower()
+            name = str(key).lower()
             value = str(value) if isinstance(value, int) and not isinstance(value, bool) else value  # `replaces: 10`
-            if folded in _PREDECESSOR_KEYS:
+            if name in _PREDECESSOR_KEYS:
                 supersedes.extend(raw for item in as_list(value) for raw in self._listed(item, path))
-            elif folded in _SUCCESSOR_KEYS:
+            elif name in _SUCCESSOR_KEYS:
                 superseded_by.extend(raw for item in as_list(value) for raw in self._listed(item, path))
-            elif _SUCCESSOR_HINT.search(folded) and isinstance(value, str):
+            elif _SUCCESSOR_HINT.search(name) and isinstance(value, str):
                 superseded_by.extend(self._named(value, path))
         first = len(statements)
         statements += _statement_lines(body)
         for index, text in enumerate(statements):
+            if _PARTIAL.search(text):
+                continue  # in part: the named record is related, found below as a mention
             meta_line = _META_LINE.match(text)
             if meta_line:
                 into = superseded_by if "by" in meta_line.group(1).lower() else supersedes
@@ -457,6 +508,10 @@ class Adr(Flavour):
                 after = _SUPERSEDED_BY.search(text)
                 if after:
                     superseded_by.extend(self._named(after.group(1), path))
+                status_line = _STATUS_LINE.match(text)
+                bare = _SUPERSEDED_BARE.match(status_line.group(1) if status_line else _plain_start(text))
+                if bare and (index < first or status_line):
+                    superseded_by.extend(self._named(bare.group(1), path))
                 after = _SUPERSEDES.search(text)
                 if after:
                     supersedes.extend(self._named(after.group(1), path))
@@ -488,10 +543,12 @@ class Adr(Flavour):
             if number not in named:
                 links.append(RawLink(LinkType.RELATED_TO.value, (number,), number))
         links += raw_supersedes
-        title = meta.get("title") or _named_title(body)
+        title = said.get("title") or _named_title(body)
         heading = first_heading(body) or ""
-        heading = re.sub(r"^(?:ADR[-_ ]?\d+|\d{4})\s*[:.-]\s*", "", heading, flags=re.I)
+        heading = re.sub(r"^(?:(?:ADR[-_ ]?\d+|\d{4})\s*[:.-]|\d{1,3}[.:](?=\s))\s*", "", heading, flags=re.I)
         lifecycle = self.lifecycle(stated) if stated else None
+        if lifecycle == "superseded" and _PARTIAL.search(stated):
+            lifecycle = "active"  # "Partly superseded": the record stands for the rest
         dated = _DATE.search("\n".join(body.split("\n", TOP_LINES * 2)[: TOP_LINES * 2]))
         stated_date = date_of(dated.group(1)) if dated else None  # `**Date**: 2025-12-18` or a `## Date` section
         name = record_name(path) if "/" not in path else None
@@ -503,10 +560,10 @@ class Adr(Flavour):
             type="decision" if self.is_record(path, meta, body) else "note",
             status=lifecycle or ("superseded" if raw_superseded_by else "active"),
             stated_status=stated,
-            tags=tags_of(meta),
-            summary=str(meta.get("description") or meta.get("summary") or ""),
-            created=date_of(meta.get("date") or meta.get("created")) or stated_date or name_date,
-            updated=date_of(meta.get("updated") or meta.get("date")) or stated_date or name_date or mtime,
+            tags=tags_of(said),
+            summary=str(said.get("description") or said.get("summary") or ""),
+            created=date_of(said.get("date") or said.get("created")) or stated_date or name_date,
+            updated=date_of(said.get("updated") or said.get("date")) or stated_date or name_date or mtime,
             raw_links=tuple(links),
             raw_supersedes=raw_supersedes,
             raw_superseded_by=raw_superseded_by,
@@ -530,7 +587,8 @@ class Adr(Flavour):
             return []
         problems: list[Problem] = []
         meta = parsed.meta or {}
-        line = parsed.key_line if "status" in meta else lambda key: None
+        status_key = key_named(meta, "status")
+        line = (lambda key: parsed.key_line(status_key)) if status_key else (lambda key: None)
         if not view.stated_status:
             problems.append(
                 Problem(
@@ -561,14 +619,15 @@ class Adr(Flavour):
                     line("status"),
                 )
             )
-        if "date" in meta and as_date(meta["date"]) is None:
+        date_key = key_named(meta, "date", "created")
+        if date_key and as_date(meta[date_key]) is None:
             problems.append(
                 Problem(
                     path,
                     ERROR,
                     "date-format",
-                    f"date is {value_text(meta['date'])}; expected YYYY-MM-DD",
-                    parsed.key_line("date"),
+                    f"{date_key} is {value_text(meta[date_key])}; expected YYYY-MM-DD",
+                    parsed.key_line(date_key),
                 )
             )
         return problems
@@ -584,8 +643,9 @@ class Adr(Flavour):
 
     def status_change(self, parsed, status: str):
         word = self.status_word(status)
-        if parsed.meta and "status" in parsed.meta:
-            return {**parsed.meta, "status": word.lower()}, parsed.body
+        status_key = key_named(parsed.meta or {}, "status")
+        if status_key:
+            return {**parsed.meta, status_key: word.lower()}, parsed.body
         return self._restate(parsed, lambda line, at, end: line[:at] + word + line[end:])
 
     def superseded_change(self, parsed, doc, new_id: str):
@@ -594,10 +654,11 @@ class Adr(Flavour):
         meta = dict(parsed.meta or {})
         if new_id in doc.superseded_by and doc.status == "superseded":
             return meta, parsed.body if parsed.has_frontmatter else parsed.text  # already said
-        if "status" in meta:
-            key = "superseded_by" if "superseded_by" in meta else "superseded-by"
-            current = [v for v in as_list(meta.get(key)) if v != new_id]
-            meta["status"] = "superseded"
+        status_key = key_named(meta, "status")
+        if status_key:
+            key = key_named(meta, *_SUCCESSOR_KEYS) or "superseded-by"
+            current = [v for v in _items(meta.get(key)) if v != new_id]
+            meta[status_key] = "superseded"
             meta[key] = new_id if not current else current + [new_id]
             return meta, parsed.body
 
@@ -615,9 +676,10 @@ class Adr(Flavour):
         meta = dict(parsed.meta or {})
         if old_id in doc.supersedes:
             return meta, parsed.body if parsed.has_frontmatter else parsed.text  # already said
-        if "status" in meta:
-            current = as_list(meta.get("supersedes"))
-            meta["supersedes"] = current + [old_id] if old_id not in current else current
+        if key_named(meta, "status"):
+            key = key_named(meta, *_PREDECESSOR_KEYS) or "supersedes"
+            current = _items(meta.get(key))
+            meta[key] = current + [old_id] if old_id not in current else current
             return meta, parsed.body
 
         def add(line: str, at: int, end: int) -> str:

@@ -148,7 +148,14 @@ LIFECYCLE_WORDS: dict[str, str] = {
     "published": Status.ACTIVE,
     "stable": Status.ACTIVE,
     "living": Status.ACTIVE,
+    "ratified": Status.ACTIVE,
+    "activated": Status.ACTIVE,
+    "activation": Status.ACTIVE,  # "Activation-In-Progress": accepted, being rolled out
+    "recommended": Status.ACTIVE,
     "draft": Status.DRAFT,
+    "idea": Status.DRAFT,
+    "new": Status.DRAFT,
+    "incomplete": Status.DRAFT,
     "proposed": Status.DRAFT,
     "pending": Status.DRAFT,
     "wip": Status.DRAFT,
@@ -160,6 +167,7 @@ LIFECYCLE_WORDS: dict[str, str] = {
     "deprecated": Status.DEPRECATED,
     "obsolete": Status.DEPRECATED,
     "outdated": Status.DEPRECATED,
+    "reverted": Status.DEPRECATED,
     "superseded": Status.SUPERSEDED,
     "superceded": Status.SUPERSEDED,
     "replaced": Status.SUPERSEDED,
@@ -173,6 +181,8 @@ LIFECYCLE_WORDS: dict[str, str] = {
     "stagnant": Status.ARCHIVED,
     "idle": Status.ARCHIVED,
     "inactive": Status.ARCHIVED,
+    "deferred": Status.ARCHIVED,
+    "postponed": Status.ARCHIVED,
 }
 # Statuses of more than one word, read before single words: the EIP process's "Last Call" is a
 # draft in its final review.

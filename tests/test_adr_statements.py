@@ -1,0 +1,164 @@
+"""How decision collections state status and supersession, read as they mean it: forms seen in
+public collections, each written here in words of our own."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.vault_builders import VaultBuilder
+from workbench import Vault
+
+
+def record(number: int, title: str, status: str, extra: str = "", body: str = "") -> str:
+    return f"# {title}\n\n## Status\n\n{status}\n\n{extra}\n\n## Decision\n\n{body or title}.\n"
+
+
+def test_an_eip_style_preamble_with_capitalised_keys_is_read(tmp_path):
+    """`Status: Final`, `Title: …`, `SupersededBy: 3`, `Replaces: 1`: an improvement-proposal
+    collection whose keys start with a capital is a decision collection all the same."""
+    b = VaultBuilder(tmp_path / "kips")
+    b.raw("kip-1.md", "---\nKIP: 1\nTitle: Token fees\nStatus: Final\nSupersededBy: 3\n---\n\n# Summary\n\nFees.\n")
+    b.raw("kip-2.md", "---\nKIP: 2\nTitle: Account names\nStatus: Draft\n---\n\n# Summary\n\nNames.\n")
+    b.raw("kip-3.md", "---\nKIP: 3\nTitle: Token fees, again\nStatus: Final\nReplaces: 1\n---\n\n# Summary\n\nFees.\n")
+    vault = Vault.open(b.root)
+    assert vault.flavour.name == "adr"
+    assert [(d.id, d.title, d.status) for d in sorted(vault.documents, key=lambda d: d.id)] == [
+        ("KIP-001", "Token fees", "active"),
+        ("KIP-002", "Account names", "draft"),
+        ("KIP-003", "Token fees, again", "active"),
+    ]
+    assert vault.get("KIP-001").superseded_by == ["KIP-003"] and vault.get("KIP-003").supersedes == ["KIP-001"]
+
+
+def test_a_zero_padded_number_is_the_record_it_names_not_an_octal(tmp_path):
+    b = VaultBuilder(tmp_path / "adr")
+    for n in (8, 10, 12):
+        b.raw(
+            f"{n:04d}-r{n}.md",
+            f"---\nstatus: accepted\nsupersedes: 0010\n---\n\n# R{n}\n\n## Decision\n\nx\n"
+            if n == 12
+            else record(n, f"R{n}", "Accepted"),
+        )
+    vault = Vault.open(b.root)
+    assert vault.get("ADR-012").supersedes == ["ADR-010"]
+
+
+def test_a_date_that_is_no_date_keeps_the_record_and_is_named(tmp_path):
+    b = VaultBuilder(tmp_path / "xips")
+    for n in (1, 2, 3):
+        created = "2021-26-02" if n == 2 else "2021-02-26"
+        b.raw(f"xip-{n}.md", f"---\ntitle: X{n}\nstatus: Final\ncreated: {created}\n---\n\nText {n}.\n")
+    vault = Vault.open(b.root)
+    assert "XIP-002" in vault and vault.get("XIP-002").title == "X2"
+    found = [(p.code, p.message) for p in vault.problems_for("XIP-002")]
+    assert found == [("date-format", "created is '2021-26-02'; expected YYYY-MM-DD")]
+
+
+@pytest.mark.parametrize("value", ["N/A", "none", "-", "TBD"])
+def test_a_key_that_names_nothing_links_nothing(tmp_path, value):
+    b = VaultBuilder(tmp_path / "xips")
+    for n in (1, 2, 3):
+        b.raw(f"xip-{n}.md", f"---\ntitle: X{n}\nstatus: Final\nreplaces: {value}\nrequires: {value}\n---\n\nText.\n")
+    vault = Vault.open(b.root)
+    assert not vault.get("XIP-001").supersedes and not vault.get("XIP-001").links
+    assert not [p for p in vault.problems if "link" in p.code or "dangling" in p.code]
+
+
+def test_a_record_cited_by_the_collection_s_own_prefix_in_a_key(tmp_path):
+    """Files `0007-x.md` carry no prefix, but the collection calls its records `ZIP-0007`."""
+    b = VaultBuilder(tmp_path / "zips")
+    b.raw("0007-old.md", "---\nstatus: Accepted\n---\n\n# Old\n\n## Decision\n\nx\n")
+    b.raw("0008-other.md", "---\nstatus: Accepted\n---\n\n# Other\n\n## Decision\n\ny\n")
+    b.raw(
+        "0009-new.md",
+        "---\nstatus: Accepted\nsupersedes: ZIP-0007\nextends: ZIP-0008\n---\n\n# New\n\n## Decision\n\nz\n",
+    )
+    vault = Vault.open(b.root)
+    new = vault.get("ADR-009")
+    assert new.supersedes == ["ADR-007"] and [(l.type, l.target) for l in new.links if l.type != "supersedes"] == [
+        ("derived_from", "ADR-008")
+    ]
+
+
+def test_another_standard_s_number_is_not_read_as_one_of_the_collection_s_records(tmp_path):
+    b = VaultBuilder(tmp_path / "xips")
+    for n in (1, 2, 3):
+        extra = "replaces: EIP-2\n" if n == 3 else ""
+        b.raw(f"xip-{n}.md", f"---\ntitle: X{n}\nstatus: Final\n{extra}---\n\nText.\n")
+    vault = Vault.open(b.root)
+    assert vault.get("XIP-003").supersedes == ["EIP-2"]  # as written: a record this vault does not hold
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Accepted. This ADR in part supersedes ADR-001.",
+        "Accepted. This decision supersedes some aspects of [ADR 1](0001-first.md).",
+        "Partly superseded by ADR-002",
+    ],
+)
+def test_a_partial_supersession_leaves_both_standing(tmp_path, said):
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("0001-first.md", record(1, "First", "Accepted"))
+    b.raw("0002-second.md", record(2, "Second", said if "Partly" not in said else "Accepted"))
+    b.raw("0003-third.md", record(3, "Third", said if "Partly" in said else "Accepted"))
+    vault = Vault.open(b.root)
+    assert all(not d.supersedes and not d.superseded_by for d in vault.documents)
+    assert all(d.status == "active" for d in vault.documents)
+
+
+def test_a_superseded_status_naming_a_record_without_by(tmp_path):
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("0001-first.md", record(1, "First", "⌛️ Superseded [0003](0003-third.md)"))
+    b.raw("0002-second.md", record(2, "Second", "Accepted"))
+    b.raw("0003-third.md", record(3, "Third", "Accepted"))
+    vault = Vault.open(b.root)
+    assert vault.get("ADR-001").status == "superseded" and vault.get("ADR-001").superseded_by == ["ADR-003"]
+    assert not [p for p in vault.problems if p.code == "superseded-without-successor"]
+
+
+def test_a_numbered_template_is_no_record_and_a_numbered_heading_is_no_title(tmp_path):
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("ADR000-template.md", record(0, "Title", "Accepted | Superseded by ADR000"))
+    b.raw("ADR001-scraping.md", "# 1. Webscraping\n\n## Status\n\nAccepted\n\n## Decision\n\nx\n")
+    b.raw("ADR002-b.md", record(2, "B", "Accepted"))
+    b.raw("ADR003-c.md", record(3, "C", "Accepted"))
+    vault = Vault.open(b.root)
+    assert sorted(vault.ids()) == ["ADR-001", "ADR-002", "ADR-003"]
+    assert vault.get("ADR-001").title == "Webscraping"
+
+
+@pytest.mark.parametrize(
+    ("said", "status"),
+    [
+        ("Deferred", "archived"),
+        ("Idea", "draft"),
+        ("🤔 Incomplete", "draft"),
+        ("Ratified", "active"),
+        ("Activation-In-Progress", "active"),
+        ("Reverted by [a later discussion](https://example.org/d/1).", "deprecated"),
+    ],
+)
+def test_status_words_of_improvement_processes(tmp_path, said, status):
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("0001-first.md", record(1, "First", said))
+    b.raw("0002-second.md", record(2, "Second", "Accepted"))
+    b.raw("0003-third.md", record(3, "Third", "Accepted"))
+    vault = Vault.open(b.root)
+    assert vault.get("ADR-001").status == status
+    assert not [p for p in vault.problems if p.code == "status-unknown"]
+
+
+def test_a_supersession_is_written_under_the_keys_as_the_preamble_spells_them(tmp_path):
+    b = VaultBuilder(tmp_path / "kips")
+    b.raw("kip-1.md", "---\nKIP: 1\nTitle: Fees\nStatus: Final\n---\n\nFees.\n")
+    b.raw("kip-2.md", "---\nKIP: 2\nTitle: Names\nStatus: Final\n---\n\nNames.\n")
+    b.raw("kip-3.md", "---\nKIP: 3\nTitle: Fees again\nStatus: Final\nReplaces: 2\n---\n\nFees.\n")
+    vault = Vault.open(b.root)
+    vault.supersede("KIP-001", "KIP-003")
+    old, new = (b.root / "kip-1.md").read_text(), (b.root / "kip-3.md").read_text()
+    assert "Status: superseded" in old and "\nstatus:" not in old and "superseded-by: KIP-003" in old
+    assert "\nsupersedes:" not in new and "Replaces:" in new
+    vault = Vault.open(b.root)
+    assert vault.get("KIP-001").superseded_by == ["KIP-003"]
+    assert sorted(vault.get("KIP-003").supersedes) == ["KIP-001", "KIP-002"]
