@@ -563,6 +563,22 @@ def test_a_successor_speaking_of_what_it_replaced_is_not_a_stale_link(adrs):
     assert stale == ["ADR-002-runners.md"]
 
 
+def test_the_end_of_a_chain_speaking_of_its_first_record_is_not_told_to_link_itself(tmp_path):
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("ADR-001-a.md", "# A\n\n## Status\n\nSuperseded by ADR-002\n\n## Decision\n\nx\n")
+    b.raw("ADR-002-b.md", "# B\n\n## Status\n\nSuperseded by ADR-003 (supersedes ADR-001)\n\n## Decision\n\ny\n")
+    b.raw("ADR-003-c.md", "# C\n\n## Status\n\nAccepted (supersedes ADR-002)\n\n## Decision\n\nz, unlike ADR-001.\n")
+    b.raw("ADR-004-d.md", "# D\n\n## Status\n\nAccepted\n\n## Decision\n\nBuilt on ADR-001.\n")
+    vault = Vault.open(b.root)
+    stale = [(p.path, p.message) for p in vault.problems if p.code == "link-to-superseded"]
+    assert stale == [
+        (
+            "ADR-004-d.md",
+            "link related_to → ADR-001 points at a superseded document; link its successor ADR-003 instead",
+        )
+    ]
+
+
 def test_dendron_repair_adds_the_missing_keys_from_the_file(dendron):
     vault = Vault.open(dendron)
     report = vault.repair(paths=["dendron.topic.refs.md"])

@@ -435,6 +435,8 @@ def check_relations(docs: Mapping[str, Document], known_ids: set[str], line_of, 
                 and link.target not in supersedes[doc.id]
             ):
                 successor = supersession.live_end(superseded_by, status, link.target)  # as the conflicts name it
+                if successor == doc.id:
+                    continue  # the end of the chain speaking of where it came from
                 hint = f"; link its successor {successor} instead" if successor else ""
                 problems.append(
                     Problem(
