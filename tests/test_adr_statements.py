@@ -162,3 +162,21 @@ def test_a_supersession_is_written_under_the_keys_as_the_preamble_spells_them(tm
     vault = Vault.open(b.root)
     assert vault.get("KIP-001").superseded_by == ["KIP-003"]
     assert sorted(vault.get("KIP-003").supersedes) == ["KIP-001", "KIP-002"]
+
+
+def test_three_digit_names_number_records_where_they_read_as_records(tmp_path):
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("001-first.md", record(1, "1. First", "Superseded by ADR-003"))
+    b.raw("002-second.md", record(2, "2. Second", "Accepted", body="Unlike ADR-001"))
+    b.raw("003-third.md", record(3, "3. Third", "Accepted"))
+    vault = Vault.open(b.root)
+    assert vault.flavour.name == "adr" and sorted(vault.ids()) == ["ADR-001", "ADR-002", "ADR-003"]
+    assert vault.get("ADR-001").superseded_by == ["ADR-003"] and vault.get("ADR-003").title == "Third"
+    assert ("related_to", "ADR-001") in [(l.type, l.target) for l in vault.get("ADR-002").links]
+
+
+def test_three_digit_chapters_are_not_decision_records(tmp_path):
+    b = VaultBuilder(tmp_path / "guide")
+    for n, name in enumerate(("intro", "setup", "usage", "faq"), start=1):
+        b.raw(f"{n:03d}-{name}.md", f"# {name.title()}\n\nSome words about {name}.\n")
+    assert Vault.open(b.root).flavour.name != "adr"

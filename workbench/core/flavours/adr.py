@@ -2,8 +2,9 @@
 
 Collections name their records in a few ways, and each is read for what it says:
 
-- `ADR-NNN-title.md`, `ADRNNN-title.md`, `NNNN-title.md` (adr-tools): the number is the id,
-  `ADR-NNN`, which is also how records mention each other;
+- `ADR-NNN-title.md`, `ADRNNN-title.md`, `NNNN-title.md` (adr-tools), `NNN-title.md` (where most
+  of those read as records): the number is the id, `ADR-NNN`, which is also how records mention
+  each other;
 - `2021-06-06_002-title.md` (a date, then a number): the number is the id and the date the day
   it was written;
 - `2020-08-10-title.md` (a date, then a title): the file name without `.md` is the id, since no
@@ -58,7 +59,7 @@ from .markdown import body_links, date_of, tags_of
 
 __all__ = ["Adr", "RecordName", "prefix_of", "reads_as_record", "record_name", "record_number", "ref_id", "status_text"]
 
-_NUMBERED = re.compile(r"^(?:ADR[-_ ]?(\d{1,4})|(\d{4}))[-_ ]", re.I)
+_NUMBERED = re.compile(r"^(?:ADR[-_ ]?(\d{1,4})|(\d{4})|(\d{3}))[-_ ]", re.I)
 # An improvement-proposal collection names its records `hip-1008.md`, `arc-0003.md`, `eip-1559.md`:
 # a short prefix, a dash and the number, maybe a title after it.
 _PREFIXED = re.compile(r"^([A-Za-z]{2,5})[-_](\d{1,5})(?=[-_.]|$)")
@@ -149,7 +150,8 @@ def record_name(name: str) -> RecordName | None:
 
     A date comes first when there is one (`2021-06-06_002-x`, `2020-08-10-x`), so a year is never
     read as a number; a date written day before month (`2022-25-11`) is read so when it can only
-    be read so. A number alone is `ADR-NNN`, `ADRNNN`, or adr-tools' four digits (not a year)."""
+    be read so. A number alone is `ADR-NNN`, `ADRNNN`, adr-tools' four digits (not a year) or three
+    digits (which `Adr.detect` takes for records only where most of them read as records)."""
     dated = _DATED.match(name)
     if dated:
         year, month, day, number = (int(g) if g else None for g in dated.groups())
@@ -164,7 +166,7 @@ def record_name(name: str) -> RecordName | None:
             return RecordName(number, date)
     numbered = _NUMBERED.match(name)
     if numbered and not (numbered.group(2) and 1900 <= int(numbered.group(2)) < 2200):
-        return RecordName(int(numbered.group(1) or numbered.group(2)), None)
+        return RecordName(int(numbered.group(1) or numbered.group(2) or numbered.group(3)), None)
     prefixed = _PREFIXED.match(name)
     if prefixed:
         return RecordName(int(prefixed.group(2)), None, prefixed.group(1).upper())
@@ -373,6 +375,11 @@ class Adr(Flavour):
             sample = [root / n for n in prefixed[:40]]
             if not mostly(sample, _states_status, chars=4000):
                 numbered = [n for n in numbered if named[n].prefix == "ADR"]
+        # Three digits alone (`036-multi-cluster.md`) also number a tutorial's chapters: records
+        # only when most of them read as records.
+        short = [n for n in numbered if re.match(r"\d{3}[-_ ]", n)]
+        if short and len(short) * 2 >= len(numbered) and not _mostly_records([root / n for n in short[:40]]):
+            numbered = [n for n in numbered if n not in short]
         if len(numbered) >= 3 and len(numbered) * 3 >= len(names):
             return 80
         # Dated or plain names: a folder of `2020-08-10-title.md` may be a journal, so these are
