@@ -1,4 +1,4 @@
-"""`workbench mcp`: the memory tools over the Model Context Protocol, on stdio.
+"""`workbench mcp`: the memory tools over the Model Context Protocol, on stdio or HTTP (`http.py`).
 
 Built on the official MCP Python SDK (`MCPServer`): the SDK speaks the protocol, derives each
 tool's input schema from its signature, validates arguments, and turns what a tool returns into
@@ -11,6 +11,7 @@ source (`agent-claude`, `agent-codex`) from that name, or from `--source` when i
 
 import inspect
 import sys
+from contextvars import ContextVar
 from importlib import metadata
 from typing import Annotated, Any, Literal
 
@@ -24,6 +25,7 @@ from ..core.model import RefusedError, WorkbenchError
 from ..core.vault import Vault
 from .answers import ContextAnswer, ForgetAnswer, ReadAnswer, SearchAnswer, WriteAnswer
 from .arguments import argument_problems, unknown_arguments
+from .http import serve_http
 from .session import GateSession
 from .stdio import checked_stdio
 from .text import answer_text
@@ -70,13 +72,18 @@ def source_for(client_name: str) -> str | None:
 
 
 class _Client:
-    """Who is connected: the agent's name from `--agent`, else as the client said in `initialize`
-    (one client per stdio process)."""
+    """Who is calling: the agent's name from `--agent`, else as the client said in `initialize`.
+    One client per stdio process, but over HTTP several at once: the name is the current call's
+    (a context variable, copied into the thread that runs the tool), never the last caller's."""
 
     def __init__(self, source: str | None, agent: str | None = None) -> None:
         self.source = source
         self.configured = (agent or "").strip()
-        self.name = ""
+        self._name: ContextVar[str] = ContextVar("client_name", default="")
+
+    @property
+    def name(self) -> str:
+        return self._name.get()
 
     def key(self) -> str:
         """Whose evidence the gate keeps: the same agent in its next process finds its searches."""
@@ -85,7 +92,7 @@ class _Client:
     def remember(self, ctx: Context) -> None:
         params = ctx.session.client_params
         if params is not None and params.client_info is not None and params.client_info.name:
-            self.name = params.client_info.name
+            self._name.set(params.client_info.name)
 
     def agent(self) -> Agent:
         source = self.source or source_for(self.name) or source_for(self.configured)
@@ -256,12 +263,25 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
     return server
 
 
-def serve(vault: Vault, source: str | None = None, agent: str | None = None) -> int:
-    """Serve `vault` on stdin and stdout until the client goes; follows others' writes meanwhile."""
-    print(f"workbench mcp: serving {vault.root} ({len(vault)} files)", file=sys.stderr)
+def serve(
+    vault: Vault,
+    source: str | None = None,
+    agent: str | None = None,
+    http: tuple[str, int] | None = None,
+    token: str | None = None,
+    token_file: str | None = None,
+) -> int:
+    """Serve `vault` on stdin and stdout until the client goes, or over HTTP at `http` (host, port)
+    behind `token` until interrupted; follows others' writes meanwhile."""
+    announce = f"workbench mcp: serving {vault.root} ({len(vault)} files)"
+    if http is None:
+        print(announce, file=sys.stderr)
     watcher = vault.watch()
     try:
-        build_server(vault, source, agent).run("stdio")
+        if http is None:
+            build_server(vault, source, agent).run("stdio")
+        else:
+            serve_http(build_server(vault, source, agent), *http, token or "", token_file, announce)
     except KeyboardInterrupt:
         return 130
     finally:

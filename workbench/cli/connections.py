@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..core.model import RefusedError
 from ..core.vault import Vault
-from .output import EXIT_ERRORS, EXIT_OK, EXIT_REFUSED, safe
+from .output import EXIT_ERRORS, EXIT_OK, EXIT_REFUSED, UsageError, safe
 
 
 def cmd_sync(vault: Vault, args: argparse.Namespace) -> int:
@@ -37,4 +38,16 @@ def cmd_sync(vault: Vault, args: argparse.Namespace) -> int:
 def cmd_mcp(vault: Vault, args: argparse.Namespace) -> int:
     from ..agents.server import serve  # the MCP SDK loads only here
 
-    return serve(vault, args.source, args.agent)
+    if args.http is None:
+        if args.token_file or args.allow_remote:
+            raise UsageError("--token-file and --allow-remote go with --http HOST:PORT")
+        return serve(vault, args.source, args.agent)
+    from ..agents.http import check_host, new_token, parse_address, read_token
+
+    try:  # a wrong address or token file is the command given wrongly: exit 2
+        host, port = parse_address(args.http)
+        check_host(host, args.allow_remote)
+        token = read_token(args.token_file) if args.token_file else new_token()
+    except RefusedError as exc:
+        raise UsageError(str(exc)) from None
+    return serve(vault, args.source, args.agent, http=(host, port), token=token, token_file=args.token_file)

@@ -172,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
         each.add_argument("--dry-run", action="store_true")
     mcp = sub.add_parser(
         "mcp",
-        help="serve the vault to an agent over MCP on stdio: search, read, context, write through the gate, forget requests",
+        help="serve the vault to an agent over MCP (stdio, or --http): search, read, context, write through the gate, forget requests",
     )
     mcp.add_argument(
         "--source",
@@ -183,6 +183,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--agent",
         metavar="NAME",
         help="the agent's name in provenance and the inbox (with its client's name beside it); its searches count for its next calls",
+    )
+    mcp.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help="serve over HTTP (streamable HTTP at /mcp) instead of stdio, e.g. 127.0.0.1:8765; every request needs the bearer token",
+    )
+    mcp.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help="with --http: the bearer token is this file's text (default: a new token, printed on stderr)",
+    )
+    mcp.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="with --http: serve on an address other machines can reach (the token then crosses the network)",
     )
     inbox = sub.add_parser("inbox", help="what agents wrote that awaits review; settle it with ACTION ID")
     inbox.add_argument(
@@ -214,7 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # Arguments that name files: a file name may be any bytes, so these are never judged as text.
-FILE_ARGUMENTS = frozenset({"vault", "body_file", "out"})
+FILE_ARGUMENTS = frozenset({"vault", "body_file", "out", "token_file"})
 
 
 def check_text_arguments(args: argparse.Namespace) -> None:
