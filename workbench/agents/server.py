@@ -23,20 +23,20 @@ from pydantic import Field, ValidationError
 from ..core.inbox import Agent
 from ..core.model import RefusedError, WorkbenchError
 from ..core.vault import Vault
-from .answers import ContextAnswer, ForgetAnswer, ReadAnswer, SearchAnswer, WriteAnswer
+from .answers import ContextAnswer, ForgetAnswer, ReadAnswer, RecentAnswer, SearchAnswer, WriteAnswer
 from .arguments import argument_problems, unknown_arguments
 from .http import serve_http
 from .session import GateSession
 from .stdio import checked_stdio
 from .text import answer_text
-from .tools import READ_CHARACTERS, READ_DOCUMENTS, SEARCH_LIMIT, MemoryTools
+from .tools import READ_CHARACTERS, READ_DOCUMENTS, RECENT_DAYS, SEARCH_LIMIT, MemoryTools
 
 __all__ = ["INSTRUCTIONS", "build_server", "serve", "source_for"]
 
 INSTRUCTIONS = f"""\
 Long-term memory: a vault of Markdown documents (entities, tasks, decisions, contexts, concepts, \
 indexes, notes) linked by typed links. Before you work, call memory_context(question) or \
-memory_search(query); search returns metadata only, memory_read returns bodies (at most \
+memory_search(query) (memory_recent: what changed lately); search returns metadata only, memory_read returns bodies (at most \
 {READ_DOCUMENTS} documents and {READ_CHARACTERS:,} characters a call). Writing goes through a \
 gate: call memory_write with decision="propose" first; it ranks the canonical documents the \
 knowledge may belong in. Then merge_into:ID or supersede:ID (a decision) after reading that \
@@ -211,6 +211,22 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
         each with its document's id, and at most two metadata hints beyond them."""
         client.remember(ctx)
         return _run(lambda: tools.context(question))
+
+    @_tool(server, reading)
+    def memory_recent(
+        days: Annotated[
+            int, Field(ge=1, le=RECENT_DAYS, description=f"changes in the last this many days (1 to {RECENT_DAYS})")
+        ] = 7,
+        limit: Annotated[
+            int, Field(ge=1, le=SEARCH_LIMIT, description=f"at most this many documents (1 to {SEARCH_LIMIT})")
+        ] = 20,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> RecentAnswer:
+        """What changed in the vault lately, newest first: each document created or changed in the
+        last `days` days, with when, the change log's line about it and who made it when known; no
+        bodies. Being listed here does not let you change a document: search for it and read it."""
+        client.remember(ctx)
+        return _run(lambda: tools.recent(days, limit))
 
     @_tool(
         server,

@@ -175,6 +175,28 @@ def cmd_new(vault: Vault, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_recent(vault: Vault, args: argparse.Namespace) -> int:
+    if args.days < 1 or args.limit < 1:
+        raise UsageError("--days and --limit are whole numbers from 1")
+    changes = vault.recent(args.days)
+    listed = changes[: args.limit]
+    if args.json:
+        print_json({"days": args.days, "changes": [c.to_json() for c in listed], "more": len(changes) - len(listed)})
+        return EXIT_OK
+    for change in listed:
+        by = f"  ({change.by})" if change.by and not change.what.endswith(")") else ""
+        review = "  [awaiting review]" if change.to_json()["awaiting_review"] else ""
+        when = f"{change.when:%Y-%m-%d %H:%M}" if change.when.time() else f"{change.when:%Y-%m-%d}      "
+        print(one_line(f"{when}  {change.doc.id}  “{change.doc.title}”{review}"))
+        print(one_line(f"      {change.what}{by}"))
+    more = len(changes) - len(listed)
+    print(
+        f"{len(changes)} document(s) changed in the last {args.days} days"
+        + (f", {more} not shown (--limit)" if more else "")
+    )
+    return EXIT_OK
+
+
 def cmd_stale(vault: Vault, args: argparse.Namespace) -> int:
     found = vault.stale(args.days)
     if args.json:

@@ -48,6 +48,7 @@ COMMANDS = {
     "context": documents.cmd_context,
     "graph": documents.cmd_graph,
     "stale": documents.cmd_stale,
+    "recent": documents.cmd_recent,
     "conflicts": curation.cmd_conflicts,
     "consolidate": curation.cmd_consolidate,
     "history": curation.cmd_history,

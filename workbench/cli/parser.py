@@ -109,6 +109,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     history.add_argument("--limit", type=int, default=20)
     history.add_argument("--json", action="store_true")
+    recent = sub.add_parser(
+        "recent", help="documents created or changed in the last N days, newest first, with the change log's line"
+    )
+    recent.add_argument("--days", type=int, default=7)
+    recent.add_argument("--limit", type=int, default=20)
+    recent.add_argument("--json", action="store_true")
     stale = sub.add_parser("stale", help="active documents not updated for N days")
     stale.add_argument("--days", type=int, default=90)
     stale.add_argument("--json", action="store_true")
