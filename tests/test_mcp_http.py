@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import subprocess
 import sys
-import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -19,7 +17,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
-from mcp_client import ROOT
+from mcp_client import ROOT, free_port, http_server, start_server, wait_listening
 
 from workbench import Vault
 
@@ -43,40 +41,9 @@ INITIALIZE = {
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def everything(vault: Path) -> dict[str, bytes]:
     """Every file under the vault, `.workbench/` included: a refused request writes no evidence either."""
     return {p.relative_to(vault).as_posix(): p.read_bytes() for p in sorted(vault.rglob("*")) if p.is_file()}
-
-
-def start(vault: Path, *options: str) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen(
-        [sys.executable, "-m", "workbench.cli", "--vault", str(vault), "mcp", *options],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def wait_listening(server: subprocess.Popen, port: int) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        assert server.poll() is None, server.stderr.read()
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise AssertionError("the server never listened")
 
 
 @pytest.fixture
@@ -84,17 +51,9 @@ def served(sample_copy, tmp_path):
     """(vault, url) of a server reading its token from a file."""
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN + "\n")
-    port = free_port()
-    server = start(sample_copy, "--http", f"127.0.0.1:{port}", "--token-file", str(token_file))
-    try:
-        wait_listening(server, port)
+    with http_server(sample_copy, token_file) as url:
         Vault.open(sample_copy)  # the derived state settled before a test compares files
-        yield sample_copy, f"http://127.0.0.1:{port}/mcp"
-    finally:
-        server.terminate()
-        _, errors = server.communicate(timeout=30)
-        assert "Traceback" not in errors, errors
-        assert TOKEN not in errors  # a token read from a file is never printed
+        yield sample_copy, url
 
 
 @asynccontextmanager
@@ -165,7 +124,7 @@ async def test_without_the_token_every_request_gets_401_and_touches_nothing(serv
 
 async def test_a_token_made_at_start_is_printed_and_opens_the_door(sample_copy):
     port = free_port()
-    server = start(sample_copy, "--http", f"127.0.0.1:{port}", "--source", "agent-codex")
+    server = start_server(sample_copy, "--http", f"127.0.0.1:{port}", "--source", "agent-codex")
     try:
         lines = [server.stderr.readline() for _ in range(2)]
         assert lines[0].startswith("workbench mcp: serving ") and f"http://127.0.0.1:{port}/mcp" in lines[0]
