@@ -2,7 +2,7 @@
 
 Built on the official MCP Python SDK (`MCPServer`): the SDK speaks the protocol, derives each
 tool's input schema from its signature, validates arguments, and turns what a tool returns into
-structured content. This module only declares the five tools and says who the client is; their
+structured content. This module only declares the six tools and says who the client is; their
 work is `tools.py`'s. It is imported only when `workbench mcp` runs, so nothing else loads the SDK.
 
 The agent's name comes from the client's own `initialize` (its `clientInfo.name`); the contract's
