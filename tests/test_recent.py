@@ -91,3 +91,21 @@ async def test_an_agent_sees_its_own_write_awaiting_review_and_cannot_change_wha
         for wrong in (0, 400):
             said = await agent.refused("memory_recent", days=wrong)
             assert "argument days" in said and "366" in said, said
+
+
+def test_the_tools_answer_stays_within_the_read_limit_whole(builder):
+    """Fifty long entries would pass 45,000 characters: the last ones are left for a narrower ask."""
+    from workbench.agents.text import answer_text
+    from workbench.agents.tools import READ_CHARACTERS, MemoryTools
+
+    ids = [f"mem-note-{'long-words-' * 17}{n}" for n in range(50)]
+    today = dt.date.today().isoformat()
+    for doc_id in ids:
+        builder.add(doc_id, updated=today)
+    who = "agent " + "a" * 110
+    builder.raw("log.md", "".join(f"- {today} 00:00 merge “{'x' * 200}” into {i} ({who})\n" for i in ids))
+    tools = MemoryTools(Vault.open(builder.root), lambda: None)
+    answer = tools.recent(366, 50)
+    assert len(answer_text(answer)) <= READ_CHARACTERS
+    assert 0 < answer["count"] < 50 and answer["count"] + answer["more"] == 50
+    assert "fewer days" in answer["next"] and answer["changes"][0]["by"] == who

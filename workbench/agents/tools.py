@@ -289,22 +289,26 @@ class MemoryTools:
             item["what"] = _clip(item["what"], MAX_SAID)
             item["by"] = _clip(item["by"], MAX_SAID) if item["by"] else None
             listed.append(item)
-        more = len(changes) - len(listed)
-        return {
-            "days": days,
-            "count": len(listed),
-            "more": more,
-            "changes": listed,
-            "next": (
-                f"{more} more changed in these {days} days: memory_recent(days={days}, limit={min(SEARCH_LIMIT, limit + more)})"
-                if more and limit < SEARCH_LIMIT
-                else f"{more} more changed in these {days} days: ask for fewer days"
-                if more
-                else "memory_read(ids=[...]) for the bodies you need"
-                if listed
-                else f"nothing changed in the last {days} days"
-            ),
-        }
+        answer = self._recent_answer(days, limit, listed, len(changes), cut=False)
+        while len(answer_text(answer)) > READ_CHARACTERS:  # the whole message within the read's limit
+            listed.pop()
+            answer = self._recent_answer(days, limit, listed, len(changes), cut=True)
+        return answer
+
+    @staticmethod
+    def _recent_answer(days: int, limit: int, listed: list[dict[str, Any]], total: int, cut: bool) -> dict[str, Any]:
+        more = total - len(listed)
+        if cut:
+            hint = f"{more} more changed in these {days} days; an answer holds {READ_CHARACTERS:,} characters: ask for fewer days"
+        elif more and limit < SEARCH_LIMIT:
+            hint = f"{more} more changed in these {days} days: memory_recent(days={days}, limit={min(SEARCH_LIMIT, total)})"
+        elif more:
+            hint = f"{more} more changed in these {days} days: ask for fewer days"
+        elif listed:
+            hint = "memory_read(ids=[...]) for the bodies you need"
+        else:
+            hint = f"nothing changed in the last {days} days"
+        return {"days": days, "count": len(listed), "more": more, "changes": listed, "next": hint}
 
     # -- context ---------------------------------------------------------------------------------
 
