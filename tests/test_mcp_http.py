@@ -176,3 +176,16 @@ def test_a_short_token_file_is_refused(sample_copy, tmp_path):
         stdin=subprocess.DEVNULL,
     )
     assert run.returncode == 2 and "at least 16" in run.stderr, run.stderr
+
+
+def test_a_remote_address_when_allowed_is_served_with_a_warning(sample_copy, tmp_path):
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN)
+    port = free_port()
+    server = start_server(sample_copy, "--http", f"0.0.0.0:{port}", "--allow-remote", "--token-file", str(token_file))
+    try:
+        wait_listening(server, port)
+    finally:
+        server.terminate()
+        _, errors = server.communicate(timeout=30)
+    assert "WARNING: serving on 0.0.0.0, reachable from other machines" in errors and "Traceback" not in errors

@@ -42,7 +42,7 @@ def cmd_mcp(vault: Vault, args: argparse.Namespace) -> int:
         if args.token_file or args.allow_remote:
             raise UsageError("--token-file and --allow-remote go with --http HOST:PORT")
         return serve(vault, args.source, args.agent)
-    from ..agents.http import check_host, new_token, parse_address, read_token
+    from ..agents.http import check_host, is_loopback, new_token, parse_address, read_token
 
     try:  # a wrong address or token file is the command given wrongly: exit 2
         host, port = parse_address(args.http)
@@ -50,4 +50,10 @@ def cmd_mcp(vault: Vault, args: argparse.Namespace) -> int:
         token = read_token(args.token_file) if args.token_file else new_token()
     except RefusedError as exc:
         raise UsageError(str(exc)) from None
+    if not is_loopback(host):
+        print(
+            f"workbench mcp: WARNING: serving on {host}, reachable from other machines; the token crosses the "
+            "network in plain HTTP unless TLS is in front",
+            file=sys.stderr,
+        )
     return serve(vault, args.source, args.agent, http=(host, port), token=token, token_file=args.token_file)
