@@ -97,6 +97,8 @@ class BearerGate:
     """ASGI middleware: a request without the bearer token gets 401 and never reaches `app`."""
 
     def __init__(self, app: Any, token: str) -> None:
+        if len(token) < MIN_TOKEN:  # an empty token would let `Authorization: Bearer` in
+            raise ValueError(f"a bearer token has at least {MIN_TOKEN} characters")
         self.app = app
         self.token = token.encode()
 
@@ -117,7 +119,7 @@ class BearerGate:
         if scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 1008})
             return
-        body = b'{"error": "unauthorized: send the header Authorization: Bearer TOKEN, as workbench mcp printed it"}'
+        body = b'{"error": "unauthorized: send the header Authorization: Bearer TOKEN, with the token workbench mcp printed or read from its --token-file"}'
         await send(
             {
                 "type": "http.response.start",
