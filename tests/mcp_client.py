@@ -1,14 +1,17 @@
 """The official MCP SDK's client (`stdio_client`, `ClientSession`) driving a real `workbench mcp`
-subprocess over stdio: what every MCP test talks through. Nothing is mocked: every answer crossed a
-pipe as the protocol's JSON."""
+subprocess over stdio: what every MCP test talks through; and `http_server`, a real `workbench mcp
+--http` on a free port. Nothing is mocked: every answer crossed a pipe or a socket as the protocol's
+JSON."""
 
 from __future__ import annotations
 
 import json
 import os
+import socket
+import subprocess
 import sys
 import time
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -80,3 +83,52 @@ async def once(
     default tools and the MCP Inspector's command line do."""
     async with connected(vault, name, *options) as agent:
         return await (agent.refused(tool, **args) if refused else agent.call(tool, **args))
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def server_command(vault: Path, *options: str) -> list[str]:
+    return [sys.executable, "-m", "workbench.cli", "--vault", str(vault), "mcp", *options]
+
+
+def start_server(vault: Path, *options: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        server_command(vault, *options),
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def wait_listening(server: subprocess.Popen, port: int) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        assert server.poll() is None, server.stderr.read()
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError("the server never listened")
+
+
+@contextmanager
+def http_server(vault: Path, token_file: Path, *options: str):
+    """A `workbench mcp --http` on a free loopback port, its token read from `token_file`: yields its URL."""
+    port = free_port()
+    server = start_server(vault, "--http", f"127.0.0.1:{port}", "--token-file", str(token_file), *options)
+    try:
+        wait_listening(server, port)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        server.terminate()
+        _, errors = server.communicate(timeout=30)
+        assert "Traceback" not in errors, errors
+        assert token_file.read_text().strip() not in errors  # a token read from a file is never printed

@@ -2,7 +2,7 @@
 talking to a real server subprocess over stdio, on a copy of the sample vault. No transport is
 mocked: every answer crossed a pipe as the protocol's JSON.
 
-What is checked: the five tools by name; the gate (what must be searched and read before what);
+What is checked: the six tools by name; the gate (what must be searched and read before what);
 seed 000's limits; hostile arguments, each an error result that names the problem with nothing
 written; and an agent writing while a long-lived vault watches the same folder.
 """
@@ -18,7 +18,7 @@ from mcp_client import connected, files
 from workbench import Vault
 from workbench.core.inbox import REVIEW_KEY
 
-TOOLS = {"memory_search", "memory_read", "memory_context", "memory_write", "memory_forget"}
+TOOLS = {"memory_search", "memory_read", "memory_context", "memory_recent", "memory_write", "memory_forget"}
 STRIPE_NOTE = {
     "type": "note",
     "title": "Stripe retries webhooks for three days",
@@ -31,11 +31,11 @@ STRIPE_NOTE = {
 # -- the tools ---------------------------------------------------------------------------------
 
 
-async def test_the_five_tools_by_name_with_schemas_and_what_the_gate_asks(sample_copy):
+async def test_the_six_tools_by_name_with_schemas_and_what_the_gate_asks(sample_copy):
     async with connected(sample_copy) as agent:
         listed = {tool.name: tool for tool in (await agent.session.list_tools()).tools}
         assert set(listed) == TOOLS
-        for name in ("memory_search", "memory_read", "memory_context"):
+        for name in ("memory_search", "memory_read", "memory_context", "memory_recent"):
             assert listed[name].annotations.read_only_hint
         assert listed["memory_write"].input_schema["properties"]["type"]["enum"] == [
             "concept",
@@ -463,6 +463,10 @@ async def test_the_output_schemas_say_what_each_tool_answers(sample_copy):
         )
         assert {"candidates", "proposed_id", "id", "review"} <= set(listed["memory_write"]["properties"])
         assert listed["memory_forget"]["properties"]["deleted"]["type"] == "boolean"
+        assert {"days", "count", "more", "changes", "next"} <= set(listed["memory_recent"]["required"])
+        assert {"when", "what", "by", "awaiting_review"} <= set(
+            listed["memory_recent"]["$defs"]["RecentChange"]["properties"]
+        )
         # Each answer is checked by the client against its schema, and equals its text (`Agent.call`).
         await agent.call("memory_context", question="stripe webhooks")
         await agent.call("memory_write", **STRIPE_NOTE)

@@ -21,6 +21,8 @@ __all__ = [
     "Missing",
     "ReadAnswer",
     "ReadDocument",
+    "RecentAnswer",
+    "RecentChange",
     "SearchAnswer",
     "Statement",
     "WriteAnswer",
@@ -143,3 +145,25 @@ class ForgetAnswer(TypedDict):
     deleted: Annotated[bool, _said("always false: a person decides")]
     summary: str
     review: str
+
+
+class RecentChange(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    id: str
+    title: str
+    type: str
+    status: str
+    path: str
+    when: Annotated[str, _said("when it changed last: YYYY-MM-DDTHH:MM (00:00 when only the day is known)")]
+    what: Annotated[str, _said("the change log's latest line about it, else `updated` or `created`")]
+    by: Annotated[str | None, _said("who, as the log line says it in parentheses, when known")]
+    awaiting_review: Annotated[bool, _said("an agent's change a person has not reviewed yet")]
+
+
+class RecentAnswer(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    days: int
+    count: int
+    more: Annotated[int, _said("changed in these days but beyond limit")]
+    changes: Annotated[list[RecentChange], _said("newest first; metadata only, no bodies")]
+    next: str

@@ -1,8 +1,8 @@
-"""`workbench mcp`: the memory tools over the Model Context Protocol, on stdio.
+"""`workbench mcp`: the memory tools over the Model Context Protocol, on stdio or HTTP (`http.py`).
 
 Built on the official MCP Python SDK (`MCPServer`): the SDK speaks the protocol, derives each
 tool's input schema from its signature, validates arguments, and turns what a tool returns into
-structured content. This module only declares the five tools and says who the client is; their
+structured content. This module only declares the six tools and says who the client is; their
 work is `tools.py`'s. It is imported only when `workbench mcp` runs, so nothing else loads the SDK.
 
 The agent's name comes from the client's own `initialize` (its `clientInfo.name`); the contract's
@@ -11,6 +11,7 @@ source (`agent-claude`, `agent-codex`) from that name, or from `--source` when i
 
 import inspect
 import sys
+from contextvars import ContextVar
 from importlib import metadata
 from typing import Annotated, Any, Literal
 
@@ -22,19 +23,20 @@ from pydantic import Field, ValidationError
 from ..core.inbox import Agent
 from ..core.model import RefusedError, WorkbenchError
 from ..core.vault import Vault
-from .answers import ContextAnswer, ForgetAnswer, ReadAnswer, SearchAnswer, WriteAnswer
+from .answers import ContextAnswer, ForgetAnswer, ReadAnswer, RecentAnswer, SearchAnswer, WriteAnswer
 from .arguments import argument_problems, unknown_arguments
+from .http import serve_http
 from .session import GateSession
 from .stdio import checked_stdio
 from .text import answer_text
-from .tools import READ_CHARACTERS, READ_DOCUMENTS, SEARCH_LIMIT, MemoryTools
+from .tools import READ_CHARACTERS, READ_DOCUMENTS, RECENT_DAYS, SEARCH_LIMIT, MemoryTools
 
 __all__ = ["INSTRUCTIONS", "build_server", "serve", "source_for"]
 
 INSTRUCTIONS = f"""\
 Long-term memory: a vault of Markdown documents (entities, tasks, decisions, contexts, concepts, \
 indexes, notes) linked by typed links. Before you work, call memory_context(question) or \
-memory_search(query); search returns metadata only, memory_read returns bodies (at most \
+memory_search(query) (memory_recent: what changed lately); search returns metadata only, memory_read returns bodies (at most \
 {READ_DOCUMENTS} documents and {READ_CHARACTERS:,} characters a call). Writing goes through a \
 gate: call memory_write with decision="propose" first; it ranks the canonical documents the \
 knowledge may belong in. Then merge_into:ID or supersede:ID (a decision) after reading that \
@@ -70,13 +72,18 @@ def source_for(client_name: str) -> str | None:
 
 
 class _Client:
-    """Who is connected: the agent's name from `--agent`, else as the client said in `initialize`
-    (one client per stdio process)."""
+    """Who is calling: the agent's name from `--agent`, else as the client said in `initialize`.
+    One client per stdio process, but over HTTP several at once: the name is the current call's
+    (a context variable, copied into the thread that runs the tool), never the last caller's."""
 
     def __init__(self, source: str | None, agent: str | None = None) -> None:
         self.source = source
         self.configured = (agent or "").strip()
-        self.name = ""
+        self._name: ContextVar[str] = ContextVar("client_name", default="")
+
+    @property
+    def name(self) -> str:
+        return self._name.get()
 
     def key(self) -> str:
         """Whose evidence the gate keeps: the same agent in its next process finds its searches."""
@@ -85,7 +92,7 @@ class _Client:
     def remember(self, ctx: Context) -> None:
         params = ctx.session.client_params
         if params is not None and params.client_info is not None and params.client_info.name:
-            self.name = params.client_info.name
+            self._name.set(params.client_info.name)
 
     def agent(self) -> Agent:
         source = self.source or source_for(self.name) or source_for(self.configured)
@@ -205,6 +212,22 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
         client.remember(ctx)
         return _run(lambda: tools.context(question))
 
+    @_tool(server, reading)
+    def memory_recent(
+        days: Annotated[
+            int, Field(ge=1, le=RECENT_DAYS, description=f"changes in the last this many days (1 to {RECENT_DAYS})")
+        ] = 7,
+        limit: Annotated[
+            int, Field(ge=1, le=SEARCH_LIMIT, description=f"at most this many documents (1 to {SEARCH_LIMIT})")
+        ] = 20,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> RecentAnswer:
+        """What changed in the vault lately, newest first: each document created or changed in the
+        last `days` days, with when, the change log's line about it and who made it when known; no
+        bodies. Being listed here does not let you change a document: search for it and read it."""
+        client.remember(ctx)
+        return _run(lambda: tools.recent(days, limit))
+
     @_tool(
         server,
         ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False),
@@ -256,12 +279,25 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
     return server
 
 
-def serve(vault: Vault, source: str | None = None, agent: str | None = None) -> int:
-    """Serve `vault` on stdin and stdout until the client goes; follows others' writes meanwhile."""
-    print(f"workbench mcp: serving {vault.root} ({len(vault)} files)", file=sys.stderr)
+def serve(
+    vault: Vault,
+    source: str | None = None,
+    agent: str | None = None,
+    http: tuple[str, int] | None = None,
+    token: str | None = None,
+    token_file: str | None = None,
+) -> int:
+    """Serve `vault` on stdin and stdout until the client goes, or over HTTP at `http` (host, port)
+    behind `token` until interrupted; follows others' writes meanwhile."""
+    announce = f"workbench mcp: serving {vault.root} ({len(vault)} files)"
+    if http is None:
+        print(announce, file=sys.stderr)
     watcher = vault.watch()
     try:
-        build_server(vault, source, agent).run("stdio")
+        if http is None:
+            build_server(vault, source, agent).run("stdio")
+        else:
+            serve_http(build_server(vault, source, agent), *http, token or "", token_file, announce)
     except KeyboardInterrupt:
         return 130
     finally:

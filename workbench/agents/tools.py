@@ -1,4 +1,4 @@
-"""The five memory tools, as plain functions over the vault: what the MCP server calls.
+"""The six memory tools, as plain functions over the vault: what the MCP server calls.
 
 Each tool checks its arguments in words an agent can act on, asks the `Vault` facade (the same
 store and checks as a person's writes), records what the agent saw in its `GateSession` (kept in the vault for the next process), and
@@ -25,7 +25,15 @@ from ..core.vault import Vault
 from .session import GateSession, title_words
 from .text import answer_text, text_length
 
-__all__ = ["MemoryTools", "READ_DOCUMENTS", "READ_CHARACTERS", "SEARCH_LIMIT", "WRITE_DECISIONS", "plain"]
+__all__ = [
+    "MemoryTools",
+    "READ_DOCUMENTS",
+    "READ_CHARACTERS",
+    "RECENT_DAYS",
+    "SEARCH_LIMIT",
+    "WRITE_DECISIONS",
+    "plain",
+]
 
 READ_DOCUMENTS = 10
 READ_CHARACTERS = 45_000
@@ -37,6 +45,8 @@ MAX_BODY = 100_000
 MAX_TITLE = 200
 MAX_TAGS, MAX_TAG = 20, 64
 MAX_LINKS = 50
+RECENT_DAYS = 366
+MAX_SAID = 300  # characters of a log line or a name shown by memory_recent
 MAX_META = 10_000  # characters of frontmatter, as JSON, shown whole; beyond it only the contract's fields
 WRITE_DECISIONS = ("propose", "create", "merge_into:ID", "supersede:ID")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -78,6 +88,10 @@ def _id(text: str) -> str:
     if len(text) > MAX_ID:
         raise RefusedError(f"an id of {len(text):,} characters is not an id")
     return text
+
+
+def _clip(text: str, most: int) -> str:
+    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 def _json_size(value: Any) -> int:
@@ -257,6 +271,44 @@ class MemoryTools:
             item["truncated"] = True
             item["next_offset"] = end
         item["read_whole"] = item.pop("read_whole")  # last, as the schema lists it
+
+    # -- recent ----------------------------------------------------------------------------------
+
+    def recent(self, days: int = 7, limit: int = 20) -> dict[str, Any]:
+        """What changed lately, newest first: metadata and the change log's line, no bodies. Listing
+        a document does not count as finding it for the gate: search for what you will change."""
+        if not 1 <= days <= RECENT_DAYS:
+            raise RefusedError(f"days must be between 1 and {RECENT_DAYS}, not {days}")
+        if not 1 <= limit <= SEARCH_LIMIT:
+            raise RefusedError(f"limit must be between 1 and {SEARCH_LIMIT}, not {limit}")
+        changes = self.vault.recent(days)
+        listed = []
+        for change in changes[:limit]:
+            item = change.to_json()
+            item["title"] = _clip(item["title"], MAX_TITLE)
+            item["what"] = _clip(item["what"], MAX_SAID)
+            item["by"] = _clip(item["by"], MAX_SAID) if item["by"] else None
+            listed.append(item)
+        answer = self._recent_answer(days, limit, listed, len(changes), cut=False)
+        while len(answer_text(answer)) > READ_CHARACTERS:  # the whole message within the read's limit
+            listed.pop()
+            answer = self._recent_answer(days, limit, listed, len(changes), cut=True)
+        return answer
+
+    @staticmethod
+    def _recent_answer(days: int, limit: int, listed: list[dict[str, Any]], total: int, cut: bool) -> dict[str, Any]:
+        more = total - len(listed)
+        if cut:
+            hint = f"{more} more changed in these {days} days; an answer holds {READ_CHARACTERS:,} characters: ask for fewer days"
+        elif more and limit < SEARCH_LIMIT:
+            hint = f"{more} more changed in these {days} days: memory_recent(days={days}, limit={min(SEARCH_LIMIT, total)})"
+        elif more:
+            hint = f"{more} more changed in these {days} days: ask for fewer days"
+        elif listed:
+            hint = "memory_read(ids=[...]) for the bodies you need"
+        else:
+            hint = f"nothing changed in the last {days} days"
+        return {"days": days, "count": len(listed), "more": more, "changes": listed, "next": hint}
 
     # -- context ---------------------------------------------------------------------------------
 

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from .inbox import Agent, Inbox, Request
     from .live import VaultWatcher
     from .live_graph import LiveGraph
+    from .recent import Change
     from .records import Record
     from .repair import RepairReport
     from .retrieval import QuestionPack
@@ -235,6 +236,13 @@ class Vault:
         from . import maintenance
 
         return maintenance.stale_documents(self.documents, days)
+
+    def recent(self, days: int = 7, now=None) -> list[Change]:
+        """The documents changed in the last `days` days, newest first, each with the change log's
+        latest line about it (`recent.py`)."""
+        from . import recent
+
+        return recent.recent_changes(self.documents, recent.log_lines(self.index.log_path), days, now)
 
     def gate(self, draft: Draft, limit: int = 3) -> list[Candidate]:
         """The write gate's 1-3 canonical candidates for new knowledge; writes nothing."""

@@ -1,0 +1,5 @@
+"""`python -m workbench.cli`, as the `workbench` command."""
+
+from .main import main
+
+raise SystemExit(main())

@@ -1,0 +1,59 @@
+"""Commands that connect the vault to what is outside it: `mcp` serves it to agents, `sync` to
+the other clones of its git repository."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..core.model import RefusedError
+from ..core.vault import Vault
+from .output import EXIT_ERRORS, EXIT_OK, EXIT_REFUSED, UsageError, safe
+
+
+def cmd_sync(vault: Vault, args: argparse.Namespace) -> int:
+    from ..core import gitsync
+
+    try:
+        if args.setup:
+            print("\n".join(gitsync.setup(vault.root)) or "already set up")
+            return EXIT_OK
+        report = gitsync.sync(vault.root, remote=args.remote)
+    except gitsync.SyncError as exc:
+        print(f"workbench: sync: {safe(str(exc))}", file=sys.stderr)
+        return EXIT_REFUSED
+    for step in report.steps:
+        print(safe(step))
+    for conflict in report.conflicts:
+        print(f"conflict: {safe(conflict.describe())}")
+    for link in report.supersession:
+        print(f"supersession: {safe(link.describe())}")
+    if report.conflicts:
+        print("settle these in the workbench (S) or by hand, then `workbench sync` again", file=sys.stderr)
+    elif report.supersession:
+        print("merged; `workbench check` lists these links and `workbench supersede` mends them", file=sys.stderr)
+    return EXIT_ERRORS if report.conflicts or report.supersession else EXIT_OK
+
+
+def cmd_mcp(vault: Vault, args: argparse.Namespace) -> int:
+    from ..agents.server import serve  # the MCP SDK loads only here
+
+    if args.http is None:
+        if args.token_file or args.allow_remote:
+            raise UsageError("--token-file and --allow-remote go with --http HOST:PORT")
+        return serve(vault, args.source, args.agent)
+    from ..agents.http import check_host, is_loopback, new_token, parse_address, read_token
+
+    try:  # a wrong address or token file is the command given wrongly: exit 2
+        host, port = parse_address(args.http)
+        check_host(host, args.allow_remote)
+        token = read_token(args.token_file) if args.token_file else new_token()
+    except RefusedError as exc:
+        raise UsageError(str(exc)) from None
+    if not is_loopback(host):
+        print(
+            f"workbench mcp: WARNING: serving on {host}, reachable from other machines; the token crosses the "
+            "network in plain HTTP unless TLS is in front",
+            file=sys.stderr,
+        )
+    return serve(vault, args.source, args.agent, http=(host, port), token=token, token_file=args.token_file)

@@ -1,0 +1,106 @@
+"""`workbench [--vault PATH] COMMAND ...`: the entry point. It parses the command line
+(`parser.py`), opens the vault, runs the command (`documents.py`, `curation.py`,
+`connections.py`) and turns what the core refuses into an exit status and one line on stderr
+(`output.py`)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from ..core.index import require_folder
+from ..core.model import QueryError, RefusedError, VaultError, WorkbenchError
+from ..core.vault import Vault
+from ..core.walk import looks_like_vault
+from . import curation, documents
+from .connections import cmd_mcp, cmd_sync
+from .output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageError, safe
+from .parser import check_text_arguments, parse_arguments
+
+
+def resolve_vault_path(given: str | None) -> Path:
+    if given:
+        return Path(given)
+    if os.environ.get("WORKBENCH_VAULT"):
+        return Path(os.environ["WORKBENCH_VAULT"])
+    if looks_like_vault(Path.cwd()):
+        return Path.cwd()
+    from ..samples import scratch_sample
+
+    return scratch_sample()
+
+
+def open_vault(given: str | None, flavour: str | None = None) -> Vault:
+    vault = Vault.open(resolve_vault_path(given), flavour=flavour)
+    for note in vault.recovery_notes:
+        print(f"workbench: {safe(note)}", file=sys.stderr)
+    return vault
+
+
+COMMANDS = {
+    "check": documents.cmd_check,
+    "migrate": documents.cmd_migrate,
+    "search": documents.cmd_search,
+    "show": documents.cmd_show,
+    "new": documents.cmd_new,
+    "links": documents.cmd_links,
+    "context": documents.cmd_context,
+    "graph": documents.cmd_graph,
+    "stale": documents.cmd_stale,
+    "recent": documents.cmd_recent,
+    "conflicts": curation.cmd_conflicts,
+    "consolidate": curation.cmd_consolidate,
+    "history": curation.cmd_history,
+    "inbox": curation.cmd_inbox,
+    "undo": curation.stack_step("undo"),
+    "redo": curation.stack_step("redo"),
+    **{name: curation.writer(call) for name, call in curation.WRITERS.items()},
+    "mcp": cmd_mcp,
+    "sync": cmd_sync,
+}
+
+
+def run_tui(vault_arg: str | None, flavour: str | None = None) -> int:
+    path = require_folder(resolve_vault_path(vault_arg))  # refused here, before the screen is taken
+    from ..tui.app import WorkbenchApp
+
+    app = WorkbenchApp(path, flavour=flavour)
+    app.run()
+    return app.return_code or EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_arguments(argv)
+    try:
+        check_text_arguments(args)
+        if args.command == "new":
+            args.body = documents.read_body(args)
+        if args.command in (None, "tui"):
+            return run_tui(args.vault, args.flavour)
+        vault = open_vault(args.vault, args.flavour)
+        shown = len(vault.recovery_notes)
+        try:
+            return COMMANDS[args.command](vault, args)
+        finally:  # what the store did beyond the command (a record it set aside), said as it was at open
+            for note in vault.recovery_notes[shown:]:
+                print(f"workbench: {safe(note)}", file=sys.stderr)
+    except VaultError as exc:
+        print(f"workbench: {safe(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
+    except RefusedError as exc:
+        print(f"workbench: refused: {safe(str(exc))}", file=sys.stderr)
+        return EXIT_REFUSED
+    except (UsageError, QueryError) as exc:
+        print(f"workbench: {safe(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
+    except WorkbenchError as exc:
+        print(f"workbench: {safe(str(exc))}", file=sys.stderr)
+        return EXIT_REFUSED
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except OSError as exc:
+        print(f"workbench: {safe(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE

@@ -1,0 +1,55 @@
+"""What every command prints through: exit statuses, text made safe for a terminal, JSON, a change.
+
+Exit status: 0 done or clean; 1 `check` found errors; 2 a usage error or an unreadable vault;
+3 refused (an unknown id, a forbidden transition, a conflict), with a one-line reason on stderr.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import sys
+from typing import Any
+
+from ..core.changes import Plan
+from ..core.model import WorkbenchError
+
+EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_REFUSED = 0, 1, 2, 3
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+LINE_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def safe(text: str) -> str:
+    """Text from a vault, made harmless for a terminal: control characters shown, never obeyed."""
+    return CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def one_line(text: str) -> str:
+    """`safe`, and a line break or tab shown too: a file name must not forge a line of a report."""
+    return LINE_CONTROL.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text
+    )
+
+
+def json_default(value: Any) -> Any:
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    return str(value)
+
+
+def print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False, default=json_default))
+
+
+class UsageError(WorkbenchError):
+    """A command given wrongly: exit status 2, the reason on stderr."""
+
+
+def report_plan(plan: Plan, dry_run: bool) -> None:
+    if dry_run:
+        sys.stdout.write(safe(plan.diff()) if not plan.empty else f"{safe(plan.summary)}: nothing to change\n")
+    elif plan.empty:
+        print(f"{safe(plan.summary)}: nothing changed")
+    else:
+        print(safe(plan.summary))
