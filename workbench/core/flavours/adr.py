@@ -178,7 +178,7 @@ def record_number(name: str) -> int | None:
     return named.number if named is not None else None
 
 
-def folded(meta: dict[str, Any]) -> dict[str, Any]:
+def _folded(meta: dict[str, Any]) -> dict[str, Any]:
     """The frontmatter with its keys in lower case, the first spelling kept: EIP-style preambles
     write `Status: Final`, `Title: …`, and they mean what `status` and `title` mean."""
     out: dict[str, Any] = {}
@@ -187,7 +187,7 @@ def folded(meta: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def key_named(meta: dict[str, Any], *names: str) -> str | None:
+def _key_named(meta: dict[str, Any], *names: str) -> str | None:
     """The key as this frontmatter spells it (`Status`, `status`) of the first of `names` it has."""
     spelled = {str(key).lower(): key for key in reversed(list(meta))}
     return next((spelled[name] for name in names if name in spelled), None)
@@ -202,7 +202,7 @@ def reads_as_record(meta: dict[str, Any], body: str) -> bool:
         return False
     return (
         any(name.startswith("context") for name in sections)
-        or isinstance(folded(meta).get("status"), str)
+        or isinstance(_folded(meta).get("status"), str)
         or bool(status_text(body)[0])
     )
 
@@ -409,7 +409,7 @@ class Adr(Flavour):
             return False
         named = record_name(path)
         if named is not None and (
-            named.prefix == "ADR" or body is None or isinstance(folded(meta or {}).get("status"), str)
+            named.prefix == "ADR" or body is None or isinstance(_folded(meta or {}).get("status"), str)
         ):
             return True
         return body is not None and reads_as_record(meta or {}, body)
@@ -475,7 +475,7 @@ class Adr(Flavour):
 
     def view(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None = None) -> View:
         own = self.doc_id(path, meta)
-        said = folded(meta)
+        said = _folded(meta)
         stated = str(said.get("status") or "").strip() if said.get("status") is not None else ""
         statements: list[str] = [stated] if stated else []
         if not stated:
@@ -594,7 +594,7 @@ class Adr(Flavour):
             return []
         problems: list[Problem] = []
         meta = parsed.meta or {}
-        status_key = key_named(meta, "status")
+        status_key = _key_named(meta, "status")
         line = (lambda key: parsed.key_line(status_key)) if status_key else (lambda key: None)
         if not view.stated_status:
             problems.append(
@@ -626,7 +626,7 @@ class Adr(Flavour):
                     line("status"),
                 )
             )
-        date_key = key_named(meta, "date", "created")
+        date_key = _key_named(meta, "date", "created")
         if date_key and as_date(meta[date_key]) is None:
             problems.append(
                 Problem(
@@ -650,7 +650,7 @@ class Adr(Flavour):
 
     def status_change(self, parsed, status: str):
         word = self.status_word(status)
-        status_key = key_named(parsed.meta or {}, "status")
+        status_key = _key_named(parsed.meta or {}, "status")
         if status_key:
             return {**parsed.meta, status_key: word.lower()}, parsed.body
         return self._restate(parsed, lambda line, at, end: line[:at] + word + line[end:])
@@ -661,9 +661,9 @@ class Adr(Flavour):
         meta = dict(parsed.meta or {})
         if new_id in doc.superseded_by and doc.status == "superseded":
             return meta, parsed.body if parsed.has_frontmatter else parsed.text  # already said
-        status_key = key_named(meta, "status")
+        status_key = _key_named(meta, "status")
         if status_key:
-            key = key_named(meta, *_SUCCESSOR_KEYS) or "superseded-by"
+            key = _key_named(meta, *_SUCCESSOR_KEYS) or "superseded-by"
             current = [v for v in _items(meta.get(key)) if v != new_id]
             meta[status_key] = "superseded"
             meta[key] = new_id if not current else current + [new_id]
@@ -683,8 +683,8 @@ class Adr(Flavour):
         meta = dict(parsed.meta or {})
         if old_id in doc.supersedes:
             return meta, parsed.body if parsed.has_frontmatter else parsed.text  # already said
-        if key_named(meta, "status"):
-            key = key_named(meta, *_PREDECESSOR_KEYS) or "supersedes"
+        if _key_named(meta, "status"):
+            key = _key_named(meta, *_PREDECESSOR_KEYS) or "supersedes"
             current = _items(meta.get(key))
             meta[key] = current + [old_id] if old_id not in current else current
             return meta, parsed.body
