@@ -511,7 +511,7 @@ def _needs(target: str | None, action: str) -> str:
 
 def _introduced(index: VaultIndex, request: Request) -> tuple[dict[str, Any], FileChange] | None:
     """The history record of the agent's own write of this request, and its change to the document."""
-    for record in index.writer.history():
+    for record in index.history_records():
         for change in record["files"]:
             if (
                 change.path == request.path

@@ -598,7 +598,7 @@ class VaultIndex:
             ]
             found += [Problem(path, Severity.ERROR, "unreadable", why) for path, why in self._unreadable]
             found += self.config_problems
-        blocked = self.writer.blocked()
+        blocked = self.writer.journal.blocked()
         if blocked:
             found.append(
                 Problem(
@@ -821,7 +821,71 @@ class VaultIndex:
     @serialized
     def history(self, limit: int = 20) -> list[dict[str, Any]]:
         """Recent changes made through the workbench, newest first."""
-        return [{k: v for k, v in r.items() if k != "record_path"} for r in self.writer.history()[:limit]]
+        return [{k: v for k, v in r.items() if k != "record_path"} for r in self.writer.journal.history()[:limit]]
+
+    # -- the journal and the state folder, for the services that curate them ----------------------
+    # Services ask the index for these and never reach into its writer: the one place the vault's
+    # own files are reached, always without following a symlink.
+
+    def history_records(self) -> list[dict[str, Any]]:
+        """Committed changes, newest first, each with its files' bytes and its `record_path`: the
+        steps undo takes. A record that cannot be trusted is set aside and named in the notes."""
+        return self.writer.journal.history()
+
+    def redo_records(self) -> list[dict[str, Any]]:
+        """The steps undone since the last new change, the one undone last first: what redo takes."""
+        return self.writer.journal.redo_stack()
+
+    def move_step(self, kind: str, record_path: Path) -> None:
+        """Move a record as an undo ("undo") or a redo ("redo") would, its files already as that
+        step leaves them (an undo or a redo made by hand)."""
+        self.writer.journal.move_step(kind, record_path)
+
+    @property
+    def made_here(self) -> set[str]:
+        """The ids of the changes this index made: the rest of the history came from other processes."""
+        return self.writer.made_here
+
+    @property
+    def opened(self) -> float:
+        """When this index opened the vault: a step made before it is from an earlier session."""
+        return self.writer.opened
+
+    @property
+    def log_name(self) -> str:
+        """The change log's vault-relative path (`log.md`, or the state folder's for other formats)."""
+        return self.writer.journal.log_name
+
+    @property
+    def state_name(self) -> str:
+        """The state folder's name, as its files' vault-relative paths begin."""
+        return self.writer.journal.state
+
+    def check_state(self, *also: str) -> None:
+        """Refuse (UnsafePathError) when the state folder, its journal or history, the log or a
+        folder in `also` is a symlink: before anything is deleted."""
+        self.writer.journal.check_state(*also)
+
+    def read_file(self, path: str) -> bytes | None:
+        """A vault file's bytes as they are now (None if there is none), never through a symlink."""
+        return self.writer.read(path)
+
+    def write_file(self, path: str, data: bytes) -> None:
+        """Replace a file that is not a document (a backup, the log) atomically, outside the history."""
+        self.writer.write(path, data)
+
+    def remove_file(self, path: str) -> bool:
+        return self.writer.remove(path)
+
+    def remove_tree(self, path: str) -> None:
+        self.writer.remove_tree(path)
+
+    def files_under(self, folder: str) -> list[str]:
+        """Every regular file under `folder` (vault-relative), symlinks neither followed nor listed."""
+        return self.writer.files_under(folder)
+
+    def names_in(self, folder: str) -> list[str]:
+        return self.writer.names(folder)
 
 
 def _moved_on(previous: Any) -> Any:

@@ -320,19 +320,19 @@ def forget(index: VaultIndex, words: str, confirm: str, dry_run: bool = False) -
     needle = words.casefold()
     with index.lock:
         index.apply(plan, keep_history=False)
-        for record in index.writer.history():
+        for record in index.history_records():
             if any(
                 needle in (side or b"").decode("utf-8", "replace").casefold()
                 for change in record["files"]
                 for side in (change.before, change.after)
             ):
                 record["record_path"].unlink(missing_ok=True)
-        raw = index.writer.read(index.writer.log_name)  # never through a symlink
+        raw = index.read_file(index.log_name)  # never through a symlink
         if raw is not None:
             lines = raw.decode("utf-8", "surrogateescape").splitlines(keepends=True)
             kept = [line for line in lines if needle not in line.casefold()]
             if len(kept) != len(lines):
-                index.writer.write(index.writer.log_name, "".join(kept).encode("utf-8", "surrogateescape"))
+                index.write_file(index.log_name, "".join(kept).encode("utf-8", "surrogateescape"))
         index.renew_store()  # the full-text index keeps a forgotten word in its pages and vocabulary
     return plan
 
