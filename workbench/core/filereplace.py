@@ -140,7 +140,7 @@ def _write_new(folder_fd: int, name: str, change: FileChange, verify: Verifier |
     """A temporary file beside `name` holding `change.after`, fsynced, read back and checked;
     written again once if it reads back wrong. Its name."""
     assert change.after is not None
-    failure = ""
+    failure: str | None = ""
     for _attempt in (1, 2):
         temp = temporary_name(name)
         fd = os.open(temp, os.O_RDWR | os.O_CREAT | os.O_EXCL | FILE_FLAGS, mode, dir_fd=folder_fd)
@@ -313,7 +313,7 @@ def _put_back_file(folders: Folders, replaced: Replaced) -> list[str]:
                     "it was written by another process after it was replaced, and keeps that version",
                 )
             ]
-        kept: list[str] = []
+        kept = []
         if not _swap_in(folders, folder_fd, name, change.path, joined, now, kept):
             return kept + [
                 _keep(

@@ -328,8 +328,8 @@ class Journal:
                         folders.move(f"{self.redo_folder}/{name}", f"{self.undone_folder}/{name}")
                         self._trim(folders, self.undone_folder)
                 return
-            kind, name = step if isinstance(step, (list, tuple)) and len(step) == 2 else (None, None)
-            if kind not in ("undo", "redo") or not isinstance(name, str) or not _RECORD_NAME.fullmatch(name):
+            kind, record = step if isinstance(step, (list, tuple)) and len(step) == 2 else (None, None)
+            if kind not in ("undo", "redo") or not isinstance(record, str) or not _RECORD_NAME.fullmatch(record):
                 self.notes.append(
                     f"a journal named a step that is not one of ours ({step!r}); the undo stack was left as it was"
                 )
@@ -337,8 +337,8 @@ class Journal:
             source, target = (
                 (self.history_folder, self.redo_folder) if kind == "undo" else (self.redo_folder, self.history_folder)
             )
-            if folders.lstat(f"{source}/{name}") is not None:
-                folders.move(f"{source}/{name}", f"{target}/{name}")
+            if folders.lstat(f"{source}/{record}") is not None:
+                folders.move(f"{source}/{record}", f"{target}/{record}")
                 self._trim(folders, self.history_folder)
         except (OSError, UnsafePathError) as exc:
             self.notes.append(f"the undo stack could not be updated ({exc}); undo and redo check every file again")

@@ -233,7 +233,7 @@ def trace_document(index: VaultIndex, doc_id: str) -> Traces:
             moved_in = [v for v in record if v[1] == "after" and v[0].before is None and v[3]]
             pairs = [(moved_out[0][3], moved_in[0][3])] if len(moved_out) == 1 and len(moved_in) == 1 else []
             for a, b in pairs + [(b, a) for a, b in pairs]:
-                if a in traces.ids and b not in traces.ids and (b == doc_id or not index.paths_of(b)):
+                if a in traces.ids and b is not None and b not in traces.ids and (b == doc_id or not index.paths_of(b)):
                     traces.ids.add(b)
                     grown = True
     for record in versions:
@@ -289,13 +289,13 @@ def scrub_traces(index: VaultIndex, traces: Traces) -> list[str]:
     except OSError:
         raw = None  # a log that is not a file is never read; it cannot hold the document's words either
     if raw is not None:
-        text = raw.decode("utf-8", errors="surrogateescape")
-        scrubbed = text
+        log = raw.decode("utf-8", errors="surrogateescape")
+        scrubbed = log
         for doc_id in sorted(traces.ids, key=len, reverse=True):
             scrubbed = _mention(doc_id).sub("[redacted]", scrubbed)
         for title in traces.titles:
             scrubbed = scrubbed.replace(f"“{title}”", "“[redacted]”")
-        if scrubbed != text:
+        if scrubbed != log:
             index.write_file(index.log_name, scrubbed.encode("utf-8", errors="surrogateescape"))
             done.append("redacted the log")
     for name in index.names_in(index.state_name):

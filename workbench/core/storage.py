@@ -251,7 +251,7 @@ class ChangeWriter:
 
     def _hidden_temporaries(self, folders: Folders) -> list[str]:
         """Temporary files in the hidden folders the vault walk skips (journal, history, backups)."""
-        found = []
+        found: list[str] = []
         for folder in (self.journal.state, RECOVERY_DIR):
             try:
                 found.extend(path for path in folders.files_under(folder) if is_temporary(split(path)[1]))

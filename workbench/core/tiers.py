@@ -186,16 +186,16 @@ def plan_correction(
     log = log or "# Corrections Log\n"
     lines = log.splitlines()
     for start, end in _entries(log):
-        entry = _BULLET.match(lines[start]).group("text")
-        if not _same(entry, text):
+        bullet = _BULLET.match(lines[start])  # an entry begins with one
+        if bullet is None or not _same(bullet.group("text"), text):
             continue
-        counts = [n for n in range(start + 1, end) if _COUNT.match(lines[n].strip())]
-        seen = int(_COUNT.match(lines[counts[0]].strip()).group("n")) if counts else 1
+        counts = [(n, found) for n in range(start + 1, end) if (found := _COUNT.match(lines[n].strip()))]
+        seen = int(counts[0][1].group("n")) if counts else 1
         now = seen + 1
         confirmed = now >= PROMOTE_AT
         mark = "Confirmed: yes (promoted to memory.md)" if confirmed else f"Confirmed: pending ({now}/{PROMOTE_AT})"
         if counts:
-            lines[counts[0]] = mark
+            lines[counts[0][0]] = mark
         else:
             lines.insert(end, mark)
         changes = [_change(CORRECTIONS, before, "\n".join(lines) + "\n")]
