@@ -13,7 +13,7 @@ import textwrap
 import pytest
 
 from workbench import ConflictError, Vault
-from workbench.core import storage
+from workbench.core import crashpoint, filereplace
 
 AGENT_LINE = b"An agent appended this line.\n"
 
@@ -22,7 +22,7 @@ AGENT_LINE = b"An agent appended this line.\n"
 def replacement(request, monkeypatch):
     """Every test runs twice: with the old and new file swapped in one step (Linux), and with the
     plain rename other systems use, the old file held open to check it."""
-    monkeypatch.setattr(storage, "USE_EXCHANGE", request.param == "swap")
+    monkeypatch.setattr(filereplace, "USE_EXCHANGE", request.param == "swap")
     return request.param
 
 
@@ -45,7 +45,7 @@ def state(root):
 def agent_at(monkeypatch, wanted: str, write, nth: int = 1):
     """Run `write` when the change reaches its `nth` step named `wanted`, as an agent's write that
     lands at that moment would."""
-    real = storage.crash_point
+    real = crashpoint.crash_point
     seen = {"count": 0}
 
     def step(name: str) -> None:
@@ -55,7 +55,7 @@ def agent_at(monkeypatch, wanted: str, write, nth: int = 1):
                 write()
         real(name)
 
-    monkeypatch.setattr(storage, "crash_point", step)
+    monkeypatch.setattr(crashpoint, "crash_point", step)
     return seen
 
 

@@ -1,11 +1,14 @@
 """The layers hold: the contracts in pyproject.toml (import-linter, counting every import the
 code states), the core never loads the UI, a model import loads no heavy library, and no module
-reaches for another module's private names."""
+reaches for another module's private names. The lint rules, the formatter and the core's types
+are checked here too."""
 
 import ast
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "workbench"
@@ -52,6 +55,19 @@ def test_the_code_is_formatted():
     """`ruff format --check`: one layout everywhere, so a diff shows what changed and nothing else."""
     result = subprocess.run(
         [sys.executable, "-m", "ruff", "format", "--check", "--no-cache", "."],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.slow
+def test_the_core_type_checks():
+    """`mypy workbench/core` with the settings in `pyproject.toml` ([tool.mypy]): a None where a
+    value is needed, a wrong argument, a name that is not there."""
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-error-summary"],
         capture_output=True,
         text=True,
         cwd=ROOT,

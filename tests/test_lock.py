@@ -24,14 +24,14 @@ HOLDER = textwrap.dedent(
     """
     import dataclasses, os, signal, sys
     from workbench import Vault
-    from workbench.core import storage
+    from workbench.core import crashpoint
 
     def pause_here(step):
         if step == "journal-written":
             os.kill(os.getpid(), signal.SIGSTOP)  # a holder paused mid-change, as a debugger or ^Z would
 
     vault = Vault.open(sys.argv[1])
-    storage.crash_point = pause_here
+    crashpoint.crash_point = pause_here
     doc = vault.get("mem-note-a")
     vault.save(dataclasses.replace(doc, body=doc.body + "written by the paused holder\\n"))
     print("saved", flush=True)

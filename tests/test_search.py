@@ -10,7 +10,7 @@ from helpers import run_cli
 from vault_builders import doc_path, doc_text
 
 from workbench import QueryError, Vault
-from workbench.core import derived_store, search, semantic
+from workbench.core import derived_store, fulltext, search, semantic
 
 
 def ids(hits):
@@ -152,12 +152,12 @@ def test_a_long_document_mentioning_a_word_ranks_below_a_short_one_about_it(buil
 
 def test_bm25_uses_its_own_saturation_not_fts5s(builder, without_meaning):
     """FTS5's bm25() (k1 = 1.2) is undone to recover each row's term frequency; the score then
-    saturates with search.K1: same length, three hits against one."""
+    saturates with fulltext.K1: same length, three hits against one."""
     for n, body in enumerate(["zebra aa bb cc", "zebra zebra zebra cc", "dd ee ff gg"]):
         _write(builder, f"mem-note-doc-{'xyz'[n]}", f"Doc {'xyz'[n]}", body)
     hits = Vault.open(builder.root).search("zebra alpha beta gamma", 5)  # more than a typed query: plain BM25
     assert ids(hits) == ["mem-note-doc-y", "mem-note-doc-x"]
-    expected = (3 * (search.K1 + 1) / (3 + search.K1)) / (1 * (search.K1 + 1) / (1 + search.K1))
+    expected = (3 * (fulltext.K1 + 1) / (3 + fulltext.K1)) / (1 * (fulltext.K1 + 1) / (1 + fulltext.K1))
     assert abs(hits[0].score / hits[1].score - expected) < 1e-6
 
 
@@ -173,27 +173,27 @@ def test_in_a_question_neighbouring_words_said_together_rank_first(builder, with
     _near_and_apart(builder)
     vault = Vault.open(builder.root)
     assert ids(vault.search("why do merge conflicts keep happening", 5)) == ["mem-note-near", "mem-note-apart"]
-    monkeypatch.setattr(search, "NEAR_WEIGHT", 0.0)
+    monkeypatch.setattr(fulltext, "NEAR_WEIGHT", 0.0)
     assert ids(vault.search("why do merge conflicts keep showing", 5)) == ["mem-note-apart", "mem-note-near"]
 
 
 def test_a_typed_query_does_not_ask_for_neighbours():
     def pairs(text: str) -> list[str]:
-        return [t.expression for t in search._terms(search.parse_query(text)) if t.expression.startswith("NEAR")]
+        return [t.expression for t in fulltext.query_terms(search.parse_query(text)) if t.expression.startswith("NEAR")]
 
     assert pairs("merge conflicts often") == []  # as long as a query being typed
     assert pairs("merge conflicts often again later") == [
-        f'NEAR("merge" "conflicts", {search.NEAR_WINDOW})',
-        f'NEAR("conflicts" "often", {search.NEAR_WINDOW})',
-        f'NEAR("often" "later", {search.NEAR_WINDOW})',
+        f'NEAR("merge" "conflicts", {fulltext.NEAR_WINDOW})',
+        f'NEAR("conflicts" "often", {fulltext.NEAR_WINDOW})',
+        f'NEAR("often" "later", {fulltext.NEAR_WINDOW})',
     ]
 
 
 def test_neighbours_are_content_words_and_not_common_ones(builder, without_meaning):
-    terms = [t.expression for t in search._terms(search.parse_query("why did the cache expire so soon"))]
+    terms = [t.expression for t in fulltext.query_terms(search.parse_query("why did the cache expire so soon"))]
     assert [t for t in terms if "NEAR" in t] == [
-        f'NEAR("cache" "expire", {search.NEAR_WINDOW})',
-        f'NEAR("expire" "soon", {search.NEAR_WINDOW})',
+        f'NEAR("cache" "expire", {fulltext.NEAR_WINDOW})',
+        f'NEAR("expire" "soon", {fulltext.NEAR_WINDOW})',
     ]
     # A word in nearly every document is left out of the ranking, and so is any pair with it.
     for n in range(12):
@@ -204,7 +204,7 @@ def test_neighbours_are_content_words_and_not_common_ones(builder, without_meani
     real = vault.store.postings
     vault.store.postings = lambda expression, weights: asked.append(expression) or real(expression, weights)
     assert ids(vault.search("why did the cache expire so soon", 5))[0] == "mem-note-expiry"
-    assert f'NEAR("expire" "soon", {search.NEAR_WINDOW})' in asked and not [e for e in asked if '"cache"' in e]
+    assert f'NEAR("expire" "soon", {fulltext.NEAR_WINDOW})' in asked and not [e for e in asked if '"cache"' in e]
 
 
 def test_a_pair_said_together_does_not_outweigh_another_of_the_questions_words(builder, without_meaning):
@@ -265,7 +265,7 @@ def test_supersession_in_a_circle_loses_no_document(builder):
 
 
 def test_a_narrow_filter_finds_a_match_far_down_the_ranking(builder):
-    for n in range(max(250, search.EXACT_BATCH + 20)):
+    for n in range(max(250, fulltext.EXACT_BATCH + 20)):
         _write(builder, f"mem-note-zebra-{n}", f"Zebra {n}", "Zebra zebra zebra.")
     _write(builder, "mem-task-fence", "Mend the fence", f"{FILLER} A zebra was seen. {FILLER}")
     assert ids(Vault.open(builder.root).search("zebra type:task", 5)) == ["mem-task-fence"]

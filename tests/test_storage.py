@@ -149,12 +149,12 @@ def test_a_crash_before_the_commit_rolls_back_and_one_after_rolls_forward(builde
 
 
 def test_a_write_that_reads_back_wrong_is_retried_once(builder, monkeypatch):
-    from workbench.core import storage
+    from workbench.core import filereplace
 
     builder.add("mem-note-a", status="draft")
     vault = Vault.open(builder.root)
     documents = []
-    real = storage.write_all
+    real = filereplace.write_all
 
     def flaky(fd, data):
         if data.startswith(b"---"):
@@ -162,30 +162,30 @@ def test_a_write_that_reads_back_wrong_is_retried_once(builder, monkeypatch):
             data = data[:-1] if len(documents) == 1 else data
         real(fd, data)
 
-    monkeypatch.setattr(storage, "write_all", flaky)
+    monkeypatch.setattr(filereplace, "write_all", flaky)
     vault.set_status("mem-note-a", "active")
     assert vault.get("mem-note-a").status == "active"
     assert len(documents) == 2
 
 
 def test_a_write_that_fails_verification_twice_is_rolled_back(builder, monkeypatch):
-    from workbench.core import storage
+    from workbench.core import filereplace
 
     builder.add("mem-decision-old")
     builder.add("mem-decision-new")
     vault = Vault.open(builder.root)
     before = {p.name: p.read_bytes() for p in (builder.root / "decisions").iterdir()}
-    real = storage.write_all
+    real = filereplace.write_all
 
     def corrupting(fd, data):
         real(
             fd, data.replace(b"status: superseded", b"status: supersedXd") if b"id: mem-decision-old" in data else data
         )
 
-    monkeypatch.setattr(storage, "write_all", corrupting)
-    with pytest.raises(storage.WriteError, match="mem-decision-old.md"):
+    monkeypatch.setattr(filereplace, "write_all", corrupting)
+    with pytest.raises(filereplace.WriteError, match="mem-decision-old.md"):
         vault.supersede("mem-decision-old", "mem-decision-new")
-    monkeypatch.setattr(storage, "write_all", real)
+    monkeypatch.setattr(filereplace, "write_all", real)
     assert {p.name: p.read_bytes() for p in (builder.root / "decisions").iterdir()} == before
     assert list((builder.root / ".workbench" / "journal").glob("*.json")) == []
 

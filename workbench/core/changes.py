@@ -1,13 +1,21 @@
-"""A planned change to the vault: what it will write, shown as a diff before anything is written."""
+"""A change to the vault: each file's bytes before and after (`FileChange`), gathered in a `Plan`
+with its summary and log lines, and shown as a diff before anything is written."""
 
 from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
 
-from .storage import FileChange
+__all__ = ["FileChange", "Plan", "unified_diff"]
 
-__all__ = ["Plan", "unified_diff"]
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file's replacement: `before` None means it did not exist, `after` None deletes it."""
+
+    path: str  # relative to the vault root, with forward slashes
+    before: bytes | None
+    after: bytes | None
 
 
 def _text(data: bytes | None) -> list[str]:

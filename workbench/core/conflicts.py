@@ -288,7 +288,7 @@ def weigh_decisions(documents: Iterable[Document]) -> list[Weighed]:
     profiles = profiles_of(decisions)
     corpus = Corpus(profiles.values())
     bm25 = Bm25(profiles.values())
-    order = {p.id: n for n, p in enumerate(sorted(profiles.values(), key=lambda p: p.when))}
+    order: Any = {p.id: n for n, p in enumerate(sorted(profiles.values(), key=lambda p: p.when))}
     asked = {doc_id: bm25.query_terms(profile.terms, Bm25.QUERY_TERMS) for doc_id, profile in profiles.items()}
     # Each decision's likeliest match, by BM25, whatever the dates say (a record may carry an
     # older one's date forward): only a pair where one is the other's likeliest, or the newer
@@ -302,7 +302,7 @@ def weigh_decisions(documents: Iterable[Document]) -> list[Weighed]:
     for profile in profiles.values():
         for handle in profile.handles:
             by_handle.setdefault(handle, []).append(profile.id)
-    pairs: set[tuple[str, str]] = set()
+    pairs: set[tuple[str, ...]] = set()
     for doc_id in profiles:
         if doc_id in top:
             pairs.add(tuple(sorted((doc_id, top[doc_id][1]), key=order.get)))

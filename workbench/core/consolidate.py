@@ -66,11 +66,11 @@ def consolidation_groups(documents: Iterable[Document], minimum: int = 3) -> lis
     return groups
 
 
-def merged_body(vault: VaultIndex, into_id: str, note_ids: list[str]) -> str:
+def merged_body(index: VaultIndex, into_id: str, note_ids: list[str]) -> str:
     """The text `plan_consolidate` would give `into_id`: a starting point a person may edit."""
-    body = vault.get(into_id).body
+    body = index.get(into_id).body
     for note_id in dict.fromkeys(note_ids):
-        note = vault.get(note_id)
+        note = index.get(note_id)
         body = join_section(body, _section_heading(note), folded_text(note.body))
     return body
 
@@ -101,7 +101,7 @@ def _section_heading(note) -> str:
 
 
 def plan_consolidate(
-    vault: VaultIndex, into_id: str, note_ids: list[str], body: str | None = None, edited_from: str | None = None
+    index: VaultIndex, into_id: str, note_ids: list[str], body: str | None = None, edited_from: str | None = None
 ) -> Plan:
     """Each note's text as a section of `into_id` citing its source (or `body`, the merged text as a
     person edited it), `derived_from` links added, and the notes archived, in one change.
@@ -111,16 +111,16 @@ def plan_consolidate(
     the change is refused where both touched the same lines, rather than losing either."""
     if not note_ids:
         raise RefusedError("name the notes to consolidate")
-    target = vault.get(into_id)
-    vault.require_valid(target)
+    target = index.get(into_id)
+    index.require_valid(target)
     if target.type not in CANONICAL_TYPES:
         raise RefusedError(
             f"{into_id} is a {target.type}; notes consolidate into a canonical entity, context or concept"
         )
     notes = []
     for note_id in dict.fromkeys(note_ids):
-        note = vault.get(note_id)
-        vault.require_valid(note)
+        note = index.get(note_id)
+        index.require_valid(note)
         if note.type != DocType.NOTE:
             raise RefusedError(f"{note_id} is a {note.type}, not a note")
         refusal = (
@@ -145,11 +145,11 @@ def plan_consolidate(
     if body is not None and merged.endswith(("\n", "\r")) and not body.endswith(("\n", "\r")):
         body += "\r\n" if "\r\n" in merged else "\n"  # a text box drops the final newline; the file keeps it
     changes = [
-        vault.edit_change(
+        index.edit_change(
             target, {**target.meta, "links": links, "tags": list(target.tags)}, merged if body is None else body
         )
     ]
     for note in notes:
-        changes.append(vault.edit_change(note, {**note.meta, "status": Status.ARCHIVED.value}))
+        changes.append(index.edit_change(note, {**note.meta, "status": Status.ARCHIVED.value}))
     summary = f"consolidate {len(notes)} note(s) into {into_id}"
-    return Plan(summary, changes, [vault.log_line(summary)])
+    return Plan(summary, changes, [index.log_line(summary)])

@@ -35,8 +35,8 @@ def to_ascii(text: str) -> str:
         from anyascii import anyascii
     except ImportError:  # pragma: no cover - a dependency; without it only accents are folded
 
-        def anyascii(ch: str) -> str:
-            return "".join(c for c in unicodedata.normalize("NFKD", ch) if c.isascii())
+        def anyascii(string: str) -> str:
+            return "".join(c for c in unicodedata.normalize("NFKD", string) if c.isascii())
 
     out = []
     for ch in text:

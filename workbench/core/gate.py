@@ -75,7 +75,7 @@ class Draft:
             for l in meta.get("links") or []
             if isinstance(l, dict) and "type" in l and "target" in l
         ]
-        provenance = meta.get("provenance") if isinstance(meta.get("provenance"), dict) else {}
+        provenance: Any = meta.get("provenance") if isinstance(meta.get("provenance"), dict) else {}
         tags = meta.get("tags")
         return cls(
             str(meta.get("type", "")),

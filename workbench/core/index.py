@@ -2,10 +2,12 @@
 
 Files are the truth. The index keeps what it parsed of each file (a `Record`), keyed by its size
 and modification time, and re-reads a file whenever those move, so a long-lived index sees what
-agents write beside it. It owns: opening a vault (finishing a change a crash interrupted), which
-file owns which id, reading (`get`, `documents`, `problems`), planning the bytes of an edit
-(`edit_change`), and applying a `Plan` all-or-nothing through the `ChangeWriter`, under the vault's
-lock and its own mutex. It knows nothing of search, the graph or curation: those take the index.
+agents write beside it. It owns: opening a vault (finishing a change a crash interrupted, reading
+the files: `loading.py`), which file owns which id (`ownership.py`), reading (`get`, `documents`,
+`problems`), planning the bytes of an edit (`edit_change`, in `rewrite.py`), and applying a `Plan`
+all-or-nothing through the `ChangeWriter`, under the vault's lock and its own mutex. Services ask
+it, never its writer, for the history, the redo stack and the few state files they curate. It
+knows nothing of search, the graph or curation: those take the index.
 
 Reading is not writing. The derived state (the store, the lock, the journal and history of
 changes) lives in `.workbench/` inside a vault of the workbench's own formats (Memory Core, OKF);
@@ -20,11 +22,9 @@ Derived views keep what they computed between calls in the slots declared in `__
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as dt
 import functools
-import hashlib
 import os
 import stat as stat_mode
 import threading
@@ -32,73 +32,25 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import flavours
+from . import flavours, rewrite
 from .derived_store import DerivedStore, folder_identity
 from .changes import Plan
-from .flavours import Flavour, Ids
-from .loading import Item, collector_paused, parse_files
-from .model import ConflictError, Document, Problem, Problems, RefusedError, Severity, VaultError
-from .parse import ParsedFile, as_date, digest_of, parse_bytes
-from .records import IdLog, Record, build_record, invalidating, read_record, still_clean, today, unchanged
+from .flavours import Flavour
+from .loading import bring_in_line, collector_paused
+from .model import Document, Problem, Problems, RefusedError, Severity
+from .ownership import IdOwnership
+from .parse import ParsedFile, digest_of, parse_bytes
+from .records import IdLog, Record, build_record, invalidating, read_record, today, unchanged
 from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
 from .validate import check_relations
 from .vaultconfig import read_config
 from .vaultfs import first_link
-from .walk import RECOVERY_DIR, STATE_DIR, Walk, find_root, is_debris, walk_vault
-from .yamledit import EditError, apply_meta, render_frontmatter
+from .walk import RECOVERY_DIR, STATE_DIR, Walk, find_root, is_document_path, require_folder, state_dir_for, walk_vault
 
 if TYPE_CHECKING:
     from .live import VaultWatcher
 
 __all__ = ["VaultIndex", "require_folder", "serialized", "state_dir_for"]
-
-
-# Rows stored per transaction on a cold open, as the workers' chunks come in. Larger batches cost
-# no less in all (FTS5 writes a segment per megabyte of terms whatever the transaction), and the
-# last batch is what is still stored after the last file is parsed: a quarter of the files took
-# 0.2 s there at 10,000 documents, 500 take 0.03 s.
-STORE_BATCH_MIN = 500
-ID_CODES = frozenset({"id-duplicate", "id-shared"})  # what settling ids reports, and settles again
-
-
-def _comparable(meta: dict[str, Any]) -> dict[str, Any]:
-    def norm(value: Any) -> Any:
-        if isinstance(value, dict):
-            return {str(k): norm(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [norm(v) for v in value]
-        if isinstance(value, (dt.date, dt.datetime)):
-            return value.isoformat()
-        return value
-
-    return norm(meta)
-
-
-def require_folder(path: str | os.PathLike[str]) -> Path:
-    """`path` (with `~` expanded) when it can be a vault's folder; `VaultError` naming the path and
-    what is wrong otherwise. Asked by `open`, and by a face before it shows anything."""
-    given = Path(path).expanduser()
-    if any(ord(c) < 32 for c in str(given)):
-        raise VaultError(f"vault path {str(given)!r} contains control characters")
-    if not given.exists():
-        raise VaultError(f"{given}: no such folder")
-    if not given.is_dir():
-        raise VaultError(f"{given}: not a folder")
-    return given
-
-
-def state_dir_for(root: Path, flavour: Flavour) -> Path:
-    """Where the workbench keeps a vault's derived state: `.workbench/` inside the vault when its
-    format keeps it there, else `$XDG_CACHE_HOME/workbench/vaults/NAME-HASH` (`~/.cache/...`), one
-    folder per vault, keyed by a hash of its resolved path. Deleting it loses nothing but the undo
-    history."""
-    if flavour.state_in_vault:
-        return root / STATE_DIR
-    cache = os.environ.get("XDG_CACHE_HOME", "")
-    base = Path(cache) if os.path.isabs(cache) else Path.home() / ".cache"
-    resolved = str(root.resolve())
-    name = "".join(c if c.isalnum() or c in "-_." else "-" for c in root.name)[:40].strip("-.") or "vault"
-    return base / "workbench" / "vaults" / f"{name}-{hashlib.sha256(resolved.encode()).hexdigest()[:16]}"
 
 
 def serialized(method: Callable) -> Callable:
@@ -136,9 +88,7 @@ class VaultIndex:
         self.recovery_notes: list[str] = []
         self.writer = ChangeWriter(root, self.state_dir, self.lock, self.log_path, self.recovery_notes)
         self._records: dict[str, Record] = {}
-        self._by_id: dict[str, str] = {}  # id -> the file that owns it: the first in path order
-        self._shared: dict[str, set[str]] = {}  # id -> every file claiming it, for ids claimed twice or more
-        self._ids: Ids | None = None  # the ids as links look them up (other flavours), while they stay the same
+        self._ownership = IdOwnership(flavour)  # which file owns which id
         self._relation_problems: list[Problem] | None = None
         self._symlinks: list[str] = []
         self._not_pages: list[tuple[str, str]] = []
@@ -180,56 +130,13 @@ class VaultIndex:
 
     @serialized
     def _load(self, walk: Walk, cached: dict[str, Record] | None = None) -> None:
-        """Bring the records in line with the walk: keep what is unchanged (in memory or in the
-        derived store), parse what changed, forget what is gone."""
-        on = today()
-        cached = cached or {}
-        seen: set[str] = set()
-        to_parse: list[Item] = []
-        recheck: list[Record] = []  # kept after a look at their bytes: stored again with that look's time
-        moved = False  # whether any record came, went or changed: if none did, nothing derived is stale
-        for path, stat in walk.files:
-            seen.add(path)
-            current = self._records.get(path)
-            known = current or cached.get(path)
-            if known and unchanged(known, stat):
-                if known is not current:
-                    self._records[path] = known
-                    moved = True
-                continue
-            clean = still_clean(self.root, known, stat) if known else None
-            if clean is not None:  # read in the tick it last changed, and its bytes are the same
-                self._records[path] = clean
-                moved = moved or known is not current
-                recheck.append(clean)
-                continue
-            to_parse.append((path, stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns))
-        if to_parse:
-            with_rows = self.store is not None
-            rows: list = []
-            bulk = self.store.bulk() if with_rows and len(to_parse) >= STORE_BATCH_MIN else contextlib.nullcontext()
-            with collector_paused(), bulk:
-                for chunk in parse_files(self.root, to_parse, on, with_rows, self.flavour):
-                    for record, row in chunk:
-                        self._records[record.path] = record
-                        rows.append(row)
-                    if with_rows and len(rows) >= STORE_BATCH_MIN:
-                        self.store.save_rows(rows)  # while the workers parse on
-                        rows = []
-                if with_rows and rows:
-                    self.store.save_rows(rows)
-        if self.store is not None and recheck:
-            self.store.reseen((record.path, record.seen_ns) for record in recheck)
-        gone = (set(self._records) | set(cached)) - seen
-        for path in gone:
-            moved = self._records.pop(path, None) is not None or moved
-        if self.store is not None and gone:
-            self.store.save([], gone, on)
-        moved = (
-            moved
-            or bool(to_parse)
-            or (walk.symlinks, walk.not_pages, walk.specials, walk.unreadable)
-            != (self._symlinks, self._not_pages, self._specials, self._unreadable)
+        """Bring the records in line with the walk (`loading.bring_in_line`), then the ids."""
+        moved = bring_in_line(self._records, walk, cached or {}, self.store, self.root, self.flavour)
+        moved = moved or (walk.symlinks, walk.not_pages, walk.specials, walk.unreadable) != (
+            self._symlinks,
+            self._not_pages,
+            self._specials,
+            self._unreadable,
         )
         self._symlinks = walk.symlinks
         self._not_pages = walk.not_pages
@@ -241,158 +148,20 @@ class VaultIndex:
 
     @serialized
     def reindex(self) -> None:
-        """Map ids to files; a second file claiming an id takes the flavour's fallback id, else it
-        is a problem and is not a node. Looks at every record: for an open or a walk (a batch of
-        files goes through `_index_paths`)."""
+        """Map ids to files (`ownership.py`) looking at every record: for an open or a walk (a batch
+        of files goes through `_index_paths`)."""
         self.generation += 1
-        by_id: dict[str, str] = {}
-        shared: dict[str, set[str]] = {}
-        unreadable = invalidating(self.flavour)
-        claims = {path: self._claim(record) for path, record in self._records.items()}
-        for path in sorted(self._records):
-            doc_id = claims[path]
-            first = by_id.setdefault(doc_id, path)
-            if first != path:
-                shared.setdefault(doc_id, {first}).add(path)
-        for path in sorted(self._records):
-            self._settle(self._records[path], claims[path], by_id, unreadable)
-        self._by_id, self._shared, self._ids = by_id, shared, None
-        if not self.flavour.native:
-            self._resolve_links(self._records.values())
+        self._ownership.settle_all(self._records)
         self.id_log.restart(self.generation)
         self._relation_problems = None
 
     @serialized
     def _index_paths(self, before: dict[str, str | None]) -> None:
-        """`reindex` for a few changed files (the watcher's batches), giving the same result: only
-        the ids those files claimed before (`before`: path -> id, None for a new file) or claim
-        now are settled again, among the files that claim them."""
+        """`reindex` for a few changed files (the watcher's batches), with the same result; `before`
+        maps each to the id it claimed (None for a new file)."""
         self.generation += 1
-        claiming: dict[str, set[str]] = {doc_id: set() for doc_id in before.values() if doc_id is not None}
-        for path in before:
-            record = self._records.get(path)
-            if record is not None:
-                claiming.setdefault(self._claim(record), set()).add(path)
-        unreadable = invalidating(self.flavour)
-        released: set[str] = set()
-        for path in before:  # a fallback id these files held is settled again with their claims
-            fallback = self.flavour.fallback_id(path)
-            if fallback is not None and self._by_id.get(fallback) == path and fallback not in claiming:
-                del self._by_id[fallback]
-                released.add(fallback)
-        ids_moved = bool(released)
-        fallbacks: set[str] = set()  # fallback ids given or taken back in this batch
-        for doc_id, arrived in claiming.items():
-            owner = self._by_id.get(doc_id)
-            claimants = self._shared.get(doc_id) or ({owner} if owner is not None else set())
-            claimants = {path for path in claimants if path not in before and path in self._records} | arrived
-            ids_moved |= self._own(doc_id, claimants, unreadable, fallbacks)
-        ids_moved |= bool(fallbacks)
-        touched = set(claiming) | released | fallbacks
-        if not self.flavour.native:
-            if ids_moved:
-                self._ids = None
-            changed = self._records.values() if ids_moved else [self._records[p] for p in before if p in self._records]
-            touched |= self._resolve_links(changed)
-        self.id_log.add(self.generation, touched)
+        self.id_log.add(self.generation, self._ownership.settle_paths(self._records, before))
         self._relation_problems = None
-
-    def _own(self, doc_id: str, claimants: set[str], unreadable: frozenset[str], fallbacks: set[str]) -> bool:
-        """Give `doc_id` to the first of the files claiming it and settle each of them; True when
-        the id came or went. Fallback ids given or taken back are added to `fallbacks`."""
-        if not claimants:
-            self._shared.pop(doc_id, None)
-            return self._by_id.pop(doc_id, None) is not None
-        owner = min(claimants)  # as the first in sorted order
-        came = self._by_id.get(doc_id) is None
-        self._by_id[doc_id] = owner
-        if len(claimants) > 1:
-            self._shared[doc_id] = claimants
-        else:
-            self._shared.pop(doc_id, None)
-        for path in sorted(claimants):
-            fallback = self._settle(self._records[path], doc_id, self._by_id, unreadable)
-            if fallback is not None:
-                fallbacks.add(fallback)
-        return came
-
-    def _claim(self, record: Record) -> str:
-        """The id a file claims: its document's id, unless the file was given its fallback id
-        because an earlier file claims the same one (see `_settle`)."""
-        doc = record.document
-        if doc.id == self.flavour.fallback_id(record.path):
-            return self.flavour.doc_id(record.path, doc.meta)
-        return doc.id
-
-    def _settle(self, record: Record, claimed: str, by_id: dict[str, str], unreadable: frozenset[str]) -> str | None:
-        """A record's id, problems and validity given the file that owns the id it claims.
-
-        A file whose flavour reads its id from its name alone (two ADRs numbered alike) takes its
-        fallback id when an earlier file owns the claimed one: both stay documents, and a warning
-        names both files. Any other second claimant is a duplicate, invalid; a file that was
-        invalid only as a duplicate is valid again once it owns its id. Returns the fallback id when
-        it came or went in `by_id`."""
-        path, doc = record.path, record.document
-        owner = by_id[claimed]
-        fallback = self.flavour.fallback_id(path)
-        problems = record.problems
-        if problems and any(p.code in ID_CODES for p in problems):  # what the last settling said
-            problems = [p for p in problems if p.code not in ID_CODES]
-        moved = None
-        if fallback is not None and fallback != claimed:
-            if path != owner and by_id.get(fallback, path) == path:
-                moved = fallback if by_id.get(fallback) is None else None
-                by_id[fallback] = path
-                problems = [dataclasses.replace(p, doc_id=fallback) for p in problems]
-                problems.append(
-                    Problem(
-                        path,
-                        Severity.WARNING,
-                        "id-shared",
-                        f"{path} and {owner} both read as {claimed}: {owner} keeps that id, and this one is {fallback}",
-                        None,
-                        fallback,
-                    )
-                )
-                record.problems = problems
-                valid = not any(p.code in unreadable for p in problems)
-                if (doc.id, doc.valid) != (fallback, valid):
-                    record.document = dataclasses.replace(doc, id=fallback, valid=valid)
-                return moved
-            if by_id.get(fallback) == path:
-                del by_id[fallback]
-                moved = fallback
-            if doc.id != claimed:
-                problems = [dataclasses.replace(p, doc_id=claimed) for p in problems]
-                doc = record.document = dataclasses.replace(doc, id=claimed)
-        if path != owner:
-            record.problems = problems + [
-                Problem(path, Severity.ERROR, "id-duplicate", f"id {claimed} is also used by {owner}", None, claimed)
-            ]
-            if doc.valid is not False:
-                record.document = dataclasses.replace(doc, valid=False)
-            return moved
-        if problems is not record.problems:
-            record.problems = problems
-        if doc.valid is False and not any(p.code in unreadable for p in problems):
-            record.document = dataclasses.replace(doc, valid=True)
-        return moved
-
-    def _resolve_links(self, records: Iterable[Record]) -> set[str]:
-        """Point each link at the id it names now: a note added or removed changes what other
-        notes' `[[name]]` resolves to, so all of them are resolved again whenever the set of ids
-        changes, and only new ones otherwise. Returns the ids of the documents that changed."""
-        if self._ids is None:
-            self._ids = Ids(list(self._by_id))
-        changed: set[str] = set()
-        for record in records:
-            doc = record.document
-            if doc.view is not None:
-                view = self.flavour.resolve(doc.view, self._ids)
-                if view is not doc.view:
-                    record.document = dataclasses.replace(doc, view=view)
-                    changed.add(doc.id)
-        return changed
 
     @serialized
     def refresh(self) -> None:
@@ -404,7 +173,9 @@ class VaultIndex:
         """Re-read just these files (the watcher's batches): the rest of the vault is not touched,
         and the derived store takes the whole batch in one commit."""
         batch: tuple[list[Record], list[str]] = ([], [])
-        before = {path: self._claim(record) for path in paths if (record := self._records.get(path)) is not None}
+        before = {
+            path: self._ownership.claim(record) for path in paths if (record := self._records.get(path)) is not None
+        }
         changed: list[str] = []
         try:
             for path in paths:
@@ -424,22 +195,6 @@ class VaultIndex:
 
         return VaultWatcher(self, on_change).start()
 
-    def _is_document_path(self, path: str) -> bool:
-        """What the walk would take as a document: no hidden part, no debris, no symlink on the way."""
-        parts = path.split("/")
-        if not path.endswith(".md") or any(p.startswith(".") or is_debris(p) for p in parts):
-            return False
-        if self.flavour.is_reserved(path) or self.flavour.not_a_page(path):
-            return False
-        if any(not self.flavour.walks_into("/".join(parts[: n + 1])) for n in range(len(parts) - 1)):
-            return False
-        current = self.root
-        for part in parts:
-            current = current / part
-            if current.is_symlink():
-                return False
-        return True
-
     @serialized
     def refresh_path(
         self, path: str, reindex: bool = True, batch: tuple[list[Record], list[str]] | None = None
@@ -448,7 +203,7 @@ class VaultIndex:
         `batch`, the store's rows are collected there instead of written one commit at a time."""
         full = self.root / path
         try:
-            stat = full.stat(follow_symlinks=False) if self._is_document_path(path) else None
+            stat = full.stat(follow_symlinks=False) if is_document_path(self.root, self.flavour, path) else None
         except (FileNotFoundError, NotADirectoryError):
             stat = None
         except OSError:  # a folder on the way that cannot be searched: the next walk names it
@@ -464,7 +219,7 @@ class VaultIndex:
             elif self.store is not None:
                 self.store.save([], [path], today())
             if reindex:
-                self._index_paths({path: self._claim(gone)})
+                self._index_paths({path: self._ownership.claim(gone)})
             return None
         known = self._records.get(path)
         if known and unchanged(known, stat):
@@ -480,7 +235,7 @@ class VaultIndex:
         elif self.store is not None:
             self.store.save([record], [], today())
         if reindex:
-            self._index_paths({path: self._claim(known) if known else None})
+            self._index_paths({path: self._ownership.claim(known) if known else None})
         return self._records[path]
 
     @property
@@ -511,31 +266,31 @@ class VaultIndex:
     @serialized
     def owners(self) -> dict[str, str]:
         """{id: the file that owns it}: the first in path order of the files that claim it."""
-        return dict(self._by_id)
+        return dict(self._ownership.by_id)
 
     def owner_document(self, doc_id: str) -> Document | None:
         """What was last read from the file that owns `doc_id`, without looking at the disk."""
-        path = self._by_id.get(doc_id)
+        path = self._ownership.by_id.get(doc_id)
         return self._records[path].document if path is not None else None
 
     @serialized
     def paths_of(self, doc_id: str) -> list[str]:
         """Every file that claims `doc_id`, in path order: its owner first, then any duplicates."""
-        shared = self._shared.get(doc_id)
+        shared = self._ownership.shared.get(doc_id)
         if shared:
             return sorted(shared)
-        owner = self._by_id.get(doc_id)
+        owner = self._ownership.by_id.get(doc_id)
         return [owner] if owner is not None else []
 
     @serialized
     def ids(self) -> list[str]:
-        return sorted(self._by_id)
+        return sorted(self._ownership.by_id)
 
     def __len__(self) -> int:
         return len(self._records)
 
     def __contains__(self, doc_id: object) -> bool:
-        return doc_id in self._by_id
+        return doc_id in self._ownership.by_id
 
     def __repr__(self) -> str:
         return f"VaultIndex({str(self.root)!r}, {len(self)} files)"
@@ -543,11 +298,11 @@ class VaultIndex:
     @serialized
     def get(self, doc_id: str) -> Document:
         """The document as it is on disk now; RefusedError if no file has that id."""
-        path = self._by_id.get(doc_id)
+        path = self._ownership.by_id.get(doc_id)
         record = self.refresh_path(path) if path else None
         if record is None or record.document.id != doc_id:
             self.refresh()
-            path = self._by_id.get(doc_id)
+            path = self._ownership.by_id.get(doc_id)
             record = self._records.get(path) if path else None
         if record is None:
             raise RefusedError(f"no document has the id {doc_id!r}")
@@ -577,7 +332,7 @@ class VaultIndex:
     @serialized
     def record(self, doc_id: str) -> Record:
         self.get(doc_id)
-        return self._records[self._by_id[doc_id]]
+        return self._records[self._ownership.by_id[doc_id]]
 
     @property
     def problems(self) -> Problems:
@@ -598,7 +353,7 @@ class VaultIndex:
             ]
             found += [Problem(path, Severity.ERROR, "unreadable", why) for path, why in self._unreadable]
             found += self.config_problems
-        blocked = self.writer.blocked()
+        blocked = self.writer.journal.blocked()
         if blocked:
             found.append(
                 Problem(
@@ -618,7 +373,7 @@ class VaultIndex:
     def problems_for(self, doc_id: str) -> Problems:
         relations = self._relations()
         with self.mutex:
-            path = self._by_id.get(doc_id)
+            path = self._ownership.by_id.get(doc_id)
             record = self._records.get(path) if path is not None else None
             found = (list(record.problems) if record is not None else []) + [p for p in relations if p.path == path]
         return Problems(sorted(found, key=lambda p: (p.line or 0, p.code, p.message)))
@@ -631,10 +386,14 @@ class VaultIndex:
             if self._relation_problems is not None:
                 return self._relation_problems
             generation = self.generation
-            owned = [r for r in self._records.values() if r.document.valid and self._by_id.get(r.document.id) == r.path]
+            owned = [
+                r
+                for r in self._records.values()
+                if r.document.valid and self._ownership.by_id.get(r.document.id) == r.path
+            ]
             valid = {r.document.id: r.document for r in owned}
             lines = {r.path: r.key_lines for r in owned}
-            known = set(self._by_id)
+            known = set(self._ownership.by_id)
         found = check_relations(valid, known, lambda doc, key: lines.get(doc.path, {}).get(key), self.flavour)
         with self.mutex:
             if self.generation == generation:
@@ -643,75 +402,22 @@ class VaultIndex:
 
     # -- planning writes -----------------------------------------------------------------------
 
-    def _base(self, doc: Document) -> tuple[bytes, ParsedFile]:
-        raw = read_bytes(self.root / doc.path)
-        if raw is None or digest_of(raw) != doc.digest:
-            raise ConflictError(doc.path)
-        parsed = parse_bytes(raw)
-        if parsed.meta is None:
-            raise RefusedError(
-                f"{doc.path}: its frontmatter cannot be read, so it cannot be edited safely; run check --repair first"
-            )
-        return raw, parsed
-
     @serialized
     def edit_change(
         self, doc: Document, meta: dict[str, Any], body: str | None = None, bump: bool = True
     ) -> FileChange:
         """The bytes that turn `doc` (as read) into `meta` and `body`, changing only what differs."""
-        raw, parsed = self._base(doc)
-        body = parsed.body if body is None else body
-        meta = dict(meta)
-        stamp_key = self.flavour.updated_key or "updated_at"
-        old_core = _comparable({k: v for k, v in parsed.meta.items() if k != stamp_key})
-        new_core = _comparable({k: v for k, v in meta.items() if k != stamp_key})
-        meaningful = old_core != new_core or body != parsed.body
-        if not meaningful and _comparable(meta) == _comparable(parsed.meta):
-            return FileChange(doc.path, raw, raw)
-        if (
-            meaningful
-            and bump
-            and stamp_key in parsed.meta
-            and _comparable(meta.get(stamp_key)) == _comparable(parsed.meta.get(stamp_key))
-        ):
-            meta[stamp_key] = _moved_on(parsed.meta.get(stamp_key))
-        try:
-            lines = apply_meta(parsed.fm_lines, parsed.meta, meta, parsed.newline)
-        except EditError as exc:
-            raise RefusedError(f"{doc.path}: {exc}") from exc
-        return FileChange(doc.path, raw, parsed.compose(lines, body))
+        return rewrite.edit_change(self.root, self.flavour, doc, meta, body, bump)
 
     def flavour_status_change(self, doc: Document, status: str) -> FileChange:
         """A status change written the flavour's way: a frontmatter key, a `## Status` line."""
-        if not self.flavour.has_status:
-            raise RefusedError(
-                f"{self.flavour.a_vault} has no status to change; migrate it to Memory Core for a lifecycle"
-            )
-        return self.flavour_change(doc, lambda parsed: self.flavour.status_change(parsed, status))
+        return rewrite.status_change(self.root, self.flavour, doc, status)
 
     def flavour_change(
         self, doc: Document, edit: Callable[[ParsedFile], tuple[dict[str, Any], str] | None]
     ) -> FileChange:
         """The bytes that give `doc` the (meta, body) `edit` returns, written the flavour's way."""
-        raw = read_bytes(self.root / doc.path)
-        if raw is None or digest_of(raw) != doc.digest:
-            raise ConflictError(doc.path)
-        parsed = parse_bytes(raw)
-        if parsed.has_frontmatter and parsed.meta is None:
-            raise RefusedError(f"{doc.path}: its frontmatter cannot be read, so it cannot be edited safely")
-        wanted = edit(parsed)
-        if wanted is None:
-            raise RefusedError(f"{doc.path} states no status the workbench can change; edit it by hand (e)")
-        meta, body = wanted
-        if parsed.has_frontmatter:
-            try:
-                lines = apply_meta(parsed.fm_lines, parsed.meta, meta, parsed.newline)
-            except EditError as exc:
-                raise RefusedError(f"{doc.path}: {exc}") from exc
-            return FileChange(doc.path, raw, parsed.compose(lines, body))
-        newline = parsed.newline
-        head = f"---{newline}{''.join(render_frontmatter(meta, newline))}---{newline}" if meta else ""
-        return FileChange(doc.path, raw, (("\ufeff" if parsed.bom else "") + head + body).encode("utf-8"))
+        return rewrite.flavour_change(self.root, self.flavour, doc, edit)
 
     def require_native(self, what: str) -> None:
         """Refuse a change that writes Memory Core's own fields into another flavour's files."""
@@ -821,18 +527,68 @@ class VaultIndex:
     @serialized
     def history(self, limit: int = 20) -> list[dict[str, Any]]:
         """Recent changes made through the workbench, newest first."""
-        return [{k: v for k, v in r.items() if k != "record_path"} for r in self.writer.history()[:limit]]
+        return [{k: v for k, v in r.items() if k != "record_path"} for r in self.writer.journal.history()[:limit]]
 
+    # -- the journal and the state folder, for the services that curate them ----------------------
+    # Services ask the index for these and never reach into its writer: the one place the vault's
+    # own files are reached, always without following a symlink.
 
-def _moved_on(previous: Any) -> Any:
-    """The time of an edit made now, in the type the file used: a date stays a date (never moved
-    back), a date and time stays one (in its time zone, to the second), text stays text."""
-    if isinstance(previous, dt.datetime) or (
-        isinstance(previous, str) and len(previous) > 10 and previous[10:11] in ("T", " ")
-    ):
-        now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
-        if isinstance(previous, dt.datetime):
-            return now.astimezone(previous.tzinfo) if previous.tzinfo else now.replace(tzinfo=None)
-        return now.isoformat().replace("+00:00", "Z") if previous.endswith("Z") else now.isoformat()
-    stamp = max(today(), as_date(previous) or today())
-    return stamp.isoformat() if isinstance(previous, str) else stamp
+    def history_records(self) -> list[dict[str, Any]]:
+        """Committed changes, newest first, each with its files' bytes and its `record_path`: the
+        steps undo takes. A record that cannot be trusted is set aside and named in the notes."""
+        return self.writer.journal.history()
+
+    def redo_records(self) -> list[dict[str, Any]]:
+        """The steps undone since the last new change, the one undone last first: what redo takes."""
+        return self.writer.journal.redo_stack()
+
+    def move_step(self, kind: str, record_path: Path) -> None:
+        """Move a record as an undo ("undo") or a redo ("redo") would, its files already as that
+        step leaves them (an undo or a redo made by hand)."""
+        self.writer.journal.move_step(kind, record_path)
+
+    @property
+    def made_here(self) -> set[str]:
+        """The ids of the changes this index made: the rest of the history came from other processes."""
+        return self.writer.made_here
+
+    @property
+    def opened(self) -> float:
+        """When this index opened the vault: a step made before it is from an earlier session."""
+        return self.writer.opened
+
+    @property
+    def log_name(self) -> str:
+        """The change log's vault-relative path (`log.md`, or the state folder's for other formats)."""
+        return self.writer.journal.log_name
+
+    @property
+    def state_name(self) -> str:
+        """The state folder's name, as its files' vault-relative paths begin."""
+        return self.writer.journal.state
+
+    def check_state(self, *also: str) -> None:
+        """Refuse (UnsafePathError) when the state folder, its journal or history, the log or a
+        folder in `also` is a symlink: before anything is deleted."""
+        self.writer.journal.check_state(*also)
+
+    def read_file(self, path: str) -> bytes | None:
+        """A vault file's bytes as they are now (None if there is none), never through a symlink."""
+        return self.writer.read(path)
+
+    def write_file(self, path: str, data: bytes) -> None:
+        """Replace a file that is not a document (a backup, the log) atomically, outside the history."""
+        self.writer.write(path, data)
+
+    def remove_file(self, path: str) -> bool:
+        return self.writer.remove(path)
+
+    def remove_tree(self, path: str) -> None:
+        self.writer.remove_tree(path)
+
+    def files_under(self, folder: str) -> list[str]:
+        """Every regular file under `folder` (vault-relative), symlinks neither followed nor listed."""
+        return self.writer.files_under(folder)
+
+    def names_in(self, folder: str) -> list[str]:
+        return self.writer.names(folder)

@@ -84,9 +84,9 @@ def render_sections(
         group = [d for d in docs if d.type == doc_type]
         if group:
             by_type += ["", f"### {doc_type} ({len(group)})", ""] + [f"- {entry(d)}" for d in group]
-    for doc_type in sorted({d.type for d in docs} - set(TYPE_ORDER)):  # a flavour's own types (OKF's "Person")
-        group = [d for d in docs if d.type == doc_type]
-        by_type += ["", f"### {doc_type} ({len(group)})", ""] + [f"- {entry(d)}" for d in group]
+    for own_type in sorted({d.type for d in docs} - set(TYPE_ORDER)):  # a flavour's own types (OKF's "Person")
+        group = [d for d in docs if d.type == own_type]
+        by_type += ["", f"### {own_type} ({len(group)})", ""] + [f"- {entry(d)}" for d in group]
     tags: dict[str, list[str]] = {}
     for doc in docs:
         if doc.status not in (Status.ARCHIVED, Status.SUPERSEDED):

@@ -344,8 +344,8 @@ def parse_bytes(raw: bytes) -> ParsedFile:
     parsed.body = text[closing[1] :]
     value, issue = load_yaml(parsed.fm_text)
     if issue:
-        line = issue.line + 2 if issue.line is not None else None
-        parsed.issues.append(YamlIssue(issue.code, issue.message, line))
+        where = issue.line + 2 if issue.line is not None else None
+        parsed.issues.append(YamlIssue(issue.code, issue.message, where))
         return parsed
     if value is None:
         value = {}

@@ -277,8 +277,8 @@ class IdLog:
         self._entries.append((generation, frozenset(ids)))
         self._size += len(ids)
         while self._entries and (len(self._entries) > LOG_GENERATIONS or self._size > LOG_IDS):
-            dropped, ids = self._entries.popleft()
-            self._size -= len(ids)
+            dropped, gone = self._entries.popleft()
+            self._size -= len(gone)
             self._start = dropped
 
     def since(self, generation: int | None) -> set[str] | None:

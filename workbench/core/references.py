@@ -233,7 +233,7 @@ def trace_document(index: VaultIndex, doc_id: str) -> Traces:
             moved_in = [v for v in record if v[1] == "after" and v[0].before is None and v[3]]
             pairs = [(moved_out[0][3], moved_in[0][3])] if len(moved_out) == 1 and len(moved_in) == 1 else []
             for a, b in pairs + [(b, a) for a, b in pairs]:
-                if a in traces.ids and b not in traces.ids and (b == doc_id or not index.paths_of(b)):
+                if a in traces.ids and b is not None and b not in traces.ids and (b == doc_id or not index.paths_of(b)):
                     traces.ids.add(b)
                     grown = True
     for record in versions:
@@ -260,14 +260,13 @@ def scrub_traces(index: VaultIndex, traces: Traces) -> list[str]:
     """
     if not any(ID_PATTERN.fullmatch(doc_id) for doc_id in traces.ids):
         raise RefusedError(f"{sorted(traces.ids)!r} is not a document id")
-    writer = index.writer
-    writer.check_state(RECOVERY_DIR)
+    index.check_state(RECOVERY_DIR)
     done: list[str] = []
     needles = traces.needles()
-    for backup in writer.files_under(RECOVERY_DIR):
+    for backup in index.files_under(RECOVERY_DIR):
         relative = backup[len(RECOVERY_DIR) + 1 :]
         try:
-            data = writer.read(backup) or b""
+            data = index.read_file(backup) or b""
         except OSError:
             continue
         meta = parse_bytes(data).meta or {}
@@ -276,7 +275,7 @@ def scrub_traces(index: VaultIndex, traces: Traces) -> list[str]:
             or meta.get("id") in traces.ids
             or any(n in data for n in needles)
         ):
-            writer.remove(backup)
+            index.remove_file(backup)
             done.append(f"removed backup {relative}")
     for record, text, files in _history_records(index):
         versions = [(c.path, data) for c in files for data in (c.before, c.after) if data is not None]
@@ -286,22 +285,22 @@ def scrub_traces(index: VaultIndex, traces: Traces) -> list[str]:
             record.unlink()  # the history folder was checked above: no symlink on the way
             done.append(f"removed undo record {record.name}")
     try:
-        raw = writer.read(writer.log_name)
+        raw = index.read_file(index.log_name)
     except OSError:
         raw = None  # a log that is not a file is never read; it cannot hold the document's words either
     if raw is not None:
-        text = raw.decode("utf-8", errors="surrogateescape")
-        scrubbed = text
+        log = raw.decode("utf-8", errors="surrogateescape")
+        scrubbed = log
         for doc_id in sorted(traces.ids, key=len, reverse=True):
             scrubbed = _mention(doc_id).sub("[redacted]", scrubbed)
         for title in traces.titles:
             scrubbed = scrubbed.replace(f"“{title}”", "“[redacted]”")
-        if scrubbed != text:
-            writer.write(writer.log_name, scrubbed.encode("utf-8", errors="surrogateescape"))
+        if scrubbed != log:
+            index.write_file(index.log_name, scrubbed.encode("utf-8", errors="surrogateescape"))
             done.append("redacted the log")
-    for name in writer.names(writer.state):
+    for name in index.names_in(index.state_name):
         if name not in KEPT_STATE:
-            writer.remove_tree(f"{writer.state}/{name}")
+            index.remove_tree(f"{index.state_name}/{name}")
             done.append(f"dropped derived state {name}")
     return done
 
@@ -314,7 +313,7 @@ def forget(index: VaultIndex, doc_id: str, confirm: str, dry_run: bool = False) 
     if confirm != doc_id:
         raise RefusedError(f"forget needs the id typed again exactly: --confirm {doc_id}")
     if not dry_run:
-        index.writer.check_state(RECOVERY_DIR)  # before anything goes: nothing is deleted through a symlink
+        index.check_state(RECOVERY_DIR)  # before anything goes: nothing is deleted through a symlink
     if doc_id not in index:
         if not ID_PATTERN.fullmatch(doc_id):
             raise RefusedError(f"no document has the id {doc_id!r}")
@@ -347,14 +346,13 @@ def _forget_in_bundle(index: VaultIndex, doc_id: str, confirm: str, dry_run: boo
     if confirm != doc_id:
         raise RefusedError(f"forget needs the id typed again exactly: --confirm {doc_id}")
     doc = index.get(doc_id)
-    writer = index.writer
     if not dry_run:
-        writer.check_state(RECOVERY_DIR)
-    changes = [FileChange(doc.path, writer.read(doc.path), None)]
+        index.check_state(RECOVERY_DIR)
+    changes = [FileChange(doc.path, index.read_file(doc.path), None)]
     for other in index.documents:
         if other.id == doc_id or doc_id not in {link.target for link in other.links}:
             continue
-        before = writer.read(other.path) or b""
+        before = index.read_file(other.path) or b""
         folder = posixpath.dirname(other.path)
 
         def plain(match: re.Match[str], folder: str = folder) -> str:
@@ -380,11 +378,11 @@ def _forget_in_bundle(index: VaultIndex, doc_id: str, confirm: str, dry_run: boo
             versions = [data for change in files for data in (change.before, change.after) if data is not None]
             if any(n in text or any(n in data for data in versions) for n in needles):
                 record.unlink()  # the history folder was checked above: no symlink on the way
-        log = writer.read(writer.log_name)
+        log = index.read_file(index.log_name)
         if log is not None:
             lines = log.decode("utf-8", "surrogateescape").splitlines(keepends=True)
             kept = [line for line in lines if not any(n.decode("utf-8") in line for n in needles)]
             if len(kept) != len(lines):
-                writer.write(writer.log_name, "".join(kept).encode("utf-8", "surrogateescape"))
+                index.write_file(index.log_name, "".join(kept).encode("utf-8", "surrogateescape"))
         index.renew_store()
     return plan

@@ -135,8 +135,7 @@ def _fix_fields(work: _Work, index: VaultIndex, default_project: str) -> None:
         guess = (
             id_match.group(1)
             if id_match
-            else FOLDER_TYPES.get(folder)
-            or (ID_PATTERN.fullmatch(stem).group(1) if ID_PATTERN.fullmatch(stem) else "note")
+            else FOLDER_TYPES.get(folder) or (stem_id.group(1) if (stem_id := ID_PATTERN.fullmatch(stem)) else "note")
         )
         fix("type", guess, f"type set to {guess}")
         doc_type = guess
@@ -159,11 +158,16 @@ def _fix_fields(work: _Work, index: VaultIndex, default_project: str) -> None:
     updated_ok = updated is not None and updated <= dt.date.today()
     if not created_ok:
         # The file's modification date, but never after a valid updated_at.
-        fix("created_at", min(on, updated) if updated_ok else on, "created_at set from the file's modification date")
+        fix(
+            "created_at",
+            min(on, updated) if updated is not None and updated_ok else on,
+            "created_at set from the file's modification date",
+        )
+    created_now = as_date(meta["created_at"]) or on  # a date by now: set just above when it was not
     if not updated_ok:
-        fix("updated_at", max(on, as_date(meta["created_at"])), "updated_at set from the file's modification date")
-    if as_date(meta["updated_at"]) < as_date(meta["created_at"]):
-        fix("updated_at", as_date(meta["created_at"]), "updated_at raised to created_at")
+        fix("updated_at", max(on, created_now), "updated_at set from the file's modification date")
+    if (as_date(meta["updated_at"]) or on) < created_now:
+        fix("updated_at", created_now, "updated_at raised to created_at")
     if not isinstance(meta.get("project"), str) or not meta["project"].strip():
         fix("project", default_project, f"project set to {default_project}")
     tags = meta.get("tags")
@@ -344,7 +348,7 @@ def plan_repair(index: VaultIndex, only: set[str] | None = None) -> RepairReport
             continue
         target_path = path
         doc_id = work.meta["id"]
-        if ID_PATTERN.fullmatch(doc_id) and ID_PATTERN.fullmatch(doc_id).group(1) == work.meta["type"]:
+        if (matched := ID_PATTERN.fullmatch(doc_id)) and matched.group(1) == work.meta["type"]:
             wanted = f"{TYPE_FOLDERS[DocType(work.meta['type'])]}/{doc_id}.md"
             if (
                 wanted != path
@@ -466,7 +470,7 @@ def _plan_flavour_repair(index: VaultIndex, only: set[str] | None) -> RepairRepo
         backup = _backup_path(index, path, stamp)
         meta["repair_backup"] = backup
         newline = parsed.newline
-        if rebuild or not parsed.has_frontmatter:
+        if rebuild or not parsed.has_frontmatter or parsed.meta is None:
             head = f"---{newline}{''.join(render_frontmatter(meta, newline))}---{newline}"
             after = (("\ufeff" if parsed.bom else "") + head + body).encode("utf-8")
         else:

@@ -124,7 +124,7 @@ def question_pack(
             break
     if not starts and _live(graph, VAULT_INDEX_ID):
         starts.append((VAULT_INDEX_ID, "the vault index: the question matched no document"))
-    rank = {str(kind): place for place, kind in enumerate(graphs.READING_PRIORITY)}
+    order = {str(kind): place for place, kind in enumerate(graphs.READING_PRIORITY)}
     picked: dict[str, tuple[int, int, str, str]] = {}  # id -> (depth, start rank, via, from)
     for place, (start, _) in enumerate(starts):
         for item in graphs.context_pack(graph, start, depth, limit=graph.number_of_nodes()):
@@ -136,7 +136,7 @@ def question_pack(
         return _attr(graph, node, "status") == Status.ACTIVE
 
     def priority(node: str) -> int:
-        return rank.get(_attr(graph, node, "type"), len(rank))
+        return order.get(_attr(graph, node, "type"), len(order))
 
     # As in context_pack: gather the nearest first, then read in priority order, active first.
     gathered = sorted(picked, key=lambda n: (picked[n][0], not active(n), priority(n), picked[n][1], n))[:limit]
@@ -202,7 +202,8 @@ def _blocks(body: str) -> list[tuple[str, str, bool]]:
     """(the heading it sits under, its text, whether it is a list item) for each paragraph and list
     item of the body, fenced code left out."""
     blocks: list[tuple[str, str, bool]] = []
-    heading, current, bullet, fenced = "", [], False, False
+    current: list[str] = []
+    heading, bullet, fenced = "", False, False
 
     def flush() -> None:
         if current:

@@ -163,21 +163,21 @@ class Index:
         self.ids = [doc_id for _, doc_id, _, _ in documents]
         self.row = {doc_id: i for i, doc_id in enumerate(self.ids)}
         self.sources = {path: (digest, document) for path, _, digest, document in documents}
-        kept = dict(previous.by_digest) if previous is not None else {}
+        kept: dict[str, Any] = dict(previous.by_digest) if previous is not None else {}
         kept.update(stored or {})
         todo = list(
             {
                 digest: document_text(fields_of(document)) for _, _, digest, document in documents if digest not in kept
             }.items()
         )
-        self.encoded: dict[str, object] = dict(
+        self.encoded: dict[str, Any] = dict(
             zip((digest for digest, _ in todo), model.encode([text for _, text in todo]))
         )
         vectors = dict(self.encoded)
         for _, _, digest, _ in documents:
             if digest in kept:
                 vectors[digest] = kept[digest]
-        self.by_digest = vectors
+        self.by_digest: dict[str, Any] = vectors  # digest -> the document's vector (numpy)
         self.gone = (
             {digest for digest, _ in previous.sources.values()} - vectors.keys() if previous is not None else None
         )

@@ -162,7 +162,7 @@ class Profile:
 
     @classmethod
     def of(cls, doc: Document) -> Profile:
-        provenance = doc.meta.get("provenance") if isinstance(doc.meta.get("provenance"), dict) else {}
+        provenance = doc.meta["provenance"] if isinstance(doc.meta.get("provenance"), dict) else {}
         source_file = str(provenance.get("source_file") or "")
         source_id = str(provenance.get("source_id") or "")
         handles = {doc.id.lower(), _stem_of(doc.path)} | ({_stem_of(source_file)} if source_file else set())

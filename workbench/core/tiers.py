@@ -186,16 +186,16 @@ def plan_correction(
     log = log or "# Corrections Log\n"
     lines = log.splitlines()
     for start, end in _entries(log):
-        entry = _BULLET.match(lines[start]).group("text")
-        if not _same(entry, text):
+        bullet = _BULLET.match(lines[start])  # an entry begins with one
+        if bullet is None or not _same(bullet.group("text"), text):
             continue
-        counts = [n for n in range(start + 1, end) if _COUNT.match(lines[n].strip())]
-        seen = int(_COUNT.match(lines[counts[0]].strip()).group("n")) if counts else 1
+        counts = [(n, found) for n in range(start + 1, end) if (found := _COUNT.match(lines[n].strip()))]
+        seen = int(counts[0][1].group("n")) if counts else 1
         now = seen + 1
         confirmed = now >= PROMOTE_AT
         mark = "Confirmed: yes (promoted to memory.md)" if confirmed else f"Confirmed: pending ({now}/{PROMOTE_AT})"
         if counts:
-            lines[counts[0]] = mark
+            lines[counts[0][0]] = mark
         else:
             lines.insert(end, mark)
         changes = [_change(CORRECTIONS, before, "\n".join(lines) + "\n")]
@@ -320,19 +320,19 @@ def forget(index: VaultIndex, words: str, confirm: str, dry_run: bool = False) -
     needle = words.casefold()
     with index.lock:
         index.apply(plan, keep_history=False)
-        for record in index.writer.history():
+        for record in index.history_records():
             if any(
                 needle in (side or b"").decode("utf-8", "replace").casefold()
                 for change in record["files"]
                 for side in (change.before, change.after)
             ):
                 record["record_path"].unlink(missing_ok=True)
-        raw = index.writer.read(index.writer.log_name)  # never through a symlink
+        raw = index.read_file(index.log_name)  # never through a symlink
         if raw is not None:
             lines = raw.decode("utf-8", "surrogateescape").splitlines(keepends=True)
             kept = [line for line in lines if needle not in line.casefold()]
             if len(kept) != len(lines):
-                index.writer.write(index.writer.log_name, "".join(kept).encode("utf-8", "surrogateescape"))
+                index.write_file(index.log_name, "".join(kept).encode("utf-8", "surrogateescape"))
         index.renew_store()  # the full-text index keeps a forgotten word in its pages and vocabulary
     return plan
 

@@ -5,7 +5,7 @@ moves its record to the redo stack (`history/redo/`); the next undo takes the on
 re-applies the step undone last and moves its record back. A new change clears the redo stack (its
 records move to `history/undone/`, kept only so that forget finds them): the standard rule, since
 a step undone before that change was never meant to be replayed on top of it. Each move is written
-in the undo's or the redo's own journal (`storage.py`), so a crash finishes it with the files or
+in the undo's or the redo's own journal (`journal.py`), so a crash finishes it with the files or
 leaves both as they were, and each writes its line to the log ("undo …", "redo …").
 
 Both are refused, naming the file, if any file the step touches is not exactly as the step left
@@ -111,20 +111,17 @@ def _step(record: dict[str, Any], undone: bool, made_here: set[str]) -> Step:
 
 def stack(index: VaultIndex) -> Stack:
     """The undo stack as it is on disk now (another process may have moved it since the last look)."""
-    writer = index.writer
-    return _stack(writer.history(), writer.redo_stack(), index)
+    return _stack(index.history_records(), index.redo_records(), index)
 
 
 def _stack(done: list[dict[str, Any]], undone: list[dict[str, Any]], index: VaultIndex) -> Stack:
-    made = index.writer.made_here
-    return Stack(
-        tuple(_step(r, False, made) for r in done), tuple(_step(r, True, made) for r in undone), index.writer.opened
-    )
+    made = index.made_here
+    return Stack(tuple(_step(r, False, made) for r in done), tuple(_step(r, True, made) for r in undone), index.opened)
 
 
 def _current(index: VaultIndex, verb: str, summary: str, files: list[FileChange]) -> dict[str, bytes | None]:
     try:
-        return {c.path: index.writer.read(c.path) for c in files}
+        return {c.path: index.read_file(c.path) for c in files}
     except UnreadableFile as error:  # a pipe or a folder where the step left a file: never read, never replaced
         raise RefusedError(f"cannot {verb} “{summary}”: {error}") from None
 
@@ -132,7 +129,7 @@ def _current(index: VaultIndex, verb: str, summary: str, files: list[FileChange]
 def undo(index: VaultIndex, dry_run: bool = False) -> Plan:
     """Revert the newest step; refused, naming the file, if any of its files changed since."""
     noted = len(index.recovery_notes)
-    done, undone = index.writer.history(), index.writer.redo_stack()
+    done, undone = index.history_records(), index.redo_records()
     if not done:
         set_aside = len(index.recovery_notes) > noted  # records that could not be trusted
         raise RefusedError(
@@ -145,7 +142,7 @@ def undo(index: VaultIndex, dry_run: bool = False) -> Plan:
     current = _current(index, "undo", record["summary"], files)
     if all(current[c.path] == c.before for c in files):
         if not dry_run:
-            index.writer.move_step("undo", record["record_path"])  # undone by hand: redo may re-apply it
+            index.move_step("undo", record["record_path"])  # undone by hand: redo may re-apply it
         return Plan(f"{name}: already undone")
     for change in files:
         if current[change.path] != change.after:
@@ -161,7 +158,7 @@ def undo(index: VaultIndex, dry_run: bool = False) -> Plan:
 def redo(index: VaultIndex, dry_run: bool = False) -> Plan:
     """Re-apply the step undone last; refused, naming the file, if any of its files changed since
     the undo (an agent's plain write included), and when a new change has cleared the redo stack."""
-    done, undone = index.writer.history(), index.writer.redo_stack()
+    done, undone = index.history_records(), index.redo_records()
     if not undone:
         raise RefusedError("nothing to redo: only a step undone since the last new change can be redone")
     record, steps = undone[0], _stack(done, undone, index)
@@ -170,7 +167,7 @@ def redo(index: VaultIndex, dry_run: bool = False) -> Plan:
     current = _current(index, "redo", record["summary"], files)
     if all(current[c.path] == c.after for c in files):
         if not dry_run:
-            index.writer.move_step("redo", record["record_path"])  # redone by hand
+            index.move_step("redo", record["record_path"])  # redone by hand
         return Plan(f"{name}: already redone")
     for change in files:
         if current[change.path] != change.before:

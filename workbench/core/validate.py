@@ -188,7 +188,8 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
 
     doc_id = meta.get("id")
     if "id" in meta:
-        if not isinstance(doc_id, str) or not ID_PATTERN.fullmatch(doc_id):
+        id_match = ID_PATTERN.fullmatch(doc_id) if isinstance(doc_id, str) else None
+        if id_match is None:
             add(
                 ERROR,
                 "id-syntax",
@@ -196,7 +197,7 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
                 line("id"),
             )
         else:
-            id_type = ID_PATTERN.fullmatch(doc_id).group(1)
+            id_type = id_match.group(1)
             if doc_type and id_type != doc_type:
                 add(
                     ERROR,

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from .flavours import Flavour
     from .gate import Candidate, Draft
     from .graph import Neighbourhood
-    from .inbox import Agent, Inbox, Request
+    from .agentwrites import Agent
+    from .inbox import Inbox, Request
     from .live import VaultWatcher
     from .live_graph import LiveGraph
     from .recent import Change
@@ -417,40 +418,40 @@ class Vault:
 
         return self.apply(tiers.plan_line_counts(self.index), dry_run)
 
-    # -- agents' writes and the curator's inbox (inbox.py) -------------------------------------
+    # -- agents' writes and the curator's inbox (agentwrites.py, inbox.py) -----------------------
 
     @serialized
     def agent_create(self, draft: Draft, agent: Agent, dry_run: bool = False) -> Plan:
         """An agent's new document: a draft naming the agent, awaiting the curator's review; refused
         when one of its type and title exists, checked and written under the vault's lock."""
-        from . import inbox
+        from . import agentwrites
 
         self.index.require_native("an agent's write")
         with self.index.lock:
-            return self.apply(inbox.plan_agent_create(self.index, draft, agent), dry_run)
+            return self.apply(agentwrites.plan_agent_create(self.index, draft, agent), dry_run)
 
     @serialized
     def agent_merge_into(self, target_id: str, draft: Draft, agent: Agent, dry_run: bool = False) -> Plan:
-        from . import inbox
+        from . import agentwrites
 
         self.index.require_native("an agent's write")
-        return self.apply(inbox.plan_agent_merge(self.index, target_id, draft, agent), dry_run)
+        return self.apply(agentwrites.plan_agent_merge(self.index, target_id, draft, agent), dry_run)
 
     @serialized
     def agent_supersede(self, old_id: str, draft: Draft, agent: Agent, dry_run: bool = False) -> Plan:
         """An agent's new decision proposed to replace `old_id`; `old_id` changes only when accepted."""
-        from . import inbox
+        from . import agentwrites
 
         self.index.require_native("an agent's write")
         with self.index.lock:
-            return self.apply(inbox.plan_agent_supersede(self.index, old_id, draft, agent), dry_run)
+            return self.apply(agentwrites.plan_agent_supersede(self.index, old_id, draft, agent), dry_run)
 
     @serialized
     def request_forget(self, doc_id: str, agent: Agent, reason: str = "", dry_run: bool = False) -> Plan:
         """An agent asks for a document to be forgotten; nothing is deleted."""
-        from . import inbox
+        from . import agentwrites
 
-        return self.apply(inbox.plan_forget_request(self.index, doc_id, agent, reason), dry_run)
+        return self.apply(agentwrites.plan_forget_request(self.index, doc_id, agent, reason), dry_run)
 
     @serialized
     def inbox(self) -> Inbox:

@@ -1,4 +1,4 @@
-"""Finding a vault's root and its document files (SPEC §1).
+"""Finding a vault's root, its document files (SPEC §1), and where its state lives (`state_dir_for`).
 
 Hidden files and folders, editor debris and symlinks are never documents, and a symlink is never
 followed, whether it points at a file or a folder, inside the vault or out of it. Symlinks are
@@ -14,16 +14,28 @@ the documents in it are missing from the vault until it can be.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .flavours import FLAVOURS, MEMORY_CORE, Flavour
-from .model import TYPE_FOLDERS
+from .model import TYPE_FOLDERS, VaultError
 from .vaultfs import RECOVERY_DIR, STATE_DIR, is_temporary
 
-__all__ = ["RECOVERY_DIR", "STATE_DIR", "Walk", "find_root", "looks_like_vault", "walk_vault", "is_debris"]
+__all__ = [
+    "RECOVERY_DIR",
+    "STATE_DIR",
+    "Walk",
+    "find_root",
+    "is_debris",
+    "is_document_path",
+    "looks_like_vault",
+    "require_folder",
+    "state_dir_for",
+    "walk_vault",
+]
 
 # What the store keeps under `.workbench/`: folders, then files. A symlink at any of them, or a
 # FIFO where a file belongs, would take a write elsewhere or hang it; the walk reports them.
@@ -154,3 +166,47 @@ def _look_at_state(root: Path, result: Walk) -> None:
                 result.symlinks.append(f"{STATE_DIR}/{name}")
             elif not wanted(mode):
                 result.specials.append(f"{STATE_DIR}/{name}")
+
+
+def require_folder(path: str | os.PathLike[str]) -> Path:
+    """`path` (with `~` expanded) when it can be a vault's folder; `VaultError` naming the path and
+    what is wrong otherwise. Asked by `open`, and by a face before it shows anything."""
+    given = Path(path).expanduser()
+    if any(ord(c) < 32 for c in str(given)):
+        raise VaultError(f"vault path {str(given)!r} contains control characters")
+    if not given.exists():
+        raise VaultError(f"{given}: no such folder")
+    if not given.is_dir():
+        raise VaultError(f"{given}: not a folder")
+    return given
+
+
+def state_dir_for(root: Path, flavour: Flavour) -> Path:
+    """Where the workbench keeps a vault's derived state: `.workbench/` inside the vault when its
+    format keeps it there, else `$XDG_CACHE_HOME/workbench/vaults/NAME-HASH` (`~/.cache/...`), one
+    folder per vault, keyed by a hash of its resolved path. Deleting it loses nothing but the undo
+    history."""
+    if flavour.state_in_vault:
+        return root / STATE_DIR
+    cache = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(cache) if os.path.isabs(cache) else Path.home() / ".cache"
+    resolved = str(root.resolve())
+    name = "".join(c if c.isalnum() or c in "-_." else "-" for c in root.name)[:40].strip("-.") or "vault"
+    return base / "workbench" / "vaults" / f"{name}-{hashlib.sha256(resolved.encode()).hexdigest()[:16]}"
+
+
+def is_document_path(root: Path, flavour: Flavour, path: str) -> bool:
+    """What the walk would take as a document: no hidden part, no debris, no symlink on the way."""
+    parts = path.split("/")
+    if not path.endswith(".md") or any(p.startswith(".") or is_debris(p) for p in parts):
+        return False
+    if flavour.is_reserved(path) or flavour.not_a_page(path):
+        return False
+    if any(not flavour.walks_into("/".join(parts[: n + 1])) for n in range(len(parts) - 1)):
+        return False
+    current = root
+    for part in parts:
+        current = current / part
+        if current.is_symlink():
+            return False
+    return True

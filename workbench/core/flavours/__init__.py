@@ -63,7 +63,8 @@ def _score(flavour: Flavour, root: Path) -> int:
 
 def detect(root: Path) -> Flavour:
     """The flavour `root` most looks like; Memory Core for an empty folder (a new vault)."""
-    best, score = MEMORY_CORE, 0
+    best: Flavour = MEMORY_CORE
+    score = 0
     for flavour in FLAVOURS.values():
         try:
             found = flavour.detect(root)

@@ -158,7 +158,7 @@ def record_name(name: str) -> RecordName | None:
         date = None
         for m, d in ((month, day), (day, month)):
             try:
-                date = dt.date(year, m, d)
+                date = dt.date(year, m, d)  # type: ignore[arg-type]  # the pattern requires all three
                 break
             except ValueError:
                 continue
@@ -298,7 +298,7 @@ def _sentences(body: str, named) -> list[tuple[list[RawLink], list[RawLink] | No
     A sentence deep in a record often tells of other records ("149 lines replaced by a section
     quoting ADR-009"), so it counts only when the record speaks of itself ("This ADR updates and
     supersedes …", "We supersede …") or names itself after "replaced by"."""
-    found = []
+    found: list[tuple[list[RawLink], list[RawLink] | None]] = []
     if not re.search(r"(?i)supersed|superced|replac", body):
         return found
     for sentence in _SENTENCE.split(body):
@@ -366,7 +366,7 @@ class Adr(Flavour):
     def detect(self, root: Path) -> int:
         paths = sorted(root.glob("*.md"))
         names = [p.name for p in paths if not self.is_reserved(p.name)]
-        named = {n: record_name(n) for n in names}
+        named: dict[str, Any] = {n: record_name(n) for n in names}
         numbered = [n for n in names if named[n] is not None and named[n].number is not None]
         # `hip-12.md`, `arc-0003.md`: records when most of them state a status (EIP-style front
         # matter) or read as records; a folder of `day-01.md` notes is not a decision collection.
@@ -512,7 +512,7 @@ class Adr(Flavour):
                 or _SUPERSEDED_BY.search(text)
                 or _SUPERSEDES.search(text)
             ):
-                after = _SUPERSEDED_BY.search(text)
+                after: Any = _SUPERSEDED_BY.search(text)
                 if after:
                     superseded_by.extend(self._named(after.group(1), path))
                 status_line = _STATUS_LINE.match(text)
