@@ -125,15 +125,15 @@ def recent_changes(
             )
             if when is not None
         ]
-        line = said.get(doc.id)
-        if line is not None:
-            dated.append((line.when, line.text))
+        latest = said.get(doc.id)
+        if latest is not None:
+            dated.append((latest.when, latest.text))
         if not dated:
             continue
         when, what = max(dated, key=lambda pair: (pair[0], pair[1] not in ("updated", "created")))
         if when < since:
             continue
-        by = line.by if line is not None and what == line.text else None
+        by = latest.by if latest is not None and what == latest.text else None
         if what == "created" and agent.get("agent"):  # who wrote it first, as it says itself
             by = str(agent["agent"])
         changes.append(Change(doc, when, what, by))

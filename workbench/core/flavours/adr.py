@@ -485,13 +485,13 @@ class Adr(Flavour):
         supersedes: list[RawLink] = []
         superseded_by: list[RawLink] = []
         for key, value in meta.items():
-            name = str(key).lower()
+            spelled = str(key).lower()
             value = str(value) if isinstance(value, int) and not isinstance(value, bool) else value  # `replaces: 10`
-            if name in _PREDECESSOR_KEYS:
+            if spelled in _PREDECESSOR_KEYS:
                 supersedes.extend(raw for item in as_list(value) for raw in self._listed(item, path))
-            elif name in _SUCCESSOR_KEYS:
+            elif spelled in _SUCCESSOR_KEYS:
                 superseded_by.extend(raw for item in as_list(value) for raw in self._listed(item, path))
-            elif _SUCCESSOR_HINT.search(name) and isinstance(value, str):
+            elif _SUCCESSOR_HINT.search(spelled) and isinstance(value, str):
                 superseded_by.extend(self._named(value, path))
         first = len(statements)
         statements += _statement_lines(body)
