@@ -700,9 +700,9 @@ async def test_graph_navigator_depth_filter_chain_pack_and_breadcrumbs(sample_co
 
 
 async def test_large_vault_looks_for_conflicts_only_when_asked(sample_copy: Path, monkeypatch):
-    import workbench.tui.screens.main as main_module
+    import workbench.tui.screens.conflicts_search as conflicts_search
 
-    monkeypatch.setattr(main_module, "AUTO_CONFLICTS_LIMIT", 10)
+    monkeypatch.setattr(conflicts_search, "AUTO_CONFLICTS_LIMIT", 10)
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)

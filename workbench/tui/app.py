@@ -19,6 +19,7 @@ from .dialogs.discard import DiscardDialog, unsaved_work
 from .screens.main import MainScreen
 from .settings import load_settings, save_setting
 from .themes import BUILTIN_THEMES, VARIABLE_DEFAULTS, load_theme_files, theme_folders
+from .typeahead import TypeAhead
 from .user_keymap import keymap_path, load_keymap
 from .widgets.search import SearchPane
 
@@ -69,6 +70,8 @@ class WorkbenchApp(App[None]):
         self.theme = wanted if wanted in self.available_themes else "workbench-dark"
         self.user_keymap = load_keymap(keymap_path())
         """The user's keymap file as read (its keys apply once checked, at mount)."""
+        self.typeahead = TypeAhead(self, opens=("search-input", "results", "links"))
+        """Keys sent in one burst wait for the keys before them (`typeahead.py`)."""
 
     def read_theme_files(self) -> None:
         """Register the themes of the theme files, once. They are read at start only when the theme
@@ -116,6 +119,26 @@ class WorkbenchApp(App[None]):
             self.set_keymap(usable)
         for warning in warnings:
             self.notify(warning, title="Keymap", severity="warning", markup=False, timeout=15)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Each key is handed on only once the keys before it are done (`TypeAhead`): a key comes
+        here first from the terminal, then again once the focused widget and its parents let it
+        up, and then the bindings act."""
+        if not isinstance(event, events.Key):
+            await super().on_event(event)
+            return
+        if event.is_forwarded:  # back up from the focused widget: the bindings act now
+            await super().on_event(event)
+            self.typeahead.returned(event)
+            return
+        if self.typeahead.take(event):
+            return
+        wait = self.typeahead.before(event)
+        await super().on_event(event)
+        if wait is not None:
+            self.typeahead.hold(event, wait)
+            if not event.is_forwarded:  # a priority binding acted at once: only the focus it moved is to wait for
+                self.typeahead.returned(event)
 
     def on_key(self, event: events.Key) -> None:
         """A letter that comes this far while a text box has the focus was sent before the focus

@@ -232,6 +232,9 @@ class SearchPane(Vertical):
     class Listed(Message):
         """Results are on show (the screen waits for the first before its slower work)."""
 
+    class NothingOpened(Message):
+        """`enter` found nothing to open (no match, or a query that cannot match as written)."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._shown_query: str | None = None
@@ -376,7 +379,9 @@ class SearchPane(Vertical):
         self._shown_query = query
         results = self._replace([query_problem(message)], message=True)
         results.border_subtitle = "0"
-        self._open_when_shown = False
+        if self._open_when_shown:
+            self._open_when_shown = False
+            self.post_message(self.NothingOpened())
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -391,6 +396,8 @@ class SearchPane(Vertical):
         option = self.query_one(OptionList).highlighted_option
         if option and option.id:
             self.post_message(self.Goto(option.id))
+        else:
+            self.post_message(self.NothingOpened())
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
