@@ -769,3 +769,39 @@ async def test_a_deprecated_record_is_given_its_successor_from_the_queue_in_an_a
         await settle(pilot)
     assert "Superseded by ADR-002" in (root / "0001-rabbitmq-queue.md").read_text()
     assert "(supersedes ADR-001)" in (root / "0002-kafka-queue.md").read_text()
+
+
+async def test_a_draft_over_an_active_decision_is_listed_in_words_with_each_records_own_status(tmp_path: Path):
+    """The queue says what kind of conflict it is in words (its code beside, as the CLI prints it),
+    and each side's status as the record states it ("Proposed"), not only as the workbench maps it."""
+    root = tmp_path / "adr"
+    root.mkdir()
+    records = {
+        "0001-rabbitmq-queue.md": (
+            "Queue backend: RabbitMQ broker",
+            "Accepted",
+            "Jobs need a queue.",
+            "Background jobs go through a RabbitMQ broker with durable queues and dead letters.",
+        ),
+        "0002-kafka-queue.md": (
+            "Queue backend: Kafka topics",
+            "Proposed",
+            "The RabbitMQ broker of ADR 0001 could not keep up.",
+            "Background jobs go through Kafka topics; durable queues become partitions, dead letters a topic.",
+        ),
+        "0003-logging.md": ("Structured JSON logging", "Accepted", "Logs were free text.", "JSON lines."),
+    }
+    for name, (title, status, context, decision) in records.items():
+        (root / name).write_text(ADR_RECORD.format(title=title, status=status, context=context, decision=decision))
+    app = WorkbenchApp(root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "c")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConflictsDialog)
+        assert [(c.kind, c.ids) for c in dialog.conflicts] == [("draft-replaces", ["ADR-001", "ADR-002"])]
+        text = screen_text(app)
+        assert "A draft may replace a decision" in text and "draft-replaces" in text
+        assert "the draft “Queue backend: Kafka topics” (Proposed)" in " ".join(text.split())
+        assert "● draft “Proposed”" in text and "● active “Accepted”" in text
