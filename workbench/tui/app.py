@@ -19,6 +19,7 @@ from .dialogs.discard import DiscardDialog, unsaved_work
 from .screens.main import MainScreen
 from .settings import load_settings, save_setting
 from .themes import BUILTIN_THEMES, VARIABLE_DEFAULTS, load_theme_files, theme_folders
+from .opening import Opening
 from .typeahead import TypeAhead
 from .user_keymap import keymap_path, load_keymap
 from .widgets.search import SearchPane
@@ -70,6 +71,8 @@ class WorkbenchApp(App[None]):
         self.theme = wanted if wanted in self.available_themes else "workbench-dark"
         self.user_keymap = load_keymap(keymap_path())
         """The user's keymap file as read (its keys apply once checked, at mount)."""
+        self.opening: Opening | None = None
+        """The vault being opened since `run` began (`opening.py`)."""
         self.typeahead = TypeAhead(self, opens=("search-input", "results", "links"))
         """Keys sent in one burst wait for the keys before them (`typeahead.py`)."""
 
@@ -99,8 +102,12 @@ class WorkbenchApp(App[None]):
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(VARIABLE_DEFAULTS)
 
+    def on_load(self) -> None:
+        """The app runs: open the vault now, beside Textual's start, not once the screen is up."""
+        self.opening = Opening(self.vault_path, self.flavour)
+
     def on_mount(self) -> None:
-        self.push_screen(MainScreen(self.vault_path, self.flavour))
+        self.push_screen(MainScreen(self.vault_path, self.flavour, self.opening))
         self._say_theme_errors()
         self._apply_user_keymap()
 

@@ -21,10 +21,11 @@ nothing released (a key a widget kept for itself, a document that could not be r
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from textual import events
-from textual.widgets import Input, TextArea
+from textual.widgets import Input
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -36,6 +37,13 @@ SECONDS = 0.5
 """The longest a key's own hold lasts (it usually ends within a few milliseconds)."""
 OPENING = 2.0
 """The longest keys wait for a document being opened (reading one takes well under 0.1 s)."""
+
+
+def _takes_letters(widget: object) -> bool:
+    """A text box: an `Input`, or a `TextArea` (looked for only once its module is loaded, as it is
+    whenever one exists: importing it at start cost the first titles a few milliseconds)."""
+    text_area = sys.modules.get("textual.widgets._text_area")
+    return isinstance(widget, Input) or (text_area is not None and isinstance(widget, text_area.TextArea))
 
 
 class TypeAhead:
@@ -63,7 +71,7 @@ class TypeAhead:
         focused = self.app.focused
         if key.key == "enter" and focused is not None and focused.id in self.opens:
             return OPENING
-        if isinstance(focused, (Input, TextArea)) and key.is_printable:
+        if _takes_letters(focused) and key.is_printable:
             return None  # a letter typed into a box: the box takes the next ones in order too
         active = self.app.screen.active_bindings.get(key.key)
         return SECONDS if active is not None and active.enabled else None

@@ -26,11 +26,11 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from ...core.loading import collector_paused
 from ...core.model import WorkbenchError
 from ...core.vault import Vault
 from ..history import History
 from ..neighbours import link_groups
+from ..opening import Opening
 from ..proposal import Proposal
 from ..reading import DocumentView, read_view
 from ..summary import VaultSummary, summarise
@@ -82,11 +82,13 @@ class MainScreen(Screen[None]):
     ConflictsFound, DiskChanged, Failed = ConflictsFound, DiskChanged, Failed
     PlanReady, ChangeApplied, ExternalChange = PlanReady, ChangeApplied, ExternalChange
 
-    def __init__(self, vault_path: Path, flavour: str | None = None) -> None:
+    def __init__(self, vault_path: Path, flavour: str | None = None, opening: Opening | None = None) -> None:
         super().__init__()
         self.vault_path = vault_path
         self.flavour = flavour
         """The vault flavour named on the command line; None to detect it."""
+        self.opening = opening
+        """The vault being opened already (by the app, from its start); None: the screen opens it."""
         self.vault: Vault | None = None
         self.summary: VaultSummary | None = None
         """The vault as last read: what the header, the search and the palette show."""
@@ -155,11 +157,7 @@ class MainScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="vault-load")
     def load_vault(self) -> None:
         try:
-            with collector_paused():
-                self.vault = Vault.open(self.vault_path, flavour=self.flavour)
-                # What was just read lives as long as the app: frozen before the collector wakes,
-                # which walked all of it (15 ms at 10,000 documents) on the way to the first titles.
-                gc.freeze()
+            self.vault = (self.opening or Opening(self.vault_path, self.flavour)).result()
             self.post_message(self.VaultOpened(len(self.vault)))
             # The summary (every problem, the graph) takes the interpreter for a while on a large
             # vault: the first titles go on screen before it starts.
