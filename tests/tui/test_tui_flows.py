@@ -802,6 +802,6 @@ async def test_a_draft_over_an_active_decision_is_listed_in_words_with_each_reco
         assert isinstance(dialog, ConflictsDialog)
         assert [(c.kind, c.ids) for c in dialog.conflicts] == [("draft-replaces", ["ADR-001", "ADR-002"])]
         text = screen_text(app)
-        assert "A draft may replace a decision" in text and "draft-replaces" in text
+        assert "A draft may replace · draft-replaces" in text and "draft-replaces" in text
         assert "the draft “Queue backend: Kafka topics” (Proposed)" in " ".join(text.split())
         assert "● draft “Proposed”" in text and "● active “Accepted”" in text

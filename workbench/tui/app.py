@@ -128,24 +128,20 @@ class WorkbenchApp(App[None]):
             self.notify(warning, title="Keymap", severity="warning", markup=False, timeout=15)
 
     async def on_event(self, event: events.Event) -> None:
-        """Each key is handed on only once the keys before it are done (`TypeAhead`): a key comes
-        here first from the terminal, then again once the focused widget and its parents let it
-        up, and then the bindings act."""
-        if not isinstance(event, events.Key):
+        """Each key from the terminal is handed on only once the keys before it are done
+        (`TypeAhead`): Textual hands it to the focused widget, and the bindings act once it has
+        come back up to the app."""
+        if not isinstance(event, events.Key) or event.is_forwarded:
             await super().on_event(event)
-            return
-        if event.is_forwarded:  # back up from the focused widget: the bindings act now
-            await super().on_event(event)
-            self.typeahead.returned(event)
             return
         if self.typeahead.take(event):
             return
         wait = self.typeahead.before(event)
+        handed_to = self.focused or self.screen
         await super().on_event(event)
         if wait is not None:
-            self.typeahead.hold(event, wait)
-            if not event.is_forwarded:  # a priority binding acted at once: only the focus it moved is to wait for
-                self.typeahead.returned(event)
+            # Not handed on: a priority binding (or escape out of a maximised pane) acted at once.
+            self.typeahead.hold(event, wait, handed_to if event.is_forwarded else None)
 
     def on_key(self, event: events.Key) -> None:
         """A letter that comes this far while a text box has the focus was sent before the focus

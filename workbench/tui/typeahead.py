@@ -11,12 +11,13 @@ the document found.
 once it is done:
 
 - a key that a binding answers (not a letter typed into a text box) holds the next keys until it
-  has come back up to the app and its action has run (and with it any focus the action moved);
+  has been through the focused widget and each of its parents up to the app, and the app's
+  bindings have acted on it (and the focus its action moved has moved), or a widget kept it;
 - `enter` in the main screen's search box, results or links opens a document, which is read in a
   worker: the next keys wait until it is on show, with the focus where it goes (`release`).
 
-Each hold ends by itself after a moment (`SECONDS`), so that no key is ever lost to a hold that
-nothing released (a key a widget kept for itself, a document that could not be read).
+Each hold ends by itself after a moment (`SECONDS`, `OPENING`), so that no key is ever lost to a
+hold that nothing released (a document that could not be read).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from textual.widgets import Input
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.message_pump import MessagePump
     from textual.timer import Timer
 
 __all__ = ["OPENING", "SECONDS", "TypeAhead"]
@@ -55,8 +57,8 @@ class TypeAhead:
         """The ids of the widgets where `enter` opens a document (then keys wait for it)."""
         self.held: list[events.Key] | None = None
         """The keys waiting, or None when none has to."""
-        self._for: events.Key | None = None
-        """The key whose return to the app ends the hold (None: `release` ends it)."""
+        self._hold = 0
+        """Counts the holds, so that what was set going for one never ends a later one."""
         self._timer: Timer | None = None
 
     def take(self, key: events.Key) -> bool:
@@ -76,28 +78,48 @@ class TypeAhead:
         active = self.app.screen.active_bindings.get(key.key)
         return SECONDS if active is not None and active.enabled else None
 
-    def hold(self, key: events.Key, seconds: float) -> None:
-        """Hold the keys after `key` for at most `seconds`: a key's own hold (`SECONDS`) ends when
-        it comes back to the app (`returned`), a document's (`OPENING`) when it is on show (`release`)."""
+    def hold(self, key: events.Key, seconds: float, handed_to: MessagePump | None) -> None:
+        """Hold the keys after `key` for at most `seconds`. A key's own hold (`SECONDS`) ends once
+        the key has been through the widget it was `handed_to` (None: the app took it itself) and
+        each parent up to the app, whose bindings act on it last; a document's (`OPENING`) ends
+        when it is on show (`release`)."""
         if self.held is None:
             self.held = []
-        self._for = key if seconds < OPENING else None
+        self._hold += 1
         if self._timer is not None:
             self._timer.stop()
         self._timer = self.app.set_timer(seconds, self.release)
+        if seconds < OPENING:
+            if handed_to is None:
+                self.app.call_later(self._done, self._hold)
+            else:
+                handed_to.call_later(self._passed, handed_to, self._hold)
 
-    def returned(self, key: events.Key) -> None:
-        """`key` came back up to the app and its binding ran: the keys after it go on, after the
-        focus its action moved (Textual moves it on the app's next turn)."""
-        if key is self._for:
-            self._for = None
-            self.app.call_later(self.release)
+    def _passed(self, node: MessagePump, hold: int) -> None:
+        """Run from `node`'s queue, behind the key: the key has been through `node`, and is now in
+        its parent's queue if it went on up; follow it there."""
+        parent = node.parent
+        if parent is None or parent is self.app:
+            self.app.call_later(self._done, hold)
+        else:
+            parent.call_later(self._passed, parent, hold)
+
+    def _done(self, hold: int) -> None:
+        """The app has acted on the key: let the next keys go once the focus its action moved has
+        moved (Textual moves it on the app's next turn, queued by now)."""
+        if hold == self._hold:
+            self.app.call_later(self._release, hold)
+
+    def _release(self, hold: int) -> None:
+        if hold == self._hold:
+            self.release()
 
     def release(self) -> None:
         """Let the held keys through, in order (each may hold the ones after it again)."""
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        held, self.held, self._for = self.held, None, None
+        self._hold += 1
+        held, self.held = self.held, None
         for key in held or ():
             self.app.post_message(key)

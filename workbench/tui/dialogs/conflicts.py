@@ -47,19 +47,20 @@ __all__ = [
 ]
 
 KIND_WORDS = {
-    "supersession-cycle": "Supersession goes round in a circle",
-    "one-sided-supersession": "Supersession said on one side only",
-    "active-with-successor": "Active, yet a successor is named",
-    "superseded-without-successor": "Superseded, by nothing named",
+    "supersession-cycle": "Supersession in a circle",
+    "one-sided-supersession": "Supersession one-sided",
+    "active-with-successor": "Active, yet superseded",
+    "superseded-without-successor": "Superseded, no successor",
     "double-supersession": "Superseded twice",
-    "contradiction": "A newer decision may replace an older",
-    "successor-missing": "No successor named: this may be it",
-    "draft-replaces": "A draft may replace a decision",
+    "contradiction": "May replace an older one",
+    "successor-missing": "No successor named",
+    "draft-replaces": "A draft may replace",
     "rule-contradiction": "Rules that contradict",
-    "duplicate": "May describe the same thing",
-    "stale-link": "A link to a replaced document",
+    "duplicate": "May be duplicates",
+    "stale-link": "Links to a replaced one",
 }
-"""Each kind of conflict said in words (the kind's code, which the CLI prints, follows in the detail)."""
+"""Each kind of conflict in a few words, short enough for the list at 80 columns (the kind's code,
+which the command line prints, follows them above the reason)."""
 
 
 def kind_words(kind: str) -> str:
@@ -274,7 +275,7 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
         self.query_one("#reason", Static).update(
             Content.assemble(
                 (clean(kind_words(conflict.kind)), "bold $text-warning"),
-                (f"  {clean(conflict.kind)}", "$text 60%"),
+                (f" · {clean(conflict.kind)}", "$text 60%"),
                 "\n",
                 clean(conflict.reason),
             )
