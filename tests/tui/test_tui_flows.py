@@ -246,7 +246,9 @@ async def test_conflicts_queue_resolves_with_preview(sample_copy: Path):
         dialog = app.screen
         assert isinstance(dialog, ConflictsDialog)
         text = screen_text(app)
-        assert "contradiction" in text and "stale-link" in text and "may replace" in text
+        # Each kind in words in the list; the highlighted one's code beside them above its reason.
+        assert "May replace an older one · contradiction" in text and "Links to a replaced one" in text
+        assert "may replace" in text
         buttons = list(dialog.query(Button).filter("#resolutions Button"))
         assert (
             str(buttons[0].label) == "“Store money as NUMERIC(12,2) decimals” supersedes “Store money as integer cents”"
