@@ -246,7 +246,9 @@ async def test_conflicts_queue_resolves_with_preview(sample_copy: Path):
         dialog = app.screen
         assert isinstance(dialog, ConflictsDialog)
         text = screen_text(app)
-        assert "contradiction" in text and "stale-link" in text and "may replace" in text
+        # Each kind in words in the list; the highlighted one's code beside them above its reason.
+        assert "May replace an older one · contradiction" in text and "Links to a replaced one" in text
+        assert "may replace" in text
         buttons = list(dialog.query(Button).filter("#resolutions Button"))
         assert (
             str(buttons[0].label) == "“Store money as NUMERIC(12,2) decimals” supersedes “Store money as integer cents”"
@@ -700,9 +702,9 @@ async def test_graph_navigator_depth_filter_chain_pack_and_breadcrumbs(sample_co
 
 
 async def test_large_vault_looks_for_conflicts_only_when_asked(sample_copy: Path, monkeypatch):
-    import workbench.tui.screens.main as main_module
+    import workbench.tui.screens.conflicts_search as conflicts_search
 
-    monkeypatch.setattr(main_module, "AUTO_CONFLICTS_LIMIT", 10)
+    monkeypatch.setattr(conflicts_search, "AUTO_CONFLICTS_LIMIT", 10)
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
@@ -769,3 +771,39 @@ async def test_a_deprecated_record_is_given_its_successor_from_the_queue_in_an_a
         await settle(pilot)
     assert "Superseded by ADR-002" in (root / "0001-rabbitmq-queue.md").read_text()
     assert "(supersedes ADR-001)" in (root / "0002-kafka-queue.md").read_text()
+
+
+async def test_a_draft_over_an_active_decision_is_listed_in_words_with_each_records_own_status(tmp_path: Path):
+    """The queue says what kind of conflict it is in words (its code beside, as the CLI prints it),
+    and each side's status as the record states it ("Proposed"), not only as the workbench maps it."""
+    root = tmp_path / "adr"
+    root.mkdir()
+    records = {
+        "0001-rabbitmq-queue.md": (
+            "Queue backend: RabbitMQ broker",
+            "Accepted",
+            "Jobs need a queue.",
+            "Background jobs go through a RabbitMQ broker with durable queues and dead letters.",
+        ),
+        "0002-kafka-queue.md": (
+            "Queue backend: Kafka topics",
+            "Proposed",
+            "The RabbitMQ broker of ADR 0001 could not keep up.",
+            "Background jobs go through Kafka topics; durable queues become partitions, dead letters a topic.",
+        ),
+        "0003-logging.md": ("Structured JSON logging", "Accepted", "Logs were free text.", "JSON lines."),
+    }
+    for name, (title, status, context, decision) in records.items():
+        (root / name).write_text(ADR_RECORD.format(title=title, status=status, context=context, decision=decision))
+    app = WorkbenchApp(root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "c")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConflictsDialog)
+        assert [(c.kind, c.ids) for c in dialog.conflicts] == [("draft-replaces", ["ADR-001", "ADR-002"])]
+        text = screen_text(app)
+        assert "A draft may replace · draft-replaces" in text and "draft-replaces" in text
+        assert "the draft “Queue backend: Kafka topics” (Proposed)" in " ".join(text.split())
+        assert "● draft “Proposed”" in text and "● active “Accepted”" in text

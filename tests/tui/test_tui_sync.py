@@ -3,8 +3,11 @@ side (ours, theirs, base), answered by one key, then committed and pushed from t
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 from git_vaults import git, make_clones, read, sync, write
+from vault_builders import doc_path
 from tui_helpers import screen_text, settle, wait_for
 
 from workbench.core import gitsync
@@ -70,3 +73,31 @@ async def test_a_vault_outside_git_says_so_in_the_dialog(sample_copy):
         await pilot.press("S")
         await settle(pilot)
         await wait_for(pilot, lambda: "not inside a git work tree" in screen_text(app))
+
+
+@pytest.mark.slow
+async def test_a_document_deleted_on_one_side_and_changed_on_the_other_is_deleted_with_d(tmp_path):
+    """After a `git pull` by hand: the laptop deleted a document, the server changed it, and the
+    changed copy is gone from the folder too. The question is answered from the dialog (`d`), or it
+    says how to keep the document; then `s` commits the merge and pushes."""
+    laptop, server = make_clones(tmp_path)
+    (laptop / doc_path("mem-entity-queue")).unlink()
+    assert sync(laptop) == 0
+    write(server, "mem-entity-queue", ("title: ", "title: Changed "))
+    git(server, "commit", "-qam", "edit")
+    assert subprocess.run(["git", "pull", "-q", "--no-rebase"], cwd=server, capture_output=True).returncode == 1
+    (server / doc_path("mem-entity-queue")).unlink()
+    app = WorkbenchApp(server)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("S")
+        await wait_for(pilot, lambda: isinstance(app.screen, SyncDialog) and len(app.screen.questions) == 1)
+        await pilot.press("o")  # not an answer for a whole file: says how to keep it
+        await wait_for(pilot, lambda: "git checkout --ours" in screen_text(app))
+        await pilot.press("d")
+        await wait_for(pilot, lambda: not app.screen.questions and "Every question is answered" in screen_text(app))
+        await pilot.press("s")
+        await wait_for(pilot, lambda: "pushed to origin/main" in screen_text(app))
+    assert gitsync.pending(server) == [] and git(server, "status", "--porcelain") == ""
+    assert sync(laptop) == 0
+    assert not (laptop / doc_path("mem-entity-queue")).exists()

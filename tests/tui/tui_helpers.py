@@ -75,3 +75,12 @@ def screen_text(app: App) -> str:
     )
     console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
     return console.export_text()
+
+
+def burst(app: App, *keys: str) -> None:
+    """Send keys as a paste or a macro does (`tmux send-keys` of several at once): all at once, as
+    the terminal driver posts them, without waiting for any to be handled (`pilot.press` waits)."""
+    from textual import events
+
+    for key in keys:
+        app.post_message(events.Key(key, key if len(key) == 1 else None))

@@ -19,6 +19,8 @@ from .dialogs.discard import DiscardDialog, unsaved_work
 from .screens.main import MainScreen
 from .settings import load_settings, save_setting
 from .themes import BUILTIN_THEMES, VARIABLE_DEFAULTS, load_theme_files, theme_folders
+from .opening import Opening
+from .typeahead import TypeAhead
 from .user_keymap import keymap_path, load_keymap
 from .widgets.search import SearchPane
 
@@ -69,6 +71,10 @@ class WorkbenchApp(App[None]):
         self.theme = wanted if wanted in self.available_themes else "workbench-dark"
         self.user_keymap = load_keymap(keymap_path())
         """The user's keymap file as read (its keys apply once checked, at mount)."""
+        self.opening: Opening | None = None
+        """The vault being opened since `run` began (`opening.py`)."""
+        self.typeahead = TypeAhead(self, opens=("search-input", "results", "links"))
+        """Keys sent in one burst wait for the keys before them (`typeahead.py`)."""
 
     def read_theme_files(self) -> None:
         """Register the themes of the theme files, once. They are read at start only when the theme
@@ -96,8 +102,12 @@ class WorkbenchApp(App[None]):
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(VARIABLE_DEFAULTS)
 
+    def on_load(self) -> None:
+        """The app runs: open the vault now, beside Textual's start, not once the screen is up."""
+        self.opening = Opening(self.vault_path, self.flavour)
+
     def on_mount(self) -> None:
-        self.push_screen(MainScreen(self.vault_path, self.flavour))
+        self.push_screen(MainScreen(self.vault_path, self.flavour, self.opening))
         self._say_theme_errors()
         self._apply_user_keymap()
 
@@ -116,6 +126,22 @@ class WorkbenchApp(App[None]):
             self.set_keymap(usable)
         for warning in warnings:
             self.notify(warning, title="Keymap", severity="warning", markup=False, timeout=15)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Each key from the terminal is handed on only once the keys before it are done
+        (`TypeAhead`): Textual hands it to the focused widget, and the bindings act once it has
+        come back up to the app."""
+        if not isinstance(event, events.Key) or event.is_forwarded:
+            await super().on_event(event)
+            return
+        if self.typeahead.take(event):
+            return
+        wait = self.typeahead.before(event)
+        handed_to = self.focused or self.screen
+        await super().on_event(event)
+        if wait is not None:
+            # Not handed on: a priority binding (or escape out of a maximised pane) acted at once.
+            self.typeahead.hold(event, wait, handed_to if event.is_forwarded else None)
 
     def on_key(self, event: events.Key) -> None:
         """A letter that comes this far while a text box has the focus was sent before the focus

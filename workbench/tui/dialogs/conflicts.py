@@ -36,7 +36,36 @@ from ..text import clean, status_badge
 
 EXCERPT_LINES = 4
 
-__all__ = ["ConflictsDialog", "conflict_prompt", "resolution_proposal", "short_id", "titled"]
+__all__ = [
+    "KIND_WORDS",
+    "ConflictsDialog",
+    "conflict_prompt",
+    "kind_words",
+    "resolution_proposal",
+    "short_id",
+    "titled",
+]
+
+KIND_WORDS = {
+    "supersession-cycle": "Supersession in a circle",
+    "one-sided-supersession": "Supersession one-sided",
+    "active-with-successor": "Active, yet superseded",
+    "superseded-without-successor": "Superseded, no successor",
+    "double-supersession": "Superseded twice",
+    "contradiction": "May replace an older one",
+    "successor-missing": "No successor named",
+    "draft-replaces": "A draft may replace",
+    "rule-contradiction": "Rules that contradict",
+    "duplicate": "May be duplicates",
+    "stale-link": "Links to a replaced one",
+}
+"""Each kind of conflict in a few words, short enough for the list at 80 columns (the kind's code,
+which the command line prints, follows them above the reason)."""
+
+
+def kind_words(kind: str) -> str:
+    """The conflict kind in words; a kind not known here is shown as the core names it."""
+    return KIND_WORDS.get(kind, kind)
 
 
 def titled(label: str, ids: Sequence[str], documents: Mapping[str, Document]) -> str:
@@ -96,9 +125,9 @@ def short_id(doc_id: str, width: int = ID_WIDTH) -> str:
 
 
 def conflict_prompt(conflict: Conflict, titles: Mapping[str, str] | None = None, id_width: int = ID_WIDTH) -> Content:
-    """The kind, then each document by its title with its id (shortened to `id_width`) below it."""
+    """The kind in words, then each document by its title with its id (shortened to `id_width`) below it."""
     titles = titles or {}
-    lines: list[Content] = [Content.styled(clean(conflict.kind), "bold $text-warning")]
+    lines: list[Content] = [Content.styled(clean(kind_words(conflict.kind)), "bold $text-warning")]
     for doc_id in conflict.ids:
         title = titles.get(doc_id)
         if title:
@@ -243,7 +272,14 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
 
     async def _show(self, index: int) -> None:
         conflict = self.conflicts[index]
-        self.query_one("#reason", Static).update(Content(clean(conflict.reason)))
+        self.query_one("#reason", Static).update(
+            Content.assemble(
+                (clean(kind_words(conflict.kind)), "bold $text-warning"),
+                (f" · {clean(conflict.kind)}", "$text 60%"),
+                "\n",
+                clean(conflict.reason),
+            )
+        )
         sides = self.query_one("#sides", Horizontal)
         await sides.remove_children()
         await sides.mount_all([Static(self._side(doc_id), classes="side") for doc_id in conflict.ids[:2]])
@@ -273,10 +309,13 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
         lines = [line for line in doc.body.splitlines() if line.strip() and not line.startswith(("#", "```"))][
             :EXCERPT_LINES
         ]
+        stated = doc.stated_status
         return Content.assemble(
             (clean(doc.title), "bold"),
             "\n",
             status_badge(doc.status),
+            # The status in the record's own word, when it has one of its own ("Proposed", "Accepted").
+            (f" “{clean(stated)}”" if stated and stated.lower() != doc.status else "", "$text 60%"),
             (f"  {doc.type} · updated {doc.updated or '?'}", "$text 60%"),
             "\n",
             (clean("\n".join(lines)), "$text 60%"),

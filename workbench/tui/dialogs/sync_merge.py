@@ -63,6 +63,13 @@ class SyncDialog(ModalScreen[bool]):
             "a", "settle('both')", "Both", id="sync.both", tooltip="For a body: keep both sides' lines, ours first"
         ),
         Binding(
+            "d",
+            "settle('delete')",
+            "Delete",
+            id="sync.delete",
+            tooltip="For a document deleted on one side and changed on the other: delete it",
+        ),
+        Binding(
             "s",
             "sync",
             "Commit & push",
@@ -140,8 +147,16 @@ class SyncDialog(ModalScreen[bool]):
         if choice == "both" and question.key != "body":
             self.say(f"{question.key}: both values cannot be kept in one key; choose o, t or b")
             return
-        if question.key == "file":
-            self.say(f"{question.path}: {question.reason} (edit it by hand, then s)")
+        if question.key == "file" and choice != "delete":
+            # The merge asks only once the changed side is gone from the folder too: there is
+            # nothing here to keep until git gives it back.
+            self.say(
+                f"{question.path}: {question.reason}. d deletes it; to keep it, take it back from git "
+                f"(git checkout --ours -- {question.path}, or --theirs for the other machine's), then s"
+            )
+            return
+        if question.key != "file" and choice == "delete":
+            self.say(f"{question.key}: d answers a document deleted on one side; choose o, t or b")
             return
         self.busy = True
         self.settle(question, choice)
@@ -150,7 +165,11 @@ class SyncDialog(ModalScreen[bool]):
     def settle(self, question: gitsync.SyncConflict, choice: str) -> None:
         try:
             gitsync.settle(self.root, question.path, question.key, choice)
-            said = f"{question.path}: {question.key} set to {choice}"
+            said = (
+                f"{question.path}: deleted"
+                if question.key == "file"
+                else f"{question.path}: {question.key} set to {choice}"
+            )
             self.wrote = True
         except (gitsync.SyncError, OSError, ValueError) as exc:
             said = str(exc)

@@ -1,6 +1,7 @@
 """The main screen's guided flows: lifecycle, undo, edit, problems, conflicts, the write gate,
-consolidation and the inbox of what agents wrote. Each opens its dialog and turns the answer into a `Proposal`, which the main screen
-previews as a diff and writes only once confirmed. Kept apart from the routing in `main.py`.
+consolidation and the inbox of what agents wrote. Each opens its dialog and turns the answer into a
+`Proposal`, which the main screen previews as a diff and writes only once confirmed. Kept apart
+from the routing in `main.py`: a flow asks the screen only what `FlowHost` (`host.py`) names.
 
 Cancelling a preview goes back one step (`Proposal.back`): to the dialog, as the person left it.
 
@@ -13,34 +14,29 @@ why when pressed, before anyone works for it.
 
 from __future__ import annotations
 
-import os
-import shlex
-import subprocess
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from functools import partial
 from typing import TYPE_CHECKING
-
-from textual import events, work
-from textual.app import SuspendNotSupported
 
 from ...core.files import read_file
 from ...core.model import RefusedError, Status
 from ..proposal import Proposal, created_id, redo_exactly, undo_exactly
 from ..reading import read_view
 from ..summary import summarise
+from .editor import run_editor
+from .messages import DocumentRead, VaultRead
 
 if TYPE_CHECKING:
     from ...core.conflicts import Resolution
     from ..dialogs.lifecycle import LifecycleChoice
+    from .host import FlowHost
 
 __all__ = [
     "GuidedFlows",
-    "editor_command",
     "flavour_refusal",
     "gate_proposal",
     "repair_one_plan",
     "resolution_refusal",
-    "run_editor",
     "settle_title",
 ]
 
@@ -99,69 +95,21 @@ def repair_one_plan(vault, path: str):
     return report.plan
 
 
-def editor_command(path: Path) -> list[str]:
-    """`$EDITOR` (with its own arguments) on `path`; vi when unset or blank. `ValueError` when
-    `$EDITOR` cannot be split into words (an unclosed quote)."""
-    return [*(shlex.split(os.environ.get("EDITOR") or "") or ["vi"]), str(path)]
-
-
-def run_editor(app, path: Path) -> str | None:
-    """Hand the terminal to the editor on `path` and take it back; None when it ran, else one line
-    saying why it did not start.
-
-    The failure is caught inside the suspension: an exception leaving `App.suspend()` skips the
-    resume, and the screen stays blank for good (keys echoed raw, only ctrl+c exits)."""
-    try:
-        command = editor_command(path)
-    except ValueError as exc:
-        return f"$EDITOR cannot be read as a command ({exc}): {os.environ.get('EDITOR')}"
-    failure: OSError | None = None
-    try:
-        with app.suspend():
-            try:
-                subprocess.run(command, check=False)
-            except OSError as exc:
-                failure = exc
-    except SuspendNotSupported:  # no terminal to hand over (tests, the web): just run it
-        try:
-            subprocess.run(command, check=False, stdin=subprocess.DEVNULL, capture_output=True)
-        except OSError as exc:
-            failure = exc
-    if failure is None:
-        return None
-    what = "not found" if isinstance(failure, FileNotFoundError) else (failure.strerror or str(failure))
-    return f"{command[0]}: {what}. Set $EDITOR to an editor installed here (now {os.environ.get('EDITOR') or 'unset, so vi'})"
-
-
 class GuidedFlows:
-    """Mixed into `MainScreen`: the actions behind `l`, `u`, `e`, `p`, `c`, `n`, `o` and `i`."""
+    """The actions behind `l`, `u`, `U`, `H`, `e`, `p`, `c`, `n`, `o` and `i`, on the screen `host`."""
 
-    def flow_refusal(self, action: str) -> str | None:
+    def __init__(self, host: FlowHost) -> None:
+        self.host = host
+
+    def refusal(self, action: str) -> str | None:
         """Why the open vault's format cannot carry out the flow `action` (None when it can)."""
-        return flavour_refusal(self.vault, action) if self.vault is not None else None
+        return flavour_refusal(self.host.vault, action) if self.host.vault is not None else None
 
-    def on_key(self, event: events.Key) -> None:
-        """A key whose flow the vault's format cannot finish is dimmed in the footer, so Textual
-        does not run it: say why, and the way out, instead of nothing."""
-        active = self.active_bindings.get(event.key)
-        if active is None or active.node is not self or active.enabled:
-            return
-        reason = self.flow_refusal(active.binding.action)
-        if reason:
-            event.stop()
-            self.notify(
-                reason,
-                title=f"{active.binding.description}: not in this vault's format",
-                severity="warning",
-                markup=False,
-                timeout=10,
-            )
-
-    def action_lifecycle(self) -> None:
+    def lifecycle(self) -> None:
         from ..dialogs.lifecycle import LifecycleDialog  # the dialogs: imported when first shown, not at start
 
-        view = self.current
-        if view is None or self.vault is None:
+        view = self.host.current
+        if view is None or self.host.vault is None:
             return
         doc_id = view.document.id
         read = {view.document.path: view.raw}  # the version the person decides on
@@ -169,9 +117,9 @@ class GuidedFlows:
         def chosen(choice: LifecycleChoice | None) -> None:
             if choice is None:
                 return
-            back = self.action_lifecycle
+            back = self.lifecycle
             if choice.field == "execution_state":
-                self.propose(
+                self.host.propose(
                     Proposal(
                         "Change the execution state?",
                         lambda vault: vault.set_execution_state(doc_id, choice.value, dry_run=True),
@@ -180,7 +128,7 @@ class GuidedFlows:
                     )
                 )
             elif choice.field == "successor":
-                self.propose(
+                self.host.propose(
                     Proposal(
                         "Supersede it?",
                         lambda vault: vault.supersede(doc_id, choice.value, dry_run=True),
@@ -189,7 +137,7 @@ class GuidedFlows:
                     )
                 )
             else:
-                self.propose(
+                self.host.propose(
                     Proposal(
                         "Change the status?",
                         lambda vault: vault.set_status(doc_id, choice.value, dry_run=True),
@@ -198,23 +146,23 @@ class GuidedFlows:
                     )
                 )
 
-        flavour = self.vault.flavour
-        searcher = self.vault.search if flavour.native or flavour.writes_supersession else None
+        flavour = self.host.vault.flavour
+        searcher = self.host.vault.search if flavour.native or flavour.writes_supersession else None
         words = {status: word for status in Status if (word := flavour.status_word(status)) and word.lower() != status}
-        self.app.push_screen(
+        self.host.app.push_screen(
             LifecycleDialog(view.document, searcher, statuses=flavour.has_status, states=flavour.native, words=words),
             chosen,
         )
 
-    def action_undo(self) -> None:
-        self.propose(
+    def undo(self) -> None:
+        self.host.propose(
             Proposal(
                 "Undo this step?", lambda vault: vault.undo(dry_run=True), undo_exactly, written="Undone (U redoes it)"
             )
         )
 
-    def action_redo(self) -> None:
-        self.propose(
+    def redo(self) -> None:
+        self.host.propose(
             Proposal(
                 "Redo this step?",
                 lambda vault: vault.redo(dry_run=True),
@@ -223,64 +171,74 @@ class GuidedFlows:
             )
         )
 
-    def action_undo_history(self) -> None:
-        if self.vault is not None:
-            self.read_undo_stack()
+    def undo_history(self) -> None:
+        if self.host.vault is not None:
+            self.host.run_worker(
+                self._read_undo_stack,
+                thread=True,
+                exclusive=True,
+                group="vault-read",
+                description="read the undo stack",
+            )
 
-    @work(thread=True, exclusive=True, group="vault-read")
-    def read_undo_stack(self) -> None:
+    def _read_undo_stack(self) -> None:
         """The stack as it is on disk now, then the list of its steps; `u` or `U` there acts."""
         from ..dialogs.undo_history import UndoHistoryDialog
 
-        assert self.vault is not None
+        assert self.host.vault is not None
         try:
-            stack = self.vault.undo_stack()
+            stack = self.host.vault.undo_stack()
         except Exception as exc:  # noqa: BLE001
-            self._report(exc, "The undo history could not be read")
+            self.host.report(exc, "The undo history could not be read")
             return
 
         def chosen(verb: str | None) -> None:
             if verb == "undo":
-                self.action_undo()
+                self.undo()
             elif verb == "redo":
-                self.action_redo()
+                self.redo()
 
-        self.app.call_from_thread(self.app.push_screen, UndoHistoryDialog(stack), chosen)
+        self.host.app.call_from_thread(self.host.app.push_screen, UndoHistoryDialog(stack), chosen)
 
-    def action_edit(self) -> None:
-        view = self.current
-        if view is None or self.vault is None:
+    def edit(self) -> None:
+        view = self.host.current
+        if view is None or self.host.vault is None:
             return
-        path = self.vault.root / view.document.path
-        failure = run_editor(self.app, path)
+        path = self.host.vault.root / view.document.path
+        failure = run_editor(self.host.app, path)
         if failure is not None:
-            self.notify(failure, title="The editor did not start", severity="error", markup=False, timeout=10)
+            self.host.notify(failure, title="The editor did not start", severity="error", markup=False, timeout=10)
             return
         try:  # the person's own edit: when the watcher echoes it, it is not news
             written = read_file(path)
         except OSError:
             written = None
         if written is not None:
-            self._written[view.document.path] = written
-        self.after_edit(view.document.id)
+            self.host.own_writes.edited(view.document.path, written)
+        self.host.run_worker(
+            partial(self._after_edit, view.document.id),
+            thread=True,
+            exclusive=True,
+            group="vault-read",
+            description="re-read an edited file",
+        )
 
-    @work(thread=True, exclusive=True, group="vault-read")
-    def after_edit(self, doc_id: str) -> None:
+    def _after_edit(self, doc_id: str) -> None:
         """Re-read the edited file and say what the checks think of it now."""
-        assert self.vault is not None
+        assert self.host.vault is not None
         try:
-            summary = summarise(self.vault, self.vault_path)
-            view = read_view(self.vault, summary.graph, doc_id, self.graph_depth, self.graph_filter)
+            summary = summarise(self.host.vault, self.host.vault_path)
+            view = read_view(self.host.vault, summary.graph, doc_id, self.host.graph_depth, self.host.graph_filter)
         except Exception as exc:  # noqa: BLE001
-            self._report(exc, "Cannot re-read it")
+            self.host.report(exc, "Cannot re-read it")
             return
-        self.post_message(self.VaultRead(summary))
-        self.post_message(self.DocumentRead(view, remember=False, focus="viewer"))
+        self.host.post_message(VaultRead(summary))
+        self.host.post_message(DocumentRead(view, remember=False, focus="viewer"))
         problems = view.problems
         if problems:
             lines = "\n".join(f"{p.severity}: {p.message}" for p in problems[:5])
-            self.app.call_from_thread(
-                self.notify,
+            self.host.app.call_from_thread(
+                self.host.notify,
                 lines,
                 title=f"{len(problems)} problem(s) after editing",
                 severity="warning",
@@ -288,63 +246,58 @@ class GuidedFlows:
                 timeout=10,
             )
         else:
-            self.app.call_from_thread(self.notify, view.document.path, title="Checked: no problems", markup=False)
+            self.host.app.call_from_thread(
+                self.host.notify, view.document.path, title="Checked: no problems", markup=False
+            )
 
-    def action_problems(self, at: str | None = None) -> None:
+    def problems(self, at: str | None = None) -> None:
         """The problems list, at the first problem of the file `at` when given (back from its repair)."""
         from ..dialogs.problems import ProblemsDialog, ProblemsResult
 
-        if self.summary is None:
+        if self.host.summary is None:
             return
 
         def chosen(result: ProblemsResult | None) -> None:
             if result is None:
                 return
             if result.doc_id is not None:
-                self.open_document(result.doc_id, focus="viewer")
+                self.host.open_document(result.doc_id, focus="viewer")
             elif result.repair and result.path is not None:
                 path = result.path
-                self.propose(
+                self.host.propose(
                     Proposal(
                         f"Repair {path}?",
                         lambda vault: repair_one_plan(vault, path),
-                        then=self.action_problems,
-                        back=lambda: self.action_problems(at=path),
+                        then=self.problems,
+                        back=lambda: self.problems(at=path),
                     )
                 )
             elif result.repair:
-                self.propose(
+                self.host.propose(
                     Proposal(
                         "Repair the vault?",
                         lambda vault: vault.repair(dry_run=True).plan,
-                        then=self.action_problems,
-                        back=self.action_problems,
+                        then=self.problems,
+                        back=self.problems,
                     )
                 )
 
-        self.app.push_screen(ProblemsDialog(self.summary.problems, self._path_ids(), at=at), chosen)
+        self.host.app.push_screen(ProblemsDialog(self.host.summary.problems, self._path_ids(), at=at), chosen)
 
     def _path_ids(self) -> dict[str, str]:
-        assert self.summary is not None
-        return {doc.path: doc.id for doc in self.summary.documents}
+        assert self.host.summary is not None
+        return {doc.path: doc.id for doc in self.host.summary.documents}
 
-    def _conflicts_after_change(self) -> None:
-        """Back to the queue once the conflicts of the changed vault are known."""
-        self._reopen_conflicts = True
-        self.find_conflicts(asked=True)
-
-    def action_conflicts(self, at: int = 0) -> None:
+    def conflicts(self, at: int = 0) -> None:
         """The queue, its `at`-th conflict highlighted (where a cancelled preview left it)."""
         from ..dialogs.conflicts import ConflictsDialog, resolution_proposal
 
-        if self.summary is None:
+        if self.host.summary is None:
             return
-        if self.conflicts is None:
-            if not self._conflicts_busy:
-                self.find_conflicts(asked=True)
-            self._reopen_conflicts = True
-            self.notify(
-                f"Comparing {len(self.summary.documents)} documents; the queue opens when done",
+        if self.host.conflicts is None:
+            self.host.ask_for_conflicts(fresh=False)  # the first search may be under way: wait for it
+            self.host.notify(
+                f"Comparing {len(self.host.summary.documents)} documents; the queue opens when done",
                 title="Looking for conflicts",
                 markup=False,
             )
@@ -354,74 +307,77 @@ class GuidedFlows:
             if result is None:
                 return
             if isinstance(result, str):
-                self.open_document(result, focus="viewer")
+                self.host.open_document(result, focus="viewer")
                 return
             index = next((i for i, c in enumerate(conflicts) if result in c.resolutions), 0)
-            proposal = resolution_proposal(
-                result, then=self._conflicts_after_change, back=lambda: self.action_conflicts(index)
-            )
+            proposal = resolution_proposal(result, then=self.host.ask_for_conflicts, back=lambda: self.conflicts(index))
             if proposal is None:
-                self.notify(result.command, title="Not done from here; run", markup=False)
+                self.host.notify(result.command, title="Not done from here; run", markup=False)
             else:
-                self.propose(proposal)
+                self.host.propose(proposal)
 
-        conflicts = self.conflicts
-        documents = {doc.id: doc for doc in self.summary.documents}
-        refusal = resolution_refusal(self.vault) if self.vault is not None else None
-        self.app.push_screen(ConflictsDialog(conflicts, documents, start=at, refusal=refusal), chosen)
+        conflicts = self.host.conflicts
+        documents = {doc.id: doc for doc in self.host.summary.documents}
+        refusal = resolution_refusal(self.host.vault) if self.host.vault is not None else None
+        self.host.app.push_screen(ConflictsDialog(conflicts, documents, start=at, refusal=refusal), chosen)
 
-    def action_new_document(self, draft=None) -> None:
+    def new_document(self, draft=None) -> None:
         """The write gate; with a `draft`, back at its candidates (a cancelled preview)."""
         from ..dialogs.new_document import GateChoice, NewDocumentDialog
 
-        if self.vault is None:
+        if self.host.vault is None:
             return
 
         def chosen(choice: GateChoice | None) -> None:
             if choice is not None:
-                self.propose(gate_proposal(choice, back=lambda: self.action_new_document(choice.draft)))
+                self.host.propose(gate_proposal(choice, back=lambda: self.new_document(choice.draft)))
 
         dialog = NewDocumentDialog(
-            self.vault.search, self.vault.gate, self._read_document, check=self._check_gate_choice, draft=draft
+            self.host.vault.search,
+            self.host.vault.gate,
+            self._read_document,
+            check=self._check_gate_choice,
+            draft=draft,
         )
-        self.app.push_screen(dialog, chosen)
+        self.host.app.push_screen(dialog, chosen)
 
     def _check_gate_choice(self, choice) -> None:
         """Run in the gate's worker: the choice's dry run, so a refusal is said while the draft is
         still open (and nothing the person typed is lost)."""
-        assert self.vault is not None
-        gate_proposal(choice).plan(self.vault)
+        assert self.host.vault is not None
+        gate_proposal(choice).plan(self.host.vault)
 
     def _read_document(self, doc_id: str):
         """A document and its file's bytes, read together (in a dialog's worker)."""
-        assert self.vault is not None
-        raw = self.vault.source(doc_id)
-        return self.vault.get(doc_id), raw
+        assert self.host.vault is not None
+        raw = self.host.vault.source(doc_id)
+        return self.host.vault.get(doc_id), raw
 
-    def action_consolidate(self) -> None:
-        if self.vault is None:
+    def consolidate(self) -> None:
+        if self.host.vault is None:
             return
-        self.find_groups()
+        self.host.run_worker(
+            self._find_groups, thread=True, exclusive=True, group="vault-read", description="find groups of notes"
+        )
 
-    @work(thread=True, exclusive=True, group="vault-read")
-    def find_groups(self) -> None:
+    def _find_groups(self) -> None:
         from ..dialogs.consolidate import ConsolidateDialog  # noqa: F401  (imported here, off the UI thread, before it is shown)
 
-        assert self.vault is not None
+        assert self.host.vault is not None
         try:
-            groups = self.vault.consolidation_groups()
-            titles = {doc.id: doc.title for doc in self.vault.documents}
+            groups = self.host.vault.consolidation_groups()
+            titles = {doc.id: doc.title for doc in self.host.vault.documents}
         except Exception as exc:  # noqa: BLE001
-            self._report(exc)
+            self.host.report(exc)
             return
-        self.app.call_from_thread(self._show_groups, groups, titles)
+        self.host.app.call_from_thread(self._show_groups, groups, titles)
 
     def _merged_text(self, into: str, notes: Sequence[str]):
         """Run in the dialog's worker: refuse what cannot be consolidated before anyone edits the
         text, then read the files (first, so a change made meanwhile is caught later) and merge."""
         from ..dialogs.consolidate import MergedText
 
-        vault = self.vault
+        vault = self.host.vault
         assert vault is not None
         vault.consolidate(into, list(notes), dry_run=True)
         read = {vault.get(doc_id).path: vault.source(doc_id) for doc_id in (into, *notes)}
@@ -431,7 +387,7 @@ class GuidedFlows:
         """The consolidation dialog; with `resume`, back at the merged text a cancelled preview left."""
         from ..dialogs.consolidate import ConsolidateChoice, ConsolidateDialog
 
-        if self.vault is None:
+        if self.host.vault is None:
             return
 
         def chosen(choice: ConsolidateChoice | None) -> None:
@@ -440,7 +396,7 @@ class GuidedFlows:
             into, notes, body, edited_from = choice.into, list(choice.notes), choice.body, choice.edited_from
             edited = " (the text as edited)" if body is not None else ""
             # A redo on files changed meanwhile carries the person's edits onto the new merged text.
-            self.propose(
+            self.host.propose(
                 Proposal(
                     f"Consolidate {len(notes)} notes into {into}{edited}?",
                     lambda vault: vault.consolidate(into, notes, dry_run=True, body=body, edited_from=edited_from),
@@ -451,65 +407,68 @@ class GuidedFlows:
                 )
             )
 
-        dialog = ConsolidateDialog(groups, titles, self.vault.search, merged_text=self._merged_text, resume=resume)
-        self.app.push_screen(dialog, chosen)
+        dialog = ConsolidateDialog(groups, titles, self.host.vault.search, merged_text=self._merged_text, resume=resume)
+        self.host.app.push_screen(dialog, chosen)
 
-    def action_inbox(self) -> None:
-        if self.vault is None:
+    def inbox(self) -> None:
+        if self.host.vault is None:
             return
-        self.read_inbox()
+        self.host.run_worker(
+            self._read_inbox, thread=True, exclusive=True, group="vault-inbox", description="read the inbox"
+        )
 
-    @work(thread=True, exclusive=True, group="vault-inbox")
-    def read_inbox(self) -> None:
+    def _read_inbox(self) -> None:
         from ..dialogs.inbox import InboxDialog
 
-        assert self.vault is not None
+        assert self.host.vault is not None
         try:
-            inbox = self.vault.inbox()
+            inbox = self.host.vault.inbox()
         except Exception as exc:  # noqa: BLE001
-            self._report(exc, "The inbox could not be read")
+            self.host.report(exc, "The inbox could not be read")
             return
-        vault = self.vault
+        vault = self.host.vault
         dialog = InboxDialog(
             inbox, vault.inbox_diff, vault.search, reload=vault.inbox, generation=lambda: vault.generation
         )
-        self.app.call_from_thread(self._show_inbox, dialog)
+        self.host.app.call_from_thread(self._show_inbox, dialog)
 
     def _show_inbox(self, dialog) -> None:
         def chosen(choice) -> None:
             newest = dialog.inbox.newest  # the list as it was last shown: it follows the vault while open
             if newest is not None:
-                self._mark_reviewed(newest)  # what was listed has been seen, settled or not
+                # What was listed has been seen, settled or not.
+                self.host.run_worker(
+                    partial(self._mark_reviewed, newest), thread=True, group="inbox-cursor", description="mark seen"
+                )
             if choice is None:
                 return
             request, action, target = choice.request, choice.action, choice.target
             doc_id = request.doc_id
             if action == "open":
-                self.open_document(doc_id, focus="viewer")
+                self.host.open_document(doc_id, focus="viewer")
             elif action == "forget" and choice.confirm == doc_id:
                 self._forget(doc_id, choice.confirm)  # the id typed again on top of the inbox
             elif action == "forget":
                 self._confirm_forget(doc_id, request.title)
             else:
-                self.propose(
+                self.host.propose(
                     Proposal(
                         settle_title(choice),
                         lambda vault: vault.settle(doc_id, action, target=target, at=request.at, dry_run=True),
                         open_after=lambda plan: doc_id,
-                        then=self.action_inbox,
-                        back=self.action_inbox,
+                        then=self.inbox,
+                        back=self.inbox,
                     )
                 )
 
-        self.app.push_screen(dialog, chosen)
+        self.host.app.push_screen(dialog, chosen)
 
-    @work(thread=True, group="inbox-cursor")
     def _mark_reviewed(self, until: str) -> None:
-        assert self.vault is not None
+        assert self.host.vault is not None
         try:
-            self.vault.mark_inbox_reviewed(until)
+            self.host.vault.mark_inbox_reviewed(until)
         except OSError as exc:
-            self._report(exc, "The inbox could not remember what you saw")
+            self.host.report(exc, "The inbox could not remember what you saw")
 
     def _confirm_forget(self, doc_id: str, title: str) -> None:
         from ..dialogs.confirm_forget import ConfirmForgetDialog
@@ -518,16 +477,16 @@ class GuidedFlows:
             if confirm == doc_id:
                 self._forget(doc_id, confirm)
 
-        self.app.push_screen(ConfirmForgetDialog(doc_id, title), typed)
+        self.host.app.push_screen(ConfirmForgetDialog(doc_id, title), typed)
 
     def _forget(self, doc_id: str, confirm: str) -> None:
-        self.propose(
+        self.host.propose(
             Proposal(
                 f"Forget {doc_id} for good?",
                 lambda vault: vault.settle(doc_id, "forget", confirm=confirm, dry_run=True),
                 apply=lambda vault, plan: vault.settle(doc_id, "forget", confirm=confirm),
-                then=self.action_inbox,
-                back=self.action_inbox,
+                then=self.inbox,
+                back=self.inbox,
                 written="Forgotten (this cannot be undone)",
             )
         )

@@ -39,6 +39,7 @@ __all__ = [
     "Searcher",
     "Snippets",
     "fold_snippet",
+    "invalid_prompt",
     "query_problem",
     "result_prompt",
     "shorten_snippet",
@@ -153,6 +154,21 @@ def _snippet_content(snippet: str) -> Content:
     )
 
 
+def invalid_prompt(hit: Hit, width: int = 80) -> Content:
+    """An invalid document the query also matches: its title, its id, and what makes it invalid
+    in the core's words, on two lines of `width` (the list cuts what is longer)."""
+    return Content.assemble(
+        clean(hit.title or hit.id),
+        "\n",
+        (clean(hit.id), "$text 60%"),
+        "\n",
+        (clean(fold_snippet(f"invalid: {hit.problem or 'it fails its checks'}", width)), "$text-error"),
+    )
+
+
+INVALID_HEADING = "Invalid documents that match\n(is:invalid lists every one)"
+
+
 def result_prompt(doc: Titled, around: str | None = None) -> Content:
     """The title; its id (what tells apart notes titled alike); its type and status (the status in
     its colour); then, when given, the words `around` what the query matched in its text. Each on
@@ -231,6 +247,9 @@ class SearchPane(Vertical):
 
     class Listed(Message):
         """Results are on show (the screen waits for the first before its slower work)."""
+
+    class NothingOpened(Message):
+        """`enter` found nothing to open (no match, or a query that cannot match as written)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -323,20 +342,29 @@ class SearchPane(Vertical):
             return fold_snippet(shorten_snippet(around[doc_id], most), line) if doc_id in around else None
 
         options = [Option(result_prompt(doc, explained(doc.id)), id=doc.id) for doc in matches[:SHOWN]]
+        # Invalid documents the words also match: apart, below the hits, each with its problem.
+        invalid = [hit for hit in getattr(matches, "also_invalid", ()) if hit.id not in {o.id for o in options}]
+        if invalid:
+            if not options:
+                options.append(self._said(f"No valid document matches {clean(query.strip())}"))
+            options.append(self._said(INVALID_HEADING))
+            options += [Option(invalid_prompt(hit, line), id=hit.id) for hit in invalid]
         # Every option is a line at least: these fill the pane. A refresh keeps its highlight, wherever it is.
-        first = len(options) if keep is not None else results.scrollable_content_region.height + 1
+        first = len(options) if keep is not None or invalid else results.scrollable_content_region.height + 1
         if not options:
             options = [
-                Option(Content.styled(f"No document matches {clean(query.strip())}", "italic $text 60%"), disabled=True)
+                self._said(f"No document matches {clean(query.strip())}")
                 if query.strip()
-                else Option(Content.styled("The vault holds no document yet", "italic $text 60%"), disabled=True)
+                else self._said("The vault holds no document yet")
             ]
             first = 1
-        self._replace(options[:first], message=not matches)
+        self._replace(options[:first], message=not matches and not invalid)
         results.border_subtitle = f"first {SHOWN}" if len(matches) > SHOWN else f"{len(matches)}/{max(total, 0)}"
-        if matches:
-            ids = [doc.id for doc in matches[:SHOWN]]
-            results.highlighted = ids.index(keep) if keep in ids else 0
+        if invalid:
+            results.border_subtitle += f" · {len(invalid)} invalid"
+        ids = [option.id for option in options if option.id is not None]
+        if ids:
+            results.highlighted = next(n for n, o in enumerate(options) if o.id == (keep if keep in ids else ids[0]))
         if self._open_when_shown:
             self._open_when_shown = False
             self._open_highlighted()
@@ -345,6 +373,11 @@ class SearchPane(Vertical):
             self.call_after_refresh(self.call_later, self._show_rest, self._listing, options[first:])
         else:
             self.post_message(self.Listed())
+
+    @staticmethod
+    def _said(text: str) -> Option:
+        """A line of the list that is not a document: why nothing is listed, or a heading."""
+        return Option(Content.styled(text, "italic $text 60%"), disabled=True)
 
     def _show_rest(self, listing: int, rest: list[Option]) -> None:
         if listing == self._listing:  # not replaced meanwhile
@@ -376,7 +409,9 @@ class SearchPane(Vertical):
         self._shown_query = query
         results = self._replace([query_problem(message)], message=True)
         results.border_subtitle = "0"
-        self._open_when_shown = False
+        if self._open_when_shown:
+            self._open_when_shown = False
+            self.post_message(self.NothingOpened())
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -391,6 +426,8 @@ class SearchPane(Vertical):
         option = self.query_one(OptionList).highlighted_option
         if option and option.id:
             self.post_message(self.Goto(option.id))
+        else:
+            self.post_message(self.NothingOpened())
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:

@@ -1,0 +1,97 @@
+"""Looking for the vault's conflicts in the background, without ever holding up the person.
+
+Comparing every decision and every document of a type with the others takes seconds on a large
+vault, so `ConflictsSearch` runs it in a worker of the screen, on the documents as last summarised
+(the live vault would be locked for the whole run), at most one at a time: a change meanwhile asks
+for one more after it, since the answer on its way is already old. Above `AUTO_CONFLICTS_LIMIT`
+documents it runs only when the person asks (`c`). The queue reopens itself when asked to
+(`reopen`): after a resolution was written, or when `c` was pressed before the first answer.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .messages import ConflictsFound
+
+if TYPE_CHECKING:
+    from ...core.conflicts import Conflict
+    from ...core.model import Document
+    from .host import ConflictsHost
+
+__all__ = ["AUTO_CONFLICTS_LIMIT", "ConflictsSearch"]
+
+AUTO_CONFLICTS_LIMIT = 1500
+"""Above this many documents conflicts are looked for only when asked (`c`): the search compares
+the documents of each type with one another, about 5 s at 10,000, holding the interpreter meanwhile."""
+
+
+class ConflictsSearch:
+    """When to look for conflicts, and what to do with the answer (see the module)."""
+
+    def __init__(self, host: ConflictsHost, limit: int | None = None) -> None:
+        self.host = host
+        self.limit = limit
+        """Above this many documents, only when asked; None: `AUTO_CONFLICTS_LIMIT`."""
+        self.busy = False
+        """A search is running."""
+        self.stale = False
+        """The vault changed while it ran: run it again after."""
+        self.reopen = False
+        """Open the queue when the next answer comes."""
+
+    def look(self, asked: bool = False) -> None:
+        """Look for conflicts again, unless the vault is large and the person did not ask; when a
+        search is running, once more after it."""
+        summary = self.host.summary
+        if summary is None:
+            return
+        limit = AUTO_CONFLICTS_LIMIT if self.limit is None else self.limit
+        if not asked and len(summary.documents) > limit and not self.busy:
+            self.host.conflicts = None
+            self.host.count_conflicts(-1)
+            return
+        if self.busy:
+            self.stale = True
+            return
+        self.busy, self.stale = True, False
+        self.host.count_conflicts(None)
+        documents = summary.documents
+        native = self.host.vault is None or self.host.vault.flavour.native
+        # Described in words: by default Textual describes a worker by the repr of its arguments,
+        # and the repr of ten thousand documents took a second.
+        self.host.run_worker(
+            lambda: self._find(documents, native), thread=True, group="vault-conflicts", description="find conflicts"
+        )
+
+    def ask(self, fresh: bool = True) -> None:
+        """The person wants the queue: open it once the conflicts are found; `fresh`: those of the
+        vault as it is now (a search already running started too early: another follows it)."""
+        self.reopen = True
+        if fresh or not self.busy:
+            self.look(asked=True)
+
+    def _find(self, documents: tuple[Document, ...], native: bool) -> None:
+        """In the worker's thread: post what was found (None when the search failed; it is said)."""
+        from ...core.conflicts import find_conflicts  # not needed for the first screen
+
+        try:
+            conflicts = find_conflicts(documents, native)
+        except Exception as exc:  # noqa: BLE001
+            self.host.report(exc, "Conflicts could not be listed")
+            conflicts = None
+        self.host.post_message(ConflictsFound(conflicts))
+
+    def found(self, conflicts: list[Conflict] | None) -> None:
+        """The answer came back: keep it, unless the vault moved meanwhile (then look again)."""
+        self.busy = False
+        if self.stale:
+            self.look(asked=True)
+            return
+        if conflicts is None:
+            return
+        self.host.conflicts = conflicts
+        self.host.count_conflicts(len(conflicts))
+        if self.reopen:
+            self.reopen = False
+            self.host.action_conflicts()

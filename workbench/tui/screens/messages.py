@@ -1,0 +1,130 @@
+"""What the main screen's workers post back to it, and what the vault's watcher posts.
+
+Workers never touch a widget: they post one of these, and the screen (on the app's thread) puts the
+result on show. Tests watch the same messages the screen reacts to. `MainScreen` names each as an
+attribute too (`MainScreen.DocumentRead`), as Textual's own widgets name theirs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+from ...core.changes import Plan
+from ..proposal import Proposal
+from ..reading import DocumentView
+from ..summary import VaultSummary
+
+if TYPE_CHECKING:
+    from ...core.conflicts import Conflict
+    from ..dialogs.external_change import Versions
+
+__all__ = [
+    "ChangeApplied",
+    "ConflictsFound",
+    "DiskChanged",
+    "DocumentGone",
+    "DocumentRead",
+    "ExternalChange",
+    "Failed",
+    "PlanReady",
+    "VaultOpened",
+    "VaultRead",
+]
+
+
+class VaultOpened(Message):
+    """The vault can be searched: its titles go on screen now, its summary (problems, the
+    graph) follows in `VaultRead`."""
+
+    def __init__(self, total: int) -> None:
+        super().__init__()
+        self.total = total
+
+
+class VaultRead(Message):
+    def __init__(self, summary: VaultSummary) -> None:
+        super().__init__()
+        self.summary = summary
+
+
+class DocumentRead(Message):
+    def __init__(
+        self,
+        view: DocumentView,
+        remember: bool,
+        focus: str | None,
+        from_disk: bool = False,
+        words: tuple[str, ...] = (),
+    ) -> None:
+        super().__init__()
+        self.view = view
+        self.remember = remember
+        self.focus = focus
+        self.from_disk = from_disk
+        """Re-read because the watcher saw its file change (not because the person asked)."""
+        self.words = words
+        """The words of the search it was opened from, to mark in it."""
+
+
+class DocumentGone(Message):
+    """A document could not be read because its file is no longer in the vault."""
+
+    def __init__(self, doc_id: str, remember: bool, from_disk: bool) -> None:
+        super().__init__()
+        self.doc_id = doc_id
+        self.remember = remember
+        self.from_disk = from_disk
+
+
+class ConflictsFound(Message):
+    """The conflicts of the vault as it was a moment ago (finding them can take a while on a
+    large vault, so they come after the summary, never holding up the titles)."""
+
+    def __init__(self, conflicts: list[Conflict] | None) -> None:
+        super().__init__()
+        self.conflicts = conflicts
+        """None when the search failed (it was reported)."""
+
+
+class DiskChanged(Message):
+    """Files changed on disk (an agent, an editor, `git pull`, or our own write); posted by the
+    watcher's thread, handled on the app's."""
+
+    def __init__(self, paths: list[str]) -> None:
+        super().__init__()
+        self.paths = paths
+
+
+class PlanReady(Message):
+    def __init__(self, plan: Plan, proposal: Proposal) -> None:
+        super().__init__()
+        self.plan = plan
+        self.proposal = proposal
+
+
+class ChangeApplied(Message):
+    def __init__(self, plan: Plan, proposal: Proposal) -> None:
+        super().__init__()
+        self.plan = plan
+        self.proposal = proposal
+
+
+class ExternalChange(Message):
+    """A file the proposal would change is not as the person read it (or as the preview
+    showed it): someone changed it on disk. Nothing was written."""
+
+    def __init__(self, versions: Versions, proposal: Proposal) -> None:
+        super().__init__()
+        self.versions = versions
+        self.proposal = proposal
+
+
+class Failed(Message):
+    """A vault call was refused or failed; `reason` is one line for the person."""
+
+    def __init__(self, reason: str, title: str = "Refused") -> None:
+        super().__init__()
+        self.reason = reason
+        self.title = title
