@@ -1,0 +1,92 @@
+"""How decision records are named and cited: the number, date and prefix a file name carries
+(`ADR-042-x.md`, `0001-x.md`, `2021-06-06_002-x.md`, `hip-412.md`), the id it gives (`ADR-042`,
+`HIP-412`), and how a text names a record so that it reads back as that record."""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+from dataclasses import dataclass
+
+__all__ = ["RecordName", "cited", "prefix_of", "record_name", "record_number", "ref_id", "refs"]
+
+# An improvement-proposal collection names its records `hip-1008.md`, `arc-0003.md`, `eip-1559.md`:
+# a short prefix, a dash and the number, maybe a title after it.
+_NUMBERED = re.compile(r"^(?:ADR[-_ ]?(\d{1,4})|(\d{4})|(\d{3}))[-_ ]", re.I)
+_PREFIXED = re.compile(r"^([A-Za-z]{2,5})[-_](\d{1,5})(?=[-_.]|$)")
+_DATED = re.compile(r"^(\d{4})-?(\d{2})-?(\d{2})[-_ ](?:(?:ADR[-_ ]?)?(\d{3,4})[-_ ])?", re.I)
+_REF = re.compile(r"\bADR[-_ ]?(0\d{3}|\d{1,3})\b", re.I)  # ADR-2025 is a year, not a record
+
+
+@dataclass(frozen=True)
+class RecordName:
+    """What a record's file name says: its number (None where the scheme numbers nothing) and the
+    date it was written (None where the name holds none)."""
+
+    number: int | None
+    date: dt.date | None
+    prefix: str = "ADR"  # what the collection calls a record: `ADR`, `HIP`, `ARC`
+
+
+def record_name(name: str) -> RecordName | None:
+    """The record a file name names, or None for a name that follows no record scheme (`title.md`).
+
+    A date comes first when there is one (`2021-06-06_002-x`, `2020-08-10-x`), so a year is never
+    read as a number; a date written day before month (`2022-25-11`) is read so when it can only
+    be read so. A number alone is `ADR-NNN`, `ADRNNN`, adr-tools' four digits (not a year) or three
+    digits (which `Adr.detect` takes for records only where most of them read as records)."""
+    dated = _DATED.match(name)
+    if dated:
+        year, month, day, number = (int(g) if g else None for g in dated.groups())
+        date = None
+        for m, d in ((month, day), (day, month)):
+            try:
+                date = dt.date(year, m, d)  # type: ignore[arg-type]  # the pattern requires all three
+                break
+            except ValueError:
+                continue
+        if date is None or 1900 <= date.year < 2200:
+            return RecordName(number, date)
+    numbered = _NUMBERED.match(name)
+    if numbered and not (numbered.group(2) and 1900 <= int(numbered.group(2)) < 2200):
+        return RecordName(int(numbered.group(1) or numbered.group(2) or numbered.group(3)), None)
+    prefixed = _PREFIXED.match(name)
+    if prefixed:
+        return RecordName(int(prefixed.group(2)), None, prefixed.group(1).upper())
+    return None
+
+
+def record_number(name: str) -> int | None:
+    named = record_name(name)
+    return named.number if named is not None else None
+
+
+def ref_id(number: str | int, prefix: str = "ADR") -> str:
+    return f"{prefix}-{int(number):03d}"
+
+
+@functools.lru_cache(maxsize=64)
+def _ref_pattern(prefix: str) -> re.Pattern:
+    return re.compile(rf"\b{re.escape(prefix)}[-_ ]?(\d{{1,5}})\b", re.I)
+
+
+def refs(text: str, prefix: str = "ADR") -> list[str]:
+    """The records a text names: `ADR-042`, `ADR 32`, `ADR0024`, and (in a collection whose records
+    are `HIP-…`) `HIP-412`, `HIP412`."""
+    found = [ref_id(m.group(1)) for m in _REF.finditer(text)]
+    if prefix != "ADR":
+        found += [ref_id(m.group(1), prefix) for m in _ref_pattern(prefix).finditer(text)]
+    return found
+
+
+def prefix_of(path: str) -> str:
+    """What the collection calls its records, from one record's file name (`ADR` by default)."""
+    named = record_name(path) if "/" not in path else None
+    return named.prefix if named is not None else "ADR"
+
+
+def cited(doc_id: str) -> str:
+    """How a record names another so that it reads back as that record: its number (`ADR-042`),
+    or, for a record known by its file name (its number taken by another), a link to the file."""
+    return doc_id if re.fullmatch(r"[A-Z]{2,5}-\d+", doc_id) else f"[{doc_id}]({doc_id}.md)"

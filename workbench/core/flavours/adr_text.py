@@ -1,0 +1,183 @@
+"""What a decision record's text states, read line by line: its status and the line it is on,
+the lines where it states its metadata, the sentences in which it says it replaces another or is
+replaced, a title named among its metadata, and whether a file reads as a record at all."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .base import RawLink, strip_code
+
+__all__ = [
+    "PARTIAL",
+    "STATUS_HEADING",
+    "STATUS_LINE",
+    "TOP_LINES",
+    "folded",
+    "key_named",
+    "named_title",
+    "plain",
+    "plain_start",
+    "reads_as_record",
+    "sentences",
+    "statement_lines",
+    "status_text",
+]
+
+STATUS_LINE = re.compile(r"^\s*[-*]?\s*(?:(?:\*\*|__)Status\s*:?\s*(?:\*\*|__)|Status\s*:)\s*:?\s*(.+?)\s*$", re.I)
+STATUS_HEADING = re.compile(
+    r"^#{1,3}\s+((?:Superseded|Superceded|Replaced|Deprecated|Rejected|Withdrawn|Obsolete)\b.*?)\s*#*\s*$", re.I
+)
+# A sentence anywhere in a record that says it: "This ADR updates and supersedes [ADR0024 …]",
+# "We supersede [ADR 17](/adr/17)", "[HIP10] … got replaced by HIP412", each only where it names a
+# record and says no "not" or "might" before the verb ("does not directly supersede ADR 23", "we
+# might one day be superseded by ADR-9" state nothing).
+_VERB_ACTIVE = re.compile(r"\b(?:supersed|superced|replac)(?:e|es|ing)\b(?!\s+by\b)", re.I)
+_VERB_PASSIVE = re.compile(r"\b(?:supersed|superced|replac)ed\s*(?:\([^)\n]*\)\s*)?by\b", re.I)
+_HEDGE = re.compile(
+    r"\b(?:not|never|no longer|without|nor|if|whether|might|may|could|would|will|should|shall|can|once|until|unless|intend(?:s|ed)?|proposes?|consider(?:s|ed|ing)?)\b|n't\b",
+    re.I,
+)
+_SELF = re.compile(
+    r"\b(?:this|the current|the present)\s+(?:[\w*`]+\s+){0,2}?(?:adr|decision|record|proposal|document|rfc|standard|specification|arc|hip|eip|pep)\b|\bwe\b",
+    re.I,
+)
+# "This ADR in part supersedes …", "supersedes some aspects of ADR-15", "Partly superseded": the
+# record named stands for the rest, so it is a related record, not a replaced one.
+PARTIAL = re.compile(
+    r"\b(?:in part|partly|partially|parts? of|some aspects?|aspects of|portions? of|for post-\w+)\b", re.I
+)
+_NOTHING = re.compile(r"[\s*_:`]*(?:none|nothing|n/a|no\b|-+\s*$)", re.I)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\[`*_(])|\n\s*\n|\n(?=\s*(?:[-*+]|\d+\.)\s)")
+_SECTION = re.compile(r"(?m)^##[ \t]+(?:\d+\.[ \t]*)?([^\n#]+?)[ \t]*:?[ \t]*$")
+_DECISION = re.compile(r"decision(?: outcome)?")
+FIRST_SECTIONS = 5
+TOP_LINES = 40
+
+
+def folded(meta: dict[str, Any]) -> dict[str, Any]:
+    """The frontmatter with its keys in lower case, the first spelling kept: EIP-style preambles
+    write `Status: Final`, `Title: …`, and they mean what `status` and `title` mean."""
+    out: dict[str, Any] = {}
+    for key, value in meta.items():
+        out.setdefault(str(key).lower(), value)
+    return out
+
+
+def key_named(meta: dict[str, Any], *names: str) -> str | None:
+    """The key as this frontmatter spells it (`Status`, `status`) of the first of `names` it has."""
+    spelled = {str(key).lower(): key for key in reversed(list(meta))}
+    return next((spelled[name] for name in names if name in spelled), None)
+
+
+def reads_as_record(meta: dict[str, Any], body: str) -> bool:
+    """Whether a file without a record's name is one all the same: among its first sections is
+    `## Decision` (or MADR's `## Decision Outcome`), and it states a status or has a `## Context`
+    section. A review that ends with a decision forty sections down is not a record."""
+    sections = [m.group(1).strip().lower() for m in _SECTION.finditer(strip_code(body))][:FIRST_SECTIONS]
+    if not any(_DECISION.fullmatch(name) for name in sections):
+        return False
+    return (
+        any(name.startswith("context") for name in sections)
+        or isinstance(folded(meta).get("status"), str)
+        or bool(status_text(body)[0])
+    )
+
+
+def plain(text: str) -> str:
+    """Status words without their Markdown: `**Accepted**`, `[ADR-042](./ADR-042-x.md)`, and the
+    quote marker or bullet a Status section may put before them (`> Accepted`, `- Accepted`)."""
+    text = re.sub(r"^(?:>\s*)+|^[-+]\s+", "", text.strip())
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    return re.sub(r"\*\*|__", "", text).strip("*_ ")
+
+
+def plain_start(text: str) -> str:
+    """A statement without the quote marker, bullet or bold it may start with."""
+    return re.sub(r"^(?:\s*(?:>|[-+*]\s|\*\*|__))+", "", text).lstrip()
+
+
+def status_text(body: str) -> tuple[str, int | None]:
+    """The status as the record states it, and the body line it is on (0-based), or ("", None)."""
+    lines = body.split("\n")
+    for index, line in enumerate(lines):
+        if re.match(r"^#{2,3}\s+(?:\d+\.\s*)?Status\s*:?\s*$", line.strip(), re.I):
+            for offset in range(index + 1, min(index + 12, len(lines))):
+                text = lines[offset].strip()
+                if text.startswith("#"):
+                    break
+                if text and not text.startswith(("<!--", "---")):
+                    return plain(text), offset
+            return "", None
+    for index, line in enumerate(lines[:TOP_LINES]):
+        match = STATUS_LINE.match(line)
+        if match and not line.lstrip().startswith("#"):
+            return plain(match.group(1)), index
+    for index, line in enumerate(lines[:TOP_LINES]):
+        if line.startswith("##"):  # the first section: "## Superseded by [...]" says it there
+            match = STATUS_HEADING.match(line)
+            return (plain(match.group(1)), index) if match else ("", None)
+    return "", None
+
+
+def statement_lines(body: str) -> list[str]:
+    """Where a record states its metadata: the lines at the top before its first section, and
+    its Status section."""
+    out = []
+    section = None
+    for line in body.split("\n")[: TOP_LINES * 2]:
+        heading = re.match(r"^#{2,3}\s+(?:\d+\.\s*)?(.+?)\s*:?\s*$", line)
+        if heading:
+            if section is None and STATUS_HEADING.match(line):
+                out.append(heading.group(1))  # "## Superseded by [...]": a statement, not a section
+            section = heading.group(1).strip().lower()
+            continue
+        if section is None or section == "status":
+            out.append(line)
+    return out
+
+
+def sentences(body: str, named) -> list[tuple[list[RawLink], list[RawLink] | None]]:
+    """Each sentence of `body` that states a supersession, as (the records it names before the
+    verb, those after it), or (records after an active verb, None): `named(text)` finds them.
+
+    A sentence deep in a record often tells of other records ("149 lines replaced by a section
+    quoting ADR-009"), so it counts only when the record speaks of itself ("This ADR updates and
+    supersedes …", "We supersede …") or names itself after "replaced by"."""
+    found: list[tuple[list[RawLink], list[RawLink] | None]] = []
+    if not re.search(r"(?i)supersed|superced|replac", body):
+        return found
+    for sentence in _SENTENCE.split(body):
+        passive = _VERB_PASSIVE.search(sentence)
+        active = None if passive else _VERB_ACTIVE.search(sentence)
+        verb = passive or active
+        if verb is None or _HEDGE.search(sentence[: verb.start()]) or PARTIAL.search(sentence):
+            continue
+        head, tail = sentence[: verb.start()], sentence[verb.end() :]
+        if _NOTHING.match(tail):  # "**Supersedes**: None (extends ADR-041)"
+            continue
+        before, after = named(head), named(tail)
+        if not after:
+            continue
+        itself = bool(_SELF.search(head))
+        if passive:
+            found.append((before, after) if itself or before else ([], []))
+        elif itself or not re.search(r"\w", head):
+            found.append((after, None))
+    return [item for item in found if item != ([], [])]
+
+
+_NAME_LINE = re.compile(r"^\s*[-*]?\s*(?:\*\*|__)?(?:Name|Title)(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.+?)\s*$", re.I)
+
+
+def named_title(body: str) -> str | None:
+    """A title the record states in its metadata lines at the top (`- Name: …`, `**Title**: …`):
+    some collections open every record with the same heading (`# Meta`) and name it there."""
+    for line in body.split("\n", TOP_LINES)[:TOP_LINES]:
+        if line.startswith("## "):
+            return None
+        match = _NAME_LINE.match(line)
+        if match:
+            return plain(match.group(1)) or None
+    return None
