@@ -180,3 +180,15 @@ def test_three_digit_chapters_are_not_decision_records(tmp_path):
     for n, name in enumerate(("intro", "setup", "usage", "faq"), start=1):
         b.raw(f"{n:03d}-{name}.md", f"# {name.title()}\n\nSome words about {name}.\n")
     assert Vault.open(b.root).flavour.name != "adr"
+
+
+def test_a_status_tag_is_no_subject_and_a_numbered_title_loses_its_number(tmp_path):
+    """Docusaurus sites tag each record with its status (`tags: [Accepted]`) and number its title."""
+    b = VaultBuilder(tmp_path / "adr")
+    for n, title in ((1, "Queue on Redis"), (2, "Logs to files"), (3, "Queue on SQS")):
+        b.raw(
+            f"2021-06-0{n}_00{n}-x.md",
+            f"---\nslug: {n}\ntitle: |\n  {n}. {title}\ntags: [Accepted, queue]\n---\n\n## Status\n\nAccepted\n\n## Decision\n\n{title}.\n",
+        )
+    vault = Vault.open(b.root)
+    assert vault.get("ADR-003").title == "Queue on SQS" and vault.get("ADR-003").tags == ["queue"]

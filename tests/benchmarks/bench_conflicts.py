@@ -189,7 +189,12 @@ def objective(rows: list[Collection], settings: queue.Settings) -> tuple[float, 
     return (0.0, 2 * recall * precision / (recall + precision) if hits else 0.0)
 
 
-TARGET_PRECISION = 0.32
+# Aimed above the 0.30 that is asked, since a collection left out falls below what the others
+# reached. 0.32 until status tags stopped counting as a shared subject; then the thresholds chosen
+# without adr-ai-agents listed 38 of its pairs at precision 0.21 (pooled 0.58 at 0.28), and 0.34
+# (pooled 0.58 at 0.33) was set, looking at these nine collections. The shipped thresholds are the
+# same under either.
+TARGET_PRECISION = 0.34
 
 
 def chosen_on(rows: list[Collection]) -> queue.Settings:

@@ -114,6 +114,11 @@ _DATE = re.compile(
 _TEMPLATE = re.compile(r"(?:^|[-_.])template\.md$", re.I)
 
 
+def _unnumbered(title: str) -> str:
+    """A title without the record's number before it: `ADR-042: X`, `0014. X`, `4. X`."""
+    return re.sub(r"^(?:(?:ADR[-_ ]?\d+|\d{4})\s*[:.-]|\d{1,3}[.:](?=\s))\s*", "", title, flags=re.I)
+
+
 def _items(value: Any) -> list:
     """A key's values as a list, numbers kept as they are (`replaces: 2` is record 2)."""
     if isinstance(value, int) and not isinstance(value, bool):
@@ -330,8 +335,7 @@ class Adr(Flavour):
                 links.append(RawLink(LinkType.RELATED_TO.value, (number,), number))
         links += raw_supersedes
         title = said.get("title") or named_title(body)
-        heading = first_heading(body) or ""
-        heading = re.sub(r"^(?:(?:ADR[-_ ]?\d+|\d{4})\s*[:.-]|\d{1,3}[.:](?=\s))\s*", "", heading, flags=re.I)
+        heading = _unnumbered(first_heading(body) or "")
         lifecycle = self.lifecycle(stated) if stated else None
         if lifecycle == "superseded" and PARTIAL.search(stated):
             lifecycle = "active"  # "Partly superseded": the record stands for the rest
@@ -340,13 +344,15 @@ class Adr(Flavour):
         name = record_name(path) if "/" not in path else None
         name_date = name.date if name is not None else None  # `2021-06-06_002-title.md`
         return View(
-            title=str(title).strip()
+            title=_unnumbered(title.strip())
             if isinstance(title, str) and title.strip()
             else heading or path.rsplit("/", 1)[-1][:-3],
             type="decision" if self.is_record(path, meta, body) else "note",
             status=lifecycle or ("superseded" if raw_superseded_by else "active"),
             stated_status=stated,
-            tags=tags_of(said),
+            # `tags: [Accepted]` (Docusaurus sites tag each record with its status) says the
+            # status again, not the subject: two records are not alike for sharing it.
+            tags=tuple(tag for tag in tags_of(said) if self.lifecycle(tag) is None),
             summary=str(said.get("description") or said.get("summary") or ""),
             created=date_of(said.get("date") or said.get("created")) or stated_date or name_date,
             updated=date_of(said.get("updated") or said.get("date")) or stated_date or name_date or mtime,
