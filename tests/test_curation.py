@@ -147,6 +147,24 @@ def test_structural_conflicts_name_exactly_the_documents(builder):
     assert ("one-sided-supersession", ("mem-decision-e", "mem-decision-d")) in found
 
 
+def test_a_record_naming_a_whole_chain_of_successors_is_no_double_supersession(builder):
+    """Superseded by B and by C, where C has since replaced B: nothing is left to choose."""
+    builder.add("mem-decision-a", status="superseded", superseded_by="[mem-decision-b, mem-decision-c]")
+    builder.add(
+        "mem-decision-b",
+        status="superseded",
+        superseded_by="[mem-decision-c]",
+        supersedes="[mem-decision-a]",
+        links="[{type: supersedes, target: mem-decision-a}]",
+    )
+    builder.add(
+        "mem-decision-c",
+        supersedes="[mem-decision-a, mem-decision-b]",
+        links="[{type: supersedes, target: mem-decision-a}, {type: supersedes, target: mem-decision-b}]",
+    )
+    assert "double-supersession" not in {c.kind for c in Vault.open(builder.root).conflicts()}
+
+
 # -- consolidation -----------------------------------------------------------------------------
 
 

@@ -105,6 +105,7 @@ def _live_end(docs: dict) -> Callable[[str], str | None]:
 
 def _structural(docs: dict) -> list[Conflict]:
     found: list[Conflict] = []
+    supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
     current_of = _live_end(docs)
     for doc in docs.values():
         for old in doc.supersedes:
@@ -151,7 +152,10 @@ def _structural(docs: dict) -> list[Conflict]:
                 )
             )
         existing = sorted(new for new in doc.superseded_by if new in docs)
-        if len(doc.superseded_by) > 1:
+        chained = len(existing) == len(doc.superseded_by) and all(
+            _related_by_supersession(supersedes, a, b) for i, a in enumerate(existing) for b in existing[i + 1 :]
+        )  # replaced by one, which another replaced since: the record names the whole chain
+        if len(doc.superseded_by) > 1 and not chained:
             a, b = (existing + [None, None])[:2]
             resolutions = (
                 [_supersede(a, b), _supersede(b, a), _compatible(a, b)]
