@@ -3,6 +3,7 @@ plain file writes, merged document by document."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -214,3 +215,23 @@ def test_a_question_committed_by_hand_is_still_named_by_check(clones, capsys):
     capsys.readouterr()
     main(["--vault", str(server), "check"])
     assert "sync-unsettled" not in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_a_document_deleted_on_one_side_and_gone_from_the_folder_is_kept_from_git(clones):
+    """A `git pull` by hand: the laptop deleted a document the server changed, and the changed copy
+    is gone from the folder too. `keep` takes it back from git, as changed, and sync pushes it."""
+    laptop, server = clones
+    (laptop / doc_path("mem-entity-queue")).unlink()
+    assert sync(laptop) == 0
+    write(server, "mem-entity-queue", ("title: ", "title: Changed "))
+    git(server, "commit", "-qam", "edit")
+    changed = read(server, "mem-entity-queue")
+    assert subprocess.run(["git", "pull", "-q", "--no-rebase"], cwd=server, capture_output=True).returncode == 1
+    (server / doc_path("mem-entity-queue")).unlink()
+    [question] = gitsync.pending(server)
+    assert question.key == "file"
+    gitsync.settle(server, question.path, "file", "keep")
+    assert read(server, "mem-entity-queue") == changed and gitsync.pending(server) == []
+    assert sync(server) == 0 and sync(laptop) == 0
+    assert read(laptop, "mem-entity-queue") == changed

@@ -92,8 +92,8 @@ async def test_a_document_deleted_on_one_side_and_changed_on_the_other_is_delete
         await settle(pilot)
         await pilot.press("S")
         await wait_for(pilot, lambda: isinstance(app.screen, SyncDialog) and len(app.screen.questions) == 1)
-        await pilot.press("o")  # not an answer for a whole file: says how to keep it
-        await wait_for(pilot, lambda: "git checkout --ours" in screen_text(app))
+        await pilot.press("o")  # not an answer for a whole file: says which keys are
+        await wait_for(pilot, lambda: "k keeps it" in screen_text(app))
         await pilot.press("d")
         await wait_for(pilot, lambda: not app.screen.questions and "Every question is answered" in screen_text(app))
         await pilot.press("s")

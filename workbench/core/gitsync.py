@@ -288,7 +288,9 @@ def settle(root: Path, path: str, key: str, choice: str) -> None:
     if key == "file":
         if choice == "delete":
             git.run("rm", "-q", "--ignore-unmatch", "--", path)
-        elif choice == "keep" and target.exists():
+        elif choice == "keep":
+            if not target.exists():
+                _restore_changed_side(git, target, path)
             git.add([path])
         else:
             raise SyncError(f"{path}: a file is settled by keep or delete, not {choice}")
@@ -318,6 +320,18 @@ def settle(root: Path, path: str, key: str, choice: str) -> None:
     if target.read_bytes() != data:
         raise SyncError(f"{path} changed while it was being settled; nothing was written")
     write_atomic(target, parsed.compose(lines, body))
+
+
+def _restore_changed_side(git: _Git, target: Path, path: str) -> None:
+    """Put back the copy the side that changed the document holds (git keeps it in its index as
+    ours, stage 2, or theirs, stage 3, while the merge is open), for `keep` once it is gone from
+    the folder."""
+    stages = _unmerged(git).get(path, {})
+    sha = stages.get(2) or stages.get(3)
+    if sha is None:
+        raise SyncError(f"{path}: git holds no changed copy of it to keep; delete it, or restore it by hand")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target, git.blobs([sha])[sha])
 
 
 def _upstream(git: _Git, remote: str | None) -> tuple[str, str]:

@@ -70,6 +70,13 @@ class SyncDialog(ModalScreen[bool]):
             tooltip="For a document deleted on one side and changed on the other: delete it",
         ),
         Binding(
+            "k",
+            "settle('keep')",
+            "Keep",
+            id="sync.keep",
+            tooltip="For a document deleted on one side and changed on the other: keep it, changed",
+        ),
+        Binding(
             "s",
             "sync",
             "Commit & push",
@@ -147,16 +154,11 @@ class SyncDialog(ModalScreen[bool]):
         if choice == "both" and question.key != "body":
             self.say(f"{question.key}: both values cannot be kept in one key; choose o, t or b")
             return
-        if question.key == "file" and choice != "delete":
-            # The merge asks only once the changed side is gone from the folder too: there is
-            # nothing here to keep until git gives it back.
-            self.say(
-                f"{question.path}: {question.reason}. d deletes it; to keep it, take it back from git "
-                f"(git checkout --ours -- {question.path}, or --theirs for the other machine's), then s"
-            )
+        if question.key == "file" and choice not in ("delete", "keep"):
+            self.say(f"{question.path}: {question.reason}. k keeps it as changed (from git), d deletes it")
             return
-        if question.key != "file" and choice == "delete":
-            self.say(f"{question.key}: d answers a document deleted on one side; choose o, t or b")
+        if question.key != "file" and choice in ("delete", "keep"):
+            self.say(f"{question.key}: k and d answer a document deleted on one side; choose o, t or b")
             return
         self.busy = True
         self.settle(question, choice)
@@ -166,7 +168,7 @@ class SyncDialog(ModalScreen[bool]):
         try:
             gitsync.settle(self.root, question.path, question.key, choice)
             said = (
-                f"{question.path}: deleted"
+                f"{question.path}: {'deleted' if choice == 'delete' else 'kept, as changed'}"
                 if question.key == "file"
                 else f"{question.path}: {question.key} set to {choice}"
             )
