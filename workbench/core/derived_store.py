@@ -39,7 +39,7 @@ __all__ = [
     "fts_fields",
 ]
 
-SCHEMA_VERSION = "7"
+SCHEMA_VERSION = "8"
 
 
 def folder_identity(folder: Path) -> str:
@@ -180,7 +180,7 @@ class DerivedStore:
             if stored != self.schema or version != 1:
                 with db:
                     db.execute("BEGIN")
-                    for table in ("fts", "files", "info"):
+                    for table in ("fts", "files", "info", "kept"):
                         db.execute(f"DROP TABLE IF EXISTS {table}")
                     db.execute("CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT)")
                     db.execute("INSERT INTO info VALUES ('schema', ?)", (self.schema,))
@@ -200,6 +200,9 @@ class DerivedStore:
                     db.execute(
                         "CREATE TABLE vectors (digest TEXT, model TEXT, vector BLOB, PRIMARY KEY (digest, model)) WITHOUT ROWID"
                     )
+                    # Results worked out from the whole vault (the conflicts queue), each under the
+                    # digest of everything it was worked out from (`kept_conflicts`).
+                    db.execute("CREATE TABLE kept (name TEXT PRIMARY KEY, key TEXT, value TEXT)")
                     db.execute("PRAGMA user_version = 1")
             elif db.execute("SELECT v FROM fts_config WHERE k = 'automerge'").fetchone() == (0,):
                 # A first open that ended before it could turn merging back on.
@@ -366,6 +369,27 @@ class DerivedStore:
             self._wrote(before)
         except sqlite3.DatabaseError as error:
             self._failed(error)  # only a cache: the vectors are encoded again next time
+
+    # -- results kept by the digest of their inputs --------------------------------------------
+
+    def kept(self, name: str, key: str) -> str | None:
+        """The value kept as `name` if it was kept under `key`, else None."""
+        try:
+            row = self.db.execute("SELECT value FROM kept WHERE name = ? AND key = ?", (name, key)).fetchone()
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return None
+        return row[0] if row else None
+
+    def keep(self, name: str, key: str, value: str) -> None:
+        """Keep `value` as `name` under `key`, in place of what was kept as `name` before. One
+        statement, no transaction of its own: it may run beside another thread's."""
+        before = self.version()
+        try:
+            self.db.execute("INSERT OR REPLACE INTO kept VALUES (?, ?, ?)", (name, key, value))
+            self._wrote(before)
+        except sqlite3.DatabaseError as error:
+            self._failed(error)  # only a cache: worked out again next time
 
     # -- full text ------------------------------------------------------------------------------
 
