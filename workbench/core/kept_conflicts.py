@@ -104,11 +104,16 @@ class _Asked:
     def kept(self, name: str) -> str | None:
         return self.store.kept(name, self.key) if self.store is not None else None
 
-    def worked_out(self) -> Conflicts:
-        found = find_conflicts(self.documents, self.native)
+    def keep(self, name: str, text: str) -> None:
         if self.store is not None:
-            self.store.keep(OBJECTS, self.key, encode(found))
-            self.store.keep(PRINTED, self.key, printed(found))
+            self.store.keep(name, self.key, text)
+
+    def conflicts(self) -> Conflicts:
+        text = self.kept(OBJECTS)
+        found = decode(text) if text is not None else None
+        if found is None:
+            found = find_conflicts(self.documents, self.native)
+            self.keep(OBJECTS, encode(found))
         return found
 
 
@@ -116,16 +121,17 @@ def conflicts_of(
     documents: list[Document], reading: str, native: bool, store: DerivedStore | None, on: dt.date
 ) -> Conflicts:
     """The queue of these documents: as kept under the same key, else worked out and kept."""
-    asked = _Asked(documents, reading, native, store, on)
-    text = asked.kept(OBJECTS)
-    found = decode(text) if text is not None else None
-    return found if found is not None else asked.worked_out()
+    return _Asked(documents, reading, native, store, on).conflicts()
 
 
 def printed_conflicts_of(
     documents: list[Document], reading: str, native: bool, store: DerivedStore | None, on: dt.date
 ) -> str:
-    """`printed(conflicts_of(...))`, read as it was kept when it was."""
+    """`printed(conflicts_of(...))`, as kept under the same key, else printed and kept (the
+    printed text is kept only when asked for: a queue asked for in the process is not printed)."""
     asked = _Asked(documents, reading, native, store, on)
     text = asked.kept(PRINTED)
-    return text if text is not None else printed(asked.worked_out())
+    if text is None:
+        text = printed(asked.conflicts())
+        asked.keep(PRINTED, text)
+    return text
