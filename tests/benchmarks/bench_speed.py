@@ -1,6 +1,6 @@
 """Every figure of the speed goals beside its reference, measured in one run on one generated vault.
 
-Run: python -m tests.benchmarks.bench_speed [--size N] [--vault PATH] [--runs N] [--no-tui]
+Run: python -m tests.benchmarks.bench_speed [--size N] [--vault PATH] [--runs N] [--no-tui] [--no-queue]
      (default: 10,000 documents in a temporary folder, best of 3)
 
 `--vault PATH` keeps the generated vault at PATH (generated there if it is not, used as it is if
@@ -12,8 +12,9 @@ of N, taken in turn with the floor they are compared with:
 - floor: a fresh Python reading every file and parsing its frontmatter with libyaml;
 - cold open: `Vault.open` and one search with no derived store; warm open: the same with it;
   with the peak resident memory of the cold process (the largest of the two);
-- `workbench conflicts --json` with a warm store: first "worked out" (the queue's first call
-  after a change of the vault), then as it answers when nothing changed since;
+- `workbench conflicts --json` with a warm store (the floor taken again, in turn with it): first
+  "worked out" (the queue's first call after a change of the vault), then as it answers when
+  nothing changed since (unless `--no-queue`);
 In this process, on the opened vault:
 - search p95 over 200 queries of 1-3 of the vault's words, against a bare FTS5 query (the same
   words OR-ed) p95;
@@ -57,7 +58,7 @@ def row(figure: str, value: str, reference: str = "", ratio: float | None = None
     print(f"| {figure:<44} | {value:>9} | {reference:>20} | {ratio_text:>7} | {goal:<18} |", flush=True)
 
 
-def processes(root: Path, runs: int) -> None:
+def processes(root: Path, runs: int, with_queue: bool) -> None:
     floors, colds, warms, rss = [], [], [], []
     for _ in range(runs):
         floors.append(run_python(FLOOR_SCRIPT, str(root))[0])
@@ -69,6 +70,12 @@ def processes(root: Path, runs: int) -> None:
         warms.append(elapsed)
         rss.append(float(out.split()[-1]))
     floor_s = min(floors)
+    reference = f"floor {floor_s:.2f} s"
+    row("cold open, fresh process", f"{min(colds):.2f} s", reference, min(colds) / floor_s, "<= 1.3x (100k)")
+    row("warm open, fresh process", f"{min(warms):.2f} s", reference, min(warms) / floor_s, "<= 0.15x (100k)")
+    row("peak RSS, open and search", f"{max(rss):.0f} MB", "", None, "< 1,500 MB (100k)")
+    if not with_queue:
+        return
     worked_out = conflicts_process(root)  # the first after the cold opens: nothing kept yet
     answers = []
     for _ in range(runs):
@@ -76,9 +83,6 @@ def processes(root: Path, runs: int) -> None:
         answers.append(conflicts_process(root))
     floor_s = min(floors)
     reference = f"floor {floor_s:.2f} s"
-    row("cold open, fresh process", f"{min(colds):.2f} s", reference, min(colds) / floor_s, "<= 1.3x (100k)")
-    row("warm open, fresh process", f"{min(warms):.2f} s", reference, min(warms) / floor_s, "<= 0.15x (100k)")
-    row("peak RSS, open and search", f"{max(rss):.0f} MB", "", None, "< 1,500 MB (100k)")
     row("conflicts --json, worked out", f"{worked_out:.2f} s", reference, worked_out / floor_s)
     row("conflicts --json, warm store", f"{min(answers):.2f} s", reference, min(answers) / floor_s, "<= 1.0x")
 
@@ -167,7 +171,7 @@ def tui(root: Path, runs: int, rng: random.Random) -> None:
     )
 
 
-def main(size: int, vault: Path | None, runs: int, with_tui: bool) -> None:
+def main(size: int, vault: Path | None, runs: int, with_tui: bool, with_queue: bool) -> None:
     rng = random.Random(5)
     with tempfile.TemporaryDirectory() as folder:
         root = vault or Path(folder) / "vault"
@@ -177,7 +181,7 @@ def main(size: int, vault: Path | None, runs: int, with_tui: bool) -> None:
         print(f"{documents:,} documents, best of {runs}")
         print(f"| {'figure':<44} | {'measured':>9} | {'reference':>20} | {'ratio':>7} | {'goal':<18} |")
         print(f"|{'-' * 46}|{'-' * 11}|{'-' * 22}|{'-' * 9}|{'-' * 20}|")
-        processes(root, runs)
+        processes(root, runs, with_queue)
         in_process(root, rng)
         if with_tui:
             tui(root, runs, rng)
@@ -189,5 +193,6 @@ if __name__ == "__main__":
     parser.add_argument("--vault", type=Path, help="keep the generated vault here (used as it is if there)")
     parser.add_argument("--runs", type=int, default=RUNS, help="best of this many (default: %(default)s)")
     parser.add_argument("--no-tui", action="store_true", help="leave out the TUI's figures")
+    parser.add_argument("--no-queue", action="store_true", help="leave out conflicts --json (minutes at 100,000)")
     args = parser.parse_args()
-    main(args.size, args.vault, args.runs, not args.no_tui)
+    main(args.size, args.vault, args.runs, not args.no_tui, not args.no_queue)
