@@ -16,6 +16,7 @@ import datetime as dt
 import functools
 import hashlib
 import json
+import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -55,12 +56,15 @@ def code_fingerprint() -> str:
     except Exception:  # not installed as a distribution: the code's digest still tells versions apart
         digest.update(b"rapidfuzz?")
     core = Path(__file__).parent
-    for source in sorted(core.rglob("*.py")):
+    sources = sorted(core.rglob("*.py"))
+    for source in sources:
         digest.update(str(source.relative_to(core)).encode() + b"\0")
         try:
             digest.update(source.read_bytes())
         except OSError:
-            digest.update(b"unreadable")
+            digest.update(os.urandom(16))  # unknown code: a key no other process makes
+    if not sources:  # installed without its sources: the code cannot be told apart, so never reuse
+        digest.update(os.urandom(16))
     return digest.hexdigest()
 
 
