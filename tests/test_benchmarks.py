@@ -109,3 +109,21 @@ def test_queue_benchmark_prints_the_conflicts_process_beside_the_floor_and_the_g
     assert re.search(
         r"^\s+300\s+[\d.]+s\s+[\d.]+s\s+[\d.]+\s+\d+ms\s+\d+ms\s+[\d.]+ms\s+\d+\s+\d+/\d+\s*$", out, re.MULTILINE
     ), out
+
+
+def test_speed_benchmark_prints_every_figure_beside_its_reference(tmp_path):
+    vault = tmp_path / "generated"
+    out = bench("bench_speed", "--size", "200", "--runs", "1", "--vault", str(vault))
+    assert out.startswith("200 documents"), out
+    for figure, reference in (
+        ("cold open, fresh process", r"floor [\d.]+ s"),
+        ("warm open, fresh process", r"floor [\d.]+ s"),
+        ("conflicts --json, warm store", r"floor [\d.]+ s"),
+        ("search p95, 200 queries of 1-3 words", r"bare FTS5 [\d.]+ ms"),
+        ("gate p95, 40 decision drafts", r"bare FTS5 [\d.]+ ms"),
+        ("TUI first titles, fresh process", r"bare Textual [\d.]+ s"),
+    ):
+        assert re.search(rf"\| {re.escape(figure)}\s+\|\s+[\d.]+ m?s \|\s+{reference} \|\s+[\d.]+x \|", out), out
+    assert re.search(r"\| TUI, Pilot: a title searched, then listed\s+\|\s+[\d.]+ s \|", out), out
+    assert re.search(r"\| peak RSS, open and search\s+\|\s+\d+ MB \|", out), out
+    assert sum(1 for _ in vault.rglob("*.md")) == 200  # kept where asked, to be used again

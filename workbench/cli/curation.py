@@ -13,10 +13,10 @@ from .output import EXIT_OK, UsageError, print_json, report_plan, safe
 
 
 def cmd_conflicts(vault: Vault, args: argparse.Namespace) -> int:
-    found = vault.conflicts()
     if args.json:
-        print_json({"conflicts": [c.to_json() for c in found]})
+        print(vault.conflicts_json())
         return EXIT_OK
+    found = vault.conflicts()
     for conflict in found:
         print(safe(f"{conflict.kind}: {', '.join(conflict.ids)}"))
         print(safe(f"  {conflict.reason}"))

@@ -19,18 +19,15 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import hashlib
-import json
 import os
 import sqlite3
 import sys
 from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
-from .flavours import View
-from .model import Document, Problem, Severity
 from .records import Record
+from .store_rows import FILES_COLUMNS, StoredDocument, fts_fields, record_from_row, row_for
 
 __all__ = [
     "StoredDocument",
@@ -42,7 +39,7 @@ __all__ = [
     "fts_fields",
 ]
 
-SCHEMA_VERSION = "7"
+SCHEMA_VERSION = "8"
 
 
 def folder_identity(folder: Path) -> str:
@@ -83,92 +80,6 @@ WRITES_KEPT = 64  # this connection's last writes, remembered so that kept searc
 Version = tuple[int, int]
 
 
-def _encode(value: Any) -> Any:
-    kind = type(value)  # the common kinds by identity first: this runs for every value of every file
-    if kind is str or kind is int or kind is bool or kind is float or value is None:
-        return value
-    if kind is dict:
-        return {k if type(k) is str else str(k): v if type(v) is str else _encode(v) for k, v in value.items()}
-    if kind is list:
-        return [v if type(v) is str else _encode(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _encode(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_encode(v) for v in value]
-    if isinstance(value, dt.datetime):
-        return {"$datetime": value.isoformat()}
-    if isinstance(value, dt.date):
-        return {"$date": value.isoformat()}
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    raise TypeError(f"cannot cache a {type(value).__name__}")
-
-
-def _decode_hook(value: dict) -> Any:
-    if len(value) == 1:
-        if "$date" in value:
-            return dt.date.fromisoformat(value["$date"])
-        if "$datetime" in value:
-            return dt.datetime.fromisoformat(value["$datetime"])
-    return value
-
-
-class _Encoded:
-    """A document's meta as the store keeps it (JSON text), not decoded yet."""
-
-    __slots__ = ("text", "decoder")
-
-    def __init__(self, text: str, decoder: json.JSONDecoder):
-        self.text = text
-        self.decoder = decoder
-
-
-class StoredDocument(Document):
-    """A document read back from the derived store. Decoding every document's meta is most of what
-    a warm open costs (70 ms at 10,000 documents), and opening a vault to answer one search looks
-    at the meta of the hits alone; so each is decoded when first asked for. Equal to the same
-    document parsed afresh.
-
-    Its `updated` date is stored beside the meta: the blank listing orders every document by it,
-    and decoding every meta for that alone took 0.14 s at 10,000 documents."""
-
-    @property  # type: ignore[override]
-    def meta(self) -> dict[str, Any]:
-        value = self.__dict__["_meta"]
-        if type(value) is _Encoded:
-            value = value.decoder.decode(value.text)
-            self.__dict__["_meta"] = value  # two threads may both decode: equal dicts, either kept
-        return value
-
-    @meta.setter
-    def meta(self, value: Any) -> None:
-        self.__dict__["_meta"] = value
-
-    @property
-    def updated(self) -> dt.date | None:
-        if "_updated" in self.__dict__:  # as the store read it (a copy made with `replace` has none)
-            return self.__dict__["_updated"]
-        return super().updated
-
-
-def fts_fields(doc: Document) -> tuple[str, str, str, str, str]:
-    """What full-text search sees of a document, column by column."""
-    meta = doc.meta
-    summary = (
-        doc.view.summary
-        if doc.view is not None
-        else meta.get("summary") or meta.get("description") or meta.get("desc") or ""
-    )
-    tags = " ".join(doc.tags)
-    return (
-        doc.title if doc.title != doc.id else "",
-        doc.id.replace("-", " ") + " " + doc.id,
-        tags,
-        str(summary),
-        doc.body,
-    )
-
-
 def _weights(weights: tuple[float, ...]) -> str:
     return ", ".join(str(float(w)) for w in weights)
 
@@ -193,74 +104,6 @@ def _varints(blob: bytes) -> list[int]:
                 break
         numbers.append(value)
     return numbers
-
-
-META_DECODER = json.JSONDecoder(object_hook=_decode_hook)
-FILES_COLUMNS = "path, size, mtime_ns, ino, ctime_ns, seen_ns, checked_on, digest, id, valid, meta, body, problems, key_lines, view, updated"
-
-
-def record_from_row(row: tuple) -> Record:
-    """The record a `files` row keeps (its `FILES_COLUMNS`, as `row_for` makes them), its meta
-    decoded when first asked for."""
-    (
-        path,
-        size,
-        mtime_ns,
-        ino,
-        ctime_ns,
-        seen_ns,
-        _,
-        digest,
-        doc_id,
-        valid,
-        meta,
-        body,
-        problems,
-        key_lines,
-        view,
-        updated,
-    ) = row
-    seen = View.from_json(json.loads(view)) if view else None
-    document = StoredDocument(doc_id, path, _Encoded(meta, META_DECODER), body, digest, bool(valid), seen)
-    document.__dict__["_updated"] = dt.date.fromisoformat(updated) if updated else None
-    found = (
-        [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in json.loads(problems)]
-        if problems != "[]"
-        else []
-    )
-    return Record(path, size, mtime_ns, document, found, json.loads(key_lines), ino, ctime_ns, seen_ns)
-
-
-def row_for(record: Record, on: dt.date) -> tuple | None:
-    """The `files` and `fts` rows of a record; None when its meta cannot be stored as JSON (it is
-    then parsed again next time)."""
-    doc = record.document
-    try:
-        meta = json.dumps(_encode(doc.meta), ensure_ascii=False)
-    except (TypeError, ValueError):
-        return None
-    problems = json.dumps([[str(p.severity), p.code, p.message, p.line] for p in record.problems])
-    view = json.dumps(doc.view.to_json(), ensure_ascii=False) if doc.view is not None else None
-    updated = doc.updated.isoformat() if doc.updated else None
-    files_row = (
-        record.path,
-        record.size,
-        record.mtime_ns,
-        record.ino,
-        record.ctime_ns,
-        record.seen_ns,
-        on.isoformat(),
-        doc.digest,
-        doc.id,
-        int(doc.valid),
-        meta,
-        doc.body,
-        problems,
-        json.dumps(record.key_lines),
-        view,
-        updated,
-    )
-    return files_row, fts_fields(doc)
 
 
 class DerivedStore:
@@ -337,7 +180,7 @@ class DerivedStore:
             if stored != self.schema or version != 1:
                 with db:
                     db.execute("BEGIN")
-                    for table in ("fts", "files", "info"):
+                    for table in ("fts", "files", "info", "kept"):
                         db.execute(f"DROP TABLE IF EXISTS {table}")
                     db.execute("CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT)")
                     db.execute("INSERT INTO info VALUES ('schema', ?)", (self.schema,))
@@ -357,6 +200,9 @@ class DerivedStore:
                     db.execute(
                         "CREATE TABLE vectors (digest TEXT, model TEXT, vector BLOB, PRIMARY KEY (digest, model)) WITHOUT ROWID"
                     )
+                    # Results worked out from the whole vault (the conflicts queue), each under the
+                    # digest of everything it was worked out from (`kept_conflicts`).
+                    db.execute("CREATE TABLE kept (name TEXT PRIMARY KEY, key TEXT, value TEXT)")
                     db.execute("PRAGMA user_version = 1")
             elif db.execute("SELECT v FROM fts_config WHERE k = 'automerge'").fetchone() == (0,):
                 # A first open that ended before it could turn merging back on.
@@ -523,6 +369,27 @@ class DerivedStore:
             self._wrote(before)
         except sqlite3.DatabaseError as error:
             self._failed(error)  # only a cache: the vectors are encoded again next time
+
+    # -- results kept by the digest of their inputs --------------------------------------------
+
+    def kept(self, name: str, key: str) -> str | None:
+        """The value kept as `name` if it was kept under `key`, else None."""
+        try:
+            row = self.db.execute("SELECT value FROM kept WHERE name = ? AND key = ?", (name, key)).fetchone()
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return None
+        return row[0] if row else None
+
+    def keep(self, name: str, key: str, value: str) -> None:
+        """Keep `value` as `name` under `key`, in place of what was kept as `name` before. One
+        statement, no transaction of its own: it may run beside another thread's."""
+        before = self.version()
+        try:
+            self.db.execute("INSERT OR REPLACE INTO kept VALUES (?, ?, ?)", (name, key, value))
+            self._wrote(before)
+        except sqlite3.DatabaseError as error:
+            self._failed(error)  # only a cache: worked out again next time
 
     # -- full text ------------------------------------------------------------------------------
 

@@ -223,10 +223,23 @@ class Vault:
 
     def conflicts(self) -> Conflicts:
         """Computed on a snapshot of the documents, without holding the vault's mutex meanwhile:
-        on a large vault this takes seconds, and searches must not wait for it."""
-        from . import conflicts
+        on a large vault this takes seconds, and searches must not wait for it. Kept in the
+        derived store under a digest of everything it is worked out from (`kept_conflicts`), so
+        an unchanged vault answers at once, in this process or the next."""
+        from . import kept_conflicts
+        from .records import today
 
-        return conflicts.find_conflicts(self.documents, self.index.flavour.native)
+        flavour = self.index.flavour
+        return kept_conflicts.conflicts_of(self.documents, flavour.reading, flavour.native, self.store, today())
+
+    def conflicts_json(self) -> str:
+        """`conflicts()` as JSON text (`{"conflicts": [...]}`, indented), as the CLI prints it;
+        kept beside the queue, so an unchanged vault's is read, not worked out or encoded again."""
+        from . import kept_conflicts
+        from .records import today
+
+        flavour = self.index.flavour
+        return kept_conflicts.printed_conflicts_of(self.documents, flavour.reading, flavour.native, self.store, today())
 
     def consolidation_groups(self) -> list[Group]:
         from . import consolidate

@@ -1,0 +1,141 @@
+"""The conflicts queue kept in the derived store, so that a vault unchanged since its last queue
+answers at the cost of opening it (at 10,000 documents the queue takes seconds to work out).
+
+The queue is a function of the valid documents (each file's path, id and the digest of its exact
+bytes), of how the vault is read (its flavour and the status words of its `.workbench.yaml`), of
+whether the format is the workbench's own, of the day, and of the code that works it out: the key
+is a digest of all of them, the code being every source file of the core with the versions of
+Python and rapidfuzz. Any change to any of them gives another key, and the queue is worked out
+again; a kept queue is never trusted under a key it was not made for. The value depends on its key
+alone, so any process may write it without the vault's lock: two that race write the same thing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from .conflicts import Conflict, Conflicts, Resolution, find_conflicts
+from .derived_store import DerivedStore
+from .model import Document
+
+__all__ = [
+    "OBJECTS",
+    "PRINTED",
+    "code_fingerprint",
+    "queue_key",
+    "encode",
+    "decode",
+    "printed",
+    "conflicts_of",
+    "printed_conflicts_of",
+]
+
+# The two entries of the store's `kept` table, under the same key: the queue to rebuild its
+# objects from, and the queue as `workbench conflicts --json` prints it (printing 9.5 MB of
+# indented JSON at 10,000 documents took longer than opening the vault).
+OBJECTS = "conflicts"
+PRINTED = "conflicts.json"
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """A digest of every source file of the core, and of the versions of Python and rapidfuzz
+    (the queue's only library): another version of the algorithm never reads this one's queue."""
+    digest = hashlib.sha256(sys.version.encode())
+    try:
+        from importlib.metadata import version
+
+        digest.update(version("rapidfuzz").encode())
+    except Exception:  # not installed as a distribution: the code's digest still tells versions apart
+        digest.update(b"rapidfuzz?")
+    core = Path(__file__).parent
+    sources = sorted(core.rglob("*.py"))
+    for source in sources:
+        digest.update(str(source.relative_to(core)).encode() + b"\0")
+        try:
+            digest.update(source.read_bytes())
+        except OSError:
+            digest.update(os.urandom(16))  # unknown code: a key no other process makes
+    if not sources:  # installed without its sources: the code cannot be told apart, so never reuse
+        digest.update(os.urandom(16))
+    return digest.hexdigest()
+
+
+def queue_key(documents: Iterable[Document], reading: str, native: bool, on: dt.date, code: str) -> str:
+    """The digest of everything the queue is worked out from."""
+    digest = hashlib.sha256(f"{code}\0{reading}\0{int(native)}\0{on.isoformat()}\n".encode())
+    digest.update("\n".join(f"{d.path}\0{d.id}\0{d.digest}" for d in documents).encode())
+    return digest.hexdigest()
+
+
+def encode(found: Conflicts) -> str:
+    return json.dumps(
+        [[c.kind, c.ids, c.reason, [[r.action, r.label, r.command] for r in c.resolutions], c.rank] for c in found],
+        ensure_ascii=False,
+    )
+
+
+def decode(text: str) -> Conflicts | None:
+    """The queue `encode` wrote; None when the text is not one (a damaged or foreign store)."""
+    try:
+        return Conflicts(
+            Conflict(str(kind), [str(i) for i in ids], str(reason), [Resolution(*map(str, r)) for r in rs], int(rank))
+            for kind, ids, reason, rs, rank in json.loads(text)
+        )
+    except (ValueError, TypeError):
+        return None
+
+
+def printed(found: Conflicts) -> str:
+    """The queue as JSON, as `workbench conflicts --json` prints it."""
+    return json.dumps({"conflicts": [c.to_json() for c in found]}, indent=2, ensure_ascii=False)
+
+
+class _Asked:
+    """One question for the queue: its documents, how they are read, and where it is kept."""
+
+    def __init__(self, documents: list[Document], reading: str, native: bool, store: DerivedStore | None, on: dt.date):
+        self.documents, self.native, self.store = documents, native, store
+        self.key = queue_key(documents, reading, native, on, code_fingerprint()) if store is not None else ""
+
+    def kept(self, name: str) -> str | None:
+        return self.store.kept(name, self.key) if self.store is not None else None
+
+    def keep(self, name: str, text: str) -> None:
+        if self.store is not None:
+            self.store.keep(name, self.key, text)
+
+    def conflicts(self) -> Conflicts:
+        text = self.kept(OBJECTS)
+        found = decode(text) if text is not None else None
+        if found is None:
+            found = find_conflicts(self.documents, self.native)
+            self.keep(OBJECTS, encode(found))
+        return found
+
+
+def conflicts_of(
+    documents: list[Document], reading: str, native: bool, store: DerivedStore | None, on: dt.date
+) -> Conflicts:
+    """The queue of these documents: as kept under the same key, else worked out and kept."""
+    return _Asked(documents, reading, native, store, on).conflicts()
+
+
+def printed_conflicts_of(
+    documents: list[Document], reading: str, native: bool, store: DerivedStore | None, on: dt.date
+) -> str:
+    """`printed(conflicts_of(...))`, as kept under the same key, else printed and kept (the
+    printed text is kept only when asked for: a queue asked for in the process is not printed)."""
+    asked = _Asked(documents, reading, native, store, on)
+    text = asked.kept(PRINTED)
+    if text is None:
+        text = printed(asked.conflicts())
+        asked.keep(PRINTED, text)
+    return text
