@@ -62,7 +62,7 @@ def _reader_fingerprint() -> str:
     ]
     for module in modules:
         try:
-            digest.update(Path(module.__file__).read_bytes())
+            digest.update(Path(module.__file__ or "").read_bytes())
         except (OSError, TypeError, AttributeError):
             digest.update(module.__name__.encode())
     return digest.hexdigest()[:16]
@@ -230,22 +230,22 @@ class DerivedStore:
 
     def save_rows(self, rows: Iterable[tuple | None], removed: Iterable[str] = ()) -> None:
         """Store rows made by `row_for` (possibly in another process), in one transaction."""
-        rows = [row for row in rows if row is not None]
+        kept: list[tuple] = [row for row in rows if row is not None]
         before = self.version()
         try:
             with self.db:
                 self.db.execute("BEGIN")
-                gone = self._delete(list(removed) + [files_row[0] for files_row, _ in rows])
+                gone = self._delete(list(removed) + [files_row[0] for files_row, _ in kept])
                 start = (self.db.execute("SELECT max(rowid) FROM files").fetchone()[0] or 0) + 1
                 self.db.executemany(
                     f"INSERT INTO files (rowid, {FILES_COLUMNS}, title, ident, tags, summary) VALUES ({', '.join('?' * 21)})",
-                    [(start + n, *files_row, *fts_row[:4]) for n, (files_row, fts_row) in enumerate(rows)],
+                    [(start + n, *files_row, *fts_row[:4]) for n, (files_row, fts_row) in enumerate(kept)],
                 )
                 self.db.executemany(
                     f"INSERT INTO fts (rowid, {', '.join(FTS_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)",
-                    [(start + n, *fts_row) for n, (_, fts_row) in enumerate(rows)],
+                    [(start + n, *fts_row) for n, (_, fts_row) in enumerate(kept)],
                 )
-            self._wrote(before, gone, range(start, start + len(rows)))
+            self._wrote(before, gone, range(start, start + len(kept)))
         except sqlite3.DatabaseError as error:
             self._failed(error)  # the cache is only a cache: a failure here costs speed next time, never data
 
