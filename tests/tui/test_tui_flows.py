@@ -10,6 +10,7 @@ import pytest
 from textual.widgets import Button, OptionList
 from tui_helpers import open_by_search, screen_text, settle, type_text, wait_for
 
+from workbench import Vault
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog
 from workbench.tui.dialogs.conflicts import ConflictsDialog
@@ -713,6 +714,20 @@ async def test_large_vault_looks_for_conflicts_only_when_asked(sample_copy: Path
         await settle(pilot)
         assert isinstance(app.screen, ConflictsDialog) and len(app.screen.conflicts) == 3
         assert any("Looking for conflicts" in n for n in notes(app))
+
+
+async def test_large_vault_shows_a_queue_kept_since_the_command_line_worked_it_out(sample_copy: Path, monkeypatch):
+    """Above the limit nothing is worked out unasked, but a queue kept for the vault as it is
+    (here by `workbench conflicts`) is shown at once; after a change, `c` works it out again."""
+    import workbench.tui.screens.conflicts_search as conflicts_search
+
+    monkeypatch.setattr(conflicts_search, "AUTO_CONFLICTS_LIMIT", 10)
+    assert len(Vault.open(sample_copy).conflicts()) == 3  # kept in the vault's derived store
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: app.screen.conflicts is not None and len(app.screen.conflicts) == 3)
+        assert "conflicts: press c" not in screen_text(app)
 
 
 ADR_RECORD = "# {title}\n\n## Status\n\n{status}\n\n## Context\n\n{context}\n\n## Decision\n\n{decision}\n"

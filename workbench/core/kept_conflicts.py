@@ -34,6 +34,7 @@ __all__ = [
     "decode",
     "printed",
     "conflicts_of",
+    "kept_conflicts_of",
     "printed_conflicts_of",
 ]
 
@@ -126,6 +127,15 @@ def conflicts_of(
 ) -> Conflicts:
     """The queue of these documents: as kept under the same key, else worked out and kept."""
     return _Asked(documents, reading, native, store, on).conflicts()
+
+
+def kept_conflicts_of(
+    documents: list[Document], reading: str, native: bool, store: DerivedStore | None, on: dt.date
+) -> Conflicts | None:
+    """The queue of these documents as kept under their key, or None: nothing is worked out (a
+    large vault's screen asks this first, and works the queue out only when the person asks)."""
+    text = _Asked(documents, reading, native, store, on).kept(OBJECTS)
+    return decode(text) if text is not None else None
 
 
 def printed_conflicts_of(

@@ -232,6 +232,15 @@ class Vault:
         flavour = self.index.flavour
         return kept_conflicts.conflicts_of(self.documents, flavour.reading, flavour.native, self.store, today())
 
+    def kept_conflicts(self) -> Conflicts | None:
+        """`conflicts()` if it is kept for the vault as it is now, else None, at the cost of a
+        digest of the documents: nothing is worked out."""
+        from . import kept_conflicts
+        from .records import today
+
+        flavour = self.index.flavour
+        return kept_conflicts.kept_conflicts_of(self.documents, flavour.reading, flavour.native, self.store, today())
+
     def conflicts_json(self) -> str:
         """`conflicts()` as JSON text (`{"conflicts": [...]}`, indented), as the CLI prints it;
         kept beside the queue, so an unchanged vault's is read, not worked out or encoded again."""

@@ -3,8 +3,10 @@
 Comparing every decision and every document of a type with the others takes seconds on a large
 vault, so `ConflictsSearch` runs it in a worker of the screen, on the documents as last summarised
 (the live vault would be locked for the whole run), at most one at a time: a change meanwhile asks
-for one more after it, since the answer on its way is already old. Above `AUTO_CONFLICTS_LIMIT`
-documents it runs only when the person asks (`c`). The queue reopens itself when asked to
+for one more after it, since the answer on its way is already old. The vault keeps its last queue
+in its derived store, so an unchanged vault answers at once, even one worked out by the command
+line. Above `AUTO_CONFLICTS_LIMIT` documents only a kept queue is shown unasked; working it out
+waits for the person to ask (`c`). The queue reopens itself when asked to
 (`reopen`): after a resolution was written, or when `c` was pressed before the first answer.
 """
 
@@ -17,6 +19,7 @@ from .messages import ConflictsFound
 if TYPE_CHECKING:
     from ...core.conflicts import Conflict
     from ...core.model import Document
+    from ...core.vault import Vault
     from .host import ConflictsHost
 
 __all__ = ["AUTO_CONFLICTS_LIMIT", "ConflictsSearch"]
@@ -39,6 +42,8 @@ class ConflictsSearch:
         """The vault changed while it ran: run it again after."""
         self.reopen = False
         """Open the queue when the next answer comes."""
+        self.asked = False
+        """The running search was asked for (`c`), so one after it may work the queue out too."""
 
     def look(self, asked: bool = False) -> None:
         """Look for conflicts again, unless the vault is large and the person did not ask; when a
@@ -47,21 +52,28 @@ class ConflictsSearch:
         if summary is None:
             return
         limit = AUTO_CONFLICTS_LIMIT if self.limit is None else self.limit
-        if not asked and len(summary.documents) > limit and not self.busy:
+        kept_only = not asked and len(summary.documents) > limit
+        if kept_only and not self.busy:
             self.host.conflicts = None
             self.host.count_conflicts(-1)
-            return
+            if self.host.vault is None:
+                return
         if self.busy:
             self.stale = True
             return
-        self.busy, self.stale = True, False
-        self.host.count_conflicts(None)
+        self.busy, self.stale, self.asked = True, False, asked
+        if not kept_only:
+            self.host.count_conflicts(None)
         documents = summary.documents
-        native = self.host.vault is None or self.host.vault.flavour.native
+        vault = self.host.vault
+        native = vault is None or vault.flavour.native
         # Described in words: by default Textual describes a worker by the repr of its arguments,
         # and the repr of ten thousand documents took a second.
         self.host.run_worker(
-            lambda: self._find(documents, native), thread=True, group="vault-conflicts", description="find conflicts"
+            lambda: self._find(documents, native, vault, kept_only),
+            thread=True,
+            group="vault-conflicts",
+            description="find conflicts",
         )
 
     def ask(self, fresh: bool = True) -> None:
@@ -71,12 +83,16 @@ class ConflictsSearch:
         if fresh or not self.busy:
             self.look(asked=True)
 
-    def _find(self, documents: tuple[Document, ...], native: bool) -> None:
-        """In the worker's thread: post what was found (None when the search failed; it is said)."""
+    def _find(self, documents: tuple[Document, ...], native: bool, vault: Vault | None, kept_only: bool) -> None:
+        """In the worker's thread: post what was found (None when the search failed, it is said,
+        or when only a kept queue was asked for and none is kept)."""
         from ...core.conflicts import find_conflicts  # not needed for the first screen
 
         try:
-            conflicts = find_conflicts(documents, native)
+            if vault is None:
+                conflicts = None if kept_only else find_conflicts(documents, native)
+            else:
+                conflicts = vault.kept_conflicts() if kept_only else vault.conflicts()
         except Exception as exc:  # noqa: BLE001
             self.host.report(exc, "Conflicts could not be listed")
             conflicts = None
@@ -86,7 +102,7 @@ class ConflictsSearch:
         """The answer came back: keep it, unless the vault moved meanwhile (then look again)."""
         self.busy = False
         if self.stale:
-            self.look(asked=True)
+            self.look(asked=self.asked)
             return
         if conflicts is None:
             return
