@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.vault_builders import VaultBuilder
-from workbench import Vault
+from workbench import RefusedError, Vault
 
 
 def record(number: int, title: str, status: str, extra: str = "", body: str = "") -> str:
@@ -192,3 +192,23 @@ def test_a_status_tag_is_no_subject_and_a_numbered_title_loses_its_number(tmp_pa
         )
     vault = Vault.open(b.root)
     assert vault.get("ADR-003").title == "Queue on SQS" and vault.get("ADR-003").tags == ["queue"]
+
+
+def test_a_record_whose_preamble_is_no_valid_yaml_is_read_from_its_plain_lines_and_never_written(tmp_path):
+    """`author: @name` and a backtick in a title are no YAML, yet a person reads them plainly."""
+    b = VaultBuilder(tmp_path / "xips")
+    b.raw("xip-1.md", "---\nxip: 1\ntitle: Fees\nauthor: @someone\nstatus: Final\n---\n\nFees.\n")
+    b.raw("xip-2.md", "---\nxip: 2\ntitle: The `fee` field\nstatus: Withdrawn\nsuperseded-by: 3\n---\n\nFees.\n")
+    b.raw("xip-3.md", "---\nxip: 3\ntitle: Fees again\nstatus: Final\n---\n\nFees.\n")
+    vault = Vault.open(b.root)
+    assert [(d.id, d.title, d.status) for d in sorted(vault.documents, key=lambda d: d.id)] == [
+        ("XIP-001", "Fees", "active"),
+        ("XIP-002", "The `fee` field", "archived"),
+        ("XIP-003", "Fees again", "active"),
+    ]
+    assert vault.get("XIP-002").superseded_by == ["XIP-003"]
+    assert {p.path for p in vault.problems if p.code == "yaml-syntax"} == {"xip-1.md"}
+    before = (b.root / "xip-1.md").read_bytes()
+    with pytest.raises(RefusedError, match="xip-1.md: its frontmatter cannot be read"):
+        vault.supersede("XIP-001", "XIP-003")
+    assert (b.root / "xip-1.md").read_bytes() == before

@@ -23,6 +23,7 @@ __all__ = [
     "digest_of",
     "MAX_FILE_BYTES",
     "CONFLICT_MARKER",
+    "loose_meta",
     "as_date",
     "value_text",
 ]
@@ -151,6 +152,24 @@ def _strict_loader() -> type:
 
 
 _ZERO_PADDED = re.compile(r"[-+]?0[0-7_]+")  # what YAML 1.1 resolves as an octal int
+
+
+_LOOSE_KEY = re.compile(r"^([A-Za-z][\w-]*(?: [\w-]+)?)[ \t]*:[ \t]*(.*?)\s*$")
+
+
+def loose_meta(fm_lines: list[str]) -> dict[str, str]:
+    """What a frontmatter that is not valid YAML plainly says: each top-level `key: value` line,
+    the value as text without its quotes (the first of a key kept). For reading only: such a
+    frontmatter is never written back."""
+    found: dict[str, str] = {}
+    for line in fm_lines:
+        match = _LOOSE_KEY.match(line)
+        if match:
+            value = match.group(2)
+            if len(value) > 1 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]
+            found.setdefault(match.group(1), value)
+    return found
 
 
 @dataclass(frozen=True)

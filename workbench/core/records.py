@@ -26,7 +26,7 @@ from pathlib import Path
 from .files import NOT_A_REGULAR_FILE, UNREADABLE as UNREADABLE_FILE, UnreadableFile, read_file
 from .flavours import MEMORY_CORE, Flavour
 from .model import Document, Problem, Severity
-from .parse import MAX_FILE_BYTES, digest_of, parse_bytes
+from .parse import MAX_FILE_BYTES, digest_of, loose_meta, parse_bytes
 from .validate import check_document, credential_problems, parse_problems, unsettled_sync_problems
 
 __all__ = [
@@ -83,6 +83,8 @@ INVALIDATING = frozenset(
         UNREADABLE_FILE,
     }
 )
+# What a flavour that `reads_loosely` reads all the same, from the plain `key: value` lines.
+LOOSELY_READ = frozenset({"yaml-syntax", "yaml-duplicate-key"})
 UNREADABLE = frozenset(
     {
         NOT_A_REGULAR_FILE,
@@ -183,7 +185,8 @@ def build_record(
     seen_ns: int = 0,
 ) -> Record:
     parsed = parse_bytes(raw)
-    meta = parsed.meta or {}
+    loose = flavour.reads_loosely and parsed.decoded and parsed.has_frontmatter and parsed.meta is None
+    meta = parsed.meta or (loose_meta(parsed.fm_lines) if loose else {})
     doc_id = flavour.doc_id(path, meta)
     if flavour.native:
         view = None
@@ -200,7 +203,8 @@ def build_record(
                 + credential_problems(path, parsed)
                 + unsettled_sync_problems(path, parsed)
             )
-    valid = not any(p.code in invalidating(flavour) for p in problems)
+    unreadable = invalidating(flavour) - (LOOSELY_READ if loose else frozenset())
+    valid = not any(p.code in unreadable for p in problems)
     if view is None and not flavour.native:
         view = flavour.view(path, {}, "", None)
     document = Document(id=doc_id, path=path, meta=meta, body=body, digest=parsed.digest, valid=valid, view=view)

@@ -146,6 +146,7 @@ class Adr(Flavour):
     )
     has_status: bool = True
     writes_supersession: bool = True
+    reads_loosely: bool = True
 
     def detect(self, root: Path) -> int:
         paths = sorted(root.glob("*.md"))

@@ -325,6 +325,11 @@ class Flavour:
     # formats; any other is someone else's folder, read without a byte written until a person
     # changes something there, and its state lives in the user's cache folder.
     state_in_vault: bool = False
+    # Whether a file whose frontmatter is not valid YAML is still read, from its plain `key: value`
+    # lines (`parse.loose_meta`): a collection written by hand (`author: @name`, a backtick in a
+    # title) is read as a person reads it. Such a file is never written (its frontmatter cannot be
+    # edited safely) and `check` still names the YAML error.
+    reads_loosely: bool = False
     # The vault's own status words (`.workbench.yaml`), each with the status it means, read before
     # the words every flavour knows.
     statuses: tuple[tuple[str, str], ...] = ()
