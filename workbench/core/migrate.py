@@ -45,6 +45,7 @@ from .edits import slugify
 from .index import VaultIndex
 from .model import TYPE_FOLDERS, DocType, LinkType, RefusedError, Severity, Status, VaultError, member
 from .parse import CONFLICT_MARKER, parse_bytes
+from .records import LOOSELY_READ
 from .storage import read_bytes, write_atomic
 from .walk import RECOVERY_DIR
 from .yamledit import render_frontmatter
@@ -165,7 +166,9 @@ def migrate(index: VaultIndex, out: str | os.PathLike[str], project: str | None 
             if p.severity == Severity.ERROR
         ]
         status = doc.status if member(doc.status, Status) else Status.ACTIVE.value
-        if not doc.valid:
+        # Invalid, or read only from its plain lines: its frontmatter goes along for a person to review.
+        review = not doc.valid or any(p.code in LOOSELY_READ for p in record.problems)
+        if review:
             status = Status.DRAFT.value  # for a person to review: what was wrong is in its provenance
         if successors and status in (Status.ACTIVE, Status.DRAFT, Status.DEPRECATED, Status.SUPERSEDED):
             status = Status.SUPERSEDED.value
@@ -197,7 +200,7 @@ def migrate(index: VaultIndex, out: str | os.PathLike[str], project: str | None 
         }
         if parsed.has_frontmatter:
             provenance["source_frontmatter"] = parsed.fm_text
-        if not doc.valid:
+        if review:
             provenance["source_problems"] = problems or ["the source vault could not read it as a document"]
             report.drafts[record.path] = provenance["source_problems"]
         meta: dict[str, Any] = {

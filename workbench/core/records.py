@@ -33,6 +33,7 @@ __all__ = [
     "IdLog",
     "INVALIDATING",
     "LINE_KEYS",
+    "LOOSELY_READ",
     "Record",
     "build_record",
     "read_document",
