@@ -212,3 +212,26 @@ def test_a_record_whose_preamble_is_no_valid_yaml_is_read_from_its_plain_lines_a
     with pytest.raises(RefusedError, match="xip-1.md: its frontmatter cannot be read"):
         vault.supersede("XIP-001", "XIP-003")
     assert (b.root / "xip-1.md").read_bytes() == before
+
+
+def test_a_proposed_record_that_replaces_another_is_accepted_by_it(tmp_path):
+    """As in Memory Core, where superseding activates a draft: a proposal cannot replace a decision."""
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("0001-redis.md", record(1, "Queue on Redis", "Accepted"))
+    b.raw("0002-logs.md", record(2, "Logs", "Accepted"))
+    b.raw("0003-sqs.md", record(3, "Queue on SQS", "Proposed"))
+    vault = Vault.open(b.root)
+    vault.supersede("ADR-001", "ADR-003")
+    assert "## Status\n\nAccepted (supersedes ADR-001)\n" in (b.root / "0003-sqs.md").read_text()
+    assert Vault.open(b.root).get("ADR-003").status == "active"
+
+
+def test_a_proposed_record_with_frontmatter_is_accepted_under_its_own_key(tmp_path):
+    b = VaultBuilder(tmp_path / "kips")
+    b.raw("kip-1.md", "---\nTitle: Fees\nStatus: Final\n---\n\nFees.\n")
+    b.raw("kip-2.md", "---\nTitle: Names\nStatus: Final\n---\n\nNames.\n")
+    b.raw("kip-3.md", "---\nTitle: Fees again\nStatus: Draft\n---\n\nFees.\n")
+    vault = Vault.open(b.root)
+    vault.supersede("KIP-001", "KIP-003")
+    text = (b.root / "kip-3.md").read_text()
+    assert "Status: accepted" in text and "supersedes: [KIP-001]" in text

@@ -465,17 +465,24 @@ class Adr(Flavour):
 
     def supersedes_change(self, parsed, doc, old_id: str):
         """`supersedes` in a frontmatter that has a status; else "(supersedes ADR-NNN)" after the
-        status where the record states it, joining a list it already has."""
+        status where the record states it, joining a list it already has. A proposed record that
+        replaces another is accepted by it, as in Memory Core: a draft cannot replace a decision."""
         meta = dict(parsed.meta or {})
         if old_id in doc.supersedes:
             return meta, parsed.body if parsed.has_frontmatter else parsed.text  # already said
-        if key_named(meta, "status"):
+        accept = doc.status == "draft"
+        status_key = key_named(meta, "status")
+        if status_key:
             key = key_named(meta, *_PREDECESSOR_KEYS) or "supersedes"
             current = _items(meta.get(key))
             meta[key] = current + [old_id] if old_id not in current else current
+            if accept:
+                meta[status_key] = self.status_word("active").lower()
             return meta, parsed.body
 
         def add(line: str, at: int, end: int) -> str:
+            if accept:
+                line = line[:at] + self.status_word("active") + line[end:]
             listed = re.search(r"(?i)\bsupersedes\b[^)\n]*\bADR[-_ ]?\d+", line)
             if listed:
                 return line[: listed.end()] + f", {cited(old_id)}" + line[listed.end() :]
