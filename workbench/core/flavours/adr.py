@@ -412,7 +412,7 @@ class Adr(Flavour):
                     line("status"),
                 )
             )
-        date_key = key_named(meta, "date", "created")
+        date_key = key_named(meta, "date")  # a `created` written another way (`12/7/2022`) is the collection's own
         if date_key and as_date(meta[date_key]) is None:
             problems.append(
                 Problem(
