@@ -90,6 +90,8 @@ DEFERRED = (
     "workbench.tui.dialogs.lifecycle",
 )
 
+# What is loaded is looked at the moment the first titles are put in the list (not by polling
+# after, which on a loaded machine saw what is read right after them).
 FIRST_TITLES = """
 import sys
 from pathlib import Path
@@ -97,16 +99,20 @@ from textual.widgets import OptionList
 import workbench.tui.app
 from workbench.tui.app import WorkbenchApp
 
+loaded = []
+set_options = OptionList.set_options
+
+def listed(self, options):
+    options = list(options)
+    if self.id == "results" and not loaded and any(option.id for option in options):
+        loaded.append(" ".join(name for name in sys.argv[2:] if name in sys.modules))
+        self.app.exit(loaded[0])
+    return set_options(self, options)
+
+OptionList.set_options = listed
+
 class FirstTitles(WorkbenchApp):
     CSS_PATH = str(Path(workbench.tui.app.__file__).with_name(WorkbenchApp.CSS_PATH))
-
-    def on_mount(self):
-        self.set_interval(0.002, self.check)
-
-    def check(self):
-        results = self.screen.query("#results")
-        if results and results.first(OptionList).option_count and results.first(OptionList).get_option_at_index(0).id:
-            self.exit(" ".join(name for name in sys.argv[2:] if name in sys.modules))
 
 print(FirstTitles(Path(sys.argv[1]), theme="workbench-dark").run(headless=True))
 """
