@@ -34,10 +34,33 @@ if TYPE_CHECKING:
 
     W = TypeVar("W", bound=DOMNode)
 
-__all__ = ["ConflictsHost", "DiskHost", "FlowHost", "WriteHost"]
+__all__ = ["ConflictsHost", "DiskHost", "FlowHost", "WorkerHost", "WriteHost"]
 
 
-class FlowHost(Protocol):
+class WorkerHost(Protocol):
+    """What every helper of the screen may ask of it: run work in a worker, post what it found,
+    and say that a vault call failed."""
+
+    def post_message(self, message: Message) -> bool: ...
+
+    def run_worker(
+        self,
+        work: Callable[[], Any],
+        name: str | None = "",
+        group: str = "default",
+        description: str = "",
+        exit_on_error: bool = True,
+        start: bool = True,
+        exclusive: bool = False,
+        thread: bool = False,
+    ) -> Worker[Any]: ...
+
+    def report(self, exc: Exception, title: str = "Refused") -> None:
+        """Say that a vault call failed (safe from a worker's thread)."""
+        ...
+
+
+class FlowHost(WorkerHost, Protocol):
     """The main screen as the guided flows see it."""
 
     vault: Vault | None
@@ -70,30 +93,12 @@ class FlowHost(Protocol):
         markup: bool = True,
     ) -> None: ...
 
-    def post_message(self, message: Message) -> bool: ...
-
-    def run_worker(
-        self,
-        work: Callable[[], Any],
-        name: str | None = "",
-        group: str = "default",
-        description: str = "",
-        exit_on_error: bool = True,
-        start: bool = True,
-        exclusive: bool = False,
-        thread: bool = False,
-    ) -> Worker[Any]: ...
-
     def propose(self, proposal: Proposal) -> None:
         """Plan the change, show its diff, write it once the person confirms."""
         ...
 
     def open_document(self, doc_id: str, focus: str | None = None) -> None:
         """Open a document (remembered in the history); `focus` names the pane to focus after."""
-        ...
-
-    def report(self, exc: Exception, title: str = "Refused") -> None:
-        """Say that a vault call failed (safe from a worker's thread)."""
         ...
 
     def ask_for_conflicts(self, fresh: bool = True) -> None:
@@ -117,28 +122,12 @@ class WriteHost(FlowHost, Protocol):
         ...
 
 
-class ConflictsHost(Protocol):
+class ConflictsHost(WorkerHost, Protocol):
     """The main screen as its `ConflictsSearch` sees it."""
 
     vault: Vault | None
     summary: VaultSummary | None
     conflicts: list[Conflict] | None
-
-    def post_message(self, message: Message) -> bool: ...
-
-    def run_worker(
-        self,
-        work: Callable[[], Any],
-        name: str | None = "",
-        group: str = "default",
-        description: str = "",
-        exit_on_error: bool = True,
-        start: bool = True,
-        exclusive: bool = False,
-        thread: bool = False,
-    ) -> Worker[Any]: ...
-
-    def report(self, exc: Exception, title: str = "Refused") -> None: ...
 
     def count_conflicts(self, count: int | None) -> None:
         """Show how many conflicts there are: None while looking, -1 when not looked for (`c` asks)."""
