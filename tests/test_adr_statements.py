@@ -234,3 +234,20 @@ def test_a_proposed_record_with_frontmatter_is_accepted_under_its_own_key(tmp_pa
     vault.supersede("KIP-001", "KIP-003")
     text = (b.root / "kip-3.md").read_text()
     assert "Status: accepted" in text and "supersedes: [KIP-001]" in text
+
+
+@pytest.mark.parametrize(
+    ("title", "read"),
+    [
+        ("0014. Use X", "Use X"),
+        ("ADR-7: Use Y", "Use Y"),
+        ("4. Webscraping", "Webscraping"),
+        ("2024: Roadmap", "2024: Roadmap"),
+    ],
+)
+def test_a_record_number_before_a_title_goes_and_a_year_stays(tmp_path, title, read):
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("0001-a.md", f"---\ntitle: '{title}'\nstatus: accepted\n---\n\n## Decision\n\nx\n")
+    b.raw("0002-b.md", record(2, "B", "Accepted"))
+    b.raw("0003-c.md", record(3, "C", "Accepted"))
+    assert Vault.open(b.root).get("ADR-001").title == read

@@ -115,8 +115,9 @@ _TEMPLATE = re.compile(r"(?:^|[-_.])template\.md$", re.I)
 
 
 def _unnumbered(title: str) -> str:
-    """A title without the record's number before it: `ADR-042: X`, `0014. X`, `4. X`."""
-    return re.sub(r"^(?:(?:ADR[-_ ]?\d+|\d{4})\s*[:.-]|\d{1,3}[.:](?=\s))\s*", "", title, flags=re.I)
+    """A title without the record's number before it: `ADR-042: X`, `0014. X`, `4. X`; a year
+    is no record number (`2024: Roadmap` keeps it)."""
+    return re.sub(r"^(?:(?:ADR[-_ ]?\d+|0\d{3})\s*[:.-]|\d{1,3}[.:](?=\s))\s*", "", title, flags=re.I)
 
 
 def _items(value: Any) -> list:
