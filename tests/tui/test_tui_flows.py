@@ -733,12 +733,19 @@ async def test_large_vault_shows_a_queue_kept_since_the_command_line_worked_it_o
 ADR_RECORD = "# {title}\n\n## Status\n\n{status}\n\n## Context\n\n{context}\n\n## Decision\n\n{decision}\n"
 
 
+def adr_records(root: Path, records: dict[str, tuple[str, str, str, str]]) -> Path:
+    """A folder of ADR records: file name -> (title, status, context, decision)."""
+    root.mkdir()
+    for name, (title, status, context, decision) in records.items():
+        (root / name).write_text(ADR_RECORD.format(title=title, status=status, context=context, decision=decision))
+    return root
+
+
 async def test_a_deprecated_record_is_given_its_successor_from_the_queue_in_an_adr_vault(tmp_path: Path):
     """A deprecated decision that names no successor is listed with its likeliest one, in the
     records' own words; the one resolution offered is one the records can hold, and applying it
     writes both records in their own format."""
     root = tmp_path / "adr"
-    root.mkdir()
     records = {
         "0001-rabbitmq-queue.md": (
             "Queue backend: RabbitMQ broker",
@@ -765,8 +772,7 @@ async def test_a_deprecated_record_is_given_its_successor_from_the_queue_in_an_a
             "Resources and verbs; JSON bodies; versioned paths.",
         ),
     }
-    for name, (title, status, context, decision) in records.items():
-        (root / name).write_text(ADR_RECORD.format(title=title, status=status, context=context, decision=decision))
+    adr_records(root, records)
     app = WorkbenchApp(root)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
@@ -792,7 +798,6 @@ async def test_a_draft_over_an_active_decision_is_listed_in_words_with_each_reco
     """The queue says what kind of conflict it is in words (its code beside, as the CLI prints it),
     and each side's status as the record states it ("Proposed"), not only as the workbench maps it."""
     root = tmp_path / "adr"
-    root.mkdir()
     records = {
         "0001-rabbitmq-queue.md": (
             "Queue backend: RabbitMQ broker",
@@ -808,8 +813,7 @@ async def test_a_draft_over_an_active_decision_is_listed_in_words_with_each_reco
         ),
         "0003-logging.md": ("Structured JSON logging", "Accepted", "Logs were free text.", "JSON lines."),
     }
-    for name, (title, status, context, decision) in records.items():
-        (root / name).write_text(ADR_RECORD.format(title=title, status=status, context=context, decision=decision))
+    adr_records(root, records)
     app = WorkbenchApp(root)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
