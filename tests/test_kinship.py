@@ -339,3 +339,27 @@ def test_bm25_likeliest_match_and_pair_scores_equal_the_full_scores_of_each_quer
         expected = max(((value, other) for other, value in scores.items() if other != doc_id), default=None)
         assert bm25.likeliest(asked, other_than=doc_id) == expected
         assert all(bm25.score(asked, other) == scores.get(other, 0.0) for other in profiles)
+
+
+def test_a_record_named_in_a_title_is_cited(tmp_path):
+    """ "Remove the ADR-2 relay and the CIP-20 precompile": a title that names the records it
+    undoes cites them, for the queue and for the gate, though the body never names them again."""
+    folder = tmp_path / "docs" / "adr"
+    folder.mkdir(parents=True)
+    records = {
+        "0002-mail-relay.md": ("2. Run our own mail relay", "Accepted", "Postfix relays every message."),
+        "0003-logging.md": ("3. Ship logs to one place", "Accepted", "Every service ships JSON lines."),
+        "0004-caching.md": ("4. Cache pages at the edge", "Accepted", "A CDN keeps rendered pages."),
+        "0009-remove-relay.md": (
+            "9. Remove the ADR-2 relay",
+            "Accepted",
+            "Messages leave through the provider's API; the hosts are switched off.",
+        ),
+    }
+    for name, (title, status, body) in records.items():
+        (folder / name).write_text(f"# {title}\n\nDate: 2024-01-0{name[3]}\n\n## Status\n\n{status}\n\n{body}\n")
+    vault = Vault.open(folder)
+    entry = next(c for c in vault.conflicts() if c.kind == "contradiction")
+    assert entry.ids == ["ADR-002", "ADR-009"] and "it cites “Run our own mail relay”" in entry.reason
+    offered = vault.gate(Draft("decision", "Drop ADR-2", [], [], "Messages leave through an API."))
+    assert [c.reasons[0] for c in offered if c.id == "ADR-002"] == ["it cites “Run our own mail relay”"]

@@ -100,7 +100,7 @@ class Draft:
             targets,
             term_counts(self.title + " " + self.body),
             self.body,
-            mentions=frozenset(mentions_in(targets, self.body)),
+            mentions=frozenset(mentions_in(targets, f"{self.title}\n{self.body}")),
             head=title_head(self.title),
             when=(dt.date.max,),
         )

@@ -166,12 +166,13 @@ class Profile:
         source_file = str(provenance.get("source_file") or "")
         source_id = str(provenance.get("source_id") or "")
         handles = {doc.id.lower(), _stem_of(doc.path)} | ({_stem_of(source_file)} if source_file else set())
-        handles |= record_keys(source_id) | record_keys(_stem_of(source_file)) | record_keys(_stem_of(doc.path))
+        handles |= record_keys(doc.id) | record_keys(source_id) | record_keys(_stem_of(source_file))
+        handles |= record_keys(_stem_of(doc.path))
         created = doc.view.created if doc.view is not None else doc.meta.get("created_at")
         number = min((int(key.split(":")[1]) for key in handles if ":" in key), default=0)
         targets = {l.target for l in doc.links}
         # Citations are weighed between decisions only (`kinship`): no other profile pays for them.
-        mentions = mentions_in(targets, doc.body) if doc.type == DocType.DECISION else set()
+        mentions = mentions_in(targets, f"{doc.title}\n{doc.body}") if doc.type == DocType.DECISION else set()
         return cls(
             doc.id,
             doc.title,
