@@ -201,6 +201,12 @@ def chosen_on(rows: list[Collection]) -> queue.Settings:
     return max(queue.SETTINGS_TRIED, key=lambda settings: (objective(rows, settings), settings == queue.DEFAULT))
 
 
+def _share(part: int, whole: int, width: int = 6) -> str:
+    """A share printed to two places, or a dash where there is nothing to share (a collection
+    with no pairs can still list some, and each one listed is a wrong one)."""
+    return f"{part / whole:>{width}.2f}" if whole else f"{'-':>{width}}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="collections to measure (default: all)")
@@ -224,8 +230,8 @@ def main(argv: list[str] | None = None) -> int:
         baseline = found(row, [(older, newer) for _, older, newer in row.bm25_pairs[: len(mine)]])
         truth = len(row.truth)
         print(
-            f"{row.name:<40} {truth:>5} {len(mine):>6} {hits / truth:>6.2f} {hits / len(mine) if mine else 0:>5.2f} "
-            f"{baseline / truth:>5.2f} {row.gate_hits / truth:>6.2f} {row.bm25_gate_hits / truth:>6.2f}"
+            f"{row.name:<40} {truth:>5} {len(mine):>6} {_share(hits, truth)} {_share(hits, len(mine), 5)} "
+            f"{_share(baseline, truth, 5)} {_share(row.gate_hits, truth)} {_share(row.bm25_gate_hits, truth)}"
         )
         totals.update(
             truth=truth,
