@@ -156,7 +156,7 @@ def test_a_supersession_is_written_under_the_keys_as_the_preamble_spells_them(tm
     vault = Vault.open(b.root)
     vault.supersede("KIP-001", "KIP-003")
     old, new = (b.root / "kip-1.md").read_text(), (b.root / "kip-3.md").read_text()
-    assert "Status: superseded" in old and "\nstatus:" not in old and "superseded-by: KIP-003" in old
+    assert "Status: Superseded" in old and "\nstatus:" not in old and "superseded-by: KIP-003" in old
     assert "\nsupersedes:" not in new and "Replaces:" in new
     vault = Vault.open(b.root)
     assert vault.get("KIP-001").superseded_by == ["KIP-003"]
@@ -233,7 +233,7 @@ def test_a_proposed_record_with_frontmatter_is_accepted_under_its_own_key(tmp_pa
     vault = Vault.open(b.root)
     vault.supersede("KIP-001", "KIP-003")
     text = (b.root / "kip-3.md").read_text()
-    assert "Status: accepted" in text and "supersedes: [KIP-001]" in text
+    assert "Status: Accepted" in text and "supersedes: [KIP-001]" in text
 
 
 @pytest.mark.parametrize(
@@ -251,3 +251,31 @@ def test_a_record_number_before_a_title_goes_and_a_year_stays(tmp_path, title, r
     b.raw("0002-b.md", record(2, "B", "Accepted"))
     b.raw("0003-c.md", record(3, "C", "Accepted"))
     assert Vault.open(b.root).get("ADR-001").title == read
+
+
+def test_a_status_key_is_written_in_the_words_and_case_the_record_uses(tmp_path):
+    """A record already `Superseded` keeps the word as written when its successor is named; a
+    `Final` one becomes `Superseded`, capitalised as the collection writes its statuses; a record
+    in lower case stays in lower case. Only what changes is written."""
+    b = VaultBuilder(tmp_path / "cips")
+    b.raw("cip-1.md", "---\ncip: 1\ntitle: Hashes\nstatus: Superseded\n---\n\n# Summary\n\nHash.\n")
+    b.raw("cip-2.md", "---\ncip: 2\ntitle: Fees\nstatus: Final\n---\n\n# Summary\n\nFees.\n")
+    b.raw("cip-3.md", "---\ncip: 3\ntitle: Fees and hashes\nstatus: Final\n---\n\n# Summary\n\nBoth.\n")
+    b.raw("cip-4.md", "---\ncip: 4\ntitle: Names\nstatus: accepted\n---\n\n# Summary\n\nNames.\n")
+    b.raw("cip-5.md", "---\ncip: 5\ntitle: Names again\nstatus: accepted\n---\n\n# Summary\n\nNames.\n")
+    vault = Vault.open(b.root)
+    for old, new in (("CIP-001", "CIP-003"), ("CIP-002", "CIP-003"), ("CIP-004", "CIP-005")):
+        vault.supersede(old, new)
+    text = {n: (b.root / f"cip-{n}.md").read_text() for n in range(1, 6)}
+    assert "status: Superseded\nsuperseded-by: CIP-003\n" in text[1]
+    assert "status: Superseded\nsuperseded-by: CIP-003\n" in text[2]
+    assert "status: Final\nsupersedes: [CIP-001, CIP-002]\n" in text[3]
+    assert "status: superseded\nsuperseded-by: CIP-005\n" in text[4]
+    fresh = Vault.open(b.root)
+    assert [fresh.get(f"CIP-00{n}").status for n in range(1, 6)] == [
+        "superseded",
+        "superseded",
+        "active",
+        "superseded",
+        "active",
+    ]

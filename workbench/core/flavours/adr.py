@@ -439,8 +439,20 @@ class Adr(Flavour):
         word = self.status_word(status)
         status_key = key_named(parsed.meta or {}, "status")
         if status_key:
-            return {**parsed.meta, status_key: word.lower()}, parsed.body
+            return {**parsed.meta, status_key: self._key_word(parsed.meta[status_key], status)}, parsed.body
         return self._restate(parsed, lambda line, at, end: line[:at] + word + line[end:])
+
+    def _key_word(self, stated, status: str) -> str:
+        """The status word to write under a frontmatter key: what the record says already when it
+        means the same (`Final` stays `Final`), else the flavour's word in the case the record
+        writes its status (`Superseded` where it wrote `Accepted`, `superseded` where `accepted`)."""
+        stated = str(stated or "")
+        if stated and self.lifecycle(stated) == status:
+            return stated
+        word = self.status_word(status)
+        if stated[:1].isupper():
+            return word.upper() if stated.isupper() and len(stated) > 1 else word
+        return word.lower()
 
     def superseded_change(self, parsed, doc, new_id: str):
         """`status: superseded` and `superseded-by` in a frontmatter that has a status; else the
@@ -452,7 +464,7 @@ class Adr(Flavour):
         if status_key:
             key = key_named(meta, *_SUCCESSOR_KEYS) or "superseded-by"
             current = [v for v in _items(meta.get(key)) if v != new_id]
-            meta[status_key] = "superseded"
+            meta[status_key] = self._key_word(meta[status_key], "superseded")
             meta[key] = new_id if not current else current + [new_id]
             return meta, parsed.body
 
@@ -478,7 +490,7 @@ class Adr(Flavour):
             current = _items(meta.get(key))
             meta[key] = current + [old_id] if old_id not in current else current
             if accept:
-                meta[status_key] = self.status_word("active").lower()
+                meta[status_key] = self._key_word(meta[status_key], "active")
             return meta, parsed.body
 
         def add(line: str, at: int, end: int) -> str:
