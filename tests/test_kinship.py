@@ -363,3 +363,57 @@ def test_a_record_named_in_a_title_is_cited(tmp_path):
     assert entry.ids == ["ADR-002", "ADR-009"] and "it cites “Run our own mail relay”" in entry.reason
     offered = vault.gate(Draft("decision", "Drop ADR-2", [], [], "Messages leave through an API."))
     assert [c.reasons[0] for c in offered if c.id == "ADR-002"] == ["it cites “Run our own mail relay”"]
+
+
+def test_a_superseded_decision_naming_no_successor_is_offered_its_likeliest_ones(tmp_path):
+    """Its status says it was replaced, so the question is which live decision replaced it: the
+    likeliest are offered, best first, with reasons in the records' words, and naming another stays
+    possible. An older decision is never offered as its successor."""
+    folder = tmp_path / "adr"
+    folder.mkdir()
+    records = {
+        "0001-blake-precompile.md": ("Blake2s hash precompile", "Accepted", "A precompile hashes with blake2s."),
+        "0002-hash-precompile.md": ("Generic hash precompile", "Superseded", "A precompile hashes with any function."),
+        "0003-logging.md": ("Ship logs to one place", "Accepted", "Every service ships JSON lines."),
+        "0004-caching.md": ("Cache pages at the edge", "Accepted", "A CDN keeps rendered pages."),
+        "0005-remove-precompiles.md": (
+            "Remove the hash precompiles",
+            "Accepted",
+            "The generic hash precompile of ADR-2 is removed; contracts hash in their own code.",
+        ),
+    }
+    for name, (title, status, body) in records.items():
+        (folder / name).write_text(
+            f"# {name[3]}. {title}\n\nDate: 2024-01-0{name[3]}\n\n## Status\n\n{status}\n\n{body}\n"
+        )
+    vault = Vault.open(folder)
+    entry = next(c for c in vault.conflicts() if c.kind == "superseded-without-successor")
+    assert entry.ids == ["ADR-002"]
+    assert "ADR-005 “Remove the hash precompiles” may be it: it cites “Generic hash precompile”" in entry.reason
+    commands = [r.command for r in entry.resolutions]
+    assert commands[0] == "supersede ADR-002 ADR-005" and "supersede ADR-002 NEW_ID" in commands
+    assert "supersede ADR-002 ADR-001" not in commands  # older than the record: never its successor
+    assert not [c for c in vault.conflicts() if c.kind == "successor-missing"]  # listed once, with its fault
+
+
+def test_a_later_record_a_superseded_one_names_in_its_text_comes_first(tmp_path):
+    """ "This feature has been removed in ADR-5": the superseded record names its successor in words."""
+    folder = tmp_path / "adr"
+    folder.mkdir()
+    records = {
+        "0002-hash-precompile.md": (
+            "Generic hash precompile",
+            "Superseded",
+            "This feature has been removed in [ADR-5](0005-cleanup.md). A precompile hashes with any function.",
+        ),
+        "0003-hash-fees.md": ("Hash precompile fees", "Accepted", "Each hash precompile call costs gas per word."),
+        "0004-caching.md": ("Cache pages at the edge", "Accepted", "A CDN keeps rendered pages."),
+        "0005-cleanup.md": ("Spring cleaning", "Accepted", "Old features go; contracts do their own work."),
+    }
+    for name, (title, status, body) in records.items():
+        (folder / name).write_text(
+            f"# {name[3]}. {title}\n\nDate: 2024-01-0{name[3]}\n\n## Status\n\n{status}\n\n{body}\n"
+        )
+    entry = next(c for c in Vault.open(folder).conflicts() if c.kind == "superseded-without-successor")
+    assert entry.resolutions[0].command == "supersede ADR-002 ADR-005"
+    assert "ADR-005 “Spring cleaning” may be it: “Generic hash precompile” names it" in entry.reason

@@ -22,6 +22,7 @@ from .changes import Plan
 from .edits import join_section, unite_links, unite_tags
 from .index import VaultIndex
 from .model import DocType, Document, LinkType, RefusedError, Status, id_list
+from .successors import likeliest_successors
 from .similarity import Bm25, Corpus, Likeness, kinship, likeness, profiles_of, title_likeness, words
 
 __all__ = [
@@ -129,13 +130,16 @@ def _structural(docs: dict) -> list[Conflict]:
                     )
                 )
         if doc.status == Status.SUPERSEDED and not doc.superseded_by:
+            likeliest = likeliest_successors(docs.values(), doc.id)
             found.append(
                 Conflict(
                     "superseded-without-successor",
                     [doc.id],
-                    f"{doc.id} is superseded but names no successor",
-                    [
-                        Resolution("supersede", "name its successor", f"supersede {doc.id} NEW_ID"),
+                    f"{doc.id} is superseded but names no successor"
+                    + "".join(f"; {s.id} “{s.title}” may be it: {s.why}" for s in likeliest[:1]),
+                    [_supersede(doc.id, s.id) for s in likeliest]
+                    + [
+                        Resolution("supersede", "name another successor", f"supersede {doc.id} NEW_ID"),
                         Resolution("repair", "call it deprecated (outdated, not replaced)", "check --repair"),
                     ],
                 )
@@ -412,7 +416,9 @@ def _candidates(docs: dict, writes_compatible: bool = True) -> list[Conflict]:
         return _settled(docs, supersedes, a_id, b_id)
 
     by_type.pop(DocType.DECISION, None)
-    for rank, pair in enumerate(choose(weigh_decisions(docs.values()))):
+    chosen = choose(weigh_decisions(docs.values()))
+    # A superseded decision's likeliest successors are offered with its structural fault.
+    for rank, pair in enumerate(p for p in chosen if docs[p.older].status != Status.SUPERSEDED):
         found.append(_decision_conflict(docs, pair, rank, writes_compatible))
     pairs_by_type = {doc_type: _candidate_pairs(group) for doc_type, group in by_type.items()}
     for doc_type, pairs in sorted(pairs_by_type.items()):
