@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .quickyaml import DECLINED, QuickReader
+
 __all__ = [
     "ParsedFile",
     "parse_bytes",
@@ -154,6 +156,11 @@ def _strict_loader() -> type:
 _ZERO_PADDED = re.compile(r"[-+]?0[0-7_]+")  # what YAML 1.1 resolves as an octal int
 
 
+@functools.cache
+def _quick_reader() -> QuickReader:
+    return QuickReader(_strict_loader())
+
+
 _LOOSE_KEY = re.compile(r"^([A-Za-z][\w-]*(?: [\w-]+)?)[ \t]*:[ \t]*(.*?)\s*$")
 
 
@@ -223,15 +230,15 @@ def _too_many_nodes(value: Any) -> bool:
 
 def load_yaml(text: str, quick: bool = True) -> tuple[Any, YamlIssue | None]:
     """Load YAML safely and within limits; never raises for bad input. Plain frontmatter is read
-    without libyaml (`_quick_yaml`), to the same values; `quick=False` always asks libyaml."""
+    without libyaml (`quickyaml`), to the same values; `quick=False` always asks libyaml."""
     if len(text.encode("utf-8", "surrogatepass")) > MAX_FRONTMATTER_BYTES:
         return None, YamlIssue(
             "frontmatter-too-large", f"frontmatter is larger than {MAX_FRONTMATTER_BYTES // 1024} KiB"
         )
     if _nesting_too_deep(text):
         return None, YamlIssue("yaml-too-deep", f"frontmatter nests deeper than {MAX_NESTING} levels")
-    value = _quick_yaml(text) if quick else _DECLINED
-    if value is not _DECLINED:
+    value = _quick_reader().read(text) if quick else DECLINED
+    if value is not DECLINED:
         return value, None
     import yaml
 
@@ -254,199 +261,6 @@ def load_yaml(text: str, quick: bool = True) -> tuple[Any, YamlIssue | None]:
             "yaml-too-complex", f"frontmatter expands to more than {MAX_YAML_NODES} values (an alias bomb?)"
         )
     return value, None
-
-
-# -- the quick reading of plain frontmatter ------------------------------------------------------
-# Most frontmatter is top-level `key: value` lines, flow lists of plain words and block lists of
-# small mappings (a document's links). Such text is read here line by line, each scalar resolved
-# and built by the strict loader's own resolver and constructors, so the values are exactly what
-# libyaml and PyYAML give; anything else, from a comment after a value to a quoted escape or a
-# multi-line scalar, is declined (`_DECLINED`) and goes to libyaml as before. Reading the YAML was
-# most of what a first open costs per file beyond reading it.
-
-_DECLINED = object()
-_QUICK_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?\Z")
-_QUICK_ITEM = re.compile(r"( *)- +(.*)\Z")
-# What YAML reads otherwise than as text in a line: anything but printable characters (libyaml
-# refuses them), and its own line breaks (NEL, LS, PS) and a byte-order mark.
-_QUICK_ODD = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
-_PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@`")
-_FLOW_ODD = frozenset(",[]{}#:'\"")
-_QUICK_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("bool", "null", "float", "int", "timestamp"))
-
-
-class _QuickScalars:
-    """The strict loader's resolver and constructors for one plain scalar at a time. A scalar
-    whose first character starts none of YAML's implicit types (a title, an id, most words) is
-    text without asking; the values of the others (dates, numbers, `yes`) are kept by their text,
-    as they repeat from file to file and each is immutable."""
-
-    def __init__(self) -> None:
-        import yaml
-
-        self.node = yaml.ScalarNode
-        self.loader = _strict_loader()("")  # the resolver and constructors need an instance, not its input
-        resolvers = self.loader.yaml_implicit_resolvers
-        # Text for sure: no implicit type starts with this character (unless the loader resolves by path or any character).
-        self.typed_starts = (
-            frozenset(resolvers) if None not in resolvers and not self.loader.yaml_path_resolvers else None
-        )
-        self.known: dict[str, Any] = {}
-
-    def value(self, text: str) -> Any:
-        if self.typed_starts is not None and text[0] not in self.typed_starts:
-            return text
-        found = self.known.get(text, _DECLINED)
-        if found is not _DECLINED:
-            return found
-        tag = self.loader.resolve(self.node, text, (True, False))
-        if tag == _STR:
-            found = text
-        elif tag in _QUICK_TAGS:
-            found = self.loader.yaml_constructors[tag](self.loader, self.node(tag, text))
-        if len(self.known) < 4096:
-            self.known[text] = found
-        return found
-
-
-@functools.cache
-def _quick_scalars() -> _QuickScalars:
-    return _QuickScalars()
-
-
-def _quick_scalar(text: str, flow: bool = False) -> Any:
-    """The value of one scalar (already stripped of spaces), or `_DECLINED`."""
-    first = text[0]
-    if first == "'":
-        inner = text[1:-1]
-        if len(text) < 2 or text[-1] != "'" or "'" in inner.replace("''", "") or flow:
-            return _DECLINED
-        return inner.replace("''", "'")
-    if first == '"':
-        inner = text[1:-1]
-        if len(text) < 2 or text[-1] != '"' or '"' in inner or "\\" in inner or flow:
-            return _DECLINED
-        return inner
-    if first in _PLAIN_START or ": " in text or " #" in text or text[-1] == ":":
-        return _DECLINED
-    if flow and any(c in _FLOW_ODD for c in text):
-        return _DECLINED
-    return _quick_scalars().value(text)
-
-
-def _quick_value(text: str) -> Any:
-    """The value after `key: ` on one line: a scalar, a flow list of plain scalars, `{}`."""
-    if text[0] == "[":
-        if text[-1] != "]":
-            return _DECLINED
-        inner = text[1:-1].strip(" ")
-        if not inner:
-            return []
-        items = [item.strip(" ") for item in inner.split(",")]
-        if not all(items):
-            return _DECLINED
-        values = [_quick_scalar(item, flow=True) for item in items]
-        return _DECLINED if any(v is _DECLINED for v in values) else values
-    if text[0] == "{":
-        return {} if text == "{}" else _DECLINED
-    return _quick_scalar(text)
-
-
-def _quick_key(line: str, seen: dict) -> tuple[str, str] | None:
-    """(key, the value's text) of a `key: value` line whose key is plain text not seen before."""
-    match = _QUICK_KEY.match(line)
-    if match is None:
-        return None
-    key = match.group(1)
-    if key in seen or _quick_scalars().value(key) != key:  # `on:` and `null:` are no text keys
-        return None
-    return key, (match.group(2) or "").rstrip(" ")
-
-
-def _quick_list(lines: list[str]) -> Any:
-    """A block list: `- value` items, or `- key: value` items continued by `key: value` lines."""
-    items: list[Any] = []
-    dash = None
-    mapping: dict[str, Any] | None = None
-    for line in lines:
-        item = _QUICK_ITEM.match(line)
-        if item is not None:
-            if dash is None:
-                dash = item.group(1)
-            if item.group(1) != dash or line[len(dash) + 1 : len(dash) + 3] == "  ":
-                return _DECLINED
-            rest = item.group(2).rstrip(" ")
-            mapping = None
-            pair = _quick_key(rest, {})
-            if pair is not None:
-                mapping = {}
-                items.append(mapping)
-            elif not rest or (value := _quick_value(rest)) is _DECLINED:
-                return _DECLINED
-            else:
-                items.append(value)
-                continue
-        elif mapping is not None and dash is not None and line.startswith(dash + "  ") and line[len(dash) + 2] != " ":
-            pair = _quick_key(line[len(dash) + 2 :], mapping)
-        else:
-            return _DECLINED
-        if pair is None or not pair[1] or (value := _quick_value(pair[1])) is _DECLINED:
-            return _DECLINED
-        mapping[pair[0]] = value
-    return items
-
-
-def _quick_mapping(lines: list[str]) -> Any:
-    """A block mapping below a key: `key: value` lines, each indented alike."""
-    indent = len(lines[0]) - len(lines[0].lstrip(" "))
-    found: dict[str, Any] = {}
-    for line in lines:
-        if not indent or line[:indent].strip(" ") or line[indent] == " ":
-            return _DECLINED
-        pair = _quick_key(line[indent:], found)
-        if pair is None or not pair[1] or (value := _quick_value(pair[1])) is _DECLINED:
-            return _DECLINED
-        found[pair[0]] = value
-    return found
-
-
-def _quick_yaml(text: str) -> Any:
-    """The mapping plain frontmatter holds, read without libyaml; `_DECLINED` for anything else."""
-    if "\t" in text or "\r" in text or _QUICK_ODD.search(text):
-        return _DECLINED
-    found: dict[str, Any] = {}
-    lines = text.split("\n")
-    at, count = 0, len(lines)
-    while at < count:
-        line = lines[at]
-        at += 1
-        stripped = line.strip(" ")
-        if not stripped or stripped[0] == "#":
-            continue
-        pair = _quick_key(line, found)
-        if pair is None:
-            return _DECLINED
-        key, rest = pair
-        if rest:
-            if at < count and lines[at][:1] == " " and lines[at].strip(" "):
-                return _DECLINED  # a value continued on the next line
-            value = _quick_value(rest)
-        else:  # a block list below the key, or nothing
-            block = []
-            while at < count and (lines[at][:1] in (" ", "-") or not lines[at].strip(" ")):
-                if lines[at].strip(" ") and lines[at].strip(" ")[0] != "#":
-                    block.append(lines[at])
-                at += 1
-            if not block:
-                value = None
-            elif _QUICK_ITEM.match(block[0]):
-                value = _quick_list(block)
-            else:
-                value = _quick_mapping(block)
-        if value is _DECLINED:
-            return _DECLINED
-        found[key] = value
-    return found if found else _DECLINED
 
 
 @dataclass
