@@ -98,7 +98,10 @@ class QuickReader:
         if tag == _TEXT:
             found = text
         elif tag in _TYPES:
-            found = self._loader.yaml_constructors[tag](self._loader, self._node(tag, text))
+            try:
+                found = self._loader.yaml_constructors[tag](self._loader, self._node(tag, text))
+            except Exception:  # noqa: BLE001 - a value its type refuses (`0b_`): libyaml's reading names the fault
+                found = DECLINED
         if len(self._known) < _KNOWN_MOST:
             self._known[text] = found
         return found
