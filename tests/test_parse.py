@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import tracemalloc
+from pathlib import Path
 
-from workbench.core.parse import MAX_FILE_BYTES, parse_bytes
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workbench.core.parse import MAX_FILE_BYTES, load_yaml, parse_bytes
+
+CORPORA = Path(os.environ.get("WORKBENCH_CORPORA", Path(__file__).resolve().parents[2] / "shared" / "corpora"))
 
 
 def rebuild(parsed) -> bytes:
@@ -79,3 +86,178 @@ def test_duplicate_keys_are_reported_with_their_line():
 def test_conflict_markers_are_found():
     parsed = parse_bytes(b"---\ntitle: x\n---\n<<<<<<< HEAD\na\n=======\nb\n>>>>>>> theirs\n")
     assert parsed.issues[0].code == "conflict-markers" and parsed.issues[0].line == 4
+
+
+# -- the quick reading of plain frontmatter gives what libyaml gives ------------------------------
+
+KEYS = ["title", "id", "a-b", "_x", "Key2", "tags", "links", "status", "type", "target"]
+ODD_KEYS = ["on", "yes", "null", "x.y", "<<", "1", "a b"]
+# Values the quick reading takes (each resolved as YAML 1.1 would: bools, octal-looking numbers,
+# dates that are no dates...) and values it must leave to libyaml (comments, escapes, anchors,
+# block scalars, YAML's own line breaks); the test mixes them.
+PLAIN = [
+    "v1",
+    "Invoice retry 12",
+    "yes",
+    "No",
+    "on",
+    "OFF",
+    "true",
+    "~",
+    "null",
+    "NULL",
+    "0161",
+    "0o7",
+    "017",
+    "1_000",
+    "12",
+    "1.5",
+    ".inf",
+    "-.INF",
+    ".nan",
+    "+1",
+    "1e3",
+    "1.0e+3",
+    "0x1F",
+    "2026-03-01",
+    "2026-13-45",
+    "2026-03-01 10:00:00",
+    "2026-03-01T10:00:00Z",
+    "a#b",
+    "a:b",
+    "C#",
+    "'q''s'",
+    "''",
+    '"dq"',
+    '""',
+    "[a, b]",
+    "[]",
+    "[ ]",
+    "{}",
+    "[a b,  c ]",
+    "[yes, 2026-03-01, 0161, ~, 1.5]",
+    "http://x/y",
+    "é日本",
+    "a  b",
+    "=",
+]
+ODD = [
+    "-1",
+    "a: b",
+    "a #b",
+    "x:",
+    "'bad'x'",
+    "'a' # c",
+    '"a\\nb"',
+    '"say "x""',
+    "[a, 'b']",
+    "{a: 1}",
+    "[a, b,]",
+    "[a:b]",
+    "[a, [b]]",
+    "[a] b",
+    "a\u2028b",
+    "x\u0085",
+    "a\x7fb",
+    "&anchor x",
+    "*alias",
+    "!tag x",
+    "!!str 12",
+    "|",
+    ">-",
+    "-x",
+    "- x",
+    "?x",
+    "<<",
+    "%x",
+    "@x",
+    "`x`",
+    "a\tb",
+]
+
+
+@st.composite
+def keys(draw) -> str:
+    return draw(st.sampled_from(ODD_KEYS)) if draw(st.integers(0, 12)) == 0 else draw(st.sampled_from(KEYS))
+
+
+@st.composite
+def scalars(draw) -> str:
+    return draw(st.sampled_from(ODD)) if draw(st.integers(0, 12)) == 0 else draw(st.sampled_from(PLAIN))
+
+
+def _same(a, b) -> bool:
+    """Equal and of the same types all the way down (True == 1 and 1.0 == 1 in Python)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b or (a != a and b != b)  # NaN is itself
+
+
+def _line(draw_key: str, value: str) -> str:
+    return f"{draw_key}: {value}" if value else f"{draw_key}:"
+
+
+@st.composite
+def frontmatters(draw) -> str:
+    lines = []
+    unique = iter(range(1000))  # a key drawn twice is mostly made another; a duplicate now and then
+
+    def key() -> str:
+        name = draw(keys())
+        return name if name in ODD_KEYS or draw(st.integers(0, 12)) == 0 else f"{name}{next(unique)}"
+
+    for _ in range(draw(st.integers(1, 6))):
+        shape = draw(st.sampled_from(["scalar"] * 6 + ["list", "items", "mapping", "odd"]))
+        if shape == "scalar":
+            lines.append(_line(key(), draw(scalars())))
+        elif shape == "odd":
+            odd = ["# a comment", "", "  ", "  continued", "- loose", "key :x", "key:x", "  # indented"]
+            lines.append(draw(st.sampled_from(odd)))
+        else:
+            lines.append(f"{key()}:")
+            dash = draw(st.sampled_from(["", "  ", "    ", " "]))
+            for _ in range(draw(st.integers(0, 3))):
+                if shape == "list":
+                    lines.append(f"{dash}{draw(st.sampled_from(['- '] * 6 + ['-  ', '-']))}{draw(scalars())}")
+                elif shape == "items":
+                    bullet = draw(st.sampled_from(["- "] * 6 + ["-  ", "-"]))
+                    lines.append(f"{dash}{bullet}{_line(key(), draw(scalars()))}")
+                    for _ in range(draw(st.integers(0, 2))):
+                        indent = draw(st.sampled_from([dash + "  "] * 6 + [dash + "   ", dash + " ", dash]))
+                        lines.append(indent + _line(key(), draw(scalars())))
+                else:
+                    indent = draw(st.sampled_from(["  "] * 6 + ["    ", "", " "]))
+                    lines.append(indent + _line(key(), draw(scalars())))
+                if draw(st.integers(0, 5)) == 0:
+                    lines.append(draw(st.sampled_from(["", "  # note", "#", "   "])))
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=3000, deadline=None)
+@given(frontmatters())
+def test_quick_reading_gives_what_libyaml_gives(text):
+    quick, quick_issue = load_yaml(text)
+    full, full_issue = load_yaml(text, quick=False)
+    assert (quick_issue is None) == (full_issue is None)
+    if full_issue is None:
+        assert _same(quick, full)
+    else:
+        assert quick_issue == full_issue
+
+
+def test_every_corpus_frontmatter_reads_as_libyaml_reads_it():
+    folders = [Path(__file__).resolve().parents[1] / "sample_vault", CORPORA]
+    compared = 0
+    for folder in folders:
+        for path in sorted(folder.rglob("*.md")):
+            parsed = parse_bytes(path.read_bytes())
+            if not parsed.has_frontmatter:
+                continue
+            quick, full = load_yaml(parsed.fm_text), load_yaml(parsed.fm_text, quick=False)
+            assert _same(quick[0], full[0]) and quick[1] == full[1], path
+            compared += 1
+    assert compared > 1000

@@ -7,12 +7,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..core.gate import Draft, new_id_for
-from ..core.migrate import migrate
 from ..core.model import Severity
 from ..core.vault import Vault
 from .output import EXIT_ERRORS, EXIT_OK, UsageError, one_line, print_json, report_plan, safe
+
+if TYPE_CHECKING:  # the gate and migration are loaded by the commands that use them, not by every command
+    from ..core.gate import Draft
 
 
 def cmd_check(vault: Vault, args: argparse.Namespace) -> int:
@@ -51,6 +53,8 @@ def cmd_check(vault: Vault, args: argparse.Namespace) -> int:
 
 
 def cmd_migrate(vault: Vault, args: argparse.Namespace) -> int:
+    from ..core.migrate import migrate
+
     report = migrate(vault, args.out, args.project)
     result = Vault.open(report.out, flavour="memory-core")
     errors = [p for p in result.problems if p.severity == Severity.ERROR]
@@ -122,6 +126,8 @@ def read_body(args: argparse.Namespace) -> str:
 
 
 def _draft(args: argparse.Namespace) -> Draft:
+    from ..core.gate import Draft
+
     links = []
     for spec in args.link:
         kind, sep, target = spec.partition(":")
@@ -154,6 +160,8 @@ def cmd_new(vault: Vault, args: argparse.Namespace) -> int:
         else:
             report_plan(plan, args.dry_run)
         return EXIT_OK
+    from ..core.gate import new_id_for
+
     found = vault.gate(draft)
     proposed = new_id_for(vault, draft.type, draft.title)
     if args.json:

@@ -54,10 +54,10 @@ def folder_identity(folder: Path) -> str:
 def _reader_fingerprint() -> str:
     """A digest of the code that turns a file into a record: cached records made by other code
     (an upgrade, a change to a flavour's rules) are parsed again instead of trusted."""
-    from . import flavours, model, parse, records, validate
+    from . import flavours, model, parse, quickyaml, records, validate
 
     digest = hashlib.sha256()
-    modules = [model, parse, records, validate] + [
+    modules = [model, parse, quickyaml, records, validate] + [
         m for name, m in sorted(sys.modules.items()) if name.startswith(flavours.__name__ + ".")
     ]
     for module in modules:

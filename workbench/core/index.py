@@ -36,7 +36,7 @@ from . import flavours, rewrite
 from .derived_store import DerivedStore, folder_identity
 from .changes import Plan
 from .flavours import Flavour
-from .loading import bring_in_line, collector_paused
+from .loading import bring_in_line, collector_paused, settle_collector
 from .model import Document, Problem, Problems, RefusedError, Severity
 from .ownership import IdOwnership
 from .parse import ParsedFile, digest_of, parse_bytes
@@ -126,6 +126,7 @@ class VaultIndex:
         vault.store = DerivedStore(vault.store_path(), chosen.reading, folder_identity(vault.root))
         with collector_paused():
             vault._load(walk, vault.store.load(today()))
+            settle_collector(len(vault._records))
         return vault
 
     @serialized

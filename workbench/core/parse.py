@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from .quickyaml import DECLINED, QuickReader
+
 __all__ = [
     "ParsedFile",
     "parse_bytes",
@@ -154,6 +156,11 @@ def _strict_loader() -> type:
 _ZERO_PADDED = re.compile(r"[-+]?0[0-7_]+")  # what YAML 1.1 resolves as an octal int
 
 
+@functools.cache
+def _quick_reader() -> QuickReader:
+    return QuickReader(_strict_loader())
+
+
 _LOOSE_KEY = re.compile(r"^([A-Za-z][\w-]*(?: [\w-]+)?)[ \t]*:[ \t]*(.*?)\s*$")
 
 
@@ -221,14 +228,18 @@ def _too_many_nodes(value: Any) -> bool:
     return False
 
 
-def load_yaml(text: str) -> tuple[Any, YamlIssue | None]:
-    """Load YAML safely and within limits; never raises for bad input."""
+def load_yaml(text: str, quick: bool = True) -> tuple[Any, YamlIssue | None]:
+    """Load YAML safely and within limits; never raises for bad input. Plain frontmatter is read
+    without libyaml (`quickyaml`), to the same values; `quick=False` always asks libyaml."""
     if len(text.encode("utf-8", "surrogatepass")) > MAX_FRONTMATTER_BYTES:
         return None, YamlIssue(
             "frontmatter-too-large", f"frontmatter is larger than {MAX_FRONTMATTER_BYTES // 1024} KiB"
         )
     if _nesting_too_deep(text):
         return None, YamlIssue("yaml-too-deep", f"frontmatter nests deeper than {MAX_NESTING} levels")
+    value = _quick_reader().read(text) if quick else DECLINED
+    if value is not DECLINED:
+        return value, None
     import yaml
 
     try:

@@ -112,9 +112,9 @@ def today() -> dt.date:
     return dt.date.today()
 
 
-@dataclass
+@dataclass(slots=True)
 class Record:
-    """What the vault knows of one document file."""
+    """What the vault knows of one document file. Slotted: a vault of 100,000 files keeps as many."""
 
     path: str
     size: int
@@ -134,8 +134,16 @@ RACY_COARSE_NS = 2_000_000_000
 
 
 def unchanged(record: Record, stat: os.stat_result) -> bool:
-    """Whether the file `stat` describes is the one `record` was read from, as it was then."""
-    return _same_stat(record, stat) and not _racy(record)
+    """Whether the file `stat` describes is the one `record` was read from, as it was then:
+    `_same_stat` and not `_racy`, written out as one expression (a warm open asks it of every file)."""
+    ctime = record.ctime_ns
+    return (
+        ctime == stat.st_ctime_ns
+        and record.mtime_ns == stat.st_mtime_ns
+        and record.size == stat.st_size
+        and record.ino == stat.st_ino
+        and ctime < record.seen_ns - (RACY_COARSE_NS if ctime % 1_000_000_000 == 0 else RACY_NS)
+    )
 
 
 def _same_stat(record: Record, stat: os.stat_result) -> bool:

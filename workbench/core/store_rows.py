@@ -45,16 +45,6 @@ def _decode_hook(value: dict) -> Any:
     return value
 
 
-class _Encoded:
-    """A document's meta as the store keeps it (JSON text), not decoded yet."""
-
-    __slots__ = ("text", "decoder")
-
-    def __init__(self, text: str, decoder: json.JSONDecoder):
-        self.text = text
-        self.decoder = decoder
-
-
 class StoredDocument(Document):
     """A document read back from the derived store. Decoding every document's meta is most of what
     a warm open costs (70 ms at 10,000 documents), and opening a vault to answer one search looks
@@ -67,8 +57,8 @@ class StoredDocument(Document):
     @property
     def meta(self) -> dict[str, Any]:
         value = self.__dict__["_meta"]
-        if type(value) is _Encoded:
-            value = value.decoder.decode(value.text)
+        if type(value) is str:  # as the store keeps it, JSON text: a document's meta is always a dict
+            value = META_DECODER.decode(value)
             self.__dict__["_meta"] = value  # two threads may both decode: equal dicts, either kept
         return value
 
@@ -120,9 +110,26 @@ def _key_lines(text: str) -> dict[str, int]:
     return dict(found)  # a copy each: a record's own dict, whatever is done with it
 
 
+_DATES: dict[str, dt.date] = {}
+
+
+def _date(text: str) -> dt.date:
+    """A stored `updated` date, made once per distinct text: a vault's documents share a few hundred."""
+    found = _DATES.get(text)
+    if found is None:
+        found = dt.date.fromisoformat(text)
+        if len(_DATES) < 4096:
+            _DATES[text] = found
+    return found
+
+
 def record_from_row(row: tuple) -> Record:
     """The record a `files` row keeps (its `FILES_COLUMNS`, as `row_for` makes them), its meta
-    decoded when first asked for."""
+    decoded when first asked for.
+
+    A warm open makes one for every file, so it is made in as few steps as it can: the document's
+    attributes are set as one dict (its `meta` left as the stored JSON text, which the property
+    decodes), not through the dataclass's `__init__` and the property's setter."""
     (
         path,
         size,
@@ -141,16 +148,26 @@ def record_from_row(row: tuple) -> Record:
         view,
         updated,
     ) = row
-    seen = View.from_json(json.loads(view)) if view else None
-    lazy: Any = _Encoded(meta, META_DECODER)  # decoded when `meta` is first asked for
-    document = StoredDocument(doc_id, path, lazy, body, digest, bool(valid), seen)
-    document.__dict__["_updated"] = dt.date.fromisoformat(updated) if updated else None
+    document = _new_stored(StoredDocument)
+    document.__dict__ = {
+        "id": doc_id,
+        "path": path,
+        "_meta": meta,
+        "body": body,
+        "digest": digest,
+        "valid": bool(valid),
+        "view": View.from_json(json.loads(view)) if view else None,
+        "_updated": _date(updated) if updated else None,
+    }
     found = (
         [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in json.loads(problems)]
         if problems != "[]"
         else []
     )
     return Record(path, size, mtime_ns, document, found, _key_lines(key_lines), ino, ctime_ns, seen_ns)
+
+
+_new_stored = object.__new__
 
 
 def row_for(record: Record, on: dt.date) -> tuple | None:

@@ -15,6 +15,7 @@ the documents in it are missing from the vault until it can be.
 from __future__ import annotations
 
 import hashlib
+import operator
 import os
 import stat
 from dataclasses import dataclass, field
@@ -83,6 +84,9 @@ def is_debris(name: str) -> bool:
     return name.startswith((".", "#", "~$")) or name.endswith(("~", ".swp", ".swo", ".tmp", ".bak", ".orig"))
 
 
+_name = operator.attrgetter("name")
+
+
 @dataclass
 class Walk:
     files: list[tuple[str, os.stat_result]] = field(default_factory=list)  # (relative path, stat)
@@ -98,11 +102,12 @@ class Walk:
 def walk_vault(root: Path, flavour: Flavour = MEMORY_CORE) -> Walk:
     """Every Markdown file that may be a document, in a stable order, without following symlinks."""
     result = Walk()
+    files = result.files
     stack = [(root, "")]
     while stack:
         folder, prefix = stack.pop()
         try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            entries = sorted(os.scandir(folder), key=_name)
         except OSError as error:
             result.unreadable.append(
                 (
@@ -116,6 +121,17 @@ def walk_vault(root: Path, flavour: Flavour = MEMORY_CORE) -> Walk:
             name = entry.name
             relative = prefix + name
             try:
+                # Most entries are plain documents: a name ending in `.md` that starts with none of
+                # `.`, `#`, `~` is neither a temporary file nor debris, so it goes straight to the
+                # checks that matter (a symlink, a folder so named, the flavour's own files).
+                if name.endswith(".md") and name[0] not in ".#~" and entry.is_file(follow_symlinks=False):
+                    if prefix or not flavour.is_reserved(relative):
+                        why = flavour.not_a_page(relative)
+                        if why:
+                            result.not_pages.append((relative, why))
+                        else:
+                            files.append((relative, entry.stat(follow_symlinks=False)))
+                        continue
                 if is_temporary(name):
                     if entry.is_file(follow_symlinks=False):  # a folder so named is nobody's temporary file
                         result.temporaries.append(Path(entry.path))
@@ -139,7 +155,7 @@ def walk_vault(root: Path, flavour: Flavour = MEMORY_CORE) -> Walk:
                     if why:
                         result.not_pages.append((relative, why))
                         continue
-                    result.files.append((relative, entry.stat(follow_symlinks=False)))
+                    files.append((relative, entry.stat(follow_symlinks=False)))
             except FileNotFoundError:
                 continue  # gone since the folder was listed
             except OSError as error:
