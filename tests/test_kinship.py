@@ -261,9 +261,11 @@ def test_two_drafts_on_one_subject_are_listed(builder):
     )
 
 
-def test_an_adr_vault_is_offered_only_resolutions_its_records_can_hold(tmp_path):
+def test_an_adr_vault_is_offered_only_resolutions_it_can_hold_and_keeps_compatible_in_its_settings(tmp_path):
     """An ADR record has no place for `compatible_with`, and `check --repair` completes no side
-    there: neither is offered; supersede is, since the records state it."""
+    there: repair is not offered; supersede is, since the records state it; "compatible" is, kept
+    in the vault's `.workbench.yaml` beside what it says already, and the pair is not listed again,
+    in this process or the next. No record is written."""
     from tests.vault_builders import VaultBuilder
 
     b = VaultBuilder(tmp_path / "adr")
@@ -291,7 +293,21 @@ def test_an_adr_vault_is_offered_only_resolutions_its_records_can_hold(tmp_path)
     conflicts = vault.conflicts()
     assert [c.ids for c in conflicts if c.kind == "contradiction"] == [["ADR-001", "ADR-002"]]
     actions = {r.action for c in conflicts for r in c.resolutions}
-    assert "compatible" not in actions and "repair" not in actions and "supersede" in actions
+    assert "compatible" in actions and "repair" not in actions and "supersede" in actions
+    settings = b.root / ".workbench.yaml"
+    settings.write_text("# our words\nstatuses:\n  Parked: deprecated\n")
+    records = {p: p.read_bytes() for p in b.root.glob("*.md")}
+    plan = vault.mark_compatible("ADR-001", "ADR-002")
+    assert plan.paths == [".workbench.yaml"] and {p: p.read_bytes() for p in b.root.glob("*.md")} == records
+    assert (
+        settings.read_text()
+        == '# our words\nstatuses:\n  Parked: deprecated\ncompatible:\n  - ["ADR-001", "ADR-002"]\n'
+    )
+    assert not [c for c in vault.conflicts() if c.kind == "contradiction"]
+    fresh = Vault.open(b.root)
+    assert not [c for c in fresh.conflicts() if c.kind == "contradiction"]
+    assert not [p for p in fresh.problems if p.path == ".workbench.yaml"]
+    assert fresh.mark_compatible("ADR-002", "ADR-001").empty  # said once is enough
 
 
 def _documents(count: int, prefix: str) -> list:

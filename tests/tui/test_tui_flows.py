@@ -743,8 +743,9 @@ def adr_records(root: Path, records: dict[str, tuple[str, str, str, str]]) -> Pa
 
 async def test_a_deprecated_record_is_given_its_successor_from_the_queue_in_an_adr_vault(tmp_path: Path):
     """A deprecated decision that names no successor is listed with its likeliest one, in the
-    records' own words; the one resolution offered is one the records can hold, and applying it
-    writes both records in their own format."""
+    records' own words; the resolutions offered are those the vault can hold (the supersession in
+    the records, "not its successor" in the vault's settings), and applying the first writes both
+    records in their own format."""
     root = tmp_path / "adr"
     records = {
         "0001-rabbitmq-queue.md": (
@@ -784,7 +785,10 @@ async def test_a_deprecated_record_is_given_its_successor_from_the_queue_in_an_a
         text = screen_text(app)
         assert "successor-missing" in text and "(Deprecated) names no successor" in text
         labels = [str(button.label) for button in dialog.query("#resolutions Button")]
-        assert labels == ["“Queue backend: Kafka topics” supersedes “Queue backend: RabbitMQ broker”"]
+        assert labels == [
+            "“Queue backend: Kafka topics” supersedes “Queue backend: RabbitMQ broker”",
+            "“Queue backend: Kafka topics” did not replace “Queue backend: RabbitMQ broker”",
+        ]
         await pilot.press("enter", "enter")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmPlanDialog)

@@ -12,16 +12,12 @@ again. Each conflict comes with the resolutions the vault's format can write, as
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import presenting, supersession, tiers
-from .changes import Plan
-from .edits import join_section, unite_links, unite_tags
-from .index import VaultIndex
-from .model import DocType, Document, LinkType, RefusedError, Status, id_list
+from .model import DocType, Document, LinkType, Status, id_list
 from .successors import likeliest_successors
 from .similarity import Bm25, Corpus, Likeness, kinship, likeness, profiles_of, title_likeness, words
 
@@ -34,11 +30,9 @@ __all__ = [
     "DEFAULT",
     "SETTINGS_TRIED",
     "choose",
+    "live_end",
     "weigh_decisions",
     "find_conflicts",
-    "plan_compatible",
-    "plan_retarget",
-    "plan_merge_documents",
     "COMPATIBLE_KEY",
 ]
 
@@ -96,7 +90,7 @@ def _compatible(a: str, b: str) -> Resolution:
     return Resolution("compatible", f"mark {a} and {b} compatible (both stay active)", f"compatible {a} {b}")
 
 
-def _live_end(docs: dict) -> Callable[[str], str | None]:
+def live_end(docs: dict) -> Callable[[str], str | None]:
     """The document that finally replaces one, as Problems and the graph name it
     (`supersession.live_end`): a stale link is pointed where every view says it should go."""
     superseded_by = {doc_id: doc.superseded_by for doc_id, doc in docs.items()}
@@ -107,7 +101,7 @@ def _live_end(docs: dict) -> Callable[[str], str | None]:
 def _structural(docs: dict) -> list[Conflict]:
     found: list[Conflict] = []
     supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
-    current_of = _live_end(docs)
+    current_of = live_end(docs)
     for doc in docs.values():
         for old in doc.supersedes:
             if old in docs and doc.id not in docs[old].superseded_by:
@@ -275,7 +269,7 @@ class Weighed:
         return self.like.score + settings.bm25_weight * self.alike - settings.builds_on_penalty * self.builds_on
 
 
-def weigh_decisions(documents: Iterable[Document]) -> list[Weighed]:
+def weigh_decisions(documents: Iterable[Document], compatible: frozenset = frozenset()) -> list[Weighed]:
     """Every pair of decisions worth a curator's look, weighed but not yet chosen.
 
     Not only two active decisions: a deprecated or withdrawn decision, or a superseded one that
@@ -323,7 +317,7 @@ def weigh_decisions(documents: Iterable[Document]) -> list[Weighed]:
     for older, newer in pairs:
         if docs[newer].status not in LIVE and docs[older].status in LIVE:
             older, newer = newer, older  # the status says which replaced which, whatever the dates
-        if _settled(docs, supersedes, older, newer) or not _may_replace(docs[newer]):
+        if _settled(docs, supersedes, older, newer, compatible) or not _may_replace(docs[newer]):
             continue
         forward, backward = bm25.score(asked[newer], older), bm25.score(asked[older], newer)
         top_forward, best_forward = top.get(newer, (0.0, ""))
@@ -351,11 +345,12 @@ def weigh_decisions(documents: Iterable[Document]) -> list[Weighed]:
     return weighed
 
 
-def _settled(docs: dict, supersedes: dict[str, list[str]], a_id: str, b_id: str) -> bool:
-    """A pair a person has settled: marked compatible, or one already replacing the other."""
+def _settled(docs: dict, supersedes: dict[str, list[str]], a_id: str, b_id: str, compatible: frozenset) -> bool:
+    """A pair a person has settled: marked compatible (in the files, or in the vault's settings
+    where its format has no field for it), or one already replacing the other."""
     a, b = docs[a_id], docs[b_id]
-    compatible = b.id in id_list(a.meta.get(COMPATIBLE_KEY)) or a.id in id_list(b.meta.get(COMPATIBLE_KEY))
-    return compatible or _related_by_supersession(supersedes, a.id, b.id)
+    marked = b.id in id_list(a.meta.get(COMPATIBLE_KEY)) or a.id in id_list(b.meta.get(COMPATIBLE_KEY))
+    return marked or frozenset((a_id, b_id)) in compatible or _related_by_supersession(supersedes, a.id, b.id)
 
 
 def _may_replace(newer: Document) -> bool:
@@ -365,7 +360,7 @@ def _may_replace(newer: Document) -> bool:
     return newer.status in (Status.ACTIVE, Status.DRAFT)
 
 
-def _decision_conflict(docs: dict, pair: Weighed, rank: int, writes_compatible: bool) -> Conflict:
+def _decision_conflict(docs: dict, pair: Weighed, rank: int) -> Conflict:
     """The queue's entry for a pair: its kind and reason in the words of the two records (their
     titles and statuses as they state them), and the resolutions the vault can write."""
     older, newer = docs[pair.older], docs[pair.newer]
@@ -389,7 +384,11 @@ def _decision_conflict(docs: dict, pair: Weighed, rank: int, writes_compatible: 
     resolutions = [_supersede(older.id, newer.id)]
     if kind == "contradiction":
         resolutions.append(_supersede(newer.id, older.id))
-    if writes_compatible:
+    if kind == "successor-missing":  # the older one stays as it is either way: "both stay active" would not be so
+        resolutions.append(
+            Resolution("compatible", f"{newer.id} did not replace {older.id}", f"compatible {older.id} {newer.id}")
+        )
+    else:
         resolutions.append(_compatible(older.id, newer.id))
     return Conflict(kind, [older.id, newer.id], reason, resolutions, rank=rank)
 
@@ -402,7 +401,7 @@ def choose(weighed: list[Weighed], settings: Settings = DEFAULT) -> list[Weighed
     return sorted(kept, key=lambda w: (-w.score(settings), w.older, w.newer))
 
 
-def _candidates(docs: dict, writes_compatible: bool = True) -> list[Conflict]:
+def _candidates(docs: dict, compatible: frozenset) -> list[Conflict]:
     active = [d for d in docs.values() if d.status == Status.ACTIVE and d.type in CLAIM_TYPES]
     found: list[Conflict] = []
     by_type: dict[str, list] = {}
@@ -413,19 +412,17 @@ def _candidates(docs: dict, writes_compatible: bool = True) -> list[Conflict]:
     supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
 
     def settled(a_id: str, b_id: str) -> bool:
-        return _settled(docs, supersedes, a_id, b_id)
+        return _settled(docs, supersedes, a_id, b_id, compatible)
 
     by_type.pop(DocType.DECISION, None)
-    chosen = choose(weigh_decisions(docs.values()))
+    chosen = choose(weigh_decisions(docs.values(), compatible))
     # A superseded decision's likeliest successors are offered with its structural fault.
     for rank, pair in enumerate(p for p in chosen if docs[p.older].status != Status.SUPERSEDED):
-        found.append(_decision_conflict(docs, pair, rank, writes_compatible))
+        found.append(_decision_conflict(docs, pair, rank))
     pairs_by_type = {doc_type: _candidate_pairs(group) for doc_type, group in by_type.items()}
     for doc_type, pairs in sorted(pairs_by_type.items()):
         for a_id, b_id in sorted(pairs):
             a, b = docs[a_id], docs[b_id]
-            if b.id in id_list(a.meta.get(COMPATIBLE_KEY)) or a.id in id_list(b.meta.get(COMPATIBLE_KEY)):
-                continue
             if settled(a_id, b_id):
                 continue
             title = title_likeness(
@@ -449,17 +446,20 @@ def _candidates(docs: dict, writes_compatible: bool = True) -> list[Conflict]:
     return found
 
 
-def find_conflicts(documents: Iterable[Document], native: bool = True) -> Conflicts:
-    """Every structural fault and candidate contradiction among the vault's valid documents.
+def find_conflicts(
+    documents: Iterable[Document], native: bool = True, compatible: frozenset = frozenset()
+) -> Conflicts:
+    """Every structural fault and candidate contradiction among the vault's valid documents,
+    but the pairs the vault's settings call `compatible`.
 
     `native` is False for a vault kept in another format (ADR records, Dendron notes): there the
-    workbench writes supersession into the records themselves, but neither a `compatible_with`
-    key nor `check --repair`'s completion of both sides, so those are not offered."""
+    workbench writes supersession into the records themselves, and "compatible" into the vault's
+    settings (`vaultconfig`), but not `check --repair`'s completion of both sides."""
     docs = {d.id: d for d in documents}
-    conflicts = _structural(docs) + _candidates(docs, native) + _rule_contradictions(list(docs.values()))
+    conflicts = _structural(docs) + _candidates(docs, compatible) + _rule_contradictions(list(docs.values()))
     if not native:
         for conflict in conflicts:
-            conflict.resolutions = [r for r in conflict.resolutions if r.action not in ("compatible", "repair")]
+            conflict.resolutions = [r for r in conflict.resolutions if r.action != "repair"]
     order = {
         "supersession-cycle": 0,
         "one-sided-supersession": 1,
@@ -504,86 +504,3 @@ def _rule_contradictions(documents: list[Document]) -> list[Conflict]:
             )
         )
     return found
-
-
-def plan_compatible(index: VaultIndex, a_id: str, b_id: str) -> Plan:
-    """Record, in both files, that two documents do not contradict each other."""
-    if a_id == b_id:
-        raise RefusedError("a document is always compatible with itself")
-    changes = []
-    for this, other in ((a_id, b_id), (b_id, a_id)):
-        doc = index.get(this)
-        index.require_valid(doc)
-        current = id_list(doc.meta.get(COMPATIBLE_KEY))
-        if other not in current:
-            changes.append(index.edit_change(doc, {**doc.meta, COMPATIBLE_KEY: current + [other]}))
-    summary = f"mark {a_id} and {b_id} compatible"
-    return Plan(summary, changes, [index.log_line(summary)] if changes else [])
-
-
-def plan_retarget(index: VaultIndex, source_id: str, old_target: str, new_target: str | None = None) -> Plan:
-    """Point `source_id`'s links at `old_target` to its successor (or `new_target`) instead."""
-    doc = index.get(source_id)
-    index.require_valid(doc)
-    if new_target is None:
-        new_target = _live_end({d.id: d for d in index.documents})(old_target)
-        if new_target is None or new_target == old_target:
-            raise RefusedError(f"{old_target} has no successor to retarget to; name the new target")
-    if new_target not in index:
-        raise RefusedError(f"no document has the id {new_target!r}")
-    links, seen, changed = [], set(), False
-    for item in doc.meta.get("links") or []:
-        if isinstance(item, dict) and item.get("target") == old_target and item.get("type") != LinkType.SUPERSEDES:
-            item = {**item, "target": new_target}
-            changed = True
-        key = (item.get("type"), item.get("target")) if isinstance(item, dict) else None
-        if key in seen:
-            continue
-        seen.add(key)
-        links.append(item)
-    if not changed:
-        raise RefusedError(f"{source_id} has no link to {old_target} to retarget")
-    summary = f"retarget {source_id}: {old_target} → {new_target}"
-    return Plan(summary, [index.edit_change(doc, {**doc.meta, "links": links})], [index.log_line(summary)])
-
-
-def plan_merge_documents(index: VaultIndex, source_id: str, target_id: str) -> Plan:
-    """A duplicate folded into its canonical twin: text and links joined, the source superseded by
-    the target, and every link to the source pointed at the target."""
-    if source_id == target_id:
-        raise RefusedError("a document cannot be merged into itself")
-    source, target = index.get(source_id), index.get(target_id)
-    for doc in (source, target):
-        index.require_valid(doc)
-    if DocType.DECISION in (source.type, target.type):
-        raise RefusedError("decisions are never merged; one supersedes the other: use supersede OLD NEW")
-    if target.status not in (Status.ACTIVE, Status.DRAFT):
-        raise RefusedError(f"{target_id} is {target.status}; merge into an active document")
-    heading = f"## {dt.date.today().isoformat()}: merged from {source.title} ([[{source_id}]])"
-    body = join_section(target.body, heading, source.body)
-    carried = [
-        (l.type, l.target)
-        for l in source.links
-        if l.target not in (target_id, source_id) and l.type != LinkType.SUPERSEDES
-    ]
-    links = unite_links(target.meta.get("links"), [*carried, (LinkType.SUPERSEDES.value, source_id)])
-    target_meta = {
-        **target.meta,
-        "tags": unite_tags(target.tags, source.tags),
-        "links": links,
-        "supersedes": target.supersedes + ([source_id] if source_id not in target.supersedes else []),
-    }
-    source_meta = {
-        **source.meta,
-        "status": Status.SUPERSEDED.value,
-        "superseded_by": source.superseded_by + ([target_id] if target_id not in source.superseded_by else []),
-    }
-    changes = [index.edit_change(target, target_meta, body), index.edit_change(source, source_meta)]
-    for other in index.documents:
-        if other.id in (source_id, target_id) or not any(
-            l.target == source_id and l.type != LinkType.SUPERSEDES for l in other.links
-        ):
-            continue
-        changes.append(plan_retarget(index, other.id, source_id, target_id).changes[0])
-    summary = f"merge {source_id} into {target_id}"
-    return Plan(summary, changes, [index.log_line(summary)])

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from . import conflicts, references, transitions
+from . import references, resolving, transitions
 from .agentwrites import REVIEW_KEY, Agent, AlreadyExists, edit_after, review_entries
 from .changes import Plan, unified_diff
 from .index import VaultIndex
@@ -322,7 +322,7 @@ def plan_settle(index: VaultIndex, doc_id: str, action: str, target: str | None 
     if action == "archive":
         plan = transitions.plan_status(index, doc_id, Status.ARCHIVED.value)
     elif action == "merge":
-        plan = conflicts.plan_merge_documents(index, doc_id, _needs(target, action))
+        plan = resolving.plan_merge_documents(index, doc_id, _needs(target, action))
     elif action == "supersede":
         plan = transitions.plan_supersede(index, _needs(target, action), doc_id)
     elif request.kind == "supersede":  # accept a proposal: it supersedes the decision it named

@@ -43,7 +43,7 @@ from .parse import ParsedFile, digest_of, parse_bytes
 from .records import IdLog, Record, build_record, invalidating, read_record, today, unchanged
 from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
 from .validate import check_relations
-from .vaultconfig import read_config
+from .vaultconfig import CONFIG_FILE, VaultConfig, config_problem, read_config
 from .vaultfs import first_link
 from .walk import RECOVERY_DIR, STATE_DIR, Walk, find_root, is_document_path, require_folder, state_dir_for, walk_vault
 
@@ -94,7 +94,7 @@ class VaultIndex:
         self._not_pages: list[tuple[str, str]] = []
         self._specials: list[str] = []
         self._unreadable: list[tuple[str, str]] = []  # folders (and files) the walk could not look into
-        self.config_problems: list[Problem] = []  # what is wrong with the vault's `.workbench.yaml`
+        self.config = VaultConfig()  # what the vault's `.workbench.yaml` says, and what is wrong with it
         self.store: DerivedStore | None = None
         self.mutex = threading.RLock()
         self.generation = 0  # moves whenever the records change, so derived views know to rebuild
@@ -118,7 +118,7 @@ class VaultIndex:
         if config.statuses:
             chosen = dataclasses.replace(chosen, statuses=config.statuses)
         vault = cls(root, chosen)
-        vault.config_problems = list(config.problems)
+        vault.config = config
         walk = walk_vault(vault.root, chosen)
         if vault.writer.needs_recovery(walk.temporaries):
             vault.recovery_notes.extend(vault.writer.recover(walk.temporaries))
@@ -353,7 +353,7 @@ class VaultIndex:
                 for s in self._specials
             ]
             found += [Problem(path, Severity.ERROR, "unreadable", why) for path, why in self._unreadable]
-            found += self.config_problems
+            found += self.config.problems
         blocked = self.writer.journal.blocked()
         if blocked:
             found.append(
@@ -429,7 +429,10 @@ class VaultIndex:
             )
 
     def _verify(self, path: str, data: bytes) -> str | None:
-        """Read-back check: a document parses and still carries its required metadata."""
+        """Read-back check: a document parses and still carries its required metadata; the
+        vault's settings file reads back without a problem."""
+        if path == CONFIG_FILE:
+            return config_problem(data)
         if not path.endswith(".md") or path.startswith("."):
             return None
         parsed = parse_bytes(data)
@@ -456,7 +459,9 @@ class VaultIndex:
         plan.change_id = self.writer.apply(plan.changes, plan.summary, plan.log_lines, self._verify, keep_history, step)
         plan.applied = True
         for path in plan.paths:
-            self.refresh_path(path)
+            self.refresh_path(path)  # the settings file is no document: nothing to refresh
+        if CONFIG_FILE in plan.paths:  # its status words are read again at the next open
+            self.config = read_config(self.root)
         self._relation_problems = None
         return plan
 

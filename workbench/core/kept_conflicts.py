@@ -3,6 +3,7 @@ answers at the cost of opening it (at 10,000 documents the queue takes seconds t
 
 The queue is a function of the valid documents (each file's path, id and the digest of its exact
 bytes), of how the vault is read (its flavour and the status words of its `.workbench.yaml`), of
+the pairs its `.workbench.yaml` calls compatible, of
 whether the format is the workbench's own, of the day, and of the code that works it out: the key
 is a digest of all of them, the code being every source file of the core with the versions of
 Python and rapidfuzz. Any change to any of them gives another key, and the queue is worked out
@@ -69,9 +70,18 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def queue_key(documents: Iterable[Document], reading: str, native: bool, on: dt.date, code: str) -> str:
-    """The digest of everything the queue is worked out from."""
+def queue_key(
+    documents: Iterable[Document],
+    reading: str,
+    native: bool,
+    on: dt.date,
+    code: str,
+    compatible: frozenset = frozenset(),
+) -> str:
+    """The digest of everything the queue is worked out from, the pairs the vault's settings call
+    compatible included."""
     digest = hashlib.sha256(f"{code}\0{reading}\0{int(native)}\0{on.isoformat()}\n".encode())
+    digest.update(repr(sorted(sorted(pair) for pair in compatible)).encode())
     digest.update("\n".join(f"{d.path}\0{d.id}\0{d.digest}" for d in documents).encode())
     return digest.hexdigest()
 
@@ -102,9 +112,19 @@ def printed(found: Conflicts) -> str:
 class _Asked:
     """One question for the queue: its documents, how they are read, and where it is kept."""
 
-    def __init__(self, documents: list[Document], reading: str, native: bool, store: DerivedStore | None, on: dt.date):
-        self.documents, self.native, self.store = documents, native, store
-        self.key = queue_key(documents, reading, native, on, code_fingerprint()) if store is not None else ""
+    def __init__(
+        self,
+        documents: list[Document],
+        reading: str,
+        native: bool,
+        store: DerivedStore | None,
+        on: dt.date,
+        compatible: frozenset,
+    ):
+        self.documents, self.native, self.store, self.compatible = documents, native, store, compatible
+        self.key = (
+            queue_key(documents, reading, native, on, code_fingerprint(), compatible) if store is not None else ""
+        )
 
     def kept(self, name: str) -> str | None:
         return self.store.kept(name, self.key) if self.store is not None else None
@@ -117,33 +137,48 @@ class _Asked:
         text = self.kept(OBJECTS)
         found = decode(text) if text is not None else None
         if found is None:
-            found = find_conflicts(self.documents, self.native)
+            found = find_conflicts(self.documents, self.native, self.compatible)
             self.keep(OBJECTS, encode(found))
         return found
 
 
 def conflicts_of(
-    documents: list[Document], reading: str, native: bool, store: DerivedStore | None, on: dt.date
+    documents: list[Document],
+    reading: str,
+    native: bool,
+    store: DerivedStore | None,
+    on: dt.date,
+    compatible: frozenset = frozenset(),
 ) -> Conflicts:
     """The queue of these documents: as kept under the same key, else worked out and kept."""
-    return _Asked(documents, reading, native, store, on).conflicts()
+    return _Asked(documents, reading, native, store, on, compatible).conflicts()
 
 
 def kept_conflicts_of(
-    documents: list[Document], reading: str, native: bool, store: DerivedStore | None, on: dt.date
+    documents: list[Document],
+    reading: str,
+    native: bool,
+    store: DerivedStore | None,
+    on: dt.date,
+    compatible: frozenset = frozenset(),
 ) -> Conflicts | None:
     """The queue of these documents as kept under their key, or None: nothing is worked out (a
     large vault's screen asks this first, and works the queue out only when the person asks)."""
-    text = _Asked(documents, reading, native, store, on).kept(OBJECTS)
+    text = _Asked(documents, reading, native, store, on, compatible).kept(OBJECTS)
     return decode(text) if text is not None else None
 
 
 def printed_conflicts_of(
-    documents: list[Document], reading: str, native: bool, store: DerivedStore | None, on: dt.date
+    documents: list[Document],
+    reading: str,
+    native: bool,
+    store: DerivedStore | None,
+    on: dt.date,
+    compatible: frozenset = frozenset(),
 ) -> str:
     """`printed(conflicts_of(...))`, as kept under the same key, else printed and kept (the
     printed text is kept only when asked for: a queue asked for in the process is not printed)."""
-    asked = _Asked(documents, reading, native, store, on)
+    asked = _Asked(documents, reading, native, store, on, compatible)
     text = asked.kept(PRINTED)
     if text is None:
         text = printed(asked.conflicts())

@@ -230,7 +230,9 @@ class Vault:
         from .records import today
 
         flavour = self.index.flavour
-        return kept_conflicts.conflicts_of(self.documents, flavour.reading, flavour.native, self.store, today())
+        return kept_conflicts.conflicts_of(
+            self.documents, flavour.reading, flavour.native, self.store, today(), self.index.config.compatible
+        )
 
     def kept_conflicts(self) -> Conflicts | None:
         """`conflicts()` if it is kept for the vault as it is now, else None, at the cost of a
@@ -239,7 +241,9 @@ class Vault:
         from .records import today
 
         flavour = self.index.flavour
-        return kept_conflicts.kept_conflicts_of(self.documents, flavour.reading, flavour.native, self.store, today())
+        return kept_conflicts.kept_conflicts_of(
+            self.documents, flavour.reading, flavour.native, self.store, today(), self.index.config.compatible
+        )
 
     def conflicts_json(self) -> str:
         """`conflicts()` as JSON text (`{"conflicts": [...]}`, indented), as the CLI prints it;
@@ -248,7 +252,9 @@ class Vault:
         from .records import today
 
         flavour = self.index.flavour
-        return kept_conflicts.printed_conflicts_of(self.documents, flavour.reading, flavour.native, self.store, today())
+        return kept_conflicts.printed_conflicts_of(
+            self.documents, flavour.reading, flavour.native, self.store, today(), self.index.config.compatible
+        )
 
     def consolidation_groups(self) -> list[Group]:
         from . import consolidate
@@ -341,24 +347,23 @@ class Vault:
 
     @serialized
     def mark_compatible(self, a_id: str, b_id: str, dry_run: bool = False) -> Plan:
-        from . import conflicts
+        from . import resolving
 
-        self.index.require_native("marking documents compatible")
-        return self.apply(conflicts.plan_compatible(self.index, a_id, b_id), dry_run)
+        return self.apply(resolving.plan_compatible(self.index, a_id, b_id), dry_run)
 
     @serialized
     def retarget(self, source_id: str, old_target: str, new_target: str | None = None, dry_run: bool = False) -> Plan:
-        from . import conflicts
+        from . import resolving
 
         self.index.require_native("retargeting a link")
-        return self.apply(conflicts.plan_retarget(self.index, source_id, old_target, new_target), dry_run)
+        return self.apply(resolving.plan_retarget(self.index, source_id, old_target, new_target), dry_run)
 
     @serialized
     def merge(self, source_id: str, target_id: str, dry_run: bool = False) -> Plan:
-        from . import conflicts
+        from . import resolving
 
         self.index.require_native("merging documents")
-        return self.apply(conflicts.plan_merge_documents(self.index, source_id, target_id), dry_run)
+        return self.apply(resolving.plan_merge_documents(self.index, source_id, target_id), dry_run)
 
     @serialized
     def consolidate(

@@ -43,8 +43,7 @@ __all__ = [
 NATIVE_ONLY = {"new_document": "the write gate", "consolidate": "consolidation", "inbox": "settling an agent's request"}
 """The guided flows that write Memory Core's own fields, by action, named as the core names them."""
 
-RESOLUTIONS_NATIVE_ONLY = {
-    "compatible": "marking documents compatible",
+RESOLUTIONS_NATIVE_ONLY = {  # "compatible" is not one: another format's vault keeps it in its settings file
     "retarget": "retargeting a link",
     "merge": "merging documents",
 }
