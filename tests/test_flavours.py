@@ -919,6 +919,17 @@ def test_records_that_all_open_with_one_heading_are_titled_by_their_name_line(tm
     assert sorted(d.title for d in vault.documents) == ["Use Kafka", "Use Postgres", "Use Terraform"]
 
 
+def test_a_proposal_or_feature_name_line_titles_a_record_and_an_author_name_never_does(tmp_path):
+    """RFC-style templates open with `- Proposal Name: …` or `- Feature Name: …` above a generic
+    `# Summary`; a line naming a person is no title."""
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("0040-split.md", "- Proposal Name: Splitting states\n- Start Date: 2021-07-19\n\n# Summary\n\nSplit.\n")
+    b.raw("0041-fees.md", "- Feature Name: `gas_fees`\n- Status: Final\n\n# Summary\n\nFees.\n")
+    b.raw("0042-keys.md", "- Author Name: Ada\n- Status: Final\n\n# Rotate keys yearly\n\nKeys.\n")
+    vault = Vault.open(b.root)
+    assert sorted(d.title for d in vault.documents) == ["Rotate keys yearly", "Splitting states", "gas_fees"]
+
+
 def test_a_record_that_requires_or_extends_another_links_it_by_type(tmp_path):
     b = VaultBuilder(tmp_path / "arcs")
     b.raw("arc-0026.md", "---\narc: 26\ntitle: URI scheme\nstatus: Final\n---\n\n## Abstract\n\nx\n")

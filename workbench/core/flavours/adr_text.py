@@ -168,7 +168,13 @@ def sentences(body: str, named) -> list[tuple[list[RawLink], list[RawLink] | Non
     return [item for item in found if item != ([], [])]
 
 
-_NAME_LINE = re.compile(r"^\s*[-*]?\s*(?:\*\*|__)?(?:Name|Title)(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.+?)\s*$", re.I)
+# `Name:`, `Title:`, or the name of what a decision template is about (`Proposal Name:`, `Feature
+# Name:`), never a person's (`Author Name:`).
+_NAME_LINE = re.compile(
+    r"^\s*[-*]?\s*(?:\*\*|__)?(?:(?:proposal|feature|decision|record|document|rfc|adr) )?(?:Name|Title)(?:\*\*|__)?"
+    r"\s*:\s*(?:\*\*|__)?\s*(.+?)\s*$",
+    re.I,
+)
 
 
 def named_title(body: str) -> str | None:
@@ -179,5 +185,5 @@ def named_title(body: str) -> str | None:
             return None
         match = _NAME_LINE.match(line)
         if match:
-            return plain(match.group(1)) or None
+            return plain(match.group(1)).strip("`").strip() or None  # `my_feature`: an identifier, as code
     return None
