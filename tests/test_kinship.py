@@ -410,6 +410,9 @@ def test_a_superseded_decision_naming_no_successor_is_offered_its_likeliest_ones
     assert commands[0] == "supersede ADR-002 ADR-005" and "supersede ADR-002 NEW_ID" in commands
     assert "supersede ADR-002 ADR-001" not in commands  # older than the record: never its successor
     assert not [c for c in vault.conflicts() if c.kind == "successor-missing"]  # listed once, with its fault
+    vault.mark_compatible("ADR-002", "ADR-005")  # "it did not replace it": never offered again
+    entry = next(c for c in vault.conflicts() if c.kind == "superseded-without-successor")
+    assert "supersede ADR-002 ADR-005" not in [r.command for r in entry.resolutions]
 
 
 def test_a_later_record_a_superseded_one_names_in_its_text_comes_first(tmp_path):

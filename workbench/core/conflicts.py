@@ -98,10 +98,12 @@ def live_end(docs: dict) -> Callable[[str], str | None]:
     return lambda doc_id: supersession.live_end(superseded_by, status, doc_id)
 
 
-def _structural(docs: dict) -> list[Conflict]:
+def _structural(docs: dict, compatible: frozenset) -> list[Conflict]:
     found: list[Conflict] = []
     supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
     current_of = live_end(docs)
+    lacking = [d.id for d in docs.values() if d.status == Status.SUPERSEDED and not d.superseded_by]
+    successors = likeliest_successors(docs.values(), lacking, dismissed=compatible) if lacking else {}
     for doc in docs.values():
         for old in doc.supersedes:
             if old in docs and doc.id not in docs[old].superseded_by:
@@ -124,7 +126,7 @@ def _structural(docs: dict) -> list[Conflict]:
                     )
                 )
         if doc.status == Status.SUPERSEDED and not doc.superseded_by:
-            likeliest = likeliest_successors(docs.values(), doc.id)
+            likeliest = successors.get(doc.id, [])
             found.append(
                 Conflict(
                     "superseded-without-successor",
@@ -456,7 +458,9 @@ def find_conflicts(
     workbench writes supersession into the records themselves, and "compatible" into the vault's
     settings (`vaultconfig`), but not `check --repair`'s completion of both sides."""
     docs = {d.id: d for d in documents}
-    conflicts = _structural(docs) + _candidates(docs, compatible) + _rule_contradictions(list(docs.values()))
+    conflicts = (
+        _structural(docs, compatible) + _candidates(docs, compatible) + _rule_contradictions(list(docs.values()))
+    )
     if not native:
         for conflict in conflicts:
             conflict.resolutions = [r for r in conflict.resolutions if r.action != "repair"]

@@ -22,6 +22,7 @@ BM25_WEIGHT = 0.5  # as the conflicts queue weighs BM25 beside kinship (`conflic
 # named its successor in words: that comes before any likeness of texts (kinship and BM25 add to at
 # most 1.5, and a record alike in every way is more often a sibling than the replacement).
 NAMED_WEIGHT = 1.0
+SHORTLIST = 30
 
 
 @dataclass(frozen=True)
@@ -32,36 +33,47 @@ class Successor:
     why: str  # the reasons, in the records' own words
 
 
-def likeliest_successors(documents: Iterable[Document], old_id: str, most: int = 3) -> list[Successor]:
-    """The `most` live decisions likeliest to have replaced `old_id`, best first; none when it is
-    not a decision or no live decision shares a word with it."""
+def likeliest_successors(
+    documents: Iterable[Document], old_ids: Iterable[str], most: int = 3, dismissed: frozenset = frozenset()
+) -> dict[str, list[Successor]]:
+    """For each of `old_ids`, the `most` live decisions likeliest to have replaced it, best first
+    (none for one that is not a decision, or that no live decision shares a word with); a pair in
+    `dismissed` (a person said the one did not replace the other) is never offered."""
     docs = {d.id: d for d in documents}
-    old = docs.get(old_id)
-    if old is None or old.type != DocType.DECISION:
-        return []
     decisions = [d for d in docs.values() if d.type == DocType.DECISION]
     profiles = profiles_of(decisions)
+    live = [d.id for d in decisions if d.status in (Status.ACTIVE, Status.DRAFT)]
+    bm25, corpus = bm25_of(profiles.values()), corpus_of(profiles.values())
+    found: dict[str, list[Successor]] = {}
+    for old_id in old_ids:
+        if old_id in profiles:
+            found[old_id] = _likeliest(docs, profiles, live, bm25, corpus, old_id, most, dismissed)
+    return found
+
+
+def _likeliest(docs, profiles, live, bm25, corpus, old_id: str, most: int, dismissed: frozenset) -> list[Successor]:
     mine = profiles[old_id]
-    live = [
-        d.id
-        for d in decisions
-        if d.id != old_id and d.status in (Status.ACTIVE, Status.DRAFT) and not profiles[d.id].when < mine.when
+    later = [
+        doc_id
+        for doc_id in live
+        if doc_id != old_id and not profiles[doc_id].when < mine.when and frozenset((old_id, doc_id)) not in dismissed
     ]
-    bm25 = bm25_of(profiles.values())
     found = bm25.scores(mine.terms)
-    top = max((found.get(doc_id, 0.0) for doc_id in live), default=0.0)
-    corpus = corpus_of(profiles.values())
+    top = max((found.get(doc_id, 0.0) for doc_id in later), default=0.0)
+    # Kinship is weighed for the most alike by BM25 and those either record names: a few dozen,
+    # whatever the vault's size.
+    alike_first = sorted((doc_id for doc_id in later if doc_id in found), key=lambda d: -found[d])[:SHORTLIST]
+    cited = [d for d in later if mine.mentions & profiles[d].handles or profiles[d].mentions & mine.handles]
     weighed = []
-    for doc_id in live:
+    for doc_id in dict.fromkeys(alike_first + cited):
         alike = found.get(doc_id, 0.0) / top if top else 0.0
         like = kinship(profiles[doc_id], mine, corpus, explain=False)
         named = bool(mine.mentions & profiles[doc_id].handles)
-        if alike or like.reasons or named:
-            weighed.append((like.score + BM25_WEIGHT * alike + NAMED_WEIGHT * named, doc_id, alike, named))
+        weighed.append((like.score + BM25_WEIGHT * alike + NAMED_WEIGHT * named, doc_id, alike, named))
     weighed.sort(key=lambda item: (-item[0], item[1]))
     chosen = []
     for score, doc_id, alike, named in weighed[:most]:
-        reasons = [f"“{old.title}” names it"] if named else []
+        reasons = [f"“{docs[old_id].title}” names it"] if named else []
         reasons += kinship(profiles[doc_id], mine, corpus).reasons or [
             f"its text is among the most alike ({round(alike * 100)}% of the best)"
         ]
