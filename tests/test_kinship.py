@@ -357,11 +357,18 @@ def test_bm25_likeliest_match_and_pair_scores_equal_the_full_scores_of_each_quer
         assert all(bm25.score(asked, other) == scores.get(other, 0.0) for other in profiles)
 
 
+def adr_folder(folder, records: dict[str, tuple[str, str, str]]):
+    """ADR records `NNNN-x.md` -> (title, status, body), dated by their number, in a new folder."""
+    folder.mkdir(parents=True)
+    for name, (title, status, body) in records.items():
+        (folder / name).write_text(f"# {title}\n\nDate: 2024-01-0{name[3]}\n\n## Status\n\n{status}\n\n{body}\n")
+    return folder
+
+
 def test_a_record_named_in_a_title_is_cited(tmp_path):
     """ "Remove the ADR-2 relay and the CIP-20 precompile": a title that names the records it
     undoes cites them, for the queue and for the gate, though the body never names them again."""
     folder = tmp_path / "docs" / "adr"
-    folder.mkdir(parents=True)
     records = {
         "0002-mail-relay.md": ("2. Run our own mail relay", "Accepted", "Postfix relays every message."),
         "0003-logging.md": ("3. Ship logs to one place", "Accepted", "Every service ships JSON lines."),
@@ -372,9 +379,7 @@ def test_a_record_named_in_a_title_is_cited(tmp_path):
             "Messages leave through the provider's API; the hosts are switched off.",
         ),
     }
-    for name, (title, status, body) in records.items():
-        (folder / name).write_text(f"# {title}\n\nDate: 2024-01-0{name[3]}\n\n## Status\n\n{status}\n\n{body}\n")
-    vault = Vault.open(folder)
+    vault = Vault.open(adr_folder(folder, records))
     entry = next(c for c in vault.conflicts() if c.kind == "contradiction")
     assert entry.ids == ["ADR-002", "ADR-009"] and "it cites “Run our own mail relay”" in entry.reason
     offered = vault.gate(Draft("decision", "Drop ADR-2", [], [], "Messages leave through an API."))
@@ -386,7 +391,6 @@ def test_a_superseded_decision_naming_no_successor_is_offered_its_likeliest_ones
     likeliest are offered, best first, with reasons in the records' words, and naming another stays
     possible. An older decision is never offered as its successor."""
     folder = tmp_path / "adr"
-    folder.mkdir()
     records = {
         "0001-blake-precompile.md": ("Blake2s hash precompile", "Accepted", "A precompile hashes with blake2s."),
         "0002-hash-precompile.md": ("Generic hash precompile", "Superseded", "A precompile hashes with any function."),
@@ -398,10 +402,7 @@ def test_a_superseded_decision_naming_no_successor_is_offered_its_likeliest_ones
             "The generic hash precompile of ADR-2 is removed; contracts hash in their own code.",
         ),
     }
-    for name, (title, status, body) in records.items():
-        (folder / name).write_text(
-            f"# {name[3]}. {title}\n\nDate: 2024-01-0{name[3]}\n\n## Status\n\n{status}\n\n{body}\n"
-        )
+    adr_folder(folder, {name: (f"{name[3]}. {title}", status, body) for name, (title, status, body) in records.items()})
     vault = Vault.open(folder)
     entry = next(c for c in vault.conflicts() if c.kind == "superseded-without-successor")
     assert entry.ids == ["ADR-002"]
@@ -418,7 +419,6 @@ def test_a_superseded_decision_naming_no_successor_is_offered_its_likeliest_ones
 def test_a_later_record_a_superseded_one_names_in_its_text_comes_first(tmp_path):
     """ "This feature has been removed in ADR-5": the superseded record names its successor in words."""
     folder = tmp_path / "adr"
-    folder.mkdir()
     records = {
         "0002-hash-precompile.md": (
             "Generic hash precompile",
@@ -429,10 +429,7 @@ def test_a_later_record_a_superseded_one_names_in_its_text_comes_first(tmp_path)
         "0004-caching.md": ("Cache pages at the edge", "Accepted", "A CDN keeps rendered pages."),
         "0005-cleanup.md": ("Spring cleaning", "Accepted", "Old features go; contracts do their own work."),
     }
-    for name, (title, status, body) in records.items():
-        (folder / name).write_text(
-            f"# {name[3]}. {title}\n\nDate: 2024-01-0{name[3]}\n\n## Status\n\n{status}\n\n{body}\n"
-        )
+    adr_folder(folder, {name: (f"{name[3]}. {title}", status, body) for name, (title, status, body) in records.items()})
     entry = next(c for c in Vault.open(folder).conflicts() if c.kind == "superseded-without-successor")
     assert entry.resolutions[0].command == "supersede ADR-002 ADR-005"
     assert "ADR-005 “Spring cleaning” may be it: “Generic hash precompile” names it" in entry.reason

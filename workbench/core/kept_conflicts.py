@@ -34,9 +34,7 @@ __all__ = [
     "encode",
     "decode",
     "printed",
-    "conflicts_of",
-    "kept_conflicts_of",
-    "printed_conflicts_of",
+    "Asked",
 ]
 
 # The two entries of the store's `kept` table, under the same key: the queue to rebuild its
@@ -109,8 +107,9 @@ def printed(found: Conflicts) -> str:
     return json.dumps({"conflicts": [c.to_json() for c in found]}, indent=2, ensure_ascii=False)
 
 
-class _Asked:
-    """One question for the queue: its documents, how they are read, and where it is kept."""
+class Asked:
+    """One question for the queue: its documents, how they are read, the pairs the vault's
+    settings call compatible, and where the answer is kept."""
 
     def __init__(
         self,
@@ -119,68 +118,40 @@ class _Asked:
         native: bool,
         store: DerivedStore | None,
         on: dt.date,
-        compatible: frozenset,
+        compatible: frozenset = frozenset(),
     ):
         self.documents, self.native, self.store, self.compatible = documents, native, store, compatible
         self.key = (
             queue_key(documents, reading, native, on, code_fingerprint(), compatible) if store is not None else ""
         )
 
-    def kept(self, name: str) -> str | None:
+    def _kept(self, name: str) -> str | None:
         return self.store.kept(name, self.key) if self.store is not None else None
 
-    def keep(self, name: str, text: str) -> None:
+    def _keep(self, name: str, text: str) -> None:
         if self.store is not None:
             self.store.keep(name, self.key, text)
 
     def conflicts(self) -> Conflicts:
-        text = self.kept(OBJECTS)
+        """The queue: as kept under the same key, else worked out and kept."""
+        text = self._kept(OBJECTS)
         found = decode(text) if text is not None else None
         if found is None:
             found = find_conflicts(self.documents, self.native, self.compatible)
-            self.keep(OBJECTS, encode(found))
+            self._keep(OBJECTS, encode(found))
         return found
 
+    def kept_conflicts(self) -> Conflicts | None:
+        """The queue as kept under its key, or None: nothing is worked out (a large vault's screen
+        asks this first, and works the queue out only when the person asks)."""
+        text = self._kept(OBJECTS)
+        return decode(text) if text is not None else None
 
-def conflicts_of(
-    documents: list[Document],
-    reading: str,
-    native: bool,
-    store: DerivedStore | None,
-    on: dt.date,
-    compatible: frozenset = frozenset(),
-) -> Conflicts:
-    """The queue of these documents: as kept under the same key, else worked out and kept."""
-    return _Asked(documents, reading, native, store, on, compatible).conflicts()
-
-
-def kept_conflicts_of(
-    documents: list[Document],
-    reading: str,
-    native: bool,
-    store: DerivedStore | None,
-    on: dt.date,
-    compatible: frozenset = frozenset(),
-) -> Conflicts | None:
-    """The queue of these documents as kept under their key, or None: nothing is worked out (a
-    large vault's screen asks this first, and works the queue out only when the person asks)."""
-    text = _Asked(documents, reading, native, store, on, compatible).kept(OBJECTS)
-    return decode(text) if text is not None else None
-
-
-def printed_conflicts_of(
-    documents: list[Document],
-    reading: str,
-    native: bool,
-    store: DerivedStore | None,
-    on: dt.date,
-    compatible: frozenset = frozenset(),
-) -> str:
-    """`printed(conflicts_of(...))`, as kept under the same key, else printed and kept (the
-    printed text is kept only when asked for: a queue asked for in the process is not printed)."""
-    asked = _Asked(documents, reading, native, store, on, compatible)
-    text = asked.kept(PRINTED)
-    if text is None:
-        text = printed(asked.conflicts())
-        asked.keep(PRINTED, text)
-    return text
+    def printed(self) -> str:
+        """`printed(self.conflicts())`, as kept under the same key, else printed and kept (the
+        printed text is kept only when asked for: a queue asked for in the process is not printed)."""
+        text = self._kept(PRINTED)
+        if text is None:
+            text = printed(self.conflicts())
+            self._keep(PRINTED, text)
+        return text

@@ -226,35 +226,24 @@ class Vault:
         on a large vault this takes seconds, and searches must not wait for it. Kept in the
         derived store under a digest of everything it is worked out from (`kept_conflicts`), so
         an unchanged vault answers at once, in this process or the next."""
-        from . import kept_conflicts
-        from .records import today
-
-        flavour = self.index.flavour
-        return kept_conflicts.conflicts_of(
-            self.documents, flavour.reading, flavour.native, self.store, today(), self.index.config.compatible
-        )
+        return self._queue().conflicts()
 
     def kept_conflicts(self) -> Conflicts | None:
         """`conflicts()` if it is kept for the vault as it is now, else None, at the cost of a
         digest of the documents: nothing is worked out."""
-        from . import kept_conflicts
-        from .records import today
-
-        flavour = self.index.flavour
-        return kept_conflicts.kept_conflicts_of(
-            self.documents, flavour.reading, flavour.native, self.store, today(), self.index.config.compatible
-        )
+        return self._queue().kept_conflicts()
 
     def conflicts_json(self) -> str:
         """`conflicts()` as JSON text (`{"conflicts": [...]}`, indented), as the CLI prints it;
         kept beside the queue, so an unchanged vault's is read, not worked out or encoded again."""
+        return self._queue().printed()
+
+    def _queue(self):
         from . import kept_conflicts
         from .records import today
 
-        flavour = self.index.flavour
-        return kept_conflicts.printed_conflicts_of(
-            self.documents, flavour.reading, flavour.native, self.store, today(), self.index.config.compatible
-        )
+        flavour, compatible = self.index.flavour, self.index.config.compatible
+        return kept_conflicts.Asked(self.documents, flavour.reading, flavour.native, self.store, today(), compatible)
 
     def consolidation_groups(self) -> list[Group]:
         from . import consolidate
