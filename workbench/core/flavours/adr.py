@@ -79,8 +79,10 @@ _META_LINE = re.compile(
 )
 _SUPERSEDED_BY = re.compile(r"\b(?:superseded|superceded|replaced)\s*(?:\([^)\n]*\)\s*)?by\b(.*)", re.I)
 _SUPERSEDES = re.compile(r"\b(?:supersedes|supercedes|replaces)\b(.*)", re.I)
-# A value that names nothing: `replaces: N/A`, `superseded-by: none`, `-`.
-_NO_VALUE = re.compile(r"\s*(?:none|nothing|n/?a|no|tbd|tba|null|~|-+)?\s*\.?\s*", re.I)
+# A value that names nothing: `replaces: N/A`, `superseded-by: none`, `-`, `TODO - add it when ready`.
+_NO_VALUE = re.compile(
+    r"\s*(?:none|nothing|n/?a|no|tbd|tba|null|~|-+|(?:todo|tbd|tba|fixme)\b.*)?\s*\.?\s*", re.I | re.S
+)
 # Record numbers in a frontmatter value, each maybe with a prefix: `90`, `655, 777`, `SIMD-0387`.
 _NUMBERS = re.compile(r"\s*#?(?:[A-Za-z]{2,6}[-_ ]?)?\d{1,5}(?:\s*[,;]\s*#?(?:[A-Za-z]{2,6}[-_ ]?)?\d{1,5})*\s*")
 # A status that says superseded and names the record without "by": "⌛️ Superseded [0019](0019-x.md)".
