@@ -82,3 +82,16 @@ def test_a_note_folder_with_numbered_subfolders_stays_markdown(tmp_path):
         b.raw(f"week-0{week}/ideas.md", "# Ideas\n\nSome.\n")
     b.raw("index.md", "# Notes\n")
     assert Vault.open(b.root).flavour.name == "markdown"
+
+
+def test_a_sentence_after_a_second_title_is_no_statement_of_the_record(tmp_path):
+    """`# Preamble`, then `# Abstract`: the abstract's sentences are the record's text, not its
+    metadata lines, so "each token can be replaced by another (see XYZ-010)" says nothing of it."""
+    b = _collection(tmp_path / "xyzs")
+    b.raw("xyz-010/xyz-010-tokens.md", _preamble("010", "Tokens", "Ratified"))
+    b.raw(
+        "xyz-016/xyz-016-metadata.md",
+        _preamble("016", "Metadata", "Ratified", "Each token can be\nreplaced by another token (see XYZ-010).\n\n"),
+    )
+    vault = Vault.open(b.root)
+    assert (vault.get("XYZ-016").status, vault.get("XYZ-016").superseded_by) == ("active", [])

@@ -416,10 +416,12 @@ class Adr(Flavour):
         """A Markdown link to `ADR-042-python-migration.md` names the record ADR-042."""
         candidates = []
         for candidate in link.candidates:
-            named = folder_record(candidate + ".md") or record_name(candidate.rsplit("/", 1)[-1] + "-")
+            foldered = folder_record(candidate + ".md")
+            named = foldered or record_name(candidate.rsplit("/", 1)[-1] + "-")
             if named is not None and named.number is not None:
-                # The file's own name first: a record whose number another took has it as its id.
-                candidates += [candidate.rsplit("/", 1)[-1], ref_id(named.number, named.prefix)]
+                # The file's own id first: a record whose number another took has it as its id.
+                own = candidate if foldered else candidate.rsplit("/", 1)[-1]
+                candidates += [own, ref_id(named.number, named.prefix)]
             else:
                 candidates.append(candidate)
         return RawLink(link.type, tuple(dict.fromkeys(candidates)), link.written)

@@ -123,11 +123,16 @@ def status_text(body: str) -> tuple[str, int | None]:
 
 def statement_lines(body: str) -> list[str]:
     """Where a record states its metadata: the lines at the top before its first section, and
-    its Status section."""
+    its Status section. A record whose sections are titles of their own (`# Preamble`, then
+    `# Abstract`) ends its top at the second."""
     out = []
     section = None
+    titles = 0
     for line in body.split("\n")[: TOP_LINES * 2]:
-        heading = re.match(r"^#{2,3}\s+(?:\d+\.\s*)?(.+?)\s*:?\s*$", line)
+        titles += line.startswith("# ")
+        heading = re.match(r"^#{2,3}\s+(?:\d+\.\s*)?(.+?)\s*:?\s*$", line) or (
+            re.match(r"^#\s+(.+?)\s*:?\s*$", line) if titles > 1 else None
+        )
         if heading:
             if section is None and STATUS_HEADING.match(line):
                 out.append(heading.group(1))  # "## Superseded by [...]": a statement, not a section
