@@ -95,3 +95,11 @@ def test_a_sentence_after_a_second_title_is_no_statement_of_the_record(tmp_path)
     )
     vault = Vault.open(b.root)
     assert (vault.get("XYZ-016").status, vault.get("XYZ-016").superseded_by) == ("active", [])
+
+
+def test_a_title_under_a_preamble_section_names_the_record(tmp_path):
+    b = _collection(tmp_path / "xyzs")
+    b.raw("xyz-030/xyz-030-wallets.md", "## Preamble\n\nTitle: Wallet interface\n\nStatus: Draft\n\n## Abstract\n\nx\n")
+    b.raw("xyz-042/xyz-042.md", _preamble("042", "Removal of `at-block`", "Draft"))
+    vault = Vault.open(b.root)
+    assert [vault.get(i).title for i in ("XYZ-030", "XYZ-042")] == ["Wallet interface", "Removal of `at-block`"]
