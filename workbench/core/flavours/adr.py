@@ -13,7 +13,9 @@ Collections name their records in a few ways, and each is read for what it says:
   reads as one (a `## Decision` among its first sections, and a status or a `## Context`);
 - `hip-412.md`, `arc-0003.md` (improvement proposals, EIP-style): `HIP-412`, `ARC-003`, when most
   of them state a status, and other records are cited as `HIP-412` or by bare number in the
-  front matter (`superseded-by: 412`, `replaces: 655, 777`).
+  front matter (`superseded-by: 412`, `replaces: 655, 777`);
+- `xyz-012/xyz-012-title.md`, `0012-title/README.md` (one folder per record, its attachments
+  beside it): the folder's number is the id, and a link to the folder (`../xyz-029/`) names it.
 
 Other files there (reviews, notes) are documents with path ids; templates, `README.md` and
 `index.md` at the top are reserved. Two records that share a number are the collection's fault:
