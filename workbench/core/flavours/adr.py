@@ -13,7 +13,9 @@ Collections name their records in a few ways, and each is read for what it says:
   reads as one (a `## Decision` among its first sections, and a status or a `## Context`);
 - `hip-412.md`, `arc-0003.md` (improvement proposals, EIP-style): `HIP-412`, `ARC-003`, when most
   of them state a status, and other records are cited as `HIP-412` or by bare number in the
-  front matter (`superseded-by: 412`, `replaces: 655, 777`).
+  front matter (`superseded-by: 412`, `replaces: 655, 777`);
+- `xyz-012/xyz-012-title.md`, `0012-title/README.md` (one folder per record, its attachments
+  beside it): the folder's number is the id, and a link to the folder (`../xyz-029/`) names it.
 
 Other files there (reviews, notes) are documents with path ids; templates, `README.md` and
 `index.md` at the top are reserved. Two records that share a number are the collection's fault:
@@ -33,6 +35,7 @@ a `Date:` line or a `## Date` section, else the date in its file name.
 from __future__ import annotations
 
 import datetime as dt
+import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,7 +57,7 @@ from .base import (
     mostly,
     strip_code,
 )
-from .adr_names import cited, prefix_of, record_name, record_number, ref_id, refs
+from .adr_names import cited, folder_name, folder_record, prefix_of, record_name, record_number, ref_id, refs
 from .adr_text import (
     PARTIAL,
     STATUS_HEADING,
@@ -114,12 +117,32 @@ _DATE = re.compile(
     r"(?im)^(?:\s*[-*]?\s*(?:\*\*|__)?Date(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?|#{2,3}\s+Date\s*\n+)\s*(\d{4}-\d{2}-\d{2})"
 )
 _TEMPLATE = re.compile(r"(?:^|[-_.])template\.md$", re.I)
+_HREF = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\"'\n]*[\"'])?\s*\)")
 
 
-def _unnumbered(title: str) -> str:
-    """A title without the record's number before it: `ADR-042: X`, `0014. X`, `4. X`; a year
-    is no record number (`2024: Roadmap` keeps it)."""
-    return re.sub(r"^(?:(?:ADR[-_ ]?\d+|0\d{3})\s*[:.-]|\d{1,3}[.:](?=\s))\s*", "", title, flags=re.I)
+def _folder_links(text: str, path: str) -> list[RawLink]:
+    """Links to a record's folder (`../xyz-029/`, `../xyz-029`), where a collection keeps one
+    folder per record: each names that record."""
+    found = []
+    for match in _HREF.finditer(text) if "](" in text else ():
+        href = match.group(1).split("#", 1)[0].split("?", 1)[0]
+        if not href or re.match(r"^[a-z][a-z0-9+.-]*:", href, re.I) or "." in href.rsplit("/", 1)[-1]:
+            continue  # a web page, a file (`.md` links are read as links to files), or this page
+        target = posixpath.normpath(
+            href.lstrip("/") if href.startswith("/") else posixpath.join(posixpath.dirname(path), href)
+        )
+        named = folder_name(target) if "/" not in target and not target.startswith(".") else None
+        if named is not None:
+            found.append(RawLink(LinkType.RELATED_TO.value, (ref_id(named.number or 0, named.prefix),), match.group(0)))
+    return found
+
+
+def _unnumbered(title: str, prefix: str = "ADR") -> str:
+    """A title without the record's number before it: `ADR-042: X`, `XYZ-031: X` (where the
+    collection calls its records so), `0014. X`, `4. X`; a year is no record number (`2024:
+    Roadmap` keeps it)."""
+    named = rf"(?:ADR|{re.escape(prefix)})[-_ ]?\d+"
+    return re.sub(rf"^(?:(?:{named}|0\d{{3}})\s*[:.-]|\d{{1,3}}[.:](?=\s))\s*", "", title, flags=re.I)
 
 
 def _items(value: Any) -> list:
@@ -132,6 +155,20 @@ def _items(value: Any) -> list:
 def _states_status(head: str) -> bool:
     """A record's first characters state a status: EIP-style front matter, or as a record does."""
     return bool(re.search(r"(?mi)^status\s*:", head)) or reads_as_record({}, head)
+
+
+def _folder_records(root: Path) -> tuple[list[Path], int]:
+    """The records of a collection kept one folder per record (`xyz-012/xyz-012-title.md`), the
+    first of each folder, and how many folders the root holds."""
+    found, folders = [], 0
+    for folder in sorted(root.iterdir()):
+        if folder.name.startswith(".") or not folder.is_dir():
+            continue
+        folders += 1
+        if folder_name(folder.name) is not None:
+            files = sorted(folder.glob("*.md"))
+            found += [p for p in files if folder_record(f"{folder.name}/{p.name}") is not None][:1]
+    return found, folders
 
 
 def _mostly_records(paths: list[Path]) -> bool:
@@ -170,6 +207,12 @@ class Adr(Flavour):
             numbered = [n for n in numbered if n not in short]
         if len(numbered) >= 3 and len(numbered) * 3 >= len(names):
             return 80
+        # One folder per record: most folders hold one, and most of those state a status (a folder
+        # of `week-01/week-01.md` notes is no decision collection).
+        foldered, folders = _folder_records(root)
+        if len(foldered) >= 3 and len(foldered) * 2 >= folders and len(foldered) * 3 >= len(names):
+            if mostly(foldered[:40], lambda head: _states_status(head) or bool(status_text(head)[0]), chars=4000):
+                return 80
         # Dated or plain names: a folder of `2020-08-10-title.md` may be a journal, so these are
         # records only when most of them read as records.
         sample = [p for p in paths if p.name in named][:40]
@@ -184,17 +227,19 @@ class Adr(Flavour):
         )
 
     def doc_id(self, path: str, meta: dict[str, Any]) -> str:
-        named = record_name(path) if "/" not in path else None
+        named = record_name(path) if "/" not in path else folder_record(path)
         return ref_id(named.number, named.prefix) if named is not None and named.number is not None else path[:-3]
 
     def fallback_id(self, path: str) -> str | None:
         """A record whose number an earlier file took keeps its file name as its id."""
-        return path[:-3] if "/" not in path and record_number(path) is not None else None
+        named = record_number(path) if "/" not in path else folder_record(path)
+        return path[:-3] if named is not None else None
 
     def is_record(self, path: str, meta: dict[str, Any] | None = None, body: str | None = None) -> bool:
-        """A file at the top named as a record, or (given its text) one that reads as a record."""
+        """A file at the top named as a record, or (given its text) one that reads as a record;
+        in a collection of one folder per record, the record's file there."""
         if "/" in path:
-            return False
+            return folder_record(path) is not None
         named = record_name(path)
         if named is not None and (
             named.prefix == "ADR" or body is None or isinstance(folded(meta or {}).get("status"), str)
@@ -206,11 +251,14 @@ class Adr(Flavour):
         """The records a statement names: record numbers (`ADR-042`, `ADR 32`, `HIP412`), links to
         the records' files (`0032-x.md`, `../0032-x.md`) or their site pages (`/adr/32`)."""
         prefix = prefix_of(path)
+        folders = [RawLink(LinkType.SUPERSEDES.value, r.candidates, r.written) for r in _folder_links(text, path)]
         files = markdown_links(text, path)
-        for _, written in files:  # a link's words name its file's record, which may not be their number
+        for _, written in files + [
+            ((), r.written) for r in folders
+        ]:  # a link's words name its file's record, which may not be their number
             text = text.replace(written, " ")
         found = [RawLink(LinkType.SUPERSEDES.value, (ref,), ref) for ref in refs(text, prefix)]
-        found += [self._by_number(RawLink(LinkType.SUPERSEDES.value, c, w)) for c, w in files]
+        found += [self._by_number(RawLink(LinkType.SUPERSEDES.value, c, w)) for c, w in files] + folders
         for slug in _SLUG_LINK.finditer(text):
             ref = ref_id(slug.group(2), prefix if slug.group(1).upper() == prefix else "ADR")
             found.append(RawLink(LinkType.SUPERSEDES.value, (ref,), slug.group(0)))
@@ -328,18 +376,20 @@ class Adr(Flavour):
             return tuple(kept.values())
 
         raw_supersedes, raw_superseded_by = distinct(supersedes), distinct(superseded_by)
-        named = {r.candidates[0] for r in raw_supersedes + raw_superseded_by} | {own}
         typed = self._typed_links(meta, statements, path)
-        named |= {r.candidates[0] for r in typed}
+        # Each way of naming a record already linked (`xyz-029`, `XYZ-029`): no second link to it.
+        named = {c for r in raw_supersedes + raw_superseded_by + tuple(typed) for c in r.candidates} | {own}
         links = typed + [
-            link for link in map(self._by_number, body_links(body, path)) if link.candidates[0] not in named
+            link
+            for link in [*map(self._by_number, body_links(body, path)), *_folder_links(strip_code(body), path)]
+            if link.candidates[0] not in named
         ]
         for number in dict.fromkeys(refs(strip_code(body), prefix_of(path))):
             if number not in named:
                 links.append(RawLink(LinkType.RELATED_TO.value, (number,), number))
         links += raw_supersedes
         title = said.get("title") or named_title(body)
-        heading = _unnumbered(first_heading(body) or "")
+        heading = _unnumbered(first_heading(body) or "", prefix_of(path))
         lifecycle = self.lifecycle(stated) if stated else None
         if lifecycle == "superseded" and PARTIAL.search(stated):
             lifecycle = "active"  # "Partly superseded": the record stands for the rest
@@ -348,7 +398,7 @@ class Adr(Flavour):
         name = record_name(path) if "/" not in path else None
         name_date = name.date if name is not None else None  # `2021-06-06_002-title.md`
         return View(
-            title=_unnumbered(title.strip())
+            title=_unnumbered(title.strip(), prefix_of(path))
             if isinstance(title, str) and title.strip()
             else heading or path.rsplit("/", 1)[-1][:-3],
             type="decision" if self.is_record(path, meta, body) else "note",
@@ -370,10 +420,12 @@ class Adr(Flavour):
         """A Markdown link to `ADR-042-python-migration.md` names the record ADR-042."""
         candidates = []
         for candidate in link.candidates:
-            named = record_name(candidate.rsplit("/", 1)[-1] + "-")
+            foldered = folder_record(candidate + ".md")
+            named = foldered or record_name(candidate.rsplit("/", 1)[-1] + "-")
             if named is not None and named.number is not None:
-                # The file's own name first: a record whose number another took has it as its id.
-                candidates += [candidate.rsplit("/", 1)[-1], ref_id(named.number, named.prefix)]
+                # The file's own id first: a record whose number another took has it as its id.
+                own = candidate if foldered else candidate.rsplit("/", 1)[-1]
+                candidates += [own, ref_id(named.number, named.prefix)]
             else:
                 candidates.append(candidate)
         return RawLink(link.type, tuple(dict.fromkeys(candidates)), link.written)

@@ -9,7 +9,17 @@ import functools
 import re
 from dataclasses import dataclass
 
-__all__ = ["RecordName", "cited", "prefix_of", "record_name", "record_number", "ref_id", "refs"]
+__all__ = [
+    "RecordName",
+    "cited",
+    "folder_name",
+    "folder_record",
+    "prefix_of",
+    "record_name",
+    "record_number",
+    "ref_id",
+    "refs",
+]
 
 # An improvement-proposal collection names its records `hip-1008.md`, `arc-0003.md`, `eip-1559.md`:
 # a short prefix, a dash and the number, maybe a title after it.
@@ -80,9 +90,34 @@ def refs(text: str, prefix: str = "ADR") -> list[str]:
     return found
 
 
+def folder_name(folder: str) -> RecordName | None:
+    """The record a folder is named for (`xyz-012`, `0012-title`), or None."""
+    named = record_name(folder + "-")
+    return named if named is not None and named.number is not None else None
+
+
+def folder_record(path: str) -> RecordName | None:
+    """The record a file is when the collection keeps one folder per record: a Markdown file at the
+    top of a folder named for a record, itself named for the same record (`xyz-012/xyz-012.md`,
+    `xyz-012/xyz-012-title.md`), or by the folder's prefix alone (`xyz-038/xyz-private-layer.md`);
+    in a folder named by a number and a title (`0012-title/`), its `README.md` or `index.md`. The
+    other files there (an analysis, the scripts' README) are the record's attachments."""
+    folder, _, name = path.partition("/")
+    owner = folder_name(folder) if name and "/" not in name else None
+    if owner is None:
+        return None
+    named = record_name(name)
+    if named is not None and named.number is not None:
+        return owner if (named.number, named.prefix) == (owner.number, owner.prefix) else None
+    if owner.prefix != "ADR":
+        return owner if re.match(rf"{re.escape(owner.prefix)}[-_][A-Za-z]", name, re.I) else None
+    return owner if name in ("README.md", "index.md") else None
+
+
 def prefix_of(path: str) -> str:
-    """What the collection calls its records, from one record's file name (`ADR` by default)."""
-    named = record_name(path) if "/" not in path else None
+    """What the collection calls its records, from one record's file name or its folder's name
+    (`ADR` by default)."""
+    named = record_name(path) if "/" not in path else folder_name(path.split("/", 1)[0])
     return named.prefix if named is not None else "ADR"
 
 

@@ -123,11 +123,16 @@ def status_text(body: str) -> tuple[str, int | None]:
 
 def statement_lines(body: str) -> list[str]:
     """Where a record states its metadata: the lines at the top before its first section, and
-    its Status section."""
+    its Status section. A record whose sections are titles of their own (`# Preamble`, then
+    `# Abstract`) ends its top at the second."""
     out = []
     section = None
+    titles = 0
     for line in body.split("\n")[: TOP_LINES * 2]:
-        heading = re.match(r"^#{2,3}\s+(?:\d+\.\s*)?(.+?)\s*:?\s*$", line)
+        titles += line.startswith("# ")
+        heading = re.match(r"^#{2,3}\s+(?:\d+\.\s*)?(.+?)\s*:?\s*$", line) or (
+            re.match(r"^#\s+(.+?)\s*:?\s*$", line) if titles > 1 else None
+        )
         if heading:
             if section is None and STATUS_HEADING.match(line):
                 out.append(heading.group(1))  # "## Superseded by [...]": a statement, not a section
@@ -179,11 +184,16 @@ _NAME_LINE = re.compile(
 
 def named_title(body: str) -> str | None:
     """A title the record states in its metadata lines at the top (`- Name: …`, `**Title**: …`):
-    some collections open every record with the same heading (`# Meta`) and name it there."""
+    some collections open every record with the same heading (`# Meta`, `## Preamble`) and name
+    it there. The first section after some text ends the top."""
+    text = False
     for line in body.split("\n", TOP_LINES)[:TOP_LINES]:
-        if line.startswith("## "):
+        if line.startswith("## ") and text:
             return None
+        text = text or bool(line.strip()) and not line.startswith("#")
         match = _NAME_LINE.match(line)
         if match:
-            return plain(match.group(1)).strip("`").strip() or None  # `my_feature`: an identifier, as code
+            named = plain(match.group(1)).strip()
+            # `my_feature`: an identifier, as code; "Removal of `at-block`" keeps its quotes.
+            return (named[1:-1] if re.fullmatch(r"`[^`]+`", named) else named).strip() or None
     return None
