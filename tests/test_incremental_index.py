@@ -238,7 +238,7 @@ def test_the_graph_scans_every_record_when_the_log_no_longer_reaches_back(tmp_pa
     vault.graph()
     scans = []
     scan = LiveGraph._scan
-    monkeypatch.setattr(LiveGraph, "_scan", lambda graph, v: scans.append(v.generation) or scan(graph, v))
+    monkeypatch.setattr(LiveGraph, "_scan", lambda graph, every: scans.append(vault.generation) or scan(graph, every))
     rng = random.Random(3)
     for _ in range(records.LOG_GENERATIONS + 1):
         vault.refresh_paths([disk.write(f"notes/{rng.choice(IDS)}.md", memory_core_text(rng))])

@@ -4,12 +4,14 @@ and a graph handed out never changes under its reader."""
 from __future__ import annotations
 
 import random
+import threading
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from helpers import graph_shape
 from vault_builders import doc_path, doc_text
 
+from workbench.core import live_graph
 from workbench.core.graph import build_graph
 from workbench.core.vault import Vault
 
@@ -78,3 +80,40 @@ def test_a_graph_handed_out_stays_as_it_was(tmp_path):
     assert sorted(before.edges(keys=True)) == [("mem-task-b", "mem-entity-a", "depends_on")]
     assert sorted(after.edges(keys=True)) == [("mem-task-b", "mem-note-gone", "explains")]
     assert after.nodes["mem-note-gone"]["dangling"] and "mem-note-gone" not in before
+
+
+def test_a_search_and_a_change_go_on_while_the_graph_is_worked_out(tmp_path, monkeypatch):
+    """The graph's first build takes seconds on a large vault; a search typed meanwhile, or a
+    change the watcher brings in, must not wait for it, and the change is in the next graph."""
+    for doc_id in IDS[:3]:
+        write(tmp_path, doc_id, doc_text(doc_id, links="[{type: related_to, target: mem-entity-a}]"))
+    vault = Vault.open(tmp_path)
+    building, go_on = threading.Event(), threading.Event()
+    edges_of = live_graph.stated_edges
+
+    def held(doc):  # the build stops at its first document until the test lets it go on
+        building.set()
+        go_on.wait(20)
+        return edges_of(doc)
+
+    monkeypatch.setattr(live_graph, "stated_edges", held)
+    graphs: list = []
+    builder = threading.Thread(target=lambda: graphs.append(vault.graph()))
+    builder.start()
+    try:
+        assert building.wait(10)
+        answered: list = []
+        asker = threading.Thread(target=lambda: answered.append([h.id for h in vault.search("body", 10)]))
+        asker.start()
+        asker.join(5)
+        assert answered and sorted(answered[0]) == sorted(IDS[:3])
+        changed = write(tmp_path, IDS[3], doc_text(IDS[3], links="[{type: explains, target: mem-task-b}]"))
+        vault.refresh_paths([changed])
+        assert IDS[3] in vault
+    finally:
+        go_on.set()
+        builder.join(20)
+    monkeypatch.undo()
+    assert graphs and IDS[3] not in graphs[0]  # worked out from the vault as it was when asked
+    assert (IDS[3], "mem-task-b", "explains") in vault.graph().edges(keys=True)
+    assert graph_shape(vault.graph()) == graph_shape(build_graph(vault.all_documents))

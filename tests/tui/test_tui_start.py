@@ -165,3 +165,41 @@ async def test_the_theme_list_has_the_theme_files_even_when_no_titles_came(tmp_p
         app.action_change_theme()
         await pilot.pause()
         assert "workbench-high-contrast" in app.available_themes
+
+
+async def test_a_document_opened_before_the_vault_is_summarised_is_shown(sample_copy: Path, monkeypatch):
+    """On a large vault the summary (every problem, the graph) takes seconds after the first
+    titles; a hit opened meanwhile is shown, not forgotten."""
+    import threading
+
+    from workbench.tui.screens import main
+    from workbench.tui.widgets.viewer import DocumentViewer
+
+    go_on = threading.Event()
+    summarise = main.summarise
+
+    def held(vault, given):  # the summary waits until the test lets it go on
+        go_on.wait(20)
+        return summarise(vault, given)
+
+    monkeypatch.setattr(main, "summarise", held)
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(100, 30)) as pilot:
+        try:
+            for _ in range(400):
+                if any(result_ids(app)):  # titles, not the message that the vault is loading
+                    break
+                await pilot.pause(0.05)
+            first = result_ids(app)[0]
+            await pilot.press("enter")
+            viewer = app.screen.query_one(DocumentViewer)
+            for _ in range(100):
+                if viewer.view is not None:
+                    break
+                await pilot.pause(0.05)
+            assert app.screen.summary is None  # still summarising
+            assert viewer.view is not None and viewer.view.document.id == first
+        finally:
+            go_on.set()
+        await settle(pilot)
+        assert app.screen.summary is not None and viewer.view.document.id == first

@@ -16,6 +16,7 @@ shallow copies (a millisecond at 10,000 documents) and never changes under its r
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
@@ -45,14 +46,33 @@ class LiveGraph:
         self._stated: dict[str, list[Edge]] = {}  # document id -> the edges its file states
         self._snapshot: nx.MultiDiGraph | None = None
         self._generation: int | None = None
+        self._lock = threading.Lock()  # one sync at a time
 
     def sync(self, index: VaultIndex) -> nx.MultiDiGraph:
-        """The graph as the vault is now: a frozen snapshot, the same object while nothing changes."""
-        if self._snapshot is not None and index.generation == self._generation:
-            return self._snapshot  # the records have not moved since
-        ids = index.id_log.since(self._generation) if self._snapshot is not None else None
-        changed, touched = self._scan(index) if ids is None else self._follow(index, ids)
-        self._generation = index.generation
+        """The graph as the vault is now: a frozen snapshot, the same object while nothing changes.
+
+        Only what changed is looked up under the vault's mutex (the documents are never changed in
+        place, only replaced); the edges are worked out after it is released: on a large vault
+        that takes seconds the first time, and a search must not wait for them. The graph's own
+        lock is never held together with the vault's mutex, so neither can wait for the other."""
+        while True:
+            with index.mutex:
+                generation, base = index.generation, self._generation
+                if self._snapshot is not None and generation == base:
+                    return self._snapshot  # the records have not moved since
+                ids = index.id_log.since(base) if self._snapshot is not None else None
+                if ids is None:
+                    seen: list[Document] | dict[str, Document | None] = [r.document for r in index.iter_records()]
+                else:
+                    seen = {doc_id: index.owner_document(doc_id) for doc_id in ids}
+            with self._lock:
+                if self._generation != base:
+                    continue  # another thread brought the graph up to date meanwhile: look again
+                return self._apply(seen, generation)
+
+    def _apply(self, seen: list[Document] | dict[str, Document | None], generation: int) -> nx.MultiDiGraph:
+        changed, touched = self._scan(seen) if isinstance(seen, list) else self._follow(seen)
+        self._generation = generation
         for doc_id in sorted(changed):
             self._restate(doc_id, touched)
         for node in sorted(touched):
@@ -65,17 +85,15 @@ class LiveGraph:
             self._snapshot = nx.freeze(snapshot)
         return self._snapshot
 
-    def _scan(self, index: VaultIndex) -> tuple[set[str], set[str]]:
-        """Find what changed by looking at every record: for when the vault cannot say (after an
+    def _scan(self, every: list[Document]) -> tuple[set[str], set[str]]:
+        """Find what changed by looking at every document: for when the vault cannot say (after an
         open or a walk, or when its log no longer reaches back to the last sync)."""
         documents: dict[str, Document] = {}
         invalid: set[str] = set()
         changed: set[str] = set()
         shown = self._shown
-        # One pass, unsorted (`index.documents` would sort every id for nothing). Records are
-        # replaced, never changed in place: a document that is not the same object changed.
-        for record in index.iter_records():
-            doc = record.document
+        # Records are replaced, never changed in place: a document that is not the same object changed.
+        for doc in every:
             if doc.valid:
                 documents[doc.id] = doc
                 if shown.get(doc.id) is not doc:
@@ -88,14 +106,13 @@ class LiveGraph:
         self._shown, self._invalid = documents, invalid
         return changed, touched
 
-    def _follow(self, index: VaultIndex, ids: set[str]) -> tuple[set[str], set[str]]:
-        """Look only at the ids the vault says changed. Only the file that owns an id can hold a
-        valid document of it (every other claimant is an invalid duplicate), so the owner alone
-        says whether the id is shown, invalid, or neither."""
+    def _follow(self, owners: dict[str, Document | None]) -> tuple[set[str], set[str]]:
+        """Look only at the ids the vault says changed, each with what its owning file holds now.
+        Only the file that owns an id can hold a valid document of it (every other claimant is an
+        invalid duplicate), so the owner alone says whether the id is shown, invalid, or neither."""
         changed: set[str] = set()
         touched: set[str] = set()
-        for doc_id in ids:
-            doc = index.owner_document(doc_id)
+        for doc_id, doc in owners.items():
             if doc is not None and doc.valid:
                 if self._shown.get(doc_id) is not doc:
                     self._shown[doc_id] = doc

@@ -196,15 +196,17 @@ class Vault:
 
         return search.snippets(self.index, query, hits)
 
-    @serialized
     def graph(self) -> nx.MultiDiGraph:
         """The typed-link graph as the vault is now (see graph.py): kept in step with the files as
-        they change, and a snapshot of its own that nothing changes once it is returned."""
-        if self._graph is None:
-            from .live_graph import LiveGraph  # networkx: loaded by the first caller that wants a graph
+        they change, and a snapshot of its own that nothing changes once it is returned. Worked out
+        without holding the vault's mutex (`LiveGraph.sync`): searches go on meanwhile."""
+        with self.index.mutex:
+            if self._graph is None:
+                from .live_graph import LiveGraph  # networkx: loaded by the first caller that wants a graph
 
-            self._graph = LiveGraph()
-        return self._graph.sync(self.index)
+                self._graph = LiveGraph()
+            live = self._graph
+        return live.sync(self.index)
 
     def neighbourhood(
         self, doc_id: str, depth: int = 1, link_types: Iterable[str] | str | None = None

@@ -203,10 +203,13 @@ class MainScreen(Screen[None]):
         from_disk: bool = False,
         words: tuple[str, ...] = (),
     ) -> None:
-        if self.vault is None or self.summary is None:
+        if self.vault is None:
             return
         try:
-            view = read_view(self.vault, self.summary.graph, doc_id, self.graph_depth, self.graph_filter)
+            # Before the first summary (seconds on a large vault) the graph is asked for: a document
+            # opened meanwhile shows as soon as its links are known, rather than never.
+            graph = self.summary.graph if self.summary is not None else self.vault.graph()
+            view = read_view(self.vault, graph, doc_id, self.graph_depth, self.graph_filter)
         except Exception as exc:  # noqa: BLE001
             if isinstance(exc, FileNotFoundError) or doc_id not in self.vault:
                 self.post_message(self.DocumentGone(doc_id, remember, from_disk))
