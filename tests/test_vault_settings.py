@@ -51,6 +51,9 @@ def test_ids_that_read_as_dates_or_numbers_are_kept_as_written_and_the_list_grow
 
     assert yaml.safe_load(once)["compatible"][1] == ["2020-08-10", "0161"]
     assert with_compatible("compatible: []\n", "a", "b") == 'compatible:\n  - ["a", "b"]\n'
+    assert with_compatible("compatible:  # checked by hand\n", "a", "b") == (
+        'compatible:  # checked by hand\n  - ["a", "b"]\n'
+    )
     assert with_compatible("statuses: {}", "a", "b") == 'statuses: {}\ncompatible:\n  - ["a", "b"]\n'
     with pytest.raises(RefusedError, match="edit it by hand"):
         with_compatible("compatible: [[a, b]]\n", "c", "d")

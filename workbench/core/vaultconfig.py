@@ -105,7 +105,7 @@ def _config_of(raw: bytes | None) -> VaultConfig:
     return VaultConfig(tuple(statuses), tuple(problems), frozenset(compatible))
 
 
-_COMPATIBLE_KEY = re.compile(r"^compatible[ \t]*:[ \t]*(\[[ \t]*\])?[ \t]*(#.*)?$")
+_COMPATIBLE_KEY = re.compile(r"^compatible[ \t]*:([ \t]*\[[ \t]*\])?[ \t]*(#.*)?$")
 
 
 def with_compatible(text: str, a_id: str, b_id: str) -> str:
@@ -118,8 +118,11 @@ def with_compatible(text: str, a_id: str, b_id: str) -> str:
     at = next((n for n, line in enumerate(lines) if re.match(r"compatible[ \t]*:", line)), None)
     if at is None:
         return "".join(lines) + f"compatible:\n  - {entry}\n"
-    if not _COMPATIBLE_KEY.match(lines[at].rstrip("\r\n")):
+    key = _COMPATIBLE_KEY.match(lines[at].rstrip("\r\n"))
+    if key is None:
         raise RefusedError(f"{CONFIG_FILE}: `compatible:` is not a list written one pair a line; edit it by hand")
+    if key.group(1):  # `compatible: []` becomes a list written one pair a line; a comment stays
+        lines[at] = lines[at].replace(key.group(1), "", 1)
     end, indent = at + 1, "  "
     while end < len(lines) and (lines[end][:1] in (" ", "\t", "-", "#") or not lines[end].strip()):
         if lines[end].lstrip().startswith("- "):
@@ -127,5 +130,4 @@ def with_compatible(text: str, a_id: str, b_id: str) -> str:
         end += 1
     while end > at + 1 and not lines[end - 1].strip():
         end -= 1  # after the list's last entry, before the blank lines that follow it
-    lines[at] = "compatible:\n"
     return "".join(lines[:end] + [f"{indent}- {entry}\n"] + lines[end:])
