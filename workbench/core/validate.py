@@ -115,8 +115,10 @@ def _hint_groups(hints: tuple[str, ...]) -> tuple[tuple[str | None, tuple[str, .
 def _has_hint(lowered: str, hints: tuple[str, ...]) -> bool:
     """Whether any of `hints` is in `lowered`."""
     for word, grouped in _hint_groups(hints):
-        if (word is None or word in lowered) and any(hint in lowered for hint in grouped):
-            return True
+        if word is None or word in lowered:
+            for hint in grouped:  # a loop, not any() over a generator: this runs for every file
+                if hint in lowered:
+                    return True
     return False
 
 
