@@ -241,9 +241,12 @@ class DerivedStore:
                     f"INSERT INTO files (rowid, {FILES_COLUMNS}, title, ident, tags, summary) VALUES ({', '.join('?' * 21)})",
                     [(start + n, *files_row, *fts_row[:4]) for n, (files_row, fts_row) in enumerate(kept)],
                 )
-                self.db.executemany(
-                    f"INSERT INTO fts (rowid, {', '.join(FTS_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)",
-                    [(start + n, *fts_row) for n, (_, fts_row) in enumerate(kept)],
+                # The index's text is read back from the rows just stored, in one statement: each
+                # body crosses from Python to SQLite once, and FTS5 is fed without a call per row.
+                columns = ", ".join(FTS_COLUMNS)
+                self.db.execute(
+                    f"INSERT INTO fts (rowid, {columns}) SELECT rowid, {columns} FROM files WHERE rowid BETWEEN ? AND ?",
+                    (start, start + len(kept) - 1),
                 )
             self._wrote(before, gone, range(start, start + len(kept)))
         except sqlite3.DatabaseError as error:

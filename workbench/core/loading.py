@@ -85,7 +85,7 @@ def _parse_chunk(
     reader = flavours.get(flavour) if isinstance(flavour, str) else flavour  # a vault's own, with its status words
     with collector_paused():
         for path, size, mtime_ns, ino, ctime_ns in items:
-            record = read_record(Path(root), path, size, mtime_ns, on, reader, ino, ctime_ns)
+            record = read_record(root, path, size, mtime_ns, on, reader, ino, ctime_ns)
             if record is None:
                 continue
             row = row_for(record, on) if with_rows else None

@@ -255,7 +255,7 @@ def read_record(
     read, `unread_record` when it cannot, None when it is gone."""
     seen_ns = time.time_ns()
     try:
-        raw = read_document(root / path)
+        raw = read_document(os.path.join(root, path))  # a string: no Path made for each of thousands of files
     except UnreadableFile as error:
         return unread_record(path, error, mtime_ns, on, flavour)
     if raw is None:

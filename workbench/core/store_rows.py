@@ -168,6 +168,8 @@ def record_from_row(row: tuple) -> Record:
 
 
 _new_stored = object.__new__
+# What `json.dumps(value, ensure_ascii=False)` writes, without making an encoder for each call.
+_TO_JSON = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def row_for(record: Record, on: dt.date) -> tuple | None:
@@ -175,11 +177,11 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
     then parsed again next time)."""
     doc = record.document
     try:
-        meta = json.dumps(_encode(doc.meta), ensure_ascii=False)
+        meta = _TO_JSON(_encode(doc.meta))
     except (TypeError, ValueError):
         return None
     problems = json.dumps([[str(p.severity), p.code, p.message, p.line] for p in record.problems])
-    view = json.dumps(doc.view.to_json(), ensure_ascii=False) if doc.view is not None else None
+    view = _TO_JSON(doc.view.to_json()) if doc.view is not None else None
     updated = doc.updated.isoformat() if doc.updated else None
     files_row = (
         record.path,
