@@ -3,6 +3,8 @@ public collections, each written here in words of our own."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from tests.vault_builders import VaultBuilder
@@ -51,6 +53,42 @@ def test_a_date_that_is_no_date_keeps_the_record(tmp_path):
     vault = Vault.open(b.root)
     assert "XIP-002" in vault and vault.get("XIP-002").title == "X2"
     assert not [p for p in vault.problems_for("XIP-002") if p.code.startswith("yaml")]
+
+
+@pytest.mark.parametrize(
+    ("written", "day"),
+    [
+        ("Date: 20/06/2019", dt.date(2019, 6, 20)),
+        ("**Date:** 3rd March 2022", dt.date(2022, 3, 3)),
+        ("- Created: 03-Mar-2022", dt.date(2022, 3, 3)),
+        ("Date: March 3, 2022", dt.date(2022, 3, 3)),
+        ("Date: 2022/03/04", dt.date(2022, 3, 4)),
+        ("Date: TBD\n\nDate: 12/17/2022", dt.date(2022, 12, 17)),
+        ("Date: 05/02/2018", None),  # the fifth of February or the second of May: no date said
+    ],
+)
+def test_a_date_is_read_as_people_write_it(tmp_path, written, day):
+    """A record's date orders it before or after another (which of two replaced which); collections
+    write it day first, month first and with the month's name."""
+    b = VaultBuilder(tmp_path / "adr")
+    for n in (1, 2, 3):
+        b.raw(
+            f"{n:04d}-r{n}.md", f"# R{n}\n\n{written if n == 2 else ''}\n\n## Status\n\nAccepted\n\n## Decision\n\nx\n"
+        )
+    vault = Vault.open(b.root)
+    assert vault.get("ADR-002").view.created == day
+
+
+def test_a_frontmatter_date_written_month_first_is_read(tmp_path):
+    b = VaultBuilder(tmp_path / "xips")
+    for n, created in ((1, "12/7/2022"), (2, "12/17/2022"), (3, "2021-26-02")):
+        b.raw(f"xip-{n}.md", f"---\ntitle: X{n}\nstatus: Final\ncreated: {created}\n---\n\nText {n}.\n")
+    vault = Vault.open(b.root)
+    assert [vault.get(f"XIP-00{n}").view.created for n in (1, 2, 3)] == [
+        None,
+        dt.date(2022, 12, 17),
+        dt.date(2021, 2, 26),
+    ]
 
 
 @pytest.mark.parametrize("value", ["N/A", "none", "-", "TBD", "TODO - add the signing record when ready"])

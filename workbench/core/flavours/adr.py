@@ -57,7 +57,17 @@ from .base import (
     mostly,
     strip_code,
 )
-from .adr_names import cited, folder_name, folder_record, prefix_of, record_name, record_number, ref_id, refs
+from .adr_names import (
+    cited,
+    folder_name,
+    folder_record,
+    prefix_of,
+    record_name,
+    record_number,
+    ref_id,
+    refs,
+    written_date,
+)
 from .adr_text import (
     PARTIAL,
     STATUS_HEADING,
@@ -114,10 +124,17 @@ _TYPED_LINE = re.compile(r"\b(amends|extends|requires|depends on|builds on)\b(.*
 # Any other key whose name says so (`deprecated-reason: … See ADR-291`) names a successor.
 _SUCCESSOR_HINT = re.compile(r"deprecat|supersed|superced|replac|obsolet|successor", re.I)
 _DATE = re.compile(
-    r"(?im)^(?:\s*[-*]?\s*(?:\*\*|__)?Date(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?|#{2,3}\s+Date\s*\n+)\s*(\d{4}-\d{2}-\d{2})"
+    r"(?im)^(?:\s*[-*]?\s*(?:\*\*|__)?(?:Date|Created)(?:\s*:\s*(?:\*\*|__)?|(?:\*\*|__)\s*:?|\s+(?=\d))"
+    r"|#{2,3}\s+Date\s*\n+)\s*(\S[^\n]*)"
 )
 _TEMPLATE = re.compile(r"(?:^|[-_.])template\.md$", re.I)
 _HREF = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\"'\n]*[\"'])?\s*\)")
+
+
+def _date_of(value: Any) -> dt.date | None:
+    """A frontmatter date, in YAML's or ISO form or as people write one (`created: 12/17/2022`)."""
+    found = date_of(value)
+    return written_date(value) if found is None and isinstance(value, str) else found
 
 
 def _folder_links(text: str, path: str) -> list[RawLink]:
@@ -393,8 +410,9 @@ class Adr(Flavour):
         lifecycle = self.lifecycle(stated) if stated else None
         if lifecycle == "superseded" and PARTIAL.search(stated):
             lifecycle = "active"  # "Partly superseded": the record stands for the rest
-        dated = _DATE.search("\n".join(body.split("\n", TOP_LINES * 2)[: TOP_LINES * 2]))
-        stated_date = date_of(dated.group(1)) if dated else None  # `**Date**: 2025-12-18` or a `## Date` section
+        top = "\n".join(body.split("\n", TOP_LINES * 2)[: TOP_LINES * 2])
+        # `**Date**: 2025-12-18`, `Date: 20/06/2019`, a `## Date` section: the first that states one.
+        stated_date = next(filter(None, (written_date(m.group(1)) for m in _DATE.finditer(top))), None)
         name = record_name(path) if "/" not in path else None
         name_date = name.date if name is not None else None  # `2021-06-06_002-title.md`
         return View(
@@ -408,8 +426,8 @@ class Adr(Flavour):
             # status again, not the subject: two records are not alike for sharing it.
             tags=tuple(tag for tag in tags_of(said) if self.lifecycle(tag) is None),
             summary=str(said.get("description") or said.get("summary") or ""),
-            created=date_of(said.get("date") or said.get("created")) or stated_date or name_date,
-            updated=date_of(said.get("updated") or said.get("date")) or stated_date or name_date or mtime,
+            created=_date_of(said.get("date") or said.get("created")) or stated_date or name_date,
+            updated=_date_of(said.get("updated") or said.get("date")) or stated_date or name_date or mtime,
             raw_links=tuple(links),
             raw_supersedes=raw_supersedes,
             raw_superseded_by=raw_superseded_by,

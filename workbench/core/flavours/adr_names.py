@@ -19,6 +19,7 @@ __all__ = [
     "record_number",
     "ref_id",
     "refs",
+    "written_date",
 ]
 
 # An improvement-proposal collection names its records `hip-1008.md`, `arc-0003.md`, `eip-1559.md`:
@@ -88,6 +89,52 @@ def refs(text: str, prefix: str = "ADR") -> list[str]:
     if prefix != "ADR":
         found += [ref_id(m.group(1), prefix) for m in _ref_pattern(prefix).finditer(text)]
     return found
+
+
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        "jan january|feb february|mar march|apr april|may|jun june|jul july|aug august|sep sept september"
+        "|oct october|nov november|dec december".split("|"),
+        start=1,
+    )
+    for name in names.split()
+}
+_YEAR_FIRST = re.compile(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b")
+_YEAR_LAST = re.compile(r"\b(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})\b")
+_DAY_NAMED = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?(?:\s+|-)([A-Za-z]{3,9})\.?,?(?:\s+|-)(\d{4})\b")
+_NAMED_DAY = re.compile(r"\b([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
+
+
+def _date(year: int, month: int | None, day: int) -> dt.date | None:
+    try:
+        return dt.date(year, month, day) if month else None
+    except ValueError:
+        return None
+
+
+def written_date(text: str) -> dt.date | None:
+    """The date a line states as people write it: `2022-03-03`, `2022/03/03`, `3 March 2022`,
+    `03-Mar-2022`, `March 3rd, 2022`, `20/06/2019`, `12/17/2022`. A date of numbers alone whose day
+    and month could be either way round (`05/02/2018`) states none: it is read only where one of
+    the two can only be a day."""
+    found = _YEAR_FIRST.search(text)
+    if found:
+        year, month, day = map(int, found.groups())
+        return _date(year, month, day) or _date(year, day, month)  # `2022-25-11`: only so
+    found = _YEAR_LAST.search(text)
+    if found:
+        first, second, year = map(int, found.groups())
+        if first != second and first <= 12 and second <= 12:
+            return None  # 05/02/2018: the fifth of February or the second of May
+        return _date(year, second, first) if first > 12 else _date(year, first, second)
+    found = _DAY_NAMED.search(text)
+    if found:
+        return _date(int(found.group(3)), _MONTHS.get(found.group(2).lower()), int(found.group(1)))
+    found = _NAMED_DAY.search(text)
+    if found:
+        return _date(int(found.group(3)), _MONTHS.get(found.group(1).lower()), int(found.group(2)))
+    return None
 
 
 def folder_name(folder: str) -> RecordName | None:
