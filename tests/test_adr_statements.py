@@ -317,3 +317,20 @@ def test_a_status_key_is_written_in_the_words_and_case_the_record_uses(tmp_path)
         "superseded",
         "active",
     ]
+
+
+def test_a_title_loses_the_record_s_own_number_only(tmp_path):
+    """`# 23 Logging` in record 23 is titled "Logging"; a heading copied from record 29 into record
+    30 keeps its number, so the person sees what the file says."""
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("022-eks.md", record(22, "22. EKS", "Accepted"))
+    b.raw("023-logging.md", record(23, "23 Logging", "Accepted"))
+    b.raw("030-root-user.md", record(30, "29 Kubernetes auditing", "Accepted"))
+    b.raw("031-two-clusters.md", record(31, "2 clusters per region", "Accepted"))
+    vault = Vault.open(b.root)
+    assert [vault.get(f"ADR-0{n}").title for n in (22, 23, 30, 31)] == [
+        "EKS",
+        "Logging",
+        "29 Kubernetes auditing",
+        "2 clusters per region",
+    ]

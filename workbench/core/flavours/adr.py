@@ -66,6 +66,7 @@ from .adr_names import (
     record_number,
     ref_id,
     refs,
+    unnumbered,
     written_date,
 )
 from .adr_text import (
@@ -152,14 +153,6 @@ def _folder_links(text: str, path: str) -> list[RawLink]:
         if named is not None:
             found.append(RawLink(LinkType.RELATED_TO.value, (ref_id(named.number or 0, named.prefix),), match.group(0)))
     return found
-
-
-def _unnumbered(title: str, prefix: str = "ADR") -> str:
-    """A title without the record's number before it: `ADR-042: X`, `XYZ-031: X` (where the
-    collection calls its records so), `0014. X`, `4. X`; a year is no record number (`2024:
-    Roadmap` keeps it)."""
-    named = rf"(?:ADR|{re.escape(prefix)})[-_ ]?\d+"
-    return re.sub(rf"^(?:(?:{named}|0\d{{3}})\s*[:.-]|\d{{1,3}}[.:](?=\s))\s*", "", title, flags=re.I)
 
 
 def _items(value: Any) -> list:
@@ -406,17 +399,18 @@ class Adr(Flavour):
                 links.append(RawLink(LinkType.RELATED_TO.value, (number,), number))
         links += raw_supersedes
         title = said.get("title") or named_title(body)
-        heading = _unnumbered(first_heading(body) or "", prefix_of(path))
+        name = record_name(path) if "/" not in path else folder_record(path)
+        own_number = name.number if name is not None else None
+        heading = unnumbered(first_heading(body) or "", prefix_of(path), own_number)
         lifecycle = self.lifecycle(stated) if stated else None
         if lifecycle == "superseded" and PARTIAL.search(stated):
             lifecycle = "active"  # "Partly superseded": the record stands for the rest
         top = "\n".join(body.split("\n", TOP_LINES * 2)[: TOP_LINES * 2])
         # `**Date**: 2025-12-18`, `Date: 20/06/2019`, a `## Date` section: the first that states one.
         stated_date = next(filter(None, (written_date(m.group(1)) for m in _DATE.finditer(top))), None)
-        name = record_name(path) if "/" not in path else None
         name_date = name.date if name is not None else None  # `2021-06-06_002-title.md`
         return View(
-            title=_unnumbered(title.strip(), prefix_of(path))
+            title=unnumbered(title.strip(), prefix_of(path), own_number)
             if isinstance(title, str) and title.strip()
             else heading or path.rsplit("/", 1)[-1][:-3],
             type="decision" if self.is_record(path, meta, body) else "note",

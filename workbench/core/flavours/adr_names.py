@@ -19,6 +19,7 @@ __all__ = [
     "record_number",
     "ref_id",
     "refs",
+    "unnumbered",
     "written_date",
 ]
 
@@ -89,6 +90,16 @@ def refs(text: str, prefix: str = "ADR") -> list[str]:
     if prefix != "ADR":
         found += [ref_id(m.group(1), prefix) for m in _ref_pattern(prefix).finditer(text)]
     return found
+
+
+def unnumbered(title: str, prefix: str = "ADR", number: int | None = None) -> str:
+    """A title without the record's number before it: `ADR-042: X`, `XYZ-031: X` (where the
+    collection calls its records so), `0014. X`, `4. X`, and `23 X` in record 23; a year is no
+    record number (`2024: Roadmap` keeps it), nor is another record's (`29 X` in record 30)."""
+    named = rf"(?:ADR|{re.escape(prefix)})[-_ ]?\d+"
+    title = re.sub(rf"^(?:(?:{named}|0\d{{3}})\s*[:.-]|\d{{1,3}}[.:](?=\s))\s*", "", title, flags=re.I)
+    bare = re.match(r"(\d{1,4})\s+(?=\S)", title)
+    return title[bare.end() :] if bare and number is not None and int(bare.group(1)) == number else title
 
 
 _MONTHS = {
