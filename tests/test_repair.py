@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from vault_builders import doc_text
+from vault_builders import VaultBuilder, doc_text
 from workbench import Vault
 from workbench.core.repair import plan_repair
 
@@ -195,3 +195,22 @@ def test_a_link_to_a_superseded_document_names_the_live_end_of_the_chain_as_conf
     assert warning.message.endswith("link its successor mem-decision-three instead")
     [stale] = [c for c in vault.conflicts() if c.kind == "stale-link"]
     assert "mem-decision-three has replaced" in stale.reason
+
+
+def test_one_sided_supersession_in_a_decision_collection_is_completed_in_its_words(tmp_path):
+    """An ADR record says "Superseded by" and its successor says nothing: repairing the old file
+    writes the other side, as the conflicts queue's resolution does, never Memory Core's fields."""
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("0001-mail.md", "# Mail\n\n## Status\n\nSuperseded by ADR-0003\n\n## Decision\n\nUse the relay.\n")
+    b.raw("0002-queue.md", "# Queue\n\n## Status\n\nAccepted\n\n## Decision\n\nUse a queue.\n")
+    b.raw("0003-mail-again.md", "# Mail, again\n\n## Status\n\nAccepted\n\n## Decision\n\nUse the service.\n")
+    vault = Vault.open(b.root)
+    assert [p.code for p in vault.problems] == ["supersession-one-sided"]
+    report = vault.repair(paths=["0001-mail.md"])
+    assert report.repaired == ["0003-mail-again.md"] and not report.left
+    assert (
+        "ADR-001" in (b.root / "0003-mail-again.md").read_text()
+        and "status:" not in (b.root / "0003-mail-again.md").read_text()
+    )
+    vault.refresh()
+    assert vault.get("ADR-003").supersedes == ["ADR-001"] and not vault.problems

@@ -484,8 +484,44 @@ def _plan_flavour_repair(index: VaultIndex, only: set[str] | None) -> RepairRepo
         report.plan.changes += [FileChange(backup, None, raw), FileChange(path, raw, after)]
         report.repaired.append(path)
         report.plan.log_lines.append(index.log_line(f"repair {record.document.id}: {'; '.join(notes)}"))
+    if index.flavour.writes_supersession:
+        _complete_supersession(index, report, only)
     report.plan.summary = f"repair {len(report.repaired)} document(s)"
     return report
+
+
+def _complete_supersession(index: VaultIndex, report: RepairReport, only: set[str] | None) -> None:
+    """Where one record of a pair states that the other replaced it (or the reverse) and the
+    other says nothing, write the other side too, in the format's own words (`Supersedes ADR-021`),
+    as the conflicts queue's resolution does. A pair whose successor is no longer live is left for
+    a person, as is a file this repair already changes for another reason."""
+    docs = {doc.id: doc for doc in index.documents}
+    pairs = {(old, doc.id) for doc in docs.values() for old in doc.supersedes if old in docs}
+    pairs |= {(doc.id, new) for doc in docs.values() for new in doc.superseded_by if new in docs}
+    for old_id, new_id in sorted(pairs):
+        old, new = docs[old_id], docs[new_id]
+        if new_id in old.superseded_by and old_id in new.supersedes:
+            continue
+        if only is not None and not {old.path, new.path} & only:
+            continue
+        changing = {change.path for change in report.plan.changes}
+        if old.path in changing or new.path in changing or not (old.valid and new.valid):
+            continue
+        if new.status not in (Status.ACTIVE, Status.DRAFT, Status.SUPERSEDED):
+            _leave(report, new.path, f"{new_id} is {new.status}; a successor must be live")
+            continue
+        flavour = index.flavour
+        changes = [
+            index.flavour_change(old, lambda parsed: flavour.superseded_change(parsed, old, new_id)),
+            index.flavour_change(new, lambda parsed: flavour.supersedes_change(parsed, new, old_id)),
+        ]
+        changes = [c for c in changes if c.before != c.after]
+        if not changes:
+            continue
+        report.plan.changes += changes
+        report.left = [path for path in report.left if path not in (old.path, new.path)]  # settled now
+        report.repaired += [change.path for change in changes]
+        report.plan.log_lines.append(index.log_line(f"repair: {new_id} supersedes {old_id}, both sides stated"))
 
 
 def repair(index: VaultIndex, dry_run: bool = False, paths: Iterable[str] | None = None) -> RepairReport:
