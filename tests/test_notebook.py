@@ -331,6 +331,27 @@ def test_the_core_loads_no_notebook_machinery():
     assert result.returncode == 0, f"the core loaded: {result.stdout}{result.stderr}"
 
 
+def test_the_notebook_face_is_imported_by_the_first_drawing_not_by_the_package():
+    """`import workbench` installs the drawings, but the face's module waits for the first one:
+    the TUI and the CLI, which draw none, never load it."""
+    code = (
+        "import sys, workbench; from workbench.core.model import Document;"
+        "before = 'workbench.notebook' in sys.modules;"
+        "html = Document('mem-note-x', 'notes/mem-note-x.md', {'title': '<b>x</b>'}, 'Hi')._repr_html_();"
+        "print(before, 'workbench.notebook' in sys.modules, '&lt;b&gt;x&lt;/b&gt;' in html)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.split() == ["False", "True", "True"], result.stderr
+
+
+def test_the_package_installs_a_drawing_for_each_the_face_draws():
+    import workbench
+    from workbench.core import presenting
+
+    assert set(workbench._DRAWINGS) == set(presenting._renderers)
+    assert all(renderer.__module__ == "workbench.notebook" for renderer in presenting._renderers.values())
+
+
 # -- the tour -----------------------------------------------------------------------------------
 
 

@@ -7,8 +7,8 @@ The Python API is the same store the TUI and the CLI drive::
     doc = vault.get("mem-decision-retrieval-policy")
 
 Names are loaded when first asked for (PEP 562), so `import workbench.core.model` costs only the
-model; the notebook face is installed at once (standard library only), so that whatever a cell
-returns draws itself.
+model. The notebook face is installed at once, so that whatever a cell returns draws itself, but
+its module (`notebook.py`) is imported by the first drawing: the TUI and the CLI never draw one.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from . import notebook as _notebook  # noqa: F401  installs the notebook reprs of the core's objects
+from .core import presenting as _presenting
 
 if TYPE_CHECKING:
     from .core.model import ConflictError, Document, Problem, QueryError, RefusedError, VaultError, WorkbenchError
@@ -35,6 +35,29 @@ __all__ = [
 __version__ = "0.1.0"
 
 _HOMES = {"Vault": ".core.vault", **dict.fromkeys(__all__[1:], ".core.model")}
+
+
+_DRAWINGS = (
+    "document_html",
+    "document_markdown",
+    "hits_html",
+    "problems_html",
+    "conflicts_html",
+    "neighbourhood_markdown",
+    "vault_html",
+)
+
+
+def _drawn_by_notebook(kind: str) -> Any:
+    def draw(*subject: Any) -> str:
+        from . import notebook  # imported by the first drawing; it installs its own renderers in these' place
+
+        return getattr(notebook, kind)(*subject)
+
+    return draw
+
+
+_presenting.install({kind: _drawn_by_notebook(kind) for kind in _DRAWINGS})
 
 
 def __getattr__(name: str) -> Any:

@@ -2,7 +2,9 @@
 
 The titles that fill the pane go on screen before the rest of the list is laid out, and a fresh
 interpreter starting the TUI on a vault opened before loads none of the modules the first titles
-do not use: the dialogs, and PyYAML (no file is parsed, the theme files are read after)."""
+do not use: the dialogs, the flows, the reading and rendering of a document, the palette's commands,
+the notebook face, PyYAML (no file is parsed, the theme files are read after), networkx (the graph
+comes with the summary, after the titles)."""
 
 from __future__ import annotations
 
@@ -85,9 +87,24 @@ async def test_a_list_replaced_before_the_rest_of_the_last_one_arrived_keeps_non
 
 DEFERRED = (
     "yaml",
+    "networkx",
+    "watchfiles",
+    "pygments",
+    "tomllib",
+    "workbench.notebook",
+    "workbench.core.live_graph",
+    "workbench.tui.commands",
     "workbench.tui.dialogs.confirm_plan",
+    "workbench.tui.dialogs.discard",
     "workbench.tui.dialogs.external_change",
     "workbench.tui.dialogs.lifecycle",
+    "workbench.tui.markdown_render",
+    "workbench.tui.neighbours",
+    "workbench.tui.proposal",
+    "workbench.tui.reading",
+    "workbench.tui.screens.editor",
+    "workbench.tui.screens.flows",
+    "workbench.tui.screens.proposing",
 )
 
 # What is loaded is looked at the moment the first titles are put in the list (not by polling
@@ -118,7 +135,7 @@ print(FirstTitles(Path(sys.argv[1]), theme="workbench-dark").run(headless=True))
 """
 
 
-def test_the_first_titles_of_a_vault_opened_before_need_no_dialog_and_no_yaml(sample_copy):
+def test_the_first_titles_of_a_vault_opened_before_load_only_what_they_need(sample_copy):
     Vault.open(sample_copy)  # the derived store in place: no file is parsed at the next start
     loaded = subprocess.run(
         [sys.executable, "-c", FIRST_TITLES, str(sample_copy), *DEFERRED],

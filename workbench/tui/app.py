@@ -12,10 +12,9 @@ from typing import ClassVar
 from textual import events, on
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.command import Provider
 from textual.widgets import Input
 
-from .commands import WorkbenchCommands
-from .dialogs.discard import DiscardDialog, unsaved_work
 from .screens.main import MainScreen
 from .settings import load_settings, save_setting
 from .themes import BUILTIN_THEMES, VARIABLE_DEFAULTS, load_theme_files, theme_folders
@@ -24,7 +23,7 @@ from .typeahead import TypeAhead
 from .user_keymap import keymap_path, load_keymap
 from .widgets.search import SearchPane
 
-__all__ = ["WorkbenchApp"]
+__all__ = ["WorkbenchApp", "warm_up", "workbench_commands"]
 
 
 def __getattr__(name: str):
@@ -37,12 +36,30 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def workbench_commands() -> type[Provider]:
+    """The palette's own commands, imported when the palette first opens (Textual calls this)."""
+    from .commands import WorkbenchCommands
+
+    return WorkbenchCommands
+
+
+def warm_up() -> None:
+    """What the first titles did not need, made ready in a thread once they are listed, so that the
+    first key pressed after them does not wait for it: the Markdown parser and highlighter, a
+    document's reading and links, the flows, the writing of changes, the palette's commands."""
+    from . import commands, reading  # noqa: F401
+    from .markdown_render import warm_up as make_the_parser
+    from .screens import flows, proposing  # noqa: F401
+
+    make_the_parser()
+
+
 class WorkbenchApp(App[None]):
     """Curate a memory vault by keyboard. `run()` returns when the person quits (exit status 0)."""
 
     CSS_PATH = "app.tcss"
     TITLE = "workbench"
-    COMMANDS = App.COMMANDS | {WorkbenchCommands}
+    COMMANDS = App.COMMANDS | {workbench_commands}
     BINDINGS: ClassVar[list[BindingType]] = [
         # `?` and `q` are the main screen's, first in its footer; these work inside a text box too.
         Binding(
@@ -64,6 +81,7 @@ class WorkbenchApp(App[None]):
             self.register_theme(each)
         self._theme_errors: list[str] = []
         self._theme_files_read = False
+        self._warmed = False
         self._remember_theme = theme is None  # an explicit theme (tests, snapshots) is not a choice to keep
         wanted = theme or load_settings().get("theme") or "workbench-dark"
         if wanted not in self.available_themes:
@@ -156,12 +174,17 @@ class WorkbenchApp(App[None]):
     @on(SearchPane.Listed)
     def _titles_listed(self) -> None:
         self.read_theme_files()
+        if not self._warmed:
+            self._warmed = True
+            self.run_worker(warm_up, thread=True, group="warm-up", exit_on_error=False)
 
     def search_themes(self) -> None:
         self.read_theme_files()  # the list to choose from is whole even before the first titles
         super().search_themes()
 
     def action_quit(self) -> None:
+        from .dialogs.discard import DiscardDialog, unsaved_work  # needed by the quit only, not at start
+
         if (what := unsaved_work(self.screen)) and not isinstance(self.screen, DiscardDialog):
             self.push_screen(DiscardDialog(what), lambda discard: self.exit(return_code=0) if discard else None)
             return

@@ -13,7 +13,6 @@ keymap never stops the workbench.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,10 +40,13 @@ def load_keymap(path: Path) -> UserKeymap:
     """The keymap at `path`; none (and no warning) when there is no such file."""
     loaded = UserKeymap()
     try:
-        data = tomllib.loads(path.read_text("utf-8"))
+        text = path.read_text("utf-8")
+        import tomllib  # only when there is a keymap file: most starts have none
+
+        data = tomllib.loads(text)
     except FileNotFoundError:
         return loaded
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # unreadable, not UTF-8 (UnicodeDecodeError), not TOML (TOMLDecodeError)
         loaded.warnings.append(f"{path}: not read ({exc}); the default keys apply")
         return loaded
     for binding_id, keys in data.items():

@@ -1,7 +1,8 @@
 """The main screen's guided flows: lifecycle, undo, edit, problems, conflicts, the write gate,
 consolidation and the inbox of what agents wrote. Each opens its dialog and turns the answer into a
 `Proposal`, which the main screen previews as a diff and writes only once confirmed. Kept apart
-from the routing in `main.py`: a flow asks the screen only what `FlowHost` (`host.py`) names.
+from the routing in `main.py`: a flow asks the screen only what `FlowHost` (`host.py`) names. The
+sync dialog (`S`) is opened from here too.
 
 Cancelling a preview goes back one step (`Proposal.back`): to the dialog, as the person left it.
 
@@ -95,7 +96,7 @@ def repair_one_plan(vault, path: str):
 
 
 class GuidedFlows:
-    """The actions behind `l`, `u`, `U`, `H`, `e`, `p`, `c`, `n`, `o` and `i`, on the screen `host`."""
+    """The actions behind `l`, `u`, `U`, `H`, `e`, `p`, `c`, `n`, `o`, `i` and `S`, on the screen `host`."""
 
     def __init__(self, host: FlowHost) -> None:
         self.host = host
@@ -408,6 +409,13 @@ class GuidedFlows:
 
         dialog = ConsolidateDialog(groups, titles, self.host.vault.search, merged_text=self._merged_text, resume=resume)
         self.host.app.push_screen(dialog, chosen)
+
+    def sync(self) -> None:
+        """The sync dialog; what a pull writes reaches the panes through the vault's watcher."""
+        from ..dialogs.sync_merge import SyncDialog
+
+        if self.host.vault is not None:
+            self.host.app.push_screen(SyncDialog(self.host.vault.root))
 
     def inbox(self) -> None:
         if self.host.vault is None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import gc
 import threading
 from pathlib import Path
+from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on, work
@@ -29,10 +30,7 @@ from textual.worker import get_current_worker
 from ...core.model import WorkbenchError
 from ...core.vault import Vault
 from ..history import History
-from ..neighbours import link_groups
 from ..opening import Opening
-from ..proposal import Proposal
-from ..reading import DocumentView, read_view
 from ..summary import VaultSummary, summarise
 from ..text import query_words
 from ..widgets.footer import KeysFooter
@@ -42,7 +40,6 @@ from ..widgets.vault_header import VaultHeader
 from ..widgets.viewer import DocumentViewer
 from .conflicts_search import ConflictsSearch
 from .disk_news import DiskNews
-from .flows import GuidedFlows
 from .main_bindings import MAIN_BINDINGS
 from .messages import (
     ChangeApplied,
@@ -57,11 +54,14 @@ from .messages import (
     VaultRead,
 )
 from .own_writes import OwnWrites
-from .proposing import ProposalRunner
 
 if TYPE_CHECKING:
     from ...core.conflicts import Conflict
     from ...core.live import VaultWatcher
+    from ..proposal import Proposal
+    from ..reading import DocumentView
+    from .flows import GuidedFlows
+    from .proposing import ProposalRunner
 
 __all__ = ["MainScreen", "VaultSummary"]
 
@@ -109,9 +109,19 @@ class MainScreen(Screen[None]):
         """The graph navigator's depth and link-type filter (`+`/`-`, `t` in the links pane)."""
         self.own_writes = OwnWrites()
         """What our own writes left on disk (and removed), so the watcher's echo of them is not news."""
-        self.flows = GuidedFlows(self)
-        self.proposals = ProposalRunner(self)
         self.disk_news = DiskNews(self)
+
+    @cached_property
+    def flows(self) -> GuidedFlows:
+        from .flows import GuidedFlows  # not at start, as `read_view`: the first titles need no flow
+
+        return GuidedFlows(self)
+
+    @cached_property
+    def proposals(self) -> ProposalRunner:
+        from .proposing import ProposalRunner  # not at start: the first titles need no change written
+
+        return ProposalRunner(self)
 
     # -- layout -------------------------------------------------------------------------------
 
@@ -205,6 +215,8 @@ class MainScreen(Screen[None]):
     ) -> None:
         if self.vault is None:
             return
+        from ..reading import read_view  # not at start: the first titles need no document read
+
         try:
             # Before the first summary (seconds on a large vault) the graph is asked for: a document
             # opened meanwhile shows as soon as its links are known, rather than never.
@@ -244,6 +256,8 @@ class MainScreen(Screen[None]):
             search.searcher = self.vault.search if self.vault is not None else None
         view = self.current
         if view is not None and view.document.id in summary.graph:
+            from ..neighbours import link_groups  # not at start: the first titles need no links
+
             # Another file may link here now, or no longer: the open document's links follow.
             links = self.query_one(LinkPane)
             now = link_groups(summary.graph, view.document.id, self.graph_depth, self.graph_filter)
@@ -582,8 +596,4 @@ class MainScreen(Screen[None]):
             self.open_document(next(iter(self.current.successors)), focus="viewer")
 
     def action_sync(self) -> None:
-        """The sync dialog; what a pull writes reaches the panes through the vault's watcher."""
-        from ..dialogs.sync_merge import SyncDialog
-
-        if self.vault is not None:
-            self.app.push_screen(SyncDialog(self.vault.root))
+        self.flows.sync()

@@ -11,12 +11,11 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from ...core.changes import Plan
-from ..proposal import Proposal
-from ..reading import DocumentView
-from ..summary import VaultSummary
-
 if TYPE_CHECKING:
+    from ...core.changes import Plan
+    from ..proposal import Proposal
+    from ..reading import DocumentView
+    from ..summary import VaultSummary
     from ...core.conflicts import Conflict
     from ..dialogs.external_change import Versions
 

@@ -31,6 +31,7 @@ import re
 from contextlib import suppress
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from rich.segment import Segment
@@ -44,7 +45,10 @@ from textual.strip import Strip
 from textual.style import Style
 from textual.widget import Widget
 
-from ..markdown_render import Block, lay_out, link_number, render, slug, warm_up
+# The Markdown renderer (`markdown_render.py`) is imported by the methods below that use it, not
+# here: the first titles show no text (it is made ready once they are listed, `app.warm_up`).
+if TYPE_CHECKING:
+    from ..markdown_render import Block
 
 __all__ = ["Body", "RenderedLink", "pieces"]
 
@@ -52,8 +56,6 @@ FIRST_LINES = 50
 """Lines of the text in the first piece: more of any document than a tall terminal shows."""
 LATER_LINES = 400
 """Lines in each later piece: a piece takes the interpreter for a few tens of milliseconds."""
-WARM_AFTER = 0.5
-"""Seconds after start-up before the parser is made ready, so that start-up never waits for it."""
 PAINT_WAIT = 0.2
 """Seconds the rest of a long text waits for its first screen to be painted: the paint comes first."""
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
@@ -146,14 +148,6 @@ class Body(Widget):
         self.shown = True
         """The first screen of the text last given is laid out (False while it is being made)."""
 
-    def on_mount(self) -> None:
-        self.set_timer(WARM_AFTER, self._warm)
-
-    def _warm(self) -> None:
-        """Import the parser and the highlighter off the event loop, once the first screen is up:
-        the first document opened would otherwise wait for them."""
-        self.run_worker(warm_up, thread=True, exclusive=True, group="body-warm-up", exit_on_error=False)
-
     # -- what is shown ----------------------------------------------------------------------------
 
     @property
@@ -213,6 +207,8 @@ class Body(Widget):
 
     def _add(self, piece: str) -> None:
         """Render one piece of the text and lay its blocks out after the others."""
+        from ..markdown_render import link_number, render
+
         rendered = render(piece, self._labels, first_link=len(self._hrefs))
         self._hrefs += rendered.hrefs
         self._link_labels += [""] * len(rendered.hrefs)
@@ -239,6 +235,8 @@ class Body(Widget):
     # -- laying out and drawing -------------------------------------------------------------------
 
     def _lay_out_block(self, index: int) -> None:
+        from ..markdown_render import lay_out
+
         self._starts.append(len(self._lines))
         self._lines += lay_out(self._blocks[index], self._width, self._words, gap=index > 0)
 
@@ -296,6 +294,8 @@ class Body(Widget):
 
     def _rows_of(self, number: int) -> frozenset[int]:
         """The rows link `number` is drawn on (more than one when the wrap splits it)."""
+        from ..markdown_render import link_number
+
         if not 0 <= number < len(self._link_blocks) or not self._lines:
             return frozenset()
         block = self._link_blocks[number]
@@ -353,6 +353,8 @@ class Body(Widget):
 
     def link_offset(self, number: int) -> tuple[int, int] | None:
         """Where link `number` starts, in cells from the body's top left (None: not laid out)."""
+        from ..markdown_render import link_number
+
         for row in sorted(self._rows_of(number)):
             line = self._lines[row]
             for span in line.spans:
@@ -362,6 +364,8 @@ class Body(Widget):
 
     def goto_anchor(self, anchor: str) -> bool:
         """Scroll to the heading whose anchor (GitHub's slug) is `anchor`; False when none has it."""
+        from ..markdown_render import slug
+
         seen: dict[str, int] = {}
         for index, block in enumerate(self._blocks):
             if not block.heading:
@@ -376,6 +380,8 @@ class Body(Widget):
 
 
 def _with_cursor(line: Content, number: int) -> Content:
+    from ..markdown_render import link_number
+
     for span in line.spans:
         if link_number(span.style) == number:
             line = line.stylize(CURSOR_STYLE, span.start, span.end)

@@ -14,7 +14,7 @@ edge), is followed by each one's id, so that two links never look alike.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.binding import Binding, BindingType
@@ -26,8 +26,10 @@ from textual.widgets.option_list import Option
 
 from ...core.model import inverse_label
 from ...core.model import LinkType
-from ..neighbours import LinkGroups, Neighbour
 from ..text import clean, status_style
+
+if TYPE_CHECKING:
+    from ..neighbours import LinkGroups, Neighbour
 
 __all__ = ["LinkPane", "link_options", "pack_options"]
 

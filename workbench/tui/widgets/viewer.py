@@ -14,24 +14,25 @@ there; the screen refuses to change it.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.highlight import highlight
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
 from ...core.model import Severity
-from ..reading import DocumentView
 from ..text import clean, mark_words
 from ..text_links import is_url, markdown_href
 from .body import Body
 from .properties import Properties
+
+if TYPE_CHECKING:
+    from ..reading import DocumentView
 
 __all__ = ["DocumentViewer", "source_content", "split_source"]
 
@@ -50,6 +51,8 @@ def split_source(source: str) -> tuple[str, str]:
 
 def source_content(source: str) -> Content:
     """The file's text, highlighted (YAML then Markdown), control characters made visible."""
+    from textual.highlight import highlight  # with pygments: when the source is first shown, not at start
+
     frontmatter, body = split_source(clean(source))
     parts = [highlight(frontmatter, language="yaml")] if frontmatter else []
     parts.append(highlight(body, language="markdown"))
