@@ -130,7 +130,7 @@ def test_a_sweep_brings_in_what_no_event_reported_and_says_so(builder, monkeypat
         vault.refresh()  # nothing changed on disk: nothing derived goes stale
         assert vault.generation == generation
         # A file the watcher hears nothing of, as when the OS drops events: only a sweep finds it.
-        monkeypatch.setattr(live, "_relevant", lambda root, change, path: None)
+        monkeypatch.setattr(live, "_relevant", lambda root, change, path, settings="": None)
         builder.add("mem-note-unseen", body="quokka\n")
         time.sleep(0.3)
         assert "mem-note-unseen" not in vault

@@ -66,3 +66,26 @@ def test_a_compatible_entry_that_is_no_pair_is_a_problem_check_names(tmp_path):
     assert [p.message for p in config.problems] == [
         "`compatible:` holds ['ADR-001']; each entry is a pair of document ids, as [ADR-001, ADR-002]"
     ]
+
+
+def test_a_pair_marked_compatible_by_hand_while_the_vault_is_watched_leaves_the_queue(tmp_path):
+    """A person edits `.workbench.yaml` in an editor while the TUI runs: the pair leaves the queue
+    at once, and the screen hears of the change, rather than at the next open."""
+    import threading
+    import time
+
+    vault = adr_vault(tmp_path)
+    assert any(set(c.ids) == {"ADR-001", "ADR-002"} for c in vault.conflicts())
+    heard: list[str] = []
+    changed = threading.Event()
+    watcher = vault.watch(lambda paths, _: (heard.extend(paths), changed.set()))
+    try:
+        assert watcher.ready.wait(5)
+        (vault.root / ".workbench.yaml").write_text('compatible:\n  - ["ADR-001", "ADR-002"]\n')
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and any(set(c.ids) == {"ADR-001", "ADR-002"} for c in vault.conflicts()):
+            time.sleep(0.05)
+        assert not any(set(c.ids) == {"ADR-001", "ADR-002"} for c in vault.conflicts())
+        assert changed.wait(5) and ".workbench.yaml" in heard
+    finally:
+        watcher.stop()

@@ -95,6 +95,7 @@ class VaultIndex:
         self._specials: list[str] = []
         self._unreadable: list[tuple[str, str]] = []  # folders (and files) the walk could not look into
         self.config = VaultConfig()  # what the vault's `.workbench.yaml` says, and what is wrong with it
+        self.settings_file = CONFIG_FILE  # watched beside the documents (`live.py`)
         self.store: DerivedStore | None = None
         self.mutex = threading.RLock()
         self.generation = 0  # moves whenever the records change, so derived views know to rebuild
@@ -133,16 +134,9 @@ class VaultIndex:
     def _load(self, walk: Walk, cached: dict[str, Record] | None = None) -> None:
         """Bring the records in line with the walk (`loading.bring_in_line`), then the ids."""
         moved = bring_in_line(self._records, walk, cached or {}, self.store, self.root, self.flavour)
-        moved = moved or (walk.symlinks, walk.not_pages, walk.specials, walk.unreadable) != (
-            self._symlinks,
-            self._not_pages,
-            self._specials,
-            self._unreadable,
-        )
-        self._symlinks = walk.symlinks
-        self._not_pages = walk.not_pages
-        self._specials = walk.specials
-        self._unreadable = walk.unreadable
+        seen = (walk.symlinks, walk.not_pages, walk.specials, walk.unreadable)
+        moved = moved or seen != (self._symlinks, self._not_pages, self._specials, self._unreadable)
+        self._symlinks, self._not_pages, self._specials, self._unreadable = seen
         if moved or self.generation == 0:
             self.reindex()
         self.mend_store()
@@ -460,10 +454,15 @@ class VaultIndex:
         plan.applied = True
         for path in plan.paths:
             self.refresh_path(path)  # the settings file is no document: nothing to refresh
-        if CONFIG_FILE in plan.paths:  # its status words are read again at the next open
-            self.config = read_config(self.root)
+        if CONFIG_FILE in plan.paths:
+            self.reread_config()
         self._relation_problems = None
         return plan
+
+    def reread_config(self) -> None:
+        """Read the vault's settings again (a write, or a hand edit the watcher saw): its compatible
+        pairs and problems count at once, its status words (they change every record) from the next open."""
+        self.config = read_config(self.root)
 
     def _refuse_new_invalidity(self, change: FileChange) -> None:
         """A write may fix problems, never add a problem that makes the document invalid."""

@@ -22,13 +22,16 @@ __all__ = ["VaultWatcher"]
 SWEEP_SECONDS = 10.0
 
 
-def _relevant(root: Path, change: Change, path: str) -> str | None:
-    """The vault-relative path of a Markdown file worth re-reading, or None."""
+def _relevant(root: Path, change: Change, path: str, settings: str = "") -> str | None:
+    """The vault-relative path of a Markdown file worth re-reading, or of the vault's `settings`
+    file, or None."""
     try:
         relative = Path(path).relative_to(root)
     except ValueError:
         return None
     parts = relative.parts
+    if settings and relative.as_posix() == settings:
+        return settings
     if not parts or any(part.startswith(".") for part in parts) or is_debris(parts[-1]):
         return None
     if not parts[-1].endswith(".md"):
@@ -88,15 +91,19 @@ class VaultWatcher:
                 self.vault.refresh()
                 self._last_sweep = seen
                 self.ready.set()
-            paths = sorted({p for change, raw in batch if (p := _relevant(root, change, raw))})
-            if paths:
-                folders = [p for p in paths if p.endswith("/") or not p.endswith(".md")]
+            settings = self.vault.settings_file
+            paths = sorted({p for change, raw in batch if (p := _relevant(root, change, raw, settings))})
+            if settings in paths:
+                self.vault.reread_config()  # a person marked a pair compatible by hand, say
+            files = [p for p in paths if p != settings]
+            if files:
+                folders = [p for p in files if p.endswith("/") or not p.endswith(".md")]
                 if folders:
                     self.vault.refresh()  # a folder moved or vanished: walk again (still only changed files are parsed)
                 else:
-                    self.vault.refresh_paths(paths)
-                if self.on_change is not None:
-                    self.on_change(paths, time.perf_counter() - seen)
+                    self.vault.refresh_paths(files)
+            if paths and self.on_change is not None:
+                self.on_change(paths, time.perf_counter() - seen)
             if time.perf_counter() - self._last_sweep > SWEEP_SECONDS:
                 # Now and then, after the batch is in (a walk and a stat per file costs a tenth of
                 # a second at 10,000 files, which no batch should wait for): catch what the OS
