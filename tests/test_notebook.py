@@ -344,11 +344,17 @@ def test_the_notebook_face_is_imported_by_the_first_drawing_not_by_the_package()
     assert result.stdout.split() == ["False", "True", "True"], result.stderr
 
 
-def test_the_package_installs_a_drawing_for_each_the_face_draws():
+def test_the_package_installs_a_drawing_for_each_kind_the_core_asks_for():
+    import re
+
     import workbench
+    from workbench import notebook
     from workbench.core import presenting
 
-    assert set(workbench._DRAWINGS) == set(presenting._renderers)
+    core = Path(workbench.__file__).parent / "core"
+    asked = {m for f in core.rglob("*.py") for m in re.findall(r'presenting\.render\("(\w+)"', f.read_text())}
+    assert asked == set(presenting.KINDS) == set(presenting._renderers)
+    assert all(callable(getattr(notebook, kind)) for kind in presenting.KINDS)
     assert all(renderer.__module__ == "workbench.notebook" for renderer in presenting._renderers.values())
 
 

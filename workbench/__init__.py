@@ -37,17 +37,6 @@ __version__ = "0.1.0"
 _HOMES = {"Vault": ".core.vault", **dict.fromkeys(__all__[1:], ".core.model")}
 
 
-_DRAWINGS = (
-    "document_html",
-    "document_markdown",
-    "hits_html",
-    "problems_html",
-    "conflicts_html",
-    "neighbourhood_markdown",
-    "vault_html",
-)
-
-
 def _drawn_by_notebook(kind: str) -> Any:
     def draw(*subject: Any) -> str:
         from . import notebook  # imported by the first drawing; it installs its own renderers in these' place
@@ -57,7 +46,7 @@ def _drawn_by_notebook(kind: str) -> Any:
     return draw
 
 
-_presenting.install({kind: _drawn_by_notebook(kind) for kind in _DRAWINGS})
+_presenting.install({kind: _drawn_by_notebook(kind) for kind in _presenting.KINDS})
 
 
 def __getattr__(name: str) -> Any:

@@ -512,14 +512,4 @@ def vault_html(vault: Any) -> _Html:
     return _tag("div", _join([head, line, table]), class_="workbench-vault")
 
 
-presenting.install(
-    {
-        "document_html": document_html,
-        "document_markdown": document_markdown,
-        "hits_html": hits_html,
-        "problems_html": problems_html,
-        "conflicts_html": conflicts_html,
-        "neighbourhood_markdown": neighbourhood_markdown,
-        "vault_html": vault_html,
-    }
-)
+presenting.install({kind: globals()[kind] for kind in presenting.KINDS})

@@ -17,8 +17,17 @@ import importlib.util
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-__all__ = ["document_rows", "frame", "install", "plain_text", "render"]
+__all__ = ["KINDS", "document_rows", "frame", "install", "plain_text", "render"]
 
+KINDS = (  # what the core asks to have drawn; the notebook face draws each under this name
+    "document_html",
+    "document_markdown",
+    "hits_html",
+    "problems_html",
+    "conflicts_html",
+    "neighbourhood_markdown",
+    "vault_html",
+)
 _renderers: dict[str, Callable[..., str]] = {}
 
 
