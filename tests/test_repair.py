@@ -208,6 +208,9 @@ def test_one_sided_supersession_in_a_decision_collection_is_completed_in_its_wor
     assert [p.code for p in vault.problems] == ["supersession-one-sided"]
     report = vault.repair(paths=["0001-mail.md"])
     assert report.repaired == ["0003-mail-again.md"] and not report.left
+    (backup,) = [c for c in report.plan.changes if c.before is None]  # as every repaired file, backed up first
+    assert "/0003-mail-again.md." in backup.path and b"Use the service." in backup.after
+    assert b"ADR-001" not in backup.after and (b.root / backup.path).read_bytes() == backup.after
     assert (
         "ADR-001" in (b.root / "0003-mail-again.md").read_text()
         and "status:" not in (b.root / "0003-mail-again.md").read_text()

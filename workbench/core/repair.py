@@ -485,12 +485,12 @@ def _plan_flavour_repair(index: VaultIndex, only: set[str] | None) -> RepairRepo
         report.repaired.append(path)
         report.plan.log_lines.append(index.log_line(f"repair {record.document.id}: {'; '.join(notes)}"))
     if index.flavour.writes_supersession:
-        _complete_supersession(index, report, only)
+        _complete_supersession(index, report, only, stamp)
     report.plan.summary = f"repair {len(report.repaired)} document(s)"
     return report
 
 
-def _complete_supersession(index: VaultIndex, report: RepairReport, only: set[str] | None) -> None:
+def _complete_supersession(index: VaultIndex, report: RepairReport, only: set[str] | None, stamp: str) -> None:
     """Where one record of a pair states that the other replaced it (or the reverse) and the
     other says nothing, write the other side too, in the format's own words (`Supersedes ADR-021`),
     as the conflicts queue's resolution does. A pair whose successor is no longer live is left for
@@ -518,6 +518,7 @@ def _complete_supersession(index: VaultIndex, report: RepairReport, only: set[st
         changes = [c for c in changes if c.before != c.after]
         if not changes:
             continue
+        report.plan.changes += [FileChange(_backup_path(index, c.path, stamp), None, c.before) for c in changes]
         report.plan.changes += changes
         report.left = [path for path in report.left if path not in (old.path, new.path)]  # settled now
         report.repaired += [change.path for change in changes]
