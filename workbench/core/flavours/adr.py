@@ -28,8 +28,9 @@ metadata lines at the top, both ways ("Superseded by ADR-042", "Supersedes ADR-0
 "Superseded by [a title](2022-01-20-title.md)", "[ADR 32](/adr/32)", "Superceded"), and from a
 sentence anywhere in which the record speaks of itself ("This ADR updates and supersedes …", "We
 supersede …"; never one that says "not" or "might"). Any other record number mentioned in a body
-is a `related_to` link, never a lifecycle statement. A record's date is its frontmatter `date`, else
-a `Date:` line or a `## Date` section, else the date in its file name.
+is a `related_to` link, never a lifecycle statement. A record's date is its frontmatter `date` (or
+`created`), else a `Date:` or `Created:` line or a `## Date` section, written in any of the common
+forms (`adr_names.written_date`), else the date in its file name.
 """
 
 from __future__ import annotations
