@@ -76,6 +76,7 @@ from .adr_text import (
     STATUS_LINE,
     TOP_LINES,
     folded,
+    header_block,
     key_named,
     named_title,
     plain_start,
@@ -164,8 +165,15 @@ def _items(value: Any) -> list:
 
 
 def _states_status(head: str) -> bool:
-    """A record's first characters state a status: EIP-style front matter, or as a record does."""
-    return bool(re.search(r"(?mi)^status\s*:", head)) or reads_as_record({}, head)
+    """A record's first characters state a status: EIP-style front matter, a PEP-style header
+    (plain, indented or in a `<pre>` block), or as a record does."""
+    return bool(re.search(r"(?mi)^status\s*:", head)) or reads_as_record({}, head) or _headed(head)
+
+
+def _with_header(meta: dict[str, Any], body: str) -> dict[str, Any]:
+    """The frontmatter, or where the record states none, the header block it opens with
+    (`Status: Replaced`, `Replaced-By: 33`): read as frontmatter keys are."""
+    return meta if meta else header_block(body) or meta
 
 
 def _folder_records(root: Path) -> tuple[list[Path], int]:
@@ -185,7 +193,12 @@ def _folder_records(root: Path) -> tuple[list[Path], int]:
 def _mostly_records(paths: list[Path]) -> bool:
     """Whether at least half of these files read as records (on their first 4,000 characters,
     where a frontmatter `status:` reads as a status line)."""
-    return mostly(paths, lambda head: reads_as_record({}, head), chars=4000) or not paths
+    return mostly(paths, lambda head: reads_as_record({}, head) or _headed(head), chars=4000) or not paths
+
+
+def _headed(body: str) -> bool:
+    """A proposal's header block states its status (`Status: Final` among `Key: value` lines)."""
+    return "status" in folded(header_block(body))
 
 
 @dataclass
@@ -256,7 +269,7 @@ class Adr(Flavour):
             named.prefix == "ADR" or body is None or isinstance(folded(meta or {}).get("status"), str)
         ):
             return True
-        return body is not None and reads_as_record(meta or {}, body)
+        return body is not None and (reads_as_record(meta or {}, body) or (not meta and _headed(body)))
 
     def _named(self, text: str, path: str) -> list[RawLink]:
         """The records a statement names: record numbers (`ADR-042`, `ADR 32`, `HIP412`), links to
@@ -322,6 +335,7 @@ class Adr(Flavour):
 
     def view(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None = None) -> View:
         own = self.doc_id(path, meta)
+        meta = _with_header(meta, body)
         said = folded(meta)
         stated = str(said.get("status") or "").strip() if said.get("status") is not None else ""
         statements: list[str] = [stated] if stated else []

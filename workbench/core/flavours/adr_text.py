@@ -15,6 +15,7 @@ __all__ = [
     "STATUS_LINE",
     "TOP_LINES",
     "folded",
+    "header_block",
     "key_named",
     "named_title",
     "plain",
@@ -63,6 +64,47 @@ def folded(meta: dict[str, Any]) -> dict[str, Any]:
     for key, value in meta.items():
         out.setdefault(str(key).lower(), value)
     return out
+
+
+# A header line of an RFC 822-style block (`Status: Replaced`, `Replaced-By: 33`, `Post-History:`).
+_HEADER_LINE = re.compile(r"^([ \t]*)([A-Za-z][A-Za-z0-9]*(?:[-_ ][A-Za-z0-9]+){0,2})[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
+_HEADER_OPEN = re.compile(r"^[ \t]{0,3}(?:<pre>|`{3,}[\w-]*|~{3,}[\w-]*)[ \t]*$", re.I)
+_HEADER_CLOSE = re.compile(r"^[ \t]*(?:</pre>|`{3,}|~{3,})[ \t]*$", re.I)
+_HEADER_KEYS = {"status", "title"}
+
+
+def header_block(body: str) -> dict[str, str]:
+    """The header a proposal opens with when it has no YAML frontmatter: `Key: value` lines, as
+    PEP-like processes write them (RFC 822: a value may go on over indented lines), plain, indented
+    as a code block, or in a `<pre>` or a fenced block; a title heading may come first. Read only
+    when it states a status or a title, so a record that opens with ordinary text states nothing
+    here. Keys as the file spells them; of a key written twice, the first."""
+    lines = body.split("\n", 80)[:80]
+    at = 0
+    while at < len(lines) and not lines[at].strip():
+        at += 1
+    if at < len(lines) and lines[at].startswith("#"):  # `# BIP 12: Title`, then the header
+        at += 1
+        while at < len(lines) and not lines[at].strip():
+            at += 1
+    fenced = at < len(lines) and bool(_HEADER_OPEN.match(lines[at]))
+    at += fenced
+    found: dict[str, str] = {}
+    key, indent = None, ""
+    for line in lines[at:]:
+        if fenced and _HEADER_CLOSE.match(line) or not line.strip():
+            break
+        match = _HEADER_LINE.match(line)
+        if match and (key is None or len(match.group(1)) <= len(indent)):
+            key, indent = match.group(2), match.group(1)
+            found.setdefault(key, (match.group(3) or "").strip())
+        elif key is not None and len(line) - len(line.lstrip()) > len(indent):
+            found[key] = f"{found[key]} {line.strip()}".strip()  # an RFC 822 continuation line
+        else:
+            break
+    if len(found) < 2 or not _HEADER_KEYS & {k.lower() for k in found}:
+        return {}
+    return found
 
 
 def key_named(meta: dict[str, Any], *names: str) -> str | None:

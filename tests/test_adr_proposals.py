@@ -1,0 +1,100 @@
+"""Proposal collections written as PEP-like processes write them, read as decision records with
+their links: a header block of `Key: value` lines (plain, indented as a code block, in a `<pre>`
+or a fenced block) instead of YAML frontmatter, supersession said in other words ("rejected in
+favour of", "instead of"), statuses kept in the collection's README table, and a title prefix every
+record shares. Each vault here is written in words of our own."""
+
+from __future__ import annotations
+
+from textwrap import dedent, indent
+
+import pytest
+
+from tests.vault_builders import VaultBuilder
+from workbench import Vault
+
+
+def header(lines: str, shape: str) -> str:
+    """The header lines as a proposal opens with them, in one of the shapes collections use."""
+    lines = dedent(lines).strip("\n")
+    if shape == "plain":
+        return lines + "\n"
+    if shape == "indented":
+        return indent(lines, "    ") + "\n"
+    if shape == "pre":
+        return "<pre>\n" + indent(lines, "  ") + "\n</pre>\n"
+    return "```\n" + lines + "\n```\n"
+
+
+SHAPES = ("plain", "indented", "pre", "fenced")
+
+
+def proposals(root, shape: str) -> VaultBuilder:
+    b = VaultBuilder(root)
+    b.raw(
+        "nip-0001.md",
+        header(
+            """
+            NIP: 1
+            Title: Relay fees paid per message
+            Author: Ada Example <ada@example.org>
+              Bo Example <bo@example.org>
+            Status: Replaced
+            Replaced-By: 4
+            Created: 2019-03-02
+            """,
+            shape,
+        )
+        + "\n## Abstract\n\nEach message a relay forwards costs a fixed fee.\n",
+    )
+    b.raw(
+        "nip-0002.md",
+        header("NIP: 2\nTitle: Peer discovery over DNS\nStatus: Final\nCreated: 2019-05-11\n", shape)
+        + "\n## Abstract\n\nPeers are found through DNS seeds.\n",
+    )
+    b.raw(
+        "nip-0003.md",
+        header("NIP: 3\nTitle: Compact block relay\nStatus: Draft\nCreated: 2020-01-20\n", shape)
+        + "\n## Abstract\n\nBlocks are relayed as short ids.\n",
+    )
+    b.raw(
+        "nip-0004.md",
+        header("NIP: 4\nTitle: Relay fees by size\nStatus: Final\nReplaces: 1\nCreated: 2021-07-08\n", shape)
+        + "\n## Abstract\n\nA relay's fee follows the message's size.\n",
+    )
+    return b
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_proposal_header_block_makes_a_decision_record_with_its_links(tmp_path, shape):
+    """Without frontmatter, the header a proposal opens with says what frontmatter would: the
+    collection is a decision collection, each proposal a decision with its title, status and date,
+    and `Replaced-By: 4` / `Replaces: 1` link the two both ways."""
+    vault = Vault.open(proposals(tmp_path / "nips", shape).root)
+    assert vault.flavour.name == "adr"
+    read = {d.id: (d.type, d.title, d.status) for d in vault.documents}
+    assert read == {
+        "NIP-001": ("decision", "Relay fees paid per message", "superseded"),
+        "NIP-002": ("decision", "Peer discovery over DNS", "active"),
+        "NIP-003": ("decision", "Compact block relay", "draft"),
+        "NIP-004": ("decision", "Relay fees by size", "active"),
+    }
+    assert vault.get("NIP-001").superseded_by == ["NIP-004"] and vault.get("NIP-004").supersedes == ["NIP-001"]
+    assert str(vault.get("NIP-001").view.created) == "2019-03-02"
+
+
+def test_a_header_block_is_read_only_where_it_states_a_status_or_a_title(tmp_path):
+    """A record that opens with a line or two of `Key: value` prose ("Date: …", "Note: …") keeps
+    its frontmatter-free reading: nothing there is taken for a header."""
+    b = VaultBuilder(tmp_path / "adr")
+    for n in (1, 2, 3):
+        b.raw(
+            f"{n:04d}-r{n}.md",
+            f"# R{n}\n\nDate: 2020-0{n}-01\nNote: written by the team\n\n## Status\n\nAccepted\n\n## Decision\n\nx\n",
+        )
+    vault = Vault.open(b.root)
+    assert [(d.id, d.title, d.status) for d in sorted(vault.documents, key=lambda d: d.id)] == [
+        ("ADR-001", "R1", "active"),
+        ("ADR-002", "R2", "active"),
+        ("ADR-003", "R3", "active"),
+    ]
