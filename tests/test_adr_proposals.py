@@ -98,3 +98,64 @@ def test_a_header_block_is_read_only_where_it_states_a_status_or_a_title(tmp_pat
         ("ADR-002", "R2", "active"),
         ("ADR-003", "R3", "active"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("where", "said", "older", "newer"),
+    [
+        ("0004-queue.md", "Status: Rejected in favour of ADR 5", "ADR-004", "ADR-005"),
+        ("0004-queue.md", "This proposal was withdrawn in favor of [ADR-5](0005-stream.md).", "ADR-004", "ADR-005"),
+        ("0005-stream.md", "ADR-4 was dropped in favour of ADR-5 after the load test.", "ADR-004", "ADR-005"),
+        ("0005-stream.md", "The team chose to implement ADR-5 instead of ADR-4.", "ADR-004", "ADR-005"),
+        ("0004-queue.md", "In the end we went on to implement ADR-5 instead of ADR-4.", "ADR-004", "ADR-005"),
+    ],
+)
+def test_a_record_set_aside_for_another_is_replaced_by_it(tmp_path, where, said, older, newer):
+    """ "Rejected in favour of ADR 5" and "to implement ADR-5 instead of ADR-4" say which replaced
+    which, written in either record."""
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("0003-cache.md", "# Cache\n\n## Status\n\nAccepted\n\n## Decision\n\nA cache.\n")
+    b.raw("0004-queue.md", "# Queue\n\n## Status\n\nProposed\n\n## Decision\n\nA queue.\n")
+    b.raw("0005-stream.md", "# Stream\n\n## Status\n\nAccepted\n\n## Decision\n\nA stream.\n")
+    path = b.root / where
+    text = path.read_text()
+    if said.startswith("Status:"):
+        text = text.replace("## Status\n\nProposed\n\n", "").replace("# Queue\n", f"# Queue\n\n{said}\n")
+    else:
+        text += f"\n{said}\n"
+    path.write_text(text)
+    vault = Vault.open(b.root)
+    assert vault.get(older).superseded_by == [newer] or vault.get(newer).supersedes == [older]
+    assert vault.get("ADR-003").superseded_by == [] and vault.get("ADR-003").supersedes == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "We are in favour of ADR-5 as well.",
+        "We might implement ADR-5 instead of ADR-4 one day.",
+        "It was not rejected in favour of ADR-5.",
+        "ADR-3 was dropped in favour of ADR-5.",
+    ],
+)
+def test_a_preference_that_hedges_or_speaks_of_others_states_nothing(tmp_path, said):
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("0003-cache.md", "# Cache\n\n## Status\n\nAccepted\n\n## Decision\n\nA cache.\n")
+    b.raw("0004-queue.md", f"# Queue\n\n## Status\n\nAccepted\n\n## Decision\n\nA queue. {said}\n")
+    b.raw("0005-stream.md", "# Stream\n\n## Status\n\nAccepted\n\n## Decision\n\nA stream.\n")
+    vault = Vault.open(b.root)
+    assert all(not d.supersedes and not d.superseded_by for d in vault.documents)
+
+
+def test_an_option_rejected_in_favour_of_a_record_deep_in_the_text_is_not_the_record_itself(tmp_path):
+    """Among the alternatives, "Rejected in favour of ADR-3" sets an option aside, not the record."""
+    b = VaultBuilder(tmp_path / "adr")
+    b.raw("0003-cache.md", "# Cache\n\n## Status\n\nAccepted\n\n## Decision\n\nA cache.\n")
+    b.raw(
+        "0004-queue.md",
+        "# Queue\n\n## Status\n\nAccepted\n\n## Decision\n\nA queue.\n\n## Alternatives\n\n"
+        "**A second cache.** Rejected in favour of ADR-3, which is enough.\n",
+    )
+    b.raw("0005-stream.md", "# Stream\n\n## Status\n\nAccepted\n\n## Decision\n\nA stream.\n")
+    vault = Vault.open(b.root)
+    assert all(not d.supersedes and not d.superseded_by for d in vault.documents)

@@ -80,6 +80,7 @@ from .adr_text import (
     key_named,
     named_title,
     plain_start,
+    preferences,
     reads_as_record,
     sentences,
     statement_lines,
@@ -392,6 +393,20 @@ class Adr(Flavour):
                 supersedes.extend(others)  # "ADR-10 … got replaced by <this record>"
             elif not others:
                 superseded_by.extend(after)  # "(this decision is) superseded by ADR-32"
+
+        # Only a record's status or top lines say "Rejected in favour of ADR 111" of the record
+        # itself; deeper, the same words set aside one option among its alternatives.
+        said_at_top = "\n\n".join(statements)
+        for text, top in ((strip_code(body), False), (said_at_top, True)):
+            for aside, preferred, subject in preferences(text, lambda text: self._named(text, path)):
+                if any(raw.candidates[0] == own for raw in preferred):
+                    supersedes.extend(aside)  # "to implement <this record> instead of ADR-100"
+                elif any(raw.candidates[0] == own for raw in aside) or (
+                    not aside and (subject == "self" or (subject == "bare" and top))
+                ):
+                    superseded_by.extend(preferred)  # "(this record was) rejected in favour of ADR 111"
+                elif subject == "self" and not preferred:
+                    supersedes.extend(aside)  # "this decision is taken instead of ADR-100"
 
         def distinct(raws: list[RawLink]) -> tuple[RawLink, ...]:
             kept: dict[str, RawLink] = {}

@@ -20,6 +20,7 @@ __all__ = [
     "named_title",
     "plain",
     "plain_start",
+    "preferences",
     "reads_as_record",
     "sentences",
     "statement_lines",
@@ -213,6 +214,50 @@ def sentences(body: str, named) -> list[tuple[list[RawLink], list[RawLink] | Non
         elif itself or not re.search(r"\w", head):
             found.append((after, None))
     return [item for item in found if item != ([], [])]
+
+
+# "Rejected in favour of ADR 111", "deprecated in favor of HIP-30": the one named after replaced
+# the one before (or the record itself). "We are in favour of ADR-5" says no such thing: a verb of
+# setting aside comes first.
+_FAVOUR = re.compile(
+    r"\b(?:rejected|deprecated|dropped|abandoned|withdrawn|retired|declined|discarded|closed|obsoleted|"
+    r"superseded|superceded|replaced|set aside|put aside)\b[^.;]{0,40}?\bin\s+favou?r\s+of\b",
+    re.I,
+)
+# "to implement ADR-101 instead of ADR-100": the record named before replaced the one after.
+_INSTEAD = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\b", re.I)
+_CLAUSE_END = re.compile(r"[;,:(]|\s(?:which|that|because|since|as|and|but|so)\s", re.I)
+
+
+def preferences(body: str, named) -> list[tuple[list[RawLink], list[RawLink], str]]:
+    """Each sentence of `body` that says one record was set aside for another: (the records set
+    aside, the records preferred, "self" where the sentence speaks of the record itself, "bare"
+    where it names no subject at all, as a status does). "Rejected in favour of ADR 111" (bare:
+    the record itself, where it is its status; an option in a list of alternatives says so too),
+    "ADR-100 was dropped in favour of ADR-101",
+    "to implement ADR-101 instead of ADR-100". A sentence that hedges before its verb ("we might
+    … instead of …", "not deprecated in favour of …") states nothing."""
+    found: list[tuple[list[RawLink], list[RawLink], str]] = []
+    if not re.search(r"(?i)favou?r|instead|rather|in place", body):
+        return found
+    for sentence in _SENTENCE.split(body):
+        verb = _FAVOUR.search(sentence)
+        if verb is not None:
+            head, tail = sentence[: verb.start()], sentence[verb.end() :]
+            preferred = named(_CLAUSE_END.split(tail, 1)[0])
+            if preferred and not _HEDGE.search(sentence[: verb.end()]):
+                bare = not re.search(r"\w", re.sub(r"(?i)^\W*status\W*", "", head))  # "Status: Rejected in …"
+                found.append((named(head), preferred, "bare" if bare else "self" if _SELF.search(head) else ""))
+            continue
+        verb = _INSTEAD.search(sentence)
+        if verb is not None:
+            head, tail = sentence[: verb.start()], sentence[verb.end() :]
+            aside = named(_CLAUSE_END.split(tail, 1)[0])
+            clause = re.split(r"[;,:(]", head)[-1]  # the preferred one is named in the clause before
+            preferred = named(clause)
+            if aside and not _HEDGE.search(head):
+                found.append((aside, preferred, "self" if _SELF.search(clause) else ""))
+    return found
 
 
 # `Name:`, `Title:`, or the name of what a decision template is about (`Proposal Name:`, `Feature
