@@ -159,3 +159,24 @@ def test_an_option_rejected_in_favour_of_a_record_deep_in_the_text_is_not_the_re
     b.raw("0005-stream.md", "# Stream\n\n## Status\n\nAccepted\n\n## Decision\n\nA stream.\n")
     vault = Vault.open(b.root)
     assert all(not d.supersedes and not d.superseded_by for d in vault.documents)
+
+
+def test_a_title_opening_every_record_shares_is_no_subject_two_records_share(tmp_path):
+    """Every title opens "Acme: ": that names the collection, not what two records are about. The
+    subject after it still counts ("Queue backend" in two of them)."""
+    from workbench.core.conflicts import weigh_decisions
+
+    b = VaultBuilder(tmp_path / "adr")
+    titles = [
+        "Acme: Queue backend: Redis lists",
+        "Acme: Logs kept in files",
+        "Acme: Metrics scraped by Prometheus",
+        "Acme: Cache held in memory",
+        "Acme: Queue backend: Kafka topics",
+    ]
+    for n, title in enumerate(titles, start=1):
+        b.raw(f"{n:04d}-r{n}.md", f"# {title}\n\n## Status\n\nAccepted\n\n## Decision\n\nWe settle on {title[6:]}.\n")
+    vault = Vault.open(b.root)
+    reasons = {(w.older, w.newer): " ".join(w.like.reasons) for w in weigh_decisions(vault.documents)}
+    assert not [pair for pair, said in reasons.items() if "Acme" in said or "acme" in said], reasons
+    assert "both are about “Queue backend”" in reasons.get(("ADR-001", "ADR-005"), ""), reasons
