@@ -180,3 +180,45 @@ def test_a_title_opening_every_record_shares_is_no_subject_two_records_share(tmp
     reasons = {(w.older, w.newer): " ".join(w.like.reasons) for w in weigh_decisions(vault.documents)}
     assert not [pair for pair, said in reasons.items() if "Acme" in said or "acme" in said], reasons
     assert "both are about “Queue backend”" in reasons.get(("ADR-001", "ADR-005"), ""), reasons
+
+
+def test_statuses_kept_in_the_collection_s_readme_table_are_the_records_statuses(tmp_path):
+    """The records state no status; the README's table does, by link or by number, and a status
+    there that names its successor links the two. A record's own status comes first."""
+    b = VaultBuilder(tmp_path / "adr")
+    for n, title in ((1, "Queue on Redis"), (2, "Logs in files"), (3, "Queue on SQS"), (4, "Cache")):
+        b.raw(f"{n:04d}-r{n}.md", f"# {title}\n\n## Context\n\nWhy.\n\n## Decision\n\n{title}.\n")
+    b.raw("0004-r4.md", "# Cache\n\n## Status\n\nProposed\n\n## Context\n\nWhy.\n\n## Decision\n\nA cache.\n")
+    b.raw(
+        "README.md",
+        """
+        # Decisions
+
+        | No. | Decision | Status |
+        |----:|----------|--------|
+        | [1](0001-r1.md) | Queue on Redis | Superseded by [3](0003-r3.md) |
+        | 2 | Logs in files | **Deprecated** |
+        | [3](0003-r3.md) | Queue on SQS | Accepted |
+        | [4](0004-r4.md) | Cache | Accepted |
+        """,
+    )
+    vault = Vault.open(b.root)
+    assert [(d.id, d.status) for d in sorted(vault.documents, key=lambda d: d.id)] == [
+        ("ADR-001", "superseded"),
+        ("ADR-002", "deprecated"),
+        ("ADR-003", "active"),
+        ("ADR-004", "draft"),
+    ]
+    assert vault.get("ADR-001").superseded_by == ["ADR-003"]
+    assert vault.get("ADR-002").view.stated_status == "Deprecated"
+
+
+def test_a_status_listed_in_the_readme_is_read_again_when_the_table_changes(tmp_path):
+    b = VaultBuilder(tmp_path / "adr")
+    for n in (1, 2, 3):
+        b.raw(f"{n:04d}-r{n}.md", f"# R{n}\n\n## Context\n\nWhy.\n\n## Decision\n\nR{n}.\n")
+    table = "| ADR | Status |\n|---|---|\n| ADR-1 | {} |\n| ADR-2 | Accepted |\n| ADR-3 | Accepted |\n"
+    b.raw("README.md", table.format("Accepted"))
+    assert Vault.open(b.root).get("ADR-001").status == "active"
+    b.raw("README.md", table.format("Rejected"))
+    assert Vault.open(b.root).get("ADR-001").status == "archived"

@@ -35,7 +35,9 @@ forms (`adr_names.written_date`), else the date in its file name.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import hashlib
 import posixpath
 import re
 from dataclasses import dataclass
@@ -58,6 +60,7 @@ from .base import (
     mostly,
     strip_code,
 )
+from .adr_index import read_index_statuses
 from .adr_names import (
     cited,
     folder_name,
@@ -79,6 +82,7 @@ from .adr_text import (
     header_block,
     key_named,
     named_title,
+    plain,
     plain_start,
     preferences,
     reads_as_record,
@@ -212,6 +216,22 @@ class Adr(Flavour):
     has_status: bool = True
     writes_supersession: bool = True
     reads_loosely: bool = True
+    # The statuses the collection's index (`README.md`, `index.md`) lists in a table, by file or
+    # id: a record that states none has the one listed (`adr_index`).
+    listed: tuple[tuple[str, str], ...] = ()
+
+    def prepared(self, root: Path) -> Adr:
+        listed = read_index_statuses(root)
+        return dataclasses.replace(self, listed=listed) if listed != self.listed else self
+
+    @property
+    def reading(self) -> str:
+        """As every flavour's, and the statuses the index lists: the derived store is built again
+        when they change."""
+        base = Flavour.reading.fget(self)  # type: ignore[attr-defined]
+        if not self.listed:
+            return base
+        return f"{base}+listed-{hashlib.sha256(repr(self.listed).encode()).hexdigest()[:12]}"
 
     def detect(self, root: Path) -> int:
         paths = sorted(root.glob("*.md"))
@@ -344,6 +364,11 @@ class Adr(Flavour):
             stated, at = status_text(body)
             if at is not None:
                 statements.append(body.split("\n", at + 1)[at])  # as written, with its links
+        if not stated and self.listed:
+            listed = dict(self.listed)
+            written = listed.get(path) or listed.get(own) or ""
+            stated = plain(written)
+            statements += [written] if stated else []
         supersedes: list[RawLink] = []
         superseded_by: list[RawLink] = []
         for key, value in meta.items():
@@ -397,12 +422,12 @@ class Adr(Flavour):
         # Only a record's status or top lines say "Rejected in favour of ADR 111" of the record
         # itself; deeper, the same words set aside one option among its alternatives.
         said_at_top = "\n\n".join(statements)
-        for text, top in ((strip_code(body), False), (said_at_top, True)):
+        for text, at_top in ((strip_code(body), False), (said_at_top, True)):
             for aside, preferred, subject in preferences(text, lambda text: self._named(text, path)):
                 if any(raw.candidates[0] == own for raw in preferred):
                     supersedes.extend(aside)  # "to implement <this record> instead of ADR-100"
                 elif any(raw.candidates[0] == own for raw in aside) or (
-                    not aside and (subject == "self" or (subject == "bare" and top))
+                    not aside and (subject == "self" or (subject == "bare" and at_top))
                 ):
                     superseded_by.extend(preferred)  # "(this record was) rejected in favour of ADR 111"
                 elif subject == "self" and not preferred:
