@@ -444,8 +444,15 @@ class GuidedFlows:
         """The sync dialog; what a pull writes reaches the panes through the vault's watcher."""
         from ..dialogs.sync_merge import SyncDialog
 
-        if self.host.vault is not None:
-            self.host.app.push_screen(SyncDialog(self.host.vault.root))
+        from ...core.gitsync import not_syncable
+
+        if self.host.vault is None:
+            return
+        why = not_syncable(self.host.vault.root)
+        if why is not None:  # an empty merge dialog would say nothing
+            self.host.notify(why, title="Nothing to sync", severity="warning", markup=False, timeout=10)
+            return
+        self.host.app.push_screen(SyncDialog(self.host.vault.root))
 
     def inbox(self) -> None:
         if self.host.vault is None:
