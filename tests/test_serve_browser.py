@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -78,13 +77,14 @@ def first_page(browser: Browser, server) -> tuple[Page, float]:
     return page, time.monotonic() - start
 
 
-def open_by_search(page: Page, query: str, title: str) -> None:
+def open_by_search(page: Page, query: str, title: str, down: int = 0) -> None:
+    """Search, then open the result `down` rows below the first."""
     page.keys("/")
+    page.wait_for(lambda text: "esc Results" in text)  # the search box has the focus: letters are letters
     page.type(query)
     page.wait_for(lambda text: title in text)
     page.wait_quiet()
-    page.keys("Escape")  # from the search box to the results
-    page.keys("Enter")
+    page.keys("Escape", *["ArrowDown"] * down, "Enter")  # from the search box to the results, then open
     page.wait_for(lambda text: text.count(title) >= 2)  # in the results and as the open document's title
     page.wait_quiet()
 
@@ -115,3 +115,78 @@ def test_by_keyboard_in_the_page_search_open_and_change_a_status(server, browser
     assert page.requests and all(url.startswith(server.base) for url in page.requests), page.requests
     if target := os.environ.get("WORKBENCH_SCREENSHOT"):
         page.page.screenshot(path=str(Path(target)))
+
+
+QUOKKA = {
+    "type": "note",
+    "title": "Quokka review of the API and PDF choices",
+    "body": "Both choices were read again in the quokka review; nothing to change yet.",
+    "links": ["related_to:mem-decision-api-fastapi", "related_to:mem-decision-pdf-weasyprint"],
+}
+
+
+def agent_writes(vault: Path, go: threading.Event, done: list[dict]) -> None:
+    """An agent over MCP (a real client on stdio): ready, then creates its note when told."""
+
+    async def work() -> None:
+        async with connected(vault, "claude-code") as agent:
+            await agent.call("memory_search", query="quokka review of the API and PDF choices")
+            go.wait(60)
+            done.append(await agent.call("memory_write", **QUOKKA, decision="create"))
+
+    asyncio.run(work())
+
+
+def test_two_browsers_and_an_agent_write_at_once_and_see_each_other(server, browsers, sample_copy):
+    """Two people, each in a browser of their own, deprecate a decision each while an agent creates
+    a note linking both: all three changes land, and each page shows what the others did."""
+    one, _ = first_page(browsers(), server)
+    two, _ = first_page(browsers(), server)
+    assert len(server.children()) == 2  # an app per page
+    open_by_search(one, "fastapi weasyprint", "Use FastAPI for the HTTP API", down=1)
+    open_by_search(two, "fastapi weasyprint", "Render invoice PDFs with WeasyPrint")
+    go, done = threading.Event(), []
+    agent = threading.Thread(target=agent_writes, args=(sample_copy, go, done))
+    agent.start()
+    for page in (one, two):  # both previews up, then every write at once
+        page.keys("l")
+        page.wait_for(lambda text: "deprecated" in text)
+        page.keys("ArrowDown", "Enter")
+        page.wait_for(lambda text: "status: deprecated" in text)
+        page.wait_quiet()
+    time.sleep(3)  # the agent connected and searched meanwhile
+    go.set()
+    one.keys("y")
+    two.keys("y")
+    agent.join(60)
+    assert done and done[0]["written"], done
+    note = Vault.open(sample_copy).get(done[0]["id"])
+    assert {link.target for link in note.links} == {"mem-decision-api-fastapi", "mem-decision-pdf-weasyprint"}
+    for path in (FASTAPI, WEASYPRINT):
+        assert status(sample_copy / path) == "status: deprecated", path
+    log = (sample_copy / "log.md").read_text("utf-8")
+    assert "mem-decision-api-fastapi" in log and "mem-decision-pdf-weasyprint" in log and done[0]["id"] in log
+    # Each page shows the other page's change (the other decision's row) and the agent's note (a backlink).
+    for page in (one, two):
+        page.wait_for(lambda text: text.count("decision · deprecated") == 2 and "Quokka review" in text)
+
+
+def test_without_the_token_the_page_and_its_websocket_are_refused_and_no_app_starts(server, browsers):
+    page = browsers().page()
+    response = page.page.goto(server.base)
+    assert response is not None and response.status == 401
+    assert "unauthorized" in page.page.content()
+    response = page.page.goto(f"{server.base}?token=not-the-token-0123456789")
+    assert response is not None and response.status == 401
+    # The page's own script, were it served, would open this socket: the browser's attempt is refused too.
+    opened = page.page.evaluate(
+        """url => new Promise(done => {
+            const socket = new WebSocket(url);
+            socket.onopen = () => done("open");
+            socket.onerror = () => done("refused");
+        })""",
+        f"ws://127.0.0.1:{server.port}/ws?width=80&height=24",
+    )
+    assert opened == "refused"
+    time.sleep(1)
+    assert server.children() == []
