@@ -15,6 +15,7 @@ built from this Python and the vault's resolved path (quoted: textual-serve runs
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import shlex
 import sys
@@ -50,6 +51,7 @@ class WorkbenchServer(Server):
         self.token = token
         self.allow_remote = allow_remote
         self.templates_path = TEMPLATES
+        self.apps: set[asyncio.Task[Any]] = set()
 
     async def _make_app(self) -> web.Application:
         app = web.Application(middlewares=[door(self.token, self.port, self.allow_remote)])
@@ -57,13 +59,30 @@ class WorkbenchServer(Server):
         app.add_routes(
             [
                 web.get("/", self.handle_index, name="index"),
-                web.get("/ws", self.handle_websocket, name="websocket"),
+                web.get("/ws", self.handle_app, name="websocket"),
                 web.get("/download/{key}", self.handle_download, name="download"),
                 web.get("/favicon.ico", self.handle_no_icon),
                 web.static("/static", self.statics_path, show_index=False, name="static"),
             ]
         )
+        app.on_shutdown.append(self.end_apps)
         return app
+
+    async def handle_app(self, request: web.Request) -> web.StreamResponse:
+        """textual-serve's WebSocket handler (one app process for the socket's life), remembered so
+        that stopping the server ends every app at once instead of waiting for each page to go."""
+        task = asyncio.current_task()
+        assert task is not None
+        self.apps.add(task)
+        try:
+            return await self.handle_websocket(request)
+        finally:
+            self.apps.discard(task)
+
+    async def end_apps(self, app: web.Application) -> None:
+        for task in list(self.apps):
+            task.cancel()  # textual-serve closes the socket, tells the app to quit and waits for it
+        await asyncio.gather(*self.apps, return_exceptions=True)
 
     @aiohttp_jinja2.template("app_index.html")
     async def handle_index(self, request: web.Request) -> dict[str, Any]:
