@@ -14,7 +14,7 @@ from ..core.model import QueryError, RefusedError, VaultError, WorkbenchError
 from ..core.vault import Vault
 from ..core.walk import looks_like_vault, no_documents_note
 from . import curation, documents
-from .connections import cmd_mcp, cmd_sync
+from .connections import cmd_mcp, cmd_serve, cmd_sync
 from .output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageError, safe
 from .parser import check_text_arguments, parse_arguments
 
@@ -79,6 +79,7 @@ COMMANDS = {
     "redo": curation.stack_step("redo"),
     **{name: curation.writer(call) for name, call in curation.WRITERS.items()},
     "mcp": cmd_mcp,
+    "serve": cmd_serve,
     "sync": cmd_sync,
 }
 
