@@ -169,3 +169,22 @@ def test_a_hand_broken_verdicts_file_is_named_not_fatal(sample_copy):
     result = run_cli("--vault", str(sample_copy), "inbox")
     assert result.returncode == 0 and f"{VERDICT_FILE}:2:" in result.stderr
     assert "1 verdict(s) to accept or reject" in result.stdout
+
+
+def test_the_ranking_is_kept_for_the_next_process_and_a_damaged_one_is_worked_out_again(sample_copy):
+    from workbench.core import review
+    from workbench.core.kept_conflicts import code_fingerprint, queue_key
+    from workbench.core.records import today
+
+    first = Vault.open(sample_copy).review(limit=20).to_json()
+    vault = Vault.open(sample_copy)
+    flavour = vault.flavour
+    key = queue_key(vault.documents, flavour.reading, flavour.native, today(), code_fingerprint(), frozenset())
+    kept = vault.store.kept(review.KEPT, key)
+    ranked, decisions = review._decode(kept)
+    assert decisions == 13 and [r.older for r in ranked][:1] == [first["pairs"][0]["older"]["id"]]
+    review._RANKED[:] = [None, None]  # as a new process: nothing in memory, the store's ranking read
+    assert vault.review(limit=20).to_json() == first
+    vault.store.keep(review.KEPT, key, "[[1, 2]]")  # damaged: worked out again
+    review._RANKED[:] = [None, None]
+    assert vault.review(limit=20).to_json() == first

@@ -195,6 +195,25 @@ def _superseding(documents: Iterable[Document]) -> dict[str, list[str]]:
     return supersedes
 
 
+def _replaces(docs: dict[str, Document], newer: str, older: str) -> bool:
+    """Whether `newer` (directly or through others) replaces `older`, as the records state it: down
+    the `supersedes` of `newer`, or up the `superseded_by` of `older` (a collection may state one
+    side only). Only the records on the way are read: decoding every record's frontmatter to
+    settle a few verdicts took a second at 10,000 documents."""
+    for start, goal, step in ((newer, older, "supersedes"), (older, newer, "superseded_by")):
+        seen, stack = set(), [start]
+        while stack:
+            current = stack.pop()
+            if current == goal:
+                return True
+            doc = docs.get(current)
+            if current in seen or doc is None:
+                continue
+            seen.add(current)
+            stack.extend(getattr(doc, step))
+    return False
+
+
 def _compatible(docs: dict[str, Document], compatible: frozenset, a: str, b: str) -> bool:
     if frozenset((a, b)) in compatible:
         return True
@@ -205,12 +224,11 @@ def _compatible(docs: dict[str, Document], compatible: frozenset, a: str, b: str
     )
 
 
-def _state(verdict: Verdict, docs: dict[str, Document], supersedes: dict, compatible: frozenset) -> Verdict:
-    from .supersession import reaches
-
+def _state(verdict: Verdict, docs: dict[str, Document], compatible: frozenset) -> Verdict:
     a, b = verdict.older, verdict.newer
-    if reaches(supersedes, b, a) or reaches(supersedes, a, b):
-        successor = b if reaches(supersedes, b, a) else a
+    forward = _replaces(docs, b, a)
+    if forward or _replaces(docs, a, b):
+        successor = b if forward else a
         settled = f"{successor} supersedes {a if successor == b else b}"
         if verdict.verdict == "unsure":
             return replace(verdict, state="settled", why=settled)
@@ -233,15 +251,16 @@ def _state(verdict: Verdict, docs: dict[str, Document], supersedes: dict, compat
 def verdicts(index: VaultIndex) -> tuple[list[Verdict], list[LineProblem]]:
     """Every verdict, oldest first, each with what became of it as the vault is now."""
     given, problems = read_verdicts(index)
+    if not given:
+        return [], problems
     docs = {d.id: d for d in index.documents}
-    supersedes = _superseding(docs.values())
     compatible = index.config.compatible
     latest: dict[tuple[str, frozenset[str]], int] = {}
     for n, verdict in enumerate(given):
         latest[(verdict.agent, verdict.pair)] = n
     found = []
     for n, verdict in enumerate(given):
-        stated = _state(verdict, docs, supersedes, compatible)
+        stated = _state(verdict, docs, compatible)
         if stated.state in ("open", "stale") and latest[(verdict.agent, verdict.pair)] != n:
             stated = replace(stated, state="withdrawn", why=f"{verdict.agent} judged this pair again since")
         found.append(stated)
