@@ -188,3 +188,27 @@ def test_the_ranking_is_kept_for_the_next_process_and_a_damaged_one_is_worked_ou
     vault.store.keep(review.KEPT, key, "[[1, 2]]")  # damaged: worked out again
     review._RANKED[:] = [None, None]
     assert vault.review(limit=20).to_json() == first
+
+
+def test_a_judged_pair_is_shown_whole_and_a_watching_screen_hears_of_verdicts(sample_copy):
+    import time
+
+    vault = Vault.open(sample_copy)
+    heard: list[list[str]] = []
+    watcher = vault.watch(lambda paths, seconds: heard.append(paths))
+    try:
+        assert watcher.ready.wait(10)
+        verdict = Vault.open(sample_copy).judge(CENTS, DECIMAL, "replaces", "r", "another-process")
+        deadline = time.monotonic() + 10
+        while not any(VERDICT_FILE in paths for paths in heard) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        watcher.stop()
+    assert any(VERDICT_FILE in paths for paths in heard)
+    assert [v.id for v in vault.verdicts(("open",))] == [verdict.id]
+    shown = vault.review_pair(DECIMAL, CENTS)  # either way round: as the list ranks it
+    assert shown.ids == (CENTS, DECIMAL) and shown.reasons and shown.older.opening
+    unranked = vault.review_pair(CENTS, TAX)
+    assert unranked.ids == (CENTS, TAX) and unranked.newer_because
+    with pytest.raises(RefusedError):
+        vault.review_pair(CENTS, "mem-decision-nothing")

@@ -44,6 +44,7 @@ __all__ = [
     "default_depth",
     "review_list",
     "review_page",
+    "pair_of",
     "excerpted_candidates",
 ]
 
@@ -274,6 +275,27 @@ def review_list(index: VaultIndex, depth: int | None = None) -> tuple[list[Ranke
     within = ranked[:depth]
     offered = [w for w in within if frozenset((w.older, w.newer)) not in judged]
     return offered, depth, len(within) - len(offered), {d.id: d for d in documents}
+
+
+def pair_of(index: VaultIndex, older: str, newer: str) -> ReviewPair:
+    """Any two records as the list would show them (a judged pair a curator reviews, say): with
+    the ranking's score and evidence where it weighed them (either way round), else with their
+    excerpts, dates and which is newer alone."""
+    documents, ranked, _ = _ranked(index)
+    docs = {d.id: d for d in documents}
+    for doc_id in (older, newer):
+        if doc_id not in docs:
+            docs[doc_id] = index.get(doc_id)  # refused for an id no document has
+    for found in ranked:
+        if {found.older, found.newer} == {older, newer}:
+            return _pair(found, docs)
+    profiles = profiles_of([docs[older], docs[newer]])
+    older, newer = sorted(
+        (older, newer), key=lambda doc_id: profiles[doc_id].when
+    )  # the older first, as the queue orders a pair
+    if docs[newer].status not in LIVE and docs[older].status in LIVE:
+        older, newer = newer, older  # the status says which replaced which, whatever the dates
+    return _pair(Ranked(older, newer, 0.0, 0.0, (), ()), docs)
 
 
 def review_page(

@@ -36,6 +36,7 @@ from .conflicts import COMPATIBLE_KEY
 from .docmerge import merge_document
 from .index import VaultIndex
 from .model import Document, RefusedError, id_list
+from .vaultconfig import VERDICT_FILE
 
 __all__ = [
     "VERDICTS",
@@ -58,7 +59,6 @@ __all__ = [
 VERDICTS = ("replaces", "companion", "reversed", "unsure")
 """What a reader may say of a pair (older, newer): the newer replaces the older; they are companions
 (both stand); reversed: the one given as older is the newer and replaces the other; unsure."""
-VERDICT_FILE = ".workbench-verdicts.jsonl"
 STATES = ("open", "stale", "accepted", "rejected", "settled", "withdrawn")
 """What became of a verdict, read from the vault now: open (awaiting the curator), stale (a record
 changed since it was judged), accepted or rejected (the pair settled as it said, or otherwise),
