@@ -212,3 +212,22 @@ def test_a_judged_pair_is_shown_whole_and_a_watching_screen_hears_of_verdicts(sa
     assert unranked.ids == (CENTS, TAX) and unranked.newer_because
     with pytest.raises(RefusedError):
         vault.review_pair(CENTS, "mem-decision-nothing")
+
+
+def test_the_last_page_says_what_is_left_before_the_cursor(sample_copy):
+    from workbench.agents.tools import MemoryTools
+    from workbench.core.inbox import Agent
+
+    tools = MemoryTools(Vault.open(sample_copy), lambda: Agent("claude-code", "agent-claude"))
+    first = tools.review(limit=2)  # passed over: not judged
+    last = tools.review(limit=20, cursor=first["cursor"])
+    assert last["cursor"] is None and last["remaining"] == 0
+    assert "2 pair(s) before the cursor are not judged yet" in last["next"]
+    for pair in last["pairs"]:
+        tools.judge(pair["older"]["id"], pair["newer"]["id"], "companion", "both stand")
+    after = tools.review(limit=20, cursor=first["cursor"])
+    assert after["pairs"] == [] and "2 pair(s) before it are not judged yet" in after["next"]
+    again = tools.review(limit=20)
+    assert [(p["older"]["id"], p["newer"]["id"]) for p in again["pairs"]] == [
+        (p["older"]["id"], p["newer"]["id"]) for p in first["pairs"]
+    ]
