@@ -231,3 +231,16 @@ def test_the_last_page_says_what_is_left_before_the_cursor(sample_copy):
     assert [(p["older"]["id"], p["newer"]["id"]) for p in again["pairs"]] == [
         (p["older"]["id"], p["newer"]["id"]) for p in first["pairs"]
     ]
+
+
+def test_a_symlinked_verdicts_file_is_never_written_through_and_the_rest_works(sample_copy, tmp_path):
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text("kept\n")
+    (sample_copy / VERDICT_FILE).symlink_to(outside)
+    vault = Vault.open(sample_copy)
+    with pytest.raises(RefusedError, match="symbolic link"):
+        vault.judge(CENTS, DECIMAL, "replaces", "r", "scripted")
+    assert outside.read_text() == "kept\n"
+    assert vault.review(limit=1).pairs  # the list still offers pairs
+    result = run_cli("--vault", str(sample_copy), "inbox")
+    assert result.returncode == 0 and "is not read" in result.stderr and "Traceback" not in result.stderr

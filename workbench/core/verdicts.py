@@ -35,7 +35,7 @@ from .changes import FileChange, Plan
 from .conflicts import COMPATIBLE_KEY
 from .docmerge import merge_document
 from .index import VaultIndex
-from .model import Document, RefusedError, id_list
+from .model import Document, RefusedError, UnsafePathError, id_list
 from .vaultconfig import VERDICT_FILE
 
 __all__ = [
@@ -154,7 +154,10 @@ def _verdict_id(line: dict[str, Any]) -> str:
 def read_verdicts(index: VaultIndex) -> tuple[list[Verdict], list[LineProblem]]:
     """Every verdict the file holds, in the order given, as given (state not yet read), and the
     lines it could not take (a hand edit gone wrong): those are named, never fatal."""
-    raw = index.read_file(VERDICT_FILE)
+    try:
+        raw = index.read_file(VERDICT_FILE)
+    except (UnsafePathError, OSError) as exc:  # a symlink, a folder, a file that cannot be read
+        return [], [LineProblem(0, f"{VERDICT_FILE} is not read: {exc}")]
     if raw is None:
         return [], []
     if len(raw) > MAX_FILE:
@@ -333,7 +336,12 @@ def record_lines(index: VaultIndex, lines: list[dict[str, Any]]) -> list[Verdict
             before = index.read_file(VERDICT_FILE) or b""
             if before and not before.endswith(b"\n"):
                 before += b"\n"
-            index.write_file(VERDICT_FILE, before + ("\n".join(added) + "\n").encode("utf-8"))
+            try:
+                index.write_file(VERDICT_FILE, before + ("\n".join(added) + "\n").encode("utf-8"))
+            except OSError as exc:
+                raise RefusedError(
+                    f"{VERDICT_FILE} cannot be written ({exc.strerror or exc}); the verdict was not recorded"
+                ) from exc
     return out
 
 
