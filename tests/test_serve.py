@@ -62,7 +62,7 @@ def test_every_path_without_the_token_is_401(server, path):
 def test_the_links_token_becomes_an_httponly_cookie_and_leaves_the_address(server):
     assert ask(server, "/?token=not-the-token-0123456789").status == 401
     first = ask(server, f"/?fontsize=18&token={TOKEN}")
-    assert first.status == 303 and first.getheader("Location") == "/?fontsize=18"
+    assert first.status == 303 and first.getheader("Location") == "./?fontsize=18"
     cookie = first.getheader("Set-Cookie")
     assert cookie.startswith(f"{cookie_name(server.port)}={TOKEN};") and "HttpOnly" in cookie
     assert "SameSite=Strict" in cookie and "Path=/" in cookie

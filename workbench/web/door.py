@@ -108,9 +108,10 @@ def door(token: str, port: int, allow_remote: bool) -> Callable[[web.Request, Ha
         if in_address is not None and not websocket:
             if not matches(in_address):
                 return refused(401, UNAUTHORIZED)
-            onward = web.Response(
-                status=303, headers={hdrs.LOCATION: str(request.rel_url.without_query_params("token"))}
-            )
+            rest = request.rel_url.without_query_params("token").query_string
+            # Relative, so that behind a proxy that serves it under a path the browser stays there.
+            place = request.path.rsplit("/", 1)[-1] or "./"
+            onward = web.Response(status=303, headers={hdrs.LOCATION: place + (f"?{rest}" if rest else "")})
             onward.set_cookie(cookie, token, httponly=True, samesite="Strict", path="/")
             onward.headers["Referrer-Policy"] = "no-referrer"
             return onward
