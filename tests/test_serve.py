@@ -153,3 +153,15 @@ def test_host_and_origin_rules():
     assert same_origin("http://127.0.0.1:8000", "127.0.0.1:8000") and same_origin("https://wb.example", "wb.example")
     assert not same_origin("http://127.0.0.1:8001", "127.0.0.1:8000") and not same_origin("null", "127.0.0.1:8000")
     assert not same_origin("file://127.0.0.1:8000", "127.0.0.1:8000")
+
+
+def test_with_allow_remote_any_host_is_served_but_the_token_and_origin_still_hold(sample_copy, tmp_path):
+    """Behind a proxy the Host is the proxy's public name: `--allow-remote` serves it; the token
+    and the Origin rule still hold."""
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN)
+    with served(sample_copy, token_file, "--allow-remote") as remote:
+        assert ask(remote, "/", Host="wb.example.org", **BEARER).status == 200
+        assert ask(remote, "/", Host="wb.example.org").status == 401
+        assert ask(remote, "/", Host="wb.example.org", Origin="https://wb.example.org", **BEARER).status == 200
+        assert ask(remote, "/", Host="wb.example.org", Origin="https://evil.example", **BEARER).status == 403
