@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import http.client
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -144,6 +145,9 @@ def test_an_address_others_can_reach_needs_allow_remote_and_a_bad_token_file_is_
     assert result.returncode == 2 and str(short) in result.stderr
     result = run_cli(sample_copy, "no-port-here")
     assert result.returncode == 2 and "HOST:PORT" in result.stderr
+    with socket.create_server(("127.0.0.1", 0)) as taken:  # another program has the port
+        result = run_cli(sample_copy, f"127.0.0.1:{taken.getsockname()[1]}")
+    assert result.returncode == 2 and "in use" in result.stderr and "open http" not in result.stderr, result.stderr
 
 
 def test_host_and_origin_rules():
