@@ -36,7 +36,8 @@ from workbench import Vault  # noqa: E402
 from .generate import generate_vault  # noqa: E402
 
 
-LISTED = re.compile(r"─ (\d+)/\1 ─")  # the results' border counts the titles listed: "─ 67/67 ─"
+# The results' border counts the titles listed: "─ 67/67 ─", or "─ first 200 ─" on a larger vault.
+LISTED = re.compile(r"─ (?:(\d+)/\1|first \d+) ─")
 
 
 def one_run(playwright, executable: str, base: str) -> tuple[float, float]:
