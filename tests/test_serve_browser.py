@@ -41,7 +41,7 @@ def playwright(executable):
 
 
 @pytest.fixture
-def server(sample_copy, tmp_path):
+def server(sample_copy, tmp_path, executable):  # no browser, no server started for nothing
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN + "\n")
     Vault.open(sample_copy)  # the derived store built once, as `serve` does before it listens
