@@ -171,9 +171,12 @@ def test_two_browsers_and_an_agent_write_at_once_and_see_each_other(server, brow
     log = (sample_copy / "log.md").read_text("utf-8")
     assert "mem-decision-api-fastapi" in log and "mem-decision-pdf-weasyprint" in log and done[0]["id"] in log
     # Each page shows, without a key pressed, the other page's change (the other decision's row in
-    # its results) and the agent's note (counted in the header: 68 documents, 67 before).
+    # its results) and the agent's note (counted in the header, 68 documents where there were 67,
+    # and a backlink in the links pane of the document it has open).
     for page in (one, two):
-        page.wait_for(lambda text: text.count("decision · deprecated") == 2 and "68 documents" in text)
+        page.wait_for(
+            lambda text: text.count("decision · deprecated") == 2 and "68 documents" in text and "Quokka review" in text
+        )
 
 
 def test_without_the_token_the_page_and_its_websocket_are_refused_and_no_app_starts(server, browsers):
