@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import http.client
 import re
+import shlex
 import socket
 import subprocess
 import sys
@@ -169,3 +170,24 @@ def test_with_allow_remote_any_host_is_served_but_the_token_and_origin_still_hol
         assert ask(remote, "/", Host="wb.example.org").status == 401
         assert ask(remote, "/", Host="wb.example.org", Origin="https://wb.example.org", **BEARER).status == 200
         assert ask(remote, "/", Host="wb.example.org", Origin="https://evil.example", **BEARER).status == 403
+
+
+def test_the_apps_command_is_quoted_for_the_shell_textual_serve_runs_it_in(tmp_path):
+    from workbench.web.server import app_command
+
+    odd = tmp_path / "a vault; $(touch pwned) `id`"
+    command = app_command(odd, "dendron")
+    assert shlex.split(command) == [
+        sys.executable,
+        "-m",
+        "workbench.cli",
+        "--vault",
+        str(odd),
+        "--flavour",
+        "dendron",
+        "tui",
+    ]
+    echoed = subprocess.run(
+        ["sh", "-c", command.replace(sys.executable, "echo", 1)], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert echoed.stdout.strip().endswith(f"--vault {odd} --flavour dendron tui") and not (tmp_path / "pwned").exists()
