@@ -61,14 +61,38 @@ def test_long_addresses_keep_their_host_and_last_part_and_leave_room_for_words(b
 
 
 def test_a_link_to_the_other_record_is_evidence_that_it_cites_it(builder):
-    vault = two_decisions(
-        builder,
-        "## Context\n\nThe [single state](mem-decision-chain-state-single.md) raced on rollbacks.\n\n"
-        "## Decision\n\nKeep the chain state local to the chain layer.\n",
+    """`[Direct](/adr/10)` names no record in its words; its target does."""
+    record = "# {n}. {title}\n\nDate: {date}\n\n## Status\n\nAccepted\n\n## Context\n\n{context}\n\n## Decision\n\n{decision}\n"
+    builder.raw(
+        "0010-use-direct-chain.md",
+        record.format(
+            n=10,
+            title="Use a direct connection to the chain node",
+            date="2021-10-23",
+            context="On-chain validation needs submitting and observing transactions through the chain node socket.",
+            decision="Connect to the chain node directly through a local socket.",
+        ),
     )
-    pair = only_pair(vault)
-    assert pair.reasons[0] == "mem-decision-chain-state-local cites mem-decision-chain-state-single"
-    assert "mem-decision-chain-state-single.md" in pair.newer.passage
+    builder.raw(
+        "0013-contract-testing.md",
+        record.format(
+            n=13,
+            title="Contract testing strategy",
+            date="2022-01-19",
+            context="We implement our custom ([Direct](/adr/10)) interaction with the chain node socket, "
+            "observing transactions without the framework.",
+            decision="Test contracts by mutating transactions submitted to the chain node.",
+        ),
+    )
+    builder.raw(
+        "0011-use-the-api.md",
+        record.format(n=11, title="Use the api", date="2021-11-18", context="Ledger specs.", decision="Use the api."),
+    )
+    vault = Vault.open(builder.root)
+    assert vault.flavour.name == "adr"
+    pair = next(p for p in vault.review(limit=5, depth=10).pairs if p.ids == ("ADR-010", "ADR-013"))
+    assert pair.reasons[0] == "ADR-013 cites ADR-010"
+    assert "([Direct](/adr/10))" in pair.newer.passage
 
 
 def test_a_live_status_over_a_later_date_is_said_plainly(builder):
