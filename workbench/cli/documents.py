@@ -53,9 +53,7 @@ def cmd_check(vault: Vault, args: argparse.Namespace) -> int:
 
 
 def cmd_migrate(vault: Vault, args: argparse.Namespace) -> int:
-    from ..core.migrate import migrate
-
-    report = migrate(vault, args.out, args.project)
+    report = vault.migrate(args.out, args.project)
     result = Vault.open(report.out, flavour="memory-core")
     errors = [p for p in result.problems if p.severity == Severity.ERROR]
     if args.json:
@@ -160,10 +158,8 @@ def cmd_new(vault: Vault, args: argparse.Namespace) -> int:
         else:
             report_plan(plan, args.dry_run)
         return EXIT_OK
-    from ..core.gate import new_id_for
-
     found = vault.gate(draft)
-    proposed = new_id_for(vault, draft.type, draft.title)
+    proposed = vault.new_id(draft.type, draft.title)
     if args.json:
         print_json({"candidates": [c.to_json() for c in found], "proposed_id": proposed})
         return EXIT_OK
