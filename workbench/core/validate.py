@@ -10,7 +10,7 @@ import datetime as dt
 import functools
 import posixpath
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .model import (
@@ -195,7 +195,33 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
     if meta is None:
         return problems
     line = parsed.key_line
+    _check_required(meta, line, add)
+    doc_type = _check_identity(path, meta, line, add)
+    _check_text_fields(meta, line, add)
+    _check_dates(meta, line, today, add)
+    tags = meta.get("tags")
+    if "tags" in meta and (not isinstance(tags, list) or not all(isinstance(t, str) for t in tags)):
+        add(ERROR, "tags-invalid", "tags must be a list of strings", line("tags"))
+    problems.extend(_check_links(path, meta, line, meta.get("id")))
+    for key in ("supersedes", "superseded_by"):
+        if key in meta and (not isinstance(meta[key], list) or not all(isinstance(v, str) for v in meta[key])):
+            add(ERROR, "supersession-invalid", f"{key} must be a list of ids", line(key))
+    _check_provenance(meta, line, add)
+    if doc_type == DocType.TASK:
+        _check_task(meta, line, add)
+    _check_status_and_successor(meta, line, add)
+    problems.extend(credential_problems(path, parsed))
+    problems.extend(unsettled_sync_problems(path, parsed))
+    return problems
 
+
+_Add = Callable[..., None]
+"""`add(severity, code, message, line)`: one problem found on the file being checked."""
+_KeyLine = Callable[[str], "int | None"]
+"""The line a frontmatter key is on."""
+
+
+def _check_required(meta: Mapping[str, Any], line: _KeyLine, add: _Add) -> None:
     for key in REQUIRED_FIELDS:
         if key not in meta:
             add(ERROR, "field-missing", f"required field '{key}' is missing", 1)
@@ -207,11 +233,13 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
             line("schema_version"),
         )
 
+
+def _check_identity(path: str, meta: Mapping[str, Any], line: _KeyLine, add: _Add) -> str | None:
+    """The type, the id and where the file lies; the type when it is a valid one."""
     doc_type = meta.get("type")
     if "type" in meta and not member(doc_type, DocType):
         add(ERROR, "type-invalid", _enum_message("type", doc_type, DocType), line("type"))
         doc_type = None
-
     doc_id = meta.get("id")
     if "id" in meta:
         id_match = ID_PATTERN.fullmatch(doc_id) if isinstance(doc_id, str) else None
@@ -223,29 +251,36 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
                 line("id"),
             )
         else:
-            id_type = id_match.group(1)
-            if doc_type and id_type != doc_type:
-                add(
-                    ERROR,
-                    "id-type-mismatch",
-                    f"id {doc_id} names type '{id_type}' but type is '{doc_type}'",
-                    line("id"),
-                )
-            name = posixpath.basename(path)
-            if name != f"{doc_id}.md":
-                add(
-                    ERROR,
-                    "filename-mismatch",
-                    f"file is named {name} but its id is {doc_id}; expected {doc_id}.md",
-                    line("id"),
-                )
+            _check_id_agrees(path, id_match.group(0), id_match.group(1), doc_type, line, add)
     if doc_type:
         expected = TYPE_FOLDERS[DocType(doc_type)]
         parent = posixpath.dirname(path) or "."
         if parent != expected:
             where = "the vault root" if parent == "." else f"{parent}/"
             add(ERROR, "folder-mismatch", f"a {doc_type} belongs in {expected}/, not in {where}", line("type"))
+    return doc_type
 
+
+def _check_id_agrees(path: str, doc_id: str, id_type: str, doc_type: Any, line: _KeyLine, add: _Add) -> None:
+    """A well-formed id names the document's type and its file's name."""
+    if doc_type and id_type != doc_type:
+        add(
+            ERROR,
+            "id-type-mismatch",
+            f"id {doc_id} names type '{id_type}' but type is '{doc_type}'",
+            line("id"),
+        )
+    name = posixpath.basename(path)
+    if name != f"{doc_id}.md":
+        add(
+            ERROR,
+            "filename-mismatch",
+            f"file is named {name} but its id is {doc_id}; expected {doc_id}.md",
+            line("id"),
+        )
+
+
+def _check_text_fields(meta: Mapping[str, Any], line: _KeyLine, add: _Add) -> None:
     title = meta.get("title")
     if "title" in meta and (not isinstance(title, str) or not title.strip()):
         add(ERROR, "title-invalid", "title must be non-empty text", line("title"))
@@ -256,6 +291,8 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
     if "project" in meta and (not isinstance(project, str) or not project.strip()):
         add(ERROR, "project-invalid", "project must be non-empty text", line("project"))
 
+
+def _check_dates(meta: Mapping[str, Any], line: _KeyLine, today: dt.date, add: _Add) -> None:
     dates: dict[str, dt.date] = {}
     for key in ("created_at", "updated_at"):
         if key not in meta:
@@ -275,58 +312,57 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
             line("updated_at"),
         )
 
-    tags = meta.get("tags")
-    if "tags" in meta and (not isinstance(tags, list) or not all(isinstance(t, str) for t in tags)):
-        add(ERROR, "tags-invalid", "tags must be a list of strings", line("tags"))
 
-    problems.extend(_check_links(path, meta, line, doc_id))
-    for key in ("supersedes", "superseded_by"):
-        if key in meta and (not isinstance(meta[key], list) or not all(isinstance(v, str) for v in meta[key])):
-            add(ERROR, "supersession-invalid", f"{key} must be a list of ids", line(key))
+def _check_provenance(meta: Mapping[str, Any], line: _KeyLine, add: _Add) -> None:
+    if "provenance" not in meta:
+        return
+    provenance = meta["provenance"]
+    if not isinstance(provenance, dict):
+        add(
+            ERROR,
+            "provenance-invalid",
+            "provenance must be a mapping with source and confidence",
+            line("provenance"),
+        )
+        return
+    source, confidence = provenance.get("source"), provenance.get("confidence")
+    if not member(source, Source):
+        add(
+            ERROR,
+            "provenance-source-invalid",
+            _enum_message("provenance.source", source, Source),
+            line("provenance"),
+        )
+    if not member(confidence, Confidence):
+        add(
+            ERROR,
+            "provenance-confidence-invalid",
+            _enum_message("provenance.confidence", confidence, Confidence),
+            line("provenance"),
+        )
 
-    provenance = meta.get("provenance")
-    if "provenance" in meta:
-        if not isinstance(provenance, dict):
-            add(
-                ERROR,
-                "provenance-invalid",
-                "provenance must be a mapping with source and confidence",
-                line("provenance"),
-            )
-        else:
-            source, confidence = provenance.get("source"), provenance.get("confidence")
-            if not member(source, Source):
-                add(
-                    ERROR,
-                    "provenance-source-invalid",
-                    _enum_message("provenance.source", source, Source),
-                    line("provenance"),
-                )
-            if not member(confidence, Confidence):
-                add(
-                    ERROR,
-                    "provenance-confidence-invalid",
-                    _enum_message("provenance.confidence", confidence, Confidence),
-                    line("provenance"),
-                )
 
-    if doc_type == DocType.TASK:
-        state = meta.get("execution_state")
-        if state is None:
-            add(
-                WARNING,
-                "execution-state-missing",
-                "a task should carry execution_state (todo, in-progress, blocked, done)",
-                1,
-            )
-        elif not member(state, ExecutionState):
-            add(
-                ERROR,
-                "execution-state-invalid",
-                _enum_message("execution_state", state, ExecutionState),
-                line("execution_state"),
-            )
+def _check_task(meta: Mapping[str, Any], line: _KeyLine, add: _Add) -> None:
+    state = meta.get("execution_state")
+    if state is None:
+        add(
+            WARNING,
+            "execution-state-missing",
+            "a task should carry execution_state (todo, in-progress, blocked, done)",
+            1,
+        )
+    elif not member(state, ExecutionState):
+        add(
+            ERROR,
+            "execution-state-invalid",
+            _enum_message("execution_state", state, ExecutionState),
+            line("execution_state"),
+        )
 
+
+def _check_status_and_successor(meta: Mapping[str, Any], line: _KeyLine, add: _Add) -> None:
+    """A superseded document names its successor; an active one names none."""
+    status = meta.get("status")
     if isinstance(status, str) and status == Status.SUPERSEDED and not id_list(meta.get("superseded_by")):
         add(
             ERROR,
@@ -341,10 +377,6 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
             f"status is active but superseded_by names {', '.join(id_list(meta['superseded_by']))}",
             line("status"),
         )
-
-    problems.extend(credential_problems(path, parsed))
-    problems.extend(unsettled_sync_problems(path, parsed))
-    return problems
 
 
 def _check_links(path: str, meta: Mapping[str, Any], line, doc_id: Any) -> list[Problem]:
