@@ -104,14 +104,22 @@ RENAMES = {"storage": "writer", "records": "record"}
 TOP = {"vault", "index"}
 # Old module paths kept runnable (`python -m`), with why.
 SHIMS = {
-    "docmerge": "git clones set up before the move run the merge driver as `python -m workbench.core.docmerge`",
+    "docmerge": "git clones set up before the core's layers became folders run the merge driver as\n"
+    "`python -m workbench.core.docmerge`",
 }
 # The contract, top to bottom: `|` layers that may not import each other, `:` siblings that may.
 LAYERS = ["vault : docmerge", "services", "views", "index", "records", "storage", "editing | flavours", "vocabulary"]
+CONTRACT_NAME = "The core imports one way, folder by folder: facade, services, views, index, records, storage, editing and flavours, vocabulary"
 LAYER_WORDS = {
     "vault": ("facade", "one-line delegations"),
+    "services": ("services", "plan a change from the index"),
+    "views": ("views", "derived from the records, never write"),
     "index": ("index", "the records, reading, applying"),
+    "records": ("records", "what the index is built from"),
+    "storage": ("storage", "bytes on disk, all or nothing"),
+    "editing": ("editing", "a document's bytes, edited and merged"),
     "flavours": ("flavours", "one module per vault format"),
+    "vocabulary": ("vocabulary", "words every layer speaks"),
 }
 # A module the old contract names in one of these layers (found by a member) goes to that package.
 LAYER_OF_MEMBER = {"transitions": "services", "graph": "views", "model": "vocabulary"}
@@ -140,7 +148,8 @@ def fail(message: str) -> None:
 
 def old_contract_members(pyproject: str) -> dict[str, str]:
     """Module name → package, from the `core` contract's layers in their flat form (before the move)."""
-    block = re.search(r'id = "core".*?layers = \[(.*?)\n\]', pyproject, re.S)
+    at = pyproject.find('id = "core"')
+    block = re.compile(r"layers = \[(.*?)\n\]", re.S).search(pyproject, at) if at >= 0 else None
     found: dict[str, str] = {}
     if not block:
         return found
@@ -251,25 +260,37 @@ def import_text(module: str, names: list[ast.alias]) -> str:
     return f"from {module} import {listed}"
 
 
-def text_patterns(moved: dict[str, str]) -> list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]]:
+def text_pattern(moved: dict[str, str]) -> tuple[re.Pattern[str], Callable[[re.Match[str]], str]]:
+    """One pattern for every mention, so that no replacement is read again by another."""
     names = "|".join(sorted(map(re.escape, moved), key=len, reverse=True))
-    dotted = re.compile(rf"(?<![\w.])(workbench\.core|\.core|core)\.({names})(?![\w])")
-    path = re.compile(rf"(?<![\w.])((?:workbench/)?core/)({names})\.py\b")
+    pattern = re.compile(
+        # `from workbench.core import x` in a string of code (a child process's script)
+        r"(?<![\w.])from (?P<head>workbench\.core|\.core) import (?P<names>\w+(?: as \w+)?(?:, \w+(?: as \w+)?)*)"
+        rf"|(?<![\w.])(?P<dotted>workbench\.core|\.core|core)\.(?P<module>{names})(?![\w])"
+        rf"|(?<![\w.])(?P<folder>(?:workbench/)?core/)(?P<file>{names})\.py\b"
+    )
 
-    def dotted_new(match: re.Match[str]) -> str:
-        return f"{match.group(1)}.{moved[match.group(2)]}"
+    def replace(match: re.Match[str]) -> str:
+        if match.group("dotted"):
+            return f"{match.group('dotted')}.{moved[match.group('module')]}"
+        if match.group("folder"):
+            return f"{match.group('folder')}{moved[match.group('file')].replace('.', '/')}.py"
+        groups: dict[str, list[str]] = {}
+        for item in match.group("names").split(", "):
+            name, _, alias = item.partition(" as ")
+            parent, _, base = new_name(f"{CORE}.{name}", moved).rpartition(".")
+            bound = alias or (name if base != name else "")
+            groups.setdefault(parent[len(CORE) :], []).append(base + (f" as {bound}" if bound else ""))
+        head = match.group("head")
+        return "; ".join(f"from {head}{module} import {', '.join(names)}" for module, names in groups.items())
 
-    def path_new(match: re.Match[str]) -> str:
-        return f"{match.group(1)}{moved[match.group(2)].replace('.', '/')}.py"
-
-    return [(dotted, dotted_new), (path, path_new)]
+    return pattern, replace
 
 
 def rewrite_text(text: str, moved: dict[str, str]) -> str:
     """Every dotted name or path of a moved module: in strings, comments, Markdown and TOML."""
-    for pattern, replace in text_patterns(moved):
-        text = pattern.sub(replace, text)
-    return text
+    pattern, replace = text_pattern(moved)
+    return pattern.sub(replace, text)
 
 
 def offsets(text: str) -> list[int]:
@@ -327,42 +348,97 @@ def contract_layers() -> str:
 
 
 def rewrite_contract(pyproject: str) -> str:
-    block = re.search(r'(id = "core"\n(?:.*\n)*?)(layers = \[.*?\n\])', pyproject, re.S)
+    at = pyproject.find('id = "core"')
+    block = re.compile(r"layers = \[.*?\n\]", re.S).search(pyproject, at) if at >= 0 else None
     if not block:
         fail('pyproject.toml has no contract with id = "core" and a layers list')
-    return pyproject[: block.start(2)] + contract_layers() + pyproject[block.end(2) :]
+    head = re.sub(
+        r'\nname = "[^"\n]*"', lambda _: f'\nname = "{CONTRACT_NAME}"', pyproject[at : block.start()], count=1
+    )
+    return pyproject[:at] + head + contract_layers() + pyproject[block.end() :]
 
 
 def layers_table(core: Path) -> str:
     """docs/architecture.md's table of the core's layers, drawn from the folders."""
     rows = [
-        "faces        cli → tui | notebook | agents                  (may import anything below)",
-        "samples      samples.py                                     the sample's scratch copy",
+        f"{'faces':<13}{'cli → tui | notebook | agents':<32}(may import anything below)",
+        f"{'samples':<13}{'samples.py':<32}the sample's scratch copy",
     ]
-    order = ["vault", "services", "views", "index", "records", "storage", "editing", "flavours", "vocabulary"]
-    for name in order:
-        if name in PACKAGES or name == "flavours":
-            folder = core / name
-            modules = sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__")
-            word, what = LAYER_WORDS.get(name, (name, PACKAGES[name][0].split(": ", 1)[1].split(":")[0].rstrip(".")))
-            rows.append(f"{word:<13}core/{name + '/':<18}{what}")
-            line = " " * 13
-            for module in modules:
-                if len(line) + len(module) + 1 > 92:
-                    rows.append(line.rstrip())
-                    line = " " * 13
-                line += module + " "
-            rows.append(line.rstrip())
-        else:
-            word, what = LAYER_WORDS[name]
-            rows.append(f"{word:<13}core/{name + '.py':<18}{what}")
+    for name in ["vault", "services", "views", "index", "records", "storage", "editing", "flavours", "vocabulary"]:
+        word, what = LAYER_WORDS[name]
+        folder = core / name
+        if not folder.is_dir():
+            rows.append(f"{word:<13}{'core/' + name + '.py':<32}{what}")
+            continue
+        rows.append(f"{word:<13}{'core/' + name + '/':<32}{what}")
+        line = " " * 13
+        for module in sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__"):
+            if len(line) + len(module) > 96:
+                rows.append(line.rstrip())
+                line = " " * 13
+            line += module + " "
+        rows.append(line.rstrip())
     return "\n".join(rows)
 
 
 MARK = "<!-- the table below is drawn from the folders by tools/layer_core.py -->"
 
 
+# The page's prose about the layers that changed, as it read before the move and after it. Matched
+# whatever the line breaks; a paragraph edited since is left as it is, and named.
+PROSE = [
+    (
+        "(`supersession`); the edits merges share (`edits`: joining a section, uniting tags and links, "
+        "slugs); the one way",
+        "(`supersession`); the one way",
+    ),
+    (
+        "- **Storage** owns bytes and files. The `ChangeWriter` (`storage`) applies a change all or "
+        "nothing and recovers after a crash; it holds the vault's `Journal` (`journal`: the change in "
+        "flight, the history, the redo stack and the log) and replaces each file through `filereplace` "
+        "(checked at the moment of the swap, put back when the change is refused), with named steps "
+        "where tests stop the process (`crashpoint`). A change's value types, `FileChange` and `Plan`, "
+        "are in `changes`. Then the vault lock (`lock`), reaching files without following a symlink "
+        "(`vaultfs`: every write and delete goes through it), a file's parsed `Record` and its checks "
+        "(`records`, `validate`), the bytes of an edit to one document (`rewrite`), which file owns which "
+        "id (`ownership`), the walk and where a vault's state lives (`walk`), the derived SQLite store "
+        "(`derived_store`), reading many files and bringing the records in line with a walk "
+        "(`loading`), the watcher (`live`).",
+        "- **Editing** (`editing/`) changes a document's bytes surgically: a frontmatter edit that\n"
+        "  rewrites only the lines it changes (`yamledit`), the three-way merges of text (`textmerge`)\n"
+        "  and of a whole document (`docmerge`, git's merge driver), and the edits merges share (`edits`:\n"
+        "  joining a section, uniting tags and links, slugs). It imports only the vocabulary.\n"
+        "- **Storage** (`storage/`) owns bytes on disk. The `ChangeWriter` (`writer`) applies a change\n"
+        "  all or nothing and recovers after a crash; it holds the vault's `Journal` (`journal`: the change\n"
+        "  in flight, the history, the redo stack and the log) and replaces each file through\n"
+        "  `filereplace` (checked at the moment of the swap, put back when the change is refused), with\n"
+        "  named steps where tests stop the process (`crashpoint`). A change's value types, `FileChange`\n"
+        "  and `Plan`, are in `changes`; the vault lock in `lock`; `vaultfs` reaches files without\n"
+        "  following a symlink (every write and delete goes through it).\n"
+        "- **Records** (`records/`) are what the index is built from: a file's parsed `Record` and its\n"
+        "  checks (`record`, `validate`), the bytes of an edit to one document (`rewrite`), which file\n"
+        "  owns which id (`ownership`), the walk and where a vault's state lives (`walk`), the derived\n"
+        "  SQLite store (`derived_store`, `store_rows`), reading many files and bringing the records in\n"
+        "  line with a walk (`loading`), the watcher (`live`) and the vault's own settings (`vaultconfig`).",
+    ),
+]
+
+
+def rewrite_prose(page: str) -> str:
+    for before, after in PROSE:
+        if after in page:
+            continue
+        loose = re.compile(r"\s+".join(map(re.escape, before.split())))
+        found = loose.search(page)
+        if found:
+            page = page[: found.start()] + after + page[found.end() :]
+        else:
+            print(f"layer_core: docs/architecture.md no longer says {before[:60]!r}...; update it by hand")
+    return page
+
+
 def rewrite_architecture(page: str, core: Path) -> str:
+    page = rewrite_prose(page)
     table = f"{MARK}\n```\n{layers_table(core)}\n```"
     if MARK in page:
         return re.sub(re.escape(MARK) + r"\n```\n.*?\n```", lambda _: table, page, count=1, flags=re.S)
@@ -378,7 +454,7 @@ def rewrite_architecture(page: str, core: Path) -> str:
 
 def shim_text(name: str, target: str) -> str:
     return (
-        f'"""The old address of `{CORE}.{target}`, kept runnable: {SHIMS[name]}."""\n\n'
+        f'"""The old address of `{CORE}.{target}`, kept runnable:\n{SHIMS[name]}."""\n\n'
         "import runpy\n\n"
         'if __name__ == "__main__":\n'
         f'    runpy.run_module("{CORE}.{target}", run_name="__main__", alter_sys=True)\n'
