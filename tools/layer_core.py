@@ -11,7 +11,8 @@ work has landed since it was written, so it decides nothing by hand-edited diff:
   `import workbench.core.x`), and so is every other mention: dotted names in strings and comments
   (monkeypatch targets, `-m` module paths, mock paths), `core/x.py` paths in code and Markdown,
   `".core.x"` relative names given to `importlib`;
-- a moved module that finds the core folder by `Path(__file__).parent` looks one folder up;
+- a moved module that finds the core folder by `Path(__file__).parent` looks one folder up, and a
+  data file beside the modules moves with the one module that reads it;
 - pyproject's `core` contract is regenerated from the folders, and docs/architecture.md's table of
   layers with it;
 - `workbench.core.docmerge` stays runnable with `-m`: git clones set up before the move call the
@@ -158,6 +159,25 @@ def old_contract_members(pyproject: str) -> dict[str, str]:
         for member, package in LAYER_OF_MEMBER.items():
             if member in names:
                 found.update(dict.fromkeys(names, package))
+    return found
+
+
+def plan_data(root: Path, moved: dict[str, str]) -> dict[str, str]:
+    """Data files beside the modules (`confusables.tsv`): each goes with the one moving module that
+    names it, so `Path(__file__).with_name(...)` still finds it. Fails when none or several do."""
+    core = root / "workbench" / "core"
+    files = sorted(p.name for p in core.iterdir() if p.is_file() and p.suffix not in (".py", ".pyc"))
+    found, unsure = {}, []
+    for name in files:
+        readers = [m for m in moved if name in (core / f"{m}.py").read_text("utf-8")]
+        if len(readers) == 1:
+            found[name] = moved[readers[0]].rpartition(".")[0].replace(".", "/") + "/" + name
+        elif any(name in p.read_text("utf-8") for p in core.glob("*.py") if p.stem not in moved):
+            continue  # read by a module that stays
+        else:
+            unsure.append(f"{name} (named by {', '.join(readers) or 'no module'})")
+    if unsure:
+        fail("data files in workbench/core with no one module to go with: " + "; ".join(unsure) + "; move them by hand")
     return found
 
 
@@ -469,8 +489,11 @@ def main(argv: list[str] | None = None) -> int:
     root = Path(run("git", "rev-parse", "--show-toplevel", cwd=Path.cwd()).strip())
     core = root / "workbench" / "core"
     moved = plan_moves(root)
+    data = plan_data(root, moved)
     for name, target in sorted(moved.items()):
         print(f"  core/{name}.py -> core/{target.replace('.', '/')}.py")
+    for name, target in sorted(data.items()):
+        print(f"  core/{name} -> core/{target}")
     if args.dry_run:
         return 0
     if run("git", "status", "--porcelain", "--untracked-files=no", cwd=root).strip() and not args.allow_dirty:
@@ -495,6 +518,8 @@ def main(argv: list[str] | None = None) -> int:
         places[new_path] = Place(place.old, f"{CORE}.{target}", False)
         files[files.index(old_path)] = new_path
     files += [p for p in (core / package / "__init__.py" for package in PACKAGES) if p.exists() and p not in files]
+    for name, target in data.items():
+        run("git", "mv", str(core / name), str(core / target), cwd=root)
 
     touched = []
     for path in files:
