@@ -1,8 +1,8 @@
 """What the main screen's workers post back to it, and what the vault's watcher posts.
 
 Workers never touch a widget: they post one of these, and the screen (on the app's thread) puts the
-result on show. Tests watch the same messages the screen reacts to. `MainScreen` names each as an
-attribute too (`MainScreen.DocumentRead`), as Textual's own widgets name theirs.
+result on show. Tests watch the same messages the screen reacts to, imported from here: the screen
+does not re-bind them as its own attributes, so each has one name the type checker follows.
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ class DocumentRead(Message):
         focus: str | None,
         from_disk: bool = False,
         words: tuple[str, ...] = (),
+        graph: object = None,
     ) -> None:
         super().__init__()
         self.view = view
@@ -65,6 +66,8 @@ class DocumentRead(Message):
         """Re-read because the watcher saw its file change (not because the person asked)."""
         self.words = words
         """The words of the search it was opened from, to mark in it."""
+        self.graph = graph
+        """The graph the view's links were read from: a newer one may be on show when it lands."""
 
 
 class DocumentGone(Message):
