@@ -38,6 +38,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 # The packages, bottom-up as the layers import, each with what it holds (its docstring and the
 # line in docs/architecture.md) and its modules. A module renamed where it would repeat its
@@ -139,7 +140,7 @@ def run(*args: str, cwd: Path) -> str:
     return subprocess.run(args, cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     print(f"layer_core: {message}", file=sys.stderr)
     sys.exit(1)
 
@@ -370,7 +371,7 @@ def contract_layers() -> str:
 def rewrite_contract(pyproject: str) -> str:
     at = pyproject.find('id = "core"')
     block = re.compile(r"layers = \[.*?\n\]", re.S).search(pyproject, at) if at >= 0 else None
-    if not block:
+    if block is None:
         fail('pyproject.toml has no contract with id = "core" and a layers list')
     head = re.sub(
         r'\nname = "[^"\n]*"', lambda _: f'\nname = "{CONTRACT_NAME}"', pyproject[at : block.start()], count=1
@@ -444,8 +445,22 @@ PROSE = [
 ]
 
 
-def rewrite_prose(page: str) -> str:
-    for before, after in PROSE:
+# CONTRIBUTING.md's advice on a new core module, once the layers are folders.
+CONTRIBUTING_PROSE = [
+    (
+        "- **A new module of `workbench/core`**: the `core` contract is exhaustive, so name the module in "
+        "the layer it belongs to, and say so in [docs/architecture.md](docs/architecture.md#layout).",
+        "- **A new module of `workbench/core`**: put it in the folder of the layer it belongs to\n"
+        "  (`services/`, `views/`, `records/`, `storage/`, `editing/`, `flavours/`, `vocabulary/`); the\n"
+        "  `core` contract is exhaustive over the folders, so a module left at the top of the core fails it.\n"
+        "  `python tools/layer_core.py` draws the table of [docs/architecture.md](docs/architecture.md#layout)\n"
+        "  from the folders again.",
+    ),
+]
+
+
+def rewrite_prose(page: str, prose: list[tuple[str, str]] = PROSE, where: str = "docs/architecture.md") -> str:
+    for before, after in prose:
         if after in page:
             continue
         loose = re.compile(r"\s+".join(map(re.escape, before.split())))
@@ -453,7 +468,7 @@ def rewrite_prose(page: str) -> str:
         if found:
             page = page[: found.start()] + after + page[found.end() :]
         else:
-            print(f"layer_core: docs/architecture.md no longer says {before[:60]!r}...; update it by hand")
+            print(f"layer_core: {where} no longer says {before[:60]!r}...; update it by hand")
     return page
 
 
@@ -481,6 +496,54 @@ def shim_text(name: str, target: str) -> str:
     )
 
 
+def move(root: Path, moved: dict[str, str], data: dict[str, str], files: list[Path]) -> dict[Path, Place]:
+    """`git mv` each module and data file; each Python file's module name before and after. `files`
+    is updated in place to the new paths, with the new packages' `__init__.py`."""
+    core = root / "workbench" / "core"
+    places = {}
+    for path in files:
+        if path.suffix == ".py" and path.is_relative_to(root / "workbench"):
+            old, package = module_of(path.relative_to(root))
+            places[path] = Place(old, old, package)
+    for name, target in moved.items():
+        old_path, new_path = core / f"{name}.py", core / (target.replace(".", "/") + ".py")
+        package_dir = new_path.parent
+        if not (package_dir / "__init__.py").exists():
+            package_dir.mkdir(exist_ok=True)
+            (package_dir / "__init__.py").write_text(f'"""{PACKAGES[package_dir.name][0]}"""\n', "utf-8")
+            run("git", "add", str(package_dir / "__init__.py"), cwd=root)
+        run("git", "mv", str(old_path), str(new_path), cwd=root)
+        place = places.pop(old_path)
+        places[new_path] = Place(place.old, f"{CORE}.{target}", False)
+        files[files.index(old_path)] = new_path
+    files += [p for p in (core / package / "__init__.py" for package in PACKAGES) if p.exists() and p not in files]
+    for name, target in data.items():
+        run("git", "mv", str(core / name), str(core / target), cwd=root)
+    return places
+
+
+def rewrite(root: Path, path: Path, places: dict[Path, Place], moved: dict[str, str]) -> bool:
+    """Rewrite one file's mentions of the moved modules (and the contract, the pages); whether it changed."""
+    text = path.read_text("utf-8")
+    where = str(path.relative_to(root))
+    if not moved:
+        new = text  # nothing moved: only the contract and the pages are drawn again
+    elif path.suffix == ".py":
+        module = ".".join(path.relative_to(root).with_suffix("").parts)
+        new = rewrite_python(text, places.get(path) or Place(module, module, False), moved, where)
+    else:
+        new = rewrite_text(text, moved)
+    if path.name == "pyproject.toml":
+        new = rewrite_contract(new)
+    if where == "docs/architecture.md":
+        new = rewrite_architecture(new, root / "workbench" / "core")
+    if where == "CONTRIBUTING.md":
+        new = rewrite_prose(new, CONTRIBUTING_PROSE, where)
+    if new != text:
+        path.write_text(new, "utf-8")
+    return new != text
+
+
 def main(argv: list[str] | None = None) -> int:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("--dry-run", action="store_true", help="print the moves, change nothing")
@@ -501,44 +564,8 @@ def main(argv: list[str] | None = None) -> int:
 
     files = sorted({p for glob in TEXT_GLOBS for p in root.glob(glob) if p.is_file()} - {root / p for p in LEAVE})
     files = [p for p in files if ".venv" not in p.parts and "node_modules" not in p.parts]
-    places = {}
-    for path in files:
-        if path.suffix == ".py" and path.is_relative_to(root / "workbench"):
-            old, package = module_of(path.relative_to(root))
-            places[path] = Place(old, old, package)
-    for name, target in moved.items():
-        old_path, new_path = core / f"{name}.py", core / (target.replace(".", "/") + ".py")
-        package_dir = new_path.parent
-        if not (package_dir / "__init__.py").exists():
-            package_dir.mkdir(exist_ok=True)
-            (package_dir / "__init__.py").write_text(f'"""{PACKAGES[package_dir.name][0]}"""\n', "utf-8")
-            run("git", "add", str(package_dir / "__init__.py"), cwd=root)
-        run("git", "mv", str(old_path), str(new_path), cwd=root)
-        place = places.pop(old_path)
-        places[new_path] = Place(place.old, f"{CORE}.{target}", False)
-        files[files.index(old_path)] = new_path
-    files += [p for p in (core / package / "__init__.py" for package in PACKAGES) if p.exists() and p not in files]
-    for name, target in data.items():
-        run("git", "mv", str(core / name), str(core / target), cwd=root)
-
-    touched = []
-    for path in files:
-        text = path.read_text("utf-8")
-        where = str(path.relative_to(root))
-        if path.suffix == ".py" and path in places:
-            new = rewrite_python(text, places[path], moved, where)
-        elif path.suffix == ".py":
-            module = ".".join(path.relative_to(root).with_suffix("").parts)
-            new = rewrite_python(text, Place(module, module, False), moved, where)
-        else:
-            new = rewrite_text(text, moved)
-        if path.name == "pyproject.toml":
-            new = rewrite_contract(new)
-        if where == "docs/architecture.md":
-            new = rewrite_architecture(new, core)
-        if new != text:
-            path.write_text(new, "utf-8")
-            touched.append(path)
+    places = move(root, moved, data, files)
+    touched = [path for path in files if rewrite(root, path, places, moved)]
     for name, why in SHIMS.items():
         shim = core / f"{name}.py"
         if name in moved or not shim.exists():
