@@ -10,7 +10,8 @@ import datetime as dt
 import functools
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .model import (
@@ -21,6 +22,7 @@ from .model import (
     DocType,
     Document,
     ExecutionState,
+    Link,
     LinkType,
     Problem,
     Severity,
@@ -459,115 +461,27 @@ def check_relations(docs: Mapping[str, Document], known_ids: set[str], line_of, 
     """
     problems: list[Problem] = []
     native = flavour is None or flavour.native
-    dangling = ERROR if native else flavour.dangling_severity
-    one_sided = ERROR if native else WARNING
-    what = "id" if native else "name"
     # Each document's fields, read once: they are parsed from its frontmatter at every reading,
     # and a large vault has tens of thousands of documents to check on every change.
-    status = {doc_id: doc.status for doc_id, doc in docs.items()}
     supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
-    superseded_by = {doc_id: doc.superseded_by for doc_id, doc in docs.items()}
+    rules = _Relations(
+        docs,
+        known_ids,
+        line_of,
+        native,
+        dangling=ERROR if native else flavour.dangling_severity,
+        one_sided=ERROR if native else WARNING,
+        what="id" if native else "name",
+        status={doc_id: doc.status for doc_id, doc in docs.items()},
+        supersedes=supersedes,
+        superseded_by={doc_id: doc.superseded_by for doc_id, doc in docs.items()},
+    )
     for doc in docs.values():
         links = doc.links
-        for link in links:
-            if link.target == doc.id:
-                continue
-            if link.target not in known_ids:
-                if target_outside_vault(link.target):  # asked only of targets no id matches
-                    continue
-                problems.append(
-                    Problem(
-                        doc.path,
-                        dangling,
-                        "link-dangling",
-                        f"link {link.type} → {link.target}: no document has that {what}",
-                        line_of(doc, "links"),
-                        doc.id,
-                    )
-                )
-            elif (
-                link.type != LinkType.SUPERSEDES
-                and status[doc.id] in (Status.ACTIVE, Status.DRAFT)
-                and link.target in docs
-                and status[link.target] == Status.SUPERSEDED
-                and doc.id not in superseded_by[link.target]  # a successor may speak of what it replaced
-                and link.target not in supersedes[doc.id]
-            ):
-                successor = supersession.live_end(superseded_by, status, link.target)  # as the conflicts name it
-                if successor == doc.id:
-                    continue  # the end of the chain speaking of where it came from
-                hint = f"; link its successor {successor} instead" if successor else ""
-                problems.append(
-                    Problem(
-                        doc.path,
-                        WARNING,
-                        "link-to-superseded",
-                        f"link {link.type} → {link.target} points at a superseded document{hint}",
-                        line_of(doc, "links"),
-                        doc.id,
-                    )
-                )
-        link_supersedes = {l.target for l in links if l.type == LinkType.SUPERSEDES}
-        field_supersedes = set(supersedes[doc.id])
-        if native and link_supersedes != field_supersedes:
-            missing = sorted(field_supersedes - link_supersedes)
-            extra = sorted(link_supersedes - field_supersedes)
-            parts = []
-            if missing:
-                parts.append(f"supersedes names {', '.join(missing)} without a supersedes link")
-            if extra:
-                parts.append(f"a supersedes link names {', '.join(extra)} that the supersedes field does not")
-            problems.append(
-                Problem(
-                    doc.path, ERROR, "supersedes-link-mismatch", "; ".join(parts), line_of(doc, "supersedes"), doc.id
-                )
-            )
-        for old in supersedes[doc.id]:
-            if old not in known_ids:
-                problems.append(
-                    Problem(
-                        doc.path,
-                        dangling,
-                        "supersession-dangling",
-                        f"supersedes {old}: no document has that {what}",
-                        line_of(doc, "supersedes"),
-                        doc.id,
-                    )
-                )
-            elif old in docs and doc.id not in superseded_by[old]:
-                problems.append(
-                    Problem(
-                        doc.path,
-                        one_sided,
-                        "supersession-one-sided",
-                        f"supersedes {old}, but {old} does not list {doc.id} in superseded_by",
-                        line_of(doc, "supersedes"),
-                        doc.id,
-                    )
-                )
-        for new in superseded_by[doc.id]:
-            if new not in known_ids:
-                problems.append(
-                    Problem(
-                        doc.path,
-                        dangling,
-                        "supersession-dangling",
-                        f"superseded_by {new}: no document has that {what}",
-                        line_of(doc, "superseded_by"),
-                        doc.id,
-                    )
-                )
-            elif new in docs and doc.id not in supersedes[new]:
-                problems.append(
-                    Problem(
-                        doc.path,
-                        one_sided,
-                        "supersession-one-sided",
-                        f"superseded_by {new}, but {new} does not list {doc.id} in supersedes",
-                        line_of(doc, "superseded_by"),
-                        doc.id,
-                    )
-                )
+        rules.check_links(doc, links, problems)
+        if native:
+            rules.check_supersedes_links(doc, links, problems)
+        rules.check_both_sides(doc, problems)
     for cycle in supersession.cycles(supersedes):
         first = docs[cycle[0]]
         chain = " → ".join(cycle + [cycle[0]])
@@ -582,3 +496,112 @@ def check_relations(docs: Mapping[str, Document], known_ids: set[str], line_of, 
             )
         )
     return problems
+
+
+@dataclass
+class _Relations:
+    """The cross-document rules of `check_relations`, over the fields it read once."""
+
+    docs: Mapping[str, Document]
+    known_ids: set[str]
+    line_of: Any
+    native: bool
+    dangling: Severity
+    one_sided: Severity
+    what: str
+    status: dict[str, str]
+    supersedes: dict[str, list[str]]
+    superseded_by: dict[str, list[str]]
+
+    def check_links(self, doc: Document, links: Sequence[Link], problems: list[Problem]) -> None:
+        """A link to no document, and a live document's link to a superseded one."""
+        for link in links:
+            if link.target == doc.id:
+                continue
+            if link.target not in self.known_ids:
+                if target_outside_vault(link.target):  # asked only of targets no id matches
+                    continue
+                problems.append(
+                    Problem(
+                        doc.path,
+                        self.dangling,
+                        "link-dangling",
+                        f"link {link.type} → {link.target}: no document has that {self.what}",
+                        self.line_of(doc, "links"),
+                        doc.id,
+                    )
+                )
+            elif link.type != LinkType.SUPERSEDES and self._stale(doc, link.target):
+                successor = supersession.live_end(self.superseded_by, self.status, link.target)  # as conflicts name it
+                if successor == doc.id:
+                    continue  # the end of the chain speaking of where it came from
+                hint = f"; link its successor {successor} instead" if successor else ""
+                problems.append(
+                    Problem(
+                        doc.path,
+                        WARNING,
+                        "link-to-superseded",
+                        f"link {link.type} → {link.target} points at a superseded document{hint}",
+                        self.line_of(doc, "links"),
+                        doc.id,
+                    )
+                )
+
+    def _stale(self, doc: Document, target: str) -> bool:
+        """A live document linking a superseded one that it neither replaced nor was replaced by."""
+        return (
+            self.status[doc.id] in (Status.ACTIVE, Status.DRAFT)
+            and target in self.docs
+            and self.status[target] == Status.SUPERSEDED
+            and doc.id not in self.superseded_by[target]  # a successor may speak of what it replaced
+            and target not in self.supersedes[doc.id]
+        )
+
+    def check_supersedes_links(self, doc: Document, links: Sequence[Link], problems: list[Problem]) -> None:
+        """Memory Core states a supersession twice: the field and a `supersedes` link, the same ids."""
+        link_supersedes = {l.target for l in links if l.type == LinkType.SUPERSEDES}
+        field_supersedes = set(self.supersedes[doc.id])
+        if link_supersedes == field_supersedes:
+            return
+        missing = sorted(field_supersedes - link_supersedes)
+        extra = sorted(link_supersedes - field_supersedes)
+        parts = []
+        if missing:
+            parts.append(f"supersedes names {', '.join(missing)} without a supersedes link")
+        if extra:
+            parts.append(f"a supersedes link names {', '.join(extra)} that the supersedes field does not")
+        problems.append(
+            Problem(
+                doc.path, ERROR, "supersedes-link-mismatch", "; ".join(parts), self.line_of(doc, "supersedes"), doc.id
+            )
+        )
+
+    def check_both_sides(self, doc: Document, problems: list[Problem]) -> None:
+        """Each id in `supersedes` and `superseded_by` names a document, which names this one back."""
+        for key, ids, back, other_key in (
+            ("supersedes", self.supersedes[doc.id], self.superseded_by, "superseded_by"),
+            ("superseded_by", self.superseded_by[doc.id], self.supersedes, "supersedes"),
+        ):
+            for other in ids:
+                if other not in self.known_ids:
+                    problems.append(
+                        Problem(
+                            doc.path,
+                            self.dangling,
+                            "supersession-dangling",
+                            f"{key} {other}: no document has that {self.what}",
+                            self.line_of(doc, key),
+                            doc.id,
+                        )
+                    )
+                elif other in self.docs and doc.id not in back[other]:
+                    problems.append(
+                        Problem(
+                            doc.path,
+                            self.one_sided,
+                            "supersession-one-sided",
+                            f"{key} {other}, but {other} does not list {doc.id} in {other_key}",
+                            self.line_of(doc, key),
+                            doc.id,
+                        )
+                    )
