@@ -3,7 +3,7 @@ talking to a real server subprocess over stdio, on a copy of the sample vault. N
 mocked: every answer crossed a pipe as the protocol's JSON.
 
 What is checked: the eight tools by name; the gate (what must be searched and read before what);
-seed 000's limits; hostile arguments, each an error result that names the problem with nothing
+the Kimiko memory design's limits; hostile arguments, each an error result that names the problem with nothing
 written; and an agent writing while a long-lived vault watches the same folder.
 """
 

@@ -1,4 +1,4 @@
-"""The workflow gate of seed 000, kept per agent in the vault's derived state: visibility is not authorization.
+"""The workflow gate of the Kimiko memory design, kept per agent in the vault's derived state: visibility is not authorization.
 
 An agent may read anything, but it changes (merges into, supersedes, asks to forget) only a document
 it was shown by a search (or a context pack, or the gate's candidates) and then read through to its

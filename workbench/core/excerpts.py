@@ -4,7 +4,7 @@ A person or an agent deciding whether one decision replaces another, or where ne
 belongs, reads the title, the status as the file states it ("Superseded by ADR-042", "Accepted"),
 its date or number, the opening of its body, what it decides (its "Decision" section, or the
 paragraph saying "we will", when the opening stops short of it) and the passage that matched: not
-the whole record, and never more than seed 000's read budget (ten documents and 45,000 characters
+the whole record, and never more than the Kimiko memory design's read budget (ten documents and 45,000 characters
 an answer). The excerpt quotes the record as it is written; it leaves nothing out of the opening,
 statements of supersession included, because a reader needs them. Only a long web address is
 shortened to its host and last part (`https://github.com/…/Node.hs`): whole, they can fill half
@@ -42,7 +42,7 @@ __all__ = [
 
 READ_DOCUMENTS = 10
 READ_CHARACTERS = 45_000
-"""Seed 000's read budget: at most ten documents and 45,000 characters an answer."""
+"""The Kimiko memory design's read budget: at most ten documents and 45,000 characters an answer."""
 OPENING = 2_500
 """Characters of a body's opening an excerpt quotes: enough for a record's context and decision."""
 PASSAGE = 600

@@ -97,10 +97,10 @@ def resolution_proposal(
         a, b = args
         return Proposal(title, lambda vault: vault.mark_compatible(a, b, dry_run=True), then=then, back=back)
     if verb == "retarget" and len(args) in (2, 3):
-        source, old, *new = args
+        source, old, *to = args
         return Proposal(
             title,
-            lambda vault: vault.retarget(source, old, new[0] if new else None, dry_run=True),
+            lambda vault: vault.retarget(source, old, to[0] if to else None, dry_run=True),
             then=then,
             back=back,
         )
@@ -290,8 +290,12 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
             refused = self.refusal(resolution) if self.refusal is not None else None
             can = resolution_proposal(resolution) is not None and refused is None
             label = titled(resolution.label, conflict.ids, self.documents)
-            label = Content(clean(label + (" (not in this vault's format)" if refused else "")))
-            button = Button(label, name=str(number), compact=True, variant="primary" if can else "default")
+            button = Button(
+                Content(clean(label + (" (not in this vault's format)" if refused else ""))),
+                name=str(number),
+                compact=True,
+                variant="primary" if can else "default",
+            )
             if refused:
                 button.tooltip = Content(clean(refused))
             else:

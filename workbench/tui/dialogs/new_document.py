@@ -142,7 +142,7 @@ def candidate_text(candidate: Candidate, document: Document | None) -> Content:
 class NewDocumentDialog(ModalScreen[GateChoice | None]):
     """Two steps in one dialog: the draft, then the candidates beside it (`ctrl+s` moves on)."""
 
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
 
     DEFAULT_CLASSES = "wb-dialog"
 
@@ -369,9 +369,11 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
             )
             return
         texts: dict[str, tuple[Document, bytes]] = {}
-        for candidate in candidates if self.read_document is not None else []:
-            with contextlib.suppress(Exception):  # gone meanwhile: its reasons are still shown
-                texts[candidate.id] = self.read_document(candidate.id)
+        read = self.read_document
+        for candidate in candidates:
+            if read is not None:
+                with contextlib.suppress(Exception):  # gone meanwhile: its reasons are still shown
+                    texts[candidate.id] = read(candidate.id)
         self.app.call_from_thread(self._show_candidates, draft, candidates, texts)
 
     def _show_candidates(
@@ -528,7 +530,8 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
         if what is None:
             self.dismiss(None)
         else:
-            self.app.push_screen(
-                DiscardDialog(what, then="close the write gate"),
-                lambda discard: self.dismiss(None) if discard else None,
-            )
+            self.app.push_screen(DiscardDialog(what, then="close the write gate"), self._discarded)
+
+    def _discarded(self, discard: bool | None) -> None:
+        if discard:
+            self.dismiss(None)

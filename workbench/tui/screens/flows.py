@@ -151,7 +151,9 @@ class GuidedFlows:
 
         flavour = self.host.vault.flavour
         searcher = self.host.vault.search if flavour.native or flavour.writes_supersession else None
-        words = {status: word for status in Status if (word := flavour.status_word(status)) and word.lower() != status}
+        words: dict[str, str] = {
+            status: word for status in Status if (word := flavour.status_word(status)) and word.lower() != status
+        }
         self.host.app.push_screen(
             LifecycleDialog(view.document, searcher, statuses=flavour.has_status, states=flavour.native, words=words),
             chosen,
