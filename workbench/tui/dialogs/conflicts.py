@@ -199,6 +199,7 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
         documents: Mapping[str, Document] | None = None,
         start: int = 0,
         refusal: Callable[[Resolution], str | None] | None = None,
+        chosen: Resolution | None = None,
     ) -> None:
         super().__init__()
         self.conflicts = list(conflicts)
@@ -208,6 +209,10 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
         """The conflict highlighted first (where a cancelled preview came from)."""
         self.refusal = refusal
         """Why the vault's format cannot carry a resolution out (None when it can)."""
+        self.chosen = chosen
+        """The resolution whose preview was cancelled: focused again, so `enter` previews it again."""
+        self.shown: int | None = None
+        """The conflict shown beside the list (highlighting it again keeps its focused button)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
@@ -256,8 +261,14 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
         conflicts.focus()
         if self.conflicts:
             start = min(max(self.start, 0), len(self.conflicts) - 1)
+            if self.chosen is not None and self.chosen not in self.conflicts[start].resolutions:
+                # The queue was worked out again meanwhile: the conflict is found by its resolution.
+                start = next((i for i, c in enumerate(self.conflicts) if self.chosen in c.resolutions), start)
             conflicts.highlighted = start
             await self._show(start)
+            if self.chosen is not None and self.chosen in self.conflicts[start].resolutions:
+                buttons = list(self.query("#resolutions Button"))
+                buttons[self.conflicts[start].resolutions.index(self.chosen)].focus()
 
     @property
     def selected(self) -> Conflict | None:
@@ -267,10 +278,13 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
     @on(OptionList.OptionHighlighted)
     async def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
-        if event.option.id is not None:
-            await self._show(int(event.option.id))
+        # The list as it is now (an older highlight's message can arrive after a newer one).
+        index = self.query_one("#conflict-list", OptionList).highlighted
+        if self.conflicts and index is not None and index != self.shown:
+            await self._show(index)
 
     async def _show(self, index: int) -> None:
+        self.shown = index
         conflict = self.conflicts[index]
         self.query_one("#reason", Static).update(
             Content.assemble(

@@ -288,8 +288,9 @@ class GuidedFlows:
         assert self.host.summary is not None
         return {doc.path: doc.id for doc in self.host.summary.documents}
 
-    def conflicts(self, at: int = 0) -> None:
-        """The queue, its `at`-th conflict highlighted (where a cancelled preview left it)."""
+    def conflicts(self, at: int = 0, resolution: Resolution | None = None) -> None:
+        """The queue, its `at`-th conflict highlighted and `resolution` focused (where a
+        cancelled preview left it)."""
         from ..dialogs.conflicts import ConflictsDialog, resolution_proposal
 
         if self.host.summary is None:
@@ -310,7 +311,9 @@ class GuidedFlows:
                 self.host.open_document(result, focus="viewer")
                 return
             index = next((i for i, c in enumerate(conflicts) if result in c.resolutions), 0)
-            proposal = resolution_proposal(result, then=self.host.ask_for_conflicts, back=lambda: self.conflicts(index))
+            proposal = resolution_proposal(
+                result, then=self.host.ask_for_conflicts, back=lambda: self.conflicts(index, result)
+            )
             if proposal is None:
                 self.host.notify(result.command, title="Not done from here; run", markup=False)
             else:
@@ -319,7 +322,9 @@ class GuidedFlows:
         conflicts = self.host.conflicts
         documents = {doc.id: doc for doc in self.host.summary.documents}
         refusal = resolution_refusal(self.host.vault) if self.host.vault is not None else None
-        self.host.app.push_screen(ConflictsDialog(conflicts, documents, start=at, refusal=refusal), chosen)
+        self.host.app.push_screen(
+            ConflictsDialog(conflicts, documents, start=at, refusal=refusal, chosen=resolution), chosen
+        )
 
     def new_document(self, draft=None) -> None:
         """The write gate; with a `draft`, back at its candidates (a cancelled preview)."""
