@@ -328,7 +328,7 @@ class GuidedFlows:
 
     def new_document(self, draft=None) -> None:
         """The write gate; with a `draft`, back at its candidates (a cancelled preview)."""
-        from ..dialogs.new_document import GateChoice, NewDocumentDialog
+        from ..dialogs.new_document import CANDIDATES, GateChoice, NewDocumentDialog
 
         if self.host.vault is None:
             return
@@ -339,7 +339,7 @@ class GuidedFlows:
 
         dialog = NewDocumentDialog(
             self.host.vault.search,
-            self.host.vault.gate,
+            partial(self.host.vault.gate, limit=CANDIDATES),
             self._read_document,
             check=self._check_gate_choice,
             draft=draft,
