@@ -53,6 +53,7 @@ COMMANDS = {
     "consolidate": curation.cmd_consolidate,
     "history": curation.cmd_history,
     "inbox": curation.cmd_inbox,
+    "review": curation.cmd_review,
     "undo": curation.stack_step("undo"),
     "redo": curation.stack_step("redo"),
     **{name: curation.writer(call) for name, call in curation.WRITERS.items()},
@@ -76,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
         check_text_arguments(args)
         if args.command == "new":
             args.body = documents.read_body(args)
+        if args.command == "review" and args.verdicts:
+            args.verdict_text = curation.read_verdicts(args.verdicts)
         if args.command in (None, "tui"):
             return run_tui(args.vault, args.flavour)
         vault = open_vault(args.vault, args.flavour)
