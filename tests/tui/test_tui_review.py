@@ -9,9 +9,11 @@ import re
 from pathlib import Path
 
 from textual.widgets import Button, Input, OptionList, Select, TextArea
-from tui_helpers import settle
+from tui_helpers import screen_text, settle
 
 from workbench.core.gate import Candidate
+from workbench.core.vault import Vault
+from workbench.core.verdicts import Verdict
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog
 from workbench.tui.dialogs.conflicts import ConflictsDialog
@@ -152,3 +154,167 @@ def test_headings_follow_the_gates_own_groups():
     weak = Candidate("b", "B", "decision", "active", 0.1, ["r"], "supersede")
     home = Candidate("c", "C", "entity", "active", 0.9, ["r"], "merge")
     assert candidate_group(likely) and not candidate_group(weak) and not candidate_group(home)
+
+
+# -- verdicts: the curator confirms what agents judged ---------------------------------------------
+
+CENTS, DECIMAL = "mem-decision-money-integer-cents", "mem-decision-money-numeric-decimal"
+REDUX, FASTAPI = "mem-decision-frontend-redux-toolkit", "mem-decision-api-fastapi"
+EMAIL, PDF = "mem-decision-sendgrid-dynamic-templates", "mem-decision-pdf-weasyprint"
+INVOICES, WEBHOOKS = "mem-decision-gapless-invoice-numbers", "mem-decision-stripe-webhook-dedup"
+DECISIONS = "decisions/{}.md"
+
+
+def judged(root: Path) -> list[Verdict]:
+    """Four verdicts as two agents give them over MCP (`memory_judge` records through the same
+    core call): two replacements and a companion from one, an unsure from another."""
+    vault = Vault.open(root)
+    return [
+        vault.judge(CENTS, DECIMAL, "replaces", "The newer switches the same columns to NUMERIC(12,2).", "claude"),
+        vault.judge(EMAIL, PDF, "companion", "Email templates and PDF rendering are different subjects.", "claude"),
+        vault.judge(REDUX, FASTAPI, "replaces", "Server data now goes through the generated API client.", "claude"),
+        vault.judge(INVOICES, WEBHOOKS, "unsure", "Both use ON CONFLICT; the subjects differ.", "gpt-judge"),
+    ]
+
+
+def open_verdicts(root: Path) -> list[str]:
+    return [v.id for v in Vault.open(root).verdicts(("open",))]
+
+
+async def open_queue(pilot) -> ConflictsDialog:
+    await settle(pilot)
+    await pilot.press("escape", "c")
+    await settle(pilot)
+    dialog = pilot.app.screen
+    assert isinstance(dialog, ConflictsDialog)
+    return dialog
+
+
+async def test_judged_pairs_come_first_with_verdict_agent_and_reason(sample_copy: Path):
+    verdicts = judged(sample_copy)
+    before = markdown_files(sample_copy)
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(120, 36)) as pilot:
+        dialog = await open_queue(pilot)
+        listing = dialog.query_one("#conflict-list", OptionList)
+        ids = [option.id for option in listing.options]
+        assert ids[:5] == [None, "v0", "v1", "v2", "v3"], "a heading, then every open verdict"
+        assert dialog.selected_verdict == verdicts[0], "the first judged pair is highlighted"
+        text = screen_text(app)
+        assert "Judged by agents · 4" in text and "Found by the workbench" in text
+        assert "claude judged · replaces" in text and "same columns to NUMERIC(12,2)" in text
+        # The queue's own entry for the judged pair is folded into the verdict, never listed twice.
+        folded = [c for c in dialog.conflicts if set(c.ids) == {CENTS, DECIMAL}]
+        assert folded and str(dialog.conflicts.index(folded[0])) not in ids
+        answers = [str(b.label) for b in dialog.query("#resolutions Button").results(Button)]
+        assert answers == [
+            "Accept: supersede, both sides  a",
+            "Reject: both stand, not asked again  r",
+            "Accept all 2 of claude's, together  A",
+        ]
+        listing.highlighted = ids.index("v3")  # gpt-judge was unsure: nothing to accept
+        await settle(pilot)
+        assert [str(b.label).split(":")[0] for b in dialog.query("#resolutions Button").results(Button)] == ["Reject"]
+        assert dialog.check_action("answer", ("accept",)) is False
+        await pilot.press("a")
+        await settle(pilot)
+        assert app.screen is dialog, "a does nothing on an unsure verdict"
+    assert markdown_files(sample_copy) == before, "no record changes before the curator accepts"
+
+
+async def test_accepting_a_verdict_writes_both_sides_after_the_preview_and_u_restores_them(sample_copy: Path):
+    verdicts = judged(sample_copy)
+    before = markdown_files(sample_copy)
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_queue(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        preview = app.screen
+        assert isinstance(preview, ConfirmPlanDialog)
+        assert "+status: superseded" in preview.diff and DECISIONS.format(DECIMAL) in preview.diff
+        assert markdown_files(sample_copy) == before, "the preview writes nothing"
+        await pilot.press("y")
+        await settle(pilot)
+        cents = (sample_copy / DECISIONS.format(CENTS)).read_text()
+        decimal = (sample_copy / DECISIONS.format(DECIMAL)).read_text()
+        assert "status: superseded" in cents and DECIMAL in cents.split("superseded_by", 1)[1].split("\n")[0]
+        assert CENTS in decimal.split("\nsupersedes", 1)[1].split("\n")[0], "both sides written"
+        assert verdicts[0].id not in open_verdicts(sample_copy)
+        dialog = app.screen
+        assert isinstance(dialog, ConflictsDialog), "the queue comes back"
+        assert [v.id for v in dialog.verdicts] == [v.id for v in verdicts[1:]]
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("u")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog) and "claude" in app.screen.summary
+        await pilot.press("y")
+        await settle(pilot)
+    after = markdown_files(sample_copy)
+    assert after.pop("log.md").startswith(before.pop("log.md")), "the vault's log keeps what happened"
+    assert after == before, "undone: every record as it was"
+    assert verdicts[0].id in open_verdicts(sample_copy), "and the verdict waits again"
+
+
+async def test_rejecting_a_verdict_keeps_both_and_no_one_is_asked_again(sample_copy: Path):
+    verdicts = judged(sample_copy)
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_queue(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog) and "compatible_with" in app.screen.diff
+        await pilot.press("y")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConflictsDialog)
+        assert verdicts[0].id not in [v.id for v in dialog.verdicts]
+        assert not [c for c in dialog.conflicts if set(c.ids) == {CENTS, DECIMAL}], "out of the queue too"
+    for doc_id in (CENTS, DECIMAL):
+        text = (sample_copy / DECISIONS.format(doc_id)).read_text()
+        assert "status: active" in text and "compatible_with" in text
+    assert (CENTS, DECIMAL) not in [pair.ids for pair in Vault.open(sample_copy).review_pairs()], "not offered again"
+
+
+async def test_one_agents_replacements_are_accepted_together_with_one_preview(sample_copy: Path):
+    judged(sample_copy)
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_queue(pilot)
+        await pilot.press("A")
+        await settle(pilot)
+        preview = app.screen
+        assert isinstance(preview, ConfirmPlanDialog)
+        for doc_id in (CENTS, DECIMAL, REDUX, FASTAPI):
+            assert DECISIONS.format(doc_id) in preview.diff
+        assert EMAIL not in preview.diff, "the companion verdict is not a replacement"
+        await pilot.press("y")
+        await settle(pilot)
+    for old in (CENTS, REDUX):
+        assert "status: superseded" in (sample_copy / DECISIONS.format(old)).read_text()
+    vault = Vault.open(sample_copy)
+    assert [v.agent for v in vault.verdicts(("open",))] == ["claude", "gpt-judge"]
+    vault.undo()  # one change: one undo takes both back
+    assert "status: active" in (sample_copy / DECISIONS.format(CENTS)).read_text()
+    assert "status: deprecated" in (sample_copy / DECISIONS.format(REDUX)).read_text()
+
+
+async def test_no_at_a_verdicts_preview_returns_to_that_answer(sample_copy: Path):
+    verdicts = judged(sample_copy)
+    before = markdown_files(sample_copy)
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(120, 36)) as pilot:
+        dialog = await open_queue(pilot)
+        listing = dialog.query_one("#conflict-list", OptionList)
+        listing.highlighted = [option.id for option in listing.options].index("v2")
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog)
+        await pilot.press("n")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConflictsDialog) and dialog.selected_verdict == verdicts[2]
+        assert isinstance(app.focused, Button) and app.focused.name == "reject"
+    assert markdown_files(sample_copy) == before

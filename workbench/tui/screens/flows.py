@@ -29,6 +29,7 @@ from .messages import DocumentRead, VaultRead
 
 if TYPE_CHECKING:
     from ...core.conflicts import Resolution
+    from ..dialogs.verdicts import VerdictChoice
     from ..dialogs.lifecycle import LifecycleChoice
     from .host import FlowHost
 
@@ -288,10 +289,11 @@ class GuidedFlows:
         assert self.host.summary is not None
         return {doc.path: doc.id for doc in self.host.summary.documents}
 
-    def conflicts(self, at: int = 0, resolution: Resolution | None = None) -> None:
+    def conflicts(self, at: int = 0, resolution: Resolution | VerdictChoice | None = None) -> None:
         """The queue, its `at`-th conflict highlighted and `resolution` focused (where a
         cancelled preview left it)."""
         from ..dialogs.conflicts import ConflictsDialog, resolution_proposal
+        from ..dialogs.verdicts import VerdictChoice, verdict_proposal
 
         if self.host.summary is None:
             return
@@ -310,6 +312,10 @@ class GuidedFlows:
             if isinstance(result, str):
                 self.host.open_document(result, focus="viewer")
                 return
+            if isinstance(result, VerdictChoice):  # an answer to an agent's verdict
+                back = partial(self.conflicts, at, result)
+                self.host.propose(verdict_proposal(result, documents, self.host.ask_for_conflicts, back))
+                return
             index = next((i for i, c in enumerate(conflicts) if result in c.resolutions), 0)
             proposal = resolution_proposal(
                 result, then=self.host.ask_for_conflicts, back=lambda: self.conflicts(index, result)
@@ -321,9 +327,11 @@ class GuidedFlows:
 
         conflicts = self.host.conflicts
         documents = {doc.id: doc for doc in self.host.summary.documents}
-        refusal = resolution_refusal(self.host.vault) if self.host.vault is not None else None
+        vault = self.host.vault
+        refusal = resolution_refusal(vault) if vault is not None else None
+        verdicts = partial(vault.verdicts, ("open",)) if vault is not None else None
         self.host.app.push_screen(
-            ConflictsDialog(conflicts, documents, start=at, refusal=refusal, chosen=resolution), chosen
+            ConflictsDialog(conflicts, documents, at, refusal, chosen=resolution, verdicts=verdicts), chosen
         )
 
     def new_document(self, draft=None) -> None:
