@@ -23,6 +23,7 @@ from workbench.tui.dialogs.new_document import (
     NewDocumentDialog,
     candidate_group,
     candidate_prompt,
+    candidate_text,
 )
 
 
@@ -318,3 +319,41 @@ async def test_no_at_a_verdicts_preview_returns_to_that_answer(sample_copy: Path
         assert isinstance(dialog, ConflictsDialog) and dialog.selected_verdict == verdicts[2]
         assert isinstance(app.focused, Button) and app.focused.name == "reject"
     assert markdown_files(sample_copy) == before
+
+
+async def test_each_candidate_is_shown_with_its_excerpt_beside_the_draft(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(120, 45)) as pilot:
+        dialog = await pdf_decision_candidates(pilot)
+        listing = dialog.query_one("#candidate-list", OptionList)
+        pdf = next(i for i, o in enumerate(listing.options) if o.id and "WeasyPrint" in str(o.prompt))
+        listing.highlighted = pdf
+        await pilot.pause()
+        assert dialog.selected.excerpt is not None, "the gate gave its excerpt"
+        shown = str(dialog.query_one("#candidate-text").render())
+        assert "decision · ● active · 2026-05-20" in shown, "status and date"
+        assert "Where it matches the draft" in shown and "in a job on the `pdf` queue" in shown
+        assert "How it opens" in shown and "Jinja2 HTML templates" in shown
+
+
+def test_a_candidates_excerpt_gives_the_status_as_the_file_states_it_and_its_number():
+    from workbench.core.excerpts import Excerpt
+
+    excerpt = Excerpt(
+        "adr-0007",
+        "Use Kafka",
+        "decision",
+        "Superseded by ADR-0012",
+        "2021-03-04",
+        7,
+        "doc/adr/0007.md",
+        "We will use Kafka for events." * 3,
+        "Kafka carries every event.",
+        4_000,
+        "digest",
+        cut=True,
+    )
+    candidate = Candidate("adr-0007", "Use Kafka", "decision", "superseded", 0.9, ["cites it"], "supersede", excerpt)
+    shown = candidate_text(candidate, None).plain
+    assert "“Superseded by ADR-0012” · 2021-03-04 · No. 7" in shown
+    assert "Kafka carries every event." in shown and "more characters" in shown

@@ -1,11 +1,13 @@
 """The write gate wizard (`n`): describe new knowledge, see where it may already belong, choose.
 
 Step one is the draft: type, title, tags, links (each target picked by search) and the body in a
-TextArea. Step two asks the core's gate (`Vault.gate`) for up to ten canonical candidates, ranked,
-lists three at a time (`]` pages on, `[` back: three is what a person weighs at once) and shows the
-highlighted one side by side with the draft (its text under its reasons, read with
-`read_document`), so the person compares before choosing: merge into it, supersede it (a decision
-is never duplicated), create a new document, or go back. Below 100 columns the two panes stack.
+TextArea. Step two asks the core's gate (`Vault.candidates`) for up to ten canonical candidates,
+ranked, each with its excerpt, lists three at a time (`]` pages on, `[` back: three is what a
+person weighs at once) and shows the highlighted one side by side with the draft: its reasons, then
+its excerpt (the status as the file states it, its date or number, the passage that matched the
+draft, how it opens), so the person compares before choosing: merge into it, supersede it (a
+decision is never duplicated), create a new document, or go back. Each candidate's file is read
+too (`read_document`), so a change made to it meanwhile is caught before anything is written. Below 100 columns the two panes stack.
 The dialog returns that choice; the main screen previews the diff and writes nothing unless
 confirmed.
 
@@ -153,23 +155,60 @@ def draft_text(draft: Draft) -> Content:
 
 
 def candidate_text(candidate: Candidate, document: Document | None) -> Content:
-    """Why the gate offers the candidate, then its text (or just the reasons if it cannot be read)."""
+    """Why the gate offers the candidate, then its excerpt when the gate gave one (the status as
+    the file states it, its date or number, the passage that matched the draft, the opening of its
+    body), else its whole text (or just the reasons if it cannot be read)."""
     verb = "Merge the draft into it" if candidate.action == "merge" else "Supersede it: a decision is never duplicated"
     why = [Content.styled(f"· {clean(reason)}", "$text 60%") for reason in candidate.reasons]
     head = Content("\n").join([Content.styled(f"{verb} (score {candidate.score:.2f})", "$text-accent"), *why])
-    if document is None:
+    excerpt = candidate.excerpt
+    if document is None and excerpt is None:
         return Content.assemble(head, "\n\n", Content.styled(f"{clean(candidate.id)} could not be read", "$text-error"))
     links = [
         (str(l.get("type")), value_text(l.get("target")))
-        for l in document.meta.get("links") or []
+        for l in (document.meta.get("links") if document is not None else None) or []
         if isinstance(l, dict)
     ]
+    tags = list(document.tags) if document is not None else []
+    if excerpt is None:
+        assert document is not None
+        kind = Content.assemble(
+            (f"{document.type} · ", "$text 60%"),
+            status_badge(document.status),
+            (f"  {clean(document.id)}", "$text 60%"),
+        )
+        return Content.assemble(head, "\n\n", _document_text(document.title, kind, tags, links, document.body))
+    stated = excerpt.status if excerpt.status and excerpt.status.lower() != candidate.status else ""
     kind = Content.assemble(
-        (f"{document.type} · ", "$text 60%"), status_badge(document.status), (f"  {clean(document.id)}", "$text 60%")
+        (f"{candidate.type} · ", "$text 60%"),
+        status_badge(candidate.status),
+        (f" “{clean(stated)}”" if stated else "", "$text 60%"),
+        (f" · {excerpt.date}" if excerpt.date else "", "$text 60%"),
+        (f" · No. {excerpt.number}" if excerpt.number is not None else "", "$text 60%"),
+        (f"  {clean(candidate.id)}", "$text 60%"),
     )
-    return Content.assemble(
-        head, "\n\n", _document_text(document.title, kind, list(document.tags), links, document.body)
-    )
+    text = _document_text(excerpt.title, kind, tags, links, "")
+    if excerpt.passage:
+        text = Content.assemble(
+            text,
+            "\n\n",
+            Content.styled("Where it matches the draft", "bold $text 60%"),
+            "\n",
+            Content.styled(clean(excerpt.passage), "italic"),
+        )
+    opening = excerpt.opening.strip("\n")
+    if opening:
+        rest = excerpt.characters - len(excerpt.opening)
+        more = f"\n… {rest:,} more characters" if excerpt.cut and rest > 0 else ""
+        text = Content.assemble(
+            text,
+            "\n\n",
+            Content.styled("How it opens", "bold $text 60%"),
+            "\n",
+            highlight(clean(opening), language="markdown"),
+            Content.styled(more, "$text 60%"),
+        )
+    return Content.assemble(head, "\n\n", text)
 
 
 class NewDocumentDialog(ModalScreen[GateChoice | None]):

@@ -347,7 +347,7 @@ class GuidedFlows:
 
         dialog = NewDocumentDialog(
             self.host.vault.search,
-            partial(self.host.vault.gate, limit=CANDIDATES),
+            partial(self.host.vault.candidates, limit=CANDIDATES),
             self._read_document,
             check=self._check_gate_choice,
             draft=draft,
