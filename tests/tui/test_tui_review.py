@@ -17,6 +17,7 @@ from workbench.core.verdicts import Verdict
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog
 from workbench.tui.dialogs.conflicts import ConflictsDialog
+from workbench.tui.dialogs.inbox import InboxDialog
 from workbench.tui.dialogs.new_document import (
     CANDIDATES,
     PAGE,
@@ -357,3 +358,35 @@ def test_a_candidates_excerpt_gives_the_status_as_the_file_states_it_and_its_num
     shown = candidate_text(candidate, None).plain
     assert "“Superseded by ADR-0012” · 2021-03-04 · No. 7" in shown
     assert "Kafka carries every event." in shown and "more characters" in shown
+
+
+async def test_the_inbox_lists_verdicts_with_what_accepting_writes_and_settles_them(sample_copy: Path):
+    verdicts = judged(sample_copy)
+    before = markdown_files(sample_copy)
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "i")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, InboxDialog)
+        assert dialog.selected_verdict == verdicts[0]
+        text = screen_text(app)
+        assert "Verdicts on pairs of decisions · 4" in text and "verdict: replaces" in text
+        assert "same columns to NUMERIC(12,2)" in text, "the agent's reason"
+        assert "What accepting it writes" in text and "+status: superseded" in text
+        listing = dialog.query_one("#requests", OptionList)
+        listing.highlighted = [option.id for option in listing.options].index("v3")  # unsure
+        await settle(pilot)
+        assert dialog.check_action("settle", ("accept",)) is False and dialog.check_action("reject", ()) is True
+        assert "What rejecting it writes" in screen_text(app)
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog) and "compatible_with" in app.screen.diff
+        assert markdown_files(sample_copy) == before
+        await pilot.press("y")
+        await settle(pilot)
+        assert isinstance(app.screen, InboxDialog), "the inbox again"
+        assert [v.id for v in app.screen.judged.verdicts] == [v.id for v in verdicts[:3]]
+    for doc_id in (INVOICES, WEBHOOKS):
+        assert "compatible_with" in (sample_copy / DECISIONS.format(doc_id)).read_text()

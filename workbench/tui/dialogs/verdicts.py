@@ -13,7 +13,9 @@ previewed as a diff, written only on `y`, and undone with `u` (an undo brings th
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 
@@ -22,9 +24,14 @@ from ...core.verdicts import Verdict
 from ..proposal import Proposal
 from ..text import clean
 
+if TYPE_CHECKING:
+    from ...core.vault import Vault
+
 __all__ = [
     "VERDICT_WORDS",
+    "Judged",
     "VerdictChoice",
+    "judged_in",
     "choice_label",
     "replacements_of",
     "verdict_proposal",
@@ -46,12 +53,40 @@ ACCEPTED_TOGETHER = ("replaces", "reversed")
 
 @dataclass(frozen=True)
 class VerdictChoice:
-    """The curator's answer to a verdict: `accept`, `reject`, or `accept-all` (every open
-    replacement `verdict.agent` gave, `ids`, as one change)."""
+    """The curator's answer to a verdict: `accept`, `reject`, `accept-all` (every open
+    replacement `verdict.agent` gave, `ids`, as one change), or `open` (the newer record)."""
 
     action: str
     verdict: Verdict
     ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The open verdicts as the inbox lists them: the records' titles, what answering one would
+    write (`diff`, read in a worker), and how to read them all again as the vault moves (`reload`)."""
+
+    verdicts: tuple[Verdict, ...] = ()
+    titles: Mapping[str, str] = field(default_factory=dict)
+    diff: Callable[[Verdict], str] | None = None
+    reload: Callable[[], Judged] | None = None
+
+
+def judged_in(vault: Vault) -> Judged:
+    """The vault's open verdicts, read now (call it in a worker: the vault may be busy)."""
+    return Judged(
+        tuple(vault.verdicts(("open",))),
+        {doc.id: doc.title for doc in vault.documents},
+        partial(_answer_diff, vault),
+        partial(judged_in, vault),
+    )
+
+
+def _answer_diff(vault: Vault, verdict: Verdict) -> str:
+    """What accepting `verdict` writes; for an unsure one, what rejecting it writes."""
+    if verdict.verdict == "unsure":
+        return vault.reject_verdict(verdict.id, dry_run=True).diff()
+    return vault.accept_verdict(verdict.id, dry_run=True).diff()
 
 
 def replacements_of(verdicts: Sequence[Verdict], agent: str) -> list[Verdict]:

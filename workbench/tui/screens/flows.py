@@ -439,20 +439,29 @@ class GuidedFlows:
 
     def _read_inbox(self) -> None:
         from ..dialogs.inbox import InboxDialog
+        from ..dialogs.verdicts import judged_in
 
         assert self.host.vault is not None
         try:
             inbox = self.host.vault.inbox()
+            judged = judged_in(self.host.vault)
         except Exception as exc:  # noqa: BLE001
             self.host.report(exc, "The inbox could not be read")
             return
         vault = self.host.vault
         dialog = InboxDialog(
-            inbox, vault.inbox_diff, vault.search, reload=vault.inbox, generation=lambda: vault.generation
+            inbox,
+            vault.inbox_diff,
+            vault.search,
+            reload=vault.inbox,
+            generation=lambda: vault.generation,
+            judged=judged,
         )
         self.host.app.call_from_thread(self._show_inbox, dialog)
 
     def _show_inbox(self, dialog) -> None:
+        from ..dialogs.verdicts import VerdictChoice
+
         def chosen(choice) -> None:
             newest = dialog.inbox.newest  # the list as it was last shown: it follows the vault while open
             if newest is not None:
@@ -461,6 +470,9 @@ class GuidedFlows:
                     partial(self._mark_reviewed, newest), thread=True, group="inbox-cursor", description="mark seen"
                 )
             if choice is None:
+                return
+            if isinstance(choice, VerdictChoice):  # an answer to an agent's verdict
+                self._answer_in_inbox(choice)
                 return
             request, action, target = choice.request, choice.action, choice.target
             doc_id = request.doc_id
@@ -482,6 +494,16 @@ class GuidedFlows:
                 )
 
         self.host.app.push_screen(dialog, chosen)
+
+    def _answer_in_inbox(self, choice: VerdictChoice) -> None:
+        """A verdict answered in the inbox: previewed as in the conflicts queue, then the inbox again."""
+        from ..dialogs.verdicts import verdict_proposal
+
+        if choice.action == "open":
+            self.host.open_document(choice.verdict.newer, focus="viewer")
+        elif self.host.summary is not None:
+            documents = {doc.id: doc for doc in self.host.summary.documents}
+            self.host.propose(verdict_proposal(choice, documents, then=self.inbox, back=self.inbox))
 
     def _mark_reviewed(self, until: str) -> None:
         assert self.host.vault is not None
