@@ -1,4 +1,4 @@
-"""The six memory tools, as plain functions over the vault: what the MCP server calls.
+"""The memory tools, as plain functions over the vault: what the MCP server calls.
 
 Each tool checks its arguments in words an agent can act on, asks the `Vault` facade (the same
 store and checks as a person's writes), records what the agent saw in its `GateSession` (kept in the vault for the next process), and

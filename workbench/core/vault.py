@@ -292,7 +292,6 @@ class Vault:
 
     # -- the review list and readers' verdicts (review.py, verdicts.py) ----------------------------
 
-    @serialized
     def review(
         self, limit: int = 5, cursor: str | None = None, depth: int | None = None, room: int | None = None
     ) -> ReviewPage:
@@ -300,13 +299,13 @@ class Vault:
         each with both records' excerpts and the evidence in their words, never a settled or judged
         pair; at most `limit` pairs and `room` characters (45,000). Give the page's `cursor` back for
         the next; it holds across writes. `depth`: how far down the ranking (default: one pair per
-        two decisions)."""
+        two decisions). Worked out on a snapshot of the documents, without holding the vault's
+        mutex (weighing every pair takes seconds at 10,000 documents), as `conflicts()` is."""
         from . import review
         from .excerpts import READ_CHARACTERS
 
         return review.review_page(self.index, limit, cursor, depth, room or READ_CHARACTERS)
 
-    @serialized
     def review_pairs(self, depth: int | None = None) -> list[ReviewPair]:
         """The whole review list as it is now, best first, each pair with its excerpts (a screen
         pages through it itself)."""
@@ -332,7 +331,6 @@ class Vault:
         taken, problems = verdicts.parse_lines(self.index, text)
         return (verdicts.record_lines(self.index, taken) if taken else []), problems
 
-    @serialized
     def verdicts(self, states: Iterable[str] | None = None) -> list[Verdict]:
         """Every verdict, oldest first, each with what became of it (`Verdict.state`: open, stale,
         accepted, rejected, settled, withdrawn), or only those in `states`."""
@@ -342,7 +340,6 @@ class Vault:
         wanted = set(states) if states is not None else None
         return [v for v in found if wanted is None or v.state in wanted]
 
-    @serialized
     def verdict_problems(self) -> list[LineProblem]:
         """The lines of the verdicts file that could not be read (edited by hand)."""
         from . import verdicts
