@@ -225,6 +225,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --http: serve on an address other machines can reach (the token then crosses the network)",
     )
+    serve = sub.add_parser("serve", help="the TUI in a browser, one app per page, every request needing the token")
+    serve.add_argument(
+        "address", nargs="?", default="127.0.0.1:8000", metavar="HOST:PORT", help="default 127.0.0.1:8000"
+    )
+    serve.add_argument(
+        "--token-file", metavar="FILE", help="the token is this file's text (default: a new one, printed)"
+    )
+    serve.add_argument("--allow-remote", action="store_true", help="serve other machines too (directly or via a proxy)")
     inbox = sub.add_parser("inbox", help="what agents wrote or judged that awaits review; settle it with ACTION ID")
     inbox.add_argument(
         "action",

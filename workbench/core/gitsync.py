@@ -44,6 +44,7 @@ __all__ = [
     "pending",
     "settle",
     "merge_in_progress",
+    "not_syncable",
     "check_supersession",
     "DRIVER",
 ]
@@ -168,6 +169,16 @@ def _ensure_lines(path: Path, lines: tuple[str, ...]) -> bool:
         return False
     write_atomic(path, (text + ("" if not text or text.endswith("\n") else "\n") + "\n".join(missing) + "\n").encode())
     return True
+
+
+def not_syncable(root: Path) -> str | None:
+    """Why the vault at `root` cannot be synced at all (not in a git work tree, no `git`), or None:
+    asked before a face shows a sync that could only be empty."""
+    try:
+        _Git(root)
+    except SyncError as exc:
+        return str(exc)
+    return None
 
 
 def is_set_up(root: Path) -> bool:

@@ -392,6 +392,15 @@ class Vault:
         return self.apply(transitions.plan_save(self.index, doc, override), dry_run)
 
     @serialized
+    def hand_edit(self, path: str, read: bytes, written: bytes, dry_run: bool = False) -> Plan:
+        """Write what a person saved in their own editor (`written`, edited from `read`) to the file
+        at `path`, as a step that undo takes back; a file changed meanwhile gets the edit carried
+        onto its new version, or ConflictError where both changed the same lines."""
+        from . import transitions
+
+        return self.apply(transitions.plan_hand_edit(self.index, path, read, written), dry_run)
+
+    @serialized
     def set_status(self, doc_id: str, status: str, dry_run: bool = False) -> Plan:
         """Move a document along its lifecycle; the same status again changes nothing."""
         from . import transitions
