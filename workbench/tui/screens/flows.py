@@ -29,6 +29,7 @@ from ..reading import read_view
 from ..summary import summarise
 from .editor import run_editor
 from .messages import DocumentRead, VaultRead
+from .queue_flow import answer_verdict, open_queue
 
 if TYPE_CHECKING:
     from ...core.conflicts import Resolution
@@ -321,48 +322,9 @@ class GuidedFlows:
 
     def conflicts(self, at: int = 0, resolution: Resolution | VerdictChoice | None = None) -> None:
         """The queue, its `at`-th conflict highlighted and `resolution` focused (where a
-        cancelled preview left it)."""
-        from ..dialogs.conflicts import ConflictsDialog, resolution_proposal
-        from ..dialogs.verdicts import VerdictChoice, verdict_proposal
-
-        if self.host.summary is None:
-            return
-        if self.host.conflicts is None:
-            self.host.ask_for_conflicts(fresh=False)  # the first search may be under way: wait for it
-            self.host.notify(
-                f"Comparing {len(self.host.summary.documents)} documents; the queue opens when done",
-                title="Looking for conflicts",
-                markup=False,
-            )
-            return
-
-        def chosen(result) -> None:
-            if result is None:
-                return
-            if isinstance(result, str):
-                self.host.open_document(result, focus="viewer")
-                return
-            if isinstance(result, VerdictChoice):  # an answer to an agent's verdict
-                back = partial(self.conflicts, at, result)
-                self.host.propose(verdict_proposal(result, documents, self.host.ask_for_conflicts, back))
-                return
-            index = next((i for i, c in enumerate(conflicts) if result in c.resolutions), 0)
-            proposal = resolution_proposal(
-                result, then=self.host.ask_for_conflicts, back=lambda: self.conflicts(index, result)
-            )
-            if proposal is None:
-                self.host.notify(result.command, title="Not done from here; run", markup=False)
-            else:
-                self.host.propose(proposal)
-
-        conflicts = self.host.conflicts
-        documents = {doc.id: doc for doc in self.host.summary.documents}
+        cancelled preview left it): `queue_flow.open_queue`."""
         vault = self.host.vault
-        refusal = resolution_refusal(vault) if vault is not None else None
-        verdicts = partial(vault.verdicts, ("open",)) if vault is not None else None
-        self.host.app.push_screen(
-            ConflictsDialog(conflicts, documents, at, refusal, chosen=resolution, verdicts=verdicts), chosen
-        )
+        open_queue(self.host, resolution_refusal(vault) if vault is not None else None, at, resolution)
 
     def new_document(self, draft=None) -> None:
         """The write gate; with a `draft`, back at its candidates (a cancelled preview)."""
@@ -509,7 +471,7 @@ class GuidedFlows:
             if choice is None:
                 return
             if isinstance(choice, VerdictChoice):  # an answer to an agent's verdict
-                self._answer_in_inbox(choice)
+                answer_verdict(self.host, choice, then=self.inbox, back=self.inbox)
                 return
             request, action, target = choice.request, choice.action, choice.target
             doc_id = request.doc_id
@@ -531,16 +493,6 @@ class GuidedFlows:
                 )
 
         self.host.app.push_screen(dialog, chosen)
-
-    def _answer_in_inbox(self, choice: VerdictChoice) -> None:
-        """A verdict answered in the inbox: previewed as in the conflicts queue, then the inbox again."""
-        from ..dialogs.verdicts import verdict_proposal
-
-        if choice.action == "open":
-            self.host.open_document(choice.verdict.newer, focus="viewer")
-        elif self.host.summary is not None:
-            documents = {doc.id: doc for doc in self.host.summary.documents}
-            self.host.propose(verdict_proposal(choice, documents, then=self.inbox, back=self.inbox))
 
     def _mark_reviewed(self, until: str) -> None:
         assert self.host.vault is not None
