@@ -5,8 +5,12 @@ then snapshots."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from pathlib import Path
+
+import pytest
+import time_machine
 
 from textual.widgets import Button, Input, OptionList, Select, TextArea
 from tui_helpers import screen_text, settle
@@ -390,3 +394,31 @@ async def test_the_inbox_lists_verdicts_with_what_accepting_writes_and_settles_t
         assert [v.id for v in app.screen.judged.verdicts] == [v.id for v in verdicts[:3]]
     for doc_id in (INVOICES, WEBHOOKS):
         assert "compatible_with" in (sample_copy / DECISIONS.format(doc_id)).read_text()
+
+
+# -- snapshots: one theme (the layouts are new; the themes' colours are held by the others) --------
+
+SIZES = [(80, 24), (120, 36)]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_the_queue_with_judged_pairs(snap_compare, sample_copy: Path, size: tuple[int, int]):
+    with time_machine.travel(dt.datetime(2026, 12, 1, 12, 0), tick=False):
+        judged(sample_copy)  # the verdicts' time is shown
+
+    async def queue(pilot):
+        await open_queue(pilot)
+
+    assert snap_compare(WorkbenchApp(sample_copy, theme="workbench-dark"), terminal_size=size, run_before=queue)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_snapshot_the_gates_second_page_of_candidates(snap_compare, sample_copy: Path, size: tuple[int, int]):
+    async def second_page(pilot):
+        dialog = await pdf_decision_candidates(pilot)
+        for box in dialog.query("Input, TextArea"):
+            box.cursor_blink = False
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+
+    assert snap_compare(WorkbenchApp(sample_copy, theme="workbench-dark"), terminal_size=size, run_before=second_page)

@@ -298,6 +298,7 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
             "left_square_bracket",
             "page(-1)",
             "Earlier",
+            show=False,  # the list's subtitle says it; the footer keeps room for `escape` at 80 columns
             id="gate.earlier",
             tooltip=f"The {PAGE} candidates before these",
         ),
