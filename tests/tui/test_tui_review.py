@@ -220,7 +220,12 @@ async def test_judged_pairs_come_first_with_verdict_agent_and_reason(sample_copy
         ]
         listing.highlighted = ids.index("v3")  # gpt-judge was unsure: nothing to accept
         await settle(pilot)
-        assert [str(b.label).split(":")[0] for b in dialog.query("#resolutions Button").results(Button)] == ["Reject"]
+        labels = [str(b.label) for b in dialog.query("#resolutions Button").results(Button)]
+        assert labels == [
+            "“Deduplicate Stripe webhooks by event id” supersedes “Gapless invoice numbers per tenant and year”",
+            "“Gapless invoice numbers per tenant and year” supersedes “Deduplicate Stripe webhooks by event id”",
+            "Reject: both stand, not asked again  r",
+        ], "the person decides: either way, or both stand"
         assert dialog.check_action("answer", ("accept",)) is False
         await pilot.press("a")
         await settle(pilot)
@@ -304,6 +309,37 @@ async def test_one_agents_replacements_are_accepted_together_with_one_preview(sa
     vault.undo()  # one change: one undo takes both back
     assert "status: active" in (sample_copy / DECISIONS.format(CENTS)).read_text()
     assert "status: deprecated" in (sample_copy / DECISIONS.format(REDUX)).read_text()
+
+
+async def test_a_companion_verdict_is_answered_otherwise_with_a_supersession(sample_copy: Path):
+    """Rejecting a companion verdict would write what accepting it writes (both stand): instead the
+    person may say one replaces the other, either way; `n` at that preview comes back to it."""
+    verdicts = judged(sample_copy)
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(120, 36)) as pilot:
+        dialog = await open_queue(pilot)
+        listing = dialog.query_one("#conflict-list", OptionList)
+        listing.highlighted = [option.id for option in listing.options].index("v1")
+        await settle(pilot)
+        assert dialog.check_action("answer", ("reject",)) is False
+        labels = [str(b.label) for b in dialog.query("#resolutions Button").results(Button)]
+        assert labels[0] == "Accept: both stand  a" and labels[1].startswith(
+            "“Render invoice PDFs with WeasyPrint” supersedes"
+        )
+        await pilot.press("enter", "down", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog) and "+status: superseded" in app.screen.diff
+        await pilot.press("n")
+        await settle(pilot)
+        assert app.screen.selected_verdict == verdicts[1] and str(app.focused.label) == labels[1]
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert verdicts[1].id not in [v.id for v in app.screen.verdicts]
+    assert "status: superseded" in (sample_copy / DECISIONS.format(EMAIL)).read_text()
+    states = {v.id: v.state for v in Vault.open(sample_copy).verdicts()}
+    assert states[verdicts[1].id] == "rejected", "the agent's companion verdict, answered otherwise"
 
 
 async def test_no_at_a_verdicts_preview_returns_to_that_answer(sample_copy: Path):

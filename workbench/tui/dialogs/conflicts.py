@@ -34,7 +34,15 @@ from ...core.model import Document
 from ...core.verdicts import Verdict
 from ..proposal import Proposal
 from ..text import clean, status_badge
-from .verdicts import VerdictChoice, choice_label, replacements_of, verdict_prompt, verdict_text
+from .verdicts import (
+    VerdictChoice,
+    answers_to,
+    choice_label,
+    either_way,
+    replacements_of,
+    verdict_prompt,
+    verdict_text,
+)
 
 EXCERPT_LINES = 4
 
@@ -369,6 +377,10 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
             found = [n for n, v in enumerate(self.verdicts) if v.id == chosen.verdict.id]
             if found:
                 return f"v{found[0]}"
+        if isinstance(chosen, Resolution):
+            found = [n for n, v in enumerate(self.verdicts) if chosen in either_way(v)]
+            if found:
+                return f"v{found[0]}"
         if self.conflicts:
             start = min(max(self.start, 0), len(self.conflicts) - 1)
             if isinstance(chosen, Resolution) and chosen not in self.conflicts[start].resolutions:
@@ -385,6 +397,10 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         buttons = list(self.query("#resolutions Button").results(Button))
         if isinstance(chosen, VerdictChoice):
             return next((b for b in buttons if b.name == chosen.action), None)
+        verdict = self.selected_verdict
+        if isinstance(chosen, Resolution) and verdict is not None and chosen in either_way(verdict):
+            number = f"s{either_way(verdict).index(chosen)}"
+            return next((b for b in buttons if b.name == number), None)
         conflict = self.selected
         if isinstance(chosen, Resolution) and conflict is not None and chosen in conflict.resolutions:
             number = str(conflict.resolutions.index(chosen))
@@ -457,17 +473,27 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         self.query_one("#resolutions-title", Static).update(
             Content.styled("Your answer (each shows its diff first)", "bold $text 60%")
         )
-        answers = [("reject", "r")] if verdict.verdict == "unsure" else [("accept", "a"), ("reject", "r")]
+        keys = {"accept": "a", "reject": "r", "accept-all": "A"}
+        answers = list(answers_to(verdict))
         together = len(replacements_of(self.verdicts, verdict.agent))
         if verdict.verdict in ("replaces", "reversed") and together > 1:
-            answers.append(("accept-all", "A"))
+            answers.append("accept-all")
         buttons = []
-        for action, key in answers:
-            label = Content(clean(f"{choice_label(action, verdict, together)}  {key}"))
+        for action in answers:
+            label = Content(clean(f"{choice_label(action, verdict, together)}  {keys[action]}"))
             button = Button(label, name=action, compact=True, variant="primary")
-            binding = next(b for b in self.BINDINGS if isinstance(b, Binding) and b.key == key)
+            binding = next(b for b in self.BINDINGS if isinstance(b, Binding) and b.key == keys[action])
             button.tooltip = Content(clean(binding.tooltip or ""))
             buttons.append(button)
+        # A companion or unsure verdict: the person's own answer may be a supersession, either way.
+        for number, resolution in enumerate(either_way(verdict)):
+            refused = self.refusal(resolution) if self.refusal is not None else None
+            label = titled(resolution.label, [verdict.older, verdict.newer], self.documents)
+            label += " (not in this vault's format)" if refused else ""
+            variant = "default" if refused else "primary"
+            button = Button(Content(clean(label)), name=f"s{number}", compact=True, variant=variant)
+            button.tooltip = Content(clean(refused or f"Preview, then apply: {resolution.command}"))
+            buttons.insert(len(buttons) if verdict.verdict == "companion" else number, button)
         await self._fill(buttons, [verdict.newer, verdict.older])
 
     async def _fill(self, buttons: list[Button], sides: Sequence[str]) -> None:
@@ -511,12 +537,17 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         name = event.button.name
         if name is None:
             return
-        if self.selected_verdict is not None:
+        verdict = self.selected_verdict
+        if verdict is not None and not name.startswith("s"):
             self.action_answer(name)
             return
         conflict = self.selected
-        if conflict is not None:
+        resolution = None
+        if verdict is not None:
+            resolution = either_way(verdict)[int(name[1:])]
+        elif conflict is not None:
             resolution = conflict.resolutions[int(name)]
+        if resolution is not None:
             refused = self.refusal(resolution) if self.refusal is not None else None
             if refused:
                 self.notify(refused, title="Not in this vault's format", severity="warning", markup=False, timeout=10)
@@ -533,8 +564,8 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
             verdict = self.selected_verdict
             if verdict is None:
                 return False
-            if parameters and parameters[0] == "accept":
-                return verdict.verdict != "unsure"
+            if parameters and parameters[0] in ("accept", "reject"):
+                return parameters[0] in answers_to(verdict)
             if parameters and parameters[0] == "accept-all":
                 return (
                     verdict.verdict in ("replaces", "reversed")
@@ -549,9 +580,7 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         if action == "accept-all":
             ids = tuple(v.id for v in replacements_of(self.verdicts, verdict.agent))
             self.dismiss(VerdictChoice(action, verdict, ids))
-        elif action == "accept" and verdict.verdict == "unsure":
-            self.notify(f"{verdict.agent} was unsure: there is nothing to accept", severity="warning", markup=False)
-        else:
+        elif action in answers_to(verdict):
             self.dismiss(VerdictChoice(action, verdict))
 
     def action_resolution(self, step: int) -> None:

@@ -36,7 +36,7 @@ from ..text import clean, status_badge
 from ..widgets.document_picker import DocumentPicker
 from ..widgets.search import Searcher
 from .confirm_plan import diff_content
-from .verdicts import Judged, VerdictChoice, said
+from .verdicts import Judged, VerdictChoice, answers_to, said
 
 __all__ = ["DIFF_TITLES", "InboxChoice", "InboxDialog", "KIND_LABELS", "KIND_STYLES", "request_prompt", "request_text"]
 
@@ -420,11 +420,11 @@ class InboxDialog(ModalScreen[InboxChoice | VerdictChoice | None]):
             return True
         verdict = self.selected_verdict
         if action == "reject":
-            return verdict is not None and self._picking is None
+            return verdict is not None and self._picking is None and "reject" in answers_to(verdict)
         if verdict is not None and action in ("settle", "pick"):
             if self._picking is not None or action == "pick":
                 return False
-            return parameters[0] == "open" or (parameters[0] == "accept" and verdict.verdict != "unsure")
+            return parameters[0] == "open" or (parameters[0] == "accept" and "accept" in answers_to(verdict))
         if action in ("settle", "pick"):
             request = self.selected
             if request is None or self._picking is not None:
@@ -434,13 +434,13 @@ class InboxDialog(ModalScreen[InboxChoice | VerdictChoice | None]):
 
     def action_reject(self) -> None:
         verdict = self.selected_verdict
-        if verdict is not None:
+        if verdict is not None and "reject" in answers_to(verdict):
             self.dismiss(VerdictChoice("reject", verdict))
 
     def action_settle(self, action: str) -> None:
         verdict = self.selected_verdict
         if verdict is not None:
-            if action == "open" or (action == "accept" and verdict.verdict != "unsure"):
+            if action == "open" or (action == "accept" and "accept" in answers_to(verdict)):
                 self.dismiss(VerdictChoice(action, verdict))
             return
         request = self.selected

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content
 
+from ...core.conflicts import Resolution
 from ...core.model import Document
 from ...core.verdicts import Verdict
 from ..proposal import Proposal
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "VERDICT_WORDS",
+    "answers_to",
+    "either_way",
     "Judged",
     "VerdictChoice",
     "judged_in",
@@ -87,6 +90,27 @@ def _answer_diff(vault: Vault, verdict: Verdict) -> str:
     if verdict.verdict == "unsure":
         return vault.reject_verdict(verdict.id, dry_run=True).diff()
     return vault.accept_verdict(verdict.id, dry_run=True).diff()
+
+
+def answers_to(verdict: Verdict) -> tuple[str, ...]:
+    """The answers that differ from one another for this verdict: a replacement is accepted or
+    rejected (both stand); a companion is accepted (both stand: rejecting it would write the same),
+    and an unsure one rejected (nothing to accept); `either_way` settles those two otherwise."""
+    if verdict.verdict in ACCEPTED_TOGETHER:
+        return ("accept", "reject")
+    return ("accept",) if verdict.verdict == "companion" else ("reject",)
+
+
+def either_way(verdict: Verdict) -> list[Resolution]:
+    """For a companion or an unsure verdict, the supersession either way, newer over older first:
+    the person's own answer where the agent's is not one (the queue's resolutions for the pair)."""
+    if verdict.verdict in ACCEPTED_TOGETHER:
+        return []
+    older, newer = verdict.older, verdict.newer
+    return [
+        Resolution("supersede", f"{newer} supersedes {older}", f"supersede {older} {newer}"),
+        Resolution("supersede", f"{older} supersedes {newer}", f"supersede {newer} {older}"),
+    ]
 
 
 def replacements_of(verdicts: Sequence[Verdict], agent: str) -> list[Verdict]:
