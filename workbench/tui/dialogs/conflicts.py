@@ -183,7 +183,11 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
-            "o", "open_first", "Open", id="conflicts.open", tooltip="Open the conflict's first document in the viewer"
+            "o",
+            "open_first",
+            "Open",
+            id="conflicts.open",
+            tooltip="Open the conflict's first document (a judged pair's newer one) in the viewer",
         ),
         Binding(
             "a",
