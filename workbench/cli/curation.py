@@ -204,7 +204,8 @@ def cmd_inbox(vault: Vault, args: argparse.Namespace) -> int:
     if args.mark_reviewed and inbox.newest:
         vault.mark_inbox_reviewed(inbox.newest)
     for problem in vault.verdict_problems():
-        print(one_line(f"workbench: .workbench-verdicts.jsonl:{problem.line}: {problem.message}"), file=sys.stderr)
+        where = f".workbench-verdicts.jsonl:{problem.line}: " if problem.line else ""
+        print(one_line(f"workbench: {where}{problem.message}"), file=sys.stderr)
     if args.json:
         data = inbox.to_json()
         if args.diff:
