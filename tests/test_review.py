@@ -244,3 +244,18 @@ def test_a_symlinked_verdicts_file_is_never_written_through_and_the_rest_works(s
     assert vault.review(limit=1).pairs  # the list still offers pairs
     result = run_cli("--vault", str(sample_copy), "inbox")
     assert result.returncode == 0 and "is not read" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_one_agents_replacements_from_the_command_line(sample_copy):
+    vault = Vault.open(sample_copy)
+    vault.judge(CENTS, DECIMAL, "replaces", "r", "scripted")
+    vault.judge(TAX, DECIMAL, "replaces", "r", "scripted")
+    vault.judge(CENTS, TAX, "companion", "r", "scripted")
+    vault.judge(CENTS, TAX, "replaces", "r", "someone-else")
+    preview = run_cli("--vault", str(sample_copy), "inbox", "accept", "--agent", "scripted", "--dry-run")
+    assert preview.returncode == 0 and preview.stdout.count("+++ b/") == 3
+    done = run_cli("--vault", str(sample_copy), "inbox", "accept", "--agent", "scripted")
+    assert done.returncode == 0 and "accept 2 verdict(s) of scripted" in done.stdout
+    assert sorted(Vault.open(sample_copy).get(DECIMAL).supersedes) == [CENTS, TAX]
+    none = run_cli("--vault", str(sample_copy), "inbox", "accept", "--agent", "nobody")
+    assert none.returncode == 2 and "no open replaces" in none.stderr
