@@ -13,7 +13,7 @@ import pytest
 import time_machine
 
 from textual.widgets import Button, Input, OptionList, Select, TextArea
-from tui_helpers import screen_text, settle
+from tui_helpers import screen_text, settle, wait_for
 
 from workbench.core.gate import Candidate
 from workbench.core.vault import Vault
@@ -458,3 +458,17 @@ def test_snapshot_the_gates_second_page_of_candidates(snap_compare, sample_copy:
         await settle(pilot)
 
     assert snap_compare(WorkbenchApp(sample_copy, theme="workbench-dark"), terminal_size=size, run_before=second_page)
+
+
+async def test_a_verdict_given_while_the_inbox_is_open_appears_in_it(sample_copy: Path):
+    """An agent judging over MCP while the curator reads the inbox: the inbox follows the vault."""
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "i")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, InboxDialog) and not dialog.judged.verdicts
+        given = Vault.open(sample_copy).judge(CENTS, DECIMAL, "replaces", "Same columns, decided again.", "claude")
+        await wait_for(pilot, lambda: [v.id for v in dialog.judged.verdicts] == [given.id])
+        assert "Verdicts on pairs of decisions · 1" in screen_text(app)

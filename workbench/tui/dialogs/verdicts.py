@@ -21,6 +21,7 @@ from textual.content import Content
 
 from ...core.conflicts import Resolution
 from ...core.model import Document
+from ...core.vaultconfig import VERDICT_FILE
 from ...core.verdicts import Verdict
 from ..proposal import Proposal
 from ..text import clean
@@ -35,6 +36,7 @@ __all__ = [
     "Judged",
     "VerdictChoice",
     "judged_in",
+    "moved_on",
     "choice_label",
     "replacements_of",
     "verdict_proposal",
@@ -83,6 +85,23 @@ def judged_in(vault: Vault) -> Judged:
         partial(_answer_diff, vault),
         partial(judged_in, vault),
     )
+
+
+def moved_on(vault: Vault) -> Callable[[], int]:
+    """A number that changes when the vault's records do (its generation) or when its verdicts
+    file does: the watcher reports an agent's verdict without re-reading any record, so a list
+    that follows the vault looks at the file's size and time as well (a stat, every poll)."""
+    path = vault.root / VERDICT_FILE
+
+    def now() -> int:
+        try:
+            stat = path.stat()
+            stamp: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            stamp = None
+        return hash((vault.generation, stamp))
+
+    return now
 
 
 def _answer_diff(vault: Vault, verdict: Verdict) -> str:

@@ -438,7 +438,7 @@ class GuidedFlows:
 
     def _read_inbox(self) -> None:
         from ..dialogs.inbox import InboxDialog
-        from ..dialogs.verdicts import judged_in
+        from ..dialogs.verdicts import judged_in, moved_on
 
         assert self.host.vault is not None
         try:
@@ -453,7 +453,7 @@ class GuidedFlows:
             vault.inbox_diff,
             vault.search,
             reload=vault.inbox,
-            generation=lambda: vault.generation,
+            generation=moved_on(vault),
             judged=judged,
         )
         self.host.app.call_from_thread(self._show_inbox, dialog)
