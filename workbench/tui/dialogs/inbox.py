@@ -38,7 +38,16 @@ from ..widgets.search import Searcher
 from .confirm_plan import diff_content
 from .verdicts import Judged, VerdictChoice, answers_to, said
 
-__all__ = ["DIFF_TITLES", "InboxChoice", "InboxDialog", "KIND_LABELS", "KIND_STYLES", "request_prompt", "request_text"]
+__all__ = [
+    "DIFF_TITLES",
+    "InboxChoice",
+    "InboxDialog",
+    "KIND_LABELS",
+    "KIND_STYLES",
+    "request_prompt",
+    "request_text",
+    "verdict_line",
+]
 
 KIND_LABELS = {"create": "new draft", "supersede": "proposal", "merge": "merge", "forget": "forget?"}
 DIFF_TITLES = {

@@ -39,6 +39,7 @@ __all__ = [
     "moved_on",
     "choice_label",
     "replacements_of",
+    "said",
     "verdict_proposal",
     "verdict_prompt",
     "verdict_text",
