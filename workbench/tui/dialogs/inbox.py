@@ -213,7 +213,7 @@ class InboxDialog(ModalScreen[InboxChoice | VerdictChoice | None]):
         self.reload = reload
         """The inbox read again (in a worker), when `generation` says the vault changed."""
         self.generation = generation
-        self._generation = generation() if generation is not None else 0
+        self._generation: int | None = generation() if generation is not None else 0
         self.requests = list(inbox.requests)
         self.diff = diff
         """What the agent wrote for a request, as a diff (read in a worker: it may look at the history)."""
@@ -281,10 +281,15 @@ class InboxDialog(ModalScreen[InboxChoice | VerdictChoice | None]):
         try:
             inbox = self.reload()
             judged = self.judged.reload() if self.judged.reload is not None else None
-        except Exception:  # noqa: BLE001 - the next change tries again; the list shown stays
+        except Exception:  # noqa: BLE001 - the list shown stays; the next poll tries again
+            self.app.call_from_thread(self._read_again)
             return
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self.show_inbox, inbox, judged)
+
+    def _read_again(self) -> None:
+        """A reading that failed (the vault busy mid-change, say) is tried again at the next poll."""
+        self._generation = None
 
     def _first(self) -> int:
         """The list's first entry that can be chosen (a heading cannot)."""
