@@ -244,3 +244,60 @@ def test_an_agents_appends_while_sync_writes_the_merged_documents_are_all_kept(c
         assert line in (server / doc_path(_id(n))).read_text(encoding="utf-8"), line
         assert line in (laptop / doc_path(_id(n))).read_text(encoding="utf-8"), line
     _assert_both_sides(laptop)
+
+
+AGENT = """
+import dataclasses, os, sys, time
+from workbench import ConflictError, Vault
+root, stop, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+vault = Vault.open(root)
+number = 0
+while not os.path.exists(stop):
+    doc_id = f"mem-note-sync-{number % count:03d}"
+    token = f"Agent line {number}."
+    for _ in range(200):
+        vault.refresh()
+        doc = vault.get(doc_id)
+        try:
+            vault.save(dataclasses.replace(doc, body=doc.body + token + "\\n"))
+        except ConflictError:
+            continue
+        print(token, doc_id, flush=True)
+        break
+    number += 1
+"""
+
+
+@pytest.mark.slow
+def test_an_agent_process_saving_while_sync_runs_loses_no_line(clones, tmp_path):
+    """An agent process appends through the workbench to documents both sides changed, all the
+    while a `workbench sync` process commits, fetches, merges and pushes: every line it was told
+    was written is in the merged result, here and on the other clone."""
+    laptop, server = clones
+    _edit_both_sides(laptop, server, 0)
+    assert _sync(laptop).returncode == 0
+    stop = tmp_path / "stop"
+    agent = subprocess.Popen(
+        [sys.executable, "-c", AGENT, str(server), str(stop), "40"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        ran = _sync(server)
+    finally:
+        stop.touch()
+        out, errors = agent.communicate(timeout=120)
+    assert agent.returncode == 0, errors
+    assert ran.returncode == 0, (ran.stdout, ran.stderr)
+    acknowledged = [line.split(" mem-note-") for line in out.splitlines()]
+    assert len(acknowledged) > 5, out  # the agent did write meanwhile
+    assert _sync(server).returncode == 0  # what the agent wrote after the merge, committed and pushed
+    assert _sync(laptop).returncode == 0
+    for token, suffix in acknowledged:
+        path = doc_path(f"mem-note-{suffix}")
+        assert token + "\n" in (server / path).read_text(encoding="utf-8"), token
+        assert token + "\n" in (laptop / path).read_text(encoding="utf-8"), token
+    _assert_both_sides(laptop)
