@@ -63,12 +63,17 @@ __all__ = [
     "pending",
     "settle",
     "merge_in_progress",
+    "not_syncable",
     "check_supersession",
     "DRIVER",
 ]
 
 DRIVER = "workbench"
-ATTRIBUTES = ("*.md merge=workbench", "/log.md merge=union")  # the log only grows: keep both sides' lines
+ATTRIBUTES = (
+    "*.md merge=workbench",
+    "/log.md merge=union",
+    "/.workbench-verdicts.jsonl merge=union",
+)  # the log and readers' verdicts only grow: keep both sides' lines
 IGNORED = (".workbench/", ".recovery/")  # derived state and local backups stay on their machine
 TYPE_FOLDERS = {
     "concept": "concepts",
@@ -209,8 +214,15 @@ def _local_attributes(git: _Git) -> tuple[Path, tuple[str, ...]]:
     except ValueError:
         inside = "."
     prefix = "" if inside in ("", ".") else f"/{inside}"
-    lines = (f"{prefix}/**/*.md merge={DRIVER}" if prefix else f"*.md merge={DRIVER}", f"{prefix}/log.md merge=union")
-    return git.git_dir / "info" / "attributes", lines
+    lines = []
+    for line in ATTRIBUTES:
+        pattern, _, attribute = line.partition(" ")
+        if pattern.startswith("/"):
+            pattern = prefix + pattern
+        elif prefix:
+            pattern = f"{prefix}/**/{pattern}"
+        lines.append(f"{pattern} {attribute}")
+    return git.git_dir / "info" / "attributes", tuple(lines)
 
 
 def _lines_of(path: Path) -> set[str]:
@@ -218,6 +230,16 @@ def _lines_of(path: Path) -> set[str]:
         return set(path.read_text(encoding="utf-8").splitlines())
     except (FileNotFoundError, UnicodeDecodeError):
         return set()
+
+
+def not_syncable(root: Path) -> str | None:
+    """Why the vault at `root` cannot be synced at all (not in a git work tree, no `git`), or None:
+    asked before a face shows a sync that could only be empty."""
+    try:
+        _Git(root)
+    except SyncError as exc:
+        return str(exc)
+    return None
 
 
 def is_set_up(root: Path) -> bool:
