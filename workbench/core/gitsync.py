@@ -195,13 +195,22 @@ def _driver_command() -> str:
     return f"{shlex.quote(sys.executable)} -m workbench.core.docmerge %O %A %B %P"
 
 
-def _ensure_lines(path: Path, lines: tuple[str, ...]) -> bool:
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
+def _ensure_lines(path: Path, lines: tuple[str, ...], root: Path | None = None) -> bool:
+    """Add the missing `lines` to the file at `path`; a file of the vault at `root` is written
+    through the vault's writer, one in the git directory atomically."""
+    data = _regular_at(path)
+    text = (data or b"").decode("utf-8", "surrogateescape")
     have = set(text.splitlines())
     missing = [line for line in lines if line not in have]
     if not missing:
         return False
-    write_atomic(path, (text + ("" if not text or text.endswith("\n") else "\n") + "\n".join(missing) + "\n").encode())
+    after = (text + ("" if not text or text.endswith("\n") else "\n") + "\n".join(missing) + "\n").encode(
+        "utf-8", "surrogateescape"
+    )
+    if root is None:
+        write_atomic(path, after)
+    else:
+        _write(root, [FileChange(path.relative_to(root).as_posix(), data, after)], f"sync setup: {path.name}")
     return True
 
 
@@ -282,7 +291,7 @@ def setup(root: Path) -> list[str]:
         git.run("config", "--local", f"merge.{DRIVER}.name", "workbench: vault documents, frontmatter key by key")
         git.run("config", "--local", f"merge.{DRIVER}.driver", _driver_command())
         done.append(f"registered the merge driver in {git.git_dir / 'config'}")
-    if _ensure_lines(root / ".gitattributes", ATTRIBUTES):
+    if _ensure_lines(root / ".gitattributes", ATTRIBUTES, root):
         done.append("the vault's .gitattributes sends its Markdown files to the driver")
     local, lines = _local_attributes(git)
     local.parent.mkdir(parents=True, exist_ok=True)
@@ -298,7 +307,7 @@ def setup(root: Path) -> list[str]:
             f"the vault's .gitattributes also says {'; '.join(others)}: ignored for documents, "
             f"{local.name} in {local.parent} outranks it"
         )
-    if _ensure_lines(root / ".gitignore", IGNORED):
+    if _ensure_lines(root / ".gitignore", IGNORED, root):
         done.append("the vault's .gitignore keeps .workbench/ and .recovery/ on this machine")
     return done
 
