@@ -235,3 +235,20 @@ def test_a_document_deleted_on_one_side_and_gone_from_the_folder_is_kept_from_gi
     assert read(server, "mem-entity-queue") == changed and gitsync.pending(server) == []
     assert sync(server) == 0 and sync(laptop) == 0
     assert read(laptop, "mem-entity-queue") == changed
+
+
+def test_a_document_broken_on_one_side_and_changed_on_both_is_asked_about_not_committed(clones, capsys):
+    """Its frontmatter does not parse on one side and both changed the same lines: the merge keeps
+    ours whole (markers would land in the YAML), so theirs would be gone from the branch unless a
+    person is asked."""
+    laptop, server = clones
+    write(laptop, "mem-entity-queue", ("title: ", "title: [unclosed "), ("Body text.", "Laptop text."))
+    write(server, "mem-entity-queue", ("Body text.", "Server text."))
+    assert sync(laptop) == 0
+    capsys.readouterr()
+    assert sync(server) == 1
+    out = capsys.readouterr().out
+    assert "entities/mem-entity-queue.md: file: broken frontmatter on one side" in out
+    assert sync(server) == 1  # asked again, nothing committed
+    gitsync.settle(server, "entities/mem-entity-queue.md", "file", "keep")
+    assert sync(server) == 0

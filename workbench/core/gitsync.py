@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from . import crashpoint
-from .docmerge import CONFLICTS_KEY, MISSING, body_conflicts, merge_document, resolve_body
+from .docmerge import CONFLICTS_KEY, MISSING, DocMerge, body_conflicts, merge_document, resolve_body
 from .lock import VaultLock
 from .model import ConflictError, UnsafePathError, WorkbenchError
 from .parse import CONFLICT_MARKER, parse_bytes, value_text
@@ -421,6 +421,8 @@ def _type_question(path: str, stages: dict[int, tuple[str, str]], others: list[s
 
 def _questions(git: _Git, root: Path) -> list[SyncConflict]:
     entries = _unmerged_modes(git)
+    merge_head = _merge_head(git)
+    record = _load_record(git, merge_head) if merge_head else {}
     odd = _odd_types(entries)
     aside = {p for paths in odd.values() for p in paths}
     found: list[SyncConflict] = []
@@ -432,6 +434,9 @@ def _questions(git: _Git, root: Path) -> list[SyncConflict]:
             continue
         data = _regular_at(root / path)
         questions = _conflicts_in(path, data)
+        kept = record.get(path)
+        if not questions and kept and kept.get("asks") and data is not None and _digest(data) == kept.get("digest"):
+            questions = [SyncConflict(path, "file", str(reason)) for reason in kept["asks"]]
         stages = entries[path]
         if not questions and not _is_document(path) and data is not None and 2 in stages and 3 in stages:
             ours = git.blobs([stages[2][1]])[stages[2][1]]
@@ -676,18 +681,19 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _load_record(git: _Git, merge_head: str) -> dict[str, str]:
-    """The documents sync wrote for this merge, each with the digest of what it wrote."""
+def _load_record(git: _Git, merge_head: str) -> dict[str, dict[str, Any]]:
+    """The documents sync wrote for this merge, each with the digest of what it wrote and what
+    the merge could not write into it as a question (`asks`: a broken frontmatter, say)."""
     try:
         kept = json.loads((git.git_dir / RECORD).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     if not isinstance(kept, dict) or kept.get("merge_head") != merge_head or not isinstance(kept.get("written"), dict):
         return {}
-    return {str(k): str(v) for k, v in kept["written"].items()}
+    return {str(k): v for k, v in kept["written"].items() if isinstance(v, dict)}
 
 
-def _save_record(git: _Git, merge_head: str, written: dict[str, str]) -> None:
+def _save_record(git: _Git, merge_head: str, written: dict[str, dict[str, Any]]) -> None:
     write_atomic(git.git_dir / RECORD, json.dumps({"merge_head": merge_head, "written": written}).encode())
 
 
@@ -716,24 +722,27 @@ def _settle_documents(git: _Git, root: Path, report: SyncReport, lock: VaultLock
     if not todo:
         return
     blobs = git.blobs(sorted({sha for shas in todo.values() for sha in shas.values()}))
-    merged: dict[str, bytes] = {}
+    merged: dict[str, DocMerge] = {}
     for path, shas in todo.items():
-        merged[path] = merge_document(blobs[shas[1]] if 1 in shas else None, blobs[shas[2]], blobs[shas[3]]).data
+        merged[path] = merge_document(blobs[shas[1]] if 1 in shas else None, blobs[shas[2]], blobs[shas[3]])
     for _attempt in range(SETTLE_TRIES):
         changes: list[FileChange] = []
-        written: dict[str, str] = {}
+        written: dict[str, dict[str, Any]] = {}
         for path, shas in sorted(todo.items()):
             now = _regular_at(root / path)
-            if now is None or now == blobs[shas[2]] or now == merged[path]:
-                after = merged[path]
+            result: DocMerge | None = merged[path]
+            if now is None or now == blobs[shas[2]] or now == merged[path].data:
+                pass
             elif _conflicts_in(path, now):
-                after = now
+                result = None  # questions already in it, for a person
             else:
-                base = blobs[shas[1]] if 1 in shas else None
-                after = merge_document(base, now, blobs[shas[3]]).data
+                result = merge_document(blobs[shas[1]] if 1 in shas else None, now, blobs[shas[3]])
+            after = now if result is None else result.data
+            assert after is not None
             if after != now:
                 changes.append(FileChange(path, now, after))
-            written[path] = _digest(after)
+            asks = [c.reason for c in result.conflicts if c.key == "file"] if result is not None else []
+            written[path] = {"digest": _digest(after), "asks": asks}
         try:
             _writer(root, lock).apply(
                 changes, f"sync: merge {len(changes)} documents changed on both sides", [], keep_history=False
