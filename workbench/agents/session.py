@@ -46,7 +46,7 @@ GATE_WINDOW = 30 * 60
 SEARCHES_MOST = 100
 SHOWN_MOST = 400
 READ_MOST = 100
-"""The most searches (and proposals), documents shown and documents read an agent's evidence keeps,
+"""The most searches (and proposals), documents shown (and seen in excerpts) and documents read an agent's evidence keeps,
 the latest first: what each call reads and writes back stays the same size however long the agent
 works (800 writes in a window had made it 242 KB, rewritten on every call)."""
 
@@ -189,9 +189,9 @@ class GateSession:
         ]
         shown = [(at, i) for i, at in state["shown"].items() if fresh(at)]
         state["shown"] = {i: at for at, i in sorted(shown)[-SHOWN_MOST:]}
-        for key in ("read", "seen"):
+        for key, most in (("read", READ_MOST), ("seen", SHOWN_MOST)):
             kept = [(r["at"], i, r) for i, r in state[key].items() if isinstance(r, dict) and fresh(r.get("at"))]
-            state[key] = {i: r for _, i, r in sorted(kept, key=lambda item: item[:2])[-READ_MOST:]}
+            state[key] = {i: r for _, i, r in sorted(kept, key=lambda item: item[:2])[-most:]}
 
     # -- what happened -------------------------------------------------------------------------
 
