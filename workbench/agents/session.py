@@ -46,9 +46,10 @@ GATE_WINDOW = 30 * 60
 SEARCHES_MOST = 100
 SHOWN_MOST = 400
 READ_MOST = 100
-"""The most searches (and proposals), documents shown (and seen in excerpts) and documents read an agent's evidence keeps,
-the latest first: what each call reads and writes back stays the same size however long the agent
-works (800 writes in a window had made it 242 KB, rewritten on every call)."""
+"""The most searches (and proposals), documents shown (and seen in excerpts) and documents read
+an agent's evidence keeps, the latest first: what each call reads and writes back stays the same
+size however long the agent works (800 writes in a window had made it 242 KB, rewritten on every
+call)."""
 
 _WORD = re.compile(r"[^\W_]+")  # letters and digits of every script, as the search splits them
 FOLDER = "agents"
