@@ -252,3 +252,18 @@ def test_a_document_broken_on_one_side_and_changed_on_both_is_asked_about_not_co
     assert sync(server) == 1  # asked again, nothing committed
     gitsync.settle(server, "entities/mem-entity-queue.md", "file", "keep")
     assert sync(server) == 0
+
+
+def test_a_document_the_remote_made_a_symlink_is_named_when_it_arrives(clones, capsys):
+    """Not edited here, so nothing to ask; but the document is gone from the vault, and sync says so."""
+    laptop, server = clones
+    target = laptop / doc_path("mem-entity-queue")
+    target.unlink()
+    target.symlink_to("/etc/passwd")
+    git(laptop, "add", "-A")
+    git(laptop, "commit", "-qm", "a symlink")
+    git(laptop, "push", "-q", "origin", "main")
+    capsys.readouterr()
+    assert sync(server) == 0
+    out = capsys.readouterr().out
+    assert "made 1 document a symbolic link, which the vault does not read: entities/mem-entity-queue.md" in out

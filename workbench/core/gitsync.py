@@ -830,6 +830,12 @@ def _merge_remote(git: _Git, root: Path, ref: str, report: SyncReport, lock: Vau
         f"merged {ref}"
         + (f" ({report.merged} documents changed on both sides, merged key by key)" if report.merged else "")
     )
+    linked = [p for p in incoming if _is_document(p) and os.path.islink(root / p)]
+    if linked:
+        report.steps.append(
+            f"{ref} made {len(linked)} document{'s' if len(linked) != 1 else ''} a symbolic link, which the vault "
+            f"does not read: {', '.join(linked[:5])}{' and more' if len(linked) > 5 else ''}"
+        )
     ours_touched = _names(git, base or before, before)
     report.supersession += check_supersession(root, sorted({p for p in incoming + ours_touched if _is_document(p)}))
     return True
