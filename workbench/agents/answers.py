@@ -138,9 +138,20 @@ class Excerpt(TypedDict):
     date: Annotated[str | None, _said("the date the record carries (created, else updated), if any")]
     number: Annotated[int | None, _said("the record's number (ADR-007 is 7), if it has one")]
     path: str
-    opening: Annotated[str, _said("the body's opening, as written (about 2,500 characters)")]
+    opening: Annotated[
+        str,
+        _said(
+            "the body's opening, as written (about 2,500 characters; a long web address shortened to host/…/last part)"
+        ),
+    ]
     opening_cut: Annotated[bool, _said("the body goes on: memory_read(id) reads it whole")]
     characters: Annotated[int, _said("the whole body's length")]
+    decision: Annotated[
+        str,
+        _said(
+            "what the record decides (its Decision section, or its 'we will' paragraph), when the opening does not hold it whole; '' otherwise"
+        ),
+    ]
     passage: Annotated[
         str, _said("the passage that matched the other record (or your draft); may repeat part of the opening")
     ]
