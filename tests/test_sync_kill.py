@@ -246,6 +246,43 @@ def test_an_agents_appends_while_sync_writes_the_merged_documents_are_all_kept(c
     _assert_both_sides(laptop)
 
 
+def test_a_document_changed_between_its_new_version_written_and_swapped_in_is_merged_again(clones, monkeypatch):
+    """Sync's writer writes every merged document to a temporary file first, then swaps each in.
+    An agent appends to the last of them with plain file I/O after its new version is written and
+    before it is swapped in: the writer refuses the whole change (nothing of it stays) and sync
+    merges again from the file as it now is, the agent's line in, here and on the other clone."""
+    laptop, server = clones
+    _edit_both_sides(laptop, server, 0)
+    assert main(["--vault", str(laptop), "sync"]) == 0
+    real = crashpoint.crash_point
+    target = server / doc_path(_id(DOCUMENTS - 1))
+    line = "Agent line between the write and the swap.\n"
+    seen: list[str] = []
+
+    def agent(name: str) -> None:
+        seen.append(name)
+        if name == "before-rename" and "journal-written" in seen and seen.count("agent") == 0:
+            # every new version is on disk already, this one's too, and no file is swapped yet
+            assert list(target.parent.glob(f".{target.name}.wb-*.tmp")), "its new version is not written yet"
+            assert seen.count("file-written") == 0
+            with open(target, "a", encoding="utf-8") as handle:
+                handle.write(line)
+            seen.append("agent")
+        real(name)
+
+    monkeypatch.setattr(crashpoint, "crash_point", agent)
+    assert main(["--vault", str(server), "sync"]) == 0
+    monkeypatch.setattr(crashpoint, "crash_point", real)
+    assert "agent" in seen
+    assert seen.count("journal-written") == 2  # refused once, written the second time
+    assert line in target.read_text(encoding="utf-8")
+    assert not list(target.parent.glob("*.tmp"))
+    _assert_both_sides(server)
+    assert main(["--vault", str(laptop), "sync"]) == 0
+    assert line in (laptop / doc_path(_id(DOCUMENTS - 1))).read_text(encoding="utf-8")
+    _assert_both_sides(laptop)
+
+
 AGENT = """
 import dataclasses, os, sys, time
 from workbench import ConflictError, Vault

@@ -31,6 +31,7 @@ import os
 import stat
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -48,7 +49,7 @@ __all__ = [
     "let_go",
     "overwritten",
     "put_back_all",
-    "replace_file",
+    "replace_files",
     "untouched",
 ]
 
@@ -56,6 +57,8 @@ RENAME_EXCHANGE = 2  # Linux's RENAME_EXCHANGE and macOS's RENAME_SWAP alike
 # Swap a new file and the one it replaces in one step where the system can (Linux renameat2); off,
 # every replacement takes the plain-rename way that other systems take.
 USE_EXCHANGE = True
+FSYNC_THREADS = 8
+"""How many new files are written and fsynced at once: the disk takes overlapping fsyncs in one go."""
 
 Verifier = Callable[[str, bytes], str | None]
 """Checks a file's bytes as read back before they go in: None, or what is wrong with them."""
@@ -136,20 +139,35 @@ class Replaced:
     held: int | None = None  # the replaced file held open, where names could not be swapped
 
 
-def _write_new(folder_fd: int, name: str, change: FileChange, verify: Verifier | None, mode: int) -> str:
+def _write_temp(folder_fd: int, name: str, data: bytes, mode: int) -> tuple[str, bytes]:
+    """A new temporary file beside `name` holding `data`, fsynced: its name and its bytes read back.
+    Safe to run in several threads at once (it touches nothing shared); fsync lets go of the GIL."""
+    temp = temporary_name(name)
+    fd = os.open(temp, os.O_RDWR | os.O_CREAT | os.O_EXCL | FILE_FLAGS, mode, dir_fd=folder_fd)
+    try:
+        write_all(fd, data)
+        os.fsync(fd)
+        back = read_fd(fd)
+    finally:
+        os.close(fd)
+    return temp, back
+
+
+def _write_new(
+    folder_fd: int,
+    name: str,
+    change: FileChange,
+    verify: Verifier | None,
+    mode: int,
+    written: tuple[str, bytes] | None = None,
+) -> str:
     """A temporary file beside `name` holding `change.after`, fsynced, read back and checked;
-    written again once if it reads back wrong. Its name."""
+    written again once if it reads back wrong. Its name. `written` is a first attempt already
+    made (`_write_temp`'s answer)."""
     assert change.after is not None
     failure: str | None = ""
-    for _attempt in (1, 2):
-        temp = temporary_name(name)
-        fd = os.open(temp, os.O_RDWR | os.O_CREAT | os.O_EXCL | FILE_FLAGS, mode, dir_fd=folder_fd)
-        try:
-            write_all(fd, change.after)
-            os.fsync(fd)
-            back = read_fd(fd)
-        finally:
-            os.close(fd)
+    for attempt in (1, 2):
+        temp, back = written if attempt == 1 and written else _write_temp(folder_fd, name, change.after, mode)
         failure = None if back == change.after else "the file read back differs from what was written"
         if failure is None and verify is not None:
             failure = verify(change.path, back)
@@ -159,23 +177,79 @@ def _write_new(folder_fd: int, name: str, change: FileChange, verify: Verifier |
     raise WriteError(f"{change.path}: {failure}; the change was rolled back")
 
 
-def replace_file(folders: Folders, change: FileChange, verify: Verifier | None, done: list[Replaced]) -> None:
-    """Put one file of the change in place, checked against `change.before` at that moment, and
-    note it in `done` (so the change can be undone) as soon as it is in place."""
+def _write_all_new(folders: Folders, changes: list[FileChange], verify: Verifier | None, temps: dict[int, str]) -> None:
+    """Write the new version of every file of the change to a temporary file beside it, their
+    fsyncs overlapped in a few threads; each read back and checked here, in this thread. Each
+    temporary file's name goes into `temps` (by the change's index) as soon as it exists, so that
+    the caller removes them all whatever happens."""
+    jobs: list[tuple[int, int, str, int]] = []
+    for index, change in enumerate(changes):
+        if change.after is None:
+            continue
+        folder, name = split(change.path)
+        folder_fd = folders.fd(folder, create=True)
+        found = _lstat(folder_fd, name)
+        mode = stat.S_IMODE(found.st_mode) if found is not None and stat.S_ISREG(found.st_mode) else 0o644
+        jobs.append((index, folder_fd, name, mode))
+    if len(jobs) <= 1:
+        written = {index: _write_temp(fd, name, changes[index].after or b"", mode) for index, fd, name, mode in jobs}
+    else:
+        written = {}
+        failed: BaseException | None = None
+        with ThreadPoolExecutor(max_workers=min(FSYNC_THREADS, len(jobs))) as pool:
+            futures = {
+                index: pool.submit(_write_temp, fd, name, changes[index].after or b"", mode)
+                for index, fd, name, mode in jobs
+            }
+            for index, future in futures.items():
+                try:
+                    written[index] = future.result()
+                except BaseException as exc:  # the others still finish: their files are removed below
+                    failed = failed or exc
+        for index, (temp, _) in written.items():
+            temps[index] = temp
+        if failed is not None:
+            raise failed
+    for index, (temp, _) in written.items():
+        temps[index] = temp
+    for index, folder_fd, name, mode in jobs:
+        temps[index] = _write_new(folder_fd, name, changes[index], verify, mode, written[index])
+
+
+def replace_files(folders: Folders, changes: list[FileChange], verify: Verifier | None, done: list[Replaced]) -> None:
+    """Put every file of a change in place, each checked against `change.before` at the moment it
+    is replaced, and note each in `done` (so the change can be undone) as soon as it is in place.
+
+    The new versions are written and fsynced first, all of them (the fsyncs overlapped); then
+    each file is checked and swapped in, one after another; then each folder is fsynced once. A
+    file written meanwhile by anyone, with plain file I/O too, is refused as it would be one at a
+    time: it is read at the moment before its swap, and the swap hands back what it replaced."""
+    temps: dict[int, str] = {}
+    try:
+        _write_all_new(folders, changes, verify, temps)
+        for index, change in enumerate(changes):
+            _swap_in_new(folders, index, change, temps, done)
+            crashpoint.crash_point("file-written")
+        for folder_fd in dict.fromkeys(replaced.folder_fd for replaced in done):
+            fsync_folder(folder_fd)
+    finally:
+        for index, temp in temps.items():
+            folder, _ = split(changes[index].path)
+            Folders.remove_name(folders.fd(folder), temp)
+
+
+def _swap_in_new(folders: Folders, index: int, change: FileChange, temps: dict[int, str], done: list[Replaced]) -> None:
+    """Check one file against `change.before` and put its new version (`temps[index]`, written
+    already) in its place; the temporary name leaves `temps` once it no longer holds ours."""
     folder, name = split(change.path)
     folder_fd = folders.fd(folder, create=change.after is not None)
     old_fd = None
-    temp = None
     try:
         if change.before is not None:
             old_fd = folders.open_file(change.path)
-            if old_fd is None:
+            if old_fd is None or read_fd(old_fd) != change.before:
                 raise ConflictError(change.path)
         old = os.fstat(old_fd) if old_fd is not None else None
-        if change.after is not None:
-            temp = _write_new(folder_fd, name, change, verify, stat.S_IMODE(old.st_mode) if old else 0o644)
-        if old_fd is not None and read_fd(old_fd) != change.before:
-            raise ConflictError(change.path)
         if change.before is None and _lstat(folder_fd, name) is not None:
             raise ConflictError(change.path)
         crashpoint.crash_point("before-rename")
@@ -184,12 +258,14 @@ def replace_file(folders: Folders, change: FileChange, verify: Verifier | None, 
             os.rename(name, aside, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
             done.append(Replaced(change, folder_fd, name, aside, old.st_ino if old else None, None))
         else:
-            assert temp is not None
+            temp = temps[index]
             new_inode = os.stat(temp, dir_fd=folder_fd).st_ino
             if change.before is None:
                 _create(folder_fd, temp, name, change.path)
+                del temps[index]
                 done.append(Replaced(change, folder_fd, name, None, None, new_inode))
             elif _exchange(folder_fd, temp, name):
+                del temps[index]  # the replaced file waits under that name now
                 done.append(Replaced(change, folder_fd, name, temp, old.st_ino if old else None, new_inode))
             else:
                 # The last look before a rename that cannot hand back what it replaced: the
@@ -197,12 +273,11 @@ def replace_file(folders: Folders, change: FileChange, verify: Verifier | None, 
                 if getattr(_lstat(folder_fd, name), "st_ino", None) != (old.st_ino if old else None):
                     raise ConflictError(change.path)
                 os.replace(temp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
+                del temps[index]
                 done.append(
                     Replaced(change, folder_fd, name, None, old.st_ino if old else None, new_inode, held=old_fd)
                 )
                 old_fd = None
-            temp = None
-        fsync_folder(folder_fd)
         if not untouched(done[-1]):
             raise ConflictError(
                 change.path,
@@ -212,8 +287,6 @@ def replace_file(folders: Folders, change: FileChange, verify: Verifier | None, 
     finally:
         if old_fd is not None:
             os.close(old_fd)
-        if temp is not None:
-            Folders.remove_name(folder_fd, temp)
 
 
 def _create(folder_fd: int, temp: str, name: str, path: str) -> None:

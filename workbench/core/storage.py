@@ -3,9 +3,9 @@
 A change is a list of whole-file replacements (`FileChange`: the bytes before, the bytes after).
 `ChangeWriter.apply` carries it out under the vault lock (`lock.py`): it refuses if any file is no
 longer what the change was computed from, records the change in the journal (`journal.py`),
-writes each file (a unique temporary file in the same folder, fsync, read back and checked, then
-swapped in, the folder fsynced, and checked again at that moment: `filereplace.py`), and only then
-marks the journal committed. The next open of the vault finds any journal a crash left and rolls
+writes every file's new version (a unique temporary file in the same folder, fsynced, several at
+once, read back and checked), then swaps each in, checked again at that moment, fsyncs each folder
+once (`filereplace.py`), and only then marks the journal committed. The next open of the vault finds any journal a crash left and rolls
 it back or finishes it, and removes the stray temporary files that are provably the writer's own.
 A refused change puts every file back and keeps under `.recovery/` any version someone else wrote
 meanwhile, named in the log and the notes. The protocol for agents that write the files
@@ -33,7 +33,7 @@ from .filereplace import (
     let_go,
     overwritten,
     put_back_all,
-    replace_file,
+    replace_files,
     untouched,
 )
 from .journal import Journal
@@ -187,9 +187,7 @@ class ChangeWriter:
             crashpoint.crash_point("journal-written")
             done: list[Replaced] = []
             try:
-                for change in changes:
-                    replace_file(folders, change, verify, done)
-                    crashpoint.crash_point("file-written")
+                replace_files(folders, changes, verify, done)
                 for replaced in done:  # the last look: nobody wrote to a replaced file meanwhile
                     if not untouched(replaced):
                         raise ConflictError(
