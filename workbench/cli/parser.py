@@ -72,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     found = sub.add_parser("conflicts", help="structural faults and candidate contradictions, with their resolutions")
     found.add_argument("--json", action="store_true")
+    found.add_argument(
+        "--full", action="store_true", help="work every pair out again, word rarities too, reading nothing kept"
+    )
     compatible = sub.add_parser("compatible", help="record that two documents do not contradict each other")
     compatible.add_argument("a_id")
     compatible.add_argument("b_id")

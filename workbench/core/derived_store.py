@@ -375,8 +375,9 @@ class DerivedStore:
 
     # -- results kept by the digest of their inputs --------------------------------------------
 
-    def kept(self, name: str, key: str) -> str | None:
-        """The value kept as `name` if it was kept under `key`, else None."""
+    def kept(self, name: str, key: str) -> str | bytes | None:
+        """The value kept as `name` if it was kept under `key`, else None (bytes where bytes
+        were kept)."""
         try:
             row = self.db.execute("SELECT value FROM kept WHERE name = ? AND key = ?", (name, key)).fetchone()
         except sqlite3.DatabaseError as error:
@@ -384,7 +385,7 @@ class DerivedStore:
             return None
         return row[0] if row else None
 
-    def keep(self, name: str, key: str, value: str) -> None:
+    def keep(self, name: str, key: str, value: str | bytes) -> None:
         """Keep `value` as `name` under `key`, in place of what was kept as `name` before. One
         statement, no transaction of its own: it may run beside another thread's."""
         before = self.version()

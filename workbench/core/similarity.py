@@ -244,6 +244,17 @@ class Corpus:
             self.size += 1
             self.frequency.update(profile.terms.keys())
             self.linked.update(profile.targets)
+        self._weigh()
+
+    @classmethod
+    def counted(cls, size: int, frequency: dict[str, int], linked: dict[str, int]) -> Corpus:
+        """The corpus whose counts were these (as kept from an earlier one)."""
+        corpus = cls(())
+        corpus.size, corpus.frequency, corpus.linked = size, Counter(frequency), Counter(linked)
+        corpus._weigh()
+        return corpus
+
+    def _weigh(self) -> None:
         # Every known word's weight at once: a conflicts search asks a million times for them.
         self._idf: dict[str, float] = {
             term: math.log((1 + self.size) / (1 + count)) + 1 for term, count in self.frequency.items()
