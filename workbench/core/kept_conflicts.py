@@ -28,6 +28,7 @@ import json
 import os
 import sys
 from collections.abc import Iterable
+from typing import Any
 from pathlib import Path
 
 from json.encoder import encode_basestring
@@ -38,6 +39,7 @@ from .derived_store import DerivedStore
 from .model import Document
 
 __all__ = [
+    "weighed_pairs",
     "OBJECTS",
     "PRINTED",
     "code_fingerprint",
@@ -272,3 +274,14 @@ class Asked:
                 text = printed(found)
             self._keep(PRINTED, text)
         return text
+
+
+def weighed_pairs(index: Any) -> list[Weighed]:
+    """The pairs of decisions weighed for the index's documents (`conflicts.weigh_decisions`), as
+    the queue weighs them: from what was kept for the vault as it was, only the pairs a change
+    touches weighed again (the review list ranks these)."""
+    from .records import today
+
+    flavour = index.flavour
+    asked = Asked(index.documents, flavour.reading, flavour.native, index.store, today(), index.config.compatible)
+    return asked.weighed()

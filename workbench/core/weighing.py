@@ -51,7 +51,7 @@ from .similarity import Bm25, Corpus, Likeness, Profile, profiles_of
 __all__ = ["REFRESH_SHARE", "Kept", "Weighing", "load", "dump"]
 
 REFRESH_SHARE = 0.01
-FORMAT = 1
+FORMAT = 2
 _POSTING = array("i").itemsize * 2  # bytes of one (row, count) pair in `Kept.postings`
 
 
@@ -79,11 +79,13 @@ class Kept:
     when: dict[str, tuple] = field(default_factory=dict)
     pairs: dict[tuple[str, str], Any] = field(default_factory=dict)  # as `pairs_to_weigh` orders them
     drift: int = 0  # decisions changed since the rarities were counted
+    prefix: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the decisions' titles' shared opening
     # duplicates
     claims: dict[str, str] = field(default_factory=dict)
     claims_size: int = 0
     claims_frequency: dict[str, int] = field(default_factory=dict)
     claims_linked: dict[str, int] = field(default_factory=dict)
+    claims_prefix: dict[str, tuple[str, ...]] = field(default_factory=dict)
     compared: str = ""  # every pair compared, "a\tb" a line
     listed: dict[str, str] = field(default_factory=dict)  # {"a\tb": the reason} of those listed
     claims_drift: int = 0
@@ -283,7 +285,7 @@ class Weighing:
                     kept.top[doc_id] = (score, other)
         moved = gone | {doc_id for doc_id in current if kept.top.get(doc_id) != before.get(doc_id)}
         frequency = {term: len(posted) // _POSTING for term, posted in kept.postings.items()}
-        corpus = Corpus.counted(len(kept.lengths), frequency, kept.linked)
+        corpus = Corpus.counted(len(kept.lengths), frequency, kept.linked, kept.prefix)
         return self._pairs(bm25, corpus, moved)
 
     def _weigh_all(self, decisions: list[Document]) -> list[Weighed]:
@@ -294,7 +296,7 @@ class Weighing:
         corpus = Corpus(profiles.values())
         lengths = {p.id: sum(p.terms.values()) for p in profiles.values()}
         kept.digests = {d.id: d.digest for d in decisions}
-        kept.linked = dict(corpus.linked)
+        kept.linked, kept.prefix = dict(corpus.linked), dict(corpus.prefix)
         kept.rows, kept.terms = list(profiles), {doc_id: " ".join(p.terms) for doc_id, p in profiles.items()}
         postings: dict[str, array] = {}
         for row, profile in enumerate(profiles.values()):
@@ -361,10 +363,11 @@ class Weighing:
             corpus = Corpus(profiles.values())
             kept.claims_size, kept.claims_frequency = corpus.size, dict(corpus.frequency)
             kept.claims_linked, kept.claims_drift = dict(corpus.linked), 0
+            kept.claims_prefix = dict(corpus.prefix)
             kept.compared, kept.listed = "", {}
             changed = set(active)
         else:
-            corpus = Corpus.counted(kept.claims_size, kept.claims_frequency, kept.claims_linked)
+            corpus = Corpus.counted(kept.claims_size, kept.claims_frequency, kept.claims_linked, kept.claims_prefix)
             kept.claims_drift += len(changed)
         kept.claims = active
         before, listed = set(kept.compared.split("\n")), kept.listed
