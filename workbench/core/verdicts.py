@@ -443,7 +443,7 @@ def plan_accept_many(index: VaultIndex, verdict_ids: list[str]) -> Plan:
         pairs[verdict.pair] = verdict
     from .supersession import reaches
 
-    combined = _superseding(index.documents)
+    combined = {doc_id: list(older) for doc_id, older in _superseding(index.documents).items()}  # added to below
     for verdict in pairs.values():
         _unchanged(index, verdict)
         successor, replaced = verdict.successor or "", verdict.replaced or ""
