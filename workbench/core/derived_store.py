@@ -488,6 +488,19 @@ class DerivedStore:
             return None
         return numbers[0], sum(numbers[1 : 1 + len(FTS_COLUMNS)]) / numbers[0]
 
+    def rowids(self, paths: Iterable[str]) -> set[int]:
+        """The full-text index's rows of these paths (those it has)."""
+        found: set[int] = set()
+        wanted = list(paths)
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            try:
+                sql = f"SELECT rowid FROM files WHERE path IN ({', '.join('?' * len(chunk))})"
+                found.update(rowid for (rowid,) in self.db.execute(sql, chunk))
+            except sqlite3.DatabaseError as error:
+                self._failed(error)
+        return found
+
     def rows(self, rowids: Iterable[int]) -> dict[int, tuple[str, int]]:
         """{rowid: (path, tokens in the row)} for rows of the full-text index (those still there);
         the size is 0 when FTS5's record of it cannot be read."""
