@@ -35,7 +35,8 @@ from .changes import FileChange, Plan
 from .conflicts import COMPATIBLE_KEY
 from .docmerge import merge_document
 from .index import VaultIndex
-from .model import Document, RefusedError, id_list
+from .model import Document, RefusedError, UnsafePathError, id_list
+from .vaultconfig import VERDICT_FILE
 
 __all__ = [
     "VERDICTS",
@@ -58,7 +59,6 @@ __all__ = [
 VERDICTS = ("replaces", "companion", "reversed", "unsure")
 """What a reader may say of a pair (older, newer): the newer replaces the older; they are companions
 (both stand); reversed: the one given as older is the newer and replaces the other; unsure."""
-VERDICT_FILE = ".workbench-verdicts.jsonl"
 STATES = ("open", "stale", "accepted", "rejected", "settled", "withdrawn")
 """What became of a verdict, read from the vault now: open (awaiting the curator), stale (a record
 changed since it was judged), accepted or rejected (the pair settled as it said, or otherwise),
@@ -154,7 +154,10 @@ def _verdict_id(line: dict[str, Any]) -> str:
 def read_verdicts(index: VaultIndex) -> tuple[list[Verdict], list[LineProblem]]:
     """Every verdict the file holds, in the order given, as given (state not yet read), and the
     lines it could not take (a hand edit gone wrong): those are named, never fatal."""
-    raw = index.read_file(VERDICT_FILE)
+    try:
+        raw = index.read_file(VERDICT_FILE)
+    except (UnsafePathError, OSError) as exc:  # a symlink, a folder, a file that cannot be read
+        return [], [LineProblem(0, f"{VERDICT_FILE} is not read: {exc}")]
     if raw is None:
         return [], []
     if len(raw) > MAX_FILE:
@@ -185,24 +188,33 @@ def read_verdicts(index: VaultIndex) -> tuple[list[Verdict], list[LineProblem]]:
     return found, problems
 
 
-_SUPERSEDING: list = [None, None]  # the documents' identities, and (the documents, what `_superseding` found)
-
-
 def _superseding(documents: Iterable[Document]) -> dict[str, list[str]]:
-    """Who supersedes whom, as either side states it (a collection may state one side only).
-    Worked out again only when the documents changed: every page of the review list asks it, and
-    reading both fields of 10,000 documents was half of a page's time. Read, never changed."""
-    documents = list(documents)
-    key = tuple(map(id, documents))
-    if _SUPERSEDING[0] == key:
-        return _SUPERSEDING[1][1]
+    """Who supersedes whom, as either side states it (a collection may state one side only)."""
     supersedes: dict[str, list[str]] = {}
     for doc in documents:
         supersedes.setdefault(doc.id, []).extend(doc.supersedes)
         for newer in doc.superseded_by:
             supersedes.setdefault(newer, []).append(doc.id)
-    _SUPERSEDING[:] = [key, (documents, supersedes)]  # the documents held, so no identity is reused
     return supersedes
+
+
+def _replaces(docs: dict[str, Document], newer: str, older: str) -> bool:
+    """Whether `newer` (directly or through others) replaces `older`, as the records state it: down
+    the `supersedes` of `newer`, or up the `superseded_by` of `older` (a collection may state one
+    side only). Only the records on the way are read: decoding every record's frontmatter to
+    settle a few verdicts took a second at 10,000 documents."""
+    for start, goal, step in ((newer, older, "supersedes"), (older, newer, "superseded_by")):
+        seen, stack = set(), [start]
+        while stack:
+            current = stack.pop()
+            if current == goal:
+                return True
+            doc = docs.get(current)
+            if current in seen or doc is None:
+                continue
+            seen.add(current)
+            stack.extend(getattr(doc, step))
+    return False
 
 
 def _compatible(docs: dict[str, Document], compatible: frozenset, a: str, b: str) -> bool:
@@ -215,12 +227,11 @@ def _compatible(docs: dict[str, Document], compatible: frozenset, a: str, b: str
     )
 
 
-def _state(verdict: Verdict, docs: dict[str, Document], supersedes: dict, compatible: frozenset) -> Verdict:
-    from .supersession import reaches
-
+def _state(verdict: Verdict, docs: dict[str, Document], compatible: frozenset) -> Verdict:
     a, b = verdict.older, verdict.newer
-    if reaches(supersedes, b, a) or reaches(supersedes, a, b):
-        successor = b if reaches(supersedes, b, a) else a
+    forward = _replaces(docs, b, a)
+    if forward or _replaces(docs, a, b):
+        successor = b if forward else a
         settled = f"{successor} supersedes {a if successor == b else b}"
         if verdict.verdict == "unsure":
             return replace(verdict, state="settled", why=settled)
@@ -243,15 +254,16 @@ def _state(verdict: Verdict, docs: dict[str, Document], supersedes: dict, compat
 def verdicts(index: VaultIndex) -> tuple[list[Verdict], list[LineProblem]]:
     """Every verdict, oldest first, each with what became of it as the vault is now."""
     given, problems = read_verdicts(index)
+    if not given:
+        return [], problems
     docs = {d.id: d for d in index.documents}
-    supersedes = _superseding(docs.values())
     compatible = index.config.compatible
     latest: dict[tuple[str, frozenset[str]], int] = {}
     for n, verdict in enumerate(given):
         latest[(verdict.agent, verdict.pair)] = n
     found = []
     for n, verdict in enumerate(given):
-        stated = _state(verdict, docs, supersedes, compatible)
+        stated = _state(verdict, docs, compatible)
         if stated.state in ("open", "stale") and latest[(verdict.agent, verdict.pair)] != n:
             stated = replace(stated, state="withdrawn", why=f"{verdict.agent} judged this pair again since")
         found.append(stated)
@@ -324,7 +336,12 @@ def record_lines(index: VaultIndex, lines: list[dict[str, Any]]) -> list[Verdict
             before = index.read_file(VERDICT_FILE) or b""
             if before and not before.endswith(b"\n"):
                 before += b"\n"
-            index.write_file(VERDICT_FILE, before + ("\n".join(added) + "\n").encode("utf-8"))
+            try:
+                index.write_file(VERDICT_FILE, before + ("\n".join(added) + "\n").encode("utf-8"))
+            except OSError as exc:
+                raise RefusedError(
+                    f"{VERDICT_FILE} cannot be written ({exc.strerror or exc}); the verdict was not recorded"
+                ) from exc
     return out
 
 
@@ -443,7 +460,7 @@ def plan_accept_many(index: VaultIndex, verdict_ids: list[str]) -> Plan:
         pairs[verdict.pair] = verdict
     from .supersession import reaches
 
-    combined = {doc_id: list(older) for doc_id, older in _superseding(index.documents).items()}  # added to below
+    combined = _superseding(index.documents)
     for verdict in pairs.values():
         _unchanged(index, verdict)
         successor, replaced = verdict.successor or "", verdict.replaced or ""
