@@ -34,6 +34,12 @@ __all__ = [
     "weigh_decisions",
     "find_conflicts",
     "COMPATIBLE_KEY",
+    "paired_decisions",
+    "pairs_to_weigh",
+    "pair_to_list",
+    "weigh_pair",
+    "duplicate",
+    "duplicate_listed",
 ]
 
 COMPATIBLE_KEY = "compatible_with"
@@ -467,7 +473,7 @@ def _candidates(
     docs: dict, compatible: frozenset, weighed: list[Weighed] | None = None, duplicates: Any = None
 ) -> list[Conflict]:
     """The decision pairs chosen among `weighed` (worked out here when None), and the duplicates
-    `duplicates(docs, pairs_by_type, settled)` lists (those of `duplicates_among` when None)."""
+    `duplicates(docs, pairs_by_type, settled)` lists (those of `_duplicates_among` when None)."""
     found: list[Conflict] = []
     supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
 
@@ -478,12 +484,12 @@ def _candidates(
     # A superseded decision's likeliest successors are offered with its structural fault.
     for rank, pair in enumerate(p for p in chosen if docs[p.older].status != Status.SUPERSEDED):
         found.append(_decision_conflict(docs, pair, rank))
-    by_type = claims_by_type(docs)
+    by_type = _claims_by_type(docs)
     pairs_by_type = {doc_type: _candidate_pairs(group) for doc_type, group in by_type.items()}
-    return found + (duplicates or duplicates_among)(docs, pairs_by_type, settled)
+    return found + (duplicates or _duplicates_among)(docs, pairs_by_type, settled)
 
 
-def claims_by_type(docs: dict) -> dict[str, list[Document]]:
+def _claims_by_type(docs: dict) -> dict[str, list[Document]]:
     """The active documents a duplicate is looked for among, by type (decisions are weighed apart)."""
     by_type: dict[str, list] = {}
     for doc in docs.values():
@@ -492,14 +498,14 @@ def claims_by_type(docs: dict) -> dict[str, list[Document]]:
     return by_type
 
 
-def claims_corpus(docs: dict) -> Corpus:
+def _claims_corpus(docs: dict) -> Corpus:
     """Word rarity among the documents compared for duplicates: every active claim, decisions too."""
     active = [d for d in docs.values() if d.status == Status.ACTIVE and d.type in CLAIM_TYPES]
     return Corpus(profiles_of(active).values())
 
 
-def duplicates_among(docs: dict, pairs_by_type: dict, settled: Callable[[str, str], bool]) -> list[Conflict]:
-    corpus = claims_corpus(docs)
+def _duplicates_among(docs: dict, pairs_by_type: dict, settled: Callable[[str, str], bool]) -> list[Conflict]:
+    corpus = _claims_corpus(docs)
     found: list[Conflict] = []
     for doc_type, pairs in sorted(pairs_by_type.items()):
         for a_id, b_id in sorted(pairs):

@@ -40,6 +40,8 @@ from .model import Document
 
 __all__ = [
     "weighed_pairs",
+    "setting_key",
+    "WEIGHED",
     "OBJECTS",
     "PRINTED",
     "code_fingerprint",

@@ -48,7 +48,7 @@ from .conflicts import (
 from .model import Document, Status
 from .similarity import Bm25, Corpus, Likeness, Profile, profiles_of
 
-__all__ = ["REFRESH_SHARE", "Kept", "Weighing", "load", "dump"]
+__all__ = ["REFRESH_SHARE", "Kept", "KeptBm25", "Weighing", "load", "dump"]
 
 REFRESH_SHARE = 0.01
 FORMAT = 2
@@ -352,7 +352,7 @@ class Weighing:
     # -- duplicates -----------------------------------------------------------------------
 
     def duplicates(self, docs: dict, pairs_by_type: dict, settled: Any) -> list[Conflict]:
-        """As `conflicts.duplicates_among`, each pair compared again only where one of the two
+        """As `conflicts` finds duplicates, each pair compared again only where one of the two
         changed since it was (or the rarities were counted again)."""
         kept = self.kept
         active = {d.id: d.digest for d in docs.values() if d.status == Status.ACTIVE and d.type in CLAIM_TYPES}
