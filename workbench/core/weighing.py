@@ -236,7 +236,13 @@ class Weighing:
         """What `weigh_decisions` gives for these documents, but for the drift of the rarities
         (none when everything was worked out again); ordered by the pair's ids."""
         if self._weighed is None:
-            self._weighed = self._weigh()
+            try:
+                self._weighed = self._weigh()
+            except (KeyError, ValueError, IndexError, StopIteration, TypeError):
+                # What was kept does not hold together (a store written by other code, or damaged
+                # in a way `load` cannot see): only a cache, so everything is worked out again.
+                self.kept, self.full = Kept(), True
+                self._weighed = self._weigh()
         return self._weighed
 
     def _weigh(self) -> list[Weighed]:
@@ -354,6 +360,13 @@ class Weighing:
     def duplicates(self, docs: dict, pairs_by_type: dict, settled: Any) -> list[Conflict]:
         """As `conflicts` finds duplicates, each pair compared again only where one of the two
         changed since it was (or the rarities were counted again)."""
+        try:
+            return self._duplicates(docs, pairs_by_type, settled)
+        except (KeyError, ValueError, IndexError, TypeError, AttributeError):
+            self.kept.claims = {}  # what was kept does not hold together: compared again, all of it
+            return self._duplicates(docs, pairs_by_type, settled)
+
+    def _duplicates(self, docs: dict, pairs_by_type: dict, settled: Any) -> list[Conflict]:
         kept = self.kept
         active = {d.id: d.digest for d in docs.values() if d.status == Status.ACTIVE and d.type in CLAIM_TYPES}
         changed = {doc_id for doc_id, digest in active.items() if kept.claims.get(doc_id) != digest}
