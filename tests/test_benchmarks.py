@@ -145,3 +145,9 @@ def test_speed_benchmark_prints_every_figure_beside_its_reference(tmp_path):
     # Kept where asked, to be used again: the same documents (the queue's rows appended a sentence
     # to some decisions and the review loop's accepted a verdict, which the log records).
     assert sum(1 for path in vault.rglob("*.md") if path.name != "log.md") == 200
+
+
+def test_the_trace_of_an_agents_merge_prints_its_modules_and_its_returns():
+    out = bench("trace_write")
+    assert re.search(r"^modules entered: \d+$", out, re.MULTILINE), out
+    assert re.search(r"^returns into a module still on the stack: \d+$", out, re.MULTILINE), out
