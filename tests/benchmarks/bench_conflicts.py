@@ -28,6 +28,7 @@ measured on collections that are not here.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -191,8 +192,21 @@ def listed(row: Collection, settings: queue.Settings) -> list[tuple[str, str]]:
 def reviewed(row: Collection, settings: queue.Settings) -> list[tuple[str, str]]:
     """The review list: every pair the queue weighs, by its score with no threshold, best first,
     down to the default depth (one pair per two decisions)."""
-    ranked = sorted(row.scored, key=lambda w: (-w.score(settings), w.older, w.newer))
+    ranked = queue.review_order(row.scored, settings)
     return [(row.paths[w.older], row.paths[w.newer]) for w in ranked[: review_depth(row)]]
+
+
+REVIEW_WEIGHTS_TRIED = (0.0, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1.0)
+
+
+def review_chosen_on(rows: list[Collection], settings: queue.Settings) -> queue.Settings:
+    """The review list's weight that finds the most pairs within its depth on these collections
+    (the shipped one among equals)."""
+    tried = [dataclasses.replace(settings, review_weight=w) for w in REVIEW_WEIGHTS_TRIED]
+    return max(
+        tried,
+        key=lambda s: (sum(found(r, reviewed(r, s)) for r in rows), s.review_weight == queue.DEFAULT.review_weight),
+    )
 
 
 def review_depth(row: Collection) -> int:
@@ -311,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     reader = Counter()
     for row in rows:
         others = [r for r in rows if r is not row]
-        settings = chosen_on(others) if others and not args.shipped else queue.DEFAULT
+        settings = review_chosen_on(others, chosen_on(others)) if others and not args.shipped else queue.DEFAULT
         depth = review_depth(row)
         hits = found(row, reviewed(row, settings))
         baseline = found(row, [(older, newer) for _, older, newer in row.bm25_pairs[:depth]])
@@ -336,6 +350,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{_share(r['hits'], r['truth'])} {_share(r['baseline'], r['truth'], 5)} {_share(r['top3'], r['truth'])} "
         f"{_share(r['base3'], r['truth'])} {_share(r['top10'], r['truth'], 7)} {_share(r['base10'], r['truth'], 7)}"
     )
+    if not args.shipped:
+        print(
+            f"review list's weight chosen on all collections here: {review_chosen_on(rows, queue.DEFAULT).review_weight}"
+        )
     if args.misses:
         for row in rows:
             for miss in row.misses:

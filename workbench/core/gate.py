@@ -46,6 +46,7 @@ SHORTLIST_FROM = 2000  # a vault with fewer documents to weigh has every one wei
 SHORTLIST_WORDS = 12  # the draft's most distinctive words asked of the full-text index
 SHORTLIST_SIZE = 200  # documents the full-text index offers
 SHORTLIST_DECISIONS = 40  # decisions most alike by BM25, weighed beside them
+BUILDS_ON = (LinkType.DEPENDS_ON, LinkType.DERIVED_FROM)
 
 Shortlist = Callable[[list[str], int], Iterable[str]]
 """(words, most) -> the ids of at most `most` documents holding any of the words, best first."""
@@ -162,6 +163,11 @@ def candidates(
         top = max(found.values(), default=0.0)
         alike = {doc_id: score / top for doc_id, score in found.items()} if top else {}
 
+    # What the draft says it requires or extends it builds on: that link says nothing of whether it
+    # replaces it (a proposal may extend the one it replaces, or stand beside it), so it earns no
+    # preference as a linked document does.
+    builds_on = {target for kind, target in draft.links if kind in BUILDS_ON}
+
     def weigh(doc: Document, explain: bool) -> Candidate | None:
         if doc.type in CANONICAL_TYPES or (doc.type == DocType.NOTE and draft.type == DocType.NOTE):
             if doc.status not in (Status.ACTIVE, Status.DRAFT):
@@ -182,7 +188,9 @@ def candidates(
             like.score += BM25_WEIGHT * alike[doc.id]
             if not like.reasons:
                 like.reasons.append(f"its text is among the most alike ({round(alike[doc.id] * 100)}% of the best)")
-        if doc.id in mine.targets:
+        if action == "supersede" and doc.id in builds_on:
+            like.reasons.insert(0, "the draft builds on it (requires or extends it)")
+        elif doc.id in mine.targets:
             like.reasons.insert(0, "the draft links to it")
             like.score += 0.15
         if doc.type in CANONICAL_TYPES:
