@@ -60,7 +60,8 @@ WORD = re.compile(r"\w+")
 class Collection:
     name: str
     truth: set[tuple[str, str]]  # (older file, newer file)
-    scored: list[queue.Candidate] = field(default_factory=list)  # every pair the queue weighs, with its features
+    scored: list[queue.Weighed] = field(default_factory=list)  # every pair the queue weighs, with its features
+    review_scored: list[queue.Weighed] = field(default_factory=list)  # every pair the review list weighs
     paths: dict[str, str] = field(default_factory=dict)  # id -> file
     bm25_pairs: list[tuple[float, str, str]] = field(
         default_factory=list
@@ -136,6 +137,7 @@ def measure(source: Path, scratch: Path, tried: list[Weights]) -> Collection:
     documents = list(vault.documents)
     row.paths = {d.id: d.path for d in documents}
     row.scored = queue.weigh_decisions(documents)
+    row.review_scored = queue.weigh_decisions(documents, neighbours=queue.REVIEW_NEIGHBOURS)  # as review_pairs
     row.decisions = sum(1 for d in documents if d.type == DocType.DECISION)
     by_path = {d.path: d for d in documents}
 
@@ -185,7 +187,7 @@ def listed(row: Collection, settings: queue.Settings) -> list[tuple[str, str]]:
 def reviewed(row: Collection, settings: queue.Settings) -> list[tuple[str, str]]:
     """The review list: every pair the queue weighs, by its score with no threshold, best first,
     down to the default depth (one pair per two decisions)."""
-    ranked = queue.review_order(row.scored, settings)
+    ranked = queue.review_order(row.review_scored, settings)
     return [(row.paths[w.older], row.paths[w.newer]) for w in ranked[: review_depth(row)]]
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "choose",
     "live_end",
     "review_order",
+    "review_pairs",
     "weigh_decisions",
     "find_conflicts",
     "COMPATIBLE_KEY",
@@ -257,7 +258,8 @@ SETTINGS_TRIED = [
 PAIRED = (Status.ACTIVE, Status.DRAFT, Status.DEPRECATED, Status.SUPERSEDED, Status.ARCHIVED)
 LIVE = (Status.ACTIVE, Status.DRAFT)
 BUILDS_ON = (LinkType.DEPENDS_ON, LinkType.DERIVED_FROM)
-NEIGHBOURS = 3  # each decision is weighed against this many of its most alike (see weigh_decisions)
+NEIGHBOURS = 1  # the queue weighs each decision against its likeliest match (see weigh_decisions)
+REVIEW_NEIGHBOURS = 3  # the review list, against its three most alike (`review_pairs`)
 
 
 @dataclass
@@ -293,10 +295,10 @@ def weigh_decisions(
     (BM25 on each one's distinctive words, relative to its best match), so a pair stands out
     where each is the other's likeliest even when neither cites the other.
 
-    Each decision is weighed against its `neighbours` most alike by BM25, not only the likeliest:
-    the queue lists only pairs where one is the other's likeliest (or cites it), and a reader
-    working further down the scored pairs (the review list) finds there the successor that is
-    second or third most alike."""
+    Each decision is weighed against its `neighbours` most alike by BM25: the likeliest alone for
+    the queue, which lists only pairs where one is the other's likeliest (or cites it); more for a
+    reader working further down the scored pairs (`review_pairs`), who finds there the successor
+    that is second or third most alike."""
     docs = {d.id: d for d in documents}
     decisions = [
         d
@@ -433,6 +435,15 @@ def review_order(weighed: list[Weighed], settings: Settings = DEFAULT) -> list[W
     """Every weighed pair, likeliest first, with no threshold: the order in which a reader (an
     agent, or a person past the queue) is offered the pairs the queue does not list."""
     return sorted(weighed, key=lambda w: (-w.review_score(settings), w.older, w.newer))
+
+
+def review_pairs(
+    documents: Iterable[Document], compatible: frozenset = frozenset(), settings: Settings = DEFAULT
+) -> list[Weighed]:
+    """The review list's pairs, best first, before any depth: each decision weighed against its
+    REVIEW_NEIGHBOURS most alike (the queue weighs only the likeliest: a third more time at 10,000
+    documents, for pairs it would never list), in `review_order`."""
+    return review_order(weigh_decisions(documents, compatible, neighbours=REVIEW_NEIGHBOURS), settings)
 
 
 def _candidates(docs: dict, compatible: frozenset) -> list[Conflict]:
