@@ -8,8 +8,10 @@ older first), never what our reader finds: a pair the workbench cannot read stil
 
 Each collection is copied and opened as a curator would open it, in its own format, after every
 statement of supersession has been taken out of its files: the frontmatter keys that name a
-predecessor or successor, the statuses that say superseded or replaced (made accepted), tags that
-say superseded, and the body lines that say supersedes, superseded, replaced by or replaces. What is
+predecessor or successor, the statuses that say superseded or replaced (made accepted, also in a
+header block at the top of the body), tags that say superseded, and the body lines that say
+supersedes, superseded, replaced by or replaces, or set a record aside in favour of (or instead of)
+another. What is
 left is two decisions on one subject, as two agents writing weeks apart would leave them.
 
 Printed per collection, with every threshold chosen on the *other* collections (leave one out):
@@ -18,7 +20,12 @@ Printed per collection, with every threshold chosen on the *other* collections (
   Okapi BM25 over the words of the files, most alike first);
 - the gate: for each pair, the newer decision written again through the gate (its title, body and
   links, the document itself left out); the share of pairs whose older decision is among the top
-  three offered, and plain BM25's top three beside it.
+  three offered, and plain BM25's top three beside it (the gate's weights, too, chosen on the
+  other collections);
+- for a reader (an agent or a person working past the queue): the review list's recall, every
+  pair `review_pairs` weighs in its order with no threshold, down to its default depth of one pair
+  per two decisions, beside BM25's list of the same length; and the gate's candidates within the
+  read budget, the older decision among the top three and the top ten, beside BM25's.
 
 The corpora are found under $WORKBENCH_CORPORA (default: `shared/corpora` next to the repository);
 a missing one is skipped with a message. Nothing is keyed to a collection: the same figures are
@@ -47,7 +54,9 @@ from workbench.core.model import DocType, LinkType
 
 CORPORA = Path(os.environ.get("WORKBENCH_CORPORA", Path(__file__).resolve().parents[3] / "shared" / "corpora"))
 STATEMENT_LINE = re.compile(
-    r"supersed|superced|replaced (?:by|with)|\breplaces\b|deprecated in favou?r of", re.IGNORECASE
+    r"supersed|superced|replaced[- _](?:by|with)|\breplaces\b|(?:deprecated|rejected|dropped|withdrawn) in favou?r of"
+    r"|instead of (?:ADR|[A-Z]{2,5})[-_ ]?\d",
+    re.IGNORECASE,
 )
 STATEMENT_KEY = re.compile(r"supersed|superced|replac", re.IGNORECASE)
 REPLACED_STATUS = re.compile(
@@ -103,6 +112,7 @@ def strip(root: Path) -> None:
                     line = re.sub(r"\b[\"']?Supersede?d[\"']?\s*,?\s*", "", line, flags=re.IGNORECASE)
                 kept.append(line)
             meta = REPLACED_STATUS.sub(r"\1Accepted", "\n".join(kept))
+        body = REPLACED_STATUS.sub(r"\1Accepted", body)  # a header block's `Status: Replaced`
         body = "".join(line for line in body.splitlines(keepends=True) if not STATEMENT_LINE.search(line))
         path.write_text(meta + body, encoding="utf-8")
 
