@@ -347,3 +347,31 @@ def test_ids_and_queries_that_are_not_utf8_are_usage_errors(sample_copy):
     for args in ([b"show", BAD], [b"search", b"stripe", BAD], [b"status", b"mem-" + BAD, b"active"]):
         result = run_bytes(sample_copy, *args)
         assert result.returncode == 2 and b"Traceback" not in result.stderr, (args, result.stderr)
+
+
+def test_a_path_that_does_not_exist_is_exit_2_for_every_command_and_the_tui(tmp_path):
+    missing = str(tmp_path / "mistyped")
+    for args in (["check"], ["search", "x"], ["sync", "--setup"], ["mcp"], ["tui"], []):
+        result = run_cli("--vault", missing, *args)
+        assert result.returncode == 2 and "no such folder" in result.stderr, (args, result.stderr)
+
+
+def test_an_empty_folder_is_named_a_new_vault_and_a_folder_of_other_files_is_questioned(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run_cli("--vault", str(empty), "check")
+    assert result.returncode == 0 and "an empty folder, opened as a new vault" in result.stderr
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "readme.txt").write_text("not a vault\n")
+    result = run_cli("--vault", str(other), "search", "x")
+    assert "no documents here" in result.stderr and "is this the vault's folder?" in result.stderr
+
+
+def test_where_no_vault_is_a_command_says_it_works_on_the_sample_and_sync_and_mcp_refuse(tmp_path):
+    result = run_cli("check", "--json", cwd=tmp_path)
+    assert result.returncode == 0 and "is not a vault: working on the scratch sample" in result.stderr
+    for args in (["sync", "--setup"], ["sync"], ["mcp"]):
+        refused = run_cli(*args, cwd=tmp_path)
+        assert refused.returncode == 2 and f"{tmp_path} is not a vault" in refused.stderr, (args, refused.stderr)
+    assert not (tmp_path / ".git").exists() and not (tmp_path / ".gitattributes").exists()

@@ -45,6 +45,9 @@ def every_corpus() -> list:
         name = folder.relative_to(CORPORA).as_posix()
         large = sum(1 for _ in folder.rglob("*.md")) > 300
         params.append(pytest.param(name, id=name, marks=[pytest.mark.slow] if large else []))
+    if not params:  # a clone with no corpora beside it: one test skipped with the reason, not an empty set
+        reason = f"no corpus under {CORPORA} (set WORKBENCH_CORPORA to the folder holding them)"
+        params.append(pytest.param(None, id="no-corpora", marks=pytest.mark.skip(reason=reason)))
     return params
 
 

@@ -6,6 +6,7 @@ import os
 import tracemalloc
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -249,15 +250,24 @@ def test_quick_reading_gives_what_libyaml_gives(text):
         assert quick_issue == full_issue
 
 
-def test_every_corpus_frontmatter_reads_as_libyaml_reads_it():
-    folders = [Path(__file__).resolve().parents[1] / "sample_vault", CORPORA]
+def _compare_frontmatters(folder: Path) -> int:
+    """How many files under `folder` have frontmatter, each read the same by the quick reader and libyaml."""
     compared = 0
-    for folder in folders:
-        for path in sorted(folder.rglob("*.md")):
-            parsed = parse_bytes(path.read_bytes())
-            if not parsed.has_frontmatter:
-                continue
-            quick, full = load_yaml(parsed.fm_text), load_yaml(parsed.fm_text, quick=False)
-            assert _same(quick[0], full[0]) and quick[1] == full[1], path
-            compared += 1
-    assert compared > 1000
+    for path in sorted(folder.rglob("*.md")):
+        parsed = parse_bytes(path.read_bytes())
+        if not parsed.has_frontmatter:
+            continue
+        quick, full = load_yaml(parsed.fm_text), load_yaml(parsed.fm_text, quick=False)
+        assert _same(quick[0], full[0]) and quick[1] == full[1], path
+        compared += 1
+    return compared
+
+
+def test_every_sample_frontmatter_reads_as_libyaml_reads_it():
+    assert _compare_frontmatters(Path(__file__).resolve().parents[1] / "sample_vault") > 50
+
+
+def test_every_corpus_frontmatter_reads_as_libyaml_reads_it():
+    if not CORPORA.is_dir():
+        pytest.skip(f"no corpora under {CORPORA} (set WORKBENCH_CORPORA to the folder holding them)")
+    assert _compare_frontmatters(CORPORA) > 1000

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input, OptionList
-from tui_helpers import open_by_search, result_ids, screen_text, settle, type_text
+from tui_helpers import open_by_search, result_ids, screen_text, settle, type_text, wait_for
 
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog
@@ -452,6 +452,13 @@ async def test_unopenable_vault_is_a_notification(tmp_path: Path):
         )
         header = screen_text(app).splitlines()[0]
         assert "not opened" in header and "loading" not in header
+
+
+async def test_an_empty_folder_is_named_a_new_vault_not_only_0_documents(tmp_path: Path):
+    app = WorkbenchApp(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: any("an empty folder" in n.message for n in app._notifications))
 
 
 async def test_the_chosen_theme_is_remembered_between_runs(sample_copy: Path):

@@ -42,12 +42,6 @@ def test_only_our_last_write_counts():
     assert not own.is_ours("a.md", "first")  # someone put the older text back: that is news
 
 
-def test_the_persons_edit_in_their_editor_is_ours():
-    own = OwnWrites()
-    own.edited("notes/x.md", "édité\n".encode())
-    assert own.is_ours("notes/x.md", "édité\n")
-
-
 def test_a_file_we_removed_is_ours_until_the_watcher_reports_it():
     own = OwnWrites()
     own.wrote([change("gone.md", b"text", None), change("kept.md", b"a", b"b")])

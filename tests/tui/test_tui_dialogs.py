@@ -6,7 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tui_helpers import settle
+from textual.widgets import Button, Input
+from textual.widgets._toast import Toast
+from tui_helpers import screen_text, settle
 
 from workbench.core.changes import FileChange, Plan
 from workbench.core.inbox import Inbox
@@ -28,6 +30,7 @@ from workbench.tui.dialogs.lifecycle import LifecycleDialog
 from workbench.tui.dialogs.new_document import NewDocumentDialog
 from workbench.tui.dialogs.problems import ProblemsDialog
 from workbench.tui.proposal import changed_since_read
+from workbench.tui.widgets.dialog_news import DialogNews
 
 
 def no_search(query: str, limit: int) -> list:
@@ -93,3 +96,90 @@ def test_changed_since_read_finds_a_plan_made_on_another_version():
     assert changed_since_read(plan, {"a.md": DISK, "b.md": b"b"}) is None
     assert changed_since_read(plan, {"a.md": READ}).path == "a.md"
     assert changed_since_read(Plan("create", [FileChange("c.md", None, b"new")]), {"c.md": b"old"}) is None
+
+
+@pytest.mark.parametrize("name", sorted(set(DIALOGS) - {"keys"}))
+async def test_every_dialog_lists_its_own_keys_on_f1_and_question_mark(sample_copy: Path, name: str):
+    """A dialog is modal, so the app's `F1` never reached it, and `?` did nothing there."""
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        dialog = DIALOGS[name]()
+        await app.push_screen(dialog)
+        await pilot.pause()
+        await pilot.press("f1")
+        await pilot.pause()
+        keys = app.screen
+        assert isinstance(keys, KeysDialog), name
+        titles = [title for title, _ in keys.groups]
+        assert "Main screen (outside the search box)" not in titles
+        own = {b.id for b in type(dialog).BINDINGS if getattr(b, "id", None)}
+        listed = {b.id for _, bindings in keys.groups for b in bindings if b.id}
+        assert own <= listed
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is dialog
+        box = app.focused
+        await pilot.press("question_mark")
+        await pilot.pause()
+        if isinstance(box, Input):  # a letter in a text box is a letter
+            assert app.screen is dialog and box.value.endswith("?")
+        else:
+            assert isinstance(app.screen, KeysDialog)
+
+
+def _scrolled_to(widget, frame) -> bool:
+    """Whether `widget` sits in a part of the dialog that scrolls (it is reached by scrolling)."""
+    node = widget.parent
+    while node is not None and node is not frame.parent:
+        if getattr(node, "allow_vertical_scroll", False):
+            return True
+        node = node.parent
+    return False
+
+
+@pytest.mark.parametrize("name", sorted(DIALOGS))
+async def test_a_notice_while_a_dialog_is_open_is_said_above_it_never_over_it(sample_copy: Path, name: str):
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.notify("Written before the dialog opened", title="Main screen")
+        await pilot.pause()
+        await app.push_screen(DIALOGS[name]())
+        await pilot.pause()
+        app.notify("Accepted mem-note-x: the agent's request is settled, and this line is long enough to wrap")
+        await pilot.pause(0.2)
+        dialog = app.screen
+        assert not [toast for toast in dialog.query(Toast) if toast.region.area], "a toast shows over the dialog"
+        news = dialog.query_one(DialogNews)
+        frame = dialog.query_one("#dialog")
+        assert news.region.area and not news.region.overlaps(frame.region)
+        text = screen_text(app)
+        assert "Accepted mem-note-x" in text and "Written before the dialog opened" not in text
+        for button in dialog.query(Button):
+            if button.region.area and not _scrolled_to(button, frame):  # shown, not below a scroll
+                assert frame.region.contains_region(button.region) and not news.region.overlaps(button.region)
+
+
+async def test_a_two_file_preview_keeps_its_buttons_in_sight_at_80x24(sample_copy: Path):
+    from workbench import Vault
+
+    plan = Vault.open(sample_copy).supersede(
+        "mem-decision-jobs-cron-table", "mem-decision-jobs-procrastinate", dry_run=True
+    )
+    summary = f"{plan.summary}: the older decision is marked superseded and the newer one names it as replaced"
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await app.push_screen(ConfirmPlanDialog(summary, plan.diff(), files=plan.paths))
+        await pilot.pause()
+        for notice in ("", "Wrote it: a notice while the preview is open, long enough to take two lines here"):
+            if notice:
+                app.notify(notice)
+                await pilot.pause(0.2)
+            dialog = app.screen
+            frame = dialog.query_one("#dialog")
+            screen_rows = dialog.region
+            for button in dialog.query(Button):
+                assert screen_rows.contains_region(button.region) and frame.region.contains_region(button.region)
+            assert "Apply  y" in screen_text(app) and "Cancel  n" in screen_text(app)

@@ -14,6 +14,7 @@ from workbench import Vault
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog
 from workbench.tui.dialogs.conflicts import ConflictsDialog
+from workbench.tui.dialogs.external_change import ExternalChangeDialog
 from workbench.tui.dialogs.problems import ProblemsDialog
 from workbench.tui.screens.main import MainScreen
 from workbench.tui.widgets.document_picker import DocumentPicker
@@ -144,9 +145,67 @@ async def test_edit_runs_the_editor_then_rereads_and_checks(sample_copy: Path, t
         await open_by_search(pilot, "fastapi")
         await pilot.press("e")
         await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog)  # what was saved is shown before it is written
+        assert b"api_key" not in (sample_copy / FASTAPI_FILE).read_bytes()
+        await pilot.press("y")
+        await settle(pilot)
         assert b"api_key = sk3cretValue99xyz" in (sample_copy / FASTAPI_FILE).read_bytes()
         assert "api_key" in app.screen.query_one(DocumentViewer).view.source
         assert any("problem(s) after editing" in n and "credential" in n for n in notes(app))
+
+
+async def test_an_edit_in_the_editor_is_a_step_that_undo_takes_back(sample_copy: Path, tmp_path: Path, monkeypatch):
+    """`u` after `e` undid the step before the edit: the editor wrote the file behind the history."""
+    before = (sample_copy / FASTAPI_FILE).read_bytes()
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nsed -i "s/Use FastAPI/Use FastAPI, by hand,/" "$1"\n')
+    editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("EDITOR", str(editor))
+    Vault.open(sample_copy).set_status("mem-note-design-tokens-export", "archived")  # the step before
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "fastapi")
+        await pilot.press("e")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert b"Use FastAPI, by hand," in (sample_copy / FASTAPI_FILE).read_bytes()
+        await pilot.press("u")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog)
+        assert f"edit {FASTAPI_FILE} in your editor" in app.screen.summary
+        await pilot.press("y")
+        await settle(pilot)
+    assert (sample_copy / FASTAPI_FILE).read_bytes() == before
+    assert Vault.open(sample_copy).get("mem-note-design-tokens-export").status == "archived"
+
+
+async def test_an_agents_write_while_the_editor_is_open_is_kept_beside_the_edit(
+    sample_copy: Path, tmp_path: Path, monkeypatch
+):
+    """The editor once wrote the file over whatever an agent wrote to it while the person edited."""
+    real = sample_copy / FASTAPI_FILE
+    editor = tmp_path / "editor.sh"
+    editor.write_text(
+        f'#!/bin/sh\nsed -i "s/Use FastAPI/Use FastAPI, by hand,/" "$1"\nprintf "\\nAn agent\'s line.\\n" >> "{real}"\n'
+    )
+    editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("EDITOR", str(editor))
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "fastapi")
+        await pilot.press("e")
+        await settle(pilot)
+        assert isinstance(app.screen, ExternalChangeDialog)  # both versions first
+        await pilot.press("r")  # planned again on the new version: the edit carried onto it
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmPlanDialog)
+        await pilot.press("y")
+        await settle(pilot)
+    text = real.read_text()
+    assert "Use FastAPI, by hand," in text and "An agent's line." in text
 
 
 async def test_problems_open_and_repair_with_preview(sample_copy: Path):

@@ -66,13 +66,14 @@ async def test_each_key_is_shown_side_by_side_settled_by_a_key_then_pushed(tmp_p
     assert read(laptop, DOC) == read(server, DOC)
 
 
-async def test_a_vault_outside_git_says_so_in_the_dialog(sample_copy):
+async def test_a_vault_outside_git_says_so_instead_of_an_empty_merge_dialog(sample_copy):
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("S")
         await settle(pilot)
-        await wait_for(pilot, lambda: "not inside a git work tree" in screen_text(app))
+        await wait_for(pilot, lambda: any("not inside a git work tree" in n.message for n in app._notifications))
+        assert not isinstance(app.screen, SyncDialog)
 
 
 @pytest.mark.slow

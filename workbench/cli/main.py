@@ -12,29 +12,50 @@ from pathlib import Path
 from ..core.index import require_folder
 from ..core.model import QueryError, RefusedError, VaultError, WorkbenchError
 from ..core.vault import Vault
-from ..core.walk import looks_like_vault
+from ..core.walk import looks_like_vault, no_documents_note
 from . import curation, documents
-from .connections import cmd_mcp, cmd_sync
+from .connections import cmd_mcp, cmd_serve, cmd_sync
 from .output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageError, safe
 from .parser import check_text_arguments, parse_arguments
 
 
-def resolve_vault_path(given: str | None) -> Path:
+NEVER_ON_THE_SAMPLE = {"sync": "sync with a git remote", "mcp": "serve it to an agent"}
+"""The commands that connect a vault to something outside it: run where no vault is, they are
+refused rather than pointed at the scratch sample."""
+
+
+def resolve_vault_path(given: str | None, command: str | None = None) -> Path:
+    """`--vault`, `$WORKBENCH_VAULT`, the current folder if it is a vault, else the scratch sample
+    (said on stderr by a command; refused for the commands of `NEVER_ON_THE_SAMPLE`)."""
     if given:
         return Path(given)
     if os.environ.get("WORKBENCH_VAULT"):
         return Path(os.environ["WORKBENCH_VAULT"])
     if looks_like_vault(Path.cwd()):
         return Path.cwd()
+    if command in NEVER_ON_THE_SAMPLE:
+        raise UsageError(
+            f"{Path.cwd()} is not a vault: name the vault to {NEVER_ON_THE_SAMPLE[command]} with --vault PATH"
+            " (or $WORKBENCH_VAULT), or run this in its folder"
+        )
     from ..samples import scratch_sample
 
-    return scratch_sample()
+    sample = scratch_sample()
+    if command not in (None, "tui"):
+        print(
+            f"workbench: {safe(str(Path.cwd()))} is not a vault: working on the scratch sample ({safe(str(sample))});"
+            " name yours with --vault PATH",
+            file=sys.stderr,
+        )
+    return sample
 
 
-def open_vault(given: str | None, flavour: str | None = None) -> Vault:
-    vault = Vault.open(resolve_vault_path(given), flavour=flavour)
+def open_vault(given: str | None, flavour: str | None = None, command: str | None = None) -> Vault:
+    vault = Vault.open(resolve_vault_path(given, command), flavour=flavour)
     for note in vault.recovery_notes:
         print(f"workbench: {safe(note)}", file=sys.stderr)
+    if not vault.records and command != "new":  # `new` writes the first one
+        print(f"workbench: {safe(no_documents_note(vault.root))}", file=sys.stderr)
     return vault
 
 
@@ -53,10 +74,12 @@ COMMANDS = {
     "consolidate": curation.cmd_consolidate,
     "history": curation.cmd_history,
     "inbox": curation.cmd_inbox,
+    "review": curation.cmd_review,
     "undo": curation.stack_step("undo"),
     "redo": curation.stack_step("redo"),
     **{name: curation.writer(call) for name, call in curation.WRITERS.items()},
     "mcp": cmd_mcp,
+    "serve": cmd_serve,
     "sync": cmd_sync,
 }
 
@@ -76,9 +99,11 @@ def main(argv: list[str] | None = None) -> int:
         check_text_arguments(args)
         if args.command == "new":
             args.body = documents.read_body(args)
+        if args.command == "review" and args.verdicts:
+            args.verdict_text = curation.read_verdicts(args.verdicts)
         if args.command in (None, "tui"):
             return run_tui(args.vault, args.flavour)
-        vault = open_vault(args.vault, args.flavour)
+        vault = open_vault(args.vault, args.flavour, args.command)
         shown = len(vault.recovery_notes)
         try:
             return COMMANDS[args.command](vault, args)

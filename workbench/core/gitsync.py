@@ -44,12 +44,17 @@ __all__ = [
     "pending",
     "settle",
     "merge_in_progress",
+    "not_syncable",
     "check_supersession",
     "DRIVER",
 ]
 
 DRIVER = "workbench"
-ATTRIBUTES = ("*.md merge=workbench", "/log.md merge=union")  # the log only grows: keep both sides' lines
+ATTRIBUTES = (
+    "*.md merge=workbench",
+    "/log.md merge=union",
+    "/.workbench-verdicts.jsonl merge=union",
+)  # the log and readers' verdicts only grow: keep both sides' lines
 IGNORED = (".workbench/", ".recovery/")  # derived state and local backups stay on their machine
 TYPE_FOLDERS = {
     "concept": "concepts",
@@ -164,6 +169,16 @@ def _ensure_lines(path: Path, lines: tuple[str, ...]) -> bool:
         return False
     write_atomic(path, (text + ("" if not text or text.endswith("\n") else "\n") + "\n".join(missing) + "\n").encode())
     return True
+
+
+def not_syncable(root: Path) -> str | None:
+    """Why the vault at `root` cannot be synced at all (not in a git work tree, no `git`), or None:
+    asked before a face shows a sync that could only be empty."""
+    try:
+        _Git(root)
+    except SyncError as exc:
+        return str(exc)
+    return None
 
 
 def is_set_up(root: Path) -> bool:

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .model import ID_PATTERN, DocType, Document
+from .titlefold import fold_title
 
 __all__ = [
     "words",
@@ -29,6 +30,7 @@ __all__ = [
     "Likeness",
     "likeness",
     "title_likeness",
+    "title_words",
     "kinship",
     "Bm25",
     "bm25_of",
@@ -48,6 +50,7 @@ STOPWORDS = frozenset(
     mem""".split()
 )
 WORD = re.compile(r"[a-z0-9]+")
+_ANY_WORD = re.compile(r"[^\W_]+")  # letters and digits of every script
 
 
 def _stem(word: str) -> str:
@@ -78,6 +81,16 @@ def words(text: str) -> list[str]:
         if term:
             out.append(term)
     return out
+
+
+def title_words(title: str) -> list[str]:
+    """`words` of a title folded as a person reads it (`titlefold`): look-alike letters of another
+    script, format characters and compatibility forms compare as the letters they show. A word
+    that stays outside ASCII (a CJK run, a Greek word) is a term of its own, whole."""
+    if title.isascii():
+        return words(title)
+    folded = fold_title(title)
+    return words(folded) + [w for w in _ANY_WORD.findall(folded) if not w.isascii()]
 
 
 def term_counts(text: str) -> Counter:
@@ -287,12 +300,12 @@ class Corpus:
         records do not share one for carrying them."""
         kept = self._subjects.get(id(profile)) if profile.id else None  # a draft's is not kept
         if kept is None or kept[0] is not profile:
-            title_words, head = words(profile.title), profile.head
+            subject_words, head = title_words(profile.title), profile.head
             shared = self.prefix.get(profile.type, ())
-            if shared and tuple(title_words[: len(shared)]) == shared:
+            if shared and tuple(subject_words[: len(shared)]) == shared:
                 rest = _after_words(profile.title, len(shared))
-                title_words, head = title_words[len(shared) :], title_head(rest)
-            kept = (profile, title_words, head)
+                subject_words, head = subject_words[len(shared) :], title_head(rest)
+            kept = (profile, subject_words, head)
             if profile.id:
                 self._subjects[id(profile)] = kept
         return kept[1], kept[2]
@@ -409,7 +422,7 @@ def title_likeness(a: Profile, b: Profile) -> float:
     whole-title match. Part of `likeness`, and asked alone first where most pairs differ."""
     from rapidfuzz import fuzz  # loaded by the gate or the conflicts queue, never by opening a vault
 
-    a_words, b_words = words(a.title), words(b.title)
+    a_words, b_words = title_words(a.title), title_words(b.title)
     if not (a_words and b_words):
         return 0.0
     cover = min(len(set(a_words)), len(set(b_words))) / max(len(set(a_words)), len(set(b_words)))
@@ -420,7 +433,7 @@ def likeness(a: Profile, b: Profile, corpus: Corpus, title: float | None = None,
     """A weighted score with the reasons behind it, in words a curator can check; `title` is
     `title_likeness(a, b)` when the caller has it already; `explain` as for `kinship`."""
     show = shown if explain else _as_stemmed
-    a_words, b_words = words(a.title), words(b.title)
+    a_words, b_words = title_words(a.title), title_words(b.title)
     if title is None:
         title = title_likeness(a, b)
     tags = sorted(a.tags & b.tags)

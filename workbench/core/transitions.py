@@ -7,12 +7,13 @@ document is already as asked, and applying it writes nothing.
 from __future__ import annotations
 
 from . import supersession
-from .changes import Plan
+from .changes import FileChange, Plan
 from .index import VaultIndex
 from .lifecycle import check_transition
-from .model import DocType, Document, ExecutionState, LinkType, RefusedError, Status, member
+from .model import ConflictError, DocType, Document, ExecutionState, LinkType, RefusedError, Status, member
+from .textmerge import merge3
 
-__all__ = ["plan_execution_state", "plan_save", "plan_status", "plan_supersede"]
+__all__ = ["plan_execution_state", "plan_hand_edit", "plan_save", "plan_status", "plan_supersede"]
 
 
 def plan_save(index: VaultIndex, doc: Document, override: bool = False) -> Plan:
@@ -37,6 +38,27 @@ def plan_save(index: VaultIndex, doc: Document, override: bool = False) -> Plan:
             raise RefusedError(f"{doc.path}: its {key} is the page's identity and is never changed by a save")
     change = index.edit_change(doc, doc.meta, doc.body)
     return Plan(f"edit {doc.id}", [change], [index.log_line(f"edit {doc.id}")])
+
+
+def plan_hand_edit(index: VaultIndex, path: str, read: bytes, written: bytes) -> Plan:
+    """A person's edit of one file in their own editor, from the bytes they started from (`read`)
+    to the bytes they saved (`written`), as one step of the history (so undo takes it back). A file
+    changed on disk meanwhile (an agent wrote it) gets the edit carried onto its new version where
+    the two changed different lines; where both changed the same lines, ConflictError."""
+    current = index.read_file(path)
+    if current is None:
+        raise RefusedError(f"{path} was deleted while you edited it; nothing was written")
+    text = written
+    if current != read:
+        try:
+            merged = merge3(read.decode(), written.decode(), current.decode())
+        except UnicodeDecodeError:
+            merged = None
+        if merged is None:
+            raise ConflictError(path, f"{path} changed on disk while you edited it, on the lines you changed")
+        text = merged.encode()
+    summary = f"edit {path} in your editor"
+    return Plan(summary, [FileChange(path, current, text)], [index.log_line(summary)])
 
 
 def plan_status(index: VaultIndex, doc_id: str, status: str) -> Plan:

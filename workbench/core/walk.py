@@ -33,6 +33,7 @@ __all__ = [
     "is_debris",
     "is_document_path",
     "looks_like_vault",
+    "no_documents_note",
     "require_folder",
     "state_dir_for",
     "walk_vault",
@@ -195,6 +196,21 @@ def require_folder(path: str | os.PathLike[str]) -> Path:
     if not given.is_dir():
         raise VaultError(f"{given}: not a folder")
     return given
+
+
+def no_documents_note(root: Path) -> str:
+    """What a vault opened with no document is, said to the person rather than "0 documents": an
+    empty folder is a new vault; a folder of other files is likely not the vault meant."""
+    try:
+        entries = [entry.name for entry in os.scandir(root) if entry.name != STATE_DIR]
+    except OSError:
+        entries = []
+    if not entries:
+        return f"{root}: an empty folder, opened as a new vault with no documents yet"
+    return (
+        f"{root}: no documents here ({len(entries)} other file(s) or folder(s), no Markdown document):"
+        " is this the vault's folder?"
+    )
 
 
 def state_dir_for(root: Path, flavour: Flavour) -> Path:

@@ -13,14 +13,16 @@ from textual import events, on
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.command import Provider
+from textual.notifications import Notify
 from textual.widgets import Input
 
 from .screens.main import MainScreen
 from .settings import load_settings, save_setting
 from .themes import BUILTIN_THEMES, VARIABLE_DEFAULTS, load_theme_files, theme_folders
 from .opening import Opening
-from .typeahead import TypeAhead
+from .typeahead import TypeAhead, takes_letters
 from .user_keymap import keymap_path, load_keymap
+from .widgets.dialog_news import dialog_news
 from .widgets.search import SearchPane
 
 __all__ = ["WorkbenchApp", "warm_up", "workbench_commands"]
@@ -161,12 +163,27 @@ class WorkbenchApp(App[None]):
             # Not handed on: a priority binding (or escape out of a maximised pane) acted at once.
             self.typeahead.hold(event, wait, handed_to if event.is_forwarded else None)
 
+    def on_notify(self, event: Notify) -> None:
+        """A notice while a dialog is open is said in the band above it; its toast (Textual's, which
+        follows) is hidden on a dialog's screen and shows once the dialog closes, if still due."""
+        news = dialog_news(self.screen)
+        if news is not None:
+            news.show(event.notification)
+
     def on_key(self, event: events.Key) -> None:
         """A letter that comes this far while a text box has the focus was sent before the focus
         reached the box: typed in one burst after `/` (or pasted as keys), it went to the pane
         focused before. A box takes every letter it is sent, so this one goes into the box rather
-        than being lost."""
+        than being lost.
+
+        In a dialog, `?` (outside a text box) and `F1` list the dialog's own keys: a dialog is
+        modal, so the app's bindings do not reach it, and no dialog binds either key."""
         box = self.focused
+        asks = event.key == "f1" or (event.key == "question_mark" and not takes_letters(box))
+        if asks and self._dialog_keys():
+            event.stop()
+            event.prevent_default()  # else the keys dialog, now on top, takes `?` as its own close key
+            return
         if isinstance(box, Input) and event.is_printable and event.character:
             event.stop()
             box.insert_text_at_cursor(event.character)
@@ -199,3 +216,15 @@ class WorkbenchApp(App[None]):
 
         if not isinstance(self.screen, KeysDialog):
             self.push_screen(KeysDialog(key_groups(self.BINDINGS, self._keymap)))
+
+    def _dialog_keys(self) -> bool:
+        """List the keys of the dialog on top, if one is (not the keys dialog itself)."""
+        from .dialogs.keys import KeysDialog
+        from .keymap import dialog_key_groups
+
+        screen = self.screen
+        if not screen.has_class("wb-dialog") or isinstance(screen, KeysDialog):
+            return False
+        title, groups = dialog_key_groups(screen, self._keymap)
+        self.push_screen(KeysDialog(groups, title=f"Keys: {title}"))
+        return True

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
 from .dialogs.confirm_forget import ConfirmForgetDialog
 from .dialogs.confirm_plan import ConfirmPlanDialog
 from .dialogs.conflicts import ConflictsDialog
@@ -26,7 +28,18 @@ from .widgets.search import SearchInput, SearchPane
 from .user_keymap import remapped
 from .widgets.viewer import DocumentViewer
 
-__all__ = ["key_groups"]
+__all__ = ["dialog_key_groups", "key_groups"]
+
+LISTS = (
+    "Lists and dialogs",
+    [
+        Binding("up,down", "", "Move", tooltip="Move the highlight; disabled entries are skipped"),
+        Binding("enter", "", "Choose", tooltip="Open the highlighted document or link; pick a transition"),
+        Binding("tab", "", "Next pane", tooltip="Move the focus to the next pane or list"),
+        Binding("escape", "", "Close", tooltip="Close a dialog without changing anything"),
+    ],
+)
+"""The keys every list and dialog answers to (Textual's own)."""
 
 
 def key_groups(app_bindings: Sequence[BindingType], keymap: Mapping[str, str] | None = None) -> list[KeyGroup]:
@@ -65,13 +78,47 @@ def _default_groups(app_bindings: Sequence[BindingType]) -> list[KeyGroup]:
         ("Change preview", ConfirmPlanDialog.BINDINGS),
         ("Changed on disk meanwhile", ExternalChangeDialog.BINDINGS),
         ("Picking a document by search (in dialogs)", DocumentPicker.BINDINGS),
-        (
-            "Lists and dialogs",
-            [
-                Binding("up,down", "", "Move", tooltip="Move the highlight; disabled entries are skipped"),
-                Binding("enter", "", "Choose", tooltip="Open the highlighted document or link; pick a transition"),
-                Binding("tab", "", "Next pane", tooltip="Move the focus to the next pane or list"),
-                Binding("escape", "", "Close", tooltip="Close a dialog without changing anything"),
-            ],
-        ),
+        LISTS,
     ]
+
+
+def _dialog_titles() -> list[tuple[type[Screen], str]]:
+    """The title of each dialog's keys, as the keys dialog (`?` on the main screen) names them."""
+    return [
+        (ProblemsDialog, "Problems (p)"),
+        (ConflictsDialog, "Conflicts (c)"),
+        (NewDocumentDialog, "New document: the write gate (n)"),
+        (ConsolidateDialog, "Consolidation (o)"),
+        (InboxDialog, "Inbox: what agents wrote (i)"),
+        (ConfirmForgetDialog, "Forget, the id typed again"),
+        (UndoHistoryDialog, "Undo history (H)"),
+        (SyncDialog, "Sync with git (S)"),
+        (ConfirmPlanDialog, "Change preview"),
+        (ExternalChangeDialog, "Changed on disk meanwhile"),
+    ]
+
+
+def dialog_key_groups(dialog: Screen, keymap: Mapping[str, str] | None = None) -> tuple[str, list[KeyGroup]]:
+    """The keys of the open `dialog` alone (what `?` or `F1` lists there), with its title: its own
+    bindings, a document picker's if it holds one, the keys of every list, and `?`/`F1` and
+    `ctrl+q` themselves."""
+    title = next((name for kind, name in _dialog_titles() if isinstance(dialog, kind)), "")
+    if not title:
+        frame = dialog.query("#dialog")
+        title = str(frame.first().border_title or "") if frame else ""
+    title = title or "this dialog"
+    own = [b for b in type(dialog).BINDINGS if isinstance(b, Binding)]
+    groups: list[KeyGroup] = [(title, own)] if own else []
+    if dialog.query(DocumentPicker):
+        groups.append(("Picking a document by search", DocumentPicker.BINDINGS))
+    groups.append(LISTS)
+    groups.append(
+        (
+            "Everywhere",
+            [
+                Binding("question_mark,f1", "", "Keys", tooltip="This list (`F1` inside a text box)"),
+                Binding("ctrl+q", "quit", "Quit", tooltip="Quit; a dialog holding typed text asks first"),
+            ],
+        )
+    )
+    return title, [(name, remapped(bindings, keymap)) for name, bindings in groups] if keymap else groups

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from textual.message_pump import MessagePump
     from textual.timer import Timer
 
-__all__ = ["OPENING", "SECONDS", "TypeAhead"]
+__all__ = ["OPENING", "SECONDS", "TypeAhead", "takes_letters"]
 
 SECONDS = 0.5
 """The longest a key's own hold lasts (it usually ends within a few milliseconds)."""
@@ -41,7 +41,7 @@ OPENING = 2.0
 """The longest keys wait for a document being opened (reading one takes well under 0.1 s)."""
 
 
-def _takes_letters(widget: object) -> bool:
+def takes_letters(widget: object) -> bool:
     """A text box: an `Input`, or a `TextArea` (looked for only once its module is loaded, as it is
     whenever one exists: importing it at start cost the first titles a few milliseconds)."""
     text_area = sys.modules.get("textual.widgets._text_area")
@@ -73,7 +73,7 @@ class TypeAhead:
         focused = self.app.focused
         if key.key == "enter" and focused is not None and focused.id in self.opens:
             return OPENING
-        if _takes_letters(focused) and key.is_printable:
+        if takes_letters(focused) and key.is_printable:
             return None  # a letter typed into a box: the box takes the next ones in order too
         active = self.app.screen.active_bindings.get(key.key)
         return SECONDS if active is not None and active.enabled else None

@@ -94,7 +94,10 @@ class ConfirmPlanDialog(ModalScreen[bool]):
         & #diff-scroll:focus { border: round $border; }
         /* Long lines wrap in their colour: at 80 columns a frontmatter line scrolled out of sight. */
         & #diff { width: 100%; }
-        & #buttons { height: auto; align-horizontal: right; padding: 1 0 0 0; }
+        /* The buttons keep the dialog's last line at any height; when the summary, the files and
+           the diff need more than the window, the diff gives up rows (`-tight`), not the buttons. */
+        & #buttons { dock: bottom; height: auto; align-horizontal: right; padding: 1 0 0 0; }
+        &.-tight #diff-scroll { height: 1fr; }
         & Button { margin: 0 0 0 2; }
     }
     """
@@ -165,6 +168,18 @@ class ConfirmPlanDialog(ModalScreen[bool]):
 
     def on_mount(self) -> None:
         self.query_one("#diff-scroll").focus()
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        self.remove_class("-tight")
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """A diff that scrolls, or would run under the buttons, takes the rows left above them
+        (so also when a notice above the dialog takes some)."""
+        scroll, buttons = self.query_one("#diff-scroll", ScrollableContainer), self.query_one("#buttons")
+        if scroll.max_scroll_y > 0 or scroll.region.bottom > buttons.region.y:
+            self.add_class("-tight")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "file":

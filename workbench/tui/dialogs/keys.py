@@ -45,13 +45,15 @@ class KeysDialog(ModalScreen[None]):
         Binding("escape,question_mark,q", "close", "Close", id="keys.close", tooltip="Close the list of keys"),
     ]
 
-    def __init__(self, groups: Sequence[KeyGroup]) -> None:
+    def __init__(self, groups: Sequence[KeyGroup], title: str = "Keys") -> None:
         super().__init__()
         self.groups = groups
+        self.title_shown = title
+        """"Keys", or "Keys: Conflicts (c)" for the keys of one dialog."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
-            dialog.border_title = "Keys"
+            dialog.border_title = self.title_shown
             dialog.border_subtitle = "escape closes"
             with VerticalScroll():
                 for title, bindings in self.groups:

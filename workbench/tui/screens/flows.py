@@ -15,8 +15,11 @@ why when pressed, before anyone works for it.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Callable, Sequence
 from functools import partial
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from ...core.files import read_file
@@ -201,26 +204,53 @@ class GuidedFlows:
         self.host.app.call_from_thread(self.host.app.push_screen, UndoHistoryDialog(stack), chosen)
 
     def edit(self) -> None:
+        """The person's editor on a copy of the file; what they save is then previewed and written
+        as a step like any other (so `u` takes it back), and never over an agent's write made
+        while they edited: that is carried along, or both versions are shown."""
         view = self.host.current
         if view is None or self.host.vault is None:
             return
-        path = self.host.vault.root / view.document.path
-        failure = run_editor(self.host.app, path)
-        if failure is not None:
-            self.host.notify(failure, title="The editor did not start", severity="error", markup=False, timeout=10)
+        doc_path, doc_id = view.document.path, view.document.id
+        read = read_file(self.host.vault.root / doc_path)
+        if read is None:
+            self.host.notify(f"{doc_path} is not on disk any more", title="Nothing to edit", severity="warning")
             return
-        try:  # the person's own edit: when the watcher echoes it, it is not news
-            written = read_file(path)
-        except OSError:
-            written = None
-        if written is not None:
-            self.host.own_writes.edited(view.document.path, written)
-        self.host.run_worker(
-            partial(self._after_edit, view.document.id),
-            thread=True,
-            exclusive=True,
-            group="vault-read",
-            description="re-read an edited file",
+        copy = Path(tempfile.mkdtemp(prefix="workbench-edit-")) / PurePosixPath(doc_path).name
+        copy.write_bytes(read)
+        failure = run_editor(self.host.app, copy)
+        written = read_file(copy) if failure is None else None
+        if written is None or written == read:
+            shutil.rmtree(copy.parent, ignore_errors=True)
+            if failure is not None:
+                self.host.notify(failure, title="The editor did not start", severity="error", markup=False, timeout=10)
+            else:
+                self.host.notify(f"{doc_path}: nothing changed, nothing written", title="Edit", markup=False)
+            return
+
+        def written_then() -> None:
+            shutil.rmtree(copy.parent, ignore_errors=True)
+            self.host.run_worker(
+                partial(self._after_edit, doc_id),
+                thread=True,
+                exclusive=True,
+                group="vault-read",
+                description="re-read an edited file",
+            )
+
+        def kept() -> None:
+            self.host.notify(
+                f"Not written. Your text is kept in {copy}", title="Edit cancelled", markup=False, timeout=15
+            )
+
+        self.host.propose(
+            Proposal(
+                "Write your edit?",
+                lambda vault: vault.hand_edit(doc_path, read, written, dry_run=True),
+                then=written_then,
+                read={doc_path: read},
+                back=kept,
+                unsaved=f"your edit of {doc_path}",
+            )
         )
 
     def _after_edit(self, doc_id: str) -> None:
@@ -414,8 +444,15 @@ class GuidedFlows:
         """The sync dialog; what a pull writes reaches the panes through the vault's watcher."""
         from ..dialogs.sync_merge import SyncDialog
 
-        if self.host.vault is not None:
-            self.host.app.push_screen(SyncDialog(self.host.vault.root))
+        from ...core.gitsync import not_syncable
+
+        if self.host.vault is None:
+            return
+        why = not_syncable(self.host.vault.root)
+        if why is not None:  # an empty merge dialog would say nothing
+            self.host.notify(why, title="Nothing to sync", severity="warning", markup=False, timeout=10)
+            return
+        self.host.app.push_screen(SyncDialog(self.host.vault.root))
 
     def inbox(self) -> None:
         if self.host.vault is None:

@@ -239,6 +239,10 @@ class MainScreen(Screen[None]):
         search.total = message.total
         search.searcher = self.vault.search if self.vault is not None else None
         self._searched_since_open = True
+        if message.total == 0 and self.vault is not None and not self.vault.records:
+            from ...core.walk import no_documents_note
+
+            self.notify(no_documents_note(self.vault.root), title="No documents", markup=False, timeout=15)
 
     @on(VaultRead)
     def _vault_read(self, message: VaultRead) -> None:

@@ -1,8 +1,8 @@
 """The screen's memory of its own writes, so that the watcher's echo of them is not news.
 
 The vault's watcher reports every file that changed on disk, whoever changed it. A change the
-person made here (through a preview, an undo, or `$EDITOR`) comes back from the watcher a moment
-later; it must not be announced as "changed outside the workbench", and a document our own change
+person made here (through a preview, an undo, or an edit in `$EDITOR`, written as a preview is)
+comes back from the watcher a moment later; it must not be announced as "changed outside the workbench", and a document our own change
 removed (an undone creation) must not be shown as "deleted on disk". Anything else the watcher
 brings is news: another program's write, even to a file we wrote before, once its bytes differ.
 """
@@ -19,10 +19,10 @@ __all__ = ["OwnWrites"]
 class OwnWrites:
     """What our last write left in each file, and which files our writes removed.
 
-    `wrote` records a change as written; `edited` the person's own edit in their editor. The
-    watcher's report is then asked about: `is_ours(path, text)` says whether the file holds exactly
-    what we left there, `removed_by_us(path)` whether our change removed it, until `seen` is told
-    the watcher has reported the file (its going is then no longer pending)."""
+    `wrote` records a change as written. The watcher's report is then asked about: `is_ours(path,
+    text)` says whether the file holds exactly what we left there, `removed_by_us(path)` whether our
+    change removed it, until `seen` is told the watcher has reported the file (its going is then no
+    longer pending)."""
 
     def __init__(self) -> None:
         self._written: dict[str, bytes] = {}
@@ -37,11 +37,6 @@ class OwnWrites:
             else:
                 self._written[change.path] = change.after
                 self._removed.discard(change.path)
-
-    def edited(self, path: str, data: bytes) -> None:
-        """The person edited `path` in their editor and left `data` in it."""
-        self._written[path] = data
-        self._removed.discard(path)
 
     def is_ours(self, path: str, text: str) -> bool:
         """Whether `text` (the file's content as read, decoded) is what our last write left in `path`."""
