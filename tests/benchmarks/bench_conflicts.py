@@ -49,6 +49,7 @@ from pathlib import Path
 
 from workbench import Vault
 from workbench.core import conflicts as queue
+from workbench.core import review
 from workbench.core.gate import WEIGHTS, WEIGHTS_TRIED, Draft, Weights, candidates
 from workbench.core.model import DocType, LinkType
 
@@ -80,6 +81,7 @@ class Collection:
     gate_ranks: dict[Weights, list[int]] = field(default_factory=dict)
     bm25_gate_ranks: list[int] = field(default_factory=list)  # the same in plain BM25's ranking
     decisions: int = 0
+    depth: int = 0  # the review list's default depth
     misses: list[str] = field(default_factory=list)
 
 
@@ -149,6 +151,12 @@ def measure(source: Path, scratch: Path, tried: list[Weights]) -> Collection:
     row.scored = queue.weigh_decisions(documents)
     row.review_scored = queue.weigh_decisions(documents, neighbours=queue.REVIEW_NEIGHBOURS)  # as review_pairs
     row.decisions = sum(1 for d in documents if d.type == DocType.DECISION)
+    row.depth = review.default_depth(documents)
+    # The list as the workbench serves it (`workbench review`, `memory_review`) with the shipped
+    # settings is the one measured here: the measure is of the list a reader gets.
+    served = [(row.paths[w.older], row.paths[w.newer]) for w in review.review_list(vault.index)[0]]
+    if served != reviewed(row, queue.DEFAULT):
+        row.misses.append("the review list served differs from the one measured")
     by_path = {d.path: d for d in documents}
 
     # Plain BM25: each document's most alike older one (older by the date it states, then its name).
@@ -198,7 +206,7 @@ def reviewed(row: Collection, settings: queue.Settings) -> list[tuple[str, str]]
     """The review list: every pair the queue weighs, by its score with no threshold, best first,
     down to the default depth (one pair per two decisions)."""
     ranked = queue.review_order(row.review_scored, settings)
-    return [(row.paths[w.older], row.paths[w.newer]) for w in ranked[: review_depth(row)]]
+    return [(row.paths[w.older], row.paths[w.newer]) for w in ranked[: row.depth]]
 
 
 REVIEW_WEIGHTS_TRIED = (0.0, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1.0)
@@ -231,10 +239,6 @@ def gate_chosen_on(rows: list[Collection]) -> Weights:
     )
 
 
-def review_depth(row: Collection) -> int:
-    return max(1, row.decisions // REVIEW_PER)
-
-
 def found(row: Collection, pairs: list[tuple[str, str]]) -> int:
     return len({frozenset(p) for p in pairs} & {frozenset(p) for p in row.truth})
 
@@ -260,7 +264,6 @@ TARGET_PRECISION = 0.34
 
 
 BUDGET = 10  # the gate's candidates a reader is given at most (the seeds' read budget: ten documents)
-REVIEW_PER = 2  # the review list's default depth: one pair per this many decisions
 
 
 def chosen_on(rows: list[Collection]) -> queue.Settings:
@@ -339,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"shipped: {queue.DEFAULT}; chosen on all collections here: {chosen_on(rows)}")
     print()
     print(
-        f"For a reader: the review list (every weighed pair by score, no threshold, one pair per {REVIEW_PER} "
+        f"For a reader: the review list (every weighed pair by score, no threshold, one pair per {review.DEPTH_PER} "
         f"decisions) and the gate's candidates (top 3, top {BUDGET}), beside plain BM25's same-length lists."
     )
     print(
@@ -351,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
         others = [r for r in rows if r is not row]
         settings = review_chosen_on(others, chosen_on(others)) if others and not args.shipped else queue.DEFAULT
         weights = gate_chosen_on(others) if others and not args.shipped else WEIGHTS
-        depth = review_depth(row)
+        depth = row.depth
         hits = found(row, reviewed(row, settings))
         baseline = found(row, [(older, newer) for _, older, newer in row.bm25_pairs[:depth]])
         truth = len(row.truth)

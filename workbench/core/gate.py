@@ -189,9 +189,10 @@ def candidates(
         top = max(found.values(), default=0.0)
         alike = {doc_id: score / top for doc_id, score in found.items()} if top else {}
 
-    # What the draft says it requires or extends it builds on: that link says nothing of whether it
-    # replaces it (a proposal may extend the one it replaces, or stand beside it), so it earns no
-    # preference as a linked document does.
+    # What the draft says it requires or extends it builds on, and cites for that reason: that
+    # citation says little of a replacement (a proposal may extend the one it replaces, but mostly
+    # stands beside what it builds on), so it earns no preference as a linked document does, and
+    # loses some of what citing it gave (`Weights.builds_on`).
     builds_on = {target for kind, target in draft.links if kind in BUILDS_ON}
 
     def weigh(doc: Document, explain: bool) -> Candidate | None:
@@ -222,7 +223,10 @@ def candidates(
             like.score += LINKED
         if doc.type in CANONICAL_TYPES:
             like.score += CANONICAL_PREFERENCE
-        if like.score >= MIN_SCORE and like.reasons:
+        # Offered when alike enough with its words counted in full: how much they weigh in the
+        # order is another question (`Weights.bm25`).
+        enough = like.score + (1 - weights.bm25) * alike.get(doc.id, 0.0) if action == "supersede" else like.score
+        if enough >= MIN_SCORE and like.reasons:
             return Candidate(doc.id, doc.title, doc.type, doc.status, like.score, like.reasons, action)
         return None
 

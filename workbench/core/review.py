@@ -2,8 +2,8 @@
 
 The person's queue (`conflicts.py`) lists a pair only above thresholds chosen for precision; a reader
 who judges each pair (an agent over MCP, a script, the person) can afford to look further. The
-review list is the queue's own weighing of pairs (`weigh_decisions`, scored with its settings)
-without the thresholds, down to a depth that grows with the vault: by default one pair per two
+review list is the queue's own weighing of pairs (`weigh_decisions`, each decision against its
+three most alike, ordered as `conflicts.review_order` orders them) without the thresholds, down to a depth that grows with the vault: by default one pair per two
 decisions. Each pair comes with both records' excerpts (`excerpts.py`) and the evidence in the
 records' own words: the subject words they share, who cites whom, their dates or numbers, which
 one is taken as the newer and why. The reasons are evidence, never a verdict.
@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .conflicts import DEFAULT, LIVE, PAIRED, Weighed, weigh_decisions
+from .conflicts import DEFAULT, LIVE, PAIRED, REVIEW_NEIGHBOURS, Weighed, weigh_decisions
 from .excerpts import READ_CHARACTERS, READ_DOCUMENTS, Excerpt, answer_size, excerpt, fit_openings
 from .gate import Candidate, Draft
 from .index import VaultIndex
@@ -140,7 +140,7 @@ _RANKED: list = [None, None]  # (the documents' identities and the settings' pai
 
 
 def _ranked(index: VaultIndex) -> tuple[list[Document], list[Weighed]]:
-    """Every weighed pair, best first by the queue's score, worked out again only when the
+    """Every weighed pair, best first by its review score, worked out again only when the
     documents or the pairs the vault's settings call compatible changed (a long-lived server
     answers page after page from one ranking)."""
     documents = index.documents
@@ -148,8 +148,8 @@ def _ranked(index: VaultIndex) -> tuple[list[Document], list[Weighed]]:
     key = (tuple(map(id, documents)), compatible)
     if _RANKED[0] == key:
         return _RANKED[1]
-    weighed = weigh_decisions(documents, compatible)
-    ranked = sorted(weighed, key=lambda w: _key(round(w.score(DEFAULT), 6), w.older, w.newer))
+    weighed = weigh_decisions(documents, compatible, neighbours=REVIEW_NEIGHBOURS)
+    ranked = sorted(weighed, key=lambda w: _key(round(w.review_score(DEFAULT), 6), w.older, w.newer))
     _RANKED[:] = [key, (documents, ranked)]
     return documents, ranked
 
@@ -198,7 +198,7 @@ def _pair(pair: Weighed, docs: dict[str, Document]) -> ReviewPair:
     return ReviewPair(
         first,
         second,
-        round(pair.score(DEFAULT), 6),
+        round(pair.review_score(DEFAULT), 6),
         _reasons(pair, older, newer, first, second),
         _newer_because(older, newer, first, second),
     )
@@ -229,7 +229,7 @@ def review_page(
         raise RefusedError(f"limit must be 1 or more, not {limit}")
     offered, depth, left_out, docs = review_list(index, depth)
     after = _key(*_read_cursor(cursor)) if cursor else None
-    ahead = [w for w in offered if after is None or _key(round(w.score(DEFAULT), 6), w.older, w.newer) > after]
+    ahead = [w for w in offered if after is None or _key(round(w.review_score(DEFAULT), 6), w.older, w.newer) > after]
     fits = room - ENVELOPE
     page: list[ReviewPair] = []
     for weighed in ahead[:limit]:
