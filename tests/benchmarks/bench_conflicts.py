@@ -366,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         reader.update(truth=truth, hits=hits, baseline=baseline, top3=top3, base3=base3, top10=top10, base10=base10)
         if args.misses:
+            row.misses.append(f"chosen on the others: review weight {settings.review_weight}, gate {weights}")
             listed_pairs = {frozenset(p) for p in reviewed(row, settings)}
             row.misses += [
                 f"review list: {older} then {newer}"

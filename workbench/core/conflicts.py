@@ -441,7 +441,7 @@ def review_pairs(
     documents: Iterable[Document], compatible: frozenset = frozenset(), settings: Settings = DEFAULT
 ) -> list[Weighed]:
     """The review list's pairs, best first, before any depth: each decision weighed against its
-    REVIEW_NEIGHBOURS most alike (the queue weighs only the likeliest: a third more time at 10,000
+    REVIEW_NEIGHBOURS most alike (the queue weighs only the likeliest: half as much time again at 10,000
     documents, for pairs it would never list), in `review_order`."""
     return review_order(weigh_decisions(documents, compatible, neighbours=REVIEW_NEIGHBOURS), settings)
 
