@@ -222,3 +222,17 @@ def test_a_status_listed_in_the_readme_is_read_again_when_the_table_changes(tmp_
     assert Vault.open(b.root).get("ADR-001").status == "active"
     b.raw("README.md", table.format("Rejected"))
     assert Vault.open(b.root).get("ADR-001").status == "archived"
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_supersession_written_to_header_block_records_reads_back(tmp_path, shape):
+    """`supersede` writes into the status line the header states, and the records read back as
+    replaced and replacing, the header's other lines as they were."""
+    b = proposals(tmp_path / "nips", shape)
+    vault = Vault.open(b.root)
+    vault.supersede("NIP-002", "NIP-003")
+    again = Vault.open(b.root)
+    assert again.get("NIP-002").status == "superseded" and again.get("NIP-002").superseded_by == ["NIP-003"]
+    assert again.get("NIP-003").status == "active" and again.get("NIP-003").supersedes == ["NIP-002"]
+    assert "Title: Peer discovery over DNS" in (b.root / "nip-0002.md").read_text()
+    assert again.get("NIP-002").title == "Peer discovery over DNS"
