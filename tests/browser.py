@@ -194,14 +194,20 @@ class Browser:
     """A chromium of its own (a fresh profile): its cookies are its own."""
 
     def __init__(self, playwright: Any, executable: str, size: tuple[int, int] = (1200, 700)) -> None:
+        from playwright.sync_api import Error
+
         self.profile = tempfile.mkdtemp(prefix="workbench-chromium-")
-        self.context = playwright.chromium.launch_persistent_context(
-            self.profile,
-            executable_path=executable,
-            headless=True,
-            args=ARGS,
-            viewport={"width": size[0], "height": size[1]},
-        )
+        try:
+            self.context = playwright.chromium.launch_persistent_context(
+                self.profile,
+                executable_path=executable,
+                headless=True,
+                args=ARGS,
+                viewport={"width": size[0], "height": size[1]},
+            )
+        except Error as exc:  # a browser that cannot start here is no browser: not the server's fault
+            shutil.rmtree(self.profile, ignore_errors=True)
+            pytest.skip(f"{executable} did not start: {str(exc).splitlines()[0]}")
 
     def page(self) -> Page:
         return Page(self.context.new_page())

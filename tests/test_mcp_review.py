@@ -74,8 +74,10 @@ def scripted(pair: dict, truth: set[tuple[str, str]]) -> tuple[str, str]:
     return "companion", "different questions on one subject"
 
 
-async def work_the_list(agent, truth: set[tuple[str, str]]) -> list[dict]:
-    """Page through the review list to its end, judging every pair; each answer within the budget."""
+async def work_the_list(agent, truth: set[tuple[str, str]], own_words: bool = False) -> list[dict]:
+    """Page through the review list to its end, judging every pair; each answer within the budget.
+    `own_words`: a collection in its own format, whose statuses are shown as its files state them
+    (or said to be stated nowhere), never as the lifecycle word they are read as."""
     judged, cursor, seen = [], None, set()
     for _ in range(200):
         page = await agent.call("memory_review", **({"cursor": cursor} if cursor else {}))
@@ -88,6 +90,8 @@ async def work_the_list(agent, truth: set[tuple[str, str]]) -> list[dict]:
                 excerpt = pair[side]
                 assert excerpt["title"] and excerpt["status"] and len(excerpt["opening"]) <= 2_500
                 assert excerpt["date"] or excerpt["number"] is not None
+                if own_words:
+                    assert excerpt["status"] not in ("active", "draft", "deprecated", "superseded"), excerpt["status"]
             assert pair["reasons"] and pair["newer_because"]
             verdict, reason = scripted(pair, truth)
             answer = await agent.call("memory_judge", older=ids[0], newer=ids[1], verdict=verdict, reason=reason)
@@ -141,7 +145,7 @@ async def test_a_scripted_judge_works_a_real_adr_collection(tmp_path, stripped):
     root, truth = a_collection(tmp_path, stripped)
     before = files(root)
     async with connected(root) as agent:
-        judged = await work_the_list(agent, truth)
+        judged = await work_the_list(agent, truth, own_words=True)
     after = files(root)
     assert {p for p in after if after[p] != before.get(p)} == {VERDICT_FILE}
     vault = Vault.open(root)

@@ -169,3 +169,93 @@ def test_a_hand_broken_verdicts_file_is_named_not_fatal(sample_copy):
     result = run_cli("--vault", str(sample_copy), "inbox")
     assert result.returncode == 0 and f"{VERDICT_FILE}:2:" in result.stderr
     assert "1 verdict(s) to accept or reject" in result.stdout
+
+
+def test_the_ranking_is_kept_for_the_next_process_and_a_damaged_one_is_worked_out_again(sample_copy):
+    from workbench.core import review
+    from workbench.core.kept_conflicts import code_fingerprint, queue_key
+    from workbench.core.records import today
+
+    first = Vault.open(sample_copy).review(limit=20).to_json()
+    vault = Vault.open(sample_copy)
+    flavour = vault.flavour
+    key = queue_key(vault.documents, flavour.reading, flavour.native, today(), code_fingerprint(), frozenset())
+    kept = vault.store.kept(review.KEPT, key)
+    ranked, decisions = review._decode(kept)
+    assert decisions == 13 and [r.older for r in ranked][:1] == [first["pairs"][0]["older"]["id"]]
+    review._RANKED[:] = [None, None]  # as a new process: nothing in memory, the store's ranking read
+    assert vault.review(limit=20).to_json() == first
+    vault.store.keep(review.KEPT, key, "[[1, 2]]")  # damaged: worked out again
+    review._RANKED[:] = [None, None]
+    assert vault.review(limit=20).to_json() == first
+
+
+def test_a_judged_pair_is_shown_whole_and_a_watching_screen_hears_of_verdicts(sample_copy):
+    import time
+
+    vault = Vault.open(sample_copy)
+    heard: list[list[str]] = []
+    watcher = vault.watch(lambda paths, seconds: heard.append(paths))
+    try:
+        assert watcher.ready.wait(10)
+        verdict = Vault.open(sample_copy).judge(CENTS, DECIMAL, "replaces", "r", "another-process")
+        deadline = time.monotonic() + 10
+        while not any(VERDICT_FILE in paths for paths in heard) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        watcher.stop()
+    assert any(VERDICT_FILE in paths for paths in heard)
+    assert [v.id for v in vault.verdicts(("open",))] == [verdict.id]
+    shown = vault.review_pair(DECIMAL, CENTS)  # either way round: as the list ranks it
+    assert shown.ids == (CENTS, DECIMAL) and shown.reasons and shown.older.opening
+    unranked = vault.review_pair(CENTS, TAX)
+    assert unranked.ids == (CENTS, TAX) and unranked.newer_because
+    with pytest.raises(RefusedError):
+        vault.review_pair(CENTS, "mem-decision-nothing")
+
+
+def test_the_last_page_says_what_is_left_before_the_cursor(sample_copy):
+    from workbench.agents.tools import MemoryTools
+    from workbench.core.inbox import Agent
+
+    tools = MemoryTools(Vault.open(sample_copy), lambda: Agent("claude-code", "agent-claude"))
+    first = tools.review(limit=2)  # passed over: not judged
+    last = tools.review(limit=20, cursor=first["cursor"])
+    assert last["cursor"] is None and last["remaining"] == 0
+    assert "2 pair(s) before the cursor are not judged yet" in last["next"]
+    for pair in last["pairs"]:
+        tools.judge(pair["older"]["id"], pair["newer"]["id"], "companion", "both stand")
+    after = tools.review(limit=20, cursor=first["cursor"])
+    assert after["pairs"] == [] and "2 pair(s) before it are not judged yet" in after["next"]
+    again = tools.review(limit=20)
+    assert [(p["older"]["id"], p["newer"]["id"]) for p in again["pairs"]] == [
+        (p["older"]["id"], p["newer"]["id"]) for p in first["pairs"]
+    ]
+
+
+def test_a_symlinked_verdicts_file_is_never_written_through_and_the_rest_works(sample_copy, tmp_path):
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text("kept\n")
+    (sample_copy / VERDICT_FILE).symlink_to(outside)
+    vault = Vault.open(sample_copy)
+    with pytest.raises(RefusedError, match="symbolic link"):
+        vault.judge(CENTS, DECIMAL, "replaces", "r", "scripted")
+    assert outside.read_text() == "kept\n"
+    assert vault.review(limit=1).pairs  # the list still offers pairs
+    result = run_cli("--vault", str(sample_copy), "inbox")
+    assert result.returncode == 0 and "is not read" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_one_agents_replacements_from_the_command_line(sample_copy):
+    vault = Vault.open(sample_copy)
+    vault.judge(CENTS, DECIMAL, "replaces", "r", "scripted")
+    vault.judge(TAX, DECIMAL, "replaces", "r", "scripted")
+    vault.judge(CENTS, TAX, "companion", "r", "scripted")
+    vault.judge(CENTS, TAX, "replaces", "r", "someone-else")
+    preview = run_cli("--vault", str(sample_copy), "inbox", "accept", "--agent", "scripted", "--dry-run")
+    assert preview.returncode == 0 and preview.stdout.count("+++ b/") == 3
+    done = run_cli("--vault", str(sample_copy), "inbox", "accept", "--agent", "scripted")
+    assert done.returncode == 0 and "accept 2 verdict(s) of scripted" in done.stdout
+    assert sorted(Vault.open(sample_copy).get(DECIMAL).supersedes) == [CENTS, TAX]
+    none = run_cli("--vault", str(sample_copy), "inbox", "accept", "--agent", "nobody")
+    assert none.returncode == 2 and "no open replaces" in none.stderr

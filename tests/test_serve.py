@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import http.client
 import re
+import shlex
+import socket
 import subprocess
 import sys
 import time
@@ -62,7 +64,7 @@ def test_every_path_without_the_token_is_401(server, path):
 def test_the_links_token_becomes_an_httponly_cookie_and_leaves_the_address(server):
     assert ask(server, "/?token=not-the-token-0123456789").status == 401
     first = ask(server, f"/?fontsize=18&token={TOKEN}")
-    assert first.status == 303 and first.getheader("Location") == "/?fontsize=18"
+    assert first.status == 303 and first.getheader("Location") == "./?fontsize=18"
     cookie = first.getheader("Set-Cookie")
     assert cookie.startswith(f"{cookie_name(server.port)}={TOKEN};") and "HttpOnly" in cookie
     assert "SameSite=Strict" in cookie and "Path=/" in cookie
@@ -144,6 +146,9 @@ def test_an_address_others_can_reach_needs_allow_remote_and_a_bad_token_file_is_
     assert result.returncode == 2 and str(short) in result.stderr
     result = run_cli(sample_copy, "no-port-here")
     assert result.returncode == 2 and "HOST:PORT" in result.stderr
+    with socket.create_server(("127.0.0.1", 0)) as taken:  # another program has the port
+        result = run_cli(sample_copy, f"127.0.0.1:{taken.getsockname()[1]}")
+    assert result.returncode == 2 and "in use" in result.stderr and "open http" not in result.stderr, result.stderr
 
 
 def test_host_and_origin_rules():
@@ -153,3 +158,36 @@ def test_host_and_origin_rules():
     assert same_origin("http://127.0.0.1:8000", "127.0.0.1:8000") and same_origin("https://wb.example", "wb.example")
     assert not same_origin("http://127.0.0.1:8001", "127.0.0.1:8000") and not same_origin("null", "127.0.0.1:8000")
     assert not same_origin("file://127.0.0.1:8000", "127.0.0.1:8000")
+
+
+def test_with_allow_remote_any_host_is_served_but_the_token_and_origin_still_hold(sample_copy, tmp_path):
+    """Behind a proxy the Host is the proxy's public name: `--allow-remote` serves it; the token
+    and the Origin rule still hold."""
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN)
+    with served(sample_copy, token_file, "--allow-remote") as remote:
+        assert ask(remote, "/", Host="wb.example.org", **BEARER).status == 200
+        assert ask(remote, "/", Host="wb.example.org").status == 401
+        assert ask(remote, "/", Host="wb.example.org", Origin="https://wb.example.org", **BEARER).status == 200
+        assert ask(remote, "/", Host="wb.example.org", Origin="https://evil.example", **BEARER).status == 403
+
+
+def test_the_apps_command_is_quoted_for_the_shell_textual_serve_runs_it_in(tmp_path):
+    from workbench.web.server import app_command
+
+    odd = tmp_path / "a vault; $(touch pwned) `id`"
+    command = app_command(odd, "dendron")
+    assert shlex.split(command) == [
+        sys.executable,
+        "-m",
+        "workbench.cli",
+        "--vault",
+        str(odd),
+        "--flavour",
+        "dendron",
+        "tui",
+    ]
+    echoed = subprocess.run(
+        ["sh", "-c", command.replace(sys.executable, "echo", 1)], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert echoed.stdout.strip().endswith(f"--vault {odd} --flavour dendron tui") and not (tmp_path / "pwned").exists()

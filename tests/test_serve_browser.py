@@ -41,7 +41,7 @@ def playwright(executable):
 
 
 @pytest.fixture
-def server(sample_copy, tmp_path):
+def server(sample_copy, tmp_path, executable):  # no browser, no server started for nothing
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN + "\n")
     Vault.open(sample_copy)  # the derived store built once, as `serve` does before it listens
@@ -111,6 +111,9 @@ def test_by_keyboard_in_the_page_search_open_and_change_a_status(server, browser
     assert status(sample_copy / FASTAPI) == "status: deprecated"
     page.wait_for(lambda text: "decision · deprecated" in text)
     assert "deprecated" in (sample_copy / "log.md").read_text("utf-8").splitlines()[-1]
+    # `e` would run an editor with no terminal to draw on, and the app would wait for it for good.
+    page.keys("e")
+    page.wait_for(lambda text: "The editor did not start" in text)
     # Nothing came from anywhere but this server: no font CDN, no script from elsewhere.
     assert page.requests and all(url.startswith(server.base) for url in page.requests), page.requests
     if target := os.environ.get("WORKBENCH_SCREENSHOT"):
@@ -143,6 +146,7 @@ def test_two_browsers_and_an_agent_write_at_once_and_see_each_other(server, brow
     one, _ = first_page(browsers(), server)
     two, _ = first_page(browsers(), server)
     assert len(server.children()) == 2  # an app per page
+    assert "67 documents" in one.text() and "67 documents" in two.text()
     open_by_search(one, "fastapi weasyprint", "Use FastAPI for the HTTP API", down=1)
     open_by_search(two, "fastapi weasyprint", "Render invoice PDFs with WeasyPrint")
     go, done = threading.Event(), []
@@ -166,9 +170,13 @@ def test_two_browsers_and_an_agent_write_at_once_and_see_each_other(server, brow
         assert status(sample_copy / path) == "status: deprecated", path
     log = (sample_copy / "log.md").read_text("utf-8")
     assert "mem-decision-api-fastapi" in log and "mem-decision-pdf-weasyprint" in log and done[0]["id"] in log
-    # Each page shows the other page's change (the other decision's row) and the agent's note (a backlink).
+    # Each page shows, without a key pressed, the other page's change (the other decision's row in
+    # its results) and the agent's note (counted in the header, 68 documents where there were 67,
+    # and a backlink in the links pane of the document it has open).
     for page in (one, two):
-        page.wait_for(lambda text: text.count("decision · deprecated") == 2 and "Quokka review" in text)
+        page.wait_for(
+            lambda text: text.count("decision · deprecated") == 2 and "68 documents" in text and "Quokka review" in text
+        )
 
 
 def test_without_the_token_the_page_and_its_websocket_are_refused_and_no_app_starts(server, browsers):

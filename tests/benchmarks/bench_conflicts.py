@@ -151,10 +151,10 @@ def measure(source: Path, scratch: Path, tried: list[Weights]) -> Collection:
     row.scored = queue.weigh_decisions(documents)
     row.review_scored = queue.weigh_decisions(documents, neighbours=queue.REVIEW_NEIGHBOURS)  # as review_pairs
     row.decisions = sum(1 for d in documents if d.type == DocType.DECISION)
-    row.depth = review.default_depth(documents)
     # The list as the workbench serves it (`workbench review`, `memory_review`) with the shipped
-    # settings is the one measured here: the measure is of the list a reader gets.
-    served = [(row.paths[w.older], row.paths[w.newer]) for w in review.review_list(vault.index)[0]]
+    # settings, at its default depth, is the one measured here: the measure is of the list a reader gets.
+    offered, row.depth = review.review_list(vault.index)[:2]
+    served = [(row.paths[w.older], row.paths[w.newer]) for w in offered]
     if served != reviewed(row, queue.DEFAULT):
         row.misses.append("the review list served differs from the one measured")
     by_path = {d.path: d for d in documents}

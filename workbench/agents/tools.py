@@ -466,6 +466,17 @@ class MemoryTools:
             )
         elif page.pairs:
             hint = "judge each pair with memory_judge(older, newer, verdict, reason); this page ends the list"
+            earlier = page.listed - len(page.pairs)
+            if earlier > 0:
+                hint += (
+                    f"; {earlier} pair(s) before the cursor are not judged yet (passed over, or moved up by a write "
+                    "since): memory_review() without a cursor starts again with them"
+                )
+        elif page.listed:
+            hint = (
+                f"no pair after this cursor; {page.listed} pair(s) before it are not judged yet: "
+                "memory_review() without a cursor starts again with them"
+            )
         else:
             hint = "the review list is done: every pair at its depth is settled or judged"
         answer["next"] = hint  # the core kept room for it: the page within the read budget, whole

@@ -182,6 +182,16 @@ def _verdict_lines(vault: Vault, verdicts: list) -> None:
 
 
 def cmd_inbox(vault: Vault, args: argparse.Namespace) -> int:
+    if args.agent is not None:
+        if args.action != "accept" or args.id:
+            raise UsageError("--agent NAME goes with `inbox accept` and no ID: that agent's replacements, together")
+        chosen = [
+            v.id for v in vault.verdicts(("open",)) if v.agent == args.agent and v.verdict in ("replaces", "reversed")
+        ]
+        if not chosen:
+            raise UsageError(f"{args.agent} has no open replaces or reversed verdict; `workbench inbox` lists them")
+        report_plan(vault.accept_verdicts(chosen, dry_run=args.dry_run), args.dry_run)
+        return EXIT_OK
     if args.action and args.id and (args.action == "reject" or args.id.startswith("v-")):
         if args.action not in ("accept", "reject"):
             raise UsageError(f"inbox {args.action}: a verdict ({args.id}) is settled with accept or reject")
@@ -204,7 +214,8 @@ def cmd_inbox(vault: Vault, args: argparse.Namespace) -> int:
     if args.mark_reviewed and inbox.newest:
         vault.mark_inbox_reviewed(inbox.newest)
     for problem in vault.verdict_problems():
-        print(one_line(f"workbench: .workbench-verdicts.jsonl:{problem.line}: {problem.message}"), file=sys.stderr)
+        where = f".workbench-verdicts.jsonl:{problem.line}: " if problem.line else ""
+        print(one_line(f"workbench: {where}{problem.message}"), file=sys.stderr)
     if args.json:
         data = inbox.to_json()
         if args.diff:

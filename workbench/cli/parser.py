@@ -242,6 +242,11 @@ def build_parser() -> argparse.ArgumentParser:
         "a verdict (v-...): accept or reject",
     )
     inbox.add_argument("id", nargs="?", help="the document the request is on, or a verdict's id (v-...)")
+    inbox.add_argument(
+        "--agent",
+        metavar="NAME",
+        help="with accept and no ID: every open replaces/reversed verdict of this agent, as one change",
+    )
     inbox.add_argument("--into", metavar="ID", help="with merge: the document to merge into")
     inbox.add_argument("--replaces", metavar="ID", help="with supersede: the document it replaces")
     inbox.add_argument("--confirm", metavar="ID", help="with forget: the same id again, exactly")

@@ -88,6 +88,14 @@ def _date(doc: Document) -> dt.date | None:
     return None
 
 
+def _stated(doc: Document) -> str:
+    """The status in the record's own words; a record of another format that states none says so,
+    rather than the lifecycle word it is read as."""
+    if doc.view is None:
+        return doc.status
+    return doc.view.stated_status or f"none stated (read as {doc.status})"
+
+
 def _cut(text: str, most: int) -> str:
     """The start of `text`, at most `most` characters, ending at a line or a word when one is near."""
     if len(text) <= most:
@@ -119,7 +127,7 @@ def excerpt(
         doc.id,
         doc.title,
         doc.type,
-        doc.stated_status,
+        _stated(doc),
         when.isoformat() if when else None,
         number,
         doc.path,

@@ -3,8 +3,8 @@
 The person's queue (`conflicts.py`) lists a pair only above thresholds chosen for precision; a reader
 who judges each pair (an agent over MCP, a script, the person) can afford to look further. The
 review list is the queue's own weighing of pairs (`weigh_decisions`, each decision against its
-three most alike, ordered as `conflicts.review_order` orders them) without the thresholds, down to a depth that grows with the vault: by default one pair per two
-decisions. Each pair comes with both records' excerpts (`excerpts.py`) and the evidence in the
+three most alike, ordered as `conflicts.review_order` orders them) without the thresholds, down to
+a depth that grows with the vault: by default one pair per two decisions. Each pair comes with both records' excerpts (`excerpts.py`) and the evidence in the
 records' own words: the subject words they share, who cites whom, their dates or numbers, which
 one is taken as the newer and why. The reasons are evidence, never a verdict.
 
@@ -29,11 +29,14 @@ from .conflicts import DEFAULT, LIVE, PAIRED, REVIEW_NEIGHBOURS, Weighed, weigh_
 from .excerpts import READ_CHARACTERS, READ_DOCUMENTS, Excerpt, answer_size, excerpt, fit_openings
 from .gate import Candidate, Draft
 from .index import VaultIndex
+from .kept_conflicts import code_fingerprint, queue_key
 from .model import DocType, Document, RefusedError
+from .records import today
 from .similarity import profiles_of, words
 from .verdicts import judged_pairs, verdicts
 
 __all__ = [
+    "Ranked",
     "ReviewPair",
     "ReviewPage",
     "PAGE",
@@ -41,6 +44,7 @@ __all__ = [
     "default_depth",
     "review_list",
     "review_page",
+    "pair_of",
     "excerpted_candidates",
 ]
 
@@ -63,8 +67,8 @@ class ReviewPair:
     newer_because: str  # why `newer` is taken as the newer of the two
 
     @classmethod
-    def of(cls, pair: Weighed, docs: dict[str, Document]) -> ReviewPair:
-        """The pair the queue weighed, with both records' excerpts and the evidence."""
+    def of(cls, pair: Ranked, docs: dict[str, Document]) -> ReviewPair:
+        """The pair as the list ranks it, with both records' excerpts and the evidence."""
         return _pair(pair, docs)
 
     @property
@@ -130,28 +134,85 @@ def _key(score: float, older: str, newer: str) -> tuple[float, str, str]:
     return (-score, older, newer)
 
 
-def default_depth(documents: list[Document]) -> int:
+def default_depth(decisions: int) -> int:
     """One pair per two decisions a pair may involve (at least one)."""
-    decisions = sum(1 for d in documents if d.type == DocType.DECISION and d.status in PAIRED)
     return max(1, decisions // DEPTH_PER)
 
 
+@dataclass(frozen=True)
+class Ranked:
+    """A pair as the list ranks it: what the queue weighed of it, kept so it can be read back."""
+
+    older: str
+    newer: str
+    score: float  # its review score with the shipped settings (`Weighed.review_score`), rounded as the cursor keeps it
+    alike: float  # how alike in words, both ways (`Weighed.alike`)
+    reasons: tuple[str, ...]  # kinship's reasons, in the records' words
+    shared: tuple[str, ...]  # the words (stems) the texts share most
+
+    @classmethod
+    def of(cls, weighed: Weighed) -> Ranked:
+        return cls(
+            weighed.older,
+            weighed.newer,
+            round(weighed.review_score(DEFAULT), 6),
+            weighed.alike,
+            tuple(weighed.like.reasons),
+            tuple(weighed.like.shared_words),
+        )
+
+
+KEPT = "review"  # the ranking's entry in the derived store's `kept` table
 _RANKED: list = [None, None]  # (the documents' identities and the settings' pairs), the ranking for them
 
 
-def _ranked(index: VaultIndex) -> tuple[list[Document], list[Weighed]]:
+def _ranked(index: VaultIndex) -> tuple[list[Document], list[Ranked], int]:
     """Every weighed pair, best first by its review score, worked out again only when the
-    documents or the pairs the vault's settings call compatible changed (a long-lived server
-    answers page after page from one ranking)."""
+    documents or the pairs the vault's settings call compatible changed: a long-lived server
+    answers page after page from one ranking, and a new process reads it from the derived store,
+    kept under the conflicts queue's key (every document's digest, how the vault is read, the
+    day, the code), so a client that starts a server for every call does not weigh every pair
+    each time (5 s at 10,000 documents). With it, the number of decisions a pair may involve (which
+    sets the default depth): counting them decodes every document's frontmatter (1 s at 10,000)."""
     documents = index.documents
     compatible = index.config.compatible
     key = (tuple(map(id, documents)), compatible)
     if _RANKED[0] == key:
         return _RANKED[1]
-    weighed = weigh_decisions(documents, compatible, neighbours=REVIEW_NEIGHBOURS)
-    ranked = sorted(weighed, key=lambda w: _key(round(w.review_score(DEFAULT), 6), w.older, w.newer))
-    _RANKED[:] = [key, (documents, ranked)]
-    return documents, ranked
+    store, flavour = index.store, index.flavour
+    kept_key = (
+        queue_key(documents, flavour.reading, flavour.native, today(), code_fingerprint(), compatible)
+        if store is not None
+        else ""
+    )
+    found = _decode(store.kept(KEPT, kept_key)) if store is not None else None
+    if found is None:
+        weighed = weigh_decisions(documents, compatible, neighbours=REVIEW_NEIGHBOURS)
+        ranked = sorted((Ranked.of(w) for w in weighed), key=lambda r: _key(r.score, r.older, r.newer))
+        decisions = sum(1 for d in documents if d.type == DocType.DECISION and d.status in PAIRED)
+        if store is not None:
+            pairs = [list(r.__dict__.values()) for r in ranked]
+            store.keep(KEPT, kept_key, json.dumps({"decisions": decisions, "pairs": pairs}, ensure_ascii=False))
+    else:
+        ranked, decisions = found
+    _RANKED[:] = [key, (documents, ranked, decisions)]
+    return documents, ranked, decisions
+
+
+def _decode(text: str | None) -> tuple[list[Ranked], int] | None:
+    """The ranking as kept, and the number of decisions; None when there is none or the text is
+    not one (a damaged store)."""
+    if text is None:
+        return None
+    try:
+        kept = json.loads(text)
+        ranked = [
+            Ranked(str(o), str(n), float(s), float(a), tuple(map(str, r)), tuple(map(str, w)))
+            for o, n, s, a, r, w in kept["pairs"]
+        ]
+        return ranked, int(kept["decisions"])
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
 
 
 def _newer_because(older: Document, newer: Document, first: Excerpt, second: Excerpt) -> str:
@@ -169,8 +230,8 @@ def _newer_because(older: Document, newer: Document, first: Excerpt, second: Exc
     return "neither date nor number tells them apart: taken in the order of their ids"
 
 
-def _reasons(pair: Weighed, older: Document, newer: Document, first: Excerpt, second: Excerpt) -> tuple[str, ...]:
-    reasons = [r for r in pair.like.reasons if not r.startswith("it cites ")]
+def _reasons(pair: Ranked, older: Document, newer: Document, first: Excerpt, second: Excerpt) -> tuple[str, ...]:
+    reasons = [r for r in pair.reasons if not r.startswith("it cites ")]
     if pair.alike >= 0.5:
         reasons.append(f"each is among the other's most alike in words ({round(pair.alike * 100)}%)")
     elif not reasons:
@@ -189,31 +250,52 @@ def _reasons(pair: Weighed, older: Document, newer: Document, first: Excerpt, se
     return tuple(reasons)
 
 
-def _pair(pair: Weighed, docs: dict[str, Document]) -> ReviewPair:
+def _pair(pair: Ranked, docs: dict[str, Document]) -> ReviewPair:
     older, newer = docs[pair.older], docs[pair.newer]
     profiles = profiles_of([older, newer])
-    shared = set(pair.like.shared_words) | (set(words(older.title)) & set(words(newer.title)))
+    shared = set(pair.shared) | (set(words(older.title)) & set(words(newer.title)))
     first = excerpt(older, shared, profiles[newer.id].handles)
     second = excerpt(newer, shared, profiles[older.id].handles)
     return ReviewPair(
         first,
         second,
-        round(pair.review_score(DEFAULT), 6),
+        pair.score,
         _reasons(pair, older, newer, first, second),
         _newer_because(older, newer, first, second),
     )
 
 
-def review_list(index: VaultIndex, depth: int | None = None) -> tuple[list[Weighed], int, int, dict[str, Document]]:
-    """The weighed pairs the list offers now, best first: (pairs, depth, left out, documents by id)."""
+def review_list(index: VaultIndex, depth: int | None = None) -> tuple[list[Ranked], int, int, dict[str, Document]]:
+    """The ranked pairs the list offers now, best first: (pairs, depth, left out, documents by id)."""
     if depth is not None and depth < 1:
         raise RefusedError(f"depth must be 1 or more, not {depth}")
-    documents, ranked = _ranked(index)
-    depth = default_depth(documents) if depth is None else depth
+    documents, ranked, decisions = _ranked(index)
+    depth = default_depth(decisions) if depth is None else depth
     judged = judged_pairs(verdicts(index)[0])
     within = ranked[:depth]
     offered = [w for w in within if frozenset((w.older, w.newer)) not in judged]
     return offered, depth, len(within) - len(offered), {d.id: d for d in documents}
+
+
+def pair_of(index: VaultIndex, older: str, newer: str) -> ReviewPair:
+    """Any two records as the list would show them (a judged pair a curator reviews, say): with
+    the ranking's score and evidence where it weighed them (either way round), else with their
+    excerpts, dates and which is newer alone."""
+    documents, ranked, _ = _ranked(index)
+    docs = {d.id: d for d in documents}
+    for doc_id in (older, newer):
+        if doc_id not in docs:
+            docs[doc_id] = index.get(doc_id)  # refused for an id no document has
+    for found in ranked:
+        if {found.older, found.newer} == {older, newer}:
+            return _pair(found, docs)
+    profiles = profiles_of([docs[older], docs[newer]])
+    older, newer = sorted(
+        (older, newer), key=lambda doc_id: profiles[doc_id].when
+    )  # the older first, as the queue orders a pair
+    if docs[newer].status not in LIVE and docs[older].status in LIVE:
+        older, newer = newer, older  # the status says which replaced which, whatever the dates
+    return _pair(Ranked(older, newer, 0.0, 0.0, (), ()), docs)
 
 
 def review_page(
@@ -229,11 +311,11 @@ def review_page(
         raise RefusedError(f"limit must be 1 or more, not {limit}")
     offered, depth, left_out, docs = review_list(index, depth)
     after = _key(*_read_cursor(cursor)) if cursor else None
-    ahead = [w for w in offered if after is None or _key(round(w.review_score(DEFAULT), 6), w.older, w.newer) > after]
+    ahead = [r for r in offered if after is None or _key(r.score, r.older, r.newer) > after]
     fits = room - ENVELOPE
     page: list[ReviewPair] = []
-    for weighed in ahead[:limit]:
-        pair = _pair(weighed, docs)
+    for ranked in ahead[:limit]:
+        pair = _pair(ranked, docs)
         if page and answer_size([p.to_json() for p in [*page, pair]]) > fits:
             break
         page.append(pair)

@@ -314,6 +314,13 @@ class Vault:
         offered, _, _, docs = review.review_list(self.index, depth)
         return [review.ReviewPair.of(pair, docs) for pair in offered]
 
+    def review_pair(self, older: str, newer: str) -> ReviewPair:
+        """Two records as the review list shows a pair (excerpts, evidence, which is newer): for a
+        verdict's pair, which the list no longer offers once judged."""
+        from . import review
+
+        return review.pair_of(self.index, older, newer)
+
     @serialized
     def judge(self, older: str, newer: str, verdict: str, reason: str, agent: str) -> Verdict:
         """Record a reader's verdict on a pair (replaces, companion, reversed or unsure) with both

@@ -28,7 +28,7 @@ from aiohttp import hdrs, web
 
 from ..agents.http import MIN_TOKEN
 
-__all__ = ["cookie_name", "door", "local_host_header"]
+__all__ = ["cookie_name", "door", "local_host_header", "same_origin"]
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -74,7 +74,7 @@ def same_origin(origin: str, host: str) -> bool:
     return parts.scheme in ("http", "https") and bool(host) and parts.netloc.lower() == host.lower()
 
 
-def refused(status: int, text: str) -> web.Response:
+def _refused(status: int, text: str) -> web.Response:
     response = web.Response(status=status, text=text)
     if status == 401:
         response.headers[hdrs.WWW_AUTHENTICATE] = 'Bearer realm="workbench"'
@@ -99,23 +99,24 @@ def door(token: str, port: int, allow_remote: bool) -> Callable[[web.Request, Ha
     async def gate(request: web.Request, handler: Handler) -> web.StreamResponse:
         host = request.headers.get(hdrs.HOST, "")
         if not allow_remote and not local_host_header(host):
-            return refused(421, f"refused: Host {host!r} is not this machine's loopback address\n")
+            return _refused(421, f"refused: Host {host!r} is not this machine's loopback address\n")
         origin = request.headers.get(hdrs.ORIGIN)
         if origin is not None and not same_origin(origin, host):
-            return refused(403, f"refused: a request from {origin!r} to this server\n")
+            return _refused(403, f"refused: a request from {origin!r} to this server\n")
         websocket = request.headers.get(hdrs.UPGRADE, "").lower() == "websocket"
         in_address = request.query.get("token")
         if in_address is not None and not websocket:
             if not matches(in_address):
-                return refused(401, UNAUTHORIZED)
-            onward = web.Response(
-                status=303, headers={hdrs.LOCATION: str(request.rel_url.without_query_params("token"))}
-            )
+                return _refused(401, UNAUTHORIZED)
+            rest = request.rel_url.without_query_params("token").query_string
+            # Relative, so that behind a proxy that serves it under a path the browser stays there.
+            place = request.path.rsplit("/", 1)[-1] or "./"
+            onward = web.Response(status=303, headers={hdrs.LOCATION: place + (f"?{rest}" if rest else "")})
             onward.set_cookie(cookie, token, httponly=True, samesite="Strict", path="/")
             onward.headers["Referrer-Policy"] = "no-referrer"
             return onward
         if not (matches(bearer(request)) or matches(request.cookies.get(cookie)) or matches(in_address)):
-            return refused(401, UNAUTHORIZED)
+            return _refused(401, UNAUTHORIZED)
         response = await handler(request)
         if not websocket:
             response.headers["Content-Security-Policy"] = POLICY

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import shlex
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -96,17 +97,19 @@ class WorkbenchServer(Server):
     async def handle_no_icon(self, request: web.Request) -> web.Response:
         return web.Response(status=204)  # a browser asks; none is shipped, and a 404 would be noise in its console
 
-    def serve(self, debug: bool = False) -> None:
-        """Run until interrupted (Ctrl+C or SIGTERM); each open app is told to quit on the way out."""
+    def serve(self, listening: socket.socket, debug: bool = False) -> None:
+        """Run on `listening` until interrupted (Ctrl+C or SIGTERM); each open app is told to quit on the way out."""
         self.debug = debug
         # Plain lines on stderr: textual-serve's own logging prints a traceback's local values, the token among them.
         logging.basicConfig(level=logging.WARNING, format="workbench serve: %(message)s", stream=sys.stderr)
-        web.run_app(self._make_app(), host=self.host, port=self.port, access_log=None, print=None)
+        web.run_app(self._make_app(), sock=listening, access_log=None, print=None)
 
 
 def serve(
     vault: Path, flavour: str | None, host: str, port: int, token: str, token_file: str | None, allow_remote: bool
 ) -> int:
+    # Bound first: an address in use is said (OSError, exit 2) before a link is printed that leads elsewhere.
+    listening = socket.create_server((host, port), family=socket.AF_INET6 if ":" in host else socket.AF_INET)
     shown = f"[{host}]" if ":" in host else host
     print(f"workbench serve: {vault} at http://{shown}:{port}/", file=sys.stderr)
     if token_file:
@@ -118,5 +121,5 @@ def serve(
         print(f"workbench serve: token {token}", file=sys.stderr)
         print(f"workbench serve: open http://{shown}:{port}/?token={token}", file=sys.stderr)
     print("workbench serve: Ctrl+C stops it", file=sys.stderr, flush=True)
-    WorkbenchServer(vault, flavour, host, port, token, allow_remote).serve()
+    WorkbenchServer(vault, flavour, host, port, token, allow_remote).serve(listening)
     return 0
