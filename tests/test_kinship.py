@@ -438,7 +438,7 @@ def test_a_later_record_a_superseded_one_names_in_its_text_comes_first(tmp_path)
 def test_the_review_list_reaches_a_successor_that_is_only_second_most_alike(builder):
     """A record's words make a companion its likeliest and its successor second: the queue lists
     neither pair on that alone, but every pair is weighed, so the review list offers the successor."""
-    from workbench.core.conflicts import choose, review_pairs, weigh_decisions
+    from workbench.core.conflicts import choose, weigh_decisions, weigh_for_review
 
     vault = vault_with(
         builder,
@@ -464,7 +464,7 @@ def test_the_review_list_reaches_a_successor_that_is_only_second_most_alike(buil
         },
     )
     pair = ("mem-decision-cache-redis", "mem-decision-sessions-in-db")
-    offered = [(w.older, w.newer) for w in review_pairs(vault.documents)]
+    offered = [(w.older, w.newer) for w in weigh_for_review(vault.documents)]
     assert pair in offered[:3], offered
     queue = weigh_decisions(vault.documents)
     assert pair not in [(w.older, w.newer) for w in choose(queue)] and len(queue) < len(offered)

@@ -23,7 +23,7 @@ Printed per collection, with every threshold chosen on the *other* collections (
   three offered, and plain BM25's top three beside it (the gate's weights, too, chosen on the
   other collections);
 - for a reader (an agent or a person working past the queue): the review list's recall, every
-  pair `review_pairs` weighs in its order with no threshold, down to its default depth of one pair
+  pair `weigh_for_review` weighs in its order with no threshold, down to its default depth of one pair
   per two decisions, beside BM25's list of the same length; and the gate's candidates within the
   read budget, the older decision among the top three and the top ten, beside BM25's.
 
@@ -149,7 +149,7 @@ def measure(source: Path, scratch: Path, tried: list[Weights]) -> Collection:
     documents = list(vault.documents)
     row.paths = {d.id: d.path for d in documents}
     row.scored = queue.weigh_decisions(documents)
-    row.review_scored = queue.weigh_decisions(documents, neighbours=queue.REVIEW_NEIGHBOURS)  # as review_pairs
+    row.review_scored = queue.weigh_decisions(documents, neighbours=queue.REVIEW_NEIGHBOURS)  # as weigh_for_review
     row.decisions = sum(1 for d in documents if d.type == DocType.DECISION)
     # The list as the workbench serves it (`workbench review`, `memory_review`) with the shipped
     # settings, at its default depth, is the one measured here: the measure is of the list a reader gets.

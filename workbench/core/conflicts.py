@@ -32,7 +32,7 @@ __all__ = [
     "choose",
     "live_end",
     "review_order",
-    "review_pairs",
+    "weigh_for_review",
     "weigh_decisions",
     "find_conflicts",
     "COMPATIBLE_KEY",
@@ -259,7 +259,7 @@ PAIRED = (Status.ACTIVE, Status.DRAFT, Status.DEPRECATED, Status.SUPERSEDED, Sta
 LIVE = (Status.ACTIVE, Status.DRAFT)
 BUILDS_ON = (LinkType.DEPENDS_ON, LinkType.DERIVED_FROM)
 NEIGHBOURS = 1  # the queue weighs each decision against its likeliest match (see weigh_decisions)
-REVIEW_NEIGHBOURS = 3  # the review list, against its three most alike (`review_pairs`)
+REVIEW_NEIGHBOURS = 3  # the review list, against its three most alike (`weigh_for_review`)
 
 
 @dataclass
@@ -297,7 +297,7 @@ def weigh_decisions(
 
     Each decision is weighed against its `neighbours` most alike by BM25: the likeliest alone for
     the queue, which lists only pairs where one is the other's likeliest (or cites it); more for a
-    reader working further down the scored pairs (`review_pairs`), who finds there the successor
+    reader working further down the scored pairs (`weigh_for_review`), who finds there the successor
     that is second or third most alike."""
     docs = {d.id: d for d in documents}
     decisions = [
@@ -437,7 +437,7 @@ def review_order(weighed: list[Weighed], settings: Settings = DEFAULT) -> list[W
     return sorted(weighed, key=lambda w: (-w.review_score(settings), w.older, w.newer))
 
 
-def review_pairs(
+def weigh_for_review(
     documents: Iterable[Document], compatible: frozenset = frozenset(), settings: Settings = DEFAULT
 ) -> list[Weighed]:
     """The review list's pairs, best first, before any depth: each decision weighed against its
