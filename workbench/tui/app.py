@@ -199,7 +199,7 @@ class WorkbenchApp(App[None]):
         self.read_theme_files()  # the list to choose from is whole even before the first titles
         super().search_themes()
 
-    def action_quit(self) -> None:
+    async def action_quit(self) -> None:
         from .dialogs.discard import DiscardDialog, unsaved_work  # needed by the quit only, not at start
 
         if (what := unsaved_work(self.screen)) and not isinstance(self.screen, DiscardDialog):
