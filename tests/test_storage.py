@@ -190,6 +190,33 @@ def test_a_write_that_fails_verification_twice_is_rolled_back(builder, monkeypat
     assert list((builder.root / ".workbench" / "journal").glob("*.json")) == []
 
 
+def test_a_disk_error_writing_one_file_of_many_leaves_every_file_and_no_temporary_file(builder, monkeypatch):
+    """The new versions of a change's files are written in several threads at once: one of them
+    failing (a full disk) fails the change with every file as it was and none of the others'
+    temporary files left behind."""
+    import errno
+
+    from workbench.core import filereplace
+
+    builder.add("mem-decision-old")
+    builder.add("mem-decision-new")
+    vault = Vault.open(builder.root)
+    before = {p.name: p.read_bytes() for p in (builder.root / "decisions").iterdir()}
+    real = filereplace.write_all
+
+    def full(fd, data):
+        if b"id: mem-decision-new" in data:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(fd, data)
+
+    monkeypatch.setattr(filereplace, "write_all", full)
+    with pytest.raises(OSError, match="No space"):
+        vault.supersede("mem-decision-old", "mem-decision-new")
+    monkeypatch.setattr(filereplace, "write_all", real)
+    assert {p.name: p.read_bytes() for p in (builder.root / "decisions").iterdir()} == before
+    assert list((builder.root / ".workbench" / "journal").glob("*.json")) == []
+
+
 def test_undo_takes_the_last_change_even_as_the_second_turns(builder, monkeypatch):
     import time as clock
 

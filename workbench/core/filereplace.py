@@ -31,7 +31,7 @@ import os
 import stat
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -148,6 +148,9 @@ def _write_temp(folder_fd: int, name: str, data: bytes, mode: int) -> tuple[str,
         write_all(fd, data)
         os.fsync(fd)
         back = read_fd(fd)
+    except BaseException:
+        Folders.remove_name(folder_fd, temp)  # a full disk, say: nobody else knows its name
+        raise
     finally:
         os.close(fd)
     return temp, back
@@ -195,19 +198,21 @@ def _write_all_new(folders: Folders, changes: list[FileChange], verify: Verifier
         written = {index: _write_temp(fd, name, changes[index].after or b"", mode) for index, fd, name, mode in jobs}
     else:
         written = {}
-        failed: BaseException | None = None
-        with ThreadPoolExecutor(max_workers=min(FSYNC_THREADS, len(jobs))) as pool:
-            futures = {
-                index: pool.submit(_write_temp, fd, name, changes[index].after or b"", mode)
-                for index, fd, name, mode in jobs
-            }
+        futures: dict[int, Future[tuple[str, bytes]]] = {}
+        try:
+            with ThreadPoolExecutor(max_workers=min(FSYNC_THREADS, len(jobs))) as pool:
+                for index, fd, name, mode in jobs:
+                    futures[index] = pool.submit(_write_temp, fd, name, changes[index].after or b"", mode)
+        finally:  # every file written is named in `temps`, even when this thread is interrupted
+            failed: BaseException | None = None
             for index, future in futures.items():
-                try:
+                if future.cancelled() or not future.done():
+                    continue
+                if future.exception() is not None:
+                    failed = failed or future.exception()
+                else:
                     written[index] = future.result()
-                except BaseException as exc:  # the others still finish: their files are removed below
-                    failed = failed or exc
-        for index, (temp, _) in written.items():
-            temps[index] = temp
+                    temps[index] = written[index][0]
         if failed is not None:
             raise failed
     for index, (temp, _) in written.items():
