@@ -259,3 +259,23 @@ def test_one_agents_replacements_from_the_command_line(sample_copy):
     assert sorted(Vault.open(sample_copy).get(DECIMAL).supersedes) == [CENTS, TAX]
     none = run_cli("--vault", str(sample_copy), "inbox", "accept", "--agent", "nobody")
     assert none.returncode == 2 and "no open replaces" in none.stderr
+
+
+def test_the_listing_says_what_each_record_decides_even_when_its_opening_holds_it(builder):
+    """The JSON gives `decision` only past the opening; the one-line list shows no opening, so it
+    says what each record decides itself, and does not quote the same words twice."""
+    for doc_id, choice, created in (
+        ("mem-decision-cents", "integer cents", "2026-01-02"),
+        ("mem-decision-decimal", "NUMERIC decimals", "2026-05-06"),
+    ):
+        builder.add(
+            doc_id,
+            body=f"## Context\n\nInvoice money amounts need one storage rule.\n\n## Decision\n\nStore money amounts as {choice}.\n",
+            created=created,
+            tags="[money]",
+        )
+    listed = run_cli("--vault", str(builder.root), "review")
+    assert listed.returncode == 0, listed.stderr
+    assert "mem-decision-cents decides: “Store money amounts as integer cents.”" in listed.stdout
+    assert "mem-decision-decimal decides: “Store money amounts as NUMERIC decimals.”" in listed.stdout
+    assert listed.stdout.count("Store money amounts as integer cents.") == 1

@@ -114,6 +114,14 @@ def _said(excerpt) -> str:
     return f"{excerpt.id} “{excerpt.title}” ({' · '.join(f for f in facts if f)})"
 
 
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _quoted(flat: str, most: int = 160) -> str:
+    return flat if len(flat) <= most else flat[: most - 1] + "…"
+
+
 def cmd_review(vault: Vault, args: argparse.Namespace) -> int:
     if args.verdicts:
         recorded, problems = vault.judge_lines(args.verdict_text)
@@ -148,10 +156,11 @@ def cmd_review(vault: Vault, args: argparse.Namespace) -> int:
         for reason in pair.reasons:
             print(one_line(f"   - {reason}"))
         for excerpt in (pair.older, pair.newer):
-            if excerpt.passage:
-                flat = " ".join(excerpt.passage.split())
-                quoted = flat if len(flat) <= 160 else flat[:159] + "…"
-                print(one_line(f"   {excerpt.id}: “{quoted}”"))
+            decides, passage = _flat(excerpt.decides()), _flat(excerpt.passage)
+            if decides:
+                print(one_line(f"   {excerpt.id} decides: “{_quoted(decides)}”"))
+            if passage and not decides.startswith(passage[:80]):
+                print(one_line(f"   {excerpt.id}: “{_quoted(passage)}”"))
         older, newer = pair.ids
         print(safe(f"   → workbench supersede {older} {newer}  |  workbench compatible {older} {newer}"))
     left = f", {page.left_out} settled or judged left out" if page.left_out else ""

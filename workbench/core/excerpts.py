@@ -101,6 +101,13 @@ class Excerpt:
             "passage": self.passage,
         }
 
+    def decides(self) -> str:
+        """What the record decides, for a reader shown no opening (a one-line list): `decision`
+        when it stands alone, else what the opening holds of it, "" when the record says none."""
+        if self.decision and not self.decision.startswith("…"):
+            return self.decision
+        return decision(self.opening) or self.decision.removeprefix("…")
+
 
 def _date(doc: Document) -> dt.date | None:
     if doc.view is not None:
