@@ -338,7 +338,10 @@ def review_page(
     if len(page) == 1 and answer_size([page[0].to_json()]) > fits:  # one pair alone too long: openings cut
         only = page[0]
         cut = fit_openings(
-            [only.older, only.newer], fits, lambda e: answer_size([replace(only, older=e[0], newer=e[1]).to_json()])
+            [only.older, only.newer],
+            [docs[only.older.id], docs[only.newer.id]],
+            fits,
+            lambda e: answer_size([replace(only, older=e[0], newer=e[1]).to_json()]),
         )
         page = [replace(only, older=cut[0], newer=cut[1])]
     remaining = len(ahead) - len(page)
@@ -366,13 +369,11 @@ def excerpted_candidates(
     mine = draft.profile()
     stems = set(mine.terms)
     cited = set(mine.mentions)
-    excerpts = []
-    for candidate in found:
-        doc = index.get(candidate.id)
-        excerpts.append(excerpt(doc, stems, cited))
+    docs = [index.get(candidate.id) for candidate in found]
+    excerpts = [excerpt(doc, stems, cited) for doc in docs]
 
     def sized(items: list[Excerpt]) -> int:
         return size([replace(c, excerpt=e).to_json() for c, e in zip(found, items)])
 
-    fitted = fit_openings(excerpts, room - ENVELOPE, sized)
+    fitted = fit_openings(excerpts, docs, room - ENVELOPE, sized)
     return [replace(c, excerpt=e) for c, e in zip(found, fitted)]
