@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 
 import pytest
 
@@ -279,3 +280,35 @@ def test_the_listing_says_what_each_record_decides_even_when_its_opening_holds_i
     assert "mem-decision-cents decides: “Store money amounts as integer cents.”" in listed.stdout
     assert "mem-decision-decimal decides: “Store money amounts as NUMERIC decimals.”" in listed.stdout
     assert listed.stdout.count("Store money amounts as integer cents.") == 1
+
+
+def test_an_agent_appending_verdicts_with_plain_file_io_loses_no_line_to_a_recorded_one(sample_copy):
+    """The verdicts file is rewritten whole (atomically) to add a line; a line another program
+    appends between the read and the rename must survive: the write is redone over it."""
+    vault = Vault.open(sample_copy)
+    path = sample_copy / VERDICT_FILE
+    path.write_text("")
+    stop = threading.Event()
+    appended: list[str] = []
+
+    def agent() -> None:
+        n = 0
+        while not stop.is_set():
+            line = json.dumps({"id": f"v-plain{n:05d}", "older": CENTS, "newer": TAX, "verdict": "unsure"})
+            with open(path, "a", encoding="utf-8") as out:
+                out.write(line + "\n")
+            appended.append(f"v-plain{n:05d}")
+            n += 1
+            stop.wait(0.01)
+
+    writer = threading.Thread(target=agent)
+    writer.start()
+    try:
+        recorded = [vault.judge(CENTS, DECIMAL, "replaces", "again", f"agent-{n}").id for n in range(40)]
+    finally:
+        stop.set()
+        writer.join()
+    held = path.read_text()
+    assert all(v in held for v in recorded)
+    lost = [v for v in appended if v not in held]
+    assert not lost, f"{len(lost)} of {len(appended)} appended lines lost"

@@ -313,8 +313,8 @@ def _checked(index: VaultIndex, older: str, newer: str, verdict: str, reason: st
 
 
 def record_lines(index: VaultIndex, lines: list[dict[str, Any]]) -> list[Verdict]:
-    """Add verdicts (as `_checked` makes them) to the file, under the vault's lock, in one atomic
-    write of the file. The same verdict again (agent, pair, verdict and both digests alike, still
+    """Add verdicts (as `_checked` makes them) to the end of the file, under the vault's lock, in one
+    appending write (a line an agent appends with plain file I/O meanwhile is kept). The same verdict again (agent, pair, verdict and both digests alike, still
     open) is not added twice: the one held is returned."""
     with index.lock:
         given, _ = read_verdicts(index)
@@ -333,11 +333,8 @@ def record_lines(index: VaultIndex, lines: list[dict[str, Any]]) -> list[Verdict
             added.append(json.dumps(line, ensure_ascii=False))
             out.append(verdict)
         if added:
-            before = index.read_file(VERDICT_FILE) or b""
-            if before and not before.endswith(b"\n"):
-                before += b"\n"
             try:
-                index.write_file(VERDICT_FILE, before + ("\n".join(added) + "\n").encode("utf-8"))
+                index.writer.append(VERDICT_FILE, ("\n".join(added) + "\n").encode("utf-8"))
             except OSError as exc:
                 raise RefusedError(
                     f"{VERDICT_FILE} cannot be written ({exc.strerror or exc}); the verdict was not recorded"
