@@ -147,13 +147,21 @@ def test_verdicts_from_a_file_each_bad_line_named(sample_copy, tmp_path):
         json.dumps({"older": CENTS, "newer": TAX, "verdict": "companion"}),
         json.dumps(["a list"]),
         "",
+        json.dumps({"older": CENTS, "newer": TAX, "verdict": "replaces", "reason": " ", "agent": "llm-cli"}),
     ]
     given = tmp_path / "verdicts.jsonl"
     given.write_text("\n".join(lines) + "\n")
     result = run_cli("--vault", str(sample_copy), "review", "--verdicts", str(given))
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "recorded 1 verdict(s)" in result.stdout
-    for number, words in ((2, "not JSON"), (3, "mem-decision-nothing"), (4, "perhaps"), (5, "agent"), (6, "object")):
+    for number, words in (
+        (2, "not JSON"),
+        (3, "mem-decision-nothing"),
+        (4, "perhaps"),
+        (5, "agent"),
+        (6, "object"),
+        (8, "reason is empty"),
+    ):
         assert f"{given}:{number}: " in result.stderr and words in result.stderr, (number, result.stderr)
     (listed,) = json.loads(run_cli("--vault", str(sample_copy), "inbox", "--json").stdout)["verdicts"]
     assert listed["agent"] == "llm-cli" and listed["verdict"] == "replaces"

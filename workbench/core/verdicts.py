@@ -299,6 +299,10 @@ def _checked(index: VaultIndex, older: str, newer: str, verdict: str, reason: st
     if older == newer:
         raise RefusedError(f"older and newer are the same record, {older}; a verdict is about two")
     docs = [index.get(doc_id) for doc_id in (older, newer)]  # refused for an id no document has
+    if len(reason) > MAX_REASON:
+        raise RefusedError(f"reason is {len(reason):,} characters; at most {MAX_REASON:,}")
+    if verdict != "unsure" and not reason.strip():
+        raise RefusedError("reason is empty: say, in the records' words, what decided it")
     agent = _one_line(agent, MAX_AGENT) or "unknown-agent"
     return {
         "older": older,
