@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import sys
-from pathlib import Path
 
 from ..core.vault import Vault
 from .output import EXIT_ERRORS, EXIT_OK, UsageError, one_line, print_json, report_plan, safe
@@ -88,21 +87,6 @@ def cmd_history(vault: Vault, args: argparse.Namespace) -> int:
     elif len(steps) < stack.total:
         print(f"… {stack.total - len(steps)} older step(s) not shown (--limit)")
     return EXIT_OK
-
-
-def read_verdicts(given: str) -> str:
-    """The text of `review --verdicts FILE` (or - for standard input), read before the vault is opened."""
-    where = "standard input" if given == "-" else given
-    try:
-        raw = sys.stdin.buffer.read() if given == "-" else Path(given).read_bytes()
-    except OSError as exc:
-        raise UsageError(f"--verdicts {safe(where)}: {exc.strerror or exc}") from exc
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(
-            f"--verdicts {safe(where)}: not valid UTF-8 text (byte {exc.start}); nothing was recorded"
-        ) from None
 
 
 def _said(excerpt) -> str:
