@@ -180,6 +180,30 @@ def test_a_hand_broken_verdicts_file_is_named_not_fatal(sample_copy):
     assert "1 verdict(s) to accept or reject" in result.stdout
 
 
+def test_a_line_edited_into_another_word_or_one_record_twice_is_named_not_read_as_a_verdict(sample_copy):
+    """A verdict the file cannot mean (a word that is none of the four, the same record on both
+    sides, no id) is named by its line: it was listed as an open "unsure" the curator could not
+    accept, or read as a pair already settled."""
+    held = Vault.open(sample_copy).judge(CENTS, DECIMAL, "replaces", "r", "scripted")
+    path = sample_copy / VERDICT_FILE
+    line = json.loads(path.read_text())
+    edits = [{**line, "id": "v-maybe", "verdict": "maybe"}, {**line, "id": "v-self", "newer": CENTS}]
+    edits.append({k: v for k, v in line.items() if k != "id"})
+    with path.open("a") as handle:
+        handle.write("".join(json.dumps(edit) + "\n" for edit in edits))
+    result = run_cli("--vault", str(sample_copy), "inbox", "--json")
+    assert result.returncode == 0, result.stderr
+    assert [v["id"] for v in json.loads(result.stdout)["verdicts"]] == [held.id]
+    for number, words in (
+        (2, "verdict 'maybe' is not one of"),
+        (3, "older and newer are the same record"),
+        (4, "id is missing"),
+    ):
+        assert f"{VERDICT_FILE}:{number}: not a verdict ({words}" in result.stderr, result.stderr
+    refused = run_cli("--vault", str(sample_copy), "inbox", "accept", "v-maybe")
+    assert refused.returncode == 3 and "no verdict has the id 'v-maybe'" in refused.stderr
+
+
 def test_the_ranking_is_kept_for_the_next_process_and_a_damaged_one_is_worked_out_again(sample_copy):
     from workbench.core import review
     from workbench.core.kept_conflicts import code_fingerprint, queue_key

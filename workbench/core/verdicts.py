@@ -168,8 +168,7 @@ def read_verdicts(index: VaultIndex) -> tuple[list[Verdict], list[LineProblem]]:
             continue
         try:
             data = json.loads(text)
-            if not isinstance(data, dict):
-                raise ValueError("not an object")
+            _check_line(data)
             found.append(
                 Verdict(
                     str(data["id"]),
@@ -186,6 +185,21 @@ def read_verdicts(index: VaultIndex) -> tuple[list[Verdict], list[LineProblem]]:
         except (ValueError, KeyError, TypeError) as exc:
             problems.append(LineProblem(number, f"not a verdict ({exc})"))
     return found, problems
+
+
+def _check_line(data: Any) -> None:
+    """ValueError, saying what is wrong, for a line of the file that is no verdict as `record` writes
+    one: a hand edit that changed the verdict's word, or made both sides the same record, would
+    otherwise be read as an open verdict the curator could not accept, or as one already settled."""
+    if not isinstance(data, dict):
+        raise ValueError("not an object")
+    for key in ("id", "older", "newer", "verdict"):
+        if not isinstance(data.get(key), str) or not data[key].strip():
+            raise ValueError(f"{key} is missing or not text")
+    if data["verdict"] not in VERDICTS:
+        raise ValueError(f"verdict {data['verdict']!r} is not one of {', '.join(VERDICTS)}")
+    if data["older"] == data["newer"]:
+        raise ValueError(f"older and newer are the same record, {data['older']}")
 
 
 def _superseding(documents: Iterable[Document]) -> dict[str, list[str]]:
