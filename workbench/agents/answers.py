@@ -22,6 +22,7 @@ __all__ = [
     "ReviewPair",
     "ForgetAnswer",
     "Hit",
+    "Invalid",
     "Missing",
     "ReadAnswer",
     "ReadDocument",
@@ -52,11 +53,23 @@ class Hit(TypedDict):
     superseded_by: NotRequired[Annotated[list[str], _said("the decisions that replace this one")]]
 
 
+class Invalid(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    id: str
+    path: str
+    problem: str
+
+
 class SearchAnswer(TypedDict):
     __pydantic_config__ = _OPEN  # type: ignore[misc]
     query: str
     count: int
     hits: Annotated[list[Hit], _said("best first; metadata only, no bodies")]
+    invalid: NotRequired[
+        Annotated[
+            list[Invalid], _said("documents holding the words that the vault cannot read whole, each with its problem")
+        ]
+    ]
     next: str
 
 

@@ -124,7 +124,10 @@ class MemoryTools:
                 item["superseded_by"] = hit.superseded_by
             found.append(item)
         self.session.searched(query, [hit.id for hit in hits])
-        return {
+        # A broken document is found by its words too, as the CLI lists it: an agent told only "no
+        # document matches" would write a duplicate of one it cannot see.
+        invalid = [{"id": hit.id, "path": hit.path, "problem": hit.problem} for hit in hits.also_invalid]
+        answer: dict[str, Any] = {
             "query": query,
             "count": len(found),
             "hits": found,
@@ -132,6 +135,15 @@ class MemoryTools:
             if found
             else "no document matches; try other words",
         }
+        if invalid:
+            answer["invalid"] = invalid
+            answer["next"] = (
+                f"{answer['next'] if found else 'no valid document matches'}; these words are also in "
+                f"{len(invalid)} invalid document{'s' if len(invalid) != 1 else ''} "
+                f"({', '.join(i['id'] for i in invalid[:5])}) that a person must repair: "
+                "do not create a duplicate of one, ask for the repair"
+            )
+        return answer
 
     # -- read ------------------------------------------------------------------------------------
 
