@@ -266,6 +266,16 @@ def test_the_last_page_says_what_is_left_before_the_cursor(sample_copy):
     ]
 
 
+def test_the_command_lines_last_page_says_what_is_left_before_the_cursor(sample_copy):
+    """Past the cursor the list may hold nothing: the page says the pairs before it are not judged,
+    rather than "6 pair(s) to review" above an empty page."""
+    first = json.loads(run_cli("--vault", str(sample_copy), "review", "--json", "--limit", "2").stdout)
+    last = run_cli("--vault", str(sample_copy), "review", "--limit", "20", "--cursor", first["cursor"])
+    assert last.returncode == 0, last.stderr
+    assert "2 pair(s) before the cursor are not judged yet" in last.stdout
+    assert "before the cursor" not in run_cli("--vault", str(sample_copy), "review").stdout
+
+
 def test_a_symlinked_verdicts_file_is_never_written_through_and_the_rest_works(sample_copy, tmp_path):
     outside = tmp_path / "outside.jsonl"
     outside.write_text("kept\n")

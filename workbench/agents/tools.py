@@ -462,10 +462,9 @@ class MemoryTools:
             )
         elif page.pairs:
             hint = "judge each pair with memory_judge(older, newer, verdict, reason); this page ends the list"
-            earlier = page.listed - len(page.pairs)
-            if earlier > 0:
+            if page.before > 0:
                 hint += (
-                    f"; {earlier} pair(s) before the cursor are not judged yet (passed over, or moved up by a write "
+                    f"; {page.before} pair(s) before the cursor are not judged yet (passed over, or moved up by a write "
                     "since): memory_review() without a cursor starts again with them"
                 )
         elif page.listed:

@@ -151,6 +151,11 @@ def cmd_review(vault: Vault, args: argparse.Namespace) -> int:
     print(f"{page.listed} pair(s) to review at depth {page.depth}{left}")
     if page.cursor:
         print(safe(f"{page.remaining} more: workbench review --cursor {page.cursor}"))
+    if args.cursor and page.before > 0:
+        print(
+            f"{page.before} pair(s) before the cursor are not judged yet (passed over, or moved up by a write since): "
+            "`workbench review` without --cursor starts again with them"
+        )
     return EXIT_OK
 
 

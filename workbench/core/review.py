@@ -102,6 +102,11 @@ class ReviewPage:
     depth: int  # the depth asked (pairs of the whole ranking looked at)
     left_out: int  # pairs within the depth left out: settled or judged already
 
+    @property
+    def before(self) -> int:
+        """Pairs the list holds before this page (before its cursor): passed over, not judged."""
+        return self.listed - len(self.pairs) - self.remaining
+
     def to_json(self) -> dict[str, Any]:
         return {
             "pairs": [p.to_json() for p in self.pairs],
