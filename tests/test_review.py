@@ -171,6 +171,14 @@ def test_verdicts_from_a_file_each_bad_line_named(sample_copy, tmp_path):
     assert refused.returncode == 2 and "not valid UTF-8" in refused.stderr
 
 
+def test_a_verdicts_file_saved_with_a_byte_order_mark_is_read_from_its_first_line(sample_copy, tmp_path):
+    given = tmp_path / "verdicts.jsonl"
+    line = {"older": CENTS, "newer": DECIMAL, "verdict": "replaces", "reason": "r", "agent": "editor"}
+    given.write_bytes(b"\xef\xbb\xbf" + json.dumps(line).encode() + b"\n")
+    result = run_cli("--vault", str(sample_copy), "review", "--verdicts", str(given))
+    assert result.returncode == 0 and "recorded 1 verdict(s)" in result.stdout, result.stderr
+
+
 def test_a_hand_broken_verdicts_file_is_named_not_fatal(sample_copy):
     Vault.open(sample_copy).judge(CENTS, DECIMAL, "replaces", "r", "scripted")
     with (sample_copy / VERDICT_FILE).open("a") as handle:
