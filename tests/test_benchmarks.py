@@ -68,7 +68,9 @@ def test_review_benchmark_works_the_list_and_times_review_and_judge():
 
 
 def test_mcp_benchmark_times_every_tool_over_stdio():
-    out = bench("bench_mcp", "--runs", "2")
+    """A generated vault is measured twice (warm-up, then timed): the second run's notes are new titles."""
+    out = bench("bench_mcp", "--runs", "2", "40")
+    assert "generated vault (40 documents, warm)" in out, out
     for call in (
         "start (spawn, open, initialize)",
         "memory_search (10 hits)",

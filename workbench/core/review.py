@@ -101,6 +101,11 @@ class ReviewPage:
     depth: int  # the depth asked (pairs of the whole ranking looked at)
     left_out: int  # pairs within the depth left out: settled or judged already
 
+    @property
+    def before(self) -> int:
+        """Pairs the list holds before this page (before its cursor): passed over, not judged."""
+        return self.listed - len(self.pairs) - self.remaining
+
     def to_json(self) -> dict[str, Any]:
         return {
             "pairs": [p.to_json() for p in self.pairs],
@@ -339,7 +344,10 @@ def review_page(
     if len(page) == 1 and answer_size([page[0].to_json()]) > fits:  # one pair alone too long: openings cut
         only = page[0]
         cut = fit_openings(
-            [only.older, only.newer], fits, lambda e: answer_size([replace(only, older=e[0], newer=e[1]).to_json()])
+            [only.older, only.newer],
+            [docs[only.older.id], docs[only.newer.id]],
+            fits,
+            lambda e: answer_size([replace(only, older=e[0], newer=e[1]).to_json()]),
         )
         page = [replace(only, older=cut[0], newer=cut[1])]
     remaining = len(ahead) - len(page)
@@ -367,13 +375,11 @@ def excerpted_candidates(
     mine = draft.profile()
     stems = set(mine.terms)
     cited = set(mine.mentions)
-    excerpts = []
-    for candidate in found:
-        doc = index.get(candidate.id)
-        excerpts.append(excerpt(doc, stems, cited))
+    docs = [index.get(candidate.id) for candidate in found]
+    excerpts = [excerpt(doc, stems, cited) for doc in docs]
 
     def sized(items: list[Excerpt]) -> int:
         return size([replace(c, excerpt=e).to_json() for c, e in zip(found, items)])
 
-    fitted = fit_openings(excerpts, room - ENVELOPE, sized)
+    fitted = fit_openings(excerpts, docs, room - ENVELOPE, sized)
     return [replace(c, excerpt=e) for c, e in zip(found, fitted)]
