@@ -22,7 +22,7 @@ from .themes import BUILTIN_THEMES, VARIABLE_DEFAULTS, load_theme_files, theme_f
 from .opening import Opening
 from .typeahead import TypeAhead, takes_letters
 from .user_keymap import keymap_path, load_keymap
-from .widgets.dialog_news import dialog_news
+from .widgets.dialog_news import DialogNews, dialog_news
 from .widgets.search import SearchPane
 
 __all__ = ["WorkbenchApp", "warm_up", "workbench_commands"]
@@ -169,6 +169,13 @@ class WorkbenchApp(App[None]):
         news = dialog_news(self.screen)
         if news is not None:
             news.show(event.notification)
+
+    def clear_notifications(self) -> None:
+        """Every notice goes, those said above a dialog too."""
+        super().clear_notifications()
+        for screen in self.screen_stack:
+            for news in screen.query(DialogNews):
+                news.clear()
 
     def on_key(self, event: events.Key) -> None:
         """A letter that comes this far while a text box has the focus was sent before the focus

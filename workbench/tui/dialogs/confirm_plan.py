@@ -175,10 +175,10 @@ class ConfirmPlanDialog(ModalScreen[bool]):
         self.call_after_refresh(self._fit)
 
     def _fit(self) -> None:
-        """A diff that scrolls, or would run under the buttons, takes the rows left above them
-        (so also when a notice above the dialog takes some)."""
+        """A diff that would run under the buttons takes only the rows left above them. (A notice
+        said above the dialog later takes rows from the diff's end; the buttons stay.)"""
         scroll, buttons = self.query_one("#diff-scroll", ScrollableContainer), self.query_one("#buttons")
-        if scroll.max_scroll_y > 0 or scroll.region.bottom > buttons.region.y:
+        if scroll.region.bottom > buttons.region.y:
             self.add_class("-tight")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
