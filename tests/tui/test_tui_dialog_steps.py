@@ -494,6 +494,22 @@ async def test_consolidation_ticks_differ_in_shape(sample_copy: Path):
         assert text.count("[x]") == 3 and text.count("[ ]") == 1
 
 
+async def test_space_toggles_the_first_note_as_soon_as_the_notes_have_the_focus(sample_copy: Path):
+    """Before, `space` did nothing until an arrow key had highlighted a note."""
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "o")
+        await settle(pilot)
+        await pilot.press("enter")  # the group chosen: on to its notes
+        await pilot.pause()
+        notes = app.screen.query_one("#notes", SelectionList)
+        assert notes.has_focus and len(notes.selected) == 4
+        await pilot.press("space")
+        await pilot.pause()
+        assert len(notes.selected) == 3 and notes.highlighted == 0
+
+
 async def test_every_gate_candidate_is_visible_at_80x24(sample_copy: Path):
     from textual.widgets import Select
 
