@@ -543,6 +543,26 @@ async def test_the_focused_field_of_the_gate_stands_out(sample_copy: Path, theme
         assert focused != blurred and abs(focused.brightness - blurred.brightness) > 0.05
 
 
+async def test_a_tasks_lifecycle_at_80x24_shows_the_hits_found_under_its_title_in_a_framed_box(sample_copy: Path):
+    """A task has one more list: the hits were found below the window's edge, and the search box
+    had no frame, its placeholder read as one more line of help."""
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "type:task flaky")
+        await pilot.press("l")
+        await settle(pilot)
+        dialog = app.screen
+        box = dialog.query_one("#successor Input", Input)
+        assert box.styles.border_top[0] == "round" and box.outer_size.height == 3
+        box.focus()
+        await type_text(pilot, "money")
+        await settle(pilot)
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        assert "Lifecycle · Get the flaky test rate" in text and "Store money as integer cents" in text
+
+
 async def test_the_lifecycle_dialog_keeps_its_top_in_sight_while_searching_at_80x24(sample_copy: Path):
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -167,6 +167,8 @@ class DocumentPicker(Vertical):
         listing.set_options([query_problem(problem)] if problem else (Option(hit_prompt(h), id=h.id) for h in hits))
         if hits:
             listing.highlighted = 0
+            # In a dialog that scrolls (a short terminal), the hits just found come into sight.
+            self.call_after_refresh(listing.scroll_visible, animate=False)
         if self._pick_when_shown:
             self._pick_when_shown = False
             self._pick_highlighted()
