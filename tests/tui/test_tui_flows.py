@@ -720,6 +720,25 @@ async def test_lifecycle_supersede_by_searching_the_successor(sample_copy: Path)
     assert "target: mem-entity-postgres\n" in (sample_copy / "entities/mem-entity-postgresql-db.md").read_text()
 
 
+async def test_the_links_panes_headings_are_whole_at_80_columns(sample_copy: Path):
+    """ "Context pack: what an agent re…" and "Supersession chain (oldest fi…" were cut."""
+    from workbench.tui.widgets.link_pane import LinkPane
+
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "status:superseded celery")
+        await pilot.press("g")
+        await settle(pilot)
+        links = app.screen.query_one(LinkPane)
+        room = links.scrollable_content_region.width
+        for state in ("links", "pack"):
+            headings = [str(o.prompt) for o in links.options if o is not None and o.disabled and not o.id]
+            assert headings and all(len(heading) <= room for heading in headings), (state, room, headings)
+            await pilot.press("x")
+            await settle(pilot)
+
+
 @pytest.mark.slow
 async def test_graph_navigator_depth_filter_chain_pack_and_breadcrumbs(sample_copy: Path):
     from workbench.tui.widgets.link_pane import LinkPane
@@ -730,7 +749,7 @@ async def test_graph_navigator_depth_filter_chain_pack_and_breadcrumbs(sample_co
         await open_by_search(pilot, "status:superseded celery")
         links = app.screen.query_one(LinkPane)
         prompts = lambda: [str(o.prompt) for o in links.options if o is not None]
-        assert "Supersession chain (oldest first)" in prompts()
+        assert "Supersession, oldest first" in prompts()
         chain = [n.doc_id for n in links.neighbours.chain]
         assert chain == [
             "mem-decision-jobs-cron-table",
@@ -750,7 +769,7 @@ async def test_graph_navigator_depth_filter_chain_pack_and_breadcrumbs(sample_co
         assert set(links.neighbours.outgoing) <= {"depends_on"} and set(links.neighbours.incoming) <= {"depends_on"}
         await pilot.press("x")
         await pilot.pause()
-        assert links.border_title == "Context pack" and "Context pack: what an agent reads" in prompts()
+        assert links.border_title == "Context pack" and "What an agent reads, in order" in prompts()
         assert links.neighbours.pack[0].doc_id == "mem-decision-jobs-celery-redis"
         await pilot.press("x")
         links.highlighted = next(i for i, o in enumerate(links.options) if o.id and o.id.endswith("mem-entity-redis"))

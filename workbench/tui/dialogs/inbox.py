@@ -337,6 +337,7 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
         )
         picker = self.query_one("#picker", DocumentPicker)
         picker.exclude = frozenset({request.doc_id})
+        picker.accept = lambda hit: request.fits(action, hit.type, hit.status)  # only what the core will take
         picker.clear()
         self.add_class("-picking")
         self.refresh_bindings()
