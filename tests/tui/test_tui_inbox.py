@@ -135,6 +135,18 @@ async def test_merge_into_offers_only_documents_a_merge_can_go_into(sample_copy)
         assert all(vault.get(i).status in ("active", "draft") for i in offered)
 
 
+async def test_the_merge_hint_is_whole_at_80x24(sample_copy):
+    fill(sample_copy)
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await open_inbox(pilot)
+        await highlight(pilot, dialog, "create")
+        await pilot.press("m")
+        await settle(pilot)
+        text = " ".join(line.strip(" █") for line in screen_text(app).splitlines())
+        assert "type to search, enter picks, escape goes back" in text
+
+
 def test_a_decisions_draft_is_never_offered_merge():
     from workbench.core.inbox import Request
 

@@ -265,7 +265,10 @@ def _settled(index: VaultIndex, plan: Plan, request: Request, action: str) -> Pl
         "merge": f"merge into {request.doc_id}",
         "forget": f"request to forget {request.doc_id}",
     }[request.kind]
-    summary = f"inbox: {action} {request.agent}'s {what}" + (f" ({plan.summary})" if not plan.empty else "")
+    if action == "keep":  # the document is kept; the request is what goes
+        summary = f"inbox: keep {request.doc_id}, declining {request.agent}'s request to forget it"
+    else:
+        summary = f"inbox: {action} {request.agent}'s {what}" + (f" ({plan.summary})" if not plan.empty else "")
     return Plan(summary, changes, [index.log_line(summary)])
 
 

@@ -100,7 +100,7 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
         & #what { height: auto; padding: 0 1; }
         & #diff-scroll { height: 1fr; border: round $border-blurred; border-title-color: $text-muted; }
         & #picking { display: none; height: auto; }
-        & #picking Label { padding: 0 1; }
+        & #picking Label { padding: 0 1; width: 1fr; }  /* wrapped, never cut at the edge */
         &.-picking #picking { display: block; }
         &.-picking #diff-scroll { display: none; }
     }
