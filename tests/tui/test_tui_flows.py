@@ -208,6 +208,22 @@ async def test_an_agents_write_while_the_editor_is_open_is_kept_beside_the_edit(
     assert "Use FastAPI, by hand," in text and "An agent's line." in text
 
 
+async def test_the_problems_list_follows_the_vault_while_open(sample_copy: Path):
+    """It was a snapshot taken when `p` was pressed, while the inbox follows the vault."""
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "p")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ProblemsDialog) and not [p for p in dialog.problems if p.path == NOTE_FILE]
+        path = sample_copy / NOTE_FILE
+        path.write_text(path.read_text().replace("created_at: 2026-08-14\n", ""))  # an agent's plain write
+        await wait_for(pilot, lambda: any(p.path == NOTE_FILE for p in dialog.problems))
+        assert app.screen is dialog and NOTE_FILE in screen_text(app)
+        assert "1 error(s)" in str(dialog.query_one("#dialog").border_title)
+
+
 async def test_problems_open_and_repair_with_preview(sample_copy: Path):
     path = sample_copy / NOTE_FILE
     path.write_text(path.read_text().replace("created_at: 2026-08-14\n", ""))

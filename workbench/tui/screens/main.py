@@ -267,6 +267,10 @@ class MainScreen(Screen[None]):
             now = link_groups(summary.graph, view.document.id, self.graph_depth, self.graph_filter)
             if now != links.neighbours:
                 links.neighbours = now
+        for screen in self.app.screen_stack:  # a dialog that lists what the summary holds follows it
+            follow = getattr(screen, "follow_summary", None)
+            if follow is not None:
+                follow(summary)
         self.refresh_bindings()
 
     @on(ConflictsFound)
