@@ -13,7 +13,7 @@ from textual.widgets import Input, OptionList, SelectionList, TextArea
 from tui_helpers import open_by_search, screen_text, settle, type_text
 
 from workbench.tui.app import WorkbenchApp
-from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog, file_starts, files_line
+from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog, diff_parts, file_starts, files_line
 from workbench.core.model import Document
 from workbench.tui.dialogs.conflicts import ConflictsDialog, short_id, titled
 from workbench.tui.dialogs.consolidate import ConsolidateDialog
@@ -354,6 +354,21 @@ async def test_a_change_to_several_files_names_them_and_moves_file_to_file(sampl
         await pilot.press("n")
         await settle(pilot)
         assert isinstance(app.screen, ConsolidateDialog), "cancel goes back a step"
+
+
+def test_a_backup_is_named_with_the_file_it_backs_up_not_as_the_part_that_shows_the_files_diff():
+    """A repair's preview titled its first part as the backup file while showing the document's diff."""
+    diff = (
+        "# backup of the file as it was: .recovery/notes/x.md.20261206T005248\n"
+        "--- a/notes/x.md\n+++ b/notes/x.md\n@@ -1 +1 @@\n-a\n+b\n"
+        "--- a/notes/y.md\n+++ b/notes/y.md\n@@ -1 +1 @@\n-a\n+b\n"
+    )
+    assert diff_parts(diff) == [
+        (0, "notes/x.md · its backup: .recovery/notes/x.md.20261206T005248"),
+        (6, "notes/y.md"),
+    ]
+    dialog = ConfirmPlanDialog("repair", diff, files=[".recovery/notes/x.md.20261206T005248", "notes/x.md"])
+    assert dialog._file_title().startswith("file 1 of 2: notes/x.md")
 
 
 def test_files_line_and_file_starts():
