@@ -710,6 +710,27 @@ async def test_consolidation_of_a_note_changed_meanwhile_writes_nothing(sample_c
 
 
 @pytest.mark.slow
+async def test_a_change_that_leaves_new_problems_says_so_with_the_write(sample_copy: Path):
+    """Superseding a document its neighbours link to makes their links stale: the header's count
+    rose without a word."""
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        record_notifications(app)
+        await open_by_search(pilot, "postgres database")
+        await pilot.press("l")
+        await settle(pilot)
+        app.screen.query_one("#successor Input").focus()
+        await type_text(pilot, "postgresql db")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        said = [n for n in notes(app) if "new problem(s) since this change" in n]
+        assert said and "superseded" in said[0], notes(app)
+
+
 async def test_lifecycle_supersede_by_searching_the_successor(sample_copy: Path):
     from workbench.tui.dialogs.lifecycle import LifecycleDialog
 

@@ -413,6 +413,16 @@ class MainScreen(Screen[None]):
     def _change_applied(self, message: ChangeApplied) -> None:
         plan, proposal = message.plan, message.proposal
         self.notify(plan.summary, title=proposal.written, markup=False)
+        if message.new_problems:
+            new = message.new_problems
+            lines = "\n".join(f"{p.path}: {p.message}" for p in new[:3]) + ("\n…" if len(new) > 3 else "")
+            self.notify(
+                f"{lines}\np lists them, with the repairs",
+                title=f"{len(new)} new problem(s) since this change",
+                severity="warning",
+                markup=False,
+                timeout=12,
+            )
         target = proposal.open_after(plan) if proposal.open_after else None
         if target is not None:
             self.open_document(target, focus="viewer")

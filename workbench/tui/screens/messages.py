@@ -7,12 +7,14 @@ attribute too (`MainScreen.DocumentRead`), as Textual's own widgets name theirs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 if TYPE_CHECKING:
     from ...core.changes import Plan
+    from ...core.model import Problem
     from ..proposal import Proposal
     from ..reading import DocumentView
     from ..summary import VaultSummary
@@ -104,10 +106,12 @@ class PlanReady(Message):
 
 
 class ChangeApplied(Message):
-    def __init__(self, plan: Plan, proposal: Proposal) -> None:
+    def __init__(self, plan: Plan, proposal: Proposal, new_problems: Sequence[Problem] = ()) -> None:
         super().__init__()
         self.plan = plan
         self.proposal = proposal
+        self.new_problems = tuple(new_problems)
+        """Problems the vault has after the change that it did not have before (new stale links)."""
 
 
 class ExternalChange(Message):

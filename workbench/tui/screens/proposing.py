@@ -85,6 +85,7 @@ class ProposalRunner:
 
         vault = self.host.vault
         assert vault is not None
+        before = set(self.host.summary.problems) if self.host.summary is not None else None
         try:
             written = proposal.apply(vault, plan)
             self.host.own_writes.wrote(written.changes)
@@ -98,7 +99,10 @@ class ProposalRunner:
             self.host.report(exc, "Nothing was written" if not plan.applied else "Written, but not re-read")
             return
         self.host.post_message(VaultRead(summary))
-        self.host.post_message(ChangeApplied(written, proposal))
+        # What the change left wrong that was not wrong before (a superseded decision's backlinks
+        # are stale links now): said with the write, not found later in the header's count.
+        new = [p for p in summary.problems if p not in before] if before is not None else []
+        self.host.post_message(ChangeApplied(written, proposal, new))
 
     def preview(self, plan: Plan, proposal: Proposal) -> None:
         """Show the plan's diff; write it if the person confirms, else go one step back."""
