@@ -41,18 +41,8 @@ from ..widgets.viewer import DocumentViewer
 from .conflicts_search import ConflictsSearch
 from .disk_news import DiskNews
 from .main_bindings import MAIN_BINDINGS
-from .messages import (
-    ChangeApplied,
-    ConflictsFound,
-    DiskChanged,
-    DocumentGone,
-    DocumentRead,
-    ExternalChange,
-    Failed,
-    PlanReady,
-    VaultOpened,
-    VaultRead,
-)
+from .messages import ChangeApplied, ConflictsFound, DiskChanged, DocumentGone, DocumentRead
+from .messages import ExternalChange, Failed, PlanReady, VaultOpened, VaultRead
 from .own_writes import OwnWrites
 
 if TYPE_CHECKING:
@@ -413,16 +403,7 @@ class MainScreen(Screen[None]):
     def _change_applied(self, message: ChangeApplied) -> None:
         plan, proposal = message.plan, message.proposal
         self.notify(plan.summary, title=proposal.written, markup=False)
-        if message.new_problems:
-            new = message.new_problems
-            lines = "\n".join(f"{p.path}: {p.message}" for p in new[:3]) + ("\n…" if len(new) > 3 else "")
-            self.notify(
-                f"{lines}\np lists them, with the repairs",
-                title=f"{len(new)} new problem(s) since this change",
-                severity="warning",
-                markup=False,
-                timeout=12,
-            )
+        self.proposals.say_new_problems(message.new_problems)
         target = proposal.open_after(plan) if proposal.open_after else None
         if target is not None:
             self.open_document(target, focus="viewer")
