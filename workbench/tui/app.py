@@ -81,6 +81,9 @@ class WorkbenchApp(App[None]):
         self.flavour = flavour
         for each in BUILTIN_THEMES:
             self.register_theme(each)
+        self.own_themes: set[str] = {each.name for each in BUILTIN_THEMES}
+        """The workbench's themes and the theme files': what the palette offers (Textual's own are
+        registered too, but lack the workbench's colours, and docs/keys.md names these)."""
         self._theme_errors: list[str] = []
         self._theme_files_read = False
         self._warmed = False
@@ -106,6 +109,7 @@ class WorkbenchApp(App[None]):
         files = load_theme_files(theme_folders())
         for each in files.themes:
             self.register_theme(each)
+            self.own_themes.add(each.name)
         self._theme_errors = files.errors
         if self.is_running:
             self._say_theme_errors()
@@ -203,8 +207,14 @@ class WorkbenchApp(App[None]):
             self.run_worker(warm_up, thread=True, group="warm-up", exit_on_error=False)
 
     def search_themes(self) -> None:
-        self.read_theme_files()  # the list to choose from is whole even before the first titles
-        super().search_themes()
+        """The palette's theme list: the workbench's own themes and the theme files, whole even
+        before the first titles (the files are read first)."""
+        from textual.command import CommandPalette
+
+        from .themes import OwnThemes
+
+        self.read_theme_files()
+        self.push_screen(CommandPalette(providers=[OwnThemes], placeholder="Search for themes…"))
 
     def action_quit(self) -> None:
         from .dialogs.discard import DiscardDialog, unsaved_work  # needed by the quit only, not at start
