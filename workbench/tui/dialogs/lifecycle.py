@@ -198,11 +198,12 @@ class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
     def _chosen(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         field, _, value = (event.option.id or "").partition(":")
-        if value == self._now(field):
+        if value == self._now(field):  # said above the dialog, which stays open for another choice
             self.notify(
-                f"{field.replace('_', ' ').capitalize()} stays {value}: nothing to change.", timeout=4, markup=False
+                f"{field.replace('_', ' ').capitalize()} is {value} already: nothing to change. Pick another, or escape.",
+                timeout=6,
+                markup=False,
             )
-            self.dismiss(None)
             return
         self.dismiss(LifecycleChoice(field, value))
 
