@@ -684,7 +684,7 @@ def test_a_record_with_no_date_of_its_own_is_shown_with_none_not_its_file_time(a
     assert dated.stated_updated.isoformat() == "2025-12-18" and not dated.view.updated_is_file_time
     assert undated.updated is not None, "still ordered by its file time where an order needs a date"
     assert undated.view.updated_is_file_time and undated.stated_updated is None
-    assert "no date in the file" in _reading(undated)["read as"] and "2025-12-18" in _reading(dated)["read as"]
+    assert "no date read from the file" in _reading(undated)["read as"] and "2025-12-18" in _reading(dated)["read as"]
     again = Vault.open(adrs).get("ADR-002")  # read back from the derived store
     assert again.view.updated_is_file_time and again.stated_updated is None
 
