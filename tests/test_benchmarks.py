@@ -58,6 +58,15 @@ def test_write_benchmark_times_both_changes_and_loses_no_racing_append():
     assert "racing agent: 60 appends, 0 lost;" in out, out
 
 
+def test_review_benchmark_works_the_list_and_times_review_and_judge():
+    out = bench("bench_review", "--pages", "2", "300")
+    for label in ("sample vault", "300 documents, first open", "300 documents, warm"):
+        assert label in out, out
+    for call in ("memory_review, first page", "memory_judge"):
+        assert re.search(rf"^\| {re.escape(call)}\s+\|\s+\d+ \|\s+[\d.]+ \|", out, re.MULTILINE), out
+    assert '"largest page (characters)"' in out
+
+
 def test_mcp_benchmark_times_every_tool_over_stdio():
     out = bench("bench_mcp", "--runs", "2")
     for call in (

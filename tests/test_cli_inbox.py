@@ -38,7 +38,7 @@ def inbox(root, *args: str):
 def test_an_empty_inbox(sample_copy):
     result = inbox(sample_copy)
     assert result.returncode == 0 and result.stdout == "the inbox is empty\n"
-    assert json.loads(inbox(sample_copy, "--json").stdout) == {"reviewed_until": None, "requests": []}
+    assert json.loads(inbox(sample_copy, "--json").stdout) == {"reviewed_until": None, "requests": [], "verdicts": []}
 
 
 def test_the_inbox_lists_each_request_with_its_author_and_the_commands_that_settle_it(sample_copy, agents_wrote):

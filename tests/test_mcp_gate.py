@@ -244,3 +244,34 @@ async def test_the_loser_is_told_which_document_to_merge_into_and_may_read_it(sa
         decision="merge_into:mem-note-stripe-disputes-close-after-sixty-days",
     )
     assert merged["written"]
+
+
+TWINS = [
+    "Stripe dis\u200dputes close after sixty days",  # a zero-width joiner inside a word
+    "Stripe dis\u00adputes close after sixty days",  # a soft hyphen
+    "Stripe dis\u2060putes close after sixty days",  # a word joiner
+    "\U0001d412tripe disputes close after sixty days",  # a mathematical bold S
+    "Str\u0456pe disputes close \u0430fter sixty days",  # Cyrillic і and а
+    "Stripe disputes close \u0391fter sixty days",  # a Greek capital alpha
+]
+
+
+async def test_a_title_that_reads_the_same_is_the_same_title_to_the_check_and_the_ranking(sample_copy):
+    note = {"type": "note", "title": "Stripe disputes close after sixty days", "body": "From the docs.", "links": LINK}
+    cjk = {"type": "note", "title": "重试策略 说明", "body": "说明。", "links": LINK}
+    async with connected(sample_copy) as agent:
+        await agent.call("memory_search", query="stripe disputes sixty days")
+        original = (await agent.call("memory_write", **note, decision="create"))["id"]
+        await agent.call("memory_search", query="重试策略")
+        cjk_id = (await agent.call("memory_write", **cjk, decision="create"))["id"]
+        for title, wanted, draft in [
+            *((t, original, note) for t in TWINS),
+            ("重试 策略说明", cjk_id, cjk),  # a space inside a CJK run
+            ("重 试策略说明", cjk_id, cjk),
+        ]:
+            proposed = await agent.call("memory_write", **{**draft, "title": title})
+            assert proposed["candidates"][0]["id"] == wanted, (title, proposed["candidates"][:2])
+            why = await agent.refused("memory_write", **{**draft, "title": title}, decision="create")
+            assert f"already exists: {wanted}" in why, (title, why)
+    vault = Vault.open(sample_copy)
+    assert [d.id for d in vault.documents if "disputes" in d.id] == [original]

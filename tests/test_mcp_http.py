@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import subprocess
 import sys
+import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -195,3 +197,49 @@ def test_a_remote_address_when_allowed_is_served_with_a_warning(sample_copy, tmp
         server.terminate()
         _, errors = server.communicate(timeout=30)
     assert "WARNING: serving on 0.0.0.0, reachable from other machines" in errors and "Traceback" not in errors
+
+
+def _post(address: str, port: int, headers: dict[str, str]) -> int:
+    """The status of one raw initialize request to `address:port` with exactly these headers."""
+    import http.client
+    import json
+
+    connection = http.client.HTTPConnection(address, port, timeout=30)
+    try:
+        connection.putrequest("POST", "/mcp", skip_host=True, skip_accept_encoding=True)
+        for name, value in {**HEADERS, "Authorization": f"Bearer {TOKEN}", **headers}.items():
+            connection.putheader(name, value)
+        body = json.dumps(INITIALIZE).encode()
+        connection.putheader("Content-Length", str(len(body)))
+        connection.endheaders(body)
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize(("bind", "address"), [("127.0.0.2", "127.0.0.2"), ("127.1", "127.0.0.1")])
+def test_host_and_origin_are_checked_on_every_loopback_address(sample_copy, tmp_path, bind, address):
+    """A browser page on another site reaching a loopback server by DNS rebinding sends its own
+    name as Host, and its Origin: refused on 127.0.0.2 and 127.1 as on 127.0.0.1."""
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN)
+    port = free_port()
+    server = start_server(sample_copy, "--http", f"{bind}:{port}", "--token-file", str(token_file))
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection((address, port), timeout=0.2).close()
+                break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline
+                time.sleep(0.1)
+        assert _post(address, port, {"Host": f"evil.example:{port}"}) in (403, 421)
+        assert _post(address, port, {"Host": "evil.example"}) in (403, 421)
+        assert _post(address, port, {"Host": f"{address}:{port}", "Origin": "http://evil.example"}) == 403
+        assert _post(address, port, {"Host": f"{address}:{port}", "Origin": f"http://{address}:{port}"}) == 200
+        assert _post(address, port, {"Host": f"localhost:{port}"}) == 200
+    finally:
+        server.terminate()
+        _, errors = server.communicate(timeout=30)
+    assert "Traceback" not in errors

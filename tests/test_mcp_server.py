@@ -2,7 +2,7 @@
 talking to a real server subprocess over stdio, on a copy of the sample vault. No transport is
 mocked: every answer crossed a pipe as the protocol's JSON.
 
-What is checked: the six tools by name; the gate (what must be searched and read before what);
+What is checked: the eight tools by name; the gate (what must be searched and read before what);
 seed 000's limits; hostile arguments, each an error result that names the problem with nothing
 written; and an agent writing while a long-lived vault watches the same folder.
 """
@@ -18,7 +18,16 @@ from mcp_client import connected, files
 from workbench import Vault
 from workbench.core.inbox import REVIEW_KEY
 
-TOOLS = {"memory_search", "memory_read", "memory_context", "memory_recent", "memory_write", "memory_forget"}
+TOOLS = {
+    "memory_search",
+    "memory_read",
+    "memory_context",
+    "memory_recent",
+    "memory_write",
+    "memory_forget",
+    "memory_review",
+    "memory_judge",
+}
 STRIPE_NOTE = {
     "type": "note",
     "title": "Stripe retries webhooks for three days",
@@ -31,11 +40,11 @@ STRIPE_NOTE = {
 # -- the tools ---------------------------------------------------------------------------------
 
 
-async def test_the_six_tools_by_name_with_schemas_and_what_the_gate_asks(sample_copy):
+async def test_the_eight_tools_by_name_with_schemas_and_what_the_gate_asks(sample_copy):
     async with connected(sample_copy) as agent:
         listed = {tool.name: tool for tool in (await agent.session.list_tools()).tools}
         assert set(listed) == TOOLS
-        for name in ("memory_search", "memory_read", "memory_context", "memory_recent"):
+        for name in ("memory_search", "memory_read", "memory_context", "memory_recent", "memory_review"):
             assert listed[name].annotations.read_only_hint
         assert listed["memory_write"].input_schema["properties"]["type"]["enum"] == [
             "concept",

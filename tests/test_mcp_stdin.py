@@ -35,6 +35,13 @@ BAD_LINES = [
         -32602,
         "params.arguments.ids[0]",
     ),
+    (
+        b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"memory_search","arguments":{"\\ud800":"x","query":"q"}}}',
+        5,
+        -32602,
+        "params.arguments.\\ud800 holds a lone surrogate",
+    ),  # in a key: the answer names it escaped, so the answer itself is text
+    (b'{"jsonrpc":"2.0","id":8,"\\udc00":1,"method":"ping"}', 8, -32602, "\\udc00"),
     (b"[1, 2]", None, -32600, "JSON object"),
     (b'{"id": 6, "hello": "there"}', 6, -32600, "not a JSON-RPC 2.0 message"),
 ]

@@ -946,3 +946,62 @@ async def test_a_draft_over_an_active_decision_is_listed_in_words_with_each_reco
         assert "A draft may replace · draft-replaces" in text and "draft-replaces" in text
         assert "the draft “Queue backend: Kafka topics” (Proposed)" in " ".join(text.split())
         assert "● draft “Proposed”" in text and "● active “Accepted”" in text
+
+
+async def test_the_links_follow_a_summary_shown_while_the_document_was_read(sample_copy: Path, monkeypatch):
+    """A document is read in a thread, its links from the graph of the summary on show. When a newer
+    summary (a file written elsewhere meanwhile: another session, an agent) is shown before the
+    read lands, the links pane shows the newer graph's links, not the read's older ones: two
+    sessions in browsers writing at once showed a backlink missing for good."""
+    import threading
+
+    from workbench.tui import reading
+    from workbench.tui.widgets.link_pane import LinkPane
+
+    async with watched_app(sample_copy, "fastapi") as (app, pilot):
+        main = app.screen
+        before = main.summary
+        new = (sample_copy / NOTE_FILE).read_text().replace("mem-note-procrastinate-queueing-lock", "mem-note-quokka")
+        new = new.replace("links:\n", "links:\n  - type: explains\n    target: mem-decision-api-fastapi\n", 1)
+        new = "\n".join("title: Quokka notes" if line.startswith("title:") else line for line in new.split("\n"))
+        (sample_copy / "notes/mem-note-quokka.md").write_text(new)
+        await wait_for(pilot, lambda: "mem-note-quokka" in main.summary.graph)
+        await settle(pilot)
+        after = main.summary
+        held_views: list = []
+        release = threading.Event()
+        real = reading.read_view
+
+        def held(*args, **kwargs):
+            view = real(*args, **kwargs)
+            held_views.append(view)
+            release.wait(10)
+            return view
+
+        landed: list[list[str]] = []  # the links pane's backlinks when the held read lands
+        shown = main._after_document_shown
+
+        def spy(view, *args):
+            shown(view, *args)
+            if held_views and view is held_views[0]:
+                pane = main.query_one(LinkPane).neighbours
+                landed.append([n.doc_id for group in pane.incoming.values() for n in group])
+
+        monkeypatch.setattr(reading, "read_view", held)
+        monkeypatch.setattr(main, "_after_document_shown", spy)
+
+        async def until(condition) -> None:  # not `wait_for`: that waits for the held worker too
+            for _ in range(400):
+                if condition():
+                    return
+                await pilot.pause(0.05)
+            raise AssertionError("timed out")
+
+        main.summary = before  # a read that starts while the older summary is on show...
+        main.read_document(FASTAPI, remember=False)
+        await until(lambda: bool(held_views))
+        main.post_message(main.VaultRead(after))  # ...and the newer one is shown before it lands
+        await until(lambda: main.summary is after)
+        release.set()
+        await until(lambda: bool(landed))
+        assert "mem-note-quokka" in landed[0], landed

@@ -16,6 +16,10 @@ from typing_extensions import Annotated, NotRequired, TypedDict
 __all__ = [
     "Candidate",
     "ContextAnswer",
+    "Excerpt",
+    "JudgeAnswer",
+    "ReviewAnswer",
+    "ReviewPair",
     "ForgetAnswer",
     "Hit",
     "Missing",
@@ -112,6 +116,23 @@ class ContextAnswer(TypedDict):
     next: str
 
 
+class Excerpt(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    id: str
+    title: str
+    type: str
+    status: Annotated[str, _said("the status as the record states it, in its own words")]
+    date: Annotated[str | None, _said("the date the record carries (created, else updated), if any")]
+    number: Annotated[int | None, _said("the record's number (ADR-007 is 7), if it has one")]
+    path: str
+    opening: Annotated[str, _said("the body's opening, as written (about 2,500 characters)")]
+    opening_cut: Annotated[bool, _said("the body goes on: memory_read(id) reads it whole")]
+    characters: Annotated[int, _said("the whole body's length")]
+    passage: Annotated[
+        str, _said("the passage that matched the other record (or your draft); may repeat part of the opening")
+    ]
+
+
 class Candidate(TypedDict):
     __pydantic_config__ = _OPEN  # type: ignore[misc]
     id: str
@@ -122,13 +143,19 @@ class Candidate(TypedDict):
     reasons: list[str]
     action: str
     decision: Annotated[str, _said("the memory_write decision that writes into this candidate")]
+    excerpt: NotRequired[Annotated[Excerpt, _said("what the candidate says: read it before you choose")]]
 
 
 class WriteAnswer(TypedDict):
     __pydantic_config__ = _OPEN  # type: ignore[misc]
     written: Annotated[bool, _said("false for propose: nothing was written")]
     decision: str
-    candidates: NotRequired[Annotated[list[Candidate], _said("propose: where the knowledge may belong, best first")]]
+    candidates: NotRequired[
+        Annotated[
+            list[Candidate],
+            _said("propose: where the knowledge may belong, in the gate's order, each with its excerpt"),
+        ]
+    ]
     proposed_id: NotRequired[Annotated[str, _said("propose: the id a create would give")]]
     next: NotRequired[str]
     id: NotRequired[Annotated[str, _said("the document written")]]
@@ -167,3 +194,39 @@ class RecentAnswer(TypedDict):
     more: Annotated[int, _said("changed in these days but beyond limit")]
     changes: Annotated[list[RecentChange], _said("newest first; metadata only, no bodies")]
     next: str
+
+
+class ReviewPair(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    older: Annotated[Excerpt, _said("the record taken as the older")]
+    newer: Annotated[Excerpt, _said("the record taken as the newer")]
+    score: Annotated[float, _said("how likely the ranking finds a replacement: an order, not a verdict")]
+    reasons: Annotated[
+        list[str], _said("evidence in the records' own words: shared subject, citations, dates; not a verdict")
+    ]
+    newer_because: Annotated[str, _said("why `newer` is taken as the newer of the two")]
+
+
+class ReviewAnswer(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    pairs: Annotated[list[ReviewPair], _said("best first")]
+    cursor: Annotated[
+        str | None, _said("give it back as memory_review(cursor=...) for the next page; null: the list ends here")
+    ]
+    remaining: Annotated[int, _said("pairs after this page")]
+    listed: Annotated[int, _said("pairs the list holds now, beyond those settled or judged")]
+    depth: int
+    left_out: Annotated[int, _said("pairs within the depth already settled or judged")]
+    next: str
+
+
+class JudgeAnswer(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    recorded: bool
+    id: Annotated[str, _said("the verdict's id in the curator's inbox")]
+    older: str
+    newer: str
+    verdict: str
+    agent: str
+    written: Annotated[bool, _said("always false: no record changes until a person accepts")]
+    review: str

@@ -2,7 +2,7 @@
 
 Built on the official MCP Python SDK (`MCPServer`): the SDK speaks the protocol, derives each
 tool's input schema from its signature, validates arguments, and turns what a tool returns into
-structured content. This module only declares the six tools and says who the client is; their
+structured content. This module only declares the eight tools and says who the client is; their
 work is `tools.py`'s. It is imported only when `workbench mcp` runs, so nothing else loads the SDK.
 
 The agent's name comes from the client's own `initialize` (its `clientInfo.name`); the contract's
@@ -23,13 +23,22 @@ from pydantic import Field, ValidationError
 from ..core.inbox import Agent
 from ..core.model import RefusedError, WorkbenchError
 from ..core.vault import Vault
-from .answers import ContextAnswer, ForgetAnswer, ReadAnswer, RecentAnswer, SearchAnswer, WriteAnswer
+from .answers import (
+    ContextAnswer,
+    ForgetAnswer,
+    JudgeAnswer,
+    ReadAnswer,
+    RecentAnswer,
+    ReviewAnswer,
+    SearchAnswer,
+    WriteAnswer,
+)
 from .arguments import argument_problems, unknown_arguments
 from .http import serve_http
 from .session import GateSession
 from .stdio import checked_stdio
 from .text import answer_text
-from .tools import READ_CHARACTERS, READ_DOCUMENTS, RECENT_DAYS, SEARCH_LIMIT, MemoryTools
+from .tools import CANDIDATES, READ_CHARACTERS, READ_DOCUMENTS, RECENT_DAYS, REVIEW_LIMIT, SEARCH_LIMIT, MemoryTools
 
 __all__ = ["INSTRUCTIONS", "build_server", "serve", "source_for"]
 
@@ -41,7 +50,9 @@ memory_search(query) (memory_recent: what changed lately); search returns metada
 gate: call memory_write with decision="propose" first; it ranks the canonical documents the \
 knowledge may belong in. Then merge_into:ID or supersede:ID (a decision) after reading that \
 document with memory_read, or create (with at least one link). Everything you write is a draft \
-or a proposal a person reviews. You may change or ask to forget only what you found by a search \
+or a proposal a person reviews. To help curate: memory_review lists pairs of decisions that may \
+replace one another, with excerpts; judge each with memory_judge (a verdict a person confirms; \
+nothing is written). You may change or ask to forget only what you found by a search \
 and read to its end, in the last 30 minutes. memory_forget asks a person; nothing is deleted. Never store \
 credentials, tokens or transient chat."""
 
@@ -93,6 +104,12 @@ class _Client:
         params = ctx.session.client_params
         if params is not None and params.client_info is not None and params.client_info.name:
             self._name.set(params.client_info.name)
+
+    def display_name(self) -> str:
+        """The agent's name as provenance and the inbox show it, whatever its source."""
+        if self.configured and self.name and self.name != self.configured:
+            return f"{self.configured} ({self.name})"
+        return self.key()
 
     def agent(self) -> Agent:
         source = self.source or source_for(self.name) or source_for(self.configured)
@@ -163,7 +180,7 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
     """The MCP server for `vault`; `source` is the contract's source for every write, when the
     client's name does not say it; `agent` names the agent, whatever its client is called."""
     client = _Client(source, agent)
-    tools = MemoryTools(vault, client.agent, GateSession(vault.index.state_dir, client.key))
+    tools = MemoryTools(vault, client.agent, GateSession(vault.index.state_dir, client.key), client.display_name)
     server = _Server("workbench", version=_version(), instructions=INSTRUCTIONS, log_level="WARNING")
     reading = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
@@ -250,15 +267,80 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
                 description="propose (writes nothing: ranks where it belongs), create, merge_into:ID or supersede:ID"
             ),
         ] = "propose",
+        candidates: Annotated[
+            int,
+            Field(
+                ge=1,
+                le=READ_DOCUMENTS,
+                description=f"propose: at most this many candidates, each with an excerpt (1 to {READ_DOCUMENTS})",
+            ),
+        ] = CANDIDATES,
         ctx: Context = None,  # type: ignore[assignment]
     ) -> WriteAnswer:
         """Record durable knowledge through the write gate. `propose` writes nothing and returns the
-        canonical documents it may belong in, with reasons. `create` needs a search for the title's
+        documents it may belong in, in the gate's order, each with its reasons and an excerpt (title,
+        status as the document states it, date or number, the opening of its body, the passage that
+        matched your text), all within the read budget. `create` needs a search for the title's
         duplicates in the last 30 minutes (propose counts) and at least one link; `merge_into:ID`
         and `supersede:ID` also need ID found by a search and read to its end. A new document is a
         draft and a supersession a proposal: a person reviews both."""
         client.remember(ctx)
-        return _run(lambda: tools.write(type, title, body, tags, links, decision))
+        return _run(lambda: tools.write(type, title, body, tags, links, decision, candidates))
+
+    @_tool(server, reading)
+    def memory_review(
+        limit: Annotated[
+            int,
+            Field(
+                ge=1,
+                le=REVIEW_LIMIT,
+                description=f"at most this many pairs (1 to {REVIEW_LIMIT}); as many as fit {READ_CHARACTERS:,} characters are given",
+            ),
+        ] = 5,
+        cursor: Annotated[
+            str | None, Field(description="the `cursor` of the previous page, to continue; omit it to start")
+        ] = None,
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> ReviewAnswer:
+        """The review list: pairs of decisions in this memory that may replace one another, best
+        first, for you to judge with memory_judge. Each pair gives both records' excerpts (title,
+        status as the record states it, date or number, the opening of the body, the passage that
+        matched the other) and evidence in the records' own words (shared subject words, which cites
+        which, dates, which is taken as newer and why). Evidence is not a verdict: most pairs are
+        not replacements. Pass `cursor` back for the next page; the list ends when `cursor` is null.
+        A pair already settled (one replaces the other, or marked compatible) or judged while both
+        records are unchanged is never offered again."""
+        client.remember(ctx)
+        return _run(lambda: tools.review(limit, cursor))
+
+    @_tool(
+        server,
+        ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False),
+    )
+    def memory_judge(
+        older: Annotated[str, Field(description="the pair's older record's id, as memory_review gave it")],
+        newer: Annotated[str, Field(description="the pair's newer record's id, as memory_review gave it")],
+        verdict: Annotated[
+            Literal["replaces", "companion", "reversed", "unsure"],
+            Field(description="replaces, companion, reversed or unsure (see the tool's description)"),
+        ],
+        reason: Annotated[
+            str, Field(description="one or two sentences, quoting the records' words that decided it")
+        ] = "",
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> JudgeAnswer:
+        """Your verdict on one pair from memory_review, for a person to confirm. `replaces`: the
+        newer record decides the same question anew and the older no longer holds (it says it
+        supersedes, replaces or reverses the older, or decides the same thing differently).
+        `companion`: both stand: different questions on one subject, or one amends, extends,
+        refines, implements or depends on the other. `reversed`: one replaces the other, but the
+        one given as older is the newer and replaces the other. `unsure`: the excerpts do not tell
+        (say what is missing; memory_read reads a record whole). Judge only what you were shown
+        (memory_review or memory_read) as it is now. Nothing is written to either record: the
+        verdict waits in the curator's inbox, and the pair is not offered again while both records
+        are unchanged."""
+        client.remember(ctx)
+        return _run(lambda: tools.judge(older, newer, verdict, reason))
 
     @_tool(
         server,

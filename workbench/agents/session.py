@@ -63,7 +63,7 @@ def _key(words: set[str]) -> str:
 
 
 def _empty(agent: str) -> dict[str, Any]:
-    return {"agent": agent, "searches": [], "proposed": [], "shown": {}, "read": {}}
+    return {"agent": agent, "searches": [], "proposed": [], "shown": {}, "read": {}, "seen": {}}
 
 
 class GateSession:
@@ -148,7 +148,7 @@ class GateSession:
             return _empty(agent)  # torn or edited by hand: derived state, so start afresh
         if not isinstance(state, dict) or state.get("agent") != agent:
             return _empty(agent)
-        for key, kind in (("searches", list), ("proposed", list), ("shown", dict), ("read", dict)):
+        for key, kind in (("searches", list), ("proposed", list), ("shown", dict), ("read", dict), ("seen", dict)):
             if not isinstance(state.get(key), kind):
                 state[key] = kind()
         self._prune(state)
@@ -164,6 +164,7 @@ class GateSession:
         state["proposed"] = [p for p in state["proposed"] if isinstance(p, dict) and fresh(p.get("at"))][-200:]
         state["shown"] = {i: at for i, at in state["shown"].items() if fresh(at)}
         state["read"] = {i: r for i, r in state["read"].items() if isinstance(r, dict) and fresh(r.get("at"))}
+        state["seen"] = {i: r for i, r in state["seen"].items() if isinstance(r, dict) and fresh(r.get("at"))}
 
     # -- what happened -------------------------------------------------------------------------
 
@@ -206,7 +207,31 @@ class GateSession:
             state["shown"][doc_id] = now
             state["read"][doc_id] = {"digest": digest, "covered": 0, "length": length, "at": now, "written": True}
 
+    def excerpted(self, digests: dict[str, str]) -> None:
+        """Records shown as excerpts (the review list, the gate's candidates): {id: digest}. Seeing
+        an excerpt lets an agent judge a pair, never change a record."""
+        with self._state() as state:
+            now = self._clock()
+            for doc_id, digest in digests.items():
+                state["seen"][doc_id] = {"digest": digest, "at": now}
+
     # -- what the gate asks --------------------------------------------------------------------
+
+    def require_seen(self, doc_id: str, digest: str) -> None:
+        """Refuse a verdict on `doc_id` unless the agent was shown it (an excerpt, or a read) in
+        this version lately."""
+        with self._state(change=False) as state:
+            known = [state["seen"].get(doc_id), state["read"].get(doc_id)]
+        digests = {k.get("digest") for k in known if isinstance(k, dict)}
+        if digest in digests:
+            return
+        if digests:
+            raise RefusedError(
+                f"{doc_id} changed since you were shown it; see it again (memory_review, or memory_read) before you judge it"
+            )
+        raise RefusedError(
+            f"{doc_id} has not been shown to you lately; judge a pair memory_review gave you (or read both records with memory_read first)"
+        )
 
     def require_duplicate_search(self, doc_type: str, title: str) -> None:
         words = title_words(title)

@@ -52,13 +52,20 @@ def _id_in(text: str) -> Any:
     return value if isinstance(value, (int, str)) and not isinstance(value, bool) else None
 
 
+def _shown(name: str) -> str:
+    """A key as the answer names it: a lone surrogate written as its escape (`\\ud800`), since an
+    answer holding one could not be sent at all, and every later answer would wait behind it."""
+    return name.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _surrogate_at(value: Any, where: str) -> str | None:
-    """The path of the first string holding a lone surrogate (`params.arguments.title`)."""
+    """The path of the first string holding a lone surrogate (`params.arguments.title`), in a key or
+    a value, with any surrogate in it escaped."""
     if isinstance(value, str):
         return where if _SURROGATE.search(value) else None
     if isinstance(value, dict):
         for key, item in value.items():
-            name = f"{where}.{key}" if where else str(key)
+            name = f"{where}.{_shown(str(key))}" if where else _shown(str(key))
             if _SURROGATE.search(str(key)):
                 return name
             found = _surrogate_at(item, name)

@@ -1,4 +1,4 @@
-"""The six memory tools, as plain functions over the vault: what the MCP server calls.
+"""The memory tools, as plain functions over the vault: what the MCP server calls.
 
 Each tool checks its arguments in words an agent can act on, asks the `Vault` facade (the same
 store and checks as a person's writes), records what the agent saw in its `GateSession` (kept in the vault for the next process), and
@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ..core.excerpts import READ_CHARACTERS, READ_DOCUMENTS
 from ..core.gate import Draft, new_id_for
 from ..core.inbox import Agent, AlreadyExists
 from ..core.model import DocType, LinkType, RefusedError, Status
@@ -27,6 +28,9 @@ from .text import answer_text, text_length
 
 __all__ = [
     "MemoryTools",
+    "CANDIDATES",
+    "REVIEW_LIMIT",
+    "VERDICTS",
     "READ_DOCUMENTS",
     "READ_CHARACTERS",
     "RECENT_DAYS",
@@ -35,9 +39,10 @@ __all__ = [
     "plain",
 ]
 
-READ_DOCUMENTS = 10
-READ_CHARACTERS = 45_000
 SEARCH_LIMIT = 50
+CANDIDATES = 10  # the gate's candidates an agent is given unless it asks for fewer: it reads, a person skims
+REVIEW_LIMIT = 20  # pairs a review page may be asked for (as many as fit the read budget are given)
+VERDICTS = ("replaces", "companion", "reversed", "unsure")
 MAX_QUERY = 1_000
 MAX_IDS = 100
 MAX_ID = 200
@@ -101,10 +106,17 @@ def _json_size(value: Any) -> int:
 class MemoryTools:
     """The tools of one connection: `agent()` names who writes (read from the client when first needed)."""
 
-    def __init__(self, vault: Vault, agent: Callable[[], Agent], session: GateSession | None = None) -> None:
+    def __init__(
+        self,
+        vault: Vault,
+        agent: Callable[[], Agent],
+        session: GateSession | None = None,
+        name: Callable[[], str] | None = None,
+    ) -> None:
         self.vault = vault
         self.agent = agent
         self.session = session or GateSession()
+        self.name = name or (lambda: agent().name)  # who judges: a verdict writes nothing, so no source is needed
 
     # -- search ----------------------------------------------------------------------------------
 
@@ -338,7 +350,10 @@ class MemoryTools:
         tags: list[str] | str | None = None,
         links: list[Any] | None = None,
         decision: str = "propose",
+        candidates: int = CANDIDATES,
     ) -> dict[str, Any]:
+        if not 1 <= candidates <= READ_DOCUMENTS:
+            raise RefusedError(f"candidates must be between 1 and {READ_DOCUMENTS}, not {candidates}")
         draft = self._draft(type, title, body, tags, links)
         verb, _, target = decision.strip().partition(":")
         target = target.strip()
@@ -354,7 +369,7 @@ class MemoryTools:
                     "credentials or tokens: leave the secret out and describe where it is kept"
                 )
         if verb == "propose":
-            return self._propose(draft)
+            return self._propose(draft, candidates)
         self.session.require_duplicate_search(draft.type, draft.title)
         agent = self.agent()
         if verb == "create":
@@ -408,9 +423,10 @@ class MemoryTools:
             f"written as a draft decision proposed to supersede {target}; {target} stays active until a person accepts"
         )
 
-    def _propose(self, draft: Draft) -> dict[str, Any]:
-        found = self.vault.gate(draft)
+    def _propose(self, draft: Draft, limit: int = CANDIDATES) -> dict[str, Any]:
+        found = self.vault.candidates(draft, limit)
         self.session.proposed(draft.type, draft.title, [c.id for c in found])
+        self.session.excerpted({c.id: c.excerpt.digest for c in found if c.excerpt is not None})
         proposed = new_id_for(self.vault, draft.type, draft.title)  # type: ignore[arg-type]
         candidates = []
         for c in found:
@@ -423,12 +439,70 @@ class MemoryTools:
             )
         else:
             advice = f'no canonical document fits: write with decision="create" and at least one link (it becomes {proposed}, a draft)'
-        return {
+        answer = {
             "written": False,
             "decision": "propose",
             "candidates": candidates,
             "proposed_id": proposed,
             "next": advice,
+        }
+        while len(answer_text(answer)) > READ_CHARACTERS and len(candidates) > 1:  # the core leaves room; never over
+            candidates.pop()
+        return answer
+
+    # -- review and judge ------------------------------------------------------------------------
+
+    def review(self, limit: int = 5, cursor: str | None = None) -> dict[str, Any]:
+        """A page of the review list, within the read budget; the excerpts shown count as seen."""
+        if not 1 <= limit <= REVIEW_LIMIT:
+            raise RefusedError(f"limit must be between 1 and {REVIEW_LIMIT}, not {limit}")
+        page = self.vault.review(limit, cursor or None)
+        self.session.excerpted({e.id: e.digest for pair in page.pairs for e in (pair.older, pair.newer)})
+        answer = page.to_json()
+        if page.pairs and page.cursor:
+            hint = (
+                f"judge each pair with memory_judge(older, newer, verdict, reason); then memory_review(cursor={page.cursor!r}) "
+                f"for the next page ({page.remaining} pair(s) after this one)"
+            )
+        elif page.pairs:
+            hint = "judge each pair with memory_judge(older, newer, verdict, reason); this page ends the list"
+            earlier = page.listed - len(page.pairs)
+            if earlier > 0:
+                hint += (
+                    f"; {earlier} pair(s) before the cursor are not judged yet (passed over, or moved up by a write "
+                    "since): memory_review() without a cursor starts again with them"
+                )
+        elif page.listed:
+            hint = (
+                f"no pair after this cursor; {page.listed} pair(s) before it are not judged yet: "
+                "memory_review() without a cursor starts again with them"
+            )
+        else:
+            hint = "the review list is done: every pair at its depth is settled or judged"
+        answer["next"] = hint  # the core kept room for it: the page within the read budget, whole
+        return answer
+
+    def judge(self, older: str, newer: str, verdict: str, reason: str = "") -> dict[str, Any]:
+        """Record a verdict on a pair the agent was shown, as those records are now; writes no record."""
+        older, newer = _id(older.strip()), _id(newer.strip())
+        if verdict not in VERDICTS:
+            raise RefusedError(f"verdict {verdict!r} is not one of {', '.join(VERDICTS)}")
+        if len(reason) > 2_000:
+            raise RefusedError(f"reason is {len(reason)} characters; at most 2,000")
+        if verdict != "unsure" and not reason.strip():
+            raise RefusedError("reason is empty: say, in the records' words, what decided it")
+        for doc_id in (older, newer):
+            self.session.require_seen(doc_id, self.vault.get(doc_id).digest)
+        recorded = self.vault.judge(older, newer, verdict, reason, self.name())
+        return {
+            "recorded": True,
+            "id": recorded.id,
+            "older": recorded.older,
+            "newer": recorded.newer,
+            "verdict": recorded.verdict,
+            "agent": recorded.agent,
+            "written": False,
+            "review": "nothing was written to either record; a person accepts or rejects this verdict in the workbench's inbox",
         }
 
     def _draft(

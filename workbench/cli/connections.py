@@ -57,3 +57,29 @@ def cmd_mcp(vault: Vault, args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return serve(vault, args.source, args.agent, http=(host, port), token=token, token_file=args.token_file)
+
+
+def cmd_serve(vault: Vault, args: argparse.Namespace) -> int:
+    """The TUI in a browser (`workbench.web`); the vault was opened here first, so it is checked
+    and its derived state settled before the first page asks for an app."""
+    from ..agents.http import is_loopback, new_token, parse_address, read_token
+
+    try:  # a wrong address or token file is the command given wrongly: exit 2
+        host, port = parse_address(args.address)
+        token = read_token(args.token_file) if args.token_file else new_token()
+    except RefusedError as exc:
+        raise UsageError(str(exc).replace("--http ", "serve: ", 1)) from None
+    if not is_loopback(host):
+        if not args.allow_remote:
+            raise UsageError(
+                f"serve: {host} can be reached from other machines, and the token would cross the network in plain "
+                "HTTP; add --allow-remote if that is meant (behind TLS or on a private network), or serve on 127.0.0.1"
+            )
+        print(
+            f"workbench serve: WARNING: serving on {host}, reachable from other machines; the token crosses the "
+            "network in plain HTTP unless TLS is in front",
+            file=sys.stderr,
+        )
+    from ..web.server import serve  # aiohttp and textual-serve load only here
+
+    return serve(vault.root, args.flavour, host, port, token, args.token_file, args.allow_remote)

@@ -1,5 +1,5 @@
-"""Commands that curate: conflicts, consolidate, the undo stack (history, undo, redo), the agents'
-inbox, and the one-change commands (status, supersede, merge, rename, forget, tier ...) whose
+"""Commands that curate: conflicts, the review list and readers' verdicts, consolidate, the undo
+stack (history, undo, redo), the agents' inbox, and the one-change commands (status, supersede, merge, rename, forget, tier ...) whose
 printing is the same for all."""
 
 from __future__ import annotations
@@ -7,9 +7,10 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import sys
+from pathlib import Path
 
 from ..core.vault import Vault
-from .output import EXIT_OK, UsageError, print_json, report_plan, safe
+from .output import EXIT_ERRORS, EXIT_OK, UsageError, one_line, print_json, report_plan, safe
 
 
 def cmd_conflicts(vault: Vault, args: argparse.Namespace) -> int:
@@ -89,7 +90,118 @@ def cmd_history(vault: Vault, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def read_verdicts(given: str) -> str:
+    """The text of `review --verdicts FILE` (or - for standard input), read before the vault is opened."""
+    where = "standard input" if given == "-" else given
+    try:
+        raw = sys.stdin.buffer.read() if given == "-" else Path(given).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"--verdicts {safe(where)}: {exc.strerror or exc}") from exc
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(
+            f"--verdicts {safe(where)}: not valid UTF-8 text (byte {exc.start}); nothing was recorded"
+        ) from None
+
+
+def _said(excerpt) -> str:
+    facts = (
+        [excerpt.status]
+        + ([excerpt.date] if excerpt.date else [])
+        + ([f"no. {excerpt.number}"] if excerpt.number is not None and not excerpt.date else [])
+    )
+    return f"{excerpt.id} “{excerpt.title}” ({' · '.join(f for f in facts if f)})"
+
+
+def cmd_review(vault: Vault, args: argparse.Namespace) -> int:
+    if args.verdicts:
+        recorded, problems = vault.judge_lines(args.verdict_text)
+        where = "standard input" if args.verdicts == "-" else args.verdicts
+        for problem in problems:
+            print(one_line(f"workbench: {where}:{problem.line}: {problem.message}"), file=sys.stderr)
+        if args.json:
+            print_json(
+                {
+                    "recorded": [v.to_json() for v in recorded],
+                    "problems": [{"line": p.line, "message": p.message} for p in problems],
+                }
+            )
+        else:
+            print(
+                f"recorded {len(recorded)} verdict(s) for the curator's inbox (workbench inbox)"
+                + (f"; {len(problems)} line(s) not taken" if problems else "")
+            )
+        return EXIT_ERRORS if problems else EXIT_OK
+    if args.limit < 1:
+        raise UsageError(f"--limit is a whole number from 1, not {args.limit}")
+    if args.depth is not None and args.depth < 1:
+        raise UsageError(f"--depth is a whole number from 1, not {args.depth}")
+    page = vault.review(args.limit, args.cursor, args.depth)
+    if args.json:
+        print_json(page.to_json())
+        return EXIT_OK
+    for number, pair in enumerate(page.pairs, start=1):
+        print(one_line(f"{number}. {_said(pair.older)}"))
+        print(one_line(f"   → {_said(pair.newer)}   score {pair.score:.2f}"))
+        print(one_line(f"   newer: {pair.newer_because}"))
+        for reason in pair.reasons:
+            print(one_line(f"   - {reason}"))
+        for excerpt in (pair.older, pair.newer):
+            if excerpt.passage:
+                flat = " ".join(excerpt.passage.split())
+                quoted = flat if len(flat) <= 160 else flat[:159] + "…"
+                print(one_line(f"   {excerpt.id}: “{quoted}”"))
+        older, newer = pair.ids
+        print(safe(f"   → workbench supersede {older} {newer}  |  workbench compatible {older} {newer}"))
+    left = f", {page.left_out} settled or judged left out" if page.left_out else ""
+    print(f"{page.listed} pair(s) to review at depth {page.depth}{left}")
+    if page.cursor:
+        print(safe(f"{page.remaining} more: workbench review --cursor {page.cursor}"))
+    return EXIT_OK
+
+
+def _verdict_lines(vault: Vault, verdicts: list) -> None:
+    titles = {d.id: d.title for d in vault.documents}
+    for verdict in verdicts:
+        state = verdict.state if verdict.state == "open" else f"{verdict.state}: {verdict.why}"
+        print(
+            one_line(
+                f"verdict {verdict.id}  {verdict.at.replace('T', ' ')}  {verdict.agent}: {verdict.describe()}  [{state}]"
+            )
+        )
+        for doc_id in (verdict.older, verdict.newer):
+            print(one_line(f"      {doc_id} “{titles.get(doc_id, '(no longer in the vault)')}”"))
+        if verdict.reason:
+            print(one_line(f"      why: {verdict.reason}"))
+        if verdict.state == "open":
+            actions = "reject" if verdict.verdict == "unsure" else "accept|reject"
+            print(safe(f"      → workbench inbox {actions} {verdict.id}"))
+        else:
+            print("      → the pair is offered again: workbench review")
+
+
 def cmd_inbox(vault: Vault, args: argparse.Namespace) -> int:
+    if args.agent is not None:
+        if args.action != "accept" or args.id:
+            raise UsageError("--agent NAME goes with `inbox accept` and no ID: that agent's replacements, together")
+        chosen = [
+            v.id for v in vault.verdicts(("open",)) if v.agent == args.agent and v.verdict in ("replaces", "reversed")
+        ]
+        if not chosen:
+            raise UsageError(f"{args.agent} has no open replaces or reversed verdict; `workbench inbox` lists them")
+        report_plan(vault.accept_verdicts(chosen, dry_run=args.dry_run), args.dry_run)
+        return EXIT_OK
+    if args.action and args.id and (args.action == "reject" or args.id.startswith("v-")):
+        if args.action not in ("accept", "reject"):
+            raise UsageError(f"inbox {args.action}: a verdict ({args.id}) is settled with accept or reject")
+        if not args.id.startswith("v-"):
+            raise UsageError(
+                f"inbox reject settles a verdict (v-...), and {args.id} is none; `workbench inbox` lists them"
+            )
+        call = vault.accept_verdict if args.action == "accept" else vault.reject_verdict
+        report_plan(call(args.id, dry_run=args.dry_run), args.dry_run)
+        return EXIT_OK
     if args.action:
         if not args.id:
             raise UsageError(f"inbox {args.action}: name the document (ID)")
@@ -98,13 +210,18 @@ def cmd_inbox(vault: Vault, args: argparse.Namespace) -> int:
         report_plan(plan, args.dry_run)
         return EXIT_OK
     inbox = vault.inbox()
+    verdicts = vault.verdicts(("open", "stale"))
     if args.mark_reviewed and inbox.newest:
         vault.mark_inbox_reviewed(inbox.newest)
+    for problem in vault.verdict_problems():
+        where = f".workbench-verdicts.jsonl:{problem.line}: " if problem.line else ""
+        print(one_line(f"workbench: {where}{problem.message}"), file=sys.stderr)
     if args.json:
         data = inbox.to_json()
         if args.diff:
             for item, request in zip(data["requests"], inbox.requests):
                 item["diff"] = vault.inbox_diff(request)
+        data["verdicts"] = [v.to_json() for v in verdicts]
         print_json(data)
         return EXIT_OK
     for request in inbox.requests:
@@ -120,12 +237,18 @@ def cmd_inbox(vault: Vault, args: argparse.Namespace) -> int:
         )
         if args.diff:
             sys.stdout.write("".join(f"      {line}\n" for line in safe(vault.inbox_diff(request)).splitlines()))
+    _verdict_lines(vault, verdicts)
     new = len(inbox.new)
+    opened = sum(1 for v in verdicts if v.state == "open")
     print(
         f"{len(inbox)} request(s) from agents, {new} new since the last review"
         if inbox.requests
         else "the inbox is empty"
+        if not verdicts
+        else "no request from agents"
     )
+    if verdicts:
+        print(f"{opened} verdict(s) to accept or reject, {len(verdicts) - opened} stale")
     return EXIT_OK
 
 

@@ -162,18 +162,23 @@ def cmd_new(vault: Vault, args: argparse.Namespace) -> int:
         return EXIT_OK
     from ..core.gate import new_id_for
 
-    found = vault.gate(draft)
+    if not 1 <= args.candidates <= 10:
+        raise UsageError(f"--candidates is a whole number from 1 to 10, not {args.candidates}")
+    found = vault.candidates(draft, args.candidates)
     proposed = new_id_for(vault, draft.type, draft.title)
-    if args.json:
+    if args.json:  # each with its excerpt, the whole answer within the read budget (45,000 characters)
         print_json({"candidates": [c.to_json() for c in found], "proposed_id": proposed})
         return EXIT_OK
     if not found:
         print("No canonical document fits; create it with --create (and at least one --link).")
     for number, candidate in enumerate(found, start=1):
         verb = "supersede it with --supersede" if candidate.action == "supersede" else "merge with --merge-into"
+        shown = candidate.excerpt
+        stated = f" ({shown.status})" if shown is not None and shown.status != candidate.status else ""
+        when = f" · {shown.date}" if shown is not None and shown.date else ""
         print(
             safe(
-                f"{number}. {candidate.id}  “{candidate.title}”  [{candidate.type} · {candidate.status}]  score {candidate.score:.2f}"
+                f"{number}. {candidate.id}  “{candidate.title}”  [{candidate.type} · {candidate.status}{stated}{when}]  score {candidate.score:.2f}"
             )
         )
         for reason in candidate.reasons:

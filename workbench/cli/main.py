@@ -14,7 +14,7 @@ from ..core.model import QueryError, RefusedError, VaultError, WorkbenchError
 from ..core.vault import Vault
 from ..core.walk import looks_like_vault, no_documents_note
 from . import curation, documents
-from .connections import cmd_mcp, cmd_sync
+from .connections import cmd_mcp, cmd_serve, cmd_sync
 from .output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageError, safe
 from .parser import check_text_arguments, parse_arguments
 
@@ -74,10 +74,12 @@ COMMANDS = {
     "consolidate": curation.cmd_consolidate,
     "history": curation.cmd_history,
     "inbox": curation.cmd_inbox,
+    "review": curation.cmd_review,
     "undo": curation.stack_step("undo"),
     "redo": curation.stack_step("redo"),
     **{name: curation.writer(call) for name, call in curation.WRITERS.items()},
     "mcp": cmd_mcp,
+    "serve": cmd_serve,
     "sync": cmd_sync,
 }
 
@@ -97,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
         check_text_arguments(args)
         if args.command == "new":
             args.body = documents.read_body(args)
+        if args.command == "review" and args.verdicts:
+            args.verdict_text = curation.read_verdicts(args.verdicts)
         if args.command in (None, "tui"):
             return run_tui(args.vault, args.flavour)
         vault = open_vault(args.vault, args.flavour, args.command)

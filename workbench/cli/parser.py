@@ -69,9 +69,29 @@ def build_parser() -> argparse.ArgumentParser:
     choice.add_argument("--supersede", metavar="ID")
     new.add_argument("--dry-run", action="store_true")
     new.add_argument("--json", action="store_true")
+    new.add_argument(
+        "--candidates", type=int, default=3, metavar="N", help="how many candidates to rank, 1-10 (default 3)"
+    )
 
     found = sub.add_parser("conflicts", help="structural faults and candidate contradictions, with their resolutions")
     found.add_argument("--json", action="store_true")
+    review = sub.add_parser(
+        "review",
+        help="pairs of decisions that may replace one another, for a reader to judge, best first; --verdicts FILE records judgements",
+    )
+    review.add_argument(
+        "--depth", type=int, metavar="D", help="how far down the ranking (default: one pair per two decisions)"
+    )
+    review.add_argument("--limit", type=int, default=5, metavar="N", help="pairs a page holds (default 5)")
+    review.add_argument("--cursor", metavar="C", help="continue after the page that gave this cursor")
+    review.add_argument(
+        "--json", action="store_true", help="a page as JSON, with both records' excerpts (within 45,000 characters)"
+    )
+    review.add_argument(
+        "--verdicts",
+        metavar="FILE",
+        help='record verdicts from JSON Lines ({"older", "newer", "verdict", "reason", "agent"} a line), or - for standard input',
+    )
     compatible = sub.add_parser("compatible", help="record that two documents do not contradict each other")
     compatible.add_argument("a_id")
     compatible.add_argument("b_id")
@@ -205,14 +225,28 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --http: serve on an address other machines can reach (the token then crosses the network)",
     )
-    inbox = sub.add_parser("inbox", help="what agents wrote that awaits review; settle it with ACTION ID")
+    serve = sub.add_parser("serve", help="the TUI in a browser, one app per page, every request needing the token")
+    serve.add_argument(
+        "address", nargs="?", default="127.0.0.1:8000", metavar="HOST:PORT", help="default 127.0.0.1:8000"
+    )
+    serve.add_argument(
+        "--token-file", metavar="FILE", help="the token is this file's text (default: a new one, printed)"
+    )
+    serve.add_argument("--allow-remote", action="store_true", help="serve other machines too (directly or via a proxy)")
+    inbox = sub.add_parser("inbox", help="what agents wrote or judged that awaits review; settle it with ACTION ID")
     inbox.add_argument(
         "action",
         nargs="?",
-        choices=["accept", "merge", "supersede", "archive", "revert", "keep", "forget"],
-        help="settle a request: accept, merge (--into), supersede (--replaces), archive, revert a merge, keep, forget (--confirm)",
+        choices=["accept", "reject", "merge", "supersede", "archive", "revert", "keep", "forget"],
+        help="settle a request: accept, merge (--into), supersede (--replaces), archive, revert a merge, keep, forget (--confirm); "
+        "a verdict (v-...): accept or reject",
     )
-    inbox.add_argument("id", nargs="?", help="the document the request is on")
+    inbox.add_argument("id", nargs="?", help="the document the request is on, or a verdict's id (v-...)")
+    inbox.add_argument(
+        "--agent",
+        metavar="NAME",
+        help="with accept and no ID: every open replaces/reversed verdict of this agent, as one change",
+    )
     inbox.add_argument("--into", metavar="ID", help="with merge: the document to merge into")
     inbox.add_argument("--replaces", metavar="ID", help="with supersede: the document it replaces")
     inbox.add_argument("--confirm", metavar="ID", help="with forget: the same id again, exactly")
@@ -235,7 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # Arguments that name files: a file name may be any bytes, so these are never judged as text.
-FILE_ARGUMENTS = frozenset({"vault", "body_file", "out", "token_file"})
+FILE_ARGUMENTS = frozenset({"vault", "body_file", "out", "token_file", "verdicts"})
 
 
 def check_text_arguments(args: argparse.Namespace) -> None:

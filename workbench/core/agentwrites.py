@@ -33,6 +33,7 @@ from .index import VaultIndex
 from .model import TYPE_FOLDERS, DocType, Document, LinkType, RefusedError, Source, Status, member
 from .parse import parse_bytes
 from .storage import FileChange
+from .titlefold import fold_title
 from .validate import find_credentials
 from .yamledit import EditError, apply_meta
 
@@ -106,9 +107,10 @@ _TITLE_WORD = re.compile(r"[^\W_]+")
 
 
 def same_title(title: str) -> tuple[str, ...]:
-    """A title's words in order, case and accents folded: two titles that differ only in those, in
-    spacing or in punctuation name the same thing."""
-    folded = "".join(c for c in unicodedata.normalize("NFKD", title.casefold()) if not unicodedata.combining(c))
+    """A title's words in order, folded as a person reads them (`titlefold`: case, compatibility
+    forms, format characters, spaces in CJK runs, look-alike letters) and accents dropped: two titles
+    that differ only in those, in spacing or in punctuation name the same thing."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", fold_title(title)) if not unicodedata.combining(c))
     return tuple(_TITLE_WORD.findall(folded))
 
 

@@ -127,9 +127,12 @@ class Candidate:
     score: float
     reasons: list[str]
     action: str  # "merge" or "supersede"
+    excerpt: Any = (
+        None  # what a reader is given of it (`excerpts.Excerpt`), when asked for (`review.excerpted_candidates`)
+    )
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        found = {
             "id": self.id,
             "title": self.title,
             "type": self.type,
@@ -138,6 +141,9 @@ class Candidate:
             "reasons": self.reasons,
             "action": self.action,
         }
+        if self.excerpt is not None:
+            found["excerpt"] = self.excerpt.to_json()
+        return found
 
 
 def candidates(

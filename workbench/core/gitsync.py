@@ -50,7 +50,11 @@ __all__ = [
 ]
 
 DRIVER = "workbench"
-ATTRIBUTES = ("*.md merge=workbench", "/log.md merge=union")  # the log only grows: keep both sides' lines
+ATTRIBUTES = (
+    "*.md merge=workbench",
+    "/log.md merge=union",
+    "/.workbench-verdicts.jsonl merge=union",
+)  # the log and readers' verdicts only grow: keep both sides' lines
 IGNORED = (".workbench/", ".recovery/")  # derived state and local backups stay on their machine
 TYPE_FOLDERS = {
     "concept": "concepts",

@@ -118,6 +118,7 @@ class VaultIndex:
         config = read_config(root)
         if config.statuses:
             chosen = dataclasses.replace(chosen, statuses=config.statuses)
+        chosen = chosen.prepared(root)
         vault = cls(root, chosen)
         vault.config = config
         walk = walk_vault(vault.root, chosen)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from watchfiles import Change, watch
 
+from .vaultconfig import VERDICT_FILE
 from .walk import is_debris
 
 __all__ = ["VaultWatcher"]
@@ -23,8 +24,8 @@ SWEEP_SECONDS = 10.0
 
 
 def _relevant(root: Path, change: Change, path: str, settings: str = "") -> str | None:
-    """The vault-relative path of a Markdown file worth re-reading, or of the vault's `settings`
-    file, or None."""
+    """The vault-relative path of a Markdown file worth re-reading, of the vault's `settings`
+    file, or of its readers' verdicts (a screen listing them hears of an agent's), or None."""
     try:
         relative = Path(path).relative_to(root)
     except ValueError:
@@ -32,6 +33,8 @@ def _relevant(root: Path, change: Change, path: str, settings: str = "") -> str 
     parts = relative.parts
     if settings and relative.as_posix() == settings:
         return settings
+    if relative.as_posix() == VERDICT_FILE:
+        return VERDICT_FILE
     if not parts or any(part.startswith(".") for part in parts) or is_debris(parts[-1]):
         return None
     if not parts[-1].endswith(".md"):
@@ -95,7 +98,7 @@ class VaultWatcher:
             paths = sorted({p for change, raw in batch if (p := _relevant(root, change, raw, settings))})
             if settings in paths:
                 self.vault.reread_config()  # a person marked a pair compatible by hand, say
-            files = [p for p in paths if p != settings]
+            files = [p for p in paths if p not in (settings, VERDICT_FILE)]
             if files:
                 folders = [p for p in files if p.endswith("/") or not p.endswith(".md")]
                 if folders:

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .model import ID_PATTERN, DocType, Document
+from .titlefold import fold_title
 
 __all__ = [
     "plural_stem",
@@ -29,6 +30,7 @@ __all__ = [
     "Likeness",
     "likeness",
     "title_likeness",
+    "title_words",
     "kinship",
     "Bm25",
     "bm25_of",
@@ -48,6 +50,7 @@ STOPWORDS = frozenset(
     mem""".split()
 )
 WORD = re.compile(r"[a-z0-9]+")
+_ANY_WORD = re.compile(r"[^\W_]+")  # letters and digits of every script
 
 
 def plural_stem(word: str) -> str:
@@ -78,6 +81,16 @@ def words(text: str) -> list[str]:
         if term:
             out.append(term)
     return out
+
+
+def title_words(title: str) -> list[str]:
+    """`words` of a title folded as a person reads it (`titlefold`): look-alike letters of another
+    script, format characters and compatibility forms compare as the letters they show. A word
+    that stays outside ASCII (a CJK run, a Greek word) is a term of its own, whole."""
+    if title.isascii():
+        return words(title)
+    folded = fold_title(title)
+    return words(folded) + [w for w in _ANY_WORD.findall(folded) if not w.isascii()]
 
 
 def term_counts(text: str) -> Counter:
@@ -234,6 +247,31 @@ def title_head(title: str) -> str:
     return "" if not head or _RECORD.fullmatch(head.strip()) else " ".join(words(head))
 
 
+PREFIX_WORDS = 3  # the longest opening shared by a collection's titles that is taken for a prefix
+
+
+def _shared_opening(counts: Counter) -> tuple[str, ...]:
+    """The longest run of opening title words (up to PREFIX_WORDS) that more than half the titles
+    of a type open with, in a collection of at least four; () when there is none."""
+    titles = sum(count for opening, count in counts.items() if len(opening) == 1)
+    best: tuple[str, ...] = ()
+    for opening, count in counts.items():
+        if titles >= 4 and count * 2 > titles and len(opening) > len(best):
+            best = opening
+    return best
+
+
+def _after_words(title: str, count: int) -> str:
+    """The title after its first `count` compared words, and the colon or dash after them."""
+    seen = 0
+    for match in WORD.finditer(title.lower()):
+        if words(match.group(0)):
+            seen += 1
+            if seen == count:
+                return re.sub(r"^[\s:;,.—–-]+", "", title[match.end() :])
+    return ""
+
+
 class Corpus:
     """Document frequencies, so a shared rare word counts for more than a shared common one."""
 
@@ -241,15 +279,36 @@ class Corpus:
         self.frequency: Counter = Counter()
         self.linked: Counter = Counter()  # how many documents link each target
         self.size = 0
+        openings: dict[str, Counter] = {}  # by type: how many titles open with each run of words
         for profile in profiles:
             self.size += 1
             self.frequency.update(profile.terms.keys())
             self.linked.update(profile.targets)
+            opening = words(profile.title)[:PREFIX_WORDS]
+            openings.setdefault(profile.type, Counter()).update(tuple(opening[:n]) for n in range(1, len(opening) + 1))
+        self.prefix = {doc_type: _shared_opening(counts) for doc_type, counts in openings.items()}
+        self._subjects: dict[int, tuple[Profile, list[str], str]] = {}
         # Every known word's weight at once: a conflicts search asks a million times for them.
         self._idf: dict[str, float] = {
             term: math.log((1 + self.size) / (1 + count)) + 1 for term, count in self.frequency.items()
         }
         self._norms: dict[int, tuple[Counter, float]] = {}  # by the identity of the terms, held alongside
+
+    def subject(self, profile: Profile) -> tuple[list[str], str]:
+        """The title's words and its head without the opening every title of its type shares
+        ("ADR: ", the project's name): words every record carries name no subject, and two
+        records do not share one for carrying them."""
+        kept = self._subjects.get(id(profile)) if profile.id else None  # a draft's is not kept
+        if kept is None or kept[0] is not profile:
+            subject_words, head = title_words(profile.title), profile.head
+            shared = self.prefix.get(profile.type, ())
+            if shared and tuple(subject_words[: len(shared)]) == shared:
+                rest = _after_words(profile.title, len(shared))
+                subject_words, head = subject_words[len(shared) :], title_head(rest)
+            kept = (profile, subject_words, head)
+            if profile.id:
+                self._subjects[id(profile)] = kept
+        return kept[1], kept[2]
 
     def rare_target(self, target: str) -> bool:
         """A link target few documents share: a hub everything links says nothing about a subject."""
@@ -308,13 +367,17 @@ def kinship(newer: Profile, older: Profile, corpus: Corpus, explain: bool = True
     documents use; without `explain`, the same reasons name the words by their stems (as many
     reasons, cheaper: for ranking many before explaining the few shown)."""
     show = shown if explain else _as_stemmed
-    title_shared = sorted(set(words(newer.title)) & set(words(older.title)))
-    title_union = set(words(newer.title)) | set(words(older.title))
+    (newer_words, newer_head), (older_words, older_head) = corpus.subject(newer), corpus.subject(older)
+    title_shared = sorted(set(newer_words) & set(older_words))
+    title_union = set(newer_words) | set(older_words)
     weight = sum(corpus.idf(w) for w in title_shared)
     title = weight / sum(corpus.idf(w) for w in title_union) if title_union else 0.0
     text, shared = _cosine(newer.terms, older.terms, corpus)
+    opening = corpus.prefix.get(older.type)
+    if opening:
+        shared = [w for w in shared if w not in opening]  # shared by every record: no reason
     cites = bool(newer.mentions & older.handles)
-    head = bool(newer.head) and newer.head == older.head
+    head = bool(newer_head) and newer_head == older_head
     tags = sorted(newer.tags & older.tags)
     tag_score = len(tags) / len(newer.tags | older.tags) if newer.tags | older.tags else 0.0
     links = sorted(t for t in (newer.targets & older.targets) - {newer.id, older.id} if corpus.rare_target(t))
@@ -325,7 +388,7 @@ def kinship(newer: Profile, older: Profile, corpus: Corpus, explain: bool = True
     if cites:
         reasons.append(f"it cites “{older.title}”")
     if head:
-        reasons.append(f"both are about “{' '.join(show(stem, older.title) for stem in older.head.split())}”")
+        reasons.append(f"both are about “{' '.join(show(stem, older.title) for stem in older_head.split())}”")
     elif title_shared and title >= 0.2:
         reasons.append(f"both titles say {', '.join(show(w, older.title) for w in title_shared[:4])}")
     reasons += _shared_reasons(tags, links, text, shared, older, show)
@@ -359,7 +422,7 @@ def title_likeness(a: Profile, b: Profile) -> float:
     whole-title match. Part of `likeness`, and asked alone first where most pairs differ."""
     from rapidfuzz import fuzz  # loaded by the gate or the conflicts queue, never by opening a vault
 
-    a_words, b_words = words(a.title), words(b.title)
+    a_words, b_words = title_words(a.title), title_words(b.title)
     if not (a_words and b_words):
         return 0.0
     cover = min(len(set(a_words)), len(set(b_words))) / max(len(set(a_words)), len(set(b_words)))
@@ -370,7 +433,7 @@ def likeness(a: Profile, b: Profile, corpus: Corpus, title: float | None = None,
     """A weighted score with the reasons behind it, in words a curator can check; `title` is
     `title_likeness(a, b)` when the caller has it already; `explain` as for `kinship`."""
     show = shown if explain else _as_stemmed
-    a_words, b_words = words(a.title), words(b.title)
+    a_words, b_words = title_words(a.title), title_words(b.title)
     if title is None:
         title = title_likeness(a, b)
     tags = sorted(a.tags & b.tags)

@@ -5,7 +5,8 @@ through this facade, and it decides nothing itself: each method is one call into
 owns the behaviour. Reading and applying changes belong to the index (`index.py`); the graph,
 search, meaning and a question's context pack (`retrieval`) are derived views; each curation
 service (`transitions`, `gate`, `conflicts`, `consolidate`, `references`, `maintenance`, `repair`,
-`undo`, `tiers` for tiered memory, and `inbox` for what agents write and the curator settles) plans
+`undo`, `tiers` for tiered memory, `inbox` for what agents write and the curator settles, `review`
+and `verdicts` for pairs a reader judges and the curator confirms) plans
 a change from the index, and the facade applies it, or returns it unapplied for a dry run
 (`Plan.diff()` shows it).
 
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
     from .records import Record
     from .repair import RepairReport
     from .retrieval import QuestionPack
+    from .review import ReviewPage, ReviewPair
+    from .verdicts import LineProblem, Verdict
     from .search import Hit, SearchResults
     from .undo import Stack as UndoStack
 
@@ -271,6 +274,107 @@ class Vault:
         # A large vault weighs a short list from the full-text index (a small one, every document).
         shortlist = gate.fts_shortlist(self.store, self.document_at) if self.store is not None else None
         return gate.candidates(self.documents, draft, limit, shortlist)
+
+    @serialized
+    def candidates(self, draft: Draft, limit: int = 3, room: int | None = None) -> list[Candidate]:
+        """The gate's candidates (1-10) for a reader: each with its excerpt (title, status as the
+        file states it, date or number, the opening of its body, the passage that matched), in the
+        gate's order, all within the read budget (`room` characters, 45,000 by default)."""
+        from . import review
+        from .excerpts import READ_CHARACTERS, READ_DOCUMENTS
+
+        if not 1 <= limit <= READ_DOCUMENTS:
+            from .model import RefusedError
+
+            raise RefusedError(f"candidates must be between 1 and {READ_DOCUMENTS}, not {limit}")
+        found = self.gate(draft, limit)
+        return review.excerpted_candidates(self.index, draft, found, room or READ_CHARACTERS)
+
+    # -- the review list and readers' verdicts (review.py, verdicts.py) ----------------------------
+
+    def review(
+        self, limit: int = 5, cursor: str | None = None, depth: int | None = None, room: int | None = None
+    ) -> ReviewPage:
+        """A page of the review list: pairs of decisions that may replace one another, best first,
+        each with both records' excerpts and the evidence in their words, never a settled or judged
+        pair; at most `limit` pairs and `room` characters (45,000). Give the page's `cursor` back for
+        the next; it holds across writes. `depth`: how far down the ranking (default: one pair per
+        two decisions). Worked out on a snapshot of the documents, without holding the vault's
+        mutex (weighing every pair takes seconds at 10,000 documents), as `conflicts()` is."""
+        from . import review
+        from .excerpts import READ_CHARACTERS
+
+        return review.review_page(self.index, limit, cursor, depth, room or READ_CHARACTERS)
+
+    def review_pairs(self, depth: int | None = None) -> list[ReviewPair]:
+        """The whole review list as it is now, best first, each pair with its excerpts (a screen
+        pages through it itself)."""
+        from . import review
+
+        offered, _, _, docs = review.review_list(self.index, depth)
+        return [review.ReviewPair.of(pair, docs) for pair in offered]
+
+    def review_pair(self, older: str, newer: str) -> ReviewPair:
+        """Two records as the review list shows a pair (excerpts, evidence, which is newer): for a
+        verdict's pair, which the list no longer offers once judged."""
+        from . import review
+
+        return review.pair_of(self.index, older, newer)
+
+    @serialized
+    def judge(self, older: str, newer: str, verdict: str, reason: str, agent: str) -> Verdict:
+        """Record a reader's verdict on a pair (replaces, companion, reversed or unsure) with both
+        records' digests, for the curator; nothing is written to a record."""
+        from . import verdicts
+
+        return verdicts.record(self.index, older, newer, verdict, reason, agent)
+
+    @serialized
+    def judge_lines(self, text: str) -> tuple[list[Verdict], list[LineProblem]]:
+        """Verdicts given as JSON Lines (older, newer, verdict, reason, agent a line): the good
+        lines recorded, the bad ones named by number and not taken."""
+        from . import verdicts
+
+        taken, problems = verdicts.parse_lines(self.index, text)
+        return (verdicts.record_lines(self.index, taken) if taken else []), problems
+
+    def verdicts(self, states: Iterable[str] | None = None) -> list[Verdict]:
+        """Every verdict, oldest first, each with what became of it (`Verdict.state`: open, stale,
+        accepted, rejected, settled, withdrawn), or only those in `states`."""
+        from . import verdicts
+
+        found = verdicts.verdicts(self.index)[0]
+        wanted = set(states) if states is not None else None
+        return [v for v in found if wanted is None or v.state in wanted]
+
+    def verdict_problems(self) -> list[LineProblem]:
+        """The lines of the verdicts file that could not be read (edited by hand)."""
+        from . import verdicts
+
+        return verdicts.read_verdicts(self.index)[1]
+
+    @serialized
+    def accept_verdict(self, verdict_id: str, dry_run: bool = False) -> Plan:
+        """Do what an open verdict says: `replaces`/`reversed` write the supersession both sides in
+        the format's own words, `companion` marks the pair compatible; one undoable change. Refused
+        when either record changed since it was judged (the verdict is stale) or for `unsure`."""
+        from . import verdicts
+
+        return self.apply(verdicts.plan_accept(self.index, verdict_id), dry_run)
+
+    @serialized
+    def reject_verdict(self, verdict_id: str, dry_run: bool = False) -> Plan:
+        """Say no to a verdict: the pair is marked compatible, so no one is asked about it again."""
+        from . import verdicts
+
+        return self.apply(verdicts.plan_reject(self.index, verdict_id), dry_run)
+
+    @serialized
+    def accept_verdicts(self, verdict_ids: list[str], dry_run: bool = False) -> Plan:
+        """Several `replaces` verdicts (one agent's, say) accepted as one change: one preview, one undo."""
+        from . import verdicts
+
+        return self.apply(verdicts.plan_accept_many(self.index, verdict_ids), dry_run)
 
     @serialized
     def merged_body(self, into_id: str, note_ids: list[str]) -> str:

@@ -17,9 +17,11 @@ from pathlib import Path
 from .files import read_file
 from .model import Problem, RefusedError, Severity, Status
 
-__all__ = ["CONFIG_FILE", "VaultConfig", "config_problem", "read_config", "with_compatible"]
+__all__ = ["CONFIG_FILE", "VERDICT_FILE", "VaultConfig", "config_problem", "read_config", "with_compatible"]
 
 CONFIG_FILE = ".workbench.yaml"
+VERDICT_FILE = ".workbench-verdicts.jsonl"
+"""Beside the settings: readers' verdicts on pairs of decisions, for the curator (`verdicts.py`)."""
 MOST = 64 * 1024  # a settings file, not a document: anything larger is refused unread
 
 

@@ -35,7 +35,9 @@ forms (`adr_names.written_date`), else the date in its file name.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import hashlib
 import posixpath
 import re
 from dataclasses import dataclass
@@ -58,6 +60,7 @@ from .base import (
     mostly,
     strip_code,
 )
+from .adr_index import read_index_statuses
 from .adr_names import (
     cited,
     folder_name,
@@ -76,9 +79,12 @@ from .adr_text import (
     STATUS_LINE,
     TOP_LINES,
     folded,
+    header_block,
     key_named,
     named_title,
+    plain,
     plain_start,
+    preferences,
     reads_as_record,
     sentences,
     statement_lines,
@@ -164,8 +170,15 @@ def _items(value: Any) -> list:
 
 
 def _states_status(head: str) -> bool:
-    """A record's first characters state a status: EIP-style front matter, or as a record does."""
-    return bool(re.search(r"(?mi)^status\s*:", head)) or reads_as_record({}, head)
+    """A record's first characters state a status: EIP-style front matter, a PEP-style header
+    (plain, indented or in a `<pre>` block), or as a record does."""
+    return bool(re.search(r"(?mi)^status\s*:", head)) or reads_as_record({}, head) or _headed(head)
+
+
+def _with_header(meta: dict[str, Any], body: str) -> dict[str, Any]:
+    """The frontmatter, or where the record states none, the header block it opens with
+    (`Status: Replaced`, `Replaced-By: 33`): read as frontmatter keys are."""
+    return meta if meta else header_block(body) or meta
 
 
 def _folder_records(root: Path) -> tuple[list[Path], int]:
@@ -185,7 +198,12 @@ def _folder_records(root: Path) -> tuple[list[Path], int]:
 def _mostly_records(paths: list[Path]) -> bool:
     """Whether at least half of these files read as records (on their first 4,000 characters,
     where a frontmatter `status:` reads as a status line)."""
-    return mostly(paths, lambda head: reads_as_record({}, head), chars=4000) or not paths
+    return mostly(paths, lambda head: reads_as_record({}, head) or _headed(head), chars=4000) or not paths
+
+
+def _headed(body: str) -> bool:
+    """A proposal's header block states its status (`Status: Final` among `Key: value` lines)."""
+    return "status" in folded(header_block(body))
 
 
 @dataclass
@@ -198,6 +216,22 @@ class Adr(Flavour):
     has_status: bool = True
     writes_supersession: bool = True
     reads_loosely: bool = True
+    # The statuses the collection's index (`README.md`, `index.md`) lists in a table, by file or
+    # id: a record that states none has the one listed (`adr_index`).
+    listed: tuple[tuple[str, str], ...] = ()
+
+    def prepared(self, root: Path) -> Adr:
+        listed = read_index_statuses(root)
+        return dataclasses.replace(self, listed=listed) if listed != self.listed else self
+
+    @property
+    def reading(self) -> str:
+        """As every flavour's, and the statuses the index lists: the derived store is built again
+        when they change."""
+        base = Flavour.reading.fget(self)  # type: ignore[attr-defined]
+        if not self.listed:
+            return base
+        return f"{base}+listed-{hashlib.sha256(repr(self.listed).encode()).hexdigest()[:12]}"
 
     def detect(self, root: Path) -> int:
         paths = sorted(root.glob("*.md"))
@@ -256,7 +290,7 @@ class Adr(Flavour):
             named.prefix == "ADR" or body is None or isinstance(folded(meta or {}).get("status"), str)
         ):
             return True
-        return body is not None and reads_as_record(meta or {}, body)
+        return body is not None and (reads_as_record(meta or {}, body) or (not meta and _headed(body)))
 
     def _named(self, text: str, path: str) -> list[RawLink]:
         """The records a statement names: record numbers (`ADR-042`, `ADR 32`, `HIP412`), links to
@@ -322,6 +356,7 @@ class Adr(Flavour):
 
     def view(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None = None) -> View:
         own = self.doc_id(path, meta)
+        meta = _with_header(meta, body)
         said = folded(meta)
         stated = str(said.get("status") or "").strip() if said.get("status") is not None else ""
         statements: list[str] = [stated] if stated else []
@@ -329,6 +364,11 @@ class Adr(Flavour):
             stated, at = status_text(body)
             if at is not None:
                 statements.append(body.split("\n", at + 1)[at])  # as written, with its links
+        if not stated and self.listed:
+            listed = dict(self.listed)
+            written = listed.get(path) or listed.get(own) or ""
+            stated = plain(written)
+            statements += [written] if stated else []
         supersedes: list[RawLink] = []
         superseded_by: list[RawLink] = []
         for key, value in meta.items():
@@ -378,6 +418,20 @@ class Adr(Flavour):
                 supersedes.extend(others)  # "ADR-10 … got replaced by <this record>"
             elif not others:
                 superseded_by.extend(after)  # "(this decision is) superseded by ADR-32"
+
+        # Only a record's status or top lines say "Rejected in favour of ADR 111" of the record
+        # itself; deeper, the same words set aside one option among its alternatives.
+        said_at_top = "\n\n".join(statements)
+        for text, at_top in ((strip_code(body), False), (said_at_top, True)):
+            for aside, preferred, subject in preferences(text, lambda text: self._named(text, path)):
+                if any(raw.candidates[0] == own for raw in preferred):
+                    supersedes.extend(aside)  # "to implement <this record> instead of ADR-100"
+                elif any(raw.candidates[0] == own for raw in aside) or (
+                    not aside and (subject == "self" or (subject == "bare" and at_top))
+                ):
+                    superseded_by.extend(preferred)  # "(this record was) rejected in favour of ADR 111"
+                elif subject == "self" and not preferred:
+                    supersedes.extend(aside)  # "this decision is taken instead of ADR-100"
 
         def distinct(raws: list[RawLink]) -> tuple[RawLink, ...]:
             kept: dict[str, RawLink] = {}

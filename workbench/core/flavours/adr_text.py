@@ -15,10 +15,12 @@ __all__ = [
     "STATUS_LINE",
     "TOP_LINES",
     "folded",
+    "header_block",
     "key_named",
     "named_title",
     "plain",
     "plain_start",
+    "preferences",
     "reads_as_record",
     "sentences",
     "statement_lines",
@@ -63,6 +65,47 @@ def folded(meta: dict[str, Any]) -> dict[str, Any]:
     for key, value in meta.items():
         out.setdefault(str(key).lower(), value)
     return out
+
+
+# A header line of an RFC 822-style block (`Status: Replaced`, `Replaced-By: 33`, `Post-History:`).
+_HEADER_LINE = re.compile(r"^([ \t]*)([A-Za-z][A-Za-z0-9]*(?:[-_ ][A-Za-z0-9]+){0,2})[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
+_HEADER_OPEN = re.compile(r"^[ \t]{0,3}(?:<pre>|`{3,}[\w-]*|~{3,}[\w-]*)[ \t]*$", re.I)
+_HEADER_CLOSE = re.compile(r"^[ \t]*(?:</pre>|`{3,}|~{3,})[ \t]*$", re.I)
+_HEADER_KEYS = {"status", "title"}
+
+
+def header_block(body: str) -> dict[str, str]:
+    """The header a proposal opens with when it has no YAML frontmatter: `Key: value` lines, as
+    PEP-like processes write them (RFC 822: a value may go on over indented lines), plain, indented
+    as a code block, or in a `<pre>` or a fenced block; a title heading may come first. Read only
+    when it states a status or a title, so a record that opens with ordinary text states nothing
+    here. Keys as the file spells them; of a key written twice, the first."""
+    lines = body.split("\n", 80)[:80]
+    at = 0
+    while at < len(lines) and not lines[at].strip():
+        at += 1
+    if at < len(lines) and lines[at].startswith("#"):  # `# BIP 12: Title`, then the header
+        at += 1
+        while at < len(lines) and not lines[at].strip():
+            at += 1
+    fenced = at < len(lines) and bool(_HEADER_OPEN.match(lines[at]))
+    at += fenced
+    found: dict[str, str] = {}
+    key, indent = None, ""
+    for line in lines[at:]:
+        if fenced and _HEADER_CLOSE.match(line) or not line.strip():
+            break
+        match = _HEADER_LINE.match(line)
+        if match and (key is None or len(match.group(1)) <= len(indent)):
+            key, indent = match.group(2), match.group(1)
+            found.setdefault(key, (match.group(3) or "").strip())
+        elif key is not None and len(line) - len(line.lstrip()) > len(indent):
+            found[key] = f"{found[key]} {line.strip()}".strip()  # an RFC 822 continuation line
+        else:
+            break
+    if len(found) < 2 or not _HEADER_KEYS & {k.lower() for k in found}:
+        return {}
+    return found
 
 
 def key_named(meta: dict[str, Any], *names: str) -> str | None:
@@ -171,6 +214,50 @@ def sentences(body: str, named) -> list[tuple[list[RawLink], list[RawLink] | Non
         elif itself or not re.search(r"\w", head):
             found.append((after, None))
     return [item for item in found if item != ([], [])]
+
+
+# "Rejected in favour of ADR 111", "deprecated in favor of HIP-30": the one named after replaced
+# the one before (or the record itself). "We are in favour of ADR-5" says no such thing: a verb of
+# setting aside comes first.
+_FAVOUR = re.compile(
+    r"\b(?:rejected|deprecated|dropped|abandoned|withdrawn|retired|declined|discarded|closed|obsoleted|"
+    r"superseded|superceded|replaced|set aside|put aside)\b[^.;]{0,40}?\bin\s+favou?r\s+of\b",
+    re.I,
+)
+# "to implement ADR-101 instead of ADR-100": the record named before replaced the one after.
+_INSTEAD = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\b", re.I)
+_CLAUSE_END = re.compile(r"[;,:(]|\s(?:which|that|because|since|as|and|but|so)\s", re.I)
+
+
+def preferences(body: str, named) -> list[tuple[list[RawLink], list[RawLink], str]]:
+    """Each sentence of `body` that says one record was set aside for another: (the records set
+    aside, the records preferred, "self" where the sentence speaks of the record itself, "bare"
+    where it names no subject at all, as a status does). "Rejected in favour of ADR 111" (bare:
+    the record itself, where it is its status; an option in a list of alternatives says so too),
+    "ADR-100 was dropped in favour of ADR-101",
+    "to implement ADR-101 instead of ADR-100". A sentence that hedges before its verb ("we might
+    … instead of …", "not deprecated in favour of …") states nothing."""
+    found: list[tuple[list[RawLink], list[RawLink], str]] = []
+    if not re.search(r"(?i)favou?r|instead|rather|in place", body):
+        return found
+    for sentence in _SENTENCE.split(body):
+        verb = _FAVOUR.search(sentence)
+        if verb is not None:
+            head, tail = sentence[: verb.start()], sentence[verb.end() :]
+            preferred = named(_CLAUSE_END.split(tail, 1)[0])
+            if preferred and not _HEDGE.search(sentence[: verb.end()]):
+                bare = not re.search(r"\w", re.sub(r"(?i)^\W*status\W*", "", head))  # "Status: Rejected in …"
+                found.append((named(head), preferred, "bare" if bare else "self" if _SELF.search(head) else ""))
+            continue
+        verb = _INSTEAD.search(sentence)
+        if verb is not None:
+            head, tail = sentence[: verb.start()], sentence[verb.end() :]
+            aside = named(_CLAUSE_END.split(tail, 1)[0])
+            clause = re.split(r"[;,:(]", head)[-1]  # the preferred one is named in the clause before
+            preferred = named(clause)
+            if aside and not _HEDGE.search(head):
+                found.append((aside, preferred, "self" if _SELF.search(clause) else ""))
+    return found
 
 
 # `Name:`, `Title:`, or the name of what a decision template is about (`Proposal Name:`, `Feature

@@ -349,6 +349,11 @@ class Flavour:
 
         return f"{self.name}+{hashlib.sha256(repr(self.statuses).encode()).hexdigest()[:12]}"
 
+    def prepared(self, root: Path) -> Flavour:
+        """This flavour as it reads the vault at `root`, where what a file means depends on a file
+        beside it (a decision collection's index listing statuses): read when the vault opens."""
+        return self
+
     def lifecycle(self, stated: str) -> str | None:
         """The status a stated status means: the vault's own word first, then the words every
         collection uses (`lifecycle_of`)."""

@@ -29,6 +29,8 @@ def run_editor(app, path: Path) -> str | None:
 
     The failure is caught inside the suspension: an exception leaving `App.suspend()` skips the
     resume, and the screen stays blank for good (keys echoed raw, only ctrl+c exits)."""
+    if app.is_web:  # `workbench serve`: no terminal to give, and an editor without one waits for good
+        return f"the editor needs a terminal, and this app runs in a browser: edit {path} on the server"
     try:
         command = editor_command(path)
     except ValueError as exc:

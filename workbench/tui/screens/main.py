@@ -219,7 +219,7 @@ class MainScreen(Screen[None]):
                 self.report(exc, "Cannot open it")
             return
         if not get_current_worker().is_cancelled:  # a newer request superseded this one
-            self.post_message(self.DocumentRead(view, remember, focus, from_disk, words))
+            self.post_message(self.DocumentRead(view, remember, focus, from_disk, words, graph))
 
     # -- results coming back ----------------------------------------------------------------
 
@@ -299,12 +299,19 @@ class MainScreen(Screen[None]):
                 )
         # The text is what the person waits for: the links pane, the focus and with it the footer's
         # keys (whose every key is a widget made again) follow in the next frame.
-        self.call_after_refresh(self._after_document_shown, view, message.focus)
+        self.call_after_refresh(self._after_document_shown, view, message.focus, message.graph)
 
-    def _after_document_shown(self, view: DocumentView, focus: str | None) -> None:
+    def _after_document_shown(self, view: DocumentView, focus: str | None, graph: object = None) -> None:
         if self.current is not view:
             return  # another document came meanwhile, with its own
-        self.query_one(LinkPane).neighbours = view.neighbours
+        neighbours = view.neighbours
+        if graph is not None and self.summary is not None and self.summary.graph is not graph:
+            # Read from an older graph than the one on show now: a file written elsewhere while this
+            # one was read (another session, an agent) may link here now, or no longer.
+            from ..neighbours import link_groups
+
+            neighbours = link_groups(self.summary.graph, view.document.id, self.graph_depth, self.graph_filter)
+        self.query_one(LinkPane).neighbours = neighbours
         if focus:
             self.query_one(f"#{focus}").focus()
         self.refresh_bindings()

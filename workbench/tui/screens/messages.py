@@ -58,6 +58,7 @@ class DocumentRead(Message):
         focus: str | None,
         from_disk: bool = False,
         words: tuple[str, ...] = (),
+        graph: object = None,
     ) -> None:
         super().__init__()
         self.view = view
@@ -67,6 +68,8 @@ class DocumentRead(Message):
         """Re-read because the watcher saw its file change (not because the person asked)."""
         self.words = words
         """The words of the search it was opened from, to mark in it."""
+        self.graph = graph
+        """The graph the view's links were read from: a newer one may be on show when it lands."""
 
 
 class DocumentGone(Message):

@@ -1,0 +1,195 @@
+"""What a reader is given of a record to judge it by: an excerpt, within a reader's budget.
+
+A person or an agent deciding whether one decision replaces another, or where new knowledge
+belongs, reads the title, the status as the file states it ("Superseded by ADR-042", "Accepted"),
+its date or number, the opening of its body and the passage that matched: not the whole record,
+and never more than seed 000's read budget (ten documents and 45,000 characters an answer). The
+excerpt quotes the record as it is written; it leaves nothing out of the opening, statements of
+supersession included, because a reader needs them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .model import Document
+from .similarity import profiles_of, record_keys, words
+
+__all__ = [
+    "READ_DOCUMENTS",
+    "READ_CHARACTERS",
+    "OPENING",
+    "PASSAGE",
+    "Excerpt",
+    "excerpt",
+    "passage",
+    "answer_size",
+    "fit_openings",
+]
+
+READ_DOCUMENTS = 10
+READ_CHARACTERS = 45_000
+"""Seed 000's read budget: at most ten documents and 45,000 characters an answer."""
+OPENING = 2_500
+"""Characters of a body's opening an excerpt quotes: enough for a record's context and decision."""
+PASSAGE = 600
+"""At most this many characters of the passage that matched."""
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[“\"(])|\n")
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    """One record as a reader meets it: what it is called, says of itself and opens with."""
+
+    id: str
+    title: str
+    type: str
+    status: str  # as the file states it ("Superseded by ADR-042"); Memory Core's own word otherwise
+    date: str | None  # ISO date the record carries (created, else updated), if any
+    number: int | None  # the record's number ("ADR-007" is 7), if it has one
+    path: str
+    opening: str  # the body's first OPENING characters, cut at a line or a word
+    passage: str  # the passage that matched the other record (or the draft), "" when none stood out
+    characters: int  # the whole body's length
+    digest: str  # the bytes read: a judgement holds for this version only
+    cut: bool = False  # the body goes on past the opening
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "type": self.type,
+            "status": self.status,
+            "date": self.date,
+            "number": self.number,
+            "path": self.path,
+            "opening": self.opening,
+            "opening_cut": self.cut,
+            "characters": self.characters,
+            "passage": self.passage,
+        }
+
+
+def _date(doc: Document) -> dt.date | None:
+    if doc.view is not None:
+        return doc.view.created or doc.view.updated
+    for key in ("created_at", "updated_at"):
+        value = doc.meta.get(key)
+        if isinstance(value, dt.datetime):
+            return value.date()
+        if isinstance(value, dt.date):
+            return value
+    return None
+
+
+def _stated(doc: Document) -> str:
+    """The status in the record's own words; a record of another format that states none says so,
+    rather than the lifecycle word it is read as."""
+    if doc.view is None:
+        return doc.status
+    return doc.view.stated_status or f"none stated (read as {doc.status})"
+
+
+def _cut(text: str, most: int) -> str:
+    """The start of `text`, at most `most` characters, ending at a line or a word when one is near."""
+    if len(text) <= most:
+        return text
+    head = text[:most]
+    for mark in ("\n\n", "\n", " "):
+        at = head.rfind(mark)
+        if at >= most * 0.8:
+            return head[:at].rstrip()
+    return head
+
+
+def excerpt(
+    doc: Document,
+    matched: Iterable[str] = (),
+    cited: Iterable[str] = (),
+    opening: int = OPENING,
+) -> Excerpt:
+    """`doc` as a reader meets it: its opening, and the passage that cites one of `cited` (another
+    record's handles: its id, file name, record number as `adr:7`) or else holds most of the
+    `matched` words (stems, as `similarity.words` gives them)."""
+    profile = profiles_of([doc])[doc.id]
+    number = profile.when[1] if len(profile.when) > 1 and profile.when[1] else None
+    when = _date(doc)
+    body = doc.body.replace("\r\n", "\n")
+    whole = body.strip("\n")
+    shown = _cut(whole, opening)
+    return Excerpt(
+        doc.id,
+        doc.title,
+        doc.type,
+        _stated(doc),
+        when.isoformat() if when else None,
+        number,
+        doc.path,
+        shown,
+        passage(body, matched, cited, len(shown)),
+        len(body),
+        doc.digest,
+        len(shown) < len(whole),
+    )
+
+
+def passage(text: str, matched: Iterable[str] = (), cited: Iterable[str] = (), shown: int = 0) -> str:
+    """The passage of `text` a reader should see beside the opening: the sentence citing one of
+    `cited`, else the paragraph holding most of the `matched` stems (one past the first `shown`
+    characters, which the reader has in the opening, when it holds nearly as many); at most
+    PASSAGE characters, "" when nothing matched. A heading alone is no passage."""
+    handles = {h.lower() for h in cited if h}
+    if handles:
+        for sentence in _sentences(text):
+            lowered = sentence.lower()
+            if record_keys(sentence) & handles or any(h in lowered for h in handles if len(h) >= 4):
+                return _cut(sentence.strip(), PASSAGE)
+    stems = set(matched)
+    if not stems:
+        return ""
+    best, best_count, beyond, beyond_count = "", 0, "", 0
+    for found in re.finditer(r"(?s).+?(?:\n[ \t]*\n|\Z)", text):
+        paragraph, start = found.group(0).strip(), found.start()
+        if not paragraph or (paragraph.startswith("#") and "\n" not in paragraph):
+            continue
+        count = len(stems & set(words(paragraph)))
+        if count > best_count:
+            best, best_count = paragraph, count
+        if start >= shown and count > beyond_count:
+            beyond, beyond_count = paragraph, count
+    if beyond_count and beyond_count * 2 >= best_count:
+        best = beyond
+    return _cut(best, PASSAGE) if best_count else ""
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE.split(text) if s.strip()]
+
+
+def answer_size(value: Any) -> int:
+    """The characters `value` takes as an agent reads it: JSON indented by two spaces, non-ASCII
+    as it is (the MCP server's text), nested one level deeper than the answer's top."""
+    return len(json.dumps({"answer": value}, ensure_ascii=False, indent=2))
+
+
+def fit_openings(excerpts: list[Excerpt], room: int, size: Callable[[list[Excerpt]], int]) -> list[Excerpt]:
+    """The excerpts with their openings cut evenly (the longest first) until `size` of them is at
+    most `room`; each keeps at least a few hundred characters. Unchanged when they fit already."""
+    if size(excerpts) <= room:
+        return excerpts
+    low, high = 200, max((len(e.opening) for e in excerpts), default=200)
+    best = [replace(e, opening=_cut(e.opening, low)) for e in excerpts]
+    while low < high:
+        middle = (low + high + 1) // 2
+        trial = [replace(e, opening=_cut(e.opening, middle)) for e in excerpts]
+        if size(trial) <= room:
+            low, best = middle, trial
+        else:
+            high = middle - 1
+    return best
