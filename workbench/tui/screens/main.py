@@ -31,7 +31,7 @@ from ...core.model import WorkbenchError
 from ...core.vault import Vault
 from ..history import History
 from ..opening import Opening
-from ..summary import VaultSummary, summarise
+from ..summary import VaultSummary, empty_note, hand_on, summarise
 from ..text import query_words
 from ..widgets.footer import KeysFooter
 from ..widgets.link_pane import LinkPane
@@ -158,7 +158,7 @@ class MainScreen(Screen[None]):
     def load_vault(self) -> None:
         try:
             self.vault = (self.opening or Opening(self.vault_path, self.flavour)).result()
-            self.post_message(self.VaultOpened(len(self.vault)))
+            self.post_message(self.VaultOpened(len(self.vault), empty_note(self.vault)))
             # The summary (every problem, the graph) takes the interpreter for a while on a large
             # vault: the first titles go on screen before it starts.
             self._titles_listed.wait(timeout=2.0)
@@ -229,10 +229,8 @@ class MainScreen(Screen[None]):
         search.total = message.total
         search.searcher = self.vault.search if self.vault is not None else None
         self._searched_since_open = True
-        if message.total == 0 and self.vault is not None and not self.vault.records:
-            from ...core.walk import no_documents_note
-
-            self.notify(no_documents_note(self.vault.root), title="No documents", markup=False, timeout=15)
+        if message.note:
+            self.notify(message.note, title="No documents", markup=False, timeout=15)
 
     @on(VaultRead)
     def _vault_read(self, message: VaultRead) -> None:
@@ -257,10 +255,7 @@ class MainScreen(Screen[None]):
             now = link_groups(summary.graph, view.document.id, self.graph_depth, self.graph_filter)
             if now != links.neighbours:
                 links.neighbours = now
-        for screen in self.app.screen_stack:  # a dialog that lists what the summary holds follows it
-            follow = getattr(screen, "follow_summary", None)
-            if follow is not None:
-                follow(summary)
+        hand_on(summary, self.app.screen_stack)
         self.refresh_bindings()
 
     @on(ConflictsFound)
