@@ -43,6 +43,7 @@ __all__ = [
     "document_markdown",
     "hits_html",
     "problems_html",
+    "changes_html",
     "conflicts_html",
     "neighbourhood_markdown",
     "vault_html",
