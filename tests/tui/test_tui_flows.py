@@ -150,8 +150,9 @@ async def test_edit_runs_the_editor_then_rereads_and_checks(sample_copy: Path, t
         await pilot.press("y")
         await settle(pilot)
         assert b"api_key = sk3cretValue99xyz" in (sample_copy / FASTAPI_FILE).read_bytes()
+        # Checked once written, in a worker: waited for, as a person waits for the notice.
+        await wait_for(pilot, lambda: any("problem(s) after editing" in n and "credential" in n for n in notes(app)))
         assert "api_key" in app.screen.query_one(DocumentViewer).view.source
-        assert any("problem(s) after editing" in n and "credential" in n for n in notes(app))
 
 
 async def test_an_edit_in_the_editor_is_a_step_that_undo_takes_back(sample_copy: Path, tmp_path: Path, monkeypatch):
