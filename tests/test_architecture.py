@@ -1,6 +1,6 @@
 """The layers hold: the contracts in pyproject.toml (import-linter, counting every import the
 code states), the core never loads the UI, a model import loads no heavy library, and no module
-reaches for another module's private names. The lint rules, the formatter and the core's types
+reaches for another module's private names. The lint rules, the formatter and the package's types
 are checked here too."""
 
 import ast
@@ -63,9 +63,10 @@ def test_the_code_is_formatted():
 
 
 @pytest.mark.slow
-def test_the_core_type_checks():
-    """`mypy workbench/core` with the settings in `pyproject.toml` ([tool.mypy]): a None where a
-    value is needed, a wrong argument, a name that is not there."""
+def test_the_package_type_checks():
+    """`mypy` over the whole package (the core and every face) with the settings in
+    `pyproject.toml` ([tool.mypy], `check_untyped_defs` on): a None where a value is needed, a
+    wrong argument, a name that is not there."""
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--no-error-summary"],
         capture_output=True,

@@ -136,3 +136,9 @@ def test_speed_benchmark_prints_every_figure_beside_its_reference(tmp_path):
     assert re.search(r"\| TUI, Pilot: a title searched, then listed\s+\|\s+[\d.]+ s \|", out), out
     assert re.search(r"\| peak RSS, open and search\s+\|\s+\d+ MB \|", out), out
     assert sum(1 for _ in vault.rglob("*.md")) == 200  # kept where asked, to be used again
+
+
+def test_the_trace_of_an_agents_merge_prints_its_modules_and_its_returns():
+    out = bench("trace_write")
+    assert re.search(r"^modules entered: \d+$", out, re.MULTILINE), out
+    assert re.search(r"^returns into a module still on the stack: \d+$", out, re.MULTILINE), out

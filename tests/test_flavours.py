@@ -223,7 +223,7 @@ def test_okf_repair_recovers_type_and_timestamp_from_the_file(okf):
 
 @pytest.fixture
 def bundle_in_memory(tmp_path):
-    """Seed 002's layout: the agent's folder holds the OKF bundle in `memory/`."""
+    """A Pi agent's layout: the agent's folder holds the OKF bundle in `memory/`."""
     b = VaultBuilder(tmp_path / "agent" / "memory")
     b.raw(
         "index.md",

@@ -1,4 +1,4 @@
-"""Agents' writes held for the curator (core/inbox.py) and seed 004's pack for a question
+"""Agents' writes held for the curator (core/inbox.py) and Memory Core's pack for a question
 (core/retrieval.py), through the Vault facade, on copies of the sample vault."""
 
 from __future__ import annotations

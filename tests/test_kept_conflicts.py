@@ -10,9 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import workbench.core
+import workbench.core.conflicts
 from workbench import Vault
 from workbench.core import kept_conflicts
+from workbench.core import similarity, supersession
 from workbench.core.conflicts import Conflicts, find_conflicts
+from workbench.core.flavours import adr
 from workbench.core.records import today
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -114,6 +118,7 @@ def test_the_key_moves_with_every_input(sample_copy):
 def test_the_code_fingerprint_reads_every_core_source():
     """A change to the algorithm (conflicts, similarity, a flavour) is a change of the fingerprint."""
     assert len(kept_conflicts.code_fingerprint()) == 64
-    core = Path(kept_conflicts.__file__).parent
-    sources = {p.relative_to(core).as_posix() for p in core.rglob("*.py")}
-    assert {"conflicts.py", "similarity.py", "supersession.py", "flavours/adr.py"} <= sources
+    core = Path(workbench.core.__file__).parent
+    sources = {p.resolve() for p in core.rglob("*.py")}
+    read = {Path(m.__file__).resolve() for m in (workbench.core.conflicts, similarity, supersession, adr)}
+    assert read <= sources

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
+
 from mcp_client import connected, files, once
 
 from workbench import Vault
@@ -135,6 +137,28 @@ def test_torn_or_foreign_evidence_is_read_as_none(sample_copy):
         raise AssertionError("torn evidence counted")
     fresh.searched("stripe payouts", [])
     fresh.require_duplicate_search("note", "Stripe payouts")
+
+
+@pytest.mark.slow
+def test_an_agents_evidence_stays_the_same_size_however_many_writes_it_makes(tmp_path):
+    """An agent that searches, writes and reads thousands of times within one window: its evidence
+    file stops growing (what it writes on each call is bounded), while the latest evidence counts."""
+    now = [1_000_000.0]
+    session = GateSession(tmp_path / ".workbench", lambda: "claude-code", clock=lambda: now[0])
+    sizes = {}
+    for n in range(1, 501):
+        now[0] += 0.5  # 250 s in all: every piece of evidence is inside the window
+        session.searched(f"retry policy number {n}", [f"mem-note-hit-{n}-{k}" for k in range(10)])
+        session.wrote(f"mem-note-written-{n}", "d" * 64, 500)
+        session.read(f"mem-note-hit-{n}-0", "e" * 64, 0, 100, 100)
+        if n in (150, 500):
+            [kept] = (tmp_path / ".workbench" / "agents").glob("*.json")
+            sizes[n] = kept.stat().st_size
+    assert sizes[500] <= sizes[150] * 1.05, sizes
+    assert sizes[500] < 100_000, sizes
+    session.require_duplicate_search("note", "Retry policy number 500")
+    session.require_read("mem-note-hit-500-0", "e" * 64, "merge into it")
+    session.require_read("mem-note-written-500", "d" * 64, "merge into it")
 
 
 # -- titles in every script ----------------------------------------------------------------------

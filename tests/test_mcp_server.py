@@ -3,7 +3,7 @@ talking to a real server subprocess over stdio, on a copy of the sample vault. N
 mocked: every answer crossed a pipe as the protocol's JSON.
 
 What is checked: the eight tools by name; the gate (what must be searched and read before what);
-seed 000's limits; hostile arguments, each an error result that names the problem with nothing
+the Kimiko memory design's limits; hostile arguments, each an error result that names the problem with nothing
 written; and an agent writing while a long-lived vault watches the same folder.
 """
 
@@ -71,6 +71,21 @@ async def test_search_returns_metadata_and_never_a_body(sample_copy):
         assert superseded and all(h["superseded_by"] for h in superseded)
         filtered = await agent.call("memory_search", query="type:decision status:active stripe")
         assert {h["type"] for h in filtered["hits"]} == {"decision"}
+
+
+async def test_search_names_the_broken_documents_that_hold_the_words_as_the_cli_does(sample_copy):
+    """A document the vault cannot read whole still holds its words: an agent told only "no
+    document matches" would write a duplicate of it."""
+    (sample_copy / "notes" / "mem-note-broken-quokka.md").write_text(
+        "---\nid: mem-note-broken-quokka\ntype: note\ntitle: [unclosed\n---\n# Quokka ferries\n\nQuokka ferries leave at dawn.\n"
+    )
+    async with connected(sample_copy) as agent:
+        found = await agent.call("memory_search", query="quokka ferries")
+    assert found["count"] == 0
+    [broken] = found["invalid"]
+    assert broken["id"] == "mem-note-broken-quokka" and broken["path"] == "notes/mem-note-broken-quokka.md"
+    assert "yaml" in broken["problem"].lower()
+    assert "mem-note-broken-quokka" in found["next"] and "repair" in found["next"]
 
 
 async def test_read_gives_bodies_and_metadata_and_says_what_is_missing(sample_copy):

@@ -235,3 +235,35 @@ def test_a_document_deleted_on_one_side_and_gone_from_the_folder_is_kept_from_gi
     assert read(server, "mem-entity-queue") == changed and gitsync.pending(server) == []
     assert sync(server) == 0 and sync(laptop) == 0
     assert read(laptop, "mem-entity-queue") == changed
+
+
+def test_a_document_broken_on_one_side_and_changed_on_both_is_asked_about_not_committed(clones, capsys):
+    """Its frontmatter does not parse on one side and both changed the same lines: the merge keeps
+    ours whole (markers would land in the YAML), so theirs would be gone from the branch unless a
+    person is asked."""
+    laptop, server = clones
+    write(laptop, "mem-entity-queue", ("title: ", "title: [unclosed "), ("Body text.", "Laptop text."))
+    write(server, "mem-entity-queue", ("Body text.", "Server text."))
+    assert sync(laptop) == 0
+    capsys.readouterr()
+    assert sync(server) == 1
+    out = capsys.readouterr().out
+    assert "entities/mem-entity-queue.md: file: broken frontmatter on one side" in out
+    assert sync(server) == 1  # asked again, nothing committed
+    gitsync.settle(server, "entities/mem-entity-queue.md", "file", "keep")
+    assert sync(server) == 0
+
+
+def test_a_document_the_remote_made_a_symlink_is_named_when_it_arrives(clones, capsys):
+    """Not edited here, so nothing to ask; but the document is gone from the vault, and sync says so."""
+    laptop, server = clones
+    target = laptop / doc_path("mem-entity-queue")
+    target.unlink()
+    target.symlink_to("/etc/passwd")
+    git(laptop, "add", "-A")
+    git(laptop, "commit", "-qm", "a symlink")
+    git(laptop, "push", "-q", "origin", "main")
+    capsys.readouterr()
+    assert sync(server) == 0
+    out = capsys.readouterr().out
+    assert "made 1 document a symbolic link, which the vault does not read: entities/mem-entity-queue.md" in out

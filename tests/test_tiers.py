@@ -1,4 +1,4 @@
-"""Tiered memory's own operations (seed 003) as workbench changes: corrections counted and promoted,
+"""Tiered memory's own operations (its Memory Operations document) as workbench changes: corrections counted and promoted,
 entries moved between tiers, forget across tiers, index line counts, and a project rule that
 contradicts the global or domain rule it inherits."""
 

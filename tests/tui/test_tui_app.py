@@ -14,6 +14,7 @@ from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog
 from workbench.tui.dialogs.keys import KeysDialog
 from workbench.tui.dialogs.lifecycle import LifecycleDialog
 from workbench.tui.screens.main import MainScreen
+from workbench.tui.screens.messages import DocumentRead
 from workbench.tui.widgets.link_pane import LinkPane
 from workbench.tui.widgets.search import SearchPane
 from workbench.tui.widgets.viewer import DocumentViewer
@@ -100,7 +101,7 @@ async def test_enter_opens_document_and_focuses_viewer(sample_copy: Path):
         viewer = app.screen.query_one(DocumentViewer)
         assert viewer.view.document.id == FASTAPI
         assert app.focused is viewer
-        assert any(isinstance(m, MainScreen.DocumentRead) for m in seen)
+        assert any(isinstance(m, DocumentRead) for m in seen)
         assert "decisions/mem-decision-api-fastapi.md" in screen_text(app)
 
 

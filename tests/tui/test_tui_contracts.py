@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from workbench.core.changes import FileChange
-from workbench.tui.screens import conflicts_search, disk_news, flows, host, proposing
+from workbench.tui.screens import conflicts_search, disk_news, flows, host, proposing, queue_flow
 from workbench.tui.screens.main import MainScreen
 from workbench.tui.screens.own_writes import OwnWrites
 
@@ -104,6 +104,7 @@ def host_names_used(module) -> set[str]:
     ("module", "protocol"),
     [
         (flows, host.FlowHost),
+        (queue_flow, host.FlowHost),
         (proposing, host.WriteHost),
         (conflicts_search, host.ConflictsHost),
         (disk_news, host.DiskHost),

@@ -474,11 +474,11 @@ async def test_write_gate_shows_each_candidate_beside_the_draft(sample_copy: Pat
         shown = str(dialog.query_one("#candidate-text").render())
         assert "Supersede it" in shown and "shares tags billing, money" in shown  # the reasons
         assert "minor units (cents)" in shown  # the candidate's own text
-        assert candidate_side.border_title == "Candidate 1 of 3"
+        assert candidate_side.border_title == "Candidate 1 of 8"
         await pilot.press("down")
         await pilot.pause()
         shown = str(dialog.query_one("#candidate-text").render())
-        assert candidate_side.border_title == "Candidate 2 of 3" and "NUMERIC(12,2)" in shown
+        assert candidate_side.border_title == "Candidate 2 of 8" and "NUMERIC(12,2)" in shown
         await pilot.press("down")
         await pilot.pause()
         assert "Merge the draft into it" in str(dialog.query_one("#candidate-text").render())
@@ -500,7 +500,7 @@ async def test_write_gate_comparison_stacks_on_a_small_terminal(sample_copy: Pat
             region = dialog.query_one(button).region
             assert region.bottom <= 24 and region.right <= 80, button
         text = screen_text(app)
-        assert "Your draft" in text and "Candidate 1 of 3" in text and "Store money as integer cents" in text
+        assert "Your draft" in text and "Candidate 1 of 8" in text and "Store money as integer cents" in text
 
 
 async def consolidation_dialog(pilot):

@@ -20,7 +20,7 @@ from tui_helpers import result_ids, settle, wait_for
 from vault_builders import VaultBuilder
 from workbench.core.vault import Vault
 from workbench.tui.app import WorkbenchApp
-from workbench.tui.screens.main import MainScreen
+from workbench.tui.screens.messages import VaultOpened
 from workbench.tui.widgets.search import SHOWN, SearchPane
 
 NOTES = SHOWN + 40
@@ -165,7 +165,7 @@ async def test_what_the_open_read_is_frozen_before_its_titles_are_listed(sample_
     frozen: list[int] = []
 
     def seen(message) -> None:
-        if isinstance(message, MainScreen.VaultOpened) and not frozen:
+        if isinstance(message, VaultOpened) and not frozen:
             frozen.append(gc.get_freeze_count())
 
     app = WorkbenchApp(sample_copy, theme="workbench-dark")

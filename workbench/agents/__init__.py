@@ -1,4 +1,4 @@
-"""The agents' face: seed 000's memory tools (search, read, context, write, forget) and what
+"""The agents' face: the Kimiko memory design's tools (search, read, context, write, forget) and what
 changed lately (recent) for an agent.
 
 `workbench mcp` serves them over the Model Context Protocol (`server.py`, and `stdio.py` for a

@@ -22,6 +22,7 @@ __all__ = [
     "ReviewPair",
     "ForgetAnswer",
     "Hit",
+    "Invalid",
     "Missing",
     "ReadAnswer",
     "ReadDocument",
@@ -52,11 +53,23 @@ class Hit(TypedDict):
     superseded_by: NotRequired[Annotated[list[str], _said("the decisions that replace this one")]]
 
 
+class Invalid(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    id: str
+    path: str
+    problem: str
+
+
 class SearchAnswer(TypedDict):
     __pydantic_config__ = _OPEN  # type: ignore[misc]
     query: str
     count: int
     hits: Annotated[list[Hit], _said("best first; metadata only, no bodies")]
+    invalid: NotRequired[
+        Annotated[
+            list[Invalid], _said("documents holding the words that the vault cannot read whole, each with its problem")
+        ]
+    ]
     next: str
 
 
@@ -125,9 +138,20 @@ class Excerpt(TypedDict):
     date: Annotated[str | None, _said("the date the record carries (created, else updated), if any")]
     number: Annotated[int | None, _said("the record's number (ADR-007 is 7), if it has one")]
     path: str
-    opening: Annotated[str, _said("the body's opening, as written (about 2,500 characters)")]
+    opening: Annotated[
+        str,
+        _said(
+            "the body's opening, as written (about 2,500 characters; a long web address shortened to host/…/last part)"
+        ),
+    ]
     opening_cut: Annotated[bool, _said("the body goes on: memory_read(id) reads it whole")]
     characters: Annotated[int, _said("the whole body's length")]
+    decision: Annotated[
+        str,
+        _said(
+            "what the record decides (its Decision section, or its 'we will' paragraph), when the opening does not hold it whole; '' otherwise"
+        ),
+    ]
     passage: Annotated[
         str, _said("the passage that matched the other record (or your draft); may repeat part of the opening")
     ]

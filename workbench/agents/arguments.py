@@ -10,7 +10,7 @@ the SDK: it works on the schema and on pydantic's list of errors.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = ["argument_problems", "expected", "unknown_arguments"]
@@ -32,7 +32,7 @@ def unknown_arguments(tool: str, schema: Mapping[str, Any], arguments: Mapping[s
 
 
 def argument_problems(
-    tool: str, schema: Mapping[str, Any], arguments: Mapping[str, Any], errors: list[Mapping[str, Any]]
+    tool: str, schema: Mapping[str, Any], arguments: Mapping[str, Any], errors: Sequence[Mapping[str, Any]]
 ) -> str:
     """One sentence per argument pydantic refused (`errors` as `ValidationError.errors()` gives them):
     what it must be, and what it was."""

@@ -195,7 +195,7 @@ def _timed_protocol(limits: HttpLimits) -> type:
         _timer: asyncio.TimerHandle | None = None
         _waiting: str = ""  # "head", "body" or "" (the app has the request; its answer has no limit)
 
-        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+        def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             if len(self.connections) > limits.connections:
                 transport.close()

@@ -304,10 +304,12 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
     ) -> ReviewAnswer:
         """The review list: pairs of decisions in this memory that may replace one another, best
         first, for you to judge with memory_judge. Each pair gives both records' excerpts (title,
-        status as the record states it, date or number, the opening of the body, the passage that
-        matched the other) and evidence in the records' own words (shared subject words, which cites
-        which, dates, which is taken as newer and why). Evidence is not a verdict: most pairs are
-        not replacements. Pass `cursor` back for the next page; the list ends when `cursor` is null.
+        status as the record states it, date or number, the opening of the body, what it decides
+        when the opening stops short of it, the passage that matched the other) and evidence in the
+        records' own words (shared subject words, which cites which, dates, which is taken as newer
+        and why). Evidence is not a verdict: most pairs are not replacements. Judge by what each
+        decides: the newer replaces the older only when it answers the same question differently;
+        citing, building on, amending or narrowing it is a companion. Pass `cursor` back for the next page; the list ends when `cursor` is null.
         A pair already settled (one replaces the other, or marked compatible) or judged while both
         records are unchanged is never offered again."""
         client.remember(ctx)

@@ -1,4 +1,4 @@
-"""The workflow gate of seed 000, kept per agent in the vault's derived state: visibility is not authorization.
+"""The workflow gate of the Kimiko memory design, kept per agent in the vault's derived state: visibility is not authorization.
 
 An agent may read anything, but it changes (merges into, supersedes, asks to forget) only a document
 it was shown by a search (or a context pack, or the gate's candidates) and then read through to its
@@ -10,7 +10,7 @@ The seed scopes this to a user's turn. A protocol connection has no turns, and m
 new server for every call (langchain-mcp-adapters' default tools, the MCP Inspector's command line),
 so what an agent searched and read cannot live in the server's memory: it is kept under the vault's
 `.workbench/agents/`, one small JSON file per agent name, and each piece of evidence lasts
-`GATE_WINDOW` seconds, a turn's length. The next process of the same agent finds it there; another
+`GATE_WINDOW` seconds, a turn's length, the latest few hundred of each kind kept. The next process of the same agent finds it there; another
 agent does not. Like the rest of `.workbench/` it is disposable: deleting it only means searching
 again. Where it cannot be written (a read-only vault, a symlink on the way), it is kept in memory,
 for the life of the process.
@@ -32,7 +32,6 @@ from typing import Any
 
 from ..core.model import RefusedError
 from ..core.similarity import STOPWORDS, plural_stem
-from ..core.storage import write_atomic
 from ..core.vaultfs import first_link
 
 try:
@@ -44,6 +43,13 @@ __all__ = ["GATE_WINDOW", "GateSession", "title_words"]
 
 GATE_WINDOW = 30 * 60
 """Seconds a search or a read counts for the gate: the length of a turn, for a client with none."""
+SEARCHES_MOST = 100
+SHOWN_MOST = 400
+READ_MOST = 100
+"""The most searches (and proposals), documents shown (and seen in excerpts) and documents read
+an agent's evidence keeps, the latest first: what each call reads and writes back stays the same
+size however long the agent works (800 writes in a window had made it 242 KB, rewritten on every
+call)."""
 
 _WORD = re.compile(r"[^\W_]+")  # letters and digits of every script, as the search splits them
 FOLDER = "agents"
@@ -56,6 +62,22 @@ def title_words(text: str) -> set[str]:
     folded = "".join(c for c in unicodedata.normalize("NFKD", text.casefold()) if not unicodedata.combining(c))
     words = set(_WORD.findall(folded))
     return {plural_stem(w) for w in words if w not in STOPWORDS} or {plural_stem(w) for w in words}
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Swap in the evidence whole, without waiting for the disk: a reader sees the old file or the
+    new one, and a crash that loses the last calls' evidence only means searching again (it is
+    derived state, as `.workbench/` is), so it does not pay an fsync on every call."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
 
 
 def _key(words: set[str]) -> str:
@@ -119,8 +141,9 @@ class GateSession:
             with held:
                 yield state
                 if change and path is not None:
+                    self._prune(state)
                     try:
-                        write_atomic(path, json.dumps(state, ensure_ascii=False).encode("utf-8"))
+                        _replace(path, json.dumps(state, ensure_ascii=False).encode("utf-8"))
                     except OSError:
                         self._folder = None
                         self._memory[agent] = state
@@ -160,11 +183,17 @@ class GateSession:
         def fresh(at: Any) -> bool:
             return isinstance(at, (int, float)) and at >= oldest
 
-        state["searches"] = [s for s in state["searches"] if isinstance(s, dict) and fresh(s.get("at"))][-200:]
-        state["proposed"] = [p for p in state["proposed"] if isinstance(p, dict) and fresh(p.get("at"))][-200:]
-        state["shown"] = {i: at for i, at in state["shown"].items() if fresh(at)}
-        state["read"] = {i: r for i, r in state["read"].items() if isinstance(r, dict) and fresh(r.get("at"))}
-        state["seen"] = {i: r for i, r in state["seen"].items() if isinstance(r, dict) and fresh(r.get("at"))}
+        state["searches"] = [s for s in state["searches"] if isinstance(s, dict) and fresh(s.get("at"))][
+            -SEARCHES_MOST:
+        ]
+        state["proposed"] = [p for p in state["proposed"] if isinstance(p, dict) and fresh(p.get("at"))][
+            -SEARCHES_MOST:
+        ]
+        shown = [(at, i) for i, at in state["shown"].items() if fresh(at)]
+        state["shown"] = {i: at for at, i in sorted(shown)[-SHOWN_MOST:]}
+        for key, most in (("read", READ_MOST), ("seen", SHOWN_MOST)):
+            kept = [(r["at"], i, r) for i, r in state[key].items() if isinstance(r, dict) and fresh(r.get("at"))]
+            state[key] = {i: r for _, i, r in sorted(kept, key=lambda item: item[:2])[-most:]}
 
     # -- what happened -------------------------------------------------------------------------
 

@@ -97,7 +97,7 @@ def problem_of(raw: bytes) -> Problem | None:
         pass
     try:
         message = json.loads(text.rstrip("\r\n"))
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         return (
             _id_in(text),
             types.PARSE_ERROR,

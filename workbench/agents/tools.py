@@ -5,7 +5,7 @@ store and checks as a person's writes), records what the agent saw in its `GateS
 returns plain JSON-ready data. A refusal is a `RefusedError` (or `QueryError`) naming the problem,
 raised before anything is written. Nothing here imports the MCP SDK.
 
-Limits are seed 000's: a read returns at most ten documents and 45,000 characters; beyond that it
+Limits are the Kimiko memory design's: a read returns at most ten documents and 45,000 characters; beyond that it
 says exactly what to ask for next. Search returns metadata, never bodies.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 from ..core.excerpts import READ_CHARACTERS, READ_DOCUMENTS
 from ..core.gate import Draft, new_id_for
 from ..core.inbox import Agent, AlreadyExists
-from ..core.model import DocType, LinkType, RefusedError, Status
+from ..core.model import REQUIRED_FIELDS, DocType, LinkType, RefusedError, Status
 from ..core.validate import find_credentials
 from ..core.vault import Vault
 from .session import GateSession, title_words
@@ -56,23 +56,7 @@ MAX_META = 10_000  # characters of frontmatter, as JSON, shown whole; beyond it 
 WRITE_DECISIONS = ("propose", "create", "merge_into:ID", "supersede:ID")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _TAG = re.compile(r"[^\s,\x00-\x1f\x7f]+")
-CORE_FIELDS = (
-    "schema_version",
-    "id",
-    "type",
-    "title",
-    "status",
-    "created_at",
-    "updated_at",
-    "project",
-    "tags",
-    "links",
-    "supersedes",
-    "superseded_by",
-    "provenance",
-    "execution_state",
-    "awaiting_review",
-)
+CORE_FIELDS = (*REQUIRED_FIELDS, "execution_state", "awaiting_review")  # the contract's, a task's state, requests
 
 
 def plain(value: Any) -> Any:
@@ -140,7 +124,10 @@ class MemoryTools:
                 item["superseded_by"] = hit.superseded_by
             found.append(item)
         self.session.searched(query, [hit.id for hit in hits])
-        return {
+        # A broken document is found by its words too, as the CLI lists it: an agent told only "no
+        # document matches" would write a duplicate of one it cannot see.
+        invalid = [{"id": hit.id, "path": hit.path, "problem": hit.problem} for hit in hits.also_invalid]
+        answer: dict[str, Any] = {
             "query": query,
             "count": len(found),
             "hits": found,
@@ -148,6 +135,15 @@ class MemoryTools:
             if found
             else "no document matches; try other words",
         }
+        if invalid:
+            answer["invalid"] = invalid
+            answer["next"] = (
+                f"{answer['next'] if found else 'no valid document matches'}; these words are also in "
+                f"{len(invalid)} invalid document{'s' if len(invalid) != 1 else ''} "
+                f"({', '.join(i['id'] for i in invalid[:5])}) that a person must repair: "
+                "do not create a duplicate of one, ask for the repair"
+            )
+        return answer
 
     # -- read ------------------------------------------------------------------------------------
 

@@ -238,10 +238,10 @@ def cmd_inbox(vault: Vault, args: argparse.Namespace) -> int:
         if args.diff:
             sys.stdout.write("".join(f"      {line}\n" for line in safe(vault.inbox_diff(request)).splitlines()))
     _verdict_lines(vault, verdicts)
-    new = len(inbox.new)
+    fresh = len(inbox.new)
     opened = sum(1 for v in verdicts if v.state == "open")
     print(
-        f"{len(inbox)} request(s) from agents, {new} new since the last review"
+        f"{len(inbox)} request(s) from agents, {fresh} new since the last review"
         if inbox.requests
         else "the inbox is empty"
         if not verdicts

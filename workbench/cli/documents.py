@@ -53,9 +53,7 @@ def cmd_check(vault: Vault, args: argparse.Namespace) -> int:
 
 
 def cmd_migrate(vault: Vault, args: argparse.Namespace) -> int:
-    from ..core.migrate import migrate
-
-    report = migrate(vault, args.out, args.project)
+    report = vault.migrate(args.out, args.project)
     result = Vault.open(report.out, flavour="memory-core")
     errors = [p for p in result.problems if p.severity == Severity.ERROR]
     if args.json:
@@ -160,12 +158,10 @@ def cmd_new(vault: Vault, args: argparse.Namespace) -> int:
         else:
             report_plan(plan, args.dry_run)
         return EXIT_OK
-    from ..core.gate import new_id_for
-
     if not 1 <= args.candidates <= 10:
         raise UsageError(f"--candidates is a whole number from 1 to 10, not {args.candidates}")
     found = vault.candidates(draft, args.candidates)
-    proposed = new_id_for(vault, draft.type, draft.title)
+    proposed = vault.new_id(draft.type, draft.title)
     if args.json:  # each with its excerpt, the whole answer within the read budget (45,000 characters)
         print_json({"candidates": [c.to_json() for c in found], "proposed_id": proposed})
         return EXIT_OK

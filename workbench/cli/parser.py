@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import NoReturn
 
 from ..core import flavours
 from .output import EXIT_USAGE, UsageError, safe
 
 
 class Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse's own exits with 2 and usage: keep that, in our words
+    def error(self, message: str) -> NoReturn:  # argparse's own exits with 2 and usage: keep that, in our words
         self.print_usage(sys.stderr)
         print(f"workbench: {message}", file=sys.stderr)
         raise SystemExit(EXIT_USAGE)

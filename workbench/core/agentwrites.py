@@ -1,13 +1,13 @@
 """What an agent writes: through the gate, never with the last word, and a request left for the curator.
 
-An agent (through `workbench mcp`, seed 000's memory tools) writes through the same store and the
+An agent (through `workbench mcp`, the Kimiko memory design's tools) writes through the same store and the
 same checks as a person:
 
 - a new document lands as `draft`, its `provenance` naming the agent, refused when a live one of
   its type and title exists (`AlreadyExists`);
 - a merge joins the agent's text to a canonical document as a dated section, as the gate's does;
 - a supersession is a *proposal*: a new draft decision naming the decision it would replace, which
-  stays active until the curator accepts (seed 000: supersession with human confirmation; no claim
+  stays active until the curator accepts (the Kimiko memory design: supersession with human confirmation; no claim
   is silently replaced);
 - a request to forget deletes nothing.
 

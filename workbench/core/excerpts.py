@@ -2,10 +2,13 @@
 
 A person or an agent deciding whether one decision replaces another, or where new knowledge
 belongs, reads the title, the status as the file states it ("Superseded by ADR-042", "Accepted"),
-its date or number, the opening of its body and the passage that matched: not the whole record,
-and never more than seed 000's read budget (ten documents and 45,000 characters an answer). The
-excerpt quotes the record as it is written; it leaves nothing out of the opening, statements of
-supersession included, because a reader needs them.
+its date or number, the opening of its body, what it decides (its "Decision" section, or the
+paragraph saying "we will", when the opening stops short of it) and the passage that matched: not
+the whole record, and never more than the Kimiko memory design's read budget (ten documents and 45,000 characters
+an answer). The excerpt quotes the record as it is written; it leaves nothing out of the opening,
+statements of supersession included, because a reader needs them. Only a long web address is
+shortened to its host and last part (`https://github.com/…/Node.hs`): whole, they can fill half
+an opening with nothing a reader judges by.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import urlsplit
 
 from .model import Document
 from .similarity import profiles_of, record_keys, words
@@ -25,22 +29,42 @@ __all__ = [
     "READ_CHARACTERS",
     "OPENING",
     "PASSAGE",
+    "DECISION",
     "Excerpt",
     "excerpt",
     "passage",
+    "decision",
+    "linked_keys",
+    "shorten_addresses",
     "answer_size",
     "fit_openings",
 ]
 
 READ_DOCUMENTS = 10
 READ_CHARACTERS = 45_000
-"""Seed 000's read budget: at most ten documents and 45,000 characters an answer."""
+"""The Kimiko memory design's read budget: at most ten documents and 45,000 characters an answer."""
 OPENING = 2_500
 """Characters of a body's opening an excerpt quotes: enough for a record's context and decision."""
 PASSAGE = 600
 """At most this many characters of the passage that matched."""
+DECISION = 1_200
+"""At most this many characters of what a record decides, given when the opening stops short of it."""
+LONG_ADDRESS = 50
+"""A web address longer than this is shown as its host and last part."""
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[“\"(])|\n")
+_ADDRESS = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
+_LINK_TARGET = re.compile(r"\]\(\s*<?([^)\s>]+)")
+_HEADING = re.compile(r"(?m)^[ \t]*(#{1,6})[ \t]+(.*?)[ \t#]*$")
+_DECIDES = re.compile(
+    r"(?i)^(?:the\s+|our\s+)?(?:decisions?(?:\s+outcome)?|outcome|resolution|proposed\s+(?:solution|change)s?|"
+    r"proposal|what\s+we\s+(?:decided|will\s+do))\b"
+)
+_WE_DECIDE = re.compile(
+    r"(?i)^[ \t]*(?:[-*+][ \t]+)?(?:_?therefore_?,?[ \t]+|so,?[ \t]+|thus,?[ \t]+)?we(?:'ll|[ \t]+will|[ \t]+shall|"
+    r"[ \t]+have[ \t]+decided|[ \t]+decided|[ \t]+decide|[ \t]+are[ \t]+going[ \t]+to|[ \t]+agreed|[ \t]+chose)\b"
+)
+_FENCE = re.compile(r"(?ms)^[ \t]*(```|~~~).*?^[ \t]*\1[^\n]*$")
 
 
 @dataclass(frozen=True)
@@ -59,6 +83,7 @@ class Excerpt:
     characters: int  # the whole body's length
     digest: str  # the bytes read: a judgement holds for this version only
     cut: bool = False  # the body goes on past the opening
+    decision: str = ""  # what the record decides, when the opening does not hold it whole
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -72,6 +97,7 @@ class Excerpt:
             "opening": self.opening,
             "opening_cut": self.cut,
             "characters": self.characters,
+            "decision": self.decision,
             "passage": self.passage,
         }
 
@@ -120,7 +146,7 @@ def excerpt(
     profile = profiles_of([doc])[doc.id]
     number = profile.when[1] if len(profile.when) > 1 and profile.when[1] else None
     when = _date(doc)
-    body = doc.body.replace("\r\n", "\n")
+    body = shorten_addresses(doc.body.replace("\r\n", "\n"))
     whole = body.strip("\n")
     shown = _cut(whole, opening)
     return Excerpt(
@@ -133,10 +159,72 @@ def excerpt(
         doc.path,
         shown,
         passage(body, matched, cited, len(shown)),
-        len(body),
+        len(doc.body),
         doc.digest,
         len(shown) < len(whole),
+        decision(whole, shown),
     )
+
+
+def shorten_addresses(text: str) -> str:
+    """`text` with every web address longer than LONG_ADDRESS written as its host and the last
+    part of its path (`https://github.com/…/Node.hs`): the file or page it names stays, the rest
+    (commit hashes, line anchors, query strings) goes."""
+
+    def short(found: re.Match[str]) -> str:
+        address = found.group(0)
+        if len(address) <= LONG_ADDRESS:
+            return address
+        parts = urlsplit(address)
+        last = parts.path.rstrip("/").rsplit("/", 1)[-1]
+        return f"{parts.scheme}://{parts.netloc}/…/{last}" if last else f"{parts.scheme}://{parts.netloc}/…"
+
+    return _ADDRESS.sub(short, text)
+
+
+def linked_keys(text: str) -> set[str]:
+    """What the links of `text` point at, as record handles: the last part of each link's path
+    without its extension (`0017-use-udp`), and `adr:10` for a path ending `/adr/10`. A link's
+    words may name nothing (`[Direct](/adr/10)`); its target still cites a record."""
+    keys: set[str] = set()
+    for target in _LINK_TARGET.findall(text):
+        parts = [p for p in re.split(r"[/\\]", target.split("#")[0].split("?")[0]) if p]
+        if not parts:
+            continue
+        last = parts[-1].rsplit(".", 1)[0] if "." in parts[-1][1:] else parts[-1]
+        if not last.isdigit():
+            keys.add(last.lower())
+        elif len(parts) >= 2 and parts[-2].isalpha():
+            keys.add(f"{parts[-2].lower()}:{int(last)}")
+    return keys
+
+
+def decision(text: str, shown: str = "") -> str:
+    """What the record decides, in its words: the section under a heading that says so
+    ("Decision", "Decision Outcome", "Resolution", "Proposal"), else the first paragraph saying
+    "we will", "we decided" or the like; at most DECISION characters. `shown` is the opening a
+    reader has (a prefix of `text`): what it holds is not repeated; a section it stops inside of
+    goes on from there, after "…". "" when there is none or the opening holds it whole."""
+    seen = len(shown) if text.startswith(shown) else 0
+    span: tuple[int, int] | None = None
+    for heading in _HEADING.finditer(text):
+        if _DECIDES.match(heading.group(2).strip("*_ ")):
+            level, start = len(heading.group(1)), heading.end()
+            end = next((h.start() for h in _HEADING.finditer(text, start) if len(h.group(1)) <= level), len(text))
+            if text[start:end].strip():
+                span = (start, end)
+                break
+    if span is None:  # a paragraph that opens by saying what "we" decide, outside code
+        fenced = [(f.start(), f.end()) for f in _FENCE.finditer(text)]
+        for found in re.finditer(r"(?s).+?(?:\n[ \t]*\n|\Z)", text):
+            inside = any(start <= found.start() < end for start, end in fenced)
+            if not inside and _WE_DECIDE.match(found.group(0).lstrip("\n")):
+                span = (found.start(), found.end())
+                break
+    if span is None or span[1] <= seen or not text[max(span[0], seen) : span[1]].strip():
+        return ""
+    said = _cut(text[max(span[0], seen) : span[1]].strip(), DECISION)
+    return f"…{said}" if span[0] < seen else said
 
 
 def passage(text: str, matched: Iterable[str] = (), cited: Iterable[str] = (), shown: int = 0) -> str:
@@ -148,24 +236,33 @@ def passage(text: str, matched: Iterable[str] = (), cited: Iterable[str] = (), s
     if handles:
         for sentence in _sentences(text):
             lowered = sentence.lower()
-            if record_keys(sentence) & handles or any(h in lowered for h in handles if len(h) >= 4):
+            if (record_keys(sentence) | linked_keys(sentence)) & handles or any(
+                h in lowered for h in handles if len(h) >= 4
+            ):
                 return _cut(sentence.strip(), PASSAGE)
     stems = set(matched)
     if not stems:
         return ""
-    best, best_count, beyond, beyond_count = "", 0, "", 0
-    for found in re.finditer(r"(?s).+?(?:\n[ \t]*\n|\Z)", text):
-        paragraph, start = found.group(0).strip(), found.start()
-        if not paragraph or (paragraph.startswith("#") and "\n" not in paragraph):
-            continue
-        count = len(stems & set(words(paragraph)))
-        if count > best_count:
-            best, best_count = paragraph, count
-        if start >= shown and count > beyond_count:
-            beyond, beyond_count = paragraph, count
-    if beyond_count and beyond_count * 2 >= best_count:
-        best = beyond
-    return _cut(best, PASSAGE) if best_count else ""
+    fenced = [(f.start(), f.end()) for f in _FENCE.finditer(text)]
+    paragraphs = [
+        (found.group(0).strip(), found.start(), any(a <= found.start() < b for a, b in fenced))
+        for found in re.finditer(r"(?s).+?(?:\n[ \t]*\n|\Z)", text)
+    ]
+    paragraphs = [p for p in paragraphs if p[0] and not (p[0].startswith("#") and "\n" not in p[0])]
+    prose = [p for p in paragraphs if not p[2]]
+    for among in (prose, paragraphs):  # prose first: a fragment of code between blank lines says little
+        best, best_count, beyond, beyond_count = "", 0, "", 0
+        for paragraph, start, _ in among:
+            count = len(stems & set(words(paragraph)))
+            if count > best_count:
+                best, best_count = paragraph, count
+            if start >= shown and count > beyond_count:
+                beyond, beyond_count = paragraph, count
+        if beyond_count and beyond_count * 2 >= best_count:
+            best = beyond
+        if best_count:
+            return _cut(best, PASSAGE)
+    return ""
 
 
 def _sentences(text: str) -> list[str]:

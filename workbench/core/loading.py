@@ -121,7 +121,10 @@ def _without_main():
     try:
         yield
     finally:
-        sys.modules["__main__"] = main
+        if main is not None:
+            sys.modules["__main__"] = main
+        else:
+            del sys.modules["__main__"]
 
 
 @contextlib.contextmanager

@@ -45,7 +45,7 @@ from .edits import slugify
 from .index import VaultIndex
 from .model import TYPE_FOLDERS, DocType, LinkType, RefusedError, Severity, Status, VaultError, member
 from .parse import CONFLICT_MARKER, parse_bytes
-from .records import LOOSELY_READ
+from .records import LOOSELY_READ, Record
 from .storage import read_bytes, write_atomic
 from .walk import RECOVERY_DIR
 from .yamledit import render_frontmatter
@@ -108,138 +108,179 @@ def migrate(index: VaultIndex, out: str | os.PathLike[str], project: str | None 
         raise RefusedError(
             f"nothing was migrated: {len(too_large)} file(s) cannot be documents ({listed}); move them out of the vault first"
         )
-
-    owners: dict[str, str] = {}  # id -> the file that owns it (the first in path order): what a link to it means
+    names = _Names.of(index, records, report)
     for record in records:
-        owners.setdefault(record.document.id, record.path)
-    taken: set[str] = set()
-    new_ids: dict[str, str] = {}  # source path -> new id
-    types: dict[str, str] = {}
-    for record in records:
-        doc = record.document
-        doc_type = doc.type if index.flavour.native and member(doc.type, DocType) else _memory_type(index, doc)
-        slug = slugify(record.path[:-3].replace("/", "-"))
-        new_id, number = f"mem-{doc_type}-{slug}", 1
-        while new_id in taken:
-            number += 1
-            new_id = f"mem-{doc_type}-{slug[:56]}-{number}"
-        taken.add(new_id)
-        new_ids[record.path] = new_id
-        types[record.path] = doc_type
-        if owners.get(doc.id) == record.path:
-            report.ids[doc.id] = new_id
-
-    def target_path(doc_id: str) -> str | None:
-        path = owners.get(doc_id)
-        return path if path in new_ids else None
-
-    succeeded_by: dict[str, set[str]] = {record.path: set() for record in records}  # path -> successor paths
-    for record in records:
-        doc = record.document
-        for new in doc.superseded_by:
-            successor = target_path(new)
-            if successor is not None and successor != record.path:
-                succeeded_by[record.path].add(successor)
-        for old in doc.supersedes:
-            predecessor = target_path(old)
-            if predecessor is not None and predecessor != record.path:
-                succeeded_by[predecessor].add(record.path)
-    preceded_by: dict[str, set[str]] = {record.path: set() for record in records}
-    for old, news in succeeded_by.items():
-        for new in news:
-            preceded_by[new].add(old)
-
-    for record in records:
-        doc = record.document
-        raw = read_bytes(index.root / record.path) or b""
-        parsed = parse_bytes(raw)
-        new_id = new_ids[record.path]
-        mtime = dt.date.fromtimestamp(record.mtime_ns / 1e9) if record.mtime_ns else today
-        view = doc.view
-        created = _date(view.created if view else doc.meta.get("created_at"), mtime, today)
-        updated = max(_date(view.updated if view else doc.meta.get("updated_at"), created, today), created)
-        successors = sorted(new_ids[p] for p in succeeded_by[record.path])
-        predecessors = sorted(new_ids[p] for p in preceded_by[record.path])
-        problems = [
-            f"{p.code}: {p.message}" + (f" (line {p.line})" if p.line else "")
-            for p in record.problems
-            if p.severity == Severity.ERROR
-        ]
-        status = doc.status if member(doc.status, Status) else Status.ACTIVE.value
-        # Invalid, or read only from its plain lines: its frontmatter goes along for a person to review.
-        review = not doc.valid or any(p.code in LOOSELY_READ for p in record.problems)
-        if review:
-            status = Status.DRAFT.value  # for a person to review: what was wrong is in its provenance
-        if successors and status in (Status.ACTIVE, Status.DRAFT, Status.DEPRECATED, Status.SUPERSEDED):
-            status = Status.SUPERSEDED.value
-        elif status == Status.SUPERSEDED:
-            status = Status.DEPRECATED.value
-        links: list[dict[str, str]] = []
-        unresolved: list[str] = []
-        for link in doc.links:
-            if link.type == LinkType.SUPERSEDES:
-                continue
-            path = target_path(link.target)
-            if path is None:
-                unresolved.append(link.target)
-            elif path != record.path:
-                entry = {
-                    "type": link.type if member(link.type, LinkType) else LinkType.RELATED_TO.value,
-                    "target": new_ids[path],
-                }
-                if entry not in links:
-                    links.append(entry)
-        links += [{"type": LinkType.SUPERSEDES.value, "target": old} for old in predecessors]
-        report.unresolved += len(unresolved)
-        provenance: dict[str, Any] = {
-            "source": "manual",
-            "confidence": "medium",
-            "source_file": record.path,
-            "source_flavour": index.flavour.name,
-            "source_id": doc.id,
-        }
-        if parsed.has_frontmatter:
-            provenance["source_frontmatter"] = parsed.fm_text
-        if review:
-            provenance["source_problems"] = problems or ["the source vault could not read it as a document"]
-            report.drafts[record.path] = provenance["source_problems"]
-        meta: dict[str, Any] = {
-            "schema_version": "v1",
-            "id": new_id,
-            "type": types[record.path],
-            "title": _title(doc.title, new_id),
-            "status": status,
-            "created_at": created,
-            "updated_at": updated,
-            "project": project,
-            "tags": [str(t) for t in doc.tags],
-            "links": links,
-            "supersedes": predecessors,
-            "superseded_by": successors,
-            "provenance": provenance,
-        }
-        if types[record.path] == DocType.TASK:
-            meta["execution_state"] = "todo"
-        if unresolved:
-            meta["unresolved_links"] = list(dict.fromkeys(unresolved))
-        newline = parsed.newline
-        body = parsed.body if parsed.has_frontmatter else parsed.text
-        if not parsed.decoded or any(p.code in NOT_CLEAN_TEXT for p in record.problems):
-            backup = f"{RECOVERY_DIR}/{record.path}"
-            write_atomic(out / backup, raw)
-            meta["repair_backup"] = backup
-            body = _readable(body)
-        text = f"---{newline}{''.join(render_frontmatter(meta, newline))}---{newline}{body}"
-        path = f"{TYPE_FOLDERS[DocType(types[record.path])]}/{new_id}.md"
-        target = out / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(target, (("\ufeff" if parsed.bom else "") + text).encode("utf-8"))
-        report.written[record.path] = path
+        _migrate_record(index, names, record, out, project, today, report)
     stamp = dt.datetime.now().strftime("%Y-%m-%d %H:%M")
     drafts = f", {len(report.drafts)} of them as drafts to review" if report.drafts else ""
     log = f"# Log\n\n- {stamp} migrated {len(report.written)} document(s){drafts} from the {index.flavour.label} vault {index.root.name}\n"
     write_atomic(out / "log.md", log.encode("utf-8"))
     return report
+
+
+@dataclass
+class _Names:
+    """Each source file's new id and type, which file a link to an id means, and who succeeds whom."""
+
+    owners: dict[str, str]  # id -> the file that owns it (the first in path order): what a link to it means
+    new_ids: dict[str, str]  # source path -> new id
+    types: dict[str, str]  # source path -> new type
+    succeeded_by: dict[str, set[str]]  # path -> successor paths
+    preceded_by: dict[str, set[str]]  # path -> predecessor paths
+
+    @classmethod
+    def of(cls, index: VaultIndex, records: list[Record], report: MigrationReport) -> _Names:
+        owners: dict[str, str] = {}
+        for record in records:
+            owners.setdefault(record.document.id, record.path)
+        names = cls(owners, {}, {}, {record.path: set() for record in records}, {})
+        taken: set[str] = set()
+        for record in records:
+            doc = record.document
+            doc_type = doc.type if index.flavour.native and member(doc.type, DocType) else _memory_type(index, doc)
+            slug = slugify(record.path[:-3].replace("/", "-"))
+            new_id, number = f"mem-{doc_type}-{slug}", 1
+            while new_id in taken:
+                number += 1
+                new_id = f"mem-{doc_type}-{slug[:56]}-{number}"
+            taken.add(new_id)
+            names.new_ids[record.path] = new_id
+            names.types[record.path] = doc_type
+            if owners.get(doc.id) == record.path:
+                report.ids[doc.id] = new_id
+        names.link_successions(records)
+        return names
+
+    def target_path(self, doc_id: str) -> str | None:
+        path = self.owners.get(doc_id)
+        return path if path in self.new_ids else None
+
+    def link_successions(self, records: list[Record]) -> None:
+        """Supersession stated on either side, as paths both ways."""
+        for record in records:
+            doc = record.document
+            for new in doc.superseded_by:
+                successor = self.target_path(new)
+                if successor is not None and successor != record.path:
+                    self.succeeded_by[record.path].add(successor)
+            for old in doc.supersedes:
+                predecessor = self.target_path(old)
+                if predecessor is not None and predecessor != record.path:
+                    self.succeeded_by[predecessor].add(record.path)
+        self.preceded_by = {record.path: set() for record in records}
+        for old, news in self.succeeded_by.items():
+            for new in news:
+                self.preceded_by[new].add(old)
+
+
+def _migrate_record(
+    index: VaultIndex,
+    names: _Names,
+    record: Record,
+    out: Path,
+    project: str,
+    today: dt.date,
+    report: MigrationReport,
+) -> None:
+    """Write one source file as a Memory Core document (and a backup of bytes that were not clean text)."""
+    doc = record.document
+    raw = read_bytes(index.root / record.path) or b""
+    parsed = parse_bytes(raw)
+    new_id = names.new_ids[record.path]
+    mtime = dt.date.fromtimestamp(record.mtime_ns / 1e9) if record.mtime_ns else today
+    view = doc.view
+    created = _date(view.created if view else doc.meta.get("created_at"), mtime, today)
+    updated = max(_date(view.updated if view else doc.meta.get("updated_at"), created, today), created)
+    successors = sorted(names.new_ids[p] for p in names.succeeded_by[record.path])
+    predecessors = sorted(names.new_ids[p] for p in names.preceded_by[record.path])
+    # Invalid, or read only from its plain lines: its frontmatter goes along for a person to review.
+    review = not doc.valid or any(p.code in LOOSELY_READ for p in record.problems)
+    links, unresolved = _links(names, record, predecessors)
+    report.unresolved += len(unresolved)
+    provenance: dict[str, Any] = {
+        "source": "manual",
+        "confidence": "medium",
+        "source_file": record.path,
+        "source_flavour": index.flavour.name,
+        "source_id": doc.id,
+    }
+    if parsed.has_frontmatter:
+        provenance["source_frontmatter"] = parsed.fm_text
+    if review:
+        problems = [
+            f"{p.code}: {p.message}" + (f" (line {p.line})" if p.line else "")
+            for p in record.problems
+            if p.severity == Severity.ERROR
+        ]
+        provenance["source_problems"] = problems or ["the source vault could not read it as a document"]
+        report.drafts[record.path] = provenance["source_problems"]
+    meta: dict[str, Any] = {
+        "schema_version": "v1",
+        "id": new_id,
+        "type": names.types[record.path],
+        "title": _title(doc.title, new_id),
+        "status": _status(doc.status, review, bool(successors)),
+        "created_at": created,
+        "updated_at": updated,
+        "project": project,
+        "tags": [str(t) for t in doc.tags],
+        "links": links,
+        "supersedes": predecessors,
+        "superseded_by": successors,
+        "provenance": provenance,
+    }
+    if names.types[record.path] == DocType.TASK:
+        meta["execution_state"] = "todo"
+    if unresolved:
+        meta["unresolved_links"] = list(dict.fromkeys(unresolved))
+    newline = parsed.newline
+    body = parsed.body if parsed.has_frontmatter else parsed.text
+    if not parsed.decoded or any(p.code in NOT_CLEAN_TEXT for p in record.problems):
+        backup = f"{RECOVERY_DIR}/{record.path}"
+        write_atomic(out / backup, raw)
+        meta["repair_backup"] = backup
+        body = _readable(body)
+    text = f"---{newline}{''.join(render_frontmatter(meta, newline))}---{newline}{body}"
+    path = f"{TYPE_FOLDERS[DocType(names.types[record.path])]}/{new_id}.md"
+    target = out / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target, (("\ufeff" if parsed.bom else "") + text).encode("utf-8"))
+    report.written[record.path] = path
+
+
+def _status(stated: str, review: bool, succeeded: bool) -> str:
+    """A draft for a person to review when it was not read whole (what was wrong is in its
+    provenance); superseded when something succeeds it; never superseded without a successor."""
+    status = stated if member(stated, Status) else Status.ACTIVE.value
+    if review:
+        status = Status.DRAFT.value
+    if succeeded and status in (Status.ACTIVE, Status.DRAFT, Status.DEPRECATED, Status.SUPERSEDED):
+        return Status.SUPERSEDED.value
+    if status == Status.SUPERSEDED:
+        return Status.DEPRECATED.value
+    return status
+
+
+def _links(names: _Names, record: Record, predecessors: list[str]) -> tuple[list[dict[str, str]], list[str]]:
+    """The document's typed links to the new ids (an unknown type as related_to), its supersedes
+    links from the succession, and the targets no file owns."""
+    links: list[dict[str, str]] = []
+    unresolved: list[str] = []
+    for link in record.document.links:
+        if link.type == LinkType.SUPERSEDES:
+            continue
+        path = names.target_path(link.target)
+        if path is None:
+            unresolved.append(link.target)
+        elif path != record.path:
+            entry = {
+                "type": link.type if member(link.type, LinkType) else LinkType.RELATED_TO.value,
+                "target": names.new_ids[path],
+            }
+            if entry not in links:
+                links.append(entry)
+    links += [{"type": LinkType.SUPERSEDES.value, "target": old} for old in predecessors]
+    return links, unresolved
 
 
 def _title(title: str, new_id: str) -> str:

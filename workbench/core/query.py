@@ -201,6 +201,6 @@ def matches(doc: Document, name: str, value: str, ctx: FilterContext) -> bool:
             return not doc.links and not ctx.incoming.get(doc.id)
         if value_l == "stale":
             updated = as_date(doc.meta.get("updated_at"))
-            return doc.status == Status.ACTIVE and bool(updated) and (ctx.today - updated).days > STALE_DAYS
+            return doc.status == Status.ACTIVE and updated is not None and (ctx.today - updated).days > STALE_DAYS
         return doc.status.lower() == value_l or doc.type.lower() == value_l
     return False

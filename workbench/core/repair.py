@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .changes import Plan
@@ -153,6 +153,28 @@ def _fix_fields(work: _Work, index: VaultIndex, default_project: str) -> None:
     if not member(meta.get("status"), Status):
         meant = _meant_status(meta.get("status"), bool(meta.get("superseded_by")))
         fix("status", meant, f"status {meta.get('status')!r} set to {meant}")
+    _fix_dates(meta, on, fix)
+    if not isinstance(meta.get("project"), str) or not meta["project"].strip():
+        fix("project", default_project, f"project set to {default_project}")
+    tags = meta.get("tags")
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        fix("tags", _tags_list(tags), "tags made a list of strings")
+    links = meta.get("links")
+    fixed_links = _well_formed_links(links, meta["id"])
+    if fixed_links != links:
+        fix("links", fixed_links, "links made well-formed and unique")
+    for key in ("supersedes", "superseded_by"):
+        value = meta.get(key)
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            fix(key, id_list(value), f"{key} made a list of ids")
+    provenance = meta.get("provenance")
+    new_provenance = _completed_provenance(provenance)
+    if new_provenance != provenance:
+        fix("provenance", new_provenance, "provenance completed")
+
+
+def _fix_dates(meta: dict[str, Any], on: dt.date, fix: Callable[[str, Any, str], None]) -> None:
+    """A missing or invalid date from the file's modification date, in order: created, then updated."""
     created, updated = (as_date(meta.get(k)) for k in ("created_at", "updated_at"))
     created_ok = created is not None and created <= dt.date.today()
     updated_ok = updated is not None and updated <= dt.date.today()
@@ -168,19 +190,21 @@ def _fix_fields(work: _Work, index: VaultIndex, default_project: str) -> None:
         fix("updated_at", max(on, created_now), "updated_at set from the file's modification date")
     if (as_date(meta["updated_at"]) or on) < created_now:
         fix("updated_at", created_now, "updated_at raised to created_at")
-    if not isinstance(meta.get("project"), str) or not meta["project"].strip():
-        fix("project", default_project, f"project set to {default_project}")
-    tags = meta.get("tags")
-    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-        if isinstance(tags, str):
-            new_tags = [t.strip() for t in tags.split(",") if t.strip()]
-        elif isinstance(tags, list):
-            new_tags = [str(t) for t in tags if t is not None and not isinstance(t, (dict, list))]
-        else:
-            new_tags = []
-        fix("tags", new_tags, "tags made a list of strings")
-    links = meta.get("links")
-    fixed_links: list[dict[str, str]] = []
+
+
+def _tags_list(tags: Any) -> list[str]:
+    """Tags as a list of strings: a comma-separated string split, odd items dropped."""
+    if isinstance(tags, str):
+        return [t.strip() for t in tags.split(",") if t.strip()]
+    if isinstance(tags, list):
+        return [str(t) for t in tags if t is not None and not isinstance(t, (dict, list))]
+    return []
+
+
+def _well_formed_links(links: Any, own_id: Any) -> list[dict[str, str]]:
+    """Links as {type, target} entries: a bare target is related_to, an unknown type too, a link to
+    itself or a repeated one dropped."""
+    fixed: list[dict[str, str]] = []
     for item in links if isinstance(links, list) else ([] if links is None else [links]):
         if isinstance(item, str):
             item = {"type": LinkType.RELATED_TO.value, "target": item}
@@ -188,26 +212,21 @@ def _fix_fields(work: _Work, index: VaultIndex, default_project: str) -> None:
             continue
         kind = item.get("type") if member(item.get("type"), LinkType) else LinkType.RELATED_TO.value
         entry = {**item, "type": kind}
-        if entry["target"] == meta["id"] or any(
-            e["type"] == kind and e["target"] == entry["target"] for e in fixed_links
-        ):
+        if entry["target"] == own_id or any(e["type"] == kind and e["target"] == entry["target"] for e in fixed):
             continue
-        fixed_links.append(entry)
-    if fixed_links != links:
-        fix("links", fixed_links, "links made well-formed and unique")
-    for key in ("supersedes", "superseded_by"):
-        value = meta.get(key)
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            fix(key, id_list(value), f"{key} made a list of ids")
-    provenance = meta.get("provenance")
-    new_provenance = dict(provenance) if isinstance(provenance, dict) else {}
-    source = str(new_provenance.get("source", "")).lower()
-    if not member(new_provenance.get("source"), Source):
-        new_provenance["source"] = SOURCE_ALIASES.get(source, Source.MANUAL.value)
-    if not member(new_provenance.get("confidence"), Confidence):
-        new_provenance["confidence"] = Confidence.LOW.value
-    if new_provenance != provenance:
-        fix("provenance", new_provenance, "provenance completed")
+        fixed.append(entry)
+    return fixed
+
+
+def _completed_provenance(provenance: Any) -> dict[str, Any]:
+    """A provenance with a valid source (`claude` read as `agent-claude`) and a confidence."""
+    new = dict(provenance) if isinstance(provenance, dict) else {}
+    source = str(new.get("source", "")).lower()
+    if not member(new.get("source"), Source):
+        new["source"] = SOURCE_ALIASES.get(source, Source.MANUAL.value)
+    if not member(new.get("confidence"), Confidence):
+        new["confidence"] = Confidence.LOW.value
+    return new
 
 
 def _fix_supersession(works: dict[str, _Work], on: dt.date) -> None:
@@ -301,91 +320,124 @@ def plan_repair(index: VaultIndex, only: set[str] | None = None) -> RepairReport
     problems_by_path: dict[str, set[str]] = {}
     for problem in index.problems:
         problems_by_path.setdefault(problem.path, set()).add(problem.code)
-    projects = Counter(
-        r.document.meta.get("project") for r in index.records if isinstance(r.document.meta.get("project"), str)
-    )
-    default_project = min(projects, key=lambda p: (-projects[p], p)) if projects else "default"
+    default_project = _default_project(index)
     report = RepairReport(Plan("repair"))
     works: dict[str, _Work] = {}
     originals: dict[str, dict[str, Any]] = {}
     for record in index.records:
         if only is not None and record.path not in only:
             continue
-        codes = problems_by_path.get(record.path, set())
-        if codes & UNREPAIRABLE:
-            report.left.append(record.path)
-            continue
-        try:
-            raw = read_bytes(index.root / record.path)
-        except OSError as error:  # it became a pipe or unreadable since the walk
-            report.left.append(record.path)
-            report.why[record.path] = str(error)
-            continue
-        if raw is None:
-            continue
-        parsed = parse_bytes(raw)
-        if not parsed.decoded:
-            report.left.append(record.path)
-            continue
-        if parsed.meta is None:
-            salvaged = _salvage(parsed.fm_lines) if parsed.has_frontmatter else {}
-            body = parsed.body if parsed.has_frontmatter else parsed.text
-            if "frontmatter-unterminated" in codes:
-                body = parsed.text.split("\n", 1)[1] if "\n" in parsed.text else ""
-                salvaged = {}
-            work = _Work(record.path, raw, parsed, salvaged, True, body, ["frontmatter rebuilt"])
-        else:
-            work = _Work(record.path, raw, parsed, dict(parsed.meta), False, parsed.body)
-            originals[record.path] = dict(parsed.meta)
-        _fix_fields(work, index, default_project)
-        works[record.path] = work
+        work = _start_work(index, record.path, problems_by_path.get(record.path, set()), report, originals)
+        if work is not None:
+            _fix_fields(work, index, default_project)
+            works[record.path] = work
     _fix_supersession(works, dt.date.today())
-
     taken = {r.path for r in index.records}
     for path in sorted(works):
-        work = works[path]
-        if not work.notes:
-            continue
-        target_path = path
-        doc_id = work.meta["id"]
-        if (matched := ID_PATTERN.fullmatch(doc_id)) and matched.group(1) == work.meta["type"]:
-            wanted = f"{TYPE_FOLDERS[DocType(work.meta['type'])]}/{doc_id}.md"
-            if (
-                wanted != path
-                and wanted not in taken
-                and sum(1 for w in works.values() if w.meta.get("id") == doc_id) == 1
-            ):
-                target_path = wanted
-                taken.add(wanted)
-                work.notes.append(f"moved to {wanted}")
-        backup = _backup_path(index, path, stamp)
-        meta = _ordered(work.meta) if work.rebuild else {**_ordered_inserts(originals[path], work.meta)}
-        meta["repair_backup"] = backup
-        if work.rebuild:
-            newline = work.parsed.newline
-            opening = work.parsed.opening or f"---{newline}"
-            closing = work.parsed.closing or f"---{newline}"
-            body = work.body
-            text = opening + "".join(render_frontmatter(_ordered(meta), newline)) + closing + body
-            after = (("\ufeff" if work.parsed.bom else "") + text).encode("utf-8")
-        else:
-            try:
-                lines = apply_meta(work.parsed.fm_lines, originals[path], meta, work.parsed.newline)
-            except EditError as error:
-                _leave(report, path, f"its frontmatter cannot be edited safely ({error})")
-                continue
-            after = work.parsed.compose(lines, work.body)
-        if not _fits(index, report, path, target_path, work.raw, after):
-            continue
-        report.plan.changes.append(FileChange(backup, None, work.raw))
-        if target_path != path:
-            report.plan.changes.append(FileChange(path, work.raw, None))
-            report.plan.changes.append(FileChange(target_path, read_bytes(index.root / target_path), after))
-        else:
-            report.plan.changes.append(FileChange(path, work.raw, after))
-        report.repaired.append(target_path)
-        report.plan.log_lines.append(index.log_line(f"repair {doc_id}: {'; '.join(work.notes)}"))
+        if works[path].notes:
+            _plan_file(index, report, works, path, originals.get(path), taken, stamp)
     report.plan.summary = f"repair {len(report.repaired)} document(s)"
+    _leave_the_rest(report, problems_by_path, works)
+    return report
+
+
+def _default_project(index: VaultIndex) -> str:
+    """The project most documents name (the first by name on a tie), for a document that names none."""
+    projects = Counter(
+        r.document.meta.get("project") for r in index.records if isinstance(r.document.meta.get("project"), str)
+    )
+    return min(projects, key=lambda p: (-projects[p], p)) if projects else "default"
+
+
+def _start_work(
+    index: VaultIndex, path: str, codes: set[str], report: RepairReport, originals: dict[str, dict[str, Any]]
+) -> _Work | None:
+    """One file read for repair, its frontmatter salvaged when it does not parse; None when it
+    needs a person (listed in the report) or is gone."""
+    if codes & UNREPAIRABLE:
+        report.left.append(path)
+        return None
+    try:
+        raw = read_bytes(index.root / path)
+    except OSError as error:  # it became a pipe or unreadable since the walk
+        report.left.append(path)
+        report.why[path] = str(error)
+        return None
+    if raw is None:
+        return None
+    parsed = parse_bytes(raw)
+    if not parsed.decoded:
+        report.left.append(path)
+        return None
+    if parsed.meta is None:
+        salvaged = _salvage(parsed.fm_lines) if parsed.has_frontmatter else {}
+        body = parsed.body if parsed.has_frontmatter else parsed.text
+        if "frontmatter-unterminated" in codes:
+            body = parsed.text.split("\n", 1)[1] if "\n" in parsed.text else ""
+            salvaged = {}
+        return _Work(path, raw, parsed, salvaged, True, body, ["frontmatter rebuilt"])
+    originals[path] = dict(parsed.meta)
+    return _Work(path, raw, parsed, dict(parsed.meta), False, parsed.body)
+
+
+def _plan_file(
+    index: VaultIndex,
+    report: RepairReport,
+    works: dict[str, _Work],
+    path: str,
+    original: dict[str, Any] | None,
+    taken: set[str],
+    stamp: str,
+) -> None:
+    """One file's repair into the report's plan: its backup, its new bytes, its move to its folder."""
+    work = works[path]
+    doc_id = work.meta["id"]
+    target_path = _home_folder(works, path, doc_id, work.meta["type"], taken)
+    if target_path != path:
+        work.notes.append(f"moved to {target_path}")
+    backup = _backup_path(index, path, stamp)
+    meta = _ordered(work.meta) if original is None else {**_ordered_inserts(original, work.meta)}
+    meta["repair_backup"] = backup
+    if original is None:
+        newline = work.parsed.newline
+        opening = work.parsed.opening or f"---{newline}"
+        closing = work.parsed.closing or f"---{newline}"
+        text = opening + "".join(render_frontmatter(_ordered(meta), newline)) + closing + work.body
+        after = (("\ufeff" if work.parsed.bom else "") + text).encode("utf-8")
+    else:
+        try:
+            lines = apply_meta(work.parsed.fm_lines, original, meta, work.parsed.newline)
+        except EditError as error:
+            _leave(report, path, f"its frontmatter cannot be edited safely ({error})")
+            return
+        after = work.parsed.compose(lines, work.body)
+    if not _fits(index, report, path, target_path, work.raw, after):
+        return
+    report.plan.changes.append(FileChange(backup, None, work.raw))
+    if target_path != path:
+        report.plan.changes.append(FileChange(path, work.raw, None))
+        report.plan.changes.append(FileChange(target_path, read_bytes(index.root / target_path), after))
+    else:
+        report.plan.changes.append(FileChange(path, work.raw, after))
+    report.repaired.append(target_path)
+    report.plan.log_lines.append(index.log_line(f"repair {doc_id}: {'; '.join(work.notes)}"))
+
+
+def _home_folder(works: dict[str, _Work], path: str, doc_id: Any, doc_type: Any, taken: set[str]) -> str:
+    """Where a file with a valid id belongs: its type's folder, when no other file is there and no
+    other repaired file claims the id; else where it is."""
+    matched = ID_PATTERN.fullmatch(doc_id) if isinstance(doc_id, str) else None
+    if not matched or matched.group(1) != doc_type:
+        return path
+    wanted = f"{TYPE_FOLDERS[DocType(doc_type)]}/{doc_id}.md"
+    if wanted == path or wanted in taken or sum(1 for w in works.values() if w.meta.get("id") == doc_id) != 1:
+        return path
+    taken.add(wanted)
+    return wanted
+
+
+def _leave_the_rest(report: RepairReport, problems_by_path: dict[str, set[str]], works: dict[str, _Work]) -> None:
+    """Every file with a problem that no repair touched is left for a person (the harmless ones aside)."""
     for path, codes in sorted(problems_by_path.items()):
         if (
             path not in report.left
@@ -398,7 +450,6 @@ def plan_repair(index: VaultIndex, only: set[str] | None = None) -> RepairReport
         ):
             if path not in report.left:
                 report.left.append(path)
-    return report
 
 
 def _leave(report: RepairReport, path: str, why: str) -> None:

@@ -1,4 +1,4 @@
-"""Seed 004's retrieval for a question: what an agent should read before it works, in one answer.
+"""Memory Core's retrieval for a question: what an agent should read before it works, in one answer.
 
 The seed's agent parses the question's intent, finds starting documents in the vault index by type
 and tag, follows typed links to depth 2, gathers at most 10 documents by reading priority (entity,
@@ -105,7 +105,7 @@ def _live(graph: nx.MultiDiGraph, doc_id: str) -> str | None:
 def question_pack(
     index: VaultIndex, graph: nx.MultiDiGraph, question: str, limit: int = 10, depth: int = 2
 ) -> QuestionPack:
-    """Seed 004's pack for `question`: at most `limit` documents within `depth` links of its best
+    """Memory Core's pack for `question`: at most `limit` documents within `depth` links of its best
     hits, in reading order, and what they say. `QueryError` if the question is a query that cannot
     match as written."""
     if limit < 1:

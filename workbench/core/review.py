@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .conflicts import DEFAULT, LIVE, PAIRED, Weighed, weigh_decisions
-from .excerpts import READ_CHARACTERS, READ_DOCUMENTS, Excerpt, answer_size, excerpt, fit_openings
+from .excerpts import READ_CHARACTERS, READ_DOCUMENTS, Excerpt, answer_size, excerpt, fit_openings, linked_keys
 from .gate import Candidate, Draft
 from .index import VaultIndex
 from .kept_conflicts import code_fingerprint, queue_key
@@ -217,12 +217,28 @@ def _decode(text: str | None) -> tuple[list[Ranked], int] | None:
 
 def _newer_because(older: Document, newer: Document, first: Excerpt, second: Excerpt) -> str:
     if older.status not in LIVE and newer.status in LIVE:
+        earlier = (first.date and second.date and second.date < first.date) or (
+            not (first.date and second.date)
+            and first.number is not None
+            and second.number is not None
+            and second.number < first.number
+        )
         return (
             f"{newer.id}'s status ({second.status}) is live and {older.id}'s ({first.status}) is not, "
             "whatever their dates say"
+            + (
+                f"; by its {'date' if first.date and second.date else 'number'} {newer.id} is the earlier "
+                f"({second.date or second.number}, {older.id} {first.date or first.number}): a status that "
+                "is not live does not say which record, if any, replaced it"
+                if earlier
+                else ""
+            )
         )
     if first.date and second.date and first.date != second.date:
-        return f"{newer.id} is dated {second.date}, after {older.id} ({first.date})"
+        numbers = first.number is not None and second.number is not None and first.number > second.number
+        return f"{newer.id} is dated {second.date}, after {older.id} ({first.date})" + (
+            f", though numbered {second.number}, before {older.id}'s {first.number}" if numbers else ""
+        )
     if first.number is not None and second.number is not None and first.number != second.number:
         return f"{newer.id} is numbered {second.number}, after {older.id} ({first.number})"
     if second.date and not first.date:
@@ -237,9 +253,9 @@ def _reasons(pair: Ranked, older: Document, newer: Document, first: Excerpt, sec
     elif not reasons:
         reasons.append(f"their texts are alike in words ({round(pair.alike * 100)}% of each one's best match)")
     profiles = profiles_of([older, newer])
-    if profiles[newer.id].mentions & profiles[older.id].handles:
+    if (profiles[newer.id].mentions | linked_keys(newer.body)) & profiles[older.id].handles:
         reasons.insert(0, f"{newer.id} cites {older.id}")
-    if profiles[older.id].mentions & profiles[newer.id].handles:
+    if (profiles[older.id].mentions | linked_keys(older.body)) & profiles[newer.id].handles:
         reasons.insert(0, f"{older.id} cites {newer.id}")
     dated = [f"{e.id} {e.date}" for e in (first, second) if e.date]
     numbered = [f"{e.id} is number {e.number}" for e in (first, second) if e.number is not None]

@@ -188,8 +188,8 @@ class Index:
         )
         self.frequency = self._count_words(previous, fields_of)
         self.words = sorted(word for word, count in self.frequency.items() if count >= MIN_DF)
-        self._word_vectors: dict[str, object] = dict(previous._word_vectors) if previous is not None else {}
-        self._word_matrix = None
+        self._word_vectors: dict[str, Any] = dict(previous._word_vectors) if previous is not None else {}
+        self._word_matrix: Any = None
         self._neighbours: OrderedDict[str, list[tuple[str, float]]] = OrderedDict()
 
     def _count_words(self, previous: Index | None, fields_of) -> Counter[str]:

@@ -1,4 +1,4 @@
-"""Tiered memory's own operations (seed 003), on its plain Markdown files.
+"""Tiered memory's own operations (its Memory Operations document), on its plain Markdown files.
 
 `memory.md` is the HOT tier (what is used daily), `projects/{name}.md` and `domains/{name}.md`
 the namespaces (WARM), `archive/` the COLD tier, `corrections.md` the log of corrections and

@@ -10,7 +10,8 @@ import datetime as dt
 import functools
 import posixpath
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .model import (
@@ -21,6 +22,7 @@ from .model import (
     DocType,
     Document,
     ExecutionState,
+    Link,
     LinkType,
     Problem,
     Severity,
@@ -195,7 +197,33 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
     if meta is None:
         return problems
     line = parsed.key_line
+    _check_required(meta, line, add)
+    doc_type = _check_identity(path, meta, line, add)
+    _check_text_fields(meta, line, add)
+    _check_dates(meta, line, today, add)
+    tags = meta.get("tags")
+    if "tags" in meta and (not isinstance(tags, list) or not all(isinstance(t, str) for t in tags)):
+        add(ERROR, "tags-invalid", "tags must be a list of strings", line("tags"))
+    problems.extend(_check_links(path, meta, line, meta.get("id")))
+    for key in ("supersedes", "superseded_by"):
+        if key in meta and (not isinstance(meta[key], list) or not all(isinstance(v, str) for v in meta[key])):
+            add(ERROR, "supersession-invalid", f"{key} must be a list of ids", line(key))
+    _check_provenance(meta, line, add)
+    if doc_type == DocType.TASK:
+        _check_task(meta, line, add)
+    _check_status_and_successor(meta, line, add)
+    problems.extend(credential_problems(path, parsed))
+    problems.extend(unsettled_sync_problems(path, parsed))
+    return problems
 
+
+_Add = Callable[..., None]
+"""`add(severity, code, message, line)`: one problem found on the file being checked."""
+_KeyLine = Callable[[str], "int | None"]
+"""The line a frontmatter key is on."""
+
+
+def _check_required(meta: Mapping[str, Any], line: _KeyLine, add: _Add) -> None:
     for key in REQUIRED_FIELDS:
         if key not in meta:
             add(ERROR, "field-missing", f"required field '{key}' is missing", 1)
@@ -207,11 +235,13 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
             line("schema_version"),
         )
 
+
+def _check_identity(path: str, meta: Mapping[str, Any], line: _KeyLine, add: _Add) -> str | None:
+    """The type, the id and where the file lies; the type when it is a valid one."""
     doc_type = meta.get("type")
     if "type" in meta and not member(doc_type, DocType):
         add(ERROR, "type-invalid", _enum_message("type", doc_type, DocType), line("type"))
         doc_type = None
-
     doc_id = meta.get("id")
     if "id" in meta:
         id_match = ID_PATTERN.fullmatch(doc_id) if isinstance(doc_id, str) else None
@@ -223,29 +253,36 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
                 line("id"),
             )
         else:
-            id_type = id_match.group(1)
-            if doc_type and id_type != doc_type:
-                add(
-                    ERROR,
-                    "id-type-mismatch",
-                    f"id {doc_id} names type '{id_type}' but type is '{doc_type}'",
-                    line("id"),
-                )
-            name = posixpath.basename(path)
-            if name != f"{doc_id}.md":
-                add(
-                    ERROR,
-                    "filename-mismatch",
-                    f"file is named {name} but its id is {doc_id}; expected {doc_id}.md",
-                    line("id"),
-                )
+            _check_id_agrees(path, id_match.group(0), id_match.group(1), doc_type, line, add)
     if doc_type:
         expected = TYPE_FOLDERS[DocType(doc_type)]
         parent = posixpath.dirname(path) or "."
         if parent != expected:
             where = "the vault root" if parent == "." else f"{parent}/"
             add(ERROR, "folder-mismatch", f"a {doc_type} belongs in {expected}/, not in {where}", line("type"))
+    return doc_type
 
+
+def _check_id_agrees(path: str, doc_id: str, id_type: str, doc_type: Any, line: _KeyLine, add: _Add) -> None:
+    """A well-formed id names the document's type and its file's name."""
+    if doc_type and id_type != doc_type:
+        add(
+            ERROR,
+            "id-type-mismatch",
+            f"id {doc_id} names type '{id_type}' but type is '{doc_type}'",
+            line("id"),
+        )
+    name = posixpath.basename(path)
+    if name != f"{doc_id}.md":
+        add(
+            ERROR,
+            "filename-mismatch",
+            f"file is named {name} but its id is {doc_id}; expected {doc_id}.md",
+            line("id"),
+        )
+
+
+def _check_text_fields(meta: Mapping[str, Any], line: _KeyLine, add: _Add) -> None:
     title = meta.get("title")
     if "title" in meta and (not isinstance(title, str) or not title.strip()):
         add(ERROR, "title-invalid", "title must be non-empty text", line("title"))
@@ -256,6 +293,8 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
     if "project" in meta and (not isinstance(project, str) or not project.strip()):
         add(ERROR, "project-invalid", "project must be non-empty text", line("project"))
 
+
+def _check_dates(meta: Mapping[str, Any], line: _KeyLine, today: dt.date, add: _Add) -> None:
     dates: dict[str, dt.date] = {}
     for key in ("created_at", "updated_at"):
         if key not in meta:
@@ -275,58 +314,57 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
             line("updated_at"),
         )
 
-    tags = meta.get("tags")
-    if "tags" in meta and (not isinstance(tags, list) or not all(isinstance(t, str) for t in tags)):
-        add(ERROR, "tags-invalid", "tags must be a list of strings", line("tags"))
 
-    problems.extend(_check_links(path, meta, line, doc_id))
-    for key in ("supersedes", "superseded_by"):
-        if key in meta and (not isinstance(meta[key], list) or not all(isinstance(v, str) for v in meta[key])):
-            add(ERROR, "supersession-invalid", f"{key} must be a list of ids", line(key))
+def _check_provenance(meta: Mapping[str, Any], line: _KeyLine, add: _Add) -> None:
+    if "provenance" not in meta:
+        return
+    provenance = meta["provenance"]
+    if not isinstance(provenance, dict):
+        add(
+            ERROR,
+            "provenance-invalid",
+            "provenance must be a mapping with source and confidence",
+            line("provenance"),
+        )
+        return
+    source, confidence = provenance.get("source"), provenance.get("confidence")
+    if not member(source, Source):
+        add(
+            ERROR,
+            "provenance-source-invalid",
+            _enum_message("provenance.source", source, Source),
+            line("provenance"),
+        )
+    if not member(confidence, Confidence):
+        add(
+            ERROR,
+            "provenance-confidence-invalid",
+            _enum_message("provenance.confidence", confidence, Confidence),
+            line("provenance"),
+        )
 
-    provenance = meta.get("provenance")
-    if "provenance" in meta:
-        if not isinstance(provenance, dict):
-            add(
-                ERROR,
-                "provenance-invalid",
-                "provenance must be a mapping with source and confidence",
-                line("provenance"),
-            )
-        else:
-            source, confidence = provenance.get("source"), provenance.get("confidence")
-            if not member(source, Source):
-                add(
-                    ERROR,
-                    "provenance-source-invalid",
-                    _enum_message("provenance.source", source, Source),
-                    line("provenance"),
-                )
-            if not member(confidence, Confidence):
-                add(
-                    ERROR,
-                    "provenance-confidence-invalid",
-                    _enum_message("provenance.confidence", confidence, Confidence),
-                    line("provenance"),
-                )
 
-    if doc_type == DocType.TASK:
-        state = meta.get("execution_state")
-        if state is None:
-            add(
-                WARNING,
-                "execution-state-missing",
-                "a task should carry execution_state (todo, in-progress, blocked, done)",
-                1,
-            )
-        elif not member(state, ExecutionState):
-            add(
-                ERROR,
-                "execution-state-invalid",
-                _enum_message("execution_state", state, ExecutionState),
-                line("execution_state"),
-            )
+def _check_task(meta: Mapping[str, Any], line: _KeyLine, add: _Add) -> None:
+    state = meta.get("execution_state")
+    if state is None:
+        add(
+            WARNING,
+            "execution-state-missing",
+            "a task should carry execution_state (todo, in-progress, blocked, done)",
+            1,
+        )
+    elif not member(state, ExecutionState):
+        add(
+            ERROR,
+            "execution-state-invalid",
+            _enum_message("execution_state", state, ExecutionState),
+            line("execution_state"),
+        )
 
+
+def _check_status_and_successor(meta: Mapping[str, Any], line: _KeyLine, add: _Add) -> None:
+    """A superseded document names its successor; an active one names none."""
+    status = meta.get("status")
     if isinstance(status, str) and status == Status.SUPERSEDED and not id_list(meta.get("superseded_by")):
         add(
             ERROR,
@@ -341,10 +379,6 @@ def check_document(path: str, parsed: ParsedFile, today: dt.date) -> list[Proble
             f"status is active but superseded_by names {', '.join(id_list(meta['superseded_by']))}",
             line("status"),
         )
-
-    problems.extend(credential_problems(path, parsed))
-    problems.extend(unsettled_sync_problems(path, parsed))
-    return problems
 
 
 def _check_links(path: str, meta: Mapping[str, Any], line, doc_id: Any) -> list[Problem]:
@@ -427,115 +461,27 @@ def check_relations(docs: Mapping[str, Document], known_ids: set[str], line_of, 
     """
     problems: list[Problem] = []
     native = flavour is None or flavour.native
-    dangling = ERROR if native else flavour.dangling_severity
-    one_sided = ERROR if native else WARNING
-    what = "id" if native else "name"
     # Each document's fields, read once: they are parsed from its frontmatter at every reading,
     # and a large vault has tens of thousands of documents to check on every change.
-    status = {doc_id: doc.status for doc_id, doc in docs.items()}
     supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
-    superseded_by = {doc_id: doc.superseded_by for doc_id, doc in docs.items()}
+    rules = _Relations(
+        docs,
+        known_ids,
+        line_of,
+        native,
+        dangling=ERROR if native else flavour.dangling_severity,
+        one_sided=ERROR if native else WARNING,
+        what="id" if native else "name",
+        status={doc_id: doc.status for doc_id, doc in docs.items()},
+        supersedes=supersedes,
+        superseded_by={doc_id: doc.superseded_by for doc_id, doc in docs.items()},
+    )
     for doc in docs.values():
         links = doc.links
-        for link in links:
-            if link.target == doc.id:
-                continue
-            if link.target not in known_ids:
-                if target_outside_vault(link.target):  # asked only of targets no id matches
-                    continue
-                problems.append(
-                    Problem(
-                        doc.path,
-                        dangling,
-                        "link-dangling",
-                        f"link {link.type} → {link.target}: no document has that {what}",
-                        line_of(doc, "links"),
-                        doc.id,
-                    )
-                )
-            elif (
-                link.type != LinkType.SUPERSEDES
-                and status[doc.id] in (Status.ACTIVE, Status.DRAFT)
-                and link.target in docs
-                and status[link.target] == Status.SUPERSEDED
-                and doc.id not in superseded_by[link.target]  # a successor may speak of what it replaced
-                and link.target not in supersedes[doc.id]
-            ):
-                successor = supersession.live_end(superseded_by, status, link.target)  # as the conflicts name it
-                if successor == doc.id:
-                    continue  # the end of the chain speaking of where it came from
-                hint = f"; link its successor {successor} instead" if successor else ""
-                problems.append(
-                    Problem(
-                        doc.path,
-                        WARNING,
-                        "link-to-superseded",
-                        f"link {link.type} → {link.target} points at a superseded document{hint}",
-                        line_of(doc, "links"),
-                        doc.id,
-                    )
-                )
-        link_supersedes = {l.target for l in links if l.type == LinkType.SUPERSEDES}
-        field_supersedes = set(supersedes[doc.id])
-        if native and link_supersedes != field_supersedes:
-            missing = sorted(field_supersedes - link_supersedes)
-            extra = sorted(link_supersedes - field_supersedes)
-            parts = []
-            if missing:
-                parts.append(f"supersedes names {', '.join(missing)} without a supersedes link")
-            if extra:
-                parts.append(f"a supersedes link names {', '.join(extra)} that the supersedes field does not")
-            problems.append(
-                Problem(
-                    doc.path, ERROR, "supersedes-link-mismatch", "; ".join(parts), line_of(doc, "supersedes"), doc.id
-                )
-            )
-        for old in supersedes[doc.id]:
-            if old not in known_ids:
-                problems.append(
-                    Problem(
-                        doc.path,
-                        dangling,
-                        "supersession-dangling",
-                        f"supersedes {old}: no document has that {what}",
-                        line_of(doc, "supersedes"),
-                        doc.id,
-                    )
-                )
-            elif old in docs and doc.id not in superseded_by[old]:
-                problems.append(
-                    Problem(
-                        doc.path,
-                        one_sided,
-                        "supersession-one-sided",
-                        f"supersedes {old}, but {old} does not list {doc.id} in superseded_by",
-                        line_of(doc, "supersedes"),
-                        doc.id,
-                    )
-                )
-        for new in superseded_by[doc.id]:
-            if new not in known_ids:
-                problems.append(
-                    Problem(
-                        doc.path,
-                        dangling,
-                        "supersession-dangling",
-                        f"superseded_by {new}: no document has that {what}",
-                        line_of(doc, "superseded_by"),
-                        doc.id,
-                    )
-                )
-            elif new in docs and doc.id not in supersedes[new]:
-                problems.append(
-                    Problem(
-                        doc.path,
-                        one_sided,
-                        "supersession-one-sided",
-                        f"superseded_by {new}, but {new} does not list {doc.id} in supersedes",
-                        line_of(doc, "superseded_by"),
-                        doc.id,
-                    )
-                )
+        rules.check_links(doc, links, problems)
+        if native:
+            rules.check_supersedes_links(doc, links, problems)
+        rules.check_both_sides(doc, problems)
     for cycle in supersession.cycles(supersedes):
         first = docs[cycle[0]]
         chain = " → ".join(cycle + [cycle[0]])
@@ -550,3 +496,112 @@ def check_relations(docs: Mapping[str, Document], known_ids: set[str], line_of, 
             )
         )
     return problems
+
+
+@dataclass
+class _Relations:
+    """The cross-document rules of `check_relations`, over the fields it read once."""
+
+    docs: Mapping[str, Document]
+    known_ids: set[str]
+    line_of: Any
+    native: bool
+    dangling: Severity
+    one_sided: Severity
+    what: str
+    status: dict[str, str]
+    supersedes: dict[str, list[str]]
+    superseded_by: dict[str, list[str]]
+
+    def check_links(self, doc: Document, links: Sequence[Link], problems: list[Problem]) -> None:
+        """A link to no document, and a live document's link to a superseded one."""
+        for link in links:
+            if link.target == doc.id:
+                continue
+            if link.target not in self.known_ids:
+                if target_outside_vault(link.target):  # asked only of targets no id matches
+                    continue
+                problems.append(
+                    Problem(
+                        doc.path,
+                        self.dangling,
+                        "link-dangling",
+                        f"link {link.type} → {link.target}: no document has that {self.what}",
+                        self.line_of(doc, "links"),
+                        doc.id,
+                    )
+                )
+            elif link.type != LinkType.SUPERSEDES and self._stale(doc, link.target):
+                successor = supersession.live_end(self.superseded_by, self.status, link.target)  # as conflicts name it
+                if successor == doc.id:
+                    continue  # the end of the chain speaking of where it came from
+                hint = f"; link its successor {successor} instead" if successor else ""
+                problems.append(
+                    Problem(
+                        doc.path,
+                        WARNING,
+                        "link-to-superseded",
+                        f"link {link.type} → {link.target} points at a superseded document{hint}",
+                        self.line_of(doc, "links"),
+                        doc.id,
+                    )
+                )
+
+    def _stale(self, doc: Document, target: str) -> bool:
+        """A live document linking a superseded one that it neither replaced nor was replaced by."""
+        return (
+            self.status[doc.id] in (Status.ACTIVE, Status.DRAFT)
+            and target in self.docs
+            and self.status[target] == Status.SUPERSEDED
+            and doc.id not in self.superseded_by[target]  # a successor may speak of what it replaced
+            and target not in self.supersedes[doc.id]
+        )
+
+    def check_supersedes_links(self, doc: Document, links: Sequence[Link], problems: list[Problem]) -> None:
+        """Memory Core states a supersession twice: the field and a `supersedes` link, the same ids."""
+        link_supersedes = {l.target for l in links if l.type == LinkType.SUPERSEDES}
+        field_supersedes = set(self.supersedes[doc.id])
+        if link_supersedes == field_supersedes:
+            return
+        missing = sorted(field_supersedes - link_supersedes)
+        extra = sorted(link_supersedes - field_supersedes)
+        parts = []
+        if missing:
+            parts.append(f"supersedes names {', '.join(missing)} without a supersedes link")
+        if extra:
+            parts.append(f"a supersedes link names {', '.join(extra)} that the supersedes field does not")
+        problems.append(
+            Problem(
+                doc.path, ERROR, "supersedes-link-mismatch", "; ".join(parts), self.line_of(doc, "supersedes"), doc.id
+            )
+        )
+
+    def check_both_sides(self, doc: Document, problems: list[Problem]) -> None:
+        """Each id in `supersedes` and `superseded_by` names a document, which names this one back."""
+        for key, ids, back, other_key in (
+            ("supersedes", self.supersedes[doc.id], self.superseded_by, "superseded_by"),
+            ("superseded_by", self.superseded_by[doc.id], self.supersedes, "supersedes"),
+        ):
+            for other in ids:
+                if other not in self.known_ids:
+                    problems.append(
+                        Problem(
+                            doc.path,
+                            self.dangling,
+                            "supersession-dangling",
+                            f"{key} {other}: no document has that {self.what}",
+                            self.line_of(doc, key),
+                            doc.id,
+                        )
+                    )
+                elif other in self.docs and doc.id not in back[other]:
+                    problems.append(
+                        Problem(
+                            doc.path,
+                            self.one_sided,
+                            "supersession-one-sided",
+                            f"{key} {other}, but {other} does not list {doc.id} in {other_key}",
+                            self.line_of(doc, key),
+                            doc.id,
+                        )
+                    )

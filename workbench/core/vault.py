@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from .inbox import Inbox, Request
     from .live import VaultWatcher
     from .live_graph import LiveGraph
+    from .migrate import MigrationReport
     from .recent import Changes
     from .records import Record
     from .repair import RepairReport
@@ -220,7 +221,7 @@ class Vault:
         return neighbourhood(self.graph(), doc_id, depth, link_types)
 
     def context_for(self, question: str, limit: int = 10, depth: int = 2) -> QuestionPack:
-        """Seed 004's pack for a question: the documents to read (from its best hits, `depth` links
+        """Memory Core's pack for a question: the documents to read (from its best hits, `depth` links
         out, at most `limit`, by reading priority) and their constraints, decisions and questions."""
         from . import retrieval
 
@@ -274,6 +275,18 @@ class Vault:
         # A large vault weighs a short list from the full-text index (a small one, every document).
         shortlist = gate.fts_shortlist(self.store, self.document_at) if self.store is not None else None
         return gate.candidates(self.documents, draft, limit, shortlist)
+
+    def new_id(self, doc_type: str, title: str) -> str:
+        """The id a new document of this type and title would get: unique among ids and files."""
+        from .gate import new_id_for
+
+        return new_id_for(self.index, doc_type, title)
+
+    def migrate(self, out: str | os.PathLike[str], project: str | None = None) -> MigrationReport:
+        """Write this vault as a Memory Core vault into `out`, a new or empty folder; this one is left as it is."""
+        from .migrate import migrate
+
+        return migrate(self.index, out, project)
 
     @serialized
     def candidates(self, draft: Draft, limit: int = 3, room: int | None = None) -> list[Candidate]:
@@ -520,7 +533,7 @@ class Vault:
 
         return undo.stack(self.index)
 
-    # -- tiered memory (seed 003): its own operations on its plain Markdown files ----------------
+    # -- tiered memory (its Memory Operations document): its own operations on its plain Markdown files ----------------
 
     @serialized
     def correct(self, text: str, kind: str = "preference", context: str = "", dry_run: bool = False) -> Plan:

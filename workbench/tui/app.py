@@ -216,7 +216,7 @@ class WorkbenchApp(App[None]):
         self.read_theme_files()
         self.push_screen(CommandPalette(providers=[OwnThemes], placeholder="Search for themes…"))
 
-    def action_quit(self) -> None:
+    async def action_quit(self) -> None:
         from .dialogs.discard import DiscardDialog, unsaved_work  # needed by the quit only, not at start
 
         if (what := unsaved_work(self.screen)) and not isinstance(self.screen, DiscardDialog):

@@ -90,7 +90,7 @@ class WorkbenchCommands(Provider):
         main = self._main()
         if main is None:
             return []
-        found = []
+        found: list[tuple[str, Callable[[], object], str]] = []
         for title, action, help_text in ACTIONS:
             if action.startswith("app.") or main.check_action(action, ()):
                 key = self._key_of(action)

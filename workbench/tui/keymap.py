@@ -49,35 +49,40 @@ def key_groups(app_bindings: Sequence[BindingType], keymap: Mapping[str, str] | 
     return [(title, remapped(bindings, keymap)) for title, bindings in groups] if keymap else groups
 
 
+def _bindings(given: Sequence[BindingType]) -> list[Binding]:
+    """A class's BINDINGS as `Binding`s (Textual also takes a `(key, action, description)` tuple)."""
+    return [b if isinstance(b, Binding) else Binding(*b) for b in given]
+
+
 def _default_groups(app_bindings: Sequence[BindingType]) -> list[KeyGroup]:
     return [
         (
             "Everywhere (? and q outside a text box)",
             [
-                *(b for b in MainScreen.BINDINGS if isinstance(b, Binding) and b.id in ("main.keys", "main.quit")),
-                *app_bindings,
+                *(b for b in _bindings(MainScreen.BINDINGS) if b.id in ("main.keys", "main.quit")),
+                *_bindings(app_bindings),
                 Binding("ctrl+p", "command_palette", "Palette", tooltip="Every action, and every document by title"),
                 Binding("ctrl+q", "quit", "Quit", tooltip="Quit, even from inside a text box"),
             ],
         ),
         (
             "Main screen (outside the search box)",
-            [b for b in MainScreen.BINDINGS if isinstance(b, Binding) and b.id not in ("main.keys", "main.quit")],
+            [b for b in _bindings(MainScreen.BINDINGS) if b.id not in ("main.keys", "main.quit")],
         ),
-        ("Search box", [*SearchInput.BINDINGS, *SearchPane.BINDINGS]),
-        ("Document (the viewer)", DocumentViewer.BINDINGS),
-        ("Links pane (g); from elsewhere these keys bring it into view", LinkPane.BINDINGS),
-        ("Problems (p)", ProblemsDialog.BINDINGS),
-        ("Conflicts (c)", ConflictsDialog.BINDINGS),
-        ("New document: the write gate (n)", NewDocumentDialog.BINDINGS),
-        ("Consolidation (o)", ConsolidateDialog.BINDINGS),
-        ("Inbox: what agents wrote (i)", InboxDialog.BINDINGS),
-        ("Forget, the id typed again", ConfirmForgetDialog.BINDINGS),
-        ("Undo history (H)", UndoHistoryDialog.BINDINGS),
-        ("Sync with git (S)", SyncDialog.BINDINGS),
-        ("Change preview", ConfirmPlanDialog.BINDINGS),
-        ("Changed on disk meanwhile", ExternalChangeDialog.BINDINGS),
-        ("Picking a document by search (in dialogs)", DocumentPicker.BINDINGS),
+        ("Search box", _bindings([*SearchInput.BINDINGS, *SearchPane.BINDINGS])),
+        ("Document (the viewer)", _bindings(DocumentViewer.BINDINGS)),
+        ("Links pane (g); from elsewhere these keys bring it into view", _bindings(LinkPane.BINDINGS)),
+        ("Problems (p)", _bindings(ProblemsDialog.BINDINGS)),
+        ("Conflicts (c)", _bindings(ConflictsDialog.BINDINGS)),
+        ("New document: the write gate (n)", _bindings(NewDocumentDialog.BINDINGS)),
+        ("Consolidation (o)", _bindings(ConsolidateDialog.BINDINGS)),
+        ("Inbox: what agents wrote (i)", _bindings(InboxDialog.BINDINGS)),
+        ("Forget, the id typed again", _bindings(ConfirmForgetDialog.BINDINGS)),
+        ("Undo history (H)", _bindings(UndoHistoryDialog.BINDINGS)),
+        ("Sync with git (S)", _bindings(SyncDialog.BINDINGS)),
+        ("Change preview", _bindings(ConfirmPlanDialog.BINDINGS)),
+        ("Changed on disk meanwhile", _bindings(ExternalChangeDialog.BINDINGS)),
+        ("Picking a document by search (in dialogs)", _bindings(DocumentPicker.BINDINGS)),
         LISTS,
     ]
 
@@ -110,7 +115,7 @@ def dialog_key_groups(dialog: Screen, keymap: Mapping[str, str] | None = None) -
     own = [b for b in type(dialog).BINDINGS if isinstance(b, Binding)]
     groups: list[KeyGroup] = [(title, own)] if own else []
     if dialog.query(DocumentPicker):
-        groups.append(("Picking a document by search", DocumentPicker.BINDINGS))
+        groups.append(("Picking a document by search", _bindings(DocumentPicker.BINDINGS)))
     groups.append(LISTS)
     groups.append(
         (

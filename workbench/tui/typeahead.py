@@ -26,6 +26,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from textual import events
+from textual.dom import DOMNode
 from textual.widgets import Input
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ class TypeAhead:
     def _passed(self, node: MessagePump, hold: int) -> None:
         """Run from `node`'s queue, behind the key: the key has been through `node`, and is now in
         its parent's queue if it went on up; follow it there."""
-        parent = node.parent
+        parent = node.parent if isinstance(node, DOMNode) else None
         if parent is None or parent is self.app:
             self.app.call_later(self._done, hold)
         else:

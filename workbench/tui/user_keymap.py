@@ -98,7 +98,7 @@ def remapped(bindings: Sequence[Binding], keymap: Mapping[str, str]) -> list[Bin
     """`bindings` with the keys `keymap` gives them, for listing them as they now are."""
     return [
         Binding(keymap[b.id], b.action, b.description, b.show, None, b.priority, b.tooltip, b.id, b.system)
-        if b.id in keymap
+        if b.id is not None and b.id in keymap
         else b
         for b in bindings
     ]

@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
 from aiohttp import hdrs, web
+from aiohttp.typedefs import Middleware
 
 from ..agents.http import MIN_TOKEN
 
@@ -81,7 +82,7 @@ def _refused(status: int, text: str) -> web.Response:
     return response
 
 
-def door(token: str, port: int, allow_remote: bool) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
+def door(token: str, port: int, allow_remote: bool) -> Middleware:
     """aiohttp middleware letting in only requests with `token` from the right Host and Origin."""
     if len(token) < MIN_TOKEN:  # an empty token would let an empty cookie in
         raise ValueError(f"a token has at least {MIN_TOKEN} characters")

@@ -97,7 +97,7 @@ class WorkbenchServer(Server):
     async def handle_no_icon(self, request: web.Request) -> web.Response:
         return web.Response(status=204)  # a browser asks; none is shipped, and a 404 would be noise in its console
 
-    def serve(self, listening: socket.socket, debug: bool = False) -> None:
+    def serve_on(self, listening: socket.socket, debug: bool = False) -> None:
         """Run on `listening` until interrupted (Ctrl+C or SIGTERM); each open app is told to quit on the way out."""
         self.debug = debug
         # Plain lines on stderr: textual-serve's own logging prints a traceback's local values, the token among them.
@@ -121,5 +121,5 @@ def serve(
         print(f"workbench serve: token {token}", file=sys.stderr)
         print(f"workbench serve: open http://{shown}:{port}/?token={token}", file=sys.stderr)
     print("workbench serve: Ctrl+C stops it", file=sys.stderr, flush=True)
-    WorkbenchServer(vault, flavour, host, port, token, allow_remote).serve(listening)
+    WorkbenchServer(vault, flavour, host, port, token, allow_remote).serve_on(listening)
     return 0

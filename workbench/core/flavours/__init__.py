@@ -41,7 +41,7 @@ def get(name: str) -> Flavour:
 def choose(given: Path, native_root: Path, name: str | None = None) -> tuple[Path, Flavour]:
     """The folder to open and its flavour. Memory Core's root is `native_root` (the folder holding
     the type folders, maybe a `memory/` child); another flavour's is the folder given, unless that
-    folder only holds the vault in a `memory/` child (seed 002 keeps its OKF bundle there)."""
+    folder only holds the vault in a `memory/` child (a Pi agent keeps its OKF bundle there)."""
     chosen = get(name) if name else detect(native_root)
     if chosen.native and (name or native_root != given or _score(chosen, given) > 0):
         return native_root, chosen

@@ -1,4 +1,4 @@
-"""memoryfield (seed 001): one flat folder of pages with `title`, `uuid`, `summary`, `created`, `updated`.
+"""memoryfield (Cal Paterson's memoryfield specification): one flat folder of pages with `title`, `uuid`, `summary`, `created`, `updated`.
 
 Only `[a-z0-9-]+.md` at the top level is a page; any other Markdown name there is reported and not
 loaded. Sub-folders, symlinks and editor debris are ignored.

@@ -1,4 +1,4 @@
-"""Tiered memory (seed 003): plain Markdown files in tiers that age with use.
+"""Tiered memory (its Memory Operations document): plain Markdown files in tiers that age with use.
 
 `memory.md` is the HOT tier, `corrections.md` the log of corrections, `projects/{name}.md` and
 `domains/{name}.md` the namespaces, `index.md` the map of them all, `archive/` the COLD tier.

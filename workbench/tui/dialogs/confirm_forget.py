@@ -1,6 +1,6 @@
 """Forgetting is the one change that cannot be undone: the id is typed again, exactly, first.
 
-Seed 000 asks this of forget; the command line asks it with `--confirm ID`. The dialog returns the
+The Kimiko memory design asks this of forget; the command line asks it with `--confirm ID`. The dialog returns the
 id once typed right (the main screen then shows what forgetting removes, as a diff), or None:
 `escape` or `Keep it` goes one step back, to whatever opened it (the inbox), and writes nothing.
 """

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pygments.token import Token
 from textual.app import ComposeResult
@@ -32,7 +32,7 @@ FILES_SHOWN = 3
 class DiffTheme(HighlightTheme):
     """Textual's highlight theme plus added and removed lines, which it leaves uncoloured."""
 
-    STYLES: ClassVar[dict[tuple[str, ...], str]] = {
+    STYLES: dict[Any, str] = {  # keyed by pygments token types
         **HighlightTheme.STYLES,
         Token.Generic.Inserted: "$text-success",
         Token.Generic.Deleted: "$text-error",

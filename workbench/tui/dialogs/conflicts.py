@@ -31,8 +31,18 @@ from textual.widgets.option_list import Option
 
 from ...core.conflicts import Conflict, Resolution
 from ...core.model import Document
+from ...core.verdicts import Verdict
 from ..proposal import Proposal
 from ..text import clean, status_badge
+from .verdicts import (
+    VerdictChoice,
+    answers_to,
+    choice_label,
+    either_way,
+    replacements_of,
+    verdict_prompt,
+    verdict_text,
+)
 
 EXCERPT_LINES = 4
 
@@ -97,10 +107,10 @@ def resolution_proposal(
         a, b = args
         return Proposal(title, lambda vault: vault.mark_compatible(a, b, dry_run=True), then=then, back=back)
     if verb == "retarget" and len(args) in (2, 3):
-        source, old, *new = args
+        source, old, *to = args
         return Proposal(
             title,
-            lambda vault: vault.retarget(source, old, new[0] if new else None, dry_run=True),
+            lambda vault: vault.retarget(source, old, to[0] if to else None, dry_run=True),
             then=then,
             back=back,
         )
@@ -136,9 +146,15 @@ def conflict_prompt(conflict: Conflict, titles: Mapping[str, str] | None = None,
     return Content("\n").join(lines)
 
 
-class ConflictsDialog(ModalScreen[Resolution | str | None]):
-    """Returns the chosen `Resolution`, a document id to open, or None. ↑↓ move through the
-    resolutions as through the list; `tab` or `enter` goes from the list to them, `shift+tab` back."""
+class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
+    """Returns the chosen `Resolution`, an answer to a verdict (`VerdictChoice`), a document id to
+    open, or None. ↑↓ move through the resolutions as through the list; `tab` or `enter` goes from
+    the list to them, `shift+tab` back.
+
+    Pairs an agent judged (`verdicts`, read when the dialog opens) are listed first, under a heading
+    of their own, each with the agent's verdict and reason; the queue's own entry for the same pair
+    is folded into it. `a` accepts, `r` rejects, `A` accepts every replacement the same agent
+    judged, as one change."""
 
     DEFAULT_CLASSES = "wb-dialog"
 
@@ -167,7 +183,32 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
-            "o", "open_first", "Open", id="conflicts.open", tooltip="Open the conflict's first document in the viewer"
+            "o",
+            "open_first",
+            "Open",
+            id="conflicts.open",
+            tooltip="Open the conflict's first document (a judged pair's newer one) in the viewer",
+        ),
+        Binding(
+            "a",
+            "answer('accept')",
+            "Accept",
+            id="conflicts.accept",
+            tooltip="Do what the agent's verdict says (previewed as a diff first; u undoes it)",
+        ),
+        Binding(
+            "r",
+            "answer('reject')",
+            "Reject",
+            id="conflicts.reject",
+            tooltip="Both records stand, kept as compatible: no one is asked about the pair again",
+        ),
+        Binding(
+            "A",
+            "answer('accept-all')",
+            "Accept all",
+            id="conflicts.accept-all",
+            tooltip="Accept every replacement this agent judged, as one change with one preview",
         ),
         Binding(
             "escape", "close", "Close", id="conflicts.close", tooltip="Back to the main screen; nothing is changed"
@@ -199,6 +240,8 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
         documents: Mapping[str, Document] | None = None,
         start: int = 0,
         refusal: Callable[[Resolution], str | None] | None = None,
+        chosen: Resolution | VerdictChoice | None = None,
+        verdicts: Callable[[], Sequence[Verdict]] | None = None,
     ) -> None:
         super().__init__()
         self.conflicts = list(conflicts)
@@ -208,16 +251,21 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
         """The conflict highlighted first (where a cancelled preview came from)."""
         self.refusal = refusal
         """Why the vault's format cannot carry a resolution out (None when it can)."""
+        self.chosen = chosen
+        """The resolution or answer whose preview was cancelled: focused again, so `enter` previews
+        it again."""
+        self.read_verdicts = verdicts
+        """The open verdicts, read when the dialog opens (in a worker: the vault may be busy)."""
+        self.verdicts: list[Verdict] = []
+        self.shown: str | None = None
+        """The entry shown beside the list (highlighting it again keeps its focused button)."""
+        self._id_width = ID_WIDTH
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
             dialog.border_title = f"Conflicts · {len(self.conflicts)}"
             with Horizontal():
-                if self.conflicts:
-                    options = self._options(ID_WIDTH)
-                else:
-                    options = [Option(Content.styled("No open conflicts.", "$text-success"), disabled=True)]
-                yield OptionList(*options, id="conflict-list")
+                yield OptionList(*self._options(ID_WIDTH), id="conflict-list")
                 with VerticalScroll(id="detail", can_focus=False):
                     yield Static(id="reason")
                     yield Static(
@@ -232,9 +280,36 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
             )
         yield Footer()
 
+    @property
+    def titles(self) -> dict[str, str]:
+        return {doc_id: doc.title for doc_id, doc in self.documents.items()}
+
+    def _folded(self) -> set[frozenset[str]]:
+        """The pairs an open verdict lists: the queue's own entry for them is not listed again."""
+        return {v.pair for v in self.verdicts}
+
     def _options(self, id_width: int) -> list[Option]:
-        titles = {doc_id: doc.title for doc_id, doc in self.documents.items()}
-        return [Option(conflict_prompt(c, titles, id_width), id=str(i)) for i, c in enumerate(self.conflicts)]
+        """Judged pairs first (with a heading each way when there are any), then the conflicts;
+        a verdict's id is `v` and its number, a conflict's its number in `conflicts`."""
+        titles = self.titles
+        folded = self._folded()
+        conflicts = [
+            Option(conflict_prompt(c, titles, id_width), id=str(i))
+            for i, c in enumerate(self.conflicts)
+            if frozenset(c.ids) not in folded
+        ]
+        if not conflicts and not self.verdicts:
+            return [Option(Content.styled("No open conflicts.", "$text-success"), disabled=True)]
+        if not self.verdicts:
+            return conflicts
+        heading = "bold $text 60%"
+        options = [Option(Content.styled(f"Judged by agents · {len(self.verdicts)}", heading), disabled=True)]
+        options += [
+            Option(verdict_prompt(v, titles, id_width, short_id), id=f"v{n}") for n, v in enumerate(self.verdicts)
+        ]
+        if conflicts:
+            options.append(Option(Content.styled(f"Found by the workbench · {len(conflicts)}", heading), disabled=True))
+        return options + conflicts
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._fit_ids)
@@ -243,35 +318,134 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
         """Ids shortened to the list's width, so none wraps in the middle of a word."""
         listing = self.query_one("#conflict-list", OptionList)
         width = max(12, listing.scrollable_content_region.width - 5)
-        if not self.conflicts or width == getattr(self, "_id_width", None):
+        if not (self.conflicts or self.verdicts) or width == self._id_width:
             return
         self._id_width = width
+        self._relist()
+
+    def _relist(self) -> None:
+        """The list built again, the entry highlighted kept."""
+        listing = self.query_one("#conflict-list", OptionList)
         highlighted = listing.highlighted
+        key = listing.get_option_at_index(highlighted).id if highlighted is not None and listing.option_count else None
         with listing.prevent(OptionList.OptionHighlighted):
-            listing.set_options(self._options(width))
-            listing.highlighted = highlighted
+            listing.set_options(self._options(self._id_width))
+            listing.highlighted = self._index_of(key) if key is not None else highlighted
+
+    def _index_of(self, key: str | None) -> int | None:
+        """The list's index of the entry `key` (`v3`, `5`), else its first entry that can be chosen."""
+        listing = self.query_one("#conflict-list", OptionList)
+        options = [listing.get_option_at_index(i) for i in range(listing.option_count)]
+        for i, option in enumerate(options):
+            if option.id is not None and option.id == key:
+                return i
+        return next((i for i, option in enumerate(options) if option.id is not None), None)
 
     async def on_mount(self) -> None:
-        conflicts = self.query_one("#conflict-list", OptionList)
-        conflicts.focus()
+        listing = self.query_one("#conflict-list", OptionList)
+        listing.focus()
+        if self.read_verdicts is not None:
+            worker = self.run_worker(self._load_verdicts, thread=True, group="conflicts-verdicts")
+            await worker.wait()
+            if worker.result:
+                self.verdicts = list(worker.result)
+                self._relist()
+                self.query_one(
+                    "#dialog", Vertical
+                ).border_title = f"Conflicts · {len(self.conflicts)} · judged pairs · {len(self.verdicts)}"
+        key = self._start_key()
+        index = self._index_of(key)
+        if index is None:
+            return
+        listing.highlighted = index
+        await self._show(listing.get_option_at_index(index).id or "")
+        button = self._chosen_button()
+        if button is not None:
+            button.focus()
+
+    def _load_verdicts(self) -> list[Verdict]:
+        assert self.read_verdicts is not None
+        try:
+            return list(self.read_verdicts())
+        except Exception as exc:  # noqa: BLE001 - the queue still opens; what went wrong is said
+            self.app.call_from_thread(
+                self.notify, str(exc), title="Verdicts could not be read", severity="warning", markup=False
+            )
+            return []
+
+    def _start_key(self) -> str | None:
+        """The entry to highlight first: the one a cancelled preview came from, else the first
+        judged pair, else the `start`-th conflict."""
+        chosen = self.chosen
+        if isinstance(chosen, VerdictChoice):
+            found = [n for n, v in enumerate(self.verdicts) if v.id == chosen.verdict.id]
+            if found:
+                return f"v{found[0]}"
+        if isinstance(chosen, Resolution):
+            found = [n for n, v in enumerate(self.verdicts) if chosen in either_way(v)]
+            if found:
+                return f"v{found[0]}"
         if self.conflicts:
             start = min(max(self.start, 0), len(self.conflicts) - 1)
-            conflicts.highlighted = start
-            await self._show(start)
+            if isinstance(chosen, Resolution) and chosen not in self.conflicts[start].resolutions:
+                # The queue was worked out again meanwhile: the conflict is found by its resolution.
+                start = next((i for i, c in enumerate(self.conflicts) if chosen in c.resolutions), start)
+            if self.verdicts and chosen is None and self.start == 0:
+                return "v0"
+            return str(start)
+        return "v0" if self.verdicts else None
+
+    def _chosen_button(self) -> Button | None:
+        """The button of the resolution or answer whose preview was cancelled, if it is shown."""
+        chosen = self.chosen
+        buttons = list(self.query("#resolutions Button").results(Button))
+        if isinstance(chosen, VerdictChoice):
+            return next((b for b in buttons if b.name == chosen.action), None)
+        verdict = self.selected_verdict
+        if isinstance(chosen, Resolution) and verdict is not None and chosen in either_way(verdict):
+            number = f"s{either_way(verdict).index(chosen)}"
+            return next((b for b in buttons if b.name == number), None)
+        conflict = self.selected
+        if isinstance(chosen, Resolution) and conflict is not None and chosen in conflict.resolutions:
+            number = str(conflict.resolutions.index(chosen))
+            return next((b for b in buttons if b.name == number), None)
+        return None
+
+    def _key(self) -> str | None:
+        listing = self.query_one("#conflict-list", OptionList)
+        index = listing.highlighted
+        if index is None or not listing.option_count:
+            return None
+        return listing.get_option_at_index(index).id
 
     @property
     def selected(self) -> Conflict | None:
-        index = self.query_one("#conflict-list", OptionList).highlighted
-        return self.conflicts[index] if self.conflicts and index is not None else None
+        key = self._key()
+        return self.conflicts[int(key)] if key is not None and key.isdigit() else None
+
+    @property
+    def selected_verdict(self) -> Verdict | None:
+        key = self._key()
+        return self.verdicts[int(key[1:])] if key is not None and key.startswith("v") else None
 
     @on(OptionList.OptionHighlighted)
     async def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
-        if event.option.id is not None:
-            await self._show(int(event.option.id))
+        # The list as it is now (an older highlight's message can arrive after a newer one).
+        key = self._key()
+        if key is not None and key != self.shown:
+            await self._show(key)
+        self.refresh_bindings()
 
-    async def _show(self, index: int) -> None:
-        conflict = self.conflicts[index]
+    async def _show(self, key: str) -> None:
+        self.shown = key
+        if key.startswith("v"):
+            await self._show_verdict(self.verdicts[int(key[1:])])
+            return
+        conflict = self.conflicts[int(key)]
+        self.query_one("#resolutions-title", Static).update(
+            Content.styled("Resolutions (each shows its diff first)", "bold $text 60%")
+        )
         self.query_one("#reason", Static).update(
             Content.assemble(
                 (clean(kind_words(conflict.kind)), "bold $text-warning"),
@@ -280,18 +454,17 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
                 clean(conflict.reason),
             )
         )
-        sides = self.query_one("#sides", Horizontal)
-        await sides.remove_children()
-        await sides.mount_all([Static(self._side(doc_id), classes="side") for doc_id in conflict.ids[:2]])
-        box = self.query_one("#resolutions", Vertical)
-        await box.remove_children()
         buttons = []
         for number, resolution in enumerate(conflict.resolutions):
             refused = self.refusal(resolution) if self.refusal is not None else None
             can = resolution_proposal(resolution) is not None and refused is None
             label = titled(resolution.label, conflict.ids, self.documents)
-            label = Content(clean(label + (" (not in this vault's format)" if refused else "")))
-            button = Button(label, name=str(number), compact=True, variant="primary" if can else "default")
+            button = Button(
+                Content(clean(label + (" (not in this vault's format)" if refused else ""))),
+                name=str(number),
+                compact=True,
+                variant="primary" if can else "default",
+            )
             if refused:
                 button.tooltip = Content(clean(refused))
             else:
@@ -299,7 +472,45 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
                     clean(("Preview, then apply: " if can else "Needs you: run ") + resolution.command)
                 )
             buttons.append(button)
+        await self._fill(buttons, conflict.ids[:2])
+
+    async def _show_verdict(self, verdict: Verdict) -> None:
+        """The agent's verdict and reason, what the curator can answer, and both records."""
+        titles = self.titles
+        self.query_one("#reason", Static).update(verdict_text(verdict, titles))
+        self.query_one("#resolutions-title", Static).update(
+            Content.styled("Your answer (each shows its diff first)", "bold $text 60%")
+        )
+        keys = {"accept": "a", "reject": "r", "accept-all": "A"}
+        answers = list(answers_to(verdict))
+        together = len(replacements_of(self.verdicts, verdict.agent))
+        if verdict.verdict in ("replaces", "reversed") and together > 1:
+            answers.append("accept-all")
+        buttons = []
+        for action in answers:
+            label = Content(clean(f"{choice_label(action, verdict, together)}  {keys[action]}"))
+            button = Button(label, name=action, compact=True, variant="primary")
+            binding = next(b for b in self.BINDINGS if isinstance(b, Binding) and b.key == keys[action])
+            button.tooltip = Content(clean(binding.tooltip or ""))
+            buttons.append(button)
+        # A companion or unsure verdict: the person's own answer may be a supersession, either way.
+        for number, resolution in enumerate(either_way(verdict)):
+            refused = self.refusal(resolution) if self.refusal is not None else None
+            label = titled(resolution.label, [verdict.older, verdict.newer], self.documents)
+            label += " (not in this vault's format)" if refused else ""
+            variant = "default" if refused else "primary"
+            button = Button(Content(clean(label)), name=f"s{number}", compact=True, variant=variant)
+            button.tooltip = Content(clean(refused or f"Preview, then apply: {resolution.command}"))
+            buttons.insert(len(buttons) if verdict.verdict == "companion" else number, button)
+        await self._fill(buttons, [verdict.newer, verdict.older])
+
+    async def _fill(self, buttons: list[Button], sides: Sequence[str]) -> None:
+        box = self.query_one("#resolutions", Vertical)
+        await box.remove_children()
         await box.mount_all(buttons)
+        panes = self.query_one("#sides", Horizontal)
+        await panes.remove_children()
+        await panes.mount_all([Static(self._side(doc_id), classes="side") for doc_id in sides])
 
     def _side(self, doc_id: str) -> Content:
         """One side of the conflict: title, status and the start of its text."""
@@ -331,9 +542,20 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         event.stop()
+        name = event.button.name
+        if name is None:
+            return
+        verdict = self.selected_verdict
+        if verdict is not None and not name.startswith("s"):
+            self.action_answer(name)
+            return
         conflict = self.selected
-        if conflict is not None and event.button.name is not None:
-            resolution = conflict.resolutions[int(event.button.name)]
+        resolution = None
+        if verdict is not None:
+            resolution = either_way(verdict)[int(name[1:])]
+        elif conflict is not None:
+            resolution = conflict.resolutions[int(name)]
+        if resolution is not None:
             refused = self.refusal(resolution) if self.refusal is not None else None
             if refused:
                 self.notify(refused, title="Not in this vault's format", severity="warning", markup=False, timeout=10)
@@ -341,10 +563,33 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
             self.dismiss(resolution)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """↑↓ are the resolutions' own only while one of them has the focus (the list moves itself)."""
+        """↑↓ are the resolutions' own only while one of them has the focus (the list moves itself);
+        the answers to a verdict are offered only on one, `A` only where the agent judged more than
+        one replacement."""
         if action == "resolution":
             return isinstance(self.focused, Button)
+        if action == "answer":
+            verdict = self.selected_verdict
+            if verdict is None:
+                return False
+            if parameters and parameters[0] in ("accept", "reject"):
+                return parameters[0] in answers_to(verdict)
+            if parameters and parameters[0] == "accept-all":
+                return (
+                    verdict.verdict in ("replaces", "reversed")
+                    and len(replacements_of(self.verdicts, verdict.agent)) > 1
+                )
         return True
+
+    def action_answer(self, action: str) -> None:
+        verdict = self.selected_verdict
+        if verdict is None:
+            return
+        if action == "accept-all":
+            ids = tuple(v.id for v in replacements_of(self.verdicts, verdict.agent))
+            self.dismiss(VerdictChoice(action, verdict, ids))
+        elif action in answers_to(verdict):
+            self.dismiss(VerdictChoice(action, verdict))
 
     def action_resolution(self, step: int) -> None:
         buttons = list(self.query("#resolutions Button"))
@@ -358,7 +603,10 @@ class ConflictsDialog(ModalScreen[Resolution | str | None]):
             buttons[index].focus()
 
     def action_open_first(self) -> None:
-        if self.selected is not None:
+        verdict = self.selected_verdict
+        if verdict is not None:
+            self.dismiss(verdict.newer)
+        elif self.selected is not None:
             self.dismiss(self.selected.ids[0])
 
     def action_close(self) -> None:

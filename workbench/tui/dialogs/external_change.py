@@ -68,7 +68,7 @@ class ExternalChangeDialog(ModalScreen[bool]):
 
     DEFAULT_CLASSES = "wb-dialog"
 
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
 
     DEFAULT_CSS = """
     ExternalChangeDialog {

@@ -8,6 +8,10 @@ agent asked to forget. Only the keys that fit the request are offered. The dialo
 returns the choice, and the main screen previews the change as a diff before writing it. Forget asks
 for the id on top of the inbox, so `escape` there comes back here. The list follows the vault while
 open: what an agent writes meanwhile appears, what was settled elsewhere goes.
+
+Below the requests, the verdicts agents gave on pairs of decisions (`Judged`), each with its agent,
+what it says and why, and beside it the diff accepting it would write: `a` accepts, `r` rejects
+(both stand, never asked again), as in the conflicts queue, where they are listed first.
 """
 
 from __future__ import annotations
@@ -27,12 +31,23 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from ...core.inbox import Inbox, Request
+from ...core.verdicts import Verdict
 from ..text import clean, status_badge
 from ..widgets.document_picker import DocumentPicker
 from ..widgets.search import Searcher
 from .confirm_plan import diff_content
+from .verdicts import Judged, VerdictChoice, answers_to, said
 
-__all__ = ["DIFF_TITLES", "InboxChoice", "InboxDialog", "KIND_LABELS", "KIND_STYLES", "request_prompt", "request_text"]
+__all__ = [
+    "DIFF_TITLES",
+    "InboxChoice",
+    "InboxDialog",
+    "KIND_LABELS",
+    "KIND_STYLES",
+    "request_prompt",
+    "request_text",
+    "verdict_line",
+]
 
 KIND_LABELS = {"create": "new draft", "supersede": "proposal", "merge": "merge", "forget": "forget?"}
 DIFF_TITLES = {
@@ -84,7 +99,19 @@ def request_text(request: Request) -> Content:
     )
 
 
-class InboxDialog(ModalScreen[InboxChoice | None]):
+def verdict_line(verdict: Verdict, titles: dict[str, str] | None = None) -> Content:
+    """Two lines, as a request's: the verdict, who and when; then what it says, by title."""
+    when = verdict.at.replace("T", " ")[5:16]
+    return Content.assemble(
+        "  ",
+        (f"verdict: {verdict.verdict}", "bold $text-accent"),
+        (f"  {clean(verdict.agent)} · {when}", "$text 60%"),
+        "\n  ",
+        clean(said(verdict, titles or {})),
+    )
+
+
+class InboxDialog(ModalScreen[InboxChoice | VerdictChoice | None]):
     """Settle agents' requests by keyboard; returns the choice (the main screen previews it) or None."""
 
     DEFAULT_CLASSES = "wb-dialog"
@@ -152,6 +179,13 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
             id="inbox.keep",
             tooltip="Keep what the agent asked to forget; only the request goes",
         ),
+        Binding(
+            "r",
+            "reject",
+            "Reject",
+            id="inbox.reject",
+            tooltip="A verdict: both records stand, kept as compatible; no one is asked about the pair again",
+        ),
         Binding("o", "settle('open')", "Open", id="inbox.open", tooltip="Open the document in the viewer (enter too)"),
         Binding(
             "escape",
@@ -169,13 +203,17 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
         searcher: Searcher | None = None,
         reload: Callable[[], Inbox] | None = None,
         generation: Callable[[], int] | None = None,
+        judged: Judged | None = None,
     ) -> None:
         super().__init__()
         self.inbox = inbox
+        self.judged = judged or Judged()
+        """The open verdicts of agents, listed below the requests."""
+        self._verdict_diffs: dict[str, str] = {}
         self.reload = reload
         """The inbox read again (in a worker), when `generation` says the vault changed."""
         self.generation = generation
-        self._generation = generation() if generation is not None else 0
+        self._generation: int | None = generation() if generation is not None else 0
         self.requests = list(inbox.requests)
         self.diff = diff
         """What the agent wrote for a request, as a diff (read in a worker: it may look at the history)."""
@@ -184,11 +222,22 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
         self._picking: str | None = None
 
     def _title(self) -> str:
-        return f"Inbox · {len(self.requests)} from agents, {len(self.inbox.new)} new"
+        verdicts = f" · {len(self.judged.verdicts)} verdicts" if self.judged.verdicts else ""
+        return f"Inbox · {len(self.requests)} from agents, {len(self.inbox.new)} new{verdicts}"
 
     def _options(self) -> list[Option]:
+        """The requests (ids their numbers), then the verdicts under a heading (ids `v` and a number)."""
+        verdicts = []
+        if self.judged.verdicts:
+            titles = dict(self.judged.titles)
+            heading = f"Verdicts on pairs of decisions · {len(self.judged.verdicts)}"
+            verdicts = [Option(Content.styled(heading, "bold $text 60%"), disabled=True)]
+            verdicts += [Option(verdict_line(v, titles), id=f"v{n}") for n, v in enumerate(self.judged.verdicts)]
         if self.requests:
-            return [Option(request_prompt(r, self.inbox.is_new(r)), id=str(n)) for n, r in enumerate(self.requests)]
+            requests = [Option(request_prompt(r, self.inbox.is_new(r)), id=str(n)) for n, r in enumerate(self.requests)]
+            return requests + verdicts
+        if verdicts:
+            return verdicts
         return [
             Option(
                 Content.styled(
@@ -214,8 +263,8 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
     def on_mount(self) -> None:
         listing = self.query_one("#requests", OptionList)
         listing.focus()
-        if self.requests:
-            listing.highlighted = 0
+        if self.requests or self.judged.verdicts:
+            listing.highlighted = self._first()
         if self.reload is not None and self.generation is not None:
             self.set_interval(0.5, self._follow)
 
@@ -231,16 +280,34 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
         assert self.reload is not None
         try:
             inbox = self.reload()
-        except Exception:  # noqa: BLE001 - the next change tries again; the list shown stays
+            judged = self.judged.reload() if self.judged.reload is not None else None
+        except Exception:  # noqa: BLE001 - the list shown stays; the next poll tries again
+            self.app.call_from_thread(self._read_again)
             return
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self.show_inbox, inbox)
+            self.app.call_from_thread(self.show_inbox, inbox, judged)
 
-    def show_inbox(self, inbox: Inbox) -> None:
-        """List `inbox` instead, keeping the highlighted request where it is still listed."""
-        if list(inbox.requests) == self.requests and inbox.reviewed_until == self.inbox.reviewed_until:
+    def _read_again(self) -> None:
+        """A reading that failed (the vault busy mid-change, say) is tried again at the next poll."""
+        self._generation = None
+
+    def _first(self) -> int:
+        """The list's first entry that can be chosen (a heading cannot)."""
+        listing = self.query_one("#requests", OptionList)
+        return next((i for i in range(listing.option_count) if listing.get_option_at_index(i).id is not None), 0)
+
+    def show_inbox(self, inbox: Inbox, judged: Judged | None = None) -> None:
+        """List `inbox` (and `judged`) instead, keeping the highlighted entry where it is still listed."""
+        same_verdicts = judged is None or judged.verdicts == self.judged.verdicts
+        if (
+            list(inbox.requests) == self.requests
+            and inbox.reviewed_until == self.inbox.reviewed_until
+            and same_verdicts
+        ):
             return
-        chosen = self.selected
+        chosen, verdict = self.selected, self.selected_verdict
+        if judged is not None:
+            self.judged, self._verdict_diffs = judged, {}
         self.inbox, self.requests, self._diffs = inbox, list(inbox.requests), {}
         listing = self.query_one("#requests", OptionList)
         listing.clear_options()
@@ -251,22 +318,47 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
             for n, r in enumerate(self.requests)
             if chosen is not None and (r.doc_id, r.at) == (chosen.doc_id, chosen.at)
         ]
-        if self.requests:
-            listing.highlighted = keep[0] if keep else 0
+        kept = [f"v{n}" for n, v in enumerate(self.judged.verdicts) if verdict is not None and v.id == verdict.id]
+        if keep or kept:
+            wanted = str(keep[0]) if keep else kept[0]
+            listing.highlighted = next(
+                i for i in range(listing.option_count) if listing.get_option_at_index(i).id == wanted
+            )
+        elif self.requests or self.judged.verdicts:
+            listing.highlighted = self._first()
         else:
             self.query_one("#what", Static).update("")
             self.query_one("#diff", Static).update("")
         self.refresh_bindings()
 
+    def _key(self) -> str | None:
+        """The highlighted entry's id (None before the list is there, or after it has gone)."""
+        listings = self.query("#requests").results(OptionList)
+        listing = next(listings, None)
+        if listing is None:
+            return None
+        index = listing.highlighted
+        if index is None or index >= listing.option_count:
+            return None
+        return listing.get_option_at_index(index).id
+
     @property
     def selected(self) -> Request | None:
-        index = self.query_one("#requests", OptionList).highlighted
-        return self.requests[index] if self.requests and index is not None else None
+        key = self._key()
+        return self.requests[int(key)] if key is not None and key.isdigit() and self.requests else None
+
+    @property
+    def selected_verdict(self) -> Verdict | None:
+        key = self._key()
+        return self.judged.verdicts[int(key[1:])] if key is not None and key.startswith("v") else None
 
     @on(OptionList.OptionHighlighted, "#requests")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
         if event.option.id is None:
+            return
+        if event.option.id.startswith("v"):
+            self._show_verdict(self.judged.verdicts[int(event.option.id[1:])])
             return
         index = int(event.option.id)
         request = self.requests[index]
@@ -288,6 +380,42 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show_diff, index, text)
 
+    def _show_verdict(self, verdict: Verdict) -> None:
+        """The verdict in a sentence with the agent's reason, and what answering it writes."""
+        self.query_one("#what", Static).update(
+            Content.assemble(
+                (clean(verdict.agent), "bold"),
+                f": {clean(said(verdict, dict(self.judged.titles)))}",
+                (f"  ({verdict.at.replace('T', ' ')[:16]})", "$text 60%"),
+                "\n",
+                (clean(verdict.reason) or "(no reason given)", "italic"),
+            )
+        )
+        scroll = self.query_one("#diff-scroll", VerticalScroll)
+        scroll.border_title = "What rejecting it writes" if verdict.verdict == "unsure" else "What accepting it writes"
+        self.refresh_bindings()
+        if verdict.id in self._verdict_diffs:
+            self._show_verdict_diff(verdict, self._verdict_diffs[verdict.id])
+        elif self.judged.diff is not None:
+            self.query_one("#diff", Static).update(Content.styled("reading…", "italic $text 60%"))
+            self._load_verdict_diff(verdict)
+
+    @work(thread=True, exclusive=True, group="inbox-diff")
+    def _load_verdict_diff(self, verdict: Verdict) -> None:
+        assert self.judged.diff is not None
+        try:
+            text = self.judged.diff(verdict)
+        except Exception as exc:  # noqa: BLE001 - a record may have changed meanwhile: say so
+            text = f"# cannot show it: {exc}\n"
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_verdict_diff, verdict, text)
+
+    def _show_verdict_diff(self, verdict: Verdict, text: str) -> None:
+        self._verdict_diffs[verdict.id] = text
+        if self.selected_verdict == verdict:
+            self.query_one("#diff", Static).update(diff_content(text))
+            self.query_one("#diff-scroll", VerticalScroll).scroll_home(animate=False)
+
     def _show_diff(self, index: int, text: str) -> None:
         self._diffs[index] = text
         if self.selected is self.requests[index]:
@@ -300,7 +428,17 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
         self.action_settle("open")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Offer only what settles the highlighted request (and nothing while a document is picked)."""
+        """Offer only what settles the highlighted request or verdict (and nothing while a
+        document is picked)."""
+        if action not in ("settle", "pick", "reject"):
+            return True
+        verdict = self.selected_verdict
+        if action == "reject":
+            return verdict is not None and self._picking is None and "reject" in answers_to(verdict)
+        if verdict is not None and action in ("settle", "pick"):
+            if self._picking is not None or action == "pick":
+                return False
+            return parameters[0] == "open" or (parameters[0] == "accept" and "accept" in answers_to(verdict))
         if action in ("settle", "pick"):
             request = self.selected
             if request is None or self._picking is not None:
@@ -308,7 +446,17 @@ class InboxDialog(ModalScreen[InboxChoice | None]):
             return parameters[0] == "open" or parameters[0] in request.actions
         return True
 
+    def action_reject(self) -> None:
+        verdict = self.selected_verdict
+        if verdict is not None and "reject" in answers_to(verdict):
+            self.dismiss(VerdictChoice("reject", verdict))
+
     def action_settle(self, action: str) -> None:
+        verdict = self.selected_verdict
+        if verdict is not None:
+            if action == "open" or (action == "accept" and "accept" in answers_to(verdict)):
+                self.dismiss(VerdictChoice(action, verdict))
+            return
         request = self.selected
         if request is None or not (action == "open" or action in request.actions):
             return

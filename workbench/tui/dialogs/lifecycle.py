@@ -114,7 +114,7 @@ class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
     }
     """
 
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (32, "-tall")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(

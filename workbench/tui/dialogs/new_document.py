@@ -1,12 +1,19 @@
 """The write gate wizard (`n`): describe new knowledge, see where it may already belong, choose.
 
 Step one is the draft: type, title, tags, links (each target picked by search) and the body in a
-TextArea. Step two asks the core's gate (`Vault.gate`) for the 1-3 canonical candidates, ranked,
-and shows the highlighted one side by side with the draft (its text under its reasons, read with
-`read_document`), so the person compares before choosing: merge into it, supersede it (a decision
-is never duplicated), create a new document, or go back. Below 100 columns the two panes stack.
+TextArea. Step two asks the core's gate (`Vault.candidates`) for up to ten canonical candidates,
+ranked, each with its excerpt, lists three at a time (`]` pages on, `[` back: three is what a
+person weighs at once) and shows the highlighted one side by side with the draft: its reasons, then
+its excerpt (the status as the file states it, its date or number, the passage that matched the
+draft, how it opens), so the person compares before choosing: merge into it, supersede it (a
+decision is never duplicated), create a new document, or go back. Each candidate's file is read
+too (`read_document`), so a change made to it meanwhile is caught before anything is written. Below 100 columns the two panes stack.
 The dialog returns that choice; the main screen previews the diff and writes nothing unless
 confirmed.
+
+For a new decision the gate ranks the decisions it likely replaces before everything else, whatever
+the others' scores (`gate.LIKELY_PREDECESSOR`): the list says so under a heading of its own, so the
+scores shown read in order within each group.
 
 A choice the core refuses (a new document that links nowhere) is refused here, by its dry run
 (`check`), while the draft is still open: the person reads why, in the dialog's own terms, and
@@ -40,14 +47,40 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
-from ...core.gate import Candidate, Draft
+from ...core.gate import LIKELY_PREDECESSOR, Candidate, Draft
 from ...core.model import DocType, Document, LinkType
 from ..text import clean, status_badge, status_style, value_text
 from ..widgets.document_picker import DocumentPicker
 from ..widgets.search import Searcher
 from .discard import DiscardDialog
 
-__all__ = ["GateChoice", "NewDocumentDialog", "candidate_prompt", "candidate_text", "draft_text", "in_dialog_terms"]
+__all__ = [
+    "CANDIDATES",
+    "PAGE",
+    "GateChoice",
+    "NewDocumentDialog",
+    "candidate_group",
+    "candidate_prompt",
+    "candidate_text",
+    "draft_text",
+    "in_dialog_terms",
+]
+
+CANDIDATES = 10
+"""The most candidates the gate is asked for: the seeds' read budget (at most ten documents)."""
+
+PAGE = 3
+"""Candidates listed at once: what a person weighs beside the draft before paging on."""
+
+GROUPS = {True: "Decisions it likely replaces", False: "Others alike"}
+"""The list's headings when a new decision's candidates fall in both of the gate's groups."""
+
+
+def candidate_group(candidate: Candidate) -> bool:
+    """Whether the gate ranks the candidate among the decisions a new one likely replaces (listed
+    before every other candidate, whatever their scores)."""
+    return candidate.action == "supersede" and candidate.score >= LIKELY_PREDECESSOR
+
 
 LINK_TYPES = [str(t) for t in LinkType if t != LinkType.SUPERSEDES]
 
@@ -80,16 +113,18 @@ ReadDocument = Callable[[str], tuple[Document, bytes]]
 """A document by id, parsed and as the bytes of its file (`Vault.get` and `Vault.source`)."""
 
 
-def candidate_prompt(rank: int, candidate: Candidate) -> Content:
-    """One line of the ranked list: rank, title, type and status, and what the gate suggests."""
-    return Content.assemble(
-        (f"{rank}  ", "$text 60%"),
-        (clean(candidate.title), "bold"),
-        "  ",
-        (f"{candidate.type} · ", "$text 60%"),
-        (clean(candidate.status), status_style(candidate.status)),
-        (f"  → {candidate.action} · {candidate.score:.2f}", "$text-accent"),
+def candidate_prompt(rank: int, candidate: Candidate, width: int | None = None) -> Content:
+    """One line of the ranked list: rank, score, title, type and status; the title shortened so
+    the line fits `width` (a wrapped line pushed the third candidate out of sight at 80 columns).
+    What the gate suggests (merge or supersede) heads the candidate's pane beside the draft."""
+    head = Content.assemble((f"{rank:>2}  ", "$text 60%"), (f"{candidate.score:.2f}  ", "$text-accent"))
+    tail = Content.assemble(
+        "  ", (f"{candidate.type} · ", "$text 60%"), (clean(candidate.status), status_style(candidate.status))
     )
+    title = Content.styled(clean(candidate.title), "bold")
+    if width is not None:
+        title = title.truncate(max(8, width - head.cell_length - tail.cell_length), ellipsis=True)
+    return Content.assemble(head, title, tail)
 
 
 def _document_text(title: str, kind: Content, tags: list[str], links: list[tuple[str, str]], body: str) -> Content:
@@ -120,29 +155,66 @@ def draft_text(draft: Draft) -> Content:
 
 
 def candidate_text(candidate: Candidate, document: Document | None) -> Content:
-    """Why the gate offers the candidate, then its text (or just the reasons if it cannot be read)."""
+    """Why the gate offers the candidate, then its excerpt when the gate gave one (the status as
+    the file states it, its date or number, the passage that matched the draft, the opening of its
+    body), else its whole text (or just the reasons if it cannot be read)."""
     verb = "Merge the draft into it" if candidate.action == "merge" else "Supersede it: a decision is never duplicated"
     why = [Content.styled(f"· {clean(reason)}", "$text 60%") for reason in candidate.reasons]
     head = Content("\n").join([Content.styled(f"{verb} (score {candidate.score:.2f})", "$text-accent"), *why])
-    if document is None:
+    excerpt = candidate.excerpt
+    if document is None and excerpt is None:
         return Content.assemble(head, "\n\n", Content.styled(f"{clean(candidate.id)} could not be read", "$text-error"))
     links = [
         (str(l.get("type")), value_text(l.get("target")))
-        for l in document.meta.get("links") or []
+        for l in (document.meta.get("links") if document is not None else None) or []
         if isinstance(l, dict)
     ]
+    tags = list(document.tags) if document is not None else []
+    if excerpt is None:
+        assert document is not None
+        kind = Content.assemble(
+            (f"{document.type} · ", "$text 60%"),
+            status_badge(document.status),
+            (f"  {clean(document.id)}", "$text 60%"),
+        )
+        return Content.assemble(head, "\n\n", _document_text(document.title, kind, tags, links, document.body))
+    stated = excerpt.status if excerpt.status and excerpt.status.lower() != candidate.status else ""
     kind = Content.assemble(
-        (f"{document.type} · ", "$text 60%"), status_badge(document.status), (f"  {clean(document.id)}", "$text 60%")
+        (f"{candidate.type} · ", "$text 60%"),
+        status_badge(candidate.status),
+        (f" “{clean(stated)}”" if stated else "", "$text 60%"),
+        (f" · {excerpt.date}" if excerpt.date else "", "$text 60%"),
+        (f" · No. {excerpt.number}" if excerpt.number is not None else "", "$text 60%"),
+        (f"  {clean(candidate.id)}", "$text 60%"),
     )
-    return Content.assemble(
-        head, "\n\n", _document_text(document.title, kind, list(document.tags), links, document.body)
-    )
+    text = _document_text(excerpt.title, kind, tags, links, "")
+    if excerpt.passage:
+        text = Content.assemble(
+            text,
+            "\n\n",
+            Content.styled("Where it matches the draft", "bold $text 60%"),
+            "\n",
+            Content.styled(clean(excerpt.passage), "italic"),
+        )
+    opening = excerpt.opening.strip("\n")
+    if opening:
+        rest = excerpt.characters - len(excerpt.opening)
+        more = f"\n… {rest:,} more characters" if excerpt.cut and rest > 0 else ""
+        text = Content.assemble(
+            text,
+            "\n\n",
+            Content.styled("How it opens", "bold $text 60%"),
+            "\n",
+            highlight(clean(opening), language="markdown"),
+            Content.styled(more, "$text 60%"),
+        )
+    return Content.assemble(head, "\n\n", text)
 
 
 class NewDocumentDialog(ModalScreen[GateChoice | None]):
     """Two steps in one dialog: the draft, then the candidates beside it (`ctrl+s` moves on)."""
 
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
 
     DEFAULT_CLASSES = "wb-dialog"
 
@@ -216,6 +288,21 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
             "c", "choose('create')", "Create", id="gate.create", tooltip="Create a new document, linked into the graph"
         ),
         Binding(
+            "right_square_bracket",
+            "page(1)",
+            "More",
+            id="gate.more",
+            tooltip=f"The next {PAGE} candidates, in the gate's order",
+        ),
+        Binding(
+            "left_square_bracket",
+            "page(-1)",
+            "Earlier",
+            show=False,  # the list's subtitle says it; the footer keeps room for `escape` at 80 columns
+            id="gate.earlier",
+            tooltip=f"The {PAGE} candidates before these",
+        ),
+        Binding(
             "escape",
             "back",
             "Back / cancel",
@@ -244,6 +331,9 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
         self.links: list[tuple[str, str]] = []
         self.draft: Draft | None = None
         self.candidates: list[Candidate] = []
+        """Every candidate the gate offered, best first (`PAGE` of them are listed at once)."""
+        self.page = 0
+        """Which `PAGE` of the candidates is listed."""
         self.texts: dict[str, tuple[Document, bytes]] = {}
         """Each candidate as it was read for showing, by id."""
 
@@ -369,9 +459,11 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
             )
             return
         texts: dict[str, tuple[Document, bytes]] = {}
-        for candidate in candidates if self.read_document is not None else []:
-            with contextlib.suppress(Exception):  # gone meanwhile: its reasons are still shown
-                texts[candidate.id] = self.read_document(candidate.id)
+        read = self.read_document
+        for candidate in candidates:
+            if read is not None:
+                with contextlib.suppress(Exception):  # gone meanwhile: its reasons are still shown
+                    texts[candidate.id] = read(candidate.id)
         self.app.call_from_thread(self._show_candidates, draft, candidates, texts)
 
     def _show_candidates(
@@ -389,18 +481,60 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
             )
         )
         self.query_one("#draft-text", Static).update(draft_text(draft))
+        self.page = 0
+        self._list_page()
+        self.query_one("#candidate-list", OptionList).focus()
+        self.call_after_refresh(self._refit)  # laid out now: each line fitted to the list's width
+
+    def _list_page(self, keep: Candidate | None = None) -> None:
+        """The page's candidates, ranked as in the whole list, a heading where a group starts;
+        `keep` highlighted when it is on the page, else the page's first."""
+        candidates = self.candidates
         listing = self.query_one("#candidate-list", OptionList)
         listing.border_title = f"Where it may already belong, best first · {len(candidates)}"
-        listing.border_subtitle = "↑↓ each, beside the draft" if len(candidates) > 1 else ""
-        if candidates:
-            listing.set_options(Option(candidate_prompt(rank, c), id=c.id) for rank, c in enumerate(candidates, 1))
-            listing.highlighted = 0
-        else:
+        first = self.page * PAGE
+        shown = candidates[first : first + PAGE]
+        hints = ["↑↓ each, beside the draft"] if len(shown) > 1 else []
+        if first + PAGE < len(candidates):
+            after, last = first + PAGE + 1, min(first + 2 * PAGE, len(candidates))
+            hints.append(f"] {after}-{last} of {len(candidates)}" if last > after else f"] {last} of {len(candidates)}")
+        if first:
+            hints.append("[ earlier")
+        listing.border_subtitle = " · ".join(hints)
+        if not candidates:
             listing.set_options(
                 [Option(Content.styled("No canonical candidate: create it.", "$text-success"), disabled=True)]
             )
-        listing.focus()
+            self._show_selected()
+            return
+        grouped = len({candidate_group(c) for c in candidates}) > 1
+        options: list[Option] = []
+        for rank, candidate in enumerate(shown, first + 1):
+            group = candidate_group(candidate)
+            if grouped and (rank == first + 1 or group != candidate_group(candidates[rank - 2])):
+                options.append(Option(Content.styled(GROUPS[group], "bold $text 60%"), disabled=True))
+            options.append(Option(candidate_prompt(rank, candidate, self._prompt_width()), id=str(rank - 1)))
+        keep_id = str(candidates.index(keep)) if keep in shown else None
+        with listing.prevent(OptionList.OptionHighlighted):
+            listing.set_options(options)
+            listing.highlighted = next(
+                i for i, option in enumerate(options) if option.id is not None and keep_id in (None, option.id)
+            )
         self._show_selected()
+
+    def _prompt_width(self) -> int | None:
+        """The list's width for one candidate's line (None before it is laid out)."""
+        width = self.query_one("#candidate-list", OptionList).scrollable_content_region.width
+        return width - 2 if width > 10 else None
+
+    def on_resize(self) -> None:
+        if self.candidates:
+            self.call_after_refresh(self._refit)
+
+    def _refit(self) -> None:
+        """Each line shortened again to the list's width, the highlighted candidate kept."""
+        if self.has_class("-candidates"):
+            self._list_page(keep=self.selected)
 
     def _show_selected(self) -> None:
         """The highlighted candidate beside the draft, and the buttons that fit it."""
@@ -420,8 +554,11 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
 
     @property
     def selected(self) -> Candidate | None:
-        index = self.query_one("#candidate-list", OptionList).highlighted
-        return self.candidates[index] if self.candidates and index is not None else None
+        listing = self.query_one("#candidate-list", OptionList)
+        index = listing.highlighted
+        if not self.candidates or index is None or listing.get_option_at_index(index).id is None:
+            return None
+        return self.candidates[int(listing.get_option_at_index(index).id or 0)]
 
     @on(OptionList.OptionHighlighted, "#candidate-list")
     def _candidate_highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -466,10 +603,21 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
         return GateChoice(action, self.draft, candidate.id, read)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The choice keys act only on the candidates step (in the draft they are letters)."""
-        if action == "choose":
-            return self.has_class("-candidates")
+        """The choice and paging keys act only on the candidates step (in the draft they are
+        letters); paging is dimmed where there is no page that way."""
+        if action in ("choose", "page") and not self.has_class("-candidates"):
+            return False
+        if action == "page":  # only where there is a page that way (the list's subtitle says which)
+            step = parameters[0] if parameters and isinstance(parameters[0], int) else 0
+            return 0 <= (self.page + step) * PAGE < len(self.candidates)
         return True
+
+    def action_page(self, step: int) -> None:
+        """The next (or earlier) `PAGE` candidates, the first of them highlighted beside the draft."""
+        if 0 <= (self.page + step) * PAGE < len(self.candidates):
+            self.page += step
+            self._list_page()
+            self.refresh_bindings()
 
     def action_choose(self, action: str) -> None:
         selected = self.selected
@@ -528,7 +676,8 @@ class NewDocumentDialog(ModalScreen[GateChoice | None]):
         if what is None:
             self.dismiss(None)
         else:
-            self.app.push_screen(
-                DiscardDialog(what, then="close the write gate"),
-                lambda discard: self.dismiss(None) if discard else None,
-            )
+            self.app.push_screen(DiscardDialog(what, then="close the write gate"), self._discarded)
+
+    def _discarded(self, discard: bool | None) -> None:
+        if discard:
+            self.dismiss(None)

@@ -59,7 +59,7 @@ class ProblemsDialog(ModalScreen[ProblemsResult | None]):
 
     DEFAULT_CLASSES = "wb-dialog"
 
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
 
     DEFAULT_CSS = """
     ProblemsDialog {

@@ -78,16 +78,17 @@ class DiskNews:
         back or forward is taken out of the history and stepped over; one asked for by name is
         said to be gone."""
         viewer = self.host.query_one(DocumentViewer)
-        shown = viewer.view.document.id if viewer.view is not None else None
-        if doc_id == shown and self.host.own_writes.removed_by_us(viewer.view.document.path):
+        view = viewer.view
+        shown = view.document.id if view is not None else None
+        if view is not None and doc_id == shown and self.host.own_writes.removed_by_us(view.document.path):
             self.left_behind(shown)  # our own change removed it, and says so
             return
-        if doc_id == shown:
+        if view is not None and doc_id == shown:
             viewer.gone = True
             self.host.refresh_bindings()
             if from_disk:
                 self.host.notify(
-                    f"{viewer.view.document.path} was deleted on disk",
+                    f"{view.document.path} was deleted on disk",
                     title="Deleted outside the workbench",
                     severity="warning",
                     markup=False,

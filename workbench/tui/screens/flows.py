@@ -29,9 +29,11 @@ from ..reading import read_view
 from ..summary import summarise
 from .editor import run_editor
 from .messages import DocumentRead, VaultRead
+from .queue_flow import answer_verdict, open_queue
 
 if TYPE_CHECKING:
     from ...core.conflicts import Resolution
+    from ..dialogs.verdicts import VerdictChoice
     from ..dialogs.lifecycle import LifecycleChoice
     from .host import FlowHost
 
@@ -151,7 +153,9 @@ class GuidedFlows:
 
         flavour = self.host.vault.flavour
         searcher = self.host.vault.search if flavour.native or flavour.writes_supersession else None
-        words = {status: word for status in Status if (word := flavour.status_word(status)) and word.lower() != status}
+        words: dict[str, str] = {
+            status: word for status in Status if (word := flavour.status_word(status)) and word.lower() != status
+        }
         self.host.app.push_screen(
             LifecycleDialog(view.document, searcher, statuses=flavour.has_status, states=flavour.native, words=words),
             chosen,
@@ -318,42 +322,15 @@ class GuidedFlows:
         assert self.host.summary is not None
         return {doc.path: doc.id for doc in self.host.summary.documents}
 
-    def conflicts(self, at: int = 0) -> None:
-        """The queue, its `at`-th conflict highlighted (where a cancelled preview left it)."""
-        from ..dialogs.conflicts import ConflictsDialog, resolution_proposal
-
-        if self.host.summary is None:
-            return
-        if self.host.conflicts is None:
-            self.host.ask_for_conflicts(fresh=False)  # the first search may be under way: wait for it
-            self.host.notify(
-                f"Comparing {len(self.host.summary.documents)} documents; the queue opens when done",
-                title="Looking for conflicts",
-                markup=False,
-            )
-            return
-
-        def chosen(result) -> None:
-            if result is None:
-                return
-            if isinstance(result, str):
-                self.host.open_document(result, focus="viewer")
-                return
-            index = next((i for i, c in enumerate(conflicts) if result in c.resolutions), 0)
-            proposal = resolution_proposal(result, then=self.host.ask_for_conflicts, back=lambda: self.conflicts(index))
-            if proposal is None:
-                self.host.notify(result.command, title="Not done from here; run", markup=False)
-            else:
-                self.host.propose(proposal)
-
-        conflicts = self.host.conflicts
-        documents = {doc.id: doc for doc in self.host.summary.documents}
-        refusal = resolution_refusal(self.host.vault) if self.host.vault is not None else None
-        self.host.app.push_screen(ConflictsDialog(conflicts, documents, start=at, refusal=refusal), chosen)
+    def conflicts(self, at: int = 0, resolution: Resolution | VerdictChoice | None = None) -> None:
+        """The queue, its `at`-th conflict highlighted and `resolution` focused (where a
+        cancelled preview left it): `queue_flow.open_queue`."""
+        vault = self.host.vault
+        open_queue(self.host, resolution_refusal(vault) if vault is not None else None, at, resolution)
 
     def new_document(self, draft=None) -> None:
         """The write gate; with a `draft`, back at its candidates (a cancelled preview)."""
-        from ..dialogs.new_document import GateChoice, NewDocumentDialog
+        from ..dialogs.new_document import CANDIDATES, GateChoice, NewDocumentDialog
 
         if self.host.vault is None:
             return
@@ -364,7 +341,7 @@ class GuidedFlows:
 
         dialog = NewDocumentDialog(
             self.host.vault.search,
-            self.host.vault.gate,
+            partial(self.host.vault.candidates, limit=CANDIDATES),
             self._read_document,
             check=self._check_gate_choice,
             draft=draft,
@@ -463,20 +440,29 @@ class GuidedFlows:
 
     def _read_inbox(self) -> None:
         from ..dialogs.inbox import InboxDialog
+        from ..dialogs.verdicts import judged_in, moved_on
 
         assert self.host.vault is not None
         try:
             inbox = self.host.vault.inbox()
+            judged = judged_in(self.host.vault)
         except Exception as exc:  # noqa: BLE001
             self.host.report(exc, "The inbox could not be read")
             return
         vault = self.host.vault
         dialog = InboxDialog(
-            inbox, vault.inbox_diff, vault.search, reload=vault.inbox, generation=lambda: vault.generation
+            inbox,
+            vault.inbox_diff,
+            vault.search,
+            reload=vault.inbox,
+            generation=moved_on(vault),
+            judged=judged,
         )
         self.host.app.call_from_thread(self._show_inbox, dialog)
 
     def _show_inbox(self, dialog) -> None:
+        from ..dialogs.verdicts import VerdictChoice
+
         def chosen(choice) -> None:
             newest = dialog.inbox.newest  # the list as it was last shown: it follows the vault while open
             if newest is not None:
@@ -485,6 +471,9 @@ class GuidedFlows:
                     partial(self._mark_reviewed, newest), thread=True, group="inbox-cursor", description="mark seen"
                 )
             if choice is None:
+                return
+            if isinstance(choice, VerdictChoice):  # an answer to an agent's verdict
+                answer_verdict(self.host, choice, then=self.inbox, back=self.inbox)
                 return
             request, action, target = choice.request, choice.action, choice.target
             doc_id = request.doc_id

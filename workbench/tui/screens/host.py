@@ -27,12 +27,12 @@ if TYPE_CHECKING:
     from ..proposal import Proposal
     from ..reading import DocumentView
     from ..summary import VaultSummary
-    from textual.dom import DOMNode
+    from textual.widget import Widget
 
     from ..history import History
     from .own_writes import OwnWrites
 
-    W = TypeVar("W", bound=DOMNode)
+    W = TypeVar("W", bound=Widget)
 
 __all__ = ["ConflictsHost", "DiskHost", "FlowHost", "WorkerHost", "WriteHost"]
 

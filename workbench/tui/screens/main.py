@@ -59,18 +59,13 @@ __all__ = ["MainScreen", "VaultSummary"]
 class MainScreen(Screen[None]):
     """Three panes; below 100 columns the link pane gives way (press `g` to swap it in)."""
 
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide"), (140, "-very-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide"), (140, "-very-wide")]
     AUTO_FOCUS = "#results"
     """The focus starts on the results, not in the box: single keys (`?`, `q`, `n`, `c`) work at
     once and the footer lists them; `/` goes to the box. (Focusing the box first and then the
     results laid the footer out once more before the first titles.)"""
 
     BINDINGS: ClassVar[list[BindingType]] = MAIN_BINDINGS
-
-    # The messages the screen's workers post (messages.py), named here as Textual's widgets name theirs.
-    VaultOpened, VaultRead, DocumentRead, DocumentGone = VaultOpened, VaultRead, DocumentRead, DocumentGone
-    ConflictsFound, DiskChanged, Failed = ConflictsFound, DiskChanged, Failed
-    PlanReady, ChangeApplied, ExternalChange = PlanReady, ChangeApplied, ExternalChange
 
     def __init__(self, vault_path: Path, flavour: str | None = None, opening: Opening | None = None) -> None:
         super().__init__()
@@ -150,15 +145,15 @@ class MainScreen(Screen[None]):
     def report(self, exc: Exception, title: str = "Refused") -> None:
         """A failed vault call becomes a notification: a refusal in its own words, a bug by its type."""
         if isinstance(exc, (WorkbenchError, OSError)):
-            self.post_message(self.Failed(str(exc), title))
+            self.post_message(Failed(str(exc), title))
         else:
-            self.post_message(self.Failed(f"{type(exc).__name__}: {exc}", f"Unexpected error ({title.lower()})"))
+            self.post_message(Failed(f"{type(exc).__name__}: {exc}", f"Unexpected error ({title.lower()})"))
 
     @work(thread=True, exclusive=True, group="vault-load")
     def load_vault(self) -> None:
         try:
             self.vault = (self.opening or Opening(self.vault_path, self.flavour)).result()
-            self.post_message(self.VaultOpened(len(self.vault), empty_note(self.vault)))
+            self.post_message(VaultOpened(len(self.vault), empty_note(self.vault)))
             # The summary (every problem, the graph) takes the interpreter for a while on a large
             # vault: the first titles go on screen before it starts.
             self._titles_listed.wait(timeout=2.0)
@@ -166,7 +161,7 @@ class MainScreen(Screen[None]):
         except Exception as exc:  # noqa: BLE001 - reported, never a traceback
             self.report(exc, "The vault could not be opened")
             return
-        self.post_message(self.VaultRead(summary))
+        self.post_message(VaultRead(summary))
         # What was just read lives as long as the app: the cycle collector need never walk it again.
         # A full collection walked the whole vault (a few hundred milliseconds at 10,000
         # documents) at random moments, as the watcher brought in changes.
@@ -180,7 +175,7 @@ class MainScreen(Screen[None]):
 
     def _on_disk_change(self, paths: list[str], seconds: float) -> None:
         """Called on the watcher's thread: never touch a widget here, only post."""
-        self.post_message(self.DiskChanged(paths))
+        self.post_message(DiskChanged(paths))
 
     @work(thread=True, exclusive=True, group="vault-summary")
     def resummarise(self) -> None:
@@ -192,7 +187,7 @@ class MainScreen(Screen[None]):
             self.report(exc, "The vault could not be re-read")
             return
         if not get_current_worker().is_cancelled:
-            self.post_message(self.VaultRead(summary))
+            self.post_message(VaultRead(summary))
 
     @work(thread=True, exclusive=True, group="vault-read")
     def read_document(
@@ -214,12 +209,12 @@ class MainScreen(Screen[None]):
             view = read_view(self.vault, graph, doc_id, self.graph_depth, self.graph_filter)
         except Exception as exc:  # noqa: BLE001
             if isinstance(exc, FileNotFoundError) or doc_id not in self.vault:
-                self.post_message(self.DocumentGone(doc_id, remember, from_disk))
+                self.post_message(DocumentGone(doc_id, remember, from_disk))
             else:
                 self.report(exc, "Cannot open it")
             return
         if not get_current_worker().is_cancelled:  # a newer request superseded this one
-            self.post_message(self.DocumentRead(view, remember, focus, from_disk, words, graph))
+            self.post_message(DocumentRead(view, remember, focus, from_disk, words, graph))
 
     # -- results coming back ----------------------------------------------------------------
 

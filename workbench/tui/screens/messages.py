@@ -1,8 +1,8 @@
 """What the main screen's workers post back to it, and what the vault's watcher posts.
 
 Workers never touch a widget: they post one of these, and the screen (on the app's thread) puts the
-result on show. Tests watch the same messages the screen reacts to. `MainScreen` names each as an
-attribute too (`MainScreen.DocumentRead`), as Textual's own widgets name theirs.
+result on show. Tests watch the same messages the screen reacts to, imported from here: the screen
+does not re-bind them as its own attributes, so each has one name the type checker follows.
 """
 
 from __future__ import annotations

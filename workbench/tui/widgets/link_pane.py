@@ -134,12 +134,15 @@ def pack_options(neighbours: LinkGroups) -> list[Option | None]:
     twins = _twins(neighbours.pack)
     for number, item in enumerate(neighbours.pack, start=1):
         where = "the document itself" if item.depth == 0 else f"{item.depth} away via {item.link_type}"
+        twin: list[str | tuple[str, str]] = (
+            [(f"   {clean(item.doc_id)}", "$text 60%"), "\n"] if item.title in twins else []
+        )
         prompt = Content.assemble(
             (f"{number:>2} ", "$text 60%"),
             ("● ", status_style(item.status)),
             clean(item.title),
             "\n",
-            *([(f"   {clean(item.doc_id)}", "$text 60%"), "\n"] if item.title in twins else []),
+            *twin,
             (f"   {where}", "$text 60%"),
         )
         options.append(Option(prompt, id=f"pack:{number}:{item.doc_id}"))
