@@ -674,3 +674,29 @@ def test_a_title_that_holds_every_word_ranks_first_whatever_its_status_and_the_l
         "mem-context-celery-operations-now",
         "mem-context-celery-operations",
     ]
+
+
+def test_the_invalid_documents_a_search_names_are_looked_for_among_the_invalid_rows_alone(builder, monkeypatch):
+    """Naming the invalid documents that match read every matching row, batch after batch, until
+    the last said no (a common word in 10,000 copied notes: a second a search). Only the invalid
+    documents' rows are read now, and the same one is named."""
+    for n in range(400):
+        _write(builder, f"mem-note-ledger-{n}", f"Ledger note {n}", "The ledger balances at the end of the day.")
+    builder.raw(
+        "notes/mem-note-broken.md",
+        "---\nid: mem-note-broken\ntype: note\ntitle: Ledger migration\n---\nThe ledger moves at dusk.\n",
+    )
+    vault = Vault.open(builder.root)
+    asked: list[int] = []
+    rows = derived_store.DerivedStore.rows
+
+    def counted(self, rowids):
+        rowids = list(rowids)
+        asked.append(len(rowids))
+        return rows(self, rowids)
+
+    monkeypatch.setattr(derived_store.DerivedStore, "rows", counted)
+    results = vault.search("ledger")
+    assert [hit.id for hit in results.also_invalid] == ["mem-note-broken"]
+    assert len(results) == 10
+    assert sum(asked) < 200, asked  # the hits' batch and the invalid one's row, not all 401 rows

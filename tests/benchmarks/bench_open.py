@@ -53,9 +53,13 @@ from pathlib import Path
 import yaml
 loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 for path in Path(sys.argv[1]).rglob("*.md"):
-    text = path.read_text("utf-8")
-    end = text.find("\\n---", 4)
-    yaml.load(text[4:end], Loader=loader)
+    text = path.read_text("utf-8", errors="replace")
+    if text.startswith("---"):
+        end = text.find("\\n---", 4)
+        try:
+            yaml.load(text[4:end], Loader=loader)
+        except (yaml.YAMLError, ValueError):  # a collection may hold a broken frontmatter
+            pass
 """
 # Prints how long its own imports took; `time` is built in, so timing costs no import.
 OPEN_SCRIPT = """

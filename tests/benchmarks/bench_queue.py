@@ -47,7 +47,12 @@ def conflicts_process(root: Path) -> float:
     return elapsed
 
 
-def gate_times(vault: Vault, proposals: int, rng: random.Random) -> tuple[list[float], list[float]]:
+def gate_times(
+    vault: Vault, proposals: int, rng: random.Random, limit: int = 3, queries: list[str] | None = None
+) -> tuple[list[float], list[float]]:
+    """Seconds of `Vault.gate` (its `limit` candidates) for each of `proposals` decision drafts,
+    and of a bare FTS5 query for each of `queries` (words OR-ed; by default, two of the generated
+    vault's words)."""
     decisions = [d for d in vault.documents if d.type == "decision"]
     drafts = [
         Draft(
@@ -63,11 +68,12 @@ def gate_times(vault: Vault, proposals: int, rng: random.Random) -> tuple[list[f
     gates = []
     for draft in drafts:
         start = time.perf_counter()
-        vault.gate(draft)
+        vault.gate(draft, limit)
         gates.append(time.perf_counter() - start)
-    queries = [" OR ".join(rng.sample(WORDS, 2)) for _ in range(200)]
+    expressions = [" OR ".join(q.split()) for q in queries] if queries else None
+    expressions = expressions or [" OR ".join(rng.sample(WORDS, 2)) for _ in range(200)]
     bare = []
-    for expression in queries:
+    for expression in expressions:
         start = time.perf_counter()
         vault.store.match(expression, FIELD_WEIGHTS, 10)
         bare.append(time.perf_counter() - start)

@@ -15,9 +15,9 @@ from .output import EXIT_ERRORS, EXIT_OK, UsageError, one_line, print_json, repo
 
 def cmd_conflicts(vault: Vault, args: argparse.Namespace) -> int:
     if args.json:
-        print(vault.conflicts_json())
+        print(vault.conflicts_json(full=args.full))
         return EXIT_OK
-    found = vault.conflicts()
+    found = vault.conflicts(full=args.full)
     for conflict in found:
         print(safe(f"{conflict.kind}: {', '.join(conflict.ids)}"))
         print(safe(f"  {conflict.reason}"))

@@ -76,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     found = sub.add_parser("conflicts", help="structural faults and candidate contradictions, with their resolutions")
     found.add_argument("--json", action="store_true")
+    found.add_argument(
+        "--full", action="store_true", help="work every pair out again, word rarities too, reading nothing kept"
+    )
     review = sub.add_parser(
         "review",
         help="pairs of decisions that may replace one another, for a reader to judge, best first; --verdicts FILE records judgements",

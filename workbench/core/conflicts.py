@@ -12,7 +12,7 @@ again. Each conflict comes with the resolutions the vault's format can write, as
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +34,12 @@ __all__ = [
     "weigh_decisions",
     "find_conflicts",
     "COMPATIBLE_KEY",
+    "paired_decisions",
+    "pairs_to_weigh",
+    "pair_to_list",
+    "weigh_pair",
+    "duplicate",
+    "duplicate_listed",
 ]
 
 COMPATIBLE_KEY = "compatible_with"
@@ -100,13 +106,22 @@ def live_end(docs: dict) -> Callable[[str], str | None]:
 
 def _structural(docs: dict, compatible: frozenset) -> list[Conflict]:
     found: list[Conflict] = []
+    # Each document's fields read once: a stored document decodes them again at every reading.
     supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
-    current_of = live_end(docs)
-    lacking = [d.id for d in docs.values() if d.status == Status.SUPERSEDED and not d.superseded_by]
+    superseded_by = {doc_id: doc.superseded_by for doc_id, doc in docs.items()}
+    statuses = {doc_id: str(doc.status) for doc_id, doc in docs.items()}
+
+    def current_of(doc_id: str) -> str | None:
+        return supersession.live_end(superseded_by, statuses, doc_id)
+
+    lacking = [
+        doc_id for doc_id, status in statuses.items() if status == Status.SUPERSEDED and not superseded_by[doc_id]
+    ]
     successors = likeliest_successors(docs.values(), lacking, dismissed=compatible) if lacking else {}
     for doc in docs.values():
-        for old in doc.supersedes:
-            if old in docs and doc.id not in docs[old].superseded_by:
+        status, successors_named = statuses[doc.id], superseded_by[doc.id]
+        for old in supersedes[doc.id]:
+            if old in docs and doc.id not in superseded_by[old]:
                 found.append(
                     Conflict(
                         "one-sided-supersession",
@@ -115,8 +130,8 @@ def _structural(docs: dict, compatible: frozenset) -> list[Conflict]:
                         [_supersede(old, doc.id), Resolution("repair", "complete both sides", "check --repair")],
                     )
                 )
-        for new in doc.superseded_by:
-            if new in docs and doc.id not in docs[new].supersedes:
+        for new in successors_named:
+            if new in docs and doc.id not in supersedes[new]:
                 found.append(
                     Conflict(
                         "one-sided-supersession",
@@ -125,7 +140,7 @@ def _structural(docs: dict, compatible: frozenset) -> list[Conflict]:
                         [_supersede(doc.id, new), Resolution("repair", "complete both sides", "check --repair")],
                     )
                 )
-        if doc.status == Status.SUPERSEDED and not doc.superseded_by:
+        if status == Status.SUPERSEDED and not successors_named:
             likeliest = successors.get(doc.id, [])
             found.append(
                 Conflict(
@@ -140,22 +155,22 @@ def _structural(docs: dict, compatible: frozenset) -> list[Conflict]:
                     ],
                 )
             )
-        if doc.status == Status.ACTIVE and doc.superseded_by:
-            named = [new for new in doc.superseded_by if new in docs]
+        if status == Status.ACTIVE and successors_named:
+            named = [new for new in successors_named if new in docs]
             found.append(
                 Conflict(
                     "active-with-successor",
-                    [doc.id] + doc.superseded_by,
-                    f"{doc.id} is active but names successors {', '.join(doc.superseded_by)}",
+                    [doc.id] + successors_named,
+                    f"{doc.id} is active but names successors {', '.join(successors_named)}",
                     [_supersede(doc.id, new) for new in named]
                     or [Resolution("repair", "no named successor exists: call it deprecated", "check --repair")],
                 )
             )
-        existing = sorted(new for new in doc.superseded_by if new in docs)
-        chained = len(existing) == len(doc.superseded_by) and all(
+        existing = sorted(new for new in successors_named if new in docs)
+        chained = len(existing) == len(successors_named) and all(
             _related_by_supersession(supersedes, a, b) for i, a in enumerate(existing) for b in existing[i + 1 :]
         )  # replaced by one, which another replaced since: the record names the whole chain
-        if len(doc.superseded_by) > 1 and not chained:
+        if len(successors_named) > 1 and not chained:
             a, b = (existing + [None, None])[:2]
             resolutions = (
                 [_supersede(a, b), _supersede(b, a), _compatible(a, b)]
@@ -165,15 +180,14 @@ def _structural(docs: dict, compatible: frozenset) -> list[Conflict]:
             found.append(
                 Conflict(
                     "double-supersession",
-                    [doc.id] + sorted(doc.superseded_by),
-                    f"{doc.id} is superseded by {len(doc.superseded_by)} documents: {', '.join(sorted(doc.superseded_by))}",
+                    [doc.id] + sorted(successors_named),
+                    f"{doc.id} is superseded by {len(successors_named)} documents: {', '.join(sorted(successors_named))}",
                     resolutions,
                 )
             )
-        if doc.status in (Status.ACTIVE, Status.DRAFT):
+        if status in (Status.ACTIVE, Status.DRAFT):
             for link in doc.links:
-                target = docs.get(link.target)
-                if link.type != LinkType.SUPERSEDES and target and target.status == Status.SUPERSEDED:
+                if link.type != LinkType.SUPERSEDES and statuses.get(link.target) == Status.SUPERSEDED:
                     current = current_of(link.target)
                     if current and current != doc.id:
                         found.append(
@@ -190,7 +204,7 @@ def _structural(docs: dict, compatible: frozenset) -> list[Conflict]:
                                 ],
                             )
                         )
-    for cycle in supersession.cycles({d.id: d.supersedes for d in docs.values()}):
+    for cycle in supersession.cycles(supersedes):
         found.append(
             Conflict(
                 "supersession-cycle",
@@ -203,6 +217,8 @@ def _structural(docs: dict, compatible: frozenset) -> list[Conflict]:
 
 
 def _related_by_supersession(supersedes: dict[str, list[str]], a: str, b: str) -> bool:
+    if not (supersedes.get(a) or supersedes.get(b)):  # most pairs: neither supersedes anything
+        return a == b
     return supersession.reaches(supersedes, a, b) or supersession.reaches(supersedes, b, a)
 
 
@@ -280,19 +296,12 @@ def weigh_decisions(documents: Iterable[Document], compatible: frozenset = froze
     (BM25 on each one's distinctive words, relative to its best match), so a pair stands out
     where each is the other's likeliest even when neither cites the other."""
     docs = {d.id: d for d in documents}
-    decisions = [
-        d
-        for d in docs.values()
-        if d.type == DocType.DECISION
-        and d.status in PAIRED
-        and not (d.status == Status.SUPERSEDED and any(new in docs for new in d.superseded_by))
-    ]
+    decisions = paired_decisions(docs)
     if len(decisions) < 2:
         return []
     profiles = profiles_of(decisions)
     corpus = Corpus(profiles.values())
     bm25 = Bm25(profiles.values())
-    order: Any = {p.id: n for n, p in enumerate(sorted(profiles.values(), key=lambda p: p.when))}
     asked = {doc_id: bm25.query_terms(profile.terms, Bm25.QUERY_TERMS) for doc_id, profile in profiles.items()}
     # Each decision's likeliest match, by BM25, whatever the dates say (a record may carry an
     # older one's date forward): only a pair where one is the other's likeliest, or the newer
@@ -302,56 +311,113 @@ def weigh_decisions(documents: Iterable[Document], compatible: frozenset = froze
         found = bm25.likeliest(terms, other_than=doc_id)
         if found is not None:
             top[doc_id] = found
-    by_handle: dict[str, list[str]] = {}
-    for profile in profiles.values():
-        for handle in profile.handles:
-            by_handle.setdefault(handle, []).append(profile.id)
-    pairs: set[tuple[str, ...]] = set()
-    for doc_id in profiles:
-        if doc_id in top:
-            pairs.add(tuple(sorted((doc_id, top[doc_id][1]), key=order.get)))
-        for mention in profiles[doc_id].mentions:
-            pairs.update(
-                tuple(sorted((doc_id, other), key=order.get)) for other in by_handle.get(mention, ()) if other != doc_id
-            )
     supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
     weighed = []
-    for older, newer in pairs:
-        if docs[newer].status not in LIVE and docs[older].status in LIVE:
-            older, newer = newer, older  # the status says which replaced which, whatever the dates
-        if _settled(docs, supersedes, older, newer, compatible) or not _may_replace(docs[newer]):
-            continue
-        forward, backward = bm25.score(asked[newer], older), bm25.score(asked[older], newer)
-        top_forward, best_forward = top.get(newer, (0.0, ""))
-        top_backward, best_backward = top.get(older, (0.0, ""))
-        alike = (
-            (forward / top_forward if top_forward else 0.0) + (backward / top_backward if top_backward else 0.0)
-        ) / 2
-        first_forward, first_backward = best_forward == older, best_backward == newer
-        like = kinship(profiles[newer], profiles[older], corpus)
-        cites = bool(profiles[newer].mentions & profiles[older].handles)
-        builds_on = any(l.target == older and l.type in BUILDS_ON for l in docs[newer].links) or any(
-            l.target == newer and l.type in BUILDS_ON for l in docs[older].links
-        )
-        weighed.append(
-            Weighed(
-                older,
-                newer,
-                alike,
-                first_forward and first_backward,
-                first_forward or first_backward or cites,
-                like,
-                builds_on,
-            )
-        )
+    handles = {doc_id: profile.handles for doc_id, profile in profiles.items()}
+    mentions = {doc_id: profile.mentions for doc_id, profile in profiles.items()}
+    when = {doc_id: profile.when for doc_id, profile in profiles.items()}
+    for older, newer in pairs_to_weigh(handles, mentions, when, top):
+        pair = weigh_pair(docs, supersedes, compatible, profiles, corpus, bm25, asked, top, older, newer)
+        if pair is not None:
+            weighed.append(pair)
     return weighed
+
+
+def paired_decisions(docs: dict[str, Document]) -> list[Document]:
+    """The decisions `weigh_decisions` pairs: any but one superseded by a decision that exists."""
+    return [
+        d
+        for d in docs.values()
+        if d.type == DocType.DECISION
+        and d.status in PAIRED
+        and not (d.status == Status.SUPERSEDED and any(new in docs for new in d.superseded_by))
+    ]
+
+
+def pairs_to_weigh(
+    handles: Mapping[str, Iterable[str]],
+    mentions: Mapping[str, Iterable[str]],
+    when: dict[str, tuple],
+    top: dict[str, tuple[float, str]],
+) -> set[tuple[str, str]]:
+    """Each decision with its likeliest match, and with each decision it cites, the older first
+    by `Profile.when` (each decision's `handles`, `mentions` and `when`, as its profile has them)."""
+    by_handle: dict[str, list[str]] = {}
+    for doc_id, held in handles.items():
+        for handle in held:
+            by_handle.setdefault(handle, []).append(doc_id)
+    pairs: set[tuple[str, str]] = set()
+    for doc_id in handles:
+        if doc_id in top:
+            pairs.add(_older_first(when, doc_id, top[doc_id][1]))
+        for mention in mentions[doc_id]:
+            pairs.update(_older_first(when, doc_id, other) for other in by_handle.get(mention, ()) if other != doc_id)
+    return pairs
+
+
+def _older_first(when: dict, a: str, b: str) -> tuple[str, str]:
+    return (a, b) if when[a] < when[b] else (b, a)
+
+
+def weigh_pair(
+    docs: dict[str, Document],
+    supersedes: dict[str, list[str]],
+    compatible: frozenset,
+    profiles: Any,
+    corpus: Corpus,
+    bm25: Any,
+    asked: dict[str, list[str]],
+    top: dict[str, tuple[float, str]],
+    older: str,
+    newer: str,
+) -> Weighed | None:
+    """One pair weighed, or None where it is settled or the newer cannot replace the older.
+    `profiles` maps an id to its profile; `bm25` scores as `Bm25` does (`score`)."""
+    oriented = pair_to_list(docs, supersedes, compatible, older, newer)
+    if oriented is None:
+        return None
+    older, newer = oriented
+    forward, backward = bm25.score(asked[newer], older), bm25.score(asked[older], newer)
+    top_forward, best_forward = top.get(newer, (0.0, ""))
+    top_backward, best_backward = top.get(older, (0.0, ""))
+    alike = ((forward / top_forward if top_forward else 0.0) + (backward / top_backward if top_backward else 0.0)) / 2
+    first_forward, first_backward = best_forward == older, best_backward == newer
+    like = kinship(profiles[newer], profiles[older], corpus)
+    cites = bool(profiles[newer].mentions & profiles[older].handles)
+    builds_on = any(l.target == older and l.type in BUILDS_ON for l in docs[newer].links) or any(
+        l.target == newer and l.type in BUILDS_ON for l in docs[older].links
+    )
+    return Weighed(
+        older,
+        newer,
+        alike,
+        first_forward and first_backward,
+        first_forward or first_backward or cites,
+        like,
+        builds_on,
+    )
+
+
+def pair_to_list(
+    docs: dict[str, Document], supersedes: dict[str, list[str]], compatible: frozenset, older: str, newer: str
+) -> tuple[str, str] | None:
+    """(older, newer) as the statuses say which may replace which, or None where the pair is
+    settled or neither can replace the other."""
+    if docs[newer].status not in LIVE and docs[older].status in LIVE:
+        older, newer = newer, older  # the status says which replaced which, whatever the dates
+    if _settled(docs, supersedes, older, newer, compatible) or not _may_replace(docs[newer]):
+        return None
+    return older, newer
 
 
 def _settled(docs: dict, supersedes: dict[str, list[str]], a_id: str, b_id: str, compatible: frozenset) -> bool:
     """A pair a person has settled: marked compatible (in the files, or in the vault's settings
     where its format has no field for it), or one already replacing the other."""
     a, b = docs[a_id], docs[b_id]
-    marked = b.id in id_list(a.meta.get(COMPATIBLE_KEY)) or a.id in id_list(b.meta.get(COMPATIBLE_KEY))
+    a_marked, b_marked = a.meta.get(COMPATIBLE_KEY), b.meta.get(COMPATIBLE_KEY)
+    marked = (a_marked is not None and b.id in id_list(a_marked)) or (
+        b_marked is not None and a.id in id_list(b_marked)
+    )
     return marked or frozenset((a_id, b_id)) in compatible or _related_by_supersession(supersedes, a.id, b.id)
 
 
@@ -403,63 +469,100 @@ def choose(weighed: list[Weighed], settings: Settings = DEFAULT) -> list[Weighed
     return sorted(kept, key=lambda w: (-w.score(settings), w.older, w.newer))
 
 
-def _candidates(docs: dict, compatible: frozenset) -> list[Conflict]:
-    active = [d for d in docs.values() if d.status == Status.ACTIVE and d.type in CLAIM_TYPES]
+def _candidates(
+    docs: dict, compatible: frozenset, weighed: list[Weighed] | None = None, duplicates: Any = None
+) -> list[Conflict]:
+    """The decision pairs chosen among `weighed` (worked out here when None), and the duplicates
+    `duplicates(docs, pairs_by_type, settled)` lists (those of `_duplicates_among` when None)."""
     found: list[Conflict] = []
-    by_type: dict[str, list] = {}
-    for doc in active:
-        by_type.setdefault(doc.type, []).append(doc)
-    profiles = profiles_of(active)
-    corpus = Corpus(profiles.values())  # word rarity among the documents compared
     supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
 
     def settled(a_id: str, b_id: str) -> bool:
         return _settled(docs, supersedes, a_id, b_id, compatible)
 
-    by_type.pop(DocType.DECISION, None)
-    chosen = choose(weigh_decisions(docs.values(), compatible))
+    chosen = choose(weigh_decisions(docs.values(), compatible) if weighed is None else weighed)
     # A superseded decision's likeliest successors are offered with its structural fault.
     for rank, pair in enumerate(p for p in chosen if docs[p.older].status != Status.SUPERSEDED):
         found.append(_decision_conflict(docs, pair, rank))
+    by_type = _claims_by_type(docs)
     pairs_by_type = {doc_type: _candidate_pairs(group) for doc_type, group in by_type.items()}
+    return found + (duplicates or _duplicates_among)(docs, pairs_by_type, settled)
+
+
+def _claims_by_type(docs: dict) -> dict[str, list[Document]]:
+    """The active documents a duplicate is looked for among, by type (decisions are weighed apart)."""
+    by_type: dict[str, list] = {}
+    for doc in docs.values():
+        if doc.status == Status.ACTIVE and doc.type in CLAIM_TYPES and doc.type != DocType.DECISION:
+            by_type.setdefault(doc.type, []).append(doc)
+    return by_type
+
+
+def _claims_corpus(docs: dict) -> Corpus:
+    """Word rarity among the documents compared for duplicates: every active claim, decisions too."""
+    active = [d for d in docs.values() if d.status == Status.ACTIVE and d.type in CLAIM_TYPES]
+    return Corpus(profiles_of(active).values())
+
+
+def _duplicates_among(docs: dict, pairs_by_type: dict, settled: Callable[[str, str], bool]) -> list[Conflict]:
+    corpus = _claims_corpus(docs)
+    found: list[Conflict] = []
     for doc_type, pairs in sorted(pairs_by_type.items()):
         for a_id, b_id in sorted(pairs):
-            a, b = docs[a_id], docs[b_id]
             if settled(a_id, b_id):
                 continue
-            title = title_likeness(
-                profiles[a.id], profiles[b.id]
-            )  # most pairs part here, before their texts are weighed
-            if title < TITLE_ALIKE:
-                continue
-            like = likeness(profiles[a.id], profiles[b.id], corpus, title)
-            if not (like.text >= TEXT_ALIKE or len(like.shared_tags) >= 2):
-                continue
-            what = f"{doc_type} documents that may describe the same thing"
-            resolutions = [
-                _supersede(a.id, b.id),
-                _supersede(b.id, a.id),
-                Resolution("merge", f"merge {a.id} into {b.id}", f"merge {a.id} --into {b.id}"),
-                Resolution("merge", f"merge {b.id} into {a.id}", f"merge {b.id} --into {a.id}"),
-                _compatible(a.id, b.id),
-            ]
-            reason = f"two active {what}: " + "; ".join(like.reasons)
-            found.append(Conflict("duplicate", [a.id, b.id], reason, resolutions))
+            conflict = duplicate(doc_type, docs[a_id], docs[b_id], corpus)
+            if conflict is not None:
+                found.append(conflict)
     return found
 
 
+def duplicate(doc_type: str, a: Document, b: Document, corpus: Corpus) -> Conflict | None:
+    """Two active documents of a type listed as duplicates, or None where they differ."""
+    profiles = profiles_of((a, b))
+    title = title_likeness(profiles[a.id], profiles[b.id])  # most pairs part here, before their texts are weighed
+    if title < TITLE_ALIKE:
+        return None
+    like = likeness(profiles[a.id], profiles[b.id], corpus, title)
+    if not (like.text >= TEXT_ALIKE or len(like.shared_tags) >= 2):
+        return None
+    what = f"{doc_type} documents that may describe the same thing"
+    reason = f"two active {what}: " + "; ".join(like.reasons)
+    return duplicate_listed(a.id, b.id, reason)
+
+
+def duplicate_listed(a: str, b: str, reason: str) -> Conflict:
+    """The queue's entry for two documents that may be duplicates, with the resolutions."""
+    resolutions = [
+        _supersede(a, b),
+        _supersede(b, a),
+        Resolution("merge", f"merge {a} into {b}", f"merge {a} --into {b}"),
+        Resolution("merge", f"merge {b} into {a}", f"merge {b} --into {a}"),
+        _compatible(a, b),
+    ]
+    return Conflict("duplicate", [a, b], reason, resolutions)
+
+
 def find_conflicts(
-    documents: Iterable[Document], native: bool = True, compatible: frozenset = frozenset()
+    documents: Iterable[Document],
+    native: bool = True,
+    compatible: frozenset = frozenset(),
+    weighed: list[Weighed] | None = None,
+    duplicates: Any = None,
 ) -> Conflicts:
     """Every structural fault and candidate contradiction among the vault's valid documents,
     but the pairs the vault's settings call `compatible`.
 
     `native` is False for a vault kept in another format (ADR records, Dendron notes): there the
     workbench writes supersession into the records themselves, and "compatible" into the vault's
-    settings (`vaultconfig`), but not `check --repair`'s completion of both sides."""
+    settings (`vaultconfig`), but not `check --repair`'s completion of both sides. `weighed` and
+    `duplicates` stand in for the decision pairs' weighing and the duplicates' search, when a
+    caller keeps them between calls (`weighing`)."""
     docs = {d.id: d for d in documents}
     conflicts = (
-        _structural(docs, compatible) + _candidates(docs, compatible) + _rule_contradictions(list(docs.values()))
+        _structural(docs, compatible)
+        + _candidates(docs, compatible, weighed, duplicates)
+        + _rule_contradictions(list(docs.values()))
     )
     if not native:
         for conflict in conflicts:

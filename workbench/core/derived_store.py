@@ -375,8 +375,9 @@ class DerivedStore:
 
     # -- results kept by the digest of their inputs --------------------------------------------
 
-    def kept(self, name: str, key: str) -> str | None:
-        """The value kept as `name` if it was kept under `key`, else None."""
+    def kept(self, name: str, key: str) -> str | bytes | None:
+        """The value kept as `name` if it was kept under `key`, else None (bytes where bytes
+        were kept)."""
         try:
             row = self.db.execute("SELECT value FROM kept WHERE name = ? AND key = ?", (name, key)).fetchone()
         except sqlite3.DatabaseError as error:
@@ -384,7 +385,7 @@ class DerivedStore:
             return None
         return row[0] if row else None
 
-    def keep(self, name: str, key: str, value: str) -> None:
+    def keep(self, name: str, key: str, value: str | bytes) -> None:
         """Keep `value` as `name` under `key`, in place of what was kept as `name` before. One
         statement, no transaction of its own: it may run beside another thread's."""
         before = self.version()
@@ -486,6 +487,19 @@ class DerivedStore:
         if len(numbers) < 1 + len(FTS_COLUMNS) or numbers[0] <= 0:
             return None
         return numbers[0], sum(numbers[1 : 1 + len(FTS_COLUMNS)]) / numbers[0]
+
+    def rowids(self, paths: Iterable[str]) -> set[int]:
+        """The full-text index's rows of these paths (those it has)."""
+        found: set[int] = set()
+        wanted = list(paths)
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            try:
+                sql = f"SELECT rowid FROM files WHERE path IN ({', '.join('?' * len(chunk))})"
+                found.update(rowid for (rowid,) in self.db.execute(sql, chunk))
+            except sqlite3.DatabaseError as error:
+                self._failed(error)
+        return found
 
     def rows(self, rowids: Iterable[int]) -> dict[int, tuple[str, int]]:
         """{rowid: (path, tokens in the row)} for rows of the full-text index (those still there);

@@ -227,9 +227,11 @@ def bm25(
     wanted: Callable[[str], Document | None],
     enough: int,
     related: dict[str, float] | None = None,
+    among: set[int] | None = None,
 ) -> dict[str, float]:
     """{document id: BM25 score} for documents that `wanted` admits: at least `enough` of them, the
-    best, when that many match.
+    best, when that many match; only of the rows `among`, when given (the few `wanted` can admit:
+    otherwise every matching row is read, batch after batch, before it says no to the last).
 
     FTS5 is asked one term at a time. Its bm25() for a single term is idf * f * (k1 + 1) / (f + k1 *
     norm), so dividing by its idf and solving for f gives each row's weighted term frequency back,
@@ -280,6 +282,8 @@ def bm25(
         found = postings.get(fts_term(word, False), scored=False)
         for rowid in found.rows if found is not None else ():
             estimate.pop(rowid, None)
+    if among is not None:
+        estimate = {rowid: value for rowid, value in estimate.items() if rowid in among}
 
     scores: dict[str, float] = {}
     remaining = estimate

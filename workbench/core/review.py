@@ -25,7 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .conflicts import DEFAULT, LIVE, PAIRED, Weighed, weigh_decisions
+from . import kept_conflicts
+from .conflicts import DEFAULT, LIVE, PAIRED, Weighed
 from .excerpts import READ_CHARACTERS, READ_DOCUMENTS, Excerpt, answer_size, excerpt, fit_openings, linked_keys
 from .gate import Candidate, Draft
 from .index import VaultIndex
@@ -185,9 +186,10 @@ def _ranked(index: VaultIndex) -> tuple[list[Document], list[Ranked], int]:
         if store is not None
         else ""
     )
-    found = _decode(store.kept(KEPT, kept_key)) if store is not None else None
+    kept = store.kept(KEPT, kept_key) if store is not None else None
+    found = _decode(kept if isinstance(kept, str) else None)
     if found is None:
-        weighed = weigh_decisions(documents, compatible)
+        weighed = kept_conflicts.weighed_pairs(index)  # a change weighs again only the pairs it touches
         ranked = sorted((Ranked.of(w) for w in weighed), key=lambda r: _key(r.score, r.older, r.newer))
         decisions = sum(1 for d in documents if d.type == DocType.DECISION and d.status in PAIRED)
         if store is not None:

@@ -331,7 +331,9 @@ def _invalid_matches(index: VaultIndex, query: Query, admitted: Callable[[Docume
         doc = index.document_at(path)
         return doc if doc is not None and not doc.valid and admitted(doc) else None
 
-    found = bm25(kept_postings(index), query, wanted, INVALID_SHOWN)
+    postings = kept_postings(index)
+    among = postings.store.rowids(doc.path for doc in _views(index).invalid.values())
+    found = bm25(postings, query, wanted, INVALID_SHOWN, among=among)
     best = sorted(found, key=lambda doc_id: (-found[doc_id], doc_id))[:INVALID_SHOWN]
     hits = []
     for doc_id in best:

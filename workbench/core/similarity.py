@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import heapq
 import math
 import posixpath
 import re
@@ -287,6 +288,20 @@ class Corpus:
             opening = words(profile.title)[:PREFIX_WORDS]
             openings.setdefault(profile.type, Counter()).update(tuple(opening[:n]) for n in range(1, len(opening) + 1))
         self.prefix = {doc_type: _shared_opening(counts) for doc_type, counts in openings.items()}
+        self._weigh()
+
+    @classmethod
+    def counted(
+        cls, size: int, frequency: dict[str, int], linked: dict[str, int], prefix: dict[str, tuple[str, ...]]
+    ) -> Corpus:
+        """The corpus whose counts (and titles' shared openings) were these, as kept from another."""
+        corpus = cls(())
+        corpus.size, corpus.frequency, corpus.linked = size, Counter(frequency), Counter(linked)
+        corpus.prefix = dict(prefix)
+        corpus._weigh()
+        return corpus
+
+    def _weigh(self) -> None:
         self._subjects: dict[int, tuple[Profile, list[str], str]] = {}
         # Every known word's weight at once: a conflicts search asks a million times for them.
         self._idf: dict[str, float] = {
@@ -345,13 +360,16 @@ class Likeness:
 
 
 def _cosine(a: Counter, b: Counter, corpus: Corpus) -> tuple[float, list[str]]:
-    common = set(a) & set(b)
+    # The shorter text's terms looked up in the longer's (a long body has thousands: building two
+    # sets for each pair was most of a gate proposal on a vault of long documents).
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    common = [t for t in small if t in large]
     if not common:
         return 0.0, []
     known, idf = corpus._idf, corpus.idf
     weight = {t: known.get(t) or idf(t) for t in common}
     dot = sum(a[t] * b[t] * weight[t] ** 2 for t in common)
-    top = sorted(common, key=lambda t: (-(min(a[t], b[t]) * weight[t] ** 2), t))[:5]
+    top = heapq.nsmallest(5, common, key=lambda t: (-(min(a[t], b[t]) * weight[t] ** 2), t))
     return dot / (corpus.norm(a) * corpus.norm(b)), top
 
 

@@ -227,29 +227,32 @@ class Vault:
 
         return retrieval.question_pack(self.index, self.graph(), question, limit, depth)
 
-    def conflicts(self) -> Conflicts:
+    def conflicts(self, full: bool = False) -> Conflicts:
         """Computed on a snapshot of the documents, without holding the vault's mutex meanwhile:
         on a large vault this takes seconds, and searches must not wait for it. Kept in the
         derived store under a digest of everything it is worked out from (`kept_conflicts`), so
-        an unchanged vault answers at once, in this process or the next."""
-        return self._queue().conflicts()
+        an unchanged vault answers at once, in this process or the next, and a changed one weighs
+        again only the pairs its changes touch (`weighing`); `full` works everything out again."""
+        return self._queue(full).conflicts()
 
     def kept_conflicts(self) -> Conflicts | None:
         """`conflicts()` if it is kept for the vault as it is now, else None, at the cost of a
         digest of the documents: nothing is worked out."""
         return self._queue().kept_conflicts()
 
-    def conflicts_json(self) -> str:
+    def conflicts_json(self, full: bool = False) -> str:
         """`conflicts()` as JSON text (`{"conflicts": [...]}`, indented), as the CLI prints it;
         kept beside the queue, so an unchanged vault's is read, not worked out or encoded again."""
-        return self._queue().printed()
+        return self._queue(full).printed()
 
-    def _queue(self):
+    def _queue(self, full: bool = False):
         from . import kept_conflicts
         from .records import today
 
         flavour, compatible = self.index.flavour, self.index.config.compatible
-        return kept_conflicts.Asked(self.documents, flavour.reading, flavour.native, self.store, today(), compatible)
+        return kept_conflicts.Asked(
+            self.documents, flavour.reading, flavour.native, self.store, today(), compatible, full
+        )
 
     def consolidation_groups(self) -> list[Group]:
         from . import consolidate

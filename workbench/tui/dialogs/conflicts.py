@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable, Mapping, Sequence
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from textual import on
 from textual.app import ComposeResult
@@ -496,10 +496,10 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         # A companion or unsure verdict: the person's own answer may be a supersession, either way.
         for number, resolution in enumerate(either_way(verdict)):
             refused = self.refusal(resolution) if self.refusal is not None else None
-            label = titled(resolution.label, [verdict.older, verdict.newer], self.documents)
-            label += " (not in this vault's format)" if refused else ""
-            variant = "default" if refused else "primary"
-            button = Button(Content(clean(label)), name=f"s{number}", compact=True, variant=variant)
+            text = titled(resolution.label, [verdict.older, verdict.newer], self.documents)
+            text += " (not in this vault's format)" if refused else ""
+            variant: Literal["default", "primary"] = "default" if refused else "primary"
+            button = Button(Content(clean(text)), name=f"s{number}", compact=True, variant=variant)
             button.tooltip = Content(clean(refused or f"Preview, then apply: {resolution.command}"))
             buttons.insert(len(buttons) if verdict.verdict == "companion" else number, button)
         await self._fill(buttons, [verdict.newer, verdict.older])
