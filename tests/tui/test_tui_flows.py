@@ -17,6 +17,7 @@ from workbench.tui.dialogs.conflicts import ConflictsDialog
 from workbench.tui.dialogs.external_change import ExternalChangeDialog
 from workbench.tui.dialogs.problems import ProblemsDialog
 from workbench.tui.screens.main import MainScreen
+from workbench.tui.screens.messages import VaultRead
 from workbench.tui.widgets.document_picker import DocumentPicker
 from workbench.tui.widgets.viewer import DocumentViewer
 
@@ -1001,7 +1002,7 @@ async def test_the_links_follow_a_summary_shown_while_the_document_was_read(samp
         main.summary = before  # a read that starts while the older summary is on show...
         main.read_document(FASTAPI, remember=False)
         await until(lambda: bool(held_views))
-        main.post_message(main.VaultRead(after))  # ...and the newer one is shown before it lands
+        main.post_message(VaultRead(after))  # ...and the newer one is shown before it lands
         await until(lambda: main.summary is after)
         release.set()
         await until(lambda: bool(landed))
