@@ -222,3 +222,32 @@ def test_a_status_listed_in_the_readme_is_read_again_when_the_table_changes(tmp_
     assert Vault.open(b.root).get("ADR-001").status == "active"
     b.raw("README.md", table.format("Rejected"))
     assert Vault.open(b.root).get("ADR-001").status == "archived"
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_supersession_written_to_header_block_records_reads_back(tmp_path, shape):
+    """`supersede` writes into the status line the header states, and the records read back as
+    replaced and replacing, the header's other lines as they were."""
+    b = proposals(tmp_path / "nips", shape)
+    vault = Vault.open(b.root)
+    vault.supersede("NIP-002", "NIP-003")
+    again = Vault.open(b.root)
+    assert again.get("NIP-002").status == "superseded" and again.get("NIP-002").superseded_by == ["NIP-003"]
+    assert again.get("NIP-003").status == "active" and again.get("NIP-003").supersedes == ["NIP-002"]
+    assert "Title: Peer discovery over DNS" in (b.root / "nip-0002.md").read_text()
+    assert again.get("NIP-002").title == "Peer discovery over DNS"
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_supersession_is_written_in_the_header_s_own_lines(tmp_path, shape):
+    """The status word under `Status:`, the successor under `Superseded-By:` (a new line, indented as
+    the header is), and a predecessor joining a `Replaces:` list written in bare numbers."""
+    b = proposals(tmp_path / "nips", shape)
+    Vault.open(b.root).supersede("NIP-002", "NIP-004")
+    older, newer = (b.root / "nip-0002.md").read_text(), (b.root / "nip-0004.md").read_text()
+    indent = {"plain": "", "indented": "    ", "pre": "  ", "fenced": ""}[shape]
+    assert f"\n{indent}Status: Superseded\n{indent}Superseded-By: NIP-004\n" in older
+    assert f"\n{indent}Replaces: 1, 2\n" in newer
+    again = Vault.open(b.root)
+    assert again.get("NIP-004").supersedes == ["NIP-001", "NIP-002"]
+    assert again.get("NIP-002").superseded_by == ["NIP-004"] and again.get("NIP-002").status == "superseded"

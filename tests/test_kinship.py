@@ -433,3 +433,70 @@ def test_a_later_record_a_superseded_one_names_in_its_text_comes_first(tmp_path)
     entry = next(c for c in Vault.open(folder).conflicts() if c.kind == "superseded-without-successor")
     assert entry.resolutions[0].command == "supersede ADR-002 ADR-005"
     assert "ADR-005 “Spring cleaning” may be it: “Generic hash precompile” names it" in entry.reason
+
+
+def test_the_review_list_reaches_a_successor_that_is_only_second_most_alike(builder):
+    """A record's words make a companion its likeliest and its successor second: the queue lists
+    neither pair on that alone, but every pair is weighed, so the review list offers the successor."""
+    from workbench.core.conflicts import choose, weigh_decisions, weigh_for_review
+
+    vault = vault_with(
+        builder,
+        {
+            "mem-decision-cache-redis": (
+                "Cache sessions in Redis",
+                "Sessions live in a Redis cache with a one hour expiry; eviction is least recently used.",
+                "2026-02-01",
+                {},
+            ),
+            "mem-decision-cache-redis-tuning": (
+                "Redis cache tuning",
+                "The Redis cache for sessions keeps a one hour expiry; eviction is least recently used; memory cap 2 GB.",
+                "2026-02-10",
+                {},
+            ),
+            "mem-decision-sessions-in-db": (
+                "Keep sessions in the database",
+                "Sessions move out of the cache into database rows with a one hour expiry.",
+                "2026-03-01",
+                {},
+            ),
+        },
+    )
+    pair = ("mem-decision-cache-redis", "mem-decision-sessions-in-db")
+    offered = [(w.older, w.newer) for w in weigh_for_review(vault.documents)]
+    assert pair in offered[:3], offered
+    queue = weigh_decisions(vault.documents)
+    assert pair not in [(w.older, w.newer) for w in choose(queue)] and len(queue) < len(offered)
+
+
+def test_a_decision_the_draft_requires_is_offered_after_one_it_may_replace(builder):
+    """The draft cites what it requires because it requires it: that citation says nothing of a
+    replacement, so a decision alike in words and not required comes first."""
+    vault = vault_with(
+        builder,
+        {
+            "mem-decision-auth-tokens": (
+                "Sign API tokens with HMAC keys",
+                "API tokens are signed with shared HMAC keys rotated monthly.",
+                "2026-02-01",
+                {},
+            ),
+            "mem-decision-key-store": (
+                "Keep signing keys in the vault service",
+                "Every signing key lives in the vault service; services fetch keys at start.",
+                "2026-02-05",
+                {},
+            ),
+        },
+    )
+    draft = Draft(
+        "decision",
+        "Sign API tokens with asymmetric keys",
+        links=[("depends_on", "mem-decision-key-store")],
+        body="API tokens are signed with asymmetric keys from mem-decision-key-store; HMAC keys go.",
+    )
+    offered = vault.gate(draft)
+    assert [c.id for c in offered][:1] == ["mem-decision-auth-tokens"], offered
+    required = [c for c in offered if c.id == "mem-decision-key-store"]
+    assert not required or "the draft builds on it" in required[0].reasons[0]

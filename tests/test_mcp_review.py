@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -182,7 +183,12 @@ async def test_the_cursor_survives_a_write_between_pages(sample_copy):
         full = Vault.open(sample_copy).review(limit=20)
         later = [p.ids for p in full.pairs][3]
         Vault.open(sample_copy).mark_compatible(*later)
-        second = await agent.call("memory_review", limit=20, cursor=first["cursor"])
+        # The server follows the disk through its file watcher: ask again until it has seen the write.
+        for _ in range(50):
+            second = await agent.call("memory_review", limit=20, cursor=first["cursor"])
+            if list(later) not in [[p["older"]["id"], p["newer"]["id"]] for p in second["pairs"]]:
+                break
+            await asyncio.sleep(0.1)
     rest = [(p["older"]["id"], p["newer"]["id"]) for p in second["pairs"]]
     now = [p.ids for p in Vault.open(sample_copy).review(limit=20).pairs]  # the list after the write
     assert later not in now and rest == now[now.index(shown[-1]) + 1 :]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 
 import pytest
 
@@ -146,13 +147,21 @@ def test_verdicts_from_a_file_each_bad_line_named(sample_copy, tmp_path):
         json.dumps({"older": CENTS, "newer": TAX, "verdict": "companion"}),
         json.dumps(["a list"]),
         "",
+        json.dumps({"older": CENTS, "newer": TAX, "verdict": "replaces", "reason": " ", "agent": "llm-cli"}),
     ]
     given = tmp_path / "verdicts.jsonl"
     given.write_text("\n".join(lines) + "\n")
     result = run_cli("--vault", str(sample_copy), "review", "--verdicts", str(given))
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert "recorded 1 verdict(s)" in result.stdout
-    for number, words in ((2, "not JSON"), (3, "mem-decision-nothing"), (4, "perhaps"), (5, "agent"), (6, "object")):
+    for number, words in (
+        (2, "not JSON"),
+        (3, "mem-decision-nothing"),
+        (4, "perhaps"),
+        (5, "agent"),
+        (6, "object"),
+        (8, "reason is empty"),
+    ):
         assert f"{given}:{number}: " in result.stderr and words in result.stderr, (number, result.stderr)
     (listed,) = json.loads(run_cli("--vault", str(sample_copy), "inbox", "--json").stdout)["verdicts"]
     assert listed["agent"] == "llm-cli" and listed["verdict"] == "replaces"
@@ -162,6 +171,14 @@ def test_verdicts_from_a_file_each_bad_line_named(sample_copy, tmp_path):
     assert refused.returncode == 2 and "not valid UTF-8" in refused.stderr
 
 
+def test_a_verdicts_file_saved_with_a_byte_order_mark_is_read_from_its_first_line(sample_copy, tmp_path):
+    given = tmp_path / "verdicts.jsonl"
+    line = {"older": CENTS, "newer": DECIMAL, "verdict": "replaces", "reason": "r", "agent": "editor"}
+    given.write_bytes(b"\xef\xbb\xbf" + json.dumps(line).encode() + b"\n")
+    result = run_cli("--vault", str(sample_copy), "review", "--verdicts", str(given))
+    assert result.returncode == 0 and "recorded 1 verdict(s)" in result.stdout, result.stderr
+
+
 def test_a_hand_broken_verdicts_file_is_named_not_fatal(sample_copy):
     Vault.open(sample_copy).judge(CENTS, DECIMAL, "replaces", "r", "scripted")
     with (sample_copy / VERDICT_FILE).open("a") as handle:
@@ -169,6 +186,30 @@ def test_a_hand_broken_verdicts_file_is_named_not_fatal(sample_copy):
     result = run_cli("--vault", str(sample_copy), "inbox")
     assert result.returncode == 0 and f"{VERDICT_FILE}:2:" in result.stderr
     assert "1 verdict(s) to accept or reject" in result.stdout
+
+
+def test_a_line_edited_into_another_word_or_one_record_twice_is_named_not_read_as_a_verdict(sample_copy):
+    """A verdict the file cannot mean (a word that is none of the four, the same record on both
+    sides, no id) is named by its line: it was listed as an open "unsure" the curator could not
+    accept, or read as a pair already settled."""
+    held = Vault.open(sample_copy).judge(CENTS, DECIMAL, "replaces", "r", "scripted")
+    path = sample_copy / VERDICT_FILE
+    line = json.loads(path.read_text())
+    edits = [{**line, "id": "v-maybe", "verdict": "maybe"}, {**line, "id": "v-self", "newer": CENTS}]
+    edits.append({k: v for k, v in line.items() if k != "id"})
+    with path.open("a") as handle:
+        handle.write("".join(json.dumps(edit) + "\n" for edit in edits))
+    result = run_cli("--vault", str(sample_copy), "inbox", "--json")
+    assert result.returncode == 0, result.stderr
+    assert [v["id"] for v in json.loads(result.stdout)["verdicts"]] == [held.id]
+    for number, words in (
+        (2, "verdict 'maybe' is not one of"),
+        (3, "older and newer are the same record"),
+        (4, "id is missing"),
+    ):
+        assert f"{VERDICT_FILE}:{number}: not a verdict ({words}" in result.stderr, result.stderr
+    refused = run_cli("--vault", str(sample_copy), "inbox", "accept", "v-maybe")
+    assert refused.returncode == 3 and "no verdict has the id 'v-maybe'" in refused.stderr
 
 
 def test_the_ranking_is_kept_for_the_next_process_and_a_damaged_one_is_worked_out_again(sample_copy):
@@ -233,6 +274,16 @@ def test_the_last_page_says_what_is_left_before_the_cursor(sample_copy):
     ]
 
 
+def test_the_command_lines_last_page_says_what_is_left_before_the_cursor(sample_copy):
+    """Past the cursor the list may hold nothing: the page says the pairs before it are not judged,
+    rather than "6 pair(s) to review" above an empty page."""
+    first = json.loads(run_cli("--vault", str(sample_copy), "review", "--json", "--limit", "2").stdout)
+    last = run_cli("--vault", str(sample_copy), "review", "--limit", "20", "--cursor", first["cursor"])
+    assert last.returncode == 0, last.stderr
+    assert "2 pair(s) before the cursor are not judged yet" in last.stdout
+    assert "before the cursor" not in run_cli("--vault", str(sample_copy), "review").stdout
+
+
 def test_a_symlinked_verdicts_file_is_never_written_through_and_the_rest_works(sample_copy, tmp_path):
     outside = tmp_path / "outside.jsonl"
     outside.write_text("kept\n")
@@ -259,3 +310,55 @@ def test_one_agents_replacements_from_the_command_line(sample_copy):
     assert sorted(Vault.open(sample_copy).get(DECIMAL).supersedes) == [CENTS, TAX]
     none = run_cli("--vault", str(sample_copy), "inbox", "accept", "--agent", "nobody")
     assert none.returncode == 2 and "no open replaces" in none.stderr
+
+
+def test_the_listing_says_what_each_record_decides_even_when_its_opening_holds_it(builder):
+    """The JSON gives `decision` only past the opening; the one-line list shows no opening, so it
+    says what each record decides itself, and does not quote the same words twice."""
+    for doc_id, choice, created in (
+        ("mem-decision-cents", "integer cents", "2026-01-02"),
+        ("mem-decision-decimal", "NUMERIC decimals", "2026-05-06"),
+    ):
+        builder.add(
+            doc_id,
+            body=f"## Context\n\nInvoice money amounts need one storage rule.\n\n## Decision\n\nStore money amounts as {choice}.\n",
+            created=created,
+            tags="[money]",
+        )
+    listed = run_cli("--vault", str(builder.root), "review")
+    assert listed.returncode == 0, listed.stderr
+    assert "mem-decision-cents decides: “Store money amounts as integer cents.”" in listed.stdout
+    assert "mem-decision-decimal decides: “Store money amounts as NUMERIC decimals.”" in listed.stdout
+    assert listed.stdout.count("Store money amounts as integer cents.") == 1
+
+
+def test_an_agent_appending_verdicts_with_plain_file_io_loses_no_line_to_a_recorded_one(sample_copy):
+    """The verdicts file is rewritten whole (atomically) to add a line; a line another program
+    appends between the read and the rename must survive: the write is redone over it."""
+    vault = Vault.open(sample_copy)
+    path = sample_copy / VERDICT_FILE
+    path.write_text("")
+    stop = threading.Event()
+    appended: list[str] = []
+
+    def agent() -> None:
+        n = 0
+        while not stop.is_set():
+            line = json.dumps({"id": f"v-plain{n:05d}", "older": CENTS, "newer": TAX, "verdict": "unsure"})
+            with open(path, "a", encoding="utf-8") as out:
+                out.write(line + "\n")
+            appended.append(f"v-plain{n:05d}")
+            n += 1
+            stop.wait(0.01)
+
+    writer = threading.Thread(target=agent)
+    writer.start()
+    try:
+        recorded = [vault.judge(CENTS, DECIMAL, "replaces", "again", f"agent-{n}").id for n in range(40)]
+    finally:
+        stop.set()
+        writer.join()
+    held = path.read_text()
+    assert all(v in held for v in recorded)
+    lost = [v for v in appended if v not in held]
+    assert not lost, f"{len(lost)} of {len(appended)} appended lines lost"

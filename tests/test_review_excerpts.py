@@ -5,6 +5,8 @@ the dates disagree."""
 
 from __future__ import annotations
 
+import json
+
 from vault_builders import VaultBuilder
 from workbench import Vault
 from workbench.core.excerpts import OPENING, decision, shorten_addresses
@@ -127,3 +129,19 @@ def test_what_we_will_do_is_a_decision_but_a_note_or_a_code_comment_is_not():
     assert decision(heading) == "Chosen option: Postgres.\n\n### Consequences\n\nMore."
     # The opening stops inside the section: the rest follows on, marked.
     assert decision(heading, heading[:45]) == "…" + heading[45:].split("\n\n## Links")[0].strip()
+
+
+def test_an_opening_cut_to_fit_the_page_gives_the_decision_it_no_longer_holds(builder):
+    """A pair too long for the room has its openings cut further; what each decides is then
+    worked out again against the shorter opening, not left empty because the long one held it."""
+    context = "".join(f"Step {n} of the chain state is kept in the node, as the head state needs.\n" for n in range(12))
+    vault = two_decisions(
+        builder, "## Context\n\n" + context + "\n## Decision\n\nWe keep the chain state local to the node.\n"
+    )
+    whole = only_pair(vault)
+    assert whole.newer.decision == "" and "We keep the chain state local" in whole.newer.opening
+    room = len(json.dumps(whole.to_json())) + 400 - len(whole.older.opening) - len(whole.newer.opening) + 2 * 300
+    (cut,) = vault.review(limit=5, depth=10, room=room).pairs
+    assert len(cut.newer.opening) < len(whole.newer.opening) and "We keep" not in cut.newer.opening
+    assert cut.newer.decision == "We keep the chain state local to the node."
+    assert cut.older.decision == "We keep one chain state, inside the head state."

@@ -8,8 +8,10 @@ older first), never what our reader finds: a pair the workbench cannot read stil
 
 Each collection is copied and opened as a curator would open it, in its own format, after every
 statement of supersession has been taken out of its files: the frontmatter keys that name a
-predecessor or successor, the statuses that say superseded or replaced (made accepted), tags that
-say superseded, and the body lines that say supersedes, superseded, replaced by or replaces. What is
+predecessor or successor, the statuses that say superseded or replaced (made accepted, also in a
+header block at the top of the body), tags that say superseded, and the body lines that say
+supersedes, superseded, replaced by or replaces, or set a record aside in favour of (or instead of)
+another. What is
 left is two decisions on one subject, as two agents writing weeks apart would leave them.
 
 Printed per collection, with every threshold chosen on the *other* collections (leave one out):
@@ -18,7 +20,12 @@ Printed per collection, with every threshold chosen on the *other* collections (
   Okapi BM25 over the words of the files, most alike first);
 - the gate: for each pair, the newer decision written again through the gate (its title, body and
   links, the document itself left out); the share of pairs whose older decision is among the top
-  three offered, and plain BM25's top three beside it.
+  three offered, and plain BM25's top three beside it (the gate's weights, too, chosen on the
+  other collections);
+- for a reader (an agent or a person working past the queue): the review list's recall, every
+  pair `weigh_for_review` weighs in its order with no threshold, down to its default depth of one pair
+  per two decisions, beside BM25's list of the same length; and the gate's candidates within the
+  read budget, the older decision among the top three and the top ten, beside BM25's.
 
 The corpora are found under $WORKBENCH_CORPORA (default: `shared/corpora` next to the repository);
 a missing one is skipped with a message. Nothing is keyed to a collection: the same figures are
@@ -28,6 +35,7 @@ measured on collections that are not here.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -41,12 +49,15 @@ from pathlib import Path
 
 from workbench import Vault
 from workbench.core import conflicts as queue
-from workbench.core.gate import Draft, candidates
+from workbench.core import review
+from workbench.core.gate import WEIGHTS, WEIGHTS_TRIED, Draft, Weights, candidates
 from workbench.core.model import DocType, LinkType
 
 CORPORA = Path(os.environ.get("WORKBENCH_CORPORA", Path(__file__).resolve().parents[3] / "shared" / "corpora"))
 STATEMENT_LINE = re.compile(
-    r"supersed|superced|replaced (?:by|with)|\breplaces\b|deprecated in favou?r of", re.IGNORECASE
+    r"supersed|superced|replaced[- _](?:by|with)|\breplaces\b|(?:deprecated|rejected|dropped|withdrawn) in favou?r of"
+    r"|instead of (?:ADR|[A-Z]{2,5})[-_ ]?\d",
+    re.IGNORECASE,
 )
 STATEMENT_KEY = re.compile(r"supersed|superced|replac", re.IGNORECASE)
 REPLACED_STATUS = re.compile(
@@ -59,18 +70,18 @@ WORD = re.compile(r"\w+")
 class Collection:
     name: str
     truth: set[tuple[str, str]]  # (older file, newer file)
-    scored: list[queue.Candidate] = field(default_factory=list)  # every pair the queue weighs, with its features
+    scored: list[queue.Weighed] = field(default_factory=list)  # every pair the queue weighs, with its features
+    review_scored: list[queue.Weighed] = field(default_factory=list)  # every pair the review list weighs
     paths: dict[str, str] = field(default_factory=dict)  # id -> file
     bm25_pairs: list[tuple[float, str, str]] = field(
         default_factory=list
     )  # (score, older file, newer file), best first
-    gate_hits: int = 0
     bm25_gate_hits: int = 0
-    gate_ranks: list[int] = field(
-        default_factory=list
-    )  # per pair, where the gate's candidates put the older (0: not among them)
+    # per pair, where the gate's candidates put the older (0: not among them), under each weighing tried
+    gate_ranks: dict[Weights, list[int]] = field(default_factory=dict)
     bm25_gate_ranks: list[int] = field(default_factory=list)  # the same in plain BM25's ranking
     decisions: int = 0
+    depth: int = 0  # the review list's default depth
     misses: list[str] = field(default_factory=list)
 
 
@@ -103,6 +114,7 @@ def strip(root: Path) -> None:
                     line = re.sub(r"\b[\"']?Supersede?d[\"']?\s*,?\s*", "", line, flags=re.IGNORECASE)
                 kept.append(line)
             meta = REPLACED_STATUS.sub(r"\1Accepted", "\n".join(kept))
+        body = REPLACED_STATUS.sub(r"\1Accepted", body)  # a header block's `Status: Replaced`
         body = "".join(line for line in body.splitlines(keepends=True) if not STATEMENT_LINE.search(line))
         path.write_text(meta + body, encoding="utf-8")
 
@@ -127,7 +139,7 @@ class Bm25:
         return sorted(((self.score(query, key), key) for key in among), key=lambda item: (-item[0], item[1]))
 
 
-def measure(source: Path, scratch: Path) -> Collection:
+def measure(source: Path, scratch: Path, tried: list[Weights]) -> Collection:
     truth = {tuple(pair) for pair in json.loads((CORPORA / "adr-truth" / f"{source.name}.json").read_text())}
     root = scratch / source.name
     shutil.copytree(source, root, ignore=shutil.ignore_patterns("SOURCE.md", "LICENSE*", ".workbench"))
@@ -137,7 +149,14 @@ def measure(source: Path, scratch: Path) -> Collection:
     documents = list(vault.documents)
     row.paths = {d.id: d.path for d in documents}
     row.scored = queue.weigh_decisions(documents)
+    row.review_scored = queue.weigh_decisions(documents, neighbours=queue.REVIEW_NEIGHBOURS)  # as weigh_for_review
     row.decisions = sum(1 for d in documents if d.type == DocType.DECISION)
+    # The list as the workbench serves it (`workbench review`, `memory_review`) with the shipped
+    # settings, at its default depth, is the one measured here: the measure is of the list a reader gets.
+    offered, row.depth = review.review_list(vault.index)[:2]
+    served = [(row.paths[w.older], row.paths[w.newer]) for w in offered]
+    if served != reviewed(row, queue.DEFAULT):
+        row.misses.append("the review list served differs from the one measured")
     by_path = {d.path: d for d in documents}
 
     # Plain BM25: each document's most alike older one (older by the date it states, then its name).
@@ -163,20 +182,15 @@ def measure(source: Path, scratch: Path) -> Collection:
             for l in doc.links
             if l.type != LinkType.SUPERSEDES and l.target in row.paths and l.target != doc.id
         ]
-        offered = [
-            c.id
-            for c in candidates(
-                others, Draft(DocType.DECISION.value, doc.title, list(doc.tags), links, doc.body), BUDGET
-            )
-        ]
-        rank = offered.index(by_path[older].id) + 1 if by_path[older].id in offered else 0
-        row.gate_ranks.append(rank)
-        if 0 < rank <= 3:
-            row.gate_hits += 1
-        else:
-            row.misses.append(
-                f"gate: {doc.title!r} put {by_path[older].title!r} at {rank or 'none'}; offered {offered[:3]}"
-            )
+        draft = Draft(DocType.DECISION.value, doc.title, list(doc.tags), links, doc.body)
+        for weights in tried:
+            offered = [c.id for c in candidates(others, draft, BUDGET, weights=weights)]
+            rank = offered.index(by_path[older].id) + 1 if by_path[older].id in offered else 0
+            row.gate_ranks.setdefault(weights, []).append(rank)
+            if weights == WEIGHTS and not 0 < rank <= 3:
+                row.misses.append(
+                    f"gate: {doc.title!r} put {by_path[older].title!r} at {rank or 'none'}; offered {offered[:3]}"
+                )
         baseline = [path for _, path in bm25.ranked(texts[newer], [d.path for d in others])[:BUDGET]]
         row.bm25_gate_ranks.append(baseline.index(older) + 1 if older in baseline else 0)
         if older in baseline[:3]:
@@ -191,12 +205,38 @@ def listed(row: Collection, settings: queue.Settings) -> list[tuple[str, str]]:
 def reviewed(row: Collection, settings: queue.Settings) -> list[tuple[str, str]]:
     """The review list: every pair the queue weighs, by its score with no threshold, best first,
     down to the default depth (one pair per two decisions)."""
-    ranked = sorted(row.scored, key=lambda w: (-w.score(settings), w.older, w.newer))
-    return [(row.paths[w.older], row.paths[w.newer]) for w in ranked[: review_depth(row)]]
+    ranked = queue.review_order(row.review_scored, settings)
+    return [(row.paths[w.older], row.paths[w.newer]) for w in ranked[: row.depth]]
 
 
-def review_depth(row: Collection) -> int:
-    return max(1, row.decisions // REVIEW_PER)
+REVIEW_WEIGHTS_TRIED = (0.0, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1.0)
+
+
+def review_chosen_on(rows: list[Collection], settings: queue.Settings) -> queue.Settings:
+    """The review list's weight that finds the most pairs within its depth on these collections
+    (the shipped one among equals)."""
+    tried = [dataclasses.replace(settings, review_weight=w) for w in REVIEW_WEIGHTS_TRIED]
+    return max(
+        tried,
+        key=lambda s: (sum(found(r, reviewed(r, s)) for r in rows), s.review_weight == queue.DEFAULT.review_weight),
+    )
+
+
+def gate_hits(row: Collection, weights: Weights, within: int = 3) -> int:
+    return sum(0 < rank <= within for rank in row.gate_ranks[weights])
+
+
+def gate_chosen_on(rows: list[Collection]) -> Weights:
+    """The gate's weighing that puts the older decision in the top three for the most pairs on
+    these collections, then in the top ten (the shipped one among equals)."""
+    return max(
+        rows[0].gate_ranks,
+        key=lambda w: (
+            sum(gate_hits(r, w) for r in rows),
+            sum(gate_hits(r, w, BUDGET) for r in rows),
+            w == WEIGHTS,
+        ),
+    )
 
 
 def found(row: Collection, pairs: list[tuple[str, str]]) -> int:
@@ -224,7 +264,6 @@ TARGET_PRECISION = 0.34
 
 
 BUDGET = 10  # the gate's candidates a reader is given at most (the seeds' read budget: ten documents)
-REVIEW_PER = 2  # the review list's default depth: one pair per this many decisions
 
 
 def chosen_on(rows: list[Collection]) -> queue.Settings:
@@ -252,7 +291,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no ADR collection with its truth under {CORPORA}; nothing measured")
         return 0
     with tempfile.TemporaryDirectory() as scratch:
-        rows = [measure(source, Path(scratch)) for source in chosen]
+        tried = [WEIGHTS] if args.shipped else list(dict.fromkeys([WEIGHTS, *WEIGHTS_TRIED]))
+        rows = [measure(source, Path(scratch), tried) for source in chosen]
     if args.shipped:
         print(f"Shipped thresholds on every collection: {queue.DEFAULT}")
     else:
@@ -264,20 +304,21 @@ def main(argv: list[str] | None = None) -> int:
     for row in rows:
         others = [r for r in rows if r is not row]
         settings = chosen_on(others) if others and not args.shipped else queue.DEFAULT
+        weights = gate_chosen_on(others) if others and not args.shipped else WEIGHTS
         mine = listed(row, settings)
         hits = found(row, mine)
         baseline = found(row, [(older, newer) for _, older, newer in row.bm25_pairs[: len(mine)]])
         truth = len(row.truth)
         print(
             f"{row.name:<40} {truth:>5} {len(mine):>6} {_share(hits, truth)} {_share(hits, len(mine), 5)} "
-            f"{_share(baseline, truth, 5)} {_share(row.gate_hits, truth)} {_share(row.bm25_gate_hits, truth)}"
+            f"{_share(baseline, truth, 5)} {_share(gate_hits(row, weights), truth)} {_share(row.bm25_gate_hits, truth)}"
         )
         totals.update(
             truth=truth,
             listed=len(mine),
             hits=hits,
             baseline=baseline,
-            gate=row.gate_hits,
+            gate=gate_hits(row, weights),
             bm25_gate=row.bm25_gate_hits,
         )
         if args.misses:
@@ -301,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"shipped: {queue.DEFAULT}; chosen on all collections here: {chosen_on(rows)}")
     print()
     print(
-        f"For a reader: the review list (every weighed pair by score, no threshold, one pair per {REVIEW_PER} "
+        f"For a reader: the review list (every weighed pair by score, no threshold, one pair per {review.DEPTH_PER} "
         f"decisions) and the gate's candidates (top 3, top {BUDGET}), beside plain BM25's same-length lists."
     )
     print(
@@ -311,12 +352,13 @@ def main(argv: list[str] | None = None) -> int:
     reader = Counter()
     for row in rows:
         others = [r for r in rows if r is not row]
-        settings = chosen_on(others) if others and not args.shipped else queue.DEFAULT
-        depth = review_depth(row)
+        settings = review_chosen_on(others, chosen_on(others)) if others and not args.shipped else queue.DEFAULT
+        weights = gate_chosen_on(others) if others and not args.shipped else WEIGHTS
+        depth = row.depth
         hits = found(row, reviewed(row, settings))
         baseline = found(row, [(older, newer) for _, older, newer in row.bm25_pairs[:depth]])
         truth = len(row.truth)
-        top3, top10 = sum(0 < r <= 3 for r in row.gate_ranks), sum(r > 0 for r in row.gate_ranks)
+        top3, top10 = gate_hits(row, weights), gate_hits(row, weights, BUDGET)
         base3, base10 = sum(0 < r <= 3 for r in row.bm25_gate_ranks), sum(r > 0 for r in row.bm25_gate_ranks)
         print(
             f"{row.name:<40} {truth:>5} {row.decisions:>5} {depth:>5} {_share(hits, truth)} {_share(baseline, truth, 5)} "
@@ -324,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         reader.update(truth=truth, hits=hits, baseline=baseline, top3=top3, base3=base3, top10=top10, base10=base10)
         if args.misses:
+            row.misses.append(f"chosen on the others: review weight {settings.review_weight}, gate {weights}")
             listed_pairs = {frozenset(p) for p in reviewed(row, settings)}
             row.misses += [
                 f"review list: {older} then {newer}"
@@ -336,6 +379,11 @@ def main(argv: list[str] | None = None) -> int:
         f"{_share(r['hits'], r['truth'])} {_share(r['baseline'], r['truth'], 5)} {_share(r['top3'], r['truth'])} "
         f"{_share(r['base3'], r['truth'])} {_share(r['top10'], r['truth'], 7)} {_share(r['base10'], r['truth'], 7)}"
     )
+    if not args.shipped:
+        print(
+            f"review list's weight chosen on all collections here: {review_chosen_on(rows, queue.DEFAULT).review_weight} "
+            f"(shipped {queue.DEFAULT.review_weight}); the gate's: {gate_chosen_on(rows)} (shipped {WEIGHTS})"
+        )
     if args.misses:
         for row in rows:
             for miss in row.misses:

@@ -7,6 +7,7 @@ and each tool's round trip, and prints p50 / p95 in milliseconds. Every vault is
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import shutil
@@ -30,7 +31,10 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-async def measure(vault: Path, runs: int = RUNS) -> dict[str, list[float]]:
+async def measure(vault: Path, runs: int = RUNS, tag: str = "timed") -> dict[str, list[float]]:
+    """Each call's times over `runs` rounds; the notes it writes are titled with `tag`, so that a
+    second measure of the same vault (the timed run after the warm-up) writes new titles, which
+    the one-document-per-title rule lets through."""
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "workbench.cli", "--vault", str(vault), "mcp"],
@@ -62,7 +66,7 @@ async def measure(vault: Path, runs: int = RUNS) -> dict[str, list[float]]:
                     await timed("memory_read (1 document)", "memory_read", {"ids": ids[0]})
                     await timed("memory_read (10 documents)", "memory_read", {"ids": ids[:10]})
                     await timed("memory_context", "memory_context", {"question": f"how does the {query} work and why?"})
-                    title = f"Benchmark note {run} about {query}"
+                    title = f"Benchmark note {tag} {run} about {query}"
                     draft = {"type": "note", "title": title, "body": "Measured.\n", "links": [f"related_to:{ids[0]}"]}
                     await timed("memory_write propose", "memory_write", draft)
                     written = await timed("memory_write create", "memory_write", {**draft, "decision": "create"})
@@ -80,18 +84,22 @@ def report(label: str, times: dict[str, list[float]]) -> None:
 
 
 def main(argv: list[str]) -> None:
-    runs = RUNS
-    if argv[:1] == ["--runs"]:
-        runs, argv = int(argv[1]), argv[2:]
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.benchmarks.bench_mcp",
+        description="Time each MCP tool over stdio on the sample vault and on generated vaults of each SIZE.",
+    )
+    parser.add_argument("--runs", type=int, default=RUNS, help=f"rounds of calls per vault (default {RUNS})")
+    parser.add_argument("sizes", metavar="SIZE", type=int, nargs="*", help="documents in a generated vault")
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
         sample = Path(scratch) / "sample"
-        shutil.copytree(ROOT / "sample_vault", sample)
-        report("sample vault (67 documents)", asyncio.run(measure(sample, runs)))
-        for size in map(int, argv):
+        shutil.copytree(ROOT / "sample_vault", sample, ignore=shutil.ignore_patterns(".workbench"))
+        report("sample vault (67 documents)", asyncio.run(measure(sample, args.runs)))
+        for size in args.sizes:
             root = Path(scratch) / f"generated-{size}"
             generate_vault(root, size)
-            asyncio.run(measure(root, 1))  # the first open builds .workbench/; an agent meets a warm one
-            report(f"generated vault ({size:,} documents, warm)", asyncio.run(measure(root, runs)))
+            asyncio.run(measure(root, 1, "warm-up"))  # the first open builds .workbench/; an agent meets a warm one
+            report(f"generated vault ({size:,} documents, warm)", asyncio.run(measure(root, args.runs)))
 
 
 if __name__ == "__main__":

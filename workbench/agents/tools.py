@@ -462,10 +462,9 @@ class MemoryTools:
             )
         elif page.pairs:
             hint = "judge each pair with memory_judge(older, newer, verdict, reason); this page ends the list"
-            earlier = page.listed - len(page.pairs)
-            if earlier > 0:
+            if page.before > 0:
                 hint += (
-                    f"; {earlier} pair(s) before the cursor are not judged yet (passed over, or moved up by a write "
+                    f"; {page.before} pair(s) before the cursor are not judged yet (passed over, or moved up by a write "
                     "since): memory_review() without a cursor starts again with them"
                 )
         elif page.listed:
@@ -481,12 +480,8 @@ class MemoryTools:
     def judge(self, older: str, newer: str, verdict: str, reason: str = "") -> dict[str, Any]:
         """Record a verdict on a pair the agent was shown, as those records are now; writes no record."""
         older, newer = _id(older.strip()), _id(newer.strip())
-        if verdict not in VERDICTS:
+        if verdict not in VERDICTS:  # before the records are looked at: the rest the core checks
             raise RefusedError(f"verdict {verdict!r} is not one of {', '.join(VERDICTS)}")
-        if len(reason) > 2_000:
-            raise RefusedError(f"reason is {len(reason)} characters; at most 2,000")
-        if verdict != "unsure" and not reason.strip():
-            raise RefusedError("reason is empty: say, in the records' words, what decided it")
         for doc_id in (older, newer):
             self.session.require_seen(doc_id, self.vault.get(doc_id).digest)
         recorded = self.vault.judge(older, newer, verdict, reason, self.name())

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import sys
-from pathlib import Path
 
 from ..core.vault import Vault
 from .output import EXIT_ERRORS, EXIT_OK, UsageError, one_line, print_json, report_plan, safe
@@ -90,21 +89,6 @@ def cmd_history(vault: Vault, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def read_verdicts(given: str) -> str:
-    """The text of `review --verdicts FILE` (or - for standard input), read before the vault is opened."""
-    where = "standard input" if given == "-" else given
-    try:
-        raw = sys.stdin.buffer.read() if given == "-" else Path(given).read_bytes()
-    except OSError as exc:
-        raise UsageError(f"--verdicts {safe(where)}: {exc.strerror or exc}") from exc
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(
-            f"--verdicts {safe(where)}: not valid UTF-8 text (byte {exc.start}); nothing was recorded"
-        ) from None
-
-
 def _said(excerpt) -> str:
     facts = (
         [excerpt.status]
@@ -112,6 +96,14 @@ def _said(excerpt) -> str:
         + ([f"no. {excerpt.number}"] if excerpt.number is not None and not excerpt.date else [])
     )
     return f"{excerpt.id} “{excerpt.title}” ({' · '.join(f for f in facts if f)})"
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _quoted(flat: str, most: int = 160) -> str:
+    return flat if len(flat) <= most else flat[: most - 1] + "…"
 
 
 def cmd_review(vault: Vault, args: argparse.Namespace) -> int:
@@ -148,16 +140,22 @@ def cmd_review(vault: Vault, args: argparse.Namespace) -> int:
         for reason in pair.reasons:
             print(one_line(f"   - {reason}"))
         for excerpt in (pair.older, pair.newer):
-            if excerpt.passage:
-                flat = " ".join(excerpt.passage.split())
-                quoted = flat if len(flat) <= 160 else flat[:159] + "…"
-                print(one_line(f"   {excerpt.id}: “{quoted}”"))
+            decides, passage = _flat(excerpt.decides()), _flat(excerpt.passage)
+            if decides:
+                print(one_line(f"   {excerpt.id} decides: “{_quoted(decides)}”"))
+            if passage and not decides.startswith(passage[:80]):
+                print(one_line(f"   {excerpt.id}: “{_quoted(passage)}”"))
         older, newer = pair.ids
         print(safe(f"   → workbench supersede {older} {newer}  |  workbench compatible {older} {newer}"))
     left = f", {page.left_out} settled or judged left out" if page.left_out else ""
     print(f"{page.listed} pair(s) to review at depth {page.depth}{left}")
     if page.cursor:
         print(safe(f"{page.remaining} more: workbench review --cursor {page.cursor}"))
+    if args.cursor and page.before > 0:
+        print(
+            f"{page.before} pair(s) before the cursor are not judged yet (passed over, or moved up by a write since): "
+            "`workbench review` without --cursor starts again with them"
+        )
     return EXIT_OK
 
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.model import Severity
 from ..core.vault import Vault
-from .output import EXIT_ERRORS, EXIT_OK, UsageError, one_line, print_json, report_plan, safe
+from .output import EXIT_ERRORS, EXIT_OK, UsageError, one_line, print_json, read_text_option, report_plan, safe
 
 if TYPE_CHECKING:  # the gate and migration are loaded by the commands that use them, not by every command
     from ..core.gate import Draft
@@ -110,17 +109,7 @@ def read_body(args: argparse.Namespace) -> str:
     before anything is written."""
     if not args.body_file:
         return ""
-    where = "standard input" if args.body_file == "-" else args.body_file
-    try:
-        raw = sys.stdin.buffer.read() if args.body_file == "-" else Path(args.body_file).read_bytes()
-    except OSError as exc:
-        raise UsageError(f"--body-file {safe(where)}: {exc.strerror or exc}") from exc
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(
-            f"--body-file {safe(where)}: not valid UTF-8 text (byte {exc.start}); nothing was written"
-        ) from None
+    return read_text_option("--body-file", args.body_file, "nothing was written")
 
 
 def _draft(args: argparse.Namespace) -> Draft:

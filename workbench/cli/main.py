@@ -15,7 +15,7 @@ from ..core.vault import Vault
 from ..core.walk import looks_like_vault, no_documents_note
 from . import curation, documents
 from .connections import cmd_mcp, cmd_serve, cmd_sync
-from .output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageError, safe
+from .output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageError, read_text_option, safe
 from .parser import check_text_arguments, parse_arguments
 
 
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "new":
             args.body = documents.read_body(args)
         if args.command == "review" and args.verdicts:
-            args.verdict_text = curation.read_verdicts(args.verdicts)
+            args.verdict_text = read_text_option("--verdicts", args.verdicts, "nothing was recorded")
         if args.command in (None, "tui"):
             return run_tui(args.vault, args.flavour)
         vault = open_vault(args.vault, args.flavour, args.command)

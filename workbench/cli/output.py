@@ -10,6 +10,7 @@ import datetime as dt
 import json
 import re
 import sys
+from pathlib import Path
 from typing import Any
 
 from ..core.changes import Plan
@@ -23,6 +24,22 @@ LINE_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 def safe(text: str) -> str:
     """Text from a vault, made harmless for a terminal: control characters shown, never obeyed."""
     return CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def read_text_option(option: str, given: str, undone: str) -> str:
+    """The UTF-8 text of an option's FILE (or - for standard input), read before the vault is
+    opened: a file that cannot be read, or is not text, is refused naming the option and saying
+    what was therefore `undone` ("nothing was written"). A byte-order mark that an editor put at
+    the start is no part of the text."""
+    where = "standard input" if given == "-" else given
+    try:
+        raw = sys.stdin.buffer.read() if given == "-" else Path(given).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{option} {safe(where)}: {exc.strerror or exc}") from exc
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{option} {safe(where)}: not valid UTF-8 text (byte {exc.start}); {undone}") from None
 
 
 def one_line(text: str) -> str:

@@ -31,6 +31,8 @@ __all__ = [
     "SETTINGS_TRIED",
     "choose",
     "live_end",
+    "review_order",
+    "weigh_for_review",
     "weigh_decisions",
     "find_conflicts",
     "COMPATIBLE_KEY",
@@ -255,9 +257,12 @@ class Settings:
     mutual_least: float  # the score a pair needs when each is the other's likeliest
     bm25_weight: float  # how much how alike the two texts are by BM25 counts beside `kinship`
     builds_on_penalty: float = 0.0  # taken off a pair where one says it requires, extends or amends the other
+    review_weight: float = 0.25  # BM25 likeness beside `kinship` in the review list's order (`review_order`)
 
 
-DEFAULT = Settings(0.85, 0.8, 0.5)  # chosen on the nine public collections (bench_conflicts prints it)
+# Chosen on the nine public collections (bench_conflicts prints it); the review list's weight too,
+# for the most true pairs within one pair per two decisions (0.2-0.3 found as many).
+DEFAULT = Settings(0.85, 0.8, 0.5)
 SETTINGS_TRIED = [
     Settings(least / 100, mutual / 100, weight, penalty)
     for least in range(60, 160, 5)
@@ -269,6 +274,8 @@ SETTINGS_TRIED = [
 PAIRED = (Status.ACTIVE, Status.DRAFT, Status.DEPRECATED, Status.SUPERSEDED, Status.ARCHIVED)
 LIVE = (Status.ACTIVE, Status.DRAFT)
 BUILDS_ON = (LinkType.DEPENDS_ON, LinkType.DERIVED_FROM)
+NEIGHBOURS = 1  # the queue weighs each decision against its likeliest match (see weigh_decisions)
+REVIEW_NEIGHBOURS = 3  # the review list, against its three most alike (`weigh_for_review`)
 
 
 @dataclass
@@ -286,15 +293,28 @@ class Weighed:
     def score(self, settings: Settings) -> float:
         return self.like.score + settings.bm25_weight * self.alike - settings.builds_on_penalty * self.builds_on
 
+    def review_score(self, settings: Settings) -> float:
+        """Where the pair stands in the review list: the same signals, words weighing less beside
+        what a person reads (citations, the subject, the texts), since the list reaches far past
+        the pairs whose words make them each other's likeliest."""
+        return self.like.score + settings.review_weight * self.alike
 
-def weigh_decisions(documents: Iterable[Document], compatible: frozenset = frozenset()) -> list[Weighed]:
+
+def weigh_decisions(
+    documents: Iterable[Document], compatible: frozenset = frozenset(), neighbours: int = NEIGHBOURS
+) -> list[Weighed]:
     """Every pair of decisions worth a curator's look, weighed but not yet chosen.
 
     Not only two active decisions: a deprecated or withdrawn decision, or a superseded one that
     names no successor, is weighed against the live decisions that may have replaced it, and a
     draft against the active decisions it would replace. How alike two records are is asked both ways
     (BM25 on each one's distinctive words, relative to its best match), so a pair stands out
-    where each is the other's likeliest even when neither cites the other."""
+    where each is the other's likeliest even when neither cites the other.
+
+    Each decision is weighed against its `neighbours` most alike by BM25: the likeliest alone for
+    the queue, which lists only pairs where one is the other's likeliest (or cites it); more for a
+    reader working further down the scored pairs (`weigh_for_review`), who finds there the successor
+    that is second or third most alike."""
     docs = {d.id: d for d in documents}
     decisions = paired_decisions(docs)
     if len(decisions) < 2:
@@ -307,7 +327,14 @@ def weigh_decisions(documents: Iterable[Document], compatible: frozenset = froze
     # older one's date forward): only a pair where one is the other's likeliest, or the newer
     # cites the older, can be listed.
     top: dict[str, tuple[float, str]] = {}
+    near: dict[str, list[str]] = {}
     for doc_id, terms in asked.items():
+        if neighbours > 1:
+            few = bm25.likeliest_few(terms, neighbours, other_than=doc_id)
+            if few:
+                top[doc_id] = few[0]
+                near[doc_id] = [other for _, other in few[1:]]
+            continue
         found = bm25.likeliest(terms, other_than=doc_id)
         if found is not None:
             top[doc_id] = found
@@ -316,7 +343,7 @@ def weigh_decisions(documents: Iterable[Document], compatible: frozenset = froze
     handles = {doc_id: profile.handles for doc_id, profile in profiles.items()}
     mentions = {doc_id: profile.mentions for doc_id, profile in profiles.items()}
     when = {doc_id: profile.when for doc_id, profile in profiles.items()}
-    for older, newer in pairs_to_weigh(handles, mentions, when, top):
+    for older, newer in pairs_to_weigh(handles, mentions, when, top, near):
         pair = weigh_pair(docs, supersedes, compatible, profiles, corpus, bm25, asked, top, older, newer)
         if pair is not None:
             weighed.append(pair)
@@ -339,9 +366,11 @@ def pairs_to_weigh(
     mentions: Mapping[str, Iterable[str]],
     when: dict[str, tuple],
     top: dict[str, tuple[float, str]],
+    near: Mapping[str, Iterable[str]] | None = None,
 ) -> set[tuple[str, str]]:
-    """Each decision with its likeliest match, and with each decision it cites, the older first
-    by `Profile.when` (each decision's `handles`, `mentions` and `when`, as its profile has them)."""
+    """Each decision with its likeliest match, with the next most alike where `near` names them
+    (the review list's neighbours), and with each decision it cites, the older first by
+    `Profile.when` (each decision's `handles`, `mentions` and `when`, as its profile has them)."""
     by_handle: dict[str, list[str]] = {}
     for doc_id, held in handles.items():
         for handle in held:
@@ -350,6 +379,8 @@ def pairs_to_weigh(
     for doc_id in handles:
         if doc_id in top:
             pairs.add(_older_first(when, doc_id, top[doc_id][1]))
+        if near:
+            pairs.update(_older_first(when, doc_id, other) for other in near.get(doc_id, ()))
         for mention in mentions[doc_id]:
             pairs.update(_older_first(when, doc_id, other) for other in by_handle.get(mention, ()) if other != doc_id)
     return pairs
@@ -467,6 +498,21 @@ def choose(weighed: list[Weighed], settings: Settings = DEFAULT) -> list[Weighed
         w for w in weighed if w.best and w.score(settings) >= (settings.mutual_least if w.mutual else settings.least)
     ]
     return sorted(kept, key=lambda w: (-w.score(settings), w.older, w.newer))
+
+
+def review_order(weighed: list[Weighed], settings: Settings = DEFAULT) -> list[Weighed]:
+    """Every weighed pair, likeliest first, with no threshold: the order in which a reader (an
+    agent, or a person past the queue) is offered the pairs the queue does not list."""
+    return sorted(weighed, key=lambda w: (-w.review_score(settings), w.older, w.newer))
+
+
+def weigh_for_review(
+    documents: Iterable[Document], compatible: frozenset = frozenset(), settings: Settings = DEFAULT
+) -> list[Weighed]:
+    """The review list's pairs, best first, before any depth: each decision weighed against its
+    REVIEW_NEIGHBOURS most alike (the queue weighs only the likeliest: half as much time again at 10,000
+    documents, for pairs it would never list), in `review_order`."""
+    return review_order(weigh_decisions(documents, compatible, neighbours=REVIEW_NEIGHBOURS), settings)
 
 
 def _candidates(

@@ -101,6 +101,13 @@ class Excerpt:
             "passage": self.passage,
         }
 
+    def decides(self) -> str:
+        """What the record decides, for a reader shown no opening (a one-line list): `decision`
+        when it stands alone, else what the opening holds of it, "" when the record says none."""
+        if self.decision and not self.decision.startswith("…"):
+            return self.decision
+        return decision(self.opening) or self.decision.removeprefix("…")
+
 
 def _date(doc: Document) -> dt.date | None:
     if doc.view is not None:
@@ -146,7 +153,7 @@ def excerpt(
     profile = profiles_of([doc])[doc.id]
     number = profile.when[1] if len(profile.when) > 1 and profile.when[1] else None
     when = _date(doc)
-    body = shorten_addresses(doc.body.replace("\r\n", "\n"))
+    body = _body(doc)
     whole = body.strip("\n")
     shown = _cut(whole, opening)
     return Excerpt(
@@ -164,6 +171,21 @@ def excerpt(
         len(shown) < len(whole),
         decision(whole, shown),
     )
+
+
+def _body(doc: Document) -> str:
+    """The body as an excerpt quotes it: Unix line ends, long web addresses shortened."""
+    return shorten_addresses(doc.body.replace("\r\n", "\n"))
+
+
+def _reopened(shown: Excerpt, doc: Document, most: int) -> Excerpt:
+    """`shown` with an opening of at most `most` characters, and what it decides worked out again
+    against that shorter opening (more of it now lies past the opening)."""
+    if most >= len(shown.opening):
+        return shown
+    whole = _body(doc).strip("\n")
+    opening = _cut(whole, most)
+    return replace(shown, opening=opening, cut=len(opening) < len(whole), decision=decision(whole, opening))
 
 
 def shorten_addresses(text: str) -> str:
@@ -275,16 +297,23 @@ def answer_size(value: Any) -> int:
     return len(json.dumps({"answer": value}, ensure_ascii=False, indent=2))
 
 
-def fit_openings(excerpts: list[Excerpt], room: int, size: Callable[[list[Excerpt]], int]) -> list[Excerpt]:
-    """The excerpts with their openings cut evenly (the longest first) until `size` of them is at
-    most `room`; each keeps at least a few hundred characters. Unchanged when they fit already."""
+def fit_openings(
+    excerpts: list[Excerpt], docs: list[Document], room: int, size: Callable[[list[Excerpt]], int]
+) -> list[Excerpt]:
+    """The excerpts (of `docs`, in the same order) with their openings cut evenly (the longest
+    first) until `size` of them is at most `room`; each keeps at least a few hundred characters,
+    and says again what it decides past its shorter opening. Unchanged when they fit already."""
     if size(excerpts) <= room:
         return excerpts
+
+    def cut_to(most: int) -> list[Excerpt]:
+        return [_reopened(e, doc, most) for e, doc in zip(excerpts, docs, strict=True)]
+
     low, high = 200, max((len(e.opening) for e in excerpts), default=200)
-    best = [replace(e, opening=_cut(e.opening, low)) for e in excerpts]
+    best = cut_to(low)
     while low < high:
         middle = (low + high + 1) // 2
-        trial = [replace(e, opening=_cut(e.opening, middle)) for e in excerpts]
+        trial = cut_to(middle)
         if size(trial) <= room:
             low, best = middle, trial
         else:

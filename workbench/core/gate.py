@@ -27,6 +27,9 @@ from .yamledit import render_frontmatter
 __all__ = [
     "Draft",
     "Candidate",
+    "Weights",
+    "WEIGHTS",
+    "WEIGHTS_TRIED",
     "candidates",
     "Shortlist",
     "fts_shortlist",
@@ -41,11 +44,25 @@ CANONICAL_TYPES = frozenset({DocType.ENTITY, DocType.CONTEXT, DocType.CONCEPT})
 MIN_SCORE = 0.12
 CANONICAL_PREFERENCE = 0.05
 LIKELY_PREDECESSOR = 0.2  # a decision at least this akin to a new one is offered before any merge
-BM25_WEIGHT = 1.0  # how much BM25 likeness (relative to the best match) adds to a decision's kinship
+LINKED = 0.15  # what the draft linking to a document adds
 SHORTLIST_FROM = 2000  # a vault with fewer documents to weigh has every one weighed
 SHORTLIST_WORDS = 12  # the draft's most distinctive words asked of the full-text index
 SHORTLIST_SIZE = 200  # documents the full-text index offers
 SHORTLIST_DECISIONS = 40  # decisions most alike by BM25, weighed beside them
+BUILDS_ON = (LinkType.DEPENDS_ON, LinkType.DERIVED_FROM)
+
+
+@dataclass(frozen=True)
+class Weights:
+    """How a new decision's candidates are weighed, chosen on public collections and measured on
+    others (`tests/benchmarks/bench_conflicts.py` leaves each collection out in turn)."""
+
+    bm25: float = 0.15  # BM25 likeness (relative to the best match) beside `kinship`
+    builds_on: float = 0.2  # taken off a decision the draft requires or extends (its citation is explained)
+
+
+WEIGHTS = Weights()
+WEIGHTS_TRIED = [Weights(bm25, builds_on) for bm25 in (0.1, 0.15, 0.25, 0.5, 1.0) for builds_on in (0.0, 0.2)]
 
 Shortlist = Callable[[list[str], int], Iterable[str]]
 """(words, most) -> the ids of at most `most` documents holding any of the words, best first."""
@@ -147,7 +164,11 @@ class Candidate:
 
 
 def candidates(
-    documents: Iterable[Document], draft: Draft, limit: int = 3, shortlist: Shortlist | None = None
+    documents: Iterable[Document],
+    draft: Draft,
+    limit: int = 3,
+    shortlist: Shortlist | None = None,
+    weights: Weights = WEIGHTS,
 ) -> list[Candidate]:
     """The canonical documents the draft may belong in, best first, each with its reasons.
 
@@ -168,6 +189,12 @@ def candidates(
         top = max(found.values(), default=0.0)
         alike = {doc_id: score / top for doc_id, score in found.items()} if top else {}
 
+    # What the draft says it requires or extends it builds on, and cites for that reason: that
+    # citation says little of a replacement (a proposal may extend the one it replaces, but mostly
+    # stands beside what it builds on), so it earns no preference as a linked document does, and
+    # loses some of what citing it gave (`Weights.builds_on`).
+    builds_on = {target for kind, target in draft.links if kind in BUILDS_ON}
+
     def weigh(doc: Document, explain: bool) -> Candidate | None:
         if doc.type in CANONICAL_TYPES or (doc.type == DocType.NOTE and draft.type == DocType.NOTE):
             if doc.status not in (Status.ACTIVE, Status.DRAFT):
@@ -185,15 +212,21 @@ def candidates(
             else likeness(mine, profiles[doc.id], corpus, explain=explain)
         )
         if action == "supersede" and alike.get(doc.id):
-            like.score += BM25_WEIGHT * alike[doc.id]
+            like.score += weights.bm25 * alike[doc.id]
             if not like.reasons:
                 like.reasons.append(f"its text is among the most alike ({round(alike[doc.id] * 100)}% of the best)")
-        if doc.id in mine.targets:
+        if action == "supersede" and doc.id in builds_on:
+            like.reasons.insert(0, "the draft builds on it (requires or extends it)")
+            like.score -= weights.builds_on
+        elif doc.id in mine.targets:
             like.reasons.insert(0, "the draft links to it")
-            like.score += 0.15
+            like.score += LINKED
         if doc.type in CANONICAL_TYPES:
             like.score += CANONICAL_PREFERENCE
-        if like.score >= MIN_SCORE and like.reasons:
+        # Offered when alike enough with its words counted in full: how much they weigh in the
+        # order is another question (`Weights.bm25`).
+        enough = like.score + (1 - weights.bm25) * alike.get(doc.id, 0.0) if action == "supersede" else like.score
+        if enough >= MIN_SCORE and like.reasons:
             return Candidate(doc.id, doc.title, doc.type, doc.status, like.score, like.reasons, action)
         return None
 

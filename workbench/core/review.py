@@ -2,9 +2,9 @@
 
 The person's queue (`conflicts.py`) lists a pair only above thresholds chosen for precision; a reader
 who judges each pair (an agent over MCP, a script, the person) can afford to look further. The
-review list is the queue's own weighing of pairs (`weigh_decisions`, scored with its settings)
-without the thresholds, down to a depth that grows with the vault: by default one pair per two
-decisions. Each pair comes with both records' excerpts (`excerpts.py`) and the evidence in the
+review list is the queue's own weighing of pairs (`weigh_decisions`, each decision against its
+three most alike, ordered as `conflicts.review_order` orders them) without the thresholds, down to
+a depth that grows with the vault: by default one pair per two decisions. Each pair comes with both records' excerpts (`excerpts.py`) and the evidence in the
 records' own words: the subject words they share, who cites whom, their dates or numbers, which
 one is taken as the newer and why. The reasons are evidence, never a verdict.
 
@@ -25,8 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from . import kept_conflicts
-from .conflicts import DEFAULT, LIVE, PAIRED, Weighed
+from .conflicts import DEFAULT, LIVE, PAIRED, REVIEW_NEIGHBOURS, Weighed, weigh_decisions
 from .excerpts import READ_CHARACTERS, READ_DOCUMENTS, Excerpt, answer_size, excerpt, fit_openings, linked_keys
 from .gate import Candidate, Draft
 from .index import VaultIndex
@@ -102,6 +101,11 @@ class ReviewPage:
     depth: int  # the depth asked (pairs of the whole ranking looked at)
     left_out: int  # pairs within the depth left out: settled or judged already
 
+    @property
+    def before(self) -> int:
+        """Pairs the list holds before this page (before its cursor): passed over, not judged."""
+        return self.listed - len(self.pairs) - self.remaining
+
     def to_json(self) -> dict[str, Any]:
         return {
             "pairs": [p.to_json() for p in self.pairs],
@@ -146,7 +150,7 @@ class Ranked:
 
     older: str
     newer: str
-    score: float  # the queue's score with its settings, rounded as the cursor keeps it
+    score: float  # its review score with the shipped settings (`Weighed.review_score`), rounded as the cursor keeps it
     alike: float  # how alike in words, both ways (`Weighed.alike`)
     reasons: tuple[str, ...]  # kinship's reasons, in the records' words
     shared: tuple[str, ...]  # the words (stems) the texts share most
@@ -156,7 +160,7 @@ class Ranked:
         return cls(
             weighed.older,
             weighed.newer,
-            round(weighed.score(DEFAULT), 6),
+            round(weighed.review_score(DEFAULT), 6),
             weighed.alike,
             tuple(weighed.like.reasons),
             tuple(weighed.like.shared_words),
@@ -168,7 +172,7 @@ _RANKED: list = [None, None]  # (the documents' identities and the settings' pai
 
 
 def _ranked(index: VaultIndex) -> tuple[list[Document], list[Ranked], int]:
-    """Every weighed pair, best first by the queue's score, worked out again only when the
+    """Every weighed pair, best first by its review score, worked out again only when the
     documents or the pairs the vault's settings call compatible changed: a long-lived server
     answers page after page from one ranking, and a new process reads it from the derived store,
     kept under the conflicts queue's key (every document's digest, how the vault is read, the
@@ -189,7 +193,7 @@ def _ranked(index: VaultIndex) -> tuple[list[Document], list[Ranked], int]:
     kept = store.kept(KEPT, kept_key) if store is not None else None
     found = _decode(kept if isinstance(kept, str) else None)
     if found is None:
-        weighed = kept_conflicts.weighed_pairs(index)  # a change weighs again only the pairs it touches
+        weighed = weigh_decisions(documents, compatible, neighbours=REVIEW_NEIGHBOURS)
         ranked = sorted((Ranked.of(w) for w in weighed), key=lambda r: _key(r.score, r.older, r.newer))
         decisions = sum(1 for d in documents if d.type == DocType.DECISION and d.status in PAIRED)
         if store is not None:
@@ -340,7 +344,10 @@ def review_page(
     if len(page) == 1 and answer_size([page[0].to_json()]) > fits:  # one pair alone too long: openings cut
         only = page[0]
         cut = fit_openings(
-            [only.older, only.newer], fits, lambda e: answer_size([replace(only, older=e[0], newer=e[1]).to_json()])
+            [only.older, only.newer],
+            [docs[only.older.id], docs[only.newer.id]],
+            fits,
+            lambda e: answer_size([replace(only, older=e[0], newer=e[1]).to_json()]),
         )
         page = [replace(only, older=cut[0], newer=cut[1])]
     remaining = len(ahead) - len(page)
@@ -368,13 +375,11 @@ def excerpted_candidates(
     mine = draft.profile()
     stems = set(mine.terms)
     cited = set(mine.mentions)
-    excerpts = []
-    for candidate in found:
-        doc = index.get(candidate.id)
-        excerpts.append(excerpt(doc, stems, cited))
+    docs = [index.get(candidate.id) for candidate in found]
+    excerpts = [excerpt(doc, stems, cited) for doc in docs]
 
     def sized(items: list[Excerpt]) -> int:
         return size([replace(c, excerpt=e).to_json() for c, e in zip(found, items)])
 
-    fitted = fit_openings(excerpts, room - ENVELOPE, sized)
+    fitted = fit_openings(excerpts, docs, room - ENVELOPE, sized)
     return [replace(c, excerpt=e) for c, e in zip(found, fitted)]

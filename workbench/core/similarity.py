@@ -559,6 +559,21 @@ class Bm25:
             return best, self.ids[totals.index(best)]
         return best, max(doc_id for doc_id, total in zip(self.ids, totals) if total == best)
 
+    def likeliest_few(self, asked: list[str], most: int, other_than: str = "") -> list[tuple[float, str]]:
+        """The `most` profiles with the highest scores for `asked`, best first, as `likeliest`
+        orders equals (the greater id first), leaving out `other_than`: the first is `likeliest`'s."""
+        totals = [0.0] * self.size
+        rows = self._rows
+        for term in asked:
+            for n, share in rows.get(term, ()):
+                totals[n] += share
+        mine = self._row.get(other_than)
+        if mine is not None:
+            totals[mine] = 0.0
+        ids = self.ids
+        found = heapq.nlargest(most, ((total, ids[n]) for n, total in enumerate(totals) if total))
+        return [(total, doc_id) for total, doc_id in found]
+
 
 _NONE: dict[str, float] = {}
 

@@ -296,6 +296,23 @@ class ChangeWriter:
         with self.journal.folders() as folders:
             folders.write(relative_path(path), data)
 
+    def append(self, path: str, lines: bytes) -> None:
+        """Add `lines` at the end of a vault file (created when there is none), never through a
+        symlink, in one write to a descriptor opened for appending: a line another program appends
+        at the same time (with plain file I/O, outside the vault's lock) lands beside it, never
+        over it, as a rewrite and rename would lose it. A file that does not end its last line has
+        one ended first; a crash can leave only the new last line torn, never an older one."""
+        with self.journal.folders() as folders:
+            fd = folders.open_file(relative_path(path), os.O_RDWR | os.O_APPEND | os.O_CREAT, create_folders=True)
+            assert fd is not None
+            try:
+                size = os.fstat(fd).st_size
+                ended = size == 0 or os.pread(fd, 1, size - 1) == b"\n"
+                write_all(fd, lines if ended else b"\n" + lines)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
     def remove(self, path: str) -> bool:
         with self.journal.folders() as folders:
             return folders.remove(relative_path(path))

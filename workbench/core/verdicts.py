@@ -168,8 +168,7 @@ def read_verdicts(index: VaultIndex) -> tuple[list[Verdict], list[LineProblem]]:
             continue
         try:
             data = json.loads(text)
-            if not isinstance(data, dict):
-                raise ValueError("not an object")
+            _check_line(data)
             found.append(
                 Verdict(
                     str(data["id"]),
@@ -186,6 +185,21 @@ def read_verdicts(index: VaultIndex) -> tuple[list[Verdict], list[LineProblem]]:
         except (ValueError, KeyError, TypeError) as exc:
             problems.append(LineProblem(number, f"not a verdict ({exc})"))
     return found, problems
+
+
+def _check_line(data: Any) -> None:
+    """ValueError, saying what is wrong, for a line of the file that is no verdict as `record` writes
+    one: a hand edit that changed the verdict's word, or made both sides the same record, would
+    otherwise be read as an open verdict the curator could not accept, or as one already settled."""
+    if not isinstance(data, dict):
+        raise ValueError("not an object")
+    for key in ("id", "older", "newer", "verdict"):
+        if not isinstance(data.get(key), str) or not data[key].strip():
+            raise ValueError(f"{key} is missing or not text")
+    if data["verdict"] not in VERDICTS:
+        raise ValueError(f"verdict {data['verdict']!r} is not one of {', '.join(VERDICTS)}")
+    if data["older"] == data["newer"]:
+        raise ValueError(f"older and newer are the same record, {data['older']}")
 
 
 def _superseding(documents: Iterable[Document]) -> dict[str, list[str]]:
@@ -299,6 +313,10 @@ def _checked(index: VaultIndex, older: str, newer: str, verdict: str, reason: st
     if older == newer:
         raise RefusedError(f"older and newer are the same record, {older}; a verdict is about two")
     docs = [index.get(doc_id) for doc_id in (older, newer)]  # refused for an id no document has
+    if len(reason) > MAX_REASON:
+        raise RefusedError(f"reason is {len(reason):,} characters; at most {MAX_REASON:,}")
+    if verdict != "unsure" and not reason.strip():
+        raise RefusedError("reason is empty: say, in the records' words, what decided it")
     agent = _one_line(agent, MAX_AGENT) or "unknown-agent"
     return {
         "older": older,
@@ -313,8 +331,8 @@ def _checked(index: VaultIndex, older: str, newer: str, verdict: str, reason: st
 
 
 def record_lines(index: VaultIndex, lines: list[dict[str, Any]]) -> list[Verdict]:
-    """Add verdicts (as `_checked` makes them) to the file, under the vault's lock, in one atomic
-    write of the file. The same verdict again (agent, pair, verdict and both digests alike, still
+    """Add verdicts (as `_checked` makes them) to the end of the file, under the vault's lock, in one
+    appending write (a line an agent appends with plain file I/O meanwhile is kept). The same verdict again (agent, pair, verdict and both digests alike, still
     open) is not added twice: the one held is returned."""
     with index.lock:
         given, _ = read_verdicts(index)
@@ -333,11 +351,8 @@ def record_lines(index: VaultIndex, lines: list[dict[str, Any]]) -> list[Verdict
             added.append(json.dumps(line, ensure_ascii=False))
             out.append(verdict)
         if added:
-            before = index.read_file(VERDICT_FILE) or b""
-            if before and not before.endswith(b"\n"):
-                before += b"\n"
             try:
-                index.write_file(VERDICT_FILE, before + ("\n".join(added) + "\n").encode("utf-8"))
+                index.writer.append(VERDICT_FILE, ("\n".join(added) + "\n").encode("utf-8"))
             except OSError as exc:
                 raise RefusedError(
                     f"{VERDICT_FILE} cannot be written ({exc.strerror or exc}); the verdict was not recorded"

@@ -589,6 +589,9 @@ class Adr(Flavour):
             meta[status_key] = self._key_word(meta[status_key], "superseded")
             meta[key] = new_id if not current else current + [new_id]
             return meta, parsed.body
+        headed = self._in_header(parsed, "superseded", _SUCCESSOR_KEYS, "Superseded-By", new_id)
+        if headed is not None:
+            return headed
 
         def say(line: str, at: int, end: int) -> str:
             listed = re.search(r"(?i)\b(?:superseded|replaced)\s+by\b[^)\n]*?\bADR[-_ ]?\d+(?:\]\([^)]*\))?", line)
@@ -614,6 +617,9 @@ class Adr(Flavour):
             if accept:
                 meta[status_key] = self._key_word(meta[status_key], "active")
             return meta, parsed.body
+        headed = self._in_header(parsed, "active" if accept else None, _PREDECESSOR_KEYS, "Supersedes", old_id)
+        if headed is not None:
+            return headed
 
         def add(line: str, at: int, end: int) -> str:
             if accept:
@@ -624,6 +630,32 @@ class Adr(Flavour):
             return line.rstrip() + f" (supersedes {cited(old_id)})"
 
         return self._restate(parsed, add)
+
+    def _in_header(self, parsed, status: str | None, keys: tuple[str, ...], key: str, named: str):
+        """({}, text) with the header block a proposal opens with saying it in its own lines: its
+        `Status:` word made `status` (None: left as it is), and `named` added to the first of `keys`
+        it has (`Superseded-By: BIP-033`), else to a new `key` line under the status, indented as
+        the header is. None where the record has frontmatter or no header block with a status."""
+        if parsed.has_frontmatter or "status" not in folded(header_block(parsed.text)):
+            return None
+        lines = parsed.text.split("\n")
+        at = next(i for i, line in enumerate(lines) if re.match(r"^\s*status\s*:", line, re.I))
+        indent, value = re.match(r"^(\s*)status\s*:\s*(.*?)\s*$", lines[at], re.I).groups()  # type: ignore[union-attr]
+        if status is not None:
+            lines[at] = lines[at][: len(lines[at]) - len(lines[at].lstrip())] + re.sub(
+                r"(?i)^(status\s*:\s*).*$", lambda m: m.group(1) + self._key_word(value, status), lines[at].lstrip()
+            )
+        spelled = "|".join(re.escape(k).replace("\\-", "[-_ ]?").replace("_", "[-_ ]?") for k in keys)
+        for index, line in enumerate(lines[: at + 40]):
+            found = re.match(rf"^(\s*(?:{spelled})\s*:)\s*(.*?)\s*$", line, re.I)
+            if found:
+                listed, said = found.group(2), cited(named)
+                if listed and _NUMBERS.fullmatch(listed) and re.fullmatch(r"[A-Z]{2,5}-\d+", named):
+                    said = str(int(named.rsplit("-", 1)[1]))  # `Replaces: 1, 2`, as the list is written
+                lines[index] = f"{found.group(1)} {listed + ', ' if listed else ''}{said}"
+                return {}, "\n".join(lines)
+        lines.insert(at + 1, f"{indent}{key}: {cited(named)}")
+        return {}, "\n".join(lines)
 
     @staticmethod
     def _restate(parsed, rewrite):
