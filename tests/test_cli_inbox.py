@@ -71,7 +71,8 @@ def test_settling_from_the_command_line(sample_copy, agents_wrote):
     assert inbox(sample_copy, "accept", proposal).returncode == 0
     assert inbox(sample_copy, "revert", "mem-entity-stripe").returncode == 0
     keep = inbox(sample_copy, "keep", "mem-note-sentry-healthcheck-noise")
-    assert keep.returncode == 0 and "inbox: keep claude-code's request to forget" in keep.stdout
+    said = "inbox: keep mem-note-sentry-healthcheck-noise, declining claude-code's request to forget it"
+    assert keep.returncode == 0 and said in keep.stdout  # once read as keeping the request
     vault = Vault.open(sample_copy)
     assert (
         vault.get(created).status == "active" and vault.get("mem-decision-money-integer-cents").status == "superseded"

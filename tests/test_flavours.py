@@ -675,6 +675,20 @@ def test_an_adr_dated_in_its_body_carries_that_date(adrs):
     assert vault.get("ADR-001").updated.isoformat() == "2025-12-18"  # **Date**: 2025-12-18
 
 
+def test_a_record_with_no_date_of_its_own_is_shown_with_none_not_its_file_time(adrs):
+    """The queue and the viewer's "read as" row showed the file time, the copy's or the clone's."""
+    from workbench.tui.widgets.viewer import _reading
+
+    vault = Vault.open(adrs)
+    dated, undated = vault.get("ADR-001"), vault.get("ADR-002")
+    assert dated.stated_updated.isoformat() == "2025-12-18" and not dated.view.updated_is_file_time
+    assert undated.updated is not None, "still ordered by its file time where an order needs a date"
+    assert undated.view.updated_is_file_time and undated.stated_updated is None
+    assert "no date read from the file" in _reading(undated)["read as"] and "2025-12-18" in _reading(dated)["read as"]
+    again = Vault.open(adrs).get("ADR-002")  # read back from the derived store
+    assert again.view.updated_is_file_time and again.stated_updated is None
+
+
 # -- ADR naming schemes ----------------------------------------------------------------------------
 
 RECORD = "## Status\n\n{status}\n\n## Context\n\nWhy.\n\n## Decision\n\nWhat.\n"

@@ -112,6 +112,16 @@ def test_what_an_agent_searched_counts_for_a_window_then_lapses(sample_copy):
         raise AssertionError("a search older than the window still counted")
 
 
+def test_a_search_in_the_singular_counts_for_a_title_in_the_plural(sample_copy):
+    """The search stems `pdfs` to `pdf`; the rule did not, and refused a title the search had found."""
+    vault = Vault.open(sample_copy)
+    session = GateSession(vault.index.state_dir, lambda: "claude-code")
+    session.searched("invoice pdf", [])
+    session.require_duplicate_search("note", "Invoices as PDFs")
+    session.searched("retries policy", [])
+    session.require_duplicate_search("note", "Retry policies")  # `retries` and `retry` fold alike
+
+
 def test_torn_or_foreign_evidence_is_read_as_none(sample_copy):
     vault = Vault.open(sample_copy)
     session = GateSession(vault.index.state_dir, lambda: "claude-code")

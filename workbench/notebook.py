@@ -43,6 +43,7 @@ __all__ = [
     "document_markdown",
     "hits_html",
     "problems_html",
+    "changes_html",
     "conflicts_html",
     "neighbourhood_markdown",
     "vault_html",
@@ -428,6 +429,25 @@ def conflicts_html(conflicts: Iterable[Any]) -> _Html:
     )
     table = _table(["kind", "documents", "why", "resolutions"], rows) if conflicts else _Html("")
     return _tag("div", _join([caption, table]), class_="workbench-conflicts")
+
+
+def changes_html(changes: Iterable[Any]) -> _Html:
+    """The documents changed lately, newest first: when, which, what was done and by whom."""
+    changes = list(changes)
+    caption = _tag("p", _tag("strong", _count(len(changes), "document") + " changed lately"))
+    rows = (
+        [
+            escape(c.when.isoformat(sep=" ", timespec="minutes")),
+            _code(c.doc.id),
+            escape(c.doc.title),
+            status_badge(c.doc.status),
+            escape(c.what),
+            escape(c.by or ""),
+        ]
+        for c in changes
+    )
+    table = _table(["when", "document", "title", "status", "what", "by"], rows) if changes else _Html("")
+    return _tag("div", _join([caption, table]), class_="workbench-changes")
 
 
 # -- neighbourhoods -----------------------------------------------------------------------------

@@ -128,12 +128,11 @@ def test_later_pieces_go_on_numbering_links():
     assert render("[[A]]\n", {}, first_link=7).blocks[0].content.spans[-1].style.meta["body-link"] == 7
 
 
-def test_code_is_highlighted_by_its_language_and_cut_not_wrapped():
+def test_code_is_highlighted_by_its_language_and_broken_between_tokens():
     block = render("```python\ndef function_with_a_long_name(argument): return argument\n```\n", {}).blocks[0]
     assert block.code and block.content.spans, "pygments styled it"
     laid = [line.plain for line in lay_out(block, 30, gap=False)]
-    assert all(len(line) <= 30 for line in laid) and len(laid) == 2
-    assert "".join(line[2:] for line in laid) == "def function_with_a_long_name(argument): return argument"
+    assert laid == ["│ def function_with_a_long_", "│ name(argument): return", "│ argument"]
 
 
 def test_a_wide_table_shares_the_width_and_wraps_its_cells():
@@ -347,3 +346,23 @@ def test_only_what_github_autolinks_is_a_link_not_a_bare_domain():
     rendered = render("Built on GOV.UK (see README.md), www.example.com, https://x.org/a and ops@example.com.\n", {})
     assert rendered.hrefs == ["http://www.example.com", "https://x.org/a", "mailto:ops@example.com"]
     assert "GOV.UK" in rendered.blocks[0].content.plain
+
+
+def test_a_long_line_of_code_breaks_between_tokens_and_keeps_its_indent():
+    """A code line was cut at the width, mid-token (`re` | `ceived_at`)."""
+    block = render("```sql\n    INSERT INTO stripe_events (id, type, received_at)\n```\n", {}).blocks[0]
+    lines = [line.plain for line in lay_out(block, 42, gap=False)]
+    assert lines == ["│     INSERT INTO stripe_events (id,", "│ type, received_at)"], lines
+
+
+def test_an_id_or_a_url_in_the_properties_breaks_at_a_joint_never_mid_token():
+    from workbench.tui.widgets.properties import Properties
+
+    properties = Properties()
+    properties.meta = {
+        "links": [{"type": "related_to", "target": "mem-context-stripe-webhook-flow"}],
+        "source_url": "https://docs.stripe.com/webhooks#handle-duplicate-events",
+    }
+    lines = [line.plain[16:].rstrip() for line in properties.lines(16 + 26)]
+    assert lines[:2] == ["related_to → mem-context-", "stripe-webhook-flow"], lines
+    assert lines[2:] == ["https://docs.stripe.com/", "webhooks#handle-duplicate-", "events"], lines

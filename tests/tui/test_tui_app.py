@@ -181,8 +181,11 @@ async def test_the_lifecycle_editor_starts_on_the_current_status(sample_copy: Pa
         assert statuses.highlighted_option.id == "status:active"
         await pilot.press("enter")
         await settle(pilot)
-        assert isinstance(app.screen, MainScreen)
-        assert any("stays active" in str(n.message) for n in app._notifications)
+        # Said where the person looks, the dialog left open for another choice (it closed with no word).
+        assert isinstance(app.screen, LifecycleDialog)
+        assert "Status is active already: nothing to change" in screen_text(app)
+        await pilot.press("escape")
+        await settle(pilot)
         await pilot.press("l", "down")
         await settle(pilot)
         assert app.screen.query_one("#statuses", OptionList).highlighted_option.id == "status:deprecated"
@@ -460,6 +463,22 @@ async def test_an_empty_folder_is_named_a_new_vault_not_only_0_documents(tmp_pat
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         await wait_for(pilot, lambda: any("an empty folder" in n.message for n in app._notifications))
+
+
+async def test_the_theme_list_is_the_workbenchs_themes_as_the_keys_page_names_them(sample_copy: Path):
+    """It listed every theme Textual ships (nord, gruvbox, …) where docs/keys.md names three."""
+    from textual.command import CommandPalette
+
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.search_themes()
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.pause(0.5)
+        listed = {str(option.prompt).split("\n")[0] for option in app.screen.query_one("CommandList").options}
+    assert listed == {"workbench-dark", "workbench-light", "workbench-high-contrast"}, listed
+    page = (Path(__file__).resolve().parents[2] / "docs" / "keys.md").read_text()
+    assert all(f"`{name}" in page for name in listed)
 
 
 async def test_the_chosen_theme_is_remembered_between_runs(sample_copy: Path):

@@ -60,7 +60,7 @@ def constructs_vault(builder) -> Path:
         builder.raw("Every construct.md", EVERY_CONSTRUCT),
         builder.raw("Other.md", "# Other\n\nThe other note.\n"),
     ):
-        os.utime(path, (1_780_000_000, 1_780_000_000))  # the "updated" shown is the file's: the same every day
+        os.utime(path, (1_780_000_000, 1_780_000_000))  # a file time, the same every day (not shown as its date)
     return builder.root
 
 

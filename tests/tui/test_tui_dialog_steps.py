@@ -13,7 +13,7 @@ from textual.widgets import Input, OptionList, SelectionList, TextArea
 from tui_helpers import open_by_search, screen_text, settle, type_text
 
 from workbench.tui.app import WorkbenchApp
-from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog, file_starts, files_line
+from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog, diff_parts, file_starts, files_line
 from workbench.core.model import Document
 from workbench.tui.dialogs.conflicts import ConflictsDialog, short_id, titled
 from workbench.tui.dialogs.consolidate import ConsolidateDialog
@@ -356,6 +356,21 @@ async def test_a_change_to_several_files_names_them_and_moves_file_to_file(sampl
         assert isinstance(app.screen, ConsolidateDialog), "cancel goes back a step"
 
 
+def test_a_backup_is_named_with_the_file_it_backs_up_not_as_the_part_that_shows_the_files_diff():
+    """A repair's preview titled its first part as the backup file while showing the document's diff."""
+    diff = (
+        "# backup of the file as it was: .recovery/notes/x.md.20261206T005248\n"
+        "--- a/notes/x.md\n+++ b/notes/x.md\n@@ -1 +1 @@\n-a\n+b\n"
+        "--- a/notes/y.md\n+++ b/notes/y.md\n@@ -1 +1 @@\n-a\n+b\n"
+    )
+    assert diff_parts(diff) == [
+        (0, "notes/x.md · its backup: .recovery/notes/x.md.20261206T005248"),
+        (6, "notes/y.md"),
+    ]
+    dialog = ConfirmPlanDialog("repair", diff, files=[".recovery/notes/x.md.20261206T005248", "notes/x.md"])
+    assert dialog._file_title().startswith("file 1 of 2: notes/x.md")
+
+
 def test_files_line_and_file_starts():
     assert files_line(["a.md"]) == ""
     assert files_line(["a.md", "b.md"]) == "2 files: a.md, b.md"
@@ -494,6 +509,22 @@ async def test_consolidation_ticks_differ_in_shape(sample_copy: Path):
         assert text.count("[x]") == 3 and text.count("[ ]") == 1
 
 
+async def test_space_toggles_the_first_note_as_soon_as_the_notes_have_the_focus(sample_copy: Path):
+    """Before, `space` did nothing until an arrow key had highlighted a note."""
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "o")
+        await settle(pilot)
+        await pilot.press("enter")  # the group chosen: on to its notes
+        await pilot.pause()
+        notes = app.screen.query_one("#notes", SelectionList)
+        assert notes.has_focus and len(notes.selected) == 4
+        await pilot.press("space")
+        await pilot.pause()
+        assert len(notes.selected) == 3 and notes.highlighted == 0
+
+
 async def test_every_gate_candidate_is_visible_at_80x24(sample_copy: Path):
     from textual.widgets import Select
 
@@ -526,6 +557,26 @@ async def test_the_focused_field_of_the_gate_stands_out(sample_copy: Path, theme
         assert app.focused is title
         focused, blurred = title.styles.background, tags.styles.background
         assert focused != blurred and abs(focused.brightness - blurred.brightness) > 0.05
+
+
+async def test_a_tasks_lifecycle_at_80x24_shows_the_hits_found_under_its_title_in_a_framed_box(sample_copy: Path):
+    """A task has one more list: the hits were found below the window's edge, and the search box
+    had no frame, its placeholder read as one more line of help."""
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "type:task flaky")
+        await pilot.press("l")
+        await settle(pilot)
+        dialog = app.screen
+        box = dialog.query_one("#successor Input", Input)
+        assert box.styles.border_top[0] == "round" and box.outer_size.height == 3
+        box.focus()
+        await type_text(pilot, "money")
+        await settle(pilot)
+        await pilot.pause(0.2)
+        text = screen_text(app)
+        assert "Lifecycle · Get the flaky test rate" in text and "Store money as integer cents" in text
 
 
 async def test_the_lifecycle_dialog_keeps_its_top_in_sight_while_searching_at_80x24(sample_copy: Path):

@@ -133,6 +133,18 @@ async def test_the_header_keeps_its_counts_whole_on_a_narrow_terminal(sample_cop
         assert screen_text(app).splitlines()[0].rstrip().endswith("conflicts: press c")
 
 
+async def test_the_header_keeps_its_first_word_while_the_conflicts_are_worked_out(sample_copy: Path):
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        header = app.screen.query_one("VaultHeader")
+        done = screen_text(app).splitlines()[0]
+        header.conflicts = None  # looking for them again (after a change on disk, say)
+        await pilot.pause()
+        looking = screen_text(app).splitlines()[0]
+        assert done.lstrip().startswith("workbench │") and looking.lstrip().startswith("workbench │"), looking
+
+
 # -- 4. the links pane: titles alike, keys from anywhere ------------------------------------------------
 
 

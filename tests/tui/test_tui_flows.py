@@ -17,6 +17,7 @@ from workbench.tui.dialogs.conflicts import ConflictsDialog
 from workbench.tui.dialogs.external_change import ExternalChangeDialog
 from workbench.tui.dialogs.problems import ProblemsDialog
 from workbench.tui.screens.main import MainScreen
+from workbench.tui.screens.messages import VaultRead
 from workbench.tui.widgets.document_picker import DocumentPicker
 from workbench.tui.widgets.viewer import DocumentViewer
 
@@ -150,8 +151,9 @@ async def test_edit_runs_the_editor_then_rereads_and_checks(sample_copy: Path, t
         await pilot.press("y")
         await settle(pilot)
         assert b"api_key = sk3cretValue99xyz" in (sample_copy / FASTAPI_FILE).read_bytes()
+        # Checked once written, in a worker: waited for, as a person waits for the notice.
+        await wait_for(pilot, lambda: any("problem(s) after editing" in n and "credential" in n for n in notes(app)))
         assert "api_key" in app.screen.query_one(DocumentViewer).view.source
-        assert any("problem(s) after editing" in n and "credential" in n for n in notes(app))
 
 
 async def test_an_edit_in_the_editor_is_a_step_that_undo_takes_back(sample_copy: Path, tmp_path: Path, monkeypatch):
@@ -206,6 +208,22 @@ async def test_an_agents_write_while_the_editor_is_open_is_kept_beside_the_edit(
         await settle(pilot)
     text = real.read_text()
     assert "Use FastAPI, by hand," in text and "An agent's line." in text
+
+
+async def test_the_problems_list_follows_the_vault_while_open(sample_copy: Path):
+    """It was a snapshot taken when `p` was pressed, while the inbox follows the vault."""
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(110, 34)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "p")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ProblemsDialog) and not [p for p in dialog.problems if p.path == NOTE_FILE]
+        path = sample_copy / NOTE_FILE
+        path.write_text(path.read_text().replace("created_at: 2026-08-14\n", ""))  # an agent's plain write
+        await wait_for(pilot, lambda: any(p.path == NOTE_FILE for p in dialog.problems))
+        assert app.screen is dialog and NOTE_FILE in screen_text(app)
+        assert "1 error(s)" in str(dialog.query_one("#dialog").border_title)
 
 
 async def test_problems_open_and_repair_with_preview(sample_copy: Path):
@@ -694,6 +712,27 @@ async def test_consolidation_of_a_note_changed_meanwhile_writes_nothing(sample_c
 
 
 @pytest.mark.slow
+async def test_a_change_that_leaves_new_problems_says_so_with_the_write(sample_copy: Path):
+    """Superseding a document its neighbours link to makes their links stale: the header's count
+    rose without a word."""
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        record_notifications(app)
+        await open_by_search(pilot, "postgres database")
+        await pilot.press("l")
+        await settle(pilot)
+        app.screen.query_one("#successor Input").focus()
+        await type_text(pilot, "postgresql db")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        said = [n for n in notes(app) if "new problem(s) since this change" in n]
+        assert said and "superseded" in said[0], notes(app)
+
+
 async def test_lifecycle_supersede_by_searching_the_successor(sample_copy: Path):
     from workbench.tui.dialogs.lifecycle import LifecycleDialog
 
@@ -720,6 +759,26 @@ async def test_lifecycle_supersede_by_searching_the_successor(sample_copy: Path)
     assert "target: mem-entity-postgres\n" in (sample_copy / "entities/mem-entity-postgresql-db.md").read_text()
 
 
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
+async def test_the_links_panes_headings_are_whole_at_80_and_100_columns(sample_copy: Path, size):
+    """ "Context pack: what an agent re…" and "Supersession chain (oldest fi…" were cut."""
+    from workbench.tui.widgets.link_pane import LinkPane
+
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "status:superseded celery")
+        await pilot.press("g")
+        await settle(pilot)
+        links = app.screen.query_one(LinkPane)
+        room = links.scrollable_content_region.width
+        for state in ("links", "pack"):
+            headings = [str(o.prompt) for o in links.options if o is not None and o.disabled and not o.id]
+            assert headings and all(len(heading) <= room for heading in headings), (state, room, headings)
+            await pilot.press("x")
+            await settle(pilot)
+
+
 @pytest.mark.slow
 async def test_graph_navigator_depth_filter_chain_pack_and_breadcrumbs(sample_copy: Path):
     from workbench.tui.widgets.link_pane import LinkPane
@@ -730,7 +789,7 @@ async def test_graph_navigator_depth_filter_chain_pack_and_breadcrumbs(sample_co
         await open_by_search(pilot, "status:superseded celery")
         links = app.screen.query_one(LinkPane)
         prompts = lambda: [str(o.prompt) for o in links.options if o is not None]
-        assert "Supersession chain (oldest first)" in prompts()
+        assert "Supersession chain" in prompts()
         chain = [n.doc_id for n in links.neighbours.chain]
         assert chain == [
             "mem-decision-jobs-cron-table",
@@ -750,7 +809,7 @@ async def test_graph_navigator_depth_filter_chain_pack_and_breadcrumbs(sample_co
         assert set(links.neighbours.outgoing) <= {"depends_on"} and set(links.neighbours.incoming) <= {"depends_on"}
         await pilot.press("x")
         await pilot.pause()
-        assert links.border_title == "Context pack" and "Context pack: what an agent reads" in prompts()
+        assert links.border_title == "Context pack" and "What an agent reads" in prompts()
         assert links.neighbours.pack[0].doc_id == "mem-decision-jobs-celery-redis"
         await pilot.press("x")
         links.highlighted = next(i for i, o in enumerate(links.options) if o.id and o.id.endswith("mem-entity-redis"))
@@ -943,7 +1002,7 @@ async def test_the_links_follow_a_summary_shown_while_the_document_was_read(samp
         main.summary = before  # a read that starts while the older summary is on show...
         main.read_document(FASTAPI, remember=False)
         await until(lambda: bool(held_views))
-        main.post_message(main.VaultRead(after))  # ...and the newer one is shown before it lands
+        main.post_message(VaultRead(after))  # ...and the newer one is shown before it lands
         await until(lambda: main.summary is after)
         release.set()
         await until(lambda: bool(landed))

@@ -11,6 +11,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import Implementation
 from textual.notifications import Notify
+from textual.widgets import OptionList
 from tui_helpers import screen_text, settle, type_text, wait_for
 
 from workbench import Vault
@@ -21,6 +22,7 @@ from workbench.tui.dialogs.confirm_forget import ConfirmForgetDialog
 from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog
 from workbench.tui.dialogs.inbox import InboxDialog
 from workbench.tui.screens.main import MainScreen
+from workbench.tui.widgets.document_picker import DocumentPicker
 
 ROOT = Path(__file__).resolve().parents[2]
 CLAUDE = Agent("claude-code", "agent-claude")
@@ -112,6 +114,48 @@ async def test_merge_into_a_document_picked_by_search(sample_copy):
         await wait_for(pilot, lambda: isinstance(app.screen, InboxDialog) and len(app.screen.requests) == 2)
     vault = Vault.open(sample_copy)
     assert vault.get(ids["create"]).superseded_by == ["mem-context-stripe-webhook-flow"]
+
+
+async def test_merge_into_offers_only_documents_a_merge_can_go_into(sample_copy):
+    """The picker offered decisions, then the core refused them in command-line words."""
+    fill(sample_copy)
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(100, 30)) as pilot:
+        dialog = await open_inbox(pilot)
+        await highlight(pilot, dialog, "create")
+        await pilot.press("m")
+        await settle(pilot)
+        await type_text(pilot, "jobs queue decided")
+        await settle(pilot)
+        await pilot.pause(0.2)
+        picker = dialog.query_one("#picker", DocumentPicker)
+        offered = [o.id for o in picker.query_one(OptionList).options if o.id]
+        assert offered and not [i for i in offered if i.startswith("mem-decision-")], offered
+        vault = Vault.open(sample_copy)
+        assert all(vault.get(i).status in ("active", "draft") for i in offered)
+
+
+async def test_the_merge_hint_is_whole_at_80x24(sample_copy):
+    fill(sample_copy)
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await open_inbox(pilot)
+        await highlight(pilot, dialog, "create")
+        await pilot.press("m")
+        await settle(pilot)
+        text = " ".join(line.strip(" █") for line in screen_text(app).splitlines())
+        assert "type to search, enter picks, escape goes back" in text
+
+
+def test_a_decisions_draft_is_never_offered_merge():
+    from workbench.core.inbox import Request
+
+    decision = Request(
+        "mem-decision-x", "decisions/mem-decision-x.md", "create", "a", "2026-01-01", "X", "decision", "draft"
+    )
+    note = Request("mem-note-x", "notes/mem-note-x.md", "create", "a", "2026-01-01", "X", "note", "draft")
+    assert "merge" not in decision.actions and "merge" in note.actions
+    assert not note.fits("supersede", "decision", "active") and decision.fits("supersede", "decision", "active")
 
 
 async def test_escape_leaves_the_picker_then_the_inbox(sample_copy):

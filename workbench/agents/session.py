@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.model import RefusedError
-from ..core.similarity import STOPWORDS
+from ..core.similarity import STOPWORDS, plural_stem
 from ..core.vaultfs import first_link
 
 try:
@@ -56,11 +56,12 @@ FOLDER = "agents"
 
 
 def title_words(text: str) -> set[str]:
-    """The words that say what a title is about, in any script: case and accents folded (as the
-    search folds them), no stop words (all words, if only those). Empty when it holds no letter or digit."""
+    """The words that say what a title is about, in any script: case and accents folded and plurals
+    folded (`invoices` is `invoice`, as the search's stemming finds one for the other), no stop words
+    (all words, if only those). Empty when it holds no letter or digit."""
     folded = "".join(c for c in unicodedata.normalize("NFKD", text.casefold()) if not unicodedata.combining(c))
     words = set(_WORD.findall(folded))
-    return {w for w in words if w not in STOPWORDS} or words
+    return {plural_stem(w) for w in words if w not in STOPWORDS} or {plural_stem(w) for w in words}
 
 
 def _replace(path: Path, data: bytes) -> None:

@@ -39,7 +39,7 @@ __all__ = [
     "fts_fields",
 ]
 
-SCHEMA_VERSION = "8"
+SCHEMA_VERSION = "9"
 
 
 def folder_identity(folder: Path) -> str:

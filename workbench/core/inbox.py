@@ -22,7 +22,7 @@ from . import references, resolving, transitions
 from .agentwrites import REVIEW_KEY, Agent, AlreadyExists, edit_after, review_entries
 from .changes import Plan, unified_diff
 from .index import VaultIndex
-from .model import Document, RefusedError, Status
+from .model import DocType, Document, RefusedError, Status
 from .parse import parse_bytes
 from .storage import FileChange, read_bytes, write_atomic
 
@@ -78,7 +78,20 @@ class Request:
 
     @property
     def actions(self) -> tuple[str, ...]:
-        return ACTIONS[self.kind]
+        """What settles it; a decision is never merged (one supersedes the other), so a decision's
+        draft or proposal is not offered `merge`."""
+        return tuple(a for a in ACTIONS[self.kind] if not (a == "merge" and self.type == DocType.DECISION))
+
+    def fits(self, action: str, doc_type: str, status: str) -> bool:
+        """Whether a document of `doc_type` and `status` can be the other side of `action` (merge
+        into it, supersede it), as the core's checks will judge it: a person picking one by search
+        is offered only these, rather than refused after the pick."""
+        if action == "merge":
+            return doc_type != DocType.DECISION and status in (Status.ACTIVE, Status.DRAFT)
+        if action == "supersede":
+            decisions = self.type == DocType.DECISION or doc_type != DocType.DECISION
+            return decisions and status not in (Status.SUPERSEDED, Status.ARCHIVED)
+        return True
 
     def describe(self) -> str:
         """What the agent did, as the rest of a sentence that starts with its name."""
@@ -252,7 +265,10 @@ def _settled(index: VaultIndex, plan: Plan, request: Request, action: str) -> Pl
         "merge": f"merge into {request.doc_id}",
         "forget": f"request to forget {request.doc_id}",
     }[request.kind]
-    summary = f"inbox: {action} {request.agent}'s {what}" + (f" ({plan.summary})" if not plan.empty else "")
+    if action == "keep":  # the document is kept; the request is what goes
+        summary = f"inbox: keep {request.doc_id}, declining {request.agent}'s request to forget it"
+    else:
+        summary = f"inbox: {action} {request.agent}'s {what}" + (f" ({plan.summary})" if not plan.empty else "")
     return Plan(summary, changes, [index.log_line(summary)])
 
 

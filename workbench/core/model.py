@@ -233,6 +233,14 @@ class Document:
             return self.view.updated
         return as_date(self.meta.get("updated_at"))
 
+    @property
+    def stated_updated(self):
+        """The date the file itself gives for its last change (None when it gives none and only
+        the file's modification time is known): what a person is shown as its date."""
+        if self.view is not None and self.view.updated_is_file_time:
+            return None
+        return self.updated
+
     def _repr_html_(self) -> str | None:
         return presenting.render("document_html", self)
 

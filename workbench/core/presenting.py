@@ -25,6 +25,7 @@ KINDS = (  # what the core asks to have drawn; the notebook face draws each unde
     "hits_html",
     "problems_html",
     "conflicts_html",
+    "changes_html",
     "neighbourhood_markdown",
     "vault_html",
 )

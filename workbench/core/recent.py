@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import presenting
 from .model import Document
 
-__all__ = ["LOG_TAIL", "Change", "LogLine", "log_lines", "recent_changes"]
+__all__ = ["LOG_TAIL", "Change", "Changes", "LogLine", "log_lines", "recent_changes"]
 
 LOG_TAIL = 2_000_000  # bytes of log.md read, from its end
 _LINE = re.compile(r"^- (\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}))?\s+(.+?)\s*$")
@@ -61,6 +62,16 @@ class Change:
             "by": self.by,
             "awaiting_review": bool(meta.get("awaiting_review")),
         }
+
+
+class Changes(list):
+    """The documents changed lately, newest first: a list that a notebook shows as a table."""
+
+    def _repr_html_(self) -> str | None:
+        return presenting.render("changes_html", self)
+
+    def to_pandas(self):
+        return presenting.frame(c.to_json() for c in self)
 
 
 def log_lines(path: Path) -> list[LogLine]:
@@ -100,9 +111,7 @@ def _as_time(value: Any) -> dt.datetime | None:
     return None
 
 
-def recent_changes(
-    documents: list[Document], log: list[LogLine], days: int, now: dt.datetime | None = None
-) -> list[Change]:
+def recent_changes(documents: list[Document], log: list[LogLine], days: int, now: dt.datetime | None = None) -> Changes:
     """The documents changed in the last `days` days, newest first."""
     now = now or dt.datetime.now()
     since = now - dt.timedelta(days=days)
@@ -138,4 +147,4 @@ def recent_changes(
             by = str(agent["agent"])
         changes.append(Change(doc, when, what, by))
     changes.sort(key=lambda change: (change.when, change.doc.id), reverse=True)
-    return changes
+    return Changes(changes)

@@ -22,6 +22,7 @@ from .model import ID_PATTERN, DocType, Document
 from .titlefold import fold_title
 
 __all__ = [
+    "plural_stem",
     "words",
     "term_counts",
     "Profile",
@@ -53,7 +54,7 @@ WORD = re.compile(r"[a-z0-9]+")
 _ANY_WORD = re.compile(r"[^\W_]+")  # letters and digits of every script
 
 
-def _stem(word: str) -> str:
+def plural_stem(word: str) -> str:
     """Plurals only: enough to match `invoices` with `invoice`, and every shown word stays a word."""
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
@@ -77,7 +78,7 @@ def words(text: str) -> list[str]:
     for word in WORD.findall(text.lower()):
         term = terms.get(word)
         if term is None:
-            term = terms[word] = "" if word in STOPWORDS or len(word) < 2 or word.isdigit() else _stem(word)
+            term = terms[word] = "" if word in STOPWORDS or len(word) < 2 or word.isdigit() else plural_stem(word)
         if term:
             out.append(term)
     return out
@@ -106,7 +107,7 @@ def term_counts(text: str) -> Counter:
     for word, count in Counter(WORD.findall(text.lower())).items():
         term = terms.get(word)
         if term is None:
-            term = terms[word] = "" if word in STOPWORDS or len(word) < 2 or word.isdigit() else _stem(word)
+            term = terms[word] = "" if word in STOPWORDS or len(word) < 2 or word.isdigit() else plural_stem(word)
         if term:
             out[term] += count
     return out
@@ -131,7 +132,7 @@ def _written_forms(text: str) -> dict[str, str]:
     for word in _WRITTEN.findall(text):
         stem = stems.get(word)
         if stem is None:
-            stem = stems[word] = _stem(word.lower())
+            stem = stems[word] = plural_stem(word.lower())
         if stem not in forms:
             forms[stem] = word
     return forms

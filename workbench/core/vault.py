@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from .live import VaultWatcher
     from .live_graph import LiveGraph
     from .migrate import MigrationReport
-    from .recent import Change
+    from .recent import Changes
     from .records import Record
     from .repair import RepairReport
     from .retrieval import QuestionPack
@@ -264,7 +264,7 @@ class Vault:
 
         return maintenance.stale_documents(self.documents, days)
 
-    def recent(self, days: int = 7, now=None) -> list[Change]:
+    def recent(self, days: int = 7, now=None) -> Changes:
         """The documents changed in the last `days` days, newest first, each with the change log's
         latest line about it (`recent.py`)."""
         from . import recent

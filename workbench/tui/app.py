@@ -22,7 +22,7 @@ from .themes import BUILTIN_THEMES, VARIABLE_DEFAULTS, load_theme_files, theme_f
 from .opening import Opening
 from .typeahead import TypeAhead, takes_letters
 from .user_keymap import keymap_path, load_keymap
-from .widgets.dialog_news import dialog_news
+from .widgets.dialog_news import DialogNews, dialog_news
 from .widgets.search import SearchPane
 
 __all__ = ["WorkbenchApp", "warm_up", "workbench_commands"]
@@ -81,6 +81,9 @@ class WorkbenchApp(App[None]):
         self.flavour = flavour
         for each in BUILTIN_THEMES:
             self.register_theme(each)
+        self.own_themes: set[str] = {each.name for each in BUILTIN_THEMES}
+        """The workbench's themes and the theme files': what the palette offers (Textual's own are
+        registered too, but lack the workbench's colours, and docs/keys.md names these)."""
         self._theme_errors: list[str] = []
         self._theme_files_read = False
         self._warmed = False
@@ -106,6 +109,7 @@ class WorkbenchApp(App[None]):
         files = load_theme_files(theme_folders())
         for each in files.themes:
             self.register_theme(each)
+            self.own_themes.add(each.name)
         self._theme_errors = files.errors
         if self.is_running:
             self._say_theme_errors()
@@ -170,6 +174,13 @@ class WorkbenchApp(App[None]):
         if news is not None:
             news.show(event.notification)
 
+    def clear_notifications(self) -> None:
+        """Every notice goes, those said above a dialog too."""
+        super().clear_notifications()
+        for screen in self.screen_stack:
+            for news in screen.query(DialogNews):
+                news.clear()
+
     def on_key(self, event: events.Key) -> None:
         """A letter that comes this far while a text box has the focus was sent before the focus
         reached the box: typed in one burst after `/` (or pasted as keys), it went to the pane
@@ -196,8 +207,14 @@ class WorkbenchApp(App[None]):
             self.run_worker(warm_up, thread=True, group="warm-up", exit_on_error=False)
 
     def search_themes(self) -> None:
-        self.read_theme_files()  # the list to choose from is whole even before the first titles
-        super().search_themes()
+        """The palette's theme list: the workbench's own themes and the theme files, whole even
+        before the first titles (the files are read first)."""
+        from textual.command import CommandPalette
+
+        from .themes import OwnThemes
+
+        self.read_theme_files()
+        self.push_screen(CommandPalette(providers=[OwnThemes], placeholder="Search for themes…"))
 
     async def action_quit(self) -> None:
         from .dialogs.discard import DiscardDialog, unsaved_work  # needed by the quit only, not at start

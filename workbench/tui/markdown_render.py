@@ -28,7 +28,7 @@ from textual.content import Content, Span
 from textual.style import Style
 
 from ..core.flavours.base import wikilinks
-from .text import mark_words
+from .text import mark_words, wrap_at_joints
 from .text_links import wiki_href
 
 if TYPE_CHECKING:
@@ -78,7 +78,8 @@ class Block:
     between: Content = field(default_factory=Content)
     """What that blank line shows: the bars of the quotes this block shares with the one before."""
     code: bool = False
-    """Cut at the width rather than wrapped at words, and never marked."""
+    """Broken after a space or a joint of a token (`-`, `/`, `.`) rather than at words alone, and
+    never marked."""
     rule: bool = False
     """A horizontal rule, drawn across the width."""
     heading: int = 0
@@ -382,7 +383,7 @@ def _lay_out(block: Block, width: int, words: tuple[str, ...]) -> list[Content]:
         for line in content.split("\n", allow_blank=True):
             if block.code:
                 line = line.expand_tabs(4)
-                lines += line.fold(room) if line.cell_length > room else [line]
+                lines += wrap_at_joints(line, room) if line.cell_length > room else [line]
             else:
                 lines += line.wrap(room) or [Content("")]
     if block.code:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -11,11 +12,12 @@ from typing import TYPE_CHECKING
 from ..core.loading import collector_paused, settle_collector
 from ..core.model import Document, Problem, Severity
 from ..core.vault import Vault
+from ..core.walk import no_documents_note
 
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["VaultSummary", "summarise"]
+__all__ = ["VaultSummary", "empty_note", "hand_on", "summarise"]
 
 
 @dataclass(frozen=True)
@@ -69,3 +71,17 @@ def summarise(vault: Vault, given: Path) -> VaultSummary:
         summary = VaultSummary(name, tuple(vault.documents), len(vault), tuple(vault.problems), vault.graph())
         settle_collector(len(summary.documents))
     return summary
+
+
+def empty_note(vault: Vault) -> str | None:
+    """What a vault with no documents is, in words (an empty folder is a new vault), else None."""
+    return None if vault.records else no_documents_note(vault.root)
+
+
+def hand_on(summary: VaultSummary, screens: Iterable[object]) -> None:
+    """Give the summary just read to each open dialog that lists what it holds (`follow_summary`:
+    the problems list follows the vault while open, as the inbox does)."""
+    for screen in screens:
+        follow = getattr(screen, "follow_summary", None)
+        if follow is not None:
+            follow(summary)

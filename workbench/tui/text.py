@@ -27,6 +27,7 @@ from ..core.model import Status
 from ..core.search import QUESTION_WORDS, parse_query
 
 __all__ = [
+    "wrap_at_joints",
     "DATE_KEYS",
     "clean",
     "epoch_date",
@@ -115,3 +116,41 @@ def mark_words(content: Content, words: Iterable[str], style: str = "bold $foreg
     for match in pattern.finditer(content.plain):
         content = content.stylize(style, match.start(), match.end())
     return content
+
+
+JOINTS = re.compile(r"[ \-/._:?&=#]")
+"""Where a line may break inside a word: after a space, or after the joints of an id, a path or a
+URL (`mem-context-stripe-`, `docs.stripe.com/`)."""
+
+
+def wrap_at_joints(content: Content, width: int) -> list[Content]:
+    """`content` (one line) in lines of at most `width` cells, each broken after a space or a joint
+        of a word (`-`, `/`, `.`, ...) rather than inside a token (`webhoo` | `k-flow`); a token with
+        no joint in `width` is cut where it must be. Spaces at a break are dropped; the first line keeps
+    its indent (a line of code)."""
+    text = content.plain
+    if width <= 0 or len(text) <= width:
+        return [content]
+    lines: list[Content] = []
+    start = 0
+    while start < len(text):
+        while start and start < len(text) and text[start] == " ":  # the first line keeps its indent
+            start += 1
+        if len(text) - start <= width:
+            lines.append(content[start:])
+            break
+        window = text[start : start + width + 1]
+        breaks = [m.end() for m in JOINTS.finditer(window) if 0 < m.end() <= width]
+        spaces = [b for b in breaks if window[b - 1] == " "]
+        if spaces and _word_at(text, start + spaces[-1]) <= width:
+            breaks = spaces  # the word after the last space goes whole to the next line
+        end = start + (breaks[-1] if breaks else width)
+        lines.append(content[start:end].rstrip())
+        start = end
+    return [line for line in lines if line.plain] or [Content("")]
+
+
+def _word_at(text: str, at: int) -> int:
+    """The length of the word (up to the next space) that starts at `at`."""
+    space = text.find(" ", at)
+    return (space if space >= 0 else len(text)) - at

@@ -17,9 +17,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from textual.theme import Theme
+from textual.theme import Theme, ThemeProvider
 
 __all__ = [
+    "OwnThemes",
     "BUILTIN_THEMES",
     "VARIABLE_DEFAULTS",
     "WORKBENCH_DARK",
@@ -169,3 +170,13 @@ def theme_folders() -> list[Path]:
 
     package = Path(__file__).resolve().parent.parent
     return [package / "themes", package.parent / "themes", config_dir() / "themes"]
+
+
+class OwnThemes(ThemeProvider):
+    """The palette's theme list: the workbench's themes and the theme files' (`App.own_themes`),
+    not Textual's own, which lack the workbench's colours."""
+
+    @property
+    def commands(self):
+        own = getattr(self.app, "own_themes", None)
+        return [(name, choose) for name, choose in super().commands if own is None or name in own]

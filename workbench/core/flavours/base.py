@@ -67,6 +67,9 @@ class View:
     links: tuple[Link, ...] = ()
     supersedes: tuple[str, ...] = ()
     superseded_by: tuple[str, ...] = ()
+    updated_is_file_time: bool = False
+    """`updated` is the file's modification time, the file stating no date: after a copy or a clone
+    every file has the same one, so it is not shown as the document's date."""
 
     def to_json(self) -> dict[str, Any]:
         def raw(items):
@@ -84,6 +87,7 @@ class View:
             "raw_links": raw(self.raw_links),
             "raw_supersedes": raw(self.raw_supersedes),
             "raw_superseded_by": raw(self.raw_superseded_by),
+            "updated_is_file_time": self.updated_is_file_time,
         }
 
     @classmethod
@@ -106,6 +110,7 @@ class View:
             raw(data["raw_links"]),
             raw(data["raw_supersedes"]),
             raw(data["raw_superseded_by"]),
+            updated_is_file_time=bool(data.get("updated_is_file_time")),
         )
 
 

@@ -69,7 +69,8 @@ class Dendron(Flavour):
             tags=tags_of(meta),
             summary=str(meta.get("desc") or "") if isinstance(meta.get("desc"), (str, int, float)) else "",
             created=date_of(meta.get("created")),
-            updated=date_of(meta.get("updated")) or mtime,
+            updated=(updated := date_of(meta.get("updated"))) or mtime,
+            updated_is_file_time=updated is None and mtime is not None,
             raw_links=tuple(body_links(body, path, label_first=True, normalise=_local)),
         )
 

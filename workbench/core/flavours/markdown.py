@@ -149,7 +149,9 @@ class Markdown(Flavour):
             tags=tags_of(meta, body),
             summary=str(summary) if isinstance(summary, (str, int, float)) else "",
             created=date_of(meta.get("created") or meta.get("created_at") or meta.get("date")),
-            updated=date_of(meta.get("updated") or meta.get("updated_at") or meta.get("modified")) or mtime,
+            updated=(updated := date_of(meta.get("updated") or meta.get("updated_at") or meta.get("modified")))
+            or mtime,
+            updated_is_file_time=updated is None and mtime is not None,
             raw_links=tuple(frontmatter_links(meta) + body_links(body, path)),
             raw_supersedes=supersession(meta, "supersedes"),
             raw_superseded_by=supersession(meta, "superseded_by", "superseded-by"),

@@ -60,7 +60,8 @@ class Memoryfield(Flavour):
             tags=tags_of(meta),
             summary=str(meta.get("summary") or "") if isinstance(meta.get("summary"), (str, int, float)) else "",
             created=date_of(meta.get("created")),
-            updated=date_of(meta.get("updated")) or mtime,
+            updated=(updated := date_of(meta.get("updated"))) or mtime,
+            updated_is_file_time=updated is None and mtime is not None,
             raw_links=tuple(body_links(body, path)),
         )
 

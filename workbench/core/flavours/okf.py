@@ -69,6 +69,7 @@ class Okf(Flavour):
             else "",
             created=stamp,
             updated=stamp or mtime,
+            updated_is_file_time=stamp is None and mtime is not None,
             raw_links=tuple(frontmatter_links(meta) + body_links(body, path)),
         )
 

@@ -72,6 +72,7 @@ class Tiered(Flavour):
             status="archived" if level == "cold" else "active",
             stated_status=level.upper(),
             updated=mtime,
+            updated_is_file_time=mtime is not None,
             raw_links=tuple(links),
         )
 

@@ -8,6 +8,7 @@ below the first one's hunks.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -22,7 +23,7 @@ from textual.widgets import Button, Footer, Static
 
 from ..text import clean
 
-__all__ = ["ConfirmPlanDialog", "diff_content", "DiffTheme", "file_starts", "files_line"]
+__all__ = ["ConfirmPlanDialog", "diff_content", "diff_parts", "DiffTheme", "file_starts", "files_line"]
 
 FILES_SHOWN = 3
 """How many file names the summary spells out before "…"."""
@@ -44,16 +45,41 @@ def diff_content(diff: str) -> Content:
     return highlight(clean(diff), language="diff", theme=DiffTheme)
 
 
-def file_starts(diff: str) -> list[int]:
-    """The line where each file's part of a unified diff begins (its `---` line, or the note that
-    a backup is kept)."""
+BACKUP_NOTE = "# backup of the file as it was: "
+"""How a diff names the backup a change keeps of a file before rewriting it (`unified_diff`)."""
+_STAMP = re.compile(r"\.\d{8}T\d{6}$")
+
+
+def diff_parts(diff: str) -> list[tuple[int, str]]:
+    """Each file's part of a unified diff: the line it begins on and what it is called. A backup
+    note joins the part of the file it backs up (`notes/x.md · its backup: .recovery/…`), begun at
+    the note when the note sits just above it: the box's title then names the file whose diff
+    shows, not the backup. A backup of a file the diff does not show is a part of its own."""
     lines = diff.splitlines()
-    return [
-        number
-        for number, line in enumerate(lines)
-        if (line.startswith("--- ") and number + 1 < len(lines) and lines[number + 1].startswith("+++ "))
-        or line.startswith("# backup of the file as it was: ")
-    ]
+    backups: dict[str, tuple[int, str]] = {}
+    headers: list[tuple[int, str]] = []
+    for number, line in enumerate(lines):
+        if line.startswith(BACKUP_NOTE):
+            backup = line[len(BACKUP_NOTE) :]
+            backups[_STAMP.sub("", backup.removeprefix(".recovery/"))] = (number, backup)
+        elif line.startswith("--- ") and number + 1 < len(lines) and lines[number + 1].startswith("+++ "):
+            after, before = lines[number + 1][4:], line[4:]
+            name = after if after != "/dev/null" else before
+            headers.append((number, name.removeprefix("b/").removeprefix("a/")))
+    parts = []
+    for number, path in headers:
+        if path in backups:
+            at, backup = backups.pop(path)
+            parts.append((at if at == number - 1 else number, f"{path} · its backup: {backup}"))
+        else:
+            parts.append((number, path))
+    parts += [(at, f"backup: {backup}") for at, backup in backups.values()]
+    return sorted(parts)
+
+
+def file_starts(diff: str) -> list[int]:
+    """The line where each file's part of a unified diff begins (`diff_parts`)."""
+    return [number for number, _ in diff_parts(diff)]
 
 
 def files_line(files: Sequence[str]) -> str:
@@ -143,7 +169,9 @@ class ConfirmPlanDialog(ModalScreen[bool]):
         self.dialog_title = title
         self.files = list(files)
         """The files the change writes, in the diff's order."""
-        self.starts = file_starts(diff)
+        self.parts = diff_parts(diff)
+        """Each file's part of the diff: where it begins and what it is called."""
+        self.starts = [number for number, _ in self.parts]
         self.content = diff_content(diff)
         """The diff coloured, as the box shows it."""
         self.file_index = 0
@@ -156,7 +184,8 @@ class ConfirmPlanDialog(ModalScreen[bool]):
             dialog.border_title = self.dialog_title
             yield Static(Content(clean(self.summary)), id="summary")
             if len(self.files) > 1:
-                yield Static(Content(clean(files_line(self.files) + " · ] next file · [ previous")), id="files")
+                keys = " · ] next file · [ previous" if len(self.parts) > 1 else ""
+                yield Static(Content(clean(files_line(self.files) + keys)), id="files")
             with ScrollableContainer(id="diff-scroll") as scroll:
                 yield Static(self.content, id="diff")
             if len(self.files) > 1:
@@ -175,10 +204,10 @@ class ConfirmPlanDialog(ModalScreen[bool]):
         self.call_after_refresh(self._fit)
 
     def _fit(self) -> None:
-        """A diff that scrolls, or would run under the buttons, takes the rows left above them
-        (so also when a notice above the dialog takes some)."""
+        """A diff that would run under the buttons takes only the rows left above them. (A notice
+        said above the dialog later takes rows from the diff's end; the buttons stay.)"""
         scroll, buttons = self.query_one("#diff-scroll", ScrollableContainer), self.query_one("#buttons")
-        if scroll.max_scroll_y > 0 or scroll.region.bottom > buttons.region.y:
+        if scroll.region.bottom > buttons.region.y:
             self.add_class("-tight")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -187,8 +216,13 @@ class ConfirmPlanDialog(ModalScreen[bool]):
         return True
 
     def _file_title(self) -> str:
-        name = self.files[self.file_index] if self.file_index < len(self.files) else ""
-        return clean(f"file {self.file_index + 1} of {len(self.files)}: {name}")
+        """The part of the diff on show, by the diff's own parts (a backup is not a part of its own)."""
+        if not self.parts:
+            return ""
+        name = self.parts[min(self.file_index, len(self.parts) - 1)][1]
+        if len(self.parts) == 1:
+            return clean(name)
+        return clean(f"file {self.file_index + 1} of {len(self.parts)}: {name}")
 
     def _row(self, line: int) -> int:
         """The row the diff's `line` starts on, long lines above it wrapped as the box shows them."""

@@ -527,7 +527,7 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
             status_badge(doc.status),
             # The status in the record's own word, when it has one of its own ("Proposed", "Accepted").
             (f" “{clean(stated)}”" if stated and stated.lower() != doc.status else "", "$text 60%"),
-            (f"  {doc.type} · updated {doc.updated or '?'}", "$text 60%"),
+            (f"  {doc.type} · updated {doc.stated_updated or 'no date read from the file'}", "$text 60%"),
             "\n",
             (clean("\n".join(lines)), "$text 60%"),
         )

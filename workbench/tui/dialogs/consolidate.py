@@ -86,6 +86,12 @@ class TickList(SelectionList[str]):
         marks = [Segment("[", left.style), Segment("x" if chosen else " ", inner.style), Segment("]", right.style)]
         return Strip([*marks, *segments[3:]], strip.cell_length)
 
+    def on_focus(self) -> None:
+        """Focused with no note highlighted (a new group's list), the first is: `space` then
+        toggles a note at once instead of doing nothing until an arrow key is pressed."""
+        if self.highlighted is None and self.option_count:
+            self.highlighted = 0
+
 
 class ConsolidateDialog(ModalScreen[ConsolidateChoice | None]):
     """Two steps: the group, target and notes; then the merged text (`ctrl+s` moves on). Returns

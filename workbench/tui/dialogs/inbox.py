@@ -127,7 +127,7 @@ class InboxDialog(ModalScreen[InboxChoice | VerdictChoice | None]):
         & #what { height: auto; padding: 0 1; }
         & #diff-scroll { height: 1fr; border: round $border-blurred; border-title-color: $text-muted; }
         & #picking { display: none; height: auto; }
-        & #picking Label { padding: 0 1; }
+        & #picking Label { padding: 0 1; width: 1fr; }  /* wrapped, never cut at the edge */
         &.-picking #picking { display: block; }
         &.-picking #diff-scroll { display: none; }
     }
@@ -485,6 +485,7 @@ class InboxDialog(ModalScreen[InboxChoice | VerdictChoice | None]):
         )
         picker = self.query_one("#picker", DocumentPicker)
         picker.exclude = frozenset({request.doc_id})
+        picker.accept = lambda hit: request.fits(action, hit.type, hit.status)  # only what the core will take
         picker.clear()
         self.add_class("-picking")
         self.refresh_bindings()

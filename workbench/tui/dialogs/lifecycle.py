@@ -23,7 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Label, OptionList, Static
+from textual.widgets import Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from ...core.lifecycle import allowed_transitions, transition_refusal
@@ -94,11 +94,14 @@ class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
             height: auto;
             max-height: 100%;
         }
-        & #dialog-title { text-style: bold; }
+        & #dialog-title { text-style: bold; dock: top; }  /* stays while a short terminal scrolls the rest */
         & Label.section { color: $text-muted; padding: 1 0 0 0; }
         & OptionList { height: auto; max-height: 14; border: round $border-blurred; }
         & OptionList:focus { border: round $border; }
         & #successor > OptionList { max-height: 8; }
+        /* The search box is framed as a box, so that its placeholder does not read as help text. */
+        & #successor > Input { border: round $border-blurred; }
+        & #successor > Input:focus { border: round $border; }
         & #hint { color: $text-muted; }
         /* On a short terminal every part keeps a fixed share, so typing a search (more hits)
            scrolls inside its list and never pushes the dialog's top out of sight. */
@@ -160,12 +163,14 @@ class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
                     self.searcher,
                     exclude=[doc.id],
                     id="successor",
-                    placeholder="type to search; enter picks the highlighted, down moves to the list",
+                    placeholder="type words of its title; down moves to the documents found",
                 )
             yield Static("enter choose · tab next list · escape cancel", id="hint")
         yield Footer()
 
     def on_mount(self) -> None:
+        for box in self.query("#successor > Input").results(Input):
+            box.compact = False  # framed (app-wide the picker's box is one bare line)
         lists = self.query(OptionList).filter("#statuses, #states")
         if lists:
             lists.first().focus()
@@ -193,11 +198,12 @@ class LifecycleDialog(ModalScreen[LifecycleChoice | None]):
     def _chosen(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         field, _, value = (event.option.id or "").partition(":")
-        if value == self._now(field):
+        if value == self._now(field):  # said above the dialog, which stays open for another choice
             self.notify(
-                f"{field.replace('_', ' ').capitalize()} stays {value}: nothing to change.", timeout=4, markup=False
+                f"{field.replace('_', ' ').capitalize()} is {value} already: nothing to change. Pick another, or escape.",
+                timeout=6,
+                markup=False,
             )
-            self.dismiss(None)
             return
         self.dismiss(LifecycleChoice(field, value))
 

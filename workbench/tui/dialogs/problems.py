@@ -4,14 +4,14 @@ Each row reads `path:line  severity  code  message`, the severity in its colour,
 the order the checks gave them, as are the warnings after them). `enter` returns the document to
 open; `f` asks for the repair of the highlighted problem's file only, `r` for the repair of the
 whole vault; the main screen previews either as a diff before writing. The dialog itself never
-writes.
+writes. The list follows the vault while open: a file mended or broken elsewhere comes and goes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -24,6 +24,9 @@ from textual.widgets.option_list import Option
 
 from ...core.model import Problem, Severity
 from ..text import clean
+
+if TYPE_CHECKING:
+    from ..summary import VaultSummary
 
 __all__ = ["ProblemsDialog", "ProblemsResult", "problem_prompt"]
 
@@ -95,22 +98,25 @@ class ProblemsDialog(ModalScreen[ProblemsResult | None]):
         super().__init__()
         # Errors first: one error among hundreds of warnings is what the person came for.
         self.problems = sorted(problems, key=lambda p: p.severity != Severity.ERROR)
+        """What the list shows, errors first; it follows the vault while the dialog is open."""
         self.path_ids = path_ids
         """Each valid document's path and id, for problems that do not name their document."""
         self.at = at
         """The file whose first problem is highlighted at the start (the one a repair was asked for)."""
 
-    def compose(self) -> ComposeResult:
+    def _title(self) -> str:
         errors = sum(1 for p in self.problems if p.severity == Severity.ERROR)
+        return f"Problems · {errors} error(s), {len(self.problems) - errors} warning(s)"
+
+    def _options(self) -> list[Option]:
+        if self.problems:
+            return [Option(problem_prompt(p), id=f"{i}") for i, p in enumerate(self.problems)]
+        return [Option(Content.styled("No problems: the vault passes every check.", "$text-success"), disabled=True)]
+
+    def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
-            dialog.border_title = f"Problems · {errors} error(s), {len(self.problems) - errors} warning(s)"
-            if self.problems:
-                options = [Option(problem_prompt(p), id=f"{i}") for i, p in enumerate(self.problems)]
-            else:
-                options = [
-                    Option(Content.styled("No problems: the vault passes every check.", "$text-success"), disabled=True)
-                ]
-            yield OptionList(*options, id="problem-list")
+            dialog.border_title = self._title()
+            yield OptionList(*self._options(), id="problem-list")
             with Horizontal(id="buttons"):
                 yield Static("enter opens the file", id="hint")
                 yield Button(
@@ -126,6 +132,24 @@ class ProblemsDialog(ModalScreen[ProblemsResult | None]):
         index = next((i for i, p in enumerate(self.problems) if p.path == self.at), None)
         if index is not None:
             listing.highlighted = index
+
+    def follow_summary(self, summary: VaultSummary) -> None:
+        """The vault was read again (a file changed on disk, a repair elsewhere): list its problems
+        now, the highlighted one kept where it is still listed, as the inbox follows the vault."""
+        problems = sorted(summary.problems, key=lambda p: p.severity != Severity.ERROR)
+        if problems == self.problems:
+            return
+        chosen = self.selected
+        self.problems = problems
+        self.path_ids = {doc.path: doc.id for doc in summary.documents}
+        listing = self.query_one(OptionList)
+        listing.clear_options()
+        listing.add_options(self._options())
+        self.query_one("#dialog", Vertical).border_title = self._title()
+        self.query_one("#repair-file", Button).disabled = not problems
+        if problems:
+            listing.highlighted = problems.index(chosen) if chosen in problems else 0
+        self.refresh_bindings()
 
     @property
     def selected(self) -> Problem | None:

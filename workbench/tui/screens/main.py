@@ -31,7 +31,7 @@ from ...core.model import WorkbenchError
 from ...core.vault import Vault
 from ..history import History
 from ..opening import Opening
-from ..summary import VaultSummary, summarise
+from ..summary import VaultSummary, empty_note, hand_on, summarise
 from ..text import query_words
 from ..widgets.footer import KeysFooter
 from ..widgets.link_pane import LinkPane
@@ -41,18 +41,8 @@ from ..widgets.viewer import DocumentViewer
 from .conflicts_search import ConflictsSearch
 from .disk_news import DiskNews
 from .main_bindings import MAIN_BINDINGS
-from .messages import (
-    ChangeApplied,
-    ConflictsFound,
-    DiskChanged,
-    DocumentGone,
-    DocumentRead,
-    ExternalChange,
-    Failed,
-    PlanReady,
-    VaultOpened,
-    VaultRead,
-)
+from .messages import ChangeApplied, ConflictsFound, DiskChanged, DocumentGone, DocumentRead
+from .messages import ExternalChange, Failed, PlanReady, VaultOpened, VaultRead
 from .own_writes import OwnWrites
 
 if TYPE_CHECKING:
@@ -163,7 +153,7 @@ class MainScreen(Screen[None]):
     def load_vault(self) -> None:
         try:
             self.vault = (self.opening or Opening(self.vault_path, self.flavour)).result()
-            self.post_message(VaultOpened(len(self.vault)))
+            self.post_message(VaultOpened(len(self.vault), empty_note(self.vault)))
             # The summary (every problem, the graph) takes the interpreter for a while on a large
             # vault: the first titles go on screen before it starts.
             self._titles_listed.wait(timeout=2.0)
@@ -234,10 +224,8 @@ class MainScreen(Screen[None]):
         search.total = message.total
         search.searcher = self.vault.search if self.vault is not None else None
         self._searched_since_open = True
-        if message.total == 0 and self.vault is not None and not self.vault.records:
-            from ...core.walk import no_documents_note
-
-            self.notify(no_documents_note(self.vault.root), title="No documents", markup=False, timeout=15)
+        if message.note:
+            self.notify(message.note, title="No documents", markup=False, timeout=15)
 
     @on(VaultRead)
     def _vault_read(self, message: VaultRead) -> None:
@@ -262,6 +250,7 @@ class MainScreen(Screen[None]):
             now = link_groups(summary.graph, view.document.id, self.graph_depth, self.graph_filter)
             if now != links.neighbours:
                 links.neighbours = now
+        hand_on(summary, self.app.screen_stack)
         self.refresh_bindings()
 
     @on(ConflictsFound)
@@ -411,6 +400,7 @@ class MainScreen(Screen[None]):
     def _change_applied(self, message: ChangeApplied) -> None:
         plan, proposal = message.plan, message.proposal
         self.notify(plan.summary, title=proposal.written, markup=False)
+        self.proposals.say_new_problems(message.new_problems)
         target = proposal.open_after(plan) if proposal.open_after else None
         if target is not None:
             self.open_document(target, focus="viewer")

@@ -7,12 +7,14 @@ does not re-bind them as its own attributes, so each has one name the type check
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 if TYPE_CHECKING:
     from ...core.changes import Plan
+    from ...core.model import Problem
     from ..proposal import Proposal
     from ..reading import DocumentView
     from ..summary import VaultSummary
@@ -37,9 +39,11 @@ class VaultOpened(Message):
     """The vault can be searched: its titles go on screen now, its summary (problems, the
     graph) follows in `VaultRead`."""
 
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, note: str | None = None) -> None:
         super().__init__()
         self.total = total
+        self.note = note
+        """What a vault with no documents is (an empty folder: a new vault), said to the person."""
 
 
 class VaultRead(Message):
@@ -107,10 +111,12 @@ class PlanReady(Message):
 
 
 class ChangeApplied(Message):
-    def __init__(self, plan: Plan, proposal: Proposal) -> None:
+    def __init__(self, plan: Plan, proposal: Proposal, new_problems: Sequence[Problem] = ()) -> None:
         super().__init__()
         self.plan = plan
         self.proposal = proposal
+        self.new_problems = tuple(new_problems)
+        """Problems the vault has after the change that it did not have before (new stale links)."""
 
 
 class ExternalChange(Message):

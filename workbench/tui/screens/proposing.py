@@ -11,11 +11,12 @@ write left on disk is recorded in the screen's `OwnWrites`, so the watcher's ech
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
 from ...core.files import read_file
-from ...core.model import ConflictError
+from ...core.model import ConflictError, Problem
 from ..proposal import changed_since_read
 from ..summary import summarise
 from .messages import ChangeApplied, ExternalChange, PlanReady, VaultRead
@@ -85,6 +86,7 @@ class ProposalRunner:
 
         vault = self.host.vault
         assert vault is not None
+        before = set(self.host.summary.problems) if self.host.summary is not None else None
         try:
             written = proposal.apply(vault, plan)
             self.host.own_writes.wrote(written.changes)
@@ -98,7 +100,23 @@ class ProposalRunner:
             self.host.report(exc, "Nothing was written" if not plan.applied else "Written, but not re-read")
             return
         self.host.post_message(VaultRead(summary))
-        self.host.post_message(ChangeApplied(written, proposal))
+        # What the change left wrong that was not wrong before (a superseded decision's backlinks
+        # are stale links now): said with the write, not found later in the header's count.
+        new = [p for p in summary.problems if p not in before] if before is not None else []
+        self.host.post_message(ChangeApplied(written, proposal, new))
+
+    def say_new_problems(self, new: Sequence[Problem]) -> None:
+        """Say what a change just written left wrong that was not wrong before, the first few."""
+        if not new:
+            return
+        lines = "\n".join(f"{p.path}: {p.message}" for p in new[:3]) + ("\n…" if len(new) > 3 else "")
+        self.host.notify(
+            f"{lines}\np lists them, with the repairs",
+            title=f"{len(new)} new problem(s) since this change",
+            severity="warning",
+            markup=False,
+            timeout=12,
+        )
 
     def preview(self, plan: Plan, proposal: Proposal) -> None:
         """Show the plan's diff; write it if the person confirms, else go one step back."""

@@ -53,6 +53,10 @@ class DialogNews(Static):
         self.set_timer(notice.timeout, self._expire)
         self._draw()
 
+    def clear(self) -> None:
+        self.notices = []
+        self._draw()
+
     def _expire(self) -> None:
         now = time.monotonic()
         self.notices = [(notice, until) for notice, until in self.notices if until > now + 0.01]

@@ -9,7 +9,7 @@ means is the dialog's business.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import ClassVar
 
 from textual import on, work
@@ -101,6 +101,8 @@ class DocumentPicker(Vertical):
         self.set_reactive(DocumentPicker.limit, limit)
         self.exclude = frozenset(exclude)
         """Ids never offered (the lifecycle's own document cannot be its successor)."""
+        self.accept: Callable[[Hit], bool] | None = None
+        """Which documents may be picked at all (a merge's target is no decision); None: any."""
         self.placeholder = placeholder
         self._shown_query: str | None = None
         """The query the listed hits answer (None before the first answer)."""
@@ -150,7 +152,9 @@ class DocumentPicker(Vertical):
         problem: str | None = None
         if searcher is not None and query.strip():
             try:
-                hits = [h for h in searcher(query, limit + len(self.exclude)) if h.id not in self.exclude][:limit]
+                accept = self.accept or (lambda hit: True)
+                found = searcher(query, 4 * limit + len(self.exclude) if self.accept else limit + len(self.exclude))
+                hits = [h for h in found if h.id not in self.exclude and accept(h)][:limit]
             except QueryError as exc:
                 problem = str(exc)
             except Exception as exc:  # noqa: BLE001 - a query the core cannot answer is said, not raised
@@ -167,6 +171,8 @@ class DocumentPicker(Vertical):
         listing.set_options([query_problem(problem)] if problem else (Option(hit_prompt(h), id=h.id) for h in hits))
         if hits:
             listing.highlighted = 0
+            # In a dialog that scrolls (a short terminal), the hits just found come into sight.
+            self.call_after_refresh(listing.scroll_visible, animate=False)
         if self._pick_when_shown:
             self._pick_when_shown = False
             self._pick_highlighted()

@@ -115,7 +115,7 @@ def link_options(neighbours: LinkGroups) -> list[Option | None]:
     if neighbours.chain:
         if options:
             options.append(None)
-        options.append(_heading("Supersession chain (oldest first)"))
+        options.append(_heading("Supersession chain"))  # oldest first; ▶ marks this one
         for neighbour in neighbours.chain:
             counter += 1
             if neighbour.doc_id == neighbours.root:
@@ -128,7 +128,7 @@ def link_options(neighbours: LinkGroups) -> list[Option | None]:
 
 def pack_options(neighbours: LinkGroups) -> list[Option | None]:
     """The context pack in reading order, each with its type, and how far and by which link it lies."""
-    options: list[Option | None] = [_heading("Context pack: what an agent reads")]
+    options: list[Option | None] = [_heading("What an agent reads")]
     if not neighbours.pack:
         options.append(Option(Content.styled("  nothing (the document is not valid)", "$text 60%"), disabled=True))
     twins = _twins(neighbours.pack)

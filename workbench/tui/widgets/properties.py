@@ -16,7 +16,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ...core.model import LinkType, parse_links
-from ..text import clean, epoch_date, status_badge, value_text
+from ..text import clean, epoch_date, status_badge, value_text, wrap_at_joints
 
 __all__ = ["Properties", "value_content"]
 
@@ -83,7 +83,9 @@ class Properties(Widget):
         for key, value in self.rows():
             keys = Content.styled(clean(key), "$text 60%").wrap(KEY_WIDTH)
             values = [
-                line for part in value_content(key, value).split("\n") for line in part.wrap(room) or [Content("")]
+                line
+                for part in value_content(key, value).split("\n")
+                for line in wrap_at_joints(part, room)  # an id or a URL breaks at a joint, not mid-token
             ]
             for number in range(max(len(keys), len(values))):
                 left = keys[number] if number < len(keys) else Content("")

@@ -52,9 +52,9 @@ class VaultHeader(Widget):
         if self.warnings:
             parts.append(Content.styled(f"{self.warnings} warning{'s' * (self.warnings != 1)}", "$text-warning"))
         if self.conflicts is None:
-            parts.append(
-                Content.styled("finding conflicts…" if short else "looking for conflicts…", "italic $text 60%")
-            )
+            # No longer than the count that follows it: the line keeps its first word (`workbench`)
+            # rather than losing it while the conflicts are worked out and taking it back after.
+            parts.append(Content.styled("conflicts…", "italic $text 60%"))
         elif self.conflicts < 0:
             parts.append(Content.styled("conflicts: press c", "$text 60%"))
         else:

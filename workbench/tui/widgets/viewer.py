@@ -321,5 +321,6 @@ def _reading(doc) -> dict[str, str]:
     if doc.view is None:
         return {}
     stated = f" ({doc.stated_status})" if doc.stated_status and doc.stated_status.lower() != doc.status else ""
-    updated = f" · updated {doc.updated.isoformat()}" if doc.updated else ""
+    # The file's own date only: its modification time is the copy's or the clone's, not the record's.
+    updated = f" · updated {doc.stated_updated.isoformat()}" if doc.stated_updated else " · no date read from the file"
     return {"read as": f"{doc.type} · {doc.status}{stated}{updated}"}
