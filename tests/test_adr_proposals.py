@@ -164,7 +164,7 @@ def test_an_option_rejected_in_favour_of_a_record_deep_in_the_text_is_not_the_re
 def test_a_title_opening_every_record_shares_is_no_subject_two_records_share(tmp_path):
     """Every title opens "Acme: ": that names the collection, not what two records are about. The
     subject after it still counts ("Queue backend" in two of them)."""
-    from workbench.core.conflicts import weigh_decisions
+    from workbench.core.services.conflicts import weigh_decisions
 
     b = VaultBuilder(tmp_path / "adr")
     titles = [

@@ -13,7 +13,7 @@ import textwrap
 import pytest
 
 from workbench import ConflictError, Vault
-from workbench.core import crashpoint, filereplace
+from workbench.core.storage import crashpoint, filereplace
 
 AGENT_LINE = b"An agent appended this line.\n"
 
@@ -220,7 +220,7 @@ def test_an_agent_that_replaces_the_file_by_rename_is_not_overwritten(builder, m
 
 
 def test_a_new_document_never_replaces_a_file_an_agent_just_created(builder, monkeypatch):
-    from workbench.core.gate import Draft
+    from workbench.core.services.gate import Draft
 
     builder.add("mem-entity-core")
     vault = Vault.open(builder.root)

@@ -77,7 +77,7 @@ def test_the_package_type_checks():
 
 
 def test_importing_the_model_loads_no_heavy_library():
-    assert loaded_by("import workbench.core.model", HEAVY) == []
+    assert loaded_by("import workbench.core.vocabulary.model", HEAVY) == []
 
 
 def test_opening_a_vault_and_searching_loads_neither_the_ui_nor_the_graph():
@@ -90,16 +90,12 @@ def test_opening_a_vault_and_searching_loads_neither_the_ui_nor_the_graph():
 
 
 def test_importing_the_core_loads_no_ui():
-    statement = (
-        "import workbench, workbench.core.vault, workbench.core.repair, workbench.core.graph, workbench.core.search"
-    )
+    statement = "import workbench, workbench.core.vault, workbench.core.services.repair, workbench.core.views.graph, workbench.core.views.search"
     assert loaded_by(statement, ("textual", "rich", "IPython")) == []
 
 
 def test_only_the_mcp_server_loads_the_mcp_sdk():
-    statement = (
-        "import workbench, workbench.cli, workbench.agents.tools, workbench.core.inbox, workbench.core.retrieval"
-    )
+    statement = "import workbench, workbench.cli, workbench.agents.tools, workbench.core.services.inbox, workbench.core.views.retrieval"
     assert loaded_by(statement, ("mcp", "pydantic")) == []
     assert loaded_by("import workbench.agents.server", ("mcp",)) == ["mcp"]
 

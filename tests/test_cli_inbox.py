@@ -8,8 +8,8 @@ import pytest
 
 from helpers import run_cli
 from workbench import Vault
-from workbench.core.gate import Draft
-from workbench.core.inbox import REVIEW_KEY, Agent
+from workbench.core.services.gate import Draft
+from workbench.core.services.inbox import REVIEW_KEY, Agent
 
 CLAUDE = Agent("claude-code", "agent-claude")
 

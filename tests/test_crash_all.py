@@ -19,7 +19,7 @@ OPERATIONS = {
     "consolidate": "v.consolidate('mem-context-test-suite', [g for g in v.consolidation_groups()][0].notes)",
     "merge": "v.merge('mem-entity-postgresql-db', 'mem-entity-postgres')",
     "compatible": "v.mark_compatible('mem-decision-money-integer-cents', 'mem-decision-money-numeric-decimal')",
-    "create-superseding": "from workbench.core.gate import Draft; v.create_superseding('mem-decision-money-integer-cents', Draft('decision', 'Money as bigint', ['money'], [], 'x'))",
+    "create-superseding": "from workbench.core.services.gate import Draft; v.create_superseding('mem-decision-money-integer-cents', Draft('decision', 'Money as bigint', ['money'], [], 'x'))",
     "forget": "v.forget('mem-note-stripe-test-clocks', 'mem-note-stripe-test-clocks')",
 }
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from workbench.core.validate import find_credentials
+from workbench.core.records.validate import find_credentials
 
 # The patterns as one would write them plainly, each starting at a word boundary.
 PLAIN = [

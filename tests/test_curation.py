@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from workbench import RefusedError, Vault
-from workbench.core.gate import Draft
+from workbench.core.services.gate import Draft
 
 TODAY = dt.date.today().isoformat()
 

@@ -14,8 +14,8 @@ from vault_builders import VaultBuilder
 
 from workbench import Vault
 
-from workbench.core.derived_store import FTS_AUTOMERGE, DerivedStore, row_for
-from workbench.core.records import build_record
+from workbench.core.records.derived_store import FTS_AUTOMERGE, DerivedStore, row_for
+from workbench.core.records.record import build_record
 
 TODAY = dt.date(2026, 6, 1)
 

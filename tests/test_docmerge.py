@@ -11,9 +11,9 @@ from textwrap import dedent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.core.docmerge import CONFLICTS_KEY, MARKERS, body_conflicts, merge_document, resolve_body
-from workbench.core.parse import parse_bytes
-from workbench.core.yamledit import apply_meta
+from workbench.core.editing.docmerge import CONFLICTS_KEY, MARKERS, body_conflicts, merge_document, resolve_body
+from workbench.core.vocabulary.parse import parse_bytes
+from workbench.core.editing.yamledit import apply_meta
 
 BASE = dedent("""\
     ---
@@ -174,7 +174,7 @@ def test_git_runs_the_module_as_its_merge_driver(tmp_path):
     for name, data in (("base", BASE.encode()), ("ours", ours), ("theirs", theirs)):
         (tmp_path / name).write_bytes(data)
     done = subprocess.run(
-        [sys.executable, "-m", "workbench.core.docmerge", "base", "ours", "theirs", "decisions/x.md"],
+        [sys.executable, "-m", "workbench.core.editing.docmerge", "base", "ours", "theirs", "decisions/x.md"],
         cwd=tmp_path,
         capture_output=True,
         text=True,

@@ -1,13 +1,13 @@
 """What a merge keeps. The gate's merge, folding a duplicate and consolidating notes all join text
-and unite tags and links through `core/edits.py`; here is what each of them keeps, said once."""
+and unite tags and links through `core/editing/edits.py`; here is what each of them keeps, said once."""
 
 from __future__ import annotations
 
 import pytest
 
 from workbench import Vault
-from workbench.core.edits import join_section, slugify, unite_links, unite_tags
-from workbench.core.gate import Draft
+from workbench.core.editing.edits import join_section, slugify, unite_links, unite_tags
+from workbench.core.services.gate import Draft
 
 
 def test_unite_links_keeps_every_existing_entry_as_it_is_and_adds_each_new_one_once():

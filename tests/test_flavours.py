@@ -466,7 +466,7 @@ def test_adrs_migrate_to_memory_core_with_supersession_on_both_sides(adrs, tmp_p
 
 
 def test_notes_without_frontmatter_migrate_with_dangling_links_kept_as_written(obsidian, tmp_path):
-    from workbench.core.migrate import migrate
+    from workbench.core.services.migrate import migrate
 
     report = migrate(Vault.open(obsidian), tmp_path / "out")
     result = Vault.open(tmp_path / "out")
@@ -520,7 +520,7 @@ def test_migration_writes_every_document_and_says_how_many_it_wrote(tmp_path, ca
 
 
 def test_source_dates_survive_migration_in_the_order_a_source_states_them(tmp_path):
-    from workbench.core.migrate import migrate
+    from workbench.core.services.migrate import migrate
 
     b = VaultBuilder(tmp_path / "adr")
     b.raw("0001-front.md", "---\ndate: 2019-03-04\nstatus: accepted\n---\n# Front\n\nDate: 2020-01-01\n")
@@ -542,7 +542,7 @@ def test_source_dates_survive_migration_in_the_order_a_source_states_them(tmp_pa
 
 
 def test_a_file_too_large_to_be_a_document_refuses_the_whole_migration(tmp_path, capsys):
-    from workbench.core.parse import MAX_FILE_BYTES
+    from workbench.core.vocabulary.parse import MAX_FILE_BYTES
 
     b = VaultBuilder(tmp_path / "notes")
     b.raw("small.md", "# Small\n")

@@ -16,7 +16,7 @@ import pytest
 
 from helpers import run_cli, run_cli_unprivileged
 from workbench import RefusedError, Vault
-from workbench.core.gate import Draft
+from workbench.core.services.gate import Draft
 
 TITLE = "Zanzibar quokka ledger arrangement"
 SECRET = "The xylqorb ledger key is 4417-purple-umbrella; never share it with anyone."

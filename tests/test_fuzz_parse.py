@@ -24,10 +24,10 @@ from vault_builders import doc_text
 
 from workbench import Vault
 from workbench.cli import main
-from workbench.core.derived_store import row_for
-from workbench.core.model import Problem, Severity
-from workbench.core.parse import ParsedFile, load_yaml, parse_bytes
-from workbench.core.records import INVALIDATING, build_record
+from workbench.core.records.derived_store import row_for
+from workbench.core.vocabulary.model import Problem, Severity
+from workbench.core.vocabulary.parse import ParsedFile, load_yaml, parse_bytes
+from workbench.core.records.record import INVALIDATING, build_record
 
 ON = dt.date(2026, 5, 1)
 CODE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")

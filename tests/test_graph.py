@@ -10,8 +10,8 @@ import re
 import networkx as nx
 import pytest
 
-from workbench.core import graph as graph_module
-from workbench.core.graph import (
+from workbench.core.views import graph as graph_module
+from workbench.core.views.graph import (
     backlinks,
     build_graph,
     context_pack,
@@ -23,7 +23,7 @@ from workbench.core.graph import (
     supersession_chain,
     supersession_cycles,
 )
-from workbench.core.model import RefusedError
+from workbench.core.vocabulary.model import RefusedError
 from workbench.core.vault import Vault
 
 A, B, C, D = "mem-entity-a", "mem-task-b", "mem-decision-c", "mem-note-d"

@@ -1,5 +1,5 @@
-"""Agents' writes held for the curator (core/inbox.py) and Memory Core's pack for a question
-(core/retrieval.py), through the Vault facade, on copies of the sample vault."""
+"""Agents' writes held for the curator (core/services/inbox.py) and Memory Core's pack for a question
+(core/views/retrieval.py), through the Vault facade, on copies of the sample vault."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import shutil
 import pytest
 
 from workbench import Vault
-from workbench.core.gate import Draft
-from workbench.core.inbox import REVIEW_KEY, Agent
-from workbench.core.model import RefusedError
+from workbench.core.services.gate import Draft
+from workbench.core.services.inbox import REVIEW_KEY, Agent
+from workbench.core.vocabulary.model import RefusedError
 
 CLAUDE = Agent("claude-code", "agent-claude")
 CODEX = Agent("codex-cli", "agent-codex")
@@ -317,7 +317,7 @@ def test_a_request_settled_elsewhere_is_still_settled_from_the_inbox(vault):
 
 
 def test_a_questions_pack_starts_from_its_best_hits_and_reads_in_priority_order(vault, monkeypatch):
-    from workbench.core import semantic
+    from workbench.core.views import semantic
 
     # The pack as full text finds it, whether or not the `[meaning]` extra is installed here.
     monkeypatch.setattr(semantic, "model", lambda: None)

@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 from helpers import graph_shape
 from vault_builders import doc_text
 
-from workbench.core import records
+from workbench.core.records import record as records
 from workbench.core import index as index_module
-from workbench.core.graph import build_graph
+from workbench.core.views.graph import build_graph
 from workbench.core.index import VaultIndex
-from workbench.core.live_graph import LiveGraph
-from workbench.core.records import IdLog
+from workbench.core.views.live_graph import LiveGraph
+from workbench.core.records.record import IdLog
 from workbench.core.vault import Vault
 
 IDS = ["mem-note-a", "mem-note-b", "mem-entity-c", "mem-task-d"]

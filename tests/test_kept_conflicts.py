@@ -11,13 +11,14 @@ import sys
 from pathlib import Path
 
 import workbench.core
-import workbench.core.conflicts
+import workbench.core.services.conflicts
 from workbench import Vault
-from workbench.core import kept_conflicts
-from workbench.core import similarity, supersession
-from workbench.core.conflicts import Conflicts, find_conflicts
+from workbench.core.services import kept_conflicts
+from workbench.core.views import similarity
+from workbench.core.vocabulary import supersession
+from workbench.core.services.conflicts import Conflicts, find_conflicts
 from workbench.core.flavours import adr
-from workbench.core.records import today
+from workbench.core.records.record import today
 
 ROOT = Path(__file__).resolve().parent.parent
 DECISION = "decisions/mem-decision-money-integer-cents.md"
@@ -120,5 +121,5 @@ def test_the_code_fingerprint_reads_every_core_source():
     assert len(kept_conflicts.code_fingerprint()) == 64
     core = Path(workbench.core.__file__).parent
     sources = {p.resolve() for p in core.rglob("*.py")}
-    read = {Path(m.__file__).resolve() for m in (workbench.core.conflicts, similarity, supersession, adr)}
+    read = {Path(m.__file__).resolve() for m in (workbench.core.services.conflicts, similarity, supersession, adr)}
     assert read <= sources

@@ -8,7 +8,7 @@ others that share none, and asks the queue and the gate."""
 from __future__ import annotations
 
 from workbench import Vault
-from workbench.core.gate import Draft
+from workbench.core.services.gate import Draft
 
 FILLER = {
     "mem-decision-api-style": ("Use REST for the public API", "Resources and verbs; JSON bodies; versioned paths."),
@@ -311,7 +311,7 @@ def test_an_adr_vault_is_offered_only_resolutions_it_can_hold_and_keeps_compatib
 
 
 def _documents(count: int, prefix: str) -> list:
-    from workbench.core.model import Document
+    from workbench.core.vocabulary.model import Document
 
     words = "queue invoice payment retry webhook schema cache tenant audit export ledger refund".split()
     return [
@@ -333,7 +333,7 @@ def _documents(count: int, prefix: str) -> list:
 def test_profiles_asked_for_another_set_between_two_calls_are_kept_while_their_documents_live():
     """The queue profiles every document it compares, then its decisions alone: the second call
     must not push the first one's profiles out (a large vault was profiled again each time)."""
-    from workbench.core.similarity import profiles_of
+    from workbench.core.views.similarity import profiles_of
 
     many, few = _documents(1500, "many"), _documents(10, "few")
     first = profiles_of(many + few)
@@ -345,7 +345,7 @@ def test_profiles_asked_for_another_set_between_two_calls_are_kept_while_their_d
 def test_bm25_likeliest_match_and_pair_scores_equal_the_full_scores_of_each_query():
     """The queue's shortcuts (each decision's likeliest match, one pair's score) give exactly
     what asking every profile's scores gives, ties going to the greater id."""
-    from workbench.core.similarity import Bm25, profiles_of
+    from workbench.core.views.similarity import Bm25, profiles_of
 
     profiles = profiles_of(_documents(120, "bm"))
     bm25 = Bm25(profiles.values())
@@ -438,7 +438,7 @@ def test_a_later_record_a_superseded_one_names_in_its_text_comes_first(tmp_path)
 def test_the_review_list_reaches_a_successor_that_is_only_second_most_alike(builder):
     """A record's words make a companion its likeliest and its successor second: the queue lists
     neither pair on that alone, but every pair is weighed, so the review list offers the successor."""
-    from workbench.core.conflicts import choose, weigh_decisions, weigh_for_review
+    from workbench.core.services.conflicts import choose, weigh_decisions, weigh_for_review
 
     vault = vault_with(
         builder,

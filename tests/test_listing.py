@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from vault_builders import VaultBuilder, doc_path, doc_text
-from workbench.core.derived_store import StoredDocument
+from workbench.core.records.derived_store import StoredDocument
 from workbench.core.vault import Vault
 
 DAYS = 40

@@ -7,7 +7,7 @@ import time
 
 from vault_builders import doc_text
 from workbench import Vault
-from workbench.core import graph
+from workbench.core.views import graph
 
 
 def wait_for(condition, seconds=5.0):
@@ -118,7 +118,7 @@ def test_a_note_written_into_an_obsidian_vault_resolves_the_links_that_named_it(
 def test_a_sweep_brings_in_what_no_event_reported_and_says_so(builder, monkeypatch):
     """The periodic sweep runs after a batch, not before it; a sweep that finds a change tells the
     listener, and one that finds none leaves the vault (and what is derived from it) as it was."""
-    from workbench.core import live
+    from workbench.core.records import live
 
     builder.add("mem-entity-core")
     vault = Vault.open(builder.root)

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from helpers import graph_shape
 from vault_builders import doc_path, doc_text
 
-from workbench.core import live_graph
-from workbench.core.graph import build_graph
+from workbench.core.views import live_graph
+from workbench.core.views.graph import build_graph
 from workbench.core.vault import Vault
 
 IDS = ["mem-entity-a", "mem-task-b", "mem-decision-c", "mem-note-d", "mem-decision-e"]

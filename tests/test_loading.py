@@ -9,7 +9,7 @@ import pytest
 
 from tests.benchmarks.generate import generate_vault
 from workbench import Vault
-from workbench.core.loading import PARALLEL_MIN, _context
+from workbench.core.records.loading import PARALLEL_MIN, _context
 
 
 def snapshot(vault):
@@ -74,9 +74,9 @@ def test_parallel_and_serial_opens_agree(tmp_path, monkeypatch):
 
 
 def test_a_file_is_read_whole_up_to_the_limit_and_no_further(tmp_path):
-    from workbench.core.parse import MAX_FILE_BYTES
-    from workbench.core.files import FIRST_READ
-    from workbench.core.records import read_document
+    from workbench.core.vocabulary.parse import MAX_FILE_BYTES
+    from workbench.core.vocabulary.files import FIRST_READ
+    from workbench.core.records.record import read_document
 
     for size in (0, 1, FIRST_READ - 1, FIRST_READ, FIRST_READ + 1, 3 * FIRST_READ + 7):
         data = bytes(range(256)) * (size // 256) + bytes(size % 256)
@@ -130,7 +130,7 @@ def test_a_cold_open_in_a_tui_whose_stderr_has_no_descriptor_starts_its_workers(
         "    def fileno(self): return -1\n"
         "sys.stderr = Capture()\n"
         "from workbench import Vault\n"
-        "from workbench.core.loading import _context\n"
+        "from workbench.core.records.loading import _context\n"
         "found = []\n"
         "def open_it():\n"
         "    assert _context(len(list(__import__('pathlib').Path(sys.argv[1]).rglob('*.md')))) is not None\n"

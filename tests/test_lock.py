@@ -16,7 +16,7 @@ import time
 import pytest
 
 from workbench import Vault
-from workbench.core.storage import LockTimeout, VaultLock
+from workbench.core.storage.writer import LockTimeout, VaultLock
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGSTOP"), reason="POSIX only")
 
@@ -24,7 +24,7 @@ HOLDER = textwrap.dedent(
     """
     import dataclasses, os, signal, sys
     from workbench import Vault
-    from workbench.core import crashpoint
+    from workbench.core.storage import crashpoint
 
     def pause_here(step):
         if step == "journal-written":
@@ -42,7 +42,7 @@ WRITER = textwrap.dedent(
     """
     import dataclasses, sys
     from workbench import ConflictError, Vault
-    from workbench.core.storage import LockTimeout
+    from workbench.core.storage.writer import LockTimeout
     vault = Vault.open(sys.argv[1])
     vault.index.lock.wait = float(sys.argv[2])
     while True:

@@ -17,7 +17,7 @@ from mcp_client import connected, files, once
 
 from workbench import Vault
 from workbench.agents.session import GateSession
-from workbench.core.model import RefusedError
+from workbench.core.vocabulary.model import RefusedError
 
 LINK = ["related_to:mem-entity-stripe"]
 

@@ -25,8 +25,8 @@ from helpers import run_cli
 from mcp_client import connected, files
 
 from workbench import Vault
-from workbench.core.model import RefusedError
-from workbench.core.verdicts import VERDICT_FILE
+from workbench.core.vocabulary.model import RefusedError
+from workbench.core.services.verdicts import VERDICT_FILE
 
 BUDGET = 45_000
 CORPORA = Path(os.environ.get("WORKBENCH_CORPORA", Path(__file__).resolve().parents[2] / "shared" / "corpora"))

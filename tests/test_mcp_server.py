@@ -16,7 +16,7 @@ import time
 from mcp_client import connected, files
 
 from workbench import Vault
-from workbench.core.inbox import REVIEW_KEY
+from workbench.core.services.inbox import REVIEW_KEY
 
 TOOLS = {
     "memory_search",

@@ -19,10 +19,10 @@ import pytest
 from vault_builders import VaultBuilder, doc_text
 
 from workbench import notebook
-from workbench.core import graph
-from workbench.core.conflicts import Conflict, Conflicts, Resolution
-from workbench.core.model import Document, Problem, Problems, Severity
-from workbench.core.search import SearchResults
+from workbench.core.views import graph
+from workbench.core.services.conflicts import Conflict, Conflicts, Resolution
+from workbench.core.vocabulary.model import Document, Problem, Problems, Severity
+from workbench.core.views.search import SearchResults
 from workbench.core.vault import Vault
 
 HOSTILE = '<script>alert(1)</script> & "q"'
@@ -321,8 +321,8 @@ def test_frames_need_pandas_only_when_asked_for(hostile):
 
 def test_the_core_loads_no_notebook_machinery():
     code = (
-        "import sys, workbench.notebook, workbench.core.model, workbench.core.search, workbench.core.graph,"
-        " workbench.core.conflicts, workbench.core.vault;"
+        "import sys, workbench.notebook, workbench.core.vocabulary.model, workbench.core.views.search, workbench.core.views.graph,"
+        " workbench.core.services.conflicts, workbench.core.vault;"
         "bad = [m for m in sys.modules if m.split('.')[0] in"
         " ('IPython', 'ipykernel', 'jupyter_client', 'nbformat', 'nbclient', 'pandas', 'textual', 'rich')];"
         "print(','.join(bad)); sys.exit(1 if bad else 0)"
@@ -335,7 +335,7 @@ def test_the_notebook_face_is_imported_by_the_first_drawing_not_by_the_package()
     """`import workbench` installs the drawings, but the face's module waits for the first one:
     the TUI and the CLI, which draw none, never load it."""
     code = (
-        "import sys, workbench; from workbench.core.model import Document;"
+        "import sys, workbench; from workbench.core.vocabulary.model import Document;"
         "before = 'workbench.notebook' in sys.modules;"
         "html = Document('mem-note-x', 'notes/mem-note-x.md', {'title': '<b>x</b>'}, 'Hi')._repr_html_();"
         "print(before, 'workbench.notebook' in sys.modules, '&lt;b&gt;x&lt;/b&gt;' in html)"
@@ -349,7 +349,7 @@ def test_the_package_installs_a_drawing_for_each_kind_the_core_asks_for():
 
     import workbench
     from workbench import notebook
-    from workbench.core import presenting
+    from workbench.core.vocabulary import presenting
 
     core = Path(workbench.__file__).parent / "core"
     asked = {m for f in core.rglob("*.py") for m in re.findall(r'presenting\.render\("(\w+)"', f.read_text())}

@@ -18,7 +18,7 @@ import pytest
 
 from helpers import run_cli, run_cli_unprivileged
 from workbench import RefusedError, Vault
-from workbench.core.model import UnsafePathError
+from workbench.core.vocabulary.model import UnsafePathError
 
 TIMEOUT = 60
 NOTE = "notes/mem-note-sendgrid-sandbox-mode.md"

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.core.parse import MAX_FILE_BYTES, load_yaml, parse_bytes
+from workbench.core.vocabulary.parse import MAX_FILE_BYTES, load_yaml, parse_bytes
 
 CORPORA = Path(os.environ.get("WORKBENCH_CORPORA", Path(__file__).resolve().parents[2] / "shared" / "corpora"))
 

@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from workbench import Vault
-from workbench.core.parse import parse_bytes
-from workbench.core.yamledit import apply_meta, segments
+from workbench.core.vocabulary.parse import parse_bytes
+from workbench.core.editing.yamledit import apply_meta, segments
 
 slug = st.from_regex(r"[a-z0-9]{1,8}(-[a-z0-9]{1,8}){0,2}", fullmatch=True)
 words = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=30)

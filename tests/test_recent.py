@@ -10,7 +10,7 @@ from helpers import run_cli
 from mcp_client import connected, files
 
 from workbench import Vault
-from workbench.core import recent
+from workbench.core.services import recent
 
 NOW = dt.datetime(2026, 12, 1, 12, 0)
 

@@ -6,7 +6,7 @@ import os
 
 from vault_builders import VaultBuilder, doc_text
 from workbench import Vault
-from workbench.core.repair import plan_repair
+from workbench.core.services.repair import plan_repair
 
 
 def repair(root):

@@ -13,8 +13,8 @@ import pytest
 from helpers import run_cli
 from vault_builders import VaultBuilder
 from workbench import Vault
-from workbench.core.model import RefusedError
-from workbench.core.verdicts import VERDICT_FILE
+from workbench.core.vocabulary.model import RefusedError
+from workbench.core.services.verdicts import VERDICT_FILE
 
 BUDGET = 45_000
 CENTS, DECIMAL, TAX = (
@@ -213,9 +213,9 @@ def test_a_line_edited_into_another_word_or_one_record_twice_is_named_not_read_a
 
 
 def test_the_ranking_is_kept_for_the_next_process_and_a_damaged_one_is_worked_out_again(sample_copy):
-    from workbench.core import review
-    from workbench.core.kept_conflicts import code_fingerprint, queue_key
-    from workbench.core.records import today
+    from workbench.core.services import review
+    from workbench.core.services.kept_conflicts import code_fingerprint, queue_key
+    from workbench.core.records.record import today
 
     first = Vault.open(sample_copy).review(limit=20).to_json()
     vault = Vault.open(sample_copy)
@@ -257,7 +257,7 @@ def test_a_judged_pair_is_shown_whole_and_a_watching_screen_hears_of_verdicts(sa
 
 def test_the_last_page_says_what_is_left_before_the_cursor(sample_copy):
     from workbench.agents.tools import MemoryTools
-    from workbench.core.inbox import Agent
+    from workbench.core.services.inbox import Agent
 
     tools = MemoryTools(Vault.open(sample_copy), lambda: Agent("claude-code", "agent-claude"))
     first = tools.review(limit=2)  # passed over: not judged

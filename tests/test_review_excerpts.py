@@ -9,7 +9,7 @@ import json
 
 from vault_builders import VaultBuilder
 from workbench import Vault
-from workbench.core.excerpts import OPENING, decision, shorten_addresses
+from workbench.core.views.excerpts import OPENING, decision, shorten_addresses
 
 COMMIT = "https://github.com/example/project/blob/a98e2907c4e425de2736782793383aad63132c14/node/src/Chain/Direct.hs#L256-L257"
 CONTEXT = "".join(

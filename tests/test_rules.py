@@ -401,7 +401,7 @@ def test_one_bad_file_does_not_stop_the_others(builder):
 
 
 def test_a_decision_is_superseded_by_a_decision_only(builder):
-    from workbench.core.model import RefusedError
+    from workbench.core.vocabulary.model import RefusedError
 
     builder.add("mem-decision-old")
     builder.add("mem-entity-thing")
@@ -414,7 +414,7 @@ def test_a_decision_is_superseded_by_a_decision_only(builder):
 def test_a_superseded_documents_text_is_edited_only_with_an_override(builder):
     import dataclasses
 
-    from workbench.core.model import RefusedError
+    from workbench.core.vocabulary.model import RefusedError
 
     builder.add("mem-decision-old", status="superseded", superseded_by="[mem-decision-new]")
     builder.add(

@@ -10,7 +10,8 @@ from helpers import run_cli
 from vault_builders import doc_path, doc_text
 
 from workbench import QueryError, Vault
-from workbench.core import derived_store, fulltext, search, semantic
+from workbench.core.records import derived_store
+from workbench.core.views import fulltext, search, semantic
 
 
 def ids(hits):

@@ -11,8 +11,8 @@ import sqlite3
 import time
 
 from workbench import Vault
-from workbench.core.derived_store import DerivedStore, StoredDocument, row_for
-from workbench.core.records import build_record
+from workbench.core.records.derived_store import DerivedStore, StoredDocument, row_for
+from workbench.core.records.record import build_record
 
 DOC = "notes/mem-note-a.md"
 

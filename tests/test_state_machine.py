@@ -12,7 +12,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from vault_builders import VaultBuilder
 from workbench import RefusedError, Vault
-from workbench.core.gate import Draft
+from workbench.core.services.gate import Draft
 
 STRUCTURAL = {
     "supersession-one-sided",

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from workbench import Vault
-from workbench.core.storage import LockTimeout, VaultLock, write_atomic
+from workbench.core.storage.writer import LockTimeout, VaultLock, write_atomic
 
 
 def test_write_atomic_leaves_no_temporary_file(tmp_path):
@@ -54,7 +54,7 @@ def test_a_live_holder_is_waited_for_then_reported(tmp_path):
         [
             sys.executable,
             "-c",
-            "import sys,time; from pathlib import Path; from workbench.core.storage import VaultLock;"
+            "import sys,time; from pathlib import Path; from workbench.core.storage.writer import VaultLock;"
             "l=VaultLock(Path(sys.argv[1])); l.acquire(); print('held', flush=True); time.sleep(30)",
             str(state),
         ],
@@ -149,7 +149,7 @@ def test_a_crash_before_the_commit_rolls_back_and_one_after_rolls_forward(builde
 
 
 def test_a_write_that_reads_back_wrong_is_retried_once(builder, monkeypatch):
-    from workbench.core import filereplace
+    from workbench.core.storage import filereplace
 
     builder.add("mem-note-a", status="draft")
     vault = Vault.open(builder.root)
@@ -169,7 +169,7 @@ def test_a_write_that_reads_back_wrong_is_retried_once(builder, monkeypatch):
 
 
 def test_a_write_that_fails_verification_twice_is_rolled_back(builder, monkeypatch):
-    from workbench.core import filereplace
+    from workbench.core.storage import filereplace
 
     builder.add("mem-decision-old")
     builder.add("mem-decision-new")
@@ -196,7 +196,7 @@ def test_a_disk_error_writing_one_file_of_many_leaves_every_file_and_no_temporar
     temporary files left behind."""
     import errno
 
-    from workbench.core import filereplace
+    from workbench.core.storage import filereplace
 
     builder.add("mem-decision-old")
     builder.add("mem-decision-new")

@@ -11,9 +11,9 @@ import pytest
 from git_vaults import DOCS, git, make_clones, read, sync, write
 from vault_builders import doc_path
 from workbench.cli import main
-from workbench.core import gitsync
-from workbench.core.docmerge import CONFLICTS_KEY, MARKERS
-from workbench.core.parse import parse_bytes
+from workbench.core.services import gitsync
+from workbench.core.editing.docmerge import CONFLICTS_KEY, MARKERS
+from workbench.core.vocabulary.parse import parse_bytes
 
 
 @pytest.fixture

@@ -20,9 +20,10 @@ import pytest
 from git_vaults import git, identify
 from vault_builders import doc_path, doc_text
 from workbench.cli import main
-from workbench.core import crashpoint, gitsync
-from workbench.core.docmerge import CONFLICTS_KEY
-from workbench.core.parse import parse_bytes
+from workbench.core.storage import crashpoint
+from workbench.core.services import gitsync
+from workbench.core.editing.docmerge import CONFLICTS_KEY
+from workbench.core.vocabulary.parse import parse_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = 200  # changed on both sides

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from workbench.core.textmerge import merge3
+from workbench.core.editing.textmerge import merge3
 
 
 def lines(prefix: str, count: int) -> list[str]:

@@ -17,8 +17,8 @@ import pytest
 
 from helpers import run_cli
 from workbench import Vault
-from workbench.core.model import RefusedError
-from workbench.core.undo import Stack, Step
+from workbench.core.vocabulary.model import RefusedError
+from workbench.core.services.undo import Stack, Step
 
 A, B, C = "mem-concept-idempotent-money-movement", "mem-concept-tenant-isolation-rls", "mem-concept-tern-product-vision"
 

@@ -8,8 +8,8 @@ import pytest
 
 from tests.vault_builders import VaultBuilder
 from workbench import RefusedError, Vault
-from workbench.core.model import ConflictError
-from workbench.core.vaultconfig import read_config, with_compatible
+from workbench.core.vocabulary.model import ConflictError
+from workbench.core.records.vaultconfig import read_config, with_compatible
 
 
 def adr_vault(tmp_path) -> Vault:

@@ -12,8 +12,8 @@ import pytest
 
 from tests.benchmarks.generate_shapes import draw, generate_shaped_vault
 from workbench import Vault
-from workbench.core import kept_conflicts, weighing
-from workbench.core.conflicts import DEFAULT, choose, find_conflicts, weigh_decisions
+from workbench.core.services import kept_conflicts, weighing
+from workbench.core.services.conflicts import DEFAULT, choose, find_conflicts, weigh_decisions
 
 # How far a pair's score (`Weighed.score` at the shipped settings) may stand from a full count's
 # while the rarities drift within `weighing.REFRESH_SHARE` (but for the edges `compare` leaves
@@ -133,7 +133,7 @@ def test_changes_up_to_the_bound_stay_within_it_then_the_rarities_are_counted_ag
 
 
 def weigh_decisions_ids(root: Path) -> list[str]:
-    from workbench.core.conflicts import paired_decisions
+    from workbench.core.services.conflicts import paired_decisions
 
     return [d.id for d in paired_decisions({d.id: d for d in Vault.open(root).documents})]
 

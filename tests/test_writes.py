@@ -241,7 +241,7 @@ def test_execution_state_is_separate_from_status(builder):
     "title", ["Before\x85after", "Lines\u2028and\u2029paragraphs", "C1\x9bcontrol", "del\x7f and bom\ufeff"]
 )
 def test_a_title_with_characters_yaml_would_fold_round_trips(builder, title):
-    from workbench.core.gate import Draft
+    from workbench.core.services.gate import Draft
 
     builder.add("mem-entity-core")
     vault = Vault.open(builder.root)

@@ -6,7 +6,7 @@ The Python API is the same store the TUI and the CLI drive::
     vault = Vault.open("path/to/vault")
     doc = vault.get("mem-decision-retrieval-policy")
 
-Names are loaded when first asked for (PEP 562), so `import workbench.core.model` costs only the
+Names are loaded when first asked for (PEP 562), so `import workbench.core.vocabulary.model` costs only the
 model. The notebook face is installed at once, so that whatever a cell returns draws itself, but
 its module (`notebook.py`) is imported by the first drawing: the TUI and the CLI never draw one.
 """
@@ -16,10 +16,18 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .core import presenting as _presenting
+from .core.vocabulary import presenting as _presenting
 
 if TYPE_CHECKING:
-    from .core.model import ConflictError, Document, Problem, QueryError, RefusedError, VaultError, WorkbenchError
+    from .core.vocabulary.model import (
+        ConflictError,
+        Document,
+        Problem,
+        QueryError,
+        RefusedError,
+        VaultError,
+        WorkbenchError,
+    )
     from .core.vault import Vault
 
 __all__ = [
@@ -34,7 +42,7 @@ __all__ = [
 ]
 __version__ = "0.1.0"
 
-_HOMES = {"Vault": ".core.vault", **dict.fromkeys(__all__[1:], ".core.model")}
+_HOMES = {"Vault": ".core.vault", **dict.fromkeys(__all__[1:], ".core.vocabulary.model")}
 
 
 def _drawn_by_notebook(kind: str) -> Any:

@@ -3,7 +3,7 @@ Mermaid, every piece escaped.
 
 Jupyter asks whatever a cell returns for `_repr_html_` or `_repr_markdown_`. The core's classes
 (`Vault`, `Document`, `Problem`, `Hit`, `Conflict`, `Neighbourhood` and the list-like
-`SearchResults`, `Problems`, `Conflicts`) ask `core/presenting.py`, and this module, a face above
+`SearchResults`, `Problems`, `Conflicts`) ask `core/vocabulary/presenting.py`, and this module, a face above
 the core like the TUI and the CLI, installs the drawing there when the `workbench` package is
 imported. So the core needs no IPython and knows nothing of HTML, and this module loads only the
 standard library (the graph, and with it networkx, only when a neighbourhood is drawn).
@@ -13,7 +13,7 @@ here trusts them: HTML is built from `_Html` pieces, and any other value put int
 the way in; Markdown output escapes vault text too, so that neither an HTML tag nor a
 `javascript:` link can reach the renderer.
 
->>> from workbench.core.model import Document
+>>> from workbench.core.vocabulary.model import Document
 >>> doc = Document("mem-note-x", "notes/mem-note-x.md", {"title": "<b>x</b>", "status": "active"}, "Hi *there*")
 >>> "<b>x</b>" in document_html(doc), "&lt;b&gt;x&lt;/b&gt;" in document_html(doc)
 (False, True)
@@ -28,8 +28,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .core import presenting
-from .core.presenting import document_rows, frame, plain_text
+from .core.vocabulary import presenting
+from .core.vocabulary.presenting import document_rows, frame, plain_text
 
 __all__ = [
     "STATUS_COLOURS",
@@ -456,7 +456,7 @@ def changes_html(changes: Iterable[Any]) -> _Html:
 def _mermaid_classes(hood: Any) -> list[str]:
     """Status colours and a thick border for the root: Mermaid `classDef` lines for the diagram."""
     # The ids `export` wrote, so that the classes land on its nodes.
-    from .core.graph import mermaid_id
+    from .core.views.graph import mermaid_id
 
     lines = []
     by_class: dict[str, list[str]] = {}

@@ -48,10 +48,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench import Vault
-from workbench.core import conflicts as queue
-from workbench.core import review
-from workbench.core.gate import WEIGHTS, WEIGHTS_TRIED, Draft, Weights, candidates
-from workbench.core.model import DocType, LinkType
+from workbench.core.services import conflicts as queue
+from workbench.core.services import review
+from workbench.core.services.gate import WEIGHTS, WEIGHTS_TRIED, Draft, Weights, candidates
+from workbench.core.vocabulary.model import DocType, LinkType
 
 CORPORA = Path(os.environ.get("WORKBENCH_CORPORA", Path(__file__).resolve().parents[3] / "shared" / "corpora"))
 STATEMENT_LINE = re.compile(

@@ -31,9 +31,9 @@ from pathlib import Path
 from tests.benchmarks.bench_open import FLOOR_SCRIPT, percentile, run_python
 from tests.benchmarks.generate import WORDS, generate_vault
 from workbench import Vault
-from workbench.core import gate
-from workbench.core.gate import Draft
-from workbench.core.search import FIELD_WEIGHTS
+from workbench.core.services import gate
+from workbench.core.services.gate import Draft
+from workbench.core.views.search import FIELD_WEIGHTS
 
 RUNS = 3
 PROPOSALS = 40

@@ -57,7 +57,7 @@ from tests.benchmarks.bench_queue import gate_times
 from tests.benchmarks.generate import WORDS, generate_vault
 from tests.benchmarks.generate_shapes import generate_shaped_vault, query_words
 from workbench import Vault
-from workbench.core.search import FIELD_WEIGHTS
+from workbench.core.views.search import FIELD_WEIGHTS
 
 RUNS = 3
 LARGE = 50_000  # from this many documents on, a vault is held to the goals set for 100,000

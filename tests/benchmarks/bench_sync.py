@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from tests.benchmarks.generate import generate_vault
-from workbench.core import gitsync
+from workbench.core.services import gitsync
 
 
 def git(cwd: Path, *args: str) -> str:

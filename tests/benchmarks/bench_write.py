@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 from workbench import Vault
-from workbench.core.model import WorkbenchError
+from workbench.core.vocabulary.model import WorkbenchError
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_vault"
 TARGET = "mem-note-stripe-test-clocks"  # a note that links to the entity renamed below

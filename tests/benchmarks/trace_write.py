@@ -17,7 +17,7 @@ from pathlib import Path
 from workbench import Vault
 from workbench.agents.session import GateSession
 from workbench.agents.tools import MemoryTools
-from workbench.core.agentwrites import Agent
+from workbench.core.services.agentwrites import Agent
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_vault"
 TARGET = "mem-entity-stripe"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.core.changes import FileChange
+from workbench.core.storage.changes import FileChange
 from workbench.tui.screens import conflicts_search, disk_news, flows, host, proposing, queue_flow
 from workbench.tui.screens.main import MainScreen
 from workbench.tui.screens.own_writes import OwnWrites

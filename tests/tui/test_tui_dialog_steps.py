@@ -14,7 +14,7 @@ from tui_helpers import open_by_search, screen_text, settle, type_text
 
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog, diff_parts, file_starts, files_line
-from workbench.core.model import Document
+from workbench.core.vocabulary.model import Document
 from workbench.tui.dialogs.conflicts import ConflictsDialog, short_id, titled
 from workbench.tui.dialogs.consolidate import ConsolidateDialog
 from workbench.tui.dialogs.discard import DiscardDialog

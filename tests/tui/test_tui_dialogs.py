@@ -10,9 +10,9 @@ from textual.widgets import Button, Input
 from textual.widgets._toast import Toast
 from tui_helpers import screen_text, settle
 
-from workbench.core.changes import FileChange, Plan
-from workbench.core.inbox import Inbox
-from workbench.core.model import Document, Problem, Severity
+from workbench.core.storage.changes import FileChange, Plan
+from workbench.core.services.inbox import Inbox
+from workbench.core.vocabulary.model import Document, Problem, Severity
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs.confirm_forget import ConfirmForgetDialog
 from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog

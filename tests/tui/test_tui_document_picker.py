@@ -61,7 +61,7 @@ async def test_enter_before_the_hits_arrive_waits_for_them():
     queries = []
 
     def slow_search(query: str, limit: int):
-        from workbench.core.search import Hit
+        from workbench.core.views.search import Hit
 
         queries.append(query)
         if query == "ab":

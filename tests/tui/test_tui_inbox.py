@@ -15,8 +15,8 @@ from textual.widgets import OptionList
 from tui_helpers import screen_text, settle, type_text, wait_for
 
 from workbench import Vault
-from workbench.core.gate import Draft
-from workbench.core.inbox import REVIEW_KEY, Agent
+from workbench.core.services.gate import Draft
+from workbench.core.services.inbox import REVIEW_KEY, Agent
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs.confirm_forget import ConfirmForgetDialog
 from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog
@@ -148,7 +148,7 @@ async def test_the_merge_hint_is_whole_at_80x24(sample_copy):
 
 
 def test_a_decisions_draft_is_never_offered_merge():
-    from workbench.core.inbox import Request
+    from workbench.core.services.inbox import Request
 
     decision = Request(
         "mem-decision-x", "decisions/mem-decision-x.md", "create", "a", "2026-01-01", "X", "decision", "draft"

@@ -7,8 +7,8 @@ from pathlib import Path
 import networkx as nx
 from tui_helpers import wait_for
 
-from workbench.core.graph import inverse_label
-from workbench.core.model import Document
+from workbench.core.views.graph import inverse_label
+from workbench.core.vocabulary.model import Document
 from workbench.tui.history import History
 from workbench.tui.neighbours import link_groups
 from workbench.tui.text import clean, plain

@@ -15,9 +15,9 @@ import time_machine
 from textual.widgets import Button, Input, OptionList, Select, TextArea
 from tui_helpers import screen_text, settle, wait_for
 
-from workbench.core.gate import Candidate
+from workbench.core.services.gate import Candidate
 from workbench.core.vault import Vault
-from workbench.core.verdicts import Verdict
+from workbench.core.services.verdicts import Verdict
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog
 from workbench.tui.dialogs.conflicts import ConflictsDialog
@@ -378,7 +378,7 @@ async def test_each_candidate_is_shown_with_its_excerpt_beside_the_draft(sample_
 
 
 def test_a_candidates_excerpt_gives_the_status_as_the_file_states_it_and_its_number():
-    from workbench.core.excerpts import Excerpt
+    from workbench.core.views.excerpts import Excerpt
 
     excerpt = Excerpt(
         "adr-0007",

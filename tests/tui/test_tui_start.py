@@ -92,7 +92,7 @@ DEFERRED = (
     "pygments",
     "tomllib",
     "workbench.notebook",
-    "workbench.core.live_graph",
+    "workbench.core.views.live_graph",
     "workbench.tui.commands",
     "workbench.tui.dialogs.confirm_plan",
     "workbench.tui.dialogs.discard",

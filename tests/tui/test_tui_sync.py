@@ -10,9 +10,9 @@ from git_vaults import git, make_clones, read, sync, write
 from vault_builders import doc_path
 from tui_helpers import screen_text, settle, wait_for
 
-from workbench.core import gitsync
-from workbench.core.docmerge import CONFLICTS_KEY
-from workbench.core.parse import parse_bytes
+from workbench.core.services import gitsync
+from workbench.core.editing.docmerge import CONFLICTS_KEY
+from workbench.core.vocabulary.parse import parse_bytes
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs.sync_merge import SyncDialog
 

@@ -229,7 +229,7 @@ def test_undo_history_marks_the_position(snap_compare, sample_copy: Path, theme:
 async def test_undoing_the_creation_of_the_open_document_is_not_news_from_outside(sample_copy: Path):
     from tui_helpers import open_by_search, wait_for
 
-    from workbench.core.gate import Draft
+    from workbench.core.services.gate import Draft
     from workbench.tui.widgets.viewer import DocumentViewer
 
     plan = Vault.open(sample_copy).create(

@@ -20,8 +20,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from ..core.inbox import Agent
-from ..core.model import RefusedError, WorkbenchError
+from ..core.services.inbox import Agent
+from ..core.vocabulary.model import RefusedError, WorkbenchError
 from ..core.vault import Vault
 from .answers import (
     ContextAnswer,

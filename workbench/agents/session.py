@@ -30,9 +30,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..core.model import RefusedError
-from ..core.similarity import STOPWORDS, plural_stem
-from ..core.vaultfs import first_link
+from ..core.vocabulary.model import RefusedError
+from ..core.views.similarity import STOPWORDS, plural_stem
+from ..core.storage.vaultfs import first_link
 
 try:
     import fcntl

@@ -17,11 +17,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..core.excerpts import READ_CHARACTERS, READ_DOCUMENTS
-from ..core.gate import Draft, new_id_for
-from ..core.inbox import Agent, AlreadyExists
-from ..core.model import REQUIRED_FIELDS, DocType, LinkType, RefusedError, Status
-from ..core.validate import find_credentials
+from ..core.views.excerpts import READ_CHARACTERS, READ_DOCUMENTS
+from ..core.services.gate import Draft, new_id_for
+from ..core.services.inbox import Agent, AlreadyExists
+from ..core.vocabulary.model import REQUIRED_FIELDS, DocType, LinkType, RefusedError, Status
+from ..core.records.validate import find_credentials
 from ..core.vault import Vault
 from .session import GateSession, title_words
 from .text import answer_text, text_length

@@ -6,13 +6,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..core.model import RefusedError
+from ..core.vocabulary.model import RefusedError
 from ..core.vault import Vault
 from .output import EXIT_ERRORS, EXIT_OK, EXIT_REFUSED, UsageError, safe
 
 
 def cmd_sync(vault: Vault, args: argparse.Namespace) -> int:
-    from ..core import gitsync
+    from ..core.services import gitsync
 
     try:
         if args.setup:

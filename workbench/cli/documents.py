@@ -8,12 +8,12 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from ..core.model import Severity
+from ..core.vocabulary.model import Severity
 from ..core.vault import Vault
 from .output import EXIT_ERRORS, EXIT_OK, UsageError, one_line, print_json, read_text_option, report_plan, safe
 
 if TYPE_CHECKING:  # the gate and migration are loaded by the commands that use them, not by every command
-    from ..core.gate import Draft
+    from ..core.services.gate import Draft
 
 
 def cmd_check(vault: Vault, args: argparse.Namespace) -> int:
@@ -113,7 +113,7 @@ def read_body(args: argparse.Namespace) -> str:
 
 
 def _draft(args: argparse.Namespace) -> Draft:
-    from ..core.gate import Draft
+    from ..core.services.gate import Draft
 
     links = []
     for spec in args.link:
@@ -221,7 +221,7 @@ def cmd_stale(vault: Vault, args: argparse.Namespace) -> int:
 
 
 def cmd_links(vault: Vault, args: argparse.Namespace) -> int:
-    from ..core import graph
+    from ..core.views import graph
 
     hood = graph.neighbourhood(vault.graph(), args.id, depth=args.depth).to_json()
     if args.json:
@@ -248,7 +248,7 @@ def cmd_links(vault: Vault, args: argparse.Namespace) -> int:
 
 
 def cmd_context(vault: Vault, args: argparse.Namespace) -> int:
-    from ..core import graph
+    from ..core.views import graph
 
     pack = graph.context_pack(vault.graph(), args.id)
     if args.json:
@@ -260,7 +260,7 @@ def cmd_context(vault: Vault, args: argparse.Namespace) -> int:
 
 
 def cmd_graph(vault: Vault, args: argparse.Namespace) -> int:
-    from ..core import graph
+    from ..core.views import graph
 
     sys.stdout.write(graph.export(vault.graph(), args.format, root=args.root, depth=args.depth if args.root else None))
     return EXIT_OK

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 from ..core.index import require_folder
-from ..core.model import QueryError, RefusedError, VaultError, WorkbenchError
+from ..core.vocabulary.model import QueryError, RefusedError, VaultError, WorkbenchError
 from ..core.vault import Vault
-from ..core.walk import looks_like_vault, no_documents_note
+from ..core.records.walk import looks_like_vault, no_documents_note
 from . import curation, documents
 from .connections import cmd_mcp, cmd_serve, cmd_sync
 from .output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageError, read_text_option, safe

@@ -32,23 +32,33 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import flavours, rewrite
-from .derived_store import DerivedStore, folder_identity
-from .changes import Plan
+from . import flavours
+from .records import rewrite
+from .records.derived_store import DerivedStore, folder_identity
+from .storage.changes import Plan
 from .flavours import Flavour
-from .loading import bring_in_line, collector_paused, settle_collector
-from .model import Document, Problem, Problems, RefusedError, Severity
-from .ownership import IdOwnership
-from .parse import ParsedFile, digest_of, parse_bytes
-from .records import IdLog, Record, build_record, invalidating, read_record, today, unchanged
-from .storage import ChangeWriter, FileChange, VaultLock, read_bytes
-from .validate import check_relations
-from .vaultconfig import CONFIG_FILE, VaultConfig, config_problem, read_config
-from .vaultfs import first_link
-from .walk import RECOVERY_DIR, STATE_DIR, Walk, find_root, is_document_path, require_folder, state_dir_for, walk_vault
+from .records.loading import bring_in_line, collector_paused, settle_collector
+from .vocabulary.model import Document, Problem, Problems, RefusedError, Severity
+from .records.ownership import IdOwnership
+from .vocabulary.parse import ParsedFile, digest_of, parse_bytes
+from .records.record import IdLog, Record, build_record, invalidating, read_record, today, unchanged
+from .storage.writer import ChangeWriter, FileChange, VaultLock, read_bytes
+from .records.validate import check_relations
+from .records.vaultconfig import CONFIG_FILE, VaultConfig, config_problem, read_config
+from .storage.vaultfs import first_link
+from .records.walk import (
+    RECOVERY_DIR,
+    STATE_DIR,
+    Walk,
+    find_root,
+    is_document_path,
+    require_folder,
+    state_dir_for,
+    walk_vault,
+)
 
 if TYPE_CHECKING:
-    from .live import VaultWatcher
+    from .records.live import VaultWatcher
 
 __all__ = ["VaultIndex", "require_folder", "serialized", "state_dir_for"]
 
@@ -187,7 +197,7 @@ class VaultIndex:
     @serialized
     def watch(self, on_change=None) -> VaultWatcher:
         """Start a watcher that keeps this vault in line with the disk; stop it when done."""
-        from .live import VaultWatcher  # watchfiles: only a long-lived vault follows the disk
+        from .records.live import VaultWatcher  # watchfiles: only a long-lived vault follows the disk
 
         return VaultWatcher(self, on_change).start()
 

@@ -22,33 +22,33 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import presenting
-from .changes import Plan
+from .vocabulary import presenting
+from .storage.changes import Plan
 from .index import VaultIndex, serialized
-from .model import Document, Problems, Status
+from .vocabulary.model import Document, Problems, Status
 
 if TYPE_CHECKING:
     import networkx as nx
 
-    from .derived_store import DerivedStore
-    from .conflicts import Conflicts
-    from .consolidate import Group
+    from .records.derived_store import DerivedStore
+    from .services.conflicts import Conflicts
+    from .services.consolidate import Group
     from .flavours import Flavour
-    from .gate import Candidate, Draft
-    from .graph import Neighbourhood
-    from .agentwrites import Agent
-    from .inbox import Inbox, Request
-    from .live import VaultWatcher
-    from .live_graph import LiveGraph
-    from .migrate import MigrationReport
-    from .recent import Changes
-    from .records import Record
-    from .repair import RepairReport
-    from .retrieval import QuestionPack
-    from .review import ReviewPage, ReviewPair
-    from .verdicts import LineProblem, Verdict
-    from .search import Hit, SearchResults
-    from .undo import Stack as UndoStack
+    from .services.gate import Candidate, Draft
+    from .views.graph import Neighbourhood
+    from .services.agentwrites import Agent
+    from .services.inbox import Inbox, Request
+    from .records.live import VaultWatcher
+    from .views.live_graph import LiveGraph
+    from .services.migrate import MigrationReport
+    from .services.recent import Changes
+    from .records.record import Record
+    from .services.repair import RepairReport
+    from .views.retrieval import QuestionPack
+    from .services.review import ReviewPage, ReviewPair
+    from .services.verdicts import LineProblem, Verdict
+    from .views.search import Hit, SearchResults
+    from .services.undo import Stack as UndoStack
 
 __all__ = ["Vault"]
 
@@ -187,16 +187,16 @@ class Vault:
     # -- derived views -------------------------------------------------------------------------
 
     def search(self, query: str, limit: int = 10) -> SearchResults:
-        """Documents for a query in the search language (see `workbench.core.search`), best first;
+        """Documents for a query in the search language (see `workbench.core.views.search`), best first;
         `QueryError` for a filter that cannot match as written (`type:decsion`)."""
-        from . import search
+        from .views import search
 
         return search.find(self.index, query, limit)
 
     @serialized
     def snippets(self, query: str, hits: Iterable[Hit]) -> dict[str, str]:
         """{hit id: the words around what the query matched in it}, matches between \x02 and \x03."""
-        from . import search
+        from .views import search
 
         return search.snippets(self.index, query, hits)
 
@@ -206,7 +206,7 @@ class Vault:
         without holding the vault's mutex (`LiveGraph.sync`): searches go on meanwhile."""
         with self.index.mutex:
             if self._graph is None:
-                from .live_graph import LiveGraph  # networkx: loaded by the first caller that wants a graph
+                from .views.live_graph import LiveGraph  # networkx: loaded by the first caller that wants a graph
 
                 self._graph = LiveGraph()
             live = self._graph
@@ -216,14 +216,14 @@ class Vault:
         self, doc_id: str, depth: int = 1, link_types: Iterable[str] | str | None = None
     ) -> Neighbourhood:
         """The documents within `depth` links of `doc_id`, both ways; a notebook draws it in Mermaid."""
-        from .graph import neighbourhood
+        from .views.graph import neighbourhood
 
         return neighbourhood(self.graph(), doc_id, depth, link_types)
 
     def context_for(self, question: str, limit: int = 10, depth: int = 2) -> QuestionPack:
         """Memory Core's pack for a question: the documents to read (from its best hits, `depth` links
         out, at most `limit`, by reading priority) and their constraints, decisions and questions."""
-        from . import retrieval
+        from .views import retrieval
 
         return retrieval.question_pack(self.index, self.graph(), question, limit, depth)
 
@@ -246,8 +246,8 @@ class Vault:
         return self._queue(full).printed()
 
     def _queue(self, full: bool = False):
-        from . import kept_conflicts
-        from .records import today
+        from .services import kept_conflicts
+        from .records.record import today
 
         flavour, compatible = self.index.flavour, self.index.config.compatible
         return kept_conflicts.Asked(
@@ -255,25 +255,25 @@ class Vault:
         )
 
     def consolidation_groups(self) -> list[Group]:
-        from . import consolidate
+        from .services import consolidate
 
         return consolidate.consolidation_groups(self.documents)
 
     def stale(self, days: int = 90) -> list[tuple[Document, int]]:
-        from . import maintenance
+        from .services import maintenance
 
         return maintenance.stale_documents(self.documents, days)
 
     def recent(self, days: int = 7, now=None) -> Changes:
         """The documents changed in the last `days` days, newest first, each with the change log's
         latest line about it (`recent.py`)."""
-        from . import recent
+        from .services import recent
 
         return recent.recent_changes(self.documents, recent.log_lines(self.index.log_path), days, now)
 
     def gate(self, draft: Draft, limit: int = 3) -> list[Candidate]:
         """The write gate's 1-3 canonical candidates for new knowledge; writes nothing."""
-        from . import gate
+        from .services import gate
 
         # A large vault weighs a short list from the full-text index (a small one, every document).
         shortlist = gate.fts_shortlist(self.store, self.document_at) if self.store is not None else None
@@ -281,13 +281,13 @@ class Vault:
 
     def new_id(self, doc_type: str, title: str) -> str:
         """The id a new document of this type and title would get: unique among ids and files."""
-        from .gate import new_id_for
+        from .services.gate import new_id_for
 
         return new_id_for(self.index, doc_type, title)
 
     def migrate(self, out: str | os.PathLike[str], project: str | None = None) -> MigrationReport:
         """Write this vault as a Memory Core vault into `out`, a new or empty folder; this one is left as it is."""
-        from .migrate import migrate
+        from .services.migrate import migrate
 
         return migrate(self.index, out, project)
 
@@ -296,11 +296,11 @@ class Vault:
         """The gate's candidates (1-10) for a reader: each with its excerpt (title, status as the
         file states it, date or number, the opening of its body, the passage that matched), in the
         gate's order, all within the read budget (`room` characters, 45,000 by default)."""
-        from . import review
-        from .excerpts import READ_CHARACTERS, READ_DOCUMENTS
+        from .services import review
+        from .views.excerpts import READ_CHARACTERS, READ_DOCUMENTS
 
         if not 1 <= limit <= READ_DOCUMENTS:
-            from .model import RefusedError
+            from .vocabulary.model import RefusedError
 
             raise RefusedError(f"candidates must be between 1 and {READ_DOCUMENTS}, not {limit}")
         found = self.gate(draft, limit)
@@ -317,15 +317,15 @@ class Vault:
         the next; it holds across writes. `depth`: how far down the ranking (default: one pair per
         two decisions). Worked out on a snapshot of the documents, without holding the vault's
         mutex (weighing every pair takes seconds at 10,000 documents), as `conflicts()` is."""
-        from . import review
-        from .excerpts import READ_CHARACTERS
+        from .services import review
+        from .views.excerpts import READ_CHARACTERS
 
         return review.review_page(self.index, limit, cursor, depth, room or READ_CHARACTERS)
 
     def review_pairs(self, depth: int | None = None) -> list[ReviewPair]:
         """The whole review list as it is now, best first, each pair with its excerpts (a screen
         pages through it itself)."""
-        from . import review
+        from .services import review
 
         offered, _, _, docs = review.review_list(self.index, depth)
         return [review.ReviewPair.of(pair, docs) for pair in offered]
@@ -333,7 +333,7 @@ class Vault:
     def review_pair(self, older: str, newer: str) -> ReviewPair:
         """Two records as the review list shows a pair (excerpts, evidence, which is newer): for a
         verdict's pair, which the list no longer offers once judged."""
-        from . import review
+        from .services import review
 
         return review.pair_of(self.index, older, newer)
 
@@ -341,7 +341,7 @@ class Vault:
     def judge(self, older: str, newer: str, verdict: str, reason: str, agent: str) -> Verdict:
         """Record a reader's verdict on a pair (replaces, companion, reversed or unsure) with both
         records' digests, for the curator; nothing is written to a record."""
-        from . import verdicts
+        from .services import verdicts
 
         return verdicts.record(self.index, older, newer, verdict, reason, agent)
 
@@ -349,7 +349,7 @@ class Vault:
     def judge_lines(self, text: str) -> tuple[list[Verdict], list[LineProblem]]:
         """Verdicts given as JSON Lines (older, newer, verdict, reason, agent a line): the good
         lines recorded, the bad ones named by number and not taken."""
-        from . import verdicts
+        from .services import verdicts
 
         taken, problems = verdicts.parse_lines(self.index, text)
         return (verdicts.record_lines(self.index, taken) if taken else []), problems
@@ -357,7 +357,7 @@ class Vault:
     def verdicts(self, states: Iterable[str] | None = None) -> list[Verdict]:
         """Every verdict, oldest first, each with what became of it (`Verdict.state`: open, stale,
         accepted, rejected, settled, withdrawn), or only those in `states`."""
-        from . import verdicts
+        from .services import verdicts
 
         found = verdicts.verdicts(self.index)[0]
         wanted = set(states) if states is not None else None
@@ -365,7 +365,7 @@ class Vault:
 
     def verdict_problems(self) -> list[LineProblem]:
         """The lines of the verdicts file that could not be read (edited by hand)."""
-        from . import verdicts
+        from .services import verdicts
 
         return verdicts.read_verdicts(self.index)[1]
 
@@ -374,27 +374,27 @@ class Vault:
         """Do what an open verdict says: `replaces`/`reversed` write the supersession both sides in
         the format's own words, `companion` marks the pair compatible; one undoable change. Refused
         when either record changed since it was judged (the verdict is stale) or for `unsure`."""
-        from . import verdicts
+        from .services import verdicts
 
         return self.apply(verdicts.plan_accept(self.index, verdict_id), dry_run)
 
     @serialized
     def reject_verdict(self, verdict_id: str, dry_run: bool = False) -> Plan:
         """Say no to a verdict: the pair is marked compatible, so no one is asked about it again."""
-        from . import verdicts
+        from .services import verdicts
 
         return self.apply(verdicts.plan_reject(self.index, verdict_id), dry_run)
 
     @serialized
     def accept_verdicts(self, verdict_ids: list[str], dry_run: bool = False) -> Plan:
         """Several `replaces` verdicts (one agent's, say) accepted as one change: one preview, one undo."""
-        from . import verdicts
+        from .services import verdicts
 
         return self.apply(verdicts.plan_accept_many(self.index, verdict_ids), dry_run)
 
     @serialized
     def merged_body(self, into_id: str, note_ids: list[str]) -> str:
-        from . import consolidate
+        from .services import consolidate
 
         return consolidate.merged_body(self.index, into_id, note_ids)
 
@@ -410,7 +410,7 @@ class Vault:
         """Write `doc` (a changed copy of what `get` returned). Raises ConflictError, writing nothing,
         if the file changed on disk since `doc` was read. Writes no byte when nothing changed. A
         superseded document's text is refused without `override`."""
-        from . import transitions
+        from .services import transitions
 
         return self.apply(transitions.plan_save(self.index, doc, override), dry_run)
 
@@ -419,68 +419,68 @@ class Vault:
         """Write what a person saved in their own editor (`written`, edited from `read`) to the file
         at `path`, as a step that undo takes back; a file changed meanwhile gets the edit carried
         onto its new version, or ConflictError where both changed the same lines."""
-        from . import transitions
+        from .services import transitions
 
         return self.apply(transitions.plan_hand_edit(self.index, path, read, written), dry_run)
 
     @serialized
     def set_status(self, doc_id: str, status: str, dry_run: bool = False) -> Plan:
         """Move a document along its lifecycle; the same status again changes nothing."""
-        from . import transitions
+        from .services import transitions
 
         return self.apply(transitions.plan_status(self.index, doc_id, status), dry_run)
 
     @serialized
     def set_execution_state(self, doc_id: str, state: str, dry_run: bool = False) -> Plan:
         """A task's execution state, kept apart from its lifecycle status."""
-        from . import transitions
+        from .services import transitions
 
         return self.apply(transitions.plan_execution_state(self.index, doc_id, state), dry_run)
 
     @serialized
     def supersede(self, old_id: str, new_id: str, dry_run: bool = False) -> Plan:
         """`new_id` replaces `old_id`: both sides and the `supersedes` link, written together."""
-        from . import transitions
+        from .services import transitions
 
         return self.apply(transitions.plan_supersede(self.index, old_id, new_id), dry_run)
 
     @serialized
     def merge_into(self, target_id: str, draft: Draft, dry_run: bool = False) -> Plan:
-        from . import gate
+        from .services import gate
 
         self.index.require_native("the write gate")
         return self.apply(gate.plan_merge(self.index, target_id, draft), dry_run)
 
     @serialized
     def create(self, draft: Draft, dry_run: bool = False, status: str = Status.ACTIVE.value) -> Plan:
-        from . import gate
+        from .services import gate
 
         self.index.require_native("the write gate")
         return self.apply(gate.plan_create(self.index, draft, status), dry_run)
 
     @serialized
     def create_superseding(self, old_id: str, draft: Draft, dry_run: bool = False) -> Plan:
-        from . import gate
+        from .services import gate
 
         self.index.require_native("the write gate")
         return self.apply(gate.plan_create_superseding(self.index, old_id, draft), dry_run)
 
     @serialized
     def mark_compatible(self, a_id: str, b_id: str, dry_run: bool = False) -> Plan:
-        from . import resolving
+        from .services import resolving
 
         return self.apply(resolving.plan_compatible(self.index, a_id, b_id), dry_run)
 
     @serialized
     def retarget(self, source_id: str, old_target: str, new_target: str | None = None, dry_run: bool = False) -> Plan:
-        from . import resolving
+        from .services import resolving
 
         self.index.require_native("retargeting a link")
         return self.apply(resolving.plan_retarget(self.index, source_id, old_target, new_target), dry_run)
 
     @serialized
     def merge(self, source_id: str, target_id: str, dry_run: bool = False) -> Plan:
-        from . import resolving
+        from .services import resolving
 
         self.index.require_native("merging documents")
         return self.apply(resolving.plan_merge_documents(self.index, source_id, target_id), dry_run)
@@ -496,14 +496,14 @@ class Vault:
     ) -> Plan:
         """Fold the notes into `into_id`; `body` replaces the merged text, as a person edited it
         from `edited_from` (their edits are carried onto the files as they are now)."""
-        from . import consolidate
+        from .services import consolidate
 
         self.index.require_native("consolidation")
         return self.apply(consolidate.plan_consolidate(self.index, into_id, note_ids, body, edited_from), dry_run)
 
     @serialized
     def rename(self, old_id: str, new_id: str, dry_run: bool = False) -> Plan:
-        from . import references
+        from .services import references
 
         self.index.require_native("renaming")
         return self.apply(references.plan_rename(self.index, old_id, new_id), dry_run)
@@ -511,28 +511,28 @@ class Vault:
     @serialized
     def forget(self, doc_id: str, confirm: str, dry_run: bool = False) -> Plan:
         """Delete a document and every trace of it. The one change that cannot be undone."""
-        from . import references
+        from .services import references
 
         return references.forget(self.index, doc_id, confirm, dry_run)
 
     @serialized
     def undo(self, dry_run: bool = False) -> Plan:
         """Revert the newest step of the undo stack, if every file it touched is still as it left them."""
-        from . import undo
+        from .services import undo
 
         return undo.undo(self.index, dry_run)
 
     @serialized
     def redo(self, dry_run: bool = False) -> Plan:
         """Re-apply the step undone last, if every file it touched is still as the undo left them."""
-        from . import undo
+        from .services import undo
 
         return undo.redo(self.index, dry_run)
 
     @serialized
     def undo_stack(self) -> UndoStack:
         """The steps undo and redo take, each named, with the position between them."""
-        from . import undo
+        from .services import undo
 
         return undo.stack(self.index)
 
@@ -541,27 +541,27 @@ class Vault:
     @serialized
     def correct(self, text: str, kind: str = "preference", context: str = "", dry_run: bool = False) -> Plan:
         """Log a correction; the same one the third time becomes a confirmed rule in memory.md."""
-        from . import tiers
+        from .services import tiers
 
         return self.apply(tiers.plan_correction(self.index, text, kind, context), dry_run)
 
     @serialized
     def move_entry(self, words: str, to: str, dry_run: bool = False) -> Plan:
         """Move the entry that says `words` to `hot`, `cold` or a namespace file."""
-        from . import tiers
+        from .services import tiers
 
         return self.apply(tiers.plan_move(self.index, words, to), dry_run)
 
     @serialized
     def forget_entries(self, words: str, confirm: str, dry_run: bool = False) -> Plan:
         """Remove every entry that says `words` from every tier."""
-        from . import tiers
+        from .services import tiers
 
         return tiers.forget(self.index, words, confirm, dry_run)
 
     @serialized
     def update_line_counts(self, dry_run: bool = False) -> Plan:
-        from . import tiers
+        from .services import tiers
 
         return self.apply(tiers.plan_line_counts(self.index), dry_run)
 
@@ -571,7 +571,7 @@ class Vault:
     def agent_create(self, draft: Draft, agent: Agent, dry_run: bool = False) -> Plan:
         """An agent's new document: a draft naming the agent, awaiting the curator's review; refused
         when one of its type and title exists, checked and written under the vault's lock."""
-        from . import agentwrites
+        from .services import agentwrites
 
         self.index.require_native("an agent's write")
         with self.index.lock:
@@ -579,7 +579,7 @@ class Vault:
 
     @serialized
     def agent_merge_into(self, target_id: str, draft: Draft, agent: Agent, dry_run: bool = False) -> Plan:
-        from . import agentwrites
+        from .services import agentwrites
 
         self.index.require_native("an agent's write")
         return self.apply(agentwrites.plan_agent_merge(self.index, target_id, draft, agent), dry_run)
@@ -587,7 +587,7 @@ class Vault:
     @serialized
     def agent_supersede(self, old_id: str, draft: Draft, agent: Agent, dry_run: bool = False) -> Plan:
         """An agent's new decision proposed to replace `old_id`; `old_id` changes only when accepted."""
-        from . import agentwrites
+        from .services import agentwrites
 
         self.index.require_native("an agent's write")
         with self.index.lock:
@@ -596,27 +596,27 @@ class Vault:
     @serialized
     def request_forget(self, doc_id: str, agent: Agent, reason: str = "", dry_run: bool = False) -> Plan:
         """An agent asks for a document to be forgotten; nothing is deleted."""
-        from . import agentwrites
+        from .services import agentwrites
 
         return self.apply(agentwrites.plan_forget_request(self.index, doc_id, agent, reason), dry_run)
 
     @serialized
     def inbox(self) -> Inbox:
         """What agents wrote that awaits the curator, oldest first, and what is new since the last review."""
-        from . import inbox
+        from .services import inbox
 
         return inbox.read_inbox(self.index)
 
     @serialized
     def inbox_diff(self, request: Request) -> str:
         """What the agent wrote for `request`, as a diff."""
-        from . import inbox
+        from .services import inbox
 
         return inbox.request_diff(self.index, request)
 
     def mark_inbox_reviewed(self, until: str) -> None:
         """The curator has seen every request up to `until` (a request's `at`)."""
-        from . import inbox
+        from .services import inbox
 
         inbox.mark_reviewed(self.index, until)
 
@@ -632,7 +632,7 @@ class Vault:
     ) -> Plan:
         """Settle what an agent asked of `doc_id`: accept, merge (into `target`), supersede
         (`target`), archive, revert a merge, keep, or forget (with `confirm`, the id again)."""
-        from . import inbox
+        from .services import inbox
 
         if action == "forget":
             return inbox.forget(self.index, doc_id, confirm, dry_run)
@@ -640,7 +640,7 @@ class Vault:
 
     @serialized
     def regenerate_index(self, dry_run: bool = False) -> Plan:
-        from . import maintenance
+        from .services import maintenance
 
         if self.flavour.listing is not None:
             return self.apply(maintenance.plan_listing(self.index), dry_run)
@@ -651,6 +651,6 @@ class Vault:
     def repair(self, dry_run: bool = False, paths: Iterable[str] | None = None) -> RepairReport:
         """`check --repair`: deterministic repairs (one change), then the index's generated
         sections (another), so each can be undone on its own. `paths` limits it to those files."""
-        from . import repair
+        from .services import repair
 
         return repair.repair(self.index, dry_run, paths)

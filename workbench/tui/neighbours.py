@@ -1,6 +1,6 @@
 """A document's typed neighbours for the link pane, grouped by link type, read off the core's graph.
 
-The core (`workbench.core.graph`) knows the edges, placeholders for missing or invalid targets, and
+The core (`workbench.core.views.graph`) knows the edges, placeholders for missing or invalid targets, and
 how each link type reads backwards (`depended on by`); this module only groups what it answers into
 what one pane shows: outgoing links by type, then backlinks by type, each group sorted by title.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..core.model import LinkType, RefusedError
+from ..core.vocabulary.model import LinkType, RefusedError
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -95,7 +95,7 @@ def link_groups(graph: nx.MultiDiGraph, doc_id: str, depth: int = 1, link_type: 
     `depth`, its supersession chain and its context pack; empty when it is not a node (invalid)."""
     if doc_id not in graph:
         return LinkGroups(depth=depth, link_type=link_type, root=doc_id)
-    from ..core import graph as core_graph  # with networkx: once a document opens, not at start
+    from ..core.views import graph as core_graph  # with networkx: once a document opens, not at start
 
     def kept(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
         return [pair for pair in pairs if link_type is None or pair[1] == link_type]

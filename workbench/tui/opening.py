@@ -12,7 +12,7 @@ import gc
 import threading
 from pathlib import Path
 
-from ..core.loading import collector_paused
+from ..core.records.loading import collector_paused
 from ..core.vault import Vault
 
 __all__ = ["Opening"]

@@ -22,8 +22,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ..core.changes import FileChange, Plan
-from ..core.model import RefusedError
+from ..core.storage.changes import FileChange, Plan
+from ..core.vocabulary.model import RefusedError
 from ..core.vault import Vault
 
 __all__ = ["Proposal", "apply_exactly", "changed_since_read", "created_id", "redo_exactly", "undo_exactly"]

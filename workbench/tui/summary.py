@@ -9,10 +9,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.loading import collector_paused, settle_collector
-from ..core.model import Document, Problem, Severity
+from ..core.records.loading import collector_paused, settle_collector
+from ..core.vocabulary.model import Document, Problem, Severity
 from ..core.vault import Vault
-from ..core.walk import no_documents_note
+from ..core.records.walk import no_documents_note
 
 if TYPE_CHECKING:
     import networkx as nx

@@ -23,8 +23,8 @@ from typing import Any
 
 from textual.content import Content
 
-from ..core.model import Status
-from ..core.search import QUESTION_WORDS, parse_query
+from ..core.vocabulary.model import Status
+from ..core.views.search import QUESTION_WORDS, parse_query
 
 __all__ = [
     "wrap_at_joints",

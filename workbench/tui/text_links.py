@@ -17,7 +17,7 @@ from urllib.parse import unquote
 from ..core.flavours import Ids, RawLink, View
 from ..core.flavours.base import markdown_links, strip_code, wikilinks
 from ..core.flavours.markdown import body_links
-from ..core.model import Document
+from ..core.vocabulary.model import Document
 from ..core.vault import Vault
 
 __all__ = ["TextLink", "is_url", "markdown_href", "text_links", "wiki_href"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..model import VaultError
+from ..vocabulary.model import VaultError
 from .adr import Adr
 from .base import Flavour, Ids, RawLink, View
 from .dendron import Dendron

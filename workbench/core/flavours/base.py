@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from ..files import read_file
-from ..model import Link, Problem, Severity, Status
+from ..vocabulary.files import read_file
+from ..vocabulary.model import Link, Problem, Severity, Status
 
 __all__ = [
     "CONFIG_HINT",
@@ -195,7 +195,7 @@ LIFECYCLE_PHRASES: dict[str, str] = {"last call": Status.DRAFT}
 
 
 CONFIG_HINT = "the vault's .workbench.yaml (statuses: {WORD: deprecated})"
-"""Where a person declares a status word of their own (`core.vaultconfig` reads it)."""
+"""Where a person declares a status word of their own (`core.records.vaultconfig` reads it)."""
 
 
 def lifecycle_of(stated: str) -> str | None:

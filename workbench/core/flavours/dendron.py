@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..model import Problem
-from ..parse import value_text
+from ..vocabulary.model import Problem
+from ..vocabulary.parse import value_text
 from .base import ERROR, WARNING, Flavour, View, mostly
 from .markdown import body_links, date_of, tags_of
 

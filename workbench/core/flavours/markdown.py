@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..model import LinkType, Problem
-from ..parse import as_date, value_text
+from ..vocabulary.model import LinkType, Problem
+from ..vocabulary.parse import as_date, value_text
 from .base import (
     CONFIG_HINT,
     ERROR,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..model import TYPE_FOLDERS, Severity
+from ..vocabulary.model import TYPE_FOLDERS, Severity
 from .base import Flavour
 
 __all__ = ["MemoryCore"]

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..model import Problem
-from ..parse import value_text
+from ..vocabulary.model import Problem
+from ..vocabulary.parse import value_text
 from .base import ERROR, Flavour, View, first_heading, mostly
 from .markdown import body_links, date_of, tags_of
 

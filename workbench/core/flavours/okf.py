@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..model import Problem
-from ..parse import value_text
+from ..vocabulary.model import Problem
+from ..vocabulary.parse import value_text
 from .base import ERROR, WARNING, Flavour, View, first_heading, mostly
 from .markdown import body_links, date_of, frontmatter_links, tags_of
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..model import LinkType, Problem
+from ..vocabulary.model import LinkType, Problem
 from .base import WARNING, Flavour, RawLink, View, first_heading
 from .markdown import body_links
 

@@ -30,8 +30,8 @@ from textual.widgets import Footer, Label, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from ...core.inbox import Inbox, Request
-from ...core.verdicts import Verdict
+from ...core.services.inbox import Inbox, Request
+from ...core.services.verdicts import Verdict
 from ..text import clean, status_badge
 from ..widgets.document_picker import DocumentPicker
 from ..widgets.search import Searcher

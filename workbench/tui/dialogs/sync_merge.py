@@ -22,9 +22,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core import gitsync
-from ...core.docmerge import MISSING
-from ...core.parse import value_text
+from ...core.services import gitsync
+from ...core.editing.docmerge import MISSING
+from ...core.vocabulary.parse import value_text
 from ..text import clean
 
 __all__ = ["SyncDialog", "side_text"]

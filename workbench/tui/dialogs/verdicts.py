@@ -2,7 +2,7 @@
 
 An agent (over MCP, `memory_judge`) or a script (`workbench review --verdicts FILE`) judges a pair
 of decisions: the newer `replaces` the older, they are `companion`s, it is `reversed`, or it is
-`unsure` (`core/verdicts.py`). Nothing is written to a record until the person says so. Here each
+`unsure` (`core/services/verdicts.py`). Nothing is written to a record until the person says so. Here each
 open verdict is shown by the titles of its records, with the agent's name and reason, and the
 person answers: accept (the supersession written both sides in the format's own words, or the pair
 kept as compatible for a companion), reject (the pair kept as compatible, so no one is asked about
@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content
 
-from ...core.conflicts import Resolution
-from ...core.model import Document
-from ...core.vaultconfig import VERDICT_FILE
-from ...core.verdicts import Verdict
+from ...core.services.conflicts import Resolution
+from ...core.vocabulary.model import Document
+from ...core.records.vaultconfig import VERDICT_FILE
+from ...core.services.verdicts import Verdict
 from ..proposal import Proposal
 from ..text import clean
 

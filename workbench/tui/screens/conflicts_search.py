@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from .messages import ConflictsFound
 
 if TYPE_CHECKING:
-    from ...core.conflicts import Conflict
-    from ...core.model import Document
+    from ...core.services.conflicts import Conflict
+    from ...core.vocabulary.model import Document
     from ...core.vault import Vault
     from .host import ConflictsHost
 
@@ -86,7 +86,7 @@ class ConflictsSearch:
     def _find(self, documents: tuple[Document, ...], native: bool, vault: Vault | None, kept_only: bool) -> None:
         """In the worker's thread: post what was found (None when the search failed, it is said,
         or when only a kept queue was asked for and none is kept)."""
-        from ...core.conflicts import find_conflicts  # not needed for the first screen
+        from ...core.services.conflicts import find_conflicts  # not needed for the first screen
 
         try:
             if vault is None:

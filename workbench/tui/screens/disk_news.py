@@ -54,7 +54,7 @@ class DiskNews:
         """A toast for each request an agent has just left in a changed file (the watcher re-read them)."""
         if self.host.vault is None:
             return
-        from ...core.inbox import requests as agent_requests
+        from ...core.services.inbox import requests as agent_requests
 
         # A sweep that caught up says no paths: a write whose event the OS lost is among all the
         # documents, and is news all the same.

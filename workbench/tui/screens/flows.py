@@ -22,8 +22,8 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from ...core.files import read_file
-from ...core.model import RefusedError, Status
+from ...core.vocabulary.files import read_file
+from ...core.vocabulary.model import RefusedError, Status
 from ..proposal import Proposal, created_id, redo_exactly, undo_exactly
 from ..reading import read_view
 from ..summary import summarise
@@ -32,7 +32,7 @@ from .messages import DocumentRead, VaultRead
 from .queue_flow import answer_verdict, open_queue
 
 if TYPE_CHECKING:
-    from ...core.conflicts import Resolution
+    from ...core.services.conflicts import Resolution
     from ..dialogs.verdicts import VerdictChoice
     from ..dialogs.lifecycle import LifecycleChoice
     from .host import FlowHost
@@ -421,7 +421,7 @@ class GuidedFlows:
         """The sync dialog; what a pull writes reaches the panes through the vault's watcher."""
         from ..dialogs.sync_merge import SyncDialog
 
-        from ...core.gitsync import not_syncable
+        from ...core.services.gitsync import not_syncable
 
         if self.host.vault is None:
             return

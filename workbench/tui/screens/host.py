@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
     from textual.worker import Worker
 
-    from ...core.conflicts import Conflict
+    from ...core.services.conflicts import Conflict
     from ...core.vault import Vault
     from ..proposal import Proposal
     from ..reading import DocumentView

@@ -27,7 +27,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from ...core.model import WorkbenchError
+from ...core.vocabulary.model import WorkbenchError
 from ...core.vault import Vault
 from ..history import History
 from ..opening import Opening
@@ -46,8 +46,8 @@ from .messages import ExternalChange, Failed, PlanReady, VaultOpened, VaultRead
 from .own_writes import OwnWrites
 
 if TYPE_CHECKING:
-    from ...core.conflicts import Conflict
-    from ...core.live import VaultWatcher
+    from ...core.services.conflicts import Conflict
+    from ...core.records.live import VaultWatcher
     from ..proposal import Proposal
     from ..reading import DocumentView
     from .flows import GuidedFlows

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from ...core.changes import Plan
-    from ...core.model import Problem
+    from ...core.storage.changes import Plan
+    from ...core.vocabulary.model import Problem
     from ..proposal import Proposal
     from ..reading import DocumentView
     from ..summary import VaultSummary
-    from ...core.conflicts import Conflict
+    from ...core.services.conflicts import Conflict
     from ..dialogs.external_change import Versions
 
 __all__ = [

@@ -15,14 +15,14 @@ from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from ...core.files import read_file
-from ...core.model import ConflictError, Problem
+from ...core.vocabulary.files import read_file
+from ...core.vocabulary.model import ConflictError, Problem
 from ..proposal import changed_since_read
 from ..summary import summarise
 from .messages import ChangeApplied, ExternalChange, PlanReady, VaultRead
 
 if TYPE_CHECKING:
-    from ...core.changes import Plan
+    from ...core.storage.changes import Plan
     from ..proposal import Proposal
     from .host import WriteHost
 

@@ -24,8 +24,8 @@ from textual.reactive import reactive
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from ...core.model import inverse_label
-from ...core.model import LinkType
+from ...core.vocabulary.model import inverse_label
+from ...core.vocabulary.model import LinkType
 from ..text import clean, status_style
 
 if TYPE_CHECKING:

@@ -1,0 +1,531 @@
+"""The derived store, `index.sqlite` in the vault's state folder: parsed records and the full-text index.
+
+The state folder is `.workbench/` in a Memory Core or OKF vault, and the user's cache folder for a
+vault of any other format (`index.state_dir_for`): opening someone else's folder writes nothing into it.
+The store belongs to one vault folder: another folder at the same path (a vault deleted and restored
+from a backup, or replaced by a copy) has another identity (`folder_identity`), and its store is
+built again, never trusted.
+
+Disposable by design: deleting it loses nothing, a schema change or a damaged file rebuilds it
+without a word, and a vault that cannot be written to gets an in-memory store instead. Rows are
+keyed by each file's path and stat (size, modification time, inode and change time, as
+`records.unchanged` compares them, with the time the file was read) and carry its content hash,
+which is the document's digest, so opening a vault again re-reads only the files that changed. Meta is stored
+as JSON, never pickled: a vault can come from anyone, and its cache must not be able to run code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import os
+import sqlite3
+import sys
+from collections import deque
+from collections.abc import Iterable
+from pathlib import Path
+
+from .record import Record
+from .store_rows import FILES_COLUMNS, StoredDocument, fts_fields, record_from_row, row_for
+
+__all__ = [
+    "StoredDocument",
+    "SCHEMA_VERSION",
+    "DerivedStore",
+    "folder_identity",
+    "row_for",
+    "record_from_row",
+    "fts_fields",
+]
+
+SCHEMA_VERSION = "9"
+
+
+def folder_identity(folder: Path) -> str:
+    """The device and inode of a vault's folder: the same path holding another folder differs."""
+    try:
+        found = os.stat(folder)
+    except OSError:
+        return ""
+    return f"{found.st_dev}:{found.st_ino}"
+
+
+def _reader_fingerprint() -> str:
+    """A digest of the code that turns a file into a record: cached records made by other code
+    (an upgrade, a change to a flavour's rules) are parsed again instead of trusted."""
+    from .. import flavours
+    from ..vocabulary import model, parse, quickyaml
+    from . import record as records, validate
+
+    digest = hashlib.sha256()
+    modules = [model, parse, quickyaml, records, validate] + [
+        m for name, m in sorted(sys.modules.items()) if name.startswith(flavours.__name__ + ".")
+    ]
+    for module in modules:
+        try:
+            digest.update(Path(module.__file__ or "").read_bytes())
+        except (OSError, TypeError, AttributeError):
+            digest.update(module.__name__.encode())
+    return digest.hexdigest()[:16]
+
+
+READER = _reader_fingerprint()
+FTS_COLUMNS = ("title", "ident", "tags", "summary", "body")
+FTS_AUTOMERGE = 4  # FTS5's own default
+# What SQLite answers when the file itself is broken (pages overwritten, truncated, not a database),
+# as opposed to a busy database or a query FTS5 does not accept.
+DAMAGED = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
+# What it answers when a write finds no room (a full disk, a quota) or the disk fails under it.
+NO_ROOM = frozenset({sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR})
+WRITES_KEPT = 64  # this connection's last writes, remembered so that kept search results can catch up
+Version = tuple[int, int]
+
+
+def _weights(weights: tuple[float, ...]) -> str:
+    return ", ".join(str(float(w)) for w in weights)
+
+
+def _varints(blob: bytes) -> list[int]:
+    """The SQLite varints FTS5 keeps its row sizes and totals in (big-endian groups of seven bits,
+    the ninth byte whole)."""
+    numbers: list[int] = []
+    at = 0
+    while at < len(blob):
+        value = 0
+        for position in range(9):
+            if at >= len(blob):
+                break
+            byte = blob[at]
+            at += 1
+            if position == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                break
+        numbers.append(value)
+    return numbers
+
+
+class DerivedStore:
+    """SQLite: a `files` table of cached records and an FTS5 table whose rowids match it."""
+
+    def __init__(self, path: Path | None, flavour: str = "memory-core", vault: str = ""):
+        self.path = path
+        # Another flavour reads the same files otherwise, another vault folder holds other files: rebuild.
+        self.schema = f"{SCHEMA_VERSION} {READER} {flavour} {vault}".rstrip()
+        self.damaged = False  # set when a query finds the file broken: the vault then builds it again
+        self.full = False  # set when a write finds no room: the vault then keeps it in memory, no file left behind
+        # (version before, version after, rows removed or replaced, rows added) of each write
+        self._writes: deque[tuple[Version, Version, tuple[int, ...], range]] = deque(maxlen=WRITES_KEPT)
+        self.db = self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        if self.path is not None:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                db = self._open(str(self.path))
+                if db is not None:
+                    return db
+                self._remove_files()
+                db = self._open(str(self.path))
+                if db is not None:
+                    return db
+            except OSError:
+                pass
+        self.path = None
+        db = self._open(":memory:")
+        assert db is not None
+        return db
+
+    def _remove_files(self) -> None:
+        assert self.path is not None
+        for leftover in (
+            self.path,
+            self.path.with_name(self.path.name + "-wal"),
+            self.path.with_name(self.path.name + "-shm"),
+        ):
+            leftover.unlink(missing_ok=True)
+
+    def discard(self) -> None:
+        """Close the store and delete its file, to be built again from the records in memory."""
+        self.close()
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                self._remove_files()
+
+    def _failed(self, error: sqlite3.DatabaseError) -> None:
+        """Note a failed query: a broken file is marked `damaged`, to be rebuilt rather than go on
+        answering searches with nothing; a write with no room marks it `full`, to be deleted (its
+        write-ahead log too, which would keep the disk full) and kept in memory instead."""
+        code = (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF
+        if code in DAMAGED:
+            self.damaged = True
+        elif code in NO_ROOM and self.path is not None:
+            self.full = True
+
+    def _open(self, where: str) -> sqlite3.Connection | None:
+        """A connection with the current schema, or None when the file is damaged or foreign."""
+        try:
+            db = sqlite3.connect(where, check_same_thread=False, isolation_level=None)
+            db.execute("PRAGMA busy_timeout = 10000")
+            db.execute("PRAGMA page_size = 8192")  # a new file only: fewer pages to write for the same rows
+            if where != ":memory:":
+                db.execute("PRAGMA journal_mode = WAL")
+                db.execute("PRAGMA synchronous = NORMAL")
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            stored = (
+                db.execute("SELECT value FROM info WHERE key = 'schema'").fetchone()[0] if "info" in tables else None
+            )
+            if stored != self.schema or version != 1:
+                with db:
+                    db.execute("BEGIN")
+                    for table in ("fts", "files", "info", "kept"):
+                        db.execute(f"DROP TABLE IF EXISTS {table}")
+                    db.execute("CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT)")
+                    db.execute("INSERT INTO info VALUES ('schema', ?)", (self.schema,))
+                    db.execute(
+                        "CREATE TABLE files (rowid INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime_ns INTEGER, ino INTEGER, ctime_ns INTEGER, seen_ns INTEGER,"
+                        " checked_on TEXT, digest TEXT, id TEXT, valid INTEGER, meta TEXT, body TEXT, problems TEXT, key_lines TEXT, view TEXT, updated TEXT,"
+                        " title TEXT, ident TEXT, tags TEXT, summary TEXT)"
+                    )
+                    # The index reads its text from `files` (external content): the bodies are not
+                    # stored twice, which makes the first open's writing a third shorter.
+                    db.execute(
+                        f"CREATE VIRTUAL TABLE fts USING fts5({', '.join(FTS_COLUMNS)}, content = 'files', content_rowid = 'rowid',"
+                        " tokenize = 'porter unicode61 remove_diacritics 2')"
+                    )
+                    # Document vectors of the [meaning] extra, by content digest and model: a
+                    # document unchanged since any earlier process is not encoded again.
+                    db.execute(
+                        "CREATE TABLE vectors (digest TEXT, model TEXT, vector BLOB, PRIMARY KEY (digest, model)) WITHOUT ROWID"
+                    )
+                    # Results worked out from the whole vault (the conflicts queue), each under the
+                    # digest of everything it was worked out from (`kept_conflicts`).
+                    db.execute("CREATE TABLE kept (name TEXT PRIMARY KEY, key TEXT, value TEXT)")
+                    db.execute("PRAGMA user_version = 1")
+            elif db.execute("SELECT v FROM fts_config WHERE k = 'automerge'").fetchone() == (0,):
+                # A first open that ended before it could turn merging back on.
+                db.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', ?)", (FTS_AUTOMERGE,))
+            return db
+        except sqlite3.DatabaseError:
+            return None
+
+    # -- records --------------------------------------------------------------------------------
+
+    def load(self, on: dt.date) -> dict[str, Record]:
+        """Every cached record checked today (a date can only be judged "in the future" on the day)."""
+        try:
+            rows = self.db.execute(
+                f"SELECT {FILES_COLUMNS} FROM files WHERE checked_on = ?", (on.isoformat(),)
+            ).fetchall()
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return {}
+        return {row[0]: record_from_row(row) for row in rows}
+
+    def save(self, records: Iterable[Record], removed: Iterable[str], on: dt.date) -> None:
+        """Store changed records and drop removed files, in one transaction."""
+        self.save_rows([row_for(record, on) for record in records], removed)
+
+    def save_rows(self, rows: Iterable[tuple | None], removed: Iterable[str] = ()) -> None:
+        """Store rows made by `row_for` (possibly in another process), in one transaction."""
+        kept: list[tuple] = [row for row in rows if row is not None]
+        before = self.version()
+        try:
+            with self.db:
+                self.db.execute("BEGIN")
+                gone = self._delete(list(removed) + [files_row[0] for files_row, _ in kept])
+                start = (self.db.execute("SELECT max(rowid) FROM files").fetchone()[0] or 0) + 1
+                self.db.executemany(
+                    f"INSERT INTO files (rowid, {FILES_COLUMNS}, title, ident, tags, summary) VALUES ({', '.join('?' * 21)})",
+                    [(start + n, *files_row, *fts_row[:4]) for n, (files_row, fts_row) in enumerate(kept)],
+                )
+                # The index's text is read back from the rows just stored, in one statement: each
+                # body crosses from Python to SQLite once, and FTS5 is fed without a call per row.
+                columns = ", ".join(FTS_COLUMNS)
+                self.db.execute(
+                    f"INSERT INTO fts (rowid, {columns}) SELECT rowid, {columns} FROM files WHERE rowid BETWEEN ? AND ?",
+                    (start, start + len(kept) - 1),
+                )
+            self._wrote(before, gone, range(start, start + len(kept)))
+        except sqlite3.DatabaseError as error:
+            self._failed(error)  # the cache is only a cache: a failure here costs speed next time, never data
+
+    def reseen(self, seen: Iterable[tuple[str, int]]) -> None:
+        """A new reading time for files whose bytes were found unchanged (path, seen_ns): their
+        rows and the full-text index stay as they are."""
+        try:
+            with self.db:
+                self.db.executemany(
+                    "UPDATE files SET seen_ns = ? WHERE path = ?", [(seen_ns, path) for path, seen_ns in seen]
+                )
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+
+    def _wrote(self, before: Version, removed: Iterable[int] = (), added: range = range(0)) -> None:
+        """Remember a write of this connection, unless another connection's came between."""
+        after = self.version()
+        if after[1] != before[1]:  # another process committed meanwhile: what changed is not known
+            self._writes.clear()
+        else:
+            self._writes.append((before, after, tuple(removed), added))
+
+    def changes_since(self, version: Version, most: int) -> tuple[set[int], list[int]] | None:
+        """(rows removed, replaced or added, rows added) by this connection's writes since the
+        store was at `version`; None when that is not known (another process wrote, or it was too
+        long ago) or when more than `most` rows changed."""
+        now = self.version()
+        touched: set[int] = set()
+        added: list[int] = []
+        at, following = version, False
+        for before, after, removed, new in self._writes:
+            if at == now:
+                break
+            if before != at:
+                if following:
+                    return None
+                continue
+            following = True
+            touched.update(removed)
+            touched.update(new)
+            added.extend(new)
+            if len(touched) > most:
+                return None
+            at = after
+        return (touched, added) if at == now else None
+
+    @contextlib.contextmanager
+    def bulk(self):
+        """Around storing thousands of rows in a few transactions (a first open): FTS5 leaves the
+        few large segments these make unmerged. Merging them was the longest step after the last
+        file was parsed; it is done later, a little with each write, as FTS5 does by default."""
+        self._fts_option("automerge", 0)
+        try:
+            yield
+        finally:
+            self._fts_option("automerge", FTS_AUTOMERGE)
+
+    def _fts_option(self, name: str, value: int) -> None:
+        before = self.version()
+        try:
+            self.db.execute(f"INSERT INTO fts (fts, rank) VALUES ('{name}', ?)", (value,))
+            self._wrote(before)
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+
+    def _delete(self, paths: list[str]) -> list[int]:
+        """Drop the rows of these paths (those there are), a few hundred at a time; their rowids."""
+        columns = ", ".join(FTS_COLUMNS)
+        gone: list[int] = []
+        for start in range(0, len(paths), 500):
+            chunk = paths[start : start + 500]
+            where = f"path IN ({', '.join('?' * len(chunk))})"
+            gone += [rowid for (rowid,) in self.db.execute(f"SELECT rowid FROM files WHERE {where}", chunk)]
+            # An external-content index forgets a row by being told the text it indexed.
+            self.db.execute(
+                f"INSERT INTO fts (fts, rowid, {columns}) SELECT 'delete', rowid, {columns} FROM files WHERE {where}",
+                chunk,
+            )
+            self.db.execute(f"DELETE FROM files WHERE {where}", chunk)
+        return gone
+
+    # -- vectors ----------------------------------------------------------------------------------
+
+    def vectors(self, model: str, digests: Iterable[str]) -> dict[str, bytes]:
+        """{digest: vector bytes} stored for `model`, of those digests that have one."""
+        found: dict[str, bytes] = {}
+        wanted = list(digests)
+        try:
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                sql = (
+                    f"SELECT digest, vector FROM vectors WHERE model = ? AND digest IN ({', '.join('?' * len(chunk))})"
+                )
+                found.update(self.db.execute(sql, (model, *chunk)))
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+        return found
+
+    def save_vectors(self, model: str, vectors: Iterable[tuple[str, bytes]], gone: Iterable[str] | None = None) -> None:
+        """Keep vectors for `model`, and forget those of contents no file has any more: of the
+        digests `gone` (the contents that changed since the last save), or all of them."""
+        before = self.version()
+        try:
+            with self.db:
+                self.db.execute("BEGIN")
+                self.db.executemany(
+                    "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", [(d, model, v) for d, v in vectors]
+                )
+                if gone is None:
+                    self.db.execute("DELETE FROM vectors WHERE digest NOT IN (SELECT digest FROM files)")
+                else:
+                    gone = list(gone)
+                    for start in range(0, len(gone), 400):
+                        chunk = gone[start : start + 400]
+                        marks = ", ".join("?" * len(chunk))
+                        self.db.execute(
+                            f"DELETE FROM vectors WHERE digest IN ({marks}) AND digest NOT IN"
+                            f" (SELECT digest FROM files WHERE digest IN ({marks}))",
+                            chunk + chunk,
+                        )
+            self._wrote(before)
+        except sqlite3.DatabaseError as error:
+            self._failed(error)  # only a cache: the vectors are encoded again next time
+
+    # -- results kept by the digest of their inputs --------------------------------------------
+
+    def kept(self, name: str, key: str) -> str | bytes | None:
+        """The value kept as `name` if it was kept under `key`, else None (bytes where bytes
+        were kept)."""
+        try:
+            row = self.db.execute("SELECT value FROM kept WHERE name = ? AND key = ?", (name, key)).fetchone()
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return None
+        return row[0] if row else None
+
+    def keep(self, name: str, key: str, value: str | bytes) -> None:
+        """Keep `value` as `name` under `key`, in place of what was kept as `name` before. One
+        statement, no transaction of its own: it may run beside another thread's."""
+        before = self.version()
+        try:
+            self.db.execute("INSERT OR REPLACE INTO kept VALUES (?, ?, ?)", (name, key, value))
+            self._wrote(before)
+        except sqlite3.DatabaseError as error:
+            self._failed(error)  # only a cache: worked out again next time
+
+    # -- full text ------------------------------------------------------------------------------
+
+    def match(self, expression: str, weights: tuple[float, ...], limit: int) -> list[tuple[str, float]]:
+        """(path, bm25 score, higher is better) for an FTS5 MATCH expression, best first."""
+        # bm25() once per matching row (an ORDER BY on the call itself would run it again), and the
+        # join only for the rows kept.
+        sql = (
+            f"SELECT files.path, -m.score FROM (SELECT rowid, bm25(fts, {_weights(weights)}) AS score FROM fts"
+            " WHERE fts MATCH ? ORDER BY score LIMIT ?) AS m JOIN files ON files.rowid = m.rowid ORDER BY m.score"
+        )
+        try:
+            return self.db.execute(sql, (expression, limit)).fetchall()
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return []
+
+    def postings(
+        self, expression: str, weights: tuple[float, ...] | None, among: list[int] | None = None
+    ) -> dict[int, float] | None:
+        """{rowid: bm25 score, higher is better} of every row an FTS5 expression matches (of the
+        rows `among`, if given); without weights, {rowid: 1.0} (no score is computed, which is
+        several times quicker). None when the expression is not one FTS5 accepts. Searching one
+        query term at a time lets the caller weigh the terms itself: each row's score for a single
+        term is FTS5's `idf * f * (k1 + 1) / (f + k1 * (1 - b + b * size / average))`, f the
+        weighted count of hits and idf counted over the whole index."""
+        try:
+            score = f"-bm25(fts, {_weights(weights)})" if weights is not None else "1.0"
+            if among is None:
+                return dict(self.db.execute(f"SELECT rowid, {score} FROM fts WHERE fts MATCH ?", (expression,)))
+            found: dict[int, float] = {}
+            for start in range(0, len(among), 500):
+                chunk = among[start : start + 500]
+                sql = f"SELECT rowid, {score} FROM fts WHERE fts MATCH ? AND rowid IN ({', '.join('?' * len(chunk))})"
+                found.update(self.db.execute(sql, (expression, *chunk)))
+            return found
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return None
+
+    def snippets(self, expression: str, paths: list[str], words: int = 12) -> dict[str, str]:
+        """{path: a few words of the file's text around what the expression matched}, the
+        matches between \x02 and \x03 (FTS5's snippet, from the body, else the summary; none when
+        only the title, id or tags matched, which a hit shows already)."""
+        found: dict[str, str] = {}
+        try:
+            marks = ", ".join("?" * len(paths))
+            rowids = dict(self.db.execute(f"SELECT rowid, path FROM files WHERE path IN ({marks})", paths))
+            if rowids:
+                columns = [
+                    f"snippet(fts, {FTS_COLUMNS.index(c)}, char(2), char(3), '…', {int(words)})"
+                    for c in ("body", "summary")
+                ]
+                sql = f"SELECT rowid, {', '.join(columns)} FROM fts WHERE fts MATCH ? AND rowid IN ({', '.join('?' * len(rowids))})"
+                for rowid, *texts in self.db.execute(sql, (expression, *rowids)):
+                    text = next((str(t) for t in texts if t and "\x02" in str(t)), None)
+                    if text is not None:
+                        found[rowids[rowid]] = " ".join(text.split())
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+        return found
+
+    def count(self, expression: str) -> int | None:
+        """How many rows an FTS5 expression matches (no score is computed: quick); None when the
+        expression is not one FTS5 accepts."""
+        try:
+            return self.db.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (expression,)).fetchone()[0]
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return None
+
+    def version(self) -> tuple[int, int]:
+        """Changes whenever the index may have: a write through this connection or another."""
+        try:
+            return self.db.total_changes, self.db.execute("PRAGMA data_version").fetchone()[0]
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return -1, -1
+
+    def totals(self) -> tuple[int, float] | None:
+        """(rows, average tokens per row) of the full-text index, as FTS5's bm25() counts them;
+        None when FTS5's own record of them cannot be read."""
+        try:
+            row = self.db.execute("SELECT block FROM fts_data WHERE id = 1").fetchone()
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return None
+        if not row or not isinstance(row[0], bytes):
+            return None
+        numbers = _varints(row[0])
+        if len(numbers) < 1 + len(FTS_COLUMNS) or numbers[0] <= 0:
+            return None
+        return numbers[0], sum(numbers[1 : 1 + len(FTS_COLUMNS)]) / numbers[0]
+
+    def rowids(self, paths: Iterable[str]) -> set[int]:
+        """The full-text index's rows of these paths (those it has)."""
+        found: set[int] = set()
+        wanted = list(paths)
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            try:
+                sql = f"SELECT rowid FROM files WHERE path IN ({', '.join('?' * len(chunk))})"
+                found.update(rowid for (rowid,) in self.db.execute(sql, chunk))
+            except sqlite3.DatabaseError as error:
+                self._failed(error)
+        return found
+
+    def rows(self, rowids: Iterable[int]) -> dict[int, tuple[str, int]]:
+        """{rowid: (path, tokens in the row)} for rows of the full-text index (those still there);
+        the size is 0 when FTS5's record of it cannot be read."""
+        found: dict[int, tuple[str, int]] = {}
+        wanted = list(rowids)
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            where = f" WHERE files.rowid IN ({', '.join('?' * len(chunk))})"
+            try:
+                sized = "SELECT files.rowid, files.path, fts_docsize.sz FROM files LEFT JOIN fts_docsize ON fts_docsize.id = files.rowid"
+                for rowid, path, size in self.db.execute(sized + where, chunk):
+                    found[rowid] = (path, sum(_varints(size)) if isinstance(size, bytes) else 0)
+            except sqlite3.DatabaseError as error:
+                self._failed(error)
+                try:
+                    for rowid, path in self.db.execute("SELECT files.rowid, files.path FROM files" + where, chunk):
+                        found[rowid] = (path, 0)
+                except sqlite3.DatabaseError as error:
+                    self._failed(error)
+        return found
+
+    def close(self) -> None:
+        try:
+            self.db.close()
+        except sqlite3.Error:
+            pass

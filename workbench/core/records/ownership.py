@@ -1,0 +1,186 @@
+"""Which file owns which id: the first in path order of the files that claim it.
+
+Two files may claim one id. The first in path order owns it; a file whose flavour reads its id
+from its name alone (two ADRs numbered alike) takes its fallback id instead and stays a document,
+with a warning naming both files; any other second claimant is a duplicate, invalid until it owns
+its id again. `IdOwnership` keeps that map for the index (`index.py`), which keeps the records:
+settled for every record on an open or a walk, and for the few files of a watcher's batch
+otherwise, with the same result. In a flavour whose links name a note rather than an id, each
+link is pointed again at the id it names whenever the set of ids changes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+
+from ..flavours import Flavour, Ids
+from ..vocabulary.model import Problem, Severity
+from .record import Record, invalidating
+
+__all__ = ["ID_CODES", "IdOwnership"]
+
+ID_CODES = frozenset({"id-duplicate", "id-shared"})  # what settling ids reports, and settles again
+
+
+class IdOwnership:
+    """{id: the file that owns it} for one vault's records, and the files that claim an id twice or more."""
+
+    def __init__(self, flavour: Flavour):
+        self.flavour = flavour
+        self.by_id: dict[str, str] = {}  # id -> the file that owns it: the first in path order
+        self.shared: dict[str, set[str]] = {}  # id -> every file claiming it, for ids claimed twice or more
+        self._ids: Ids | None = None  # the ids as links look them up (other flavours), while they stay the same
+
+    def claim(self, record: Record) -> str:
+        """The id a file claims: its document's id, unless the file was given its fallback id
+        because an earlier file claims the same one (see `_settle`)."""
+        doc = record.document
+        if doc.id == self.flavour.fallback_id(record.path):
+            return self.flavour.doc_id(record.path, doc.meta)
+        return doc.id
+
+    def settle_all(self, records: dict[str, Record]) -> None:
+        """Map ids to files looking at every record: for an open or a walk."""
+        by_id: dict[str, str] = {}
+        shared: dict[str, set[str]] = {}
+        unreadable = invalidating(self.flavour)
+        claims = {path: self.claim(record) for path, record in records.items()}
+        for path in sorted(records):
+            doc_id = claims[path]
+            first = by_id.setdefault(doc_id, path)
+            if first != path:
+                shared.setdefault(doc_id, {first}).add(path)
+        for path in sorted(records):
+            self._settle(records[path], claims[path], by_id, unreadable)
+        self.by_id, self.shared, self._ids = by_id, shared, None
+        if not self.flavour.native:
+            self._resolve_links(records.values())
+
+    def settle_paths(self, records: dict[str, Record], before: dict[str, str | None]) -> set[str]:
+        """`settle_all` for a few changed files (the watcher's batches), giving the same result: only
+        the ids those files claimed before (`before`: path -> id, None for a new file) or claim
+        now are settled again, among the files that claim them. The ids whose documents changed."""
+        claiming: dict[str, set[str]] = {doc_id: set() for doc_id in before.values() if doc_id is not None}
+        for path in before:
+            record = records.get(path)
+            if record is not None:
+                claiming.setdefault(self.claim(record), set()).add(path)
+        unreadable = invalidating(self.flavour)
+        released: set[str] = set()
+        for path in before:  # a fallback id these files held is settled again with their claims
+            fallback = self.flavour.fallback_id(path)
+            if fallback is not None and self.by_id.get(fallback) == path and fallback not in claiming:
+                del self.by_id[fallback]
+                released.add(fallback)
+        ids_moved = bool(released)
+        fallbacks: set[str] = set()  # fallback ids given or taken back in this batch
+        for doc_id, arrived in claiming.items():
+            owner = self.by_id.get(doc_id)
+            claimants = self.shared.get(doc_id) or ({owner} if owner is not None else set())
+            claimants = {path for path in claimants if path not in before and path in records} | arrived
+            ids_moved |= self._own(records, doc_id, claimants, unreadable, fallbacks)
+        ids_moved |= bool(fallbacks)
+        touched = set(claiming) | released | fallbacks
+        if not self.flavour.native:
+            if ids_moved:
+                self._ids = None
+            changed = records.values() if ids_moved else [records[p] for p in before if p in records]
+            touched |= self._resolve_links(changed)
+        return touched
+
+    def _own(
+        self,
+        records: dict[str, Record],
+        doc_id: str,
+        claimants: set[str],
+        unreadable: frozenset[str],
+        fallbacks: set[str],
+    ) -> bool:
+        """Give `doc_id` to the first of the files claiming it and settle each of them; True when
+        the id came or went. Fallback ids given or taken back are added to `fallbacks`."""
+        if not claimants:
+            self.shared.pop(doc_id, None)
+            return self.by_id.pop(doc_id, None) is not None
+        owner = min(claimants)  # as the first in sorted order
+        came = self.by_id.get(doc_id) is None
+        self.by_id[doc_id] = owner
+        if len(claimants) > 1:
+            self.shared[doc_id] = claimants
+        else:
+            self.shared.pop(doc_id, None)
+        for path in sorted(claimants):
+            fallback = self._settle(records[path], doc_id, self.by_id, unreadable)
+            if fallback is not None:
+                fallbacks.add(fallback)
+        return came
+
+    def _settle(self, record: Record, claimed: str, by_id: dict[str, str], unreadable: frozenset[str]) -> str | None:
+        """A record's id, problems and validity given the file that owns the id it claims.
+
+        A file whose flavour reads its id from its name alone (two ADRs numbered alike) takes its
+        fallback id when an earlier file owns the claimed one: both stay documents, and a warning
+        names both files. Any other second claimant is a duplicate, invalid; a file that was
+        invalid only as a duplicate is valid again once it owns its id. Returns the fallback id when
+        it came or went in `by_id`."""
+        path, doc = record.path, record.document
+        owner = by_id[claimed]
+        fallback = self.flavour.fallback_id(path)
+        problems = record.problems
+        if problems and any(p.code in ID_CODES for p in problems):  # what the last settling said
+            problems = [p for p in problems if p.code not in ID_CODES]
+        moved = None
+        if fallback is not None and fallback != claimed:
+            if path != owner and by_id.get(fallback, path) == path:
+                moved = fallback if by_id.get(fallback) is None else None
+                by_id[fallback] = path
+                problems = [dataclasses.replace(p, doc_id=fallback) for p in problems]
+                problems.append(
+                    Problem(
+                        path,
+                        Severity.WARNING,
+                        "id-shared",
+                        f"{path} and {owner} both read as {claimed}: {owner} keeps that id, and this one is {fallback}",
+                        None,
+                        fallback,
+                    )
+                )
+                record.problems = problems
+                valid = not any(p.code in unreadable for p in problems)
+                if (doc.id, doc.valid) != (fallback, valid):
+                    record.document = dataclasses.replace(doc, id=fallback, valid=valid)
+                return moved
+            if by_id.get(fallback) == path:
+                del by_id[fallback]
+                moved = fallback
+            if doc.id != claimed:
+                problems = [dataclasses.replace(p, doc_id=claimed) for p in problems]
+                doc = record.document = dataclasses.replace(doc, id=claimed)
+        if path != owner:
+            record.problems = problems + [
+                Problem(path, Severity.ERROR, "id-duplicate", f"id {claimed} is also used by {owner}", None, claimed)
+            ]
+            if doc.valid is not False:
+                record.document = dataclasses.replace(doc, valid=False)
+            return moved
+        if problems is not record.problems:
+            record.problems = problems
+        if doc.valid is False and not any(p.code in unreadable for p in problems):
+            record.document = dataclasses.replace(doc, valid=True)
+        return moved
+
+    def _resolve_links(self, records: Iterable[Record]) -> set[str]:
+        """Point each link at the id it names now: a note added or removed changes what other
+        notes' `[[name]]` resolves to, so all of them are resolved again whenever the set of ids
+        changes, and only new ones otherwise. Returns the ids of the documents that changed."""
+        if self._ids is None:
+            self._ids = Ids(list(self.by_id))
+        changed: set[str] = set()
+        for record in records:
+            doc = record.document
+            if doc.view is not None:
+                view = self.flavour.resolve(doc.view, self._ids)
+                if view is not doc.view:
+                    record.document = dataclasses.replace(doc, view=view)
+                    changed.add(doc.id)
+        return changed

@@ -1,0 +1,660 @@
+"""Contradictions: structural faults in supersession, and documents that may claim opposite things.
+
+Structural faults are certain (the files say so). Candidate contradictions are not. For decisions:
+a newer decision that may replace an older one, whether the older is active, deprecated or
+superseded without a named successor, and a draft that would replace an active decision; weighed by
+what a person reads (citations, the subject, how alike the texts are both ways) with thresholds
+chosen on public collections and measured on others left out. For other types: two active
+documents with a similar title *and* shared substance. Pairs a person has marked compatible
+(`compatible_with`, kept in the files so it travels with the vault through git) are never listed
+again. Each conflict comes with the resolutions the vault's format can write, as commands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..vocabulary import presenting, supersession
+from . import tiers
+from ..vocabulary.model import DocType, Document, LinkType, Status, id_list
+from ..views.successors import likeliest_successors
+from ..views.similarity import Bm25, Corpus, Likeness, kinship, likeness, profiles_of, title_likeness, words
+
+__all__ = [
+    "Conflict",
+    "Conflicts",
+    "Resolution",
+    "Settings",
+    "Weighed",
+    "DEFAULT",
+    "SETTINGS_TRIED",
+    "choose",
+    "live_end",
+    "review_order",
+    "weigh_for_review",
+    "weigh_decisions",
+    "find_conflicts",
+    "COMPATIBLE_KEY",
+    "paired_decisions",
+    "pairs_to_weigh",
+    "pair_to_list",
+    "weigh_pair",
+    "duplicate",
+    "duplicate_listed",
+]
+
+COMPATIBLE_KEY = "compatible_with"
+CLAIM_TYPES = (DocType.DECISION, DocType.ENTITY, DocType.CONTEXT, DocType.CONCEPT)
+TITLE_ALIKE = 0.6
+TEXT_ALIKE = 0.25
+
+
+@dataclass
+class Resolution:
+    action: str
+    label: str
+    command: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"action": self.action, "label": self.label, "command": self.command}
+
+
+@dataclass
+class Conflict:
+    kind: str
+    ids: list[str]
+    reason: str
+    resolutions: list[Resolution] = field(default_factory=list)
+    rank: int = 0  # within its kind, most likely first (contradictions are ranked; others by ids)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "ids": self.ids,
+            "reason": self.reason,
+            "resolutions": [r.to_json() for r in self.resolutions],
+        }
+
+    def _repr_html_(self) -> str | None:
+        return presenting.render("conflicts_html", [self])
+
+
+class Conflicts(list):
+    """A list of conflicts that a notebook shows as a table, with the commands that resolve each."""
+
+    def _repr_html_(self) -> str | None:
+        return presenting.render("conflicts_html", self)
+
+    def to_pandas(self):
+        return presenting.frame(c.to_json() for c in self)
+
+
+def _supersede(old: str, new: str) -> Resolution:
+    return Resolution("supersede", f"{new} supersedes {old}", f"supersede {old} {new}")
+
+
+def _compatible(a: str, b: str) -> Resolution:
+    return Resolution("compatible", f"mark {a} and {b} compatible (both stay active)", f"compatible {a} {b}")
+
+
+def live_end(docs: dict) -> Callable[[str], str | None]:
+    """The document that finally replaces one, as Problems and the graph name it
+    (`supersession.live_end`): a stale link is pointed where every view says it should go."""
+    superseded_by = {doc_id: doc.superseded_by for doc_id, doc in docs.items()}
+    status = {doc_id: str(doc.status) for doc_id, doc in docs.items()}
+    return lambda doc_id: supersession.live_end(superseded_by, status, doc_id)
+
+
+def _structural(docs: dict, compatible: frozenset) -> list[Conflict]:
+    found: list[Conflict] = []
+    # Each document's fields read once: a stored document decodes them again at every reading.
+    supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
+    superseded_by = {doc_id: doc.superseded_by for doc_id, doc in docs.items()}
+    statuses = {doc_id: str(doc.status) for doc_id, doc in docs.items()}
+
+    def current_of(doc_id: str) -> str | None:
+        return supersession.live_end(superseded_by, statuses, doc_id)
+
+    lacking = [
+        doc_id for doc_id, status in statuses.items() if status == Status.SUPERSEDED and not superseded_by[doc_id]
+    ]
+    successors = likeliest_successors(docs.values(), lacking, dismissed=compatible) if lacking else {}
+    for doc in docs.values():
+        status, successors_named = statuses[doc.id], superseded_by[doc.id]
+        for old in supersedes[doc.id]:
+            if old in docs and doc.id not in superseded_by[old]:
+                found.append(
+                    Conflict(
+                        "one-sided-supersession",
+                        [old, doc.id],
+                        f"{doc.id} says it supersedes {old}, but {old} does not name it as successor",
+                        [_supersede(old, doc.id), Resolution("repair", "complete both sides", "check --repair")],
+                    )
+                )
+        for new in successors_named:
+            if new in docs and doc.id not in supersedes[new]:
+                found.append(
+                    Conflict(
+                        "one-sided-supersession",
+                        [doc.id, new],
+                        f"{doc.id} names {new} as successor, but {new} does not say it supersedes it",
+                        [_supersede(doc.id, new), Resolution("repair", "complete both sides", "check --repair")],
+                    )
+                )
+        if status == Status.SUPERSEDED and not successors_named:
+            likeliest = successors.get(doc.id, [])
+            found.append(
+                Conflict(
+                    "superseded-without-successor",
+                    [doc.id],
+                    f"{doc.id} is superseded but names no successor"
+                    + "".join(f"; {s.id} “{s.title}” may be it: {s.why}" for s in likeliest[:1]),
+                    [_supersede(doc.id, s.id) for s in likeliest]
+                    + [
+                        Resolution("supersede", "name another successor", f"supersede {doc.id} NEW_ID"),
+                        Resolution("repair", "call it deprecated (outdated, not replaced)", "check --repair"),
+                    ],
+                )
+            )
+        if status == Status.ACTIVE and successors_named:
+            named = [new for new in successors_named if new in docs]
+            found.append(
+                Conflict(
+                    "active-with-successor",
+                    [doc.id] + successors_named,
+                    f"{doc.id} is active but names successors {', '.join(successors_named)}",
+                    [_supersede(doc.id, new) for new in named]
+                    or [Resolution("repair", "no named successor exists: call it deprecated", "check --repair")],
+                )
+            )
+        existing = sorted(new for new in successors_named if new in docs)
+        chained = len(existing) == len(successors_named) and all(
+            _related_by_supersession(supersedes, a, b) for i, a in enumerate(existing) for b in existing[i + 1 :]
+        )  # replaced by one, which another replaced since: the record names the whole chain
+        if len(successors_named) > 1 and not chained:
+            a, b = (existing + [None, None])[:2]
+            resolutions = (
+                [_supersede(a, b), _supersede(b, a), _compatible(a, b)]
+                if a and b
+                else [Resolution("edit", "a named successor does not exist: edit the list by hand", f"show {doc.id}")]
+            )
+            found.append(
+                Conflict(
+                    "double-supersession",
+                    [doc.id] + sorted(successors_named),
+                    f"{doc.id} is superseded by {len(successors_named)} documents: {', '.join(sorted(successors_named))}",
+                    resolutions,
+                )
+            )
+        if status in (Status.ACTIVE, Status.DRAFT):
+            for link in doc.links:
+                if link.type != LinkType.SUPERSEDES and statuses.get(link.target) == Status.SUPERSEDED:
+                    current = current_of(link.target)
+                    if current and current != doc.id:
+                        found.append(
+                            Conflict(
+                                "stale-link",
+                                [doc.id, link.target],
+                                f"{doc.id} links ({link.type}) to {link.target}, which {current} has replaced",
+                                [
+                                    Resolution(
+                                        "retarget",
+                                        f"link {current} instead",
+                                        f"retarget {doc.id} {link.target} {current}",
+                                    )
+                                ],
+                            )
+                        )
+    for cycle in supersession.cycles(supersedes):
+        found.append(
+            Conflict(
+                "supersession-cycle",
+                cycle,
+                "supersession goes round in a circle: " + " → ".join(cycle + [cycle[0]]),
+                [Resolution("edit", "edit one side of the cycle by hand", f"show {cycle[0]}")],
+            )
+        )
+    return found
+
+
+def _related_by_supersession(supersedes: dict[str, list[str]], a: str, b: str) -> bool:
+    if not (supersedes.get(a) or supersedes.get(b)):  # most pairs: neither supersedes anything
+        return a == b
+    return supersession.reaches(supersedes, a, b) or supersession.reaches(supersedes, b, a)
+
+
+BLOCK_PREFIX = 5
+
+
+def _candidate_pairs(group: list) -> set[tuple[str, str]]:
+    """Pairs worth comparing: documents whose titles share a distinctive word start.
+
+    Comparing every pair is quadratic (minutes at 10,000 documents). Documents on one subject
+    share a title word or its first letters ("Postgres database", "PostgreSQL DB"), so pairs are
+    drawn only from title-word prefixes that few documents carry; a prefix on most titles says
+    nothing about the subject.
+    """
+    blocks: dict[str, list[str]] = {}
+    for doc in group:
+        for word in set(words(doc.title)):
+            blocks.setdefault(word[:BLOCK_PREFIX], []).append(doc.id)
+    limit = max(50, int(len(group) ** 0.5) * 2)
+    pairs: set[tuple[str, str]] = set()
+    for ids in blocks.values():
+        if 1 < len(ids) <= limit:
+            ordered = sorted(ids)
+            pairs.update((a, b) for i, a in enumerate(ordered) for b in ordered[i + 1 :])
+    return pairs
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The queue's thresholds for pairs of decisions, chosen on some collections and measured on
+    others (`tests/benchmarks/bench_conflicts.py` leaves each collection out in turn)."""
+
+    least: float  # the score a pair needs when one of the two is the other's likeliest
+    mutual_least: float  # the score a pair needs when each is the other's likeliest
+    bm25_weight: float  # how much how alike the two texts are by BM25 counts beside `kinship`
+    builds_on_penalty: float = 0.0  # taken off a pair where one says it requires, extends or amends the other
+    review_weight: float = 0.25  # BM25 likeness beside `kinship` in the review list's order (`review_order`)
+
+
+# Chosen on the nine public collections (bench_conflicts prints it); the review list's weight too,
+# for the most true pairs within one pair per two decisions (0.2-0.3 found as many).
+DEFAULT = Settings(0.85, 0.8, 0.5)
+SETTINGS_TRIED = [
+    Settings(least / 100, mutual / 100, weight, penalty)
+    for least in range(60, 160, 5)
+    for mutual in range(40, 125, 5)
+    if mutual <= least
+    for weight in (0.5, 0.75, 1.0)
+    for penalty in (0.0, 0.3, 1.0)
+]
+PAIRED = (Status.ACTIVE, Status.DRAFT, Status.DEPRECATED, Status.SUPERSEDED, Status.ARCHIVED)
+LIVE = (Status.ACTIVE, Status.DRAFT)
+BUILDS_ON = (LinkType.DEPENDS_ON, LinkType.DERIVED_FROM)
+NEIGHBOURS = 1  # the queue weighs each decision against its likeliest match (see weigh_decisions)
+REVIEW_NEIGHBOURS = 3  # the review list, against its three most alike (`weigh_for_review`)
+
+
+@dataclass
+class Weighed:
+    """A pair of decisions, the older first, with what says the newer may replace the older."""
+
+    older: str
+    newer: str
+    alike: float  # how alike by BM25, each one's score relative to its best match, averaged both ways (0..1)
+    mutual: bool  # each is the other's likeliest
+    best: bool  # one of them is the other's likeliest, or the newer cites the older
+    like: Likeness  # kinship: citations, subject, title, tags, texts
+    builds_on: bool = False  # one says it requires, extends or amends the other: it stands beside it
+
+    def score(self, settings: Settings) -> float:
+        return self.like.score + settings.bm25_weight * self.alike - settings.builds_on_penalty * self.builds_on
+
+    def review_score(self, settings: Settings) -> float:
+        """Where the pair stands in the review list: the same signals, words weighing less beside
+        what a person reads (citations, the subject, the texts), since the list reaches far past
+        the pairs whose words make them each other's likeliest."""
+        return self.like.score + settings.review_weight * self.alike
+
+
+def weigh_decisions(
+    documents: Iterable[Document], compatible: frozenset = frozenset(), neighbours: int = NEIGHBOURS
+) -> list[Weighed]:
+    """Every pair of decisions worth a curator's look, weighed but not yet chosen.
+
+    Not only two active decisions: a deprecated or withdrawn decision, or a superseded one that
+    names no successor, is weighed against the live decisions that may have replaced it, and a
+    draft against the active decisions it would replace. How alike two records are is asked both ways
+    (BM25 on each one's distinctive words, relative to its best match), so a pair stands out
+    where each is the other's likeliest even when neither cites the other.
+
+    Each decision is weighed against its `neighbours` most alike by BM25: the likeliest alone for
+    the queue, which lists only pairs where one is the other's likeliest (or cites it); more for a
+    reader working further down the scored pairs (`weigh_for_review`), who finds there the successor
+    that is second or third most alike."""
+    docs = {d.id: d for d in documents}
+    decisions = paired_decisions(docs)
+    if len(decisions) < 2:
+        return []
+    profiles = profiles_of(decisions)
+    corpus = Corpus(profiles.values())
+    bm25 = Bm25(profiles.values())
+    asked = {doc_id: bm25.query_terms(profile.terms, Bm25.QUERY_TERMS) for doc_id, profile in profiles.items()}
+    # Each decision's likeliest match, by BM25, whatever the dates say (a record may carry an
+    # older one's date forward): only a pair where one is the other's likeliest, or the newer
+    # cites the older, can be listed.
+    top: dict[str, tuple[float, str]] = {}
+    near: dict[str, list[str]] = {}
+    for doc_id, terms in asked.items():
+        if neighbours > 1:
+            few = bm25.likeliest_few(terms, neighbours, other_than=doc_id)
+            if few:
+                top[doc_id] = few[0]
+                near[doc_id] = [other for _, other in few[1:]]
+            continue
+        found = bm25.likeliest(terms, other_than=doc_id)
+        if found is not None:
+            top[doc_id] = found
+    supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
+    weighed = []
+    handles = {doc_id: profile.handles for doc_id, profile in profiles.items()}
+    mentions = {doc_id: profile.mentions for doc_id, profile in profiles.items()}
+    when = {doc_id: profile.when for doc_id, profile in profiles.items()}
+    for older, newer in pairs_to_weigh(handles, mentions, when, top, near):
+        pair = weigh_pair(docs, supersedes, compatible, profiles, corpus, bm25, asked, top, older, newer)
+        if pair is not None:
+            weighed.append(pair)
+    return weighed
+
+
+def paired_decisions(docs: dict[str, Document]) -> list[Document]:
+    """The decisions `weigh_decisions` pairs: any but one superseded by a decision that exists."""
+    return [
+        d
+        for d in docs.values()
+        if d.type == DocType.DECISION
+        and d.status in PAIRED
+        and not (d.status == Status.SUPERSEDED and any(new in docs for new in d.superseded_by))
+    ]
+
+
+def pairs_to_weigh(
+    handles: Mapping[str, Iterable[str]],
+    mentions: Mapping[str, Iterable[str]],
+    when: dict[str, tuple],
+    top: dict[str, tuple[float, str]],
+    near: Mapping[str, Iterable[str]] | None = None,
+) -> set[tuple[str, str]]:
+    """Each decision with its likeliest match, with the next most alike where `near` names them
+    (the review list's neighbours), and with each decision it cites, the older first by
+    `Profile.when` (each decision's `handles`, `mentions` and `when`, as its profile has them)."""
+    by_handle: dict[str, list[str]] = {}
+    for doc_id, held in handles.items():
+        for handle in held:
+            by_handle.setdefault(handle, []).append(doc_id)
+    pairs: set[tuple[str, str]] = set()
+    for doc_id in handles:
+        if doc_id in top:
+            pairs.add(_older_first(when, doc_id, top[doc_id][1]))
+        if near:
+            pairs.update(_older_first(when, doc_id, other) for other in near.get(doc_id, ()))
+        for mention in mentions[doc_id]:
+            pairs.update(_older_first(when, doc_id, other) for other in by_handle.get(mention, ()) if other != doc_id)
+    return pairs
+
+
+def _older_first(when: dict, a: str, b: str) -> tuple[str, str]:
+    return (a, b) if when[a] < when[b] else (b, a)
+
+
+def weigh_pair(
+    docs: dict[str, Document],
+    supersedes: dict[str, list[str]],
+    compatible: frozenset,
+    profiles: Any,
+    corpus: Corpus,
+    bm25: Any,
+    asked: dict[str, list[str]],
+    top: dict[str, tuple[float, str]],
+    older: str,
+    newer: str,
+) -> Weighed | None:
+    """One pair weighed, or None where it is settled or the newer cannot replace the older.
+    `profiles` maps an id to its profile; `bm25` scores as `Bm25` does (`score`)."""
+    oriented = pair_to_list(docs, supersedes, compatible, older, newer)
+    if oriented is None:
+        return None
+    older, newer = oriented
+    forward, backward = bm25.score(asked[newer], older), bm25.score(asked[older], newer)
+    top_forward, best_forward = top.get(newer, (0.0, ""))
+    top_backward, best_backward = top.get(older, (0.0, ""))
+    alike = ((forward / top_forward if top_forward else 0.0) + (backward / top_backward if top_backward else 0.0)) / 2
+    first_forward, first_backward = best_forward == older, best_backward == newer
+    like = kinship(profiles[newer], profiles[older], corpus)
+    cites = bool(profiles[newer].mentions & profiles[older].handles)
+    builds_on = any(l.target == older and l.type in BUILDS_ON for l in docs[newer].links) or any(
+        l.target == newer and l.type in BUILDS_ON for l in docs[older].links
+    )
+    return Weighed(
+        older,
+        newer,
+        alike,
+        first_forward and first_backward,
+        first_forward or first_backward or cites,
+        like,
+        builds_on,
+    )
+
+
+def pair_to_list(
+    docs: dict[str, Document], supersedes: dict[str, list[str]], compatible: frozenset, older: str, newer: str
+) -> tuple[str, str] | None:
+    """(older, newer) as the statuses say which may replace which, or None where the pair is
+    settled or neither can replace the other."""
+    if docs[newer].status not in LIVE and docs[older].status in LIVE:
+        older, newer = newer, older  # the status says which replaced which, whatever the dates
+    if _settled(docs, supersedes, older, newer, compatible) or not _may_replace(docs[newer]):
+        return None
+    return older, newer
+
+
+def _settled(docs: dict, supersedes: dict[str, list[str]], a_id: str, b_id: str, compatible: frozenset) -> bool:
+    """A pair a person has settled: marked compatible (in the files, or in the vault's settings
+    where its format has no field for it), or one already replacing the other."""
+    a, b = docs[a_id], docs[b_id]
+    a_marked, b_marked = a.meta.get(COMPATIBLE_KEY), b.meta.get(COMPATIBLE_KEY)
+    marked = (a_marked is not None and b.id in id_list(a_marked)) or (
+        b_marked is not None and a.id in id_list(b_marked)
+    )
+    return marked or frozenset((a_id, b_id)) in compatible or _related_by_supersession(supersedes, a.id, b.id)
+
+
+def _may_replace(newer: Document) -> bool:
+    """Whether the newer decision's status lets it replace the older: a live decision (active, or
+    a draft on its way) replacing one that is live, deprecated or superseded without successor. Two
+    drafts on one subject count too: a curator settles which one goes ahead before either does."""
+    return newer.status in (Status.ACTIVE, Status.DRAFT)
+
+
+def _decision_conflict(docs: dict, pair: Weighed, rank: int) -> Conflict:
+    """The queue's entry for a pair: its kind and reason in the words of the two records (their
+    titles and statuses as they state them), and the resolutions the vault can write."""
+    older, newer = docs[pair.older], docs[pair.newer]
+    why = "; ".join(pair.like.reasons) or f"their texts are alike ({round(pair.alike * 100)}%)"
+    if pair.like.reasons and pair.alike >= 0.5:
+        why += f"; each is among the other's most alike ({round(pair.alike * 100)}%)"
+
+    def said(doc: Document) -> str:
+        stated = doc.view.stated_status if doc.view is not None and doc.view.stated_status else doc.status
+        return f"“{doc.title}” ({stated})"
+
+    if older.status in (Status.DEPRECATED, Status.SUPERSEDED):
+        kind = "successor-missing"
+        reason = f"{said(older)} names no successor; {said(newer)} may be it: {why}"
+    elif newer.status == Status.DRAFT:
+        kind = "draft-replaces"
+        reason = f"the draft {said(newer)} may replace {said(older)}: {why}"
+    else:
+        kind = "contradiction"
+        reason = f"{said(newer)} may replace {said(older)}: {why}"
+    resolutions = [_supersede(older.id, newer.id)]
+    if kind == "contradiction":
+        resolutions.append(_supersede(newer.id, older.id))
+    if kind == "successor-missing":  # the older one stays as it is either way: "both stay active" would not be so
+        resolutions.append(
+            Resolution("compatible", f"{newer.id} did not replace {older.id}", f"compatible {older.id} {newer.id}")
+        )
+    else:
+        resolutions.append(_compatible(older.id, newer.id))
+    return Conflict(kind, [older.id, newer.id], reason, resolutions, rank=rank)
+
+
+def choose(weighed: list[Weighed], settings: Settings = DEFAULT) -> list[Weighed]:
+    """The pairs the queue lists, likeliest first."""
+    kept = [
+        w for w in weighed if w.best and w.score(settings) >= (settings.mutual_least if w.mutual else settings.least)
+    ]
+    return sorted(kept, key=lambda w: (-w.score(settings), w.older, w.newer))
+
+
+def review_order(weighed: list[Weighed], settings: Settings = DEFAULT) -> list[Weighed]:
+    """Every weighed pair, likeliest first, with no threshold: the order in which a reader (an
+    agent, or a person past the queue) is offered the pairs the queue does not list."""
+    return sorted(weighed, key=lambda w: (-w.review_score(settings), w.older, w.newer))
+
+
+def weigh_for_review(
+    documents: Iterable[Document], compatible: frozenset = frozenset(), settings: Settings = DEFAULT
+) -> list[Weighed]:
+    """The review list's pairs, best first, before any depth: each decision weighed against its
+    REVIEW_NEIGHBOURS most alike (the queue weighs only the likeliest: half as much time again at 10,000
+    documents, for pairs it would never list), in `review_order`."""
+    return review_order(weigh_decisions(documents, compatible, neighbours=REVIEW_NEIGHBOURS), settings)
+
+
+def _candidates(
+    docs: dict, compatible: frozenset, weighed: list[Weighed] | None = None, duplicates: Any = None
+) -> list[Conflict]:
+    """The decision pairs chosen among `weighed` (worked out here when None), and the duplicates
+    `duplicates(docs, pairs_by_type, settled)` lists (those of `_duplicates_among` when None)."""
+    found: list[Conflict] = []
+    supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
+
+    def settled(a_id: str, b_id: str) -> bool:
+        return _settled(docs, supersedes, a_id, b_id, compatible)
+
+    chosen = choose(weigh_decisions(docs.values(), compatible) if weighed is None else weighed)
+    # A superseded decision's likeliest successors are offered with its structural fault.
+    for rank, pair in enumerate(p for p in chosen if docs[p.older].status != Status.SUPERSEDED):
+        found.append(_decision_conflict(docs, pair, rank))
+    by_type = _claims_by_type(docs)
+    pairs_by_type = {doc_type: _candidate_pairs(group) for doc_type, group in by_type.items()}
+    return found + (duplicates or _duplicates_among)(docs, pairs_by_type, settled)
+
+
+def _claims_by_type(docs: dict) -> dict[str, list[Document]]:
+    """The active documents a duplicate is looked for among, by type (decisions are weighed apart)."""
+    by_type: dict[str, list] = {}
+    for doc in docs.values():
+        if doc.status == Status.ACTIVE and doc.type in CLAIM_TYPES and doc.type != DocType.DECISION:
+            by_type.setdefault(doc.type, []).append(doc)
+    return by_type
+
+
+def _claims_corpus(docs: dict) -> Corpus:
+    """Word rarity among the documents compared for duplicates: every active claim, decisions too."""
+    active = [d for d in docs.values() if d.status == Status.ACTIVE and d.type in CLAIM_TYPES]
+    return Corpus(profiles_of(active).values())
+
+
+def _duplicates_among(docs: dict, pairs_by_type: dict, settled: Callable[[str, str], bool]) -> list[Conflict]:
+    corpus = _claims_corpus(docs)
+    found: list[Conflict] = []
+    for doc_type, pairs in sorted(pairs_by_type.items()):
+        for a_id, b_id in sorted(pairs):
+            if settled(a_id, b_id):
+                continue
+            conflict = duplicate(doc_type, docs[a_id], docs[b_id], corpus)
+            if conflict is not None:
+                found.append(conflict)
+    return found
+
+
+def duplicate(doc_type: str, a: Document, b: Document, corpus: Corpus) -> Conflict | None:
+    """Two active documents of a type listed as duplicates, or None where they differ."""
+    profiles = profiles_of((a, b))
+    title = title_likeness(profiles[a.id], profiles[b.id])  # most pairs part here, before their texts are weighed
+    if title < TITLE_ALIKE:
+        return None
+    like = likeness(profiles[a.id], profiles[b.id], corpus, title)
+    if not (like.text >= TEXT_ALIKE or len(like.shared_tags) >= 2):
+        return None
+    what = f"{doc_type} documents that may describe the same thing"
+    reason = f"two active {what}: " + "; ".join(like.reasons)
+    return duplicate_listed(a.id, b.id, reason)
+
+
+def duplicate_listed(a: str, b: str, reason: str) -> Conflict:
+    """The queue's entry for two documents that may be duplicates, with the resolutions."""
+    resolutions = [
+        _supersede(a, b),
+        _supersede(b, a),
+        Resolution("merge", f"merge {a} into {b}", f"merge {a} --into {b}"),
+        Resolution("merge", f"merge {b} into {a}", f"merge {b} --into {a}"),
+        _compatible(a, b),
+    ]
+    return Conflict("duplicate", [a, b], reason, resolutions)
+
+
+def find_conflicts(
+    documents: Iterable[Document],
+    native: bool = True,
+    compatible: frozenset = frozenset(),
+    weighed: list[Weighed] | None = None,
+    duplicates: Any = None,
+) -> Conflicts:
+    """Every structural fault and candidate contradiction among the vault's valid documents,
+    but the pairs the vault's settings call `compatible`.
+
+    `native` is False for a vault kept in another format (ADR records, Dendron notes): there the
+    workbench writes supersession into the records themselves, and "compatible" into the vault's
+    settings (`vaultconfig`), but not `check --repair`'s completion of both sides. `weighed` and
+    `duplicates` stand in for the decision pairs' weighing and the duplicates' search, when a
+    caller keeps them between calls (`weighing`)."""
+    docs = {d.id: d for d in documents}
+    conflicts = (
+        _structural(docs, compatible)
+        + _candidates(docs, compatible, weighed, duplicates)
+        + _rule_contradictions(list(docs.values()))
+    )
+    if not native:
+        for conflict in conflicts:
+            conflict.resolutions = [r for r in conflict.resolutions if r.action != "repair"]
+    order = {
+        "supersession-cycle": 0,
+        "one-sided-supersession": 1,
+        "active-with-successor": 2,
+        "superseded-without-successor": 3,
+        "double-supersession": 4,
+        "contradiction": 5,
+        "successor-missing": 5,
+        "draft-replaces": 5,
+        "rule-contradiction": 5,
+        "duplicate": 6,
+        "stale-link": 7,
+    }
+    return Conflicts(sorted(conflicts, key=lambda c: (order.get(c.kind, 9), c.rank, c.ids)))
+
+
+def _rule_contradictions(documents: list[Document]) -> list[Conflict]:
+    """Tiered memory: a project rule against the global or domain rule it inherits."""
+    by_path = {d.path: d for d in documents}
+    found = []
+    for rule, other in tiers.rule_conflicts(documents):
+        mine, theirs = by_path[rule.path], by_path[other.path]
+        reason = (
+            f"{rule.path}:{rule.line} says “{rule.key}: {rule.value}”, and {other.namespace} ({other.path}:{other.line}) "
+            f"says “{other.key}: {other.value}”; a project rule that overrides another says so"
+        )
+        found.append(
+            Conflict(
+                "rule-contradiction",
+                [mine.id, theirs.id],
+                reason,
+                [
+                    Resolution(
+                        "edit",
+                        f"say the project overrides it: “{rule.key}: {rule.value} (overrides {other.namespace})”",
+                        f"show {mine.id}",
+                    ),
+                    Resolution(
+                        "move", "make the project's rule everyone's", f'tier move "{rule.key}: {rule.value}" --to hot'
+                    ),
+                ],
+            )
+        )
+    return found

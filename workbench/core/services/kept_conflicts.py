@@ -1,0 +1,289 @@
+"""The conflicts queue kept in the derived store, so that a vault unchanged since its last queue
+answers at the cost of opening it (at 10,000 documents the queue takes seconds to work out).
+
+The queue is a function of the valid documents (each file's path, id and the digest of its exact
+bytes), of how the vault is read (its flavour and the status words of its `.workbench.yaml`), of
+the pairs its `.workbench.yaml` calls compatible, of
+whether the format is the workbench's own, of the day, and of the code that works it out: the key
+is a digest of all of them, the code being every source file of the core with the versions of
+Python and rapidfuzz. Any change to any of them gives another key, and the queue is worked out
+again; a kept queue is never trusted under a key it was not made for. The value depends on its key
+alone, so any process may write it without the vault's lock: two that race write the same thing.
+
+When the vault changed since, the queue is not worked out from nothing: what its pairs were worked
+out from is kept too (`weighing.Kept`, under a key of everything but the documents), with the
+digest of each document, so that only the pairs a change touches are weighed again. That record
+says for which documents it holds, so whichever of two racing processes writes it last, the next
+reads it right. `full=True` works everything out again, as `workbench conflicts --full` asks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import functools
+import gc
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Iterable
+from typing import Any
+from pathlib import Path
+
+from json.encoder import encode_basestring
+
+from . import weighing
+from .conflicts import Conflict, Conflicts, Resolution, Weighed, find_conflicts
+from ..records.derived_store import DerivedStore
+from ..vocabulary.model import Document
+
+__all__ = [
+    "weighed_pairs",
+    "setting_key",
+    "WEIGHED",
+    "OBJECTS",
+    "PRINTED",
+    "code_fingerprint",
+    "queue_key",
+    "encode",
+    "decode",
+    "printed",
+    "Asked",
+]
+
+# The two entries of the store's `kept` table, under the same key: the queue to rebuild its
+# objects from, and the queue as `workbench conflicts --json` prints it (printing 9.5 MB of
+# indented JSON at 10,000 documents took longer than opening the vault).
+OBJECTS = "conflicts"
+PRINTED = "conflicts.json"
+WEIGHED = "conflicts.weighed"  # what the queue's pairs were worked out from (`weighing.Kept`)
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """A digest of every source file of the core, and of the versions of Python and rapidfuzz
+    (the queue's only library): another version of the algorithm never reads this one's queue."""
+    digest = hashlib.sha256(sys.version.encode())
+    try:
+        from importlib.metadata import version
+
+        digest.update(version("rapidfuzz").encode())
+    except Exception:  # not installed as a distribution: the code's digest still tells versions apart
+        digest.update(b"rapidfuzz?")
+    core = Path(__file__).parent.parent
+    sources = sorted(core.rglob("*.py"))
+    for source in sources:
+        digest.update(str(source.relative_to(core)).encode() + b"\0")
+        try:
+            digest.update(source.read_bytes())
+        except OSError:
+            digest.update(os.urandom(16))  # unknown code: a key no other process makes
+    if not sources:  # installed without its sources: the code cannot be told apart, so never reuse
+        digest.update(os.urandom(16))
+    return digest.hexdigest()
+
+
+def queue_key(
+    documents: Iterable[Document],
+    reading: str,
+    native: bool,
+    on: dt.date,
+    code: str,
+    compatible: frozenset = frozenset(),
+) -> str:
+    """The digest of everything the queue is worked out from, the pairs the vault's settings call
+    compatible included."""
+    digest = hashlib.sha256(setting_key(reading, native, on, code, compatible).encode())
+    digest.update("\n".join(f"{d.path}\0{d.id}\0{d.digest}" for d in documents).encode())
+    return digest.hexdigest()
+
+
+def setting_key(reading: str, native: bool, on: dt.date, code: str, compatible: frozenset = frozenset()) -> str:
+    """The digest of everything the queue is worked out from but the documents: what the queue's
+    pairs were worked out from is kept under it (`weighing.Kept` says for which documents)."""
+    digest = hashlib.sha256(f"{code}\0{reading}\0{int(native)}\0{on.isoformat()}\n".encode())
+    digest.update(repr(sorted(sorted(pair) for pair in compatible)).encode())
+    return digest.hexdigest()
+
+
+def encode(found: Conflicts) -> str:
+    return json.dumps(
+        [[c.kind, c.ids, c.reason, [[r.action, r.label, r.command] for r in c.resolutions], c.rank] for c in found],
+        ensure_ascii=False,
+    )
+
+
+def decode(text: str) -> Conflicts | None:
+    """The queue `encode` wrote; None when the text is not one (a damaged or foreign store)."""
+    try:
+        return Conflicts(
+            Conflict(str(kind), [str(i) for i in ids], str(reason), [Resolution(*map(str, r)) for r in rs], int(rank))
+            for kind, ids, reason, rs, rank in json.loads(text)
+        )
+    except (ValueError, TypeError):
+        return None
+
+
+def printed(found: Conflicts) -> str:
+    """The queue as JSON, as `workbench conflicts --json` prints it: what `json.dumps` gives with
+    `indent=2`, written here for the conflicts' own shape (Python's indenting encoder took longer
+    than working out a changed queue); any other shape goes through `json.dumps`."""
+    if not found:
+        return '{\n  "conflicts": []\n}'
+    return '{\n  "conflicts": [\n' + ",\n".join(_printed(c.to_json()) for c in found) + "\n  ]\n}"
+
+
+_SHAPE = ["kind", "ids", "reason", "resolutions"]
+_RESOLUTION = ["action", "label", "command"]
+
+
+def _printed(entry: dict) -> str:
+    """One conflict as `printed` indents it, four spaces in."""
+    q = encode_basestring
+    if (
+        list(entry) != _SHAPE
+        or not all(isinstance(i, str) for i in entry["ids"])
+        or not all(isinstance(v, str) for v in (entry["kind"], entry["reason"]))
+        or not all(isinstance(r, dict) and list(r) == _RESOLUTION for r in entry["resolutions"])
+        or not all(isinstance(v, str) for r in entry["resolutions"] for v in r.values())
+    ):
+        return "    " + json.dumps(entry, indent=2, ensure_ascii=False).replace("\n", "\n    ")
+    ids = "[\n" + ",\n".join("        " + q(i) for i in entry["ids"]) + "\n      ]" if entry["ids"] else "[]"
+    resolutions = (
+        "[\n"
+        + ",\n".join(
+            '        {\n          "action": '
+            + q(r["action"])
+            + ',\n          "label": '
+            + q(r["label"])
+            + ',\n          "command": '
+            + q(r["command"])
+            + "\n        }"
+            for r in entry["resolutions"]
+        )
+        + "\n      ]"
+        if entry["resolutions"]
+        else "[]"
+    )
+    return (
+        '    {\n      "kind": '
+        + q(entry["kind"])
+        + ',\n      "ids": '
+        + ids
+        + ',\n      "reason": '
+        + q(entry["reason"])
+        + ',\n      "resolutions": '
+        + resolutions
+        + "\n    }"
+    )
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """The cyclic garbage collector paused while the queue is worked out: it allocates hundreds of
+    thousands of small objects beside a vault's, and each full collection walks them all (a fifth
+    of working out a changed queue at 10,000 documents); reference counting still frees them."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+class Asked:
+    """One question for the queue: its documents, how they are read, the pairs the vault's
+    settings call compatible, and where the answer is kept. `full` works everything out again,
+    reading nothing kept (and keeps what it worked out)."""
+
+    def __init__(
+        self,
+        documents: list[Document],
+        reading: str,
+        native: bool,
+        store: DerivedStore | None,
+        on: dt.date,
+        compatible: frozenset = frozenset(),
+        full: bool = False,
+    ):
+        self.documents, self.native, self.store, self.compatible = documents, native, store, compatible
+        self.full = full
+        code = code_fingerprint() if store is not None else ""
+        self.setting = setting_key(reading, native, on, code, compatible) if store is not None else ""
+        self.key = queue_key(documents, reading, native, on, code, compatible) if store is not None else ""
+        self._weighing: weighing.Weighing | None = None
+
+    def _kept(self, name: str) -> str | None:
+        if self.store is None or self.full:
+            return None
+        text = self.store.kept(name, self.key)
+        return text if isinstance(text, str) else None
+
+    def _keep(self, name: str, text: str) -> None:
+        if self.store is not None:
+            self.store.keep(name, self.key, text)
+
+    def weighing(self) -> weighing.Weighing:
+        """The queue's pairs, worked out from what was kept for the vault as it was (the pairs a
+        change touches weighed again), or from nothing where nothing was kept or `full`."""
+        if self._weighing is None:
+            kept = None
+            if self.store is not None and not self.full:
+                kept = weighing.load(self.store.kept(WEIGHED, self.setting))
+            self._weighing = weighing.Weighing(self.documents, self.compatible, kept, self.full)
+        return self._weighing
+
+    def weighed(self) -> list[Weighed]:
+        """The pairs of decisions weighed (`conflicts.weigh_decisions`), as the queue has them."""
+        found = self.weighing().weighed()
+        self._keep_weighing()
+        return found
+
+    def _keep_weighing(self) -> None:
+        if self.store is not None and self._weighing is not None:
+            self.store.keep(WEIGHED, self.setting, weighing.dump(self._weighing.kept))
+
+    def conflicts(self) -> Conflicts:
+        """The queue: as kept under the same key, else worked out (what changed weighed again)
+        and kept."""
+        text = self._kept(OBJECTS)
+        found = decode(text) if text is not None else None
+        if found is None:
+            with _collector_paused():
+                pairs = self.weighing()
+                found = find_conflicts(
+                    self.documents, self.native, self.compatible, weighed=pairs.weighed(), duplicates=pairs.duplicates
+                )
+                self._keep(OBJECTS, encode(found))
+                self._keep_weighing()
+        return found
+
+    def kept_conflicts(self) -> Conflicts | None:
+        """The queue as kept under its key, or None: nothing is worked out (a large vault's screen
+        asks this first, and works the queue out only when the person asks)."""
+        text = self._kept(OBJECTS)
+        return decode(text) if text is not None else None
+
+    def printed(self) -> str:
+        """`printed(self.conflicts())`, as kept under the same key, else printed and kept (the
+        printed text is kept only when asked for: a queue asked for in the process is not printed)."""
+        text = self._kept(PRINTED)
+        if text is None:
+            found = self.conflicts()
+            with _collector_paused():
+                text = printed(found)
+            self._keep(PRINTED, text)
+        return text
+
+
+def weighed_pairs(index: Any) -> list[Weighed]:
+    """The pairs of decisions weighed for the index's documents (`conflicts.weigh_decisions`), as
+    the queue weighs them: from what was kept for the vault as it was, only the pairs a change
+    touches weighed again (the review list ranks these)."""
+    from ..records.record import today
+
+    flavour = index.flavour
+    asked = Asked(index.documents, flavour.reading, flavour.native, index.store, today(), index.config.compatible)
+    return asked.weighed()

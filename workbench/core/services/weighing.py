@@ -1,0 +1,417 @@
+"""The conflicts queue's pairs kept between calls, so that a change weighs again only the pairs it
+touches: at 10,000 documents weighing every pair takes seconds, and a curator (or an agent judging
+pairs) changes one or two documents between two looks at the queue.
+
+What is kept, with the digest of each document it was worked out from: each decision's term counts
+(as postings, term by term) and length, its distinctive terms (the BM25 query it asks) and its
+likeliest match; each weighed pair of decisions; each pair of active documents compared as
+possible duplicates and what came of it, with the word rarities that comparison used.
+
+After a change, the changed decisions' counts replace theirs, so BM25 and the texts' likeness
+weigh with the rarities of the decisions as they are now; the changed ones ask their terms and
+find their likeliest match as a full count would; every other decision keeps its likeliest match
+unless a changed one outscores it or it was one of them; and only the pairs touching a changed
+decision, or one whose likeliest match moved, are weighed again. Whether a pair is settled
+(marked compatible, or replaced) is asked again of every pair each time: that is cheap and may
+change with documents the pair does not touch.
+
+What is read as kept was weighed with the rarities of its day, and drifts from a full count's
+with every change: everything is worked out again once more than `REFRESH_SHARE` of the documents
+compared changed since the last full count (under one in a hundred, each term's document count
+and the number of documents move by under one in a hundred). `tests/test_weighing.py` holds the
+queue at that bound to a full count: the same pairs listed at the shipped thresholds, each score
+within 0.02, but for near ties (a decision whose two likeliest matches, or whose 40th and 41st
+distinctive terms, score nearly alike may be paired otherwise: 1.4% of the pairs at most).
+"""
+
+from __future__ import annotations
+
+import marshal
+import math
+from array import array
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .conflicts import (
+    CLAIM_TYPES,
+    Conflict,
+    Weighed,
+    duplicate,
+    duplicate_listed,
+    pair_to_list,
+    paired_decisions,
+    pairs_to_weigh,
+    weigh_pair,
+)
+from ..vocabulary.model import Document, Status
+from ..views.similarity import Bm25, Corpus, Likeness, Profile, profiles_of
+
+__all__ = ["REFRESH_SHARE", "Kept", "KeptBm25", "Weighing", "load", "dump"]
+
+REFRESH_SHARE = 0.01
+FORMAT = 2
+_POSTING = array("i").itemsize * 2  # bytes of one (row, count) pair in `Kept.postings`
+
+
+def _when(profile: Profile) -> tuple:
+    """`Profile.when` in a form `marshal` keeps, ordered alike (an ISO date sorts as the date)."""
+    created, number, doc_id = profile.when
+    return (created.isoformat(), number, doc_id)
+
+
+@dataclass
+class Kept:
+    """What the queue's pairs were worked out from, and what came of them."""
+
+    # decisions
+    digests: dict[str, str] = field(default_factory=dict)
+    linked: dict[str, int] = field(default_factory=dict)  # how many decisions link each target
+    rows: list[str] = field(default_factory=list)  # a decision's row in `postings` ("": none now)
+    postings: dict[str, bytes] = field(default_factory=dict)  # {term: (row, count) pairs, as array "i"}
+    terms: dict[str, str] = field(default_factory=dict)  # each decision's terms, space-separated
+    lengths: dict[str, int] = field(default_factory=dict)
+    asked: dict[str, list[str]] = field(default_factory=dict)
+    top: dict[str, tuple[float, str]] = field(default_factory=dict)
+    handles: dict[str, list[str]] = field(default_factory=dict)
+    mentions: dict[str, list[str]] = field(default_factory=dict)
+    when: dict[str, tuple] = field(default_factory=dict)
+    pairs: dict[tuple[str, str], Any] = field(default_factory=dict)  # as `pairs_to_weigh` orders them
+    drift: int = 0  # decisions changed since the rarities were counted
+    prefix: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the decisions' titles' shared opening
+    # duplicates
+    claims: dict[str, str] = field(default_factory=dict)
+    claims_size: int = 0
+    claims_frequency: dict[str, int] = field(default_factory=dict)
+    claims_linked: dict[str, int] = field(default_factory=dict)
+    claims_prefix: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    compared: str = ""  # every pair compared, "a\tb" a line
+    listed: dict[str, str] = field(default_factory=dict)  # {"a\tb": the reason} of those listed
+    claims_drift: int = 0
+
+    def unpost(self, doc_id: str) -> None:
+        """Take a decision's counts out of `postings`."""
+        row = self.rows.index(doc_id) if doc_id in self.terms else -1
+        for term in self.terms.pop(doc_id, "").split():
+            found = array("i")
+            found.frombytes(self.postings[term])
+            at = next(n for n in range(0, len(found), 2) if found[n] == row)
+            del found[at : at + 2]
+            if found:
+                self.postings[term] = found.tobytes()
+            else:
+                del self.postings[term]
+
+    def post(self, doc_id: str, counts: Counter) -> None:
+        """Put a decision's counts in `postings`, in a row of its own."""
+        if doc_id in self.rows:
+            row = self.rows.index(doc_id)
+        else:
+            row = len(self.rows)
+            self.rows.append(doc_id)
+        for term, count in counts.items():
+            found = array("i")
+            found.frombytes(self.postings.get(term, b""))
+            found.extend((row, count))
+            self.postings[term] = found.tobytes()
+        self.terms[doc_id] = " ".join(counts)
+
+
+def dump(kept: Kept) -> bytes:
+    return marshal.dumps((FORMAT, tuple(vars(kept).values())))
+
+
+def load(data: Any) -> Kept | None:
+    """The `Kept` that `dump` wrote, or None for anything else (a damaged or older store)."""
+    if not isinstance(data, bytes):
+        return None
+    try:
+        version, values = marshal.loads(data)
+        if version != FORMAT:
+            return None
+        return Kept(*values)
+    except (ValueError, TypeError, EOFError):
+        return None
+
+
+class KeptBm25(Bm25):
+    """BM25 as `Bm25` scores for the decisions as they are now, from the counts kept (each one's
+    term counts and length, updated for every change): each share worked out when asked, from the
+    term's document count, the number of decisions and their average length now (the same sums,
+    in the same order, as `Bm25` adds them). `counts_of` gives a decision's term counts (its
+    profile's)."""
+
+    def __init__(self, kept: Kept, counts_of: Any):
+        self.size = len(kept.lengths)
+        self.average = sum(kept.lengths.values()) / max(1, len(kept.lengths))
+        self.kept, self.counts_of = kept, counts_of
+        self._weights: dict[str, float] = {}
+        self._norms: dict[str, float] = {}
+
+    def idf(self, term: str) -> float:
+        weight = self._weights.get(term)
+        if weight is None:
+            found = len(self.kept.postings.get(term, b"")) // _POSTING
+            weight = self._weights[term] = (
+                math.log(1 + (self.size - found + 0.5) / (found + 0.5))
+                if found
+                else math.log(1 + (self.size + 0.5) / 0.5)
+            )
+        return weight
+
+    def _norm(self, doc_id: str) -> float:
+        norm = self._norms.get(doc_id)
+        if norm is None:
+            norm = self._norms[doc_id] = self.K1 * (
+                1 - self.B + self.B * self.kept.lengths[doc_id] / (self.average or 1)
+            )
+        return norm
+
+    def _share(self, term: str, doc_id: str, count: int) -> float:
+        return self.idf(term) * count * (self.K1 + 1) / (count + self._norm(doc_id))
+
+    def score(self, asked: list[str], doc_id: str) -> float:
+        total = 0.0
+        counts = self.counts_of(doc_id)
+        for term in asked:
+            count = counts.get(term)
+            if count:
+                total += self._share(term, doc_id, count)
+        return total
+
+    def likeliest(self, asked: list[str], other_than: str = "") -> tuple[float, str] | None:
+        rows, postings = self.kept.rows, self.kept.postings
+        totals: dict[str, float] = {}
+        for term in asked:
+            found = array("i")
+            found.frombytes(postings.get(term, b""))
+            for n in range(0, len(found), 2):
+                doc_id = rows[found[n]]
+                if doc_id != other_than:
+                    totals[doc_id] = totals.get(doc_id, 0.0) + self._share(term, doc_id, found[n + 1])
+        best = max(totals.values(), default=0.0)
+        if not best:
+            return None
+        return best, max(doc_id for doc_id, total in totals.items() if total == best)
+
+
+def _encode(pair: Weighed | None) -> Any:
+    if pair is None:
+        return None
+    like = pair.like
+    return (
+        pair.older,
+        pair.newer,
+        pair.alike,
+        pair.mutual,
+        pair.best,
+        pair.builds_on,
+        (like.score, like.title, like.shared_tags, like.shared_links, like.shared_words, like.text, like.reasons),
+    )
+
+
+def _decode(row: Any) -> Weighed:
+    older, newer, alike, mutual, best, builds_on, like = row
+    return Weighed(older, newer, alike, mutual, best, Likeness(*like), builds_on)
+
+
+class Weighing:
+    """The decision pairs and the duplicates of one vault as it is, worked out from what was kept
+    (`Kept`) for the vault as it was, or from nothing (`full`)."""
+
+    def __init__(self, documents: Iterable[Document], compatible: frozenset, kept: Kept | None, full: bool = False):
+        self.docs = {d.id: d for d in documents}
+        self.compatible = compatible
+        self.supersedes = {doc_id: doc.supersedes for doc_id, doc in self.docs.items()}
+        self.kept = Kept() if kept is None else kept
+        self.full = full or kept is None
+        self.weighed_again = 0  # pairs of decisions weighed in this call (the rest were read as kept)
+        self.compared_again = 0  # pairs compared as duplicates in this call
+        self._weighed: list[Weighed] | None = None
+
+    # -- decisions ------------------------------------------------------------------------
+
+    def weighed(self) -> list[Weighed]:
+        """What `weigh_decisions` gives for these documents, but for the drift of the rarities
+        (none when everything was worked out again); ordered by the pair's ids."""
+        if self._weighed is None:
+            try:
+                self._weighed = self._weigh()
+            except (KeyError, ValueError, IndexError, StopIteration, TypeError):
+                # What was kept does not hold together (a store written by other code, or damaged
+                # in a way `load` cannot see): only a cache, so everything is worked out again.
+                self.kept, self.full = Kept(), True
+                self._weighed = self._weigh()
+        return self._weighed
+
+    def _weigh(self) -> list[Weighed]:
+        kept, docs = self.kept, self.docs
+        decisions = paired_decisions(docs)
+        current = {d.id: d.digest for d in decisions}
+        changed = {doc_id for doc_id, digest in current.items() if kept.digests.get(doc_id) != digest}
+        removed = set(kept.digests) - set(current)
+        if self.full or kept.drift + len(changed) + len(removed) > REFRESH_SHARE * len(current) or len(current) < 2:
+            return self._weigh_all(decisions)
+        kept.drift += len(changed) + len(removed)
+        for doc_id in removed:
+            kept.unpost(doc_id)
+            kept.rows[kept.rows.index(doc_id)] = ""
+            for table in (kept.lengths, kept.asked, kept.top, kept.handles, kept.mentions, kept.when):
+                table.pop(doc_id, None)
+            del kept.digests[doc_id]
+        profiles = profiles_of(docs[doc_id] for doc_id in changed)
+        for doc_id, profile in profiles.items():
+            kept.unpost(doc_id)
+            kept.post(doc_id, profile.terms)
+            kept.lengths[doc_id] = sum(profile.terms.values())
+            kept.handles[doc_id] = sorted(profile.handles)
+            kept.mentions[doc_id] = sorted(profile.mentions)
+            kept.when[doc_id] = _when(profile)
+            kept.digests[doc_id] = current[doc_id]
+        every = _Profiles(docs)
+        bm25 = KeptBm25(kept, lambda doc_id: every[doc_id].terms)
+        for doc_id, profile in profiles.items():
+            kept.asked[doc_id] = bm25.query_terms(profile.terms, Bm25.QUERY_TERMS)
+        before = dict(kept.top)
+        gone = changed | removed
+        again = set(changed) | {doc_id for doc_id, (_, best) in kept.top.items() if best in gone}
+        again -= removed
+        for doc_id in again:
+            found = bm25.likeliest(kept.asked[doc_id], other_than=doc_id)
+            if found is None:
+                kept.top.pop(doc_id, None)
+            else:
+                kept.top[doc_id] = found
+        for doc_id in current.keys() - again:
+            asked = kept.asked[doc_id]
+            for other in changed:
+                score = bm25.score(asked, other)
+                if score and (doc_id not in kept.top or (score, other) > kept.top[doc_id]):
+                    kept.top[doc_id] = (score, other)
+        moved = gone | {doc_id for doc_id in current if kept.top.get(doc_id) != before.get(doc_id)}
+        frequency = {term: len(posted) // _POSTING for term, posted in kept.postings.items()}
+        corpus = Corpus.counted(len(kept.lengths), frequency, kept.linked, kept.prefix)
+        return self._pairs(bm25, corpus, moved)
+
+    def _weigh_all(self, decisions: list[Document]) -> list[Weighed]:
+        """Everything counted and weighed again, as `weigh_decisions` does, and kept."""
+        kept = self.kept
+        self.full = True
+        profiles = profiles_of(decisions)
+        corpus = Corpus(profiles.values())
+        lengths = {p.id: sum(p.terms.values()) for p in profiles.values()}
+        kept.digests = {d.id: d.digest for d in decisions}
+        kept.linked, kept.prefix = dict(corpus.linked), dict(corpus.prefix)
+        kept.rows, kept.terms = list(profiles), {doc_id: " ".join(p.terms) for doc_id, p in profiles.items()}
+        postings: dict[str, array] = {}
+        for row, profile in enumerate(profiles.values()):
+            for term, count in profile.terms.items():
+                posted = postings.get(term)
+                if posted is None:
+                    posted = postings[term] = array("i")
+                posted.extend((row, count))
+        kept.postings = {term: posted.tobytes() for term, posted in postings.items()}
+        kept.lengths = lengths
+        kept.handles = {doc_id: sorted(p.handles) for doc_id, p in profiles.items()}
+        kept.mentions = {doc_id: sorted(p.mentions) for doc_id, p in profiles.items()}
+        kept.when = {doc_id: _when(p) for doc_id, p in profiles.items()}
+        kept.pairs, kept.drift = {}, 0
+        if len(profiles) < 2:
+            kept.asked, kept.top = {}, {}
+            return []
+        bm25 = Bm25(profiles.values())
+        kept.asked = {doc_id: bm25.query_terms(p.terms, Bm25.QUERY_TERMS) for doc_id, p in profiles.items()}
+        kept.top = {}
+        for doc_id, terms in kept.asked.items():
+            found = bm25.likeliest(terms, other_than=doc_id)
+            if found is not None:
+                kept.top[doc_id] = found
+        return self._pairs(bm25, corpus, set(profiles))
+
+    def _pairs(self, bm25: Any, corpus: Corpus, moved: set[str]) -> list[Weighed]:
+        """Every pair to weigh: read as kept where neither document `moved`, else weighed."""
+        kept, docs = self.kept, self.docs
+        pairs: dict[tuple[str, str], Any] = {}
+        weighed = []
+        profiles = _Profiles(docs)
+        for pair in sorted(pairs_to_weigh(kept.handles, kept.mentions, kept.when, kept.top)):
+            older, newer = pair
+            row = kept.pairs.get(pair, False) if older not in moved and newer not in moved else False
+            if row is None and pair_to_list(docs, self.supersedes, self.compatible, older, newer) is not None:
+                row = False  # settled when weighed, and no longer: weighed now
+            if row is False:
+                found = weigh_pair(
+                    docs, self.supersedes, self.compatible, profiles, corpus, bm25, kept.asked, kept.top, older, newer
+                )
+                self.weighed_again += 1
+                row = _encode(found)
+            elif row is not None and pair_to_list(docs, self.supersedes, self.compatible, older, newer) is None:
+                pairs[pair] = row  # settled since, by documents it does not touch: kept, not listed
+                continue
+            pairs[pair] = row
+            if row is not None:
+                weighed.append(_decode(row))
+        kept.pairs = pairs
+        return weighed
+
+    # -- duplicates -----------------------------------------------------------------------
+
+    def duplicates(self, docs: dict, pairs_by_type: dict, settled: Any) -> list[Conflict]:
+        """As `conflicts` finds duplicates, each pair compared again only where one of the two
+        changed since it was (or the rarities were counted again)."""
+        try:
+            return self._duplicates(docs, pairs_by_type, settled)
+        except (KeyError, ValueError, IndexError, TypeError, AttributeError):
+            self.kept.claims = {}  # what was kept does not hold together: compared again, all of it
+            return self._duplicates(docs, pairs_by_type, settled)
+
+    def _duplicates(self, docs: dict, pairs_by_type: dict, settled: Any) -> list[Conflict]:
+        kept = self.kept
+        active = {d.id: d.digest for d in docs.values() if d.status == Status.ACTIVE and d.type in CLAIM_TYPES}
+        changed = {doc_id for doc_id, digest in active.items() if kept.claims.get(doc_id) != digest}
+        changed |= set(kept.claims) - set(active)
+        if self.full or kept.claims_drift + len(changed) > REFRESH_SHARE * len(active) or not kept.claims:
+            profiles = profiles_of(docs[doc_id] for doc_id in active)
+            corpus = Corpus(profiles.values())
+            kept.claims_size, kept.claims_frequency = corpus.size, dict(corpus.frequency)
+            kept.claims_linked, kept.claims_drift = dict(corpus.linked), 0
+            kept.claims_prefix = dict(corpus.prefix)
+            kept.compared, kept.listed = "", {}
+            changed = set(active)
+        else:
+            corpus = Corpus.counted(kept.claims_size, kept.claims_frequency, kept.claims_linked, kept.claims_prefix)
+            kept.claims_drift += len(changed)
+        kept.claims = active
+        before, listed = set(kept.compared.split("\n")), kept.listed
+        compared: list[str] = []
+        found: list[Conflict] = []
+        for doc_type, pairs in sorted(pairs_by_type.items()):
+            for a_id, b_id in sorted(pairs):
+                key = f"{a_id}\t{b_id}"
+                if a_id in changed or b_id in changed or key not in before:
+                    if settled(a_id, b_id):
+                        continue
+                    conflict = duplicate(doc_type, docs[a_id], docs[b_id], corpus)
+                    self.compared_again += 1
+                    if conflict is None:
+                        listed.pop(key, None)
+                    else:
+                        listed[key] = conflict.reason
+                        found.append(conflict)
+                elif key in listed and not settled(a_id, b_id):
+                    found.append(duplicate_listed(a_id, b_id, listed[key]))
+                compared.append(key)  # compared, or as it was when compared: settled or not, not listed
+        kept.compared = "\n".join(compared)
+        kept.listed = {key: listed[key] for key in compared if key in listed}
+        return found
+
+
+class _Profiles:
+    """Profiles of the documents, made when first asked (most pairs are read as kept)."""
+
+    def __init__(self, docs: dict[str, Document]):
+        self.docs = docs
+
+    def __getitem__(self, doc_id: str) -> Profile:
+        return profiles_of((self.docs[doc_id],))[doc_id]

@@ -1,0 +1,1 @@
+"""Derived views: computed from the records, never writing a document (graph, search, meaning)."""

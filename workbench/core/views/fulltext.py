@@ -1,0 +1,317 @@
+"""Full-text ranking: BM25 computed again from the rows FTS5 finds, one query term at a time.
+
+SQLite FTS5 is asked one term at a time and its bm25() is undone to recover each document's term
+frequencies, so that the ranking can use its own idf and a little less saturation and more length
+normalisation than FTS5's fixed constants. Each term's rows are kept between searches
+(`Postings`): a query being typed asks for the same whole words at every keystroke, and after a
+watcher's write only the rows that changed are asked for again. `search.py` blends these scores
+with the lifecycle, the title as typed and meaning.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import Counter, OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import cast
+
+from ..index import VaultIndex
+from ..vocabulary.model import Document
+from .query import QUESTION_WORDS, SHORT, Query, content_words, fts_term
+
+__all__ = [
+    "CATCH_UP_MOST",
+    "COMMON",
+    "EXACT_BATCH",
+    "FIELD_WEIGHTS",
+    "NEAR_WEIGHT",
+    "NEAR_WINDOW",
+    "POSTINGS_KEPT",
+    "PREFIX_WEIGHT",
+    "Postings",
+    "Rows",
+    "Term",
+    "bm25",
+    "kept_postings",
+    "query_terms",
+]
+
+FIELD_WEIGHTS = (10.0, 6.0, 5.0, 4.0, 1.0)  # title, id, tags, summary, body
+K1, B = 2.0, 0.9  # BM25: term frequency saturation and length normalisation
+FTS_K1, FTS_B = 1.2, 0.75  # FTS5's bm25() constants, undone to recover each row's term frequency
+EXACT_BATCH = 50  # candidates scored exactly at a time, in the order of a first estimate
+PREFIX_WEIGHT = 0.5  # the half-typed last word, as a prefix of title, id and tag words
+COMMON = 0.9  # share of documents a word is in beyond which it is not weighed
+POSTINGS_KEPT = 100_000  # rows of per-term results kept between searches (a few MB)
+CATCH_UP_MOST = 2_000  # rows changed since a term's results were kept beyond which it is asked again
+# A question's neighbouring content words found near each other in one field ("merge conflicts"),
+# for a query longer than SHORT words: a little more than the same words apart.
+NEAR_WEIGHT = 0.1  # a pair's weight against a word's own 1.0 (scored as one hit in a title)
+NEAR_WINDOW = 5  # at most this many words between them, in either order
+
+
+@dataclass
+class Rows:
+    """One query term's rows: {rowid: FTS5's bm25 score}, or {rowid: 1.0} when not scored, with
+    what FTS5 scored them by (its idf for the term and average row size), to undo the scores."""
+
+    rows: dict[int, float]
+    idf: float
+    average: float
+    version: tuple[int, int]  # the store's, when these rows were last brought up to date
+
+
+def _fts_idf(rows_total: int, matching: int) -> float:
+    """FTS5's idf for a term in `matching` of `rows_total` rows (never below 1e-6, as FTS5)."""
+    return max(math.log(max(rows_total - matching + 0.5, 0.5) / (matching + 0.5)), 1e-6)
+
+
+def _fts_norm(size: int, average: float) -> float:
+    return 1 - FTS_B + FTS_B * size / average
+
+
+class Postings:
+    """Each query term's rows (and how many there are), kept between searches: a query being typed
+    asks for the same whole words at every keystroke. After a write to the index (a watcher
+    batch), a term's rows are brought up to date by asking FTS5 about the rows that changed only,
+    and each new row's score is restated as FTS5 would have given it with the term's first
+    statistics, so that undoing the scores stays exact; when what changed is not known (another
+    process wrote) or is large, the term is asked for again."""
+
+    def __init__(self, store):
+        self.store = store
+        self.kept: OrderedDict[tuple[str, bool | None], Rows | None | tuple[int, tuple[int, int]]] = OrderedDict()
+        self.size = 0
+        self.now = store.version()
+
+    def get(self, expression: str, scored: bool = True) -> Rows | None:
+        """The rows an FTS5 expression matches; None when FTS5 does not accept it."""
+        key = (expression, scored)
+        found = cast("Rows | None", self.kept.get(key))  # a scored or unscored key keeps rows, never a count
+        if key in self.kept:
+            self.kept.move_to_end(key)
+            if found is None or found.version == self.now or self._catch_up(found, expression, scored):
+                return found
+            self._drop(key)
+        rows = self.store.postings(expression, FIELD_WEIGHTS if scored else None)
+        found = None
+        if rows is not None:
+            totals = self.store.totals() if scored else None
+            idf, average = (_fts_idf(totals[0], len(rows)), totals[1]) if totals else (0.0, 0.0)
+            found = Rows(rows, idf, average, self.now)
+        self._keep(key, found)
+        return found
+
+    def count(self, expression: str) -> int:
+        """How many rows an expression matches: from its kept rows (brought up to date), or asked
+        for (cheaply: FTS5 computes no score)."""
+        for scored in (True, False):
+            kept = self.kept.get((expression, scored))
+            if isinstance(kept, Rows):
+                if kept.version == self.now or self._catch_up(kept, expression, scored):
+                    return len(kept.rows)
+                self._drop((expression, scored))  # not to be asked for whole just to be counted
+        key = (expression, None)
+        counted = self.kept.get(key)
+        if not isinstance(counted, tuple) or counted[1] != self.now:
+            if key in self.kept:
+                self._drop(key)
+            counted = (self.store.count(expression) or 0, self.now)
+            self._keep(key, counted)
+        self.kept.move_to_end(key)
+        return counted[0]
+
+    def _catch_up(self, found: Rows, expression: str, scored: bool) -> bool:
+        """Bring kept rows up to date with the index's rows that changed since; False if it cannot."""
+        changed = self.store.changes_since(found.version, CATCH_UP_MOST)
+        if changed is None:
+            return False
+        touched, added = changed
+        rows = found.rows
+        held = len(rows)
+        for rowid in touched:
+            rows.pop(rowid, None)
+        if added:
+            fresh = self.store.postings(expression, FIELD_WEIGHTS if scored else None, among=added)
+            if fresh is None:
+                return False
+            if scored and fresh:
+                totals = self.store.totals()
+                sizes = self.store.rows(fresh)
+                if not totals or found.average <= 0:
+                    return False
+                idf_now = _fts_idf(totals[0], len(rows) + len(fresh))
+                for rowid, score in fresh.items():
+                    size = sizes.get(rowid, ("", 0))[1]
+                    if size <= 0:
+                        return False
+                    share = min(score / idf_now, FTS_K1 + 1 - 1e-9)
+                    frequency = FTS_K1 * _fts_norm(size, totals[1]) * share / (FTS_K1 + 1 - share)
+                    rows[rowid] = (
+                        found.idf * frequency * (FTS_K1 + 1) / (frequency + FTS_K1 * _fts_norm(size, found.average))
+                    )
+            else:
+                rows.update(fresh)
+        found.version = self.now
+        self.size += len(rows) - held
+        return True
+
+    def _keep(self, key, value) -> None:
+        self.kept[key] = value
+        self.size += len(value.rows) if isinstance(value, Rows) else 1
+        while self.size > POSTINGS_KEPT and len(self.kept) > 1:
+            self._drop(next(iter(self.kept)))
+
+    def _drop(self, key) -> None:
+        dropped = self.kept.pop(key)
+        self.size -= len(dropped.rows) if isinstance(dropped, Rows) else 1
+
+
+def kept_postings(index: VaultIndex) -> Postings:
+    """The index's kept rows per term, for its derived store as it is now."""
+    store = index.store
+    assert store is not None, "full-text ranking asks the derived store"
+    postings = index.search_postings
+    if postings is None or postings.store is not store:
+        postings = Postings(store)
+        index.search_postings = postings
+    postings.now = store.version()
+    return postings
+
+
+@dataclass
+class Term:
+    expression: str  # FTS5 MATCH text for one query term
+    weight: float
+    scored: bool = True  # False: whether a row matches is all that counts (as one hit in a title)
+    words: tuple[str, ...] = ()  # a pair's two words: the pair is left out when either is common
+
+
+def query_terms(query: Query, related: dict[str, float] | None = None) -> list[Term]:
+    """The query's terms for BM25: each content word (weighted by how often the query says it), the
+    last word as the beginning of a title, id or tag word, each phrase, the `related` words (near a
+    question word in meaning) at their own weights, and, in a question, each two neighbouring
+    content words near each other."""
+    terms = [Term(fts_term(word, False), float(count)) for word, count in Counter(content_words(query.words)).items()]
+    terms += [Term(fts_term(word, False), weight) for word, weight in (related or {}).items()]
+    if len(query.words) > SHORT:
+        # Proximity, as in a sequential dependence model: a note that says "conflicts when merging"
+        # is more likely about "merge conflicts" than one with "merge" and "conflicts" pages apart.
+        # Neighbours once the words that ask are left out: "why did the cache expire" pairs
+        # "cache" with "expire".
+        content = [word for word in query.words if word not in QUESTION_WORDS]
+        pairs = dict.fromkeys((a, b) for a, b in zip(content, content[1:]) if a != b)
+        near = "NEAR({} {}, " + str(NEAR_WINDOW) + ")"
+        terms += [
+            Term(near.format(fts_term(a, False), fts_term(b, False)), NEAR_WEIGHT, scored=False, words=(a, b))
+            for a, b in pairs
+        ]
+    last = query.words[-1] if query.words else ""
+    # The last word as a prefix while a query is being typed; at the end of a longer question it
+    # is a whole word (and, if it says nothing, "it"* would only add noise).
+    if len(last) >= 2 and (len(query.words) <= SHORT or last not in QUESTION_WORDS):
+        terms.append(Term("{title ident tags} : " + fts_term(last, True), PREFIX_WEIGHT, scored=False))
+    terms += [Term('"' + phrase.replace('"', '""') + '"', 1.0) for phrase in query.phrases]
+    return terms
+
+
+def _saturated(frequency: float, k1: float, norm: float) -> float:
+    return frequency * (k1 + 1) / (frequency + k1 * norm)
+
+
+def bm25(
+    postings: Postings,
+    query: Query,
+    wanted: Callable[[str], Document | None],
+    enough: int,
+    related: dict[str, float] | None = None,
+    among: set[int] | None = None,
+) -> dict[str, float]:
+    """{document id: BM25 score} for documents that `wanted` admits: at least `enough` of them, the
+    best, when that many match; only of the rows `among`, when given (the few `wanted` can admit:
+    otherwise every matching row is read, batch after batch, before it says no to the last).
+
+    FTS5 is asked one term at a time. Its bm25() for a single term is idf * f * (k1 + 1) / (f + k1 *
+    norm), so dividing by its idf and solving for f gives each row's weighted term frequency back,
+    and BM25 is computed again with our idf, constants and term weights. Solving needs each row's
+    size, so the rows are first ordered by an estimate (FTS5's saturated frequency times our
+    weight), and scored exactly a batch at a time: the filters may turn many of them away."""
+    store = postings.store
+    totals = store.totals()
+    terms = query_terms(query, related)
+    if totals:
+        # A word in most documents says little (FTS5's own bm25() gives it no weight) and is the
+        # costliest to score: it is left out, and so is a pair with it, unless every word is like that.
+        common = totals[0] * COMMON
+        rare = [
+            term
+            for term in terms
+            if (not term.scored or postings.count(term.expression) <= common)
+            and all(postings.count(fts_term(w, False)) <= common for w in term.words)
+        ]
+        terms = rare if any(term.scored for term in rare) else terms
+    listed = [(term, found) for term in terms if (found := postings.get(term.expression, term.scored)) and found.rows]
+    if not listed:
+        return {}
+    rows_total = totals[0] if totals else max(len(found.rows) for _, found in listed)
+    average = totals[1] if totals else 0.0
+    title_hit = _saturated(FIELD_WEIGHTS[0], FTS_K1, 1.0)  # an unscored term's share: one hit in the title
+    # (our weight times idf, and FTS5's idf and average row size the rows were scored with, or 0
+    # for an unscored term, and the rows)
+    weighed: list[tuple[float, float, float, dict[int, float]]] = []
+    for term, found in listed:
+        ratio = max(rows_total - len(found.rows) + 0.5, 0.5) / (len(found.rows) + 0.5)
+        fts_idf = (found.idf or _fts_idf(rows_total, len(found.rows))) if term.scored else 0.0
+        weighed.append((term.weight * math.log(1 + ratio), fts_idf, found.average, found.rows))
+
+    estimate: dict[int, float] = {}
+    for weight, fts_idf, _, rows in weighed:
+        factor = weight / fts_idf if fts_idf else weight * title_hit
+        if not estimate:
+            estimate = {rowid: factor * score for rowid, score in rows.items()}
+            continue
+        get = estimate.get
+        for rowid, score in rows.items():
+            estimate[rowid] = get(rowid, 0.0) + factor * score
+    for phrase in query.phrases:  # a phrase must appear
+        found = postings.get('"' + phrase.replace('"', '""') + '"')
+        estimate = {rowid: value for rowid, value in estimate.items() if found is not None and rowid in found.rows}
+    for word in query.excluded_words:
+        found = postings.get(fts_term(word, False), scored=False)
+        for rowid in found.rows if found is not None else ():
+            estimate.pop(rowid, None)
+    if among is not None:
+        estimate = {rowid: value for rowid, value in estimate.items() if rowid in among}
+
+    scores: dict[str, float] = {}
+    remaining = estimate
+    exact = average > 0 and all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
+    while remaining:
+        batch = heapq.nlargest(EXACT_BATCH, remaining, key=remaining.__getitem__)
+        for rowid, (path, size) in store.rows(batch).items():
+            doc = wanted(path)
+            if doc is None:
+                continue
+            if exact and size > 0:
+                norm = 1 - B + B * size / average
+                score = 0.0
+                for weight, fts_idf, fts_average, rows in weighed:
+                    fts_score = rows.get(rowid)
+                    if fts_score is None:
+                        continue
+                    if fts_idf:
+                        share = min(fts_score / fts_idf, FTS_K1 + 1 - 1e-9)  # FTS5's f (k1 + 1) / (f + k1 norm)
+                        frequency = FTS_K1 * _fts_norm(size, fts_average) * share / (FTS_K1 + 1 - share)
+                    else:
+                        frequency = FIELD_WEIGHTS[0]
+                    score += weight * _saturated(frequency, K1, norm)
+            else:  # FTS5's record of sizes is unreadable: its own saturation will do
+                score = estimate[rowid]
+            scores[doc.id] = max(score, scores.get(doc.id, 0.0))
+        if len(scores) >= enough or len(remaining) <= len(batch):
+            break
+        taken = set(batch)
+        remaining = {rowid: value for rowid, value in remaining.items() if rowid not in taken}
+    return scores

@@ -1,0 +1,530 @@
+"""Search: a small query language over the derived full-text index, ranked for a curator.
+
+    postgres vacuum type:entity -status:archived tag:database "row level" updated:>2026-06-01
+
+The language is parsed in `query.py`; free words are ranked by BM25 (`fulltext.py`) over the
+title, id, tags, summary and body (the first four weighted above the body; Porter stemming), with
+a document needing none of the words in particular: a question asked weeks later rarely shares all
+its words with the answer, and a document about the question beats a long one that merely has
+every word. Words that ask rather than say ("how do I", "why did we", "the") are left out unless
+the query has nothing else, and so is a word found in nearly every document. Quoted phrases must
+appear; `-word` leaves out documents that have it; filters narrow the result in Python. This
+module puts the pieces together and weighs what BM25 cannot know:
+
+A query of at most three words is probably being typed, so the title as typed also counts: the
+last word as the beginning of a title, id or tag word, a title typed whole or begun, and, when the
+index finds too little, rapidfuzz's forgiving match of typos and half-typed titles. Then the
+lifecycle: active documents first, and a superseded one just below its successor, which it names.
+Invalid documents appear only when asked for with `is:invalid`; a search for words also names, apart
+(`SearchResults.also_invalid`), the few invalid documents that match, each with its problem: the
+document a curator must repair is found by its words, and is never taken for a valid hit.
+
+A longer query is a question. Its neighbouring content words count a little more where a note
+says them near each other (within a few words, in one field), as a phrase said loosely: "merge
+conflicts" is more likely the subject of a note that says "conflicts when merging" than of one
+with the two words pages apart.
+
+A question often says in other words what the note says ("huge" for "large"). When the embedding
+package is installed (semantic.py), the vault's words nearest each question word are asked for
+too, at a lower weight, and the score blends BM25 with the question's cosine with each document;
+the documents nearest in meaning join the candidates. Without it, search is full text alone: the
+vault's own statistics were tried for this (feedback from the first results, words that occur
+with the question's words) and did not rank better: they bring the topic's words, not synonyms.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import heapq
+import weakref
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from ..vocabulary import presenting
+from . import semantic
+from ..records.derived_store import fts_fields
+from ..index import VaultIndex
+from ..vocabulary.model import DocType, Document, QueryError, Status
+from ..records.record import invalidating
+from .fulltext import COMMON, FIELD_WEIGHTS, bm25, kept_postings
+from .query import (
+    FORMAT_VALUES,
+    IS_VALUES,
+    QUESTION_WORDS,
+    SHORT,
+    TOKEN,
+    FilterContext,
+    Query,
+    content_words,
+    fts_expression,
+    matches,
+    parse_query,
+)
+
+__all__ = [
+    "Query",
+    "Hit",
+    "SearchResults",
+    "find",
+    "parse_query",
+    "prepare",
+    "search",
+    "snippets",
+    "fts_expression",
+    "FIELD_WEIGHTS",
+]
+
+# The lifecycle weighs a score: what was put away (deprecated, archived) ranks below the live
+# documents on its subject unless it matches far better (measured: the sample's probes stay ahead
+# of plain BM25, and an archived note no longer ranks third among live ones).
+STATUS_WEIGHT: dict[str, float] = {
+    Status.ACTIVE: 1.0,
+    Status.DRAFT: 0.9,
+    Status.DEPRECATED: 0.45,
+    Status.ARCHIVED: 0.35,
+    Status.SUPERSEDED: 0.75,
+}
+# ...but a title that holds every word of a short query is what was asked for, whatever its status:
+# there the lifecycle only breaks ties (an archived "Upgrade Postgres 15 to 16" ranked fifth for
+# `postgres upgrade`, under a Stripe upgrade that shares one word).
+TITLED_WEIGHT = 0.8
+# Meaning (semantic.py), for a query longer than SHORT words: a question rather than a title typed.
+MEANING_WEIGHT = 0.4  # the share of the score that is the question's cosine with the document
+MEANING_DEPTH = 50  # documents nearest in meaning that may join those full text found
+NEIGHBOURS = 2  # the vault's words nearest each question word, asked for as well...
+NEIGHBOUR_SIMILARITY = 0.6  # ...when at least this near
+NEIGHBOUR_WEIGHT = 0.3  # ...at this weight (times their cosine) against the word's own 1.0
+
+
+@dataclass
+class Hit:
+    id: str
+    path: str
+    title: str
+    type: str
+    status: str
+    score: float
+    superseded_by: list[str] = field(default_factory=list)
+    valid: bool = True
+    problem: str = ""  # for an invalid document: what makes it so
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "type": self.type,
+            "status": self.status,
+            "path": self.path,
+            "score": round(self.score, 4),
+        }
+
+    def _repr_html_(self) -> str | None:
+        return presenting.render("hits_html", [self])
+
+
+class SearchResults(list):
+    """The hits of one search, best first: a plain list that remembers its query, and that a
+    notebook shows as a ranked table."""
+
+    def __init__(self, hits: Iterable[Hit] = (), query: str | None = None, also_invalid: Iterable[Hit] = ()):
+        super().__init__(hits)
+        self.query = query
+        self.also_invalid = list(also_invalid)
+        """Invalid documents the query's words also match (not hits: they are found with is:invalid)."""
+
+    def _repr_html_(self) -> str | None:
+        return presenting.render("hits_html", self, self.query)
+
+    def to_pandas(self):
+        return presenting.frame(hit.to_json() for hit in self)
+
+
+class _Views:
+    """Per-vault lookups that searches need, made when first needed and kept while the records stay
+    the same: after a watcher batch, a search for words needs none of the whole-vault ones."""
+
+    def __init__(self, index):
+        self._index = weakref.ref(index)  # kept on the index: a strong reference would make a cycle
+        self.generation = index.generation
+        self._valid: dict[str, Document] | None = None
+        self._everything: dict[str, Document] | None = None
+        self._invalid: dict[str, Document] | None = None
+        self._titles: dict[str, str] | None = None
+        self._haystacks: dict[str, str] = {}
+        self._kinds: tuple[set[str], set[str]] | None = None
+
+    @property
+    def valid(self) -> dict[str, Document]:
+        if self._valid is None:
+            self._valid = {doc.id: doc for doc in self.everything.values() if doc.valid}
+        return self._valid
+
+    @property
+    def invalid(self) -> dict[str, Document]:
+        if self._invalid is None:
+            self._invalid = {doc_id: doc for doc_id, doc in self.everything.items() if not doc.valid}
+        return self._invalid
+
+    @property
+    def everything(self) -> dict[str, Document]:
+        if self._everything is None:
+            index = self._index()
+            self._everything = {r.document.id: r.document for r in index.records} if index is not None else {}
+        return self._everything
+
+    @property
+    def titles(self) -> dict[str, str]:
+        """Every valid document's title, lowercased, for matching titles despite typos."""
+        if self._titles is None:
+            self._titles = {doc_id: doc.title.lower() for doc_id, doc in self.valid.items()}
+        return self._titles
+
+    @property
+    def kinds(self) -> tuple[set[str], set[str]]:
+        """The types and statuses a filter may name: the format's and any the vault's files use."""
+        if self._kinds is None:
+            types = {str(t) for t in DocType} | {doc.type.lower() for doc in self.everything.values() if doc.type}
+            statuses = {str(s) for s in Status} | {doc.status.lower() for doc in self.everything.values() if doc.status}
+            self._kinds = (types, statuses)
+        return self._kinds
+
+    def haystack(self, doc: Document) -> str:
+        """Title, id and tags, lowercased, where a word typed counts as found."""
+        found = self._haystacks.get(doc.id)
+        if found is None:
+            found = self._haystacks[doc.id] = (doc.title + " " + doc.id + " " + " ".join(doc.tags)).lower()
+        return found
+
+
+def _views(index: VaultIndex) -> _Views:
+    views = index.search_views
+    if views is None or views.generation != index.generation:
+        views = _Views(index)
+        index.search_views = views
+    return views
+
+
+def _refuse_meaningless(query: Query, views: _Views, index) -> None:
+    """A filter that can match nothing because of a slip (`type:decsion`, `is:stael`, a month 13)
+    is said, with what it could be, rather than answered with no documents."""
+    errors = list(query.errors)
+    for name, value in query.filters + query.excluded:
+        value_l = value.lower()
+        if name == "from" and value not in index:
+            errors.append(f"from:{value}: no document has this id")
+        if name not in FORMAT_VALUES or value_l in FORMAT_VALUES[name]:
+            continue  # a free value, or one of the format's own: no need to look through the vault's
+        types, statuses = views.kinds
+        if name == "type" and value_l not in types:
+            errors.append(f"type:{value}: no such type (types: {', '.join(sorted(types))})")
+        elif name == "status" and value_l not in statuses:
+            errors.append(f"status:{value}: no such status (statuses: {', '.join(sorted(statuses))})")
+        elif name == "is" and value_l not in IS_VALUES and value_l not in types and value_l not in statuses:
+            errors.append(f"is:{value}: not something a document can be ({', '.join(IS_VALUES)}, a type or a status)")
+    if errors:
+        raise QueryError("; ".join(errors))
+
+
+def find(index: VaultIndex, text: str, limit: int = 10) -> SearchResults:
+    """`search`, as the vault answers it: the slow parts first without holding the index (encoding
+    a question's meaning), and a derived store found broken meanwhile rebuilt and asked again."""
+    prepare(index, text)
+    with index.mutex:
+        index.mend_store()
+        results = search(index, text, limit)
+        if index.mend_store():
+            results = search(index, text, limit)
+        return results
+
+
+def search(index: VaultIndex, text: str, limit: int = 10, *, fuzzy: bool = True) -> SearchResults:
+    """The best `limit` documents for a query, best first; `QueryError` for a filter that cannot
+    match anything as written (a type that does not exist, a date that is not one)."""
+    query = parse_query(text)
+    ctx = FilterContext(index)
+    views = _views(index)
+    filtered = bool(query.filters or query.excluded)
+    if filtered:
+        _refuse_meaningless(query, views, index)
+    want_invalid = ("is", "invalid") in query.filters
+
+    def admitted(doc: Document) -> bool:
+        return not filtered or (
+            all(matches(doc, n, v, ctx) for n, v in query.filters)
+            and not any(matches(doc, n, v, ctx) for n, v in query.excluded)
+        )
+
+    seen: dict[str, Document] = {}  # the documents full text found and the filters admitted
+
+    def wanted(path: str) -> Document | None:
+        doc = index.document_at(path)
+        if doc is None or not (want_invalid or doc.valid) or not admitted(doc):
+            return None
+        seen[doc.id] = doc
+        return doc
+
+    def pool() -> dict[str, Document]:  # every document a search may return: made only if needed
+        return views.everything if want_invalid else views.valid
+
+    def lookup(doc_id: str) -> Document:
+        return seen.get(doc_id) or pool()[doc_id]
+
+    scores: dict[str, float] = {}
+    if query.words or query.phrases:
+        meaning = _meaning(index) if len(query.words) > SHORT else None
+        related = _related(meaning, query) if meaning is not None else None
+        # More than asked for: a superseded document found further down is placed below its successor.
+        found = bm25(kept_postings(index), query, wanted, max(limit, 30), related) if index.store is not None else {}
+        best = max(found.values(), default=0.0) or 1.0
+        scores = {doc_id: score / best for doc_id, score in found.items()}
+        if meaning is not None:
+            _blend_meaning(scores, meaning, query, pool(), admitted)
+        typed = " ".join(query.words).lower()
+        if len(query.words) <= SHORT and not query.phrases and query.words:
+            _title_as_typed(scores, typed, views, lookup, admitted, limit if fuzzy else 0)
+    else:
+        for doc in pool().values():
+            if admitted(doc):
+                updated = doc.updated or dt.date.min
+                scores[doc.id] = updated.toordinal() / 1e6  # filters alone: the most recently updated first
+        _keep_newest(scores, limit, text.strip().lower())
+
+    hits: list[Hit] = []
+    short = query.words if len(query.words) <= SHORT and not query.phrases else []
+    for doc_id, score in scores.items():
+        doc = lookup(doc_id)
+        if query.words or query.phrases:
+            weight = STATUS_WEIGHT.get(doc.status, 0.5)
+            score *= max(weight, TITLED_WEIGHT) if short and _titled(doc.title, short) else weight
+        hits.append(
+            Hit(
+                doc.id,
+                doc.path,
+                doc.title,
+                doc.type,
+                doc.status,
+                score,
+                doc.superseded_by,
+                doc.valid,
+                "" if doc.valid else _problem(index, doc),
+            )
+        )
+    typed_whole = text.strip().lower()
+    for hit in hits:
+        if hit.id == typed_whole:  # an id typed whole is the document asked for
+            hit.score = max(h.score for h in hits) + 1.0
+    # The lifecycle, then the score: what is live first (active, draft, a flavour's own statuses),
+    # then what was put away (deprecated, archived); a superseded document under its successor.
+    hits.sort(key=lambda h: (-h.score, h.id))
+    also: list[Hit] = []
+    if (query.words or query.phrases) and not want_invalid and index.store is not None and views.invalid:
+        also = _invalid_matches(index, query, admitted)
+    return SearchResults(_successors_first(hits)[:limit], text, also)
+
+
+INVALID_SHOWN = 5
+
+
+def _invalid_matches(index: VaultIndex, query: Query, admitted: Callable[[Document], bool]) -> list[Hit]:
+    """The invalid documents the query's words match best, each with its problem."""
+
+    def wanted(path: str) -> Document | None:
+        doc = index.document_at(path)
+        return doc if doc is not None and not doc.valid and admitted(doc) else None
+
+    postings = kept_postings(index)
+    among = postings.store.rowids(doc.path for doc in _views(index).invalid.values())
+    found = bm25(postings, query, wanted, INVALID_SHOWN, among=among)
+    best = sorted(found, key=lambda doc_id: (-found[doc_id], doc_id))[:INVALID_SHOWN]
+    hits = []
+    for doc_id in best:
+        doc = _views(index).invalid.get(doc_id)
+        if doc is not None:
+            hits.append(
+                Hit(
+                    doc.id,
+                    doc.path,
+                    doc.title,
+                    doc.type,
+                    doc.status,
+                    found[doc_id],
+                    doc.superseded_by,
+                    False,
+                    _problem(index, doc),
+                )
+            )
+    return hits
+
+
+def _problem(index: VaultIndex, doc: Document) -> str:
+    """What makes a document invalid, in words (its first such problem)."""
+    codes = invalidating(index.flavour)
+    problems = index.problems_at(doc.path)
+    first = next((p for p in problems if p.code in codes), problems[0] if problems else None)
+    return f"{first.code}: {first.message}" if first else "invalid"
+
+
+def _titled(title: str, words: list[str]) -> bool:
+    """Whether every word begins a word of `title` (`postgres upgrade`, `Upgrade Postgres 15 to 16`)."""
+    held = TOKEN.findall(title.lower())
+    return all(any(w.startswith(word.lower()) for w in held) for word in words)
+
+
+def _keep_newest(scores: dict[str, float], limit: int, typed_whole: str) -> None:
+    """Filters alone (a blank query lists the whole vault) keep only their `limit` newest documents
+    and one whose id was typed whole: making a hit reads the document's meta, and reading every
+    meta of 10,000 documents to list 200 took a tenth of a second at each launch. As in a search
+    for words, a superseded document is placed under its successor when both are kept."""
+    if len(scores) <= limit:
+        return
+    kept = set(heapq.nsmallest(limit, scores, key=lambda doc_id: (-scores[doc_id], doc_id)))
+    kept.add(typed_whole)
+    for doc_id in [doc_id for doc_id in scores if doc_id not in kept]:
+        del scores[doc_id]
+
+
+def snippets(index: VaultIndex, text: str, hits: Iterable[Hit]) -> dict[str, str]:
+    """{hit id: a few words of its text around the query's words}, the words found between \x02
+    and \x03, so that a person sees why each document matched; empty for filters alone."""
+    query = parse_query(text)
+    expression = fts_expression(query, prefix_last=len(query.words) <= SHORT)
+    hits = list(hits)
+    if not expression or index.store is None or not hits:
+        return {}
+    by_path = index.store.snippets(expression, [hit.path for hit in hits])
+    return {hit.id: by_path[hit.path] for hit in hits if by_path.get(hit.path)}
+
+
+def _documents(index: VaultIndex) -> list[tuple[str, str, str, Document]]:
+    return [(r.path, r.document.id, r.document.digest or r.path, r.document) for r in index.records]
+
+
+def _meaning(index: VaultIndex) -> semantic.Index | None:
+    return semantic.index(index, _documents, fts_fields)
+
+
+def prepare(index: VaultIndex, text: str) -> None:
+    """What a query will need that is slow to make, made before the search takes the vault's lock:
+    for a question, the meaning index (seconds to encode a large vault the first time)."""
+    if len(parse_query(text).words) > SHORT:
+        _meaning(index)
+
+
+def _related(meaning: semantic.Index, query: Query) -> dict[str, float]:
+    """The vault's words near the question's in meaning, each at a weight below the words' own;
+    words the question already has, and common ones, are left out."""
+    words = content_words(query.words)
+    if words == list(query.words) and all(w in QUESTION_WORDS for w in words):
+        return {}
+    asked = set(words)
+    total = max(len(meaning.ids), 1)
+    related: dict[str, float] = {}
+    for word in dict.fromkeys(words):
+        if len(word) < 3 or word.isdigit():
+            continue
+        for near, similarity in meaning.neighbours(word, NEIGHBOURS, NEIGHBOUR_SIMILARITY):
+            if near in asked or near in QUESTION_WORDS or meaning.frequency.get(near, 0) > total * COMMON:
+                continue
+            related[near] = max(related.get(near, 0.0), NEIGHBOUR_WEIGHT * similarity)
+    return related
+
+
+def _blend_meaning(
+    scores: dict[str, float],
+    meaning: semantic.Index,
+    query: Query,
+    pool: dict[str, Document],
+    admitted: Callable[[Document], bool],
+) -> None:
+    """Blend full text (already scaled to its best, 1.0) with the question's cosine with each
+    document, scaled from the vault's median (0) to the best (1); the documents nearest in meaning
+    join the candidates, unless the query requires or rules out words (what full text checks)."""
+    import numpy as np
+
+    text = " ".join(content_words(query.words) + query.phrases)
+    similarity = meaning.similarities(text)
+    if not len(similarity):
+        return
+    high, middle = float(similarity.max()), float(np.median(similarity))
+    span = high - middle
+    if span <= 1e-9:
+        return
+
+    def near(doc_id: str) -> float:
+        row = meaning.row.get(doc_id)
+        return max(0.0, (float(similarity[row]) - middle) / span) if row is not None else 0.0
+
+    blended = {doc_id: (1 - MEANING_WEIGHT) * score + MEANING_WEIGHT * near(doc_id) for doc_id, score in scores.items()}
+    if not query.phrases and not query.excluded_words:
+        depth = min(MEANING_DEPTH, len(similarity))
+        best = np.argpartition(-similarity, depth - 1)[:depth]
+        for row in best:
+            doc_id = meaning.ids[int(row)]
+            if doc_id not in blended and doc_id in pool and admitted(pool[doc_id]):
+                blended[doc_id] = MEANING_WEIGHT * near(doc_id)
+    scores.clear()
+    scores.update(blended)
+
+
+def _title_as_typed(
+    scores: dict[str, float],
+    typed: str,
+    views: _Views,
+    lookup: Callable[[str], Document],
+    admitted: Callable[[Document], bool],
+    fuzzy_below: int,
+) -> None:
+    """What a short query adds: titles typed whole or begun, the words in title, id and tags, and,
+    when full text found fewer than `fuzzy_below` documents, titles matched despite typos."""
+    from rapidfuzz import fuzz, process  # a short query's first: a long question never needs it
+
+    if len(scores) < fuzzy_below:
+        for _, ratio, doc_id in process.extract(
+            typed, views.titles, scorer=fuzz.partial_ratio, limit=20, score_cutoff=80, processor=None
+        ):
+            if admitted(views.valid[doc_id]):
+                scores[doc_id] = scores.get(doc_id, 0.0) + 0.25 * (ratio / 100)
+    words = typed.split()
+    for doc_id in scores:
+        doc = lookup(doc_id)
+        haystack = views.haystack(doc)
+        title = doc.title.lower() if doc.valid else haystack
+        coverage = sum(1 for w in words if w in haystack) / len(words)
+        scores[doc_id] += 0.15 * coverage + 0.1 * fuzz.partial_ratio(typed, title) / 100
+        if title == typed:
+            scores[doc_id] += 0.3  # the title typed whole
+        elif title.startswith(typed):
+            scores[doc_id] += 0.1
+
+
+def _successors_first(hits: list[Hit]) -> list[Hit]:
+    """A superseded document sits just below its successor when both are found: below it, because
+    the successor is the current word on the subject, and just below, because a question about the
+    subject may be about what was decided before."""
+    found = {h.id for h in hits}
+    below: dict[str, list[Hit]] = {}  # successor id: the superseded documents placed under it
+    placed_under: dict[str, str] = {}
+    for hit in hits:
+        if hit.status == Status.SUPERSEDED:
+            successor = next((s for s in hit.superseded_by if s in found and s != hit.id), None)
+            if successor is not None:
+                placed_under[hit.id] = successor
+    for hit in hits:  # in a cycle of supersession, the best found stays where it is
+        seen, at = {hit.id}, placed_under.get(hit.id)
+        while at is not None and at not in seen:
+            seen.add(at)
+            at = placed_under.get(at)
+        if at == hit.id:
+            placed_under.pop(hit.id)
+    for hit in hits:
+        if hit.id in placed_under:
+            below.setdefault(placed_under[hit.id], []).append(hit)
+    ordered: list[Hit] = []
+    for hit in hits:
+        if hit.id not in placed_under:
+            stack = [hit]
+            while stack:  # each one, then the documents it superseded (and theirs), best first
+                placed = stack.pop()
+                ordered.append(placed)
+                stack.extend(reversed(below.get(placed.id, ())))
+    return ordered
