@@ -31,16 +31,21 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-async def measure(vault: Path, runs: int = RUNS, tag: str = "timed") -> dict[str, list[float]]:
-    """Each call's times over `runs` rounds; the notes it writes are titled with `tag`, so that a
-    second measure of the same vault (the timed run after the warm-up) writes new titles, which
-    the one-document-per-title rule lets through."""
-    params = StdioServerParameters(
+def server(vault: Path) -> StdioServerParameters:
+    """`workbench mcp` on `vault` from this checkout, as a client starts it over stdio."""
+    return StdioServerParameters(
         command=sys.executable,
         args=["-m", "workbench.cli", "--vault", str(vault), "mcp"],
         env={"PYTHONPATH": str(ROOT)},
         cwd=str(ROOT),
     )
+
+
+async def measure(vault: Path, runs: int = RUNS, tag: str = "timed") -> dict[str, list[float]]:
+    """Each call's times over `runs` rounds; the notes it writes are titled with `tag`, so that a
+    second measure of the same vault (the timed run after the warm-up) writes new titles, which
+    the one-document-per-title rule lets through."""
+    params = server(vault)
     times: dict[str, list[float]] = {}
     started = time.perf_counter()
     with open(os.devnull, "w") as quiet:

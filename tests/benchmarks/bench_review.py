@@ -22,27 +22,18 @@ import tempfile
 import time
 from pathlib import Path
 
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import ClientSession, stdio_client
 from mcp.types import Implementation
 
+from .bench_mcp import percentile, server
 from .generate import generate_vault
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = 10
 
 
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
-
-
 async def measure(vault: Path, pages: int) -> tuple[dict[str, list[float]], dict[str, int]]:
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "workbench.cli", "--vault", str(vault), "mcp"],
-        env={"PYTHONPATH": str(ROOT)},
-        cwd=str(ROOT),
-    )
+    params = server(vault)
     times: dict[str, list[float]] = {}
     sizes = {"pairs": 0, "pages": 0, "largest page (characters)": 0, "listed": 0}
     with open(os.devnull, "w") as quiet:
