@@ -14,11 +14,11 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from ..core.flavours import Ids, RawLink, View
-from ..core.flavours.base import markdown_links, strip_code, wikilinks
-from ..core.flavours.markdown import body_links
-from ..core.vocabulary.model import Document
-from ..core.vault import Vault
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..core.vocabulary.model import Document
+    from ..core.vault import Vault
 
 __all__ = ["TextLink", "is_url", "markdown_href", "text_links", "wiki_href"]
 
@@ -77,6 +77,11 @@ def _destination(whole: str) -> str:
 
 def text_links(vault: Vault, doc: Document) -> dict[str, TextLink]:
     """{href: link} for every link in the body outside code, resolved against the vault now."""
+    # The flavours' readers, imported with a document's reading, not for the viewer's first frame.
+    from ..core.flavours import Ids, RawLink, View
+    from ..core.flavours.base import markdown_links, strip_code, wikilinks
+    from ..core.flavours.markdown import body_links
+
     body = strip_code(doc.body)
     if "[[" not in body and "](" not in body:
         return {}
