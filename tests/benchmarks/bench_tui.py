@@ -30,6 +30,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import compileall
+import random
+import re
 import statistics
 import sys
 import tempfile
@@ -182,6 +184,60 @@ async def open_documents(vault: Path) -> list[tuple[float, float, int, str]]:
     return rows
 
 
+TICK = 0.01
+"""Seconds between the ticks the session asks the event loop for: a gap between two is how long
+it could not answer (a key, a repaint)."""
+
+
+async def session(root: Path, target: str, title: str) -> dict[str, float]:
+    """A person's first seconds, driven by Textual's Pilot in this process: the first titles, then
+    a document's whole title typed key by key from the moment they show (the vault perhaps still
+    being read), enter on it once it is listed, and the rest of the load (the summary: every
+    problem, the graph). Seconds to each, from the app's start, and "still": the longest gap
+    between ticks asked for every `TICK`, from the start to the end of the load."""
+    from textual.widgets import OptionList
+
+    from tests.tui.tui_helpers import result_ids
+    from workbench.tui.app import WorkbenchApp
+    from workbench.tui.widgets.viewer import DocumentViewer
+
+    ticks: list[float] = []
+    marks: dict[str, float] = {}
+    start = time.perf_counter()
+    app = WorkbenchApp(root, theme="workbench-dark")
+
+    def listed() -> list[str]:
+        try:
+            app.screen.query_one("#results", OptionList)
+        except Exception:
+            return []
+        return [doc_id for doc_id in result_ids(app)[:10] if doc_id]
+
+    async def until(condition, name: str) -> None:
+        while not condition():
+            await asyncio.sleep(0.005)
+        marks[name] = time.perf_counter() - start
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.set_interval(TICK, lambda: ticks.append(time.perf_counter()))
+        await until(listed, "first titles")
+        await pilot.press("slash")
+        typed = time.perf_counter()
+        for key in title:
+            await pilot.press(key)
+        marks["typed"] = time.perf_counter() - start
+        await until(lambda: target in listed(), "listed")
+        marks["listed after the first key"] = time.perf_counter() - typed
+        app.screen.query_one("#results", OptionList).highlighted = listed().index(target)
+        app.screen.query_one("#results", OptionList).action_select()
+        viewer = app.screen.query_one(DocumentViewer)
+        await until(lambda: viewer.view is not None and viewer.view.document.id == target, "shown")
+        await until(lambda: app.screen.summary is not None, "loaded")
+        ticks.append(time.perf_counter())
+    marks["still"] = max((b - a for a, b in zip(ticks, ticks[1:])), default=0.0)
+    return marks
+
+
 def main(vaults: list[Path], generated: list[int], runs: int) -> None:
     compileall.compile_dir(Path(workbench.__file__).parent, quiet=1)
     print(
@@ -213,12 +269,40 @@ def main(vaults: list[Path], generated: list[int], runs: int) -> None:
             sys.stdout.flush()
 
 
+def a_titled_document(root: Path, rng: random.Random) -> tuple[str, str]:
+    """(id, title) of a document of `root` drawn at random, read from its frontmatter's lines (a
+    generated vault writes both plainly), without opening the vault in this process."""
+    paths = sorted(root.rglob("*.md"))
+    while True:
+        head = rng.choice(paths).read_text("utf-8").split("\n---", 1)[0]
+        found = dict(re.findall(r"^(id|title): *(.+)$", head, re.M))
+        if "id" in found and "title" in found:
+            return found["id"].strip("'\""), found["title"].strip("'\"")
+
+
+def sessions(vaults: list[Path], runs: int) -> None:
+    """`session` on each vault (opened once before, in a process of its own, so it is warm), once a
+    run, each a fresh app in this process; prints each run's marks."""
+    rng = random.Random(7)
+    for root in vaults:
+        run_python(TITLES_SCRIPT, str(root), "settle")
+        for _ in range(runs):
+            target, title = a_titled_document(root, rng)
+            marks = asyncio.run(session(root, target, title))
+            said = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in marks.items() if name != "still")
+            print(f"{root.name}: {said}; longest still {marks['still'] * 1000:.0f} ms", flush=True)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("vaults", nargs="*", type=Path)
     parser.add_argument("--generated", nargs="*", type=int)
     parser.add_argument("--runs", type=int, default=RUNS)
+    parser.add_argument("--session", action="store_true", help="only `session`, on the vaults as they are")
     args = parser.parse_args()
+    if args.session:
+        sessions(args.vaults, args.runs)
+        raise SystemExit
     sample = Path(__file__).resolve().parents[2] / "sample_vault"
     main(
         args.vaults or ([] if args.generated else [sample]),
