@@ -153,10 +153,10 @@ def test_every_modules_all_names_what_it_defines_for_others():
         )
 
 
-def test_the_door_names_each_thing_once_and_from_where_it_lives():
+def test_the_public_core_names_each_thing_once_and_from_where_it_lives():
     """`workbench.core` loads each public name from its home on first use (`_HOMES`) and names the
     same imports for a type checker; the two lists must agree, and every name must load."""
-    import workbench.core as door
+    import workbench.core as public
 
     tree = ast.parse((PACKAGE / "core" / "__init__.py").read_text("utf-8"))
     typed = {
@@ -167,16 +167,16 @@ def test_the_door_names_each_thing_once_and_from_where_it_lives():
         if isinstance(sub, ast.ImportFrom)
         for alias in sub.names
     }
-    lazy = {(home, name) for home, names in door._HOMES.items() for name in names}
+    lazy = {(home, name) for home, names in public._HOMES.items() for name in names}
     assert typed == lazy, f"typed only: {sorted(typed - lazy)}; loaded only: {sorted(lazy - typed)}"
-    assert sorted(door.__all__) == sorted(name for _, name in lazy)
-    assert len(door.__all__) == len(set(door.__all__))
-    for name in door.__all__:
-        assert getattr(door, name) is not None, name
+    assert sorted(public.__all__) == sorted(name for _, name in lazy)
+    assert len(public.__all__) == len(set(public.__all__))
+    for name in public.__all__:
+        assert getattr(public, name) is not None, name
 
 
-def test_importing_the_door_loads_nothing_it_is_not_asked_for():
-    """The door names the whole public core, so importing it must load none of it beyond the drawing
+def test_importing_the_public_core_loads_nothing_it_is_not_asked_for():
+    """`workbench.core` names the whole public core, so importing it must load none of it beyond the drawing
     port the package installs: a face that asks for `Vault` loads the facade's modules, never the
     services' or the graph's."""
     statement = "import sys, workbench.core; print(' '.join(m for m in sys.modules if m.startswith('workbench.core.')))"

@@ -49,7 +49,7 @@ _presenting.install({kind: _drawn_by_notebook(kind) for kind in _presenting.KIND
 def __getattr__(name: str) -> Any:
     if name not in __all__:
         raise AttributeError(f"module 'workbench' has no attribute {name!r}")
-    value = getattr(importlib.import_module(".core", __name__), name)  # the core's door, which loads it
+    value = getattr(importlib.import_module(".core", __name__), name)  # the public core, which loads it from its home
     globals()[name] = value
     return value
 

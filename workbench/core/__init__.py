@@ -1,7 +1,7 @@
-"""The core's one door: what the faces (the CLI, the TUI, the notebook, the agents' server, the
+"""The public core: what the faces (the CLI, the TUI, the notebook, the agents' server, the
 browser) may use of the core, all of it named here.
 
-A face imports `workbench.core` and nothing inside it (the `door` contract in pyproject.toml).
+A face imports `workbench.core` and nothing inside it (the `public-core` contract in pyproject.toml).
 The layers below are folders whose modules move as the core grows; a face that reached into them
 (git sync, the gate's ids, the collector's pause) tied itself to where each thing is kept and
 went past the facade's checks. What is left for a face is:

@@ -738,10 +738,11 @@ class Vault:
         from .flavours.base import Ids, View
 
         links = list(links)
-        ids = Ids(self.ids()) if links else None
+        if not links:
+            return []
+        ids = Ids(self.ids())
         targets: list[str | None] = []
         for link in links:
-            assert ids is not None
             resolved = self.flavour.resolve(View(title="", type="", status="", raw_links=(link,)), ids).links
             targets.append(resolved[0].target if resolved and resolved[0].target in ids.exact else None)
         return targets
