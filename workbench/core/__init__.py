@@ -4,7 +4,7 @@ browser) may use of the core, all of it named here.
 A face imports `workbench.core` and nothing inside it (the `public-core` contract in pyproject.toml).
 The layers below are folders whose modules move as the core grows; a face that reached into them
 (git sync, the gate's ids, the collector's pause) tied itself to where each thing is kept and
-went past the facade's checks. What is left for a face is:
+went past the facade's checks. A face uses:
 
 - the facade, `Vault`, for everything that reads or changes a vault (sync and migration included);
 - the values it takes and hands out: documents, problems, plans and their file changes, drafts
