@@ -191,6 +191,28 @@ def test_sync_interrupted_while_the_writers_threads_write_leaves_no_temporary_fi
 
 
 @pytest.mark.slow
+def test_after_a_sync_killed_before_merging_pending_lists_every_document_not_merged(clones):
+    """Killed once git stopped the merge and before any document was merged: what waits lists each
+    document changed on both sides (the dialog said "every question is answered" over 200 unmerged
+    documents); answering one is refused until sync has merged it; sync then asks only the titles."""
+    laptop, server = clones
+    _edit_both_sides(laptop, server, QUESTIONS)
+    assert _sync(laptop).returncode == 0
+    assert _sync(server, "sync-merged").returncode == 137
+    assert gitsync.merge_in_progress(server)
+    waiting = gitsync.pending(server)
+    assert [q.path for q in waiting] == sorted(doc_path(_id(n)) for n in range(DOCUMENTS))
+    assert {q.key for q in waiting} == {gitsync.NOT_MERGED} and "not merged yet" in waiting[0].reason
+    with pytest.raises(gitsync.SyncError, match="not merged yet"):
+        gitsync.settle(server, waiting[0].path, waiting[0].key, "ours")
+    again = _sync(server)
+    assert again.returncode == 1, (again.stdout, again.stderr)
+    _assert_both_sides(server)
+    asked = gitsync.pending(server)
+    assert [(q.path, q.key) for q in asked] == [(doc_path(_id(n)), "title") for n in range(QUESTIONS)]
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("step", ["sync-merged", "sync-settled"])
 def test_sync_killed_with_questions_open_asks_them_and_keeps_every_other_edit(clones, step):
     laptop, server = clones
