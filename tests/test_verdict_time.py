@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import time
 
 import pytest
@@ -17,15 +18,22 @@ CENTS, DECIMAL = "mem-decision-money-integer-cents", "mem-decision-money-numeric
 
 
 @pytest.fixture
-def far_east(monkeypatch):
-    """This process in a zone five and a half hours ahead of UTC, so that local time is not UTC."""
+def far_east():
+    """This process (and the ones it starts) in a zone five and a half hours ahead of UTC, so that
+    local time is not UTC; the zone it had is put back after."""
     if not hasattr(time, "tzset"):
         pytest.skip("the time zone of a running process is set with time.tzset, which Windows lacks")
-    monkeypatch.setenv("TZ", "Asia/Kolkata")
+    had = os.environ.get("TZ")
+    os.environ["TZ"] = "Asia/Kolkata"
     time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+    try:
+        yield
+    finally:
+        if had is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = had
+        time.tzset()
 
 
 def test_a_verdict_is_timed_in_utc_with_its_offset(sample_copy, far_east):
