@@ -30,6 +30,24 @@ if TYPE_CHECKING:
 __all__ = ["SyncDialog", "side_text"]
 
 
+def waiting_head(questions: list[SyncConflict]) -> str:
+    """What the dialog's status line says is waiting: questions a side answers, and documents a
+    killed sync left unmerged, which only `s` can merge (o, t and b do not answer those)."""
+    unmerged = sum(1 for q in questions if q.unmerged)
+    asked = len(questions) - unmerged
+    parts = []
+    if asked:
+        parts.append(
+            f"{asked} question{'s' if asked != 1 else ''} from the merge: o ours, t theirs, b base (a both, for a body)"
+        )
+    if unmerged:
+        parts.append(
+            f"{unmerged} document{'s' if unmerged != 1 else ''} not merged yet: s merges "
+            f"{'them' if unmerged != 1 else 'it'} key by key, then asks what it cannot"
+        )
+    return "\n".join(parts)
+
+
 def side_text(conflict: SyncConflict, side: str) -> str:
     """One side of a question as a person reads it: text as it is, other values as YAML shows them."""
     value = getattr(conflict, side)
@@ -129,7 +147,7 @@ class SyncDialog(ModalScreen[bool]):
         if questions:
             listing.highlighted = 0
             listing.focus()
-            head = f"{len(questions)} question{'s' if len(questions) != 1 else ''} from the merge: o ours, t theirs, b base (a both, for a body)"
+            head = waiting_head(questions)
         elif waiting:
             head = "Every question is answered: s commits the merge and pushes."
         else:
@@ -151,6 +169,9 @@ class SyncDialog(ModalScreen[bool]):
         if self.busy or at is None or at >= len(self.questions):
             return
         question = self.questions[at]
+        if question.unmerged:
+            self.say(f"{question.path}: not merged yet; s merges it key by key, then asks what it cannot")
+            return
         if choice == "both" and question.key != "body":
             self.say(f"{question.key}: both values cannot be kept in one key; choose o, t or b")
             return
