@@ -27,7 +27,7 @@ from ..text import clean
 if TYPE_CHECKING:
     from ...core import Vault
 
-__all__ = ["SyncDialog", "side_text"]
+__all__ = ["SyncDialog", "side_text", "waiting_head"]
 
 
 def waiting_head(questions: list[SyncConflict]) -> str:
