@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..core.vault import Vault
+    from ..core import Vault
 
 __all__ = ["Opening"]
 
@@ -33,10 +33,9 @@ class Opening:
     def _open(self) -> None:
         try:
             # The core's modules are imported here, in this thread: the first frame needs none of them.
-            from ..core.records.loading import collector_paused
-            from ..core.vault import Vault
+            from ..core import Vault
 
-            with collector_paused():
+            with Vault.collector_paused():
                 self._vault = Vault.open(self.path, flavour=self.flavour)
                 # What was just read lives as long as the app: frozen before the collector wakes,
                 # which walked all of it (15 ms at 10,000 documents) on the way to the first titles.

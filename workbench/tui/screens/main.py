@@ -27,7 +27,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from ...core.vocabulary.model import WorkbenchError
+from ...core import WorkbenchError
 from ..first_page import KeptTitle, keep_first_page
 from ..history import History
 from ..opening import Opening
@@ -45,10 +45,8 @@ from .messages import ExternalChange, Failed, PlanReady, VaultOpened, VaultRead
 from .own_writes import OwnWrites
 
 if TYPE_CHECKING:
-    from ...core.vault import Vault
+    from ...core import Conflict, Vault, VaultWatcher
     from ..summary import VaultSummary
-    from ...core.services.conflicts import Conflict
-    from ...core.records.live import VaultWatcher
     from ..proposal import Proposal
     from ..reading import DocumentView
     from .flows import GuidedFlows

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ...core.storage.changes import FileChange
+    from ...core import FileChange
 
 __all__ = ["OwnWrites"]
 

@@ -29,12 +29,12 @@ from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from ...core.vocabulary.model import QueryError
+from ...core import QueryError
 from ..first_page import KEPT
 from ..text import clean, status_style
 
 if TYPE_CHECKING:
-    from ...core.views.search import Hit
+    from ...core import Hit
 
 __all__ = [
     "SearchInput",
