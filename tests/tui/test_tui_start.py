@@ -189,17 +189,17 @@ async def test_a_document_opened_before_the_vault_is_summarised_is_shown(sample_
     titles; a hit opened meanwhile is shown, not forgotten."""
     import threading
 
-    from workbench.tui import summary
+    from workbench.tui.screens import main
     from workbench.tui.widgets.viewer import DocumentViewer
 
     go_on = threading.Event()
-    summarise = summary.summarise
+    summarise = main.summarise
 
     def held(vault, given):  # the summary waits until the test lets it go on
         go_on.wait(20)
         return summarise(vault, given)
 
-    monkeypatch.setattr(summary, "summarise", held)
+    monkeypatch.setattr(main, "summarise", held)
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         try:

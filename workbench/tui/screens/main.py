@@ -28,9 +28,9 @@ from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from ...core import WorkbenchError
-from ..first_page import KeptTitle, keep_first_page
 from ..history import History
 from ..opening import Opening
+from ..summary import VaultSummary, empty_note, hand_on, summarise
 from ..text import query_words
 from ..widgets.footer import KeysFooter
 from ..widgets.link_pane import LinkPane
@@ -43,16 +43,16 @@ from .main_bindings import MAIN_BINDINGS
 from .messages import ChangeApplied, ConflictsFound, DiskChanged, DocumentGone, DocumentRead
 from .messages import ExternalChange, Failed, PlanReady, VaultOpened, VaultRead
 from .own_writes import OwnWrites
+from .start import Start
 
 if TYPE_CHECKING:
     from ...core import Conflict, Vault, VaultWatcher
-    from ..summary import VaultSummary
     from ..proposal import Proposal
     from ..reading import DocumentView
     from .flows import GuidedFlows
     from .proposing import ProposalRunner
 
-__all__ = ["MainScreen"]
+__all__ = ["MainScreen", "VaultSummary"]
 
 
 class MainScreen(Screen[None]):
@@ -66,27 +66,15 @@ class MainScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = MAIN_BINDINGS
 
-    def __init__(
-        self,
-        vault_path: Path,
-        flavour: str | None = None,
-        opening: Opening | None = None,
-        kept: list[KeptTitle] | None = None,
-    ) -> None:
+    def __init__(self, vault_path: Path, flavour: str | None = None, opening: Opening | None = None, kept=()) -> None:
         super().__init__()
         self.vault_path = vault_path
         self.flavour = flavour
         """The vault flavour named on the command line; None to detect it."""
         self.opening = opening
         """The vault being opened already (by the app, from its start); None: the screen opens it."""
-        self.kept = kept or []
-        """The titles kept from the last launch (`first_page.py`): on show until the vault is read,
-        which is opened only once they are."""
-        self._opened = threading.Event()
-        """The vault is open, or could not be (set once)."""
-        self._first_page: list[KeptTitle] | None = None
-        """The blank listing's first titles as shown, to keep for the next launch (None: the first
-        listing answered a query)."""
+        self.start = Start(vault_path, flavour, opening, kept)
+        """`kept`: the titles kept from the last launch, on show until the vault is read (`start.py`)."""
         self.vault: Vault | None = None
         self.summary: VaultSummary | None = None
         """The vault as last read: what the header, the search and the palette show."""
@@ -126,8 +114,7 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield VaultHeader()
         with Horizontal(id="panes"):
-            # The titles kept from the last launch are on show until the vault is read: opened after them.
-            yield SearchPane(id="search", kept=self.kept if self.opening is None else ())
+            yield SearchPane(id="search", kept=self.start.kept)
             yield DocumentViewer(id="viewer")
             yield LinkPane(id="links")
         yield KeysFooter(compact=True)  # two columns more per key: at 80 columns every one counts
@@ -136,12 +123,7 @@ class MainScreen(Screen[None]):
         self.query_one(VaultHeader).vault_name = self.vault_path.name
         search = self.query_one(SearchPane)
         search.snippets = lambda query, hits: self.vault.snippets(query, hits) if self.vault is not None else {}
-        if self.kept and self.opening is None:
-            # Opened once they are painted and the footer's keys made (the refresh after), as the
-            # opening's thread would take the interpreter from those frames.
-            self.call_after_refresh(self.call_after_refresh, self.load_vault)
-        else:
-            self.load_vault()
+        self.start.begin(self, self.load_vault)
 
     def on_unmount(self) -> None:
         self.stop_watching()
@@ -171,19 +153,13 @@ class MainScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="vault-load")
     def load_vault(self) -> None:
         try:
-            try:
-                self.vault = (self.opening or Opening(self.vault_path, self.flavour)).result()
-            finally:
-                self._opened.set()
-            from .. import summary as summaries  # with the core's views under it: after the first frame
-
-            self.post_message(VaultOpened(len(self.vault), summaries.empty_note(self.vault)))
+            self.vault = self.start.opened(self.opening or Opening(self.vault_path, self.flavour))
+            self.post_message(VaultOpened(len(self.vault), empty_note(self.vault)))
             # The summary (every problem, the graph) takes the interpreter for a while on a large
             # vault: the first titles go on screen before it starts.
             self._titles_listed.wait(timeout=2.0)
-            if self._first_page is not None:
-                keep_first_page(self.vault_path, self.flavour, self._first_page)
-            summary = summaries.summarise(self.vault, self.vault_path)
+            self.start.keep()
+            summary = summarise(self.vault, self.vault_path)
         except Exception as exc:  # noqa: BLE001 - reported, never a traceback
             self.report(exc, "The vault could not be opened")
             return
@@ -207,10 +183,8 @@ class MainScreen(Screen[None]):
     def resummarise(self) -> None:
         if self.vault is None:
             return
-        from .. import summary as summaries
-
         try:
-            summary = summaries.summarise(self.vault, self.vault_path)
+            summary = summarise(self.vault, self.vault_path)
         except Exception as exc:  # noqa: BLE001
             self.report(exc, "The vault could not be re-read")
             return
@@ -226,11 +200,7 @@ class MainScreen(Screen[None]):
         from_disk: bool = False,
         words: tuple[str, ...] = (),
     ) -> None:
-        # A title kept from the last launch can be opened before the vault is read: it is shown once it is.
-        while not self._opened.wait(0.05):
-            if get_current_worker().is_cancelled:
-                return
-        if self.vault is None:
+        if not self.start.wait_for_vault() or self.vault is None:  # a kept title opened early waits for it
             return
         from ..reading import read_view  # not at start: the first titles need no document read
 
@@ -282,8 +252,6 @@ class MainScreen(Screen[None]):
             now = link_groups(summary.graph, view.document.id, self.graph_depth, self.graph_filter)
             if now != links.neighbours:
                 links.neighbours = now
-        from ..summary import hand_on
-
         hand_on(summary, self.app.screen_stack)
         self.refresh_bindings()
 
@@ -462,10 +430,7 @@ class MainScreen(Screen[None]):
 
     @on(SearchPane.Listed)
     def _listed(self) -> None:
-        if not self._titles_listed.is_set():
-            page = self.query_one(SearchPane).first_page
-            if page is not None:
-                self._first_page = [KeptTitle(doc.id, doc.title, doc.type, doc.status) for doc in page]
+        self.start.listed(self.query_one(SearchPane).first_page)
         self._titles_listed.set()
 
     @on(SearchPane.Goto)
