@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from .views.search import Hit, SearchResults
     from .services.undo import Stack as UndoStack
 
-__all__ = ["Vault"]
+__all__ = ["Vault", "serialized"]
 
 
 def serialized(method: Callable) -> Callable:

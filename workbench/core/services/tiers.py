@@ -217,9 +217,7 @@ def plan_correction(
         title = 1 if lines and lines[0].startswith("# ") else 0
         lines[title:title] = ["", heading, *entry]
     summary = f"correction logged (1/{PROMOTE_AT}): {text}"
-    return Plan(
-        summary, [_change(CORRECTIONS, before, "\n".join(lines).lstrip("\n") + "\n")], [log_line(summary)]
-    )
+    return Plan(summary, [_change(CORRECTIONS, before, "\n".join(lines).lstrip("\n") + "\n")], [log_line(summary)])
 
 
 def _promote(index: VaultIndex, text: str) -> FileChange:

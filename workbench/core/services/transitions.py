@@ -141,9 +141,7 @@ def plan_supersede(index: VaultIndex, old_id: str, new_id: str) -> Plan:
     new_meta = {**new.meta, "supersedes": _union(new.supersedes, [old_id]), "links": links}
     if new.status == Status.DRAFT:
         new_meta["status"] = Status.ACTIVE.value
-    return Plan(
-        summary, [index.edit_change(old, old_meta), index.edit_change(new, new_meta)], [log_line(summary)]
-    )
+    return Plan(summary, [index.edit_change(old, old_meta), index.edit_change(new, new_meta)], [log_line(summary)])
 
 
 def _edits_text(current: Document, doc: Document) -> bool:

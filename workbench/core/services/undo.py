@@ -147,9 +147,7 @@ def undo(index: VaultIndex, dry_run: bool = False) -> Plan:
     for change in files:
         if current[change.path] != change.after:
             raise RefusedError(f"cannot undo “{record['summary']}”: {change.path} has changed since")
-    plan = Plan(
-        name, [FileChange(c.path, c.after, c.before) for c in files], [log_line(f"undo {record['summary']}")]
-    )
+    plan = Plan(name, [FileChange(c.path, c.after, c.before) for c in files], [log_line(f"undo {record['summary']}")])
     if dry_run:
         return plan
     return index.apply(plan, keep_history=False, step=("undo", record["record_path"].name))
