@@ -69,6 +69,9 @@ def test_a_write_refuses_a_same_tick_rewrite_it_has_not_read(builder):
     with pytest.raises(ConflictError):
         vault.save(dataclasses.replace(doc, body=doc.body + "\nOne more line.\n"))
     assert b"omega" in (builder.root / DOC).read_bytes()
+    # The write that found the change tells the records at once: search knows the agent's words.
+    assert "omega" in vault.index.document_at(DOC).body
+    assert [hit.id for hit in vault.search("omega")] == ["mem-note-a"]
 
 
 @pytest.mark.parametrize("claimant", ["notes/aa-copy.md", "notes/zz-copy.md"])

@@ -22,12 +22,13 @@ which moves whenever the records change.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import os
 import stat as stat_mode
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +38,7 @@ from .records.derived_store import DerivedStore, folder_identity
 from .storage.changes import Plan
 from .flavours import Flavour
 from .records.loading import bring_in_line, collector_paused, settle_collector
-from .vocabulary.model import Document, Problem, Problems, RefusedError, Severity
+from .vocabulary.model import ConflictError, Document, Problem, Problems, RefusedError, Severity
 from .records.ownership import IdOwnership
 from .vocabulary.parse import ParsedFile, digest_of
 from .records.record import (
@@ -441,17 +442,32 @@ class VaultIndex:
         self, doc: Document, meta: dict[str, Any], body: str | None = None, bump: bool = True
     ) -> FileChange:
         """The bytes that turn `doc` (as read) into `meta` and `body`, changing only what differs."""
-        return rewrite.edit_change(self.root, self.flavour, doc, meta, body, bump)
+        with self._learning():
+            return rewrite.edit_change(self.root, self.flavour, doc, meta, body, bump)
 
     def flavour_status_change(self, doc: Document, status: str) -> FileChange:
         """A status change written the flavour's way: a frontmatter key, a `## Status` line."""
-        return rewrite.status_change(self.root, self.flavour, doc, status)
+        with self._learning():
+            return rewrite.status_change(self.root, self.flavour, doc, status)
 
     def flavour_change(
         self, doc: Document, edit: Callable[[ParsedFile], tuple[dict[str, Any], str] | None]
     ) -> FileChange:
         """The bytes that give `doc` the (meta, body) `edit` returns, written the flavour's way."""
-        return rewrite.flavour_change(self.root, self.flavour, doc, edit)
+        with self._learning():
+            return rewrite.flavour_change(self.root, self.flavour, doc, edit)
+
+    @contextlib.contextmanager
+    def _learning(self) -> Iterator[None]:
+        """A write that finds a file other than it was read (a `ConflictError`: an agent wrote it,
+        maybe in the same tick as the read) reads it again at once, its ids settled, so that the
+        records show what the disk holds without waiting for the watcher or the next read."""
+        try:
+            yield
+        except ConflictError as conflict:
+            with self.mutex:
+                self.refresh_path(conflict.path)
+            raise
 
     def require_native(self, what: str) -> None:
         """Refuse a change that writes Memory Core's own fields into another flavour's files."""
@@ -472,7 +488,10 @@ class VaultIndex:
             if change.after is not None and change.path.endswith(".md") and not change.path.startswith("."):
                 self._refuse_new_invalidity(change)
         read_back = functools.partial(rewrite.read_back_problem, self.flavour.native)  # checked as each is written
-        plan.change_id = self.writer.apply(plan.changes, plan.summary, plan.log_lines, read_back, keep_history, step)
+        with self._learning():
+            plan.change_id = self.writer.apply(
+                plan.changes, plan.summary, plan.log_lines, read_back, keep_history, step
+            )
         plan.applied = True
         for path in plan.paths:
             self.refresh_path(path)  # the settings file is no document: nothing to refresh
