@@ -493,8 +493,10 @@ class VaultIndex:
                 plan.changes, plan.summary, plan.log_lines, read_back, keep_history, step
             )
         plan.applied = True
-        for path in plan.paths:
-            self.refresh_path(path)  # the settings file is no document: nothing to refresh
+        # The files written are read again as one batch, as the watcher's are: one commit to the
+        # store and one settling of the ids they claimed and claim now (the settings file is no
+        # document: nothing to read).
+        self.refresh_paths(plan.paths)
         if CONFIG_FILE in plan.paths:
             self.reread_config()
         self._relation_problems = None
