@@ -82,7 +82,7 @@ class Excerpt:
     passage: str  # the passage that matched the other record (or the draft), "" when none stood out
     characters: int  # the whole body's length
     digest: str  # the bytes read: a judgement holds for this version only
-    cut: bool = False  # the body goes on past the opening
+    opening_cut: bool = False  # the body goes on past the opening
     decision: str = ""  # what the record decides, when the opening does not hold it whole
 
     def to_json(self) -> dict[str, Any]:
@@ -95,7 +95,7 @@ class Excerpt:
             "number": self.number,
             "path": self.path,
             "opening": self.opening,
-            "opening_cut": self.cut,
+            "opening_cut": self.opening_cut,
             "characters": self.characters,
             "decision": self.decision,
             "passage": self.passage,
@@ -185,7 +185,7 @@ def _reopened(shown: Excerpt, doc: Document, most: int) -> Excerpt:
         return shown
     whole = _body(doc).strip("\n")
     opening = _cut(whole, most)
-    return replace(shown, opening=opening, cut=len(opening) < len(whole), decision=decision(whole, opening))
+    return replace(shown, opening=opening, opening_cut=len(opening) < len(whole), decision=decision(whole, opening))
 
 
 def shorten_addresses(text: str) -> str:
