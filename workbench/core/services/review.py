@@ -25,11 +25,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .conflicts import DEFAULT, LIVE, PAIRED, REVIEW_NEIGHBOURS, Weighed, weigh_decisions
+from .conflicts import DEFAULT, LIVE, PAIRED, Weighed
 from ..views.excerpts import READ_CHARACTERS, READ_DOCUMENTS, Excerpt, answer_size, excerpt, fit_openings, linked_keys
 from .gate import Candidate, Draft
 from ..index import VaultIndex
-from .kept_conflicts import code_fingerprint, queue_key
+from .kept_conflicts import code_fingerprint, queue_key, weighed_pairs
 from ..vocabulary.model import DocType, Document, RefusedError
 from ..records.record import today
 from ..views.similarity import profiles_of, words
@@ -193,7 +193,7 @@ def _ranked(index: VaultIndex) -> tuple[list[Document], list[Ranked], int]:
     kept = store.kept(KEPT, kept_key) if store is not None else None
     found = _decode(kept if isinstance(kept, str) else None)
     if found is None:
-        weighed = weigh_decisions(documents, compatible, neighbours=REVIEW_NEIGHBOURS)
+        weighed = weighed_pairs(index)
         ranked = sorted((Ranked.of(w) for w in weighed), key=lambda r: _key(r.score, r.older, r.newer))
         decisions = sum(1 for d in documents if d.type == DocType.DECISION and d.status in PAIRED)
         if store is not None:

@@ -26,6 +26,7 @@ distinctive terms, score nearly alike may be paired otherwise: 1.4% of the pairs
 
 from __future__ import annotations
 
+import heapq
 import marshal
 import math
 from array import array
@@ -36,6 +37,7 @@ from typing import Any
 
 from .conflicts import (
     CLAIM_TYPES,
+    REVIEW_NEIGHBOURS,
     Conflict,
     Weighed,
     duplicate,
@@ -51,7 +53,7 @@ from ..views.similarity import Bm25, Corpus, Likeness, Profile, profiles_of
 __all__ = ["REFRESH_SHARE", "Kept", "KeptBm25", "Weighing", "load", "dump"]
 
 REFRESH_SHARE = 0.01
-FORMAT = 2
+FORMAT = 3
 _POSTING = array("i").itemsize * 2  # bytes of one (row, count) pair in `Kept.postings`
 
 
@@ -74,6 +76,7 @@ class Kept:
     lengths: dict[str, int] = field(default_factory=dict)
     asked: dict[str, list[str]] = field(default_factory=dict)
     top: dict[str, tuple[float, str]] = field(default_factory=dict)
+    near: dict[str, list[tuple[float, str]]] = field(default_factory=dict)  # the next most alike, best first
     handles: dict[str, list[str]] = field(default_factory=dict)
     mentions: dict[str, list[str]] = field(default_factory=dict)
     when: dict[str, tuple] = field(default_factory=dict)
@@ -180,7 +183,9 @@ class KeptBm25(Bm25):
                 total += self._share(term, doc_id, count)
         return total
 
-    def likeliest(self, asked: list[str], other_than: str = "") -> tuple[float, str] | None:
+    def likeliest_few(self, asked: list[str], most: int, other_than: str = "") -> list[tuple[float, str]]:
+        """The `most` decisions with the highest scores for `asked`, best first, as
+        `Bm25.likeliest_few` orders them (the greater id first among equals)."""
         rows, postings = self.kept.rows, self.kept.postings
         totals: dict[str, float] = {}
         for term in asked:
@@ -190,10 +195,7 @@ class KeptBm25(Bm25):
                 doc_id = rows[found[n]]
                 if doc_id != other_than:
                     totals[doc_id] = totals.get(doc_id, 0.0) + self._share(term, doc_id, found[n + 1])
-        best = max(totals.values(), default=0.0)
-        if not best:
-            return None
-        return best, max(doc_id for doc_id, total in totals.items() if total == best)
+        return heapq.nlargest(most, ((total, doc_id) for doc_id, total in totals.items() if total))
 
 
 def _encode(pair: Weighed | None) -> Any:
@@ -257,7 +259,7 @@ class Weighing:
         for doc_id in removed:
             kept.unpost(doc_id)
             kept.rows[kept.rows.index(doc_id)] = ""
-            for table in (kept.lengths, kept.asked, kept.top, kept.handles, kept.mentions, kept.when):
+            for table in (kept.lengths, kept.asked, kept.top, kept.near, kept.handles, kept.mentions, kept.when):
                 table.pop(doc_id, None)
             del kept.digests[doc_id]
         profiles = profiles_of(docs[doc_id] for doc_id in changed)
@@ -276,19 +278,16 @@ class Weighing:
         before = dict(kept.top)
         gone = changed | removed
         again = set(changed) | {doc_id for doc_id, (_, best) in kept.top.items() if best in gone}
+        again |= {doc_id for doc_id, few in kept.near.items() if any(other in gone for _, other in few)}
         again -= removed
         for doc_id in again:
-            found = bm25.likeliest(kept.asked[doc_id], other_than=doc_id)
-            if found is None:
-                kept.top.pop(doc_id, None)
-            else:
-                kept.top[doc_id] = found
+            self._keep_few(doc_id, bm25.likeliest_few(kept.asked[doc_id], REVIEW_NEIGHBOURS, other_than=doc_id))
         for doc_id in current.keys() - again:
             asked = kept.asked[doc_id]
-            for other in changed:
-                score = bm25.score(asked, other)
-                if score and (doc_id not in kept.top or (score, other) > kept.top[doc_id]):
-                    kept.top[doc_id] = (score, other)
+            met = [(score, other) for other in changed if (score := bm25.score(asked, other))]
+            if met:
+                few = ([kept.top[doc_id]] if doc_id in kept.top else []) + kept.near.get(doc_id, [])
+                self._keep_few(doc_id, heapq.nlargest(REVIEW_NEIGHBOURS, few + met))
         moved = gone | {doc_id for doc_id in current if kept.top.get(doc_id) != before.get(doc_id)}
         frequency = {term: len(posted) // _POSTING for term, posted in kept.postings.items()}
         corpus = Corpus.counted(len(kept.lengths), frequency, kept.linked, kept.prefix)
@@ -322,12 +321,19 @@ class Weighing:
             return []
         bm25 = Bm25(profiles.values())
         kept.asked = {doc_id: bm25.query_terms(p.terms, Bm25.QUERY_TERMS) for doc_id, p in profiles.items()}
-        kept.top = {}
+        kept.top, kept.near = {}, {}
         for doc_id, terms in kept.asked.items():
-            found = bm25.likeliest(terms, other_than=doc_id)
-            if found is not None:
-                kept.top[doc_id] = found
+            self._keep_few(doc_id, bm25.likeliest_few(terms, REVIEW_NEIGHBOURS, other_than=doc_id))
         return self._pairs(bm25, corpus, set(profiles))
+
+    def _keep_few(self, doc_id: str, few: list[tuple[float, str]]) -> None:
+        """A decision's most alike, best first: its likeliest match in `top`, the next in `near`."""
+        kept = self.kept
+        if few:
+            kept.top[doc_id], kept.near[doc_id] = few[0], few[1:]
+        else:
+            kept.top.pop(doc_id, None)
+            kept.near.pop(doc_id, None)
 
     def _pairs(self, bm25: Any, corpus: Corpus, moved: set[str]) -> list[Weighed]:
         """Every pair to weigh: read as kept where neither document `moved`, else weighed."""
@@ -335,7 +341,8 @@ class Weighing:
         pairs: dict[tuple[str, str], Any] = {}
         weighed = []
         profiles = _Profiles(docs)
-        for pair in sorted(pairs_to_weigh(kept.handles, kept.mentions, kept.when, kept.top)):
+        near = {doc_id: [other for _, other in few] for doc_id, few in kept.near.items()}
+        for pair in sorted(pairs_to_weigh(kept.handles, kept.mentions, kept.when, kept.top, near)):
             older, newer = pair
             row = kept.pairs.get(pair, False) if older not in moved and newer not in moved else False
             if row is None and pair_to_list(docs, self.supersedes, self.compatible, older, newer) is not None:
