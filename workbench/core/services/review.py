@@ -25,12 +25,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .conflicts import DEFAULT, LIVE, PAIRED, Weighed
+from .conflicts import DEFAULT, LIVE, Weighed
 from ..views.excerpts import READ_CHARACTERS, READ_DOCUMENTS, Excerpt, answer_size, excerpt, fit_openings, linked_keys
 from .gate import Candidate, Draft
 from ..index import VaultIndex
 from .kept_conflicts import code_fingerprint, queue_key, weighed_pairs
-from ..vocabulary.model import DocType, Document, RefusedError
+from ..vocabulary.model import Document, RefusedError
 from ..records.record import today
 from ..views.similarity import profiles_of, words
 from .verdicts import judged_pairs, verdicts
@@ -193,9 +193,8 @@ def _ranked(index: VaultIndex) -> tuple[list[Document], list[Ranked], int]:
     kept = store.kept(KEPT, kept_key) if store is not None else None
     found = _decode(kept if isinstance(kept, str) else None)
     if found is None:
-        weighed = weighed_pairs(index)
+        weighed, decisions = weighed_pairs(index)
         ranked = sorted((Ranked.of(w) for w in weighed), key=lambda r: _key(r.score, r.older, r.newer))
-        decisions = sum(1 for d in documents if d.type == DocType.DECISION and d.status in PAIRED)
         if store is not None:
             pairs = [list(r.__dict__.values()) for r in ranked]
             store.keep(KEPT, kept_key, json.dumps({"decisions": decisions, "pairs": pairs}, ensure_ascii=False))

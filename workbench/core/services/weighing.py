@@ -26,34 +26,34 @@ distinctive terms, score nearly alike may be paired otherwise: 1.4% of the pairs
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import marshal
 import math
 from array import array
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .conflicts import (
     CLAIM_TYPES,
+    PAIRED,
     REVIEW_NEIGHBOURS,
-    Conflict,
     Weighed,
     duplicate,
-    duplicate_listed,
     pair_to_list,
     paired_decisions,
     pairs_to_weigh,
     weigh_pair,
 )
-from ..vocabulary.model import Document, Status
+from ..vocabulary.model import DocType, Document, Status
 from ..views.similarity import Bm25, Corpus, Likeness, Profile, profiles_of
 
 __all__ = ["REFRESH_SHARE", "Kept", "KeptBm25", "Weighing", "load", "dump"]
 
 REFRESH_SHARE = 0.01
-FORMAT = 3
+FORMAT = 4
 _POSTING = array("i").itemsize * 2  # bytes of one (row, count) pair in `Kept.postings`
 
 
@@ -89,9 +89,11 @@ class Kept:
     claims_frequency: dict[str, int] = field(default_factory=dict)
     claims_linked: dict[str, int] = field(default_factory=dict)
     claims_prefix: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    compared: str = ""  # every pair compared, "a\tb" a line
+    pending: set[str] = field(default_factory=set)  # pairs to compare not compared yet ("a\tb"): settled when met
     listed: dict[str, str] = field(default_factory=dict)  # {"a\tb": the reason} of those listed
     claims_drift: int = 0
+    titles: str = ""  # a digest of the titles, types and ids the pairs to compare were drawn from
+    candidates: str = ""  # those pairs, "type\ta\tb" a line
 
     def unpost(self, doc_id: str) -> None:
         """Take a decision's counts out of `postings`."""
@@ -225,12 +227,13 @@ class Weighing:
     def __init__(self, documents: Iterable[Document], compatible: frozenset, kept: Kept | None, full: bool = False):
         self.docs = {d.id: d for d in documents}
         self.compatible = compatible
-        self.supersedes = {doc_id: doc.supersedes for doc_id, doc in self.docs.items()}
+        self.supersedes = _Supersedes(self.docs)
         self.kept = Kept() if kept is None else kept
         self.full = full or kept is None
         self.weighed_again = 0  # pairs of decisions weighed in this call (the rest were read as kept)
         self.compared_again = 0  # pairs compared as duplicates in this call
         self._weighed: list[Weighed] | None = None
+        self.decisions = 0  # decisions a pair may involve (`conflicts.PAIRED`): the review list's depth counts them
 
     # -- decisions ------------------------------------------------------------------------
 
@@ -250,6 +253,7 @@ class Weighing:
     def _weigh(self) -> list[Weighed]:
         kept, docs = self.kept, self.docs
         decisions = paired_decisions(docs)
+        self.decisions = sum(1 for d in docs.values() if d.type == DocType.DECISION and d.status in PAIRED)
         current = {d.id: d.digest for d in decisions}
         changed = {doc_id for doc_id, digest in current.items() if kept.digests.get(doc_id) != digest}
         removed = set(kept.digests) - set(current)
@@ -364,54 +368,96 @@ class Weighing:
 
     # -- duplicates -----------------------------------------------------------------------
 
-    def duplicates(self, docs: dict, pairs_by_type: dict, settled: Any) -> list[Conflict]:
-        """As `conflicts` finds duplicates, each pair compared again only where one of the two
-        changed since it was (or the rarities were counted again)."""
+    def duplicates(self, docs: dict, pairs_by_type: Any, settled: Any) -> list[tuple[str, str, str]]:
+        """As `conflicts` finds duplicates, (a, b, reason) each, each pair compared again only where
+        one of the two changed since it was (or the rarities were counted again). The pairs to
+        compare (`pairs_by_type()`, drawn from the titles) are drawn again only when a title, a
+        type or a status among the documents compared changed."""
         try:
             return self._duplicates(docs, pairs_by_type, settled)
         except (KeyError, ValueError, IndexError, TypeError, AttributeError):
             self.kept.claims = {}  # what was kept does not hold together: compared again, all of it
             return self._duplicates(docs, pairs_by_type, settled)
 
-    def _duplicates(self, docs: dict, pairs_by_type: dict, settled: Any) -> list[Conflict]:
+    def _duplicates(self, docs: dict, pairs_by_type: Any, settled: Any) -> list[tuple[str, str, str]]:
         kept = self.kept
-        active = {d.id: d.digest for d in docs.values() if d.status == Status.ACTIVE and d.type in CLAIM_TYPES}
-        changed = {doc_id for doc_id, digest in active.items() if kept.claims.get(doc_id) != digest}
+        active = {d.id: d for d in docs.values() if d.status == Status.ACTIVE and d.type in CLAIM_TYPES}
+        digests = {doc_id: doc.digest for doc_id, doc in active.items()}
+        changed = {doc_id for doc_id, digest in digests.items() if kept.claims.get(doc_id) != digest}
         changed |= set(kept.claims) - set(active)
+        titles = hashlib.sha256(
+            "\n".join(f"{d.id}\t{d.type}\t{d.title}" for d in active.values() if d.type != DocType.DECISION).encode()
+        ).hexdigest()
         if self.full or kept.claims_drift + len(changed) > REFRESH_SHARE * len(active) or not kept.claims:
-            profiles = profiles_of(docs[doc_id] for doc_id in active)
+            profiles = profiles_of(active.values())
             corpus = Corpus(profiles.values())
             kept.claims_size, kept.claims_frequency = corpus.size, dict(corpus.frequency)
             kept.claims_linked, kept.claims_drift = dict(corpus.linked), 0
             kept.claims_prefix = dict(corpus.prefix)
-            kept.compared, kept.listed = "", {}
+            kept.pending, kept.listed, kept.titles, kept.candidates = set(), {}, "", ""
             changed = set(active)
         else:
             corpus = Corpus.counted(kept.claims_size, kept.claims_frequency, kept.claims_linked, kept.claims_prefix)
             kept.claims_drift += len(changed)
-        kept.claims = active
-        before, listed = set(kept.compared.split("\n")), kept.listed
-        compared: list[str] = []
-        found: list[Conflict] = []
-        for doc_type, pairs in sorted(pairs_by_type.items()):
-            for a_id, b_id in sorted(pairs):
-                key = f"{a_id}\t{b_id}"
-                if a_id in changed or b_id in changed or key not in before:
-                    if settled(a_id, b_id):
-                        continue
-                    conflict = duplicate(doc_type, docs[a_id], docs[b_id], corpus)
-                    self.compared_again += 1
-                    if conflict is None:
-                        listed.pop(key, None)
-                    else:
-                        listed[key] = conflict.reason
-                        found.append(conflict)
-                elif key in listed and not settled(a_id, b_id):
-                    found.append(duplicate_listed(a_id, b_id, listed[key]))
-                compared.append(key)  # compared, or as it was when compared: settled or not, not listed
-        kept.compared = "\n".join(compared)
-        kept.listed = {key: listed[key] for key in compared if key in listed}
+        kept.claims = digests
+        lines = kept.candidates.split("\n") if kept.candidates else []
+        if kept.titles != titles:
+            drawn = [
+                f"{doc_type}\t{a_id}\t{b_id}"
+                for doc_type, pairs in sorted(pairs_by_type().items())
+                for a_id, b_id in sorted(pairs)
+            ]
+            kept.pending |= set(drawn) - set(lines)  # pairs drawn now that were not before
+            lines, kept.titles, kept.candidates = drawn, titles, "\n".join(drawn)
+        pending, listed = kept.pending, kept.listed
+        now_pending: set[str] = set()
+        found: list[tuple[str, str, str]] = []
+        keys = set()
+        for line in lines:
+            doc_type, a_id, b_id = line.split("\t")
+            key = line[len(doc_type) + 1 :]
+            keys.add(key)
+            if a_id in changed or b_id in changed or line in pending:
+                if settled(a_id, b_id):
+                    now_pending.add(line)  # not compared: compared when next met unsettled
+                    listed.pop(key, None)
+                    continue
+                conflict = duplicate(doc_type, docs[a_id], docs[b_id], corpus)
+                self.compared_again += 1
+                if conflict is None:
+                    listed.pop(key, None)
+                else:
+                    listed[key] = conflict.reason
+                    found.append((a_id, b_id, conflict.reason))
+            elif key in listed and not settled(a_id, b_id):
+                found.append((a_id, b_id, listed[key]))
+        kept.pending = now_pending
+        kept.listed = {key: reason for key, reason in listed.items() if key in keys}
         return found
+
+
+class _Supersedes(Mapping):
+    """What each document supersedes, read when first asked (whether a pair is settled asks it of
+    the pair's two documents alone, where a dictionary of every document's read every one)."""
+
+    def __init__(self, docs: dict[str, Document]):
+        self.docs = docs
+        self.read: dict[str, list[str]] = {}
+
+    def __getitem__(self, doc_id: str) -> list[str]:
+        found = self.read.get(doc_id)
+        if found is None:
+            found = self.read[doc_id] = self.docs[doc_id].supersedes
+        return found
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self.docs
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.docs)
+
+    def __len__(self) -> int:
+        return len(self.docs)
 
 
 class _Profiles:
