@@ -1,27 +1,31 @@
-"""The conflicts queue's pairs kept between calls, so that a change weighs again only the pairs it
-touches: at 10,000 documents weighing every pair takes seconds, and a curator (or an agent judging
-pairs) changes one or two documents between two looks at the queue.
+"""The conflicts queue's and the review list's pairs kept between calls, so that a change weighs
+again only the pairs it touches: at 10,000 documents weighing every pair takes seconds, and a
+curator (or an agent judging pairs) changes one or two documents between two looks.
 
 What is kept, with the digest of each document it was worked out from: each decision's term counts
 (as postings, term by term) and length, its distinctive terms (the BM25 query it asks) and its
-likeliest match; each weighed pair of decisions; each pair of active documents compared as
-possible duplicates and what came of it, with the word rarities that comparison used.
+REVIEW_NEIGHBOURS most alike (the likeliest, which the queue pairs it with, and the next, which the
+review list pairs it with too); each weighed pair of decisions; each pair of active documents
+compared as possible duplicates and what came of it, with the word rarities that comparison used,
+and the pairs to compare as drawn from the titles.
 
 After a change, the changed decisions' counts replace theirs, so BM25 and the texts' likeness
 weigh with the rarities of the decisions as they are now; the changed ones ask their terms and
-find their likeliest match as a full count would; every other decision keeps its likeliest match
-unless a changed one outscores it or it was one of them; and only the pairs touching a changed
-decision, or one whose likeliest match moved, are weighed again. Whether a pair is settled
-(marked compatible, or replaced) is asked again of every pair each time: that is cheap and may
-change with documents the pair does not touch.
+find their most alike as a full count would; every other decision keeps its most alike unless a
+changed one outscores one of them or was one of them; and only the pairs touching a changed
+decision, or one whose likeliest match moved, are weighed again (a pair new to the list is weighed
+too). Whether a pair is settled (marked compatible, or replaced) is asked again of every pair each
+time: that is cheap and may change with documents the pair does not touch.
 
 What is read as kept was weighed with the rarities of its day, and drifts from a full count's
 with every change: everything is worked out again once more than `REFRESH_SHARE` of the documents
 compared changed since the last full count (under one in a hundred, each term's document count
 and the number of documents move by under one in a hundred). `tests/test_weighing.py` holds the
-queue at that bound to a full count: the same pairs listed at the shipped thresholds, each score
-within 0.02, but for near ties (a decision whose two likeliest matches, or whose 40th and 41st
-distinctive terms, score nearly alike may be paired otherwise: 1.4% of the pairs at most).
+result at that bound to a full count: the queue lists the same pairs at the shipped thresholds,
+each score within 0.02, but for near ties (a decision whose two likeliest matches, or whose 40th
+and 41st distinctive terms, score nearly alike may be paired otherwise: 1.4% of the pairs at most)
+and pairs within 0.02 of a threshold; the review list offers the same pairs at its default depth,
+each score within 0.03, but for one in a hundred at its edge.
 """
 
 from __future__ import annotations
