@@ -113,7 +113,7 @@ def setting_key(reading: str, native: bool, on: dt.date, code: str, compatible: 
     return digest.hexdigest()
 
 
-def encode(found: Conflicts) -> str:
+def encode(found: Iterable[Conflict]) -> str:
     return json.dumps(
         [[c.kind, c.ids, c.reason, [[r.action, r.label, r.command] for r in c.resolutions], c.rank] for c in found],
         ensure_ascii=False,
