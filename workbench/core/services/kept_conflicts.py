@@ -9,6 +9,9 @@ is a digest of all of them, the code being every source file of the core with th
 Python and rapidfuzz. Any change to any of them gives another key, and the queue is worked out
 again; a kept queue is never trusted under a key it was not made for. The value depends on its key
 alone, so any process may write it without the vault's lock: two that race write the same thing.
+The queue is kept in two entries (the duplicates under a digest of what they list, the rest under
+the key, naming that digest): where another process kept other duplicates since, the queue is not
+kept, and is worked out again.
 
 When the vault changed since, the queue is not worked out from nothing: what its pairs were worked
 out from is kept too (`weighing.Kept`, under a key of everything but the documents), with the
