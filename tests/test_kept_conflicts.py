@@ -125,3 +125,14 @@ def test_the_code_fingerprint_reads_every_core_source():
     sources = {p.resolve() for p in core.rglob("*.py")}
     read = {Path(m.__file__).resolve() for m in (workbench.core.services.conflicts, similarity, supersession, adr)}
     assert read <= sources
+
+
+def test_duplicates_kept_since_by_another_process_are_not_read_as_this_queues(sample_copy):
+    """The queue's two parts: where the duplicates' entry was replaced since (another process kept
+    other duplicates), the queue is not read from what is kept, but worked out again."""
+    vault = Vault.open(sample_copy)
+    first = vault.conflicts()
+    assert kept_conflicts.kept_queue(vault.store, key_of(vault)) is not None
+    vault.store.keep(kept_conflicts.DUPLICATES, "another digest", marshal.dumps(("[]", "")))
+    assert kept_conflicts.kept_queue(vault.store, key_of(vault)) is None
+    assert Vault.open(sample_copy).conflicts() == first == worked_out(vault)
