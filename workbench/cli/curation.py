@@ -8,7 +8,7 @@ import argparse
 import datetime as dt
 import sys
 
-from ..core.vault import Vault
+from ..core import Vault
 from .output import EXIT_ERRORS, EXIT_OK, UsageError, one_line, print_json, report_plan, safe
 
 
@@ -165,7 +165,7 @@ def _verdict_lines(vault: Vault, verdicts: list) -> None:
         state = verdict.state if verdict.state == "open" else f"{verdict.state}: {verdict.why}"
         print(
             one_line(
-                f"verdict {verdict.id}  {verdict.at.replace('T', ' ')}  {verdict.agent}: {verdict.describe()}  [{state}]"
+                f"verdict {verdict.id}  {verdict.local_at.replace('T', ' ')}  {verdict.agent}: {verdict.describe()}  [{state}]"
             )
         )
         for doc_id in (verdict.older, verdict.newer):
