@@ -240,7 +240,10 @@ async def session(root: Path, target: str, title: str) -> dict[str, float]:
         await until(lambda: viewer.view is not None and viewer.view.document.id == target, "shown")
         await until(lambda: app.screen.summary is not None, "loaded")
         ticks.append(time.perf_counter())
-    marks["still"] = max((b - a for a, b in zip(ticks, ticks[1:])), default=0.0)
+        until_loaded = ticks[:]  # not the app's exit after it, which goes on ticking as it waits for threads
+    gap, at = max(((b - a, a) for a, b in zip(until_loaded, until_loaded[1:])), default=(0.0, start))
+    marks["still from"] = at - start  # when the longest gap began: where to look in a profile
+    marks["still"] = gap
     return marks
 
 
