@@ -140,3 +140,39 @@ def test_a_sweep_brings_in_what_no_event_reported_and_says_so(builder, monkeypat
         assert [h.id for h in vault.search("quokka")] == ["mem-note-unseen"]
     finally:
         watcher.stop()
+
+
+def test_each_folder_is_watched_on_its_own_and_a_new_one_is_watched_too(builder, tmp_path, monkeypatch):
+    """A recursive watch is set up by watchfiles in one call that holds the interpreter while the
+    whole tree is walked (the TUI's screen stood still for up to a second at 100,000 files): the
+    watcher lists the folders itself and watches each alone, and watches a folder that appears."""
+    from workbench.core.records import live
+
+    watched: list[tuple[set[str], bool]] = []
+    real_watch = live.watch
+
+    def noting(*paths, **options):  # the real watch, its arguments noted
+        watched.append(({str(path) for path in paths}, options.get("recursive", True)))
+        yield from real_watch(*paths, **options)
+
+    monkeypatch.setattr(live, "watch", noting)
+    builder.add("mem-entity-core")
+    root = builder.root
+    (root / "notes" / "deeper").mkdir(parents=True)
+    (root / ".hidden" / "inner").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    (root / "linked").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    vault = Vault.open(root)
+    watcher = vault.watch()
+    try:
+        assert watcher.ready.wait(5)
+        visible = {str(root), str(root / "entities"), str(root / "notes"), str(root / "notes" / "deeper")}
+        assert watched == [(visible, False)]
+        (root / "notes" / "deeper" / "new" / "newer").mkdir(parents=True)
+        builder.raw("notes/deeper/new/newer/mem-note-nested.md", doc_text("mem-note-nested"))
+        assert wait_for(lambda: "mem-note-nested" in vault)
+        assert wait_for(lambda: len(watched) > 1 and str(root / "notes" / "deeper" / "new" / "newer") in watched[-1][0])
+        builder.raw("notes/deeper/new/newer/mem-note-later.md", doc_text("mem-note-later"))
+        assert wait_for(lambda: "mem-note-later" in vault)  # heard by the new folder's own watch
+    finally:
+        watcher.stop()
