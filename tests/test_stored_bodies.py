@@ -9,6 +9,7 @@ import sqlite3
 from tests.benchmarks.generate import generate_vault
 from workbench import Vault
 from workbench.core.records.loading import FORK_MIN
+from workbench.core.records.store_rows import read_bodies
 from workbench.core.vocabulary.model import ConflictError
 
 DOC = "notes/mem-note-a.md"
@@ -94,3 +95,17 @@ def test_a_store_built_again_keeps_every_body(builder):
         "mem-note-b": "The beta plan.",
     }
     assert [hit.id for hit in vault.search("beta")] == ["mem-note-b"]
+
+
+def test_bodies_read_many_to_a_query_are_the_files_bodies(builder):
+    for name in "abcdef":
+        builder.add(f"mem-note-{name}", body=f"The {name} plan.\n")
+    Vault.open(builder.root)
+    documents = Vault.open(builder.root).documents
+    db = sqlite3.connect(builder.root / ".workbench" / "index.sqlite")
+    with db:  # one reading the store no longer holds: left to be read from its file when asked
+        db.execute("UPDATE files SET digest = 'another' WHERE path = ?", ("notes/mem-note-f.md",))
+    db.close()
+    read_bodies(documents)
+    assert [unread(d) for d in documents] == [False] * 5 + [True]
+    assert [d.body for d in documents] == [f"The {name} plan.\n" for name in "abcdef"]

@@ -228,6 +228,24 @@ class DerivedStore:
             self._failed(error)
             return {}
 
+    def bodies(self, wanted: list[tuple[str, str]]) -> dict[str, str]:
+        """{path: body} of those (path, digest) readings the store holds, a few hundred a query."""
+        found: dict[str, str] = {}
+        digests = dict(wanted)
+        paths = sorted(digests)
+        try:
+            for start in range(0, len(paths), 500):
+                chunk = paths[start : start + 500]
+                sql = f"SELECT path, digest, body FROM files WHERE path IN ({', '.join('?' * len(chunk))})"
+                found.update(
+                    (path, body) for path, digest, body in self.db.execute(sql, chunk) if digests[path] == digest
+                )
+        except sqlite3.ProgrammingError:  # closed
+            pass
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+        return found
+
     def body(self, path: str, digest: str) -> str | None:
         """The body stored for the file at `path` as read with `digest`; None when the store no
         longer holds that reading (the file changed, or the store was closed or is damaged)."""

@@ -105,6 +105,10 @@ class Bodies:
             )
         return record.document.body
 
+    def bodies(self, wanted: list[tuple[str, str]]) -> dict[str, str]:
+        """{path: body} of the (path, digest) readings the store still holds."""
+        return self.store.bodies(wanted) if self.store is not None else {}
+
 
 def _parse_chunk(
     root: str, items: list[Item], on: dt.date, with_rows: bool, flavour: str | flavours.Flavour, rows_only: bool = False
