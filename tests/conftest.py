@@ -23,6 +23,7 @@ def _isolated_environment(tmp_path_factory, monkeypatch):
     """No test reads the user's vault setting or writes into their cache."""
     monkeypatch.delenv("WORKBENCH_VAULT", raising=False)
     monkeypatch.delenv("WORKBENCH_CRASH_AT", raising=False)
+    monkeypatch.delenv("WORKBENCH_INTERRUPT_AT", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
 

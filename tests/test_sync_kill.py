@@ -21,6 +21,7 @@ from git_vaults import git, identify
 from vault_builders import doc_path, doc_text
 from workbench.cli import main
 from workbench.core.storage import crashpoint
+from workbench.core.storage.vaultfs import TEMP_MARK
 from workbench.core.services import gitsync
 from workbench.core.editing.docmerge import CONFLICTS_KEY
 from workbench.core.vocabulary.parse import parse_bytes
@@ -35,11 +36,16 @@ def _id(n: int) -> str:
     return f"mem-note-sync-{n:03d}"
 
 
-def _sync(vault: Path, crash: str | None = None) -> subprocess.CompletedProcess:
+def _sync(vault: Path, crash: str | None = None, interrupt: str | None = None) -> subprocess.CompletedProcess:
+    """`workbench sync` in a process of its own; killed at the step `crash`, or interrupted as by
+    Ctrl+C at the step `interrupt` (see `crashpoint`)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("WORKBENCH_CRASH_AT", None)
+    env.pop("WORKBENCH_INTERRUPT_AT", None)
     if crash:
         env["WORKBENCH_CRASH_AT"] = crash
+    if interrupt:
+        env["WORKBENCH_INTERRUPT_AT"] = interrupt
     return subprocess.run(
         [sys.executable, "-m", "workbench.cli", "--vault", str(vault), "sync"],
         cwd=ROOT,
@@ -156,6 +162,54 @@ def test_sync_killed_at_each_step_of_a_merge_then_run_again_keeps_both_sides(clo
     assert _sync(laptop).returncode == 0
     _assert_both_sides(laptop)
     assert git(laptop, "rev-parse", "HEAD") == git(server, "rev-parse", "HEAD")
+
+
+def _temporaries(vault: Path) -> list[str]:
+    """The writer's temporary files anywhere in the vault (git's own folder aside)."""
+    return sorted(p.relative_to(vault).as_posix() for p in vault.rglob(f"*{TEMP_MARK}*") if ".git" not in p.parts)
+
+
+@pytest.mark.slow
+def test_sync_interrupted_while_the_writers_threads_write_leaves_no_temporary_file(clones):
+    """Ctrl+C lands while sync's writer waits for its threads to write the merged documents' new
+    versions, one of them still writing: nothing of the change is made and none of its temporary
+    files stays in the vault (no later open could tell them from a person's files); the next sync
+    merges as if nothing had happened."""
+    laptop, server = clones
+    _edit_both_sides(laptop, server, 0)
+    assert _sync(laptop).returncode == 0
+    before = {n: (server / doc_path(_id(n))).read_bytes() for n in range(DOCUMENTS)}
+    interrupted = _sync(server, interrupt=f"temp-created:{DOCUMENTS // 2}")
+    assert interrupted.returncode == 130, (interrupted.returncode, interrupted.stdout, interrupted.stderr)
+    assert _temporaries(server) == []
+    assert {n: (server / doc_path(_id(n))).read_bytes() for n in range(DOCUMENTS)} == before, "nothing written"
+    again = _sync(server)
+    assert again.returncode == 0, (again.stdout, again.stderr)
+    _assert_both_sides(server)
+    assert git(server, "status", "--porcelain") == ""
+    assert _temporaries(server) == []
+
+
+@pytest.mark.slow
+def test_after_a_sync_killed_before_merging_pending_lists_every_document_not_merged(clones):
+    """Killed once git stopped the merge and before any document was merged: what waits lists each
+    document changed on both sides (the dialog said "every question is answered" over 200 unmerged
+    documents); answering one is refused until sync has merged it; sync then asks only the titles."""
+    laptop, server = clones
+    _edit_both_sides(laptop, server, QUESTIONS)
+    assert _sync(laptop).returncode == 0
+    assert _sync(server, "sync-merged").returncode == 137
+    assert gitsync.merge_in_progress(server)
+    waiting = gitsync.pending(server)
+    assert [q.path for q in waiting] == sorted(doc_path(_id(n)) for n in range(DOCUMENTS))
+    assert {q.key for q in waiting} == {gitsync.NOT_MERGED} and "not merged yet" in waiting[0].reason
+    with pytest.raises(gitsync.SyncError, match="not merged yet"):
+        gitsync.settle(server, waiting[0].path, waiting[0].key, "ours")
+    again = _sync(server)
+    assert again.returncode == 1, (again.stdout, again.stderr)
+    _assert_both_sides(server)
+    asked = gitsync.pending(server)
+    assert [(q.path, q.key) for q in asked] == [(doc_path(_id(n)), "title") for n in range(QUESTIONS)]
 
 
 @pytest.mark.slow

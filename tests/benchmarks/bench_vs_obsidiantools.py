@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -237,7 +238,18 @@ def copy_vault(source: Path, target: Path) -> int:
     return sum(1 for _ in target.rglob("*.md"))
 
 
-def main(argv: list[str] | None = None) -> int:
+@dataclass
+class Runs:
+    """The figures of each measurement, and the first failure that stopped one (if any)."""
+
+    cold: list[dict] = field(default_factory=list)
+    warm: list[dict] = field(default_factory=list)
+    other: list[dict] = field(default_factory=list)
+    workbench_error: str | None = None
+    other_error: str | None = None
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--repeat",
@@ -250,49 +262,37 @@ def main(argv: list[str] | None = None) -> int:
         "--obsidiantools-python",
         help="an interpreter that already has obsidiantools installed",
     )
-    args = parser.parse_args(argv)
-    repeat = max(1, args.repeat)
+    return parser.parse_args(argv)
 
-    corpora = Path(os.environ.get("WORKBENCH_CORPORA", ROOT.parent / "shared" / "corpora"))
-    source = args.vault if args.vault else corpora / CORPUS_NAME
-    if not source.is_dir():
-        print(f"No vault at {source}: nothing to measure.")
-        print("Set WORKBENCH_CORPORA to the folder holding dendron-site/, or pass --vault PATH.")
-        return 0
 
-    other_python, other_note = obsidiantools_python(args.obsidiantools_python)
-
-    with tempfile.TemporaryDirectory(prefix="bench-vs-obsidiantools-") as folder:
-        vault = Path(folder) / "vault"
-        notes = copy_vault(source, vault)
-        state = vault / ".workbench"
-        env = workbench_env()
-
-        cold: list[dict] = []
-        warm: list[dict] = []
-        other: list[dict] = []
-        workbench_error = other_error = None
-        # Interleaved, so that a slow patch of the machine falls on both tools alike.
-        for _ in range(repeat):
-            if workbench_error is None:
-                shutil.rmtree(state, ignore_errors=True)
-                try:
-                    cold.append(run_probe(sys.executable, WORKBENCH_PROBE, [str(vault), QUERY], env))
-                except ProbeFailed as exc:
-                    workbench_error = str(exc)
-            if other_python and other_error is None:
-                try:
-                    other.append(run_probe(other_python, OBSIDIANTOOLS_PROBE, [str(vault)]))
-                except ProbeFailed as exc:
-                    other_error = str(exc)
-        # Warm: the `.workbench/` written by the last cold run stays in place.
-        for _ in range(repeat if cold and workbench_error is None else 0):
+def measure(vault: Path, repeat: int, other_python: str | None) -> Runs:
+    """Cold runs of both tools interleaved, so that a slow patch of the machine falls on both
+    alike; then the warm runs, with the `.workbench/` written by the last cold run in place."""
+    runs = Runs()
+    state = vault / ".workbench"
+    env = workbench_env()
+    for _ in range(repeat):
+        if runs.workbench_error is None:
+            shutil.rmtree(state, ignore_errors=True)
             try:
-                warm.append(run_probe(sys.executable, WORKBENCH_PROBE, [str(vault), QUERY], env))
+                runs.cold.append(run_probe(sys.executable, WORKBENCH_PROBE, [str(vault), QUERY], env))
             except ProbeFailed as exc:
-                workbench_error = str(exc)
-                break
+                runs.workbench_error = str(exc)
+        if other_python and runs.other_error is None:
+            try:
+                runs.other.append(run_probe(other_python, OBSIDIANTOOLS_PROBE, [str(vault)]))
+            except ProbeFailed as exc:
+                runs.other_error = str(exc)
+    for _ in range(repeat if runs.cold and runs.workbench_error is None else 0):
+        try:
+            runs.warm.append(run_probe(sys.executable, WORKBENCH_PROBE, [str(vault), QUERY], env))
+        except ProbeFailed as exc:
+            runs.workbench_error = str(exc)
+            break
+    return runs
 
+
+def print_method(source: Path, notes: int, repeat: int, other_python: str | None, other_note: str) -> None:
     print()
     print(f"Cold open of {source.name}/ ({notes} Markdown notes), workbench against obsidiantools")
     print(
@@ -312,18 +312,22 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"  {other_note}")
     print()
+
+
+def print_figures(runs: Runs) -> None:
+    cold, warm, other = runs.cold, runs.warm, runs.other
     if cold:
         print_block("workbench, cold open + first search", cold)
     if warm:
         print_block("workbench, warm open + first search", warm)
-    if workbench_error:
-        print(f"workbench: a run failed: {workbench_error}")
+    if runs.workbench_error:
+        print(f"workbench: a run failed: {runs.workbench_error}")
     if other:
         print_block("obsidiantools, Vault(path).connect().gather()", other)
         print(f"    connect        {summary([r['connect'] for r in other])}")
         print(f"    gather         {summary([r['gather'] for r in other])}")
-    elif other_error:
-        print(f"obsidiantools: a run failed: {other_error}")
+    elif runs.other_error:
+        print(f"obsidiantools: a run failed: {runs.other_error}")
     else:
         print("obsidiantools: not measured (see above)")
     print()
@@ -334,22 +338,23 @@ def main(argv: list[str] | None = None) -> int:
         if warm:
             print(f"  work, vs warm    {ratio([r['work'] for r in other], [r['work'] for r in warm])}")
         print()
+
+
+def print_found(runs: Runs, notes: int) -> None:
+    """What each tool found, and where that shows the two did not do the same work."""
     print("What each found (so the work can be compared)")
-    if cold:
-        print(f"  workbench cold:  {json.dumps(cold[-1]['found'])}")
-    if warm:
-        print(f"  workbench warm:  {json.dumps(warm[-1]['found'])}")
-    if other:
-        print(f"  obsidiantools:   {json.dumps(other[-1]['found'])}")
+    for label, found in (("workbench cold", runs.cold), ("workbench warm", runs.warm), ("obsidiantools", runs.other)):
+        if found:
+            print(f"  {label + ':':<16} {json.dumps(found[-1]['found'])}")
     caveats = []
-    valid = cold[-1]["found"].get("valid_documents") if cold else None
-    read = cold[-1]["found"].get("files_read", notes) if cold else notes
+    valid = runs.cold[-1]["found"].get("valid_documents") if runs.cold else None
+    read = runs.cold[-1]["found"].get("files_read", notes) if runs.cold else notes
     if isinstance(valid, int) and valid < read:
         caveats.append(
             f"workbench read {read} files but accepted only {valid} of them as valid documents "
             f"(its search and link count cover those), so the two tools did not do the same work."
         )
-    missing = other[-1]["found"].get("nonexistent_notes") if other else None
+    missing = runs.other[-1]["found"].get("nonexistent_notes") if runs.other else None
     if missing:
         caveats.append(
             f"obsidiantools links {missing} targets that are no note of the vault: it reads wikilinks the "
@@ -360,6 +365,25 @@ def main(argv: list[str] | None = None) -> int:
         print("Caveats")
         for line in caveats:
             print(f"  - {line}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    repeat = max(1, args.repeat)
+    corpora = Path(os.environ.get("WORKBENCH_CORPORA", ROOT.parent / "shared" / "corpora"))
+    source = args.vault if args.vault else corpora / CORPUS_NAME
+    if not source.is_dir():
+        print(f"No vault at {source}: nothing to measure.")
+        print("Set WORKBENCH_CORPORA to the folder holding dendron-site/, or pass --vault PATH.")
+        return 0
+    other_python, other_note = obsidiantools_python(args.obsidiantools_python)
+    with tempfile.TemporaryDirectory(prefix="bench-vs-obsidiantools-") as folder:
+        vault = Path(folder) / "vault"
+        notes = copy_vault(source, vault)
+        runs = measure(vault, repeat, other_python)
+    print_method(source, notes, repeat, other_python, other_note)
+    print_figures(runs)
+    print_found(runs, notes)
     return 0
 
 

@@ -8,13 +8,15 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Button, OptionList
-from tui_helpers import open_by_search, screen_text, settle, type_text, wait_for
+from tui_helpers import open_by_search, open_dialog, running, screen_text, settle, type_text, wait_for
 
 from workbench import Vault
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog
 from workbench.tui.dialogs.conflicts import ConflictsDialog
+from workbench.tui.dialogs.consolidate import ConsolidateDialog
 from workbench.tui.dialogs.external_change import ExternalChangeDialog
+from workbench.tui.dialogs.new_document import NewDocumentDialog
 from workbench.tui.dialogs.problems import ProblemsDialog
 from workbench.tui.screens.main import MainScreen
 from workbench.tui.screens.messages import VaultRead
@@ -47,10 +49,7 @@ def record_notifications(app) -> None:
 async def watched_app(sample_copy: Path, opened: str):
     """The app at 100x30, noting every notification, its watcher in place and a document opened by
     search: where a test then changes files behind its back."""
-    app = WorkbenchApp(sample_copy)
-    record_notifications(app)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with running(sample_copy, (100, 30), prepare=record_notifications) as (app, pilot):
         main = app.screen
         await wait_for(pilot, lambda: main.watcher is not None and main.watcher.ready.is_set())
         await open_by_search(pilot, opened)
@@ -100,9 +99,7 @@ async def test_our_own_writes_are_not_reported_as_outside_changes(sample_copy: P
 async def test_credential_warning_in_the_viewer(sample_copy: Path):
     path = sample_copy / FASTAPI_FILE
     path.write_text(path.read_text() + "\napi_key = sk3cretValue99xyz\n")
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with running(sample_copy, (100, 30)) as (app, pilot):
         await open_by_search(pilot, "fastapi")
         assert "This document seems to hold a" in screen_text(app)
         assert "credential (line 31)" in str(app.screen.query_one("#credential").render())
@@ -111,9 +108,7 @@ async def test_credential_warning_in_the_viewer(sample_copy: Path):
 async def test_undo_shows_the_diff_then_reverts(sample_copy: Path):
     path = sample_copy / FASTAPI_FILE
     before = path.read_bytes()
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with running(sample_copy, (100, 30)) as (app, pilot):
         await open_by_search(pilot, "fastapi")
         await pilot.press("l", "down", "enter")  # one step from active: deprecated
         await settle(pilot)
@@ -140,9 +135,7 @@ async def test_edit_runs_the_editor_then_rereads_and_checks(sample_copy: Path, t
     editor.write_text('#!/bin/sh\nprintf "\\napi_key = sk3cretValue99xyz\\n" >> "$1"\n')
     editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("EDITOR", str(editor))
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with running(sample_copy, (100, 30)) as (app, pilot):
         await open_by_search(pilot, "fastapi")
         await pilot.press("e")
         await settle(pilot)
@@ -164,9 +157,7 @@ async def test_an_edit_in_the_editor_is_a_step_that_undo_takes_back(sample_copy:
     editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("EDITOR", str(editor))
     Vault.open(sample_copy).set_status("mem-note-design-tokens-export", "archived")  # the step before
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with running(sample_copy, (100, 30)) as (app, pilot):
         await open_by_search(pilot, "fastapi")
         await pilot.press("e")
         await settle(pilot)
@@ -194,9 +185,7 @@ async def test_an_agents_write_while_the_editor_is_open_is_kept_beside_the_edit(
     )
     editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("EDITOR", str(editor))
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with running(sample_copy, (100, 30)) as (app, pilot):
         await open_by_search(pilot, "fastapi")
         await pilot.press("e")
         await settle(pilot)
@@ -212,13 +201,9 @@ async def test_an_agents_write_while_the_editor_is_open_is_kept_beside_the_edit(
 
 async def test_the_problems_list_follows_the_vault_while_open(sample_copy: Path):
     """It was a snapshot taken when `p` was pressed, while the inbox follows the vault."""
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(110, 34)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape", "p")
-        await settle(pilot)
-        dialog = app.screen
-        assert isinstance(dialog, ProblemsDialog) and not [p for p in dialog.problems if p.path == NOTE_FILE]
+    async with running(sample_copy, (110, 34)) as (app, pilot):
+        dialog = await open_dialog(pilot, "p", ProblemsDialog)
+        assert not [p for p in dialog.problems if p.path == NOTE_FILE]
         path = sample_copy / NOTE_FILE
         path.write_text(path.read_text().replace("created_at: 2026-08-14\n", ""))  # an agent's plain write
         await wait_for(pilot, lambda: any(p.path == NOTE_FILE for p in dialog.problems))
@@ -229,12 +214,8 @@ async def test_the_problems_list_follows_the_vault_while_open(sample_copy: Path)
 async def test_problems_open_and_repair_with_preview(sample_copy: Path):
     path = sample_copy / NOTE_FILE
     path.write_text(path.read_text().replace("created_at: 2026-08-14\n", ""))
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(110, 34)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape", "p")
-        await settle(pilot)
-        assert isinstance(app.screen, ProblemsDialog)
+    async with running(sample_copy, (110, 34)) as (app, pilot):
+        await open_dialog(pilot, "p", ProblemsDialog)
         text = screen_text(app)
         assert f"{NOTE_FILE}" in text and "contexts/mem-context-local-dev-setup.md:11" in text
         listing = app.screen.query_one(OptionList)
@@ -261,13 +242,8 @@ async def test_problems_repair_only_the_selected_file(sample_copy: Path):
         assert "\ncreated_at:" in text
         path.write_text("\n".join(line for line in text.split("\n") if not line.startswith("created_at:")))
     untouched = second.read_bytes()
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(110, 34)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape", "p")
-        await settle(pilot)
-        dialog = app.screen
-        assert isinstance(dialog, ProblemsDialog)
+    async with running(sample_copy, (110, 34)) as (app, pilot):
+        dialog = await open_dialog(pilot, "p", ProblemsDialog)
         broken = {p.path for p in dialog.problems}
         assert {NOTE_FILE, "notes/mem-note-flaky-pdf-snapshot-fonts.md"} <= broken
         dialog.query_one(OptionList).highlighted = next(i for i, p in enumerate(dialog.problems) if p.path == NOTE_FILE)
@@ -287,13 +263,8 @@ async def test_problems_repair_only_the_selected_file(sample_copy: Path):
 
 
 async def test_problems_repair_of_a_file_with_nothing_repairable_says_so(sample_copy: Path):
-    app = WorkbenchApp(sample_copy)
-    record_notifications(app)
-    async with app.run_test(size=(110, 34)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape", "p")
-        await settle(pilot)
-        dialog = app.screen
+    async with running(sample_copy, (110, 34), prepare=record_notifications) as (app, pilot):
+        dialog = await open_dialog(pilot, "p", ProblemsDialog)
         stale = next(i for i, p in enumerate(dialog.problems) if p.path == "contexts/mem-context-local-dev-setup.md")
         dialog.query_one(OptionList).highlighted = stale
         before = (sample_copy / "contexts/mem-context-local-dev-setup.md").read_bytes()
@@ -316,13 +287,8 @@ async def test_problems_repair_of_a_file_with_nothing_repairable_says_so(sample_
 
 async def test_conflicts_queue_resolves_with_preview(sample_copy: Path):
     cents = sample_copy / "decisions/mem-decision-money-integer-cents.md"
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape", "c")
-        await settle(pilot)
-        dialog = app.screen
-        assert isinstance(dialog, ConflictsDialog)
+    async with running(sample_copy, (120, 36)) as (app, pilot):
+        dialog = await open_dialog(pilot, "c", ConflictsDialog)
         text = screen_text(app)
         # Each kind in words in the list; the highlighted one's code beside them above its reason.
         assert "May replace an older one · contradiction" in text and "Links to a replaced one" in text
@@ -357,11 +323,8 @@ async def test_conflicts_queue_resolves_with_preview(sample_copy: Path):
 
 async def test_stale_link_is_retargeted(sample_copy: Path):
     source = sample_copy / "contexts/mem-context-local-dev-setup.md"
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape", "c")
-        await settle(pilot)
+    async with running(sample_copy, (120, 36)) as (app, pilot):
+        await open_dialog(pilot, "c", ConflictsDialog)
         listing = app.screen.query_one("#conflict-list", OptionList)
         listing.highlighted = next(i for i, c in enumerate(app.screen.conflicts) if c.kind == "stale-link")
         await pilot.pause()
@@ -378,15 +341,8 @@ async def test_stale_link_is_retargeted(sample_copy: Path):
 async def test_write_gate_creates_a_linked_document(sample_copy: Path):
     from textual.widgets import Input, TextArea
 
-    from workbench.tui.dialogs.new_document import NewDocumentDialog
-
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape", "n")
-        await settle(pilot)
-        dialog = app.screen
-        assert isinstance(dialog, NewDocumentDialog)
+    async with running(sample_copy, (120, 40)) as (app, pilot):
+        dialog = await open_dialog(pilot, "n", NewDocumentDialog)
         await type_text(pilot, "Refunds go through Stripe credit notes")
         dialog.query_one("#tags", Input).value = "billing, refunds"
         dialog.query_one("#link-picker Input", Input).focus()
@@ -414,14 +370,8 @@ async def test_write_gate_creates_a_linked_document(sample_copy: Path):
 async def test_write_gate_supersedes_a_decision(sample_copy: Path):
     from textual.widgets import Input, Select
 
-    from workbench.tui.dialogs.new_document import NewDocumentDialog
-
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape", "n")
-        await settle(pilot)
-        dialog = app.screen
+    async with running(sample_copy, (120, 40)) as (app, pilot):
+        dialog = await open_dialog(pilot, "n", NewDocumentDialog)
         dialog.query_one("#type", Select).value = "decision"
         dialog.query_one("#title", Input).value = "Store money as integer cents, always"
         dialog.query_one("#tags", Input).value = "money"
@@ -443,10 +393,7 @@ async def gate_candidates_for_a_money_decision(pilot):
     """The write gate on a decision that the vault already holds twice (and an entity it links)."""
     from textual.widgets import Input, Select, TextArea
 
-    await settle(pilot)
-    await pilot.press("escape", "n")
-    await settle(pilot)
-    dialog = pilot.app.screen
+    dialog = await open_dialog(pilot, "n", NewDocumentDialog)
     dialog.query_one("#type", Select).value = "decision"
     dialog.query_one("#title", Input).value = "Store money as integer cents, always"
     dialog.query_one("#tags", Input).value = "money, billing"
@@ -458,8 +405,7 @@ async def gate_candidates_for_a_money_decision(pilot):
 
 
 async def test_write_gate_shows_each_candidate_beside_the_draft(sample_copy: Path):
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with running(sample_copy, (120, 40)) as (app, pilot):
         dialog = await gate_candidates_for_a_money_decision(pilot)
         assert [c.id for c in dialog.candidates][:2] == [
             "mem-decision-money-integer-cents",
@@ -490,8 +436,7 @@ async def test_write_gate_shows_each_candidate_beside_the_draft(sample_copy: Pat
 
 
 async def test_write_gate_comparison_stacks_on_a_small_terminal(sample_copy: Path):
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with running(sample_copy, (80, 24)) as (app, pilot):
         dialog = await gate_candidates_for_a_money_decision(pilot)
         assert dialog.has_class("-narrow")
         draft_side, candidate_side = dialog.query_one("#draft-side"), dialog.query_one("#candidate-side")
@@ -506,13 +451,7 @@ async def test_write_gate_comparison_stacks_on_a_small_terminal(sample_copy: Pat
 
 async def consolidation_dialog(pilot):
     """The consolidation dialog, opened from the main screen on the sample's group of flaky notes."""
-    from workbench.tui.dialogs.consolidate import ConsolidateDialog
-
-    await settle(pilot)
-    await pilot.press("escape", "o")
-    await settle(pilot)
-    assert isinstance(pilot.app.screen, ConsolidateDialog)
-    return pilot.app.screen
+    return await open_dialog(pilot, "o", ConsolidateDialog)
 
 
 async def type_into_merged_text(pilot, dialog, line: str):
@@ -530,8 +469,7 @@ async def type_into_merged_text(pilot, dialog, line: str):
 async def test_consolidation_folds_notes_into_the_target(sample_copy: Path):
     from textual.widgets import SelectionList
 
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with running(sample_copy, (120, 40)) as (app, pilot):
         dialog = await consolidation_dialog(pilot)
         assert dialog.target == "mem-context-test-suite"
         notes = dialog.query_one("#notes", SelectionList)
@@ -557,8 +495,7 @@ async def test_consolidation_folds_notes_into_the_target(sample_copy: Path):
 @pytest.mark.slow
 async def test_consolidation_writes_the_merged_text_as_edited(sample_copy: Path):
     target = sample_copy / "contexts/mem-context-test-suite.md"
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with running(sample_copy, (120, 40)) as (app, pilot):
         dialog = await consolidation_dialog(pilot)
         editor = await type_into_merged_text(pilot, dialog, "Pinned TZ=UTC in CI: the date tests stopped flaking.")
         assert dialog.has_class("-merged") and app.focused is editor
@@ -612,11 +549,7 @@ async def test_consolidation_redone_after_an_agent_wrote_to_the_target_keeps_bot
 
 
 async def test_consolidation_refusal_is_said_before_editing(sample_copy: Path):
-    from workbench.tui.dialogs.consolidate import ConsolidateDialog
-
-    app = WorkbenchApp(sample_copy)
-    record_notifications(app)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with running(sample_copy, (120, 40), prepare=record_notifications) as (app, pilot):
         dialog = await consolidation_dialog(pilot)
         dialog.query_one("#target-picker Input").focus()
         await type_text(pilot, "billing subgraph")
@@ -634,10 +567,7 @@ async def test_lifecycle_after_an_outside_change_shows_both_versions(sample_copy
     from workbench.tui.dialogs.lifecycle import LifecycleDialog
 
     path = sample_copy / FASTAPI_FILE
-    app = WorkbenchApp(sample_copy)
-    record_notifications(app)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with running(sample_copy, (100, 30), prepare=record_notifications) as (app, pilot):
         await open_by_search(pilot, "fastapi")
         await pilot.press("l")
         await settle(pilot)
@@ -670,8 +600,7 @@ async def test_write_gate_merge_into_a_candidate_changed_meanwhile(sample_copy: 
     from workbench.tui.dialogs.external_change import ExternalChangeDialog
 
     target = sample_copy / "entities/mem-entity-invoice-model.md"
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with running(sample_copy, (120, 40)) as (app, pilot):
         await gate_candidates_for_a_money_decision(pilot)
         outside = target.read_text() + "\nAn agent noted: invoices are immutable once sent.\n"
         target.write_text(outside)
@@ -695,8 +624,7 @@ async def test_consolidation_of_a_note_changed_meanwhile_writes_nothing(sample_c
     note = sample_copy / "notes/mem-note-flaky-pdf-snapshot-fonts.md"
     target = sample_copy / "contexts/mem-context-test-suite.md"
     before = target.read_bytes()
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with running(sample_copy, (120, 40)) as (app, pilot):
         await consolidation_dialog(pilot)
         await pilot.press("ctrl+s")
         await settle(pilot)
@@ -715,9 +643,7 @@ async def test_consolidation_of_a_note_changed_meanwhile_writes_nothing(sample_c
 async def test_a_change_that_leaves_new_problems_says_so_with_the_write(sample_copy: Path):
     """Superseding a document its neighbours link to makes their links stale: the header's count
     rose without a word."""
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot)
+    async with running(sample_copy, (100, 40)) as (app, pilot):
         record_notifications(app)
         await open_by_search(pilot, "postgres database")
         await pilot.press("l")
@@ -736,9 +662,7 @@ async def test_a_change_that_leaves_new_problems_says_so_with_the_write(sample_c
 async def test_lifecycle_supersede_by_searching_the_successor(sample_copy: Path):
     from workbench.tui.dialogs.lifecycle import LifecycleDialog
 
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await settle(pilot)
+    async with running(sample_copy, (100, 40)) as (app, pilot):
         await open_by_search(pilot, "postgres database")
         assert app.screen.current.document.id == "mem-entity-postgres"
         await pilot.press("l")
@@ -783,9 +707,7 @@ async def test_the_links_panes_headings_are_whole_at_80_and_100_columns(sample_c
 async def test_graph_navigator_depth_filter_chain_pack_and_breadcrumbs(sample_copy: Path):
     from workbench.tui.widgets.link_pane import LinkPane
 
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(140, 40)) as pilot:
-        await settle(pilot)
+    async with running(sample_copy, (140, 40)) as (app, pilot):
         await open_by_search(pilot, "status:superseded celery")
         links = app.screen.query_one(LinkPane)
         prompts = lambda: [str(o.prompt) for o in links.options if o is not None]
@@ -824,9 +746,7 @@ async def test_large_vault_looks_for_conflicts_only_when_asked(sample_copy: Path
     import workbench.tui.screens.conflicts_search as conflicts_search
 
     monkeypatch.setattr(conflicts_search, "AUTO_CONFLICTS_LIMIT", 10)
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with running(sample_copy, (100, 30)) as (app, pilot):
         assert "conflicts: press c" in screen_text(app)
         await pilot.press("escape", "c")
         await settle(pilot)
@@ -841,9 +761,7 @@ async def test_large_vault_shows_a_queue_kept_since_the_command_line_worked_it_o
 
     monkeypatch.setattr(conflicts_search, "AUTO_CONFLICTS_LIMIT", 10)
     assert len(Vault.open(sample_copy).conflicts()) == 3  # kept in the vault's derived store
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with running(sample_copy, (100, 30)) as (app, pilot):
         await wait_for(pilot, lambda: app.screen.conflicts is not None and len(app.screen.conflicts) == 3)
         assert "conflicts: press c" not in screen_text(app)
 
@@ -892,13 +810,8 @@ async def test_a_deprecated_record_is_given_its_successor_from_the_queue_in_an_a
         ),
     }
     adr_records(root, records)
-    app = WorkbenchApp(root)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape", "c")
-        await settle(pilot)
-        dialog = app.screen
-        assert isinstance(dialog, ConflictsDialog)
+    async with running(root, (120, 36)) as (app, pilot):
+        dialog = await open_dialog(pilot, "c", ConflictsDialog)
         assert [(c.kind, c.ids) for c in dialog.conflicts] == [("successor-missing", ["ADR-001", "ADR-002"])]
         text = screen_text(app)
         assert "successor-missing" in text and "(Deprecated) names no successor" in text
@@ -936,13 +849,8 @@ async def test_a_draft_over_an_active_decision_is_listed_in_words_with_each_reco
         "0003-logging.md": ("Structured JSON logging", "Accepted", "Logs were free text.", "JSON lines."),
     }
     adr_records(root, records)
-    app = WorkbenchApp(root)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape", "c")
-        await settle(pilot)
-        dialog = app.screen
-        assert isinstance(dialog, ConflictsDialog)
+    async with running(root, (120, 36)) as (app, pilot):
+        dialog = await open_dialog(pilot, "c", ConflictsDialog)
         assert [(c.kind, c.ids) for c in dialog.conflicts] == [("draft-replaces", ["ADR-001", "ADR-002"])]
         text = screen_text(app)
         assert "A draft may replace · draft-replaces" in text and "draft-replaces" in text

@@ -11,12 +11,13 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import Implementation
 from textual.notifications import Notify
+from agent_work import CLAUDE, leave_requests
 from textual.widgets import OptionList
-from tui_helpers import screen_text, settle, type_text, wait_for
+from tui_helpers import open_dialog, running, screen_text, settle, type_text, wait_for
 
 from workbench import Vault
 from workbench.core.services.gate import Draft
-from workbench.core.services.inbox import REVIEW_KEY, Agent
+from workbench.core.services.inbox import REVIEW_KEY
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs.confirm_forget import ConfirmForgetDialog
 from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog
@@ -25,29 +26,11 @@ from workbench.tui.screens.main import MainScreen
 from workbench.tui.widgets.document_picker import DocumentPicker
 
 ROOT = Path(__file__).resolve().parents[2]
-CLAUDE = Agent("claude-code", "agent-claude")
-
-
-def fill(root: Path) -> dict[str, str]:
-    """An agent's draft, a merge and a request to forget, oldest first."""
-    vault = Vault.open(root)
-    note = Draft(
-        "note", "Stripe retries webhooks for three days", ["stripe"], [("related_to", "mem-entity-stripe")], "Seen.\n"
-    )
-    created = vault.agent_create(note, CLAUDE).created_id
-    vault.agent_merge_into(
-        "mem-entity-stripe", Draft("entity", "Retry window", [], [], "Three days.\n"), Agent("codex-cli", "agent-codex")
-    )
-    vault.request_forget("mem-note-sentry-healthcheck-noise", CLAUDE, "fixed upstream")
-    return {"create": created}
+# The requests are those of the `requested` fixture (agent_work.leave_requests).
 
 
 async def open_inbox(pilot) -> InboxDialog:
-    await settle(pilot)
-    await pilot.press("escape", "i")
-    await settle(pilot)
-    assert isinstance(pilot.app.screen, InboxDialog)
-    return pilot.app.screen
+    return await open_dialog(pilot, "i", InboxDialog)
 
 
 async def highlight(pilot, dialog: InboxDialog, kind: str) -> None:
@@ -61,10 +44,8 @@ def shown_keys(app) -> set[str]:
     return {key for key, active in app.screen.active_bindings.items() if active.enabled}
 
 
-async def test_i_lists_each_request_with_its_author_and_what_it_wrote(sample_copy):
-    fill(sample_copy)
-    app = WorkbenchApp(sample_copy, theme="workbench-dark")
-    async with app.run_test(size=(100, 30)) as pilot:
+async def test_i_lists_each_request_with_its_author_and_what_it_wrote(sample_copy, requested):
+    async with running(sample_copy, (100, 30), theme="workbench-dark") as (app, pilot):
         dialog = await open_inbox(pilot)
         assert sorted(r.kind for r in dialog.requests) == ["create", "forget", "merge"]
         await highlight(pilot, dialog, "merge")
@@ -80,10 +61,8 @@ async def test_i_lists_each_request_with_its_author_and_what_it_wrote(sample_cop
         assert Vault.open(sample_copy).inbox().new == []  # what was listed has been seen
 
 
-async def test_accept_previews_the_change_writes_it_and_returns_to_the_inbox(sample_copy):
-    ids = fill(sample_copy)
-    app = WorkbenchApp(sample_copy, theme="workbench-dark")
-    async with app.run_test(size=(100, 30)) as pilot:
+async def test_accept_previews_the_change_writes_it_and_returns_to_the_inbox(sample_copy, requested):
+    async with running(sample_copy, (100, 30), theme="workbench-dark") as (app, pilot):
         dialog = await open_inbox(pilot)
         await highlight(pilot, dialog, "create")
         await pilot.press("a")
@@ -91,14 +70,12 @@ async def test_accept_previews_the_change_writes_it_and_returns_to_the_inbox(sam
         assert isinstance(app.screen, ConfirmPlanDialog) and "-status: draft" in app.screen.diff
         await pilot.press("y")
         await wait_for(pilot, lambda: isinstance(app.screen, InboxDialog) and len(app.screen.requests) == 2)
-    doc = Vault.open(sample_copy).get(ids["create"])
+    doc = Vault.open(sample_copy).get(requested["create"])
     assert doc.status == "active" and REVIEW_KEY not in doc.meta
 
 
-async def test_merge_into_a_document_picked_by_search(sample_copy):
-    ids = fill(sample_copy)
-    app = WorkbenchApp(sample_copy, theme="workbench-dark")
-    async with app.run_test(size=(100, 30)) as pilot:
+async def test_merge_into_a_document_picked_by_search(sample_copy, requested):
+    async with running(sample_copy, (100, 30), theme="workbench-dark") as (app, pilot):
         dialog = await open_inbox(pilot)
         await highlight(pilot, dialog, "create")
         await pilot.press("m")
@@ -109,18 +86,16 @@ async def test_merge_into_a_document_picked_by_search(sample_copy):
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, ConfirmPlanDialog)
-        assert app.screen.dialog_title == f"Merge {ids['create']} into mem-context-stripe-webhook-flow?"
+        assert app.screen.dialog_title == f"Merge {requested['create']} into mem-context-stripe-webhook-flow?"
         await pilot.press("y")
         await wait_for(pilot, lambda: isinstance(app.screen, InboxDialog) and len(app.screen.requests) == 2)
     vault = Vault.open(sample_copy)
-    assert vault.get(ids["create"]).superseded_by == ["mem-context-stripe-webhook-flow"]
+    assert vault.get(requested["create"]).superseded_by == ["mem-context-stripe-webhook-flow"]
 
 
-async def test_merge_into_offers_only_documents_a_merge_can_go_into(sample_copy):
+async def test_merge_into_offers_only_documents_a_merge_can_go_into(sample_copy, requested):
     """The picker offered decisions, then the core refused them in command-line words."""
-    fill(sample_copy)
-    app = WorkbenchApp(sample_copy, theme="workbench-dark")
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with running(sample_copy, (100, 30), theme="workbench-dark") as (app, pilot):
         dialog = await open_inbox(pilot)
         await highlight(pilot, dialog, "create")
         await pilot.press("m")
@@ -135,10 +110,8 @@ async def test_merge_into_offers_only_documents_a_merge_can_go_into(sample_copy)
         assert all(vault.get(i).status in ("active", "draft") for i in offered)
 
 
-async def test_the_merge_hint_is_whole_at_80x24(sample_copy):
-    fill(sample_copy)
-    app = WorkbenchApp(sample_copy, theme="workbench-dark")
-    async with app.run_test(size=(80, 24)) as pilot:
+async def test_the_merge_hint_is_whole_at_80x24(sample_copy, requested):
+    async with running(sample_copy, (80, 24), theme="workbench-dark") as (app, pilot):
         dialog = await open_inbox(pilot)
         await highlight(pilot, dialog, "create")
         await pilot.press("m")
@@ -158,10 +131,8 @@ def test_a_decisions_draft_is_never_offered_merge():
     assert not note.fits("supersede", "decision", "active") and decision.fits("supersede", "decision", "active")
 
 
-async def test_escape_leaves_the_picker_then_the_inbox(sample_copy):
-    fill(sample_copy)
-    app = WorkbenchApp(sample_copy, theme="workbench-dark")
-    async with app.run_test(size=(100, 30)) as pilot:
+async def test_escape_leaves_the_picker_then_the_inbox(sample_copy, requested):
+    async with running(sample_copy, (100, 30), theme="workbench-dark") as (app, pilot):
         dialog = await open_inbox(pilot)
         await highlight(pilot, dialog, "create")
         await pilot.press("s")
@@ -175,11 +146,9 @@ async def test_escape_leaves_the_picker_then_the_inbox(sample_copy):
         assert isinstance(app.screen, MainScreen)
 
 
-async def test_forget_needs_the_id_typed_again_and_says_it_cannot_be_undone(sample_copy):
-    fill(sample_copy)
+async def test_forget_needs_the_id_typed_again_and_says_it_cannot_be_undone(sample_copy, requested):
     doc_id = "mem-note-sentry-healthcheck-noise"
-    app = WorkbenchApp(sample_copy, theme="workbench-dark")
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with running(sample_copy, (100, 30), theme="workbench-dark") as (app, pilot):
         dialog = await open_inbox(pilot)
         await highlight(pilot, dialog, "forget")
         await pilot.press("f")
@@ -200,10 +169,8 @@ async def test_forget_needs_the_id_typed_again_and_says_it_cannot_be_undone(samp
     assert not (sample_copy / f"notes/{doc_id}.md").exists()
 
 
-async def test_the_forget_confirmation_shows_its_buttons_and_escape_goes_back_to_the_inbox(sample_copy):
-    fill(sample_copy)
-    app = WorkbenchApp(sample_copy, theme="workbench-dark")
-    async with app.run_test(size=(160, 45)) as pilot:
+async def test_the_forget_confirmation_shows_its_buttons_and_escape_goes_back_to_the_inbox(sample_copy, requested):
+    async with running(sample_copy, (160, 45), theme="workbench-dark") as (app, pilot):
         dialog = await open_inbox(pilot)
         await highlight(pilot, dialog, "forget")
         await pilot.press("f")
@@ -229,10 +196,8 @@ async def test_the_forget_confirmation_shows_its_buttons_and_escape_goes_back_to
     assert (sample_copy / "notes/mem-note-sentry-healthcheck-noise.md").exists()
 
 
-async def test_the_open_inbox_follows_what_agents_write_and_what_is_settled_elsewhere(sample_copy):
-    fill(sample_copy)
-    app = WorkbenchApp(sample_copy, theme="workbench-dark")
-    async with app.run_test(size=(100, 30)) as pilot:
+async def test_the_open_inbox_follows_what_agents_write_and_what_is_settled_elsewhere(sample_copy, requested):
+    async with running(sample_copy, (100, 30), theme="workbench-dark") as (app, pilot):
         dialog = await open_inbox(pilot)
         await highlight(pilot, dialog, "merge")
         assert len(dialog.requests) == 3
@@ -252,9 +217,8 @@ async def test_the_open_inbox_follows_what_agents_write_and_what_is_settled_else
 
 async def test_revert_and_keep(sample_copy):
     before = (sample_copy / "entities/mem-entity-stripe.md").read_bytes()
-    fill(sample_copy)
-    app = WorkbenchApp(sample_copy, theme="workbench-dark")
-    async with app.run_test(size=(100, 30)) as pilot:
+    leave_requests(sample_copy)
+    async with running(sample_copy, (100, 30), theme="workbench-dark") as (app, pilot):
         dialog = await open_inbox(pilot)
         await highlight(pilot, dialog, "merge")
         await pilot.press("v")

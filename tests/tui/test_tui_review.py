@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 import time_machine
 
+from agent_work import CENTS, DECIMAL, EMAIL, FASTAPI, INVOICES, REDUX, WEBHOOKS, leave_verdicts
 from textual.widgets import Button, Input, OptionList, Select, TextArea
-from tui_helpers import screen_text, settle, wait_for
+from tui_helpers import markdown_files, open_dialog, running, screen_text, settle, wait_for
 
 from workbench.core.services.gate import Candidate
 from workbench.core.vault import Vault
@@ -32,10 +33,6 @@ from workbench.tui.dialogs.new_document import (
 )
 
 
-def markdown_files(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.md")) if ".workbench" not in p.parts}
-
-
 # -- the queue as you left it ----------------------------------------------------------------------
 
 
@@ -43,12 +40,8 @@ async def test_no_at_a_preview_returns_to_the_resolution_chosen_not_the_first(sa
     """`n` at a resolution's preview comes back with that resolution focused: `enter` previews it
     again, never the conflict's first resolution."""
     before = markdown_files(sample_copy)
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape", "c")
-        await settle(pilot)
-        dialog = app.screen
+    async with running(sample_copy, (120, 36)) as (app, pilot):
+        dialog = await open_queue(pilot)
         duplicate = next(i for i, c in enumerate(dialog.conflicts) if c.kind == "duplicate")
         dialog.query_one("#conflict-list", OptionList).highlighted = duplicate
         await pilot.pause()
@@ -78,11 +71,7 @@ async def test_no_at_a_preview_returns_to_the_resolution_chosen_not_the_first(sa
 
 async def pdf_decision_candidates(pilot) -> NewDocumentDialog:
     """The gate on a new decision the sample's decisions and entities are both alike to."""
-    await settle(pilot)
-    await pilot.press("escape", "n")
-    await settle(pilot)
-    dialog = pilot.app.screen
-    assert isinstance(dialog, NewDocumentDialog)
+    dialog = await open_dialog(pilot, "n", NewDocumentDialog)
     dialog.query_one("#type", Select).value = "decision"
     dialog.query_one("#title", Input).value = "Invoices go out as PDF via a job queue"
     dialog.query_one("#tags", Input).value = "billing, jobs"
@@ -111,8 +100,7 @@ def scores_in_order(lines: list[str]) -> bool:
 
 
 async def test_the_gates_candidates_page_on_three_at_a_time_in_the_order_of_their_scores(sample_copy: Path):
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with running(sample_copy, (100, 30)) as (app, pilot):
         dialog = await pdf_decision_candidates(pilot)
         total = len(dialog.candidates)
         assert 7 <= total <= CANDIDATES, "more than a page: up to ten asked of the gate"
@@ -164,23 +152,8 @@ def test_headings_follow_the_gates_own_groups():
 
 # -- verdicts: the curator confirms what agents judged ---------------------------------------------
 
-CENTS, DECIMAL = "mem-decision-money-integer-cents", "mem-decision-money-numeric-decimal"
-REDUX, FASTAPI = "mem-decision-frontend-redux-toolkit", "mem-decision-api-fastapi"
-EMAIL, PDF = "mem-decision-sendgrid-dynamic-templates", "mem-decision-pdf-weasyprint"
-INVOICES, WEBHOOKS = "mem-decision-gapless-invoice-numbers", "mem-decision-stripe-webhook-dedup"
+# The verdicts are those of the `verdicts` fixture (agent_work.leave_verdicts).
 DECISIONS = "decisions/{}.md"
-
-
-def judged(root: Path) -> list[Verdict]:
-    """Four verdicts as two agents give them over MCP (`memory_judge` records through the same
-    core call): two replacements and a companion from one, an unsure from another."""
-    vault = Vault.open(root)
-    return [
-        vault.judge(CENTS, DECIMAL, "replaces", "The newer switches the same columns to NUMERIC(12,2).", "claude"),
-        vault.judge(EMAIL, PDF, "companion", "Email templates and PDF rendering are different subjects.", "claude"),
-        vault.judge(REDUX, FASTAPI, "replaces", "Server data now goes through the generated API client.", "claude"),
-        vault.judge(INVOICES, WEBHOOKS, "unsure", "Both use ON CONFLICT; the subjects differ.", "gpt-judge"),
-    ]
 
 
 def open_verdicts(root: Path) -> list[str]:
@@ -188,19 +161,12 @@ def open_verdicts(root: Path) -> list[str]:
 
 
 async def open_queue(pilot) -> ConflictsDialog:
-    await settle(pilot)
-    await pilot.press("escape", "c")
-    await settle(pilot)
-    dialog = pilot.app.screen
-    assert isinstance(dialog, ConflictsDialog)
-    return dialog
+    return await open_dialog(pilot, "c", ConflictsDialog)
 
 
-async def test_judged_pairs_come_first_with_verdict_agent_and_reason(sample_copy: Path):
-    verdicts = judged(sample_copy)
+async def test_judged_pairs_come_first_with_verdict_agent_and_reason(sample_copy: Path, verdicts: list[Verdict]):
     before = markdown_files(sample_copy)
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with running(sample_copy, (120, 36)) as (app, pilot):
         dialog = await open_queue(pilot)
         listing = dialog.query_one("#conflict-list", OptionList)
         ids = [option.id for option in listing.options]
@@ -233,11 +199,11 @@ async def test_judged_pairs_come_first_with_verdict_agent_and_reason(sample_copy
     assert markdown_files(sample_copy) == before, "no record changes before the curator accepts"
 
 
-async def test_accepting_a_verdict_writes_both_sides_after_the_preview_and_u_restores_them(sample_copy: Path):
-    verdicts = judged(sample_copy)
+async def test_accepting_a_verdict_writes_both_sides_after_the_preview_and_u_restores_them(
+    sample_copy: Path, verdicts: list[Verdict]
+):
     before = markdown_files(sample_copy)
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with running(sample_copy, (120, 36)) as (app, pilot):
         await open_queue(pilot)
         await pilot.press("a")
         await settle(pilot)
@@ -268,10 +234,8 @@ async def test_accepting_a_verdict_writes_both_sides_after_the_preview_and_u_res
     assert verdicts[0].id in open_verdicts(sample_copy), "and the verdict waits again"
 
 
-async def test_rejecting_a_verdict_keeps_both_and_no_one_is_asked_again(sample_copy: Path):
-    verdicts = judged(sample_copy)
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(120, 36)) as pilot:
+async def test_rejecting_a_verdict_keeps_both_and_no_one_is_asked_again(sample_copy: Path, verdicts: list[Verdict]):
+    async with running(sample_copy, (120, 36)) as (app, pilot):
         await open_queue(pilot)
         await pilot.press("r")
         await settle(pilot)
@@ -288,10 +252,10 @@ async def test_rejecting_a_verdict_keeps_both_and_no_one_is_asked_again(sample_c
     assert (CENTS, DECIMAL) not in [pair.ids for pair in Vault.open(sample_copy).review_pairs()], "not offered again"
 
 
-async def test_one_agents_replacements_are_accepted_together_with_one_preview(sample_copy: Path):
-    judged(sample_copy)
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(120, 36)) as pilot:
+async def test_one_agents_replacements_are_accepted_together_with_one_preview(
+    sample_copy: Path, verdicts: list[Verdict]
+):
+    async with running(sample_copy, (120, 36)) as (app, pilot):
         await open_queue(pilot)
         await pilot.press("A")
         await settle(pilot)
@@ -311,12 +275,12 @@ async def test_one_agents_replacements_are_accepted_together_with_one_preview(sa
     assert "status: deprecated" in (sample_copy / DECISIONS.format(REDUX)).read_text()
 
 
-async def test_a_companion_verdict_is_answered_otherwise_with_a_supersession(sample_copy: Path):
+async def test_a_companion_verdict_is_answered_otherwise_with_a_supersession(
+    sample_copy: Path, verdicts: list[Verdict]
+):
     """Rejecting a companion verdict would write what accepting it writes (both stand): instead the
     person may say one replaces the other, either way; `n` at that preview comes back to it."""
-    verdicts = judged(sample_copy)
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with running(sample_copy, (120, 36)) as (app, pilot):
         dialog = await open_queue(pilot)
         listing = dialog.query_one("#conflict-list", OptionList)
         listing.highlighted = [option.id for option in listing.options].index("v1")
@@ -342,11 +306,9 @@ async def test_a_companion_verdict_is_answered_otherwise_with_a_supersession(sam
     assert states[verdicts[1].id] == "rejected", "the agent's companion verdict, answered otherwise"
 
 
-async def test_no_at_a_verdicts_preview_returns_to_that_answer(sample_copy: Path):
-    verdicts = judged(sample_copy)
+async def test_no_at_a_verdicts_preview_returns_to_that_answer(sample_copy: Path, verdicts: list[Verdict]):
     before = markdown_files(sample_copy)
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with running(sample_copy, (120, 36)) as (app, pilot):
         dialog = await open_queue(pilot)
         listing = dialog.query_one("#conflict-list", OptionList)
         listing.highlighted = [option.id for option in listing.options].index("v2")
@@ -363,8 +325,7 @@ async def test_no_at_a_verdicts_preview_returns_to_that_answer(sample_copy: Path
 
 
 async def test_each_candidate_is_shown_with_its_excerpt_beside_the_draft(sample_copy: Path):
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(120, 45)) as pilot:
+    async with running(sample_copy, (120, 45)) as (app, pilot):
         dialog = await pdf_decision_candidates(pilot)
         listing = dialog.query_one("#candidate-list", OptionList)
         pdf = next(i for i, o in enumerate(listing.options) if o.id and "WeasyPrint" in str(o.prompt))
@@ -400,16 +361,12 @@ def test_a_candidates_excerpt_gives_the_status_as_the_file_states_it_and_its_num
     assert "Kafka carries every event." in shown and "more characters" in shown
 
 
-async def test_the_inbox_lists_verdicts_with_what_accepting_writes_and_settles_them(sample_copy: Path):
-    verdicts = judged(sample_copy)
+async def test_the_inbox_lists_verdicts_with_what_accepting_writes_and_settles_them(
+    sample_copy: Path, verdicts: list[Verdict]
+):
     before = markdown_files(sample_copy)
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape", "i")
-        await settle(pilot)
-        dialog = app.screen
-        assert isinstance(dialog, InboxDialog)
+    async with running(sample_copy, (120, 36)) as (app, pilot):
+        dialog = await open_dialog(pilot, "i", InboxDialog)
         assert dialog.selected_verdict == verdicts[0]
         text = screen_text(app)
         assert "Verdicts on pairs of decisions · 4" in text and "verdict: replaces" in text
@@ -440,7 +397,7 @@ SIZES = [(80, 24), (120, 36)]
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_snapshot_the_queue_with_judged_pairs(snap_compare, sample_copy: Path, size: tuple[int, int]):
     with time_machine.travel(dt.datetime(2026, 12, 1, 12, 0), tick=False):
-        judged(sample_copy)  # the verdicts' time is shown
+        leave_verdicts(sample_copy)  # the verdicts' time is shown
 
     async def queue(pilot):
         await open_queue(pilot)
@@ -462,13 +419,9 @@ def test_snapshot_the_gates_second_page_of_candidates(snap_compare, sample_copy:
 
 async def test_a_verdict_given_while_the_inbox_is_open_appears_in_it(sample_copy: Path):
     """An agent judging over MCP while the curator reads the inbox: the inbox follows the vault."""
-    app = WorkbenchApp(sample_copy)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
-        await pilot.press("escape", "i")
-        await settle(pilot)
-        dialog = app.screen
-        assert isinstance(dialog, InboxDialog) and not dialog.judged.verdicts
+    async with running(sample_copy, (120, 36)) as (app, pilot):
+        dialog = await open_dialog(pilot, "i", InboxDialog)
+        assert not dialog.judged.verdicts
         given = Vault.open(sample_copy).judge(CENTS, DECIMAL, "replaces", "Same columns, decided again.", "claude")
         await wait_for(pilot, lambda: [v.id for v in dialog.judged.verdicts] == [given.id])
         assert "Verdicts on pairs of decisions · 1" in screen_text(app)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any, TypeVar
 
 from rich.console import Console
 from textual.app import App
@@ -12,7 +15,10 @@ from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 from textual.worker import WorkerCancelled
 
+from workbench.tui.app import WorkbenchApp
 from workbench.tui.screens.main import MainScreen
+
+ScreenType = TypeVar("ScreenType")
 
 
 async def settle(pilot: Pilot) -> None:
@@ -84,3 +90,36 @@ def burst(app: App, *keys: str) -> None:
 
     for key in keys:
         app.post_message(events.Key(key, key if len(key) == 1 else None))
+
+
+@contextlib.asynccontextmanager
+async def running(
+    root: Path,
+    size: tuple[int, int] = (100, 30),
+    prepare: Callable[[WorkbenchApp], None] | None = None,
+    **options: Any,
+) -> AsyncIterator[tuple[WorkbenchApp, Pilot]]:
+    """The app on the vault at `root` in a terminal of `size`, its first reading settled;
+    `prepare` sees the app before it starts, `options` go to `WorkbenchApp` (a theme)."""
+    app = WorkbenchApp(root, **options)
+    if prepare is not None:
+        prepare(app)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        yield app, pilot
+
+
+async def open_dialog(pilot: Pilot, key: str, kind: type[ScreenType]) -> ScreenType:
+    """The dialog `key` opens from the main screen (`escape` first, out of the search box), once
+    what it lists is read; it fails unless the dialog shown is a `kind`."""
+    await settle(pilot)
+    await pilot.press("escape", key)
+    await settle(pilot)
+    dialog = pilot.app.screen
+    assert isinstance(dialog, kind), f"{key} opened {type(dialog).__name__}, not {kind.__name__}"
+    return dialog
+
+
+def markdown_files(root: Path) -> dict[str, bytes]:
+    """Every Markdown file of the vault and its bytes, the derived store left out."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.md")) if ".workbench" not in p.parts}

@@ -165,7 +165,7 @@ def _verdict_lines(vault: Vault, verdicts: list) -> None:
         state = verdict.state if verdict.state == "open" else f"{verdict.state}: {verdict.why}"
         print(
             one_line(
-                f"verdict {verdict.id}  {verdict.at.replace('T', ' ')}  {verdict.agent}: {verdict.describe()}  [{state}]"
+                f"verdict {verdict.id}  {verdict.local_at.replace('T', ' ')}  {verdict.agent}: {verdict.describe()}  [{state}]"
             )
         )
         for doc_id in (verdict.older, verdict.newer):

@@ -175,6 +175,15 @@ def _states_status(head: str) -> bool:
     return bool(re.search(r"(?mi)^status\s*:", head)) or reads_as_record({}, head) or _headed(head)
 
 
+def _distinct(raws: list[RawLink], own: str) -> tuple[RawLink, ...]:
+    """The records `raws` name, each once (as first written), the record itself left out."""
+    kept: dict[str, RawLink] = {}
+    for raw in raws:
+        if raw.candidates and raw.candidates[0] != own:
+            kept.setdefault(raw.candidates[0], raw)
+    return tuple(kept.values())
+
+
 def _with_header(meta: dict[str, Any], body: str) -> dict[str, Any]:
     """The frontmatter, or where the record states none, the header block it opens with
     (`Status: Replaced`, `Replaced-By: 33`): read as frontmatter keys are."""
@@ -358,100 +367,18 @@ class Adr(Flavour):
         own = self.doc_id(path, meta)
         meta = _with_header(meta, body)
         said = folded(meta)
-        stated = str(said.get("status") or "").strip() if said.get("status") is not None else ""
-        statements: list[str] = [stated] if stated else []
-        if not stated:
-            stated, at = status_text(body)
-            if at is not None:
-                statements.append(body.split("\n", at + 1)[at])  # as written, with its links
-        if not stated and self.listed:
-            listed = dict(self.listed)
-            written = listed.get(path) or listed.get(own) or ""
-            stated = plain(written)
-            statements += [written] if stated else []
-        supersedes: list[RawLink] = []
-        superseded_by: list[RawLink] = []
-        for key, value in meta.items():
-            spelled = str(key).lower()
-            value = str(value) if isinstance(value, int) and not isinstance(value, bool) else value  # `replaces: 10`
-            if spelled in _PREDECESSOR_KEYS:
-                supersedes.extend(raw for item in as_list(value) for raw in self._listed(item, path))
-            elif spelled in _SUCCESSOR_KEYS:
-                superseded_by.extend(raw for item in as_list(value) for raw in self._listed(item, path))
-            elif _SUCCESSOR_HINT.search(spelled) and isinstance(value, str):
-                superseded_by.extend(self._named(value, path))
-        first = len(statements)
+        stated, statements = self._status(path, own, said, body)
+        first = len(statements)  # the status as stated; after it, the record's other statement lines
         statements += statement_lines(body)
-        for index, text in enumerate(statements):
-            if PARTIAL.search(text):
-                continue  # in part: the named record is related, found below as a mention
-            meta_line = _META_LINE.match(text)
-            if meta_line:
-                into = superseded_by if "by" in meta_line.group(1).lower() else supersedes
-                into.extend(self._named(meta_line.group(2), path))
-                continue
-            # The status, and any sentence among the statements that says it ("This decision has
-            # been superseded by decision: [0022 ...](0022-....md)"): only a named record counts.
-            if (
-                index < first
-                or STATUS_LINE.match(text)
-                or STATUS_HEADING.match("## " + text)
-                or _SUPERSEDED_BY.search(text)
-                or _SUPERSEDES.search(text)
-            ):
-                after: Any = _SUPERSEDED_BY.search(text)
-                if after:
-                    superseded_by.extend(self._named(after.group(1), path))
-                status_line = STATUS_LINE.match(text)
-                bare = _SUPERSEDED_BARE.match(status_line.group(1) if status_line else plain_start(text))
-                if bare and (index < first or status_line):
-                    superseded_by.extend(self._named(bare.group(1), path))
-                after = _SUPERSEDES.search(text)
-                if after:
-                    supersedes.extend(self._named(after.group(1), path))
-
-        for before, after in sentences(strip_code(body), lambda text: self._named(text, path)):
-            others = [raw for raw in before if raw.candidates[0] != own]
-            if after is None:
-                supersedes.extend(before)  # "This ADR supersedes ADR-24"
-            elif any(raw.candidates[0] == own for raw in after):
-                supersedes.extend(others)  # "ADR-10 … got replaced by <this record>"
-            elif not others:
-                superseded_by.extend(after)  # "(this decision is) superseded by ADR-32"
-
-        # Only a record's status or top lines say "Rejected in favour of ADR 111" of the record
-        # itself; deeper, the same words set aside one option among its alternatives.
-        said_at_top = "\n\n".join(statements)
-        for text, at_top in ((strip_code(body), False), (said_at_top, True)):
-            for aside, preferred, subject in preferences(text, lambda text: self._named(text, path)):
-                if any(raw.candidates[0] == own for raw in preferred):
-                    supersedes.extend(aside)  # "to implement <this record> instead of ADR-100"
-                elif any(raw.candidates[0] == own for raw in aside) or (
-                    not aside and (subject == "self" or (subject == "bare" and at_top))
-                ):
-                    superseded_by.extend(preferred)  # "(this record was) rejected in favour of ADR 111"
-                elif subject == "self" and not preferred:
-                    supersedes.extend(aside)  # "this decision is taken instead of ADR-100"
-
-        def distinct(raws: list[RawLink]) -> tuple[RawLink, ...]:
-            kept: dict[str, RawLink] = {}
-            for raw in raws:
-                if raw.candidates and raw.candidates[0] != own:
-                    kept.setdefault(raw.candidates[0], raw)
-            return tuple(kept.values())
-
-        raw_supersedes, raw_superseded_by = distinct(supersedes), distinct(superseded_by)
-        typed = self._typed_links(meta, statements, path)
-        # Each way of naming a record already linked (`xyz-029`, `XYZ-029`): no second link to it.
-        named = {c for r in raw_supersedes + raw_superseded_by + tuple(typed) for c in r.candidates} | {own}
-        links = typed + [
-            link
-            for link in [*map(self._by_number, body_links(body, path)), *_folder_links(strip_code(body), path)]
-            if link.candidates[0] not in named
-        ]
-        for number in dict.fromkeys(refs(strip_code(body), prefix_of(path))):
-            if number not in named:
-                links.append(RawLink(LinkType.RELATED_TO.value, (number,), number))
+        supersedes, superseded_by = self._keyed_supersession(meta, path)
+        for found in (
+            self._stated_supersession(statements, first, path),
+            self._told_supersession(body, statements, own, path),
+        ):
+            supersedes += found[0]
+            superseded_by += found[1]
+        raw_supersedes, raw_superseded_by = _distinct(supersedes, own), _distinct(superseded_by, own)
+        links = self._links(meta, statements, body, path, own, raw_supersedes + raw_superseded_by)
         links += raw_supersedes
         title = said.get("title") or named_title(body)
         name = record_name(path) if "/" not in path else folder_record(path)
@@ -482,6 +409,127 @@ class Adr(Flavour):
             raw_supersedes=raw_supersedes,
             raw_superseded_by=raw_superseded_by,
         )
+
+    def _status(self, path: str, own: str, said: dict[str, Any], body: str) -> tuple[str, list[str]]:
+        """The status a record states, and the lines that state it as written (with their links):
+        the `status` key, else a status line or section of the body, else the collection's index."""
+        stated = str(said.get("status") or "").strip() if said.get("status") is not None else ""
+        statements: list[str] = [stated] if stated else []
+        if not stated:
+            stated, at = status_text(body)
+            if at is not None:
+                statements.append(body.split("\n", at + 1)[at])  # as written, with its links
+        if not stated and self.listed:
+            listed = dict(self.listed)
+            written = listed.get(path) or listed.get(own) or ""
+            stated = plain(written)
+            statements += [written] if stated else []
+        return stated, statements
+
+    def _keyed_supersession(self, meta: dict[str, Any], path: str) -> tuple[list[RawLink], list[RawLink]]:
+        """The records the front matter says this one replaces (`supersedes: 10`) and is replaced
+        by (`superseded-by`, or a key that hints at it with a statement as its value)."""
+        supersedes: list[RawLink] = []
+        superseded_by: list[RawLink] = []
+        for key, value in meta.items():
+            spelled = str(key).lower()
+            value = str(value) if isinstance(value, int) and not isinstance(value, bool) else value  # `replaces: 10`
+            if spelled in _PREDECESSOR_KEYS:
+                supersedes.extend(raw for item in as_list(value) for raw in self._listed(item, path))
+            elif spelled in _SUCCESSOR_KEYS:
+                superseded_by.extend(raw for item in as_list(value) for raw in self._listed(item, path))
+            elif _SUCCESSOR_HINT.search(spelled) and isinstance(value, str):
+                superseded_by.extend(self._named(value, path))
+        return supersedes, superseded_by
+
+    def _stated_supersession(self, statements: list[str], first: int, path: str) -> tuple[list[RawLink], list[RawLink]]:
+        """What the status and the statement lines say (the statements before `first` are the
+        status itself): a `Superseded-by:` line, "Superseded by ADR-12", "Supersedes ADR-3"."""
+        supersedes: list[RawLink] = []
+        superseded_by: list[RawLink] = []
+        for index, text in enumerate(statements):
+            if PARTIAL.search(text):
+                continue  # in part: the named record is related, found below as a mention
+            meta_line = _META_LINE.match(text)
+            if meta_line:
+                into = superseded_by if "by" in meta_line.group(1).lower() else supersedes
+                into.extend(self._named(meta_line.group(2), path))
+                continue
+            # The status, and any sentence among the statements that says it ("This decision has
+            # been superseded by decision: [0022 ...](0022-....md)"): only a named record counts.
+            if (
+                index < first
+                or STATUS_LINE.match(text)
+                or STATUS_HEADING.match("## " + text)
+                or _SUPERSEDED_BY.search(text)
+                or _SUPERSEDES.search(text)
+            ):
+                after: Any = _SUPERSEDED_BY.search(text)
+                if after:
+                    superseded_by.extend(self._named(after.group(1), path))
+                status_line = STATUS_LINE.match(text)
+                bare = _SUPERSEDED_BARE.match(status_line.group(1) if status_line else plain_start(text))
+                if bare and (index < first or status_line):
+                    superseded_by.extend(self._named(bare.group(1), path))
+                after = _SUPERSEDES.search(text)
+                if after:
+                    supersedes.extend(self._named(after.group(1), path))
+        return supersedes, superseded_by
+
+    def _told_supersession(
+        self, body: str, statements: list[str], own: str, path: str
+    ) -> tuple[list[RawLink], list[RawLink]]:
+        """What the prose says: sentences that replace one record by another, and preferences
+        ("rejected in favour of ADR 111", "instead of ADR-100") read against this record."""
+        supersedes: list[RawLink] = []
+        superseded_by: list[RawLink] = []
+        for before, after in sentences(strip_code(body), lambda text: self._named(text, path)):
+            others = [raw for raw in before if raw.candidates[0] != own]
+            if after is None:
+                supersedes.extend(before)  # "This ADR supersedes ADR-24"
+            elif any(raw.candidates[0] == own for raw in after):
+                supersedes.extend(others)  # "ADR-10 … got replaced by <this record>"
+            elif not others:
+                superseded_by.extend(after)  # "(this decision is) superseded by ADR-32"
+
+        # Only a record's status or top lines say "Rejected in favour of ADR 111" of the record
+        # itself; deeper, the same words set aside one option among its alternatives.
+        said_at_top = "\n\n".join(statements)
+        for text, at_top in ((strip_code(body), False), (said_at_top, True)):
+            for aside, preferred, subject in preferences(text, lambda text: self._named(text, path)):
+                if any(raw.candidates[0] == own for raw in preferred):
+                    supersedes.extend(aside)  # "to implement <this record> instead of ADR-100"
+                elif any(raw.candidates[0] == own for raw in aside) or (
+                    not aside and (subject == "self" or (subject == "bare" and at_top))
+                ):
+                    superseded_by.extend(preferred)  # "(this record was) rejected in favour of ADR 111"
+                elif subject == "self" and not preferred:
+                    supersedes.extend(aside)  # "this decision is taken instead of ADR-100"
+        return supersedes, superseded_by
+
+    def _links(
+        self,
+        meta: dict[str, Any],
+        statements: list[str],
+        body: str,
+        path: str,
+        own: str,
+        superseding: tuple[RawLink, ...],
+    ) -> list[RawLink]:
+        """Every link but the supersessions: the typed ones, then the body's links and the records
+        it mentions, each record once (`superseding` are the supersessions either way, already linked)."""
+        typed = self._typed_links(meta, statements, path)
+        # Each way of naming a record already linked (`xyz-029`, `XYZ-029`): no second link to it.
+        named = {c for r in superseding + tuple(typed) for c in r.candidates} | {own}
+        links = typed + [
+            link
+            for link in [*map(self._by_number, body_links(body, path)), *_folder_links(strip_code(body), path)]
+            if link.candidates[0] not in named
+        ]
+        for number in dict.fromkeys(refs(strip_code(body), prefix_of(path))):
+            if number not in named:
+                links.append(RawLink(LinkType.RELATED_TO.value, (number,), number))
+        return links
 
     @staticmethod
     def _by_number(link: RawLink) -> RawLink:

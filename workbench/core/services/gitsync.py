@@ -66,6 +66,7 @@ __all__ = [
     "not_syncable",
     "check_supersession",
     "DRIVER",
+    "NOT_MERGED",
 ]
 
 DRIVER = "workbench"
@@ -88,6 +89,8 @@ CHOICES = ("ours", "theirs", "base")
 REGULAR = ("100644", "100755")  # git's modes of a regular file; 120000 is a symlink, 160000 a submodule
 RECORD = "workbench-merge.json"  # in the git directory: what sync wrote for the merge waiting there
 SETTLE_TRIES = 5
+# The question `pending` lists for a document git left unmerged that no sync has merged yet.
+NOT_MERGED = "not merged"
 
 
 class SyncError(WorkbenchError):
@@ -454,12 +457,56 @@ def _questions(git: _Git, root: Path) -> list[SyncConflict]:
 
 
 def pending(root: Path) -> list[SyncConflict]:
-    """What a merge in progress still asks of a person, document by document. (`sync` first merges
-    again each document a killed sync left unmerged; until then it is not asked about here.)"""
+    """What a merge in progress still asks of a person, document by document: the questions the
+    merge wrote, and each document git left unmerged that no sync has merged yet (a sync killed
+    before it wrote them), as `NOT_MERGED`: the next sync merges those key by key, then asks what
+    it cannot settle. In the order of the paths."""
     git = _Git(root)
     if git.run("rev-parse", "-q", "--verify", "MERGE_HEAD", check=False).returncode != 0:
         return []
-    return _questions(git, root)
+    return sorted(_questions(git, root) + _not_merged(git, root), key=lambda q: q.path)
+
+
+def _document_stages(entries: dict[str, dict[int, tuple[str, str]]]) -> dict[str, dict[int, str]]:
+    """The unmerged documents both sides hold as regular files, with the blob of each stage: the
+    ones sync merges itself, key by key."""
+    odd = {p for paths in _odd_types(entries).values() for p in paths}
+    return {
+        path: {n: sha for n, (_, sha) in found.items()}
+        for path, found in entries.items()
+        if path not in odd and _is_document(path) and 2 in found and 3 in found
+    }
+
+
+def _not_merged(git: _Git, root: Path) -> list[SyncConflict]:
+    """The documents sync has yet to merge for the merge waiting: in no record of what it wrote,
+    and in the folder as git left them (our side, or gone), or edited since without the merge's
+    questions in them. Each is merged in memory only where the folder holds something else, to
+    tell the merge written but not yet recorded (a sync killed in between) from an edit."""
+    merge_head = _merge_head(git)
+    if merge_head is None:
+        return []
+    record = _load_record(git, merge_head)
+    todo = {path: shas for path, shas in _document_stages(_unmerged_modes(git)).items() if path not in record}
+    if not todo:
+        return []
+    blobs = git.blobs(sorted({sha for shas in todo.values() for sha in shas.values()}))
+    found: list[SyncConflict] = []
+    for path, shas in sorted(todo.items()):
+        now = _regular_at(root / path)
+        if now is not None and now != blobs[shas[2]]:
+            if _conflicts_in(path, now):
+                continue  # questions written already (by the driver, for a `git pull` by hand): asked as such
+            if now == merge_document(blobs[shas[1]] if 1 in shas else None, blobs[shas[2]], blobs[shas[3]]).data:
+                continue  # merged and written; the next sync records it
+        found.append(
+            SyncConflict(
+                path,
+                NOT_MERGED,
+                "changed on both sides, not merged yet: sync merges it key by key, then asks what it cannot",
+            )
+        )
+    return found
 
 
 def _set_path(meta: dict, dotted: str, value: Any) -> None:
@@ -496,6 +543,8 @@ def settle(root: Path, path: str, key: str, choice: str) -> None:
     commits it."""
     target = root / path
     git = _Git(root)
+    if key == NOT_MERGED:
+        raise SyncError(f"{path} is not merged yet: sync merges it key by key first, then asks what it cannot")
     if key == "file":
         entries = _unmerged_modes(git)
         aside = _odd_types(entries).get(path, [path])[1:]
@@ -710,13 +759,7 @@ def _settle_documents(git: _Git, root: Path, report: SyncReport, lock: VaultLock
     merge_head = _merge_head(git)
     if merge_head is None:
         return
-    entries = _unmerged_modes(git)
-    odd = {p for paths in _odd_types(entries).values() for p in paths}
-    stages = {
-        path: {n: sha for n, (_, sha) in found.items()}
-        for path, found in entries.items()
-        if path not in odd and _is_document(path) and 2 in found and 3 in found
-    }
+    stages = _document_stages(_unmerged_modes(git))
     record = _load_record(git, merge_head)
     todo = {path: shas for path, shas in stages.items() if path not in record}
     if not todo:

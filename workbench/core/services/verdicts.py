@@ -80,11 +80,23 @@ class Verdict:
     verdict: str
     reason: str
     agent: str
-    at: str
+    at: str  # when it was given: ISO 8601 in UTC with its offset (a line from before: local, no offset)
     older_digest: str
     newer_digest: str
     state: str = "open"
     why: str = ""  # the state in words, for any state but open
+
+    @property
+    def when(self) -> dt.datetime | None:
+        """The moment of `at` (see `_time_of`)."""
+        return _time_of(self.at)
+
+    @property
+    def local_at(self) -> str:
+        """`at` as a person here reads it: in this machine's time zone, without the offset
+        (`2026-12-01T11:57:34.512`); `at` as written where it is no time."""
+        moment = self.when
+        return moment.astimezone().replace(tzinfo=None).isoformat(timespec="milliseconds") if moment else self.at
 
     @property
     def successor(self) -> str | None:
@@ -300,7 +312,20 @@ def judged_pairs(found: Iterable[Verdict]) -> set[frozenset[str]]:
 
 
 def _now() -> str:
-    return dt.datetime.now().isoformat(timespec="milliseconds")
+    """Now in UTC, its offset written (`2026-12-01T10:57:34.512+00:00`): a verdict's time means the
+    same on every machine the vault is synced to."""
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _time_of(at: str) -> dt.datetime | None:
+    """The moment a verdict's `at` names, with its time zone: the offset written, or, for a line
+    written before verdicts carried one (`2026-12-01T10:57:34.512`), this machine's zone, as such
+    times were taken; None for text that is no time (a hand edit)."""
+    try:
+        moment = dt.datetime.fromisoformat(at)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else moment.astimezone()
 
 
 def _checked(index: VaultIndex, older: str, newer: str, verdict: str, reason: str, agent: str) -> dict[str, Any]:

@@ -145,6 +145,7 @@ def _write_temp(folder_fd: int, name: str, data: bytes, mode: int) -> tuple[str,
     temp = temporary_name(name)
     fd = os.open(temp, os.O_RDWR | os.O_CREAT | os.O_EXCL | FILE_FLAGS, mode, dir_fd=folder_fd)
     try:
+        crashpoint.crash_point("temp-created")
         write_all(fd, data)
         os.fsync(fd)
         back = read_fd(fd)
@@ -180,6 +181,20 @@ def _write_new(
     raise WriteError(f"{change.path}: {failure}; the change was rolled back")
 
 
+def _wait_out(pool: ThreadPoolExecutor) -> BaseException | None:
+    """Shut `pool` down once every write it started has ended. An interrupt (Ctrl+C) that lands
+    meanwhile is held and returned, and the writes not started yet are cancelled: let through at
+    once, it would leave the writes under way to finish after the change was given up, their
+    temporary files named nowhere and never removed."""
+    interrupted: BaseException | None = None
+    while True:
+        try:
+            pool.shutdown(wait=True, cancel_futures=interrupted is not None)
+            return interrupted
+        except BaseException as exc:  # KeyboardInterrupt, or what a signal handler raises
+            interrupted = interrupted or exc
+
+
 def _write_all_new(folders: Folders, changes: list[FileChange], verify: Verifier | None, temps: dict[int, str]) -> None:
     """Write the new version of every file of the change to a temporary file beside it, their
     fsyncs overlapped in a few threads; each read back and checked here, in this thread. Each
@@ -199,12 +214,13 @@ def _write_all_new(folders: Folders, changes: list[FileChange], verify: Verifier
     else:
         written = {}
         futures: dict[int, Future[tuple[str, bytes]]] = {}
+        pool = ThreadPoolExecutor(max_workers=min(FSYNC_THREADS, len(jobs)))
         try:
-            with ThreadPoolExecutor(max_workers=min(FSYNC_THREADS, len(jobs))) as pool:
-                for index, fd, name, mode in jobs:
-                    futures[index] = pool.submit(_write_temp, fd, name, changes[index].after or b"", mode)
+            for index, fd, name, mode in jobs:
+                futures[index] = pool.submit(_write_temp, fd, name, changes[index].after or b"", mode)
         finally:  # every file written is named in `temps`, even when this thread is interrupted
-            failed: BaseException | None = None
+            interrupted = _wait_out(pool)
+            failed: BaseException | None = interrupted
             for index, future in futures.items():
                 if future.cancelled() or not future.done():
                     continue

@@ -62,6 +62,44 @@ _MAP, _SEQ, _STR = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.o
 _MERGE = "tag:yaml.org,2002:merge"
 
 
+def _number(loader, node):
+    """A zero-padded number stays as written: `supersedes: 0161` names record 0161, where YAML 1.1
+    would read the octal 113."""
+    if _ZERO_PADDED.fullmatch(node.value):
+        return node.value
+    return loader.construct_yaml_int(node)
+
+
+def _timestamp(loader, node):
+    """A date that is no date (`created: 2021-26-02`) stays text, for the rules to name, rather
+    than failing the whole frontmatter."""
+    try:
+        return loader.construct_yaml_timestamp(node)
+    except ValueError:
+        return node.value
+
+
+def _scalar_constructors(safe: type) -> dict[str, Any]:
+    """The constructor of each plain scalar tag: PyYAML's own, but for numbers and dates."""
+    scalars: dict[str, Any] = {
+        f"tag:yaml.org,2002:{name}": getattr(safe, f"construct_yaml_{name}") for name in ("bool", "null", "float")
+    }
+    scalars["tag:yaml.org,2002:int"] = _number
+    scalars["tag:yaml.org,2002:timestamp"] = _timestamp
+    return scalars
+
+
+def _refuse_repeated_keys(key_nodes: list[Any], scalar: Any) -> None:
+    """Raise `_DuplicateKey` at the second of two scalar keys with the same tag and text."""
+    seen: set[tuple[str, str]] = set()
+    for key_node in key_nodes:
+        if isinstance(key_node, scalar):
+            key = (key_node.tag, key_node.value)
+            if key in seen:
+                raise _DuplicateKey(key_node.value, key_node.start_mark.line)
+            seen.add(key)
+
+
 @functools.cache
 def _strict_loader() -> type:
     """The loader, made when the first frontmatter is parsed rather than at import: PyYAML was a
@@ -70,28 +108,7 @@ def _strict_loader() -> type:
     import yaml
 
     base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    safe = yaml.constructor.SafeConstructor
-
-    def number(loader, node):
-        """A zero-padded number stays as written: `supersedes: 0161` names record 0161, where
-        YAML 1.1 would read the octal 113."""
-        if _ZERO_PADDED.fullmatch(node.value):
-            return node.value
-        return safe.construct_yaml_int(loader, node)
-
-    def timestamp(loader, node):
-        """A date that is no date (`created: 2021-26-02`) stays text, for the rules to name, rather
-        than failing the whole frontmatter."""
-        try:
-            return safe.construct_yaml_timestamp(loader, node)
-        except ValueError:
-            return node.value
-
-    scalars = {
-        f"tag:yaml.org,2002:{name}": getattr(safe, f"construct_yaml_{name}") for name in ("bool", "null", "float")
-    }
-    scalars["tag:yaml.org,2002:int"] = number
-    scalars["tag:yaml.org,2002:timestamp"] = timestamp
+    scalars = _scalar_constructors(yaml.constructor.SafeConstructor)
 
     class StrictLoader(base):  # type: ignore[misc, valid-type]
         """The safe loader, refusing a mapping that names one key twice (YAML would keep the last).
@@ -115,18 +132,7 @@ def _strict_loader() -> type:
             if tag == _STR and type(node) is yaml.ScalarNode:
                 return node.value
             if tag == _MAP and type(node) is yaml.MappingNode:
-                mapping: dict[Any, Any] = {}
-                built[id(node)] = mapping
-                seen: set[tuple[str, str]] = set()
-                for key_node, _ in node.value:  # every key first, as PyYAML's construct_mapping does
-                    if type(key_node) is not yaml.ScalarNode or key_node.tag == _MERGE:
-                        raise _Unusual
-                    if (key_node.tag, key_node.value) in seen:
-                        raise _DuplicateKey(key_node.value, key_node.start_mark.line)
-                    seen.add((key_node.tag, key_node.value))
-                for key_node, value_node in node.value:
-                    mapping[self._build(key_node, built)] = self._build(value_node, built)
-                return mapping
+                return self._build_mapping(node, built)
             if tag == _SEQ and type(node) is yaml.SequenceNode:
                 sequence: list[Any] = []
                 built[id(node)] = sequence
@@ -138,14 +144,19 @@ def _strict_loader() -> type:
             value = built[id(node)] = construct(self, node)
             return value
 
+        def _build_mapping(self, node, built: dict[int, Any]) -> dict[Any, Any]:
+            keys = [key_node for key_node, _ in node.value]
+            if any(type(key_node) is not yaml.ScalarNode or key_node.tag == _MERGE for key_node in keys):
+                raise _Unusual
+            _refuse_repeated_keys(keys, yaml.ScalarNode)  # every key first, as PyYAML's construct_mapping does
+            mapping: dict[Any, Any] = {}
+            built[id(node)] = mapping
+            for key_node, value_node in node.value:
+                mapping[self._build(key_node, built)] = self._build(value_node, built)
+            return mapping
+
         def construct_mapping(self, node, deep=False):  # noqa: D102 - PyYAML hook
-            seen: set[tuple[str, str]] = set()
-            for key_node, _ in node.value:
-                if isinstance(key_node, yaml.ScalarNode):
-                    key = (key_node.tag, key_node.value)
-                    if key in seen:
-                        raise _DuplicateKey(key_node.value, key_node.start_mark.line)
-                    seen.add(key)
+            _refuse_repeated_keys([key_node for key_node, _ in node.value], yaml.ScalarNode)
             return super().construct_mapping(node, deep=deep)
 
     for tag in ("int", "timestamp"):

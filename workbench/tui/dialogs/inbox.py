@@ -101,7 +101,7 @@ def request_text(request: Request) -> Content:
 
 def verdict_line(verdict: Verdict, titles: dict[str, str] | None = None) -> Content:
     """Two lines, as a request's: the verdict, who and when; then what it says, by title."""
-    when = verdict.at.replace("T", " ")[5:16]
+    when = verdict.local_at.replace("T", " ")[5:16]
     return Content.assemble(
         "  ",
         (f"verdict: {verdict.verdict}", "bold $text-accent"),
@@ -386,7 +386,7 @@ class InboxDialog(ModalScreen[InboxChoice | VerdictChoice | None]):
             Content.assemble(
                 (clean(verdict.agent), "bold"),
                 f": {clean(said(verdict, dict(self.judged.titles)))}",
-                (f"  ({verdict.at.replace('T', ' ')[:16]})", "$text 60%"),
+                (f"  ({verdict.local_at.replace('T', ' ')[:16]})", "$text 60%"),
                 "\n",
                 (clean(verdict.reason) or "(no reason given)", "italic"),
             )

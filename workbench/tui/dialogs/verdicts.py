@@ -187,7 +187,7 @@ def verdict_prompt(
 
 def verdict_text(verdict: Verdict, titles: Mapping[str, str]) -> Content:
     """Above the records: who judged what, and why, in the agent's words."""
-    when = verdict.at.replace("T", " ")[:16]
+    when = verdict.local_at.replace("T", " ")[:16]
     return Content.assemble(
         (clean(verdict.agent), "bold $text-accent"),
         (f" judged · {clean(verdict.verdict)} · {when}", "$text 60%"),

@@ -1,0 +1,22 @@
+"""Fixtures of the TUI tests: a copy of the sample vault with what agents left in it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from agent_work import leave_requests, leave_verdicts
+
+from workbench.core.services.verdicts import Verdict
+
+
+@pytest.fixture
+def verdicts(sample_copy: Path) -> list[Verdict]:
+    """The sample copy with four verdicts agents recorded (`agent_work.leave_verdicts`), in order."""
+    return leave_verdicts(sample_copy)
+
+
+@pytest.fixture
+def requested(sample_copy: Path) -> dict[str, str]:
+    """The sample copy with three requests agents left in the inbox (`agent_work.leave_requests`)."""
+    return leave_requests(sample_copy)
