@@ -151,3 +151,39 @@ def test_every_modules_all_names_what_it_defines_for_others():
         assert {d for d in defined if not d.startswith("_")} <= names, (
             f"{where}: public but not in __all__: {sorted({d for d in defined if not d.startswith('_')} - names)}"
         )
+
+
+def test_the_public_core_names_each_thing_once_and_from_where_it_lives():
+    """`workbench.core` loads each public name from its home on first use (`_HOMES`) and names the
+    same imports for a type checker; the two lists must agree, and every name must load."""
+    import workbench.core as public
+
+    tree = ast.parse((PACKAGE / "core" / "__init__.py").read_text("utf-8"))
+    typed = {
+        (("." * sub.level) + (sub.module or ""), alias.name)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If)
+        for sub in node.body
+        if isinstance(sub, ast.ImportFrom)
+        for alias in sub.names
+    }
+    lazy = {(home, name) for home, names in public._HOMES.items() for name in names}
+    assert typed == lazy, f"typed only: {sorted(typed - lazy)}; loaded only: {sorted(lazy - typed)}"
+    assert sorted(public.__all__) == sorted(name for _, name in lazy)
+    assert len(public.__all__) == len(set(public.__all__))
+    for name in public.__all__:
+        assert getattr(public, name) is not None, name
+
+
+def test_importing_the_public_core_loads_nothing_it_is_not_asked_for():
+    """`workbench.core` names the whole public core, so importing it must load none of it beyond the drawing
+    port the package installs: a face that asks for `Vault` loads the facade's modules, never the
+    services' or the graph's."""
+    statement = "import sys, workbench.core; print(' '.join(m for m in sys.modules if m.startswith('workbench.core.')))"
+    result = subprocess.run([sys.executable, "-c", statement], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert set(result.stdout.split()) <= {"workbench.core.vocabulary", "workbench.core.vocabulary.presenting"}
+    assert (
+        loaded_by("from workbench.core import Vault, Document, Plan", ("textual", "rich", "networkx", "watchfiles"))
+        == []
+    )

@@ -16,19 +16,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .core.vocabulary import presenting as _presenting
+from .core import presenting as _presenting
 
 if TYPE_CHECKING:
-    from .core.vocabulary.model import (
-        ConflictError,
-        Document,
-        Problem,
-        QueryError,
-        RefusedError,
-        VaultError,
-        WorkbenchError,
-    )
-    from .core.vault import Vault
+    from .core import ConflictError, Document, Problem, QueryError, RefusedError, Vault, VaultError, WorkbenchError
 
 __all__ = [
     "Vault",
@@ -41,8 +32,6 @@ __all__ = [
     "WorkbenchError",
 ]
 __version__ = "0.1.0"
-
-_HOMES = {"Vault": ".core.vault", **dict.fromkeys(__all__[1:], ".core.vocabulary.model")}
 
 
 def _drawn_by_notebook(kind: str) -> Any:
@@ -58,9 +47,9 @@ _presenting.install({kind: _drawn_by_notebook(kind) for kind in _presenting.KIND
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
+    if name not in __all__:
         raise AttributeError(f"module 'workbench' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_HOMES[name], __name__), name)
+    value = getattr(importlib.import_module(".core", __name__), name)  # the public core, which loads it from its home
     globals()[name] = value
     return value
 

@@ -28,8 +28,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .core.vocabulary import presenting
-from .core.vocabulary.presenting import document_rows, frame, plain_text
+from .core import document_rows, frame, plain_text, presenting
 
 __all__ = [
     "STATUS_COLOURS",
@@ -456,7 +455,7 @@ def changes_html(changes: Iterable[Any]) -> _Html:
 def _mermaid_classes(hood: Any) -> list[str]:
     """Status colours and a thick border for the root: Mermaid `classDef` lines for the diagram."""
     # The ids `export` wrote, so that the classes land on its nodes.
-    from .core.views.graph import mermaid_id
+    from .core import mermaid_id
 
     lines = []
     by_class: dict[str, list[str]] = {}

@@ -102,3 +102,18 @@ async def test_a_document_deleted_on_one_side_and_changed_on_the_other_is_delete
     assert gitsync.pending(server) == [] and git(server, "status", "--porcelain") == ""
     assert sync(laptop) == 0
     assert not (laptop / doc_path("mem-entity-queue")).exists()
+
+
+def test_the_status_line_tells_documents_not_merged_from_questions_a_side_answers():
+    """A killed sync leaves documents git could not merge and no sync has merged: o, t and b do
+    not answer those, so the dialog says `s` merges them instead of offering sides for them."""
+    from workbench.tui.dialogs.sync_merge import waiting_head
+
+    unmerged = [gitsync.SyncConflict(f"d{n}.md", gitsync.NOT_MERGED, "not merged yet") for n in range(3)]
+    asked = [gitsync.SyncConflict("a.md", "title", "both sides changed it")]
+    assert waiting_head(unmerged) == "3 documents not merged yet: s merges them key by key, then asks what it cannot"
+    assert waiting_head(asked).startswith("1 question from the merge: o ours")
+    both = waiting_head(asked + unmerged[:1]).splitlines()
+    assert both[0].startswith("1 question from the merge") and both[1].startswith(
+        "1 document not merged yet: s merges it"
+    )

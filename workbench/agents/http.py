@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..core.vocabulary.model import RefusedError
+from ..core import RefusedError
 
 __all__ = [
     "BearerGate",

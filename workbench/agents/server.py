@@ -20,9 +20,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from ..core.services.inbox import Agent
-from ..core.vocabulary.model import RefusedError, WorkbenchError
-from ..core.vault import Vault
+from ..core import Agent, RefusedError, Vault, WorkbenchError
 from .answers import (
     ContextAnswer,
     ForgetAnswer,
@@ -180,7 +178,7 @@ def build_server(vault: Vault, source: str | None = None, agent: str | None = No
     """The MCP server for `vault`; `source` is the contract's source for every write, when the
     client's name does not say it; `agent` names the agent, whatever its client is called."""
     client = _Client(source, agent)
-    tools = MemoryTools(vault, client.agent, GateSession(vault.index.state_dir, client.key), client.display_name)
+    tools = MemoryTools(vault, client.agent, GateSession(vault.state_dir, client.key), client.display_name)
     server = _Server("workbench", version=_version(), instructions=INSTRUCTIONS, log_level="WARNING")
     reading = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 

@@ -30,9 +30,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..core.vocabulary.model import RefusedError
-from ..core.views.similarity import STOPWORDS, plural_stem
-from ..core.storage.vaultfs import first_link
+from ..core import RefusedError, STOPWORDS, first_link, plural_stem
 
 try:
     import fcntl

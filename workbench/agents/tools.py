@@ -17,12 +17,20 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..core.views.excerpts import READ_CHARACTERS, READ_DOCUMENTS
-from ..core.services.gate import Draft, new_id_for
-from ..core.services.inbox import Agent, AlreadyExists
-from ..core.vocabulary.model import REQUIRED_FIELDS, DocType, LinkType, RefusedError, Status
-from ..core.records.validate import find_credentials
-from ..core.vault import Vault
+from ..core import (
+    READ_CHARACTERS,
+    READ_DOCUMENTS,
+    REQUIRED_FIELDS,
+    Agent,
+    AlreadyExists,
+    DocType,
+    Draft,
+    LinkType,
+    RefusedError,
+    Status,
+    Vault,
+    find_credentials,
+)
 from .session import GateSession, title_words
 from .text import answer_text, text_length
 
@@ -423,7 +431,7 @@ class MemoryTools:
         found = self.vault.candidates(draft, limit)
         self.session.proposed(draft.type, draft.title, [c.id for c in found])
         self.session.excerpted({c.id: c.excerpt.digest for c in found if c.excerpt is not None})
-        proposed = new_id_for(self.vault, draft.type, draft.title)  # type: ignore[arg-type]
+        proposed = self.vault.new_id(draft.type, draft.title)
         candidates = []
         for c in found:
             decision = f"merge_into:{c.id}" if c.action == "merge" else f"supersede:{c.id}"

@@ -6,20 +6,19 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..core.vocabulary.model import RefusedError
-from ..core.vault import Vault
+from ..core import RefusedError, Vault
 from .output import EXIT_ERRORS, EXIT_OK, EXIT_REFUSED, UsageError, safe
 
 
 def cmd_sync(vault: Vault, args: argparse.Namespace) -> int:
-    from ..core.services import gitsync
+    from ..core import SyncError
 
     try:
         if args.setup:
-            print("\n".join(gitsync.setup(vault.root)) or "already set up")
+            print("\n".join(vault.sync_setup()) or "already set up")
             return EXIT_OK
-        report = gitsync.sync(vault.root, remote=args.remote)
-    except gitsync.SyncError as exc:
+        report = vault.sync(remote=args.remote)
+    except SyncError as exc:
         print(f"workbench: sync: {safe(str(exc))}", file=sys.stderr)
         return EXIT_REFUSED
     for step in report.steps:

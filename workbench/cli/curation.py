@@ -8,7 +8,7 @@ import argparse
 import datetime as dt
 import sys
 
-from ..core.vault import Vault
+from ..core import Vault
 from .output import EXIT_ERRORS, EXIT_OK, UsageError, one_line, print_json, report_plan, safe
 
 

@@ -8,12 +8,11 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from ..core.vocabulary.model import Severity
-from ..core.vault import Vault
+from ..core import Severity, Vault
 from .output import EXIT_ERRORS, EXIT_OK, UsageError, one_line, print_json, read_text_option, report_plan, safe
 
 if TYPE_CHECKING:  # the gate and migration are loaded by the commands that use them, not by every command
-    from ..core.services.gate import Draft
+    from ..core import Draft
 
 
 def cmd_check(vault: Vault, args: argparse.Namespace) -> int:
@@ -113,7 +112,7 @@ def read_body(args: argparse.Namespace) -> str:
 
 
 def _draft(args: argparse.Namespace) -> Draft:
-    from ..core.services.gate import Draft
+    from ..core import Draft
 
     links = []
     for spec in args.link:
@@ -221,9 +220,9 @@ def cmd_stale(vault: Vault, args: argparse.Namespace) -> int:
 
 
 def cmd_links(vault: Vault, args: argparse.Namespace) -> int:
-    from ..core.views import graph
+    from ..core import inverse_label
 
-    hood = graph.neighbourhood(vault.graph(), args.id, depth=args.depth).to_json()
+    hood = vault.neighbourhood(args.id, depth=args.depth).to_json()
     if args.json:
         print_json(hood)
         return EXIT_OK
@@ -237,7 +236,7 @@ def cmd_links(vault: Vault, args: argparse.Namespace) -> int:
     for edge in hood["edges"]:
         if edge["target"] == args.id:
             other = titles.get(edge["source"], {})
-            print(safe(f"  ← {graph.inverse_label(edge['type']):<13} {edge['source']}  {other.get('title', '')}"))
+            print(safe(f"  ← {inverse_label(edge['type']):<13} {edge['source']}  {other.get('title', '')}"))
     for depth in range(2, args.depth + 1):
         further = [node for node in hood["nodes"] if node["depth"] == depth]
         if further:
@@ -248,9 +247,7 @@ def cmd_links(vault: Vault, args: argparse.Namespace) -> int:
 
 
 def cmd_context(vault: Vault, args: argparse.Namespace) -> int:
-    from ..core.views import graph
-
-    pack = graph.context_pack(vault.graph(), args.id)
+    pack = vault.context_pack(args.id)
     if args.json:
         print_json({"root": args.id, "documents": pack})
         return EXIT_OK
@@ -260,9 +257,7 @@ def cmd_context(vault: Vault, args: argparse.Namespace) -> int:
 
 
 def cmd_graph(vault: Vault, args: argparse.Namespace) -> int:
-    from ..core.views import graph
-
-    sys.stdout.write(graph.export(vault.graph(), args.format, root=args.root, depth=args.depth if args.root else None))
+    sys.stdout.write(vault.export_graph(args.format, root=args.root, depth=args.depth if args.root else None))
     return EXIT_OK
 
 

@@ -9,10 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..core.index import require_folder
-from ..core.vocabulary.model import QueryError, RefusedError, VaultError, WorkbenchError
-from ..core.vault import Vault
-from ..core.records.walk import looks_like_vault, no_documents_note
+from ..core import QueryError, RefusedError, Vault, VaultError, WorkbenchError
 from . import curation, documents
 from .connections import cmd_mcp, cmd_serve, cmd_sync
 from .output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageError, read_text_option, safe
@@ -31,7 +28,7 @@ def resolve_vault_path(given: str | None, command: str | None = None) -> Path:
         return Path(given)
     if os.environ.get("WORKBENCH_VAULT"):
         return Path(os.environ["WORKBENCH_VAULT"])
-    if looks_like_vault(Path.cwd()):
+    if Vault.looks_like_vault(Path.cwd()):
         return Path.cwd()
     if command in NEVER_ON_THE_SAMPLE:
         raise UsageError(
@@ -54,8 +51,9 @@ def open_vault(given: str | None, flavour: str | None = None, command: str | Non
     vault = Vault.open(resolve_vault_path(given, command), flavour=flavour)
     for note in vault.recovery_notes:
         print(f"workbench: {safe(note)}", file=sys.stderr)
-    if not vault.records and command != "new":  # `new` writes the first one
-        print(f"workbench: {safe(no_documents_note(vault.root))}", file=sys.stderr)
+    empty = vault.empty_note()
+    if empty is not None and command != "new":  # `new` writes the first one
+        print(f"workbench: {safe(empty)}", file=sys.stderr)
     return vault
 
 
@@ -85,7 +83,7 @@ COMMANDS = {
 
 
 def run_tui(vault_arg: str | None, flavour: str | None = None) -> int:
-    path = require_folder(resolve_vault_path(vault_arg))  # refused here, before the screen is taken
+    path = Vault.require_folder(resolve_vault_path(vault_arg))  # refused here, before the screen is taken
     from ..tui.app import WorkbenchApp
 
     app = WorkbenchApp(path, flavour=flavour)

@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..core.storage.changes import Plan
-from ..core.vocabulary.model import WorkbenchError
+from ..core import Plan, WorkbenchError
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_REFUSED = 0, 1, 2, 3
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")

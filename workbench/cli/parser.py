@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import NoReturn
 
-from ..core import flavours
+from ..core import Vault
 from .output import EXIT_USAGE, UsageError, safe
 
 
@@ -28,8 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--flavour",
         metavar="NAME",
-        choices=flavours.names(),
-        help=f"read the vault as this flavour when detection is wrong: {', '.join(flavours.names())}",
+        choices=Vault.flavour_names(),
+        help=f"read the vault as this flavour when detection is wrong: {', '.join(Vault.flavour_names())}",
     )
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
 

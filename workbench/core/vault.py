@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
     from .services.verdicts import LineProblem, Verdict
     from .views.search import Hit, SearchResults
     from .services.undo import Stack as UndoStack
+    from .flavours.base import RawLink
+    from .services.gitsync import SyncConflict, SyncReport
 
 __all__ = ["Vault"]
 
@@ -72,6 +75,46 @@ class Vault:
 
         The flavour (Memory Core, Dendron, ADRs...) is detected unless named."""
         return cls(VaultIndex.open(path, flavour))
+
+    # -- before a vault is open: what a face asks first --------------------------------------------
+
+    @staticmethod
+    def require_folder(path: str | os.PathLike[str]) -> Path:
+        """`path` (with `~` expanded) when it can be a vault's folder, else `VaultError` naming what
+        is wrong: asked by `open`, and by a face before it takes the screen."""
+        from .records.walk import require_folder
+
+        return require_folder(path)
+
+    @staticmethod
+    def looks_like_vault(path: Path) -> bool:
+        """Whether a folder (or its `memory/` child) holds a vault, so that it may be opened unnamed."""
+        from .records.walk import looks_like_vault
+
+        return looks_like_vault(path)
+
+    @staticmethod
+    def flavour_names() -> list[str]:
+        """The flavours a vault can be read as (`open(path, flavour=...)`)."""
+        from . import flavours
+
+        return flavours.names()
+
+    @staticmethod
+    def collector_paused() -> AbstractContextManager[None]:
+        """Python's cycle collector paused for a block that makes many objects that stay alive (an
+        open, a summary of every document): it would walk the growing heap again and again."""
+        from .records.loading import collector_paused
+
+        return collector_paused()
+
+    @staticmethod
+    def settle_collector(records: int) -> None:
+        """After such a block made `records` records: a large one's objects are frozen, so the
+        collector's next passes do not walk them all at once."""
+        from .records.loading import settle_collector
+
+        settle_collector(records)
 
     # -- what the vault is -------------------------------------------------------------------
 
@@ -654,3 +697,112 @@ class Vault:
         from .services import repair
 
         return repair.repair(self.index, dry_run, paths)
+
+    # -- what else a face asks of the vault --------------------------------------------------------
+
+    @property
+    def state_dir(self) -> Path:
+        """The folder of the workbench's own files for this vault (`.workbench/` or one in the cache)."""
+        return self.index.state_dir
+
+    @property
+    def verdicts_path(self) -> Path:
+        """The file readers' verdicts are kept in (a list that follows them looks at its size and time)."""
+        from .records.vaultconfig import VERDICT_FILE
+
+        return self.root / VERDICT_FILE
+
+    def empty_note(self) -> str | None:
+        """What a vault with no documents is, in words (an empty folder is a new vault), else None."""
+        from .records.walk import no_documents_note
+
+        return None if self.index.records else no_documents_note(self.root)
+
+    def require_native(self, what: str) -> None:
+        """Refuse `what`, with the way out, when it writes Memory Core's own fields and this vault is
+        of another format."""
+        self.index.require_native(what)
+
+    def read_file(self, path: str) -> bytes | None:
+        """The bytes of the file at `path` (relative to the root) as they are now, None when there is
+        none; `UnreadableFile` (an OSError) for a pipe, a device or a file that cannot be read, which
+        is never opened to block."""
+        from .vocabulary.files import read_file
+
+        return read_file(self.root / path)
+
+    def resolve_links(self, links: Iterable[RawLink]) -> list[str | None]:
+        """The id each link written in a text names, resolved by the vault's flavour as the graph
+        resolves it (a Dendron `[[a.b]]`, an Obsidian file name, a Memory Core id); None where no
+        document of the vault has it."""
+        from .flavours.base import Ids, View
+
+        links = list(links)
+        if not links:
+            return []
+        ids = Ids(self.ids())
+        targets: list[str | None] = []
+        for link in links:
+            resolved = self.flavour.resolve(View(title="", type="", status="", raw_links=(link,)), ids).links
+            targets.append(resolved[0].target if resolved and resolved[0].target in ids.exact else None)
+        return targets
+
+    def context_pack(self, doc_id: str, depth: int = 2, limit: int = 10) -> list[dict[str, Any]]:
+        """What to read about `doc_id`: the documents `depth` typed links out, by reading priority."""
+        from .views.graph import context_pack
+
+        return context_pack(self.graph(), doc_id, depth, limit)
+
+    def export_graph(self, fmt: str, root: str | None = None, depth: int | None = None) -> str:
+        """The graph (or `root`'s neighbourhood to `depth`) as json, dot, mermaid or graphml text."""
+        from .views.graph import export
+
+        return export(self.graph(), fmt, root=root, depth=depth)
+
+    def requests_in(self, paths: Iterable[str] | None = None) -> list[Request]:
+        """The requests agents left in the documents at `paths` (relative to the root; every
+        document when None), oldest first, as last read: the disk is not looked at."""
+        from .services.inbox import requests
+
+        if paths is None:
+            return requests(self.documents)
+        return requests(doc for path in paths if (doc := self.document_at(path)) is not None)
+
+    # -- sync with the vault's git remote (gitsync.py) ---------------------------------------------
+
+    def sync(self, remote: str | None = None) -> SyncReport:
+        """Commit the vault, fetch, merge (document by document), push; `SyncError` with git's words."""
+        from .services import gitsync
+
+        return gitsync.sync(self.root, remote=remote)
+
+    def sync_setup(self) -> list[str]:
+        """Register the document merge with the vault's git repository; what was set up, in words."""
+        from .services import gitsync
+
+        return gitsync.setup(self.root)
+
+    def sync_pending(self) -> list[SyncConflict]:
+        """The questions a merge waiting in git holds for a person, one key of one document each."""
+        from .services import gitsync
+
+        return gitsync.pending(self.root)
+
+    def sync_merge_in_progress(self) -> bool:
+        """Whether a merge waits in git (a sync stopped for a person, a `git pull` typed by hand)."""
+        from .services import gitsync
+
+        return gitsync.merge_in_progress(self.root)
+
+    def sync_settle(self, path: str, key: str, choice: str) -> None:
+        """Answer one question of a waiting merge (`ours`, `theirs`, `base`...), written to the
+        document at once."""
+        from .services import gitsync
+
+        gitsync.settle(self.root, path, key, choice)
+
+    def not_syncable(self) -> str | None:
+        """Why this vault cannot be synced at all (not in a git work tree, no `git`), or None."""
+        from .services import gitsync
+
+        return gitsync.not_syncable(self.root)

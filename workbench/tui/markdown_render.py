@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from textual.content import Content, Span
 from textual.style import Style
 
-from ..core.flavours.base import wikilinks
+from ..core import wikilinks
 from .text import mark_words, wrap_at_joints
 from .text_links import wiki_href
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..core.vocabulary.model import LinkType, RefusedError
+from ..core import LinkType, RefusedError
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -95,34 +95,40 @@ def link_groups(graph: nx.MultiDiGraph, doc_id: str, depth: int = 1, link_type: 
     `depth`, its supersession chain and its context pack; empty when it is not a node (invalid)."""
     if doc_id not in graph:
         return LinkGroups(depth=depth, link_type=link_type, root=doc_id)
-    from ..core.views import graph as core_graph  # with networkx: once a document opens, not at start
+    from ..core import (  # with networkx: once a document opens, not at start
+        backlinks,
+        context_pack,
+        neighbourhood,
+        outgoing,
+        supersession_chain,
+    )
 
     def kept(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
         return [pair for pair in pairs if link_type is None or pair[1] == link_type]
 
     further: dict[int, list[Neighbour]] = {}
     if depth > 1:
-        reached = core_graph.neighbourhood(graph, doc_id, depth, link_type)
+        reached = neighbourhood(graph, doc_id, depth, link_type)
         for node in reached.nodes:
             if node["depth"] >= 2:
                 further.setdefault(node["depth"], []).append(_node(graph, node["id"], depth=node["depth"]))
         for members in further.values():
             members.sort(key=lambda n: (n.title.casefold(), n.doc_id))
-    chain = core_graph.supersession_chain(graph, doc_id)
+    chain = supersession_chain(graph, doc_id)
     try:
-        pack = [_node(graph, item["id"], item["via"], item["depth"]) for item in core_graph.context_pack(graph, doc_id)]
+        pack = [_node(graph, item["id"], item["via"], item["depth"]) for item in context_pack(graph, doc_id)]
     except RefusedError:
         pack = []
-    outgoing, backlinks = core_graph.outgoing(graph, doc_id), core_graph.backlinks(graph, doc_id)
+    links_out, links_in = outgoing(graph, doc_id), backlinks(graph, doc_id)
     types = tuple(
         sorted(
-            {kind for _, kind in (*outgoing, *backlinks)},
+            {kind for _, kind in (*links_out, *links_in)},
             key=lambda kind: (_TYPE_ORDER.get(kind, len(_TYPE_ORDER)), kind),
         )
     )
     return LinkGroups(
-        _group(graph, kept(outgoing)),
-        _group(graph, kept(backlinks)),
+        _group(graph, kept(links_out)),
+        _group(graph, kept(links_in)),
         further,
         [_node(graph, node) for node in chain] if len(chain) > 1 else [],
         pack,

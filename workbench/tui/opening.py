@@ -12,8 +12,7 @@ import gc
 import threading
 from pathlib import Path
 
-from ..core.records.loading import collector_paused
-from ..core.vault import Vault
+from ..core import Vault
 
 __all__ = ["Opening"]
 
@@ -31,7 +30,7 @@ class Opening:
 
     def _open(self) -> None:
         try:
-            with collector_paused():
+            with Vault.collector_paused():
                 self._vault = Vault.open(self.path, flavour=self.flavour)
                 # What was just read lives as long as the app: frozen before the collector wakes,
                 # which walked all of it (15 ms at 10,000 documents) on the way to the first titles.

@@ -22,9 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from ..core.storage.changes import FileChange, Plan
-from ..core.vocabulary.model import RefusedError
-from ..core.vault import Vault
+from ..core import FileChange, Plan, RefusedError, Vault
 
 __all__ = ["Proposal", "apply_exactly", "changed_since_read", "created_id", "redo_exactly", "undo_exactly"]
 

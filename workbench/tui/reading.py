@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..core.vocabulary.model import Document, Problem
-from ..core.vault import Vault
+from ..core import Document, Problem, Vault
 from .neighbours import LinkGroups, link_groups
 from .text_links import TextLink, text_links
 

@@ -9,10 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.records.loading import collector_paused, settle_collector
-from ..core.vocabulary.model import Document, Problem, Severity
-from ..core.vault import Vault
-from ..core.records.walk import no_documents_note
+from ..core import Document, Problem, Severity, Vault
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -67,15 +64,15 @@ def summarise(vault: Vault, given: Path) -> VaultSummary:
     # the interpreter, so the screen froze and a search typed meanwhile waited seconds). Paused,
     # and what a large vault's summary made frozen before it resumes: its first pass would walk
     # all of it at once (0.8 s).
-    with collector_paused():
+    with Vault.collector_paused():
         summary = VaultSummary(name, tuple(vault.documents), len(vault), tuple(vault.problems), vault.graph())
-        settle_collector(len(summary.documents))
+        Vault.settle_collector(len(summary.documents))
     return summary
 
 
 def empty_note(vault: Vault) -> str | None:
     """What a vault with no documents is, in words (an empty folder is a new vault), else None."""
-    return None if vault.records else no_documents_note(vault.root)
+    return vault.empty_note()
 
 
 def hand_on(summary: VaultSummary, screens: Iterable[object]) -> None:

@@ -23,8 +23,7 @@ from typing import Any
 
 from textual.content import Content
 
-from ..core.vocabulary.model import Status
-from ..core.views.search import QUESTION_WORDS, parse_query
+from ..core import QUESTION_WORDS, Status, parse_query
 
 __all__ = [
     "wrap_at_joints",

@@ -14,11 +14,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from ..core.flavours import Ids, RawLink, View
-from ..core.flavours.base import markdown_links, strip_code, wikilinks
-from ..core.flavours.markdown import body_links
-from ..core.vocabulary.model import Document
-from ..core.vault import Vault
+from ..core import Document, RawLink, Vault, body_links, markdown_links, strip_code, wikilinks
 
 __all__ = ["TextLink", "is_url", "markdown_href", "text_links", "wiki_href"]
 
@@ -81,22 +77,17 @@ def text_links(vault: Vault, doc: Document) -> dict[str, TextLink]:
     if "[[" not in body and "](" not in body:
         return {}
     read = {raw.written: raw for raw in (doc.view.raw_links if doc.view is not None else ())}
-    ids = Ids(vault.ids())
-
-    def resolve(raw: RawLink | None) -> str | None:
-        if raw is None:
-            return None
-        resolved = vault.flavour.resolve(View(title="", type="", status="", raw_links=(raw,)), ids).links
-        return resolved[0].target if resolved and resolved[0].target in ids.exact else None
-
-    found: dict[str, TextLink] = {}
+    links: list[tuple[str, str, str, str, RawLink | None]] = []  # href, as written, label, named, as read
     for inner, whole, _embed in wikilinks(body):
         raw = read.get(whole) or next(iter(body_links(whole, doc.path)), None)
         named = raw.candidates[0] if raw is not None and raw.candidates else _bare(inner.split("|")[-1])
-        found[wiki_href(inner)] = TextLink(whole, _label(inner, named), resolve(raw), named)
+        links.append((wiki_href(inner), whole, _label(inner, named), named, raw))
     for candidates, whole in markdown_links(body, doc.path):
         raw = read.get(whole) or RawLink("related_to", candidates, whole)
         destination = _destination(whole)
-        label = whole[1 : whole.rindex("](")]
-        found[markdown_href(destination)] = TextLink(whole, label, resolve(raw), destination)
-    return found
+        links.append((markdown_href(destination), whole, whole[1 : whole.rindex("](")], destination, raw))
+    targets = iter(vault.resolve_links([raw for *_, raw in links if raw is not None]))
+    return {
+        href: TextLink(whole, label, next(targets) if raw is not None else None, named)
+        for href, whole, label, named, raw in links
+    }

@@ -109,6 +109,11 @@ class SyncConflict:
     ours: Any = MISSING
     theirs: Any = MISSING
 
+    @property
+    def unmerged(self) -> bool:
+        """A document git left unmerged that no sync has merged yet: not a question a side answers."""
+        return self.key == NOT_MERGED
+
     def describe(self) -> str:
         sides = ", ".join(
             f"{side} {value_text(getattr(self, side))}"

@@ -29,9 +29,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.services.conflicts import Conflict, Resolution
-from ...core.vocabulary.model import Document
-from ...core.services.verdicts import Verdict
+from ...core import Conflict, Document, Resolution, Verdict
 from ..proposal import Proposal
 from ..text import clean, status_badge
 from .verdicts import (

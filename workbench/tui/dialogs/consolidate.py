@@ -34,7 +34,7 @@ from textual.widgets.option_list import Option
 from textual.strip import Strip
 from textual.widgets.selection_list import Selection
 
-from ...core.services.consolidate import Group
+from ...core import Group
 from ..text import clean
 from ..widgets.document_picker import DocumentPicker
 from ..widgets.search import Searcher

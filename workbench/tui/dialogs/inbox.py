@@ -30,8 +30,7 @@ from textual.widgets import Footer, Label, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from ...core.services.inbox import Inbox, Request
-from ...core.services.verdicts import Verdict
+from ...core import Inbox, Request, Verdict
 from ..text import clean, status_badge
 from ..widgets.document_picker import DocumentPicker
 from ..widgets.search import Searcher

@@ -26,8 +26,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
-from ...core.vocabulary.lifecycle import allowed_transitions, transition_refusal
-from ...core.vocabulary.model import DocType, Document, ExecutionState, Status
+from ...core import DocType, Document, ExecutionState, Status, allowed_transitions, transition_refusal
 from ..text import clean, status_badge
 from ..widgets.document_picker import DocumentPicker
 from ..widgets.search import Searcher

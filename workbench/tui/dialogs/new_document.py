@@ -47,8 +47,7 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
-from ...core.services.gate import LIKELY_PREDECESSOR, Candidate, Draft
-from ...core.vocabulary.model import DocType, Document, LinkType
+from ...core import Candidate, DocType, Document, Draft, LIKELY_PREDECESSOR, LinkType
 from ..text import clean, status_badge, status_style, value_text
 from ..widgets.document_picker import DocumentPicker
 from ..widgets.search import Searcher

@@ -22,7 +22,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.vocabulary.model import Problem, Severity
+from ...core import Problem, Severity
 from ..text import clean
 
 if TYPE_CHECKING:

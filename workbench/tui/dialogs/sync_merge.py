@@ -3,15 +3,14 @@
 When `workbench sync` stops, each question is one key of one document (or its body) that both
 machines changed. This dialog lists them; the highlighted one is shown side by side, ours, theirs
 and the base, and one key answers it (`o`, `t`, `b`; `a` keeps both for a body). Each answer is
-written to the document at once (the core's `gitsync.settle`, atomic); `s` then commits the merge
+written to the document at once (the vault's `sync_settle`, atomic); `s` then commits the merge
 and pushes, which is also how a vault with nothing waiting is synced from here. Git runs in a
 thread worker; the dialog only shows what the core reports.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -22,15 +21,34 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.services import gitsync
-from ...core.editing.docmerge import MISSING
-from ...core.vocabulary.parse import value_text
+from ...core import MISSING, SyncConflict, SyncError, value_text
 from ..text import clean
 
-__all__ = ["SyncDialog", "side_text"]
+if TYPE_CHECKING:
+    from ...core import Vault
+
+__all__ = ["SyncDialog", "side_text", "waiting_head"]
 
 
-def side_text(conflict: gitsync.SyncConflict, side: str) -> str:
+def waiting_head(questions: list[SyncConflict]) -> str:
+    """What the dialog's status line says is waiting: questions a side answers, and documents a
+    killed sync left unmerged, which only `s` can merge (o, t and b do not answer those)."""
+    unmerged = sum(1 for q in questions if q.unmerged)
+    asked = len(questions) - unmerged
+    parts = []
+    if asked:
+        parts.append(
+            f"{asked} question{'s' if asked != 1 else ''} from the merge: o ours, t theirs, b base (a both, for a body)"
+        )
+    if unmerged:
+        parts.append(
+            f"{unmerged} document{'s' if unmerged != 1 else ''} not merged yet: s merges "
+            f"{'them' if unmerged != 1 else 'it'} key by key, then asks what it cannot"
+        )
+    return "\n".join(parts)
+
+
+def side_text(conflict: SyncConflict, side: str) -> str:
     """One side of a question as a person reads it: text as it is, other values as YAML shows them."""
     value = getattr(conflict, side)
     if value is MISSING:
@@ -86,10 +104,10 @@ class SyncDialog(ModalScreen[bool]):
         Binding("escape", "close", "Close", id="sync.close", tooltip="Close; answers given so far are already written"),
     ]
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, vault: Vault) -> None:
         super().__init__()
-        self.root = root
-        self.questions: list[gitsync.SyncConflict] = []
+        self.vault = vault
+        self.questions: list[SyncConflict] = []
         self.wrote = False
         self.busy = False
 
@@ -114,14 +132,14 @@ class SyncDialog(ModalScreen[bool]):
     @work(thread=True, exclusive=True, group="sync")
     def read_questions(self, said: str = "") -> None:
         try:
-            questions = gitsync.pending(self.root)
-            waiting = gitsync.merge_in_progress(self.root)
-        except gitsync.SyncError as exc:
+            questions = self.vault.sync_pending()
+            waiting = self.vault.sync_merge_in_progress()
+        except SyncError as exc:
             self.app.call_from_thread(self.say, str(exc))
             return
         self.app.call_from_thread(self.show_questions, questions, waiting, said)
 
-    def show_questions(self, questions: list[gitsync.SyncConflict], waiting: bool, said: str) -> None:
+    def show_questions(self, questions: list[SyncConflict], waiting: bool, said: str) -> None:
         self.questions = questions
         listing = self.query_one("#questions", OptionList)
         listing.clear_options()
@@ -129,7 +147,7 @@ class SyncDialog(ModalScreen[bool]):
         if questions:
             listing.highlighted = 0
             listing.focus()
-            head = f"{len(questions)} question{'s' if len(questions) != 1 else ''} from the merge: o ours, t theirs, b base (a both, for a body)"
+            head = waiting_head(questions)
         elif waiting:
             head = "Every question is answered: s commits the merge and pushes."
         else:
@@ -151,6 +169,9 @@ class SyncDialog(ModalScreen[bool]):
         if self.busy or at is None or at >= len(self.questions):
             return
         question = self.questions[at]
+        if question.unmerged:
+            self.say(f"{question.path}: not merged yet; s merges it key by key, then asks what it cannot")
+            return
         if choice == "both" and question.key != "body":
             self.say(f"{question.key}: both values cannot be kept in one key; choose o, t or b")
             return
@@ -164,16 +185,16 @@ class SyncDialog(ModalScreen[bool]):
         self.settle(question, choice)
 
     @work(thread=True, exclusive=True, group="sync")
-    def settle(self, question: gitsync.SyncConflict, choice: str) -> None:
+    def settle(self, question: SyncConflict, choice: str) -> None:
         try:
-            gitsync.settle(self.root, question.path, question.key, choice)
+            self.vault.sync_settle(question.path, question.key, choice)
             said = (
                 f"{question.path}: {'deleted' if choice == 'delete' else 'kept, as changed'}"
                 if question.key == "file"
                 else f"{question.path}: {question.key} set to {choice}"
             )
             self.wrote = True
-        except (gitsync.SyncError, OSError, ValueError) as exc:
+        except (SyncError, OSError, ValueError) as exc:
             said = str(exc)
         finally:
             self.busy = False
@@ -189,12 +210,12 @@ class SyncDialog(ModalScreen[bool]):
     @work(thread=True, exclusive=True, group="sync")
     def run_sync(self) -> None:
         try:
-            report = gitsync.sync(self.root)
+            report = self.vault.sync()
             said = "\n".join(report.steps) or "done"
             if report.conflicts or report.supersession:
                 said += "\n" + "\n".join(c.describe() for c in [*report.conflicts, *report.supersession])
             self.wrote = True
-        except (gitsync.SyncError, OSError) as exc:
+        except (SyncError, OSError) as exc:
             said = str(exc)
         finally:
             self.busy = False

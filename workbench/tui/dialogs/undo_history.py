@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.services.undo import Stack, Step
+from ...core import Stack, Step
 from ..text import clean
 
 __all__ = ["UndoHistoryDialog", "step_prompt"]

@@ -19,15 +19,12 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content
 
-from ...core.services.conflicts import Resolution
-from ...core.vocabulary.model import Document
-from ...core.records.vaultconfig import VERDICT_FILE
-from ...core.services.verdicts import Verdict
+from ...core import Document, Resolution, Verdict
 from ..proposal import Proposal
 from ..text import clean
 
 if TYPE_CHECKING:
-    from ...core.vault import Vault
+    from ...core import Vault
 
 __all__ = [
     "VERDICT_WORDS",
@@ -92,7 +89,7 @@ def moved_on(vault: Vault) -> Callable[[], int]:
     """A number that changes when the vault's records do (its generation) or when its verdicts
     file does: the watcher reports an agent's verdict without re-reading any record, so a list
     that follows the vault looks at the file's size and time as well (a stat, every poll)."""
-    path = vault.root / VERDICT_FILE
+    path = vault.verdicts_path
 
     def now() -> int:
         try:

@@ -17,9 +17,7 @@ from typing import TYPE_CHECKING
 from .messages import ConflictsFound
 
 if TYPE_CHECKING:
-    from ...core.services.conflicts import Conflict
-    from ...core.vocabulary.model import Document
-    from ...core.vault import Vault
+    from ...core import Conflict, Document, Vault
     from .host import ConflictsHost
 
 __all__ = ["AUTO_CONFLICTS_LIMIT", "ConflictsSearch"]
@@ -86,7 +84,7 @@ class ConflictsSearch:
     def _find(self, documents: tuple[Document, ...], native: bool, vault: Vault | None, kept_only: bool) -> None:
         """In the worker's thread: post what was found (None when the search failed, it is said,
         or when only a kept queue was asked for and none is kept)."""
-        from ...core.services.conflicts import find_conflicts  # not needed for the first screen
+        from ...core import find_conflicts  # not needed for the first screen
 
         try:
             if vault is None:

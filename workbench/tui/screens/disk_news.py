@@ -54,16 +54,9 @@ class DiskNews:
         """A toast for each request an agent has just left in a changed file (the watcher re-read them)."""
         if self.host.vault is None:
             return
-        from ...core.services.inbox import requests as agent_requests
-
         # A sweep that caught up says no paths: a write whose event the OS lost is among all the
         # documents, and is news all the same.
-        documents = (
-            [doc for path in paths if (doc := self.host.vault.document_at(path)) is not None]
-            if paths
-            else self.host.vault.documents
-        )
-        fresh = [r for r in agent_requests(documents) if r.at > self.agents_seen]
+        fresh = [r for r in self.host.vault.requests_in(paths or None) if r.at > self.agents_seen]
         if fresh:
             self.agents_seen = max(r.at for r in fresh)
             more = f" (and {len(fresh) - 1} more)" if len(fresh) > 1 else ""

@@ -22,8 +22,7 @@ from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from ...core.vocabulary.files import read_file
-from ...core.vocabulary.model import RefusedError, Status
+from ...core import RefusedError, Status, read_file
 from ..proposal import Proposal, created_id, redo_exactly, undo_exactly
 from ..reading import read_view
 from ..summary import summarise
@@ -32,7 +31,7 @@ from .messages import DocumentRead, VaultRead
 from .queue_flow import answer_verdict, open_queue
 
 if TYPE_CHECKING:
-    from ...core.services.conflicts import Resolution
+    from ...core import Resolution
     from ..dialogs.verdicts import VerdictChoice
     from ..dialogs.lifecycle import LifecycleChoice
     from .host import FlowHost
@@ -59,7 +58,7 @@ RESOLUTIONS_NATIVE_ONLY = {  # "compatible" is not one: another format's vault k
 def _native_refusal(vault, what: str) -> str | None:
     """The core's own refusal of `what` in this vault's format (with the way out), or None."""
     try:
-        vault.index.require_native(what)
+        vault.require_native(what)
     except RefusedError as exc:
         return str(exc)
     return None
@@ -215,14 +214,14 @@ class GuidedFlows:
         if view is None or self.host.vault is None:
             return
         doc_path, doc_id = view.document.path, view.document.id
-        read = read_file(self.host.vault.root / doc_path)
+        read = self.host.vault.read_file(doc_path)
         if read is None:
             self.host.notify(f"{doc_path} is not on disk any more", title="Nothing to edit", severity="warning")
             return
         copy = Path(tempfile.mkdtemp(prefix="workbench-edit-")) / PurePosixPath(doc_path).name
         copy.write_bytes(read)
         failure = run_editor(self.host.app, copy)
-        written = read_file(copy) if failure is None else None
+        written = read_file(copy) if failure is None else None  # the editor's copy, outside the vault
         if written is None or written == read:
             shutil.rmtree(copy.parent, ignore_errors=True)
             if failure is not None:
@@ -421,15 +420,13 @@ class GuidedFlows:
         """The sync dialog; what a pull writes reaches the panes through the vault's watcher."""
         from ..dialogs.sync_merge import SyncDialog
 
-        from ...core.services.gitsync import not_syncable
-
         if self.host.vault is None:
             return
-        why = not_syncable(self.host.vault.root)
+        why = self.host.vault.not_syncable()
         if why is not None:  # an empty merge dialog would say nothing
             self.host.notify(why, title="Nothing to sync", severity="warning", markup=False, timeout=10)
             return
-        self.host.app.push_screen(SyncDialog(self.host.vault.root))
+        self.host.app.push_screen(SyncDialog(self.host.vault))
 
     def inbox(self) -> None:
         if self.host.vault is None:

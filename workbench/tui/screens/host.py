@@ -22,8 +22,7 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
     from textual.worker import Worker
 
-    from ...core.services.conflicts import Conflict
-    from ...core.vault import Vault
+    from ...core import Conflict, Vault
     from ..proposal import Proposal
     from ..reading import DocumentView
     from ..summary import VaultSummary

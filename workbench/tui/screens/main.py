@@ -27,8 +27,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from ...core.vocabulary.model import WorkbenchError
-from ...core.vault import Vault
+from ...core import Vault, WorkbenchError
 from ..history import History
 from ..opening import Opening
 from ..summary import VaultSummary, empty_note, hand_on, summarise
@@ -46,8 +45,7 @@ from .messages import ExternalChange, Failed, PlanReady, VaultOpened, VaultRead
 from .own_writes import OwnWrites
 
 if TYPE_CHECKING:
-    from ...core.services.conflicts import Conflict
-    from ...core.records.live import VaultWatcher
+    from ...core import Conflict, VaultWatcher
     from ..proposal import Proposal
     from ..reading import DocumentView
     from .flows import GuidedFlows

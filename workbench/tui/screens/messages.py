@@ -13,12 +13,11 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from ...core.storage.changes import Plan
-    from ...core.vocabulary.model import Problem
+    from ...core import Plan, Problem
     from ..proposal import Proposal
     from ..reading import DocumentView
     from ..summary import VaultSummary
-    from ...core.services.conflicts import Conflict
+    from ...core import Conflict
     from ..dialogs.external_change import Versions
 
 __all__ = [

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...core.storage.changes import FileChange
+from ...core import FileChange
 
 __all__ = ["OwnWrites"]
 

@@ -15,14 +15,13 @@ from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from ...core.vocabulary.files import read_file
-from ...core.vocabulary.model import ConflictError, Problem
+from ...core import ConflictError, Problem
 from ..proposal import changed_since_read
 from ..summary import summarise
 from .messages import ChangeApplied, ExternalChange, PlanReady, VaultRead
 
 if TYPE_CHECKING:
-    from ...core.storage.changes import Plan
+    from ...core import Plan
     from ..proposal import Proposal
     from .host import WriteHost
 
@@ -50,7 +49,7 @@ class ProposalRunner:
         """The file's bytes now (None if it is gone)."""
         assert self.host.vault is not None
         try:
-            return read_file(self.host.vault.root / path)  # a pipe put there is never opened to block
+            return self.host.vault.read_file(path)  # a pipe put there is never opened to block
         except OSError:
             return None
 

@@ -15,7 +15,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ...core.services.conflicts import Resolution
+    from ...core import Resolution
     from ..dialogs.verdicts import VerdictChoice
     from .host import FlowHost
 

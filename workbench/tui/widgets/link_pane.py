@@ -24,8 +24,7 @@ from textual.reactive import reactive
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from ...core.vocabulary.model import inverse_label
-from ...core.vocabulary.model import LinkType
+from ...core import LinkType, inverse_label
 from ..text import clean, status_style
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ...core.vocabulary.model import LinkType, parse_links
+from ...core import LinkType, parse_links
 from ..text import clean, epoch_date, status_badge, value_text, wrap_at_joints
 
 __all__ = ["Properties", "value_content"]

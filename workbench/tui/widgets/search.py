@@ -29,8 +29,7 @@ from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from ...core.vocabulary.model import QueryError
-from ...core.views.search import Hit
+from ...core import Hit, QueryError
 from ..text import clean, status_style
 
 __all__ = [

@@ -25,7 +25,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from ...core.vocabulary.model import Severity
+from ...core import Severity
 from ..text import clean, mark_words
 from ..text_links import is_url, markdown_href
 from .body import Body
