@@ -187,3 +187,16 @@ def test_importing_the_public_core_loads_nothing_it_is_not_asked_for():
         loaded_by("from workbench.core import Vault, Document, Plan", ("textual", "rich", "networkx", "watchfiles"))
         == []
     )
+
+
+def test_the_architecture_page_gives_the_write_traces_figures():
+    """The page says how far an agent's write wanders as `trace_write` measures it today."""
+    result = subprocess.run(
+        [sys.executable, "-m", "tests.benchmarks.trace_write"], capture_output=True, text=True, cwd=ROOT
+    )
+    assert result.returncode == 0, result.stderr
+    figures = dict(line.split(": ", 1) for line in result.stdout.splitlines() if ": " in line)
+    modules, returns = figures["modules entered"], figures["returns into a module still on the stack"]
+    page = " ".join((ROOT / "docs" / "architecture.md").read_text().split())
+    stated = f"It enters {modules} of the package's modules and returns {returns} time"
+    assert stated in page, f"docs/architecture.md should say: {stated}"

@@ -329,9 +329,9 @@ def test_kept_results_catch_up_with_a_watchers_writes_and_score_as_if_asked_afre
         vault.refresh_paths(paths)
         for query in queries:
             kept = [(hit.id, hit.score) for hit in vault.search(query, 20)]
-            held, vault.index.search_postings = vault.index.search_postings, None
+            held = fulltext.KEPT.pop(vault.index)
             fresh = [(hit.id, hit.score) for hit in vault.search(query, 20)]
-            vault.index.search_postings = held
+            fulltext.KEPT[vault.index] = held
             assert [i for i, _ in kept] == [i for i, _ in fresh], query
             assert [s for _, s in kept] == pytest.approx([s for _, s in fresh], rel=1e-9), query
     assert any(caught_up), "kept results were brought up to date, not asked for again"
@@ -501,7 +501,7 @@ def test_an_index_brought_up_to_date_equals_one_built_afresh(builder, tiny_meani
     caught_up._words()
     words_encoded = [text for text in encoded if "\n" not in text]
     assert words_encoded and set(words_encoded) <= set(caught_up.words) - set(first.words), "only new words are encoded"
-    vault.index.meaning = None
+    del semantic.KEPT[vault.index]
     fresh = search._meaning(vault.index)
     assert caught_up.frequency == fresh.frequency and caught_up.words == fresh.words
     assert caught_up.ids == fresh.ids and np.allclose(caught_up.matrix, fresh.matrix)

@@ -1,10 +1,11 @@
 """How far an agent's write wanders: the modules one `memory_write(decision="merge_into:ID")` passes
 through, from the MCP tool to the bytes on disk, on a copy of the sample vault.
 
-Prints how many of the package's modules the call enters (the tool's own included), and how many
+Prints how many of the package's modules the call enters (the tool's own included), how many
 times a call goes back into a module that is still waiting lower on the call stack (a return up
-the layers: the index calling the facade that called it). Run:
-`python -m tests.benchmarks.trace_write [--path]` (`--path` lists each return).
+the layers: the index calling the facade that called it), and the modules entered by layer. Run:
+`python -m tests.benchmarks.trace_write [--path]` (`--path` lists each return). The architecture
+page gives the first two figures; `tests/test_architecture.py` holds it to them.
 """
 
 from __future__ import annotations
@@ -58,18 +59,38 @@ def traced_write(tools: MemoryTools) -> tuple[list[str], list[str]]:
     return entered, again
 
 
-def main() -> None:
-    root = Path(tempfile.mkdtemp()) / "vault"
-    shutil.copytree(SAMPLE, root)
+def measure(folder: Path) -> tuple[list[str], list[str]]:
+    """`traced_write` on a copy of the sample made in `folder`, as an agent makes it: a search and
+    a read of the target first, as the gate's session asks."""
+    root = folder / "vault"
+    shutil.copytree(SAMPLE, root, ignore=shutil.ignore_patterns(".workbench"))
     vault = Vault.open(root)
     tools = MemoryTools(vault, lambda: Agent("trace", "agent-claude"), GateSession())
     tools.search("stripe payout schedule")
     tools.read(TARGET)
     entered, again = traced_write(tools)
     assert "Payouts arrive two business days later." in Vault.open(root).get(TARGET).body
+    return entered, again
+
+
+def layer(module: str) -> str:
+    """The layer a module is in: its folder under the core (`storage`, `records`...), the facade or
+    the index for the core's top modules, the face's package otherwise."""
+    parts = module.split(".")
+    if parts[1] != "core":
+        return parts[1]
+    return {"vault": "facade"}.get(parts[2], parts[2])
+
+
+def main() -> None:
+    entered, again = measure(Path(tempfile.mkdtemp()))
     print(f"modules entered: {len(entered)}")
     print(f"returns into a module still on the stack: {len(again)}")
     print("modules: " + " ".join(m.removeprefix("workbench.") for m in entered))
+    layers: dict[str, int] = {}
+    for module in entered:
+        layers[layer(module)] = layers.get(layer(module), 0) + 1
+    print("by layer: " + ", ".join(f"{name} {count}" for name, count in layers.items()))
     if "--path" in sys.argv:
         print("returns:\n  " + "\n  ".join(m.replace("workbench.", "") for m in again))
 

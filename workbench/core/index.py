@@ -15,20 +15,20 @@ a vault of any other format (Dendron, Obsidian, ADRs) is someone else's folder, 
 in the user's cache folder instead (`state_dir_for`), and opening, searching, checking or
 migrating it writes nothing there. Only a change a person makes writes into it.
 
-Derived views keep what they computed between calls in the slots declared in `__init__`
-(`search_views`, `search_postings`, `meaning`), dropped with the index; each view checks
-`generation`, which moves whenever the records change.
+Derived views keep what they computed between calls themselves, keyed by the index and dropped
+with it (search's lookups and kept per-word results, the meaning index); each checks `generation`,
+which moves whenever the records change.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import datetime as dt
 import functools
 import os
 import stat as stat_mode
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,13 +39,22 @@ from .records.store_rows import keep_body
 from .storage.changes import Plan
 from .flavours import Flavour
 from .records.loading import Bodies, bring_in_line, collector_paused, load_beside, settle_collector
-from .vocabulary.model import Document, Problem, Problems, RefusedError, Severity
+from .vocabulary.model import ConflictError, Document, Problem, Problems, RefusedError, Severity
 from .records.ownership import IdOwnership
-from .vocabulary.parse import ParsedFile, digest_of, parse_bytes
-from .records.record import IdLog, Record, build_record, invalidating, read_record, today, unchanged
+from .vocabulary.parse import ParsedFile, digest_of
+from .records.record import (
+    IdLog,
+    Record,
+    build_record,
+    invalidating,
+    read_record,
+    still_clean,
+    today,
+    unchanged,
+)
 from .storage.writer import ChangeWriter, FileChange, VaultLock, read_bytes
 from .records.validate import check_relations
-from .records.vaultconfig import CONFIG_FILE, VaultConfig, config_problem, read_config
+from .records.vaultconfig import CONFIG_FILE, VaultConfig, read_config
 from .storage.vaultfs import first_link
 from .records.walk import (
     RECOVERY_DIR,
@@ -65,13 +74,13 @@ __all__ = ["VaultIndex", "require_folder", "serialized", "state_dir_for"]
 
 
 def serialized(method: Callable) -> Callable:
-    """Run a method under the index's own reentrant mutex (`self.mutex`, or `self.index.mutex`):
-    the TUI's workers and the file watcher call one vault from several threads, and its records
-    must change one call at a time."""
+    """Run an index method under the index's own reentrant mutex: the TUI's workers and the file
+    watcher call one vault from several threads, and its records must change one call at a time.
+    (The facade has its own, `vault.serialized`, taking the same mutex.)"""
 
     @functools.wraps(method)
-    def run(self, *args, **kwargs):
-        with self.mutex if hasattr(self, "mutex") else self.index.mutex:
+    def run(self: VaultIndex, *args, **kwargs):
+        with self.mutex:
             return method(self, *args, **kwargs)
 
     return run
@@ -112,11 +121,6 @@ class VaultIndex:
         self.mutex = threading.RLock()
         self.generation = 0  # moves whenever the records change, so derived views know to rebuild
         self.id_log = IdLog()  # which ids each generation touched, so the graph need not scan them all
-        # What derived views keep between calls, declared here so that no view hangs its own
-        # attributes on the index: search.py's lookups and kept per-word results, semantic.py's index.
-        self.search_views: Any = None
-        self.search_postings: Any = None
-        self.meaning: Any = None
 
     # -- opening and reading ----------------------------------------------------------------
 
@@ -311,9 +315,13 @@ class VaultIndex:
 
     @serialized
     def get(self, doc_id: str) -> Document:
-        """The document as it is on disk now; RefusedError if no file has that id."""
+        """The document as it is on disk now; RefusedError if no file has that id.
+
+        A file the index knows is looked at, not read: its stat unchanged keeps its record (`_current`).
+        Only a file that changed is read again, and then, as when the watcher sees it, the ids it
+        claims are settled again; an id that moved to another file takes a walk."""
         path = self._ownership.by_id.get(doc_id)
-        record = self.refresh_path(path) if path else None
+        record = self._current(path) if path else None
         if record is None or record.document.id != doc_id:
             self.refresh()
             path = self._ownership.by_id.get(doc_id)
@@ -321,6 +329,27 @@ class VaultIndex:
         if record is None:
             raise RefusedError(f"no document has the id {doc_id!r}")
         return record.document
+
+    def _current(self, path: str) -> Record | None:
+        """The record of the known file at `path` as the disk has it now: kept while its stat is
+        unchanged, or, where the stat cannot tell (a change in the same tick of the file clock as the
+        read), while its bytes are the ones read (`still_clean`); read again otherwise, as a change
+        seen (`refresh_path`). Called holding the mutex."""
+        known = self._records.get(path)
+        if known is not None:
+            try:
+                stat = os.stat(self.root / path, follow_symlinks=False)
+            except OSError:
+                stat = None
+            if stat is not None:
+                if unchanged(known, stat):
+                    return known
+                clean = still_clean(self.root, known, stat)
+                if clean is not None:  # the same bytes: only the moment of this look is new
+                    known.seen_ns = clean.seen_ns
+                    return known
+        found = self.refresh_path(path)
+        return found if isinstance(found, Record) else None
 
     def document_at(self, path: str) -> Document | None:
         """What was last read from `path` (relative to the root), without looking at the disk."""
@@ -421,17 +450,32 @@ class VaultIndex:
         self, doc: Document, meta: dict[str, Any], body: str | None = None, bump: bool = True
     ) -> FileChange:
         """The bytes that turn `doc` (as read) into `meta` and `body`, changing only what differs."""
-        return rewrite.edit_change(self.root, self.flavour, doc, meta, body, bump)
+        with self._learning():
+            return rewrite.edit_change(self.root, self.flavour, doc, meta, body, bump)
 
     def flavour_status_change(self, doc: Document, status: str) -> FileChange:
         """A status change written the flavour's way: a frontmatter key, a `## Status` line."""
-        return rewrite.status_change(self.root, self.flavour, doc, status)
+        with self._learning():
+            return rewrite.status_change(self.root, self.flavour, doc, status)
 
     def flavour_change(
         self, doc: Document, edit: Callable[[ParsedFile], tuple[dict[str, Any], str] | None]
     ) -> FileChange:
         """The bytes that give `doc` the (meta, body) `edit` returns, written the flavour's way."""
-        return rewrite.flavour_change(self.root, self.flavour, doc, edit)
+        with self._learning():
+            return rewrite.flavour_change(self.root, self.flavour, doc, edit)
+
+    @contextlib.contextmanager
+    def _learning(self) -> Iterator[None]:
+        """A write that finds a file other than it was read (a `ConflictError`: an agent wrote it,
+        maybe in the same tick as the read) reads it again at once, its ids settled, so that the
+        records show what the disk holds without waiting for the watcher or the next read."""
+        try:
+            yield
+        except ConflictError as conflict:
+            with self.mutex:
+                self.refresh_path(conflict.path)
+            raise
 
     def require_native(self, what: str) -> None:
         """Refuse a change that writes Memory Core's own fields into another flavour's files."""
@@ -440,24 +484,6 @@ class VaultIndex:
                 f"{what} writes Memory Core fields, and this is {self.flavour.a_vault}; "
                 "migrate it first (workbench migrate --to memory-core OUT)"
             )
-
-    def _verify(self, path: str, data: bytes) -> str | None:
-        """Read-back check: a document parses and still carries its required metadata; the
-        vault's settings file reads back without a problem."""
-        if path == CONFIG_FILE:
-            return config_problem(data)
-        if not path.endswith(".md") or path.startswith("."):
-            return None
-        parsed = parse_bytes(data)
-        if not self.flavour.native:
-            return (
-                None
-                if parsed.decoded and not (parsed.has_frontmatter and parsed.meta is None)
-                else "the written file does not parse back"
-            )
-        if parsed.meta is None or "id" not in parsed.meta or "type" not in parsed.meta:
-            return "the written file does not parse back with its id and type"
-        return None
 
     @serialized
     def apply(
@@ -469,10 +495,16 @@ class VaultIndex:
         for change in plan.changes:
             if change.after is not None and change.path.endswith(".md") and not change.path.startswith("."):
                 self._refuse_new_invalidity(change)
-        plan.change_id = self.writer.apply(plan.changes, plan.summary, plan.log_lines, self._verify, keep_history, step)
+        read_back = functools.partial(rewrite.read_back_problem, self.flavour.native)  # checked as each is written
+        with self._learning():
+            plan.change_id = self.writer.apply(
+                plan.changes, plan.summary, plan.log_lines, read_back, keep_history, step
+            )
         plan.applied = True
-        for path in plan.paths:
-            self.refresh_path(path)  # the settings file is no document: nothing to refresh
+        # The files written are read again as one batch, as the watcher's are: one commit to the
+        # store and one settling of the ids they claimed and claim now (the settings file is no
+        # document: nothing to read).
+        self.refresh_paths(plan.paths)
         if CONFIG_FILE in plan.paths:
             self.reread_config()
         self._relation_problems = None
@@ -501,9 +533,6 @@ class VaultIndex:
         after = problems(change.path, change.after or b"")
         had = {p.code for p in problems(change.path, before)} if before is not None else set()
         return [p for p in after if p.code in invalidating(self.flavour) and p.code not in had]
-
-    def log_line(self, text: str) -> str:
-        return f"- {dt.datetime.now().strftime('%Y-%m-%d %H:%M')} {text}"
 
     @serialized
     def require_valid(self, doc: Document) -> None:

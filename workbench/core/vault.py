@@ -17,6 +17,7 @@ networkx or watchfiles.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from .vocabulary import presenting
 from .storage.changes import Plan
-from .index import VaultIndex, serialized
+from .index import VaultIndex
 from .vocabulary.model import Document, Problems, Status
 
 if TYPE_CHECKING:
@@ -53,7 +54,20 @@ if TYPE_CHECKING:
     from .flavours.base import RawLink
     from .services.gitsync import SyncConflict, SyncReport
 
-__all__ = ["Vault"]
+__all__ = ["Vault", "serialized"]
+
+
+def serialized(method: Callable) -> Callable:
+    """Run a facade method under its index's mutex, as the index runs its own: one call at a time
+    from the TUI's workers, the watcher and the person. Defined here, not borrowed from the index,
+    so that a call through the facade enters the index once, when it asks it something."""
+
+    @functools.wraps(method)
+    def run(self: Vault, *args, **kwargs):
+        with self.index.mutex:
+            return method(self, *args, **kwargs)
+
+    return run
 
 
 class Vault:

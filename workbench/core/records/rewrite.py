@@ -19,10 +19,11 @@ from ..flavours import Flavour
 from ..vocabulary.model import ConflictError, Document, RefusedError
 from ..vocabulary.parse import ParsedFile, as_date, digest_of, parse_bytes
 from .record import today
+from .vaultconfig import CONFIG_FILE, config_problem
 from ..storage.writer import read_bytes
 from ..editing.yamledit import EditError, apply_meta, render_frontmatter
 
-__all__ = ["edit_change", "flavour_change", "status_change"]
+__all__ = ["edit_change", "flavour_change", "read_back_problem", "status_change"]
 
 
 def _comparable(meta: Any) -> Any:
@@ -118,3 +119,23 @@ def _moved_on(previous: Any) -> Any:
         return now.isoformat().replace("+00:00", "Z") if previous.endswith("Z") else now.isoformat()
     stamp = max(today(), as_date(previous) or today())
     return stamp.isoformat() if isinstance(previous, str) else stamp
+
+
+def read_back_problem(native: bool, path: str, data: bytes) -> str | None:
+    """The writer's read-back check of a file it wrote (`ChangeWriter.apply`'s verifier): a
+    document parses and, in the native flavour, still carries its id and type; the vault's settings
+    file reads back without a problem. What is wrong, in words, or None."""
+    if path == CONFIG_FILE:
+        return config_problem(data)
+    if not path.endswith(".md") or path.startswith("."):
+        return None
+    parsed = parse_bytes(data)
+    if not native:
+        return (
+            None
+            if parsed.decoded and not (parsed.has_frontmatter and parsed.meta is None)
+            else "the written file does not parse back"
+        )
+    if parsed.meta is None or "id" not in parsed.meta or "type" not in parsed.meta:
+        return "the written file does not parse back with its id and type"
+    return None

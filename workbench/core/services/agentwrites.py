@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import gate
-from ..storage.changes import Plan
+from ..storage.changes import Plan, log_line
 from ..index import VaultIndex
 from ..vocabulary.model import TYPE_FOLDERS, DocType, Document, LinkType, RefusedError, Source, Status, member
 from ..vocabulary.parse import parse_bytes
@@ -193,7 +193,7 @@ def _agent_plan(
     plan: Plan, summary: str, index: VaultIndex, path: str, entry: dict[str, str], agent: Agent | None = None
 ) -> Plan:
     changes = [edit_after(c, _with_request(entry, agent)) if c.path == path else c for c in plan.changes]
-    return Plan(summary, changes, [index.log_line(summary)], created_id=plan.created_id)
+    return Plan(summary, changes, [log_line(summary)], created_id=plan.created_id)
 
 
 def plan_agent_create(index: VaultIndex, draft: gate.Draft, agent: Agent) -> Plan:
@@ -279,4 +279,4 @@ def plan_forget_request(index: VaultIndex, doc_id: str, agent: Agent, reason: st
     entry = _entry("forget", agent, reason=_one_line(reason, MAX_NOTE))
     summary = f"request to forget {doc_id} (agent {agent.name})"
     change = index.edit_change(doc, _with_request(entry)(dict(doc.meta)), bump=False)
-    return Plan(summary, [change], [index.log_line(summary)])
+    return Plan(summary, [change], [log_line(summary)])

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..storage.changes import Plan
+from ..storage.changes import Plan, log_line
 from ..editing.edits import join_section, unite_links
 from .gate import CANONICAL_TYPES
 from ..vocabulary.lifecycle import transition_refusal
@@ -152,4 +152,4 @@ def plan_consolidate(
     for note in notes:
         changes.append(index.edit_change(note, {**note.meta, "status": Status.ARCHIVED.value}))
     summary = f"consolidate {len(notes)} note(s) into {into_id}"
-    return Plan(summary, changes, [index.log_line(summary)])
+    return Plan(summary, changes, [log_line(summary)])

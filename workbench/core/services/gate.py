@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..storage.changes import Plan
+from ..storage.changes import Plan, log_line
 from ..index import VaultIndex
 from ..vocabulary.model import TYPE_FOLDERS, DocType, Document, LinkType, RefusedError, Status, member
 from ..editing.edits import join_section, slugify, unite_links, unite_tags
@@ -336,7 +336,7 @@ def plan_merge(index: VaultIndex, target_id: str, draft: Draft) -> Plan:
     body = join_section(target.body, heading, draft.body)
     change = index.edit_change(target, meta, body)
     summary = f"merge “{draft.title.strip()}” into {target_id}"
-    return Plan(summary, [change], [index.log_line(summary)])
+    return Plan(summary, [change], [log_line(summary)])
 
 
 def new_id_for(index: VaultIndex, doc_type: str, title: str) -> str:
@@ -399,7 +399,7 @@ def plan_create(index: VaultIndex, draft: Draft, status: str = Status.ACTIVE.val
     _check_targets(index, draft)
     doc_id, change = _new_document(index, draft, [], [], status)
     summary = f"create {doc_id}"
-    return Plan(summary, [change], [index.log_line(summary)], created_id=doc_id)
+    return Plan(summary, [change], [log_line(summary)], created_id=doc_id)
 
 
 def plan_create_superseding(index: VaultIndex, old_id: str, draft: Draft) -> Plan:
@@ -418,4 +418,4 @@ def plan_create_superseding(index: VaultIndex, old_id: str, draft: Draft) -> Pla
     )
     old_meta = {**old.meta, "status": Status.SUPERSEDED.value, "superseded_by": old.superseded_by + [doc_id]}
     summary = f"create {doc_id} superseding {old_id}"
-    return Plan(summary, [change, index.edit_change(old, old_meta)], [index.log_line(summary)], created_id=doc_id)
+    return Plan(summary, [change, index.edit_change(old, old_meta)], [log_line(summary)], created_id=doc_id)

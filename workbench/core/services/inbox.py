@@ -20,7 +20,7 @@ from typing import Any
 
 from . import references, resolving, transitions
 from .agentwrites import REVIEW_KEY, Agent, AlreadyExists, edit_after, review_entries
-from ..storage.changes import Plan, unified_diff
+from ..storage.changes import Plan, log_line, unified_diff
 from ..index import VaultIndex
 from ..vocabulary.model import DocType, Document, RefusedError, Status
 from ..vocabulary.parse import parse_bytes
@@ -269,7 +269,7 @@ def _settled(index: VaultIndex, plan: Plan, request: Request, action: str) -> Pl
         summary = f"inbox: keep {request.doc_id}, declining {request.agent}'s request to forget it"
     else:
         summary = f"inbox: {action} {request.agent}'s {what}" + (f" ({plan.summary})" if not plan.empty else "")
-    return Plan(summary, changes, [index.log_line(summary)])
+    return Plan(summary, changes, [log_line(summary)])
 
 
 def _needs(target: str | None, action: str) -> str:
@@ -319,7 +319,7 @@ def _revert(index: VaultIndex, request: Request) -> Plan:
             f"the merge into {request.doc_id} cannot be reverted exactly: {why}; edit it by hand (e), then accept"
         )
     summary = f"inbox: revert {request.agent}'s merge “{request.note}” into {request.doc_id}"
-    return Plan(summary, [FileChange(request.path, now, found[1].before)], [index.log_line(summary)])
+    return Plan(summary, [FileChange(request.path, now, found[1].before)], [log_line(summary)])
 
 
 def plan_settle(index: VaultIndex, doc_id: str, action: str, target: str | None = None, at: str | None = None) -> Plan:

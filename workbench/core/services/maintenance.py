@@ -13,7 +13,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable
 
-from ..storage.changes import Plan
+from ..storage.changes import Plan, log_line
 from .gate import Draft, plan_create
 from ..index import VaultIndex
 from ..vocabulary.model import DocType, Document, RefusedError, Status
@@ -179,7 +179,7 @@ def plan_index(index: VaultIndex) -> Plan:
         for d in stale
     ]
     summary = f"regenerate the generated sections of {', '.join(d.id for d in stale)}"
-    return Plan(summary, changes, [index.log_line(summary)])
+    return Plan(summary, changes, [log_line(summary)])
 
 
 def _newline(doc: Document) -> str:
@@ -216,4 +216,4 @@ def plan_listing(index: VaultIndex, documents: list[Document] | None = None) -> 
     if after == text:
         return Plan(f"{name}: already up to date")
     summary = f"regenerate the generated sections of {name}"
-    return Plan(summary, [FileChange(name, raw, after.encode("utf-8"))], [index.log_line(summary)])
+    return Plan(summary, [FileChange(name, raw, after.encode("utf-8"))], [log_line(summary)])

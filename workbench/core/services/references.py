@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..storage.changes import Plan
+from ..storage.changes import Plan, log_line
 from ..vocabulary.files import NOT_A_REGULAR_FILE, UnreadableFile
 from ..index import VaultIndex
 from .maintenance import VAULT_INDEX, drop_from_sections, plan_listing, render_sections, replace_sections
@@ -96,7 +96,7 @@ def plan_rename(index: VaultIndex, old_id: str, new_id: str) -> Plan:
                 index.edit_change(other, _rewrite_meta(other.meta, old_id, new_id), pattern.sub(new_id, other.body))
             )
     summary = f"rename {old_id} → {new_id}"
-    return Plan(summary, changes, [index.log_line(summary)])
+    return Plan(summary, changes, [log_line(summary)])
 
 
 def plan_forget(index: VaultIndex, doc_id: str, confirm: str) -> Plan:
@@ -138,7 +138,7 @@ def plan_forget(index: VaultIndex, doc_id: str, confirm: str) -> Plan:
         )
         changes.append(_forget_in(index, index_doc, doc_id, pattern, body))
     count = len(changes) - len(gone)
-    line = index.log_line(f"forget: a document was deleted ({count} other document(s) updated)")
+    line = log_line(f"forget: a document was deleted ({count} other document(s) updated)")
     return Plan(f"forget {doc_id}", changes, [line])
 
 
@@ -367,7 +367,7 @@ def _forget_in_bundle(index: VaultIndex, doc_id: str, confirm: str, dry_run: boo
     changes += listing.changes
     count = len(changes) - 1
     plan = Plan(
-        f"forget {doc_id}", changes, [index.log_line(f"forget: a document was deleted ({count} other file(s) updated)")]
+        f"forget {doc_id}", changes, [log_line(f"forget: a document was deleted ({count} other file(s) updated)")]
     )
     if dry_run:
         return plan

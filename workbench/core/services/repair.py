@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..storage.changes import Plan
+from ..storage.changes import Plan, log_line
 from ..editing.edits import slugify
 from ..vocabulary.files import NOT_A_REGULAR_FILE, UNREADABLE
 from .maintenance import VAULT_INDEX, plan_index, plan_listing
@@ -420,7 +420,7 @@ def _plan_file(
     else:
         report.plan.changes.append(FileChange(path, work.raw, after))
     report.repaired.append(target_path)
-    report.plan.log_lines.append(index.log_line(f"repair {doc_id}: {'; '.join(work.notes)}"))
+    report.plan.log_lines.append(log_line(f"repair {doc_id}: {'; '.join(work.notes)}"))
 
 
 def _home_folder(works: dict[str, _Work], path: str, doc_id: Any, doc_type: Any, taken: set[str]) -> str:
@@ -534,7 +534,7 @@ def _plan_flavour_repair(index: VaultIndex, only: set[str] | None) -> RepairRepo
             continue
         report.plan.changes += [FileChange(backup, None, raw), FileChange(path, raw, after)]
         report.repaired.append(path)
-        report.plan.log_lines.append(index.log_line(f"repair {record.document.id}: {'; '.join(notes)}"))
+        report.plan.log_lines.append(log_line(f"repair {record.document.id}: {'; '.join(notes)}"))
     if index.flavour.writes_supersession:
         _complete_supersession(index, report, only, stamp)
     report.plan.summary = f"repair {len(report.repaired)} document(s)"
@@ -573,7 +573,7 @@ def _complete_supersession(index: VaultIndex, report: RepairReport, only: set[st
         report.plan.changes += changes
         report.left = [path for path in report.left if path not in (old.path, new.path)]  # settled now
         report.repaired += [change.path for change in changes]
-        report.plan.log_lines.append(index.log_line(f"repair: {new_id} supersedes {old_id}, both sides stated"))
+        report.plan.log_lines.append(log_line(f"repair: {new_id} supersedes {old_id}, both sides stated"))
 
 
 def repair(index: VaultIndex, dry_run: bool = False, paths: Iterable[str] | None = None) -> RepairReport:

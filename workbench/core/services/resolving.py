@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from ..storage.changes import FileChange, Plan
+from ..storage.changes import FileChange, Plan, log_line
 from .conflicts import COMPATIBLE_KEY, live_end
 from ..editing.edits import join_section, unite_links, unite_tags
 from ..vocabulary.files import read_file
@@ -32,7 +32,7 @@ def plan_compatible(index: VaultIndex, a_id: str, b_id: str) -> Plan:
         current = id_list(doc.meta.get(COMPATIBLE_KEY))
         if other not in current:
             changes.append(index.edit_change(doc, {**doc.meta, COMPATIBLE_KEY: current + [other]}))
-    return Plan(summary, changes, [index.log_line(summary)] if changes else [])
+    return Plan(summary, changes, [log_line(summary)] if changes else [])
 
 
 def plan_retarget(index: VaultIndex, source_id: str, old_target: str, new_target: str | None = None) -> Plan:
@@ -58,7 +58,7 @@ def plan_retarget(index: VaultIndex, source_id: str, old_target: str, new_target
     if not changed:
         raise RefusedError(f"{source_id} has no link to {old_target} to retarget")
     summary = f"retarget {source_id}: {old_target} → {new_target}"
-    return Plan(summary, [index.edit_change(doc, {**doc.meta, "links": links})], [index.log_line(summary)])
+    return Plan(summary, [index.edit_change(doc, {**doc.meta, "links": links})], [log_line(summary)])
 
 
 def plan_merge_documents(index: VaultIndex, source_id: str, target_id: str) -> Plan:
@@ -100,7 +100,7 @@ def plan_merge_documents(index: VaultIndex, source_id: str, target_id: str) -> P
             continue
         changes.append(plan_retarget(index, other.id, source_id, target_id).changes[0])
     summary = f"merge {source_id} into {target_id}"
-    return Plan(summary, changes, [index.log_line(summary)])
+    return Plan(summary, changes, [log_line(summary)])
 
 
 def _compatible_in_settings(index: VaultIndex, a_id: str, b_id: str, summary: str) -> Plan:
@@ -115,4 +115,4 @@ def _compatible_in_settings(index: VaultIndex, a_id: str, b_id: str, summary: st
     if problem:
         raise RefusedError(f"{CONFIG_FILE}: {problem}; mend it before marking documents compatible")
     after = with_compatible((before or b"").decode("utf-8"), a_id, b_id).encode("utf-8")
-    return Plan(summary, [FileChange(CONFIG_FILE, before, after)], [index.log_line(summary)])
+    return Plan(summary, [FileChange(CONFIG_FILE, before, after)], [log_line(summary)])

@@ -23,7 +23,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 
-from ..storage.changes import Plan
+from ..storage.changes import Plan, log_line
 from ..index import VaultIndex
 from ..vocabulary.model import Document, RefusedError
 from ..storage.writer import FileChange, read_bytes
@@ -203,7 +203,7 @@ def plan_correction(
         if confirmed:
             changes.append(_promote(index, text))
             summary = f"correction confirmed as a rule: {text}"
-        return Plan(summary, changes, [index.log_line(summary)])
+        return Plan(summary, changes, [log_line(summary)])
     heading = f"## {today.isoformat()}"
     entry = (
         [f"- [{dt.datetime.now().strftime('%H:%M')}] {text}", f"Type: {kind}"]
@@ -217,9 +217,7 @@ def plan_correction(
         title = 1 if lines and lines[0].startswith("# ") else 0
         lines[title:title] = ["", heading, *entry]
     summary = f"correction logged (1/{PROMOTE_AT}): {text}"
-    return Plan(
-        summary, [_change(CORRECTIONS, before, "\n".join(lines).lstrip("\n") + "\n")], [index.log_line(summary)]
-    )
+    return Plan(summary, [_change(CORRECTIONS, before, "\n".join(lines).lstrip("\n") + "\n")], [log_line(summary)])
 
 
 def _promote(index: VaultIndex, text: str) -> FileChange:
@@ -277,7 +275,7 @@ def plan_move(index: VaultIndex, words: str, to: str) -> Plan:
         _change(path, before, "\n".join(lines) + "\n"),
         _change(target, target_before, "\n".join(target_lines) + "\n"),
     ]
-    return Plan(summary, changes, [index.log_line(summary)])
+    return Plan(summary, changes, [log_line(summary)])
 
 
 def plan_forget(index: VaultIndex, words: str, confirm: str) -> Plan:
@@ -307,7 +305,7 @@ def plan_forget(index: VaultIndex, words: str, confirm: str) -> Plan:
     return Plan(
         f"forget what says {words!r} ({len(changes)} file(s))",
         changes,
-        [index.log_line(f"forget: entries removed from {len(changes)} file(s)")],
+        [log_line(f"forget: entries removed from {len(changes)} file(s)")],
     )
 
 
@@ -359,5 +357,5 @@ def plan_line_counts(index: VaultIndex) -> Plan:
     if after == text:
         return Plan("index.md: line counts up to date")
     return Plan(
-        "update index.md line counts", [_change(INDEX, before, after)], [index.log_line("update index.md line counts")]
+        "update index.md line counts", [_change(INDEX, before, after)], [log_line("update index.md line counts")]
     )

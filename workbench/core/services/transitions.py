@@ -7,7 +7,7 @@ document is already as asked, and applying it writes nothing.
 from __future__ import annotations
 
 from ..vocabulary import supersession
-from ..storage.changes import FileChange, Plan
+from ..storage.changes import FileChange, Plan, log_line
 from ..index import VaultIndex
 from ..vocabulary.lifecycle import check_transition
 from ..vocabulary.model import ConflictError, DocType, Document, ExecutionState, LinkType, RefusedError, Status, member
@@ -37,7 +37,7 @@ def plan_save(index: VaultIndex, doc: Document, override: bool = False) -> Plan:
         if doc.meta.get(key) != current.meta.get(key):
             raise RefusedError(f"{doc.path}: its {key} is the page's identity and is never changed by a save")
     change = index.edit_change(doc, doc.meta, doc.body)
-    return Plan(f"edit {doc.id}", [change], [index.log_line(f"edit {doc.id}")])
+    return Plan(f"edit {doc.id}", [change], [log_line(f"edit {doc.id}")])
 
 
 def plan_hand_edit(index: VaultIndex, path: str, read: bytes, written: bytes) -> Plan:
@@ -58,7 +58,7 @@ def plan_hand_edit(index: VaultIndex, path: str, read: bytes, written: bytes) ->
             raise ConflictError(path, f"{path} changed on disk while you edited it, on the lines you changed")
         text = merged.encode()
     summary = f"edit {path} in your editor"
-    return Plan(summary, [FileChange(path, current, text)], [index.log_line(summary)])
+    return Plan(summary, [FileChange(path, current, text)], [log_line(summary)])
 
 
 def plan_status(index: VaultIndex, doc_id: str, status: str) -> Plan:
@@ -78,7 +78,7 @@ def plan_status(index: VaultIndex, doc_id: str, status: str) -> Plan:
     summary = f"status {doc_id}: {doc.status} → {status}" + (
         f' (written "{word}")' if word and word.lower() != status else ""
     )
-    return Plan(summary, [change], [index.log_line(summary)])
+    return Plan(summary, [change], [log_line(summary)])
 
 
 def plan_execution_state(index: VaultIndex, doc_id: str, state: str) -> Plan:
@@ -95,7 +95,7 @@ def plan_execution_state(index: VaultIndex, doc_id: str, state: str) -> Plan:
     previous = doc.meta.get("execution_state", "unset")
     change = index.edit_change(doc, {**doc.meta, "execution_state": state})
     summary = f"execution_state {doc_id}: {previous} → {state}"
-    return Plan(summary, [change], [index.log_line(summary)])
+    return Plan(summary, [change], [log_line(summary)])
 
 
 def plan_supersede(index: VaultIndex, old_id: str, new_id: str) -> Plan:
@@ -131,7 +131,7 @@ def plan_supersede(index: VaultIndex, old_id: str, new_id: str) -> Plan:
             index.flavour_change(old, lambda parsed: flavour.superseded_change(parsed, old, new_id)),
             index.flavour_change(new, lambda parsed: flavour.supersedes_change(parsed, new, old_id)),
         ]
-        return Plan(summary, [c for c in changes if c.before != c.after], [index.log_line(summary)])
+        return Plan(summary, [c for c in changes if c.before != c.after], [log_line(summary)])
     old_meta = {**old.meta, "status": Status.SUPERSEDED.value, "superseded_by": _union(old.superseded_by, [new_id])}
     links = list(new.meta.get("links") or [])
     if not any(
@@ -141,9 +141,7 @@ def plan_supersede(index: VaultIndex, old_id: str, new_id: str) -> Plan:
     new_meta = {**new.meta, "supersedes": _union(new.supersedes, [old_id]), "links": links}
     if new.status == Status.DRAFT:
         new_meta["status"] = Status.ACTIVE.value
-    return Plan(
-        summary, [index.edit_change(old, old_meta), index.edit_change(new, new_meta)], [index.log_line(summary)]
-    )
+    return Plan(summary, [index.edit_change(old, old_meta), index.edit_change(new, new_meta)], [log_line(summary)])
 
 
 def _edits_text(current: Document, doc: Document) -> bool:

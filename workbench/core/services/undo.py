@@ -24,7 +24,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from ..storage.changes import Plan
+from ..storage.changes import Plan, log_line
 from ..vocabulary.files import UnreadableFile
 from ..index import VaultIndex
 from ..vocabulary.model import RefusedError
@@ -147,9 +147,7 @@ def undo(index: VaultIndex, dry_run: bool = False) -> Plan:
     for change in files:
         if current[change.path] != change.after:
             raise RefusedError(f"cannot undo “{record['summary']}”: {change.path} has changed since")
-    plan = Plan(
-        name, [FileChange(c.path, c.after, c.before) for c in files], [index.log_line(f"undo {record['summary']}")]
-    )
+    plan = Plan(name, [FileChange(c.path, c.after, c.before) for c in files], [log_line(f"undo {record['summary']}")])
     if dry_run:
         return plan
     return index.apply(plan, keep_history=False, step=("undo", record["record_path"].name))
@@ -174,7 +172,7 @@ def redo(index: VaultIndex, dry_run: bool = False) -> Plan:
             raise RefusedError(
                 f"cannot redo “{record['summary']}”: {change.path} has changed since it was undone; nothing was written"
             )
-    plan = Plan(name, list(files), [index.log_line(f"redo {record['summary']}")])
+    plan = Plan(name, list(files), [log_line(f"redo {record['summary']}")])
     if dry_run:
         return plan
     return index.apply(plan, keep_history=False, step=("redo", record["record_path"].name))

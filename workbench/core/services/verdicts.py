@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from . import resolving, transitions
-from ..storage.changes import FileChange, Plan
+from ..storage.changes import FileChange, Plan, log_line
 from .conflicts import COMPATIBLE_KEY
 from ..editing.docmerge import merge_document
 from ..index import VaultIndex
@@ -478,7 +478,7 @@ def plan_reject(index: VaultIndex, verdict_id: str) -> Plan:
 
 
 def _named(index: VaultIndex, plan: Plan, summary: str) -> Plan:
-    return Plan(summary, plan.changes, [index.log_line(summary)])
+    return Plan(summary, plan.changes, [log_line(summary)])
 
 
 def plan_accept_many(index: VaultIndex, verdict_ids: list[str]) -> Plan:
@@ -530,4 +530,4 @@ def plan_accept_many(index: VaultIndex, verdict_ids: list[str]) -> Plan:
     summary = f"accept {len(pairs)} verdict(s) of {', '.join(agents)}: " + "; ".join(
         v.describe() for v in pairs.values()
     )
-    return Plan(summary, list(merged.values()), [index.log_line(summary)])
+    return Plan(summary, list(merged.values()), [log_line(summary)])

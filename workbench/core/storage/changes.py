@@ -3,10 +3,16 @@ with its summary and log lines, and shown as a diff before anything is written."
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 from dataclasses import dataclass, field
 
-__all__ = ["FileChange", "Plan", "unified_diff"]
+__all__ = ["FileChange", "Plan", "log_line", "unified_diff"]
+
+
+def log_line(text: str) -> str:
+    """A line of the vault's change log for a change made now: `- YYYY-MM-DD HH:MM text`."""
+    return f"- {dt.datetime.now().strftime('%Y-%m-%d %H:%M')} {text}"
 
 
 @dataclass(frozen=True)

@@ -111,9 +111,7 @@ class Journal:
             return []
 
     def _write_state(self, folders: Folders, path: str, record: dict[str, Any]) -> None:
-        folders.write(
-            path, json.dumps(record).encode("utf-8"), before_rename=lambda: crashpoint.crash_point("before-rename")
-        )
+        folders.write(path, json.dumps(record).encode("utf-8"), crash_step="before-rename")
 
     def begin(
         self,

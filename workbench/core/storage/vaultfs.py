@@ -20,9 +20,10 @@ import os
 import shutil
 import stat
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
+from . import crashpoint
 from ..vocabulary.model import UnsafePathError
 
 __all__ = [
@@ -252,9 +253,10 @@ class Folders:
         finally:
             os.close(fd)
 
-    def write(self, path: str, data: bytes, before_rename: Callable[[], None] | None = None) -> None:
+    def write(self, path: str, data: bytes, crash_step: str | None = None) -> None:
         """Replace `path` with `data` atomically (a temporary file beside it, fsync, rename, fsync of
-        the folder): a crash leaves the old file or the new one, never half."""
+        the folder): a crash leaves the old file or the new one, never half. `crash_step` names the
+        moment before the rename where tests stop the process (`crashpoint.py`)."""
         folder, name = split(path)
         folder_fd = self.fd(folder, create=True)
         existing = self.lstat(path)
@@ -273,8 +275,8 @@ class Folders:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-            if before_rename is not None:
-                before_rename()
+            if crash_step is not None:
+                crashpoint.crash_point(crash_step)
             os.replace(temp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
         except BaseException:
             self.remove_name(folder_fd, temp)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import weakref
 from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -169,14 +170,17 @@ class Postings:
         self.size -= len(dropped.rows) if isinstance(dropped, Rows) else 1
 
 
+# Each open index's kept rows per term, kept here, not on the index: dropped with it.
+KEPT: weakref.WeakKeyDictionary[VaultIndex, Postings] = weakref.WeakKeyDictionary()
+
+
 def kept_postings(index: VaultIndex) -> Postings:
     """The index's kept rows per term, for its derived store as it is now."""
     store = index.store
     assert store is not None, "full-text ranking asks the derived store"
-    postings = index.search_postings
+    postings = KEPT.get(index)
     if postings is None or postings.store is not store:
-        postings = Postings(store)
-        index.search_postings = postings
+        postings = KEPT[index] = Postings(store)
     postings.now = store.version()
     return postings
 

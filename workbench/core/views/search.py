@@ -144,7 +144,7 @@ class _Views:
     the same: after a watcher batch, a search for words needs none of the whole-vault ones."""
 
     def __init__(self, index):
-        self._index = weakref.ref(index)  # kept on the index: a strong reference would make a cycle
+        self._index = weakref.ref(index)  # kept by the index as key: a strong reference would keep it alive
         self.generation = index.generation
         self._valid: dict[str, Document] | None = None
         self._everything: dict[str, Document] | None = None
@@ -196,11 +196,14 @@ class _Views:
         return found
 
 
+# Each open index's lookups, kept here, not on the index: dropped with it.
+_KEPT: weakref.WeakKeyDictionary[VaultIndex, _Views] = weakref.WeakKeyDictionary()
+
+
 def _views(index: VaultIndex) -> _Views:
-    views = index.search_views
+    views = _KEPT.get(index)
     if views is None or views.generation != index.generation:
-        views = _Views(index)
-        index.search_views = views
+        views = _KEPT[index] = _Views(index)
     return views
 
 

@@ -25,6 +25,7 @@ import json
 import re
 import struct
 import threading
+import weakref
 from collections import Counter, OrderedDict
 from collections.abc import Callable
 from pathlib import Path
@@ -265,6 +266,10 @@ def _same_word(a: str, b: str) -> bool:
     return a[:stem] == b[:stem]
 
 
+# Each open vault index's meaning index, kept here, not on the vault index: dropped with it.
+KEPT: weakref.WeakKeyDictionary[Any, Index] = weakref.WeakKeyDictionary()
+
+
 def index(vault, documents_of, fields_of) -> Index | None:
     """The vault's index for its current records, built on first use, kept on the vault and
     brought up to date from the last one; `documents_of(vault)` lists (path, id, digest, document),
@@ -280,7 +285,7 @@ def index(vault, documents_of, fields_of) -> Index | None:
     import numpy as np
 
     with vault.mutex:
-        current = vault.meaning
+        current = KEPT.get(vault)
         if current is not None and current.generation == vault.generation:
             return current
         generation, documents = vault.generation, documents_of(vault)
@@ -303,6 +308,7 @@ def index(vault, documents_of, fields_of) -> Index | None:
                 [(digest, built.encoded[digest].astype(np.float32).tobytes()) for digest in real],
                 built.gone,
             )
-        if vault.meaning is None or vault.meaning.generation <= generation:
-            vault.meaning = built
+        kept = KEPT.get(vault)
+        if kept is None or kept.generation <= generation:
+            KEPT[vault] = built
     return built
