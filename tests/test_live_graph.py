@@ -12,6 +12,7 @@ from helpers import graph_shape
 from vault_builders import doc_path, doc_text
 
 from workbench.core.views import live_graph
+from workbench.core.vocabulary import sorting
 from workbench.core.views.graph import build_graph
 from workbench.core.vault import Vault
 
@@ -141,13 +142,13 @@ def test_the_first_sync_never_sorts_more_than_a_piece_in_one_call(tmp_path, monk
         sizes.append(len(done))
         return done
 
-    monkeypatch.setattr(live_graph, "PIECE", 16)
+    monkeypatch.setattr(sorting, "PIECE", 16)
     monkeypatch.setattr(builtins, "sorted", counting)
     kept = live_graph.LiveGraph().sync(vault.index)
     monkeypatch.setattr(builtins, "sorted", real_sorted)
     assert sizes and max(sizes) <= 16
     assert graph_shape(kept) == graph_shape(build_graph(vault.documents))
-    monkeypatch.setattr(live_graph, "PIECE", 10**9)
+    monkeypatch.setattr(sorting, "PIECE", 10**9)
     whole = live_graph.LiveGraph().sync(vault.index)  # every id sorted in one call, as before
     assert list(kept.nodes(data=True)) == list(whole.nodes(data=True))  # in the same order too
     assert list(kept.edges(keys=True, data=True)) == list(whole.edges(keys=True, data=True))

@@ -16,12 +16,12 @@ shallow copies (a millisecond at 10,000 documents) and never changes under its r
 
 from __future__ import annotations
 
-import heapq
 import threading
 from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
+from ..vocabulary.sorting import sorted_in_pieces
 from .graph import document_node, placeholder_node, stated_edges
 
 if TYPE_CHECKING:
@@ -32,21 +32,6 @@ __all__ = ["LiveGraph"]
 
 Edge = tuple[str, str, str]
 Keyed = dict[str, dict[str, Any]]  # an edge type -> its attributes, for one (source, target) pair
-
-
-PIECE = 2_000
-"""The most ids sorted in one call: `sorted` is one call that holds the interpreter throughout."""
-
-
-def sorted_in_pieces(ids: set[str]) -> list[str]:
-    """`sorted(ids)`, never more than `PIECE` of them in one call: the first sync at 100,000
-    documents sorts every id twice, 0.1-0.3 s each on a loaded machine, during which no other
-    thread (the TUI's screen) could run. Pieces sorted apart are merged in Python (`heapq.merge`),
-    where the interpreter passes between threads as usual."""
-    if len(ids) <= PIECE:
-        return sorted(ids)
-    every = list(ids)
-    return list(heapq.merge(*(sorted(every[start : start + PIECE]) for start in range(0, len(every), PIECE))))
 
 
 class LiveGraph:
