@@ -260,7 +260,7 @@ class VaultIndex:
     @property
     @serialized
     def records(self) -> list[Record]:
-        return [self._records[p] for p in sorted(self._records)]
+        return [self._records[p] for p in sorted_in_pieces(self._records)]
 
     @property
     @serialized
