@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 from .vault_base import VaultBase
 
 if TYPE_CHECKING:
-    from .services.gitsync import SyncConflict, SyncReport
+    from .services.gitsync import SyncReport
+    from .services.syncquestions import SyncConflict
 
 __all__ = ["SyncMethods"]
 
