@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import marshal
 import subprocess
 import sys
 from pathlib import Path
@@ -65,7 +66,7 @@ def test_the_queue_is_kept_and_read_back_equal(sample_copy):
     vault = Vault.open(sample_copy)
     first = vault.conflicts()
     assert first == worked_out(vault)
-    kept = vault.store.kept(kept_conflicts.OBJECTS, key_of(vault))
+    kept = kept_conflicts.kept_queue(vault.store, key_of(vault))
     assert kept is not None and kept_conflicts.decode(kept) == first
     again = Vault.open(sample_copy).conflicts()
     assert again == first and [c.rank for c in again] == [c.rank for c in first]
@@ -78,13 +79,14 @@ def test_an_unchanged_vault_answers_with_what_was_kept(sample_copy):
     vault = Vault.open(sample_copy)
     vault.conflicts()
     planted = Conflicts(vault.conflicts()[:1])
-    vault.store.keep(kept_conflicts.OBJECTS, key_of(vault), kept_conflicts.encode(planted))
+    assert planted[0].kind != "duplicate"
+    kept_conflicts.keep_queue(vault.store, key_of(vault), list(planted), [], [])
     assert Vault.open(sample_copy).conflicts() == planted
 
 
 def test_a_damaged_or_foreign_kept_queue_is_worked_out_again(sample_copy):
     vault = Vault.open(sample_copy)
-    for text in ("not json", '{"a": 1}', "[[1, 2]]"):
+    for text in ("not json", '{"a": 1}', "[[1, 2]]", b"\x00not marshal", marshal.dumps(("a", "b"))):
         vault.store.keep(kept_conflicts.OBJECTS, key_of(vault), text)
         assert Vault.open(sample_copy).conflicts() == worked_out(vault)
 
@@ -123,3 +125,14 @@ def test_the_code_fingerprint_reads_every_core_source():
     sources = {p.resolve() for p in core.rglob("*.py")}
     read = {Path(m.__file__).resolve() for m in (workbench.core.services.conflicts, similarity, supersession, adr)}
     assert read <= sources
+
+
+def test_duplicates_kept_since_by_another_process_are_not_read_as_this_queues(sample_copy):
+    """The queue's two parts: where the duplicates' entry was replaced since (another process kept
+    other duplicates), the queue is not read from what is kept, but worked out again."""
+    vault = Vault.open(sample_copy)
+    first = vault.conflicts()
+    assert kept_conflicts.kept_queue(vault.store, key_of(vault)) is not None
+    vault.store.keep(kept_conflicts.DUPLICATES, "another digest", marshal.dumps(("[]", "")))
+    assert kept_conflicts.kept_queue(vault.store, key_of(vault)) is None
+    assert Vault.open(sample_copy).conflicts() == first == worked_out(vault)

@@ -42,7 +42,7 @@ def test_the_decision_is_given_when_the_opening_stops_short_of_it(builder):
     vault = two_decisions(builder, "## Context\n\nChain state in the node raced.\n\n## Decision\n\nKeep it local.\n")
     pair = only_pair(vault)
     older = pair.older
-    assert older.cut and "We keep one chain state" not in older.opening
+    assert older.opening_cut and "We keep one chain state" not in older.opening
     assert older.decision == "We keep one chain state, inside the head state."
     assert older.to_json()["decision"] == older.decision
     # A record whose opening holds its decision whole is not given it twice.

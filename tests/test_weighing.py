@@ -13,12 +13,26 @@ import pytest
 from tests.benchmarks.generate_shapes import draw, generate_shaped_vault
 from workbench import Vault
 from workbench.core.services import kept_conflicts, weighing
-from workbench.core.services.conflicts import DEFAULT, choose, find_conflicts, weigh_decisions
+from workbench.core.services.conflicts import (
+    DEFAULT,
+    PAIRED,
+    REVIEW_NEIGHBOURS,
+    choose,
+    find_conflicts,
+    review_order,
+    weigh_for_review,
+    weigh_decisions,
+)
+from workbench.core.services.review import default_depth
+from workbench.core.vocabulary.model import DocType
 
 # How far a pair's score (`Weighed.score` at the shipped settings) may stand from a full count's
 # while the rarities drift within `weighing.REFRESH_SHARE` (but for the edges `compare` leaves
 # out): measured at most 0.009 on these vaults.
 SCORE_BOUND = 0.02
+# The same for the review list's order (`Weighed.review_score`) at its default depth, where one pair
+# in a hundred may be offered by one count and not the other: measured 0.021 and none.
+REVIEW_BOUND = 0.03
 SIZE = 2400  # about 600 decisions: the bound lets six of them change before a full count
 
 
@@ -56,33 +70,50 @@ def rewrite(path: Path, rng: random.Random) -> None:
     path.write_text(head + "\n---\n" + " ".join(words) + "\n\n" + " ".join(draw(rng, 40)) + ".\n", "utf-8")
 
 
-def compare(vault: Vault, queue: kept_conflicts.Asked | None = None) -> tuple[list, list, float]:
+def compare(vault: Vault, queue: kept_conflicts.Asked | None = None, edges: float = 0.02) -> tuple[list, list, float]:
     """(pairs listed incrementally, pairs listed by a full count, the largest score difference of all
-    but two pairs in a hundred).
+    but two in a hundred of the queue's pairs: those where one is the other's likeliest, or cites it).
 
     Weighing has edges: a decision asks its 40 most distinctive terms, and is paired with its
     likeliest match. Where two terms (or two matches) are nearly tied, rarities that drifted may
     choose the other: that decision is paired with another document, or weighed without a shared
     term, and its pair's score moves by up to a tenth (0.12 seen, on a pair far below the
-    thresholds). At the bound, up to 1.4% of the pairs weighed were so on these vaults."""
+    thresholds). At the bound, up to 1.4% of the queue's pairs were so on these vaults."""
     queue = queue or asked(vault)
     incremental = queue.weighed()
-    full = weigh_decisions(vault.documents, vault.index.config.compatible)
-    mine = {(w.older, w.newer): w for w in incremental}
-    theirs = {(w.older, w.newer): w for w in full}
+    full = weigh_decisions(vault.documents, vault.index.config.compatible, neighbours=REVIEW_NEIGHBOURS)
+    mine = {(w.older, w.newer): w for w in incremental if w.best}
+    theirs = {(w.older, w.newer): w for w in full if w.best}
     both = mine.keys() & theirs.keys()
     differences = sorted((abs(mine[k].score(DEFAULT) - theirs[k].score(DEFAULT)) for k in both), reverse=True)
     differences = [1.0] * len(mine.keys() ^ theirs.keys()) + differences  # weighed by one count alone
-    edges = max(2, len(theirs) // 50)
+    left_out = max(2, int(len(theirs) * edges))
     listed = sorted((w.older, w.newer) for w in choose(incremental))
-    return listed, sorted((w.older, w.newer) for w in choose(full)), max(differences[edges:], default=0.0)
+    return listed, sorted((w.older, w.newer) for w in choose(full)), max(differences[left_out:], default=0.0)
+
+
+def compare_review(vault: Vault, queue: kept_conflicts.Asked | None = None) -> tuple[int, int, float]:
+    """(pairs the review list offers at its default depth, how many of them a full count does not
+    offer, the largest difference of their review scores). The list weighs each decision against
+    its three most alike, where near ties are closer than for the likeliest alone: of all the
+    pairs weighed, up to 2% were weighed by one count alone at the bound on these vaults, all of
+    them far below the default depth."""
+    queue = queue or asked(vault)
+    incremental = review_order(queue.weighed())
+    full = review_order(weigh_decisions(vault.documents, vault.index.config.compatible, neighbours=REVIEW_NEIGHBOURS))
+    depth = default_depth(sum(1 for d in vault.documents if d.type == DocType.DECISION and d.status in PAIRED))
+    mine = {(w.older, w.newer): w for w in incremental[:depth]}
+    theirs = {(w.older, w.newer): w for w in full[:depth]}
+    both = mine.keys() & theirs.keys()
+    largest = max((abs(mine[k].review_score(DEFAULT) - theirs[k].review_score(DEFAULT)) for k in both), default=0.0)
+    return len(theirs), len(theirs.keys() - mine.keys()), largest
 
 
 def test_a_full_weighing_is_weigh_decisions(vault_root):
     vault = Vault.open(vault_root)
     queue = asked(vault, full=True)
     mine = {(w.older, w.newer): w for w in queue.weighed()}
-    theirs = {(w.older, w.newer): w for w in weigh_decisions(vault.documents)}
+    theirs = {(w.older, w.newer): w for w in weigh_decisions(vault.documents, neighbours=REVIEW_NEIGHBOURS)}
     assert queue.weighing().full
     assert mine.keys() == theirs.keys()
     for pair, weighed in mine.items():
@@ -103,9 +134,11 @@ def test_one_changed_decision_weighs_only_the_pairs_it_touches_and_lists_what_a_
     listed, full_listed, largest = compare(vault, queue)
     pairs = queue.weighing()
     assert not pairs.full
-    assert 0 < pairs.weighed_again <= 12, pairs.weighed_again
+    assert 0 < pairs.weighed_again <= 30, pairs.weighed_again  # of about 1,500 pairs a full count weighs
     assert listed == full_listed
     assert largest <= SCORE_BOUND
+    offered, missed, largest = compare_review(vault, queue)
+    assert offered > 100 and missed == 0 and largest <= REVIEW_BOUND, (offered, missed, largest)
 
 
 def test_changes_up_to_the_bound_stay_within_it_then_the_rarities_are_counted_again(vault_root):
@@ -123,6 +156,8 @@ def test_changes_up_to_the_bound_stay_within_it_then_the_rarities_are_counted_ag
     listed, full_listed, largest = compare(Vault.open(vault_root))
     assert listed == full_listed
     assert largest <= SCORE_BOUND
+    offered, missed, largest = compare_review(Vault.open(vault_root))
+    assert offered > 100 and missed <= offered // 100 and largest <= REVIEW_BOUND, (offered, missed, largest)
     for path in paths[-allowed - 1 :]:
         rewrite(path, rng)
     queue = asked(Vault.open(vault_root))
@@ -229,3 +264,72 @@ def test_kept_pairs_that_do_not_hold_together_are_worked_out_again(vault_root):
     found = queue.conflicts()
     assert queue.weighing().full
     assert found == find_conflicts(vault.documents, vault.flavour.native)
+
+
+def test_the_review_list_after_a_change_is_what_a_full_count_offers(vault_root):
+    """What `memory_review` and `workbench review` serve after a write: followed from what was
+    kept (the rarities drifted by one change), the same pairs as weighing everything again."""
+    first = Vault.open(vault_root)
+    first.review()  # everything worked out, and kept
+    paired = weigh_decisions_ids(vault_root)[9]
+    rewrite(vault_root / next(d.path for d in first.documents if d.id == paired), random.Random(9))
+    vault = Vault.open(vault_root)
+    served = [pair.ids for pair in vault.review_pairs()]
+    kept = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, asked(vault).setting))
+    assert kept is not None and kept.drift == 1  # followed, not worked out again
+    full = weigh_for_review(vault.documents, vault.index.config.compatible)
+    depth = default_depth(sum(1 for d in vault.documents if d.type == DocType.DECISION and d.status in PAIRED))
+    assert len(served) == depth > 100
+    # The same pairs; near ties (scores within REVIEW_BOUND) may stand in another order.
+    assert set(served) == {(w.older, w.newer) for w in full[:depth]}
+
+
+def test_a_copy_of_real_decision_records_after_real_edits(tmp_path_factory):
+    """Decision records as a project wrote them, edited as an agent edits one: another record's
+    words added to it. The queue and the review list follow it, within the bound, and list what
+    a full count lists; a second edit passes the bound, and everything is counted again."""
+    from tests.test_corpora import corpus
+
+    root = corpus("adr-collection/shopware-shopware", tmp_path_factory)
+    vault = Vault.open(root, "adr")
+    vault.conflicts()
+    vault.review()
+    records = sorted((d for d in vault.documents if d.type == DocType.DECISION), key=lambda d: d.id)
+    assert len(records) > 100
+    edited, other = (root / records[n].path for n in (17, 40))
+    with edited.open("a", encoding="utf-8") as file:
+        file.write("\n\n" + other.read_text("utf-8").split("\n", 1)[1][:1500] + "\n")
+    vault = Vault.open(root, "adr")
+    queue = asked(vault)
+    found = queue.conflicts()
+    assert not queue.weighing().full and queue.weighing().weighed_again > 0
+    full = find_conflicts(vault.documents, vault.flavour.native, vault.index.config.compatible)
+    # A pair whose score lies within the bound of a threshold may be listed by one count alone
+    # (here one, at 0.855 against 0.848 by a full count, of a threshold of 0.85): one change
+    # among 120 records moves the rarities of many words.
+    weighed = {(w.older, w.newer): w for w in weigh_decisions(vault.documents, neighbours=REVIEW_NEIGHBOURS)}
+
+    def near(ids: list[str]) -> bool:
+        pair = weighed.get((ids[0], ids[1]))
+        edge = DEFAULT.mutual_least if pair is not None and pair.mutual else DEFAULT.least
+        return pair is not None and abs(pair.score(DEFAULT) - edge) <= SCORE_BOUND
+
+    mine, theirs = {(c.kind, tuple(c.ids)) for c in found}, {(c.kind, tuple(c.ids)) for c in full}
+    assert all(near(list(ids)) for _, ids in mine ^ theirs), mine ^ theirs
+    assert len(mine ^ theirs) <= 1 and len(mine) > 10
+    # Here 8 of the 99 pairs where one is the other's likeliest were weighed by one count alone
+    # (a near tie for the likeliest match) or moved by more than the bound (0.039 at most).
+    _, _, largest = compare(vault, queue, edges=0.1)
+    assert largest <= SCORE_BOUND
+    # The review list: here 2 of its 61 pairs were offered by one count alone, at its edge.
+    offered, missed, largest = compare_review(vault, queue)
+    assert offered > 20 and missed <= offered // 20 and largest <= REVIEW_BOUND, (offered, missed, largest)
+    served = {pair.ids for pair in Vault.open(root, "adr").review_pairs()}
+    depth = default_depth(sum(1 for d in vault.documents if d.type == DocType.DECISION and d.status in PAIRED))
+    assert len(served - {(w.older, w.newer) for w in weigh_for_review(vault.documents)[:depth]}) <= depth // 20
+    (root / records[60].path).unlink()
+    vault = Vault.open(root, "adr")
+    queue = asked(vault)
+    found = queue.conflicts()
+    assert queue.weighing().full  # two changes among 120 decisions: past the bound
+    assert found == find_conflicts(vault.documents, vault.flavour.native, vault.index.config.compatible)

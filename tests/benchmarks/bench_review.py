@@ -1,4 +1,4 @@
-"""The review loop's latency over stdio, as an agent meets it: `python -m tests.benchmarks.bench_review [--pages N] [SIZE ...]`.
+"""The review loop's latency over stdio, as an agent meets it: `python -m tests.benchmarks.bench_review [--pages N] [SIZE ... | --vault PATH]`.
 
 For the sample vault and for generated vaults of each SIZE (default 10,000), starts `workbench mcp`
 with the official SDK's client, then works the review list as a judge would: `memory_review` page
@@ -6,8 +6,9 @@ after page (the first page of a fresh server weighs every pair of decisions; the
 that ranking while the vault is unchanged, and a new server reads it from the derived store) and
 `memory_judge` on each pair shown, which adds a line to
 the verdicts file and so makes the next page read it back. Prints p50 / p95 and the first page in
-milliseconds, and how many pairs and characters a page held. Every vault is a scratch copy; nothing
-is asserted on wall time.
+milliseconds, and how many pairs and characters a page held. `--vault PATH` measures a copy of a
+vault made elsewhere (`generate_shapes`, a copied corpus) instead. Every vault is a scratch copy;
+nothing is asserted on wall time.
 """
 
 from __future__ import annotations
@@ -91,6 +92,14 @@ def main(argv: list[str]) -> None:
     pages = PAGES
     if argv[:1] == ["--pages"]:
         pages, argv = int(argv[1]), argv[2:]
+    if argv[:1] == ["--vault"]:  # a vault made elsewhere (`generate_shapes`, a copied corpus): a copy is measured
+        with tempfile.TemporaryDirectory() as scratch:
+            root = Path(scratch) / "vault"
+            shutil.copytree(argv[1], root, ignore=shutil.ignore_patterns(".workbench", ".workbench-verdicts.jsonl"))
+            report(f"{argv[1]} (first open: ranking worked out)", *asyncio.run(measure(root, 1)))
+            (root / ".workbench-verdicts.jsonl").unlink(missing_ok=True)
+            report(f"{argv[1]} (warm)", *asyncio.run(measure(root, pages)))
+        return
     sizes = [int(a) for a in argv] or [10_000]
     with tempfile.TemporaryDirectory() as scratch:
         sample = Path(scratch) / "sample"

@@ -3,13 +3,16 @@
 Run: python -m tests.benchmarks.bench_tui [VAULT ...] [--generated SIZE ...] [--runs N]
      (default: the bundled sample and generated vaults of 1,000 and 10,000 documents, best of 5)
 
-**First titles.** Each run is a fresh Python, timed from outside from its start to the paint it
-reports: interpreter start, imports, the vault read and the first page of titles painted (not the
-exit after it, which waits for work the person does not). Beside it, in the same run, a bare Textual app
+**First titles.** Each run is a fresh Python, timed from outside from its start to the paints it
+reports (not the exit after them, which waits for work the person does not): the first page of
+titles painted ("titles": those kept from the last launch, `workbench/tui/first_page.py`, shown
+before the vault is read), and the vault's own listing painted ("listing": interpreter start,
+imports, the vault read, the blank search; the same paint when no titles were kept). Beside it, in the same run, a bare Textual app
 (a header, a line of text and a footer) is timed from start to its first paint: the floor no
 Textual program can beat. Both run headless (Textual's own driver with no terminal), so the
-figure is the program's work, not the terminal emulator's. Every vault is opened once first, so
-the figures are warm (the derived store in place), as a person meets them from the second launch on;
+figure is the program's work, not the terminal emulator's. Every vault is opened once first in the
+TUI, until its summary is read, so the figures are warm (the derived store in place, the first
+titles kept), as a person meets them from the second launch on;
 and the workbench's modules are compiled first (`.pyc`), as an installed package has them and as
 Textual's are (with PYTHONDONTWRITEBYTECODE set, a checkout's every process compiled them again:
 about a tenth of a second, timed for the workbench and not for the bare app).
@@ -27,6 +30,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import compileall
+import random
+import re
 import statistics
 import sys
 import tempfile
@@ -74,6 +79,7 @@ class FirstTitles(WorkbenchApp):
     CSS_PATH = str(Path(workbench.tui.app.__file__).with_name(WorkbenchApp.CSS_PATH))
 
     def on_mount(self):  # WorkbenchApp.on_mount runs too: Textual calls each class's handler
+        self.painted_at = {}
         self.set_interval(0.002, self.check)
         self.set_timer(120, self.give_up)
 
@@ -87,31 +93,43 @@ class FirstTitles(WorkbenchApp):
         except Exception:
             return
         if results.option_count and results.get_option_at_index(0).id:  # a document, not a placeholder
-            self.call_after_refresh(self.painted)
+            # The titles first: those kept from the last launch, or the vault's listing if none were.
+            self.call_after_refresh(self.painted, "titles")
+            if results.border_subtitle != "loading":  # the vault's own listing
+                self.call_after_refresh(self.painted, "listing")
 
-    def painted(self):
-        print(time.time())
-        self.exit()
+    def painted(self, what):
+        self.painted_at.setdefault(what, time.time())
+        if "listing" in self.painted_at and (sys.argv[2:] != ["settle"] or self.screen.summary is not None):
+            if "said" not in self.painted_at:  # once: the callbacks asked before the exit still come
+                self.painted_at["said"] = time.time()
+                print(self.painted_at["titles"], self.painted_at["listing"])
+            self.exit()
 
 FirstTitles(Path(sys.argv[1]), theme="workbench-dark").run(headless=True)
 """
 
 
-def until_painted(script: str, *args: str) -> float:
-    """Seconds from starting a fresh interpreter on `script` to the paint it reports (the time of
+def until_painted(script: str, *args: str) -> list[float]:
+    """Seconds from starting a fresh interpreter on `script` to each paint it reports (the times of
     day it prints): what the person waits for, not the exit after it."""
     started = time.time()
-    return float(run_python(script, *args)[1].split()[-1]) - started
+    return [float(at) - started for at in run_python(script, *args)[1].split()]
 
 
-def first_titles(vault: Path, runs: int) -> tuple[float, float]:
-    """Best of `runs` for the bare app and for the workbench, taken in turn."""
-    run_python(TITLES_SCRIPT, str(vault))  # the derived store in place: a warm start
-    bare, ours = [], []
+def first_titles(vault: Path, runs: int) -> tuple[float, float, float]:
+    """Best of `runs` for the bare app, for the workbench's first titles and for the vault's own
+    listing (the same paint when no titles were kept), taken in turn."""
+    # The derived store in place and the first titles kept (`tui/first_page.py`): a warm start,
+    # as a person meets it from the second launch on.
+    run_python(TITLES_SCRIPT, str(vault), "settle")
+    bare, titles, listing = [], [], []
     for _ in range(runs):
-        bare.append(until_painted(BARE_SCRIPT))
-        ours.append(until_painted(TITLES_SCRIPT, str(vault)))
-    return min(bare), min(ours)
+        bare.append(until_painted(BARE_SCRIPT)[-1])
+        ours = until_painted(TITLES_SCRIPT, str(vault))
+        titles.append(ours[0])
+        listing.append(ours[1])
+    return min(bare), min(titles), min(listing)
 
 
 async def open_documents(vault: Path) -> list[tuple[float, float, int, str]]:
@@ -166,9 +184,72 @@ async def open_documents(vault: Path) -> list[tuple[float, float, int, str]]:
     return rows
 
 
+TICK = 0.01
+"""Seconds between the ticks the session asks the event loop for: a gap between two is how long
+it could not answer (a key, a repaint)."""
+TYPING = 0.05
+"""Seconds between two keys typed: a fast typist's pace."""
+
+
+async def session(root: Path, target: str, title: str) -> dict[str, float]:
+    """A person's first seconds, driven by Textual's Pilot in this process: the first titles, then
+    a document's whole title typed key by key from the moment they show (the vault perhaps still
+    being read; keys posted `TYPING` apart, as the terminal would, not waiting for each to be
+    handled as Pilot's `press` does), enter on it once it is listed, and the rest of the load (the summary: every
+    problem, the graph). Seconds to each, from the app's start, and "still": the longest gap
+    between ticks asked for every `TICK`, from the start to the end of the load."""
+    from textual import events
+    from textual.keys import _character_to_key
+    from textual.widgets import OptionList
+
+    from tests.tui.tui_helpers import result_ids
+    from workbench.tui.app import WorkbenchApp
+    from workbench.tui.widgets.viewer import DocumentViewer
+
+    ticks: list[float] = []
+    marks: dict[str, float] = {}
+    start = time.perf_counter()
+    app = WorkbenchApp(root, theme="workbench-dark")
+
+    def listed() -> list[str]:
+        try:
+            app.screen.query_one("#results", OptionList)
+        except Exception:
+            return []
+        return [doc_id for doc_id in result_ids(app)[:10] if doc_id]
+
+    async def until(condition, name: str) -> None:
+        while not condition():
+            await asyncio.sleep(0.005)
+        marks[name] = time.perf_counter() - start
+
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.set_interval(TICK, lambda: ticks.append(time.perf_counter()))
+        await until(listed, "first titles")
+        await pilot.press("slash")
+        typed = time.perf_counter()
+        for key in title:  # as a person types, a key every TYPING seconds: not waiting for the app
+            app.post_message(events.Key(key if key.isalnum() else _character_to_key(key), key))
+            await asyncio.sleep(TYPING)
+        marks["typed"] = time.perf_counter() - start
+        await until(lambda: target in listed(), "listed")
+        marks["listed after the first key"] = time.perf_counter() - typed
+        app.screen.query_one("#results", OptionList).highlighted = listed().index(target)
+        app.screen.query_one("#results", OptionList).action_select()
+        viewer = app.screen.query_one(DocumentViewer)
+        await until(lambda: viewer.view is not None and viewer.view.document.id == target, "shown")
+        await until(lambda: app.screen.summary is not None, "loaded")
+        ticks.append(time.perf_counter())
+    marks["still"] = max((b - a for a, b in zip(ticks, ticks[1:])), default=0.0)
+    return marks
+
+
 def main(vaults: list[Path], generated: list[int], runs: int) -> None:
     compileall.compile_dir(Path(workbench.__file__).parent, quiet=1)
-    print(f"{'vault':<28} {'docs':>6} {'bare':>7} {'titles':>7} {'x':>5}   open p50/max first, max whole (ms)")
+    print(
+        f"{'vault':<28} {'docs':>6} {'bare':>7} {'titles':>7} {'x':>5} {'listing':>7} {'x':>5}"
+        "   open p50/max first, max whole (ms)"
+    )
     with tempfile.TemporaryDirectory() as scratch:
         targets = []
         for vault in vaults:
@@ -182,16 +263,40 @@ def main(vaults: list[Path], generated: list[int], runs: int) -> None:
             generate_vault(root, size)
             targets.append((f"generated {size}", root))
         for name, root in targets:
-            bare, ours = first_titles(root, runs)
+            bare, ours, listing = first_titles(root, runs)
             rows = asyncio.run(open_documents(root))
             firsts = [row[0] * 1000 for row in rows]
             wholes = [row[1] * 1000 for row in rows]
             docs = sum(1 for _ in root.rglob("*.md"))
             print(
-                f"{name:<28} {docs:>6} {bare:>6.2f}s {ours:>6.2f}s {ours / bare:>5.2f}"
+                f"{name:<28} {docs:>6} {bare:>6.2f}s {ours:>6.2f}s {ours / bare:>5.2f} {listing:>6.2f}s {listing / bare:>5.2f}"
                 f"   {statistics.median(firsts):>5.0f} / {max(firsts):>5.0f}, {max(wholes):>5.0f}"
             )
             sys.stdout.flush()
+
+
+def a_titled_document(root: Path, rng: random.Random) -> tuple[str, str]:
+    """(id, title) of a document of `root` drawn at random, read from its frontmatter's lines (a
+    generated vault writes both plainly), without opening the vault in this process."""
+    paths = sorted(root.rglob("*.md"))
+    while True:
+        head = rng.choice(paths).read_text("utf-8").split("\n---", 1)[0]
+        found = dict(re.findall(r"^(id|title): *(.+)$", head, re.M))
+        if "id" in found and "title" in found:
+            return found["id"].strip("'\""), found["title"].strip("'\"")
+
+
+def sessions(vaults: list[Path], runs: int) -> None:
+    """`session` on each vault (opened once before, in a process of its own, so it is warm), once a
+    run, each a fresh app in this process; prints each run's marks."""
+    rng = random.Random(7)
+    for root in vaults:
+        run_python(TITLES_SCRIPT, str(root), "settle")
+        for _ in range(runs):
+            target, title = a_titled_document(root, rng)
+            marks = asyncio.run(session(root, target, title))
+            said = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in marks.items() if name != "still")
+            print(f"{root.name}: {said}; longest still {marks['still'] * 1000:.0f} ms", flush=True)
 
 
 if __name__ == "__main__":
@@ -199,7 +304,11 @@ if __name__ == "__main__":
     parser.add_argument("vaults", nargs="*", type=Path)
     parser.add_argument("--generated", nargs="*", type=int)
     parser.add_argument("--runs", type=int, default=RUNS)
+    parser.add_argument("--session", action="store_true", help="only `session`, on the vaults as they are")
     args = parser.parse_args()
+    if args.session:
+        sessions(args.vaults, args.runs)
+        raise SystemExit
     sample = Path(__file__).resolve().parents[2] / "sample_vault"
     main(
         args.vaults or ([] if args.generated else [sample]),

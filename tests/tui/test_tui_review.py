@@ -353,7 +353,7 @@ def test_a_candidates_excerpt_gives_the_status_as_the_file_states_it_and_its_num
         "Kafka carries every event.",
         4_000,
         "digest",
-        cut=True,
+        opening_cut=True,
     )
     candidate = Candidate("adr-0007", "Use Kafka", "decision", "superseded", 0.9, ["cites it"], "supersede", excerpt)
     shown = candidate_text(candidate, None).plain

@@ -35,9 +35,10 @@ from typing import TYPE_CHECKING, Any
 from . import flavours
 from .records import rewrite
 from .records.derived_store import DerivedStore, folder_identity
+from .records.store_rows import keep_body
 from .storage.changes import Plan
 from .flavours import Flavour
-from .records.loading import bring_in_line, collector_paused, settle_collector
+from .records.loading import Bodies, bring_in_line, collector_paused, load_beside, settle_collector
 from .vocabulary.model import ConflictError, Document, Problem, Problems, RefusedError, Severity
 from .records.ownership import IdOwnership
 from .vocabulary.parse import ParsedFile, digest_of
@@ -116,6 +117,7 @@ class VaultIndex:
         self.config = VaultConfig()  # what the vault's `.workbench.yaml` says, and what is wrong with it
         self.settings_file = CONFIG_FILE  # watched beside the documents (`live.py`)
         self.store: DerivedStore | None = None
+        self.bodies = Bodies(root, flavour)  # where stored documents read their bodies when first asked
         self.mutex = threading.RLock()
         self.generation = 0  # moves whenever the records change, so derived views know to rebuild
         self.id_log = IdLog()  # which ids each generation touched, so the graph need not scan them all
@@ -135,20 +137,24 @@ class VaultIndex:
         chosen = chosen.prepared(root)
         vault = cls(root, chosen)
         vault.config = config
-        walk = walk_vault(vault.root, chosen)
-        if vault.writer.needs_recovery(walk.temporaries):
-            vault.recovery_notes.extend(vault.writer.recover(walk.temporaries))
-            walk = walk_vault(vault.root, chosen)
         vault.store = DerivedStore(vault.store_path(), chosen.reading, folder_identity(vault.root))
+        vault.bodies.store = vault.store
         with collector_paused():
-            vault._load(walk, vault.store.load(today()))
+            # The store's rows are read while the folder is walked: both wait mostly on the
+            # system (SQLite's pages, a stat per file), not on each other.
+            cached = load_beside(vault.store, today(), vault.bodies)
+            walk = walk_vault(vault.root, chosen)
+            if vault.writer.needs_recovery(walk.temporaries):
+                vault.recovery_notes.extend(vault.writer.recover(walk.temporaries))
+                walk = walk_vault(vault.root, chosen)
+            vault._load(walk, cached())
             settle_collector(len(vault._records))
         return vault
 
     @serialized
     def _load(self, walk: Walk, cached: dict[str, Record] | None = None) -> None:
         """Bring the records in line with the walk (`loading.bring_in_line`), then the ids."""
-        moved = bring_in_line(self._records, walk, cached or {}, self.store, self.root, self.flavour)
+        moved = bring_in_line(self._records, walk, cached or {}, self.store, self.root, self.flavour, self.bodies)
         seen = (walk.symlinks, walk.not_pages, walk.specials, walk.unreadable)
         moved = moved or seen != (self._symlinks, self._not_pages, self._specials, self._unreadable)
         self._symlinks, self._not_pages, self._specials, self._unreadable = seen
@@ -224,6 +230,7 @@ class VaultIndex:
             if path not in self._records:
                 return False
             gone = self._records.pop(path)
+            keep_body(gone)  # its row is dropped: whoever holds its document can still read its body
             if batch is not None:
                 batch[1].append(path)
             elif self.store is not None:
@@ -239,6 +246,7 @@ class VaultIndex:
         )
         if record is None:
             return None
+        keep_body(known)  # its row is replaced: whoever holds its document can still read its body
         self._records[path] = record
         if batch is not None:
             batch[0].append(record)
@@ -536,11 +544,14 @@ class VaultIndex:
         """Close the derived store, run `between` (which may delete it), and build it afresh from
         the records in memory: FTS5 here keeps deleted words in its vocabulary until rebuilt."""
         if self.store is not None:
+            for record in self._records.values():  # the bodies still in the old store, before it goes
+                keep_body(record)
             self.store.close()
         between()
         self.store = DerivedStore(
             None if in_memory else self.store_path(), self.flavour.name, folder_identity(self.root)
         )
+        self.bodies.store = self.store
         with self.store.bulk():
             self.store.save(self.records, [], today())
 

@@ -19,6 +19,7 @@ from textual.widgets import Input
 from .screens.main import MainScreen
 from .settings import load_settings, save_setting
 from .themes import BUILTIN_THEMES, VARIABLE_DEFAULTS, load_theme_files, theme_folders
+from .first_page import KeptTitle, kept_first_page
 from .opening import Opening
 from .typeahead import TypeAhead, takes_letters
 from .user_keymap import keymap_path, load_keymap
@@ -95,7 +96,9 @@ class WorkbenchApp(App[None]):
         self.user_keymap = load_keymap(keymap_path())
         """The user's keymap file as read (its keys apply once checked, at mount)."""
         self.opening: Opening | None = None
-        """The vault being opened since `run` began (`opening.py`)."""
+        """The vault being opened since `run` began (`opening.py`), when no titles were kept for it."""
+        self.kept_titles: list[KeptTitle] = []
+        """The titles kept from the last launch, on show while the vault is read (`first_page.py`)."""
         self.typeahead = TypeAhead(self, opens=("search-input", "results", "links"))
         """Keys sent in one burst wait for the keys before them (`typeahead.py`)."""
 
@@ -127,11 +130,15 @@ class WorkbenchApp(App[None]):
         return dict(VARIABLE_DEFAULTS)
 
     def on_load(self) -> None:
-        """The app runs: open the vault now, beside Textual's start, not once the screen is up."""
-        self.opening = Opening(self.vault_path, self.flavour)
+        """The app runs. With titles kept from the last launch, the first frame shows them and the
+        vault is opened after it (opening it meanwhile would take the interpreter from the frame);
+        without, the vault is opened now, beside Textual's start, not once the screen is up."""
+        self.kept_titles = kept_first_page(self.vault_path, self.flavour)
+        if not self.kept_titles:
+            self.opening = Opening(self.vault_path, self.flavour)
 
     def on_mount(self) -> None:
-        self.push_screen(MainScreen(self.vault_path, self.flavour, self.opening))
+        self.push_screen(MainScreen(self.vault_path, self.flavour, self.opening, self.kept_titles))
         self._say_theme_errors()
         self._apply_user_keymap()
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 import gc
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..core import Vault
+if TYPE_CHECKING:
+    from ..core import Vault
 
 __all__ = ["Opening"]
 
@@ -30,6 +32,9 @@ class Opening:
 
     def _open(self) -> None:
         try:
+            # The core's modules are imported here, in this thread: the first frame needs none of them.
+            from ..core import Vault
+
             with Vault.collector_paused():
                 self._vault = Vault.open(self.path, flavour=self.flavour)
                 # What was just read lives as long as the app: frozen before the collector wakes,

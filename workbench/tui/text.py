@@ -23,7 +23,7 @@ from typing import Any
 
 from textual.content import Content
 
-from ..core import QUESTION_WORDS, Status, parse_query
+from ..core import Status
 
 __all__ = [
     "wrap_at_joints",
@@ -96,6 +96,8 @@ def query_words(query: str) -> tuple[str, ...]:
     """The words and phrases of a search worth marking in the document it opened: filters such as
     `type:decision` and left-out `-words` are not text to find, and words that only ask ("how",
     "the") would mark half the page unless the query has nothing else."""
+    from ..core import QUESTION_WORDS, parse_query  # not at start: the first frame searches nothing
+
     parsed = parse_query(query)
     words = [w for w in parsed.words if w not in QUESTION_WORDS and len(w) > 1] or [
         w for w in parsed.words if len(w) > 1

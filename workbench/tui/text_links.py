@@ -14,7 +14,10 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from ..core import Document, RawLink, Vault, body_links, markdown_links, strip_code, wikilinks
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..core import Document, Vault
 
 __all__ = ["TextLink", "is_url", "markdown_href", "text_links", "wiki_href"]
 
@@ -73,6 +76,9 @@ def _destination(whole: str) -> str:
 
 def text_links(vault: Vault, doc: Document) -> dict[str, TextLink]:
     """{href: link} for every link in the body outside code, resolved against the vault now."""
+    # The flavours' readers, imported with a document's reading, not for the viewer's first frame.
+    from ..core import RawLink, body_links, markdown_links, strip_code, wikilinks
+
     body = strip_code(doc.body)
     if "[[" not in body and "](" not in body:
         return {}

@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .record import Record
-from .store_rows import FILES_COLUMNS, StoredDocument, fts_fields, record_from_row, row_for
+from .store_rows import FILES_COLUMNS, BodySource, StoredDocument, fts_fields, record_from_row, row_for
 
 __all__ = [
     "StoredDocument",
@@ -215,16 +215,48 @@ class DerivedStore:
 
     # -- records --------------------------------------------------------------------------------
 
-    def load(self, on: dt.date) -> dict[str, Record]:
-        """Every cached record checked today (a date can only be judged "in the future" on the day)."""
+    def load(self, on: dt.date, bodies: BodySource | None = None) -> dict[str, Record]:
+        """Every cached record checked today (a date can only be judged "in the future" on the day).
+        With `bodies`, the bodies are left in the store, read from `bodies` when first asked for."""
+        columns = FILES_COLUMNS.replace(" body,", " NULL,") if bodies is not None else FILES_COLUMNS
         try:
-            rows = self.db.execute(
-                f"SELECT {FILES_COLUMNS} FROM files WHERE checked_on = ?", (on.isoformat(),)
-            ).fetchall()
+            # Row by row, not fetched whole: the list of 100,000 rows beside the records made
+            # from them was a tenth of a large open's peak memory.
+            cursor = self.db.execute(f"SELECT {columns} FROM files WHERE checked_on = ?", (on.isoformat(),))
+            return {row[0]: record_from_row(row, bodies) for row in cursor}
         except sqlite3.DatabaseError as error:
             self._failed(error)
             return {}
-        return {row[0]: record_from_row(row) for row in rows}
+
+    def bodies(self, wanted: list[tuple[str, str]]) -> dict[str, str]:
+        """{path: body} of those (path, digest) readings the store holds, a few hundred a query."""
+        found: dict[str, str] = {}
+        digests = dict(wanted)
+        paths = sorted(digests)
+        try:
+            for start in range(0, len(paths), 500):
+                chunk = paths[start : start + 500]
+                sql = f"SELECT path, digest, body FROM files WHERE path IN ({', '.join('?' * len(chunk))})"
+                found.update(
+                    (path, body) for path, digest, body in self.db.execute(sql, chunk) if digests[path] == digest
+                )
+        except sqlite3.ProgrammingError:  # closed
+            pass
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+        return found
+
+    def body(self, path: str, digest: str) -> str | None:
+        """The body stored for the file at `path` as read with `digest`; None when the store no
+        longer holds that reading (the file changed, or the store was closed or is damaged)."""
+        try:
+            row = self.db.execute("SELECT body FROM files WHERE path = ? AND digest = ?", (path, digest)).fetchone()
+        except sqlite3.ProgrammingError:  # closed
+            return None
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return None
+        return row[0] if row else None
 
     def save(self, records: Iterable[Record], removed: Iterable[str], on: dt.date) -> None:
         """Store changed records and drop removed files, in one transaction."""

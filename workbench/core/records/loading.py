@@ -18,21 +18,26 @@ import os
 import sys
 import threading
 import types
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Callable, Iterator
 from typing import cast
 from pathlib import Path
 
 from .. import flavours
+from ..vocabulary.model import ConflictError
 from .derived_store import DerivedStore, record_from_row, row_for
 from .record import Record, read_record, still_clean, today, unchanged
+from .store_rows import keep_body
 from .walk import Walk
 
 __all__ = [
+    "Bodies",
     "Item",
     "PARALLEL_MIN",
     "STORE_BATCH_MIN",
     "bring_in_line",
     "collector_paused",
+    "load_beside",
     "parse_files",
     "settle_collector",
 ]
@@ -40,6 +45,10 @@ __all__ = [
 PARALLEL_MIN = 2500  # with a fork server: below this, starting workers costs more than it saves on two cores
 FORK_MIN = 300  # with fork
 CHUNK = 250
+# Chunks handed to the workers and not yet taken back. The workers parse faster than the parent
+# stores, so chunks handed over all at once waited parsed, every body of a large vault among them
+# (100,000 documents: 700 MB); this many keeps the workers busy while the parent stores a batch.
+IN_FLIGHT = 16
 Item = tuple[str, int, int, int, int]  # path, size, mtime_ns, inode, ctime_ns
 
 
@@ -75,6 +84,58 @@ def settle_collector(records: int) -> None:
         gc.freeze()
 
 
+class Bodies:
+    """Where the documents of a vault's records read their bodies when first asked for: the
+    derived store's row for the file as it was read, or, when the store no longer has it (closed,
+    built again, damaged), the file itself if it still holds the same bytes. `store` follows the
+    vault's store when that is built again."""
+
+    def __init__(self, root: Path, flavour: flavours.Flavour, store: DerivedStore | None = None):
+        self.root = root
+        self.flavour = flavour
+        self.store = store
+
+    def body(self, path: str, digest: str) -> str:
+        found = self.store.body(path, digest) if self.store is not None else None
+        if found is not None:
+            return found
+        record = read_record(str(self.root), path, 0, 0, today(), self.flavour)
+        if record is None or record.document.digest != digest:
+            raise ConflictError(
+                path, f"{path} changed on disk since it was read, and its text as read then is gone: read it again"
+            )
+        return record.document.body
+
+    def bodies(self, wanted: list[tuple[str, str]]) -> dict[str, str]:
+        """{path: body} of the (path, digest) readings the store still holds."""
+        return self.store.bodies(wanted) if self.store is not None else {}
+
+
+def load_beside(store: DerivedStore, on: dt.date, bodies: Bodies | None = None) -> Callable[[], dict[str, Record]]:
+    """`store.load(on, bodies)` begun in a thread of its own; call the result for its records (it
+    waits for them, and raises what the load raised). SQLite lets go of the interpreter while it
+    reads, so the caller's own work (walking the vault's folder) goes on meanwhile."""
+    found: list[dict[str, Record]] = []
+    failed: list[BaseException] = []
+
+    def load() -> None:
+        try:
+            found.append(store.load(on, bodies))
+        except BaseException as error:  # handed to the caller, in its own thread
+            failed.append(error)
+
+    thread = threading.Thread(target=load, name="workbench-store-load", daemon=True)
+    thread.start()
+
+    def records() -> dict[str, Record]:
+        thread.join()
+        if failed:
+            raise failed[0]
+        return found[0]
+
+    return records
+
+
 def _parse_chunk(
     root: str, items: list[Item], on: dt.date, with_rows: bool, flavour: str | flavours.Flavour, rows_only: bool = False
 ) -> list[tuple[Record | None, tuple | None]]:
@@ -93,9 +154,14 @@ def _parse_chunk(
     return out
 
 
-def _records_of(chunk: list[tuple[Record | None, tuple | None]]) -> list[tuple[Record, tuple | None]]:
-    """A worker's chunk with every record in place, made from its row where it was left out."""
-    return [(record if record is not None else record_from_row(cast(tuple, row)[0]), row) for record, row in chunk]
+def _records_of(
+    chunk: list[tuple[Record | None, tuple | None]], bodies: Bodies | None = None
+) -> list[tuple[Record, tuple | None]]:
+    """A worker's chunk with every record in place, made from its row where it was left out (its
+    body then read from `bodies` when first asked for: the row is stored before anyone can)."""
+    return [
+        (record if record is not None else record_from_row(cast(tuple, row)[0], bodies), row) for record, row in chunk
+    ]
 
 
 def _start_worker() -> None:
@@ -163,9 +229,15 @@ def _context(count: int):
 
 
 def parse_files(
-    root: Path, items: list[Item], on: dt.date, with_rows: bool, flavour: str | flavours.Flavour = "memory-core"
+    root: Path,
+    items: list[Item],
+    on: dt.date,
+    with_rows: bool,
+    flavour: str | flavours.Flavour = "memory-core",
+    bodies: Bodies | None = None,
 ) -> Iterator[list[tuple[Record, tuple | None]]]:
-    """Chunks of (record, store row) for the files in `items`, as they are ready."""
+    """Chunks of (record, store row) for the files in `items`, as they are ready; with `bodies`,
+    the records that workers parsed read their bodies from there (the caller stores the rows)."""
     context = _context(len(items))
     if context is None:
         yield _records_of(_parse_chunk(str(root), items, on, with_rows, flavour))
@@ -179,12 +251,20 @@ def parse_files(
         with _stderr_with_a_descriptor():
             pool = ProcessPoolExecutor(_workers(), mp_context=context, initializer=_start_worker)
         with pool:
-            with _without_main(), _stderr_with_a_descriptor():
-                futures = [
-                    pool.submit(_parse_chunk, str(root), chunk, on, with_rows, flavour, True) for chunk in chunks
-                ]
-            for future in futures:
-                yield _records_of(future.result())
+            pending: deque = deque()
+
+            def submit(chunk: list[Item]) -> None:
+                pending.append(pool.submit(_parse_chunk, str(root), chunk, on, with_rows, flavour, True))
+
+            with _without_main(), _stderr_with_a_descriptor():  # the workers start here
+                for chunk in chunks[:IN_FLIGHT]:
+                    submit(chunk)
+            for chunk in chunks[IN_FLIGHT:]:
+                yield _records_of(pending.popleft().result(), bodies)
+                done += 1
+                submit(chunk)
+            while pending:
+                yield _records_of(pending.popleft().result(), bodies)
                 done += 1
     except (OSError, RuntimeError, ImportError, EOFError) as exc:  # no process pool here: do it ourselves
         if isinstance(exc, GeneratorExit):
@@ -207,10 +287,12 @@ def bring_in_line(
     store: DerivedStore | None,
     root: Path,
     flavour: flavours.Flavour,
+    bodies: Bodies | None = None,
 ) -> bool:
     """Bring `records` (path -> record) in line with the walk: keep what is unchanged (in memory or
     in the derived store, `cached`), parse what changed (storing its rows), forget what is gone.
-    Whether any record came, went or changed: if none did, nothing derived is stale."""
+    Whether any record came, went or changed: if none did, nothing derived is stale. With
+    `bodies`, records parsed in worker processes leave their bodies in the store."""
     on = today()
     seen: set[str] = set()
     to_parse: list[Item] = []
@@ -231,13 +313,14 @@ def bring_in_line(
             moved = moved or known is not current
             recheck.append(clean)
             continue
+        keep_body(current)  # its row is about to be replaced: whoever holds it can still read its body
         to_parse.append((path, stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns))
     if to_parse:
         with_rows = store is not None
         rows: list = []
         bulk = store.bulk() if store is not None and len(to_parse) >= STORE_BATCH_MIN else contextlib.nullcontext()
         with collector_paused(), bulk:
-            for chunk in parse_files(root, to_parse, on, with_rows, flavour):
+            for chunk in parse_files(root, to_parse, on, with_rows, flavour, bodies if with_rows else None):
                 for record, row in chunk:
                     records[record.path] = record
                     rows.append(row)
@@ -250,7 +333,9 @@ def bring_in_line(
         store.reseen((record.path, record.seen_ns) for record in recheck)
     gone = (set(records) | set(cached)) - seen
     for path in gone:
-        moved = records.pop(path, None) is not None or moved
+        dropped = records.pop(path, None)
+        keep_body(dropped)
+        moved = dropped is not None or moved
     if store is not None and gone:
         store.save([], gone, on)
     return moved or bool(to_parse)

@@ -6,13 +6,32 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Protocol
 
 from ..flavours import View
-from ..vocabulary.model import Document, Problem, Severity
+from ..vocabulary.model import ConflictError, Document, Problem, Severity
 from .record import Record
 
-__all__ = ["StoredDocument", "META_DECODER", "FILES_COLUMNS", "fts_fields", "record_from_row", "row_for"]
+__all__ = [
+    "BodySource",
+    "StoredDocument",
+    "META_DECODER",
+    "FILES_COLUMNS",
+    "fts_fields",
+    "keep_body",
+    "read_bodies",
+    "record_from_row",
+    "row_for",
+]
+
+
+class BodySource(Protocol):
+    """Where a stored document's body is read when it is first asked for (`loading.Bodies`)."""
+
+    def body(self, path: str, digest: str) -> str: ...
+
+    def bodies(self, wanted: list[tuple[str, str]]) -> dict[str, str]: ...
 
 
 def _encode(value: Any) -> Any:
@@ -52,7 +71,13 @@ class StoredDocument(Document):
     document parsed afresh.
 
     Its `updated` date is stored beside the meta: the blank listing orders every document by it,
-    and decoding every meta for that alone took 0.14 s at 10,000 documents."""
+    and decoding every meta for that alone took 0.14 s at 10,000 documents.
+
+    Its body is read from the store when first asked for, and kept from then on: the bodies are
+    most of a vault's text (290 MB at 100,000 documents of long notes), a search or a listing
+    reads a few of them, and holding all of them took a large vault's open past 600 MB. Read by
+    the path and the digest the document was read with, so a body is never another version's;
+    a record about to be replaced keeps its body first (`keep_body`)."""
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -65,6 +90,18 @@ class StoredDocument(Document):
     @meta.setter
     def meta(self, value: Any) -> None:
         self.__dict__["_meta"] = value
+
+    @property
+    def body(self) -> str:
+        value = self.__dict__.get("body")
+        if value is None:  # not read from the store yet
+            value = self.__dict__["_bodies"].body(self.path, self.digest)
+            self.__dict__["body"] = value
+        return value
+
+    @body.setter
+    def body(self, value: str) -> None:
+        self.__dict__["body"] = value
 
     @property
     def updated(self) -> dt.date | None:
@@ -123,9 +160,36 @@ def _date(text: str) -> dt.date:
     return found
 
 
-def record_from_row(row: tuple) -> Record:
+def keep_body(record: Record | None) -> None:
+    """Read a stored document's body now, before its row in the store is replaced or dropped:
+    whoever still holds the document can read its body afterwards."""
+    if record is not None and type(record.document) is StoredDocument:
+        try:
+            _ = record.document.body  # read for its effect: the body is kept
+        except ConflictError:  # already gone (another process stored the file's new reading)
+            pass
+
+
+def read_bodies(documents: Iterable[Document]) -> None:
+    """Read now, many to a query, the bodies of those stored documents not read yet: for a caller
+    about to read thousands (the queue's profiles), where one query each took ten times as long."""
+    waiting: dict[int, tuple[BodySource, list[Document]]] = {}
+    for doc in documents:
+        if type(doc) is StoredDocument and doc.__dict__.get("body") is None:
+            source = doc.__dict__["_bodies"]
+            waiting.setdefault(id(source), (source, []))[1].append(doc)
+    for source, docs in waiting.values():
+        found = source.bodies([(doc.path, doc.digest) for doc in docs])
+        for doc in docs:
+            text = found.get(doc.path)
+            if text is not None:
+                doc.__dict__["body"] = text  # the rest are read one by one, when asked
+
+
+def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
     """The record a `files` row keeps (its `FILES_COLUMNS`, as `row_for` makes them), its meta
-    decoded when first asked for.
+    decoded when first asked for. With `bodies`, the row's body is left out (or was: None) and
+    read from them when first asked for.
 
     A warm open makes one for every file, so it is made in as few steps as it can: the document's
     attributes are set as one dict (its `meta` left as the stored JSON text, which the property
@@ -153,7 +217,8 @@ def record_from_row(row: tuple) -> Record:
         "id": doc_id,
         "path": path,
         "_meta": meta,
-        "body": body,
+        "body": None if bodies is not None else body,
+        "_bodies": bodies,
         "digest": digest,
         "valid": bool(valid),
         "view": View.from_json(json.loads(view)) if view else None,
@@ -173,12 +238,13 @@ _TO_JSON = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def row_for(record: Record, on: dt.date) -> tuple | None:
-    """The `files` and `fts` rows of a record; None when its meta cannot be stored as JSON (it is
-    then parsed again next time)."""
+    """The `files` and `fts` rows of a record; None when its meta cannot be stored as JSON or its
+    body is no longer to be had (it is then parsed again next time)."""
     doc = record.document
     try:
         meta = _TO_JSON(_encode(doc.meta))
-    except (TypeError, ValueError):
+        body = doc.body
+    except (TypeError, ValueError, ConflictError):
         return None
     problems = json.dumps([[str(p.severity), p.code, p.message, p.line] for p in record.problems])
     view = _TO_JSON(doc.view.to_json()) if doc.view is not None else None
@@ -195,7 +261,7 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
         doc.id,
         int(doc.valid),
         meta,
-        doc.body,
+        body,
         problems,
         json.dumps(record.key_lines),
         view,

@@ -43,6 +43,8 @@ __all__ = [
     "weigh_pair",
     "duplicate",
     "duplicate_listed",
+    "claim_pairs",
+    "queue_parts",
 ]
 
 COMPATIBLE_KEY = "compatible_with"
@@ -107,10 +109,9 @@ def live_end(docs: dict) -> Callable[[str], str | None]:
     return lambda doc_id: supersession.live_end(superseded_by, status, doc_id)
 
 
-def _structural(docs: dict, compatible: frozenset) -> list[Conflict]:
+def _structural(docs: dict, compatible: frozenset, supersedes: dict[str, list[str]]) -> list[Conflict]:
     found: list[Conflict] = []
     # Each document's fields read once: a stored document decodes them again at every reading.
-    supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
     superseded_by = {doc_id: doc.superseded_by for doc_id, doc in docs.items()}
     statuses = {doc_id: str(doc.status) for doc_id, doc in docs.items()}
 
@@ -219,7 +220,7 @@ def _structural(docs: dict, compatible: frozenset) -> list[Conflict]:
     return found
 
 
-def _related_by_supersession(supersedes: dict[str, list[str]], a: str, b: str) -> bool:
+def _related_by_supersession(supersedes: Mapping[str, list[str]], a: str, b: str) -> bool:
     if not (supersedes.get(a) or supersedes.get(b)):  # most pairs: neither supersedes anything
         return a == b
     return supersession.reaches(supersedes, a, b) or supersession.reaches(supersedes, b, a)
@@ -393,7 +394,7 @@ def _older_first(when: dict, a: str, b: str) -> tuple[str, str]:
 
 def weigh_pair(
     docs: dict[str, Document],
-    supersedes: dict[str, list[str]],
+    supersedes: Mapping[str, list[str]],
     compatible: frozenset,
     profiles: Any,
     corpus: Corpus,
@@ -431,7 +432,7 @@ def weigh_pair(
 
 
 def pair_to_list(
-    docs: dict[str, Document], supersedes: dict[str, list[str]], compatible: frozenset, older: str, newer: str
+    docs: dict[str, Document], supersedes: Mapping[str, list[str]], compatible: frozenset, older: str, newer: str
 ) -> tuple[str, str] | None:
     """(older, newer) as the statuses say which may replace which, or None where the pair is
     settled or neither can replace the other."""
@@ -442,7 +443,7 @@ def pair_to_list(
     return older, newer
 
 
-def _settled(docs: dict, supersedes: dict[str, list[str]], a_id: str, b_id: str, compatible: frozenset) -> bool:
+def _settled(docs: dict, supersedes: Mapping[str, list[str]], a_id: str, b_id: str, compatible: frozenset) -> bool:
     """A pair a person has settled: marked compatible (in the files, or in the vault's settings
     where its format has no field for it), or one already replacing the other."""
     a, b = docs[a_id], docs[b_id]
@@ -517,12 +518,16 @@ def weigh_for_review(
 
 
 def _candidates(
-    docs: dict, compatible: frozenset, weighed: list[Weighed] | None = None, duplicates: Any = None
-) -> list[Conflict]:
+    docs: dict,
+    compatible: frozenset,
+    supersedes: dict[str, list[str]],
+    weighed: list[Weighed] | None = None,
+    duplicates: Any = None,
+) -> tuple[list[Conflict], list[tuple[str, str, str]]]:
     """The decision pairs chosen among `weighed` (worked out here when None), and the duplicates
-    `duplicates(docs, pairs_by_type, settled)` lists (those of `_duplicates_among` when None)."""
+    `duplicates(docs, pairs_by_type, settled)` lists as (a, b, reason) (those of `_duplicates_among`
+    when None); `pairs_by_type` is a function giving the pairs to compare, asked only when needed."""
     found: list[Conflict] = []
-    supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
 
     def settled(a_id: str, b_id: str) -> bool:
         return _settled(docs, supersedes, a_id, b_id, compatible)
@@ -531,9 +536,12 @@ def _candidates(
     # A superseded decision's likeliest successors are offered with its structural fault.
     for rank, pair in enumerate(p for p in chosen if docs[p.older].status != Status.SUPERSEDED):
         found.append(_decision_conflict(docs, pair, rank))
-    by_type = _claims_by_type(docs)
-    pairs_by_type = {doc_type: _candidate_pairs(group) for doc_type, group in by_type.items()}
-    return found + (duplicates or _duplicates_among)(docs, pairs_by_type, settled)
+    return found, (duplicates or _duplicates_among)(docs, lambda: claim_pairs(docs), settled)
+
+
+def claim_pairs(docs: dict) -> dict[str, set[tuple[str, str]]]:
+    """The pairs of active documents compared as possible duplicates, by type."""
+    return {doc_type: _candidate_pairs(group) for doc_type, group in _claims_by_type(docs).items()}
 
 
 def _claims_by_type(docs: dict) -> dict[str, list[Document]]:
@@ -551,16 +559,18 @@ def _claims_corpus(docs: dict) -> Corpus:
     return Corpus(profiles_of(active).values())
 
 
-def _duplicates_among(docs: dict, pairs_by_type: dict, settled: Callable[[str, str], bool]) -> list[Conflict]:
+def _duplicates_among(
+    docs: dict, pairs_by_type: Callable[[], dict], settled: Callable[[str, str], bool]
+) -> list[tuple[str, str, str]]:
     corpus = _claims_corpus(docs)
-    found: list[Conflict] = []
-    for doc_type, pairs in sorted(pairs_by_type.items()):
+    found: list[tuple[str, str, str]] = []
+    for doc_type, pairs in sorted(pairs_by_type().items()):
         for a_id, b_id in sorted(pairs):
             if settled(a_id, b_id):
                 continue
             conflict = duplicate(doc_type, docs[a_id], docs[b_id], corpus)
             if conflict is not None:
-                found.append(conflict)
+                found.append((a_id, b_id, conflict.reason))
     return found
 
 
@@ -605,29 +615,48 @@ def find_conflicts(
     settings (`vaultconfig`), but not `check --repair`'s completion of both sides. `weighed` and
     `duplicates` stand in for the decision pairs' weighing and the duplicates' search, when a
     caller keeps them between calls (`weighing`)."""
+    before, listed, after = queue_parts(documents, native, compatible, weighed, duplicates)
+    return Conflicts(before + [duplicate_listed(*found) for found in listed] + after)
+
+
+_ORDER = {
+    "supersession-cycle": 0,
+    "one-sided-supersession": 1,
+    "active-with-successor": 2,
+    "superseded-without-successor": 3,
+    "double-supersession": 4,
+    "contradiction": 5,
+    "successor-missing": 5,
+    "draft-replaces": 5,
+    "rule-contradiction": 5,
+    "duplicate": 6,
+    "stale-link": 7,
+}
+DUPLICATES_ORDER = _ORDER["duplicate"]
+
+
+def queue_parts(
+    documents: Iterable[Document],
+    native: bool = True,
+    compatible: frozenset = frozenset(),
+    weighed: list[Weighed] | None = None,
+    duplicates: Any = None,
+) -> tuple[list[Conflict], list[tuple[str, str, str]], list[Conflict]]:
+    """The queue `find_conflicts` lists, in three parts in its order: what comes before the
+    duplicates, the duplicates as (a, b, reason) ordered by their ids, and what comes after them.
+    A caller that keeps the queue between calls keeps the duplicates (most of a large vault's
+    queue) apart, as they stand still while decisions change."""
     docs = {d.id: d for d in documents}
-    conflicts = (
-        _structural(docs, compatible)
-        + _candidates(docs, compatible, weighed, duplicates)
-        + _rule_contradictions(list(docs.values()))
-    )
+    supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
+    chosen, listed = _candidates(docs, compatible, supersedes, weighed, duplicates)
+    conflicts = _structural(docs, compatible, supersedes) + chosen + _rule_contradictions(list(docs.values()))
     if not native:
         for conflict in conflicts:
             conflict.resolutions = [r for r in conflict.resolutions if r.action != "repair"]
-    order = {
-        "supersession-cycle": 0,
-        "one-sided-supersession": 1,
-        "active-with-successor": 2,
-        "superseded-without-successor": 3,
-        "double-supersession": 4,
-        "contradiction": 5,
-        "successor-missing": 5,
-        "draft-replaces": 5,
-        "rule-contradiction": 5,
-        "duplicate": 6,
-        "stale-link": 7,
-    }
-    return Conflicts(sorted(conflicts, key=lambda c: (order.get(c.kind, 9), c.rank, c.ids)))
+    ordered = sorted(conflicts, key=lambda c: (_ORDER.get(c.kind, 9), c.rank, c.ids))
+    before = [c for c in ordered if _ORDER.get(c.kind, 9) < DUPLICATES_ORDER]
+    after = [c for c in ordered if _ORDER.get(c.kind, 9) > DUPLICATES_ORDER]
+    return before, sorted(listed, key=lambda found: (found[0], found[1])), after
 
 
 def _rule_contradictions(documents: list[Document]) -> list[Conflict]:

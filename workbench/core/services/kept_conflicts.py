@@ -9,6 +9,9 @@ is a digest of all of them, the code being every source file of the core with th
 Python and rapidfuzz. Any change to any of them gives another key, and the queue is worked out
 again; a kept queue is never trusted under a key it was not made for. The value depends on its key
 alone, so any process may write it without the vault's lock: two that race write the same thing.
+The queue is kept in two entries (the duplicates under a digest of what they list, the rest under
+the key, naming that digest): where another process kept other duplicates since, the queue is not
+kept, and is worked out again.
 
 When the vault changed since, the queue is not worked out from nothing: what its pairs were worked
 out from is kept too (`weighing.Kept`, under a key of everything but the documents), with the
@@ -25,6 +28,7 @@ import functools
 import gc
 import hashlib
 import json
+import marshal
 import os
 import sys
 from collections.abc import Iterable
@@ -34,7 +38,7 @@ from pathlib import Path
 from json.encoder import encode_basestring
 
 from . import weighing
-from .conflicts import Conflict, Conflicts, Resolution, Weighed, find_conflicts
+from .conflicts import Conflict, Conflicts, Resolution, Weighed, duplicate_listed, queue_parts
 from ..records.derived_store import DerivedStore
 from ..vocabulary.model import Document
 
@@ -43,7 +47,9 @@ __all__ = [
     "setting_key",
     "WEIGHED",
     "OBJECTS",
-    "PRINTED",
+    "DUPLICATES",
+    "keep_queue",
+    "kept_queue",
     "code_fingerprint",
     "queue_key",
     "encode",
@@ -52,11 +58,14 @@ __all__ = [
     "Asked",
 ]
 
-# The two entries of the store's `kept` table, under the same key: the queue to rebuild its
-# objects from, and the queue as `workbench conflicts --json` prints it (printing 9.5 MB of
-# indented JSON at 10,000 documents took longer than opening the vault).
+# The queue is kept in two entries of the store's `kept` table, each as `encode` gives it (to
+# rebuild its objects from) and as `workbench conflicts --json` prints it (printing 9.5 MB of
+# indented JSON at 10,000 documents took longer than opening the vault): the duplicates, most of
+# a large vault's queue, under a digest of what they list (a change to a decision lists the same
+# ones: they are read, not encoded, printed and written again), and the rest under the queue's key,
+# naming the duplicates' digest.
 OBJECTS = "conflicts"
-PRINTED = "conflicts.json"
+DUPLICATES = "conflicts.duplicates"
 WEIGHED = "conflicts.weighed"  # what the queue's pairs were worked out from (`weighing.Kept`)
 
 
@@ -107,7 +116,7 @@ def setting_key(reading: str, native: bool, on: dt.date, code: str, compatible: 
     return digest.hexdigest()
 
 
-def encode(found: Conflicts) -> str:
+def encode(found: Iterable[Conflict]) -> str:
     return json.dumps(
         [[c.kind, c.ids, c.reason, [[r.action, r.label, r.command] for r in c.resolutions], c.rank] for c in found],
         ensure_ascii=False,
@@ -132,6 +141,67 @@ def printed(found: Conflicts) -> str:
     if not found:
         return '{\n  "conflicts": []\n}'
     return '{\n  "conflicts": [\n' + ",\n".join(_printed(c.to_json()) for c in found) + "\n  ]\n}"
+
+
+def _printed_entries(found: Iterable[Conflict]) -> str:
+    return ",\n".join(_printed(c.to_json()) for c in found)
+
+
+def _encoded(parts: Iterable[str]) -> str:
+    """The queue as `encode` gives it, from its parts' entries (each a list without its brackets)."""
+    return "[" + ", ".join(part for part in parts if part) + "]"
+
+
+def _printed_whole(parts: Iterable[str]) -> str:
+    """The queue as `printed` gives it, from its parts' printed entries."""
+    found = [part for part in parts if part]
+    if not found:
+        return '{\n  "conflicts": []\n}'
+    return "".join(['{\n  "conflicts": [\n', *(p + ",\n" for p in found[:-1]), found[-1], "\n  ]\n}"])
+
+
+def keep_queue(
+    store: DerivedStore, key: str, before: list[Conflict], listed: list[tuple[str, str, str]], after: list[Conflict]
+) -> str:
+    """Keep the queue (in `conflicts.queue_parts`' three parts) under `key`, and give it back as
+    `printed` prints it. The duplicates' entries are encoded and printed only when no queue kept
+    before listed the same ones."""
+    digest = hashlib.sha256(repr(listed).encode()).hexdigest()
+    kept = _load(store.kept(DUPLICATES, digest))
+    if kept is None:
+        entries = [duplicate_listed(*found) for found in listed]
+        kept = (encode(entries)[1:-1], _printed_entries(entries))
+        store.keep(DUPLICATES, digest, marshal.dumps(kept))
+    rest = (encode(before)[1:-1], encode(after)[1:-1], _printed_entries(before), _printed_entries(after))
+    store.keep(OBJECTS, key, marshal.dumps((digest, *rest)))
+    return _printed_whole((rest[2], kept[1], rest[3]))
+
+
+def kept_queue(store: DerivedStore, key: str, encoded: bool = True) -> str | None:
+    """The queue kept under `key`, as `encode` gives it (`encoded`) or as `printed` prints it; None
+    where none is (or what is kept is not one: a damaged or foreign store)."""
+    rest = _load(store.kept(OBJECTS, key), 5)
+    if rest is None:
+        return None
+    digest, before, after, before_printed, after_printed = rest
+    kept = _load(store.kept(DUPLICATES, digest))
+    if kept is None:
+        return None
+    if encoded:
+        return _encoded((before, kept[0], after))
+    return _printed_whole((before_printed, kept[1], after_printed))
+
+
+def _load(data: Any, size: int = 2) -> tuple | None:
+    if not isinstance(data, bytes):
+        return None
+    try:
+        found = marshal.loads(data)
+    except (ValueError, TypeError, EOFError):
+        return None
+    if not (isinstance(found, tuple) and len(found) == size and all(isinstance(v, str) for v in found)):
+        return None
+    return found
 
 
 _SHAPE = ["kind", "ids", "reason", "resolutions"]
@@ -215,15 +285,10 @@ class Asked:
         self.key = queue_key(documents, reading, native, on, code, compatible) if store is not None else ""
         self._weighing: weighing.Weighing | None = None
 
-    def _kept(self, name: str) -> str | None:
+    def _kept(self, encoded: bool = True) -> str | None:
         if self.store is None or self.full:
             return None
-        text = self.store.kept(name, self.key)
-        return text if isinstance(text, str) else None
-
-    def _keep(self, name: str, text: str) -> None:
-        if self.store is not None:
-            self.store.keep(name, self.key, text)
+        return kept_queue(self.store, self.key, encoded)
 
     def weighing(self) -> weighing.Weighing:
         """The queue's pairs, worked out from what was kept for the vault as it was (the pairs a
@@ -236,7 +301,8 @@ class Asked:
         return self._weighing
 
     def weighed(self) -> list[Weighed]:
-        """The pairs of decisions weighed (`conflicts.weigh_decisions`), as the queue has them."""
+        """The pairs of decisions weighed (`conflicts.weigh_decisions`, each decision against its
+        REVIEW_NEIGHBOURS most alike), as the queue has them."""
         found = self.weighing().weighed()
         self._keep_weighing()
         return found
@@ -245,45 +311,52 @@ class Asked:
         if self.store is not None and self._weighing is not None:
             self.store.keep(WEIGHED, self.setting, weighing.dump(self._weighing.kept))
 
+    def _worked_out(self) -> tuple[tuple[list[Conflict], list[tuple[str, str, str]], list[Conflict]], str]:
+        """The queue worked out (what changed weighed again) and kept: its three parts
+        (`conflicts.queue_parts`), and its printed text ("" where there is no store to keep it in)."""
+        with _collector_paused():
+            pairs = self.weighing()
+            parts = queue_parts(
+                self.documents, self.native, self.compatible, weighed=pairs.weighed(), duplicates=pairs.duplicates
+            )
+            self._keep_weighing()
+            text = keep_queue(self.store, self.key, *parts) if self.store is not None else ""
+        return parts, text
+
     def conflicts(self) -> Conflicts:
         """The queue: as kept under the same key, else worked out (what changed weighed again)
         and kept."""
-        text = self._kept(OBJECTS)
-        found = decode(text) if text is not None else None
+        kept = self._kept()
+        found = decode(kept) if kept is not None else None
         if found is None:
-            with _collector_paused():
-                pairs = self.weighing()
-                found = find_conflicts(
-                    self.documents, self.native, self.compatible, weighed=pairs.weighed(), duplicates=pairs.duplicates
-                )
-                self._keep(OBJECTS, encode(found))
-                self._keep_weighing()
+            (before, listed, after), _ = self._worked_out()
+            found = Conflicts(before + [duplicate_listed(*d) for d in listed] + after)
         return found
 
     def kept_conflicts(self) -> Conflicts | None:
         """The queue as kept under its key, or None: nothing is worked out (a large vault's screen
         asks this first, and works the queue out only when the person asks)."""
-        text = self._kept(OBJECTS)
-        return decode(text) if text is not None else None
+        kept = self._kept()
+        return decode(kept) if kept is not None else None
 
     def printed(self) -> str:
-        """`printed(self.conflicts())`, as kept under the same key, else printed and kept (the
-        printed text is kept only when asked for: a queue asked for in the process is not printed)."""
-        text = self._kept(PRINTED)
-        if text is None:
-            found = self.conflicts()
-            with _collector_paused():
-                text = printed(found)
-            self._keep(PRINTED, text)
-        return text
+        """`printed(self.conflicts())`: as kept under the same key, else worked out and kept."""
+        kept = self._kept(encoded=False)
+        if kept is not None:
+            return kept
+        (before, listed, after), text = self._worked_out()
+        return text or printed(Conflicts(before + [duplicate_listed(*d) for d in listed] + after))
 
 
-def weighed_pairs(index: Any) -> list[Weighed]:
-    """The pairs of decisions weighed for the index's documents (`conflicts.weigh_decisions`), as
-    the queue weighs them: from what was kept for the vault as it was, only the pairs a change
-    touches weighed again (the review list ranks these)."""
+def weighed_pairs(index: Any) -> tuple[list[Weighed], int]:
+    """The pairs of decisions weighed for the index's documents (`conflicts.weigh_decisions`, each
+    decision against its REVIEW_NEIGHBOURS most alike), as the queue weighs them: from what was
+    kept for the vault as it was, only the pairs a change touches weighed again (the review list
+    ranks these); with the number of decisions a pair may involve (`conflicts.PAIRED`)."""
     from ..records.record import today
 
     flavour = index.flavour
     asked = Asked(index.documents, flavour.reading, flavour.native, index.store, today(), index.config.compatible)
-    return asked.weighed()
+    with _collector_paused():
+        found = asked.weighed()
+    return found, asked.weighing().decisions

@@ -25,12 +25,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .conflicts import DEFAULT, LIVE, PAIRED, REVIEW_NEIGHBOURS, Weighed, weigh_decisions
+from .conflicts import DEFAULT, LIVE, Weighed
 from ..views.excerpts import READ_CHARACTERS, READ_DOCUMENTS, Excerpt, answer_size, excerpt, fit_openings, linked_keys
 from .gate import Candidate, Draft
 from ..index import VaultIndex
-from .kept_conflicts import code_fingerprint, queue_key
-from ..vocabulary.model import DocType, Document, RefusedError
+from .kept_conflicts import code_fingerprint, queue_key, weighed_pairs
+from ..vocabulary.model import Document, RefusedError
 from ..records.record import today
 from ..views.similarity import profiles_of, words
 from .verdicts import judged_pairs, verdicts
@@ -169,6 +169,8 @@ class Ranked:
 
 KEPT = "review"  # the ranking's entry in the derived store's `kept` table
 _RANKED: list = [None, None]  # (the documents' identities and the settings' pairs), the ranking for them
+_SHOWN: dict[Ranked, ReviewPair] = {}  # pairs with their excerpts, for the ranking in `_RANKED`
+_SHOWN_MOST = 1_000
 
 
 def _ranked(index: VaultIndex) -> tuple[list[Document], list[Ranked], int]:
@@ -183,7 +185,7 @@ def _ranked(index: VaultIndex) -> tuple[list[Document], list[Ranked], int]:
     compatible = index.config.compatible
     key = (tuple(map(id, documents)), compatible)
     if _RANKED[0] == key:
-        return _RANKED[1]
+        return _RANKED[1][:3]
     store, flavour = index.store, index.flavour
     kept_key = (
         queue_key(documents, flavour.reading, flavour.native, today(), code_fingerprint(), compatible)
@@ -193,16 +195,21 @@ def _ranked(index: VaultIndex) -> tuple[list[Document], list[Ranked], int]:
     kept = store.kept(KEPT, kept_key) if store is not None else None
     found = _decode(kept if isinstance(kept, str) else None)
     if found is None:
-        weighed = weigh_decisions(documents, compatible, neighbours=REVIEW_NEIGHBOURS)
+        weighed, decisions = weighed_pairs(index)
         ranked = sorted((Ranked.of(w) for w in weighed), key=lambda r: _key(r.score, r.older, r.newer))
-        decisions = sum(1 for d in documents if d.type == DocType.DECISION and d.status in PAIRED)
         if store is not None:
             pairs = [list(r.__dict__.values()) for r in ranked]
             store.keep(KEPT, kept_key, json.dumps({"decisions": decisions, "pairs": pairs}, ensure_ascii=False))
     else:
         ranked, decisions = found
-    _RANKED[:] = [key, (documents, ranked, decisions)]
+    _RANKED[:] = [key, (documents, ranked, decisions, {d.id: d for d in documents})]
+    _SHOWN.clear()  # excerpts of documents that may have changed since
     return documents, ranked, decisions
+
+
+def _docs(index: VaultIndex) -> dict[str, Document]:
+    """The documents by id, as the ranking `_ranked` just gave holds them."""
+    return _RANKED[1][3]
 
 
 def _decode(text: str | None) -> tuple[list[Ranked], int] | None:
@@ -287,16 +294,28 @@ def _pair(pair: Ranked, docs: dict[str, Document]) -> ReviewPair:
     )
 
 
+def _shown(pair: Ranked, docs: dict[str, Document]) -> ReviewPair:
+    """`_pair`, kept with the ranking (which is worked out again whenever a document changes): a
+    page asked again, or a pair a screen shows again, is not excerpted again."""
+    found = _SHOWN.get(pair)
+    if found is None:
+        if len(_SHOWN) >= _SHOWN_MOST:
+            _SHOWN.clear()
+        found = _SHOWN[pair] = _pair(pair, docs)
+    return found
+
+
 def review_list(index: VaultIndex, depth: int | None = None) -> tuple[list[Ranked], int, int, dict[str, Document]]:
     """The ranked pairs the list offers now, best first: (pairs, depth, left out, documents by id)."""
     if depth is not None and depth < 1:
         raise RefusedError(f"depth must be 1 or more, not {depth}")
-    documents, ranked, decisions = _ranked(index)
+    _, ranked, decisions = _ranked(index)
+    docs = _docs(index)
     depth = default_depth(decisions) if depth is None else depth
-    judged = judged_pairs(verdicts(index)[0])
+    judged = judged_pairs(verdicts(index, docs)[0])
     within = ranked[:depth]
     offered = [w for w in within if frozenset((w.older, w.newer)) not in judged]
-    return offered, depth, len(within) - len(offered), {d.id: d for d in documents}
+    return offered, depth, len(within) - len(offered), docs
 
 
 def pair_of(index: VaultIndex, older: str, newer: str) -> ReviewPair:
@@ -337,7 +356,7 @@ def review_page(
     fits = room - ENVELOPE
     page: list[ReviewPair] = []
     for ranked in ahead[:limit]:
-        pair = _pair(ranked, docs)
+        pair = _shown(ranked, docs)
         if page and answer_size([p.to_json() for p in [*page, pair]]) > fits:
             break
         page.append(pair)

@@ -277,12 +277,13 @@ def _state(verdict: Verdict, docs: dict[str, Document], compatible: frozenset) -
     return verdict
 
 
-def verdicts(index: VaultIndex) -> tuple[list[Verdict], list[LineProblem]]:
-    """Every verdict, oldest first, each with what became of it as the vault is now."""
+def verdicts(index: VaultIndex, docs: dict[str, Document] | None = None) -> tuple[list[Verdict], list[LineProblem]]:
+    """Every verdict, oldest first, each with what became of it as the vault is now (`docs`: the
+    index's documents by id, where the caller has them)."""
     given, problems = read_verdicts(index)
     if not given:
         return [], problems
-    docs = {d.id: d for d in index.documents}
+    docs = docs if docs is not None else {d.id: d for d in index.documents}
     compatible = index.config.compatible
     latest: dict[tuple[str, frozenset[str]], int] = {}
     for n, verdict in enumerate(given):

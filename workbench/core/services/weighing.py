@@ -1,57 +1,63 @@
-"""The conflicts queue's pairs kept between calls, so that a change weighs again only the pairs it
-touches: at 10,000 documents weighing every pair takes seconds, and a curator (or an agent judging
-pairs) changes one or two documents between two looks at the queue.
+"""The conflicts queue's and the review list's pairs kept between calls, so that a change weighs
+again only the pairs it touches: at 10,000 documents weighing every pair takes seconds, and a
+curator (or an agent judging pairs) changes one or two documents between two looks.
 
 What is kept, with the digest of each document it was worked out from: each decision's term counts
 (as postings, term by term) and length, its distinctive terms (the BM25 query it asks) and its
-likeliest match; each weighed pair of decisions; each pair of active documents compared as
-possible duplicates and what came of it, with the word rarities that comparison used.
+REVIEW_NEIGHBOURS most alike (the likeliest, which the queue pairs it with, and the next, which the
+review list pairs it with too); each weighed pair of decisions; each pair of active documents
+compared as possible duplicates and what came of it, with the word rarities that comparison used,
+and the pairs to compare as drawn from the titles.
 
 After a change, the changed decisions' counts replace theirs, so BM25 and the texts' likeness
 weigh with the rarities of the decisions as they are now; the changed ones ask their terms and
-find their likeliest match as a full count would; every other decision keeps its likeliest match
-unless a changed one outscores it or it was one of them; and only the pairs touching a changed
-decision, or one whose likeliest match moved, are weighed again. Whether a pair is settled
-(marked compatible, or replaced) is asked again of every pair each time: that is cheap and may
-change with documents the pair does not touch.
+find their most alike as a full count would; every other decision keeps its most alike unless a
+changed one outscores one of them or was one of them; and only the pairs touching a changed
+decision, or one whose likeliest match moved, are weighed again (a pair new to the list is weighed
+too). Whether a pair is settled (marked compatible, or replaced) is asked again of every pair each
+time: that is cheap and may change with documents the pair does not touch.
 
 What is read as kept was weighed with the rarities of its day, and drifts from a full count's
 with every change: everything is worked out again once more than `REFRESH_SHARE` of the documents
 compared changed since the last full count (under one in a hundred, each term's document count
 and the number of documents move by under one in a hundred). `tests/test_weighing.py` holds the
-queue at that bound to a full count: the same pairs listed at the shipped thresholds, each score
-within 0.02, but for near ties (a decision whose two likeliest matches, or whose 40th and 41st
-distinctive terms, score nearly alike may be paired otherwise: 1.4% of the pairs at most).
+result at that bound to a full count: the queue lists the same pairs at the shipped thresholds,
+each score within 0.02, but for near ties (a decision whose two likeliest matches, or whose 40th
+and 41st distinctive terms, score nearly alike may be paired otherwise: 1.4% of the pairs at most)
+and pairs within 0.02 of a threshold; the review list offers the same pairs at its default depth,
+each score within 0.03, but for one in a hundred at its edge.
 """
 
 from __future__ import annotations
 
+import hashlib
+import heapq
 import marshal
 import math
 from array import array
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .conflicts import (
     CLAIM_TYPES,
-    Conflict,
+    PAIRED,
+    REVIEW_NEIGHBOURS,
     Weighed,
     duplicate,
-    duplicate_listed,
     pair_to_list,
     paired_decisions,
     pairs_to_weigh,
     weigh_pair,
 )
-from ..vocabulary.model import Document, Status
+from ..vocabulary.model import DocType, Document, Status
 from ..views.similarity import Bm25, Corpus, Likeness, Profile, profiles_of
 
 __all__ = ["REFRESH_SHARE", "Kept", "KeptBm25", "Weighing", "load", "dump"]
 
 REFRESH_SHARE = 0.01
-FORMAT = 2
+FORMAT = 4
 _POSTING = array("i").itemsize * 2  # bytes of one (row, count) pair in `Kept.postings`
 
 
@@ -74,6 +80,7 @@ class Kept:
     lengths: dict[str, int] = field(default_factory=dict)
     asked: dict[str, list[str]] = field(default_factory=dict)
     top: dict[str, tuple[float, str]] = field(default_factory=dict)
+    near: dict[str, list[tuple[float, str]]] = field(default_factory=dict)  # the next most alike, best first
     handles: dict[str, list[str]] = field(default_factory=dict)
     mentions: dict[str, list[str]] = field(default_factory=dict)
     when: dict[str, tuple] = field(default_factory=dict)
@@ -86,9 +93,11 @@ class Kept:
     claims_frequency: dict[str, int] = field(default_factory=dict)
     claims_linked: dict[str, int] = field(default_factory=dict)
     claims_prefix: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    compared: str = ""  # every pair compared, "a\tb" a line
+    pending: set[str] = field(default_factory=set)  # pairs to compare not compared yet ("a\tb"): settled when met
     listed: dict[str, str] = field(default_factory=dict)  # {"a\tb": the reason} of those listed
     claims_drift: int = 0
+    titles: str = ""  # a digest of the titles, types and ids the pairs to compare were drawn from
+    candidates: str = ""  # those pairs, "type\ta\tb" a line
 
     def unpost(self, doc_id: str) -> None:
         """Take a decision's counts out of `postings`."""
@@ -180,7 +189,9 @@ class KeptBm25(Bm25):
                 total += self._share(term, doc_id, count)
         return total
 
-    def likeliest(self, asked: list[str], other_than: str = "") -> tuple[float, str] | None:
+    def likeliest_few(self, asked: list[str], most: int, other_than: str = "") -> list[tuple[float, str]]:
+        """The `most` decisions with the highest scores for `asked`, best first, as
+        `Bm25.likeliest_few` orders them (the greater id first among equals)."""
         rows, postings = self.kept.rows, self.kept.postings
         totals: dict[str, float] = {}
         for term in asked:
@@ -190,10 +201,7 @@ class KeptBm25(Bm25):
                 doc_id = rows[found[n]]
                 if doc_id != other_than:
                     totals[doc_id] = totals.get(doc_id, 0.0) + self._share(term, doc_id, found[n + 1])
-        best = max(totals.values(), default=0.0)
-        if not best:
-            return None
-        return best, max(doc_id for doc_id, total in totals.items() if total == best)
+        return heapq.nlargest(most, ((total, doc_id) for doc_id, total in totals.items() if total))
 
 
 def _encode(pair: Weighed | None) -> Any:
@@ -223,12 +231,13 @@ class Weighing:
     def __init__(self, documents: Iterable[Document], compatible: frozenset, kept: Kept | None, full: bool = False):
         self.docs = {d.id: d for d in documents}
         self.compatible = compatible
-        self.supersedes = {doc_id: doc.supersedes for doc_id, doc in self.docs.items()}
+        self.supersedes = _Supersedes(self.docs)
         self.kept = Kept() if kept is None else kept
         self.full = full or kept is None
         self.weighed_again = 0  # pairs of decisions weighed in this call (the rest were read as kept)
         self.compared_again = 0  # pairs compared as duplicates in this call
         self._weighed: list[Weighed] | None = None
+        self.decisions = 0  # decisions a pair may involve (`conflicts.PAIRED`): the review list's depth counts them
 
     # -- decisions ------------------------------------------------------------------------
 
@@ -248,6 +257,7 @@ class Weighing:
     def _weigh(self) -> list[Weighed]:
         kept, docs = self.kept, self.docs
         decisions = paired_decisions(docs)
+        self.decisions = sum(1 for d in docs.values() if d.type == DocType.DECISION and d.status in PAIRED)
         current = {d.id: d.digest for d in decisions}
         changed = {doc_id for doc_id, digest in current.items() if kept.digests.get(doc_id) != digest}
         removed = set(kept.digests) - set(current)
@@ -257,7 +267,7 @@ class Weighing:
         for doc_id in removed:
             kept.unpost(doc_id)
             kept.rows[kept.rows.index(doc_id)] = ""
-            for table in (kept.lengths, kept.asked, kept.top, kept.handles, kept.mentions, kept.when):
+            for table in (kept.lengths, kept.asked, kept.top, kept.near, kept.handles, kept.mentions, kept.when):
                 table.pop(doc_id, None)
             del kept.digests[doc_id]
         profiles = profiles_of(docs[doc_id] for doc_id in changed)
@@ -276,19 +286,16 @@ class Weighing:
         before = dict(kept.top)
         gone = changed | removed
         again = set(changed) | {doc_id for doc_id, (_, best) in kept.top.items() if best in gone}
+        again |= {doc_id for doc_id, few in kept.near.items() if any(other in gone for _, other in few)}
         again -= removed
         for doc_id in again:
-            found = bm25.likeliest(kept.asked[doc_id], other_than=doc_id)
-            if found is None:
-                kept.top.pop(doc_id, None)
-            else:
-                kept.top[doc_id] = found
+            self._keep_few(doc_id, bm25.likeliest_few(kept.asked[doc_id], REVIEW_NEIGHBOURS, other_than=doc_id))
         for doc_id in current.keys() - again:
             asked = kept.asked[doc_id]
-            for other in changed:
-                score = bm25.score(asked, other)
-                if score and (doc_id not in kept.top or (score, other) > kept.top[doc_id]):
-                    kept.top[doc_id] = (score, other)
+            met = [(score, other) for other in changed if (score := bm25.score(asked, other))]
+            if met:
+                few = ([kept.top[doc_id]] if doc_id in kept.top else []) + kept.near.get(doc_id, [])
+                self._keep_few(doc_id, heapq.nlargest(REVIEW_NEIGHBOURS, few + met))
         moved = gone | {doc_id for doc_id in current if kept.top.get(doc_id) != before.get(doc_id)}
         frequency = {term: len(posted) // _POSTING for term, posted in kept.postings.items()}
         corpus = Corpus.counted(len(kept.lengths), frequency, kept.linked, kept.prefix)
@@ -322,12 +329,19 @@ class Weighing:
             return []
         bm25 = Bm25(profiles.values())
         kept.asked = {doc_id: bm25.query_terms(p.terms, Bm25.QUERY_TERMS) for doc_id, p in profiles.items()}
-        kept.top = {}
+        kept.top, kept.near = {}, {}
         for doc_id, terms in kept.asked.items():
-            found = bm25.likeliest(terms, other_than=doc_id)
-            if found is not None:
-                kept.top[doc_id] = found
+            self._keep_few(doc_id, bm25.likeliest_few(terms, REVIEW_NEIGHBOURS, other_than=doc_id))
         return self._pairs(bm25, corpus, set(profiles))
+
+    def _keep_few(self, doc_id: str, few: list[tuple[float, str]]) -> None:
+        """A decision's most alike, best first: its likeliest match in `top`, the next in `near`."""
+        kept = self.kept
+        if few:
+            kept.top[doc_id], kept.near[doc_id] = few[0], few[1:]
+        else:
+            kept.top.pop(doc_id, None)
+            kept.near.pop(doc_id, None)
 
     def _pairs(self, bm25: Any, corpus: Corpus, moved: set[str]) -> list[Weighed]:
         """Every pair to weigh: read as kept where neither document `moved`, else weighed."""
@@ -335,7 +349,8 @@ class Weighing:
         pairs: dict[tuple[str, str], Any] = {}
         weighed = []
         profiles = _Profiles(docs)
-        for pair in sorted(pairs_to_weigh(kept.handles, kept.mentions, kept.when, kept.top)):
+        near = {doc_id: [other for _, other in few] for doc_id, few in kept.near.items()}
+        for pair in sorted(pairs_to_weigh(kept.handles, kept.mentions, kept.when, kept.top, near)):
             older, newer = pair
             row = kept.pairs.get(pair, False) if older not in moved and newer not in moved else False
             if row is None and pair_to_list(docs, self.supersedes, self.compatible, older, newer) is not None:
@@ -357,54 +372,96 @@ class Weighing:
 
     # -- duplicates -----------------------------------------------------------------------
 
-    def duplicates(self, docs: dict, pairs_by_type: dict, settled: Any) -> list[Conflict]:
-        """As `conflicts` finds duplicates, each pair compared again only where one of the two
-        changed since it was (or the rarities were counted again)."""
+    def duplicates(self, docs: dict, pairs_by_type: Any, settled: Any) -> list[tuple[str, str, str]]:
+        """As `conflicts` finds duplicates, (a, b, reason) each, each pair compared again only where
+        one of the two changed since it was (or the rarities were counted again). The pairs to
+        compare (`pairs_by_type()`, drawn from the titles) are drawn again only when a title, a
+        type or a status among the documents compared changed."""
         try:
             return self._duplicates(docs, pairs_by_type, settled)
         except (KeyError, ValueError, IndexError, TypeError, AttributeError):
             self.kept.claims = {}  # what was kept does not hold together: compared again, all of it
             return self._duplicates(docs, pairs_by_type, settled)
 
-    def _duplicates(self, docs: dict, pairs_by_type: dict, settled: Any) -> list[Conflict]:
+    def _duplicates(self, docs: dict, pairs_by_type: Any, settled: Any) -> list[tuple[str, str, str]]:
         kept = self.kept
-        active = {d.id: d.digest for d in docs.values() if d.status == Status.ACTIVE and d.type in CLAIM_TYPES}
-        changed = {doc_id for doc_id, digest in active.items() if kept.claims.get(doc_id) != digest}
+        active = {d.id: d for d in docs.values() if d.status == Status.ACTIVE and d.type in CLAIM_TYPES}
+        digests = {doc_id: doc.digest for doc_id, doc in active.items()}
+        changed = {doc_id for doc_id, digest in digests.items() if kept.claims.get(doc_id) != digest}
         changed |= set(kept.claims) - set(active)
+        titles = hashlib.sha256(
+            "\n".join(f"{d.id}\t{d.type}\t{d.title}" for d in active.values() if d.type != DocType.DECISION).encode()
+        ).hexdigest()
         if self.full or kept.claims_drift + len(changed) > REFRESH_SHARE * len(active) or not kept.claims:
-            profiles = profiles_of(docs[doc_id] for doc_id in active)
+            profiles = profiles_of(active.values())
             corpus = Corpus(profiles.values())
             kept.claims_size, kept.claims_frequency = corpus.size, dict(corpus.frequency)
             kept.claims_linked, kept.claims_drift = dict(corpus.linked), 0
             kept.claims_prefix = dict(corpus.prefix)
-            kept.compared, kept.listed = "", {}
+            kept.pending, kept.listed, kept.titles, kept.candidates = set(), {}, "", ""
             changed = set(active)
         else:
             corpus = Corpus.counted(kept.claims_size, kept.claims_frequency, kept.claims_linked, kept.claims_prefix)
             kept.claims_drift += len(changed)
-        kept.claims = active
-        before, listed = set(kept.compared.split("\n")), kept.listed
-        compared: list[str] = []
-        found: list[Conflict] = []
-        for doc_type, pairs in sorted(pairs_by_type.items()):
-            for a_id, b_id in sorted(pairs):
-                key = f"{a_id}\t{b_id}"
-                if a_id in changed or b_id in changed or key not in before:
-                    if settled(a_id, b_id):
-                        continue
-                    conflict = duplicate(doc_type, docs[a_id], docs[b_id], corpus)
-                    self.compared_again += 1
-                    if conflict is None:
-                        listed.pop(key, None)
-                    else:
-                        listed[key] = conflict.reason
-                        found.append(conflict)
-                elif key in listed and not settled(a_id, b_id):
-                    found.append(duplicate_listed(a_id, b_id, listed[key]))
-                compared.append(key)  # compared, or as it was when compared: settled or not, not listed
-        kept.compared = "\n".join(compared)
-        kept.listed = {key: listed[key] for key in compared if key in listed}
+        kept.claims = digests
+        lines = kept.candidates.split("\n") if kept.candidates else []
+        if kept.titles != titles:
+            drawn = [
+                f"{doc_type}\t{a_id}\t{b_id}"
+                for doc_type, pairs in sorted(pairs_by_type().items())
+                for a_id, b_id in sorted(pairs)
+            ]
+            kept.pending |= set(drawn) - set(lines)  # pairs drawn now that were not before
+            lines, kept.titles, kept.candidates = drawn, titles, "\n".join(drawn)
+        pending, listed = kept.pending, kept.listed
+        now_pending: set[str] = set()
+        found: list[tuple[str, str, str]] = []
+        keys = set()
+        for line in lines:
+            doc_type, a_id, b_id = line.split("\t")
+            key = line[len(doc_type) + 1 :]
+            keys.add(key)
+            if a_id in changed or b_id in changed or line in pending:
+                if settled(a_id, b_id):
+                    now_pending.add(line)  # not compared: compared when next met unsettled
+                    listed.pop(key, None)
+                    continue
+                conflict = duplicate(doc_type, docs[a_id], docs[b_id], corpus)
+                self.compared_again += 1
+                if conflict is None:
+                    listed.pop(key, None)
+                else:
+                    listed[key] = conflict.reason
+                    found.append((a_id, b_id, conflict.reason))
+            elif key in listed and not settled(a_id, b_id):
+                found.append((a_id, b_id, listed[key]))
+        kept.pending = now_pending
+        kept.listed = {key: reason for key, reason in listed.items() if key in keys}
         return found
+
+
+class _Supersedes(Mapping):
+    """What each document supersedes, read when first asked (whether a pair is settled asks it of
+    the pair's two documents alone, where a dictionary of every document's read every one)."""
+
+    def __init__(self, docs: dict[str, Document]):
+        self.docs = docs
+        self.read: dict[str, list[str]] = {}
+
+    def __getitem__(self, doc_id: str) -> list[str]:
+        found = self.read.get(doc_id)
+        if found is None:
+            found = self.read[doc_id] = self.docs[doc_id].supersedes
+        return found
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self.docs
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.docs)
+
+    def __len__(self) -> int:
+        return len(self.docs)
 
 
 class _Profiles:

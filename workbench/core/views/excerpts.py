@@ -82,7 +82,7 @@ class Excerpt:
     passage: str  # the passage that matched the other record (or the draft), "" when none stood out
     characters: int  # the whole body's length
     digest: str  # the bytes read: a judgement holds for this version only
-    cut: bool = False  # the body goes on past the opening
+    opening_cut: bool = False  # the body goes on past the opening
     decision: str = ""  # what the record decides, when the opening does not hold it whole
 
     def to_json(self) -> dict[str, Any]:
@@ -95,7 +95,7 @@ class Excerpt:
             "number": self.number,
             "path": self.path,
             "opening": self.opening,
-            "opening_cut": self.cut,
+            "opening_cut": self.opening_cut,
             "characters": self.characters,
             "decision": self.decision,
             "passage": self.passage,
@@ -185,7 +185,7 @@ def _reopened(shown: Excerpt, doc: Document, most: int) -> Excerpt:
         return shown
     whole = _body(doc).strip("\n")
     opening = _cut(whole, most)
-    return replace(shown, opening=opening, cut=len(opening) < len(whole), decision=decision(whole, opening))
+    return replace(shown, opening=opening, opening_cut=len(opening) < len(whole), decision=decision(whole, opening))
 
 
 def shorten_addresses(text: str) -> str:
@@ -255,7 +255,14 @@ def passage(text: str, matched: Iterable[str] = (), cited: Iterable[str] = (), s
     characters, which the reader has in the opening, when it holds nearly as many); at most
     PASSAGE characters, "" when nothing matched. A heading alone is no passage."""
     handles = {h.lower() for h in cited if h}
-    if handles:
+    whole = text.lower() if handles else ""
+    # A sentence cites one only if the whole text does: most texts cite none, and asking each
+    # sentence was most of a page of the review list on long bodies.
+    if handles and (
+        any(h in whole for h in handles if len(h) >= 4)
+        or (any(":" in h for h in handles) and record_keys(text) & handles)
+        or ("](" in text and linked_keys(text) & handles)
+    ):
         for sentence in _sentences(text):
             lowered = sentence.lower()
             if (record_keys(sentence) | linked_keys(sentence)) & handles or any(
@@ -265,17 +272,12 @@ def passage(text: str, matched: Iterable[str] = (), cited: Iterable[str] = (), s
     stems = set(matched)
     if not stems:
         return ""
-    fenced = [(f.start(), f.end()) for f in _FENCE.finditer(text)]
-    paragraphs = [
-        (found.group(0).strip(), found.start(), any(a <= found.start() < b for a, b in fenced))
-        for found in re.finditer(r"(?s).+?(?:\n[ \t]*\n|\Z)", text)
-    ]
-    paragraphs = [p for p in paragraphs if p[0] and not (p[0].startswith("#") and "\n" not in p[0])]
+    paragraphs = _paragraphs(text)
     prose = [p for p in paragraphs if not p[2]]
     for among in (prose, paragraphs):  # prose first: a fragment of code between blank lines says little
         best, best_count, beyond, beyond_count = "", 0, "", 0
-        for paragraph, start, _ in among:
-            count = len(stems & set(words(paragraph)))
+        for paragraph, start, _, terms in among:
+            count = len(stems & terms)
             if count > best_count:
                 best, best_count = paragraph, count
             if start >= shown and count > beyond_count:
@@ -285,6 +287,32 @@ def passage(text: str, matched: Iterable[str] = (), cited: Iterable[str] = (), s
         if best_count:
             return _cut(best, PASSAGE)
     return ""
+
+
+_PARAGRAPHS: dict[str, list[tuple[str, int, bool, frozenset[str]]]] = {}
+_PARAGRAPHS_MOST = 256
+
+
+def _paragraphs(text: str) -> list[tuple[str, int, bool, frozenset[str]]]:
+    """The paragraphs of `text` a passage may be (a heading alone is none): each with where it
+    starts, whether it is inside a code fence, and its words. Kept for the last texts asked: a
+    record stands in several of the review list's pairs, and its words are most of a page's time."""
+    found = _PARAGRAPHS.get(text)
+    if found is None:
+        fenced = [(f.start(), f.end()) for f in _FENCE.finditer(text)]
+        paragraphs = [
+            (match.group(0).strip(), match.start(), any(a <= match.start() < b for a, b in fenced))
+            for match in re.finditer(r"(?s).+?(?:\n[ \t]*\n|\Z)", text)
+        ]
+        found = [
+            (p, start, inside, frozenset(words(p)))
+            for p, start, inside in paragraphs
+            if p and not (p.startswith("#") and "\n" not in p)
+        ]
+        if len(_PARAGRAPHS) >= _PARAGRAPHS_MOST:
+            _PARAGRAPHS.clear()
+        _PARAGRAPHS[text] = found
+    return found
 
 
 def _sentences(text: str) -> list[str]:

@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ..records.store_rows import read_bodies
 from ..vocabulary.model import ID_PATTERN, DocType, Document
 from ..vocabulary.titlefold import fold_title
 
@@ -222,6 +223,8 @@ def profiles_of(documents: Iterable[Document]) -> dict[str, Profile]:
     """The profile of each document, by id; a profile is never changed by those who read it."""
     out: dict[str, Profile] = {}
     profiled = _PROFILED
+    documents = list(documents)
+    read_bodies(doc for doc in documents if (entry := profiled.get(id(doc))) is None or entry[0]() is not doc)
     for doc in documents:
         key = id(doc)
         entry = profiled.get(key)

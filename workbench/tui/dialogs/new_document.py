@@ -198,7 +198,7 @@ def candidate_text(candidate: Candidate, document: Document | None) -> Content:
     opening = excerpt.opening.strip("\n")
     if opening:
         rest = excerpt.characters - len(excerpt.opening)
-        more = f"\n… {rest:,} more characters" if excerpt.cut and rest > 0 else ""
+        more = f"\n… {rest:,} more characters" if excerpt.opening_cut and rest > 0 else ""
         text = Content.assemble(
             text,
             "\n\n",

@@ -27,7 +27,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from ...core import Vault, WorkbenchError
+from ...core import WorkbenchError
 from ..history import History
 from ..opening import Opening
 from ..summary import VaultSummary, empty_note, hand_on, summarise
@@ -43,9 +43,10 @@ from .main_bindings import MAIN_BINDINGS
 from .messages import ChangeApplied, ConflictsFound, DiskChanged, DocumentGone, DocumentRead
 from .messages import ExternalChange, Failed, PlanReady, VaultOpened, VaultRead
 from .own_writes import OwnWrites
+from .start import Start
 
 if TYPE_CHECKING:
-    from ...core import Conflict, VaultWatcher
+    from ...core import Conflict, Vault, VaultWatcher
     from ..proposal import Proposal
     from ..reading import DocumentView
     from .flows import GuidedFlows
@@ -65,13 +66,15 @@ class MainScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = MAIN_BINDINGS
 
-    def __init__(self, vault_path: Path, flavour: str | None = None, opening: Opening | None = None) -> None:
+    def __init__(self, vault_path: Path, flavour: str | None = None, opening: Opening | None = None, kept=()) -> None:
         super().__init__()
         self.vault_path = vault_path
         self.flavour = flavour
         """The vault flavour named on the command line; None to detect it."""
         self.opening = opening
         """The vault being opened already (by the app, from its start); None: the screen opens it."""
+        self.start = Start(vault_path, flavour, opening, kept)
+        """`kept`: the titles kept from the last launch, on show until the vault is read (`start.py`)."""
         self.vault: Vault | None = None
         self.summary: VaultSummary | None = None
         """The vault as last read: what the header, the search and the palette show."""
@@ -111,7 +114,7 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield VaultHeader()
         with Horizontal(id="panes"):
-            yield SearchPane(id="search")
+            yield SearchPane(id="search", kept=self.start.kept)
             yield DocumentViewer(id="viewer")
             yield LinkPane(id="links")
         yield KeysFooter(compact=True)  # two columns more per key: at 80 columns every one counts
@@ -120,7 +123,7 @@ class MainScreen(Screen[None]):
         self.query_one(VaultHeader).vault_name = self.vault_path.name
         search = self.query_one(SearchPane)
         search.snippets = lambda query, hits: self.vault.snippets(query, hits) if self.vault is not None else {}
-        self.load_vault()
+        self.start.begin(self, self.load_vault)
 
     def on_unmount(self) -> None:
         self.stop_watching()
@@ -150,11 +153,12 @@ class MainScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="vault-load")
     def load_vault(self) -> None:
         try:
-            self.vault = (self.opening or Opening(self.vault_path, self.flavour)).result()
+            self.vault = self.start.opened(self.opening or Opening(self.vault_path, self.flavour))
             self.post_message(VaultOpened(len(self.vault), empty_note(self.vault)))
             # The summary (every problem, the graph) takes the interpreter for a while on a large
             # vault: the first titles go on screen before it starts.
             self._titles_listed.wait(timeout=2.0)
+            self.start.keep()
             summary = summarise(self.vault, self.vault_path)
         except Exception as exc:  # noqa: BLE001 - reported, never a traceback
             self.report(exc, "The vault could not be opened")
@@ -196,7 +200,7 @@ class MainScreen(Screen[None]):
         from_disk: bool = False,
         words: tuple[str, ...] = (),
     ) -> None:
-        if self.vault is None:
+        if not self.start.wait_for_vault() or self.vault is None:  # a kept title opened early waits for it
             return
         from ..reading import read_view  # not at start: the first titles need no document read
 
@@ -426,6 +430,7 @@ class MainScreen(Screen[None]):
 
     @on(SearchPane.Listed)
     def _listed(self) -> None:
+        self.start.listed(self.query_one(SearchPane).first_page)
         self._titles_listed.set()
 
     @on(SearchPane.Goto)

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...core import FileChange
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ...core import FileChange
 
 __all__ = ["OwnWrites"]
 

@@ -64,7 +64,8 @@ class KeysFooter(Footer):
 
     def on_resize(self, event: Resize) -> None:
         for key in self.children:
-            key.display = True  # measured again at the new width, all of them
+            if not key.display:  # setting it lays the screen out again, even to the same value
+                key.display = True  # measured again at the new width, all of them
         self.call_after_refresh(self._leave_out_what_is_cut)
 
     def _leave_out_what_is_cut(self) -> None:

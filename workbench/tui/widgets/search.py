@@ -15,8 +15,8 @@ each hit also shows its id, and, once words are typed, the words around what mat
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import ClassVar, Protocol
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -29,8 +29,12 @@ from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from ...core import Hit, QueryError
+from ...core import QueryError
+from ..first_page import KEPT
 from ..text import clean, status_style
+
+if TYPE_CHECKING:
+    from ...core import Hit
 
 __all__ = [
     "SearchInput",
@@ -51,9 +55,9 @@ out before the list first paints (500 took a quarter of a second at start on 10,
 EXPLAINED = 50
 """Hits given the words around their match: more than a screenful, and cheap to find (one FTS query)."""
 
-Searcher = Callable[[str, int], list[Hit]]
+Searcher = Callable[[str, int], "list[Hit]"]
 """`Vault.search`: a query and a limit in, hits best first out."""
-Snippets = Callable[[str, list[Hit]], dict[str, str]]
+Snippets = Callable[[str, "list[Hit]"], dict[str, str]]
 """`Vault.snippets`: {hit id: the words around what the query matched}, matches between \x02 and \x03."""
 
 
@@ -64,10 +68,16 @@ def query_problem(message: str) -> Option:
 
 
 class Titled(Protocol):
-    id: str
-    title: str
-    type: str
-    status: str
+    """What a listed document shows: a hit, or a title kept from the last launch."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def status(self) -> str: ...
 
 
 class SearchInput(Input):
@@ -250,7 +260,7 @@ class SearchPane(Vertical):
     class NothingOpened(Message):
         """`enter` found nothing to open (no match, or a query that cannot match as written)."""
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, kept: Sequence[Titled] = ()) -> None:
         super().__init__(id=id)
         self._shown_query: str | None = None
         """The query the listed results answer (None before the first results)."""
@@ -258,6 +268,11 @@ class SearchPane(Vertical):
         """Enter was pressed before the results for the current query arrived."""
         self._listing = 0
         """Counts the lists put on show, so that the rest of one that was replaced is not added."""
+        self._kept = kept
+        """The titles kept from the last launch (`first_page.py`): on show until the vault's own."""
+        self.first_page: Sequence[Titled] | None = None
+        """The blank listing's first titles, as last put on show (None before one was): what the
+        next launch shows first."""
 
     def compose(self) -> ComposeResult:
         yield SearchInput(placeholder="Search  (/)", id="search-input")
@@ -275,8 +290,18 @@ class SearchPane(Vertical):
         return self.query_one(Input).has_focus
 
     def on_mount(self) -> None:
-        if self.searcher is None:
+        if self.searcher is None and self._kept:
+            self._show_kept()
+        elif self.searcher is None:
             self._show_reading()
+
+    def _show_kept(self) -> None:
+        """The titles the vault's blank listing began with at its last launch, on show while it is
+        read: in the first frame, marked as loading. The vault's own listing takes their place, the
+        highlight kept on the title the person moved it to, if any."""
+        results = self._replace([Option(result_prompt(doc), id=doc.id) for doc in self._kept])
+        results.border_subtitle = "loading"
+        results.highlighted = 0
 
     def _show_reading(self) -> None:
         """Said in the list rather than with a loading indicator, which would keep the focus off
@@ -332,6 +357,9 @@ class SearchPane(Vertical):
             return  # a newer query is on its way
         results = self.query_one(OptionList)
         keep = results.highlighted_option.id if results.highlighted_option and query == self._shown_query else None
+        if self._kept:  # the titles kept from the last launch: the highlight stays where the person moved it
+            self._kept = ()
+            keep = results.highlighted_option.id if results.highlighted and results.highlighted_option else None
         self._shown_query = query
         around = around or {}
         line = max(20, results.scrollable_content_region.width - 1)
@@ -341,6 +369,8 @@ class SearchPane(Vertical):
             return fold_snippet(shorten_snippet(around[doc_id], most), line) if doc_id in around else None
 
         options = [Option(result_prompt(doc, explained(doc.id)), id=doc.id) for doc in matches[:SHOWN]]
+        if not query:
+            self.first_page = matches[:KEPT]
         # Invalid documents the words also match: apart, below the hits, each with its problem.
         invalid = [hit for hit in getattr(matches, "also_invalid", ()) if hit.id not in {o.id for o in options}]
         if invalid:
@@ -399,6 +429,7 @@ class SearchPane(Vertical):
         """The vault could not be read: say why where the titles would be, for as long as it lasts
         (a notification fades)."""
         self.searcher = None
+        self._kept = ()
         results = self._replace([query_problem(reason)], message=True)
         results.border_subtitle = "not opened"
 

@@ -171,8 +171,9 @@ class DocumentViewer(VerticalScroll, can_focus=True):
         yield Body(id="body")
         yield Static(id="source")
 
-    def on_mount(self) -> None:
-        self.add_class("-empty")
+    def __init__(self, *, id: str | None = None) -> None:
+        # Empty from the start, not from its mount: a class added then styled the pane again.
+        super().__init__(id=id, classes="-empty")
 
     @property
     def shown(self) -> bool:
