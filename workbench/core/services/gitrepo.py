@@ -28,7 +28,6 @@ __all__ = [
     "RECORD",
     "merge_in_progress",
     "unmerged_modes",
-    "unmerged_blobs",
     "odd_types",
     "regular_at",
     "is_document",
@@ -125,11 +124,6 @@ def unmerged_modes(git: Git) -> dict[str, dict[int, tuple[str, str]]]:
             mode, sha, stage = info.split()
             stages.setdefault(path.decode(errors="surrogateescape"), {})[int(stage)] = (mode.decode(), sha.decode())
     return stages
-
-
-def unmerged_blobs(git: Git) -> dict[str, dict[int, str]]:
-    """Unmerged paths under the vault (relative to it) and the blob of each stage they have."""
-    return {path: {n: sha for n, (_, sha) in stages.items()} for path, stages in unmerged_modes(git).items()}
 
 
 def odd_types(entries: dict[str, dict[int, tuple[str, str]]]) -> dict[str, list[str]]:
