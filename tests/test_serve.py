@@ -28,11 +28,9 @@ pytestmark = pytest.mark.slow
 def server(tmp_path_factory):
     import shutil
 
-    from conftest import SAMPLE
-
     root = tmp_path_factory.mktemp("serve")
     vault = root / "vault"
-    shutil.copytree(SAMPLE, vault, ignore=shutil.ignore_patterns(".workbench"))
+    shutil.copytree(ROOT / "sample_vault", vault, ignore=shutil.ignore_patterns(".workbench"))
     token_file = root / "token"
     token_file.write_text(TOKEN + "\n")
     with served(vault, token_file) as running:

@@ -74,12 +74,12 @@ def measure(folder: Path) -> tuple[list[str], list[str]]:
 
 
 def layer(module: str) -> str:
-    """The layer a module is in: its folder under the core (`storage`, `records`...), the facade or
-    the index for the core's top modules, the face's package otherwise."""
+    """The layer a module is in: its folder under the core (`storage`, `records`...), the facade (`vault`
+    and its parts, `vault_*`) or the index for the core's top modules, the face's package otherwise."""
     parts = module.split(".")
     if parts[1] != "core":
         return parts[1]
-    return {"vault": "facade"}.get(parts[2], parts[2])
+    return "facade" if parts[2] == "vault" or parts[2].startswith("vault_") else parts[2]
 
 
 def main() -> None:

@@ -77,12 +77,14 @@ if TYPE_CHECKING:
     from .services.conflicts import Conflict, Conflicts, Resolution, find_conflicts
     from .services.consolidate import Group
     from .services.gate import LIKELY_PREDECESSOR, Candidate, Draft
-    from .services.gitsync import SyncConflict, SyncError, SyncReport
+    from .services.gitrepo import SyncError
+    from .services.gitsync import SyncReport
     from .services.inbox import Inbox, Request
     from .services.migrate import MigrationReport
     from .services.recent import Changes
     from .services.repair import RepairReport
     from .services.review import ReviewPage, ReviewPair
+    from .services.syncquestions import SyncConflict
     from .services.undo import Stack, Step
     from .services.verdicts import LineProblem, Verdict
 
@@ -225,12 +227,14 @@ _HOMES = {
     ".services.conflicts": ("Conflict", "Conflicts", "Resolution", "find_conflicts"),
     ".services.consolidate": ("Group",),
     ".services.gate": ("LIKELY_PREDECESSOR", "Candidate", "Draft"),
-    ".services.gitsync": ("SyncConflict", "SyncError", "SyncReport"),
+    ".services.gitrepo": ("SyncError",),
+    ".services.gitsync": ("SyncReport",),
     ".services.inbox": ("Inbox", "Request"),
     ".services.migrate": ("MigrationReport",),
     ".services.recent": ("Changes",),
     ".services.repair": ("RepairReport",),
     ".services.review": ("ReviewPage", "ReviewPair"),
+    ".services.syncquestions": ("SyncConflict",),
     ".services.undo": ("Stack", "Step"),
     ".services.verdicts": ("LineProblem", "Verdict"),
 }

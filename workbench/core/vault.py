@@ -10,6 +10,10 @@ and `verdicts` for pairs a reader judges and the curator confirms) plans
 a change from the index, and the facade applies it, or returns it unapplied for a dry run
 (`Plan.diff()` shows it).
 
+The facade is this class and its parts, one module each, so that none grows past reading: its base
+(`vault_base.py`: opening, what the vault is, `apply`), the review list and verdicts
+(`vault_review.py`), the curator's inbox (`vault_inbox.py`) and git sync (`vault_sync.py`).
+
 Each service is imported by the first method that needs it: a process that opens a vault and
 answers one search (an agent's, a command's) loads neither the curation services nor rapidfuzz,
 networkx or watchfiles.
@@ -17,60 +21,42 @@ networkx or watchfiles.
 
 from __future__ import annotations
 
-import functools
-import os
 from collections.abc import Callable, Iterable
-from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .vocabulary import presenting
 from .storage.changes import Plan
-from .index import VaultIndex
 from .vocabulary.model import Document, Problems, Status
+from .vault_base import serialized
+from .vault_inbox import InboxMethods
+from .vault_review import ReviewMethods
+from .vault_sync import SyncMethods
 
 if TYPE_CHECKING:
+    import os
+
     import networkx as nx
 
-    from .records.derived_store import DerivedStore
     from .services.conflicts import Conflicts
     from .services.consolidate import Group
-    from .flavours import Flavour
     from .services.gate import Candidate, Draft
     from .views.graph import Neighbourhood
     from .services.agentwrites import Agent
-    from .services.inbox import Inbox, Request
     from .records.live import VaultWatcher
-    from .views.live_graph import LiveGraph
     from .services.migrate import MigrationReport
     from .services.recent import Changes
     from .records.record import Record
     from .services.repair import RepairReport
     from .views.retrieval import QuestionPack
-    from .services.review import ReviewPage, ReviewPair
-    from .services.verdicts import LineProblem, Verdict
     from .views.search import Hit, SearchResults
     from .services.undo import Stack as UndoStack
     from .flavours.base import RawLink
-    from .services.gitsync import SyncConflict, SyncReport
 
 __all__ = ["Vault", "serialized"]
 
 
-def serialized(method: Callable) -> Callable:
-    """Run a facade method under its index's mutex, as the index runs its own: one call at a time
-    from the TUI's workers, the watcher and the person. Defined here, not borrowed from the index,
-    so that a call through the facade enters the index once, when it asks it something."""
-
-    @functools.wraps(method)
-    def run(self: Vault, *args, **kwargs):
-        with self.index.mutex:
-            return method(self, *args, **kwargs)
-
-    return run
-
-
-class Vault:
+class Vault(ReviewMethods, InboxMethods, SyncMethods):
     """A vault on disk, of any flavour. Open it with `Vault.open(path)`.
 
     One Vault may be shared between threads: every method runs under its index's mutex, except
@@ -78,97 +64,6 @@ class Vault:
     waits for them. Between processes, the vault lock and the check that a file is unchanged since
     it was read keep writes safe.
     """
-
-    def __init__(self, index: VaultIndex):
-        self.index = index
-        self._graph: LiveGraph | None = None
-
-    @classmethod
-    def open(cls, path: str | os.PathLike[str], flavour: str | None = None) -> Vault:
-        """Open the vault at `path` (or its `memory/` child), finishing any change a crash interrupted.
-
-        The flavour (Memory Core, Dendron, ADRs...) is detected unless named."""
-        return cls(VaultIndex.open(path, flavour))
-
-    # -- before a vault is open: what a face asks first --------------------------------------------
-
-    @staticmethod
-    def require_folder(path: str | os.PathLike[str]) -> Path:
-        """`path` (with `~` expanded) when it can be a vault's folder, else `VaultError` naming what
-        is wrong: asked by `open`, and by a face before it takes the screen."""
-        from .records.walk import require_folder
-
-        return require_folder(path)
-
-    @staticmethod
-    def looks_like_vault(path: Path) -> bool:
-        """Whether a folder (or its `memory/` child) holds a vault, so that it may be opened unnamed."""
-        from .records.walk import looks_like_vault
-
-        return looks_like_vault(path)
-
-    @staticmethod
-    def flavour_names() -> list[str]:
-        """The flavours a vault can be read as (`open(path, flavour=...)`)."""
-        from . import flavours
-
-        return flavours.names()
-
-    @staticmethod
-    def collector_paused() -> AbstractContextManager[None]:
-        """Python's cycle collector paused for a block that makes many objects that stay alive (an
-        open, a summary of every document): it would walk the growing heap again and again."""
-        from .records.loading import collector_paused
-
-        return collector_paused()
-
-    @staticmethod
-    def settle_collector(records: int) -> None:
-        """After such a block made `records` records: a large one's objects are frozen, so the
-        collector's next passes do not walk them all at once."""
-        from .records.loading import settle_collector
-
-        settle_collector(records)
-
-    # -- what the vault is -------------------------------------------------------------------
-
-    @property
-    def root(self) -> Path:
-        return self.index.root
-
-    @property
-    def flavour(self) -> Flavour:
-        return self.index.flavour
-
-    @property
-    def mutex(self):
-        return self.index.mutex
-
-    @property
-    def generation(self) -> int:
-        """Moves whenever the records change, so a view of them knows to look again."""
-        return self.index.generation
-
-    @property
-    def store(self) -> DerivedStore | None:
-        return self.index.store
-
-    @property
-    def recovery_notes(self) -> list[str]:
-        """What opening the vault finished of a change a crash interrupted, in words."""
-        return self.index.recovery_notes
-
-    def __len__(self) -> int:
-        return len(self.index)
-
-    def __contains__(self, doc_id: object) -> bool:
-        return doc_id in self.index
-
-    def __repr__(self) -> str:
-        return f"Vault({str(self.root)!r}, {len(self)} files)"
-
-    def _repr_html_(self) -> str | None:
-        return presenting.render("vault_html", self)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -363,104 +258,13 @@ class Vault:
         found = self.gate(draft, limit)
         return review.excerpted_candidates(self.index, draft, found, room or READ_CHARACTERS)
 
-    # -- the review list and readers' verdicts (review.py, verdicts.py) ----------------------------
-
-    def review(
-        self, limit: int = 5, cursor: str | None = None, depth: int | None = None, room: int | None = None
-    ) -> ReviewPage:
-        """A page of the review list: pairs of decisions that may replace one another, best first,
-        each with both records' excerpts and the evidence in their words, never a settled or judged
-        pair; at most `limit` pairs and `room` characters (45,000). Give the page's `cursor` back for
-        the next; it holds across writes. `depth`: how far down the ranking (default: one pair per
-        two decisions). Worked out on a snapshot of the documents, without holding the vault's
-        mutex (weighing every pair takes seconds at 10,000 documents), as `conflicts()` is."""
-        from .services import review
-        from .views.excerpts import READ_CHARACTERS
-
-        return review.review_page(self.index, limit, cursor, depth, room or READ_CHARACTERS)
-
-    def review_pairs(self, depth: int | None = None) -> list[ReviewPair]:
-        """The whole review list as it is now, best first, each pair with its excerpts (a screen
-        pages through it itself)."""
-        from .services import review
-
-        offered, _, _, docs = review.review_list(self.index, depth)
-        return [review.ReviewPair.of(pair, docs) for pair in offered]
-
-    def review_pair(self, older: str, newer: str) -> ReviewPair:
-        """Two records as the review list shows a pair (excerpts, evidence, which is newer): for a
-        verdict's pair, which the list no longer offers once judged."""
-        from .services import review
-
-        return review.pair_of(self.index, older, newer)
-
-    @serialized
-    def judge(self, older: str, newer: str, verdict: str, reason: str, agent: str) -> Verdict:
-        """Record a reader's verdict on a pair (replaces, companion, reversed or unsure) with both
-        records' digests, for the curator; nothing is written to a record."""
-        from .services import verdicts
-
-        return verdicts.record(self.index, older, newer, verdict, reason, agent)
-
-    @serialized
-    def judge_lines(self, text: str) -> tuple[list[Verdict], list[LineProblem]]:
-        """Verdicts given as JSON Lines (older, newer, verdict, reason, agent a line): the good
-        lines recorded, the bad ones named by number and not taken."""
-        from .services import verdicts
-
-        taken, problems = verdicts.parse_lines(self.index, text)
-        return (verdicts.record_lines(self.index, taken) if taken else []), problems
-
-    def verdicts(self, states: Iterable[str] | None = None) -> list[Verdict]:
-        """Every verdict, oldest first, each with what became of it (`Verdict.state`: open, stale,
-        accepted, rejected, settled, withdrawn), or only those in `states`."""
-        from .services import verdicts
-
-        found = verdicts.verdicts(self.index)[0]
-        wanted = set(states) if states is not None else None
-        return [v for v in found if wanted is None or v.state in wanted]
-
-    def verdict_problems(self) -> list[LineProblem]:
-        """The lines of the verdicts file that could not be read (edited by hand)."""
-        from .services import verdicts
-
-        return verdicts.read_verdicts(self.index)[1]
-
-    @serialized
-    def accept_verdict(self, verdict_id: str, dry_run: bool = False) -> Plan:
-        """Do what an open verdict says: `replaces`/`reversed` write the supersession both sides in
-        the format's own words, `companion` marks the pair compatible; one undoable change. Refused
-        when either record changed since it was judged (the verdict is stale) or for `unsure`."""
-        from .services import verdicts
-
-        return self.apply(verdicts.plan_accept(self.index, verdict_id), dry_run)
-
-    @serialized
-    def reject_verdict(self, verdict_id: str, dry_run: bool = False) -> Plan:
-        """Say no to a verdict: the pair is marked compatible, so no one is asked about it again."""
-        from .services import verdicts
-
-        return self.apply(verdicts.plan_reject(self.index, verdict_id), dry_run)
-
-    @serialized
-    def accept_verdicts(self, verdict_ids: list[str], dry_run: bool = False) -> Plan:
-        """Several `replaces` verdicts (one agent's, say) accepted as one change: one preview, one undo."""
-        from .services import verdicts
-
-        return self.apply(verdicts.plan_accept_many(self.index, verdict_ids), dry_run)
-
     @serialized
     def merged_body(self, into_id: str, note_ids: list[str]) -> str:
         from .services import consolidate
 
         return consolidate.merged_body(self.index, into_id, note_ids)
 
-    # -- changing: each plans in its service and is applied (or only shown) here --------------
-
-    @serialized
-    def apply(self, plan: Plan, dry_run: bool = False) -> Plan:
-        """Carry out a plan (or only return it, with `dry_run`): all files or none."""
-        return self.index.apply(plan, dry_run)
+    # -- changing: each plans in its service and is applied (`VaultBase.apply`) or only shown ----
 
     @serialized
     def save(self, doc: Document, dry_run: bool = False, override: bool = False) -> Plan:
@@ -622,7 +426,7 @@ class Vault:
 
         return self.apply(tiers.plan_line_counts(self.index), dry_run)
 
-    # -- agents' writes and the curator's inbox (agentwrites.py, inbox.py) -----------------------
+    # -- agents' writes (agentwrites.py; the curator's inbox is `vault_inbox.py`) ------------------
 
     @serialized
     def agent_create(self, draft: Draft, agent: Agent, dry_run: bool = False) -> Plan:
@@ -657,45 +461,6 @@ class Vault:
 
         return self.apply(agentwrites.plan_forget_request(self.index, doc_id, agent, reason), dry_run)
 
-    @serialized
-    def inbox(self) -> Inbox:
-        """What agents wrote that awaits the curator, oldest first, and what is new since the last review."""
-        from .services import inbox
-
-        return inbox.read_inbox(self.index)
-
-    @serialized
-    def inbox_diff(self, request: Request) -> str:
-        """What the agent wrote for `request`, as a diff."""
-        from .services import inbox
-
-        return inbox.request_diff(self.index, request)
-
-    def mark_inbox_reviewed(self, until: str) -> None:
-        """The curator has seen every request up to `until` (a request's `at`)."""
-        from .services import inbox
-
-        inbox.mark_reviewed(self.index, until)
-
-    @serialized
-    def settle(
-        self,
-        doc_id: str,
-        action: str,
-        target: str | None = None,
-        confirm: str | None = None,
-        at: str | None = None,
-        dry_run: bool = False,
-    ) -> Plan:
-        """Settle what an agent asked of `doc_id`: accept, merge (into `target`), supersede
-        (`target`), archive, revert a merge, keep, or forget (with `confirm`, the id again)."""
-        from .services import inbox
-
-        if action == "forget":
-            return inbox.forget(self.index, doc_id, confirm, dry_run)
-        return self.apply(inbox.plan_settle(self.index, doc_id, action, target, at), dry_run)
-
-    @serialized
     def regenerate_index(self, dry_run: bool = False) -> Plan:
         from .services import maintenance
 
@@ -718,13 +483,6 @@ class Vault:
     def state_dir(self) -> Path:
         """The folder of the workbench's own files for this vault (`.workbench/` or one in the cache)."""
         return self.index.state_dir
-
-    @property
-    def verdicts_path(self) -> Path:
-        """The file readers' verdicts are kept in (a list that follows them looks at its size and time)."""
-        from .records.vaultconfig import VERDICT_FILE
-
-        return self.root / VERDICT_FILE
 
     def empty_note(self) -> str | None:
         """What a vault with no documents is, in words (an empty folder is a new vault), else None."""
@@ -772,51 +530,3 @@ class Vault:
         from .views.graph import export
 
         return export(self.graph(), fmt, root=root, depth=depth)
-
-    def requests_in(self, paths: Iterable[str] | None = None) -> list[Request]:
-        """The requests agents left in the documents at `paths` (relative to the root; every
-        document when None), oldest first, as last read: the disk is not looked at."""
-        from .services.inbox import requests
-
-        if paths is None:
-            return requests(self.documents)
-        return requests(doc for path in paths if (doc := self.document_at(path)) is not None)
-
-    # -- sync with the vault's git remote (gitsync.py) ---------------------------------------------
-
-    def sync(self, remote: str | None = None) -> SyncReport:
-        """Commit the vault, fetch, merge (document by document), push; `SyncError` with git's words."""
-        from .services import gitsync
-
-        return gitsync.sync(self.root, remote=remote)
-
-    def sync_setup(self) -> list[str]:
-        """Register the document merge with the vault's git repository; what was set up, in words."""
-        from .services import gitsync
-
-        return gitsync.setup(self.root)
-
-    def sync_pending(self) -> list[SyncConflict]:
-        """The questions a merge waiting in git holds for a person, one key of one document each."""
-        from .services import gitsync
-
-        return gitsync.pending(self.root)
-
-    def sync_merge_in_progress(self) -> bool:
-        """Whether a merge waits in git (a sync stopped for a person, a `git pull` typed by hand)."""
-        from .services import gitsync
-
-        return gitsync.merge_in_progress(self.root)
-
-    def sync_settle(self, path: str, key: str, choice: str) -> None:
-        """Answer one question of a waiting merge (`ours`, `theirs`, `base`...), written to the
-        document at once."""
-        from .services import gitsync
-
-        gitsync.settle(self.root, path, key, choice)
-
-    def not_syncable(self) -> str | None:
-        """Why this vault cannot be synced at all (not in a git work tree, no `git`), or None."""
-        from .services import gitsync
-
-        return gitsync.not_syncable(self.root)

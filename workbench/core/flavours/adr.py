@@ -31,6 +31,11 @@ supersede …"; never one that says "not" or "might"). Any other record number m
 is a `related_to` link, never a lifecycle statement. A record's date is its frontmatter `date` (or
 `created`), else a `Date:` or `Created:` line or a `## Date` section, written in any of the common
 forms (`adr_names.written_date`), else the date in its file name.
+
+The supersessions and links a record states are read in `adr_links`; its status lines and
+sentences in `adr_text`; its name and number in `adr_names`; the collection's index in
+`adr_index`. This module detects a collection, gives each record its id and view, checks it, and
+writes a status or a supersession into it in the record's own words.
 """
 
 from __future__ import annotations
@@ -38,13 +43,12 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import hashlib
-import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..vocabulary.model import LinkType, Problem
+from ..vocabulary.model import Problem
 from ..vocabulary.parse import as_date, value_text
 from .base import (
     CONFIG_HINT,
@@ -52,13 +56,10 @@ from .base import (
     LIFECYCLE_WORDS,
     WARNING,
     Flavour,
-    RawLink,
     View,
     as_list,
     first_heading,
-    markdown_links,
     mostly,
-    strip_code,
 )
 from .adr_index import read_index_statuses
 from .adr_names import (
@@ -69,97 +70,45 @@ from .adr_names import (
     record_name,
     record_number,
     ref_id,
-    refs,
     unnumbered,
     written_date,
 )
 from .adr_text import (
     PARTIAL,
-    STATUS_HEADING,
-    STATUS_LINE,
     TOP_LINES,
     folded,
     header_block,
     key_named,
     named_title,
     plain,
-    plain_start,
-    preferences,
     reads_as_record,
-    sentences,
     statement_lines,
     status_text,
 )
-from .markdown import body_links, date_of, tags_of
+from .adr_links import (
+    NUMBERS,
+    PREDECESSOR_KEYS,
+    SUCCESSOR_KEYS,
+    distinct,
+    keyed_supersession,
+    other_links,
+    stated_supersession,
+    told_supersession,
+)
+from .markdown import date_of, tags_of
 
 __all__ = ["Adr"]
-
-_META_LINE = re.compile(
-    r"^\s*[-*]?\s*(?:\*\*|__)?(Supersedes|Superseded[ -]by|Replaces|Replaced[ -]by)(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?\s*(.+?)\s*$",
-    re.I,
-)
-_SUPERSEDED_BY = re.compile(r"\b(?:superseded|superceded|replaced)\s*(?:\([^)\n]*\)\s*)?by\b(.*)", re.I)
-_SUPERSEDES = re.compile(r"\b(?:supersedes|supercedes|replaces)\b(.*)", re.I)
-# A value that names nothing: `replaces: N/A`, `superseded-by: none`, `-`, `TODO - add it when ready`.
-_NO_VALUE = re.compile(
-    r"\s*(?:none|nothing|n/?a|no|tbd|tba|null|~|-+|(?:todo|tbd|tba|fixme)\b.*)?\s*\.?\s*", re.I | re.S
-)
-# Record numbers in a frontmatter value, each maybe with a prefix: `90`, `655, 777`, `SIMD-0387`.
-_NUMBERS = re.compile(r"\s*#?(?:[A-Za-z]{2,6}[-_ ]?)?\d{1,5}(?:\s*[,;]\s*#?(?:[A-Za-z]{2,6}[-_ ]?)?\d{1,5})*\s*")
-# A status that says superseded and names the record without "by": "⌛️ Superseded [0019](0019-x.md)".
-_SUPERSEDED_BARE = re.compile(r"^[^\w\[]*(?:superseded|superceded|replaced)\b(?!\s*(?:\([^)\n]*\)\s*)?by\b)(.*)", re.I)
-# A site's page for a record: `[ADR 32](/adr/32)`, `(../adr/0032)`.
-_SLUG_LINK = re.compile(r"\(\s*(?:\.{1,2}/)*/?([A-Za-z]{2,5})s?/0*(\d{1,5})(?:[-/#?][^)\s]*)?\s*\)")
-# Frontmatter keys that name a successor or a predecessor, in the spellings collections use.
-_SUCCESSOR_KEYS = (
-    "superseded-by",
-    "superseded_by",
-    "supersededby",
-    "superceded-by",
-    "superceded_by",
-    "replaced-by",
-    "replaced_by",
-)
-_PREDECESSOR_KEYS = ("supersedes", "supercedes", "replaces")
-_TYPED_KEYS = {
-    "requires": LinkType.DEPENDS_ON.value,
-    "depends-on": LinkType.DEPENDS_ON.value,
-    "depends_on": LinkType.DEPENDS_ON.value,
-    "extends": LinkType.DERIVED_FROM.value,
-    "amends": LinkType.DERIVED_FROM.value,
-}
-_TYPED_LINE = re.compile(r"\b(amends|extends|requires|depends on|builds on)\b(.*)", re.I)
-# Any other key whose name says so (`deprecated-reason: … See ADR-291`) names a successor.
-_SUCCESSOR_HINT = re.compile(r"deprecat|supersed|superced|replac|obsolet|successor", re.I)
 _DATE = re.compile(
     r"(?im)^(?:\s*[-*]?\s*(?:\*\*|__)?(?:Date|Created)(?:\s*:\s*(?:\*\*|__)?|(?:\*\*|__)\s*:?|\s+(?=\d))"
     r"|#{2,3}\s+Date\s*\n+)\s*(\S[^\n]*)"
 )
 _TEMPLATE = re.compile(r"(?:^|[-_.])template\.md$", re.I)
-_HREF = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\"'\n]*[\"'])?\s*\)")
 
 
 def _date_of(value: Any) -> dt.date | None:
     """A frontmatter date, in YAML's or ISO form or as people write one (`created: 12/17/2022`)."""
     found = date_of(value)
     return written_date(value) if found is None and isinstance(value, str) else found
-
-
-def _folder_links(text: str, path: str) -> list[RawLink]:
-    """Links to a record's folder (`../xyz-029/`, `../xyz-029`), where a collection keeps one
-    folder per record: each names that record."""
-    found = []
-    for match in _HREF.finditer(text) if "](" in text else ():
-        href = match.group(1).split("#", 1)[0].split("?", 1)[0]
-        if not href or re.match(r"^[a-z][a-z0-9+.-]*:", href, re.I) or "." in href.rsplit("/", 1)[-1]:
-            continue  # a web page, a file (`.md` links are read as links to files), or this page
-        target = posixpath.normpath(
-            href.lstrip("/") if href.startswith("/") else posixpath.join(posixpath.dirname(path), href)
-        )
-        named = folder_name(target) if "/" not in target and not target.startswith(".") else None
-        if named is not None:
-            found.append(RawLink(LinkType.RELATED_TO.value, (ref_id(named.number or 0, named.prefix),), match.group(0)))
-    return found
 
 
 def _items(value: Any) -> list:
@@ -173,15 +122,6 @@ def _states_status(head: str) -> bool:
     """A record's first characters state a status: EIP-style front matter, a PEP-style header
     (plain, indented or in a `<pre>` block), or as a record does."""
     return bool(re.search(r"(?mi)^status\s*:", head)) or reads_as_record({}, head) or _headed(head)
-
-
-def _distinct(raws: list[RawLink], own: str) -> tuple[RawLink, ...]:
-    """The records `raws` name, each once (as first written), the record itself left out."""
-    kept: dict[str, RawLink] = {}
-    for raw in raws:
-        if raw.candidates and raw.candidates[0] != own:
-            kept.setdefault(raw.candidates[0], raw)
-    return tuple(kept.values())
 
 
 def _with_header(meta: dict[str, Any], body: str) -> dict[str, Any]:
@@ -301,68 +241,6 @@ class Adr(Flavour):
             return True
         return body is not None and (reads_as_record(meta or {}, body) or (not meta and _headed(body)))
 
-    def _named(self, text: str, path: str) -> list[RawLink]:
-        """The records a statement names: record numbers (`ADR-042`, `ADR 32`, `HIP412`), links to
-        the records' files (`0032-x.md`, `../0032-x.md`) or their site pages (`/adr/32`)."""
-        prefix = prefix_of(path)
-        folders = [RawLink(LinkType.SUPERSEDES.value, r.candidates, r.written) for r in _folder_links(text, path)]
-        files = markdown_links(text, path)
-        for _, written in files + [
-            ((), r.written) for r in folders
-        ]:  # a link's words name its file's record, which may not be their number
-            text = text.replace(written, " ")
-        found = [RawLink(LinkType.SUPERSEDES.value, (ref,), ref) for ref in refs(text, prefix)]
-        found += [self._by_number(RawLink(LinkType.SUPERSEDES.value, c, w)) for c, w in files] + folders
-        for slug in _SLUG_LINK.finditer(text):
-            ref = ref_id(slug.group(2), prefix if slug.group(1).upper() == prefix else "ADR")
-            found.append(RawLink(LinkType.SUPERSEDES.value, (ref,), slug.group(0)))
-        return found
-
-    def _listed(self, value: str, path: str) -> list[RawLink]:
-        """The records a frontmatter value names: as a statement does, or as bare numbers
-        (`superseded-by: 90`, `replaces: 655, 777`) in the collection's own numbering."""
-        if _NO_VALUE.fullmatch(value):
-            return []
-        named = self._named(value, path)
-        if named:
-            return named
-        prefix = prefix_of(path)
-        if _NUMBERS.fullmatch(value):
-            # Another prefix than the files' is the collection's own name for its records only
-            # where the file names carry none (`0387-x.md` cited as `SIMD-0387`); in a collection of
-            # `hip-12.md`, `EIP-1559` is another standard.
-            prefixes = {p.upper() for p in re.findall(r"[A-Za-z]{2,6}", value)}
-            if prefix == "ADR" or prefixes <= {prefix}:
-                numbers = re.findall(r"\d{1,5}", value)
-                return [RawLink(LinkType.SUPERSEDES.value, (ref_id(n, prefix),), value) for n in numbers]
-        return [self._by_number(RawLink(LinkType.SUPERSEDES.value, (value.removesuffix(".md"),), value))]
-
-    def _typed_links(self, meta: dict[str, Any], statements: list[str], path: str) -> list[RawLink]:
-        """Records another depends on or extends, as collections state them: `requires: 17`,
-        `extends: [26]` in the front matter, "Amends ADR-0028" or "Extends ADR-12" among the
-        statements. Neither is a supersession: the record it names stands."""
-        found: list[RawLink] = []
-        for key, value in meta.items():
-            kind = _TYPED_KEYS.get(str(key).lower())
-            if kind is None:
-                continue
-            value = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-            found += [
-                RawLink(kind, raw.candidates, raw.written)
-                for item in as_list(value)
-                for raw in self._listed(item, path)
-            ]
-        for text in statements:
-            said = _TYPED_LINE.search(text)
-            if said:
-                kind = (
-                    LinkType.DEPENDS_ON.value
-                    if said.group(1).lower().startswith(("requir", "depend"))
-                    else LinkType.DERIVED_FROM.value
-                )
-                found += [RawLink(kind, raw.candidates, raw.written) for raw in self._named(said.group(2), path)]
-        return found
-
     def view(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None = None) -> View:
         own = self.doc_id(path, meta)
         meta = _with_header(meta, body)
@@ -370,15 +248,15 @@ class Adr(Flavour):
         stated, statements = self._status(path, own, said, body)
         first = len(statements)  # the status as stated; after it, the record's other statement lines
         statements += statement_lines(body)
-        supersedes, superseded_by = self._keyed_supersession(meta, path)
+        supersedes, superseded_by = keyed_supersession(meta, path)
         for found in (
-            self._stated_supersession(statements, first, path),
-            self._told_supersession(body, statements, own, path),
+            stated_supersession(statements, first, path),
+            told_supersession(body, statements, own, path),
         ):
             supersedes += found[0]
             superseded_by += found[1]
-        raw_supersedes, raw_superseded_by = _distinct(supersedes, own), _distinct(superseded_by, own)
-        links = self._links(meta, statements, body, path, own, raw_supersedes + raw_superseded_by)
+        raw_supersedes, raw_superseded_by = distinct(supersedes, own), distinct(superseded_by, own)
+        links = other_links(meta, statements, body, path, own, raw_supersedes + raw_superseded_by)
         links += raw_supersedes
         title = said.get("title") or named_title(body)
         name = record_name(path) if "/" not in path else folder_record(path)
@@ -425,126 +303,6 @@ class Adr(Flavour):
             stated = plain(written)
             statements += [written] if stated else []
         return stated, statements
-
-    def _keyed_supersession(self, meta: dict[str, Any], path: str) -> tuple[list[RawLink], list[RawLink]]:
-        """The records the front matter says this one replaces (`supersedes: 10`) and is replaced
-        by (`superseded-by`, or a key that hints at it with a statement as its value)."""
-        supersedes: list[RawLink] = []
-        superseded_by: list[RawLink] = []
-        for key, value in meta.items():
-            spelled = str(key).lower()
-            value = str(value) if isinstance(value, int) and not isinstance(value, bool) else value  # `replaces: 10`
-            if spelled in _PREDECESSOR_KEYS:
-                supersedes.extend(raw for item in as_list(value) for raw in self._listed(item, path))
-            elif spelled in _SUCCESSOR_KEYS:
-                superseded_by.extend(raw for item in as_list(value) for raw in self._listed(item, path))
-            elif _SUCCESSOR_HINT.search(spelled) and isinstance(value, str):
-                superseded_by.extend(self._named(value, path))
-        return supersedes, superseded_by
-
-    def _stated_supersession(self, statements: list[str], first: int, path: str) -> tuple[list[RawLink], list[RawLink]]:
-        """What the status and the statement lines say (the statements before `first` are the
-        status itself): a `Superseded-by:` line, "Superseded by ADR-12", "Supersedes ADR-3"."""
-        supersedes: list[RawLink] = []
-        superseded_by: list[RawLink] = []
-        for index, text in enumerate(statements):
-            if PARTIAL.search(text):
-                continue  # in part: the named record is related, found below as a mention
-            meta_line = _META_LINE.match(text)
-            if meta_line:
-                into = superseded_by if "by" in meta_line.group(1).lower() else supersedes
-                into.extend(self._named(meta_line.group(2), path))
-                continue
-            # The status, and any sentence among the statements that says it ("This decision has
-            # been superseded by decision: [0022 ...](0022-....md)"): only a named record counts.
-            if (
-                index < first
-                or STATUS_LINE.match(text)
-                or STATUS_HEADING.match("## " + text)
-                or _SUPERSEDED_BY.search(text)
-                or _SUPERSEDES.search(text)
-            ):
-                after: Any = _SUPERSEDED_BY.search(text)
-                if after:
-                    superseded_by.extend(self._named(after.group(1), path))
-                status_line = STATUS_LINE.match(text)
-                bare = _SUPERSEDED_BARE.match(status_line.group(1) if status_line else plain_start(text))
-                if bare and (index < first or status_line):
-                    superseded_by.extend(self._named(bare.group(1), path))
-                after = _SUPERSEDES.search(text)
-                if after:
-                    supersedes.extend(self._named(after.group(1), path))
-        return supersedes, superseded_by
-
-    def _told_supersession(
-        self, body: str, statements: list[str], own: str, path: str
-    ) -> tuple[list[RawLink], list[RawLink]]:
-        """What the prose says: sentences that replace one record by another, and preferences
-        ("rejected in favour of ADR 111", "instead of ADR-100") read against this record."""
-        supersedes: list[RawLink] = []
-        superseded_by: list[RawLink] = []
-        for before, after in sentences(strip_code(body), lambda text: self._named(text, path)):
-            others = [raw for raw in before if raw.candidates[0] != own]
-            if after is None:
-                supersedes.extend(before)  # "This ADR supersedes ADR-24"
-            elif any(raw.candidates[0] == own for raw in after):
-                supersedes.extend(others)  # "ADR-10 … got replaced by <this record>"
-            elif not others:
-                superseded_by.extend(after)  # "(this decision is) superseded by ADR-32"
-
-        # Only a record's status or top lines say "Rejected in favour of ADR 111" of the record
-        # itself; deeper, the same words set aside one option among its alternatives.
-        said_at_top = "\n\n".join(statements)
-        for text, at_top in ((strip_code(body), False), (said_at_top, True)):
-            for aside, preferred, subject in preferences(text, lambda text: self._named(text, path)):
-                if any(raw.candidates[0] == own for raw in preferred):
-                    supersedes.extend(aside)  # "to implement <this record> instead of ADR-100"
-                elif any(raw.candidates[0] == own for raw in aside) or (
-                    not aside and (subject == "self" or (subject == "bare" and at_top))
-                ):
-                    superseded_by.extend(preferred)  # "(this record was) rejected in favour of ADR 111"
-                elif subject == "self" and not preferred:
-                    supersedes.extend(aside)  # "this decision is taken instead of ADR-100"
-        return supersedes, superseded_by
-
-    def _links(
-        self,
-        meta: dict[str, Any],
-        statements: list[str],
-        body: str,
-        path: str,
-        own: str,
-        superseding: tuple[RawLink, ...],
-    ) -> list[RawLink]:
-        """Every link but the supersessions: the typed ones, then the body's links and the records
-        it mentions, each record once (`superseding` are the supersessions either way, already linked)."""
-        typed = self._typed_links(meta, statements, path)
-        # Each way of naming a record already linked (`xyz-029`, `XYZ-029`): no second link to it.
-        named = {c for r in superseding + tuple(typed) for c in r.candidates} | {own}
-        links = typed + [
-            link
-            for link in [*map(self._by_number, body_links(body, path)), *_folder_links(strip_code(body), path)]
-            if link.candidates[0] not in named
-        ]
-        for number in dict.fromkeys(refs(strip_code(body), prefix_of(path))):
-            if number not in named:
-                links.append(RawLink(LinkType.RELATED_TO.value, (number,), number))
-        return links
-
-    @staticmethod
-    def _by_number(link: RawLink) -> RawLink:
-        """A Markdown link to `ADR-042-python-migration.md` names the record ADR-042."""
-        candidates = []
-        for candidate in link.candidates:
-            foldered = folder_record(candidate + ".md")
-            named = foldered or record_name(candidate.rsplit("/", 1)[-1] + "-")
-            if named is not None and named.number is not None:
-                # The file's own id first: a record whose number another took has it as its id.
-                own = candidate if foldered else candidate.rsplit("/", 1)[-1]
-                candidates += [own, ref_id(named.number, named.prefix)]
-            else:
-                candidates.append(candidate)
-        return RawLink(link.type, tuple(dict.fromkeys(candidates)), link.written)
 
     def check(self, path, parsed, view, today) -> list[Problem]:
         if view is None or view.type != "decision":
@@ -632,12 +390,12 @@ class Adr(Flavour):
             return meta, parsed.body if parsed.has_frontmatter else parsed.text  # already said
         status_key = key_named(meta, "status")
         if status_key:
-            key = key_named(meta, *_SUCCESSOR_KEYS) or "superseded-by"
+            key = key_named(meta, *SUCCESSOR_KEYS) or "superseded-by"
             current = [v for v in _items(meta.get(key)) if v != new_id]
             meta[status_key] = self._key_word(meta[status_key], "superseded")
             meta[key] = new_id if not current else current + [new_id]
             return meta, parsed.body
-        headed = self._in_header(parsed, "superseded", _SUCCESSOR_KEYS, "Superseded-By", new_id)
+        headed = self._in_header(parsed, "superseded", SUCCESSOR_KEYS, "Superseded-By", new_id)
         if headed is not None:
             return headed
 
@@ -659,13 +417,13 @@ class Adr(Flavour):
         accept = doc.status == "draft"
         status_key = key_named(meta, "status")
         if status_key:
-            key = key_named(meta, *_PREDECESSOR_KEYS) or "supersedes"
+            key = key_named(meta, *PREDECESSOR_KEYS) or "supersedes"
             current = _items(meta.get(key))
             meta[key] = current + [old_id] if old_id not in current else current
             if accept:
                 meta[status_key] = self._key_word(meta[status_key], "active")
             return meta, parsed.body
-        headed = self._in_header(parsed, "active" if accept else None, _PREDECESSOR_KEYS, "Supersedes", old_id)
+        headed = self._in_header(parsed, "active" if accept else None, PREDECESSOR_KEYS, "Supersedes", old_id)
         if headed is not None:
             return headed
 
@@ -698,7 +456,7 @@ class Adr(Flavour):
             found = re.match(rf"^(\s*(?:{spelled})\s*:)\s*(.*?)\s*$", line, re.I)
             if found:
                 listed, said = found.group(2), cited(named)
-                if listed and _NUMBERS.fullmatch(listed) and re.fullmatch(r"[A-Z]{2,5}-\d+", named):
+                if listed and NUMBERS.fullmatch(listed) and re.fullmatch(r"[A-Z]{2,5}-\d+", named):
                     said = str(int(named.rsplit("-", 1)[1]))  # `Replaces: 1, 2`, as the list is written
                 lines[index] = f"{found.group(1)} {listed + ', ' if listed else ''}{said}"
                 return {}, "\n".join(lines)
