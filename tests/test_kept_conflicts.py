@@ -127,6 +127,55 @@ def test_the_code_fingerprint_reads_every_core_source():
     assert read <= sources
 
 
+def test_the_code_fingerprint_is_kept_by_the_sources_stats_and_read_back_equal():
+    """Kept in the user's cache under the sources' stats: read back while they hold, and a kept
+    digest that is not one is worked out again."""
+    kept_conflicts.code_fingerprint.cache_clear()
+    first = kept_conflicts.code_fingerprint()
+    kept_file = kept_conflicts._code_digest_file()
+    kept = json.loads(kept_file.read_text("utf-8"))
+    assert kept["digest"] == first
+    kept_file.write_text(json.dumps({**kept, "digest": "read from the cache"}), "utf-8")
+    kept_conflicts.code_fingerprint.cache_clear()
+    assert kept_conflicts.code_fingerprint() == "read from the cache"  # the stats held: not read again
+    for damaged in ("not json", json.dumps({**kept, "stats": "other stats"}), json.dumps({"stats": kept["stats"]})):
+        kept_file.write_text(damaged, "utf-8")
+        kept_conflicts.code_fingerprint.cache_clear()
+        assert kept_conflicts.code_fingerprint() == first
+    kept_conflicts.code_fingerprint.cache_clear()
+
+
+def test_a_source_rewritten_to_the_same_size_and_mtime_changes_the_stats(tmp_path):
+    """A change to a source the stats could miss (same size, mtime set back) still moves its ctime."""
+    import os
+    import time
+
+    source = tmp_path / "conflicts.py"
+    source.write_text("THRESHOLD = 0.5\n")
+    before = kept_conflicts._source_stats(tmp_path, [source], "versions")
+    st = source.stat()
+    time.sleep(0.01)
+    source.write_text("THRESHOLD = 0.7\n")
+    os.utime(source, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert source.stat().st_size == st.st_size and source.stat().st_mtime_ns == st.st_mtime_ns
+    assert kept_conflicts._source_stats(tmp_path, [source], "versions") != before
+    assert kept_conflicts._source_stats(tmp_path, [source], "other versions") != kept_conflicts._source_stats(
+        tmp_path, [source], "versions"
+    )
+
+
+def test_what_older_code_kept_is_deleted_when_the_queue_is_kept(sample_copy):
+    """An old store's `conflicts.json` (the whole queue, 11.6 MB at 10,000 documents) that no
+    current code writes or reads is deleted; what current code keeps stays."""
+    vault = Vault.open(sample_copy)
+    vault.store.keep("conflicts.json", "an old key", "[" + "0, " * 1000 + "0]")
+    vault.conflicts(full=True)
+    names = {row[0] for row in vault.store.db.execute("SELECT name FROM kept")}
+    assert "conflicts.json" not in names
+    assert names <= set(kept_conflicts.NAMES) and kept_conflicts.OBJECTS in names
+    assert Vault.open(sample_copy).conflicts() == worked_out(vault)
+
+
 def test_duplicates_kept_since_by_another_process_are_not_read_as_this_queues(sample_copy):
     """The queue's two parts: where the duplicates' entry was replaced since (another process kept
     other duplicates), the queue is not read from what is kept, but worked out again."""

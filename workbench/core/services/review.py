@@ -29,7 +29,7 @@ from .conflicts import DEFAULT, LIVE, Weighed
 from ..views.excerpts import READ_CHARACTERS, READ_DOCUMENTS, Excerpt, answer_size, excerpt, fit_openings, linked_keys
 from .gate import Candidate, Draft
 from ..index import VaultIndex
-from .kept_conflicts import code_fingerprint, queue_key, weighed_pairs
+from .kept_conflicts import REVIEW, code_fingerprint, queue_key, weighed_pairs
 from ..vocabulary.model import Document, RefusedError
 from ..records.record import today
 from ..views.similarity import profiles_of, words
@@ -167,7 +167,7 @@ class Ranked:
         )
 
 
-KEPT = "review"  # the ranking's entry in the derived store's `kept` table
+KEPT = REVIEW  # the ranking's entry in the derived store's `kept` table
 _RANKED: list = [None, None]  # (the documents' identities and the settings' pairs), the ranking for them
 _SHOWN: dict[Ranked, ReviewPair] = {}  # pairs with their excerpts, for the ranking in `_RANKED`
 _SHOWN_MOST = 1_000
