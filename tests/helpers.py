@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import builtins
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 
 
 def run_cli(
@@ -51,3 +54,25 @@ def graph_shape(graph):
         sorted((node, tuple(sorted(data.items()))) for node, data in graph.nodes(data=True)),
         sorted((s, t, k, tuple(sorted(d.items()))) for s, t, k, d in graph.edges(keys=True, data=True)),
     )
+
+
+@contextlib.contextmanager
+def sorts_noted(monkeypatch, piece: int = 16) -> Iterator[list[int]]:
+    """Within: the pieced sort cuts pieces of `piece`, and every `sorted()` call's size is noted in
+    the list yielded (the real sort does the work), for tests that no sort holds the whole input."""
+    from workbench.core.vocabulary import sorting
+
+    sizes: list[int] = []
+    real = builtins.sorted
+
+    def counted(items, *args, **kwargs):
+        done = real(items, *args, **kwargs)
+        sizes.append(len(done))
+        return done
+
+    monkeypatch.setattr(sorting, "PIECE", piece)
+    monkeypatch.setattr(builtins, "sorted", counted)
+    try:
+        yield sizes
+    finally:
+        monkeypatch.setattr(builtins, "sorted", real)

@@ -8,7 +8,7 @@ import threading
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from helpers import graph_shape
+from helpers import graph_shape, sorts_noted
 from vault_builders import doc_path, doc_text
 
 from workbench.core.views import live_graph
@@ -124,8 +124,6 @@ def test_the_first_sync_never_sorts_more_than_a_piece_in_one_call(tmp_path, monk
     """`sorted` holds the interpreter for the whole call: every id of a large vault sorted at once
     kept the TUI's screen still (0.1-0.3 s at 100,000 documents). The ids are sorted in pieces of
     at most `PIECE` and merged, and the graph is the one a fresh build gives."""
-    import builtins
-
     for n in range(60):
         target = f"mem-note-{(n * 7) % 60:03d}"
         write(
@@ -134,18 +132,8 @@ def test_the_first_sync_never_sorts_more_than_a_piece_in_one_call(tmp_path, monk
             f"---\nid: mem-note-{n:03d}\ntype: note\nstatus: active\ntitle: N {n}\nlinks: [{{type: related_to, target: {target}}}]\n---\nbody\n",
         )
     vault = Vault.open(tmp_path)
-    sizes: list[int] = []
-    real_sorted = builtins.sorted
-
-    def counting(items, *args, **kwargs):  # the real sort, the size of each noted
-        done = real_sorted(items, *args, **kwargs)
-        sizes.append(len(done))
-        return done
-
-    monkeypatch.setattr(sorting, "PIECE", 16)
-    monkeypatch.setattr(builtins, "sorted", counting)
-    kept = live_graph.LiveGraph().sync(vault.index)
-    monkeypatch.setattr(builtins, "sorted", real_sorted)
+    with sorts_noted(monkeypatch) as sizes:
+        kept = live_graph.LiveGraph().sync(vault.index)
     assert sizes and max(sizes) <= 16
     assert graph_shape(kept) == graph_shape(build_graph(vault.documents))
     monkeypatch.setattr(sorting, "PIECE", 10**9)

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-import builtins
 import random
 
+from helpers import sorts_noted
 from vault_builders import doc_text
 
 from workbench.core.vault import Vault
@@ -31,18 +31,8 @@ def test_the_documents_and_the_problems_are_sorted_in_pieces(builder, monkeypatc
         )
     vault = Vault.open(builder.root)
     whole = (vault.documents, list(vault.problems))
-    sizes: list[int] = []
-    real_sorted = builtins.sorted
-
-    def counting(items, *args, **kwargs):  # the real sort, the size of each noted
-        done = real_sorted(items, *args, **kwargs)
-        sizes.append(len(done))
-        return done
-
-    monkeypatch.setattr(sorting, "PIECE", 16)
-    monkeypatch.setattr(builtins, "sorted", counting)
-    pieces = (vault.documents, list(vault.problems))
-    monkeypatch.setattr(builtins, "sorted", real_sorted)
+    with sorts_noted(monkeypatch) as sizes:
+        pieces = (vault.documents, list(vault.problems))
     assert len(pieces[0]) == 40 and len(pieces[1]) >= 40
     assert sizes and max(sizes) <= 16
     assert pieces == whole
