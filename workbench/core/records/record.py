@@ -45,47 +45,8 @@ __all__ = [
     "invalidating",
 ]
 
-# Problems that make a document invalid (SPEC §1: a missing field or a value outside its set).
-# Invalid documents stay visible to the curator but are not nodes of the graph. In other flavours
-# only a file that cannot be read is invalid: their own rules report, they do not hide a note.
-INVALIDATING = frozenset(
-    {
-        "file-too-large",
-        "encoding-invalid-utf8",
-        "nul-bytes",
-        "conflict-markers",
-        "frontmatter-missing",
-        "frontmatter-unterminated",
-        "frontmatter-too-large",
-        "frontmatter-not-mapping",
-        "yaml-syntax",
-        "yaml-duplicate-key",
-        "yaml-too-deep",
-        "yaml-too-complex",
-        "field-missing",
-        "schema-version",
-        "type-invalid",
-        "id-syntax",
-        "id-type-mismatch",
-        "id-duplicate",
-        "title-invalid",
-        "status-invalid",
-        "project-invalid",
-        "date-format",
-        "tags-invalid",
-        "links-invalid",
-        "link-malformed",
-        "link-type-invalid",
-        "supersession-invalid",
-        "provenance-invalid",
-        "provenance-source-invalid",
-        "provenance-confidence-invalid",
-        NOT_A_REGULAR_FILE,
-        UNREADABLE_FILE,
-    }
-)
-# What a flavour that `reads_loosely` reads all the same, from the plain `key: value` lines.
-LOOSELY_READ = frozenset({"yaml-syntax", "yaml-duplicate-key"})
+# What a document cannot be read past: the file, its encoding, its frontmatter's frame and YAML,
+# and an id another file owns. Every one of these also makes it invalid (INVALIDATING).
 UNREADABLE = frozenset(
     {
         NOT_A_REGULAR_FILE,
@@ -104,6 +65,33 @@ UNREADABLE = frozenset(
         "id-duplicate",
     }
 )
+# Problems that make a document invalid (SPEC §1: a missing field or a value outside its set).
+# Invalid documents stay visible to the curator but are not nodes of the graph. In other flavours
+# only a file that cannot be read is invalid: their own rules report, they do not hide a note.
+INVALIDATING = UNREADABLE | frozenset(
+    {
+        "frontmatter-missing",
+        "field-missing",
+        "schema-version",
+        "type-invalid",
+        "id-syntax",
+        "id-type-mismatch",
+        "title-invalid",
+        "status-invalid",
+        "project-invalid",
+        "date-format",
+        "tags-invalid",
+        "links-invalid",
+        "link-malformed",
+        "link-type-invalid",
+        "supersession-invalid",
+        "provenance-invalid",
+        "provenance-source-invalid",
+        "provenance-confidence-invalid",
+    }
+)
+# What a flavour that `reads_loosely` reads all the same, from the plain `key: value` lines.
+LOOSELY_READ = frozenset({"yaml-syntax", "yaml-duplicate-key"})
 LINE_KEYS = ("links", "supersedes", "superseded_by", "status")
 
 
