@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import functools
 import os
 import stat
 import time
@@ -139,11 +140,17 @@ class Replaced:
     held: int | None = None  # the replaced file held open, where names could not be swapped
 
 
-def _write_temp(folder_fd: int, name: str, data: bytes, mode: int) -> tuple[str, bytes]:
+def _write_temp(
+    folder_fd: int, name: str, data: bytes, mode: int, named: Callable[[str], None] | None = None
+) -> tuple[str, bytes]:
     """A new temporary file beside `name` holding `data`, fsynced: its name and its bytes read back.
-    Safe to run in several threads at once (it touches nothing shared); fsync lets go of the GIL."""
+    Safe to run in several threads at once (it touches nothing shared); fsync lets go of the GIL.
+    `named` hears the name the moment the file exists, so that a caller whose wait for the answer
+    was cut short (Ctrl+C) still knows what to remove."""
     temp = temporary_name(name)
     fd = os.open(temp, os.O_RDWR | os.O_CREAT | os.O_EXCL | FILE_FLAGS, mode, dir_fd=folder_fd)
+    if named is not None:
+        named(temp)
     try:
         crashpoint.crash_point("temp-created")
         write_all(fd, data)
@@ -217,7 +224,8 @@ def _write_all_new(folders: Folders, changes: list[FileChange], verify: Verifier
         pool = ThreadPoolExecutor(max_workers=min(FSYNC_THREADS, len(jobs)))
         try:
             for index, fd, name, mode in jobs:
-                futures[index] = pool.submit(_write_temp, fd, name, changes[index].after or b"", mode)
+                named = functools.partial(temps.__setitem__, index)
+                futures[index] = pool.submit(_write_temp, fd, name, changes[index].after or b"", mode, named)
         finally:  # every file written is named in `temps`, even when this thread is interrupted
             interrupted = _wait_out(pool)
             failed: BaseException | None = interrupted
@@ -254,9 +262,22 @@ def replace_files(folders: Folders, changes: list[FileChange], verify: Verifier 
         for folder_fd in dict.fromkeys(replaced.folder_fd for replaced in done):
             fsync_folder(folder_fd)
     finally:
-        for index, temp in temps.items():
-            folder, _ = split(changes[index].path)
-            Folders.remove_name(folders.fd(folder), temp)
+        _remove_temps(folders, changes, temps)
+
+
+def _remove_temps(folders: Folders, changes: list[FileChange], temps: dict[int, str]) -> None:
+    """Remove every temporary file a change left; a Ctrl+C landing meanwhile is held until the
+    last is gone, then raised (let through at once, it would leave the rest in the vault)."""
+    held: BaseException | None = None
+    for index, temp in list(temps.items()):
+        while True:
+            try:
+                Folders.remove_name(folders.fd(split(changes[index].path)[0]), temp)
+                break
+            except KeyboardInterrupt as exc:
+                held = held or exc
+    if held is not None:
+        raise held
 
 
 def _swap_in_new(folders: Folders, index: int, change: FileChange, temps: dict[int, str], done: list[Replaced]) -> None:
