@@ -67,7 +67,9 @@ def test_integrity_check_fails_when_the_index_disagrees_with_its_rows(tmp_path):
     """The check used above can fail: a row changed behind the index's back is caught."""
     store = DerivedStore(tmp_path / "index.sqlite")
     store.save_rows([row_for(record("notes/a.md", "alpha"), TODAY)])
-    store.db.execute("UPDATE files SET body = 'omega' WHERE path = 'notes/a.md'")
+    store.db.execute(
+        "UPDATE texts SET body = 'omega' WHERE rowid = (SELECT rowid FROM files WHERE path = 'notes/a.md')"
+    )
     try:
         store.db.execute("INSERT INTO fts (fts, rank) VALUES ('integrity-check', 1)")
         failed = False

@@ -38,7 +38,7 @@ from .records.derived_store import DerivedStore, folder_identity
 from .records.store_rows import keep_body
 from .storage.changes import Plan
 from .flavours import Flavour
-from .records.loading import Bodies, bring_in_line, collector_paused, load_beside, settle_collector
+from .records.loading import Bodies, bring_in_line, collector_paused, settle_collector
 from .vocabulary.model import ConflictError, Document, Problem, Problems, RefusedError, Severity
 from .records.ownership import IdOwnership
 from .vocabulary.parse import ParsedFile, digest_of
@@ -141,14 +141,15 @@ class VaultIndex:
         vault.store = DerivedStore(vault.store_path(), chosen.reading, folder_identity(vault.root))
         vault.bodies.store = vault.store
         with collector_paused():
-            # The store's rows are read while the folder is walked: both wait mostly on the
-            # system (SQLite's pages, a stat per file), not on each other.
-            cached = load_beside(vault.store, today(), vault.bodies)
+            # The store's rows, then the walk, one after the other: read in a thread beside the
+            # walk, each waited on the other for the interpreter at every row and every stat (the
+            # two took 2.1 s at 100,000 documents, against 1.2 s in turn).
+            cached = vault.store.load(today(), vault.bodies)
             walk = walk_vault(vault.root, chosen)
             if vault.writer.needs_recovery(walk.temporaries):
                 vault.recovery_notes.extend(vault.writer.recover(walk.temporaries))
                 walk = walk_vault(vault.root, chosen)
-            vault._load(walk, cached())
+            vault._load(walk, cached)
             settle_collector(len(vault._records))
         return vault
 

@@ -39,7 +39,7 @@ __all__ = [
     "fts_fields",
 ]
 
-SCHEMA_VERSION = "9"
+SCHEMA_VERSION = "10"
 
 
 def folder_identity(folder: Path) -> str:
@@ -73,6 +73,12 @@ def _reader_fingerprint() -> str:
 READER = _reader_fingerprint()
 FTS_COLUMNS = ("title", "ident", "tags", "summary", "body")
 FTS_AUTOMERGE = 4  # FTS5's own default
+# The `files` row holds what a warm open reads of every file; the text the index is made of (the
+# body above all: 290 MB at 100,000 documents of long notes) lives in `texts`, under the same
+# rowid, read only when a body is asked for. In `files`, it made a warm open read every page of it.
+_FILES_NAMES = FILES_COLUMNS.split(", ")
+BODY_AT = _FILES_NAMES.index("body")
+STORED_COLUMNS = ", ".join(name for name in _FILES_NAMES if name != "body")
 # What SQLite answers when the file itself is broken (pages overwritten, truncated, not a database),
 # as opposed to a busy database or a query FTS5 does not accept.
 DAMAGED = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
@@ -109,7 +115,8 @@ def _varints(blob: bytes) -> list[int]:
 
 
 class DerivedStore:
-    """SQLite: a `files` table of cached records and an FTS5 table whose rowids match it."""
+    """SQLite: a `files` table of cached records, a `texts` table of what the full-text index is made
+    of, and an FTS5 table over `texts`, all three under the same rowids."""
 
     def __init__(self, path: Path | None, flavour: str = "memory-core", vault: str = ""):
         self.path = path
@@ -182,19 +189,21 @@ class DerivedStore:
             if stored != self.schema or version != 1:
                 with db:
                     db.execute("BEGIN")
-                    for table in ("fts", "files", "info", "kept"):
+                    for table in ("fts", "texts", "files", "info", "kept"):
                         db.execute(f"DROP TABLE IF EXISTS {table}")
                     db.execute("CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT)")
                     db.execute("INSERT INTO info VALUES ('schema', ?)", (self.schema,))
                     db.execute(
                         "CREATE TABLE files (rowid INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime_ns INTEGER, ino INTEGER, ctime_ns INTEGER, seen_ns INTEGER,"
-                        " checked_on TEXT, digest TEXT, id TEXT, valid INTEGER, meta TEXT, body TEXT, problems TEXT, key_lines TEXT, view TEXT, updated TEXT,"
-                        " title TEXT, ident TEXT, tags TEXT, summary TEXT)"
+                        " checked_on TEXT, digest TEXT, id TEXT, valid INTEGER, meta TEXT, problems TEXT, key_lines TEXT, view TEXT, updated TEXT)"
                     )
-                    # The index reads its text from `files` (external content): the bodies are not
+                    db.execute(
+                        f"CREATE TABLE texts (rowid INTEGER PRIMARY KEY, {', '.join(c + ' TEXT' for c in FTS_COLUMNS)})"
+                    )
+                    # The index reads its text from `texts` (external content): the bodies are not
                     # stored twice, which makes the first open's writing a third shorter.
                     db.execute(
-                        f"CREATE VIRTUAL TABLE fts USING fts5({', '.join(FTS_COLUMNS)}, content = 'files', content_rowid = 'rowid',"
+                        f"CREATE VIRTUAL TABLE fts USING fts5({', '.join(FTS_COLUMNS)}, content = 'texts', content_rowid = 'rowid',"
                         " tokenize = 'porter unicode61 remove_diacritics 2')"
                     )
                     # Document vectors of the [meaning] extra, by content digest and model: a
@@ -218,7 +227,8 @@ class DerivedStore:
     def load(self, on: dt.date, bodies: BodySource | None = None) -> dict[str, Record]:
         """Every cached record checked today (a date can only be judged "in the future" on the day).
         With `bodies`, the bodies are left in the store, read from `bodies` when first asked for."""
-        columns = FILES_COLUMNS.replace(" body,", " NULL,") if bodies is not None else FILES_COLUMNS
+        body = "NULL" if bodies is not None else "(SELECT body FROM texts WHERE texts.rowid = files.rowid)"
+        columns = ", ".join(body if name == "body" else name for name in _FILES_NAMES)
         try:
             # Row by row, not fetched whole: the list of 100,000 rows beside the records made
             # from them was a tenth of a large open's peak memory.
@@ -236,7 +246,10 @@ class DerivedStore:
         try:
             for start in range(0, len(paths), 500):
                 chunk = paths[start : start + 500]
-                sql = f"SELECT path, digest, body FROM files WHERE path IN ({', '.join('?' * len(chunk))})"
+                sql = (
+                    "SELECT path, digest, body FROM files JOIN texts ON texts.rowid = files.rowid"
+                    f" WHERE path IN ({', '.join('?' * len(chunk))})"
+                )
                 found.update(
                     (path, body) for path, digest, body in self.db.execute(sql, chunk) if digests[path] == digest
                 )
@@ -250,7 +263,10 @@ class DerivedStore:
         """The body stored for the file at `path` as read with `digest`; None when the store no
         longer holds that reading (the file changed, or the store was closed or is damaged)."""
         try:
-            row = self.db.execute("SELECT body FROM files WHERE path = ? AND digest = ?", (path, digest)).fetchone()
+            row = self.db.execute(
+                "SELECT body FROM files JOIN texts ON texts.rowid = files.rowid WHERE path = ? AND digest = ?",
+                (path, digest),
+            ).fetchone()
         except sqlite3.ProgrammingError:  # closed
             return None
         except sqlite3.DatabaseError as error:
@@ -271,15 +287,23 @@ class DerivedStore:
                 self.db.execute("BEGIN")
                 gone = self._delete(list(removed) + [files_row[0] for files_row, _ in kept])
                 start = (self.db.execute("SELECT max(rowid) FROM files").fetchone()[0] or 0) + 1
+                stored = len(_FILES_NAMES) - 1
                 self.db.executemany(
-                    f"INSERT INTO files (rowid, {FILES_COLUMNS}, title, ident, tags, summary) VALUES ({', '.join('?' * 21)})",
-                    [(start + n, *files_row, *fts_row[:4]) for n, (files_row, fts_row) in enumerate(kept)],
+                    f"INSERT INTO files (rowid, {STORED_COLUMNS}) VALUES ({', '.join('?' * (stored + 1))})",
+                    [
+                        (start + n, *files_row[:BODY_AT], *files_row[BODY_AT + 1 :])
+                        for n, (files_row, _) in enumerate(kept)
+                    ],
+                )
+                columns = ", ".join(FTS_COLUMNS)
+                self.db.executemany(
+                    f"INSERT INTO texts (rowid, {columns}) VALUES ({', '.join('?' * (len(FTS_COLUMNS) + 1))})",
+                    [(start + n, *fts_row) for n, (_, fts_row) in enumerate(kept)],
                 )
                 # The index's text is read back from the rows just stored, in one statement: each
                 # body crosses from Python to SQLite once, and FTS5 is fed without a call per row.
-                columns = ", ".join(FTS_COLUMNS)
                 self.db.execute(
-                    f"INSERT INTO fts (rowid, {columns}) SELECT rowid, {columns} FROM files WHERE rowid BETWEEN ? AND ?",
+                    f"INSERT INTO fts (rowid, {columns}) SELECT rowid, {columns} FROM texts WHERE rowid BETWEEN ? AND ?",
                     (start, start + len(kept) - 1),
                 )
             self._wrote(before, gone, range(start, start + len(kept)))
@@ -355,13 +379,18 @@ class DerivedStore:
         for start in range(0, len(paths), 500):
             chunk = paths[start : start + 500]
             where = f"path IN ({', '.join('?' * len(chunk))})"
-            gone += [rowid for (rowid,) in self.db.execute(f"SELECT rowid FROM files WHERE {where}", chunk)]
+            rowids = [rowid for (rowid,) in self.db.execute(f"SELECT rowid FROM files WHERE {where}", chunk)]
+            gone += rowids
+            if not rowids:
+                continue
+            of = f"rowid IN ({', '.join('?' * len(rowids))})"
             # An external-content index forgets a row by being told the text it indexed.
             self.db.execute(
-                f"INSERT INTO fts (fts, rowid, {columns}) SELECT 'delete', rowid, {columns} FROM files WHERE {where}",
-                chunk,
+                f"INSERT INTO fts (fts, rowid, {columns}) SELECT 'delete', rowid, {columns} FROM texts WHERE {of}",
+                rowids,
             )
-            self.db.execute(f"DELETE FROM files WHERE {where}", chunk)
+            self.db.execute(f"DELETE FROM texts WHERE {of}", rowids)
+            self.db.execute(f"DELETE FROM files WHERE {of}", rowids)
         return gone
 
     # -- vectors ----------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import sys
 import threading
 import types
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import cast
 from pathlib import Path
 
@@ -37,7 +37,6 @@ __all__ = [
     "STORE_BATCH_MIN",
     "bring_in_line",
     "collector_paused",
-    "load_beside",
     "parse_files",
     "settle_collector",
 ]
@@ -109,31 +108,6 @@ class Bodies:
     def bodies(self, wanted: list[tuple[str, str]]) -> dict[str, str]:
         """{path: body} of the (path, digest) readings the store still holds."""
         return self.store.bodies(wanted) if self.store is not None else {}
-
-
-def load_beside(store: DerivedStore, on: dt.date, bodies: Bodies | None = None) -> Callable[[], dict[str, Record]]:
-    """`store.load(on, bodies)` begun in a thread of its own; call the result for its records (it
-    waits for them, and raises what the load raised). SQLite lets go of the interpreter while it
-    reads, so the caller's own work (walking the vault's folder) goes on meanwhile."""
-    found: list[dict[str, Record]] = []
-    failed: list[BaseException] = []
-
-    def load() -> None:
-        try:
-            found.append(store.load(on, bodies))
-        except BaseException as error:  # handed to the caller, in its own thread
-            failed.append(error)
-
-    thread = threading.Thread(target=load, name="workbench-store-load", daemon=True)
-    thread.start()
-
-    def records() -> dict[str, Record]:
-        thread.join()
-        if failed:
-            raise failed[0]
-        return found[0]
-
-    return records
 
 
 def _parse_chunk(
