@@ -22,6 +22,7 @@ import hashlib
 import os
 import sqlite3
 import sys
+import threading
 from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
@@ -84,6 +85,10 @@ STORED_COLUMNS = ", ".join(name for name in _FILES_NAMES if name != "body")
 DAMAGED = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
 # What it answers when a write finds no room (a full disk, a quota) or the disk fails under it.
 NO_ROOM = frozenset({sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR})
+# The `info` key a first open's build keeps while its rows are not all in the full-text index yet:
+# the first rowid of `texts` still to index. A process killed then leaves it, and the next open
+# indexes the rest before it answers anything.
+UNINDEXED = "unindexed"
 WRITES_KEPT = 64  # this connection's last writes, remembered so that kept search results can catch up
 Version = tuple[int, int]
 
@@ -126,7 +131,23 @@ class DerivedStore:
         self.full = False  # set when a write finds no room: the vault then keeps it in memory, no file left behind
         # (version before, version after, rows removed or replaced, rows added) of each write
         self._writes: deque[tuple[Version, Version, tuple[int, ...], range]] = deque(maxlen=WRITES_KEPT)
-        self.db = self._connect()
+        self._indexer: threading.Thread | None = None  # a first open's full-text build, while it runs
+        self._db = self._connect()
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The connection, once a first open's full-text index is built (`building`): whatever
+        asks the store waits for it, so that no search is answered from half an index."""
+        indexer = self._indexer
+        if indexer is not None and indexer is not threading.current_thread():
+            indexer.join()
+        return self._db
+
+    @property
+    def indexing(self) -> bool:
+        """Whether a first open's full-text index is still being built (asking the store waits)."""
+        indexer = self._indexer
+        return indexer is not None and indexer.is_alive()
 
     def _connect(self) -> sqlite3.Connection:
         if self.path is not None:
@@ -215,9 +236,20 @@ class DerivedStore:
                     # digest of everything it was worked out from (`kept_conflicts`).
                     db.execute("CREATE TABLE kept (name TEXT PRIMARY KEY, key TEXT, value TEXT)")
                     db.execute("PRAGMA user_version = 1")
-            elif db.execute("SELECT v FROM fts_config WHERE k = 'automerge'").fetchone() == (0,):
-                # A first open that ended before it could turn merging back on.
-                db.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', ?)", (FTS_AUTOMERGE,))
+            else:
+                unindexed = db.execute("SELECT value FROM info WHERE key = ?", (UNINDEXED,)).fetchone()
+                if unindexed is not None:  # a first open killed while its index was being built
+                    columns = ", ".join(FTS_COLUMNS)
+                    with db:
+                        db.execute("BEGIN")
+                        db.execute(
+                            f"INSERT INTO fts (rowid, {columns}) SELECT rowid, {columns} FROM texts WHERE rowid >= ?",
+                            (int(unindexed[0]),),
+                        )
+                        db.execute("DELETE FROM info WHERE key = ?", (UNINDEXED,))
+                if db.execute("SELECT v FROM fts_config WHERE k = 'automerge'").fetchone() == (0,):
+                    # A first open that ended before it could turn merging back on.
+                    db.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', ?)", (FTS_AUTOMERGE,))
             return db
         except sqlite3.DatabaseError:
             return None
@@ -285,30 +317,54 @@ class DerivedStore:
         try:
             with self.db:
                 self.db.execute("BEGIN")
-                gone = self._delete(list(removed) + [files_row[0] for files_row, _ in kept])
-                start = (self.db.execute("SELECT max(rowid) FROM files").fetchone()[0] or 0) + 1
-                stored = len(_FILES_NAMES) - 1
-                self.db.executemany(
-                    f"INSERT INTO files (rowid, {STORED_COLUMNS}) VALUES ({', '.join('?' * (stored + 1))})",
-                    [
-                        (start + n, *files_row[:BODY_AT], *files_row[BODY_AT + 1 :])
-                        for n, (files_row, _) in enumerate(kept)
-                    ],
-                )
-                columns = ", ".join(FTS_COLUMNS)
-                self.db.executemany(
-                    f"INSERT INTO texts (rowid, {columns}) VALUES ({', '.join('?' * (len(FTS_COLUMNS) + 1))})",
-                    [(start + n, *fts_row) for n, (_, fts_row) in enumerate(kept)],
-                )
+                gone, start = self._insert(kept, removed)
                 # The index's text is read back from the rows just stored, in one statement: each
                 # body crosses from Python to SQLite once, and FTS5 is fed without a call per row.
-                self.db.execute(
-                    f"INSERT INTO fts (rowid, {columns}) SELECT rowid, {columns} FROM texts WHERE rowid BETWEEN ? AND ?",
-                    (start, start + len(kept) - 1),
-                )
+                self._index(start, start + len(kept) - 1)
             self._wrote(before, gone, range(start, start + len(kept)))
         except sqlite3.DatabaseError as error:
             self._failed(error)  # the cache is only a cache: a failure here costs speed next time, never data
+
+    def _insert(self, kept: list[tuple], removed: Iterable[str] = ()) -> tuple[list[int], int]:
+        """Store rows in `files` and `texts`, in the caller's transaction, in place of the rows of
+        their paths and of `removed`: (the rowids dropped, the first rowid stored). The full-text
+        index is not told of the new rows (`_index`)."""
+        db = self._db
+        gone = self._delete(list(removed) + [files_row[0] for files_row, _ in kept])
+        start = (db.execute("SELECT max(rowid) FROM files").fetchone()[0] or 0) + 1
+        stored = len(_FILES_NAMES) - 1
+        db.executemany(
+            f"INSERT INTO files (rowid, {STORED_COLUMNS}) VALUES ({', '.join('?' * (stored + 1))})",
+            [(start + n, *files_row[:BODY_AT], *files_row[BODY_AT + 1 :]) for n, (files_row, _) in enumerate(kept)],
+        )
+        db.executemany(
+            f"INSERT INTO texts (rowid, {', '.join(FTS_COLUMNS)}) VALUES ({', '.join('?' * (len(FTS_COLUMNS) + 1))})",
+            [(start + n, *fts_row) for n, (_, fts_row) in enumerate(kept)],
+        )
+        return gone, start
+
+    def _index(self, first: int, last: int) -> None:
+        """Tell the full-text index of the `texts` rows `first` to `last`, in the caller's transaction."""
+        columns = ", ".join(FTS_COLUMNS)
+        self._db.execute(
+            f"INSERT INTO fts (rowid, {columns}) SELECT rowid, {columns} FROM texts WHERE rowid BETWEEN ? AND ?",
+            (first, last),
+        )
+
+    @contextlib.contextmanager
+    def building(self):
+        """Around a first open's storing of thousands of rows: yields `save(rows)`, which stores
+        them at once, while a thread of its own tells the full-text index of them behind it (FTS5
+        tokenizing the bodies: 11 s of 100,000 documents of long notes, with the records ready
+        before). The open goes on when the last rows are stored; whatever asks the store
+        meanwhile (a search, a body, a write) waits for the index (`db`). The first rowid not yet
+        indexed is kept in `info`, in the transaction of each step, so that a process killed
+        meanwhile leaves a store the next open completes (`_open`)."""
+        build = _IndexBuild(self)
+        try:
+            yield build.save
+        finally:
+            build.stored_all()
 
     def reseen(self, seen: Iterable[tuple[str, int]]) -> None:
         """A new reading time for files whose bytes were found unchanged (path, seen_ns): their
@@ -376,21 +432,22 @@ class DerivedStore:
         """Drop the rows of these paths (those there are), a few hundred at a time; their rowids."""
         columns = ", ".join(FTS_COLUMNS)
         gone: list[int] = []
+        db = self._db  # in the caller's transaction
         for start in range(0, len(paths), 500):
             chunk = paths[start : start + 500]
             where = f"path IN ({', '.join('?' * len(chunk))})"
-            rowids = [rowid for (rowid,) in self.db.execute(f"SELECT rowid FROM files WHERE {where}", chunk)]
+            rowids = [rowid for (rowid,) in db.execute(f"SELECT rowid FROM files WHERE {where}", chunk)]
             gone += rowids
             if not rowids:
                 continue
             of = f"rowid IN ({', '.join('?' * len(rowids))})"
             # An external-content index forgets a row by being told the text it indexed.
-            self.db.execute(
+            db.execute(
                 f"INSERT INTO fts (fts, rowid, {columns}) SELECT 'delete', rowid, {columns} FROM texts WHERE {of}",
                 rowids,
             )
-            self.db.execute(f"DELETE FROM texts WHERE {of}", rowids)
-            self.db.execute(f"DELETE FROM files WHERE {of}", rowids)
+            db.execute(f"DELETE FROM texts WHERE {of}", rowids)
+            db.execute(f"DELETE FROM files WHERE {of}", rowids)
         return gone
 
     # -- vectors ----------------------------------------------------------------------------------
@@ -602,3 +659,76 @@ class DerivedStore:
             self.db.close()
         except sqlite3.Error:
             pass
+
+
+class _IndexBuild:
+    """`DerivedStore.building`: rows stored by the caller's thread, indexed by a thread of its own
+    a step behind. The two share the store's one connection, a transaction at a time (`lock`)."""
+
+    STEP_MOST = 10_000  # rows indexed in one transaction, at most: the caller's next rows wait for it
+
+    def __init__(self, store: DerivedStore):
+        self.store = store
+        self.lock = threading.Lock()
+        self.more = threading.Condition()
+        self.stored = self.indexed = 0  # the last rowid stored, and indexed
+        self.done = False
+        self.thread: threading.Thread | None = None
+
+    def save(self, rows: Iterable[tuple | None]) -> None:
+        """Store rows made by `row_for`, in one transaction; their index follows."""
+        kept = [row for row in rows if row is not None]
+        if not kept:
+            return
+        store, db = self.store, self.store._db
+        try:
+            with self.lock, db:
+                db.execute("BEGIN")
+                if self.thread is None:  # the first rows: merging off, as `bulk`, and the mark set
+                    db.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', 0)")
+                _, start = store._insert(kept)
+                if self.thread is None:
+                    db.execute("INSERT OR REPLACE INTO info VALUES (?, ?)", (UNINDEXED, str(start)))
+            store._writes.clear()  # these writes are not remembered: kept search results are asked again
+        except sqlite3.DatabaseError as error:
+            store._failed(error)  # only a cache: what is not stored is parsed again next time
+            return
+        with self.more:
+            if self.thread is None:
+                self.indexed = start - 1
+                # Started with the first rows stored, after the workers were forked: never beside a fork.
+                # Not a daemon: a process that ends meanwhile waits for the index rather than lose it.
+                self.thread = threading.Thread(target=self._run, name="workbench-index-build")
+                store._indexer = self.thread
+                self.thread.start()
+            self.stored = start + len(kept) - 1
+            self.more.notify()
+
+    def stored_all(self) -> None:
+        with self.more:
+            self.done = True
+            self.more.notify()
+
+    def _run(self) -> None:
+        store, db = self.store, self.store._db
+        try:
+            while True:
+                with self.more:
+                    while self.stored <= self.indexed and not self.done:
+                        self.more.wait()
+                    first, last = self.indexed + 1, min(self.stored, self.indexed + self.STEP_MOST)
+                    finished = self.done and last >= self.stored
+                if last >= first:
+                    with self.lock, db:
+                        db.execute("BEGIN")
+                        store._index(first, last)
+                        db.execute("UPDATE info SET value = ? WHERE key = ?", (str(last + 1), UNINDEXED))
+                    self.indexed = last
+                if finished:
+                    break
+            with self.lock, db:
+                db.execute("BEGIN")
+                db.execute("DELETE FROM info WHERE key = ?", (UNINDEXED,))
+                db.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', ?)", (FTS_AUTOMERGE,))
+        except sqlite3.DatabaseError as error:  # the mark stays: the next open indexes the rest
+            store._failed(error)

@@ -292,17 +292,20 @@ def bring_in_line(
     if to_parse:
         with_rows = store is not None
         rows: list = []
-        bulk = store.bulk() if store is not None and len(to_parse) >= STORE_BATCH_MIN else contextlib.nullcontext()
-        with collector_paused(), bulk:
+        # Thousands of files: their rows are stored as they come, and the full-text index is
+        # built behind them (`DerivedStore.building`), so that the records are ready before it.
+        building = store.building() if store is not None and len(to_parse) >= STORE_BATCH_MIN else None
+        with collector_paused(), building or contextlib.nullcontext() as save:
+            save = save or (store.save_rows if store is not None else None)
             for chunk in parse_files(root, to_parse, on, with_rows, flavour, bodies if with_rows else None):
                 for record, row in chunk:
                     records[record.path] = record
                     rows.append(row)
-                if store is not None and len(rows) >= STORE_BATCH_MIN:
-                    store.save_rows(rows)  # while the workers parse on
+                if save is not None and len(rows) >= STORE_BATCH_MIN:
+                    save(rows)  # while the workers parse on
                     rows = []
-            if store is not None and rows:
-                store.save_rows(rows)
+            if save is not None and rows:
+                save(rows)
     if store is not None and recheck:
         store.reseen((record.path, record.seen_ns) for record in recheck)
     gone = (set(records) | set(cached)) - seen
