@@ -15,7 +15,7 @@ from vault_builders import VaultBuilder
 
 from workbench import Vault
 
-from workbench.core.records.derived_store import FTS_AUTOMERGE, DerivedStore, row_for
+from workbench.core.records.derived_store import FTS_AUTOMERGE, DerivedStore, folder_identity, row_for
 from workbench.core.records.record import build_record
 
 TODAY = dt.date(2026, 6, 1)
@@ -125,18 +125,18 @@ def notes(builder: VaultBuilder, count: int) -> None:
         builder.add(f"mem-note-n{n}", body=f"Note {n} is about zebra{n} and the shared herd.\n")
 
 
-def integrity(path, check: bool = True) -> tuple[str | None, int, int]:
-    """(the index's mark of rows not yet indexed, rows in the index, rows of text) read from the
-    file itself; with `check`, FTS5's integrity check raises if the index disagrees with its text
-    (as it does while rows are not indexed yet)."""
+def integrity(path, check: bool = True) -> tuple[int, int, int]:
+    """(rows not indexed yet, rows in the index, rows of text) read from the file itself; with
+    `check`, FTS5's integrity check raises if the index disagrees with its text (as it does while
+    rows are not indexed yet)."""
     db = sqlite3.connect(path)
     try:
         if check:
             db.execute("INSERT INTO fts (fts, rank) VALUES ('integrity-check', 1)")
-        mark = db.execute("SELECT value FROM info WHERE key = 'unindexed'").fetchone()
+        pending = db.execute("SELECT count(*) FROM pending").fetchone()[0]
         indexed = db.execute("SELECT count(*) FROM fts_docsize").fetchone()[0]
         texts = db.execute("SELECT count(*) FROM texts").fetchone()[0]
-        return (mark[0] if mark else None), indexed, texts
+        return pending, indexed, texts
     finally:
         db.close()
 
@@ -160,7 +160,7 @@ def test_a_first_open_builds_its_index_behind_the_rows_and_answers_as_a_plain_bu
     assert expected[129] == ["mem-note-n129"]
     assert sorted(hit.id for hit in vault.search("herd", 500)) == herd and len(herd) == 130
     assert not vault.index.store.indexing
-    assert integrity(builder.root / ".workbench" / "index.sqlite") == (None, 130, 130)
+    assert integrity(builder.root / ".workbench" / "index.sqlite") == (0, 130, 130)
 
 
 def test_a_search_asked_while_the_index_is_built_waits_for_the_whole_index(builder, monkeypatch):
@@ -201,18 +201,18 @@ from workbench.core.records import derived_store, loading
 from workbench import Vault
 
 loading.STORE_BATCH_MIN = 40
-derived_store._IndexBuild.STEP_MOST = 30
-index = derived_store.DerivedStore._index
+derived_store.PENDING_STEP = 30
+index = derived_store._index_pending
 steps = []
 
-def step(self, first, last):
-    steps.append(first)
+def step(db, most):
+    steps.append(most)
     if len(steps) == 3:  # two steps committed, the third under way: killed here
         print("indexing", flush=True)
         time.sleep(120)
-    index(self, first, last)
+    return index(db, most)
 
-derived_store.DerivedStore._index = step
+derived_store._index_pending = step
 Vault.open(sys.argv[1])
 """
 
@@ -234,10 +234,50 @@ def test_a_process_killed_while_its_index_is_built_leaves_a_store_the_next_open_
         child.kill()
         child.wait()
     store = builder.root / ".workbench" / "index.sqlite"
-    mark, indexed, texts = integrity(store, check=False)
-    assert mark is not None and 0 < indexed < texts  # left half built, and saying so
+    pending, indexed, texts = integrity(store, check=False)
+    assert pending and 0 < indexed < texts and pending == texts - indexed  # left half built, and saying so
     vault = Vault.open(builder.root)
     assert len(vault) == 130
     assert all([hit.id for hit in vault.search(f"zebra{n}", 5)] == [f"mem-note-n{n}"] for n in range(130))
     vault.index.store.close()
-    assert integrity(store) == (None, texts, texts)
+    assert integrity(store) == (0, texts, texts)
+
+
+def test_rows_another_process_has_not_indexed_yet_are_indexed_by_whoever_asks_first(builder, monkeypatch):
+    """A first open's rows, stored and not yet indexed (its indexing held back), seen through a
+    second connection as another process sees them: a file stored again there is unlisted, not
+    told to the index it never reached; a search there indexes the rest first and finds them; the
+    first open's own indexing then finds nothing left, and no row is indexed twice."""
+    import threading
+
+    from workbench.core.records import derived_store, loading
+
+    notes(builder, 130)
+    monkeypatch.setattr(loading, "STORE_BATCH_MIN", BUILT_FROM)
+    gate = threading.Event()
+    run = derived_store._IndexBuild._run
+
+    def held(self):
+        gate.wait()
+        run(self)
+
+    monkeypatch.setattr(derived_store._IndexBuild, "_run", held)
+    path = builder.root / ".workbench" / "index.sqlite"
+    other = DerivedStore(path, "memory-core", folder_identity(builder.root))  # as another process has it open
+    first = Vault.open(builder.root)
+    assert other.schema == first.index.store.schema
+    assert integrity(path, check=False) == (130, 0, 130)
+    try:
+        rewritten = build_record(
+            "notes/mem-note-n5.md", b"---\nid: mem-note-n5\n---\nNote five, rewritten.\n", 40, 1, TODAY
+        )
+        other.save_rows([row_for(rewritten, TODAY)])
+        assert [path for path, _ in other.match('"rewritten"', (1.0,) * 5, 5)] == ["notes/mem-note-n5.md"]
+        assert {p for p, _ in other.match('"zebra129"', (1.0,) * 5, 5)} == {"notes/mem-note-n129.md"}
+        assert integrity(path) == (0, 130, 130)
+    finally:
+        gate.set()
+        other.close()
+    assert [hit.id for hit in first.search("zebra64", 5)] == ["mem-note-n64"]
+    first.index.store.close()
+    assert integrity(path) == (0, 130, 130)

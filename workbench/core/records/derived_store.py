@@ -85,10 +85,7 @@ STORED_COLUMNS = ", ".join(name for name in _FILES_NAMES if name != "body")
 DAMAGED = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
 # What it answers when a write finds no room (a full disk, a quota) or the disk fails under it.
 NO_ROOM = frozenset({sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR})
-# The `info` key a first open's build keeps while its rows are not all in the full-text index yet:
-# the first rowid of `texts` still to index. A process killed then leaves it, and the next open
-# indexes the rest before it answers anything.
-UNINDEXED = "unindexed"
+PENDING_STEP = 10_000  # rows of `pending` indexed in one transaction, at most
 WRITES_KEPT = 64  # this connection's last writes, remembered so that kept search results can catch up
 Version = tuple[int, int]
 
@@ -210,7 +207,7 @@ class DerivedStore:
             if stored != self.schema or version != 1:
                 with db:
                     db.execute("BEGIN")
-                    for table in ("fts", "texts", "files", "info", "kept"):
+                    for table in ("fts", "pending", "texts", "files", "info", "kept"):
                         db.execute(f"DROP TABLE IF EXISTS {table}")
                     db.execute("CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT)")
                     db.execute("INSERT INTO info VALUES ('schema', ?)", (self.schema,))
@@ -221,6 +218,9 @@ class DerivedStore:
                     db.execute(
                         f"CREATE TABLE texts (rowid INTEGER PRIMARY KEY, {', '.join(c + ' TEXT' for c in FTS_COLUMNS)})"
                     )
+                    # The rows of `texts` a first open stored and has not told the index of yet
+                    # (`building`): whoever finds some indexes them before answering (`settle`).
+                    db.execute("CREATE TABLE pending (rowid INTEGER PRIMARY KEY)")
                     # The index reads its text from `texts` (external content): the bodies are not
                     # stored twice, which makes the first open's writing a third shorter.
                     db.execute(
@@ -237,16 +237,11 @@ class DerivedStore:
                     db.execute("CREATE TABLE kept (name TEXT PRIMARY KEY, key TEXT, value TEXT)")
                     db.execute("PRAGMA user_version = 1")
             else:
-                unindexed = db.execute("SELECT value FROM info WHERE key = ?", (UNINDEXED,)).fetchone()
-                if unindexed is not None:  # a first open killed while its index was being built
-                    columns = ", ".join(FTS_COLUMNS)
-                    with db:
-                        db.execute("BEGIN")
-                        db.execute(
-                            f"INSERT INTO fts (rowid, {columns}) SELECT rowid, {columns} FROM texts WHERE rowid >= ?",
-                            (int(unindexed[0]),),
-                        )
-                        db.execute("DELETE FROM info WHERE key = ?", (UNINDEXED,))
+                try:  # rows a first open left unindexed (killed meanwhile, or still building)
+                    while _index_pending(db, PENDING_STEP):
+                        pass
+                except sqlite3.OperationalError:  # busy: whoever asks the index first settles them
+                    pass
                 if db.execute("SELECT v FROM fts_config WHERE k = 'automerge'").fetchone() == (0,):
                     # A first open that ended before it could turn merging back on.
                     db.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', ?)", (FTS_AUTOMERGE,))
@@ -325,10 +320,10 @@ class DerivedStore:
         except sqlite3.DatabaseError as error:
             self._failed(error)  # the cache is only a cache: a failure here costs speed next time, never data
 
-    def _insert(self, kept: list[tuple], removed: Iterable[str] = ()) -> tuple[list[int], int]:
+    def _insert(self, kept: list[tuple], removed: Iterable[str] = (), pending: bool = False) -> tuple[list[int], int]:
         """Store rows in `files` and `texts`, in the caller's transaction, in place of the rows of
         their paths and of `removed`: (the rowids dropped, the first rowid stored). The full-text
-        index is not told of the new rows (`_index`)."""
+        index is not told of the new rows (`_index`); with `pending`, they are listed to be."""
         db = self._db
         gone = self._delete(list(removed) + [files_row[0] for files_row, _ in kept])
         start = (db.execute("SELECT max(rowid) FROM files").fetchone()[0] or 0) + 1
@@ -341,6 +336,8 @@ class DerivedStore:
             f"INSERT INTO texts (rowid, {', '.join(FTS_COLUMNS)}) VALUES ({', '.join('?' * (len(FTS_COLUMNS) + 1))})",
             [(start + n, *fts_row) for n, (_, fts_row) in enumerate(kept)],
         )
+        if pending:
+            db.execute("INSERT INTO pending SELECT rowid FROM texts WHERE rowid >= ?", (start,))
         return gone, start
 
     def _index(self, first: int, last: int) -> None:
@@ -351,15 +348,27 @@ class DerivedStore:
             (first, last),
         )
 
+    def settle(self) -> None:
+        """Index the rows another process stored and has not indexed yet (a first open under way
+        there, or killed): asked before a search, so that none is answered from part of the index."""
+        db = self.db  # this process's own build, waited for
+        try:
+            while db.execute("SELECT 1 FROM pending LIMIT 1").fetchone() and _index_pending(db, PENDING_STEP):
+                pass
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+
     @contextlib.contextmanager
     def building(self):
         """Around a first open's storing of thousands of rows: yields `save(rows)`, which stores
         them at once, while a thread of its own tells the full-text index of them behind it (FTS5
         tokenizing the bodies: 11 s of 100,000 documents of long notes, with the records ready
         before). The open goes on when the last rows are stored; whatever asks the store
-        meanwhile (a search, a body, a write) waits for the index (`db`). The first rowid not yet
-        indexed is kept in `info`, in the transaction of each step, so that a process killed
-        meanwhile leaves a store the next open completes (`_open`)."""
+        meanwhile (a search, a body, a write) waits for the index (`db`). The rows not indexed yet
+        are listed in `pending`, in the transaction that stores them, and each step indexes and
+        unlists some in one transaction: a process killed meanwhile leaves a store the next open
+        completes (`_open`), and another process asking the index meanwhile indexes them itself
+        first (`settle`), never a row twice."""
         build = _IndexBuild(self)
         try:
             yield build.save
@@ -442,10 +451,13 @@ class DerivedStore:
                 continue
             of = f"rowid IN ({', '.join('?' * len(rowids))})"
             # An external-content index forgets a row by being told the text it indexed.
+            # An index told of a row it does not hold breaks: a row still pending is only unlisted.
             db.execute(
-                f"INSERT INTO fts (fts, rowid, {columns}) SELECT 'delete', rowid, {columns} FROM texts WHERE {of}",
+                f"INSERT INTO fts (fts, rowid, {columns}) SELECT 'delete', rowid, {columns} FROM texts"
+                f" WHERE {of} AND rowid NOT IN (SELECT rowid FROM pending)",
                 rowids,
             )
+            db.execute(f"DELETE FROM pending WHERE {of}", rowids)
             db.execute(f"DELETE FROM texts WHERE {of}", rowids)
             db.execute(f"DELETE FROM files WHERE {of}", rowids)
         return gone
@@ -537,6 +549,7 @@ class DerivedStore:
             f"SELECT files.path, -m.score FROM (SELECT rowid, bm25(fts, {_weights(weights)}) AS score FROM fts"
             " WHERE fts MATCH ? ORDER BY score LIMIT ?) AS m JOIN files ON files.rowid = m.rowid ORDER BY m.score"
         )
+        self.settle()
         try:
             return self.db.execute(sql, (expression, limit)).fetchall()
         except sqlite3.DatabaseError as error:
@@ -661,17 +674,36 @@ class DerivedStore:
             pass
 
 
+def _index_pending(db: sqlite3.Connection, most: int) -> int:
+    """Tell the full-text index of the first `most` rows of `pending` and unlist them, in one
+    transaction that holds the write lock from its start: two processes never index a row twice.
+    How many there were."""
+    with db:
+        db.execute("BEGIN IMMEDIATE")
+        taken = db.execute(
+            "SELECT count(*), max(rowid) FROM (SELECT rowid FROM pending ORDER BY rowid LIMIT ?)", (most,)
+        )
+        count, last = taken.fetchone()
+        if count:
+            columns = ", ".join(FTS_COLUMNS)
+            db.execute(
+                f"INSERT INTO fts (rowid, {columns}) SELECT rowid, {columns} FROM texts"
+                " WHERE rowid IN (SELECT rowid FROM pending WHERE rowid <= ?)",
+                (last,),
+            )
+            db.execute("DELETE FROM pending WHERE rowid <= ?", (last,))
+    return count
+
+
 class _IndexBuild:
     """`DerivedStore.building`: rows stored by the caller's thread, indexed by a thread of its own
     a step behind. The two share the store's one connection, a transaction at a time (`lock`)."""
-
-    STEP_MOST = 10_000  # rows indexed in one transaction, at most: the caller's next rows wait for it
 
     def __init__(self, store: DerivedStore):
         self.store = store
         self.lock = threading.Lock()
         self.more = threading.Condition()
-        self.stored = self.indexed = 0  # the last rowid stored, and indexed
+        self.waiting = False  # rows stored and not yet indexed
         self.done = False
         self.thread: threading.Thread | None = None
 
@@ -684,24 +716,21 @@ class _IndexBuild:
         try:
             with self.lock, db:
                 db.execute("BEGIN")
-                if self.thread is None:  # the first rows: merging off, as `bulk`, and the mark set
+                if self.thread is None:  # the first rows: merging off, as `bulk`
                     db.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', 0)")
-                _, start = store._insert(kept)
-                if self.thread is None:
-                    db.execute("INSERT OR REPLACE INTO info VALUES (?, ?)", (UNINDEXED, str(start)))
+                store._insert(kept, pending=True)
             store._writes.clear()  # these writes are not remembered: kept search results are asked again
         except sqlite3.DatabaseError as error:
             store._failed(error)  # only a cache: what is not stored is parsed again next time
             return
         with self.more:
             if self.thread is None:
-                self.indexed = start - 1
                 # Started with the first rows stored, after the workers were forked: never beside a fork.
                 # Not a daemon: a process that ends meanwhile waits for the index rather than lose it.
                 self.thread = threading.Thread(target=self._run, name="workbench-index-build")
                 store._indexer = self.thread
                 self.thread.start()
-            self.stored = start + len(kept) - 1
+            self.waiting = True
             self.more.notify()
 
     def stored_all(self) -> None:
@@ -710,25 +739,20 @@ class _IndexBuild:
             self.more.notify()
 
     def _run(self) -> None:
-        store, db = self.store, self.store._db
+        db = self.store._db
         try:
             while True:
                 with self.more:
-                    while self.stored <= self.indexed and not self.done:
+                    while not self.waiting and not self.done:
                         self.more.wait()
-                    first, last = self.indexed + 1, min(self.stored, self.indexed + self.STEP_MOST)
-                    finished = self.done and last >= self.stored
-                if last >= first:
-                    with self.lock, db:
-                        db.execute("BEGIN")
-                        store._index(first, last)
-                        db.execute("UPDATE info SET value = ? WHERE key = ?", (str(last + 1), UNINDEXED))
-                    self.indexed = last
+                    self.waiting, finished = False, self.done
+                while True:
+                    with self.lock:
+                        if not _index_pending(db, PENDING_STEP):
+                            break
                 if finished:
                     break
-            with self.lock, db:
-                db.execute("BEGIN")
-                db.execute("DELETE FROM info WHERE key = ?", (UNINDEXED,))
+            with self.lock:
                 db.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', ?)", (FTS_AUTOMERGE,))
-        except sqlite3.DatabaseError as error:  # the mark stays: the next open indexes the rest
-            store._failed(error)
+        except sqlite3.DatabaseError as error:  # the rows stay listed: the next open indexes them
+            self.store._failed(error)
