@@ -6,11 +6,17 @@ read once while the records are unchanged, and the answers stay those worked out
 from __future__ import annotations
 
 import json
+import threading
 
 from helpers import sorts_noted
+from test_review import long_vault
 
 from workbench import Vault
+from workbench.agents.session import GateSession
+from workbench.agents.tools import MemoryTools
+from workbench.core.services import review as review_module
 from workbench.core.services import verdicts as verdicts_module
+from workbench.core.services.agentwrites import Agent
 from workbench.core.services.verdicts import VERDICT_FILE
 
 CENTS, DECIMAL, TAX = (
@@ -81,3 +87,49 @@ def test_a_verdicts_state_follows_a_record_changed_on_disk(sample_copy):
     assert [(v.id, v.state) for v in vault.verdicts()] == [(verdict.id, "stale")]
     line = json.loads((sample_copy / VERDICT_FILE).read_text())
     assert line["id"] == verdict.id
+
+
+def _tools(vault: Vault) -> MemoryTools:
+    return MemoryTools(
+        vault, lambda: Agent("scripted", "agent-claude"), GateSession(vault.state_dir, lambda: "scripted")
+    )
+
+
+def test_the_next_page_is_excerpted_while_the_agent_judges_this_one(builder, monkeypatch):
+    long_vault(builder, 16)
+    tools = _tools(Vault.open(builder.root))
+    first = tools.review(limit=2)
+    assert first["cursor"] and tools._ahead is not None
+    tools._ahead.join()
+    excerpted = []
+    pair_of = review_module._pair
+
+    def counted(pair, docs):
+        excerpted.append(threading.current_thread().name)
+        return pair_of(pair, docs)
+
+    monkeypatch.setattr(review_module, "_pair", counted)
+    second = tools.review(limit=2, cursor=first["cursor"])
+    tools._ahead.join()  # the page after it, excerpted meanwhile
+    assert second["pairs"] and threading.current_thread().name not in excerpted  # every pair was excerpted ahead
+    assert excerpted  # the page after it was
+    monkeypatch.setattr(review_module, "_SHOWN", {})
+    assert _tools(Vault.open(builder.root)).review(limit=2, cursor=first["cursor"]) == second  # as from scratch
+
+
+def test_a_record_changed_after_its_pair_was_excerpted_ahead_is_shown_as_it_is_now(builder, monkeypatch):
+    long_vault(builder, 16)
+    vault = Vault.open(builder.root)
+    tools = _tools(vault)
+    first = tools.review(limit=2)
+    tools._ahead.join()
+    ahead = review_module.review_page(vault.index, 2, first["cursor"])
+    for excerpt in (ahead.pairs[0].older, ahead.pairs[0].newer):
+        path = builder.root / excerpt.path
+        path.write_text(path.read_text().replace("# Decision", "# Decision, reworded"))
+    vault.refresh()
+    shown = tools.review(limit=2, cursor=first["cursor"])
+    openings = {e["id"]: e["opening"] for p in shown["pairs"] for e in (p["older"], p["newer"])}
+    assert ahead.pairs[0].older.id in openings and "reworded" in openings[ahead.pairs[0].older.id]
+    monkeypatch.setattr(review_module, "_SHOWN", {})
+    assert _tools(Vault.open(builder.root)).review(limit=2, cursor=first["cursor"]) == shown

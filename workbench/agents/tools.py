@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -109,6 +110,7 @@ class MemoryTools:
         self.agent = agent
         self.session = session or GateSession()
         self.name = name or (lambda: agent().name)  # who judges: a verdict writes nothing, so no source is needed
+        self._ahead: threading.Thread | None = None  # the review list's next page, excerpted meanwhile
 
     # -- search ----------------------------------------------------------------------------------
 
@@ -460,7 +462,12 @@ class MemoryTools:
         """A page of the review list, within the read budget; the excerpts shown count as seen."""
         if not 1 <= limit <= REVIEW_LIMIT:
             raise RefusedError(f"limit must be between 1 and {REVIEW_LIMIT}, not {limit}")
+        ahead = self._ahead
+        if ahead is not None:
+            ahead.join()  # it is working out what this page needs: twice at once would take longer
         page = self.vault.review(limit, cursor or None)
+        if page.cursor:
+            self._excerpt_ahead(limit, page.cursor)
         self.session.excerpted({e.id: e.digest for pair in page.pairs for e in (pair.older, pair.newer)})
         answer = page.to_json()
         if page.pairs and page.cursor:
@@ -484,6 +491,20 @@ class MemoryTools:
             hint = "the review list is done: every pair at its depth is settled or judged"
         answer["next"] = hint  # the core kept room for it: the page within the read budget, whole
         return answer
+
+    def _excerpt_ahead(self, limit: int, cursor: str) -> None:
+        """The page after `cursor` worked out in a thread while the agent judges this one, so that
+        asking for it finds its pairs excerpted (the core keeps them by both records' digests: a
+        record changed meanwhile is excerpted again). Nothing is shown or recorded as seen here."""
+
+        def run() -> None:
+            try:
+                self.vault.review(limit, cursor)
+            except Exception:  # noqa: BLE001 - ahead of time only: the page itself works out, and says, anything that went wrong
+                pass
+
+        self._ahead = threading.Thread(target=run, name="workbench-review-ahead", daemon=True)
+        self._ahead.start()
 
     def judge(self, older: str, newer: str, verdict: str, reason: str = "") -> dict[str, Any]:
         """Record a verdict on a pair the agent was shown, as those records are now; writes no record."""

@@ -169,7 +169,7 @@ class Ranked:
 
 KEPT = REVIEW  # the ranking's entry in the derived store's `kept` table
 _RANKED: list = [None, None]  # (the documents' identities and the settings' pairs), the ranking for them
-_SHOWN: dict[Ranked, ReviewPair] = {}  # pairs with their excerpts, for the ranking in `_RANKED`
+_SHOWN: dict[tuple[Ranked, str, str], ReviewPair] = {}  # pairs with their excerpts, by both records' digests
 _SHOWN_MOST = 1_000
 
 
@@ -296,12 +296,15 @@ def _pair(pair: Ranked, docs: dict[str, Document]) -> ReviewPair:
 
 def _shown(pair: Ranked, docs: dict[str, Document]) -> ReviewPair:
     """`_pair`, kept with the ranking (which is worked out again whenever a document changes): a
-    page asked again, or a pair a screen shows again, is not excerpted again."""
-    found = _SHOWN.get(pair)
+    page asked again, a pair a screen shows again, or one excerpted ahead of its page (the MCP
+    server's next page) is not excerpted again. Kept by both records' digests too, so that an
+    excerpt worked out in another thread while a record changed is never shown for the new one."""
+    key = (pair, docs[pair.older].digest, docs[pair.newer].digest)
+    found = _SHOWN.get(key)
     if found is None:
         if len(_SHOWN) >= _SHOWN_MOST:
             _SHOWN.clear()
-        found = _SHOWN[pair] = _pair(pair, docs)
+        found = _SHOWN[key] = _pair(pair, docs)
     return found
 
 
