@@ -6,6 +6,8 @@ read once while the records are unchanged, and the answers stay those worked out
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 
 from helpers import sorts_noted
@@ -13,6 +15,7 @@ from test_review import long_vault
 
 from workbench import Vault
 from workbench.agents.session import GateSession
+from workbench.agents import tools as tools_module
 from workbench.agents.tools import MemoryTools
 from workbench.core.services import review as review_module
 from workbench.core.services import verdicts as verdicts_module
@@ -133,3 +136,44 @@ def test_a_record_changed_after_its_pair_was_excerpted_ahead_is_shown_as_it_is_n
     assert ahead.pairs[0].older.id in openings and "reworded" in openings[ahead.pairs[0].older.id]
     monkeypatch.setattr(review_module, "_SHOWN", {})
     assert _tools(Vault.open(builder.root)).review(limit=2, cursor=first["cursor"]) == shown
+
+
+def test_the_next_page_waits_for_this_ones_answer_to_be_sent(builder, monkeypatch):
+    """Excerpting ahead while the server encodes and sends the answer would hold the interpreter
+    against it: the work waits for the server's word that the answer went out."""
+    long_vault(builder, 16)
+    monkeypatch.setattr(tools_module, "AHEAD_WAIT", 60)
+    tools = _tools(Vault.open(builder.root))
+    excerpted = []
+    pair_of = review_module._pair
+
+    def counted(pair, docs):
+        if threading.current_thread() is tools._ahead:  # not another test's thread still finishing
+            excerpted.append(pair)
+        return pair_of(pair, docs)
+
+    monkeypatch.setattr(review_module, "_pair", counted)
+    tools.review(limit=2)
+    tools._ahead.join(0.5)
+    assert tools._ahead.is_alive() and excerpted == []  # waiting for the answer
+    tools.answered()
+    tools._ahead.join(60)
+    assert not tools._ahead.is_alive() and excerpted
+
+
+def test_the_server_freezes_what_the_open_made(sample_copy):
+    """The collector's full passes walked every document's objects in a long-lived server (0.1-0.3 s
+    each at 10,000 documents, inside whichever call set one off)."""
+    script = (
+        "import gc, sys\n"
+        "from workbench import Vault\n"
+        "from workbench.agents import server\n"
+        "class Ran:\n"
+        "    def run(self, transport):\n"
+        "        print(gc.get_freeze_count())\n"
+        "server.build_server = lambda *a, **k: Ran()\n"
+        "server.serve(Vault.open(sys.argv[1]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(sample_copy)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout.split()[-1]) > 10_000

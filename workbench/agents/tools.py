@@ -52,6 +52,7 @@ SEARCH_LIMIT = 50
 CANDIDATES = 10  # the gate's candidates an agent is given unless it asks for fewer: it reads, a person skims
 REVIEW_LIMIT = 20  # pairs a review page may be asked for (as many as fit the read budget are given)
 VERDICTS = ("replaces", "companion", "reversed", "unsure")
+AHEAD_WAIT = 0.25  # seconds the next review page waits, at most, for this one's answer to be sent
 MAX_QUERY = 1_000
 MAX_IDS = 100
 MAX_ID = 200
@@ -111,6 +112,7 @@ class MemoryTools:
         self.session = session or GateSession()
         self.name = name or (lambda: agent().name)  # who judges: a verdict writes nothing, so no source is needed
         self._ahead: threading.Thread | None = None  # the review list's next page, excerpted meanwhile
+        self._answered = threading.Event()  # the last answer reached the client (`answered`)
 
     # -- search ----------------------------------------------------------------------------------
 
@@ -464,6 +466,7 @@ class MemoryTools:
             raise RefusedError(f"limit must be between 1 and {REVIEW_LIMIT}, not {limit}")
         ahead = self._ahead
         if ahead is not None:
+            self._answered.set()  # a new call: the answer before it is out
             ahead.join()  # it is working out what this page needs: twice at once would take longer
         page = self.vault.review(limit, cursor or None)
         if page.cursor:
@@ -492,12 +495,20 @@ class MemoryTools:
         answer["next"] = hint  # the core kept room for it: the page within the read budget, whole
         return answer
 
+    def answered(self) -> None:
+        """The server's word that the last answer reached the client: work done ahead of time
+        waits for it, so that it does not hold the interpreter while the answer is encoded and
+        sent (a server without the word, over HTTP, waits AHEAD_WAIT seconds instead)."""
+        self._answered.set()
+
     def _excerpt_ahead(self, limit: int, cursor: str) -> None:
         """The page after `cursor` worked out in a thread while the agent judges this one, so that
         asking for it finds its pairs excerpted (the core keeps them by both records' digests: a
         record changed meanwhile is excerpted again). Nothing is shown or recorded as seen here."""
+        self._answered.clear()
 
         def run() -> None:
+            self._answered.wait(AHEAD_WAIT)
             try:
                 self.vault.review(limit, cursor)
             except Exception:  # noqa: BLE001 - ahead of time only: the page itself works out, and says, anything that went wrong
