@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 
+import pytest
 from helpers import sorts_noted
 from test_review import long_vault
 
@@ -20,6 +21,7 @@ from workbench.agents.tools import MemoryTools
 from workbench.core.services import review as review_module
 from workbench.core.services import verdicts as verdicts_module
 from workbench.core.services.agentwrites import Agent
+from workbench.core.vocabulary.model import Document, RefusedError
 from workbench.core.services.verdicts import VERDICT_FILE
 
 CENTS, DECIMAL, TAX = (
@@ -177,3 +179,20 @@ def test_the_server_freezes_what_the_open_made(sample_copy):
     done = subprocess.run([sys.executable, "-c", script, str(sample_copy)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout.split()[-1]) > 10_000
+
+
+def test_accepting_a_replacement_reads_the_supersessions_it_walks_not_every_documents(sample_copy, monkeypatch):
+    vault = Vault.open(sample_copy)
+    verdict = vault.judge(CENTS, DECIMAL, "replaces", "the newer decides it again", "scripted")
+    read = []
+    supersedes = Document.supersedes
+    monkeypatch.setattr(Document, "supersedes", property(lambda doc: (read.append(doc.id), supersedes.fget(doc))[1]))
+    vault.accept_verdict(verdict.id, dry_run=True)
+    assert 0 < len(set(read)) <= 3 < len(vault.documents)
+    vault.accept_verdict(verdict.id)
+    assert vault.get(CENTS).status == "superseded" and CENTS in vault.get(DECIMAL).supersedes
+    tax = sample_copy / vault.get(TAX).path  # TAX states it replaces DECIMAL, which stays active
+    tax.write_text(tax.read_text().replace("supersedes: []", f"supersedes: [{DECIMAL}]", 1))
+    vault.refresh()
+    with pytest.raises(RefusedError, match="transitively"):  # a cycle is still found on the way
+        vault.supersede(TAX, DECIMAL)
