@@ -223,7 +223,7 @@ def main(argv: list[str]) -> None:
         ("memory_judge", lambda w: w == "judge"),
     ):
         picked = [seen for what, seen, _ in traced if chosen(what)]
-        print(f"\n{label} ({len(picked)} calls)")
+        print(f"\n{label}: {len(picked)} call(s)")
         print(f"| {'step':<40} | {'p50':>7} | {'p95':>7} |")
         print(f"|{'-' * 42}|{'-' * 9}|{'-' * 9}|")
         for step, start, end in STEPS:
