@@ -140,9 +140,10 @@ def test_a_record_changed_after_its_pair_was_excerpted_ahead_is_shown_as_it_is_n
     assert _tools(Vault.open(builder.root)).review(limit=2, cursor=first["cursor"]) == shown
 
 
-def test_the_next_page_waits_for_this_ones_answer_to_be_sent(builder, monkeypatch):
-    """Excerpting ahead while the server encodes and sends the answer would hold the interpreter
-    against it: the work waits for the server's word that the answer went out."""
+def test_the_next_page_waits_for_this_ones_answer_to_be_sent_and_for_calls_under_way(builder, monkeypatch):
+    """Excerpting ahead while the server encodes and sends the answer, or answers a judgement,
+    would hold the interpreter against it: the work waits for the server's word that the answer
+    went out, and pauses while a call is under way."""
     long_vault(builder, 16)
     monkeypatch.setattr(tools_module, "AHEAD_WAIT", 60)
     tools = _tools(Vault.open(builder.root))
@@ -158,9 +159,12 @@ def test_the_next_page_waits_for_this_ones_answer_to_be_sent(builder, monkeypatc
     tools.review(limit=2)
     tools._ahead.join(0.5)
     assert tools._ahead.is_alive() and excerpted == []  # waiting for the answer
-    tools.answered()
+    with tools.serving():  # a judgement sent right after it, under way
+        tools.answered()
+        tools._ahead.join(0.5)
+        assert tools._ahead.is_alive() and excerpted == []  # the call goes first
     tools._ahead.join(60)
-    assert not tools._ahead.is_alive() and excerpted
+    assert not tools._ahead.is_alive() and len(excerpted) == 2
 
 
 def test_the_server_freezes_what_the_open_made(sample_copy):

@@ -11,11 +11,12 @@ says exactly what to ask for next. Search returns metadata, never bodies.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..core import (
@@ -97,6 +98,10 @@ def _json_size(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False))
 
 
+class _Stopped(Exception):
+    """Work done ahead of time was called off: the page it was for is being worked out now."""
+
+
 class MemoryTools:
     """The tools of one connection: `agent()` names who writes (read from the client when first needed)."""
 
@@ -112,7 +117,10 @@ class MemoryTools:
         self.session = session or GateSession()
         self.name = name or (lambda: agent().name)  # who judges: a verdict writes nothing, so no source is needed
         self._ahead: threading.Thread | None = None  # the review list's next page, excerpted meanwhile
-        self._answered = threading.Event()  # the last answer reached the client (`answered`)
+        self._stop_ahead = threading.Event()  # set: that thread stops before its next pair
+        self._turn = threading.Condition()  # guards the two below; told when either changes
+        self._calls = 0  # calls under way (`serving`)
+        self._sent = False  # the answer that started the thread went out (`answered`)
 
     # -- search ----------------------------------------------------------------------------------
 
@@ -465,9 +473,11 @@ class MemoryTools:
         if not 1 <= limit <= REVIEW_LIMIT:
             raise RefusedError(f"limit must be between 1 and {REVIEW_LIMIT}, not {limit}")
         ahead = self._ahead
-        if ahead is not None:
-            self._answered.set()  # a new call: the answer before it is out
-            ahead.join()  # it is working out what this page needs: twice at once would take longer
+        if ahead is not None:  # what it has done stays done; this page works out the rest
+            self._stop_ahead.set()
+            with self._turn:
+                self._turn.notify_all()
+            ahead.join()
         page = self.vault.review(limit, cursor or None)
         if page.cursor:
             self._excerpt_ahead(limit, page.cursor)
@@ -499,18 +509,43 @@ class MemoryTools:
         """The server's word that the last answer reached the client: work done ahead of time
         waits for it, so that it does not hold the interpreter while the answer is encoded and
         sent (a server without the word, over HTTP, waits AHEAD_WAIT seconds instead)."""
-        self._answered.set()
+        with self._turn:
+            self._sent = True
+            self._turn.notify_all()
+
+    @contextlib.contextmanager
+    def serving(self) -> Iterator[None]:
+        """Around each call the server makes: work done ahead of time pauses while one is under
+        way (a judgement sent right after a page would otherwise wait for the interpreter)."""
+        with self._turn:
+            self._calls += 1
+        try:
+            yield
+        finally:
+            with self._turn:
+                self._calls -= 1
+                self._turn.notify_all()
 
     def _excerpt_ahead(self, limit: int, cursor: str) -> None:
-        """The page after `cursor` worked out in a thread while the agent judges this one, so that
-        asking for it finds its pairs excerpted (the core keeps them by both records' digests: a
-        record changed meanwhile is excerpted again). Nothing is shown or recorded as seen here."""
-        self._answered.clear()
+        """The page after `cursor` excerpted in a thread while the agent judges this one, pair by
+        pair, each once this page's answer is out and no call is under way (AHEAD_WAIT at most),
+        so that asking for it finds its pairs done (the core keeps them by both records' digests:
+        a record changed meanwhile is excerpted again). Nothing is shown or recorded as seen."""
+        stop = self._stop_ahead = threading.Event()
+        with self._turn:
+            self._sent = False
+
+        def between() -> None:
+            with self._turn:
+                self._turn.wait_for(lambda: stop.is_set() or (self._sent and not self._calls), AHEAD_WAIT)
+            if stop.is_set():
+                raise _Stopped
 
         def run() -> None:
-            self._answered.wait(AHEAD_WAIT)
             try:
-                self.vault.review(limit, cursor)
+                self.vault.review_ahead(limit, cursor, between)
+            except _Stopped:
+                pass
             except Exception:  # noqa: BLE001 - ahead of time only: the page itself works out, and says, anything that went wrong
                 pass
 

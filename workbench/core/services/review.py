@@ -44,6 +44,7 @@ __all__ = [
     "default_depth",
     "review_list",
     "review_page",
+    "excerpt_ahead",
     "pair_of",
     "excerpted_candidates",
 ]
@@ -381,6 +382,16 @@ def review_page(
         depth,
         left_out,
     )
+
+
+def excerpt_ahead(index: VaultIndex, limit: int, cursor: str, between: Callable[[], None]) -> None:
+    """Excerpt the `limit` pairs after `cursor` ahead of the page that shows them (kept as `_shown`
+    keeps them), calling `between()` before each: a server lets its calls go first there."""
+    offered, _, _, docs = review_list(index, None)
+    after = _key(*_read_cursor(cursor))
+    for ranked in [r for r in offered if _key(r.score, r.older, r.newer) > after][:limit]:
+        between()
+        _shown(ranked, docs)
 
 
 def excerpted_candidates(
