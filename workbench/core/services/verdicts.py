@@ -168,6 +168,7 @@ _READ: dict[str, tuple[bytes, int, list[Verdict], list[LineProblem]]] = {}
 """The verdicts file as last read, by its path: its bytes up to the last line end, how many lines
 they hold, and what was read of them. The file only grows (an agent's judgements are appended), so
 reading it again parses the lines added since; a file changed in any other way is read whole."""
+_READ_MOST = 8  # vaults' files kept: a process serves one vault, or a few
 
 
 def read_verdicts(index: VaultIndex) -> tuple[list[Verdict], list[LineProblem]]:
@@ -189,6 +190,8 @@ def read_verdicts(index: VaultIndex) -> tuple[list[Verdict], list[LineProblem]]:
     added = raw[len(held) : complete].decode("utf-8", "replace").splitlines()
     problems = list(problems)
     found = [*found, *_parsed(added, lines, problems)]
+    if len(_READ) >= _READ_MOST and where not in _READ:
+        _READ.clear()
     _READ[where] = (raw[:complete], lines + len(added), found, problems)
     problems = list(problems)
     tail = raw[complete:].decode("utf-8", "replace").splitlines()  # a last line without its end yet
