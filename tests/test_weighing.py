@@ -141,6 +141,27 @@ def test_one_changed_decision_weighs_only_the_pairs_it_touches_and_lists_what_a_
     assert offered > 100 and missed == 0 and largest <= REVIEW_BOUND, (offered, missed, largest)
 
 
+def test_the_queue_after_a_change_decodes_only_the_changed_documents_frontmatter(vault_root):
+    """Type, status, title and supersessions are read from the derived store's rows: decoding every
+    document's frontmatter for them was most of a call's cost beside the pairs it weighs."""
+    asked(Vault.open(vault_root)).conflicts()
+    changed = decisions(vault_root)[7]
+    rewrite(changed, random.Random(1))
+    vault = Vault.open(vault_root)
+    queue = asked(vault)
+    queue.printed()  # as `workbench conflicts --json` asks it
+    pairs = queue.weighing()
+    assert not pairs.full
+    decoded = {d.path for d in vault.documents if type(d.__dict__.get("_meta")) is not str}
+    # the changed one, and the two of each pair weighed or compared again (their profiles)
+    assert str(changed.relative_to(vault_root)) in decoded
+    assert len(decoded) <= 1 + 2 * (pairs.weighed_again + pairs.compared_again) < len(vault.documents) // 50, (
+        len(decoded),
+        pairs.weighed_again,
+        pairs.compared_again,
+    )
+
+
 def test_changes_up_to_the_bound_stay_within_it_then_the_rarities_are_counted_again(vault_root):
     rng = random.Random(2)
     asked(Vault.open(vault_root)).conflicts()

@@ -10,11 +10,13 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from ..flavours import View
-from ..vocabulary.model import ConflictError, Document, Problem, Severity
+from ..vocabulary.model import ConflictError, Document, Link, Problem, Severity, id_list
 from .record import Record
 
 __all__ = [
     "BodySource",
+    "COMPATIBLE_KEY",
+    "marked_compatible",
     "StoredDocument",
     "META_DECODER",
     "FILES_COLUMNS",
@@ -64,6 +66,20 @@ def _decode_hook(value: dict) -> Any:
     return value
 
 
+# The frontmatter field in which a person marks two documents compatible (never listed as a conflict).
+COMPATIBLE_KEY = "compatible_with"
+
+
+def marked_compatible(doc: Document) -> list[str]:
+    """The ids a document's frontmatter marks it compatible with (`COMPATIBLE_KEY`); a stored
+    document's are read from its row, its meta left undecoded."""
+    if type(doc) is StoredDocument:
+        relations = doc._row_relations()
+        if relations is not None:
+            return list(relations[3])
+    return id_list(doc.meta.get(COMPATIBLE_KEY))
+
+
 class StoredDocument(Document):
     """A document read back from the derived store. Decoding every document's meta is most of what
     a warm open costs (70 ms at 10,000 documents), and opening a vault to answer one search looks
@@ -77,7 +93,13 @@ class StoredDocument(Document):
     most of a vault's text (290 MB at 100,000 documents of long notes), a search or a listing
     reads a few of them, and holding all of them took a large vault's open past 600 MB. Read by
     the path and the digest the document was read with, so a body is never another version's;
-    a record about to be replaced keeps its body first (`keep_body`)."""
+    a record about to be replaced keeps its body first (`keep_body`).
+
+    Its type, status and title, and what it supersedes, is superseded by, links to and is marked
+    compatible with, are stored beside the meta too (for a document its flavour reads without a
+    view, whose fields are its meta's): the conflicts queue and the review list ask them of every
+    document at every call, and decoding every meta for them was most of what a call after one
+    change cost beside the pairs it weighs. A copy made with `replace` has none, and reads its meta."""
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -109,6 +131,51 @@ class StoredDocument(Document):
             return self.__dict__["_updated"]
         return super().updated
 
+    @property
+    def type(self) -> str:
+        found = self.__dict__
+        if found.get("view") is None and "_type" in found:
+            return found["_type"]
+        return super().type
+
+    @property
+    def status(self) -> str:
+        found = self.__dict__
+        if found.get("view") is None and "_status" in found:
+            return found["_status"]
+        return super().status
+
+    @property
+    def title(self) -> str:
+        found = self.__dict__
+        if found.get("view") is None and "_title" in found:
+            return found["_title"]
+        return super().title
+
+    @property
+    def supersedes(self) -> list[str]:
+        relations = self._row_relations() if self.__dict__.get("view") is None else None
+        return list(relations[0]) if relations is not None else super().supersedes
+
+    @property
+    def superseded_by(self) -> list[str]:
+        relations = self._row_relations() if self.__dict__.get("view") is None else None
+        return list(relations[1]) if relations is not None else super().superseded_by
+
+    @property
+    def links(self) -> list[Link]:
+        relations = self._row_relations() if self.__dict__.get("view") is None else None
+        return [Link(t, target) for t, target in relations[2]] if relations is not None else super().links
+
+    def _row_relations(self) -> tuple | None:
+        """(supersedes, superseded_by, links as (type, target), compatible ids) as the row keeps
+        them, decoded when first asked; None for a document that has no row's (a copy)."""
+        found = self.__dict__
+        value = found.get("_relations", None)
+        if type(value) is str:
+            value = found["_relations"] = tuple(json.loads(value)) if value else _NO_RELATIONS
+        return value
+
 
 def fts_fields(doc: Document) -> tuple[str, str, str, str, str]:
     """What full-text search sees of a document, column by column."""
@@ -128,8 +195,19 @@ def fts_fields(doc: Document) -> tuple[str, str, str, str, str]:
     )
 
 
+_NO_RELATIONS: tuple = ((), (), (), ())
+
 META_DECODER = json.JSONDecoder(object_hook=_decode_hook)
-FILES_COLUMNS = "path, size, mtime_ns, ino, ctime_ns, seen_ns, checked_on, digest, id, valid, meta, body, problems, key_lines, view, updated"
+FILES_COLUMNS = (
+    "path, size, mtime_ns, ino, ctime_ns, seen_ns, checked_on, digest, id, valid, meta, body, problems, key_lines,"
+    " view, updated, doc_type, status, title, relations"
+)
+
+
+def _relations_text(doc: Document) -> str:
+    """The `relations` column: "" when the document names none (most do not), else JSON."""
+    found = (doc.supersedes, doc.superseded_by, [[l.type, l.target] for l in doc.links], marked_compatible(doc))
+    return _TO_JSON(found) if any(found) else ""
 
 
 _KEY_LINES: dict[str, dict[str, int]] = {}
@@ -211,6 +289,10 @@ def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
         key_lines,
         view,
         updated,
+        doc_type,
+        status,
+        title,
+        relations,
     ) = row
     document = _new_stored(StoredDocument)
     document.__dict__ = {
@@ -223,6 +305,10 @@ def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
         "valid": bool(valid),
         "view": View.from_json(json.loads(view)) if view else None,
         "_updated": _date(updated) if updated else None,
+        "_type": doc_type,
+        "_status": status,
+        "_title": title or doc_id,  # stored as full-text search has it: "" where the title is the id
+        "_relations": relations,
     }
     found = (
         [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in json.loads(problems)]
@@ -249,6 +335,7 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
     problems = json.dumps([[str(p.severity), p.code, p.message, p.line] for p in record.problems])
     view = _TO_JSON(doc.view.to_json()) if doc.view is not None else None
     updated = doc.updated.isoformat() if doc.updated else None
+    search = fts_fields(doc)
     files_row = (
         record.path,
         record.size,
@@ -266,5 +353,9 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
         json.dumps(record.key_lines),
         view,
         updated,
+        doc.type,
+        doc.status,
+        search[0],
+        _relations_text(doc),
     )
-    return files_row, fts_fields(doc)
+    return files_row, search

@@ -18,7 +18,8 @@ from typing import Any
 
 from ..vocabulary import presenting, supersession
 from . import tiers
-from ..vocabulary.model import DocType, Document, LinkType, Status, id_list
+from ..records.store_rows import COMPATIBLE_KEY, marked_compatible
+from ..vocabulary.model import DocType, Document, LinkType, Status
 from ..views.successors import likeliest_successors
 from ..views.similarity import Bm25, Corpus, Likeness, kinship, likeness, profiles_of, title_likeness, words
 
@@ -47,7 +48,6 @@ __all__ = [
     "queue_parts",
 ]
 
-COMPATIBLE_KEY = "compatible_with"
 CLAIM_TYPES = (DocType.DECISION, DocType.ENTITY, DocType.CONTEXT, DocType.CONCEPT)
 TITLE_ALIKE = 0.6
 TEXT_ALIKE = 0.25
@@ -447,10 +447,7 @@ def _settled(docs: dict, supersedes: Mapping[str, list[str]], a_id: str, b_id: s
     """A pair a person has settled: marked compatible (in the files, or in the vault's settings
     where its format has no field for it), or one already replacing the other."""
     a, b = docs[a_id], docs[b_id]
-    a_marked, b_marked = a.meta.get(COMPATIBLE_KEY), b.meta.get(COMPATIBLE_KEY)
-    marked = (a_marked is not None and b.id in id_list(a_marked)) or (
-        b_marked is not None and a.id in id_list(b_marked)
-    )
+    marked = b.id in marked_compatible(a) or a.id in marked_compatible(b)
     return marked or frozenset((a_id, b_id)) in compatible or _related_by_supersession(supersedes, a.id, b.id)
 
 
