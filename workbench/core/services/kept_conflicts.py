@@ -32,15 +32,17 @@ import marshal
 import os
 import sys
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from pathlib import Path
 
 from json.encoder import encode_basestring
 
-from . import weighing
-from .conflicts import Conflict, Conflicts, Resolution, Weighed, duplicate_listed, queue_parts
 from ..records.derived_store import DerivedStore
 from ..vocabulary.model import Document
+
+if TYPE_CHECKING:  # imported where a queue is worked out or decoded: a kept queue printed needs neither
+    from . import weighing
+    from .conflicts import Conflict, Conflicts, Weighed
 
 __all__ = [
     "weighed_pairs",
@@ -82,7 +84,17 @@ def code_fingerprint() -> str:
 
     Reading every source file took 0.05 s of each call; the digest is kept in the user's cache
     beside the files' stats (path, size, mtime_ns, inode and ctime_ns: a write to a file changes
-    its ctime, which no one can set back), and read from there while every stat is the same."""
+    its ctime, which no one can set back), and read from there while every stat is the same. The
+    stats name rapidfuzz by its module file's stats too, which an upgrade rewrites: asking its
+    version (`importlib.metadata`, a third of the kept queue's own time to import) is left to a
+    digest worked out again."""
+    core = Path(__file__).parent.parent
+    sources = sorted(core.rglob("*.py"))
+    stats = _source_stats(core, sources, f"{sys.version}\0{_library_stats()}") if sources else None
+    if stats is not None:
+        kept = _kept_code_digest(stats)
+        if kept is not None:
+            return kept
     digest = hashlib.sha256(sys.version.encode())
     try:
         from importlib.metadata import version
@@ -90,16 +102,9 @@ def code_fingerprint() -> str:
         digest.update(version("rapidfuzz").encode())
     except Exception:  # not installed as a distribution: the code's digest still tells versions apart
         digest.update(b"rapidfuzz?")
-    core = Path(__file__).parent.parent
-    sources = sorted(core.rglob("*.py"))
     if not sources:  # installed without its sources: the code cannot be told apart, so never reuse
         digest.update(os.urandom(16))
         return digest.hexdigest()
-    stats = _source_stats(core, sources, digest.hexdigest())
-    if stats is not None:
-        kept = _kept_code_digest(stats)
-        if kept is not None:
-            return kept
     for source in sources:
         digest.update(str(source.relative_to(core)).encode() + b"\0")
         try:
@@ -111,6 +116,20 @@ def code_fingerprint() -> str:
     if stats is not None:
         _keep_code_digest(stats, found)
     return found
+
+
+def _library_stats() -> str:
+    """Where the rapidfuzz module is and its file's stats ("" where it cannot be found), without
+    importing it."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("rapidfuzz")
+        origin = spec.origin if spec is not None else None
+        st = os.stat(origin) if origin else None
+    except (ImportError, ValueError, OSError):
+        return ""
+    return f"{origin}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\0{st.st_ctime_ns}" if st is not None else ""
 
 
 def _code_digest_file() -> Path:
@@ -186,6 +205,8 @@ def encode(found: Iterable[Conflict]) -> str:
 
 def decode(text: str) -> Conflicts | None:
     """The queue `encode` wrote; None when the text is not one (a damaged or foreign store)."""
+    from .conflicts import Conflict, Conflicts, Resolution
+
     try:
         return Conflicts(
             Conflict(str(kind), [str(i) for i in ids], str(reason), [Resolution(*map(str, r)) for r in rs], int(rank))
@@ -227,6 +248,8 @@ def keep_queue(
     """Keep the queue (in `conflicts.queue_parts`' three parts) under `key`, and give it back as
     `printed` prints it. The duplicates' entries are encoded and printed only when no queue kept
     before listed the same ones."""
+    from .conflicts import duplicate_listed
+
     digest = hashlib.sha256(repr(listed).encode()).hexdigest()
     kept = _load(store.kept(DUPLICATES, digest))
     if kept is None:
@@ -355,6 +378,8 @@ class Asked:
     def weighing(self) -> weighing.Weighing:
         """The queue's pairs, worked out from what was kept for the vault as it was (the pairs a
         change touches weighed again), or from nothing where nothing was kept or `full`."""
+        from . import weighing
+
         if self._weighing is None:
             kept = None
             if self.store is not None and not self.full:
@@ -370,12 +395,16 @@ class Asked:
         return found
 
     def _keep_weighing(self) -> None:
+        from . import weighing
+
         if self.store is not None and self._weighing is not None:
             self.store.keep(WEIGHED, self.setting, weighing.dump(self._weighing.kept))
 
     def _worked_out(self) -> tuple[tuple[list[Conflict], list[tuple[str, str, str]], list[Conflict]], str]:
         """The queue worked out (what changed weighed again) and kept: its three parts
         (`conflicts.queue_parts`), and its printed text ("" where there is no store to keep it in)."""
+        from .conflicts import queue_parts
+
         with _collector_paused():
             pairs = self.weighing()
             parts = queue_parts(
@@ -388,6 +417,8 @@ class Asked:
     def conflicts(self) -> Conflicts:
         """The queue: as kept under the same key, else worked out (what changed weighed again)
         and kept."""
+        from .conflicts import Conflicts, duplicate_listed
+
         kept = self._kept()
         found = decode(kept) if kept is not None else None
         if found is None:
@@ -406,6 +437,8 @@ class Asked:
         kept = self._kept(encoded=False)
         if kept is not None:
             return kept
+        from .conflicts import Conflicts, duplicate_listed
+
         (before, listed, after), text = self._worked_out()
         return text or printed(Conflicts(before + [duplicate_listed(*d) for d in listed] + after))
 
