@@ -229,6 +229,22 @@ def test_duplicates_follow_a_change_to_one_document(vault_root):
     assert sorted((c.kind, tuple(c.ids)) for c in found) == sorted((c.kind, tuple(c.ids)) for c in full)
 
 
+def test_a_changed_decision_compares_no_duplicate_again_and_lists_what_a_full_count_lists(vault_root):
+    """Decisions are weighed apart from the duplicates: after a decision's change, every pair drawn
+    from the titles stands as compared (whether it is settled is asked again)."""
+    asked(Vault.open(vault_root)).conflicts()
+    rewrite(decisions(vault_root)[9], random.Random(9))
+    vault = Vault.open(vault_root)
+    queue = asked(vault)
+    found = queue.conflicts()
+    pairs = queue.weighing()
+    assert not pairs.full and pairs.compared_again == 0
+    full = find_conflicts(vault.documents, vault.flavour.native)
+    duplicates = [c.ids for c in full if c.kind == "duplicate"]
+    assert len(duplicates) > 10
+    assert [c.to_json() for c in found if c.kind == "duplicate"] == [c.to_json() for c in full if c.kind == "duplicate"]
+
+
 def test_full_works_everything_out_again_and_the_cli_asks_it(vault_root, capsys):
     from workbench.cli import main
 

@@ -401,8 +401,23 @@ class Weighing:
             kept.pending, kept.listed, kept.titles, kept.candidates = set(), {}, "", ""
             changed = set(active)
         else:
-            corpus = Corpus.counted(kept.claims_size, kept.claims_frequency, kept.claims_linked, kept.claims_prefix)
+            corpus = None  # counted when a pair is compared again: most calls compare none
             kept.claims_drift += len(changed)
+            if (
+                kept.titles == titles
+                and not kept.pending
+                and all(i in active and active[i].type == DocType.DECISION for i in changed)
+            ):
+                # No pair drawn from the titles touches a changed document (decisions are weighed
+                # apart, and the titles, types and statuses of the rest are as they were): every
+                # pair stands as it was compared, and only whether it is settled is asked again.
+                kept.claims = digests
+                standing = []
+                for key, reason in kept.listed.items():
+                    a_id, b_id = key.split("\t")
+                    if not settled(a_id, b_id):
+                        standing.append((a_id, b_id, reason))
+                return standing
         kept.claims = digests
         lines = kept.candidates.split("\n") if kept.candidates else []
         if kept.titles != titles:
@@ -426,6 +441,10 @@ class Weighing:
                     now_pending.add(line)  # not compared: compared when next met unsettled
                     listed.pop(key, None)
                     continue
+                if corpus is None:
+                    corpus = Corpus.counted(
+                        kept.claims_size, kept.claims_frequency, kept.claims_linked, kept.claims_prefix
+                    )
                 conflict = duplicate(doc_type, docs[a_id], docs[b_id], corpus)
                 self.compared_again += 1
                 if conflict is None:
