@@ -110,3 +110,26 @@ def test_a_field_changed_by_plain_file_io_shows_in_the_next_queue(sample_copy, t
     expected = find_conflicts(parsed, True)
     assert [c.to_json() for c in after] == [c.to_json() for c in expected]
     assert [c.to_json() for c in after] != [c.to_json() for c in before]
+
+
+def test_a_warm_open_of_decision_records_resolves_their_links_without_reading_bodies(tmp_path):
+    """Records read by a flavour have their links resolved again at every open (a record added
+    elsewhere may be the one a link names); the resolved copy keeps the meta encoded and the body
+    in the store, as `dataclasses.replace` did not (a query for each body)."""
+    root = tmp_path / "adrs"
+    for number, title, body in (
+        (1, "Use PostgreSQL", "We store data in PostgreSQL.\n"),
+        (2, "Use Redis for jobs", "Builds on [ADR 1](0001-use-postgresql.md).\n"),
+        (3, "Drop Redis", "Supersedes [ADR 2](0002-use-redis-for-jobs.md); see ADR-0001.\n"),
+    ):
+        path = root / "doc" / "adr" / f"{number:04d}-{title.lower().replace(' ', '-')}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            f"# {number}. {title}\n\nDate: 2024-0{number}-01\n\n## Status\n\nAccepted\n\n## Context\n\n{body}"
+        )
+    parsed = Vault.open(root, "adr").documents
+    assert any(d.links for d in parsed)
+    warm = Vault.open(root, "adr").documents
+    assert all(type(d) is StoredDocument and meta_unread(d) and d.__dict__.get("body") is None for d in warm)
+    assert [d.view for d in warm] == [d.view for d in parsed]
+    assert warm == parsed

@@ -4,6 +4,7 @@ back, its meta decoded only when first asked for."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 from collections.abc import Iterable
@@ -25,6 +26,7 @@ __all__ = [
     "read_bodies",
     "record_from_row",
     "row_for",
+    "with_view",
 ]
 
 
@@ -262,6 +264,20 @@ def read_bodies(documents: Iterable[Document]) -> None:
             text = found.get(doc.path)
             if text is not None:
                 doc.__dict__["body"] = text  # the rest are read one by one, when asked
+
+
+def with_view(doc: Document, view: View) -> Document:
+    """The document read with another view (its links resolved again), as `dataclasses.replace`
+    gives it; a stored document's copy keeps its meta encoded and its body in the store: replacing
+    it read both (a query for each body), which was most of a warm open of decision records."""
+    if type(doc) is not StoredDocument:
+        return dataclasses.replace(doc, view=view)
+    copy = _new_stored(StoredDocument)
+    fields = dict(doc.__dict__)
+    fields.pop("_updated", None)  # the view says the date
+    fields["view"] = view
+    copy.__dict__ = fields
+    return copy
 
 
 def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
