@@ -245,6 +245,32 @@ def test_a_changed_decision_compares_no_duplicate_again_and_lists_what_a_full_co
     assert [c.to_json() for c in found if c.kind == "duplicate"] == [c.to_json() for c in full if c.kind == "duplicate"]
 
 
+def test_the_duplicates_drawn_are_kept_apart_and_compared_again_where_another_process_replaced_them(vault_root):
+    """The pairs drawn from the titles and what each listed pair was listed for are kept apart from
+    the rest (`weighing.DRAWN`), written again only when they change; where the part the record
+    names is not the one kept (another process kept its own since), every duplicate is compared
+    again, and the queue is still what a full count lists."""
+    vault = Vault.open(vault_root)
+    asked(vault).conflicts()
+    drawn_key = vault.store.db.execute("SELECT key FROM kept WHERE name = ?", (kept_conflicts.DRAWN,)).fetchone()
+    assert drawn_key is not None
+    kept = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, asked(vault).setting))
+    assert kept is not None and kept.drawn == drawn_key[0] and kept.candidates is None  # not in the record
+    rewrite(decisions(vault_root)[11], random.Random(11))
+    vault = Vault.open(vault_root)
+    queue = asked(vault)
+    queue.conflicts()
+    assert queue.weighing().compared_again == 0 and not queue.weighing().drawn_changed
+    vault.store.keep(kept_conflicts.DRAWN, "another process's", b"\x00")
+    rewrite(decisions(vault_root)[12], random.Random(12))
+    vault = Vault.open(vault_root)
+    queue = asked(vault)
+    found = queue.conflicts()
+    assert not queue.weighing().full and queue.weighing().compared_again > 1000
+    full = find_conflicts(vault.documents, vault.flavour.native)
+    assert [c.to_json() for c in found if c.kind == "duplicate"] == [c.to_json() for c in full if c.kind == "duplicate"]
+
+
 def test_full_works_everything_out_again_and_the_cli_asks_it(vault_root, capsys):
     from workbench.cli import main
 

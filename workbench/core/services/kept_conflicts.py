@@ -48,6 +48,7 @@ __all__ = [
     "weighed_pairs",
     "setting_key",
     "WEIGHED",
+    "DRAWN",
     "OBJECTS",
     "DUPLICATES",
     "REVIEW",
@@ -71,10 +72,11 @@ __all__ = [
 OBJECTS = "conflicts"
 DUPLICATES = "conflicts.duplicates"
 WEIGHED = "conflicts.weighed"  # what the queue's pairs were worked out from (`weighing.Kept`)
+DRAWN = "conflicts.drawn"  # its duplicates' fields that stand still while decisions change (`weighing.DRAWN`)
 REVIEW = "review"  # the review list's ranking (`review`)
 # Every name this code keeps anything under: what is kept under another (older code's) is deleted
 # when the queue is kept.
-NAMES = (OBJECTS, DUPLICATES, WEIGHED, REVIEW)
+NAMES = (OBJECTS, DUPLICATES, WEIGHED, DRAWN, REVIEW)
 
 
 @functools.cache
@@ -382,9 +384,16 @@ class Asked:
 
         if self._weighing is None:
             kept = None
-            if self.store is not None and not self.full:
-                kept = weighing.load(self.store.kept(WEIGHED, self.setting))
-            self._weighing = weighing.Weighing(self.documents, self.compatible, kept, self.full)
+            store = self.store
+            if store is not None and not self.full:
+                kept = weighing.load(store.kept(WEIGHED, self.setting))
+            self._weighing = weighing.Weighing(
+                self.documents,
+                self.compatible,
+                kept,
+                self.full,
+                drawn=(lambda digest: store.kept(DRAWN, digest)) if store is not None else None,
+            )
         return self._weighing
 
     def weighed(self) -> list[Weighed]:
@@ -398,7 +407,10 @@ class Asked:
         from . import weighing
 
         if self.store is not None and self._weighing is not None:
-            self.store.keep(WEIGHED, self.setting, weighing.dump(self._weighing.kept))
+            rest, digest, drawn = weighing.dump_apart(self._weighing.kept, self._weighing.drawn_changed)
+            if drawn is not None:  # first: a reader of the record finds the part it names
+                self.store.keep(DRAWN, digest, drawn)
+            self.store.keep(WEIGHED, self.setting, rest)
 
     def _worked_out(self) -> tuple[tuple[list[Conflict], list[tuple[str, str, str]], list[Conflict]], str]:
         """The queue worked out (what changed weighed again) and kept: its three parts
