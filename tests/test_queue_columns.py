@@ -18,7 +18,7 @@ FIELDS = """---
 schema_version: v1
 id: mem-decision-b
 type: decision
-title: Queue the invoices
+title: "Queue \\x1f the invoices, \\u001f"
 status: superseded
 created_at: 2026-03-05
 updated_at: 2026-03-06
@@ -64,9 +64,10 @@ def test_a_stored_document_answers_the_queues_fields_from_its_row(builder):
             marked_compatible(other),
         )
     b = next(d for d in stored if d.id == "mem-decision-b")
-    assert (b.type, b.status, b.supersedes, marked_compatible(b)) == (
+    assert (b.type, b.status, b.title, b.supersedes, marked_compatible(b)) == (
         "decision",
         "superseded",
+        "Queue \x1f the invoices, \x1f",  # the title may hold the row's separator
         ["mem-decision-z"],
         ["mem-decision-y", "7"],
     )

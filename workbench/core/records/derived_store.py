@@ -40,9 +40,9 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = "10"
-# Values of one `files` row as `save_rows` inserts it: its rowid, `FILES_COLUMNS`, and the three
-# full-text columns not among them (ident, tags, summary; the title is).
-_INSERTED = 1 + len(FILES_COLUMNS.split(",")) + 3
+# Values of one `files` row as `save_rows` inserts it: its rowid, `FILES_COLUMNS` and the four
+# full-text columns beside them.
+_INSERTED = 1 + len(FILES_COLUMNS.split(",")) + 4
 
 
 def folder_identity(folder: Path) -> str:
@@ -192,7 +192,7 @@ class DerivedStore:
                     db.execute(
                         "CREATE TABLE files (rowid INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime_ns INTEGER, ino INTEGER, ctime_ns INTEGER, seen_ns INTEGER,"
                         " checked_on TEXT, digest TEXT, id TEXT, valid INTEGER, meta TEXT, body TEXT, problems TEXT, key_lines TEXT, view TEXT, updated TEXT,"
-                        " doc_type TEXT, status TEXT, relations TEXT, title TEXT, ident TEXT, tags TEXT, summary TEXT)"
+                        " fields TEXT, title TEXT, ident TEXT, tags TEXT, summary TEXT)"
                     )
                     # The index reads its text from `files` (external content): the bodies are not
                     # stored twice, which makes the first open's writing a third shorter.
@@ -275,8 +275,8 @@ class DerivedStore:
                 gone = self._delete(list(removed) + [files_row[0] for files_row, _ in kept])
                 start = (self.db.execute("SELECT max(rowid) FROM files").fetchone()[0] or 0) + 1
                 self.db.executemany(
-                    f"INSERT INTO files (rowid, {FILES_COLUMNS}, ident, tags, summary) VALUES ({', '.join('?' * _INSERTED)})",
-                    [(start + n, *files_row, *fts_row[1:4]) for n, (files_row, fts_row) in enumerate(kept)],
+                    f"INSERT INTO files (rowid, {FILES_COLUMNS}, title, ident, tags, summary) VALUES ({', '.join('?' * _INSERTED)})",
+                    [(start + n, *files_row, *fts_row[:4]) for n, (files_row, fts_row) in enumerate(kept)],
                 )
                 # The index's text is read back from the rows just stored, in one statement: each
                 # body crosses from Python to SQLite once, and FTS5 is fed without a call per row.

@@ -98,10 +98,12 @@ class StoredDocument(Document):
     a record about to be replaced keeps its body first (`keep_body`).
 
     Its type, status and title, and what it supersedes, is superseded by, links to and is marked
-    compatible with, are stored beside the meta too (for a document its flavour reads without a
-    view, whose fields are its meta's): the conflicts queue and the review list ask them of every
-    document at every call, and decoding every meta for them was most of what a call after one
-    change cost beside the pairs it weighs. A copy made with `replace` has none, and reads its meta."""
+    compatible with, are stored beside the meta too, as one text (`fields`; for a document its
+    flavour reads without a view, whose fields are its meta's): the conflicts queue and the review
+    list ask them of every document at every call, and decoding every meta for them was most of
+    what a call after one change cost beside the pairs it weighs. The text is split when one of
+    them is first asked for (an open that asks none pays one value a row). A copy made with
+    `replace` has none, and reads its meta."""
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -136,21 +138,21 @@ class StoredDocument(Document):
     @property
     def type(self) -> str:
         found = self.__dict__
-        if found.get("view") is None and "_type" in found:
+        if found.get("view") is None and (found.get("_type") is not None or self._split_fields()):
             return found["_type"]
         return super().type
 
     @property
     def status(self) -> str:
         found = self.__dict__
-        if found.get("view") is None and "_status" in found:
+        if found.get("view") is None and (found.get("_status") is not None or self._split_fields()):
             return found["_status"]
         return super().status
 
     @property
     def title(self) -> str:
         found = self.__dict__
-        if found.get("view") is None and "_title" in found:
+        if found.get("view") is None and (found.get("_title") is not None or self._split_fields()):
             return found["_title"]
         return super().title
 
@@ -169,11 +171,24 @@ class StoredDocument(Document):
         relations = self._row_relations() if self.__dict__.get("view") is None else None
         return [Link(t, target) for t, target in relations[2]] if relations is not None else super().links
 
+    def _split_fields(self) -> bool:
+        """The row's `fields` text split into `_type`, `_status`, `_title` and `_relations`; False
+        where there is none (a copy, or fields the text could not hold)."""
+        found = self.__dict__
+        text = found.get("_fields")
+        if not text:
+            return False
+        doc_type, status, relations, title = text.split(_SEPARATOR, 3)
+        found.update(_type=doc_type, _status=status, _title=title or found["id"], _relations=relations, _fields="")
+        return True
+
     def _row_relations(self) -> tuple | None:
         """(supersedes, superseded_by, links as (type, target), compatible ids) as the row keeps
         them, decoded when first asked; None for a document that has no row's (a copy)."""
         found = self.__dict__
-        value = found.get("_relations", None)
+        value = found.get("_relations")
+        if value is None and self._split_fields():
+            value = found["_relations"]
         if type(value) is str:
             value = found["_relations"] = tuple(json.loads(value)) if value else _NO_RELATIONS
         return value
@@ -202,14 +217,20 @@ _NO_RELATIONS: tuple = ((), (), (), ())
 META_DECODER = json.JSONDecoder(object_hook=_decode_hook)
 FILES_COLUMNS = (
     "path, size, mtime_ns, ino, ctime_ns, seen_ns, checked_on, digest, id, valid, meta, body, problems, key_lines,"
-    " view, updated, doc_type, status, title, relations"
+    " view, updated, fields"
 )
+_SEPARATOR = "\x1f"  # in no JSON text (a control character is always escaped there)
 
 
-def _relations_text(doc: Document) -> str:
-    """The `relations` column: "" when the document names none (most do not), else JSON."""
-    found = (doc.supersedes, doc.superseded_by, [[l.type, l.target] for l in doc.links], marked_compatible(doc))
-    return _TO_JSON(found) if any(found) else ""
+def _fields_text(doc: Document, title: str) -> str | None:
+    """The `fields` column: type, status, relations (JSON, "" when the document names none, as most
+    do not) and title (as full-text search has it: "" where it is the id), in that order, the
+    title last, whatever it holds; None where a type or a status holds the separator."""
+    relations = (doc.supersedes, doc.superseded_by, [[l.type, l.target] for l in doc.links], marked_compatible(doc))
+    doc_type, status = doc.type, doc.status
+    if _SEPARATOR in doc_type or _SEPARATOR in status:
+        return None
+    return _SEPARATOR.join((doc_type, status, _TO_JSON(relations) if any(relations) else "", title))
 
 
 _KEY_LINES: dict[str, dict[str, int]] = {}
@@ -305,10 +326,7 @@ def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
         key_lines,
         view,
         updated,
-        doc_type,
-        status,
-        title,
-        relations,
+        fields,
     ) = row
     document = _new_stored(StoredDocument)
     document.__dict__ = {
@@ -321,10 +339,7 @@ def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
         "valid": bool(valid),
         "view": View.from_json(json.loads(view)) if view else None,
         "_updated": _date(updated) if updated else None,
-        "_type": doc_type,
-        "_status": status,
-        "_title": title or doc_id,  # stored as full-text search has it: "" where the title is the id
-        "_relations": relations,
+        "_fields": fields,
     }
     found = (
         [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in json.loads(problems)]
@@ -369,9 +384,6 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
         json.dumps(record.key_lines),
         view,
         updated,
-        doc.type,
-        doc.status,
-        search[0],
-        _relations_text(doc),
+        _fields_text(doc, search[0]),
     )
     return files_row, search
