@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from workbench import Vault
-from workbench.core.records.store_rows import StoredDocument, marked_compatible
+from workbench.core.records.store_rows import StoredDocument, marked_compatible, read_fields
 from workbench.core.services.conflicts import find_conflicts
 
 FIELDS = """---
@@ -48,8 +48,10 @@ def test_a_stored_document_answers_the_queues_fields_from_its_row(builder):
     builder.raw("decisions/mem-decision-b.md", FIELDS)
     builder.add("mem-note-plain", body="No title, no links.\n")
     parsed = {d.id: d for d in Vault.open(builder.root).documents}
-    stored = Vault.open(builder.root).documents
-    assert all(type(d) is StoredDocument for d in stored)
+    vault = Vault.open(builder.root)
+    stored = vault.documents
+    assert all(type(d) is StoredDocument and d.__dict__["_fields"] is None for d in stored)  # left in the store
+    read_fields(stored, vault.store.fields)  # as the queue reads them: in one query
     for doc in stored:
         fields = (doc.type, doc.status, doc.title, doc.supersedes, doc.superseded_by, doc.links, marked_compatible(doc))
         assert meta_unread(doc), doc.id  # read from the row: the frontmatter is still as stored

@@ -220,8 +220,10 @@ class DerivedStore:
 
     def load(self, on: dt.date, bodies: BodySource | None = None) -> dict[str, Record]:
         """Every cached record checked today (a date can only be judged "in the future" on the day).
-        With `bodies`, the bodies are left in the store, read from `bodies` when first asked for."""
+        With `bodies`, the bodies are left in the store, read from `bodies` when first asked for.
+        The queue's fields are left there too (`fields`): an open asks none of them."""
         columns = FILES_COLUMNS.replace(" body,", " NULL,") if bodies is not None else FILES_COLUMNS
+        columns = columns.replace(" fields", " NULL")
         try:
             # Row by row, not fetched whole: the list of 100,000 rows beside the records made
             # from them was a tenth of a large open's peak memory.
@@ -248,6 +250,20 @@ class DerivedStore:
         except sqlite3.DatabaseError as error:
             self._failed(error)
         return found
+
+    def fields(self) -> dict[str, tuple[str, str | None]]:
+        """{path: (digest, the `fields` column)} of every row: what the conflicts queue asks of every
+        document, read in one query when it first asks (`store_rows.read_fields`)."""
+        try:
+            return {
+                path: (digest, fields)
+                for path, digest, fields in self.db.execute("SELECT path, digest, fields FROM files")
+            }
+        except sqlite3.ProgrammingError:  # closed
+            return {}
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return {}
 
     def body(self, path: str, digest: str) -> str | None:
         """The body stored for the file at `path` as read with `digest`; None when the store no

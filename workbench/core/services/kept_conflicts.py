@@ -38,6 +38,7 @@ from pathlib import Path
 from json.encoder import encode_basestring
 
 from ..records.derived_store import DerivedStore
+from ..records.store_rows import read_fields
 from ..vocabulary.model import Document
 
 if TYPE_CHECKING:  # imported where a queue is worked out or decoded: a kept queue printed needs neither
@@ -385,6 +386,8 @@ class Asked:
         if self._weighing is None:
             kept = None
             store = self.store
+            if store is not None:  # every document's type, status and supersessions, in one query
+                read_fields(self.documents, store.fields)
             if store is not None and not self.full:
                 kept = weighing.load(store.kept(WEIGHED, self.setting))
             self._weighing = weighing.Weighing(
