@@ -17,7 +17,10 @@ When the vault changed since, the queue is not worked out from nothing: what its
 out from is kept too (`weighing.Kept`, under a key of everything but the documents), with the
 digest of each document, so that only the pairs a change touches are weighed again. That record
 says for which documents it holds, so whichever of two racing processes writes it last, the next
-reads it right. `full=True` works everything out again, as `workbench conflicts --full` asks.
+reads it right. Its duplicates' part that stands still while decisions change (`weighing.DRAWN`)
+is kept apart under its own digest, which the record names: where another process kept another
+since, the duplicates are compared again. `full=True` works everything out again, as
+`workbench conflicts --full` asks.
 """
 
 from __future__ import annotations
