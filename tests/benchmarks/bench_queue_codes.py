@@ -34,10 +34,11 @@ from tests.benchmarks.bench_speed import CLI_SCRIPT
 RUNS = 4
 
 
-def timed(code: Path, script: str, *args: str) -> tuple[float, float, str]:
+def timed(code: Path, cache: Path, script: str, *args: str) -> tuple[float, float, str]:
     """(wall seconds, CPU seconds, output) of a fresh interpreter running `script` with `code`'s
-    package first on its path (and a cache folder of its own: the code's digest is kept there)."""
-    env = {**os.environ, "PYTHONPATH": str(code), "XDG_CACHE_HOME": str(code / ".bench-cache")}
+    package first on its path, and `cache` as its user's cache (the code's digest is kept there:
+    one for each code, or each would work the other's out again)."""
+    env = {**os.environ, "PYTHONPATH": str(code), "XDG_CACHE_HOME": str(cache)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     result = subprocess.run(
@@ -65,6 +66,7 @@ def main(source: Path, flavour: str, runs: int, codes: list[Path]) -> None:
     reading = ["--flavour", flavour] if flavour else []
     with tempfile.TemporaryDirectory() as folder:
         roots = [Path(folder) / f"vault-{n}" for n in range(len(codes))]  # a code named twice: two copies
+        caches = [Path(folder) / f"cache-{n}" for n in range(len(codes))]
         for root in roots:
             shutil.copytree(source, root, ignore=shutil.ignore_patterns(".workbench"))
         print(f"{source} ({flavour or 'as it says itself'}), best of {runs}, load average {os.getloadavg()[0]:.1f}")
@@ -73,18 +75,18 @@ def main(source: Path, flavour: str, runs: int, codes: list[Path]) -> None:
         alike = True
         seed = 100
         for command in ("conflicts", "review"):
-            for code, root in zip(codes, roots):  # answered once: the first "nothing changed" is kept
-                timed(code, CLI_SCRIPT, "--vault", str(root), *reading, command, "--json")
+            for code, root, cache in zip(codes, roots, caches):  # answered once: the first "nothing changed" is kept
+                timed(code, cache, CLI_SCRIPT, "--vault", str(root), *reading, command, "--json")
             for _ in range(runs):
-                floors.append(timed(codes[0], FLOOR_SCRIPT, str(source))[:2])
+                floors.append(timed(codes[0], caches[0], FLOOR_SCRIPT, str(source))[:2])
                 seed += 1
                 outputs = set()
-                for n, (code, root) in enumerate(zip(codes, roots)):
+                for n, (code, root, cache) in enumerate(zip(codes, roots, caches)):
                     args = ["--vault", str(root), *reading, command, "--json"]
-                    wall, cpu, kept = timed(code, CLI_SCRIPT, *args)
+                    wall, cpu, kept = timed(code, cache, CLI_SCRIPT, *args)
                     figures.setdefault((command, "nothing changed", n), []).append((wall, cpu))
                     change_a_decision(root, seed)
-                    wall, cpu, changed = timed(code, CLI_SCRIPT, *args)
+                    wall, cpu, changed = timed(code, cache, CLI_SCRIPT, *args)
                     figures.setdefault((command, "after one decision changed", n), []).append((wall, cpu))
                     outputs.add((kept, changed))
                 alike = alike and len(outputs) == 1
