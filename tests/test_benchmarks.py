@@ -186,3 +186,15 @@ def test_the_trace_of_an_agents_merge_prints_its_modules_and_its_returns():
     out = bench("trace_write")
     assert re.search(r"^modules entered: \d+$", out, re.MULTILINE), out
     assert re.search(r"^returns into a module still on the stack: \d+$", out, re.MULTILINE), out
+
+
+def test_two_codes_benchmark_alternates_them_and_finds_their_answers_alike(tmp_path):
+    from tests.benchmarks.generate_shapes import generate_shaped_vault
+
+    generate_shaped_vault(tmp_path / "vault", 200)
+    out = bench("bench_queue_codes", str(tmp_path / "vault"), str(ROOT), str(ROOT), "--runs", "1")
+    for figure in ("conflicts --json, nothing changed", "review --json, after one decision changed"):
+        for n in (0, 1):
+            row = rf"\| {re.escape(figure)}\s+\| {n}: {re.escape(str(ROOT))}\s+\| wall\s+[\d.]+ s"
+            assert re.search(row, out), out
+    assert "every output the same for every code: True" in out, out

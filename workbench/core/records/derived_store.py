@@ -39,7 +39,10 @@ __all__ = [
     "fts_fields",
 ]
 
-SCHEMA_VERSION = "9"
+SCHEMA_VERSION = "10"
+# Values of one `files` row as `save_rows` inserts it: its rowid, `FILES_COLUMNS` and the four
+# full-text columns beside them.
+_INSERTED = 1 + len(FILES_COLUMNS.split(",")) + 4
 
 
 def folder_identity(folder: Path) -> str:
@@ -56,10 +59,10 @@ def _reader_fingerprint() -> str:
     (an upgrade, a change to a flavour's rules) are parsed again instead of trusted."""
     from .. import flavours
     from ..vocabulary import model, parse, quickyaml
-    from . import record as records, validate
+    from . import record as records, store_rows, validate
 
     digest = hashlib.sha256()
-    modules = [model, parse, quickyaml, records, validate] + [
+    modules = [model, parse, quickyaml, records, validate, store_rows] + [
         m for name, m in sorted(sys.modules.items()) if name.startswith(flavours.__name__ + ".")
     ]
     for module in modules:
@@ -189,7 +192,7 @@ class DerivedStore:
                     db.execute(
                         "CREATE TABLE files (rowid INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime_ns INTEGER, ino INTEGER, ctime_ns INTEGER, seen_ns INTEGER,"
                         " checked_on TEXT, digest TEXT, id TEXT, valid INTEGER, meta TEXT, body TEXT, problems TEXT, key_lines TEXT, view TEXT, updated TEXT,"
-                        " title TEXT, ident TEXT, tags TEXT, summary TEXT)"
+                        " fields TEXT, title TEXT, ident TEXT, tags TEXT, summary TEXT)"
                     )
                     # The index reads its text from `files` (external content): the bodies are not
                     # stored twice, which makes the first open's writing a third shorter.
@@ -217,8 +220,10 @@ class DerivedStore:
 
     def load(self, on: dt.date, bodies: BodySource | None = None) -> dict[str, Record]:
         """Every cached record checked today (a date can only be judged "in the future" on the day).
-        With `bodies`, the bodies are left in the store, read from `bodies` when first asked for."""
+        With `bodies`, the bodies are left in the store, read from `bodies` when first asked for.
+        The queue's fields are left there too (`fields`): an open asks none of them."""
         columns = FILES_COLUMNS.replace(" body,", " NULL,") if bodies is not None else FILES_COLUMNS
+        columns = columns.replace(" fields", " NULL")
         try:
             # Row by row, not fetched whole: the list of 100,000 rows beside the records made
             # from them was a tenth of a large open's peak memory.
@@ -246,6 +251,20 @@ class DerivedStore:
             self._failed(error)
         return found
 
+    def fields(self) -> dict[str, tuple[str, str | None]]:
+        """{path: (digest, the `fields` column)} of every row: what the conflicts queue asks of every
+        document, read in one query when it first asks (`store_rows.read_fields`)."""
+        try:
+            return {
+                path: (digest, fields)
+                for path, digest, fields in self.db.execute("SELECT path, digest, fields FROM files")
+            }
+        except sqlite3.ProgrammingError:  # closed
+            return {}
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return {}
+
     def body(self, path: str, digest: str) -> str | None:
         """The body stored for the file at `path` as read with `digest`; None when the store no
         longer holds that reading (the file changed, or the store was closed or is damaged)."""
@@ -272,7 +291,7 @@ class DerivedStore:
                 gone = self._delete(list(removed) + [files_row[0] for files_row, _ in kept])
                 start = (self.db.execute("SELECT max(rowid) FROM files").fetchone()[0] or 0) + 1
                 self.db.executemany(
-                    f"INSERT INTO files (rowid, {FILES_COLUMNS}, title, ident, tags, summary) VALUES ({', '.join('?' * 21)})",
+                    f"INSERT INTO files (rowid, {FILES_COLUMNS}, title, ident, tags, summary) VALUES ({', '.join('?' * _INSERTED)})",
                     [(start + n, *files_row, *fts_row[:4]) for n, (files_row, fts_row) in enumerate(kept)],
                 )
                 # The index's text is read back from the rows just stored, in one statement: each
