@@ -40,7 +40,7 @@ __all__ = [
     "fts_fields",
 ]
 
-SCHEMA_VERSION = "10"
+SCHEMA_VERSION = "11"
 
 
 def folder_identity(folder: Path) -> str:
@@ -57,10 +57,10 @@ def _reader_fingerprint() -> str:
     (an upgrade, a change to a flavour's rules) are parsed again instead of trusted."""
     from .. import flavours
     from ..vocabulary import model, parse, quickyaml
-    from . import record as records, validate
+    from . import record as records, store_rows, validate
 
     digest = hashlib.sha256()
-    modules = [model, parse, quickyaml, records, validate] + [
+    modules = [model, parse, quickyaml, records, validate, store_rows] + [
         m for name, m in sorted(sys.modules.items()) if name.startswith(flavours.__name__ + ".")
     ]
     for module in modules:
@@ -213,7 +213,8 @@ class DerivedStore:
                     db.execute("INSERT INTO info VALUES ('schema', ?)", (self.schema,))
                     db.execute(
                         "CREATE TABLE files (rowid INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime_ns INTEGER, ino INTEGER, ctime_ns INTEGER, seen_ns INTEGER,"
-                        " checked_on TEXT, digest TEXT, id TEXT, valid INTEGER, meta TEXT, problems TEXT, key_lines TEXT, view TEXT, updated TEXT)"
+                        " checked_on TEXT, digest TEXT, id TEXT, valid INTEGER, meta TEXT, problems TEXT, key_lines TEXT, view TEXT, updated TEXT,"
+                        " fields TEXT)"
                     )
                     db.execute(
                         f"CREATE TABLE texts (rowid INTEGER PRIMARY KEY, {', '.join(c + ' TEXT' for c in FTS_COLUMNS)})"
@@ -253,9 +254,10 @@ class DerivedStore:
 
     def load(self, on: dt.date, bodies: BodySource | None = None) -> dict[str, Record]:
         """Every cached record checked today (a date can only be judged "in the future" on the day).
-        With `bodies`, the bodies are left in the store, read from `bodies` when first asked for."""
+        With `bodies`, the bodies are left in the store, read from `bodies` when first asked for.
+        The queue's fields are left there too (`fields`): an open asks none of them."""
         body = "NULL" if bodies is not None else "(SELECT body FROM texts WHERE texts.rowid = files.rowid)"
-        columns = ", ".join(body if name == "body" else name for name in _FILES_NAMES)
+        columns = ", ".join(body if name == "body" else "NULL" if name == "fields" else name for name in _FILES_NAMES)
         try:
             # Row by row, not fetched whole: the list of 100,000 rows beside the records made
             # from them was a tenth of a large open's peak memory.
@@ -285,6 +287,20 @@ class DerivedStore:
         except sqlite3.DatabaseError as error:
             self._failed(error)
         return found
+
+    def fields(self) -> dict[str, tuple[str, str | None]]:
+        """{path: (digest, the `fields` column)} of every row: what the conflicts queue asks of every
+        document, read in one query when it first asks (`store_rows.read_fields`)."""
+        try:
+            return {
+                path: (digest, fields)
+                for path, digest, fields in self.db.execute("SELECT path, digest, fields FROM files")
+            }
+        except sqlite3.ProgrammingError:  # closed
+            return {}
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return {}
 
     def body(self, path: str, digest: str) -> str | None:
         """The body stored for the file at `path` as read with `digest`; None when the store no
