@@ -1,4 +1,4 @@
-"""Replacing one file of a change, checked at the moment it is replaced, and putting it back.
+"""Replacing the files of a change, each checked at the moment it is replaced.
 
 Agents write the same files with plain file I/O, and a rename cannot be compare-and-swap: between
 the last look at a file and the rename over it, an agent may append to it, and the rename would
@@ -14,12 +14,9 @@ microseconds between the last check and the rename is then beyond reach. Bytes w
 file after the last check, through a handle opened before the change, are found when it is
 dropped and kept under `.recovery/`.
 
-No version of a file that anyone else wrote is deleted unseen. A file is removed only when it is
-provably the change's own (its inode and bytes) or holds exactly the bytes the change was made
-from; anything else a swap hands back, and any version others wrote that a refused change puts
-back (a tool that read the change's version in that instant may still rename it, plus its own
-line, over theirs), is kept under `.recovery/` and named in what these functions return, for the
-writer (`storage.ChangeWriter`) to put in the log and the notes.
+Letting the replaced files go once the change commits is `let_go` here; putting the files back
+when the change is refused is `putback`. No version of a file that anyone else wrote is deleted
+unseen by either: what is not provably the change's own is kept under `.recovery/`.
 """
 
 from __future__ import annotations
@@ -47,11 +44,17 @@ __all__ = [
     "Verifier",
     "WriteError",
     "USE_EXCHANGE",
+    "exchange",
+    "join_versions",
+    "keep_bytes",
     "let_go",
+    "lstat_name",
     "overwritten",
-    "put_back_all",
+    "read_name",
+    "recovery_name",
     "replace_files",
     "untouched",
+    "write_new",
 ]
 
 RENAME_EXCHANGE = 2  # Linux's RENAME_EXCHANGE and macOS's RENAME_SWAP alike
@@ -72,7 +75,7 @@ class WriteError(WorkbenchError):
 _renameat2: Any = None
 
 
-def _exchange(folder_fd: int, first: str, second: str) -> bool:
+def exchange(folder_fd: int, first: str, second: str) -> bool:
     """Swap two names in one folder in one step; False where the system cannot (then nothing moved)."""
     global _renameat2
     if not USE_EXCHANGE:
@@ -94,14 +97,14 @@ def _exchange(folder_fd: int, first: str, second: str) -> bool:
     raise OSError(code, os.strerror(code), second)
 
 
-def _lstat(folder_fd: int, name: str) -> os.stat_result | None:
+def lstat_name(folder_fd: int, name: str) -> os.stat_result | None:
     try:
         return os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
     except FileNotFoundError:
         return None
 
 
-def _read_name(folder_fd: int, name: str) -> tuple[int, bytes] | None:
+def read_name(folder_fd: int, name: str) -> tuple[int, bytes] | None:
     """(inode, bytes) of the regular file `name` in the folder; None if there is none."""
     try:
         fd = os.open(name, os.O_RDONLY | FILE_FLAGS, dir_fd=folder_fd)
@@ -114,7 +117,7 @@ def _read_name(folder_fd: int, name: str) -> tuple[int, bytes] | None:
         os.close(fd)
 
 
-def _join(before: bytes, after: bytes, old: bytes, now: bytes) -> bytes | None:
+def join_versions(before: bytes, after: bytes, old: bytes, now: bytes) -> bytes | None:
     """A file with a change undone and every other writer's bytes kept: `old` is the replaced file
     as others left it (it held `before`), `now` the new one as others left it (it held `after`).
     None when the edits cannot be told apart."""
@@ -164,7 +167,7 @@ def _write_temp(
     return temp, back
 
 
-def _write_new(
+def write_new(
     folder_fd: int,
     name: str,
     change: FileChange,
@@ -213,7 +216,7 @@ def _write_all_new(folders: Folders, changes: list[FileChange], verify: Verifier
             continue
         folder, name = split(change.path)
         folder_fd = folders.fd(folder, create=True)
-        found = _lstat(folder_fd, name)
+        found = lstat_name(folder_fd, name)
         mode = stat.S_IMODE(found.st_mode) if found is not None and stat.S_ISREG(found.st_mode) else 0o644
         jobs.append((index, folder_fd, name, mode))
     if len(jobs) <= 1:
@@ -242,7 +245,7 @@ def _write_all_new(folders: Folders, changes: list[FileChange], verify: Verifier
     for index, (temp, _) in written.items():
         temps[index] = temp
     for index, folder_fd, name, mode in jobs:
-        temps[index] = _write_new(folder_fd, name, changes[index], verify, mode, written[index])
+        temps[index] = write_new(folder_fd, name, changes[index], verify, mode, written[index])
 
 
 def replace_files(folders: Folders, changes: list[FileChange], verify: Verifier | None, done: list[Replaced]) -> None:
@@ -292,7 +295,7 @@ def _swap_in_new(folders: Folders, index: int, change: FileChange, temps: dict[i
             if old_fd is None or read_fd(old_fd) != change.before:
                 raise ConflictError(change.path)
         old = os.fstat(old_fd) if old_fd is not None else None
-        if change.before is None and _lstat(folder_fd, name) is not None:
+        if change.before is None and lstat_name(folder_fd, name) is not None:
             raise ConflictError(change.path)
         crashpoint.crash_point("before-rename")
         if change.after is None:
@@ -306,13 +309,13 @@ def _swap_in_new(folders: Folders, index: int, change: FileChange, temps: dict[i
                 _create(folder_fd, temp, name, change.path)
                 del temps[index]
                 done.append(Replaced(change, folder_fd, name, None, None, new_inode))
-            elif _exchange(folder_fd, temp, name):
+            elif exchange(folder_fd, temp, name):
                 del temps[index]  # the replaced file waits under that name now
                 done.append(Replaced(change, folder_fd, name, temp, old.st_ino if old else None, new_inode))
             else:
                 # The last look before a rename that cannot hand back what it replaced: the
                 # name must still hold the file checked (the window left is this one call).
-                if getattr(_lstat(folder_fd, name), "st_ino", None) != (old.st_ino if old else None):
+                if getattr(lstat_name(folder_fd, name), "st_ino", None) != (old.st_ino if old else None):
                     raise ConflictError(change.path)
                 os.replace(temp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
                 del temps[index]
@@ -341,7 +344,7 @@ def _create(folder_fd: int, temp: str, name: str, path: str) -> None:
     except OSError as exc:
         if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS):
             raise
-        if _lstat(folder_fd, name) is not None:
+        if lstat_name(folder_fd, name) is not None:
             raise ConflictError(path) from None
         os.replace(temp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
         return
@@ -357,255 +360,8 @@ def untouched(replaced: Replaced) -> bool:
     if replaced.held is not None:
         return read_fd(replaced.held) == before
     assert replaced.aside is not None
-    found = _read_name(replaced.folder_fd, replaced.aside)
+    found = read_name(replaced.folder_fd, replaced.aside)
     return found is not None and found == (replaced.old_inode, before)
-
-
-def put_back_all(folders: Folders, done: list[Replaced]) -> list[str]:
-    """Undo the files of a change that did not complete, last first; what could not be put
-    back as it was, in words."""
-    left: list[str] = []
-    for replaced in reversed(done):
-        try:
-            left += _put_back(folders, replaced)
-        except OSError as exc:
-            left.append(f"{replaced.change.path} could not be put back ({exc.strerror})")
-        finally:
-            if replaced.held is not None:
-                os.close(replaced.held)
-                replaced.held = None
-    return left
-
-
-def _put_back(folders: Folders, replaced: Replaced) -> list[str]:
-    kept = _put_back_file(folders, replaced)
-    fsync_folder(replaced.folder_fd)
-    return kept
-
-
-def _put_back_file(folders: Folders, replaced: Replaced) -> list[str]:
-    change, folder_fd, name = replaced.change, replaced.folder_fd, replaced.name
-    now = _read_name(folder_fd, name)
-    ours = now is not None and now == (replaced.new_inode, change.after)
-    if change.after is None:  # deleted: the file waits under `aside`
-        assert replaced.aside is not None
-        try:
-            os.link(replaced.aside, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd, follow_symlinks=False)
-        except FileExistsError:
-            return [_keep(folders, replaced, f"a new {change.path} took its place")]
-        Folders.remove_name(folder_fd, replaced.aside)
-    elif change.before is None:  # created
-        if ours:
-            return _take_back(folders, folder_fd, name, change.path, (replaced.new_inode, change.after))
-        if now is not None:
-            return [f"{change.path} was written by another process after it was created; it keeps that version"]
-    elif replaced.aside is not None:  # swapped: the replaced file waits under `aside`
-        if ours:
-            old = _read_name(folder_fd, replaced.aside)
-            if not _exchange(folder_fd, replaced.aside, name):
-                raise OSError(errno.ENOTSUP, "cannot swap the files back")
-            # What came back is what held the name as it swapped: ours, or a file renamed over
-            # ours since the look just before (then it is someone's, and kept).
-            kept = _drop(
-                folders,
-                folder_fd,
-                replaced.aside,
-                change.path,
-                (replaced.new_inode, change.after),
-                "was replaced by another process as the change was undone",
-            )
-            return kept + _copy_written(folders, change, old[1] if old else None)
-        # Written on since it went in: undo the change in it, keeping every writer's bytes.
-        old = _read_name(folder_fd, replaced.aside)
-        joined = (
-            _join(change.before, change.after, old[1], now[1]) if old and now and change.before is not None else None
-        )
-        if joined is None:
-            return [
-                _keep(
-                    folders,
-                    replaced,
-                    "it was written by another process after it was replaced, and keeps that version",
-                )
-            ]
-        kept = []
-        if not _swap_in(folders, folder_fd, name, change.path, joined, now, kept):
-            return kept + [
-                _keep(
-                    folders,
-                    replaced,
-                    "it was written by another process after it was replaced, and keeps that version",
-                )
-            ]
-        # The version the others' bytes were joined from stays too: a writer that read the file
-        # before the join may put back a version without them.
-        return kept + [
-            _keep(
-                folders,
-                replaced,
-                "it was written by another process while it was replaced; both writers' lines are joined in it",
-            )
-        ]
-    else:  # renamed over; the replaced file is held open
-        assert replaced.held is not None and change.before is not None
-        old_bytes = read_fd(replaced.held)
-        joined = old_bytes if ours else _join(change.before, change.after, old_bytes, now[1]) if now else None
-        kept = []
-        if joined is None or not _swap_in(folders, folder_fd, name, change.path, joined, now, kept):
-            if old_bytes != change.before:
-                return kept + [
-                    _keep_bytes(folders, change.path, old_bytes, "was written by another process while it was replaced")
-                ]
-            return kept + [f"{change.path} was written by another process after it was replaced; it keeps that version"]
-        return kept + _copy_written(folders, change, old_bytes)
-    return []
-
-
-def _copy_written(folders: Folders, change: FileChange, put_back: bytes | None) -> list[str]:
-    """A copy under `.recovery/` of a version others wrote while the change was in, now put back
-    (whole, or joined): a writer that read the file in that moment saw the change's version
-    without their bytes, and may yet rename it, plus its own, over them."""
-    if put_back is None or put_back == change.before:
-        return []
-    return [
-        _keep_bytes(
-            folders,
-            change.path,
-            put_back,
-            "was written by another process while the change was in; that version is put back",
-        )
-    ]
-
-
-def _swap_in(
-    folders: Folders,
-    folder_fd: int,
-    name: str,
-    path: str,
-    data: bytes,
-    expected: tuple[int, bytes] | None,
-    kept: list[str],
-) -> bool:
-    """Put `data` under `name` if the file there is still `expected` (inode, bytes); False, with
-    nothing changed, if another process wrote it meanwhile. A file renamed over the name in the
-    instant between the two swaps of a failed attempt is kept, said in `kept`."""
-    if expected is None:
-        return False
-    found = _lstat(folder_fd, name)
-    temp: str | None = _write_new(
-        folder_fd, name, FileChange(path, expected[1], data), None, stat.S_IMODE(found.st_mode) if found else 0o644
-    )
-    assert temp is not None
-    mine = (os.stat(temp, dir_fd=folder_fd, follow_symlinks=False).st_ino, data)
-    try:
-        if _exchange(folder_fd, temp, name):
-            if _read_name(folder_fd, temp) == expected:
-                return True  # the file it replaced, now under `temp`, goes below
-            _exchange(folder_fd, temp, name)
-            # Back under `temp` is what held the name as it swapped back: ours, or someone's.
-            kept += _drop(folders, folder_fd, temp, path, mine, "was replaced by another process as it was put back")
-            temp = None
-            return False
-        if _read_name(folder_fd, name) != expected:
-            return False
-        os.replace(temp, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
-        temp = None
-        return True
-    finally:
-        if temp is not None:
-            Folders.remove_name(folder_fd, temp)
-
-
-def _drop(
-    folders: Folders,
-    folder_fd: int,
-    name: str,
-    path: str,
-    expected: tuple[int | None, bytes | None] | None,
-    why: str,
-) -> list[str]:
-    """Delete the file under the temporary `name` if it is `expected` (inode, bytes); anything
-    else is someone's version of `path`, kept under `.recovery/`: what was kept, in words."""
-    found = _read_name(folder_fd, name)
-    if found is None:
-        return []
-    if expected is not None and found == expected:
-        Folders.remove_name(folder_fd, name)
-        return []
-    return [_keep_name(folders, folder_fd, name, path, why)]
-
-
-def _take_back(
-    folders: Folders, folder_fd: int, name: str, path: str, expected: tuple[int | None, bytes | None]
-) -> list[str]:
-    """Remove a file this change created, by moving the name away in one step and looking at
-    what it held: a file another process put there meanwhile is put back, or kept."""
-    aside = temporary_name(name)
-    try:
-        os.rename(name, aside, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
-    except FileNotFoundError:
-        return []
-    found = _read_name(folder_fd, aside)
-    if found is not None and found == expected:
-        Folders.remove_name(folder_fd, aside)
-        return []
-    try:
-        os.link(aside, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd, follow_symlinks=False)
-        Folders.remove_name(folder_fd, aside)
-        return [f"{path} was written by another process after it was created; it keeps that version"]
-    except OSError:
-        return [_keep_name(folders, folder_fd, aside, path, "was written by another process after it was created")]
-
-
-def _keep_name(folders: Folders, folder_fd: int, name: str, path: str, why: str) -> str:
-    """Move the file under `name` (beside `path`) to `.recovery/`: a version of `path` that
-    only it holds. Where it cannot go there, it stays beside `path` under a visible name."""
-    target = _recovery_name(folders, path)
-    try:
-        folder, target_name = split(target)
-        os.rename(name, target_name, src_dir_fd=folder_fd, dst_dir_fd=folders.fd(folder, create=True))
-    except (OSError, UnsafePathError):
-        target = f"{split(path)[0]}/.{split(path)[1]}.kept-{uuid.uuid4().hex[:8]}".lstrip("/")
-        os.rename(name, split(target)[1], src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
-    return f"{path} {why}; that version is kept in {target}"
-
-
-def _keep(folders: Folders, replaced: Replaced, why: str) -> str:
-    """Move the replaced file, under `aside`, to `.recovery/` (or beside its place) instead of
-    dropping it: someone may have written to it."""
-    assert replaced.aside is not None
-    found = _read_name(replaced.folder_fd, replaced.aside)
-    if found is not None and found[1] == replaced.change.before:
-        Folders.remove_name(replaced.folder_fd, replaced.aside)
-        return f"{replaced.change.path}: {why}"
-    target = _recovery_name(folders, replaced.change.path)
-    try:
-        folder, name = split(target)
-        os.rename(replaced.aside, name, src_dir_fd=replaced.folder_fd, dst_dir_fd=folders.fd(folder, create=True))
-    except (OSError, UnsafePathError):
-        target = f"{split(replaced.change.path)[0]}/.{replaced.name}.kept-{uuid.uuid4().hex[:8]}".lstrip("/")
-        os.rename(replaced.aside, split(target)[1], src_dir_fd=replaced.folder_fd, dst_dir_fd=replaced.folder_fd)
-    return f"{replaced.change.path}: {why}; the version it replaced is kept in {target}"
-
-
-def _keep_bytes(folders: Folders, path: str, data: bytes, why: str) -> str:
-    target = _recovery_name(folders, path)
-    try:
-        folders.write(target, data)
-    except (OSError, UnsafePathError):
-        folder, name = split(path)
-        target = f"{folder}/.{name}.kept-{uuid.uuid4().hex[:8]}".lstrip("/")
-        folders.write(target, data)
-    return f"{path} {why}; what it wrote is kept in {target}"
-
-
-def _recovery_name(folders: Folders, path: str) -> str:
-    stamp = time.strftime("%Y%m%dT%H%M%S")
-    target, counter = f"{RECOVERY_DIR}/{path}.{stamp}", 1
-    while folders.lstat(target) is not None:
-        counter += 1
-        target = f"{RECOVERY_DIR}/{path}.{stamp}-{counter}"
-    return target
 
 
 def overwritten(done: list[Replaced]) -> list[str]:
@@ -615,13 +371,36 @@ def overwritten(done: list[Replaced]) -> list[str]:
     for replaced in done:
         if (
             replaced.change.after is not None
-            and getattr(_lstat(replaced.folder_fd, replaced.name), "st_ino", None) != replaced.new_inode
+            and getattr(lstat_name(replaced.folder_fd, replaced.name), "st_ino", None) != replaced.new_inode
         ):
             lines.append(
                 f"{replaced.change.path} was replaced by another process right after this change wrote it; "
                 "it holds that process's version, and this change is in the history"
             )
     return lines
+
+
+def keep_bytes(folders: Folders, path: str, data: bytes, why: str) -> str:
+    """Write a version of `path` that only these bytes hold under `.recovery/` (beside its place,
+    under a visible name, where that cannot be); what was kept, in words."""
+    target = recovery_name(folders, path)
+    try:
+        folders.write(target, data)
+    except (OSError, UnsafePathError):
+        folder, name = split(path)
+        target = f"{folder}/.{name}.kept-{uuid.uuid4().hex[:8]}".lstrip("/")
+        folders.write(target, data)
+    return f"{path} {why}; what it wrote is kept in {target}"
+
+
+def recovery_name(folders: Folders, path: str) -> str:
+    """A free name under `.recovery/` for a version of `path`, stamped with the time."""
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    target, counter = f"{RECOVERY_DIR}/{path}.{stamp}", 1
+    while folders.lstat(target) is not None:
+        counter += 1
+        target = f"{RECOVERY_DIR}/{path}.{stamp}-{counter}"
+    return target
 
 
 def let_go(folders: Folders, done: list[Replaced]) -> list[str]:
@@ -650,9 +429,7 @@ def let_go(folders: Folders, done: list[Replaced]) -> list[str]:
         if before is not None and late != before:
             try:
                 kept.append(
-                    _keep_bytes(
-                        folders, replaced.change.path, late, "was written by another process as it was replaced"
-                    )
+                    keep_bytes(folders, replaced.change.path, late, "was written by another process as it was replaced")
                 )
             except (OSError, UnsafePathError) as exc:  # the change is in: say what could not be kept
                 kept.append(

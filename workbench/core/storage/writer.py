@@ -26,7 +26,8 @@ from . import crashpoint
 from .changes import FileChange
 from .crashpoint import crash_point
 from ..vocabulary.files import read_file
-from .filereplace import Replaced, Verifier, WriteError, let_go, overwritten, put_back_all, replace_files, untouched
+from .filereplace import Replaced, Verifier, WriteError, let_go, overwritten, replace_files, untouched
+from .putback import put_back_all
 from .journal import Journal
 from .lock import LockTimeout, VaultLock
 from ..vocabulary.model import ConflictError, UnsafePathError
