@@ -174,6 +174,22 @@ async def test_what_the_open_read_is_frozen_before_its_titles_are_listed(sample_
     assert frozen[0] > 0
 
 
+def test_what_was_imported_is_frozen_when_the_app_runs(sample_copy, monkeypatch):
+    """The cycle collector ran a hundred-odd passes before the first titles, each walking every
+    object the imports made (Textual's and the workbench's modules, classes and functions), all of
+    which live as long as the program: frozen when the app runs, it walks only what is new."""
+    from textual.app import App
+
+    frozen: list[int] = []
+    monkeypatch.setattr(App, "run", lambda self, *args, **kwargs: frozen.append(gc.get_freeze_count()))
+    gc.unfreeze()  # whatever earlier tests froze
+    try:
+        WorkbenchApp(sample_copy, theme="workbench-dark").run(headless=True)
+    finally:
+        gc.unfreeze()  # a test process goes on: its garbage stays collectable
+    assert frozen and frozen[0] > 1000
+
+
 async def test_the_theme_list_has_the_theme_files_even_when_no_titles_came(tmp_path):
     app = WorkbenchApp(tmp_path / "no-such-vault", theme="workbench-dark")
     async with app.run_test(size=(80, 24)) as pilot:
