@@ -42,6 +42,12 @@ def read_view(
     problems across files are worked out for the whole vault (seconds at 100,000 documents), and a
     second thread doing that work beside the summary's made the document wait as long and the
     screen stutter meanwhile."""
+    from .markdown_render import warm_up
+
+    # The renderer the screen will draw the text with, made here if the warm-up thread has not made
+    # it yet: else the screen's thread made it, or waited for that thread's import of it, while the
+    # person waited (a quarter of a second while a large vault was being summarised).
+    warm_up()
     doc = vault.get(doc_id)
     raw = vault.source(doc_id)
 

@@ -202,18 +202,10 @@ class MainScreen(Screen[None]):
     ) -> None:
         if not self.start.wait_for_vault() or self.vault is None:  # a kept title opened early waits for it
             return
-        from ..markdown_render import warm_up
         from ..reading import read_view  # not at start: the first titles need no document read
 
-        # The renderer the screen will draw the text with, made here if the warm-up thread has not
-        # made it yet: else the screen's thread made it, or waited for that thread's import of it,
-        # while the person waited (a quarter of a second while a large vault was being summarised).
-        warm_up()
-
         try:
-            # Before the first summary (seconds on a large vault) the text is shown at once, its
-            # links and the problems across files once the summary has them (`_vault_read`).
-            graph = self.summary.graph if self.summary is not None else None
+            graph = self.summary.graph if self.summary is not None else None  # None: links follow the summary
             view = read_view(self.vault, graph, doc_id, self.graph_depth, self.graph_filter)
         except Exception as exc:  # noqa: BLE001
             if isinstance(exc, FileNotFoundError) or doc_id not in self.vault:
