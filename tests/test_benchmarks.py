@@ -6,6 +6,7 @@ their targets on the public ADR collections). Their timings are printed, never j
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -62,9 +63,23 @@ def test_review_benchmark_works_the_list_and_times_review_and_judge():
     out = bench("bench_review", "--pages", "2", "300")
     for label in ("sample vault", "300 documents, first open", "300 documents, warm"):
         assert label in out, out
-    for call in ("memory_review, first page", "memory_judge"):
+    for call in (
+        "memory_review, first page",
+        "memory_judge",
+        "bare SDK server, the same page",
+        "a verdict accepted (preview, write)",
+    ):
         assert re.search(rf"^\| {re.escape(call)}\s+\|\s+\d+ \|\s+[\d.]+ \|", out, re.MULTILINE), out
     assert '"largest page (characters)"' in out
+
+
+def test_the_trace_of_a_review_page_times_each_step_on_both_sides(tmp_path):
+    vault = tmp_path / "vault"
+    shutil.copytree(ROOT / "sample_vault", vault)
+    out = bench("trace_mcp", "--vault", str(vault), "--pages", "2")
+    for step in ("client sends, server reads the line", "the tool (ours)", "client checks the output schema"):
+        assert re.search(rf"^\| {re.escape(step)}\s+\|\s+-?[\d.]+ \|", out, re.MULTILINE), out
+    assert "memory_review, next page: 1 call(s)" in out and "in the server meanwhile:" in out
 
 
 def test_mcp_benchmark_times_every_tool_over_stdio():
@@ -171,3 +186,15 @@ def test_the_trace_of_an_agents_merge_prints_its_modules_and_its_returns():
     out = bench("trace_write")
     assert re.search(r"^modules entered: \d+$", out, re.MULTILINE), out
     assert re.search(r"^returns into a module still on the stack: \d+$", out, re.MULTILINE), out
+
+
+def test_two_codes_benchmark_alternates_them_and_finds_their_answers_alike(tmp_path):
+    from tests.benchmarks.generate_shapes import generate_shaped_vault
+
+    generate_shaped_vault(tmp_path / "vault", 200)
+    out = bench("bench_queue_codes", str(tmp_path / "vault"), str(ROOT), str(ROOT), "--runs", "1")
+    for figure in ("conflicts --json, nothing changed", "review --json, after one decision changed"):
+        for n in (0, 1):
+            row = rf"\| {re.escape(figure)}\s+\| {n}: {re.escape(str(ROOT))}\s+\| wall\s+[\d.]+ s"
+            assert re.search(row, out), out
+    assert "every output the same for every code: True" in out, out

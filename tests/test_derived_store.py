@@ -8,13 +8,14 @@ import datetime as dt
 import os
 import sqlite3
 import subprocess
+import sys
 
 import pytest
 from vault_builders import VaultBuilder
 
 from workbench import Vault
 
-from workbench.core.records.derived_store import FTS_AUTOMERGE, DerivedStore, row_for
+from workbench.core.records.derived_store import FTS_AUTOMERGE, DerivedStore, folder_identity, row_for
 from workbench.core.records.record import build_record
 
 TODAY = dt.date(2026, 6, 1)
@@ -67,7 +68,9 @@ def test_integrity_check_fails_when_the_index_disagrees_with_its_rows(tmp_path):
     """The check used above can fail: a row changed behind the index's back is caught."""
     store = DerivedStore(tmp_path / "index.sqlite")
     store.save_rows([row_for(record("notes/a.md", "alpha"), TODAY)])
-    store.db.execute("UPDATE files SET body = 'omega' WHERE path = 'notes/a.md'")
+    store.db.execute(
+        "UPDATE texts SET body = 'omega' WHERE rowid = (SELECT rowid FROM files WHERE path = 'notes/a.md')"
+    )
     try:
         store.db.execute("INSERT INTO fts (fts, rank) VALUES ('integrity-check', 1)")
         failed = False
@@ -110,3 +113,171 @@ def test_a_store_build_that_runs_out_of_disk_leaves_no_file_behind(small_disk):
     assert len(vault.search("zebras", limit=500)) == 150
     state = sorted(p.name for p in (root / ".workbench").iterdir())
     assert not [name for name in state if name.startswith("index.sqlite")], state
+
+
+# -- a first open's full-text index, built behind its rows ------------------------------------------
+
+BUILT_FROM = 40  # rows from which a test open builds its index behind them (2,000 in use)
+
+
+def notes(builder: VaultBuilder, count: int) -> None:
+    for n in range(count):
+        builder.add(f"mem-note-n{n}", body=f"Note {n} is about zebra{n} and the shared herd.\n")
+
+
+def integrity(path, check: bool = True) -> tuple[int, int, int]:
+    """(rows not indexed yet, rows in the index, rows of text) read from the file itself; with
+    `check`, FTS5's integrity check raises if the index disagrees with its text (as it does while
+    rows are not indexed yet)."""
+    db = sqlite3.connect(path)
+    try:
+        if check:
+            db.execute("INSERT INTO fts (fts, rank) VALUES ('integrity-check', 1)")
+        pending = db.execute("SELECT count(*) FROM pending").fetchone()[0]
+        indexed = db.execute("SELECT count(*) FROM fts_docsize").fetchone()[0]
+        texts = db.execute("SELECT count(*) FROM texts").fetchone()[0]
+        return pending, indexed, texts
+    finally:
+        db.close()
+
+
+def test_a_first_open_builds_its_index_behind_the_rows_and_answers_as_a_plain_build(builder, monkeypatch):
+    """Built behind the rows (from `STORE_BATCH_MIN` files) or with them (below), the index
+    answers every search alike, and is whole once the open's search has been answered."""
+    from workbench.core.records import loading
+
+    notes(builder, 130)
+    plain = Vault.open(builder.root)
+    expected = {n: [hit.id for hit in plain.search(f"zebra{n}", 5)] for n in (0, 64, 129)}
+    herd = sorted(hit.id for hit in plain.search("herd", 500))
+    plain.index.store.close()
+    for leftover in (builder.root / ".workbench").glob("index.sqlite*"):
+        leftover.unlink()
+    monkeypatch.setattr(loading, "STORE_BATCH_MIN", BUILT_FROM)
+    vault = Vault.open(builder.root)
+    assert len(vault) == 130
+    assert {n: [hit.id for hit in vault.search(f"zebra{n}", 5)] for n in expected} == expected
+    assert expected[129] == ["mem-note-n129"]
+    assert sorted(hit.id for hit in vault.search("herd", 500)) == herd and len(herd) == 130
+    assert not vault.index.store.indexing
+    assert integrity(builder.root / ".workbench" / "index.sqlite") == (0, 130, 130)
+
+
+def test_a_search_asked_while_the_index_is_built_waits_for_the_whole_index(builder, monkeypatch):
+    """The open returns with every record while the index is still built; a search asked then
+    waits for it, and is answered from the whole index: never from part of it."""
+    import threading
+
+    from workbench.core.records import derived_store, loading
+
+    notes(builder, 130)
+    monkeypatch.setattr(loading, "STORE_BATCH_MIN", BUILT_FROM)
+    gate = threading.Event()
+    run = derived_store._IndexBuild._run
+
+    def held(self):
+        gate.wait()
+        run(self)
+
+    monkeypatch.setattr(derived_store._IndexBuild, "_run", held)
+    vault = Vault.open(builder.root)
+    try:
+        assert len(vault) == 130 and vault.index.store.indexing  # the records are here, the index is not
+        answers: list[list[str]] = []
+        asking = threading.Thread(target=lambda: answers.append([h.id for h in vault.search("zebra129", 5)]))
+        asking.start()
+        asking.join(0.5)
+        assert asking.is_alive() and not answers  # waiting, not answering from what is indexed so far
+    finally:
+        gate.set()
+    asking.join()
+    assert answers == [["mem-note-n129"]]
+    assert len(vault.search("herd", 500)) == 130
+
+
+KILLED_BUILD = """
+import sys, time
+from workbench.core.records import derived_store, loading
+from workbench import Vault
+
+loading.STORE_BATCH_MIN = 40
+derived_store.PENDING_STEP = 30
+index = derived_store._index_pending
+steps = []
+
+def step(db, most):
+    steps.append(most)
+    if len(steps) == 3:  # two steps committed, the third under way: killed here
+        print("indexing", flush=True)
+        time.sleep(120)
+    return index(db, most)
+
+derived_store._index_pending = step
+Vault.open(sys.argv[1])
+"""
+
+
+def test_a_process_killed_while_its_index_is_built_leaves_a_store_the_next_open_completes(builder):
+    """A real process, killed (SIGKILL) in the middle of building a first open's index: the file
+    it leaves says which rows are not indexed yet, and the next open indexes them before it
+    answers anything: every note found, FTS5's own check passing."""
+    notes(builder, 130)
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_BUILD, str(builder.root)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "indexing"
+    finally:
+        child.kill()
+        child.wait()
+    store = builder.root / ".workbench" / "index.sqlite"
+    pending, indexed, texts = integrity(store, check=False)
+    assert pending and 0 < indexed < texts and pending == texts - indexed  # left half built, and saying so
+    vault = Vault.open(builder.root)
+    assert len(vault) == 130
+    assert all([hit.id for hit in vault.search(f"zebra{n}", 5)] == [f"mem-note-n{n}"] for n in range(130))
+    vault.index.store.close()
+    assert integrity(store) == (0, texts, texts)
+
+
+def test_rows_another_process_has_not_indexed_yet_are_indexed_by_whoever_asks_first(builder, monkeypatch):
+    """A first open's rows, stored and not yet indexed (its indexing held back), seen through a
+    second connection as another process sees them: a file stored again there is unlisted, not
+    told to the index it never reached; a search there indexes the rest first and finds them; the
+    first open's own indexing then finds nothing left, and no row is indexed twice."""
+    import threading
+
+    from workbench.core.records import derived_store, loading
+
+    notes(builder, 130)
+    monkeypatch.setattr(loading, "STORE_BATCH_MIN", BUILT_FROM)
+    gate = threading.Event()
+    run = derived_store._IndexBuild._run
+
+    def held(self):
+        gate.wait()
+        run(self)
+
+    monkeypatch.setattr(derived_store._IndexBuild, "_run", held)
+    path = builder.root / ".workbench" / "index.sqlite"
+    other = DerivedStore(path, "memory-core", folder_identity(builder.root))  # as another process has it open
+    first = Vault.open(builder.root)
+    assert other.schema == first.index.store.schema
+    assert integrity(path, check=False) == (130, 0, 130)
+    try:
+        rewritten = build_record(
+            "notes/mem-note-n5.md", b"---\nid: mem-note-n5\n---\nNote five, rewritten.\n", 40, 1, TODAY
+        )
+        other.save_rows([row_for(rewritten, TODAY)])
+        assert [path for path, _ in other.match('"rewritten"', (1.0,) * 5, 5)] == ["notes/mem-note-n5.md"]
+        assert {p for p, _ in other.match('"zebra129"', (1.0,) * 5, 5)} == {"notes/mem-note-n129.md"}
+        assert integrity(path) == (0, 130, 130)
+    finally:
+        gate.set()
+        other.close()
+    assert [hit.id for hit in first.search("zebra64", 5)] == ["mem-note-n64"]
+    first.index.store.close()
+    assert integrity(path) == (0, 130, 130)

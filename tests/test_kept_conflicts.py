@@ -4,6 +4,8 @@ out again when anything did, never served stale."""
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
+import os
 import datetime as dt
 import json
 import marshal
@@ -185,3 +187,32 @@ def test_duplicates_kept_since_by_another_process_are_not_read_as_this_queues(sa
     vault.store.keep(kept_conflicts.DUPLICATES, "another digest", marshal.dumps(("[]", "")))
     assert kept_conflicts.kept_queue(vault.store, key_of(vault)) is None
     assert Vault.open(sample_copy).conflicts() == first == worked_out(vault)
+
+
+def test_a_kept_queue_is_printed_without_importing_what_works_one_out(sample_copy, tmp_path):
+    """A vault unchanged since its last queue prints the kept one: the process imports neither the
+    weighing nor `importlib.metadata` (the rapidfuzz version is asked only when the code's digest
+    is worked out again; while kept, rapidfuzz's file is named by its stats)."""
+    script = (
+        "import sys; from workbench.cli import main; main(); "
+        "print([m for m in ('importlib.metadata', 'workbench.core.services.conflicts',"
+        " 'workbench.core.services.weighing', 'rapidfuzz') if m in sys.modules], file=sys.stderr)"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+
+    def run() -> tuple[dict, str]:
+        result = subprocess.run(
+            [sys.executable, "-c", script, "--vault", str(sample_copy), "conflicts", "--json"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=True,
+            env=env,
+        )
+        return json.loads(result.stdout), result.stderr.strip().splitlines()[-1]
+
+    first, imported = run()
+    assert "workbench.core.services.conflicts" in imported  # worked out, and the code's digest with it
+    again, imported = run()
+    assert again == first and imported == "[]"
+    assert kept_conflicts._library_stats().startswith(str(Path(importlib.util.find_spec("rapidfuzz").origin)))

@@ -79,10 +79,13 @@ def test_the_store_of_another_folder_is_not_trusted(tmp_path):
 def plant_stamp(root, **columns) -> None:
     """Set the store's row for DOC as if the file had been read at another moment."""
     db = sqlite3.connect(root / ".workbench" / "index.sqlite")
+    body = columns.pop("body", None)
     with db:
         db.execute(
             f"UPDATE files SET {', '.join(f'{k} = ?' for k in columns)} WHERE path = ?", (*columns.values(), DOC)
         )
+        if body is not None:  # the text lives beside the row, under its rowid
+            db.execute("UPDATE texts SET body = ? WHERE rowid = (SELECT rowid FROM files WHERE path = ?)", (body, DOC))
     db.close()
 
 

@@ -3,15 +3,12 @@ for, not at the open; what a caller holds keeps its body when the file changes a
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import sqlite3
-from typing import cast
 
 from tests.benchmarks.generate import generate_vault
 from workbench import Vault
-from workbench.core.records.derived_store import DerivedStore
-from workbench.core.records.loading import FORK_MIN, load_beside
+from workbench.core.records.loading import FORK_MIN
 from workbench.core.records.store_rows import read_bodies
 from workbench.core.vocabulary.model import ConflictError
 
@@ -112,20 +109,3 @@ def test_bodies_read_many_to_a_query_are_the_files_bodies(builder):
     read_bodies(documents)
     assert [unread(d) for d in documents] == [False] * 5 + [True]
     assert [d.body for d in documents] == [f"The {name} plan.\n" for name in "abcdef"]
-
-
-def test_the_store_read_beside_the_walk_gives_what_a_plain_read_gives(builder):
-    for name in "abc":
-        builder.add(f"mem-note-{name}", body=f"The {name} plan.\n")
-    vault = Vault.open(builder.root)
-    store = vault.index.store
-    on = dt.date.today()
-    assert load_beside(store, on)() == store.load(on)
-    store.close()
-    broken = load_beside(cast(DerivedStore, None), on)  # what the thread raises, the caller gets
-    try:
-        broken()
-        raised = False
-    except AttributeError:
-        raised = True
-    assert raised

@@ -141,6 +141,27 @@ def test_one_changed_decision_weighs_only_the_pairs_it_touches_and_lists_what_a_
     assert offered > 100 and missed == 0 and largest <= REVIEW_BOUND, (offered, missed, largest)
 
 
+def test_the_queue_after_a_change_decodes_only_the_changed_documents_frontmatter(vault_root):
+    """Type, status, title and supersessions are read from the derived store's rows: decoding every
+    document's frontmatter for them was most of a call's cost beside the pairs it weighs."""
+    asked(Vault.open(vault_root)).conflicts()
+    changed = decisions(vault_root)[7]
+    rewrite(changed, random.Random(1))
+    vault = Vault.open(vault_root)
+    queue = asked(vault)
+    queue.printed()  # as `workbench conflicts --json` asks it
+    pairs = queue.weighing()
+    assert not pairs.full
+    decoded = {d.path for d in vault.documents if type(d.__dict__.get("_meta")) is not str}
+    # the changed one, and the two of each pair weighed or compared again (their profiles)
+    assert str(changed.relative_to(vault_root)) in decoded
+    assert len(decoded) <= 1 + 2 * (pairs.weighed_again + pairs.compared_again) < len(vault.documents) // 50, (
+        len(decoded),
+        pairs.weighed_again,
+        pairs.compared_again,
+    )
+
+
 def test_changes_up_to_the_bound_stay_within_it_then_the_rarities_are_counted_again(vault_root):
     rng = random.Random(2)
     asked(Vault.open(vault_root)).conflicts()
@@ -206,6 +227,48 @@ def test_duplicates_follow_a_change_to_one_document(vault_root):
     assert not pairs.full and pairs.compared_again < 60
     full = find_conflicts(vault.documents, vault.flavour.native)
     assert sorted((c.kind, tuple(c.ids)) for c in found) == sorted((c.kind, tuple(c.ids)) for c in full)
+
+
+def test_a_changed_decision_compares_no_duplicate_again_and_lists_what_a_full_count_lists(vault_root):
+    """Decisions are weighed apart from the duplicates: after a decision's change, every pair drawn
+    from the titles stands as compared (whether it is settled is asked again)."""
+    asked(Vault.open(vault_root)).conflicts()
+    rewrite(decisions(vault_root)[9], random.Random(9))
+    vault = Vault.open(vault_root)
+    queue = asked(vault)
+    found = queue.conflicts()
+    pairs = queue.weighing()
+    assert not pairs.full and pairs.compared_again == 0
+    full = find_conflicts(vault.documents, vault.flavour.native)
+    duplicates = [c.ids for c in full if c.kind == "duplicate"]
+    assert len(duplicates) > 10
+    assert [c.to_json() for c in found if c.kind == "duplicate"] == [c.to_json() for c in full if c.kind == "duplicate"]
+
+
+def test_the_duplicates_drawn_are_kept_apart_and_compared_again_where_another_process_replaced_them(vault_root):
+    """The pairs drawn from the titles and what each listed pair was listed for are kept apart from
+    the rest (`weighing.DRAWN`), written again only when they change; where the part the record
+    names is not the one kept (another process kept its own since), every duplicate is compared
+    again, and the queue is still what a full count lists."""
+    vault = Vault.open(vault_root)
+    asked(vault).conflicts()
+    drawn_key = vault.store.db.execute("SELECT key FROM kept WHERE name = ?", (kept_conflicts.DRAWN,)).fetchone()
+    assert drawn_key is not None
+    kept = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, asked(vault).setting))
+    assert kept is not None and kept.drawn == drawn_key[0] and kept.candidates is None  # not in the record
+    rewrite(decisions(vault_root)[11], random.Random(11))
+    vault = Vault.open(vault_root)
+    queue = asked(vault)
+    queue.conflicts()
+    assert queue.weighing().compared_again == 0 and not queue.weighing().drawn_changed
+    vault.store.keep(kept_conflicts.DRAWN, "another process's", b"\x00")
+    rewrite(decisions(vault_root)[12], random.Random(12))
+    vault = Vault.open(vault_root)
+    queue = asked(vault)
+    found = queue.conflicts()
+    assert not queue.weighing().full and queue.weighing().compared_again > 1000
+    full = find_conflicts(vault.documents, vault.flavour.native)
+    assert [c.to_json() for c in found if c.kind == "duplicate"] == [c.to_json() for c in full if c.kind == "duplicate"]
 
 
 def test_full_works_everything_out_again_and_the_cli_asks_it(vault_root, capsys):

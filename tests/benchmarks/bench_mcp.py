@@ -31,11 +31,11 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def server(vault: Path) -> StdioServerParameters:
+def server(vault: Path, flavour: str = "") -> StdioServerParameters:
     """`workbench mcp` on `vault` from this checkout, as a client starts it over stdio."""
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "workbench.cli", "--vault", str(vault), "mcp"],
+        args=["-m", "workbench.cli", "--vault", str(vault), *(["--flavour", flavour] if flavour else []), "mcp"],
         env={"PYTHONPATH": str(ROOT)},
         cwd=str(ROOT),
     )

@@ -8,6 +8,19 @@ import pytest
 from agent_work import leave_requests, leave_verdicts
 
 from workbench.core.services.verdicts import Verdict
+from workbench.tui.app import WorkbenchApp
+
+
+@pytest.fixture(autouse=True)
+def noted_notifications(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every app notes each notification as it gives it (`tui_helpers.notes` reads them)."""
+    given = WorkbenchApp.notify
+
+    def notify(self: WorkbenchApp, message: str, *args, title: str = "", **kwargs):
+        self.__dict__.setdefault("_seen_notifications", []).append(f"{title}: {message}")
+        return given(self, message, *args, title=title, **kwargs)
+
+    monkeypatch.setattr(WorkbenchApp, "notify", notify)
 
 
 @pytest.fixture

@@ -246,8 +246,7 @@ async def test_an_anchor_scrolls_to_its_heading():
         await wait_for(pilot, lambda: "Here." in body.text and body.size.height == len(body.lines))
         assert not body.goto_anchor("nowhere")
         assert body.goto_anchor("far-down")
-        await pilot.pause()
-        assert screen_text(app).splitlines()[0].strip() == "Far down"
+        await wait_for(pilot, lambda: screen_text(app).splitlines()[0].strip() == "Far down")
 
 
 async def test_marking_other_words_restyles_what_is_shown():

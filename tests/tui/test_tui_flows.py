@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Button, OptionList
-from tui_helpers import open_by_search, open_dialog, running, screen_text, settle, type_text, wait_for
+from tui_helpers import notes, open_by_search, open_dialog, running, screen_text, settle, type_text, wait_for
 
 from workbench import Vault
 from workbench.tui.app import WorkbenchApp
@@ -28,28 +28,11 @@ FASTAPI_FILE = "decisions/mem-decision-api-fastapi.md"
 NOTE_FILE = "notes/mem-note-procrastinate-queueing-lock.md"
 
 
-def notes(app) -> list[str]:
-    """Every notification shown so far, including those that already timed out on a slow machine."""
-    seen = getattr(app, "_seen_notifications", [])
-    return seen + [f"{n.title}: {n.message}" for n in app._notifications if f"{n.title}: {n.message}" not in seen]
-
-
-def record_notifications(app) -> None:
-    app._seen_notifications = []
-    original = app.notify
-
-    def notify(message, *args, title="", **kwargs):
-        app._seen_notifications.append(f"{title}: {message}")
-        return original(message, *args, title=title, **kwargs)
-
-    app.notify = notify
-
-
 @contextlib.asynccontextmanager
 async def watched_app(sample_copy: Path, opened: str):
     """The app at 100x30, noting every notification, its watcher in place and a document opened by
     search: where a test then changes files behind its back."""
-    async with running(sample_copy, (100, 30), prepare=record_notifications) as (app, pilot):
+    async with running(sample_copy, (100, 30)) as (app, pilot):
         main = app.screen
         await wait_for(pilot, lambda: main.watcher is not None and main.watcher.ready.is_set())
         await open_by_search(pilot, opened)
@@ -263,7 +246,7 @@ async def test_problems_repair_only_the_selected_file(sample_copy: Path):
 
 
 async def test_problems_repair_of_a_file_with_nothing_repairable_says_so(sample_copy: Path):
-    async with running(sample_copy, (110, 34), prepare=record_notifications) as (app, pilot):
+    async with running(sample_copy, (110, 34)) as (app, pilot):
         dialog = await open_dialog(pilot, "p", ProblemsDialog)
         stale = next(i for i, p in enumerate(dialog.problems) if p.path == "contexts/mem-context-local-dev-setup.md")
         dialog.query_one(OptionList).highlighted = stale
@@ -549,7 +532,7 @@ async def test_consolidation_redone_after_an_agent_wrote_to_the_target_keeps_bot
 
 
 async def test_consolidation_refusal_is_said_before_editing(sample_copy: Path):
-    async with running(sample_copy, (120, 40), prepare=record_notifications) as (app, pilot):
+    async with running(sample_copy, (120, 40)) as (app, pilot):
         dialog = await consolidation_dialog(pilot)
         dialog.query_one("#target-picker Input").focus()
         await type_text(pilot, "billing subgraph")
@@ -567,7 +550,7 @@ async def test_lifecycle_after_an_outside_change_shows_both_versions(sample_copy
     from workbench.tui.dialogs.lifecycle import LifecycleDialog
 
     path = sample_copy / FASTAPI_FILE
-    async with running(sample_copy, (100, 30), prepare=record_notifications) as (app, pilot):
+    async with running(sample_copy, (100, 30)) as (app, pilot):
         await open_by_search(pilot, "fastapi")
         await pilot.press("l")
         await settle(pilot)
@@ -644,7 +627,6 @@ async def test_a_change_that_leaves_new_problems_says_so_with_the_write(sample_c
     """Superseding a document its neighbours link to makes their links stale: the header's count
     rose without a word."""
     async with running(sample_copy, (100, 40)) as (app, pilot):
-        record_notifications(app)
         await open_by_search(pilot, "postgres database")
         await pilot.press("l")
         await settle(pilot)

@@ -424,4 +424,5 @@ async def test_a_verdict_given_while_the_inbox_is_open_appears_in_it(sample_copy
         assert not dialog.judged.verdicts
         given = Vault.open(sample_copy).judge(CENTS, DECIMAL, "replaces", "Same columns, decided again.", "claude")
         await wait_for(pilot, lambda: [v.id for v in dialog.judged.verdicts] == [given.id])
-        assert "Verdicts on pairs of decisions · 1" in screen_text(app)
+        # the list is filled before the screen is drawn again: the heading follows on a later turn
+        await wait_for(pilot, lambda: "Verdicts on pairs of decisions · 1" in screen_text(app))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Static
-from tui_helpers import open_by_search, screen_text, settle, wait_for
+from tui_helpers import notes, open_by_search, screen_text, settle, wait_for
 
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs.lifecycle import LifecycleDialog
@@ -18,11 +18,6 @@ from workbench.tui.widgets.viewer import DocumentViewer
 THEMES = ["workbench-dark", "workbench-light", "workbench-high-contrast"]
 SIZES = [(80, 24), (160, 45)]
 VISION = "mem-concept-tern-product-vision"
-
-
-def notes(app) -> list[str]:
-    """Every notification shown so far, as `title: message`."""
-    return [f"{n.title}: {n.message}" for n in app._notifications]
 
 
 def viewer(app) -> DocumentViewer:

@@ -66,6 +66,13 @@ def result_ids(app: App) -> list[str]:
     return [option.id for option in app.screen.query_one("#results", OptionList).options]
 
 
+def notes(app: App) -> list[str]:
+    """Every notification the app gave so far, as `title: message`, those that already timed out
+    too (the `noted_notifications` fixture notes each as it is given): on a loaded machine a
+    notice can time out before a test looks at it."""
+    return list(getattr(app, "_seen_notifications", []))
+
+
 def screen_text(app: App) -> str:
     """What the terminal shows, as plain text (the same render `export_screenshot` uses)."""
     width, height = app.size

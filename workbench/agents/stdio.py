@@ -18,6 +18,7 @@ A notification (no id) is never answered, as JSON-RPC says; a bad one is only re
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -150,18 +151,40 @@ class _CheckedLines:
             )
 
 
+class _Answers:
+    """stdout for the SDK's transport: after each message is flushed to the client, `sent()`."""
+
+    def __init__(self, text: anyio.AsyncFile[str], sent: Callable[[], None] | None) -> None:
+        self._text = text
+        self._sent = sent
+
+    async def write(self, text: str) -> int:
+        return await self._text.write(text)
+
+    async def flush(self) -> None:
+        await self._text.flush()
+        if self._sent is not None:
+            self._sent()
+
+
 @asynccontextmanager
-async def checked_stdio() -> AsyncIterator[tuple[Any, Any]]:
-    """The SDK's stdio transport over checked lines: (read stream, write stream), as `stdio_server`.
-    While serving, fd 0 points at the null device, so nothing the server starts reads the wire."""
+async def checked_stdio(sent: Callable[[], None] | None = None) -> AsyncIterator[tuple[Any, Any]]:
+    """The SDK's stdio transport over checked lines: (read stream, write stream), as `stdio_server`;
+    `sent()` is called each time an answer has gone out. While serving, fd 0 points at the null
+    device and fd 1 at stderr (as the SDK's own transport does), so nothing the server starts
+    reads the wire or writes into it."""
     wire = os.dup(0)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
+    out = os.dup(1)
+    os.dup2(2, 1)
     try:
         binary = os.fdopen(wire, "rb", closefd=False)
         lines = _CheckedLines(anyio.wrap_file(binary))
-        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+        text = io.TextIOWrapper(os.fdopen(out, "wb", closefd=False), encoding="utf-8")
+        answers = _Answers(anyio.wrap_file(text), sent)
+        async with stdio_server(stdin=lines, stdout=answers) as (read_stream, write_stream):  # type: ignore[arg-type]
 
             async def answer(error: types.JSONRPCError) -> None:
                 await write_stream.send(SessionMessage(error))
@@ -170,3 +193,4 @@ async def checked_stdio() -> AsyncIterator[tuple[Any, Any]]:
             yield read_stream, write_stream
     finally:
         os.dup2(wire, 0)  # the wire back where it was; the descriptor stays open for a reader still blocked on it
+        os.dup2(out, 1)

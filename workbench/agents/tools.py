@@ -11,10 +11,12 @@ says exactly what to ask for next. Search returns metadata, never bodies.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import re
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..core import (
@@ -51,6 +53,7 @@ SEARCH_LIMIT = 50
 CANDIDATES = 10  # the gate's candidates an agent is given unless it asks for fewer: it reads, a person skims
 REVIEW_LIMIT = 20  # pairs a review page may be asked for (as many as fit the read budget are given)
 VERDICTS = ("replaces", "companion", "reversed", "unsure")
+AHEAD_WAIT = 0.25  # seconds the next review page waits, at most, for this one's answer to be sent
 MAX_QUERY = 1_000
 MAX_IDS = 100
 MAX_ID = 200
@@ -95,6 +98,10 @@ def _json_size(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False))
 
 
+class _Stopped(Exception):
+    """Work done ahead of time was called off: the page it was for is being worked out now."""
+
+
 class MemoryTools:
     """The tools of one connection: `agent()` names who writes (read from the client when first needed)."""
 
@@ -109,6 +116,11 @@ class MemoryTools:
         self.agent = agent
         self.session = session or GateSession()
         self.name = name or (lambda: agent().name)  # who judges: a verdict writes nothing, so no source is needed
+        self._ahead: threading.Thread | None = None  # the review list's next page, excerpted meanwhile
+        self._stop_ahead = threading.Event()  # set: that thread stops before its next pair
+        self._turn = threading.Condition()  # guards the two below; told when either changes
+        self._calls = 0  # calls under way (`serving`)
+        self._sent = False  # the answer that started the thread went out (`answered`)
 
     # -- search ----------------------------------------------------------------------------------
 
@@ -460,7 +472,15 @@ class MemoryTools:
         """A page of the review list, within the read budget; the excerpts shown count as seen."""
         if not 1 <= limit <= REVIEW_LIMIT:
             raise RefusedError(f"limit must be between 1 and {REVIEW_LIMIT}, not {limit}")
+        ahead = self._ahead
+        if ahead is not None:  # what it has done stays done; this page works out the rest
+            self._stop_ahead.set()
+            with self._turn:
+                self._turn.notify_all()
+            ahead.join()
         page = self.vault.review(limit, cursor or None)
+        if page.cursor:
+            self._excerpt_ahead(limit, page.cursor)
         self.session.excerpted({e.id: e.digest for pair in page.pairs for e in (pair.older, pair.newer)})
         answer = page.to_json()
         if page.pairs and page.cursor:
@@ -484,6 +504,53 @@ class MemoryTools:
             hint = "the review list is done: every pair at its depth is settled or judged"
         answer["next"] = hint  # the core kept room for it: the page within the read budget, whole
         return answer
+
+    def answered(self) -> None:
+        """The server's word that the last answer reached the client: work done ahead of time
+        waits for it, so that it does not hold the interpreter while the answer is encoded and
+        sent (a server without the word, over HTTP, waits AHEAD_WAIT seconds instead)."""
+        with self._turn:
+            self._sent = True
+            self._turn.notify_all()
+
+    @contextlib.contextmanager
+    def serving(self) -> Iterator[None]:
+        """Around each call the server makes: work done ahead of time pauses while one is under
+        way (a judgement sent right after a page would otherwise wait for the interpreter)."""
+        with self._turn:
+            self._calls += 1
+        try:
+            yield
+        finally:
+            with self._turn:
+                self._calls -= 1
+                self._turn.notify_all()
+
+    def _excerpt_ahead(self, limit: int, cursor: str) -> None:
+        """The page after `cursor` excerpted in a thread while the agent judges this one, pair by
+        pair, each once this page's answer is out and no call is under way (AHEAD_WAIT at most),
+        so that asking for it finds its pairs done (the core keeps them by both records' digests:
+        a record changed meanwhile is excerpted again). Nothing is shown or recorded as seen."""
+        stop = self._stop_ahead = threading.Event()
+        with self._turn:
+            self._sent = False
+
+        def between() -> None:
+            with self._turn:
+                self._turn.wait_for(lambda: stop.is_set() or (self._sent and not self._calls), AHEAD_WAIT)
+            if stop.is_set():
+                raise _Stopped
+
+        def run() -> None:
+            try:
+                self.vault.review_ahead(limit, cursor, between)
+            except _Stopped:
+                pass
+            except Exception:  # noqa: BLE001 - ahead of time only: the page itself works out, and says, anything that went wrong
+                pass
+
+        self._ahead = threading.Thread(target=run, name="workbench-review-ahead", daemon=True)
+        self._ahead.start()
 
     def judge(self, older: str, newer: str, verdict: str, reason: str = "") -> dict[str, Any]:
         """Record a verdict on a pair the agent was shown, as those records are now; writes no record."""

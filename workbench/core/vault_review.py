@@ -4,7 +4,7 @@ them, for the curator to accept or reject. Mixed into `Vault`; see `vault_base.p
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,6 +34,14 @@ class ReviewMethods(VaultBase):
         from .views.excerpts import READ_CHARACTERS
 
         return review.review_page(self.index, limit, cursor, depth, room or READ_CHARACTERS)
+
+    def review_ahead(self, limit: int, cursor: str, between: Callable[[], None] = lambda: None) -> None:
+        """Excerpt the pairs of the page after `cursor` before it is asked for (a server does it
+        while the agent judges this page), calling `between()` before each pair; nothing is
+        returned, and the page, when asked, finds them done."""
+        from .services import review
+
+        review.excerpt_ahead(self.index, limit, cursor, between)
 
     def review_pairs(self, depth: int | None = None) -> list[ReviewPair]:
         """The whole review list as it is now, best first, each pair with its excerpts (a screen

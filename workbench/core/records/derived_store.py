@@ -22,6 +22,7 @@ import hashlib
 import os
 import sqlite3
 import sys
+import threading
 from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
@@ -39,7 +40,7 @@ __all__ = [
     "fts_fields",
 ]
 
-SCHEMA_VERSION = "9"
+SCHEMA_VERSION = "11"
 
 
 def folder_identity(folder: Path) -> str:
@@ -56,10 +57,10 @@ def _reader_fingerprint() -> str:
     (an upgrade, a change to a flavour's rules) are parsed again instead of trusted."""
     from .. import flavours
     from ..vocabulary import model, parse, quickyaml
-    from . import record as records, validate
+    from . import record as records, store_rows, validate
 
     digest = hashlib.sha256()
-    modules = [model, parse, quickyaml, records, validate] + [
+    modules = [model, parse, quickyaml, records, validate, store_rows] + [
         m for name, m in sorted(sys.modules.items()) if name.startswith(flavours.__name__ + ".")
     ]
     for module in modules:
@@ -73,11 +74,18 @@ def _reader_fingerprint() -> str:
 READER = _reader_fingerprint()
 FTS_COLUMNS = ("title", "ident", "tags", "summary", "body")
 FTS_AUTOMERGE = 4  # FTS5's own default
+# The `files` row holds what a warm open reads of every file; the text the index is made of (the
+# body above all: 290 MB at 100,000 documents of long notes) lives in `texts`, under the same
+# rowid, read only when a body is asked for. In `files`, it made a warm open read every page of it.
+_FILES_NAMES = FILES_COLUMNS.split(", ")
+BODY_AT = _FILES_NAMES.index("body")
+STORED_COLUMNS = ", ".join(name for name in _FILES_NAMES if name != "body")
 # What SQLite answers when the file itself is broken (pages overwritten, truncated, not a database),
 # as opposed to a busy database or a query FTS5 does not accept.
 DAMAGED = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
 # What it answers when a write finds no room (a full disk, a quota) or the disk fails under it.
 NO_ROOM = frozenset({sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR})
+PENDING_STEP = 10_000  # rows of `pending` indexed in one transaction, at most
 WRITES_KEPT = 64  # this connection's last writes, remembered so that kept search results can catch up
 Version = tuple[int, int]
 
@@ -109,7 +117,8 @@ def _varints(blob: bytes) -> list[int]:
 
 
 class DerivedStore:
-    """SQLite: a `files` table of cached records and an FTS5 table whose rowids match it."""
+    """SQLite: a `files` table of cached records, a `texts` table of what the full-text index is made
+    of, and an FTS5 table over `texts`, all three under the same rowids."""
 
     def __init__(self, path: Path | None, flavour: str = "memory-core", vault: str = ""):
         self.path = path
@@ -119,7 +128,23 @@ class DerivedStore:
         self.full = False  # set when a write finds no room: the vault then keeps it in memory, no file left behind
         # (version before, version after, rows removed or replaced, rows added) of each write
         self._writes: deque[tuple[Version, Version, tuple[int, ...], range]] = deque(maxlen=WRITES_KEPT)
-        self.db = self._connect()
+        self._indexer: threading.Thread | None = None  # a first open's full-text build, while it runs
+        self._db = self._connect()
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The connection, once a first open's full-text index is built (`building`): whatever
+        asks the store waits for it, so that no search is answered from half an index."""
+        indexer = self._indexer
+        if indexer is not None and indexer is not threading.current_thread():
+            indexer.join()
+        return self._db
+
+    @property
+    def indexing(self) -> bool:
+        """Whether a first open's full-text index is still being built (asking the store waits)."""
+        indexer = self._indexer
+        return indexer is not None and indexer.is_alive()
 
     def _connect(self) -> sqlite3.Connection:
         if self.path is not None:
@@ -182,19 +207,25 @@ class DerivedStore:
             if stored != self.schema or version != 1:
                 with db:
                     db.execute("BEGIN")
-                    for table in ("fts", "files", "info", "kept"):
+                    for table in ("fts", "pending", "texts", "files", "info", "kept"):
                         db.execute(f"DROP TABLE IF EXISTS {table}")
                     db.execute("CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT)")
                     db.execute("INSERT INTO info VALUES ('schema', ?)", (self.schema,))
                     db.execute(
                         "CREATE TABLE files (rowid INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime_ns INTEGER, ino INTEGER, ctime_ns INTEGER, seen_ns INTEGER,"
-                        " checked_on TEXT, digest TEXT, id TEXT, valid INTEGER, meta TEXT, body TEXT, problems TEXT, key_lines TEXT, view TEXT, updated TEXT,"
-                        " title TEXT, ident TEXT, tags TEXT, summary TEXT)"
+                        " checked_on TEXT, digest TEXT, id TEXT, valid INTEGER, meta TEXT, problems TEXT, key_lines TEXT, view TEXT, updated TEXT,"
+                        " fields TEXT)"
                     )
-                    # The index reads its text from `files` (external content): the bodies are not
+                    db.execute(
+                        f"CREATE TABLE texts (rowid INTEGER PRIMARY KEY, {', '.join(c + ' TEXT' for c in FTS_COLUMNS)})"
+                    )
+                    # The rows of `texts` a first open stored and has not told the index of yet
+                    # (`building`): whoever finds some indexes them before answering (`settle`).
+                    db.execute("CREATE TABLE pending (rowid INTEGER PRIMARY KEY)")
+                    # The index reads its text from `texts` (external content): the bodies are not
                     # stored twice, which makes the first open's writing a third shorter.
                     db.execute(
-                        f"CREATE VIRTUAL TABLE fts USING fts5({', '.join(FTS_COLUMNS)}, content = 'files', content_rowid = 'rowid',"
+                        f"CREATE VIRTUAL TABLE fts USING fts5({', '.join(FTS_COLUMNS)}, content = 'texts', content_rowid = 'rowid',"
                         " tokenize = 'porter unicode61 remove_diacritics 2')"
                     )
                     # Document vectors of the [meaning] extra, by content digest and model: a
@@ -206,9 +237,15 @@ class DerivedStore:
                     # digest of everything it was worked out from (`kept_conflicts`).
                     db.execute("CREATE TABLE kept (name TEXT PRIMARY KEY, key TEXT, value TEXT)")
                     db.execute("PRAGMA user_version = 1")
-            elif db.execute("SELECT v FROM fts_config WHERE k = 'automerge'").fetchone() == (0,):
-                # A first open that ended before it could turn merging back on.
-                db.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', ?)", (FTS_AUTOMERGE,))
+            else:
+                try:  # rows a first open left unindexed (killed meanwhile, or still building)
+                    while _index_pending(db, PENDING_STEP):
+                        pass
+                except sqlite3.OperationalError:  # busy: whoever asks the index first settles them
+                    pass
+                if db.execute("SELECT v FROM fts_config WHERE k = 'automerge'").fetchone() == (0,):
+                    # A first open that ended before it could turn merging back on.
+                    db.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', ?)", (FTS_AUTOMERGE,))
             return db
         except sqlite3.DatabaseError:
             return None
@@ -217,8 +254,10 @@ class DerivedStore:
 
     def load(self, on: dt.date, bodies: BodySource | None = None) -> dict[str, Record]:
         """Every cached record checked today (a date can only be judged "in the future" on the day).
-        With `bodies`, the bodies are left in the store, read from `bodies` when first asked for."""
-        columns = FILES_COLUMNS.replace(" body,", " NULL,") if bodies is not None else FILES_COLUMNS
+        With `bodies`, the bodies are left in the store, read from `bodies` when first asked for.
+        The queue's fields are left there too (`fields`): an open asks none of them."""
+        body = "NULL" if bodies is not None else "(SELECT body FROM texts WHERE texts.rowid = files.rowid)"
+        columns = ", ".join(body if name == "body" else "NULL" if name == "fields" else name for name in _FILES_NAMES)
         try:
             # Row by row, not fetched whole: the list of 100,000 rows beside the records made
             # from them was a tenth of a large open's peak memory.
@@ -236,7 +275,10 @@ class DerivedStore:
         try:
             for start in range(0, len(paths), 500):
                 chunk = paths[start : start + 500]
-                sql = f"SELECT path, digest, body FROM files WHERE path IN ({', '.join('?' * len(chunk))})"
+                sql = (
+                    "SELECT path, digest, body FROM files JOIN texts ON texts.rowid = files.rowid"
+                    f" WHERE path IN ({', '.join('?' * len(chunk))})"
+                )
                 found.update(
                     (path, body) for path, digest, body in self.db.execute(sql, chunk) if digests[path] == digest
                 )
@@ -246,11 +288,28 @@ class DerivedStore:
             self._failed(error)
         return found
 
+    def fields(self) -> dict[str, tuple[str, str | None]]:
+        """{path: (digest, the `fields` column)} of every row: what the conflicts queue asks of every
+        document, read in one query when it first asks (`store_rows.read_fields`)."""
+        try:
+            return {
+                path: (digest, fields)
+                for path, digest, fields in self.db.execute("SELECT path, digest, fields FROM files")
+            }
+        except sqlite3.ProgrammingError:  # closed
+            return {}
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return {}
+
     def body(self, path: str, digest: str) -> str | None:
         """The body stored for the file at `path` as read with `digest`; None when the store no
         longer holds that reading (the file changed, or the store was closed or is damaged)."""
         try:
-            row = self.db.execute("SELECT body FROM files WHERE path = ? AND digest = ?", (path, digest)).fetchone()
+            row = self.db.execute(
+                "SELECT body FROM files JOIN texts ON texts.rowid = files.rowid WHERE path = ? AND digest = ?",
+                (path, digest),
+            ).fetchone()
         except sqlite3.ProgrammingError:  # closed
             return None
         except sqlite3.DatabaseError as error:
@@ -269,22 +328,68 @@ class DerivedStore:
         try:
             with self.db:
                 self.db.execute("BEGIN")
-                gone = self._delete(list(removed) + [files_row[0] for files_row, _ in kept])
-                start = (self.db.execute("SELECT max(rowid) FROM files").fetchone()[0] or 0) + 1
-                self.db.executemany(
-                    f"INSERT INTO files (rowid, {FILES_COLUMNS}, title, ident, tags, summary) VALUES ({', '.join('?' * 21)})",
-                    [(start + n, *files_row, *fts_row[:4]) for n, (files_row, fts_row) in enumerate(kept)],
-                )
+                gone, start = self._insert(kept, removed)
                 # The index's text is read back from the rows just stored, in one statement: each
                 # body crosses from Python to SQLite once, and FTS5 is fed without a call per row.
-                columns = ", ".join(FTS_COLUMNS)
-                self.db.execute(
-                    f"INSERT INTO fts (rowid, {columns}) SELECT rowid, {columns} FROM files WHERE rowid BETWEEN ? AND ?",
-                    (start, start + len(kept) - 1),
-                )
+                self._index(start, start + len(kept) - 1)
             self._wrote(before, gone, range(start, start + len(kept)))
         except sqlite3.DatabaseError as error:
             self._failed(error)  # the cache is only a cache: a failure here costs speed next time, never data
+
+    def _insert(self, kept: list[tuple], removed: Iterable[str] = (), pending: bool = False) -> tuple[list[int], int]:
+        """Store rows in `files` and `texts`, in the caller's transaction, in place of the rows of
+        their paths and of `removed`: (the rowids dropped, the first rowid stored). The full-text
+        index is not told of the new rows (`_index`); with `pending`, they are listed to be."""
+        db = self._db
+        gone = self._delete(list(removed) + [files_row[0] for files_row, _ in kept])
+        start = (db.execute("SELECT max(rowid) FROM files").fetchone()[0] or 0) + 1
+        stored = len(_FILES_NAMES) - 1
+        db.executemany(
+            f"INSERT INTO files (rowid, {STORED_COLUMNS}) VALUES ({', '.join('?' * (stored + 1))})",
+            [(start + n, *files_row[:BODY_AT], *files_row[BODY_AT + 1 :]) for n, (files_row, _) in enumerate(kept)],
+        )
+        db.executemany(
+            f"INSERT INTO texts (rowid, {', '.join(FTS_COLUMNS)}) VALUES ({', '.join('?' * (len(FTS_COLUMNS) + 1))})",
+            [(start + n, *fts_row) for n, (_, fts_row) in enumerate(kept)],
+        )
+        if pending:
+            db.execute("INSERT INTO pending SELECT rowid FROM texts WHERE rowid >= ?", (start,))
+        return gone, start
+
+    def _index(self, first: int, last: int) -> None:
+        """Tell the full-text index of the `texts` rows `first` to `last`, in the caller's transaction."""
+        columns = ", ".join(FTS_COLUMNS)
+        self._db.execute(
+            f"INSERT INTO fts (rowid, {columns}) SELECT rowid, {columns} FROM texts WHERE rowid BETWEEN ? AND ?",
+            (first, last),
+        )
+
+    def settle(self) -> None:
+        """Index the rows another process stored and has not indexed yet (a first open under way
+        there, or killed): asked before a search, so that none is answered from part of the index."""
+        db = self.db  # this process's own build, waited for
+        try:
+            while db.execute("SELECT 1 FROM pending LIMIT 1").fetchone() and _index_pending(db, PENDING_STEP):
+                pass
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+
+    @contextlib.contextmanager
+    def building(self):
+        """Around a first open's storing of thousands of rows: yields `save(rows)`, which stores
+        them at once, while a thread of its own tells the full-text index of them behind it (FTS5
+        tokenizing the bodies: 11 s of 100,000 documents of long notes, with the records ready
+        before). The open goes on when the last rows are stored; whatever asks the store
+        meanwhile (a search, a body, a write) waits for the index (`db`). The rows not indexed yet
+        are listed in `pending`, in the transaction that stores them, and each step indexes and
+        unlists some in one transaction: a process killed meanwhile leaves a store the next open
+        completes (`_open`), and another process asking the index meanwhile indexes them itself
+        first (`settle`), never a row twice."""
+        build = _IndexBuild(self)
+        try:
+            yield build.save
+        finally:
+            build.stored_all()
 
     def reseen(self, seen: Iterable[tuple[str, int]]) -> None:
         """A new reading time for files whose bytes were found unchanged (path, seen_ns): their
@@ -352,16 +457,25 @@ class DerivedStore:
         """Drop the rows of these paths (those there are), a few hundred at a time; their rowids."""
         columns = ", ".join(FTS_COLUMNS)
         gone: list[int] = []
+        db = self._db  # in the caller's transaction
         for start in range(0, len(paths), 500):
             chunk = paths[start : start + 500]
             where = f"path IN ({', '.join('?' * len(chunk))})"
-            gone += [rowid for (rowid,) in self.db.execute(f"SELECT rowid FROM files WHERE {where}", chunk)]
+            rowids = [rowid for (rowid,) in db.execute(f"SELECT rowid FROM files WHERE {where}", chunk)]
+            gone += rowids
+            if not rowids:
+                continue
+            of = f"rowid IN ({', '.join('?' * len(rowids))})"
             # An external-content index forgets a row by being told the text it indexed.
-            self.db.execute(
-                f"INSERT INTO fts (fts, rowid, {columns}) SELECT 'delete', rowid, {columns} FROM files WHERE {where}",
-                chunk,
+            # An index told of a row it does not hold breaks: a row still pending is only unlisted.
+            db.execute(
+                f"INSERT INTO fts (fts, rowid, {columns}) SELECT 'delete', rowid, {columns} FROM texts"
+                f" WHERE {of} AND rowid NOT IN (SELECT rowid FROM pending)",
+                rowids,
             )
-            self.db.execute(f"DELETE FROM files WHERE {where}", chunk)
+            db.execute(f"DELETE FROM pending WHERE {of}", rowids)
+            db.execute(f"DELETE FROM texts WHERE {of}", rowids)
+            db.execute(f"DELETE FROM files WHERE {of}", rowids)
         return gone
 
     # -- vectors ----------------------------------------------------------------------------------
@@ -451,6 +565,7 @@ class DerivedStore:
             f"SELECT files.path, -m.score FROM (SELECT rowid, bm25(fts, {_weights(weights)}) AS score FROM fts"
             " WHERE fts MATCH ? ORDER BY score LIMIT ?) AS m JOIN files ON files.rowid = m.rowid ORDER BY m.score"
         )
+        self.settle()
         try:
             return self.db.execute(sql, (expression, limit)).fetchall()
         except sqlite3.DatabaseError as error:
@@ -585,3 +700,87 @@ class DerivedStore:
             self.db.close()
         except sqlite3.Error:
             pass
+
+
+def _index_pending(db: sqlite3.Connection, most: int) -> int:
+    """Tell the full-text index of the first `most` rows of `pending` and unlist them, in one
+    transaction that holds the write lock from its start: two processes never index a row twice.
+    How many there were."""
+    with db:
+        db.execute("BEGIN IMMEDIATE")
+        taken = db.execute(
+            "SELECT count(*), max(rowid) FROM (SELECT rowid FROM pending ORDER BY rowid LIMIT ?)", (most,)
+        )
+        count, last = taken.fetchone()
+        if count:
+            columns = ", ".join(FTS_COLUMNS)
+            db.execute(
+                f"INSERT INTO fts (rowid, {columns}) SELECT rowid, {columns} FROM texts"
+                " WHERE rowid IN (SELECT rowid FROM pending WHERE rowid <= ?)",
+                (last,),
+            )
+            db.execute("DELETE FROM pending WHERE rowid <= ?", (last,))
+    return count
+
+
+class _IndexBuild:
+    """`DerivedStore.building`: rows stored by the caller's thread, indexed by a thread of its own
+    a step behind. The two share the store's one connection, a transaction at a time (`lock`)."""
+
+    def __init__(self, store: DerivedStore):
+        self.store = store
+        self.lock = threading.Lock()
+        self.more = threading.Condition()
+        self.waiting = False  # rows stored and not yet indexed
+        self.done = False
+        self.thread: threading.Thread | None = None
+
+    def save(self, rows: Iterable[tuple | None]) -> None:
+        """Store rows made by `row_for`, in one transaction; their index follows."""
+        kept = [row for row in rows if row is not None]
+        if not kept:
+            return
+        store, db = self.store, self.store._db
+        try:
+            with self.lock, db:
+                db.execute("BEGIN")
+                if self.thread is None:  # the first rows: merging off, as `bulk`
+                    db.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', 0)")
+                store._insert(kept, pending=True)
+            store._writes.clear()  # these writes are not remembered: kept search results are asked again
+        except sqlite3.DatabaseError as error:
+            store._failed(error)  # only a cache: what is not stored is parsed again next time
+            return
+        with self.more:
+            if self.thread is None:
+                # Started with the first rows stored, after the workers were forked: never beside a fork.
+                # Not a daemon: a process that ends meanwhile waits for the index rather than lose it.
+                self.thread = threading.Thread(target=self._run, name="workbench-index-build")
+                store._indexer = self.thread
+                self.thread.start()
+            self.waiting = True
+            self.more.notify()
+
+    def stored_all(self) -> None:
+        with self.more:
+            self.done = True
+            self.more.notify()
+
+    def _run(self) -> None:
+        db = self.store._db
+        try:
+            while True:
+                with self.more:
+                    while not self.waiting and not self.done:
+                        self.more.wait()
+                    self.waiting, finished = False, self.done
+                while True:
+                    with self.lock:
+                        if not _index_pending(db, PENDING_STEP):
+                            break
+                if finished:
+                    break
+            with self.lock:
+                db.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', ?)", (FTS_AUTOMERGE,))
+        except sqlite3.DatabaseError as error:  # the rows stay listed: the next open indexes them
+            self.store._failed(error)

@@ -19,7 +19,7 @@ import sys
 import threading
 import types
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import cast
 from pathlib import Path
 
@@ -37,7 +37,6 @@ __all__ = [
     "STORE_BATCH_MIN",
     "bring_in_line",
     "collector_paused",
-    "load_beside",
     "parse_files",
     "settle_collector",
 ]
@@ -109,31 +108,6 @@ class Bodies:
     def bodies(self, wanted: list[tuple[str, str]]) -> dict[str, str]:
         """{path: body} of the (path, digest) readings the store still holds."""
         return self.store.bodies(wanted) if self.store is not None else {}
-
-
-def load_beside(store: DerivedStore, on: dt.date, bodies: Bodies | None = None) -> Callable[[], dict[str, Record]]:
-    """`store.load(on, bodies)` begun in a thread of its own; call the result for its records (it
-    waits for them, and raises what the load raised). SQLite lets go of the interpreter while it
-    reads, so the caller's own work (walking the vault's folder) goes on meanwhile."""
-    found: list[dict[str, Record]] = []
-    failed: list[BaseException] = []
-
-    def load() -> None:
-        try:
-            found.append(store.load(on, bodies))
-        except BaseException as error:  # handed to the caller, in its own thread
-            failed.append(error)
-
-    thread = threading.Thread(target=load, name="workbench-store-load", daemon=True)
-    thread.start()
-
-    def records() -> dict[str, Record]:
-        thread.join()
-        if failed:
-            raise failed[0]
-        return found[0]
-
-    return records
 
 
 def _parse_chunk(
@@ -318,17 +292,20 @@ def bring_in_line(
     if to_parse:
         with_rows = store is not None
         rows: list = []
-        bulk = store.bulk() if store is not None and len(to_parse) >= STORE_BATCH_MIN else contextlib.nullcontext()
-        with collector_paused(), bulk:
+        # Thousands of files: their rows are stored as they come, and the full-text index is
+        # built behind them (`DerivedStore.building`), so that the records are ready before it.
+        building = store.building() if store is not None and len(to_parse) >= STORE_BATCH_MIN else None
+        with collector_paused(), building or contextlib.nullcontext() as save:
+            save = save or (store.save_rows if store is not None else None)
             for chunk in parse_files(root, to_parse, on, with_rows, flavour, bodies if with_rows else None):
                 for record, row in chunk:
                     records[record.path] = record
                     rows.append(row)
-                if store is not None and len(rows) >= STORE_BATCH_MIN:
-                    store.save_rows(rows)  # while the workers parse on
+                if save is not None and len(rows) >= STORE_BATCH_MIN:
+                    save(rows)  # while the workers parse on
                     rows = []
-            if store is not None and rows:
-                store.save_rows(rows)
+            if save is not None and rows:
+                save(rows)
     if store is not None and recheck:
         store.reseen((record.path, record.seen_ns) for record in recheck)
     gone = (set(records) | set(cached)) - seen

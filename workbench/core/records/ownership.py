@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from ..flavours import Flavour, Ids
 from ..vocabulary.model import Problem, Severity
 from .record import Record, invalidating
+from .store_rows import with_view
 
 __all__ = ["ID_CODES", "IdOwnership"]
 
@@ -181,6 +182,6 @@ class IdOwnership:
             if doc.view is not None:
                 view = self.flavour.resolve(doc.view, self._ids)
                 if view is not doc.view:
-                    record.document = dataclasses.replace(doc, view=view)
+                    record.document = with_view(doc, view)
                     changed.add(doc.id)
         return changed

@@ -4,25 +4,30 @@ back, its meta decoded only when first asked for."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 from collections.abc import Iterable
 from typing import Any, Protocol
 
 from ..flavours import View
-from ..vocabulary.model import ConflictError, Document, Problem, Severity
+from ..vocabulary.model import ConflictError, Document, Link, Problem, Severity, id_list
 from .record import Record
 
 __all__ = [
     "BodySource",
+    "COMPATIBLE_KEY",
+    "marked_compatible",
     "StoredDocument",
     "META_DECODER",
     "FILES_COLUMNS",
     "fts_fields",
     "keep_body",
     "read_bodies",
+    "read_fields",
     "record_from_row",
     "row_for",
+    "with_view",
 ]
 
 
@@ -64,6 +69,20 @@ def _decode_hook(value: dict) -> Any:
     return value
 
 
+# The frontmatter field in which a person marks two documents compatible (never listed as a conflict).
+COMPATIBLE_KEY = "compatible_with"
+
+
+def marked_compatible(doc: Document) -> list[str]:
+    """The ids a document's frontmatter marks it compatible with (`COMPATIBLE_KEY`); a stored
+    document's are read from its row, its meta left undecoded."""
+    if type(doc) is StoredDocument:
+        relations = doc._row_relations()
+        if relations is not None:
+            return list(relations[3])
+    return id_list(doc.meta.get(COMPATIBLE_KEY))
+
+
 class StoredDocument(Document):
     """A document read back from the derived store. Decoding every document's meta is most of what
     a warm open costs (70 ms at 10,000 documents), and opening a vault to answer one search looks
@@ -77,7 +96,16 @@ class StoredDocument(Document):
     most of a vault's text (290 MB at 100,000 documents of long notes), a search or a listing
     reads a few of them, and holding all of them took a large vault's open past 600 MB. Read by
     the path and the digest the document was read with, so a body is never another version's;
-    a record about to be replaced keeps its body first (`keep_body`)."""
+    a record about to be replaced keeps its body first (`keep_body`).
+
+    Its type, status and title, and what it supersedes, is superseded by, links to and is marked
+    compatible with, are stored beside the meta too, as one text (`fields`; for a document its
+    flavour reads without a view, whose fields are its meta's): the conflicts queue and the review
+    list ask them of every document at every call, and decoding every meta for them was most of
+    what a call after one change cost beside the pairs it weighs. The text is split when one of
+    them is first asked for. An open leaves the text in the store (140 bytes a row: reading it
+    took 5 ms of a 0.15 s warm open at 10,000 documents): the queue reads every document's in one query (`read_fields`). A
+    document without it (a copy made with `replace`, or not read) reads its meta."""
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -109,6 +137,64 @@ class StoredDocument(Document):
             return self.__dict__["_updated"]
         return super().updated
 
+    @property
+    def type(self) -> str:
+        found = self.__dict__
+        if found.get("view") is None and (found.get("_type") is not None or self._split_fields()):
+            return found["_type"]
+        return super().type
+
+    @property
+    def status(self) -> str:
+        found = self.__dict__
+        if found.get("view") is None and (found.get("_status") is not None or self._split_fields()):
+            return found["_status"]
+        return super().status
+
+    @property
+    def title(self) -> str:
+        found = self.__dict__
+        if found.get("view") is None and (found.get("_title") is not None or self._split_fields()):
+            return found["_title"]
+        return super().title
+
+    @property
+    def supersedes(self) -> list[str]:
+        relations = self._row_relations() if self.__dict__.get("view") is None else None
+        return list(relations[0]) if relations is not None else super().supersedes
+
+    @property
+    def superseded_by(self) -> list[str]:
+        relations = self._row_relations() if self.__dict__.get("view") is None else None
+        return list(relations[1]) if relations is not None else super().superseded_by
+
+    @property
+    def links(self) -> list[Link]:
+        relations = self._row_relations() if self.__dict__.get("view") is None else None
+        return [Link(t, target) for t, target in relations[2]] if relations is not None else super().links
+
+    def _split_fields(self) -> bool:
+        """The row's `fields` text split into `_type`, `_status`, `_title` and `_relations`; False
+        where there is none (a copy, or fields the text could not hold)."""
+        found = self.__dict__
+        text = found.get("_fields")
+        if not text:
+            return False
+        doc_type, status, relations, title = text.split(_SEPARATOR, 3)
+        found.update(_type=doc_type, _status=status, _title=title or found["id"], _relations=relations, _fields="")
+        return True
+
+    def _row_relations(self) -> tuple | None:
+        """(supersedes, superseded_by, links as (type, target), compatible ids) as the row keeps
+        them, decoded when first asked; None for a document that has no row's (a copy)."""
+        found = self.__dict__
+        value = found.get("_relations")
+        if value is None and self._split_fields():
+            value = found["_relations"]
+        if type(value) is str:
+            value = found["_relations"] = tuple(json.loads(value)) if value else _NO_RELATIONS
+        return value
+
 
 def fts_fields(doc: Document) -> tuple[str, str, str, str, str]:
     """What full-text search sees of a document, column by column."""
@@ -128,8 +214,25 @@ def fts_fields(doc: Document) -> tuple[str, str, str, str, str]:
     )
 
 
+_NO_RELATIONS: tuple = ((), (), (), ())
+
 META_DECODER = json.JSONDecoder(object_hook=_decode_hook)
-FILES_COLUMNS = "path, size, mtime_ns, ino, ctime_ns, seen_ns, checked_on, digest, id, valid, meta, body, problems, key_lines, view, updated"
+FILES_COLUMNS = (
+    "path, size, mtime_ns, ino, ctime_ns, seen_ns, checked_on, digest, id, valid, meta, body, problems, key_lines,"
+    " view, updated, fields"
+)
+_SEPARATOR = "\x1f"  # in no JSON text (a control character is always escaped there)
+
+
+def _fields_text(doc: Document, title: str) -> str | None:
+    """The `fields` column: type, status, relations (JSON, "" when the document names none, as most
+    do not) and title (as full-text search has it: "" where it is the id), in that order, the
+    title last, whatever it holds; None where a type or a status holds the separator."""
+    relations = (doc.supersedes, doc.superseded_by, [[l.type, l.target] for l in doc.links], marked_compatible(doc))
+    doc_type, status = doc.type, doc.status
+    if _SEPARATOR in doc_type or _SEPARATOR in status:
+        return None
+    return _SEPARATOR.join((doc_type, status, _TO_JSON(relations) if any(relations) else "", title))
 
 
 _KEY_LINES: dict[str, dict[str, int]] = {}
@@ -186,6 +289,38 @@ def read_bodies(documents: Iterable[Document]) -> None:
                 doc.__dict__["body"] = text  # the rest are read one by one, when asked
 
 
+def with_view(doc: Document, view: View) -> Document:
+    """The document read with another view (its links resolved again), as `dataclasses.replace`
+    gives it; a stored document's copy keeps its meta encoded and its body in the store: replacing
+    it read both (a query for each body), which was most of a warm open of decision records."""
+    if type(doc) is not StoredDocument:
+        return dataclasses.replace(doc, view=view)
+    copy = _new_stored(StoredDocument)
+    fields = dict(doc.__dict__)
+    fields.pop("_updated", None)  # the view says the date
+    fields["view"] = view
+    copy.__dict__ = fields
+    return copy
+
+
+def read_fields(documents: Iterable[Document], fields: Any) -> None:
+    """Put in place the `fields` text of those stored documents that have none yet, read in one
+    query (`fields()`, as `DerivedStore.fields` gives them) where any has none, each only where
+    the store still holds the reading the document was made from."""
+    waiting = [
+        doc
+        for doc in documents
+        if type(doc) is StoredDocument and doc.__dict__.get("_fields") is None and "_type" not in doc.__dict__
+    ]
+    if not waiting:
+        return
+    found = fields()
+    for doc in waiting:
+        digest, text = found.get(doc.path, ("", None))
+        if digest == doc.digest and text:
+            doc.__dict__["_fields"] = text
+
+
 def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
     """The record a `files` row keeps (its `FILES_COLUMNS`, as `row_for` makes them), its meta
     decoded when first asked for. With `bodies`, the row's body is left out (or was: None) and
@@ -211,6 +346,7 @@ def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
         key_lines,
         view,
         updated,
+        fields,
     ) = row
     document = _new_stored(StoredDocument)
     document.__dict__ = {
@@ -223,6 +359,7 @@ def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
         "valid": bool(valid),
         "view": View.from_json(json.loads(view)) if view else None,
         "_updated": _date(updated) if updated else None,
+        "_fields": fields,
     }
     found = (
         [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in json.loads(problems)]
@@ -249,6 +386,7 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
     problems = json.dumps([[str(p.severity), p.code, p.message, p.line] for p in record.problems])
     view = _TO_JSON(doc.view.to_json()) if doc.view is not None else None
     updated = doc.updated.isoformat() if doc.updated else None
+    search = fts_fields(doc)
     files_row = (
         record.path,
         record.size,
@@ -266,5 +404,6 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
         json.dumps(record.key_lines),
         view,
         updated,
+        _fields_text(doc, search[0]),
     )
-    return files_row, fts_fields(doc)
+    return files_row, search

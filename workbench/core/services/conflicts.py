@@ -18,7 +18,8 @@ from typing import Any
 
 from ..vocabulary import presenting, supersession
 from . import tiers
-from ..vocabulary.model import DocType, Document, LinkType, Status, id_list
+from ..records.store_rows import COMPATIBLE_KEY, marked_compatible
+from ..vocabulary.model import DocType, Document, LinkType, Status
 from ..views.successors import likeliest_successors
 from ..views.similarity import Bm25, Corpus, Likeness, kinship, likeness, profiles_of, title_likeness, words
 
@@ -47,7 +48,6 @@ __all__ = [
     "queue_parts",
 ]
 
-COMPATIBLE_KEY = "compatible_with"
 CLAIM_TYPES = (DocType.DECISION, DocType.ENTITY, DocType.CONTEXT, DocType.CONCEPT)
 TITLE_ALIKE = 0.6
 TEXT_ALIKE = 0.25
@@ -122,6 +122,7 @@ def _structural(docs: dict, compatible: frozenset, supersedes: dict[str, list[st
         doc_id for doc_id, status in statuses.items() if status == Status.SUPERSEDED and not superseded_by[doc_id]
     ]
     successors = likeliest_successors(docs.values(), lacking, dismissed=compatible) if lacking else {}
+    replaced = any(status == Status.SUPERSEDED for status in statuses.values())  # a link may go stale
     for doc in docs.values():
         status, successors_named = statuses[doc.id], superseded_by[doc.id]
         for old in supersedes[doc.id]:
@@ -170,10 +171,11 @@ def _structural(docs: dict, compatible: frozenset, supersedes: dict[str, list[st
                     or [Resolution("repair", "no named successor exists: call it deprecated", "check --repair")],
                 )
             )
-        existing = sorted(new for new in successors_named if new in docs)
-        chained = len(existing) == len(successors_named) and all(
-            _related_by_supersession(supersedes, a, b) for i, a in enumerate(existing) for b in existing[i + 1 :]
-        )  # replaced by one, which another replaced since: the record names the whole chain
+        if len(successors_named) > 1:
+            existing = sorted(new for new in successors_named if new in docs)
+            chained = len(existing) == len(successors_named) and all(
+                _related_by_supersession(supersedes, a, b) for i, a in enumerate(existing) for b in existing[i + 1 :]
+            )  # replaced by one, which another replaced since: the record names the whole chain
         if len(successors_named) > 1 and not chained:
             a, b = (existing + [None, None])[:2]
             resolutions = (
@@ -189,7 +191,7 @@ def _structural(docs: dict, compatible: frozenset, supersedes: dict[str, list[st
                     resolutions,
                 )
             )
-        if status in (Status.ACTIVE, Status.DRAFT):
+        if replaced and status in (Status.ACTIVE, Status.DRAFT):
             for link in doc.links:
                 if link.type != LinkType.SUPERSEDES and statuses.get(link.target) == Status.SUPERSEDED:
                     current = current_of(link.target)
@@ -208,7 +210,8 @@ def _structural(docs: dict, compatible: frozenset, supersedes: dict[str, list[st
                                 ],
                             )
                         )
-    for cycle in supersession.cycles(supersedes):
+    # Only a document that supersedes another can be on a cycle: the walk is given those alone.
+    for cycle in supersession.cycles({doc_id: old for doc_id, old in supersedes.items() if old}):
         found.append(
             Conflict(
                 "supersession-cycle",
@@ -447,10 +450,7 @@ def _settled(docs: dict, supersedes: Mapping[str, list[str]], a_id: str, b_id: s
     """A pair a person has settled: marked compatible (in the files, or in the vault's settings
     where its format has no field for it), or one already replacing the other."""
     a, b = docs[a_id], docs[b_id]
-    a_marked, b_marked = a.meta.get(COMPATIBLE_KEY), b.meta.get(COMPATIBLE_KEY)
-    marked = (a_marked is not None and b.id in id_list(a_marked)) or (
-        b_marked is not None and a.id in id_list(b_marked)
-    )
+    marked = b.id in marked_compatible(a) or a.id in marked_compatible(b)
     return marked or frozenset((a_id, b_id)) in compatible or _related_by_supersession(supersedes, a.id, b.id)
 
 

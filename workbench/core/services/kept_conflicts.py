@@ -17,7 +17,10 @@ When the vault changed since, the queue is not worked out from nothing: what its
 out from is kept too (`weighing.Kept`, under a key of everything but the documents), with the
 digest of each document, so that only the pairs a change touches are weighed again. That record
 says for which documents it holds, so whichever of two racing processes writes it last, the next
-reads it right. `full=True` works everything out again, as `workbench conflicts --full` asks.
+reads it right. Its duplicates' part that stands still while decisions change (`weighing.DRAWN`)
+is kept apart under its own digest, which the record names: where another process kept another
+since, the duplicates are compared again. `full=True` works everything out again, as
+`workbench conflicts --full` asks.
 """
 
 from __future__ import annotations
@@ -32,20 +35,24 @@ import marshal
 import os
 import sys
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from pathlib import Path
 
 from json.encoder import encode_basestring
 
-from . import weighing
-from .conflicts import Conflict, Conflicts, Resolution, Weighed, duplicate_listed, queue_parts
 from ..records.derived_store import DerivedStore
+from ..records.store_rows import read_fields
 from ..vocabulary.model import Document
+
+if TYPE_CHECKING:  # imported where a queue is worked out or decoded: a kept queue printed needs neither
+    from . import weighing
+    from .conflicts import Conflict, Conflicts, Weighed
 
 __all__ = [
     "weighed_pairs",
     "setting_key",
     "WEIGHED",
+    "DRAWN",
     "OBJECTS",
     "DUPLICATES",
     "REVIEW",
@@ -69,10 +76,11 @@ __all__ = [
 OBJECTS = "conflicts"
 DUPLICATES = "conflicts.duplicates"
 WEIGHED = "conflicts.weighed"  # what the queue's pairs were worked out from (`weighing.Kept`)
+DRAWN = "conflicts.drawn"  # its duplicates' fields that stand still while decisions change (`weighing.DRAWN`)
 REVIEW = "review"  # the review list's ranking (`review`)
 # Every name this code keeps anything under: what is kept under another (older code's) is deleted
 # when the queue is kept.
-NAMES = (OBJECTS, DUPLICATES, WEIGHED, REVIEW)
+NAMES = (OBJECTS, DUPLICATES, WEIGHED, DRAWN, REVIEW)
 
 
 @functools.cache
@@ -82,7 +90,17 @@ def code_fingerprint() -> str:
 
     Reading every source file took 0.05 s of each call; the digest is kept in the user's cache
     beside the files' stats (path, size, mtime_ns, inode and ctime_ns: a write to a file changes
-    its ctime, which no one can set back), and read from there while every stat is the same."""
+    its ctime, which no one can set back), and read from there while every stat is the same. The
+    stats name rapidfuzz by its module file's stats too, which an upgrade rewrites: asking its
+    version (`importlib.metadata`, a third of the kept queue's own time to import) is left to a
+    digest worked out again."""
+    core = Path(__file__).parent.parent
+    sources = sorted(core.rglob("*.py"))
+    stats = _source_stats(core, sources, f"{sys.version}\0{_library_stats()}") if sources else None
+    if stats is not None:
+        kept = _kept_code_digest(stats)
+        if kept is not None:
+            return kept
     digest = hashlib.sha256(sys.version.encode())
     try:
         from importlib.metadata import version
@@ -90,16 +108,9 @@ def code_fingerprint() -> str:
         digest.update(version("rapidfuzz").encode())
     except Exception:  # not installed as a distribution: the code's digest still tells versions apart
         digest.update(b"rapidfuzz?")
-    core = Path(__file__).parent.parent
-    sources = sorted(core.rglob("*.py"))
     if not sources:  # installed without its sources: the code cannot be told apart, so never reuse
         digest.update(os.urandom(16))
         return digest.hexdigest()
-    stats = _source_stats(core, sources, digest.hexdigest())
-    if stats is not None:
-        kept = _kept_code_digest(stats)
-        if kept is not None:
-            return kept
     for source in sources:
         digest.update(str(source.relative_to(core)).encode() + b"\0")
         try:
@@ -111,6 +122,20 @@ def code_fingerprint() -> str:
     if stats is not None:
         _keep_code_digest(stats, found)
     return found
+
+
+def _library_stats() -> str:
+    """Where the rapidfuzz module is and its file's stats ("" where it cannot be found), without
+    importing it."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("rapidfuzz")
+        origin = spec.origin if spec is not None else None
+        st = os.stat(origin) if origin else None
+    except (ImportError, ValueError, OSError):
+        return ""
+    return f"{origin}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\0{st.st_ctime_ns}" if st is not None else ""
 
 
 def _code_digest_file() -> Path:
@@ -186,6 +211,8 @@ def encode(found: Iterable[Conflict]) -> str:
 
 def decode(text: str) -> Conflicts | None:
     """The queue `encode` wrote; None when the text is not one (a damaged or foreign store)."""
+    from .conflicts import Conflict, Conflicts, Resolution
+
     try:
         return Conflicts(
             Conflict(str(kind), [str(i) for i in ids], str(reason), [Resolution(*map(str, r)) for r in rs], int(rank))
@@ -227,6 +254,8 @@ def keep_queue(
     """Keep the queue (in `conflicts.queue_parts`' three parts) under `key`, and give it back as
     `printed` prints it. The duplicates' entries are encoded and printed only when no queue kept
     before listed the same ones."""
+    from .conflicts import duplicate_listed
+
     digest = hashlib.sha256(repr(listed).encode()).hexdigest()
     kept = _load(store.kept(DUPLICATES, digest))
     if kept is None:
@@ -355,11 +384,22 @@ class Asked:
     def weighing(self) -> weighing.Weighing:
         """The queue's pairs, worked out from what was kept for the vault as it was (the pairs a
         change touches weighed again), or from nothing where nothing was kept or `full`."""
+        from . import weighing
+
         if self._weighing is None:
             kept = None
-            if self.store is not None and not self.full:
-                kept = weighing.load(self.store.kept(WEIGHED, self.setting))
-            self._weighing = weighing.Weighing(self.documents, self.compatible, kept, self.full)
+            store = self.store
+            if store is not None:  # every document's type, status and supersessions, in one query
+                read_fields(self.documents, store.fields)
+            if store is not None and not self.full:
+                kept = weighing.load(store.kept(WEIGHED, self.setting))
+            self._weighing = weighing.Weighing(
+                self.documents,
+                self.compatible,
+                kept,
+                self.full,
+                drawn=(lambda digest: store.kept(DRAWN, digest)) if store is not None else None,
+            )
         return self._weighing
 
     def weighed(self) -> list[Weighed]:
@@ -370,12 +410,19 @@ class Asked:
         return found
 
     def _keep_weighing(self) -> None:
+        from . import weighing
+
         if self.store is not None and self._weighing is not None:
-            self.store.keep(WEIGHED, self.setting, weighing.dump(self._weighing.kept))
+            rest, digest, drawn = weighing.dump_apart(self._weighing.kept, self._weighing.drawn_changed)
+            if drawn is not None:  # first: a reader of the record finds the part it names
+                self.store.keep(DRAWN, digest, drawn)
+            self.store.keep(WEIGHED, self.setting, rest)
 
     def _worked_out(self) -> tuple[tuple[list[Conflict], list[tuple[str, str, str]], list[Conflict]], str]:
         """The queue worked out (what changed weighed again) and kept: its three parts
         (`conflicts.queue_parts`), and its printed text ("" where there is no store to keep it in)."""
+        from .conflicts import queue_parts
+
         with _collector_paused():
             pairs = self.weighing()
             parts = queue_parts(
@@ -388,6 +435,8 @@ class Asked:
     def conflicts(self) -> Conflicts:
         """The queue: as kept under the same key, else worked out (what changed weighed again)
         and kept."""
+        from .conflicts import Conflicts, duplicate_listed
+
         kept = self._kept()
         found = decode(kept) if kept is not None else None
         if found is None:
@@ -406,6 +455,8 @@ class Asked:
         kept = self._kept(encoded=False)
         if kept is not None:
             return kept
+        from .conflicts import Conflicts, duplicate_listed
+
         (before, listed, after), text = self._worked_out()
         return text or printed(Conflicts(before + [duplicate_listed(*d) for d in listed] + after))
 

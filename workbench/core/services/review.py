@@ -44,6 +44,7 @@ __all__ = [
     "default_depth",
     "review_list",
     "review_page",
+    "excerpt_ahead",
     "pair_of",
     "excerpted_candidates",
 ]
@@ -169,7 +170,7 @@ class Ranked:
 
 KEPT = REVIEW  # the ranking's entry in the derived store's `kept` table
 _RANKED: list = [None, None]  # (the documents' identities and the settings' pairs), the ranking for them
-_SHOWN: dict[Ranked, ReviewPair] = {}  # pairs with their excerpts, for the ranking in `_RANKED`
+_SHOWN: dict[tuple[Ranked, str, str], ReviewPair] = {}  # pairs with their excerpts, by both records' digests
 _SHOWN_MOST = 1_000
 
 
@@ -296,12 +297,15 @@ def _pair(pair: Ranked, docs: dict[str, Document]) -> ReviewPair:
 
 def _shown(pair: Ranked, docs: dict[str, Document]) -> ReviewPair:
     """`_pair`, kept with the ranking (which is worked out again whenever a document changes): a
-    page asked again, or a pair a screen shows again, is not excerpted again."""
-    found = _SHOWN.get(pair)
+    page asked again, a pair a screen shows again, or one excerpted ahead of its page (the MCP
+    server's next page) is not excerpted again. Kept by both records' digests too, so that an
+    excerpt worked out in another thread while a record changed is never shown for the new one."""
+    key = (pair, docs[pair.older].digest, docs[pair.newer].digest)
+    found = _SHOWN.get(key)
     if found is None:
         if len(_SHOWN) >= _SHOWN_MOST:
             _SHOWN.clear()
-        found = _SHOWN[pair] = _pair(pair, docs)
+        found = _SHOWN[key] = _pair(pair, docs)
     return found
 
 
@@ -378,6 +382,16 @@ def review_page(
         depth,
         left_out,
     )
+
+
+def excerpt_ahead(index: VaultIndex, limit: int, cursor: str, between: Callable[[], None]) -> None:
+    """Excerpt the `limit` pairs after `cursor` ahead of the page that shows them (kept as `_shown`
+    keeps them), calling `between()` before each: a server lets its calls go first there."""
+    offered, _, _, docs = review_list(index, None)
+    after = _key(*_read_cursor(cursor))
+    for ranked in [r for r in offered if _key(r.score, r.older, r.newer) > after][:limit]:
+        between()
+        _shown(ranked, docs)
 
 
 def excerpted_candidates(

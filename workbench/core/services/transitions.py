@@ -6,6 +6,8 @@ document is already as asked, and applying it writes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 from ..vocabulary import supersession
 from ..storage.changes import FileChange, Plan, log_line
 from ..index import VaultIndex
@@ -122,8 +124,7 @@ def plan_supersede(index: VaultIndex, old_id: str, new_id: str) -> Plan:
             f"a decision is superseded by a decision, and {new_id} is a {new.type}; "
             f"write the new decision (new --type decision --supersede {old_id}) or link the {new.type} to it"
         )
-    claimed = {doc_id: doc.supersedes for doc_id in index.ids() if (doc := index.owner_document(doc_id)) is not None}
-    if supersession.reaches(claimed, old_id, new_id):
+    if supersession.reaches(_Claimed(index), old_id, new_id):
         raise RefusedError(f"{old_id} already (transitively) supersedes {new_id}; this would make a cycle")
     summary = f"supersede {old_id} by {new_id}"
     if not flavour.native:
@@ -142,6 +143,27 @@ def plan_supersede(index: VaultIndex, old_id: str, new_id: str) -> Plan:
     if new.status == Status.DRAFT:
         new_meta["status"] = Status.ACTIVE.value
     return Plan(summary, [index.edit_change(old, old_meta), index.edit_change(new, new_meta)], [log_line(summary)])
+
+
+class _Claimed(Mapping[str, list[str]]):
+    """What each document supersedes, as the file that owns its id says, read for the documents a
+    walk visits only: reading every document's took a quarter of a second at 10,000 documents,
+    twice for an accepted verdict (its preview, then the write)."""
+
+    def __init__(self, index: VaultIndex) -> None:
+        self._index = index
+
+    def __getitem__(self, doc_id: str) -> list[str]:
+        doc = self._index.owner_document(doc_id)
+        if doc is None:
+            raise KeyError(doc_id)
+        return doc.supersedes
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index.ids())
+
+    def __len__(self) -> int:
+        return len(self._index.ids())
 
 
 def _edits_text(current: Document, doc: Document) -> bool:

@@ -26,6 +26,7 @@ import datetime as dt
 import hashlib
 import json
 import re
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -163,6 +164,13 @@ def _verdict_id(line: dict[str, Any]) -> str:
 # -- reading ---------------------------------------------------------------------------------
 
 
+_READ: dict[str, tuple[bytes, int, list[Verdict], list[LineProblem]]] = {}
+"""The verdicts file as last read, by its path: its bytes up to the last line end, how many lines
+they hold, and what was read of them. The file only grows (an agent's judgements are appended), so
+reading it again parses the lines added since; a file changed in any other way is read whole."""
+_READ_MOST = 8  # vaults' files kept: a process serves one vault, or a few
+
+
 def read_verdicts(index: VaultIndex) -> tuple[list[Verdict], list[LineProblem]]:
     """Every verdict the file holds, in the order given, as given (state not yet read), and the
     lines it could not take (a hand edit gone wrong): those are named, never fatal."""
@@ -174,8 +182,26 @@ def read_verdicts(index: VaultIndex) -> tuple[list[Verdict], list[LineProblem]]:
         return [], []
     if len(raw) > MAX_FILE:
         return [], [LineProblem(0, f"{VERDICT_FILE} is over {MAX_FILE // (1024 * 1024)} MiB; it is not read")]
-    found, problems = [], []
-    for number, text in enumerate(raw.decode("utf-8", "replace").splitlines(), start=1):
+    where = str(index.root / VERDICT_FILE)
+    held, lines, found, problems = _READ.get(where) or (b"", 0, [], [])
+    if not raw.startswith(held):
+        held, lines, found, problems = b"", 0, [], []
+    complete = raw.rfind(b"\n") + 1  # a line is parsed once it ends: "\n" is never inside a UTF-8 character
+    added = raw[len(held) : complete].decode("utf-8", "replace").splitlines()
+    problems = list(problems)
+    found = [*found, *_parsed(added, lines, problems)]
+    if len(_READ) >= _READ_MOST and where not in _READ:
+        _READ.clear()
+    _READ[where] = (raw[:complete], lines + len(added), found, problems)
+    problems = list(problems)
+    tail = raw[complete:].decode("utf-8", "replace").splitlines()  # a last line without its end yet
+    return [*found, *_parsed(tail, lines + len(added), problems)], problems
+
+
+def _parsed(texts: list[str], before: int, problems: list[LineProblem]) -> list[Verdict]:
+    """The verdicts of `texts`, lines `before` + 1 onwards of the file; those not taken go to `problems`."""
+    found = []
+    for number, text in enumerate(texts, start=before + 1):
         if not text.strip():
             continue
         try:
@@ -196,7 +222,7 @@ def read_verdicts(index: VaultIndex) -> tuple[list[Verdict], list[LineProblem]]:
             )
         except (ValueError, KeyError, TypeError) as exc:
             problems.append(LineProblem(number, f"not a verdict ({exc})"))
-    return found, problems
+    return found
 
 
 def _check_line(data: Any) -> None:
@@ -277,20 +303,45 @@ def _state(verdict: Verdict, docs: dict[str, Document], compatible: frozenset) -
     return verdict
 
 
+_STATED: list[tuple[Any, Any, dict[Verdict, Verdict]]] = [(None, None, {})]
+"""The documents by id and the compatible pairs a verdict's state was last read against, and each
+verdict's state then: a page of the review list reads every verdict's state, and an agent judging
+the list adds one a pair, so only the new ones are read while the records are unchanged."""
+_DOCUMENTS: list[tuple[Any, int, dict[str, Document]]] = [
+    (None, -1, {})
+]  # an index (weakly), its generation, its documents
+
+
+def _documents(index: VaultIndex) -> dict[str, Document]:
+    """The index's documents by id, one dict for as long as its records are unchanged."""
+    ref, generation, docs = _DOCUMENTS[0]
+    if ref is None or ref() is not index or generation != index.generation:
+        generation = index.generation  # read first: a change meanwhile makes the next call look again
+        docs = {d.id: d for d in index.documents}
+        _DOCUMENTS[0] = (weakref.ref(index), generation, docs)
+    return docs
+
+
 def verdicts(index: VaultIndex, docs: dict[str, Document] | None = None) -> tuple[list[Verdict], list[LineProblem]]:
     """Every verdict, oldest first, each with what became of it as the vault is now (`docs`: the
     index's documents by id, where the caller has them)."""
     given, problems = read_verdicts(index)
     if not given:
         return [], problems
-    docs = docs if docs is not None else {d.id: d for d in index.documents}
+    docs = docs if docs is not None else _documents(index)
     compatible = index.config.compatible
+    held = _STATED[0]
+    if held[0] is not docs or held[1] != compatible:
+        held = _STATED[0] = (docs, compatible, {})
+    stated_as = held[2]
     latest: dict[tuple[str, frozenset[str]], int] = {}
     for n, verdict in enumerate(given):
         latest[(verdict.agent, verdict.pair)] = n
     found = []
     for n, verdict in enumerate(given):
-        stated = _state(verdict, docs, compatible)
+        stated = stated_as.get(verdict)
+        if stated is None:
+            stated = stated_as[verdict] = _state(verdict, docs, compatible)
         if stated.state in ("open", "stale") and latest[(verdict.agent, verdict.pair)] != n:
             stated = replace(stated, state="withdrawn", why=f"{verdict.agent} judged this pair again since")
         found.append(stated)

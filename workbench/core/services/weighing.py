@@ -54,10 +54,15 @@ from .conflicts import (
 from ..vocabulary.model import DocType, Document, Status
 from ..views.similarity import Bm25, Corpus, Likeness, Profile, profiles_of
 
-__all__ = ["REFRESH_SHARE", "Kept", "KeptBm25", "Weighing", "load", "dump"]
+__all__ = ["REFRESH_SHARE", "DRAWN", "Kept", "KeptBm25", "Weighing", "load", "dump", "dump_apart"]
 
 REFRESH_SHARE = 0.01
-FORMAT = 4
+FORMAT = 5
+# The fields of the duplicates that stand still while decisions change (the pairs drawn from the
+# titles, what each listed pair was listed for, the word rarities they were compared with): a
+# third of what is kept, written apart (`dump_apart`) and again only when they change, and read
+# only by a call that lists duplicates (the review list never does).
+DRAWN = ("claims_frequency", "claims_linked", "listed", "candidates")
 _POSTING = array("i").itemsize * 2  # bytes of one (row, count) pair in `Kept.postings`
 
 
@@ -98,6 +103,7 @@ class Kept:
     claims_drift: int = 0
     titles: str = ""  # a digest of the titles, types and ids the pairs to compare were drawn from
     candidates: str = ""  # those pairs, "type\ta\tb" a line
+    drawn: str = ""  # the digest of the `DRAWN` fields kept apart, not read yet ("": they are in place)
 
     def unpost(self, doc_id: str) -> None:
         """Take a decision's counts out of `postings`."""
@@ -128,7 +134,33 @@ class Kept:
 
 
 def dump(kept: Kept) -> bytes:
+    """The whole record, its `DRAWN` fields in place (they must be: read, or never kept apart)."""
     return marshal.dumps((FORMAT, tuple(vars(kept).values())))
+
+
+def dump_apart(kept: Kept, drawn_changed: bool) -> tuple[bytes, str, bytes | None]:
+    """(the record but its `DRAWN` fields, naming their digest; that digest; the fields, None
+    where they are those read, unchanged, or were never read)."""
+    values = vars(kept)
+    part = None
+    if drawn_changed or not kept.drawn:
+        part = marshal.dumps(tuple(values[name] for name in DRAWN))
+        kept.drawn = hashlib.sha256(part).hexdigest()
+    rest = tuple(None if name in DRAWN else value for name, value in values.items())
+    return marshal.dumps((FORMAT, rest)), kept.drawn, part
+
+
+def _read_drawn(kept: Kept, data: Any) -> bool:
+    """Put in place the `DRAWN` fields `dump_apart` kept apart; False where `data` is not them."""
+    try:
+        found = marshal.loads(data) if isinstance(data, bytes) else None
+    except (ValueError, TypeError, EOFError):
+        found = None
+    if not (isinstance(found, tuple) and len(found) == len(DRAWN)):
+        return False
+    for name, value in zip(DRAWN, found):
+        setattr(kept, name, value)
+    return True
 
 
 def load(data: Any) -> Kept | None:
@@ -228,7 +260,15 @@ class Weighing:
     """The decision pairs and the duplicates of one vault as it is, worked out from what was kept
     (`Kept`) for the vault as it was, or from nothing (`full`)."""
 
-    def __init__(self, documents: Iterable[Document], compatible: frozenset, kept: Kept | None, full: bool = False):
+    def __init__(
+        self,
+        documents: Iterable[Document],
+        compatible: frozenset,
+        kept: Kept | None,
+        full: bool = False,
+        drawn: Any = None,
+    ):
+        """`drawn(digest)` reads the `DRAWN` fields `kept` names, where they were kept apart."""
         self.docs = {d.id: d for d in documents}
         self.compatible = compatible
         self.supersedes = _Supersedes(self.docs)
@@ -238,6 +278,8 @@ class Weighing:
         self.compared_again = 0  # pairs compared as duplicates in this call
         self._weighed: list[Weighed] | None = None
         self.decisions = 0  # decisions a pair may involve (`conflicts.PAIRED`): the review list's depth counts them
+        self._drawn = drawn
+        self.drawn_changed = False  # the `DRAWN` fields changed in this call: written again
 
     # -- decisions ------------------------------------------------------------------------
 
@@ -377,6 +419,10 @@ class Weighing:
         one of the two changed since it was (or the rarities were counted again). The pairs to
         compare (`pairs_by_type()`, drawn from the titles) are drawn again only when a title, a
         type or a status among the documents compared changed."""
+        kept = self.kept
+        if kept.drawn and kept.candidates is None and not _read_drawn(kept, self._drawn and self._drawn(kept.drawn)):
+            # Kept apart, and not found (another process kept other ones since): compared again.
+            kept.claims, kept.drawn = {}, ""
         try:
             return self._duplicates(docs, pairs_by_type, settled)
         except (KeyError, ValueError, IndexError, TypeError, AttributeError):
@@ -401,8 +447,24 @@ class Weighing:
             kept.pending, kept.listed, kept.titles, kept.candidates = set(), {}, "", ""
             changed = set(active)
         else:
-            corpus = Corpus.counted(kept.claims_size, kept.claims_frequency, kept.claims_linked, kept.claims_prefix)
+            corpus = None  # counted when a pair is compared again: most calls compare none
             kept.claims_drift += len(changed)
+            if (
+                kept.titles == titles
+                and not kept.pending
+                and all(i in active and active[i].type == DocType.DECISION for i in changed)
+            ):
+                # No pair drawn from the titles touches a changed document (decisions are weighed
+                # apart, and the titles, types and statuses of the rest are as they were): every
+                # pair stands as it was compared, and only whether it is settled is asked again.
+                kept.claims = digests
+                standing = []
+                for key, reason in kept.listed.items():
+                    a_id, b_id = key.split("\t")
+                    if not settled(a_id, b_id):
+                        standing.append((a_id, b_id, reason))
+                return standing
+        self.drawn_changed = True
         kept.claims = digests
         lines = kept.candidates.split("\n") if kept.candidates else []
         if kept.titles != titles:
@@ -426,6 +488,10 @@ class Weighing:
                     now_pending.add(line)  # not compared: compared when next met unsettled
                     listed.pop(key, None)
                     continue
+                if corpus is None:
+                    corpus = Corpus.counted(
+                        kept.claims_size, kept.claims_frequency, kept.claims_linked, kept.claims_prefix
+                    )
                 conflict = duplicate(doc_type, docs[a_id], docs[b_id], corpus)
                 self.compared_again += 1
                 if conflict is None:

@@ -178,6 +178,7 @@ def kept_postings(index: VaultIndex) -> Postings:
     """The index's kept rows per term, for its derived store as it is now."""
     store = index.store
     assert store is not None, "full-text ranking asks the derived store"
+    store.settle()  # rows another process stored and has not indexed yet: indexed before a search
     postings = KEPT.get(index)
     if postings is None or postings.store is not store:
         postings = KEPT[index] = Postings(store)

@@ -1,0 +1,112 @@
+"""The queue's rows of `bench_speed` for two or more checkouts of the code, alternated in one run.
+
+Run: python -m tests.benchmarks.bench_queue_codes SOURCE [--flavour NAME] [--runs N] CODE [CODE ...]
+     (SOURCE: a vault, copied once for each CODE; CODE: a folder holding a checkout's `workbench`
+     package, put first on the path of every process it runs; best of 4 by default)
+
+Each code answers on its own copy of SOURCE (its derived store built by its own first call, so
+no code reads another's store): `workbench conflicts --json` and `workbench review --json`, each
+answered once, then for each of N rounds: the floor (a fresh Python parsing every file's
+frontmatter, as `bench_speed`'s), then for each code in turn the command with nothing changed, a
+sentence appended to the same decision's file in its copy by plain file I/O, and the command
+again. It prints, for each command and code, the least wall and CPU time (user and system, of
+the process) of the N, each as a ratio to the least floor, and whether every round's output was
+the same for every code (it must be: the codes compared are to answer alike).
+A benchmark, not a test: machines are noisy, so compare ratios measured in one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.benchmarks.bench_open import FLOOR_SCRIPT
+from tests.benchmarks.bench_speed import CLI_SCRIPT
+
+RUNS = 4
+
+
+def timed(code: Path, cache: Path, script: str, *args: str) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds, output) of a fresh interpreter running `script` with `code`'s
+    package first on its path, and `cache` as its user's cache (the code's digest is kept there:
+    one for each code, or each would work the other's out again)."""
+    env = {**os.environ, "PYTHONPATH": str(code), "XDG_CACHE_HOME": str(cache)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, env=env, cwd=tempfile.gettempdir()
+    )
+    elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if result.returncode:
+        raise RuntimeError(f"benchmark process failed:\n{result.stderr[-2000:]}")
+    return elapsed, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, result.stdout
+
+
+def change_a_decision(root: Path, seed: int) -> None:
+    """A sentence appended to a decision's file (any Markdown file's where no frontmatter says
+    "type: decision"), chosen from the sorted paths by `seed`: the same file in every copy."""
+    files = sorted(p for p in root.rglob("*.md") if ".workbench" not in p.parts and p.name != "log.md")
+    decisions = [p for p in files if "\ntype: decision" in p.read_text("utf-8", errors="replace")[:600]]
+    rng = random.Random(seed)
+    path = rng.choice(decisions or files)
+    with path.open("a", encoding="utf-8") as file:
+        file.write(f"\nThe retry budget was raised to {rng.randint(2, 99)} attempts after the outage review.\n")
+
+
+def main(source: Path, flavour: str, runs: int, codes: list[Path]) -> None:
+    reading = ["--flavour", flavour] if flavour else []
+    with tempfile.TemporaryDirectory() as folder:
+        roots = [Path(folder) / f"vault-{n}" for n in range(len(codes))]  # a code named twice: two copies
+        caches = [Path(folder) / f"cache-{n}" for n in range(len(codes))]
+        for root in roots:
+            shutil.copytree(source, root, ignore=shutil.ignore_patterns(".workbench"))
+        print(f"{source} ({flavour or 'as it says itself'}), best of {runs}, load average {os.getloadavg()[0]:.1f}")
+        floors: list[tuple[float, float]] = []
+        figures: dict[tuple[str, str, int], list[tuple[float, float]]] = {}
+        alike = True
+        seed = 100
+        for command in ("conflicts", "review"):
+            for code, root, cache in zip(codes, roots, caches):  # answered once: the first "nothing changed" is kept
+                timed(code, cache, CLI_SCRIPT, "--vault", str(root), *reading, command, "--json")
+            for _ in range(runs):
+                floors.append(timed(codes[0], caches[0], FLOOR_SCRIPT, str(source))[:2])
+                seed += 1
+                outputs = set()
+                for n, (code, root, cache) in enumerate(zip(codes, roots, caches)):
+                    args = ["--vault", str(root), *reading, command, "--json"]
+                    wall, cpu, kept = timed(code, cache, CLI_SCRIPT, *args)
+                    figures.setdefault((command, "nothing changed", n), []).append((wall, cpu))
+                    change_a_decision(root, seed)
+                    wall, cpu, changed = timed(code, cache, CLI_SCRIPT, *args)
+                    figures.setdefault((command, "after one decision changed", n), []).append((wall, cpu))
+                    outputs.add((kept, changed))
+                alike = alike and len(outputs) == 1
+        floor_wall, floor_cpu = min(w for w, _ in floors), min(c for _, c in floors)
+        print(f"floor: {floor_wall:.2f} s wall, {floor_cpu:.2f} s CPU")
+        for (command, when, n), measured in figures.items():
+            wall, cpu = min(w for w, _ in measured), min(c for _, c in measured)
+            print(
+                f"| {command + ' --json, ' + when:<44} | {n}: {str(codes[n]):<30} | wall {wall:5.2f} s = {wall / floor_wall:.2f}x"
+                f" | CPU {cpu:5.2f} s = {cpu / floor_cpu:.2f}x |",
+                flush=True,
+            )
+        print(f"every output the same for every code: {alike}; load average at the end {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("source", type=Path, help="the vault to copy for each code")
+    parser.add_argument("codes", type=Path, nargs="+", help="folders each holding a checkout's workbench package")
+    parser.add_argument("--flavour", default="", help="how to read the vault (adr for decision records)")
+    parser.add_argument("--runs", type=int, default=RUNS, help="rounds, best of (default: %(default)s)")
+    args = parser.parse_args()
+    main(args.source, args.flavour, args.runs, [code.resolve() for code in args.codes])

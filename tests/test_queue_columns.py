@@ -1,0 +1,138 @@
+"""The fields the conflicts queue and the review list ask of every document (type, status, title,
+supersessions, links, pairs marked compatible) are kept in the derived store's rows: a call reads
+them without decoding any unchanged document's frontmatter, and a change made by plain file I/O
+shows in the next queue as a full recompute gives it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from workbench import Vault
+from workbench.core.records.store_rows import StoredDocument, marked_compatible, read_fields
+from workbench.core.services.conflicts import find_conflicts
+
+FIELDS = """---
+schema_version: v1
+id: mem-decision-b
+type: decision
+title: "Queue \\x1f the invoices, \\u001f"
+status: superseded
+created_at: 2026-03-05
+updated_at: 2026-03-06
+project: tern
+tags: [billing]
+provenance:
+  source: agent-claude
+  confidence: high
+links:
+  - type: related_to
+    target: mem-entity-c
+  - type: depends_on
+    target: mem-decision-a
+supersedes: [mem-decision-z]
+superseded_by: [mem-decision-a]
+compatible_with: [mem-decision-y, 7]
+---
+Invoices wait in a queue.
+"""
+
+
+def meta_unread(doc) -> bool:
+    return type(doc.__dict__.get("_meta")) is str
+
+
+def test_a_stored_document_answers_the_queues_fields_from_its_row(builder):
+    builder.raw("decisions/mem-decision-b.md", FIELDS)
+    builder.add("mem-note-plain", body="No title, no links.\n")
+    parsed = {d.id: d for d in Vault.open(builder.root).documents}
+    vault = Vault.open(builder.root)
+    stored = vault.documents
+    assert all(type(d) is StoredDocument and d.__dict__["_fields"] is None for d in stored)  # left in the store
+    read_fields(stored, vault.store.fields)  # as the queue reads them: in one query
+    for doc in stored:
+        fields = (doc.type, doc.status, doc.title, doc.supersedes, doc.superseded_by, doc.links, marked_compatible(doc))
+        assert meta_unread(doc), doc.id  # read from the row: the frontmatter is still as stored
+        other = parsed[doc.id]
+        assert fields == (
+            other.type,
+            other.status,
+            other.title,
+            other.supersedes,
+            other.superseded_by,
+            other.links,
+            marked_compatible(other),
+        )
+    b = next(d for d in stored if d.id == "mem-decision-b")
+    assert (b.type, b.status, b.title, b.supersedes, marked_compatible(b)) == (
+        "decision",
+        "superseded",
+        "Queue \x1f the invoices, \x1f",  # the title may hold the row's separator
+        ["mem-decision-z"],
+        ["mem-decision-y", "7"],
+    )
+
+
+def change(root: Path, relative: str, old: str, new: str) -> None:
+    path = root / relative
+    text = path.read_text("utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), "utf-8")
+
+
+EDITS = [
+    # the type: a decision made a concept drops out of the decision pairs
+    ("decisions/mem-decision-money-numeric-decimal.md", "type: decision", "type: concept"),
+    # the status: superseded, naming no successor
+    ("decisions/mem-decision-api-fastapi.md", "status: active", "status: superseded"),
+    # the supersessions: one side only
+    ("decisions/mem-decision-money-integer-cents.md", "superseded_by: []", "superseded_by: [mem-decision-api-fastapi]"),
+    # a pair marked compatible in the frontmatter is not listed again
+    (
+        "entities/mem-entity-postgres.md",
+        "\ntype: entity",
+        "\ncompatible_with: [mem-entity-postgresql-db]\ntype: entity",
+    ),
+    # the title: the duplicates compared are drawn from the titles
+    ("entities/mem-entity-postgresql-db.md", "title: PostgreSQL DB", "title: Object storage bucket"),
+]
+
+
+@pytest.mark.parametrize("relative, old, new", EDITS, ids=[e[0].split("/")[1][4:-3] + ":" + e[1] for e in EDITS])
+def test_a_field_changed_by_plain_file_io_shows_in_the_next_queue(sample_copy, tmp_path, relative, old, new):
+    before = Vault.open(sample_copy).conflicts()
+    assert Vault.open(sample_copy).kept_conflicts() == before  # kept: the next call reads the rows
+    change(sample_copy, relative, old, new)
+    after = Vault.open(sample_copy).conflicts()
+    fresh = tmp_path / "fresh"
+    shutil.copytree(sample_copy, fresh, ignore=shutil.ignore_patterns(".workbench"))
+    parsed = Vault.open(fresh).documents
+    assert not any(type(d) is StoredDocument for d in parsed)  # parsed from the files, no store
+    expected = find_conflicts(parsed, True)
+    assert [c.to_json() for c in after] == [c.to_json() for c in expected]
+    assert [c.to_json() for c in after] != [c.to_json() for c in before]
+
+
+def test_a_warm_open_of_decision_records_resolves_their_links_without_reading_bodies(tmp_path):
+    """Records read by a flavour have their links resolved again at every open (a record added
+    elsewhere may be the one a link names); the resolved copy keeps the meta encoded and the body
+    in the store, as `dataclasses.replace` did not (a query for each body)."""
+    root = tmp_path / "adrs"
+    for number, title, body in (
+        (1, "Use PostgreSQL", "We store data in PostgreSQL.\n"),
+        (2, "Use Redis for jobs", "Builds on [ADR 1](0001-use-postgresql.md).\n"),
+        (3, "Drop Redis", "Supersedes [ADR 2](0002-use-redis-for-jobs.md); see ADR-0001.\n"),
+    ):
+        path = root / "doc" / "adr" / f"{number:04d}-{title.lower().replace(' ', '-')}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            f"# {number}. {title}\n\nDate: 2024-0{number}-01\n\n## Status\n\nAccepted\n\n## Context\n\n{body}"
+        )
+    parsed = Vault.open(root, "adr").documents
+    assert any(d.links for d in parsed)
+    warm = Vault.open(root, "adr").documents
+    assert all(type(d) is StoredDocument and meta_unread(d) and d.__dict__.get("body") is None for d in warm)
+    assert [d.view for d in warm] == [d.view for d in parsed]
+    assert warm == parsed
