@@ -655,7 +655,9 @@ class DerivedStore:
         try:
             return {
                 path: (digest, title)
-                for path, digest, title in self.db.execute("SELECT path, digest, title FROM files")
+                for path, digest, title in self.db.execute(
+                    "SELECT path, digest, title FROM files JOIN texts ON texts.rowid = files.rowid"
+                )
             }
         except sqlite3.DatabaseError as error:
             self._failed(error)
