@@ -197,7 +197,12 @@ async def session(root: Path, target: str, title: str) -> dict[str, float]:
     being read; keys posted `TYPING` apart, as the terminal would, not waiting for each to be
     handled as Pilot's `press` does), enter on it once it is listed, and the rest of the load (the summary: every
     problem, the graph). Seconds to each, from the app's start, and "still": the longest gap
-    between ticks asked for every `TICK`, from the start to the end of the load."""
+    between ticks asked for every `TICK`, from the start to the end of the load, with "its CPU": the
+    CPU time the whole process had in that gap (every thread's), and "screen CPU": its event
+    loop's thread's, the screen's own work (a layout, a collection it set off). On a machine other work keeps
+    busy, a gap the process hardly ran in was the machine's, not the app's; and "still on CPU" is
+    the longest of any gap's CPU time (each at most its wall time): what the app itself held the
+    screen for, at most, on a machine of its own."""
     from textual import events
     from textual.keys import _character_to_key
     from textual.widgets import OptionList
@@ -206,7 +211,7 @@ async def session(root: Path, target: str, title: str) -> dict[str, float]:
     from workbench.tui.app import WorkbenchApp
     from workbench.tui.widgets.viewer import DocumentViewer
 
-    ticks: list[float] = []
+    ticks: list[tuple[float, float, float]] = []  # (wall, the process's CPU, this thread's CPU) at each tick
     marks: dict[str, float] = {}
     start = time.perf_counter()
     app = WorkbenchApp(root, theme="workbench-dark")
@@ -224,7 +229,7 @@ async def session(root: Path, target: str, title: str) -> dict[str, float]:
         marks[name] = time.perf_counter() - start
 
     async with app.run_test(size=(120, 40)) as pilot:
-        app.set_interval(TICK, lambda: ticks.append(time.perf_counter()))
+        app.set_interval(TICK, lambda: ticks.append((time.perf_counter(), time.process_time(), time.thread_time())))
         await until(listed, "first titles")
         await pilot.press("slash")
         typed = time.perf_counter()
@@ -239,11 +244,15 @@ async def session(root: Path, target: str, title: str) -> dict[str, float]:
         viewer = app.screen.query_one(DocumentViewer)
         await until(lambda: viewer.view is not None and viewer.view.document.id == target, "shown")
         await until(lambda: app.screen.summary is not None, "loaded")
-        ticks.append(time.perf_counter())
+        ticks.append((time.perf_counter(), time.process_time(), time.thread_time()))
         until_loaded = ticks[:]  # not the app's exit after it, which goes on ticking as it waits for threads
-    gap, at = max(((b - a, a) for a, b in zip(until_loaded, until_loaded[1:])), default=(0.0, start))
+    gaps = [(b[0] - a[0], a[0], b[1] - a[1], b[2] - a[2]) for a, b in zip(until_loaded, until_loaded[1:])]
+    gap, at, cpu, screens = max(gaps, default=(0.0, start, 0.0, 0.0))
     marks["still from"] = at - start  # when the longest gap began: where to look in a profile
     marks["still"] = gap
+    marks["its CPU"] = cpu
+    marks["screen CPU"] = screens
+    marks["still on CPU"] = max((min(wall, used) for wall, _, used, _ in gaps), default=0.0)
     return marks
 
 
@@ -298,8 +307,15 @@ def sessions(vaults: list[Path], runs: int) -> None:
         for _ in range(runs):
             target, title = a_titled_document(root, rng)
             marks = asyncio.run(session(root, target, title))
-            said = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in marks.items() if name != "still")
-            print(f"{root.name}: {said}; longest still {marks['still'] * 1000:.0f} ms", flush=True)
+            stills = ("still", "its CPU", "screen CPU", "still on CPU")
+            said = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in marks.items() if name not in stills)
+            print(
+                f"{root.name}: {said}; longest still {marks['still'] * 1000:.0f} ms"
+                f" (the process ran {marks['its CPU'] * 1000:.0f} ms of it, the screen's thread"
+                f" {marks['screen CPU'] * 1000:.0f} ms);"
+                f" longest still on CPU {marks['still on CPU'] * 1000:.0f} ms",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import OptionList
-from tui_helpers import result_ids, settle, wait_for
+from tui_helpers import result_ids, screen_text, settle, wait_for
 
 from vault_builders import VaultBuilder
 from workbench.core.vault import Vault
@@ -174,6 +174,22 @@ async def test_what_the_open_read_is_frozen_before_its_titles_are_listed(sample_
     assert frozen[0] > 0
 
 
+def test_what_was_imported_is_frozen_when_the_app_runs(sample_copy, monkeypatch):
+    """The cycle collector ran a hundred-odd passes before the first titles, each walking every
+    object the imports made (Textual's and the workbench's modules, classes and functions), all of
+    which live as long as the program: frozen when the app runs, it walks only what is new."""
+    from textual.app import App
+
+    frozen: list[int] = []
+    monkeypatch.setattr(App, "run", lambda self, *args, **kwargs: frozen.append(gc.get_freeze_count()))
+    gc.unfreeze()  # whatever earlier tests froze
+    try:
+        WorkbenchApp(sample_copy, theme="workbench-dark").run(headless=True)
+    finally:
+        gc.unfreeze()  # a test process goes on: its garbage stays collectable
+    assert frozen and frozen[0] > 1000
+
+
 async def test_the_theme_list_has_the_theme_files_even_when_no_titles_came(tmp_path):
     app = WorkbenchApp(tmp_path / "no-such-vault", theme="workbench-dark")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -230,3 +246,55 @@ def test_what_the_screen_reads_of_a_summary_is_worked_out_in_the_summary_thread(
 
     summary = summarise(Vault.open(sample_copy), sample_copy)
     assert {"example_query", "titles"} <= vars(summary).keys()
+
+
+async def test_a_document_opened_before_the_summary_does_not_wait_for_the_whole_vaults_graph(
+    sample_copy: Path, monkeypatch
+):
+    """Its graph and the problems across files are worked out for the whole vault (seconds at
+    100,000 documents): a document opened before the summary has them is shown at once, its links
+    said to come once the vault is read, and they follow the summary."""
+    import threading
+
+    from workbench.core import Vault
+    from workbench.tui.screens import main
+    from workbench.tui.widgets.link_pane import LinkPane
+    from workbench.tui.widgets.viewer import DocumentViewer
+
+    go_on = threading.Event()
+    graph, summarise = Vault.graph, main.summarise
+
+    def held_graph(vault):  # the whole vault's graph, slow as on a large vault
+        go_on.wait(20)
+        return graph(vault)
+
+    def held(vault, given):
+        go_on.wait(20)
+        return summarise(vault, given)
+
+    monkeypatch.setattr(Vault, "graph", held_graph)
+    monkeypatch.setattr(main, "summarise", held)
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(120, 30)) as pilot:
+        try:
+            for _ in range(400):
+                if any(result_ids(app)):
+                    break
+                await pilot.pause(0.05)
+            first = result_ids(app)[0]
+            await pilot.press("enter")
+            viewer = app.screen.query_one(DocumentViewer)
+            for _ in range(100):
+                if viewer.view is not None:
+                    break
+                await pilot.pause(0.05)
+            assert viewer.view is not None and viewer.view.document.id == first  # not held by the graph
+            assert viewer.view.neighbours.pending
+            await pilot.pause(0.2)
+            assert "Reading the vault…" in screen_text(app)  # in the links pane: the titles are listed
+        finally:
+            go_on.set()
+        await wait_for(pilot, lambda: app.screen.summary is not None and not viewer.view.neighbours.pending)
+        assert viewer.view.document.id == first
+        assert app.screen.query_one(LinkPane).neighbours == viewer.view.neighbours
+        assert viewer.view.problems == app.screen.vault.problems_for(first)

@@ -127,15 +127,23 @@ def _markdown_it() -> MarkdownIt:
     return _parser
 
 
+_warmed = False
+
+
 def warm_up() -> None:
     """Make the parser (its rules are compiled on first use) and load the highlighter for the
-    languages most fences name, ahead of the first document; safe to run in a thread."""
+    languages most fences name, ahead of the first document; safe to run in a thread, and done
+    once (two threads may both do it: the same modules, the same parser)."""
+    global _warmed
+    if _warmed:
+        return
     render(_WARM_UP_TEXT, {})
     from pygments.lexers import get_lexer_by_name
     from textual.highlight import highlight  # noqa: F401
 
     for language in ("text", "python", "yaml", "json", "bash", "markdown"):
         get_lexer_by_name(language)
+    _warmed = True
 
 
 def _wikilink_rule(state: Any, silent: bool) -> bool:

@@ -52,6 +52,8 @@ class LinkGroups:
     root: str = ""
     types: tuple[str, ...] = ()
     """The link types of the document's own links, in or out, whatever the filter: what `t` offers."""
+    pending: bool = False
+    """Not known yet: the vault's graph is still being worked out (its first summary)."""
 
     @property
     def empty(self) -> bool:

@@ -649,6 +649,20 @@ class DerivedStore:
             return None
         return numbers[0], sum(numbers[1 : 1 + len(FTS_COLUMNS)]) / numbers[0]
 
+    def titles(self) -> dict[str, tuple[str, str]]:
+        """{path: (digest, title)} of every stored reading, the title as full text has it ("" where
+        it is the id): matching titles reads these rather than decoding every document's meta."""
+        try:
+            return {
+                path: (digest, title)
+                for path, digest, title in self.db.execute(
+                    "SELECT path, digest, title FROM files JOIN texts ON texts.rowid = files.rowid"
+                )
+            }
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return {}
+
     def rowids(self, paths: Iterable[str]) -> set[int]:
         """The full-text index's rows of these paths (those it has)."""
         found: set[int] = set()

@@ -174,9 +174,22 @@ class _Views:
 
     @property
     def titles(self) -> dict[str, str]:
-        """Every valid document's title, lowercased, for matching titles despite typos."""
+        """Every valid document's title, lowercased, for matching titles despite typos. Read from
+        the derived store's rows where a row holds the very reading (its digest) the document was
+        made from: decoding every document's meta for its title took seconds at 100,000 documents,
+        and the dicts it left alive made the cycle collector walk them again and again (passes of
+        up to a second, each holding the interpreter while the TUI's first search ran)."""
         if self._titles is None:
-            self._titles = {doc_id: doc.title.lower() for doc_id, doc in self.valid.items()}
+            index = self._index()
+            stored = index.store.titles() if index is not None and index.store is not None else {}
+            titles = {}
+            for doc_id, doc in self.valid.items():
+                row = stored.get(doc.path)
+                if row is not None and doc.digest and row[0] == doc.digest:
+                    titles[doc_id] = (row[1] or doc_id).lower()
+                else:  # not stored, or stored as another reading: the document's own
+                    titles[doc_id] = doc.title.lower()
+            self._titles = titles
         return self._titles
 
     @property
@@ -469,6 +482,33 @@ def _blend_meaning(
     scores.update(blended)
 
 
+TYPO_MATCHES = 20
+TYPO_CHUNK = 2000
+"""Titles matched despite typos per call of rapidfuzz: it holds the interpreter while it runs
+(0.1-0.3 s over 100,000 titles, a screen frozen as long), and between calls a thread waiting for
+the interpreter (the TUI's) gets it."""
+
+
+def _typo_matches(typed: str, titles: dict[str, str]) -> list[tuple[str, float]]:
+    """(id, ratio) of the `TYPO_MATCHES` titles `typed` matches best despite typos (rapidfuzz's
+    partial ratio, at least 80), best first and in the titles' order among equals: what one call
+    over every title gives, in calls of `TYPO_CHUNK` titles."""
+    from rapidfuzz import fuzz, process
+
+    ids, texts = list(titles), list(titles.values())
+    found: list[tuple[float, int]] = []
+    for start in range(0, len(texts), TYPO_CHUNK):
+        chunk = texts[start : start + TYPO_CHUNK]
+        found += [
+            (ratio, start + at)
+            for _, ratio, at in process.extract(
+                typed, chunk, scorer=fuzz.partial_ratio, limit=TYPO_MATCHES, score_cutoff=80, processor=None
+            )
+        ]
+    found.sort(key=lambda match: (-match[0], match[1]))
+    return [(ids[at], ratio) for ratio, at in found[:TYPO_MATCHES]]
+
+
 def _title_as_typed(
     scores: dict[str, float],
     typed: str,
@@ -479,12 +519,10 @@ def _title_as_typed(
 ) -> None:
     """What a short query adds: titles typed whole or begun, the words in title, id and tags, and,
     when full text found fewer than `fuzzy_below` documents, titles matched despite typos."""
-    from rapidfuzz import fuzz, process  # a short query's first: a long question never needs it
+    from rapidfuzz import fuzz  # a short query's first: a long question never needs it
 
     if len(scores) < fuzzy_below:
-        for _, ratio, doc_id in process.extract(
-            typed, views.titles, scorer=fuzz.partial_ratio, limit=20, score_cutoff=80, processor=None
-        ):
+        for doc_id, ratio in _typo_matches(typed, views.titles):
             if admitted(views.valid[doc_id]):
                 scores[doc_id] = scores.get(doc_id, 0.0) + 0.25 * (ratio / 100)
     words = typed.split()

@@ -205,9 +205,7 @@ class MainScreen(Screen[None]):
         from ..reading import read_view  # not at start: the first titles need no document read
 
         try:
-            # Before the first summary (seconds on a large vault) the graph is asked for: a document
-            # opened meanwhile shows as soon as its links are known, rather than never.
-            graph = self.summary.graph if self.summary is not None else self.vault.graph()
+            graph = self.summary.graph if self.summary is not None else None  # None: links follow the summary
             view = read_view(self.vault, graph, doc_id, self.graph_depth, self.graph_filter)
         except Exception as exc:  # noqa: BLE001
             if isinstance(exc, FileNotFoundError) or doc_id not in self.vault:
@@ -244,7 +242,9 @@ class MainScreen(Screen[None]):
         else:
             search.searcher = self.vault.search if self.vault is not None else None
         view = self.current
-        if view is not None and view.document.id in summary.graph:
+        if view is not None and view.neighbours.pending:
+            self.read_document(view.document.id, remember=False)  # opened before the vault was read
+        elif view is not None and view.document.id in summary.graph:
             from ..neighbours import link_groups  # not at start: the first titles need no links
 
             # Another file may link here now, or no longer: the open document's links follow.
@@ -289,6 +289,8 @@ class MainScreen(Screen[None]):
                     severity="warning",
                     markup=False,
                 )
+        if view.neighbours.pending and self.summary is not None:  # read before the summary came
+            self.read_document(view.document.id, remember=False)
         # The text is what the person waits for: the links pane, the focus and with it the footer's
         # keys (whose every key is a widget made again) follow in the next frame.
         self.call_after_refresh(self._after_document_shown, view, message.focus, message.graph)

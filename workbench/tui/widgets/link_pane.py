@@ -246,6 +246,8 @@ class LinkPane(OptionList):
         )
         if neighbours is None:
             self.set_options([Option(Content.styled("No document open", "$text 60%"), disabled=True)])
+        elif neighbours.pending:
+            self.set_options([Option(Content.styled("Reading the vault…", "italic $text 60%"), disabled=True)])
         elif self.show_pack:
             self.set_options(pack_options(neighbours))
             self.action_first()
