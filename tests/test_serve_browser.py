@@ -171,8 +171,12 @@ def test_two_browsers_and_an_agent_write_at_once_and_see_each_other(server, brow
         while status(sample_copy / path) != "status: deprecated" and time.monotonic() < deadline:
             time.sleep(0.1)
         assert status(sample_copy / path) == "status: deprecated", path
+    wanted = ("mem-decision-api-fastapi", "mem-decision-pdf-weasyprint", done[0]["id"])
+    deadline = time.monotonic() + 30  # a change's line goes into the log just after its files
+    while not all(w in (sample_copy / "log.md").read_text("utf-8") for w in wanted) and time.monotonic() < deadline:
+        time.sleep(0.1)
     log = (sample_copy / "log.md").read_text("utf-8")
-    assert "mem-decision-api-fastapi" in log and "mem-decision-pdf-weasyprint" in log and done[0]["id"] in log
+    assert all(w in log for w in wanted), log
     # Each page shows, without a key pressed, the other page's change (the other decision's row in
     # its results) and the agent's note (counted in the header, 68 documents where there were 67,
     # and a backlink in the links pane of the document it has open).

@@ -290,11 +290,11 @@ async def test_a_document_opened_before_the_summary_does_not_wait_for_the_whole_
                 await pilot.pause(0.05)
             assert viewer.view is not None and viewer.view.document.id == first  # not held by the graph
             assert viewer.view.neighbours.pending
-            await pilot.pause(0.2)
-            assert "Reading the vault…" in screen_text(app)  # in the links pane: the titles are listed
+            await wait_for(pilot, lambda: "Reading the vault…" in screen_text(app))  # in the links pane
         finally:
             go_on.set()
         await wait_for(pilot, lambda: app.screen.summary is not None and not viewer.view.neighbours.pending)
         assert viewer.view.document.id == first
-        assert app.screen.query_one(LinkPane).neighbours == viewer.view.neighbours
+        # the pane is given the links on the screen's next turn
+        await wait_for(pilot, lambda: app.screen.query_one(LinkPane).neighbours == viewer.view.neighbours)
         assert viewer.view.problems == app.screen.vault.problems_for(first)
