@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -53,7 +54,20 @@ def _sync(vault: Path, crash: str | None = None, interrupt: str | None = None) -
         capture_output=True,
         text=True,
         timeout=300,
+        preexec_fn=_as_from_a_terminal if interrupt else None,
     )
+
+
+def _as_from_a_terminal() -> None:
+    """Ctrl+C reaches the sync as it reaches one started from a shell: a test process may hold
+    SIGINT blocked or ignored, and a child inherits both across `exec`."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _signal_state() -> str:
+    """How this process holds SIGINT, for a failure's message."""
+    return f"SIGINT here: {signal.getsignal(signal.SIGINT)}, blocked {signal.pthread_sigmask(signal.SIG_BLOCK, [])}"
 
 
 @pytest.fixture(scope="module")
@@ -180,7 +194,12 @@ def test_sync_interrupted_while_the_writers_threads_write_leaves_no_temporary_fi
     assert _sync(laptop).returncode == 0
     before = {n: (server / doc_path(_id(n))).read_bytes() for n in range(DOCUMENTS)}
     interrupted = _sync(server, interrupt=f"temp-created:{DOCUMENTS // 2}")
-    assert interrupted.returncode == 130, (interrupted.returncode, interrupted.stdout, interrupted.stderr)
+    assert interrupted.returncode == 130, (
+        interrupted.returncode,
+        interrupted.stdout,
+        interrupted.stderr,
+        _signal_state(),
+    )
     assert _temporaries(server) == []
     assert {n: (server / doc_path(_id(n))).read_bytes() for n in range(DOCUMENTS)} == before, "nothing written"
     again = _sync(server)
