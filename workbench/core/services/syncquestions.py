@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..editing.docmerge import CONFLICTS_KEY, MISSING, body_conflicts, merge_document, resolve_body
+from ..vocabulary.model import TYPE_FOLDERS, DocType, member
 from ..vocabulary.parse import CONFLICT_MARKER, parse_bytes, value_text
 from ..storage.writer import FileChange
 from ..editing.yamledit import apply_meta
@@ -44,15 +45,6 @@ __all__ = [
     "document_stages",
 ]
 
-TYPE_FOLDERS = {
-    "concept": "concepts",
-    "decision": "decisions",
-    "entity": "entities",
-    "context": "contexts",
-    "task": "tasks",
-    "note": "notes",
-    "index": "indexes",
-}
 CHOICES = ("ours", "theirs", "base")
 # The question `pending` lists for a document git left unmerged that no sync has merged yet.
 NOT_MERGED = "not merged"
@@ -324,8 +316,9 @@ def _restore_changed_side(
 
 def _path_of(doc_id: str) -> str | None:
     parts = doc_id.split("-")
-    folder = TYPE_FOLDERS.get(parts[1]) if len(parts) > 2 and parts[0] == "mem" else None
-    return f"{folder}/{doc_id}.md" if folder else None
+    if len(parts) < 3 or parts[0] != "mem" or not member(parts[1], DocType):
+        return None
+    return f"{TYPE_FOLDERS[DocType(parts[1])]}/{doc_id}.md"
 
 
 def _meta_at(root: Path, path: str, cache: dict[str, dict | None]) -> dict | None:
