@@ -9,6 +9,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 
 import pytest
 from vault_builders import VaultBuilder
@@ -163,11 +164,9 @@ def test_a_first_open_builds_its_index_behind_the_rows_and_answers_as_a_plain_bu
     assert integrity(builder.root / ".workbench" / "index.sqlite") == (0, 130, 130)
 
 
-def test_a_search_asked_while_the_index_is_built_waits_for_the_whole_index(builder, monkeypatch):
-    """The open returns with every record while the index is still built; a search asked then
-    waits for it, and is answered from the whole index: never from part of it."""
-    import threading
-
+def held_index_build(builder: VaultBuilder, monkeypatch) -> threading.Event:
+    """130 notes whose first open builds its index behind the rows, held back until the event
+    returned is set."""
     from workbench.core.records import derived_store, loading
 
     notes(builder, 130)
@@ -180,6 +179,13 @@ def test_a_search_asked_while_the_index_is_built_waits_for_the_whole_index(build
         run(self)
 
     monkeypatch.setattr(derived_store._IndexBuild, "_run", held)
+    return gate
+
+
+def test_a_search_asked_while_the_index_is_built_waits_for_the_whole_index(builder, monkeypatch):
+    """The open returns with every record while the index is still built; a search asked then
+    waits for it, and is answered from the whole index: never from part of it."""
+    gate = held_index_build(builder, monkeypatch)
     vault = Vault.open(builder.root)
     try:
         assert len(vault) == 130 and vault.index.store.indexing  # the records are here, the index is not
@@ -248,20 +254,7 @@ def test_rows_another_process_has_not_indexed_yet_are_indexed_by_whoever_asks_fi
     second connection as another process sees them: a file stored again there is unlisted, not
     told to the index it never reached; a search there indexes the rest first and finds them; the
     first open's own indexing then finds nothing left, and no row is indexed twice."""
-    import threading
-
-    from workbench.core.records import derived_store, loading
-
-    notes(builder, 130)
-    monkeypatch.setattr(loading, "STORE_BATCH_MIN", BUILT_FROM)
-    gate = threading.Event()
-    run = derived_store._IndexBuild._run
-
-    def held(self):
-        gate.wait()
-        run(self)
-
-    monkeypatch.setattr(derived_store._IndexBuild, "_run", held)
+    gate = held_index_build(builder, monkeypatch)
     path = builder.root / ".workbench" / "index.sqlite"
     other = DerivedStore(path, "memory-core", folder_identity(builder.root))  # as another process has it open
     first = Vault.open(builder.root)

@@ -20,6 +20,7 @@ from tui_helpers import result_ids, screen_text, settle, wait_for
 from vault_builders import VaultBuilder
 from workbench.core.vault import Vault
 from workbench.tui.app import WorkbenchApp
+from workbench.tui.widgets.viewer import DocumentViewer
 from workbench.tui.screens.messages import VaultOpened
 from workbench.tui.widgets.search import SHOWN, SearchPane
 
@@ -200,13 +201,29 @@ async def test_the_theme_list_has_the_theme_files_even_when_no_titles_came(tmp_p
         assert "workbench-high-contrast" in app.available_themes
 
 
+async def open_first_hit(app: WorkbenchApp, pilot) -> tuple[str, DocumentViewer]:
+    """Open the first title listed, as soon as there is one (titles, not the message that the
+    vault is loading): its id, and the viewer, once it shows a document or after five seconds."""
+    for _ in range(400):
+        if any(result_ids(app)):
+            break
+        await pilot.pause(0.05)
+    first = result_ids(app)[0]
+    await pilot.press("enter")
+    viewer = app.screen.query_one(DocumentViewer)
+    for _ in range(100):
+        if viewer.view is not None:
+            break
+        await pilot.pause(0.05)
+    return first, viewer
+
+
 async def test_a_document_opened_before_the_vault_is_summarised_is_shown(sample_copy: Path, monkeypatch):
     """On a large vault the summary (every problem, the graph) takes seconds after the first
     titles; a hit opened meanwhile is shown, not forgotten."""
     import threading
 
     from workbench.tui.screens import main
-    from workbench.tui.widgets.viewer import DocumentViewer
 
     go_on = threading.Event()
     summarise = main.summarise
@@ -219,17 +236,7 @@ async def test_a_document_opened_before_the_vault_is_summarised_is_shown(sample_
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(100, 30)) as pilot:
         try:
-            for _ in range(400):
-                if any(result_ids(app)):  # titles, not the message that the vault is loading
-                    break
-                await pilot.pause(0.05)
-            first = result_ids(app)[0]
-            await pilot.press("enter")
-            viewer = app.screen.query_one(DocumentViewer)
-            for _ in range(100):
-                if viewer.view is not None:
-                    break
-                await pilot.pause(0.05)
+            first, viewer = await open_first_hit(app, pilot)
             assert app.screen.summary is None  # still summarising
             assert viewer.view is not None and viewer.view.document.id == first
         finally:
@@ -259,7 +266,6 @@ async def test_a_document_opened_before_the_summary_does_not_wait_for_the_whole_
     from workbench.core import Vault
     from workbench.tui.screens import main
     from workbench.tui.widgets.link_pane import LinkPane
-    from workbench.tui.widgets.viewer import DocumentViewer
 
     go_on = threading.Event()
     graph, summarise = Vault.graph, main.summarise
@@ -277,17 +283,7 @@ async def test_a_document_opened_before_the_summary_does_not_wait_for_the_whole_
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(120, 30)) as pilot:
         try:
-            for _ in range(400):
-                if any(result_ids(app)):
-                    break
-                await pilot.pause(0.05)
-            first = result_ids(app)[0]
-            await pilot.press("enter")
-            viewer = app.screen.query_one(DocumentViewer)
-            for _ in range(100):
-                if viewer.view is not None:
-                    break
-                await pilot.pause(0.05)
+            first, viewer = await open_first_hit(app, pilot)
             assert viewer.view is not None and viewer.view.document.id == first  # not held by the graph
             assert viewer.view.neighbours.pending
             await wait_for(pilot, lambda: "Reading the vault…" in screen_text(app))  # in the links pane
