@@ -15,9 +15,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core import QueryError, RefusedError, VaultError, WorkbenchError
-from .output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageError, read_text_option, safe
-
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
@@ -33,6 +30,8 @@ refused rather than pointed at the scratch sample."""
 def resolve_vault_path(given: str | None, command: str | None = None) -> Path:
     """`--vault`, `$WORKBENCH_VAULT`, the current folder if it is a vault, else the scratch sample
     (said on stderr by a command; refused for the commands of `NEVER_ON_THE_SAMPLE`)."""
+    from .output import UsageError, safe
+
     if given:
         return Path(given)
     if os.environ.get("WORKBENCH_VAULT"):
@@ -60,6 +59,7 @@ def resolve_vault_path(given: str | None, command: str | None = None) -> Path:
 
 def open_vault(given: str | None, flavour: str | None = None, command: str | None = None) -> Vault:
     from ..core import Vault
+    from .output import safe
 
     vault = Vault.open(resolve_vault_path(given, command), flavour=flavour)
     for note in vault.recovery_notes:
@@ -105,6 +105,7 @@ def run_tui(vault_arg: str | None, flavour: str | None = None) -> int:
 
     path = Vault.require_folder(resolve_vault_path(vault_arg))  # refused here, before the screen is taken
     from ..tui.app import WorkbenchApp
+    from .output import EXIT_OK
 
     app = WorkbenchApp(path, flavour=flavour)
     app.run()
@@ -175,13 +176,28 @@ def main(argv: list[str] | None = None) -> int:
     question = quick_question(sys.argv[1:] if argv is None else argv)
     unchanged: Any = None
     if question is not None:
-        text, unchanged = answer_unchanged(question)
-        if text is not None:
-            try:
+        try:
+            text, unchanged = answer_unchanged(question)
+            if text is not None:
                 print_answer(question[0][0], text)
-                return EXIT_OK
-            except BrokenPipeError:
-                return EXIT_OK
+                return 0
+        except KeyboardInterrupt:
+            return 130
+        except BrokenPipeError:
+            return 0
+        except OSError as exc:  # printing it
+            from .output import EXIT_USAGE, safe
+
+            print(f"workbench: {safe(str(exc))}", file=sys.stderr)
+            return EXIT_USAGE
+    return run_command(argv, unchanged)
+
+
+def run_command(argv: list[str] | None, unchanged: Fingerprint | None = None) -> int:
+    """The command line parsed, the vault opened and the command run, the usual way; `unchanged`:
+    the fingerprint its answer is kept under (`quick_question`'s command lines)."""
+    from ..core import QueryError, RefusedError, VaultError, WorkbenchError
+    from .output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageError, read_text_option, safe
     from .parser import check_text_arguments, parse_arguments
 
     args = parse_arguments(argv)
