@@ -214,14 +214,11 @@ def keep(index: VaultIndex, fingerprint: Fingerprint, asked: tuple, key: str = "
         if not digest or relative.startswith("../") or len(racy) >= RACY_MOST:
             return  # bytes the answer did not read, or too many to compare: not kept
         racy[path] = digest
-    schema = store.db.execute("SELECT value FROM info WHERE key = 'schema'").fetchone()
-    if schema is None:
-        return
     kept: dict[str, Any] = {
         "format": FORMAT,
         "day": str(fingerprint.day),
         "code": fingerprint.code,
-        "schema": schema[0],
+        "schema": store.schema,  # as its `info` table says: a store built again since holds another
         "racy": racy,
     }
     if fingerprint.command == "review":
