@@ -112,7 +112,10 @@ def run_tui(vault_arg: str | None, flavour: str | None = None) -> int:
     return app.return_code or EXIT_OK
 
 
-QUICK = {("conflicts", "--json"): ("conflicts", False), ("review", "--json"): ("review", 5, None, None, None)}
+QUICK: dict[tuple[str, ...], tuple] = {
+    ("conflicts", "--json"): ("conflicts", False),
+    ("review", "--json"): ("review", 5, None, None, None),
+}
 """The command lines answered from what is kept for an unchanged vault, and the question each asks
 of the facade (the command and its arguments as the parser gives them): `keep` keeps an answer
 only where the facade was asked the same."""

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from ..index import VaultIndex
     from ..records.derived_store import DerivedStore
 
-__all__ = ["ANSWERS", "Fingerprint", "keep"]
+__all__ = ["ANSWERS", "Fingerprint", "keep", "state_places"]
 
 ANSWERS = dict(zip(("conflicts", "review"), ANSWERED))
 """The `kept` table's names of the two answers, each kept for one fingerprint (the latest)."""
@@ -203,7 +203,7 @@ def keep(index: VaultIndex, fingerprint: Fingerprint, asked: tuple, key: str = "
         or max(RACY_NS, RACY_COARSE_NS) > RACY_MOST_NS
     ):
         return
-    racy = {}
+    racy: dict[str, str] = {}
     within = os.path.relpath(index.root, fingerprint.root)
     digests = {d.path: d.digest for d in index.documents}
     for path, ctime in fingerprint.racy:
