@@ -221,11 +221,15 @@ def keep(index: VaultIndex, fingerprint: Fingerprint, asked: tuple, key: str = "
         "schema": store.schema,  # as its `info` table says: a store built again since holds another
         "racy": racy,
     }
-    if fingerprint.command == "review":
-        kept["page"] = json.dumps(page, ensure_ascii=False)
-    else:
-        kept["key"] = key
-    store.keep(ANSWERS[fingerprint.command], fingerprint.digest, json.dumps(kept, ensure_ascii=False))
+    try:
+        if fingerprint.command == "review":  # a value JSON does not hold as it is is not kept
+            kept["page"] = json.dumps(page, ensure_ascii=False)
+        else:
+            kept["key"] = key
+        text = json.dumps(kept, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return
+    store.keep(ANSWERS[fingerprint.command], fingerprint.digest, text)
 
 
 def state_places(root: str) -> list[str]:
