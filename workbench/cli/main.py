@@ -168,7 +168,7 @@ def print_answer(command: str, text: str) -> None:
     if command == "review":
         import json
 
-        from .output import print_json
+        from .json_text import print_json
 
         print_json(json.loads(text))
     else:
