@@ -102,6 +102,19 @@ def test_a_vault_whose_store_is_in_the_users_cache_is_answered_too(tmp_path, com
     assert answer == run(vault, command, "--json", flavour="adr")[0]
 
 
+def test_a_vault_in_a_memory_folder_is_answered_and_its_changes_seen(sample_copy, tmp_path):
+    """The folder named holds the vault in its `memory/` child: the walk covers both."""
+    outer = tmp_path / "agent"
+    outer.mkdir()
+    shutil.move(sample_copy, outer / "memory")
+    before = kept_after_usual_runs(outer, "conflicts", "--json")
+    assert (outer / "memory" / ".workbench" / "index.sqlite").is_file()
+    deleted(outer / "memory")
+    after, way, _ = run(outer, "conflicts", "--json")
+    assert way == "opened" and after != before
+    assert run(outer, "conflicts", "--json")[:2] == (after, "kept")  # kept for the vault as it is now
+
+
 def same_size_edit(vault: Path) -> None:
     """An agent's plain-file write of the same length, its modification time put back."""
     path = vault / DECISION

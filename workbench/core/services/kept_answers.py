@@ -205,10 +205,13 @@ def keep(index: VaultIndex, fingerprint: Fingerprint, asked: tuple, key: str = "
         return
     racy: dict[str, str] = {}
     within = os.path.relpath(index.root, fingerprint.root)
-    digests = {d.path: d.digest for d in index.documents}
-    for path, ctime in fingerprint.racy:
-        if ctime < fingerprint.taken_ns - (RACY_COARSE_NS if ctime % 1_000_000_000 == 0 else RACY_NS):
-            continue  # its stat says it all, as it does to a warm open
+    near = [
+        (path, ctime)
+        for path, ctime in fingerprint.racy
+        if ctime >= fingerprint.taken_ns - (RACY_COARSE_NS if ctime % 1_000_000_000 == 0 else RACY_NS)
+    ]  # the others' stat says it all, as it does to a warm open
+    digests = {d.path: d.digest for d in index.documents} if near else {}
+    for path, ctime in near:
         relative = os.path.relpath(path, within) if within != "." else path
         digest = digests.get(relative)
         if not digest or relative.startswith("../") or len(racy) >= RACY_MOST:
