@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from workbench import Vault
 from workbench.cli.main import quick_question
 from workbench.core.services.kept_answers import ANSWERS, Fingerprint, state_places
 
@@ -204,14 +205,16 @@ def test_a_change_to_the_core_goes_the_usual_way(sample_copy, tmp_path):
 
 
 def test_a_file_changed_in_the_walks_tick_is_compared_by_its_bytes(sample_copy):
-    """A decision changed just before the command (as an agent writes and asks at once): its stat
+    """A decision changed just before the walk (as an agent writes and asks at once): its stat
     cannot say whether it changed again in the same tick, so the answer is kept with the digest of
-    the bytes it read, and given only while the file holds those bytes."""
+    the bytes it read, and given only while the file holds those bytes. (The walk is taken here,
+    in this process, right after the write, as the command takes it: a process started after it
+    may come later than the tick on a loaded machine.)"""
     kept_after_usual_runs(sample_copy, "conflicts", "--json")
     path = sample_copy / DECISION
     path.write_text(path.read_text("utf-8") + "\nThe ledger keeps cents.\n", "utf-8")
-    changed, way, _ = run(sample_copy, "conflicts", "--json")  # right after the write: within its tick
-    assert way == "opened"
+    fingerprint = Fingerprint(str(sample_copy), None, ("conflicts", False), (ROOT / "workbench" / "cli").glob("*.py"))
+    changed = Vault.open(sample_copy).conflicts_json(unchanged=fingerprint) + "\n"
     with sqlite3.connect(store_of(sample_copy)) as db:
         (value,) = db.execute("SELECT value FROM kept WHERE name = ?", (ANSWERS["conflicts"],)).fetchone()
     assert DECISION in json.loads(value)["racy"]
@@ -259,6 +262,19 @@ def test_a_locked_store_is_no_answer(sample_copy):
         assert Fingerprint(asked[1], None, asked[0], face).answer() is None
     finally:
         db.close()
+
+
+def test_two_processes_keeping_at_once_leave_an_answer_equal_to_the_usual_one(sample_copy):
+    """Two usual runs race to keep their answers (after a change both see), a third reads one."""
+    before = kept_after_usual_runs(sample_copy, "conflicts", "--json")
+    added(sample_copy)
+    command = [sys.executable, "-c", SCRIPT, "--vault", str(sample_copy), "conflicts", "--json"]
+    both = [
+        subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in "ab"
+    ]
+    answers = [p.communicate()[0] for p in both]
+    assert all(p.returncode == 0 for p in both) and answers[0] == answers[1] != before
+    assert run(sample_copy, "conflicts", "--json")[:2] == (answers[0], "kept")
 
 
 def test_only_the_exact_command_lines_are_answered_from_what_was_kept(sample_copy):
