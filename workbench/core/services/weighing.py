@@ -521,12 +521,14 @@ class Weighing:
             kept.claims_drift += len(changed)
             if (
                 kept.titles == titles
-                and not kept.pending
                 and all(i in active and active[i].type == DocType.DECISION for i in changed)
+                and all(settled(*line.split("\t")[1:]) for line in kept.pending)
             ):
                 # No pair drawn from the titles touches a changed document (decisions are weighed
                 # apart, and the titles, types and statuses of the rest are as they were): every
                 # pair stands as it was compared, and only whether it is settled is asked again.
+                # A pair not compared for being settled stays so while it still is (a vault with
+                # one such pair went through every pair drawn at every change).
                 kept.claims = digests
                 standing = []
                 for key, reason in kept.listed.items():
