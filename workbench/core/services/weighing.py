@@ -79,7 +79,9 @@ class Kept:
     digests: dict[str, str] = field(default_factory=dict)
     linked: dict[str, int] = field(default_factory=dict)  # how many decisions link each target
     rows: list[str] = field(default_factory=list)  # a decision's row in `postings` ("": none now)
-    postings: dict[str, str] = field(default_factory=dict)  # {term: the key in `Rows` of its (row, count) pairs, as array "i"}
+    postings: dict[str, str] = field(
+        default_factory=dict
+    )  # {term: the key in `Rows` of its (row, count) pairs, as array "i"}
     frequency: dict[str, int] = field(default_factory=dict)  # {term: how many decisions hold it}
     terms: dict[str, str] = field(default_factory=dict)  # {decision: the key in `Rows` of its terms, space-separated}
     lengths: dict[str, int] = field(default_factory=dict)
