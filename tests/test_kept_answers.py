@@ -159,6 +159,11 @@ def symlinked(vault: Path) -> None:
     (vault / "decisions" / "elsewhere.md").symlink_to(vault / DECISION)
 
 
+def line_break_named(vault: Path) -> None:
+    """A name that could pass for two lines of the walk: never answered from what was kept."""
+    (vault / "decisions" / "two\nlines.md").write_text("# Two lines\n", "utf-8")
+
+
 def kept_day_moved(vault: Path) -> None:
     """The day changed since: as if the answer had been kept yesterday."""
     yesterday = str(dt.date.today() - dt.timedelta(days=1))
@@ -176,6 +181,7 @@ def kept_day_moved(vault: Path) -> None:
         journal_left,
         not_a_document,
         symlinked,
+        line_break_named,
         kept_day_moved,
     ],
 )

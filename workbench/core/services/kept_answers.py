@@ -19,9 +19,9 @@ stat cannot tell (a file changed in the same tick of the file clock as the walk,
 decides with `records.record.RACY_NS`), the digest of the bytes the answer was worked out from is
 kept beside it, and the file is read again and compared before the answer is given; a file whose
 bytes the answer did not read (a settings file, a file that is not a document) leaves no answer
-kept. A symlink, a special file or a folder that cannot be listed leaves the fingerprint in doubt:
-nothing is kept or read for it. So do a change in flight in the journal (the next open would
-finish it) and an open that had anything to say.
+kept. A symlink, a special file, a name with a line break or a folder that cannot be listed
+leaves the fingerprint in doubt: nothing is kept or read for it. So do a change in flight in the
+journal (the next open would finish it) and an open that had anything to say.
 
 Nothing here imports the records or the flavours: the question is answered with the cost of a stat
 walk and one query. Any miss, doubt or error (no store, a damaged or older one, a locked one)
@@ -99,6 +99,9 @@ class Fingerprint:
             for entry in found:
                 name = entry.name
                 relative = prefix + name
+                if "\n" in name:  # a name that could pass for two lines of the walk
+                    self.doubt = f"{relative!r} has a line break in its name"
+                    return []
                 try:
                     if entry.is_dir(follow_symlinks=False):
                         lines.append(relative + "/")
