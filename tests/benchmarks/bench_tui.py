@@ -195,6 +195,9 @@ STALL = 0.05
 """Seconds without a tick after which the sampler takes the threads' stacks: a stall begins."""
 SAMPLE = 0.005
 """Seconds between the sampler's looks at the last tick (and, in a stall, at every thread's stack)."""
+CPU_EVERY = 4
+"""Outside a stall, the sampler reads the threads' CPU at every `CPU_EVERY`th look: the reading a
+stall's CPU is counted from, at most `CPU_EVERY * SAMPLE` before it began."""
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -228,8 +231,8 @@ def _stack(frame, depth: int = 14) -> str:
 @dataclass
 class Stall:
     """The event loop not ticking for longer than `STALL`: when, how long, and what every thread was
-    doing meanwhile (stacks counted over the samples; the CPU each had from the moment the
-    sampler saw the stall to its end; the collections of the garbage collector in it)."""
+    doing meanwhile (stacks counted over the samples; the CPU each had from the
+    sampler's last reading before it to its end; the collections of the garbage collector in it)."""
 
     began: float
     ended: float = 0.0
@@ -248,7 +251,7 @@ class Stall:
         busy = sorted(self.cpu.items(), key=lambda item: -item[1])
         said = [
             f"still {self.seconds * 1000:.0f} ms from {self.began - origin:.2f} s;"
-            f" CPU from {STALL * 1000:.0f} ms in: "
+            " CPU (from a little before): "
             + (", ".join(f"{name} {cpu * 1000:.0f} ms" for name, cpu in busy if cpu) or "none")
         ]
         for began, seconds, generation, thread in self.collections:
@@ -279,12 +282,17 @@ class StallSampler(threading.Thread):
         """When the loop last ticked (0: not yet; the start-up before the first tick is no stall)."""
         self.stalls: list[Stall] = []
         self._done = threading.Event()
+        self._resumed: dict[float, float] = {}
+        """The first tick after each stall, by the tick it followed."""
         self._collecting: dict[int, float] = {}
         self._collections: list[tuple[float, float, int, str]] = []
 
     def tick(self) -> None:
         """Called by the event loop at every tick."""
-        self.last = time.perf_counter()
+        now = time.perf_counter()
+        if self.last and now - self.last > STALL:
+            self._resumed[self.last] = now  # the sampler may look only some ticks later
+        self.last = now
 
     def _collected(self, phase: str, info: dict) -> None:
         ident = threading.get_ident()
@@ -308,19 +316,23 @@ class StallSampler(threading.Thread):
     def run(self) -> None:
         stall: Stall | None = None
         me = threading.get_ident()
+        cpu, looks = _thread_cpu(), 0
         while not self._done.wait(SAMPLE):
             last = self.last
             if stall is not None and last > stall.began:  # it ticked: the stall is over
-                stall.ended = last
+                stall.ended = self._resumed.get(stall.began, last)
                 now = _thread_cpu()
                 stall.cpu = {name: now[name] - stall.cpu_at_start.get(name, 0.0) for name in now}
                 stall.collections = [c for c in self._collections if stall.began <= c[0] < stall.ended]
                 self.stalls.append(stall)
                 stall = None
             if not last or time.perf_counter() - last <= STALL:
+                looks += 1
+                if looks % CPU_EVERY == 0:  # the threads' CPU, a little before any stall begins
+                    cpu = _thread_cpu()
                 continue
             if stall is None:
-                stall = Stall(began=last, cpu_at_start=_thread_cpu())
+                stall = Stall(began=last, cpu_at_start=cpu)
             names = {thread.ident: f"{thread.name} ({thread.native_id})" for thread in threading.enumerate()}
             for ident, frame in sys._current_frames().items():
                 if ident != me:
