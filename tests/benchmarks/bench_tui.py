@@ -214,7 +214,7 @@ def _thread_cpu() -> dict[str, float]:
     return out
 
 
-def _stack(frame, depth: int = 14) -> str:
+def _stack(frame, depth: int = 18) -> str:
     """A thread's stack, innermost call last, one `file:line function` a line (the standard
     library's and the site packages' paths cut to their module)."""
     lines = []
@@ -348,7 +348,7 @@ TYPING = 0.05
 """Seconds between two keys typed: a fast typist's pace."""
 
 
-async def session(root: Path, target: str, title: str) -> tuple[dict[str, float], list[str]]:
+async def session(root: Path, target: str, title: str, told: float = SAID) -> tuple[dict[str, float], list[str]]:
     """A person's first seconds, driven by Textual's Pilot in this process: the first titles, then
     a document's whole title typed key by key from the moment they show (the vault perhaps still
     being read; keys posted `TYPING` apart, as the terminal would, not waiting for each to be
@@ -359,14 +359,15 @@ async def session(root: Path, target: str, title: str) -> tuple[dict[str, float]
     loop's thread's, the screen's own work (a layout, a collection it set off). On a machine other work keeps
     busy, a gap the process hardly ran in was the machine's, not the app's; and "still on CPU" is
     the longest of any gap's CPU time (each at most its wall time): what the app itself held the
-    screen for, at most, on a machine of its own. With them, each stall longer than `SAID` in
-    words: what every thread was doing in it (`StallSampler`)."""
+    screen for, at most, on a machine of its own; "screen on CPU" the same of the screen's thread
+    alone: its own longest turn, the rest of a gap being other threads' (the interpreter is one). With them, each stall longer than `SAID` in
+    words: what every thread was doing in it (`StallSampler`); `told`: told from how long, in seconds."""
     from textual import events
     from textual.keys import _character_to_key
     from textual.widgets import OptionList
 
     from tests.tui.tui_helpers import result_ids
-    from workbench.tui.app import WorkbenchApp
+    from workbench.tui.app import WorkbenchApp, screen_first
     from workbench.tui.widgets.viewer import DocumentViewer
 
     ticks: list[tuple[float, float, float]] = []  # (wall, the process's CPU, this thread's CPU) at each tick
@@ -410,7 +411,7 @@ async def session(root: Path, target: str, title: str) -> tuple[dict[str, float]
         sampler.tick()
         ticks.append((time.perf_counter(), time.process_time(), time.thread_time()))
 
-    with StallSampler() as sampler:
+    with StallSampler() as sampler, screen_first():  # the interpreter set as `WorkbenchApp.run` sets it
         async with app.run_test(size=(120, 40)) as pilot:
             app.set_interval(TICK, tick)
             await steps(pilot)
@@ -421,9 +422,10 @@ async def session(root: Path, target: str, title: str) -> tuple[dict[str, float]
     marks["its CPU"] = cpu
     marks["screen CPU"] = screens
     marks["still on CPU"] = max((min(wall, used) for wall, _, used, _ in gaps), default=0.0)
+    marks["screen on CPU"] = max((min(wall, used) for wall, _, _, used in gaps), default=0.0)
     loaded = until_loaded[-1][0] if until_loaded else start
     main = f"{threading.main_thread().name} ({threading.main_thread().native_id})"
-    said = [stall.report(start, main) for stall in sampler.stalls if stall.began < loaded and stall.seconds > SAID]
+    said = [stall.report(start, main) for stall in sampler.stalls if stall.began < loaded and stall.seconds > told]
     return marks, said
 
 
@@ -467,10 +469,10 @@ def a_titled_document(root: Path, rng: random.Random) -> tuple[str, str]:
             return found["id"].strip("'\""), found["title"].strip("'\"")
 
 
-def sessions(vaults: list[Path], runs: int, cold: bool = False) -> None:
+def sessions(vaults: list[Path], runs: int, cold: bool = False, told: float = SAID) -> None:
     """`session` on each vault (opened once before, in a process of its own, so it is warm), once a
     run, each a fresh app in this process; prints each run's marks, and its stalls longer than
-    `SAID`. `cold`: each session starts with the vault's derived store removed (the first open of a
+    `told` seconds. `cold`: each session starts with the vault's derived store removed (the first open of a
     vault: the titles kept from the last launch stay, as they do when a store is made again)."""
     rng = random.Random(7)
     for root in vaults:
@@ -479,14 +481,15 @@ def sessions(vaults: list[Path], runs: int, cold: bool = False) -> None:
             target, title = a_titled_document(root, rng)
             if cold:
                 shutil.rmtree(root / ".workbench", ignore_errors=True)
-            marks, stalls = asyncio.run(session(root, target, title))
-            stills = ("still", "its CPU", "screen CPU", "still on CPU")
+            marks, stalls = asyncio.run(session(root, target, title, told))
+            stills = ("still", "its CPU", "screen CPU", "still on CPU", "screen on CPU")
             said = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in marks.items() if name not in stills)
             print(
                 f"{root.name}{' (cold)' if cold else ''}: {said}; longest still {marks['still'] * 1000:.0f} ms"
                 f" (the process ran {marks['its CPU'] * 1000:.0f} ms of it, the screen's thread"
                 f" {marks['screen CPU'] * 1000:.0f} ms);"
-                f" longest still on CPU {marks['still on CPU'] * 1000:.0f} ms",
+                f" longest still on CPU {marks['still on CPU'] * 1000:.0f} ms"
+                f" (the screen's thread's longest turn {marks['screen on CPU'] * 1000:.0f} ms)",
                 flush=True,
             )
             for stall in stalls:
@@ -502,9 +505,15 @@ if __name__ == "__main__":
     parser.add_argument(
         "--cold", action="store_true", help="with --session: remove each vault's derived store before each session"
     )
+    parser.add_argument(
+        "--told",
+        type=float,
+        default=SAID * 1000,
+        help="with --session: the stalls told, from how many ms (default %(default)s)",
+    )
     args = parser.parse_args()
     if args.session:
-        sessions(args.vaults, args.runs, args.cold)
+        sessions(args.vaults, args.runs, args.cold, args.told / 1000)
         raise SystemExit
     sample = Path(__file__).resolve().parents[2] / "sample_vault"
     main(

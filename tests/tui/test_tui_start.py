@@ -193,6 +193,26 @@ def test_what_was_imported_is_frozen_when_the_app_runs(sample_copy, monkeypatch)
     assert frozen and frozen[0] > 1000
 
 
+def test_the_screen_gets_the_interpreter_back_sooner_while_the_app_runs(sample_copy, monkeypatch):
+    """While a worker thread runs Python (the summary of a large vault, a search), each time the
+    screen's thread lets go of the interpreter (its event loop polls at every turn) it waited up to
+    the switch interval to get it back: the screen was still 100-200 ms at a time at 100,000
+    documents. A shorter interval while the app runs, the one before restored after."""
+    import sys
+
+    from textual.app import App
+
+    seen: list[float] = []
+    monkeypatch.setattr(App, "run", lambda self, *args, **kwargs: seen.append(sys.getswitchinterval()))
+    before = sys.getswitchinterval()
+    try:
+        WorkbenchApp(sample_copy, theme="workbench-dark").run(headless=True)
+    finally:
+        gc.unfreeze()  # as above: a test process goes on
+    assert seen and seen[0] < before and seen[0] <= 0.001
+    assert sys.getswitchinterval() == before
+
+
 async def test_the_theme_list_has_the_theme_files_even_when_no_titles_came(tmp_path):
     app = WorkbenchApp(tmp_path / "no-such-vault", theme="workbench-dark")
     async with app.run_test(size=(80, 24)) as pilot:
