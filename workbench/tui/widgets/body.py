@@ -9,8 +9,9 @@ The lines are kept per width and made again on a resize.
 A long text is cut into pieces at lines where a block may start (`pieces`): `show` renders the
 first (a screen's worth) at once and says so (`shown`), then adds the others one by one while the
 person starts reading, letting keys through between them, in a task the body owns. A newer `show`
-stops an older one still adding pieces, and the body going (the app quits) stops it too. While the pieces of a text come in, the body stays at least as tall as the text it
-replaced, so a document re-read after a change on disk keeps its place in the viewer.
+stops an older one still adding pieces, and the body going (the app quits) stops it too. While the
+pieces of a text come in, the body stays at least as tall as the text it replaced, so a document
+re-read after a change on disk keeps its place in the viewer.
 
 Text can be selected with the mouse, as in Textual's own widgets: each drawn line carries the
 offsets of its characters (`Strip.apply_offsets`), and a selection is taken from the lines as laid
