@@ -34,8 +34,8 @@ __all__ = ["SWITCH_INTERVAL", "WorkbenchApp", "screen_first", "warm_up", "workbe
 
 SWITCH_INTERVAL = 0.001
 """Seconds a thread may hold the interpreter while another waits for it, while the app runs
-(Python's default: 0.005). At 100,000 documents, sessions with it were still longer than 50 ms
-less often than with the default, and their longest stills were shorter in 10 of 13 pairs
+(Python's default: 0.005). At 100,000 documents, sessions with it spent less time still over 50 ms
+than with the default in 9 pairs of 11, and their longest stills were shorter in 12 of 18
 (docs/measurements-speed.md)."""
 
 
