@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from . import flavours
 from .records import rewrite
 from .records.derived_store import DerivedStore, folder_identity
-from .records.store_rows import keep_body
+from .records.store_rows import keep_body, read_fields, read_relations
 from .storage.changes import Plan
 from .flavours import Flavour
 from .records.loading import Bodies, bring_in_line, collector_paused, settle_collector
@@ -54,7 +54,7 @@ from .records.record import (
     unchanged,
 )
 from .storage.writer import ChangeWriter, FileChange, VaultLock, read_bytes
-from .records.validate import check_relations
+from .records.validate import check_relations, relations_at
 from .records.vaultconfig import CONFIG_FILE, VaultConfig, read_config
 from .storage.vaultfs import first_link
 from .records.walk import (
@@ -420,17 +420,40 @@ class VaultIndex:
         return "symlinks are never followed; this one is not part of the vault"
 
     def problems_for(self, doc_id: str) -> Problems:
-        relations = self._relations()
+        """The problems at the file that owns `doc_id`, as `problems` lists them: its own, and those
+        across files that only the documents it names (or that name it back) can give, looked up
+        one by one rather than the whole vault checked (`relations_at`)."""
+
+        def valid_owner(owned: str) -> Document | None:  # as `_relations` checks the documents
+            at = self._ownership.by_id.get(owned)
+            document = self._records[at].document if at is not None else None
+            return document if document is not None and document.valid and document.id == owned else None
+
         with self.mutex:
             path = self._ownership.by_id.get(doc_id)
             record = self._records.get(path) if path is not None else None
-            found = (list(record.problems) if record is not None else []) + [p for p in relations if p.path == path]
-        return Problems(sorted(found, key=lambda p: (p.line or 0, p.code, p.message)))
+            found = list(record.problems) if record is not None else []
+            kept = self._relation_problems
+            if kept is not None:
+                relations: list[Problem] | None = [p for p in kept if p.path == path]
+            else:
+                relations = relations_at(
+                    doc_id,
+                    valid_owner,
+                    self._ownership.by_id,
+                    lambda doc, key: self._records[doc.path].key_lines.get(key),
+                    self.flavour,
+                )
+        if relations is None:  # on a supersession cycle: only the whole check says which it names
+            relations = [p for p in self._relations() if p.path == path]
+        return Problems(sorted(found + relations, key=lambda p: (p.line or 0, p.code, p.message)))
 
     def _relations(self) -> list[Problem]:
         """The problems across files (links, supersession), kept until the records change. They are
         checked on a snapshot outside the vault's lock: on a large vault that takes a second, and
-        searching (a person typing) must not wait for it."""
+        searching (a person typing) must not wait for it. Each document's status and relations
+        are read from the store's `fields` (one query) rather than from its meta, which decoding
+        for every document was most of the check."""
         with self.mutex:
             if self._relation_problems is not None:
                 return self._relation_problems
@@ -443,6 +466,10 @@ class VaultIndex:
             valid = {r.document.id: r.document for r in owned}
             lines = {r.path: r.key_lines for r in owned}
             known = set(self._ownership.by_id)
+            store = self.store
+        if store is not None:
+            read_fields(valid.values(), store.fields)
+        read_relations(valid.values())
         found = check_relations(valid, known, lambda doc, key: lines.get(doc.path, {}).get(key), self.flavour)
         with self.mutex:
             if self.generation == generation:

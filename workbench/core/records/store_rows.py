@@ -25,6 +25,7 @@ __all__ = [
     "keep_body",
     "read_bodies",
     "read_fields",
+    "read_relations",
     "record_from_row",
     "row_for",
     "with_view",
@@ -319,6 +320,34 @@ def read_fields(documents: Iterable[Document], fields: Any) -> None:
         digest, text = found.get(doc.path, ("", None))
         if digest == doc.digest and text:
             doc.__dict__["_fields"] = text
+
+
+def read_relations(documents: Iterable[Document]) -> None:
+    """Decode now, in one JSON parse, the relations in the `fields` text of those stored documents
+    that have it and have not decoded it yet: for a caller about to ask every document's (the
+    relations check, the live graph), where a parse each was a third of the check at 100,000
+    documents. Left to be decoded one by one where the texts do not parse together."""
+    waiting: list[dict[str, Any]] = []
+    texts: list[str] = []
+    for doc in documents:
+        if type(doc) is not StoredDocument:
+            continue
+        found = doc.__dict__
+        if found.get("view") is None and (found.get("_relations") is not None or doc._split_fields()):
+            text = found["_relations"]
+            if type(text) is str and text:
+                waiting.append(found)
+                texts.append(text)
+    if not texts:
+        return
+    try:
+        decoded = json.loads("[" + ",".join(texts) + "]")
+    except ValueError:
+        return
+    if len(decoded) != len(texts) or not all(type(value) is list and len(value) == 4 for value in decoded):
+        return
+    for found, value in zip(waiting, decoded):
+        found["_relations"] = tuple(value)
 
 
 def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
