@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
+from ..records.store_rows import read_fields, read_relations
 from ..vocabulary.sorting import sorted_in_pieces
 from .graph import document_node, placeholder_node, stated_edges
 
@@ -66,6 +67,12 @@ class LiveGraph:
                     seen: list[Document] | dict[str, Document | None] = [r.document for r in index.iter_records()]
                 else:
                     seen = {doc_id: index.owner_document(doc_id) for doc_id in ids}
+                store = index.store
+            if isinstance(seen, list) and store is not None:
+                # Every document's links and supersessions, from the store's fields in one query
+                # and one parse, rather than from each meta decoded (most of a first sync).
+                read_fields(seen, store.fields)
+                read_relations(seen)
             with self._lock:
                 if self._generation != base:
                     continue  # another thread brought the graph up to date meanwhile: look again
@@ -157,6 +164,12 @@ class LiveGraph:
     def _add_edge(self, source: str, target: str, kind: str) -> None:
         self._ensure(source)
         self._ensure(target)
+        if self._snapshot is None:  # the first sync: no snapshot holds a dictionary yet, change them in place
+            keyed = self._succ[source].get(target)
+            if keyed is None:
+                keyed = self._succ[source][target] = self._pred[target][source] = {}
+            keyed[kind] = {"type": kind}
+            return
         keyed = {**self._succ[source].get(target, {}), kind: {"type": kind}}
         self._succ[source] = {**self._succ[source], target: keyed}
         self._pred[target] = {**self._pred[target], source: keyed}
