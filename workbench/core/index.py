@@ -145,7 +145,7 @@ class VaultIndex:
             # The store's rows, then the walk, one after the other: read in a thread beside the
             # walk, each waited on the other for the interpreter at every row and every stat (the
             # two took 2.1 s at 100,000 documents, against 1.2 s in turn).
-            cached = vault.store.load(today(), vault.bodies)
+            cached = vault.store.load(today(), vault.bodies, chosen.reads_the_day)
             walk = walk_vault(vault.root, chosen)
             if vault.writer.needs_recovery(walk.temporaries):
                 vault.recovery_notes.extend(vault.writer.recover(walk.temporaries))
@@ -173,6 +173,7 @@ class VaultIndex:
         self._ownership.settle_all(self._records)
         self.id_log.restart(self.generation)
         self._relation_problems = None
+        self._keep_resolutions()
 
     @serialized
     def _index_paths(self, before: dict[str, str | None]) -> None:
@@ -181,6 +182,14 @@ class VaultIndex:
         self.generation += 1
         self.id_log.add(self.generation, self._ownership.settle_paths(self._records, before))
         self._relation_problems = None
+        self._keep_resolutions()
+
+    def _keep_resolutions(self) -> None:
+        """Have the derived store keep the links resolved just now, so that the next open of the
+        same files and ids takes them as they are (`ownership`)."""
+        resolved = self._ownership.take_resolved()
+        if resolved and self.store is not None:
+            self.store.keep_resolutions(resolved)
 
     @serialized
     def refresh(self) -> None:
@@ -555,7 +564,7 @@ class VaultIndex:
             self.store.close()
         between()
         self.store = DerivedStore(
-            None if in_memory else self.store_path(), self.flavour.name, folder_identity(self.root)
+            None if in_memory else self.store_path(), self.flavour.reading, folder_identity(self.root)
         )
         self.bodies.store = self.store
         with self.store.bulk():

@@ -338,6 +338,9 @@ class Flavour:
     # The vault's own status words (`.workbench.yaml`), each with the status it means, read before
     # the words every flavour knows.
     statuses: tuple[tuple[str, str], ...] = ()
+    # Whether what a file reads as depends on the day it is read (tiered memory's tiers, by age):
+    # the derived store's records of an earlier day are then read again, not trusted.
+    reads_the_day: bool = False
 
     @property
     def reading(self) -> str:

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from ..flavours import View
 from ..vocabulary.model import ConflictError, Document, Link, Problem, Severity, id_list
 from .record import Record
+from .validate import DAY_CODES
 
 __all__ = [
     "BodySource",
@@ -26,6 +27,8 @@ __all__ = [
     "read_bodies",
     "read_fields",
     "record_from_row",
+    "resolution_text",
+    "resolved_under",
     "row_for",
     "with_view",
 ]
@@ -132,6 +135,26 @@ class StoredDocument(Document):
         self.__dict__["body"] = value
 
     @property
+    def view(self) -> View | None:
+        value = self.__dict__.get("view")
+        if type(value) is str:  # as the store keeps it, JSON text, its links resolved as `_resolved` says
+            value = View.from_json(json.loads(value))
+            kept = self._resolved_relations()
+            if kept is not None:
+                value = dataclasses.replace(
+                    value, supersedes=kept[0], superseded_by=kept[1], links=tuple(Link(t, x) for t, x in kept[2])
+                )
+            self.__dict__["view"] = value  # two threads may both decode: equal views, either kept
+        return value
+
+    @view.setter
+    def view(self, value: View | None) -> None:
+        found = self.__dict__
+        found["view"] = value
+        found.pop("_resolved", None)  # the links of the view given are its own
+        found.pop("_kept_relations", None)
+
+    @property
     def updated(self) -> dt.date | None:
         if "_updated" in self.__dict__:  # as the store read it (a copy made with `replace` has none)
             return self.__dict__["_updated"]
@@ -140,38 +163,62 @@ class StoredDocument(Document):
     @property
     def type(self) -> str:
         found = self.__dict__
-        if found.get("view") is None and (found.get("_type") is not None or self._split_fields()):
+        if found.get("_type") is not None or self._split_fields():
             return found["_type"]
         return super().type
 
     @property
     def status(self) -> str:
         found = self.__dict__
-        if found.get("view") is None and (found.get("_status") is not None or self._split_fields()):
+        if found.get("_status") is not None or self._split_fields():
             return found["_status"]
         return super().status
 
     @property
     def title(self) -> str:
         found = self.__dict__
-        if found.get("view") is None and (found.get("_title") is not None or self._split_fields()):
+        if found.get("_title") is not None or self._split_fields():
             return found["_title"]
         return super().title
 
     @property
     def supersedes(self) -> list[str]:
-        relations = self._row_relations() if self.__dict__.get("view") is None else None
+        relations = self._relations_now()
         return list(relations[0]) if relations is not None else super().supersedes
 
     @property
     def superseded_by(self) -> list[str]:
-        relations = self._row_relations() if self.__dict__.get("view") is None else None
+        relations = self._relations_now()
         return list(relations[1]) if relations is not None else super().superseded_by
 
     @property
     def links(self) -> list[Link]:
-        relations = self._row_relations() if self.__dict__.get("view") is None else None
+        relations = self._relations_now()
         return [Link(t, target) for t, target in relations[2]] if relations is not None else super().links
+
+    def _relations_now(self) -> tuple | None:
+        """(supersedes, superseded_by, links as (type, target)) without decoding the meta or the
+        view: a document without a view has them in its row's `fields`; one whose view is still
+        the stored text has them resolved as the store keeps them (`_resolved`). None otherwise."""
+        view = self.__dict__.get("view")
+        if view is None:
+            return self._row_relations()
+        if type(view) is str:
+            return self._resolved_relations()
+        return None
+
+    def _resolved_relations(self) -> tuple | None:
+        """The links of the view as the store keeps them resolved (`resolution_text`), decoded when
+        first asked; None where it keeps none (the view's own, unresolved, are then its links)."""
+        found = self.__dict__
+        value = found.get("_kept_relations")
+        if value is None:
+            text = found.get("_resolved")
+            if text is None:
+                return None
+            supersedes, superseded_by, links = json.loads(text)
+            value = found["_kept_relations"] = (tuple(supersedes), tuple(superseded_by), tuple(map(tuple, links)))
+        return value
 
     def _split_fields(self) -> bool:
         """The row's `fields` text split into `_type`, `_status`, `_title` and `_relations`; False
@@ -218,8 +265,8 @@ _NO_RELATIONS: tuple = ((), (), (), ())
 
 META_DECODER = json.JSONDecoder(object_hook=_decode_hook)
 FILES_COLUMNS = (
-    "path, size, mtime_ns, ino, ctime_ns, seen_ns, checked_on, digest, id, valid, meta, body, problems, key_lines,"
-    " view, updated, fields"
+    "path, size, mtime_ns, ino, ctime_ns, seen_ns, checked_on, until, digest, id, valid, meta, body, problems,"
+    " key_lines, view, updated, fields, resolved_under, resolved"
 )
 _SEPARATOR = "\x1f"  # in no JSON text (a control character is always escaped there)
 
@@ -297,10 +344,24 @@ def with_view(doc: Document, view: View) -> Document:
         return dataclasses.replace(doc, view=view)
     copy = _new_stored(StoredDocument)
     fields = dict(doc.__dict__)
-    fields.pop("_updated", None)  # the view says the date
+    for kept in ("_updated", "_resolved", "_resolved_under", "_kept_relations"):  # the view says these
+        fields.pop(kept, None)
     fields["view"] = view
     copy.__dict__ = fields
     return copy
+
+
+def resolution_text(view: View) -> str:
+    """A resolved view's links as the store keeps them (`resolved`): JSON of its supersedes, its
+    superseded_by and its links as (type, target)."""
+    return _TO_JSON([list(view.supersedes), list(view.superseded_by), [[l.type, l.target] for l in view.links]])
+
+
+def resolved_under(doc: Document) -> str | None:
+    """The key of the ids under which the store resolved a stored document's links (`_resolved`),
+    while its view is still the stored text; None for any other document."""
+    found = doc.__dict__
+    return found.get("_resolved_under") if type(found.get("view")) is str else None
 
 
 def read_fields(documents: Iterable[Document], fields: Any) -> None:
@@ -337,6 +398,7 @@ def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
         ctime_ns,
         seen_ns,
         _,
+        _,
         digest,
         doc_id,
         valid,
@@ -347,6 +409,8 @@ def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
         view,
         updated,
         fields,
+        under,
+        resolved,
     ) = row
     document = _new_stored(StoredDocument)
     document.__dict__ = {
@@ -357,10 +421,13 @@ def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
         "_bodies": bodies,
         "digest": digest,
         "valid": bool(valid),
-        "view": View.from_json(json.loads(view)) if view else None,
+        "view": view or None,
         "_updated": _date(updated) if updated else None,
         "_fields": fields,
     }
+    if resolved is not None:
+        document.__dict__["_resolved"] = resolved
+        document.__dict__["_resolved_under"] = under
     found = (
         [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in json.loads(problems)]
         if problems != "[]"
@@ -384,6 +451,9 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
     except (TypeError, ValueError, ConflictError):
         return None
     problems = json.dumps([[str(p.severity), p.code, p.message, p.line] for p in record.problems])
+    # A problem found because of the day (a date in the future) may be gone another day: the row
+    # holds until the end of the day it was checked on; any other row holds on every later day.
+    until = on.isoformat() if any(p.code in DAY_CODES for p in record.problems) else None
     view = _TO_JSON(doc.view.to_json()) if doc.view is not None else None
     updated = doc.updated.isoformat() if doc.updated else None
     search = fts_fields(doc)
@@ -395,6 +465,7 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
         record.ctime_ns,
         record.seen_ns,
         on.isoformat(),
+        until,
         doc.digest,
         doc.id,
         int(doc.valid),
@@ -405,5 +476,7 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
         view,
         updated,
         _fields_text(doc, search[0]),
+        None,  # the links are resolved once every id is known: `DerivedStore.keep_resolutions`
+        None,
     )
     return files_row, search
