@@ -11,7 +11,7 @@ import datetime as dt
 from workbench import Vault
 from workbench.core import index as index_module
 from workbench.core.records import loading
-from workbench.core.records.derived_store import DerivedStore, row_for
+from workbench.core.records.derived_store import DerivedStore
 from workbench.core.records.record import build_record
 from workbench.core.records.store_rows import StoredDocument
 
