@@ -123,6 +123,7 @@ class VaultIndex:
         self.generation = 0  # moves whenever the records change, so derived views know to rebuild
         self.id_log = IdLog()  # which ids each generation touched, so the graph need not scan them all
         self._documents: tuple[int, list[Document]] = (-1, [])  # `documents` as sorted for a generation
+        self._paths: tuple[int, list[str]] = (-1, [])  # the records' paths as sorted for a generation
 
     # -- opening and reading ----------------------------------------------------------------
 
@@ -271,7 +272,13 @@ class VaultIndex:
     @property
     @serialized
     def records(self) -> list[Record]:
-        return [self._records[p] for p in sorted_in_pieces(self._records)]
+        """Every record, in path order: the order sorted once for a generation (the paths change
+        only with the generation), the records as they are now."""
+        generation, paths = self._paths
+        if generation != self.generation or len(paths) != len(self._records):
+            paths = sorted_in_pieces(self._records)
+            self._paths = (self.generation, paths)
+        return [self._records[p] for p in paths]
 
     @property
     @serialized

@@ -12,6 +12,13 @@ keyed by each file's path and stat (size, modification time, inode and change ti
 `records.unchanged` compares them, with the time the file was read) and carry its content hash,
 which is the document's digest, so opening a vault again re-reads only the files that changed. Meta is stored
 as JSON, never pickled: a vault can come from anyone, and its cache must not be able to run code.
+
+A row holds on any later day than the one its file was checked on (`checked_on`): no check of a file
+depends on the day but a date "in the future", and a row that found one holds that day only
+(`until`); in a flavour whose reading follows the day (`Flavour.reads_the_day`) every row does.
+A document's links, in a flavour whose links name notes rather than ids, are kept resolved beside
+its row (`resolved`), under a key of the set of ids they were resolved among (`resolved_under`,
+`ownership.ids_key`): an open takes them as they are while that set is the same.
 """
 
 from __future__ import annotations
@@ -28,7 +35,15 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .record import Record
-from .store_rows import FILES_COLUMNS, BodySource, StoredDocument, fts_fields, record_from_row, row_for
+from .store_rows import (
+    FILES_COLUMNS,
+    BodySource,
+    StoredDocument,
+    fts_fields,
+    record_from_row,
+    records_from_rows,
+    row_for,
+)
 
 __all__ = [
     "StoredDocument",
@@ -271,8 +286,9 @@ class DerivedStore:
         try:
             # Row by row, not fetched whole: the list of 100,000 rows beside the records made
             # from them was a tenth of a large open's peak memory.
-            cursor = self.db.execute(f"SELECT {columns} FROM files WHERE {holds}", {"day": day})
-            return {row[0]: record_from_row(row, bodies) for row in cursor}
+            return records_from_rows(
+                self.db.execute(f"SELECT {columns} FROM files WHERE {holds}", {"day": day}), bodies
+            )
         except sqlite3.DatabaseError as error:
             self._failed(error)
             return {}

@@ -27,6 +27,7 @@ __all__ = [
     "read_bodies",
     "read_fields",
     "record_from_row",
+    "records_from_rows",
     "resolution_text",
     "resolved_under",
     "row_for",
@@ -102,13 +103,23 @@ class StoredDocument(Document):
     a record about to be replaced keeps its body first (`keep_body`).
 
     Its type, status and title, and what it supersedes, is superseded by, links to and is marked
-    compatible with, are stored beside the meta too, as one text (`fields`; for a document its
-    flavour reads without a view, whose fields are its meta's): the conflicts queue and the review
-    list ask them of every document at every call, and decoding every meta for them was most of
-    what a call after one change cost beside the pairs it weighs. The text is split when one of
-    them is first asked for. An open leaves the text in the store (140 bytes a row: reading it
-    took 5 ms of a 0.15 s warm open at 10,000 documents): the queue reads every document's in one query (`read_fields`). A
-    document without it (a copy made with `replace`, or not read) reads its meta."""
+    compatible with, are stored beside the meta too, as one text (`fields`): the conflicts queue
+    and the review list ask them of every document at every call, and decoding every meta for them
+    was most of what a call after one change cost beside the pairs it weighs. The text is split
+    when one of them is first asked for. An open leaves the text in the store (140 bytes a row:
+    reading it took 5 ms of a 0.15 s warm open at 10,000 documents): the queue reads every
+    document's in one query (`read_fields`). A document without it (a copy made with `replace`, or
+    not read) reads its meta.
+
+    A document its flavour reads with a view (decision records, Dendron, Markdown notes) keeps the
+    view as the stored JSON text too, decoded when first asked for (decoding every view was a third
+    of a warm open of 10,000 decision records), and its links as the store keeps them resolved
+    (`_resolved`, under the key of the ids they were resolved among): what it supersedes, is
+    superseded by and links to are read from there, never from `fields`, which holds them as the
+    file states them, before they were resolved. Its type, status and title are the view's, which
+    `fields` holds, resolving changing none of them. `ownership` takes the kept links only under
+    the key of the ids of the vault now, and gives any other document its links resolved anew (a
+    copy with its view decoded, `with_view`)."""
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -282,19 +293,10 @@ def _fields_text(doc: Document, title: str) -> str | None:
     return _SEPARATOR.join((doc_type, status, _TO_JSON(relations) if any(relations) else "", title))
 
 
+# A record's key lines, decoded once per distinct text (`records_from_rows`): files of one
+# template share a few (five at 100,000 generated documents).
 _KEY_LINES: dict[str, dict[str, int]] = {}
 _KEY_LINES_MOST = 256
-
-
-def _key_lines(text: str) -> dict[str, int]:
-    """A record's key lines, decoded once per distinct text: files of one template share a few
-    (five at 100,000 generated documents), and decoding each one was a tenth of a warm open."""
-    found = _KEY_LINES.get(text)
-    if found is None:
-        found = json.loads(text)
-        if len(_KEY_LINES) < _KEY_LINES_MOST:
-            _KEY_LINES[text] = found
-    return dict(found)  # a copy each: a record's own dict, whatever is done with it
 
 
 _DATES: dict[str, dt.date] = {}
@@ -385,12 +387,21 @@ def read_fields(documents: Iterable[Document], fields: Any) -> None:
 def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
     """The record a `files` row keeps (its `FILES_COLUMNS`, as `row_for` makes them), its meta
     decoded when first asked for. With `bodies`, the row's body is left out (or was: None) and
-    read from them when first asked for.
+    read from them when first asked for."""
+    return next(iter(records_from_rows((row,), bodies).values()))
 
-    A warm open makes one for every file, so it is made in as few steps as it can: the document's
-    attributes are set as one dict (its `meta` left as the stored JSON text, which the property
-    decodes), not through the dataclass's `__init__` and the property's setter."""
-    (
+
+def records_from_rows(rows: Iterable[tuple], bodies: BodySource | None = None) -> dict[str, Record]:
+    """{path: record} of `files` rows, as `record_from_row` makes each.
+
+    A warm open makes one for every file, so each is made in as few steps as it can, in one loop:
+    the document's attributes are set as one dict (its `meta` and its view left as the stored JSON
+    text, which the properties decode), not through the dataclass's `__init__` and the properties'
+    setters. Records of the same key lines share one dict of them: a record is replaced whole,
+    never changed in place, and copying it for each of 100,000 records was a tenth of the loop."""
+    new, stored, dates, lines, read_lines = _new_stored, StoredDocument, _DATES, _KEY_LINES, json.loads
+    found: dict[str, Record] = {}
+    for (
         path,
         size,
         mtime_ns,
@@ -411,29 +422,40 @@ def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
         fields,
         under,
         resolved,
-    ) = row
-    document = _new_stored(StoredDocument)
-    document.__dict__ = {
-        "id": doc_id,
-        "path": path,
-        "_meta": meta,
-        "body": None if bodies is not None else body,
-        "_bodies": bodies,
-        "digest": digest,
-        "valid": bool(valid),
-        "view": view or None,
-        "_updated": _date(updated) if updated else None,
-        "_fields": fields,
-    }
-    if resolved is not None:
-        document.__dict__["_resolved"] = resolved
-        document.__dict__["_resolved_under"] = under
-    found = (
-        [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in json.loads(problems)]
-        if problems != "[]"
-        else []
-    )
-    return Record(path, size, mtime_ns, document, found, _key_lines(key_lines), ino, ctime_ns, seen_ns)
+    ) in rows:
+        document = new(stored)
+        attributes = document.__dict__ = {
+            "id": doc_id,
+            "path": path,
+            "_meta": meta,
+            "body": None if bodies is not None else body,
+            "_bodies": bodies,
+            "digest": digest,
+            "valid": valid == 1,
+            "view": view or None,
+            "_updated": (dates.get(updated) or _date(updated)) if updated else None,
+            "_fields": fields,
+        }
+        if resolved is not None:
+            attributes["_resolved"] = resolved
+            attributes["_resolved_under"] = under
+        kept_lines = lines.get(key_lines)
+        if kept_lines is None:
+            kept_lines = read_lines(key_lines)
+            if len(lines) < _KEY_LINES_MOST:
+                lines[key_lines] = kept_lines
+        found[path] = Record(
+            path,
+            size,
+            mtime_ns,
+            document,
+            [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in read_lines(problems)] if problems else [],
+            kept_lines,
+            ino,
+            ctime_ns,
+            seen_ns,
+        )
+    return found
 
 
 _new_stored = object.__new__
@@ -450,7 +472,10 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
         body = doc.body
     except (TypeError, ValueError, ConflictError):
         return None
-    problems = json.dumps([[str(p.severity), p.code, p.message, p.line] for p in record.problems])
+    # None where there are none, as for most files: a warm open reads no text for them.
+    problems = (
+        json.dumps([[str(p.severity), p.code, p.message, p.line] for p in record.problems]) if record.problems else None
+    )
     # A problem found because of the day (a date in the future) may be gone another day: the row
     # holds until the end of the day it was checked on; any other row holds on every later day.
     until = on.isoformat() if any(p.code in DAY_CODES for p in record.problems) else None

@@ -104,6 +104,8 @@ def walk_vault(root: Path, flavour: Flavour = MEMORY_CORE) -> Walk:
     """Every Markdown file that may be a document, in a stable order, without following symlinks."""
     result = Walk()
     files = result.files
+    # Asked of every file only where the flavour says something (its own `not_a_page`).
+    not_a_page = flavour.not_a_page if type(flavour).not_a_page is not Flavour.not_a_page else None
     stack = [(root, "")]
     while stack:
         folder, prefix = stack.pop()
@@ -127,7 +129,7 @@ def walk_vault(root: Path, flavour: Flavour = MEMORY_CORE) -> Walk:
                 # checks that matter (a symlink, a folder so named, the flavour's own files).
                 if name.endswith(".md") and name[0] not in ".#~" and entry.is_file(follow_symlinks=False):
                     if prefix or not flavour.is_reserved(relative):
-                        why = flavour.not_a_page(relative)
+                        why = not_a_page(relative) if not_a_page is not None else None
                         if why:
                             result.not_pages.append((relative, why))
                         else:
