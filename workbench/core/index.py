@@ -171,7 +171,7 @@ class VaultIndex:
         """Map ids to files (`ownership.py`) looking at every record: for an open or a walk (a batch
         of files goes through `_index_paths`)."""
         self.generation += 1
-        self._ownership.settle_all(self._records)
+        self._paths = (self.generation, self._ownership.settle_all(self._records))
         self.id_log.restart(self.generation)
         self._relation_problems = None
         self._keep_resolutions()

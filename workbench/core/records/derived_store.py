@@ -37,6 +37,7 @@ from pathlib import Path
 from .record import Record
 from .store_rows import (
     FILES_COLUMNS,
+    LOAD_COLUMNS,
     BodySource,
     StoredDocument,
     fts_fields,
@@ -96,7 +97,6 @@ FTS_AUTOMERGE = 4  # FTS5's own default
 _FILES_NAMES = FILES_COLUMNS.split(", ")
 BODY_AT = _FILES_NAMES.index("body")
 STORED_COLUMNS = ", ".join(name for name in _FILES_NAMES if name != "body")
-_NOT_LOADED = frozenset({"checked_on", "until", "fields"})  # what an open does not read of a row
 # What SQLite answers when the file itself is broken (pages overwritten, truncated, not a database),
 # as opposed to a busy database or a query FTS5 does not accept.
 DAMAGED = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
@@ -278,9 +278,7 @@ class DerivedStore:
         `bodies` when first asked for. The queue's fields are left there too (`fields`): an open
         asks none of them."""
         body = "NULL" if bodies is not None else "(SELECT body FROM texts WHERE texts.rowid = files.rowid)"
-        columns = ", ".join(
-            body if name == "body" else "NULL" if name in _NOT_LOADED else name for name in _FILES_NAMES
-        )
+        columns = ", ".join(body if name == "body" else "NULL" if name == "fields" else name for name in LOAD_COLUMNS)
         day = on.isoformat()
         holds = "checked_on = :day" if daily else "checked_on <= :day AND (until IS NULL OR until >= :day)"
         try:

@@ -61,8 +61,8 @@ class IdOwnership:
             return self.flavour.doc_id(record.path, doc.meta)
         return doc.id
 
-    def settle_all(self, records: dict[str, Record]) -> None:
-        """Map ids to files looking at every record: for an open or a walk."""
+    def settle_all(self, records: dict[str, Record]) -> list[str]:
+        """Map ids to files looking at every record: for an open or a walk. The paths, sorted."""
         by_id: dict[str, str] = {}
         shared: dict[str, set[str]] = {}
         unreadable = invalidating(self.flavour)
@@ -73,21 +73,27 @@ class IdOwnership:
         else:
             claims = {path: record.document.id for path, record in records.items()}
         order = sorted(records)
-        for path in order:
-            doc_id = claims[path]
-            first = by_id.setdefault(doc_id, path)
-            if first != path:
-                shared.setdefault(doc_id, {first}).add(path)
-        for path in order:
-            record = records[path]
-            claimed = claims[path]
-            # What `_settle` would leave as it is (most files, 100,000 calls at a large open): the
-            # owner of its id, valid, with no problem, and no fallback id to give or take back.
-            if fallbacks or record.problems or record.document.valid is not True or by_id[claimed] != path:
-                self._settle(record, claimed, by_id, unreadable)
+        if len(set(claims.values())) == len(claims):  # no id claimed twice, as in most vaults
+            by_id = {claims[path]: path for path in order}
+        else:
+            for path in order:
+                doc_id = claims[path]
+                first = by_id.setdefault(doc_id, path)
+                if first != path:
+                    shared.setdefault(doc_id, {first}).add(path)
+        # `_settle` leaves a file as it is where it owns its id, is valid, has no problem and has no
+        # fallback id to give or take back: most files, 100,000 calls at a large open.
+        settled = (
+            order
+            if fallbacks or shared
+            else [path for path in order if records[path].problems or records[path].document.valid is not True]
+        )
+        for path in settled:
+            self._settle(records[path], claims[path], by_id, unreadable)
         self.by_id, self.shared, self._ids, self._key = by_id, shared, None, None
         if not self.flavour.native:
             self._resolve_links(records.values())
+        return order
 
     def settle_paths(self, records: dict[str, Record], before: dict[str, str | None]) -> set[str]:
         """`settle_all` for a few changed files (the watcher's batches), giving the same result: only

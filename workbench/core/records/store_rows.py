@@ -22,6 +22,7 @@ __all__ = [
     "StoredDocument",
     "META_DECODER",
     "FILES_COLUMNS",
+    "LOAD_COLUMNS",
     "fts_fields",
     "keep_body",
     "read_bodies",
@@ -279,6 +280,10 @@ FILES_COLUMNS = (
     "path, size, mtime_ns, ino, ctime_ns, seen_ns, checked_on, until, digest, id, valid, meta, body, problems,"
     " key_lines, view, updated, fields, resolved_under, resolved"
 )
+# What a record is made from (`records_from_rows`): a row's columns but the day it was checked on,
+# and until when it holds, which only choose the rows.
+LOAD_COLUMNS = tuple(name for name in FILES_COLUMNS.split(", ") if name not in ("checked_on", "until"))
+_LOADED_AT = tuple(FILES_COLUMNS.split(", ").index(name) for name in LOAD_COLUMNS)
 _SEPARATOR = "\x1f"  # in no JSON text (a control character is always escaped there)
 
 
@@ -388,18 +393,20 @@ def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
     """The record a `files` row keeps (its `FILES_COLUMNS`, as `row_for` makes them), its meta
     decoded when first asked for. With `bodies`, the row's body is left out (or was: None) and
     read from them when first asked for."""
-    return next(iter(records_from_rows((row,), bodies).values()))
+    return next(iter(records_from_rows((tuple(row[at] for at in _LOADED_AT),), bodies).values()))
 
 
 def records_from_rows(rows: Iterable[tuple], bodies: BodySource | None = None) -> dict[str, Record]:
-    """{path: record} of `files` rows, as `record_from_row` makes each.
+    """{path: record} of `files` rows of the `LOAD_COLUMNS`, as `record_from_row` makes each.
 
     A warm open makes one for every file, so each is made in as few steps as it can, in one loop:
     the document's attributes are set as one dict (its `meta` and its view left as the stored JSON
-    text, which the properties decode), not through the dataclass's `__init__` and the properties'
-    setters. Records of the same key lines share one dict of them: a record is replaced whole,
-    never changed in place, and copying it for each of 100,000 records was a tenth of the loop."""
-    new, stored, dates, lines, read_lines = _new_stored, StoredDocument, _DATES, _KEY_LINES, json.loads
+    text, which the properties decode; what is None left out), not through the dataclass's
+    `__init__` and the properties' setters. Records of the same key lines share one dict of them:
+    a record is replaced whole, never changed in place, and copying it for each of 100,000
+    records was a tenth of the loop."""
+    new, stored, set_attributes = _new_stored, StoredDocument, object.__setattr__
+    dates, lines, read = _DATES, _KEY_LINES, json.loads
     found: dict[str, Record] = {}
     for (
         path,
@@ -408,8 +415,6 @@ def records_from_rows(rows: Iterable[tuple], bodies: BodySource | None = None) -
         ino,
         ctime_ns,
         seen_ns,
-        _,
-        _,
         digest,
         doc_id,
         valid,
@@ -424,24 +429,28 @@ def records_from_rows(rows: Iterable[tuple], bodies: BodySource | None = None) -
         resolved,
     ) in rows:
         document = new(stored)
-        attributes = document.__dict__ = {
+        attributes = {
             "id": doc_id,
             "path": path,
             "_meta": meta,
-            "body": None if bodies is not None else body,
             "_bodies": bodies,
             "digest": digest,
             "valid": valid == 1,
-            "view": view or None,
             "_updated": (dates.get(updated) or _date(updated)) if updated else None,
-            "_fields": fields,
         }
+        if body is not None and bodies is None:
+            attributes["body"] = body
+        if view is not None:
+            attributes["view"] = view
+        if fields is not None:
+            attributes["_fields"] = fields
         if resolved is not None:
             attributes["_resolved"] = resolved
             attributes["_resolved_under"] = under
+        set_attributes(document, "__dict__", attributes)  # not the frozen dataclass's own, in Python
         kept_lines = lines.get(key_lines)
         if kept_lines is None:
-            kept_lines = read_lines(key_lines)
+            kept_lines = read(key_lines)
             if len(lines) < _KEY_LINES_MOST:
                 lines[key_lines] = kept_lines
         found[path] = Record(
@@ -449,7 +458,7 @@ def records_from_rows(rows: Iterable[tuple], bodies: BodySource | None = None) -
             size,
             mtime_ns,
             document,
-            [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in read_lines(problems)] if problems else [],
+            [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in read(problems)] if problems else [],
             kept_lines,
             ino,
             ctime_ns,
