@@ -40,6 +40,16 @@ def ids_key(flavour: Flavour, ids: Iterable[str]) -> str:
     return digest.hexdigest()[:32]
 
 
+class _Claims:
+    """{path: the id its file claims} where each file claims its document's id, looked up as asked."""
+
+    def __init__(self, records: dict[str, Record]):
+        self.records = records
+
+    def __getitem__(self, path: str) -> str:
+        return self.records[path].document.id
+
+
 class IdOwnership:
     """{id: the file that owns it} for one vault's records, and the files that claim an id twice or more."""
 
@@ -68,14 +78,17 @@ class IdOwnership:
         unreadable = invalidating(self.flavour)
         # A flavour that gives no file a fallback id: each file claims its document's id.
         fallbacks = type(self.flavour).fallback_id is not Flavour.fallback_id
+        order = sorted(records)
+        claims: dict[str, str] | _Claims
         if fallbacks:
             claims = {path: self.claim(record) for path, record in records.items()}
-        else:
-            claims = {path: record.document.id for path, record in records.items()}
-        order = sorted(records)
-        if len(set(claims.values())) == len(claims):  # no id claimed twice, as in most vaults
             by_id = {claims[path]: path for path in order}
         else:
+            claims = _Claims(records)
+            by_id = {records[path].document.id: path for path in order}
+        if len(by_id) != len(records):  # an id claimed twice or more: the first file keeps it
+            by_id = {}
+            claims = {path: claims[path] for path in order}
             for path in order:
                 doc_id = claims[path]
                 first = by_id.setdefault(doc_id, path)
