@@ -116,7 +116,10 @@ class View:
 
 class Ids:
     """Every id of the vault, looked up the ways links name documents: exactly, ignoring case, by
-    the last part of a path (Obsidian's shortest form)."""
+    the last part of a path (Obsidian's shortest form). What it is made from is all a link's
+    resolution depends on beside its own file: the derived store keeps resolved links under a key
+    of the same ids (`records.ownership.ids_key`), so anything else it came to read would have
+    to be in that key too."""
 
     def __init__(self, ids: list[str]):
         self.exact = set(ids)
