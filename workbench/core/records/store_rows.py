@@ -437,13 +437,12 @@ def records_from_rows(rows: Iterable[tuple], bodies: BodySource | None = None) -
             "digest": digest,
             "valid": valid == 1,
             "_updated": (dates.get(updated) or _date(updated)) if updated else None,
+            "_fields": fields,  # None at an open: left in the store (`read_fields`)
         }
         if body is not None and bodies is None:
             attributes["body"] = body
         if view is not None:
             attributes["view"] = view
-        if fields is not None:
-            attributes["_fields"] = fields
         if resolved is not None:
             attributes["_resolved"] = resolved
             attributes["_resolved_under"] = under
