@@ -103,6 +103,7 @@ DAMAGED = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
 # What it answers when a write finds no room (a full disk, a quota) or the disk fails under it.
 NO_ROOM = frozenset({sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR})
 PENDING_STEP = 10_000  # rows of `pending` indexed in one transaction, at most
+ROWS_A_QUERY = 3_000  # rows of `kept_rows` read or written by one statement (three values each, within SQLite's limit)
 WRITES_KEPT = 64  # this connection's last writes, remembered so that kept search results can catch up
 Version = tuple[int, int]
 
@@ -264,6 +265,12 @@ class DerivedStore:
                 if db.execute("SELECT v FROM fts_config WHERE k = 'automerge'").fetchone() == (0,):
                     # A first open that ended before it could turn merging back on.
                     db.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', ?)", (FTS_AUTOMERGE,))
+            # Parts of a kept result kept as rows of their own, each under a digest of its value
+            # (`weighing.Rows`): a change writes the rows it makes, not the whole result.
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS kept_rows (name TEXT, key TEXT, value BLOB, PRIMARY KEY (name, key))"
+                " WITHOUT ROWID"
+            )
             return db
         except sqlite3.DatabaseError:
             return None
@@ -588,6 +595,42 @@ class DerivedStore:
         before = self.version()
         try:
             self.db.execute("INSERT OR REPLACE INTO kept VALUES (?, ?, ?)", (name, key, value))
+            self._wrote(before)
+        except sqlite3.DatabaseError as error:
+            self._failed(error)  # only a cache: worked out again next time
+
+    def kept_rows(self, name: str, keys: Iterable[str]) -> dict[str, bytes]:
+        """The rows kept as `name` under these keys (those there are), read many to a query."""
+        wanted = list(keys)
+        found: dict[str, bytes] = {}
+        try:
+            for start in range(0, len(wanted), ROWS_A_QUERY):
+                chunk = wanted[start : start + ROWS_A_QUERY]
+                found.update(
+                    self.db.execute(
+                        f"SELECT key, value FROM kept_rows WHERE name = ? AND key IN ({', '.join('?' * len(chunk))})",
+                        (name, *chunk),
+                    ).fetchall()
+                )
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+        return found
+
+    def keep_rows(self, name: str, rows: dict[str, bytes], replace: bool = False) -> None:
+        """Keep these rows as `name` (a key always holds the same value, so one kept already
+        stays); `replace` deletes every other row kept as `name` first. One statement for each
+        step, none in a transaction of its own: it may run beside another thread's."""
+        before = self.version()
+        items = [(name, key, value) for key, value in rows.items()]
+        try:
+            if replace:
+                self.db.execute("DELETE FROM kept_rows WHERE name = ?", (name,))
+            for start in range(0, len(items), ROWS_A_QUERY):
+                chunk = items[start : start + ROWS_A_QUERY]
+                self.db.execute(
+                    f"INSERT OR IGNORE INTO kept_rows VALUES {', '.join(['(?, ?, ?)'] * len(chunk))}",
+                    [value for item in chunk for value in item],
+                )
             self._wrote(before)
         except sqlite3.DatabaseError as error:
             self._failed(error)  # only a cache: worked out again next time

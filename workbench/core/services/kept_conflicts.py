@@ -399,6 +399,7 @@ class Asked:
                 kept,
                 self.full,
                 drawn=(lambda digest: store.kept(DRAWN, digest)) if store is not None else None,
+                rows=(lambda keys: store.kept_rows(WEIGHED, keys)) if store is not None else None,
             )
         return self._weighing
 
@@ -413,8 +414,13 @@ class Asked:
         from . import weighing
 
         if self.store is not None and self._weighing is not None:
-            rest, digest, drawn = weighing.dump_apart(self._weighing.kept, self._weighing.drawn_changed)
-            if drawn is not None:  # first: a reader of the record finds the part it names
+            pairs = self._weighing
+            rest, digest, drawn = weighing.dump_apart(pairs.kept, pairs.drawn_changed)
+            # First the parts the record names: a reader of the record finds them.
+            self.store.keep_rows(WEIGHED, pairs.rows.to_write(pairs.kept), replace=pairs.rows.whole)
+            pairs.rows.written.clear()  # kept: a second call keeps only what it made since
+            pairs.rows.whole = False
+            if drawn is not None:
                 self.store.keep(DRAWN, digest, drawn)
             self.store.keep(WEIGHED, self.setting, rest)
 

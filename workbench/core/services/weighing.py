@@ -3,7 +3,7 @@ again only the pairs it touches: at 10,000 documents weighing every pair takes s
 curator (or an agent judging pairs) changes one or two documents between two looks.
 
 What is kept, with the digest of each document it was worked out from: each decision's term counts
-(as postings, term by term) and length, its distinctive terms (the BM25 query it asks) and its
+(as postings, term by term, each term's a row of its own: `Rows`) and length, its distinctive terms (the BM25 query it asks) and its
 REVIEW_NEIGHBOURS most alike (the likeliest, which the queue pairs it with, and the next, which the
 review list pairs it with too); each weighed pair of decisions; each pair of active documents
 compared as possible duplicates and what came of it, with the word rarities that comparison used,
@@ -36,7 +36,7 @@ import marshal
 import math
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,16 +54,15 @@ from .conflicts import (
 from ..vocabulary.model import DocType, Document, Status
 from ..views.similarity import Bm25, Corpus, Likeness, Profile, profiles_of
 
-__all__ = ["REFRESH_SHARE", "DRAWN", "Kept", "KeptBm25", "Weighing", "load", "dump", "dump_apart"]
+__all__ = ["REFRESH_SHARE", "DRAWN", "Kept", "KeptBm25", "Rows", "Weighing", "load", "dump", "dump_apart"]
 
 REFRESH_SHARE = 0.01
-FORMAT = 5
+FORMAT = 6
 # The fields of the duplicates that stand still while decisions change (the pairs drawn from the
 # titles, what each listed pair was listed for, the word rarities they were compared with): a
 # third of what is kept, written apart (`dump_apart`) and again only when they change, and read
 # only by a call that lists duplicates (the review list never does).
 DRAWN = ("claims_frequency", "claims_linked", "listed", "candidates")
-_POSTING = array("i").itemsize * 2  # bytes of one (row, count) pair in `Kept.postings`
 
 
 def _when(profile: Profile) -> tuple:
@@ -80,8 +79,11 @@ class Kept:
     digests: dict[str, str] = field(default_factory=dict)
     linked: dict[str, int] = field(default_factory=dict)  # how many decisions link each target
     rows: list[str] = field(default_factory=list)  # a decision's row in `postings` ("": none now)
-    postings: dict[str, bytes] = field(default_factory=dict)  # {term: (row, count) pairs, as array "i"}
-    terms: dict[str, str] = field(default_factory=dict)  # each decision's terms, space-separated
+    postings: dict[str, str] = field(
+        default_factory=dict
+    )  # {term: the key in `Rows` of its (row, count) pairs, as array "i"}
+    frequency: dict[str, int] = field(default_factory=dict)  # {term: how many decisions hold it}
+    terms: dict[str, str] = field(default_factory=dict)  # {decision: the key in `Rows` of its terms, space-separated}
     lengths: dict[str, int] = field(default_factory=dict)
     asked: dict[str, list[str]] = field(default_factory=dict)
     top: dict[str, tuple[float, str]] = field(default_factory=dict)
@@ -105,20 +107,34 @@ class Kept:
     candidates: str = ""  # those pairs, "type\ta\tb" a line
     drawn: str = ""  # the digest of the `DRAWN` fields kept apart, not read yet ("": they are in place)
 
-    def unpost(self, doc_id: str) -> None:
+    def posting(self, term: str, rows: Rows) -> array:
+        """A term's (row, count) pairs, as array "i" (empty for a term no decision holds)."""
+        found = array("i")
+        key = self.postings.get(term)
+        if key is not None:
+            found.frombytes(rows[key])
+        return found
+
+    def words(self, doc_id: str, rows: Rows) -> list[str]:
+        """A decision's terms as counted when it was last posted ([] for one not posted)."""
+        key = self.terms.get(doc_id)
+        return rows[key].decode("utf-8").split() if key is not None else []
+
+    def unpost(self, doc_id: str, rows: Rows) -> None:
         """Take a decision's counts out of `postings`."""
         row = self.rows.index(doc_id) if doc_id in self.terms else -1
-        for term in self.terms.pop(doc_id, "").split():
-            found = array("i")
-            found.frombytes(self.postings[term])
+        for term in self.words(doc_id, rows):
+            found = self.posting(term, rows)
             at = next(n for n in range(0, len(found), 2) if found[n] == row)
             del found[at : at + 2]
             if found:
-                self.postings[term] = found.tobytes()
+                self.postings[term] = rows.add(found.tobytes())
+                self.frequency[term] = len(found) // 2
             else:
-                del self.postings[term]
+                del self.postings[term], self.frequency[term]
+        self.terms.pop(doc_id, None)
 
-    def post(self, doc_id: str, counts: Counter) -> None:
+    def post(self, doc_id: str, counts: Counter, rows: Rows) -> None:
         """Put a decision's counts in `postings`, in a row of its own."""
         if doc_id in self.rows:
             row = self.rows.index(doc_id)
@@ -126,11 +142,56 @@ class Kept:
             row = len(self.rows)
             self.rows.append(doc_id)
         for term, count in counts.items():
-            found = array("i")
-            found.frombytes(self.postings.get(term, b""))
+            found = self.posting(term, rows)
             found.extend((row, count))
-            self.postings[term] = found.tobytes()
-        self.terms[doc_id] = " ".join(counts)
+            self.postings[term] = rows.add(found.tobytes())
+            self.frequency[term] = len(found) // 2
+        self.terms[doc_id] = rows.add(" ".join(counts).encode("utf-8"))
+
+    def referenced(self) -> set[str]:
+        """The keys in `Rows` this record names."""
+        return set(self.postings.values()) | set(self.terms.values())
+
+
+class Rows:
+    """What `Kept` holds most of (each term's postings, each decision's terms: three quarters of
+    its bytes) kept as rows of their own (`DerivedStore.kept_rows`), each under a digest of its
+    bytes, and read when first asked (many to a query where a call knows which it will ask): a
+    change reads and writes the rows it touches, not 7 MB of them. A row never changes under its
+    key, so whichever process wrote last, the record read names rows holding what it was kept
+    with; a row gone (a full count replaced them all since) is a `KeyError`: what was kept does
+    not hold together, and everything is worked out again."""
+
+    def __init__(self, read: Callable[[list[str]], dict[str, bytes]] | None = None):
+        self._read = read
+        self.found: dict[str, bytes] = {}
+        self.written: dict[str, bytes] = {}  # made in this call, kept with the record
+        self.whole = False  # every row the record names was made in this call: the rest are dropped
+
+    def fetch(self, keys: Iterable[str]) -> None:
+        """Read these rows, those not read yet, in one query."""
+        missing = [key for key in set(keys) if key not in self.found]
+        if missing and self._read is not None:
+            self.found.update(self._read(missing))
+
+    def __getitem__(self, key: str) -> bytes:
+        value = self.found.get(key)
+        if value is None:
+            self.fetch((key,))
+            value = self.found[key]
+        return value
+
+    def add(self, value: bytes) -> str:
+        """Keep `value` as a row, and give its key."""
+        key = hashlib.blake2b(value, digest_size=12).hexdigest()
+        self.found[key] = value
+        self.written[key] = value
+        return key
+
+    def to_write(self, kept: Kept) -> dict[str, bytes]:
+        """The rows made in this call that `kept` names (a row made and replaced within the call is not)."""
+        named = kept.referenced()
+        return {key: value for key, value in self.written.items() if key in named}
 
 
 def dump(kept: Kept) -> bytes:
@@ -181,19 +242,19 @@ class KeptBm25(Bm25):
     term counts and length, updated for every change): each share worked out when asked, from the
     term's document count, the number of decisions and their average length now (the same sums,
     in the same order, as `Bm25` adds them). `counts_of` gives a decision's term counts (its
-    profile's)."""
+    profile's); `rows` holds the postings `kept` names."""
 
-    def __init__(self, kept: Kept, counts_of: Any):
+    def __init__(self, kept: Kept, counts_of: Any, rows: Rows):
         self.size = len(kept.lengths)
         self.average = sum(kept.lengths.values()) / max(1, len(kept.lengths))
-        self.kept, self.counts_of = kept, counts_of
+        self.kept, self.counts_of, self.rows = kept, counts_of, rows
         self._weights: dict[str, float] = {}
         self._norms: dict[str, float] = {}
 
     def idf(self, term: str) -> float:
         weight = self._weights.get(term)
         if weight is None:
-            found = len(self.kept.postings.get(term, b"")) // _POSTING
+            found = self.kept.frequency.get(term, 0)
             weight = self._weights[term] = (
                 math.log(1 + (self.size - found + 0.5) / (found + 0.5))
                 if found
@@ -224,11 +285,10 @@ class KeptBm25(Bm25):
     def likeliest_few(self, asked: list[str], most: int, other_than: str = "") -> list[tuple[float, str]]:
         """The `most` decisions with the highest scores for `asked`, best first, as
         `Bm25.likeliest_few` orders them (the greater id first among equals)."""
-        rows, postings = self.kept.rows, self.kept.postings
+        kept, rows = self.kept, self.kept.rows
         totals: dict[str, float] = {}
         for term in asked:
-            found = array("i")
-            found.frombytes(postings.get(term, b""))
+            found = kept.posting(term, self.rows)
             for n in range(0, len(found), 2):
                 doc_id = rows[found[n]]
                 if doc_id != other_than:
@@ -267,12 +327,15 @@ class Weighing:
         kept: Kept | None,
         full: bool = False,
         drawn: Any = None,
+        rows: Callable[[list[str]], dict[str, bytes]] | None = None,
     ):
-        """`drawn(digest)` reads the `DRAWN` fields `kept` names, where they were kept apart."""
+        """`drawn(digest)` reads the `DRAWN` fields `kept` names, where they were kept apart;
+        `rows(keys)` the `Rows` it names."""
         self.docs = {d.id: d for d in documents}
         self.compatible = compatible
         self.supersedes = _Supersedes(self.docs)
         self.kept = Kept() if kept is None else kept
+        self.rows = Rows(rows)
         self.full = full or kept is None
         self.weighed_again = 0  # pairs of decisions weighed in this call (the rest were read as kept)
         self.compared_again = 0  # pairs compared as duplicates in this call
@@ -306,23 +369,28 @@ class Weighing:
         if self.full or kept.drift + len(changed) + len(removed) > REFRESH_SHARE * len(current) or len(current) < 2:
             return self._weigh_all(decisions)
         kept.drift += len(changed) + len(removed)
+        rows = self.rows
+        rows.fetch(kept.terms[doc_id] for doc_id in changed | removed if doc_id in kept.terms)
+        profiles = profiles_of(docs[doc_id] for doc_id in changed)
+        touched = {term for doc_id in changed | removed for term in kept.words(doc_id, rows)}
+        touched.update(term for profile in profiles.values() for term in profile.terms)
+        rows.fetch(kept.postings[term] for term in touched if term in kept.postings)
         for doc_id in removed:
-            kept.unpost(doc_id)
+            kept.unpost(doc_id, rows)
             kept.rows[kept.rows.index(doc_id)] = ""
             for table in (kept.lengths, kept.asked, kept.top, kept.near, kept.handles, kept.mentions, kept.when):
                 table.pop(doc_id, None)
             del kept.digests[doc_id]
-        profiles = profiles_of(docs[doc_id] for doc_id in changed)
         for doc_id, profile in profiles.items():
-            kept.unpost(doc_id)
-            kept.post(doc_id, profile.terms)
+            kept.unpost(doc_id, rows)
+            kept.post(doc_id, profile.terms, rows)
             kept.lengths[doc_id] = sum(profile.terms.values())
             kept.handles[doc_id] = sorted(profile.handles)
             kept.mentions[doc_id] = sorted(profile.mentions)
             kept.when[doc_id] = _when(profile)
             kept.digests[doc_id] = current[doc_id]
         every = _Profiles(docs)
-        bm25 = KeptBm25(kept, lambda doc_id: every[doc_id].terms)
+        bm25 = KeptBm25(kept, lambda doc_id: every[doc_id].terms, rows)
         for doc_id, profile in profiles.items():
             kept.asked[doc_id] = bm25.query_terms(profile.terms, Bm25.QUERY_TERMS)
         before = dict(kept.top)
@@ -330,6 +398,7 @@ class Weighing:
         again = set(changed) | {doc_id for doc_id, (_, best) in kept.top.items() if best in gone}
         again |= {doc_id for doc_id, few in kept.near.items() if any(other in gone for _, other in few)}
         again -= removed
+        rows.fetch(kept.postings[term] for doc_id in again for term in kept.asked[doc_id] if term in kept.postings)
         for doc_id in again:
             self._keep_few(doc_id, bm25.likeliest_few(kept.asked[doc_id], REVIEW_NEIGHBOURS, other_than=doc_id))
         for doc_id in current.keys() - again:
@@ -339,8 +408,7 @@ class Weighing:
                 few = ([kept.top[doc_id]] if doc_id in kept.top else []) + kept.near.get(doc_id, [])
                 self._keep_few(doc_id, heapq.nlargest(REVIEW_NEIGHBOURS, few + met))
         moved = gone | {doc_id for doc_id in current if kept.top.get(doc_id) != before.get(doc_id)}
-        frequency = {term: len(posted) // _POSTING for term, posted in kept.postings.items()}
-        corpus = Corpus.counted(len(kept.lengths), frequency, kept.linked, kept.prefix)
+        corpus = Corpus.counted(len(kept.lengths), kept.frequency, kept.linked, kept.prefix)
         return self._pairs(bm25, corpus, moved)
 
     def _weigh_all(self, decisions: list[Document]) -> list[Weighed]:
@@ -352,7 +420,10 @@ class Weighing:
         lengths = {p.id: sum(p.terms.values()) for p in profiles.values()}
         kept.digests = {d.id: d.digest for d in decisions}
         kept.linked, kept.prefix = dict(corpus.linked), dict(corpus.prefix)
-        kept.rows, kept.terms = list(profiles), {doc_id: " ".join(p.terms) for doc_id, p in profiles.items()}
+        rows = self.rows = Rows()  # every row made again: those kept before are replaced
+        rows.whole = True
+        kept.rows = list(profiles)
+        kept.terms = {doc_id: rows.add(" ".join(p.terms).encode("utf-8")) for doc_id, p in profiles.items()}
         postings: dict[str, array] = {}
         for row, profile in enumerate(profiles.values()):
             for term, count in profile.terms.items():
@@ -360,7 +431,8 @@ class Weighing:
                 if posted is None:
                     posted = postings[term] = array("i")
                 posted.extend((row, count))
-        kept.postings = {term: posted.tobytes() for term, posted in postings.items()}
+        kept.postings = {term: rows.add(posted.tobytes()) for term, posted in postings.items()}
+        kept.frequency = {term: len(posted) // 2 for term, posted in postings.items()}
         kept.lengths = lengths
         kept.handles = {doc_id: sorted(p.handles) for doc_id, p in profiles.items()}
         kept.mentions = {doc_id: sorted(p.mentions) for doc_id, p in profiles.items()}
@@ -451,12 +523,14 @@ class Weighing:
             kept.claims_drift += len(changed)
             if (
                 kept.titles == titles
-                and not kept.pending
                 and all(i in active and active[i].type == DocType.DECISION for i in changed)
+                and all(settled(*line.split("\t")[1:]) for line in kept.pending)
             ):
                 # No pair drawn from the titles touches a changed document (decisions are weighed
                 # apart, and the titles, types and statuses of the rest are as they were): every
                 # pair stands as it was compared, and only whether it is settled is asked again.
+                # A pair not compared for being settled stays so while it still is (a vault with
+                # one such pair went through every pair drawn at every change).
                 kept.claims = digests
                 standing = []
                 for key, reason in kept.listed.items():

@@ -301,15 +301,19 @@ class Corpus:
         corpus = cls(())
         corpus.size, corpus.frequency, corpus.linked = size, Counter(frequency), Counter(linked)
         corpus.prefix = dict(prefix)
-        corpus._weigh()
+        corpus._weigh(every=False)
         return corpus
 
-    def _weigh(self) -> None:
+    def _weigh(self, every: bool = True) -> None:
         self._subjects: dict[int, tuple[Profile, list[str], str]] = {}
-        # Every known word's weight at once: a conflicts search asks a million times for them.
-        self._idf: dict[str, float] = {
-            term: math.log((1 + self.size) / (1 + count)) + 1 for term, count in self.frequency.items()
-        }
+        # Every known word's weight at once: a conflicts search asks a million times for them. A
+        # corpus as kept (`counted`) weighs a word when first asked (the same sum): a call after a
+        # change weighs the few pairs it touches, and weighing every word took longer than them.
+        self._idf: dict[str, float] = (
+            {term: math.log((1 + self.size) / (1 + count)) + 1 for term, count in self.frequency.items()}
+            if every
+            else {}
+        )
         self._norms: dict[int, tuple[Counter, float]] = {}  # by the identity of the terms, held alongside
 
     def subject(self, profile: Profile) -> tuple[list[str], str]:
