@@ -80,3 +80,15 @@ def test_tiered_memory_is_read_again_on_a_new_day(tmp_path, monkeypatch):
     monkeypatch.setattr(index_module, "today", lambda: day)
     monkeypatch.setattr(loading, "today", lambda: day)
     assert not any(type(r.document) is StoredDocument for r in Vault.open(root, "tiered").index.records)
+
+
+def test_a_store_built_again_in_place_is_the_one_the_next_open_reads(sample_copy):
+    """A store built again from the records in memory (after a forget, or found damaged) is made
+    for the vault's reading of its files, its own status words included: the next open reads it
+    rather than building it once more."""
+    (sample_copy / ".workbench.yaml").write_text("statuses:\n  Parked: deprecated\n", "utf-8")
+    vault = Vault.open(sample_copy)
+    vault.index.renew_store()
+    vault.index.store.close()
+    again = Vault.open(sample_copy)
+    assert all(type(r.document) is StoredDocument for r in again.index.records)
