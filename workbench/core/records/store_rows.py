@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import operator
 from collections.abc import Iterable
 from typing import Any, Protocol
 
@@ -283,7 +284,7 @@ FILES_COLUMNS = (
 # What a record is made from (`records_from_rows`): a row's columns but the day it was checked on,
 # and until when it holds, which only choose the rows.
 LOAD_COLUMNS = tuple(name for name in FILES_COLUMNS.split(", ") if name not in ("checked_on", "until"))
-_LOADED_AT = tuple(FILES_COLUMNS.split(", ").index(name) for name in LOAD_COLUMNS)
+_loaded = operator.itemgetter(*(FILES_COLUMNS.split(", ").index(name) for name in LOAD_COLUMNS))
 _SEPARATOR = "\x1f"  # in no JSON text (a control character is always escaped there)
 
 
@@ -393,7 +394,7 @@ def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
     """The record a `files` row keeps (its `FILES_COLUMNS`, as `row_for` makes them), its meta
     decoded when first asked for. With `bodies`, the row's body is left out (or was: None) and
     read from them when first asked for."""
-    return next(iter(records_from_rows((tuple(row[at] for at in _LOADED_AT),), bodies).values()))
+    return next(iter(records_from_rows((_loaded(row),), bodies).values()))
 
 
 def records_from_rows(rows: Iterable[tuple], bodies: BodySource | None = None) -> dict[str, Record]:
