@@ -128,10 +128,16 @@ class VaultIndex:
     # -- opening and reading ----------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], flavour: str | None = None) -> VaultIndex:
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        flavour: str | None = None,
+        listed: dict[str, list[os.DirEntry]] | None = None,
+    ) -> VaultIndex:
         """Open the vault at `path` (or its `memory/` child), finishing any change a crash interrupted.
 
-        The flavour (Memory Core, Dendron, ADRs...) is detected unless named."""
+        The flavour (Memory Core, Dendron, ADRs...) is detected unless named. `listed`: the folders
+        as a walk of this process listed them moments before (`walk_vault`), not listed again."""
         given = require_folder(path)
         root, chosen = flavours.choose(given.resolve(), find_root(given.resolve()), flavour)
         config = read_config(root)
@@ -147,7 +153,7 @@ class VaultIndex:
             # walk, each waited on the other for the interpreter at every row and every stat (the
             # two took 2.1 s at 100,000 documents, against 1.2 s in turn).
             cached = vault.store.load(today(), vault.bodies, chosen.reads_the_day)
-            walk = walk_vault(vault.root, chosen)
+            walk = walk_vault(vault.root, chosen, listed)
             if vault.writer.needs_recovery(walk.temporaries):
                 vault.recovery_notes.extend(vault.writer.recover(walk.temporaries))
                 walk = walk_vault(vault.root, chosen)

@@ -100,8 +100,11 @@ class Walk:
     )  # (a folder or file the walk could not look into, why)
 
 
-def walk_vault(root: Path, flavour: Flavour = MEMORY_CORE) -> Walk:
-    """Every Markdown file that may be a document, in a stable order, without following symlinks."""
+def walk_vault(root: Path, flavour: Flavour = MEMORY_CORE, listed: dict[str, list[os.DirEntry]] | None = None) -> Walk:
+    """Every Markdown file that may be a document, in a stable order, without following symlinks.
+
+    `listed`: folders' entries a walk of this process listed moments before (by folder path), each
+    taken from it once instead of listing the folder again; their stats are cached in them."""
     result = Walk()
     files = result.files
     # Asked of every file only where the flavour says something (its own `not_a_page`).
@@ -110,7 +113,8 @@ def walk_vault(root: Path, flavour: Flavour = MEMORY_CORE) -> Walk:
     while stack:
         folder, prefix = stack.pop()
         try:
-            entries = sorted(os.scandir(folder), key=_name)
+            taken = listed.pop(os.fspath(folder), None) if listed else None
+            entries = sorted(taken if taken is not None else os.scandir(folder), key=_name)
         except OSError as error:
             result.unreadable.append(
                 (
