@@ -300,3 +300,22 @@ def test_only_the_exact_command_lines_are_answered_from_what_was_kept(sample_cop
         ["--vault", "a\nb", "conflicts", "--json"],
     ):
         assert quick_question(argv) is None, argv
+
+
+def test_the_open_after_a_miss_takes_the_folders_as_the_fingerprint_listed_them(sample_copy, tmp_path):
+    """A call that finds nothing kept walks the vault once: its open takes every folder of the
+    vault the fingerprint listed (a `memory/` child's parent is not the vault's), and reads the
+    same vault as an open that lists them itself."""
+    nested = tmp_path / "outer"
+    shutil.copytree(sample_copy, nested / "memory")
+    for root in (sample_copy, nested):
+        fingerprint = Fingerprint(str(root), None, ("conflicts", False))
+        assert fingerprint.listing and not fingerprint.doubt
+        listed = Vault.open(root, listed=fingerprint.listing)
+        outside = {os.path.realpath(nested)} if root is nested else set()
+        assert set(fingerprint.listing) == outside  # every folder of the vault taken, none listed twice
+        again = Vault.open(root)
+        assert [(d.path, d.id, d.digest) for d in listed.documents] == [
+            (d.path, d.id, d.digest) for d in again.documents
+        ]
+        assert listed.problems == again.problems

@@ -57,11 +57,13 @@ def resolve_vault_path(given: str | None, command: str | None = None) -> Path:
     return sample
 
 
-def open_vault(given: str | None, flavour: str | None = None, command: str | None = None) -> Vault:
+def open_vault(
+    given: str | None, flavour: str | None = None, command: str | None = None, listed: dict | None = None
+) -> Vault:
     from ..core import Vault
     from .output import safe
 
-    vault = Vault.open(resolve_vault_path(given, command), flavour=flavour)
+    vault = Vault.open(resolve_vault_path(given, command), flavour=flavour, listed=listed)
     for note in vault.recovery_notes:
         print(f"workbench: {safe(note)}", file=sys.stderr)
     empty = vault.empty_note()
@@ -216,7 +218,7 @@ def run_command(argv: list[str] | None, unchanged: Fingerprint | None = None) ->
             args.verdict_text = read_text_option("--verdicts", args.verdicts, "nothing was recorded")
         if args.command in (None, "tui"):
             return run_tui(args.vault, args.flavour)
-        vault = open_vault(args.vault, args.flavour, args.command)
+        vault = open_vault(args.vault, args.flavour, args.command, unchanged.listing if unchanged is not None else None)
         shown = len(vault.recovery_notes)
         try:
             return commands()[args.command](vault, args)

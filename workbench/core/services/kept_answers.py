@@ -70,6 +70,9 @@ class Fingerprint:
         self.root = os.path.realpath(os.path.expanduser(given))
         self.doubt = ""  # why nothing may be kept or answered for this walk ("" when nothing)
         self.racy: list[tuple[str, int]] = []  # (path, change time) of files changed near the walk
+        # Each folder's entries as the walk listed them (their stats cached in them): handed to the
+        # vault's open when nothing is kept, so that a call after a change walks the folder once.
+        self.listing: dict[str, list[os.DirEntry]] = {}
         self.places = state_places(self.root)
         if any(_in_flight(place) for place in self.places):
             self.doubt = "a change in flight"
@@ -96,6 +99,7 @@ class Fingerprint:
             except OSError:
                 self.doubt = f"{prefix or '.'} cannot be listed"
                 return []
+            self.listing[folder] = found
             for entry in found:
                 name = entry.name
                 relative = prefix + name
