@@ -573,7 +573,8 @@ class _Looked(Mapping[str, Any]):
     first asked: the view of the vault `relations_at` needs, without reading every document."""
 
     def __init__(self, lookup: Callable[[str], Document | None], read: Callable[[Document], Any]) -> None:
-        self._lookup, self._read, self._found = lookup, read, {}
+        self._lookup, self._read = lookup, read
+        self._found: dict[str, Any] = {}
 
     def __getitem__(self, key: str) -> Any:
         found = self._found

@@ -140,7 +140,7 @@ class LiveGraph:
         of its time."""
         for edge in self._stated.pop(doc_id, ()):
             stating = self._stating[edge]
-            if type(stating) is not str:
+            if isinstance(stating, set):
                 stating.discard(doc_id)
                 if len(stating) > 1:
                     continue
@@ -155,16 +155,15 @@ class LiveGraph:
             return
         edges = self._stated[doc_id] = stated_edges(doc)
         for edge in edges:
-            stating = self._stating.get(edge)
-            if stating is None:
+            stated = self._stating.get(edge)
+            if stated is None:
                 self._stating[edge] = doc_id
                 self._add_edge(*edge)
                 touched.update(edge[:2])
-            elif type(stating) is str:
-                if stating != doc_id:
-                    self._stating[edge] = {stating, doc_id}
-            else:
-                stating.add(doc_id)
+            elif isinstance(stated, set):
+                stated.add(doc_id)
+            elif stated != doc_id:
+                self._stating[edge] = {stated, doc_id}
 
     # Every change below replaces the per-node dictionaries it touches: snapshots share them.
 
