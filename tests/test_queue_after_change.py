@@ -209,7 +209,7 @@ def test_a_change_to_a_decision_prints_the_kept_duplicates_from_their_printed_te
     """The duplicates are kept as encoded and as printed, apart: after a change to a decision,
     printing the queue reads the printed text (not the encoded entries beside it, which it
     neither reads nor writes again); the queue's objects, read from the encoded ones, are worked
-    out again where those are not the duplicates' own."""
+    out again where those are not the duplicates' own, and kept again then."""
     older, _ = decision_in_queue(root, capsys)
     store = Vault.open(root).store
     damaged = kept_conflicts.marshal.dumps(("not this digest", "[]"))
@@ -227,10 +227,9 @@ def test_a_change_to_a_decision_prints_the_kept_duplicates_from_their_printed_te
     assert conflicts == scratch[0]
     vault = Vault.open(root)
     assert vault.kept_conflicts() is None  # the encoded duplicates are not this queue's
-    assert (
-        json.dumps({"conflicts": [c.to_json() for c in vault.conflicts()]}, indent=2, ensure_ascii=False) + "\n"
-        == (scratch[0])
-    )
+    found = vault.conflicts()
+    assert json.dumps({"conflicts": [c.to_json() for c in found]}, indent=2, ensure_ascii=False) + "\n" == scratch[0]
+    assert Vault.open(root).kept_conflicts() == found  # kept again by the first to read them encoded
 
 
 ADR = ("--flavour", "adr")

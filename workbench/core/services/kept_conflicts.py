@@ -257,23 +257,32 @@ def _printed_whole(parts: Iterable[str]) -> str:
 
 
 def keep_queue(
-    store: DerivedStore, key: str, before: list[Conflict], listed: list[tuple[str, str, str]], after: list[Conflict]
+    store: DerivedStore,
+    key: str,
+    before: list[Conflict],
+    listed: list[tuple[str, str, str]],
+    after: list[Conflict],
+    encoded: bool = False,
 ) -> str:
     """Keep the queue (in `conflicts.queue_parts`' three parts) under `key`, and give it back as
     `printed` prints it. The duplicates' entries are encoded and printed only when no queue kept
-    before listed the same ones; where one did, only their printed text is read."""
+    before listed the same ones; where one did, only their printed text is read, and their encoded
+    entries too where the caller reads the queue `encoded` (two processes keeping other duplicates
+    at once may leave one's printed text beside the other's encoded entries: the next to read the
+    encoded ones writes them again)."""
     from .conflicts import duplicate_listed
 
     digest = hashlib.sha256(repr(listed).encode()).hexdigest()
     duplicates = _kept_text(store, DUPLICATES_PRINTED, digest)
-    if duplicates is None:
+    if duplicates is None or (encoded and _kept_text(store, DUPLICATES, digest) is None):
         entries = [duplicate_listed(*found) for found in listed]
-        duplicates = _printed_entries(entries)
         # The encoded entries first: a reader that finds the printed ones under a digest finds
         # these beside them, unless another process kept other duplicates since (then the queue
         # read as kept is None, and is worked out again).
         store.keep(DUPLICATES, digest, marshal.dumps((digest, encode(entries)[1:-1])))
-        store.keep(DUPLICATES_PRINTED, digest, marshal.dumps((digest, duplicates)))
+        if duplicates is None:
+            duplicates = _printed_entries(entries)
+            store.keep(DUPLICATES_PRINTED, digest, marshal.dumps((digest, duplicates)))
     rest = (encode(before)[1:-1], encode(after)[1:-1], _printed_entries(before), _printed_entries(after))
     store.keep(OBJECTS, key, marshal.dumps((digest, *rest)))
     store.forget_kept(NAMES)
@@ -444,9 +453,12 @@ class Asked:
                 self.store.keep(DRAWN, digest, drawn)
             self.store.keep(WEIGHED, self.setting, rest)
 
-    def _worked_out(self) -> tuple[tuple[list[Conflict], list[tuple[str, str, str]], list[Conflict]], str]:
+    def _worked_out(
+        self, encoded: bool = False
+    ) -> tuple[tuple[list[Conflict], list[tuple[str, str, str]], list[Conflict]], str]:
         """The queue worked out (what changed weighed again) and kept: its three parts
-        (`conflicts.queue_parts`), and its printed text ("" where there is no store to keep it in)."""
+        (`conflicts.queue_parts`), and its printed text ("" where there is no store to keep it in);
+        `encoded` where the caller reads the queue kept as `encode` gives it (`keep_queue`)."""
         from .conflicts import queue_parts
 
         with _collector_paused():
@@ -455,7 +467,7 @@ class Asked:
                 self.documents, self.native, self.compatible, weighed=pairs.weighed(), duplicates=pairs.duplicates
             )
             self._keep_weighing()
-            text = keep_queue(self.store, self.key, *parts) if self.store is not None else ""
+            text = keep_queue(self.store, self.key, *parts, encoded=encoded) if self.store is not None else ""
         return parts, text
 
     def conflicts(self) -> Conflicts:
@@ -466,7 +478,7 @@ class Asked:
         kept = self._kept()
         found = decode(kept) if kept is not None else None
         if found is None:
-            (before, listed, after), _ = self._worked_out()
+            (before, listed, after), _ = self._worked_out(encoded=True)
             found = Conflicts(before + [duplicate_listed(*d) for d in listed] + after)
         return found
 
