@@ -199,3 +199,13 @@ def test_two_codes_benchmark_alternates_them_and_finds_their_answers_alike(tmp_p
             row = rf"\| {re.escape(figure)}\s+\| {n}: {re.escape(str(ROOT))}\s+\| wall\s+[\d.]+ s"
             assert re.search(row, out), out
     assert "every output the same for every code: True" in out, out
+
+
+def test_the_warm_open_of_two_codes_is_measured_alternated_against_the_floor(tmp_path):
+    from tests.benchmarks.generate_shapes import generate_shaped_vault
+
+    generate_shaped_vault(tmp_path / "vault", 200)
+    out = bench("bench_open_codes", str(tmp_path / "vault"), str(ROOT), str(ROOT), "--runs", "1")
+    assert re.search(r"^floor: CPU [\d.]+-[\d.]+ s", out, re.MULTILINE), out
+    rows = re.findall(rf"^{re.escape(str(ROOT))}: warm open CPU [\d.]+-[\d.]+ s = [\d.]+x", out, re.MULTILINE)
+    assert len(rows) == 2, out  # one for each code named

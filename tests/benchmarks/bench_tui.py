@@ -30,12 +30,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import compileall
+import gc
+import os
 import random
 import re
+import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
+import traceback
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import workbench
@@ -184,31 +191,186 @@ async def open_documents(vault: Path) -> list[tuple[float, float, int, str]]:
     return rows
 
 
+STALL = 0.05
+"""Seconds without a tick after which the sampler takes the threads' stacks: a stall begins."""
+SAMPLE = 0.005
+"""Seconds between the sampler's looks at the last tick (and, in a stall, at every thread's stack)."""
+CPU_EVERY = 4
+"""Outside a stall, the sampler reads the threads' CPU at every `CPU_EVERY`th look: the reading a
+stall's CPU is counted from, at most `CPU_EVERY * SAMPLE` before it began."""
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _thread_cpu() -> dict[str, float]:
+    """CPU seconds each live thread of this process has had, by its name (Linux: read from /proc,
+    in clock ticks of 10 ms; empty elsewhere)."""
+    out: dict[str, float] = {}
+    for thread in threading.enumerate():
+        try:
+            fields = Path(f"/proc/self/task/{thread.native_id}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        out[f"{thread.name} ({thread.native_id})"] = (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+    return out
+
+
+def _stack(frame, depth: int = 18) -> str:
+    """A thread's stack, innermost call last, one `file:line function` a line (the standard
+    library's and the site packages' paths cut to their module)."""
+    lines = []
+    for summary in traceback.extract_stack(frame)[-depth:]:
+        name = summary.filename
+        for marker in ("site-packages/", "/lib/python", "/workbench/", "/tests/"):
+            if marker in name:
+                name = name.split(marker, 1)[1]
+                break
+        lines.append(f"{name}:{summary.lineno} {summary.name}")
+    return "\n".join(lines)
+
+
+@dataclass
+class Stall:
+    """The event loop not ticking for longer than `STALL`: when, how long, and what every thread was
+    doing meanwhile (stacks counted over the samples; the CPU each had from the
+    sampler's last reading before it to its end; the collections of the garbage collector in it)."""
+
+    began: float
+    ended: float = 0.0
+    stacks: dict[str, Counter[str]] = field(default_factory=dict)
+    cpu_at_start: dict[str, float] = field(default_factory=dict)
+    cpu: dict[str, float] = field(default_factory=dict)
+    collections: list[tuple[float, float, int, str]] = field(default_factory=list)
+
+    @property
+    def seconds(self) -> float:
+        return self.ended - self.began
+
+    def report(self, origin: float, main: str) -> str:
+        """The stall in words: the busiest threads' CPU and their commonest stacks; the loop's
+        thread's (`main`) always."""
+        busy = sorted(self.cpu.items(), key=lambda item: -item[1])
+        said = [
+            f"still {self.seconds * 1000:.0f} ms from {self.began - origin:.2f} s;"
+            " CPU (from a little before): "
+            + (", ".join(f"{name} {cpu * 1000:.0f} ms" for name, cpu in busy if cpu) or "none")
+        ]
+        for began, seconds, generation, thread in self.collections:
+            said.append(f"  collection of generation {generation}: {seconds * 1000:.0f} ms in {thread}")
+        shown = [name for name, cpu in busy if cpu][:2]
+        if main not in shown:
+            shown.insert(0, main)
+        for name in shown:
+            stacks = self.stacks.get(name)
+            if not stacks:
+                continue
+            stack, count = stacks.most_common(1)[0]
+            said.append(f"  {name}, {count} of {sum(stacks.values())} samples:")
+            said += [f"    {line}" for line in stack.splitlines()]
+        return "\n".join(said)
+
+
+class StallSampler(threading.Thread):
+    """Watches the ticks of the event loop from a thread of its own: once it has not ticked for
+    `STALL` seconds, it samples every thread's stack (`sys._current_frames`) every `SAMPLE` seconds
+    until the next tick, so that each stall names what held the loop. A thread that holds the
+    interpreter in one C call lets no sample be taken until it returns: the CPU each thread had
+    (from /proc) names it then, and the stacks taken right after say where it came back to."""
+
+    def __init__(self) -> None:
+        super().__init__(name="stall sampler", daemon=True)
+        self.last = 0.0
+        """When the loop last ticked (0: not yet; the start-up before the first tick is no stall)."""
+        self.stalls: list[Stall] = []
+        self._done = threading.Event()
+        self._resumed: dict[float, float] = {}
+        """The first tick after each stall, by the tick it followed."""
+        self._collecting: dict[int, float] = {}
+        self._collections: list[tuple[float, float, int, str]] = []
+
+    def tick(self) -> None:
+        """Called by the event loop at every tick."""
+        now = time.perf_counter()
+        if self.last and now - self.last > STALL:
+            self._resumed[self.last] = now  # the sampler may look only some ticks later
+        self.last = now
+
+    def _collected(self, phase: str, info: dict) -> None:
+        ident = threading.get_ident()
+        if phase == "start":
+            self._collecting[ident] = time.perf_counter()
+        elif (began := self._collecting.pop(ident, None)) is not None:
+            seconds = time.perf_counter() - began
+            if seconds > 0.01:
+                self._collections.append((began, seconds, info["generation"], threading.current_thread().name))
+
+    def __enter__(self) -> StallSampler:
+        gc.callbacks.append(self._collected)
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        self.join()
+        gc.callbacks.remove(self._collected)
+
+    def run(self) -> None:
+        stall: Stall | None = None
+        me = threading.get_ident()
+        cpu, looks = _thread_cpu(), 0
+        while not self._done.wait(SAMPLE):
+            last = self.last
+            if stall is not None and last > stall.began:  # it ticked: the stall is over
+                stall.ended = self._resumed.get(stall.began, last)
+                now = _thread_cpu()
+                stall.cpu = {name: now[name] - stall.cpu_at_start.get(name, 0.0) for name in now}
+                stall.collections = [c for c in self._collections if stall.began <= c[0] < stall.ended]
+                self.stalls.append(stall)
+                stall = None
+            if not last or time.perf_counter() - last <= STALL:
+                looks += 1
+                if looks % CPU_EVERY == 0:  # the threads' CPU, a little before any stall begins
+                    cpu = _thread_cpu()
+                continue
+            if stall is None:
+                stall = Stall(began=last, cpu_at_start=cpu)
+            names = {thread.ident: f"{thread.name} ({thread.native_id})" for thread in threading.enumerate()}
+            for ident, frame in sys._current_frames().items():
+                if ident != me:
+                    stall.stacks.setdefault(names.get(ident, str(ident)), Counter())[_stack(frame)] += 1
+
+
+SAID = 0.1
+"""Stalls longer than this many seconds are told with their stacks (the goal: never still longer)."""
 TICK = 0.01
 """Seconds between the ticks the session asks the event loop for: a gap between two is how long
 it could not answer (a key, a repaint)."""
 TYPING = 0.05
 """Seconds between two keys typed: a fast typist's pace."""
+AFTER = 0.5
+"""Seconds the session goes on ticking once the watcher is ready, before the app's exit."""
 
 
-async def session(root: Path, target: str, title: str) -> dict[str, float]:
+async def session(root: Path, target: str, title: str, told: float = SAID) -> tuple[dict[str, float], list[str]]:
     """A person's first seconds, driven by Textual's Pilot in this process: the first titles, then
     a document's whole title typed key by key from the moment they show (the vault perhaps still
     being read; keys posted `TYPING` apart, as the terminal would, not waiting for each to be
-    handled as Pilot's `press` does), enter on it once it is listed, and the rest of the load (the summary: every
-    problem, the graph). Seconds to each, from the app's start, and "still": the longest gap
-    between ticks asked for every `TICK`, from the start to the end of the load, with "its CPU": the
+    handled as Pilot's `press` does), enter on it once it is listed, the rest of the load (the summary: every
+    problem, the graph), and the watcher's start ("watching": it has caught up with the disk, a walk
+    of the vault). Seconds to each, from the app's start, and "still": the longest gap between
+    ticks asked for every `TICK`, from the start to `AFTER` seconds after the watcher's start, with "its CPU": the
     CPU time the whole process had in that gap (every thread's), and "screen CPU": its event
     loop's thread's, the screen's own work (a layout, a collection it set off). On a machine other work keeps
     busy, a gap the process hardly ran in was the machine's, not the app's; and "still on CPU" is
     the longest of any gap's CPU time (each at most its wall time): what the app itself held the
-    screen for, at most, on a machine of its own."""
+    screen for, at most, on a machine of its own; "screen on CPU" the same of the screen's thread
+    alone: its own longest turn, the rest of a gap being other threads' (the interpreter is one). With them, each stall longer than `SAID` in
+    words: what every thread was doing in it (`StallSampler`); `told`: told from how long, in seconds."""
     from textual import events
     from textual.keys import _character_to_key
     from textual.widgets import OptionList
 
     from tests.tui.tui_helpers import result_ids
-    from workbench.tui.app import WorkbenchApp
+    from workbench.tui.app import WorkbenchApp, screen_first
     from workbench.tui.widgets.viewer import DocumentViewer
 
     ticks: list[tuple[float, float, float]] = []  # (wall, the process's CPU, this thread's CPU) at each tick
@@ -228,8 +390,9 @@ async def session(root: Path, target: str, title: str) -> dict[str, float]:
             await asyncio.sleep(0.005)
         marks[name] = time.perf_counter() - start
 
-    async with app.run_test(size=(120, 40)) as pilot:
-        app.set_interval(TICK, lambda: ticks.append((time.perf_counter(), time.process_time(), time.thread_time())))
+    until_loaded: list[tuple[float, float, float]] = []
+
+    async def steps(pilot) -> None:
         await until(listed, "first titles")
         await pilot.press("slash")
         typed = time.perf_counter()
@@ -244,8 +407,20 @@ async def session(root: Path, target: str, title: str) -> dict[str, float]:
         viewer = app.screen.query_one(DocumentViewer)
         await until(lambda: viewer.view is not None and viewer.view.document.id == target, "shown")
         await until(lambda: app.screen.summary is not None, "loaded")
+        # Then the watcher's start: its first look at the vault (a walk of every file) is work too.
+        await until(lambda: app.screen.watcher is not None and app.screen.watcher.ready.is_set(), "watching")
+        await asyncio.sleep(AFTER)
         ticks.append((time.perf_counter(), time.process_time(), time.thread_time()))
-        until_loaded = ticks[:]  # not the app's exit after it, which goes on ticking as it waits for threads
+        until_loaded[:] = ticks  # not the app's exit after it, which goes on ticking as it waits for threads
+
+    def tick() -> None:
+        sampler.tick()
+        ticks.append((time.perf_counter(), time.process_time(), time.thread_time()))
+
+    with StallSampler() as sampler, screen_first():  # the interpreter set as `WorkbenchApp.run` sets it
+        async with app.run_test(size=(120, 40)) as pilot:
+            app.set_interval(TICK, tick)
+            await steps(pilot)
     gaps = [(b[0] - a[0], a[0], b[1] - a[1], b[2] - a[2]) for a, b in zip(until_loaded, until_loaded[1:])]
     gap, at, cpu, screens = max(gaps, default=(0.0, start, 0.0, 0.0))
     marks["still from"] = at - start  # when the longest gap began: where to look in a profile
@@ -253,7 +428,11 @@ async def session(root: Path, target: str, title: str) -> dict[str, float]:
     marks["its CPU"] = cpu
     marks["screen CPU"] = screens
     marks["still on CPU"] = max((min(wall, used) for wall, _, used, _ in gaps), default=0.0)
-    return marks
+    marks["screen on CPU"] = max((min(wall, used) for wall, _, _, used in gaps), default=0.0)
+    loaded = until_loaded[-1][0] if until_loaded else start
+    main = f"{threading.main_thread().name} ({threading.main_thread().native_id})"
+    said = [stall.report(start, main) for stall in sampler.stalls if stall.began < loaded and stall.seconds > told]
+    return marks, said
 
 
 def main(vaults: list[Path], generated: list[int], runs: int) -> None:
@@ -266,8 +445,6 @@ def main(vaults: list[Path], generated: list[int], runs: int) -> None:
         targets = []
         for vault in vaults:
             copy = Path(scratch) / vault.name
-            import shutil
-
             shutil.copytree(vault, copy)
             targets.append((vault.name, copy))
         for size in generated:
@@ -298,24 +475,31 @@ def a_titled_document(root: Path, rng: random.Random) -> tuple[str, str]:
             return found["id"].strip("'\""), found["title"].strip("'\"")
 
 
-def sessions(vaults: list[Path], runs: int) -> None:
+def sessions(vaults: list[Path], runs: int, cold: bool = False, told: float = SAID) -> None:
     """`session` on each vault (opened once before, in a process of its own, so it is warm), once a
-    run, each a fresh app in this process; prints each run's marks."""
+    run, each a fresh app in this process; prints each run's marks, and its stalls longer than
+    `told` seconds. `cold`: each session starts with the vault's derived store removed (the first open of a
+    vault: the titles kept from the last launch stay, as they do when a store is made again)."""
     rng = random.Random(7)
     for root in vaults:
         run_python(TITLES_SCRIPT, str(root), "settle")
         for _ in range(runs):
             target, title = a_titled_document(root, rng)
-            marks = asyncio.run(session(root, target, title))
-            stills = ("still", "its CPU", "screen CPU", "still on CPU")
+            if cold:
+                shutil.rmtree(root / ".workbench", ignore_errors=True)
+            marks, stalls = asyncio.run(session(root, target, title, told))
+            stills = ("still", "its CPU", "screen CPU", "still on CPU", "screen on CPU")
             said = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in marks.items() if name not in stills)
             print(
-                f"{root.name}: {said}; longest still {marks['still'] * 1000:.0f} ms"
+                f"{root.name}{' (cold)' if cold else ''}: {said}; longest still {marks['still'] * 1000:.0f} ms"
                 f" (the process ran {marks['its CPU'] * 1000:.0f} ms of it, the screen's thread"
                 f" {marks['screen CPU'] * 1000:.0f} ms);"
-                f" longest still on CPU {marks['still on CPU'] * 1000:.0f} ms",
+                f" longest still on CPU {marks['still on CPU'] * 1000:.0f} ms"
+                f" (the screen's thread's longest turn {marks['screen on CPU'] * 1000:.0f} ms)",
                 flush=True,
             )
+            for stall in stalls:
+                print(stall, flush=True)
 
 
 if __name__ == "__main__":
@@ -324,9 +508,18 @@ if __name__ == "__main__":
     parser.add_argument("--generated", nargs="*", type=int)
     parser.add_argument("--runs", type=int, default=RUNS)
     parser.add_argument("--session", action="store_true", help="only `session`, on the vaults as they are")
+    parser.add_argument(
+        "--cold", action="store_true", help="with --session: remove each vault's derived store before each session"
+    )
+    parser.add_argument(
+        "--told",
+        type=float,
+        default=SAID * 1000,
+        help="with --session: the stalls told, from how many ms (default %(default)s)",
+    )
     args = parser.parse_args()
     if args.session:
-        sessions(args.vaults, args.runs)
+        sessions(args.vaults, args.runs, args.cold, args.told / 1000)
         raise SystemExit
     sample = Path(__file__).resolve().parents[2] / "sample_vault"
     main(

@@ -4,8 +4,13 @@ are marked, a long body's first screen is on show before the rest is laid out.""
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import logging
 import time
 from pathlib import Path
+
+import pytest
 
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
@@ -13,7 +18,7 @@ from tui_helpers import screen_text, settle, wait_for
 
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.markdown_render import Block, lay_out, link_number, render, slug
-from workbench.tui.widgets.body import Body
+from workbench.tui.widgets.body import PAINT_WAIT, Body
 from workbench.tui.widgets.viewer import DocumentViewer
 
 EVERY_CONSTRUCT = """\
@@ -282,6 +287,34 @@ async def test_a_newer_text_supersedes_one_still_being_added(builder):
         for _ in range(20):
             await pilot.pause()
         assert body.text == "Only this."
+
+
+@pytest.mark.parametrize("leave", ["quit", "removed"])
+async def test_the_rest_of_a_long_text_stops_quietly_when_the_body_goes(leave, caplog):
+    """The rest of a long text is added by a task of its own: the body leaving while it waits for
+    the first paint or adds pieces (the app quit, the pane removed) stops it, and no error of it is
+    left unread (asyncio said "exception was never retrieved" on a quit)."""
+    long = "".join(f"Para {n} of the first.\n\n" for n in range(3000))
+    app = BodyApp("")
+
+    def adding() -> list[asyncio.Task]:
+        return [t for t in asyncio.all_tasks() if "add_the_rest" in repr(t.get_coro()) and not t.done()]
+
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        async with app.run_test(size=(60, 10)) as pilot:
+            body = app.query_one(Body)
+            body.show(long, {})
+            assert adding()
+            if leave == "removed":
+                await body.remove()
+                await pilot.pause()
+                assert not adding()
+                assert not [note for note in app._notifications]  # nothing to tell: the text is gone
+        assert not adding()  # stopped with the app, not left running on in the loop
+        await asyncio.sleep(PAINT_WAIT + 0.3)  # as long as the rest would have waited, and more
+        assert not adding()
+        gc.collect()
+    assert "never retrieved" not in caplog.text
 
 
 async def test_a_long_body_shows_its_first_screen_before_the_rest(builder):

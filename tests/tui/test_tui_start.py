@@ -11,11 +11,13 @@ from __future__ import annotations
 import gc
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from textual.widgets import OptionList
-from tui_helpers import result_ids, screen_text, settle, wait_for
+from tui_helpers import notes, result_ids, screen_text, settle, wait_for
 
 from vault_builders import VaultBuilder
 from workbench.core.vault import Vault
@@ -191,6 +193,26 @@ def test_what_was_imported_is_frozen_when_the_app_runs(sample_copy, monkeypatch)
     assert frozen and frozen[0] > 1000
 
 
+def test_the_screen_gets_the_interpreter_back_sooner_while_the_app_runs(sample_copy, monkeypatch):
+    """While a worker thread runs Python (the summary of a large vault, a search), each time the
+    screen's thread lets go of the interpreter (its event loop polls at every turn) it waited up to
+    the switch interval to get it back: the screen was still 100-200 ms at a time at 100,000
+    documents. A shorter interval while the app runs, the one before restored after."""
+    import sys
+
+    from textual.app import App
+
+    seen: list[float] = []
+    monkeypatch.setattr(App, "run", lambda self, *args, **kwargs: seen.append(sys.getswitchinterval()))
+    before = sys.getswitchinterval()
+    try:
+        WorkbenchApp(sample_copy, theme="workbench-dark").run(headless=True)
+    finally:
+        gc.unfreeze()  # as above: a test process goes on
+    assert seen and seen[0] < before and seen[0] <= 0.001
+    assert sys.getswitchinterval() == before
+
+
 async def test_the_theme_list_has_the_theme_files_even_when_no_titles_came(tmp_path):
     app = WorkbenchApp(tmp_path / "no-such-vault", theme="workbench-dark")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -221,8 +243,6 @@ async def open_first_hit(app: WorkbenchApp, pilot) -> tuple[str, DocumentViewer]
 async def test_a_document_opened_before_the_vault_is_summarised_is_shown(sample_copy: Path, monkeypatch):
     """On a large vault the summary (every problem, the graph) takes seconds after the first
     titles; a hit opened meanwhile is shown, not forgotten."""
-    import threading
-
     from workbench.tui.screens import main
 
     go_on = threading.Event()
@@ -255,22 +275,16 @@ def test_what_the_screen_reads_of_a_summary_is_worked_out_in_the_summary_thread(
     assert {"example_query", "titles"} <= vars(summary).keys()
 
 
-async def test_a_document_opened_before_the_summary_does_not_wait_for_the_whole_vaults_graph(
-    sample_copy: Path, monkeypatch
-):
-    """Its graph and the problems across files are worked out for the whole vault (seconds at
-    100,000 documents): a document opened before the summary has them is shown at once, its links
-    said to come once the vault is read, and they follow the summary."""
-    import threading
-
-    from workbench.core import Vault
+@pytest.fixture
+def held_graph(monkeypatch) -> Iterator[threading.Event]:
+    """The whole vault's graph and the summary held back until the test sets the event it gives:
+    slow, as on a large vault (set again at the end, so no thread waits past the test)."""
     from workbench.tui.screens import main
-    from workbench.tui.widgets.link_pane import LinkPane
 
     go_on = threading.Event()
     graph, summarise = Vault.graph, main.summarise
 
-    def held_graph(vault):  # the whole vault's graph, slow as on a large vault
+    def held_graph(vault):
         go_on.wait(20)
         return graph(vault)
 
@@ -280,6 +294,18 @@ async def test_a_document_opened_before_the_summary_does_not_wait_for_the_whole_
 
     monkeypatch.setattr(Vault, "graph", held_graph)
     monkeypatch.setattr(main, "summarise", held)
+    yield go_on
+    go_on.set()
+
+
+async def test_a_document_opened_before_the_summary_does_not_wait_for_the_whole_vaults_graph(
+    sample_copy: Path, held_graph: threading.Event
+):
+    """Its graph and the problems across files are worked out for the whole vault (seconds at
+    100,000 documents): a document opened before the summary has them is shown at once, its links
+    said to come once the vault is read, and they follow the summary."""
+    from workbench.tui.widgets.link_pane import LinkPane
+
     app = WorkbenchApp(sample_copy)
     async with app.run_test(size=(120, 30)) as pilot:
         try:
@@ -288,9 +314,34 @@ async def test_a_document_opened_before_the_summary_does_not_wait_for_the_whole_
             assert viewer.view.neighbours.pending
             await wait_for(pilot, lambda: "Reading the vault…" in screen_text(app))  # in the links pane
         finally:
-            go_on.set()
+            held_graph.set()
         await wait_for(pilot, lambda: app.screen.summary is not None and not viewer.view.neighbours.pending)
         assert viewer.view.document.id == first
         # the pane is given the links on the screen's next turn
         await wait_for(pilot, lambda: app.screen.query_one(LinkPane).neighbours == viewer.view.neighbours)
         assert viewer.view.problems == app.screen.vault.problems_for(first)
+
+
+async def test_the_link_type_asked_for_before_the_links_are_known_says_they_are_coming(
+    sample_copy: Path, held_graph: threading.Event
+):
+    """`t` on a document opened while the vault's graph is still worked out: its links are not
+    known yet, so it says they are coming (it said the document had none), and they show once known."""
+    from workbench.tui.widgets.link_pane import LinkPane
+
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(120, 30)) as pilot:
+        try:
+            first, viewer = await open_first_hit(app, pilot)
+            assert viewer.view is not None and viewer.view.neighbours.pending
+            await pilot.press("t")
+            await wait_for(pilot, lambda: any("Link type" in note for note in notes(app)))
+            said = [note for note in notes(app) if "Link type" in note]
+            assert "still being worked out" in said[-1], said
+            assert "no links" not in said[-1]
+        finally:
+            held_graph.set()
+        links = app.screen.query_one(LinkPane)
+        await wait_for(pilot, lambda: links.neighbours is not None and not links.neighbours.pending)
+        assert links.neighbours.root == first and not links.neighbours.empty
+        assert links.option_count > 1 and links.get_option_at_index(0).id is None  # a heading, then the links

@@ -14,7 +14,7 @@ from .output import EXIT_ERRORS, EXIT_OK, UsageError, one_line, print_json, repo
 
 def cmd_conflicts(vault: Vault, args: argparse.Namespace) -> int:
     if args.json:
-        print(vault.conflicts_json(full=args.full))
+        print(vault.conflicts_json(full=args.full, unchanged=getattr(args, "unchanged", None)))
         return EXIT_OK
     found = vault.conflicts(full=args.full)
     for conflict in found:
@@ -129,7 +129,7 @@ def cmd_review(vault: Vault, args: argparse.Namespace) -> int:
         raise UsageError(f"--limit is a whole number from 1, not {args.limit}")
     if args.depth is not None and args.depth < 1:
         raise UsageError(f"--depth is a whole number from 1, not {args.depth}")
-    page = vault.review(args.limit, args.cursor, args.depth)
+    page = vault.review(args.limit, args.cursor, args.depth, unchanged=getattr(args, "unchanged", None))
     if args.json:
         print_json(page.to_json())
         return EXIT_OK

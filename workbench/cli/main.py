@@ -1,19 +1,25 @@
 """`workbench [--vault PATH] COMMAND ...`: the entry point. It parses the command line
 (`parser.py`), opens the vault, runs the command (`documents.py`, `curation.py`,
 `connections.py`) and turns what the core refuses into an exit status and one line on stderr
-(`output.py`)."""
+(`output.py`).
+
+`conflicts --json` and `review --json`, asked exactly so of a named vault, are first asked of
+what is kept for an unchanged vault (`Fingerprint`), before the parser, the commands and the rest
+of the core are imported: an agent polling a vault nothing changed in gets its answer for the
+cost of a stat walk. Any miss goes the usual way, which keeps the answer for the next time."""
 
 from __future__ import annotations
 
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from ..core import QueryError, RefusedError, Vault, VaultError, WorkbenchError
-from . import curation, documents
-from .connections import cmd_mcp, cmd_serve, cmd_sync
-from .output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageError, read_text_option, safe
-from .parser import check_text_arguments, parse_arguments
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+
+    from ..core import Fingerprint, Vault
 
 
 NEVER_ON_THE_SAMPLE = {"sync": "sync with a git remote", "mcp": "serve it to an agent"}
@@ -24,10 +30,14 @@ refused rather than pointed at the scratch sample."""
 def resolve_vault_path(given: str | None, command: str | None = None) -> Path:
     """`--vault`, `$WORKBENCH_VAULT`, the current folder if it is a vault, else the scratch sample
     (said on stderr by a command; refused for the commands of `NEVER_ON_THE_SAMPLE`)."""
+    from .output import UsageError, safe
+
     if given:
         return Path(given)
     if os.environ.get("WORKBENCH_VAULT"):
         return Path(os.environ["WORKBENCH_VAULT"])
+    from ..core import Vault
+
     if Vault.looks_like_vault(Path.cwd()):
         return Path.cwd()
     if command in NEVER_ON_THE_SAMPLE:
@@ -47,8 +57,13 @@ def resolve_vault_path(given: str | None, command: str | None = None) -> Path:
     return sample
 
 
-def open_vault(given: str | None, flavour: str | None = None, command: str | None = None) -> Vault:
-    vault = Vault.open(resolve_vault_path(given, command), flavour=flavour)
+def open_vault(
+    given: str | None, flavour: str | None = None, command: str | None = None, listed: dict | None = None
+) -> Vault:
+    from ..core import Vault
+    from .output import safe
+
+    vault = Vault.open(resolve_vault_path(given, command), flavour=flavour, listed=listed)
     for note in vault.recovery_notes:
         print(f"workbench: {safe(note)}", file=sys.stderr)
     empty = vault.empty_note()
@@ -57,54 +72,156 @@ def open_vault(given: str | None, flavour: str | None = None, command: str | Non
     return vault
 
 
-COMMANDS = {
-    "check": documents.cmd_check,
-    "migrate": documents.cmd_migrate,
-    "search": documents.cmd_search,
-    "show": documents.cmd_show,
-    "new": documents.cmd_new,
-    "links": documents.cmd_links,
-    "context": documents.cmd_context,
-    "graph": documents.cmd_graph,
-    "stale": documents.cmd_stale,
-    "recent": documents.cmd_recent,
-    "conflicts": curation.cmd_conflicts,
-    "consolidate": curation.cmd_consolidate,
-    "history": curation.cmd_history,
-    "inbox": curation.cmd_inbox,
-    "review": curation.cmd_review,
-    "undo": curation.stack_step("undo"),
-    "redo": curation.stack_step("redo"),
-    **{name: curation.writer(call) for name, call in curation.WRITERS.items()},
-    "mcp": cmd_mcp,
-    "serve": cmd_serve,
-    "sync": cmd_sync,
-}
+def commands() -> dict[str, Callable[[Vault, argparse.Namespace], int]]:
+    """Each command's function, by name (imported when a command runs the usual way)."""
+    from . import curation, documents
+    from .connections import cmd_mcp, cmd_serve, cmd_sync
+
+    return {
+        "check": documents.cmd_check,
+        "migrate": documents.cmd_migrate,
+        "search": documents.cmd_search,
+        "show": documents.cmd_show,
+        "new": documents.cmd_new,
+        "links": documents.cmd_links,
+        "context": documents.cmd_context,
+        "graph": documents.cmd_graph,
+        "stale": documents.cmd_stale,
+        "recent": documents.cmd_recent,
+        "conflicts": curation.cmd_conflicts,
+        "consolidate": curation.cmd_consolidate,
+        "history": curation.cmd_history,
+        "inbox": curation.cmd_inbox,
+        "review": curation.cmd_review,
+        "undo": curation.stack_step("undo"),
+        "redo": curation.stack_step("redo"),
+        **{name: curation.writer(call) for name, call in curation.WRITERS.items()},
+        "mcp": cmd_mcp,
+        "serve": cmd_serve,
+        "sync": cmd_sync,
+    }
 
 
 def run_tui(vault_arg: str | None, flavour: str | None = None) -> int:
+    from ..core import Vault
+
     path = Vault.require_folder(resolve_vault_path(vault_arg))  # refused here, before the screen is taken
     from ..tui.app import WorkbenchApp
+    from .output import EXIT_OK
 
     app = WorkbenchApp(path, flavour=flavour)
     app.run()
     return app.return_code or EXIT_OK
 
 
+QUICK: dict[tuple[str, ...], tuple] = {
+    ("conflicts", "--json"): ("conflicts", False),
+    ("review", "--json"): ("review", 5, None, None, None),
+}
+"""The command lines answered from what is kept for an unchanged vault, and the question each asks
+of the facade (the command and its arguments as the parser gives them): `keep` keeps an answer
+only where the facade was asked the same."""
+
+
+def quick_question(argv: list[str]) -> tuple[tuple, str, str | None] | None:
+    """(question, vault path, flavour named) when `argv` is exactly one of QUICK's command lines
+    after `--vault PATH` and `--flavour NAME` (or `$WORKBENCH_VAULT`), else None: anything else,
+    an abbreviated option or a value the parser would refuse included, goes the usual way."""
+    given: dict[str, str] = {}
+    rest = list(argv)
+    while rest and rest[0].startswith("--") and rest[0] != "--":
+        name, equals, value = rest.pop(0).partition("=")
+        if name not in ("--vault", "--flavour") or name in given:
+            return None
+        if not equals:
+            if not rest:
+                return None
+            value = rest.pop(0)
+        if value.startswith("-"):
+            return None
+        given[name] = value
+    asked = QUICK.get(tuple(rest))
+    path = given.get("--vault") or os.environ.get("WORKBENCH_VAULT")
+    if asked is None or not path or any(ord(c) < 32 for c in path):
+        return None
+    try:
+        "".join(given.values()).encode("utf-8")
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return asked, path, given.get("--flavour")
+
+
+def answer_unchanged(question: tuple[tuple, str, str | None]) -> tuple[str | None, Fingerprint | None]:
+    """The answer kept for the vault as a stat walk finds it now (None where none is), and that
+    walk's fingerprint, for the usual way to keep its answer under (None where it failed)."""
+    from ..core import Fingerprint
+
+    asked, path, flavour = question
+    try:
+        fingerprint = Fingerprint(path, flavour, asked, Path(__file__).parent.glob("*.py"))
+        return fingerprint.answer(), fingerprint
+    except Exception:  # any trouble here only means the vault is opened as ever
+        return None, None
+
+
+def print_answer(command: str, text: str) -> None:
+    """A kept answer printed as the command prints the one it works out."""
+    if command == "review":
+        import json
+
+        from .json_text import print_json
+
+        print_json(json.loads(text))
+    else:
+        print(text)
+
+
 def main(argv: list[str] | None = None) -> int:
+    question = quick_question(sys.argv[1:] if argv is None else argv)
+    unchanged: Any = None
+    if question is not None:
+        try:
+            text, unchanged = answer_unchanged(question)
+            if text is not None:
+                print_answer(question[0][0], text)
+                return 0
+        except KeyboardInterrupt:
+            return 130
+        except BrokenPipeError:
+            return 0
+        except OSError as exc:  # printing it
+            from .output import EXIT_USAGE, safe
+
+            print(f"workbench: {safe(str(exc))}", file=sys.stderr)
+            return EXIT_USAGE
+    return run_command(argv, unchanged)
+
+
+def run_command(argv: list[str] | None, unchanged: Fingerprint | None = None) -> int:
+    """The command line parsed, the vault opened and the command run, the usual way; `unchanged`:
+    the fingerprint its answer is kept under (`quick_question`'s command lines)."""
+    from ..core import QueryError, RefusedError, VaultError, WorkbenchError
+    from .output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageError, read_text_option, safe
+    from .parser import check_text_arguments, parse_arguments
+
     args = parse_arguments(argv)
+    if unchanged is not None:
+        args.unchanged = unchanged  # the usual way keeps its answer under it
     try:
         check_text_arguments(args)
         if args.command == "new":
+            from . import documents
+
             args.body = documents.read_body(args)
         if args.command == "review" and args.verdicts:
             args.verdict_text = read_text_option("--verdicts", args.verdicts, "nothing was recorded")
         if args.command in (None, "tui"):
             return run_tui(args.vault, args.flavour)
-        vault = open_vault(args.vault, args.flavour, args.command)
+        vault = open_vault(args.vault, args.flavour, args.command, unchanged.listing if unchanged is not None else None)
         shown = len(vault.recovery_notes)
         try:
-            return COMMANDS[args.command](vault, args)
+            return commands()[args.command](vault, args)
         finally:  # what the store did beyond the command (a record it set aside), said as it was at open
             for note in vault.recovery_notes[shown:]:
                 print(f"workbench: {safe(note)}", file=sys.stderr)

@@ -6,14 +6,12 @@ Exit status: 0 done or clean; 1 `check` found errors; 2 a usage error or an unre
 
 from __future__ import annotations
 
-import datetime as dt
-import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
 
 from ..core import Plan, WorkbenchError
+from .json_text import json_default as json_default, print_json as print_json  # every command prints JSON so
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_REFUSED = 0, 1, 2, 3
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -46,16 +44,6 @@ def one_line(text: str) -> str:
     return LINE_CONTROL.sub(
         lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text
     )
-
-
-def json_default(value: Any) -> Any:
-    if isinstance(value, (dt.date, dt.datetime)):
-        return value.isoformat()
-    return str(value)
-
-
-def print_json(data: Any) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False, default=json_default))
 
 
 class UsageError(WorkbenchError):

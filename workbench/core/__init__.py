@@ -13,7 +13,9 @@ went past the facade's checks. A face uses:
 - a few pure helpers, for a face to show what the core reads the way the core reads it: the links
   written in a text (`wikilinks`, `markdown_links`), a query's words (`parse_query`), a graph's
   neighbours (`neighbourhood`, `backlinks`...), a value as YAML shows it (`value_text`), the port
-  a face draws objects through (`presenting`).
+  a face draws objects through (`presenting`);
+- `Fingerprint`, a stat walk of a vault's folder taken before it is opened, which answers a
+  question asked of an unchanged vault without opening it (`services/kept_answers.py`).
 
 Each name is loaded when first asked for (PEP 562), from the module that defines it: importing
 `Conflict` costs what importing its module costs and nothing more, so no face loads more of the
@@ -80,6 +82,7 @@ if TYPE_CHECKING:
     from .services.gitrepo import SyncError
     from .services.gitsync import SyncReport
     from .services.inbox import Inbox, Request
+    from .services.kept_answers import Fingerprint
     from .services.migrate import MigrationReport
     from .services.recent import Changes
     from .services.repair import RepairReport
@@ -136,6 +139,7 @@ __all__ = [
     "LineProblem",
     "ReviewPage",
     "ReviewPair",
+    "Fingerprint",
     "Stack",
     "Step",
     "Changes",
@@ -230,6 +234,7 @@ _HOMES = {
     ".services.gitrepo": ("SyncError",),
     ".services.gitsync": ("SyncReport",),
     ".services.inbox": ("Inbox", "Request"),
+    ".services.kept_answers": ("Fingerprint",),
     ".services.migrate": ("MigrationReport",),
     ".services.recent": ("Changes",),
     ".services.repair": ("RepairReport",),

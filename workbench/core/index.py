@@ -123,14 +123,21 @@ class VaultIndex:
         self.generation = 0  # moves whenever the records change, so derived views know to rebuild
         self.id_log = IdLog()  # which ids each generation touched, so the graph need not scan them all
         self._documents: tuple[int, list[Document]] = (-1, [])  # `documents` as sorted for a generation
+        self._paths: tuple[int, list[str]] = (-1, [])  # the records' paths as sorted for a generation
 
     # -- opening and reading ----------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], flavour: str | None = None) -> VaultIndex:
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        flavour: str | None = None,
+        listed: dict[str, list[os.DirEntry]] | None = None,
+    ) -> VaultIndex:
         """Open the vault at `path` (or its `memory/` child), finishing any change a crash interrupted.
 
-        The flavour (Memory Core, Dendron, ADRs...) is detected unless named."""
+        The flavour (Memory Core, Dendron, ADRs...) is detected unless named. `listed`: the folders
+        as a walk of this process listed them moments before (`walk_vault`), not listed again."""
         given = require_folder(path)
         root, chosen = flavours.choose(given.resolve(), find_root(given.resolve()), flavour)
         config = read_config(root)
@@ -145,8 +152,8 @@ class VaultIndex:
             # The store's rows, then the walk, one after the other: read in a thread beside the
             # walk, each waited on the other for the interpreter at every row and every stat (the
             # two took 2.1 s at 100,000 documents, against 1.2 s in turn).
-            cached = vault.store.load(today(), vault.bodies)
-            walk = walk_vault(vault.root, chosen)
+            cached = vault.store.load(today(), vault.bodies, chosen.reads_the_day)
+            walk = walk_vault(vault.root, chosen, listed)
             if vault.writer.needs_recovery(walk.temporaries):
                 vault.recovery_notes.extend(vault.writer.recover(walk.temporaries))
                 walk = walk_vault(vault.root, chosen)
@@ -170,9 +177,10 @@ class VaultIndex:
         """Map ids to files (`ownership.py`) looking at every record: for an open or a walk (a batch
         of files goes through `_index_paths`)."""
         self.generation += 1
-        self._ownership.settle_all(self._records)
+        self._paths = (self.generation, self._ownership.settle_all(self._records))
         self.id_log.restart(self.generation)
         self._relation_problems = None
+        self._keep_resolutions()
 
     @serialized
     def _index_paths(self, before: dict[str, str | None]) -> None:
@@ -181,6 +189,14 @@ class VaultIndex:
         self.generation += 1
         self.id_log.add(self.generation, self._ownership.settle_paths(self._records, before))
         self._relation_problems = None
+        self._keep_resolutions()
+
+    def _keep_resolutions(self) -> None:
+        """Have the derived store keep the links resolved just now, so that the next open of the
+        same files and ids takes them as they are (`ownership`)."""
+        resolved = self._ownership.take_resolved()
+        if resolved and self.store is not None:
+            self.store.keep_resolutions(resolved)
 
     @serialized
     def refresh(self) -> None:
@@ -262,7 +278,13 @@ class VaultIndex:
     @property
     @serialized
     def records(self) -> list[Record]:
-        return [self._records[p] for p in sorted_in_pieces(self._records)]
+        """Every record, in path order: the order sorted once for a generation (the paths change
+        only with the generation), the records as they are now."""
+        generation, paths = self._paths
+        if generation != self.generation or len(paths) != len(self._records):
+            paths = sorted_in_pieces(self._records)
+            self._paths = (self.generation, paths)
+        return [self._records[p] for p in paths]
 
     @property
     @serialized
@@ -555,7 +577,7 @@ class VaultIndex:
             self.store.close()
         between()
         self.store = DerivedStore(
-            None if in_memory else self.store_path(), self.flavour.name, folder_identity(self.root)
+            None if in_memory else self.store_path(), self.flavour.reading, folder_identity(self.root)
         )
         self.bodies.store = self.store
         with self.store.bulk():

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from .services.conflicts import Conflicts
     from .services.consolidate import Group
     from .services.gate import Candidate, Draft
+    from .services.kept_answers import Fingerprint
     from .views.graph import Neighbourhood
     from .services.agentwrites import Agent
     from .records.live import VaultWatcher
@@ -192,10 +193,18 @@ class Vault(ReviewMethods, InboxMethods, SyncMethods):
         digest of the documents: nothing is worked out."""
         return self._queue().kept_conflicts()
 
-    def conflicts_json(self, full: bool = False) -> str:
+    def conflicts_json(self, full: bool = False, unchanged: Fingerprint | None = None) -> str:
         """`conflicts()` as JSON text (`{"conflicts": [...]}`, indented), as the CLI prints it;
-        kept beside the queue, so an unchanged vault's is read, not worked out or encoded again."""
-        return self._queue(full).printed()
+        kept beside the queue, so an unchanged vault's is read, not worked out or encoded again.
+        `unchanged`: the fingerprint taken before this vault was opened, under which the answer
+        is kept for the next process that takes the same (`kept_answers`)."""
+        asked = self._queue(full)
+        text = asked.printed()
+        if unchanged is not None:
+            from .services import kept_answers
+
+            kept_answers.keep(self.index, unchanged, ("conflicts", full), key=asked.key)
+        return text
 
     def _queue(self, full: bool = False):
         from .services import kept_conflicts

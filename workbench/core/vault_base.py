@@ -50,11 +50,18 @@ class VaultBase:
         self._graph: LiveGraph | None = None
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], flavour: str | None = None) -> Self:
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        flavour: str | None = None,
+        listed: dict[str, list[os.DirEntry]] | None = None,
+    ) -> Self:
         """Open the vault at `path` (or its `memory/` child), finishing any change a crash interrupted.
 
-        The flavour (Memory Core, Dendron, ADRs...) is detected unless named."""
-        return cls(VaultIndex.open(path, flavour))
+        The flavour (Memory Core, Dendron, ADRs...) is detected unless named. `listed`: the folders'
+        entries as a stat walk of this process just listed them (`Fingerprint.listing`), so that
+        the open does not list them again."""
+        return cls(VaultIndex.open(path, flavour, listed))
 
     # -- before a vault is open: what a face asks first --------------------------------------------
 

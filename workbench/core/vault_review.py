@@ -12,6 +12,7 @@ from .storage.changes import Plan
 from .vault_base import VaultBase, serialized
 
 if TYPE_CHECKING:
+    from .services.kept_answers import Fingerprint
     from .services.review import ReviewPage, ReviewPair
     from .services.verdicts import LineProblem, Verdict
 
@@ -22,18 +23,30 @@ class ReviewMethods(VaultBase):
     """The review list and readers' verdicts, as `Vault` answers them."""
 
     def review(
-        self, limit: int = 5, cursor: str | None = None, depth: int | None = None, room: int | None = None
+        self,
+        limit: int = 5,
+        cursor: str | None = None,
+        depth: int | None = None,
+        room: int | None = None,
+        unchanged: Fingerprint | None = None,
     ) -> ReviewPage:
         """A page of the review list: pairs of decisions that may replace one another, best first,
         each with both records' excerpts and the evidence in their words, never a settled or judged
         pair; at most `limit` pairs and `room` characters (45,000). Give the page's `cursor` back for
         the next; it holds across writes. `depth`: how far down the ranking (default: one pair per
         two decisions). Worked out on a snapshot of the documents, without holding the vault's
-        mutex (weighing every pair takes seconds at 10,000 documents), as `conflicts()` is."""
+        mutex (weighing every pair takes seconds at 10,000 documents), as `conflicts()` is.
+        `unchanged`: the fingerprint taken before this vault was opened, under which the page is
+        kept for the next process that takes the same (`kept_answers`)."""
         from .services import review
         from .views.excerpts import READ_CHARACTERS
 
-        return review.review_page(self.index, limit, cursor, depth, room or READ_CHARACTERS)
+        page = review.review_page(self.index, limit, cursor, depth, room or READ_CHARACTERS)
+        if unchanged is not None:
+            from .services import kept_answers
+
+            kept_answers.keep(self.index, unchanged, ("review", limit, cursor, depth, room), page=page.to_json())
+        return page
 
     def review_ahead(self, limit: int, cursor: str, between: Callable[[], None] = lambda: None) -> None:
         """Excerpt the pairs of the page after `cursor` before it is asked for (a server does it

@@ -7,6 +7,9 @@ window appears before a large vault has been read.
 from __future__ import annotations
 
 import gc
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -27,7 +30,13 @@ from .user_keymap import keymap_path, load_keymap
 from .widgets.dialog_news import DialogNews, dialog_news
 from .widgets.search import SearchPane
 
-__all__ = ["WorkbenchApp", "warm_up", "workbench_commands"]
+__all__ = ["SWITCH_INTERVAL", "WorkbenchApp", "screen_first", "warm_up", "workbench_commands"]
+
+SWITCH_INTERVAL = 0.001
+"""Seconds a thread may hold the interpreter while another waits for it, while the app runs
+(Python's default: 0.005). At 100,000 documents, sessions with it spent less time still over 50 ms
+than with the default in 9 pairs of 11, and their longest stills were shorter in 12 of 18
+(docs/measurements-speed.md)."""
 
 
 def __getattr__(name: str):
@@ -38,6 +47,26 @@ def __getattr__(name: str):
 
         return key_groups(WorkbenchApp.BINDINGS)  # the default keys
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@contextmanager
+def screen_first() -> Iterator[None]:
+    """The interpreter set for the screen while the app runs. Everything imported by now
+    (Textual's and the workbench's modules, their classes and functions) lives as long as the
+    program: frozen, the cycle collector no longer walks it at each of its hundred-odd passes
+    before the first titles (80-125 ms of a first frame of about a second on a loaded machine,
+    against 15-40 ms). And the switch interval is shortened (`SWITCH_INTERVAL`, the one before
+    restored after): while a worker runs Python (a large vault's summary, a search), the screen's
+    thread lets go of the interpreter at every turn of its event loop (a poll) and waited up to
+    the interval (5 ms) each time to have it back, so a frame of a few turns waited tens of
+    milliseconds."""
+    gc.freeze()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(interval, SWITCH_INTERVAL))
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(interval)
 
 
 def workbench_commands() -> type[Provider]:
@@ -104,12 +133,9 @@ class WorkbenchApp(App[None]):
         """Keys sent in one burst wait for the keys before them (`typeahead.py`)."""
 
     def run(self, *args: Any, **kwargs: Any) -> None:
-        """Run until the person quits. Everything imported by now (Textual's and the workbench's
-        modules, their classes and functions) lives as long as the program: frozen, the cycle
-        collector no longer walks it at each of its hundred-odd passes before the first titles
-        (80-125 ms of a first frame of about a second on a loaded machine, against 15-40 ms)."""
-        gc.freeze()
-        return super().run(*args, **kwargs)
+        """Run until the person quits, the interpreter set for the screen (`screen_first`)."""
+        with screen_first():
+            return super().run(*args, **kwargs)
 
     def read_theme_files(self) -> None:
         """Register the themes of the theme files, once. They are read at start only when the theme

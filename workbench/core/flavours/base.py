@@ -116,7 +116,10 @@ class View:
 
 class Ids:
     """Every id of the vault, looked up the ways links name documents: exactly, ignoring case, by
-    the last part of a path (Obsidian's shortest form)."""
+    the last part of a path (Obsidian's shortest form). What it is made from is all a link's
+    resolution depends on beside its own file: the derived store keeps resolved links under a key
+    of the same ids (`records.ownership.ids_key`), so anything else it came to read would have
+    to be in that key too."""
 
     def __init__(self, ids: list[str]):
         self.exact = set(ids)
@@ -338,6 +341,9 @@ class Flavour:
     # The vault's own status words (`.workbench.yaml`), each with the status it means, read before
     # the words every flavour knows.
     statuses: tuple[tuple[str, str], ...] = ()
+    # Whether what a file reads as depends on the day it is read (tiered memory's tiers, by age):
+    # the derived store's records of an earlier day are then read again, not trusted.
+    reads_the_day: bool = False
 
     @property
     def reading(self) -> str:

@@ -41,6 +41,7 @@ class Tiered(Flavour):
     name: str = "tiered"
     label: str = "tiered-memory"
     summary: str = "tiered memory: memory.md (HOT), corrections.md, projects/, domains/, index.md; plain Markdown"
+    reads_the_day: bool = True  # a file's tier, and so its status, follows its age
 
     def detect(self, root: Path) -> int:
         if not (root / "memory.md").is_file():

@@ -12,6 +12,13 @@ keyed by each file's path and stat (size, modification time, inode and change ti
 `records.unchanged` compares them, with the time the file was read) and carry its content hash,
 which is the document's digest, so opening a vault again re-reads only the files that changed. Meta is stored
 as JSON, never pickled: a vault can come from anyone, and its cache must not be able to run code.
+
+A row holds on any later day than the one its file was checked on (`checked_on`): no check of a file
+depends on the day but a date "in the future", and a row that found one holds that day only
+(`until`); in a flavour whose reading follows the day (`Flavour.reads_the_day`) every row does.
+A document's links, in a flavour whose links name notes rather than ids, are kept resolved beside
+its row (`resolved`), under a key of the set of ids they were resolved among (`resolved_under`,
+`ownership.ids_key`): an open takes them as they are while that set is the same.
 """
 
 from __future__ import annotations
@@ -28,7 +35,16 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .record import Record
-from .store_rows import FILES_COLUMNS, BodySource, StoredDocument, fts_fields, record_from_row, row_for
+from .store_rows import (
+    FILES_COLUMNS,
+    LOAD_COLUMNS,
+    BodySource,
+    StoredDocument,
+    fts_fields,
+    record_from_row,
+    records_from_rows,
+    row_for,
+)
 
 __all__ = [
     "StoredDocument",
@@ -40,7 +56,7 @@ __all__ = [
     "fts_fields",
 ]
 
-SCHEMA_VERSION = "11"
+SCHEMA_VERSION = "12"
 
 
 def folder_identity(folder: Path) -> str:
@@ -57,10 +73,11 @@ def _reader_fingerprint() -> str:
     (an upgrade, a change to a flavour's rules) are parsed again instead of trusted."""
     from .. import flavours
     from ..vocabulary import model, parse, quickyaml
-    from . import record as records, store_rows, validate
+    from . import ownership, record as records, store_rows, validate
 
     digest = hashlib.sha256()
-    modules = [model, parse, quickyaml, records, validate, store_rows] + [
+    # `ownership` resolves the links the store keeps resolved (`keep_resolutions`).
+    modules = [model, parse, quickyaml, records, validate, store_rows, ownership] + [
         m for name, m in sorted(sys.modules.items()) if name.startswith(flavours.__name__ + ".")
     ]
     for module in modules:
@@ -130,6 +147,7 @@ class DerivedStore:
         # (version before, version after, rows removed or replaced, rows added) of each write
         self._writes: deque[tuple[Version, Version, tuple[int, ...], range]] = deque(maxlen=WRITES_KEPT)
         self._indexer: threading.Thread | None = None  # a first open's full-text build, while it runs
+        self._build: _IndexBuild | None = None  # the last first open's build (`building`)
         self._db = self._connect()
 
     @property
@@ -214,8 +232,8 @@ class DerivedStore:
                     db.execute("INSERT INTO info VALUES ('schema', ?)", (self.schema,))
                     db.execute(
                         "CREATE TABLE files (rowid INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime_ns INTEGER, ino INTEGER, ctime_ns INTEGER, seen_ns INTEGER,"
-                        " checked_on TEXT, digest TEXT, id TEXT, valid INTEGER, meta TEXT, problems TEXT, key_lines TEXT, view TEXT, updated TEXT,"
-                        " fields TEXT)"
+                        " checked_on TEXT, until TEXT, digest TEXT, id TEXT, valid INTEGER, meta TEXT, problems TEXT, key_lines TEXT, view TEXT, updated TEXT,"
+                        " fields TEXT, resolved_under TEXT, resolved TEXT)"
                     )
                     db.execute(
                         f"CREATE TABLE texts (rowid INTEGER PRIMARY KEY, {', '.join(c + ' TEXT' for c in FTS_COLUMNS)})"
@@ -259,17 +277,23 @@ class DerivedStore:
 
     # -- records --------------------------------------------------------------------------------
 
-    def load(self, on: dt.date, bodies: BodySource | None = None) -> dict[str, Record]:
-        """Every cached record checked today (a date can only be judged "in the future" on the day).
-        With `bodies`, the bodies are left in the store, read from `bodies` when first asked for.
-        The queue's fields are left there too (`fields`): an open asks none of them."""
+    def load(self, on: dt.date, bodies: BodySource | None = None, daily: bool = False) -> dict[str, Record]:
+        """Every cached record that holds on the day `on`: checked that day or before, unless a
+        problem found then depends on the day (`until`: a date "in the future" is judged on the
+        day). With `daily` (a flavour whose reading of a file changes with the day), only the
+        records checked that day. With `bodies`, the bodies are left in the store, read from
+        `bodies` when first asked for. The queue's fields are left there too (`fields`): an open
+        asks none of them."""
         body = "NULL" if bodies is not None else "(SELECT body FROM texts WHERE texts.rowid = files.rowid)"
-        columns = ", ".join(body if name == "body" else "NULL" if name == "fields" else name for name in _FILES_NAMES)
+        columns = ", ".join(body if name == "body" else "NULL" if name == "fields" else name for name in LOAD_COLUMNS)
+        day = on.isoformat()
+        holds = "checked_on = :day" if daily else "checked_on <= :day AND (until IS NULL OR until >= :day)"
         try:
             # Row by row, not fetched whole: the list of 100,000 rows beside the records made
             # from them was a tenth of a large open's peak memory.
-            cursor = self.db.execute(f"SELECT {columns} FROM files WHERE checked_on = ?", (on.isoformat(),))
-            return {row[0]: record_from_row(row, bodies) for row in cursor}
+            return records_from_rows(
+                self.db.execute(f"SELECT {columns} FROM files WHERE {holds}", {"day": day}), bodies
+            )
         except sqlite3.DatabaseError as error:
             self._failed(error)
             return {}
@@ -392,11 +416,36 @@ class DerivedStore:
         unlists some in one transaction: a process killed meanwhile leaves a store the next open
         completes (`_open`), and another process asking the index meanwhile indexes them itself
         first (`settle`), never a row twice."""
-        build = _IndexBuild(self)
+        build = self._build = _IndexBuild(self)
         try:
             yield build.save
         finally:
             build.stored_all()
+
+    def keep_resolutions(self, resolved: Iterable[tuple[str, str, str, str]]) -> None:
+        """Keep each (path, digest, key, resolution_text) on the row of that reading: its links as
+        resolved among the ids `key` names (`ownership`), which the next open takes as they are
+        while the ids are the same. Where a first open's full-text index is still being built,
+        kept by its thread once the index is done, rather than waited for here."""
+        rows = [(key, text, path, digest) for path, digest, key, text in resolved]
+        if not rows:
+            return
+        build = self._build
+        if build is not None and build.later(lambda db: self._write_resolutions(db, rows)):
+            return
+        before = self.version()
+        if self._write_resolutions(self.db, rows):
+            self._wrote(before)
+
+    def _write_resolutions(self, db: sqlite3.Connection, rows: list[tuple[str, str, str, str]]) -> bool:
+        try:
+            with db:
+                db.execute("BEGIN")
+                db.executemany("UPDATE files SET resolved_under = ?, resolved = ? WHERE path = ? AND digest = ?", rows)
+            return True
+        except sqlite3.DatabaseError as error:
+            self._failed(error)  # only a cache: resolved again next time
+            return False
 
     def reseen(self, seen: Iterable[tuple[str, int]]) -> None:
         """A new reading time for files whose bytes were found unchanged (path, seen_ns): their
@@ -779,6 +828,8 @@ class _IndexBuild:
         self.waiting = False  # rows stored and not yet indexed
         self.done = False
         self.thread: threading.Thread | None = None
+        self.after: list = []  # writes asked for meanwhile (`later`), made once the index is built
+        self.ended = False  # the thread takes no more of them
 
     def save(self, rows: Iterable[tuple | None]) -> None:
         """Store rows made by `row_for`, in one transaction; their index follows."""
@@ -811,7 +862,26 @@ class _IndexBuild:
             self.done = True
             self.more.notify()
 
+    def later(self, write) -> bool:
+        """Have the thread run `write(connection)` once the index is built; False when it runs
+        no more (or never ran): the caller writes then, the index being built."""
+        with self.more:
+            if self.thread is None or self.ended:
+                return False
+            self.after.append(write)
+            return True
+
     def _run(self) -> None:
+        try:
+            self._index()
+        finally:
+            with self.more:
+                self.ended = True
+                after, self.after = self.after, []
+            for write in after:
+                write(self.store._db)
+
+    def _index(self) -> None:
         db = self.store._db
         try:
             while True:

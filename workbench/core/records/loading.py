@@ -268,14 +268,13 @@ def bring_in_line(
     Whether any record came, went or changed: if none did, nothing derived is stale. With
     `bodies`, records parsed in worker processes leave their bodies in the store."""
     on = today()
-    seen: set[str] = set()
     to_parse: list[Item] = []
     recheck: list[Record] = []  # kept after a look at their bytes: stored again with that look's time
     moved = False  # whether any record came, went or changed: if none did, nothing derived is stale
+    in_memory, in_store = records.get, cached.get
     for path, stat in walk.files:
-        seen.add(path)
-        current = records.get(path)
-        known = current or cached.get(path)
+        current = in_memory(path)
+        known = current or in_store(path)
         if known and unchanged(known, stat):
             if known is not current:
                 records[path] = known
@@ -308,7 +307,8 @@ def bring_in_line(
                 save(rows)
     if store is not None and recheck:
         store.reseen((record.path, record.seen_ns) for record in recheck)
-    gone = (set(records) | set(cached)) - seen
+    seen = {path for path, _ in walk.files}
+    gone = (records.keys() - seen) | (cached.keys() - seen)
     for path in gone:
         dropped = records.pop(path, None)
         keep_body(dropped)

@@ -7,12 +7,14 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import operator
 from collections.abc import Iterable
 from typing import Any, Protocol
 
 from ..flavours import View
 from ..vocabulary.model import ConflictError, Document, Link, Problem, Severity, id_list
 from .record import Record
+from .validate import DAY_CODES
 
 __all__ = [
     "BodySource",
@@ -21,11 +23,15 @@ __all__ = [
     "StoredDocument",
     "META_DECODER",
     "FILES_COLUMNS",
+    "LOAD_COLUMNS",
     "fts_fields",
     "keep_body",
     "read_bodies",
     "read_fields",
     "record_from_row",
+    "records_from_rows",
+    "resolution_text",
+    "resolved_under",
     "row_for",
     "with_view",
 ]
@@ -99,13 +105,23 @@ class StoredDocument(Document):
     a record about to be replaced keeps its body first (`keep_body`).
 
     Its type, status and title, and what it supersedes, is superseded by, links to and is marked
-    compatible with, are stored beside the meta too, as one text (`fields`; for a document its
-    flavour reads without a view, whose fields are its meta's): the conflicts queue and the review
-    list ask them of every document at every call, and decoding every meta for them was most of
-    what a call after one change cost beside the pairs it weighs. The text is split when one of
-    them is first asked for. An open leaves the text in the store (140 bytes a row: reading it
-    took 5 ms of a 0.15 s warm open at 10,000 documents): the queue reads every document's in one query (`read_fields`). A
-    document without it (a copy made with `replace`, or not read) reads its meta."""
+    compatible with, are stored beside the meta too, as one text (`fields`): the conflicts queue
+    and the review list ask them of every document at every call, and decoding every meta for them
+    was most of what a call after one change cost beside the pairs it weighs. The text is split
+    when one of them is first asked for. An open leaves the text in the store (140 bytes a row:
+    reading it took 5 ms of a 0.15 s warm open at 10,000 documents): the queue reads every
+    document's in one query (`read_fields`). A document without it (a copy made with `replace`, or
+    not read) reads its meta.
+
+    A document its flavour reads with a view (decision records, Dendron, Markdown notes) keeps the
+    view as the stored JSON text too, decoded when first asked for (decoding every view was a third
+    of a warm open of 10,000 decision records), and its links as the store keeps them resolved
+    (`_resolved`, under the key of the ids they were resolved among): what it supersedes, is
+    superseded by and links to are read from there, never from `fields`, which holds them as the
+    file states them, before they were resolved. Its type, status and title are the view's, which
+    `fields` holds, resolving changing none of them. `ownership` takes the kept links only under
+    the key of the ids of the vault now, and gives any other document its links resolved anew (a
+    copy with its view decoded, `with_view`)."""
 
     @property
     def meta(self) -> dict[str, Any]:
@@ -132,6 +148,26 @@ class StoredDocument(Document):
         self.__dict__["body"] = value
 
     @property
+    def view(self) -> View | None:
+        value = self.__dict__.get("view")
+        if type(value) is str:  # as the store keeps it, JSON text, its links resolved as `_resolved` says
+            value = View.from_json(json.loads(value))
+            kept = self._resolved_relations()
+            if kept is not None:
+                value = dataclasses.replace(
+                    value, supersedes=kept[0], superseded_by=kept[1], links=tuple(Link(t, x) for t, x in kept[2])
+                )
+            self.__dict__["view"] = value  # two threads may both decode: equal views, either kept
+        return value
+
+    @view.setter
+    def view(self, value: View | None) -> None:
+        found = self.__dict__
+        found["view"] = value
+        found.pop("_resolved", None)  # the links of the view given are its own
+        found.pop("_kept_relations", None)
+
+    @property
     def updated(self) -> dt.date | None:
         if "_updated" in self.__dict__:  # as the store read it (a copy made with `replace` has none)
             return self.__dict__["_updated"]
@@ -140,38 +176,62 @@ class StoredDocument(Document):
     @property
     def type(self) -> str:
         found = self.__dict__
-        if found.get("view") is None and (found.get("_type") is not None or self._split_fields()):
+        if found.get("_type") is not None or self._split_fields():
             return found["_type"]
         return super().type
 
     @property
     def status(self) -> str:
         found = self.__dict__
-        if found.get("view") is None and (found.get("_status") is not None or self._split_fields()):
+        if found.get("_status") is not None or self._split_fields():
             return found["_status"]
         return super().status
 
     @property
     def title(self) -> str:
         found = self.__dict__
-        if found.get("view") is None and (found.get("_title") is not None or self._split_fields()):
+        if found.get("_title") is not None or self._split_fields():
             return found["_title"]
         return super().title
 
     @property
     def supersedes(self) -> list[str]:
-        relations = self._row_relations() if self.__dict__.get("view") is None else None
+        relations = self._relations_now()
         return list(relations[0]) if relations is not None else super().supersedes
 
     @property
     def superseded_by(self) -> list[str]:
-        relations = self._row_relations() if self.__dict__.get("view") is None else None
+        relations = self._relations_now()
         return list(relations[1]) if relations is not None else super().superseded_by
 
     @property
     def links(self) -> list[Link]:
-        relations = self._row_relations() if self.__dict__.get("view") is None else None
+        relations = self._relations_now()
         return [Link(t, target) for t, target in relations[2]] if relations is not None else super().links
+
+    def _relations_now(self) -> tuple | None:
+        """(supersedes, superseded_by, links as (type, target)) without decoding the meta or the
+        view: a document without a view has them in its row's `fields`; one whose view is still
+        the stored text has them resolved as the store keeps them (`_resolved`). None otherwise."""
+        view = self.__dict__.get("view")
+        if view is None:
+            return self._row_relations()
+        if type(view) is str:
+            return self._resolved_relations()
+        return None
+
+    def _resolved_relations(self) -> tuple | None:
+        """The links of the view as the store keeps them resolved (`resolution_text`), decoded when
+        first asked; None where it keeps none (the view's own, unresolved, are then its links)."""
+        found = self.__dict__
+        value = found.get("_kept_relations")
+        if value is None:
+            text = found.get("_resolved")
+            if text is None:
+                return None
+            supersedes, superseded_by, links = json.loads(text)
+            value = found["_kept_relations"] = (tuple(supersedes), tuple(superseded_by), tuple(map(tuple, links)))
+        return value
 
     def _split_fields(self) -> bool:
         """The row's `fields` text split into `_type`, `_status`, `_title` and `_relations`; False
@@ -218,9 +278,13 @@ _NO_RELATIONS: tuple = ((), (), (), ())
 
 META_DECODER = json.JSONDecoder(object_hook=_decode_hook)
 FILES_COLUMNS = (
-    "path, size, mtime_ns, ino, ctime_ns, seen_ns, checked_on, digest, id, valid, meta, body, problems, key_lines,"
-    " view, updated, fields"
+    "path, size, mtime_ns, ino, ctime_ns, seen_ns, checked_on, until, digest, id, valid, meta, body, problems,"
+    " key_lines, view, updated, fields, resolved_under, resolved"
 )
+# What a record is made from (`records_from_rows`): a row's columns but the day it was checked on,
+# and until when it holds, which only choose the rows.
+LOAD_COLUMNS = tuple(name for name in FILES_COLUMNS.split(", ") if name not in ("checked_on", "until"))
+_loaded = operator.itemgetter(*(FILES_COLUMNS.split(", ").index(name) for name in LOAD_COLUMNS))
 _SEPARATOR = "\x1f"  # in no JSON text (a control character is always escaped there)
 
 
@@ -235,19 +299,10 @@ def _fields_text(doc: Document, title: str) -> str | None:
     return _SEPARATOR.join((doc_type, status, _TO_JSON(relations) if any(relations) else "", title))
 
 
+# A record's key lines, decoded once per distinct text (`records_from_rows`): files of one
+# template share a few (five at 100,000 generated documents).
 _KEY_LINES: dict[str, dict[str, int]] = {}
 _KEY_LINES_MOST = 256
-
-
-def _key_lines(text: str) -> dict[str, int]:
-    """A record's key lines, decoded once per distinct text: files of one template share a few
-    (five at 100,000 generated documents), and decoding each one was a tenth of a warm open."""
-    found = _KEY_LINES.get(text)
-    if found is None:
-        found = json.loads(text)
-        if len(_KEY_LINES) < _KEY_LINES_MOST:
-            _KEY_LINES[text] = found
-    return dict(found)  # a copy each: a record's own dict, whatever is done with it
 
 
 _DATES: dict[str, dt.date] = {}
@@ -297,10 +352,24 @@ def with_view(doc: Document, view: View) -> Document:
         return dataclasses.replace(doc, view=view)
     copy = _new_stored(StoredDocument)
     fields = dict(doc.__dict__)
-    fields.pop("_updated", None)  # the view says the date
+    for kept in ("_updated", "_resolved", "_resolved_under", "_kept_relations"):  # the view says these
+        fields.pop(kept, None)
     fields["view"] = view
     copy.__dict__ = fields
     return copy
+
+
+def resolution_text(view: View) -> str:
+    """A resolved view's links as the store keeps them (`resolved`): JSON of its supersedes, its
+    superseded_by and its links as (type, target)."""
+    return _TO_JSON([list(view.supersedes), list(view.superseded_by), [[l.type, l.target] for l in view.links]])
+
+
+def resolved_under(doc: Document) -> str | None:
+    """The key of the ids under which the store resolved a stored document's links (`_resolved`),
+    while its view is still the stored text; None for any other document."""
+    found = doc.__dict__
+    return found.get("_resolved_under") if type(found.get("view")) is str else None
 
 
 def read_fields(documents: Iterable[Document], fields: Any) -> None:
@@ -324,19 +393,29 @@ def read_fields(documents: Iterable[Document], fields: Any) -> None:
 def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
     """The record a `files` row keeps (its `FILES_COLUMNS`, as `row_for` makes them), its meta
     decoded when first asked for. With `bodies`, the row's body is left out (or was: None) and
-    read from them when first asked for.
+    read from them when first asked for."""
+    return next(iter(records_from_rows((_loaded(row),), bodies).values()))
 
-    A warm open makes one for every file, so it is made in as few steps as it can: the document's
-    attributes are set as one dict (its `meta` left as the stored JSON text, which the property
-    decodes), not through the dataclass's `__init__` and the property's setter."""
-    (
+
+def records_from_rows(rows: Iterable[tuple], bodies: BodySource | None = None) -> dict[str, Record]:
+    """{path: record} of `files` rows of the `LOAD_COLUMNS`, as `record_from_row` makes each.
+
+    A warm open makes one for every file, so each is made in as few steps as it can, in one loop:
+    the document's attributes are set as one dict (its `meta` and its view left as the stored JSON
+    text, which the properties decode; what is None left out), not through the dataclass's
+    `__init__` and the properties' setters. Records of the same key lines share one dict of them:
+    a record is replaced whole, never changed in place, and copying it for each of 100,000
+    records was a tenth of the loop."""
+    new, stored, set_attributes = _new_stored, StoredDocument, object.__setattr__
+    dates, lines, read = _DATES, _KEY_LINES, json.loads
+    found: dict[str, Record] = {}
+    for (
         path,
         size,
         mtime_ns,
         ino,
         ctime_ns,
         seen_ns,
-        _,
         digest,
         doc_id,
         valid,
@@ -347,26 +426,45 @@ def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
         view,
         updated,
         fields,
-    ) = row
-    document = _new_stored(StoredDocument)
-    document.__dict__ = {
-        "id": doc_id,
-        "path": path,
-        "_meta": meta,
-        "body": None if bodies is not None else body,
-        "_bodies": bodies,
-        "digest": digest,
-        "valid": bool(valid),
-        "view": View.from_json(json.loads(view)) if view else None,
-        "_updated": _date(updated) if updated else None,
-        "_fields": fields,
-    }
-    found = (
-        [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in json.loads(problems)]
-        if problems != "[]"
-        else []
-    )
-    return Record(path, size, mtime_ns, document, found, _key_lines(key_lines), ino, ctime_ns, seen_ns)
+        under,
+        resolved,
+    ) in rows:
+        document = new(stored)
+        attributes = {
+            "id": doc_id,
+            "path": path,
+            "_meta": meta,
+            "_bodies": bodies,
+            "digest": digest,
+            "valid": valid == 1,
+            "_updated": (dates.get(updated) or _date(updated)) if updated else None,
+            "_fields": fields,  # None at an open: left in the store (`read_fields`)
+        }
+        if body is not None and bodies is None:
+            attributes["body"] = body
+        if view is not None:
+            attributes["view"] = view
+        if resolved is not None:
+            attributes["_resolved"] = resolved
+            attributes["_resolved_under"] = under
+        set_attributes(document, "__dict__", attributes)  # not the frozen dataclass's own, in Python
+        kept_lines = lines.get(key_lines)
+        if kept_lines is None:
+            kept_lines = read(key_lines)
+            if len(lines) < _KEY_LINES_MOST:
+                lines[key_lines] = kept_lines
+        found[path] = Record(
+            path,
+            size,
+            mtime_ns,
+            document,
+            [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in read(problems)] if problems else [],
+            kept_lines,
+            ino,
+            ctime_ns,
+            seen_ns,
+        )
+    return found
 
 
 _new_stored = object.__new__
@@ -383,7 +481,13 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
         body = doc.body
     except (TypeError, ValueError, ConflictError):
         return None
-    problems = json.dumps([[str(p.severity), p.code, p.message, p.line] for p in record.problems])
+    # None where there are none, as for most files: a warm open reads no text for them.
+    problems = (
+        json.dumps([[str(p.severity), p.code, p.message, p.line] for p in record.problems]) if record.problems else None
+    )
+    # A problem found because of the day (a date in the future) may be gone another day: the row
+    # holds until the end of the day it was checked on; any other row holds on every later day.
+    until = on.isoformat() if any(p.code in DAY_CODES for p in record.problems) else None
     view = _TO_JSON(doc.view.to_json()) if doc.view is not None else None
     updated = doc.updated.isoformat() if doc.updated else None
     search = fts_fields(doc)
@@ -395,6 +499,7 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
         record.ctime_ns,
         record.seen_ns,
         on.isoformat(),
+        until,
         doc.digest,
         doc.id,
         int(doc.valid),
@@ -405,5 +510,7 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
         view,
         updated,
         _fields_text(doc, search[0]),
+        None,  # the links are resolved once every id is known: `DerivedStore.keep_resolutions`
+        None,
     )
     return files_row, search

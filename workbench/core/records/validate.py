@@ -36,6 +36,7 @@ from ..editing.docmerge import CONFLICTS_KEY
 from ..vocabulary.parse import ParsedFile, as_date, value_text
 
 __all__ = [
+    "DAY_CODES",
     "check_document",
     "check_relations",
     "credential_problems",
@@ -46,6 +47,9 @@ __all__ = [
 ]
 
 ERROR, WARNING = Severity.ERROR, Severity.WARNING
+# The problems whose finding depends on the day a file is checked (a date "in the future" is in
+# the past some day after): every other check of a file gives the same answer on any later day.
+DAY_CODES = frozenset({"date-future"})
 
 
 def _word_start(literal: str, rest: str) -> re.Pattern[str]:

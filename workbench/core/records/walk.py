@@ -100,15 +100,21 @@ class Walk:
     )  # (a folder or file the walk could not look into, why)
 
 
-def walk_vault(root: Path, flavour: Flavour = MEMORY_CORE) -> Walk:
-    """Every Markdown file that may be a document, in a stable order, without following symlinks."""
+def walk_vault(root: Path, flavour: Flavour = MEMORY_CORE, listed: dict[str, list[os.DirEntry]] | None = None) -> Walk:
+    """Every Markdown file that may be a document, in a stable order, without following symlinks.
+
+    `listed`: folders' entries a walk of this process listed moments before (by folder path), each
+    taken from it once instead of listing the folder again; their stats are cached in them."""
     result = Walk()
     files = result.files
+    # Asked of every file only where the flavour says something (its own `not_a_page`).
+    not_a_page = flavour.not_a_page if type(flavour).not_a_page is not Flavour.not_a_page else None
     stack = [(root, "")]
     while stack:
         folder, prefix = stack.pop()
         try:
-            entries = sorted(os.scandir(folder), key=_name)
+            taken = listed.pop(os.fspath(folder), None) if listed else None
+            entries = sorted(taken if taken is not None else os.scandir(folder), key=_name)
         except OSError as error:
             result.unreadable.append(
                 (
@@ -127,7 +133,7 @@ def walk_vault(root: Path, flavour: Flavour = MEMORY_CORE) -> Walk:
                 # checks that matter (a symlink, a folder so named, the flavour's own files).
                 if name.endswith(".md") and name[0] not in ".#~" and entry.is_file(follow_symlinks=False):
                     if prefix or not flavour.is_reserved(relative):
-                        why = flavour.not_a_page(relative)
+                        why = not_a_page(relative) if not_a_page is not None else None
                         if why:
                             result.not_pages.append((relative, why))
                         else:

@@ -40,11 +40,10 @@ from pathlib import Path
 
 from json.encoder import encode_basestring
 
-from ..records.derived_store import DerivedStore
-from ..records.store_rows import read_fields
-from ..vocabulary.model import Document
-
-if TYPE_CHECKING:  # imported where a queue is worked out or decoded: a kept queue printed needs neither
+if TYPE_CHECKING:  # imported where a queue is worked out or decoded: a kept queue printed needs none
+    # (`kept_answers` prints one without opening the vault: nothing of the records is imported)
+    from ..records.derived_store import DerivedStore
+    from ..vocabulary.model import Document
     from . import weighing
     from .conflicts import Conflict, Conflicts, Weighed
 
@@ -81,9 +80,10 @@ DUPLICATES_PRINTED = "conflicts.duplicates.printed"  # and as `printed` prints t
 WEIGHED = "conflicts.weighed"  # what the queue's pairs were worked out from (`weighing.Kept`)
 DRAWN = "conflicts.drawn"  # its duplicates' fields that stand still while decisions change (`weighing.DRAWN`)
 REVIEW = "review"  # the review list's ranking (`review`)
+ANSWERED = ("answer.conflicts", "answer.review")  # the answers kept for an unchanged vault (`kept_answers`)
 # Every name this code keeps anything under: what is kept under another (older code's) is deleted
 # when the queue is kept.
-NAMES = (OBJECTS, DUPLICATES, DUPLICATES_PRINTED, WEIGHED, DRAWN, REVIEW)
+NAMES = (OBJECTS, DUPLICATES, DUPLICATES_PRINTED, WEIGHED, DRAWN, REVIEW, *ANSWERED)
 
 
 @functools.cache
@@ -414,6 +414,7 @@ class Asked:
         """The queue's pairs, worked out from what was kept for the vault as it was (the pairs a
         change touches weighed again), or from nothing where nothing was kept or `full`."""
         from . import weighing
+        from ..records.store_rows import read_fields
 
         if self._weighing is None:
             kept = None

@@ -8,9 +8,10 @@ The lines are kept per width and made again on a resize.
 
 A long text is cut into pieces at lines where a block may start (`pieces`): `show` renders the
 first (a screen's worth) at once and says so (`shown`), then adds the others one by one while the
-person starts reading, letting keys through between them. A newer `show` stops an older one still
-adding pieces. While the pieces of a text come in, the body stays at least as tall as the text it
-replaced, so a document re-read after a change on disk keeps its place in the viewer.
+person starts reading, letting keys through between them, in a task the body owns. A newer `show`
+stops an older one still adding pieces, and the body going (the app quits) stops it too. While the
+pieces of a text come in, the body stays at least as tall as the text it replaced, so a document
+re-read after a change on disk keeps its place in the viewer.
 
 Text can be selected with the mouse, as in Textual's own widgets: each drawn line carries the
 offsets of its characters (`Strip.apply_offsets`), and a selection is taken from the lines as laid
@@ -35,7 +36,6 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from rich.segment import Segment
-from textual.await_complete import AwaitComplete
 from textual.content import Content
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -147,6 +147,8 @@ class Body(Widget):
         """How many texts were given: the adding of an older text's pieces stops when it changes."""
         self.shown = True
         """The first screen of the text last given is laid out (False while it is being made)."""
+        self._rest: asyncio.Task[None] | None = None
+        """Adding the rest of the text last given, while it does."""
 
     # -- what is shown ----------------------------------------------------------------------------
 
@@ -165,9 +167,10 @@ class Body(Widget):
         """The text as laid out at the current width, one line per row (for reading, not for parsing)."""
         return "\n".join(line.plain.rstrip() for line in self._lines)
 
-    def show(self, text: str, labels: Mapping[str, str], words: tuple[str, ...] = ()) -> AwaitComplete:
+    def show(self, text: str, labels: Mapping[str, str], words: tuple[str, ...] = ()) -> asyncio.Task[None]:
         """Render `text`, `[[...]]` shown by `labels` (by address), `words` marked; the cursor resets.
-        The first piece is laid out before this returns; the rest is added by what it returns."""
+        The first piece is laid out before this returns; the rest is added by the task it returns
+        (the body's own: stopped by a newer text or when the body goes)."""
         self._given += 1
         given = self._given
         self._labels, self._words = labels, words
@@ -196,7 +199,29 @@ class Body(Widget):
                 self._floor = 0
                 self._grown()
 
-        return AwaitComplete(add_the_rest())
+        if self._rest is not None:
+            self._rest.cancel()
+        rest = self._rest = asyncio.create_task(add_the_rest())
+        rest.add_done_callback(self._rest_done)
+        return rest
+
+    def _rest_done(self, rest: asyncio.Task[None]) -> None:
+        """The rest of a text added, or stopped: an error in it is told while the body is on show
+        (none is left unread for asyncio to print at exit)."""
+        if rest is self._rest:
+            self._rest = None
+        if rest.cancelled() or (error := rest.exception()) is None or not self.is_attached:
+            return
+        self.notify(
+            f"The rest of the text could not be shown: {type(error).__name__}: {error}",
+            title="Unexpected error",
+            severity="error",
+            markup=False,
+        )
+
+    def on_unmount(self) -> None:
+        if self._rest is not None:  # the app quit or the pane went: the rest is not wanted
+            self._rest.cancel()
 
     def mark(self, words: tuple[str, ...]) -> None:
         """Mark other words in what is shown (the same document, another search)."""

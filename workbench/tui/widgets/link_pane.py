@@ -267,9 +267,18 @@ class LinkPane(OptionList):
 
     def action_cycle_filter(self) -> None:
         """The next of the link types this document has, then all again; with one type or none
-        there is nothing to filter, and the pane says so."""
+        there is nothing to filter, and the pane says so; before they are known (the vault's first
+        summary), that they are coming."""
         hood = self.neighbours
         if hood is None:
+            return
+        if hood.pending:  # no types known yet: "no links" would be wrong
+            self.notify(
+                "Its links are still being worked out (the vault is being read): they show here once they are,"
+                " and t filters them then",
+                title="Link type",
+                markup=False,
+            )
             return
         offered: list[str | None] = [None, *hood.types]
         if hood.link_type is not None and hood.link_type not in offered:

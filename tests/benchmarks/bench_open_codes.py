@@ -1,0 +1,92 @@
+"""The warm open of two or more checkouts of the code, alternated in one run, against the floor.
+
+Run: python -m tests.benchmarks.bench_open_codes SOURCE [--flavour NAME] [--runs N] [--keep DIR] CODE [CODE ...]
+     (SOURCE: a vault, copied once for each CODE; CODE: a folder holding a checkout's `workbench`
+     package, put first on the path of every process it runs; best of 5 by default)
+
+Each code opens its own copy of SOURCE (its derived store built by its own first open, so no code
+reads another's store), with its own user's cache. Then, for each of N rounds: the floor (a fresh
+Python parsing every file's frontmatter, `bench_open.FLOOR_SCRIPT`), then for each code in turn a
+fresh process that opens the vault and answers one search (`bench_speed`'s warm open). It prints,
+for each code, the least and the largest CPU time (user and system, of the process) of the N and
+of the floor, the ratio of the least to the least floor, the least wall time, and the largest
+peak resident memory. `--keep DIR` keeps the copies there and uses those already there, so that
+a vault of 100,000 documents (minutes to copy and to open cold) is prepared once.
+A benchmark, not a test: machines are noisy, so compare ratios measured in one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.benchmarks.bench_open import FLOOR_SCRIPT
+from tests.benchmarks.bench_speed import OPEN_SCRIPT
+
+RUNS = 5
+
+
+def timed(code: Path | None, cache: Path, script: str, *args: str) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds, output) of a fresh interpreter running `script`, with `code`'s
+    package first on its path and `cache` as its user's cache."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    if code is not None:
+        env["PYTHONPATH"] = str(code)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, env=env, cwd=tempfile.gettempdir()
+    )
+    elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if result.returncode:
+        raise RuntimeError(f"benchmark process failed:\n{result.stderr[-2000:]}")
+    return elapsed, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, result.stdout
+
+
+def main(source: Path, flavour: str, runs: int, codes: list[Path], keep: Path | None) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = keep or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        roots = [folder / f"vault-{n}" for n in range(len(codes))]  # a code named twice: two copies
+        caches = [folder / f"cache-{n}" for n in range(len(codes))]
+        for code, root, cache in zip(codes, roots, caches):
+            if not root.exists():
+                shutil.copytree(source, root, ignore=shutil.ignore_patterns(".workbench"))
+            timed(code, cache, OPEN_SCRIPT, str(root), flavour)  # its store, built or brought up to date
+            timed(code, cache, OPEN_SCRIPT, str(root), flavour)  # and its first warm open, not counted
+        print(f"{source} ({flavour or 'as it says itself'}), {runs} rounds, load average {os.getloadavg()[0]:.1f}")
+        floors: list[tuple[float, float]] = []
+        warms: list[list[tuple[float, float, float]]] = [[] for _ in codes]
+        for _ in range(runs):
+            floors.append(timed(None, caches[0], FLOOR_SCRIPT, str(roots[0]))[:2])
+            for n, (code, root, cache) in enumerate(zip(codes, roots, caches)):
+                wall, cpu, out = timed(code, cache, OPEN_SCRIPT, str(root), flavour)
+                warms[n].append((wall, cpu, float(out.split()[-1])))
+        floor_cpu = min(c for _, c in floors)
+        print(f"floor: CPU {floor_cpu:.2f}-{max(c for _, c in floors):.2f} s, wall {min(w for w, _ in floors):.2f} s")
+        for code, measured in zip(codes, warms):
+            least, most = min(c for _, c, _ in measured), max(c for _, c, _ in measured)
+            print(
+                f"{code}: warm open CPU {least:.3f}-{most:.3f} s = {least / floor_cpu:.3f}x"
+                f" the floor (largest {most / floor_cpu:.3f}x), wall {min(w for w, _, _ in measured):.2f} s,"
+                f" peak RSS {max(r for _, _, r in measured):.0f} MB"
+            )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("source", type=Path, help="the vault, copied once for each code")
+    parser.add_argument("codes", type=Path, nargs="+", help="folders each holding a checkout's workbench package")
+    parser.add_argument("--flavour", default="", help="how to read the vault (adr for decision records)")
+    parser.add_argument("--runs", type=int, default=RUNS, help=f"rounds (default: {RUNS})")
+    parser.add_argument("--keep", type=Path, help="keep the copies here, and use those already here")
+    arguments = parser.parse_args()
+    main(arguments.source, arguments.flavour, arguments.runs, [c.resolve() for c in arguments.codes], arguments.keep)
