@@ -205,6 +205,33 @@ def test_duplicates_stay_as_listed_beside_a_pair_left_uncompared_for_being_settl
     assert text + "\n" == printed(root, capsys, "conflicts", "--full")
 
 
+def test_a_change_to_a_decision_prints_the_kept_duplicates_from_their_printed_text_alone(root, capsys):
+    """The duplicates are kept as encoded and as printed, apart: after a change to a decision,
+    printing the queue reads the printed text (not the encoded entries beside it, which it
+    neither reads nor writes again); the queue's objects, read from the encoded ones, are worked
+    out again where those are not the duplicates' own, and kept again then."""
+    older, _ = decision_in_queue(root, capsys)
+    store = Vault.open(root).store
+    damaged = kept_conflicts.marshal.dumps(("not this digest", "[]"))
+    store.db.execute("UPDATE kept SET value = ? WHERE name = ?", (damaged, kept_conflicts.DUPLICATES))
+    assert store.db.total_changes == 1
+    append(older)
+    conflicts = printed(root, capsys, "conflicts")
+    (value,) = (
+        Vault.open(root)
+        .store.db.execute("SELECT value FROM kept WHERE name = ?", (kept_conflicts.DUPLICATES,))
+        .fetchone()
+    )
+    assert value == damaged  # neither encoded nor written again
+    scratch = from_nothing(root, capsys)
+    assert conflicts == scratch[0]
+    vault = Vault.open(root)
+    assert vault.kept_conflicts() is None  # the encoded duplicates are not this queue's
+    found = vault.conflicts()
+    assert json.dumps({"conflicts": [c.to_json() for c in found]}, indent=2, ensure_ascii=False) + "\n" == scratch[0]
+    assert Vault.open(root).kept_conflicts() == found  # kept again by the first to read them encoded
+
+
 ADR = ("--flavour", "adr")
 
 

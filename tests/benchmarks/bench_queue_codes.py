@@ -12,6 +12,10 @@ sentence appended to the same decision's file in its copy by plain file I/O, and
 again. It prints, for each command and code, the least wall and CPU time (user and system, of
 the process) of the N, each as a ratio to the least floor, and whether every round's output was
 the same for every code (it must be: the codes compared are to answer alike).
+`--bytecode` lets every process write and read its code's bytecode cache (`__pycache__`), as an
+installed program does: where the environment says PYTHONDONTWRITEBYTECODE, as some do, every
+process compiles the package's sources again (0.08 s of `import workbench.cli` alone), which the
+floor, importing installed libraries only, does not.
 A benchmark, not a test: machines are noisy, so compare ratios measured in one run.
 """
 
@@ -34,11 +38,16 @@ from tests.benchmarks.bench_speed import CLI_SCRIPT
 RUNS = 4
 
 
+BYTECODE = False  # `--bytecode`: the processes keep their bytecode cache
+
+
 def timed(code: Path, cache: Path, script: str, *args: str) -> tuple[float, float, str]:
     """(wall seconds, CPU seconds, output) of a fresh interpreter running `script` with `code`'s
     package first on its path, and `cache` as its user's cache (the code's digest is kept there:
     one for each code, or each would work the other's out again)."""
     env = {**os.environ, "PYTHONPATH": str(code), "XDG_CACHE_HOME": str(cache)}
+    if BYTECODE:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     result = subprocess.run(
@@ -69,7 +78,10 @@ def main(source: Path, flavour: str, runs: int, codes: list[Path]) -> None:
         caches = [Path(folder) / f"cache-{n}" for n in range(len(codes))]
         for root in roots:
             shutil.copytree(source, root, ignore=shutil.ignore_patterns(".workbench"))
-        print(f"{source} ({flavour or 'as it says itself'}), best of {runs}, load average {os.getloadavg()[0]:.1f}")
+        print(
+            f"{source} ({flavour or 'as it says itself'}), best of {runs}, load average {os.getloadavg()[0]:.1f},"
+            f" bytecode {'cached' if BYTECODE or not os.environ.get('PYTHONDONTWRITEBYTECODE') else 'compiled each time'}"
+        )
         floors: list[tuple[float, float]] = []
         figures: dict[tuple[str, str, int], list[tuple[float, float]]] = {}
         alike = True
@@ -108,5 +120,7 @@ if __name__ == "__main__":
     parser.add_argument("codes", type=Path, nargs="+", help="folders each holding a checkout's workbench package")
     parser.add_argument("--flavour", default="", help="how to read the vault (adr for decision records)")
     parser.add_argument("--runs", type=int, default=RUNS, help="rounds, best of (default: %(default)s)")
+    parser.add_argument("--bytecode", action="store_true", help="let every process keep its bytecode cache")
     args = parser.parse_args()
+    BYTECODE = args.bytecode
     main(args.source, args.flavour, args.runs, [code.resolve() for code in args.codes])

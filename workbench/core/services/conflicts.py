@@ -449,9 +449,13 @@ def pair_to_list(
 def _settled(docs: dict, supersedes: Mapping[str, list[str]], a_id: str, b_id: str, compatible: frozenset) -> bool:
     """A pair a person has settled: marked compatible (in the files, or in the vault's settings
     where its format has no field for it), or one already replacing the other."""
-    a, b = docs[a_id], docs[b_id]
-    marked = b.id in marked_compatible(a) or a.id in marked_compatible(b)
-    return marked or frozenset((a_id, b_id)) in compatible or _related_by_supersession(supersedes, a.id, b.id)
+    # Asked of every pair kept or listed at every call after a change: the cheapest test first,
+    # and no set made for an empty `compatible`.
+    if compatible and frozenset((a_id, b_id)) in compatible:
+        return True
+    if b_id in marked_compatible(docs[a_id]) or a_id in marked_compatible(docs[b_id]):
+        return True
+    return _related_by_supersession(supersedes, a_id, b_id)
 
 
 def _may_replace(newer: Document) -> bool:

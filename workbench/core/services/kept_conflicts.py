@@ -54,6 +54,7 @@ __all__ = [
     "DRAWN",
     "OBJECTS",
     "DUPLICATES",
+    "DUPLICATES_PRINTED",
     "REVIEW",
     "NAMES",
     "keep_queue",
@@ -66,21 +67,23 @@ __all__ = [
     "Asked",
 ]
 
-# The queue is kept in two entries of the store's `kept` table, each as `encode` gives it (to
-# rebuild its objects from) and as `workbench conflicts --json` prints it (printing 9.5 MB of
-# indented JSON at 10,000 documents took longer than opening the vault): the duplicates, most of
-# a large vault's queue, under a digest of what they list (a change to a decision lists the same
-# ones: they are read, not encoded, printed and written again), and the rest under the queue's key,
-# naming the duplicates' digest.
+# The queue is kept in the store's `kept` table as `encode` gives it (to rebuild its objects from)
+# and as `workbench conflicts --json` prints it (printing 9.5 MB of indented JSON at 10,000
+# documents took longer than opening the vault): the duplicates, most of a large vault's queue,
+# under a digest of what they list, in two entries (a change to a decision lists the same ones:
+# they are read, not encoded, printed and written again; and printing reads the 10 MB printed
+# alone, not the encoded 7 MB beside it), and the rest under the queue's key, naming the
+# duplicates' digest.
 OBJECTS = "conflicts"
-DUPLICATES = "conflicts.duplicates"
+DUPLICATES = "conflicts.duplicates"  # the duplicates' entries as `encode` gives them
+DUPLICATES_PRINTED = "conflicts.duplicates.printed"  # and as `printed` prints them
 WEIGHED = "conflicts.weighed"  # what the queue's pairs were worked out from (`weighing.Kept`)
 DRAWN = "conflicts.drawn"  # its duplicates' fields that stand still while decisions change (`weighing.DRAWN`)
 REVIEW = "review"  # the review list's ranking (`review`)
 ANSWERED = ("answer.conflicts", "answer.review")  # the answers kept for an unchanged vault (`kept_answers`)
 # Every name this code keeps anything under: what is kept under another (older code's) is deleted
 # when the queue is kept.
-NAMES = (OBJECTS, DUPLICATES, WEIGHED, DRAWN, REVIEW, *ANSWERED)
+NAMES = (OBJECTS, DUPLICATES, DUPLICATES_PRINTED, WEIGHED, DRAWN, REVIEW, *ANSWERED)
 
 
 @functools.cache
@@ -241,31 +244,49 @@ def _encoded(parts: Iterable[str]) -> str:
 
 
 def _printed_whole(parts: Iterable[str]) -> str:
-    """The queue as `printed` gives it, from its parts' printed entries."""
+    """The queue as `printed` gives it, from its parts' printed entries (joined once: a part with
+    its separator added first would copy the 10 MB of duplicates twice)."""
     found = [part for part in parts if part]
     if not found:
         return '{\n  "conflicts": []\n}'
-    return "".join(['{\n  "conflicts": [\n', *(p + ",\n" for p in found[:-1]), found[-1], "\n  ]\n}"])
+    pieces = ['{\n  "conflicts": [\n']
+    for part in found:
+        pieces += (part, ",\n")
+    pieces[-1] = "\n  ]\n}"
+    return "".join(pieces)
 
 
 def keep_queue(
-    store: DerivedStore, key: str, before: list[Conflict], listed: list[tuple[str, str, str]], after: list[Conflict]
+    store: DerivedStore,
+    key: str,
+    before: list[Conflict],
+    listed: list[tuple[str, str, str]],
+    after: list[Conflict],
+    encoded: bool = False,
 ) -> str:
     """Keep the queue (in `conflicts.queue_parts`' three parts) under `key`, and give it back as
     `printed` prints it. The duplicates' entries are encoded and printed only when no queue kept
-    before listed the same ones."""
+    before listed the same ones; where one did, only their printed text is read, and their encoded
+    entries too where the caller reads the queue `encoded` (two processes keeping other duplicates
+    at once may leave one's printed text beside the other's encoded entries: the next to read the
+    encoded ones writes them again)."""
     from .conflicts import duplicate_listed
 
     digest = hashlib.sha256(repr(listed).encode()).hexdigest()
-    kept = _load(store.kept(DUPLICATES, digest))
-    if kept is None:
+    duplicates = _kept_text(store, DUPLICATES_PRINTED, digest)
+    if duplicates is None or (encoded and _kept_text(store, DUPLICATES, digest) is None):
         entries = [duplicate_listed(*found) for found in listed]
-        kept = (encode(entries)[1:-1], _printed_entries(entries))
-        store.keep(DUPLICATES, digest, marshal.dumps(kept))
+        # The encoded entries first: a reader that finds the printed ones under a digest finds
+        # these beside them, unless another process kept other duplicates since (then the queue
+        # read as kept is None, and is worked out again).
+        store.keep(DUPLICATES, digest, marshal.dumps((digest, encode(entries)[1:-1])))
+        if duplicates is None:
+            duplicates = _printed_entries(entries)
+            store.keep(DUPLICATES_PRINTED, digest, marshal.dumps((digest, duplicates)))
     rest = (encode(before)[1:-1], encode(after)[1:-1], _printed_entries(before), _printed_entries(after))
     store.keep(OBJECTS, key, marshal.dumps((digest, *rest)))
     store.forget_kept(NAMES)
-    return _printed_whole((rest[2], kept[1], rest[3]))
+    return _printed_whole((rest[2], duplicates, rest[3]))
 
 
 def kept_queue(store: DerivedStore, key: str, encoded: bool = True) -> str | None:
@@ -275,12 +296,20 @@ def kept_queue(store: DerivedStore, key: str, encoded: bool = True) -> str | Non
     if rest is None:
         return None
     digest, before, after, before_printed, after_printed = rest
-    kept = _load(store.kept(DUPLICATES, digest))
-    if kept is None:
+    duplicates = _kept_text(store, DUPLICATES if encoded else DUPLICATES_PRINTED, digest)
+    if duplicates is None:
         return None
     if encoded:
-        return _encoded((before, kept[0], after))
-    return _printed_whole((before_printed, kept[1], after_printed))
+        return _encoded((before, duplicates, after))
+    return _printed_whole((before_printed, duplicates, after_printed))
+
+
+def _kept_text(store: DerivedStore, name: str, digest: str) -> str | None:
+    """The duplicates' text kept as `name` for the duplicates of `digest`; None where another's
+    (or none, or not one) is kept. The entry names its digest again inside: what older code kept
+    under the same name and digest (both texts in one entry) is not read as this one's."""
+    found = _load(store.kept(name, digest))
+    return found[1] if found is not None and found[0] == digest else None
 
 
 def _load(data: Any, size: int = 2) -> tuple | None:
@@ -425,9 +454,12 @@ class Asked:
                 self.store.keep(DRAWN, digest, drawn)
             self.store.keep(WEIGHED, self.setting, rest)
 
-    def _worked_out(self) -> tuple[tuple[list[Conflict], list[tuple[str, str, str]], list[Conflict]], str]:
+    def _worked_out(
+        self, encoded: bool = False
+    ) -> tuple[tuple[list[Conflict], list[tuple[str, str, str]], list[Conflict]], str]:
         """The queue worked out (what changed weighed again) and kept: its three parts
-        (`conflicts.queue_parts`), and its printed text ("" where there is no store to keep it in)."""
+        (`conflicts.queue_parts`), and its printed text ("" where there is no store to keep it in);
+        `encoded` where the caller reads the queue kept as `encode` gives it (`keep_queue`)."""
         from .conflicts import queue_parts
 
         with _collector_paused():
@@ -436,7 +468,7 @@ class Asked:
                 self.documents, self.native, self.compatible, weighed=pairs.weighed(), duplicates=pairs.duplicates
             )
             self._keep_weighing()
-            text = keep_queue(self.store, self.key, *parts) if self.store is not None else ""
+            text = keep_queue(self.store, self.key, *parts, encoded=encoded) if self.store is not None else ""
         return parts, text
 
     def conflicts(self) -> Conflicts:
@@ -447,7 +479,7 @@ class Asked:
         kept = self._kept()
         found = decode(kept) if kept is not None else None
         if found is None:
-            (before, listed, after), _ = self._worked_out()
+            (before, listed, after), _ = self._worked_out(encoded=True)
             found = Conflicts(before + [duplicate_listed(*d) for d in listed] + after)
         return found
 
