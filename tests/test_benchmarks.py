@@ -209,3 +209,10 @@ def test_the_warm_open_of_two_codes_is_measured_alternated_against_the_floor(tmp
     assert re.search(r"^floor: CPU [\d.]+-[\d.]+ s", out, re.MULTILINE), out
     rows = re.findall(rf"^{re.escape(str(ROOT))}: warm open CPU [\d.]+-[\d.]+ s = [\d.]+x", out, re.MULTILINE)
     assert len(rows) == 2, out  # one for each code named
+
+
+def test_summary_benchmark_prints_each_step_for_each_code():
+    out = bench("bench_summary", "sample_vault", "mem-decision-api-fastapi", str(ROOT), "--runs", "1")
+    for step in ("problems", "graph", "problems_for", "show wall", "show CPU"):
+        assert re.search(rf"^\s*{step}\s+\S+: [\d.]+-[\d.]+ s$", out, re.MULTILINE), out
+    assert "show output the same for every code: True" in out, out
