@@ -19,36 +19,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
 from tests.benchmarks.bench_open import FLOOR_SCRIPT
+from tests.benchmarks.bench_queue_codes import timed
 from tests.benchmarks.bench_speed import OPEN_SCRIPT
 
 RUNS = 5
-
-
-def timed(code: Path | None, cache: Path, script: str, *args: str) -> tuple[float, float, str]:
-    """(wall seconds, CPU seconds, output) of a fresh interpreter running `script`, with `code`'s
-    package first on its path and `cache` as its user's cache."""
-    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
-    if code is not None:
-        env["PYTHONPATH"] = str(code)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    result = subprocess.run(
-        [sys.executable, "-c", script, *args], capture_output=True, text=True, env=env, cwd=tempfile.gettempdir()
-    )
-    elapsed = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if result.returncode:
-        raise RuntimeError(f"benchmark process failed:\n{result.stderr[-2000:]}")
-    return elapsed, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, result.stdout
 
 
 def main(source: Path, flavour: str, runs: int, codes: list[Path], keep: Path | None) -> None:

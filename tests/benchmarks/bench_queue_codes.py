@@ -41,11 +41,13 @@ RUNS = 4
 BYTECODE = False  # `--bytecode`: the processes keep their bytecode cache
 
 
-def timed(code: Path, cache: Path, script: str, *args: str) -> tuple[float, float, str]:
+def timed(code: Path | None, cache: Path, script: str, *args: str) -> tuple[float, float, str]:
     """(wall seconds, CPU seconds, output) of a fresh interpreter running `script` with `code`'s
     package first on its path, and `cache` as its user's cache (the code's digest is kept there:
     one for each code, or each would work the other's out again)."""
-    env = {**os.environ, "PYTHONPATH": str(code), "XDG_CACHE_HOME": str(cache)}
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    if code is not None:  # None: the floor, which imports none of it
+        env["PYTHONPATH"] = str(code)
     if BYTECODE:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
