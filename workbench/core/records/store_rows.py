@@ -385,21 +385,10 @@ def read_fields(documents: Iterable[Document], fields: Any) -> None:
     if not waiting:
         return
     found = fields()
-    named = []  # (document's attributes, its relations' JSON) of those that name any
     for doc in waiting:
         digest, text = found.get(doc.path, ("", None))
         if digest == doc.digest and text:
-            attributes = doc.__dict__
-            doc_type, status, relations, title = text.split(_SEPARATOR, 3)
-            attributes.update(_type=doc_type, _status=status, _title=title or attributes["id"], _fields="")
-            if relations:
-                named.append((attributes, relations))
-            else:
-                attributes["_relations"] = _NO_RELATIONS
-    # Every relation decoded in one call: a call for each of thousands of short texts cost twice as much.
-    decoded = json.loads(f"[{','.join(relations for _, relations in named)}]") if named else ()
-    for (attributes, _), value in zip(named, decoded):
-        attributes["_relations"] = tuple(value)
+            doc.__dict__["_fields"] = text
 
 
 def read_relations(documents: Iterable[Document]) -> None:

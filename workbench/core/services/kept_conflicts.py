@@ -414,13 +414,14 @@ class Asked:
         """The queue's pairs, worked out from what was kept for the vault as it was (the pairs a
         change touches weighed again), or from nothing where nothing was kept or `full`."""
         from . import weighing
-        from ..records.store_rows import read_fields
+        from ..records.store_rows import read_fields, read_relations
 
         if self._weighing is None:
             kept = None
             store = self.store
             if store is not None:  # every document's type, status and supersessions, in one query
                 read_fields(self.documents, store.fields)
+                read_relations(self.documents)  # and their relations decoded in one parse
             if store is not None and not self.full:
                 kept = weighing.load(store.kept(WEIGHED, self.setting))
             self._weighing = weighing.Weighing(
