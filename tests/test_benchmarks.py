@@ -216,3 +216,40 @@ def test_summary_benchmark_prints_each_step_for_each_code():
     for step in ("problems", "graph", "problems_for", "show wall", "show CPU"):
         assert re.search(rf"^\s*{step}\s+\S+: [\d.]+-[\d.]+ s$", out, re.MULTILINE), out
     assert "show output the same for every code: True" in out, out
+
+
+def test_the_tui_sessions_sampler_tells_every_stall_even_one_a_call_held_throughout():
+    # A call in another thread that never lets go of the interpreter (a large `json.loads`) keeps
+    # the sampler's own thread out too: when the loop's thread had the interpreter first after it,
+    # it ticked before the sampler looked, and the stall was never told.
+    import threading
+    import time
+
+    from tests.benchmarks.bench_tui import STALL, StallSampler
+
+    numbers = [float((n * 7919) % 1_000_003) for n in range(100_000)]
+    took = 0.0
+    while took < 3 * STALL:  # a list long enough that sorting it takes that long here
+        numbers *= 2
+        took = time.perf_counter()
+        sorted(numbers)
+        took = time.perf_counter() - took
+    done = threading.Event()
+
+    def hold() -> None:
+        for _ in range(6):
+            time.sleep(0.05)
+            sorted(numbers)  # one call, the interpreter held throughout
+        done.set()
+
+    ticks: list[float] = []
+    with StallSampler() as sampler:
+        threading.Thread(target=hold).start()
+        while not done.is_set():
+            sampler.tick()
+            ticks.append(sampler.last)
+            time.sleep(0.001)
+        time.sleep(0.05)
+    gaps = [before for before, after in zip(ticks, ticks[1:]) if after - before > 2 * STALL]
+    told = {stall.began for stall in sampler.stalls}
+    assert gaps and all(began in told for began in gaps), (len(gaps), [g in told for g in gaps])

@@ -240,6 +240,9 @@ class Stall:
     cpu_at_start: dict[str, float] = field(default_factory=dict)
     cpu: dict[str, float] = field(default_factory=dict)
     collections: list[tuple[float, float, int, str]] = field(default_factory=list)
+    sampled: bool = True
+    """False: the sampler could not look while it lasted (one call held the interpreter throughout);
+    its stacks are those right after, where the threads came back to."""
 
     @property
     def seconds(self) -> float:
@@ -253,6 +256,11 @@ class Stall:
             f"still {self.seconds * 1000:.0f} ms from {self.began - origin:.2f} s;"
             " CPU (from a little before): "
             + (", ".join(f"{name} {cpu * 1000:.0f} ms" for name, cpu in busy if cpu) or "none")
+            + (
+                ""
+                if self.sampled
+                else "; not sampled while still (one call held the interpreter), the stacks right after"
+            )
         ]
         for began, seconds, generation, thread in self.collections:
             said.append(f"  collection of generation {generation}: {seconds * 1000:.0f} ms in {thread}")
@@ -313,19 +321,39 @@ class StallSampler(threading.Thread):
         self.join()
         gc.callbacks.remove(self._collected)
 
+    def _stacks(self, stall: Stall) -> None:
+        """One sample of every thread's stack (but the sampler's own) into `stall`."""
+        names = {thread.ident: f"{thread.name} ({thread.native_id})" for thread in threading.enumerate()}
+        for ident, frame in sys._current_frames().items():
+            if ident != self.ident:
+                stall.stacks.setdefault(names.get(ident, str(ident)), Counter())[_stack(frame)] += 1
+
+    def _close(self, stall: Stall) -> None:
+        now = _thread_cpu()
+        stall.cpu = {name: now[name] - stall.cpu_at_start.get(name, 0.0) for name in now}
+        stall.collections = [c for c in self._collections if stall.began <= c[0] < stall.ended]
+        self.stalls.append(stall)
+
     def run(self) -> None:
         stall: Stall | None = None
-        me = threading.get_ident()
         cpu, looks = _thread_cpu(), 0
+        closed: set[float] = set()
+        """The ticks after which a stall was recorded (the keys of `_resumed` dealt with)."""
         while not self._done.wait(SAMPLE):
             last = self.last
             if stall is not None and last > stall.began:  # it ticked: the stall is over
                 stall.ended = self._resumed.get(stall.began, last)
-                now = _thread_cpu()
-                stall.cpu = {name: now[name] - stall.cpu_at_start.get(name, 0.0) for name in now}
-                stall.collections = [c for c in self._collections if stall.began <= c[0] < stall.ended]
-                self.stalls.append(stall)
+                self._close(stall)
+                closed.add(stall.began)
                 stall = None
+            # A stall the sampler never saw while it lasted: a call that never let go of the
+            # interpreter kept this thread out too, and the loop ticked before it looked.
+            for began, ended in list(self._resumed.items()):
+                if began not in closed and (stall is None or began != stall.began):
+                    closed.add(began)
+                    missed = Stall(began=began, ended=ended, cpu_at_start=cpu, sampled=False)
+                    self._stacks(missed)
+                    self._close(missed)
             if not last or time.perf_counter() - last <= STALL:
                 looks += 1
                 if looks % CPU_EVERY == 0:  # the threads' CPU, a little before any stall begins
@@ -333,10 +361,7 @@ class StallSampler(threading.Thread):
                 continue
             if stall is None:
                 stall = Stall(began=last, cpu_at_start=cpu)
-            names = {thread.ident: f"{thread.name} ({thread.native_id})" for thread in threading.enumerate()}
-            for ident, frame in sys._current_frames().items():
-                if ident != me:
-                    stall.stacks.setdefault(names.get(ident, str(ident)), Counter())[_stack(frame)] += 1
+            self._stacks(stall)
 
 
 SAID = 0.1
@@ -431,7 +456,8 @@ async def session(root: Path, target: str, title: str, told: float = SAID) -> tu
     marks["screen on CPU"] = max((min(wall, used) for wall, _, _, used in gaps), default=0.0)
     loaded = until_loaded[-1][0] if until_loaded else start
     main = f"{threading.main_thread().name} ({threading.main_thread().native_id})"
-    said = [stall.report(start, main) for stall in sampler.stalls if stall.began < loaded and stall.seconds > told]
+    stalls = sorted(sampler.stalls, key=lambda stall: stall.began)
+    said = [stall.report(start, main) for stall in stalls if stall.began < loaded and stall.seconds > told]
     return marks, said
 
 
