@@ -241,8 +241,8 @@ class Stall:
     cpu: dict[str, float] = field(default_factory=dict)
     collections: list[tuple[float, float, int, str]] = field(default_factory=list)
     sampled: bool = True
-    """False: the sampler could not look while it lasted (one call held the interpreter throughout);
-    its stacks are those right after, where the threads came back to."""
+    """False: the sampler could not look while it lasted (one call held the interpreter throughout,
+    or the machine ran none of the process's threads); its stacks are those right after."""
 
     @property
     def seconds(self) -> float:
@@ -259,7 +259,8 @@ class Stall:
             + (
                 ""
                 if self.sampled
-                else "; not sampled while still (one call held the interpreter), the stacks right after"
+                else "; not sampled while still (a call held the interpreter, or the machine ran no thread"
+                " of the process: the CPU says which), the stacks right after"
             )
         ]
         for began, seconds, generation, thread in self.collections:
