@@ -43,6 +43,14 @@ class VaultSummary:
         return {doc.id: doc.title for doc in self.documents}
 
     @cached_property
+    def open_texts(self) -> tuple[str, ...]:
+        """`Open: <title>` of each document, in order: what the palette matches, made once (in the
+        palette's thread, when it first searches), not at every key."""
+        from .text import clean
+
+        return tuple(f"Open: {clean(doc.title)}" for doc in self.documents)
+
+    @cached_property
     def example_query(self) -> str:
         """Filters the search box suggests, taken from this vault: its commonest type (when it has
         more than one, so the filter narrows something) and its commonest tag; plain words when
