@@ -141,7 +141,9 @@ class WorkbenchCommands(Provider):
         # supersedes (Textual cancels it here) stops its thread at its next look.
         stop = threading.Event()
         try:
-            found = await asyncio.to_thread(best_documents, summary.documents, summary.open_texts, query, stop)
+            found = await asyncio.to_thread(  # the texts too, made there the first time
+                lambda: best_documents(summary.documents, summary.open_texts, query, stop)
+            )
         finally:
             stop.set()
         for score, doc, text in found:
