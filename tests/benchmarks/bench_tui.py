@@ -382,8 +382,9 @@ async def session(root: Path, target: str, title: str, told: float = SAID) -> tu
     being read; keys posted `TYPING` apart, as the terminal would, not waiting for each to be
     handled as Pilot's `press` does), enter on it once it is listed, the rest of the load (the summary: every
     problem, the graph), and the watcher's start ("watching": it has caught up with the disk, a walk
-    of the vault). Seconds to each, from the app's start, and "still": the longest gap between
-    ticks asked for every `TICK`, from the start to `AFTER` seconds after the watcher's start, with "its CPU": the
+    of the vault); then the palette asked for the title's first word until it offers documents,
+    and the problems list opened and closed. Seconds to each, from the app's start, and "still": the longest gap between
+    ticks asked for every `TICK`, from the start to `AFTER` seconds after the problems list closed, with "its CPU": the
     CPU time the whole process had in that gap (every thread's), and "screen CPU": its event
     loop's thread's, the screen's own work (a layout, a collection it set off). On a machine other work keeps
     busy, a gap the process hardly ran in was the machine's, not the app's; and "still on CPU" is
@@ -392,17 +393,25 @@ async def session(root: Path, target: str, title: str, told: float = SAID) -> tu
     alone: its own longest turn, the rest of a gap being other threads' (the interpreter is one). With them, each stall longer than `SAID` in
     words: what every thread was doing in it (`StallSampler`); `told`: told from how long, in seconds."""
     from textual import events
+    from textual.command import CommandPalette
     from textual.keys import _character_to_key
     from textual.widgets import OptionList
 
     from tests.tui.tui_helpers import result_ids
     from workbench.tui.app import WorkbenchApp, screen_first
+    from workbench.tui.dialogs.problems import ProblemsDialog
     from workbench.tui.widgets.viewer import DocumentViewer
 
     ticks: list[tuple[float, float, float]] = []  # (wall, the process's CPU, this thread's CPU) at each tick
     marks: dict[str, float] = {}
     start = time.perf_counter()
     app = WorkbenchApp(root, theme="workbench-dark")
+
+    def palette_lines() -> list[str]:
+        try:
+            return [str(option.prompt).split("\n")[0] for option in app.screen.query_one("CommandList").options]
+        except Exception:
+            return []
 
     def listed() -> list[str]:
         try:
@@ -435,6 +444,20 @@ async def session(root: Path, target: str, title: str, told: float = SAID) -> tu
         await until(lambda: app.screen.summary is not None, "loaded")
         # Then the watcher's start: its first look at the vault (a walk of every file) is work too.
         await until(lambda: app.screen.watcher is not None and app.screen.watcher.ready.is_set(), "watching")
+        # What a person goes on to: the palette, asked for a word of the title (it matched every
+        # document on the screen's thread: a minute still at 100,000), and the problems list
+        # (every problem a row at once: 3.4 s still).
+        await pilot.press("ctrl+p")
+        await until(lambda: isinstance(app.screen, CommandPalette), "palette")
+        await pilot.press(*[ch for ch in title.split()[0].lower() if ch.isalnum()])
+        await until(lambda: any(line.startswith("Open: ") for line in palette_lines()), "palette's titles")
+        await pilot.press("escape")
+        await until(lambda: not isinstance(app.screen, CommandPalette), "palette closed")
+        await pilot.press("p")
+        await until(lambda: isinstance(app.screen, ProblemsDialog) and app.screen.is_mounted, "problems")
+        await asyncio.sleep(AFTER)
+        await pilot.press("escape")
+        await until(lambda: not isinstance(app.screen, ProblemsDialog), "problems closed")
         await asyncio.sleep(AFTER)
         ticks.append((time.perf_counter(), time.process_time(), time.thread_time()))
         until_loaded[:] = ticks  # not the app's exit after it, which goes on ticking as it waits for threads
