@@ -104,6 +104,7 @@ DAMAGED = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
 NO_ROOM = frozenset({sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR})
 PENDING_STEP = 10_000  # rows of `pending` indexed in one transaction, at most
 ROWS_A_QUERY = 3_000  # rows of `kept_rows` read or written by one statement (three values each, within SQLite's limit)
+ROWIDS_A_QUERY = 9_000  # rowids a statement of `postings_within` names (within SQLite's limit)
 WRITES_KEPT = 64  # this connection's last writes, remembered so that kept search results can catch up
 Version = tuple[int, int]
 
@@ -681,6 +682,25 @@ class DerivedStore:
             for start in range(0, len(among), 500):
                 chunk = among[start : start + 500]
                 sql = f"SELECT rowid, {score} FROM fts WHERE fts MATCH ? AND rowid IN ({', '.join('?' * len(chunk))})"
+                found.update(self.db.execute(sql, (expression, *chunk)))
+            return found
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return None
+
+    def postings_within(
+        self, expression: str, weights: tuple[float, ...] | None, rowids: list[int]
+    ) -> dict[int, float] | None:
+        """As `postings`, of the rows `rowids` alone, for many of them: FTS5 walks every row the
+        expression matches and scores only those (the unary `+` keeps the rowids a filter, not a
+        lookup; looked up one by one, a few hundred rows of a common word took 100 times longer
+        than walking its 9,000)."""
+        try:
+            score = f"-bm25(fts, {_weights(weights)})" if weights is not None else "1.0"
+            found: dict[int, float] = {}
+            for start in range(0, len(rowids), ROWIDS_A_QUERY):
+                chunk = rowids[start : start + ROWIDS_A_QUERY]
+                sql = f"SELECT rowid, {score} FROM fts WHERE fts MATCH ? AND +rowid IN ({', '.join('?' * len(chunk))})"
                 found.update(self.db.execute(sql, (expression, *chunk)))
             return found
         except sqlite3.DatabaseError as error:

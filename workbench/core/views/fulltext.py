@@ -27,6 +27,7 @@ __all__ = [
     "COMMON",
     "EXACT_BATCH",
     "FIELD_WEIGHTS",
+    "LAZY_FROM",
     "NEAR_WEIGHT",
     "NEAR_WINDOW",
     "POSTINGS_KEPT",
@@ -47,6 +48,7 @@ PREFIX_WEIGHT = 0.5  # the half-typed last word, as a prefix of title, id and ta
 COMMON = 0.9  # share of documents a word is in beyond which it is not weighed
 POSTINGS_KEPT = 100_000  # rows of per-term results kept between searches (a few MB)
 CATCH_UP_MOST = 2_000  # rows changed since a term's results were kept beyond which it is asked again
+LAZY_FROM = 1_000  # rows of a term not kept beyond which it is read only for the other terms' rows
 # A question's neighbouring content words found near each other in one field ("merge conflicts"),
 # for a query longer than SHORT words: a little more than the same words apart.
 NEAR_WEIGHT = 0.1  # a pair's weight against a word's own 1.0 (scored as one hit in a title)
@@ -104,6 +106,10 @@ class Postings:
             found = Rows(rows, idf, average, self.now)
         self._keep(key, found)
         return found
+
+    def holds(self, expression: str, scored: bool) -> bool:
+        """Whether a term's rows are kept (then `get` costs little, even a few writes later)."""
+        return isinstance(self.kept.get((expression, scored)), Rows)
 
     def count(self, expression: str) -> int:
         """How many rows an expression matches: from its kept rows (brought up to date), or asked
@@ -257,6 +263,10 @@ def bm25(
             and all(postings.count(fts_term(w, False)) <= common for w in term.words)
         ]
         terms = rare if any(term.scored for term in rare) else terms
+    if totals and among is None and not query.phrases:
+        bounded = _bounded(postings, query, terms, wanted, enough, totals)
+        if bounded is not None:
+            return bounded
     listed = [(term, found) for term in terms if (found := postings.get(term.expression, term.scored)) and found.rows]
     if not listed:
         return {}
@@ -320,3 +330,122 @@ def bm25(
         taken = set(batch)
         remaining = {rowid: value for rowid, value in remaining.items() if rowid not in taken}
     return scores
+
+
+def _bounded(
+    postings: Postings,
+    query: Query,
+    terms: list[Term],
+    wanted: Callable[[str], Document | None],
+    enough: int,
+    totals: tuple[int, float],
+) -> dict[str, float] | None:
+    """`bm25`'s answer without reading every row of its commonest terms, or None where that cannot
+    be known to be the same (the caller then reads them all).
+
+    A term matching thousands of rows, not kept, costs most of a search to read and score (FTS5's
+    bm25() for each of its rows), and its weight is low: its part of a row's estimate is below
+    weight * (k1 + 1) whatever the row. So the other terms' rows are the candidates, the common
+    terms are scored by FTS5 for those rows alone, and each batch `bm25` would score exactly is
+    taken from the candidates as long as its last estimate is above the most a row that matches
+    only the common terms can reach. The candidates keep the order the whole set of rows would
+    have, so that ties fall as they do there, and the scores are computed by the same steps."""
+    store = postings.store
+    rows_total, average = totals
+    if average <= 0:
+        return None
+    counts = [postings.count(term.expression) for term in terms]
+    lazy = [
+        n > LAZY_FROM and not postings.holds(term.expression, term.scored) for term, n in zip(terms, counts, strict=True)
+    ]
+    if not any(lazy) or all(lazy):
+        return None
+    title_hit = _saturated(FIELD_WEIGHTS[0], FTS_K1, 1.0)
+    # Per listed term, as `bm25` weighs it: (our weight times idf, FTS5's idf, FTS5's average
+    # row size, its rows (of the candidates alone, for a common term), whether common).
+    listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]] = []
+    for term, n, is_lazy in zip(terms, counts, lazy, strict=True):
+        if is_lazy:
+            fts_idf = _fts_idf(rows_total, n) if term.scored else 0.0
+            rows, fts_average = None, average if term.scored else 0.0
+        else:
+            found = postings.get(term.expression, term.scored)
+            if not found or not found.rows:
+                continue
+            n, rows = len(found.rows), found.rows
+            fts_idf = (found.idf or _fts_idf(rows_total, n)) if term.scored else 0.0
+            fts_average = found.average
+        ratio = max(rows_total - n + 0.5, 0.5) / (n + 0.5)
+        listed.append((term, term.weight * math.log(1 + ratio), fts_idf, fts_average, rows, is_lazy))
+    excluded: set[int] = set()
+    for word in query.excluded_words:
+        found = postings.get(fts_term(word, False), scored=False)
+        excluded.update(found.rows if found is not None else ())
+    # The candidates: every row of a term read whole, in the order `bm25`'s estimate holds them
+    # (a term's own rows in its order, then the next term's new ones), those ruled out left out.
+    order: dict[int, None] = {}
+    for _, _, _, _, rows, _ in listed:
+        if rows is not None:
+            order.update(dict.fromkeys(rows))
+    if not order:
+        return None
+    candidates = [rowid for rowid in order if rowid not in excluded]
+    bound = 0.0  # the most a row matching common terms alone can reach
+    for term, weight, fts_idf, _, rows, is_lazy in listed:
+        if is_lazy:
+            bound += weight * (FTS_K1 + 1) * (1 + 1e-9) if fts_idf else weight * title_hit
+    weighed: list[tuple[float, float, float, dict[int, float]]] = []
+    ordered: dict[int, None] = {}
+    for term, weight, fts_idf, fts_average, rows, is_lazy in listed:
+        if rows is None:
+            rows = store.postings_within(term.expression, FIELD_WEIGHTS if term.scored else None, sorted(candidates))
+            if rows is None:
+                return None
+        else:
+            rows = {rowid: score for rowid, score in rows.items() if rowid not in excluded} if excluded else rows
+        ordered.update(dict.fromkeys(rows if not is_lazy else sorted(rows)))
+        weighed.append((weight, fts_idf, fts_average, rows))
+    estimate: dict[int, float] = {}
+    get = estimate.get
+    for weight, fts_idf, _, rows in weighed:
+        factor = weight / fts_idf if fts_idf else weight * title_hit
+        for rowid, score in rows.items():
+            value = get(rowid)
+            estimate[rowid] = factor * score if value is None else value + factor * score
+    estimate = {rowid: estimate[rowid] for rowid in ordered if rowid in estimate}
+
+    scores: dict[str, float] = {}
+    remaining = estimate
+    exact = all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
+    while True:
+        if len(remaining) < EXACT_BATCH:
+            return None
+        batch = heapq.nlargest(EXACT_BATCH, remaining, key=remaining.__getitem__)
+        if remaining[batch[-1]] <= bound:
+            return None
+        for rowid, (path, size) in store.rows(batch).items():
+            doc = wanted(path)
+            if doc is None:
+                continue
+            if exact and size > 0:
+                norm = 1 - B + B * size / average
+                score = 0.0
+                for weight, fts_idf, fts_average, rows in weighed:
+                    fts_score = rows.get(rowid)
+                    if fts_score is None:
+                        continue
+                    if fts_idf:
+                        share = min(fts_score / fts_idf, FTS_K1 + 1 - 1e-9)
+                        frequency = FTS_K1 * _fts_norm(size, fts_average) * share / (FTS_K1 + 1 - share)
+                    else:
+                        frequency = FIELD_WEIGHTS[0]
+                    score += weight * _saturated(frequency, K1, norm)
+            else:
+                score = estimate[rowid]
+            scores[doc.id] = max(score, scores.get(doc.id, 0.0))
+        if len(scores) >= enough:
+            return scores
+        if len(remaining) <= len(batch):
+            return None  # whether `bm25` would stop here depends on the rows not read
+        taken = set(batch)
+        remaining = {rowid: value for rowid, value in remaining.items() if rowid not in taken}
