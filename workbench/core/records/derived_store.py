@@ -688,6 +688,20 @@ class DerivedStore:
             self._failed(error)
             return None
 
+    def best_postings(self, expression: str, weights: tuple[float, ...], limit: int) -> dict[int, float] | None:
+        """{rowid: bm25 score, higher is better} of the `limit` rows an FTS5 expression matches
+        best (FTS5 ranks them: no Python object for the others); None when FTS5 does not accept
+        the expression."""
+        sql = (
+            f"SELECT rowid, -score FROM (SELECT rowid, bm25(fts, {_weights(weights)}) AS score FROM fts"
+            " WHERE fts MATCH ? ORDER BY score LIMIT ?)"
+        )
+        try:
+            return dict(self.db.execute(sql, (expression, limit)))
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return None
+
     def postings_within(
         self, expression: str, weights: tuple[float, ...] | None, rowids: list[int]
     ) -> dict[int, float] | None:

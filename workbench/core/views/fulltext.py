@@ -26,6 +26,7 @@ __all__ = [
     "CATCH_UP_MOST",
     "COMMON",
     "EXACT_BATCH",
+    "BEST_ROWS",
     "FIELD_WEIGHTS",
     "LAZY_FROM",
     "NEAR_WEIGHT",
@@ -48,7 +49,8 @@ PREFIX_WEIGHT = 0.5  # the half-typed last word, as a prefix of title, id and ta
 COMMON = 0.9  # share of documents a word is in beyond which it is not weighed
 POSTINGS_KEPT = 100_000  # rows of per-term results kept between searches (a few MB)
 CATCH_UP_MOST = 2_000  # rows changed since a term's results were kept beyond which it is asked again
-LAZY_FROM = 1_000  # rows of a term not kept beyond which it is read only for the other terms' rows
+LAZY_FROM = 1_000  # rows of a term beyond which it is read only for the other terms' rows...
+BEST_ROWS = 2 * EXACT_BATCH  # ...and, where that is not enough, for its own best rows by FTS5's score
 # A question's neighbouring content words found near each other in one field ("merge conflicts"),
 # for a query longer than SHORT words: a little more than the same words apart.
 NEAR_WEIGHT = 0.1  # a pair's weight against a word's own 1.0 (scored as one hit in a title)
@@ -343,32 +345,35 @@ def _bounded(
     """`bm25`'s answer without reading every row of its commonest terms, or None where that cannot
     be known to be the same (the caller then reads them all).
 
-    A term matching thousands of rows, not kept, costs most of a search to read and score (FTS5's
-    bm25() for each of its rows), and its weight is low: its part of a row's estimate is below
-    weight * (k1 + 1) whatever the row. So the other terms' rows are the candidates, the common
-    terms are scored by FTS5 for those rows alone, and each batch `bm25` would score exactly is
-    taken from the candidates as long as its last estimate is above the most a row that matches
-    only the common terms can reach. The candidates keep the order the whole set of rows would
-    have, so that ties fall as they do there, and the scores are computed by the same steps."""
-    store = postings.store
+    A term matching thousands of rows costs most of a search to read and score (FTS5's bm25() for
+    each row, and a Python object for each), and its weight is low: its part of a row's estimate
+    is below weight * (k1 + 1) whatever the row. So the other terms' rows are the candidates, the
+    common terms are scored by FTS5 for those rows alone, and each batch `bm25` would score exactly
+    is taken from the candidates as long as its last estimate is above the most a row matching
+    only the common terms can reach. Where that bound is too loose (a common word alone, or
+    beside words that match too few rows), each common term's best rows by FTS5's own score join
+    the candidates, and the bound is what a row below them can reach. The candidates keep the
+    order the whole set of rows would have, so that ties fall as they do there, and the scores
+    are computed by the same steps."""
     rows_total, average = totals
     if average <= 0:
         return None
+    # Only a scored term is common here: an unscored one's rows cost little (no score), and what
+    # it adds to a row's estimate (one hit in a title) is too much to leave to a bound.
     counts = [postings.count(term.expression) for term in terms]
-    lazy = [
-        n > LAZY_FROM and not postings.holds(term.expression, term.scored) for term, n in zip(terms, counts, strict=True)
-    ]
-    if not any(lazy) or all(lazy):
+    lazy = [term.scored and n > LAZY_FROM for term, n in zip(terms, counts, strict=True)]
+    if not any(lazy):
         return None
     title_hit = _saturated(FIELD_WEIGHTS[0], FTS_K1, 1.0)
-    # Per listed term, as `bm25` weighs it: (our weight times idf, FTS5's idf, FTS5's average
-    # row size, its rows (of the candidates alone, for a common term), whether common).
+    # Per listed term, as `bm25` weighs it: (the term, our weight times idf, FTS5's idf, FTS5's
+    # average row size, its rows (None for a common term not kept: read for the candidates
+    # alone), whether common).
     listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]] = []
     for term, n, is_lazy in zip(terms, counts, lazy, strict=True):
-        if is_lazy:
+        if is_lazy and not postings.holds(term.expression, term.scored):
             fts_idf = _fts_idf(rows_total, n) if term.scored else 0.0
             rows, fts_average = None, average if term.scored else 0.0
-        else:
+        else:  # a common term kept costs little: its rows are taken for the candidates alone too
             found = postings.get(term.expression, term.scored)
             if not found or not found.rows:
                 continue
@@ -381,29 +386,59 @@ def _bounded(
     for word in query.excluded_words:
         found = postings.get(fts_term(word, False), scored=False)
         excluded.update(found.rows if found is not None else ())
-    # The candidates: every row of a term read whole, in the order `bm25`'s estimate holds them
-    # (a term's own rows in its order, then the next term's new ones), those ruled out left out.
-    order: dict[int, None] = {}
-    for _, _, _, _, rows, _ in listed:
-        if rows is not None:
-            order.update(dict.fromkeys(rows))
-    if not order:
+    essential = {rowid for _, _, _, _, rows, is_lazy in listed if not is_lazy and rows for rowid in rows}
+    if essential:
+        found = _bounded_by(postings.store, listed, essential - excluded, {}, wanted, enough, average, title_hit)
+        if found is not None:
+            return found
+    best: dict[int, tuple[dict[int, float], float]] = {}  # each common term read whole: its best rows, the least of their scores
+    for at, (term, _, fts_idf, _, rows, _) in enumerate(listed):
+        if rows is None and fts_idf:
+            found = postings.store.best_postings(term.expression, FIELD_WEIGHTS, BEST_ROWS)
+            if found is None:
+                return None
+            best[at] = (found, min(found.values(), default=0.0) if len(found) >= BEST_ROWS else 0.0)
+    if not best:
         return None
-    candidates = [rowid for rowid in order if rowid not in excluded]
-    bound = 0.0  # the most a row matching common terms alone can reach
-    for term, weight, fts_idf, _, rows, is_lazy in listed:
-        if is_lazy:
-            bound += weight * (FTS_K1 + 1) * (1 + 1e-9) if fts_idf else weight * title_hit
+    among = essential.union(*(rows for rows, _ in best.values())) - excluded
+    return _bounded_by(postings.store, listed, among, best, wanted, enough, average, title_hit)
+
+
+def _bounded_by(
+    store,
+    listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]],
+    among: set[int],
+    best: dict[int, tuple[dict[int, float], float]],
+    wanted: Callable[[str], Document | None],
+    enough: int,
+    average: float,
+    title_hit: float,
+) -> dict[str, float] | None:
+    """`_bounded`'s answer from the candidate rows `among`, or None where some row not among them
+    could be in a batch; `best`: for a listed term (by place), the least score of its rows that
+    are candidates as its best, which no other row of it passes."""
+    if not among:
+        return None
+    bound = 0.0  # the most a row that is not a candidate can reach
+    for at, (_, weight, fts_idf, _, _, is_lazy) in enumerate(listed):
+        if at in best:
+            bound += weight / fts_idf * best[at][1]
+        elif is_lazy:
+            bound += weight * (FTS_K1 + 1) if fts_idf else weight * title_hit
+    bound *= 1 + 1e-9  # above the float rounding of the sums
+    # Each term's rows, of the candidates, and the candidates in the order `bm25`'s estimate
+    # holds them (a term's rows in its order, then the next term's new ones).
     weighed: list[tuple[float, float, float, dict[int, float]]] = []
     ordered: dict[int, None] = {}
     for term, weight, fts_idf, fts_average, rows, is_lazy in listed:
-        if rows is None:
-            rows = store.postings_within(term.expression, FIELD_WEIGHTS if term.scored else None, sorted(candidates))
+        if rows is None:  # in the order a whole reading gives them, the rowids'
+            rows = store.postings_within(term.expression, FIELD_WEIGHTS if term.scored else None, sorted(among))
             if rows is None:
                 return None
+            rows = {rowid: rows[rowid] for rowid in sorted(rows)}
         else:
-            rows = {rowid: score for rowid, score in rows.items() if rowid not in excluded} if excluded else rows
-        ordered.update(dict.fromkeys(rows if not is_lazy else sorted(rows)))
+            rows = {rowid: score for rowid, score in rows.items() if rowid in among}
+        ordered.update(dict.fromkeys(rows))
         weighed.append((weight, fts_idf, fts_average, rows))
     estimate: dict[int, float] = {}
     get = estimate.get
@@ -412,7 +447,7 @@ def _bounded(
         for rowid, score in rows.items():
             value = get(rowid)
             estimate[rowid] = factor * score if value is None else value + factor * score
-    estimate = {rowid: estimate[rowid] for rowid in ordered if rowid in estimate}
+    estimate = {rowid: estimate[rowid] for rowid in ordered}
 
     scores: dict[str, float] = {}
     remaining = estimate
