@@ -4,7 +4,9 @@ SQLite FTS5 is asked one term at a time and its bm25() is undone to recover each
 frequencies, so that the ranking can use its own idf and a little less saturation and more length
 normalisation than FTS5's fixed constants. Each term's rows are kept between searches
 (`Postings`): a query being typed asks for the same whole words at every keystroke, and after a
-watcher's write only the rows that changed are asked for again. `search.py` blends these scores
+watcher's write only the rows that changed are asked for again. A common word (thousands of rows,
+and little weight) is scored only for the rows the other words find, and its own best, where what
+it could add to any other row is shown too little to change the answer. `search.py` blends these scores
 with the lifecycle, the title as typed and meaning.
 """
 
@@ -250,7 +252,9 @@ def bm25(
     norm), so dividing by its idf and solving for f gives each row's weighted term frequency back,
     and BM25 is computed again with our idf, constants and term weights. Solving needs each row's
     size, so the rows are first ordered by an estimate (FTS5's saturated frequency times our
-    weight), and scored exactly a batch at a time: the filters may turn many of them away."""
+    weight), and scored exactly a batch at a time: the filters may turn many of them away. A term
+    matching more than `LAZY_FROM` rows is read for the other terms' rows alone where a bound shows
+    that gives the same answer (`_bounded`)."""
     store = postings.store
     totals = store.totals()
     terms = query_terms(query, related)
@@ -302,36 +306,8 @@ def bm25(
     if among is not None:
         estimate = {rowid: value for rowid, value in estimate.items() if rowid in among}
 
-    scores: dict[str, float] = {}
-    remaining = estimate
     exact = average > 0 and all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
-    while remaining:
-        batch = heapq.nlargest(EXACT_BATCH, remaining, key=remaining.__getitem__)
-        for rowid, (path, size) in store.rows(batch).items():
-            doc = wanted(path)
-            if doc is None:
-                continue
-            if exact and size > 0:
-                norm = 1 - B + B * size / average
-                score = 0.0
-                for weight, fts_idf, fts_average, rows in weighed:
-                    fts_score = rows.get(rowid)
-                    if fts_score is None:
-                        continue
-                    if fts_idf:
-                        share = min(fts_score / fts_idf, FTS_K1 + 1 - 1e-9)  # FTS5's f (k1 + 1) / (f + k1 norm)
-                        frequency = FTS_K1 * _fts_norm(size, fts_average) * share / (FTS_K1 + 1 - share)
-                    else:
-                        frequency = FIELD_WEIGHTS[0]
-                    score += weight * _saturated(frequency, K1, norm)
-            else:  # FTS5's record of sizes is unreadable: its own saturation will do
-                score = estimate[rowid]
-            scores[doc.id] = max(score, scores.get(doc.id, 0.0))
-        if len(scores) >= enough or len(remaining) <= len(batch):
-            break
-        taken = set(batch)
-        remaining = {rowid: value for rowid, value in remaining.items() if rowid not in taken}
-    return scores
+    return cast("dict[str, float]", _in_batches(store, weighed, estimate, wanted, enough, average, exact))
 
 
 def _bounded(
@@ -391,7 +367,9 @@ def _bounded(
         found = _bounded_by(postings.store, listed, essential - excluded, {}, wanted, enough, average, title_hit)
         if found is not None:
             return found
-    best: dict[int, tuple[dict[int, float], float]] = {}  # each common term read whole: its best rows, the least of their scores
+    best: dict[
+        int, tuple[dict[int, float], float]
+    ] = {}  # each common term read whole: its best rows, the least of their scores
     for at, (term, _, fts_idf, _, rows, _) in enumerate(listed):
         if rows is None and fts_idf:
             found = postings.store.best_postings(term.expression, FIELD_WEIGHTS, BEST_ROWS)
@@ -449,14 +427,32 @@ def _bounded_by(
             estimate[rowid] = factor * score if value is None else value + factor * score
     estimate = {rowid: estimate[rowid] for rowid in ordered}
 
+    exact = all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
+    return _in_batches(store, weighed, estimate, wanted, enough, average, exact, bound)
+
+
+def _in_batches(
+    store,
+    weighed: list[tuple[float, float, float, dict[int, float]]],
+    estimate: dict[int, float],
+    wanted: Callable[[str], Document | None],
+    enough: int,
+    average: float,
+    exact: bool,
+    bound: float | None = None,
+) -> dict[str, float] | None:
+    """The rows of `estimate` scored exactly, a batch at a time in the order of their estimates,
+    until `enough` documents are `wanted` or none is left. With a `bound` (the most a row not in
+    `estimate` can reach), None as soon as a batch could hold such a row."""
     scores: dict[str, float] = {}
     remaining = estimate
-    exact = all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
-    while True:
-        if len(remaining) < EXACT_BATCH:
+    if bound is not None and not remaining:
+        return None
+    while remaining:
+        if bound is not None and len(remaining) < EXACT_BATCH:
             return None
         batch = heapq.nlargest(EXACT_BATCH, remaining, key=remaining.__getitem__)
-        if remaining[batch[-1]] <= bound:
+        if bound is not None and remaining[batch[-1]] <= bound:
             return None
         for rowid, (path, size) in store.rows(batch).items():
             doc = wanted(path)
@@ -470,17 +466,20 @@ def _bounded_by(
                     if fts_score is None:
                         continue
                     if fts_idf:
-                        share = min(fts_score / fts_idf, FTS_K1 + 1 - 1e-9)
+                        share = min(fts_score / fts_idf, FTS_K1 + 1 - 1e-9)  # FTS5's f (k1 + 1) / (f + k1 norm)
                         frequency = FTS_K1 * _fts_norm(size, fts_average) * share / (FTS_K1 + 1 - share)
                     else:
                         frequency = FIELD_WEIGHTS[0]
                     score += weight * _saturated(frequency, K1, norm)
-            else:
+            else:  # FTS5's record of sizes is unreadable: its own saturation will do
                 score = estimate[rowid]
             scores[doc.id] = max(score, scores.get(doc.id, 0.0))
         if len(scores) >= enough:
-            return scores
+            break
         if len(remaining) <= len(batch):
-            return None  # whether `bm25` would stop here depends on the rows not read
+            if bound is not None:
+                return None  # whether a whole reading would stop here depends on the rows not read
+            break
         taken = set(batch)
         remaining = {rowid: value for rowid, value in remaining.items() if rowid not in taken}
+    return scores
