@@ -104,7 +104,6 @@ DAMAGED = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
 NO_ROOM = frozenset({sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR})
 PENDING_STEP = 10_000  # rows of `pending` indexed in one transaction, at most
 ROWS_A_QUERY = 3_000  # rows of `kept_rows` read or written by one statement (three values each, within SQLite's limit)
-ROWIDS_A_QUERY = 9_000  # rowids a statement of `postings_within` names (within SQLite's limit)
 WRITES_KEPT = 64  # this connection's last writes, remembered so that kept search results can catch up
 Version = tuple[int, int]
 
@@ -712,8 +711,9 @@ class DerivedStore:
         try:
             score = f"-bm25(fts, {_weights(weights)})" if weights is not None else "1.0"
             found: dict[int, float] = {}
-            for start in range(0, len(rowids), ROWIDS_A_QUERY):
-                chunk = rowids[start : start + ROWIDS_A_QUERY]
+            most = max(self.db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) - 1, 1)  # one walk of the rows if it can
+            for start in range(0, len(rowids), most):
+                chunk = rowids[start : start + most]
                 sql = f"SELECT rowid, {score} FROM fts WHERE fts MATCH ? AND +rowid IN ({', '.join('?' * len(chunk))})"
                 found.update(self.db.execute(sql, (expression, *chunk)))
             return found

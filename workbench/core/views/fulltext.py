@@ -363,30 +363,62 @@ def _bounded(
         found = postings.get(fts_term(word, False), scored=False)
         excluded.update(found.rows if found is not None else ())
     essential = {rowid for _, _, _, _, rows, is_lazy in listed if not is_lazy and rows for rowid in rows}
-    if essential:
-        found = _bounded_by(postings.store, listed, essential - excluded, {}, wanted, enough, average, title_hit)
+    # Worth it while the candidates are few beside the common terms' rows (a word typed in
+    # thousands of titles has as many candidates).
+    most = sum(n for n, is_lazy in zip(counts, lazy, strict=True) if is_lazy) // 2
+    within = _Within(postings.store)
+    if essential and len(essential) <= most:
+        found = _bounded_by(listed, essential - excluded, {}, within, wanted, enough, average, title_hit)
         if found is not None:
             return found
-    best: dict[
-        int, tuple[dict[int, float], float]
-    ] = {}  # each common term read whole: its best rows, the least of their scores
+    best: dict[int, float] = {}  # each common term not kept: the least score of its best rows, read
     for at, (term, _, fts_idf, _, rows, _) in enumerate(listed):
         if rows is None and fts_idf:
             found = postings.store.best_postings(term.expression, FIELD_WEIGHTS, BEST_ROWS)
             if found is None:
                 return None
-            best[at] = (found, min(found.values(), default=0.0) if len(found) >= BEST_ROWS else 0.0)
-    if not best:
+            within.knows(at, found)
+            best[at] = min(found.values(), default=0.0) if len(found) >= BEST_ROWS else 0.0
+    among = essential.union(*(within.read[at] for at in best)) - excluded
+    if not best or len(among) > most:
         return None
-    among = essential.union(*(rows for rows, _ in best.values())) - excluded
-    return _bounded_by(postings.store, listed, among, best, wanted, enough, average, title_hit)
+    return _bounded_by(listed, among, best, within, wanted, enough, average, title_hit)
+
+
+class _Within:
+    """Each common term's rows read so far for the candidates (by the term's place in the listed
+    terms), and the rows asked: a second set of candidates asks only for the rows not asked yet."""
+
+    def __init__(self, store):
+        self.store = store
+        self.read: dict[int, dict[int, float]] = {}
+        self.asked: dict[int, set[int]] = {}
+
+    def knows(self, at: int, rows: dict[int, float]) -> None:
+        """Rows of the term at `at` read elsewhere (its best), with the scores FTS5 gave them."""
+        self.read.setdefault(at, {}).update(rows)
+        self.asked.setdefault(at, set()).update(rows)
+
+    def rows(self, at: int, term: Term, among: set[int]) -> dict[int, float] | None:
+        """{rowid: score} of the term's rows among `among`, in the rowids' order (as FTS5 gives
+        them); None if FTS5 does not accept the term."""
+        read = self.read.setdefault(at, {})
+        asked = self.asked.setdefault(at, set())
+        missing = among - asked
+        if missing:
+            found = self.store.postings_within(term.expression, FIELD_WEIGHTS if term.scored else None, sorted(missing))
+            if found is None:
+                return None
+            read.update(found)
+            asked |= missing
+        return {rowid: read[rowid] for rowid in sorted(read) if rowid in among}
 
 
 def _bounded_by(
-    store,
     listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]],
     among: set[int],
-    best: dict[int, tuple[dict[int, float], float]],
+    best: dict[int, float],
+    within: _Within,
     wanted: Callable[[str], Document | None],
     enough: int,
     average: float,
@@ -394,13 +426,14 @@ def _bounded_by(
 ) -> dict[str, float] | None:
     """`_bounded`'s answer from the candidate rows `among`, or None where some row not among them
     could be in a batch; `best`: for a listed term (by place), the least score of its rows that
-    are candidates as its best, which no other row of it passes."""
+    are candidates as its best, which no other row of it passes; `within` reads the common terms'
+    rows of the candidates."""
     if not among:
         return None
     bound = 0.0  # the most a row that is not a candidate can reach
     for at, (_, weight, fts_idf, _, _, is_lazy) in enumerate(listed):
         if at in best:
-            bound += weight / fts_idf * best[at][1]
+            bound += weight / fts_idf * best[at]
         elif is_lazy:
             bound += weight * (FTS_K1 + 1) if fts_idf else weight * title_hit
     bound *= 1 + 1e-9  # above the float rounding of the sums
@@ -408,12 +441,11 @@ def _bounded_by(
     # holds them (a term's rows in its order, then the next term's new ones).
     weighed: list[tuple[float, float, float, dict[int, float]]] = []
     ordered: dict[int, None] = {}
-    for term, weight, fts_idf, fts_average, rows, is_lazy in listed:
+    for at, (term, weight, fts_idf, fts_average, rows, _) in enumerate(listed):
         if rows is None:  # in the order a whole reading gives them, the rowids'
-            rows = store.postings_within(term.expression, FIELD_WEIGHTS if term.scored else None, sorted(among))
+            rows = within.rows(at, term, among)
             if rows is None:
                 return None
-            rows = {rowid: rows[rowid] for rowid in sorted(rows)}
         else:
             rows = {rowid: score for rowid, score in rows.items() if rowid in among}
         ordered.update(dict.fromkeys(rows))
@@ -428,7 +460,7 @@ def _bounded_by(
     estimate = {rowid: estimate[rowid] for rowid in ordered}
 
     exact = all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
-    return _in_batches(store, weighed, estimate, wanted, enough, average, exact, bound)
+    return _in_batches(within.store, weighed, estimate, wanted, enough, average, exact, bound)
 
 
 def _in_batches(
