@@ -52,7 +52,7 @@ COMMON = 0.9  # share of documents a word is in beyond which it is not weighed
 POSTINGS_KEPT = 100_000  # rows of per-term results kept between searches (a few MB)
 CATCH_UP_MOST = 2_000  # rows changed since a term's results were kept beyond which it is asked again
 LAZY_FROM = 1_000  # rows of a term beyond which it is read only for the other terms' rows...
-BEST_ROWS = 2 * EXACT_BATCH  # ...and, where that is not enough, for its own best rows by FTS5's score
+BEST_ROWS = 10 * EXACT_BATCH  # ...and, where that is not enough, for its own best rows by FTS5's score
 # A question's neighbouring content words found near each other in one field ("merge conflicts"),
 # for a query longer than SHORT words: a little more than the same words apart.
 NEAR_WEIGHT = 0.1  # a pair's weight against a word's own 1.0 (scored as one hit in a title)
