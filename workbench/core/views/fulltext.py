@@ -360,25 +360,25 @@ def _bounded(
         listed.append((term, term.weight * math.log(1 + ratio), fts_idf, fts_average, rows, is_lazy))
     excluded: set[int] = set()
     for word in query.excluded_words:
-        found = postings.get(fts_term(word, False), scored=False)
-        excluded.update(found.rows if found is not None else ())
+        ruled_out = postings.get(fts_term(word, False), scored=False)
+        excluded.update(ruled_out.rows if ruled_out is not None else ())
     essential = {rowid for _, _, _, _, rows, is_lazy in listed if not is_lazy and rows for rowid in rows}
     # Worth it while the candidates are few beside the common terms' rows (a word typed in
     # thousands of titles has as many candidates).
     most = sum(n for n, is_lazy in zip(counts, lazy, strict=True) if is_lazy) // 2
     within = _Within(postings.store)
     if essential and len(essential) <= most:
-        found = _bounded_by(listed, essential - excluded, {}, within, wanted, enough, average, title_hit)
-        if found is not None:
-            return found
+        scores = _bounded_by(listed, essential - excluded, {}, within, wanted, enough, average, title_hit)
+        if scores is not None:
+            return scores
     best: dict[int, float] = {}  # each common term not kept: the least score of its best rows, read
     for at, (term, _, fts_idf, _, rows, _) in enumerate(listed):
         if rows is None and fts_idf:
-            found = postings.store.best_postings(term.expression, FIELD_WEIGHTS, BEST_ROWS)
-            if found is None:
+            best_rows = postings.store.best_postings(term.expression, FIELD_WEIGHTS, BEST_ROWS)
+            if best_rows is None:
                 return None
-            within.knows(at, found)
-            best[at] = min(found.values(), default=0.0) if len(found) >= BEST_ROWS else 0.0
+            within.knows(at, best_rows)
+            best[at] = min(best_rows.values(), default=0.0) if len(best_rows) >= BEST_ROWS else 0.0
     among = essential.union(*(within.read[at] for at in best)) - excluded
     if not best or len(among) > most:
         return None
