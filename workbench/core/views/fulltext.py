@@ -31,6 +31,7 @@ __all__ = [
     "BEST_ROWS",
     "FIELD_WEIGHTS",
     "LAZY_FROM",
+    "PROMISING",
     "NEAR_WEIGHT",
     "NEAR_WINDOW",
     "POSTINGS_KEPT",
@@ -53,6 +54,7 @@ POSTINGS_KEPT = 100_000  # rows of per-term results kept between searches (a few
 CATCH_UP_MOST = 2_000  # rows changed since a term's results were kept beyond which it is asked again
 LAZY_FROM = 1_000  # rows of a term beyond which it is read only for the other terms' rows...
 BEST_ROWS = 10 * EXACT_BATCH  # ...and, where that is not enough, for its own best rows by FTS5's score
+PROMISING = 0.5  # see `_promising` (measured: below a quarter of the bound the first try never held)
 # A question's neighbouring content words found near each other in one field ("merge conflicts"),
 # for a query longer than SHORT words: a little more than the same words apart.
 NEAR_WEIGHT = 0.1  # a pair's weight against a word's own 1.0 (scored as one hit in a title)
@@ -367,7 +369,7 @@ def _bounded(
     # thousands of titles has as many candidates).
     most = sum(n for n, is_lazy in zip(counts, lazy, strict=True) if is_lazy) // 2
     within = _Within(postings.store)
-    if essential and len(essential) <= most:
+    if essential and len(essential) <= most and _promising(listed, excluded, title_hit):
         scores = _bounded_by(listed, essential - excluded, {}, within, wanted, enough, average, title_hit)
         if scores is not None:
             return scores
@@ -383,6 +385,26 @@ def _bounded(
     if not best or len(among) > most:
         return None
     return _bounded_by(listed, among, best, within, wanted, enough, average, title_hit)
+
+
+def _promising(
+    listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]], excluded: set[int], title_hit: float
+) -> bool:
+    """Whether the terms that are not common alone give a batch's worth of rows a good part of
+    the bound (`PROMISING`): below it, reading the common terms for those rows was wasted."""
+    bound = 0.0
+    part: dict[int, float] = {}
+    for _, weight, fts_idf, _, rows, is_lazy in listed:
+        if is_lazy:
+            bound += weight * (FTS_K1 + 1) if fts_idf else weight * title_hit
+        elif rows:
+            factor = weight / fts_idf if fts_idf else weight * title_hit
+            get = part.get
+            for rowid, score in rows.items():
+                part[rowid] = get(rowid, 0.0) + factor * score
+    for rowid in excluded:
+        part.pop(rowid, None)
+    return len(part) >= EXACT_BATCH and heapq.nlargest(EXACT_BATCH, part.values())[-1] >= PROMISING * bound
 
 
 class _Within:
