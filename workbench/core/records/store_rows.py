@@ -30,6 +30,7 @@ __all__ = [
     "read_fields",
     "read_relations",
     "record_from_row",
+    "relations_of",
     "records_from_rows",
     "resolution_text",
     "resolved_under",
@@ -398,25 +399,57 @@ def read_relations(documents: Iterable[Document]) -> None:
     documents. Left to be decoded one by one where the texts do not parse together."""
     waiting: list[dict[str, Any]] = []
     texts: list[str] = []
+    resolved: list[dict[str, Any]] = []  # those whose view is still the stored text: their links as resolved
+    resolved_texts: list[str] = []
     for doc in documents:
         if type(doc) is not StoredDocument:
             continue
         found = doc.__dict__
-        if found.get("view") is None and (found.get("_relations") is not None or doc._split_fields()):
+        view = found.get("view")
+        if view is None and (found.get("_relations") is not None or doc._split_fields()):
             text = found["_relations"]
             if type(text) is str and text:
                 waiting.append(found)
                 texts.append(text)
+        elif type(view) is str and found.get("_kept_relations") is None and type(found.get("_resolved")) is str:
+            resolved.append(found)
+            resolved_texts.append(found["_resolved"])
+    decoded = _decoded_together(texts, 4)
+    if decoded is not None:
+        for found, value in zip(waiting, decoded):
+            found["_relations"] = tuple(value)
+    decoded = _decoded_together(resolved_texts, 3)
+    if decoded is not None:  # as `_resolved_relations` decodes each
+        for found, (supersedes, superseded_by, links) in zip(resolved, decoded):
+            found["_kept_relations"] = (tuple(supersedes), tuple(superseded_by), tuple(map(tuple, links)))
+
+
+def _decoded_together(texts: list[str], size: int) -> list | None:
+    """JSON texts, each a list of `size` lists, decoded in one parse; None where there are none,
+    or they do not parse together as such (each is then decoded alone when asked)."""
     if not texts:
-        return
+        return None
     try:
         decoded = json.loads("[" + ",".join(texts) + "]")
     except ValueError:
-        return
-    if len(decoded) != len(texts) or not all(type(value) is list and len(value) == 4 for value in decoded):
-        return
-    for found, value in zip(waiting, decoded):
-        found["_relations"] = tuple(value)
+        return None
+    if len(decoded) != len(texts) or not all(
+        type(value) is list and len(value) == size and all(type(part) is list for part in value) for value in decoded
+    ):
+        return None
+    return decoded
+
+
+def relations_of(doc: Document) -> tuple[Any, Any, Any]:
+    """(supersedes, superseded_by, links as (type, target) pairs) of a document, equal to its
+    `supersedes`, `superseded_by` and `links`, read for a caller that asks them of every document
+    and changes none: a stored document gives them as its row keeps them, without a list or a
+    `Link` made for each (sequences to read, never to change)."""
+    if type(doc) is StoredDocument:
+        found = doc._relations_now()
+        if found is not None:
+            return found[0], found[1], found[2]
+    return doc.supersedes, doc.superseded_by, [(link.type, link.target) for link in doc.links]
 
 
 def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
