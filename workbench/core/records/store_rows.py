@@ -419,13 +419,16 @@ def read_relations(documents: Iterable[Document]) -> None:
         for found, value in zip(waiting, decoded):
             found["_relations"] = tuple(value)
     decoded = _decoded_together(resolved_texts, 3)
-    if decoded is not None:  # as `_resolved_relations` decodes each
+    if decoded is not None:
         for found, (supersedes, superseded_by, links) in zip(resolved, decoded):
-            found["_kept_relations"] = (tuple(supersedes), tuple(superseded_by), tuple(map(tuple, links)))
+            try:  # as `_resolved_relations` decodes each (where that fails, it is left to fail there)
+                found["_kept_relations"] = (tuple(supersedes), tuple(superseded_by), tuple(map(tuple, links)))
+            except TypeError:
+                continue
 
 
 def _decoded_together(texts: list[str], size: int) -> list | None:
-    """JSON texts, each a list of `size` lists, decoded in one parse; None where there are none,
+    """JSON texts, each a list of `size` values, decoded in one parse; None where there are none,
     or they do not parse together as such (each is then decoded alone when asked)."""
     if not texts:
         return None
@@ -433,9 +436,7 @@ def _decoded_together(texts: list[str], size: int) -> list | None:
         decoded = json.loads("[" + ",".join(texts) + "]")
     except ValueError:
         return None
-    if len(decoded) != len(texts) or not all(
-        type(value) is list and len(value) == size and all(type(part) is list for part in value) for value in decoded
-    ):
+    if len(decoded) != len(texts) or not all(type(value) is list and len(value) == size for value in decoded):
         return None
     return decoded
 
@@ -449,6 +450,9 @@ def relations_of(doc: Document) -> tuple[Any, Any, Any]:
         found = doc._relations_now()
         if found is not None:
             return found[0], found[1], found[2]
+    view = doc.view
+    if view is not None:  # a flavour's reading (`Document.supersedes` and the rest copy its own)
+        return view.supersedes, view.superseded_by, [(link.type, link.target) for link in view.links]
     return doc.supersedes, doc.superseded_by, [(link.type, link.target) for link in doc.links]
 
 
