@@ -131,7 +131,7 @@ class ProblemsDialog(ModalScreen[ProblemsResult | None]):
         left = len(self.problems) - self.shown
         if left > 0:
             said = f"{left} more not listed yet: enter lists the next {min(PAGE, left)}"
-            options.append(Option(Content.styled(said, "$text-muted italic"), id="more"))
+            options.append(Option(Content.styled(said, "$text 60% italic"), id="more"))
         return options
 
     def _list_more(self) -> None:
