@@ -302,6 +302,13 @@ class VaultIndex:
         return self._records.values()
 
     @serialized
+    def any_invalid(self) -> bool:
+        """Whether any record's document is invalid: a search asks before it looks for invalid
+        documents among its matches, and most vaults have none (a look at each record, not the
+        dictionary of every document by id the search would make to find none)."""
+        return any(record.document.valid is not True for record in self._records.values())
+
+    @serialized
     def current_at(self, path: str) -> Document | None:
         """The document at `path` as last read, read now if it was not known yet; None if none is there."""
         if path not in self._records:

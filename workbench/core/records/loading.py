@@ -271,15 +271,19 @@ def bring_in_line(
     to_parse: list[Item] = []
     recheck: list[Record] = []  # kept after a look at their bytes: stored again with that look's time
     moved = False  # whether any record came, went or changed: if none did, nothing derived is stale
+    first = not records  # an open: every record kept comes from the store, none is dropped
     in_memory, in_store = records.get, cached.get
+    taken = 0  # walked files `cached` holds a record of
     for path, stat in walk.files:
-        current = in_memory(path)
+        current = None if first else in_memory(path)
         known = current or in_store(path)
-        if known and unchanged(known, stat):
-            if known is not current:
-                records[path] = known
-                moved = True
-            continue
+        if known is not None:
+            taken += known is not current
+            if unchanged(known, stat):
+                if known is not current:
+                    records[path] = known
+                    moved = True
+                continue
         clean = still_clean(root, known, stat) if known else None
         if clean is not None:  # read in the tick it last changed, and its bytes are the same
             records[path] = clean
@@ -307,8 +311,13 @@ def bring_in_line(
                 save(rows)
     if store is not None and recheck:
         store.reseen((record.path, record.seen_ns) for record in recheck)
-    seen = {path for path, _ in walk.files}
-    gone = (records.keys() - seen) | (cached.keys() - seen)
+    # What was known and was not walked: at an open that every cached record was walked to (the
+    # walk lists each path once), none; building the sets of 100,000 paths to say so took 0.03 s.
+    if first and taken == len(cached):
+        gone: set[str] = set()
+    else:
+        seen = {path for path, _ in walk.files}
+        gone = (records.keys() - seen) | (cached.keys() - seen)
     for path in gone:
         dropped = records.pop(path, None)
         keep_body(dropped)
