@@ -25,7 +25,7 @@ __all__ = [
     "FILES_COLUMNS",
     "LOAD_COLUMNS",
     "fts_fields",
-    "keep_body",
+    "keep_stored",
     "read_bodies",
     "read_fields",
     "read_relations",
@@ -39,11 +39,13 @@ __all__ = [
 
 
 class BodySource(Protocol):
-    """Where a stored document's body is read when it is first asked for (`loading.Bodies`)."""
+    """Where a stored document's body and meta are read when first asked for (`loading.Bodies`)."""
 
     def body(self, path: str, digest: str) -> str: ...
 
     def bodies(self, wanted: list[tuple[str, str]]) -> dict[str, str]: ...
+
+    def meta(self, path: str, digest: str) -> str | dict[str, Any]: ...
 
 
 def _encode(value: Any) -> Any:
@@ -99,11 +101,17 @@ class StoredDocument(Document):
     Its `updated` date is stored beside the meta: the blank listing orders every document by it,
     and decoding every meta for that alone took 0.14 s at 10,000 documents.
 
+    An open leaves the meta in the store too (reading 100,000 metas' text was a tenth of a warm
+    open's CPU time, and 56 MB), read by the path and the digest the document was read with when
+    first asked for, as the body is (`loading.Bodies.meta`, which reads them all in one query once
+    many are asked, for callers that look at every document's); a record about to be replaced
+    keeps it first (`keep_stored`).
+
     Its body is read from the store when first asked for, and kept from then on: the bodies are
     most of a vault's text (290 MB at 100,000 documents of long notes), a search or a listing
     reads a few of them, and holding all of them took a large vault's open past 600 MB. Read by
     the path and the digest the document was read with, so a body is never another version's;
-    a record about to be replaced keeps its body first (`keep_body`).
+    a record about to be replaced keeps its body first (`keep_stored`).
 
     Its type, status and title, and what it supersedes, is superseded by, links to and is marked
     compatible with, are stored beside the meta too, as one text (`fields`): the conflicts queue
@@ -126,10 +134,13 @@ class StoredDocument(Document):
 
     @property
     def meta(self) -> dict[str, Any]:
-        value = self.__dict__["_meta"]
+        found = self.__dict__
+        value = found["_meta"]
+        if value is None:  # left in the store by the open: read as the document was read (path, digest)
+            value = found["_bodies"].meta(self.path, self.digest)
         if type(value) is str:  # as the store keeps it, JSON text: a document's meta is always a dict
             value = META_DECODER.decode(value)
-            self.__dict__["_meta"] = value  # two threads may both decode: equal dicts, either kept
+        found["_meta"] = value  # two threads may both read: equal dicts, either kept
         return value
 
     @meta.setter
@@ -319,12 +330,13 @@ def _date(text: str) -> dt.date:
     return found
 
 
-def keep_body(record: Record | None) -> None:
-    """Read a stored document's body now, before its row in the store is replaced or dropped:
-    whoever still holds the document can read its body afterwards."""
+def keep_stored(record: Record | None) -> None:
+    """Read a stored document's meta and body now, before its row in the store is replaced or
+    dropped: whoever still holds the document can read them afterwards."""
     if record is not None and type(record.document) is StoredDocument:
         try:
-            _ = record.document.body  # read for its effect: the body is kept
+            _ = record.document.meta  # read for their effect: each is kept
+            _ = record.document.body
         except ConflictError:  # already gone (another process stored the file's new reading)
             pass
 
@@ -422,7 +434,7 @@ def read_relations(documents: Iterable[Document]) -> None:
 def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
     """The record a `files` row keeps (its `FILES_COLUMNS`, as `row_for` makes them), its meta
     decoded when first asked for. With `bodies`, the row's body is left out (or was: None) and
-    read from them when first asked for."""
+    read from them when first asked for, and so is its meta where the row holds none (None)."""
     return next(iter(records_from_rows((_loaded(row),), bodies).values()))
 
 

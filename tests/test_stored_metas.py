@@ -1,0 +1,121 @@
+"""A vault opened from its derived store leaves each document's meta there, read when first asked
+for by the path and digest the document was read with: never another reading's meta, and refused
+by name where that reading is gone from the store and from the file."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from workbench import Vault
+from workbench.core.records import loading
+from workbench.core.vocabulary.model import ConflictError
+
+DOC = "notes/mem-note-a.md"
+
+
+def unread(doc) -> bool:
+    return doc.__dict__.get("_meta") is None
+
+
+def tagged(builder, names: str = "ab") -> None:
+    for name in names:
+        builder.add(f"mem-note-{name}", tags=[f"tag-{name}"], body=f"The {name} plan.\n")
+
+
+def retag(builder, path: str, old: str, new: str) -> None:
+    file = builder.root / path
+    file.write_text(file.read_text().replace(old, new))
+
+
+def test_a_warm_open_leaves_the_metas_in_the_store_and_reads_those_of_a_cold_open(builder):
+    tagged(builder, "abcd")
+    cold = {d.id: d.meta for d in Vault.open(builder.root).documents}
+    vault = Vault.open(builder.root)
+    assert all(unread(d) for d in vault.documents)
+    assert {d.id: d.meta for d in vault.documents} == cold
+    assert [hit.title for hit in vault.search("plan")] == [hit.title for hit in Vault.open(builder.root).search("plan")]
+    assert not any(unread(d) for d in vault.documents)  # kept once read
+
+
+def test_a_document_held_keeps_its_meta_when_its_file_changes(builder):
+    tagged(builder)
+    Vault.open(builder.root)
+    vault = Vault.open(builder.root)
+    held = vault.document_at(DOC)
+    assert unread(held)
+    retag(builder, DOC, "tag-a", "tag-z")
+    vault.refresh()  # stores the new reading in place of the one `held` was read with
+    assert vault.get("mem-note-a").tags == ["tag-z"]
+    assert held.tags == ["tag-a"]
+
+
+def test_a_meta_is_read_from_the_file_when_the_store_no_longer_has_it(builder):
+    tagged(builder)
+    Vault.open(builder.root)
+    held = Vault.open(builder.root).document_at(DOC)
+    db = sqlite3.connect(builder.root / ".workbench" / "index.sqlite")
+    with db:
+        db.execute("UPDATE files SET digest = 'another' WHERE path = ?", (DOC,))  # as another process's reading
+    db.close()
+    assert held.tags == ["tag-a"]
+
+
+CHANGE_AND_STORE = """
+import sys
+from pathlib import Path
+from workbench import Vault
+root, path = Path(sys.argv[1]), sys.argv[2]
+file = root / path
+file.write_text(file.read_text().replace("tag-a", "tag-z"))
+Vault.open(root)  # this process stores the file's new reading in place of the old one
+"""
+
+
+def test_a_meta_gone_from_the_store_and_the_file_is_refused_by_name_never_another_readings(builder):
+    tagged(builder)
+    Vault.open(builder.root)
+    held = Vault.open(builder.root).document_at(DOC)
+    ran = subprocess.run(
+        [sys.executable, "-c", CHANGE_AND_STORE, str(builder.root), DOC], capture_output=True, text=True, timeout=120
+    )
+    assert ran.returncode == 0, ran.stderr
+    with pytest.raises(ConflictError) as refused:
+        _ = held.meta
+    assert refused.value.path == DOC and "changed on disk" in str(refused.value)
+    assert unread(held)  # nothing was taken for its meta
+
+
+def test_many_metas_are_read_in_one_query_each_the_readings_own(builder, monkeypatch):
+    monkeypatch.setattr(loading, "METAS_ONE_BY_ONE", 2)
+    tagged(builder, "abcdef")
+    Vault.open(builder.root)
+    vault = Vault.open(builder.root)
+    asked: list[str] = []
+    store = vault.index.store
+    one, every = store.meta, store.metas
+    monkeypatch.setattr(store, "meta", lambda path, digest: asked.append(path) or one(path, digest))
+    monkeypatch.setattr(store, "metas", lambda: asked.append("every") or every())
+    documents = vault.documents
+    assert [d.tags for d in documents[:4]] == [["tag-a"], ["tag-b"], ["tag-c"], ["tag-d"]]
+    assert asked == ["notes/mem-note-a.md", "notes/mem-note-b.md", "every"]
+    # A file changed after the metas were read in one: its new reading is read, not the old one kept.
+    retag(builder, "notes/mem-note-e.md", "tag-e", "tag-y")
+    vault.refresh()
+    assert vault.get("mem-note-e").tags == ["tag-y"]
+    assert documents[4].tags == ["tag-e"]  # the document held, as it was read
+    assert vault.get("mem-note-f").tags == ["tag-f"]
+
+
+def test_a_meta_asked_after_the_store_was_built_again_is_the_documents(builder):
+    tagged(builder)
+    Vault.open(builder.root)
+    vault = Vault.open(builder.root)
+    held = vault.document_at(DOC)
+    vault.index.renew_store()
+    assert held.tags == ["tag-a"]
+    assert json.loads(json.dumps(vault.get("mem-note-b").meta, default=str))["tags"] == ["tag-b"]
