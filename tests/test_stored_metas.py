@@ -13,6 +13,7 @@ import pytest
 
 from workbench import Vault
 from workbench.core.records import loading
+from workbench.core.records.record import today
 from workbench.core.vocabulary.model import ConflictError
 
 DOC = "notes/mem-note-a.md"
@@ -119,3 +120,12 @@ def test_a_meta_asked_after_the_store_was_built_again_is_the_documents(builder):
     vault.index.renew_store()
     assert held.tags == ["tag-a"]
     assert json.loads(json.dumps(vault.get("mem-note-b").meta, default=str))["tags"] == ["tag-b"]
+
+
+def test_records_loaded_without_a_body_source_hold_their_meta_and_body(builder):
+    tagged(builder)
+    vault = Vault.open(builder.root)
+    loaded = vault.index.store.load(today())
+    assert {path: (r.document.meta, r.document.body) for path, r in loaded.items()} == {
+        d.path: (d.meta, d.body) for d in vault.documents
+    }

@@ -44,6 +44,7 @@ from .store_rows import (
     record_from_row,
     records_from_rows,
     row_for,
+    with_texts,
 )
 
 __all__ = [
@@ -284,17 +285,22 @@ class DerivedStore:
         records checked that day. With `bodies`, the bodies are left in the store, read from
         `bodies` when first asked for, and so are the metas. The queue's fields are left there too
         (`fields`): an open asks none of them."""
-        left = ("fields", "meta") if bodies is not None else ("fields",)
-        body = "NULL" if bodies is not None else "(SELECT body FROM texts WHERE texts.rowid = files.rowid)"
-        columns = ", ".join(body if name == "body" else "NULL" if name in left else name for name in LOAD_COLUMNS)
+        columns = ", ".join(LOAD_COLUMNS)
+        if bodies is None:  # the meta and the body read now, after the record's own columns
+            columns += ", meta, (SELECT body FROM texts WHERE texts.rowid = files.rowid)"
         day = on.isoformat()
         holds = "checked_on = :day" if daily else "checked_on <= :day AND (until IS NULL OR until >= :day)"
         try:
-            # Row by row, not fetched whole: the list of 100,000 rows beside the records made
-            # from them was a tenth of a large open's peak memory.
-            return records_from_rows(
-                self.db.execute(f"SELECT {columns} FROM files WHERE {holds}", {"day": day}), bodies
-            )
+            rows = self.db.execute(f"SELECT {columns} FROM files WHERE {holds}", {"day": day})
+            if bodies is not None:
+                # Row by row, not fetched whole: the list of 100,000 rows beside the records made
+                # from them was a tenth of a large open's peak memory.
+                return records_from_rows(rows, bodies)
+            read = rows.fetchall()
+            found = records_from_rows(row[:-2] for row in read)
+            for row in read:
+                with_texts(found[row[0]], row[-2], row[-1], None)
+            return found
         except sqlite3.DatabaseError as error:
             self._failed(error)
             return {}
