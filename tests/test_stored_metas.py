@@ -5,12 +5,14 @@ by name where that reading is gone from the store and from the file."""
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 import subprocess
 import sys
 
 import pytest
 
+from tests.benchmarks.generate import generate_vault
 from workbench import Vault
 from workbench.core.records import loading
 from workbench.core.records.record import today
@@ -129,3 +131,48 @@ def test_records_loaded_without_a_body_source_hold_their_meta_and_body(builder):
     assert {path: (r.document.meta, r.document.body) for path, r in loaded.items()} == {
         d.path: (d.meta, d.body) for d in vault.documents
     }
+
+
+def reading(vault) -> dict:
+    """Everything a vault says of each document and file, and of a search."""
+    documents = {
+        r.path: (d.id, d.valid, d.meta, d.body, d.title, d.type, d.status, d.tags, d.links, d.supersedes, d.updated)
+        for r in vault.records
+        for d in [r.document]
+    }
+    problems = sorted((p.path, p.code, p.message) for p in vault.problems)
+    hits = [(h.id, h.title, round(h.score, 9)) for h in vault.search("invoice retry", 20)]
+    return {"documents": documents, "problems": problems, "hits": hits, "owners": vault.index.owners()}
+
+
+def test_a_warm_open_says_what_a_cold_open_says_also_after_changes_by_another_process(tmp_path):
+    root = tmp_path / "vault"
+    generate_vault(root, 300)
+    (root / "notes" / "broken.md").write_text("---\nid: [unclosed\n---\nA file that does not parse.\n")
+    Vault.open(root)  # the store is built
+    warm = Vault.open(root)
+    assert all(unread(r.document) for r in warm.index.records if r.document.valid)
+    assert reading(warm) == reading(cold_open(root, tmp_path / "cold"))
+    some = sorted(root.glob("notes/*.md"))[:3]
+    ran = subprocess.run(
+        [sys.executable, "-c", CHANGE_SOME, str(root), *map(str, some)], capture_output=True, text=True, timeout=120
+    )
+    assert ran.returncode == 0, ran.stderr
+    warm = Vault.open(root)
+    assert reading(warm) == reading(cold_open(root, tmp_path / "cold-after"))
+
+
+CHANGE_SOME = """
+import sys
+from pathlib import Path
+from workbench import Vault
+for name in sys.argv[2:]:
+    file = Path(name)
+    file.write_text(file.read_text().replace("tags: [", "tags: [changed, ", 1) + "An invoice retry added.\\n")
+Vault.open(sys.argv[1])  # this process stores the new readings
+"""
+
+
+def cold_open(root, copy):
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".workbench"))
+    return Vault.open(copy)
