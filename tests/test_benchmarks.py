@@ -201,6 +201,20 @@ def test_two_codes_benchmark_alternates_them_and_finds_their_answers_alike(tmp_p
     assert "every output the same for every code: True" in out, out
 
 
+def test_search_of_two_codes_is_measured_alternated_against_bare_fts5_and_their_pages_compared(tmp_path):
+    from tests.benchmarks.generate_shapes import generate_shaped_vault
+
+    generate_shaped_vault(tmp_path / "vault", 200)
+    out = bench("bench_search_codes", str(tmp_path / "vault"), str(ROOT), str(ROOT), "--rounds", "1")
+    rows = re.findall(
+        rf"^round 0 \| \d: {re.escape(str(ROOT))} \| search p95 [\d.]+ ms \| bare FTS5 p95 [\d.]+ ms \| [\d.]+x",
+        out,
+        re.MULTILINE,
+    )
+    assert len(rows) == 2, out  # one for each code named
+    assert "every first page the same for every code: True" in out, out
+
+
 def test_the_warm_open_of_two_codes_is_measured_alternated_against_the_floor(tmp_path):
     from tests.benchmarks.generate_shapes import generate_shaped_vault
 
