@@ -714,7 +714,7 @@ def test_titles_matched_despite_typos_are_read_from_the_store_not_decoded_from_e
     docs = [r.document for r in vault.records]
     assert all(type(doc) is StoredDocument for doc in docs)
     assert "mem-entity-postgres" in ids(vault.search("postgress", 10))  # a typo: matched by title
-    decoded = [doc for doc in docs if type(doc.__dict__["_meta"]) is not str]
+    decoded = [doc for doc in docs if type(doc.__dict__["_meta"]) is dict]
     assert len(decoded) <= 10 + 3  # the hits' own, not every document's
     assert search._views(vault.index).titles == {doc.id: doc.title.lower() for doc in docs if doc.valid}
 

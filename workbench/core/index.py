@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from . import flavours
 from .records import rewrite
 from .records.derived_store import DerivedStore, folder_identity
-from .records.store_rows import keep_body, read_fields, read_relations
+from .records.store_rows import keep_stored, read_fields, read_relations
 from .storage.changes import Plan
 from .flavours import Flavour
 from .records.loading import Bodies, bring_in_line, collector_paused, settle_collector
@@ -249,7 +249,7 @@ class VaultIndex:
             if path not in self._records:
                 return False
             gone = self._records.pop(path)
-            keep_body(gone)  # its row is dropped: whoever holds its document can still read its body
+            keep_stored(gone)  # its row is dropped: whoever holds its document can still read it
             if batch is not None:
                 batch[1].append(path)
             elif self.store is not None:
@@ -265,7 +265,7 @@ class VaultIndex:
         )
         if record is None:
             return None
-        keep_body(known)  # its row is replaced: whoever holds its document can still read its body
+        keep_stored(known)  # its row is replaced: whoever holds its document can still read it
         self._records[path] = record
         if batch is not None:
             batch[0].append(record)
@@ -300,6 +300,13 @@ class VaultIndex:
         """Every record, unsorted and uncopied, for a caller holding the mutex that looks at each
         once (the live graph's scan: sorting 50,000 ids for nothing is what `records` costs)."""
         return self._records.values()
+
+    @serialized
+    def any_invalid(self) -> bool:
+        """Whether any record's document is invalid: a search asks before it looks for invalid
+        documents among its matches, and most vaults have none (a look at each record, not the
+        dictionary of every document by id the search would make to find none)."""
+        return any(record.document.valid is not True for record in self._records.values())
 
     @serialized
     def current_at(self, path: str) -> Document | None:
@@ -600,7 +607,7 @@ class VaultIndex:
         the records in memory: FTS5 here keeps deleted words in its vocabulary until rebuilt."""
         if self.store is not None:
             for record in self._records.values():  # the bodies still in the old store, before it goes
-                keep_body(record)
+                keep_stored(record)
             self.store.close()
         between()
         self.store = DerivedStore(

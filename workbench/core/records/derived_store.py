@@ -44,6 +44,7 @@ from .store_rows import (
     record_from_row,
     records_from_rows,
     row_for,
+    with_texts,
 )
 
 __all__ = [
@@ -282,18 +283,24 @@ class DerivedStore:
         problem found then depends on the day (`until`: a date "in the future" is judged on the
         day). With `daily` (a flavour whose reading of a file changes with the day), only the
         records checked that day. With `bodies`, the bodies are left in the store, read from
-        `bodies` when first asked for. The queue's fields are left there too (`fields`): an open
-        asks none of them."""
-        body = "NULL" if bodies is not None else "(SELECT body FROM texts WHERE texts.rowid = files.rowid)"
-        columns = ", ".join(body if name == "body" else "NULL" if name == "fields" else name for name in LOAD_COLUMNS)
+        `bodies` when first asked for, and so are the metas. The queue's fields are left there too
+        (`fields`): an open asks none of them."""
+        columns = ", ".join(LOAD_COLUMNS)
+        if bodies is None:  # the meta and the body read now, after the record's own columns
+            columns += ", meta, (SELECT body FROM texts WHERE texts.rowid = files.rowid)"
         day = on.isoformat()
         holds = "checked_on = :day" if daily else "checked_on <= :day AND (until IS NULL OR until >= :day)"
         try:
-            # Row by row, not fetched whole: the list of 100,000 rows beside the records made
-            # from them was a tenth of a large open's peak memory.
-            return records_from_rows(
-                self.db.execute(f"SELECT {columns} FROM files WHERE {holds}", {"day": day}), bodies
-            )
+            rows = self.db.execute(f"SELECT {columns} FROM files WHERE {holds}", {"day": day})
+            if bodies is not None:
+                # Row by row, not fetched whole: the list of 100,000 rows beside the records made
+                # from them was a tenth of a large open's peak memory.
+                return records_from_rows(rows, bodies)
+            read = rows.fetchall()
+            found = records_from_rows(row[:-2] for row in read)
+            for row in read:
+                with_texts(found[row[0]], row[-2], row[-1], None)
+            return found
         except sqlite3.DatabaseError as error:
             self._failed(error)
             return {}
@@ -326,6 +333,30 @@ class DerivedStore:
             return {
                 path: (digest, fields)
                 for path, digest, fields in self.db.execute("SELECT path, digest, fields FROM files")
+            }
+        except sqlite3.ProgrammingError:  # closed
+            return {}
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return {}
+
+    def meta(self, path: str, digest: str) -> str | None:
+        """The meta (JSON text) stored for the file at `path` as read with `digest`; None when the
+        store no longer holds that reading."""
+        try:
+            row = self.db.execute("SELECT meta FROM files WHERE path = ? AND digest = ?", (path, digest)).fetchone()
+        except sqlite3.ProgrammingError:  # closed
+            return None
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return None
+        return row[0] if row else None
+
+    def metas(self) -> dict[str, tuple[str, str]]:
+        """{path: (digest, meta as JSON text)} of every row, in one query."""
+        try:
+            return {
+                path: (digest, meta) for path, digest, meta in self.db.execute("SELECT path, digest, meta FROM files")
             }
         except sqlite3.ProgrammingError:  # closed
             return {}

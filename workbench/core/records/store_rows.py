@@ -25,7 +25,7 @@ __all__ = [
     "FILES_COLUMNS",
     "LOAD_COLUMNS",
     "fts_fields",
-    "keep_body",
+    "keep_stored",
     "read_bodies",
     "read_fields",
     "read_relations",
@@ -35,16 +35,19 @@ __all__ = [
     "resolution_text",
     "resolved_under",
     "row_for",
+    "with_texts",
     "with_view",
 ]
 
 
 class BodySource(Protocol):
-    """Where a stored document's body is read when it is first asked for (`loading.Bodies`)."""
+    """Where a stored document's body and meta are read when first asked for (`loading.Bodies`)."""
 
     def body(self, path: str, digest: str) -> str: ...
 
     def bodies(self, wanted: list[tuple[str, str]]) -> dict[str, str]: ...
+
+    def meta(self, path: str, digest: str) -> str | dict[str, Any]: ...
 
 
 def _encode(value: Any) -> Any:
@@ -100,11 +103,17 @@ class StoredDocument(Document):
     Its `updated` date is stored beside the meta: the blank listing orders every document by it,
     and decoding every meta for that alone took 0.14 s at 10,000 documents.
 
+    An open leaves the meta in the store too (reading 100,000 metas' text was a tenth of a warm
+    open's CPU time, and 56 MB), read by the path and the digest the document was read with when
+    first asked for, as the body is (`loading.Bodies.meta`, which reads them all in one query once
+    many are asked, for callers that look at every document's); a record about to be replaced
+    keeps it first (`keep_stored`).
+
     Its body is read from the store when first asked for, and kept from then on: the bodies are
     most of a vault's text (290 MB at 100,000 documents of long notes), a search or a listing
     reads a few of them, and holding all of them took a large vault's open past 600 MB. Read by
     the path and the digest the document was read with, so a body is never another version's;
-    a record about to be replaced keeps its body first (`keep_body`).
+    a record about to be replaced keeps its body first (`keep_stored`).
 
     Its type, status and title, and what it supersedes, is superseded by, links to and is marked
     compatible with, are stored beside the meta too, as one text (`fields`): the conflicts queue
@@ -127,10 +136,13 @@ class StoredDocument(Document):
 
     @property
     def meta(self) -> dict[str, Any]:
-        value = self.__dict__["_meta"]
+        found = self.__dict__
+        value = found["_meta"]
+        if value is None:  # left in the store by the open: read as the document was read (path, digest)
+            value = found["_bodies"].meta(self.path, self.digest)
         if type(value) is str:  # as the store keeps it, JSON text: a document's meta is always a dict
             value = META_DECODER.decode(value)
-            self.__dict__["_meta"] = value  # two threads may both decode: equal dicts, either kept
+        found["_meta"] = value  # two threads may both read: equal dicts, either kept
         return value
 
     @meta.setter
@@ -283,10 +295,16 @@ FILES_COLUMNS = (
     "path, size, mtime_ns, ino, ctime_ns, seen_ns, checked_on, until, digest, id, valid, meta, body, problems,"
     " key_lines, view, updated, fields, resolved_under, resolved"
 )
-# What a record is made from (`records_from_rows`): a row's columns but the day it was checked on,
-# and until when it holds, which only choose the rows.
-LOAD_COLUMNS = tuple(name for name in FILES_COLUMNS.split(", ") if name not in ("checked_on", "until"))
-_loaded = operator.itemgetter(*(FILES_COLUMNS.split(", ").index(name) for name in LOAD_COLUMNS))
+# What a record is made from (`records_from_rows`): a row's columns but the day it was checked on
+# and until when it holds, which only choose the rows, and those an open leaves in the store (the
+# meta, the body, the queue's fields). Each column read costs a warm open as much whether it holds
+# anything or not: 100,000 rows of three NULLs more took 0.015-0.02 s.
+LOAD_COLUMNS = tuple(
+    name for name in FILES_COLUMNS.split(", ") if name not in ("checked_on", "until", "meta", "body", "fields")
+)
+_FILES_NAMES = FILES_COLUMNS.split(", ")
+_loaded = operator.itemgetter(*(_FILES_NAMES.index(name) for name in LOAD_COLUMNS))
+_META_AT, _BODY_AT, _FIELDS_AT = (_FILES_NAMES.index(name) for name in ("meta", "body", "fields"))
 _SEPARATOR = "\x1f"  # in no JSON text (a control character is always escaped there)
 
 
@@ -320,12 +338,13 @@ def _date(text: str) -> dt.date:
     return found
 
 
-def keep_body(record: Record | None) -> None:
-    """Read a stored document's body now, before its row in the store is replaced or dropped:
-    whoever still holds the document can read its body afterwards."""
+def keep_stored(record: Record | None) -> None:
+    """Read a stored document's meta and body now, before its row in the store is replaced or
+    dropped: whoever still holds the document can read them afterwards."""
     if record is not None and type(record.document) is StoredDocument:
         try:
-            _ = record.document.body  # read for its effect: the body is kept
+            _ = record.document.meta  # read for their effect: each is kept
+            _ = record.document.body
         except ConflictError:  # already gone (another process stored the file's new reading)
             pass
 
@@ -473,11 +492,25 @@ def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:
     """The record a `files` row keeps (its `FILES_COLUMNS`, as `row_for` makes them), its meta
     decoded when first asked for. With `bodies`, the row's body is left out (or was: None) and
     read from them when first asked for."""
-    return next(iter(records_from_rows((_loaded(row),), bodies).values()))
+    record = next(iter(records_from_rows((_loaded(row),), bodies).values()))
+    with_texts(record, row[_META_AT], row[_BODY_AT] if bodies is None else None, row[_FIELDS_AT])
+    return record
+
+
+def with_texts(record: Record, meta: str | None, body: str | None, fields: str | None) -> None:
+    """Put in place, in a record made by `records_from_rows`, the texts its row holds that such a
+    record leaves in the store (None: left there)."""
+    found = record.document.__dict__
+    found["_meta"] = meta
+    if body is not None:
+        found["body"] = body
+    found["_fields"] = fields
 
 
 def records_from_rows(rows: Iterable[tuple], bodies: BodySource | None = None) -> dict[str, Record]:
-    """{path: record} of `files` rows of the `LOAD_COLUMNS`, as `record_from_row` makes each.
+    """{path: record} of `files` rows of the `LOAD_COLUMNS`, as `record_from_row` makes each, their
+    meta, body and fields left in the store (read from `bodies` when first asked for; without
+    `bodies`, put in place by the caller, `with_texts`).
 
     A warm open makes one for every file, so each is made in as few steps as it can, in one loop:
     the document's attributes are set as one dict (its `meta` and its view left as the stored JSON
@@ -498,13 +531,10 @@ def records_from_rows(rows: Iterable[tuple], bodies: BodySource | None = None) -
         digest,
         doc_id,
         valid,
-        meta,
-        body,
         problems,
         key_lines,
         view,
         updated,
-        fields,
         under,
         resolved,
     ) in rows:
@@ -512,15 +542,13 @@ def records_from_rows(rows: Iterable[tuple], bodies: BodySource | None = None) -
         attributes = {
             "id": doc_id,
             "path": path,
-            "_meta": meta,
+            "_meta": None,  # left in the store: read when first asked for
             "_bodies": bodies,
             "digest": digest,
             "valid": valid == 1,
             "_updated": (dates.get(updated) or _date(updated)) if updated else None,
-            "_fields": fields,  # None at an open: left in the store (`read_fields`)
+            "_fields": None,  # left in the store (`read_fields`)
         }
-        if body is not None and bodies is None:
-            attributes["body"] = body
         if view is not None:
             attributes["view"] = view
         if resolved is not None:

@@ -86,6 +86,8 @@ def is_debris(name: str) -> bool:
 
 
 _name = operator.attrgetter("name")
+# Where a folder can be listed through a descriptor, its entries' stats asked relative to it.
+BY_DESCRIPTOR = os.scandir in os.supports_fd and hasattr(os, "O_DIRECTORY")
 
 
 @dataclass
@@ -106,16 +108,24 @@ def walk_vault(root: Path, flavour: Flavour = MEMORY_CORE, listed: dict[str, lis
     `listed`: folders' entries a walk of this process listed moments before (by folder path), each
     taken from it once instead of listing the folder again; their stats are cached in them."""
     result = Walk()
-    files = result.files
     # Asked of every file only where the flavour says something (its own `not_a_page`).
     not_a_page = flavour.not_a_page if type(flavour).not_a_page is not Flavour.not_a_page else None
     stack = [(root, "")]
     while stack:
         folder, prefix = stack.pop()
+        opened = None  # the folder's descriptor, while its entries are looked at
         try:
             taken = listed.pop(os.fspath(folder), None) if listed else None
+            if taken is None and BY_DESCRIPTOR:
+                # Listed through a descriptor of the folder, each entry's stat is asked relative to
+                # it (`fstatat`) rather than by its whole path: the kernel walks one name, not every
+                # folder down to it (a tenth of the walk's system time at 100,000 files).
+                opened = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+                taken = list(os.scandir(opened))
             entries = sorted(taken if taken is not None else os.scandir(folder), key=_name)
         except OSError as error:
+            if opened is not None:
+                os.close(opened)
             result.unreadable.append(
                 (
                     prefix.rstrip("/") or ".",
@@ -123,53 +133,67 @@ def walk_vault(root: Path, flavour: Flavour = MEMORY_CORE, listed: dict[str, lis
                 )
             )
             continue
-        subfolders = []
-        for entry in entries:
-            name = entry.name
-            relative = prefix + name
-            try:
-                # Most entries are plain documents: a name ending in `.md` that starts with none of
-                # `.`, `#`, `~` is neither a temporary file nor debris, so it goes straight to the
-                # checks that matter (a symlink, a folder so named, the flavour's own files).
-                if name.endswith(".md") and name[0] not in ".#~" and entry.is_file(follow_symlinks=False):
-                    if prefix or not flavour.is_reserved(relative):
-                        why = not_a_page(relative) if not_a_page is not None else None
-                        if why:
-                            result.not_pages.append((relative, why))
-                        else:
-                            files.append((relative, entry.stat(follow_symlinks=False)))
-                        continue
-                if is_temporary(name):
-                    if entry.is_file(follow_symlinks=False):  # a folder so named is nobody's temporary file
-                        result.temporaries.append(Path(entry.path))
-                    continue
-                if is_debris(name):
-                    if not prefix and name in (STATE_DIR, RECOVERY_DIR) and entry.is_symlink():
-                        result.symlinks.append(relative)
-                    continue
-                if entry.is_symlink():
-                    result.symlinks.append(relative)
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    if flavour.walks_into(relative):
-                        subfolders.append((Path(entry.path), relative + "/"))
-                elif name.endswith(".md"):
-                    if flavour.is_reserved(relative):
-                        if not entry.is_file(follow_symlinks=False):
-                            result.specials.append(relative)  # the store's own file, as a FIFO: never opened
-                        continue
-                    why = flavour.not_a_page(relative)
-                    if why:
-                        result.not_pages.append((relative, why))
-                        continue
-                    files.append((relative, entry.stat(follow_symlinks=False)))
-            except FileNotFoundError:
-                continue  # gone since the folder was listed
-            except OSError as error:
-                result.unreadable.append((relative, f"cannot be looked at ({error.strerror or error})"))
+        try:
+            subfolders = _look_at(entries, folder, prefix, flavour, not_a_page, result)
+        finally:
+            if opened is not None:
+                os.close(opened)
         stack.extend(reversed(subfolders))
     _look_at_state(root, result)
     return result
+
+
+def _look_at(
+    entries: list[os.DirEntry], folder: Path, prefix: str, flavour: Flavour, not_a_page, result: Walk
+) -> list[tuple[Path, str]]:
+    """The walk's look at one folder's entries (into `result`); its subfolders to walk, in order.
+    An entry's own `path` is only its name where the folder was listed by its descriptor."""
+    files = result.files
+    subfolders = []
+    for entry in entries:
+        name = entry.name
+        relative = prefix + name
+        try:
+            # Most entries are plain documents: a name ending in `.md` that starts with none of
+            # `.`, `#`, `~` is neither a temporary file nor debris, so it goes straight to the
+            # checks that matter (a symlink, a folder so named, the flavour's own files).
+            if name.endswith(".md") and name[0] not in ".#~" and entry.is_file(follow_symlinks=False):
+                if prefix or not flavour.is_reserved(relative):
+                    why = not_a_page(relative) if not_a_page is not None else None
+                    if why:
+                        result.not_pages.append((relative, why))
+                    else:
+                        files.append((relative, entry.stat(follow_symlinks=False)))
+                    continue
+            if is_temporary(name):
+                if entry.is_file(follow_symlinks=False):  # a folder so named is nobody's temporary file
+                    result.temporaries.append(folder / name)
+                continue
+            if is_debris(name):
+                if not prefix and name in (STATE_DIR, RECOVERY_DIR) and entry.is_symlink():
+                    result.symlinks.append(relative)
+                continue
+            if entry.is_symlink():
+                result.symlinks.append(relative)
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                if flavour.walks_into(relative):
+                    subfolders.append((folder / name, relative + "/"))
+            elif name.endswith(".md"):
+                if flavour.is_reserved(relative):
+                    if not entry.is_file(follow_symlinks=False):
+                        result.specials.append(relative)  # the store's own file, as a FIFO: never opened
+                    continue
+                why = flavour.not_a_page(relative)
+                if why:
+                    result.not_pages.append((relative, why))
+                    continue
+                files.append((relative, entry.stat(follow_symlinks=False)))
+        except FileNotFoundError:
+            continue  # gone since the folder was listed
+        except OSError as error:
+            result.unreadable.append((relative, f"cannot be looked at ({error.strerror or error})"))
+    return subfolders
 
 
 def _look_at_state(root: Path, result: Walk) -> None:

@@ -163,7 +163,11 @@ class _Views:
     @property
     def invalid(self) -> dict[str, Document]:
         if self._invalid is None:
-            self._invalid = {doc_id: doc for doc_id, doc in self.everything.items() if not doc.valid}
+            index = self._index()
+            if self._everything is None and index is not None and not index.any_invalid():
+                self._invalid = {}  # the documents by id, made only to find none, are not made
+            else:
+                self._invalid = {doc_id: doc for doc_id, doc in self.everything.items() if not doc.valid}
         return self._invalid
 
     @property
