@@ -61,7 +61,7 @@ class QuickReader:
         found: dict[str, Any] = {}
         lines = text.split("\n")
         at, count = 0, len(lines)
-        not_text_starts, known, match_key = self._not_text_starts, self._known, _KEY.match
+        match_key = _KEY.match
         while at < count:
             line = lines[at]
             at += 1
@@ -72,26 +72,13 @@ class QuickReader:
                     continue
                 return DECLINED
             key = matched.group(1)
-            if key in found or (key not in self._text_keys and not self._text_key(key)):
+            if key in found or (key not in self._text_keys and not self._text_key(key)):  # `on:`, `null:`
                 return DECLINED
             rest = (matched.group(2) or "").rstrip(" ")
             if rest:
                 if at < count and lines[at][:1] == " " and lines[at].strip(" "):
                     return DECLINED  # a value continued on the next line
-                # Most values are text as they stand, or a date or a word seen in an earlier file:
-                # what `_value` would answer, without its calls.
-                if (
-                    not_text_starts is not None
-                    and rest[0] not in not_text_starts
-                    and ": " not in rest
-                    and " #" not in rest
-                    and rest[-1] != ":"
-                ):
-                    value = rest
-                else:
-                    value = known.get(rest, _UNKNOWN)
-                    if value is _UNKNOWN:
-                        value = self._value(rest)
+                value = self._value(rest)
             else:  # a block list or mapping below the key, or nothing
                 block = []
                 while at < count and (lines[at][:1] in (" ", "-") or not lines[at].strip(" ")):
@@ -158,6 +145,20 @@ class QuickReader:
 
     def _value(self, text: str) -> Any:
         """The value after `key: ` on one line: a scalar, a flow list of plain scalars, `{}`."""
+        # Most values are text as they stand, or a date or a word seen in an earlier file: what
+        # `_scalar` would answer, without its calls (what `_known` holds passed its checks).
+        not_text_starts = self._not_text_starts
+        if (
+            not_text_starts is not None
+            and text[0] not in not_text_starts
+            and ": " not in text
+            and " #" not in text
+            and text[-1] != ":"
+        ):
+            return text
+        known = self._known.get(text, _UNKNOWN)
+        if known is not _UNKNOWN:
+            return known
         if text[0] == "[":
             if text[-1] != "]":
                 return DECLINED
@@ -165,7 +166,6 @@ class QuickReader:
             if not inner:
                 return []
             values = []
-            not_text_starts = self._not_text_starts
             for item in inner.split(","):
                 item = item.strip(" ")
                 if not item:
@@ -187,7 +187,7 @@ class QuickReader:
         if match is None:
             return None
         key = match.group(1)
-        if key in seen or self._resolved(key) != key:  # `on:` and `null:` are no text keys
+        if key in seen or (key not in self._text_keys and not self._text_key(key)):  # `on:`, `null:`
             return None
         return key, (match.group(2) or "").rstrip(" ")
 
