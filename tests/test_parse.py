@@ -92,7 +92,7 @@ def test_conflict_markers_are_found():
 # -- the quick reading of plain frontmatter gives what libyaml gives ------------------------------
 
 KEYS = ["title", "id", "a-b", "_x", "Key2", "tags", "links", "status", "type", "target"]
-ODD_KEYS = ["on", "yes", "null", "x.y", "<<", "1", "a b"]
+ODD_KEYS = ["on", "yes", "null", "x.y", "<<", "1", "a b", "Yes", "NULL", "~", "0x1", "1e3", "2026-01-01", "1:20", "="]
 # Values the quick reading takes (each resolved as YAML 1.1 would: bools, octal-looking numbers,
 # dates that are no dates...) and values it must leave to libyaml (comments, escapes, anchors,
 # block scalars, YAML's own line breaks); the test mixes them.
@@ -141,6 +141,32 @@ PLAIN = [
     "é日本",
     "a  b",
     "=",
+    "1:20",
+    "190:20:30.15",
+    "0b1010",
+    "-0x1F",
+    "+.inf",
+    "Yes",
+    "yES",
+    "NO",
+    "Off",
+    "y",
+    "n",
+    "2026-3-1",
+    "2026-03-01 10:00",
+    "2026-03-01t10:00:00.5-05:00",
+    "2001-12-14 21:59:43.10 -5",
+    "1_0.5",
+    "0.",
+    "._",
+    "~x",
+    "null x",
+    "...",
+    "a,b",
+    "a]b",
+    "a}b",
+    "x: ",
+    "ä:b",
 ]
 ODD = [
     "-1",
@@ -157,6 +183,13 @@ ODD = [
     "[a:b]",
     "[a, [b]]",
     "[a] b",
+    "[a: b]",
+    "[x, a #b]",
+    "[a'b]",
+    '[a"b]',
+    "[a}b]",
+    "[a{b, c]",
+    "[x, y:]",
     "a\u2028b",
     "x\u0085",
     "a\x7fb",
