@@ -12,7 +12,8 @@ for each code, the least and the largest CPU time (user and system, of the proce
 of the floor, the ratio of the least to the least floor, the least wall time, and the largest
 peak resident memory. `--keep DIR` keeps the copies there and uses those already there, so that
 a vault of 100,000 documents (minutes to copy and to open cold) is prepared once. `--cold` times
-cold opens instead: each code's derived store is deleted before each of its opens, so the process
+cold opens instead: each code's derived store (in the vault, or in its user's cache for a vault of
+another format) is deleted before each of its opens, so the process
 parses every file (in its workers, whose CPU time is counted) and builds the store and the
 full-text index before its search is answered.
 A benchmark, not a test: machines are noisy, so compare ratios measured in one run.
@@ -52,8 +53,9 @@ def main(source: Path, flavour: str, runs: int, codes: list[Path], keep: Path | 
         for _ in range(runs):
             floors.append(timed(None, caches[0], FLOOR_SCRIPT, str(roots[0]))[:2])
             for n, (code, root, cache) in enumerate(zip(codes, roots, caches)):
-                if cold:
+                if cold:  # the store, in the vault or (a vault of another format) in the user's cache
                     shutil.rmtree(root / ".workbench", ignore_errors=True)
+                    shutil.rmtree(cache / "workbench" / "vaults", ignore_errors=True)
                 wall, cpu, out = timed(code, cache, OPEN_SCRIPT, str(root), flavour)
                 warms[n].append((wall, cpu, float(out.split()[-1])))
         floor_cpu = min(c for _, c in floors)
