@@ -201,6 +201,20 @@ def test_two_codes_benchmark_alternates_them_and_finds_their_answers_alike(tmp_p
     assert "every output the same for every code: True" in out, out
 
 
+def test_search_of_two_codes_is_measured_alternated_against_bare_fts5_and_their_pages_compared(tmp_path):
+    from tests.benchmarks.generate_shapes import generate_shaped_vault
+
+    generate_shaped_vault(tmp_path / "vault", 200)
+    out = bench("bench_search_codes", str(tmp_path / "vault"), str(ROOT), str(ROOT), "--rounds", "1")
+    rows = re.findall(
+        rf"^round 0 \| \d: {re.escape(str(ROOT))} \| search p95 [\d.]+ ms \| bare FTS5 p95 [\d.]+ ms \| [\d.]+x",
+        out,
+        re.MULTILINE,
+    )
+    assert len(rows) == 2, out  # one for each code named
+    assert "every first page the same for every code: True" in out, out
+
+
 def test_the_warm_open_of_two_codes_is_measured_alternated_against_the_floor(tmp_path):
     from tests.benchmarks.generate_shapes import generate_shaped_vault
 
@@ -216,3 +230,40 @@ def test_summary_benchmark_prints_each_step_for_each_code():
     for step in ("problems", "graph", "problems_for", "show wall", "show CPU"):
         assert re.search(rf"^\s*{step}\s+\S+: [\d.]+-[\d.]+ s$", out, re.MULTILINE), out
     assert "show output the same for every code: True" in out, out
+
+
+def test_the_tui_sessions_sampler_tells_every_stall_even_one_a_call_held_throughout():
+    # A call in another thread that never lets go of the interpreter (a large `json.loads`) keeps
+    # the sampler's own thread out too: when the loop's thread had the interpreter first after it,
+    # it ticked before the sampler looked, and the stall was never told.
+    import threading
+    import time
+
+    from tests.benchmarks.bench_tui import STALL, StallSampler
+
+    numbers = [float((n * 7919) % 1_000_003) for n in range(100_000)]
+    took = 0.0
+    while took < 3 * STALL:  # a list long enough that sorting it takes that long here
+        numbers *= 2
+        took = time.perf_counter()
+        sorted(numbers)
+        took = time.perf_counter() - took
+    done = threading.Event()
+
+    def hold() -> None:
+        for _ in range(6):
+            time.sleep(0.05)
+            sorted(numbers)  # one call, the interpreter held throughout
+        done.set()
+
+    ticks: list[float] = []
+    with StallSampler() as sampler:
+        threading.Thread(target=hold).start()
+        while not done.is_set():
+            sampler.tick()
+            ticks.append(sampler.last)
+            time.sleep(0.001)
+        time.sleep(0.05)
+    gaps = [before for before, after in zip(ticks, ticks[1:]) if after - before > 2 * STALL]
+    told = {stall.began for stall in sampler.stalls}
+    assert gaps and all(began in told for began in gaps), (len(gaps), [g in told for g in gaps])

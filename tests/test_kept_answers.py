@@ -319,3 +319,32 @@ def test_the_open_after_a_miss_takes_the_folders_as_the_fingerprint_listed_them(
             (d.path, d.id, d.digest) for d in again.documents
         ]
         assert listed.problems == again.problems
+
+
+def test_the_quick_commands_run_without_the_cyclic_collector_and_give_it_back(sample_copy, capsys):
+    """`conflicts --json` and `review --json` answer with the cyclic collector paused (the process
+    ends after one answer), and leave it as they found it for a caller that goes on."""
+    import gc
+
+    from workbench.cli import main
+
+    collections: list[int] = []
+
+    def counted(phase: str, info: dict) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    gc.callbacks.append(counted)
+    try:
+        for command in ("conflicts", "review"):
+            assert gc.isenabled()
+            before = len(collections)
+            assert main(["--vault", str(sample_copy), command, "--json"]) == 0
+            assert len(collections) == before  # the vault opened, the answer worked out: no collection
+            assert gc.isenabled()
+            json.loads(capsys.readouterr().out)
+        before = len(collections)
+        junk = [[n] for n in range(100_000)]  # the collector runs again once given back
+        assert len(collections) > before and junk
+    finally:
+        gc.callbacks.remove(counted)

@@ -176,3 +176,40 @@ def test_each_folder_is_watched_on_its_own_and_a_new_one_is_watched_too(builder,
         assert wait_for(lambda: "mem-note-later" in vault)  # heard by the new folder's own watch
     finally:
         watcher.stop()
+
+
+def test_the_watchers_walks_never_set_off_the_cycle_collector(builder, monkeypatch):
+    # A walk of the vault (the catch-up at the start, a sweep now and then) made an entry per file
+    # that lived until it ended: at 100,000 files they set off full collections of every object
+    # made since the app froze its heap, holding the interpreter 316 ms beside the TUI's screen.
+    import gc
+    import traceback
+
+    from workbench.core.records import live
+
+    for number in range(300):
+        builder.add(f"mem-note-w{number}")
+    vault = Vault.open(builder.root)
+    in_walks: list[int] = []
+
+    def collected(phase, info):
+        if phase == "start" and threading.current_thread().name == "workbench-watcher":
+            if any(frame.name == "walk_vault" for frame in traceback.extract_stack()):
+                in_walks.append(info["generation"])
+
+    thresholds = gc.get_threshold()
+    gc.set_threshold(20, 2, 2)  # collections every few objects: a walk of 300 files meets many
+    gc.callbacks.append(collected)
+    monkeypatch.setattr(live, "SWEEP_SECONDS", 0.0)  # and a sweep after every batch
+    watcher = vault.watch()
+    try:
+        assert watcher.ready.wait(10)
+        builder.add("mem-note-after")
+        assert wait_for(lambda: "mem-note-after" in vault)
+        time.sleep(0.3)
+    finally:
+        watcher.stop()
+        gc.callbacks.remove(collected)
+        gc.set_threshold(*thresholds)
+    assert gc.isenabled()
+    assert in_walks == []

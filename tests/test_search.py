@@ -738,3 +738,72 @@ def test_typo_matching_in_pieces_answers_as_one_call_over_every_title(sample_cop
     for typed in ["postgress", "stri", "e", "money", "redis cache", "jobs", "zzzz"]:
         whole = process.extract(typed, titles, scorer=fuzz.partial_ratio, limit=20, score_cutoff=80, processor=None)
         assert search._typo_matches(typed, titles) == [(doc_id, ratio) for _, ratio, doc_id in whole], typed
+
+
+def _zipf_notes(builder, rng, count: int) -> None:
+    """Notes whose words are drawn by frequency, a few near copies among them: common words in
+    most notes, rare ones in a few, ties between copies."""
+    words = CHURN_WORDS + [f"w{n}x" for n in range(60)]
+    weights = [1 / (rank + 1) ** 1.1 for rank in range(len(words))]
+    for n in range(count):
+        body = " ".join(rng.choices(words, weights, k=rng.randint(5, 60)))
+        title = " ".join(rng.choices(words, weights, k=rng.randint(1, 4))).capitalize()
+        for copy in range(1 + (n % 7 == 0)):  # every seventh twice, word for word
+            _write(builder, f"mem-note-zipf-{n}-{copy}", title, body, tags=f"[{rng.choice(words)}]")
+
+
+def _full_reading(monkeypatch):
+    """Search as it reads every row of every term: what the bounded reading must equal."""
+    monkeypatch.setattr(fulltext, "_bounded", lambda *a, **k: None)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_common_words_read_for_the_candidates_alone_rank_as_a_full_reading(builder, seed, monkeypatch):
+    """A common word's rows are read only for the other words' rows (and its own best), when a
+    bound shows no other row can reach a batch: the scores and the order are those of reading
+    every row, for common words alone, beside rare ones, excluded words, filters and a write."""
+    import random
+
+    rng = random.Random(seed)
+    _zipf_notes(builder, rng, 260)
+    monkeypatch.setattr(fulltext, "LAZY_FROM", 25)  # a vault of hundreds, not of thousands
+    vault = Vault.open(builder.root)
+    words = CHURN_WORDS + [f"w{n}x" for n in range(60)]
+    queries = ["queue", "queue invoice", "retry w5x", "w1x w2x w3x", "queue -invoice", "invoice type:note"]
+    queries += [" ".join(rng.sample(words, rng.randint(1, 3))) for _ in range(40)]
+    answered = []
+    bounded = fulltext._bounded
+    monkeypatch.setattr(fulltext, "_bounded", lambda *a, **k: (answered.append(found := bounded(*a, **k)), found)[1])
+
+    def both(query: str, afresh: bool) -> None:
+        found = [(hit.id, hit.score) for hit in vault.search(query, 10)]
+        held = fulltext.KEPT.pop(vault.index) if afresh else None  # no common word kept whole
+        with monkeypatch.context() as full:
+            _full_reading(full)
+            expected = [(hit.id, hit.score) for hit in vault.search(query, 10)]
+        if held is not None:
+            fulltext.KEPT[vault.index] = held
+        assert found == expected, query
+
+    for query in queries:
+        both(query, afresh=True)
+    _write(builder, "mem-note-zipf-new", "Queue retry", "queue queue retry invoice w4x")
+    vault.refresh_paths([doc_path("mem-note-zipf-new")])
+    for query in queries[:12]:  # with the same rows kept: kept rows caught up score a hair apart from fresh ones
+        both(query, afresh=False)
+    assert sum(found is not None for found in answered) >= 5, "the bound answered queries with a common word"
+
+
+def test_a_common_word_answered_by_the_bound_is_not_read_whole(builder, monkeypatch):
+    import random
+
+    _zipf_notes(builder, random.Random(7), 260)
+    monkeypatch.setattr(fulltext, "LAZY_FROM", 25)
+    vault = Vault.open(builder.root)
+    assert vault.store.count("queue") > 25
+    read_whole = []
+    asked = vault.store.postings
+    monkeypatch.setattr(vault.store, "postings", lambda e, *a, **k: (read_whole.append(e), asked(e, *a, **k))[1])
+    assert vault.search("queue", 10)
+    assert "queue" not in read_whole
+    assert not fulltext.kept_postings(vault.index).holds("queue", True)

@@ -240,6 +240,9 @@ class Stall:
     cpu_at_start: dict[str, float] = field(default_factory=dict)
     cpu: dict[str, float] = field(default_factory=dict)
     collections: list[tuple[float, float, int, str]] = field(default_factory=list)
+    sampled: bool = True
+    """False: the sampler could not look while it lasted (one call held the interpreter throughout,
+    or the machine ran none of the process's threads); its stacks are those right after."""
 
     @property
     def seconds(self) -> float:
@@ -253,6 +256,12 @@ class Stall:
             f"still {self.seconds * 1000:.0f} ms from {self.began - origin:.2f} s;"
             " CPU (from a little before): "
             + (", ".join(f"{name} {cpu * 1000:.0f} ms" for name, cpu in busy if cpu) or "none")
+            + (
+                ""
+                if self.sampled
+                else "; not sampled while still (a call held the interpreter, or the machine ran no thread"
+                " of the process: the CPU says which), the stacks right after"
+            )
         ]
         for began, seconds, generation, thread in self.collections:
             said.append(f"  collection of generation {generation}: {seconds * 1000:.0f} ms in {thread}")
@@ -313,19 +322,39 @@ class StallSampler(threading.Thread):
         self.join()
         gc.callbacks.remove(self._collected)
 
+    def _stacks(self, stall: Stall) -> None:
+        """One sample of every thread's stack (but the sampler's own) into `stall`."""
+        names = {thread.ident: f"{thread.name} ({thread.native_id})" for thread in threading.enumerate()}
+        for ident, frame in sys._current_frames().items():
+            if ident != self.ident:
+                stall.stacks.setdefault(names.get(ident, str(ident)), Counter())[_stack(frame)] += 1
+
+    def _close(self, stall: Stall) -> None:
+        now = _thread_cpu()
+        stall.cpu = {name: now[name] - stall.cpu_at_start.get(name, 0.0) for name in now}
+        stall.collections = [c for c in self._collections if stall.began <= c[0] < stall.ended]
+        self.stalls.append(stall)
+
     def run(self) -> None:
         stall: Stall | None = None
-        me = threading.get_ident()
         cpu, looks = _thread_cpu(), 0
+        closed: set[float] = set()
+        """The ticks after which a stall was recorded (the keys of `_resumed` dealt with)."""
         while not self._done.wait(SAMPLE):
             last = self.last
             if stall is not None and last > stall.began:  # it ticked: the stall is over
                 stall.ended = self._resumed.get(stall.began, last)
-                now = _thread_cpu()
-                stall.cpu = {name: now[name] - stall.cpu_at_start.get(name, 0.0) for name in now}
-                stall.collections = [c for c in self._collections if stall.began <= c[0] < stall.ended]
-                self.stalls.append(stall)
+                self._close(stall)
+                closed.add(stall.began)
                 stall = None
+            # A stall the sampler never saw while it lasted: a call that never let go of the
+            # interpreter kept this thread out too, and the loop ticked before it looked.
+            for began, ended in list(self._resumed.items()):
+                if began not in closed and (stall is None or began != stall.began):
+                    closed.add(began)
+                    missed = Stall(began=began, ended=ended, cpu_at_start=cpu, sampled=False)
+                    self._stacks(missed)
+                    self._close(missed)
             if not last or time.perf_counter() - last <= STALL:
                 looks += 1
                 if looks % CPU_EVERY == 0:  # the threads' CPU, a little before any stall begins
@@ -333,10 +362,7 @@ class StallSampler(threading.Thread):
                 continue
             if stall is None:
                 stall = Stall(began=last, cpu_at_start=cpu)
-            names = {thread.ident: f"{thread.name} ({thread.native_id})" for thread in threading.enumerate()}
-            for ident, frame in sys._current_frames().items():
-                if ident != me:
-                    stall.stacks.setdefault(names.get(ident, str(ident)), Counter())[_stack(frame)] += 1
+            self._stacks(stall)
 
 
 SAID = 0.1
@@ -356,8 +382,9 @@ async def session(root: Path, target: str, title: str, told: float = SAID) -> tu
     being read; keys posted `TYPING` apart, as the terminal would, not waiting for each to be
     handled as Pilot's `press` does), enter on it once it is listed, the rest of the load (the summary: every
     problem, the graph), and the watcher's start ("watching": it has caught up with the disk, a walk
-    of the vault). Seconds to each, from the app's start, and "still": the longest gap between
-    ticks asked for every `TICK`, from the start to `AFTER` seconds after the watcher's start, with "its CPU": the
+    of the vault); then the palette asked for the title's first word until it offers documents,
+    and the problems list opened and closed. Seconds to each, from the app's start, and "still": the longest gap between
+    ticks asked for every `TICK`, from the start to `AFTER` seconds after the problems list closed, with "its CPU": the
     CPU time the whole process had in that gap (every thread's), and "screen CPU": its event
     loop's thread's, the screen's own work (a layout, a collection it set off). On a machine other work keeps
     busy, a gap the process hardly ran in was the machine's, not the app's; and "still on CPU" is
@@ -366,17 +393,25 @@ async def session(root: Path, target: str, title: str, told: float = SAID) -> tu
     alone: its own longest turn, the rest of a gap being other threads' (the interpreter is one). With them, each stall longer than `SAID` in
     words: what every thread was doing in it (`StallSampler`); `told`: told from how long, in seconds."""
     from textual import events
+    from textual.command import CommandPalette
     from textual.keys import _character_to_key
     from textual.widgets import OptionList
 
     from tests.tui.tui_helpers import result_ids
     from workbench.tui.app import WorkbenchApp, screen_first
+    from workbench.tui.dialogs.problems import ProblemsDialog
     from workbench.tui.widgets.viewer import DocumentViewer
 
     ticks: list[tuple[float, float, float]] = []  # (wall, the process's CPU, this thread's CPU) at each tick
     marks: dict[str, float] = {}
     start = time.perf_counter()
     app = WorkbenchApp(root, theme="workbench-dark")
+
+    def palette_lines() -> list[str]:
+        try:
+            return [str(option.prompt).split("\n")[0] for option in app.screen.query_one("CommandList").options]
+        except Exception:
+            return []
 
     def listed() -> list[str]:
         try:
@@ -409,6 +444,20 @@ async def session(root: Path, target: str, title: str, told: float = SAID) -> tu
         await until(lambda: app.screen.summary is not None, "loaded")
         # Then the watcher's start: its first look at the vault (a walk of every file) is work too.
         await until(lambda: app.screen.watcher is not None and app.screen.watcher.ready.is_set(), "watching")
+        # What a person goes on to: the palette, asked for a word of the title (it matched every
+        # document on the screen's thread: a minute still at 100,000), and the problems list
+        # (every problem a row at once: 3.4 s still).
+        await pilot.press("ctrl+p")
+        await until(lambda: isinstance(app.screen, CommandPalette), "palette")
+        await pilot.press(*[ch for ch in title.split()[0].lower() if ch.isalnum()])
+        await until(lambda: any(line.startswith("Open: ") for line in palette_lines()), "palette's titles")
+        await pilot.press("escape")
+        await until(lambda: not isinstance(app.screen, CommandPalette), "palette closed")
+        await pilot.press("p")
+        await until(lambda: isinstance(app.screen, ProblemsDialog) and app.screen.is_mounted, "problems")
+        await asyncio.sleep(AFTER)
+        await pilot.press("escape")
+        await until(lambda: not isinstance(app.screen, ProblemsDialog), "problems closed")
         await asyncio.sleep(AFTER)
         ticks.append((time.perf_counter(), time.process_time(), time.thread_time()))
         until_loaded[:] = ticks  # not the app's exit after it, which goes on ticking as it waits for threads
@@ -431,7 +480,8 @@ async def session(root: Path, target: str, title: str, told: float = SAID) -> tu
     marks["screen on CPU"] = max((min(wall, used) for wall, _, _, used in gaps), default=0.0)
     loaded = until_loaded[-1][0] if until_loaded else start
     main = f"{threading.main_thread().name} ({threading.main_thread().native_id})"
-    said = [stall.report(start, main) for stall in sampler.stalls if stall.began < loaded and stall.seconds > told]
+    stalls = sorted(sampler.stalls, key=lambda stall: stall.began)
+    said = [stall.report(start, main) for stall in stalls if stall.began < loaded and stall.seconds > told]
     return marks, said
 
 

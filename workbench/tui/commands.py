@@ -7,18 +7,34 @@ built from the plain title, never through `Matcher.highlight`, which would parse
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import heapq
+import re
+import threading
+from collections.abc import Callable, Sequence
 from functools import partial
+from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.fuzzy import FuzzySearch
 from textual.markup import escape
 
 from .screens.main import MainScreen
-from .text import clean
 
-__all__ = ["ACTIONS", "WorkbenchCommands"]
+if TYPE_CHECKING:
+    from ..core import Document
+
+__all__ = ["ACTIONS", "DOCUMENT_HITS", "WorkbenchCommands", "best_documents"]
+
+DOCUMENT_HITS = 40
+"""The most `Open: <title>` hits one search offers: the best by score. Every title of a large vault
+matched a letter of `Open:` (100,000 hits at the first key, each made into a line of the list on
+the screen's thread: the palette stood still for a minute)."""
+
+_CHECK_EVERY = 500
+"""Documents matched between two looks at whether the search is still wanted."""
 
 # (palette title, action on the main screen, help)
 ACTIONS: tuple[tuple[str, str, str], ...] = (
@@ -120,13 +136,51 @@ class WorkbenchCommands(Provider):
         main = self._main()
         if main is None or main.summary is None:
             return
-        for doc in main.summary.documents:
-            text = f"Open: {clean(doc.title)}"
-            if (score := matcher.match(text)) > 0:
-                yield Hit(
-                    score * 0.9,
-                    self._highlight(query, text),
-                    partial(main.open_document, doc.id, focus="viewer"),
-                    text=text,
-                    help=escape(f"{doc.type} · {doc.status} · {doc.id}"),
-                )
+        summary = main.summary
+        # Matched in a thread: the screen answers keys meanwhile, and a search the next key
+        # supersedes (Textual cancels it here) stops its thread at its next look.
+        stop = threading.Event()
+        try:
+            found = await asyncio.to_thread(  # the texts too, made there the first time
+                lambda: best_documents(summary.documents, summary.open_texts, query, stop)
+            )
+        finally:
+            stop.set()
+        for score, doc, text in found:
+            yield Hit(
+                score * 0.9,
+                self._highlight(query, text),
+                partial(main.open_document, doc.id, focus="viewer"),
+                text=text,
+                help=escape(f"{doc.type} · {doc.status} · {doc.id}"),
+            )
+
+
+def best_documents(
+    documents: Sequence[Document],
+    texts: Sequence[str],
+    query: str,
+    stop: threading.Event | None = None,
+    most: int = DOCUMENT_HITS,
+) -> list[tuple[float, Document, str]]:
+    """(score, document, its text) of the `most` documents whose text (`Open: <title>`) matches
+    `query` best, as the palette's matcher scores them, best first (ties in the vault's order);
+    empty once `stop` is set. Each text is first asked whether it holds the query's letters in
+    order (a regular expression, in C), the matcher's own condition: the matcher, which works out
+    every way the letters could fall, scores only those."""
+    fuzzy = FuzzySearch(cache_size=64)  # one of its own: the screen's matcher is in use meanwhile
+    letters = re.compile(".*?".join(map(re.escape, query.lower())), re.DOTALL)
+    best: list[tuple[float, int, str]] = []  # a heap: (score, -index, text), the worst first
+    for index, text in enumerate(texts):
+        if index % _CHECK_EVERY == 0 and stop is not None and stop.is_set():
+            return []
+        if letters.search(text.lower()) is None:
+            continue
+        score = fuzzy.match(query, text)[0]
+        if score > 0:
+            item = (score, -index, text)
+            if len(best) < most:
+                heapq.heappush(best, item)
+            elif item > best[0]:
+                heapq.heapreplace(best, item)
+    return [(score, documents[-index], text) for score, index, text in sorted(best, reverse=True)]

@@ -43,6 +43,26 @@ class VaultSummary:
         return {doc.id: doc.title for doc in self.documents}
 
     @cached_property
+    def by_id(self) -> dict[str, Document]:
+        """Each document by id, made once (in the summary's thread): the conflicts queue and a
+        verdict's preview look documents up by id, and a dict of 100,000 made on the screen's
+        thread at each was a frame missed."""
+        return {doc.id: doc for doc in self.documents}
+
+    @cached_property
+    def path_ids(self) -> dict[str, str]:
+        """Each document's id by its path, made once (in the summary's thread), for the problems list."""
+        return {doc.path: doc.id for doc in self.documents}
+
+    @cached_property
+    def open_texts(self) -> tuple[str, ...]:
+        """`Open: <title>` of each document, in order: what the palette matches, made once (in the
+        palette's thread, when it first searches), not at every key."""
+        from .text import clean
+
+        return tuple(f"Open: {clean(doc.title)}" for doc in self.documents)
+
+    @cached_property
     def example_query(self) -> str:
         """Filters the search box suggests, taken from this vault: its commonest type (when it has
         more than one, so the filter narrows something) and its commonest tag; plain words when
@@ -72,7 +92,7 @@ def summarise(vault: Vault, given: Path) -> VaultSummary:
         summary = VaultSummary(name, tuple(vault.documents), len(vault), tuple(vault.problems), vault.graph())
         # Worked out here, off the screen's thread, which reads them: the example query reads every
         # document's tags (a second at 100,000 documents, when the screen asked for it).
-        _ = (summary.example_query, summary.titles)  # each a cached property, made now
+        _ = (summary.example_query, summary.titles, summary.by_id, summary.path_ids)  # cached properties, made now
         Vault.settle_collector(len(summary.documents))
     return summary
 

@@ -6,25 +6,59 @@ names one when detection is wrong. Flavours depend on the model only; the vault 
 
 from __future__ import annotations
 
+import importlib
+import threading
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from ..vocabulary.model import VaultError
-from .adr import Adr
 from .base import Flavour, Ids, RawLink, View
-from .dendron import Dendron
-from .markdown import Markdown
 from .memory_core import MemoryCore
-from .memoryfield import Memoryfield
-from .okf import Okf
-from .tiered import Tiered
 
 __all__ = ["FLAVOURS", "MEMORY_CORE", "Flavour", "Ids", "RawLink", "View", "choose", "detect", "get", "names"]
 
 MEMORY_CORE = MemoryCore()
+
+
+class _Flavours(Mapping[str, Flavour]):
+    """Every flavour by name, each module imported (and its regular expressions compiled) when the
+    flavour is first asked for: a process that reads one format, as most do, imports that one's
+    alone (the others were a tenth of the CLI's imports). Each is made once, whichever thread asks."""
+
+    def __init__(self, where: dict[str, tuple[str, str]]):
+        self._where = where
+        self._made: dict[str, Flavour] = {MEMORY_CORE.name: MEMORY_CORE}
+        self._lock = threading.Lock()
+
+    def __getitem__(self, name: str) -> Flavour:
+        found = self._made.get(name)
+        if found is None:
+            module, made_by = self._where[name]  # KeyError: no flavour of that name
+            with self._lock:
+                found = self._made.get(name)
+                if found is None:
+                    found = self._made[name] = getattr(importlib.import_module(module, __name__), made_by)()
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+
 # In the order detection asks: the cheap and certain first (a certain answer ends it).
-FLAVOURS: dict[str, Flavour] = {
-    f.name: f for f in (MEMORY_CORE, Dendron(), Adr(), Tiered(), Okf(), Memoryfield(), Markdown())
-}
+FLAVOURS: Mapping[str, Flavour] = _Flavours(
+    {
+        MEMORY_CORE.name: (".memory_core", "MemoryCore"),
+        "dendron": (".dendron", "Dendron"),
+        "adr": (".adr", "Adr"),
+        "tiered": (".tiered", "Tiered"),
+        "okf": (".okf", "Okf"),
+        "memoryfield": (".memoryfield", "Memoryfield"),
+        "markdown": (".markdown", "Markdown"),
+    }
+)
 
 
 def names() -> list[str]:

@@ -30,6 +30,7 @@ __all__ = [
     "read_fields",
     "read_relations",
     "record_from_row",
+    "relations_of",
     "records_from_rows",
     "resolution_text",
     "resolved_under",
@@ -391,32 +392,81 @@ def read_fields(documents: Iterable[Document], fields: Any) -> None:
             doc.__dict__["_fields"] = text
 
 
+RELATIONS_PIECE = 2_000
+"""The most relations texts `read_relations` parses in one call: `json.loads` never lets go of the
+interpreter, and all 100,000 of a vault at once held it 60-240 ms, a frozen screen in the TUI
+beside it; a piece takes a millisecond or two."""
+
+
 def read_relations(documents: Iterable[Document]) -> None:
-    """Decode now, in one JSON parse, the relations in the `fields` text of those stored documents
-    that have it and have not decoded it yet: for a caller about to ask every document's (the
-    relations check, the live graph), where a parse each was a third of the check at 100,000
-    documents. Left to be decoded one by one where the texts do not parse together."""
+    """Decode now, in a JSON parse per `RELATIONS_PIECE` documents, the relations in the `fields`
+    text of those stored documents that have it and have not decoded it yet: for a caller about to
+    ask every document's (the relations check, the live graph), where a parse each was a third of
+    the check at 100,000 documents. Left to be decoded one by one where the texts of a piece do
+    not parse together."""
     waiting: list[dict[str, Any]] = []
     texts: list[str] = []
+    resolved: list[dict[str, Any]] = []  # those whose view is still the stored text: their links as resolved
+    resolved_texts: list[str] = []
     for doc in documents:
         if type(doc) is not StoredDocument:
             continue
         found = doc.__dict__
-        if found.get("view") is None and (found.get("_relations") is not None or doc._split_fields()):
+        view = found.get("view")
+        if view is None and (found.get("_relations") is not None or doc._split_fields()):
             text = found["_relations"]
             if type(text) is str and text:
                 waiting.append(found)
                 texts.append(text)
-    if not texts:
-        return
-    try:
-        decoded = json.loads("[" + ",".join(texts) + "]")
-    except ValueError:
-        return
-    if len(decoded) != len(texts) or not all(type(value) is list and len(value) == 4 for value in decoded):
-        return
-    for found, value in zip(waiting, decoded):
-        found["_relations"] = tuple(value)
+        elif type(view) is str and found.get("_kept_relations") is None and type(found.get("_resolved")) is str:
+            resolved.append(found)
+            resolved_texts.append(found["_resolved"])
+    for found, value in zip(waiting, _decoded_together(texts, 4)):
+        if value is not None:
+            found["_relations"] = tuple(value)
+    for found, value in zip(resolved, _decoded_together(resolved_texts, 3)):
+        if value is not None:
+            supersedes, superseded_by, links = value
+            try:  # as `_resolved_relations` decodes each (where that fails, it is left to fail there)
+                found["_kept_relations"] = (tuple(supersedes), tuple(superseded_by), tuple(map(tuple, links)))
+            except TypeError:
+                continue
+
+
+def _decoded_together(texts: list[str], size: int) -> list[list | None]:
+    """JSON texts, each a list of `size` values, decoded in one parse per `RELATIONS_PIECE`; None
+    for each text of a piece that does not parse together as such (each is then decoded alone
+    when asked)."""
+    out: list[list | None] = []
+    for start in range(0, len(texts), RELATIONS_PIECE):
+        piece = texts[start : start + RELATIONS_PIECE]
+        try:
+            decoded = json.loads("[" + ",".join(piece) + "]")
+        except ValueError:
+            decoded = None
+        if (
+            decoded is None
+            or len(decoded) != len(piece)
+            or not all(type(value) is list and len(value) == size for value in decoded)
+        ):
+            decoded = [None] * len(piece)
+        out.extend(decoded)
+    return out
+
+
+def relations_of(doc: Document) -> tuple[Any, Any, Any]:
+    """(supersedes, superseded_by, links as (type, target) pairs) of a document, equal to its
+    `supersedes`, `superseded_by` and `links`, read for a caller that asks them of every document
+    and changes none: a stored document gives them as its row keeps them, without a list or a
+    `Link` made for each (sequences to read, never to change)."""
+    if type(doc) is StoredDocument:
+        found = doc._relations_now()
+        if found is not None:
+            return found[0], found[1], found[2]
+    view = doc.view
+    if view is not None:  # a flavour's reading (`Document.supersedes` and the rest copy its own)
+        return view.supersedes, view.superseded_by, [(link.type, link.target) for link in view.links]
+    return doc.supersedes, doc.superseded_by, [(link.type, link.target) for link in doc.links]
 
 
 def record_from_row(row: tuple, bodies: BodySource | None = None) -> Record:

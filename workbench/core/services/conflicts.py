@@ -18,7 +18,7 @@ from typing import Any
 
 from ..vocabulary import presenting, supersession
 from . import tiers
-from ..records.store_rows import COMPATIBLE_KEY, marked_compatible
+from ..records.store_rows import COMPATIBLE_KEY, marked_compatible, relations_of
 from ..vocabulary.model import DocType, Document, LinkType, Status
 from ..views.successors import likeliest_successors
 from ..views.similarity import Bm25, Corpus, Likeness, kinship, likeness, profiles_of, title_likeness, words
@@ -109,10 +109,17 @@ def live_end(docs: dict) -> Callable[[str], str | None]:
     return lambda doc_id: supersession.live_end(superseded_by, status, doc_id)
 
 
-def _structural(docs: dict, compatible: frozenset, supersedes: dict[str, list[str]]) -> list[Conflict]:
+def _structural(
+    docs: dict, compatible: frozenset, supersedes: dict[str, list[str]], related: dict[str, tuple] | None = None
+) -> list[Conflict]:
+    """The structural faults, in the order of `docs`. `related`: each document's
+    `store_rows.relations_of`, where the caller read them already."""
     found: list[Conflict] = []
-    # Each document's fields read once: a stored document decodes them again at every reading.
-    superseded_by = {doc_id: doc.superseded_by for doc_id, doc in docs.items()}
+    # Each document's fields read once, as its row keeps them: a stored document decodes them again
+    # at every reading, and makes a list (or a `Link`) of each at every one.
+    if related is None:
+        related = {doc_id: relations_of(doc) for doc_id, doc in docs.items()}
+    superseded_by = {doc_id: relations[1] for doc_id, relations in related.items()}
     statuses = {doc_id: str(doc.status) for doc_id, doc in docs.items()}
 
     def current_of(doc_id: str) -> str | None:
@@ -123,39 +130,42 @@ def _structural(docs: dict, compatible: frozenset, supersedes: dict[str, list[st
     ]
     successors = likeliest_successors(docs.values(), lacking, dismissed=compatible) if lacking else {}
     replaced = any(status == Status.SUPERSEDED for status in statuses.values())  # a link may go stale
-    for doc in docs.values():
-        status, successors_named = statuses[doc.id], superseded_by[doc.id]
-        for old in supersedes[doc.id]:
-            if old in docs and doc.id not in superseded_by[old]:
+    for doc_id, (olds, successors_named, links) in related.items():
+        status = statuses[doc_id]
+        # Most documents name no relation and are not superseded: nothing below finds a fault in them.
+        if not (olds or successors_named or links) and status != Status.SUPERSEDED:
+            continue
+        for old in olds:
+            if old in docs and doc_id not in superseded_by[old]:
                 found.append(
                     Conflict(
                         "one-sided-supersession",
-                        [old, doc.id],
-                        f"{doc.id} says it supersedes {old}, but {old} does not name it as successor",
-                        [_supersede(old, doc.id), Resolution("repair", "complete both sides", "check --repair")],
+                        [old, doc_id],
+                        f"{doc_id} says it supersedes {old}, but {old} does not name it as successor",
+                        [_supersede(old, doc_id), Resolution("repair", "complete both sides", "check --repair")],
                     )
                 )
         for new in successors_named:
-            if new in docs and doc.id not in supersedes[new]:
+            if new in docs and doc_id not in supersedes[new]:
                 found.append(
                     Conflict(
                         "one-sided-supersession",
-                        [doc.id, new],
-                        f"{doc.id} names {new} as successor, but {new} does not say it supersedes it",
-                        [_supersede(doc.id, new), Resolution("repair", "complete both sides", "check --repair")],
+                        [doc_id, new],
+                        f"{doc_id} names {new} as successor, but {new} does not say it supersedes it",
+                        [_supersede(doc_id, new), Resolution("repair", "complete both sides", "check --repair")],
                     )
                 )
         if status == Status.SUPERSEDED and not successors_named:
-            likeliest = successors.get(doc.id, [])
+            likeliest = successors.get(doc_id, [])
             found.append(
                 Conflict(
                     "superseded-without-successor",
-                    [doc.id],
-                    f"{doc.id} is superseded but names no successor"
+                    [doc_id],
+                    f"{doc_id} is superseded but names no successor"
                     + "".join(f"; {s.id} “{s.title}” may be it: {s.why}" for s in likeliest[:1]),
-                    [_supersede(doc.id, s.id) for s in likeliest]
+                    [_supersede(doc_id, s.id) for s in likeliest]
                     + [
-                        Resolution("supersede", "name another successor", f"supersede {doc.id} NEW_ID"),
+                        Resolution("supersede", "name another successor", f"supersede {doc_id} NEW_ID"),
                         Resolution("repair", "call it deprecated (outdated, not replaced)", "check --repair"),
                     ],
                 )
@@ -165,9 +175,9 @@ def _structural(docs: dict, compatible: frozenset, supersedes: dict[str, list[st
             found.append(
                 Conflict(
                     "active-with-successor",
-                    [doc.id] + successors_named,
-                    f"{doc.id} is active but names successors {', '.join(successors_named)}",
-                    [_supersede(doc.id, new) for new in named]
+                    [doc_id, *successors_named],
+                    f"{doc_id} is active but names successors {', '.join(successors_named)}",
+                    [_supersede(doc_id, new) for new in named]
                     or [Resolution("repair", "no named successor exists: call it deprecated", "check --repair")],
                 )
             )
@@ -176,36 +186,36 @@ def _structural(docs: dict, compatible: frozenset, supersedes: dict[str, list[st
             chained = len(existing) == len(successors_named) and all(
                 _related_by_supersession(supersedes, a, b) for i, a in enumerate(existing) for b in existing[i + 1 :]
             )  # replaced by one, which another replaced since: the record names the whole chain
-        if len(successors_named) > 1 and not chained:
-            a, b = (existing + [None, None])[:2]
-            resolutions = (
-                [_supersede(a, b), _supersede(b, a), _compatible(a, b)]
-                if a and b
-                else [Resolution("edit", "a named successor does not exist: edit the list by hand", f"show {doc.id}")]
-            )
-            found.append(
-                Conflict(
-                    "double-supersession",
-                    [doc.id] + sorted(successors_named),
-                    f"{doc.id} is superseded by {len(successors_named)} documents: {', '.join(sorted(successors_named))}",
-                    resolutions,
+            if not chained:
+                a, b = (existing + [None, None])[:2]
+                resolutions = (
+                    [_supersede(a, b), _supersede(b, a), _compatible(a, b)]
+                    if a and b
+                    else [
+                        Resolution("edit", "a named successor does not exist: edit the list by hand", f"show {doc_id}")
+                    ]
                 )
-            )
+                found.append(
+                    Conflict(
+                        "double-supersession",
+                        [doc_id, *sorted(successors_named)],
+                        f"{doc_id} is superseded by {len(successors_named)} documents: {', '.join(sorted(successors_named))}",
+                        resolutions,
+                    )
+                )
         if replaced and status in (Status.ACTIVE, Status.DRAFT):
-            for link in doc.links:
-                if link.type != LinkType.SUPERSEDES and statuses.get(link.target) == Status.SUPERSEDED:
-                    current = current_of(link.target)
-                    if current and current != doc.id:
+            for link_type, target in links:
+                if link_type != LinkType.SUPERSEDES and statuses.get(target) == Status.SUPERSEDED:
+                    current = current_of(target)
+                    if current and current != doc_id:
                         found.append(
                             Conflict(
                                 "stale-link",
-                                [doc.id, link.target],
-                                f"{doc.id} links ({link.type}) to {link.target}, which {current} has replaced",
+                                [doc_id, target],
+                                f"{doc_id} links ({link_type}) to {target}, which {current} has replaced",
                                 [
                                     Resolution(
-                                        "retarget",
-                                        f"link {current} instead",
-                                        f"retarget {doc.id} {link.target} {current}",
+                                        "retarget", f"link {current} instead", f"retarget {doc_id} {target} {current}"
                                     )
                                 ],
                             )
@@ -268,14 +278,31 @@ class Settings:
 # Chosen on the nine public collections (bench_conflicts prints it); the review list's weight too,
 # for the most true pairs within one pair per two decisions (0.2-0.3 found as many).
 DEFAULT = Settings(0.85, 0.8, 0.5)
-SETTINGS_TRIED = [
-    Settings(least / 100, mutual / 100, weight, penalty)
-    for least in range(60, 160, 5)
-    for mutual in range(40, 125, 5)
-    if mutual <= least
-    for weight in (0.5, 0.75, 1.0)
-    for penalty in (0.0, 0.3, 1.0)
-]
+
+
+SETTINGS_TRIED: list[Settings]  # the settings `bench_conflicts` tries, made when first asked (`__getattr__`)
+
+
+def _settings_tried() -> list[Settings]:
+    return [
+        Settings(least / 100, mutual / 100, weight, penalty)
+        for least in range(60, 160, 5)
+        for mutual in range(40, 125, 5)
+        if mutual <= least
+        for weight in (0.5, 0.75, 1.0)
+        for penalty in (0.0, 0.3, 1.0)
+    ]
+
+
+def __getattr__(name: str) -> Any:
+    """`SETTINGS_TRIED`, the settings `bench_conflicts` tries: its 2,358 made when first asked,
+    not in every process that imports the queue (a few milliseconds of each)."""
+    if name == "SETTINGS_TRIED":
+        found = globals()["SETTINGS_TRIED"] = _settings_tried()
+        return found
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 PAIRED = (Status.ACTIVE, Status.DRAFT, Status.DEPRECATED, Status.SUPERSEDED, Status.ARCHIVED)
 LIVE = (Status.ACTIVE, Status.DRAFT)
 BUILDS_ON = (LinkType.DEPENDS_ON, LinkType.DERIVED_FROM)
@@ -651,9 +678,10 @@ def queue_parts(
     A caller that keeps the queue between calls keeps the duplicates (most of a large vault's
     queue) apart, as they stand still while decisions change."""
     docs = {d.id: d for d in documents}
-    supersedes = {doc_id: doc.supersedes for doc_id, doc in docs.items()}
+    related = {doc_id: relations_of(doc) for doc_id, doc in docs.items()}
+    supersedes = {doc_id: relations[0] for doc_id, relations in related.items()}
     chosen, listed = _candidates(docs, compatible, supersedes, weighed, duplicates)
-    conflicts = _structural(docs, compatible, supersedes) + chosen + _rule_contradictions(list(docs.values()))
+    conflicts = _structural(docs, compatible, supersedes, related) + chosen + _rule_contradictions(list(docs.values()))
     if not native:
         for conflict in conflicts:
             conflict.resolutions = [r for r in conflict.resolutions if r.action != "repair"]

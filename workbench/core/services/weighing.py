@@ -51,6 +51,7 @@ from .conflicts import (
     pairs_to_weigh,
     weigh_pair,
 )
+from ..records.store_rows import relations_of
 from ..vocabulary.model import DocType, Document, Status
 from ..views.similarity import Bm25, Corpus, Likeness, Profile, profiles_of
 
@@ -591,8 +592,11 @@ class _Supersedes(Mapping):
     def __getitem__(self, doc_id: str) -> list[str]:
         found = self.read.get(doc_id)
         if found is None:
-            found = self.read[doc_id] = self.docs[doc_id].supersedes
+            found = self.read[doc_id] = relations_of(self.docs[doc_id])[0]
         return found
+
+    def get(self, doc_id: str, default: Any = None) -> Any:  # asked of both documents of every pair: no `Mapping.get`
+        return self[doc_id] if doc_id in self.docs else default
 
     def __contains__(self, doc_id: object) -> bool:
         return doc_id in self.docs

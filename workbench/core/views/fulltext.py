@@ -4,7 +4,9 @@ SQLite FTS5 is asked one term at a time and its bm25() is undone to recover each
 frequencies, so that the ranking can use its own idf and a little less saturation and more length
 normalisation than FTS5's fixed constants. Each term's rows are kept between searches
 (`Postings`): a query being typed asks for the same whole words at every keystroke, and after a
-watcher's write only the rows that changed are asked for again. `search.py` blends these scores
+watcher's write only the rows that changed are asked for again. A common word (thousands of rows,
+and little weight) is scored only for the rows the other words find, and its own best, where what
+it could add to any other row is shown too little to change the answer. `search.py` blends these scores
 with the lifecycle, the title as typed and meaning.
 """
 
@@ -26,7 +28,10 @@ __all__ = [
     "CATCH_UP_MOST",
     "COMMON",
     "EXACT_BATCH",
+    "BEST_ROWS",
     "FIELD_WEIGHTS",
+    "LAZY_FROM",
+    "PROMISING",
     "NEAR_WEIGHT",
     "NEAR_WINDOW",
     "POSTINGS_KEPT",
@@ -47,6 +52,9 @@ PREFIX_WEIGHT = 0.5  # the half-typed last word, as a prefix of title, id and ta
 COMMON = 0.9  # share of documents a word is in beyond which it is not weighed
 POSTINGS_KEPT = 100_000  # rows of per-term results kept between searches (a few MB)
 CATCH_UP_MOST = 2_000  # rows changed since a term's results were kept beyond which it is asked again
+LAZY_FROM = 1_000  # rows of a term beyond which it is read only for the other terms' rows...
+BEST_ROWS = 10 * EXACT_BATCH  # ...and, where that is not enough, for its own best rows by FTS5's score
+PROMISING = 0.5  # see `_promising` (measured: below a quarter of the bound the first try never held)
 # A question's neighbouring content words found near each other in one field ("merge conflicts"),
 # for a query longer than SHORT words: a little more than the same words apart.
 NEAR_WEIGHT = 0.1  # a pair's weight against a word's own 1.0 (scored as one hit in a title)
@@ -104,6 +112,10 @@ class Postings:
             found = Rows(rows, idf, average, self.now)
         self._keep(key, found)
         return found
+
+    def holds(self, expression: str, scored: bool) -> bool:
+        """Whether a term's rows are kept (then `get` costs little, even a few writes later)."""
+        return isinstance(self.kept.get((expression, scored)), Rows)
 
     def count(self, expression: str) -> int:
         """How many rows an expression matches: from its kept rows (brought up to date), or asked
@@ -242,7 +254,9 @@ def bm25(
     norm), so dividing by its idf and solving for f gives each row's weighted term frequency back,
     and BM25 is computed again with our idf, constants and term weights. Solving needs each row's
     size, so the rows are first ordered by an estimate (FTS5's saturated frequency times our
-    weight), and scored exactly a batch at a time: the filters may turn many of them away."""
+    weight), and scored exactly a batch at a time: the filters may turn many of them away. A term
+    matching more than `LAZY_FROM` rows is read for the other terms' rows alone where a bound shows
+    that gives the same answer (`_bounded`)."""
     store = postings.store
     totals = store.totals()
     terms = query_terms(query, related)
@@ -257,6 +271,10 @@ def bm25(
             and all(postings.count(fts_term(w, False)) <= common for w in term.words)
         ]
         terms = rare if any(term.scored for term in rare) else terms
+    if totals and among is None and not query.phrases:
+        bounded = _bounded(postings, query, terms, wanted, enough, totals)
+        if bounded is not None:
+            return bounded
     listed = [(term, found) for term in terms if (found := postings.get(term.expression, term.scored)) and found.rows]
     if not listed:
         return {}
@@ -290,11 +308,206 @@ def bm25(
     if among is not None:
         estimate = {rowid: value for rowid, value in estimate.items() if rowid in among}
 
+    exact = average > 0 and all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
+    return cast("dict[str, float]", _in_batches(store, weighed, estimate, wanted, enough, average, exact))
+
+
+def _bounded(
+    postings: Postings,
+    query: Query,
+    terms: list[Term],
+    wanted: Callable[[str], Document | None],
+    enough: int,
+    totals: tuple[int, float],
+) -> dict[str, float] | None:
+    """`bm25`'s answer without reading every row of its commonest terms, or None where that cannot
+    be known to be the same (the caller then reads them all).
+
+    A term matching thousands of rows costs most of a search to read and score (FTS5's bm25() for
+    each row, and a Python object for each), and its weight is low: its part of a row's estimate
+    is below weight * (k1 + 1) whatever the row. So the other terms' rows are the candidates, the
+    common terms are scored by FTS5 for those rows alone, and each batch `bm25` would score exactly
+    is taken from the candidates as long as its last estimate is above the most a row matching
+    only the common terms can reach. Where that bound is too loose (a common word alone, or
+    beside words that match too few rows), each common term's best rows by FTS5's own score join
+    the candidates, and the bound is what a row below them can reach. The candidates keep the
+    order the whole set of rows would have, so that ties fall as they do there, and the scores
+    are computed by the same steps."""
+    rows_total, average = totals
+    if average <= 0:
+        return None
+    # Only a scored term is common here: an unscored one's rows cost little (no score), and what
+    # it adds to a row's estimate (one hit in a title) is too much to leave to a bound.
+    counts = [postings.count(term.expression) for term in terms]
+    lazy = [term.scored and n > LAZY_FROM for term, n in zip(terms, counts, strict=True)]
+    if not any(lazy):
+        return None
+    title_hit = _saturated(FIELD_WEIGHTS[0], FTS_K1, 1.0)
+    # Per listed term, as `bm25` weighs it: (the term, our weight times idf, FTS5's idf, FTS5's
+    # average row size, its rows (None for a common term not kept: read for the candidates
+    # alone), whether common).
+    listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]] = []
+    for term, n, is_lazy in zip(terms, counts, lazy, strict=True):
+        if is_lazy and not postings.holds(term.expression, term.scored):
+            fts_idf = _fts_idf(rows_total, n) if term.scored else 0.0
+            rows, fts_average = None, average if term.scored else 0.0
+        else:  # a common term kept costs little: its rows are taken for the candidates alone too
+            found = postings.get(term.expression, term.scored)
+            if not found or not found.rows:
+                continue
+            n, rows = len(found.rows), found.rows
+            fts_idf = (found.idf or _fts_idf(rows_total, n)) if term.scored else 0.0
+            fts_average = found.average
+        ratio = max(rows_total - n + 0.5, 0.5) / (n + 0.5)
+        listed.append((term, term.weight * math.log(1 + ratio), fts_idf, fts_average, rows, is_lazy))
+    excluded: set[int] = set()
+    for word in query.excluded_words:
+        ruled_out = postings.get(fts_term(word, False), scored=False)
+        excluded.update(ruled_out.rows if ruled_out is not None else ())
+    essential = {rowid for _, _, _, _, rows, is_lazy in listed if not is_lazy and rows for rowid in rows}
+    # Worth it while the candidates are few beside the common terms' rows (a word typed in
+    # thousands of titles has as many candidates).
+    most = sum(n for n, is_lazy in zip(counts, lazy, strict=True) if is_lazy) // 2
+    within = _Within(postings.store)
+    if essential and len(essential) <= most and _promising(listed, excluded, title_hit):
+        scores = _bounded_by(listed, essential - excluded, {}, within, wanted, enough, average, title_hit)
+        if scores is not None:
+            return scores
+    best: dict[int, float] = {}  # each common term not kept: the least score of its best rows, read
+    for at, (term, _, fts_idf, _, rows, _) in enumerate(listed):
+        if rows is None and fts_idf:
+            best_rows = postings.store.best_postings(term.expression, FIELD_WEIGHTS, BEST_ROWS)
+            if best_rows is None:
+                return None
+            within.knows(at, best_rows)
+            best[at] = min(best_rows.values(), default=0.0) if len(best_rows) >= BEST_ROWS else 0.0
+    among = essential.union(*(within.read[at] for at in best)) - excluded
+    if not best or len(among) > most:
+        return None
+    return _bounded_by(listed, among, best, within, wanted, enough, average, title_hit)
+
+
+def _promising(
+    listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]], excluded: set[int], title_hit: float
+) -> bool:
+    """Whether the terms that are not common alone give a batch's worth of rows a good part of
+    the bound (`PROMISING`): below it, reading the common terms for those rows was wasted."""
+    bound = 0.0
+    part: dict[int, float] = {}
+    for _, weight, fts_idf, _, rows, is_lazy in listed:
+        if is_lazy:
+            bound += weight * (FTS_K1 + 1) if fts_idf else weight * title_hit
+        elif rows:
+            factor = weight / fts_idf if fts_idf else weight * title_hit
+            get = part.get
+            for rowid, score in rows.items():
+                part[rowid] = get(rowid, 0.0) + factor * score
+    for rowid in excluded:
+        part.pop(rowid, None)
+    return len(part) >= EXACT_BATCH and heapq.nlargest(EXACT_BATCH, part.values())[-1] >= PROMISING * bound
+
+
+class _Within:
+    """Each common term's rows read so far for the candidates (by the term's place in the listed
+    terms), and the rows asked: a second set of candidates asks only for the rows not asked yet."""
+
+    def __init__(self, store):
+        self.store = store
+        self.read: dict[int, dict[int, float]] = {}
+        self.asked: dict[int, set[int]] = {}
+
+    def knows(self, at: int, rows: dict[int, float]) -> None:
+        """Rows of the term at `at` read elsewhere (its best), with the scores FTS5 gave them."""
+        self.read.setdefault(at, {}).update(rows)
+        self.asked.setdefault(at, set()).update(rows)
+
+    def rows(self, at: int, term: Term, among: set[int]) -> dict[int, float] | None:
+        """{rowid: score} of the term's rows among `among`, in the rowids' order (as FTS5 gives
+        them); None if FTS5 does not accept the term."""
+        read = self.read.setdefault(at, {})
+        asked = self.asked.setdefault(at, set())
+        missing = among - asked
+        if missing:
+            found = self.store.postings_within(term.expression, FIELD_WEIGHTS if term.scored else None, sorted(missing))
+            if found is None:
+                return None
+            read.update(found)
+            asked |= missing
+        return {rowid: read[rowid] for rowid in sorted(read) if rowid in among}
+
+
+def _bounded_by(
+    listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]],
+    among: set[int],
+    best: dict[int, float],
+    within: _Within,
+    wanted: Callable[[str], Document | None],
+    enough: int,
+    average: float,
+    title_hit: float,
+) -> dict[str, float] | None:
+    """`_bounded`'s answer from the candidate rows `among`, or None where some row not among them
+    could be in a batch; `best`: for a listed term (by place), the least score of its rows that
+    are candidates as its best, which no other row of it passes; `within` reads the common terms'
+    rows of the candidates."""
+    if not among:
+        return None
+    bound = 0.0  # the most a row that is not a candidate can reach
+    for at, (_, weight, fts_idf, _, _, is_lazy) in enumerate(listed):
+        if at in best:
+            bound += weight / fts_idf * best[at]
+        elif is_lazy:
+            bound += weight * (FTS_K1 + 1) if fts_idf else weight * title_hit
+    bound *= 1 + 1e-9  # above the float rounding of the sums
+    # Each term's rows, of the candidates, and the candidates in the order `bm25`'s estimate
+    # holds them (a term's rows in its order, then the next term's new ones).
+    weighed: list[tuple[float, float, float, dict[int, float]]] = []
+    ordered: dict[int, None] = {}
+    for at, (term, weight, fts_idf, fts_average, rows, _) in enumerate(listed):
+        if rows is None:  # in the order a whole reading gives them, the rowids'
+            rows = within.rows(at, term, among)
+            if rows is None:
+                return None
+        else:
+            rows = {rowid: score for rowid, score in rows.items() if rowid in among}
+        ordered.update(dict.fromkeys(rows))
+        weighed.append((weight, fts_idf, fts_average, rows))
+    estimate: dict[int, float] = {}
+    get = estimate.get
+    for weight, fts_idf, _, rows in weighed:
+        factor = weight / fts_idf if fts_idf else weight * title_hit
+        for rowid, score in rows.items():
+            value = get(rowid)
+            estimate[rowid] = factor * score if value is None else value + factor * score
+    estimate = {rowid: estimate[rowid] for rowid in ordered}
+
+    exact = all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
+    return _in_batches(within.store, weighed, estimate, wanted, enough, average, exact, bound)
+
+
+def _in_batches(
+    store,
+    weighed: list[tuple[float, float, float, dict[int, float]]],
+    estimate: dict[int, float],
+    wanted: Callable[[str], Document | None],
+    enough: int,
+    average: float,
+    exact: bool,
+    bound: float | None = None,
+) -> dict[str, float] | None:
+    """The rows of `estimate` scored exactly, a batch at a time in the order of their estimates,
+    until `enough` documents are `wanted` or none is left. With a `bound` (the most a row not in
+    `estimate` can reach), None as soon as a batch could hold such a row."""
     scores: dict[str, float] = {}
     remaining = estimate
-    exact = average > 0 and all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
+    if bound is not None and not remaining:
+        return None
     while remaining:
+        if bound is not None and len(remaining) < EXACT_BATCH:
+            return None
         batch = heapq.nlargest(EXACT_BATCH, remaining, key=remaining.__getitem__)
+        if bound is not None and remaining[batch[-1]] <= bound:
+            return None
         for rowid, (path, size) in store.rows(batch).items():
             doc = wanted(path)
             if doc is None:
@@ -315,7 +528,11 @@ def bm25(
             else:  # FTS5's record of sizes is unreadable: its own saturation will do
                 score = estimate[rowid]
             scores[doc.id] = max(score, scores.get(doc.id, 0.0))
-        if len(scores) >= enough or len(remaining) <= len(batch):
+        if len(scores) >= enough:
+            break
+        if len(remaining) <= len(batch):
+            if bound is not None:
+                return None  # whether a whole reading would stop here depends on the rows not read
             break
         taken = set(batch)
         remaining = {rowid: value for rowid, value in remaining.items() if rowid not in taken}

@@ -39,6 +39,7 @@ import heapq
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..vocabulary import presenting
 from . import semantic
@@ -150,7 +151,7 @@ class _Views:
         self._everything: dict[str, Document] | None = None
         self._invalid: dict[str, Document] | None = None
         self._titles: dict[str, str] | None = None
-        self._haystacks: dict[str, str] = {}
+        self._facts: dict[str, _Facts] = {}
         self._kinds: tuple[set[str], set[str]] | None = None
 
     @property
@@ -201,12 +202,33 @@ class _Views:
             self._kinds = (types, statuses)
         return self._kinds
 
-    def haystack(self, doc: Document) -> str:
-        """Title, id and tags, lowercased, where a word typed counts as found."""
-        found = self._haystacks.get(doc.id)
+    def facts(self, doc: Document) -> _Facts:
+        """What ranking and a hit read of a document found, read once: each is a property that
+        may decode the document's meta, and a search asked them of 50 documents several times."""
+        found = self._facts.get(doc.id)
         if found is None:
-            found = self._haystacks[doc.id] = (doc.title + " " + doc.id + " " + " ".join(doc.tags)).lower()
+            title = doc.title
+            lowered = title.lower()
+            found = self._facts[doc.id] = _Facts(
+                title,
+                lowered,
+                tuple(TOKEN.findall(lowered)),
+                doc.type,
+                doc.status,
+                tuple(doc.superseded_by),
+                (title + " " + doc.id + " " + " ".join(doc.tags)).lower(),
+            )
         return found
+
+
+class _Facts(NamedTuple):
+    title: str
+    lowered: str  # the title lowercased
+    words: tuple[str, ...]  # its words
+    type: str
+    status: str
+    superseded_by: tuple[str, ...]
+    haystack: str  # title, id and tags, lowercased, where a word typed counts as found
 
 
 # Each open index's lookups, kept here, not on the index: dropped with it.
@@ -309,18 +331,19 @@ def search(index: VaultIndex, text: str, limit: int = 10, *, fuzzy: bool = True)
     short = query.words if len(query.words) <= SHORT and not query.phrases else []
     for doc_id, score in scores.items():
         doc = lookup(doc_id)
+        facts = views.facts(doc)
         if query.words or query.phrases:
-            weight = STATUS_WEIGHT.get(doc.status, 0.5)
-            score *= max(weight, TITLED_WEIGHT) if short and _titled(doc.title, short) else weight
+            weight = STATUS_WEIGHT.get(facts.status, 0.5)
+            score *= max(weight, TITLED_WEIGHT) if short and _titled(facts.words, short) else weight
         hits.append(
             Hit(
                 doc.id,
                 doc.path,
-                doc.title,
-                doc.type,
-                doc.status,
+                facts.title,
+                facts.type,
+                facts.status,
                 score,
-                doc.superseded_by,
+                list(facts.superseded_by),
                 doc.valid,
                 "" if doc.valid else _problem(index, doc),
             )
@@ -380,9 +403,9 @@ def _problem(index: VaultIndex, doc: Document) -> str:
     return f"{first.code}: {first.message}" if first else "invalid"
 
 
-def _titled(title: str, words: list[str]) -> bool:
-    """Whether every word begins a word of `title` (`postgres upgrade`, `Upgrade Postgres 15 to 16`)."""
-    held = TOKEN.findall(title.lower())
+def _titled(held: tuple[str, ...], words: list[str]) -> bool:
+    """Whether every word begins a word of a title, `held` its words lowercased (`postgres
+    upgrade`, `Upgrade Postgres 15 to 16`)."""
     return all(any(w.startswith(word.lower()) for w in held) for word in words)
 
 
@@ -528,8 +551,9 @@ def _title_as_typed(
     words = typed.split()
     for doc_id in scores:
         doc = lookup(doc_id)
-        haystack = views.haystack(doc)
-        title = doc.title.lower() if doc.valid else haystack
+        facts = views.facts(doc)
+        haystack = facts.haystack
+        title = facts.lowered if doc.valid else haystack
         coverage = sum(1 for w in words if w in haystack) / len(words)
         scores[doc_id] += 0.15 * coverage + 0.1 * fuzz.partial_ratio(typed, title) / 100
         if title == typed:

@@ -13,6 +13,7 @@ frontmatter and on every corpus.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -26,8 +27,18 @@ _TYPES = frozenset(f"tag:yaml.org,2002:{name}" for name in ("bool", "null", "flo
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?\Z")
 _ITEM = re.compile(r"( *)- +(.*)\Z")
 # What YAML reads otherwise than as text in a line: anything but printable characters (libyaml
-# refuses them), its own line breaks (NEL, LS, PS) and a byte-order mark.
-_ODD = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+# refuses them), its own line breaks (NEL, LS, PS) and a byte-order mark. Its ranges beyond ASCII
+# take milliseconds to compile, in every process that imports this: compiled when first asked,
+# and ASCII text (most frontmatter) asked with the same class's ASCII part alone.
+_ODD_TEXT = "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+_ODD_ASCII = re.compile("[^\n\x20-\x7e]")
+
+
+@functools.cache
+def _odd() -> re.Pattern[str]:
+    return re.compile(_ODD_TEXT)
+
+
 _PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _FLOW_ODD = frozenset(",[]{}#:'\"")
 _FLOW_ODD_FOUND = re.compile("[" + re.escape("".join(sorted(_FLOW_ODD))) + "]").search
@@ -49,14 +60,15 @@ class QuickReader:
         typed = None not in resolvers and not self._loader.yaml_path_resolvers
         self._typed_starts = frozenset(resolvers) if typed else None
         # The first characters after which a value is not text as it stands (YAML's indicators,
-        # quotes, and the starts of its typed scalars); with no implicit types known, every one.
+        # quotes, and the starts of its typed scalars); None where any character may start a
+        # typed scalar, and every value then takes the scalar's calls.
         self._not_text_starts = _PLAIN_START | self._typed_starts if self._typed_starts is not None else None
         self._known: dict[str, Any] = {}
         self._text_keys: set[str] = set()  # keys known to be plain text, which repeat from file to file
 
     def read(self, text: str) -> Any:
         """The mapping `text` holds, or `DECLINED`."""
-        if "\t" in text or "\r" in text or _ODD.search(text):
+        if "\t" in text or "\r" in text or (_ODD_ASCII if text.isascii() else _odd()).search(text):
             return DECLINED
         found: dict[str, Any] = {}
         lines = text.split("\n")

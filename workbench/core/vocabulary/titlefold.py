@@ -34,7 +34,13 @@ _CJK = (
     r"\u31a0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uff9f"
     r"\U00020000-\U0003134f"
 )
-_CJK_SPACE = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])")
+
+
+@functools.cache
+def _cjk_space() -> re.Pattern[str]:
+    """Spaces between CJK characters: compiled when a title outside ASCII first asks (its ranges
+    take milliseconds to compile, in every process that imports this)."""
+    return re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])")
 
 
 def _nfkc_casefold(text: str) -> str:
@@ -58,7 +64,7 @@ def fold_title(title: str) -> str:
         return title.casefold()
     text = _nfkc_casefold(title)
     text = "".join(c for c in text if unicodedata.category(c) != "Cf")
-    text = _CJK_SPACE.sub("", text)
+    text = _cjk_space().sub("", text)
     return text.translate(_prototypes())
 
 

@@ -33,6 +33,7 @@ from ...core import Conflict, Document, Resolution, Verdict
 from ..proposal import Proposal
 from ..text import clean, status_badge
 from .verdicts import (
+    TitlesOf,
     VerdictChoice,
     answers_to,
     choice_label,
@@ -279,8 +280,8 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         yield Footer()
 
     @property
-    def titles(self) -> dict[str, str]:
-        return {doc_id: doc.title for doc_id, doc in self.documents.items()}
+    def titles(self) -> Mapping[str, str]:
+        return TitlesOf(self.documents)
 
     def _folded(self) -> set[frozenset[str]]:
         """The pairs an open verdict lists: the queue's own entry for them is not listed again."""

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ...core import Vault
 
 __all__ = [
+    "TitlesOf",
     "VERDICT_WORDS",
     "answers_to",
     "either_way",
@@ -41,6 +42,25 @@ __all__ = [
     "verdict_prompt",
     "verdict_text",
 ]
+
+
+class TitlesOf(Mapping[str, str]):
+    """The titles of `documents` (by id), each read when asked: a dict of every title made on the
+    screen's thread (100,000 at once for a queue or a verdict's preview) was a frame missed, for
+    the few a dialog shows."""
+
+    def __init__(self, documents: Mapping[str, Document]) -> None:
+        self.documents = documents
+
+    def __getitem__(self, doc_id: str) -> str:
+        return self.documents[doc_id].title
+
+    def __iter__(self):
+        return iter(self.documents)
+
+    def __len__(self) -> int:
+        return len(self.documents)
+
 
 VERDICT_WORDS = {
     "replaces": "Replaces",
@@ -203,7 +223,7 @@ def verdict_proposal(
 ) -> Proposal:
     """The dry run and write behind an answer to a verdict (the core refuses a stale one)."""
     verdict = choice.verdict
-    titles = {doc_id: doc.title for doc_id, doc in documents.items()}
+    titles = TitlesOf(documents)
     if choice.action == "accept-all":
         ids = list(choice.ids)
         return Proposal(

@@ -319,7 +319,7 @@ class GuidedFlows:
 
     def _path_ids(self) -> dict[str, str]:
         assert self.host.summary is not None
-        return {doc.path: doc.id for doc in self.host.summary.documents}
+        return self.host.summary.path_ids
 
     def conflicts(self, at: int = 0, resolution: Resolution | VerdictChoice | None = None) -> None:
         """The queue, its `at`-th conflict highlighted and `resolution` focused (where a

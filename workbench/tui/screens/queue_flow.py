@@ -63,7 +63,7 @@ def open_queue(
             host.propose(proposal)
 
     conflicts = host.conflicts
-    documents = {doc.id: doc for doc in host.summary.documents}
+    documents = host.summary.by_id
     vault = host.vault
     verdicts = partial(vault.verdicts, ("open",)) if vault is not None else None
     host.app.push_screen(ConflictsDialog(conflicts, documents, at, refusal, chosen=chosen, verdicts=verdicts), answered)
@@ -79,5 +79,5 @@ def answer_verdict(
     if choice.action == "open":
         host.open_document(choice.verdict.newer, focus="viewer")
     elif host.summary is not None:
-        documents = {doc.id: doc for doc in host.summary.documents}
+        documents = host.summary.by_id
         host.propose(verdict_proposal(choice, documents, then=then, back=back))

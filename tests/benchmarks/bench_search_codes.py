@@ -1,0 +1,120 @@
+"""`bench_speed`'s search row for two or more checkouts of the code, alternated in one run.
+
+Run: python -m tests.benchmarks.bench_search_codes VAULT [--flavour NAME] [--rounds N] CODE [CODE ...]
+     (VAULT: used as it is, its derived store warm: copy it first, opening writes the store;
+     CODE: a folder holding a checkout's `workbench` package, put first on the path of every
+     process it runs; 3 rounds by default)
+
+For each of N rounds, for each code in turn, a fresh process opens VAULT, answers one search,
+then draws 200 queries as `bench_speed` does (the vault's own words for `--flavour`, else
+`generate_shapes.query_words`; the same queries for every code in a round, other ones in the
+next) and times each search beside a bare FTS5 query of the same words OR-ed, as `bench_speed`
+does, in the same process, in wall time and in the process's CPU time (a loaded machine stretches
+wall times unevenly). It prints each process's search p95 and bare FTS5 p95, their ratio, the
+medians, the CPU p95s, and a digest of every first page (ids, scores, titles, types, statuses,
+successors): the codes compared are to answer alike, and the last line says whether they did.
+A benchmark, not a test: machines are noisy, so compare ratios measured in one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROUNDS = 3
+ROOT = Path(__file__).resolve().parent.parent.parent
+# argv: vault, flavour ("" for as the vault says itself), seed; prints one JSON line.
+SEARCH_SCRIPT = """
+import hashlib, json, random, sys, time
+from pathlib import Path
+from tests.benchmarks.bench_open import percentile
+from tests.benchmarks.bench_speed import vault_words
+from tests.benchmarks.generate_shapes import query_words
+from workbench import Vault
+from workbench.core.views.search import FIELD_WEIGHTS
+
+root, flavour, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
+asked = vault_words(Path(root), flavour) if flavour else query_words
+vault = Vault.open(root, flavour or None)
+vault.search("invoice retry", 10)
+rng = random.Random(seed)
+queries = [asked(rng) for _ in range(200)]
+searches, bare, searches_cpu, bare_cpu, pages = [], [], [], [], []
+for query in queries:
+    start, cpu = time.perf_counter(), time.process_time()
+    hits = vault.search(query, 10)
+    searches.append(time.perf_counter() - start)
+    searches_cpu.append(time.process_time() - cpu)
+    pages.append([(h.id, repr(h.score), h.title, h.type, h.status, h.superseded_by, h.valid) for h in hits])
+    start, cpu = time.perf_counter(), time.process_time()
+    vault.store.match(" OR ".join(query.split()), FIELD_WEIGHTS, 10)
+    bare.append(time.perf_counter() - start)
+    bare_cpu.append(time.process_time() - cpu)
+print(json.dumps({
+    "search": percentile(searches, 0.95), "bare": percentile(bare, 0.95),
+    "search50": percentile(searches, 0.5), "bare50": percentile(bare, 0.5),
+    "search_cpu": percentile(searches_cpu, 0.95), "bare_cpu": percentile(bare_cpu, 0.95),
+    "pages": hashlib.sha256(json.dumps(pages).encode()).hexdigest()[:12],
+}))
+"""
+
+
+def searched(vault: Path, flavour: str, seed: int, code: Path) -> dict:
+    """One process of `code` searching `vault`: its figures."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(code), str(ROOT)]))
+    result = subprocess.run(
+        [sys.executable, "-c", SEARCH_SCRIPT, str(vault), flavour, str(seed)],
+        cwd=tempfile.gettempdir(),  # not a folder holding another `workbench`
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise SystemExit(f"{code}: the search process failed:\n{result.stderr[-3000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main(vault: Path, flavour: str, rounds: int, codes: list[Path]) -> None:
+    print(f"{vault}, {rounds} rounds, load average {os.getloadavg()[0]:.1f}")
+    ratios: dict[int, list[float]] = {n: [] for n in range(len(codes))}
+    cpu_ratios: dict[int, list[float]] = {n: [] for n in range(len(codes))}
+    alike = True
+    for at in range(rounds):
+        pages = set()
+        for n, code in enumerate(codes):
+            found = searched(vault, flavour, 100 + at, code)
+            pages.add(found["pages"])
+            ratios[n].append(found["search"] / found["bare"])
+            cpu_ratios[n].append(found["search_cpu"] / found["bare_cpu"])
+            print(
+                f"round {at} | {n}: {code} | search p95 {found['search'] * 1000:.1f} ms"
+                f" | bare FTS5 p95 {found['bare'] * 1000:.1f} ms | {found['search'] / found['bare']:.2f}x"
+                f" | p50 {found['search50'] * 1000:.1f} / {found['bare50'] * 1000:.1f} ms"
+                f" | CPU p95 {found['search_cpu'] * 1000:.1f} / {found['bare_cpu'] * 1000:.1f} ms"
+                f" = {found['search_cpu'] / found['bare_cpu']:.2f}x | pages {found['pages']}",
+                flush=True,
+            )
+        alike = alike and len(pages) == 1
+    for n, code in enumerate(codes):
+        print(
+            f"{n}: {code}: search p95 {min(ratios[n]):.2f}-{max(ratios[n]):.2f}x bare FTS5,"
+            f" in CPU time {min(cpu_ratios[n]):.2f}-{max(cpu_ratios[n]):.2f}x"
+        )
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
+    print(f"every first page the same for every code: {alike}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("vault", type=Path)
+    parser.add_argument("codes", type=Path, nargs="+", metavar="CODE")
+    parser.add_argument("--flavour", default="", help="how to read the vault (adr for decision records)")
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="rounds (default: %(default)s)")
+    args = parser.parse_args()
+    main(args.vault, args.flavour, args.rounds, args.codes)

@@ -1,0 +1,70 @@
+"""The command palette's `Open: <title>` hits on a vault of many documents: the best few, matched
+off the screen's thread, the same documents the palette's matcher ranks first."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+from textual.command import CommandPalette
+from textual.fuzzy import Matcher
+from tui_helpers import settle, type_text, wait_for
+
+from workbench.tui.app import WorkbenchApp
+from workbench.tui.commands import DOCUMENT_HITS, best_documents
+from workbench.tui.widgets.viewer import DocumentViewer
+
+
+def listed(app: WorkbenchApp) -> list[str]:
+    return [str(option.prompt).split("\n")[0] for option in app.screen.query_one("CommandList").options]
+
+
+async def test_the_palette_offers_the_best_titles_not_every_document(builder):
+    # Every title matched a letter of `Open:`: on a large vault each key made a line for every
+    # document on the screen's thread, and the palette stood still for a minute.
+    for n in range(DOCUMENT_HITS + 30):
+        builder.add(f"mem-note-paper-{n}")
+    builder.add("mem-note-payments")
+    app = WorkbenchApp(builder.root)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: app.screen.summary is not None)
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await type_text(pilot, "p")
+        await pilot.pause(0.5)
+        opened = [line for line in listed(app) if line.startswith("Open: ")]
+        assert len(opened) == DOCUMENT_HITS, len(opened)
+        await type_text(pilot, "aym")
+        await wait_for(pilot, lambda: any("payments" in line for line in listed(app)))
+        assert [line for line in listed(app) if line.startswith("Open: ")][0] == "Open: Title of mem-note-payments"
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: not isinstance(app.screen, CommandPalette))
+        viewer = app.screen.query_one(DocumentViewer)
+        await wait_for(pilot, lambda: viewer.view is not None and viewer.view.document.id == "mem-note-payments")
+
+
+class Titled:
+    def __init__(self, doc_id: str) -> None:
+        self.id = doc_id
+
+
+def test_the_best_documents_are_those_the_palettes_matcher_ranks_first():
+    rng = random.Random(3)
+    words = ["payment", "paper", "queue", "api", "yaml", "open", "péage", "Straße", "x.y", "a*b"]
+    texts = [f"Open: {' '.join(rng.choices(words, k=rng.randint(1, 4)))} {n}" for n in range(600)]
+    documents = [Titled(f"doc-{n}") for n in range(len(texts))]
+    for query in ["p", "pay", "opn", "ST", "a*", "x.y", "é", "zzz", "open: q", "ym 1"]:
+        matcher = Matcher(query)
+        scored = [(matcher.match(text), -n) for n, text in enumerate(texts)]
+        expected = [(score, -minus) for score, minus in sorted(scored, reverse=True) if score > 0][:5]
+        found = best_documents(documents, texts, query, most=5)
+        assert [(score, int(doc.id.split("-")[1])) for score, doc, _ in found] == expected, query
+        assert all(texts[int(doc.id.split("-")[1])] == text for _, doc, text in found)
+
+
+def test_a_search_the_next_key_superseded_stops():
+    stop = threading.Event()
+    stop.set()
+    texts = [f"Open: paper {n}" for n in range(2000)]
+    assert best_documents([Titled(str(n)) for n in range(2000)], texts, "p", stop) == []
