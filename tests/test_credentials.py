@@ -112,8 +112,20 @@ def test_the_patterns_find_what_the_plainly_written_ones_find():
         ":",
         "9",
         "Z",
+        "\t",
+        "\x0b",
+        "\x1c",
+        " : ",
+        "PASSWORD",
+        "Client Secret",
+        "client-secret",
+        "xpwd",
+        "secret\n=",
+        "K",
+        "J",
+        "@",
     ]
     rng = random.Random(7)
-    for _ in range(20000):
+    for _ in range(40000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 14)))
         assert find_credentials(text) == plainly_found(text), text

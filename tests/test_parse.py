@@ -7,10 +7,12 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.core.vocabulary.parse import MAX_FILE_BYTES, load_yaml, parse_bytes
+from workbench.core.vocabulary.parse import _ZERO_PADDED, MAX_FILE_BYTES, _quick_reader, load_yaml, parse_bytes
+from workbench.core.vocabulary.quickyaml import DECLINED
 
 CORPORA = Path(os.environ.get("WORKBENCH_CORPORA", Path(__file__).resolve().parents[2] / "shared" / "corpora"))
 
@@ -92,7 +94,7 @@ def test_conflict_markers_are_found():
 # -- the quick reading of plain frontmatter gives what libyaml gives ------------------------------
 
 KEYS = ["title", "id", "a-b", "_x", "Key2", "tags", "links", "status", "type", "target"]
-ODD_KEYS = ["on", "yes", "null", "x.y", "<<", "1", "a b"]
+ODD_KEYS = ["on", "yes", "null", "x.y", "<<", "1", "a b", "Yes", "NULL", "~", "0x1", "1e3", "2026-01-01", "1:20", "="]
 # Values the quick reading takes (each resolved as YAML 1.1 would: bools, octal-looking numbers,
 # dates that are no dates...) and values it must leave to libyaml (comments, escapes, anchors,
 # block scalars, YAML's own line breaks); the test mixes them.
@@ -141,6 +143,32 @@ PLAIN = [
     "é日本",
     "a  b",
     "=",
+    "1:20",
+    "190:20:30.15",
+    "0b1010",
+    "-0x1F",
+    "+.inf",
+    "Yes",
+    "yES",
+    "NO",
+    "Off",
+    "y",
+    "n",
+    "2026-3-1",
+    "2026-03-01 10:00",
+    "2026-03-01t10:00:00.5-05:00",
+    "2001-12-14 21:59:43.10 -5",
+    "1_0.5",
+    "0.",
+    "._",
+    "~x",
+    "null x",
+    "...",
+    "a,b",
+    "a]b",
+    "a}b",
+    "x: ",
+    "ä:b",
 ]
 ODD = [
     "-1",
@@ -157,6 +185,13 @@ ODD = [
     "[a:b]",
     "[a, [b]]",
     "[a] b",
+    "[a: b]",
+    "[x, a #b]",
+    "[a'b]",
+    '[a"b]',
+    "[a}b]",
+    "[a{b, c]",
+    "[x, y:]",
     "a\u2028b",
     "x\u0085",
     "a\x7fb",
@@ -271,3 +306,53 @@ def test_every_corpus_frontmatter_reads_as_libyaml_reads_it():
     if not CORPORA.is_dir():
         pytest.skip(f"no corpora under {CORPORA} (set WORKBENCH_CORPORA to the folder holding them)")
     assert _compare_frontmatters(CORPORA) > 1000
+
+
+# -- and what PyYAML's own safe loader gives, but where the workbench reads otherwise on purpose ----
+
+
+def _as_the_safe_loader_reads(quick, safe) -> bool:
+    """`quick` (the quick reading) equal, type for type, to `safe` (`yaml.load` with libyaml's safe
+    loader), but for what the workbench reads otherwise on purpose: a zero-padded number stays as
+    written (`supersedes: 0161` names record 0161) where YAML 1.1 reads an octal int."""
+    if type(quick) is str and type(safe) is int and _ZERO_PADDED.fullmatch(quick):
+        return int(quick.replace("_", ""), 8) == safe
+    if type(quick) is not type(safe):
+        return False
+    if isinstance(quick, dict):
+        return list(quick) == list(safe) and all(_as_the_safe_loader_reads(quick[k], safe[k]) for k in quick)
+    if isinstance(quick, list):
+        return len(quick) == len(safe) and all(_as_the_safe_loader_reads(x, y) for x, y in zip(quick, safe))
+    return quick == safe or (quick != quick and safe != safe)
+
+
+def _quick_against_the_safe_loader(text: str) -> bool:
+    """Whether the quick reader took `text` (not every text is), and if it did, read it as the safe
+    loader does. A text the safe loader refuses (a date that is no date, which the workbench keeps as
+    text) is left to the test against the workbench's own libyaml reading above."""
+    quick = _quick_reader().read(text)
+    if quick is DECLINED:
+        return False
+    try:
+        safe = yaml.load(text, Loader=yaml.CSafeLoader)  # noqa: S506 - the safe loader
+    except (yaml.YAMLError, ValueError):
+        return False
+    assert _as_the_safe_loader_reads(quick, safe), text
+    return True
+
+
+@settings(max_examples=3000, deadline=None)
+@given(frontmatters())
+def test_quick_reading_gives_what_the_safe_loader_gives(text):
+    _quick_against_the_safe_loader(text)
+
+
+def test_quick_reading_of_every_sample_and_corpus_frontmatter_is_the_safe_loaders():
+    folders = [Path(__file__).resolve().parents[1] / "sample_vault"] + ([CORPORA] if CORPORA.is_dir() else [])
+    taken = 0
+    for folder in folders:
+        for path in sorted(folder.rglob("*.md")):
+            parsed = parse_bytes(path.read_bytes())
+            if parsed.has_frontmatter:
+                taken += _quick_against_the_safe_loader(parsed.fm_text)
+    assert taken > (1000 if CORPORA.is_dir() else 50)

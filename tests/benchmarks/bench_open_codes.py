@@ -1,6 +1,6 @@
-"""The warm open of two or more checkouts of the code, alternated in one run, against the floor.
+"""The warm (or cold) open of two or more checkouts of the code, alternated in one run, against the floor.
 
-Run: python -m tests.benchmarks.bench_open_codes SOURCE [--flavour NAME] [--runs N] [--keep DIR] CODE [CODE ...]
+Run: python -m tests.benchmarks.bench_open_codes SOURCE [--flavour NAME] [--runs N] [--keep DIR] [--cold] CODE [CODE ...]
      (SOURCE: a vault, copied once for each CODE; CODE: a folder holding a checkout's `workbench`
      package, put first on the path of every process it runs; best of 5 by default)
 
@@ -11,7 +11,11 @@ fresh process that opens the vault and answers one search (`bench_speed`'s warm 
 for each code, the least and the largest CPU time (user and system, of the process) of the N and
 of the floor, the ratio of the least to the least floor, the least wall time, and the largest
 peak resident memory. `--keep DIR` keeps the copies there and uses those already there, so that
-a vault of 100,000 documents (minutes to copy and to open cold) is prepared once.
+a vault of 100,000 documents (minutes to copy and to open cold) is prepared once. `--cold` times
+cold opens instead: each code's derived store (in the vault, or in its user's cache for a vault of
+another format) is deleted before each of its opens, so the process
+parses every file (in its workers, whose CPU time is counted) and builds the store and the
+full-text index before its search is answered.
 A benchmark, not a test: machines are noisy, so compare ratios measured in one run.
 """
 
@@ -30,7 +34,7 @@ from tests.benchmarks.bench_speed import OPEN_SCRIPT
 RUNS = 5
 
 
-def main(source: Path, flavour: str, runs: int, codes: list[Path], keep: Path | None) -> None:
+def main(source: Path, flavour: str, runs: int, codes: list[Path], keep: Path | None, cold: bool = False) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         folder = keep or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
@@ -39,6 +43,8 @@ def main(source: Path, flavour: str, runs: int, codes: list[Path], keep: Path | 
         for code, root, cache in zip(codes, roots, caches):
             if not root.exists():
                 shutil.copytree(source, root, ignore=shutil.ignore_patterns(".workbench"))
+            if cold:
+                continue
             timed(code, cache, OPEN_SCRIPT, str(root), flavour)  # its store, built or brought up to date
             timed(code, cache, OPEN_SCRIPT, str(root), flavour)  # and its first warm open, not counted
         print(f"{source} ({flavour or 'as it says itself'}), {runs} rounds, load average {os.getloadavg()[0]:.1f}")
@@ -47,15 +53,22 @@ def main(source: Path, flavour: str, runs: int, codes: list[Path], keep: Path | 
         for _ in range(runs):
             floors.append(timed(None, caches[0], FLOOR_SCRIPT, str(roots[0]))[:2])
             for n, (code, root, cache) in enumerate(zip(codes, roots, caches)):
+                if cold:  # the store, in the vault or (a vault of another format) in the user's cache
+                    shutil.rmtree(root / ".workbench", ignore_errors=True)
+                    shutil.rmtree(cache / "workbench" / "vaults", ignore_errors=True)
                 wall, cpu, out = timed(code, cache, OPEN_SCRIPT, str(root), flavour)
                 warms[n].append((wall, cpu, float(out.split()[-1])))
         floor_cpu = min(c for _, c in floors)
-        print(f"floor: CPU {floor_cpu:.2f}-{max(c for _, c in floors):.2f} s, wall {min(w for w, _ in floors):.2f} s")
+        floor_wall = min(w for w, _ in floors)
+        print(
+            f"floor: CPU {floor_cpu:.2f}-{max(c for _, c in floors):.2f} s, wall {floor_wall:.2f}-{max(w for w, _ in floors):.2f} s"
+        )
         for code, measured in zip(codes, warms):
             least, most = min(c for _, c, _ in measured), max(c for _, c, _ in measured)
             print(
-                f"{code}: warm open CPU {least:.3f}-{most:.3f} s = {least / floor_cpu:.3f}x"
-                f" the floor (largest {most / floor_cpu:.3f}x), wall {min(w for w, _, _ in measured):.2f} s,"
+                f"{code}: {'cold' if cold else 'warm'} open CPU {least:.3f}-{most:.3f} s = {least / floor_cpu:.3f}x"
+                f" the floor (largest {most / floor_cpu:.3f}x), wall {min(w for w, _, _ in measured):.2f}"
+                f"-{max(w for w, _, _ in measured):.2f} s = {min(w for w, _, _ in measured) / floor_wall:.3f}x,"
                 f" peak RSS {max(r for _, _, r in measured):.0f} MB"
             )
 
@@ -67,5 +80,13 @@ if __name__ == "__main__":
     parser.add_argument("--flavour", default="", help="how to read the vault (adr for decision records)")
     parser.add_argument("--runs", type=int, default=RUNS, help=f"rounds (default: {RUNS})")
     parser.add_argument("--keep", type=Path, help="keep the copies here, and use those already here")
+    parser.add_argument("--cold", action="store_true", help="time cold opens (each code's store deleted first)")
     arguments = parser.parse_args()
-    main(arguments.source, arguments.flavour, arguments.runs, [c.resolve() for c in arguments.codes], arguments.keep)
+    main(
+        arguments.source,
+        arguments.flavour,
+        arguments.runs,
+        [c.resolve() for c in arguments.codes],
+        arguments.keep,
+        arguments.cold,
+    )

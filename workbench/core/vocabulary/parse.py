@@ -242,7 +242,8 @@ def _too_many_nodes(value: Any) -> bool:
 def load_yaml(text: str, quick: bool = True) -> tuple[Any, YamlIssue | None]:
     """Load YAML safely and within limits; never raises for bad input. Plain frontmatter is read
     without libyaml (`quickyaml`), to the same values; `quick=False` always asks libyaml."""
-    if len(text.encode("utf-8", "surrogatepass")) > MAX_FRONTMATTER_BYTES:
+    # A character is at most four bytes: most texts are measured without being encoded.
+    if len(text) * 4 > MAX_FRONTMATTER_BYTES and len(text.encode("utf-8", "surrogatepass")) > MAX_FRONTMATTER_BYTES:
         return None, YamlIssue(
             "frontmatter-too-large", f"frontmatter is larger than {MAX_FRONTMATTER_BYTES // 1024} KiB"
         )
@@ -352,9 +353,8 @@ def parse_bytes(raw: bytes) -> ParsedFile:
         )
     first_end = text.find("\n")
     parsed.newline = "\r\n" if first_end > 0 and text[first_end - 1] == "\r" else "\n"
-    marker = (
-        CONFLICT_MARKER.search(text) if any(m in text for m in _CONFLICT_RUNS) else None
-    )  # `in` is far quicker than the scan
+    # `in` is far quicker than the scan, and one character (found by `memchr`) quicker still.
+    marker = CONFLICT_MARKER.search(text) if any(m[0] in text and m in text for m in _CONFLICT_RUNS) else None
     if marker:
         line = text.count("\n", 0, marker.start()) + 1
         parsed.issues.append(
@@ -380,10 +380,11 @@ def parse_bytes(raw: bytes) -> ParsedFile:
         )
         return parsed
     parsed.opening = text[:opening_end]
-    parsed.fm_lines = text[opening_end : closing[0]].splitlines(keepends=True)
+    fm_text = text[opening_end : closing[0]]  # what `fm_text` joins its lines back to
+    parsed.fm_lines = fm_text.splitlines(keepends=True)
     parsed.closing = text[closing[0] : closing[1]]
     parsed.body = text[closing[1] :]
-    value, issue = load_yaml(parsed.fm_text)
+    value, issue = load_yaml(fm_text)
     if issue:
         where = issue.line + 2 if issue.line is not None else None
         parsed.issues.append(YamlIssue(issue.code, issue.message, where))

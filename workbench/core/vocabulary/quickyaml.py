@@ -20,6 +20,7 @@ from typing import Any
 __all__ = ["DECLINED", "QuickReader"]
 
 DECLINED: Any = object()  # what `QuickReader.read` answers for text it leaves to libyaml
+_UNKNOWN: Any = object()  # a value not among those already resolved
 
 _TEXT = "tag:yaml.org,2002:str"
 _TYPES = frozenset(f"tag:yaml.org,2002:{name}" for name in ("bool", "null", "float", "int", "timestamp"))
@@ -40,6 +41,7 @@ def _odd() -> re.Pattern[str]:
 
 _PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _FLOW_ODD = frozenset(",[]{}#:'\"")
+_FLOW_ODD_FOUND = re.compile("[" + re.escape("".join(sorted(_FLOW_ODD))) + "]").search
 _KNOWN_MOST = 4096
 
 
@@ -57,7 +59,12 @@ class QuickReader:
         resolvers = self._loader.yaml_implicit_resolvers
         typed = None not in resolvers and not self._loader.yaml_path_resolvers
         self._typed_starts = frozenset(resolvers) if typed else None
+        # The first characters after which a value is not text as it stands (YAML's indicators,
+        # quotes, and the starts of its typed scalars); None where any character may start a
+        # typed scalar, and every value then takes the scalar's calls.
+        self._not_text_starts = _PLAIN_START | self._typed_starts if self._typed_starts is not None else None
         self._known: dict[str, Any] = {}
+        self._text_keys: set[str] = set()  # keys known to be plain text, which repeat from file to file
 
     def read(self, text: str) -> Any:
         """The mapping `text` holds, or `DECLINED`."""
@@ -66,16 +73,20 @@ class QuickReader:
         found: dict[str, Any] = {}
         lines = text.split("\n")
         at, count = 0, len(lines)
+        match_key = _KEY.match
         while at < count:
             line = lines[at]
             at += 1
-            stripped = line.strip(" ")
-            if not stripped or stripped[0] == "#":
-                continue
-            pair = self._key(line, found)
-            if pair is None:
+            matched = match_key(line)
+            if matched is None:  # a blank line or a comment, or nothing read here
+                stripped = line.strip(" ")
+                if not stripped or stripped[0] == "#":
+                    continue
                 return DECLINED
-            key, rest = pair
+            key = matched.group(1)
+            if key in found or (key not in self._text_keys and not self._text_key(key)):  # `on:`, `null:`
+                return DECLINED
+            rest = (matched.group(2) or "").rstrip(" ")
             if rest:
                 if at < count and lines[at][:1] == " " and lines[at].strip(" "):
                     return DECLINED  # a value continued on the next line
@@ -97,6 +108,14 @@ class QuickReader:
                 return DECLINED
             found[key] = value
         return found if found else DECLINED
+
+    def _text_key(self, key: str) -> bool:
+        """Whether a plain key is text (`on:` and `null:` are not), remembered when it is."""
+        if self._resolved(key) != key:
+            return False
+        if len(self._text_keys) < _KNOWN_MOST:
+            self._text_keys.add(key)
+        return True
 
     def _resolved(self, text: str) -> Any:
         """A plain scalar as YAML 1.1 types it."""
@@ -138,17 +157,38 @@ class QuickReader:
 
     def _value(self, text: str) -> Any:
         """The value after `key: ` on one line: a scalar, a flow list of plain scalars, `{}`."""
+        # Most values are text as they stand, or a date or a word seen in an earlier file: what
+        # `_scalar` would answer, without its calls (what `_known` holds passed its checks).
+        not_text_starts = self._not_text_starts
+        if (
+            not_text_starts is not None
+            and text[0] not in not_text_starts
+            and ": " not in text
+            and " #" not in text
+            and text[-1] != ":"
+        ):
+            return text
+        known = self._known.get(text, _UNKNOWN)
+        if known is not _UNKNOWN:
+            return known
         if text[0] == "[":
             if text[-1] != "]":
                 return DECLINED
             inner = text[1:-1].strip(" ")
             if not inner:
                 return []
-            items = [item.strip(" ") for item in inner.split(",")]
-            if not all(items):
-                return DECLINED
-            values = [self._scalar(item, flow=True) for item in items]
-            return DECLINED if any(v is DECLINED for v in values) else values
+            values = []
+            for item in inner.split(","):
+                item = item.strip(" ")
+                if not item:
+                    return DECLINED
+                # A word is text as it stands (as `_scalar` finds, without its call).
+                if not_text_starts is None or item[0] in not_text_starts or _FLOW_ODD_FOUND(item):
+                    item = self._scalar(item, flow=True)
+                    if item is DECLINED:
+                        return DECLINED
+                values.append(item)
+            return values
         if text[0] == "{":
             return {} if text == "{}" else DECLINED
         return self._scalar(text)
@@ -159,7 +199,7 @@ class QuickReader:
         if match is None:
             return None
         key = match.group(1)
-        if key in seen or self._resolved(key) != key:  # `on:` and `null:` are no text keys
+        if key in seen or (key not in self._text_keys and not self._text_key(key)):  # `on:`, `null:`
             return None
         return key, (match.group(2) or "").rstrip(" ")
 
