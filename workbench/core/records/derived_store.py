@@ -820,6 +820,29 @@ class DerivedStore:
             self._failed(error)
             return {}
 
+    def shown(self, paths: Iterable[str]) -> dict[str, tuple[str, str | None, str]]:
+        """{path: (digest, the `fields` column, the tags as full text has them)} of these paths'
+        rows: what a search's hits show and rank by, read for its few candidates rather than
+        decoding each one's meta or view (`store_rows.read_fields` puts the fields in place)."""
+        found: dict[str, tuple[str, str | None, str]] = {}
+        wanted = list(paths)
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            try:
+                sql = (
+                    "SELECT path, digest, fields, tags FROM files JOIN texts ON texts.rowid = files.rowid"
+                    f" WHERE path IN ({', '.join('?' * len(chunk))})"
+                )
+                found.update(
+                    (path, (digest, fields, tags or "")) for path, digest, fields, tags in self.db.execute(sql, chunk)
+                )
+            except sqlite3.ProgrammingError:  # closed
+                return {}
+            except sqlite3.DatabaseError as error:
+                self._failed(error)
+                return {}
+        return found
+
     def rowids(self, paths: Iterable[str]) -> set[int]:
         """The full-text index's rows of these paths (those it has)."""
         found: set[int] = set()

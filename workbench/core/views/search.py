@@ -47,6 +47,7 @@ from ..records.derived_store import fts_fields
 from ..index import VaultIndex
 from ..vocabulary.model import DocType, Document, QueryError, Status
 from ..records.record import invalidating
+from ..records.store_rows import StoredDocument, read_fields
 from .fulltext import COMMON, FIELD_WEIGHTS, bm25, kept_postings
 from .query import (
     FORMAT_VALUES,
@@ -153,6 +154,7 @@ class _Views:
         self._titles: dict[str, str] | None = None
         self._facts: dict[str, _Facts] = {}
         self._kinds: tuple[set[str], set[str]] | None = None
+        self._tags: dict[str, str] = {}  # documents' tags as the store keeps them (`read_facts`)
 
     @property
     def valid(self) -> dict[str, Document]:
@@ -206,12 +208,33 @@ class _Views:
             self._kinds = (types, statuses)
         return self._kinds
 
+    def read_facts(self, docs: Iterable[Document]) -> None:
+        """Read from the derived store, in one query, what `facts` needs of those of `docs` not
+        read yet: their type, status and title (the rows' `fields`) and their tags (as full text
+        has them), each where the row holds the very reading the document was made from. Decoding
+        a decision record's view for them took 0.05-0.2 ms, made at each hit shown the first time."""
+        waiting = [doc for doc in docs if doc.id not in self._facts and doc.digest]
+        index = self._index()
+        if len(waiting) < 2 or index is None or index.store is None:
+            return
+        rows = index.store.shown(doc.path for doc in waiting)
+        read_fields(waiting, lambda: {path: (digest, fields) for path, (digest, fields, _) in rows.items()})
+        for doc in waiting:
+            row = rows.get(doc.path)
+            if row is not None and row[0] == doc.digest and type(doc) is StoredDocument:
+                self._tags[doc.id] = row[2]
+
     def facts(self, doc: Document) -> _Facts:
         """What ranking and a hit read of a document found, read once: each is a property that
         may decode the document's meta, and a search asked them of 50 documents several times."""
         found = self._facts.get(doc.id)
         if found is None:
+            tags = self._tags.pop(doc.id, None)
+            if tags is None:
+                tags = " ".join(doc.tags)
             title = doc.title
+            if title == doc.id:  # the store keeps "" for a title that is the id, and for one that is ""
+                title = Document.title.fget(doc)  # type: ignore[attr-defined]
             lowered = title.lower()
             found = self._facts[doc.id] = _Facts(
                 title,
@@ -220,7 +243,7 @@ class _Views:
                 doc.type,
                 doc.status,
                 tuple(doc.superseded_by),
-                (title + " " + doc.id + " " + " ".join(doc.tags)).lower(),
+                (title + " " + doc.id + " " + tags).lower(),
             )
         return found
 
@@ -333,6 +356,7 @@ def search(index: VaultIndex, text: str, limit: int = 10, *, fuzzy: bool = True)
 
     hits: list[Hit] = []
     short = query.words if len(query.words) <= SHORT and not query.phrases else []
+    views.read_facts(lookup(doc_id) for doc_id in scores)
     for doc_id, score in scores.items():
         doc = lookup(doc_id)
         facts = views.facts(doc)
@@ -553,6 +577,7 @@ def _title_as_typed(
             if admitted(views.valid[doc_id]):
                 scores[doc_id] = scores.get(doc_id, 0.0) + 0.25 * (ratio / 100)
     words = typed.split()
+    views.read_facts(lookup(doc_id) for doc_id in scores)
     for doc_id in scores:
         doc = lookup(doc_id)
         facts = views.facts(doc)
