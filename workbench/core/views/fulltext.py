@@ -91,7 +91,9 @@ class Postings:
 
     def __init__(self, store):
         self.store = store
-        self.kept: OrderedDict[tuple[str, bool | None], Rows | None | tuple[int, tuple[int, int]]] = OrderedDict()
+        self.kept: OrderedDict[tuple[str, bool | tuple[str, int] | None], Rows | None | tuple[int, tuple[int, int]]] = (
+            OrderedDict()
+        )
         self.size = 0
         self.now = store.version()
 
@@ -112,6 +114,24 @@ class Postings:
             found = Rows(rows, idf, average, self.now)
         self._keep(key, found)
         return found
+
+    def best(self, expression: str, limit: int) -> dict[int, float] | None:
+        """{rowid: FTS5's bm25 score} of the `limit` rows an expression matches best (the store's
+        `best_postings`), kept between searches while the index is unchanged: FTS5 scores every
+        row of a common word to rank them (as long as a bare FTS5 query of it), and the words of
+        a vault's queries are drawn from few. After any write they are asked again (the best rows
+        of a term cannot be brought up to date from the rows that changed alone)."""
+        key = (expression, ("best", limit))
+        kept = self.kept.get(key)
+        if isinstance(kept, Rows):
+            if kept.version == self.now:
+                self.kept.move_to_end(key)
+                return kept.rows
+            self._drop(key)
+        rows = self.store.best_postings(expression, FIELD_WEIGHTS, limit)
+        if rows is not None:
+            self._keep(key, Rows(rows, 0.0, 0.0, self.now))
+        return rows
 
     def holds(self, expression: str, scored: bool) -> bool:
         """Whether a term's rows are kept (then `get` costs little, even a few writes later)."""
@@ -376,7 +396,7 @@ def _bounded(
     best: dict[int, float] = {}  # each common term not kept: the least score of its best rows, read
     for at, (term, _, fts_idf, _, rows, _) in enumerate(listed):
         if rows is None and fts_idf:
-            best_rows = postings.store.best_postings(term.expression, FIELD_WEIGHTS, BEST_ROWS)
+            best_rows = postings.best(term.expression, BEST_ROWS)
             if best_rows is None:
                 return None
             within.knows(at, best_rows)
