@@ -84,6 +84,15 @@ class IdOwnership:
         if fallbacks:
             claims = {path: self.claim(record) for path, record in records.items()}
             by_id = {claims[path]: path for path in order}
+            # As below, and a file that holds another id than it claims (its fallback, given or to
+            # take back): where no id is shared, every other file owns its id and is left as it is.
+            unsettled = [
+                path
+                for path in order
+                if (record := records[path]).problems
+                or record.document.valid is not True
+                or record.document.id != claims[path]
+            ]
         else:
             claims = _Claims(records)
             # One pass over the records in path order, which is the order they were put in after a
@@ -107,7 +116,7 @@ class IdOwnership:
                     shared.setdefault(doc_id, {first}).add(path)
         # `_settle` leaves a file as it is where it owns its id, is valid, has no problem and has no
         # fallback id to give or take back: most files, 100,000 calls at a large open.
-        settled = order if fallbacks or shared else unsettled
+        settled = order if shared else unsettled
         for path in settled:
             self._settle(records[path], claims[path], by_id, unreadable)
         self.by_id, self.shared, self._ids, self._key = by_id, shared, None, None
