@@ -82,17 +82,15 @@ class IdOwnership:
         claims: dict[str, str] | _Claims
         unsettled: list[str] = []  # the files `_settle` may change where no id is shared (see below)
         if fallbacks:
-            claims = {path: self.claim(record) for path, record in records.items()}
-            by_id = {claims[path]: path for path in order}
-            # As below, and a file that holds another id than it claims (its fallback, given or to
-            # take back): where no id is shared, every other file owns its id and is left as it is.
-            unsettled = [
-                path
-                for path in order
-                if (record := records[path]).problems
-                or record.document.valid is not True
-                or record.document.id != claims[path]
-            ]
+            claims = {}
+            for path in order:  # one pass: claims, owners, and (as below) the files `_settle` may change
+                record = records[path]
+                document = record.document
+                claims[path] = claimed = self.claim(record)
+                by_id[claimed] = path
+                # A file holding another id than it claims (its fallback, given or to take back) too.
+                if record.problems or document.valid is not True or document.id != claimed:
+                    unsettled.append(path)
         else:
             claims = _Claims(records)
             # One pass over the records in path order, which is the order they were put in after a
