@@ -20,6 +20,7 @@ from workbench.core import index as index_module
 from workbench.core.views.graph import build_graph
 from workbench.core.index import VaultIndex
 from workbench.core.views.live_graph import LiveGraph
+from workbench.core.records.ownership import IdOwnership
 from workbench.core.records.record import IdLog
 from workbench.core.vault import Vault
 
@@ -314,3 +315,72 @@ def test_a_file_that_fails_to_read_leaves_the_files_before_it_indexed(tmp_path, 
     monkeypatch.undo()
     vault.refresh_paths([disk.delete("notes/mem-note-a.md"), "notes/mem-note-z.md"])
     assert indexed(vault) == indexed(reopened(disk.root, tmp_path))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 100_000))
+def test_a_warm_open_after_any_change_settles_ids_as_a_cold_open(tmp_path_factory, seed):
+    """An open with the derived store in place takes each file's settled id, problems and links as
+    kept, and settles again only the files that may change: after a body edit, a new id, a link
+    added or removed, a file added, removed or renamed, it must end where an open of a copy with no
+    store (every file parsed and settled afresh) ends."""
+    rng = random.Random(seed)
+    disk = Disk(tmp_path_factory.mktemp("vault"))
+    scratch = tmp_path_factory.mktemp("fresh")
+    for path in rng.sample(ADR_PATHS, 5):
+        disk.write(path, adr_text(rng))
+    Vault.open(disk.root, "adr").graph()
+    for _ in range(6):
+        present = [p for p in ADR_PATHS if disk.exists(p)]
+        absent = [p for p in ADR_PATHS if not disk.exists(p)]
+        kind = rng.choice(["body", "rewrite", "add", "remove", "rename"])
+        if kind == "body" and present:  # the same status and links, a sentence more
+            path = rng.choice(present)
+            disk.write(path, (disk.root / path).read_text() + f"\nA sentence {rng.random()}.\n")
+        elif kind == "rewrite" and present:  # another status, other links, maybe unreadable
+            disk.write(rng.choice(present), adr_text(rng))
+        elif kind == "add" and absent:
+            disk.write(rng.choice(absent), adr_text(rng))
+        elif kind == "remove" and present:
+            disk.delete(rng.choice(present))
+        elif kind == "rename" and present and absent:
+            old, new = rng.choice(present), rng.choice(absent)
+            (disk.root / new).parent.mkdir(parents=True, exist_ok=True)
+            (disk.root / old).rename(disk.root / new)
+        warm = Vault.open(disk.root, "adr")
+        assert indexed(warm) == indexed(reopened(disk.root, scratch, "adr")), kind
+
+
+def test_a_warm_open_after_a_body_edit_settles_only_the_files_that_may_change(tmp_path, monkeypatch):
+    disk = Disk(tmp_path / "vault")
+    for number in range(1, 41):
+        disk.write(f"{number:04d}-record.md", f"# Record {number}\n\n## Status\n\nAccepted\n\nSee ADR-0001.\n")
+    Vault.open(disk.root, "adr")
+    disk.write("0003-record.md", "# Record 3\n\n## Status\n\nAccepted\n\nSee ADR-0001. And one sentence more.\n")
+    settled: list[str] = []
+    real = IdOwnership._settle
+
+    def counted(self, record, *args):
+        settled.append(record.path)
+        return real(self, record, *args)
+
+    monkeypatch.setattr(IdOwnership, "_settle", counted)
+    Vault.open(disk.root, "adr")
+    assert settled == []  # each file owns its number and is valid: none to settle (40 before)
+
+
+@pytest.mark.parametrize("change", ["remove", "rename"])
+def test_a_warm_open_gives_a_number_back_to_the_file_that_held_its_fallback(tmp_path, change):
+    disk = Disk(tmp_path / "vault")
+    disk.write("0001-first.md", "# First\n\n## Status\n\nAccepted\n")
+    disk.write("0003-clash.md", "# Clash\n\n## Status\n\nProposed\n\nSee ADR-0001.\n")
+    disk.write("0003-third.md", "# Third\n\n## Status\n\nAccepted\n\nSee ADR-0003.\n")  # its fallback id
+    before = Vault.open(disk.root, "adr")
+    assert any(p.code == "id-shared" for p in before.problems)
+    if change == "remove":
+        disk.delete("0003-clash.md")
+    else:
+        (disk.root / "0003-clash.md").rename(disk.root / "0004-clash.md")
+    warm = Vault.open(disk.root, "adr")
+    assert not any(p.code == "id-shared" for p in warm.problems)
+    assert indexed(warm) == indexed(reopened(disk.root, tmp_path / "fresh", "adr"))

@@ -14,7 +14,6 @@ decide what to do with each rather than be refused.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 
 __all__ = ["merge3", "hunks", "Hunk"]
 
@@ -41,6 +40,8 @@ class Hunk:
 def _sync_regions(base: list[str], ours: list[str], theirs: list[str]) -> list[tuple[int, int, int, int]]:
     """(base start, ours start, theirs start, length) of the runs of lines all three share, in
     order, ending with an empty run at the three ends."""
+    from difflib import SequenceMatcher  # here: a process that merges no text need not import it
+
     mine = SequenceMatcher(None, base, ours, autojunk=False).get_matching_blocks()
     other = SequenceMatcher(None, base, theirs, autojunk=False).get_matching_blocks()
     regions: list[tuple[int, int, int, int]] = []

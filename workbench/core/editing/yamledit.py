@@ -11,7 +11,6 @@ that does not load back to exactly the values asked for.
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import json
 import re
 from dataclasses import dataclass
@@ -218,6 +217,8 @@ def _edit_block_list(key_line: str, body: list[str], old: list[Any], new: list[A
     if not new:
         return [key_line.rstrip("\r\n").rstrip() + " []" + newline]
     kept: list[str] = []
+    import difflib  # here: a process that edits no list need not import it
+
     matcher = difflib.SequenceMatcher(a=[_identity(v) for v in old], b=[_identity(v) for v in new], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":

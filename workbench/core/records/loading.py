@@ -219,6 +219,8 @@ def _context(count: int):
     """How to start workers for `count` files, or None to parse here. A process with one thread
     (the CLI, a script) forks: nearly free, so it pays from a few hundred files. A threaded one
     (the TUI) must not fork, and a fork server's start is worth it only for thousands."""
+    if count < min(FORK_MIN, PARALLEL_MIN):  # a few changed files: not worth importing multiprocessing
+        return None
     import multiprocessing  # only a cold open of many files needs worker processes
 
     if _workers() < 2 or os.environ.get("WORKBENCH_SERIAL") or "fork" not in multiprocessing.get_all_start_methods():

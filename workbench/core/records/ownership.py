@@ -82,8 +82,15 @@ class IdOwnership:
         claims: dict[str, str] | _Claims
         unsettled: list[str] = []  # the files `_settle` may change where no id is shared (see below)
         if fallbacks:
-            claims = {path: self.claim(record) for path, record in records.items()}
-            by_id = {claims[path]: path for path in order}
+            claims = {}
+            for path in order:  # one pass: claims, owners, and (as below) the files `_settle` may change
+                record = records[path]
+                document = record.document
+                claims[path] = claimed = self.claim(record)
+                by_id[claimed] = path
+                # A file holding another id than it claims (its fallback, given or to take back) too.
+                if record.problems or document.valid is not True or document.id != claimed:
+                    unsettled.append(path)
         else:
             claims = _Claims(records)
             # One pass over the records in path order, which is the order they were put in after a
@@ -107,7 +114,7 @@ class IdOwnership:
                     shared.setdefault(doc_id, {first}).add(path)
         # `_settle` leaves a file as it is where it owns its id, is valid, has no problem and has no
         # fallback id to give or take back: most files, 100,000 calls at a large open.
-        settled = order if fallbacks or shared else unsettled
+        settled = order if shared else unsettled
         for path in settled:
             self._settle(records[path], claims[path], by_id, unreadable)
         self.by_id, self.shared, self._ids, self._key = by_id, shared, None, None

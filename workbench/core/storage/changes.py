@@ -4,7 +4,6 @@ with its summary and log lines, and shown as a diff before anything is written."
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 from dataclasses import dataclass, field
 
 __all__ = ["FileChange", "Plan", "log_line", "unified_diff"]
@@ -32,6 +31,8 @@ def _text(data: bytes | None) -> list[str]:
 
 def unified_diff(changes: list[FileChange]) -> str:
     """The change as `diff -u` would print it, one file after another."""
+    import difflib  # here, not at import: most processes that plan a change never show it
+
     out: list[str] = []
     for change in changes:
         if change.before is None and change.path.startswith(".recovery/"):

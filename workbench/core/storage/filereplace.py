@@ -22,22 +22,22 @@ unseen by either: what is not provably the change's own is kept under `.recovery
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import functools
 import os
 import stat
 import time
-import uuid
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from . import crashpoint
 from .changes import FileChange
 from ..vocabulary.model import ConflictError, UnsafePathError, WorkbenchError
 from ..editing.textmerge import merge3
 from .vaultfs import FILE_FLAGS, RECOVERY_DIR, Folders, fsync_folder, read_fd, split, temporary_name, write_all
+
+if TYPE_CHECKING:  # the pool and ctypes are loaded by the calls that need them, not at import
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 __all__ = [
     "Replaced",
@@ -80,6 +80,8 @@ def exchange(folder_fd: int, first: str, second: str) -> bool:
     global _renameat2
     if not USE_EXCHANGE:
         return False
+    import ctypes
+
     if _renameat2 is None:
         _renameat2 = False
         with contextlib.suppress(AttributeError, OSError):
@@ -224,6 +226,8 @@ def _write_all_new(folders: Folders, changes: list[FileChange], verify: Verifier
     else:
         written = {}
         futures: dict[int, Future[tuple[str, bytes]]] = {}
+        from concurrent.futures import ThreadPoolExecutor
+
         pool = ThreadPoolExecutor(max_workers=min(FSYNC_THREADS, len(jobs)))
         try:
             for index, fd, name, mode in jobs:
@@ -388,7 +392,7 @@ def keep_bytes(folders: Folders, path: str, data: bytes, why: str) -> str:
         folders.write(target, data)
     except (OSError, UnsafePathError):
         folder, name = split(path)
-        target = f"{folder}/.{name}.kept-{uuid.uuid4().hex[:8]}".lstrip("/")
+        target = f"{folder}/.{name}.kept-{os.urandom(4).hex()}".lstrip("/")
         folders.write(target, data)
     return f"{path} {why}; what it wrote is kept in {target}"
 

@@ -21,7 +21,6 @@ import os
 import re
 import stat
 import time
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -128,7 +127,7 @@ class Journal:
         # reading of the clock: read twice, a change made as the second turns sorted first.
         now = time.time_ns()
         second = time.strftime("%Y%m%dT%H%M%S", time.localtime(now // 1_000_000_000))
-        change_id = f"{second}.{now % 1_000_000_000:09d}-{uuid.uuid4().hex[:8]}"
+        change_id = f"{second}.{now % 1_000_000_000:09d}-{os.urandom(4).hex()}"
         record = {
             "id": change_id,
             "summary": summary,

@@ -13,7 +13,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import uuid
 
 from ..vocabulary.model import UnsafePathError
 from .changes import FileChange
@@ -229,7 +228,7 @@ def _keep_name(folders: Folders, folder_fd: int, name: str, path: str, why: str)
         folder, target_name = split(target)
         os.rename(name, target_name, src_dir_fd=folder_fd, dst_dir_fd=folders.fd(folder, create=True))
     except (OSError, UnsafePathError):
-        target = f"{split(path)[0]}/.{split(path)[1]}.kept-{uuid.uuid4().hex[:8]}".lstrip("/")
+        target = f"{split(path)[0]}/.{split(path)[1]}.kept-{os.urandom(4).hex()}".lstrip("/")
         os.rename(name, split(target)[1], src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
     return f"{path} {why}; that version is kept in {target}"
 
@@ -247,6 +246,6 @@ def _keep(folders: Folders, replaced: Replaced, why: str) -> str:
         folder, name = split(target)
         os.rename(replaced.aside, name, src_dir_fd=replaced.folder_fd, dst_dir_fd=folders.fd(folder, create=True))
     except (OSError, UnsafePathError):
-        target = f"{split(replaced.change.path)[0]}/.{replaced.name}.kept-{uuid.uuid4().hex[:8]}".lstrip("/")
+        target = f"{split(replaced.change.path)[0]}/.{replaced.name}.kept-{os.urandom(4).hex()}".lstrip("/")
         os.rename(replaced.aside, split(target)[1], src_dir_fd=replaced.folder_fd, dst_dir_fd=replaced.folder_fd)
     return f"{replaced.change.path}: {why}; the version it replaced is kept in {target}"

@@ -19,7 +19,6 @@ import errno
 import os
 import shutil
 import stat
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -70,7 +69,7 @@ def split(path: str) -> tuple[str, str]:
 
 def temporary_name(name: str) -> str:
     """A unique hidden name beside `name` that the vault's walk and recovery know as temporary."""
-    return f".{name}{TEMP_MARK}{uuid.uuid4().hex[:12]}.tmp"
+    return f".{name}{TEMP_MARK}{os.urandom(6).hex()}.tmp"
 
 
 def is_temporary(name: str) -> bool:

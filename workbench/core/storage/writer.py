@@ -18,7 +18,6 @@ import os
 import re
 import stat
 import time
-import uuid
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -93,7 +92,7 @@ def write_atomic(path: Path, data: bytes, sync_folder: bool = True) -> None:
     A caller writing many files into a few folders passes `sync_folder=False` and syncs each
     folder once at the end (`sync_folders`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.parent / f".{path.name}{TEMP_MARK}{uuid.uuid4().hex[:12]}.tmp"
+    temp = path.parent / f".{path.name}{TEMP_MARK}{os.urandom(6).hex()}.tmp"
     try:
         mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:
