@@ -1,0 +1,332 @@
+"""The `adr` flavour's reading of decision records, compared record for record with a stored one.
+
+The reading was made faster (the prose read in fewer passes); what it finds must not move. The
+expected readings under `tests/adr_reading/` were computed by the reading as it was before that
+work, with `python tests/test_adr_reading.py --write` run against that code, on every ADR
+collection under the corpora (each read at its own root, and read again nested two folders deep,
+as the collections copied to 10,000 documents are) and on generated texts that mix the
+statements a record makes with hostile ones (code, unclosed spans, case folding, CRLF). Write
+them again only when a finding is meant to change, and say so in the change.
+
+Each reading is a record's id, its id when its number is taken, its view (title, type, status,
+dates, every link and supersession as written) and the flavour's own problems with it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gzip
+import json
+import os
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+if __name__ == "__main__":  # `--write`: the package on the path first, not this file's folder
+    sys.path.pop(0)
+
+from workbench.core import flavours
+from workbench.core.vocabulary.parse import loose_meta, parse_bytes
+from tests.test_corpora import CORPORA
+
+EXPECTED = Path(__file__).resolve().parent / "adr_reading"
+COLLECTIONS = CORPORA / "adr-collection"
+ON = dt.date(2026, 1, 1)
+MTIME = dt.date(2025, 6, 1)
+NESTED = "copy-00/"  # as `bench_speed --corpus` copies a collection: `copy-NN/<collection>/<file>`
+
+
+def reading(flavour, path: str, raw: bytes) -> dict:
+    """What the flavour reads in one file, as `build_record` asks it."""
+    parsed = parse_bytes(raw)
+    loose = flavour.reads_loosely and parsed.decoded and parsed.has_frontmatter and parsed.meta is None
+    meta = parsed.meta or (loose_meta(parsed.fm_lines) if loose else {})
+    body = parsed.body if parsed.has_frontmatter else parsed.text
+    view = flavour.view(path, meta, body, MTIME) if parsed.decoded else flavour.view(path, {}, "", None)
+    problems = flavour.check(path, parsed, view, ON) if parsed.decoded else []
+    return {
+        "id": flavour.doc_id(path, meta),
+        "fallback": flavour.fallback_id(path),
+        "reserved": flavour.is_reserved(path),
+        "view": view.to_json(),
+        "problems": [[p.code, p.line, p.message] for p in problems],
+    }
+
+
+def collection_files(root: Path) -> list[tuple[str, bytes]]:
+    found = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(names):
+            if name.endswith(".md") and name != "SOURCE.md":
+                full = Path(folder) / name
+                found.append((full.relative_to(root).as_posix(), full.read_bytes()))
+    return found
+
+
+def collection_reading(root: Path) -> dict:
+    """Every file of a collection read at its root, and read again nested as in a vault of copies."""
+    flavour = flavours.get("adr").prepared(root)
+    plain = flavours.get("adr")  # a vault of copies has no index at its root
+    files = collection_files(root)
+    return {
+        "detect": flavour.detect(root),
+        "listed": [list(item) for item in flavour.listed],
+        "files": {path: reading(flavour, path, raw) for path, raw in files},
+        "nested": {path: reading(plain, f"{NESTED}{root.name}/{path}", raw) for path, raw in files},
+    }
+
+
+# Pieces of records, as collections write them and as they should not trip the reader.
+_PATHS = [
+    "ADR-012-use-x.md",
+    "ADR012-use-x.md",
+    "0012-use-x.md",
+    "012-use-x.md",
+    "2021-06-06_002-use-x.md",
+    "2020-08-10-use-x.md",
+    "use-x.md",
+    "hip-412.md",
+    "arc-0003.md",
+    "xyz-012/xyz-012-title.md",
+    "xyz-012/xyz-private-layer.md",
+    "0012-title/README.md",
+    "docs/adr/0012-use-x.md",
+    "copy-03/collection/ADR-012-use-x.md",
+    "README.md",
+    "ADR000-template.md",
+    "template.md",
+]
+_FRONT = [
+    "status: Accepted",
+    "status: Superseded by ADR-042",
+    "Status: Final",
+    "status: partly superseded by ADR-15",
+    "status: ",
+    "superseded-by: 90",
+    "superseded_by: [ADR-3, 'ADR-004']",
+    "replaces: 655, 777",
+    "replaces: N/A",
+    "supersedes: ADR-0024",
+    "supersedes: [[0007-x.md]]",
+    "supercedes: '[ADR 7](0007-x.md)'",
+    "deprecated-reason: replaced. See ADR-291",
+    "requires: 17",
+    "extends: [26]",
+    "depends-on: SIMD-0387",
+    "amends: HIP-30",
+    "date: 2021-03-04",
+    "date: 12/17/2022",
+    "created: 3 March 2022",
+    "updated: 2023-01-01",
+    "title: ADR-012: Use X",
+    "title: '0014. Record the thing'",
+    "description: why we do it",
+    "tags: [Accepted, storage]",
+    "tags: infra, Superseded",
+    "superseded-by: TODO - add it when ready",
+    "superseded-by: none",
+    "replaced_by: hip-33",
+    "key with: broken: yaml: [",
+]
+_LINES = [
+    "# ADR-012: Use X",
+    "# 12. Use X",
+    "# 0014. Record the thing",
+    "# BIP 12: Title",
+    "# Preamble",
+    "# Abstract",
+    "## Status",
+    "## 1. Status:",
+    "### Status",
+    "## Context",
+    "## Context and Problem Statement",
+    "## Decision",
+    "## Decision Outcome",
+    "## Consequences",
+    "## Date",
+    "## Superseded by [ADR 3](/adr/3)",
+    "## Replaced by ADR-7 ##",
+    "## Deprecated",
+    "Accepted",
+    "> Accepted",
+    "- Superseded by ADR-042",
+    "Superseded by [a title](2022-01-20-title.md)",
+    "⌛️ Superseded [0019](0019-x.md)",
+    "Superceded (in 2021) by ADR 31",
+    "**Status**: Accepted",
+    "**Status:** Rejected in favour of ADR 111",
+    "__Status__: Deprecated in favor of HIP-30",
+    "Status: Replaced",
+    "Replaced-By: 33",
+    "Title: A proposal",
+    "Author: someone",
+    "  continued on an indented line",
+    "<pre>",
+    "</pre>",
+    "Status: Superseded by ADR-9 (partially)",
+    "* Supersedes: ADR-024, ADR-025",
+    "- **Superseded-by**: [ADR-0042](0042-y.md)",
+    "Replaces: none",
+    "**Supersedes**: None (extends ADR-041)",
+    "Date: 2022-03-03",
+    "**Date**: 3 March 2022",
+    "- Created: March 3rd, 2022",
+    "Date 20/06/2019",
+    "05/02/2018",
+    "- Name: the thing",
+    "**Title**: `my_feature`",
+    "Proposal Name: Removal of `at-block`",
+    "Author Name: A. Person",
+    "<!-- a comment -->",
+    "---",
+    "| ADR | Status |",
+    "|---|---|",
+    "| [ADR-3](0003-x.md) | Superseded |",
+]
+_SENTENCES = [
+    "This ADR updates and supersedes [ADR0024 the old one](0024-old.md).",
+    "We supersede [ADR 17](/adr/17).",
+    "[HIP10] got replaced by HIP412.",
+    "ADR-10 was replaced by ADR-012.",
+    "This decision does not directly supersede ADR 23.",
+    "We might one day be superseded by ADR-9.",
+    "This ADR in part supersedes ADR-15.",
+    "It supersedes some aspects of ADR-15.",
+    "ADR-100 was dropped in favour of ADR-101.",
+    "We chose to implement ADR-101 instead of ADR-100, which was slower.",
+    "We are in favour of ADR-5.",
+    "Rejected in favor of HIP-30.",
+    "This decision is taken instead of ADR-100.",
+    "Option B was set aside in favour of option A; see ADR-7.",
+    "149 lines replaced by a section quoting ADR-009.",
+    "Amends ADR-0028.",
+    "Extends ADR-12 and depends on ADR 3.",
+    "Builds on [the queue](../xyz-029/) and [the log](../xyz-030).",
+    "See [ADR 32](/adr/32) and (../adr/0032-x) and [site](https://example.org/adr/12).",
+    "The links [[ADR-003]] and [[0004-y|a label]] say it too.",
+    "Related: ADR-2025 is a year, ADR-0999 a record, ADR 7 another.",
+    "The current decision record replaces ADR-6, ADR-8; and ADR-11.",
+    "This proposal supersedes HIP-12 and ARC-3.",
+    "Superseded by: [XYZ-031](../xyz-031/xyz-031-title.md)",
+    "`ADR-5 supersedes ADR-4` is only code.",
+    "This ADR replaces ``ADR-44 ` ADR-45`` in code and ADR-46 out of it.",
+    "```\nThis ADR supersedes ADR-50.\n```",
+    "~~~python\nwe replace ADR-51\n~~~",
+    "   ```\nstill in code ADR-52\n````",
+    "an unclosed ` span that supersedes ADR-53",
+    "We ſuperſede ADR-54 and REPLACE ADR-55 and İstanbul replaces ADR-56.",
+    "This \u212aelvin record supersedes ADR-57.",
+    "We supersede ADR-58\u2028and ADR-59.",
+    "Rather than ADR-60, we follow ADR-61.",
+    "We use ADR-62 in place of ADR-63: it is simpler.",
+    "The record was retired, some time later, in favour of ADR-64.",
+    "If we ever replace ADR-65, we will say so.",
+    "Replacing ADR-66 is what this ADR does.",
+    "This record is superseded (since 2022) by ADR-67.",
+    "Nothing here.",
+    "A plain paragraph about databases, rather long and with no record in it at all.",
+]
+
+
+def generated_texts(count: int, seed: int = 42) -> list[tuple[str, str]]:
+    """(path, text) for records put together at random from the pieces above."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        path = rng.choice(_PATHS)
+        parts = []
+        if rng.random() < 0.5:
+            parts.append("---\n" + "\n".join(rng.sample(_FRONT, rng.randint(0, 5))) + "\n---")
+        pieces = _LINES + _SENTENCES
+        for _ in range(rng.randint(0, 30)):
+            parts.append(rng.choice(pieces))
+        joins = ["\n", "\n\n", " ", "\n\n", "\r\n", "\n    ", "\n\t"]
+        text = parts[0] if parts else ""
+        for part in parts[1:]:
+            text += rng.choice(joins) + part
+        out.append((path, text))
+    return out
+
+
+GENERATED = 2500
+
+
+def generated_reading() -> dict:
+    flavour = flavours.get("adr")
+    texts = generated_texts(GENERATED)
+    return {"texts": texts, "readings": [reading(flavour, path, text.encode("utf-8")) for path, text in texts]}
+
+
+def _expected(name: str) -> dict:
+    with gzip.open(EXPECTED / f"{name}.json.gz", "rt", encoding="utf-8") as file:
+        return json.load(file)
+
+
+def _names() -> list:
+    if not COLLECTIONS.is_dir():
+        reason = f"no ADR collection under {COLLECTIONS} (set WORKBENCH_CORPORA to the folder holding them)"
+        return [pytest.param(None, id="no-corpora", marks=pytest.mark.skip(reason=reason))]
+    return sorted(p.name for p in COLLECTIONS.iterdir() if p.is_dir())
+
+
+def _same(found: dict, expected: dict, where: str) -> None:
+    assert found.keys() == expected.keys(), f"{where}: other files read"
+    for path, read in expected.items():
+        assert found[path] == read, f"{where}: {path} read otherwise"
+
+
+@pytest.mark.parametrize("name", _names())
+def test_every_record_of_a_collection_reads_as_before(name):
+    """Read in place: reading a record writes nothing (no vault is opened)."""
+    expected_file = EXPECTED / f"{name}.json.gz"
+    if not expected_file.is_file():
+        pytest.skip(f"no stored reading for {name}: a collection added after the reading was stored")
+    expected = _expected(name)
+    found = collection_reading(COLLECTIONS / name)
+    assert (found["detect"], found["listed"]) == (expected["detect"], expected["listed"])
+    _same(found["files"], expected["files"], name)
+    _same(found["nested"], expected["nested"], f"{name} nested")
+
+
+def test_every_stored_collection_is_still_read():
+    """A stored reading whose collection is gone would pass unseen: every one is still there."""
+    if not COLLECTIONS.is_dir():
+        pytest.skip(f"no ADR collection under {COLLECTIONS}")
+    stored = {p.name.removesuffix(".json.gz") for p in EXPECTED.glob("*.json.gz")} - {"generated"}
+    assert stored and stored <= {p.name for p in COLLECTIONS.iterdir()}
+
+
+def test_generated_and_hostile_records_read_as_before():
+    expected = _expected("generated")
+    texts = generated_texts(GENERATED)
+    assert [list(t) for t in texts] == expected["texts"], "the generator made other texts: write them again"
+    flavour = flavours.get("adr")
+    for (path, text), read in zip(texts, expected["readings"]):
+        assert reading(flavour, path, text.encode("utf-8")) == read, f"{path} read otherwise:\n{text}"
+
+
+def test_the_generated_records_state_what_the_reader_looks_for():
+    """The generated texts are worth comparing on: most state a status, and many a supersession
+    and a link, so a reader that found nothing would not read as before."""
+    readings = _expected("generated")["readings"]
+    stated = sum(bool(r["view"]["stated_status"]) for r in readings)
+    superseding = sum(bool(r["view"]["raw_supersedes"] or r["view"]["raw_superseded_by"]) for r in readings)
+    linked = sum(bool(r["view"]["raw_links"]) for r in readings)
+    assert stated > GENERATED / 2 and superseding > GENERATED / 3 and linked > GENERATED / 2
+
+
+def _write() -> None:
+    EXPECTED.mkdir(exist_ok=True)
+    print(f"reading with {flavours.__file__}")
+    items = [(p.name, lambda p=p: collection_reading(p)) for p in sorted(COLLECTIONS.iterdir()) if p.is_dir()]
+    for name, read in items + [("generated", generated_reading)]:
+        with gzip.GzipFile(EXPECTED / f"{name}.json.gz", "wb", mtime=0) as file:
+            file.write(json.dumps(read(), ensure_ascii=False, sort_keys=True, indent=0).encode("utf-8"))
+        print(name)
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
+    _write()
