@@ -60,6 +60,7 @@ from .base import (
     as_list,
     first_heading,
     mostly,
+    strip_code,
 )
 from .adr_index import read_index_statuses
 from .adr_names import (
@@ -243,6 +244,7 @@ class Adr(Flavour):
 
     def view(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None = None) -> View:
         own = self.doc_id(path, meta)
+        prose = strip_code(body)  # blanked once, read by each reader of the prose below
         meta = _with_header(meta, body)
         said = folded(meta)
         stated, statements = self._status(path, own, said, body)
@@ -251,12 +253,12 @@ class Adr(Flavour):
         supersedes, superseded_by = keyed_supersession(meta, path)
         for found in (
             stated_supersession(statements, first, path),
-            told_supersession(body, statements, own, path),
+            told_supersession(prose, statements, own, path),
         ):
             supersedes += found[0]
             superseded_by += found[1]
         raw_supersedes, raw_superseded_by = distinct(supersedes, own), distinct(superseded_by, own)
-        links = other_links(meta, statements, body, path, own, raw_supersedes + raw_superseded_by)
+        links = other_links(meta, statements, body, prose, path, own, raw_supersedes + raw_superseded_by)
         links += raw_supersedes
         title = said.get("title") or named_title(body)
         name = record_name(path) if "/" not in path else folder_record(path)

@@ -4,6 +4,8 @@ replaced, a title named among its metadata, and whether a file reads as a record
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from typing import Any
 
@@ -14,6 +16,7 @@ __all__ = [
     "STATUS_HEADING",
     "STATUS_LINE",
     "TOP_LINES",
+    "cued",
     "folded",
     "header_block",
     "key_named",
@@ -52,6 +55,9 @@ PARTIAL = re.compile(
 )
 _NOTHING = re.compile(r"[\s*_:`]*(?:none|nothing|n/a|no\b|-+\s*$)", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\[`*_(])|\n\s*\n|\n(?=\s*(?:[-*+]|\d+\.)\s)")
+# The words no statement of supersession (a verb), or of preference ("in favour of", "instead of",
+# "rather than", "in place of"), is made without: a sentence with none of them is not read further.
+_CUES = re.compile(r"(supersed|superced|replac)|(favou?r|instead|rather|place)", re.I)
 _SECTION = re.compile(r"(?m)^##[ \t]+(?:\d+\.[ \t]*)?([^\n#]+?)[ \t]*:?[ \t]*$")
 _DECISION = re.compile(r"decision(?: outcome)?")
 FIRST_SECTIONS = 5
@@ -114,11 +120,13 @@ def key_named(meta: dict[str, Any], *names: str) -> str | None:
     return next((spelled[name] for name in names if name in spelled), None)
 
 
-def reads_as_record(meta: dict[str, Any], body: str) -> bool:
+def reads_as_record(meta: dict[str, Any], body: str, prose: str | None = None) -> bool:
     """Whether a file without a record's name is one all the same: among its first sections is
     `## Decision` (or MADR's `## Decision Outcome`), and it states a status or has a `## Context`
-    section. A review that ends with a decision forty sections down is not a record."""
-    sections = [m.group(1).strip().lower() for m in _SECTION.finditer(strip_code(body))][:FIRST_SECTIONS]
+    section. A review that ends with a decision forty sections down is not a record. `prose` is
+    the body with its code blanked (`strip_code`), where the caller has it already."""
+    found = _SECTION.finditer(strip_code(body) if prose is None else prose)
+    sections = [m.group(1).strip().lower() for m in itertools.islice(found, FIRST_SECTIONS)]
     if not any(_DECISION.fullmatch(name) for name in sections):
         return False
     return (
@@ -186,17 +194,37 @@ def statement_lines(body: str) -> list[str]:
     return out
 
 
-def sentences(body: str, named) -> list[tuple[list[RawLink], list[RawLink] | None]]:
-    """Each sentence of `body` that states a supersession, as (the records it names before the
-    verb, those after it), or (records after an active verb, None): `named(text)` finds them.
+def cued(text: str) -> tuple[list[str], list[str]]:
+    """The sentences of `text` that use a verb of supersession, and those that use a word of
+    preference, each in order: of a long record, the few that `sentences` and `preferences` read.
+
+    The same sentences as splitting the whole text gives, found from the cue words' places: a
+    separator of sentences is only white space, so a word lies inside the sentence it is in."""
+    cues = [(m.start(), m.lastindex) for m in _CUES.finditer(text)]
+    if not cues:
+        return [], []
+    starts, ends = [0], []
+    for separator in _SENTENCE.finditer(text):
+        ends.append(separator.start())
+        starts.append(separator.end())
+    ends.append(len(text))
+    verbs: dict[int, None] = {}
+    favours: dict[int, None] = {}
+    for at, kind in cues:
+        (verbs if kind == 1 else favours)[bisect.bisect_right(starts, at) - 1] = None
+    return [text[starts[i] : ends[i]] for i in verbs], [text[starts[i] : ends[i]] for i in favours]
+
+
+def sentences(cued_verbs: list[str], named) -> list[tuple[list[RawLink], list[RawLink] | None]]:
+    """Each of the sentences that use a verb of supersession (`cued(text)[0]`) that states one, as
+    (the records it names before the verb, those after it), or (records after an active verb,
+    None): `named(text)` finds them.
 
     A sentence deep in a record often tells of other records ("149 lines replaced by a section
     quoting ADR-009"), so it counts only when the record speaks of itself ("This ADR updates and
     supersedes …", "We supersede …") or names itself after "replaced by"."""
     found: list[tuple[list[RawLink], list[RawLink] | None]] = []
-    if not re.search(r"(?i)supersed|superced|replac", body):
-        return found
-    for sentence in _SENTENCE.split(body):
+    for sentence in cued_verbs:
         passive = _VERB_PASSIVE.search(sentence)
         active = None if passive else _VERB_ACTIVE.search(sentence)
         verb = passive or active
@@ -211,7 +239,7 @@ def sentences(body: str, named) -> list[tuple[list[RawLink], list[RawLink] | Non
         itself = bool(_SELF.search(head))
         if passive:
             found.append((before, after) if itself or before else ([], []))
-        elif itself or not re.search(r"\w", head):
+        elif itself or not _WORD.search(head):
             found.append((after, None))
     return [item for item in found if item != ([], [])]
 
@@ -227,10 +255,14 @@ _FAVOUR = re.compile(
 # "to implement ADR-101 instead of ADR-100": the record named before replaced the one after.
 _INSTEAD = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\b", re.I)
 _CLAUSE_END = re.compile(r"[;,:(]|\s(?:which|that|because|since|as|and|but|so)\s", re.I)
+_CLAUSE_MARK = re.compile(r"[;,:(]")
+_STATUS_WORD = re.compile(r"(?i)^\W*status\W*")
+_WORD = re.compile(r"\w")
 
 
-def preferences(body: str, named) -> list[tuple[list[RawLink], list[RawLink], str]]:
-    """Each sentence of `body` that says one record was set aside for another: (the records set
+def preferences(cued_favours: list[str], named) -> list[tuple[list[RawLink], list[RawLink], str]]:
+    """Each of the sentences that use a word of preference (`cued(text)[1]`) that says one record
+    was set aside for another: (the records set
     aside, the records preferred, "self" where the sentence speaks of the record itself, "bare"
     where it names no subject at all, as a status does). "Rejected in favour of ADR 111" (bare:
     the record itself, where it is its status; an option in a list of alternatives says so too),
@@ -238,22 +270,20 @@ def preferences(body: str, named) -> list[tuple[list[RawLink], list[RawLink], st
     "to implement ADR-101 instead of ADR-100". A sentence that hedges before its verb ("we might
     … instead of …", "not deprecated in favour of …") states nothing."""
     found: list[tuple[list[RawLink], list[RawLink], str]] = []
-    if not re.search(r"(?i)favou?r|instead|rather|in place", body):
-        return found
-    for sentence in _SENTENCE.split(body):
+    for sentence in cued_favours:
         verb = _FAVOUR.search(sentence)
         if verb is not None:
             head, tail = sentence[: verb.start()], sentence[verb.end() :]
             preferred = named(_CLAUSE_END.split(tail, 1)[0])
             if preferred and not _HEDGE.search(sentence[: verb.end()]):
-                bare = not re.search(r"\w", re.sub(r"(?i)^\W*status\W*", "", head))  # "Status: Rejected in …"
+                bare = not _WORD.search(_STATUS_WORD.sub("", head))  # "Status: Rejected in …"
                 found.append((named(head), preferred, "bare" if bare else "self" if _SELF.search(head) else ""))
             continue
         verb = _INSTEAD.search(sentence)
         if verb is not None:
             head, tail = sentence[: verb.start()], sentence[verb.end() :]
             aside = named(_CLAUSE_END.split(tail, 1)[0])
-            clause = re.split(r"[;,:(]", head)[-1]  # the preferred one is named in the clause before
+            clause = _CLAUSE_MARK.split(head)[-1]  # the preferred one is named in the clause before
             preferred = named(clause)
             if aside and not _HEDGE.search(head):
                 found.append((aside, preferred, "self" if _SELF.search(clause) else ""))
