@@ -244,7 +244,7 @@ def generated_texts(count: int, seed: int = 42) -> list[tuple[str, str]]:
         for _ in range(rng.randint(0, 30)):
             parts.append(rng.choice(pieces))
         joins = ["\n", "\n\n", " ", "\n\n", "\r\n", "\n    ", "\n\t"]
-        text = parts[0] if parts else ""
+        text = rng.choice(["", "", "", "\n", "\n\n", "  "]) + (parts[0] if parts else "")
         for part in parts[1:]:
             text += rng.choice(joins) + part
         out.append((path, text))
@@ -316,6 +316,63 @@ def test_the_generated_records_state_what_the_reader_looks_for():
     superseding = sum(bool(r["view"]["raw_supersedes"] or r["view"]["raw_superseded_by"]) for r in readings)
     linked = sum(bool(r["view"]["raw_links"]) for r in readings)
     assert stated > GENERATED / 2 and superseding > GENERATED / 3 and linked > GENERATED / 2
+
+
+def _scrambled(count: int, seed: int = 7) -> list[str]:
+    """Texts of cue words, white space of every kind and sentence marks, some longer than the
+    reach of one look back for a sentence's start, some starting or ending with white space."""
+    rng = random.Random(seed)
+    words = [
+        "supersedes",
+        "Replaced",
+        "REPLACING",
+        "in favour of",
+        "instead",
+        "rather than",
+        "in place",
+        "placed",
+        "ADR-12",
+        "We",
+        "the",
+        "a",
+        "İstanbul",
+        "ı",
+        "ſuperſede",
+        "Kelvin",
+        "1.",
+        "-",
+        "*",
+        "+",
+        "(",
+        "`x`",
+        "[a](b.md)",
+        "Status:",
+        "été",
+        "ß",
+    ]
+    spaces = [" ", "  ", "\n", "\n\n", "\n \n", "\t", "\r\n", "\u2028", "\u00a0", "\x1c", "\n- ", "\n1. "]
+    marks = ["", "", ".", "!", "?", ",", ";"]
+    out = []
+    for _ in range(count):
+        size = rng.choice([0, 1, 3, 20, 200, 1500])
+        parts = [rng.choice(spaces) if rng.random() < 0.3 else ""]
+        for _ in range(size):
+            parts += [rng.choice(words), rng.choice(marks), rng.choice(spaces)]
+        out.append("".join(parts[:-1] if rng.random() < 0.5 else parts))
+    return out
+
+
+def test_the_cued_sentences_are_those_of_the_whole_text_split():
+    """`cued` finds sentences around cue words instead of splitting the whole text: it finds the
+    same ones as splitting does, in the same order."""
+    from workbench.core.flavours import adr_text
+
+    texts = _scrambled(600) + [text for _, text in generated_texts(GENERATED)]
+    for text in texts:
+        pieces = adr_text._SENTENCE.split(text)
+        verbs = [p for p in pieces if adr_text._VERB_CUES.search(p)]
+        favours = [p for p in pieces if adr_text._FAVOUR_CUES.search(p)]
+        assert adr_text.cued(text) == (verbs, favours), repr(text[:300])
 
 
 def _write() -> None:

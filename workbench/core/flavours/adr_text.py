@@ -4,7 +4,6 @@ replaced, a title named among its metadata, and whether a file reads as a record
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import re
 from typing import Any
@@ -57,7 +56,11 @@ _NOTHING = re.compile(r"[\s*_:`]*(?:none|nothing|n/a|no\b|-+\s*$)", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\[`*_(])|\n\s*\n|\n(?=\s*(?:[-*+]|\d+\.)\s)")
 # The words no statement of supersession (a verb), or of preference ("in favour of", "instead of",
 # "rather than", "in place of"), is made without: a sentence with none of them is not read further.
-_CUES = re.compile(r"(supersed|superced|replac)|(favou?r|instead|rather|place)", re.I)
+_VERB_WORDS = ("supersed", "superced", "replac")
+_FAVOUR_WORDS = ("favo", "instead", "rather", "place")
+_VERB_CUES = re.compile("|".join(_VERB_WORDS), re.I)
+_FAVOUR_CUES = re.compile("|".join(_FAVOUR_WORDS), re.I)
+_WORD = re.compile(r"\w")
 _SECTION = re.compile(r"(?m)^##[ \t]+(?:\d+\.[ \t]*)?([^\n#]+?)[ \t]*:?[ \t]*$")
 _DECISION = re.compile(r"decision(?: outcome)?")
 FIRST_SECTIONS = 5
@@ -197,22 +200,72 @@ def statement_lines(body: str) -> list[str]:
 def cued(text: str) -> tuple[list[str], list[str]]:
     """The sentences of `text` that use a verb of supersession, and those that use a word of
     preference, each in order: of a long record, the few that `sentences` and `preferences` read.
+    They are the sentences splitting the whole text gives (`_SENTENCE`), found around each cue."""
+    verbs: list[str] = []
+    favours: list[str] = []
+    end = -1
+    for at, verb in _cue_places(text):
+        if at >= end:  # a cue in a sentence not yet found
+            start, end = _sentence_at(text, at)
+            sentence = text[start:end]
+            marked = [False, False]
+        if not marked[verb]:
+            marked[verb] = True
+            (verbs if verb else favours).append(sentence)
+    return verbs, favours
 
-    The same sentences as splitting the whole text gives, found from the cue words' places: a
-    separator of sentences is only white space, so a word lies inside the sentence it is in."""
-    cues = [(m.start(), m.lastindex) for m in _CUES.finditer(text)]
-    if not cues:
-        return [], []
-    starts, ends = [0], []
-    for separator in _SENTENCE.finditer(text):
-        ends.append(separator.start())
-        starts.append(separator.end())
-    ends.append(len(text))
-    verbs: dict[int, None] = {}
-    favours: dict[int, None] = {}
-    for at, kind in cues:
-        (verbs if kind == 1 else favours)[bisect.bisect_right(starts, at) - 1] = None
-    return [text[starts[i] : ends[i]] for i in verbs], [text[starts[i] : ends[i]] for i in favours]
+
+def _cue_places(text: str) -> list[tuple[int, bool]]:
+    """Where `text` uses a cue word, in order, and whether it is a verb of supersession. Found
+    as plain words in the lower-cased text where that finds what the case-blind patterns find,
+    at the same places; else by those patterns."""
+    lowered = _case_blind(text)
+    if lowered is None:
+        places = [(m.start(), True) for m in _VERB_CUES.finditer(text)]
+        places += [(m.start(), False) for m in _FAVOUR_CUES.finditer(text)]
+    else:
+        places = []
+        for words, verb in ((_VERB_WORDS, True), (_FAVOUR_WORDS, False)):
+            for word in words:
+                at = lowered.find(word)
+                while at >= 0:
+                    places.append((at, verb))
+                    at = lowered.find(word, at + len(word))
+    places.sort()
+    return places
+
+
+def _case_blind(text: str) -> str | None:
+    """`text` lower-cased, where a lower-case ASCII word is found in it at the places a case-blind
+    (`re.I`) pattern finds it in `text`; None where a letter breaks that: `İ` (lower-cased to two
+    characters), and `ı` and `ſ`, which such a pattern reads as `i` and `s`."""
+    if text.isascii():
+        return text.lower()
+    return None if "\u0130" in text or "\u0131" in text or "\u017f" in text else text.lower()
+
+
+def _sentence_at(text: str, at: int) -> tuple[int, int]:
+    """The start and end of the sentence (as `_SENTENCE.split(text)` cuts it) that holds the
+    letter at `at`. A separator is white space only, so the scan for separators may start at any
+    character that is not (and look behind it); it starts near `at` and reaches further back
+    until it finds one before `at` or the start of the text."""
+    after = _SENTENCE.search(text, at)
+    end = after.start() if after is not None else len(text)
+    reach = 512
+    while True:
+        low = max(0, at - reach)
+        while low and text[low].isspace():  # `at` holds a letter: this stops there at the latest
+            low += 1
+        start = None
+        for separator in _SENTENCE.finditer(text, low):
+            if separator.start() >= at:
+                break
+            start = separator.end()
+        if start is not None:
+            return start, end
+        if low == 0:
+            return 0, end
+        reach *= 4
 
 
 def sentences(cued_verbs: list[str], named) -> list[tuple[list[RawLink], list[RawLink] | None]]:
@@ -257,7 +310,6 @@ _INSTEAD = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\b", re.
 _CLAUSE_END = re.compile(r"[;,:(]|\s(?:which|that|because|since|as|and|but|so)\s", re.I)
 _CLAUSE_MARK = re.compile(r"[;,:(]")
 _STATUS_WORD = re.compile(r"(?i)^\W*status\W*")
-_WORD = re.compile(r"\w")
 
 
 def preferences(cued_favours: list[str], named) -> list[tuple[list[RawLink], list[RawLink], str]]:
