@@ -139,24 +139,33 @@ def reads_as_record(meta: dict[str, Any], body: str, prose: str | None = None) -
     )
 
 
+_QUOTED = re.compile(r"^(?:>\s*)+|^[-+]\s+")
+_LINKED = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_BOLD = re.compile(r"\*\*|__")
+_MARKED = re.compile(r"^(?:\s*(?:>|[-+*]\s|\*\*|__))+")
+_STATUS_SECTION = re.compile(r"^#{2,3}\s+(?:\d+\.\s*)?Status\s*:?\s*$", re.I)
+_SECTION_HEADING = re.compile(r"^#{2,3}\s+(?:\d+\.\s*)?(.+?)\s*:?\s*$")
+_TITLE_HEADING = re.compile(r"^#\s+(.+?)\s*:?\s*$")
+
+
 def plain(text: str) -> str:
     """Status words without their Markdown: `**Accepted**`, `[ADR-042](./ADR-042-x.md)`, and the
     quote marker or bullet a Status section may put before them (`> Accepted`, `- Accepted`)."""
-    text = re.sub(r"^(?:>\s*)+|^[-+]\s+", "", text.strip())
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    return re.sub(r"\*\*|__", "", text).strip("*_ ")
+    text = _QUOTED.sub("", text.strip())
+    text = _LINKED.sub(r"\1", text)
+    return _BOLD.sub("", text).strip("*_ ")
 
 
 def plain_start(text: str) -> str:
     """A statement without the quote marker, bullet or bold it may start with."""
-    return re.sub(r"^(?:\s*(?:>|[-+*]\s|\*\*|__))+", "", text).lstrip()
+    return _MARKED.sub("", text).lstrip()
 
 
 def status_text(body: str) -> tuple[str, int | None]:
     """The status as the record states it, and the body line it is on (0-based), or ("", None)."""
     lines = body.split("\n")
     for index, line in enumerate(lines):
-        if re.match(r"^#{2,3}\s+(?:\d+\.\s*)?Status\s*:?\s*$", line.strip(), re.I):
+        if "#" in line and _STATUS_SECTION.match(line.strip()):
             for offset in range(index + 1, min(index + 12, len(lines))):
                 text = lines[offset].strip()
                 if text.startswith("#"):
@@ -182,16 +191,15 @@ def statement_lines(body: str) -> list[str]:
     out = []
     section = None
     titles = 0
-    for line in body.split("\n")[: TOP_LINES * 2]:
-        titles += line.startswith("# ")
-        heading = re.match(r"^#{2,3}\s+(?:\d+\.\s*)?(.+?)\s*:?\s*$", line) or (
-            re.match(r"^#\s+(.+?)\s*:?\s*$", line) if titles > 1 else None
-        )
-        if heading:
-            if section is None and STATUS_HEADING.match(line):
-                out.append(heading.group(1))  # "## Superseded by [...]": a statement, not a section
-            section = heading.group(1).strip().lower()
-            continue
+    for line in body.split("\n", TOP_LINES * 2)[: TOP_LINES * 2]:
+        if line[:1] == "#":  # a heading, maybe
+            titles += line.startswith("# ")
+            heading = _SECTION_HEADING.match(line) or (_TITLE_HEADING.match(line) if titles > 1 else None)
+            if heading:
+                if section is None and STATUS_HEADING.match(line):
+                    out.append(heading.group(1))  # "## Superseded by [...]": a statement, not a section
+                section = heading.group(1).strip().lower()
+                continue
         if section is None or section == "status":
             out.append(line)
     return out
