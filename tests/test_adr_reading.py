@@ -349,6 +349,18 @@ def _scrambled(count: int, seed: int = 7) -> list[str]:
         "Status:",
         "été",
         "ß",
+        "adr 7",
+        "ADR0024",
+        "xADR-3",
+        "ADR-2025",
+        "ADR_0999",
+        "HIP-412",
+        "hip412",
+        "h\u0131p-4",
+        "\u212aIP-3",
+        "SIMD-0387",
+        "\u017fimd-1",
+        "adradr-5",
     ]
     spaces = [" ", "  ", "\n", "\n\n", "\n \n", "\t", "\r\n", "\u2028", "\u00a0", "\x1c", "\n- ", "\n1. "]
     marks = ["", "", ".", "!", "?", ",", ";"]
@@ -373,6 +385,21 @@ def test_the_cued_sentences_are_those_of_the_whole_text_split():
         verbs = [p for p in pieces if adr_text._VERB_CUES.search(p)]
         favours = [p for p in pieces if adr_text._FAVOUR_CUES.search(p)]
         assert adr_text.cued(text) == (verbs, favours), repr(text[:300])
+
+
+def test_the_records_a_text_names_are_those_the_patterns_find_in_the_whole_text():
+    """`refs` tries its patterns only where the text has the prefix: it finds what a scan of the
+    whole text finds, in the same order, whatever the case and the letters around it."""
+    from workbench.core.flavours import adr_names
+
+    texts = _scrambled(600) + [text for _, text in generated_texts(GENERATED)]
+    for text in texts:
+        for prefix in ("ADR", "HIP", "SIMD", "KIP"):
+            expected = [adr_names.ref_id(m.group(1)) for m in adr_names._REF.finditer(text)]
+            if prefix != "ADR":
+                pattern = adr_names._ref_pattern(prefix)
+                expected += [adr_names.ref_id(m.group(1), prefix) for m in pattern.finditer(text)]
+            assert adr_names.refs(text, prefix) == expected, (prefix, repr(text[:300]))
 
 
 def _write() -> None:

@@ -8,6 +8,7 @@ import itertools
 import re
 from typing import Any
 
+from .adr_names import case_blind
 from .base import RawLink, strip_code
 
 __all__ = [
@@ -214,7 +215,7 @@ def cued(text: str) -> tuple[list[str], list[str]]:
     end = -1
     for at, verb in _cue_places(text):
         if at >= end:  # a cue in a sentence not yet found
-            start, end = _sentence_at(text, at)
+            start, end = _sentence_at(text, at, max(end, 0))
             sentence = text[start:end]
             marked = [False, False]
         if not marked[verb]:
@@ -227,7 +228,7 @@ def _cue_places(text: str) -> list[tuple[int, bool]]:
     """Where `text` uses a cue word, in order, and whether it is a verb of supersession. Found
     as plain words in the lower-cased text where that finds what the case-blind patterns find,
     at the same places; else by those patterns."""
-    lowered = _case_blind(text)
+    lowered = case_blind(text)
     if lowered is None:
         places = [(m.start(), True) for m in _VERB_CUES.finditer(text)]
         places += [(m.start(), False) for m in _FAVOUR_CUES.finditer(text)]
@@ -243,26 +244,18 @@ def _cue_places(text: str) -> list[tuple[int, bool]]:
     return places
 
 
-def _case_blind(text: str) -> str | None:
-    """`text` lower-cased, where a lower-case ASCII word is found in it at the places a case-blind
-    (`re.I`) pattern finds it in `text`; None where a letter breaks that: `İ` (lower-cased to two
-    characters), and `ı` and `ſ`, which such a pattern reads as `i` and `s`."""
-    if text.isascii():
-        return text.lower()
-    return None if "\u0130" in text or "\u0131" in text or "\u017f" in text else text.lower()
-
-
-def _sentence_at(text: str, at: int) -> tuple[int, int]:
+def _sentence_at(text: str, at: int, floor: int) -> tuple[int, int]:
     """The start and end of the sentence (as `_SENTENCE.split(text)` cuts it) that holds the
-    letter at `at`. A separator is white space only, so the scan for separators may start at any
-    character that is not (and look behind it); it starts near `at` and reaches further back
-    until it finds one before `at` or the start of the text."""
+    letter at `at`, given a place before it where that split finds a separator (or 0). A
+    separator is white space only, so the scan for separators may also start at any character
+    that is not (and look behind it); it starts near `at` and reaches further back until it finds
+    one before `at` or the floor."""
     after = _SENTENCE.search(text, at)
     end = after.start() if after is not None else len(text)
-    reach = 512
+    reach = 256
     while True:
-        low = max(0, at - reach)
-        while low and text[low].isspace():  # `at` holds a letter: this stops there at the latest
+        low = max(floor, at - reach)
+        while low > floor and text[low].isspace():  # `at` holds a letter: this stops there at the latest
             low += 1
         start = None
         for separator in _SENTENCE.finditer(text, low):
@@ -271,8 +264,8 @@ def _sentence_at(text: str, at: int) -> tuple[int, int]:
             start = separator.end()
         if start is not None:
             return start, end
-        if low == 0:
-            return 0, end
+        if low == floor:
+            return floor, end
         reach *= 4
 
 
