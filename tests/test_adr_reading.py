@@ -361,6 +361,14 @@ def _scrambled(count: int, seed: int = 7) -> list[str]:
         "SIMD-0387",
         "\u017fimd-1",
         "adradr-5",
+        "Date:",
+        "**Date**:",
+        "## Date",
+        "__Created__",
+        "update",
+        "2022-03-03",
+        "12/17/2022",
+        "3 March 2022",
     ]
     spaces = [" ", "  ", "\n", "\n\n", "\n \n", "\t", "\r\n", "\u2028", "\u00a0", "\x1c", "\n- ", "\n1. "]
     marks = ["", "", ".", "!", "?", ",", ";"]
@@ -400,6 +408,19 @@ def test_the_records_a_text_names_are_those_the_patterns_find_in_the_whole_text(
                 pattern = adr_names._ref_pattern(prefix)
                 expected += [adr_names.ref_id(m.group(1), prefix) for m in pattern.finditer(text)]
             assert adr_names.refs(text, prefix) == expected, (prefix, repr(text[:300]))
+
+
+def test_the_date_a_record_states_is_the_first_the_whole_top_states():
+    """The scan for a `Date:` line starts at the first place one could begin: it finds the date
+    a scan of the whole top finds."""
+    from workbench.core.flavours import adr
+    from workbench.core.flavours.adr_names import written_date
+
+    texts = _scrambled(600) + [text for _, text in generated_texts(GENERATED)]
+    for text in texts:
+        top = "\n".join(text.split("\n", adr.TOP_LINES * 2)[: adr.TOP_LINES * 2])
+        expected = next(filter(None, (written_date(m.group(1)) for m in adr._DATE.finditer(top))), None)
+        assert adr._stated_date(text) == expected, repr(text[:300])
 
 
 def _write() -> None:

@@ -117,9 +117,18 @@ def case_blind(text: str) -> str | None:
     """`text` lower-cased, where a lower-case ASCII word is found in it at the places a case-blind
     (`re.I`) pattern finds it in `text`; None where a letter breaks that: `İ` (lower-cased to two
     characters), and `ı` and `ſ`, which such a pattern reads as `i` and `s`."""
-    if text.isascii():
-        return text.lower()
-    return None if "\u0130" in text or "\u0131" in text or "\u017f" in text else text.lower()
+    last = _LAST_BLIND
+    if last[0] is text:  # the same text again: a record's prose is read by several readers
+        return last[1]
+    if text.isascii() or not ("\u0130" in text or "\u0131" in text or "\u017f" in text):
+        lowered: str | None = text.lower()
+    else:
+        lowered = None
+    globals()["_LAST_BLIND"] = (text, lowered)
+    return lowered
+
+
+_LAST_BLIND: tuple[str, str | None] = ("", "")
 
 
 def unnumbered(title: str, prefix: str = "ADR", number: int | None = None) -> str:
