@@ -232,14 +232,22 @@ def _cue_places(text: str) -> list[tuple[int, bool]]:
     if lowered is None:
         places = [(m.start(), True) for m in _VERB_CUES.finditer(text)]
         places += [(m.start(), False) for m in _FAVOUR_CUES.finditer(text)]
-    else:
+    else:  # "super" and "plac" found once for the four words they begin or end
         places = []
-        for words, verb in ((_VERB_WORDS, True), (_FAVOUR_WORDS, False)):
-            for word in words:
-                at = lowered.find(word)
-                while at >= 0:
-                    places.append((at, verb))
-                    at = lowered.find(word, at + len(word))
+        for stem in ("super", "plac", "favo", "instead", "rather"):
+            at = lowered.find(stem)
+            while at >= 0:
+                if stem == "super":
+                    if lowered.startswith(("sed", "ced"), at + 5):
+                        places.append((at, True))
+                elif stem == "plac":
+                    if at >= 2 and lowered.startswith("re", at - 2):
+                        places.append((at - 2, True))  # "replac"
+                    if lowered.startswith("e", at + 4):
+                        places.append((at, False))  # "place"
+                else:
+                    places.append((at, False))
+                at = lowered.find(stem, at + len(stem))
     places.sort()
     return places
 
@@ -324,7 +332,7 @@ def preferences(cued_favours: list[str], named) -> list[tuple[list[RawLink], lis
     … instead of …", "not deprecated in favour of …") states nothing."""
     found: list[tuple[list[RawLink], list[RawLink], str]] = []
     for sentence in cued_favours:
-        verb = _FAVOUR.search(sentence)
+        verb = _FAVOUR.search(sentence) if "favo" in sentence.lower() else None  # "in favour of" needs it
         if verb is not None:
             head, tail = sentence[: verb.start()], sentence[verb.end() :]
             preferred = named(_CLAUSE_END.split(tail, 1)[0])
