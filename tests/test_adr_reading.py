@@ -390,7 +390,7 @@ def test_the_cued_sentences_are_those_of_the_whole_text_split():
     texts = _scrambled(600) + [text for _, text in generated_texts(GENERATED)]
     for text in texts:
         pieces = adr_text._SENTENCE.split(text)
-        verbs = [p for p in pieces if adr_text._VERB_CUES.search(p)]
+        verbs = [p for p in pieces if adr_text.VERB_CUES.search(p)]
         favours = [p for p in pieces if adr_text._FAVOUR_CUES.search(p)]
         assert adr_text.cued(text) == (verbs, favours), repr(text[:300])
 

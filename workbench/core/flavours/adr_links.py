@@ -28,6 +28,7 @@ from .adr_text import (
     PARTIAL,
     STATUS_HEADING,
     STATUS_LINE,
+    VERB_CUES,
     cued,
     plain_start,
     preferences,
@@ -203,7 +204,11 @@ def stated_supersession(statements: list[str], first: int, path: str) -> tuple[l
     status itself): a `Superseded-by:` line, "Superseded by ADR-12", "Supersedes ADR-3"."""
     supersedes: list[RawLink] = []
     superseded_by: list[RawLink] = []
+    # Past the status, a line says something here only with a verb of supersession in it.
+    verbs = bool(VERB_CUES.search("\n".join(statements[first:])))
     for index, text in enumerate(statements):
+        if index >= first and not (verbs and VERB_CUES.search(text)):
+            continue
         if PARTIAL.search(text):
             continue  # in part: the named record is related, found below as a mention
         meta_line = _META_LINE.match(text)

@@ -124,7 +124,8 @@ def case_blind(text: str) -> str | None:
         lowered: str | None = text.lower()
     else:
         lowered = None
-    globals()["_LAST_BLIND"] = (text, lowered)
+    if len(text) >= 1024:  # kept for the next reader; a short text is lower-cased again at no cost
+        globals()["_LAST_BLIND"] = (text, lowered)
     return lowered
 
 

@@ -16,6 +16,7 @@ __all__ = [
     "STATUS_HEADING",
     "STATUS_LINE",
     "TOP_LINES",
+    "VERB_CUES",
     "cued",
     "folded",
     "header_block",
@@ -59,7 +60,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\[`*_(])|\n\s*\n|\n(?=\s*(?:[-*+]|\
 # "rather than", "in place of"), is made without: a sentence with none of them is not read further.
 _VERB_WORDS = ("supersed", "superced", "replac")
 _FAVOUR_WORDS = ("favo", "instead", "rather", "place")
-_VERB_CUES = re.compile("|".join(_VERB_WORDS), re.I)
+VERB_CUES = re.compile("|".join(_VERB_WORDS), re.I)
 _FAVOUR_CUES = re.compile("|".join(_FAVOUR_WORDS), re.I)
 _WORD = re.compile(r"\w")
 _SECTION = re.compile(r"(?m)^##[ \t]+(?:\d+\.[ \t]*)?([^\n#]+?)[ \t]*:?[ \t]*$")
@@ -230,7 +231,7 @@ def _cue_places(text: str) -> list[tuple[int, bool]]:
     at the same places; else by those patterns."""
     lowered = case_blind(text)
     if lowered is None:
-        places = [(m.start(), True) for m in _VERB_CUES.finditer(text)]
+        places = [(m.start(), True) for m in VERB_CUES.finditer(text)]
         places += [(m.start(), False) for m in _FAVOUR_CUES.finditer(text)]
     else:  # "super" and "plac" found once for the four words they begin or end
         places = []
