@@ -19,6 +19,7 @@ import gzip
 import json
 import os
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -435,3 +436,33 @@ def _write() -> None:
 
 if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
     _write()
+
+
+def test_the_worker_file_benchmark_times_each_code_beside_the_floor(tmp_path):
+    """`bench_worker_file`, run small: each code's worker's file and the floor's are printed."""
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    vault = tmp_path / "records"
+    vault.mkdir()
+    for n, (_, text) in enumerate(generated_texts(40)):
+        (vault / f"{n:04d}-record.md").write_text(text, encoding="utf-8")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tests.benchmarks.bench_worker_file",
+            str(vault),
+            "--every",
+            "1",
+            "--runs",
+            "1",
+            str(root),
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "floor's file" in result.stdout and re.search(r"a worker's file \d+-\d+ us CPU \(40 files\)", result.stdout)
