@@ -107,6 +107,13 @@ PENDING_STEP = 10_000  # rows of `pending` indexed in one transaction, at most
 ROWS_A_QUERY = 3_000  # rows of `kept_rows` read or written by one statement (three values each, within SQLite's limit)
 WRITES_KEPT = 64  # this connection's last writes, remembered so that kept search results can catch up
 Version = tuple[int, int]
+# Parts of a kept result kept as rows of their own, each under a digest of its value
+# (`weighing.Rows`): a change writes the rows it makes, not the whole result.
+_KEPT_ROWS = (
+    "CREATE TABLE IF NOT EXISTS kept_rows (name TEXT, key TEXT, value BLOB, PRIMARY KEY (name, key)) WITHOUT ROWID"
+)
+# Every table the store makes (the index's own go with `fts`): what a schema change drops.
+SCHEMA_TABLES = ("fts", "pending", "texts", "files", "info", "vectors", "kept", "kept_rows")
 
 
 def _weights(weights: tuple[float, ...]) -> str:
@@ -227,7 +234,9 @@ class DerivedStore:
             if stored != self.schema or version != 1:
                 with db:
                     db.execute("BEGIN")
-                    for table in ("fts", "pending", "texts", "files", "info", "kept"):
+                    # Every table, emptied in place: the file stays the one any other connection
+                    # has open (deleting it under them would leave two files under one name).
+                    for table in SCHEMA_TABLES:
                         db.execute(f"DROP TABLE IF EXISTS {table}")
                     db.execute("CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT)")
                     db.execute("INSERT INTO info VALUES ('schema', ?)", (self.schema,))
@@ -266,12 +275,7 @@ class DerivedStore:
                 if db.execute("SELECT v FROM fts_config WHERE k = 'automerge'").fetchone() == (0,):
                     # A first open that ended before it could turn merging back on.
                     db.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', ?)", (FTS_AUTOMERGE,))
-            # Parts of a kept result kept as rows of their own, each under a digest of its value
-            # (`weighing.Rows`): a change writes the rows it makes, not the whole result.
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS kept_rows (name TEXT, key TEXT, value BLOB, PRIMARY KEY (name, key))"
-                " WITHOUT ROWID"
-            )
+            db.execute(_KEPT_ROWS)  # also in a store made before there were kept rows
             return db
         except sqlite3.DatabaseError:
             return None
@@ -403,6 +407,7 @@ class DerivedStore:
         their paths and of `removed`: (the rowids dropped, the first rowid stored). The full-text
         index is not told of the new rows (`_index`); with `pending`, they are listed to be."""
         db = self._db
+        self._still_ours(db)
         gone = self._delete(list(removed) + [files_row[0] for files_row, _ in kept])
         start = (db.execute("SELECT max(rowid) FROM files").fetchone()[0] or 0) + 1
         stored = len(_FILES_NAMES) - 1
@@ -417,6 +422,14 @@ class DerivedStore:
         if pending:
             db.execute("INSERT INTO pending SELECT rowid FROM texts WHERE rowid >= ?", (start,))
         return gone, start
+
+    def _still_ours(self, db: sqlite3.Connection) -> None:
+        """Refuse a write, in the caller's transaction, to a store another process has since built
+        again for another schema (another reading of the files, `_open`): rows of this reading
+        would be read there as current."""
+        found = db.execute("SELECT value FROM info WHERE key = 'schema'").fetchone()
+        if found is None or found[0] != self.schema:
+            raise sqlite3.DatabaseError("the derived store was built again for another schema")
 
     def _index(self, first: int, last: int) -> None:
         """Tell the full-text index of the `texts` rows `first` to `last`, in the caller's transaction."""
@@ -589,6 +602,7 @@ class DerivedStore:
         try:
             with self.db:
                 self.db.execute("BEGIN")
+                self._still_ours(self.db)
                 self.db.executemany(
                     "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", [(d, model, v) for d, v in vectors]
                 )
