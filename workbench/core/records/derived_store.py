@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import hashlib
-import os
 import sqlite3
 import sys
 import threading
@@ -34,6 +33,7 @@ from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..vocabulary.files import folder_identity
 from .record import Record
 from .store_rows import (
     FILES_COLUMNS,
@@ -58,15 +58,6 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = "12"
-
-
-def folder_identity(folder: Path) -> str:
-    """The device and inode of a vault's folder: the same path holding another folder differs."""
-    try:
-        found = os.stat(folder)
-    except OSError:
-        return ""
-    return f"{found.st_dev}:{found.st_ino}"
 
 
 def _reader_fingerprint() -> str:

@@ -40,6 +40,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from ..vocabulary.files import folder_identity
 from .kept_conflicts import ANSWERED, code_fingerprint, kept_queue
 
 if TYPE_CHECKING:
@@ -78,7 +79,9 @@ class Fingerprint:
             self.doubt = "a change in flight"
         lines = self._walk() if not self.doubt else []
         code = code_fingerprint()
-        head = json.dumps([FORMAT, self.root, _identity(self.root), list(map(repr, asked)), flavour, str(self.day)])
+        head = json.dumps(
+            [FORMAT, self.root, folder_identity(self.root), list(map(repr, asked)), flavour, str(self.day)]
+        )
         digest = hashlib.sha256(f"{head}\n{code}\n{_stats(face)}\n".encode())
         lines.sort()
         digest.update("\n".join(lines).encode("utf-8", "surrogateescape"))
@@ -269,14 +272,6 @@ def _in_flight(place: str) -> bool:
         return False
     except OSError:
         return True
-
-
-def _identity(folder: str) -> str:
-    try:
-        found = os.stat(folder)
-    except OSError:
-        return ""
-    return f"{found.st_dev}:{found.st_ino}"
 
 
 def _stats(files: Iterable[Path]) -> str:
