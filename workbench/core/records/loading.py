@@ -24,6 +24,7 @@ from typing import cast
 from pathlib import Path
 
 from .. import flavours
+from ..vocabulary.collector import collector_paused
 from ..vocabulary.model import ConflictError, Document
 from .derived_store import DerivedStore, record_from_row, row_for
 from .record import Record, read_record, still_clean, today, unchanged
@@ -49,21 +50,6 @@ CHUNK = 250
 # (100,000 documents: 700 MB); this many keeps the workers busy while the parent stores a batch.
 IN_FLIGHT = 16
 Item = tuple[str, int, int, int, int]  # path, size, mtime_ns, inode, ctime_ns
-
-
-@contextlib.contextmanager
-def collector_paused():
-    """Python's cycle collector runs each time enough objects have been made, and then walks every
-    object still alive. Reading thousands of files makes hundreds of thousands that all stay alive
-    (records, their meta), so it would walk an ever larger heap again and again: measured, that
-    cost more than the YAML. Paused while they are made, it runs as usual afterwards."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 # From this many records an open ends by freezing what it made (`gc.freeze`): below, the
