@@ -414,6 +414,12 @@ class Flavour:
     def view(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None = None) -> View:
         raise NotImplementedError
 
+    def view_on(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None, on: dt.date) -> View:
+        """The view as read on the day `on`, the day the file is checked on: `view` itself, but in
+        a flavour that `reads_the_day`, whose view follows the day it is given rather than one it
+        takes again (around midnight, another)."""
+        return self.view(path, meta, body, mtime)
+
     def check(self, path: str, parsed, view: View | None, today: dt.date) -> list[Problem]:
         """This flavour's own rules for one file (parse problems are found before this)."""
         return []

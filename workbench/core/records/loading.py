@@ -280,12 +280,14 @@ def bring_in_line(
     root: Path,
     flavour: flavours.Flavour,
     bodies: Bodies | None = None,
+    on: dt.date | None = None,
 ) -> bool:
     """Bring `records` (path -> record) in line with the walk: keep what is unchanged (in memory or
     in the derived store, `cached`), parse what changed (storing its rows), forget what is gone.
     Whether any record came, went or changed: if none did, nothing derived is stale. With
-    `bodies`, records parsed in worker processes leave their bodies in the store."""
-    on = today()
+    `bodies`, records parsed in worker processes leave their bodies in the store. `on`: the day
+    `cached` was read for, which the files parsed are checked on too (today by default)."""
+    on = on or today()
     to_parse: list[Item] = []
     recheck: list[Record] = []  # kept after a look at their bytes: stored again with that look's time
     moved = False  # whether any record came, went or changed: if none did, nothing derived is stale

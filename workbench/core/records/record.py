@@ -192,7 +192,7 @@ def build_record(
     else:
         body = parsed.body if parsed.has_frontmatter else parsed.text
         mtime = dt.datetime.fromtimestamp(mtime_ns / 1e9).date() if mtime_ns else None
-        view = flavour.view(path, meta, body, mtime) if parsed.decoded else None
+        view = flavour.view_on(path, meta, body, mtime, on) if parsed.decoded else None
         problems = parse_problems(path, parsed)
         if parsed.decoded:
             problems += (
@@ -203,7 +203,7 @@ def build_record(
     unreadable = invalidating(flavour) - (LOOSELY_READ if loose else frozenset())
     valid = not any(p.code in unreadable for p in problems)
     if view is None and not flavour.native:
-        view = flavour.view(path, {}, "", None)
+        view = flavour.view_on(path, {}, "", None, on)
     document = Document(id=doc_id, path=path, meta=meta, body=body, digest=parsed.digest, valid=valid, view=view)
     problems = [dataclasses.replace(p, doc_id=doc_id) for p in problems]
     key_lines = {key: line for key in LINE_KEYS if (line := parsed.key_line(key)) is not None}
