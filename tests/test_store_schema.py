@@ -20,8 +20,8 @@ def _record(path: str, body: str):
     return build_record(path, raw, len(raw), 1, TODAY)
 
 
-def _filled(path, vault: str) -> DerivedStore:
-    store = DerivedStore(path, "memory-core", vault)
+def _filled(path, reading: str) -> DerivedStore:
+    store = DerivedStore(path, reading, "1:1")
     store.save_rows([row_for(_record("notes/a.md", "alpha words"), TODAY)])
     store.save_vectors("model", [("digest-a", b"\x01\x02")])
     store.keep("queue", "key", "kept value")
@@ -35,9 +35,9 @@ def _tables(db: sqlite3.Connection) -> set[str]:
 
 def test_a_schema_change_empties_every_table_in_the_same_file(tmp_path):
     path = tmp_path / "index.sqlite"
-    old = _filled(path, "1:1")  # still open, as another process would hold it
+    old = _filled(path, "memory-core")  # still open, as another process would hold it
     inode = os.stat(path).st_ino
-    new = DerivedStore(path, "memory-core", "1:2")  # the same path, another schema
+    new = DerivedStore(path, "markdown", "1:1")  # the same path, another schema
     assert new.path == path
     assert os.stat(path).st_ino == inode, "the store's file was replaced under a connection holding it"
     assert new.load(TODAY) == {}
@@ -56,8 +56,8 @@ def test_a_schema_change_empties_every_table_in_the_same_file(tmp_path):
 
 def test_a_connection_on_the_old_schema_stores_nothing_in_the_rebuilt_store(tmp_path):
     path = tmp_path / "index.sqlite"
-    old = _filled(path, "1:1")
-    new = DerivedStore(path, "memory-core", "1:2")
+    old = _filled(path, "memory-core")
+    new = DerivedStore(path, "markdown", "1:1")
     old.save_rows([row_for(_record("notes/b.md", "beta words"), TODAY)])
     old.save_vectors("model", [("digest-b", b"\x03")])
     assert new.load(TODAY) == {}, "rows read under another schema were taken as current"

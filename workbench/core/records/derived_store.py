@@ -2,9 +2,10 @@
 
 The state folder is `.workbench/` in a Memory Core or OKF vault, and the user's cache folder for a
 vault of any other format (`index.state_dir_for`): opening someone else's folder writes nothing into it.
-The store belongs to one vault folder: another folder at the same path (a vault deleted and restored
-from a backup, or replaced by a copy) has another identity (`folder_identity`), and its store is
-built again, never trusted.
+The store belongs to one vault folder: another folder (a copy of the vault, its store included, or
+a backup restored at the same path) has another identity (`folder_identity`), and no row's stat is
+trusted there: a row is taken only where its file has the size, modification time and bytes it was
+read from (`_moved`), and every other file is parsed again.
 
 Disposable by design: deleting it loses nothing, a schema change or a damaged file rebuilds it
 without a word, and a vault that cannot be written to gets an in-memory store instead. Rows are
@@ -34,7 +35,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..vocabulary.files import folder_identity
-from .record import Record
+from .record import UNKNOWN_INO, Record
 from .store_rows import (
     FILES_COLUMNS,
     LOAD_COLUMNS,
@@ -139,8 +140,11 @@ class DerivedStore:
 
     def __init__(self, path: Path | None, flavour: str = "memory-core", vault: str = ""):
         self.path = path
-        # Another flavour reads the same files otherwise, another vault folder holds other files: rebuild.
-        self.schema = f"{SCHEMA_VERSION} {READER} {flavour} {vault}".rstrip()
+        # Another flavour reads the same files otherwise: rebuild. Another vault folder (a copy,
+        # a backup restored) may hold other files: its rows are kept, each taken only once its
+        # file's bytes are found the same (`_moved`).
+        self.schema = f"{SCHEMA_VERSION} {READER} {flavour}"
+        self.folder = vault
         self.damaged = False  # set when a query finds the file broken: the vault then builds it again
         self.full = False  # set when a write finds no room: the vault then keeps it in memory, no file left behind
         # (version before, version after, rows removed or replaced, rows added) of each write
@@ -231,6 +235,7 @@ class DerivedStore:
                         db.execute(f"DROP TABLE IF EXISTS {table}")
                     db.execute("CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT)")
                     db.execute("INSERT INTO info VALUES ('schema', ?)", (self.schema,))
+                    db.execute("INSERT INTO info VALUES ('folder', ?)", (self.folder,))
                     db.execute(
                         "CREATE TABLE files (rowid INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime_ns INTEGER, ino INTEGER, ctime_ns INTEGER, seen_ns INTEGER,"
                         " checked_on TEXT, until TEXT, digest TEXT, id TEXT, valid INTEGER, meta TEXT, problems TEXT, key_lines TEXT, view TEXT, updated TEXT,"
@@ -258,6 +263,7 @@ class DerivedStore:
                     db.execute("CREATE TABLE kept (name TEXT PRIMARY KEY, key TEXT, value TEXT)")
                     db.execute("PRAGMA user_version = 1")
             else:
+                self._moved(db)
                 try:  # rows a first open left unindexed (killed meanwhile, or still building)
                     while _index_pending(db, PENDING_STEP):
                         pass
@@ -414,6 +420,22 @@ class DerivedStore:
             db.execute("INSERT INTO pending SELECT rowid FROM texts WHERE rowid >= ?", (start,))
         return gone, start
 
+    def _moved(self, db: sqlite3.Connection) -> None:
+        """In a store made in another vault folder (a copy of the vault, its store included, or a
+        backup restored at the same path), no row's stat is its file's: each row's inode is made
+        unknown (`record.UNKNOWN_INO`), in the transaction that makes the store this folder's, so
+        that an open takes a row only where its file has the size, modification time and bytes
+        the row was read from (`record.still_clean`), and parses every other file."""
+        found = db.execute("SELECT value FROM info WHERE key = 'folder'").fetchone()
+        if found is not None and found[0] == self.folder:
+            return
+        with db:
+            db.execute("BEGIN IMMEDIATE")
+            found = db.execute("SELECT value FROM info WHERE key = 'folder'").fetchone()
+            if found is None or found[0] != self.folder:  # not made this folder's meanwhile
+                db.execute("UPDATE files SET ino = ?", (UNKNOWN_INO,))
+                db.execute("INSERT OR REPLACE INTO info VALUES ('folder', ?)", (self.folder,))
+
     def _still_ours(self, db: sqlite3.Connection) -> None:
         """Refuse a write, in the caller's transaction, to a store another process has since built
         again for another schema (another reading of the files, `_open`): rows of this reading
@@ -482,13 +504,14 @@ class DerivedStore:
             self._failed(error)  # only a cache: resolved again next time
             return False
 
-    def reseen(self, seen: Iterable[tuple[str, int]]) -> None:
-        """A new reading time for files whose bytes were found unchanged (path, seen_ns): their
-        rows and the full-text index stay as they are."""
+    def reseen(self, seen: Iterable[tuple[str, int, int, int]]) -> None:
+        """A new reading for files whose bytes were found unchanged (path, seen_ns, inode, change
+        time: a copy's file has its own): their rows and the full-text index stay as they are."""
         try:
             with self.db:
                 self.db.executemany(
-                    "UPDATE files SET seen_ns = ? WHERE path = ?", [(seen_ns, path) for path, seen_ns in seen]
+                    "UPDATE files SET seen_ns = ?, ino = ?, ctime_ns = ? WHERE path = ?",
+                    [(seen_ns, ino, ctime_ns, path) for path, seen_ns, ino, ctime_ns in seen],
                 )
         except sqlite3.DatabaseError as error:
             self._failed(error)

@@ -330,7 +330,7 @@ def bring_in_line(
             if save is not None and rows:
                 save(rows)
     if store is not None and recheck:
-        store.reseen((record.path, record.seen_ns) for record in recheck)
+        store.reseen((record.path, record.seen_ns, record.ino, record.ctime_ns) for record in recheck)
     # What was known and was not walked: at an open that every cached record was walked to (the
     # walk lists each path once), none; building the sets of 100,000 paths to say so took 0.03 s.
     if first and taken == len(cached):
