@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import sqlite3
 import time
 
 import pytest
@@ -99,12 +98,12 @@ def test_a_correction_logged_at_midnight_is_of_one_moment(tmp_path):
     (root / "corrections.md").write_text("# Corrections Log\n", "utf-8")
     vault = Vault.open(root, "tiered")
     eve = dt.datetime(2026, 12, 31, 23, 59, 59, 900000)  # the last moment of a day, a month and a year
-    plan = tiers.plan_correction(vault.index, "tabs, not spaces", at=eve)
+    plan = tiers.plan_correction(vault.index, "tabs, not spaces", moment=eve)
     text = plan.changes[0].after.decode()
     assert "## 2026-12-31" in text and "- [23:59] tabs, not spaces" in text
     vault.apply(plan)
-    vault.apply(tiers.plan_correction(vault.index, "tabs, not spaces", at=eve))
-    third = tiers.plan_correction(vault.index, "tabs, not spaces", at=eve)
+    vault.apply(tiers.plan_correction(vault.index, "tabs, not spaces", moment=eve))
+    third = tiers.plan_correction(vault.index, "tabs, not spaces", moment=eve)
     hot = next(c for c in third.changes if c.path == "memory.md").after.decode()
     assert "(confirmed 2026-12)" in hot
     vault.index.store.close()

@@ -174,16 +174,16 @@ def _same(a: str, b: str) -> bool:
 
 
 def plan_correction(
-    index: VaultIndex, text: str, kind: str = "preference", context: str = "", at: dt.datetime | None = None
+    index: VaultIndex, text: str, kind: str = "preference", context: str = "", moment: dt.datetime | None = None
 ) -> Plan:
     """Log a correction; the same one again is counted, and the third time it becomes a rule.
-    The clock is read once (`at`): the entry's day, its time and a rule's month are of one moment,
+    The clock is read once (`moment`): the entry's day, its time and a rule's month are of one moment,
     never of both sides of midnight."""
     _require_tiered(index)
     text = " ".join(text.split())
     if not text:
         raise RefusedError("a correction needs its text")
-    at = at or dt.datetime.now()
+    moment = moment or dt.datetime.now()
     before, log = _text(index, CORRECTIONS)
     log = log or "# Corrections Log\n"
     lines = log.splitlines()
@@ -203,12 +203,12 @@ def plan_correction(
         changes = [_change(CORRECTIONS, before, "\n".join(lines) + "\n")]
         summary = f"correction counted ({now}/{PROMOTE_AT}): {text}"
         if confirmed:
-            changes.append(_promote(index, text, at.date()))
+            changes.append(_promote(index, text, moment.date()))
             summary = f"correction confirmed as a rule: {text}"
         return Plan(summary, changes, [log_line(summary)])
-    heading = f"## {at.date().isoformat()}"
+    heading = f"## {moment.date().isoformat()}"
     entry = (
-        [f"- [{at.strftime('%H:%M')}] {text}", f"Type: {kind}"]
+        [f"- [{moment.strftime('%H:%M')}] {text}", f"Type: {kind}"]
         + ([f"Context: {context}"] if context else [])
         + [f"Confirmed: pending (1/{PROMOTE_AT})"]
     )
