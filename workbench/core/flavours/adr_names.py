@@ -117,7 +117,8 @@ def case_blind(text: str) -> str | None:
     """`text` lower-cased, where a lower-case ASCII word is found in it at the places a case-blind
     (`re.I`) pattern finds it in `text`; None where a letter breaks that: `İ` (lower-cased to two
     characters), and `ı` and `ſ`, which such a pattern reads as `i` and `s`."""
-    last = _LAST_BLIND
+    global _last_blind
+    last = _last_blind
     if last[0] is text:  # the same text again: a record's prose is read by several readers
         return last[1]
     if text.isascii() or not ("\u0130" in text or "\u0131" in text or "\u017f" in text):
@@ -125,11 +126,12 @@ def case_blind(text: str) -> str | None:
     else:
         lowered = None
     if len(text) >= 1024:  # kept for the next reader; a short text is lower-cased again at no cost
-        globals()["_LAST_BLIND"] = (text, lowered)
+        _last_blind = (text, lowered)
     return lowered
 
 
-_LAST_BLIND: tuple[str, str | None] = ("", "")
+# The last long text `case_blind` was given, and its answer (one pair, replaced whole).
+_last_blind: tuple[str, str | None] = ("", "")
 
 
 def unnumbered(title: str, prefix: str = "ADR", number: int | None = None) -> str:
