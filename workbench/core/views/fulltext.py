@@ -390,21 +390,31 @@ def _bounded(
     most = sum(n for n, is_lazy in zip(counts, lazy, strict=True) if is_lazy) // 2
     within = _Within(postings.store)
     if essential and len(essential) <= most and _promising(listed, excluded, title_hit):
-        scores = _bounded_by(listed, essential - excluded, {}, within, wanted, enough, average, title_hit)
+        scores = _bounded_by(listed, essential - excluded, None, within, wanted, enough, average, title_hit)
         if scores is not None:
             return scores
-    best: dict[int, float] = {}  # each common term not kept: the least score of its best rows, read
-    for at, (term, _, fts_idf, _, rows, _) in enumerate(listed):
-        if rows is None and fts_idf:
-            best_rows = postings.best(term.expression, BEST_ROWS)
-            if best_rows is None:
-                return None
-            within.knows(at, best_rows)
-            best[at] = min(best_rows.values(), default=0.0) if len(best_rows) >= BEST_ROWS else 0.0
-    among = essential.union(*(within.read[at] for at in best)) - excluded
-    if not best or len(among) > most:
+    # The common terms ranked together by FTS5, as a bare query of them would: their best rows by
+    # the sum of their FTS5 scores join the candidates (one reading of each term's rows, where
+    # ranking each apart read them once for its best and once more when the bound did not hold).
+    # A kept term is among them only while its scores are on the index's scale now (a write since
+    # may have restated them with older statistics); otherwise it is bounded on its own.
+    union = [
+        at
+        for at, (_, _, fts_idf, fts_average, rows, is_lazy) in enumerate(listed)
+        if is_lazy and (rows is None or (fts_idf == _fts_idf(rows_total, len(rows)) and fts_average == average))
+    ]
+    if not any(listed[at][4] is None for at in union):
+        return None  # every common term kept: the whole reading costs no FTS5 query
+    best_rows = postings.best(" OR ".join(listed[at][0].expression for at in union), BEST_ROWS)
+    if best_rows is None:
         return None
-    return _bounded_by(listed, among, best, within, wanted, enough, average, title_hit)
+    if len(union) == 1:  # one term: its best rows' scores are its own
+        within.knows(union[0], best_rows)
+    least = min(best_rows.values(), default=0.0) if len(best_rows) >= BEST_ROWS else 0.0
+    among = (essential | best_rows.keys()) - excluded
+    if len(among) > most:
+        return None
+    return _bounded_by(listed, among, (union, least), within, wanted, enough, average, title_hit)
 
 
 def _promising(
@@ -459,7 +469,7 @@ class _Within:
 def _bounded_by(
     listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]],
     among: set[int],
-    best: dict[int, float],
+    union: tuple[list[int], float] | None,
     within: _Within,
     wanted: Callable[[str], Document | None],
     enough: int,
@@ -467,17 +477,12 @@ def _bounded_by(
     title_hit: float,
 ) -> dict[str, float] | None:
     """`_bounded`'s answer from the candidate rows `among`, or None where some row not among them
-    could be in a batch; `best`: for a listed term (by place), the least score of its rows that
-    are candidates as its best, which no other row of it passes; `within` reads the common terms'
-    rows of the candidates."""
+    could be in a batch; `union`: the listed terms (by place) whose best rows by the sum of their
+    FTS5 scores are candidates, and the least such sum of them, which no other row passes;
+    `within` reads the common terms' rows of the candidates."""
     if not among:
         return None
-    bound = 0.0  # the most a row that is not a candidate can reach
-    for at, (_, weight, fts_idf, _, _, is_lazy) in enumerate(listed):
-        if at in best:
-            bound += weight / fts_idf * best[at]
-        elif is_lazy:
-            bound += weight * (FTS_K1 + 1) if fts_idf else weight * title_hit
+    bound = _reach(listed, union)  # the most a row that is not a candidate can reach
     bound *= 1 + 1e-9  # above the float rounding of the sums
     # Each term's rows, of the candidates, and the candidates in the order `bm25`'s estimate
     # holds them (a term's rows in its order, then the next term's new ones).
@@ -503,6 +508,30 @@ def _bounded_by(
 
     exact = all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
     return _in_batches(within.store, weighed, estimate, wanted, enough, average, exact, bound)
+
+
+def _reach(
+    listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]],
+    union: tuple[list[int], float] | None,
+) -> float:
+    """The most a row that is not a candidate can add to its estimate: each common term outside
+    the `union` at most its weight times (k1 + 1); the terms of the union, whose FTS5 scores add up
+    to at most its least best score, at most that sum shared out to the terms whose score counts
+    most in the estimate first, each up to the most FTS5 gives it (its idf times (k1 + 1))."""
+    grouped, least = union if union is not None else ([], 0.0)
+    reach = 0.0
+    for at, (_, weight, _, _, _, is_lazy) in enumerate(listed):
+        if is_lazy and at not in grouped:  # a common term is a scored one
+            reach += weight * (FTS_K1 + 1)
+    left = least
+    for factor, most in sorted(
+        ((listed[at][1] / listed[at][2], listed[at][2] * (FTS_K1 + 1)) for at in grouped), reverse=True
+    ):
+        if left <= 0:
+            break
+        reach += factor * min(most, left)
+        left -= most
+    return reach
 
 
 def _in_batches(
