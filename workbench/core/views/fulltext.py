@@ -403,8 +403,8 @@ def _bounded(
         for at, (_, _, fts_idf, fts_average, rows, is_lazy) in enumerate(listed)
         if is_lazy and (rows is None or (fts_idf == _fts_idf(rows_total, len(rows)) and fts_average == average))
     ]
-    if not any(listed[at][4] is None for at in union):
-        return None  # every common term kept: the whole reading costs no FTS5 query
+    if not any(listed[at][4] is None for at in union) or len(essential - excluded) > most:
+        return None  # every common term kept (the whole reading asks FTS5 nothing), or too many candidates
     best_rows = postings.best(" OR ".join(listed[at][0].expression for at in union), BEST_ROWS)
     if best_rows is None:
         return None
