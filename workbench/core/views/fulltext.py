@@ -72,9 +72,12 @@ class Rows:
     version: tuple[int, int]  # the store's, when these rows were last brought up to date
 
 
+FTS_IDF_FLOOR = 1e-6  # FTS5's idf for a term in half the rows or more
+
+
 def _fts_idf(rows_total: int, matching: int) -> float:
-    """FTS5's idf for a term in `matching` of `rows_total` rows (never below 1e-6, as FTS5)."""
-    return max(math.log(max(rows_total - matching + 0.5, 0.5) / (matching + 0.5)), 1e-6)
+    """FTS5's idf for a term in `matching` of `rows_total` rows (never below its floor, as FTS5)."""
+    return max(math.log(max(rows_total - matching + 0.5, 0.5) / (matching + 0.5)), FTS_IDF_FLOOR)
 
 
 def _fts_norm(size: int, average: float) -> float:
@@ -397,12 +400,16 @@ def _bounded(
     # the sum of their FTS5 scores join the candidates (one reading of each term's rows, where
     # ranking each apart read them once for its best and once more when the bound did not hold).
     # A kept term is among them only while its scores are on the index's scale now (a write since
-    # may have restated them with older statistics); otherwise it is bounded on its own.
+    # may have restated them with older statistics); otherwise it is bounded on its own. So is a
+    # term in half the rows or more beside others: FTS5 gives it no weight (its idf at the floor),
+    # so it would change nothing in the ranking or the bound, and FTS5 would score its rows.
     union = [
         at
         for at, (_, _, fts_idf, fts_average, rows, is_lazy) in enumerate(listed)
         if is_lazy and (rows is None or (fts_idf == _fts_idf(rows_total, len(rows)) and fts_average == average))
     ]
+    weighed = [at for at in union if listed[at][2] > FTS_IDF_FLOOR]
+    union = weighed or union
     if not any(listed[at][4] is None for at in union) or len(essential - excluded) > most:
         return None  # every common term kept (the whole reading asks FTS5 nothing), or too many candidates
     best_rows = postings.best(" OR ".join(listed[at][0].expression for at in union), BEST_ROWS)
