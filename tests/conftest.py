@@ -26,6 +26,7 @@ def _isolated_environment(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("WORKBENCH_INTERRUPT_AT", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
 
 
 @pytest.fixture

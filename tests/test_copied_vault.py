@@ -6,11 +6,17 @@ store copied with them (as `cp -a` or a backup does)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import sqlite3
+import stat
+import subprocess
+import sys
 import time
 
 from workbench import Vault
+from workbench.core.records import seal
 from workbench.core.records.record import UNKNOWN_INO
 from workbench.core.records.store_rows import StoredDocument
 
@@ -89,3 +95,133 @@ def test_a_copy_opened_but_not_walked_to_the_end_trusts_no_row_on_its_stat(build
     assert _parsed(vault) == ["notes/mem-note-n9.md"]
     assert "omega" in vault.get("mem-note-n9").body
     vault.index.store.close()
+
+
+# -- whose store: a copy reuses only a store this user's workbench made (`seal`) ---------------------
+
+KEY = "AKIAIOSFODNN7EXAMPLE"  # a credential the checks find: a crafted row would hide it
+
+
+def _forge(store_file, path: str, **columns) -> None:
+    """Alter one row of a store as a hostile author of a shared vault would: its digest kept, so
+    the row still matches its file's bytes, only what it says of the file changed."""
+    db = sqlite3.connect(store_file)
+    with db:
+        db.execute(
+            f"UPDATE files SET {', '.join(f'{k} = ?' for k in columns)} WHERE path = ?", (*columns.values(), path)
+        )
+        assert db.total_changes == 1
+    db.close()
+
+
+def _with_a_credential(builder):
+    builder.add("mem-note-key", body=f"The deploy key is {KEY} for now.\n")
+    root = _vault(builder)
+    opened = Vault.open(root)
+    assert [p.code for p in opened.problems_for("mem-note-key")], "the credential is found in the file"
+    opened.index.store.close()
+    return root
+
+
+def test_a_crafted_store_in_a_copied_vault_is_not_trusted(builder, tmp_path, monkeypatch):
+    """A vault received from someone else, its store made by their workbench, then rows forged:
+    digests kept as the real files', meta and problems changed. The copy shows what the files
+    hold, the credential warning included, not what the rows say."""
+    user_state = os.environ["XDG_STATE_HOME"]
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "author-state"))
+    root = _with_a_credential(builder)
+    copy = tmp_path / "received"
+    shutil.copytree(root, copy)
+    store_file = copy / ".workbench" / "index.sqlite"
+    db = sqlite3.connect(store_file)
+    (meta,) = db.execute("SELECT meta FROM files WHERE path = 'notes/mem-note-n3.md'").fetchone()
+    db.close()
+    forged = json.loads(meta)
+    forged["title"] = "A title the file does not hold"
+    _forge(store_file, "notes/mem-note-n3.md", meta=json.dumps(forged))
+    _forge(store_file, "notes/mem-note-key.md", problems=None, valid=1)
+    monkeypatch.setenv("XDG_STATE_HOME", user_state)
+    vault = Vault.open(copy)
+    assert vault.get("mem-note-n3").title == "Title of mem-note-n3"
+    assert [p.code for p in vault.problems_for("mem-note-key")], "the forged row hid the credential"
+    assert len(_parsed(vault)) == N + 1, "a store this user did not make was read"
+    vault.index.store.close()
+
+
+def test_a_store_sealed_under_another_users_secret_is_built_again(builder, tmp_path, monkeypatch):
+    root = _vault(builder)
+    copy = tmp_path / "theirs"
+    shutil.copytree(root, copy)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "another-user-state"))
+    vault = Vault.open(copy)
+    assert len(_parsed(vault)) == N
+    vault.index.store.close()
+    again = tmp_path / "theirs-copied-again"  # the store built here is this user's: a copy reuses it
+    shutil.copytree(copy, again)
+    reopened = Vault.open(again)
+    assert _parsed(reopened) == []
+    reopened.index.store.close()
+
+
+def test_a_store_made_before_stores_were_sealed_is_built_again_in_a_copy(builder, tmp_path):
+    root = _vault(builder)
+    db = sqlite3.connect(root / ".workbench" / "index.sqlite")
+    with db:
+        db.execute("DELETE FROM info WHERE key IN ('origin', 'seal')")
+    db.close()
+    warm = Vault.open(root)  # in its own folder the store is read as before: no seal asked
+    assert _parsed(warm) == []
+    warm.index.store.close()
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)
+    vault = Vault.open(copy)
+    assert len(_parsed(vault)) == N
+    vault.index.store.close()
+
+
+def test_no_secret_to_be_had_builds_a_copy_again_and_fails_nothing(builder, tmp_path, monkeypatch):
+    """A file where the state folder should be: no secret can be made or read there. The vault
+    opens, its own store is reused, and a copy is built again from its files."""
+    blocked = tmp_path / "state-is-a-file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("XDG_STATE_HOME", str(blocked))
+    root = _vault(builder)
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)
+    vault = Vault.open(copy)
+    assert len(_parsed(vault)) == N
+    assert [hit.id for hit in vault.search("number 7")][:1] == ["mem-note-n7"]
+    vault.index.store.close()
+    time.sleep(0.15)
+    warm = Vault.open(copy)
+    assert _parsed(warm) == []
+    warm.index.store.close()
+
+
+def test_a_secret_others_can_read_is_not_used(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    path = seal.secret_path()
+    assert seal.seal_of("origin", "schema") is not None
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    monkeypatch.setattr(seal, "_known", {})  # as a new process: reads the file again
+    path.chmod(0o644)
+    assert seal.user_secret() is None
+    assert not seal.verifies("origin", "schema", "0" * 64)
+
+
+def test_processes_making_the_secret_at_once_agree_on_one(tmp_path):
+    """Each writes its own secret and links it into place; all but one link fails, and every
+    process then reads the one that is there."""
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
+    start = time.time() + 1.0
+    script = (
+        "import time, sys\n"
+        f"time.sleep(max(0, {start} - time.time()))\n"
+        "from workbench.core.records import seal\n"
+        "print(seal.user_secret().hex())\n"
+    )
+    runs = [subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE) for _ in range(6)]
+    secrets = {run.communicate(timeout=60)[0].strip() for run in runs}
+    assert all(run.returncode == 0 for run in runs)
+    assert len(secrets) == 1 and len(next(iter(secrets))) == 64
+    assert sorted(p.name for p in (tmp_path / "state" / "workbench").iterdir()) == ["store-secret"]

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from ..vocabulary.files import folder_identity
 from .record import UNKNOWN_INO, Record
+from .seal import new_origin, seal_of, verifies
 from .store_rows import (
     FILES_COLUMNS,
     LOAD_COLUMNS,
@@ -226,7 +227,13 @@ class DerivedStore:
             stored = (
                 db.execute("SELECT value FROM info WHERE key = 'schema'").fetchone()[0] if "info" in tables else None
             )
-            if stored != self.schema or version != 1:
+            fresh = stored != self.schema or version != 1
+            if not fresh and not self._moved(db):  # carried here from a store this user did not make
+                fresh = True
+            if fresh:
+                # The origin, sealed before the transaction: making the user's secret writes a file.
+                origin = new_origin()
+                sealed = seal_of(origin, self.schema) if where != ":memory:" else None
                 with db:
                     db.execute("BEGIN")
                     # Every table, emptied in place: the file stays the one any other connection
@@ -236,6 +243,9 @@ class DerivedStore:
                     db.execute("CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT)")
                     db.execute("INSERT INTO info VALUES ('schema', ?)", (self.schema,))
                     db.execute("INSERT INTO info VALUES ('folder', ?)", (self.folder,))
+                    db.execute("INSERT INTO info VALUES ('origin', ?)", (origin,))
+                    if sealed is not None:
+                        db.execute("INSERT INTO info VALUES ('seal', ?)", (sealed,))
                     db.execute(
                         "CREATE TABLE files (rowid INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime_ns INTEGER, ino INTEGER, ctime_ns INTEGER, seen_ns INTEGER,"
                         " checked_on TEXT, until TEXT, digest TEXT, id TEXT, valid INTEGER, meta TEXT, problems TEXT, key_lines TEXT, view TEXT, updated TEXT,"
@@ -263,7 +273,6 @@ class DerivedStore:
                     db.execute("CREATE TABLE kept (name TEXT PRIMARY KEY, key TEXT, value TEXT)")
                     db.execute("PRAGMA user_version = 1")
             else:
-                self._moved(db)
                 try:  # rows a first open left unindexed (killed meanwhile, or still building)
                     while _index_pending(db, PENDING_STEP):
                         pass
@@ -420,21 +429,31 @@ class DerivedStore:
             db.execute("INSERT INTO pending SELECT rowid FROM texts WHERE rowid >= ?", (start,))
         return gone, start
 
-    def _moved(self, db: sqlite3.Connection) -> None:
+    def _moved(self, db: sqlite3.Connection) -> bool:
         """In a store made in another vault folder (a copy of the vault, its store included, or a
         backup restored at the same path), no row's stat is its file's: each row's inode is made
         unknown (`record.UNKNOWN_INO`), in the transaction that makes the store this folder's, so
         that an open takes a row only where its file has the size, modification time and bytes
-        the row was read from (`record.still_clean`), and parses every other file."""
+        the row was read from (`record.still_clean`), and parses every other file.
+
+        A row's digest vouches for the file it was read from, not for what the row says of it
+        (meta, problems, links): those are taken only from a store this user's workbench made,
+        one whose seal verifies with their secret (`seal.verifies`). False for any other store
+        (made elsewhere, crafted, made before stores were sealed): it is to be built again. The
+        seal is looked at only here, when the folder differs: a warm open never asks it."""
         found = db.execute("SELECT value FROM info WHERE key = 'folder'").fetchone()
         if found is not None and found[0] == self.folder:
-            return
+            return True
+        info = dict(db.execute("SELECT key, value FROM info WHERE key IN ('origin', 'seal')").fetchall())
+        if not verifies(info.get("origin"), self.schema, info.get("seal")):
+            return False
         with db:
             db.execute("BEGIN IMMEDIATE")
             found = db.execute("SELECT value FROM info WHERE key = 'folder'").fetchone()
             if found is None or found[0] != self.folder:  # not made this folder's meanwhile
                 db.execute("UPDATE files SET ino = ?", (UNKNOWN_INO,))
                 db.execute("INSERT OR REPLACE INTO info VALUES ('folder', ?)", (self.folder,))
+        return True
 
     def _still_ours(self, db: sqlite3.Connection) -> None:
         """Refuse a write, in the caller's transaction, to a store another process has since built
