@@ -18,6 +18,17 @@ settings.load_profile("workbench")
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_vault"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _user_state(tmp_path_factory):
+    """The user's own state (the secret that seals derived stores) in a folder of the run's, set
+    before any module's fixture opens a vault: one user for the whole run, as outside the tests,
+    so a vault built once and copied for each test is this user's."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+    yield
+    patch.undo()
+
+
 @pytest.fixture(autouse=True)
 def _isolated_environment(tmp_path_factory, monkeypatch):
     """No test reads the user's vault setting or writes into their cache."""
@@ -26,7 +37,6 @@ def _isolated_environment(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("WORKBENCH_INTERRUPT_AT", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
 
 
 @pytest.fixture

@@ -9,13 +9,16 @@ run, each a fresh Python process timed from inside (the open alone, imports excl
 - copy: the copy's first open, its store copied with it (rows taken where the bytes are the same);
 - cold: the same copy with no store (every file parsed);
 - warm: the copy opened again (every row trusted on its stat);
+- theirs: another copy opened by another user (its store's seal not theirs: built again);
 as wall time and CPU time (the process and its parsing workers). A benchmark, not a test: machines
-are noisy, so compare ratios measured in one run.
+are noisy, so compare ratios measured in one run. The opens keep their user's state (the secret
+that seals a store) in a temporary folder, one for this user and one for the other.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -37,8 +40,9 @@ vault.index.store.close()
 """
 
 
-def _open(root: Path) -> tuple[float, float, int]:
-    done = subprocess.run([sys.executable, "-c", OPEN, str(root)], capture_output=True, text=True, check=True)
+def _open(root: Path, state: Path) -> tuple[float, float, int]:
+    env = {**os.environ, "XDG_STATE_HOME": str(state)}
+    done = subprocess.run([sys.executable, "-c", OPEN, str(root)], capture_output=True, text=True, check=True, env=env)
     wall, cpu, count = done.stdout.split()
     return float(wall), float(cpu), int(count)
 
@@ -48,27 +52,34 @@ def main() -> None:
     parser.add_argument("sizes", nargs="*", type=int, default=[10000])
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    print(f"{'docs':>7} {'run':>4} {'copy wall/CPU':>16} {'cold wall/CPU':>16} {'warm wall/CPU':>16}")
+    columns = ("copy", "cold", "warm", "theirs")
+    print(f"{'docs':>7} {'run':>4} " + " ".join(f"{name + ' wall/CPU':>16}" for name in columns))
     for size in args.sizes:
         with tempfile.TemporaryDirectory() as folder:
             base = Path(folder)
+            mine, other = base / "state-mine", base / "state-other"
             source = base / "vault"
             generate_vault(source, size)
-            _open(source)
+            _open(source, mine)
             time.sleep(2.5)  # past the racy window: the source's rows are trusted on their stat
-            _open(source)
+            _open(source, mine)
             for run in range(1, args.runs + 1):
                 copy = base / f"copy{run}"
                 subprocess.run(["cp", "-a", str(source), str(copy)], check=True)
                 time.sleep(2.5)  # a copy opened a moment later, as a person would
-                copied = _open(copy)
-                warm = _open(copy)
+                theirs_copy = base / f"theirs{run}"
+                subprocess.run(["cp", "-a", str(source), str(theirs_copy)], check=True)
+                time.sleep(2.5)
+                copied = _open(copy, mine)
+                warm = _open(copy, mine)
+                theirs = _open(theirs_copy, other)
                 shutil.rmtree(copy / ".workbench")
-                cold = _open(copy)
-                assert copied[2] == cold[2] == warm[2] == size
-                cells = " ".join(f"{f'{w:.2f}s/{c:.2f}s':>16}" for w, c, _ in (copied, cold, warm))
+                cold = _open(copy, mine)
+                assert copied[2] == cold[2] == warm[2] == theirs[2] == size
+                cells = " ".join(f"{f'{w:.2f}s/{c:.2f}s':>16}" for w, c, _ in (copied, cold, warm, theirs))
                 print(f"{size:>7} {run:>4} {cells}")
                 shutil.rmtree(copy)
+                shutil.rmtree(theirs_copy)
 
 
 if __name__ == "__main__":

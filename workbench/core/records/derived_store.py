@@ -5,7 +5,8 @@ vault of any other format (`index.state_dir_for`): opening someone else's folder
 The store belongs to one vault folder: another folder (a copy of the vault, its store included, or
 a backup restored at the same path) has another identity (`folder_identity`), and no row's stat is
 trusted there: a row is taken only where its file has the size, modification time and bytes it was
-read from (`_moved`), and every other file is parsed again.
+read from (`_moved`), and every other file is parsed again; and only from a store this user's
+workbench made (`seal`): any other is built again, its rows' meta and problems unread.
 
 Disposable by design: deleting it loses nothing, a schema change or a damaged file rebuilds it
 without a word, and a vault that cannot be written to gets an in-memory store instead. Rows are
