@@ -15,6 +15,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from workbench import Vault
 from workbench.core.records import seal
 from workbench.core.records.record import UNKNOWN_INO
@@ -174,6 +176,26 @@ def test_a_store_made_before_stores_were_sealed_is_built_again_in_a_copy(builder
     warm.index.store.close()
     copy = tmp_path / "copy"
     shutil.copytree(root, copy)
+    vault = Vault.open(copy)
+    assert len(_parsed(vault)) == N
+    vault.index.store.close()
+
+
+@pytest.mark.parametrize(
+    "origin, sealed",
+    [("x", 7), ("x", b"\x00" * 64), ("x", "\u00e9" * 64), (3, "0" * 64), ("", "")],
+    ids=["a number", "bytes", "text of no seal", "a number for an origin", "empty"],
+)
+def test_a_seal_of_any_other_kind_builds_the_copy_again(builder, tmp_path, origin, sealed):
+    """A crafted `info` table (a number, bytes or text no seal has) is no seal, and no error."""
+    root = _vault(builder)
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)
+    db = sqlite3.connect(copy / ".workbench" / "index.sqlite")
+    with db:
+        db.execute("UPDATE info SET value = ? WHERE key = 'origin'", (origin,))
+        db.execute("UPDATE info SET value = ? WHERE key = 'seal'", (sealed,))
+    db.close()
     vault = Vault.open(copy)
     assert len(_parsed(vault)) == N
     vault.index.store.close()

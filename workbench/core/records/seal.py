@@ -110,9 +110,10 @@ def seal_of(origin: str, schema: str) -> str | None:
     return hmac.new(secret, f"{origin}\n{schema}".encode(), hashlib.sha256).hexdigest()
 
 
-def verifies(origin: str | None, schema: str, seal: str | None) -> bool:
-    """Whether `seal` is this user's seal of the store's origin and schema."""
-    if not origin or not seal:
+def verifies(origin: object, schema: str, seal: object) -> bool:
+    """Whether `seal` is this user's seal of the store's origin and schema. The values come from a
+    file anyone may have written: anything but two strings (a number, bytes, none) is no seal."""
+    if not isinstance(origin, str) or not isinstance(seal, str) or not origin or not seal:
         return False
     expected = seal_of(origin, schema)
-    return expected is not None and hmac.compare_digest(expected, seal)
+    return expected is not None and hmac.compare_digest(expected.encode(), seal.encode("utf-8", "replace"))
