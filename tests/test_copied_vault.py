@@ -235,11 +235,11 @@ def test_processes_making_the_secret_at_once_agree_on_one(tmp_path):
     """Each writes its own secret and links it into place; all but one link fails, and every
     process then reads the one that is there."""
     env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
-    start = time.time() + 1.0
+    start = time.time() + 3.0  # every process imported by then: they ask at once
     script = (
-        "import time, sys\n"
-        f"time.sleep(max(0, {start} - time.time()))\n"
+        "import time\n"
         "from workbench.core.records import seal\n"
+        f"time.sleep(max(0, {start} - time.time()))\n"
         "print(seal.user_secret().hex())\n"
     )
     runs = [subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE) for _ in range(6)]
@@ -247,3 +247,18 @@ def test_processes_making_the_secret_at_once_agree_on_one(tmp_path):
     assert all(run.returncode == 0 for run in runs)
     assert len(secrets) == 1 and len(next(iter(secrets))) == 64
     assert sorted(p.name for p in (tmp_path / "state" / "workbench").iterdir()) == ["store-secret"]
+
+
+def test_a_warm_open_never_asks_for_the_secret(builder, tmp_path, monkeypatch):
+    """The seal is looked at only in another folder: a warm open of the vault's own store reads
+    no secret, and makes none when it is gone."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    root = _vault(builder)
+    path = seal.secret_path()
+    assert path.exists() and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    path.unlink()
+    monkeypatch.setattr(seal, "_known", {})  # as a new process
+    vault = Vault.open(root)
+    assert _parsed(vault) == []
+    vault.index.store.close()
+    assert not path.exists()
