@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from workbench import Vault
-from workbench.cli.main import quick_question
+from workbench.cli.main import quick_arguments, quick_question
+from workbench.cli.parser import parse_arguments
 from workbench.core.services.kept_answers import ANSWERS, Fingerprint, state_places
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -300,6 +301,25 @@ def test_only_the_exact_command_lines_are_answered_from_what_was_kept(sample_cop
         ["--vault", "a\nb", "conflicts", "--json"],
     ):
         assert quick_question(argv) is None, argv
+
+
+def test_a_quick_command_line_is_parsed_as_the_parser_parses_it(monkeypatch):
+    """A quick line that finds nothing kept runs without building the parser: the arguments it is
+    given are the parser's own, whichever way the vault and the flavour are named; a flavour the
+    parser refuses, or any other line, goes to the parser."""
+    monkeypatch.setenv("WORKBENCH_VAULT", "/somewhere")
+    lines = [
+        ["--vault", "/v", "conflicts", "--json"],
+        ["--vault=/v", "review", "--json"],
+        ["--flavour", "adr", "--vault", "/v", "review", "--json"],
+        ["--vault", "/v", "--flavour=dendron", "conflicts", "--json"],
+        ["conflicts", "--json"],  # the vault from the environment: the parser gives no --vault either
+    ]
+    for argv in lines:
+        assert quick_question(argv) is not None, argv
+        assert quick_arguments(argv) == parse_arguments(argv), argv
+    assert quick_arguments(["--vault", "/v", "--flavour", "nope", "review", "--json"]) is None
+    assert quick_arguments(["--vault", "/v", "review", "--json", "--limit", "3"]) is None
 
 
 def test_the_open_after_a_miss_takes_the_folders_as_the_fingerprint_listed_them(sample_copy, tmp_path):

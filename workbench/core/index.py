@@ -133,11 +133,14 @@ class VaultIndex:
         path: str | os.PathLike[str],
         flavour: str | None = None,
         listed: dict[str, list[os.DirEntry]] | None = None,
+        queue_fields: bool = False,
     ) -> VaultIndex:
         """Open the vault at `path` (or its `memory/` child), finishing any change a crash interrupted.
 
         The flavour (Memory Core, Dendron, ADRs...) is detected unless named. `listed`: the folders
-        as a walk of this process listed them moments before (`walk_vault`), not listed again."""
+        as a walk of this process listed them moments before (`walk_vault`), not listed again.
+        `queue_fields`: the open is for the conflicts queue or the review list, which ask every
+        document's type, status and relations: the store's rows are read with them."""
         given = require_folder(path)
         root, chosen = flavours.choose(given.resolve(), find_root(given.resolve()), flavour)
         config = read_config(root)
@@ -152,7 +155,7 @@ class VaultIndex:
             # The store's rows, then the walk, one after the other: read in a thread beside the
             # walk, each waited on the other for the interpreter at every row and every stat (the
             # two took 2.1 s at 100,000 documents, against 1.2 s in turn).
-            cached = vault.store.load(today(), vault.bodies, chosen.reads_the_day)
+            cached = vault.store.load(today(), vault.bodies, chosen.reads_the_day, queue_fields)
             walk = walk_vault(vault.root, chosen, listed)
             if vault.writer.needs_recovery(walk.temporaries):
                 vault.recovery_notes.extend(vault.writer.recover(walk.temporaries))

@@ -507,10 +507,14 @@ def with_texts(record: Record, meta: str | None, body: str | None, fields: str |
     found["_fields"] = fields
 
 
-def records_from_rows(rows: Iterable[tuple], bodies: BodySource | None = None) -> dict[str, Record]:
+def records_from_rows(
+    rows: Iterable[tuple], bodies: BodySource | None = None, with_fields: bool = False
+) -> dict[str, Record]:
     """{path: record} of `files` rows of the `LOAD_COLUMNS`, as `record_from_row` makes each, their
     meta, body and fields left in the store (read from `bodies` when first asked for; without
-    `bodies`, put in place by the caller, `with_texts`).
+    `bodies`, put in place by the caller, `with_texts`). `with_fields`: each row holds its `fields`
+    too, after those columns, put in place as `read_fields` would ("" where the row holds none:
+    the document reads its meta for them, and `read_fields` asks no query for it).
 
     A warm open makes one for every file, so each is made in as few steps as it can, in one loop:
     the document's attributes are set as one dict (its `meta` and its view left as the stored JSON
@@ -521,23 +525,28 @@ def records_from_rows(rows: Iterable[tuple], bodies: BodySource | None = None) -
     new, stored, set_attributes = _new_stored, StoredDocument, object.__setattr__
     dates, lines, read = _DATES, _KEY_LINES, json.loads
     found: dict[str, Record] = {}
-    for (
-        path,
-        size,
-        mtime_ns,
-        ino,
-        ctime_ns,
-        seen_ns,
-        digest,
-        doc_id,
-        valid,
-        problems,
-        key_lines,
-        view,
-        updated,
-        under,
-        resolved,
-    ) in rows:
+    fields = None  # left in the store (`read_fields`), unless read with the row
+    for row in rows:
+        if with_fields:
+            fields = row[-1] or ""
+            row = row[:-1]
+        (
+            path,
+            size,
+            mtime_ns,
+            ino,
+            ctime_ns,
+            seen_ns,
+            digest,
+            doc_id,
+            valid,
+            problems,
+            key_lines,
+            view,
+            updated,
+            under,
+            resolved,
+        ) = row
         document = new(stored)
         attributes = {
             "id": doc_id,
@@ -547,7 +556,7 @@ def records_from_rows(rows: Iterable[tuple], bodies: BodySource | None = None) -
             "digest": digest,
             "valid": valid == 1,
             "_updated": (dates.get(updated) or _date(updated)) if updated else None,
-            "_fields": None,  # left in the store (`read_fields`)
+            "_fields": fields,
         }
         if view is not None:
             attributes["view"] = view
