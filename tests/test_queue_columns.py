@@ -109,6 +109,24 @@ def test_an_open_for_the_queue_reads_the_fields_with_the_rows(builder):
     assert vault.conflicts_json() == plain
 
 
+def test_a_stored_documents_type_status_and_title_are_plain_attributes_once_read(builder):
+    """The queue asks every document's type and status several times: once the row's fields are
+    split they sit in the document's own dict, read without a call; a copy without the row's text
+    (`dataclasses.replace`) reads them from its frontmatter, as any document does."""
+    import dataclasses
+
+    builder.raw("decisions/mem-decision-b.md", FIELDS)
+    Vault.open(builder.root)
+    vault = Vault.open(builder.root, queue_fields=True)
+    doc = vault.get("mem-decision-b")
+    assert type(doc) is StoredDocument and "type" not in vars(doc)  # split when first asked
+    assert (doc.type, doc.status, doc.title) == ("decision", "superseded", "Queue \x1f the invoices, \x1f")
+    assert (vars(doc)["type"], vars(doc)["status"], vars(doc)["title"]) == (doc.type, doc.status, doc.title)
+    assert meta_unread(doc)
+    copy = dataclasses.replace(doc, body="Another body.\n")
+    assert "type" not in vars(copy) and (copy.type, copy.status, copy.title) == (doc.type, doc.status, doc.title)
+
+
 def test_every_documents_relations_are_parsed_a_piece_at_a_time(builder, monkeypatch):
     # One JSON parse of every document's relations held the interpreter 60-240 ms at 100,000
     # documents (a frozen screen in the TUI beside it): parsed a piece at a time, the same answer.
