@@ -4,6 +4,7 @@ or damaged store goes the usual way. Real files, a real store, the command as it
 
 from __future__ import annotations
 
+import ast
 import datetime as dt
 import json
 import os
@@ -301,6 +302,37 @@ def test_only_the_exact_command_lines_are_answered_from_what_was_kept(sample_cop
         ["--vault", "a\nb", "conflicts", "--json"],
     ):
         assert quick_question(argv) is None, argv
+
+
+def test_a_queue_worked_out_after_a_change_loads_no_module_only_a_write_needs(sample_copy, tmp_path):
+    """`conflicts --json` and `review --json` after a change open the vault and write only the
+    derived store: the modules a write to the vault needs (its lock's host name, the journal's
+    encoding, a folder's removal, the crash points' signal) are not imported for them. (PyYAML
+    imports base64 itself, and the review page's cursor is base64 text: asked of decision records
+    without frontmatter and of the queue alone.)"""
+    only_writes = ("socket", "shutil", "base64", "signal")
+    vaults = [sample_copy, adr_vault(tmp_path / "records")]
+    for vault, flavour in zip(vaults, ("", "adr")):
+        for command in ("conflicts", "review"):
+            run(vault, command, "--json", flavour=flavour)
+            target = next(p for p in sorted(vault.rglob("*.md")) if "decision" in p.read_text("utf-8"))
+            with target.open("a", encoding="utf-8") as file:
+                file.write("\nOne sentence more.\n")
+            reading = ["--flavour", flavour] if flavour else []
+            code = (
+                "import sys; from workbench.cli import main; main(); "
+                f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({only_writes!r})), file=sys.stderr)"
+            )
+            result = subprocess.run(
+                [sys.executable, "-c", code, "--vault", str(vault), *reading, command, "--json"],
+                capture_output=True,
+                text=True,
+                cwd=ROOT,
+            )
+            assert result.returncode == 0, result.stderr
+            loaded = set(ast.literal_eval(result.stderr.strip().splitlines()[-1]))
+            allowed = {"base64"} if not flavour or command == "review" else set()
+            assert loaded <= allowed, (flavour, command, loaded)
 
 
 def test_a_quick_command_line_is_parsed_as_the_parser_parses_it(monkeypatch):
