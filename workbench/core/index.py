@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import operator
 import os
 import stat as stat_mode
 import threading
@@ -85,6 +86,9 @@ def serialized(method: Callable) -> Callable:
             return method(self, *args, **kwargs)
 
     return run
+
+
+_BY_ID = operator.attrgetter("id")  # a document's id, read without a Python call for each
 
 
 class VaultIndex:
@@ -296,7 +300,7 @@ class VaultIndex:
         (sorting 10,000 ids again was a fifth of a review page's time in a long-lived server)."""
         if self._documents[0] != self.generation:
             docs = [r.document for r in self._records.values() if r.document.valid]
-            self._documents = (self.generation, sorted_in_pieces(docs, key=lambda d: d.id))  # 100,000 of them
+            self._documents = (self.generation, sorted_in_pieces(docs, key=_BY_ID))  # 100,000 of them
         return list(self._documents[1])
 
     def iter_records(self) -> Iterable[Record]:

@@ -260,8 +260,10 @@ class StoredDocument(Document):
         text = found.get("_fields")
         if not text:
             return False
-        doc_type, status, relations, title = text.split(_SEPARATOR, 3)
-        found.update(type=doc_type, status=status, title=title or found["id"], _relations=relations, _fields="")
+        found["type"], found["status"], relations, title = text.split(_SEPARATOR, 3)
+        found["title"] = title or found["id"]
+        found["_relations"] = relations
+        found["_fields"] = ""
         return True
 
     def _row_relations(self) -> tuple | None:
@@ -485,6 +487,9 @@ def relations_of(doc: Document) -> tuple[Any, Any, Any]:
     and changes none: a stored document gives them as its row keeps them, without a list or a
     `Link` made for each (sequences to read, never to change)."""
     if type(doc) is StoredDocument:
+        kept = doc.__dict__.get("_kept_relations")
+        if kept is not None and type(doc.__dict__.get("view")) is str:  # as `_relations_now` gives them
+            return kept
         found = doc._relations_now()
         if found is not None:
             return found[0], found[1], found[2]
