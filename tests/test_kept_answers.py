@@ -307,7 +307,8 @@ def test_only_the_exact_command_lines_are_answered_from_what_was_kept(sample_cop
 def test_a_queue_worked_out_after_a_change_loads_no_module_only_a_write_needs(sample_copy, tmp_path):
     """`conflicts --json` and `review --json` after a change open the vault and write only the
     derived store: the modules a write to the vault needs (its lock's host name, the journal's
-    encoding, a folder's removal, the crash points' signal) are not imported for them. (PyYAML
+    encoding, a folder's removal, the crash points' signal, the edits of frontmatter and the
+    merges of texts) are not imported for them. (PyYAML
     imports base64 itself, and the review page's cursor is base64 text: asked of decision records
     without frontmatter and of the queue alone.)"""
     only_writes = ("socket", "shutil", "base64", "signal")
@@ -321,7 +322,8 @@ def test_a_queue_worked_out_after_a_change_loads_no_module_only_a_write_needs(sa
             reading = ["--flavour", flavour] if flavour else []
             code = (
                 "import sys; from workbench.cli import main; main(); "
-                f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({only_writes!r})), file=sys.stderr)"
+                f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({only_writes!r})"
+                " | {m for m in sys.modules if m.startswith('workbench.core.editing')}), file=sys.stderr)"
             )
             result = subprocess.run(
                 [sys.executable, "-c", code, "--vault", str(vault), *reading, command, "--json"],
