@@ -382,15 +382,12 @@ def weigh_decisions(
     return weighed
 
 
-def paired_decisions(docs: dict[str, Document]) -> list[Document]:
-    """The decisions `weigh_decisions` pairs: any but one superseded by a decision that exists."""
-    return [
-        d
-        for d in docs.values()
-        if d.type == DocType.DECISION
-        and d.status in PAIRED
-        and not (d.status == Status.SUPERSEDED and any(new in docs for new in d.superseded_by))
-    ]
+def paired_decisions(docs: dict[str, Document], deciding: list[Document] | None = None) -> list[Document]:
+    """The decisions `weigh_decisions` pairs: any but one superseded by a decision that exists.
+    `deciding`: the decisions of `docs` whose status is in PAIRED, where the caller has them."""
+    if deciding is None:
+        deciding = [d for d in docs.values() if d.type == DocType.DECISION and d.status in PAIRED]
+    return [d for d in deciding if not (d.status == Status.SUPERSEDED and any(new in docs for new in d.superseded_by))]
 
 
 def pairs_to_weigh(
