@@ -209,9 +209,9 @@ class StoredDocument(Document):
     # Its type, status and title as the row's `fields` holds them (`_RowField`): once split, plain
     # attributes of the document, read without a call (the queue asks them 80,000 times at 10,000
     # documents).
-    type = _RowField("type")  # type: ignore[assignment]
-    status = _RowField("status")  # type: ignore[assignment]
-    title = _RowField("title")  # type: ignore[assignment]
+    type = _RowField("type")
+    status = _RowField("status")
+    title = _RowField("title")
 
     @property
     def supersedes(self) -> list[str]:

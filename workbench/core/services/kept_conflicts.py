@@ -423,13 +423,16 @@ class Asked:
         change touches weighed again), or from nothing where nothing was kept or `full`."""
         from . import weighing
         from ..records.store_rows import read_fields, read_relations
+        from ..vocabulary.model import DocType
 
         if self._weighing is None:
             kept = None
             store = self.store
             if store is not None:  # every document's type, status and supersessions, in one query
                 read_fields(self.documents, store.fields)
-                read_relations(self.documents)  # and their relations decoded in one parse
+                # The decisions' relations decoded in one parse, as the pairs ask them (the queue's
+                # structural checks ask the rest's: `_worked_out`; the review list never does).
+                read_relations([d for d in self.documents if d.type == DocType.DECISION])
             if store is not None and not self.full:
                 kept = weighing.load(store.kept(WEIGHED, self.setting))
             self._weighing = weighing.Weighing(
@@ -469,10 +472,13 @@ class Asked:
         """The queue worked out (what changed weighed again) and kept: its three parts
         (`conflicts.queue_parts`), and its printed text ("" where there is no store to keep it in);
         `encoded` where the caller reads the queue kept as `encode` gives it (`keep_queue`)."""
+        from ..records.store_rows import read_relations
         from .conflicts import queue_parts
 
         with _collector_paused():
             pairs = self.weighing()
+            if self.store is not None:  # every document's relations, as the structural checks ask them
+                read_relations(self.documents)
             parts = queue_parts(
                 self.documents, self.native, self.compatible, weighed=pairs.weighed(), duplicates=pairs.duplicates
             )
