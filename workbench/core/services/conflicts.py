@@ -128,7 +128,9 @@ def _structural(
     lacking = [
         doc_id for doc_id, status in statuses.items() if status == Status.SUPERSEDED and not superseded_by[doc_id]
     ]
-    successors = likeliest_successors(docs.values(), lacking, dismissed=compatible) if lacking else {}
+    # Only a decision is offered successors (`likeliest_successors`), which profiles every decision.
+    offered = any(docs[doc_id].type == DocType.DECISION for doc_id in lacking)
+    successors = likeliest_successors(docs.values(), lacking, dismissed=compatible) if offered else {}
     replaced = any(status == Status.SUPERSEDED for status in statuses.values())  # a link may go stale
     for doc_id, (olds, successors_named, links) in related.items():
         status = statuses[doc_id]
