@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import functools
-import gc
 import hashlib
 import json
 import marshal
@@ -39,6 +38,8 @@ from typing import TYPE_CHECKING, Any
 from pathlib import Path
 
 from json.encoder import encode_basestring
+
+from ..vocabulary.collector import collector_paused
 
 if TYPE_CHECKING:  # imported where a queue is worked out or decoded: a kept queue printed needs none
     # (`kept_answers` prints one without opening the vault: nothing of the records is imported)
@@ -369,20 +370,6 @@ def _printed(entry: dict) -> str:
     )
 
 
-@contextlib.contextmanager
-def _collector_paused():
-    """The cyclic garbage collector paused while the queue is worked out: it allocates hundreds of
-    thousands of small objects beside a vault's, and each full collection walks them all (a fifth
-    of working out a changed queue at 10,000 documents); reference counting still frees them."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 class Asked:
     """One question for the queue: its documents, how they are read, the pairs the vault's
     settings call compatible, and where the answer is kept. `full` works everything out again,
@@ -475,7 +462,7 @@ class Asked:
         from ..records.store_rows import read_relations
         from .conflicts import queue_parts
 
-        with _collector_paused():
+        with collector_paused():
             pairs = self.weighing()
             if self.store is not None:  # every document's relations, as the structural checks ask them
                 read_relations(self.documents)
@@ -524,6 +511,6 @@ def weighed_pairs(index: Any) -> tuple[list[Weighed], int]:
 
     flavour = index.flavour
     asked = Asked(index.documents, flavour.reading, flavour.native, index.store, today(), index.config.compatible)
-    with _collector_paused():
+    with collector_paused():
         found = asked.weighed()
     return found, asked.weighing().decisions
