@@ -337,6 +337,20 @@ def test_a_queue_worked_out_after_a_change_loads_no_module_only_a_write_needs(sa
             assert loaded <= allowed, (flavour, command, loaded)
 
 
+def test_lines_are_hashed_a_piece_at_a_time_to_the_digest_of_their_whole_text():
+    """The fingerprint's and the queue key's lines are fed to the digest a thousand at a time,
+    never joined whole, and give the digest of the whole text (names that are not UTF-8 too)."""
+    import hashlib
+
+    from workbench.core.services.kept_conflicts import LINES_A_PIECE, update_lines
+
+    for count in (0, 1, LINES_A_PIECE - 1, LINES_A_PIECE, LINES_A_PIECE + 1, 3 * LINES_A_PIECE + 7):
+        lines = [f"notes/{n}\udcff.md\0{n}" for n in range(count)]
+        pieces = hashlib.sha256()
+        update_lines(pieces, lines, "surrogateescape")
+        assert pieces.hexdigest() == hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
+
+
 def test_a_quick_command_line_is_parsed_as_the_parser_parses_it(monkeypatch):
     """A quick line that finds nothing kept runs without building the parser: the arguments it is
     given are the parser's own, whichever way the vault and the flavour are named; a flavour the

@@ -194,8 +194,21 @@ def queue_key(
     """The digest of everything the queue is worked out from, the pairs the vault's settings call
     compatible included."""
     digest = hashlib.sha256(setting_key(reading, native, on, code, compatible).encode())
-    digest.update("\n".join(f"{d.path}\0{d.id}\0{d.digest}" for d in documents).encode())
+    update_lines(digest, [f"{d.path}\0{d.id}\0{d.digest}" for d in documents])
     return digest.hexdigest()
+
+
+LINES_A_PIECE = 1_000
+
+
+def update_lines(digest: Any, lines: list[str], errors: str = "strict") -> None:
+    """`digest.update("\\n".join(lines).encode("utf-8", errors))`, a thousand lines at a time: the
+    whole text of 10,000 documents' lines, and its bytes, were 2.5 MB made to be hashed and freed,
+    pages a short process pays for (with the same digest)."""
+    for start in range(0, len(lines), LINES_A_PIECE):
+        if start:
+            digest.update(b"\n")
+        digest.update("\n".join(lines[start : start + LINES_A_PIECE]).encode("utf-8", errors))
 
 
 def setting_key(reading: str, native: bool, on: dt.date, code: str, compatible: frozenset = frozenset()) -> str:
