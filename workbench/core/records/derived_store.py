@@ -654,6 +654,16 @@ class DerivedStore:
             return None
         return row[0] if row else None
 
+    def kept_last(self, name: str) -> str | bytes | None:
+        """The value kept as `name`, whatever key it was kept under (one is kept for each name):
+        what the last call kept, for a caller that reuses the parts of it that still hold."""
+        try:
+            row = self.db.execute("SELECT value FROM kept WHERE name = ?", (name,)).fetchone()
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return None
+        return row[0] if row else None
+
     def keep(self, name: str, key: str, value: str | bytes) -> None:
         """Keep `value` as `name` under `key`, in place of what was kept as `name` before. One
         statement, no transaction of its own: it may run beside another thread's."""
