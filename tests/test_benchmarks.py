@@ -205,7 +205,11 @@ def test_search_of_two_codes_is_measured_alternated_against_bare_fts5_and_their_
     from tests.benchmarks.generate_shapes import generate_shaped_vault
 
     generate_shaped_vault(tmp_path / "vault", 200)
+    assert not (tmp_path / "vault" / ".workbench").exists()
+    files = sorted((path, path.stat().st_mtime_ns) for path in (tmp_path / "vault").rglob("*"))
     out = bench("bench_search_codes", str(tmp_path / "vault"), str(ROOT), str(ROOT), "--rounds", "1")
+    # each code searched its own copy: the vault given was not opened (no store written in it)
+    assert sorted((path, path.stat().st_mtime_ns) for path in (tmp_path / "vault").rglob("*")) == files
     rows = re.findall(
         rf"^round 0 \| \d: {re.escape(str(ROOT))} \| search p95 [\d.]+ ms \| bare FTS5 p95 [\d.]+ ms \| [\d.]+x",
         out,
