@@ -62,6 +62,8 @@ __all__ = [
     "kept_queue",
     "code_fingerprint",
     "queue_key",
+    "update_lines",
+    "LINES_A_PIECE",
     "encode",
     "decode",
     "printed",
