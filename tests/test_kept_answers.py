@@ -4,6 +4,7 @@ or damaged store goes the usual way. Real files, a real store, the command as it
 
 from __future__ import annotations
 
+import ast
 import datetime as dt
 import json
 import os
@@ -16,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from workbench import Vault
-from workbench.cli.main import quick_question
+from workbench.cli.main import quick_arguments, quick_question
+from workbench.cli.parser import parse_arguments
 from workbench.core.services.kept_answers import ANSWERS, Fingerprint, state_places
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -300,6 +302,72 @@ def test_only_the_exact_command_lines_are_answered_from_what_was_kept(sample_cop
         ["--vault", "a\nb", "conflicts", "--json"],
     ):
         assert quick_question(argv) is None, argv
+
+
+def test_a_queue_worked_out_after_a_change_loads_no_module_only_a_write_needs(sample_copy, tmp_path):
+    """`conflicts --json` and `review --json` after a change open the vault and write only the
+    derived store: the modules a write to the vault needs (its lock's host name, the journal's
+    encoding, a folder's removal, the crash points' signal, the edits of frontmatter and the
+    merges of texts) are not imported for them. (PyYAML
+    imports base64 itself, and the review page's cursor is base64 text: asked of decision records
+    without frontmatter and of the queue alone.)"""
+    only_writes = ("socket", "shutil", "base64", "signal")
+    vaults = [sample_copy, adr_vault(tmp_path / "records")]
+    for vault, flavour in zip(vaults, ("", "adr")):
+        for command in ("conflicts", "review"):
+            run(vault, command, "--json", flavour=flavour)
+            target = next(p for p in sorted(vault.rglob("*.md")) if "decision" in p.read_text("utf-8"))
+            with target.open("a", encoding="utf-8") as file:
+                file.write("\nOne sentence more.\n")
+            reading = ["--flavour", flavour] if flavour else []
+            code = (
+                "import sys; from workbench.cli import main; main(); "
+                f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({only_writes!r})"
+                " | {m for m in sys.modules if m.startswith('workbench.core.editing')}), file=sys.stderr)"
+            )
+            result = subprocess.run(
+                [sys.executable, "-c", code, "--vault", str(vault), *reading, command, "--json"],
+                capture_output=True,
+                text=True,
+                cwd=ROOT,
+            )
+            assert result.returncode == 0, result.stderr
+            loaded = set(ast.literal_eval(result.stderr.strip().splitlines()[-1]))
+            allowed = {"base64"} if not flavour or command == "review" else set()
+            assert loaded <= allowed, (flavour, command, loaded)
+
+
+def test_lines_are_hashed_a_piece_at_a_time_to_the_digest_of_their_whole_text():
+    """The fingerprint's and the queue key's lines are fed to the digest a thousand at a time,
+    never joined whole, and give the digest of the whole text (names that are not UTF-8 too)."""
+    import hashlib
+
+    from workbench.core.services.kept_conflicts import LINES_A_PIECE, update_lines
+
+    for count in (0, 1, LINES_A_PIECE - 1, LINES_A_PIECE, LINES_A_PIECE + 1, 3 * LINES_A_PIECE + 7):
+        lines = [f"notes/{n}\udcff.md\0{n}" for n in range(count)]
+        pieces = hashlib.sha256()
+        update_lines(pieces, lines, "surrogateescape")
+        assert pieces.hexdigest() == hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def test_a_quick_command_line_is_parsed_as_the_parser_parses_it(monkeypatch):
+    """A quick line that finds nothing kept runs without building the parser: the arguments it is
+    given are the parser's own, whichever way the vault and the flavour are named; a flavour the
+    parser refuses, or any other line, goes to the parser."""
+    monkeypatch.setenv("WORKBENCH_VAULT", "/somewhere")
+    lines = [
+        ["--vault", "/v", "conflicts", "--json"],
+        ["--vault=/v", "review", "--json"],
+        ["--flavour", "adr", "--vault", "/v", "review", "--json"],
+        ["--vault", "/v", "--flavour=dendron", "conflicts", "--json"],
+        ["conflicts", "--json"],  # the vault from the environment: the parser gives no --vault either
+    ]
+    for argv in lines:
+        assert quick_question(argv) is not None, argv
+        assert quick_arguments(argv) == parse_arguments(argv), argv
+    assert quick_arguments(["--vault", "/v", "--flavour", "nope", "review", "--json"]) is None
+    assert quick_arguments(["--vault", "/v", "review", "--json", "--limit", "3"]) is None
 
 
 def test_the_open_after_a_miss_takes_the_folders_as_the_fingerprint_listed_them(sample_copy, tmp_path):

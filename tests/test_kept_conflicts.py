@@ -216,3 +216,28 @@ def test_a_kept_queue_is_printed_without_importing_what_works_one_out(sample_cop
     again, imported = run()
     assert again == first and imported == "[]"
     assert kept_conflicts._library_stats().startswith(str(Path(importlib.util.find_spec("rapidfuzz").origin)))
+
+
+def test_faults_printed_by_the_last_queue_are_reused_only_for_the_same_entries_and_code(sample_copy, monkeypatch):
+    """After a change the structural faults are mostly the same entries: their printed text is
+    taken from the queue kept last (whatever its key), never where the entries differ or another
+    code printed them, and the queue printed is always what printing it whole gives."""
+    vault = Vault.open(sample_copy)
+    faults = [c for c in vault.conflicts() if c.kind != "duplicate"]
+    assert len(faults) >= 2
+    whole = kept_conflicts.printed(Conflicts(faults))
+    printed: list[int] = []
+    real = kept_conflicts._printed_entries
+    monkeypatch.setattr(kept_conflicts, "_printed_entries", lambda found: printed.append(1) or real(found))
+    store = vault.store
+    assert kept_conflicts.keep_queue(store, "first", faults, [], []) == whole
+    printed.clear()
+    assert kept_conflicts.keep_queue(store, "second", faults, [], []) == whole
+    assert printed == []  # every part taken as the last queue printed it
+    fewer = faults[1:]
+    assert kept_conflicts.keep_queue(store, "third", fewer, [], []) == kept_conflicts.printed(Conflicts(fewer))
+    assert printed == [1]  # the faults differ: printed again
+    digest, *encoded, _, _, code = marshal.loads(store.kept(kept_conflicts.OBJECTS, "third"))
+    store.keep(kept_conflicts.OBJECTS, "planted", marshal.dumps((digest, *encoded, "wrong", "wrong", "other code")))
+    assert kept_conflicts.keep_queue(store, "fourth", fewer, [], []) == kept_conflicts.printed(Conflicts(fewer))
+    assert printed == [1, 1, 1]  # another code's: both parts printed again

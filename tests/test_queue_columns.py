@@ -76,6 +76,57 @@ def test_a_stored_document_answers_the_queues_fields_from_its_row(builder):
     )
 
 
+def test_an_open_for_the_queue_reads_the_fields_with_the_rows(builder):
+    """`conflicts` and `review` open the vault with the queue's fields read in the rows' own query:
+    every stored document then answers them as the query of their own would have put them in place
+    (`read_fields` asks none), one whose row holds none (a type holding the separator) from its
+    meta, and the queue is the same."""
+    builder.raw("decisions/mem-decision-b.md", FIELDS)
+    builder.add("mem-note-plain", body="No title, no links.\n")
+    odd = FIELDS.replace("id: mem-decision-b", "id: mem-note-odd").replace("type: decision", 'type: "odd\\x1fkind"')
+    builder.raw("notes/mem-note-odd.md", odd)
+    parsed = {r.path: r.document for r in Vault.open(builder.root).records}
+    plain = Vault.open(builder.root).conflicts_json()
+    vault = Vault.open(builder.root, queue_fields=True)
+    stored = [r.document for r in vault.records]
+    assert all(type(d) is StoredDocument for d in stored)
+    asked: list[int] = []
+    read_fields(stored, lambda: asked.append(1) or {})
+    assert asked == []  # every one read with the rows
+    for doc in stored:
+        other = parsed[doc.path]
+        assert (doc.type, doc.status, doc.title, doc.supersedes, doc.superseded_by, doc.links) == (
+            other.type,
+            other.status,
+            other.title,
+            other.supersedes,
+            other.superseded_by,
+            other.links,
+        ), doc.path
+        assert marked_compatible(doc) == marked_compatible(other)
+    assert parsed["notes/mem-note-odd.md"].type == "odd\x1fkind"
+    assert vault.store.fields()["notes/mem-note-odd.md"][1] is None  # its row holds none
+    assert vault.conflicts_json() == plain
+
+
+def test_a_stored_documents_type_status_and_title_are_plain_attributes_once_read(builder):
+    """The queue asks every document's type and status several times: once the row's fields are
+    split they sit in the document's own dict, read without a call; a copy without the row's text
+    (`dataclasses.replace`) reads them from its frontmatter, as any document does."""
+    import dataclasses
+
+    builder.raw("decisions/mem-decision-b.md", FIELDS)
+    Vault.open(builder.root)
+    vault = Vault.open(builder.root, queue_fields=True)
+    doc = vault.get("mem-decision-b")
+    assert type(doc) is StoredDocument and "type" not in vars(doc)  # split when first asked
+    assert (doc.type, doc.status, doc.title) == ("decision", "superseded", "Queue \x1f the invoices, \x1f")
+    assert (vars(doc)["type"], vars(doc)["status"], vars(doc)["title"]) == (doc.type, doc.status, doc.title)
+    assert meta_unread(doc)
+    copy = dataclasses.replace(doc, body="Another body.\n")
+    assert "type" not in vars(copy) and (copy.type, copy.status, copy.title) == (doc.type, doc.status, doc.title)
+
+
 def test_every_documents_relations_are_parsed_a_piece_at_a_time(builder, monkeypatch):
     # One JSON parse of every document's relations held the interpreter 60-240 ms at 100,000
     # documents (a frozen screen in the TUI beside it): parsed a piece at a time, the same answer.

@@ -23,6 +23,21 @@ def test_pieces_merged_give_sorted_order_ties_included(monkeypatch):
         assert sorted_in_pieces(set(words)) == sorted(set(words))
 
 
+def test_pieces_already_in_order_are_joined_without_a_merge(monkeypatch):
+    """Items whose pieces come in order (ids that follow the paths the records are kept in) are
+    joined as they are, ties across two pieces included; any piece out of order is merged."""
+    monkeypatch.setattr(sorting, "PIECE", 4)
+    merged: list[int] = []
+    real = sorting.heapq.merge
+    monkeypatch.setattr(sorting.heapq, "merge", lambda *pieces, key=None: merged.append(1) or real(*pieces, key=key))
+    in_order = [(n // 3, n) for n in range(23)]  # equal keys across the pieces' edges
+    assert sorted_in_pieces(in_order, key=lambda p: p[0]) == sorted(in_order, key=lambda p: p[0])
+    assert merged == []
+    shuffled = in_order[4:8] + in_order[:4] + in_order[8:]
+    assert sorted_in_pieces(shuffled, key=lambda p: p[0]) == sorted(shuffled, key=lambda p: p[0])
+    assert merged == [1]
+
+
 def test_the_documents_and_the_problems_are_sorted_in_pieces(builder, monkeypatch):
     for n in range(40):
         builder.raw(

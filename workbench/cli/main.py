@@ -64,13 +64,18 @@ def open_vault(
     from ..core import Vault
     from .output import safe
 
-    vault = Vault.open(resolve_vault_path(given, command), flavour=flavour, listed=listed)
+    queue_fields = command in QUEUE_COMMANDS  # the queue's fields of every document read with the rows
+    vault = Vault.open(resolve_vault_path(given, command), flavour=flavour, listed=listed, queue_fields=queue_fields)
     for note in vault.recovery_notes:
         print(f"workbench: {safe(note)}", file=sys.stderr)
     empty = vault.empty_note()
     if empty is not None and command != "new":  # `new` writes the first one
         print(f"workbench: {safe(empty)}", file=sys.stderr)
     return vault
+
+
+QUEUE_COMMANDS = frozenset({"conflicts", "review"})
+"""The commands that ask the conflicts queue or the review list of every document."""
 
 
 def commands() -> dict[str, Callable[[Vault, argparse.Namespace], int]]:
@@ -123,11 +128,48 @@ QUICK: dict[tuple[str, ...], tuple] = {
 of the facade (the command and its arguments as the parser gives them): `keep` keeps an answer
 only where the facade was asked the same."""
 
+QUICK_ARGUMENTS: dict[tuple[str, ...], dict[str, Any]] = {
+    ("conflicts", "--json"): {"command": "conflicts", "json": True, "full": False},
+    ("review", "--json"): {
+        "command": "review",
+        "depth": None,
+        "limit": 5,
+        "cursor": None,
+        "json": True,
+        "verdicts": None,
+    },
+}
+"""What the parser gives for each of QUICK's command lines beside `--vault` and `--flavour`: such a
+line that finds nothing kept is run without building the parser (every command's grammar, 5-7 ms
+of a call after a change). `tests/test_cli_quick.py` holds them to the parser's own."""
+
 
 def quick_question(argv: list[str]) -> tuple[tuple, str, str | None] | None:
     """(question, vault path, flavour named) when `argv` is exactly one of QUICK's command lines
     after `--vault PATH` and `--flavour NAME` (or `$WORKBENCH_VAULT`), else None: anything else,
     an abbreviated option or a value the parser would refuse included, goes the usual way."""
+    found = _quick_line(argv)
+    return found[:3] if found is not None else None
+
+
+def quick_arguments(argv: list[str]) -> argparse.Namespace | None:
+    """The parsed command line (as `parse_arguments` gives it) of one of QUICK's command lines,
+    made without the parser; None for any other line, or a flavour the parser would refuse."""
+    found = _quick_line(argv)
+    if found is None:
+        return None
+    import argparse
+
+    from ..core import Vault
+
+    _, _, flavour, given, line = found
+    if flavour is not None and flavour not in Vault.flavour_names():
+        return None  # the parser says why
+    return argparse.Namespace(vault=given.get("--vault"), flavour=flavour, **QUICK_ARGUMENTS[line])
+
+
+def _quick_line(argv: list[str]) -> tuple[tuple, str, str | None, dict[str, str], tuple[str, ...]] | None:
+    """`quick_question`'s answer, with the options given and the command line after them."""
     given: dict[str, str] = {}
     rest = list(argv)
     while rest and rest[0].startswith("--") and rest[0] != "--":
@@ -141,7 +183,8 @@ def quick_question(argv: list[str]) -> tuple[tuple, str, str | None] | None:
         if value.startswith("-"):
             return None
         given[name] = value
-    asked = QUICK.get(tuple(rest))
+    line = tuple(rest)
+    asked = QUICK.get(line)
     path = given.get("--vault") or os.environ.get("WORKBENCH_VAULT")
     if asked is None or not path or any(ord(c) < 32 for c in path):
         return None
@@ -150,7 +193,7 @@ def quick_question(argv: list[str]) -> tuple[tuple, str, str | None] | None:
         path.encode("utf-8")
     except UnicodeEncodeError:
         return None
-    return asked, path, given.get("--flavour")
+    return asked, path, given.get("--flavour"), given, line
 
 
 def answer_unchanged(question: tuple[tuple, str, str | None]) -> tuple[str | None, Fingerprint | None]:
@@ -212,17 +255,19 @@ def answer(question: tuple[tuple, str, str | None], argv: list[str] | None) -> i
 
         print(f"workbench: {safe(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
-    return run_command(argv, unchanged)
+    return run_command(argv, unchanged, quick=True)
 
 
-def run_command(argv: list[str] | None, unchanged: Fingerprint | None = None) -> int:
+def run_command(argv: list[str] | None, unchanged: Fingerprint | None = None, quick: bool = False) -> int:
     """The command line parsed, the vault opened and the command run, the usual way; `unchanged`:
-    the fingerprint its answer is kept under (`quick_question`'s command lines)."""
+    the fingerprint its answer is kept under, and `quick`, the line one of QUICK's (`quick_question`)."""
     from ..core import QueryError, RefusedError, VaultError, WorkbenchError
     from .output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageError, read_text_option, safe
     from .parser import check_text_arguments, parse_arguments
 
-    args = parse_arguments(argv)
+    args = quick_arguments(sys.argv[1:] if argv is None else argv) if quick else None
+    if args is None:
+        args = parse_arguments(argv)
     if unchanged is not None:
         args.unchanged = unchanged  # the usual way keeps its answer under it
     try:

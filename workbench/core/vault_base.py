@@ -55,13 +55,15 @@ class VaultBase:
         path: str | os.PathLike[str],
         flavour: str | None = None,
         listed: dict[str, list[os.DirEntry]] | None = None,
+        queue_fields: bool = False,
     ) -> Self:
         """Open the vault at `path` (or its `memory/` child), finishing any change a crash interrupted.
 
         The flavour (Memory Core, Dendron, ADRs...) is detected unless named. `listed`: the folders'
         entries as a stat walk of this process just listed them (`Fingerprint.listing`), so that
-        the open does not list them again."""
-        return cls(VaultIndex.open(path, flavour, listed))
+        the open does not list them again. `queue_fields`: opened to ask the conflicts queue or the
+        review list, whose fields of every document are then read with the store's rows."""
+        return cls(VaultIndex.open(path, flavour, listed, queue_fields))
 
     # -- before a vault is open: what a face asks first --------------------------------------------
 

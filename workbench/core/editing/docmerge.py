@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ..vocabulary.model import CONFLICTS_KEY
 from ..vocabulary.parse import ParsedFile, as_date, parse_bytes, value_text
 from .textmerge import hunks
 from .yamledit import EditError, apply_meta
@@ -43,7 +44,6 @@ __all__ = [
     "main",
 ]
 
-CONFLICTS_KEY = "sync_conflicts"
 OURS, BASE, SPLIT, THEIRS = "<<<<<<< ours", "||||||| base", "=======", ">>>>>>> theirs"
 MARKERS = (OURS, BASE, SPLIT, THEIRS)
 LATER_WINS = frozenset({"updated_at"})

@@ -21,7 +21,6 @@ from ..vocabulary.parse import ParsedFile, as_date, digest_of, parse_bytes
 from .record import today
 from .vaultconfig import CONFIG_FILE, config_problem
 from ..storage.writer import read_bytes
-from ..editing.yamledit import EditError, apply_meta, render_frontmatter
 
 __all__ = ["edit_change", "flavour_change", "read_back_problem", "status_change"]
 
@@ -68,6 +67,8 @@ def edit_change(
         return FileChange(doc.path, raw, raw)
     if meaningful and bump and stamp_key in old and _comparable(meta.get(stamp_key)) == _comparable(old.get(stamp_key)):
         meta[stamp_key] = _moved_on(old.get(stamp_key))
+    from ..editing.yamledit import EditError, apply_meta  # a write's: an open imports none of it
+
     try:
         lines = apply_meta(parsed.fm_lines, old, meta, parsed.newline)
     except EditError as exc:
@@ -96,6 +97,8 @@ def flavour_change(
     if wanted is None:
         raise RefusedError(f"{doc.path} states no status the workbench can change; edit it by hand (e)")
     meta, body = wanted
+    from ..editing.yamledit import EditError, apply_meta, render_frontmatter
+
     if parsed.has_frontmatter and parsed.meta is not None:  # (one that cannot be read was refused above)
         try:
             lines = apply_meta(parsed.fm_lines, parsed.meta, meta, parsed.newline)

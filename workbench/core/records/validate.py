@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..vocabulary.model import (
+    CONFLICTS_KEY,
     ID_PATTERN,
     REQUIRED_FIELDS,
     TYPE_FOLDERS,
@@ -32,7 +33,6 @@ from ..vocabulary.model import (
     member,
 )
 from ..vocabulary import supersession
-from ..editing.docmerge import CONFLICTS_KEY
 from ..vocabulary.parse import ParsedFile, as_date, value_text
 
 __all__ = [

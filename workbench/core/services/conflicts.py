@@ -128,7 +128,9 @@ def _structural(
     lacking = [
         doc_id for doc_id, status in statuses.items() if status == Status.SUPERSEDED and not superseded_by[doc_id]
     ]
-    successors = likeliest_successors(docs.values(), lacking, dismissed=compatible) if lacking else {}
+    # Only a decision is offered successors (`likeliest_successors`), which profiles every decision.
+    offered = any(docs[doc_id].type == DocType.DECISION for doc_id in lacking)
+    successors = likeliest_successors(docs.values(), lacking, dismissed=compatible) if offered else {}
     replaced = any(status == Status.SUPERSEDED for status in statuses.values())  # a link may go stale
     for doc_id, (olds, successors_named, links) in related.items():
         status = statuses[doc_id]
@@ -382,15 +384,12 @@ def weigh_decisions(
     return weighed
 
 
-def paired_decisions(docs: dict[str, Document]) -> list[Document]:
-    """The decisions `weigh_decisions` pairs: any but one superseded by a decision that exists."""
-    return [
-        d
-        for d in docs.values()
-        if d.type == DocType.DECISION
-        and d.status in PAIRED
-        and not (d.status == Status.SUPERSEDED and any(new in docs for new in d.superseded_by))
-    ]
+def paired_decisions(docs: dict[str, Document], deciding: list[Document] | None = None) -> list[Document]:
+    """The decisions `weigh_decisions` pairs: any but one superseded by a decision that exists.
+    `deciding`: the decisions of `docs` whose status is in PAIRED, where the caller has them."""
+    if deciding is None:
+        deciding = [d for d in docs.values() if d.type == DocType.DECISION and d.status in PAIRED]
+    return [d for d in deciding if not (d.status == Status.SUPERSEDED and any(new in docs for new in d.superseded_by))]
 
 
 def pairs_to_weigh(

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..vocabulary.files import folder_identity
 from ..vocabulary.localzone import local_zone
-from .kept_conflicts import ANSWERED, code_fingerprint, kept_queue
+from .kept_conflicts import ANSWERED, code_fingerprint, kept_queue, update_lines
 
 if TYPE_CHECKING:
     from ..index import VaultIndex
@@ -94,7 +94,7 @@ class Fingerprint:
         )
         digest = hashlib.sha256(f"{head}\n{code}\n{_stats(face)}\n".encode())
         lines.sort()
-        digest.update("\n".join(lines).encode("utf-8", "surrogateescape"))
+        update_lines(digest, lines, "surrogateescape")
         self.code = code
         self.digest = digest.hexdigest()
 

@@ -62,6 +62,8 @@ __all__ = [
     "kept_queue",
     "code_fingerprint",
     "queue_key",
+    "update_lines",
+    "LINES_A_PIECE",
     "encode",
     "decode",
     "printed",
@@ -194,8 +196,21 @@ def queue_key(
     """The digest of everything the queue is worked out from, the pairs the vault's settings call
     compatible included."""
     digest = hashlib.sha256(setting_key(reading, native, on, code, compatible).encode())
-    digest.update("\n".join(f"{d.path}\0{d.id}\0{d.digest}" for d in documents).encode())
+    update_lines(digest, [f"{d.path}\0{d.id}\0{d.digest}" for d in documents])
     return digest.hexdigest()
+
+
+LINES_A_PIECE = 1_000
+
+
+def update_lines(digest: Any, lines: list[str], errors: str = "strict") -> None:
+    """`digest.update("\\n".join(lines).encode("utf-8", errors))`, a thousand lines at a time: the
+    whole text of 10,000 documents' lines, and its bytes, were 2.5 MB made to be hashed and freed,
+    pages a short process pays for (with the same digest)."""
+    for start in range(0, len(lines), LINES_A_PIECE):
+        if start:
+            digest.update(b"\n")
+        digest.update("\n".join(lines[start : start + LINES_A_PIECE]).encode("utf-8", errors))
 
 
 def setting_key(reading: str, native: bool, on: dt.date, code: str, compatible: frozenset = frozenset()) -> str:
@@ -284,8 +299,20 @@ def keep_queue(
         if duplicates is None:
             duplicates = _printed_entries(entries)
             store.keep(DUPLICATES_PRINTED, digest, marshal.dumps((digest, duplicates)))
-    rest = (encode(before)[1:-1], encode(after)[1:-1], _printed_entries(before), _printed_entries(after))
-    store.keep(OBJECTS, key, marshal.dumps((digest, *rest)))
+    encoded_parts = (encode(before)[1:-1], encode(after)[1:-1])
+    # The structural faults printed as the last queue kept printed them where they are the same
+    # entries and the same code printed them (after a body edit they mostly are: 629 of them
+    # printed again took 7 ms at 10,000 decision records); printing depends on those alone.
+    code = code_fingerprint()
+    last = _load(store.kept_last(OBJECTS), 6)
+    printed_parts = tuple(
+        last[3 + n]
+        if last is not None and last[5] == code and last[1 + n] == encoded_parts[n]
+        else _printed_entries(part)
+        for n, part in enumerate((before, after))
+    )
+    rest = (*encoded_parts, *printed_parts)
+    store.keep(OBJECTS, key, marshal.dumps((digest, *rest, code)))
     store.forget_kept(NAMES)
     return _printed_whole((rest[2], duplicates, rest[3]))
 
@@ -293,10 +320,10 @@ def keep_queue(
 def kept_queue(store: DerivedStore, key: str, encoded: bool = True) -> str | None:
     """The queue kept under `key`, as `encode` gives it (`encoded`) or as `printed` prints it; None
     where none is (or what is kept is not one: a damaged or foreign store)."""
-    rest = _load(store.kept(OBJECTS, key), 5)
+    rest = _load(store.kept(OBJECTS, key), 6)
     if rest is None:
         return None
-    digest, before, after, before_printed, after_printed = rest
+    digest, before, after, before_printed, after_printed, _ = rest
     duplicates = _kept_text(store, DUPLICATES if encoded else DUPLICATES_PRINTED, digest)
     if duplicates is None:
         return None
@@ -387,10 +414,18 @@ class Asked:
     ):
         self.documents, self.native, self.store, self.compatible = documents, native, store, compatible
         self.full = full
+        self.reading, self.on = reading, on
         code = code_fingerprint() if store is not None else ""
         self.setting = setting_key(reading, native, on, code, compatible) if store is not None else ""
-        self.key = queue_key(documents, reading, native, on, code, compatible) if store is not None else ""
         self._weighing: weighing.Weighing | None = None
+
+    @functools.cached_property
+    def key(self) -> str:
+        """Where the queue is kept (`queue_key`): worked out when first asked, as the review list's
+        pairs (`weighed_pairs`) never ask it (5 ms at 10,000 documents)."""
+        if self.store is None:
+            return ""
+        return queue_key(self.documents, self.reading, self.native, self.on, code_fingerprint(), self.compatible)
 
     def _kept(self, encoded: bool = True) -> str | None:
         if self.store is None or self.full:
@@ -402,13 +437,16 @@ class Asked:
         change touches weighed again), or from nothing where nothing was kept or `full`."""
         from . import weighing
         from ..records.store_rows import read_fields, read_relations
+        from ..vocabulary.model import DocType
 
         if self._weighing is None:
             kept = None
             store = self.store
             if store is not None:  # every document's type, status and supersessions, in one query
                 read_fields(self.documents, store.fields)
-                read_relations(self.documents)  # and their relations decoded in one parse
+                # The decisions' relations decoded in one parse, as the pairs ask them (the queue's
+                # structural checks ask the rest's: `_worked_out`; the review list never does).
+                read_relations([d for d in self.documents if d.type == DocType.DECISION])
             if store is not None and not self.full:
                 kept = weighing.load(store.kept(WEIGHED, self.setting))
             self._weighing = weighing.Weighing(
@@ -448,10 +486,13 @@ class Asked:
         """The queue worked out (what changed weighed again) and kept: its three parts
         (`conflicts.queue_parts`), and its printed text ("" where there is no store to keep it in);
         `encoded` where the caller reads the queue kept as `encode` gives it (`keep_queue`)."""
+        from ..records.store_rows import read_relations
         from .conflicts import queue_parts
 
         with collector_paused():
             pairs = self.weighing()
+            if self.store is not None:  # every document's relations, as the structural checks ask them
+                read_relations(self.documents)
             parts = queue_parts(
                 self.documents, self.native, self.compatible, weighed=pairs.weighed(), duplicates=pairs.duplicates
             )

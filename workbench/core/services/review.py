@@ -23,17 +23,19 @@ import binascii
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .conflicts import DEFAULT, LIVE, Weighed
 from ..views.excerpts import READ_CHARACTERS, READ_DOCUMENTS, Excerpt, answer_size, excerpt, fit_openings, linked_keys
-from .gate import Candidate, Draft
 from ..index import VaultIndex
 from .kept_conflicts import REVIEW, code_fingerprint, queue_key, weighed_pairs
 from ..vocabulary.model import Document, RefusedError
 from ..records.record import today
 from ..views.similarity import profiles_of, words
 from .verdicts import judged_pairs, verdicts
+
+if TYPE_CHECKING:  # the gate's: a review page imports none of it
+    from .gate import Candidate, Draft
 
 __all__ = [
     "Ranked",

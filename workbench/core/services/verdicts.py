@@ -31,10 +31,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from . import resolving, transitions
 from ..storage.changes import FileChange, Plan, log_line
 from .conflicts import COMPATIBLE_KEY
-from ..editing.docmerge import merge_document
 from ..index import VaultIndex
 from ..vocabulary.model import Document, RefusedError, UnsafePathError, id_list
 from ..records.vaultconfig import VERDICT_FILE
@@ -504,6 +502,8 @@ def plan_accept(index: VaultIndex, verdict_id: str) -> Plan:
     """What accepting the verdict writes: for `replaces` or `reversed`, the supersession on both
     sides in the format's own words (as `supersede` writes it); for `companion`, the pair marked
     compatible. Refused for `unsure`, and for a verdict no longer open."""
+    from . import resolving, transitions  # the writes an acceptance plans: a review page imports neither
+
     verdict = _open(index, verdict_id)
     _unchanged(index, verdict)
     if verdict.verdict == "unsure":
@@ -522,6 +522,8 @@ def plan_reject(index: VaultIndex, verdict_id: str) -> Plan:
     """Rejecting a verdict keeps the pair as it is and says so where the queue and the review
     list read it: marked compatible (in both records for Memory Core, else in the vault's settings
     file), so no one is asked about it again."""
+    from . import resolving
+
     verdict = _open(index, verdict_id)
     plan = resolving.plan_compatible(index, verdict.older, verdict.newer)
     return _named(
@@ -537,6 +539,8 @@ def plan_accept_many(index: VaultIndex, verdict_ids: list[str]) -> Plan:
     """Several `replaces` (or `reversed`) verdicts accepted as one change, one preview, one undo.
     Two that touch the same record are joined key by key (a record replacing two others names
     both); refused, naming the record, where they cannot be joined or would contradict each other."""
+    from . import transitions
+
     if not verdict_ids:
         raise RefusedError("no verdicts to accept")
     chosen = [_open(index, verdict_id) for verdict_id in dict.fromkeys(verdict_ids)]
@@ -571,6 +575,8 @@ def plan_accept_many(index: VaultIndex, verdict_ids: list[str]) -> Plan:
             if held is None:
                 merged[change.path] = change
                 continue
+            from ..editing.docmerge import merge_document  # two verdicts on one file: a write's, not a read's
+
             joined = merge_document(change.before, held.after or b"", change.after or b"")
             if not joined.clean:
                 raise RefusedError(

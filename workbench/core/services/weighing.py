@@ -362,8 +362,9 @@ class Weighing:
 
     def _weigh(self) -> list[Weighed]:
         kept, docs = self.kept, self.docs
-        decisions = paired_decisions(docs)
-        self.decisions = sum(1 for d in docs.values() if d.type == DocType.DECISION and d.status in PAIRED)
+        deciding = [d for d in docs.values() if d.type == DocType.DECISION and d.status in PAIRED]
+        self.decisions = len(deciding)  # one pass over every document for both
+        decisions = paired_decisions(docs, deciding)
         current = {d.id: d.digest for d in decisions}
         changed = {doc_id for doc_id, digest in current.items() if kept.digests.get(doc_id) != digest}
         removed = set(kept.digests) - set(current)

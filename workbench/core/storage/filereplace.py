@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any, Callable
 from . import crashpoint
 from .changes import FileChange
 from ..vocabulary.model import ConflictError, UnsafePathError, WorkbenchError
-from ..editing.textmerge import merge3
 from .vaultfs import FILE_FLAGS, RECOVERY_DIR, Folders, fsync_folder, read_fd, split, temporary_name, write_all
 
 if TYPE_CHECKING:  # the pool and ctypes are loaded by the calls that need them, not at import
@@ -125,6 +124,8 @@ def join_versions(before: bytes, after: bytes, old: bytes, now: bytes) -> bytes 
     None when the edits cannot be told apart."""
     if old.startswith(before) and now.startswith(after):
         return old + now[len(after) :]  # appends, the common case: in the order they were made
+    from ..editing.textmerge import merge3  # an undo's, where others wrote since: rare
+
     texts = [data.decode("utf-8", "surrogateescape") for data in (before, after, old, now)]
     undone = merge3(texts[1], texts[3], texts[0])  # `before`, with the edits made to our version
     joined = merge3(texts[0], undone, texts[2]) if undone is not None else None  # and those made to the old one

@@ -15,7 +15,6 @@ under `refused/` of the state folder and named in the notes.
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import re
@@ -38,6 +37,8 @@ _RECORD_NAME = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]*\.json")  # a history reco
 
 
 def _encode(data: bytes | None) -> str | None:
+    import base64  # here, not at import: a process that writes nothing keeps no journal
+
     return None if data is None else base64.b64encode(data).decode("ascii")
 
 
@@ -46,6 +47,8 @@ def _decode(data: object) -> bytes | None:
         return None
     if not isinstance(data, str):
         raise ValueError("file bytes that are not base64 text")
+    import base64
+
     return base64.b64decode(data, validate=True)
 
 

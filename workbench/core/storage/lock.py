@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import threading
 import time
 from pathlib import Path
@@ -90,6 +89,8 @@ class VaultLock:
             os.close(fd)
             folders.close()
             raise
+        import socket  # here, not at import: a process that writes nothing takes no lock (3 ms of imports)
+
         info = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.time()}
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps(info).encode("utf-8"), 0)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -310,6 +309,8 @@ class Folders:
         if found is None:
             return
         if stat.S_ISDIR(found.st_mode):
+            import shutil  # here, not at import: it imports the compression modules
+
             shutil.rmtree(name, dir_fd=self.fd(folder))
         else:
             self.remove(path)

@@ -15,6 +15,7 @@ from . import presenting
 from .parse import as_date
 
 __all__ = [
+    "CONFLICTS_KEY",
     "INVERSE_LABELS",
     "ID_PATTERN",
     "REQUIRED_FIELDS",
@@ -128,6 +129,10 @@ TYPE_FOLDERS: dict[DocType, str] = {
 
 SLUG_PATTERN = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 ID_PATTERN = re.compile(rf"mem-({'|'.join(t.value for t in DocType)})-({SLUG_PATTERN})")
+
+CONFLICTS_KEY = "sync_conflicts"
+"""The frontmatter key under which a sync keeps both values of a field it could not merge
+(`editing.docmerge`), until a person settles it: a document holding it has a problem."""
 
 REQUIRED_FIELDS: tuple[str, ...] = (
     "schema_version",
