@@ -84,13 +84,19 @@ class ConflictsSearch:
     def _find(self, documents: tuple[Document, ...], native: bool, vault: Vault | None, kept_only: bool) -> None:
         """In the worker's thread: post what was found (None when the search failed, it is said,
         or when only a kept queue was asked for and none is kept)."""
-        from ...core import find_conflicts  # not needed for the first screen
+        from ...core import Vault, find_conflicts  # not needed for the first screen
 
         try:
-            if vault is None:
-                conflicts = None if kept_only else find_conflicts(documents, native)
-            else:
-                conflicts = vault.kept_conflicts() if kept_only else vault.conflicts()
+            # The queue's entries stay alive as long as it is shown (75,000 conflicts, a million
+            # objects, at 100,000 documents): with the collector running, its full collections
+            # walked them again and again (250-450 ms each, on the screen's thread too). Paused
+            # while they are made, and a large queue frozen like a large open's records.
+            with Vault.collector_paused():
+                if vault is None:
+                    conflicts = None if kept_only else find_conflicts(documents, native)
+                else:
+                    conflicts = vault.kept_conflicts() if kept_only else vault.conflicts()
+                Vault.settle_collector(len(conflicts or ()))
         except Exception as exc:  # noqa: BLE001
             self.host.report(exc, "Conflicts could not be listed")
             conflicts = None
