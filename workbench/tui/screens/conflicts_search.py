@@ -42,6 +42,8 @@ class ConflictsSearch:
         """Open the queue when the next answer comes."""
         self.asked = False
         """The running search was asked for (`c`), so one after it may work the queue out too."""
+        self.kept_only = False
+        """The running search only reads a kept queue (a large vault, not asked)."""
 
     def look(self, asked: bool = False) -> None:
         """Look for conflicts again, unless the vault is large and the person did not ask; when a
@@ -59,9 +61,9 @@ class ConflictsSearch:
         if self.busy:
             self.stale = True
             return
-        self.busy, self.stale, self.asked = True, False, asked
+        self.busy, self.stale, self.asked, self.kept_only = True, False, asked, kept_only
         if not kept_only:
-            self.host.count_conflicts(None)
+            self.host.count_conflicts(None, asked)
         documents = summary.documents
         vault = self.host.vault
         native = vault is None or vault.flavour.native
@@ -109,6 +111,9 @@ class ConflictsSearch:
             self.look(asked=self.asked)
             return
         if conflicts is None:
+            if self.reopen and self.kept_only:
+                # `c` came while a large vault's kept queue was looked for, and none is kept.
+                self.look(asked=True)
             return
         self.host.conflicts = conflicts
         self.host.count_conflicts(len(conflicts))

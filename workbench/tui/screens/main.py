@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gc
 import threading
+import time
 from pathlib import Path
 from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar
@@ -369,9 +370,12 @@ class MainScreen(Screen[None]):
         (a search already running started too early: another follows it)."""
         self.conflicts_search.ask(fresh)
 
-    def count_conflicts(self, count: int | None) -> None:
-        """The header's count: None while looking, -1 when not looked for (`c` asks)."""
-        self.query_one(VaultHeader).conflicts = count
+    def count_conflicts(self, count: int | None, asked: bool = False) -> None:
+        """The header's count: None while looking (`asked`: the time it has taken shown), -1 when
+        not looked for (`c` asks)."""
+        header = self.query_one(VaultHeader)
+        header.conflicts = count
+        header.looking_since = time.monotonic() if count is None and asked else None
         if count is not None and count >= 0:
             self.refresh_bindings()
 
