@@ -750,9 +750,9 @@ async def test_large_vault_shows_a_queue_kept_since_the_command_line_worked_it_o
 
 
 async def test_c_on_a_large_vault_works_the_queue_out_beside_a_screen_that_answers(tmp_path: Path, monkeypatch):
-    """`c` on a vault whose queue is not kept: the queue is worked out in a worker (seconds here,
-    minutes at 100,000 documents), the header counts the seconds meanwhile, and the screen takes
-    keys: a search typed while it runs is in the box before the queue opens."""
+    """`c` on a vault whose queue is not kept: the queue is worked out in a process of its own
+    (seconds here, minutes at 100,000 documents), the header counts the seconds meanwhile, and the
+    screen takes keys: a search typed while it runs is in the box before the queue opens."""
     import workbench.tui.screens.conflicts_search as conflicts_search
     from tests.benchmarks.generate import generate_vault
     from textual.widgets import Input
@@ -778,6 +778,8 @@ async def test_c_on_a_large_vault_works_the_queue_out_beside_a_screen_that_answe
         burst(app, "escape", "c")
         await until(lambda: search.reopen)
         assert search.busy and not isinstance(app.screen, ConflictsDialog)
+        await until(lambda: search.process._running is not None)
+        assert search.process._running.poll() is None  # a process of its own works it out
         await until(lambda: "conflicts… 0 s" in screen_text(app))
         burst(app, "slash", *"postgres")
         await until(lambda: app.screen.query_one("#search-input", Input).value == "postgres")
@@ -785,6 +787,25 @@ async def test_c_on_a_large_vault_works_the_queue_out_beside_a_screen_that_answe
         await wait_for(pilot, lambda: isinstance(app.screen, ConflictsDialog), seconds=300)
         dialog = app.screen
         assert len(dialog.conflicts) > PAGE and dialog.query_one("#conflict-list", OptionList).option_count == PAGE + 1
+
+
+async def test_quitting_while_a_large_vaults_queue_is_worked_out_ends_its_process(tmp_path: Path, monkeypatch):
+    import workbench.tui.screens.conflicts_search as conflicts_search
+    from tests.benchmarks.generate import generate_vault
+
+    monkeypatch.setattr(conflicts_search, "AUTO_CONFLICTS_LIMIT", 10)
+    root = tmp_path / "generated"
+    generate_vault(root, 1000)
+    async with running(root, (100, 30)) as (app, pilot):
+        search = app.screen.conflicts_search
+        burst(app, "escape", "c")
+        deadline = asyncio.get_running_loop().time() + 60
+        while search.process._running is None:
+            assert asyncio.get_running_loop().time() < deadline, "no process started"
+            await asyncio.sleep(0.01)
+        process = search.process._running
+    assert process.wait(30) != 0  # ended by the app on its way out, not run to its end
+    assert Vault.open(root).kept_conflicts() is None
 
 
 async def test_c_while_a_large_vault_looks_for_a_kept_queue_opens_the_one_worked_out(sample_copy: Path, monkeypatch):

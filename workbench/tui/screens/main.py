@@ -128,6 +128,7 @@ class MainScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         self.stop_watching()
+        self.conflicts_search.stop()
 
     def stop_watching(self) -> None:
         """For good: a load still running then stops the watcher it starts."""
