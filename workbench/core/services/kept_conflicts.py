@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import functools
-import gc
 import hashlib
 import json
 import marshal
@@ -423,18 +422,14 @@ def _printed(entry: dict) -> str:
     )
 
 
-@contextlib.contextmanager
 def _collector_paused():
     """The cyclic garbage collector paused while the queue is worked out: it allocates hundreds of
     thousands of small objects beside a vault's, and each full collection walks them all (a fifth
-    of working out a changed queue at 10,000 documents); reference counting still frees them."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+    of working out a changed queue at 10,000 documents); reference counting still frees them.
+    Shared with the other threads that pause it (`loading.collector_paused`)."""
+    from ..records.loading import collector_paused
+
+    return collector_paused()
 
 
 class Asked:
