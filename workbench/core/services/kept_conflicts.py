@@ -32,6 +32,7 @@ import hashlib
 import json
 import marshal
 import os
+import re
 import sys
 from collections.abc import Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -235,7 +236,16 @@ def _decoded(entries: Iterable[Any]) -> Conflicts | None:
         return None
 
 
-_SPACE = json.decoder.WHITESPACE.match
+_SPACE = re.compile(r"[ \t\n\r]*")
+"""JSON's whitespace, as `json.decoder` skips it."""
+
+
+def _space(text: str, at: int) -> int:
+    """Where the whitespace from `at` on ends."""
+    found = _SPACE.match(text, at)
+    return found.end() if found is not None else at
+
+
 _DECODE = json.JSONDecoder().raw_decode
 
 
@@ -244,27 +254,27 @@ def _entries(text: str) -> Iterator[Any]:
     queue is one call that never lets go of the interpreter (0.3 s for 75,000 conflicts): the
     screen of an app reading the queue in a thread stood still for as long. ValueError when
     `text` is not a JSON list."""
-    at = _SPACE(text, 0).end()
+    at = _space(text, 0)
     if text[at : at + 1] != "[":
         raise ValueError("not a list")
     ending = yield from _items(text, at + 1, "]")
-    if _SPACE(text, ending).end() != len(text):
+    if _space(text, ending) != len(text):
         raise ValueError("more after the list")
 
 
 def _items(text: str, at: int, closing: str | None) -> Generator[Any, None, int]:
     """The JSON values of `text` from `at` on, separated by commas, up to `closing` (None: up to
     the end of the text), one at a time; returns where it ended. ValueError on anything else."""
-    at = _SPACE(text, at).end()
+    at = _space(text, at)
     if text[at : at + 1] == (closing or ""):
         return at + 1
     while True:
         entry, at = _DECODE(text, at)
         yield entry
-        at = _SPACE(text, at).end()
+        at = _space(text, at)
         found = text[at : at + 1]
         if found == ",":
-            at = _SPACE(text, at + 1).end()
+            at = _space(text, at + 1)
         elif found == (closing or ""):
             return at + 1
         else:
