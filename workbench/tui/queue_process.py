@@ -63,7 +63,7 @@ class QueueProcess:
             process.terminate()
 
 
-def main(argv: list[str]) -> int:
+def _main(argv: list[str]) -> int:
     from ..core import Vault
 
     root, flavour = argv
@@ -72,4 +72,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    raise SystemExit(_main(sys.argv[1:]))

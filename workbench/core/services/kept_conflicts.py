@@ -59,10 +59,12 @@ __all__ = [
     "NAMES",
     "keep_queue",
     "kept_queue",
+    "kept_parts",
     "code_fingerprint",
     "queue_key",
     "encode",
     "decode",
+    "decode_parts",
     "printed",
     "Asked",
 ]
