@@ -205,7 +205,11 @@ def test_search_of_two_codes_is_measured_alternated_against_bare_fts5_and_their_
     from tests.benchmarks.generate_shapes import generate_shaped_vault
 
     generate_shaped_vault(tmp_path / "vault", 200)
+    assert not (tmp_path / "vault" / ".workbench").exists()
+    files = sorted((path, path.stat().st_mtime_ns) for path in (tmp_path / "vault").rglob("*"))
     out = bench("bench_search_codes", str(tmp_path / "vault"), str(ROOT), str(ROOT), "--rounds", "1")
+    # each code searched its own copy: the vault given was not opened (no store written in it)
+    assert sorted((path, path.stat().st_mtime_ns) for path in (tmp_path / "vault").rglob("*")) == files
     rows = re.findall(
         rf"^round 0 \| \d: {re.escape(str(ROOT))} \| search p95 [\d.]+ ms \| bare FTS5 p95 [\d.]+ ms \| [\d.]+x",
         out,
@@ -270,3 +274,8 @@ def test_the_tui_sessions_sampler_tells_every_stall_even_one_a_call_held_through
     gaps = [before for before, after in zip(ticks, ticks[1:]) if after - before > 2 * STALL]
     told = {stall.began for stall in sampler.stalls}
     assert gaps and all(began in told for began in gaps), (len(gaps), [g in told for g in gaps])
+
+
+def test_copied_open_benchmark_prints_the_copy_cold_and_warm_opens():
+    out = bench("bench_copied_open", "200", "--runs", "1")
+    assert re.search(r"^\s+200\s+1(\s+[\d.]+s/[\d.]+s){3}$", out, re.MULTILINE), out

@@ -823,14 +823,16 @@ def test_a_common_words_kept_best_rows_are_asked_again_after_a_write(builder, mo
     monkeypatch.setattr(vault.store, "best_postings", lambda e, *a, **k: (asked.append(e), best(e, *a, **k))[1])
     first = [(hit.id, hit.score) for hit in vault.search("retry w5x", 10)]
     assert asked and [(hit.id, hit.score) for hit in vault.search("retry w5x", 10)] == first
-    assert len(asked) == 2  # each word's, once: the second search read them kept
-    kept = fulltext.kept_postings(vault.index).best('"retry"', 30)
-    assert len(asked) == 2
-    _write(builder, "mem-note-zipf-new", "Retry", "retry retry retry")
+    # "retry" is in most notes (FTS5 gives it no weight: bounded apart), "w5x" ranked by FTS5, once:
+    # the second search read its best rows kept
+    assert asked == ['"w5x"']
+    kept = fulltext.kept_postings(vault.index).best('"w5x"', 30)
+    assert len(asked) == 1
+    _write(builder, "mem-note-zipf-new", "Retry w5x", "retry w5x retry w5x retry")
     vault.refresh_paths([doc_path("mem-note-zipf-new")])
-    now = fulltext.kept_postings(vault.index).best('"retry"', 30)
-    assert len(asked) == 3
-    assert now == best('"retry"', fulltext.FIELD_WEIGHTS, 30) != kept
+    now = fulltext.kept_postings(vault.index).best('"w5x"', 30)
+    assert len(asked) == 2
+    assert now == best('"w5x"', fulltext.FIELD_WEIGHTS, 30) != kept
     assert vault.store.rowids([doc_path("mem-note-zipf-new")]) <= set(now)
     found = [(hit.id, hit.score) for hit in vault.search("retry w5x", 10)]
     fulltext.KEPT.pop(vault.index)
@@ -868,3 +870,84 @@ def test_hits_show_their_type_status_and_title_without_decoding_a_meta(sample_co
             search._views(vault.index).facts(docs[hit.id]).haystack
             == (doc.title + " " + doc.id + " " + " ".join(doc.tags)).lower()
         )
+
+
+def test_several_common_words_are_ranked_together_by_fts5_once(builder, monkeypatch):
+    """Two or three common words beside nothing rarer: their best rows are asked of FTS5 as one
+    OR-ed query, ranked once as a bare search ranks them (each ranked apart, and every row of each
+    read again when the bound did not hold, was up to three times FTS5's work), no word read whole,
+    and the answer is a full reading's, before and after a write."""
+    import itertools
+    import random
+
+    _zipf_notes(builder, random.Random(11), 260)
+    monkeypatch.setattr(fulltext, "LAZY_FROM", 25)
+    monkeypatch.setattr(fulltext, "BEST_ROWS", 60)  # a vault of hundreds: more than a batch of best rows
+    vault = Vault.open(builder.root)
+    rows_total = vault.store.totals()[0]
+    words = CHURN_WORDS + [f"w{n}x" for n in range(60)]
+    common = [word for word in words if 25 < vault.store.count(f'"{word}"') < rows_total // 3][:8]
+    assert len(common) == 8
+    best_asked, read_whole = [], []
+    best, whole = vault.store.best_postings, vault.store.postings
+    monkeypatch.setattr(vault.store, "best_postings", lambda e, *a, **k: (best_asked.append(e), best(e, *a, **k))[1])
+    monkeypatch.setattr(vault.store, "postings", lambda e, *a, **k: (read_whole.append(e), whole(e, *a, **k))[1])
+
+    def full(query: str) -> list[tuple[str, float]]:
+        held = fulltext.KEPT.pop(vault.index)
+        with monkeypatch.context() as reading:
+            _full_reading(reading)
+            expected = [(hit.id, hit.score) for hit in vault.search(query, 10)]
+        fulltext.KEPT[vault.index] = held
+        return expected
+
+    together = []
+    for size in (2, 3):
+        for chosen in itertools.combinations(common, size):
+            query = " ".join(chosen)
+            best_asked.clear()
+            read_whole.clear()
+            fulltext.KEPT.pop(vault.index, None)  # no word kept whole from an earlier query
+            found = [(hit.id, hit.score) for hit in vault.search(query, 10)]
+            assert best_asked == [" OR ".join(f'"{word}"' for word in chosen)], query  # never a word apart
+            if not [e for e in read_whole if e.strip('"') in chosen]:
+                together.append(chosen)
+            assert found == full(query), query
+    assert len(together) >= 10 and any(len(chosen) == 3 for chosen in together), together
+    chosen = next(chosen for chosen in together if len(chosen) == 3)
+    query = " ".join(chosen)
+    vault.search(query, 10)  # the best rows kept from before the write
+    best_asked.clear()
+    _write(builder, "mem-note-zipf-new", chosen[0].capitalize(), " ".join(chosen * 3))
+    vault.refresh_paths([doc_path("mem-note-zipf-new")])
+    found = [(hit.id, hit.score) for hit in vault.search(query, 10)]
+    assert best_asked == [" OR ".join(f'"{word}"' for word in chosen)]  # asked again after the write
+    assert "mem-note-zipf-new" in [doc_id for doc_id, _ in found]
+    assert found == full(query)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_reach_of_rows_outside_the_common_words_best_bounds_every_such_row(seed):
+    """Rows whose FTS5 scores for the common words add up to at most the least of their best:
+    what each such row can add to its estimate is never above `_reach`, whatever its scores."""
+    import random
+
+    rng = random.Random(seed)
+    term = fulltext.Term('"w"', 1.0)
+    listed = []
+    for _ in range(rng.randint(1, 4)):
+        fts_idf = rng.choice([1e-6, rng.uniform(0.01, 3.0)])
+        listed.append((term, rng.uniform(0.1, 5.0), fts_idf, 30.0, None, True))
+    lone = (term, rng.uniform(0.1, 5.0), 0.8, 30.0, None, True)  # a common word outside the union
+    listed.append(lone)
+    union = list(range(len(listed) - 1))
+    least = rng.uniform(0.0, sum(listed[at][2] * (fulltext.FTS_K1 + 1) for at in union))
+    reach = fulltext._reach(listed, (union, least))
+    for _ in range(2000):
+        caps = [listed[at][2] * (fulltext.FTS_K1 + 1) for at in union]
+        shares = [rng.random() ** rng.choice([0.2, 1, 5]) for _ in union]
+        scale = min([least / sum(shares)] + [cap / share for cap, share in zip(caps, shares, strict=True) if share])
+        scores = [share * scale * rng.uniform(0.9, 1.0) for share in shares]
+        estimate = sum(listed[at][1] / listed[at][2] * score for at, score in zip(union, scores, strict=True))
+        estimate += lone[1] / lone[2] * rng.uniform(0, lone[2] * (fulltext.FTS_K1 + 1))
+        assert estimate <= reach * (1 + 1e-9)

@@ -12,7 +12,7 @@ import time
 
 from workbench import Vault
 from workbench.core.records.derived_store import DerivedStore, StoredDocument, row_for
-from workbench.core.records.record import build_record
+from workbench.core.records.record import UNKNOWN_INO, build_record
 
 DOC = "notes/mem-note-a.md"
 
@@ -66,14 +66,18 @@ def test_a_vault_replaced_at_the_same_path_is_read_as_another_vault(builder, tmp
     assert [hit.id for hit in vault.search("alpha")] == []
 
 
-def test_the_store_of_another_folder_is_not_trusted(tmp_path):
+def test_the_store_of_another_folder_is_not_trusted_on_its_stat(tmp_path):
+    """Its rows come back with no inode a file can have: only the bytes can tell (`still_clean`)."""
     on = dt.date(2026, 6, 1)
     raw = b"---\nid: a\ntitle: a\n---\nalpha\n"
     first = DerivedStore(tmp_path / "index.sqlite", "memory-core", "2049:100")
-    first.save_rows([row_for(build_record("notes/a.md", raw, len(raw), 1, on), on)])
+    first.save_rows([row_for(build_record("notes/a.md", raw, len(raw), 1, on, ino=7, ctime_ns=5), on)])
     first.close()
-    assert set(DerivedStore(tmp_path / "index.sqlite", "memory-core", "2049:100").load(on)) == {"notes/a.md"}
-    assert DerivedStore(tmp_path / "index.sqlite", "memory-core", "2049:101").load(on) == {}
+    assert DerivedStore(tmp_path / "index.sqlite", "memory-core", "2049:100").load(on)["notes/a.md"].ino == 7
+    moved = DerivedStore(tmp_path / "index.sqlite", "memory-core", "2049:101").load(on)
+    assert moved["notes/a.md"].ino == UNKNOWN_INO
+    # Back in the first folder, the rows are still unknown: the other folder may have changed them.
+    assert DerivedStore(tmp_path / "index.sqlite", "memory-core", "2049:100").load(on)["notes/a.md"].ino == UNKNOWN_INO
 
 
 def plant_stamp(root, **columns) -> None:

@@ -1,11 +1,15 @@
 """`bench_speed`'s search row for two or more checkouts of the code, alternated in one run.
 
 Run: python -m tests.benchmarks.bench_search_codes VAULT [--flavour NAME] [--rounds N] CODE [CODE ...]
-     (VAULT: used as it is, its derived store warm: copy it first, opening writes the store;
+     (VAULT: never opened itself: each code answers on its own copy, made in a temporary folder
+     with the derived store the vault holds, and its own user's cache folder, where a flavour
+     that keeps no state in the vault stores it; both removed at the end;
      CODE: a folder holding a checkout's `workbench` package, put first on the path of every
      process it runs; 3 rounds by default)
 
-For each of N rounds, for each code in turn, a fresh process opens VAULT, answers one search,
+Each code's copy is opened once before the rounds (the store brought in line by that code, as
+its first process would). For each of N rounds, for each code in turn, a fresh process opens its
+copy, answers one search,
 then draws 200 queries as `bench_speed` does (the vault's own words for `--flavour`, else
 `generate_shapes.query_words`; the same queries for every code in a round, other ones in the
 next) and times each search beside a bare FTS5 query of the same words OR-ed, as `bench_speed`
@@ -21,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -64,9 +69,9 @@ print(json.dumps({
 """
 
 
-def searched(vault: Path, flavour: str, seed: int, code: Path) -> dict:
-    """One process of `code` searching `vault`: its figures."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(code), str(ROOT)]))
+def searched(vault: Path, flavour: str, seed: int, code: Path, cache: Path) -> dict:
+    """One process of `code` searching `vault`, `cache` its user's cache folder: its figures."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(code), str(ROOT)]), XDG_CACHE_HOME=str(cache))
     result = subprocess.run(
         [sys.executable, "-c", SEARCH_SCRIPT, str(vault), flavour, str(seed)],
         cwd=tempfile.gettempdir(),  # not a folder holding another `workbench`
@@ -81,14 +86,26 @@ def searched(vault: Path, flavour: str, seed: int, code: Path) -> dict:
 
 
 def main(vault: Path, flavour: str, rounds: int, codes: list[Path]) -> None:
-    print(f"{vault}, {rounds} rounds, load average {os.getloadavg()[0]:.1f}")
+    with tempfile.TemporaryDirectory(prefix="bench-search-") as folder:
+        copies = [Path(folder) / f"vault-{n}" for n in range(len(codes))]  # a code named twice: two copies
+        caches = [Path(folder) / f"cache-{n}" for n in range(len(codes))]
+        for copy in copies:
+            shutil.copytree(vault, copy, symlinks=True)
+        for code, copy, cache in zip(codes, copies, caches, strict=True):
+            searched(copy, flavour, 0, code, cache)  # the store built or brought in line by this code, untimed
+        compared(vault, copies, caches, flavour, rounds, codes)
+
+
+def compared(vault: Path, copies: list[Path], caches: list[Path], flavour: str, rounds: int, codes: list[Path]) -> None:
+    """Each round, each code searching its own copy; the figures and whether the pages agree."""
+    print(f"{vault} (a copy for each code), {rounds} rounds, load average {os.getloadavg()[0]:.1f}")
     ratios: dict[int, list[float]] = {n: [] for n in range(len(codes))}
     cpu_ratios: dict[int, list[float]] = {n: [] for n in range(len(codes))}
     alike = True
     for at in range(rounds):
         pages = set()
         for n, code in enumerate(codes):
-            found = searched(vault, flavour, 100 + at, code)
+            found = searched(copies[n], flavour, 100 + at, code, caches[n])
             pages.add(found["pages"])
             ratios[n].append(found["search"] / found["bare"])
             cpu_ratios[n].append(found["search_cpu"] / found["bare_cpu"])
@@ -112,7 +129,7 @@ def main(vault: Path, flavour: str, rounds: int, codes: list[Path]) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("vault", type=Path)
+    parser.add_argument("vault", type=Path, help="the vault to copy for each code (left as it is)")
     parser.add_argument("codes", type=Path, nargs="+", metavar="CODE")
     parser.add_argument("--flavour", default="", help="how to read the vault (adr for decision records)")
     parser.add_argument("--rounds", type=int, default=ROUNDS, help="rounds (default: %(default)s)")

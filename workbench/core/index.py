@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import datetime as dt
 import functools
 import os
 import stat as stat_mode
@@ -152,19 +153,21 @@ class VaultIndex:
             # The store's rows, then the walk, one after the other: read in a thread beside the
             # walk, each waited on the other for the interpreter at every row and every stat (the
             # two took 2.1 s at 100,000 documents, against 1.2 s in turn).
-            cached = vault.store.load(today(), vault.bodies, chosen.reads_the_day)
+            on = today()  # one day for the whole open: the rows kept and the files parsed agree
+            cached = vault.store.load(on, vault.bodies, chosen.reads_the_day)
             walk = walk_vault(vault.root, chosen, listed)
             if vault.writer.needs_recovery(walk.temporaries):
                 vault.recovery_notes.extend(vault.writer.recover(walk.temporaries))
                 walk = walk_vault(vault.root, chosen)
-            vault._load(walk, cached)
+            vault._load(walk, cached, on)
             settle_collector(len(vault._records))
         return vault
 
     @serialized
-    def _load(self, walk: Walk, cached: dict[str, Record] | None = None) -> None:
-        """Bring the records in line with the walk (`loading.bring_in_line`), then the ids."""
-        moved = bring_in_line(self._records, walk, cached or {}, self.store, self.root, self.flavour, self.bodies)
+    def _load(self, walk: Walk, cached: dict[str, Record] | None = None, on: dt.date | None = None) -> None:
+        """Bring the records in line with the walk (`loading.bring_in_line`), then the ids; `on`:
+        the day `cached` was read for."""
+        moved = bring_in_line(self._records, walk, cached or {}, self.store, self.root, self.flavour, self.bodies, on)
         seen = (walk.symlinks, walk.not_pages, walk.specials, walk.unreadable)
         moved = moved or seen != (self._symlinks, self._not_pages, self._specials, self._unreadable)
         self._symlinks, self._not_pages, self._specials, self._unreadable = seen
@@ -212,13 +215,14 @@ class VaultIndex:
             path: self._ownership.claim(record) for path in paths if (record := self._records.get(path)) is not None
         }
         changed: list[str] = []
+        on = today()  # the day the batch is read on, and its rows are kept for
         try:
             for path in paths:
-                if self.refresh_path(path, reindex=False, batch=batch) is not False:
+                if self.refresh_path(path, reindex=False, batch=batch, on=on) is not False:
                     changed.append(path)
         finally:  # a file that fails to read leaves those before it re-read: they are indexed all the same
             if self.store is not None and (batch[0] or batch[1]):
-                self.store.save(batch[0], batch[1], today())
+                self.store.save(batch[0], batch[1], on)
                 self.mend_store()
             if changed:
                 self._index_paths({path: before.get(path) for path in changed})
@@ -232,10 +236,16 @@ class VaultIndex:
 
     @serialized
     def refresh_path(
-        self, path: str, reindex: bool = True, batch: tuple[list[Record], list[str]] | None = None
+        self,
+        path: str,
+        reindex: bool = True,
+        batch: tuple[list[Record], list[str]] | None = None,
+        on: dt.date | None = None,
     ) -> Record | None | bool:
         """Bring one file's record in line with the disk; False when nothing changed. With a
-        `batch`, the store's rows are collected there instead of written one commit at a time."""
+        `batch`, the store's rows are collected there instead of written one commit at a time.
+        `on`: the day the file is read on (today), the day its row is kept for."""
+        on = on or today()
         full = self.root / path
         try:
             stat = full.stat(follow_symlinks=False) if is_document_path(self.root, self.flavour, path) else None
@@ -253,7 +263,7 @@ class VaultIndex:
             if batch is not None:
                 batch[1].append(path)
             elif self.store is not None:
-                self.store.save([], [path], today())
+                self.store.save([], [path], on)
             if reindex:
                 self._index_paths({path: self._ownership.claim(gone)})
             return None
@@ -261,7 +271,7 @@ class VaultIndex:
         if known and unchanged(known, stat):
             return known if reindex else False
         record = read_record(
-            self.root, path, stat.st_size, stat.st_mtime_ns, today(), self.flavour, stat.st_ino, stat.st_ctime_ns
+            self.root, path, stat.st_size, stat.st_mtime_ns, on, self.flavour, stat.st_ino, stat.st_ctime_ns
         )
         if record is None:
             return None
@@ -270,7 +280,7 @@ class VaultIndex:
         if batch is not None:
             batch[0].append(record)
         elif self.store is not None:
-            self.store.save([record], [], today())
+            self.store.save([record], [], on)
         if reindex:
             self._index_paths({path: self._ownership.claim(known) if known else None})
         return self._records[path]

@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from ..vocabulary.files import read_file
+from ..vocabulary.localzone import local_zone
 from ..vocabulary.model import Link, Problem, Severity, Status
 
 __all__ = [
@@ -355,13 +356,15 @@ class Flavour:
 
     @property
     def reading(self) -> str:
-        """What the way this flavour reads files depends on: its name, and the vault's own status
-        words (the derived store is built again when they change)."""
+        """What the way this flavour reads files depends on: its name, the vault's own status
+        words, and (but in Memory Core, which reads no file's time) the local time zone a file's
+        time is dated in (the derived store is built again when any changes)."""
+        name = self.name if self.native else f"{self.name}@{local_zone()}"
         if not self.statuses:
-            return self.name
+            return name
         import hashlib
 
-        return f"{self.name}+{hashlib.sha256(repr(self.statuses).encode()).hexdigest()[:12]}"
+        return f"{name}+{hashlib.sha256(repr(self.statuses).encode()).hexdigest()[:12]}"
 
     def prepared(self, root: Path) -> Flavour:
         """This flavour as it reads the vault at `root`, where what a file means depends on a file
@@ -413,6 +416,12 @@ class Flavour:
 
     def view(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None = None) -> View:
         raise NotImplementedError
+
+    def view_on(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None, on: dt.date) -> View:
+        """The view as read on the day `on`, the day the file is checked on: `view` itself, but in
+        a flavour that `reads_the_day`, whose view follows the day it is given rather than one it
+        takes again (around midnight, another)."""
+        return self.view(path, meta, body, mtime)
 
     def check(self, path: str, parsed, view: View | None, today: dt.date) -> list[Problem]:
         """This flavour's own rules for one file (parse problems are found before this)."""

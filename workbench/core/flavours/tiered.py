@@ -50,8 +50,11 @@ class Tiered(Flavour):
         return 70 + 5 * signs if signs else 20
 
     def view(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None = None) -> View:
-        today = dt.date.today()
-        level = tier(path, mtime, today)
+        return self.view_on(path, meta, body, mtime, dt.date.today())
+
+    def view_on(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None, on: dt.date) -> View:
+        """The tier as of `on`, the day the file is checked on (its row is kept for that day)."""
+        level = tier(path, mtime, on)
         links = body_links(body, path)
         for match in _INHERITS.finditer(body):
             for name in (n.strip() for n in match.group(1).split(",")):

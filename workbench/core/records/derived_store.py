@@ -2,9 +2,10 @@
 
 The state folder is `.workbench/` in a Memory Core or OKF vault, and the user's cache folder for a
 vault of any other format (`index.state_dir_for`): opening someone else's folder writes nothing into it.
-The store belongs to one vault folder: another folder at the same path (a vault deleted and restored
-from a backup, or replaced by a copy) has another identity (`folder_identity`), and its store is
-built again, never trusted.
+The store belongs to one vault folder: another folder (a copy of the vault, its store included, or
+a backup restored at the same path) has another identity (`folder_identity`), and no row's stat is
+trusted there: a row is taken only where its file has the size, modification time and bytes it was
+read from (`_moved`), and every other file is parsed again.
 
 Disposable by design: deleting it loses nothing, a schema change or a damaged file rebuilds it
 without a word, and a vault that cannot be written to gets an in-memory store instead. Rows are
@@ -26,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import hashlib
-import os
 import sqlite3
 import sys
 import threading
@@ -34,7 +34,8 @@ from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 
-from .record import Record
+from ..vocabulary.files import folder_identity
+from .record import UNKNOWN_INO, Record
 from .store_rows import (
     FILES_COLUMNS,
     LOAD_COLUMNS,
@@ -58,15 +59,6 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = "12"
-
-
-def folder_identity(folder: Path) -> str:
-    """The device and inode of a vault's folder: the same path holding another folder differs."""
-    try:
-        found = os.stat(folder)
-    except OSError:
-        return ""
-    return f"{found.st_dev}:{found.st_ino}"
 
 
 def _reader_fingerprint() -> str:
@@ -107,6 +99,13 @@ PENDING_STEP = 10_000  # rows of `pending` indexed in one transaction, at most
 ROWS_A_QUERY = 3_000  # rows of `kept_rows` read or written by one statement (three values each, within SQLite's limit)
 WRITES_KEPT = 64  # this connection's last writes, remembered so that kept search results can catch up
 Version = tuple[int, int]
+# Parts of a kept result kept as rows of their own, each under a digest of its value
+# (`weighing.Rows`): a change writes the rows it makes, not the whole result.
+_KEPT_ROWS = (
+    "CREATE TABLE IF NOT EXISTS kept_rows (name TEXT, key TEXT, value BLOB, PRIMARY KEY (name, key)) WITHOUT ROWID"
+)
+# Every table the store makes (the index's own go with `fts`): what a schema change drops.
+SCHEMA_TABLES = ("fts", "pending", "texts", "files", "info", "vectors", "kept", "kept_rows")
 
 
 def _weights(weights: tuple[float, ...]) -> str:
@@ -141,8 +140,11 @@ class DerivedStore:
 
     def __init__(self, path: Path | None, flavour: str = "memory-core", vault: str = ""):
         self.path = path
-        # Another flavour reads the same files otherwise, another vault folder holds other files: rebuild.
-        self.schema = f"{SCHEMA_VERSION} {READER} {flavour} {vault}".rstrip()
+        # Another flavour reads the same files otherwise: rebuild. Another vault folder (a copy,
+        # a backup restored) may hold other files: its rows are kept, each taken only once its
+        # file's bytes are found the same (`_moved`).
+        self.schema = f"{SCHEMA_VERSION} {READER} {flavour}"
+        self.folder = vault
         self.damaged = False  # set when a query finds the file broken: the vault then builds it again
         self.full = False  # set when a write finds no room: the vault then keeps it in memory, no file left behind
         # (version before, version after, rows removed or replaced, rows added) of each write
@@ -227,10 +229,13 @@ class DerivedStore:
             if stored != self.schema or version != 1:
                 with db:
                     db.execute("BEGIN")
-                    for table in ("fts", "pending", "texts", "files", "info", "kept"):
+                    # Every table, emptied in place: the file stays the one any other connection
+                    # has open (deleting it under them would leave two files under one name).
+                    for table in SCHEMA_TABLES:
                         db.execute(f"DROP TABLE IF EXISTS {table}")
                     db.execute("CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT)")
                     db.execute("INSERT INTO info VALUES ('schema', ?)", (self.schema,))
+                    db.execute("INSERT INTO info VALUES ('folder', ?)", (self.folder,))
                     db.execute(
                         "CREATE TABLE files (rowid INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime_ns INTEGER, ino INTEGER, ctime_ns INTEGER, seen_ns INTEGER,"
                         " checked_on TEXT, until TEXT, digest TEXT, id TEXT, valid INTEGER, meta TEXT, problems TEXT, key_lines TEXT, view TEXT, updated TEXT,"
@@ -258,6 +263,7 @@ class DerivedStore:
                     db.execute("CREATE TABLE kept (name TEXT PRIMARY KEY, key TEXT, value TEXT)")
                     db.execute("PRAGMA user_version = 1")
             else:
+                self._moved(db)
                 try:  # rows a first open left unindexed (killed meanwhile, or still building)
                     while _index_pending(db, PENDING_STEP):
                         pass
@@ -266,12 +272,7 @@ class DerivedStore:
                 if db.execute("SELECT v FROM fts_config WHERE k = 'automerge'").fetchone() == (0,):
                     # A first open that ended before it could turn merging back on.
                     db.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', ?)", (FTS_AUTOMERGE,))
-            # Parts of a kept result kept as rows of their own, each under a digest of its value
-            # (`weighing.Rows`): a change writes the rows it makes, not the whole result.
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS kept_rows (name TEXT, key TEXT, value BLOB, PRIMARY KEY (name, key))"
-                " WITHOUT ROWID"
-            )
+            db.execute(_KEPT_ROWS)  # also in a store made before there were kept rows
             return db
         except sqlite3.DatabaseError:
             return None
@@ -403,6 +404,7 @@ class DerivedStore:
         their paths and of `removed`: (the rowids dropped, the first rowid stored). The full-text
         index is not told of the new rows (`_index`); with `pending`, they are listed to be."""
         db = self._db
+        self._still_ours(db)
         gone = self._delete(list(removed) + [files_row[0] for files_row, _ in kept])
         start = (db.execute("SELECT max(rowid) FROM files").fetchone()[0] or 0) + 1
         stored = len(_FILES_NAMES) - 1
@@ -417,6 +419,30 @@ class DerivedStore:
         if pending:
             db.execute("INSERT INTO pending SELECT rowid FROM texts WHERE rowid >= ?", (start,))
         return gone, start
+
+    def _moved(self, db: sqlite3.Connection) -> None:
+        """In a store made in another vault folder (a copy of the vault, its store included, or a
+        backup restored at the same path), no row's stat is its file's: each row's inode is made
+        unknown (`record.UNKNOWN_INO`), in the transaction that makes the store this folder's, so
+        that an open takes a row only where its file has the size, modification time and bytes
+        the row was read from (`record.still_clean`), and parses every other file."""
+        found = db.execute("SELECT value FROM info WHERE key = 'folder'").fetchone()
+        if found is not None and found[0] == self.folder:
+            return
+        with db:
+            db.execute("BEGIN IMMEDIATE")
+            found = db.execute("SELECT value FROM info WHERE key = 'folder'").fetchone()
+            if found is None or found[0] != self.folder:  # not made this folder's meanwhile
+                db.execute("UPDATE files SET ino = ?", (UNKNOWN_INO,))
+                db.execute("INSERT OR REPLACE INTO info VALUES ('folder', ?)", (self.folder,))
+
+    def _still_ours(self, db: sqlite3.Connection) -> None:
+        """Refuse a write, in the caller's transaction, to a store another process has since built
+        again for another schema (another reading of the files, `_open`): rows of this reading
+        would be read there as current."""
+        found = db.execute("SELECT value FROM info WHERE key = 'schema'").fetchone()
+        if found is None or found[0] != self.schema:
+            raise sqlite3.DatabaseError("the derived store was built again for another schema")
 
     def _index(self, first: int, last: int) -> None:
         """Tell the full-text index of the `texts` rows `first` to `last`, in the caller's transaction."""
@@ -478,13 +504,14 @@ class DerivedStore:
             self._failed(error)  # only a cache: resolved again next time
             return False
 
-    def reseen(self, seen: Iterable[tuple[str, int]]) -> None:
-        """A new reading time for files whose bytes were found unchanged (path, seen_ns): their
-        rows and the full-text index stay as they are."""
+    def reseen(self, seen: Iterable[tuple[str, int, int, int]]) -> None:
+        """A new reading for files whose bytes were found unchanged (path, seen_ns, inode, change
+        time: a copy's file has its own): their rows and the full-text index stay as they are."""
         try:
             with self.db:
                 self.db.executemany(
-                    "UPDATE files SET seen_ns = ? WHERE path = ?", [(seen_ns, path) for path, seen_ns in seen]
+                    "UPDATE files SET seen_ns = ?, ino = ?, ctime_ns = ? WHERE path = ?",
+                    [(seen_ns, ino, ctime_ns, path) for path, seen_ns, ino, ctime_ns in seen],
                 )
         except sqlite3.DatabaseError as error:
             self._failed(error)
@@ -589,6 +616,7 @@ class DerivedStore:
         try:
             with self.db:
                 self.db.execute("BEGIN")
+                self._still_ours(self.db)
                 self.db.executemany(
                     "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", [(d, model, v) for d, v in vectors]
                 )

@@ -24,6 +24,7 @@ from typing import cast
 from pathlib import Path
 
 from .. import flavours
+from ..vocabulary.collector import collector_paused
 from ..vocabulary.model import ConflictError, Document
 from .derived_store import DerivedStore, record_from_row, row_for
 from .record import Record, read_record, still_clean, today, unchanged
@@ -49,38 +50,6 @@ CHUNK = 250
 # (100,000 documents: 700 MB); this many keeps the workers busy while the parent stores a batch.
 IN_FLIGHT = 16
 Item = tuple[str, int, int, int, int]  # path, size, mtime_ns, inode, ctime_ns
-
-
-_pauses = 0
-"""Blocks in `collector_paused` now, in every thread."""
-_paused_lock = threading.Lock()
-_enabled_before = False
-"""Whether the collector ran before the first of them paused it."""
-
-
-@contextlib.contextmanager
-def collector_paused():
-    """Python's cycle collector runs each time enough objects have been made, and then walks every
-    object still alive. Reading thousands of files makes hundreds of thousands that all stay alive
-    (records, their meta), so it would walk an ever larger heap again and again: measured, that
-    cost more than the YAML. Paused while they are made, it runs as usual afterwards.
-
-    The collector is one for the process: paused in two threads at once (an app's summary, its
-    watcher's walk, its read of the queue), it is turned back on when the last of them ends, not the
-    first (which let full collections of 0.15-0.34 s into a queue read still under way)."""
-    global _pauses, _enabled_before
-    with _paused_lock:
-        if _pauses == 0:
-            _enabled_before = gc.isenabled()
-            gc.disable()
-        _pauses += 1
-    try:
-        yield
-    finally:
-        with _paused_lock:
-            _pauses -= 1
-            if _pauses == 0 and _enabled_before:
-                gc.enable()
 
 
 # From this many records an open ends by freezing what it made (`gc.freeze`): below, the
@@ -311,12 +280,14 @@ def bring_in_line(
     root: Path,
     flavour: flavours.Flavour,
     bodies: Bodies | None = None,
+    on: dt.date | None = None,
 ) -> bool:
     """Bring `records` (path -> record) in line with the walk: keep what is unchanged (in memory or
     in the derived store, `cached`), parse what changed (storing its rows), forget what is gone.
     Whether any record came, went or changed: if none did, nothing derived is stale. With
-    `bodies`, records parsed in worker processes leave their bodies in the store."""
-    on = today()
+    `bodies`, records parsed in worker processes leave their bodies in the store. `on`: the day
+    `cached` was read for, which the files parsed are checked on too (today by default)."""
+    on = on or today()
     to_parse: list[Item] = []
     recheck: list[Record] = []  # kept after a look at their bytes: stored again with that look's time
     moved = False  # whether any record came, went or changed: if none did, nothing derived is stale
@@ -359,7 +330,7 @@ def bring_in_line(
             if save is not None and rows:
                 save(rows)
     if store is not None and recheck:
-        store.reseen((record.path, record.seen_ns) for record in recheck)
+        store.reseen((record.path, record.seen_ns, record.ino, record.ctime_ns) for record in recheck)
     # What was known and was not walked: at an open that every cached record was walked to (the
     # walk lists each path once), none; building the sets of 100,000 paths to say so took 0.03 s.
     if first and taken == len(cached):

@@ -39,6 +39,7 @@ __all__ = [
     "read_document",
     "read_record",
     "still_clean",
+    "UNKNOWN_INO",
     "unchanged",
     "unread_record",
     "today",
@@ -115,6 +116,9 @@ class Record:
     seen_ns: int = 0  # the clock just before the file was read
 
 
+# The inode of a stored row read in another folder (a copy of the vault, its store included): no
+# stat is the one it was read with, and only the bytes can tell (`still_clean`).
+UNKNOWN_INO = -1
 # How close to the read a file's change time leaves the stat ambiguous: above the coarsest tick
 # of Linux's file clock (10 ms at HZ=100), and two seconds where the file system keeps whole seconds.
 RACY_NS = 100_000_000
@@ -153,8 +157,14 @@ def _racy(record: Record) -> bool:
 def still_clean(root: Path, record: Record, stat: os.stat_result) -> Record | None:
     """A racily clean record whose file still holds the bytes it was read from, with the moment of
     this look as its new reading: as git does, the content decides where the stat cannot, and a
-    file copied just before two opens is not parsed twice. None when the bytes differ."""
-    if not _same_stat(record, stat) or record.document is None or not record.document.digest:
+    file copied just before two opens is not parsed twice. So does a record read in another folder
+    (`UNKNOWN_INO`) whose file has its size and modification time: a copy kept them, and the bytes
+    say whether it holds the same. None when the bytes differ."""
+    if record.ino == UNKNOWN_INO:
+        same = record.size == stat.st_size and record.mtime_ns == stat.st_mtime_ns
+    else:
+        same = _same_stat(record, stat)
+    if not same or record.document is None or not record.document.digest:
         return None
     seen_ns = time.time_ns()
     try:
@@ -163,7 +173,7 @@ def still_clean(root: Path, record: Record, stat: os.stat_result) -> Record | No
         return None
     if raw is None or len(raw) != record.size or digest_of(raw) != record.document.digest:
         return None
-    return dataclasses.replace(record, seen_ns=seen_ns)
+    return dataclasses.replace(record, seen_ns=seen_ns, ino=stat.st_ino, ctime_ns=stat.st_ctime_ns)
 
 
 def invalidating(flavour: Flavour) -> frozenset[str]:
@@ -192,7 +202,7 @@ def build_record(
     else:
         body = parsed.body if parsed.has_frontmatter else parsed.text
         mtime = dt.datetime.fromtimestamp(mtime_ns / 1e9).date() if mtime_ns else None
-        view = flavour.view(path, meta, body, mtime) if parsed.decoded else None
+        view = flavour.view_on(path, meta, body, mtime, on) if parsed.decoded else None
         problems = parse_problems(path, parsed)
         if parsed.decoded:
             problems += (
@@ -203,7 +213,7 @@ def build_record(
     unreadable = invalidating(flavour) - (LOOSELY_READ if loose else frozenset())
     valid = not any(p.code in unreadable for p in problems)
     if view is None and not flavour.native:
-        view = flavour.view(path, {}, "", None)
+        view = flavour.view_on(path, {}, "", None, on)
     document = Document(id=doc_id, path=path, meta=meta, body=body, digest=parsed.digest, valid=valid, view=view)
     problems = [dataclasses.replace(p, doc_id=doc_id) for p in problems]
     key_lines = {key: line for key in LINE_KEYS if (line := parsed.key_line(key)) is not None}

@@ -6,7 +6,7 @@ derived store and settling their ids) costs several times what the kept queue do
 open. A `Fingerprint` is a digest of what a stat walk sees of the vault's folder, taken before
 anything is read: every file's path, size, modification time, inode and change time, as a warm
 open compares them (`records.unchanged`), in every folder but hidden ones, whose names it holds;
-with the folder's identity, the question asked, the day, the core's code (`code_fingerprint`) and
+with the folder's identity, the question asked, the day and the local zone, the core's code (`code_fingerprint`) and
 the face's. The walk takes more than the vault's own (every file, not the documents alone), so a
 change the vault would see always changes it.
 
@@ -40,6 +40,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from ..vocabulary.files import folder_identity
+from ..vocabulary.localzone import local_zone
 from .kept_conflicts import ANSWERED, code_fingerprint, kept_queue
 
 if TYPE_CHECKING:
@@ -78,7 +80,18 @@ class Fingerprint:
             self.doubt = "a change in flight"
         lines = self._walk() if not self.doubt else []
         code = code_fingerprint()
-        head = json.dumps([FORMAT, self.root, _identity(self.root), list(map(repr, asked)), flavour, str(self.day)])
+        # The zone with the day: an answer may show dates and times worked out in it.
+        head = json.dumps(
+            [
+                FORMAT,
+                self.root,
+                folder_identity(self.root),
+                list(map(repr, asked)),
+                flavour,
+                str(self.day),
+                local_zone(),
+            ]
+        )
         digest = hashlib.sha256(f"{head}\n{code}\n{_stats(face)}\n".encode())
         lines.sort()
         digest.update("\n".join(lines).encode("utf-8", "surrogateescape"))
@@ -269,14 +282,6 @@ def _in_flight(place: str) -> bool:
         return False
     except OSError:
         return True
-
-
-def _identity(folder: str) -> str:
-    try:
-        found = os.stat(folder)
-    except OSError:
-        return ""
-    return f"{found.st_dev}:{found.st_ino}"
 
 
 def _stats(files: Iterable[Path]) -> str:

@@ -40,6 +40,8 @@ from pathlib import Path
 
 from json.encoder import encode_basestring
 
+from ..vocabulary.collector import collector_paused
+
 if TYPE_CHECKING:  # imported where a queue is worked out or decoded: a kept queue printed needs none
     # (`kept_answers` prints one without opening the vault: nothing of the records is imported)
     from ..records.derived_store import DerivedStore
@@ -434,16 +436,6 @@ def _printed(entry: dict) -> str:
     )
 
 
-def _collector_paused():
-    """The cyclic garbage collector paused while the queue is worked out: it allocates hundreds of
-    thousands of small objects beside a vault's, and each full collection walks them all (a fifth
-    of working out a changed queue at 10,000 documents); reference counting still frees them.
-    Shared with the other threads that pause it (`loading.collector_paused`)."""
-    from ..records.loading import collector_paused
-
-    return collector_paused()
-
-
 class Asked:
     """One question for the queue: its documents, how they are read, the pairs the vault's
     settings call compatible, and where the answer is kept. `full` works everything out again,
@@ -531,7 +523,7 @@ class Asked:
         `encoded` where the caller reads the queue kept as `encode` gives it (`keep_queue`)."""
         from .conflicts import queue_parts
 
-        with _collector_paused():
+        with collector_paused():
             pairs = self.weighing()
             parts = queue_parts(
                 self.documents, self.native, self.compatible, weighed=pairs.weighed(), duplicates=pairs.duplicates
@@ -576,6 +568,6 @@ def weighed_pairs(index: Any) -> tuple[list[Weighed], int]:
 
     flavour = index.flavour
     asked = Asked(index.documents, flavour.reading, flavour.native, index.store, today(), index.config.compatible)
-    with _collector_paused():
+    with collector_paused():
         found = asked.weighed()
     return found, asked.weighing().decisions

@@ -174,14 +174,16 @@ def _same(a: str, b: str) -> bool:
 
 
 def plan_correction(
-    index: VaultIndex, text: str, kind: str = "preference", context: str = "", today: dt.date | None = None
+    index: VaultIndex, text: str, kind: str = "preference", context: str = "", moment: dt.datetime | None = None
 ) -> Plan:
-    """Log a correction; the same one again is counted, and the third time it becomes a rule."""
+    """Log a correction; the same one again is counted, and the third time it becomes a rule.
+    The clock is read once (`moment`): the entry's day, its time and a rule's month are of one moment,
+    never of both sides of midnight."""
     _require_tiered(index)
     text = " ".join(text.split())
     if not text:
         raise RefusedError("a correction needs its text")
-    today = today or dt.date.today()
+    moment = moment or dt.datetime.now()
     before, log = _text(index, CORRECTIONS)
     log = log or "# Corrections Log\n"
     lines = log.splitlines()
@@ -201,12 +203,12 @@ def plan_correction(
         changes = [_change(CORRECTIONS, before, "\n".join(lines) + "\n")]
         summary = f"correction counted ({now}/{PROMOTE_AT}): {text}"
         if confirmed:
-            changes.append(_promote(index, text))
+            changes.append(_promote(index, text, moment.date()))
             summary = f"correction confirmed as a rule: {text}"
         return Plan(summary, changes, [log_line(summary)])
-    heading = f"## {today.isoformat()}"
+    heading = f"## {moment.date().isoformat()}"
     entry = (
-        [f"- [{dt.datetime.now().strftime('%H:%M')}] {text}", f"Type: {kind}"]
+        [f"- [{moment.strftime('%H:%M')}] {text}", f"Type: {kind}"]
         + ([f"Context: {context}"] if context else [])
         + [f"Confirmed: pending (1/{PROMOTE_AT})"]
     )
@@ -220,10 +222,10 @@ def plan_correction(
     return Plan(summary, [_change(CORRECTIONS, before, "\n".join(lines).lstrip("\n") + "\n")], [log_line(summary)])
 
 
-def _promote(index: VaultIndex, text: str) -> FileChange:
+def _promote(index: VaultIndex, text: str, today: dt.date) -> FileChange:
     before, hot = _text(index, HOT)
     lines = (hot or "# Self-Improving Memory\n").splitlines()
-    bullet = f"- {text} (confirmed {dt.date.today().strftime('%Y-%m')})"
+    bullet = f"- {text} (confirmed {today.strftime('%Y-%m')})"
     if CONFIRMED_SECTION in lines:
         at = lines.index(CONFIRMED_SECTION) + 1
         lines[at:at] = [bullet]

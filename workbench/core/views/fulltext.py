@@ -5,9 +5,10 @@ frequencies, so that the ranking can use its own idf and a little less saturatio
 normalisation than FTS5's fixed constants. Each term's rows are kept between searches
 (`Postings`): a query being typed asks for the same whole words at every keystroke, and after a
 watcher's write only the rows that changed are asked for again. A common word (thousands of rows,
-and little weight) is scored only for the rows the other words find, and its own best, where what
-it could add to any other row is shown too little to change the answer. `search.py` blends these scores
-with the lifecycle, the title as typed and meaning.
+and little weight) is scored only for the rows the other words find, and the common words' best
+rows as FTS5 ranks them together, where what it could add to any other row is shown too little to
+change the answer. `search.py` blends these scores with the lifecycle, the title as typed and
+meaning.
 """
 
 from __future__ import annotations
@@ -72,9 +73,12 @@ class Rows:
     version: tuple[int, int]  # the store's, when these rows were last brought up to date
 
 
+FTS_IDF_FLOOR = 1e-6  # FTS5's idf for a term in half the rows or more
+
+
 def _fts_idf(rows_total: int, matching: int) -> float:
-    """FTS5's idf for a term in `matching` of `rows_total` rows (never below 1e-6, as FTS5)."""
-    return max(math.log(max(rows_total - matching + 0.5, 0.5) / (matching + 0.5)), 1e-6)
+    """FTS5's idf for a term in `matching` of `rows_total` rows (never below its floor, as FTS5)."""
+    return max(math.log(max(rows_total - matching + 0.5, 0.5) / (matching + 0.5)), FTS_IDF_FLOOR)
 
 
 def _fts_norm(size: int, average: float) -> float:
@@ -349,8 +353,9 @@ def _bounded(
     common terms are scored by FTS5 for those rows alone, and each batch `bm25` would score exactly
     is taken from the candidates as long as its last estimate is above the most a row matching
     only the common terms can reach. Where that bound is too loose (a common word alone, or
-    beside words that match too few rows), each common term's best rows by FTS5's own score join
-    the candidates, and the bound is what a row below them can reach. The candidates keep the
+    beside words that match too few rows), the common terms' best rows by the sum of their FTS5
+    scores (one OR-ed query, ranked once as a bare search ranks it) join the candidates, and the
+    bound is what a row below them can reach (`_reach`). The candidates keep the
     order the whole set of rows would have, so that ties fall as they do there, and the scores
     are computed by the same steps."""
     rows_total, average = totals
@@ -390,21 +395,35 @@ def _bounded(
     most = sum(n for n, is_lazy in zip(counts, lazy, strict=True) if is_lazy) // 2
     within = _Within(postings.store)
     if essential and len(essential) <= most and _promising(listed, excluded, title_hit):
-        scores = _bounded_by(listed, essential - excluded, {}, within, wanted, enough, average, title_hit)
+        scores = _bounded_by(listed, essential - excluded, None, within, wanted, enough, average, title_hit)
         if scores is not None:
             return scores
-    best: dict[int, float] = {}  # each common term not kept: the least score of its best rows, read
-    for at, (term, _, fts_idf, _, rows, _) in enumerate(listed):
-        if rows is None and fts_idf:
-            best_rows = postings.best(term.expression, BEST_ROWS)
-            if best_rows is None:
-                return None
-            within.knows(at, best_rows)
-            best[at] = min(best_rows.values(), default=0.0) if len(best_rows) >= BEST_ROWS else 0.0
-    among = essential.union(*(within.read[at] for at in best)) - excluded
-    if not best or len(among) > most:
+    # The common terms ranked together by FTS5, as a bare query of them would: their best rows by
+    # the sum of their FTS5 scores join the candidates (one reading of each term's rows, where
+    # ranking each apart read them once for its best and once more when the bound did not hold).
+    # A kept term is among them only while its scores are on the index's scale now (a write since
+    # may have restated them with older statistics); otherwise it is bounded on its own. So is a
+    # term in half the rows or more beside others: FTS5 gives it no weight (its idf at the floor),
+    # so it would change nothing in the ranking or the bound, and FTS5 would score its rows.
+    union = [
+        at
+        for at, (_, _, fts_idf, fts_average, rows, is_lazy) in enumerate(listed)
+        if is_lazy and (rows is None or (fts_idf == _fts_idf(rows_total, len(rows)) and fts_average == average))
+    ]
+    weighed = [at for at in union if listed[at][2] > FTS_IDF_FLOOR]
+    union = weighed or union
+    if not any(listed[at][4] is None for at in union) or len(essential - excluded) > most:
+        return None  # every common term kept (the whole reading asks FTS5 nothing), or too many candidates
+    best_rows = postings.best(" OR ".join(listed[at][0].expression for at in union), BEST_ROWS)
+    if best_rows is None:
         return None
-    return _bounded_by(listed, among, best, within, wanted, enough, average, title_hit)
+    if len(union) == 1:  # one term: its best rows' scores are its own
+        within.knows(union[0], best_rows)
+    least = min(best_rows.values(), default=0.0) if len(best_rows) >= BEST_ROWS else 0.0
+    among = (essential | best_rows.keys()) - excluded
+    if len(among) > most:
+        return None
+    return _bounded_by(listed, among, (union, least), within, wanted, enough, average, title_hit)
 
 
 def _promising(
@@ -459,7 +478,7 @@ class _Within:
 def _bounded_by(
     listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]],
     among: set[int],
-    best: dict[int, float],
+    union: tuple[list[int], float] | None,
     within: _Within,
     wanted: Callable[[str], Document | None],
     enough: int,
@@ -467,17 +486,12 @@ def _bounded_by(
     title_hit: float,
 ) -> dict[str, float] | None:
     """`_bounded`'s answer from the candidate rows `among`, or None where some row not among them
-    could be in a batch; `best`: for a listed term (by place), the least score of its rows that
-    are candidates as its best, which no other row of it passes; `within` reads the common terms'
-    rows of the candidates."""
+    could be in a batch; `union`: the listed terms (by place) whose best rows by the sum of their
+    FTS5 scores are candidates, and the least such sum of them, which no other row passes;
+    `within` reads the common terms' rows of the candidates."""
     if not among:
         return None
-    bound = 0.0  # the most a row that is not a candidate can reach
-    for at, (_, weight, fts_idf, _, _, is_lazy) in enumerate(listed):
-        if at in best:
-            bound += weight / fts_idf * best[at]
-        elif is_lazy:
-            bound += weight * (FTS_K1 + 1) if fts_idf else weight * title_hit
+    bound = _reach(listed, union)  # the most a row that is not a candidate can reach
     bound *= 1 + 1e-9  # above the float rounding of the sums
     # Each term's rows, of the candidates, and the candidates in the order `bm25`'s estimate
     # holds them (a term's rows in its order, then the next term's new ones).
@@ -503,6 +517,30 @@ def _bounded_by(
 
     exact = all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
     return _in_batches(within.store, weighed, estimate, wanted, enough, average, exact, bound)
+
+
+def _reach(
+    listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]],
+    union: tuple[list[int], float] | None,
+) -> float:
+    """The most a row that is not a candidate can add to its estimate: each common term outside
+    the `union` at most its weight times (k1 + 1); the terms of the union, whose FTS5 scores add up
+    to at most its least best score, at most that sum shared out to the terms whose score counts
+    most in the estimate first, each up to the most FTS5 gives it (its idf times (k1 + 1))."""
+    grouped, least = union if union is not None else ([], 0.0)
+    reach = 0.0
+    for at, (_, weight, _, _, _, is_lazy) in enumerate(listed):
+        if is_lazy and at not in grouped:  # a common term is a scored one
+            reach += weight * (FTS_K1 + 1)
+    left = least
+    for factor, most in sorted(
+        ((listed[at][1] / listed[at][2], listed[at][2] * (FTS_K1 + 1)) for at in grouped), reverse=True
+    ):
+        if left <= 0:
+            break
+        reach += factor * min(most, left)
+        left -= most
+    return reach
 
 
 def _in_batches(

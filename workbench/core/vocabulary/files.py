@@ -8,6 +8,9 @@ appears between the look and the open still cannot hold the reader), and looked 
 the open descriptor. Whatever is not a readable regular file raises `UnreadableFile`, which names
 the path and says why, for the caller to report as a problem or a refusal: never a hang, never a
 traceback.
+
+A vault's folder is known by its identity as well as its path (`folder_identity`): another folder
+at the same path (deleted and restored from a backup, replaced by a copy) is another vault.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 import os
 import stat
 
-__all__ = ["UnreadableFile", "NOT_A_REGULAR_FILE", "UNREADABLE", "kind_of", "read_file"]
+__all__ = ["UnreadableFile", "NOT_A_REGULAR_FILE", "UNREADABLE", "folder_identity", "kind_of", "read_file"]
 
 NOT_A_REGULAR_FILE = "not-a-regular-file"
 UNREADABLE = "unreadable"
@@ -103,3 +106,14 @@ def read_file(path: str | os.PathLike[str], limit: int | None = None) -> bytes |
         raise _denied(path, error) from None
     finally:
         os.close(fd)
+
+
+def folder_identity(folder: str | os.PathLike[str]) -> str:
+    """The device and inode of a vault's folder ("" when it cannot be looked at): the same path
+    holding another folder differs. What the derived store is built for, and what a kept answer
+    is kept for; here, below both, so that the quick path asks it without importing the store."""
+    try:
+        found = os.stat(folder)
+    except OSError:
+        return ""
+    return f"{found.st_dev}:{found.st_ino}"
