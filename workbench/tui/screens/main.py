@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import gc
 import threading
-import time
 from pathlib import Path
 from functools import cached_property
 from typing import TYPE_CHECKING, ClassVar
@@ -128,10 +127,10 @@ class MainScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         self.stop_watching()
-        self.conflicts_search.stop()
 
     def stop_watching(self) -> None:
-        """For good: a load still running then stops the watcher it starts."""
+        """For good: a load still running then stops the watcher it starts; a queue's process ends."""
+        self.conflicts_search.stop()
         self._titles_listed.set()  # a load waiting on them goes on (and ends) rather than wait out its timeout
         with self._watching:
             self._stopped = True
@@ -367,17 +366,13 @@ class MainScreen(Screen[None]):
         self.flows.inbox()
 
     def ask_for_conflicts(self, fresh: bool = True) -> None:
-        """Open the conflicts queue once they are found; `fresh`: those of the vault as it is now
-        (a search already running started too early: another follows it)."""
+        """Open the conflicts queue once they are found; `fresh`: see `ConflictsSearch.ask`."""
         self.conflicts_search.ask(fresh)
 
     def count_conflicts(self, count: int | None, asked: bool = False) -> None:
-        """The header's count: None while looking (`asked`: the time it has taken shown), -1 when
-        not looked for (`c` asks)."""
-        header = self.query_one(VaultHeader)
-        header.conflicts = count
-        header.looking_since = time.monotonic() if count is None and asked else None
-        if count is not None and count >= 0:
+        """The header's count (`VaultHeader.count_conflicts`)."""
+        self.query_one(VaultHeader).count_conflicts(count, asked)
+        if count is not None and count >= 0:  # the footer offers `c` once there is a count
             self.refresh_bindings()
 
     def on_key(self, event: events.Key) -> None:

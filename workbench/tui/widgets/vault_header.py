@@ -50,6 +50,12 @@ class VaultHeader(Widget):
     def on_mount(self) -> None:
         self.tooltip = "Errors and warnings: p lists them · conflicts: c opens the queue"
 
+    def count_conflicts(self, count: int | None, asked: bool = False) -> None:
+        """None while looking (`asked`: for the person, who is shown the seconds it has taken so
+        far), -1 when not looked for (`c` asks)."""
+        self.conflicts = count
+        self.looking_since = time.monotonic() if count is None and asked else None
+
     def watch_looking_since(self, since: float | None) -> None:
         """Redrawn every second while the person waits for the conflicts, so the count goes on."""
         if since is None:
