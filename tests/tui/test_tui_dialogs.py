@@ -110,6 +110,44 @@ async def test_a_long_problems_list_is_listed_a_page_at_a_time(sample_copy: Path
     assert late.shown == 2 * PAGE
 
 
+async def test_a_long_conflicts_queue_is_listed_a_page_at_a_time(sample_copy: Path):
+    # Every conflict made into a row at once: 75,780 at 100,000 documents held the screen for seconds.
+    from textual.widgets import OptionList
+
+    from workbench.core import Conflict, Resolution
+    from workbench.tui.dialogs.conflicts import PAGE
+
+    many = PAGE + PAGE // 2
+    conflicts = [
+        Conflict(
+            "duplicate",
+            [f"mem-note-a{n}", f"mem-note-b{n}"],
+            f"alike {n}",
+            [Resolution("merge", f"merge {n}", f"merge mem-note-a{n} --into mem-note-b{n}")],
+        )
+        for n in range(many)
+    ]
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        dialog = ConflictsDialog(conflicts)
+        await app.push_screen(dialog)
+        await settle(pilot)
+        listing = dialog.query_one("#conflict-list", OptionList)
+        assert listing.option_count == PAGE + 1  # a page, and the row that lists more
+        assert "50 more not listed yet" in str(listing.get_option_at_index(PAGE).prompt)
+        listing.highlighted = PAGE
+        await settle(pilot)
+        assert dialog.selected is None and dialog.shown == "0"  # the row that lists more shows nothing new
+        listing.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert listing.option_count == many and listing.highlighted == PAGE
+        assert dialog.selected == conflicts[PAGE] and dialog.shown == str(PAGE)
+    late = ConflictsDialog(conflicts, start=PAGE + 3)  # back from a preview of the second page's conflict
+    assert late.listed == 2 * PAGE
+
+
 def test_versions_diff_reads_from_old_to_new():
     planned = versions_diff(Versions("x.md", DISK, OURS, planned=True))
     assert "--- x.md (on disk now)" in planned and "+++ x.md (what you were about to write)" in planned

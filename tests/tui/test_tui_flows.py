@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import stat
 from pathlib import Path
 
 import pytest
 from textual.widgets import Button, OptionList
-from tui_helpers import notes, open_by_search, open_dialog, running, screen_text, settle, type_text, wait_for
+from tui_helpers import burst, notes, open_by_search, open_dialog, running, screen_text, settle, type_text, wait_for
 
 from workbench import Vault
 from workbench.tui.app import WorkbenchApp
@@ -746,6 +747,93 @@ async def test_large_vault_shows_a_queue_kept_since_the_command_line_worked_it_o
     async with running(sample_copy, (100, 30)) as (app, pilot):
         await wait_for(pilot, lambda: app.screen.conflicts is not None and len(app.screen.conflicts) == 3)
         assert "conflicts: press c" not in screen_text(app)
+
+
+async def test_c_on_a_large_vault_works_the_queue_out_beside_a_screen_that_answers(tmp_path: Path, monkeypatch):
+    """`c` on a vault whose queue is not kept: the queue is worked out in a process of its own
+    (seconds here, minutes at 100,000 documents), the header counts the seconds meanwhile, and the
+    screen takes keys: a search typed while it runs is in the box before the queue opens."""
+    import workbench.tui.screens.conflicts_search as conflicts_search
+    from tests.benchmarks.generate import generate_vault
+    from textual.widgets import Input
+
+    from workbench.tui.dialogs.conflicts import PAGE
+
+    monkeypatch.setattr(conflicts_search, "AUTO_CONFLICTS_LIMIT", 10)
+    root = tmp_path / "generated"
+    generate_vault(root, 1000)
+    async with running(root, (120, 36)) as (app, pilot):
+        await wait_for(pilot, lambda: "conflicts: press c" in screen_text(app))
+        search = app.screen.conflicts_search
+
+        async def until(condition) -> None:
+            # Not `pilot.press` nor `pilot.pause`: they wait while the process is busy (a second a
+            # key), and the queue being worked out keeps it busy.
+            async def polled() -> None:
+                while not condition():
+                    await asyncio.sleep(0.01)
+
+            await asyncio.wait_for(polled(), 60)
+
+        burst(app, "escape", "c")
+        await until(lambda: search.reopen)
+        assert search.busy and not isinstance(app.screen, ConflictsDialog)
+        await until(lambda: search.process._running is not None)
+        assert search.process._running.poll() is None  # a process of its own works it out
+        await until(lambda: "conflicts… 0 s" in screen_text(app))
+        burst(app, "slash", *"postgres")
+        await until(lambda: app.screen.query_one("#search-input", Input).value == "postgres")
+        assert search.busy  # the keys were taken while the queue was still being worked out
+        await wait_for(pilot, lambda: isinstance(app.screen, ConflictsDialog), seconds=300)
+        dialog = app.screen
+        assert len(dialog.conflicts) > PAGE and dialog.query_one("#conflict-list", OptionList).option_count == PAGE + 1
+
+
+async def test_quitting_while_a_large_vaults_queue_is_worked_out_ends_its_process(tmp_path: Path, monkeypatch):
+    import workbench.tui.screens.conflicts_search as conflicts_search
+    from tests.benchmarks.generate import generate_vault
+
+    monkeypatch.setattr(conflicts_search, "AUTO_CONFLICTS_LIMIT", 10)
+    root = tmp_path / "generated"
+    generate_vault(root, 1000)
+    async with running(root, (100, 30)) as (app, pilot):
+        search = app.screen.conflicts_search
+        burst(app, "escape", "c")
+        deadline = asyncio.get_running_loop().time() + 60
+        while search.process._running is None:
+            assert asyncio.get_running_loop().time() < deadline, "no process started"
+            await asyncio.sleep(0.01)
+        process = search.process._running
+    assert process.wait(30) != 0  # ended by the app on its way out, not run to its end
+    assert Vault.open(root).kept_conflicts() is None
+
+
+async def test_c_while_a_large_vault_looks_for_a_kept_queue_opens_the_one_worked_out(sample_copy: Path, monkeypatch):
+    """`c` pressed while a large vault's screen looks for a kept queue and finds none: the queue is
+    worked out and opened (it was never looked for again, and the queue never opened)."""
+    import workbench.tui.screens.conflicts_search as conflicts_search
+
+    monkeypatch.setattr(conflicts_search, "AUTO_CONFLICTS_LIMIT", 10)
+    async with running(sample_copy, (100, 30)) as (app, pilot):
+        assert "conflicts: press c" in screen_text(app)
+        search = app.screen.conflicts_search
+        search.look()  # the kept queue looked for, as after a change on disk: none is kept
+        assert search.busy
+        app.screen.ask_for_conflicts(fresh=False)  # `c`, before that answer is back (as `open_queue` asks)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConflictsDialog))
+        assert len(app.screen.conflicts) == 3
+
+
+def test_the_header_counts_the_seconds_the_person_waits_for_the_conflicts():
+    import time
+
+    from workbench.tui.widgets.vault_header import VaultHeader
+
+    header = VaultHeader()
+    header.documents, header.conflicts = 100, None
+    assert "conflicts…" in str(header._counts(False)[-1]) and " s" not in str(header._counts(False)[-1])
+    header.set_reactive(VaultHeader.looking_since, time.monotonic() - 3.5)
+    assert str(header._counts(False)[-1]) == "conflicts… 3 s"
 
 
 ADR_RECORD = "# {title}\n\n## Status\n\n{status}\n\n## Context\n\n{context}\n\n## Decision\n\n{decision}\n"

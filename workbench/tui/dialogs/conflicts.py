@@ -45,8 +45,13 @@ from .verdicts import (
 
 EXCERPT_LINES = 4
 
+PAGE = 100
+"""Conflicts listed at once; a last row lists the next as many. A large vault's queue (75,000 at
+100,000 documents) made into rows at once held the screen for seconds before the dialog showed."""
+
 __all__ = [
     "KIND_WORDS",
+    "PAGE",
     "ConflictsDialog",
     "conflict_prompt",
     "kind_words",
@@ -258,7 +263,16 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         self.verdicts: list[Verdict] = []
         self.shown: str | None = None
         """The entry shown beside the list (highlighting it again keeps its focused button)."""
+        self.listed = self._reaching(min(max(start, 0), max(len(self.conflicts) - 1, 0)))
+        """How many of the conflicts the list has rows for (a page more each time the last row is chosen)."""
         self._id_width = ID_WIDTH
+        self._found = len(self.conflicts)
+        """How many conflicts no open verdict lists (the heading's count, once verdicts are read)."""
+
+    @staticmethod
+    def _reaching(index: int) -> int:
+        """The conflicts listed so that the one at `index` has a row: whole pages."""
+        return (index // PAGE + 1) * PAGE
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
@@ -288,15 +302,12 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         return {v.pair for v in self.verdicts}
 
     def _options(self, id_width: int) -> list[Option]:
-        """Judged pairs first (with a heading each way when there are any), then the conflicts;
-        a verdict's id is `v` and its number, a conflict's its number in `conflicts`."""
+        """Judged pairs first (with a heading each way when there are any), then the conflicts
+        listed so far and the row that lists more; a verdict's id is `v` and its number, a
+        conflict's its number in `conflicts`, the row that lists more `more`."""
         titles = self.titles
         folded = self._folded()
-        conflicts = [
-            Option(conflict_prompt(c, titles, id_width), id=str(i))
-            for i, c in enumerate(self.conflicts)
-            if frozenset(c.ids) not in folded
-        ]
+        conflicts = self._conflict_options(0, id_width, folded)
         if not conflicts and not self.verdicts:
             return [Option(Content.styled("No open conflicts.", "$text-success"), disabled=True)]
         if not self.verdicts:
@@ -307,8 +318,34 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
             Option(verdict_prompt(v, titles, id_width, short_id), id=f"v{n}") for n, v in enumerate(self.verdicts)
         ]
         if conflicts:
-            options.append(Option(Content.styled(f"Found by the workbench · {len(conflicts)}", heading), disabled=True))
+            options.append(Option(Content.styled(f"Found by the workbench · {self._found}", heading), disabled=True))
         return options + conflicts
+
+    def _conflict_options(self, start: int, id_width: int, folded: set[frozenset[str]]) -> list[Option]:
+        """The rows of the conflicts from the `start`-th to the last one listed (but those a
+        verdict lists), then the row that lists more, if any are left."""
+        titles = self.titles
+        options = [
+            Option(conflict_prompt(c, titles, id_width), id=str(i))
+            for i, c in enumerate(self.conflicts[start : self.listed], start)
+            if frozenset(c.ids) not in folded
+        ]
+        left = len(self.conflicts) - self.listed
+        if left > 0:
+            said = f"{left} more not listed yet: enter lists the next {min(PAGE, left)}"
+            options.append(Option(Content.styled(said, "$text 60% italic"), id="more"))
+        return options
+
+    def _list_more(self) -> None:
+        """The next page of conflicts listed in place of the row that asked for them, the first
+        of them highlighted."""
+        listing = self.query_one("#conflict-list", OptionList)
+        start, self.listed = self.listed, self.listed + PAGE
+        listing.remove_option("more")
+        listing.add_options(self._conflict_options(start, self._id_width, self._folded()))
+        index = self._index_of(str(start))
+        if index is not None:
+            listing.highlighted = index
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._fit_ids)
@@ -338,7 +375,7 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         for i, option in enumerate(options):
             if option.id is not None and option.id == key:
                 return i
-        return next((i for i, option in enumerate(options) if option.id is not None), None)
+        return next((i for i, option in enumerate(options) if option.id not in (None, "more")), None)
 
     async def on_mount(self) -> None:
         listing = self.query_one("#conflict-list", OptionList)
@@ -347,12 +384,15 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
             worker = self.run_worker(self._load_verdicts, thread=True, group="conflicts-verdicts")
             await worker.wait()
             if worker.result:
-                self.verdicts = list(worker.result)
+                self.verdicts, self._found = worker.result
                 self._relist()
                 self.query_one(
                     "#dialog", Vertical
                 ).border_title = f"Conflicts · {len(self.conflicts)} · judged pairs · {len(self.verdicts)}"
         key = self._start_key()
+        if key is not None and key.isdigit() and int(key) >= self.listed:
+            self.listed = self._reaching(int(key))  # the queue was worked out again: its conflict moved on
+            self._relist()
         index = self._index_of(key)
         if index is None:
             return
@@ -362,15 +402,21 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         if button is not None:
             button.focus()
 
-    def _load_verdicts(self) -> list[Verdict]:
+    def _load_verdicts(self) -> tuple[list[Verdict], int] | None:
+        """The open verdicts, and how many conflicts no verdict lists (counted here, not on the
+        screen's thread: 75,000 at 100,000 documents); None when there are none."""
         assert self.read_verdicts is not None
         try:
-            return list(self.read_verdicts())
+            verdicts = list(self.read_verdicts())
         except Exception as exc:  # noqa: BLE001 - the queue still opens; what went wrong is said
             self.app.call_from_thread(
                 self.notify, str(exc), title="Verdicts could not be read", severity="warning", markup=False
             )
-            return []
+            return None
+        if not verdicts:
+            return None
+        folded = {v.pair for v in verdicts}
+        return verdicts, sum(1 for c in self.conflicts if frozenset(c.ids) not in folded)
 
     def _start_key(self) -> str | None:
         """The entry to highlight first: the one a cancelled preview came from, else the first
@@ -432,7 +478,7 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         event.stop()
         # The list as it is now (an older highlight's message can arrive after a newer one).
         key = self._key()
-        if key is not None and key != self.shown:
+        if key is not None and key != "more" and key != self.shown:
             await self._show(key)
         self.refresh_bindings()
 
@@ -534,6 +580,9 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
+        if event.option.id == "more":
+            self._list_more()
+            return
         buttons = self.query("#resolutions Button")
         if buttons:
             buttons.first().focus()

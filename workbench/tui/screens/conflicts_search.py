@@ -6,18 +6,22 @@ vault, so `ConflictsSearch` runs it in a worker of the screen, on the documents 
 for one more after it, since the answer on its way is already old. The vault keeps its last queue
 in its derived store, so an unchanged vault answers at once, even one worked out by the command
 line. Above `AUTO_CONFLICTS_LIMIT` documents only a kept queue is shown unasked; working it out
-waits for the person to ask (`c`). The queue reopens itself when asked to
+waits for the person to ask (`c`), and is done in a process of its own (`queue_process`: minutes
+of Python at 100,000 documents, some of it in calls that would hold the screen for seconds), the
+queue read back from the store. The queue reopens itself when asked to
 (`reopen`): after a resolution was written, or when `c` was pressed before the first answer.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..queue_process import QueueProcess
 from .messages import ConflictsFound
 
 if TYPE_CHECKING:
-    from ...core import Conflict, Document, Vault
+    from ...core import Conflict, Conflicts, Document, Vault
     from .host import ConflictsHost
 
 __all__ = ["AUTO_CONFLICTS_LIMIT", "ConflictsSearch"]
@@ -42,6 +46,10 @@ class ConflictsSearch:
         """Open the queue when the next answer comes."""
         self.asked = False
         """The running search was asked for (`c`), so one after it may work the queue out too."""
+        self.kept_only = False
+        """The running search only reads a kept queue (a large vault, not asked)."""
+        self.process = QueueProcess()
+        """Where a large vault's queue is worked out when none is kept."""
 
     def look(self, asked: bool = False) -> None:
         """Look for conflicts again, unless the vault is large and the person did not ask; when a
@@ -59,16 +67,17 @@ class ConflictsSearch:
         if self.busy:
             self.stale = True
             return
-        self.busy, self.stale, self.asked = True, False, asked
+        self.busy, self.stale, self.asked, self.kept_only = True, False, asked, kept_only
         if not kept_only:
-            self.host.count_conflicts(None)
+            self.host.count_conflicts(None, asked)
         documents = summary.documents
         vault = self.host.vault
         native = vault is None or vault.flavour.native
         # Described in words: by default Textual describes a worker by the repr of its arguments,
         # and the repr of ten thousand documents took a second.
+        elsewhere = not kept_only and len(documents) > limit
         self.host.run_worker(
-            lambda: self._find(documents, native, vault, kept_only),
+            lambda: self._find(documents, native, vault, kept_only, elsewhere),
             thread=True,
             group="vault-conflicts",
             description="find conflicts",
@@ -81,16 +90,30 @@ class ConflictsSearch:
         if fresh or not self.busy:
             self.look(asked=True)
 
-    def _find(self, documents: tuple[Document, ...], native: bool, vault: Vault | None, kept_only: bool) -> None:
+    def stop(self) -> None:
+        """The app is closing: a queue being worked out in its process is dropped."""
+        self.process.stop()
+
+    def _find(
+        self, documents: tuple[Document, ...], native: bool, vault: Vault | None, kept_only: bool, elsewhere: bool
+    ) -> None:
         """In the worker's thread: post what was found (None when the search failed, it is said,
-        or when only a kept queue was asked for and none is kept)."""
+        or when only a kept queue was asked for and none is kept). `elsewhere`: a queue not kept
+        is worked out in its own process (`queue_process`), then read back; where the vault changed
+        meanwhile, what changed is weighed here, the rest read from what the process kept."""
         from ...core import find_conflicts  # not needed for the first screen
 
         try:
             if vault is None:
-                conflicts = None if kept_only else find_conflicts(documents, native)
+                conflicts = None if kept_only else _made(lambda: find_conflicts(documents, native))
+            elif kept_only or elsewhere:
+                conflicts = _made(vault.kept_conflicts)
+                if conflicts is None and elsewhere:
+                    if not self.process.work_out(vault.root, vault.flavour.name):
+                        return  # the app is closing
+                    conflicts = _made(lambda: _kept_else_worked_out(vault))
             else:
-                conflicts = vault.kept_conflicts() if kept_only else vault.conflicts()
+                conflicts = _made(vault.conflicts)
         except Exception as exc:  # noqa: BLE001
             self.host.report(exc, "Conflicts could not be listed")
             conflicts = None
@@ -103,9 +126,32 @@ class ConflictsSearch:
             self.look(asked=self.asked)
             return
         if conflicts is None:
+            if self.reopen and self.kept_only:
+                # `c` came while a large vault's kept queue was looked for, and none is kept.
+                self.look(asked=True)
             return
         self.host.conflicts = conflicts
         self.host.count_conflicts(len(conflicts))
         if self.reopen:
             self.reopen = False
             self.host.action_conflicts()
+
+
+def _made(find: Callable[[], Conflicts | None]) -> Conflicts | None:
+    """`find()` with the collector paused, a large answer frozen after. The queue's entries stay
+    alive as long as it is shown (75,000 conflicts, a million objects, at 100,000 documents): with
+    the collector running, its full collections walked them again and again (250-450 ms each, on
+    the screen's thread too)."""
+    from ...core import Vault
+
+    with Vault.collector_paused():
+        found = find()
+        Vault.settle_collector(len(found or ()))
+    return found
+
+
+def _kept_else_worked_out(vault: Vault) -> Conflicts:
+    """The queue the process kept; where the vault changed since it read it, worked out here from
+    what it kept (only the pairs the change touches are weighed again)."""
+    kept = vault.kept_conflicts()
+    return kept if kept is not None else vault.conflicts()

@@ -128,8 +128,9 @@ class ConflictsHost(WorkerHost, Protocol):
     summary: VaultSummary | None
     conflicts: list[Conflict] | None
 
-    def count_conflicts(self, count: int | None) -> None:
-        """Show how many conflicts there are: None while looking, -1 when not looked for (`c` asks)."""
+    def count_conflicts(self, count: int | None, asked: bool = False) -> None:
+        """Show how many conflicts there are: None while looking (`asked`: for the person, who is
+        shown how long it has taken so far), -1 when not looked for (`c` asks)."""
         ...
 
     def action_conflicts(self) -> None:

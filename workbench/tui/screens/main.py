@@ -129,7 +129,8 @@ class MainScreen(Screen[None]):
         self.stop_watching()
 
     def stop_watching(self) -> None:
-        """For good: a load still running then stops the watcher it starts."""
+        """For good: a load still running then stops the watcher it starts; a queue's process ends."""
+        self.conflicts_search.stop()
         self._titles_listed.set()  # a load waiting on them goes on (and ends) rather than wait out its timeout
         with self._watching:
             self._stopped = True
@@ -365,14 +366,13 @@ class MainScreen(Screen[None]):
         self.flows.inbox()
 
     def ask_for_conflicts(self, fresh: bool = True) -> None:
-        """Open the conflicts queue once they are found; `fresh`: those of the vault as it is now
-        (a search already running started too early: another follows it)."""
+        """Open the conflicts queue once they are found; `fresh`: see `ConflictsSearch.ask`."""
         self.conflicts_search.ask(fresh)
 
-    def count_conflicts(self, count: int | None) -> None:
-        """The header's count: None while looking, -1 when not looked for (`c` asks)."""
-        self.query_one(VaultHeader).conflicts = count
-        if count is not None and count >= 0:
+    def count_conflicts(self, count: int | None, asked: bool = False) -> None:
+        """The header's count (`VaultHeader.count_conflicts`)."""
+        self.query_one(VaultHeader).count_conflicts(count, asked)
+        if count is not None and count >= 0:  # the footer offers `c` once there is a count
             self.refresh_bindings()
 
     def on_key(self, event: events.Key) -> None:

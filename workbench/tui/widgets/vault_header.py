@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
 from textual.content import Content
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widget import Widget
 
 from ..text import clean
@@ -37,8 +40,30 @@ class VaultHeader(Widget):
     """Open conflicts (the `c` queue): None while they are being looked for; -1 when they are
     looked for only when asked (a large vault)."""
 
+    looking_since: reactive[float | None] = reactive(None)
+    """When the person asked for the conflicts (`time.monotonic`), while they are worked out: the
+    seconds since are shown beside them and counted on (minutes at 100,000 documents); None
+    otherwise."""
+
+    _ticking: Timer | None = None
+
     def on_mount(self) -> None:
         self.tooltip = "Errors and warnings: p lists them · conflicts: c opens the queue"
+
+    def count_conflicts(self, count: int | None, asked: bool = False) -> None:
+        """None while looking (`asked`: for the person, who is shown the seconds it has taken so
+        far), -1 when not looked for (`c` asks)."""
+        self.conflicts = count
+        self.looking_since = time.monotonic() if count is None and asked else None
+
+    def watch_looking_since(self, since: float | None) -> None:
+        """Redrawn every second while the person waits for the conflicts, so the count goes on."""
+        if since is None:
+            if self._ticking is not None:
+                self._ticking.stop()
+                self._ticking = None
+        elif self._ticking is None:
+            self._ticking = self.set_interval(1, self.refresh)
 
     def _counts(self, short: bool) -> list[Content]:
         """What the vault holds and what is wrong with it, each part saying what it counts."""
@@ -51,7 +76,10 @@ class VaultHeader(Widget):
         parts.append(Content.styled(errors, "bold $text-error" if self.errors else "$text 60%"))
         if self.warnings:
             parts.append(Content.styled(f"{self.warnings} warning{'s' * (self.warnings != 1)}", "$text-warning"))
-        if self.conflicts is None:
+        if self.conflicts is None and self.looking_since is not None:
+            seconds = int(time.monotonic() - self.looking_since)
+            parts.append(Content.styled(f"conflicts… {seconds} s", "italic $text 60%"))
+        elif self.conflicts is None:
             # No longer than the count that follows it: the line keeps its first word (`workbench`)
             # rather than losing it while the conflicts are worked out and taking it back after.
             parts.append(Content.styled("conflicts…", "italic $text 60%"))
