@@ -33,6 +33,8 @@ __all__ = [
     "FIELD_WEIGHTS",
     "LAZY_FROM",
     "PROMISING",
+    "PRUNE_FROM",
+    "PRUNED_MOST",
     "NEAR_WEIGHT",
     "NEAR_WINDOW",
     "POSTINGS_KEPT",
@@ -55,6 +57,8 @@ POSTINGS_KEPT = 100_000  # rows of per-term results kept between searches (a few
 CATCH_UP_MOST = 2_000  # rows changed since a term's results were kept beyond which it is asked again
 LAZY_FROM = 1_000  # rows of a term beyond which it is read only for the other terms' rows...
 BEST_ROWS = 10 * EXACT_BATCH  # ...and, where that is not enough, for its own best rows by FTS5's score
+PRUNE_FROM = 2 * EXACT_BATCH  # candidates beyond which only those that can be in the first batch are read...
+PRUNED_MOST = 0.7  # ...unless they are more than this share of them
 PROMISING = 0.5  # see `_promising` (measured: below a quarter of the bound the first try never held)
 # A question's neighbouring content words found near each other in one field ("merge conflicts"),
 # for a query longer than SHORT words: a little more than the same words apart.
@@ -423,7 +427,7 @@ def _bounded(
     among = (essential | best_rows.keys()) - excluded
     if len(among) > most:
         return None
-    return _bounded_by(listed, among, (union, least), within, wanted, enough, average, title_hit)
+    return _bounded_by(listed, among, (union, least, best_rows), within, wanted, enough, average, title_hit)
 
 
 def _promising(
@@ -478,7 +482,7 @@ class _Within:
 def _bounded_by(
     listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]],
     among: set[int],
-    union: tuple[list[int], float] | None,
+    union: tuple[list[int], float, dict[int, float]] | None,
     within: _Within,
     wanted: Callable[[str], Document | None],
     enough: int,
@@ -487,12 +491,16 @@ def _bounded_by(
 ) -> dict[str, float] | None:
     """`_bounded`'s answer from the candidate rows `among`, or None where some row not among them
     could be in a batch; `union`: the listed terms (by place) whose best rows by the sum of their
-    FTS5 scores are candidates, and the least such sum of them, which no other row passes;
-    `within` reads the common terms' rows of the candidates."""
+    FTS5 scores are candidates, the least such sum of them, which no other row passes, and those
+    rows with their sums; `within` reads the common terms' rows of the candidates."""
     if not among:
         return None
-    bound = _reach(listed, union)  # the most a row that is not a candidate can reach
+    bound = _reach(listed, union[:2] if union is not None else None)  # the most a row that is not a candidate can reach
     bound *= 1 + 1e-9  # above the float rounding of the sums
+    if len(among) > PRUNE_FROM:
+        first = _first_batch(listed, among, union, within, wanted, enough, average, title_hit, bound)
+        if first is not None:
+            return first or None  # {}: the first batch could hold a row not among them, as below
     # Each term's rows, of the candidates, and the candidates in the order `bm25`'s estimate
     # holds them (a term's rows in its order, then the next term's new ones).
     weighed: list[tuple[float, float, float, dict[int, float]]] = []
@@ -517,6 +525,104 @@ def _bounded_by(
 
     exact = all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
     return _in_batches(within.store, weighed, estimate, wanted, enough, average, exact, bound)
+
+
+def _shared_out(left: float, parts: list[tuple[float, float]]) -> float:
+    """The sum of factor times share when `left` is shared out to `parts` (factor, most) in
+    their order, each up to its most: in descending factors the most it can be, in ascending the
+    least (a fractional knapsack)."""
+    total = 0.0
+    for factor, most in parts:
+        if left <= 0:
+            break
+        total += factor * min(most, left)
+        left -= most
+    return total
+
+
+def _first_batch(
+    listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]],
+    among: set[int],
+    union: tuple[list[int], float, dict[int, float]] | None,
+    within: _Within,
+    wanted: Callable[[str], Document | None],
+    enough: int,
+    average: float,
+    title_hit: float,
+    bound: float,
+) -> dict[str, float] | None:
+    """`_bounded_by`'s answer when its first batch is enough, reading the common terms' rows for
+    the candidates that can be in that batch alone; None where it cannot tell (the caller reads
+    them for every candidate), {} where the batch could hold a row that is not a candidate.
+
+    FTS5 scores each candidate's common terms (walking every row of each) for the candidates'
+    estimates, and most of them are far below the batch's. Each candidate's estimate lies
+    between two bounds known before: the terms whose rows are read give their part, a common term
+    not read at most its weight times (k1 + 1), and for a row among the common terms' best, its
+    sum of their FTS5 scores times the least and the most of their factors. A candidate whose
+    most is below the batch's least (the `EXACT_BATCH`th best least) is not in the first batch,
+    so only the others are read, and the batch, its order and its scores are those of reading
+    them all (rows equal in estimate are all among the others, in the order a whole reading gives)."""
+    grouped, least, best = union if union is not None else ([], 0.0, {})
+    known: dict[int, float] = dict.fromkeys(among, 0.0)
+    sums = {rowid: best[rowid] for rowid in among if rowid in best}
+    reach = 0.0
+    parts: list[tuple[float, float]] = []  # (factor, most) of each common term of the union not read
+    for at, (_, weight, fts_idf, _, rows, is_lazy) in enumerate(listed):
+        factor = weight / fts_idf if fts_idf else weight * title_hit
+        if rows is None:
+            if at in grouped:
+                parts.append((factor, fts_idf * (FTS_K1 + 1)))
+            else:
+                reach += weight * (FTS_K1 + 1) if fts_idf else weight * title_hit
+            continue
+        for rowid in among:
+            score = rows.get(rowid)
+            if score is not None:
+                known[rowid] += factor * score
+                if at in grouped and rowid in sums:  # a kept term of the union: its part of the sum known
+                    sums[rowid] -= score
+    # A row among the best: its sum shared out all to the lowest factor, or all to the highest (a
+    # little looser than sharing it out up to each term's most, and no loop for each row).
+    low = min((factor for factor, _ in parts), default=0.0)
+    high = max((factor for factor, _ in parts), default=0.0)
+    beyond = reach + _shared_out(least, sorted(parts, reverse=True))  # what a candidate outside them may add
+    lows = {rowid: part + low * sums[rowid] if rowid in sums else part for rowid, part in known.items()}
+    highs = {rowid: part + (reach + high * sums[rowid] if rowid in sums else beyond) for rowid, part in known.items()}
+    threshold = heapq.nlargest(EXACT_BATCH, lows.values())[-1] * (1 - 1e-9)  # below the float rounding
+    likely = {rowid for rowid, high in highs.items() if high * (1 + 1e-9) >= threshold}
+    if len(likely) > PRUNED_MOST * len(among):
+        return None  # reading them all costs little more
+    weighed: list[tuple[float, float, float, dict[int, float]]] = []
+    ordered: dict[int, None] = {}
+    for at, (term, weight, fts_idf, fts_average, rows, _) in enumerate(listed):
+        if rows is None:
+            rows = within.rows(at, term, likely)
+            if rows is None:
+                return None
+        else:
+            rows = {rowid: score for rowid, score in rows.items() if rowid in likely}
+        ordered.update(dict.fromkeys(rows))
+        weighed.append((weight, fts_idf, fts_average, rows))
+    estimate: dict[int, float] = {}
+    get = estimate.get
+    for weight, fts_idf, _, rows in weighed:
+        factor = weight / fts_idf if fts_idf else weight * title_hit
+        for rowid, score in rows.items():
+            value = get(rowid)
+            estimate[rowid] = factor * score if value is None else value + factor * score
+    estimate = {rowid: estimate[rowid] for rowid in ordered}
+    if len(estimate) < EXACT_BATCH:
+        return None
+    batch = heapq.nlargest(EXACT_BATCH, estimate, key=estimate.__getitem__)
+    if estimate[batch[-1]] < threshold:
+        return None  # not as the bounds said: let the whole reading answer
+    if estimate[batch[-1]] <= bound:
+        return {}
+    exact = all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
+    scores: dict[str, float] = {}
+    _score_batch(within.store, weighed, estimate, batch, wanted, average, exact, scores)
+    return scores if len(scores) >= enough else None
 
 
 def _reach(
@@ -566,26 +672,7 @@ def _in_batches(
         batch = heapq.nlargest(EXACT_BATCH, remaining, key=remaining.__getitem__)
         if bound is not None and remaining[batch[-1]] <= bound:
             return None
-        for rowid, (path, size) in store.rows(batch).items():
-            doc = wanted(path)
-            if doc is None:
-                continue
-            if exact and size > 0:
-                norm = 1 - B + B * size / average
-                score = 0.0
-                for weight, fts_idf, fts_average, rows in weighed:
-                    fts_score = rows.get(rowid)
-                    if fts_score is None:
-                        continue
-                    if fts_idf:
-                        share = min(fts_score / fts_idf, FTS_K1 + 1 - 1e-9)  # FTS5's f (k1 + 1) / (f + k1 norm)
-                        frequency = FTS_K1 * _fts_norm(size, fts_average) * share / (FTS_K1 + 1 - share)
-                    else:
-                        frequency = FIELD_WEIGHTS[0]
-                    score += weight * _saturated(frequency, K1, norm)
-            else:  # FTS5's record of sizes is unreadable: its own saturation will do
-                score = estimate[rowid]
-            scores[doc.id] = max(score, scores.get(doc.id, 0.0))
+        _score_batch(store, weighed, estimate, batch, wanted, average, exact, scores)
         if len(scores) >= enough:
             break
         if len(remaining) <= len(batch):
@@ -595,3 +682,36 @@ def _in_batches(
         taken = set(batch)
         remaining = {rowid: value for rowid, value in remaining.items() if rowid not in taken}
     return scores
+
+
+def _score_batch(
+    store,
+    weighed: list[tuple[float, float, float, dict[int, float]]],
+    estimate: dict[int, float],
+    batch: list[int],
+    wanted: Callable[[str], Document | None],
+    average: float,
+    exact: bool,
+    scores: dict[str, float],
+) -> None:
+    """Score the rows of `batch` exactly into `scores` (by document id, its best row's)."""
+    for rowid, (path, size) in store.rows(batch).items():
+        doc = wanted(path)
+        if doc is None:
+            continue
+        if exact and size > 0:
+            norm = 1 - B + B * size / average
+            score = 0.0
+            for weight, fts_idf, fts_average, rows in weighed:
+                fts_score = rows.get(rowid)
+                if fts_score is None:
+                    continue
+                if fts_idf:
+                    share = min(fts_score / fts_idf, FTS_K1 + 1 - 1e-9)  # FTS5's f (k1 + 1) / (f + k1 norm)
+                    frequency = FTS_K1 * _fts_norm(size, fts_average) * share / (FTS_K1 + 1 - share)
+                else:
+                    frequency = FIELD_WEIGHTS[0]
+                score += weight * _saturated(frequency, K1, norm)
+        else:  # FTS5's record of sizes is unreadable: its own saturation will do
+            score = estimate[rowid]
+        scores[doc.id] = max(score, scores.get(doc.id, 0.0))
