@@ -60,9 +60,11 @@ from .base import (
     as_list,
     first_heading,
     mostly,
+    strip_code,
 )
 from .adr_index import read_index_statuses
 from .adr_names import (
+    case_blind,
     cited,
     folder_name,
     folder_record,
@@ -109,6 +111,23 @@ def _date_of(value: Any) -> dt.date | None:
     """A frontmatter date, in YAML's or ISO form or as people write one (`created: 12/17/2022`)."""
     found = date_of(value)
     return written_date(value) if found is None and isinstance(value, str) else found
+
+
+def _stated_date(body: str) -> dt.date | None:
+    """The date a record states in its top lines: `**Date**: 2025-12-18`, `Date: 20/06/2019`, a
+    `## Date` section; the first that states one. Every such statement has `Date` or `Created` in
+    it after nothing but white space and marks, so the scan starts there."""
+    top = "\n".join(body.split("\n", TOP_LINES * 2)[: TOP_LINES * 2])
+    start = 0
+    lowered = case_blind(top)
+    if lowered is not None:
+        found = [at for at in (lowered.find("date"), lowered.find("created")) if at >= 0]
+        if not found:
+            return None
+        start = min(found)
+        while start and (top[start - 1].isspace() or top[start - 1] in "-*_#"):
+            start -= 1
+    return next(filter(None, (written_date(m.group(1)) for m in _DATE.finditer(top, start))), None)
 
 
 def _items(value: Any) -> list:
@@ -229,9 +248,12 @@ class Adr(Flavour):
         named = record_number(path) if "/" not in path else folder_record(path)
         return path[:-3] if named is not None else None
 
-    def is_record(self, path: str, meta: dict[str, Any] | None = None, body: str | None = None) -> bool:
+    def is_record(
+        self, path: str, meta: dict[str, Any] | None = None, body: str | None = None, prose: str | None = None
+    ) -> bool:
         """A file at the top named as a record, or (given its text) one that reads as a record;
-        in a collection of one folder per record, the record's file there."""
+        in a collection of one folder per record, the record's file there. `prose` is the body
+        with its code blanked, where the caller has it."""
         if "/" in path:
             return folder_record(path) is not None
         named = record_name(path)
@@ -239,10 +261,11 @@ class Adr(Flavour):
             named.prefix == "ADR" or body is None or isinstance(folded(meta or {}).get("status"), str)
         ):
             return True
-        return body is not None and (reads_as_record(meta or {}, body) or (not meta and _headed(body)))
+        return body is not None and (reads_as_record(meta or {}, body, prose) or (not meta and _headed(body)))
 
     def view(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None = None) -> View:
         own = self.doc_id(path, meta)
+        prose = strip_code(body)  # blanked once, read by each reader of the prose below
         meta = _with_header(meta, body)
         said = folded(meta)
         stated, statements = self._status(path, own, said, body)
@@ -251,37 +274,39 @@ class Adr(Flavour):
         supersedes, superseded_by = keyed_supersession(meta, path)
         for found in (
             stated_supersession(statements, first, path),
-            told_supersession(body, statements, own, path),
+            told_supersession(prose, statements, own, path),
         ):
             supersedes += found[0]
             superseded_by += found[1]
         raw_supersedes, raw_superseded_by = distinct(supersedes, own), distinct(superseded_by, own)
-        links = other_links(meta, statements, body, path, own, raw_supersedes + raw_superseded_by)
+        links = other_links(meta, statements, body, prose, path, own, raw_supersedes + raw_superseded_by)
         links += raw_supersedes
         title = said.get("title") or named_title(body)
         name = record_name(path) if "/" not in path else folder_record(path)
         own_number = name.number if name is not None else None
-        heading = unnumbered(first_heading(body) or "", prefix_of(path), own_number)
+        if isinstance(title, str) and title.strip():
+            title = unnumbered(title.strip(), prefix_of(path), own_number)
+        else:  # the first heading, else the file's name
+            title = unnumbered(first_heading(body) or "", prefix_of(path), own_number) or path.rsplit("/", 1)[-1][:-3]
         lifecycle = self.lifecycle(stated) if stated else None
         if lifecycle == "superseded" and PARTIAL.search(stated):
             lifecycle = "active"  # "Partly superseded": the record stands for the rest
-        top = "\n".join(body.split("\n", TOP_LINES * 2)[: TOP_LINES * 2])
-        # `**Date**: 2025-12-18`, `Date: 20/06/2019`, a `## Date` section: the first that states one.
-        stated_date = next(filter(None, (written_date(m.group(1)) for m in _DATE.finditer(top))), None)
+        created = _date_of(said.get("date") or said.get("created"))
+        updated = _date_of(said.get("updated") or said.get("date"))
+        # The dates the record states in its text, where its frontmatter gives them not.
+        stated_date = _stated_date(body) if created is None or updated is None else None
         name_date = name.date if name is not None else None  # `2021-06-06_002-title.md`
         return View(
-            title=unnumbered(title.strip(), prefix_of(path), own_number)
-            if isinstance(title, str) and title.strip()
-            else heading or path.rsplit("/", 1)[-1][:-3],
-            type="decision" if self.is_record(path, meta, body) else "note",
+            title=title,
+            type="decision" if self.is_record(path, meta, body, prose) else "note",
             status=lifecycle or ("superseded" if raw_superseded_by else "active"),
             stated_status=stated,
             # `tags: [Accepted]` (Docusaurus sites tag each record with its status) says the
             # status again, not the subject: two records are not alike for sharing it.
             tags=tuple(tag for tag in tags_of(said) if self.lifecycle(tag) is None),
             summary=str(said.get("description") or said.get("summary") or ""),
-            created=_date_of(said.get("date") or said.get("created")) or stated_date or name_date,
-            updated=(updated := _date_of(said.get("updated") or said.get("date")) or stated_date or name_date) or mtime,
+            created=created or stated_date or name_date,
+            updated=(updated := updated or stated_date or name_date) or mtime,
             updated_is_file_time=updated is None and mtime is not None,
             raw_links=tuple(links),
             raw_supersedes=raw_supersedes,

@@ -15,7 +15,6 @@ from .base import (
     RawLink,
     as_list,
     markdown_links,
-    strip_code,
 )
 from .adr_names import (
     folder_name,
@@ -29,6 +28,8 @@ from .adr_text import (
     PARTIAL,
     STATUS_HEADING,
     STATUS_LINE,
+    VERB_CUES,
+    cued,
     plain_start,
     preferences,
     sentences,
@@ -203,7 +204,11 @@ def stated_supersession(statements: list[str], first: int, path: str) -> tuple[l
     status itself): a `Superseded-by:` line, "Superseded by ADR-12", "Supersedes ADR-3"."""
     supersedes: list[RawLink] = []
     superseded_by: list[RawLink] = []
+    # Past the status, a line says something here only with a verb of supersession in it.
+    verbs = bool(VERB_CUES.search("\n".join(statements[first:])))
     for index, text in enumerate(statements):
+        if index >= first and not (verbs and VERB_CUES.search(text)):
+            continue
         if PARTIAL.search(text):
             continue  # in part: the named record is related, found below as a mention
         meta_line = _META_LINE.match(text)
@@ -233,12 +238,14 @@ def stated_supersession(statements: list[str], first: int, path: str) -> tuple[l
     return supersedes, superseded_by
 
 
-def told_supersession(body: str, statements: list[str], own: str, path: str) -> tuple[list[RawLink], list[RawLink]]:
-    """What the prose says: sentences that replace one record by another, and preferences
-    ("rejected in favour of ADR 111", "instead of ADR-100") read against this record."""
+def told_supersession(prose: str, statements: list[str], own: str, path: str) -> tuple[list[RawLink], list[RawLink]]:
+    """What the prose (the body with its code blanked, `strip_code`) says: sentences that replace
+    one record by another, and preferences ("rejected in favour of ADR 111", "instead of ADR-100")
+    read against this record."""
     supersedes: list[RawLink] = []
     superseded_by: list[RawLink] = []
-    for before, after in sentences(strip_code(body), lambda text: records_named(text, path)):
+    verbs, favours = cued(prose)
+    for before, after in sentences(verbs, lambda text: records_named(text, path)):
         others = [raw for raw in before if raw.candidates[0] != own]
         if after is None:
             supersedes.extend(before)  # "This ADR supersedes ADR-24"
@@ -249,9 +256,9 @@ def told_supersession(body: str, statements: list[str], own: str, path: str) -> 
 
     # Only a record's status or top lines say "Rejected in favour of ADR 111" of the record
     # itself; deeper, the same words set aside one option among its alternatives.
-    said_at_top = "\n\n".join(statements)
-    for text, at_top in ((strip_code(body), False), (said_at_top, True)):
-        for aside, preferred, subject in preferences(text, lambda text: records_named(text, path)):
+    said_at_top = cued("\n\n".join(statements))[1]
+    for said, at_top in ((favours, False), (said_at_top, True)):
+        for aside, preferred, subject in preferences(said, lambda text: records_named(text, path)):
             if any(raw.candidates[0] == own for raw in preferred):
                 supersedes.extend(aside)  # "to implement <this record> instead of ADR-100"
             elif any(raw.candidates[0] == own for raw in aside) or (
@@ -267,24 +274,32 @@ def other_links(
     meta: dict[str, Any],
     statements: list[str],
     body: str,
+    prose: str,
     path: str,
     own: str,
     superseding: tuple[RawLink, ...],
 ) -> list[RawLink]:
     """Every link but the supersessions: the typed ones, then the body's links and the records
-    it mentions, each record once (`superseding` are the supersessions either way, already linked)."""
+    it mentions (in `prose`, the body with its code blanked), each record once (`superseding` are
+    the supersessions either way, already linked)."""
     typed = typed_links(meta, statements, path)
     # Each way of naming a record already linked (`xyz-029`, `XYZ-029`): no second link to it.
     named = {c for r in superseding + tuple(typed) for c in r.candidates} | {own}
     links = typed + [
         link
-        for link in [*map(by_number, body_links(body, path)), *folder_links(strip_code(body), path)]
+        for link in [*map(by_number, body_links(_bare(body, prose), path)), *folder_links(prose, path)]
         if link.candidates[0] not in named
     ]
-    for number in dict.fromkeys(refs(strip_code(body), prefix_of(path))):
+    for number in dict.fromkeys(refs(prose, prefix_of(path))):
         if number not in named:
             links.append(RawLink(LinkType.RELATED_TO.value, (number,), number))
     return links
+
+
+def _bare(body: str, prose: str) -> str:
+    """What to give `body_links` for `body`: it reads the body with its code blanked, `prose`,
+    which where it holds no backtick nor `~~~` blanks nothing again, so it is read as it is."""
+    return prose if "`" not in prose and "~~~" not in prose else body
 
 
 def by_number(link: RawLink) -> RawLink:

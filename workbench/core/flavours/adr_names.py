@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "RecordName",
+    "case_blind",
     "cited",
     "folder_name",
     "folder_record",
@@ -86,10 +87,51 @@ def _ref_pattern(prefix: str) -> re.Pattern:
 def refs(text: str, prefix: str = "ADR") -> list[str]:
     """The records a text names: `ADR-042`, `ADR 32`, `ADR0024`, and (in a collection whose records
     are `HIP-…`) `HIP-412`, `HIP412`."""
-    found = [ref_id(m.group(1)) for m in _REF.finditer(text)]
+    lowered = case_blind(text)
+    found = [ref_id(m.group(1)) for m in _starting(_REF, "adr", text, lowered)]
     if prefix != "ADR":
-        found += [ref_id(m.group(1), prefix) for m in _ref_pattern(prefix).finditer(text)]
+        found += [ref_id(m.group(1), prefix) for m in _starting(_ref_pattern(prefix), prefix.lower(), text, lowered)]
     return found
+
+
+def _starting(pattern: re.Pattern, word: str, text: str, lowered: str | None) -> list[re.Match]:
+    """`pattern.finditer(text)` for a case-blind pattern whose every match starts with `word`
+    (after `\\b`, which looks behind the place it is tried at): tried only where the lower-cased
+    text has the word (`case_blind`), which in a long text are a few places."""
+    if lowered is None:
+        return list(pattern.finditer(text))
+    found = []
+    end = 0
+    at = lowered.find(word)
+    while at >= 0:
+        if at >= end:
+            match = pattern.match(text, at)
+            if match is not None:
+                found.append(match)
+                end = match.end()
+        at = lowered.find(word, at + 1)
+    return found
+
+
+def case_blind(text: str) -> str | None:
+    """`text` lower-cased, where a lower-case ASCII word is found in it at the places a case-blind
+    (`re.I`) pattern finds it in `text`; None where a letter breaks that: `İ` (lower-cased to two
+    characters), and `ı` and `ſ`, which such a pattern reads as `i` and `s`."""
+    global _last_blind
+    last = _last_blind
+    if last[0] is text:  # the same text again: a record's prose is read by several readers
+        return last[1]
+    if text.isascii() or not ("\u0130" in text or "\u0131" in text or "\u017f" in text):
+        lowered: str | None = text.lower()
+    else:
+        lowered = None
+    if len(text) >= 1024:  # kept for the next reader; a short text is lower-cased again at no cost
+        _last_blind = (text, lowered)
+    return lowered
+
+
+# The last long text `case_blind` was given, and its answer (one pair, replaced whole).
+_last_blind: tuple[str, str | None] = ("", "")
 
 
 def unnumbered(title: str, prefix: str = "ADR", number: int | None = None) -> str:

@@ -4,9 +4,11 @@ replaced, a title named among its metadata, and whether a file reads as a record
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
+from .adr_names import case_blind
 from .base import RawLink, strip_code
 
 __all__ = [
@@ -14,6 +16,8 @@ __all__ = [
     "STATUS_HEADING",
     "STATUS_LINE",
     "TOP_LINES",
+    "VERB_CUES",
+    "cued",
     "folded",
     "header_block",
     "key_named",
@@ -52,6 +56,13 @@ PARTIAL = re.compile(
 )
 _NOTHING = re.compile(r"[\s*_:`]*(?:none|nothing|n/a|no\b|-+\s*$)", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\[`*_(])|\n\s*\n|\n(?=\s*(?:[-*+]|\d+\.)\s)")
+# The words no statement of supersession (a verb), or of preference ("in favour of", "instead of",
+# "rather than", "in place of"), is made without: a sentence with none of them is not read further.
+_VERB_WORDS = ("supersed", "superced", "replac")
+_FAVOUR_WORDS = ("favo", "instead", "rather", "place")
+VERB_CUES = re.compile("|".join(_VERB_WORDS), re.I)
+_FAVOUR_CUES = re.compile("|".join(_FAVOUR_WORDS), re.I)
+_WORD = re.compile(r"\w")
 _SECTION = re.compile(r"(?m)^##[ \t]+(?:\d+\.[ \t]*)?([^\n#]+?)[ \t]*:?[ \t]*$")
 _DECISION = re.compile(r"decision(?: outcome)?")
 FIRST_SECTIONS = 5
@@ -114,11 +125,13 @@ def key_named(meta: dict[str, Any], *names: str) -> str | None:
     return next((spelled[name] for name in names if name in spelled), None)
 
 
-def reads_as_record(meta: dict[str, Any], body: str) -> bool:
+def reads_as_record(meta: dict[str, Any], body: str, prose: str | None = None) -> bool:
     """Whether a file without a record's name is one all the same: among its first sections is
     `## Decision` (or MADR's `## Decision Outcome`), and it states a status or has a `## Context`
-    section. A review that ends with a decision forty sections down is not a record."""
-    sections = [m.group(1).strip().lower() for m in _SECTION.finditer(strip_code(body))][:FIRST_SECTIONS]
+    section. A review that ends with a decision forty sections down is not a record. `prose` is
+    the body with its code blanked (`strip_code`), where the caller has it already."""
+    found = _SECTION.finditer(strip_code(body) if prose is None else prose)
+    sections = [m.group(1).strip().lower() for m in itertools.islice(found, FIRST_SECTIONS)]
     if not any(_DECISION.fullmatch(name) for name in sections):
         return False
     return (
@@ -128,24 +141,33 @@ def reads_as_record(meta: dict[str, Any], body: str) -> bool:
     )
 
 
+_QUOTED = re.compile(r"^(?:>\s*)+|^[-+]\s+")
+_LINKED = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_BOLD = re.compile(r"\*\*|__")
+_MARKED = re.compile(r"^(?:\s*(?:>|[-+*]\s|\*\*|__))+")
+_STATUS_SECTION = re.compile(r"^#{2,3}\s+(?:\d+\.\s*)?Status\s*:?\s*$", re.I)
+_SECTION_HEADING = re.compile(r"^#{2,3}\s+(?:\d+\.\s*)?(.+?)\s*:?\s*$")
+_TITLE_HEADING = re.compile(r"^#\s+(.+?)\s*:?\s*$")
+
+
 def plain(text: str) -> str:
     """Status words without their Markdown: `**Accepted**`, `[ADR-042](./ADR-042-x.md)`, and the
     quote marker or bullet a Status section may put before them (`> Accepted`, `- Accepted`)."""
-    text = re.sub(r"^(?:>\s*)+|^[-+]\s+", "", text.strip())
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    return re.sub(r"\*\*|__", "", text).strip("*_ ")
+    text = _QUOTED.sub("", text.strip())
+    text = _LINKED.sub(r"\1", text)
+    return _BOLD.sub("", text).strip("*_ ")
 
 
 def plain_start(text: str) -> str:
     """A statement without the quote marker, bullet or bold it may start with."""
-    return re.sub(r"^(?:\s*(?:>|[-+*]\s|\*\*|__))+", "", text).lstrip()
+    return _MARKED.sub("", text).lstrip()
 
 
 def status_text(body: str) -> tuple[str, int | None]:
     """The status as the record states it, and the body line it is on (0-based), or ("", None)."""
     lines = body.split("\n")
     for index, line in enumerate(lines):
-        if re.match(r"^#{2,3}\s+(?:\d+\.\s*)?Status\s*:?\s*$", line.strip(), re.I):
+        if "#" in line and _STATUS_SECTION.match(line.strip()):
             for offset in range(index + 1, min(index + 12, len(lines))):
                 text = lines[offset].strip()
                 if text.startswith("#"):
@@ -171,32 +193,101 @@ def statement_lines(body: str) -> list[str]:
     out = []
     section = None
     titles = 0
-    for line in body.split("\n")[: TOP_LINES * 2]:
-        titles += line.startswith("# ")
-        heading = re.match(r"^#{2,3}\s+(?:\d+\.\s*)?(.+?)\s*:?\s*$", line) or (
-            re.match(r"^#\s+(.+?)\s*:?\s*$", line) if titles > 1 else None
-        )
-        if heading:
-            if section is None and STATUS_HEADING.match(line):
-                out.append(heading.group(1))  # "## Superseded by [...]": a statement, not a section
-            section = heading.group(1).strip().lower()
-            continue
+    for line in body.split("\n", TOP_LINES * 2)[: TOP_LINES * 2]:
+        if line[:1] == "#":  # a heading, maybe
+            titles += line.startswith("# ")
+            heading = _SECTION_HEADING.match(line) or (_TITLE_HEADING.match(line) if titles > 1 else None)
+            if heading:
+                if section is None and STATUS_HEADING.match(line):
+                    out.append(heading.group(1))  # "## Superseded by [...]": a statement, not a section
+                section = heading.group(1).strip().lower()
+                continue
         if section is None or section == "status":
             out.append(line)
     return out
 
 
-def sentences(body: str, named) -> list[tuple[list[RawLink], list[RawLink] | None]]:
-    """Each sentence of `body` that states a supersession, as (the records it names before the
-    verb, those after it), or (records after an active verb, None): `named(text)` finds them.
+def cued(text: str) -> tuple[list[str], list[str]]:
+    """The sentences of `text` that use a verb of supersession, and those that use a word of
+    preference, each in order: of a long record, the few that `sentences` and `preferences` read.
+    They are the sentences splitting the whole text gives (`_SENTENCE`), found around each cue."""
+    verbs: list[str] = []
+    favours: list[str] = []
+    end = -1
+    for at, verb in _cue_places(text):
+        if at >= end:  # a cue in a sentence not yet found
+            start, end = _sentence_at(text, at, max(end, 0))
+            sentence = text[start:end]
+            marked = [False, False]
+        if not marked[verb]:
+            marked[verb] = True
+            (verbs if verb else favours).append(sentence)
+    return verbs, favours
+
+
+def _cue_places(text: str) -> list[tuple[int, bool]]:
+    """Where `text` uses a cue word, in order, and whether it is a verb of supersession. Found
+    as plain words in the lower-cased text where that finds what the case-blind patterns find,
+    at the same places; else by those patterns."""
+    lowered = case_blind(text)
+    if lowered is None:
+        places = [(m.start(), True) for m in VERB_CUES.finditer(text)]
+        places += [(m.start(), False) for m in _FAVOUR_CUES.finditer(text)]
+    else:  # "super" and "plac" found once for the four words they begin or end
+        places = []
+        for stem in ("super", "plac", "favo", "instead", "rather"):
+            at = lowered.find(stem)
+            while at >= 0:
+                if stem == "super":
+                    if lowered.startswith(("sed", "ced"), at + 5):
+                        places.append((at, True))
+                elif stem == "plac":
+                    if at >= 2 and lowered.startswith("re", at - 2):
+                        places.append((at - 2, True))  # "replac"
+                    if lowered.startswith("e", at + 4):
+                        places.append((at, False))  # "place"
+                else:
+                    places.append((at, False))
+                at = lowered.find(stem, at + len(stem))
+    places.sort()
+    return places
+
+
+def _sentence_at(text: str, at: int, floor: int) -> tuple[int, int]:
+    """The start and end of the sentence (as `_SENTENCE.split(text)` cuts it) that holds the
+    letter at `at`, given a place before it where that split finds a separator (or 0). A
+    separator is white space only, so the scan for separators may also start at any character
+    that is not (and look behind it); it starts near `at` and reaches further back until it finds
+    one before `at` or the floor."""
+    after = _SENTENCE.search(text, at)
+    end = after.start() if after is not None else len(text)
+    reach = 256
+    while True:
+        low = max(floor, at - reach)
+        while low > floor and text[low].isspace():  # `at` holds a letter: this stops there at the latest
+            low += 1
+        start = None
+        for separator in _SENTENCE.finditer(text, low):
+            if separator.start() >= at:
+                break
+            start = separator.end()
+        if start is not None:
+            return start, end
+        if low == floor:
+            return floor, end
+        reach *= 4
+
+
+def sentences(cued_verbs: list[str], named) -> list[tuple[list[RawLink], list[RawLink] | None]]:
+    """Each of the sentences that use a verb of supersession (`cued(text)[0]`) that states one, as
+    (the records it names before the verb, those after it), or (records after an active verb,
+    None): `named(text)` finds them.
 
     A sentence deep in a record often tells of other records ("149 lines replaced by a section
     quoting ADR-009"), so it counts only when the record speaks of itself ("This ADR updates and
     supersedes …", "We supersede …") or names itself after "replaced by"."""
     found: list[tuple[list[RawLink], list[RawLink] | None]] = []
-    if not re.search(r"(?i)supersed|superced|replac", body):
-        return found
-    for sentence in _SENTENCE.split(body):
+    for sentence in cued_verbs:
         passive = _VERB_PASSIVE.search(sentence)
         active = None if passive else _VERB_ACTIVE.search(sentence)
         verb = passive or active
@@ -211,7 +302,7 @@ def sentences(body: str, named) -> list[tuple[list[RawLink], list[RawLink] | Non
         itself = bool(_SELF.search(head))
         if passive:
             found.append((before, after) if itself or before else ([], []))
-        elif itself or not re.search(r"\w", head):
+        elif itself or not _WORD.search(head):
             found.append((after, None))
     return [item for item in found if item != ([], [])]
 
@@ -227,10 +318,13 @@ _FAVOUR = re.compile(
 # "to implement ADR-101 instead of ADR-100": the record named before replaced the one after.
 _INSTEAD = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\b", re.I)
 _CLAUSE_END = re.compile(r"[;,:(]|\s(?:which|that|because|since|as|and|but|so)\s", re.I)
+_CLAUSE_MARK = re.compile(r"[;,:(]")
+_STATUS_WORD = re.compile(r"(?i)^\W*status\W*")
 
 
-def preferences(body: str, named) -> list[tuple[list[RawLink], list[RawLink], str]]:
-    """Each sentence of `body` that says one record was set aside for another: (the records set
+def preferences(cued_favours: list[str], named) -> list[tuple[list[RawLink], list[RawLink], str]]:
+    """Each of the sentences that use a word of preference (`cued(text)[1]`) that says one record
+    was set aside for another: (the records set
     aside, the records preferred, "self" where the sentence speaks of the record itself, "bare"
     where it names no subject at all, as a status does). "Rejected in favour of ADR 111" (bare:
     the record itself, where it is its status; an option in a list of alternatives says so too),
@@ -238,22 +332,20 @@ def preferences(body: str, named) -> list[tuple[list[RawLink], list[RawLink], st
     "to implement ADR-101 instead of ADR-100". A sentence that hedges before its verb ("we might
     … instead of …", "not deprecated in favour of …") states nothing."""
     found: list[tuple[list[RawLink], list[RawLink], str]] = []
-    if not re.search(r"(?i)favou?r|instead|rather|in place", body):
-        return found
-    for sentence in _SENTENCE.split(body):
-        verb = _FAVOUR.search(sentence)
+    for sentence in cued_favours:
+        verb = _FAVOUR.search(sentence) if "favo" in sentence.lower() else None  # "in favour of" needs it
         if verb is not None:
             head, tail = sentence[: verb.start()], sentence[verb.end() :]
             preferred = named(_CLAUSE_END.split(tail, 1)[0])
             if preferred and not _HEDGE.search(sentence[: verb.end()]):
-                bare = not re.search(r"\w", re.sub(r"(?i)^\W*status\W*", "", head))  # "Status: Rejected in …"
+                bare = not _WORD.search(_STATUS_WORD.sub("", head))  # "Status: Rejected in …"
                 found.append((named(head), preferred, "bare" if bare else "self" if _SELF.search(head) else ""))
             continue
         verb = _INSTEAD.search(sentence)
         if verb is not None:
             head, tail = sentence[: verb.start()], sentence[verb.end() :]
             aside = named(_CLAUSE_END.split(tail, 1)[0])
-            clause = re.split(r"[;,:(]", head)[-1]  # the preferred one is named in the clause before
+            clause = _CLAUSE_MARK.split(head)[-1]  # the preferred one is named in the clause before
             preferred = named(clause)
             if aside and not _HEDGE.search(head):
                 found.append((aside, preferred, "self" if _SELF.search(clause) else ""))
