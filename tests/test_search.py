@@ -961,8 +961,9 @@ def test_only_the_candidates_that_can_be_in_the_first_batch_are_read_for_the_com
     import random
 
     rng = random.Random(5)
-    _zipf_notes(builder, rng, 800)  # enough rows for best rows ten batches deep, as at 10,000
+    _zipf_notes(builder, rng, 800)  # enough rows for best rows batches deep, as at 10,000
     monkeypatch.setattr(fulltext, "LAZY_FROM", 60)
+    monkeypatch.setattr(fulltext, "BEST_ROWS", 400)
     vault = Vault.open(builder.root)
     words = CHURN_WORDS + [f"w{n}x" for n in range(60)]
     queries = [" ".join(rng.sample(words[:20], rng.randint(2, 3))) for _ in range(30)]
@@ -999,3 +1000,29 @@ def test_only_the_candidates_that_can_be_in_the_first_batch_are_read_for_the_com
     for query in queries[:15]:
         found, _ = answered(query, fulltext.PRUNE_FROM)
         assert found == full(query), query
+
+
+def test_rows_sizes_are_read_once_while_the_index_is_unchanged_and_again_after_a_write(builder, monkeypatch):
+    """A row's path and size, which exact scoring needs, are kept between searches (a common
+    word's best rows are scored again and again) and read afresh once the index changed: a
+    document grown by a write scores as a vault opened afresh scores it."""
+    for n in range(12):
+        _write(builder, f"mem-note-size-{n}", f"Ledger {n}", "ledger refund " * (n + 1))
+    vault = Vault.open(builder.root)
+    read: list[list[int]] = []
+    rows = derived_store.DerivedStore.rows
+    monkeypatch.setattr(derived_store.DerivedStore, "rows", lambda self, r: (read.append(list(r)), rows(self, r))[1])
+    first = [(hit.id, hit.score) for hit in vault.search("ledger refund", 10)]
+    assert read and sum(map(len, read)) >= 10
+    read.clear()
+    assert [(hit.id, hit.score) for hit in vault.search("ledger refund", 10)] == first
+    assert sum(map(len, read)) == 0  # every row's size kept
+    _write(builder, "mem-note-size-0", "Ledger 0", "ledger refund " + "padding words " * 40)
+    vault.refresh_paths([doc_path("mem-note-size-0")])
+    after = [(hit.id, hit.score) for hit in vault.search("ledger refund", 10)]
+    assert sum(map(len, read)) >= 10  # read again after the write
+    afresh = [(hit.id, hit.score) for hit in Vault.open(builder.root).search("ledger refund", 10)]
+    # Rows kept from before the write and caught up score a hair apart from rows read afresh
+    # (the 16th digit); a stale size would move a score far more.
+    assert [doc_id for doc_id, _ in after] == [doc_id for doc_id, _ in afresh] and after != first
+    assert [score for _, score in after] == pytest.approx([score for _, score in afresh], rel=1e-12)

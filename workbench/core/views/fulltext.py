@@ -38,6 +38,7 @@ __all__ = [
     "NEAR_WEIGHT",
     "NEAR_WINDOW",
     "POSTINGS_KEPT",
+    "SIZES_KEPT",
     "PREFIX_WEIGHT",
     "Postings",
     "Rows",
@@ -54,9 +55,10 @@ EXACT_BATCH = 50  # candidates scored exactly at a time, in the order of a first
 PREFIX_WEIGHT = 0.5  # the half-typed last word, as a prefix of title, id and tag words
 COMMON = 0.9  # share of documents a word is in beyond which it is not weighed
 POSTINGS_KEPT = 100_000  # rows of per-term results kept between searches (a few MB)
+SIZES_KEPT = 20_000  # rows' paths and sizes kept between searches (a few MB)
 CATCH_UP_MOST = 2_000  # rows changed since a term's results were kept beyond which it is asked again
 LAZY_FROM = 1_000  # rows of a term beyond which it is read only for the other terms' rows...
-BEST_ROWS = 10 * EXACT_BATCH  # ...and, where that is not enough, for its own best rows by FTS5's score
+BEST_ROWS = 5 * EXACT_BATCH  # ...and, where that is not enough, for its own best rows by FTS5's score
 PRUNE_FROM = 2 * EXACT_BATCH  # candidates beyond which only those that can be in the first batch are read...
 PRUNED_MOST = 0.7  # ...unless they are more than this share of them
 PROMISING = 0.5  # see `_promising` (measured: below a quarter of the bound the first try never held)
@@ -104,6 +106,22 @@ class Postings:
         )
         self.size = 0
         self.now = store.version()
+        self.sized: dict[int, tuple[str, int] | None] = {}  # `rows`: each row's path and size, read at `sized_at`
+        self.sized_at = self.now
+
+    def rows(self, rowids: list[int]) -> dict[int, tuple[str, int]]:
+        """The store's `rows` (path and size of each row still there, in rowid order), kept while
+        the index is unchanged: a common word's best rows are scored exactly again and again."""
+        if self.sized_at != self.now or len(self.sized) > SIZES_KEPT:
+            self.sized = {}
+            self.sized_at = self.now
+        sized = self.sized
+        missing = [rowid for rowid in rowids if rowid not in sized]
+        if missing:
+            found = self.store.rows(missing)
+            sized.update(found)
+            sized.update((rowid, None) for rowid in missing if rowid not in found)  # gone: none to read again
+        return {rowid: row for rowid in sorted(rowids) if (row := sized[rowid]) is not None}
 
     def get(self, expression: str, scored: bool = True) -> Rows | None:
         """The rows an FTS5 expression matches; None when FTS5 does not accept it."""
@@ -286,6 +304,7 @@ def bm25(
     matching more than `LAZY_FROM` rows is read for the other terms' rows alone where a bound shows
     that gives the same answer (`_bounded`)."""
     store = postings.store
+    sized = postings.rows
     totals = store.totals()
     terms = query_terms(query, related)
     if totals:
@@ -337,7 +356,7 @@ def bm25(
         estimate = {rowid: value for rowid, value in estimate.items() if rowid in among}
 
     exact = average > 0 and all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
-    return cast("dict[str, float]", _in_batches(store, weighed, estimate, wanted, enough, average, exact))
+    return cast("dict[str, float]", _in_batches(sized, weighed, estimate, wanted, enough, average, exact))
 
 
 def _bounded(
@@ -397,7 +416,7 @@ def _bounded(
     # Worth it while the candidates are few beside the common terms' rows (a word typed in
     # thousands of titles has as many candidates).
     most = sum(n for n, is_lazy in zip(counts, lazy, strict=True) if is_lazy) // 2
-    within = _Within(postings.store)
+    within = _Within(postings)
     if essential and len(essential) <= most and _promising(listed, excluded, title_hit):
         scores = _bounded_by(listed, essential - excluded, None, within, wanted, enough, average, title_hit)
         if scores is not None:
@@ -454,8 +473,9 @@ class _Within:
     """Each common term's rows read so far for the candidates (by the term's place in the listed
     terms), and the rows asked: a second set of candidates asks only for the rows not asked yet."""
 
-    def __init__(self, store):
-        self.store = store
+    def __init__(self, postings: Postings):
+        self.store = postings.store
+        self.sized = postings.rows
         self.read: dict[int, dict[int, float]] = {}
         self.asked: dict[int, set[int]] = {}
 
@@ -524,7 +544,7 @@ def _bounded_by(
     estimate = {rowid: estimate[rowid] for rowid in ordered}
 
     exact = all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
-    return _in_batches(within.store, weighed, estimate, wanted, enough, average, exact, bound)
+    return _in_batches(within.sized, weighed, estimate, wanted, enough, average, exact, bound)
 
 
 def _shared_out(left: float, parts: list[tuple[float, float]]) -> float:
@@ -621,7 +641,7 @@ def _first_batch(
         return {}
     exact = all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
     scores: dict[str, float] = {}
-    _score_batch(within.store, weighed, estimate, batch, wanted, average, exact, scores)
+    _score_batch(within.sized, weighed, estimate, batch, wanted, average, exact, scores)
     return scores if len(scores) >= enough else None
 
 
@@ -650,7 +670,7 @@ def _reach(
 
 
 def _in_batches(
-    store,
+    sized: Callable[[list[int]], dict[int, tuple[str, int]]],
     weighed: list[tuple[float, float, float, dict[int, float]]],
     estimate: dict[int, float],
     wanted: Callable[[str], Document | None],
@@ -672,7 +692,7 @@ def _in_batches(
         batch = heapq.nlargest(EXACT_BATCH, remaining, key=remaining.__getitem__)
         if bound is not None and remaining[batch[-1]] <= bound:
             return None
-        _score_batch(store, weighed, estimate, batch, wanted, average, exact, scores)
+        _score_batch(sized, weighed, estimate, batch, wanted, average, exact, scores)
         if len(scores) >= enough:
             break
         if len(remaining) <= len(batch):
@@ -685,7 +705,7 @@ def _in_batches(
 
 
 def _score_batch(
-    store,
+    sized: Callable[[list[int]], dict[int, tuple[str, int]]],
     weighed: list[tuple[float, float, float, dict[int, float]]],
     estimate: dict[int, float],
     batch: list[int],
@@ -695,7 +715,7 @@ def _score_batch(
     scores: dict[str, float],
 ) -> None:
     """Score the rows of `batch` exactly into `scores` (by document id, its best row's)."""
-    for rowid, (path, size) in store.rows(batch).items():
+    for rowid, (path, size) in sized(batch).items():
         doc = wanted(path)
         if doc is None:
             continue
