@@ -33,9 +33,12 @@ __all__ = [
     "FIELD_WEIGHTS",
     "LAZY_FROM",
     "PROMISING",
+    "PRUNE_FROM",
+    "PRUNED_MOST",
     "NEAR_WEIGHT",
     "NEAR_WINDOW",
     "POSTINGS_KEPT",
+    "SIZES_KEPT",
     "PREFIX_WEIGHT",
     "Postings",
     "Rows",
@@ -52,9 +55,12 @@ EXACT_BATCH = 50  # candidates scored exactly at a time, in the order of a first
 PREFIX_WEIGHT = 0.5  # the half-typed last word, as a prefix of title, id and tag words
 COMMON = 0.9  # share of documents a word is in beyond which it is not weighed
 POSTINGS_KEPT = 100_000  # rows of per-term results kept between searches (a few MB)
+SIZES_KEPT = 20_000  # rows' paths and sizes kept between searches (a few MB)
 CATCH_UP_MOST = 2_000  # rows changed since a term's results were kept beyond which it is asked again
 LAZY_FROM = 1_000  # rows of a term beyond which it is read only for the other terms' rows...
-BEST_ROWS = 10 * EXACT_BATCH  # ...and, where that is not enough, for its own best rows by FTS5's score
+BEST_ROWS = 5 * EXACT_BATCH  # ...and, where that is not enough, for its own best rows by FTS5's score
+PRUNE_FROM = 2 * EXACT_BATCH  # candidates beyond which only those that can be in the first batch are read...
+PRUNED_MOST = 0.7  # ...unless they are more than this share of them
 PROMISING = 0.5  # see `_promising` (measured: below a quarter of the bound the first try never held)
 # A question's neighbouring content words found near each other in one field ("merge conflicts"),
 # for a query longer than SHORT words: a little more than the same words apart.
@@ -100,6 +106,22 @@ class Postings:
         )
         self.size = 0
         self.now = store.version()
+        self.sized: dict[int, tuple[str, int] | None] = {}  # `rows`: each row's path and size, read at `sized_at`
+        self.sized_at = self.now
+
+    def rows(self, rowids: list[int]) -> dict[int, tuple[str, int]]:
+        """The store's `rows` (path and size of each row still there, in rowid order), kept while
+        the index is unchanged: a common word's best rows are scored exactly again and again."""
+        if self.sized_at != self.now or len(self.sized) > SIZES_KEPT:
+            self.sized = {}
+            self.sized_at = self.now
+        sized = self.sized
+        missing = [rowid for rowid in rowids if rowid not in sized]
+        if missing:
+            found = self.store.rows(missing)
+            sized.update(found)
+            sized.update((rowid, None) for rowid in missing if rowid not in found)  # gone: none to read again
+        return {rowid: row for rowid in sorted(rowids) if (row := sized[rowid]) is not None}
 
     def get(self, expression: str, scored: bool = True) -> Rows | None:
         """The rows an FTS5 expression matches; None when FTS5 does not accept it."""
@@ -282,6 +304,7 @@ def bm25(
     matching more than `LAZY_FROM` rows is read for the other terms' rows alone where a bound shows
     that gives the same answer (`_bounded`)."""
     store = postings.store
+    sized = postings.rows
     totals = store.totals()
     terms = query_terms(query, related)
     if totals:
@@ -333,7 +356,7 @@ def bm25(
         estimate = {rowid: value for rowid, value in estimate.items() if rowid in among}
 
     exact = average > 0 and all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
-    return cast("dict[str, float]", _in_batches(store, weighed, estimate, wanted, enough, average, exact))
+    return cast("dict[str, float]", _in_batches(sized, weighed, estimate, wanted, enough, average, exact))
 
 
 def _bounded(
@@ -393,7 +416,7 @@ def _bounded(
     # Worth it while the candidates are few beside the common terms' rows (a word typed in
     # thousands of titles has as many candidates).
     most = sum(n for n, is_lazy in zip(counts, lazy, strict=True) if is_lazy) // 2
-    within = _Within(postings.store)
+    within = _Within(postings)
     if essential and len(essential) <= most and _promising(listed, excluded, title_hit):
         scores = _bounded_by(listed, essential - excluded, None, within, wanted, enough, average, title_hit)
         if scores is not None:
@@ -423,7 +446,7 @@ def _bounded(
     among = (essential | best_rows.keys()) - excluded
     if len(among) > most:
         return None
-    return _bounded_by(listed, among, (union, least), within, wanted, enough, average, title_hit)
+    return _bounded_by(listed, among, (union, least, best_rows), within, wanted, enough, average, title_hit)
 
 
 def _promising(
@@ -450,8 +473,9 @@ class _Within:
     """Each common term's rows read so far for the candidates (by the term's place in the listed
     terms), and the rows asked: a second set of candidates asks only for the rows not asked yet."""
 
-    def __init__(self, store):
-        self.store = store
+    def __init__(self, postings: Postings):
+        self.store = postings.store
+        self.sized = postings.rows
         self.read: dict[int, dict[int, float]] = {}
         self.asked: dict[int, set[int]] = {}
 
@@ -478,7 +502,7 @@ class _Within:
 def _bounded_by(
     listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]],
     among: set[int],
-    union: tuple[list[int], float] | None,
+    union: tuple[list[int], float, dict[int, float]] | None,
     within: _Within,
     wanted: Callable[[str], Document | None],
     enough: int,
@@ -487,12 +511,16 @@ def _bounded_by(
 ) -> dict[str, float] | None:
     """`_bounded`'s answer from the candidate rows `among`, or None where some row not among them
     could be in a batch; `union`: the listed terms (by place) whose best rows by the sum of their
-    FTS5 scores are candidates, and the least such sum of them, which no other row passes;
-    `within` reads the common terms' rows of the candidates."""
+    FTS5 scores are candidates, the least such sum of them, which no other row passes, and those
+    rows with their sums; `within` reads the common terms' rows of the candidates."""
     if not among:
         return None
-    bound = _reach(listed, union)  # the most a row that is not a candidate can reach
+    bound = _reach(listed, union[:2] if union is not None else None)  # the most a row that is not a candidate can reach
     bound *= 1 + 1e-9  # above the float rounding of the sums
+    if len(among) > PRUNE_FROM:
+        first = _first_batch(listed, among, union, within, wanted, enough, average, title_hit, bound)
+        if first is not None:
+            return first or None  # {}: the first batch could hold a row not among them, as below
     # Each term's rows, of the candidates, and the candidates in the order `bm25`'s estimate
     # holds them (a term's rows in its order, then the next term's new ones).
     weighed: list[tuple[float, float, float, dict[int, float]]] = []
@@ -516,7 +544,105 @@ def _bounded_by(
     estimate = {rowid: estimate[rowid] for rowid in ordered}
 
     exact = all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
-    return _in_batches(within.store, weighed, estimate, wanted, enough, average, exact, bound)
+    return _in_batches(within.sized, weighed, estimate, wanted, enough, average, exact, bound)
+
+
+def _shared_out(left: float, parts: list[tuple[float, float]]) -> float:
+    """The sum of factor times share when `left` is shared out to `parts` (factor, most) in
+    their order, each up to its most: in descending factors the most it can be, in ascending the
+    least (a fractional knapsack)."""
+    total = 0.0
+    for factor, most in parts:
+        if left <= 0:
+            break
+        total += factor * min(most, left)
+        left -= most
+    return total
+
+
+def _first_batch(
+    listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]],
+    among: set[int],
+    union: tuple[list[int], float, dict[int, float]] | None,
+    within: _Within,
+    wanted: Callable[[str], Document | None],
+    enough: int,
+    average: float,
+    title_hit: float,
+    bound: float,
+) -> dict[str, float] | None:
+    """`_bounded_by`'s answer when its first batch is enough, reading the common terms' rows for
+    the candidates that can be in that batch alone; None where it cannot tell (the caller reads
+    them for every candidate), {} where the batch could hold a row that is not a candidate.
+
+    FTS5 scores each candidate's common terms (walking every row of each) for the candidates'
+    estimates, and most of them are far below the batch's. Each candidate's estimate lies
+    between two bounds known before: the terms whose rows are read give their part, a common term
+    not read at most its weight times (k1 + 1), and for a row among the common terms' best, its
+    sum of their FTS5 scores times the least and the most of their factors. A candidate whose
+    most is below the batch's least (the `EXACT_BATCH`th best least) is not in the first batch,
+    so only the others are read, and the batch, its order and its scores are those of reading
+    them all (rows equal in estimate are all among the others, in the order a whole reading gives)."""
+    grouped, least, best = union if union is not None else ([], 0.0, {})
+    known: dict[int, float] = dict.fromkeys(among, 0.0)
+    sums = {rowid: best[rowid] for rowid in among if rowid in best}
+    reach = 0.0
+    parts: list[tuple[float, float]] = []  # (factor, most) of each common term of the union not read
+    for at, (_, weight, fts_idf, _, rows, is_lazy) in enumerate(listed):
+        factor = weight / fts_idf if fts_idf else weight * title_hit
+        if rows is None:
+            if at in grouped:
+                parts.append((factor, fts_idf * (FTS_K1 + 1)))
+            else:
+                reach += weight * (FTS_K1 + 1) if fts_idf else weight * title_hit
+            continue
+        for rowid in among:
+            score = rows.get(rowid)
+            if score is not None:
+                known[rowid] += factor * score
+                if at in grouped and rowid in sums:  # a kept term of the union: its part of the sum known
+                    sums[rowid] -= score
+    # A row among the best: its sum shared out all to the lowest factor, or all to the highest (a
+    # little looser than sharing it out up to each term's most, and no loop for each row).
+    low = min((factor for factor, _ in parts), default=0.0)
+    high = max((factor for factor, _ in parts), default=0.0)
+    beyond = reach + _shared_out(least, sorted(parts, reverse=True))  # what a candidate outside them may add
+    lows = {rowid: part + low * sums[rowid] if rowid in sums else part for rowid, part in known.items()}
+    highs = {rowid: part + (reach + high * sums[rowid] if rowid in sums else beyond) for rowid, part in known.items()}
+    threshold = heapq.nlargest(EXACT_BATCH, lows.values())[-1] * (1 - 1e-9)  # below the float rounding
+    likely = {rowid for rowid, high in highs.items() if high * (1 + 1e-9) >= threshold}
+    if len(likely) > PRUNED_MOST * len(among):
+        return None  # reading them all costs little more
+    weighed: list[tuple[float, float, float, dict[int, float]]] = []
+    ordered: dict[int, None] = {}
+    for at, (term, weight, fts_idf, fts_average, rows, _) in enumerate(listed):
+        if rows is None:
+            rows = within.rows(at, term, likely)
+            if rows is None:
+                return None
+        else:
+            rows = {rowid: score for rowid, score in rows.items() if rowid in likely}
+        ordered.update(dict.fromkeys(rows))
+        weighed.append((weight, fts_idf, fts_average, rows))
+    estimate: dict[int, float] = {}
+    get = estimate.get
+    for weight, fts_idf, _, rows in weighed:
+        factor = weight / fts_idf if fts_idf else weight * title_hit
+        for rowid, score in rows.items():
+            value = get(rowid)
+            estimate[rowid] = factor * score if value is None else value + factor * score
+    estimate = {rowid: estimate[rowid] for rowid in ordered}
+    if len(estimate) < EXACT_BATCH:
+        return None
+    batch = heapq.nlargest(EXACT_BATCH, estimate, key=estimate.__getitem__)
+    if estimate[batch[-1]] < threshold:
+        return None  # not as the bounds said: let the whole reading answer
+    if estimate[batch[-1]] <= bound:
+        return {}
+    exact = all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
+    scores: dict[str, float] = {}
+    _score_batch(within.sized, weighed, estimate, batch, wanted, average, exact, scores)
+    return scores if len(scores) >= enough else None
 
 
 def _reach(
@@ -544,7 +670,7 @@ def _reach(
 
 
 def _in_batches(
-    store,
+    sized: Callable[[list[int]], dict[int, tuple[str, int]]],
     weighed: list[tuple[float, float, float, dict[int, float]]],
     estimate: dict[int, float],
     wanted: Callable[[str], Document | None],
@@ -566,26 +692,7 @@ def _in_batches(
         batch = heapq.nlargest(EXACT_BATCH, remaining, key=remaining.__getitem__)
         if bound is not None and remaining[batch[-1]] <= bound:
             return None
-        for rowid, (path, size) in store.rows(batch).items():
-            doc = wanted(path)
-            if doc is None:
-                continue
-            if exact and size > 0:
-                norm = 1 - B + B * size / average
-                score = 0.0
-                for weight, fts_idf, fts_average, rows in weighed:
-                    fts_score = rows.get(rowid)
-                    if fts_score is None:
-                        continue
-                    if fts_idf:
-                        share = min(fts_score / fts_idf, FTS_K1 + 1 - 1e-9)  # FTS5's f (k1 + 1) / (f + k1 norm)
-                        frequency = FTS_K1 * _fts_norm(size, fts_average) * share / (FTS_K1 + 1 - share)
-                    else:
-                        frequency = FIELD_WEIGHTS[0]
-                    score += weight * _saturated(frequency, K1, norm)
-            else:  # FTS5's record of sizes is unreadable: its own saturation will do
-                score = estimate[rowid]
-            scores[doc.id] = max(score, scores.get(doc.id, 0.0))
+        _score_batch(sized, weighed, estimate, batch, wanted, average, exact, scores)
         if len(scores) >= enough:
             break
         if len(remaining) <= len(batch):
@@ -595,3 +702,36 @@ def _in_batches(
         taken = set(batch)
         remaining = {rowid: value for rowid, value in remaining.items() if rowid not in taken}
     return scores
+
+
+def _score_batch(
+    sized: Callable[[list[int]], dict[int, tuple[str, int]]],
+    weighed: list[tuple[float, float, float, dict[int, float]]],
+    estimate: dict[int, float],
+    batch: list[int],
+    wanted: Callable[[str], Document | None],
+    average: float,
+    exact: bool,
+    scores: dict[str, float],
+) -> None:
+    """Score the rows of `batch` exactly into `scores` (by document id, its best row's)."""
+    for rowid, (path, size) in sized(batch).items():
+        doc = wanted(path)
+        if doc is None:
+            continue
+        if exact and size > 0:
+            norm = 1 - B + B * size / average
+            score = 0.0
+            for weight, fts_idf, fts_average, rows in weighed:
+                fts_score = rows.get(rowid)
+                if fts_score is None:
+                    continue
+                if fts_idf:
+                    share = min(fts_score / fts_idf, FTS_K1 + 1 - 1e-9)  # FTS5's f (k1 + 1) / (f + k1 norm)
+                    frequency = FTS_K1 * _fts_norm(size, fts_average) * share / (FTS_K1 + 1 - share)
+                else:
+                    frequency = FIELD_WEIGHTS[0]
+                score += weight * _saturated(frequency, K1, norm)
+        else:  # FTS5's record of sizes is unreadable: its own saturation will do
+            score = estimate[rowid]
+        scores[doc.id] = max(score, scores.get(doc.id, 0.0))
