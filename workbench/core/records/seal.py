@@ -18,7 +18,6 @@ import contextlib
 import hashlib
 import hmac
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -82,11 +81,11 @@ def _make(path: Path) -> None:
     another process got there first, and both then read the one that is there. No reader ever
     sees half a secret."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    temporary = path.with_name(f".{SECRET_NAME}.{os.getpid()}.{secrets.token_hex(8)}")
+    temporary = path.with_name(f".{SECRET_NAME}.{os.getpid()}.{os.urandom(8).hex()}")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
         try:
-            os.write(fd, secrets.token_bytes(SECRET_BYTES))
+            os.write(fd, os.urandom(SECRET_BYTES))
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -98,8 +97,9 @@ def _make(path: Path) -> None:
 
 
 def new_origin() -> str:
-    """A store's origin: random, told apart from every other store."""
-    return secrets.token_hex(16)
+    """A store's origin: random, told apart from every other store (from `os.urandom`, as the
+    `secrets` module draws, which would import `base64` into every call that reads a vault)."""
+    return os.urandom(16).hex()
 
 
 def seal_of(origin: str, schema: str) -> str | None:
