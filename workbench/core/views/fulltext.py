@@ -521,8 +521,24 @@ def _bounded_by(
         first = _first_batch(listed, among, union, within, wanted, enough, average, title_hit, bound)
         if first is not None:
             return first or None  # {}: the first batch could hold a row not among them, as below
-    # Each term's rows, of the candidates, and the candidates in the order `bm25`'s estimate
-    # holds them (a term's rows in its order, then the next term's new ones).
+    estimated = _estimates(listed, among, within, title_hit)
+    if estimated is None:
+        return None
+    weighed, estimate = estimated
+    exact = all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
+    return _in_batches(within.sized, weighed, estimate, wanted, enough, average, exact, bound)
+
+
+def _estimates(
+    listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]],
+    among: set[int],
+    within: _Within,
+    title_hit: float,
+) -> tuple[list[tuple[float, float, float, dict[int, float]]], dict[int, float]] | None:
+    """Each term's rows of the rows `among` (weight, FTS5 idf, FTS5 average, rows), and those
+    rows' `bm25` estimates in the order a whole reading holds them (a term's rows in its order,
+    then the next term's new ones), so that ties fall as they do there; None where the index
+    could not be read."""
     weighed: list[tuple[float, float, float, dict[int, float]]] = []
     ordered: dict[int, None] = {}
     for at, (term, weight, fts_idf, fts_average, rows, _) in enumerate(listed):
@@ -541,10 +557,7 @@ def _bounded_by(
         for rowid, score in rows.items():
             value = get(rowid)
             estimate[rowid] = factor * score if value is None else value + factor * score
-    estimate = {rowid: estimate[rowid] for rowid in ordered}
-
-    exact = all(fts_average > 0 for _, fts_idf, fts_average, _ in weighed if fts_idf)
-    return _in_batches(within.sized, weighed, estimate, wanted, enough, average, exact, bound)
+    return weighed, {rowid: estimate[rowid] for rowid in ordered}
 
 
 def _shared_out(left: float, parts: list[tuple[float, float]]) -> float:
@@ -613,25 +626,10 @@ def _first_batch(
     likely = {rowid for rowid, high in highs.items() if high * (1 + 1e-9) >= threshold}
     if len(likely) > PRUNED_MOST * len(among):
         return None  # reading them all costs little more
-    weighed: list[tuple[float, float, float, dict[int, float]]] = []
-    ordered: dict[int, None] = {}
-    for at, (term, weight, fts_idf, fts_average, rows, _) in enumerate(listed):
-        if rows is None:
-            rows = within.rows(at, term, likely)
-            if rows is None:
-                return None
-        else:
-            rows = {rowid: score for rowid, score in rows.items() if rowid in likely}
-        ordered.update(dict.fromkeys(rows))
-        weighed.append((weight, fts_idf, fts_average, rows))
-    estimate: dict[int, float] = {}
-    get = estimate.get
-    for weight, fts_idf, _, rows in weighed:
-        factor = weight / fts_idf if fts_idf else weight * title_hit
-        for rowid, score in rows.items():
-            value = get(rowid)
-            estimate[rowid] = factor * score if value is None else value + factor * score
-    estimate = {rowid: estimate[rowid] for rowid in ordered}
+    estimated = _estimates(listed, likely, within, title_hit)
+    if estimated is None:
+        return None
+    weighed, estimate = estimated
     if len(estimate) < EXACT_BATCH:
         return None
     batch = heapq.nlargest(EXACT_BATCH, estimate, key=estimate.__getitem__)
