@@ -32,8 +32,9 @@ import sqlite3
 import sys
 import threading
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TypeVar
 
 from ..vocabulary.files import folder_identity
 from .record import UNKNOWN_INO, Record
@@ -101,6 +102,7 @@ PENDING_STEP = 10_000  # rows of `pending` indexed in one transaction, at most
 ROWS_A_QUERY = 3_000  # rows of `kept_rows` read or written by one statement (three values each, within SQLite's limit)
 WRITES_KEPT = 64  # this connection's last writes, remembered so that kept search results can catch up
 Version = tuple[int, int]
+T = TypeVar("T")
 # Parts of a kept result kept as rows of their own, each under a digest of its value
 # (`weighing.Rows`): a change writes the rows it makes, not the whole result.
 _KEPT_ROWS = (
@@ -327,73 +329,69 @@ class DerivedStore:
         found: dict[str, str] = {}
         digests = dict(wanted)
         paths = sorted(digests)
-        try:
+
+        def read(db: sqlite3.Connection) -> None:
             for start in range(0, len(paths), 500):
                 chunk = paths[start : start + 500]
                 sql = (
                     "SELECT path, digest, body FROM files JOIN texts ON texts.rowid = files.rowid"
                     f" WHERE path IN ({', '.join('?' * len(chunk))})"
                 )
-                found.update(
-                    (path, body) for path, digest, body in self.db.execute(sql, chunk) if digests[path] == digest
-                )
-        except sqlite3.ProgrammingError:  # closed
-            pass
-        except sqlite3.DatabaseError as error:
-            self._failed(error)
+                found.update((path, body) for path, digest, body in db.execute(sql, chunk) if digests[path] == digest)
+
+        self._reading(read, None)
         return found
 
     def fields(self) -> dict[str, tuple[str, str | None]]:
         """{path: (digest, the `fields` column)} of every row: what the conflicts queue asks of every
         document, read in one query when it first asks (`store_rows.read_fields`)."""
+        return self._reading(
+            lambda db: {
+                path: (digest, fields) for path, digest, fields in db.execute("SELECT path, digest, fields FROM files")
+            },
+            {},
+        )
+
+    def _reading(self, read: Callable[[sqlite3.Connection], T], default: T) -> T:
+        """`read` run on the store's connection, its rows taken inside it (a whole-vault read
+        iterates its cursor, never holding every row at once); `default` when the store was
+        closed meanwhile, or found damaged (`_failed`: the vault then builds it again)."""
         try:
-            return {
-                path: (digest, fields)
-                for path, digest, fields in self.db.execute("SELECT path, digest, fields FROM files")
-            }
+            return read(self.db)
         except sqlite3.ProgrammingError:  # closed
-            return {}
+            return default
         except sqlite3.DatabaseError as error:
             self._failed(error)
-            return {}
+            return default
 
     def meta(self, path: str, digest: str) -> str | None:
         """The meta (JSON text) stored for the file at `path` as read with `digest`; None when the
         store no longer holds that reading."""
-        try:
-            row = self.db.execute("SELECT meta FROM files WHERE path = ? AND digest = ?", (path, digest)).fetchone()
-        except sqlite3.ProgrammingError:  # closed
-            return None
-        except sqlite3.DatabaseError as error:
-            self._failed(error)
-            return None
+        row = self._reading(
+            lambda db: db.execute("SELECT meta FROM files WHERE path = ? AND digest = ?", (path, digest)).fetchone(),
+            None,
+        )
         return row[0] if row else None
 
     def metas(self) -> dict[str, tuple[str, str]]:
         """{path: (digest, meta as JSON text)} of every row, in one query."""
-        try:
-            return {
-                path: (digest, meta) for path, digest, meta in self.db.execute("SELECT path, digest, meta FROM files")
-            }
-        except sqlite3.ProgrammingError:  # closed
-            return {}
-        except sqlite3.DatabaseError as error:
-            self._failed(error)
-            return {}
+        return self._reading(
+            lambda db: {
+                path: (digest, meta) for path, digest, meta in db.execute("SELECT path, digest, meta FROM files")
+            },
+            {},
+        )
 
     def body(self, path: str, digest: str) -> str | None:
         """The body stored for the file at `path` as read with `digest`; None when the store no
         longer holds that reading (the file changed, or the store was closed or is damaged)."""
-        try:
-            row = self.db.execute(
+        row = self._reading(
+            lambda db: db.execute(
                 "SELECT body FROM files JOIN texts ON texts.rowid = files.rowid WHERE path = ? AND digest = ?",
                 (path, digest),
-            ).fetchone()
-        except sqlite3.ProgrammingError:  # closed
-            return None
-        except sqlite3.DatabaseError as error:
-            self._failed(error)
-            return None
+            ).fetchone(),
+            None,
+        )
         return row[0] if row else None
 
     def save(self, records: Iterable[Record], removed: Iterable[str], on: dt.date) -> None:
@@ -892,19 +890,18 @@ class DerivedStore:
         wanted = list(paths)
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
-            try:
-                sql = (
-                    "SELECT path, digest, fields, tags FROM files JOIN texts ON texts.rowid = files.rowid"
-                    f" WHERE path IN ({', '.join('?' * len(chunk))})"
-                )
-                found.update(
-                    (path, (digest, fields, tags or "")) for path, digest, fields, tags in self.db.execute(sql, chunk)
-                )
-            except sqlite3.ProgrammingError:  # closed
+            sql = (
+                "SELECT path, digest, fields, tags FROM files JOIN texts ON texts.rowid = files.rowid"
+                f" WHERE path IN ({', '.join('?' * len(chunk))})"
+            )
+
+            def read(db: sqlite3.Connection, sql: str = sql, chunk: list[str] = chunk) -> list:
+                return [(path, (digest, fields, tags or "")) for path, digest, fields, tags in db.execute(sql, chunk)]
+
+            rows = self._reading(read, None)
+            if rows is None:
                 return {}
-            except sqlite3.DatabaseError as error:
-                self._failed(error)
-                return {}
+            found.update(rows)
         return found
 
     def rowids(self, paths: Iterable[str]) -> set[int]:
