@@ -32,6 +32,7 @@ from textual.widgets.option_list import Option
 from ...core import Conflict, Document, Resolution, Verdict
 from ..proposal import Proposal
 from ..text import clean, status_badge
+from .paging import MORE, PAGE, more_option
 from .verdicts import (
     TitlesOf,
     VerdictChoice,
@@ -45,7 +46,6 @@ from .verdicts import (
 
 EXCERPT_LINES = 4
 
-PAGE = 100
 """Conflicts listed at once; a last row lists the next as many. A large vault's queue (75,000 at
 100,000 documents) made into rows at once held the screen for seconds before the dialog showed."""
 
@@ -332,8 +332,7 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         ]
         left = len(self.conflicts) - self.listed
         if left > 0:
-            said = f"{left} more not listed yet: enter lists the next {min(PAGE, left)}"
-            options.append(Option(Content.styled(said, "$text 60% italic"), id="more"))
+            options.append(more_option(left))
         return options
 
     def _list_more(self) -> None:
@@ -341,7 +340,7 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         of them highlighted."""
         listing = self.query_one("#conflict-list", OptionList)
         start, self.listed = self.listed, self.listed + PAGE
-        listing.remove_option("more")
+        listing.remove_option(MORE)
         listing.add_options(self._conflict_options(start, self._id_width, self._folded()))
         index = self._index_of(str(start))
         if index is not None:
@@ -375,7 +374,7 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         for i, option in enumerate(options):
             if option.id is not None and option.id == key:
                 return i
-        return next((i for i, option in enumerate(options) if option.id not in (None, "more")), None)
+        return next((i for i, option in enumerate(options) if option.id not in (None, MORE)), None)
 
     async def on_mount(self) -> None:
         listing = self.query_one("#conflict-list", OptionList)
@@ -478,7 +477,7 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         event.stop()
         # The list as it is now (an older highlight's message can arrive after a newer one).
         key = self._key()
-        if key is not None and key != "more" and key != self.shown:
+        if key is not None and key != MORE and key != self.shown:
             await self._show(key)
         self.refresh_bindings()
 
@@ -580,7 +579,7 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        if event.option.id == "more":
+        if event.option.id == MORE:
             self._list_more()
             return
         buttons = self.query("#resolutions Button")

@@ -23,6 +23,7 @@ from textual.widgets import Button, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core import Problem, Severity
+from .paging import MORE, PAGE, more_option
 from ..text import clean
 
 if TYPE_CHECKING:
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
 
 __all__ = ["PAGE", "ProblemsDialog", "ProblemsResult", "problem_prompt"]
 
-PAGE = 100
 """Problems listed at once; a last row lists the next as many. Every problem of a large vault made
 into a row at once (8,266 warnings at 100,000 documents) held the screen 3.4 s as the list opened."""
 
@@ -130,15 +130,14 @@ class ProblemsDialog(ModalScreen[ProblemsResult | None]):
         options = [Option(problem_prompt(p), id=f"{i}") for i, p in enumerate(self.problems[start : self.shown], start)]
         left = len(self.problems) - self.shown
         if left > 0:
-            said = f"{left} more not listed yet: enter lists the next {min(PAGE, left)}"
-            options.append(Option(Content.styled(said, "$text 60% italic"), id="more"))
+            options.append(more_option(left))
         return options
 
     def _list_more(self) -> None:
         """The next page of problems listed in place of the row that asked for them."""
         listing = self.query_one(OptionList)
         start, self.shown = self.shown, self.shown + PAGE
-        listing.remove_option("more")
+        listing.remove_option(MORE)
         listing.add_options(self._options(start))
         listing.highlighted = start
 
@@ -190,7 +189,7 @@ class ProblemsDialog(ModalScreen[ProblemsResult | None]):
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        if event.option.id == "more":
+        if event.option.id == MORE:
             self._list_more()
             return
         problem = self.problems[int(event.option.id or 0)]
