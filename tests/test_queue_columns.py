@@ -45,6 +45,11 @@ def meta_unread(doc) -> bool:
     return type(doc.__dict__.get("_meta")) is not dict  # as stored: JSON text, or left in the store (None)
 
 
+def queue_fields(doc) -> tuple:
+    """What the conflicts queue asks of every document."""
+    return (doc.type, doc.status, doc.title, doc.supersedes, doc.superseded_by, doc.links, marked_compatible(doc))
+
+
 def test_a_stored_document_answers_the_queues_fields_from_its_row(builder):
     builder.raw("decisions/mem-decision-b.md", FIELDS)
     builder.add("mem-note-plain", body="No title, no links.\n")
@@ -54,18 +59,9 @@ def test_a_stored_document_answers_the_queues_fields_from_its_row(builder):
     assert all(type(d) is StoredDocument and d.__dict__["_fields"] is None for d in stored)  # left in the store
     read_fields(stored, vault.store.fields)  # as the queue reads them: in one query
     for doc in stored:
-        fields = (doc.type, doc.status, doc.title, doc.supersedes, doc.superseded_by, doc.links, marked_compatible(doc))
+        fields = queue_fields(doc)
         assert meta_unread(doc), doc.id  # read from the row: the frontmatter is still as stored
-        other = parsed[doc.id]
-        assert fields == (
-            other.type,
-            other.status,
-            other.title,
-            other.supersedes,
-            other.superseded_by,
-            other.links,
-            marked_compatible(other),
-        )
+        assert fields == queue_fields(parsed[doc.id])
     b = next(d for d in stored if d.id == "mem-decision-b")
     assert (b.type, b.status, b.title, b.supersedes, marked_compatible(b)) == (
         "decision",
@@ -94,16 +90,7 @@ def test_an_open_for_the_queue_reads_the_fields_with_the_rows(builder):
     read_fields(stored, lambda: asked.append(1) or {})
     assert asked == []  # every one read with the rows
     for doc in stored:
-        other = parsed[doc.path]
-        assert (doc.type, doc.status, doc.title, doc.supersedes, doc.superseded_by, doc.links) == (
-            other.type,
-            other.status,
-            other.title,
-            other.supersedes,
-            other.superseded_by,
-            other.links,
-        ), doc.path
-        assert marked_compatible(doc) == marked_compatible(other)
+        assert queue_fields(doc) == queue_fields(parsed[doc.path]), doc.path
     assert parsed["notes/mem-note-odd.md"].type == "odd\x1fkind"
     assert vault.store.fields()["notes/mem-note-odd.md"][1] is None  # its row holds none
     assert vault.conflicts_json() == plain

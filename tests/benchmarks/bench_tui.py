@@ -454,26 +454,22 @@ async def session(root: Path, target: str, title: str, told: float = SAID) -> tu
         await until(lambda: any(line.startswith("Open: ") for line in palette_lines()), "palette's titles")
         await pilot.press("escape")
         await until(lambda: not isinstance(app.screen, CommandPalette), "palette closed")
-        await pilot.press("p")
-        await until(lambda: isinstance(app.screen, ProblemsDialog) and app.screen.is_mounted, "problems")
-        await asyncio.sleep(AFTER)
-        await pilot.press("escape")
-        await until(lambda: not isinstance(app.screen, ProblemsDialog), "problems closed")
-        await asyncio.sleep(AFTER)
+
+        async def dialog(key: str, kind: type, what: str) -> None:
+            """A dialog opened by its key, left open a moment, closed."""
+            await pilot.press(key)
+            await until(lambda: isinstance(app.screen, kind) and app.screen.is_mounted, what)
+            await asyncio.sleep(AFTER)
+            await pilot.press("escape")
+            await until(lambda: not isinstance(app.screen, kind), f"{what} closed")
+            await asyncio.sleep(AFTER)
+
+        await dialog("p", ProblemsDialog, "problems")
         # The conflicts queue (`c`): read from the derived store when it is kept for the vault as
         # it is (worked out whole otherwise: minutes at 100,000 documents), then listed; asked a
         # second time once closed (the answer already in hand).
-        await pilot.press("c")
-        await until(lambda: isinstance(app.screen, ConflictsDialog) and app.screen.is_mounted, "queue")
-        await asyncio.sleep(AFTER)
-        await pilot.press("escape")
-        await until(lambda: not isinstance(app.screen, ConflictsDialog), "queue closed")
-        await pilot.press("c")
-        await until(lambda: isinstance(app.screen, ConflictsDialog) and app.screen.is_mounted, "queue again")
-        await asyncio.sleep(AFTER)
-        await pilot.press("escape")
-        await until(lambda: not isinstance(app.screen, ConflictsDialog), "queue closed again")
-        await asyncio.sleep(AFTER)
+        await dialog("c", ConflictsDialog, "queue")
+        await dialog("c", ConflictsDialog, "queue again")
         ticks.append((time.perf_counter(), time.process_time(), time.thread_time()))
         until_loaded[:] = ticks  # not the app's exit after it, which goes on ticking as it waits for threads
 
