@@ -909,7 +909,8 @@ def test_several_common_words_are_ranked_together_by_fts5_once(builder, monkeypa
             read_whole.clear()
             fulltext.KEPT.pop(vault.index, None)  # no word kept whole from an earlier query
             found = [(hit.id, hit.score) for hit in vault.search(query, 10)]
-            assert best_asked == [" OR ".join(f'"{word}"' for word in chosen)], query  # never a word apart
+            joined = " AND " if size == 2 else " OR "  # two words: the rows holding both ranked
+            assert best_asked == [joined.join(f'"{word}"' for word in chosen)], query  # never a word apart
             if not [e for e in read_whole if e.strip('"') in chosen]:
                 together.append(chosen)
             assert found == full(query), query
@@ -942,7 +943,7 @@ def test_the_reach_of_rows_outside_the_common_words_best_bounds_every_such_row(s
     listed.append(lone)
     union = list(range(len(listed) - 1))
     least = rng.uniform(0.0, sum(listed[at][2] * (fulltext.FTS_K1 + 1) for at in union))
-    reach = fulltext._reach(listed, (union, least))
+    reach = fulltext._reach(listed, fulltext._Ranked(union, least, {}, 0.0))
     for _ in range(2000):
         caps = [listed[at][2] * (fulltext.FTS_K1 + 1) for at in union]
         shares = [rng.random() ** rng.choice([0.2, 1, 5]) for _ in union]

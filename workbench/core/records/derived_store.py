@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import hashlib
+import json
 import sqlite3
 import sys
 import threading
@@ -800,19 +801,12 @@ class DerivedStore:
         """As `postings`, of the rows `rowids` alone, for many of them: FTS5 walks every row the
         expression matches and scores only those (the unary `+` keeps the rowids a filter, not a
         lookup; looked up one by one, a few hundred rows of a common word took 100 times longer
-        than walking its 9,000)."""
-        try:
-            score = f"-bm25(fts, {_weights(weights)})" if weights is not None else "1.0"
-            found: dict[int, float] = {}
-            most = max(self.db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) - 1, 1)  # one walk of the rows if it can
-            for start in range(0, len(rowids), most):
-                chunk = rowids[start : start + most]
-                sql = f"SELECT rowid, {score} FROM fts WHERE fts MATCH ? AND +rowid IN ({', '.join('?' * len(chunk))})"
-                found.update(self.db.execute(sql, (expression, *chunk)))
-            return found
-        except sqlite3.DatabaseError as error:
-            self._failed(error)
-            return None
+        than walking its 9,000). The rowids are one parameter (`_listed`), so that the statement
+        is prepared once, not once for each number of rows."""
+        score = f"-bm25(fts, {_weights(weights)})" if weights is not None else "1.0"
+        return self._listed(
+            f"SELECT rowid, {score} FROM fts WHERE fts MATCH ? AND +rowid IN {{}}", (expression,), rowids
+        )
 
     def snippets(self, expression: str, paths: list[str], words: int = 12) -> dict[str, str]:
         """{path: a few words of the file's text around what the expression matched}, the
@@ -886,23 +880,13 @@ class DerivedStore:
         """{path: (digest, the `fields` column, the tags as full text has them)} of these paths'
         rows: what a search's hits show and rank by, read for its few candidates rather than
         decoding each one's meta or view (`store_rows.read_fields` puts the fields in place)."""
-        found: dict[str, tuple[str, str | None, str]] = {}
-        wanted = list(paths)
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
-            sql = (
-                "SELECT path, digest, fields, tags FROM files JOIN texts ON texts.rowid = files.rowid"
-                f" WHERE path IN ({', '.join('?' * len(chunk))})"
-            )
-
-            def read(db: sqlite3.Connection, sql: str = sql, chunk: list[str] = chunk) -> list:
-                return [(path, (digest, fields, tags or "")) for path, digest, fields, tags in db.execute(sql, chunk)]
-
-            rows = self._reading(read, None)
-            if rows is None:
-                return {}
-            found.update(rows)
-        return found
+        found = self._listed(
+            "SELECT path, digest, fields, tags FROM files JOIN texts ON texts.rowid = files.rowid WHERE path IN {}",
+            (),
+            list(paths),
+            lambda rows: {path: (digest, fields, tags or "") for path, digest, fields, tags in rows},
+        )
+        return found or {}
 
     def rowids(self, paths: Iterable[str]) -> set[int]:
         """The full-text index's rows of these paths (those it has)."""
@@ -920,23 +904,56 @@ class DerivedStore:
     def rows(self, rowids: Iterable[int]) -> dict[int, tuple[str, int]]:
         """{rowid: (path, tokens in the row)} for rows of the full-text index (those still there);
         the size is 0 when FTS5's record of it cannot be read."""
-        found: dict[int, tuple[str, int]] = {}
         wanted = list(rowids)
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
-            where = f" WHERE files.rowid IN ({', '.join('?' * len(chunk))})"
-            try:
-                sized = "SELECT files.rowid, files.path, fts_docsize.sz FROM files LEFT JOIN fts_docsize ON fts_docsize.id = files.rowid"
-                for rowid, path, size in self.db.execute(sized + where, chunk):
-                    found[rowid] = (path, sum(_varints(size)) if isinstance(size, bytes) else 0)
-            except sqlite3.DatabaseError as error:
-                self._failed(error)
+        sized = self._listed(
+            "SELECT files.rowid, files.path, fts_docsize.sz FROM files LEFT JOIN fts_docsize"
+            " ON fts_docsize.id = files.rowid WHERE files.rowid IN {}",
+            (),
+            wanted,
+            lambda rows: {
+                rowid: (path, sum(_varints(size)) if isinstance(size, bytes) else 0) for rowid, path, size in rows
+            },
+        )
+        if sized is not None:
+            return sized
+        paths = self._listed("SELECT rowid, path FROM files WHERE rowid IN {}", (), wanted)
+        return {rowid: (path, 0) for rowid, path in (paths or {}).items()}
+
+    # -- full text: a list of values as one parameter -------------------------------------------
+
+    _json_lists = True  # whether this SQLite reads a JSON array as a table (`json_each`)
+
+    def _listed(
+        self,
+        sql: str,
+        given: tuple,
+        values: list,
+        collect: Callable[[Iterable[tuple]], dict] = dict,
+    ) -> dict | None:
+        """`collect` of the rows of `sql`, its `{}` the list `values` (after the parameters
+        `given`); None where the store cannot be read. The list is one JSON parameter: a
+        statement with a placeholder for each value is parsed and planned anew for each number
+        of values (75 us for 300 of them, several times a search); with one, SQLite's statement
+        cache keeps it. Where this SQLite has no `json_each`, a placeholder for each, in chunks."""
+
+        def read(db: sqlite3.Connection) -> dict:
+            if self._json_lists:
                 try:
-                    for rowid, path in self.db.execute("SELECT files.rowid, files.path FROM files" + where, chunk):
-                        found[rowid] = (path, 0)
-                except sqlite3.DatabaseError as error:
-                    self._failed(error)
-        return found
+                    return collect(
+                        db.execute(sql.format("(SELECT value FROM json_each(?))"), (*given, json.dumps(values)))
+                    )
+                except sqlite3.OperationalError as error:
+                    if "json_each" not in str(error):
+                        raise
+                    self._json_lists = False
+            found: dict = {}
+            most = max(db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) - 1 - len(given), 1)
+            for start in range(0, len(values), most):
+                chunk = values[start : start + most]
+                found.update(collect(db.execute(sql.format(f"({', '.join('?' * len(chunk))})"), (*given, *chunk))))
+            return found
+
+        return self._reading(read, None)
 
     def close(self) -> None:
         try:

@@ -19,7 +19,7 @@ import weakref
 from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import cast
+from typing import NamedTuple, cast
 
 from ..index import VaultIndex
 from ..vocabulary.model import Document
@@ -437,16 +437,35 @@ def _bounded(
     union = weighed or union
     if not any(listed[at][4] is None for at in union) or len(essential - excluded) > most:
         return None  # every common term kept (the whole reading asks FTS5 nothing), or too many candidates
-    best_rows = postings.best(" OR ".join(listed[at][0].expression for at in union), BEST_ROWS)
+    # Two terms: the rows holding both, ranked by FTS5 (it scores only those: half the rows of the
+    # two or fewer), and a row holding one of them adds at most that one's most (`_Ranked.alone`).
+    # Their sums are the OR-ed query's, bit for bit (the same two phrases, each scored the same).
+    joined = len(union) == 2
+    best_rows = postings.best((" AND " if joined else " OR ").join(listed[at][0].expression for at in union), BEST_ROWS)
     if best_rows is None:
         return None
     if len(union) == 1:  # one term: its best rows' scores are its own
         within.knows(union[0], best_rows)
     least = min(best_rows.values(), default=0.0) if len(best_rows) >= BEST_ROWS else 0.0
+    alone = max(listed[at][1] * (FTS_K1 + 1) for at in union) if joined else 0.0
     among = (essential | best_rows.keys()) - excluded
     if len(among) > most:
         return None
-    return _bounded_by(listed, among, (union, least, best_rows), within, wanted, enough, average, title_hit)
+    ranked = _Ranked(union, least, best_rows, alone)
+    return _bounded_by(listed, among, ranked, within, wanted, enough, average, title_hit)
+
+
+class _Ranked(NamedTuple):
+    """The common terms ranked together by FTS5 (`_bounded`): their places in the listed terms,
+    the least sum of their FTS5 scores among the best rows, which no row holding all of them
+    outside those passes, the best rows with their sums, and the most a row that holds some of
+    the terms but not all may add to its estimate, where only rows holding all were ranked (0.0
+    where every row holding any was)."""
+
+    grouped: list[int]
+    least: float
+    best: dict[int, float]
+    alone: float
 
 
 def _promising(
@@ -502,7 +521,7 @@ class _Within:
 def _bounded_by(
     listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]],
     among: set[int],
-    union: tuple[list[int], float, dict[int, float]] | None,
+    union: _Ranked | None,
     within: _Within,
     wanted: Callable[[str], Document | None],
     enough: int,
@@ -515,7 +534,7 @@ def _bounded_by(
     rows with their sums; `within` reads the common terms' rows of the candidates."""
     if not among:
         return None
-    bound = _reach(listed, union[:2] if union is not None else None)  # the most a row that is not a candidate can reach
+    bound = _reach(listed, union)  # the most a row that is not a candidate can reach
     bound *= 1 + 1e-9  # above the float rounding of the sums
     if len(among) > PRUNE_FROM:
         first = _first_batch(listed, among, union, within, wanted, enough, average, title_hit, bound)
@@ -576,7 +595,7 @@ def _shared_out(left: float, parts: list[tuple[float, float]]) -> float:
 def _first_batch(
     listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]],
     among: set[int],
-    union: tuple[list[int], float, dict[int, float]] | None,
+    union: _Ranked | None,
     within: _Within,
     wanted: Callable[[str], Document | None],
     enough: int,
@@ -596,7 +615,7 @@ def _first_batch(
     most is below the batch's least (the `EXACT_BATCH`th best least) is not in the first batch,
     so only the others are read, and the batch, its order and its scores are those of reading
     them all (rows equal in estimate are all among the others, in the order a whole reading gives)."""
-    grouped, least, best = union if union is not None else ([], 0.0, {})
+    grouped, least, best, alone = union if union is not None else _Ranked([], 0.0, {}, 0.0)
     known: dict[int, float] = dict.fromkeys(among, 0.0)
     sums = {rowid: best[rowid] for rowid in among if rowid in best}
     reach = 0.0
@@ -619,7 +638,7 @@ def _first_batch(
     # little looser than sharing it out up to each term's most, and no loop for each row).
     low = min((factor for factor, _ in parts), default=0.0)
     high = max((factor for factor, _ in parts), default=0.0)
-    beyond = reach + _shared_out(least, sorted(parts, reverse=True))  # what a candidate outside them may add
+    beyond = reach + max(_shared_out(least, sorted(parts, reverse=True)), alone)  # a candidate outside them
     lows = {rowid: part + low * sums[rowid] if rowid in sums else part for rowid, part in known.items()}
     highs = {rowid: part + (reach + high * sums[rowid] if rowid in sums else beyond) for rowid, part in known.items()}
     threshold = heapq.nlargest(EXACT_BATCH, lows.values())[-1] * (1 - 1e-9)  # below the float rounding
@@ -645,26 +664,22 @@ def _first_batch(
 
 def _reach(
     listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]],
-    union: tuple[list[int], float] | None,
+    union: _Ranked | None,
 ) -> float:
     """The most a row that is not a candidate can add to its estimate: each common term outside
     the `union` at most its weight times (k1 + 1); the terms of the union, whose FTS5 scores add up
     to at most its least best score, at most that sum shared out to the terms whose score counts
-    most in the estimate first, each up to the most FTS5 gives it (its idf times (k1 + 1))."""
-    grouped, least = union if union is not None else ([], 0.0)
+    most in the estimate first, each up to the most FTS5 gives it (its idf times (k1 + 1)), or
+    what a row holding only some of them may add (`_Ranked.alone`), if more."""
+    grouped, least, _, alone = union if union is not None else _Ranked([], 0.0, {}, 0.0)
     reach = 0.0
     for at, (_, weight, _, _, _, is_lazy) in enumerate(listed):
         if is_lazy and at not in grouped:  # a common term is a scored one
             reach += weight * (FTS_K1 + 1)
-    left = least
-    for factor, most in sorted(
-        ((listed[at][1] / listed[at][2], listed[at][2] * (FTS_K1 + 1)) for at in grouped), reverse=True
-    ):
-        if left <= 0:
-            break
-        reach += factor * min(most, left)
-        left -= most
-    return reach
+    shared = _shared_out(
+        least, sorted(((listed[at][1] / listed[at][2], listed[at][2] * (FTS_K1 + 1)) for at in grouped), reverse=True)
+    )
+    return reach + max(shared, alone)
 
 
 def _in_batches(
