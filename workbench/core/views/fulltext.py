@@ -395,6 +395,7 @@ def _bounded(
     # average row size, its rows (None for a common term not kept: read for the candidates
     # alone), whether common).
     listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]] = []
+    matching: list[int] = []  # each listed term's rows, how many
     for term, n, is_lazy in zip(terms, counts, lazy, strict=True):
         if is_lazy and not postings.holds(term.expression, term.scored):
             fts_idf = _fts_idf(rows_total, n) if term.scored else 0.0
@@ -408,6 +409,7 @@ def _bounded(
             fts_average = found.average
         ratio = max(rows_total - n + 0.5, 0.5) / (n + 0.5)
         listed.append((term, term.weight * math.log(1 + ratio), fts_idf, fts_average, rows, is_lazy))
+        matching.append(n)
     excluded: set[int] = set()
     for word in query.excluded_words:
         ruled_out = postings.get(fts_term(word, False), scored=False)
@@ -437,22 +439,29 @@ def _bounded(
     union = weighed or union
     if not any(listed[at][4] is None for at in union) or len(essential - excluded) > most:
         return None  # every common term kept (the whole reading asks FTS5 nothing), or too many candidates
-    # Two terms: the rows holding both, ranked by FTS5 (it scores only those: half the rows of the
-    # two or fewer), and a row holding one of them adds at most that one's most (`_Ranked.alone`).
-    # Their sums are the OR-ed query's, bit for bit (the same two phrases, each scored the same).
-    joined = len(union) == 2
+    # Two terms with more rows than the best asked: the rows holding both, ranked by FTS5 (it
+    # scores only those, half the rows of the two or fewer), and a row holding one of them adds at
+    # most that one's most (`_Ranked.alone`). Their sums are the OR-ed query's, bit for bit (the
+    # same two phrases, each scored the same). With fewer rows, the OR-ed query ranks them all.
+    joined = len(union) == 2 and sum(matching[at] for at in union) > BEST_ROWS
     best_rows = postings.best((" AND " if joined else " OR ").join(listed[at][0].expression for at in union), BEST_ROWS)
     if best_rows is None:
         return None
     if len(union) == 1:  # one term: its best rows' scores are its own
         within.knows(union[0], best_rows)
     least = min(best_rows.values(), default=0.0) if len(best_rows) >= BEST_ROWS else 0.0
-    alone = max(listed[at][1] * (FTS_K1 + 1) for at in union) if joined else 0.0
+    alone = _alone(listed, union) if joined else 0.0
     among = (essential | best_rows.keys()) - excluded
     if len(among) > most:
         return None
     ranked = _Ranked(union, least, best_rows, alone)
     return _bounded_by(listed, among, ranked, within, wanted, enough, average, title_hit)
+
+
+def _alone(listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]], union: list[int]) -> float:
+    """The most a row holding one of the `union`'s terms may add to its estimate: that term's
+    FTS5 score is at most its idf times (k1 + 1), its weight over its idf times that."""
+    return max(listed[at][1] * (FTS_K1 + 1) for at in union)
 
 
 class _Ranked(NamedTuple):
