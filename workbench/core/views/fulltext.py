@@ -6,9 +6,9 @@ normalisation than FTS5's fixed constants. Each term's rows are kept between sea
 (`Postings`): a query being typed asks for the same whole words at every keystroke, and after a
 watcher's write only the rows that changed are asked for again. A common word (thousands of rows,
 and little weight) is scored only for the rows the other words find, and the common words' best
-rows as FTS5 ranks them together, where what it could add to any other row is shown too little to
-change the answer. `search.py` blends these scores with the lifecycle, the title as typed and
-meaning.
+rows as FTS5 ranks them together (two such words: among the rows holding both), where what it
+could add to any other row is shown too little to change the answer. `search.py` blends these
+scores with the lifecycle, the title as typed and meaning.
 """
 
 from __future__ import annotations
@@ -377,10 +377,10 @@ def _bounded(
     is taken from the candidates as long as its last estimate is above the most a row matching
     only the common terms can reach. Where that bound is too loose (a common word alone, or
     beside words that match too few rows), the common terms' best rows by the sum of their FTS5
-    scores (one OR-ed query, ranked once as a bare search ranks it) join the candidates, and the
-    bound is what a row below them can reach (`_reach`). The candidates keep the
-    order the whole set of rows would have, so that ties fall as they do there, and the scores
-    are computed by the same steps."""
+    scores (one OR-ed query, ranked once as a bare search ranks it; two terms ranked among the
+    rows holding both) join the candidates, and the bound is what a row below them can reach
+    (`_reach`). The candidates keep the order the whole set of rows would have, so that ties fall
+    as they do there, and the scores are computed by the same steps."""
     rows_total, average = totals
     if average <= 0:
         return None
