@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from types import SimpleNamespace
 
 import pytest
@@ -976,6 +978,25 @@ def test_two_common_words_are_ranked_by_fts5_over_the_rows_holding_both(builder,
     _write(builder, "mem-note-zipf-new", f"{first} {second}".capitalize(), f"{first} {second} " * 3)
     vault.refresh_paths([doc_path("mem-note-zipf-new")])
     assert "mem-note-zipf-new" in [doc_id for doc_id, _ in both(f"{first} {second}")]  # after a write
+    # Another process writes a note holding both and brings the store in line: the best rows are
+    # asked again (not the ones kept from before), and the note is found once this vault reads it.
+    vault.search(f"{first} {second}", 10)
+    script = (
+        "import sys; from pathlib import Path; from workbench import Vault;"
+        "root = Path(sys.argv[1]); Vault.open(root).refresh_paths([sys.argv[2]])"
+    )
+    _write(builder, "mem-note-zipf-other", f"{second} {first}".capitalize(), f"{second} {first} " * 4)
+    other = subprocess.run([sys.executable, "-c", script, str(builder.root), doc_path("mem-note-zipf-other")])
+    assert other.returncode == 0
+    asked.clear()
+    found = [(hit.id, hit.score) for hit in vault.search(f"{first} {second}", 10)]
+    assert asked and asked[0] == f'"{first}" AND "{second}"'  # asked again: the store changed
+    fulltext.KEPT.pop(vault.index, None)
+    with monkeypatch.context() as reading:
+        _full_reading(reading)
+        assert found == [(hit.id, hit.score) for hit in vault.search(f"{first} {second}", 10)]
+    vault.refresh_paths([doc_path("mem-note-zipf-other")])
+    assert "mem-note-zipf-other" in [doc_id for doc_id, _ in both(f"{first} {second}")]
 
 
 @pytest.mark.parametrize("seed", range(5))
