@@ -1117,3 +1117,27 @@ def test_rows_sizes_are_read_once_while_the_index_is_unchanged_and_again_after_a
     # (the 16th digit); a stale size would move a score far more.
     assert [doc_id for doc_id, _ in after] == [doc_id for doc_id, _ in afresh] and after != first
     assert [score for _, score in after] == pytest.approx([score for _, score in afresh], rel=1e-12)
+
+
+def test_a_list_of_rows_is_read_alike_as_one_json_parameter_or_a_placeholder_each(sample_copy):
+    """The store binds a list of rows as one JSON array (one statement prepared once, whatever
+    the number of rows); where SQLite reads no JSON, a placeholder for each: the same rows."""
+    vault = Vault.open(sample_copy)
+    store = vault.store
+    rowids = sorted(store.rowids(doc.path for doc in vault.documents))
+    paths = [doc.path for doc in vault.documents] + ["no/such/file.md", 'odd "quoted" ünïcode.md']
+    assert len(rowids) > 10
+    expression = fulltext.fts_term("postgres", False)
+
+    def read() -> tuple:
+        return (
+            store.rows(rowids + [10**9]),
+            store.shown(paths),
+            store.postings_within(expression, fulltext.FIELD_WEIGHTS, rowids),
+            store.postings_within(expression, None, rowids[: len(rowids) // 2]),
+        )
+
+    as_json = read()
+    assert as_json[0] and as_json[1] and as_json[2] and set(as_json[0]) == set(rowids)
+    store._json_lists = False
+    assert read() == as_json
