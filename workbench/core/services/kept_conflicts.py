@@ -9,9 +9,10 @@ is a digest of all of them, the code being every source file of the core with th
 Python and rapidfuzz. Any change to any of them gives another key, and the queue is worked out
 again; a kept queue is never trusted under a key it was not made for. The value depends on its key
 alone, so any process may write it without the vault's lock: two that race write the same thing.
-The queue is kept in two entries (the duplicates under a digest of what they list, the rest under
-the key, naming that digest): where another process kept other duplicates since, the queue is not
-kept, and is worked out again.
+The queue is kept in four entries (the duplicates under a digest of what they list, the structural
+faults before and after them each under a digest of its entries, and under the key a row naming
+those digests): where another process kept other parts since, the queue is not kept, and is worked
+out again.
 
 When the vault changed since, the queue is not worked out from nothing: what its pairs were worked
 out from is kept too (`weighing.Kept`, under a key of everything but the documents), with the
@@ -57,6 +58,7 @@ __all__ = [
     "OBJECTS",
     "DUPLICATES",
     "DUPLICATES_PRINTED",
+    "PARTS",
     "REVIEW",
     "NAMES",
     "keep_queue",
@@ -78,18 +80,21 @@ __all__ = [
 # documents took longer than opening the vault): the duplicates, most of a large vault's queue,
 # under a digest of what they list, in two entries (a change to a decision lists the same ones:
 # they are read, not encoded, printed and written again; and printing reads the 10 MB printed
-# alone, not the encoded 7 MB beside it), and the rest under the queue's key, naming the
-# duplicates' digest.
+# alone, not the encoded 7 MB beside it); the structural faults the same way (`PARTS`), and under
+# the queue's key the digests of the three.
 OBJECTS = "conflicts"
 DUPLICATES = "conflicts.duplicates"  # the duplicates' entries as `encode` gives them
 DUPLICATES_PRINTED = "conflicts.duplicates.printed"  # and as `printed` prints them
+# The structural faults before the duplicates and after them, each as `encode` gives its entries
+# and as `printed` prints them, under a digest of the former (the queue's row names the digests).
+PARTS = ("conflicts.before", "conflicts.after")
 WEIGHED = "conflicts.weighed"  # what the queue's pairs were worked out from (`weighing.Kept`)
 DRAWN = "conflicts.drawn"  # its duplicates' fields that stand still while decisions change (`weighing.DRAWN`)
 REVIEW = "review"  # the review list's ranking (`review`)
 ANSWERED = ("answer.conflicts", "answer.review")  # the answers kept for an unchanged vault (`kept_answers`)
 # Every name this code keeps anything under: what is kept under another (older code's) is deleted
 # when the queue is kept.
-NAMES = (OBJECTS, DUPLICATES, DUPLICATES_PRINTED, WEIGHED, DRAWN, REVIEW, *ANSWERED)
+NAMES = (OBJECTS, DUPLICATES, DUPLICATES_PRINTED, *PARTS, WEIGHED, DRAWN, REVIEW, *ANSWERED)
 
 
 @functools.cache
@@ -358,22 +363,25 @@ def keep_queue(
         if duplicates is None:
             duplicates = _printed_entries(entries)
             store.keep(DUPLICATES_PRINTED, digest, marshal.dumps((digest, duplicates)))
-    encoded_parts = (encode(before)[1:-1], encode(after)[1:-1])
-    # The structural faults printed as the last queue kept printed them where they are the same
-    # entries and the same code printed them (after a body edit they mostly are: 629 of them
-    # printed again took 7 ms at 10,000 decision records); printing depends on those alone.
+    # The structural faults before and after the duplicates, each kept under a digest of its
+    # entries with the code that printed it: after a body edit they are mostly the same entries,
+    # read as kept (629 of them printed again took 7 ms at 10,000 decision records) and not written
+    # again (the whole queue's row of 870 KB was, at every call).
     code = code_fingerprint()
-    last = _load(store.kept_last(OBJECTS), 6)
-    printed_parts = tuple(
-        last[3 + n]
-        if last is not None and last[5] == code and last[1 + n] == encoded_parts[n]
-        else _printed_entries(part)
-        for n, part in enumerate((before, after))
-    )
-    rest = (*encoded_parts, *printed_parts)
-    store.keep(OBJECTS, key, marshal.dumps((digest, *rest, code)))
+    digests, printed_parts = [], []
+    for name, part in zip(PARTS, (before, after)):
+        text = encode(part)[1:-1]
+        part_digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        kept = _load(store.kept(name, part_digest), 4)
+        if kept is not None and kept[0] == part_digest and kept[1] == text and kept[3] == code:
+            printed_parts.append(kept[2])
+        else:
+            printed_parts.append(_printed_entries(part))
+            store.keep(name, part_digest, marshal.dumps((part_digest, text, printed_parts[-1], code)))
+        digests.append(part_digest)
+    store.keep(OBJECTS, key, marshal.dumps((digest, *digests)))
     store.forget_kept(NAMES)
-    return _printed_whole((rest[2], duplicates, rest[3]))
+    return _printed_whole((printed_parts[0], duplicates, printed_parts[1]))
 
 
 def kept_queue(store: DerivedStore, key: str, encoded: bool = True) -> str | None:
@@ -387,15 +395,23 @@ def kept_queue(store: DerivedStore, key: str, encoded: bool = True) -> str | Non
 
 def kept_parts(store: DerivedStore, key: str, encoded: bool = True) -> tuple[str, str, str] | None:
     """The parts of the queue kept under `key` (before the duplicates, the duplicates, after them),
-    as `_encoded` joins them (`encoded`) or as `_printed_whole` does; None where none is kept."""
-    rest = _load(store.kept(OBJECTS, key), 6)
-    if rest is None:
+    as `_encoded` joins them (`encoded`) or as `_printed_whole` does; None where none is kept, or
+    where another queue's parts were kept since under the same names."""
+    named = _load(store.kept(OBJECTS, key), 3)
+    if named is None:
         return None
-    digest, before, after, before_printed, after_printed, _ = rest
+    digest, *digests = named
     duplicates = _kept_text(store, DUPLICATES if encoded else DUPLICATES_PRINTED, digest)
     if duplicates is None:
         return None
-    return (before, duplicates, after) if encoded else (before_printed, duplicates, after_printed)
+    code = code_fingerprint()
+    parts = []
+    for name, part_digest in zip(PARTS, digests):
+        kept = _load(store.kept(name, part_digest), 4)
+        if kept is None or kept[0] != part_digest or kept[3] != code:
+            return None
+        parts.append(kept[1] if encoded else kept[2])
+    return parts[0], duplicates, parts[1]
 
 
 def _kept_text(store: DerivedStore, name: str, digest: str) -> str | None:
