@@ -49,6 +49,8 @@ class BodySource(Protocol):
 
     def meta(self, path: str, digest: str) -> str | dict[str, Any]: ...
 
+    def view(self, path: str, digest: str) -> str | View | None: ...
+
 
 def _encode(value: Any) -> Any:
     kind = type(value)  # the common kinds by identity first: this runs for every value of every file
@@ -145,7 +147,8 @@ class StoredDocument(Document):
 
     A document its flavour reads with a view (decision records, Dendron, Markdown notes) keeps the
     view as the stored JSON text too, decoded when first asked for (decoding every view was a third
-    of a warm open of 10,000 decision records), and its links as the store keeps them resolved
+    of a warm open of 10,000 decision records; an open for the conflicts queue leaves the text in
+    the store, "" in its place, read when first asked for as the meta is: `loading.Bodies.view`), and its links as the store keeps them resolved
     (`_resolved`, under the key of the ids they were resolved among): what it supersedes, is
     superseded by and links to are read from there, never from `fields`, which holds them as the
     file states them, before they were resolved. Its type, status and title are the view's, which
@@ -184,9 +187,12 @@ class StoredDocument(Document):
     def view(self) -> View | None:
         value = self.__dict__.get("view")
         if type(value) is str:  # as the store keeps it, JSON text, its links resolved as `_resolved` says
-            value = View.from_json(json.loads(value))
+            if not value:  # left in the store by the open (no view is "")
+                value = self.__dict__["_bodies"].view(self.path, self.digest)
+            if type(value) is str:
+                value = View.from_json(json.loads(value))
             kept = self._resolved_relations()
-            if kept is not None:
+            if kept is not None and value is not None:
                 value = dataclasses.replace(
                     value, supersedes=kept[0], superseded_by=kept[1], links=tuple(Link(t, x) for t, x in kept[2])
                 )
@@ -347,12 +353,16 @@ def _date(text: str) -> dt.date:
 
 
 def keep_stored(record: Record | None) -> None:
-    """Read a stored document's meta and body now, before its row in the store is replaced or
-    dropped: whoever still holds the document can read them afterwards."""
+    """Read a stored document's meta and body now (and its view, where the open left it in the
+    store), before its row in the store is replaced or dropped: whoever still holds the document
+    can read them afterwards."""
     if record is not None and type(record.document) is StoredDocument:
         try:
             _ = record.document.meta  # read for their effect: each is kept
             _ = record.document.body
+            found = record.document.__dict__
+            if found.get("view") == "":  # left in the store by the open: its text kept
+                found["view"] = found["_bodies"].view(record.path, record.document.digest)
         except ConflictError:  # already gone (another process stored the file's new reading)
             pass
 
