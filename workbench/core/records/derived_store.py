@@ -357,6 +357,18 @@ class DerivedStore:
             {},
         )
 
+    def fields_of(self, paths: list[str]) -> dict[str, tuple[str, str | None]]:
+        """{path: (digest, the `fields` column)} of the rows of these paths (a few: one query)."""
+        return self._reading(
+            lambda db: {
+                path: (digest, fields)
+                for path, digest, fields in db.execute(
+                    f"SELECT path, digest, fields FROM files WHERE path IN ({', '.join('?' * len(paths))})", paths
+                )
+            },
+            {},
+        )
+
     def _reading(self, read: Callable[[sqlite3.Connection], T], default: T) -> T:
         """`read` run on the store's connection, its rows taken inside it (a whole-vault read
         iterates its cursor, never holding every row at once); `default` when the store was

@@ -59,6 +59,11 @@ __all__ = [
     "DUPLICATES",
     "DUPLICATES_PRINTED",
     "PARTS",
+    "CONTENT",
+    "REVIEW_CONTENT",
+    "content_key",
+    "BODY_READ",
+    "TIER_FILES",
     "REVIEW",
     "NAMES",
     "keep_queue",
@@ -88,13 +93,17 @@ DUPLICATES_PRINTED = "conflicts.duplicates.printed"  # and as `printed` prints t
 # The structural faults before the duplicates and after them, each as `encode` gives its entries
 # and as `printed` prints them, under a digest of the former (the queue's row names the digests).
 PARTS = ("conflicts.before", "conflicts.after")
+# The key of the queue kept last, under a digest of what the queue reads of each document
+# (`content_key`); and the same for the review list's ranking.
+CONTENT = "conflicts.content"
+REVIEW_CONTENT = "review.content"
 WEIGHED = "conflicts.weighed"  # what the queue's pairs were worked out from (`weighing.Kept`)
 DRAWN = "conflicts.drawn"  # its duplicates' fields that stand still while decisions change (`weighing.DRAWN`)
 REVIEW = "review"  # the review list's ranking (`review`)
 ANSWERED = ("answer.conflicts", "answer.review")  # the answers kept for an unchanged vault (`kept_answers`)
 # Every name this code keeps anything under: what is kept under another (older code's) is deleted
 # when the queue is kept.
-NAMES = (OBJECTS, DUPLICATES, DUPLICATES_PRINTED, *PARTS, WEIGHED, DRAWN, REVIEW, *ANSWERED)
+NAMES = (OBJECTS, DUPLICATES, DUPLICATES_PRINTED, *PARTS, CONTENT, REVIEW_CONTENT, WEIGHED, DRAWN, REVIEW, *ANSWERED)
 
 
 @functools.cache
@@ -205,6 +214,65 @@ def queue_key(
     compatible included."""
     digest = hashlib.sha256(setting_key(reading, native, on, code, compatible).encode())
     update_lines(digest, [f"{d.path}\0{d.id}\0{d.digest}" for d in documents])
+    return digest.hexdigest()
+
+
+# The types whose bodies the queue reads (`conflicts.CLAIM_TYPES`: decisions are weighed against
+# each other, the others compared as duplicates), and the files tiered memory reads rules from
+# (`tiers`: `memory.md`, `projects/`, `domains/`): of any other document, the queue reads no more
+# than its row's `fields` (type, status, title, relations as stated, pairs marked compatible) and
+# its links as resolved.
+BODY_READ = ("decision", "entity", "context", "concept")
+TIER_FILES = ("memory.md", "projects/", "domains/")
+CONTENT_FRESH_MOST = 64  # documents not read from the store (parsed, resolved again) a content key looks up
+
+
+def content_key(documents: Iterable[Document], store: DerivedStore, setting: str) -> str | None:
+    """A digest of what the queue reads of the documents, with `setting` (`setting_key`): each
+    document's path and id, its row's `fields` text and its links as resolved (`resolution_text`),
+    and the digest of its bytes where its type or its path makes the queue read its body
+    (`BODY_READ`, `TIER_FILES`). Two sets of documents with the same key have the same queue, so a
+    change that only moved the body of a note finds the queue kept for the vault as it was.
+
+    Taken from the texts of the rows the open read (before anything splits or decodes them); a
+    document not read from the store (the file changed, or its links were resolved again) gives
+    its row's `fields` as the store now holds them for its digest, and its view's resolved links.
+    None where it cannot be told cheaply: one such document whose body the queue reads, more than
+    CONTENT_FRESH_MOST of them, or one whose row is not the reading in hand."""
+    from ..records.store_rows import StoredDocument, resolution_text
+
+    body_types = tuple(name + "\x1f" for name in BODY_READ)
+    lines: list[str] = []
+    fresh: dict[str, tuple[int, Document]] = {}
+    for doc in documents:
+        found = doc.__dict__
+        fields = found.get("_fields")
+        view = found.get("view")
+        path = doc.path
+        if (
+            type(doc) is StoredDocument
+            and fields
+            and (view is None or (type(view) is str and type(found.get("_resolved")) is str))
+        ):
+            body = found["digest"] if fields.startswith(body_types) or path.startswith(TIER_FILES) else ""
+            lines.append(f"{path}\0{found['id']}\0{fields}\0{found.get('_resolved') or ''}\0{body}")
+            continue
+        if len(fresh) >= CONTENT_FRESH_MOST:
+            return None
+        fresh[path] = (len(lines), doc)
+        lines.append("")
+    if any(doc.type in BODY_READ or path.startswith(TIER_FILES) for path, (_, doc) in fresh.items()):
+        return None
+    if fresh:
+        rows = store.fields_of(list(fresh))
+        for path, (at, doc) in fresh.items():
+            digest, fields = rows.get(path, ("", None))
+            if digest != doc.digest or not fields:
+                return None
+            resolved = resolution_text(doc.view) if doc.view is not None else ""
+            lines[at] = f"{path}\0{doc.id}\0{fields}\0{resolved}\0"
+    digest = hashlib.sha256(f"content\n{setting}\n".encode())
+    update_lines(digest, lines, "surrogatepass")
     return digest.hexdigest()
 
 
@@ -509,17 +577,46 @@ class Asked:
             return ""
         return queue_key(self.documents, self.reading, self.native, self.on, code_fingerprint(), self.compatible)
 
-    def _kept(self, encoded: bool = True) -> str | None:
+    @functools.cached_property
+    def content(self) -> str | None:
+        """`content_key` of the documents as the open read them (asked before anything decodes
+        them); None where there is no store, or it cannot be told cheaply."""
         if self.store is None or self.full:
             return None
-        return kept_queue(self.store, self.key, encoded)
+        return content_key(self.documents, self.store, self.setting)
+
+    def _kept(self, encoded: bool = True) -> str | None:
+        parts = self._kept_parts(encoded)
+        if parts is None:
+            return None
+        return _encoded(parts) if encoded else _printed_whole(parts)
 
     def _kept_queue(self) -> Conflicts | None:
         """The queue kept under this question's key, decoded from its parts; None where none is."""
-        if self.store is None or self.full:
-            return None
-        parts = kept_parts(self.store, self.key)
+        parts = self._kept_parts(encoded=True)
         return decode_parts(parts) if parts is not None else None
+
+    def _kept_parts(self, encoded: bool) -> tuple[str, str, str] | None:
+        """The parts of the queue kept under this question's key, or else of the queue kept for
+        documents the queue reads alike (`content`: a change to the body of a note), which is then
+        kept under this key too; None where neither is."""
+        store = self.store
+        if store is None or self.full:
+            return None
+        found = kept_parts(store, self.key, encoded)
+        if found is not None:
+            return found
+        content = self.content
+        before = store.kept(CONTENT, content) if content is not None else None
+        if not isinstance(before, str):
+            return None
+        found = kept_parts(store, before, encoded)
+        value = store.kept(OBJECTS, before)
+        if found is None or value is None:
+            return None
+        store.keep(OBJECTS, self.key, value)  # naming the same parts, which a reader checks
+        store.keep(CONTENT, content, self.key)
+        return found
 
     def weighing(self) -> weighing.Weighing:
         """The queue's pairs, worked out from what was kept for the vault as it was (the pairs a
@@ -578,6 +675,7 @@ class Asked:
         from ..records.store_rows import read_relations
         from .conflicts import queue_parts
 
+        content = self.content  # before the weighing splits and decodes the rows' texts
         with collector_paused():
             pairs = self.weighing()
             if self.store is not None:  # every document's relations, as the structural checks ask them
@@ -587,6 +685,8 @@ class Asked:
             )
             self._keep_weighing()
             text = keep_queue(self.store, self.key, *parts, encoded=encoded) if self.store is not None else ""
+            if self.store is not None and content is not None:
+                self.store.keep(CONTENT, content, self.key)
         return parts, text
 
     def conflicts(self) -> Conflicts:
@@ -606,7 +706,8 @@ class Asked:
         return self._kept_queue()
 
     def printed(self) -> str:
-        """`printed(self.conflicts())`: as kept under the same key, else worked out and kept."""
+        """`printed(self.conflicts())`: as kept under the same key (or for the same `content`),
+        else worked out and kept."""
         kept = self._kept(encoded=False)
         if kept is not None:
             return kept
