@@ -243,24 +243,27 @@ def content_key(documents: Iterable[Document], store: DerivedStore, setting: str
 
     body_types = tuple(name + "\x1f" for name in BODY_READ)
     lines: list[str] = []
+    append = lines.append
     fresh: dict[str, tuple[int, Document]] = {}
+    stored = StoredDocument
     for doc in documents:
         found = doc.__dict__
         fields = found.get("_fields")
-        view = found.get("view")
-        path = doc.path
-        if (
-            type(doc) is StoredDocument
-            and fields
-            and (view is None or (type(view) is str and type(found.get("_resolved")) is str))
-        ):
-            body = found["digest"] if fields.startswith(body_types) or path.startswith(TIER_FILES) else ""
-            lines.append(f"{path}\0{found['id']}\0{fields}\0{found.get('_resolved') or ''}\0{body}")
-            continue
+        if fields and type(doc) is stored:
+            view = found.get("view")
+            resolved = found.get("_resolved")
+            if view is None or (type(view) is str and type(resolved) is str):
+                path = found["path"]
+                body = found["digest"] if fields.startswith(body_types) or path.startswith(TIER_FILES) else ""
+                append(f"{path}\0{found['id']}\0{fields}\0{resolved or ''}\0{body}")
+                continue
         if len(fresh) >= CONTENT_FRESH_MOST:
             return None
+        path = doc.path
+        if type(doc) is not stored and (doc.type in BODY_READ or path.startswith(TIER_FILES)):
+            return None  # parsed just now (its type at hand): a decision changed, say
         fresh[path] = (len(lines), doc)
-        lines.append("")
+        append("")
     if any(doc.type in BODY_READ or path.startswith(TIER_FILES) for path, (_, doc) in fresh.items()):
         return None
     if fresh:
