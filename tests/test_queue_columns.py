@@ -269,3 +269,20 @@ def test_a_view_left_in_the_store_is_never_another_readings(tmp_path):
     other.write_text(other.read_text("utf-8").replace("Step 2", "Step two"), "utf-8")
     held.refresh()  # this process replaces the record: the document held keeps its view first
     assert second.__dict__["view"] != "" and second.view == plain[second.path]
+
+
+def test_a_store_built_again_keeps_the_views_an_open_left_in_the_old_one(tmp_path):
+    """Building the derived store again from the records in memory (as a damaged one is) reads
+    first every view left in the old store: the new store's rows hold them, and every document
+    still gives its view."""
+    root = tmp_path / "adrs"
+    adr_records(root, 4)
+    plain = {d.path: d.view for d in Vault.open(root, "adr").documents}
+    vault = Vault.open(root, "adr", queue_fields=True)
+    assert all(d.__dict__["view"] == "" for d in vault.documents)
+    changed = root / sorted(plain)[0]
+    changed.write_text(changed.read_text("utf-8").replace("Accepted", "Deprecated"), "utf-8")  # not seen yet
+    vault.index.rebuild_store(vault.store.discard)  # the old store's file deleted
+    assert {d.path: d.view for d in vault.documents} == plain  # as read, the file's new bytes not seen yet
+    assert {path: view is not None for path, (_, view) in vault.store.views().items()} == dict.fromkeys(plain, True)
+    assert Vault.open(root, "adr").get(vault.documents[0].id).view != plain[vault.documents[0].path]

@@ -616,6 +616,7 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
     try:
         meta = _TO_JSON(_encode(doc.meta))
         body = doc.body
+        view = _TO_JSON(doc.view.to_json()) if doc.view is not None else None  # maybe left in the store too
     except (TypeError, ValueError, ConflictError):
         return None
     # None where there are none, as for most files: a warm open reads no text for them.
@@ -625,7 +626,6 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
     # A problem found because of the day (a date in the future) may be gone another day: the row
     # holds until the end of the day it was checked on; any other row holds on every later day.
     until = on.isoformat() if any(p.code in DAY_CODES for p in record.problems) else None
-    view = _TO_JSON(doc.view.to_json()) if doc.view is not None else None
     updated = doc.updated.isoformat() if doc.updated else None
     search = fts_fields(doc)
     files_row = (
