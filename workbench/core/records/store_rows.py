@@ -186,18 +186,19 @@ class StoredDocument(Document):
     @property
     def view(self) -> View | None:
         value = self.__dict__.get("view")
-        if type(value) is str:  # as the store keeps it, JSON text, its links resolved as `_resolved` says
-            if not value:  # left in the store by the open (no view is "")
-                value = self.__dict__["_bodies"].view(self.path, self.digest)
-            if type(value) is str:
-                value = View.from_json(json.loads(value))
-            kept = self._resolved_relations()
-            if kept is not None and value is not None:
-                value = dataclasses.replace(
-                    value, supersedes=kept[0], superseded_by=kept[1], links=tuple(Link(t, x) for t, x in kept[2])
-                )
-            self.__dict__["view"] = value  # two threads may both decode: equal views, either kept
-        return value
+        if type(value) is not str:
+            return value
+        # As the store keeps it, JSON text, its links resolved as `_resolved` says; "" where the
+        # open left it in the store (no view is ""), read from there now.
+        found = self.__dict__["_bodies"].view(self.path, self.digest) if not value else value
+        view = View.from_json(json.loads(found)) if isinstance(found, str) else found
+        kept = self._resolved_relations()
+        if kept is not None and view is not None:
+            view = dataclasses.replace(
+                view, supersedes=kept[0], superseded_by=kept[1], links=tuple(Link(t, x) for t, x in kept[2])
+            )
+        self.__dict__["view"] = view  # two threads may both decode: equal views, either kept
+        return view
 
     @view.setter
     def view(self, value: View | None) -> None:

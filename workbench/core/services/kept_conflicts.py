@@ -274,9 +274,9 @@ def content_key(documents: Iterable[Document], store: DerivedStore, setting: str
                 return None
             resolved = resolution_text(doc.view) if doc.view is not None else ""
             lines[at] = f"{path}\0{doc.id}\0{fields}\0{resolved}\0"
-    digest = hashlib.sha256(f"content\n{setting}\n".encode())
-    update_lines(digest, lines, "surrogatepass")
-    return digest.hexdigest()
+    hashed = hashlib.sha256(f"content\n{setting}\n".encode())
+    update_lines(hashed, lines, "surrogatepass")
+    return hashed.hexdigest()
 
 
 LINES_A_PIECE = 1_000
@@ -611,7 +611,7 @@ class Asked:
             return found
         content = self.content
         before = store.kept(CONTENT, content) if content is not None else None
-        if not isinstance(before, str):
+        if content is None or not isinstance(before, str):
             return None
         found = kept_parts(store, before, encoded)
         value = store.kept(OBJECTS, before)

@@ -207,7 +207,7 @@ def _ranked(index: VaultIndex) -> tuple[list[Document], list[Ranked], int]:
         before = store.kept(REVIEW_CONTENT, content) if content is not None else None
         kept = store.kept(KEPT, before) if isinstance(before, str) else None
         found = _decode(kept if isinstance(kept, str) else None)
-        if found is not None:
+        if found is not None and isinstance(kept, str):
             store.keep(KEPT, kept_key, kept)
     if found is None:
         weighed, decisions = weighed_pairs(index)
