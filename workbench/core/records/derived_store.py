@@ -104,6 +104,7 @@ ROWS_A_QUERY = 3_000  # rows of `kept_rows` read or written by one statement (th
 WRITES_KEPT = 64  # this connection's last writes, remembered so that kept search results can catch up
 Version = tuple[int, int]
 T = TypeVar("T")
+_VIEW_LEFT = "CASE WHEN view IS NULL THEN NULL ELSE '' END"  # a row's view, left in the store (`load`)
 # Parts of a kept result kept as rows of their own, each under a digest of its value
 # (`weighing.Rows`): a change writes the rows it makes, not the whole result.
 _KEPT_ROWS = (
@@ -304,6 +305,10 @@ class DerivedStore:
         (`queue_fields`), which ask every document's: read with the rows, they cost an open of
         10,000 decision records 2-3 ms, where the query of their own (`read_fields`) took 15 ms."""
         columns = ", ".join(LOAD_COLUMNS)
+        if bodies is not None and queue_fields:
+            # The queue's fields hold what it asks of a view: the views' text (4 MB at 10,000
+            # decision records) is left in the store, "" saying that a row holds one.
+            columns = ", ".join(_VIEW_LEFT if name == "view" else name for name in LOAD_COLUMNS)
         if bodies is None:  # the meta and the body read now, after the record's own columns
             columns += ", meta, (SELECT body FROM texts WHERE texts.rowid = files.rowid)"
         elif queue_fields:
@@ -353,6 +358,18 @@ class DerivedStore:
             {},
         )
 
+    def fields_of(self, paths: list[str]) -> dict[str, tuple[str, str | None]]:
+        """{path: (digest, the `fields` column)} of the rows of these paths (a few: one query)."""
+        return self._reading(
+            lambda db: {
+                path: (digest, fields)
+                for path, digest, fields in db.execute(
+                    f"SELECT path, digest, fields FROM files WHERE path IN ({', '.join('?' * len(paths))})", paths
+                )
+            },
+            {},
+        )
+
     def _reading(self, read: Callable[[sqlite3.Connection], T], default: T) -> T:
         """`read` run on the store's connection, its rows taken inside it (a whole-vault read
         iterates its cursor, never holding every row at once); `default` when the store was
@@ -368,17 +385,34 @@ class DerivedStore:
     def meta(self, path: str, digest: str) -> str | None:
         """The meta (JSON text) stored for the file at `path` as read with `digest`; None when the
         store no longer holds that reading."""
+        return self._text_of("meta", path, digest)
+
+    def metas(self) -> dict[str, tuple[str, str]]:
+        """{path: (digest, meta as JSON text)} of every row, in one query."""
+        return self._texts("meta")
+
+    def view(self, path: str, digest: str) -> str | None:
+        """The view (JSON text) stored for the file at `path` as read with `digest`, as `meta`."""
+        return self._text_of("view", path, digest)
+
+    def views(self) -> dict[str, tuple[str, str]]:
+        """{path: (digest, view as JSON text)} of every row that holds one, in one query."""
+        return self._texts("view", "view IS NOT NULL")
+
+    def _text_of(self, column: str, path: str, digest: str) -> str | None:
         row = self._reading(
-            lambda db: db.execute("SELECT meta FROM files WHERE path = ? AND digest = ?", (path, digest)).fetchone(),
+            lambda db: db.execute(
+                f"SELECT {column} FROM files WHERE path = ? AND digest = ?", (path, digest)
+            ).fetchone(),
             None,
         )
         return row[0] if row else None
 
-    def metas(self) -> dict[str, tuple[str, str]]:
-        """{path: (digest, meta as JSON text)} of every row, in one query."""
+    def _texts(self, column: str, where: str = "1") -> dict[str, tuple[str, str]]:
         return self._reading(
             lambda db: {
-                path: (digest, meta) for path, digest, meta in db.execute("SELECT path, digest, meta FROM files")
+                path: (digest, text)
+                for path, digest, text in db.execute(f"SELECT path, digest, {column} FROM files WHERE {where}")
             },
             {},
         )
