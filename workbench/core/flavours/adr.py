@@ -184,6 +184,17 @@ class Adr(Flavour):
     has_status: bool = True
     writes_supersession: bool = True
     reads_loosely: bool = True
+    # adr-tools' `doc/adr`, log4brains' `docs/adr`, MADR's `docs/decisions`, and their kin.
+    home_folders: tuple[str, ...] = (
+        "doc/adr",
+        "docs/adr",
+        "docs/decisions",
+        "docs/architecture/decisions",
+        "doc/architecture/decisions",
+        "architecture/decisions",
+        "adr",
+        "decisions",
+    )
     # The statuses the collection's index (`README.md`, `index.md`) lists in a table, by file or
     # id: a record that states none has the one listed (`adr_index`).
     listed: tuple[tuple[str, str], ...] = ()

@@ -353,6 +353,10 @@ class Flavour:
     # Whether what a file reads as depends on the day it is read (tiered memory's tiers, by age):
     # the derived store's records of an earlier day are then read again, not trusted.
     reads_the_day: bool = False
+    # Where a repository conventionally keeps this flavour's files (`docs/adr`), relative to its
+    # root: a flavour named for a folder that holds none of them at its top opens the first of
+    # these that does (`flavours.choose`).
+    home_folders: tuple[str, ...] = ()
 
     @property
     def reading(self) -> str:
