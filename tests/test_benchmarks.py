@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from workbench import Vault
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -286,3 +288,16 @@ def test_consolidation_benchmark_prints_the_proposals_of_each_sample(tmp_path):
     out = bench("bench_consolidation", str(tmp_path / "vault"), "--every", "2", "1")
     rows = re.findall(r"^\s+(\d+)\s+(\d+)\s+[\d.]+s$", out, re.MULTILINE)
     assert len(rows) == 2 and int(rows[1][1]) >= 1, out  # the sample's flaky notes make a group
+
+
+def test_records_vault_writes_decisions_at_the_top_of_one_collection(tmp_path):
+    source = tmp_path / "collections"
+    for name, folder in (("0001-use-x.md", "one"), ("ADR002-use-y.md", "two"), ("2020-01-02-z.md", "two")):
+        (source / folder).mkdir(parents=True, exist_ok=True)
+        (source / folder / name).write_text(f"# {name}\n\n## Status\n\nAccepted\n\n## Context\n\nSee ADR-002.\n")
+    (source / "one" / "README.md").write_text("# The collection\n")
+    out = bench("records_vault", str(source), str(tmp_path / "vault"), "--size", "7")
+    assert "7 records written" in out
+    vault = Vault.open(tmp_path / "vault", "adr")
+    assert [d.type for d in vault.documents] == ["decision"] * 7
+    assert sorted(d.id for d in vault.documents)[:2] == ["ADR-001", "ADR-002"]
