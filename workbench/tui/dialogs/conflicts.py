@@ -353,8 +353,16 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         self.call_after_refresh(self._fit_ids)
 
     def _width_for_ids(self) -> int:
-        """The width ids are shortened to, so none wraps in the middle of a word in the list."""
-        return max(12, self.query_one("#conflict-list", OptionList).scrollable_content_region.width - 5)
+        """The width ids are shortened to, so none wraps in the middle of a word in the list. Made
+        before the list has its rows, it leaves room for the scrollbar they will bring (a row
+        has three lines at least): made for the list without it, every row was made again once it
+        came."""
+        listing = self.query_one("#conflict-list", OptionList)
+        region = listing.scrollable_content_region
+        width = region.width
+        if not listing.option_count and 3 * min(len(self.conflicts), self.listed) > region.height:
+            width -= listing.styles.scrollbar_size_vertical
+        return max(12, width - 5)
 
     def _fit_ids(self) -> None:
         """Ids shortened to the list's new width (once it is listed)."""
