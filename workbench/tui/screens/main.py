@@ -40,7 +40,7 @@ from ..widgets.viewer import DocumentViewer
 from .conflicts_search import ConflictsSearch
 from .disk_news import DiskNews
 from .main_bindings import MAIN_BINDINGS
-from .messages import ChangeApplied, ConflictsFound, ConflictsStep, DiskChanged, DocumentGone, DocumentRead
+from .messages import ChangeApplied, ConflictsFound, DiskChanged, DocumentGone, DocumentRead
 from .messages import ExternalChange, Failed, PlanReady, VaultOpened, VaultRead
 from .own_writes import OwnWrites
 from .start import Start
@@ -259,10 +259,6 @@ class MainScreen(Screen[None]):
     @on(ConflictsFound)
     def _conflicts_found(self, message: ConflictsFound) -> None:
         self.conflicts_search.found(message.conflicts)
-
-    @on(ConflictsStep)
-    def _conflicts_step(self, message: ConflictsStep) -> None:
-        self.query_one(VaultHeader).looking_step = message.step
 
     @on(DiskChanged)
     def _disk_changed(self, message: DiskChanged) -> None:
