@@ -306,3 +306,24 @@ async def test_a_two_file_preview_keeps_its_buttons_in_sight_at_80x24(sample_cop
             for button in dialog.query(Button):
                 assert screen_rows.contains_region(button.region) and frame.region.contains_region(button.region)
             assert "Apply  y" in screen_text(app) and "Cancel  n" in screen_text(app)
+
+
+async def test_the_conflicts_queue_closed_before_its_frames_are_all_made_says_nothing_wrong(sample_copy: Path):
+    """Closed at any point of its first frames (a key in the same burst as `c`), the queue leaves
+    what it had still to show: it asked a screen whose widgets were gone, and a closed dialog's
+    cancelled worker raised in it, and the app stopped with a traceback."""
+    import asyncio
+
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        main = app.screen
+        for turns in range(16):
+            dialog = ConflictsDialog(main.conflicts or [], main.summary.by_id, verdicts=lambda: [])
+            app.push_screen(dialog)
+            for _ in range(turns):
+                await asyncio.sleep(0)
+            dialog.dismiss(None)
+            await pilot.pause()
+        await settle(pilot)
+        assert app.screen is main

@@ -28,6 +28,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import WorkerCancelled
 
 from ...core import Conflict, Document, Resolution, Verdict
 from ..proposal import Proposal
@@ -366,6 +367,8 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
 
     def _fit_ids(self) -> None:
         """Ids shortened to the list's new width (once it is listed)."""
+        if self._gone:
+            return
         width = self._width_for_ids()
         if not self._listed_once or not (self.conflicts or self.verdicts) or width == self._id_width:
             return
@@ -390,7 +393,15 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
                 return i
         return next((i for i, option in enumerate(options) if option.id not in (None, MORE)), None)
 
+    @property
+    def _gone(self) -> bool:
+        """The dialog was closed before its frames were all made (a key in the same burst as `c`):
+        what was left to show is not shown, on a screen whose widgets are gone."""
+        return not self.query("#conflict-list")
+
     def on_mount(self) -> None:
+        if self._gone:
+            return
         self.query_one("#conflict-list", OptionList).focus()
         # A frame at a time: the dialog's frame, then the list fitted to its width, then the
         # entry to start from shown beside it (its reason, its resolutions, both sides). Made and
@@ -401,6 +412,8 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
     async def _first_shown(self) -> None:
         """The list made for its width, the verdicts read, and a frame later the entry to start
         from highlighted and shown beside the list."""
+        if self._gone:
+            return
         self._id_width = self._width_for_ids()
         key = self._start_key()
         if key is not None and key.isdigit() and int(key) >= self.listed:
@@ -409,8 +422,11 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         self._listed_once = True
         if self.read_verdicts is not None:
             worker = self.run_worker(self._load_verdicts, thread=True, group="conflicts-verdicts")
-            await worker.wait()
-            if worker.result:
+            try:
+                await worker.wait()
+            except WorkerCancelled:  # the dialog closed meanwhile, and its worker with it
+                return
+            if worker.result and not self._gone:
                 self.verdicts, self._found = worker.result
                 self._relist()
                 self.query_one(
@@ -421,6 +437,8 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
 
     async def _start_shown(self, key: str | None) -> None:
         """The entry `key` highlighted and shown beside the list, the chosen button focused."""
+        if self._gone:
+            return
         listing = self.query_one("#conflict-list", OptionList)
         index = self._index_of(key)
         if index is None:
