@@ -14,7 +14,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 from urllib.parse import unquote
 
 from ..vocabulary.files import read_file
@@ -224,34 +224,100 @@ def lifecycle_of(stated: str) -> str | None:
     return None
 
 
-_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
-_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
+_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")  # matched at a line's start
 
 
 def strip_code(text: str) -> str:
     """The text with fenced code blocks and code spans blanked: nothing in code is a link. Line
-    numbers are kept, so what remains can still be pointed at."""
+    numbers are kept, so what remains can still be pointed at.
+
+    A fence's lines are found by one scan of the text for lines that could open or close one,
+    and the spans by substring searches from each backtick, rather than a pattern tried at
+    every line and a pattern with a backreference tried at every character of every span (a
+    quarter of reading a decision record): what is blanked is what those patterns blanked,
+    `tests/test_strip_code.py` holds the two to each other."""
     if "`" not in text and "~~~" not in text:
         return text
-    out: list[str] = []
-    fence: str | None = None
-    for line in text.split("\n"):
-        match = _FENCE.match(line)
-        if fence is None and match:
-            fence = match.group(1)
-            out.append("")
-        elif fence is not None:
-            if (
-                match
-                and match.group(1)[0] == fence[0]
-                and len(match.group(1)) >= len(fence)
-                and not line.strip()[len(match.group(1)) :].strip()
-            ):
-                fence = None
-            out.append("")
-        else:
-            out.append(line)
-    return _SPAN.sub(lambda m: " " * len(m.group(0)), "\n".join(out))
+    if "```" in text or "~~~" in text:
+        text = _blank_fences(text)
+    return _blank_spans(text) if "`" in text else text
+
+
+def _blank_fences(text: str) -> str:
+    """Each fenced block's lines (its fences among them) made empty, the line breaks kept."""
+    pieces: list[str] = []
+    kept = 0  # the text before this is in `pieces`
+    fences = _fence_lines(text)
+    for opening in fences:
+        fence = opening.group(1)
+        end = len(text)  # a block never closed runs to the end
+        for line in fences:  # the fence lines after the opening one, up to the closing one
+            marks = line.group(1)
+            if marks[0] == fence[0] and len(marks) >= len(fence):
+                stop = text.find("\n", line.start())
+                stop = len(text) if stop < 0 else stop
+                if not text[line.start() : stop].strip()[len(marks) :].strip():
+                    end = stop
+                    break
+        start = opening.start()
+        pieces.append(text[kept:start])
+        pieces.append("\n" * text.count("\n", start, end))
+        kept = end
+    if not pieces:
+        return text
+    pieces.append(text[kept:])
+    return "".join(pieces)
+
+
+def _fence_lines(text: str) -> Iterator[re.Match[str]]:
+    """The lines that could open or close a fence, in order: found where three backticks or
+    tildes are, not by a pattern tried at every character (it can start with neither)."""
+    starts: set[int] = set()
+    for marks in ("```", "~~~"):
+        at = text.find(marks)
+        while at >= 0:
+            line = text.rfind("\n", 0, at) + 1
+            if at - line <= 3:
+                starts.add(line)
+            after = text.find("\n", at)  # a later one on this line starts it no sooner
+            at = text.find(marks, after) if after >= 0 else -1
+    for line in sorted(starts):
+        if (match := _FENCE.match(text, line)) is not None:
+            yield match
+
+
+def _blank_spans(text: str) -> str:
+    """Each code span made spaces, as `(`+)(?:(?!\\1).)+?\\1` (dot-all) found them left to right:
+    from a backtick, the run of backticks there, then shorter ones, each closed by the first same
+    run after at least one character that does not begin it."""
+    pieces: list[str] = []
+    kept = 0
+    size = len(text)
+    at = text.find("`")
+    while at >= 0:
+        run = at + 1
+        while run < size and text[run] == "`":
+            run += 1
+        end = -1
+        for length in range(run - at, 0, -1):
+            marks = "`" * length
+            content = at + length
+            if content < size and not text.startswith(marks, content):
+                closing = text.find(marks, content + 1)
+                if closing >= 0:
+                    end = closing + length
+                    break
+        if end < 0:
+            at = text.find("`", at + 1)
+            continue
+        pieces.append(text[kept:at])
+        pieces.append(" " * (end - at))
+        kept = end
+        at = text.find("`", end)
+    if not pieces:
+        return text
+    pieces.append(text[kept:])
+    return "".join(pieces)
 
 
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
