@@ -9,6 +9,8 @@ import functools
 import re
 from dataclasses import dataclass
 
+from .base import lazy_pattern
+
 __all__ = [
     "RecordName",
     "case_blind",
@@ -26,10 +28,10 @@ __all__ = [
 
 # An improvement-proposal collection names its records `hip-1008.md`, `arc-0003.md`, `eip-1559.md`:
 # a short prefix, a dash and the number, maybe a title after it.
-_NUMBERED = re.compile(r"^(?:ADR[-_ ]?(\d{1,4})|(\d{4})|(\d{3}))[-_ ]", re.I)
-_PREFIXED = re.compile(r"^([A-Za-z]{2,5})[-_](\d{1,5})(?=[-_.]|$)")
-_DATED = re.compile(r"^(\d{4})-?(\d{2})-?(\d{2})[-_ ](?:(?:ADR[-_ ]?)?(\d{3,4})[-_ ])?", re.I)
-_REF = re.compile(r"\bADR[-_ ]?(0\d{3}|\d{1,3})\b", re.I)  # ADR-2025 is a year, not a record
+_NUMBERED = lazy_pattern(r"^(?:ADR[-_ ]?(\d{1,4})|(\d{4})|(\d{3}))[-_ ]", re.I)
+_PREFIXED = lazy_pattern(r"^([A-Za-z]{2,5})[-_](\d{1,5})(?=[-_.]|$)")
+_DATED = lazy_pattern(r"^(\d{4})-?(\d{2})-?(\d{2})[-_ ](?:(?:ADR[-_ ]?)?(\d{3,4})[-_ ])?", re.I)
+_REF = lazy_pattern(r"\bADR[-_ ]?(0\d{3}|\d{1,3})\b", re.I)  # ADR-2025 is a year, not a record
 
 
 @dataclass(frozen=True)
@@ -153,10 +155,10 @@ _MONTHS = {
     )
     for name in names.split()
 }
-_YEAR_FIRST = re.compile(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b")
-_YEAR_LAST = re.compile(r"\b(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})\b")
-_DAY_NAMED = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?(?:\s+|-)([A-Za-z]{3,9})\.?,?(?:\s+|-)(\d{4})\b")
-_NAMED_DAY = re.compile(r"\b([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
+_YEAR_FIRST = lazy_pattern(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b")
+_YEAR_LAST = lazy_pattern(r"\b(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})\b")
+_DAY_NAMED = lazy_pattern(r"\b(\d{1,2})(?:st|nd|rd|th)?(?:\s+|-)([A-Za-z]{3,9})\.?,?(?:\s+|-)(\d{4})\b")
+_NAMED_DAY = lazy_pattern(r"\b([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
 
 
 def _date(year: int, month: int | None, day: int) -> dt.date | None:

@@ -12,9 +12,10 @@ from __future__ import annotations
 import datetime as dt
 import posixpath
 import re
+import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 from urllib.parse import unquote
 
 from ..vocabulary.files import read_file
@@ -30,6 +31,7 @@ __all__ = [
     "View",
     "as_list",
     "first_heading",
+    "lazy_pattern",
     "lifecycle_of",
     "markdown_links",
     "path_id",
@@ -222,6 +224,38 @@ def lifecycle_of(stated: str) -> str | None:
         if word in LIFECYCLE_WORDS:
             return str(LIFECYCLE_WORDS[word])
     return None
+
+
+class _LazyPattern:
+    """`lazy_pattern`'s stand-in: compiles its pattern when first asked for a method or attribute."""
+
+    __slots__ = ("_source", "_flags", "_module", "_compiled")
+
+    def __init__(self, source: str, flags: int, module: dict[str, Any]):
+        self._source, self._flags, self._module = source, flags, module
+        self._compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re.compile(self._source, self._flags)
+            for key, value in list(self._module.items()):  # its module's later uses find the pattern itself
+                if value is self:
+                    self._module[key] = compiled
+        return getattr(compiled, name)
+
+    def __repr__(self) -> str:
+        return f"lazy_pattern({self._source!r}, {self._flags!r})"
+
+
+def lazy_pattern(source: str, flags: int = 0) -> re.Pattern[str]:
+    """A module's pattern compiled when first used, not when the module is imported: importing the
+    `adr` flavour compiled 8 ms of patterns, most of them never used by a process that reads one
+    record or none. On its first use the compiled pattern takes the place of the stand-in among
+    its module's names, so each use after costs what a compiled pattern's does; another module
+    that wants one asks for it through that module (`adr_text.STATUS_LINE`), which finds it there."""
+    module = sys._getframe(1).f_globals  # the caller's names: a pattern is made at a module's top level
+    return cast(re.Pattern[str], _LazyPattern(source, flags, module))
 
 
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")  # matched at a line's start
