@@ -118,15 +118,20 @@ def _starting(pattern: re.Pattern, word: str, text: str, lowered: str | None) ->
 def case_blind(text: str) -> str | None:
     """`text` lower-cased, where a lower-case ASCII word is found in it at the places a case-blind
     (`re.I`) pattern finds it in `text`; None where a letter breaks that: `İ` (lower-cased to two
-    characters), and `ı` and `ſ`, which such a pattern reads as `i` and `s`."""
+    characters), and `ı` and `ſ`, which such a pattern reads as `i` and `s`. Beyond ASCII, the
+    text's ASCII image lower-cased (each other character a `?`, at its place): the same words at
+    the same places, made five times quicker, but where the Kelvin sign (read and lower-cased as
+    `k`) is."""
     global _last_blind
     last = _last_blind
     if last[0] is text:  # the same text again: a record's prose is read by several readers
         return last[1]
-    if text.isascii() or not ("\u0130" in text or "\u0131" in text or "\u017f" in text):
-        lowered: str | None = text.lower()
-    else:
-        lowered = None
+    lowered: str | None = None
+    if text.isascii():
+        lowered = text.lower()
+    elif not ("\u0130" in text or "\u0131" in text or "\u017f" in text):
+        kelvin = "\u212a" in text
+        lowered = text.lower() if kelvin else text.encode("ascii", "replace").decode("ascii").lower()
     if len(text) >= 1024:  # kept for the next reader; a short text is lower-cased again at no cost
         _last_blind = (text, lowered)
     return lowered

@@ -129,6 +129,7 @@ class Ids:
         self._ids = ids
         self._folded: dict[str, str] | None = None
         self._by_name: dict[str, list[str]] = {}
+        self._shallowest: dict[str, str] = {}
 
     def _fold(self) -> dict[str, str]:
         """The lookups ignoring case and by name, made at the first link that names no id exactly:
@@ -147,9 +148,15 @@ class Ids:
         if folded is not None:
             return folded
         if by_name:
-            named = self._by_name.get(candidate.rsplit("/", 1)[-1].casefold())
-            if named:
-                return min(named, key=lambda i: (i.count("/"), len(i), i))  # the shallowest, as Obsidian picks
+            name = candidate.rsplit("/", 1)[-1].casefold()
+            shallowest = self._shallowest.get(name)
+            if shallowest is None:
+                named = self._by_name.get(name)
+                if not named:
+                    return None
+                # the shallowest, as Obsidian picks; kept: a name many folders hold is asked for again and again
+                shallowest = self._shallowest[name] = min(named, key=lambda i: (i.count("/"), len(i), i))
+            return shallowest
         return None
 
 
