@@ -287,19 +287,13 @@ def other_links(
     named = {c for r in superseding + tuple(typed) for c in r.candidates} | {own}
     links = typed + [
         link
-        for link in [*map(by_number, body_links(_bare(body, prose), path)), *folder_links(prose, path)]
+        for link in [*map(by_number, body_links(body, path, prose=prose)), *folder_links(prose, path)]
         if link.candidates[0] not in named
     ]
     for number in dict.fromkeys(refs(prose, prefix_of(path))):
         if number not in named:
             links.append(RawLink(LinkType.RELATED_TO.value, (number,), number))
     return links
-
-
-def _bare(body: str, prose: str) -> str:
-    """What to give `body_links` for `body`: it reads the body with its code blanked, `prose`,
-    which where it holds no backtick nor `~~~` blanks nothing again, so it is read as it is."""
-    return prose if "`" not in prose and "~~~" not in prose else body
 
 
 def by_number(link: RawLink) -> RawLink:
