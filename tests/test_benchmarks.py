@@ -279,3 +279,10 @@ def test_the_tui_sessions_sampler_tells_every_stall_even_one_a_call_held_through
 def test_copied_open_benchmark_prints_the_copy_cold_warm_and_another_users_opens():
     out = bench("bench_copied_open", "200", "--runs", "1")
     assert re.search(r"^\s+200\s+1(\s+[\d.]+s/[\d.]+s){4}$", out, re.MULTILINE), out
+
+
+def test_consolidation_benchmark_prints_the_proposals_of_each_sample(tmp_path):
+    shutil.copytree(ROOT / "sample_vault", tmp_path / "vault")
+    out = bench("bench_consolidation", str(tmp_path / "vault"), "--every", "2", "1")
+    rows = re.findall(r"^\s+(\d+)\s+(\d+)\s+[\d.]+s$", out, re.MULTILINE)
+    assert len(rows) == 2 and int(rows[1][1]) >= 1, out  # the sample's flaky notes make a group

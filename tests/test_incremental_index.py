@@ -384,3 +384,61 @@ def test_a_warm_open_gives_a_number_back_to_the_file_that_held_its_fallback(tmp_
     warm = Vault.open(disk.root, "adr")
     assert not any(p.code == "id-shared" for p in warm.problems)
     assert indexed(warm) == indexed(reopened(disk.root, tmp_path / "fresh", "adr"))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 100_000), st.sampled_from(["adr", "memory"]))
+def test_a_walk_in_a_vault_kept_open_settles_ids_as_a_cold_open(tmp_path_factory, seed, kind):
+    """A walk of a vault kept open (`refresh`) keeps the records of unchanged files as the last
+    settling left them (a fallback id, a duplicate's problem) and settles again only the files
+    that may change: when the file that took a number or an id goes away or changes, the one
+    that gave way must take it back, as an open of a copy with no store gives it."""
+    rng = random.Random(seed)
+    paths, text_of, flavour = (ADR_PATHS, adr_text, "adr") if kind == "adr" else (PATHS, memory_core_text, None)
+    disk = Disk(tmp_path_factory.mktemp("vault"))
+    scratch = tmp_path_factory.mktemp("fresh")
+    for path in rng.sample(paths, 5):
+        disk.write(path, text_of(rng))
+    vault = Vault.open(disk.root, flavour)
+    vault.graph()
+    for _ in range(6):
+        present = [p for p in paths if disk.exists(p)]
+        absent = [p for p in paths if not disk.exists(p)]
+        change = rng.choice(["rewrite", "add", "remove", "rename"])
+        if change == "rewrite" and present:
+            disk.write(rng.choice(present), text_of(rng))
+        elif change == "add" and absent:
+            disk.write(rng.choice(absent), text_of(rng))
+        elif change == "remove" and present:
+            disk.delete(rng.choice(present))
+        elif change == "rename" and present and absent:
+            old, new = rng.choice(present), rng.choice(absent)
+            (disk.root / new).parent.mkdir(parents=True, exist_ok=True)
+            (disk.root / old).rename(disk.root / new)
+        vault.refresh()
+        assert indexed(vault) == indexed(reopened(disk.root, scratch, flavour)), change
+        # Why the walk may skip a file with no problem: settling never leaves one invalid, or on
+        # an id other than the one it claims, without a problem saying so.
+        ownership = vault.index._ownership
+        for record in vault.records:
+            doc = record.document
+            assert record.problems or (doc.valid is True and doc.id == ownership.claim(record)), record.path
+
+
+@pytest.mark.parametrize("change", ["remove", "rename"])
+def test_a_walk_in_a_vault_kept_open_gives_a_number_back(tmp_path, change):
+    """The file that held its fallback id while another took its number takes the number back
+    at the next walk, though the file itself did not change."""
+    disk = Disk(tmp_path / "vault")
+    disk.write("0001-first.md", "# First\n\n## Status\n\nAccepted\n")
+    disk.write("0003-clash.md", "# Clash\n\n## Status\n\nProposed\n")
+    disk.write("0003-third.md", "# Third\n\n## Status\n\nAccepted\n\nSee ADR-0001.\n")
+    vault = Vault.open(disk.root, "adr")
+    assert vault.index.owners()["ADR-003"] == "0003-clash.md"
+    if change == "remove":
+        disk.delete("0003-clash.md")
+    else:
+        (disk.root / "0003-clash.md").rename(disk.root / "0009-clash.md")
+    vault.refresh()
+    assert vault.index.owners().get("ADR-003") == "0003-third.md"
+    assert not any(p.code == "id-shared" for p in vault.problems)

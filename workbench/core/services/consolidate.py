@@ -36,31 +36,50 @@ class Group:
 
 
 def consolidation_groups(documents: Iterable[Document], minimum: int = 3) -> list[Group]:
-    """Proposals, largest first; a note may appear in a tag group and a link group."""
+    """Proposals, largest first; a note may appear in a tag group and a link group.
+
+    Each tag group's canonical document is found by counting its own notes' links, and a tag group
+    holding the same notes as a link group is found by its set of notes: asking every link target
+    of every tag group took minutes at 100,000 documents."""
     documents = list(documents)
     notes = [d for d in documents if d.type == DocType.NOTE and d.status in LIVE]
     canonical = {d.id: d for d in documents if d.type in CANONICAL_TYPES and d.status in LIVE}
     by_tag: dict[str, list[str]] = {}
     by_link: dict[str, list[str]] = {}
+    targets_of: dict[str, set[str]] = {}  # a note's id -> the canonical documents it links to
     for note in notes:
         for tag in note.tags:
             by_tag.setdefault(tag, []).append(note.id)
-        for target in {l.target for l in note.links if l.target in canonical}:
+        targets = {l.target for l in note.links if l.target in canonical}
+        if targets:
+            targets_of.setdefault(note.id, set()).update(targets)
+        for target in targets:
             by_link.setdefault(target, []).append(note.id)
     groups: list[Group] = []
+    linked: set[frozenset[str]] = set()  # the notes of each link group
+    canonical_by_tag: dict[str, str] | None = None  # a tag -> the first canonical document carrying it
     for target, ids in by_link.items():
         if len(ids) >= minimum:
             groups.append(Group("link", target, sorted(ids), target))
+            linked.add(frozenset(ids))
     for tag, ids in by_tag.items():
         if len(ids) >= minimum:
-            members = set(ids)
+            members = frozenset(ids)
             # The canonical document most of the group links to, if any; else one carrying the tag.
-            counts = {t: sum(1 for n in ids if t in by_link and n in by_link[t]) for t in by_link}
-            best = max(counts, key=lambda t: (counts[t], t)) if counts and max(counts.values()) else None
+            counts: dict[str, int] = {}
+            for note_id in ids:  # as often as the note is listed under the tag (a note lists a tag once)
+                for target in targets_of.get(note_id, ()):
+                    counts[target] = counts.get(target, 0) + 1
+            best = max(counts, key=lambda t: (counts[t], t)) if counts else None
             if best is None:
-                tagged = sorted(d.id for d in canonical.values() if tag in d.tags)
-                best = tagged[0] if tagged else None
-            if not any(g.reason == "link" and set(g.notes) == members for g in groups):
+                if canonical_by_tag is None:  # a document's tags are read from its frontmatter: once
+                    canonical_by_tag = {}
+                    for doc in canonical.values():
+                        for each in set(doc.tags):
+                            known = canonical_by_tag.get(each)
+                            canonical_by_tag[each] = doc.id if known is None else min(known, doc.id)
+                best = canonical_by_tag.get(tag)
+            if members not in linked:
                 groups.append(Group("tag", tag, sorted(ids), best))
     groups.sort(key=lambda g: (-len(g.notes), g.reason, g.key))
     return groups
