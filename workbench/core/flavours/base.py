@@ -272,10 +272,10 @@ def strip_code(text: str) -> str:
     """The text with fenced code blocks and code spans blanked: nothing in code is a link. Line
     numbers are kept, so what remains can still be pointed at.
 
-    A fence's lines are found by one scan of the text for lines that could open or close one,
-    and the spans by substring searches from each backtick, rather than a pattern tried at
-    every line and a pattern with a backreference tried at every character of every span (a
-    quarter of reading a decision record): what is blanked is what those patterns blanked,
+    Fences are looked for only on lines where three backticks or tildes are, and spans by
+    substring searches from each backtick, rather than by a pattern tried at every line and one
+    with a backreference tried at every character of every span (a quarter of the `adr`
+    flavour's reading of a record): what is blanked is what those patterns blanked, and
     `tests/test_strip_code.py` holds the two to each other."""
     if "`" not in text and "~~~" not in text:
         return text
