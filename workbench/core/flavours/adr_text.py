@@ -165,16 +165,17 @@ def plain_start(text: str) -> str:
 
 def status_text(body: str) -> tuple[str, int | None]:
     """The status as the record states it, and the body line it is on (0-based), or ("", None)."""
-    lines = body.split("\n")
-    for index, line in enumerate(lines):
-        if "#" in line and _STATUS_SECTION.match(line.strip()):
-            for offset in range(index + 1, min(index + 12, len(lines))):
-                text = lines[offset].strip()
-                if text.startswith("#"):
-                    break
-                if text and not text.startswith(("<!--", "---")):
-                    return plain(text), offset
-            return "", None
+    section = _status_section(body)
+    if section is not None:
+        index, after = section
+        for offset, line in enumerate(after, index + 1):
+            text = line.strip()
+            if text.startswith("#"):
+                break
+            if text and not text.startswith(("<!--", "---")):
+                return plain(text), offset
+        return "", None
+    lines = body.split("\n", TOP_LINES)
     for index, line in enumerate(lines[:TOP_LINES]):
         match = STATUS_LINE.match(line)
         if match and not line.lstrip().startswith("#"):
@@ -184,6 +185,30 @@ def status_text(body: str) -> tuple[str, int | None]:
             match = STATUS_HEADING.match(line)
             return (plain(match.group(1)), index) if match else ("", None)
     return "", None
+
+
+def _status_section(body: str) -> tuple[int, list[str]] | None:
+    """The first `## Status` heading's line (0-based) and the eleven lines after it, or None.
+    Only the lines where the lower-cased body has `status` are tried (`case_blind`), not every line."""
+    lowered = case_blind(body)
+    if lowered is None:  # a letter the lower-casing does not read as the pattern does: every line
+        lines = body.split("\n")
+        for index, line in enumerate(lines):
+            if "#" in line and _STATUS_SECTION.match(line.strip()):
+                return index, lines[index + 1 : index + 12]
+        return None
+    at = lowered.find("status")
+    while at >= 0:
+        start = body.rfind("\n", 0, at) + 1
+        end = body.find("\n", at)
+        line = body[start:] if end < 0 else body[start:end]
+        if "#" in line and _STATUS_SECTION.match(line.strip()):
+            after = [] if end < 0 else body[end + 1 :].split("\n", 11)[:11]
+            return body.count("\n", 0, start), after
+        if end < 0:
+            return None
+        at = lowered.find("status", end + 1)  # past the line break: the next line
+    return None
 
 
 def statement_lines(body: str) -> list[str]:

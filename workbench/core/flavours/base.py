@@ -394,9 +394,12 @@ def markdown_links(text: str, from_path: str) -> list[tuple[tuple[str, ...], str
     return found
 
 
+_HEADING = re.compile(r"#\s+(.+?)\s*#*\s*$")  # matched at a line's start
+
+
 def first_heading(body: str) -> str | None:
     for line in body.split("\n", 200)[:200]:
-        match = re.match(r"^#\s+(.+?)\s*#*\s*$", line)
+        match = _HEADING.match(line) if line[:1] == "#" else None  # not the `re` module's cache asked at each line
         if match:
             return match.group(1).strip()
     return None
