@@ -7,6 +7,7 @@ checked on a later day than the clock now says."""
 from __future__ import annotations
 
 import datetime as dt
+import os
 
 from workbench import Vault
 from workbench.core import index as index_module
@@ -92,3 +93,27 @@ def test_a_store_built_again_in_place_is_the_one_the_next_open_reads(sample_copy
     vault.index.store.close()
     again = Vault.open(sample_copy)
     assert all(type(r.document) is StoredDocument for r in again.index.records)
+
+
+def test_a_store_built_again_the_next_day_keeps_no_tier_of_the_day_before(tmp_path, monkeypatch):
+    """A tiered vault kept open past midnight, its store built again (a forget, a damaged file):
+    the records in memory were read the day before, so the rows made of them must not be trusted
+    as today's, or the next open shows yesterday's tiers."""
+    root = tmp_path / "tiers"
+    root.mkdir()
+    (root / "memory.md").write_text("# Memory\n\nHot things.\n", "utf-8")
+    alpha = root / "alpha.md"
+    alpha.write_text("# Alpha\n\nOld things.\n", "utf-8")
+    day = dt.date(2026, 6, 1)
+    stamp = dt.datetime.combine(day - dt.timedelta(days=90), dt.time(12)).timestamp()
+    os.utime(alpha, (stamp, stamp))  # 90 days old that day: warm; one day later, cold
+    monkeypatch.setattr(index_module, "today", lambda: day)
+    monkeypatch.setattr(loading, "today", lambda: day)
+    vault = Vault.open(root, "tiered")
+    assert vault.get("alpha").status == "active"  # warm
+    later = day + dt.timedelta(days=1)
+    monkeypatch.setattr(index_module, "today", lambda: later)
+    monkeypatch.setattr(loading, "today", lambda: later)
+    vault.index.renew_store()
+    vault.index.store.close()
+    assert Vault.open(root, "tiered").get("alpha").status == "archived"  # cold

@@ -95,3 +95,16 @@ def test_an_answer_kept_in_one_zone_is_not_given_in_another(tmp_path):
     ways = [_quick(tmp_path, vault, UTC)[1] for _ in range(3)]
     assert ways[0] == "opened" and "kept" in ways[1:]  # kept once a walk finds the files settled
     assert _quick(tmp_path, vault, TOKYO)[1] == "opened"
+
+
+def test_an_epoch_date_is_the_curators_day_as_a_file_time_is(tmp_path):
+    """Dendron writes `updated` as epoch milliseconds: a moment, with no zone of its own. It is
+    dated in the local zone, as a file's time is and as Dendron shows it, not in UTC."""
+    vault = tmp_path / "dendron"
+    vault.mkdir()
+    (vault / "dendron.yml").write_text("version: 5\n", "utf-8")
+    (vault / "root.md").write_text(
+        f"---\nid: root\ntitle: Root\ndesc: ''\nupdated: {LATE * 1000}\ncreated: {LATE * 1000}\n---\n# Root\n", "utf-8"
+    )
+    assert _open(tmp_path, vault, UTC, "dendron")["updated"]["root.md"] == "2026-03-31"
+    assert _open(tmp_path, vault, TOKYO, "dendron")["updated"]["root.md"] == "2026-04-01"

@@ -114,6 +114,9 @@ class VaultIndex:
         self.recovery_notes: list[str] = []
         self.writer = ChangeWriter(root, self.state_dir, self.lock, self.log_path, self.recovery_notes)
         self._records: dict[str, Record] = {}
+        # The first day any record in memory was read on: a store built again from them keeps their
+        # rows for that day, not today (a file's reading may follow the day: tiers by age).
+        self._read_since: dt.date | None = None
         self._ownership = IdOwnership(flavour)  # which file owns which id
         self._relation_problems: list[Problem] | None = None
         self._symlinks: list[str] = []
@@ -174,7 +177,9 @@ class VaultIndex:
     def _load(self, walk: Walk, cached: dict[str, Record] | None = None, on: dt.date | None = None) -> None:
         """Bring the records in line with the walk (`loading.bring_in_line`), then the ids; `on`:
         the day `cached` was read for."""
-        moved = bring_in_line(self._records, walk, cached or {}, self.store, self.root, self.flavour, self.bodies, on)
+        day = on or today()
+        self._read_since = day if self._read_since is None else min(self._read_since, day)
+        moved = bring_in_line(self._records, walk, cached or {}, self.store, self.root, self.flavour, self.bodies, day)
         seen = (walk.symlinks, walk.not_pages, walk.specials, walk.unreadable)
         moved = moved or seen != (self._symlinks, self._not_pages, self._specials, self._unreadable)
         self._symlinks, self._not_pages, self._specials, self._unreadable = seen
@@ -632,7 +637,7 @@ class VaultIndex:
         )
         self.bodies.store = self.store
         with self.store.bulk():
-            self.store.save(self.records, [], today())
+            self.store.save(self.records, [], self._read_since or today())
 
     def store_path(self) -> Path | None:
         """Where the derived store lives: `.workbench/index.sqlite`, or nowhere (in memory) when a

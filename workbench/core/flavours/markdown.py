@@ -111,7 +111,8 @@ def tags_of(meta: dict[str, Any], body: str = "") -> tuple[str, ...]:
 
 def date_of(value: Any) -> dt.date | None:
     """The date a frontmatter value states: a date, a date and time (YAML's or an ISO 8601 string,
-    as memoryfield and OKF write them), or epoch seconds or milliseconds (Dendron)."""
+    as memoryfield and OKF write them, on the day it states), or epoch seconds or milliseconds
+    (Dendron): a moment, dated in the local zone as a file's time is and as Dendron shows it."""
     if isinstance(value, dt.datetime):
         return value.date()
     if isinstance(value, str) and len(value) > 10 and re.fullmatch(r"\d{4}-\d{2}-\d{2}[T ].+", value):
@@ -122,7 +123,7 @@ def date_of(value: Any) -> dt.date | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         seconds = value / 1000 if value > 10_000_000_000 else value  # epoch milliseconds or seconds
         try:
-            return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).date()
+            return dt.datetime.fromtimestamp(seconds).date()
         except (OverflowError, OSError, ValueError):
             return None
     return as_date(value)
