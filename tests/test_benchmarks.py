@@ -286,3 +286,33 @@ def test_consolidation_benchmark_prints_the_proposals_of_each_sample(tmp_path):
     out = bench("bench_consolidation", str(tmp_path / "vault"), "--every", "2", "1")
     rows = re.findall(r"^\s+(\d+)\s+(\d+)\s+[\d.]+s$", out, re.MULTILINE)
     assert len(rows) == 2 and int(rows[1][1]) >= 1, out  # the sample's flaky notes make a group
+
+
+def test_each_cold_open_of_the_speed_benchmark_starts_without_a_store(tmp_path, monkeypatch):
+    """A vault of another format keeps its derived store in the user's cache, not in `.workbench/`:
+    each cold open `bench_speed` times must start without it, or every round after the first is
+    a warm open that the best of the rounds then reports as cold."""
+    from tests.benchmarks import bench_speed
+    from workbench.core import flavours
+    from workbench.core.records.walk import state_dir_for
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "decisions"
+    root.mkdir()
+    for number in range(1, 6):
+        (root / f"{number:04d}-choice-{number}.md").write_text(
+            f"# {number}. Choice {number}\n\nDate: 2024-01-0{number}\n\n## Status\n\nAccepted\n\n## Context\n\nWhy.\n",
+            "utf-8",
+        )
+    state = state_dir_for(root, flavours.get("adr"))
+    found: list[bool] = []
+    timed = bench_speed.timed
+
+    def noting(script: str, *args: str):
+        if script == bench_speed.OPEN_SCRIPT:
+            found.append(state.exists())
+        return timed(script, *args)
+
+    monkeypatch.setattr(bench_speed, "timed", noting)
+    bench_speed.processes(root, "adr", 2, False)
+    assert found == [False, True, False, True]  # each round: a cold open, then a warm one

@@ -993,3 +993,50 @@ def test_a_broken_settings_file_is_a_problem_named_by_check_not_a_failure_to_ope
     (b.root / ".workbench.yaml").write_text(text)
     problems = [p for p in Vault.open(b.root).problems if p.code == "config-invalid"]
     assert len(problems) == 1 and problems[0].path == ".workbench.yaml" and said in problems[0].message
+
+
+def _repository_with_records(root, folder: str = "docs/adr"):
+    """A code repository keeping its decision records where its tools put them."""
+    records = root / folder
+    records.mkdir(parents=True)
+    (root / "README.md").write_text("# The service\n\nHow to build it.\n")
+    (root / "CHANGELOG.md").write_text("# Changes\n\n- First.\n")
+    for n, (title, status) in enumerate(
+        [("Record decisions", "Accepted"), ("Use Postgres", "Superseded by ADR-0003"), ("Use SQLite", "Accepted")], 1
+    ):
+        (records / f"{n:04d}-{title.lower().replace(' ', '-')}.md").write_text(
+            f"# {n}. {title}\n\n## Status\n\n{status}\n\n## Context\n\nWhy.\n"
+        )
+    return records
+
+
+@pytest.mark.parametrize("folder", ["doc/adr", "docs/adr", "docs/decisions"])
+def test_a_repository_opened_as_decision_records_opens_where_it_keeps_them(tmp_path, folder):
+    """Named as decision records, a repository's root (its records a level or two down, where
+    adr-tools, log4brains or MADR put them) opens that folder: read from the root, every record
+    was a plain note and no supersession was seen."""
+    records = _repository_with_records(tmp_path, folder)
+    vault = Vault.open(tmp_path, "adr")
+    assert vault.root == records.resolve()
+    assert sorted(d.type for d in vault.documents) == ["decision"] * 3
+    assert vault.get("ADR-002").status == "superseded"
+    assert main(["--vault", str(tmp_path), "--flavour", "adr", "show", "ADR-003"]) == 0
+
+
+def test_a_repository_not_named_as_decision_records_is_read_as_it_is(tmp_path):
+    _repository_with_records(tmp_path)
+    vault = Vault.open(tmp_path)  # detected: its own Markdown, the records among the rest
+    assert vault.root == tmp_path.resolve() and vault.index.flavour.name == "markdown"
+
+
+def test_a_collection_at_the_top_is_opened_where_it_is_and_a_link_is_not_followed(tmp_path):
+    top = tmp_path / "top"
+    _repository_with_records(top, ".")  # records at the top: the folder itself
+    (top / "docs" / "adr").mkdir(parents=True)
+    assert Vault.open(top, "adr").root == top.resolve()
+    elsewhere = tmp_path / "elsewhere"
+    _repository_with_records(elsewhere, "docs/adr")
+    repo = tmp_path / "repo"
+    (repo / "docs").mkdir(parents=True)
+    (repo / "docs" / "adr").symlink_to(elsewhere / "docs" / "adr")  # a folder outside the repository
+    assert Vault.open(repo, "adr").root == repo.resolve()

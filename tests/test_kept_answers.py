@@ -416,3 +416,26 @@ def test_the_quick_commands_run_without_the_cyclic_collector_and_give_it_back(sa
         assert len(collections) > before and junk
     finally:
         gc.callbacks.remove(counted)
+
+
+def test_the_entries_handed_to_the_open_answer_without_their_folder(sample_copy, tmp_path):
+    """The fingerprint lists each folder through a descriptor it closes after: every entry it
+    hands to the open answers what the open asks (its kind, its stat) from what it cached, the
+    stat of the file at that path; a folder given up half way (a symlink found in it) is not
+    handed over, as its later entries cached nothing."""
+    (sample_copy / "notes").mkdir(exist_ok=True)
+    (sample_copy / "notes" / "a-later-file.md").write_text("x\n", "utf-8")
+    fingerprint = Fingerprint(str(sample_copy), None, ("conflicts", False))
+    assert fingerprint.listing and not fingerprint.doubt
+    for folder, entries in fingerprint.listing.items():
+        for entry in entries:
+            full = os.path.join(folder, entry.name)
+            st = os.lstat(full)
+            assert entry.is_dir(follow_symlinks=False) == os.path.isdir(full)
+            assert not entry.is_symlink()
+            if entry.is_file(follow_symlinks=False):
+                cached = entry.stat(follow_symlinks=False)
+                assert (cached.st_ino, cached.st_size, cached.st_mtime_ns) == (st.st_ino, st.st_size, st.st_mtime_ns)
+    os.symlink(sample_copy / "notes" / "a-later-file.md", sample_copy / "notes" / "0-link.md")
+    doubtful = Fingerprint(str(sample_copy), None, ("conflicts", False))
+    assert doubtful.doubt and str(sample_copy / "notes") not in doubtful.listing

@@ -242,7 +242,7 @@ def test_a_kept_queue_is_printed_without_importing_what_works_one_out(sample_cop
 
 def test_faults_printed_by_the_last_queue_are_reused_only_for_the_same_entries_and_code(sample_copy, monkeypatch):
     """After a change the structural faults are mostly the same entries: their printed text is
-    taken from the queue kept last (whatever its key), never where the entries differ or another
+    taken as kept (neither printed nor written again), never where the entries differ or another
     code printed them, and the queue printed is always what printing it whole gives."""
     vault = Vault.open(sample_copy)
     faults = [c for c in vault.conflicts() if c.kind != "duplicate"]
@@ -254,12 +254,35 @@ def test_faults_printed_by_the_last_queue_are_reused_only_for_the_same_entries_a
     store = vault.store
     assert kept_conflicts.keep_queue(store, "first", faults, [], []) == whole
     printed.clear()
+    written: list[str] = []
+    keep = store.keep
+    monkeypatch.setattr(store, "keep", lambda name, key, value: written.append(name) or keep(name, key, value))
     assert kept_conflicts.keep_queue(store, "second", faults, [], []) == whole
-    assert printed == []  # every part taken as the last queue printed it
+    assert printed == []  # every part taken as kept
+    assert written == [kept_conflicts.OBJECTS]  # and no part written again
     fewer = faults[1:]
     assert kept_conflicts.keep_queue(store, "third", fewer, [], []) == kept_conflicts.printed(Conflicts(fewer))
     assert printed == [1]  # the faults differ: printed again
-    digest, *encoded, _, _, code = marshal.loads(store.kept(kept_conflicts.OBJECTS, "third"))
-    store.keep(kept_conflicts.OBJECTS, "planted", marshal.dumps((digest, *encoded, "wrong", "wrong", "other code")))
+    _, before, _ = marshal.loads(store.kept(kept_conflicts.OBJECTS, "third"))
+    name = kept_conflicts.PARTS[0]
+    digest, text, _, code = marshal.loads(store.kept(name, before))
+    store.keep(name, before, marshal.dumps((digest, text, "wrong", "other code")))
     assert kept_conflicts.keep_queue(store, "fourth", fewer, [], []) == kept_conflicts.printed(Conflicts(fewer))
-    assert printed == [1, 1, 1]  # another code's: both parts printed again
+    assert printed == [1, 1]  # another code's: printed again
+
+
+def test_a_queue_whose_parts_another_kept_since_is_not_read(sample_copy):
+    """The faults are kept under names one queue at a time holds: a queue kept under one key,
+    then another's faults kept under the same names, is no longer read under the first key (it
+    would print the other's faults), and is worked out again."""
+    vault = Vault.open(sample_copy)
+    faults = [c for c in vault.conflicts() if c.kind != "duplicate"]
+    store = vault.store
+    kept_conflicts.keep_queue(store, "first", faults, [], [])
+    assert kept_conflicts.kept_queue(store, "first", encoded=False) == kept_conflicts.printed(Conflicts(faults))
+    kept_conflicts.keep_queue(store, "second", faults[1:], [], faults[:1])
+    assert kept_conflicts.kept_queue(store, "first", encoded=False) is None
+    assert kept_conflicts.kept_parts(store, "first") is None
+    assert kept_conflicts.kept_queue(store, "second", encoded=False) == kept_conflicts.printed(
+        Conflicts(faults[1:] + faults[:1])
+    )

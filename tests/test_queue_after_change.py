@@ -278,3 +278,112 @@ def test_real_decision_records_after_each_kind_of_change(kind, tmp_path_factory,
     records = adr_records(root)
     assert len(records) > 100
     followed(root, capsys, lambda: ADR_CHANGES[kind](records), ADR, exact=kind == "status")
+
+
+def a_note(root: Path) -> Path:
+    """The file of a document whose body the queue never reads (a note: neither weighed, compared
+    as a duplicate, nor a tier's rules), that names no relation."""
+    doc = next(
+        d
+        for d in Vault.open(root).documents
+        if d.type not in kept_conflicts.BODY_READ
+        and not d.path.startswith(kept_conflicts.TIER_FILES)
+        and not (d.links or d.supersedes or d.superseded_by)
+    )
+    return root / doc.path
+
+
+def counted_work(monkeypatch) -> list[int]:
+    """Each time the queue is worked out (rather than read as kept), a 1."""
+    worked: list[int] = []
+    real = kept_conflicts.Asked._worked_out
+    monkeypatch.setattr(
+        kept_conflicts.Asked, "_worked_out", lambda self, *a, **k: worked.append(1) or real(self, *a, **k)
+    )
+    return worked
+
+
+def test_a_note_body_edited_answers_with_the_queue_kept_for_the_same_content(root, capsys, monkeypatch):
+    """The body of a note is nothing the queue reads: the queue kept for the vault as it was is
+    printed (nothing worked out), under the documents' new key too, and it is what a vault read
+    from nothing prints."""
+    note = a_note(root)
+    answers(root, capsys)
+    with note.open("a", encoding="utf-8") as file:
+        file.write("\nThe retry budget was raised to 7 attempts after the outage review.\n")
+    worked = counted_work(monkeypatch)
+    conflicts = printed(root, capsys, "conflicts")
+    assert worked == []
+    assert Vault.open(root).kept_conflicts() is not None  # kept under the documents' key now
+    weighed: list[int] = []
+    real = kept_conflicts.Asked.weighed
+    monkeypatch.setattr(kept_conflicts.Asked, "weighed", lambda self: weighed.append(1) or real(self))
+    with note.open("a", encoding="utf-8") as file:
+        file.write("\nAnd once more.\n")
+    review = printed(root, capsys, "review")
+    assert weighed == []  # the ranking kept for the same content
+    assert (conflicts, review) == from_nothing(root, capsys)
+
+
+NOTE_EDITS = [
+    ("status", "superseded"),  # superseded, naming no successor
+    ("superseded_by", "[mem-note-nowhere]"),  # active, naming a successor
+    ("type", "decision"),  # weighed from now on
+    ("title", "Another title altogether"),
+    ("links", "[{type: related_to, target: mem-note-nowhere}]"),
+]
+
+
+@pytest.mark.parametrize("key, value", NOTE_EDITS, ids=[key for key, _ in NOTE_EDITS])
+def test_a_notes_field_changed_is_worked_out_again(root, capsys, monkeypatch, key, value):
+    """A change to what the queue reads of a note (its type, status, title, relations) gives
+    another content: the queue is worked out, never the one kept for the note as it was."""
+    note = a_note(root)
+    answers(root, capsys)
+    set_field(note, key, value)
+    with note.open("a", encoding="utf-8") as file:
+        file.write("\nAnd its body changed too.\n")
+    worked = counted_work(monkeypatch)
+    conflicts = printed(root, capsys, "conflicts")
+    assert worked == [1]
+    assert conflicts == from_nothing(root, capsys)[0]
+
+
+def test_the_content_key_holds_the_bodies_the_queue_reads(builder):
+    """Of a decision, any document of a type compared as a duplicate, and a tier's file, the
+    bytes are part of the content key; of a note, its fields alone. The types and the tier files
+    named are the queue's own."""
+    from workbench.core.services import conflicts, tiers
+
+    assert set(kept_conflicts.BODY_READ) == {str(t) for t in conflicts.CLAIM_TYPES}
+    assert kept_conflicts.TIER_FILES == (tiers.HOT, *tiers._TIER_FOLDERS)
+    from tests.vault_builders import doc_text
+
+    builder.add("mem-note-plain", body="A note.\n")
+    builder.add("mem-decision-one", body="A decision.\n")
+    builder.add("mem-entity-one", body="An entity.\n")
+    builder.raw("projects/mem-note-rules.md", doc_text("mem-note-rules", body="- semicolons: no\n"))
+
+    def key() -> str | None:
+        vault = Vault.open(builder.root, queue_fields=True)
+        queue = vault._queue(False)
+        return kept_conflicts.content_key(vault.documents, vault.store, queue.setting)
+
+    Vault.open(builder.root)
+    first = key()
+    assert first is not None and key() == first
+    seen = {first}
+    for doc_id in ("mem-note-plain", "mem-decision-one", "mem-entity-one", "mem-note-rules"):
+        path = next(builder.root.rglob(f"{doc_id}.md"))
+        with path.open("a", encoding="utf-8") as file:
+            file.write("\nMore words.\n")
+        # Where the file changed is one whose body is read, the change is not told cheaply (None:
+        # worked out); the next open reads its row, and its new bytes give another content.
+        assert key() is None or doc_id == "mem-note-plain"
+        now = key()
+        assert now is not None
+        if doc_id == "mem-note-plain":
+            assert now in seen  # a note's body: the same content
+        else:
+            assert now not in seen, doc_id
+        seen.add(now)

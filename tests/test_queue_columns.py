@@ -206,3 +206,83 @@ def test_a_warm_open_of_decision_records_resolves_their_links_without_reading_bo
     assert all(type(d) is StoredDocument and meta_unread(d) and d.__dict__.get("body") is None for d in warm)
     assert [d.view for d in warm] == [d.view for d in parsed]
     assert warm == parsed
+
+
+def adr_records(root: Path, count: int = 3) -> None:
+    """`count` decision records, each superseding the one before it and linking to it."""
+    for number in range(1, count + 1):
+        before = f"Supersedes [ADR {number - 1}](000{number - 1}-step-{number - 1}.md).\n" if number > 1 else ""
+        path = root / "doc" / "adr" / f"000{number}-step-{number}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            f"# {number}. Step {number}\n\nDate: 2024-01-0{number}\n\n## Status\n\nAccepted\n\n## Context\n\n{before}"
+        )
+
+
+def test_an_open_for_the_queue_leaves_the_views_in_the_store(tmp_path, monkeypatch):
+    """The queue's fields say all the queue asks of a view: an open for it leaves every view's
+    text in the store, read when first asked for, one query each until many are asked, then every
+    one in one query; each the view a plain open decodes, the queue the same."""
+    from workbench.core.records import loading
+
+    root = tmp_path / "adrs"
+    adr_records(root, 6)
+    plain = Vault.open(root, "adr")
+    views = {d.path: d.view for d in plain.documents}
+    queue = plain.conflicts_json()
+    vault = Vault.open(root, "adr", queue_fields=True)
+    stored = vault.documents
+    assert all(type(d) is StoredDocument and d.__dict__["view"] == "" for d in stored)  # left in the store
+    assert vault.conflicts_json() == queue
+    queries: list[str] = []
+    store = vault.store
+    for name in ("view", "views"):
+        real = getattr(store, name)
+        monkeypatch.setattr(store, name, lambda *a, real=real, name=name: queries.append(name) or real(*a))
+    monkeypatch.setattr(loading, "METAS_ONE_BY_ONE", 2)
+    assert {d.path: d.view for d in stored} == views
+    assert queries == ["view", "view", "views"]  # two one by one, then the rest at once
+
+
+def test_a_view_left_in_the_store_is_never_another_readings(tmp_path):
+    """A view left in the store is read by the path and the digest its document was read with:
+    where another process stored the file's new reading since, it is read from the file while the
+    file holds the same bytes, and refused (never the new reading's view) once it does not; a
+    record replaced in this process keeps its view first."""
+    from workbench.core.vocabulary.model import ConflictError
+
+    root = tmp_path / "adrs"
+    adr_records(root)
+    plain = {d.path: d.view for d in Vault.open(root, "adr").documents}
+    held = Vault.open(root, "adr", queue_fields=True)
+    first, second = (d for d in sorted(held.documents, key=lambda d: d.path)[:2])
+    assert first.__dict__["view"] == "" and second.__dict__["view"] == ""
+    path = root / first.path
+    text = path.read_text("utf-8")
+    path.write_text(text.replace("# 1. Step 1", "# 1. Step one"), "utf-8")
+    Vault.open(root, "adr")  # another process stores the new reading
+    with pytest.raises(ConflictError):
+        _ = first.view  # its row and its file hold another reading now
+    path.write_text(text, "utf-8")  # the bytes it was read from, back
+    assert first.view == plain[first.path]
+    other = root / second.path
+    other.write_text(other.read_text("utf-8").replace("Step 2", "Step two"), "utf-8")
+    held.refresh()  # this process replaces the record: the document held keeps its view first
+    assert second.__dict__["view"] != "" and second.view == plain[second.path]
+
+
+def test_a_store_built_again_keeps_the_views_an_open_left_in_the_old_one(tmp_path):
+    """Building the derived store again from the records in memory (as a damaged one is) reads
+    first every view left in the old store: the new store's rows hold them, and every document
+    still gives its view."""
+    root = tmp_path / "adrs"
+    adr_records(root, 4)
+    plain = {d.path: d.view for d in Vault.open(root, "adr").documents}
+    vault = Vault.open(root, "adr", queue_fields=True)
+    assert all(d.__dict__["view"] == "" for d in vault.documents)
+    changed = root / sorted(plain)[0]
+    changed.write_text(changed.read_text("utf-8").replace("Accepted", "Deprecated"), "utf-8")  # not seen yet
+    vault.index.rebuild_store(vault.store.discard)  # the old store's file deleted
+    assert {d.path: d.view for d in vault.documents} == plain  # as read, the file's new bytes not seen yet
+    assert {path: view is not None for path, (_, view) in vault.store.views().items()} == dict.fromkeys(plain, True)
+    assert Vault.open(root, "adr").get(vault.documents[0].id).view != plain[vault.documents[0].path]

@@ -79,6 +79,9 @@ def choose(given: Path, native_root: Path, name: str | None = None) -> tuple[Pat
     chosen = get(name) if name else detect(native_root)
     if chosen.native and (name or native_root != given or _score(chosen, given) > 0):
         return native_root, chosen
+    home = _home(chosen, given) if name else None
+    if home is not None:
+        return home, chosen
     memory = given / "memory"
     if memory.is_dir() and not memory.is_symlink():
         inside = get(name) if name else detect(memory)
@@ -86,6 +89,28 @@ def choose(given: Path, native_root: Path, name: str | None = None) -> tuple[Pat
         if there >= here and there > 1 and inside.name != "markdown":
             return memory, inside
     return given, chosen
+
+
+HOLDS_ITS_FILES = 75  # a detection score that says a folder is a collection of the flavour's files
+
+
+def _home(flavour: Flavour, given: Path) -> Path | None:
+    """The folder under `given` where a repository keeps the flavour's files (`docs/adr`), when
+    `given` holds none at its top: a repository's root opened as decision records would otherwise
+    read its records, a level down, as plain notes. None where `given` is itself a collection,
+    or no such folder is one; a symlink on the way is not followed."""
+    if not flavour.home_folders or _score(flavour, given) >= HOLDS_ITS_FILES:
+        return None
+    for name in flavour.home_folders:
+        folder = given
+        for part in name.split("/"):
+            folder = folder / part
+            if folder.is_symlink() or not folder.is_dir():
+                break
+        else:
+            if _score(flavour, folder) >= HOLDS_ITS_FILES:
+                return folder
+    return None
 
 
 def _score(flavour: Flavour, root: Path) -> int:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import hashlib
+import json
 import sqlite3
 import sys
 import threading
@@ -103,6 +104,7 @@ ROWS_A_QUERY = 3_000  # rows of `kept_rows` read or written by one statement (th
 WRITES_KEPT = 64  # this connection's last writes, remembered so that kept search results can catch up
 Version = tuple[int, int]
 T = TypeVar("T")
+_VIEW_LEFT = "CASE WHEN view IS NULL THEN NULL ELSE '' END"  # a row's view, left in the store (`load`)
 # Parts of a kept result kept as rows of their own, each under a digest of its value
 # (`weighing.Rows`): a change writes the rows it makes, not the whole result.
 _KEPT_ROWS = (
@@ -303,6 +305,10 @@ class DerivedStore:
         (`queue_fields`), which ask every document's: read with the rows, they cost an open of
         10,000 decision records 2-3 ms, where the query of their own (`read_fields`) took 15 ms."""
         columns = ", ".join(LOAD_COLUMNS)
+        if bodies is not None and queue_fields:
+            # The queue's fields hold what it asks of a view: the views' text (4 MB at 10,000
+            # decision records) is left in the store, "" saying that a row holds one.
+            columns = ", ".join(_VIEW_LEFT if name == "view" else name for name in LOAD_COLUMNS)
         if bodies is None:  # the meta and the body read now, after the record's own columns
             columns += ", meta, (SELECT body FROM texts WHERE texts.rowid = files.rowid)"
         elif queue_fields:
@@ -352,6 +358,18 @@ class DerivedStore:
             {},
         )
 
+    def fields_of(self, paths: list[str]) -> dict[str, tuple[str, str | None]]:
+        """{path: (digest, the `fields` column)} of the rows of these paths (a few: one query)."""
+        return self._reading(
+            lambda db: {
+                path: (digest, fields)
+                for path, digest, fields in db.execute(
+                    f"SELECT path, digest, fields FROM files WHERE path IN ({', '.join('?' * len(paths))})", paths
+                )
+            },
+            {},
+        )
+
     def _reading(self, read: Callable[[sqlite3.Connection], T], default: T) -> T:
         """`read` run on the store's connection, its rows taken inside it (a whole-vault read
         iterates its cursor, never holding every row at once); `default` when the store was
@@ -367,17 +385,34 @@ class DerivedStore:
     def meta(self, path: str, digest: str) -> str | None:
         """The meta (JSON text) stored for the file at `path` as read with `digest`; None when the
         store no longer holds that reading."""
+        return self._text_of("meta", path, digest)
+
+    def metas(self) -> dict[str, tuple[str, str]]:
+        """{path: (digest, meta as JSON text)} of every row, in one query."""
+        return self._texts("meta")
+
+    def view(self, path: str, digest: str) -> str | None:
+        """The view (JSON text) stored for the file at `path` as read with `digest`, as `meta`."""
+        return self._text_of("view", path, digest)
+
+    def views(self) -> dict[str, tuple[str, str]]:
+        """{path: (digest, view as JSON text)} of every row that holds one, in one query."""
+        return self._texts("view", "view IS NOT NULL")
+
+    def _text_of(self, column: str, path: str, digest: str) -> str | None:
         row = self._reading(
-            lambda db: db.execute("SELECT meta FROM files WHERE path = ? AND digest = ?", (path, digest)).fetchone(),
+            lambda db: db.execute(
+                f"SELECT {column} FROM files WHERE path = ? AND digest = ?", (path, digest)
+            ).fetchone(),
             None,
         )
         return row[0] if row else None
 
-    def metas(self) -> dict[str, tuple[str, str]]:
-        """{path: (digest, meta as JSON text)} of every row, in one query."""
+    def _texts(self, column: str, where: str = "1") -> dict[str, tuple[str, str]]:
         return self._reading(
             lambda db: {
-                path: (digest, meta) for path, digest, meta in db.execute("SELECT path, digest, meta FROM files")
+                path: (digest, text)
+                for path, digest, text in db.execute(f"SELECT path, digest, {column} FROM files WHERE {where}")
             },
             {},
         )
@@ -800,19 +835,12 @@ class DerivedStore:
         """As `postings`, of the rows `rowids` alone, for many of them: FTS5 walks every row the
         expression matches and scores only those (the unary `+` keeps the rowids a filter, not a
         lookup; looked up one by one, a few hundred rows of a common word took 100 times longer
-        than walking its 9,000)."""
-        try:
-            score = f"-bm25(fts, {_weights(weights)})" if weights is not None else "1.0"
-            found: dict[int, float] = {}
-            most = max(self.db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) - 1, 1)  # one walk of the rows if it can
-            for start in range(0, len(rowids), most):
-                chunk = rowids[start : start + most]
-                sql = f"SELECT rowid, {score} FROM fts WHERE fts MATCH ? AND +rowid IN ({', '.join('?' * len(chunk))})"
-                found.update(self.db.execute(sql, (expression, *chunk)))
-            return found
-        except sqlite3.DatabaseError as error:
-            self._failed(error)
-            return None
+        than walking its 9,000). The rowids are one parameter (`_listed`), so that the statement
+        is prepared once, not once for each number of rows."""
+        score = f"-bm25(fts, {_weights(weights)})" if weights is not None else "1.0"
+        return self._listed(
+            f"SELECT rowid, {score} FROM fts WHERE fts MATCH ? AND +rowid IN {{}}", (expression,), rowids
+        )
 
     def snippets(self, expression: str, paths: list[str], words: int = 12) -> dict[str, str]:
         """{path: a few words of the file's text around what the expression matched}, the
@@ -886,23 +914,13 @@ class DerivedStore:
         """{path: (digest, the `fields` column, the tags as full text has them)} of these paths'
         rows: what a search's hits show and rank by, read for its few candidates rather than
         decoding each one's meta or view (`store_rows.read_fields` puts the fields in place)."""
-        found: dict[str, tuple[str, str | None, str]] = {}
-        wanted = list(paths)
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
-            sql = (
-                "SELECT path, digest, fields, tags FROM files JOIN texts ON texts.rowid = files.rowid"
-                f" WHERE path IN ({', '.join('?' * len(chunk))})"
-            )
-
-            def read(db: sqlite3.Connection, sql: str = sql, chunk: list[str] = chunk) -> list:
-                return [(path, (digest, fields, tags or "")) for path, digest, fields, tags in db.execute(sql, chunk)]
-
-            rows = self._reading(read, None)
-            if rows is None:
-                return {}
-            found.update(rows)
-        return found
+        found = self._listed(
+            "SELECT path, digest, fields, tags FROM files JOIN texts ON texts.rowid = files.rowid WHERE path IN {}",
+            (),
+            list(paths),
+            lambda rows: {path: (digest, fields, tags or "") for path, digest, fields, tags in rows},
+        )
+        return found or {}
 
     def rowids(self, paths: Iterable[str]) -> set[int]:
         """The full-text index's rows of these paths (those it has)."""
@@ -920,23 +938,56 @@ class DerivedStore:
     def rows(self, rowids: Iterable[int]) -> dict[int, tuple[str, int]]:
         """{rowid: (path, tokens in the row)} for rows of the full-text index (those still there);
         the size is 0 when FTS5's record of it cannot be read."""
-        found: dict[int, tuple[str, int]] = {}
         wanted = list(rowids)
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
-            where = f" WHERE files.rowid IN ({', '.join('?' * len(chunk))})"
-            try:
-                sized = "SELECT files.rowid, files.path, fts_docsize.sz FROM files LEFT JOIN fts_docsize ON fts_docsize.id = files.rowid"
-                for rowid, path, size in self.db.execute(sized + where, chunk):
-                    found[rowid] = (path, sum(_varints(size)) if isinstance(size, bytes) else 0)
-            except sqlite3.DatabaseError as error:
-                self._failed(error)
+        sized = self._listed(
+            "SELECT files.rowid, files.path, fts_docsize.sz FROM files LEFT JOIN fts_docsize"
+            " ON fts_docsize.id = files.rowid WHERE files.rowid IN {}",
+            (),
+            wanted,
+            lambda rows: {
+                rowid: (path, sum(_varints(size)) if isinstance(size, bytes) else 0) for rowid, path, size in rows
+            },
+        )
+        if sized is not None:
+            return sized
+        paths = self._listed("SELECT rowid, path FROM files WHERE rowid IN {}", (), wanted)
+        return {rowid: (path, 0) for rowid, path in (paths or {}).items()}
+
+    # -- full text: a list of values as one parameter -------------------------------------------
+
+    _json_lists = True  # whether this SQLite reads a JSON array as a table (`json_each`)
+
+    def _listed(
+        self,
+        sql: str,
+        given: tuple,
+        values: list,
+        collect: Callable[[Iterable[tuple]], dict] = dict,
+    ) -> dict | None:
+        """`collect` of the rows of `sql`, its `{}` the list `values` (after the parameters
+        `given`); None where the store cannot be read. The list is one JSON parameter: a
+        statement with a placeholder for each value is parsed and planned anew for each number
+        of values (75 us for 300 of them, several times a search); with one, SQLite's statement
+        cache keeps it. Where this SQLite has no `json_each`, a placeholder for each, in chunks."""
+
+        def read(db: sqlite3.Connection) -> dict:
+            if self._json_lists:
                 try:
-                    for rowid, path in self.db.execute("SELECT files.rowid, files.path FROM files" + where, chunk):
-                        found[rowid] = (path, 0)
-                except sqlite3.DatabaseError as error:
-                    self._failed(error)
-        return found
+                    return collect(
+                        db.execute(sql.format("(SELECT value FROM json_each(?))"), (*given, json.dumps(values)))
+                    )
+                except sqlite3.OperationalError as error:
+                    if "json_each" not in str(error):
+                        raise
+                    self._json_lists = False
+            found: dict = {}
+            most = max(db.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) - 1 - len(given), 1)
+            for start in range(0, len(values), most):
+                chunk = values[start : start + most]
+                found.update(collect(db.execute(sql.format(f"({', '.join('?' * len(chunk))})"), (*given, *chunk))))
+            return found
+
+        return self._reading(read, None)
 
     def close(self) -> None:
         try:

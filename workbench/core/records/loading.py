@@ -84,10 +84,8 @@ class Bodies:
         self.root = root
         self.flavour = flavour
         self.store = store
-        self._metas_asked = 0
-        # {path: (digest, meta text)} of every row, read once many metas were asked, each taken
-        # out when its document reads it: a reading's meta never changes, only its row can go.
-        self._metas: dict[str, tuple[str, str]] | None = None
+        self._asked: dict[str, int] = {}  # the texts of each column (meta, view) read one by one
+        self._every: dict[str, dict[str, tuple[str, str]]] = {}  # {column: {path: (digest, text)}}
 
     def body(self, path: str, digest: str) -> str:
         found = self.store.body(path, digest) if self.store is not None else None
@@ -98,19 +96,32 @@ class Bodies:
     def meta(self, path: str, digest: str) -> str | dict:
         """The meta of the file at `path` as read with `digest`: JSON text from the store, or the
         dict of the file read again where the store no longer has it."""
-        metas = self._metas
-        if metas is None and self.store is not None:
-            self._metas_asked += 1
-            if self._metas_asked > METAS_ONE_BY_ONE:
-                metas = self._metas = self.store.metas()
-        if metas:
-            kept = metas.pop(path, None)
+        found = self._text("meta", path, digest)
+        return found if found is not None else self._as_read(path, digest).meta
+
+    def view(self, path: str, digest: str) -> str | flavours.View | None:
+        """The view of the file at `path` as read with `digest`, as `meta` gives the meta: an open
+        for the conflicts queue leaves the views in the store, where the queue's fields say all
+        it asks of them."""
+        found = self._text("view", path, digest)
+        return found if found is not None else self._as_read(path, digest).view
+
+    def _text(self, column: str, path: str, digest: str) -> str | None:
+        """The store's text of `column` for the reading (path, digest): one query each, until
+        more than METAS_ONE_BY_ONE were asked, then every row's in one query, each taken out when
+        its document reads it (a reading's texts never change, only its row can go)."""
+        if self.store is None:
+            return None
+        every = self._every.get(column)
+        if every is None:
+            asked = self._asked[column] = self._asked.get(column, 0) + 1
+            if asked > METAS_ONE_BY_ONE:
+                every = self._every[column] = self.store.metas() if column == "meta" else self.store.views()
+        if every:
+            kept = every.pop(path, None)
             if kept is not None and kept[0] == digest:
                 return kept[1]
-        found = self.store.meta(path, digest) if self.store is not None else None
-        if found is not None:
-            return found
-        return self._as_read(path, digest).meta
+        return self.store.meta(path, digest) if column == "meta" else self.store.view(path, digest)
 
     def _as_read(self, path: str, digest: str) -> Document:
         """The document in the file at `path`, refused unless it still holds the reading `digest`."""

@@ -49,6 +49,8 @@ class BodySource(Protocol):
 
     def meta(self, path: str, digest: str) -> str | dict[str, Any]: ...
 
+    def view(self, path: str, digest: str) -> str | View | None: ...
+
 
 def _encode(value: Any) -> Any:
     kind = type(value)  # the common kinds by identity first: this runs for every value of every file
@@ -145,7 +147,8 @@ class StoredDocument(Document):
 
     A document its flavour reads with a view (decision records, Dendron, Markdown notes) keeps the
     view as the stored JSON text too, decoded when first asked for (decoding every view was a third
-    of a warm open of 10,000 decision records), and its links as the store keeps them resolved
+    of a warm open of 10,000 decision records; an open for the conflicts queue leaves the text in
+    the store, "" in its place, read when first asked for as the meta is: `loading.Bodies.view`), and its links as the store keeps them resolved
     (`_resolved`, under the key of the ids they were resolved among): what it supersedes, is
     superseded by and links to are read from there, never from `fields`, which holds them as the
     file states them, before they were resolved. Its type, status and title are the view's, which
@@ -183,15 +186,19 @@ class StoredDocument(Document):
     @property
     def view(self) -> View | None:
         value = self.__dict__.get("view")
-        if type(value) is str:  # as the store keeps it, JSON text, its links resolved as `_resolved` says
-            value = View.from_json(json.loads(value))
-            kept = self._resolved_relations()
-            if kept is not None:
-                value = dataclasses.replace(
-                    value, supersedes=kept[0], superseded_by=kept[1], links=tuple(Link(t, x) for t, x in kept[2])
-                )
-            self.__dict__["view"] = value  # two threads may both decode: equal views, either kept
-        return value
+        if type(value) is not str:
+            return value
+        # As the store keeps it, JSON text, its links resolved as `_resolved` says; "" where the
+        # open left it in the store (no view is ""), read from there now.
+        found = self.__dict__["_bodies"].view(self.path, self.digest) if not value else value
+        view = View.from_json(json.loads(found)) if isinstance(found, str) else found
+        kept = self._resolved_relations()
+        if kept is not None and view is not None:
+            view = dataclasses.replace(
+                view, supersedes=kept[0], superseded_by=kept[1], links=tuple(Link(t, x) for t, x in kept[2])
+            )
+        self.__dict__["view"] = view  # two threads may both decode: equal views, either kept
+        return view
 
     @view.setter
     def view(self, value: View | None) -> None:
@@ -347,12 +354,16 @@ def _date(text: str) -> dt.date:
 
 
 def keep_stored(record: Record | None) -> None:
-    """Read a stored document's meta and body now, before its row in the store is replaced or
-    dropped: whoever still holds the document can read them afterwards."""
+    """Read a stored document's meta and body now (and its view, where the open left it in the
+    store), before its row in the store is replaced or dropped: whoever still holds the document
+    can read them afterwards."""
     if record is not None and type(record.document) is StoredDocument:
         try:
             _ = record.document.meta  # read for their effect: each is kept
             _ = record.document.body
+            found = record.document.__dict__
+            if found.get("view") == "":  # left in the store by the open: its text kept
+                found["view"] = found["_bodies"].view(record.path, record.document.digest)
         except ConflictError:  # already gone (another process stored the file's new reading)
             pass
 
@@ -606,6 +617,7 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
     try:
         meta = _TO_JSON(_encode(doc.meta))
         body = doc.body
+        view = _TO_JSON(doc.view.to_json()) if doc.view is not None else None  # maybe left in the store too
     except (TypeError, ValueError, ConflictError):
         return None
     # None where there are none, as for most files: a warm open reads no text for them.
@@ -615,7 +627,6 @@ def row_for(record: Record, on: dt.date) -> tuple | None:
     # A problem found because of the day (a date in the future) may be gone another day: the row
     # holds until the end of the day it was checked on; any other row holds on every later day.
     until = on.isoformat() if any(p.code in DAY_CODES for p in record.problems) else None
-    view = _TO_JSON(doc.view.to_json()) if doc.view is not None else None
     updated = doc.updated.isoformat() if doc.updated else None
     search = fts_fields(doc)
     files_row = (

@@ -99,43 +99,50 @@ class Fingerprint:
         self.digest = digest.hexdigest()
 
     def _walk(self) -> list[str]:
-        """One line per entry: a file's path and stat, a folder's name (hidden: its name alone)."""
+        """One line per entry: a file's path and stat, a folder's name (hidden: its name alone).
+
+        Each folder is listed through a descriptor of it, and its entries' stats asked relative to
+        it (`fstatat`: the kernel walks one name, not every folder down to it), all of them while
+        it is open: a folder's entries are handed to the open (`listing`) only once each has its
+        stat, or its kind, cached in it, so that nothing the open asks of them needs the folder."""
         lines: list[str] = []
+        append = lines.append
         racy = self.racy
         near = self.taken_ns - RACY_MOST_NS
         stack = [(self.root, "")]
         while stack:
             folder, prefix = stack.pop()
             try:
-                with os.scandir(folder) as entries:
-                    found = list(entries)
+                opened = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
             except OSError:
                 self.doubt = f"{prefix or '.'} cannot be listed"
                 return []
-            self.listing[folder] = found
-            for entry in found:
-                name = entry.name
-                relative = prefix + name
-                if "\n" in name:  # a name that could pass for two lines of the walk
-                    self.doubt = f"{relative!r} has a line break in its name"
-                    return []
-                try:
+            try:
+                found = list(os.scandir(opened))
+                for entry in found:
+                    name = entry.name
+                    if "\n" in name:  # a name that could pass for two lines of the walk
+                        self.doubt = f"{prefix + name!r} has a line break in its name"
+                        return []
                     if entry.is_dir(follow_symlinks=False):
-                        lines.append(relative + "/")
+                        append(f"{prefix}{name}/")
                         if name[0] != ".":
-                            stack.append((entry.path, relative + "/"))
+                            stack.append((os.path.join(folder, name), f"{prefix}{name}/"))
                         continue
                     if not entry.is_file(follow_symlinks=False):
-                        self.doubt = f"{relative} is a symlink or a special file"
+                        self.doubt = f"{prefix}{name} is a symlink or a special file"
                         return []
                     st = entry.stat(follow_symlinks=False)
-                except OSError:
-                    self.doubt = f"{relative} cannot be looked at"
-                    return []
-                ctime = st.st_ctime_ns
-                lines.append(f"{relative}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\0{ctime}")
-                if ctime >= near:
-                    racy.append((relative, ctime))
+                    ctime = st.st_ctime_ns
+                    append(f"{prefix}{name}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\0{ctime}")
+                    if ctime >= near:
+                        racy.append((prefix + name, ctime))
+            except OSError:
+                self.doubt = f"{prefix or '.'} cannot be looked at"
+                return []
+            finally:
+                os.close(opened)
+            self.listing[folder] = found
         return lines
 
     def answer(self) -> str | None:

@@ -9,9 +9,10 @@ is a digest of all of them, the code being every source file of the core with th
 Python and rapidfuzz. Any change to any of them gives another key, and the queue is worked out
 again; a kept queue is never trusted under a key it was not made for. The value depends on its key
 alone, so any process may write it without the vault's lock: two that race write the same thing.
-The queue is kept in two entries (the duplicates under a digest of what they list, the rest under
-the key, naming that digest): where another process kept other duplicates since, the queue is not
-kept, and is worked out again.
+The queue is kept in four entries (the duplicates under a digest of what they list, the structural
+faults before and after them each under a digest of its entries, and under the key a row naming
+those digests): where another process kept other parts since, the queue is not kept, and is worked
+out again.
 
 When the vault changed since, the queue is not worked out from nothing: what its pairs were worked
 out from is kept too (`weighing.Kept`, under a key of everything but the documents), with the
@@ -57,6 +58,12 @@ __all__ = [
     "OBJECTS",
     "DUPLICATES",
     "DUPLICATES_PRINTED",
+    "PARTS",
+    "CONTENT",
+    "REVIEW_CONTENT",
+    "content_key",
+    "BODY_READ",
+    "TIER_FILES",
     "REVIEW",
     "NAMES",
     "keep_queue",
@@ -78,18 +85,25 @@ __all__ = [
 # documents took longer than opening the vault): the duplicates, most of a large vault's queue,
 # under a digest of what they list, in two entries (a change to a decision lists the same ones:
 # they are read, not encoded, printed and written again; and printing reads the 10 MB printed
-# alone, not the encoded 7 MB beside it), and the rest under the queue's key, naming the
-# duplicates' digest.
+# alone, not the encoded 7 MB beside it); the structural faults the same way (`PARTS`), and under
+# the queue's key the digests of the three.
 OBJECTS = "conflicts"
 DUPLICATES = "conflicts.duplicates"  # the duplicates' entries as `encode` gives them
 DUPLICATES_PRINTED = "conflicts.duplicates.printed"  # and as `printed` prints them
+# The structural faults before the duplicates and after them, each as `encode` gives its entries
+# and as `printed` prints them, under a digest of the former (the queue's row names the digests).
+PARTS = ("conflicts.before", "conflicts.after")
+# The key of the queue kept last, under a digest of what the queue reads of each document
+# (`content_key`); and the same for the review list's ranking.
+CONTENT = "conflicts.content"
+REVIEW_CONTENT = "review.content"
 WEIGHED = "conflicts.weighed"  # what the queue's pairs were worked out from (`weighing.Kept`)
 DRAWN = "conflicts.drawn"  # its duplicates' fields that stand still while decisions change (`weighing.DRAWN`)
 REVIEW = "review"  # the review list's ranking (`review`)
 ANSWERED = ("answer.conflicts", "answer.review")  # the answers kept for an unchanged vault (`kept_answers`)
 # Every name this code keeps anything under: what is kept under another (older code's) is deleted
 # when the queue is kept.
-NAMES = (OBJECTS, DUPLICATES, DUPLICATES_PRINTED, WEIGHED, DRAWN, REVIEW, *ANSWERED)
+NAMES = (OBJECTS, DUPLICATES, DUPLICATES_PRINTED, *PARTS, CONTENT, REVIEW_CONTENT, WEIGHED, DRAWN, REVIEW, *ANSWERED)
 
 
 @functools.cache
@@ -201,6 +215,68 @@ def queue_key(
     digest = hashlib.sha256(setting_key(reading, native, on, code, compatible).encode())
     update_lines(digest, [f"{d.path}\0{d.id}\0{d.digest}" for d in documents])
     return digest.hexdigest()
+
+
+# The types whose bodies the queue reads (`conflicts.CLAIM_TYPES`: decisions are weighed against
+# each other, the others compared as duplicates), and the files tiered memory reads rules from
+# (`tiers`: `memory.md`, `projects/`, `domains/`): of any other document, the queue reads no more
+# than its row's `fields` (type, status, title, relations as stated, pairs marked compatible) and
+# its links as resolved.
+BODY_READ = ("decision", "entity", "context", "concept")
+TIER_FILES = ("memory.md", "projects/", "domains/")
+CONTENT_FRESH_MOST = 64  # documents not read from the store (parsed, resolved again) a content key looks up
+
+
+def content_key(documents: Iterable[Document], store: DerivedStore, setting: str) -> str | None:
+    """A digest of what the queue reads of the documents, with `setting` (`setting_key`): each
+    document's path and id, its row's `fields` text and its links as resolved (`resolution_text`),
+    and the digest of its bytes where its type or its path makes the queue read its body
+    (`BODY_READ`, `TIER_FILES`). Two sets of documents with the same key have the same queue, so a
+    change that only moved the body of a note finds the queue kept for the vault as it was.
+
+    Taken from the texts of the rows the open read (before anything splits or decodes them); a
+    document not read from the store (the file changed, or its links were resolved again) gives
+    its row's `fields` as the store now holds them for its digest, and its view's resolved links.
+    None where it cannot be told cheaply: one such document whose body the queue reads, more than
+    CONTENT_FRESH_MOST of them, or one whose row is not the reading in hand."""
+    from ..records.store_rows import StoredDocument, resolution_text
+
+    body_types = tuple(name + "\x1f" for name in BODY_READ)
+    lines: list[str] = []
+    append = lines.append
+    fresh: dict[str, tuple[int, Document]] = {}
+    stored = StoredDocument
+    for doc in documents:
+        found = doc.__dict__
+        fields = found.get("_fields")
+        if fields and type(doc) is stored:
+            view = found.get("view")
+            resolved = found.get("_resolved")
+            if view is None or (type(view) is str and type(resolved) is str):
+                path = found["path"]
+                body = found["digest"] if fields.startswith(body_types) or path.startswith(TIER_FILES) else ""
+                append(f"{path}\0{found['id']}\0{fields}\0{resolved or ''}\0{body}")
+                continue
+        if len(fresh) >= CONTENT_FRESH_MOST:
+            return None
+        path = doc.path
+        if type(doc) is not stored and (doc.type in BODY_READ or path.startswith(TIER_FILES)):
+            return None  # parsed just now (its type at hand): a decision changed, say
+        fresh[path] = (len(lines), doc)
+        append("")
+    if any(doc.type in BODY_READ or path.startswith(TIER_FILES) for path, (_, doc) in fresh.items()):
+        return None
+    if fresh:
+        rows = store.fields_of(list(fresh))
+        for path, (at, doc) in fresh.items():
+            digest, fields = rows.get(path, ("", None))
+            if digest != doc.digest or not fields:
+                return None
+            resolved = resolution_text(doc.view) if doc.view is not None else ""
+            lines[at] = f"{path}\0{doc.id}\0{fields}\0{resolved}\0"
+    hashed = hashlib.sha256(f"content\n{setting}\n".encode())
+    update_lines(hashed, lines, "surrogatepass")
+    return hashed.hexdigest()
 
 
 LINES_A_PIECE = 1_000
@@ -358,22 +434,25 @@ def keep_queue(
         if duplicates is None:
             duplicates = _printed_entries(entries)
             store.keep(DUPLICATES_PRINTED, digest, marshal.dumps((digest, duplicates)))
-    encoded_parts = (encode(before)[1:-1], encode(after)[1:-1])
-    # The structural faults printed as the last queue kept printed them where they are the same
-    # entries and the same code printed them (after a body edit they mostly are: 629 of them
-    # printed again took 7 ms at 10,000 decision records); printing depends on those alone.
+    # The structural faults before and after the duplicates, each kept under a digest of its
+    # entries with the code that printed it: after a body edit they are mostly the same entries,
+    # read as kept (629 of them printed again took 7 ms at 10,000 decision records) and not written
+    # again (the whole queue's row of 870 KB was, at every call).
     code = code_fingerprint()
-    last = _load(store.kept_last(OBJECTS), 6)
-    printed_parts = tuple(
-        last[3 + n]
-        if last is not None and last[5] == code and last[1 + n] == encoded_parts[n]
-        else _printed_entries(part)
-        for n, part in enumerate((before, after))
-    )
-    rest = (*encoded_parts, *printed_parts)
-    store.keep(OBJECTS, key, marshal.dumps((digest, *rest, code)))
+    digests, printed_parts = [], []
+    for name, part in zip(PARTS, (before, after)):
+        text = encode(part)[1:-1]
+        part_digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        kept = _load(store.kept(name, part_digest), 4)
+        if kept is not None and kept[0] == part_digest and kept[1] == text and kept[3] == code:
+            printed_parts.append(kept[2])
+        else:
+            printed_parts.append(_printed_entries(part))
+            store.keep(name, part_digest, marshal.dumps((part_digest, text, printed_parts[-1], code)))
+        digests.append(part_digest)
+    store.keep(OBJECTS, key, marshal.dumps((digest, *digests)))
     store.forget_kept(NAMES)
-    return _printed_whole((rest[2], duplicates, rest[3]))
+    return _printed_whole((printed_parts[0], duplicates, printed_parts[1]))
 
 
 def kept_queue(store: DerivedStore, key: str, encoded: bool = True) -> str | None:
@@ -387,15 +466,23 @@ def kept_queue(store: DerivedStore, key: str, encoded: bool = True) -> str | Non
 
 def kept_parts(store: DerivedStore, key: str, encoded: bool = True) -> tuple[str, str, str] | None:
     """The parts of the queue kept under `key` (before the duplicates, the duplicates, after them),
-    as `_encoded` joins them (`encoded`) or as `_printed_whole` does; None where none is kept."""
-    rest = _load(store.kept(OBJECTS, key), 6)
-    if rest is None:
+    as `_encoded` joins them (`encoded`) or as `_printed_whole` does; None where none is kept, or
+    where another queue's parts were kept since under the same names."""
+    named = _load(store.kept(OBJECTS, key), 3)
+    if named is None:
         return None
-    digest, before, after, before_printed, after_printed, _ = rest
+    digest, *digests = named
     duplicates = _kept_text(store, DUPLICATES if encoded else DUPLICATES_PRINTED, digest)
     if duplicates is None:
         return None
-    return (before, duplicates, after) if encoded else (before_printed, duplicates, after_printed)
+    code = code_fingerprint()
+    parts = []
+    for name, part_digest in zip(PARTS, digests):
+        kept = _load(store.kept(name, part_digest), 4)
+        if kept is None or kept[0] != part_digest or kept[3] != code:
+            return None
+        parts.append(kept[1] if encoded else kept[2])
+    return parts[0], duplicates, parts[1]
 
 
 def _kept_text(store: DerivedStore, name: str, digest: str) -> str | None:
@@ -493,17 +580,46 @@ class Asked:
             return ""
         return queue_key(self.documents, self.reading, self.native, self.on, code_fingerprint(), self.compatible)
 
-    def _kept(self, encoded: bool = True) -> str | None:
+    @functools.cached_property
+    def content(self) -> str | None:
+        """`content_key` of the documents as the open read them (asked before anything decodes
+        them); None where there is no store, or it cannot be told cheaply."""
         if self.store is None or self.full:
             return None
-        return kept_queue(self.store, self.key, encoded)
+        return content_key(self.documents, self.store, self.setting)
+
+    def _kept(self, encoded: bool = True) -> str | None:
+        parts = self._kept_parts(encoded)
+        if parts is None:
+            return None
+        return _encoded(parts) if encoded else _printed_whole(parts)
 
     def _kept_queue(self) -> Conflicts | None:
         """The queue kept under this question's key, decoded from its parts; None where none is."""
-        if self.store is None or self.full:
-            return None
-        parts = kept_parts(self.store, self.key)
+        parts = self._kept_parts(encoded=True)
         return decode_parts(parts) if parts is not None else None
+
+    def _kept_parts(self, encoded: bool) -> tuple[str, str, str] | None:
+        """The parts of the queue kept under this question's key, or else of the queue kept for
+        documents the queue reads alike (`content`: a change to the body of a note), which is then
+        kept under this key too; None where neither is."""
+        store = self.store
+        if store is None or self.full:
+            return None
+        found = kept_parts(store, self.key, encoded)
+        if found is not None:
+            return found
+        content = self.content
+        before = store.kept(CONTENT, content) if content is not None else None
+        if content is None or not isinstance(before, str):
+            return None
+        found = kept_parts(store, before, encoded)
+        value = store.kept(OBJECTS, before)
+        if found is None or value is None:
+            return None
+        store.keep(OBJECTS, self.key, value)  # naming the same parts, which a reader checks
+        store.keep(CONTENT, content, self.key)
+        return found
 
     def weighing(self) -> weighing.Weighing:
         """The queue's pairs, worked out from what was kept for the vault as it was (the pairs a
@@ -562,6 +678,7 @@ class Asked:
         from ..records.store_rows import read_relations
         from .conflicts import queue_parts
 
+        content = self.content  # before the weighing splits and decodes the rows' texts
         with collector_paused():
             pairs = self.weighing()
             if self.store is not None:  # every document's relations, as the structural checks ask them
@@ -571,6 +688,8 @@ class Asked:
             )
             self._keep_weighing()
             text = keep_queue(self.store, self.key, *parts, encoded=encoded) if self.store is not None else ""
+            if self.store is not None and content is not None:
+                self.store.keep(CONTENT, content, self.key)
         return parts, text
 
     def conflicts(self) -> Conflicts:
@@ -590,7 +709,8 @@ class Asked:
         return self._kept_queue()
 
     def printed(self) -> str:
-        """`printed(self.conflicts())`: as kept under the same key, else worked out and kept."""
+        """`printed(self.conflicts())`: as kept under the same key (or for the same `content`),
+        else worked out and kept."""
         kept = self._kept(encoded=False)
         if kept is not None:
             return kept

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from .conflicts import DEFAULT, LIVE, Weighed
 from ..views.excerpts import READ_CHARACTERS, READ_DOCUMENTS, Excerpt, answer_size, excerpt, fit_openings, linked_keys
 from ..index import VaultIndex
-from .kept_conflicts import REVIEW, code_fingerprint, queue_key, weighed_pairs
+from .kept_conflicts import REVIEW, REVIEW_CONTENT, code_fingerprint, content_key, queue_key, setting_key, weighed_pairs
 from ..vocabulary.model import Document, RefusedError
 from ..records.record import today
 from ..views.similarity import profiles_of, words
@@ -182,7 +182,8 @@ def _ranked(index: VaultIndex) -> tuple[list[Document], list[Ranked], int]:
     answers page after page from one ranking, and a new process reads it from the derived store,
     kept under the conflicts queue's key (every document's digest, how the vault is read, the
     day, the code), so a client that starts a server for every call does not weigh every pair
-    each time (5 s at 10,000 documents). With it, the number of decisions a pair may involve (which
+    each time (5 s at 10,000 documents), nor after a change to nothing the pairs read (the ranking
+    kept for the same `kept_conflicts.content_key`). With it, the number of decisions a pair may involve (which
     sets the default depth): counting them decodes every document's frontmatter (1 s at 10,000)."""
     documents = index.documents
     compatible = index.config.compatible
@@ -197,6 +198,17 @@ def _ranked(index: VaultIndex) -> tuple[list[Document], list[Ranked], int]:
     )
     kept = store.kept(KEPT, kept_key) if store is not None else None
     found = _decode(kept if isinstance(kept, str) else None)
+    content = None
+    if found is None and store is not None:
+        # The ranking kept for documents the pairs read alike (a change to the body of a note), asked
+        # before the weighing splits and decodes the rows' texts (`kept_conflicts.content_key`).
+        setting = setting_key(flavour.reading, flavour.native, today(), code_fingerprint(), compatible)
+        content = content_key(documents, store, setting)
+        before = store.kept(REVIEW_CONTENT, content) if content is not None else None
+        kept = store.kept(KEPT, before) if isinstance(before, str) else None
+        found = _decode(kept if isinstance(kept, str) else None)
+        if found is not None and isinstance(kept, str):
+            store.keep(KEPT, kept_key, kept)
     if found is None:
         weighed, decisions = weighed_pairs(index)
         ranked = sorted((Ranked.of(w) for w in weighed), key=lambda r: _key(r.score, r.older, r.newer))
@@ -205,6 +217,8 @@ def _ranked(index: VaultIndex) -> tuple[list[Document], list[Ranked], int]:
             store.keep(KEPT, kept_key, json.dumps({"decisions": decisions, "pairs": pairs}, ensure_ascii=False))
     else:
         ranked, decisions = found
+    if content is not None and store is not None:
+        store.keep(REVIEW_CONTENT, content, kept_key)
     _RANKED[:] = [key, (documents, ranked, decisions, {d.id: d for d in documents})]
     _SHOWN.clear()  # excerpts of documents that may have changed since
     return documents, ranked, decisions

@@ -6,9 +6,9 @@ normalisation than FTS5's fixed constants. Each term's rows are kept between sea
 (`Postings`): a query being typed asks for the same whole words at every keystroke, and after a
 watcher's write only the rows that changed are asked for again. A common word (thousands of rows,
 and little weight) is scored only for the rows the other words find, and the common words' best
-rows as FTS5 ranks them together, where what it could add to any other row is shown too little to
-change the answer. `search.py` blends these scores with the lifecycle, the title as typed and
-meaning.
+rows as FTS5 ranks them together (two such words: among the rows holding both), where what it
+could add to any other row is shown too little to change the answer. `search.py` blends these
+scores with the lifecycle, the title as typed and meaning.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import weakref
 from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import cast
+from typing import NamedTuple, cast
 
 from ..index import VaultIndex
 from ..vocabulary.model import Document
@@ -33,6 +33,7 @@ __all__ = [
     "FIELD_WEIGHTS",
     "LAZY_FROM",
     "PROMISING",
+    "ALIKE",
     "PRUNE_FROM",
     "PRUNED_MOST",
     "NEAR_WEIGHT",
@@ -62,6 +63,10 @@ BEST_ROWS = 5 * EXACT_BATCH  # ...and, where that is not enough, for its own bes
 PRUNE_FROM = 2 * EXACT_BATCH  # candidates beyond which only those that can be in the first batch are read...
 PRUNED_MOST = 0.7  # ...unless they are more than this share of them
 PROMISING = 0.5  # see `_promising` (measured: below a quarter of the bound the first try never held)
+# Two common terms are ranked among the rows holding both where the heavier's most is below this
+# share of both's (chosen on `generate_shapes` 100,000: below it 34 of 40 such rankings were
+# enough, at or above it 9 of 30; on decision records copied to 10,000, 46 of 47 and 8 of 10)
+ALIKE = 0.65
 # A question's neighbouring content words found near each other in one field ("merge conflicts"),
 # for a query longer than SHORT words: a little more than the same words apart.
 NEAR_WEIGHT = 0.1  # a pair's weight against a word's own 1.0 (scored as one hit in a title)
@@ -377,10 +382,10 @@ def _bounded(
     is taken from the candidates as long as its last estimate is above the most a row matching
     only the common terms can reach. Where that bound is too loose (a common word alone, or
     beside words that match too few rows), the common terms' best rows by the sum of their FTS5
-    scores (one OR-ed query, ranked once as a bare search ranks it) join the candidates, and the
-    bound is what a row below them can reach (`_reach`). The candidates keep the
-    order the whole set of rows would have, so that ties fall as they do there, and the scores
-    are computed by the same steps."""
+    scores (one OR-ed query, ranked once as a bare search ranks it; two terms ranked among the
+    rows holding both) join the candidates, and the bound is what a row below them can reach
+    (`_reach`). The candidates keep the order the whole set of rows would have, so that ties fall
+    as they do there, and the scores are computed by the same steps."""
     rows_total, average = totals
     if average <= 0:
         return None
@@ -395,6 +400,7 @@ def _bounded(
     # average row size, its rows (None for a common term not kept: read for the candidates
     # alone), whether common).
     listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]] = []
+    matching: list[int] = []  # each listed term's rows, how many
     for term, n, is_lazy in zip(terms, counts, lazy, strict=True):
         if is_lazy and not postings.holds(term.expression, term.scored):
             fts_idf = _fts_idf(rows_total, n) if term.scored else 0.0
@@ -408,6 +414,7 @@ def _bounded(
             fts_average = found.average
         ratio = max(rows_total - n + 0.5, 0.5) / (n + 0.5)
         listed.append((term, term.weight * math.log(1 + ratio), fts_idf, fts_average, rows, is_lazy))
+        matching.append(n)
     excluded: set[int] = set()
     for word in query.excluded_words:
         ruled_out = postings.get(fts_term(word, False), scored=False)
@@ -437,16 +444,48 @@ def _bounded(
     union = weighed or union
     if not any(listed[at][4] is None for at in union) or len(essential - excluded) > most:
         return None  # every common term kept (the whole reading asks FTS5 nothing), or too many candidates
-    best_rows = postings.best(" OR ".join(listed[at][0].expression for at in union), BEST_ROWS)
-    if best_rows is None:
-        return None
-    if len(union) == 1:  # one term: its best rows' scores are its own
-        within.knows(union[0], best_rows)
-    least = min(best_rows.values(), default=0.0) if len(best_rows) >= BEST_ROWS else 0.0
-    among = (essential | best_rows.keys()) - excluded
-    if len(among) > most:
-        return None
-    return _bounded_by(listed, among, (union, least, best_rows), within, wanted, enough, average, title_hit)
+    # Two terms that weigh alike, with more rows than the best asked: first the rows holding both,
+    # ranked by FTS5 (it scores only those, half the rows of the two or fewer), a row holding one
+    # of them adding at most that one's most (`_Ranked.alone`); their sums are the OR-ed query's,
+    # bit for bit (the same two phrases, each scored the same). Where that bound does not hold
+    # (few or weak rows hold both), the OR-ed query ranks every row holding either, as for more
+    # terms, and for two that weigh apart (the rarer one's rows alone rank high: `ALIKE`).
+    alike = len(union) == 2 and _alone(listed, union) < ALIKE * sum(listed[at][1] * (FTS_K1 + 1) for at in union)
+    for joined in (True, False) if alike and sum(matching[at] for at in union) > BEST_ROWS else (False,):
+        expression = (" AND " if joined else " OR ").join(listed[at][0].expression for at in union)
+        best_rows = postings.best(expression, BEST_ROWS)
+        if best_rows is None:
+            return None
+        if len(union) == 1:  # one term: its best rows' scores are its own
+            within.knows(union[0], best_rows)
+        least = min(best_rows.values(), default=0.0) if len(best_rows) >= BEST_ROWS else 0.0
+        among = (essential | best_rows.keys()) - excluded
+        if len(among) > most:
+            return None
+        ranked = _Ranked(union, least, best_rows, _alone(listed, union) if joined else 0.0)
+        scores = _bounded_by(listed, among, ranked, within, wanted, enough, average, title_hit)
+        if scores is not None:
+            return scores
+    return None
+
+
+def _alone(listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]], union: list[int]) -> float:
+    """The most a row holding one of the `union`'s terms may add to its estimate: that term's
+    FTS5 score is at most its idf times (k1 + 1), its weight over its idf times that."""
+    return max(listed[at][1] * (FTS_K1 + 1) for at in union)
+
+
+class _Ranked(NamedTuple):
+    """The common terms ranked together by FTS5 (`_bounded`): their places in the listed terms,
+    the least sum of their FTS5 scores among the best rows, which no row holding all of them
+    outside those passes, the best rows with their sums, and the most a row that holds some of
+    the terms but not all may add to its estimate, where only rows holding all were ranked (0.0
+    where every row holding any was)."""
+
+    grouped: list[int]
+    least: float
+    best: dict[int, float]
+    alone: float
 
 
 def _promising(
@@ -502,7 +541,7 @@ class _Within:
 def _bounded_by(
     listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]],
     among: set[int],
-    union: tuple[list[int], float, dict[int, float]] | None,
+    union: _Ranked | None,
     within: _Within,
     wanted: Callable[[str], Document | None],
     enough: int,
@@ -515,7 +554,7 @@ def _bounded_by(
     rows with their sums; `within` reads the common terms' rows of the candidates."""
     if not among:
         return None
-    bound = _reach(listed, union[:2] if union is not None else None)  # the most a row that is not a candidate can reach
+    bound = _reach(listed, union)  # the most a row that is not a candidate can reach
     bound *= 1 + 1e-9  # above the float rounding of the sums
     if len(among) > PRUNE_FROM:
         first = _first_batch(listed, among, union, within, wanted, enough, average, title_hit, bound)
@@ -576,7 +615,7 @@ def _shared_out(left: float, parts: list[tuple[float, float]]) -> float:
 def _first_batch(
     listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]],
     among: set[int],
-    union: tuple[list[int], float, dict[int, float]] | None,
+    union: _Ranked | None,
     within: _Within,
     wanted: Callable[[str], Document | None],
     enough: int,
@@ -596,7 +635,7 @@ def _first_batch(
     most is below the batch's least (the `EXACT_BATCH`th best least) is not in the first batch,
     so only the others are read, and the batch, its order and its scores are those of reading
     them all (rows equal in estimate are all among the others, in the order a whole reading gives)."""
-    grouped, least, best = union if union is not None else ([], 0.0, {})
+    grouped, least, best, alone = union if union is not None else _Ranked([], 0.0, {}, 0.0)
     known: dict[int, float] = dict.fromkeys(among, 0.0)
     sums = {rowid: best[rowid] for rowid in among if rowid in best}
     reach = 0.0
@@ -619,7 +658,7 @@ def _first_batch(
     # little looser than sharing it out up to each term's most, and no loop for each row).
     low = min((factor for factor, _ in parts), default=0.0)
     high = max((factor for factor, _ in parts), default=0.0)
-    beyond = reach + _shared_out(least, sorted(parts, reverse=True))  # what a candidate outside them may add
+    beyond = reach + max(_shared_out(least, sorted(parts, reverse=True)), alone)  # a candidate outside them
     lows = {rowid: part + low * sums[rowid] if rowid in sums else part for rowid, part in known.items()}
     highs = {rowid: part + (reach + high * sums[rowid] if rowid in sums else beyond) for rowid, part in known.items()}
     threshold = heapq.nlargest(EXACT_BATCH, lows.values())[-1] * (1 - 1e-9)  # below the float rounding
@@ -645,26 +684,22 @@ def _first_batch(
 
 def _reach(
     listed: list[tuple[Term, float, float, float, dict[int, float] | None, bool]],
-    union: tuple[list[int], float] | None,
+    union: _Ranked | None,
 ) -> float:
     """The most a row that is not a candidate can add to its estimate: each common term outside
     the `union` at most its weight times (k1 + 1); the terms of the union, whose FTS5 scores add up
     to at most its least best score, at most that sum shared out to the terms whose score counts
-    most in the estimate first, each up to the most FTS5 gives it (its idf times (k1 + 1))."""
-    grouped, least = union if union is not None else ([], 0.0)
+    most in the estimate first, each up to the most FTS5 gives it (its idf times (k1 + 1)), or
+    what a row holding only some of them may add (`_Ranked.alone`), if more."""
+    grouped, least, _, alone = union if union is not None else _Ranked([], 0.0, {}, 0.0)
     reach = 0.0
     for at, (_, weight, _, _, _, is_lazy) in enumerate(listed):
         if is_lazy and at not in grouped:  # a common term is a scored one
             reach += weight * (FTS_K1 + 1)
-    left = least
-    for factor, most in sorted(
-        ((listed[at][1] / listed[at][2], listed[at][2] * (FTS_K1 + 1)) for at in grouped), reverse=True
-    ):
-        if left <= 0:
-            break
-        reach += factor * min(most, left)
-        left -= most
-    return reach
+    shared = _shared_out(
+        least, sorted(((listed[at][1] / listed[at][2], listed[at][2] * (FTS_K1 + 1)) for at in grouped), reverse=True)
+    )
+    return reach + max(shared, alone)
 
 
 def _in_batches(
