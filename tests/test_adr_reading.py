@@ -451,6 +451,38 @@ def test_the_date_a_record_states_is_the_first_the_whole_top_states():
         assert adr._stated_date(text) == expected, repr(text[:300])
 
 
+def test_the_status_section_is_the_first_the_whole_body_heads():
+    """`status_text` tries as a `## Status` heading only the lines where the lower-cased body has
+    `status`: it finds the heading (and the lines after it) a look at every line finds."""
+    from workbench.core.flavours import adr_text
+
+    def every_line(body: str):
+        lines = body.split("\n")
+        for index, line in enumerate(lines):
+            if "#" in line and adr_text._STATUS_SECTION.match(line.strip()):
+                return index, lines[index + 1 : index + 12]
+        return None
+
+    rng = random.Random(11)
+    headings = [
+        "## Status",
+        "### STATUS:",
+        "## 2. status",
+        "#  Status",
+        "## Statuses",
+        "## \u017ftatus",
+        "  ## Status  ",
+    ]
+    texts = [text for _, text in generated_texts(GENERATED)]
+    for text in _scrambled(600):
+        lines = text.split("\n")
+        for _ in range(rng.randint(0, 3)):
+            lines.insert(rng.randint(0, len(lines)), rng.choice(headings) + rng.choice(["", "\r", " status", "\u00e9"]))
+        texts.append("\n".join(lines))
+    for text in texts:
+        assert adr_text._status_section(text) == every_line(text), repr(text[:300])
+
+
 def _write() -> None:
     EXPECTED.mkdir(exist_ok=True)
     print(f"reading with {flavours.__file__}")

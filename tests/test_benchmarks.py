@@ -301,3 +301,33 @@ def test_records_vault_writes_decisions_at_the_top_of_one_collection(tmp_path):
     vault = Vault.open(tmp_path / "vault", "adr")
     assert [d.type for d in vault.documents] == ["decision"] * 7
     assert sorted(d.id for d in vault.documents)[:2] == ["ADR-001", "ADR-002"]
+
+
+def test_each_cold_open_of_the_speed_benchmark_starts_without_a_store(tmp_path, monkeypatch):
+    """A vault of another format keeps its derived store in the user's cache, not in `.workbench/`:
+    each cold open `bench_speed` times must start without it, or every round after the first is
+    a warm open that the best of the rounds then reports as cold."""
+    from tests.benchmarks import bench_speed
+    from workbench.core import flavours
+    from workbench.core.records.walk import state_dir_for
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "decisions"
+    root.mkdir()
+    for number in range(1, 6):
+        (root / f"{number:04d}-choice-{number}.md").write_text(
+            f"# {number}. Choice {number}\n\nDate: 2024-01-0{number}\n\n## Status\n\nAccepted\n\n## Context\n\nWhy.\n",
+            "utf-8",
+        )
+    state = state_dir_for(root, flavours.get("adr"))
+    found: list[bool] = []
+    timed = bench_speed.timed
+
+    def noting(script: str, *args: str):
+        if script == bench_speed.OPEN_SCRIPT:
+            found.append(state.exists())
+        return timed(script, *args)
+
+    monkeypatch.setattr(bench_speed, "timed", noting)
+    bench_speed.processes(root, "adr", 2, False)
+    assert found == [False, True, False, True]  # each round: a cold open, then a warm one

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import random
 import re
+import sys
 
 import pytest
 
-from workbench.core.records.validate import find_credentials
+from workbench.core.records.validate import _MATCHED_AS_ASCII, find_credentials
 
 # The patterns as one would write them plainly, each starting at a word boundary.
 PLAIN = [
@@ -124,8 +125,33 @@ def test_the_patterns_find_what_the_plainly_written_ones_find():
         "K",
         "J",
         "@",
+        "\u0130",  # İ, lower-cased to two characters
+        "\u0131",  # ı, matched as i by a case-blind pattern
+        "\u017f",  # ſ, matched as s
+        "\u212a",  # the Kelvin sign, matched as k
+        "\u00a0",  # white space beyond ASCII
+        "\u2003",
+        "\u2019",
+        "?",
     ]
     rng = random.Random(7)
     for _ in range(40000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 14)))
         assert find_credentials(text) == plainly_found(text), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["\u017fecret = abcd12345678", "\u00e9 pa\u017f\u017fword: hunter2222", "api_\u212aey = abc123456789 \u00e9"],
+)
+def test_a_secret_spelt_with_a_letter_a_case_blind_pattern_takes_for_ascii_is_found(text):
+    assert find_credentials(text) == plainly_found(text) == [(1, "a password or secret assignment")]
+
+
+def test_the_characters_beyond_ascii_a_case_blind_pattern_takes_for_ascii_letters():
+    """The credential check looks at a text's ASCII image (each other character a `?`): the case-blind
+    assignment's words can hold only these characters beyond ASCII, where the check scans the text
+    itself. Python's own rules, asked of every character."""
+    letter = re.compile("[a-z]", re.I)
+    taken = {chr(c) for c in range(0x80, sys.maxunicode + 1) if not 0xD800 <= c < 0xE000 and letter.fullmatch(chr(c))}
+    assert taken == set(_MATCHED_AS_ASCII)

@@ -780,13 +780,16 @@ async def test_c_on_a_large_vault_works_the_queue_out_beside_a_screen_that_answe
         assert search.busy and not isinstance(app.screen, ConflictsDialog)
         await until(lambda: search.process._running is not None)
         assert search.process._running.poll() is None  # a process of its own works it out
-        await until(lambda: "conflicts… 0 s" in screen_text(app))
+        # The header says the step the process has started, beside the seconds.
+        await until(lambda: "conflicts… weighing 1000 documents" in screen_text(app))
         burst(app, "slash", *"postgres")
         await until(lambda: app.screen.query_one("#search-input", Input).value == "postgres")
         assert search.busy  # the keys were taken while the queue was still being worked out
         await wait_for(pilot, lambda: isinstance(app.screen, ConflictsDialog), seconds=300)
         dialog = app.screen
-        assert len(dialog.conflicts) > PAGE and dialog.query_one("#conflict-list", OptionList).option_count == PAGE + 1
+        listing = dialog.query_one("#conflict-list", OptionList)
+        await wait_for(pilot, lambda: listing.option_count > 0)  # listed a frame after the dialog shows
+        assert len(dialog.conflicts) > PAGE and listing.option_count == PAGE + 1
 
 
 async def test_quitting_while_a_large_vaults_queue_is_worked_out_ends_its_process(tmp_path: Path, monkeypatch):
@@ -824,7 +827,7 @@ async def test_c_while_a_large_vault_looks_for_a_kept_queue_opens_the_one_worked
         assert len(app.screen.conflicts) == 3
 
 
-def test_the_header_counts_the_seconds_the_person_waits_for_the_conflicts():
+def test_the_header_counts_the_seconds_the_person_waits_for_the_conflicts_and_says_the_step():
     import time
 
     from workbench.tui.widgets.vault_header import VaultHeader
@@ -834,6 +837,9 @@ def test_the_header_counts_the_seconds_the_person_waits_for_the_conflicts():
     assert "conflicts…" in str(header._counts(False)[-1]) and " s" not in str(header._counts(False)[-1])
     header.set_reactive(VaultHeader.looking_since, time.monotonic() - 3.5)
     assert str(header._counts(False)[-1]) == "conflicts… 3 s"
+    header.set_reactive(VaultHeader.looking_step, "weighing 100000 documents")
+    assert str(header._counts(False)[-1]) == "conflicts… weighing 100000 documents 3 s"
+    assert str(header._counts(True)[-1]) == "conflicts… weighing 3 s"  # a narrow terminal: the step's first word
 
 
 ADR_RECORD = "# {title}\n\n## Status\n\n{status}\n\n## Context\n\n{context}\n\n## Decision\n\n{decision}\n"

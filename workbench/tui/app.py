@@ -21,6 +21,7 @@ from textual.notifications import Notify
 from textual.widgets import Input
 
 from .screens.main import MainScreen
+from .screens.messages import ConflictsStep
 from .settings import load_settings, save_setting
 from .themes import BUILTIN_THEMES, VARIABLE_DEFAULTS, load_theme_files, theme_folders
 from .first_page import KeptTitle, kept_first_page
@@ -240,6 +241,16 @@ class WorkbenchApp(App[None]):
         if isinstance(box, Input) and event.is_printable and event.character:
             event.stop()
             box.insert_text_at_cursor(event.character)
+
+    @on(ConflictsStep)
+    def _conflicts_step(self, message: ConflictsStep) -> None:
+        """The step the queue's process has started, said in the main screen's header (the message
+        comes up from the main screen, under any dialog on top of it)."""
+        from .widgets.vault_header import VaultHeader
+
+        for screen in self.screen_stack:
+            for header in screen.query(VaultHeader):
+                header.looking_step = message.step
 
     @on(SearchPane.Listed)
     def _titles_listed(self) -> None:

@@ -6,7 +6,9 @@ titles drawn, the first weighing of every decision): in a thread of the app the 
 still through each. A process of its own opens the vault, works the queue out and keeps it in the
 vault's derived store, as any process does (`Vault.conflicts`); the app then reads it back from
 there (`Vault.kept_conflicts`, entry by entry). Nothing large crosses between the two, and the
-app's interpreter is free meanwhile but for the wait.
+app's interpreter is free meanwhile but for the wait. The process says each step as it starts
+it, a line on its output (`reading the vault`, `weighing 100000 documents`), which the header shows
+beside the seconds: the core's weighing tells nothing finer yet (how many pairs it has weighed).
 
 Run as `python -m workbench.tui.queue_process ROOT FLAVOUR`.
 """
@@ -15,10 +17,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 __all__ = ["QueueProcess"]
+
+STEP = "step: "
+"""What starts a line of the process's output that says the step it starts (anything else on it is not for the header)."""
 
 
 class QueueProcess:
@@ -29,29 +36,36 @@ class QueueProcess:
         self._running: subprocess.Popen[bytes] | None = None
         self._stopped = False
 
-    def work_out(self, root: Path, flavour: str) -> bool:
+    def work_out(self, root: Path, flavour: str, said: Callable[[str], object] | None = None) -> bool:
         """Work the queue of the vault at `root` out in the process and wait for it (in a worker's
-        thread); False when stopped meanwhile. RuntimeError with the process's last words when it
-        failed."""
-        with self._lock:
+        thread), each step it starts given to `said`; False when stopped meanwhile. RuntimeError
+        with the process's last words when it failed."""
+        with tempfile.TemporaryFile() as errors:  # a file, not a pipe: nothing waits on it filling
+            with self._lock:
+                if self._stopped:
+                    return False
+                self._running = process = subprocess.Popen(
+                    [sys.executable, "-m", __name__, str(root), flavour],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=errors,
+                )
+            try:
+                assert process.stdout is not None
+                for line in process.stdout:
+                    text = line.decode("utf-8", "replace").strip()
+                    if text.startswith(STEP) and said is not None:
+                        said(text[len(STEP) :])
+                process.wait()
+            finally:
+                with self._lock:
+                    self._running = None
             if self._stopped:
                 return False
-            self._running = process = subprocess.Popen(
-                [sys.executable, "-m", __name__, str(root), flavour],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-            )
-        try:
-            _, said = process.communicate()
-        finally:
-            with self._lock:
-                self._running = None
-        if self._stopped:
-            return False
-        if process.returncode != 0:
-            words = said.decode("utf-8", "replace").strip().splitlines()
-            raise RuntimeError(words[-1] if words else f"the queue's process ended with {process.returncode}")
+            if process.returncode != 0:
+                errors.seek(0)
+                words = errors.read().decode("utf-8", "replace").strip().splitlines()
+                raise RuntimeError(words[-1] if words else f"the queue's process ended with {process.returncode}")
         return True
 
     def stop(self) -> None:
@@ -67,7 +81,10 @@ def _main(argv: list[str]) -> int:
     from ..core import Vault
 
     root, flavour = argv
-    Vault.open(Path(root), flavour=flavour).conflicts()
+    print(f"{STEP}reading the vault", flush=True)
+    vault = Vault.open(Path(root), flavour=flavour)
+    print(f"{STEP}weighing {len(vault)} documents", flush=True)
+    vault.conflicts()
     return 0
 
 

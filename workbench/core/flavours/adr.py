@@ -59,6 +59,7 @@ from .base import (
     View,
     as_list,
     first_heading,
+    lazy_pattern,
     mostly,
     strip_code,
 )
@@ -75,8 +76,8 @@ from .adr_names import (
     unnumbered,
     written_date,
 )
+from . import adr_links, adr_text
 from .adr_text import (
-    PARTIAL,
     TOP_LINES,
     folded,
     header_block,
@@ -88,7 +89,6 @@ from .adr_text import (
     status_text,
 )
 from .adr_links import (
-    NUMBERS,
     PREDECESSOR_KEYS,
     SUCCESSOR_KEYS,
     distinct,
@@ -100,11 +100,11 @@ from .adr_links import (
 from .markdown import date_of, tags_of
 
 __all__ = ["Adr"]
-_DATE = re.compile(
+_DATE = lazy_pattern(
     r"(?im)^(?:\s*[-*]?\s*(?:\*\*|__)?(?:Date|Created)(?:\s*:\s*(?:\*\*|__)?|(?:\*\*|__)\s*:?|\s+(?=\d))"
     r"|#{2,3}\s+Date\s*\n+)\s*(\S[^\n]*)"
 )
-_TEMPLATE = re.compile(r"(?:^|[-_.])template\.md$", re.I)
+_TEMPLATE = lazy_pattern(r"(?:^|[-_.])template\.md$", re.I)
 
 
 def _date_of(value: Any) -> dt.date | None:
@@ -300,7 +300,7 @@ class Adr(Flavour):
         else:  # the first heading, else the file's name
             title = unnumbered(first_heading(body) or "", prefix_of(path), own_number) or path.rsplit("/", 1)[-1][:-3]
         lifecycle = self.lifecycle(stated) if stated else None
-        if lifecycle == "superseded" and PARTIAL.search(stated):
+        if lifecycle == "superseded" and adr_text.PARTIAL.search(stated):
             lifecycle = "active"  # "Partly superseded": the record stands for the rest
         created = _date_of(said.get("date") or said.get("created"))
         updated = _date_of(said.get("updated") or said.get("date"))
@@ -492,7 +492,7 @@ class Adr(Flavour):
             found = re.match(rf"^(\s*(?:{spelled})\s*:)\s*(.*?)\s*$", line, re.I)
             if found:
                 listed, said = found.group(2), cited(named)
-                if listed and NUMBERS.fullmatch(listed) and re.fullmatch(r"[A-Z]{2,5}-\d+", named):
+                if listed and adr_links.NUMBERS.fullmatch(listed) and re.fullmatch(r"[A-Z]{2,5}-\d+", named):
                     said = str(int(named.rsplit("-", 1)[1]))  # `Replaces: 1, 2`, as the list is written
                 lines[index] = f"{found.group(1)} {listed + ', ' if listed else ''}{said}"
                 return {}, "\n".join(lines)

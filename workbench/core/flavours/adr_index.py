@@ -9,14 +9,15 @@ import re
 from pathlib import Path
 
 from .adr_names import record_name, ref_id
+from .base import lazy_pattern
 from .adr_text import plain
 
 __all__ = ["INDEX_FILES", "index_statuses", "read_index_statuses"]
 
 INDEX_FILES = ("README.md", "index.md")
-_LINK = re.compile(r"\]\(\s*<?([^)\s>]+?\.md)>?(?:#[^)]*)?\s*\)", re.I)
-_NUMBER = re.compile(r"^(?:([A-Za-z]{2,6})[-_ ]?)?0*(\d{1,5})$")
-_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_LINK = lazy_pattern(r"\]\(\s*<?([^)\s>]+?\.md)>?(?:#[^)]*)?\s*\)", re.I)
+_NUMBER = lazy_pattern(r"^(?:([A-Za-z]{2,6})[-_ ]?)?0*(\d{1,5})$")
+_RULE = lazy_pattern(r"^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
 def _cells(line: str) -> list[str]:

@@ -14,6 +14,7 @@ from ..vocabulary.model import LinkType
 from .base import (
     RawLink,
     as_list,
+    lazy_pattern,
     markdown_links,
 )
 from .adr_names import (
@@ -24,11 +25,8 @@ from .adr_names import (
     ref_id,
     refs,
 )
+from . import adr_text
 from .adr_text import (
-    PARTIAL,
-    STATUS_HEADING,
-    STATUS_LINE,
-    VERB_CUES,
     cued,
     plain_start,
     preferences,
@@ -53,22 +51,24 @@ __all__ = [
 ]
 
 
-_META_LINE = re.compile(
+_META_LINE = lazy_pattern(
     r"^\s*[-*]?\s*(?:\*\*|__)?(Supersedes|Superseded[ -]by|Replaces|Replaced[ -]by)(?:\*\*|__)?\s*:?\s*(?:\*\*|__)?\s*:?\s*(.+?)\s*$",
     re.I,
 )
-_SUPERSEDED_BY = re.compile(r"\b(?:superseded|superceded|replaced)\s*(?:\([^)\n]*\)\s*)?by\b(.*)", re.I)
-_SUPERSEDES = re.compile(r"\b(?:supersedes|supercedes|replaces)\b(.*)", re.I)
+_SUPERSEDED_BY = lazy_pattern(r"\b(?:superseded|superceded|replaced)\s*(?:\([^)\n]*\)\s*)?by\b(.*)", re.I)
+_SUPERSEDES = lazy_pattern(r"\b(?:supersedes|supercedes|replaces)\b(.*)", re.I)
 # A value that names nothing: `replaces: N/A`, `superseded-by: none`, `-`, `TODO - add it when ready`.
-_NO_VALUE = re.compile(
+_NO_VALUE = lazy_pattern(
     r"\s*(?:none|nothing|n/?a|no|tbd|tba|null|~|-+|(?:todo|tbd|tba|fixme)\b.*)?\s*\.?\s*", re.I | re.S
 )
 # Record numbers in a frontmatter value, each maybe with a prefix: `90`, `655, 777`, `SIMD-0387`.
-NUMBERS = re.compile(r"\s*#?(?:[A-Za-z]{2,6}[-_ ]?)?\d{1,5}(?:\s*[,;]\s*#?(?:[A-Za-z]{2,6}[-_ ]?)?\d{1,5})*\s*")
+NUMBERS = lazy_pattern(r"\s*#?(?:[A-Za-z]{2,6}[-_ ]?)?\d{1,5}(?:\s*[,;]\s*#?(?:[A-Za-z]{2,6}[-_ ]?)?\d{1,5})*\s*")
 # A status that says superseded and names the record without "by": "⌛️ Superseded [0019](0019-x.md)".
-_SUPERSEDED_BARE = re.compile(r"^[^\w\[]*(?:superseded|superceded|replaced)\b(?!\s*(?:\([^)\n]*\)\s*)?by\b)(.*)", re.I)
+_SUPERSEDED_BARE = lazy_pattern(
+    r"^[^\w\[]*(?:superseded|superceded|replaced)\b(?!\s*(?:\([^)\n]*\)\s*)?by\b)(.*)", re.I
+)
 # A site's page for a record: `[ADR 32](/adr/32)`, `(../adr/0032)`.
-_SLUG_LINK = re.compile(r"\(\s*(?:\.{1,2}/)*/?([A-Za-z]{2,5})s?/0*(\d{1,5})(?:[-/#?][^)\s]*)?\s*\)")
+_SLUG_LINK = lazy_pattern(r"\(\s*(?:\.{1,2}/)*/?([A-Za-z]{2,5})s?/0*(\d{1,5})(?:[-/#?][^)\s]*)?\s*\)")
 # Frontmatter keys that name a successor or a predecessor, in the spellings collections use.
 SUCCESSOR_KEYS = (
     "superseded-by",
@@ -87,10 +87,10 @@ _TYPED_KEYS = {
     "extends": LinkType.DERIVED_FROM.value,
     "amends": LinkType.DERIVED_FROM.value,
 }
-_TYPED_LINE = re.compile(r"\b(amends|extends|requires|depends on|builds on)\b(.*)", re.I)
+_TYPED_LINE = lazy_pattern(r"\b(amends|extends|requires|depends on|builds on)\b(.*)", re.I)
 # Any other key whose name says so (`deprecated-reason: … See ADR-291`) names a successor.
-_SUCCESSOR_HINT = re.compile(r"deprecat|supersed|superced|replac|obsolet|successor", re.I)
-_HREF = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\"'\n]*[\"'])?\s*\)")
+_SUCCESSOR_HINT = lazy_pattern(r"deprecat|supersed|superced|replac|obsolet|successor", re.I)
+_HREF = lazy_pattern(r"\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^\"'\n]*[\"'])?\s*\)")
 
 
 def folder_links(text: str, path: str) -> list[RawLink]:
@@ -205,11 +205,11 @@ def stated_supersession(statements: list[str], first: int, path: str) -> tuple[l
     supersedes: list[RawLink] = []
     superseded_by: list[RawLink] = []
     # Past the status, a line says something here only with a verb of supersession in it.
-    verbs = bool(VERB_CUES.search("\n".join(statements[first:])))
+    verbs = bool(adr_text.VERB_CUES.search("\n".join(statements[first:])))
     for index, text in enumerate(statements):
-        if index >= first and not (verbs and VERB_CUES.search(text)):
+        if index >= first and not (verbs and adr_text.VERB_CUES.search(text)):
             continue
-        if PARTIAL.search(text):
+        if adr_text.PARTIAL.search(text):
             continue  # in part: the named record is related, found below as a mention
         meta_line = _META_LINE.match(text)
         if meta_line:
@@ -220,15 +220,15 @@ def stated_supersession(statements: list[str], first: int, path: str) -> tuple[l
         # been superseded by decision: [0022 ...](0022-....md)"): only a named record counts.
         if (
             index < first
-            or STATUS_LINE.match(text)
-            or STATUS_HEADING.match("## " + text)
+            or adr_text.STATUS_LINE.match(text)
+            or adr_text.STATUS_HEADING.match("## " + text)
             or _SUPERSEDED_BY.search(text)
             or _SUPERSEDES.search(text)
         ):
             after: Any = _SUPERSEDED_BY.search(text)
             if after:
                 superseded_by.extend(records_named(after.group(1), path))
-            status_line = STATUS_LINE.match(text)
+            status_line = adr_text.STATUS_LINE.match(text)
             bare = _SUPERSEDED_BARE.match(status_line.group(1) if status_line else plain_start(text))
             if bare and (index < first or status_line):
                 superseded_by.extend(records_named(bare.group(1), path))
@@ -287,19 +287,13 @@ def other_links(
     named = {c for r in superseding + tuple(typed) for c in r.candidates} | {own}
     links = typed + [
         link
-        for link in [*map(by_number, body_links(_bare(body, prose), path)), *folder_links(prose, path)]
+        for link in [*map(by_number, body_links(body, path, prose=prose)), *folder_links(prose, path)]
         if link.candidates[0] not in named
     ]
     for number in dict.fromkeys(refs(prose, prefix_of(path))):
         if number not in named:
             links.append(RawLink(LinkType.RELATED_TO.value, (number,), number))
     return links
-
-
-def _bare(body: str, prose: str) -> str:
-    """What to give `body_links` for `body`: it reads the body with its code blanked, `prose`,
-    which where it holds no backtick nor `~~~` blanks nothing again, so it is read as it is."""
-    return prose if "`" not in prose and "~~~" not in prose else body
 
 
 def by_number(link: RawLink) -> RawLink:

@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from .adr_names import case_blind
-from .base import RawLink, strip_code
+from .base import RawLink, lazy_pattern, strip_code
 
 __all__ = [
     "PARTIAL",
@@ -31,40 +31,40 @@ __all__ = [
     "status_text",
 ]
 
-STATUS_LINE = re.compile(r"^\s*[-*]?\s*(?:(?:\*\*|__)Status\s*:?\s*(?:\*\*|__)|Status\s*:)\s*:?\s*(.+?)\s*$", re.I)
-STATUS_HEADING = re.compile(
+STATUS_LINE = lazy_pattern(r"^\s*[-*]?\s*(?:(?:\*\*|__)Status\s*:?\s*(?:\*\*|__)|Status\s*:)\s*:?\s*(.+?)\s*$", re.I)
+STATUS_HEADING = lazy_pattern(
     r"^#{1,3}\s+((?:Superseded|Superceded|Replaced|Deprecated|Rejected|Withdrawn|Obsolete)\b.*?)\s*#*\s*$", re.I
 )
 # A sentence anywhere in a record that says it: "This ADR updates and supersedes [ADR0024 …]",
 # "We supersede [ADR 17](/adr/17)", "[HIP10] … got replaced by HIP412", each only where it names a
 # record and says no "not" or "might" before the verb ("does not directly supersede ADR 23", "we
 # might one day be superseded by ADR-9" state nothing).
-_VERB_ACTIVE = re.compile(r"\b(?:supersed|superced|replac)(?:e|es|ing)\b(?!\s+by\b)", re.I)
-_VERB_PASSIVE = re.compile(r"\b(?:supersed|superced|replac)ed\s*(?:\([^)\n]*\)\s*)?by\b", re.I)
-_HEDGE = re.compile(
+_VERB_ACTIVE = lazy_pattern(r"\b(?:supersed|superced|replac)(?:e|es|ing)\b(?!\s+by\b)", re.I)
+_VERB_PASSIVE = lazy_pattern(r"\b(?:supersed|superced|replac)ed\s*(?:\([^)\n]*\)\s*)?by\b", re.I)
+_HEDGE = lazy_pattern(
     r"\b(?:not|never|no longer|without|nor|if|whether|might|may|could|would|will|should|shall|can|once|until|unless|intend(?:s|ed)?|proposes?|consider(?:s|ed|ing)?)\b|n't\b",
     re.I,
 )
-_SELF = re.compile(
+_SELF = lazy_pattern(
     r"\b(?:this|the current|the present)\s+(?:[\w*`]+\s+){0,2}?(?:adr|decision|record|proposal|document|rfc|standard|specification|arc|hip|eip|pep)\b|\bwe\b",
     re.I,
 )
 # "This ADR in part supersedes …", "supersedes some aspects of ADR-15", "Partly superseded": the
 # record named stands for the rest, so it is a related record, not a replaced one.
-PARTIAL = re.compile(
+PARTIAL = lazy_pattern(
     r"\b(?:in part|partly|partially|parts? of|some aspects?|aspects of|portions? of|for post-\w+)\b", re.I
 )
-_NOTHING = re.compile(r"[\s*_:`]*(?:none|nothing|n/a|no\b|-+\s*$)", re.I)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\[`*_(])|\n\s*\n|\n(?=\s*(?:[-*+]|\d+\.)\s)")
+_NOTHING = lazy_pattern(r"[\s*_:`]*(?:none|nothing|n/a|no\b|-+\s*$)", re.I)
+_SENTENCE = lazy_pattern(r"(?<=[.!?])\s+(?=[A-Z\[`*_(])|\n\s*\n|\n(?=\s*(?:[-*+]|\d+\.)\s)")
 # The words no statement of supersession (a verb), or of preference ("in favour of", "instead of",
 # "rather than", "in place of"), is made without: a sentence with none of them is not read further.
 _VERB_WORDS = ("supersed", "superced", "replac")
 _FAVOUR_WORDS = ("favo", "instead", "rather", "place")
-VERB_CUES = re.compile("|".join(_VERB_WORDS), re.I)
-_FAVOUR_CUES = re.compile("|".join(_FAVOUR_WORDS), re.I)
-_WORD = re.compile(r"\w")
-_SECTION = re.compile(r"(?m)^##[ \t]+(?:\d+\.[ \t]*)?([^\n#]+?)[ \t]*:?[ \t]*$")
-_DECISION = re.compile(r"decision(?: outcome)?")
+VERB_CUES = lazy_pattern("|".join(_VERB_WORDS), re.I)
+_FAVOUR_CUES = lazy_pattern("|".join(_FAVOUR_WORDS), re.I)
+_WORD = lazy_pattern(r"\w")
+_SECTION = lazy_pattern(r"(?m)^##[ \t]+(?:\d+\.[ \t]*)?([^\n#]+?)[ \t]*:?[ \t]*$")
+_DECISION = lazy_pattern(r"decision(?: outcome)?")
 FIRST_SECTIONS = 5
 TOP_LINES = 40
 
@@ -79,9 +79,9 @@ def folded(meta: dict[str, Any]) -> dict[str, Any]:
 
 
 # A header line of an RFC 822-style block (`Status: Replaced`, `Replaced-By: 33`, `Post-History:`).
-_HEADER_LINE = re.compile(r"^([ \t]*)([A-Za-z][A-Za-z0-9]*(?:[-_ ][A-Za-z0-9]+){0,2})[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
-_HEADER_OPEN = re.compile(r"^[ \t]{0,3}(?:<pre>|`{3,}[\w-]*|~{3,}[\w-]*)[ \t]*$", re.I)
-_HEADER_CLOSE = re.compile(r"^[ \t]*(?:</pre>|`{3,}|~{3,})[ \t]*$", re.I)
+_HEADER_LINE = lazy_pattern(r"^([ \t]*)([A-Za-z][A-Za-z0-9]*(?:[-_ ][A-Za-z0-9]+){0,2})[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
+_HEADER_OPEN = lazy_pattern(r"^[ \t]{0,3}(?:<pre>|`{3,}[\w-]*|~{3,}[\w-]*)[ \t]*$", re.I)
+_HEADER_CLOSE = lazy_pattern(r"^[ \t]*(?:</pre>|`{3,}|~{3,})[ \t]*$", re.I)
 _HEADER_KEYS = {"status", "title"}
 
 
@@ -141,13 +141,13 @@ def reads_as_record(meta: dict[str, Any], body: str, prose: str | None = None) -
     )
 
 
-_QUOTED = re.compile(r"^(?:>\s*)+|^[-+]\s+")
-_LINKED = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-_BOLD = re.compile(r"\*\*|__")
-_MARKED = re.compile(r"^(?:\s*(?:>|[-+*]\s|\*\*|__))+")
-_STATUS_SECTION = re.compile(r"^#{2,3}\s+(?:\d+\.\s*)?Status\s*:?\s*$", re.I)
-_SECTION_HEADING = re.compile(r"^#{2,3}\s+(?:\d+\.\s*)?(.+?)\s*:?\s*$")
-_TITLE_HEADING = re.compile(r"^#\s+(.+?)\s*:?\s*$")
+_QUOTED = lazy_pattern(r"^(?:>\s*)+|^[-+]\s+")
+_LINKED = lazy_pattern(r"\[([^\]]*)\]\([^)]*\)")
+_BOLD = lazy_pattern(r"\*\*|__")
+_MARKED = lazy_pattern(r"^(?:\s*(?:>|[-+*]\s|\*\*|__))+")
+_STATUS_SECTION = lazy_pattern(r"^#{2,3}\s+(?:\d+\.\s*)?Status\s*:?\s*$", re.I)
+_SECTION_HEADING = lazy_pattern(r"^#{2,3}\s+(?:\d+\.\s*)?(.+?)\s*:?\s*$")
+_TITLE_HEADING = lazy_pattern(r"^#\s+(.+?)\s*:?\s*$")
 
 
 def plain(text: str) -> str:
@@ -165,16 +165,17 @@ def plain_start(text: str) -> str:
 
 def status_text(body: str) -> tuple[str, int | None]:
     """The status as the record states it, and the body line it is on (0-based), or ("", None)."""
-    lines = body.split("\n")
-    for index, line in enumerate(lines):
-        if "#" in line and _STATUS_SECTION.match(line.strip()):
-            for offset in range(index + 1, min(index + 12, len(lines))):
-                text = lines[offset].strip()
-                if text.startswith("#"):
-                    break
-                if text and not text.startswith(("<!--", "---")):
-                    return plain(text), offset
-            return "", None
+    section = _status_section(body)
+    if section is not None:
+        index, after = section
+        for offset, line in enumerate(after, index + 1):
+            text = line.strip()
+            if text.startswith("#"):
+                break
+            if text and not text.startswith(("<!--", "---")):
+                return plain(text), offset
+        return "", None
+    lines = body.split("\n", TOP_LINES)
     for index, line in enumerate(lines[:TOP_LINES]):
         match = STATUS_LINE.match(line)
         if match and not line.lstrip().startswith("#"):
@@ -184,6 +185,30 @@ def status_text(body: str) -> tuple[str, int | None]:
             match = STATUS_HEADING.match(line)
             return (plain(match.group(1)), index) if match else ("", None)
     return "", None
+
+
+def _status_section(body: str) -> tuple[int, list[str]] | None:
+    """The first `## Status` heading's line (0-based) and the eleven lines after it, or None.
+    Only the lines where the lower-cased body has `status` are tried (`case_blind`), not every line."""
+    lowered = case_blind(body)
+    if lowered is None:  # a letter the lower-casing does not read as the pattern does: every line
+        lines = body.split("\n")
+        for index, line in enumerate(lines):
+            if "#" in line and _STATUS_SECTION.match(line.strip()):
+                return index, lines[index + 1 : index + 12]
+        return None
+    at = lowered.find("status")
+    while at >= 0:
+        start = body.rfind("\n", 0, at) + 1
+        end = body.find("\n", at)
+        line = body[start:] if end < 0 else body[start:end]
+        if "#" in line and _STATUS_SECTION.match(line.strip()):
+            after = [] if end < 0 else body[end + 1 :].split("\n", 11)[:11]
+            return body.count("\n", 0, start), after
+        if end < 0:
+            return None
+        at = lowered.find("status", end + 1)  # past the line break: the next line
+    return None
 
 
 def statement_lines(body: str) -> list[str]:
@@ -310,16 +335,16 @@ def sentences(cued_verbs: list[str], named) -> list[tuple[list[RawLink], list[Ra
 # "Rejected in favour of ADR 111", "deprecated in favor of HIP-30": the one named after replaced
 # the one before (or the record itself). "We are in favour of ADR-5" says no such thing: a verb of
 # setting aside comes first.
-_FAVOUR = re.compile(
+_FAVOUR = lazy_pattern(
     r"\b(?:rejected|deprecated|dropped|abandoned|withdrawn|retired|declined|discarded|closed|obsoleted|"
     r"superseded|superceded|replaced|set aside|put aside)\b[^.;]{0,40}?\bin\s+favou?r\s+of\b",
     re.I,
 )
 # "to implement ADR-101 instead of ADR-100": the record named before replaced the one after.
-_INSTEAD = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\b", re.I)
-_CLAUSE_END = re.compile(r"[;,:(]|\s(?:which|that|because|since|as|and|but|so)\s", re.I)
-_CLAUSE_MARK = re.compile(r"[;,:(]")
-_STATUS_WORD = re.compile(r"(?i)^\W*status\W*")
+_INSTEAD = lazy_pattern(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\b", re.I)
+_CLAUSE_END = lazy_pattern(r"[;,:(]|\s(?:which|that|because|since|as|and|but|so)\s", re.I)
+_CLAUSE_MARK = lazy_pattern(r"[;,:(]")
+_STATUS_WORD = lazy_pattern(r"(?i)^\W*status\W*")
 
 
 def preferences(cued_favours: list[str], named) -> list[tuple[list[RawLink], list[RawLink], str]]:
@@ -354,7 +379,7 @@ def preferences(cued_favours: list[str], named) -> list[tuple[list[RawLink], lis
 
 # `Name:`, `Title:`, or the name of what a decision template is about (`Proposal Name:`, `Feature
 # Name:`), never a person's (`Author Name:`).
-_NAME_LINE = re.compile(
+_NAME_LINE = lazy_pattern(
     r"^\s*[-*]?\s*(?:\*\*|__)?(?:(?:proposal|feature|decision|record|document|rfc|adr) )?(?:Name|Title)(?:\*\*|__)?"
     r"\s*:\s*(?:\*\*|__)?\s*(.+?)\s*$",
     re.I,

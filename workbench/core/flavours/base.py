@@ -12,9 +12,10 @@ from __future__ import annotations
 import datetime as dt
 import posixpath
 import re
+import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator, cast
 from urllib.parse import unquote
 
 from ..vocabulary.files import read_file
@@ -30,6 +31,7 @@ __all__ = [
     "View",
     "as_list",
     "first_heading",
+    "lazy_pattern",
     "lifecycle_of",
     "markdown_links",
     "path_id",
@@ -127,6 +129,7 @@ class Ids:
         self._ids = ids
         self._folded: dict[str, str] | None = None
         self._by_name: dict[str, list[str]] = {}
+        self._shallowest: dict[str, str] = {}
 
     def _fold(self) -> dict[str, str]:
         """The lookups ignoring case and by name, made at the first link that names no id exactly:
@@ -145,9 +148,15 @@ class Ids:
         if folded is not None:
             return folded
         if by_name:
-            named = self._by_name.get(candidate.rsplit("/", 1)[-1].casefold())
-            if named:
-                return min(named, key=lambda i: (i.count("/"), len(i), i))  # the shallowest, as Obsidian picks
+            name = candidate.rsplit("/", 1)[-1].casefold()
+            shallowest = self._shallowest.get(name)
+            if shallowest is None:
+                named = self._by_name.get(name)
+                if not named:
+                    return None
+                # the shallowest, as Obsidian picks; kept: a name many folders hold is asked for again and again
+                shallowest = self._shallowest[name] = min(named, key=lambda i: (i.count("/"), len(i), i))
+            return shallowest
         return None
 
 
@@ -224,34 +233,132 @@ def lifecycle_of(stated: str) -> str | None:
     return None
 
 
-_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
-_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
+class _LazyPattern:
+    """`lazy_pattern`'s stand-in: compiles its pattern when first asked for a method or attribute."""
+
+    __slots__ = ("_source", "_flags", "_module", "_compiled")
+
+    def __init__(self, source: str, flags: int, module: dict[str, Any]):
+        self._source, self._flags, self._module = source, flags, module
+        self._compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re.compile(self._source, self._flags)
+            for key, value in list(self._module.items()):  # its module's later uses find the pattern itself
+                if value is self:
+                    self._module[key] = compiled
+        return getattr(compiled, name)
+
+    def __repr__(self) -> str:
+        return f"lazy_pattern({self._source!r}, {self._flags!r})"
+
+
+def lazy_pattern(source: str, flags: int = 0) -> re.Pattern[str]:
+    """A module's pattern compiled when first used, not when the module is imported: importing the
+    `adr` flavour compiled 8 ms of patterns, most of them never used by a process that reads one
+    record or none. On its first use the compiled pattern takes the place of the stand-in among
+    its module's names, so each use after costs what a compiled pattern's does; another module
+    that wants one asks for it through that module (`adr_text.STATUS_LINE`), which finds it there."""
+    module = sys._getframe(1).f_globals  # the caller's names: a pattern is made at a module's top level
+    return cast(re.Pattern[str], _LazyPattern(source, flags, module))
+
+
+_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")  # matched at a line's start
 
 
 def strip_code(text: str) -> str:
     """The text with fenced code blocks and code spans blanked: nothing in code is a link. Line
-    numbers are kept, so what remains can still be pointed at."""
+    numbers are kept, so what remains can still be pointed at.
+
+    Fences are looked for only on lines where three backticks or tildes are, and spans by
+    substring searches from each backtick, rather than by a pattern tried at every line and one
+    with a backreference tried at every character of every span (a quarter of the `adr`
+    flavour's reading of a record): what is blanked is what those patterns blanked, and
+    `tests/test_strip_code.py` holds the two to each other."""
     if "`" not in text and "~~~" not in text:
         return text
-    out: list[str] = []
-    fence: str | None = None
-    for line in text.split("\n"):
-        match = _FENCE.match(line)
-        if fence is None and match:
-            fence = match.group(1)
-            out.append("")
-        elif fence is not None:
-            if (
-                match
-                and match.group(1)[0] == fence[0]
-                and len(match.group(1)) >= len(fence)
-                and not line.strip()[len(match.group(1)) :].strip()
-            ):
-                fence = None
-            out.append("")
-        else:
-            out.append(line)
-    return _SPAN.sub(lambda m: " " * len(m.group(0)), "\n".join(out))
+    if "```" in text or "~~~" in text:
+        text = _blank_fences(text)
+    return _blank_spans(text) if "`" in text else text
+
+
+def _blank_fences(text: str) -> str:
+    """Each fenced block's lines (its fences among them) made empty, the line breaks kept."""
+    pieces: list[str] = []
+    kept = 0  # the text before this is in `pieces`
+    fences = _fence_lines(text)
+    for opening in fences:
+        fence = opening.group(1)
+        end = len(text)  # a block never closed runs to the end
+        for line in fences:  # the fence lines after the opening one, up to the closing one
+            marks = line.group(1)
+            if marks[0] == fence[0] and len(marks) >= len(fence):
+                stop = text.find("\n", line.start())
+                stop = len(text) if stop < 0 else stop
+                if not text[line.start() : stop].strip()[len(marks) :].strip():
+                    end = stop
+                    break
+        start = opening.start()
+        pieces.append(text[kept:start])
+        pieces.append("\n" * text.count("\n", start, end))
+        kept = end
+    if not pieces:
+        return text
+    pieces.append(text[kept:])
+    return "".join(pieces)
+
+
+def _fence_lines(text: str) -> Iterator[re.Match[str]]:
+    """The lines that could open or close a fence, in order: found where three backticks or
+    tildes are, not by a pattern tried at every character (it can start with neither)."""
+    starts: set[int] = set()
+    for marks in ("```", "~~~"):
+        at = text.find(marks)
+        while at >= 0:
+            line = text.rfind("\n", 0, at) + 1
+            if at - line <= 3:
+                starts.add(line)
+            after = text.find("\n", at)  # a later one on this line starts it no sooner
+            at = text.find(marks, after) if after >= 0 else -1
+    for line in sorted(starts):
+        if (match := _FENCE.match(text, line)) is not None:
+            yield match
+
+
+def _blank_spans(text: str) -> str:
+    """Each code span made spaces, as `(`+)(?:(?!\\1).)+?\\1` (dot-all) found them left to right:
+    from a backtick, the run of backticks there, then shorter ones, each closed by the first same
+    run after at least one character that does not begin it."""
+    pieces: list[str] = []
+    kept = 0
+    size = len(text)
+    at = text.find("`")
+    while at >= 0:
+        run = at + 1
+        while run < size and text[run] == "`":
+            run += 1
+        end = -1
+        for length in range(run - at, 0, -1):
+            marks = "`" * length
+            content = at + length
+            if content < size and not text.startswith(marks, content):
+                closing = text.find(marks, content + 1)
+                if closing >= 0:
+                    end = closing + length
+                    break
+        if end < 0:
+            at = text.find("`", at + 1)
+            continue
+        pieces.append(text[kept:at])
+        pieces.append(" " * (end - at))
+        kept = end
+        at = text.find("`", end)
+    if not pieces:
+        return text
+    pieces.append(text[kept:])
+    return "".join(pieces)
 
 
 _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
@@ -287,9 +394,12 @@ def markdown_links(text: str, from_path: str) -> list[tuple[tuple[str, ...], str
     return found
 
 
+_HEADING = re.compile(r"#\s+(.+?)\s*#*\s*$")  # matched at a line's start
+
+
 def first_heading(body: str) -> str | None:
     for line in body.split("\n", 200)[:200]:
-        match = re.match(r"^#\s+(.+?)\s*#*\s*$", line)
+        match = _HEADING.match(line) if line[:1] == "#" else None  # not the `re` module's cache asked at each line
         if match:
             return match.group(1).strip()
     return None

@@ -49,9 +49,12 @@ def _wikilink_target(inner: str, label_first: bool) -> tuple[str, str]:
     return target, label.strip()
 
 
-def body_links(body: str, path: str, label_first: bool = False, normalise=None) -> list[RawLink]:
-    """Every link in a body outside code, typed where an inline field names a link type."""
-    text = strip_code(body)
+def body_links(
+    body: str, path: str, label_first: bool = False, normalise=None, prose: str | None = None
+) -> list[RawLink]:
+    """Every link in a body outside code, typed where an inline field names a link type. `prose`:
+    the body with its code blanked (`strip_code(body)`), where the caller has it already."""
+    text = strip_code(body) if prose is None else prose
     typed: dict[str, str] = {}
     for match in _INLINE_FIELD.finditer(text) if "::" in text else ():
         if match.group(1) in LINK_TYPES:

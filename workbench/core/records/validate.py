@@ -7,7 +7,6 @@ dangling targets, both sides of a supersession, cycles) live in `check_relations
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import posixpath
 import re
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
@@ -53,47 +52,43 @@ ERROR, WARNING = Severity.ERROR, Severity.WARNING
 DAY_CODES = frozenset({"date-future"})
 
 
+# The ASCII text every match of a pattern holds (keyed by the pattern), looked for before it.
+_LITERALS: dict[str, str] = {}
+
+
 def _word_start(literal: str, rest: str) -> re.Pattern[str]:
     """`\\b` + `literal` + `rest`, written to start with the literal: Python's regular expressions
     find a leading literal with a fast substring search (a microsecond over a page), while a
     pattern starting with `\\b` or a choice is tried at every position (twenty times slower). The
     word boundary is checked behind the literal once it is found."""
-    return re.compile(re.escape(literal) + rf"(?<!\w{re.escape(literal)})" + rest)
+    pattern = re.compile(re.escape(literal) + rf"(?<!\w{re.escape(literal)})" + rest)
+    _LITERALS[pattern.pattern] = literal
+    return pattern
 
 
-# (what it is, lowercase hints one of which it cannot match without, the patterns). Every pattern
-# but the case-blind assignment starts with a literal, so scanning for it costs no more than a
-# substring test and needs no hint; the assignment is tried only where it can start
-# (`_assignment_starts`, or in a text beyond ASCII, where one of its hints is).
-CREDENTIAL_PATTERNS: list[tuple[str, tuple[str, ...], tuple[re.Pattern[str], ...]]] = [
-    ("a private key", (), (re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),)),
-    ("an AWS access key", (), tuple(_word_start(prefix, r"[0-9A-Z]{16}\b") for prefix in ("AKIA", "ASIA"))),
+# (what it is, whether it is the case-blind assignment, the patterns). Every pattern but the
+# assignment starts with a literal, so scanning for it costs no more than a substring test; the
+# assignment is tried only where it can start (`_assignment_starts`).
+CREDENTIAL_PATTERNS: list[tuple[str, bool, tuple[re.Pattern[str], ...]]] = [
+    ("a private key", False, (re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),)),
+    ("an AWS access key", False, tuple(_word_start(prefix, r"[0-9A-Z]{16}\b") for prefix in ("AKIA", "ASIA"))),
     (
         "a GitHub token",
-        (),
+        False,
         (_word_start("gh", r"[pousr]_[A-Za-z0-9]{30,}\b"), _word_start("github_pat_", r"[A-Za-z0-9_]{40,}\b")),
     ),
-    ("a Slack token", (), (_word_start("xox", r"[abprs]-[A-Za-z0-9-]{10,}\b"),)),
-    ("an API secret key", (), (_word_start("sk-", r"(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{20,}\b"),)),
-    ("a Stripe key", (), tuple(_word_start(prefix, r"(?:live|test)_[A-Za-z0-9]{16,}\b") for prefix in ("rk_", "sk_"))),
-    ("a Google API key", (), (_word_start("AIza", r"[0-9A-Za-z_-]{35}\b"),)),
-    ("a JSON web token", (), (_word_start("eyJ", r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),)),
+    ("a Slack token", False, (_word_start("xox", r"[abprs]-[A-Za-z0-9-]{10,}\b"),)),
+    ("an API secret key", False, (_word_start("sk-", r"(?:ant-|proj-|live-|test-)?[A-Za-z0-9_-]{20,}\b"),)),
+    (
+        "a Stripe key",
+        False,
+        tuple(_word_start(prefix, r"(?:live|test)_[A-Za-z0-9]{16,}\b") for prefix in ("rk_", "sk_")),
+    ),
+    ("a Google API key", False, (_word_start("AIza", r"[0-9A-Za-z_-]{35}\b"),)),
+    ("a JSON web token", False, (_word_start("eyJ", r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),)),
     (
         "a password or secret assignment",
-        (
-            "passw",
-            "pwd",
-            "secret",
-            "api_key",
-            "api-key",
-            "apikey",
-            "access_token",
-            "access-token",
-            "accesstoken",
-            "auth_token",
-            "auth-token",
-            "authtoken",
-        ),
+        True,
         (
             re.compile(
                 r"(?i)\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)"
@@ -101,34 +96,11 @@ CREDENTIAL_PATTERNS: list[tuple[str, tuple[str, ...], tuple[re.Pattern[str], ...
             ),
         ),
     ),
-    ("credentials in a URL", (), (re.compile(r"://[^\s/:@]+:[^\s/@]{3,}@[^\s/]+"),)),
+    ("credentials in a URL", False, (re.compile(r"://[^\s/:@]+:[^\s/@]{3,}@[^\s/]+"),)),
 ]
-# In a text beyond ASCII the assignment is tried only where one of its hints is. Each test of a
-# hint is a scan of the whole text, and most texts hold none of them: hints that
-# share a word are tested only where that word is (five scans, not twelve, for most files).
-# Whether any hint is there is the same either way.
-_HINT_WORDS = ("api", "token")
-
-
-@functools.cache
-def _hint_groups(hints: tuple[str, ...]) -> tuple[tuple[str | None, tuple[str, ...]], ...]:
-    """`hints` as (a word each of them holds, or None; the hints), in the order of `_HINT_WORDS`."""
-    words = [next((w for w in _HINT_WORDS if w in hint), None) for hint in hints]
-    return tuple(
-        (word, tuple(h for h, w in zip(hints, words) if w == word)) for word in (None, *_HINT_WORDS) if word in words
-    )
-
-
-def _has_hint(lowered: str, hints: tuple[str, ...]) -> bool:
-    """Whether any of `hints` is in `lowered`."""
-    for word, grouped in _hint_groups(hints):
-        if word is None or word in lowered:
-            for hint in grouped:  # a loop, not any() over a generator: this runs for every file
-                if hint in lowered:
-                    return True
-    return False
-
-
+_LITERALS[CREDENTIAL_PATTERNS[0][2][0].pattern] = "-----BEGIN "
+_LITERALS[CREDENTIAL_PATTERNS[9][2][0].pattern] = "://"
+assert all(literal in pattern or re.escape(literal) in pattern for pattern, literal in _LITERALS.items())
 # A character every match of a pattern holds (keyed by the pattern): a text without it is not
 # scanned for that pattern. One character is found by `memchr`, five times quicker than a scan
 # for a longer literal, and these are absent from many texts ("@" from 85% of the corpora's).
@@ -158,15 +130,17 @@ _ASSIGNED = tuple(
 # An assignment's separator with one of those words before it (spaces between), in the text
 # reversed: a pattern that starts with a literal, found by a quick substring search, where the
 # assignment's own pattern, case-blind and starting with a choice of words, is tried at every position.
+# A `?` may stand for white space beyond ASCII (`find_credentials` looks at a text's ASCII image).
 _SEPARATED = tuple(
-    re.compile(re.escape(sep) + r"\s*(?:" + "|".join(re.escape(word[::-1]) for word in _ASSIGNED) + ")")
+    re.compile(re.escape(sep) + r"[\s?]*(?:" + "|".join(re.escape(word[::-1]) for word in _ASSIGNED) + ")")
     for sep in (":", "=")
 )
 
 
 def _assignment_starts(lowered: str) -> list[int]:
-    """Every place of an ASCII text (lowercased) where one of the assignment's words stands
-    before spaces and a `:` or `=`: the only places a match of its pattern can start."""
+    """Every place of a text's ASCII image, lowercased, where one of the assignment's words stands
+    before spaces (or `?`, which may be white space beyond ASCII) and a `:` or `=`: every place a
+    match of its pattern can start (and a few where none does: the pattern is tried at each)."""
     starts: set[int] = set()
     last = len(lowered) - 1
     reversed_text = None
@@ -177,7 +151,7 @@ def _assignment_starts(lowered: str) -> list[int]:
             reversed_text = lowered[::-1]
         for found in separated.finditer(reversed_text):
             end = last - found.start()  # the separator, in the text
-            while end and lowered[end - 1].isspace():  # `\s` is `str.isspace`
+            while end and (lowered[end - 1].isspace() or lowered[end - 1] == "?"):  # `\s` is `str.isspace`
                 end -= 1
             for word in _ASSIGNED:
                 if lowered.endswith(word, 0, end):
@@ -185,35 +159,56 @@ def _assignment_starts(lowered: str) -> list[int]:
     return sorted(starts)
 
 
-def _matches(pattern: re.Pattern[str], text: str, lowered: str, hinted: bool):
-    """`pattern.finditer(text)`, the same matches. A case-blind pattern scanned over a long text
-    tried its words at every position (three quarters of the credential check on a vault of long
-    notes); in an ASCII text, where `lowered` has the same positions, it is tried only where one
-    of its words stands before its separator (`_assignment_starts`), left to right and never
-    inside the last match, as `finditer` goes."""
-    if not hinted or not text.isascii():
-        yield from pattern.finditer(text)
-        return
+# The characters beyond ASCII a case-blind pattern matches to an ASCII letter (`tests/test_credentials.py`
+# asks Python): a text's ASCII image shows `?` where a case-blind word may be spelt with one.
+_MATCHED_AS_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
+
+
+def _assignments(pattern: re.Pattern[str], text: str, image: str):
+    """`pattern.finditer(text)`, the same matches, for the case-blind assignment. Scanned over a long
+    text it tried its words at every position (three quarters of the credential check on a vault of
+    long notes, 240 us a text beyond ASCII); it is tried only where one of its words stands before
+    its separator in the text's ASCII image (`_assignment_starts`), left to right and never inside
+    the last match, as `finditer` goes. `image`: the text, each character beyond ASCII a `?`, where
+    none of `_MATCHED_AS_ASCII` is (the words are then where the image shows them)."""
     end = 0
-    for at in _assignment_starts(lowered):
+    for at in _assignment_starts(image.lower()):
         if at >= end and (match := pattern.match(text, at)) is not None:
             yield match
             end = match.end()
 
 
+def _in_image(pattern: re.Pattern[str], image: str) -> bool:
+    """Whether a pattern can match a text whose ASCII image this is: where it does not match the
+    image it does not match the text. Each pattern but the case-blind assignment matches ASCII
+    text alone but for `[^...]` classes (which a `?` matches too), and looks at a character beyond
+    ASCII next to it only to ask whether it is a word's (`\\b`, `(?<!\\w...)`): in the image it is not,
+    which can only let a match through that the text's would not."""
+    return pattern.flags & re.IGNORECASE != 0 or pattern.search(image) is not None
+
+
 def find_credentials(text: str) -> list[tuple[int, str]]:
-    """(line, what) for each line that looks like it holds a secret; the secret itself is not repeated."""
-    lowered = text.lower()
+    """(line, what) for each line that looks like it holds a secret; the secret itself is not repeated.
+
+    A text beyond ASCII is looked at through its ASCII image (each other character a `?`, so every
+    ASCII literal is at its place and no other appears), which is searched and lower-cased several
+    times quicker (14,000 characters: 83 us to lower-case, against 4): a pattern is scanned for there
+    only where its literal (`_LITERALS`) is, and the assignment's words found in it."""
     ascii_text = text.isascii()
+    image = text if ascii_text else text.encode("ascii", "replace").decode("ascii")
     found: dict[int, str] = {}
-    for what, hints, patterns in CREDENTIAL_PATTERNS:
-        if hints and not ascii_text and not _has_hint(lowered, hints):
-            continue
+    for what, case_blind, patterns in CREDENTIAL_PATTERNS:
         for pattern in patterns:
             needs = _NEEDS.get(pattern.pattern)
-            if needs is not None and needs not in text:
+            if needs is not None and needs not in image:
                 continue
-            for match in _matches(pattern, text, lowered, bool(hints)):
+            if not ascii_text and (_LITERALS.get(pattern.pattern, "") not in image or not _in_image(pattern, image)):
+                continue
+            if case_blind and (ascii_text or not any(char in text for char in _MATCHED_AS_ASCII)):
+                matches = _assignments(pattern, text, image)
+            else:
+                matches = pattern.finditer(text)
+            for match in matches:
                 found.setdefault(text.count("\n", 0, match.start()) + 1, what)
     return sorted(found.items())
 

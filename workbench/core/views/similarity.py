@@ -396,7 +396,10 @@ def kinship(newer: Profile, older: Profile, corpus: Corpus, explain: bool = True
     title_shared = sorted(set(newer_words) & set(older_words))
     title_union = set(newer_words) | set(older_words)
     weight = sum(corpus.idf(w) for w in title_shared)
-    title = weight / sum(corpus.idf(w) for w in title_union) if title_union else 0.0
+    # Summed exactly (`fsum`): a set's order follows the process's string hashes, and a plain sum
+    # in another order may differ in its last bit, which reordered pairs of equal likeness (the
+    # same record twice) from one process to the next.
+    title = weight / math.fsum(corpus.idf(w) for w in title_union) if title_union else 0.0
     text, shared = _cosine(newer.terms, older.terms, corpus)
     opening = corpus.prefix.get(older.type)
     if opening:

@@ -28,6 +28,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import WorkerCancelled
 
 from ...core import Conflict, Document, Resolution, Verdict
 from ..proposal import Proposal
@@ -266,6 +267,8 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         self.listed = self._reaching(min(max(start, 0), max(len(self.conflicts) - 1, 0)))
         """How many of the conflicts the list has rows for (a page more each time the last row is chosen)."""
         self._id_width = ID_WIDTH
+        self._listed_once = False
+        """The list has been made (once laid out, for its width); before, a resize has nothing to fit."""
         self._found = len(self.conflicts)
         """How many conflicts no open verdict lists (the heading's count, once verdicts are read)."""
 
@@ -278,7 +281,8 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         with Vertical(id="dialog") as dialog:
             dialog.border_title = f"Conflicts · {len(self.conflicts)}"
             with Horizontal():
-                yield OptionList(*self._options(ID_WIDTH), id="conflict-list")
+                # Filled once laid out, its ids fitted to its width (`_first_shown`).
+                yield OptionList(id="conflict-list")
                 with VerticalScroll(id="detail", can_focus=False):
                     yield Static(id="reason")
                     yield Static(
@@ -349,11 +353,24 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
     def on_resize(self) -> None:
         self.call_after_refresh(self._fit_ids)
 
-    def _fit_ids(self) -> None:
-        """Ids shortened to the list's width, so none wraps in the middle of a word."""
+    def _width_for_ids(self) -> int:
+        """The width ids are shortened to, so none wraps in the middle of a word in the list. Made
+        before the list has its rows, it leaves room for the scrollbar they will bring (a row
+        has three lines at least): made for the list without it, every row was made again once it
+        came."""
         listing = self.query_one("#conflict-list", OptionList)
-        width = max(12, listing.scrollable_content_region.width - 5)
-        if not (self.conflicts or self.verdicts) or width == self._id_width:
+        region = listing.scrollable_content_region
+        width = region.width
+        if not listing.option_count and 3 * min(len(self.conflicts), self.listed) > region.height:
+            width -= listing.styles.scrollbar_size_vertical
+        return max(12, width - 5)
+
+    def _fit_ids(self) -> None:
+        """Ids shortened to the list's new width (once it is listed)."""
+        if self._gone:
+            return
+        width = self._width_for_ids()
+        if not self._listed_once or not (self.conflicts or self.verdicts) or width == self._id_width:
             return
         self._id_width = width
         self._relist()
@@ -376,22 +393,53 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
                 return i
         return next((i for i, option in enumerate(options) if option.id not in (None, MORE)), None)
 
-    async def on_mount(self) -> None:
-        listing = self.query_one("#conflict-list", OptionList)
-        listing.focus()
+    @property
+    def _gone(self) -> bool:
+        """The dialog was closed before its frames were all made (a key in the same burst as `c`):
+        what was left to show is not shown, on a screen whose widgets are gone."""
+        return not self.query("#conflict-list")
+
+    def on_mount(self) -> None:
+        if self._gone:
+            return
+        self.query_one("#conflict-list", OptionList).focus()
+        # A frame at a time: the dialog's frame, then the list fitted to its width, then the
+        # entry to start from shown beside it (its reason, its resolutions, both sides). Made and
+        # laid out in one turn they held the screen for 100-130 ms of CPU at 100,000 documents,
+        # the list made twice (again once its width was known).
+        self.call_after_refresh(self._first_shown)
+
+    async def _first_shown(self) -> None:
+        """The list made for its width, the verdicts read, and a frame later the entry to start
+        from highlighted and shown beside the list."""
+        if self._gone:
+            return
+        self._id_width = self._width_for_ids()
+        key = self._start_key()
+        if key is not None and key.isdigit() and int(key) >= self.listed:
+            self.listed = self._reaching(int(key))  # the queue was worked out again: its conflict moved on
+        self._relist()
+        self._listed_once = True
         if self.read_verdicts is not None:
             worker = self.run_worker(self._load_verdicts, thread=True, group="conflicts-verdicts")
-            await worker.wait()
-            if worker.result:
+            try:
+                await worker.wait()
+            except WorkerCancelled:  # the dialog closed meanwhile, and its worker with it
+                return
+            if worker.result and not self._gone:
                 self.verdicts, self._found = worker.result
                 self._relist()
                 self.query_one(
                     "#dialog", Vertical
                 ).border_title = f"Conflicts · {len(self.conflicts)} · judged pairs · {len(self.verdicts)}"
-        key = self._start_key()
-        if key is not None and key.isdigit() and int(key) >= self.listed:
-            self.listed = self._reaching(int(key))  # the queue was worked out again: its conflict moved on
-            self._relist()
+                key = self._start_key()
+        self.call_after_refresh(self._start_shown, key)
+
+    async def _start_shown(self, key: str | None) -> None:
+        """The entry `key` highlighted and shown beside the list, the chosen button focused."""
+        if self._gone:
+            return
+        listing = self.query_one("#conflict-list", OptionList)
         index = self._index_of(key)
         if index is None:
             return

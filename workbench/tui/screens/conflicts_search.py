@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..queue_process import QueueProcess
-from .messages import ConflictsFound
+from .messages import ConflictsFound, ConflictsStep
 
 if TYPE_CHECKING:
     from ...core import Conflict, Conflicts, Document, Vault
@@ -109,7 +109,7 @@ class ConflictsSearch:
             elif kept_only or elsewhere:
                 conflicts = _made(vault.kept_conflicts)
                 if conflicts is None and elsewhere:
-                    if not self.process.work_out(vault.root, vault.flavour.name):
+                    if not self.process.work_out(vault.root, vault.flavour.name, self._said):
                         return  # the app is closing
                     conflicts = _made(lambda: _kept_else_worked_out(vault))
             else:
@@ -118,6 +118,10 @@ class ConflictsSearch:
             self.host.report(exc, "Conflicts could not be listed")
             conflicts = None
         self.host.post_message(ConflictsFound(conflicts))
+
+    def _said(self, step: str) -> None:
+        """In the worker's thread: the step the queue's process has started, for the header."""
+        self.host.post_message(ConflictsStep(step))
 
     def found(self, conflicts: list[Conflict] | None) -> None:
         """The answer came back: keep it, unless the vault moved meanwhile (then look again)."""

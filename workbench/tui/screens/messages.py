@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ChangeApplied",
     "ConflictsFound",
+    "ConflictsStep",
     "DiskChanged",
     "DocumentGone",
     "DocumentRead",
@@ -91,6 +92,15 @@ class ConflictsFound(Message):
         super().__init__()
         self.conflicts = conflicts
         """None when the search failed (it was reported)."""
+
+
+class ConflictsStep(Message):
+    """The step the conflicts queue's process has started (`reading the vault`, `weighing 100000
+    documents`): said in the header beside the seconds, while the person waits minutes."""
+
+    def __init__(self, step: str) -> None:
+        super().__init__()
+        self.step = step
 
 
 class DiskChanged(Message):

@@ -45,6 +45,10 @@ class VaultHeader(Widget):
     seconds since are shown beside them and counted on (minutes at 100,000 documents); None
     otherwise."""
 
+    looking_step: reactive[str] = reactive("")
+    """The step the queue's process says it has started (`weighing 100000 documents`), shown
+    before the seconds while they are worked out; empty otherwise."""
+
     _ticking: Timer | None = None
 
     def on_mount(self) -> None:
@@ -55,6 +59,7 @@ class VaultHeader(Widget):
         far), -1 when not looked for (`c` asks)."""
         self.conflicts = count
         self.looking_since = time.monotonic() if count is None and asked else None
+        self.looking_step = ""
 
     def watch_looking_since(self, since: float | None) -> None:
         """Redrawn every second while the person waits for the conflicts, so the count goes on."""
@@ -78,7 +83,10 @@ class VaultHeader(Widget):
             parts.append(Content.styled(f"{self.warnings} warning{'s' * (self.warnings != 1)}", "$text-warning"))
         if self.conflicts is None and self.looking_since is not None:
             seconds = int(time.monotonic() - self.looking_since)
-            parts.append(Content.styled(f"conflicts… {seconds} s", "italic $text 60%"))
+            # The step in full, else its first word on a narrow terminal (`weighing`).
+            step = clean(self.looking_step if not short else self.looking_step.split(" ", 1)[0])
+            said = f"conflicts… {step} {seconds} s" if step else f"conflicts… {seconds} s"
+            parts.append(Content.styled(said, "italic $text 60%"))
         elif self.conflicts is None:
             # No longer than the count that follows it: the line keeps its first word (`workbench`)
             # rather than losing it while the conflicts are worked out and taking it back after.
