@@ -209,7 +209,8 @@ def test_a_warm_open_of_decision_records_resolves_their_links_without_reading_bo
 
 
 def adr_records(root: Path, count: int = 3) -> None:
-    """`count` decision records, each superseding the one before it and linking to it."""
+    """`count` decision records, each superseding the one before it and linking to it, where
+    adr-tools keeps them (`doc/adr`: the vault opened at `root` as decision records opens there)."""
     for number in range(1, count + 1):
         before = f"Supersedes [ADR {number - 1}](000{number - 1}-step-{number - 1}.md).\n" if number > 1 else ""
         path = root / "doc" / "adr" / f"000{number}-step-{number}.md"
@@ -257,7 +258,7 @@ def test_a_view_left_in_the_store_is_never_another_readings(tmp_path):
     held = Vault.open(root, "adr", queue_fields=True)
     first, second = (d for d in sorted(held.documents, key=lambda d: d.path)[:2])
     assert first.__dict__["view"] == "" and second.__dict__["view"] == ""
-    path = root / first.path
+    path = held.root / first.path  # the records' folder, `doc/adr`
     text = path.read_text("utf-8")
     path.write_text(text.replace("# 1. Step 1", "# 1. Step one"), "utf-8")
     Vault.open(root, "adr")  # another process stores the new reading
@@ -265,7 +266,7 @@ def test_a_view_left_in_the_store_is_never_another_readings(tmp_path):
         _ = first.view  # its row and its file hold another reading now
     path.write_text(text, "utf-8")  # the bytes it was read from, back
     assert first.view == plain[first.path]
-    other = root / second.path
+    other = held.root / second.path
     other.write_text(other.read_text("utf-8").replace("Step 2", "Step two"), "utf-8")
     held.refresh()  # this process replaces the record: the document held keeps its view first
     assert second.__dict__["view"] != "" and second.view == plain[second.path]
@@ -280,7 +281,7 @@ def test_a_store_built_again_keeps_the_views_an_open_left_in_the_old_one(tmp_pat
     plain = {d.path: d.view for d in Vault.open(root, "adr").documents}
     vault = Vault.open(root, "adr", queue_fields=True)
     assert all(d.__dict__["view"] == "" for d in vault.documents)
-    changed = root / sorted(plain)[0]
+    changed = vault.root / sorted(plain)[0]  # the records' folder, `doc/adr`
     changed.write_text(changed.read_text("utf-8").replace("Accepted", "Deprecated"), "utf-8")  # not seen yet
     vault.index.rebuild_store(vault.store.discard)  # the old store's file deleted
     assert {d.path: d.view for d in vault.documents} == plain  # as read, the file's new bytes not seen yet
