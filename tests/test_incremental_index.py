@@ -99,6 +99,30 @@ def adr_text(rng: random.Random) -> str:
     return f"# Record {rng.random()}\n\n## Status\n\n{status}\n\n## Context\n\nSee {names} and ADR-00{rng.randint(1, 4)}.\n"
 
 
+def change_at_random(disk: Disk, rng: random.Random, paths: list[str], text_of, kinds: tuple[str, ...]) -> str:
+    """One change of a kind drawn from `kinds`, by plain file I/O: a sentence more (`body`: the
+    same status and links), another text (`rewrite`: another status, other links, maybe
+    unreadable), a file added, removed or renamed. The kind drawn (nothing changes where it
+    cannot be made: no file to remove, say)."""
+    present = [p for p in paths if disk.exists(p)]
+    absent = [p for p in paths if not disk.exists(p)]
+    kind = rng.choice(kinds)
+    if kind == "body" and present:
+        path = rng.choice(present)
+        disk.write(path, (disk.root / path).read_text() + f"\nA sentence {rng.random()}.\n")
+    elif kind == "rewrite" and present:
+        disk.write(rng.choice(present), text_of(rng))
+    elif kind == "add" and absent:
+        disk.write(rng.choice(absent), text_of(rng))
+    elif kind == "remove" and present:
+        disk.delete(rng.choice(present))
+    elif kind == "rename" and present and absent:
+        old, new = rng.choice(present), rng.choice(absent)
+        (disk.root / new).parent.mkdir(parents=True, exist_ok=True)
+        (disk.root / old).rename(disk.root / new)
+    return kind
+
+
 def indexed(vault: Vault):
     """Everything indexing decides: each file's document (validity, resolved links) and problems,
     which file owns each id, every problem of the vault, and the graph."""
@@ -331,22 +355,7 @@ def test_a_warm_open_after_any_change_settles_ids_as_a_cold_open(tmp_path_factor
         disk.write(path, adr_text(rng))
     Vault.open(disk.root, "adr").graph()
     for _ in range(6):
-        present = [p for p in ADR_PATHS if disk.exists(p)]
-        absent = [p for p in ADR_PATHS if not disk.exists(p)]
-        kind = rng.choice(["body", "rewrite", "add", "remove", "rename"])
-        if kind == "body" and present:  # the same status and links, a sentence more
-            path = rng.choice(present)
-            disk.write(path, (disk.root / path).read_text() + f"\nA sentence {rng.random()}.\n")
-        elif kind == "rewrite" and present:  # another status, other links, maybe unreadable
-            disk.write(rng.choice(present), adr_text(rng))
-        elif kind == "add" and absent:
-            disk.write(rng.choice(absent), adr_text(rng))
-        elif kind == "remove" and present:
-            disk.delete(rng.choice(present))
-        elif kind == "rename" and present and absent:
-            old, new = rng.choice(present), rng.choice(absent)
-            (disk.root / new).parent.mkdir(parents=True, exist_ok=True)
-            (disk.root / old).rename(disk.root / new)
+        kind = change_at_random(disk, rng, ADR_PATHS, adr_text, ("body", "rewrite", "add", "remove", "rename"))
         warm = Vault.open(disk.root, "adr")
         assert indexed(warm) == indexed(reopened(disk.root, scratch, "adr")), kind
 
@@ -402,19 +411,7 @@ def test_a_walk_in_a_vault_kept_open_settles_ids_as_a_cold_open(tmp_path_factory
     vault = Vault.open(disk.root, flavour)
     vault.graph()
     for _ in range(6):
-        present = [p for p in paths if disk.exists(p)]
-        absent = [p for p in paths if not disk.exists(p)]
-        change = rng.choice(["rewrite", "add", "remove", "rename"])
-        if change == "rewrite" and present:
-            disk.write(rng.choice(present), text_of(rng))
-        elif change == "add" and absent:
-            disk.write(rng.choice(absent), text_of(rng))
-        elif change == "remove" and present:
-            disk.delete(rng.choice(present))
-        elif change == "rename" and present and absent:
-            old, new = rng.choice(present), rng.choice(absent)
-            (disk.root / new).parent.mkdir(parents=True, exist_ok=True)
-            (disk.root / old).rename(disk.root / new)
+        change = change_at_random(disk, rng, paths, text_of, ("rewrite", "add", "remove", "rename"))
         vault.refresh()
         assert indexed(vault) == indexed(reopened(disk.root, scratch, flavour)), change
         # Why the walk may skip a file with no problem: settling never leaves one invalid, or on
