@@ -110,23 +110,29 @@ async def test_a_long_problems_list_is_listed_a_page_at_a_time(sample_copy: Path
     assert late.shown == 2 * PAGE
 
 
+def duplicates_queue(count: int, infix: str = "") -> list:
+    """A conflicts queue of `count` pairs of duplicates, `mem-note-a{infix}N` and `mem-note-b{infix}N`."""
+    from workbench.core import Conflict, Resolution
+
+    return [
+        Conflict(
+            "duplicate",
+            [f"mem-note-a{infix}{n}", f"mem-note-b{infix}{n}"],
+            f"alike {n}",
+            [Resolution("merge", f"merge {n}", f"merge mem-note-a{infix}{n} --into mem-note-b{infix}{n}")],
+        )
+        for n in range(count)
+    ]
+
+
 async def test_a_long_conflicts_queue_is_listed_a_page_at_a_time(sample_copy: Path):
     # Every conflict made into a row at once: 75,780 at 100,000 documents held the screen for seconds.
     from textual.widgets import OptionList
 
-    from workbench.core import Conflict, Resolution
     from workbench.tui.dialogs.conflicts import PAGE
 
     many = PAGE + PAGE // 2
-    conflicts = [
-        Conflict(
-            "duplicate",
-            [f"mem-note-a{n}", f"mem-note-b{n}"],
-            f"alike {n}",
-            [Resolution("merge", f"merge {n}", f"merge mem-note-a{n} --into mem-note-b{n}")],
-        )
-        for n in range(many)
-    ]
+    conflicts = duplicates_queue(many)
     app = WorkbenchApp(sample_copy, theme="workbench-dark")
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
@@ -158,18 +164,9 @@ async def test_the_conflicts_queue_is_listed_once_for_its_width_and_shown_a_fram
     from textual.widgets import OptionList
 
     import workbench.tui.dialogs.conflicts as conflicts_module
-    from workbench.core import Conflict, Resolution
     from workbench.tui.dialogs.conflicts import PAGE
 
-    conflicts = [
-        Conflict(
-            "duplicate",
-            [f"mem-note-a-rather-long-id-{n}", f"mem-note-b-rather-long-id-{n}"],
-            f"alike {n}",
-            [Resolution("merge", f"merge {n}", f"merge mem-note-a{n} --into mem-note-b{n}")],
-        )
-        for n in range(PAGE * 2)
-    ]
+    conflicts = duplicates_queue(PAGE * 2, "-rather-long-id-")
     made: list[int] = []
     prompt = conflicts_module.conflict_prompt
     monkeypatch.setattr(
