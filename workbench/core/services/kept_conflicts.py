@@ -101,9 +101,22 @@ WEIGHED = "conflicts.weighed"  # what the queue's pairs were worked out from (`w
 DRAWN = "conflicts.drawn"  # its duplicates' fields that stand still while decisions change (`weighing.DRAWN`)
 REVIEW = "review"  # the review list's ranking (`review`)
 ANSWERED = ("answer.conflicts", "answer.review")  # the answers kept for an unchanged vault (`kept_answers`)
+SUCCESSORS = "conflicts.successors"  # what the likeliest successors read of every decision (`kept_successors`)
 # Every name this code keeps anything under: what is kept under another (older code's) is deleted
 # when the queue is kept.
-NAMES = (OBJECTS, DUPLICATES, DUPLICATES_PRINTED, *PARTS, CONTENT, REVIEW_CONTENT, WEIGHED, DRAWN, REVIEW, *ANSWERED)
+NAMES = (
+    OBJECTS,
+    DUPLICATES,
+    DUPLICATES_PRINTED,
+    *PARTS,
+    CONTENT,
+    REVIEW_CONTENT,
+    WEIGHED,
+    DRAWN,
+    REVIEW,
+    *ANSWERED,
+    SUCCESSORS,
+)
 
 
 @functools.cache
@@ -684,13 +697,42 @@ class Asked:
             if self.store is not None:  # every document's relations, as the structural checks ask them
                 read_relations(self.documents)
             parts = queue_parts(
-                self.documents, self.native, self.compatible, weighed=pairs.weighed(), duplicates=pairs.duplicates
+                self.documents,
+                self.native,
+                self.compatible,
+                weighed=pairs.weighed(),
+                duplicates=pairs.duplicates,
+                successors_of=self._successors if self.store is not None else None,
             )
             self._keep_weighing()
             text = keep_queue(self.store, self.key, *parts, encoded=encoded) if self.store is not None else ""
             if self.store is not None and content is not None:
                 self.store.keep(CONTENT, content, self.key)
         return parts, text
+
+    def _successors(self, docs: dict, lacking: list[str], compatible: frozenset, related: dict) -> dict:
+        """`successors.likeliest_successors` for the structural checks, from what was kept of
+        every decision (`kept_successors`), which is then kept as it is now."""
+        from . import kept_successors
+        from ..views.successors import likeliest_successors
+
+        store = self.store
+        assert store is not None
+        key = f"{code_fingerprint()}\t{self.reading}"
+        kept = kept_successors.KeptDecisions(lambda keys: store.kept_rows(SUCCESSORS, keys))
+        if not self.full:
+            kept.load(store.kept(SUCCESSORS, key))  # False: nothing kept (or not this), all counted
+        found = kept_successors.likeliest_successors(
+            docs, lacking, compatible, kept, lambda doc_id: [target for _, target in related[doc_id][2]]
+        )
+        if found is None:
+            return likeliest_successors(docs.values(), lacking, dismissed=compatible)
+        if kept.written or kept.whole:
+            # First the rows the record names, then the record: a reader of it finds them.
+            store.keep_rows(SUCCESSORS, kept.to_write(), replace=kept.whole)
+            store.keep(SUCCESSORS, key, kept.dump())
+            store.forget_rows(SUCCESSORS, kept.unnamed())
+        return found
 
     def conflicts(self) -> Conflicts:
         """The queue: as kept under the same key, else worked out (what changed weighed again)

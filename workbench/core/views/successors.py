@@ -54,6 +54,9 @@ class Decisions:
     def profile(self, doc_id: str) -> Profile:
         return self.profiles[doc_id]
 
+    def prefetch(self, doc_ids: Iterable[str]) -> None:
+        """The profiles about to be asked (`profile`): here, every one is at hand."""
+
     def when(self, doc_id: str) -> tuple:
         return self.profiles[doc_id].when
 
@@ -105,7 +108,9 @@ def _likeliest(decisions: Any, old_id: str, most: int, dismissed: frozenset) -> 
     cited = decisions.cited(later, mine)
     corpus = decisions.corpus
     weighed = []
-    for doc_id in dict.fromkeys(alike_first + cited):
+    shortlist = list(dict.fromkeys(alike_first + cited))
+    decisions.prefetch(shortlist)
+    for doc_id in shortlist:
         alike = found.get(doc_id, 0.0) / top if top else 0.0
         other = decisions.profile(doc_id)
         like = kinship(other, mine, corpus, explain=False)
