@@ -265,8 +265,8 @@ def test_faults_printed_by_the_last_queue_are_reused_only_for_the_same_entries_a
     assert printed == [1]  # the faults differ: printed again
     _, before, _ = marshal.loads(store.kept(kept_conflicts.OBJECTS, "third"))
     name = kept_conflicts.PARTS[0]
-    digest, text, _, code = marshal.loads(store.kept(name, before))
-    store.keep(name, before, marshal.dumps((digest, text, "wrong", "other code")))
+    digest, text, code = marshal.loads(store.kept(name, before))
+    store.keep(name, before, marshal.dumps((digest, text, "other code")))
     assert kept_conflicts.keep_queue(store, "fourth", fewer, [], []) == kept_conflicts.printed(Conflicts(fewer))
     assert printed == [1, 1]  # another code's: printed again
 
@@ -286,3 +286,42 @@ def test_a_queue_whose_parts_another_kept_since_is_not_read(sample_copy):
     assert kept_conflicts.kept_queue(store, "second", encoded=False) == kept_conflicts.printed(
         Conflicts(faults[1:] + faults[:1])
     )
+
+
+def test_the_kept_queue_is_printed_as_kept_bytes_and_never_another_codes(sample_copy):
+    """An unchanged vault's queue is written out as the UTF-8 kept (`kept_printed`): the same
+    bytes as printing the queue's text; a printed part kept for other entries, or by another code,
+    is never written out (the queue is worked out again)."""
+    vault = Vault.open(sample_copy)
+    queue = vault.conflicts()
+    faults = [c for c in queue if c.kind != "duplicate"]
+    store = vault.store
+    kept_conflicts.keep_queue(store, "first", faults[:1], [], faults[1:])
+    pieces = kept_conflicts.kept_printed(store, "first")
+    assert pieces is not None
+    assert b"".join(pieces) == kept_conflicts.printed(Conflicts(faults)).encode("utf-8")
+    _, before, _ = marshal.loads(store.kept(kept_conflicts.OBJECTS, "first"))
+    name = kept_conflicts.PRINTED_PARTS[0]
+    value = store.kept(name, before)
+    head = value.split(b"\n", 2)
+    store.keep(name, before, head[0] + b"\nother code\n" + head[2])
+    assert kept_conflicts.kept_printed(store, "first") is None
+    store.keep(name, before, b"0" * 64 + b"\n" + head[1] + b"\n" + head[2])
+    assert kept_conflicts.kept_printed(store, "first") is None
+
+
+def test_a_kept_answer_is_written_as_print_writes_its_text(tmp_path):
+    """`print_answer` writes the kept pieces as `print` writes the joined text, where the output
+    takes UTF-8 and where it does not."""
+    text = '{\n  "conflicts": [\n    {"reason": "a café"}\n  ]\n}'
+    pieces = [text[:20].encode(), memoryview(text[20:].encode())]
+    script = (
+        "import sys; from workbench.cli.main import print_answer; "
+        f"print_answer('conflicts', {pieces[:1]!r} + [memoryview({bytes(pieces[1])!r})]) if sys.argv[1] == 'kept' "
+        f"else print({text!r})"
+    )
+    for encoding in ("utf-8", "latin-1"):
+        env = {**os.environ, "PYTHONIOENCODING": encoding}
+        kept = subprocess.run([sys.executable, "-c", script, "kept"], capture_output=True, env=env, check=True)
+        plain = subprocess.run([sys.executable, "-c", script, "plain"], capture_output=True, env=env, check=True)
+        assert kept.stdout == plain.stdout
