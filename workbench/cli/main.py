@@ -197,7 +197,7 @@ def _quick_line(argv: list[str]) -> tuple[tuple, str, str | None, dict[str, str]
     return asked, path, given.get("--flavour"), given, line
 
 
-def answer_unchanged(question: tuple[tuple, str, str | None]) -> tuple[str | None, Fingerprint | None]:
+def answer_unchanged(question: tuple[tuple, str, str | None]) -> tuple[Any, Fingerprint | None]:
     """The answer kept for the vault as a stat walk finds it now (None where none is), and that
     walk's fingerprint, for the usual way to keep its answer under (None where it failed)."""
     from ..core import Fingerprint
