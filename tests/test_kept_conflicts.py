@@ -242,15 +242,18 @@ def test_a_kept_queue_is_printed_without_importing_what_works_one_out(sample_cop
 
 def test_faults_printed_by_the_last_queue_are_reused_only_for_the_same_entries_and_code(sample_copy, monkeypatch):
     """After a change the structural faults are mostly the same entries: their printed text is
-    taken as kept (neither printed nor written again), never where the entries differ or another
-    code printed them, and the queue printed is always what printing it whole gives."""
+    taken as kept (neither printed nor written again); where the part differs, each entry the last
+    part held (whatever its rank) is taken from it and only the others are printed; nothing is
+    taken that another code printed; and the queue printed is always what printing it whole gives."""
     vault = Vault.open(sample_copy)
     faults = [c for c in vault.conflicts() if c.kind != "duplicate"]
     assert len(faults) >= 2
     whole = kept_conflicts.printed(Conflicts(faults))
+    fewer = [dataclasses.replace(c, rank=c.rank + 1) for c in faults[1:]]  # another rank is not printed
+    whole_fewer = kept_conflicts.printed(Conflicts(fewer))
     printed: list[int] = []
-    real = kept_conflicts._printed_entries
-    monkeypatch.setattr(kept_conflicts, "_printed_entries", lambda found: printed.append(1) or real(found))
+    real = kept_conflicts._printed
+    monkeypatch.setattr(kept_conflicts, "_printed", lambda entry: printed.append(1) or real(entry))
     store = vault.store
     assert kept_conflicts.keep_queue(store, "first", faults, [], []) == whole
     printed.clear()
@@ -260,15 +263,17 @@ def test_faults_printed_by_the_last_queue_are_reused_only_for_the_same_entries_a
     assert kept_conflicts.keep_queue(store, "second", faults, [], []) == whole
     assert printed == []  # every part taken as kept
     assert written == [kept_conflicts.OBJECTS]  # and no part written again
-    fewer = faults[1:]
-    assert kept_conflicts.keep_queue(store, "third", fewer, [], []) == kept_conflicts.printed(Conflicts(fewer))
-    assert printed == [1]  # the faults differ: printed again
-    _, before, _ = marshal.loads(store.kept(kept_conflicts.OBJECTS, "third"))
+    assert kept_conflicts.keep_queue(store, "third", fewer, [], []) == whole_fewer
+    assert printed == []  # the part differs, its entries do not: taken from the last
+    assert kept_conflicts.keep_queue(store, "fourth", faults, [], []) == whole
+    assert printed == [1]  # the one entry the last part did not hold
+    printed.clear()
+    _, before, _ = marshal.loads(store.kept(kept_conflicts.OBJECTS, "fourth"))
     name = kept_conflicts.PARTS[0]
-    digest, text, code = marshal.loads(store.kept(name, before))
-    store.keep(name, before, marshal.dumps((digest, text, "other code")))
-    assert kept_conflicts.keep_queue(store, "fourth", fewer, [], []) == kept_conflicts.printed(Conflicts(fewer))
-    assert printed == [1, 1]  # another code's: printed again
+    digest, text, code, lengths, shown = marshal.loads(store.kept(name, before))
+    store.keep(name, before, marshal.dumps((digest, text, "other code", lengths, shown)))
+    assert kept_conflicts.keep_queue(store, "fifth", fewer, [], []) == whole_fewer
+    assert len(printed) == len(fewer)  # another code's: every entry printed again
 
 
 def test_a_queue_whose_parts_another_kept_since_is_not_read(sample_copy):
