@@ -465,14 +465,14 @@ def keep_queue(
     code = code_fingerprint()
     digests, printed_parts = [], []
     for name, printed_name, part in zip(PARTS, PRINTED_PARTS, (before, after)):
-        texts = [json.dumps(_entry(c), ensure_ascii=False) for c in part]
-        text = ", ".join(texts)  # `encode(part)` without its brackets
+        text = encode(part)[1:-1]
         part_digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         kept = _load_part(store.kept(name, part_digest))
         found = _kept_printed_text(store, printed_name, part_digest, code)
         if kept is not None and kept[0] == part_digest and kept[1] == text and kept[2] == code and found is not None:
             printed_parts.append(found)
         else:
+            texts = [json.dumps(_entry(c), ensure_ascii=False) for c in part]  # each entry of `text`
             shown = _reprinted(store, name, printed_name, code, texts, part)
             printed_parts.append(",\n".join(shown))
             lengths = (array("q", map(len, texts)).tobytes(), array("q", map(len, shown)).tobytes())
