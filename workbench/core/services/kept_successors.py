@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..vocabulary.model import DocType, Document, Status
-from ..views.similarity import PREFIX_WORDS, Bm25, Corpus, Profile, _shared_opening, profiles_of, words
+from ..views.similarity import Bm25, Corpus, Profile, profiles_of, shared_opening, title_openings
 from ..views.successors import Successor, likeliest_among
 
 __all__ = ["REFRESH_SHARE", "KeptDecisions", "likeliest_successors", "read_from"]
@@ -46,12 +46,6 @@ def _when(profile: Profile) -> tuple | None:
     if type(created) is not dt.date:
         return None
     return (created.toordinal(), number, doc_id)
-
-
-def _openings(title: str) -> list[tuple[str, ...]]:
-    """The runs of opening words a title counts for (`Corpus`'s shared opening)."""
-    opening = words(title)[:PREFIX_WORDS]
-    return [tuple(opening[:n]) for n in range(1, len(opening) + 1)]
 
 
 def _fields(profile: Profile) -> bytes:
@@ -211,7 +205,7 @@ class KeptDecisions:
             frequency[term] = frequency.get(term, 0) + 1
         for target in profile.targets:
             linked[target] = linked.get(target, 0) + 1
-        for opening in _openings(profile.title):
+        for opening in title_openings(profile.title):
             openings[opening] = openings.get(opening, 0) + 1
         return True
 
@@ -221,7 +215,7 @@ class KeptDecisions:
         counts: tuple[tuple[dict[Any, int], Iterable[Any]], ...] = (
             (self.frequency, terms),
             (self.linked, targets),
-            (self.openings, _openings(title)),
+            (self.openings, title_openings(title)),
         )
         for table, counted in counts:
             for item in counted:
@@ -276,7 +270,7 @@ class _Reading:
         self.average = sum(kept.lengths.values()) / max(1, self.size)
         frequency = kept.frequency
         self.corpus = Corpus.counted(
-            self.size, frequency, kept.linked, {DocType.DECISION: _shared_opening(Counter(kept.openings))}
+            self.size, frequency, kept.linked, {DocType.DECISION: shared_opening(Counter(kept.openings))}
         )
         self.bm25 = _KeptBm25(self)
         self._profiles: dict[str, Profile] = {}
