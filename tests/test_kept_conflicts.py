@@ -330,3 +330,33 @@ def test_a_kept_answer_is_written_as_print_writes_its_text(tmp_path):
         kept = subprocess.run([sys.executable, "-c", script, "kept"], capture_output=True, env=env, check=True)
         plain = subprocess.run([sys.executable, "-c", script, "plain"], capture_output=True, env=env, check=True)
         assert kept.stdout == plain.stdout
+
+
+def test_the_weighing_tells_a_progress_hook_how_far_each_pass_has_gone(sample_copy):
+    """`Vault.conflicts(progress=...)` is told each long pass of the weighing as it goes, done
+    counting up to the pass's total, and answers the same queue as without the hook."""
+    told: list[tuple[str, int, int]] = []
+    found = Vault.open(sample_copy).conflicts(full=True, progress=lambda *said: told.append(said))
+    assert {name for name, _, _ in told} >= {"weighing decisions", "weighing pairs", "comparing duplicates"}
+    for name in {name for name, _, _ in told}:
+        mine = [(done, total) for n, done, total in told if n == name]
+        assert all(0 <= done <= total for done, total in mine)
+        assert mine[-1][0] == mine[-1][1]  # the pass told once it is done
+    assert [c.to_json() for c in found] == [c.to_json() for c in Vault.open(sample_copy).conflicts(full=True)]
+
+
+def test_a_pass_without_a_hook_is_given_its_items_themselves():
+    from workbench.core.services import weighing
+
+    items = [1, 2, 3]
+    assert weighing.told(items, 3, None, "pass") is items
+    told: list[tuple] = []
+    every = weighing.PROGRESS_EVERY
+    assert list(weighing.told(range(every * 2 + 1), every * 2 + 1, lambda *said: told.append(said), "pass")) == list(
+        range(every * 2 + 1)
+    )
+    assert told == [
+        ("pass", every, every * 2 + 1),
+        ("pass", every * 2, every * 2 + 1),
+        ("pass", every * 2 + 1, every * 2 + 1),
+    ]

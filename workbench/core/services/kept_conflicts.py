@@ -36,7 +36,7 @@ import marshal
 import os
 import re
 import sys
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 from pathlib import Path
 
@@ -710,9 +710,11 @@ class Asked:
         on: dt.date,
         compatible: frozenset = frozenset(),
         full: bool = False,
+        progress: Callable[[str, int, int], object] | None = None,
     ):
+        """`progress(pass, done, total)`: told how far the weighing's long passes have gone."""
         self.documents, self.native, self.store, self.compatible = documents, native, store, compatible
-        self.full = full
+        self.full, self.progress = full, progress
         self.reading, self.on = reading, on
         code = code_fingerprint() if store is not None else ""
         self.setting = setting_key(reading, native, on, code, compatible) if store is not None else ""
@@ -791,6 +793,7 @@ class Asked:
                 self.full,
                 drawn=(lambda digest: store.kept(DRAWN, digest)) if store is not None else None,
                 rows=(lambda keys: store.kept_rows(WEIGHED, keys)) if store is not None else None,
+                progress=self.progress,
             )
         return self._weighing
 
