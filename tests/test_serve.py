@@ -177,6 +177,7 @@ def test_the_apps_command_is_quoted_for_the_shell_textual_serve_runs_it_in(tmp_p
     odd = tmp_path / "a vault; $(touch pwned) `id`"
     command = app_command(odd, "dendron")
     assert shlex.split(command) == [
+        "exec",
         sys.executable,
         "-m",
         "workbench.cli",

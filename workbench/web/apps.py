@@ -16,7 +16,9 @@ close its pipes, so the loop closes the transport before it closes itself.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
+from collections.abc import Awaitable
 
 from textual_serve.app_service import AppService
 
@@ -42,12 +44,18 @@ class App(AppService):
         if process is None:  # the socket went before the process was started: nothing to end
             return
         await self._download_manager.cancel_app_downloads(app_service_id=self.app_service_id)
-        if process.returncode is None:
-            await self.send_meta({"type": "quit"})  # False when its stdin is already gone: it is going too
-        if not await _exited(process, QUIT_SECONDS):
-            process.terminate()  # the web driver turns SIGTERM into the app's own exit
-            if not await _exited(process, SIGNAL_SECONDS):
-                process.kill()
+
+        async def told_to_quit() -> None:
+            if process.returncode is None:
+                await self.send_meta({"type": "quit"})  # False when its stdin is gone: it is going too
+            await process.wait()
+
+        if not await _within(told_to_quit(), QUIT_SECONDS):  # a hung app may not even read its stdin
+            with contextlib.suppress(ProcessLookupError):
+                process.terminate()  # the web driver turns SIGTERM into the app's own exit
+            if not await _within(process.wait(), SIGNAL_SECONDS):
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
                 await process.wait()
         if self._task is not None:  # the process is gone, so its output ends, and the reader's loop with it
             _, reading = await asyncio.wait([self._task], timeout=SIGNAL_SECONDS)
@@ -55,6 +63,8 @@ class App(AppService):
                 task.cancel()
             self._task = None
         # Close stdin, read stdout and stderr to their end and close them: the transport closes now.
+        if process.stdin is not None:
+            process.stdin.close()
         try:
             _, left = await asyncio.wait_for(process.communicate(), SIGNAL_SECONDS)
         except TimeoutError:
@@ -63,9 +73,10 @@ class App(AppService):
             sys.stdout.write(left.decode("utf-8", "replace"))
 
 
-async def _exited(process: asyncio.subprocess.Process, seconds: float) -> bool:
+async def _within(work: Awaitable[None], seconds: float) -> bool:
+    """Whether `work` finished within `seconds` (it is cancelled if not)."""
     try:
-        await asyncio.wait_for(process.wait(), seconds)
+        await asyncio.wait_for(work, seconds)
     except TimeoutError:
         return False
     return True

@@ -37,11 +37,13 @@ TEMPLATES = Path(__file__).with_name("templates")
 
 
 def app_command(vault: Path, flavour: str | None) -> str:
-    """The shell command textual-serve runs for each connection: this Python's workbench, on `vault`."""
+    """The shell command textual-serve runs for each connection: this Python's workbench, on `vault`.
+    `exec`: the shell becomes the app, so the process the server waits for, and signals if it hangs,
+    is the app itself (dash would otherwise stay as its parent, and only the shell be signalled)."""
     args = [sys.executable, "-m", "workbench.cli", "--vault", str(vault)]
     if flavour:
         args += ["--flavour", flavour]
-    return shlex.join([*args, "tui"])
+    return "exec " + shlex.join([*args, "tui"])
 
 
 class WorkbenchServer(Server):
