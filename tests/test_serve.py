@@ -234,3 +234,34 @@ def test_stopping_the_server_ends_every_app_before_it_exits_and_says_no_tracebac
         apps = asyncio.run(stop_with_a_page(server, when))
         assert server.process.returncode == 0
         assert [pid for pid in apps if running(pid)] == []
+
+
+async def end_an_app_that_will_not_quit(command: str) -> int | None:
+    """Start `command` as a page's app and end it; its exit status."""
+    from textual_serve.download_manager import DownloadManager
+
+    from workbench.web.apps import App
+
+    async def nowhere(data: object = None) -> None:
+        pass
+
+    app = App(command, write_bytes=nowhere, write_str=nowhere, close=nowhere, download_manager=DownloadManager())
+    await app.start(80, 24)
+    process = app._process
+    assert process is not None
+    await asyncio.gather(app.end(), app.end())  # the page's handler and the server's shutdown at once
+    return process.returncode
+
+
+def test_an_app_that_does_not_quit_is_terminated_then_killed(monkeypatch):
+    """An app that reads no "quit" is sent SIGTERM after the wait; one that ignores SIGTERM too is
+    killed: stopping the server is never held up for good by a hung app."""
+    import signal
+
+    from workbench.web import apps
+
+    monkeypatch.setattr(apps, "QUIT_SECONDS", 0.5)
+    monkeypatch.setattr(apps, "SIGNAL_SECONDS", 0.5)
+    assert asyncio.run(end_an_app_that_will_not_quit("exec sleep 60")) == -signal.SIGTERM
+    # SIGTERM ignored by the shell, and so by what it becomes (an ignored signal stays ignored across exec).
+    assert asyncio.run(end_an_app_that_will_not_quit("trap '' TERM; exec sleep 60")) == -signal.SIGKILL
