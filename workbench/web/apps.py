@@ -73,7 +73,7 @@ class App(AppService):
             sys.stdout.write(left.decode("utf-8", "replace"))
 
 
-async def _within(work: Awaitable[None], seconds: float) -> bool:
+async def _within(work: Awaitable[object], seconds: float) -> bool:
     """Whether `work` finished within `seconds` (it is cancelled if not)."""
     try:
         await asyncio.wait_for(work, seconds)
