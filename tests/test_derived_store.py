@@ -215,6 +215,45 @@ def test_a_first_opens_index_gathers_each_steps_postings_whole_and_answers_alike
     assert all(matched for matched, _, _ in gathered) and any(len(matched) == 50 for matched, _, _ in gathered)
 
 
+def test_rows_given_while_a_step_is_indexed_are_held_and_stored_with_the_next(tmp_path, monkeypatch):
+    """While the build's thread indexes a step, rows given to `save` are held, not waited for (the
+    open goes on taking the workers' chunks); they are stored with the next rows, or when the
+    build ends, and every row is indexed once."""
+    from workbench.core.records import derived_store
+
+    monkeypatch.setattr(derived_store, "PENDING_STEP", 50)
+    entered, gate = threading.Event(), threading.Event()
+    index = derived_store._index_pending
+
+    def held(db, most):
+        entered.set()
+        gate.wait()
+        return index(db, most)
+
+    monkeypatch.setattr(derived_store, "_index_pending", held)
+    path = tmp_path / "index.sqlite"
+    store = DerivedStore(path)
+    rows = [row_for(record(f"notes/n{i}.md", f"herd word{i}"), TODAY) for i in range(300)]
+    try:
+        with store.building(300) as save:
+            save(rows[:100])
+            assert entered.wait(10)  # a step under way, holding the connection
+            giving = threading.Thread(target=lambda: (save(rows[100:200]), save(rows[200:250])))
+            giving.start()
+            giving.join(10)
+            assert not giving.is_alive()  # returned at once, the step still under way
+            assert len(store._build.held) == 150
+            assert integrity(path, check=False) == (100, 0, 100)  # only the first rows are stored yet
+            gate.set()
+            save(rows[250:])
+    finally:
+        gate.set()
+    assert len(paths_matching(store, "herd")) == 300
+    assert paths_matching(store, "word249") == {"notes/n249.md"}
+    store.close()
+    assert integrity(path) == (0, 300, 300)
+
+
 def held_index_build(builder: VaultBuilder, monkeypatch) -> threading.Event:
     """130 notes whose first open builds its index behind the rows, held back until the event
     returned is set."""
