@@ -92,7 +92,7 @@ def test_equal_to_the_plain_pass_after_random_changes(vault: Path) -> None:
             path = next(p for p in files[21:] if p.exists() and STATUS.search(p.read_text("utf-8")))
             path.write_text(STATUS.sub(r"\1Superseded", path.read_text("utf-8"), count=1), "utf-8")
         plain, found, kept = _both(vault)
-        assert not kept.whole, step  # followed, not counted again
+        assert kept.moved and not kept.whole, step  # followed (to be kept again), not counted again
         assert found == plain, step
 
 
@@ -115,6 +115,17 @@ def test_a_decision_changed_by_plain_file_io_is_profiled_again(vault: Path) -> N
     assert not kept.whole
     assert later.id in {s[0] for s in plain[old]}  # the change moved the answer: offered now
     assert found == plain
+
+
+def test_a_decision_gone_is_kept_gone(vault: Path) -> None:
+    """A decision removed, nothing else changed: the keep follows and is kept again, so the next
+    open reads it without the decision (and nothing to follow)."""
+    _both(vault)
+    sorted(vault.glob("*.md"))[3].unlink()
+    plain, found, kept = _both(vault)
+    assert kept.moved and found == plain
+    plain, found, kept = _both(vault)
+    assert not kept.moved and found == plain
 
 
 def test_a_row_gone_is_counted_again(vault: Path) -> None:

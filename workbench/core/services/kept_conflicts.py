@@ -863,7 +863,7 @@ class Asked:
         )
         if found is None:
             return likeliest_successors(docs.values(), lacking, dismissed=compatible)
-        if kept.written or kept.whole:
+        if kept.moved:
             # First the rows the record names, then the record: a reader of it finds them.
             store.keep_rows(SUCCESSORS, kept.to_write(), replace=kept.whole)
             store.keep(SUCCESSORS, key, kept.dump())

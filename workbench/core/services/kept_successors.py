@@ -3,12 +3,12 @@ was kept of every decision between calls, the same answer as profiling every dec
 
 `views.successors` weighs each such decision against every live one: BM25 and word rarities over
 every decision, and each one's citations. Profiling 10,000 decision records from their texts took
-most of a queue after a change (7 s of 10). What the pass reads of each decision is kept here in
+most of a queue after a change (24 of 35 s under a profiler). What the pass reads of each decision is kept here in
 the derived store: the term counts, title, tags, links and title head of each (a row of its own,
 under a digest of its bytes), and, in one record, every decision's length, handles, mentions and
 date, the number of decisions holding each term, linking each target and opening their titles
 alike, and each term's postings as they were at the last full count. A decision whose file (digest
-and path, under the same id) is not the one profiled is profiled again and its counts replace its
+and path, under the same id) or links as resolved are not those profiled is profiled again and its counts replace its
 old ones; a decision gone takes its counts out. The postings are not rewritten for a change: the
 changed decisions' rows in them are passed over and their own counts read instead, until more than
 `REFRESH_SHARE` of the decisions changed (then everything is counted again). Every sum is the one
@@ -74,6 +74,7 @@ class KeptDecisions:
         self.written: dict[str, bytes] = {}
         self.gone: set[str] = set()  # rows the record named before and names no more
         self.whole = False  # every row counted again in this call: the rest are dropped
+        self.moved = False  # brought in line with a change in this call: to be kept again
         self.keys: dict[str, str] = {}  # {decision: the digest and path it was profiled from}
         self.fields: dict[str, str] = {}  # {decision: its row of fields}
         self.lengths: dict[str, int] = {}
@@ -175,7 +176,7 @@ class KeptDecisions:
         """Everything counted from the decisions' texts; False where the pass is to be read plainly."""
         profiles = profiles_of(decisions)
         self.__init__(self._read)  # type: ignore[misc]
-        self.whole = True
+        self.whole = self.moved = True
         postings: dict[str, array] = {}
         for row, (doc_id, profile) in enumerate(profiles.items()):
             if not self._take(doc_id, profile, current[doc_id]):
@@ -243,6 +244,7 @@ class KeptDecisions:
             return self.count_all(decisions, current)
         if not (changed or gone):
             return True
+        self.moved = True
         self._fetch(self.fields[doc_id] for doc_id in [d.id for d in changed] + gone if doc_id in self.fields)
         at = {doc_id: row for row, doc_id in enumerate(self.rows)}
         for doc_id in [d.id for d in changed if d.id in self.keys] + gone:
