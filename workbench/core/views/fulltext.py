@@ -24,6 +24,7 @@ from typing import NamedTuple, cast
 from ..index import VaultIndex
 from ..vocabulary.model import Document
 from .query import QUESTION_WORDS, SHORT, Query, content_words, fts_term
+from .word_lists import WordLists
 
 __all__ = [
     "CATCH_UP_MOST",
@@ -113,6 +114,7 @@ class Postings:
         self.now = store.version()
         self.sized: dict[int, tuple[str, int] | None] = {}  # `rows`: each row's path and size, read at `sized_at`
         self.sized_at = self.now
+        self.lists = WordLists(store, FIELD_WEIGHTS)  # each common word's rows, kept in the store
 
     def rows(self, rowids: list[int]) -> dict[int, tuple[str, int]]:
         """The store's `rows` (path and size of each row still there, in rowid order), kept while
@@ -137,7 +139,9 @@ class Postings:
             if found is None or found.version == self.now or self._catch_up(found, expression, scored):
                 return found
             self._drop(key)
-        rows = self.store.postings(expression, FIELD_WEIGHTS if scored else None)
+        rows = self.lists.rows(expression) if scored else None  # a common word's: as FTS5 gives them
+        if rows is None:
+            rows = self.store.postings(expression, FIELD_WEIGHTS if scored else None)
         found = None
         if rows is not None:
             totals = self.store.totals() if scored else None
@@ -165,8 +169,11 @@ class Postings:
         return rows
 
     def holds(self, expression: str, scored: bool) -> bool:
-        """Whether a term's rows are kept (then `get` costs little, even a few writes later)."""
-        return isinstance(self.kept.get((expression, scored)), Rows)
+        """Whether a term's rows are kept here (then `get` costs little, even a few writes later),
+        or in the store's lists for the index as it is (two arrays read)."""
+        if isinstance(self.kept.get((expression, scored)), Rows):
+            return True
+        return scored and self.lists.count(expression) is not None
 
     def count(self, expression: str) -> int:
         """How many rows an expression matches: from its kept rows (brought up to date), or asked
@@ -182,7 +189,8 @@ class Postings:
         if not isinstance(counted, tuple) or counted[1] != self.now:
             if key in self.kept:
                 self._drop(key)
-            counted = (self.store.count(expression) or 0, self.now)
+            listed = self.lists.count(expression)
+            counted = (listed if listed is not None else self.store.count(expression) or 0, self.now)
             self._keep(key, counted)
         self.kept.move_to_end(key)
         return counted[0]
@@ -246,6 +254,7 @@ def kept_postings(index: VaultIndex) -> Postings:
     if postings is None or postings.store is not store:
         postings = KEPT[index] = Postings(store)
     postings.now = store.version()
+    postings.lists.refresh(postings.now)
     return postings
 
 
@@ -312,6 +321,7 @@ def bm25(
     sized = postings.rows
     totals = store.totals()
     terms = query_terms(query, related)
+    postings.lists.know([term.expression for term in terms if term.scored])
     if totals:
         # A word in most documents says little (FTS5's own bm25() gives it no weight) and is the
         # costliest to score: it is left out, and so is a pair with it, unless every word is like that.
