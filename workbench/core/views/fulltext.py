@@ -139,7 +139,9 @@ class Postings:
             if found is None or found.version == self.now or self._catch_up(found, expression, scored):
                 return found
             self._drop(key)
-        rows = self.lists.rows(expression) if scored else None  # a common word's: as FTS5 gives them
+        rows = self.lists.rows(expression)  # a common word's: as FTS5 gives them
+        if rows is not None and not scored:
+            rows = dict.fromkeys(rows, 1.0)
         if rows is None:
             rows = self.store.postings(expression, FIELD_WEIGHTS if scored else None)
         found = None
