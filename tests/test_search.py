@@ -1288,3 +1288,19 @@ def test_the_words_tokenizer_is_the_indexs(builder):
     vault = Vault.open(builder.root)
     (made,) = vault.store.db.execute("SELECT sql FROM sqlite_master WHERE name = 'fts'").fetchone()
     assert f"tokenize = '{derived_store.FTS_TOKENIZE}'" in made
+
+
+def test_lists_kept_with_other_weights_are_not_read(builder, monkeypatch):
+    """Lists kept by other code (other field weights: other scores) hold for no index here."""
+    import random
+
+    _zipf_notes(builder, random.Random(2), 260)
+    _lists_from(monkeypatch, 25)
+    vault = Vault.open(builder.root)
+    _lists_kept(vault)
+    other = word_lists.WordLists(vault.store, (1.0, 1.0, 1.0, 1.0, 1.0))
+    other.refresh(vault.store.version())
+    assert not other.usable and other.rows('"queue"') is None
+    same = word_lists.WordLists(vault.store, fulltext.FIELD_WEIGHTS)
+    same.refresh(vault.store.version())
+    assert same.usable and same.rows('"queue"') is not None

@@ -992,16 +992,17 @@ class DerivedStore:
 
     # -- full text: each common word's rows, kept for the index as it is -------------------------
 
-    def index_stamp(self) -> bytes | None:
+    def index_stamp(self, recipe: bytes = b"") -> bytes | None:
         """What the full-text index is now, as bytes that differ after any write to it: the
         store's origin (new when it is built again), FTS5's totals and its structure record (a
-        new segment, and a higher count of them written, at every write); None where unreadable."""
+        new segment, and a higher count of them written, at every write), and `recipe` (what
+        was kept from it, and how: `word_lists_recipe`); None where unreadable."""
         try:
             row = self.db.execute(_STAMP).fetchone()
         except sqlite3.DatabaseError as error:
             self._failed(error)
             return None
-        return _stamp_of(row)
+        return _stamp_of(row, recipe)
 
     def word_lists(self, stamp: bytes, tokens: Iterable[str], rows: bool) -> dict[str, tuple[int, bytes, bytes]]:
         """{token: (rows, their rowids, their FTS5 scores)} of the tokens whose rows were kept
@@ -1150,10 +1151,16 @@ _WORD_LISTS = (
 )
 
 
-def _stamp_of(row: tuple | None) -> bytes | None:
+def word_lists_recipe(weights: tuple[float, ...], least: int, most_rows: int) -> bytes:
+    """What `keep_word_lists` keeps, as bytes: lists kept by other code (other weights, other
+    words) hold for no index."""
+    return f"word lists 1: {_weights(weights)}; {int(least)}; {int(most_rows)}".encode()
+
+
+def _stamp_of(row: tuple | None, recipe: bytes) -> bytes | None:
     if not row or not isinstance(row[0], str) or not all(isinstance(part, bytes) for part in row[1:]):
         return None
-    digest = hashlib.sha256(row[0].encode())
+    digest = hashlib.sha256(recipe + b"\0" + row[0].encode())
     for part in row[1:]:
         digest.update(len(part).to_bytes(8, "big") + part)
     return digest.digest()
@@ -1190,10 +1197,11 @@ def keep_word_lists(path: Path, weights: tuple[float, ...], least: int, most_row
         db.execute("PRAGMA busy_timeout = 10000")
         db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.words_held USING fts5vocab(main, fts, row)")
         score = f"-bm25(fts, {_weights(weights)})"
+        recipe = word_lists_recipe(weights, least, most_rows)
         lists: list[tuple[str, bytes, bytes]] = []
         with db:
             db.execute("BEGIN")  # one snapshot: the stamp and the rows alike
-            stamp = _stamp_of(db.execute(_STAMP).fetchone())
+            stamp = _stamp_of(db.execute(_STAMP).fetchone(), recipe)
             if stamp is None or db.execute("SELECT 1 FROM pending LIMIT 1").fetchone():
                 return False
             held = db.execute("SELECT term, doc FROM temp.words_held WHERE doc > ? ORDER BY doc, term", (least,))
@@ -1217,7 +1225,7 @@ def keep_word_lists(path: Path, weights: tuple[float, ...], least: int, most_row
                 lists.append((term, rowids.tobytes(), scores.tobytes()))
         with db:
             db.execute("BEGIN IMMEDIATE")
-            if _stamp_of(db.execute(_STAMP).fetchone()) != stamp:
+            if _stamp_of(db.execute(_STAMP).fetchone(), recipe) != stamp:
                 return False  # written meanwhile: these rows are not the index's now
             db.execute(_WORD_LISTS)
             db.execute("DELETE FROM word_lists")

@@ -17,11 +17,11 @@ import sys
 import threading
 from array import array
 
-from ..records.derived_store import DerivedStore, keep_word_lists, word_tokens
+from ..records.derived_store import DerivedStore, keep_word_lists, word_lists_recipe, word_tokens
 
 __all__ = ["LISTS_FROM", "LISTS_MOST", "WordLists"]
 
-LISTS_FROM = 1_000  # rows of a word beyond which its rows are kept (`fulltext.LAZY_FROM` by default)
+LISTS_FROM = 300  # rows of a word beyond which its rows are kept (FTS5 reads fewer in about 0.4 ms)
 LISTS_MOST = 3_000_000  # rows kept in all, the fewest-rowed words first: 16 bytes each, 48 MB at most
 TOKENS_KEPT = 10_000  # words whose tokens are known, kept between searches
 
@@ -60,7 +60,7 @@ class WordLists:
             return
         self.version = version
         self.counts = {}
-        self.stamp = self.store.index_stamp()
+        self.stamp = self.store.index_stamp(word_lists_recipe(self.weights, LISTS_FROM, LISTS_MOST))
         self.usable = self.stamp is not None and self.store.word_lists_stamp() == self.stamp
         if not self.usable:
             self._keep()
