@@ -7,8 +7,10 @@ normalisation than FTS5's fixed constants. Each term's rows are kept between sea
 watcher's write only the rows that changed are asked for again. A common word (thousands of rows,
 and little weight) is scored only for the rows the other words find, and the common words' best
 rows as FTS5 ranks them together (two such words: among the rows holding both), where what it
-could add to any other row is shown too little to change the answer. `search.py` blends these
-scores with the lifecycle, the title as typed and meaning.
+could add to any other row is shown too little to change the answer; where the derived store
+keeps a word's rows for the index as it is (`word_lists`: words in hundreds of rows or more), they
+are read there, the rows and scores FTS5 would give, and FTS5 is not asked. `search.py` blends
+these scores with the lifecycle, the title as typed and meaning.
 """
 
 from __future__ import annotations
