@@ -20,6 +20,13 @@ def ids(hits):
     return [h.id for h in hits]
 
 
+@pytest.fixture(autouse=True)
+def _no_kept_lists(monkeypatch):
+    """No test here keeps the common words' lists unless it says so (`_lists_from`): a thread
+    keeping them beside its searches would change which reads it sees (never an answer)."""
+    monkeypatch.setattr(word_lists, "LISTS_FROM", 10**9)
+
+
 def test_an_exact_id_comes_first(sample_copy):
     assert ids(Vault.open(sample_copy).search("mem-entity-postgres", 3))[0] == "mem-entity-postgres"
 
@@ -1147,8 +1154,10 @@ def test_a_list_of_rows_is_read_alike_as_one_json_parameter_or_a_placeholder_eac
 
 
 def _lists_from(monkeypatch, rows: int) -> None:
-    """Keep the lists of words in more than `rows` rows (a vault of hundreds, not of thousands)."""
+    """Keep the lists of words in more than `rows` rows (a vault of hundreds, not of thousands),
+    as soon as a search asks."""
     monkeypatch.setattr(word_lists, "LISTS_FROM", rows)
+    monkeypatch.setattr(word_lists, "SETTLE", 0.0)
 
 
 def _lists_kept(vault) -> word_lists.WordLists:
@@ -1304,3 +1313,28 @@ def test_lists_kept_with_other_weights_are_not_read(builder, monkeypatch):
     same = word_lists.WordLists(vault.store, fulltext.FIELD_WEIGHTS)
     same.refresh(vault.store.version())
     assert same.usable and same.rows('"queue"') is not None
+
+
+def test_lists_are_not_kept_for_an_index_written_while_they_waited_for_it_to_settle(builder, monkeypatch):
+    """A search finds the lists not the index's and starts keeping them once the index has stayed
+    the same a while: a write meanwhile (a burst of them) and nothing is kept for it; the next
+    search starts again, for the index as it is then."""
+    import random
+
+    _zipf_notes(builder, random.Random(4), 260)
+    _lists_from(monkeypatch, 25)
+    monkeypatch.setattr(word_lists, "SETTLE", 0.5)
+    vault = Vault.open(builder.root)
+    vault.search("queue", 10)
+    lists = fulltext.kept_postings(vault.index).lists
+    assert lists.keeping
+    _write(builder, "mem-note-zipf-new", "Queue retry", "queue queue retry invoice w4x")
+    vault.refresh_paths([doc_path("mem-note-zipf-new")])
+    lists.wait()
+    assert vault.store.word_lists_stamp() is None  # the index was written while it waited: none kept
+    vault.search("queue", 10)
+    lists = fulltext.kept_postings(vault.index).lists
+    assert not lists.usable and lists.keeping
+    lists.wait()
+    vault.search("queue", 10)
+    assert lists.usable and lists.rows('"queue"') == vault.store.postings('"queue"', fulltext.FIELD_WEIGHTS)

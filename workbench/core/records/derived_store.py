@@ -1182,13 +1182,16 @@ def word_tokens(db: sqlite3.Connection, words: list[str]) -> dict[str, tuple[str
     return {word: tuple(term for _, term in sorted(found.get(at, []))) for at, word in enumerate(words)}
 
 
-def keep_word_lists(path: Path, weights: tuple[float, ...], least: int, most_rows: int) -> bool:
+def keep_word_lists(
+    path: Path, weights: tuple[float, ...], least: int, most_rows: int, expected: bytes | None = None
+) -> bool:
     """Keep in the store at `path`, for the index as it is, each token's rows in more than
     `least` of them (the fewest first, `most_rows` in all) with FTS5's bm25() score of each, as
     `DerivedStore.postings` reads them: a search reads a common word's rows from here, two
     arrays, rather than have FTS5 score every row of it. Read in one snapshot, on a connection of
     its own (a thread may run it beside searches), and written only if the index is still as it
-    was read. False where nothing was kept (busy, unreadable, changed meanwhile)."""
+    was read; nothing is read unless the index is still at the stamp `expected`, if given. False
+    where nothing was kept (busy, unreadable, changed meanwhile)."""
     try:
         db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
     except sqlite3.Error:
@@ -1202,7 +1205,7 @@ def keep_word_lists(path: Path, weights: tuple[float, ...], least: int, most_row
         with db:
             db.execute("BEGIN")  # one snapshot: the stamp and the rows alike
             stamp = _stamp_of(db.execute(_STAMP).fetchone(), recipe)
-            if stamp is None or db.execute("SELECT 1 FROM pending LIMIT 1").fetchone():
+            if stamp is None or expected not in (None, stamp) or db.execute("SELECT 1 FROM pending LIMIT 1").fetchone():
                 return False
             held = db.execute("SELECT term, doc FROM temp.words_held WHERE doc > ? ORDER BY doc, term", (least,))
             chosen: list[str] = []

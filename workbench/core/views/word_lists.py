@@ -6,8 +6,10 @@ store keeps, for the index as it is, every such word's rows with the score FTS5 
 (`derived_store.keep_word_lists`), and a search reads them as two arrays: the same rows, in the
 same order, with the same scores, bit for bit, as asking FTS5, so the answer is a full reading's.
 They hold for one state of the index (its stamp): after any write to it, by this process or
-another, none is read until they are kept again, which a thread of its own does after the next
-search (FTS5 scoring every common word once, beside the searches).
+another, none is read until they are kept again, which a thread of its own does once a search has
+found the index unchanged for `SETTLE` seconds (FTS5 scoring every common word once, beside the
+searches: not at every write of a burst). A process that ends sooner keeps none: the lists are
+kept by the processes that search and stay (the TUI, the MCP server, a notebook).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import sqlite3
 import sys
 import threading
+import time
 from array import array
 
 from ..records.derived_store import DerivedStore, keep_word_lists, word_lists_recipe, word_tokens
@@ -24,6 +27,7 @@ __all__ = ["LISTS_FROM", "LISTS_MOST", "WordLists"]
 LISTS_FROM = 300  # rows of a word beyond which its rows are kept (FTS5 reads fewer in about 0.4 ms)
 LISTS_MOST = 3_000_000  # rows kept in all, the fewest-rowed words first: 16 bytes each, 48 MB at most
 TOKENS_KEPT = 10_000  # words whose tokens are known, kept between searches
+SETTLE = 2.0  # seconds the index stays unchanged before its lists are kept again
 
 
 def _word(expression: str) -> str | None:
@@ -73,9 +77,14 @@ class WordLists:
         if not totals or totals[0] <= LISTS_FROM:
             return
         self.tried.add(stamp)
+        path, weights, least, most, settle = store.path, self.weights, LISTS_FROM, LISTS_MOST, SETTLE
+
+        def keep() -> None:
+            time.sleep(settle)  # a write meanwhile: not kept (the next search starts another)
+            keep_word_lists(path, weights, least, most, expected=stamp)
+
         self.thread = threading.Thread(
-            target=keep_word_lists,
-            args=(store.path, self.weights, LISTS_FROM, LISTS_MOST),
+            target=keep,
             name="workbench-word-lists",
             daemon=True,  # a cache: a process that ends meanwhile keeps nothing, and loses nothing
         )
