@@ -409,6 +409,8 @@ def _bounded(
     lazy = [term.scored and n > LAZY_FROM for term, n in zip(terms, counts, strict=True)]
     if not any(lazy):
         return None
+    if all(postings.holds(term.expression, term.scored) for term, is_lazy in zip(terms, lazy, strict=True) if is_lazy):
+        return None  # every common term's rows at hand (kept, or the store's lists): a whole reading asks FTS5 nothing
     title_hit = _saturated(FIELD_WEIGHTS[0], FTS_K1, 1.0)
     # Per listed term, as `bm25` weighs it: (the term, our weight times idf, FTS5's idf, FTS5's
     # average row size, its rows (None for a common term not kept: read for the candidates
