@@ -288,6 +288,7 @@ class DerivedStore:
                     # A first open that ended before it could turn merging back on.
                     db.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', ?)", (FTS_AUTOMERGE,))
             db.execute(_KEPT_ROWS)  # also in a store made before there were kept rows
+            db.execute(_WORD_LISTS)  # also in a store made before common words' lists were kept
             return db
         except sqlite3.DatabaseError:
             return None
@@ -1023,7 +1024,7 @@ class DerivedStore:
         """The index's stamp the kept lists were made at (`keep_word_lists`), None if none is kept."""
         try:
             row = self.db.execute("SELECT stamp FROM word_lists WHERE token = ''").fetchone()
-        except sqlite3.DatabaseError:  # none kept yet: the table is made by the first to keep them
+        except sqlite3.DatabaseError:  # unreadable: none is read
             return None
         return row[0] if row else None
 
@@ -1230,7 +1231,7 @@ def keep_word_lists(
             db.execute("BEGIN IMMEDIATE")
             if _stamp_of(db.execute(_STAMP).fetchone(), recipe) != stamp:
                 return False  # written meanwhile: these rows are not the index's now
-            db.execute(_WORD_LISTS)
+            db.execute(_WORD_LISTS)  # a store opened by code that made none
             db.execute("DELETE FROM word_lists")
             db.executemany("INSERT INTO word_lists VALUES (?, ?, ?, ?)", [(t, stamp, r, s) for t, r, s in lists])
             db.execute("INSERT INTO word_lists VALUES ('', ?, x'', x'')", (stamp,))
