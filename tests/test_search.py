@@ -1307,10 +1307,10 @@ def test_lists_kept_with_other_weights_are_not_read(builder, monkeypatch):
     _lists_from(monkeypatch, 25)
     vault = Vault.open(builder.root)
     _lists_kept(vault)
-    other = word_lists.WordLists(vault.store, (1.0, 1.0, 1.0, 1.0, 1.0))
+    other = word_lists.WordLists(vault.store, (1.0, 1.0, 1.0, 1.0, 1.0), fulltext.LAZY_FROM)
     other.refresh(vault.store.version())
     assert not other.usable and other.rows('"queue"') is None
-    same = word_lists.WordLists(vault.store, fulltext.FIELD_WEIGHTS)
+    same = word_lists.WordLists(vault.store, fulltext.FIELD_WEIGHTS, fulltext.LAZY_FROM)
     same.refresh(vault.store.version())
     assert same.usable and same.rows('"queue"') is not None
 
@@ -1338,3 +1338,31 @@ def test_lists_are_not_kept_for_an_index_written_while_they_waited_for_it_to_set
     lists.wait()
     vault.search("queue", 10)
     assert lists.usable and lists.rows('"queue"') == vault.store.postings('"queue"', fulltext.FIELD_WEIGHTS)
+
+
+def test_a_vault_whose_commonest_words_do_not_fit_keeps_no_list_and_is_not_asked_again(builder, monkeypatch):
+    """Where the words the bound reads hold more rows than the lists may (a vault of hundreds of
+    thousands), none is kept (some of them would leave the p95 where it was, at the cost of
+    keeping them at every write): the index is marked as kept with none, and no search of this
+    or another process starts keeping them again for it."""
+    import random
+
+    _zipf_notes(builder, random.Random(6), 260)
+    _lists_from(monkeypatch, 25)
+    monkeypatch.setattr(fulltext, "LAZY_FROM", 60)
+    vault = Vault.open(builder.root)
+    counts = [vault.store.count(f'"{w}"') for w in CHURN_WORDS + [f"w{n}x" for n in range(60)]]
+    common = sum(n for n in counts if n > 60)
+    monkeypatch.setattr(word_lists, "LISTS_MOST", 200)  # fewer rows than the words in over 60 hold
+    assert common > 200
+    vault.search("queue", 10)
+    fulltext.kept_postings(vault.index).lists.wait()
+    vault.search("queue", 10)
+    lists = fulltext.kept_postings(vault.index).lists
+    assert vault.store.word_lists_stamp() == (lists.stamp, False)
+    assert not lists.usable and not lists.keeping and lists.rows('"queue"') is None
+    fresh = word_lists.WordLists(vault.store, fulltext.FIELD_WEIGHTS, fulltext.LAZY_FROM)
+    fresh.refresh(vault.store.version())
+    assert not fresh.usable and not fresh.keeping  # another process: not asked again
+    found = [(hit.id, hit.score) for hit in vault.search("queue invoice", 10)]
+    assert found == _as_fts5_reads(vault, monkeypatch, "queue invoice")

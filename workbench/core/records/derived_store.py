@@ -1024,13 +1024,16 @@ class DerivedStore:
             or {}
         )
 
-    def word_lists_stamp(self) -> bytes | None:
-        """The index's stamp the kept lists were made at (`keep_word_lists`), None if none is kept."""
+    def word_lists_stamp(self) -> tuple[bytes, bool] | None:
+        """The index's stamp the kept lists were made at (`keep_word_lists`), and whether any
+        word's list was kept then; None if none was kept for any."""
         try:
-            row = self.db.execute("SELECT stamp FROM word_lists WHERE token = ''").fetchone()
+            row = self.db.execute(
+                "SELECT stamp, EXISTS (SELECT 1 FROM word_lists WHERE token > '') FROM word_lists WHERE token = ''"
+            ).fetchone()
         except sqlite3.DatabaseError:  # unreadable: none is read
             return None
-        return row[0] if row else None
+        return (row[0], bool(row[1])) if row else None
 
     def close(self) -> None:
         try:
@@ -1156,10 +1159,10 @@ _WORD_LISTS = (
 )
 
 
-def word_lists_recipe(weights: tuple[float, ...], least: int, most_rows: int) -> bytes:
+def word_lists_recipe(weights: tuple[float, ...], least: int, common: int, most_rows: int) -> bytes:
     """What `keep_word_lists` keeps, as bytes: lists kept by other code (other weights, other
     words) hold for no index."""
-    return f"word lists 1: {_weights(weights)}; {int(least)}; {int(most_rows)}".encode()
+    return f"word lists 2: {_weights(weights)}; {int(least)}; {int(common)}; {int(most_rows)}".encode()
 
 
 def _stamp_of(row: tuple | None, recipe: bytes) -> bytes | None:
@@ -1188,10 +1191,16 @@ def word_tokens(db: sqlite3.Connection, words: list[str]) -> dict[str, tuple[str
 
 
 def keep_word_lists(
-    path: Path, weights: tuple[float, ...], least: int, most_rows: int, expected: bytes | None = None
+    path: Path,
+    weights: tuple[float, ...],
+    least: int,
+    common: int,
+    most_rows: int,
+    expected: bytes | None = None,
 ) -> bool:
     """Keep in the store at `path`, for the index as it is, each token's rows in more than
-    `least` of them (the fewest first, `most_rows` in all) with FTS5's bm25() score of each, as
+    `least` of them (those in more than `common` all, or none when they hold more than
+    `most_rows` between them; then the fewest first, `most_rows` in all) with FTS5's bm25() score of each, as
     `DerivedStore.postings` reads them: a search reads a common word's rows from here, two
     arrays, rather than have FTS5 score every row of it. Read in one snapshot, on a connection of
     its own (a thread may run it beside searches), and written only if the index is still as it
@@ -1205,7 +1214,7 @@ def keep_word_lists(
         db.execute("PRAGMA busy_timeout = 10000")
         db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.words_held USING fts5vocab(main, fts, row)")
         score = f"-bm25(fts, {_weights(weights)})"
-        recipe = word_lists_recipe(weights, least, most_rows)
+        recipe = word_lists_recipe(weights, least, common, most_rows)
         lists: list[tuple[str, bytes, bytes]] = []
         with db:
             db.execute("BEGIN")  # one snapshot: the stamp and the rows alike
@@ -1213,13 +1222,18 @@ def keep_word_lists(
             if stamp is None or expected not in (None, stamp) or db.execute("SELECT 1 FROM pending LIMIT 1").fetchone():
                 return False
             held = db.execute("SELECT term, doc FROM temp.words_held WHERE doc > ? ORDER BY doc, term", (least,))
+            counted = held.fetchall()
+            # The commonest (what a search's bound reads) all, or none: a list of some of them
+            # leaves the p95 where it was and costs the lists' keeping at every write.
             chosen: list[str] = []
-            total = 0
-            for term, rows in held.fetchall():
-                if total + rows > most_rows:
-                    break
-                chosen.append(term)
-                total += rows
+            total = sum(rows for _, rows in counted if rows > common)
+            if total <= most_rows:
+                chosen = [term for term, rows in counted if rows > common]
+                for term, rows in counted:  # then the others, the fewest-rowed first
+                    if rows > common or total + rows > most_rows:
+                        break
+                    chosen.append(term)
+                    total += rows
             typed = word_tokens(db, chosen)  # a token typed as a word is read as itself (else left out)
             for term in chosen:
                 if typed.get(term) != (term,):

@@ -116,7 +116,7 @@ class Postings:
         self.now = store.version()
         self.sized: dict[int, tuple[str, int] | None] = {}  # `rows`: each row's path and size, read at `sized_at`
         self.sized_at = self.now
-        self.lists = WordLists(store, FIELD_WEIGHTS)  # each common word's rows, kept in the store
+        self.lists = WordLists(store, FIELD_WEIGHTS, LAZY_FROM)  # each common word's rows, kept in the store
 
     def rows(self, rowids: list[int]) -> dict[int, tuple[str, int]]:
         """The store's `rows` (path and size of each row still there, in rowid order), kept while

@@ -25,7 +25,7 @@ from ..records.derived_store import DerivedStore, keep_word_lists, word_lists_re
 __all__ = ["LISTS_FROM", "LISTS_MOST", "WordLists"]
 
 LISTS_FROM = 300  # rows of a word beyond which its rows are kept (FTS5 reads fewer in about 0.4 ms)
-LISTS_MOST = 3_000_000  # rows kept in all, the fewest-rowed words first: 16 bytes each, 48 MB at most
+LISTS_MOST = 3_000_000  # rows kept in all (16 bytes each, 48 MB at most): every word the bound reads, or none
 TOKENS_KEPT = 10_000  # words whose tokens are known, kept between searches
 SETTLE = 2.0  # seconds the index stays unchanged before its lists are kept again
 
@@ -45,9 +45,10 @@ class WordLists:
     now (`refresh`, at each search), each word's token (the index's tokenizer, asked once a word),
     and the thread that keeps them again when they do not."""
 
-    def __init__(self, store: DerivedStore, weights: tuple[float, ...]):
+    def __init__(self, store: DerivedStore, weights: tuple[float, ...], common: int):
         self.store = store
         self.weights = weights
+        self.common = common  # rows of a word the bound reads (`fulltext.LAZY_FROM`): all such, or none
         self.version: tuple[int, int] | None = None
         self.stamp: bytes | None = None  # the index's, at `version`
         self.usable = False  # whether the kept lists are the index's now
@@ -64,10 +65,11 @@ class WordLists:
             return
         self.version = version
         self.counts = {}
-        self.stamp = self.store.index_stamp(word_lists_recipe(self.weights, LISTS_FROM, LISTS_MOST))
-        self.usable = self.stamp is not None and self.store.word_lists_stamp() == self.stamp
-        if not self.usable:
-            self._keep()
+        self.stamp = self.store.index_stamp(word_lists_recipe(self.weights, LISTS_FROM, self.common, LISTS_MOST))
+        kept = self.store.word_lists_stamp()
+        self.usable = self.stamp is not None and kept is not None and kept[0] == self.stamp and kept[1]
+        if self.stamp is not None and (kept is None or kept[0] != self.stamp):
+            self._keep()  # (kept for this index with no word's list: a vault too large, none asked again)
 
     def _keep(self) -> None:
         store, stamp = self.store, self.stamp
@@ -77,11 +79,18 @@ class WordLists:
         if not totals or totals[0] <= LISTS_FROM:
             return
         self.tried.add(stamp)
-        path, weights, least, most, settle = store.path, self.weights, LISTS_FROM, LISTS_MOST, SETTLE
+        path, weights, least, common, most, settle = (
+            store.path,
+            self.weights,
+            LISTS_FROM,
+            self.common,
+            LISTS_MOST,
+            SETTLE,
+        )
 
         def keep() -> None:
             time.sleep(settle)  # a write meanwhile: not kept (the next search starts another)
-            keep_word_lists(path, weights, least, most, expected=stamp)
+            keep_word_lists(path, weights, least, common, most, expected=stamp)
 
         self.thread = threading.Thread(
             target=keep,
