@@ -396,3 +396,98 @@ def test_a_copy_of_real_decision_records_after_real_edits(tmp_path_factory):
     found = queue.conflicts()
     assert queue.weighing().full  # two changes among 120 decisions: past the bound
     assert found == find_conflicts(vault.documents, vault.flavour.native, vault.index.config.compatible)
+
+
+def _supersede(root: Path, doc_path: str, target: str) -> None:
+    """`target` named in the file's `supersedes`, by plain file I/O, as an agent writes it."""
+    path = root / doc_path
+    text = path.read_text("utf-8")
+    assert "supersedes: []" in text
+    path.write_text(text.replace("supersedes: []", f"supersedes: [{target}]", 1), "utf-8")
+
+
+def _listed_anew(vault: Vault, queue: kept_conflicts.Asked) -> set[tuple[str, str]]:
+    """The pairs kept with a row that `pair_to_list` lists for the vault as it is now: what asking
+    every kept pair again gives."""
+    from workbench.core.services.conflicts import pair_to_list
+
+    pairs = queue.weighing()
+    docs = {d.id: d for d in vault.documents}
+    return {
+        (row[0], row[1])  # as the pair was weighed: the older first as the statuses say
+        for pair, row in pairs.kept.pairs.items()
+        if row is not None and pair_to_list(docs, pairs.supersedes, pairs.compatible, *pair) is not None
+    }
+
+
+def test_a_pair_settled_through_a_third_decision_is_not_read_as_kept(vault_root):
+    """Whether a pair is settled is kept, not asked of every pair after each change; a pair neither
+    of whose files changed is settled by a third one (it supersedes one of the pair's, which the
+    other supersedes): it is no longer listed, as asking every pair again gives."""
+    vault = Vault.open(vault_root)
+    queue = asked(vault)
+    queue.conflicts()
+    kept = queue.weighing().kept
+    by_id = {d.id: d for d in vault.documents}
+    texts = {doc_id: (vault_root / d.path).read_text("utf-8") for doc_id, d in by_id.items()}
+    near = {
+        doc_id: {other for _, other in [kept.top[doc_id], *kept.near.get(doc_id, [])]} if doc_id in kept.top else set()
+        for doc_id in kept.handles
+    }
+
+    def alone(doc_id: str) -> bool:
+        return "supersedes: []" in texts[doc_id]
+
+    older, newer = next(
+        (w.older, w.newer) for w in queue.weighed() if alone(w.older) and alone(w.newer) and w.older != w.newer
+    )
+    third = next(
+        doc_id
+        for doc_id in sorted(kept.handles)
+        if alone(doc_id)
+        and doc_id not in (older, newer)
+        and not ({older, newer} & near[doc_id])
+        and doc_id not in near[older] | near[newer]
+    )
+    _supersede(vault_root, by_id[older].path, third)
+    vault = Vault.open(vault_root)
+    queue = asked(vault)
+    listed = {(w.older, w.newer) for w in queue.weighed()}
+    assert not queue.weighing().full and listed == _listed_anew(vault, queue)
+    _supersede(vault_root, by_id[third].path, newer)  # the older now reaches the newer through it
+    vault = Vault.open(vault_root)
+    queue = asked(vault)
+    listed = {(w.older, w.newer) for w in queue.weighed()}
+    assert not queue.weighing().full
+    assert (older, newer) not in listed and (newer, older) not in listed
+    assert listed == _listed_anew(vault, queue)
+
+
+def test_the_pairs_listed_after_random_changes_are_those_asking_every_pair_again_lists(vault_root):
+    """Random changes by plain file I/O between fresh opens (a body rewritten, a supersession named,
+    a decision gone): the pairs listed are, each time, those kept whose settledness asked again
+    lists, and the pairs weighed are a full weighing's where it counted everything again."""
+    rng = random.Random(42)
+    vault = Vault.open(vault_root)
+    asked(vault).conflicts()
+    for step in range(5):
+        vault = Vault.open(vault_root)
+        ids = sorted(d.id for d in vault.documents if d.type == DocType.DECISION)
+        by_id = {d.id: d for d in vault.documents}
+        kind = step % 3
+        if kind == 0:
+            rewrite(vault_root / by_id[rng.choice(ids)].path, rng)
+        elif kind == 1:
+            free = [i for i in ids if "supersedes: []" in (vault_root / by_id[i].path).read_text("utf-8")]
+            a, b = rng.sample(free, 2)
+            _supersede(vault_root, by_id[a].path, b)
+        else:
+            (vault_root / by_id[rng.choice(ids)].path).unlink()
+        vault = Vault.open(vault_root)
+        queue = asked(vault)
+        listed = {(w.older, w.newer) for w in queue.weighed()}
+        assert listed == _listed_anew(vault, queue), step
+        if queue.weighing().full:
+            assert listed == {
+                (w.older, w.newer) for w in weigh_decisions(vault.documents, neighbours=REVIEW_NEIGHBOURS)
+            }

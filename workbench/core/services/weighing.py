@@ -14,8 +14,9 @@ weigh with the rarities of the decisions as they are now; the changed ones ask t
 find their most alike as a full count would; every other decision keeps its most alike unless a
 changed one outscores one of them or was one of them; and only the pairs touching a changed
 decision, or one whose likeliest match moved, are weighed again (a pair new to the list is weighed
-too). Whether a pair is settled (marked compatible, or replaced) is asked again of every pair each
-time: that is cheap and may change with documents the pair does not touch.
+too). Whether a pair is settled (marked compatible, or replaced) is kept with it, and asked again
+of the pairs a change touches, or of every pair where a supersession reachable from a decision
+changed (a pair is settled through a third document that one of its two supersedes).
 
 What is read as kept was weighed with the rarities of its day, and drifts from a full count's
 with every change: everything is worked out again once more than `REFRESH_SHARE` of the documents
@@ -70,7 +71,7 @@ __all__ = [
 ]
 
 REFRESH_SHARE = 0.01
-FORMAT = 6
+FORMAT = 7
 # The fields of the duplicates that stand still while decisions change (the pairs drawn from the
 # titles, what each listed pair was listed for, the word rarities they were compared with): a
 # third of what is kept, written apart (`dump_apart`) and again only when they change, and read
@@ -119,6 +120,10 @@ class Kept:
     titles: str = ""  # a digest of the titles, types and ids the pairs to compare were drawn from
     candidates: str = ""  # those pairs, "type\ta\tb" a line
     drawn: str = ""  # the digest of the `DRAWN` fields kept apart, not read yet ("": they are in place)
+    # whether a pair is settled: what it was asked of (`_settling`), and the pairs kept with a row
+    # that were settled then (weighed once, and settled since by documents they do not touch)
+    settling: str = ""
+    unlisted: set[tuple[str, str]] = field(default_factory=set)
 
     def posting(self, term: str, rows: Rows) -> array:
         """A term's (row, count) pairs, as array "i" (empty for a term no decision holds)."""
@@ -482,9 +487,24 @@ class Weighing:
         profiles = _Profiles(docs)
         near = {doc_id: [other for _, other in few] for doc_id, few in kept.near.items()}
         ordered = sorted(pairs_to_weigh(kept.handles, kept.mentions, kept.when, kept.top, near))
+        settling = self._settling()
+        # Whether a pair is settled is read of its two documents (their status, the ids they mark
+        # compatible: both in their files, whose digests `moved` follows) and of the supersessions
+        # reachable from them: where none of those reachable from any decision changed, a pair
+        # neither of whose documents moved is settled as it was last asked.
+        same = settling == kept.settling and not self.full
+        unlisted: set[tuple[str, str]] = set()
         for pair in told(ordered, len(ordered), self.progress, "weighing pairs"):
             older, newer = pair
             row = kept.pairs.get(pair, False) if older not in moved and newer not in moved else False
+            if same and row is not False:
+                pairs[pair] = row
+                if row is not None:
+                    if pair in kept.unlisted:
+                        unlisted.add(pair)
+                    else:
+                        weighed.append(_decode(row))
+                continue
             if row is None and pair_to_list(docs, self.supersedes, self.compatible, older, newer) is not None:
                 row = False  # settled when weighed, and no longer: weighed now
             if row is False:
@@ -495,12 +515,36 @@ class Weighing:
                 row = _encode(found)
             elif row is not None and pair_to_list(docs, self.supersedes, self.compatible, older, newer) is None:
                 pairs[pair] = row  # settled since, by documents it does not touch: kept, not listed
+                unlisted.add(pair)
                 continue
             pairs[pair] = row
             if row is not None:
                 weighed.append(_decode(row))
-        kept.pairs = pairs
+        kept.pairs, kept.unlisted, kept.settling = pairs, unlisted, settling
         return weighed
+
+    def _settling(self) -> str:
+        """A digest of every supersession reachable from a decision weighed (each document met,
+        what it supersedes, or that no document has its id): all that whether a pair is settled
+        reads beyond its own two documents (`conflicts.pair_to_list`)."""
+        supersedes = self.supersedes
+        seen: set[str] = set()
+        stack = list(self.kept.handles)
+        lines = []
+        while stack:
+            doc_id = stack.pop()
+            if doc_id in seen:
+                continue
+            seen.add(doc_id)
+            if doc_id not in supersedes:
+                lines.append(doc_id + "\t-")
+                continue
+            named = supersedes[doc_id]
+            if named:
+                lines.append(doc_id + "\t" + "\t".join(named))
+                stack.extend(named)
+        lines.sort()
+        return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
 
     # -- duplicates -----------------------------------------------------------------------
 
