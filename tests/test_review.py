@@ -4,6 +4,8 @@ read back after a restart, one agent's replacements accepted as one change, bad 
 
 from __future__ import annotations
 
+import marshal
+
 import json
 import shutil
 import threading
@@ -227,6 +229,13 @@ def test_the_ranking_is_kept_for_the_next_process_and_a_damaged_one_is_worked_ou
     review._RANKED[:] = [None, None]  # as a new process: nothing in memory, the store's ranking read
     assert vault.review(limit=20).to_json() == first
     vault.store.keep(review.KEPT, key, "[[1, 2]]")  # damaged: worked out again
+    review._RANKED[:] = [None, None]
+    assert vault.review(limit=20).to_json() == first
+    for damaged in ((review.RANKING, 13, [(1, 2, 0.5, 0.5, (), ())]), (review.RANKING, 13, [(1, 2)]), (1, 13, [])):
+        vault.store.keep(review.KEPT, key, marshal.dumps(damaged))
+        review._RANKED[:] = [None, None]
+        assert vault.review(limit=20).to_json() == first
+    vault.store.keep(review.KEPT, key, b"\xff\x00 not marshal")
     review._RANKED[:] = [None, None]
     assert vault.review(limit=20).to_json() == first
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import marshal
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -197,7 +198,7 @@ def _ranked(index: VaultIndex) -> tuple[list[Document], list[Ranked], int]:
         else ""
     )
     kept = store.kept(KEPT, kept_key) if store is not None else None
-    found = _decode(kept if isinstance(kept, str) else None)
+    found = _decode(kept)
     content = None
     if found is None and store is not None:
         # The ranking kept for documents the pairs read alike (a change to the body of a note), asked
@@ -206,15 +207,15 @@ def _ranked(index: VaultIndex) -> tuple[list[Document], list[Ranked], int]:
         content = content_key(documents, store, setting)
         before = store.kept(REVIEW_CONTENT, content) if content is not None else None
         kept = store.kept(KEPT, before) if isinstance(before, str) else None
-        found = _decode(kept if isinstance(kept, str) else None)
-        if found is not None and isinstance(kept, str):
+        found = _decode(kept)
+        if found is not None:
             store.keep(KEPT, kept_key, kept)
     if found is None:
         weighed, decisions = weighed_pairs(index)
-        ranked = sorted((Ranked.of(w) for w in weighed), key=lambda r: _key(r.score, r.older, r.newer))
+        ranked = sorted((Ranked.of(w) for w in weighed), key=lambda r: (-r.score, r.older, r.newer))
         if store is not None:
-            pairs = [list(r.__dict__.values()) for r in ranked]
-            store.keep(KEPT, kept_key, json.dumps({"decisions": decisions, "pairs": pairs}, ensure_ascii=False))
+            pairs = [(r.older, r.newer, r.score, r.alike, r.reasons, r.shared) for r in ranked]
+            store.keep(KEPT, kept_key, marshal.dumps((RANKING, decisions, pairs)))
     else:
         ranked, decisions = found
     if content is not None and store is not None:
@@ -229,19 +230,26 @@ def _docs(index: VaultIndex) -> dict[str, Document]:
     return _RANKED[1][3]
 
 
-def _decode(text: str | None) -> tuple[list[Ranked], int] | None:
-    """The ranking as kept, and the number of decisions; None when there is none or the text is
-    not one (a damaged store)."""
-    if text is None:
+RANKING = 2  # the form the ranking is kept in: `marshal` of (RANKING, decisions, pairs as tuples)
+
+
+def _decode(data: Any) -> tuple[list[Ranked], int] | None:
+    """The ranking as kept, and the number of decisions; None when there is none or the value is
+    not one (a damaged store, or one an older code kept as JSON)."""
+    if not isinstance(data, bytes):
         return None
     try:
-        kept = json.loads(text)
-        ranked = [
-            Ranked(str(o), str(n), float(s), float(a), tuple(map(str, r)), tuple(map(str, w)))
-            for o, n, s, a, r, w in kept["pairs"]
-        ]
-        return ranked, int(kept["decisions"])
-    except (ValueError, TypeError, KeyError, AttributeError):
+        version, decisions, pairs = marshal.loads(data)
+        if version != RANKING or type(decisions) is not int:
+            return None
+        ranked = [Ranked(o, n, s, a, r, w) for o, n, s, a, r, w in pairs]
+        if not all(
+            type(r.older) is str and type(r.newer) is str and type(r.score) is float and type(r.reasons) is tuple
+            for r in ranked
+        ):
+            return None
+        return ranked, decisions
+    except (ValueError, TypeError, EOFError):
         return None
 
 
