@@ -491,3 +491,52 @@ def test_the_pairs_listed_after_random_changes_are_those_asking_every_pair_again
             assert listed == {
                 (w.older, w.newer) for w in weigh_decisions(vault.documents, neighbours=REVIEW_NEIGHBOURS)
             }
+
+
+def _pair_rows_kept(vault: Vault) -> set[str]:
+    return {
+        key for (key,) in vault.store.db.execute("SELECT key FROM kept_rows WHERE name = ?", (kept_conflicts.WEIGHED,))
+    }
+
+
+def test_a_change_writes_the_rows_of_the_pairs_it_weighed_and_forgets_those_replaced(vault_root):
+    """The pairs are kept in rows of their own: after one change the record names new rows only
+    where a pair was weighed again, the rows it named before and no more are deleted, and a
+    fresh open reads what a full weighing of the kept pairs gives."""
+    vault = Vault.open(vault_root)
+    asked(vault).conflicts()
+    before = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, asked(vault).setting))
+    assert before is not None and before.pairs is None and len(before.pair_rows) == weighing.PAIR_ROWS
+    paired = weigh_decisions_ids(vault_root)[5]
+    rewrite(vault_root / next(d.path for d in vault.documents if d.id == paired), random.Random(5))
+    vault = Vault.open(vault_root)
+    queue = asked(vault)
+    queue.conflicts()
+    pairs = queue.weighing()
+    assert not pairs.full and pairs.weighed_again > 0
+    after = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
+    assert after is not None
+    made = {at for at in range(weighing.PAIR_ROWS) if after.pair_rows[at] != before.pair_rows[at]}
+    assert 0 < len(made) <= pairs.weighed_again + 4, (len(made), pairs.weighed_again)
+    stored = _pair_rows_kept(vault)
+    assert set(after.pair_rows) <= stored
+    assert not (set(before.pair_rows) - set(after.pair_rows)) & stored  # replaced: deleted
+    again = asked(Vault.open(vault_root))
+    read = again.weighing()
+    assert {(w.older, w.newer) for w in read.weighed()} == {(w.older, w.newer) for w in queue.weighed()}
+    assert read.weighed_again == 0 and read.kept.pairs == pairs.kept.pairs
+
+
+def test_a_row_of_the_pairs_gone_is_worked_out_again(vault_root):
+    """Another process kept other pairs since, and deleted a row this record names: everything is
+    worked out again, never a traceback."""
+    vault = Vault.open(vault_root)
+    asked(vault).conflicts()
+    kept = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, asked(vault).setting))
+    assert kept is not None
+    vault.store.forget_rows(kept_conflicts.WEIGHED, [kept.pair_rows[3]])
+    rewrite(decisions(vault_root)[6], random.Random(6))
+    vault = Vault.open(vault_root)
+    queue = asked(vault)
+    assert queue.conflicts() == find_conflicts(vault.documents, vault.flavour.native)
+    assert queue.weighing().full

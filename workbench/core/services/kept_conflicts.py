@@ -809,6 +809,7 @@ class Asked:
 
         if self.store is not None and self._weighing is not None:
             pairs = self._weighing
+            unnamed = pairs.keep_pairs()
             rest, digest, drawn = weighing.dump_apart(pairs.kept, pairs.drawn_changed)
             # First the parts the record names: a reader of the record finds them.
             self.store.keep_rows(WEIGHED, pairs.rows.to_write(pairs.kept), replace=pairs.rows.whole)
@@ -817,6 +818,7 @@ class Asked:
             if drawn is not None:
                 self.store.keep(DRAWN, digest, drawn)
             self.store.keep(WEIGHED, self.setting, rest)
+            self.store.forget_rows(WEIGHED, unnamed)  # the pairs' rows made again in this call
 
     def _worked_out(
         self, encoded: bool = False

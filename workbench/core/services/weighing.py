@@ -35,6 +35,7 @@ import hashlib
 import heapq
 import marshal
 import math
+import zlib
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -71,7 +72,7 @@ __all__ = [
 ]
 
 REFRESH_SHARE = 0.01
-FORMAT = 7
+FORMAT = 8
 # The fields of the duplicates that stand still while decisions change (the pairs drawn from the
 # titles, what each listed pair was listed for, the word rarities they were compared with): a
 # third of what is kept, written apart (`dump_apart`) and again only when they change, and read
@@ -105,7 +106,11 @@ class Kept:
     handles: dict[str, list[str]] = field(default_factory=dict)
     mentions: dict[str, list[str]] = field(default_factory=dict)
     when: dict[str, tuple] = field(default_factory=dict)
-    pairs: dict[tuple[str, str], Any] = field(default_factory=dict)  # as `pairs_to_weigh` orders them
+    # Each pair weighed: its row as `_encode` gives it (None: settled, or neither may replace the
+    # other). Kept in PAIR_ROWS rows of `Rows` (`pair_rows` names them; `pairs` is None as read,
+    # until they are), a pair in the row `_pair_row` gives: a change writes the few rows holding
+    # the pairs it weighed again, not all 137,021 pairs of 10,000 decision records.
+    pairs: dict[tuple[str, str], Any] | None = field(default_factory=dict)  # as `pairs_to_weigh` orders them
     drift: int = 0  # decisions changed since the rarities were counted
     prefix: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the decisions' titles' shared opening
     # duplicates
@@ -124,6 +129,7 @@ class Kept:
     # that were settled then (weighed once, and settled since by documents they do not touch)
     settling: str = ""
     unlisted: set[tuple[str, str]] = field(default_factory=set)
+    pair_rows: list[str] = field(default_factory=list)  # the keys in `Rows` of the pairs' PAIR_ROWS rows
 
     def posting(self, term: str, rows: Rows) -> array:
         """A term's (row, count) pairs, as array "i" (empty for a term no decision holds)."""
@@ -168,7 +174,15 @@ class Kept:
 
     def referenced(self) -> set[str]:
         """The keys in `Rows` this record names."""
-        return set(self.postings.values()) | set(self.terms.values())
+        return set(self.postings.values()) | set(self.terms.values()) | set(self.pair_rows)
+
+
+PAIR_ROWS = 512
+
+
+def _pair_row(pair: tuple[str, str]) -> int:
+    """Which of the PAIR_ROWS rows holds a pair."""
+    return zlib.crc32(f"{pair[0]}\t{pair[1]}".encode("utf-8")) % PAIR_ROWS
 
 
 class Rows:
@@ -213,8 +227,12 @@ class Rows:
 
 
 def dump(kept: Kept) -> bytes:
-    """The whole record, its `DRAWN` fields in place (they must be: read, or never kept apart)."""
-    return marshal.dumps((FORMAT, tuple(vars(kept).values())))
+    """The whole record, its `DRAWN` fields in place (they must be: read, or never kept apart), its
+    pairs too where they were read (`pairs` not None: then no `pair_rows` named)."""
+    values = dict(vars(kept))
+    if kept.pairs is not None:
+        values["pair_rows"] = []
+    return marshal.dumps((FORMAT, tuple(values.values())))
 
 
 def dump_apart(kept: Kept, drawn_changed: bool) -> tuple[bytes, str, bytes | None]:
@@ -225,7 +243,8 @@ def dump_apart(kept: Kept, drawn_changed: bool) -> tuple[bytes, str, bytes | Non
     if drawn_changed or not kept.drawn:
         part = marshal.dumps(tuple(values[name] for name in DRAWN))
         kept.drawn = hashlib.sha256(part).hexdigest()
-    rest = tuple(None if name in DRAWN else value for name, value in values.items())
+    # The pairs are in the rows `pair_rows` names (`Weighing.keep_pairs`): not in the record.
+    rest = tuple(None if name in DRAWN or name == "pairs" else value for name, value in values.items())
     return marshal.dumps((FORMAT, rest)), kept.drawn, part
 
 
@@ -364,6 +383,9 @@ class Weighing:
         self._drawn = drawn
         self.drawn_changed = False  # the `DRAWN` fields changed in this call: written again
         self.progress = progress
+        self._pair_rows: list[dict[tuple[str, str], Any]] | None = None  # the pairs' rows as read
+        self.pairs_changed: set[tuple[str, str]] = set()  # pairs weighed in this call, or new
+        self.pairs_gone: set[tuple[str, str]] = set()  # pairs kept that are weighed no more
 
     # -- decisions ------------------------------------------------------------------------
 
@@ -443,6 +465,7 @@ class Weighing:
         kept.digests = {d.id: d.digest for d in decisions}
         kept.linked, kept.prefix = dict(corpus.linked), dict(corpus.prefix)
         rows = self.rows = Rows()  # every row made again: those kept before are replaced
+        self._pair_rows = None
         rows.whole = True
         kept.rows = list(profiles)
         kept.terms = {doc_id: rows.add(" ".join(p.terms).encode("utf-8")) for doc_id, p in profiles.items()}
@@ -487,6 +510,9 @@ class Weighing:
         profiles = _Profiles(docs)
         near = {doc_id: [other for _, other in few] for doc_id, few in kept.near.items()}
         ordered = sorted(pairs_to_weigh(kept.handles, kept.mentions, kept.when, kept.top, near))
+        if kept.pairs is None:
+            self._read_pairs()
+        assert kept.pairs is not None
         settling = self._settling()
         # Whether a pair is settled is read of its two documents (their status, the ids they mark
         # compatible: both in their files, whose digests `moved` follows) and of the supersessions
@@ -512,6 +538,7 @@ class Weighing:
                     docs, self.supersedes, self.compatible, profiles, corpus, bm25, kept.asked, kept.top, older, newer
                 )
                 self.weighed_again += 1
+                self.pairs_changed.add(pair)
                 row = _encode(found)
             elif row is not None and pair_to_list(docs, self.supersedes, self.compatible, older, newer) is None:
                 pairs[pair] = row  # settled since, by documents it does not touch: kept, not listed
@@ -520,8 +547,56 @@ class Weighing:
             pairs[pair] = row
             if row is not None:
                 weighed.append(_decode(row))
+        self.pairs_gone = kept.pairs.keys() - pairs.keys()
         kept.pairs, kept.unlisted, kept.settling = pairs, unlisted, settling
         return weighed
+
+    def _read_pairs(self) -> None:
+        """The pairs from the rows `pair_rows` names (a row gone: `KeyError`, everything worked
+        out again)."""
+        kept, rows = self.kept, self.rows
+        if len(kept.pair_rows) != PAIR_ROWS:
+            raise ValueError("the pairs are not kept in rows")
+        rows.fetch(kept.pair_rows)
+        try:
+            self._pair_rows = [marshal.loads(rows[key]) for key in kept.pair_rows]
+        except EOFError:
+            raise ValueError("a row of the pairs is damaged") from None
+        pairs: dict[tuple[str, str], Any] = {}
+        for found in self._pair_rows:
+            pairs.update(found)
+        kept.pairs = pairs
+
+    def keep_pairs(self) -> set[str]:
+        """Put the pairs in their rows (`Kept.pair_rows`) for the record to be kept: those rows
+        alone made again that hold a pair weighed in this call, new or gone (every row after a
+        full count); the keys of the rows the record named and names no more."""
+        kept, rows = self.kept, self.rows
+        if kept.pairs is None:  # not read in this call: kept as they were
+            return set()
+        before = list(kept.pair_rows)
+        if self._pair_rows is None or len(before) != PAIR_ROWS:
+            parts: list[dict[tuple[str, str], Any]] = [{} for _ in range(PAIR_ROWS)]
+            for pair, row in kept.pairs.items():
+                parts[_pair_row(pair)][pair] = row
+            changed: Iterable[int] = range(PAIR_ROWS)
+            before = [""] * PAIR_ROWS
+        else:
+            parts, changed = self._pair_rows, set()
+            for pair in self.pairs_changed:
+                at = _pair_row(pair)
+                parts[at][pair] = kept.pairs[pair]
+                changed.add(at)
+            for pair in self.pairs_gone:
+                at = _pair_row(pair)
+                parts[at].pop(pair, None)
+                changed.add(at)
+        kept.pair_rows = list(before)
+        for at in changed:
+            kept.pair_rows[at] = rows.add(marshal.dumps(parts[at]))
+        self._pair_rows = parts
+        self.pairs_changed, self.pairs_gone = set(), set()
+        return set(before) - set(kept.pair_rows) - {""}
 
     def _settling(self) -> str:
         """A digest of every supersession reachable from a decision weighed (each document met,
