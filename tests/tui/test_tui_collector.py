@@ -12,7 +12,7 @@ from tui_helpers import open_dialog, running, settle
 
 from workbench.tui.dialogs.conflicts import ConflictsDialog
 from workbench.tui.dialogs.problems import ProblemsDialog
-from workbench.tui.quiet_collector import FULL_EVERY, PYTHONS_EVERY, QUIET, QuietCollector
+from workbench.tui.quiet_collector import FULL_EVERY, DUE_EVERY, QUIET, QuietCollector
 
 
 async def test_a_closed_dialog_and_every_line_it_drew_are_freed(sample_copy: Path):
@@ -76,11 +76,11 @@ def test_a_collection_waits_for_a_pause_in_the_keys_and_for_a_reason():
     assert collector.collections == 1
 
 
-def test_a_collection_is_due_too_once_python_would_have_run_one(monkeypatch):
+def test_a_collection_is_due_too_after_many_younger_ones(monkeypatch):
     clock = Clock()
     collector = QuietCollector(clock)
     clock.now += QUIET
-    counts = iter([(0, PYTHONS_EVERY - 1, PYTHONS_EVERY - 1), (0, 0, PYTHONS_EVERY)])
+    counts = iter([(0, DUE_EVERY - 1, DUE_EVERY - 1), (0, 0, DUE_EVERY)])
     monkeypatch.setattr(gc, "get_count", lambda: next(counts))
     assert not collector.look([])
     assert collector.look([])

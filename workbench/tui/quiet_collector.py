@@ -9,8 +9,7 @@ rows, its detail): the collection then fell in those frames, and the screen stoo
 While the app runs, Python starts a full collection ten times less often (`FULL_EVERY` younger
 collections, not 10), and the app runs one itself once no key or click has come for `QUIET`
 seconds, when a screen has closed since the last (a closed dialog is a heap of objects that refer
-to one another, which only a full collection frees) or Python would have started one by its own
-count. Each takes as long as before, but in a pause, not in a frame the person waits for.
+to one another, which only a full collection frees) or `DUE_EVERY` younger ones have come since. Each takes as long as before, but in a pause, not in a frame the person waits for.
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ import gc
 import time
 from collections.abc import Callable, Sequence
 
-__all__ = ["FULL_EVERY", "QUIET", "QuietCollector"]
+__all__ = ["DUE_EVERY", "FULL_EVERY", "QUIET", "QuietCollector"]
 
 FULL_EVERY = 100
 """Younger collections between two full ones Python starts itself while the app runs (its
@@ -31,8 +30,10 @@ QUIET = 0.4
 LOOK_EVERY = 0.2
 """Seconds between two looks at whether one is due (a timer of the app's)."""
 
-PYTHONS_EVERY = 10
-"""Python's own count of younger collections between two full ones: past it, one is due too."""
+DUE_EVERY = 30
+"""Younger collections since the last full one past which one is due in a pause, a screen closed
+or not (Python's own count between two is 10: at 10, while a long search ran with no key pressed,
+a full collection came every few tenths of a second, 16 in a session of 40 s)."""
 
 
 class QuietCollector:
@@ -73,7 +74,7 @@ class QuietCollector:
         self._screens = now
         if self._clock() - self._last_input < QUIET or not gc.isenabled():
             return False
-        if not self._closed and gc.get_count()[2] < PYTHONS_EVERY:
+        if not self._closed and gc.get_count()[2] < DUE_EVERY:
             return False
         gc.collect()
         self._closed = False
