@@ -479,6 +479,8 @@ async def session(root: Path, target: str, title: str, told: float = SAID) -> tu
     full: list[float] = []
     """The CPU of each full collection of the cycle collector on the screen's thread (its own CPU
     clock: a figure the machine's load does not stretch)."""
+    full_at: list[float] = []
+    """When each began, in seconds from the start."""
     began: list[float] = []
 
     def collected(phase: str, info: dict) -> None:
@@ -486,6 +488,7 @@ async def session(root: Path, target: str, title: str, told: float = SAID) -> tu
             return
         if phase == "start":
             began[:] = [time.thread_time()]
+            full_at.append(time.perf_counter() - start)
         elif began:
             full.append(time.thread_time() - began.pop())
 
@@ -506,6 +509,7 @@ async def session(root: Path, target: str, title: str, told: float = SAID) -> tu
     marks["their CPU"] = sum(full)
     quiet = getattr(app, "quiet_collector", None)
     marks["in pauses"] = quiet.collections if quiet is not None else 0
+    collections = ", ".join(f"{at:.2f} s {cpu * 1000:.0f} ms" for at, cpu in zip(full_at, full))
     gaps = [(b[0] - a[0], a[0], b[1] - a[1], b[2] - a[2]) for a, b in zip(until_loaded, until_loaded[1:])]
     gap, at, cpu, screens = max(gaps, default=(0.0, start, 0.0, 0.0))
     marks["still from"] = at - start  # when the longest gap began: where to look in a profile
@@ -525,6 +529,8 @@ async def session(root: Path, target: str, title: str, told: float = SAID) -> tu
         for wall, began, used, own in gaps
         if wall > told
     ]
+    if collections:
+        said.insert(0, f"full collections on the screen's thread (from the start, its CPU): {collections}")
     if long_gaps:
         said.insert(
             0,
