@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import aiohttp
 import pytest
@@ -176,6 +177,7 @@ def test_the_apps_command_is_quoted_for_the_shell_textual_serve_runs_it_in(tmp_p
     odd = tmp_path / "a vault; $(touch pwned) `id`"
     command = app_command(odd, "dendron")
     assert shlex.split(command) == [
+        "exec",
         sys.executable,
         "-m",
         "workbench.cli",
@@ -189,3 +191,77 @@ def test_the_apps_command_is_quoted_for_the_shell_textual_serve_runs_it_in(tmp_p
         ["sh", "-c", command.replace(sys.executable, "echo", 1)], capture_output=True, text=True, cwd=tmp_path
     )
     assert echoed.stdout.strip().endswith(f"--vault {odd} --flavour dendron tui") and not (tmp_path / "pwned").exists()
+
+
+def running(pid: int) -> bool:
+    """The process still runs (a zombie has ended: only its exit status waits to be read)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+async def stop_with_a_page(server, when: str) -> list[int]:
+    """Stop the server (SIGTERM, as Ctrl+C or a service manager does) while a page's app is just
+    started, open and drawn, or its page just closed; the apps the server had started."""
+    async with aiohttp.ClientSession() as session:
+        async with session.ws_connect(f"http://127.0.0.1:{server.port}/ws?width=80&height=24", headers=BEARER) as ws:
+            deadline = time.monotonic() + 30
+            while not server.children() and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+            apps = server.children()
+            assert apps, "the socket started no app"
+            if when != "started":
+                await ws.receive(timeout=30)  # the app's first bytes
+            if when != "closed":
+                server.process.terminate()
+        if when == "closed":  # the page went; its app is quitting when the server is told to stop
+            server.process.terminate()
+    await asyncio.to_thread(server.process.wait, 60)
+    return apps
+
+
+@pytest.mark.parametrize("when", ["started", "drawn", "closed", "closed", "closed"])
+def test_stopping_the_server_ends_every_app_before_it_exits_and_says_no_traceback(sample_copy, tmp_path, when):
+    """Each page's app runs as a subprocess of the server. Stopping the server waits for every one
+    to end: none outlives the server, and the server's event loop does not close with an app's
+    process still running (asyncio's child watcher would find the loop closed when the process
+    exited, and the transport's finalizer print "Event loop is closed" with a traceback, which
+    `served` looks for in what the server said)."""
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN + "\n")
+    with served(sample_copy, token_file) as server:
+        apps = asyncio.run(stop_with_a_page(server, when))
+        assert server.process.returncode == 0
+        assert [pid for pid in apps if running(pid)] == []
+
+
+async def end_an_app_that_will_not_quit(command: str) -> int | None:
+    """Start `command` as a page's app and end it; its exit status."""
+    from textual_serve.download_manager import DownloadManager
+
+    from workbench.web.apps import App
+
+    async def nowhere(data: object = None) -> None:
+        pass
+
+    app = App(command, write_bytes=nowhere, write_str=nowhere, close=nowhere, download_manager=DownloadManager())
+    await app.start(80, 24)
+    process = app._process
+    assert process is not None
+    await asyncio.gather(app.end(), app.end())  # the page's handler and the server's shutdown at once
+    return process.returncode
+
+
+def test_an_app_that_does_not_quit_is_terminated_then_killed(monkeypatch):
+    """An app that reads no "quit" is sent SIGTERM after the wait; one that ignores SIGTERM too is
+    killed: stopping the server is never held up for good by a hung app."""
+    import signal
+
+    from workbench.web import apps
+
+    monkeypatch.setattr(apps, "QUIT_SECONDS", 0.5)
+    monkeypatch.setattr(apps, "SIGNAL_SECONDS", 0.5)
+    assert asyncio.run(end_an_app_that_will_not_quit("exec sleep 60")) == -signal.SIGTERM
+    # SIGTERM ignored by the shell, and so by what it becomes (an ignored signal stays ignored across exec).
+    assert asyncio.run(end_an_app_that_will_not_quit("trap '' TERM; exec sleep 60")) == -signal.SIGKILL

@@ -20,7 +20,7 @@ from workbench.tui.dialogs.external_change import ExternalChangeDialog
 from workbench.tui.dialogs.new_document import NewDocumentDialog
 from workbench.tui.dialogs.problems import ProblemsDialog
 from workbench.tui.screens.main import MainScreen
-from workbench.tui.screens.messages import VaultRead
+from workbench.tui.screens.messages import ChangeApplied, VaultRead
 from workbench.tui.widgets.document_picker import DocumentPicker
 from workbench.tui.widgets.viewer import DocumentViewer
 
@@ -131,6 +131,65 @@ async def test_edit_runs_the_editor_then_rereads_and_checks(sample_copy: Path, t
         # Checked once written, in a worker: waited for, as a person waits for the notice.
         await wait_for(pilot, lambda: any("problem(s) after editing" in n and "credential" in n for n in notes(app)))
         assert "api_key" in app.screen.query_one(DocumentViewer).view.source
+
+
+def appending_editor(tmp_path: Path, monkeypatch, script: str) -> None:
+    """$EDITOR set to a shell script that changes the file it is given (`$1`)."""
+    editor = tmp_path / "editor.sh"
+    editor.write_text(f"#!/bin/sh\n{script}\n")
+    editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("EDITOR", str(editor))
+
+
+async def test_the_edits_check_is_said_when_the_watchers_report_of_it_comes_at_once(
+    sample_copy: Path, tmp_path: Path, monkeypatch
+):
+    """The check after an edit ran as a document read, in the group where a newer read cancels
+    the older: the watcher's report of the very write, handled before the check's thread began,
+    cancelled it, and the notice of the credential just written never came. The watcher's report
+    is handled here right behind the write's own news, an order a loaded machine gives."""
+    appending_editor(tmp_path, monkeypatch, 'printf "\\napi_key = sk3cretValue99xyz\\n" >> "$1"')
+    reports: list[str] = []
+
+    def watcher_reports_the_write_at_once(message) -> None:
+        if isinstance(message, ChangeApplied) and not reports:
+            reports.append(FASTAPI_FILE)
+            main = next(screen for screen in app.screen_stack if isinstance(screen, MainScreen))
+            # What the screen does with the watcher's `DiskChanged`, done as soon as the handler of
+            # the write's news returns, before the event loop runs anything else.
+            main.call_next(main.disk_news.changed, [FASTAPI_FILE])
+
+    app = WorkbenchApp(sample_copy)
+    async with app.run_test(size=(100, 30), message_hook=watcher_reports_the_write_at_once) as pilot:
+        await settle(pilot)
+        await open_by_search(pilot, "fastapi")
+        await pilot.press("e")
+        await settle(pilot)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: any("problem(s) after editing" in n and "credential" in n for n in notes(app)))
+        assert reports == [FASTAPI_FILE]
+        assert "api_key" in app.screen.query_one(DocumentViewer).view.source
+
+
+async def test_a_credential_an_edit_wrote_is_named_first_in_its_notice(sample_copy: Path, tmp_path: Path, monkeypatch):
+    """The notice names five problems; the secret the editor wrote at the end of the file came
+    seventh in the file's order, after six broken links, and was not named."""
+    links = "".join(f"\\n  - {{type: related_to, target: mem-gone-{n}}}" for n in range(1, 7))
+    appending_editor(
+        tmp_path,
+        monkeypatch,
+        f'sed -i "s/^links:$/links:{links}/" "$1"\nprintf "\\napi_key = sk3cretValue99xyz\\n" >> "$1"',
+    )
+    async with running(sample_copy, (100, 30)) as (app, pilot):
+        await open_by_search(pilot, "fastapi")
+        await pilot.press("e")
+        await settle(pilot)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: any("problem(s) after editing" in n for n in notes(app)))
+        notice = next(n for n in notes(app) if "problem(s) after editing" in n)
+        assert "7 problem(s)" in notice and "mem-gone-1" in notice
+        assert "credential" in notice.split("\n")[0]  # the title, then the first problem named: the secret
+        assert "2 more" in notice and "mem-gone-5" not in notice
 
 
 async def test_an_edit_in_the_editor_is_a_step_that_undo_takes_back(sample_copy: Path, tmp_path: Path, monkeypatch):

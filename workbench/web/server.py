@@ -26,8 +26,9 @@ from typing import Any
 import aiohttp_jinja2
 import jinja2
 from aiohttp import web
-from textual_serve.server import Server
+from textual_serve.server import Server, to_int
 
+from .apps import App
 from .door import door
 
 __all__ = ["WorkbenchServer", "app_command", "serve"]
@@ -36,11 +37,13 @@ TEMPLATES = Path(__file__).with_name("templates")
 
 
 def app_command(vault: Path, flavour: str | None) -> str:
-    """The shell command textual-serve runs for each connection: this Python's workbench, on `vault`."""
+    """The shell command textual-serve runs for each connection: this Python's workbench, on `vault`.
+    `exec`: the shell becomes the app, so the process the server waits for, and signals if it hangs,
+    is the app itself (dash would otherwise stay as its parent, and only the shell be signalled)."""
     args = [sys.executable, "-m", "workbench.cli", "--vault", str(vault)]
     if flavour:
         args += ["--flavour", flavour]
-    return shlex.join([*args, "tui"])
+    return "exec " + shlex.join([*args, "tui"])
 
 
 class WorkbenchServer(Server):
@@ -52,7 +55,8 @@ class WorkbenchServer(Server):
         self.token = token
         self.allow_remote = allow_remote
         self.templates_path = TEMPLATES
-        self.apps: set[asyncio.Task[Any]] = set()
+        self.apps: set[App] = set()
+        self.handlers: set[asyncio.Task[Any]] = set()
 
     async def _make_app(self) -> web.Application:
         app = web.Application(middlewares=[door(self.token, self.port, self.allow_remote)])
@@ -70,20 +74,50 @@ class WorkbenchServer(Server):
         return app
 
     async def handle_app(self, request: web.Request) -> web.StreamResponse:
-        """textual-serve's WebSocket handler (one app process for the socket's life), remembered so
-        that stopping the server ends every app at once instead of waiting for each page to go."""
-        task = asyncio.current_task()
-        assert task is not None
-        self.apps.add(task)
+        """textual-serve's WebSocket handler (one app process for the socket's life), with an app that
+        is ended for good (`apps.App.end`) and remembered, so that stopping the server ends every app
+        and waits for each process before the event loop closes."""
+        websocket = web.WebSocketResponse(heartbeat=15)
+        width = to_int(request.query.get("width", "80"), 80)
+        height = to_int(request.query.get("height", "24"), 24)
+        await websocket.prepare(request)
+
+        async def close() -> None:  # when the app says it exits
+            await websocket.close()
+
+        app = App(
+            self.command,
+            write_bytes=websocket.send_bytes,
+            write_str=websocket.send_str,
+            close=close,
+            download_manager=self.download_manager,
+            debug=self.debug,
+        )
+        handler = asyncio.current_task()
+        assert handler is not None
+        self.apps.add(app)
+        self.handlers.add(handler)
         try:
-            return await self.handle_websocket(request)
+            await app.start(width, height)
+            await self._process_messages(websocket, app)
+        except asyncio.CancelledError:  # the server is stopping: `end_apps` waits for the app to end
+            await websocket.close()
+        except Exception as error:  # a page's trouble is said, and ends that page only
+            logging.getLogger("textual-serve").exception(error)
         finally:
-            self.apps.discard(task)
+            try:
+                await app.end()
+            finally:
+                self.apps.discard(app)
+                self.handlers.discard(handler)
+        return websocket
 
     async def end_apps(self, app: web.Application) -> None:
-        for task in list(self.apps):
-            task.cancel()  # textual-serve closes the socket, tells the app to quit and waits for it
-        await asyncio.gather(*self.apps, return_exceptions=True)
+        """On shutdown: every open page's app ended, each process waited for."""
+        apps, handlers = list(self.apps), list(self.handlers)
+        for task in handlers:
+            task.cancel()
+        await asyncio.gather(*handlers, *(each.end() for each in apps), return_exceptions=True)
 
     @aiohttp_jinja2.template("app_index.html")
     async def handle_index(self, request: web.Request) -> dict[str, Any]:

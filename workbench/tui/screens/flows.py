@@ -31,13 +31,15 @@ from .messages import DocumentRead, VaultRead
 from .queue_flow import answer_verdict, open_queue
 
 if TYPE_CHECKING:
-    from ...core import Resolution
+    from ...core import Problem, Resolution
+    from ..reading import DocumentView
     from ..dialogs.verdicts import VerdictChoice
     from ..dialogs.lifecycle import LifecycleChoice
     from .host import FlowHost
 
 __all__ = [
     "GuidedFlows",
+    "edit_notice_order",
     "flavour_refusal",
     "gate_proposal",
     "repair_one_plan",
@@ -53,6 +55,16 @@ RESOLUTIONS_NATIVE_ONLY = {  # "compatible" is not one: another format's vault k
     "merge": "merging documents",
 }
 """The conflicts' resolutions (by their command's verb) that write Memory Core's own fields."""
+
+EDIT_NOTICE_LINES = 5
+"""The problems an edit's notice names; the problems list (`p`) has them all."""
+
+
+def edit_notice_order(problems: Sequence[Problem]) -> list[Problem]:
+    """The problems an edit left, in the order its notice names them: a credential first (the
+    person must learn of a secret they just wrote, even when the notice cannot name everything),
+    then errors, then warnings, each kind in the file's order."""
+    return sorted(problems, key=lambda p: (p.code != "credential", p.severity != "error"))
 
 
 def _native_refusal(vault, what: str) -> str | None:
@@ -232,12 +244,14 @@ class GuidedFlows:
 
         def written_then() -> None:
             shutil.rmtree(copy.parent, ignore_errors=True)
+            # A group of its own, not "vault-read": a read started there meanwhile (the watcher's
+            # report of this very write, another document opened) cancels the reads before it, and
+            # this check, cancelled before its thread began, never said what it found.
             self.host.run_worker(
                 partial(self._after_edit, doc_id),
                 thread=True,
-                exclusive=True,
-                group="vault-read",
-                description="re-read an edited file",
+                group="edit-check",
+                description="check an edited file",
             )
 
         def kept() -> None:
@@ -257,7 +271,7 @@ class GuidedFlows:
         )
 
     def _after_edit(self, doc_id: str) -> None:
-        """Re-read the edited file and say what the checks think of it now."""
+        """Re-read the edited file and say what the checks think of it now, a secret it holds first."""
         assert self.host.vault is not None
         try:
             summary = summarise(self.host.vault, self.host.vault_path)
@@ -266,13 +280,18 @@ class GuidedFlows:
             self.host.report(exc, "Cannot re-read it")
             return
         self.host.post_message(VaultRead(summary))
-        self.host.post_message(DocumentRead(view, remember=False, focus="viewer"))
-        problems = view.problems
+        self.host.app.call_from_thread(self._show_edited, view)
+        problems = edit_notice_order(view.problems)
         if problems:
-            lines = "\n".join(f"{p.severity}: {p.message}" for p in problems[:5])
+            lines = "\n".join(f"{p.severity}: {p.message}" for p in problems[:EDIT_NOTICE_LINES])
+            more = (
+                f"\n… and {len(problems) - EDIT_NOTICE_LINES} more: p lists them"
+                if len(problems) > EDIT_NOTICE_LINES
+                else ""
+            )
             self.host.app.call_from_thread(
                 self.host.notify,
-                lines,
+                lines + more,
                 title=f"{len(problems)} problem(s) after editing",
                 severity="warning",
                 markup=False,
@@ -282,6 +301,13 @@ class GuidedFlows:
             self.host.app.call_from_thread(
                 self.host.notify, view.document.path, title="Checked: no problems", markup=False
             )
+
+    def _show_edited(self, view: DocumentView) -> None:
+        """The edited document as re-read, in the viewer, if it is still the one on show (the
+        person may have opened another meanwhile: the check is said, their choice is kept)."""
+        current = self.host.current
+        if current is not None and current.document.id == view.document.id:
+            self.host.post_message(DocumentRead(view, remember=False, focus="viewer"))
 
     def problems(self, at: str | None = None) -> None:
         """The problems list, at the first problem of the file `at` when given (back from its repair)."""
