@@ -164,6 +164,96 @@ def test_a_first_open_builds_its_index_behind_the_rows_and_answers_as_a_plain_bu
     assert integrity(builder.root / ".workbench" / "index.sqlite") == (0, 130, 130)
 
 
+def built_behind(builder: VaultBuilder, monkeypatch, hash_size: int) -> DerivedStore:
+    """The store of a first open of `builder`'s vault that built its index behind the rows, in
+    steps of 150 rows, FTS5 gathering `hash_size` bytes of postings before writing a segment."""
+    from workbench.core.records import derived_store, loading
+
+    for leftover in (builder.root / ".workbench").glob("index.sqlite*"):
+        leftover.unlink()
+    monkeypatch.setattr(loading, "STORE_BATCH_MIN", BUILT_FROM)
+    monkeypatch.setattr(derived_store, "PENDING_STEP", 150)
+    monkeypatch.setattr(derived_store, "FTS_HASH_SIZE", hash_size)
+    vault = Vault.open(builder.root)
+    assert len(vault) == 600
+    return vault.index.store
+
+
+def test_a_first_opens_index_gathers_each_steps_postings_whole_and_answers_alike(builder, monkeypatch):
+    """A first open's build has FTS5 gather a step's postings in memory (`FTS_HASH_SIZE`), where
+    its own 1 MB wrote many small segments and merged them again; the store keeps the setting for
+    later builds. Built with a hash so small that nearly every row makes a segment of its own,
+    the index answers the same: the same rows, scores, counts and snippets."""
+    import random
+
+    from workbench.core.records.derived_store import FTS_HASH_SIZE
+
+    rng = random.Random(42)
+    words = [f"w{n}" for n in range(300)] + ["herd", "zebra", "running", "runs", "café", "cafe"]
+    for n in range(600):
+        body = " ".join(rng.choice(words) for _ in range(rng.randint(5, 120)))
+        builder.add(f"mem-note-n{n}", body=f"{body}{' and the shared herd' if n % 3 else ''}.\n")
+    queries = ['"herd"', "zebra OR w7", '"shared herd"', "run*", "cafe", "w10 NOT w11", "body : w3", "w29*"]
+    weights = (10.0, 5.0, 3.0, 2.0, 1.0)
+
+    def answers(store: DerivedStore) -> list:
+        found = []
+        for query in queries:
+            matched = store.match(query, weights, 50)
+            found.append((matched, store.count(query), store.snippets(query, [path for path, _ in matched[:5]])))
+        return found
+
+    store = built_behind(builder, monkeypatch, FTS_HASH_SIZE)
+    assert store.db.execute("SELECT v FROM fts_config WHERE k = 'hashsize'").fetchone() == (FTS_HASH_SIZE,)
+    gathered = answers(store)
+    store.close()
+    assert integrity(builder.root / ".workbench" / "index.sqlite") == (0, 600, 600)
+    store = built_behind(builder, monkeypatch, 512)
+    small = answers(store)
+    store.close()
+    assert gathered == small
+    assert all(matched for matched, _, _ in gathered) and any(len(matched) == 50 for matched, _, _ in gathered)
+
+
+def test_rows_given_while_a_step_is_indexed_are_held_and_stored_with_the_next(tmp_path, monkeypatch):
+    """While the build's thread indexes a step, rows given to `save` are held, not waited for (the
+    open goes on taking the workers' chunks); they are stored with the next rows, or when the
+    build ends, and every row is indexed once."""
+    from workbench.core.records import derived_store
+
+    monkeypatch.setattr(derived_store, "PENDING_STEP", 50)
+    entered, gate = threading.Event(), threading.Event()
+    index = derived_store._index_pending
+
+    def held(db, most):
+        entered.set()
+        gate.wait()
+        return index(db, most)
+
+    monkeypatch.setattr(derived_store, "_index_pending", held)
+    path = tmp_path / "index.sqlite"
+    store = DerivedStore(path)
+    rows = [row_for(record(f"notes/n{i}.md", f"herd word{i}"), TODAY) for i in range(300)]
+    try:
+        with store.building(300) as save:
+            save(rows[:100])
+            assert entered.wait(10)  # a step under way, holding the connection
+            giving = threading.Thread(target=lambda: (save(rows[100:200]), save(rows[200:250])))
+            giving.start()
+            giving.join(10)
+            assert not giving.is_alive()  # returned at once, the step still under way
+            assert len(store._build.held) == 150
+            assert integrity(path, check=False) == (100, 0, 100)  # only the first rows are stored yet
+            gate.set()
+            save(rows[250:])
+    finally:
+        gate.set()
+    assert len(paths_matching(store, "herd")) == 300
+    assert paths_matching(store, "word249") == {"notes/n249.md"}
+    store.close()
+    assert integrity(path) == (0, 300, 300)
+
+
 def held_index_build(builder: VaultBuilder, monkeypatch) -> threading.Event:
     """130 notes whose first open builds its index behind the rows, held back until the event
     returned is set."""

@@ -328,7 +328,7 @@ def bring_in_line(
         rows: list = []
         # Thousands of files: their rows are stored as they come, and the full-text index is
         # built behind them (`DerivedStore.building`), so that the records are ready before it.
-        building = store.building() if store is not None and len(to_parse) >= STORE_BATCH_MIN else None
+        building = store.building(len(to_parse)) if store is not None and len(to_parse) >= STORE_BATCH_MIN else None
         with collector_paused(), building or contextlib.nullcontext() as save:
             save = save or (store.save_rows if store is not None else None)
             for chunk in parse_files(root, to_parse, on, with_rows, flavour, bodies if with_rows else None):
