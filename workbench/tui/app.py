@@ -183,8 +183,6 @@ class WorkbenchApp(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(MainScreen(self.vault_path, self.flavour, self.opening, self.kept_titles))
-        self.quiet_collector.start()
-        self.set_interval(LOOK_EVERY, self._collect_if_quiet)
         self._say_theme_errors()
         self._apply_user_keymap()
 
@@ -277,6 +275,9 @@ class WorkbenchApp(App[None]):
         if not self._warmed:
             self._warmed = True
             self.run_worker(warm_up, thread=True, group="warm-up", exit_on_error=False)
+            # Once the first titles are on screen: a collection before them would delay them.
+            self.quiet_collector.start()
+            self.set_interval(LOOK_EVERY, self._collect_if_quiet)
 
     def search_themes(self) -> None:
         """The palette's theme list: the workbench's own themes and the theme files, whole even
