@@ -6,10 +6,12 @@ drawn) and what a closed dialog left, 40-90 ms of CPU on a loaded machine. Pytho
 when enough objects have survived since the last, which a dialog's first frames do (the queue's
 rows, its detail): the collection then fell in those frames, and the screen stood still for both.
 
-While the app runs, Python starts a full collection ten times less often (`FULL_EVERY` younger
-collections, not 10), and the app runs one itself once no key or click has come for `QUIET`
-seconds, when a screen has closed since the last (a closed dialog is a heap of objects that refer
-to one another, which only a full collection frees) or `DUE_EVERY` younger ones have come since. Each takes as long as before, but in a pause, not in a frame the person waits for.
+From the first titles on (a collection before them would delay them), Python starts a full
+collection ten times less often (`FULL_EVERY` younger collections, not 10), and the app runs one
+itself once no key or click has come for `QUIET` seconds, when a screen has closed since the last
+(a closed dialog is a heap of objects that refer to one another, which only a full collection
+frees) or `DUE_EVERY` younger ones have come since. Each takes as long as before, but in a pause,
+not in a frame the person waits for.
 """
 
 from __future__ import annotations
