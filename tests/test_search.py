@@ -13,11 +13,18 @@ from vault_builders import doc_path, doc_text
 
 from workbench import QueryError, Vault
 from workbench.core.records import derived_store
-from workbench.core.views import fulltext, search, semantic
+from workbench.core.views import fulltext, search, semantic, word_lists
 
 
 def ids(hits):
     return [h.id for h in hits]
+
+
+@pytest.fixture(autouse=True)
+def _no_kept_lists(monkeypatch):
+    """No test here keeps the common words' lists unless it says so (`_lists_from`): a thread
+    keeping them beside its searches would change which reads it sees (never an answer)."""
+    monkeypatch.setattr(word_lists, "LISTS_FROM", 10**9)
 
 
 def test_an_exact_id_comes_first(sample_copy):
@@ -1141,3 +1148,221 @@ def test_a_list_of_rows_is_read_alike_as_one_json_parameter_or_a_placeholder_eac
     assert as_json[0] and as_json[1] and as_json[2] and set(as_json[0]) == set(rowids)
     store._json_lists = False
     assert read() == as_json
+
+
+# -- each common word's rows kept in the store -----------------------------------------------------
+
+
+def _lists_from(monkeypatch, rows: int) -> None:
+    """Keep the lists of words in more than `rows` rows (a vault of hundreds, not of thousands),
+    as soon as a search asks."""
+    monkeypatch.setattr(word_lists, "LISTS_FROM", rows)
+    monkeypatch.setattr(word_lists, "SETTLE", 0.0)
+
+
+def _lists_kept(vault) -> word_lists.WordLists:
+    """Search once (which starts keeping the lists for the index as it is), wait for them, and
+    search again (which finds them the index's)."""
+    vault.search("queue", 10)
+    fulltext.kept_postings(vault.index).lists.wait()
+    lists = fulltext.kept_postings(vault.index).lists
+    assert lists.usable
+    return lists
+
+
+def _as_fts5_reads(vault, monkeypatch, query: str) -> list[tuple[str, float]]:
+    """The page a full reading gives, every term's rows asked of FTS5 (no list read)."""
+    held = fulltext.KEPT.pop(vault.index, None)
+    with monkeypatch.context() as reading:
+        _full_reading(reading)
+        reading.setattr(word_lists.WordLists, "refresh", lambda self, version: setattr(self, "usable", False))
+        expected = [(hit.id, hit.score) for hit in vault.search(query, 10)]
+    fulltext.KEPT.pop(vault.index, None)
+    if held is not None:
+        fulltext.KEPT[vault.index] = held
+    return expected
+
+
+def test_a_common_words_kept_list_is_its_fts5_rows_in_order_bit_for_bit(builder, monkeypatch):
+    """Each word's list holds the rows FTS5 matches, in its order, with the very scores it gives
+    them (`DerivedStore.postings`), for a word however it is typed ("Queues" reads "queue")."""
+    import random
+
+    _zipf_notes(builder, random.Random(5), 260)
+    _lists_from(monkeypatch, 25)
+    vault = Vault.open(builder.root)
+    lists = _lists_kept(vault)
+    words = CHURN_WORDS + [f"w{n}x" for n in range(60)]
+    common = [w for w in words if vault.store.count(f'"{w}"') > 25]
+    assert len(common) >= 10
+    for word in common + ["Queues", "QUEUE"]:
+        expression = f'"{word}"'
+        kept = lists.rows(expression)
+        asked = vault.store.postings(expression, fulltext.FIELD_WEIGHTS)
+        assert kept is not None and list(kept.items()) == list(asked.items()), word
+        assert lists.count(expression) == vault.store.count(expression)
+    assert lists.rows('"w59x"') is None  # in too few rows: asked of FTS5
+    assert lists.rows('"queue retry"') is None  # a phrase: asked of FTS5
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_searches_reading_the_kept_lists_rank_as_a_full_reading_of_fts5_before_and_after_a_write(
+    builder, seed, monkeypatch
+):
+    """Common words read from the kept lists, not scored by FTS5: every page is the one a full
+    reading of FTS5's rows gives, score for score; after a write the lists are not read (they
+    were kept for the index as it was) until kept again, and the pages stay a full reading's."""
+    import random
+
+    rng = random.Random(seed)
+    _zipf_notes(builder, rng, 260)
+    _lists_from(monkeypatch, 25)
+    monkeypatch.setattr(fulltext, "LAZY_FROM", 25)
+    vault = Vault.open(builder.root)
+    _lists_kept(vault)
+    words = CHURN_WORDS + [f"w{n}x" for n in range(60)]
+    queries = ["queue", "queue invoice", "retry w5x", "w1x w2x w3x", "queue -invoice", "invoice type:note"]
+    queries += [" ".join(rng.sample(words, rng.randint(1, 3))) for _ in range(30)]
+    asked: list[str] = []
+    whole = vault.store.postings
+    monkeypatch.setattr(vault.store, "postings", lambda e, *a, **k: (asked.append(e), whole(e, *a, **k))[1])
+    for query in queries:
+        fulltext.KEPT.pop(vault.index, None)  # a fresh process's: nothing kept but the store's lists
+        asked.clear()
+        found = [(hit.id, hit.score) for hit in vault.search(query, 10)]
+        assert not [e for e in asked if e in ('"queue"', '"invoice"', '"retry"')], query  # read from the lists
+        assert found == _as_fts5_reads(vault, monkeypatch, query), query
+    _write(builder, "mem-note-zipf-new", "Queue retry", "queue queue retry invoice w4x")
+    vault.refresh_paths([doc_path("mem-note-zipf-new")])
+    fulltext.KEPT.pop(vault.index, None)
+    vault.search("queue", 10)
+    lists = fulltext.kept_postings(vault.index).lists
+    assert not lists.usable and lists.rows('"queue"') is None  # kept for the index before the write
+    for query in queries[:10]:
+        fulltext.KEPT.pop(vault.index, None)
+        assert [(hit.id, hit.score) for hit in vault.search(query, 10)] == _as_fts5_reads(vault, monkeypatch, query)
+    lists.wait()  # kept again, for the index now
+    assert _lists_kept(vault).rows('"queue"') == whole('"queue"', fulltext.FIELD_WEIGHTS)
+    for query in queries[:10]:
+        fulltext.KEPT.pop(vault.index, None)
+        found = [(hit.id, hit.score) for hit in vault.search(query, 10)]
+        assert found == _as_fts5_reads(vault, monkeypatch, query), query
+    assert "mem-note-zipf-new" in [hit.id for hit in vault.search("queue retry", 10)]
+
+
+def test_the_kept_lists_are_not_read_after_another_process_wrote_the_index(builder, monkeypatch):
+    """Another process writes a note and brings the store in line: the index's stamp differs, so
+    the lists kept before are not read, and the pages are a full reading's of FTS5 as it is now."""
+    import random
+
+    _zipf_notes(builder, random.Random(9), 260)
+    _lists_from(monkeypatch, 25)
+    vault = Vault.open(builder.root)
+    lists = _lists_kept(vault)
+    before = vault.store.index_stamp()
+    assert lists.rows('"queue"') is not None
+    script = (
+        "import sys; from pathlib import Path; from workbench import Vault;"
+        "root = Path(sys.argv[1]); Vault.open(root).refresh_paths([sys.argv[2]])"
+    )
+    _write(builder, "mem-note-zipf-other", "Queue invoice", "queue invoice " * 4)
+    other = subprocess.run([sys.executable, "-c", script, str(builder.root), doc_path("mem-note-zipf-other")])
+    assert other.returncode == 0
+    vault.refresh_paths([doc_path("mem-note-zipf-other")])
+    assert vault.store.index_stamp() != before
+    for query in ("queue", "queue invoice", "invoice retry", "queue w1x"):
+        found = [(hit.id, hit.score) for hit in vault.search(query, 10)]
+        assert found == _as_fts5_reads(vault, monkeypatch, query), query
+    lists = fulltext.kept_postings(vault.index).lists
+    assert not lists.usable or lists.rows('"queue"') == vault.store.postings('"queue"', fulltext.FIELD_WEIGHTS)
+    assert "mem-note-zipf-other" in [hit.id for hit in vault.search("queue invoice", 10)]
+
+
+def test_the_index_stamp_differs_after_a_write_that_keeps_every_size(builder):
+    """A note's one word changed for another of the same length: the index's totals are the same,
+    its stamp is not (the lists kept for it hold no more)."""
+    for n in range(5):
+        _write(builder, f"mem-note-s-{n}", f"Note {n}", "alpha bravo charlie")
+    vault = Vault.open(builder.root)
+    before, totals = vault.store.index_stamp(), vault.store.totals()
+    _write(builder, "mem-note-s-0", "Note 0", "alpha delta charlie")
+    vault.refresh_paths([doc_path("mem-note-s-0")])
+    assert vault.store.totals() == totals
+    assert before is not None and vault.store.index_stamp() not in (None, before)
+
+
+def test_the_words_tokenizer_is_the_indexs(builder):
+    """Words are read as tokens by the tokenizer the full-text index was made with."""
+    _write(builder, "mem-note-t-0", "Note", "alpha")
+    vault = Vault.open(builder.root)
+    (made,) = vault.store.db.execute("SELECT sql FROM sqlite_master WHERE name = 'fts'").fetchone()
+    assert f"tokenize = '{derived_store.FTS_TOKENIZE}'" in made
+
+
+def test_lists_kept_with_other_weights_are_not_read(builder, monkeypatch):
+    """Lists kept by other code (other field weights: other scores) hold for no index here."""
+    import random
+
+    _zipf_notes(builder, random.Random(2), 260)
+    _lists_from(monkeypatch, 25)
+    vault = Vault.open(builder.root)
+    _lists_kept(vault)
+    other = word_lists.WordLists(vault.store, (1.0, 1.0, 1.0, 1.0, 1.0), fulltext.LAZY_FROM)
+    other.refresh(vault.store.version())
+    assert not other.usable and other.rows('"queue"') is None
+    same = word_lists.WordLists(vault.store, fulltext.FIELD_WEIGHTS, fulltext.LAZY_FROM)
+    same.refresh(vault.store.version())
+    assert same.usable and same.rows('"queue"') is not None
+
+
+def test_lists_are_not_kept_for_an_index_written_while_they_waited_for_it_to_settle(builder, monkeypatch):
+    """A search finds the lists not the index's and starts keeping them once the index has stayed
+    the same a while: a write meanwhile (a burst of them) and nothing is kept for it; the next
+    search starts again, for the index as it is then."""
+    import random
+
+    _zipf_notes(builder, random.Random(4), 260)
+    _lists_from(monkeypatch, 25)
+    monkeypatch.setattr(word_lists, "SETTLE", 0.5)
+    vault = Vault.open(builder.root)
+    vault.search("queue", 10)
+    lists = fulltext.kept_postings(vault.index).lists
+    assert lists.keeping
+    _write(builder, "mem-note-zipf-new", "Queue retry", "queue queue retry invoice w4x")
+    vault.refresh_paths([doc_path("mem-note-zipf-new")])
+    lists.wait()
+    assert vault.store.word_lists_stamp() is None  # the index was written while it waited: none kept
+    vault.search("queue", 10)
+    lists = fulltext.kept_postings(vault.index).lists
+    assert not lists.usable and lists.keeping
+    lists.wait()
+    vault.search("queue", 10)
+    assert lists.usable and lists.rows('"queue"') == vault.store.postings('"queue"', fulltext.FIELD_WEIGHTS)
+
+
+def test_a_vault_whose_commonest_words_do_not_fit_keeps_no_list_and_is_not_asked_again(builder, monkeypatch):
+    """Where the words the bound reads hold more rows than the lists may (a vault of hundreds of
+    thousands), none is kept (some of them would leave the p95 where it was, at the cost of
+    keeping them at every write): the index is marked as kept with none, and no search of this
+    or another process starts keeping them again for it."""
+    import random
+
+    _zipf_notes(builder, random.Random(6), 260)
+    _lists_from(monkeypatch, 25)
+    monkeypatch.setattr(fulltext, "LAZY_FROM", 60)
+    vault = Vault.open(builder.root)
+    counts = [vault.store.count(f'"{w}"') for w in CHURN_WORDS + [f"w{n}x" for n in range(60)]]
+    common = sum(n for n in counts if n > 60)
+    monkeypatch.setattr(word_lists, "LISTS_MOST", 200)  # fewer rows than the words in over 60 hold
+    assert common > 200
+    vault.search("queue", 10)
+    fulltext.kept_postings(vault.index).lists.wait()
+    vault.search("queue", 10)
+    lists = fulltext.kept_postings(vault.index).lists
+    assert vault.store.word_lists_stamp() == (lists.stamp, False)
+    assert not lists.usable and not lists.keeping and lists.rows('"queue"') is None
+    fresh = word_lists.WordLists(vault.store, fulltext.FIELD_WEIGHTS, fulltext.LAZY_FROM)
+    fresh.refresh(vault.store.version())
+    assert not fresh.usable and not fresh.keeping  # another process: not asked again
+    found = [(hit.id, hit.score) for hit in vault.search("queue invoice", 10)]
+    assert found == _as_fts5_reads(vault, monkeypatch, "queue invoice")

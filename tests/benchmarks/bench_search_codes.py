@@ -8,7 +8,8 @@ Run: python -m tests.benchmarks.bench_search_codes VAULT [--flavour NAME] [--rou
      process it runs; 3 rounds by default)
 
 Each code's copy is opened once before the rounds (the store brought in line by that code, as
-its first process would). For each of N rounds, for each code in turn, a fresh process opens its
+its first process would, and the common words' lists kept where the code keeps them, as its first
+search starts to: `word_lists`). For each of N rounds, for each code in turn, a fresh process opens its
 copy, answers one search,
 then draws 200 queries as `bench_speed` does (the vault's own words for `--flavour`, else
 `generate_shapes.query_words`; the same queries for every code in a round, other ones in the
@@ -33,7 +34,8 @@ from pathlib import Path
 
 ROUNDS = 3
 ROOT = Path(__file__).resolve().parent.parent.parent
-# argv: vault, flavour ("" for as the vault says itself), seed; prints one JSON line.
+# argv: vault, flavour ("" for as the vault says itself), seed, whether to wait for the lists the
+# first search starts keeping (a code that keeps none waits for nothing); prints one JSON line.
 SEARCH_SCRIPT = """
 import hashlib, json, random, sys, time
 from pathlib import Path
@@ -43,10 +45,15 @@ from tests.benchmarks.generate_shapes import query_words
 from workbench import Vault
 from workbench.core.views.search import FIELD_WEIGHTS
 
-root, flavour, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
+root, flavour, seed, wait = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "wait"
 asked = vault_words(Path(root), flavour) if flavour else query_words
 vault = Vault.open(root, flavour or None)
 vault.search("invoice retry", 10)
+if wait:
+    from workbench.core.views import fulltext
+    lists = getattr(fulltext.kept_postings(vault.index), "lists", None)
+    if lists is not None:
+        lists.wait()
 rng = random.Random(seed)
 queries = [asked(rng) for _ in range(200)]
 searches, bare, searches_cpu, bare_cpu, pages = [], [], [], [], []
@@ -69,11 +76,12 @@ print(json.dumps({
 """
 
 
-def searched(vault: Path, flavour: str, seed: int, code: Path, cache: Path) -> dict:
-    """One process of `code` searching `vault`, `cache` its user's cache folder: its figures."""
+def searched(vault: Path, flavour: str, seed: int, code: Path, cache: Path, wait: bool = False) -> dict:
+    """One process of `code` searching `vault`, `cache` its user's cache folder: its figures;
+    with `wait`, once its first search's common words' lists are kept (`word_lists`)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(code), str(ROOT)]), XDG_CACHE_HOME=str(cache))
     result = subprocess.run(
-        [sys.executable, "-c", SEARCH_SCRIPT, str(vault), flavour, str(seed)],
+        [sys.executable, "-c", SEARCH_SCRIPT, str(vault), flavour, str(seed), "wait" if wait else "go"],
         cwd=tempfile.gettempdir(),  # not a folder holding another `workbench`
         env=env,
         capture_output=True,
@@ -92,7 +100,8 @@ def main(vault: Path, flavour: str, rounds: int, codes: list[Path]) -> None:
         for copy in copies:
             shutil.copytree(vault, copy, symlinks=True)
         for code, copy, cache in zip(codes, copies, caches, strict=True):
-            searched(copy, flavour, 0, code, cache)  # the store built or brought in line by this code, untimed
+            # the store built or brought in line by this code, and the common words' lists kept, untimed
+            searched(copy, flavour, 0, code, cache, wait=True)
         compared(vault, copies, caches, flavour, rounds, codes)
 
 

@@ -32,6 +32,7 @@ import json
 import sqlite3
 import sys
 import threading
+from array import array
 from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -56,6 +57,10 @@ __all__ = [
     "StoredDocument",
     "SCHEMA_VERSION",
     "DerivedStore",
+    "FTS_TOKENIZE",
+    "keep_word_lists",
+    "word_lists_recipe",
+    "word_tokens",
     "folder_identity",
     "row_for",
     "record_from_row",
@@ -119,7 +124,7 @@ _KEPT_ROWS = (
     "CREATE TABLE IF NOT EXISTS kept_rows (name TEXT, key TEXT, value BLOB, PRIMARY KEY (name, key)) WITHOUT ROWID"
 )
 # Every table the store makes (the index's own go with `fts`): what a schema change drops.
-SCHEMA_TABLES = ("fts", "pending", "texts", "files", "info", "vectors", "kept", "kept_rows")
+SCHEMA_TABLES = ("fts", "pending", "texts", "files", "info", "vectors", "kept", "kept_rows", "word_lists")
 
 
 def _weights(weights: tuple[float, ...]) -> str:
@@ -295,6 +300,7 @@ class DerivedStore:
                     # A first open that ended before it could turn merging back on.
                     db.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', ?)", (FTS_AUTOMERGE,))
             db.execute(_KEPT_ROWS)  # also in a store made before there were kept rows
+            db.execute(_WORD_LISTS)  # also in a store made before common words' lists were kept
             return db
         except sqlite3.DatabaseError:
             return None
@@ -997,6 +1003,46 @@ class DerivedStore:
 
         return self._reading(read, None)
 
+    # -- full text: each common word's rows, kept for the index as it is -------------------------
+
+    def index_stamp(self, recipe: bytes = b"") -> bytes | None:
+        """What the full-text index is now, as bytes that differ after any write to it: the
+        store's origin (new when it is built again), FTS5's totals and its structure record (a
+        new segment, and a higher count of them written, at every write), and `recipe` (what
+        was kept from it, and how: `word_lists_recipe`); None where unreadable."""
+        try:
+            row = self.db.execute(_STAMP).fetchone()
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return None
+        return _stamp_of(row, recipe)
+
+    def word_lists(self, stamp: bytes, tokens: Iterable[str], rows: bool) -> dict[str, tuple[int, bytes, bytes]]:
+        """{token: (rows, their rowids, their FTS5 scores)} of the tokens whose rows were kept
+        for the index at `stamp` (`keep_word_lists`); the two arrays (`array` of 'q' and 'd',
+        little-endian) are empty unless `rows`. Nothing where none was kept."""
+        wanted = "rowids, scores" if rows else "x'', x''"
+        return (
+            self._listed(
+                f"SELECT token, length(rowids) / 8, {wanted} FROM word_lists WHERE stamp = ? AND token IN {{}}",
+                (stamp,),
+                list(tokens),
+                lambda found: {token: (n, a, b) for token, n, a, b in found},
+            )
+            or {}
+        )
+
+    def word_lists_stamp(self) -> tuple[bytes, bool] | None:
+        """The index's stamp the kept lists were made at (`keep_word_lists`), and whether any
+        word's list was kept then; None if none was kept for any."""
+        try:
+            row = self.db.execute(
+                "SELECT stamp, EXISTS (SELECT 1 FROM word_lists WHERE token > '') FROM word_lists WHERE token = ''"
+            ).fetchone()
+        except sqlite3.DatabaseError:  # unreadable: none is read
+            return None
+        return (row[0], bool(row[1])) if row else None
+
     def close(self) -> None:
         try:
             self.db.close()
@@ -1144,3 +1190,116 @@ class _IndexBuild:
                 db.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', ?)", (FTS_AUTOMERGE,))
         except sqlite3.DatabaseError as error:  # the rows stay listed: the next open indexes them
             self.store._failed(error)
+
+
+# -- full text: each common word's rows, kept for the index as it is ---------------------------------
+
+FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"  # the full-text index's tokenizer, as `fts` is made
+_STAMP = (
+    "SELECT (SELECT value FROM info WHERE key = 'origin'), (SELECT block FROM fts_data WHERE id = 1),"
+    " (SELECT block FROM fts_data WHERE id = 10)"
+)
+_WORD_LISTS = (
+    "CREATE TABLE IF NOT EXISTS word_lists (token TEXT PRIMARY KEY, stamp BLOB, rowids BLOB, scores BLOB) WITHOUT ROWID"
+)
+
+
+def word_lists_recipe(weights: tuple[float, ...], least: int, common: int, most_rows: int) -> bytes:
+    """What `keep_word_lists` keeps, as bytes: lists kept by other code (other weights, other
+    words) hold for no index."""
+    return f"word lists 2: {_weights(weights)}; {int(least)}; {int(common)}; {int(most_rows)}".encode()
+
+
+def _stamp_of(row: tuple | None, recipe: bytes) -> bytes | None:
+    if not row or not isinstance(row[0], str) or not all(isinstance(part, bytes) for part in row[1:]):
+        return None
+    digest = hashlib.sha256(recipe + b"\0" + row[0].encode())
+    for part in row[1:]:
+        digest.update(len(part).to_bytes(8, "big") + part)
+    return digest.digest()
+
+
+def word_tokens(db: sqlite3.Connection, words: list[str]) -> dict[str, tuple[str, ...]]:
+    """Each word's tokens, in its order, as the index's tokenizer makes them: the words are
+    written to a table of the connection's own (`temp`, never the file) and read back. (A write,
+    even there, counts in the connection's changes: the store's own is never given here.)"""
+    db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.words_typed USING fts5(word, tokenize = '{FTS_TOKENIZE}')")
+    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.words_read USING fts5vocab(temp, words_typed, instance)")
+    try:
+        db.executemany("INSERT INTO temp.words_typed (rowid, word) VALUES (?, ?)", enumerate(words))
+        found: dict[int, list[tuple[int, str]]] = {}
+        for doc, offset, term in db.execute("SELECT doc, offset, term FROM temp.words_read"):
+            found.setdefault(doc, []).append((offset, term))
+    finally:
+        db.execute("DELETE FROM temp.words_typed")
+    return {word: tuple(term for _, term in sorted(found.get(at, []))) for at, word in enumerate(words)}
+
+
+def keep_word_lists(
+    path: Path,
+    weights: tuple[float, ...],
+    least: int,
+    common: int,
+    most_rows: int,
+    expected: bytes | None = None,
+) -> bool:
+    """Keep in the store at `path`, for the index as it is, each token's rows in more than
+    `least` of them (those in more than `common` all, or none when they hold more than
+    `most_rows` between them; then the fewest first, `most_rows` in all) with FTS5's bm25() score of each, as
+    `DerivedStore.postings` reads them: a search reads a common word's rows from here, two
+    arrays, rather than have FTS5 score every row of it. Read in one snapshot, on a connection of
+    its own (a thread may run it beside searches), and written only if the index is still as it
+    was read; nothing is read unless the index is still at the stamp `expected`, if given. False
+    where nothing was kept (busy, unreadable, changed meanwhile)."""
+    try:
+        db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+    except sqlite3.Error:
+        return False
+    try:
+        db.execute("PRAGMA busy_timeout = 10000")
+        db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.words_held USING fts5vocab(main, fts, row)")
+        score = f"-bm25(fts, {_weights(weights)})"
+        recipe = word_lists_recipe(weights, least, common, most_rows)
+        lists: list[tuple[str, bytes, bytes]] = []
+        with db:
+            db.execute("BEGIN")  # one snapshot: the stamp and the rows alike
+            stamp = _stamp_of(db.execute(_STAMP).fetchone(), recipe)
+            if stamp is None or expected not in (None, stamp) or db.execute("SELECT 1 FROM pending LIMIT 1").fetchone():
+                return False
+            held = db.execute("SELECT term, doc FROM temp.words_held WHERE doc > ? ORDER BY doc, term", (least,))
+            counted = held.fetchall()
+            # The commonest (what a search's bound reads) all, or none: a list of some of them
+            # leaves the p95 where it was and costs the lists' keeping at every write.
+            chosen: list[str] = []
+            total = sum(rows for _, rows in counted if rows > common)
+            if total <= most_rows:
+                chosen = [term for term, rows in counted if rows > common]
+                for term, rows in counted:  # then the others, the fewest-rowed first
+                    if rows > common or total + rows > most_rows:
+                        break
+                    chosen.append(term)
+                    total += rows
+            typed = word_tokens(db, chosen)  # a token typed as a word is read as itself (else left out)
+            for term in chosen:
+                if typed.get(term) != (term,):
+                    continue
+                found = db.execute(f"SELECT rowid, {score} FROM fts WHERE fts MATCH ?", ('"' + term + '"',)).fetchall()
+                rowids = array("q", [rowid for rowid, _ in found])
+                scores = array("d", [value for _, value in found])
+                if sys.byteorder != "little":  # the file may be read on another machine
+                    rowids.byteswap()
+                    scores.byteswap()
+                lists.append((term, rowids.tobytes(), scores.tobytes()))
+        with db:
+            db.execute("BEGIN IMMEDIATE")
+            if _stamp_of(db.execute(_STAMP).fetchone(), recipe) != stamp:
+                return False  # written meanwhile: these rows are not the index's now
+            db.execute(_WORD_LISTS)  # a store opened by code that made none
+            db.execute("DELETE FROM word_lists")
+            db.executemany("INSERT INTO word_lists VALUES (?, ?, ?, ?)", [(t, stamp, r, s) for t, r, s in lists])
+            db.execute("INSERT INTO word_lists VALUES ('', ?, x'', x'')", (stamp,))
+        return True
+    except sqlite3.DatabaseError:
+        return False  # only a cache: searches read FTS5 as before
+    finally:
+        db.close()

@@ -7,8 +7,10 @@ normalisation than FTS5's fixed constants. Each term's rows are kept between sea
 watcher's write only the rows that changed are asked for again. A common word (thousands of rows,
 and little weight) is scored only for the rows the other words find, and the common words' best
 rows as FTS5 ranks them together (two such words: among the rows holding both), where what it
-could add to any other row is shown too little to change the answer. `search.py` blends these
-scores with the lifecycle, the title as typed and meaning.
+could add to any other row is shown too little to change the answer; where the derived store
+keeps a word's rows for the index as it is (`word_lists`: words in hundreds of rows or more), they
+are read there, the rows and scores FTS5 would give, and FTS5 is not asked. `search.py` blends
+these scores with the lifecycle, the title as typed and meaning.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import NamedTuple, cast
 from ..index import VaultIndex
 from ..vocabulary.model import Document
 from .query import QUESTION_WORDS, SHORT, Query, content_words, fts_term
+from .word_lists import WordLists
 
 __all__ = [
     "CATCH_UP_MOST",
@@ -113,6 +116,7 @@ class Postings:
         self.now = store.version()
         self.sized: dict[int, tuple[str, int] | None] = {}  # `rows`: each row's path and size, read at `sized_at`
         self.sized_at = self.now
+        self.lists = WordLists(store, FIELD_WEIGHTS, LAZY_FROM)  # each common word's rows, kept in the store
 
     def rows(self, rowids: list[int]) -> dict[int, tuple[str, int]]:
         """The store's `rows` (path and size of each row still there, in rowid order), kept while
@@ -137,7 +141,11 @@ class Postings:
             if found is None or found.version == self.now or self._catch_up(found, expression, scored):
                 return found
             self._drop(key)
-        rows = self.store.postings(expression, FIELD_WEIGHTS if scored else None)
+        rows = self.lists.rows(expression)  # a common word's: as FTS5 gives them
+        if rows is not None and not scored:
+            rows = dict.fromkeys(rows, 1.0)
+        if rows is None:
+            rows = self.store.postings(expression, FIELD_WEIGHTS if scored else None)
         found = None
         if rows is not None:
             totals = self.store.totals() if scored else None
@@ -165,8 +173,11 @@ class Postings:
         return rows
 
     def holds(self, expression: str, scored: bool) -> bool:
-        """Whether a term's rows are kept (then `get` costs little, even a few writes later)."""
-        return isinstance(self.kept.get((expression, scored)), Rows)
+        """Whether a term's rows are kept here (then `get` costs little, even a few writes later),
+        or in the store's lists for the index as it is (two arrays read)."""
+        if isinstance(self.kept.get((expression, scored)), Rows):
+            return True
+        return scored and self.lists.count(expression) is not None
 
     def count(self, expression: str) -> int:
         """How many rows an expression matches: from its kept rows (brought up to date), or asked
@@ -182,7 +193,8 @@ class Postings:
         if not isinstance(counted, tuple) or counted[1] != self.now:
             if key in self.kept:
                 self._drop(key)
-            counted = (self.store.count(expression) or 0, self.now)
+            listed = self.lists.count(expression)
+            counted = (listed if listed is not None else self.store.count(expression) or 0, self.now)
             self._keep(key, counted)
         self.kept.move_to_end(key)
         return counted[0]
@@ -246,6 +258,7 @@ def kept_postings(index: VaultIndex) -> Postings:
     if postings is None or postings.store is not store:
         postings = KEPT[index] = Postings(store)
     postings.now = store.version()
+    postings.lists.refresh(postings.now)
     return postings
 
 
@@ -312,6 +325,7 @@ def bm25(
     sized = postings.rows
     totals = store.totals()
     terms = query_terms(query, related)
+    postings.lists.know([term.expression for term in terms if term.scored])
     if totals:
         # A word in most documents says little (FTS5's own bm25() gives it no weight) and is the
         # costliest to score: it is left out, and so is a pair with it, unless every word is like that.
@@ -395,6 +409,8 @@ def _bounded(
     lazy = [term.scored and n > LAZY_FROM for term, n in zip(terms, counts, strict=True)]
     if not any(lazy):
         return None
+    if all(postings.holds(term.expression, term.scored) for term, is_lazy in zip(terms, lazy, strict=True) if is_lazy):
+        return None  # every common term's rows at hand (kept, or the store's lists): a whole reading asks FTS5 nothing
     title_hit = _saturated(FIELD_WEIGHTS[0], FTS_K1, 1.0)
     # Per listed term, as `bm25` weighs it: (the term, our weight times idf, FTS5's idf, FTS5's
     # average row size, its rows (None for a common term not kept: read for the candidates
