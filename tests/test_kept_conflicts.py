@@ -242,15 +242,18 @@ def test_a_kept_queue_is_printed_without_importing_what_works_one_out(sample_cop
 
 def test_faults_printed_by_the_last_queue_are_reused_only_for_the_same_entries_and_code(sample_copy, monkeypatch):
     """After a change the structural faults are mostly the same entries: their printed text is
-    taken as kept (neither printed nor written again), never where the entries differ or another
-    code printed them, and the queue printed is always what printing it whole gives."""
+    taken as kept (neither printed nor written again); where the part differs, each entry the last
+    part held (whatever its rank) is taken from it and only the others are printed; nothing is
+    taken that another code printed; and the queue printed is always what printing it whole gives."""
     vault = Vault.open(sample_copy)
     faults = [c for c in vault.conflicts() if c.kind != "duplicate"]
     assert len(faults) >= 2
     whole = kept_conflicts.printed(Conflicts(faults))
+    fewer = [dataclasses.replace(c, rank=c.rank + 1) for c in faults[1:]]  # another rank is not printed
+    whole_fewer = kept_conflicts.printed(Conflicts(fewer))
     printed: list[int] = []
-    real = kept_conflicts._printed_entries
-    monkeypatch.setattr(kept_conflicts, "_printed_entries", lambda found: printed.append(1) or real(found))
+    real = kept_conflicts._printed
+    monkeypatch.setattr(kept_conflicts, "_printed", lambda entry: printed.append(1) or real(entry))
     store = vault.store
     assert kept_conflicts.keep_queue(store, "first", faults, [], []) == whole
     printed.clear()
@@ -260,15 +263,17 @@ def test_faults_printed_by_the_last_queue_are_reused_only_for_the_same_entries_a
     assert kept_conflicts.keep_queue(store, "second", faults, [], []) == whole
     assert printed == []  # every part taken as kept
     assert written == [kept_conflicts.OBJECTS]  # and no part written again
-    fewer = faults[1:]
-    assert kept_conflicts.keep_queue(store, "third", fewer, [], []) == kept_conflicts.printed(Conflicts(fewer))
-    assert printed == [1]  # the faults differ: printed again
-    _, before, _ = marshal.loads(store.kept(kept_conflicts.OBJECTS, "third"))
+    assert kept_conflicts.keep_queue(store, "third", fewer, [], []) == whole_fewer
+    assert printed == []  # the part differs, its entries do not: taken from the last
+    assert kept_conflicts.keep_queue(store, "fourth", faults, [], []) == whole
+    assert printed == [1]  # the one entry the last part did not hold
+    printed.clear()
+    _, before, _ = marshal.loads(store.kept(kept_conflicts.OBJECTS, "fourth"))
     name = kept_conflicts.PARTS[0]
-    digest, text, _, code = marshal.loads(store.kept(name, before))
-    store.keep(name, before, marshal.dumps((digest, text, "wrong", "other code")))
-    assert kept_conflicts.keep_queue(store, "fourth", fewer, [], []) == kept_conflicts.printed(Conflicts(fewer))
-    assert printed == [1, 1]  # another code's: printed again
+    digest, text, code, lengths, shown = marshal.loads(store.kept(name, before))
+    store.keep(name, before, marshal.dumps((digest, text, "other code", lengths, shown)))
+    assert kept_conflicts.keep_queue(store, "fifth", fewer, [], []) == whole_fewer
+    assert len(printed) == len(fewer)  # another code's: every entry printed again
 
 
 def test_a_queue_whose_parts_another_kept_since_is_not_read(sample_copy):
@@ -286,3 +291,72 @@ def test_a_queue_whose_parts_another_kept_since_is_not_read(sample_copy):
     assert kept_conflicts.kept_queue(store, "second", encoded=False) == kept_conflicts.printed(
         Conflicts(faults[1:] + faults[:1])
     )
+
+
+def test_the_kept_queue_is_printed_as_kept_bytes_and_never_another_codes(sample_copy):
+    """An unchanged vault's queue is written out as the UTF-8 kept (`kept_printed`): the same
+    bytes as printing the queue's text; a printed part kept for other entries, or by another code,
+    is never written out (the queue is worked out again)."""
+    vault = Vault.open(sample_copy)
+    queue = vault.conflicts()
+    faults = [c for c in queue if c.kind != "duplicate"]
+    store = vault.store
+    kept_conflicts.keep_queue(store, "first", faults[:1], [], faults[1:])
+    pieces = kept_conflicts.kept_printed(store, "first")
+    assert pieces is not None
+    assert b"".join(pieces) == kept_conflicts.printed(Conflicts(faults)).encode("utf-8")
+    _, before, _ = marshal.loads(store.kept(kept_conflicts.OBJECTS, "first"))
+    name = kept_conflicts.PRINTED_PARTS[0]
+    value = store.kept(name, before)
+    head = value.split(b"\n", 2)
+    store.keep(name, before, head[0] + b"\nother code\n" + head[2])
+    assert kept_conflicts.kept_printed(store, "first") is None
+    store.keep(name, before, b"0" * 64 + b"\n" + head[1] + b"\n" + head[2])
+    assert kept_conflicts.kept_printed(store, "first") is None
+
+
+def test_a_kept_answer_is_written_as_print_writes_its_text(tmp_path):
+    """`print_answer` writes the kept pieces as `print` writes the joined text, where the output
+    takes UTF-8 and where it does not."""
+    text = '{\n  "conflicts": [\n    {"reason": "a café"}\n  ]\n}'
+    pieces = [text[:20].encode(), memoryview(text[20:].encode())]
+    script = (
+        "import sys; from workbench.cli.main import print_answer; "
+        f"print_answer('conflicts', {pieces[:1]!r} + [memoryview({bytes(pieces[1])!r})]) if sys.argv[1] == 'kept' "
+        f"else print({text!r})"
+    )
+    for encoding in ("utf-8", "latin-1"):
+        env = {**os.environ, "PYTHONIOENCODING": encoding}
+        kept = subprocess.run([sys.executable, "-c", script, "kept"], capture_output=True, env=env, check=True)
+        plain = subprocess.run([sys.executable, "-c", script, "plain"], capture_output=True, env=env, check=True)
+        assert kept.stdout == plain.stdout
+
+
+def test_the_weighing_tells_a_progress_hook_how_far_each_pass_has_gone(sample_copy):
+    """`Vault.conflicts(progress=...)` is told each long pass of the weighing as it goes, done
+    counting up to the pass's total, and answers the same queue as without the hook."""
+    told: list[tuple[str, int, int]] = []
+    found = Vault.open(sample_copy).conflicts(full=True, progress=lambda *said: told.append(said))
+    assert {name for name, _, _ in told} >= {"weighing decisions", "weighing pairs", "comparing duplicates"}
+    for name in {name for name, _, _ in told}:
+        mine = [(done, total) for n, done, total in told if n == name]
+        assert all(0 <= done <= total for done, total in mine)
+        assert mine[-1][0] == mine[-1][1]  # the pass told once it is done
+    assert [c.to_json() for c in found] == [c.to_json() for c in Vault.open(sample_copy).conflicts(full=True)]
+
+
+def test_a_pass_without_a_hook_is_given_its_items_themselves():
+    from workbench.core.services import weighing
+
+    items = [1, 2, 3]
+    assert weighing.told(items, 3, None, "pass") is items
+    told: list[tuple] = []
+    every = weighing.PROGRESS_EVERY
+    assert list(weighing.told(range(every * 2 + 1), every * 2 + 1, lambda *said: told.append(said), "pass")) == list(
+        range(every * 2 + 1)
+    )
+    assert told == [
+        ("pass", every, every * 2 + 1),
+        ("pass", every * 2, every * 2 + 1),
+        ("pass", every * 2 + 1, every * 2 + 1),
+    ]

@@ -10,6 +10,7 @@ cost of a stat walk. Any miss goes the usual way, which keeps the answer for the
 
 from __future__ import annotations
 
+import codecs
 import gc
 import os
 import sys
@@ -196,7 +197,7 @@ def _quick_line(argv: list[str]) -> tuple[tuple, str, str | None, dict[str, str]
     return asked, path, given.get("--flavour"), given, line
 
 
-def answer_unchanged(question: tuple[tuple, str, str | None]) -> tuple[str | None, Fingerprint | None]:
+def answer_unchanged(question: tuple[tuple, str, str | None]) -> tuple[Any, Fingerprint | None]:
     """The answer kept for the vault as a stat walk finds it now (None where none is), and that
     walk's fingerprint, for the usual way to keep its answer under (None where it failed)."""
     from ..core import Fingerprint
@@ -209,16 +210,30 @@ def answer_unchanged(question: tuple[tuple, str, str | None]) -> tuple[str | Non
         return None, None
 
 
-def print_answer(command: str, text: str) -> None:
-    """A kept answer printed as the command prints the one it works out."""
+def print_answer(command: str, text: Any) -> None:
+    """A kept answer printed as the command prints the one it works out: the review page's JSON
+    text, or the queue's pieces of UTF-8 (`Fingerprint.answer`), written as they are where the
+    output takes UTF-8, as `print` would encode the text."""
     if command == "review":
         import json
 
         from .json_text import print_json
 
         print_json(json.loads(text))
-    else:
+        return
+    if isinstance(text, str):
         print(text)
+        return
+    out = sys.stdout
+    buffer = getattr(out, "buffer", None)
+    if buffer is None or codecs.lookup(out.encoding or "ascii").name != "utf-8":
+        print("".join(str(piece, "utf-8") for piece in text))
+        return
+    out.flush()
+    for piece in text:
+        buffer.write(piece)
+    buffer.write(b"\n")
+    buffer.flush()
 
 
 def main(argv: list[str] | None = None) -> int:

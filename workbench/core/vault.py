@@ -180,13 +180,15 @@ class Vault(ReviewMethods, InboxMethods, SyncMethods):
 
         return retrieval.question_pack(self.index, self.graph(), question, limit, depth)
 
-    def conflicts(self, full: bool = False) -> Conflicts:
+    def conflicts(self, full: bool = False, progress: Callable[[str, int, int], object] | None = None) -> Conflicts:
         """Computed on a snapshot of the documents, without holding the vault's mutex meanwhile:
         on a large vault this takes seconds, and searches must not wait for it. Kept in the
         derived store under a digest of everything it is worked out from (`kept_conflicts`), so
         an unchanged vault answers at once, in this process or the next, and a changed one weighs
-        again only the pairs its changes touch (`weighing`); `full` works everything out again."""
-        return self._queue(full).conflicts()
+        again only the pairs its changes touch (`weighing`); `full` works everything out again.
+        `progress(pass, done, total)` is told how far the weighing's long passes have gone
+        ("weighing pairs", 1000, 75000)."""
+        return self._queue(full, progress).conflicts()
 
     def kept_conflicts(self) -> Conflicts | None:
         """`conflicts()` if it is kept for the vault as it is now, else None, at the cost of a
@@ -206,13 +208,13 @@ class Vault(ReviewMethods, InboxMethods, SyncMethods):
             kept_answers.keep(self.index, unchanged, ("conflicts", full), key=asked.key)
         return text
 
-    def _queue(self, full: bool = False):
+    def _queue(self, full: bool = False, progress: Callable[[str, int, int], object] | None = None):
         from .services import kept_conflicts
         from .records.record import today
 
         flavour, compatible = self.index.flavour, self.index.config.compatible
         return kept_conflicts.Asked(
-            self.documents, flavour.reading, flavour.native, self.store, today(), compatible, full
+            self.documents, flavour.reading, flavour.native, self.store, today(), compatible, full, progress
         )
 
     def consolidation_groups(self) -> list[Group]:

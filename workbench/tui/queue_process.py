@@ -7,8 +7,9 @@ still through each. A process of its own opens the vault, works the queue out an
 vault's derived store, as any process does (`Vault.conflicts`); the app then reads it back from
 there (`Vault.kept_conflicts`, entry by entry). Nothing large crosses between the two, and the
 app's interpreter is free meanwhile but for the wait. The process says each step as it starts
-it, a line on its output (`reading the vault`, `weighing 100000 documents`), which the header shows
-beside the seconds: the core's weighing tells nothing finer yet (how many pairs it has weighed).
+it, a line on its output (`reading the vault`, `weighing 100000 documents`), and how far each of
+the weighing's long passes has gone (`weighing pairs 1000/75000`, told by `Vault.conflicts`'s
+progress hook), which the header shows beside the seconds.
 
 Run as `python -m workbench.tui.queue_process ROOT FLAVOUR`.
 """
@@ -84,7 +85,7 @@ def _main(argv: list[str]) -> int:
     print(f"{STEP}reading the vault", flush=True)
     vault = Vault.open(Path(root), flavour=flavour)
     print(f"{STEP}weighing {len(vault)} documents", flush=True)
-    vault.conflicts()
+    vault.conflicts(progress=lambda name, done, total: print(f"{STEP}{name} {done}/{total}", flush=True))
     return 0
 
 

@@ -777,6 +777,23 @@ class DerivedStore:
         except sqlite3.DatabaseError as error:
             self._failed(error)  # only a cache: worked out again next time
 
+    def forget_rows(self, name: str, keys: Iterable[str]) -> None:
+        """Delete these rows kept as `name` (the record that named them names others now: a
+        reader still holding that record finds one gone and works its answer out again)."""
+        wanted = list(keys)
+        if not wanted:
+            return
+        before = self.version()
+        try:
+            for start in range(0, len(wanted), ROWS_A_QUERY):
+                chunk = wanted[start : start + ROWS_A_QUERY]
+                self.db.execute(
+                    f"DELETE FROM kept_rows WHERE name = ? AND key IN ({', '.join('?' * len(chunk))})", (name, *chunk)
+                )
+            self._wrote(before)
+        except sqlite3.DatabaseError as error:
+            self._failed(error)  # only a cache: the rows stay, unnamed
+
     def forget_kept(self, written: Iterable[str]) -> None:
         """Delete what is kept under a name not `written`: what older code kept (a queue of 11.6 MB
         at 10,000 documents, once) would otherwise stay in the file for good."""

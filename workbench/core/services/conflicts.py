@@ -110,10 +110,15 @@ def live_end(docs: dict) -> Callable[[str], str | None]:
 
 
 def _structural(
-    docs: dict, compatible: frozenset, supersedes: dict[str, list[str]], related: dict[str, tuple] | None = None
+    docs: dict,
+    compatible: frozenset,
+    supersedes: dict[str, list[str]],
+    related: dict[str, tuple] | None = None,
+    successors_of: Callable[..., dict] | None = None,
 ) -> list[Conflict]:
     """The structural faults, in the order of `docs`. `related`: each document's
-    `store_rows.relations_of`, where the caller read them already."""
+    `store_rows.relations_of`, where the caller read them already; `successors_of(docs, lacking,
+    compatible, related)`: `likeliest_successors` as a caller keeping it between calls answers it."""
     found: list[Conflict] = []
     # Each document's fields read once, as its row keeps them: a stored document decodes them again
     # at every reading, and makes a list (or a `Link`) of each at every one.
@@ -130,7 +135,11 @@ def _structural(
     ]
     # Only a decision is offered successors (`likeliest_successors`), which profiles every decision.
     offered = any(docs[doc_id].type == DocType.DECISION for doc_id in lacking)
-    successors = likeliest_successors(docs.values(), lacking, dismissed=compatible) if offered else {}
+    successors = {}
+    if offered and successors_of is not None:
+        successors = successors_of(docs, lacking, compatible, related)
+    elif offered:
+        successors = likeliest_successors(docs.values(), lacking, dismissed=compatible)
     replaced = any(status == Status.SUPERSEDED for status in statuses.values())  # a link may go stale
     for doc_id, (olds, successors_named, links) in related.items():
         status = statuses[doc_id]
@@ -671,16 +680,22 @@ def queue_parts(
     compatible: frozenset = frozenset(),
     weighed: list[Weighed] | None = None,
     duplicates: Any = None,
+    successors_of: Callable[..., dict] | None = None,
 ) -> tuple[list[Conflict], list[tuple[str, str, str]], list[Conflict]]:
     """The queue `find_conflicts` lists, in three parts in its order: what comes before the
     duplicates, the duplicates as (a, b, reason) ordered by their ids, and what comes after them.
     A caller that keeps the queue between calls keeps the duplicates (most of a large vault's
-    queue) apart, as they stand still while decisions change."""
+    queue) apart, as they stand still while decisions change, and may answer the likeliest
+    successors from what it kept (`successors_of`, as `_structural` asks it)."""
     docs = {d.id: d for d in documents}
     related = {doc_id: relations_of(doc) for doc_id, doc in docs.items()}
     supersedes = {doc_id: relations[0] for doc_id, relations in related.items()}
     chosen, listed = _candidates(docs, compatible, supersedes, weighed, duplicates)
-    conflicts = _structural(docs, compatible, supersedes, related) + chosen + _rule_contradictions(list(docs.values()))
+    conflicts = (
+        _structural(docs, compatible, supersedes, related, successors_of)
+        + chosen
+        + _rule_contradictions(list(docs.values()))
+    )
     if not native:
         for conflict in conflicts:
             conflict.resolutions = [r for r in conflict.resolutions if r.action != "repair"]

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..vocabulary.files import folder_identity
 from ..vocabulary.localzone import local_zone
-from .kept_conflicts import ANSWERED, code_fingerprint, kept_queue, update_lines
+from .kept_conflicts import ANSWERED, code_fingerprint, kept_printed, update_lines
 
 if TYPE_CHECKING:
     from ..index import VaultIndex
@@ -145,9 +145,10 @@ class Fingerprint:
             self.listing[folder] = found
         return lines
 
-    def answer(self) -> str | None:
-        """The answer kept for this fingerprint: the queue as `printed` prints it, or the review
-        page as JSON text; None on any miss, doubt or error."""
+    def answer(self) -> str | list[bytes | memoryview] | None:
+        """The answer kept for this fingerprint: the queue as `printed` prints it, in pieces of
+        UTF-8 to write one after the other (`kept_conflicts.kept_printed`), or the review page as
+        JSON text; None on any miss, doubt or error."""
         if self.doubt or self.command not in ANSWERS:
             return None
         for place in self.places:
@@ -162,7 +163,7 @@ class Fingerprint:
                 return found
         return None
 
-    def _read(self, path: str) -> str | None:
+    def _read(self, path: str) -> str | list[bytes | memoryview] | None:
         db = sqlite3.connect(f"file:{_quoted(path)}?mode=rw", uri=True, timeout=0.2, isolation_level=None)
         try:
             db.execute("BEGIN")  # one snapshot: what another process keeps meanwhile is not half seen
@@ -188,7 +189,7 @@ class Fingerprint:
                 page = kept.get("page")
                 return page if isinstance(page, str) else None
             key = kept.get("key")
-            return kept_queue(cast("DerivedStore", _Kept(db)), key, encoded=False) if isinstance(key, str) else None
+            return kept_printed(cast("DerivedStore", _Kept(db)), key) if isinstance(key, str) else None
         finally:
             if db.in_transaction:
                 db.execute("COMMIT")

@@ -30,12 +30,13 @@ import contextlib
 import datetime as dt
 import functools
 import hashlib
+from array import array
 import json
 import marshal
 import os
 import re
 import sys
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 from pathlib import Path
 
@@ -68,6 +69,8 @@ __all__ = [
     "NAMES",
     "keep_queue",
     "kept_queue",
+    "kept_printed",
+    "PRINTED_PARTS",
     "kept_parts",
     "code_fingerprint",
     "queue_key",
@@ -90,9 +93,14 @@ __all__ = [
 OBJECTS = "conflicts"
 DUPLICATES = "conflicts.duplicates"  # the duplicates' entries as `encode` gives them
 DUPLICATES_PRINTED = "conflicts.duplicates.printed"  # and as `printed` prints them
-# The structural faults before the duplicates and after them, each as `encode` gives its entries
-# and as `printed` prints them, under a digest of the former (the queue's row names the digests).
+# The structural faults before the duplicates and after them, each as `encode` gives its entries,
+# under a digest of them (the queue's row names the digests), and apart as `printed` prints them.
 PARTS = ("conflicts.before", "conflicts.after")
+PRINTED_PARTS = ("conflicts.before.printed", "conflicts.after.printed")
+# Every printed text is kept as its UTF-8 bytes after a line naming what it was printed for (its
+# digest, and the code that printed the structural faults): an unchanged vault's answer is written
+# out as read (`kept_printed`), 24 MB at 10,000 decision records, with no text decoded, joined and
+# encoded again.
 # The key of the queue kept last, under a digest of what the queue reads of each document
 # (`content_key`); and the same for the review list's ranking.
 CONTENT = "conflicts.content"
@@ -101,9 +109,23 @@ WEIGHED = "conflicts.weighed"  # what the queue's pairs were worked out from (`w
 DRAWN = "conflicts.drawn"  # its duplicates' fields that stand still while decisions change (`weighing.DRAWN`)
 REVIEW = "review"  # the review list's ranking (`review`)
 ANSWERED = ("answer.conflicts", "answer.review")  # the answers kept for an unchanged vault (`kept_answers`)
+SUCCESSORS = "conflicts.successors"  # what the likeliest successors read of every decision (`kept_successors`)
 # Every name this code keeps anything under: what is kept under another (older code's) is deleted
 # when the queue is kept.
-NAMES = (OBJECTS, DUPLICATES, DUPLICATES_PRINTED, *PARTS, CONTENT, REVIEW_CONTENT, WEIGHED, DRAWN, REVIEW, *ANSWERED)
+NAMES = (
+    OBJECTS,
+    DUPLICATES,
+    DUPLICATES_PRINTED,
+    *PARTS,
+    *PRINTED_PARTS,
+    CONTENT,
+    REVIEW_CONTENT,
+    WEIGHED,
+    DRAWN,
+    REVIEW,
+    *ANSWERED,
+    SUCCESSORS,
+)
 
 
 @functools.cache
@@ -301,10 +323,12 @@ def setting_key(reading: str, native: bool, on: dt.date, code: str, compatible: 
 
 
 def encode(found: Iterable[Conflict]) -> str:
-    return json.dumps(
-        [[c.kind, c.ids, c.reason, [[r.action, r.label, r.command] for r in c.resolutions], c.rank] for c in found],
-        ensure_ascii=False,
-    )
+    return json.dumps([_entry(c) for c in found], ensure_ascii=False)
+
+
+def _entry(c: Conflict) -> list:
+    """A conflict as `encode` lists it: its rank last."""
+    return [c.kind, c.ids, c.reason, [[r.action, r.label, r.command] for r in c.resolutions], c.rank]
 
 
 def decode(text: str) -> Conflicts | None:
@@ -424,7 +448,7 @@ def keep_queue(
     from .conflicts import duplicate_listed
 
     digest = hashlib.sha256(repr(listed).encode()).hexdigest()
-    duplicates = _kept_text(store, DUPLICATES_PRINTED, digest)
+    duplicates = _kept_printed_text(store, DUPLICATES_PRINTED, digest, "")
     if duplicates is None or (encoded and _kept_text(store, DUPLICATES, digest) is None):
         entries = [duplicate_listed(*found) for found in listed]
         # The encoded entries first: a reader that finds the printed ones under a digest finds
@@ -433,26 +457,84 @@ def keep_queue(
         store.keep(DUPLICATES, digest, marshal.dumps((digest, encode(entries)[1:-1])))
         if duplicates is None:
             duplicates = _printed_entries(entries)
-            store.keep(DUPLICATES_PRINTED, digest, marshal.dumps((digest, duplicates)))
+            _keep_printed(store, DUPLICATES_PRINTED, digest, "", duplicates)
     # The structural faults before and after the duplicates, each kept under a digest of its
     # entries with the code that printed it: after a body edit they are mostly the same entries,
     # read as kept (629 of them printed again took 7 ms at 10,000 decision records) and not written
     # again (the whole queue's row of 870 KB was, at every call).
     code = code_fingerprint()
     digests, printed_parts = [], []
-    for name, part in zip(PARTS, (before, after)):
+    for name, printed_name, part in zip(PARTS, PRINTED_PARTS, (before, after)):
         text = encode(part)[1:-1]
         part_digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-        kept = _load(store.kept(name, part_digest), 4)
-        if kept is not None and kept[0] == part_digest and kept[1] == text and kept[3] == code:
-            printed_parts.append(kept[2])
+        kept = _load_part(store.kept(name, part_digest))
+        found = _kept_printed_text(store, printed_name, part_digest, code)
+        if kept is not None and kept[0] == part_digest and kept[1] == text and kept[2] == code and found is not None:
+            printed_parts.append(found)
         else:
-            printed_parts.append(_printed_entries(part))
-            store.keep(name, part_digest, marshal.dumps((part_digest, text, printed_parts[-1], code)))
+            texts = [json.dumps(_entry(c), ensure_ascii=False) for c in part]  # each entry of `text`
+            shown = _reprinted(store, name, printed_name, code, texts, part)
+            printed_parts.append(",\n".join(shown))
+            lengths = (array("q", map(len, texts)).tobytes(), array("q", map(len, shown)).tobytes())
+            store.keep(name, part_digest, marshal.dumps((part_digest, text, code, *lengths)))
+            _keep_printed(store, printed_name, part_digest, code, printed_parts[-1])
         digests.append(part_digest)
     store.keep(OBJECTS, key, marshal.dumps((digest, *digests)))
     store.forget_kept(NAMES)
     return _printed_whole((printed_parts[0], duplicates, printed_parts[1]))
+
+
+def _load_part(data: Any) -> tuple[str, str, str, bytes, bytes] | None:
+    """A part of the structural faults as `keep_queue` keeps it: (its digest, its entries as
+    `encode` gives them, the code that printed them, each entry's length there and printed)."""
+    if not isinstance(data, bytes):
+        return None
+    try:
+        found = marshal.loads(data)
+    except (ValueError, TypeError, EOFError):
+        return None
+    if not (isinstance(found, tuple) and len(found) == 5 and all(isinstance(v, str) for v in found[:3])):
+        return None
+    if not all(isinstance(v, bytes) and len(v) % 8 == 0 for v in found[3:]):
+        return None
+    return found
+
+
+def _reprinted(
+    store: DerivedStore, name: str, printed_name: str, code: str, texts: list[str], part: list[Conflict]
+) -> list[str]:
+    """Each conflict of `part` as `printed` prints it (`texts`: each as `encode` gives it): taken
+    from the part kept last where it holds the same entry, whatever its rank, printed by the same
+    code; printed where it does not. After a change most of 25,000 entries are the same."""
+    last = _load_part(store.kept_last(name))
+    printed = _kept_printed_text(store, printed_name, last[0], code) if last is not None and last[2] == code else None
+    known: dict[str, str] = {}
+    if last is not None and printed is not None:
+        known = _printed_by_entry(last[1], array("q", last[3]), printed, array("q", last[4]))
+    found = []
+    for text, conflict in zip(texts, part):
+        entry = known.get(text[: text.rindex(", ")])  # the entry but its rank, which `printed` leaves out
+        found.append(entry if entry is not None else _printed(conflict.to_json()))
+    return found
+
+
+def _printed_by_entry(text: str, lengths: array, printed: str, printed_lengths: array) -> dict[str, str]:
+    """{an entry as `encode` gives it, but its rank: that entry printed}, from a part as kept; {}
+    where the lengths do not add up to the texts (then every entry is printed)."""
+    if len(lengths) != len(printed_lengths) or not lengths:
+        return {}
+    if sum(lengths) + 2 * (len(lengths) - 1) != len(text) or sum(printed_lengths) + 2 * (len(lengths) - 1) != len(
+        printed
+    ):
+        return {}
+    known = {}
+    at = shown = 0
+    for size, printed_size in zip(lengths, printed_lengths):
+        entry = text[at : at + size]
+        known[entry[: entry.rindex(", ")]] = printed[shown : shown + printed_size]
+        at += size + 2
+        shown += printed_size + 2
+    return known
 
 
 def kept_queue(store: DerivedStore, key: str, encoded: bool = True) -> str | None:
@@ -472,17 +554,81 @@ def kept_parts(store: DerivedStore, key: str, encoded: bool = True) -> tuple[str
     if named is None:
         return None
     digest, *digests = named
-    duplicates = _kept_text(store, DUPLICATES if encoded else DUPLICATES_PRINTED, digest)
+    if not encoded:
+        found = _printed_pieces(store, digest, digests)
+        if found is None:
+            return None
+        texts = [str(piece, "utf-8") for piece in found]
+        return texts[0], texts[1], texts[2]
+    duplicates = _kept_text(store, DUPLICATES, digest)
     if duplicates is None:
         return None
     code = code_fingerprint()
     parts = []
     for name, part_digest in zip(PARTS, digests):
-        kept = _load(store.kept(name, part_digest), 4)
-        if kept is None or kept[0] != part_digest or kept[3] != code:
+        kept = _load_part(store.kept(name, part_digest))
+        if kept is None or kept[0] != part_digest or kept[2] != code:
             return None
-        parts.append(kept[1] if encoded else kept[2])
+        parts.append(kept[1])
     return parts[0], duplicates, parts[1]
+
+
+def kept_printed(store: DerivedStore, key: str) -> list[bytes | memoryview] | None:
+    """The queue kept under `key` as `printed` prints it, as pieces of UTF-8 to write one after
+    the other (none decoded or joined: most of a large vault's queue is one piece); None where
+    none is kept, or another queue's parts were kept since under the same names."""
+    named = _load(store.kept(OBJECTS, key), 3)
+    if named is None:
+        return None
+    digest, *digests = named
+    parts = _printed_pieces(store, digest, digests)
+    if parts is None:
+        return None
+    found = [part for part in parts if part]
+    if not found:
+        return [b'{\n  "conflicts": []\n}']
+    pieces: list[bytes | memoryview] = [b'{\n  "conflicts": [\n']
+    for part in found:
+        pieces += (part, b",\n")
+    pieces[-1] = b"\n  ]\n}"
+    return pieces
+
+
+def _printed_pieces(store: DerivedStore, digest: str, digests: list[str]) -> list[memoryview] | None:
+    """The printed duplicates of `digest` and structural faults of `digests`, as kept (UTF-8)."""
+    code = code_fingerprint()
+    duplicates = _kept_printed(store, DUPLICATES_PRINTED, digest, "")
+    if duplicates is None:
+        return None
+    parts = [_kept_printed(store, name, part_digest, code) for name, part_digest in zip(PRINTED_PARTS, digests)]
+    if parts[0] is None or parts[1] is None:
+        return None
+    return [parts[0], duplicates, parts[1]]
+
+
+def _keep_printed(store: DerivedStore, name: str, digest: str, code: str, text: str) -> None:
+    """Keep a printed text as `_kept_printed` reads it (nothing where it is not UTF-8: a lone
+    surrogate, which printing it would refuse too; the queue is then worked out again)."""
+    try:
+        value = f"{digest}\n{code}\n".encode() + text.encode("utf-8")
+    except UnicodeEncodeError:
+        return
+    store.keep(name, digest, value)
+
+
+def _kept_printed(store: DerivedStore, name: str, digest: str, code: str) -> memoryview | None:
+    """The printed text kept as `name` for `digest` by `code`, its UTF-8 bytes; None where another's
+    (or none, or not one) is kept."""
+    found = store.kept(name, digest)
+    head = f"{digest}\n{code}\n".encode()
+    if not isinstance(found, bytes) or not found.startswith(head):
+        return None
+    return memoryview(found)[len(head) :]
+
+
+def _kept_printed_text(store: DerivedStore, name: str, digest: str, code: str) -> str | None:
+    found = _kept_printed(store, name, digest, code)
+    return None if found is None else str(found, "utf-8")
 
 
 def _kept_text(store: DerivedStore, name: str, digest: str) -> str | None:
@@ -564,9 +710,11 @@ class Asked:
         on: dt.date,
         compatible: frozenset = frozenset(),
         full: bool = False,
+        progress: Callable[[str, int, int], object] | None = None,
     ):
+        """`progress(pass, done, total)`: told how far the weighing's long passes have gone."""
         self.documents, self.native, self.store, self.compatible = documents, native, store, compatible
-        self.full = full
+        self.full, self.progress = full, progress
         self.reading, self.on = reading, on
         code = code_fingerprint() if store is not None else ""
         self.setting = setting_key(reading, native, on, code, compatible) if store is not None else ""
@@ -645,6 +793,7 @@ class Asked:
                 self.full,
                 drawn=(lambda digest: store.kept(DRAWN, digest)) if store is not None else None,
                 rows=(lambda keys: store.kept_rows(WEIGHED, keys)) if store is not None else None,
+                progress=self.progress,
             )
         return self._weighing
 
@@ -684,13 +833,42 @@ class Asked:
             if self.store is not None:  # every document's relations, as the structural checks ask them
                 read_relations(self.documents)
             parts = queue_parts(
-                self.documents, self.native, self.compatible, weighed=pairs.weighed(), duplicates=pairs.duplicates
+                self.documents,
+                self.native,
+                self.compatible,
+                weighed=pairs.weighed(),
+                duplicates=pairs.duplicates,
+                successors_of=self._successors if self.store is not None else None,
             )
             self._keep_weighing()
             text = keep_queue(self.store, self.key, *parts, encoded=encoded) if self.store is not None else ""
             if self.store is not None and content is not None:
                 self.store.keep(CONTENT, content, self.key)
         return parts, text
+
+    def _successors(self, docs: dict, lacking: list[str], compatible: frozenset, related: dict) -> dict:
+        """`successors.likeliest_successors` for the structural checks, from what was kept of
+        every decision (`kept_successors`), which is then kept as it is now."""
+        from . import kept_successors
+        from ..views.successors import likeliest_successors
+
+        store = self.store
+        assert store is not None
+        key = f"{code_fingerprint()}\t{self.reading}"
+        kept = kept_successors.KeptDecisions(lambda keys: store.kept_rows(SUCCESSORS, keys))
+        if not self.full:
+            kept.load(store.kept(SUCCESSORS, key))  # False: nothing kept (or not this), all counted
+        found = kept_successors.likeliest_successors(
+            docs, lacking, compatible, kept, lambda doc_id: [target for _, target in related[doc_id][2]]
+        )
+        if found is None:
+            return likeliest_successors(docs.values(), lacking, dismissed=compatible)
+        if kept.moved:
+            # First the rows the record names, then the record: a reader of it finds them.
+            store.keep_rows(SUCCESSORS, kept.to_write(), replace=kept.whole)
+            store.keep(SUCCESSORS, key, kept.dump())
+            store.forget_rows(SUCCESSORS, kept.unnamed())
+        return found
 
     def conflicts(self) -> Conflicts:
         """The queue: as kept under the same key, else worked out (what changed weighed again)

@@ -55,7 +55,19 @@ from ..records.store_rows import relations_of
 from ..vocabulary.model import DocType, Document, Status
 from ..views.similarity import Bm25, Corpus, Likeness, Profile, profiles_of
 
-__all__ = ["REFRESH_SHARE", "DRAWN", "Kept", "KeptBm25", "Rows", "Weighing", "load", "dump", "dump_apart"]
+__all__ = [
+    "REFRESH_SHARE",
+    "DRAWN",
+    "PROGRESS_EVERY",
+    "Kept",
+    "KeptBm25",
+    "Rows",
+    "Weighing",
+    "load",
+    "dump",
+    "dump_apart",
+    "told",
+]
 
 REFRESH_SHARE = 0.01
 FORMAT = 6
@@ -329,9 +341,11 @@ class Weighing:
         full: bool = False,
         drawn: Any = None,
         rows: Callable[[list[str]], dict[str, bytes]] | None = None,
+        progress: Callable[[str, int, int], object] | None = None,
     ):
         """`drawn(digest)` reads the `DRAWN` fields `kept` names, where they were kept apart;
-        `rows(keys)` the `Rows` it names."""
+        `rows(keys)` the `Rows` it names; `progress(pass, done, total)` is told how far each long
+        pass has gone (`told`)."""
         self.docs = {d.id: d for d in documents}
         self.compatible = compatible
         self.supersedes = _Supersedes(self.docs)
@@ -344,6 +358,7 @@ class Weighing:
         self.decisions = 0  # decisions a pair may involve (`conflicts.PAIRED`): the review list's depth counts them
         self._drawn = drawn
         self.drawn_changed = False  # the `DRAWN` fields changed in this call: written again
+        self.progress = progress
 
     # -- decisions ------------------------------------------------------------------------
 
@@ -446,7 +461,7 @@ class Weighing:
         bm25 = Bm25(profiles.values())
         kept.asked = {doc_id: bm25.query_terms(p.terms, Bm25.QUERY_TERMS) for doc_id, p in profiles.items()}
         kept.top, kept.near = {}, {}
-        for doc_id, terms in kept.asked.items():
+        for doc_id, terms in told(kept.asked.items(), len(kept.asked), self.progress, "weighing decisions"):
             self._keep_few(doc_id, bm25.likeliest_few(terms, REVIEW_NEIGHBOURS, other_than=doc_id))
         return self._pairs(bm25, corpus, set(profiles))
 
@@ -466,7 +481,8 @@ class Weighing:
         weighed = []
         profiles = _Profiles(docs)
         near = {doc_id: [other for _, other in few] for doc_id, few in kept.near.items()}
-        for pair in sorted(pairs_to_weigh(kept.handles, kept.mentions, kept.when, kept.top, near)):
+        ordered = sorted(pairs_to_weigh(kept.handles, kept.mentions, kept.when, kept.top, near))
+        for pair in told(ordered, len(ordered), self.progress, "weighing pairs"):
             older, newer = pair
             row = kept.pairs.get(pair, False) if older not in moved and newer not in moved else False
             if row is None and pair_to_list(docs, self.supersedes, self.compatible, older, newer) is not None:
@@ -555,7 +571,7 @@ class Weighing:
         now_pending: set[str] = set()
         found: list[tuple[str, str, str]] = []
         keys = set()
-        for line in lines:
+        for line in told(lines, len(lines), self.progress, "comparing duplicates"):
             doc_type, a_id, b_id = line.split("\t")
             key = line[len(doc_type) + 1 :]
             keys.add(key)
@@ -580,6 +596,27 @@ class Weighing:
         kept.pending = now_pending
         kept.listed = {key: reason for key, reason in listed.items() if key in keys}
         return found
+
+
+PROGRESS_EVERY = 1000  # items of a pass between two calls of a progress hook
+
+
+def told(
+    items: Iterable[Any], total: int, progress: Callable[[str, int, int], object] | None, name: str
+) -> Iterable[Any]:
+    """`items`, with `progress(name, done, total)` told every PROGRESS_EVERY of them and once at the
+    end; `items` themselves where no hook is given (nothing added to the pass)."""
+    return items if progress is None else _telling(items, total, progress, name)
+
+
+def _telling(items: Iterable[Any], total: int, progress: Callable[[str, int, int], object], name: str) -> Iterator[Any]:
+    done = 0
+    for item in items:
+        yield item
+        done += 1
+        if done % PROGRESS_EVERY == 0:
+            progress(name, done, total)
+    progress(name, done, total)
 
 
 class _Supersedes(Mapping):

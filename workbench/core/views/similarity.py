@@ -42,6 +42,8 @@ __all__ = [
     "shown",
     "shown_words",
     "title_head",
+    "title_openings",
+    "shared_opening",
 ]
 
 STOPWORDS = frozenset(
@@ -254,7 +256,13 @@ def title_head(title: str) -> str:
 PREFIX_WORDS = 3  # the longest opening shared by a collection's titles that is taken for a prefix
 
 
-def _shared_opening(counts: Counter) -> tuple[str, ...]:
+def title_openings(title: str) -> list[tuple[str, ...]]:
+    """The runs of a title's opening words (up to PREFIX_WORDS) it counts for in `shared_opening`."""
+    opening = words(title)[:PREFIX_WORDS]
+    return [tuple(opening[:n]) for n in range(1, len(opening) + 1)]
+
+
+def shared_opening(counts: Counter) -> tuple[str, ...]:
     """The longest run of opening title words (up to PREFIX_WORDS) that more than half the titles
     of a type open with, in a collection of at least four; () when there is none."""
     titles = sum(count for opening, count in counts.items() if len(opening) == 1)
@@ -288,9 +296,8 @@ class Corpus:
             self.size += 1
             self.frequency.update(profile.terms.keys())
             self.linked.update(profile.targets)
-            opening = words(profile.title)[:PREFIX_WORDS]
-            openings.setdefault(profile.type, Counter()).update(tuple(opening[:n]) for n in range(1, len(opening) + 1))
-        self.prefix = {doc_type: _shared_opening(counts) for doc_type, counts in openings.items()}
+            openings.setdefault(profile.type, Counter()).update(title_openings(profile.title))
+        self.prefix = {doc_type: shared_opening(counts) for doc_type, counts in openings.items()}
         self._weigh()
 
     @classmethod

@@ -9,13 +9,15 @@ above all a later record the superseded one names in its own text; the few best 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from ..vocabulary.model import DocType, Document, Status
-from .similarity import bm25_of, corpus_of, kinship, profiles_of
+from .similarity import Profile, bm25_of, corpus_of, kinship, profiles_of
 
-__all__ = ["Successor", "likeliest_successors"]
+__all__ = ["Decisions", "Successor", "likeliest_among", "likeliest_successors"]
 
 BM25_WEIGHT = 0.5  # as the conflicts queue weighs BM25 beside kinship (`conflicts.DEFAULT`)
 # A superseded record that names a later one ("this feature was removed in ADR-63") has most likely
@@ -33,49 +35,93 @@ class Successor:
     why: str  # the reasons, in the records' own words
 
 
+class Decisions:
+    """What the pass reads of every decision, asked through one face so that a caller keeping it
+    between calls (`services.kept_successors`) answers with the same code as one profiling every
+    decision here: each live decision's `when`, `handles` and `mentions`, a decision's profile
+    (`profile`, asked of the few weighed), BM25 `scores` and the word rarities (`corpus`)."""
+
+    def __init__(self, documents: Iterable[Document]):
+        self.docs = {d.id: d for d in documents}
+        decisions = [d for d in self.docs.values() if d.type == DocType.DECISION]
+        self.profiles = profiles_of(decisions)
+        self.live = [d.id for d in decisions if d.status in (Status.ACTIVE, Status.DRAFT)]
+        self.bm25, self.corpus = bm25_of(self.profiles.values()), corpus_of(self.profiles.values())
+
+    def has(self, doc_id: str) -> bool:
+        return doc_id in self.profiles
+
+    def profile(self, doc_id: str) -> Profile:
+        return self.profiles[doc_id]
+
+    def prefetch(self, doc_ids: Iterable[str]) -> None:
+        """The profiles about to be asked (`profile`): here, every one is at hand."""
+
+    def when(self, doc_id: str) -> tuple:
+        return self.profiles[doc_id].when
+
+    def cited(self, doc_ids: list[str], mine: Profile) -> list[str]:
+        """Those of `doc_ids` that `mine` names or that name it (its handles)."""
+        profiles = self.profiles
+        return [d for d in doc_ids if mine.mentions & profiles[d].handles or profiles[d].mentions & mine.handles]
+
+    def scores(self, terms: Counter) -> dict[str, float]:
+        return self.bm25.scores(terms)
+
+    def title(self, doc_id: str) -> str:
+        return self.docs[doc_id].title
+
+
 def likeliest_successors(
     documents: Iterable[Document], old_ids: Iterable[str], most: int = 3, dismissed: frozenset = frozenset()
 ) -> dict[str, list[Successor]]:
     """For each of `old_ids`, the `most` live decisions likeliest to have replaced it, best first
     (none for one that is not a decision, or that no live decision shares a word with); a pair in
     `dismissed` (a person said the one did not replace the other) is never offered."""
-    docs = {d.id: d for d in documents}
-    decisions = [d for d in docs.values() if d.type == DocType.DECISION]
-    profiles = profiles_of(decisions)
-    live = [d.id for d in decisions if d.status in (Status.ACTIVE, Status.DRAFT)]
-    bm25, corpus = bm25_of(profiles.values()), corpus_of(profiles.values())
+    return likeliest_among(Decisions(documents), old_ids, most, dismissed)
+
+
+def likeliest_among(
+    decisions: Any, old_ids: Iterable[str], most: int = 3, dismissed: frozenset = frozenset()
+) -> dict[str, list[Successor]]:
+    """`likeliest_successors`, read through `decisions` (a `Decisions`, or one that answers as it does)."""
     found: dict[str, list[Successor]] = {}
     for old_id in old_ids:
-        if old_id in profiles:
-            found[old_id] = _likeliest(docs, profiles, live, bm25, corpus, old_id, most, dismissed)
+        if decisions.has(old_id):
+            found[old_id] = _likeliest(decisions, old_id, most, dismissed)
     return found
 
 
-def _likeliest(docs, profiles, live, bm25, corpus, old_id: str, most: int, dismissed: frozenset) -> list[Successor]:
-    mine = profiles[old_id]
+def _likeliest(decisions: Any, old_id: str, most: int, dismissed: frozenset) -> list[Successor]:
+    mine = decisions.profile(old_id)
+    mine_when, when = decisions.when(old_id), decisions.when
     later = [
         doc_id
-        for doc_id in live
-        if doc_id != old_id and not profiles[doc_id].when < mine.when and frozenset((old_id, doc_id)) not in dismissed
+        for doc_id in decisions.live
+        if doc_id != old_id and not when(doc_id) < mine_when and frozenset((old_id, doc_id)) not in dismissed
     ]
-    found = bm25.scores(mine.terms)
+    found = decisions.scores(mine.terms)
     top = max((found.get(doc_id, 0.0) for doc_id in later), default=0.0)
     # Kinship is weighed for the most alike by BM25 and those either record names: a few dozen,
     # whatever the vault's size.
     alike_first = sorted((doc_id for doc_id in later if doc_id in found), key=lambda d: -found[d])[:SHORTLIST]
-    cited = [d for d in later if mine.mentions & profiles[d].handles or profiles[d].mentions & mine.handles]
+    cited = decisions.cited(later, mine)
+    corpus = decisions.corpus
     weighed = []
-    for doc_id in dict.fromkeys(alike_first + cited):
+    shortlist = list(dict.fromkeys(alike_first + cited))
+    decisions.prefetch(shortlist)
+    for doc_id in shortlist:
         alike = found.get(doc_id, 0.0) / top if top else 0.0
-        like = kinship(profiles[doc_id], mine, corpus, explain=False)
-        named = bool(mine.mentions & profiles[doc_id].handles)
+        other = decisions.profile(doc_id)
+        like = kinship(other, mine, corpus, explain=False)
+        named = bool(mine.mentions & other.handles)
         weighed.append((like.score + BM25_WEIGHT * alike + NAMED_WEIGHT * named, doc_id, alike, named))
     weighed.sort(key=lambda item: (-item[0], item[1]))
     chosen = []
     for score, doc_id, alike, named in weighed[:most]:
-        reasons = [f"“{docs[old_id].title}” names it"] if named else []
-        reasons += kinship(profiles[doc_id], mine, corpus).reasons or [
+        reasons = [f"“{decisions.title(old_id)}” names it"] if named else []
+        reasons += kinship(decisions.profile(doc_id), mine, corpus).reasons or [
             f"its text is among the most alike ({round(alike * 100)}% of the best)"
         ]
-        chosen.append(Successor(doc_id, docs[doc_id].title, score, "; ".join(reasons)))
+        chosen.append(Successor(doc_id, decisions.title(doc_id), score, "; ".join(reasons)))
     return chosen

@@ -1,0 +1,143 @@
+"""The likeliest successors answered from what was kept of every decision (`kept_successors`)
+equal the pass read plainly (`views.successors`), after changes made by plain file I/O between
+two opens, and a keep that trusted a decision it did not profile again would answer otherwise."""
+
+from __future__ import annotations
+
+import random
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.benchmarks.records_vault import write_records
+from tests.test_corpora import CORPORA
+from workbench.core.records.store_rows import relations_of
+from workbench.core.services import kept_conflicts, kept_successors
+from workbench.core.services.kept_conflicts import SUCCESSORS
+from workbench.core.vault import Vault
+from workbench.core.views.similarity import profiles_of
+from workbench.core.views.successors import likeliest_successors
+from workbench.core.vocabulary.model import Status
+
+SIZE = 360
+STATUS = re.compile(r"(?im)^([-*\s]*status:\s*)accepted\b")
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory) -> Path:
+    source = CORPORA / "adr-collection"
+    if not source.is_dir():
+        pytest.skip(f"corpus adr-collection not found under {CORPORA} (set WORKBENCH_CORPORA to the folder holding it)")
+    folder = tmp_path_factory.mktemp("records") / "source"
+    write_records(source, folder, SIZE)
+    # Some records superseded without naming a successor: the ones the pass is asked about.
+    said = [p for p in sorted(folder.glob("*.md")) if STATUS.search(p.read_text("utf-8"))]
+    for path in said[::15]:
+        path.write_text(STATUS.sub(r"\1Superseded", path.read_text("utf-8"), count=1), "utf-8")
+    return folder
+
+
+@pytest.fixture
+def vault(records: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "vault"
+    shutil.copytree(records, target)
+    return target
+
+
+def _answer(found: dict) -> dict:
+    return {old: [(s.id, s.title, s.score, s.why) for s in few] for old, few in found.items()}
+
+
+def _both(root: Path, dismissed: frozenset = frozenset()) -> tuple[dict, dict, kept_successors.KeptDecisions]:
+    """(the pass read plainly, the pass from what the store kept, that keep) in a fresh open."""
+    vault = Vault.open(root, flavour="adr")
+    store = vault.index.store
+    docs = {d.id: d for d in vault.index.documents}
+    related = {doc_id: relations_of(doc) for doc_id, doc in docs.items()}
+    lacking = [d for d, doc in docs.items() if doc.status == Status.SUPERSEDED and not related[d][1]]
+    plain = likeliest_successors(docs.values(), lacking, dismissed=dismissed)
+    kept = kept_successors.KeptDecisions(lambda keys: store.kept_rows(SUCCESSORS, keys))
+    kept.load(store.kept(SUCCESSORS, "test"))
+    found = kept_successors.likeliest_successors(
+        docs, lacking, dismissed, kept, lambda doc_id: [t for _, t in related[doc_id][2]]
+    )
+    assert found is not None
+    store.keep_rows(SUCCESSORS, kept.to_write(), replace=kept.whole)
+    store.keep(SUCCESSORS, "test", kept.dump())
+    store.forget_rows(SUCCESSORS, kept.unnamed())
+    return _answer(plain), _answer(found), kept
+
+
+def _append(path: Path, text: str) -> None:
+    with path.open("a", encoding="utf-8") as file:
+        file.write(text)
+
+
+def test_equal_to_the_plain_pass_after_random_changes(vault: Path) -> None:
+    plain, found, kept = _both(vault)
+    assert kept.whole and plain and any(plain.values())  # counted from nothing, and something offered
+    assert found == plain
+    rng = random.Random(7)
+    words = "retry budget outage review cache queue schema tenant audit token".split()
+    for step in range(6):
+        files = sorted(vault.glob("*.md"))
+        for path in rng.sample(files, 3):
+            _append(path, f"\n{' '.join(rng.choices(words, k=rng.randint(3, 12)))}.\n")
+        if step == 2:  # a decision gone, another new
+            files[5].unlink()
+            shutil.copy(files[9], vault / "ADR-09999-added-record.md")
+        if step == 4:  # a live decision superseded without a successor: one more asked
+            path = next(p for p in files[21:] if p.exists() and STATUS.search(p.read_text("utf-8")))
+            path.write_text(STATUS.sub(r"\1Superseded", path.read_text("utf-8"), count=1), "utf-8")
+        plain, found, kept = _both(vault)
+        assert kept.moved and not kept.whole, step  # followed (to be kept again), not counted again
+        assert found == plain, step
+
+
+def test_a_decision_changed_by_plain_file_io_is_profiled_again(vault: Path) -> None:
+    """A live decision made to name a superseded one becomes its likeliest successor: a keep that
+    trusted what it profiled before would not offer it."""
+    plain, found, _ = _both(vault)
+    old = next(o for o, few in plain.items() if few)
+    offered = {s[0] for s in plain[old]}
+    vault_now = Vault.open(vault, flavour="adr")
+    docs = {d.id: d for d in vault_now.index.documents}
+    when = {doc_id: profile.when for doc_id, profile in profiles_of(docs.values()).items()}
+    later = next(  # a live record not older, not offered
+        d
+        for d in sorted(docs.values(), key=lambda d: d.path, reverse=True)
+        if d.status in (Status.ACTIVE, Status.DRAFT) and d.id not in offered and not when[d.id] < when[old]
+    )
+    _append(vault / later.path, f"\nThis record replaces {old} ({Path(docs[old].path).stem}).\n")
+    plain, found, kept = _both(vault)
+    assert not kept.whole
+    assert later.id in {s[0] for s in plain[old]}  # the change moved the answer: offered now
+    assert found == plain
+
+
+def test_a_decision_gone_is_kept_gone(vault: Path) -> None:
+    """A decision removed, nothing else changed: the keep follows and is kept again, so the next
+    open reads it without the decision (and nothing to follow)."""
+    _both(vault)
+    sorted(vault.glob("*.md"))[3].unlink()
+    plain, found, kept = _both(vault)
+    assert kept.moved and found == plain
+    plain, found, kept = _both(vault)
+    assert not kept.moved and found == plain
+
+
+def test_a_row_gone_is_counted_again(vault: Path) -> None:
+    """Rows another process dropped (it counted everything since) are not a fault: counted again."""
+    _both(vault)
+    _append(next(iter(sorted(vault.glob("*.md")))), "\nA sentence more about the retry budget.\n")
+    store = Vault.open(vault, flavour="adr").index.store
+    store.db.execute("DELETE FROM kept_rows WHERE name = ?", (SUCCESSORS,))
+    plain, found, kept = _both(vault)
+    assert kept.whole
+    assert found == plain
+
+
+def test_kept_under_a_name_the_queue_keeps() -> None:
+    assert SUCCESSORS in kept_conflicts.NAMES
