@@ -391,7 +391,10 @@ async def session(root: Path, target: str, title: str, told: float = SAID) -> tu
     the longest of any gap's CPU time (each at most its wall time): what the app itself held the
     screen for, at most, on a machine of its own; "screen on CPU" the same of the screen's thread
     alone: its own longest turn, the rest of a gap being other threads' (the interpreter is one). With them, each stall longer than `SAID` in
-    words: what every thread was doing in it (`StallSampler`); `told`: told from how long, in seconds."""
+    words: what every thread was doing in it (`StallSampler`); `told`: told from how long, in seconds.
+    And the full collections of the cycle collector on the screen's thread: how many, how many of
+    them the app ran itself in a pause (`quiet_collector.py`), the longest and all of them in the
+    thread's CPU time, which the machine's load does not stretch as it does a gap's wall time."""
     from textual import events
     from textual.command import CommandPalette
     from textual.keys import _character_to_key
@@ -473,14 +476,40 @@ async def session(root: Path, target: str, title: str, told: float = SAID) -> tu
         ticks.append((time.perf_counter(), time.process_time(), time.thread_time()))
         until_loaded[:] = ticks  # not the app's exit after it, which goes on ticking as it waits for threads
 
+    full: list[float] = []
+    """The CPU of each full collection of the cycle collector on the screen's thread (its own CPU
+    clock: a figure the machine's load does not stretch)."""
+    full_at: list[float] = []
+    """When each began, in seconds from the start."""
+    began: list[float] = []
+
+    def collected(phase: str, info: dict) -> None:
+        if info["generation"] != 2 or threading.current_thread() is not threading.main_thread():
+            return
+        if phase == "start":
+            began[:] = [time.thread_time()]
+            full_at.append(time.perf_counter() - start)
+        elif began:
+            full.append(time.thread_time() - began.pop())
+
     def tick() -> None:
         sampler.tick()
         ticks.append((time.perf_counter(), time.process_time(), time.thread_time()))
 
-    with StallSampler() as sampler, screen_first():  # the interpreter set as `WorkbenchApp.run` sets it
-        async with app.run_test(size=(120, 40)) as pilot:
-            app.set_interval(TICK, tick)
-            await steps(pilot)
+    gc.callbacks.append(collected)
+    try:
+        with StallSampler() as sampler, screen_first():  # the interpreter set as `WorkbenchApp.run` sets it
+            async with app.run_test(size=(120, 40)) as pilot:
+                app.set_interval(TICK, tick)
+                await steps(pilot)
+    finally:
+        gc.callbacks.remove(collected)
+    marks["full collections"] = len(full)
+    marks["their longest CPU"] = max(full, default=0.0)
+    marks["their CPU"] = sum(full)
+    quiet = getattr(app, "quiet_collector", None)
+    marks["in pauses"] = quiet.collections if quiet is not None else 0
+    collections = ", ".join(f"{at:.2f} s {cpu * 1000:.0f} ms" for at, cpu in zip(full_at, full))
     gaps = [(b[0] - a[0], a[0], b[1] - a[1], b[2] - a[2]) for a, b in zip(until_loaded, until_loaded[1:])]
     gap, at, cpu, screens = max(gaps, default=(0.0, start, 0.0, 0.0))
     marks["still from"] = at - start  # when the longest gap began: where to look in a profile
@@ -500,6 +529,8 @@ async def session(root: Path, target: str, title: str, told: float = SAID) -> tu
         for wall, began, used, own in gaps
         if wall > told
     ]
+    if collections:
+        said.insert(0, f"full collections on the screen's thread (from the start, its CPU): {collections}")
     if long_gaps:
         said.insert(
             0,
@@ -563,13 +594,17 @@ def sessions(vaults: list[Path], runs: int, cold: bool = False, told: float = SA
                 shutil.rmtree(root / ".workbench", ignore_errors=True)
             marks, stalls = asyncio.run(session(root, target, title, told))
             stills = ("still", "its CPU", "screen CPU", "still on CPU", "screen on CPU")
+            stills += ("full collections", "their longest CPU", "their CPU", "in pauses")
             said = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in marks.items() if name not in stills)
             print(
                 f"{root.name}{' (cold)' if cold else ''}: {said}; longest still {marks['still'] * 1000:.0f} ms"
                 f" (the process ran {marks['its CPU'] * 1000:.0f} ms of it, the screen's thread"
                 f" {marks['screen CPU'] * 1000:.0f} ms);"
                 f" longest still on CPU {marks['still on CPU'] * 1000:.0f} ms"
-                f" (the screen's thread's longest turn {marks['screen on CPU'] * 1000:.0f} ms)",
+                f" (the screen's thread's longest turn {marks['screen on CPU'] * 1000:.0f} ms);"
+                f" full collections on the screen's thread {marks['full collections']:.0f}"
+                f" ({marks['in pauses']:.0f} of them the app's own, in pauses), the longest"
+                f" {marks['their longest CPU'] * 1000:.0f} ms of its CPU, {marks['their CPU'] * 1000:.0f} ms in all",
                 flush=True,
             )
             for stall in stalls:

@@ -6,6 +6,7 @@ window appears before a large vault has been read.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import sys
 from collections.abc import Iterator
@@ -26,6 +27,8 @@ from .settings import load_settings, save_setting
 from .themes import BUILTIN_THEMES, VARIABLE_DEFAULTS, load_theme_files, theme_folders
 from .first_page import KeptTitle, kept_first_page
 from .opening import Opening
+from .quiet_collector import LOOK_EVERY, QuietCollector
+from .releasing import ReleasingExecutor, release_styles_caches
 from .typeahead import TypeAhead, takes_letters
 from .user_keymap import keymap_path, load_keymap
 from .widgets.dialog_news import DialogNews, dialog_news
@@ -132,6 +135,9 @@ class WorkbenchApp(App[None]):
         """The titles kept from the last launch, on show while the vault is read (`first_page.py`)."""
         self.typeahead = TypeAhead(self, opens=("search-input", "results", "links"))
         """Keys sent in one burst wait for the keys before them (`typeahead.py`)."""
+        release_styles_caches()
+        self.quiet_collector = QuietCollector()
+        """Full collections of the cycle collector in pauses, not in frames (`quiet_collector.py`)."""
 
     def run(self, *args: Any, **kwargs: Any) -> None:
         """Run until the person quits, the interpreter set for the screen (`screen_first`)."""
@@ -168,7 +174,9 @@ class WorkbenchApp(App[None]):
     def on_load(self) -> None:
         """The app runs. With titles kept from the last launch, the first frame shows them and the
         vault is opened after it (opening it meanwhile would take the interpreter from the frame);
-        without, the vault is opened now, beside Textual's start, not once the screen is up."""
+        without, the vault is opened now, beside Textual's start, not once the screen is up.
+        Thread workers run in a `ReleasingExecutor`: a finished one keeps no dialog alive."""
+        asyncio.get_running_loop().set_default_executor(ReleasingExecutor(thread_name_prefix="workbench-worker"))
         self.kept_titles = kept_first_page(self.vault_path, self.flavour)
         if not self.kept_titles:
             self.opening = Opening(self.vault_path, self.flavour)
@@ -177,6 +185,12 @@ class WorkbenchApp(App[None]):
         self.push_screen(MainScreen(self.vault_path, self.flavour, self.opening, self.kept_titles))
         self._say_theme_errors()
         self._apply_user_keymap()
+
+    def on_unmount(self) -> None:
+        self.quiet_collector.stop()
+
+    def _collect_if_quiet(self) -> None:
+        self.quiet_collector.look(self.screen_stack)
 
     def _apply_user_keymap(self) -> None:
         """The user's keys, those that can apply; a warning for each line that cannot. (Checking
@@ -197,7 +211,10 @@ class WorkbenchApp(App[None]):
     async def on_event(self, event: events.Event) -> None:
         """Each key from the terminal is handed on only once the keys before it are done
         (`TypeAhead`): Textual hands it to the focused widget, and the bindings act once it has
-        come back up to the app."""
+        come back up to the app. A key or click also tells the quiet collector the person may be
+        waiting."""
+        if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)):
+            self.quiet_collector.touched()
         if not isinstance(event, events.Key) or event.is_forwarded:
             await super().on_event(event)
             return
@@ -258,6 +275,9 @@ class WorkbenchApp(App[None]):
         if not self._warmed:
             self._warmed = True
             self.run_worker(warm_up, thread=True, group="warm-up", exit_on_error=False)
+            # Once the first titles are on screen: a collection before them would delay them.
+            self.quiet_collector.start()
+            self.set_interval(LOOK_EVERY, self._collect_if_quiet)
 
     def search_themes(self) -> None:
         """The palette's theme list: the workbench's own themes and the theme files, whole even

@@ -23,6 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Input, OptionList
@@ -355,7 +356,10 @@ class SearchPane(Vertical):
         """List the matches; the best is highlighted unless the same query is merely refreshed."""
         if query != self.query_text:
             return  # a newer query is on its way
-        results = self.query_one(OptionList)
+        try:
+            results = self.query_one(OptionList)
+        except NoMatches:
+            return  # the app is closing: its answer came after the list was taken down
         keep = results.highlighted_option.id if results.highlighted_option and query == self._shown_query else None
         if self._kept:  # the titles kept from the last launch: the highlight stays where the person moved it
             self._kept = ()
