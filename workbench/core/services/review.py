@@ -208,7 +208,7 @@ def _ranked(index: VaultIndex) -> tuple[list[Document], list[Ranked], int]:
         before = store.kept(REVIEW_CONTENT, content) if content is not None else None
         kept = store.kept(KEPT, before) if isinstance(before, str) else None
         found = _decode(kept)
-        if found is not None:
+        if found is not None and isinstance(kept, bytes):
             store.keep(KEPT, kept_key, kept)
     if found is None:
         weighed, decisions = weighed_pairs(index)
