@@ -21,14 +21,13 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import marshal
-import math
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..vocabulary.model import DocType, Document, Status
-from ..views.similarity import Bm25, Corpus, Profile, profiles_of, shared_opening, title_openings
+from ..views.similarity import Bm25, Corpus, Profile, profiles_of, rarity, shared_opening, title_openings
 from ..views.successors import Successor, likeliest_among
 
 __all__ = ["REFRESH_SHARE", "KeptDecisions", "likeliest_successors", "read_from"]
@@ -91,25 +90,25 @@ class KeptDecisions:
 
     # -- kept ----------------------------------------------------------------------------
 
+    _KEPT = (
+        "keys",
+        "fields",
+        "lengths",
+        "handles",
+        "mentions",
+        "when",
+        "frequency",
+        "linked",
+        "openings",
+        "rows",
+        "postings",
+        "passed",
+        "changed",
+    )  # the record's parts after FORMAT, in order (`passed` kept sorted)
+
     def dump(self) -> bytes:
-        return marshal.dumps(
-            (
-                FORMAT,
-                self.keys,
-                self.fields,
-                self.lengths,
-                self.handles,
-                self.mentions,
-                self.when,
-                self.frequency,
-                self.linked,
-                self.openings,
-                self.rows,
-                self.postings,
-                sorted(self.passed),
-                self.changed,
-            )
-        )
+        parts = [sorted(self.passed) if name == "passed" else getattr(self, name) for name in self._KEPT]
+        return marshal.dumps((FORMAT, *parts))
 
     def load(self, data: Any) -> bool:
         """Take the record `dump` wrote; False for anything else."""
@@ -117,25 +116,10 @@ class KeptDecisions:
             found = marshal.loads(data) if isinstance(data, bytes) else None
         except (ValueError, TypeError, EOFError):
             return False
-        if not (isinstance(found, tuple) and len(found) == 14 and found[0] == FORMAT):
+        if not (isinstance(found, tuple) and len(found) == len(self._KEPT) + 1 and found[0] == FORMAT):
             return False
-        (
-            _,
-            self.keys,
-            self.fields,
-            self.lengths,
-            self.handles,
-            self.mentions,
-            self.when,
-            self.frequency,
-            self.linked,
-            self.openings,
-            self.rows,
-            self.postings,
-            passed,
-            self.changed,
-        ) = found
-        self.passed = set(passed)
+        for name, value in zip(self._KEPT, found[1:]):
+            setattr(self, name, set(value) if name == "passed" else value)
         return True
 
     def _row(self, key: str) -> bytes:
@@ -357,12 +341,7 @@ class _KeptBm25(Bm25):
     def idf(self, term: str) -> float:
         weight = self._weights.get(term)
         if weight is None:
-            found = self.kept.frequency.get(term, 0)
-            weight = self._weights[term] = (
-                math.log(1 + (self.size - found + 0.5) / (found + 0.5))
-                if found
-                else math.log(1 + (self.size + 0.5) / 0.5)
-            )
+            weight = self._weights[term] = rarity(self.size, self.kept.frequency.get(term, 0))
         return weight
 
     def _share(self, term: str, doc_id: str, count: int) -> float:

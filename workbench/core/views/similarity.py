@@ -35,6 +35,7 @@ __all__ = [
     "title_words",
     "kinship",
     "Bm25",
+    "rarity",
     "bm25_of",
     "corpus_of",
     "mentions_in",
@@ -487,6 +488,13 @@ def likeness(a: Profile, b: Profile, corpus: Corpus, title: float | None = None,
     return Likeness(score, title, tags, links, shared, text, reasons)
 
 
+def rarity(size: int, found: int) -> float:
+    """BM25's weight of a word found in `found` of `size` documents (Lucene's form, never below
+    zero); the one formula every weighing of words uses, so that kept and fresh answers agree to
+    the bit."""
+    return math.log(1 + (size - found + 0.5) / (found + 0.5))
+
+
 class Bm25:
     """Okapi BM25 among profiles (k1 1.2, b 0.75), for how alike one text is to each of the others.
 
@@ -517,7 +525,7 @@ class Bm25:
         self.shares: dict[str, dict[str, float]] = {}  # {term: {id: the term's share of its score}}
         self._rows: dict[str, list[tuple[int, float]]] = {}  # the same, by row
         for term, found in postings.items():
-            weight = self._idf[term] = math.log(1 + (self.size - len(found) + 0.5) / (len(found) + 0.5))
+            weight = self._idf[term] = rarity(self.size, len(found))
             shares = self.shares[term] = {
                 doc_id: weight * count * (self.K1 + 1) / (count + norm) for doc_id, count, norm in found
             }
@@ -525,7 +533,7 @@ class Bm25:
 
     def idf(self, term: str) -> float:
         weight = self._idf.get(term)
-        return weight if weight is not None else math.log(1 + (self.size + 0.5) / 0.5)
+        return weight if weight is not None else rarity(self.size, 0)
 
     def query_terms(self, terms: Counter, most: int | None) -> list[str]:
         idf = self.idf
