@@ -34,7 +34,6 @@ from __future__ import annotations
 import hashlib
 import heapq
 import marshal
-import math
 import zlib
 from array import array
 from collections import Counter
@@ -55,7 +54,7 @@ from .conflicts import (
 )
 from ..records.store_rows import relations_of
 from ..vocabulary.model import DocType, Document, Status
-from ..views.similarity import Bm25, Corpus, Likeness, Profile, profiles_of
+from ..views.similarity import Bm25, Corpus, Likeness, Profile, profiles_of, rarity
 
 __all__ = [
     "REFRESH_SHARE",
@@ -291,12 +290,7 @@ class KeptBm25(Bm25):
     def idf(self, term: str) -> float:
         weight = self._weights.get(term)
         if weight is None:
-            found = self.kept.frequency.get(term, 0)
-            weight = self._weights[term] = (
-                math.log(1 + (self.size - found + 0.5) / (found + 0.5))
-                if found
-                else math.log(1 + (self.size + 0.5) / 0.5)
-            )
+            weight = self._weights[term] = rarity(self.size, self.kept.frequency.get(term, 0))
         return weight
 
     def _norm(self, doc_id: str) -> float:
