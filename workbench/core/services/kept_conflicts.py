@@ -484,15 +484,20 @@ def keep_queue(
     return _printed_whole((printed_parts[0], duplicates, printed_parts[1]))
 
 
-def _load_part(data: Any) -> tuple[str, str, str, bytes, bytes] | None:
-    """A part of the structural faults as `keep_queue` keeps it: (its digest, its entries as
-    `encode` gives them, the code that printed them, each entry's length there and printed)."""
+def _unmarshal(data: Any) -> Any:
+    """What `marshal` kept in `data`, or None for anything it did not write."""
     if not isinstance(data, bytes):
         return None
     try:
-        found = marshal.loads(data)
+        return marshal.loads(data)
     except (ValueError, TypeError, EOFError):
         return None
+
+
+def _load_part(data: Any) -> tuple[str, str, str, bytes, bytes] | None:
+    """A part of the structural faults as `keep_queue` keeps it: (its digest, its entries as
+    `encode` gives them, the code that printed them, each entry's length there and printed)."""
+    found = _unmarshal(data)
     if not (isinstance(found, tuple) and len(found) == 5 and all(isinstance(v, str) for v in found[:3])):
         return None
     if not all(isinstance(v, bytes) and len(v) % 8 == 0 for v in found[3:]):
@@ -640,12 +645,7 @@ def _kept_text(store: DerivedStore, name: str, digest: str) -> str | None:
 
 
 def _load(data: Any, size: int = 2) -> tuple | None:
-    if not isinstance(data, bytes):
-        return None
-    try:
-        found = marshal.loads(data)
-    except (ValueError, TypeError, EOFError):
-        return None
+    found = _unmarshal(data)
     if not (isinstance(found, tuple) and len(found) == size and all(isinstance(v, str) for v in found)):
         return None
     return found
