@@ -215,7 +215,7 @@ def test_a_line_edited_into_another_word_or_one_record_twice_is_named_not_read_a
 
 
 def test_the_ranking_is_kept_for_the_next_process_and_a_damaged_one_is_worked_out_again(sample_copy):
-    from workbench.core.services import review
+    from workbench.core.services import kept_ranking, review
     from workbench.core.services.kept_conflicts import code_fingerprint, queue_key
     from workbench.core.records.record import today
 
@@ -224,18 +224,28 @@ def test_the_ranking_is_kept_for_the_next_process_and_a_damaged_one_is_worked_ou
     flavour = vault.flavour
     key = queue_key(vault.documents, flavour.reading, flavour.native, today(), code_fingerprint(), frozenset())
     kept = vault.store.kept(review.KEPT, key)
-    ranked, decisions = review._decode(kept)
-    assert decisions == 13 and [r.older for r in ranked][:1] == [first["pairs"][0]["older"]["id"]]
+    record = kept_ranking.load(kept)
+    ranked = kept_ranking.KeptRanking(record, lambda keys: vault.store.kept_rows(review.KEPT, keys)).top(1)
+    assert record.decisions == 13 and [r[0] for r in ranked] == [first["pairs"][0]["older"]["id"]]
     review._RANKED[:] = [None, None]  # as a new process: nothing in memory, the store's ranking read
     assert vault.review(limit=20).to_json() == first
     vault.store.keep(review.KEPT, key, "[[1, 2]]")  # damaged: worked out again
     review._RANKED[:] = [None, None]
     assert vault.review(limit=20).to_json() == first
-    for damaged in ((review.RANKING, 13, [(1, 2, 0.5, 0.5, (), ())]), (review.RANKING, 13, [(1, 2)]), (1, 13, [])):
+    for damaged in (
+        (kept_ranking.VERSION, record.identity, 13, [(1, 2)], [1], ["x"], record.scores),
+        (kept_ranking.VERSION, record.identity, 13, record.firsts, record.counts, record.blocks, []),
+        (2, 13, [(1, 2, 0.5, 0.5, (), ())]),  # the whole ranking older code kept
+    ):
         vault.store.keep(review.KEPT, key, marshal.dumps(damaged))
         review._RANKED[:] = [None, None]
         assert vault.review(limit=20).to_json() == first
     vault.store.keep(review.KEPT, key, b"\xff\x00 not marshal")
+    review._RANKED[:] = [None, None]
+    assert vault.review(limit=20).to_json() == first
+    # A block the record names deleted (another process kept a newer ranking): made whole again.
+    vault.store.keep(review.KEPT, key, record.dump())
+    vault.store.forget_rows(review.KEPT, record.blocks)
     review._RANKED[:] = [None, None]
     assert vault.review(limit=20).to_json() == first
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import marshal
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -29,7 +28,10 @@ from typing import TYPE_CHECKING, Any
 from .conflicts import DEFAULT, LIVE, Weighed
 from ..views.excerpts import READ_CHARACTERS, READ_DOCUMENTS, Excerpt, answer_size, excerpt, fit_openings, linked_keys
 from ..index import VaultIndex
-from .kept_conflicts import REVIEW, REVIEW_CONTENT, code_fingerprint, content_key, queue_key, setting_key, weighed_pairs
+from . import kept_ranking
+from .kept_conflicts import REVIEW, REVIEW_CONTENT, Asked, code_fingerprint, content_key, queue_key, setting_key
+from .kept_ranking import Entry, KeptRanking, Stale
+from ..vocabulary.collector import collector_paused
 from ..vocabulary.model import Document, RefusedError
 from ..records.record import today
 from ..views.similarity import profiles_of, words
@@ -171,21 +173,66 @@ class Ranked:
         )
 
 
-KEPT = REVIEW  # the ranking's entry in the derived store's `kept` table
+KEPT = REVIEW  # the ranking's entry in the derived store's `kept` table (and its rows' name in `kept_rows`)
 _RANKED: list = [None, None]  # (the documents' identities and the settings' pairs), the ranking for them
 _SHOWN: dict[tuple[Ranked, str, str], ReviewPair] = {}  # pairs with their excerpts, by both records' digests
 _SHOWN_MOST = 1_000
 
 
-def _ranked(index: VaultIndex) -> tuple[list[Document], list[Ranked], int]:
+class Ranking:
+    """Every weighed pair the list ranks, best first, read as far down as asked: from a ranking
+    kept in the derived store (`kept_ranking`), or held whole in memory where there is no store.
+    A kept block gone since (another process kept a newer ranking and deleted it) makes the
+    ranking again whole (`again`)."""
+
+    def __init__(self, kept: KeptRanking | None, entries: list[Entry] | None, again: Callable[[], list[Entry]]):
+        self._kept, self._entries, self._again = kept, entries, again
+        self._top: list[Ranked] = []
+
+    def __len__(self) -> int:
+        return len(self._entries) if self._entries is not None else len(self._kept or ())
+
+    def top(self, depth: int) -> list[Ranked]:
+        """The `depth` best pairs (all there are, if fewer)."""
+        if len(self._top) < min(depth, len(self)):
+            self._top = [
+                Ranked(*e) for e in self._read(lambda kept: kept.top(depth), lambda: (self._entries or [])[:depth])
+            ]
+        return self._top[:depth]
+
+    def find(self, older: str, newer: str) -> Ranked | None:
+        """The pair as ranked (in this order), or None where the list does not rank it."""
+
+        def whole() -> Entry | None:
+            return next((e for e in self._entries or [] if e[0] == older and e[1] == newer), None)
+
+        found = self._read(lambda kept: kept.find(older, newer), whole)
+        return Ranked(*found) if found is not None else None
+
+    def _read(self, kept: Callable[[KeptRanking], Any], held: Callable[[], Any]) -> Any:
+        if self._entries is None and self._kept is not None:
+            try:
+                return kept(self._kept)
+            except Stale:
+                self._entries, self._kept, self._top = self._again(), None, []
+        return held()
+
+
+def _entry(ranked: Ranked) -> Entry:
+    return (ranked.older, ranked.newer, ranked.score, ranked.alike, ranked.reasons, ranked.shared)
+
+
+def _ranked(index: VaultIndex) -> tuple[list[Document], Ranking, int]:
     """Every weighed pair, best first by its review score, worked out again only when the
     documents or the pairs the vault's settings call compatible changed: a long-lived server
     answers page after page from one ranking, and a new process reads it from the derived store,
     kept under the conflicts queue's key (every document's digest, how the vault is read, the
     day, the code), so a client that starts a server for every call does not weigh every pair
     each time (5 s at 10,000 documents), nor after a change to nothing the pairs read (the ranking
-    kept for the same `kept_conflicts.content_key`). With it, the number of decisions a pair may involve (which
-    sets the default depth): counting them decodes every document's frontmatter (1 s at 10,000)."""
+    kept for the same `kept_conflicts.content_key`). After a change, the ranking kept last follows
+    the pairs the weighing weighed again (`_followed`). With it, the number of decisions a pair
+    may involve (which sets the default depth): counting them decodes every document's
+    frontmatter (1 s at 10,000)."""
     documents = index.documents
     compatible = index.config.compatible
     key = (tuple(map(id, documents)), compatible)
@@ -198,61 +245,102 @@ def _ranked(index: VaultIndex) -> tuple[list[Document], list[Ranked], int]:
         else ""
     )
     kept = store.kept(KEPT, kept_key) if store is not None else None
-    found = _decode(kept)
+    record = kept_ranking.load(kept)
     content = None
-    if found is None and store is not None:
+    if record is None and store is not None:
         # The ranking kept for documents the pairs read alike (a change to the body of a note), asked
         # before the weighing splits and decodes the rows' texts (`kept_conflicts.content_key`).
         setting = setting_key(flavour.reading, flavour.native, today(), code_fingerprint(), compatible)
         content = content_key(documents, store, setting)
         before = store.kept(REVIEW_CONTENT, content) if content is not None else None
         kept = store.kept(KEPT, before) if isinstance(before, str) else None
-        found = _decode(kept)
-        if found is not None and isinstance(kept, bytes):
+        record = kept_ranking.load(kept)
+        if record is not None and isinstance(kept, bytes):
             store.keep(KEPT, kept_key, kept)
-    if found is None:
-        weighed, decisions = weighed_pairs(index)
-        ranked = sorted((Ranked.of(w) for w in weighed), key=lambda r: (-r.score, r.older, r.newer))
-        if store is not None:
-            pairs = [(r.older, r.newer, r.score, r.alike, r.reasons, r.shared) for r in ranked]
-            store.keep(KEPT, kept_key, marshal.dumps((RANKING, decisions, pairs), 2))  # no refs: 2x faster here
+    if record is not None and store is not None:
+        ranking = Ranking(KeptRanking(record, _reader(store)), None, lambda: _weighed_whole(index, kept_key))
+        decisions = record.decisions
     else:
-        ranked, decisions = found
+        ranking, decisions = _followed(index, kept_key)
     if content is not None and store is not None:
         store.keep(REVIEW_CONTENT, content, kept_key)
-    _RANKED[:] = [key, (documents, ranked, decisions, {d.id: d for d in documents})]
+    _RANKED[:] = [key, (documents, ranking, decisions, {d.id: d for d in documents})]
     _SHOWN.clear()  # excerpts of documents that may have changed since
-    return documents, ranked, decisions
+    return documents, ranking, decisions
+
+
+def _reader(store: Any) -> Callable[[list[str]], dict[str, bytes]]:
+    return lambda keys: store.kept_rows(KEPT, keys)
+
+
+def _weigh(index: VaultIndex) -> tuple[list[Weighed], int, set[tuple[str, str]], str, str]:
+    """The pairs weighed as the queue weighs them (`kept_conflicts.weighed_pairs`), with what the
+    ranking follows: the pairs weighed again, new or gone, or listed no more or again (None where
+    everything was weighed again), and the weighing's identity (`kept_ranking.identity`) before and
+    after this call."""
+    flavour = index.flavour
+    asked = Asked(index.documents, flavour.reading, flavour.native, index.store, today(), index.config.compatible)
+    with collector_paused():
+        pairs = asked.weighing()
+        before = kept_ranking.identity(asked.setting, pairs.kept.pair_rows, pairs.kept.unlisted)
+        unlisted = pairs.kept.unlisted
+        weighed = pairs.weighed()
+        # Read before `keep_pairs` (in `asked.weighed`) starts them again.
+        touched = pairs.pairs_changed | pairs.pairs_gone | (unlisted ^ pairs.kept.unlisted)
+        # A pair is kept by its ids the older first by date; the list ranks it the older first as
+        # the statuses say (`Weighed.older`): either way round.
+        touched |= {(newer, older) for older, newer in touched}
+        full = pairs.full
+        asked.weighed()  # the weighing kept
+        after = kept_ranking.identity(asked.setting, pairs.kept.pair_rows, pairs.kept.unlisted)
+    return weighed, pairs.decisions, (set() if full else touched), ("" if full else before), after
+
+
+def _followed(index: VaultIndex, kept_key: str) -> tuple[Ranking, int]:
+    """The ranking after a change: the one kept last with the pairs the weighing weighed again
+    taken out and put back, where it was made from the weighing as it stood before (else, or
+    where it does not hold together, made whole); kept, its rows made in this call written."""
+    weighed, decisions, touched, before, after = _weigh(index)
+    store = index.store
+    if store is None:
+        held = sorted((_entry(Ranked.of(w)) for w in weighed), key=kept_ranking.key_of)
+        return Ranking(None, held, lambda: held), decisions
+    last = kept_ranking.load(store.kept_last(KEPT)) if before else None
+    made = None
+    if last is not None and last.identity == before:
+        now = {(w.older, w.newer): _entry(Ranked.of(w)) for w in weighed if (w.older, w.newer) in touched}
+        try:
+            made = kept_ranking.follow(last, _reader(store), touched, now, len(weighed), decisions, after)
+        except Stale:
+            made = None
+    entries: list[Entry] | None = None
+    if made is None:
+        entries = sorted((_entry(Ranked.of(w)) for w in weighed), key=kept_ranking.key_of)
+        made = kept_ranking.whole(entries, decisions, after)
+    record, rows = made
+    store.keep_rows(KEPT, rows, replace=entries is not None)
+    store.keep(KEPT, kept_key, record.dump())
+    if last is not None and entries is None:
+        store.forget_rows(KEPT, last.rows() - record.rows())
+    kept = KeptRanking(record, _reader(store))
+    return Ranking(kept, entries, lambda: _weighed_whole(index, kept_key)), decisions
+
+
+def _weighed_whole(index: VaultIndex, kept_key: str) -> list[Entry]:
+    """Every pair ranked again from the weighing, and kept whole (a kept block was gone)."""
+    weighed, decisions, _, _, after = _weigh(index)
+    entries = sorted((_entry(Ranked.of(w)) for w in weighed), key=kept_ranking.key_of)
+    store = index.store
+    if store is not None:
+        record, rows = kept_ranking.whole(entries, decisions, after)
+        store.keep_rows(KEPT, rows, replace=True)
+        store.keep(KEPT, kept_key, record.dump())
+    return entries
 
 
 def _docs(index: VaultIndex) -> dict[str, Document]:
     """The documents by id, as the ranking `_ranked` just gave holds them."""
     return _RANKED[1][3]
-
-
-RANKING = 2  # the form the ranking is kept in: `marshal` (its version 2, without references: a
-# version 4 dump looks up each of 1.7 million objects as it goes, 0.6 s against 0.37 s at 10,000
-# records) of (RANKING, decisions, pairs as tuples)
-
-
-def _decode(data: Any) -> tuple[list[Ranked], int] | None:
-    """The ranking as kept, and the number of decisions; None when there is none or the value is
-    not one (a damaged store, or one an older code kept as JSON)."""
-    if not isinstance(data, bytes):
-        return None
-    try:
-        version, decisions, pairs = marshal.loads(data)
-        if version != RANKING or type(decisions) is not int:
-            return None
-        ranked = [Ranked(o, n, s, a, r, w) for o, n, s, a, r, w in pairs]
-        if not all(
-            type(r.older) is str and type(r.newer) is str and type(r.score) is float and type(r.reasons) is tuple
-            for r in ranked
-        ):
-            return None
-        return ranked, decisions
-    except (ValueError, TypeError, EOFError):
-        return None
 
 
 def _newer_because(older: Document, newer: Document, first: Excerpt, second: Excerpt) -> str:
@@ -339,11 +427,11 @@ def review_list(index: VaultIndex, depth: int | None = None) -> tuple[list[Ranke
     """The ranked pairs the list offers now, best first: (pairs, depth, left out, documents by id)."""
     if depth is not None and depth < 1:
         raise RefusedError(f"depth must be 1 or more, not {depth}")
-    _, ranked, decisions = _ranked(index)
+    _, ranking, decisions = _ranked(index)
     docs = _docs(index)
     depth = default_depth(decisions) if depth is None else depth
     judged = judged_pairs(verdicts(index, docs)[0])
-    within = ranked[:depth]
+    within = ranking.top(depth)
     offered = [w for w in within if frozenset((w.older, w.newer)) not in judged]
     return offered, depth, len(within) - len(offered), docs
 
@@ -352,14 +440,14 @@ def pair_of(index: VaultIndex, older: str, newer: str) -> ReviewPair:
     """Any two records as the list would show them (a judged pair a curator reviews, say): with
     the ranking's score and evidence where it weighed them (either way round), else with their
     excerpts, dates and which is newer alone."""
-    documents, ranked, _ = _ranked(index)
+    documents, ranking, _ = _ranked(index)
     docs = {d.id: d for d in documents}
     for doc_id in (older, newer):
         if doc_id not in docs:
             docs[doc_id] = index.get(doc_id)  # refused for an id no document has
-    for found in ranked:
-        if {found.older, found.newer} == {older, newer}:
-            return _pair(found, docs)
+    both = [r for r in (ranking.find(older, newer), ranking.find(newer, older)) if r is not None]
+    if both:  # the better ranked, were both ways weighed
+        return _pair(min(both, key=lambda r: _key(r.score, r.older, r.newer)), docs)
     profiles = profiles_of([docs[older], docs[newer]])
     older, newer = sorted(
         (older, newer), key=lambda doc_id: profiles[doc_id].when
