@@ -31,7 +31,7 @@ Entry = tuple  # (older, newer, score, alike, reasons, shared): a pair as the li
 Key = tuple[float, str, str]  # (-score, older, newer): an entry's place, best first
 
 VERSION = 3  # the form of the record; older code kept the whole ranking in one value (version 2)
-BLOCK = 1024
+BLOCK = 256
 """Pairs a block holds when made whole; a block followed past twice this is split in two."""
 SCORE_ROWS = 256
 """Rows the pairs' scores are kept in (a change reads and writes again only those its pairs fall in)."""
