@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Entry", "Record", "KeptRanking", "Stale", "identity", "whole", "follow", "load"]
+__all__ = ["Entry", "Record", "KeptRanking", "Stale", "identity", "key_of", "whole", "follow", "load", "VERSION"]
 
 Entry = tuple  # (older, newer, score, alike, reasons, shared): a pair as the list ranks it
 Key = tuple[float, str, str]  # (-score, older, newer): an entry's place, best first

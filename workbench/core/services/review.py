@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # the gate's: a review page imports none of it
 
 __all__ = [
     "Ranked",
+    "Ranking",
     "ReviewPair",
     "ReviewPage",
     "PAGE",
