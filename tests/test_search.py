@@ -1378,27 +1378,30 @@ def test_a_vault_whose_commonest_words_do_not_fit_keeps_no_list_and_is_not_asked
     assert found == _as_fts5_reads(vault, monkeypatch, "queue invoice")
 
 
-@pytest.mark.parametrize("seed", range(2))
-def test_pages_after_random_writes_by_plain_file_io_between_fresh_opens_are_a_full_readings(builder, seed, monkeypatch):
+@pytest.mark.parametrize("seed, fresh", [(0, True), (1, True), (2, False)])
+def test_pages_after_random_writes_by_plain_file_io_are_a_full_readings(builder, seed, fresh, monkeypatch):
     """The lists kept once, then notes edited, removed and added by plain file I/O (the last one
     written edited each time: the row past every other), and the vault opened afresh between
-    rounds: each open reads the lists patched (never kept again here), every common word's rows
-    are FTS5's now in order and score for score, and every page is a full reading's. A list read
-    as kept (stale), or a row written or gone since missed, fails it."""
+    rounds (or, in one process, told of the paths: its own writes followed from the last patch):
+    the lists are read patched (never kept again here), every common word's rows are FTS5's now
+    in order and score for score, and every page is a full reading's. A list read as kept
+    (stale), or a row written or gone since missed, fails it."""
     import random
 
     rng = random.Random(seed)
     _zipf_notes(builder, rng, 260)
     _lists_from(monkeypatch, 25)
     monkeypatch.setattr(fulltext, "LAZY_FROM", 25)
-    _lists_kept(Vault.open(builder.root))
+    vault = Vault.open(builder.root)
+    _lists_kept(vault)
     monkeypatch.setattr(word_lists.WordLists, "_keep", lambda self: None)  # read patched, round after round
     words = CHURN_WORDS + [f"w{n}x" for n in range(60)]
     weights = [1 / (rank + 1) ** 1.1 for rank in range(len(words))]
     notes = sorted(p.stem for p in builder.root.rglob("mem-note-zipf-*.md"))
     last = notes[-1]
     for round_ in range(4):
-        for doc_id in rng.sample(notes, 3) + [last]:
+        changed = rng.sample(notes, 3) + [last]
+        for doc_id in changed:
             body = " ".join(rng.choices(words, weights, k=rng.randint(5, 60)))
             _write(builder, doc_id, " ".join(rng.choices(words, weights, k=2)).capitalize(), body)
         gone = rng.choice([n for n in notes if n != last])
@@ -1407,7 +1410,11 @@ def test_pages_after_random_writes_by_plain_file_io_between_fresh_opens_are_a_fu
         last = f"mem-note-zipf-new-{round_}"
         _write(builder, last, "Queue " + rng.choice(words), " ".join(rng.choices(words, weights, k=30)))
         notes.append(last)
-        vault = Vault.open(builder.root)  # a fresh open: the store brought in line, nothing kept in memory
+        if fresh:
+            vault.store.close()
+            vault = Vault.open(builder.root)  # the store brought in line, nothing kept in memory
+        else:
+            vault.refresh_paths([doc_path(n) for n in changed + [gone, last]])
         vault.search("queue", 10)
         lists = fulltext.kept_postings(vault.index).lists
         assert lists.usable and lists.patch is not None, round_
@@ -1422,7 +1429,6 @@ def test_pages_after_random_writes_by_plain_file_io_between_fresh_opens_are_a_fu
             fulltext.KEPT.pop(vault.index, None)
             found = [(hit.id, hit.score) for hit in vault.search(query, 10)]
             assert found == _as_fts5_reads(vault, monkeypatch, query), (round_, query)
-        vault.store.close()
 
 
 def test_a_rowid_is_never_given_twice(builder):

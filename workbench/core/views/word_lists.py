@@ -75,6 +75,12 @@ class _Base:
         self.last = rowids[-1] if rowids else 0
         self.sizes = dict(zip(rowids, sizes, strict=True))
         self.tokens = tokens
+        # Each row written since: its size, and its hits of each kept token (a rowid names one reading)
+        self.added_sizes: dict[int, int] = {}
+        self.added_hits: dict[int, dict[str, float]] = {}
+        self.seen: tuple[tuple[int, int] | None, set[int], list[int]] | None = (
+            None  # the last patch: (version, gone, added)
+        )
 
 
 class _Patch:
@@ -179,25 +185,52 @@ class WordLists:
                 return None
             self.base = _Base(stamp, _arrays(header[0], "q"), _arrays(header[1], "q"), store.word_lists_tokens(stamp))
         base = self.base
-        now = store.stored_rowids()
         totals = store.totals()
-        if now is None or not totals or totals[0] != len(now) or totals[1] <= 0:
+        changed = self._changed(base)
+        if changed is None or not totals or totals[1] <= 0:
             return None
-        rows = set(now)
-        gone = {rowid for rowid in base.rowids if rowid not in rows}
-        added = [rowid for rowid in now if rowid > base.last]
-        if len(gone) + len(added) > PATCH_MOST or len(now) - len(added) != len(base.rowids) - len(gone):
-            return None  # (a row of the lists' span that they do not hold: not a store of this code's)
-        sizes = store.row_sizes(added) if added else {}
-        if len(sizes) != len(added):
-            return None
-        hits = row_hits(self._tokenizer(), store.row_texts(added), self.weights, base.tokens) if added else {}
+        gone, added = changed
+        if len(gone) + len(added) > PATCH_MOST or totals[0] != len(base.rowids) - len(gone) + len(added):
+            return None  # (rows in the lists' span they do not hold: a store another code wrote)
+        new = [rowid for rowid in added if rowid not in base.added_sizes]
+        if new:
+            sizes = store.row_sizes(new)
+            if len(sizes) != len(new):
+                return None
+            typed = row_hits(self._tokenizer(), store.row_texts(new), self.weights, base.tokens)
+            for rowid in new:
+                base.added_hits[rowid] = {}
+            for token, held in typed.items():
+                for rowid, hits in held.items():
+                    base.added_hits[rowid][token] = hits
+            base.added_sizes.update(sizes)
         if store.index_stamp(self.recipe) != self.stamp:
             return None  # written while read: the next search reads it again
+        base.seen = (self.version, gone, added)
         average = totals[1]
         norms = {rowid: fts5_norm(size, average) for rowid, size in base.sizes.items() if rowid not in gone}
-        norms.update((rowid, fts5_norm(size, average)) for rowid, size in sizes.items())
-        return _Patch(gone, hits, norms, totals[0])
+        norms.update((rowid, fts5_norm(base.added_sizes[rowid], average)) for rowid in added)
+        by_token: dict[str, dict[int, float]] = {}
+        for rowid in added:
+            for token, hits in base.added_hits[rowid].items():
+                by_token.setdefault(token, {})[rowid] = hits
+        return _Patch(gone, by_token, norms, totals[0])
+
+    def _changed(self, base: _Base) -> tuple[set[int], list[int]] | None:
+        """(the lists' rows gone, the rows written since, in order): from the last patch and
+        this connection's writes since it (`changes_since`), else from every stored rowid."""
+        if base.seen is not None and base.seen[0] is not None:
+            since = self.store.changes_since(base.seen[0], PATCH_MOST)
+            if since is not None:
+                touched, new = since
+                removed = touched.difference(new)
+                gone = base.seen[1] | {rowid for rowid in removed if rowid <= base.last}
+                return gone, [rowid for rowid in base.seen[2] if rowid not in removed] + sorted(new)
+        now = self.store.stored_rowids()
+        if now is None:
+            return None
+        rows = set(now)
+        return {rowid for rowid in base.rowids if rowid not in rows}, [rowid for rowid in now if rowid > base.last]
 
     def _tokenizer(self) -> sqlite3.Connection:
         if self._typing is None:
