@@ -69,7 +69,7 @@ write_rng = random.Random(seed + 7)
 def write():
     path = write_rng.choice(documents)
     with open(path, "a", encoding="utf-8") as out:
-        out.write("\n" + asked(write_rng) + " " + asked(write_rng) + "\n")
+        out.write("\\n" + asked(write_rng) + " " + asked(write_rng) + "\\n")
     vault.refresh_paths([path.relative_to(root).as_posix()])
 if wait:
     from workbench.core.views import fulltext
@@ -113,7 +113,7 @@ rng = random.Random(seed)
 documents = sorted(p for p in Path(root).rglob("*.md") if ".workbench" not in p.parts)
 for path in rng.sample(documents, 3):
     with open(path, "a", encoding="utf-8") as out:
-        out.write("\n" + asked(rng) + " " + asked(rng) + "\n")
+        out.write("\\n" + asked(rng) + " " + asked(rng) + "\\n")
 Vault.open(root, flavour or None)
 """
 
