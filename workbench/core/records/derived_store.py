@@ -1343,25 +1343,33 @@ def row_hits(
 ) -> dict[str, dict[int, float]]:
     """{token: {rowid: its weighted hits in the row}} of these rows' texts (`row_texts`), for the
     `tokens` asked: the index's tokenizer reads them in a table of the connection's own (`temp`,
-    never the file; the store's own connection is never given here), each hit summed as FTS5's
-    bm25() sums it, its column's weight (1.0 past the weights given)."""
+    never the file; the store's own connection is never given here), each hit its column's
+    weight (1.0 past the weights given), summed as FTS5's bm25() sums them (`_weighed`)."""
     columns = ", ".join(FTS_COLUMNS)
     db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.rows_typed USING fts5({columns}, tokenize = '{FTS_TOKENIZE}')")
     db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.rows_read USING fts5vocab(temp, rows_typed, instance)")
-    weight = {c: (float(weights[at]) if at < len(weights) else 1.0) for at, c in enumerate(FTS_COLUMNS)}
     found: dict[str, dict[int, float]] = {}
     try:
         marks = ", ".join("?" * (len(FTS_COLUMNS) + 1))
         db.executemany(
             f"INSERT INTO temp.rows_typed (rowid, {columns}) VALUES ({marks})", [(r, *t) for r, t in texts.items()]
         )
-        for term, doc, col in db.execute("SELECT term, doc, col FROM temp.rows_read"):
+        for term, doc, hits in db.execute(
+            f"SELECT term, doc, {_weighed(weights)} FROM temp.rows_read GROUP BY term, doc"
+        ):
             if term in tokens:
-                held = found.setdefault(term, {})
-                held[doc] = held.get(doc, 0.0) + weight[col]
+                found.setdefault(term, {})[doc] = hits
     finally:
         db.execute("DELETE FROM temp.rows_typed")
     return found
+
+
+def _weighed(weights: tuple[float, ...]) -> str:
+    """A row's weighted hits of a term, summed in SQL from fts5vocab's instances: each its
+    column's weight, as FTS5's bm25() adds them (the same sum in any order where every weight is
+    a whole number, as `keep_word_lists` requires of lists to be patched)."""
+    cases = " ".join(f"WHEN '{c}' THEN {float(w)}" for c, w in zip(FTS_COLUMNS, weights, strict=False))
+    return f"total(CASE col {cases} ELSE 1.0 END)"
 
 
 def word_tokens(db: sqlite3.Connection, words: list[str]) -> dict[str, tuple[str, ...]]:
@@ -1410,8 +1418,7 @@ def keep_word_lists(
         db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.words_held USING fts5vocab(main, fts, row)")
         db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.words_at USING fts5vocab(main, fts, instance)")
         score = f"-bm25(fts, {_weights(weights)})"
-        weighed = " ".join(f"WHEN '{c}' THEN {float(w)}" for c, w in zip(FTS_COLUMNS, weights, strict=False))
-        hits = f"SELECT doc, total(CASE col {weighed} ELSE 1.0 END) FROM temp.words_at WHERE term = ? GROUP BY doc ORDER BY doc"
+        hits = f"SELECT doc, {_weighed(weights)} FROM temp.words_at WHERE term = ? GROUP BY doc ORDER BY doc"
         recipe = word_lists_recipe(weights, least, common, most_rows)
         lists: list[tuple[str, bytes, bytes]] = []
         with db:
@@ -1425,7 +1432,9 @@ def keep_word_lists(
             rows_total = numbers[0] if numbers else 0
             average = sum(numbers[1 : 1 + len(FTS_COLUMNS)]) / rows_total if rows_total > 0 else 0.0
             norms = {rowid: fts5_norm(size, average) for rowid, size in sizes.items()} if average > 0 else {}
-            exact = bool(norms) and len(weights) >= len(FTS_COLUMNS)  # whether every row kept scores as FTS5 does
+            # Whether every row kept scores as FTS5 does, from its hits and size (the hits summed
+            # exactly in any order: whole weights).
+            exact = bool(norms) and len(weights) >= len(FTS_COLUMNS) and all(float(w).is_integer() for w in weights)
             held = db.execute("SELECT term, doc FROM temp.words_held WHERE doc > ? ORDER BY doc, term", (least,))
             counted = held.fetchall()
             # The commonest (what a search's bound reads) all, or none: a list of some of them

@@ -26,6 +26,7 @@ import sys
 import threading
 import time
 from array import array
+from bisect import bisect_left
 
 from ..records.derived_store import (
     FTS5_K1,
@@ -67,17 +68,16 @@ def _arrays(blob: bytes, code: str, start: int = 0, end: int | None = None) -> a
 
 class _Base:
     """The rows of the index the kept lists were made from, and each one's size (the header
-    `keep_word_lists` writes), read once for the lists of one stamp."""
+    `keep_word_lists` writes), read once for the lists of one stamp; and each row written since
+    that this process read (a rowid names one reading: read once)."""
 
     def __init__(self, stamp: bytes, rowids: array, sizes: array, tokens: set[str]):
         self.stamp = stamp
         self.rowids = rowids
         self.last = rowids[-1] if rowids else 0
-        self.sizes = dict(zip(rowids, sizes, strict=True))
+        self.sizes = dict(zip(rowids, sizes, strict=True))  # and, once read, each row's written since
         self.tokens = tokens
-        # Each row written since: its size, and its hits of each kept token (a rowid names one reading)
-        self.added_sizes: dict[int, int] = {}
-        self.added_hits: dict[int, dict[str, float]] = {}
+        self.added_hits: dict[str, dict[int, float]] = {}  # token: {row written since: its hits}
         self.seen: tuple[tuple[int, int] | None, set[int], list[int]] | None = (
             None  # the last patch: (version, gone, added)
         )
@@ -85,45 +85,45 @@ class _Base:
 
 class _Patch:
     """How the index now differs from the lists' (`_Base`): the rows gone, the rows written since
-    with each kept token's weighted hits in them, and the totals FTS5 scores by now. Each
-    token's rows as the index has them now are made once (`listed`), their scores when asked."""
+    (their hits of each kept token in `base.added_hits`), and the totals FTS5 scores by now. Each
+    token's rows as the index has them now are made once (`rows`), their scores when asked."""
 
-    def __init__(
-        self,
-        gone: set[int],
-        hits: dict[str, dict[int, float]],
-        norms: dict[int, float],
-        rows_total: int,
-    ):
-        self.gone = gone
-        self.hits = hits
-        self.norms = norms  # every row's part of a score its size gives (`fts5_norm`)
+    def __init__(self, base: _Base, gone: set[int], added: list[int], rows_total: int, average: float):
+        self.base = base
+        self.gone = sorted(gone)
+        self.added = set(added)
         self.rows_total = rows_total
+        self.average = average
+        self.norms: dict[int, float] = {}  # a size's part of a score (`fts5_norm`), by size
         self.listed: dict[str, tuple[list[int], list[float]]] = {}  # token: (rowids, hits)
 
     def rows(self, rowids: array, freqs: array, token: str) -> tuple[list[int], list[float]]:
         """A token's rows and hits now, in rowid order: the kept ones not gone, then the new."""
         found = self.listed.get(token)
         if found is None:
-            gone = self.gone
-            if gone:
-                kept = [(r, f) for r, f in zip(rowids, freqs, strict=True) if r not in gone]
-                ids, hits = [r for r, _ in kept], [f for _, f in kept]
-            else:
-                ids, hits = rowids.tolist(), freqs.tolist()
-            added = self.hits.get(token)
+            ids, hits = rowids.tolist(), freqs.tolist()
+            for rowid in reversed(self.gone):  # a few rows out of thousands: found, not walked to
+                at = bisect_left(ids, rowid)
+                if at < len(ids) and ids[at] == rowid:
+                    del ids[at]
+                    del hits[at]
+            added = self.base.added_hits.get(token)
             if added:
                 for rowid in sorted(added):  # past every kept row: the order holds
-                    ids.append(rowid)
-                    hits.append(added[rowid])
+                    if rowid in self.added:
+                        ids.append(rowid)
+                        hits.append(added[rowid])
             found = self.listed[token] = (ids, hits)
         return found
 
     def scores(self, token: str) -> dict[int, float]:
         """{rowid: FTS5's bm25 score} of the token's rows now, by FTS5's steps (`fts5_norm`)."""
         ids, hits = self.listed[token]
-        idf, k, norms = fts5_idf(self.rows_total, len(ids)), FTS5_K1 + 1.0, self.norms
-        return {r: idf * ((f * k) / (f + norms[r])) for r, f in zip(ids, hits, strict=True)}
+        sizes, norms, average = self.base.sizes, self.norms, self.average
+        for size in {sizes[r] for r in ids}.difference(norms):
+            norms[size] = fts5_norm(size, average)
+        idf, k = fts5_idf(self.rows_total, len(ids)), FTS5_K1 + 1.0
+        return {r: idf * ((f * k) / (f + norms[sizes[r]])) for r, f in zip(ids, hits, strict=True)}
 
 
 class WordLists:
@@ -192,29 +192,19 @@ class WordLists:
         gone, added = changed
         if len(gone) + len(added) > PATCH_MOST or totals[0] != len(base.rowids) - len(gone) + len(added):
             return None  # (rows in the lists' span they do not hold: a store another code wrote)
-        new = [rowid for rowid in added if rowid not in base.added_sizes]
+        new = [rowid for rowid in added if rowid not in base.sizes]
         if new:
             sizes = store.row_sizes(new)
             if len(sizes) != len(new):
                 return None
             typed = row_hits(self._tokenizer(), store.row_texts(new), self.weights, base.tokens)
-            for rowid in new:
-                base.added_hits[rowid] = {}
             for token, held in typed.items():
-                for rowid, hits in held.items():
-                    base.added_hits[rowid][token] = hits
-            base.added_sizes.update(sizes)
+                base.added_hits.setdefault(token, {}).update(held)
+            base.sizes.update(sizes)
         if store.index_stamp(self.recipe) != self.stamp:
             return None  # written while read: the next search reads it again
         base.seen = (self.version, gone, added)
-        average = totals[1]
-        norms = {rowid: fts5_norm(size, average) for rowid, size in base.sizes.items() if rowid not in gone}
-        norms.update((rowid, fts5_norm(base.added_sizes[rowid], average)) for rowid in added)
-        by_token: dict[str, dict[int, float]] = {}
-        for rowid in added:
-            for token, hits in base.added_hits[rowid].items():
-                by_token.setdefault(token, {})[rowid] = hits
-        return _Patch(gone, by_token, norms, totals[0])
+        return _Patch(base, gone, added, totals[0], totals[1])
 
     def _changed(self, base: _Base) -> tuple[set[int], list[int]] | None:
         """(the lists' rows gone, the rows written since, in order): from the last patch and
