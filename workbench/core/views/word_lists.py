@@ -279,18 +279,20 @@ class WordLists:
                 tokens = typed.get(word, ())
                 self.tokens[expression] = tokens[0] if len(tokens) == 1 else None
         wanted = {t for e in expressions if (t := self.tokens.get(e)) is not None and t not in self.counts}
-        if wanted and self.read_at is not None:
-            patch = self.patch
-            found = self.store.word_lists(self.read_at, wanted, rows=patch is not None)
-            for token in wanted:
-                if token not in found:
-                    self.counts[token] = 0
-                elif patch is None:
-                    self.counts[token] = found[token][0]
-                else:
-                    n, rowids, values = found[token]
-                    listed = patch.rows(_arrays(rowids, "q"), _arrays(values, "d", 8 * n), token)
-                    self.counts[token] = len(listed[0])
+        if not wanted or self.read_at is None:
+            return
+        patch = self.patch
+        if patch is not None and len(expressions) > 1:
+            return  # patched, a word's rows are read to be counted: only where it is asked (`count`)
+        found = self.store.word_lists(self.read_at, wanted, rows=patch is not None)
+        for token in wanted:
+            if token not in found:
+                self.counts[token] = 0
+            elif patch is None:
+                self.counts[token] = found[token][0]
+            else:
+                n, rowids, values = found[token]
+                self.counts[token] = len(patch.rows(_arrays(rowids, "q"), _arrays(values, "d", 8 * n), token)[0])
 
     def _tokenize(self, words: list[str]) -> dict[str, tuple[str, ...]]:
         try:
