@@ -21,9 +21,9 @@ medians, the CPU p95s, and a digest of every first page (ids, scores, titles, ty
 successors): the codes compared are to answer alike, and the last line says whether they did.
 
 `--after-write` times searches right after a write, before the common words' lists are kept again
-(the lists' keeping is put off in the timed process, for every code alike): `same`, each of the
-200 searches right after the process wrote a document of its copy (plain file I/O, then
-`refresh_paths`, untimed); `second`, another process wrote a few documents (plain file I/O, then
+(the lists' keeping is put off in the timed process, for every code alike): `same`, the process
+writes a document of its copy (plain file I/O, then `refresh_paths`, untimed) before every fifth
+of its 200 searches, and the CPU of the first search after each write is printed apart; `second`, another process wrote a few documents (plain file I/O, then
 an open that brings the store in line) before the timed process opened the copy, whose first
 search (CPU and wall, the lists read as they are made to hold) is printed too.
 A benchmark, not a test: machines are noisy, so compare ratios measured in one run.
@@ -41,6 +41,7 @@ import tempfile
 from pathlib import Path
 
 ROUNDS = 3
+WRITE_EVERY = 5  # `--after-write same`: a write before every fifth search
 ROOT = Path(__file__).resolve().parent.parent.parent
 # argv: vault, flavour ("" for as the vault says itself), seed, whether to wait for the lists the
 # first search starts keeping (a code that keeps none waits for nothing); prints one JSON line.
@@ -55,6 +56,7 @@ from workbench.core.views.search import FIELD_WEIGHTS
 
 root, flavour, seed, wait = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "wait"
 after = sys.argv[5] if len(sys.argv) > 5 else ""
+WRITE_EVERY = int(sys.argv[6]) if len(sys.argv) > 6 else 1
 asked = vault_words(Path(root), flavour) if flavour else query_words
 if after:
     from workbench.core.views import word_lists
@@ -79,13 +81,16 @@ if wait:
 rng = random.Random(seed)
 queries = [asked(rng) for _ in range(200)]
 searches, bare, searches_cpu, bare_cpu, pages = [], [], [], [], []
-for query in queries:
-    if after == "same":
+firsts = []  # CPU of each search right after a write (`same`)
+for at, query in enumerate(queries):
+    if after == "same" and at % WRITE_EVERY == 0:
         write()
     start, cpu = time.perf_counter(), time.process_time()
     hits = vault.search(query, 10)
     searches.append(time.perf_counter() - start)
     searches_cpu.append(time.process_time() - cpu)
+    if after == "same" and at % WRITE_EVERY == 0:
+        firsts.append(searches_cpu[-1])
     pages.append([(h.id, repr(h.score), h.title, h.type, h.status, h.superseded_by, h.valid) for h in hits])
     start, cpu = time.perf_counter(), time.process_time()
     vault.store.match(" OR ".join(query.split()), FIELD_WEIGHTS, 10)
@@ -97,6 +102,8 @@ print(json.dumps({
     "search_cpu": percentile(searches_cpu, 0.95), "bare_cpu": percentile(bare_cpu, 0.95),
     "pages": hashlib.sha256(json.dumps(pages).encode()).hexdigest()[:12],
     "first": first, "first_cpu": first_cpu,
+    "after_write_cpu": percentile(firsts, 0.95) if firsts else 0.0,
+    "after_write_cpu50": percentile(firsts, 0.5) if firsts else 0.0,
 }))
 """
 # argv: vault, flavour, seed: a few documents written by plain file I/O, the store brought in line.
@@ -137,7 +144,17 @@ def searched(
         if wrote.returncode != 0:
             raise SystemExit(f"{code}: the writing process failed:\n{wrote.stderr[-3000:]}")
     result = subprocess.run(
-        [sys.executable, "-c", SEARCH_SCRIPT, str(vault), flavour, str(seed), "wait" if wait else "go", after],
+        [
+            sys.executable,
+            "-c",
+            SEARCH_SCRIPT,
+            str(vault),
+            flavour,
+            str(seed),
+            "wait" if wait else "go",
+            after,
+            str(WRITE_EVERY),
+        ],
         cwd=tempfile.gettempdir(),  # not a folder holding another `workbench`
         env=env,
         capture_output=True,
@@ -194,6 +211,9 @@ def compared(
                 + (
                     f" | open and first search {found['first'] * 1000:.0f} ms, CPU {found['first_cpu'] * 1000:.0f} ms"
                     if after == "second"
+                    else f" | the first after each write: CPU p50 {found['after_write_cpu50'] * 1000:.1f} ms,"
+                    f" p95 {found['after_write_cpu'] * 1000:.1f} ms"
+                    if after == "same"
                     else ""
                 ),
                 flush=True,
