@@ -94,7 +94,7 @@ class _Patch:
         self.added = set(added)
         self.rows_total = rows_total
         self.average = average
-        self.norms: dict[int, float] = {}  # a size's part of a score (`fts5_norm`), by size
+        self.norms = _Norms(base.sizes, average)  # each row's part of a score (`fts5_norm`)
         self.listed: dict[str, tuple[list[int], list[float]]] = {}  # token: (rowids, hits)
 
     def rows(self, rowids: array, freqs: array, token: str) -> tuple[list[int], list[float]]:
@@ -119,11 +119,27 @@ class _Patch:
     def scores(self, token: str) -> dict[int, float]:
         """{rowid: FTS5's bm25 score} of the token's rows now, by FTS5's steps (`fts5_norm`)."""
         ids, hits = self.listed[token]
-        sizes, norms, average = self.base.sizes, self.norms, self.average
-        for size in {sizes[r] for r in ids}.difference(norms):
-            norms[size] = fts5_norm(size, average)
-        idf, k = fts5_idf(self.rows_total, len(ids)), FTS5_K1 + 1.0
-        return {r: idf * ((f * k) / (f + norms[sizes[r]])) for r, f in zip(ids, hits, strict=True)}
+        idf, k, norms = fts5_idf(self.rows_total, len(ids)), FTS5_K1 + 1.0, self.norms
+        return {r: idf * ((f * k) / (f + norms[r])) for r, f in zip(ids, hits, strict=True)}
+
+
+class _Norms(dict[int, float]):
+    """{rowid: its part of a score (`fts5_norm`)}, each computed when first asked for (then
+    read by every word's rows of the same index), from its size and the average size now."""
+
+    def __init__(self, sizes: dict[int, int], average: float):
+        super().__init__()
+        self.sizes = sizes
+        self.average = average
+        self.by_size: dict[int, float] = {}
+
+    def __missing__(self, rowid: int) -> float:
+        size = self.sizes[rowid]
+        norm = self.by_size.get(size)
+        if norm is None:
+            norm = self.by_size[size] = fts5_norm(size, self.average)
+        self[rowid] = norm
+        return norm
 
 
 class WordLists:
