@@ -1326,6 +1326,14 @@ def fts5_norm(size: int, average: float) -> float:
     return FTS5_K1 * (1 - FTS5_B + FTS5_B * size / average)
 
 
+def _solved(score: float, norm: float, most: float) -> float:
+    """A row's weighted hits of a phrase from FTS5's score of it (`score = idf * f * (k1 + 1) /
+    (f + norm)`, `most` = idf * (k1 + 1)), taken whole; NaN where it cannot be solved."""
+    if not math.isfinite(norm) or not most > score > 0.0:
+        return math.nan
+    return float(round(score * norm / (most - score)))
+
+
 def row_sizes(db: sqlite3.Connection, rowids: Iterable[int] | None = None) -> dict[int, int]:
     """{rowid: tokens in the row} as FTS5's bm25() reads them (`fts_docsize`), of every row or of `rowids`."""
     if rowids is None:
@@ -1416,9 +1424,7 @@ def keep_word_lists(
     try:
         db.execute("PRAGMA busy_timeout = 10000")
         db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.words_held USING fts5vocab(main, fts, row)")
-        db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.words_at USING fts5vocab(main, fts, instance)")
         score = f"-bm25(fts, {_weights(weights)})"
-        hits = f"SELECT doc, {_weighed(weights)} FROM temp.words_at WHERE term = ? GROUP BY doc ORDER BY doc"
         recipe = word_lists_recipe(weights, least, common, most_rows)
         lists: list[tuple[str, bytes, bytes]] = []
         with db:
@@ -1455,12 +1461,15 @@ def keep_word_lists(
                 found = db.execute(f"SELECT rowid, {score} FROM fts WHERE fts MATCH ?", ('"' + term + '"',)).fetchall()
                 rowids = array("q", [rowid for rowid, _ in found])
                 scores = array("d", [value for _, value in found])
-                weighted = db.execute(hits, (term,)).fetchall() if exact else []
-                freqs = array("d", [f for _, f in weighted])
+                freqs = array("d")
                 if exact:
+                    # Each row's hits from its score, solved for f and taken whole (whole weights),
+                    # then checked: the score computed from them must be FTS5's, bit for bit.
                     idf = fts5_idf(rows_total, len(found))
-                    exact = [doc for doc, _ in weighted] == list(rowids) and all(
-                        idf * ((f * (FTS5_K1 + 1.0)) / (f + norms.get(rowid, math.nan))) == value
+                    k = FTS5_K1 + 1.0
+                    freqs = array("d", [_solved(value, norms.get(rowid, math.nan), idf * k) for rowid, value in found])
+                    exact = all(
+                        idf * ((f * k) / (f + norms.get(rowid, math.nan))) == value
                         for (rowid, value), f in zip(found, freqs, strict=True)
                     )
                 if sys.byteorder != "little":  # the file may be read on another machine
