@@ -577,14 +577,15 @@ class DerivedStore:
             self._failed(error)  # only a cache: resolved again next time
             return False
 
-    def reseen(self, seen: Iterable[tuple[str, int, int, int]]) -> None:
+    def reseen(self, seen: Iterable[tuple[str, int, int, int, int]]) -> None:
         """A new reading for files whose bytes were found unchanged (path, seen_ns, inode, change
-        time: a copy's file has its own): their rows and the full-text index stay as they are."""
+        time, modification time: a copy's file has its own): their rows and the full-text index
+        stay as they are."""
         try:
             with self.db:
                 self.db.executemany(
-                    "UPDATE files SET seen_ns = ?, ino = ?, ctime_ns = ? WHERE path = ?",
-                    [(seen_ns, ino, ctime_ns, path) for path, seen_ns, ino, ctime_ns in seen],
+                    "UPDATE files SET seen_ns = ?, ino = ?, ctime_ns = ?, mtime_ns = ? WHERE path = ?",
+                    [(seen_ns, ino, ctime_ns, mtime_ns, path) for path, seen_ns, ino, ctime_ns, mtime_ns in seen],
                 )
         except sqlite3.DatabaseError as error:
             self._failed(error)
