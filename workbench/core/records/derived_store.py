@@ -811,10 +811,10 @@ class DerivedStore:
                     )
                 db.execute("INSERT OR REPLACE INTO kept VALUES (?, ?, ?)", (name, key, value))
                 for start in range(0, len(gone), ROWS_A_QUERY):
-                    chunk = gone[start : start + ROWS_A_QUERY]
+                    keys = gone[start : start + ROWS_A_QUERY]
                     db.execute(
-                        f"DELETE FROM kept_rows WHERE name = ? AND key IN ({', '.join('?' * len(chunk))})",
-                        (name, *chunk),
+                        f"DELETE FROM kept_rows WHERE name = ? AND key IN ({', '.join('?' * len(keys))})",
+                        (name, *keys),
                     )
             self._wrote(before)
         except sqlite3.DatabaseError as error:
