@@ -1087,7 +1087,8 @@ class DerivedStore:
     def word_lists(self, stamp: bytes, tokens: Iterable[str], rows: bool) -> dict[str, tuple[int, bytes, bytes]]:
         """{token: (rows, their rowids, their FTS5 scores)} of the tokens whose rows were kept
         for the index at `stamp` (`keep_word_lists`); the two arrays (`array` of 'q' and 'd',
-        little-endian) are empty unless `rows`. Nothing where none was kept."""
+        little-endian; the scores followed by each row's hits, where kept) are empty unless
+        `rows`. Nothing where none was kept."""
         wanted = "rowids, scores" if rows else "x'', x''"
         return (
             self._listed(
@@ -1175,7 +1176,7 @@ class DerivedStore:
 def _next_rowid(db: sqlite3.Connection) -> int:
     """The rowid a new row takes: past every row there is and every row there was (`rowids_to`),
     so that a rowid names one reading for the store's life and a row written since the common
-    words' lists were kept is one past their last (`word_lists_changes`)."""
+    words' lists were kept is past their last (`views.word_lists`)."""
     row = db.execute("SELECT max(rowid), (SELECT value FROM info WHERE key = 'rowids_to') FROM files").fetchone()
     try:
         past = int(row[1] or 0)
@@ -1358,7 +1359,8 @@ FTS5_K1, FTS5_B = 1.2, 0.75  # the constants of FTS5's bm25() (`fts5_aux.c`)
 
 def fts5_idf(rows: int, matching: int) -> float:
     """FTS5's idf of a phrase in `matching` of `rows` rows, by its steps: at most zero is 1e-6."""
-    idf = math.log((rows - matching + 0.5) / (matching + 0.5))
+    ratio = (rows - matching + 0.5) / (matching + 0.5)
+    idf = math.log(ratio) if ratio > 0.0 else 0.0
     return idf if idf > 0.0 else 1e-6
 
 
