@@ -1234,21 +1234,25 @@ def test_searches_reading_the_kept_lists_rank_as_a_full_reading_of_fts5_before_a
         assert found == _as_fts5_reads(vault, monkeypatch, query), query
     _write(builder, "mem-note-zipf-new", "Queue retry", "queue queue retry invoice w4x")
     vault.refresh_paths([doc_path("mem-note-zipf-new")])
-    fulltext.KEPT.pop(vault.index, None)
-    vault.search("queue", 10)
-    lists = fulltext.kept_postings(vault.index).lists
-    # Kept for the index before the write: read patched, the rows and scores FTS5 gives now.
-    assert lists.usable and lists.patch is not None
-    patched = lists.rows('"queue"')
-    assert patched is not None and list(patched.items()) == list(whole('"queue"', fulltext.FIELD_WEIGHTS).items())
-    for query in queries[:10]:
+    with monkeypatch.context() as later:
+        later.setattr(word_lists.WordLists, "_keep", lambda self: None)  # not kept again meanwhile
         fulltext.KEPT.pop(vault.index, None)
-        asked.clear()
-        found = [(hit.id, hit.score) for hit in vault.search(query, 10)]
-        assert not [e for e in asked if e in ('"queue"', '"invoice"', '"retry"')], query  # read from the lists
-        assert found == _as_fts5_reads(vault, monkeypatch, query), query
-    lists.wait()  # kept again, for the index now
-    assert _lists_kept(vault).rows('"queue"') == whole('"queue"', fulltext.FIELD_WEIGHTS)
+        vault.search("queue", 10)
+        lists = fulltext.kept_postings(vault.index).lists
+        # Kept for the index before the write: read patched, the rows and scores FTS5 gives now.
+        assert lists.usable and lists.patch is not None
+        patched = lists.rows('"queue"')
+        assert patched is not None
+        assert list(patched.items()) == list(whole('"queue"', fulltext.FIELD_WEIGHTS).items())
+        for query in queries[:10]:
+            fulltext.KEPT.pop(vault.index, None)
+            asked.clear()
+            found = [(hit.id, hit.score) for hit in vault.search(query, 10)]
+            assert not [e for e in asked if e in ('"queue"', '"invoice"', '"retry"')], query  # read from the lists
+            assert found == _as_fts5_reads(vault, monkeypatch, query), query
+    fulltext.KEPT.pop(vault.index, None)
+    kept = _lists_kept(vault)  # kept again, for the index now
+    assert kept.patch is None and kept.rows('"queue"') == whole('"queue"', fulltext.FIELD_WEIGHTS)
     for query in queries[:10]:
         fulltext.KEPT.pop(vault.index, None)
         found = [(hit.id, hit.score) for hit in vault.search(query, 10)]
@@ -1268,6 +1272,7 @@ def test_the_kept_lists_are_read_patched_after_another_process_wrote_the_index(b
     lists = _lists_kept(vault)
     before = vault.store.index_stamp()
     assert lists.rows('"queue"') is not None
+    monkeypatch.setattr(word_lists.WordLists, "_keep", lambda self: None)  # read patched, not kept again
     script = (
         "import sys; from pathlib import Path; from workbench import Vault;"
         "root = Path(sys.argv[1]); Vault.open(root).refresh_paths([sys.argv[2]])"
