@@ -846,6 +846,7 @@ class Asked:
         code = code_fingerprint() if store is not None else ""
         self.setting = setting_key(reading, native, on, code, compatible) if store is not None else ""
         self._weighing: weighing.Weighing | None = None
+        self.words: KeptWords | None = None  # the decision pairs' entries kept, as the queue worked out read them
 
     @functools.cached_property
     def key(self) -> str:
@@ -964,6 +965,7 @@ class Asked:
             words = (
                 KeptWords(self.store, self.setting, pairs.docs) if self.store is not None and not self.full else None
             )
+            self.words = words
             parts = queue_parts(
                 self.documents,
                 self.native,
