@@ -970,7 +970,7 @@ class Asked:
                 self.documents,
                 self.native,
                 self.compatible,
-                weighed=pairs.weighed(),
+                weighed=pairs.best(),  # all `conflicts.choose` lists among
                 duplicates=pairs.duplicates,
                 successors_of=self._successors if self.store is not None else None,
                 kept_words=words,
