@@ -12,6 +12,7 @@ again. Each conflict comes with the resolutions the vault's format can write, as
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -610,7 +611,7 @@ def _candidates(
         if kept_words is None:
             found.append(_decision_conflict(docs, pair, rank, named))
         else:
-            found.append(kept_words(pair, rank, lambda p=pair, r=rank: _decision_conflict(docs, p, r, named)))
+            found.append(kept_words(pair, rank, functools.partial(_decision_conflict, docs, pair, rank, named)))
     return found, (duplicates or _duplicates_among)(docs, lambda: claim_pairs(docs), settled)
 
 
