@@ -74,6 +74,7 @@ __all__ = [
     "PRINTED_PARTS",
     "WORDS",
     "KeptWords",
+    "LastPart",
     "kept_parts",
     "code_fingerprint",
     "queue_key",
