@@ -221,6 +221,23 @@ def test_search_of_two_codes_is_measured_alternated_against_bare_fts5_and_their_
     assert "every first page the same for every code: True" in out, out
 
 
+@pytest.mark.parametrize("mode", ["same", "second"])
+def test_search_right_after_a_write_is_measured_for_two_codes(tmp_path, mode):
+    from tests.benchmarks.generate_shapes import generate_shaped_vault
+
+    generate_shaped_vault(tmp_path / "vault", 200)
+    files = sorted((path, path.stat().st_mtime_ns) for path in (tmp_path / "vault").rglob("*"))
+    out = bench(
+        "bench_search_codes", str(tmp_path / "vault"), str(ROOT), str(ROOT), "--rounds", "1", "--after-write", mode
+    )
+    assert sorted((path, path.stat().st_mtime_ns) for path in (tmp_path / "vault").rglob("*")) == files
+    assert f"after a write: {mode}" in out, out
+    column = r"open and first search \d+ ms, CPU \d+ ms" if mode == "second" else r"the first after each write: CPU p50"
+    rows = re.findall(rf"^round 0 \| \d: {re.escape(str(ROOT))} \| search p95 .*{column}", out, re.MULTILINE)
+    assert len(rows) == 2, out
+    assert "every first page the same for every code: True" in out, out
+
+
 def test_the_warm_open_of_two_codes_is_measured_alternated_against_the_floor(tmp_path):
     from tests.benchmarks.generate_shapes import generate_shaped_vault
 
@@ -278,9 +295,9 @@ def test_the_tui_sessions_sampler_tells_every_stall_even_one_a_call_held_through
     assert gaps and all(began in told for began in gaps), (len(gaps), [g in told for g in gaps])
 
 
-def test_copied_open_benchmark_prints_the_copy_cold_warm_and_another_users_opens():
+def test_copied_open_benchmark_prints_the_copies_cold_warm_and_another_users_opens():
     out = bench("bench_copied_open", "200", "--runs", "1")
-    assert re.search(r"^\s+200\s+1(\s+[\d.]+s/[\d.]+s){4}$", out, re.MULTILINE), out
+    assert re.search(r"^\s+200\s+1(\s+[\d.]+s/[\d.]+s){5}$", out, re.MULTILINE), out
 
 
 def test_consolidation_benchmark_prints_the_proposals_of_each_sample(tmp_path):

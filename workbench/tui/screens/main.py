@@ -156,6 +156,11 @@ class MainScreen(Screen[None]):
         try:
             self.vault = self.start.opened(self.opening or Opening(self.vault_path, self.flavour))
             self.post_message(VaultOpened(len(self.vault), empty_note(self.vault)))
+            secret = self.vault.secret_note()
+            if secret is not None:  # copied vaults' stores are built again until it is mended
+                self.app.call_from_thread(
+                    self.notify, secret, title="Store secret", severity="warning", markup=False, timeout=20
+                )
             # The summary (every problem, the graph) takes the interpreter for a while on a large
             # vault: the first titles go on screen before it starts.
             self._titles_listed.wait(timeout=2.0)
