@@ -192,6 +192,28 @@ async def test_a_credential_an_edit_wrote_is_named_first_in_its_notice(sample_co
         assert "2 more" in notice and "mem-gone-5" not in notice
 
 
+async def test_a_credential_among_a_changes_new_problems_is_named_first(sample_copy: Path, tmp_path: Path, monkeypatch):
+    """The write's notice of new problems names three, in the file's order: the secret written at
+    the end of the file, after six broken links, went unnamed."""
+    links = "".join(f"\\n  - {{type: related_to, target: mem-gone-{n}}}" for n in range(1, 7))
+    appending_editor(
+        tmp_path,
+        monkeypatch,
+        f'sed -i "s/^links:$/links:{links}/" "$1"\nprintf "\\napi_key = sk3cretValue99xyz\\n" >> "$1"',
+    )
+    async with running(sample_copy, (100, 30)) as (app, pilot):
+        await open_by_search(pilot, "fastapi")
+        await pilot.press("e")
+        await settle(pilot)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: any("new problem(s) since this change" in n for n in notes(app)))
+        notice = next(n for n in notes(app) if "new problem(s) since this change" in n)
+        assert "7 new problem(s)" in notice, notice
+        named = notice.split("\n")
+        assert "credentials" in named[0], notice  # the title, then the first problem named: the secret
+        assert "mem-gone-1" in notice and "mem-gone-3" not in notice
+
+
 async def test_an_edit_in_the_editor_is_a_step_that_undo_takes_back(sample_copy: Path, tmp_path: Path, monkeypatch):
     """`u` after `e` undid the step before the edit: the editor wrote the file behind the history."""
     before = (sample_copy / FASTAPI_FILE).read_bytes()

@@ -28,10 +28,11 @@ from ..reading import read_view
 from ..summary import summarise
 from .editor import run_editor
 from .messages import DocumentRead, VaultRead
+from .proposing import notice_order
 from .queue_flow import answer_verdict, open_queue
 
 if TYPE_CHECKING:
-    from ...core import Problem, Resolution
+    from ...core import Resolution
     from ..reading import DocumentView
     from ..dialogs.verdicts import VerdictChoice
     from ..dialogs.lifecycle import LifecycleChoice
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GuidedFlows",
-    "edit_notice_order",
     "flavour_refusal",
     "gate_proposal",
     "repair_one_plan",
@@ -58,13 +58,6 @@ RESOLUTIONS_NATIVE_ONLY = {  # "compatible" is not one: another format's vault k
 
 EDIT_NOTICE_LINES = 5
 """The problems an edit's notice names; the problems list (`p`) has them all."""
-
-
-def edit_notice_order(problems: Sequence[Problem]) -> list[Problem]:
-    """The problems an edit left, in the order its notice names them: a credential first (the
-    person must learn of a secret they just wrote, even when the notice cannot name everything),
-    then errors, then warnings, each kind in the file's order."""
-    return sorted(problems, key=lambda p: (p.code != "credential", p.severity != "error"))
 
 
 def _native_refusal(vault, what: str) -> str | None:
@@ -281,7 +274,7 @@ class GuidedFlows:
             return
         self.host.post_message(VaultRead(summary))
         self.host.app.call_from_thread(self._show_edited, view)
-        problems = edit_notice_order(view.problems)
+        problems = notice_order(view.problems)
         if problems:
             lines = "\n".join(f"{p.severity}: {p.message}" for p in problems[:EDIT_NOTICE_LINES])
             more = (
