@@ -920,7 +920,32 @@ def test_the_header_counts_the_seconds_the_person_waits_for_the_conflicts_and_sa
     assert str(header._counts(False)[-1]) == "conflicts… 3 s"
     header.set_reactive(VaultHeader.looking_step, "weighing 100000 documents")
     assert str(header._counts(False)[-1]) == "conflicts… weighing 100000 documents 3 s"
-    assert str(header._counts(True)[-1]) == "conflicts… weighing 3 s"  # a narrow terminal: the step's first word
+    assert str(header._counts(3)[-1]) == "conflicts… weighing 3 s"  # a narrow terminal: the step's first word
+
+
+@pytest.mark.parametrize(
+    ("size", "said"),
+    [((80, 24), "conflicts… duplicates 12% 3 s"), ((100, 30), "conflicts… comparing duplicates 12000/97655 3 s")],
+)
+async def test_the_queues_step_is_readable_in_the_header_at_80_and_100_columns(sample_copy: Path, size, said):
+    """At 100 columns the step was cut to its first word, `conflicts… comparing 3 s`, which does
+    not say what is compared nor how far it has got."""
+    import time
+
+    from workbench.tui.screens.messages import ConflictsStep
+    from workbench.tui.widgets.vault_header import VaultHeader
+
+    async with running(sample_copy, size) as (app, pilot):
+        header = app.screen.query_one(VaultHeader)
+        # A vault of 100,000 documents whose queue's process is comparing titles.
+        header.documents, header.errors, header.warnings = 100000, 0, 8266
+        header.count_conflicts(None, asked=True)
+        header.looking_since = time.monotonic() - 3.5
+        app.screen.post_message(ConflictsStep("comparing duplicates 12000/97655"))
+        await wait_for(pilot, lambda: header.looking_step != "")
+        await settle(pilot)
+        first = screen_text(app).splitlines()[0]
+        assert said in first and "100000 docs" in first and "8266 warn" in first, first
 
 
 ADR_RECORD = "# {title}\n\n## Status\n\n{status}\n\n## Context\n\n{context}\n\n## Decision\n\n{decision}\n"
