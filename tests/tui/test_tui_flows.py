@@ -214,6 +214,56 @@ async def test_a_credential_among_a_changes_new_problems_is_named_first(sample_c
         assert "mem-gone-1" in notice and "mem-gone-3" not in notice
 
 
+async def test_the_check_after_an_edit_reads_the_vault_once_and_keeps_the_problems_it_left_elsewhere(
+    sample_copy: Path, tmp_path: Path, monkeypatch
+):
+    """The check after `e` summarised the whole vault again, which the write had just done
+    (seconds at 100,000 documents). An edit that changes the document's id leaves a broken link in
+    each file that named it: said with the write; and the check finds the document by its path
+    (it said "Cannot re-read it" when the id had changed)."""
+    import workbench.tui.screens.flows as flows
+    import workbench.tui.screens.proposing as proposing
+
+    summaries: list[str] = []
+
+    def counted(module):
+        real = module.summarise
+
+        def summarise(vault, given):
+            summaries.append(module.__name__.rsplit(".", 1)[-1])
+            return real(vault, given)
+
+        monkeypatch.setattr(module, "summarise", summarise)
+
+    counted(flows)
+    counted(proposing)
+    appending_editor(
+        tmp_path,
+        monkeypatch,
+        'sed -i "s/^id: mem-decision-api-fastapi$/id: mem-decision-api-fastapi-v2/" "$1"\n'
+        'printf "\\napi_key = sk3cretValue99xyz\\n" >> "$1"',
+    )
+    async with running(sample_copy, (100, 30)) as (app, pilot):
+        await open_by_search(pilot, "fastapi")
+        summaries.clear()
+        await pilot.press("e")
+        await settle(pilot)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: any("problem(s) after editing" in n for n in notes(app)))
+        await settle(pilot)
+        said = "\n".join(notes(app))
+        assert "credential" in next(n for n in notes(app) if "problem(s) after editing" in n)
+        assert "Cannot re-read it" not in said, said
+        elsewhere = next(n for n in notes(app) if "new problem(s) since this change" in n)
+        assert "mem-decision-api-fastapi" in elsewhere and "no document has that id" in elsewhere, elsewhere
+        assert summaries == ["proposing"], summaries  # the write's summary alone, not the check's again
+        viewer = app.screen.query_one(DocumentViewer)
+        assert viewer.view.document.id == "mem-decision-api-fastapi-v2" and "api_key" in viewer.view.source
+        assert any(
+            p.path != FASTAPI_FILE and "mem-decision-api-fastapi" in p.message for p in app.screen.summary.problems
+        )
+
+
 async def test_an_edit_in_the_editor_is_a_step_that_undo_takes_back(sample_copy: Path, tmp_path: Path, monkeypatch):
     """`u` after `e` undid the step before the edit: the editor wrote the file behind the history."""
     before = (sample_copy / FASTAPI_FILE).read_bytes()

@@ -34,6 +34,7 @@ from .queue_flow import answer_verdict, open_queue
 if TYPE_CHECKING:
     from ...core import Resolution
     from ..reading import DocumentView
+    from ..summary import VaultSummary
     from ..dialogs.verdicts import VerdictChoice
     from ..dialogs.lifecycle import LifecycleChoice
     from .host import FlowHost
@@ -237,11 +238,14 @@ class GuidedFlows:
 
         def written_then() -> None:
             shutil.rmtree(copy.parent, ignore_errors=True)
+            # The summary the write just made (its `VaultRead` came before this): every problem
+            # the edit left, here and in the files that link to it, already worked out.
+            summary = self.host.summary
             # A group of its own, not "vault-read": a read started there meanwhile (the watcher's
             # report of this very write, another document opened) cancels the reads before it, and
             # this check, cancelled before its thread began, never said what it found.
             self.host.run_worker(
-                partial(self._after_edit, doc_id),
+                partial(self._after_edit, doc_id, doc_path, summary),
                 thread=True,
                 group="edit-check",
                 description="check an edited file",
@@ -263,16 +267,24 @@ class GuidedFlows:
             )
         )
 
-    def _after_edit(self, doc_id: str) -> None:
-        """Re-read the edited file and say what the checks think of it now, a secret it holds first."""
+    def _after_edit(self, doc_id: str, doc_path: str, summary: VaultSummary | None) -> None:
+        """Re-read the edited file and say what the checks think of it now, a secret it holds first.
+
+        `summary` is the one the write made, after it: the whole vault is not summarised a second
+        time (seconds at 100,000 documents); the file's own problems and those across files that
+        name it are looked up for it alone (`Vault.problems_for`). The problems the edit left in
+        other files (a link to an id it changed) were said with the write. The document is found
+        by its path: an edit may have changed its id."""
         assert self.host.vault is not None
         try:
-            summary = summarise(self.host.vault, self.host.vault_path)
+            if summary is None:  # no summary made since the vault was read: the whole check, once
+                summary = summarise(self.host.vault, self.host.vault_path)
+                self.host.post_message(VaultRead(summary))
+            doc_id = summary.path_ids.get(doc_path, doc_id)
             view = read_view(self.host.vault, summary.graph, doc_id, self.host.graph_depth, self.host.graph_filter)
         except Exception as exc:  # noqa: BLE001
             self.host.report(exc, "Cannot re-read it")
             return
-        self.host.post_message(VaultRead(summary))
         self.host.app.call_from_thread(self._show_edited, view)
         problems = notice_order(view.problems)
         if problems:
@@ -297,9 +309,10 @@ class GuidedFlows:
 
     def _show_edited(self, view: DocumentView) -> None:
         """The edited document as re-read, in the viewer, if it is still the one on show (the
-        person may have opened another meanwhile: the check is said, their choice is kept)."""
+        person may have opened another meanwhile: the check is said, their choice is kept). Told
+        by its path: the edit may have changed its id."""
         current = self.host.current
-        if current is not None and current.document.id == view.document.id:
+        if current is not None and current.document.path == view.document.path:
             self.host.post_message(DocumentRead(view, remember=False, focus="viewer"))
 
     def problems(self, at: str | None = None) -> None:
