@@ -268,13 +268,10 @@ class GuidedFlows:
         )
 
     def _after_edit(self, doc_id: str, doc_path: str, summary: VaultSummary | None) -> None:
-        """Re-read the edited file and say what the checks think of it now, a secret it holds first.
-
-        `summary` is the one the write made, after it: the whole vault is not summarised a second
-        time (seconds at 100,000 documents); the file's own problems and those across files that
-        name it are looked up for it alone (`Vault.problems_for`). The problems the edit left in
-        other files (a link to an id it changed) were said with the write. The document is found
-        by its path: an edit may have changed its id."""
+        """Say what the checks think of the edited file now, a secret it holds first: from the
+        summary the write made (not the whole vault again: seconds at 100,000 documents), the
+        file's problems looked up alone; those it left in other files were said with the write.
+        Found by its path: an edit may have changed its id."""
         assert self.host.vault is not None
         try:
             if summary is None:  # no summary made since the vault was read: the whole check, once

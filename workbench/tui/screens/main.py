@@ -23,9 +23,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.geometry import Size
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from ...core import WorkbenchError
@@ -37,6 +35,7 @@ from ..widgets.footer import KeysFooter
 from ..widgets.link_pane import LinkPane
 from ..widgets.search import SearchPane
 from ..widgets.vault_header import VaultHeader
+from .layout_kept import LayoutKeptScreen
 from ..widgets.viewer import DocumentViewer
 from .conflicts_search import ConflictsSearch
 from .disk_news import DiskNews
@@ -56,7 +55,7 @@ if TYPE_CHECKING:
 __all__ = ["MainScreen", "VaultSummary"]
 
 
-class MainScreen(Screen[None]):
+class MainScreen(LayoutKeptScreen):
     """Three panes; below 100 columns the link pane gives way (press `g` to swap it in)."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide"), (140, "-very-wide")]
@@ -128,15 +127,6 @@ class MainScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         self.stop_watching()
-
-    def _screen_resized(self, size: Size) -> None:
-        """Laid out again for a new size only. Textual lays out every screen under a dialog again
-        when the dialog gets its first size (`Screen._on_resize`), the terminal's, which this
-        screen was laid out at already: every widget of the main screen arranged again in the
-        dialog's first frame, 20-45 ms of the screen's CPU at 100,000 documents, for nothing.
-        A change of its own meanwhile is laid out as always, by its widgets' own refresh."""
-        if size != self._compositor.size:
-            super()._screen_resized(size)
 
     def stop_watching(self) -> None:
         """For good: a load still running then stops the watcher it starts; a queue's process ends."""
