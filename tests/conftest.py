@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from helpers import SAMPLE
 from vault_builders import VaultBuilder
 
 # Speed is measured by the benchmarks, never asserted on wall time: a shared or loaded machine
@@ -15,7 +16,19 @@ from vault_builders import VaultBuilder
 settings.register_profile("workbench", deadline=None)
 settings.load_profile("workbench")
 
-SAMPLE = Path(__file__).resolve().parent.parent / "sample_vault"
+__all__ = ["SAMPLE"]  # fixtures use it; tests import it from `helpers`
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A folder given with another inside it (`pytest tests/ tests/tui/`): pytest 8 collects only
+    the inner one (pytest-dev/pytest#13319), so the inner one is left out, as later pytest does."""
+    here = config.invocation_params.dir
+    folders = {arg: (here / arg).resolve() for arg in config.args if "::" not in arg and (here / arg).is_dir()}
+    inside = {
+        arg for arg, path in folders.items() if any(path != f and path.is_relative_to(f) for f in folders.values())
+    }
+    if inside:
+        config.args[:] = [arg for arg in config.args if arg not in inside]
 
 
 @pytest.fixture(scope="session", autouse=True)

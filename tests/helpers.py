@@ -9,6 +9,11 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
+
+SAMPLE = Path(__file__).resolve().parent.parent / "sample_vault"
+"""The bundled sample vault. Imported from here, never from `conftest`: `tests/tui` has a conftest
+of its own, and the module named `conftest` is whichever pytest imported last."""
 
 
 def run_cli(

@@ -1,11 +1,14 @@
 """A copied vault's first open takes its store's rows where the copy holds the same files: the
 copy's files have other inodes and change times, so no row is trusted on its stat, but a file
-with the size, modification time and bytes its row was read from is not parsed again. Any other
-file is: bytes changed at the same size and time, a time moved, a file added. Real files, a real
-store copied with them (as `cp -a` or a backup does)."""
+with the size, modification time and bytes its row was read from is not parsed again (in Memory
+Core, which reads no file's time, whatever its time: a copy that kept no times, `cp -r`). Any
+other file is: bytes changed at the same size and time, a time moved where the flavour reads
+file times, a file added. Real files, a real store copied with them (as `cp -a` or a backup
+does)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import shutil
@@ -72,11 +75,67 @@ def test_a_copy_parses_every_file_whose_bytes_or_time_differ(builder, tmp_path):
     builder_file = copy / "notes/mem-note-n5.md"
     builder_file.write_bytes(builder_file.read_bytes().replace(b"alpha", b"gamma plus"))  # another size
     vault = Vault.open(copy)
-    assert _parsed(vault) == ["notes/mem-note-n3.md", "notes/mem-note-n4.md", "notes/mem-note-n5.md"]
+    # n4's time moved, its bytes the same: Memory Core reads no file's time, so its row holds.
+    assert _parsed(vault) == ["notes/mem-note-n3.md", "notes/mem-note-n5.md"]
     assert "omega" in vault.get("mem-note-n3").body
     assert [hit.id for hit in vault.search("omega")] == ["mem-note-n3"]
     assert [hit.id for hit in vault.search("gamma")] == ["mem-note-n5"]
     assert "mem-note-n3" not in [hit.id for hit in vault.search("alpha")]
+    vault.index.store.close()
+
+
+def _times_moved(folder, seconds: int) -> None:
+    """Every file's modification time moved, as a copy that keeps no times (`cp -r`) leaves them."""
+    for path in folder.rglob("*.md"):
+        before = path.stat()
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + seconds * 1_000_000_000))
+
+
+def test_a_copy_that_kept_no_times_opens_from_its_store(builder, tmp_path):
+    """Memory Core reads a file's bytes alone: in a copy made without its times, a row whose file
+    holds the bytes it was read from is taken (what parsing them gives), and the copy's times are
+    kept with it, so the next open trusts each row on its stat."""
+    root = _vault(builder)
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy, copy_function=shutil.copy)  # as `cp -r`: the times are the copy's own
+    _times_moved(copy, 86_400 * 3)  # past any tick of the clock: other days, too
+    _same_size_and_time(copy / "notes/mem-note-n3.md", b"alpha", b"omega")
+    vault = Vault.open(copy)
+    assert _parsed(vault) == ["notes/mem-note-n3.md"], "files whose bytes the store holds were parsed again"
+    assert all(r.mtime_ns == (copy / r.path).stat().st_mtime_ns for r in vault.index.records)
+    fresh = tmp_path / "fresh"  # the same files parsed from nothing
+    shutil.copytree(copy, fresh, ignore=shutil.ignore_patterns(".workbench"))
+    parsed = Vault.open(fresh)
+    for doc in parsed.index.documents:
+        taken = vault.get(doc.id)
+        assert (taken.meta, taken.body, taken.digest, taken.valid) == (doc.meta, doc.body, doc.digest, doc.valid)
+        assert vault.problems_for(doc.id) == parsed.problems_for(doc.id)
+    assert "omega" in vault.get("mem-note-n3").body
+    vault.index.store.close()
+    parsed.index.store.close()
+    time.sleep(0.15)
+    again = Vault.open(copy)  # the copy's times were kept with the rows: each trusted on its stat
+    assert _parsed(again) == []
+    again.index.store.close()
+
+
+def test_a_flavour_that_reads_file_times_parses_a_copy_whose_times_moved(tmp_path):
+    """OKF dates a note that states no timestamp by its file's time (its store kept in the vault,
+    copied with it): in a copy that kept no times, every such file is parsed again, and reads its
+    own time, not the one its row was read with."""
+    root = tmp_path / "bundle"
+    root.mkdir()
+    for n in range(6):
+        (root / f"note-{n}.md").write_text(f"---\ntype: note\n---\n# Note {n}\n\nAbout alpha, {n}.\n", "utf-8")
+    Vault.open(root, flavour="okf").index.store.close()
+    assert (root / ".workbench" / "index.sqlite").is_file()
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy, copy_function=shutil.copy)
+    _times_moved(copy, -86_400 * 400)
+    vault = Vault.open(copy, flavour="okf")
+    assert len(_parsed(vault)) == 6
+    for doc in vault.index.documents:
+        assert doc.updated == dt.date.fromtimestamp((copy / doc.path).stat().st_mtime), doc.path
     vault.index.store.close()
 
 

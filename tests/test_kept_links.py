@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE
+from helpers import SAMPLE
 from test_corpora import corpus
 
 from workbench import Vault

@@ -64,9 +64,7 @@ def _both(root: Path, dismissed: frozenset = frozenset()) -> tuple[dict, dict, k
         docs, lacking, dismissed, kept, lambda doc_id: [t for _, t in related[doc_id][2]]
     )
     assert found is not None
-    store.keep_rows(SUCCESSORS, kept.to_write(), replace=kept.whole)
-    store.keep(SUCCESSORS, "test", kept.dump())
-    store.forget_rows(SUCCESSORS, kept.unnamed())
+    store.keep_with_rows(SUCCESSORS, "test", kept.dump(), kept.to_write(), replace=kept.whole, forget=kept.unnamed())
     return _answer(plain), _answer(found), kept
 
 
@@ -141,3 +139,54 @@ def test_a_row_gone_is_counted_again(vault: Path) -> None:
 
 def test_kept_under_a_name_the_queue_keeps() -> None:
     assert SUCCESSORS in kept_conflicts.NAMES
+
+
+def _successor_rows(vault: Vault) -> tuple[int, int]:
+    """(the successors' rows in the store, the rows its record names)."""
+    db = vault.index.store.db
+    (count,) = db.execute("SELECT count(*) FROM kept_rows WHERE name = ?", (SUCCESSORS,)).fetchone()
+    (record,) = db.execute("SELECT value FROM kept WHERE name = ?", (SUCCESSORS,)).fetchone()
+    kept = kept_successors.KeptDecisions()
+    assert kept.load(record)
+    return count, len(kept._named())
+
+
+def test_rows_no_longer_named_are_deleted_through_many_changes(vault: Path) -> None:
+    """Decisions changed by plain file I/O between fresh opens, the queue asked each time: the
+    rows kept stay those the record names (none piling up until a full count), and the queue
+    equals the one counted from nothing."""
+    first = Vault.open(vault, flavour="adr")
+    first.conflicts()
+    start, named = _successor_rows(first)
+    assert start == named > 0
+    rng = random.Random(11)
+    for step in range(8):
+        for path in rng.sample(sorted(vault.glob("*.md")), 2):
+            _append(path, f"\nThe retry budget, step {step}: {rng.random()}.\n")
+        opened = Vault.open(vault, flavour="adr")
+        opened.conflicts()
+        count, named = _successor_rows(opened)
+        assert count == named, step
+        assert count <= start + 2 * 8, step  # a changed decision's row in place of its old one
+    followed = Vault.open(vault, flavour="adr").conflicts()
+    assert list(followed) == list(Vault.open(vault, flavour="adr").conflicts(full=True))
+
+
+def test_the_record_and_its_rows_are_kept_in_one_transaction(vault: Path) -> None:
+    """The rows made, the record naming them and the deletion of the rows it names no more are
+    one transaction: apart, a process stopped after the record left rows nobody names."""
+    Vault.open(vault, flavour="adr").conflicts()
+    _append(sorted(vault.glob("*.md"))[4], "\nA sentence more about the retry budget.\n")
+    opened = Vault.open(vault, flavour="adr")
+    statements: list[str] = []
+    opened.index.store.db.set_trace_callback(statements.append)
+    opened.conflicts()
+    opened.index.store.db.set_trace_callback(None)
+    writes = [n for n, s in enumerate(statements) if SUCCESSORS in s and s.startswith(("INSERT", "DELETE"))]
+    assert any("INTO kept VALUES" in statements[n] for n in writes)  # the record
+    assert any("DELETE FROM kept_rows" in statements[n] for n in writes)  # the changed row's old one
+    begins = [n for n in range(writes[0]) if statements[n].startswith("BEGIN")]
+    assert begins, "the successors' rows written outside a transaction"
+    begin = begins[-1]
+    ends = [n for n in range(begin, len(statements)) if statements[n].startswith(("COMMIT", "ROLLBACK"))]
+    assert ends and statements[ends[0]].startswith("COMMIT") and writes[-1] < ends[0]

@@ -7,6 +7,8 @@ A generated Memory Core vault is opened twice (its store built, then settled), t
 `cp -a` copies it (modification times kept, every file another inode and change time). For each
 run, each a fresh Python process timed from inside (the open alone, imports excluded), it prints:
 - copy: the copy's first open, its store copied with it (rows taken where the bytes are the same);
+- copy -r: the first open of a copy made as `cp -r` makes it (no modification time kept: in
+  Memory Core, which reads no file's time, rows are taken where the bytes are the same all the same);
 - cold: the same copy with no store (every file parsed);
 - warm: the copy opened again (every row trusted on its stat);
 - theirs: another copy opened by another user (its store's seal not theirs: built again);
@@ -52,7 +54,7 @@ def main() -> None:
     parser.add_argument("sizes", nargs="*", type=int, default=[10000])
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    columns = ("copy", "cold", "warm", "theirs")
+    columns = ("copy", "copy -r", "cold", "warm", "theirs")
     print(f"{'docs':>7} {'run':>4} " + " ".join(f"{name + ' wall/CPU':>16}" for name in columns))
     for size in args.sizes:
         with tempfile.TemporaryDirectory() as folder:
@@ -67,19 +69,24 @@ def main() -> None:
                 copy = base / f"copy{run}"
                 subprocess.run(["cp", "-a", str(source), str(copy)], check=True)
                 time.sleep(2.5)  # a copy opened a moment later, as a person would
+                times_lost = base / f"copy-r{run}"
+                subprocess.run(["cp", "-r", str(source), str(times_lost)], check=True)
                 theirs_copy = base / f"theirs{run}"
                 subprocess.run(["cp", "-a", str(source), str(theirs_copy)], check=True)
                 time.sleep(2.5)
                 copied = _open(copy, mine)
+                copied_r = _open(times_lost, mine)
                 warm = _open(copy, mine)
                 theirs = _open(theirs_copy, other)
                 shutil.rmtree(copy / ".workbench")
                 cold = _open(copy, mine)
-                assert copied[2] == cold[2] == warm[2] == theirs[2] == size
-                cells = " ".join(f"{f'{w:.2f}s/{c:.2f}s':>16}" for w, c, _ in (copied, cold, warm, theirs))
+                assert copied[2] == copied_r[2] == cold[2] == warm[2] == theirs[2] == size
+                opens = (copied, copied_r, cold, warm, theirs)
+                cells = " ".join(f"{f'{w:.2f}s/{c:.2f}s':>16}" for w, c, _ in opens)
                 print(f"{size:>7} {run:>4} {cells}")
                 shutil.rmtree(copy)
                 shutil.rmtree(theirs_copy)
+                shutil.rmtree(times_lost)
 
 
 if __name__ == "__main__":

@@ -69,10 +69,17 @@ def open_vault(
     vault = Vault.open(resolve_vault_path(given, command), flavour=flavour, listed=listed, queue_fields=queue_fields)
     for note in vault.recovery_notes:
         print(f"workbench: {safe(note)}", file=sys.stderr)
+    secret = Vault.secret_note(ask=command == "check")
+    if secret is not None and "secret" not in _said:  # once a process, however many opens
+        _said.add("secret")
+        print(f"workbench: {safe(secret)}", file=sys.stderr)
     empty = vault.empty_note()
     if empty is not None and command != "new":  # `new` writes the first one
         print(f"workbench: {safe(empty)}", file=sys.stderr)
     return vault
+
+
+_said: set[str] = set()  # the notes this process wrote on stderr already: each is said once
 
 
 QUEUE_COMMANDS = frozenset({"conflicts", "review"})

@@ -469,11 +469,17 @@ class Flavour:
     home_folders: tuple[str, ...] = ()
 
     @property
+    def reads_file_time(self) -> bool:
+        """Whether what this flavour reads of a file may depend on the file's modification time
+        (a note's date where it states none): all but Memory Core, which reads its bytes alone."""
+        return not self.native
+
+    @property
     def reading(self) -> str:
         """What the way this flavour reads files depends on: its name, the vault's own status
-        words, and (but in Memory Core, which reads no file's time) the local time zone a file's
-        time is dated in (the derived store is built again when any changes)."""
-        name = self.name if self.native else f"{self.name}@{local_zone()}"
+        words, and (where it reads a file's time) the local time zone a file's time is dated in
+        (the derived store is built again when any changes)."""
+        name = f"{self.name}@{local_zone()}" if self.reads_file_time else self.name
         if not self.statuses:
             return name
         import hashlib

@@ -577,14 +577,15 @@ class DerivedStore:
             self._failed(error)  # only a cache: resolved again next time
             return False
 
-    def reseen(self, seen: Iterable[tuple[str, int, int, int]]) -> None:
+    def reseen(self, seen: Iterable[tuple[str, int, int, int, int]]) -> None:
         """A new reading for files whose bytes were found unchanged (path, seen_ns, inode, change
-        time: a copy's file has its own): their rows and the full-text index stay as they are."""
+        time, modification time: a copy's file has its own): their rows and the full-text index
+        stay as they are."""
         try:
             with self.db:
                 self.db.executemany(
-                    "UPDATE files SET seen_ns = ?, ino = ?, ctime_ns = ? WHERE path = ?",
-                    [(seen_ns, ino, ctime_ns, path) for path, seen_ns, ino, ctime_ns in seen],
+                    "UPDATE files SET seen_ns = ?, ino = ?, ctime_ns = ?, mtime_ns = ? WHERE path = ?",
+                    [(seen_ns, ino, ctime_ns, mtime_ns, path) for path, seen_ns, ino, ctime_ns, mtime_ns in seen],
                 )
         except sqlite3.DatabaseError as error:
             self._failed(error)
@@ -773,6 +774,48 @@ class DerivedStore:
                     f"INSERT OR IGNORE INTO kept_rows VALUES {', '.join(['(?, ?, ?)'] * len(chunk))}",
                     [value for item in chunk for value in item],
                 )
+            self._wrote(before)
+        except sqlite3.DatabaseError as error:
+            self._failed(error)  # only a cache: worked out again next time
+
+    def keep_with_rows(
+        self,
+        name: str,
+        key: str,
+        value: bytes,
+        rows: dict[str, bytes],
+        replace: bool = False,
+        forget: Iterable[str] = (),
+    ) -> None:
+        """`keep_rows(name, rows, replace)`, `keep(name, key, value)` and `forget_rows(name, forget)`
+        in one transaction: a record and the rows it names arrive together, and the rows it names
+        no more go with them; three statements apart, a process stopped (or a store busy) after
+        the record left those rows behind, unnamed, until everything was counted again. Inside
+        another thread's transaction the statements join it."""
+        before = self.version()
+        items = [(name, row, data) for row, data in rows.items()]
+        gone = list(forget)
+        db = self.db
+        try:
+            with contextlib.ExitStack() as stack:
+                if not db.in_transaction:
+                    stack.enter_context(db)
+                    db.execute("BEGIN")
+                if replace:
+                    db.execute("DELETE FROM kept_rows WHERE name = ?", (name,))
+                for start in range(0, len(items), ROWS_A_QUERY):
+                    chunk = items[start : start + ROWS_A_QUERY]
+                    db.execute(
+                        f"INSERT OR IGNORE INTO kept_rows VALUES {', '.join(['(?, ?, ?)'] * len(chunk))}",
+                        [item for row in chunk for item in row],
+                    )
+                db.execute("INSERT OR REPLACE INTO kept VALUES (?, ?, ?)", (name, key, value))
+                for start in range(0, len(gone), ROWS_A_QUERY):
+                    keys = gone[start : start + ROWS_A_QUERY]
+                    db.execute(
+                        f"DELETE FROM kept_rows WHERE name = ? AND key IN ({', '.join('?' * len(keys))})",
+                        (name, *keys),
+                    )
             self._wrote(before)
         except sqlite3.DatabaseError as error:
             self._failed(error)  # only a cache: worked out again next time

@@ -304,6 +304,7 @@ def bring_in_line(
     moved = False  # whether any record came, went or changed: if none did, nothing derived is stale
     first = not records  # an open: every record kept comes from the store, none is dropped
     in_memory, in_store = records.get, cached.get
+    any_time = not flavour.reads_file_time  # a copied row holds for the same bytes, whatever their time
     taken = 0  # walked files `cached` holds a record of
     for path, stat in walk.files:
         current = None if first else in_memory(path)
@@ -315,7 +316,7 @@ def bring_in_line(
                     records[path] = known
                     moved = True
                 continue
-        clean = still_clean(root, known, stat) if known else None
+        clean = still_clean(root, known, stat, any_time) if known else None
         if clean is not None:  # read in the tick it last changed, and its bytes are the same
             records[path] = clean
             moved = moved or known is not current
@@ -341,7 +342,7 @@ def bring_in_line(
             if save is not None and rows:
                 save(rows)
     if store is not None and recheck:
-        store.reseen((record.path, record.seen_ns, record.ino, record.ctime_ns) for record in recheck)
+        store.reseen((r.path, r.seen_ns, r.ino, r.ctime_ns, r.mtime_ns) for r in recheck)
     # What was known and was not walked: at an open that every cached record was walked to (the
     # walk lists each path once), none; building the sets of 100,000 paths to say so took 0.03 s.
     if first and taken == len(cached):

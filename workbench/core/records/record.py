@@ -154,14 +154,16 @@ def _racy(record: Record) -> bool:
     return ctime >= record.seen_ns - (RACY_COARSE_NS if ctime % 1_000_000_000 == 0 else RACY_NS)
 
 
-def still_clean(root: Path, record: Record, stat: os.stat_result) -> Record | None:
+def still_clean(root: Path, record: Record, stat: os.stat_result, any_time: bool = False) -> Record | None:
     """A racily clean record whose file still holds the bytes it was read from, with the moment of
     this look as its new reading: as git does, the content decides where the stat cannot, and a
     file copied just before two opens is not parsed twice. So does a record read in another folder
     (`UNKNOWN_INO`) whose file has its size and modification time: a copy kept them, and the bytes
-    say whether it holds the same. None when the bytes differ."""
+    say whether it holds the same; with `any_time` (a flavour that reads no file's time, so the
+    same bytes are read alike whenever they were written), whatever its time: a copy made without
+    keeping times (`cp -r`) is not parsed whole. None when the bytes differ."""
     if record.ino == UNKNOWN_INO:
-        same = record.size == stat.st_size and record.mtime_ns == stat.st_mtime_ns
+        same = record.size == stat.st_size and (any_time or record.mtime_ns == stat.st_mtime_ns)
     else:
         same = _same_stat(record, stat)
     if not same or record.document is None or not record.document.digest:
@@ -173,7 +175,9 @@ def still_clean(root: Path, record: Record, stat: os.stat_result) -> Record | No
         return None
     if raw is None or len(raw) != record.size or digest_of(raw) != record.document.digest:
         return None
-    return dataclasses.replace(record, seen_ns=seen_ns, ino=stat.st_ino, ctime_ns=stat.st_ctime_ns)
+    return dataclasses.replace(
+        record, seen_ns=seen_ns, ino=stat.st_ino, ctime_ns=stat.st_ctime_ns, mtime_ns=stat.st_mtime_ns
+    )
 
 
 def invalidating(flavour: Flavour) -> frozenset[str]:

@@ -9,24 +9,28 @@ that verifies here, so it is built again from the files rather than read. The se
 origin, not the rows: a store of this user's that went away and came back altered still passes.
 
 No secret that can be read or made (an unwritable state folder, a file someone else can read)
-means no seal: every copied store is then built again, which costs time and loses nothing.
+means no seal: every copied store is then built again, which costs time and loses nothing. Why,
+and how to mend it, is kept for the faces to tell the person (`refusal`): without it the stores
+were quietly never trusted.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import hmac
 import os
 import stat
 from pathlib import Path
 
-__all__ = ["secret_path", "user_secret", "seal_of", "verifies", "new_origin"]
+__all__ = ["secret_path", "user_secret", "refusal", "seal_of", "verifies", "new_origin"]
 
 SECRET_BYTES = 32
 SECRET_NAME = "store-secret"
 
 _known: dict[Path, bytes] = {}  # the secret by its path, once read: read once a process
+_refused: dict[Path, str] = {}  # why the secret at a path was refused, the last time it was asked
 
 
 def secret_path() -> Path:
@@ -48,31 +52,60 @@ def user_secret() -> bytes | None:
         if found is None:
             _make(path)
             found = _read(path)
-    except (OSError, ValueError):
+    except ValueError as error:
+        _refused[path] = str(error)
+        return None
+    except OSError as error:
+        _refused[path] = _unreadable(path, error)
         return None
     if found is not None:
         _known[path] = found
+        _refused.pop(path, None)
     return found
+
+
+def refusal(ask: bool = False) -> str | None:
+    """Why the user's secret is not used (the file, the problem and how to mend it), where it was
+    refused in this process, or, `ask`ed, is refused now; None where it is used or was not asked.
+    A face tells the person: until it is mended, every copied vault's store is built again."""
+    if ask:
+        user_secret()
+    return _refused.get(secret_path())
+
+
+def _unreadable(path: Path, error: OSError) -> str:
+    if error.errno == errno.ELOOP:
+        return f"{path}: a symbolic link, not a regular file: remove it (rm {path}) and a new secret is made"
+    where = error.filename if isinstance(error.filename, str) else str(path)
+    return (
+        f"{path}: cannot be read or made ({error.strerror or error} at {where}): make its folder"
+        f" {path.parent} a folder you can write (mkdir -p {path.parent}; chmod 700 {path.parent})"
+    )
 
 
 def _read(path: Path) -> bytes | None:
     """The secret at `path`, None when there is none; raises ValueError for one not to trust (not a
     regular file of this user's, readable by others, or of the wrong length)."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        # Not blocking: a named pipe put there would otherwise hold the open until a writer came.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         return None
+    remade = f"remove it (rm -r {path}) and a new secret is made"
     try:
         found = os.fstat(fd)
-        if not stat.S_ISREG(found.st_mode) or found.st_mode & 0o077:
-            raise ValueError(f"{path}: not a regular file readable by its owner alone")
+        if not stat.S_ISREG(found.st_mode):
+            raise ValueError(f"{path}: not a regular file: {remade}")
         if hasattr(os, "getuid") and found.st_uid != os.getuid():
-            raise ValueError(f"{path}: another user's file")
+            raise ValueError(f"{path}: another user's file: {remade}")
+        if found.st_mode & 0o077:
+            mode = stat.S_IMODE(found.st_mode)
+            raise ValueError(f"{path}: others may read it (mode {mode:o}): make it yours alone: chmod 600 {path}")
         raw = os.read(fd, SECRET_BYTES + 1)
     finally:
         os.close(fd)
     if len(raw) != SECRET_BYTES:
-        raise ValueError(f"{path}: {len(raw)} bytes, not {SECRET_BYTES}")
+        raise ValueError(f"{path}: {len(raw)} bytes, not {SECRET_BYTES}: {remade}")
     return raw
 
 

@@ -866,10 +866,10 @@ class Asked:
         if found is None:
             return likeliest_successors(docs.values(), lacking, dismissed=compatible)
         if kept.moved:
-            # First the rows the record names, then the record: a reader of it finds them.
-            store.keep_rows(SUCCESSORS, kept.to_write(), replace=kept.whole)
-            store.keep(SUCCESSORS, key, kept.dump())
-            store.forget_rows(SUCCESSORS, kept.unnamed())
+            # The record, the rows it names and the rows it names no more gone, all in one.
+            store.keep_with_rows(
+                SUCCESSORS, key, kept.dump(), kept.to_write(), replace=kept.whole, forget=kept.unnamed()
+            )
         return found
 
     def conflicts(self) -> Conflicts:

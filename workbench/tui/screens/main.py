@@ -35,10 +35,10 @@ from ..widgets.footer import KeysFooter
 from ..widgets.link_pane import LinkPane
 from ..widgets.search import SearchPane
 from ..widgets.vault_header import VaultHeader
-from .layout_kept import LayoutKeptScreen
 from ..widgets.viewer import DocumentViewer
 from .conflicts_search import ConflictsSearch
 from .disk_news import DiskNews
+from .layout_kept import LayoutKeptScreen
 from .main_bindings import MAIN_BINDINGS
 from .messages import ChangeApplied, ConflictsFound, DiskChanged, DocumentGone, DocumentRead
 from .messages import ExternalChange, Failed, PlanReady, VaultOpened, VaultRead
@@ -156,6 +156,11 @@ class MainScreen(LayoutKeptScreen):
         try:
             self.vault = self.start.opened(self.opening or Opening(self.vault_path, self.flavour))
             self.post_message(VaultOpened(len(self.vault), empty_note(self.vault)))
+            secret = self.vault.secret_note()
+            if secret is not None:  # copied vaults' stores are built again until it is mended
+                self.app.call_from_thread(
+                    self.notify, secret, title="Store secret", severity="warning", markup=False, timeout=20
+                )
             # The summary (every problem, the graph) takes the interpreter for a while on a large
             # vault: the first titles go on screen before it starts.
             self._titles_listed.wait(timeout=2.0)
