@@ -221,6 +221,23 @@ def test_search_of_two_codes_is_measured_alternated_against_bare_fts5_and_their_
     assert "every first page the same for every code: True" in out, out
 
 
+@pytest.mark.parametrize("mode", ["same", "second"])
+def test_search_right_after_a_write_is_measured_for_two_codes(tmp_path, mode):
+    from tests.benchmarks.generate_shapes import generate_shaped_vault
+
+    generate_shaped_vault(tmp_path / "vault", 200)
+    files = sorted((path, path.stat().st_mtime_ns) for path in (tmp_path / "vault").rglob("*"))
+    out = bench(
+        "bench_search_codes", str(tmp_path / "vault"), str(ROOT), str(ROOT), "--rounds", "1", "--after-write", mode
+    )
+    assert sorted((path, path.stat().st_mtime_ns) for path in (tmp_path / "vault").rglob("*")) == files
+    assert f"after a write: {mode}" in out, out
+    column = r"open and first search \d+ ms, CPU \d+ ms" if mode == "second" else r"the first after each write: CPU p50"
+    rows = re.findall(rf"^round 0 \| \d: {re.escape(str(ROOT))} \| search p95 .*{column}", out, re.MULTILINE)
+    assert len(rows) == 2, out
+    assert "every first page the same for every code: True" in out, out
+
+
 def test_the_warm_open_of_two_codes_is_measured_alternated_against_the_floor(tmp_path):
     from tests.benchmarks.generate_shapes import generate_shaped_vault
 

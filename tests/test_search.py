@@ -1210,8 +1210,8 @@ def test_searches_reading_the_kept_lists_rank_as_a_full_reading_of_fts5_before_a
     builder, seed, monkeypatch
 ):
     """Common words read from the kept lists, not scored by FTS5: every page is the one a full
-    reading of FTS5's rows gives, score for score; after a write the lists are not read (they
-    were kept for the index as it was) until kept again, and the pages stay a full reading's."""
+    reading of FTS5's rows gives, score for score; after a write the lists (kept for the index as
+    it was) are read patched, the same rows and scores as FTS5's now, until kept again."""
     import random
 
     rng = random.Random(seed)
@@ -1234,15 +1234,25 @@ def test_searches_reading_the_kept_lists_rank_as_a_full_reading_of_fts5_before_a
         assert found == _as_fts5_reads(vault, monkeypatch, query), query
     _write(builder, "mem-note-zipf-new", "Queue retry", "queue queue retry invoice w4x")
     vault.refresh_paths([doc_path("mem-note-zipf-new")])
-    fulltext.KEPT.pop(vault.index, None)
-    vault.search("queue", 10)
-    lists = fulltext.kept_postings(vault.index).lists
-    assert not lists.usable and lists.rows('"queue"') is None  # kept for the index before the write
-    for query in queries[:10]:
+    with monkeypatch.context() as later:
+        later.setattr(word_lists.WordLists, "_keep", lambda self: None)  # not kept again meanwhile
         fulltext.KEPT.pop(vault.index, None)
-        assert [(hit.id, hit.score) for hit in vault.search(query, 10)] == _as_fts5_reads(vault, monkeypatch, query)
-    lists.wait()  # kept again, for the index now
-    assert _lists_kept(vault).rows('"queue"') == whole('"queue"', fulltext.FIELD_WEIGHTS)
+        vault.search("queue", 10)
+        lists = fulltext.kept_postings(vault.index).lists
+        # Kept for the index before the write: read patched, the rows and scores FTS5 gives now.
+        assert lists.usable and lists.patch is not None
+        patched = lists.rows('"queue"')
+        assert patched is not None
+        assert list(patched.items()) == list(whole('"queue"', fulltext.FIELD_WEIGHTS).items())
+        for query in queries[:10]:
+            fulltext.KEPT.pop(vault.index, None)
+            asked.clear()
+            found = [(hit.id, hit.score) for hit in vault.search(query, 10)]
+            assert not [e for e in asked if e in ('"queue"', '"invoice"', '"retry"')], query  # read from the lists
+            assert found == _as_fts5_reads(vault, monkeypatch, query), query
+    fulltext.KEPT.pop(vault.index, None)
+    kept = _lists_kept(vault)  # kept again, for the index now
+    assert kept.patch is None and kept.rows('"queue"') == whole('"queue"', fulltext.FIELD_WEIGHTS)
     for query in queries[:10]:
         fulltext.KEPT.pop(vault.index, None)
         found = [(hit.id, hit.score) for hit in vault.search(query, 10)]
@@ -1250,9 +1260,10 @@ def test_searches_reading_the_kept_lists_rank_as_a_full_reading_of_fts5_before_a
     assert "mem-note-zipf-new" in [hit.id for hit in vault.search("queue retry", 10)]
 
 
-def test_the_kept_lists_are_not_read_after_another_process_wrote_the_index(builder, monkeypatch):
+def test_the_kept_lists_are_read_patched_after_another_process_wrote_the_index(builder, monkeypatch):
     """Another process writes a note and brings the store in line: the index's stamp differs, so
-    the lists kept before are not read, and the pages are a full reading's of FTS5 as it is now."""
+    the lists kept before are read patched (the rows it wrote found past their last), and the
+    pages are a full reading's of FTS5 as it is now."""
     import random
 
     _zipf_notes(builder, random.Random(9), 260)
@@ -1261,6 +1272,7 @@ def test_the_kept_lists_are_not_read_after_another_process_wrote_the_index(build
     lists = _lists_kept(vault)
     before = vault.store.index_stamp()
     assert lists.rows('"queue"') is not None
+    monkeypatch.setattr(word_lists.WordLists, "_keep", lambda self: None)  # read patched, not kept again
     script = (
         "import sys; from pathlib import Path; from workbench import Vault;"
         "root = Path(sys.argv[1]); Vault.open(root).refresh_paths([sys.argv[2]])"
@@ -1274,7 +1286,10 @@ def test_the_kept_lists_are_not_read_after_another_process_wrote_the_index(build
         found = [(hit.id, hit.score) for hit in vault.search(query, 10)]
         assert found == _as_fts5_reads(vault, monkeypatch, query), query
     lists = fulltext.kept_postings(vault.index).lists
-    assert not lists.usable or lists.rows('"queue"') == vault.store.postings('"queue"', fulltext.FIELD_WEIGHTS)
+    assert lists.patch is not None
+    patched = lists.rows('"queue"')
+    assert patched is not None
+    assert list(patched.items()) == list(vault.store.postings('"queue"', fulltext.FIELD_WEIGHTS).items())
     assert "mem-note-zipf-other" in [hit.id for hit in vault.search("queue invoice", 10)]
 
 
@@ -1366,3 +1381,83 @@ def test_a_vault_whose_commonest_words_do_not_fit_keeps_no_list_and_is_not_asked
     assert not fresh.usable and not fresh.keeping  # another process: not asked again
     found = [(hit.id, hit.score) for hit in vault.search("queue invoice", 10)]
     assert found == _as_fts5_reads(vault, monkeypatch, "queue invoice")
+
+
+@pytest.mark.parametrize("seed, fresh", [(0, True), (1, True), (2, False), (3, False)])
+def test_pages_after_random_writes_by_plain_file_io_are_a_full_readings(builder, seed, fresh, monkeypatch):
+    """The lists kept once, then notes edited, removed and added by plain file I/O (the last one
+    written edited each time: the row past every other), and the vault opened afresh between
+    rounds (or, in one process, told of the paths: its own writes followed from the last patch):
+    the lists are read patched (never kept again here), every common word's rows are FTS5's now
+    in order and score for score, and every page is a full reading's. A list read as kept
+    (stale), or a row written or gone since missed, fails it."""
+    import random
+
+    rng = random.Random(seed)
+    _zipf_notes(builder, rng, 260)
+    _lists_from(monkeypatch, 25)
+    monkeypatch.setattr(fulltext, "LAZY_FROM", 25)
+    vault = Vault.open(builder.root)
+    _lists_kept(vault)
+    monkeypatch.setattr(word_lists.WordLists, "_keep", lambda self: None)  # read patched, round after round
+    words = CHURN_WORDS + [f"w{n}x" for n in range(60)]
+    weights = [1 / (rank + 1) ** 1.1 for rank in range(len(words))]
+    notes = sorted(p.stem for p in builder.root.rglob("mem-note-zipf-*.md"))
+    last = notes[-1]
+    for round_ in range(4):
+        changed = rng.sample(notes, 3) + [last]
+        for doc_id in changed:
+            body = " ".join(rng.choices(words, weights, k=rng.randint(5, 60)))
+            _write(builder, doc_id, " ".join(rng.choices(words, weights, k=2)).capitalize(), body)
+        gone = rng.choice([n for n in notes if n != last])
+        notes.remove(gone)
+        (builder.root / doc_path(gone)).unlink()
+        last = f"mem-note-zipf-new-{round_}"
+        _write(builder, last, "Queue " + rng.choice(words), " ".join(rng.choices(words, weights, k=30)))
+        notes.append(last)
+        if fresh:
+            vault.store.close()
+            vault = Vault.open(builder.root)  # the store brought in line, nothing kept in memory
+        else:
+            vault.refresh_paths([doc_path(n) for n in changed + [gone, last]])
+        vault.search("queue", 10)
+        lists = fulltext.kept_postings(vault.index).lists
+        assert lists.usable and lists.patch is not None, round_
+        for token in sorted(vault.store.word_lists_tokens(lists.read_at)):
+            expression = '"' + token + '"'
+            rows = lists.rows(expression)
+            assert rows is not None, token
+            assert list(rows.items()) == list(vault.store.postings(expression, fulltext.FIELD_WEIGHTS).items()), token
+        for query in ["queue", "queue invoice", "retry w5x", "queue -invoice"] + [
+            " ".join(rng.sample(words, rng.randint(1, 3))) for _ in range(8)
+        ]:
+            if fresh:
+                fulltext.KEPT.pop(vault.index, None)
+            found = [(hit.id, hit.score) for hit in vault.search(query, 10)]
+            expected = _as_fts5_reads(vault, monkeypatch, query)
+            if fresh:
+                assert found == expected, (round_, query)
+            else:  # what the process kept across its writes read too: a rare word's rows caught up
+                # (`Postings._catch_up`) restate the new rows' scores with older statistics, a last bit apart
+                assert [i for i, _ in found] == [i for i, _ in expected], (round_, query)
+                assert all(abs(a - b) <= 1e-12 * abs(b) for (_, a), (_, b) in zip(found, expected)), (round_, query)
+                held = fulltext.kept_postings(vault.index)
+                for (expression, scored), kept in list(held.kept.items()):
+                    if scored is True and isinstance(kept, fulltext.Rows) and kept.version == held.now:
+                        if held.lists.count(expression):  # a common word's: never caught up, FTS5's now
+                            now = vault.store.postings(expression, fulltext.FIELD_WEIGHTS)
+                            assert list(kept.rows.items()) == list(now.items()), (round_, expression)
+
+
+def test_a_rowid_is_never_given_twice(builder):
+    """A note written again takes a rowid past every row there was, its own old one included:
+    the kept lists find the rows written since past their last."""
+    for n in range(3):
+        _write(builder, f"mem-note-r-{n}", f"Note {n}", "alpha")
+    vault = Vault.open(builder.root)
+    seen = [vault.store.rowids([doc_path("mem-note-r-2")]).pop()]
+    for body in ("bravo", "charlie", "delta"):
+        _write(builder, "mem-note-r-2", "Note 2", body)  # the last row, written again and again
+        vault.refresh_paths([doc_path("mem-note-r-2")])
+        seen.append(vault.store.rowids([doc_path("mem-note-r-2")]).pop())
+    assert seen == sorted(set(seen))

@@ -29,6 +29,7 @@ import contextlib
 import datetime as dt
 import hashlib
 import json
+import math
 import sqlite3
 import sys
 import threading
@@ -58,7 +59,11 @@ __all__ = [
     "SCHEMA_VERSION",
     "DerivedStore",
     "FTS_TOKENIZE",
+    "fts5_idf",
+    "fts5_norm",
     "keep_word_lists",
+    "row_hits",
+    "row_sizes",
     "word_lists_recipe",
     "word_tokens",
     "folder_identity",
@@ -469,7 +474,7 @@ class DerivedStore:
         db = self._db
         self._still_ours(db)
         gone = self._delete(list(removed) + [files_row[0] for files_row, _ in kept])
-        start = (db.execute("SELECT max(rowid) FROM files").fetchone()[0] or 0) + 1
+        start = _next_rowid(db)
         stored = len(_FILES_NAMES) - 1
         db.executemany(
             f"INSERT INTO files (rowid, {STORED_COLUMNS}) VALUES ({', '.join('?' * (stored + 1))})",
@@ -481,6 +486,8 @@ class DerivedStore:
         )
         if pending:
             db.execute("INSERT INTO pending SELECT rowid FROM texts WHERE rowid >= ?", (start,))
+        if kept:
+            db.execute("INSERT OR REPLACE INTO info VALUES ('rowids_to', ?)", (str(start + len(kept) - 1),))
         return gone, start
 
     def _moved(self, db: sqlite3.Connection) -> bool:
@@ -1080,7 +1087,8 @@ class DerivedStore:
     def word_lists(self, stamp: bytes, tokens: Iterable[str], rows: bool) -> dict[str, tuple[int, bytes, bytes]]:
         """{token: (rows, their rowids, their FTS5 scores)} of the tokens whose rows were kept
         for the index at `stamp` (`keep_word_lists`); the two arrays (`array` of 'q' and 'd',
-        little-endian) are empty unless `rows`. Nothing where none was kept."""
+        little-endian; the scores followed by each row's hits, where kept) are empty unless
+        `rows`. Nothing where none was kept."""
         wanted = "rowids, scores" if rows else "x'', x''"
         return (
             self._listed(
@@ -1097,17 +1105,84 @@ class DerivedStore:
         word's list was kept then; None if none was kept for any."""
         try:
             row = self.db.execute(
-                "SELECT stamp, EXISTS (SELECT 1 FROM word_lists WHERE token > '') FROM word_lists WHERE token = ''"
+                "SELECT stamp, EXISTS (SELECT 1 FROM word_lists WHERE token > ' ') FROM word_lists WHERE token = ''"
             ).fetchone()
         except sqlite3.DatabaseError:  # unreadable: none is read
             return None
         return (row[0], bool(row[1])) if row else None
+
+    def word_lists_header(self, stamp: bytes, recipe: bytes) -> tuple[bytes, bytes] | None:
+        """The rows of the index the lists at `stamp` were kept from and each one's size (two
+        arrays of 'q', little-endian; both empty where they hold for that index alone), and
+        None where no lists are kept at that stamp, or kept by another `recipe`."""
+        try:
+            rows = dict(
+                (token, (rowids, sizes))
+                for token, rowids, sizes in self.db.execute(
+                    "SELECT token, rowids, scores FROM word_lists WHERE token IN ('', ' ') AND stamp = ?", (stamp,)
+                )
+            )
+        except sqlite3.DatabaseError:
+            return None
+        header, how = rows.get(""), rows.get(" ")
+        if header is None or how is None or how[0] != recipe or not all(isinstance(b, bytes) for b in header):
+            return None
+        return header
+
+    def word_lists_tokens(self, stamp: bytes) -> set[str]:
+        """The tokens whose rows were kept at `stamp`."""
+        try:
+            return {
+                token
+                for (token,) in self.db.execute(
+                    "SELECT token FROM word_lists WHERE stamp = ? AND token > ' '", (stamp,)
+                )
+            }
+        except sqlite3.DatabaseError:
+            return set()
+
+    def stored_rowids(self) -> list[int] | None:
+        """Every stored row's rowid, in order (the full-text index holds the same, `settle`d);
+        None where unreadable."""
+        try:
+            return [rowid for (rowid,) in self.db.execute("SELECT rowid FROM files ORDER BY rowid")]
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return None
+
+    def row_texts(self, rowids: list[int]) -> dict[int, tuple[str, ...]]:
+        """{rowid: its columns' text as the full-text index was told them} (`FTS_COLUMNS`)."""
+        return (
+            self._listed(
+                f"SELECT rowid, {', '.join(FTS_COLUMNS)} FROM texts WHERE rowid IN {{}}",
+                (),
+                rowids,
+                lambda rows: {rowid: tuple(text or "" for text in texts) for rowid, *texts in rows},
+            )
+            or {}
+        )
+
+    def row_sizes(self, rowids: list[int]) -> dict[int, int]:
+        """{rowid: tokens in the row} as FTS5's bm25() reads them, of these rows (those there are)."""
+        return self._reading(lambda db: row_sizes(db, rowids), None) or {}
 
     def close(self) -> None:
         try:
             self.db.close()
         except sqlite3.Error:
             pass
+
+
+def _next_rowid(db: sqlite3.Connection) -> int:
+    """The rowid a new row takes: past every row there is and every row there was (`rowids_to`),
+    so that a rowid names one reading for the store's life and a row written since the common
+    words' lists were kept is past their last (`views.word_lists`)."""
+    row = db.execute("SELECT max(rowid), (SELECT value FROM info WHERE key = 'rowids_to') FROM files").fetchone()
+    try:
+        past = int(row[1] or 0)
+    except ValueError:
+        past = 0
+    return max(row[0] or 0, past) + 1
 
 
 def _index_pending(db: sqlite3.Connection, most: int) -> int:
@@ -1267,7 +1342,7 @@ _WORD_LISTS = (
 def word_lists_recipe(weights: tuple[float, ...], least: int, common: int, most_rows: int) -> bytes:
     """What `keep_word_lists` keeps, as bytes: lists kept by other code (other weights, other
     words) hold for no index."""
-    return f"word lists 2: {_weights(weights)}; {int(least)}; {int(common)}; {int(most_rows)}".encode()
+    return f"word lists 3: {_weights(weights)}; {int(least)}; {int(common)}; {int(most_rows)}".encode()
 
 
 def _stamp_of(row: tuple | None, recipe: bytes) -> bytes | None:
@@ -1277,6 +1352,77 @@ def _stamp_of(row: tuple | None, recipe: bytes) -> bytes | None:
     for part in row[1:]:
         digest.update(len(part).to_bytes(8, "big") + part)
     return digest.digest()
+
+
+FTS5_K1, FTS5_B = 1.2, 0.75  # the constants of FTS5's bm25() (`fts5_aux.c`)
+
+
+def fts5_idf(rows: int, matching: int) -> float:
+    """FTS5's idf of a phrase in `matching` of `rows` rows, by its steps: at most zero is 1e-6."""
+    ratio = (rows - matching + 0.5) / (matching + 0.5)
+    idf = math.log(ratio) if ratio > 0.0 else 0.0
+    return idf if idf > 0.0 else 1e-6
+
+
+def fts5_norm(size: int, average: float) -> float:
+    """The part of FTS5's bm25() a row's size gives, by its steps: `k1 * (1 - b + b * D / avgdl)`;
+    a row's score for one phrase is then `idf * ((f * (k1 + 1.0)) / (f + norm))`, f its weighted
+    hits (`word_lists`), the same double operations in the same order as FTS5's C."""
+    return FTS5_K1 * (1 - FTS5_B + FTS5_B * size / average)
+
+
+def _solved(score: float, norm: float, most: float) -> float:
+    """A row's weighted hits of a phrase from FTS5's score of it (`score = idf * f * (k1 + 1) /
+    (f + norm)`, `most` = idf * (k1 + 1)), taken whole; NaN where it cannot be solved."""
+    if not math.isfinite(norm) or not most > score > 0.0:
+        return math.nan
+    return float(round(score * norm / (most - score)))
+
+
+def row_sizes(db: sqlite3.Connection, rowids: Iterable[int] | None = None) -> dict[int, int]:
+    """{rowid: tokens in the row} as FTS5's bm25() reads them (`fts_docsize`), of every row or of `rowids`."""
+    if rowids is None:
+        found = db.execute("SELECT id, sz FROM fts_docsize ORDER BY id")
+    else:
+        found = db.execute(
+            "SELECT id, sz FROM fts_docsize WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id",
+            (json.dumps(list(rowids)),),
+        )
+    return {rowid: sum(_varints(size)) for rowid, size in found if isinstance(size, bytes)}
+
+
+def row_hits(
+    db: sqlite3.Connection, texts: dict[int, tuple[str, ...]], weights: tuple[float, ...], tokens: set[str]
+) -> dict[str, dict[int, float]]:
+    """{token: {rowid: its weighted hits in the row}} of these rows' texts (`row_texts`), for the
+    `tokens` asked: the index's tokenizer reads them in a table of the connection's own (`temp`,
+    never the file; the store's own connection is never given here), each hit its column's
+    weight (1.0 past the weights given), summed as FTS5's bm25() sums them (`_weighed`)."""
+    columns = ", ".join(FTS_COLUMNS)
+    db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.rows_typed USING fts5({columns}, tokenize = '{FTS_TOKENIZE}')")
+    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.rows_read USING fts5vocab(temp, rows_typed, instance)")
+    found: dict[str, dict[int, float]] = {}
+    try:
+        marks = ", ".join("?" * (len(FTS_COLUMNS) + 1))
+        db.executemany(
+            f"INSERT INTO temp.rows_typed (rowid, {columns}) VALUES ({marks})", [(r, *t) for r, t in texts.items()]
+        )
+        for term, doc, hits in db.execute(
+            f"SELECT term, doc, {_weighed(weights)} FROM temp.rows_read GROUP BY term, doc"
+        ):
+            if term in tokens:
+                found.setdefault(term, {})[doc] = hits
+    finally:
+        db.execute("DELETE FROM temp.rows_typed")
+    return found
+
+
+def _weighed(weights: tuple[float, ...]) -> str:
+    """A row's weighted hits of a term, summed in SQL from fts5vocab's instances: each its
+    column's weight, as FTS5's bm25() adds them (the same sum in any order where every weight is
+    a whole number, as `keep_word_lists` requires of lists to be patched)."""
+    cases = " ".join(f"WHEN '{c}' THEN {float(w)}" for c, w in zip(FTS_COLUMNS, weights, strict=False))
+    return f"total(CASE col {cases} ELSE 1.0 END)"
 
 
 def word_tokens(db: sqlite3.Connection, words: list[str]) -> dict[str, tuple[str, ...]]:
@@ -1307,10 +1453,15 @@ def keep_word_lists(
     `least` of them (those in more than `common` all, or none when they hold more than
     `most_rows` between them; then the fewest first, `most_rows` in all) with FTS5's bm25() score of each, as
     `DerivedStore.postings` reads them: a search reads a common word's rows from here, two
-    arrays, rather than have FTS5 score every row of it. Read in one snapshot, on a connection of
-    its own (a thread may run it beside searches), and written only if the index is still as it
-    was read; nothing is read unless the index is still at the stamp `expected`, if given. False
-    where nothing was kept (busy, unreadable, changed meanwhile)."""
+    arrays, rather than have FTS5 score every row of it. Beside each score the row's weighted
+    hits of the token (what bm25() sums from the columns' weights), and, on a row of its own
+    (token ''), every row's size, so that a later process can score the rows of a later index
+    itself (`word_lists.WordLists`); these are kept only where scoring the rows so gives FTS5's
+    score, bit for bit, for every row kept (else the header holds no rows: the lists hold for this
+    index alone). Read in one snapshot, on a connection of its own (a thread may run it beside
+    searches), and written only if the index is still as it was read; nothing is read unless the
+    index is still at the stamp `expected`, if given. False where nothing was kept (busy,
+    unreadable, changed meanwhile)."""
     try:
         db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
     except sqlite3.Error:
@@ -1323,9 +1474,18 @@ def keep_word_lists(
         lists: list[tuple[str, bytes, bytes]] = []
         with db:
             db.execute("BEGIN")  # one snapshot: the stamp and the rows alike
-            stamp = _stamp_of(db.execute(_STAMP).fetchone(), recipe)
+            row = db.execute(_STAMP).fetchone()
+            stamp = _stamp_of(row, recipe)
             if stamp is None or expected not in (None, stamp) or db.execute("SELECT 1 FROM pending LIMIT 1").fetchone():
                 return False
+            numbers = _varints(row[1])
+            sizes = row_sizes(db)
+            rows_total = numbers[0] if numbers else 0
+            average = sum(numbers[1 : 1 + len(FTS_COLUMNS)]) / rows_total if rows_total > 0 else 0.0
+            norms = {rowid: fts5_norm(size, average) for rowid, size in sizes.items()} if average > 0 else {}
+            # Whether every row kept scores as FTS5 does, from its hits and size (the hits summed
+            # exactly in any order: whole weights).
+            exact = bool(norms) and len(weights) >= len(FTS_COLUMNS) and all(float(w).is_integer() for w in weights)
             held = db.execute("SELECT term, doc FROM temp.words_held WHERE doc > ? ORDER BY doc, term", (least,))
             counted = held.fetchall()
             # The commonest (what a search's bound reads) all, or none: a list of some of them
@@ -1346,10 +1506,31 @@ def keep_word_lists(
                 found = db.execute(f"SELECT rowid, {score} FROM fts WHERE fts MATCH ?", ('"' + term + '"',)).fetchall()
                 rowids = array("q", [rowid for rowid, _ in found])
                 scores = array("d", [value for _, value in found])
+                freqs = array("d")
+                if exact:
+                    # Each row's hits from its score, solved for f and taken whole (whole weights),
+                    # then checked: the score computed from them must be FTS5's, bit for bit.
+                    idf = fts5_idf(rows_total, len(found))
+                    k = FTS5_K1 + 1.0
+                    freqs = array("d", [_solved(value, norms.get(rowid, math.nan), idf * k) for rowid, value in found])
+                    exact = all(
+                        idf * ((f * k) / (f + norms.get(rowid, math.nan))) == value
+                        for (rowid, value), f in zip(found, freqs, strict=True)
+                    )
                 if sys.byteorder != "little":  # the file may be read on another machine
                     rowids.byteswap()
                     scores.byteswap()
-                lists.append((term, rowids.tobytes(), scores.tobytes()))
+                    freqs.byteswap()
+                lists.append((term, rowids.tobytes(), scores.tobytes() + freqs.tobytes()))
+        header = (b"", b"")
+        if exact:
+            kept_rows, kept_sizes = array("q", sizes.keys()), array("q", sizes.values())
+            if sys.byteorder != "little":
+                kept_rows.byteswap()
+                kept_sizes.byteswap()
+            header = (kept_rows.tobytes(), kept_sizes.tobytes())
+        else:  # the lists hold for this index alone: no rows' hits kept beside the scores
+            lists = [(term, rowids, scores[: len(rowids)]) for term, rowids, scores in lists]
         with db:
             db.execute("BEGIN IMMEDIATE")
             if _stamp_of(db.execute(_STAMP).fetchone(), recipe) != stamp:
@@ -1357,7 +1538,10 @@ def keep_word_lists(
             db.execute(_WORD_LISTS)  # a store opened by code that made none
             db.execute("DELETE FROM word_lists")
             db.executemany("INSERT INTO word_lists VALUES (?, ?, ?, ?)", [(t, stamp, r, s) for t, r, s in lists])
-            db.execute("INSERT INTO word_lists VALUES ('', ?, x'', x'')", (stamp,))
+            db.execute("INSERT INTO word_lists VALUES ('', ?, ?, ?)", (stamp, *header))
+            db.execute("INSERT INTO word_lists VALUES (' ', ?, ?, x'')", (stamp, recipe))  # how they were kept
+            if header[0]:  # every later row past the lists' last, whoever of this code writes it (`_next_rowid`)
+                db.execute("INSERT OR REPLACE INTO info VALUES ('rowids_to', ?)", (str(_next_rowid(db) - 1),))
         return True
     except sqlite3.DatabaseError:
         return False  # only a cache: searches read FTS5 as before

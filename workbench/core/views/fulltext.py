@@ -200,7 +200,11 @@ class Postings:
         return counted[0]
 
     def _catch_up(self, found: Rows, expression: str, scored: bool) -> bool:
-        """Bring kept rows up to date with the index's rows that changed since; False if it cannot."""
+        """Bring kept rows up to date with the index's rows that changed since; False if it cannot,
+        or need not: a common word's list (patched after a write) gives FTS5's scores now, where
+        catching up restates the new rows' with older statistics (the same ranking, a last bit apart)."""
+        if scored and self.lists.count(expression):
+            return False
         changed = self.store.changes_since(found.version, CATCH_UP_MOST)
         if changed is None:
             return False

@@ -2,14 +2,21 @@
 
 A word in thousands of documents costs a search most of its time: FTS5 scores every row of it to
 rank or bound it (bm25() and a row size read for each), however few of them the answer needs. The
-store keeps, for the index as it is, every such word's rows with the score FTS5 gives each
-(`derived_store.keep_word_lists`), and a search reads them as two arrays: the same rows, in the
-same order, with the same scores, bit for bit, as asking FTS5, so the answer is a full reading's.
-They hold for one state of the index (its stamp): after any write to it, by this process or
-another, none is read until they are kept again, which a thread of its own does once a search has
-found the index unchanged for `SETTLE` seconds (FTS5 scoring every common word once, beside the
-searches: not at every write of a burst). A process that ends sooner keeps none: the lists are
-kept by the processes that search and stay (the TUI, the MCP server, a notebook).
+store keeps every such word's rows with the score FTS5 gives each, and each row's weighted hits of
+the word beside it (`derived_store.keep_word_lists`), and a search reads them as arrays: the same
+rows, in the same order, with the same scores, bit for bit, as asking FTS5, so the answer is a
+full reading's.
+
+The scores hold for one state of the index (its stamp). After a write, by this process or another,
+the lists are read as patched (`_Patch`): the rows written since are those past the last row they
+were kept from (a store never gives a rowid twice), the rows gone are those no longer stored; the
+new rows' hits are read from their text by the index's tokenizer, and every row's score is
+computed again as FTS5's bm25() computes it, from the index's totals now (its idf, its average row
+size), the same double operations in the same order: the scores FTS5 would give, bit for bit
+(kept only where that held for every row when they were kept). Past `PATCH_MOST` rows changed,
+none is read. The lists are kept whole again by a thread of the searching process once the index
+has stayed the same for `SETTLE` seconds (FTS5 scoring every common word once, beside the
+searches); a process that ends sooner (a CLI search) keeps none, but reads them, patched.
 """
 
 from __future__ import annotations
@@ -19,8 +26,18 @@ import sys
 import threading
 import time
 from array import array
+from bisect import bisect_left
 
-from ..records.derived_store import DerivedStore, keep_word_lists, word_lists_recipe, word_tokens
+from ..records.derived_store import (
+    FTS5_K1,
+    DerivedStore,
+    fts5_idf,
+    fts5_norm,
+    keep_word_lists,
+    row_hits,
+    word_lists_recipe,
+    word_tokens,
+)
 
 __all__ = ["LISTS_FROM", "LISTS_MOST", "WordLists"]
 
@@ -28,6 +45,7 @@ LISTS_FROM = 300  # rows of a word beyond which its rows are kept (FTS5 reads fe
 LISTS_MOST = 3_000_000  # rows kept in all (16 bytes each, 48 MB at most): every word the bound reads, or none
 TOKENS_KEPT = 10_000  # words whose tokens are known, kept between searches
 SETTLE = 2.0  # seconds the index stays unchanged before its lists are kept again
+PATCH_MOST = 2_000  # rows written or gone since the lists were kept beyond which they are not read
 
 
 def _word(expression: str) -> str | None:
@@ -40,18 +58,107 @@ def _word(expression: str) -> str | None:
     return inner.replace('""', '"')
 
 
+def _arrays(blob: bytes, code: str, start: int = 0, end: int | None = None) -> array:
+    found = array(code)
+    found.frombytes(blob[start:end] if start or end is not None else blob)
+    if sys.byteorder != "little":
+        found.byteswap()
+    return found
+
+
+class _Base:
+    """The rows of the index the kept lists were made from, and each one's size (the header
+    `keep_word_lists` writes), read once for the lists of one stamp; and each row written since
+    that this process read (a rowid names one reading: read once)."""
+
+    def __init__(self, stamp: bytes, rowids: array, sizes: array, tokens: set[str]):
+        self.stamp = stamp
+        self.rowids = rowids
+        self.last = rowids[-1] if rowids else 0
+        self.sizes = dict(zip(rowids, sizes, strict=True))  # and, once read, each row's written since
+        self.tokens = tokens
+        self.added_hits: dict[str, dict[int, float]] = {}  # token: {row written since: its hits}
+        self.seen: tuple[tuple[int, int] | None, set[int], list[int]] | None = (
+            None  # the last patch: (version, gone, added)
+        )
+
+
+class _Patch:
+    """How the index now differs from the lists' (`_Base`): the rows gone, the rows written since
+    (their hits of each kept token in `base.added_hits`), and the totals FTS5 scores by now. Each
+    token's rows as the index has them now are made once (`rows`), their scores when asked."""
+
+    def __init__(self, base: _Base, gone: set[int], added: list[int], rows_total: int, average: float):
+        self.base = base
+        self.gone = sorted(gone)
+        self.added = set(added)
+        self.rows_total = rows_total
+        self.average = average
+        self.norms = _Norms(base.sizes, average)  # each row's part of a score (`fts5_norm`)
+        self.listed: dict[str, tuple[list[int], list[float]]] = {}  # token: (rowids, hits)
+
+    def rows(self, rowids: array, freqs: array, token: str) -> tuple[list[int], list[float]]:
+        """A token's rows and hits now, in rowid order: the kept ones not gone, then the new."""
+        found = self.listed.get(token)
+        if found is None:
+            ids, hits = rowids.tolist(), freqs.tolist()
+            for rowid in reversed(self.gone):  # a few rows out of thousands: found, not walked to
+                at = bisect_left(ids, rowid)
+                if at < len(ids) and ids[at] == rowid:
+                    del ids[at]
+                    del hits[at]
+            added = self.base.added_hits.get(token)
+            if added:
+                for rowid in sorted(added):  # past every kept row: the order holds
+                    if rowid in self.added:
+                        ids.append(rowid)
+                        hits.append(added[rowid])
+            found = self.listed[token] = (ids, hits)
+        return found
+
+    def scores(self, token: str) -> dict[int, float]:
+        """{rowid: FTS5's bm25 score} of the token's rows now, by FTS5's steps (`fts5_norm`)."""
+        ids, hits = self.listed[token]
+        idf, k, norms = fts5_idf(self.rows_total, len(ids)), FTS5_K1 + 1.0, self.norms
+        return {r: idf * ((f * k) / (f + norms[r])) for r, f in zip(ids, hits, strict=True)}
+
+
+class _Norms(dict[int, float]):
+    """{rowid: its part of a score (`fts5_norm`)}, each computed when first asked for (then
+    read by every word's rows of the same index), from its size and the average size now."""
+
+    def __init__(self, sizes: dict[int, int], average: float):
+        super().__init__()
+        self.sizes = sizes
+        self.average = average
+        self.by_size: dict[int, float] = {}
+
+    def __missing__(self, rowid: int) -> float:
+        size = self.sizes[rowid]
+        norm = self.by_size.get(size)
+        if norm is None:
+            norm = self.by_size[size] = fts5_norm(size, self.average)
+        self[rowid] = norm
+        return norm
+
+
 class WordLists:
-    """The kept lists of one derived store, as this process reads them: which hold for the index
-    now (`refresh`, at each search), each word's token (the index's tokenizer, asked once a word),
-    and the thread that keeps them again when they do not."""
+    """The kept lists of one derived store, as this process reads them: whether and how they
+    hold for the index now (`refresh`, at each search: as kept, or patched), each word's token
+    (the index's tokenizer, asked once a word), and the thread that keeps them again when they
+    are not the index's."""
 
     def __init__(self, store: DerivedStore, weights: tuple[float, ...], common: int):
         self.store = store
         self.weights = weights
         self.common = common  # rows of a word the bound reads (`fulltext.LAZY_FROM`): all such, or none
         self.version: tuple[int, int] | None = None
+        self.recipe = b""  # how the lists are kept (`word_lists_recipe`)
         self.stamp: bytes | None = None  # the index's, at `version`
-        self.usable = False  # whether the kept lists are the index's now
+        self.read_at: bytes | None = None  # the stamp the lists read now were kept at
+        self.usable = False  # whether the kept lists are read now (as kept, or patched)
+        self.patch: _Patch | None = None  # how they are patched, where they were kept for an earlier index
+        self.base: _Base | None = None
         self.tokens: dict[str, str | None] = {}  # expression: its one token, None if not one
         self.counts: dict[str, int] = {}  # token: its rows, of the lists usable now (0: none kept)
         self.tried: set[bytes] = set()  # stamps a thread was started for
@@ -59,17 +166,82 @@ class WordLists:
         self._typing: sqlite3.Connection | None = None  # the tokenizer's, in memory
 
     def refresh(self, version: tuple[int, int]) -> None:
-        """Whether the kept lists hold for the index at `version` (the store's); if not, and the
-        index is large enough to have common words, start keeping them again."""
+        """Whether the kept lists hold for the index at `version` (the store's), as kept or
+        patched; if they are not its own, and the index is large enough to have common words,
+        start keeping them again."""
         if version == self.version:
             return
         self.version = version
         self.counts = {}
-        self.stamp = self.store.index_stamp(word_lists_recipe(self.weights, LISTS_FROM, self.common, LISTS_MOST))
+        self.patch = None
+        self.usable = False
+        self.recipe = word_lists_recipe(self.weights, LISTS_FROM, self.common, LISTS_MOST)
+        self.stamp = self.store.index_stamp(self.recipe)
         kept = self.store.word_lists_stamp()
-        self.usable = self.stamp is not None and kept is not None and kept[0] == self.stamp and kept[1]
-        if self.stamp is not None and (kept is None or kept[0] != self.stamp):
-            self._keep()  # (kept for this index with no word's list: a vault too large, none asked again)
+        if self.stamp is None or kept is None:
+            self._keep()
+            return
+        self.read_at = kept[0]
+        if kept[0] == self.stamp:
+            self.usable = kept[1]  # (kept for this index with no word's list: a vault too large, none asked again)
+            return
+        if kept[1]:
+            self.patch = self._patched(kept[0])
+            self.usable = self.patch is not None
+        self._keep()
+
+    def _patched(self, stamp: bytes) -> _Patch | None:
+        """How the lists kept at `stamp` are read for the index now; None where they cannot be
+        (kept for that index alone, too much changed, the index written meanwhile)."""
+        store = self.store
+        if self.base is None or self.base.stamp != stamp:
+            self.base = None
+            header = store.word_lists_header(stamp, self.recipe)
+            if not header or not header[0]:
+                return None
+            self.base = _Base(stamp, _arrays(header[0], "q"), _arrays(header[1], "q"), store.word_lists_tokens(stamp))
+        base = self.base
+        totals = store.totals()
+        changed = self._changed(base)
+        if changed is None or not totals or totals[1] <= 0:
+            return None
+        gone, added = changed
+        if len(gone) + len(added) > PATCH_MOST or totals[0] != len(base.rowids) - len(gone) + len(added):
+            return None  # (rows in the lists' span they do not hold: a store another code wrote)
+        new = [rowid for rowid in added if rowid not in base.sizes]
+        if new:
+            sizes = store.row_sizes(new)
+            if len(sizes) != len(new):
+                return None
+            typed = row_hits(self._tokenizer(), store.row_texts(new), self.weights, base.tokens)
+            for token, held in typed.items():
+                base.added_hits.setdefault(token, {}).update(held)
+            base.sizes.update(sizes)
+        if store.index_stamp(self.recipe) != self.stamp:
+            return None  # written while read: the next search reads it again
+        base.seen = (self.version, gone, added)
+        return _Patch(base, gone, added, totals[0], totals[1])
+
+    def _changed(self, base: _Base) -> tuple[set[int], list[int]] | None:
+        """(the lists' rows gone, the rows written since, in order): from the last patch and
+        this connection's writes since it (`changes_since`), else from every stored rowid."""
+        if base.seen is not None and base.seen[0] is not None:
+            since = self.store.changes_since(base.seen[0], PATCH_MOST)
+            if since is not None:
+                touched, new = since
+                removed = touched.difference(new)
+                gone = base.seen[1] | {rowid for rowid in removed if rowid <= base.last}
+                return gone, [rowid for rowid in base.seen[2] if rowid not in removed] + sorted(new)
+        now = self.store.stored_rowids()
+        if now is None:
+            return None
+        rows = set(now)
+        return {rowid for rowid in base.rowids if rowid not in rows}, [rowid for rowid in now if rowid > base.last]
+
+    def _tokenizer(self) -> sqlite3.Connection:
+        if self._typing is None:
+            self._typing = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+        return self._typing
 
     def _keep(self) -> None:
         store, stamp = self.store, self.stamp
@@ -109,8 +281,9 @@ class WordLists:
             self.thread.join()
 
     def know(self, expressions: list[str]) -> None:
-        """Read the tokens of these expressions and how many rows each token's kept list holds,
-        in a statement or two for them all (a search's terms, before they are counted)."""
+        """Read the tokens of these expressions and how many rows each token's kept list holds
+        (patched: the rows themselves), in a statement or two for them all (a search's terms,
+        before they are counted)."""
         if not self.usable:
             return
         words = {e: w for e in expressions if e not in self.tokens and (w := _word(e)) is not None}
@@ -122,16 +295,24 @@ class WordLists:
                 tokens = typed.get(word, ())
                 self.tokens[expression] = tokens[0] if len(tokens) == 1 else None
         wanted = {t for e in expressions if (t := self.tokens.get(e)) is not None and t not in self.counts}
-        if wanted and self.stamp is not None:
-            found = self.store.word_lists(self.stamp, wanted, rows=False)
-            for token in wanted:
-                self.counts[token] = found[token][0] if token in found else 0
+        if not wanted or self.read_at is None:
+            return
+        patch = self.patch
+        if patch is not None and len(expressions) > 1:
+            return  # patched, a word's rows are read to be counted: only where it is asked (`count`)
+        found = self.store.word_lists(self.read_at, wanted, rows=patch is not None)
+        for token in wanted:
+            if token not in found:
+                self.counts[token] = 0
+            elif patch is None:
+                self.counts[token] = found[token][0]
+            else:
+                n, rowids, values = found[token]
+                self.counts[token] = len(patch.rows(_arrays(rowids, "q"), _arrays(values, "d", 8 * n), token)[0])
 
     def _tokenize(self, words: list[str]) -> dict[str, tuple[str, ...]]:
         try:
-            if self._typing is None:
-                self._typing = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-            return word_tokens(self._typing, words)
+            return word_tokens(self._tokenizer(), words)
         except sqlite3.Error:
             return {}
 
@@ -147,17 +328,14 @@ class WordLists:
     def rows(self, expression: str) -> dict[int, float] | None:
         """{rowid: FTS5's bm25 score} of every row the expression matches, as
         `DerivedStore.postings` gives them (in rowid order), where its word's list is kept."""
-        if not self.count(expression) or self.stamp is None:
+        if not self.count(expression) or self.read_at is None:
             return None
         token = self.tokens[expression]
         assert token is not None
-        found = self.store.word_lists(self.stamp, [token], rows=True).get(token)
+        if self.patch is not None:
+            return self.patch.scores(token)
+        found = self.store.word_lists(self.read_at, [token], rows=True).get(token)
         if found is None:
             return None
-        rowids, scores = array("q"), array("d")
-        rowids.frombytes(found[1])
-        scores.frombytes(found[2])
-        if sys.byteorder != "little":
-            rowids.byteswap()
-            scores.byteswap()
-        return dict(zip(rowids, scores, strict=True))
+        n = found[0]
+        return dict(zip(_arrays(found[1], "q"), _arrays(found[2], "d", 0, 8 * n), strict=True))
