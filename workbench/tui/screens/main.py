@@ -24,7 +24,6 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from ...core import WorkbenchError
@@ -39,6 +38,7 @@ from ..widgets.vault_header import VaultHeader
 from ..widgets.viewer import DocumentViewer
 from .conflicts_search import ConflictsSearch
 from .disk_news import DiskNews
+from .layout_kept import LayoutKeptScreen
 from .main_bindings import MAIN_BINDINGS
 from .messages import ChangeApplied, ConflictsFound, DiskChanged, DocumentGone, DocumentRead
 from .messages import ExternalChange, Failed, PlanReady, VaultOpened, VaultRead
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 __all__ = ["MainScreen", "VaultSummary"]
 
 
-class MainScreen(Screen[None]):
+class MainScreen(LayoutKeptScreen):
     """Three panes; below 100 columns the link pane gives way (press `g` to swap it in)."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide"), (140, "-very-wide")]
