@@ -365,6 +365,25 @@ class StallSampler(threading.Thread):
             self._stacks(stall)
 
 
+STEPS = (
+    "first titles",
+    "typed",
+    "listed",
+    "shown",
+    "loaded",
+    "watching",
+    "palette",
+    "palette's titles",
+    "palette closed",
+    "problems",
+    "problems closed",
+    "queue",
+    "queue closed",
+    "queue again",
+    "queue again closed",
+)
+"""The session's steps, each ended by its mark, in order."""
+
 SAID = 0.1
 """Stalls longer than this many seconds are told with their stacks (the goal: never still longer)."""
 TICK = 0.01
@@ -529,6 +548,20 @@ async def session(root: Path, target: str, title: str, told: float = SAID) -> tu
         for wall, began, used, own in gaps
         if wall > told
     ]
+    # The screen's longest turn in each step, told by the step's mark that ends it (a gap ending
+    # between "palette closed" and "problems" is the problems list's opening, not the palette's close).
+    steps = sorted((at, name) for name, at in marks.items() if name in STEPS)
+    by_step: dict[str, float] = {}
+    for wall, began, _, own in gaps:
+        ended = began + wall - start
+        name = next((name for at, name in steps if ended <= at), "after")
+        by_step[name] = max(by_step.get(name, 0.0), min(wall, own))
+    if by_step:
+        said.insert(
+            0,
+            "the screen's longest turn by step (each to its mark, CPU ms): "
+            + ", ".join(f"{name} {own * 1000:.0f}" for name, own in by_step.items()),
+        )
     if collections:
         said.insert(0, f"full collections on the screen's thread (from the start, its CPU): {collections}")
     if long_gaps:

@@ -192,6 +192,78 @@ async def test_a_credential_an_edit_wrote_is_named_first_in_its_notice(sample_co
         assert "2 more" in notice and "mem-gone-5" not in notice
 
 
+async def test_a_credential_among_a_changes_new_problems_is_named_first(sample_copy: Path, tmp_path: Path, monkeypatch):
+    """The write's notice of new problems names three, in the file's order: the secret written at
+    the end of the file, after six broken links, went unnamed."""
+    links = "".join(f"\\n  - {{type: related_to, target: mem-gone-{n}}}" for n in range(1, 7))
+    appending_editor(
+        tmp_path,
+        monkeypatch,
+        f'sed -i "s/^links:$/links:{links}/" "$1"\nprintf "\\napi_key = sk3cretValue99xyz\\n" >> "$1"',
+    )
+    async with running(sample_copy, (100, 30)) as (app, pilot):
+        await open_by_search(pilot, "fastapi")
+        await pilot.press("e")
+        await settle(pilot)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: any("new problem(s) since this change" in n for n in notes(app)))
+        notice = next(n for n in notes(app) if "new problem(s) since this change" in n)
+        assert "7 new problem(s)" in notice, notice
+        named = notice.split("\n")
+        assert "credentials" in named[0], notice  # the title, then the first problem named: the secret
+        assert "mem-gone-1" in notice and "mem-gone-3" not in notice
+
+
+async def test_the_check_after_an_edit_reads_the_vault_once_and_keeps_the_problems_it_left_elsewhere(
+    sample_copy: Path, tmp_path: Path, monkeypatch
+):
+    """The check after `e` summarised the whole vault again, which the write had just done
+    (seconds at 100,000 documents). An edit that changes the document's id leaves a broken link in
+    each file that named it: said with the write; and the check finds the document by its path
+    (it said "Cannot re-read it" when the id had changed)."""
+    import workbench.tui.screens.flows as flows
+    import workbench.tui.screens.proposing as proposing
+
+    summaries: list[str] = []
+
+    def counted(module):
+        real = module.summarise
+
+        def summarise(vault, given):
+            summaries.append(module.__name__.rsplit(".", 1)[-1])
+            return real(vault, given)
+
+        monkeypatch.setattr(module, "summarise", summarise)
+
+    counted(flows)
+    counted(proposing)
+    appending_editor(
+        tmp_path,
+        monkeypatch,
+        'sed -i "s/^id: mem-decision-api-fastapi$/id: mem-decision-api-fastapi-v2/" "$1"\n'
+        'printf "\\napi_key = sk3cretValue99xyz\\n" >> "$1"',
+    )
+    async with running(sample_copy, (100, 30)) as (app, pilot):
+        await open_by_search(pilot, "fastapi")
+        summaries.clear()
+        await pilot.press("e")
+        await settle(pilot)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: any("problem(s) after editing" in n for n in notes(app)))
+        await settle(pilot)
+        said = "\n".join(notes(app))
+        assert "credential" in next(n for n in notes(app) if "problem(s) after editing" in n)
+        assert "Cannot re-read it" not in said, said
+        elsewhere = next(n for n in notes(app) if "new problem(s) since this change" in n)
+        assert "mem-decision-api-fastapi" in elsewhere and "no document has that id" in elsewhere, elsewhere
+        assert summaries == ["proposing"], summaries  # the write's summary alone, not the check's again
+        viewer = app.screen.query_one(DocumentViewer)
+        assert viewer.view.document.id == "mem-decision-api-fastapi-v2" and "api_key" in viewer.view.source
+        assert any(
+            p.path != FASTAPI_FILE and "mem-decision-api-fastapi" in p.message for p in app.screen.summary.problems
+        )
+
+
 async def test_an_edit_in_the_editor_is_a_step_that_undo_takes_back(sample_copy: Path, tmp_path: Path, monkeypatch):
     """`u` after `e` undid the step before the edit: the editor wrote the file behind the history."""
     before = (sample_copy / FASTAPI_FILE).read_bytes()
@@ -898,7 +970,32 @@ def test_the_header_counts_the_seconds_the_person_waits_for_the_conflicts_and_sa
     assert str(header._counts(False)[-1]) == "conflicts… 3 s"
     header.set_reactive(VaultHeader.looking_step, "weighing 100000 documents")
     assert str(header._counts(False)[-1]) == "conflicts… weighing 100000 documents 3 s"
-    assert str(header._counts(True)[-1]) == "conflicts… weighing 3 s"  # a narrow terminal: the step's first word
+    assert str(header._counts(3)[-1]) == "conflicts… weighing 3 s"  # a narrow terminal: the step's first word
+
+
+@pytest.mark.parametrize(
+    ("size", "said"),
+    [((80, 24), "conflicts… duplicates 12% 3 s"), ((100, 30), "conflicts… comparing duplicates 12000/97655 3 s")],
+)
+async def test_the_queues_step_is_readable_in_the_header_at_80_and_100_columns(sample_copy: Path, size, said):
+    """At 100 columns the step was cut to its first word, `conflicts… comparing 3 s`, which does
+    not say what is compared nor how far it has got."""
+    import time
+
+    from workbench.tui.screens.messages import ConflictsStep
+    from workbench.tui.widgets.vault_header import VaultHeader
+
+    async with running(sample_copy, size) as (app, pilot):
+        header = app.screen.query_one(VaultHeader)
+        # A vault of 100,000 documents whose queue's process is comparing titles.
+        header.documents, header.errors, header.warnings = 100000, 0, 8266
+        header.count_conflicts(None, asked=True)
+        header.looking_since = time.monotonic() - 3.5
+        app.screen.post_message(ConflictsStep("comparing duplicates 12000/97655"))
+        await wait_for(pilot, lambda: header.looking_step != "")
+        await settle(pilot)
+        first = screen_text(app).splitlines()[0]
+        assert said in first and "100000 docs" in first and "8266 warn" in first, first
 
 
 ADR_RECORD = "# {title}\n\n## Status\n\n{status}\n\n## Context\n\n{context}\n\n## Decision\n\n{decision}\n"

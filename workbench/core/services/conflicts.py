@@ -12,6 +12,8 @@ again. Each conflict comes with the resolutions the vault's format can write, as
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +28,7 @@ from ..views.similarity import Bm25, Corpus, Likeness, kinship, likeness, profil
 __all__ = [
     "Conflict",
     "Conflicts",
+    "KeptConflict",
     "Resolution",
     "Settings",
     "Weighed",
@@ -81,6 +84,28 @@ class Conflict:
 
     def _repr_html_(self) -> str | None:
         return presenting.render("conflicts_html", [self])
+
+
+class KeptConflict(Conflict):
+    """A decision pair's entry as the queue kept it (`kept_conflicts`): its kind, ids and rank at
+    hand, its text as `encode` gave it (but its rank) and as `printed` printed it; its reason and
+    resolutions read from that text when first asked (printing the queue never asks them)."""
+
+    def __init__(self, kind: str, ids: list[str], rank: int, encoded: str, shown: str):
+        self.kind, self.ids, self.rank = kind, ids, rank
+        self.encoded, self.shown = encoded, shown
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in ("reason", "resolutions"):
+            raise AttributeError(name)
+        _, _, reason, resolutions = json.loads(self.encoded + "]")
+        self.reason = str(reason)
+        self.resolutions = [Resolution(*map(str, r)) for r in resolutions]
+        return getattr(self, name)
+
+    def plain(self) -> Conflict:
+        """The same conflict as a `Conflict` (equal to the one worded again)."""
+        return Conflict(self.kind, list(self.ids), self.reason, list(self.resolutions), self.rank)
 
 
 class Conflicts(list):
@@ -500,17 +525,23 @@ def _may_replace(newer: Document) -> bool:
     return newer.status in (Status.ACTIVE, Status.DRAFT)
 
 
-def _decision_conflict(docs: dict, pair: Weighed, rank: int) -> Conflict:
+def _decision_conflict(docs: dict, pair: Weighed, rank: int, named: dict[str, str] | None = None) -> Conflict:
     """The queue's entry for a pair: its kind and reason in the words of the two records (their
-    titles and statuses as they state them), and the resolutions the vault can write."""
+    titles and statuses as they state them), and the resolutions the vault can write. `named`:
+    each record's words as worked out for the call's other pairs (a record is in several: at
+    10,000 decision records 24,230 pairs named 48,460 times)."""
     older, newer = docs[pair.older], docs[pair.newer]
     why = "; ".join(pair.like.reasons) or f"their texts are alike ({round(pair.alike * 100)}%)"
     if pair.like.reasons and pair.alike >= 0.5:
         why += f"; each is among the other's most alike ({round(pair.alike * 100)}%)"
+    words = {} if named is None else named
 
     def said(doc: Document) -> str:
-        stated = doc.view.stated_status if doc.view is not None and doc.view.stated_status else doc.status
-        return f"“{doc.title}” ({stated})"
+        found = words.get(doc.id)
+        if found is None:
+            stated = doc.view.stated_status if doc.view is not None and doc.view.stated_status else doc.status
+            found = words[doc.id] = f"“{doc.title}” ({stated})"
+        return found
 
     if older.status in (Status.DEPRECATED, Status.SUPERSEDED):
         kind = "successor-missing"
@@ -562,19 +593,25 @@ def _candidates(
     supersedes: dict[str, list[str]],
     weighed: list[Weighed] | None = None,
     duplicates: Any = None,
+    kept_words: Callable[[Weighed, int, Callable[[], Conflict]], Conflict] | None = None,
 ) -> tuple[list[Conflict], list[tuple[str, str, str]]]:
     """The decision pairs chosen among `weighed` (worked out here when None), and the duplicates
     `duplicates(docs, pairs_by_type, settled)` lists as (a, b, reason) (those of `_duplicates_among`
-    when None); `pairs_by_type` is a function giving the pairs to compare, asked only when needed."""
+    when None); `pairs_by_type` is a function giving the pairs to compare, asked only when needed.
+    `kept_words(pair, rank, word)`: a pair's entry as kept where it still holds, else `word()`."""
     found: list[Conflict] = []
 
     def settled(a_id: str, b_id: str) -> bool:
         return _settled(docs, supersedes, a_id, b_id, compatible)
 
     chosen = choose(weigh_decisions(docs.values(), compatible) if weighed is None else weighed)
+    named: dict[str, str] = {}
     # A superseded decision's likeliest successors are offered with its structural fault.
     for rank, pair in enumerate(p for p in chosen if docs[p.older].status != Status.SUPERSEDED):
-        found.append(_decision_conflict(docs, pair, rank))
+        if kept_words is None:
+            found.append(_decision_conflict(docs, pair, rank, named))
+        else:
+            found.append(kept_words(pair, rank, functools.partial(_decision_conflict, docs, pair, rank, named)))
     return found, (duplicates or _duplicates_among)(docs, lambda: claim_pairs(docs), settled)
 
 
@@ -681,24 +718,24 @@ def queue_parts(
     weighed: list[Weighed] | None = None,
     duplicates: Any = None,
     successors_of: Callable[..., dict] | None = None,
+    kept_words: Callable[[Weighed, int, Callable[[], Conflict]], Conflict] | None = None,
 ) -> tuple[list[Conflict], list[tuple[str, str, str]], list[Conflict]]:
     """The queue `find_conflicts` lists, in three parts in its order: what comes before the
     duplicates, the duplicates as (a, b, reason) ordered by their ids, and what comes after them.
     A caller that keeps the queue between calls keeps the duplicates (most of a large vault's
     queue) apart, as they stand still while decisions change, and may answer the likeliest
-    successors from what it kept (`successors_of`, as `_structural` asks it)."""
+    successors from what it kept (`successors_of`, as `_structural` asks it), and the decision
+    pairs' entries as it kept them where they still hold (`kept_words`, as `_candidates` asks it)."""
     docs = {d.id: d for d in documents}
     related = {doc_id: relations_of(doc) for doc_id, doc in docs.items()}
     supersedes = {doc_id: relations[0] for doc_id, relations in related.items()}
-    chosen, listed = _candidates(docs, compatible, supersedes, weighed, duplicates)
-    conflicts = (
-        _structural(docs, compatible, supersedes, related, successors_of)
-        + chosen
-        + _rule_contradictions(list(docs.values()))
-    )
-    if not native:
-        for conflict in conflicts:
+    chosen, listed = _candidates(docs, compatible, supersedes, weighed, duplicates, kept_words)
+    structural = _structural(docs, compatible, supersedes, related, successors_of)
+    rules = _rule_contradictions(list(docs.values()))
+    if not native:  # a decision pair's resolutions never repair (`_decision_conflict`)
+        for conflict in structural + rules:
             conflict.resolutions = [r for r in conflict.resolutions if r.action != "repair"]
+    conflicts = structural + chosen + rules
     ordered = sorted(conflicts, key=lambda c: (_ORDER.get(c.kind, 9), c.rank, c.ids))
     before = [c for c in ordered if _ORDER.get(c.kind, 9) < DUPLICATES_ORDER]
     after = [c for c in ordered if _ORDER.get(c.kind, 9) > DUPLICATES_ORDER]

@@ -30,13 +30,14 @@ import contextlib
 import datetime as dt
 import functools
 import hashlib
+import itertools
 from array import array
 import json
 import marshal
 import os
 import re
 import sys
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 from pathlib import Path
 
@@ -71,6 +72,9 @@ __all__ = [
     "kept_queue",
     "kept_printed",
     "PRINTED_PARTS",
+    "WORDS",
+    "KeptWords",
+    "LastPart",
     "kept_parts",
     "code_fingerprint",
     "queue_key",
@@ -97,6 +101,9 @@ DUPLICATES_PRINTED = "conflicts.duplicates.printed"  # and as `printed` prints t
 # under a digest of them (the queue's row names the digests), and apart as `printed` prints them.
 PARTS = ("conflicts.before", "conflicts.after")
 PRINTED_PARTS = ("conflicts.before.printed", "conflicts.after.printed")
+# What the decision pairs' entries of the part before the duplicates were worded from (`KeptWords`),
+# under the digest of that part: a pair whose files and weighing are the same is not worded again.
+WORDS = "conflicts.before.words"
 # Every printed text is kept as its UTF-8 bytes after a line naming what it was printed for (its
 # digest, and the code that printed the structural faults): an unchanged vault's answer is written
 # out as read (`kept_printed`), 24 MB at 10,000 decision records, with no text decoded, joined and
@@ -118,6 +125,7 @@ NAMES = (
     DUPLICATES_PRINTED,
     *PARTS,
     *PRINTED_PARTS,
+    WORDS,
     CONTENT,
     REVIEW_CONTENT,
     WEIGHED,
@@ -438,13 +446,15 @@ def keep_queue(
     listed: list[tuple[str, str, str]],
     after: list[Conflict],
     encoded: bool = False,
+    words: KeptWords | None = None,
 ) -> str:
     """Keep the queue (in `conflicts.queue_parts`' three parts) under `key`, and give it back as
     `printed` prints it. The duplicates' entries are encoded and printed only when no queue kept
     before listed the same ones; where one did, only their printed text is read, and their encoded
     entries too where the caller reads the queue `encoded` (two processes keeping other duplicates
     at once may leave one's printed text beside the other's encoded entries: the next to read the
-    encoded ones writes them again)."""
+    encoded ones writes them again). `words`: what the decision pairs' entries were worded from
+    (`KeptWords`, as `queue_parts` was given it), kept with the part before the duplicates."""
     from .conflicts import duplicate_listed
 
     digest = hashlib.sha256(repr(listed).encode()).hexdigest()
@@ -465,19 +475,24 @@ def keep_queue(
     code = code_fingerprint()
     digests, printed_parts = [], []
     for name, printed_name, part in zip(PARTS, PRINTED_PARTS, (before, after)):
-        text = encode(part)[1:-1]
+        # Each entry encoded once: `encode(part)` is these joined as `json.dumps` joins a list's
+        # items (", "), and the entries are kept with their lengths (25,000 at 10,000 records).
+        texts = [_entry_text(c) for c in part]
+        text = ", ".join(texts)
         part_digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         kept = _load_part(store.kept(name, part_digest))
         found = _kept_printed_text(store, printed_name, part_digest, code)
         if kept is not None and kept[0] == part_digest and kept[1] == text and kept[2] == code and found is not None:
             printed_parts.append(found)
         else:
-            texts = [json.dumps(_entry(c), ensure_ascii=False) for c in part]  # each entry of `text`
-            shown = _reprinted(store, name, printed_name, code, texts, part)
+            last = words.last if words is not None and name == PARTS[0] else None
+            shown = _reprinted(store, name, printed_name, code, texts, part, last)
             printed_parts.append(",\n".join(shown))
             lengths = (array("q", map(len, texts)).tobytes(), array("q", map(len, shown)).tobytes())
             store.keep(name, part_digest, marshal.dumps((part_digest, text, code, *lengths)))
             _keep_printed(store, printed_name, part_digest, code, printed_parts[-1])
+        if words is not None and name == PARTS[0]:
+            words.keep(store, part_digest, part)
         digests.append(part_digest)
     store.keep(OBJECTS, key, marshal.dumps((digest, *digests)))
     store.forget_kept(NAMES)
@@ -505,41 +520,154 @@ def _load_part(data: Any) -> tuple[str, str, str, bytes, bytes] | None:
     return found
 
 
+def _entry_text(c: Conflict) -> str:
+    """A conflict as `encode` lists it: a kept one's text with its rank now."""
+    encoded = getattr(c, "encoded", None)  # a `KeptConflict`
+    if encoded is not None:
+        return f"{encoded}, {c.rank}]"
+    return json.dumps(_entry(c), ensure_ascii=False)
+
+
 def _reprinted(
-    store: DerivedStore, name: str, printed_name: str, code: str, texts: list[str], part: list[Conflict]
+    store: DerivedStore,
+    name: str,
+    printed_name: str,
+    code: str,
+    texts: list[str],
+    part: list[Conflict],
+    last: LastPart | None = None,
 ) -> list[str]:
-    """Each conflict of `part` as `printed` prints it (`texts`: each as `encode` gives it): taken
-    from the part kept last where it holds the same entry, whatever its rank, printed by the same
-    code; printed where it does not. After a change most of 25,000 entries are the same."""
-    last = _load_part(store.kept_last(name))
-    printed = _kept_printed_text(store, printed_name, last[0], code) if last is not None and last[2] == code else None
-    known: dict[str, str] = {}
-    if last is not None and printed is not None:
-        known = _printed_by_entry(last[1], array("q", last[3]), printed, array("q", last[4]))
+    """Each conflict of `part` as `printed` prints it (`texts`: each as `encode` gives it): a kept
+    one's as kept; else taken from the part kept last where it holds the same entry, whatever its
+    rank, printed by the same code; printed where it does not. After a change most of 25,000
+    entries are the same. `last`: that part, where the caller read it already."""
+    if last is None:
+        last = LastPart.read(store, name, printed_name, code)
     found = []
+    known: dict[str, str] | None = None
     for text, conflict in zip(texts, part):
-        entry = known.get(text[: text.rindex(", ")])  # the entry but its rank, which `printed` leaves out
-        found.append(entry if entry is not None else _printed(conflict.to_json()))
+        shown = getattr(conflict, "shown", None)  # a `KeptConflict`
+        if shown is None and last is not None:
+            entry = text[: text.rindex(", ")]  # the entry but its rank, which `printed` leaves out
+            shown = last.shown_for(conflict, entry)
+            if shown is None:
+                if known is None:
+                    known = last.by_entry()
+                shown = known.get(entry)
+        found.append(shown if shown is not None else _printed(conflict.to_json()))
     return found
 
 
-def _printed_by_entry(text: str, lengths: array, printed: str, printed_lengths: array) -> dict[str, str]:
-    """{an entry as `encode` gives it, but its rank: that entry printed}, from a part as kept; {}
-    where the lengths do not add up to the texts (then every entry is printed)."""
-    if len(lengths) != len(printed_lengths) or not lengths:
-        return {}
-    if sum(lengths) + 2 * (len(lengths) - 1) != len(text) or sum(printed_lengths) + 2 * (len(lengths) - 1) != len(
-        printed
-    ):
-        return {}
-    known = {}
-    at = shown = 0
-    for size, printed_size in zip(lengths, printed_lengths):
-        entry = text[at : at + size]
-        known[entry[: entry.rindex(", ")]] = printed[shown : shown + printed_size]
-        at += size + 2
-        shown += printed_size + 2
-    return known
+class LastPart:
+    """The part before (or after) the duplicates as the last call kept it: each entry as `encode`
+    gave it (but its rank) and as `printed` printed it, found by its place, and the pairs its
+    decision entries were worded for (`KeptWords`, where they were kept with it)."""
+
+    def __init__(self, digest: str, text: str, lengths: array, printed: str, printed_lengths: array):
+        self.digest, self.text, self.printed = digest, text, printed
+        self.starts = [0, *itertools.accumulate(size + 2 for size in lengths)]
+        self.printed_starts = [0, *itertools.accumulate(size + 2 for size in printed_lengths)]
+        self.setting = ""
+        self.checks: list[Any] = []  # each entry's `KeptWords` check, None for all but decision pairs'
+        self.places: dict[tuple[str, str], int] = {}  # a decision pair's entry's place
+
+    @classmethod
+    def read(cls, store: DerivedStore, name: str, printed_name: str, code: str) -> LastPart | None:
+        """The part kept last as `name` by `code`, None where none is (or its lengths do not add up
+        to its texts: then every entry is printed)."""
+        last = _load_part(store.kept_last(name))
+        if last is None or last[2] != code:
+            return None
+        printed = _kept_printed_text(store, printed_name, last[0], code)
+        lengths, printed_lengths = array("q", last[3]), array("q", last[4])
+        if printed is None or len(lengths) != len(printed_lengths) or not lengths:
+            return None
+        if sum(lengths) + 2 * (len(lengths) - 1) != len(last[1]) or sum(printed_lengths) + 2 * (
+            len(lengths) - 1
+        ) != len(printed):
+            return None
+        return cls(last[0], last[1], lengths, printed, printed_lengths)
+
+    def read_words(self, store: DerivedStore, setting: str) -> None:
+        """The checks kept with this part for `setting` (none where another's, or none, are kept)."""
+        found = _unmarshal(store.kept(WORDS, self.digest))
+        if not (isinstance(found, tuple) and len(found) == 3 and found[0] == self.digest and found[1] == setting):
+            return
+        checks = found[2]
+        if not isinstance(checks, list) or len(checks) != len(self.starts) - 1:
+            return
+        self.setting, self.checks = setting, checks
+        self.places = {
+            (c[0], c[1]): n for n, c in enumerate(checks) if isinstance(c, tuple) and len(c) == KeptWords.SIZE
+        }
+
+    def entry(self, at: int) -> str:
+        """The entry at `at` as `encode` gave it, but its rank."""
+        found = self.text[self.starts[at] : self.starts[at + 1] - 2]
+        return found[: found.rindex(", ")]
+
+    def shown(self, at: int) -> str:
+        return self.printed[self.printed_starts[at] : self.printed_starts[at + 1] - 2]
+
+    def shown_for(self, conflict: Conflict, entry: str) -> str | None:
+        """A decision pair's entry printed as kept, where the entry kept in its place is `entry`."""
+        at = self.places.get((conflict.ids[0], conflict.ids[1])) if len(conflict.ids) == 2 else None
+        if at is None or self.entry(at) != entry:
+            return None
+        return self.shown(at)
+
+    def by_entry(self) -> dict[str, str]:
+        """{an entry as `encode` gave it, but its rank: that entry printed}, but for the decision
+        pairs' (found by their place)."""
+        checks = self.checks
+        return {
+            self.entry(at): self.shown(at) for at in range(len(self.starts) - 1) if not checks or checks[at] is None
+        }
+
+
+class KeptWords:
+    """What the decision pairs' entries of the queue were worded from, for the next call: a pair's
+    ids, its kind, its two files (path and digest: the title, status and status as stated that
+    `conflicts._decision_conflict` words it with are read from them, as the setting reads them),
+    how alike its texts are and its kinship's reasons. A pair whose all are the same as when its
+    entry was kept, under the same setting (the code, how the vault is read, the day), has the
+    same entry: it is read as kept (`conflicts.KeptConflict`), not worded, encoded or printed
+    again (24,230 pairs at 10,000 decision records, a few of which a change touches)."""
+
+    SIZE = 9
+
+    def __init__(self, store: DerivedStore, setting: str, docs: Mapping[str, Document]):
+        self.setting, self.docs = setting, docs
+        self.last = LastPart.read(store, PARTS[0], PRINTED_PARTS[0], code_fingerprint())
+        if self.last is not None:
+            self.last.read_words(store, setting)
+        self.made: dict[int, tuple] = {}  # id of each decision pair's entry of this call: its check
+        self.reused = 0
+
+    def __call__(self, pair: Weighed, rank: int, word: Callable[[], Conflict]) -> Conflict:
+        from .conflicts import KeptConflict
+
+        older, newer = self.docs[pair.older], self.docs[pair.newer]
+        check = (older.path, older.digest, newer.path, newer.digest, pair.alike, tuple(pair.like.reasons))
+        last = self.last
+        at = last.places.get((pair.older, pair.newer)) if last is not None else None
+        conflict: Conflict
+        if last is not None and at is not None and tuple(last.checks[at][3:]) == check:
+            kind = last.checks[at][2]
+            conflict = KeptConflict(kind, [pair.older, pair.newer], rank, last.entry(at), last.shown(at))
+            self.reused += 1
+        else:
+            conflict = word()
+        self.made[id(conflict)] = (pair.older, pair.newer, conflict.kind, *check)
+        return conflict
+
+    def keep(self, store: DerivedStore, digest: str, part: list[Conflict]) -> None:
+        """Keep each entry's check with the part kept under `digest` (unless the same are kept)."""
+        checks = [self.made.get(id(c)) for c in part]
+        last = self.last
+        if last is not None and last.digest == digest and last.setting == self.setting and last.checks == checks:
+            return
+        store.keep(WORDS, digest, marshal.dumps((digest, self.setting, checks)))
 
 
 def kept_queue(store: DerivedStore, key: str, encoded: bool = True) -> str | None:
@@ -719,6 +847,7 @@ class Asked:
         code = code_fingerprint() if store is not None else ""
         self.setting = setting_key(reading, native, on, code, compatible) if store is not None else ""
         self._weighing: weighing.Weighing | None = None
+        self.words: KeptWords | None = None  # the decision pairs' entries kept, as the queue worked out read them
 
     @functools.cached_property
     def key(self) -> str:
@@ -834,16 +963,23 @@ class Asked:
             pairs = self.weighing()
             if self.store is not None:  # every document's relations, as the structural checks ask them
                 read_relations(self.documents)
+            words = (
+                KeptWords(self.store, self.setting, pairs.docs) if self.store is not None and not self.full else None
+            )
+            self.words = words
             parts = queue_parts(
                 self.documents,
                 self.native,
                 self.compatible,
-                weighed=pairs.weighed(),
+                weighed=pairs.best(),  # all `conflicts.choose` lists among
                 duplicates=pairs.duplicates,
                 successors_of=self._successors if self.store is not None else None,
+                kept_words=words,
             )
             self._keep_weighing()
-            text = keep_queue(self.store, self.key, *parts, encoded=encoded) if self.store is not None else ""
+            text = (
+                keep_queue(self.store, self.key, *parts, encoded=encoded, words=words) if self.store is not None else ""
+            )
             if self.store is not None and content is not None:
                 self.store.keep(CONTENT, content, self.key)
         return parts, text
@@ -880,7 +1016,7 @@ class Asked:
         found = self._kept_queue()
         if found is None:
             (before, listed, after), _ = self._worked_out(encoded=True)
-            found = Conflicts(before + [duplicate_listed(*d) for d in listed] + after)
+            found = Conflicts(_plain(before) + [duplicate_listed(*d) for d in listed] + after)
         return found
 
     def kept_conflicts(self) -> Conflicts | None:
@@ -897,7 +1033,13 @@ class Asked:
         from .conflicts import Conflicts, duplicate_listed
 
         (before, listed, after), text = self._worked_out()
-        return text or printed(Conflicts(before + [duplicate_listed(*d) for d in listed] + after))
+        return text or printed(Conflicts(_plain(before) + [duplicate_listed(*d) for d in listed] + after))
+
+
+def _plain(found: list[Conflict]) -> list[Conflict]:
+    """The conflicts with each read as kept (`conflicts.KeptConflict`) a plain one, for a caller
+    that reads them."""
+    return [c.plain() if hasattr(c, "plain") else c for c in found]
 
 
 def weighed_pairs(index: Any) -> tuple[list[Weighed], int]:

@@ -24,7 +24,6 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from ...core import WorkbenchError
@@ -39,6 +38,7 @@ from ..widgets.vault_header import VaultHeader
 from ..widgets.viewer import DocumentViewer
 from .conflicts_search import ConflictsSearch
 from .disk_news import DiskNews
+from .layout_kept import LayoutKeptScreen
 from .main_bindings import MAIN_BINDINGS
 from .messages import ChangeApplied, ConflictsFound, DiskChanged, DocumentGone, DocumentRead
 from .messages import ExternalChange, Failed, PlanReady, VaultOpened, VaultRead
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 __all__ = ["MainScreen", "VaultSummary"]
 
 
-class MainScreen(Screen[None]):
+class MainScreen(LayoutKeptScreen):
     """Three panes; below 100 columns the link pane gives way (press `g` to swap it in)."""
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide"), (140, "-very-wide")]
@@ -69,8 +69,7 @@ class MainScreen(Screen[None]):
     def __init__(self, vault_path: Path, flavour: str | None = None, opening: Opening | None = None, kept=()) -> None:
         super().__init__()
         self.vault_path = vault_path
-        self.flavour = flavour
-        """The vault flavour named on the command line; None to detect it."""
+        self.flavour = flavour  # the vault flavour named on the command line; None to detect it
         self.opening = opening
         """The vault being opened already (by the app, from its start); None: the screen opens it."""
         self.start = Start(vault_path, flavour, opening, kept)
@@ -155,12 +154,7 @@ class MainScreen(Screen[None]):
     def load_vault(self) -> None:
         try:
             self.vault = self.start.opened(self.opening or Opening(self.vault_path, self.flavour))
-            self.post_message(VaultOpened(len(self.vault), empty_note(self.vault)))
-            secret = self.vault.secret_note()
-            if secret is not None:  # copied vaults' stores are built again until it is mended
-                self.app.call_from_thread(
-                    self.notify, secret, title="Store secret", severity="warning", markup=False, timeout=20
-                )
+            self.post_message(VaultOpened(len(self.vault), empty_note(self.vault), self.vault.secret_note()))
             # The summary (every problem, the graph) takes the interpreter for a while on a large
             # vault: the first titles go on screen before it starts.
             self._titles_listed.wait(timeout=2.0)
@@ -170,9 +164,8 @@ class MainScreen(Screen[None]):
             self.report(exc, "The vault could not be opened")
             return
         self.post_message(VaultRead(summary))
-        # What was just read lives as long as the app: the cycle collector need never walk it again.
-        # A full collection walked the whole vault (a few hundred milliseconds at 10,000
-        # documents) at random moments, as the watcher brought in changes.
+        # What was just read lives as long as the app: no full collection need walk it again (a few
+        # hundred milliseconds at 10,000 documents, at random moments as the watcher brought in changes).
         gc.freeze()
         watcher = self.vault.watch(self._on_disk_change)
         with self._watching:
@@ -232,6 +225,8 @@ class MainScreen(Screen[None]):
         self._searched_since_open = True
         if message.note:
             self.notify(message.note, title="No documents", markup=False, timeout=15)
+        if message.secret:  # copied vaults' stores are built again until it is mended
+            self.notify(message.secret, title="Store secret", severity="warning", markup=False, timeout=20)
 
     @on(VaultRead)
     def _vault_read(self, message: VaultRead) -> None:

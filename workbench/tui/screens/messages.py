@@ -39,11 +39,13 @@ class VaultOpened(Message):
     """The vault can be searched: its titles go on screen now, its summary (problems, the
     graph) follows in `VaultRead`."""
 
-    def __init__(self, total: int, note: str | None = None) -> None:
+    def __init__(self, total: int, note: str | None = None, secret: str | None = None) -> None:
         super().__init__()
         self.total = total
         self.note = note
         """What a vault with no documents is (an empty folder: a new vault), said to the person."""
+        self.secret = secret
+        """Why the user's store secret is refused, and how to mend it (`Vault.secret_note`)."""
 
 
 class VaultRead(Message):

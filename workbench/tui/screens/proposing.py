@@ -25,7 +25,17 @@ if TYPE_CHECKING:
     from ..proposal import Proposal
     from .host import WriteHost
 
-__all__ = ["ProposalRunner"]
+__all__ = ["ProposalRunner", "notice_order"]
+
+NEW_PROBLEMS_NAMED = 3
+"""The new problems a change's notice names; the problems list (`p`) has them all."""
+
+
+def notice_order(problems: Sequence[Problem]) -> list[Problem]:
+    """Problems in the order a notice names them: a credential first (the person must learn of a
+    secret just written, even when the notice cannot name everything), then errors, then
+    warnings, each kind in the order given."""
+    return sorted(problems, key=lambda p: (p.code != "credential", p.severity != "error"))
 
 
 class ProposalRunner:
@@ -105,10 +115,12 @@ class ProposalRunner:
         self.host.post_message(ChangeApplied(written, proposal, new))
 
     def say_new_problems(self, new: Sequence[Problem]) -> None:
-        """Say what a change just written left wrong that was not wrong before, the first few."""
+        """Say what a change just written left wrong that was not wrong before: the first few, a
+        credential first (`notice_order`)."""
         if not new:
             return
-        lines = "\n".join(f"{p.path}: {p.message}" for p in new[:3]) + ("\n…" if len(new) > 3 else "")
+        named = notice_order(new)[:NEW_PROBLEMS_NAMED]
+        lines = "\n".join(f"{p.path}: {p.message}" for p in named) + ("\n…" if len(new) > len(named) else "")
         self.host.notify(
             f"{lines}\np lists them, with the repairs",
             title=f"{len(new)} new problem(s) since this change",

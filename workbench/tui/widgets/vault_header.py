@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 from textual.content import Content
@@ -11,7 +12,16 @@ from textual.widget import Widget
 
 from ..text import clean
 
-__all__ = ["VaultHeader"]
+__all__ = ["VaultHeader", "step_words"]
+
+SHORTEST = 4
+"""The shortest of the header's forms (`VaultHeader._counts`)."""
+
+NAME_KEPT = 10
+"""The cells of the vault's name kept (its ellipsis one of them) before the labels shorten further."""
+
+_PROGRESS = re.compile(r"^(.*\S)\s+(\d+)/(\d+)$")
+"""A step that tells how far it has gone: `weighing pairs 12000/75780`."""
 
 
 class VaultHeader(Widget):
@@ -70,21 +80,25 @@ class VaultHeader(Widget):
         elif self._ticking is None:
             self._ticking = self.set_interval(1, self.refresh)
 
-    def _counts(self, short: bool) -> list[Content]:
-        """What the vault holds and what is wrong with it, each part saying what it counts."""
+    def _counts(self, short: int = 0) -> list[Content]:
+        """What the vault holds and what is wrong with it, each part saying what it counts; `short`
+        from 0 (in full) to `SHORTEST`: `docs` for documents, then the step's progress as a share
+        (`comparing duplicates 12%`), then the step's last words alone (`duplicates 12%`), then
+        `err` and `warn` for errors and warnings."""
         if self.unopened:
             return [Content.styled("not opened", "bold $text-error")]
         if self.documents is None:
             return [Content.styled("loading…", "italic $text 60%")]
         parts = [Content(f"{self.documents} {'doc' if short else 'document'}{'s' * (self.documents != 1)}")]
-        errors = f"{self.errors} error{'s' * (self.errors != 1)}"
+        terse = short >= SHORTEST
+        errors = f"{self.errors} err" if terse else f"{self.errors} error{'s' * (self.errors != 1)}"
         parts.append(Content.styled(errors, "bold $text-error" if self.errors else "$text 60%"))
         if self.warnings:
-            parts.append(Content.styled(f"{self.warnings} warning{'s' * (self.warnings != 1)}", "$text-warning"))
+            warnings = f"{self.warnings} warn" if terse else f"{self.warnings} warning{'s' * (self.warnings != 1)}"
+            parts.append(Content.styled(warnings, "$text-warning"))
         if self.conflicts is None and self.looking_since is not None:
             seconds = int(time.monotonic() - self.looking_since)
-            # The step in full, else its first word on a narrow terminal (`weighing`).
-            step = clean(self.looking_step if not short else self.looking_step.split(" ", 1)[0])
+            step = clean(step_words(self.looking_step, short - 1))
             said = f"conflicts… {step} {seconds} s" if step else f"conflicts… {seconds} s"
             parts.append(Content.styled(said, "italic $text 60%"))
         elif self.conflicts is None:
@@ -99,18 +113,36 @@ class VaultHeader(Widget):
         return parts
 
     def render(self) -> Content:
-        """The whole line if it fits; on a narrow terminal the name `workbench` goes first, then the
-        labels shorten, then the vault's name is cut: the counts are never cut, a bare `│ 0` would
-        not say what it counts."""
+        """The whole line if it fits; on a narrow terminal the name `workbench` goes first, then
+        the labels and the queue's step shorten step by step (`_counts`), the vault's name cut at
+        from `docs` on, at each step before the next (to no fewer than `NAME_KEPT` cells): the counts are never cut,
+        a bare `│ 0` would not say what it counts."""
         separator = Content(" │ ")
         brand = Content.styled("workbench", "bold $primary")
         width = self.content_size.width
         name = clean(self.vault_name)
-        for with_brand, short in ((True, False), (False, False), (False, True)):
-            line = separator.join([*([brand] if with_brand else []), Content(name), *self._counts(short)])
-            if line.cell_length <= width:
-                return line
-        counts = separator.join(self._counts(True))
-        room = width - counts.cell_length - separator.cell_length
-        cut = name if len(name) <= room else name[: max(room - 1, 1)] + "…"
-        return separator.join([Content(cut), counts])
+        line = separator.join([brand, Content(name), *self._counts(0)])
+        if line.cell_length <= width:
+            return line
+        for short in range(SHORTEST + 1):
+            counts = separator.join(self._counts(short))
+            room = width - counts.cell_length - separator.cell_length
+            if len(name) <= room:
+                return separator.join([Content(name), counts])
+            if (short and room >= NAME_KEPT) or short == SHORTEST:  # `docs` comes before a cut name
+                return separator.join([Content(name[: max(room - 1, 1)] + "…"), counts])
+        raise AssertionError("unreachable: the shortest form is returned")
+
+
+def step_words(step: str, short: int = 0) -> str:
+    """The queue's step (`comparing duplicates 12000/97655`, `reading the vault`) in full (`short`
+    0 or less); 1: its progress as a share (`comparing duplicates 12%`); 2 or more: its last words
+    alone (`duplicates 12%`), or its first word when it tells no progress (`reading`)."""
+    found = _PROGRESS.match(step)
+    if short <= 0:
+        return step
+    if found is None:
+        return step if short == 1 else step.split(" ", 1)[0]
+    name, done, total = found.group(1), int(found.group(2)), int(found.group(3))
+    share = f"{min(100 * done // total, 100)}%" if total else f"{done}"
+    return f"{name if short == 1 else name.rsplit(' ', 1)[-1]} {share}"
