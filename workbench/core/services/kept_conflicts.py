@@ -930,10 +930,11 @@ class Asked:
         """The pairs of decisions weighed (`conflicts.weigh_decisions`, each decision against its
         REVIEW_NEIGHBOURS most alike), as the queue has them."""
         found = self.weighing().weighed()
-        self._keep_weighing()
+        self.keep_weighing()
         return found
 
-    def _keep_weighing(self) -> None:
+    def keep_weighing(self) -> None:
+        """Keep the weighing made in this call (`weighing`), whatever of it was decoded."""
         from . import weighing
 
         if self.store is not None and self._weighing is not None:
@@ -976,7 +977,7 @@ class Asked:
                 successors_of=self._successors if self.store is not None else None,
                 kept_words=words,
             )
-            self._keep_weighing()
+            self.keep_weighing()
             text = (
                 keep_queue(self.store, self.key, *parts, encoded=encoded, words=words) if self.store is not None else ""
             )

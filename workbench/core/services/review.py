@@ -274,50 +274,79 @@ def _reader(store: Any) -> Callable[[list[str]], dict[str, bytes]]:
     return lambda keys: store.kept_rows(KEPT, keys)
 
 
-def _weigh(index: VaultIndex) -> tuple[list[Weighed], int, set[tuple[str, str]], str, str]:
+@dataclass
+class _Weighed:
+    """What `_weigh` gives: the pairs decoded (every pair listed, or where the ranking followed
+    only those touched), how many are listed, and what the ranking follows."""
+
+    pairs: list[Weighed]
+    listed: int
+    decisions: int
+    touched: set[tuple[str, str]]  # pairs weighed again, new or gone, or listed no more or again
+    before: str  # the weighing's identity (`kept_ranking.identity`) before this call ("": full)
+    after: str  # and after it
+    whole: Callable[[], list[Weighed]]  # every pair listed, decoded
+
+
+def _weigh(index: VaultIndex, follows: Callable[[str], bool] = lambda before: False) -> _Weighed:
     """The pairs weighed as the queue weighs them (`kept_conflicts.weighed_pairs`), with what the
-    ranking follows: the pairs weighed again, new or gone, or listed no more or again (None where
-    everything was weighed again), and the weighing's identity (`kept_ranking.identity`) before and
-    after this call."""
+    ranking follows (`touched` empty where everything was weighed again). Where `follows(before)`,
+    only the pairs touched are decoded (a ranking kept for the weighing as it stood before follows
+    them: `_followed`); else every pair listed."""
     flavour = index.flavour
     asked = Asked(index.documents, flavour.reading, flavour.native, index.store, today(), index.config.compatible)
     with collector_paused():
         pairs = asked.weighing()
         before = kept_ranking.identity(asked.setting, pairs.kept.pair_rows, pairs.kept.unlisted)
         unlisted = pairs.kept.unlisted
-        weighed = pairs.weighed()
-        # Read before `keep_pairs` (in `asked.weighed`) starts them again.
+        pairs.listed_count()  # the pairs listed, weighed again where changed (none decoded)
+        # Read before `keep_pairs` (in `asked.keep_weighing`) starts them again.
         touched = pairs.pairs_changed | pairs.pairs_gone | (unlisted ^ pairs.kept.unlisted)
         # A pair is kept by its ids the older first by date; the list ranks it the older first as
         # the statuses say (`Weighed.older`): either way round.
         touched |= {(newer, older) for older, newer in touched}
+        weighed = pairs.listed_among(touched) if not pairs.full and follows(before) else None
+        if pairs.full or weighed is None:  # also where what was kept did not hold together
+            weighed = pairs.weighed()
         full = pairs.full
-        asked.weighed()  # the weighing kept
+        asked.keep_weighing()
         after = kept_ranking.identity(asked.setting, pairs.kept.pair_rows, pairs.kept.unlisted)
-    return weighed, pairs.decisions, (set() if full else touched), ("" if full else before), after
+    return _Weighed(
+        weighed,
+        pairs.listed_count(),
+        pairs.decisions,
+        set() if full else touched,
+        "" if full else before,
+        after,
+        pairs.weighed,
+    )
 
 
 def _followed(index: VaultIndex, kept_key: str) -> tuple[Ranking, int]:
     """The ranking after a change: the one kept last with the pairs the weighing weighed again
     taken out and put back, where it was made from the weighing as it stood before (else, or
     where it does not hold together, made whole); kept, its rows made in this call written."""
-    weighed, decisions, touched, before, after = _weigh(index)
     store = index.store
+    last = kept_ranking.load(store.kept_last(KEPT)) if store is not None else None
+    found = _weigh(index, lambda before: last is not None and bool(before) and last.identity == before)
+    decisions = found.decisions
     if store is None:
-        held = sorted((_entry(Ranked.of(w)) for w in weighed), key=kept_ranking.key_of)
+        held = sorted((_entry(Ranked.of(w)) for w in found.pairs), key=kept_ranking.key_of)
         return Ranking(None, held, lambda: held), decisions
-    last = kept_ranking.load(store.kept_last(KEPT)) if before else None
+    if not found.before:
+        last = None
     made = None
-    if last is not None and last.identity == before:
-        now = {(w.older, w.newer): _entry(Ranked.of(w)) for w in weighed if (w.older, w.newer) in touched}
+    if last is not None and last.identity == found.before:
+        touched = found.touched
+        now = {(w.older, w.newer): _entry(Ranked.of(w)) for w in found.pairs if (w.older, w.newer) in touched}
         try:
-            made = kept_ranking.follow(last, _reader(store), touched, now, len(weighed), decisions, after)
+            made = kept_ranking.follow(last, _reader(store), touched, now, found.listed, decisions, found.after)
         except Stale:
             made = None
     entries: list[Entry] | None = None
     if made is None:
-        entries = sorted((_entry(Ranked.of(w)) for w in weighed), key=kept_ranking.key_of)
-        made = kept_ranking.whole(entries, decisions, after)
+        entries = sorted((_entry(Ranked.of(w)) for w in found.whole()), key=kept_ranking.key_of)
+        made = kept_ranking.whole(entries, decisions, found.after)
     record, rows = made
     store.keep_rows(KEPT, rows, replace=entries is not None)
     store.keep(KEPT, kept_key, record.dump())
@@ -329,11 +358,11 @@ def _followed(index: VaultIndex, kept_key: str) -> tuple[Ranking, int]:
 
 def _weighed_whole(index: VaultIndex, kept_key: str) -> list[Entry]:
     """Every pair ranked again from the weighing, and kept whole (a kept block was gone)."""
-    weighed, decisions, _, _, after = _weigh(index)
-    entries = sorted((_entry(Ranked.of(w)) for w in weighed), key=kept_ranking.key_of)
+    found = _weigh(index)
+    entries = sorted((_entry(Ranked.of(w)) for w in found.pairs), key=kept_ranking.key_of)
     store = index.store
     if store is not None:
-        record, rows = kept_ranking.whole(entries, decisions, after)
+        record, rows = kept_ranking.whole(entries, found.decisions, found.after)
         store.keep_rows(KEPT, rows, replace=True)
         store.keep(KEPT, kept_key, record.dump())
     return entries
