@@ -14,7 +14,7 @@ import pytest
 from tests.benchmarks.generate_shapes import generate_shaped_vault
 from tests.test_weighing import _supersede, rewrite
 from workbench import Vault
-from workbench.core.services import kept_conflicts, kept_ranking, review
+from workbench.core.services import kept_conflicts, kept_ranking, review, weighing
 from workbench.core.vocabulary.model import DocType
 
 SIZE = 2400  # about 600 decisions: six of them change before the weighing counts everything again
@@ -186,3 +186,25 @@ def test_a_pair_settled_through_a_third_decision_is_taken_out(vault_root, follow
     listed, whole = _listed_and_whole(vault_root)
     assert listed == whole and followed[-1] > 0
     assert (older, newer) not in {(r.older, r.newer) for r in listed}
+
+
+def test_the_ranking_followed_decodes_only_the_pairs_it_touches(vault_root, followed, monkeypatch):
+    """After one change the ranking kept follows the pairs weighed again: the rest of the weighing's
+    list is counted, not decoded (at 10,000 decision records decoding and freeing them all is most
+    of the pass)."""
+    listed, _ = _listed_and_whole(vault_root)
+    rewrite(sorted((vault_root / "decisions").glob("*.md"))[4], random.Random(2))
+    decoded: list[int] = []
+    real = weighing._decode
+
+    def counted(row):
+        decoded.append(1)
+        return real(row)
+
+    monkeypatch.setattr(weighing, "_decode", counted)
+    vault = _fresh(vault_root)
+    followed_list = review.review_list(vault.index, ALL)[0]
+    assert followed[-1] > 0
+    assert len(decoded) <= followed[-1] < len(listed) // 4
+    monkeypatch.setattr(weighing, "_decode", real)
+    assert followed_list == _listed_and_whole(vault_root)[1]

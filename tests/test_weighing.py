@@ -540,3 +540,23 @@ def test_a_row_of_the_pairs_gone_is_worked_out_again(vault_root):
     queue = asked(vault)
     assert queue.conflicts() == find_conflicts(vault.documents, vault.flavour.native)
     assert queue.weighing().full
+
+
+def test_the_pairs_listed_among_some_are_those_of_the_whole_list(vault_root):
+    """After a change, the pairs asked for by their ids (`listed_among`, the rest not decoded) and
+    the count listed are those of the whole list, either way round and for pairs gone."""
+    rng = random.Random(7)
+    asked(Vault.open(vault_root)).conflicts()  # everything worked out, and kept
+    rewrite(decisions(vault_root)[7], rng)
+    pairs = asked(Vault.open(vault_root)).weighing()
+    count = pairs.listed_count()
+    assert not pairs.full and pairs.pairs_changed
+    listed_before = sorted(pairs.kept.pairs)
+    wanted = set(pairs.pairs_changed) | set(rng.sample(listed_before, 40)) | {("no-such", "pair")}
+    wanted |= {(newer, older) for older, newer in list(wanted)[:20]}
+    among = pairs.listed_among(wanted)
+    whole = pairs.weighed()
+    assert count == len(whole)
+    assert among == [w for w in whole if (w.older, w.newer) in wanted]
+    assert among and len(among) < len(whole)
+    assert pairs.listed_among(wanted) == among  # read again from the whole list decoded
