@@ -1170,6 +1170,16 @@ def _lists_kept(vault) -> word_lists.WordLists:
     return lists
 
 
+def _zipf_vault_with_lists(builder, monkeypatch, rng):
+    """260 notes of words drawn by frequency, opened, their common words' lists kept."""
+    _zipf_notes(builder, rng, 260)
+    _lists_from(monkeypatch, 25)
+    monkeypatch.setattr(fulltext, "LAZY_FROM", 25)
+    vault = Vault.open(builder.root)
+    _lists_kept(vault)
+    return vault
+
+
 def _as_fts5_reads(vault, monkeypatch, query: str) -> list[tuple[str, float]]:
     """The page a full reading gives, every term's rows asked of FTS5 (no list read)."""
     held = fulltext.KEPT.pop(vault.index, None)
@@ -1215,11 +1225,7 @@ def test_searches_reading_the_kept_lists_rank_as_a_full_reading_of_fts5_before_a
     import random
 
     rng = random.Random(seed)
-    _zipf_notes(builder, rng, 260)
-    _lists_from(monkeypatch, 25)
-    monkeypatch.setattr(fulltext, "LAZY_FROM", 25)
-    vault = Vault.open(builder.root)
-    _lists_kept(vault)
+    vault = _zipf_vault_with_lists(builder, monkeypatch, rng)
     words = CHURN_WORDS + [f"w{n}x" for n in range(60)]
     queries = ["queue", "queue invoice", "retry w5x", "w1x w2x w3x", "queue -invoice", "invoice type:note"]
     queries += [" ".join(rng.sample(words, rng.randint(1, 3))) for _ in range(30)]
@@ -1394,11 +1400,7 @@ def test_pages_after_random_writes_by_plain_file_io_are_a_full_readings(builder,
     import random
 
     rng = random.Random(seed)
-    _zipf_notes(builder, rng, 260)
-    _lists_from(monkeypatch, 25)
-    monkeypatch.setattr(fulltext, "LAZY_FROM", 25)
-    vault = Vault.open(builder.root)
-    _lists_kept(vault)
+    vault = _zipf_vault_with_lists(builder, monkeypatch, rng)
     monkeypatch.setattr(word_lists.WordLists, "_keep", lambda self: None)  # read patched, round after round
     words = CHURN_WORDS + [f"w{n}x" for n in range(60)]
     weights = [1 / (rank + 1) ** 1.1 for rank in range(len(words))]

@@ -342,6 +342,21 @@ async def test_the_problems_list_shows_its_frame_then_its_rows(sample_copy: Path
         assert app.focused is listing
 
 
+async def _closed_at_each_turn(pilot, turns: int, make) -> None:
+    """A dialog made by `make` opened and closed again after 0, 1, ... `turns` - 1 turns of the loop
+    (a key in the same burst as the one that opened it)."""
+    import asyncio
+
+    for waited in range(turns):
+        dialog = make()
+        pilot.app.push_screen(dialog)
+        for _ in range(waited):
+            await asyncio.sleep(0)
+        dialog.dismiss(None)
+        await pilot.pause()
+    await settle(pilot)
+
+
 async def test_the_problems_list_closed_before_its_rows_come_says_nothing_wrong(sample_copy: Path):
     """Closed in the same burst of keys as `p`, before its rows were listed: nothing is asked of
     the widgets that are gone, and a summary handed on before the rows came is what they list."""
@@ -353,14 +368,7 @@ async def test_the_problems_list_closed_before_its_rows_come_says_nothing_wrong(
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         main = app.screen
-        for turns in range(6):
-            dialog = ProblemsDialog(many_problems(5), {})
-            app.push_screen(dialog)
-            for _ in range(turns):
-                await asyncio.sleep(0)
-            dialog.dismiss(None)
-            await pilot.pause()
-        await settle(pilot)
+        await _closed_at_each_turn(pilot, 6, lambda: ProblemsDialog(many_problems(5), {}))
         assert app.screen is main
         dialog = ProblemsDialog(many_problems(5), {})
         app.push_screen(dialog)
@@ -410,18 +418,11 @@ async def test_the_conflicts_queue_closed_before_its_frames_are_all_made_says_no
     """Closed at any point of its first frames (a key in the same burst as `c`), the queue leaves
     what it had still to show: it asked a screen whose widgets were gone, and a closed dialog's
     cancelled worker raised in it, and the app stopped with a traceback."""
-    import asyncio
-
     app = WorkbenchApp(sample_copy, theme="workbench-dark")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         main = app.screen
-        for turns in range(16):
-            dialog = ConflictsDialog(main.conflicts or [], main.summary.by_id, verdicts=lambda: [])
-            app.push_screen(dialog)
-            for _ in range(turns):
-                await asyncio.sleep(0)
-            dialog.dismiss(None)
-            await pilot.pause()
-        await settle(pilot)
+        await _closed_at_each_turn(
+            pilot, 16, lambda: ConflictsDialog(main.conflicts or [], main.summary.by_id, verdicts=lambda: [])
+        )
         assert app.screen is main

@@ -171,9 +171,9 @@ async def test_the_edits_check_is_said_when_the_watchers_report_of_it_comes_at_o
         assert "api_key" in app.screen.query_one(DocumentViewer).view.source
 
 
-async def test_a_credential_an_edit_wrote_is_named_first_in_its_notice(sample_copy: Path, tmp_path: Path, monkeypatch):
-    """The notice names five problems; the secret the editor wrote at the end of the file came
-    seventh in the file's order, after six broken links, and was not named."""
+async def _notice_of_a_secret_after_six_broken_links(sample_copy: Path, tmp_path: Path, monkeypatch, said: str) -> str:
+    """The notice starting with `said` after `e` wrote six broken links, then a secret at the end of
+    the file: seventh in the file's order."""
     links = "".join(f"\\n  - {{type: related_to, target: mem-gone-{n}}}" for n in range(1, 7))
     appending_editor(
         tmp_path,
@@ -185,33 +185,28 @@ async def test_a_credential_an_edit_wrote_is_named_first_in_its_notice(sample_co
         await pilot.press("e")
         await settle(pilot)
         await pilot.press("y")
-        await wait_for(pilot, lambda: any("problem(s) after editing" in n for n in notes(app)))
-        notice = next(n for n in notes(app) if "problem(s) after editing" in n)
-        assert "7 problem(s)" in notice and "mem-gone-1" in notice
-        assert "credential" in notice.split("\n")[0]  # the title, then the first problem named: the secret
-        assert "2 more" in notice and "mem-gone-5" not in notice
+        await wait_for(pilot, lambda: any(said in n for n in notes(app)))
+        return next(n for n in notes(app) if said in n)
+
+
+async def test_a_credential_an_edit_wrote_is_named_first_in_its_notice(sample_copy: Path, tmp_path: Path, monkeypatch):
+    """The notice names five problems; the secret came seventh in the file's order and was not named."""
+    notice = await _notice_of_a_secret_after_six_broken_links(
+        sample_copy, tmp_path, monkeypatch, "problem(s) after editing"
+    )
+    assert "7 problem(s)" in notice and "mem-gone-1" in notice
+    assert "credential" in notice.split("\n")[0]  # the title, then the first problem named: the secret
+    assert "2 more" in notice and "mem-gone-5" not in notice
 
 
 async def test_a_credential_among_a_changes_new_problems_is_named_first(sample_copy: Path, tmp_path: Path, monkeypatch):
-    """The write's notice of new problems names three, in the file's order: the secret written at
-    the end of the file, after six broken links, went unnamed."""
-    links = "".join(f"\\n  - {{type: related_to, target: mem-gone-{n}}}" for n in range(1, 7))
-    appending_editor(
-        tmp_path,
-        monkeypatch,
-        f'sed -i "s/^links:$/links:{links}/" "$1"\nprintf "\\napi_key = sk3cretValue99xyz\\n" >> "$1"',
-    )
-    async with running(sample_copy, (100, 30)) as (app, pilot):
-        await open_by_search(pilot, "fastapi")
-        await pilot.press("e")
-        await settle(pilot)
-        await pilot.press("y")
-        await wait_for(pilot, lambda: any("new problem(s) since this change" in n for n in notes(app)))
-        notice = next(n for n in notes(app) if "new problem(s) since this change" in n)
-        assert "7 new problem(s)" in notice, notice
-        named = notice.split("\n")
-        assert "credentials" in named[0], notice  # the title, then the first problem named: the secret
-        assert "mem-gone-1" in notice and "mem-gone-3" not in notice
+    """The write's notice of new problems names three, in the file's order: the secret went unnamed."""
+    said = "new problem(s) since this change"
+    notice = await _notice_of_a_secret_after_six_broken_links(sample_copy, tmp_path, monkeypatch, said)
+    assert "7 new problem(s)" in notice, notice
+    named = notice.split("\n")
+    assert "credentials" in named[0], notice  # the title, then the first problem named: the secret
+    assert "mem-gone-1" in notice and "mem-gone-3" not in notice
 
 
 async def test_the_check_after_an_edit_reads_the_vault_once_and_keeps_the_problems_it_left_elsewhere(
