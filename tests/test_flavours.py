@@ -1058,3 +1058,11 @@ def test_decision_records_named_at_the_top_open_without_detection(tmp_path, monk
     vault = Vault.open(top, "adr")
     assert vault.root == top.resolve()
     assert vault.get("ADR-001").status == "deprecated"  # from the index, its rows numbered alone
+
+
+@pytest.mark.parametrize("name", flavours.names())
+def test_a_fallback_id_is_the_files_path_without_its_suffix(name):
+    """The ids' owners ask a file for its fallback only when its document holds its path as id."""
+    flavour = flavours.get(name)
+    for path in ["ADR025-a.md", "0001-use-x.md", "2020-08-10-title.md", "hip-12.md", "notes/day-01.md", "title.md"]:
+        assert flavour.fallback_id(path) in (None, path[:-3])
