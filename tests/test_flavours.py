@@ -1066,3 +1066,11 @@ def test_a_fallback_id_is_the_files_path_without_its_suffix(name):
     flavour = flavours.get(name)
     for path in ["ADR025-a.md", "0001-use-x.md", "2020-08-10-title.md", "hip-12.md", "notes/day-01.md", "title.md"]:
         assert flavour.fallback_id(path) in (None, path[:-3])
+
+
+def test_decision_templates_are_reserved_in_any_case_and_numbered_records_are_not():
+    adr = flavours.get("adr")
+    reserved = ["template.md", "ADR000-template.md", "0000-TEMPLATE.md", "adr_Template.md", "x.template.md"]
+    kept = ["ADR-003-template.md", "templates.md", "mytemplate.md", "docs/template.md", "template-x.md"]
+    assert [adr.is_reserved(p) for p in reserved] == [True] * len(reserved)
+    assert [adr.is_reserved(p) for p in kept] == [False] * len(kept)
