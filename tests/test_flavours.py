@@ -1040,3 +1040,37 @@ def test_a_collection_at_the_top_is_opened_where_it_is_and_a_link_is_not_followe
     (repo / "docs").mkdir(parents=True)
     (repo / "docs" / "adr").symlink_to(elsewhere / "docs" / "adr")  # a folder outside the repository
     assert Vault.open(repo, "adr").root == repo.resolve()
+
+
+def test_decision_records_named_at_the_top_open_without_detection(tmp_path, monkeypatch):
+    """Named as decision records, a collection at the top with no `docs/adr` or kin beside it opens
+    where it is without reading every name to score it: detection was a third of a warm open of
+    10,000 records. Its index's statuses, where it keeps one, are still read in its numbering."""
+    top = tmp_path / "top"
+    _repository_with_records(top, ".")
+    (top / "README.md").write_text("| ADR | Status |\n|---|---|\n| 1 | Deprecated |\n")
+    (top / "0001-record-decisions.md").write_text("# 1. Record decisions\n\n## Context\n\nWhy.\n")
+
+    def refused(self, root):
+        raise AssertionError(f"detection ran on {root}")
+
+    monkeypatch.setattr(type(flavours.get("adr")), "detect", refused)
+    vault = Vault.open(top, "adr")
+    assert vault.root == top.resolve()
+    assert vault.get("ADR-001").status == "deprecated"  # from the index, its rows numbered alone
+
+
+@pytest.mark.parametrize("name", flavours.names())
+def test_a_fallback_id_is_the_files_path_without_its_suffix(name):
+    """The ids' owners ask a file for its fallback only when its document holds its path as id."""
+    flavour = flavours.get(name)
+    for path in ["ADR025-a.md", "0001-use-x.md", "2020-08-10-title.md", "hip-12.md", "notes/day-01.md", "title.md"]:
+        assert flavour.fallback_id(path) in (None, path[:-3])
+
+
+def test_decision_templates_are_reserved_in_any_case_and_numbered_records_are_not():
+    adr = flavours.get("adr")
+    reserved = ["template.md", "ADR000-template.md", "0000-TEMPLATE.md", "adr_Template.md", "x.template.md"]
+    kept = ["ADR-003-template.md", "templates.md", "mytemplate.md", "docs/template.md", "template-x.md"]
+    assert [adr.is_reserved(p) for p in reserved] == [True] * len(reserved)
+    assert [adr.is_reserved(p) for p in kept] == [False] * len(kept)

@@ -98,19 +98,26 @@ def _home(flavour: Flavour, given: Path) -> Path | None:
     """The folder under `given` where a repository keeps the flavour's files (`docs/adr`), when
     `given` holds none at its top: a repository's root opened as decision records would otherwise
     read its records, a level down, as plain notes. None where `given` is itself a collection,
-    or no such folder is one; a symlink on the way is not followed."""
-    if not flavour.home_folders or _score(flavour, given) >= HOLDS_ITS_FILES:
+    or no such folder is one; a symlink on the way is not followed. `given` is scored only when
+    such a folder is there: detection reads a large collection's every name (a third of a warm
+    open of 10,000 records), and a collection rarely keeps a `docs/adr` beside its records."""
+    folders = [folder for name in flavour.home_folders if (folder := _folder(given, name)) is not None]
+    if not folders or _score(flavour, given) >= HOLDS_ITS_FILES:
         return None
-    for name in flavour.home_folders:
-        folder = given
-        for part in name.split("/"):
-            folder = folder / part
-            if folder.is_symlink() or not folder.is_dir():
-                break
-        else:
-            if _score(flavour, folder) >= HOLDS_ITS_FILES:
-                return folder
+    for folder in folders:
+        if _score(flavour, folder) >= HOLDS_ITS_FILES:
+            return folder
     return None
+
+
+def _folder(given: Path, name: str) -> Path | None:
+    """`given`/`name` when it is a folder reached without following a symlink, else None."""
+    folder = given
+    for part in name.split("/"):
+        folder = folder / part
+        if folder.is_symlink() or not folder.is_dir():
+            return None
+    return folder
 
 
 def _score(flavour: Flavour, root: Path) -> int:

@@ -245,9 +245,17 @@ class Adr(Flavour):
         return 40 if len(numbered) >= 3 else 0
 
     def is_reserved(self, path: str) -> bool:
-        return "/" not in path and (
-            path in ("README.md", "index.md")
-            or (bool(_TEMPLATE.search(path)) and (record_number(path) or 0) == 0)  # `ADR000-template.md` too
+        return (
+            "/" not in path
+            and (
+                path in ("README.md", "index.md")
+                # `ADR000-template.md` too; the pattern tried only on a name ending so (asked of every file)
+                or (
+                    "template.md" in path[-12:].lower()
+                    and bool(_TEMPLATE.search(path))
+                    and (record_number(path) or 0) == 0
+                )
+            )
         )
 
     def doc_id(self, path: str, meta: dict[str, Any]) -> str:

@@ -57,17 +57,27 @@ def index_statuses(text: str, prefix: str = "ADR") -> dict[str, str]:
 
 def read_index_statuses(root: Path) -> tuple[tuple[str, str], ...]:
     """The statuses the collection's index at `root` lists (the first index file that lists any),
-    in the collection's numbering as its records' names show it."""
-    names = sorted(p.name for p in root.glob("*.md"))
-    prefixes = [named.prefix for named in map(record_name, names) if named is not None and named.number is not None]
-    prefix = max(set(prefixes), key=prefixes.count) if prefixes else "ADR"
+    in the collection's numbering as its records' names show it. The numbering is read from the
+    names only when an index has text: a collection without one is not listed to learn it."""
+    prefix: str | None = None
     for name in INDEX_FILES:
         path = root / name
         try:
             text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
         except OSError:
             continue
+        if not text:
+            continue
+        if prefix is None:
+            prefix = _numbering(root)
         found = index_statuses(text, prefix)
         if found:
             return tuple(sorted(found.items()))
     return ()
+
+
+def _numbering(root: Path) -> str:
+    """The prefix most of the records' names at `root` carry (`ADR`, `HIP`), `ADR` where none."""
+    names = sorted(p.name for p in root.glob("*.md"))
+    prefixes = [named.prefix for named in map(record_name, names) if named is not None and named.number is not None]
+    return max(set(prefixes), key=prefixes.count) if prefixes else "ADR"

@@ -531,7 +531,8 @@ class Flavour:
         """The id this file takes when an earlier file (in path order) claims the same id, or None
         when a shared id is an error. Only for ids read from a file's name alone, where two names
         can say the same (`ADR025-a.md`, `ADR025-b.md`): then both stay documents, and a warning
-        names both. Never the id the file claims."""
+        names both. Never the id the file claims. It is the file's path without `.md` (the ids'
+        owners ask only a document holding that id whether it is its fallback)."""
         return None
 
     def view(self, path: str, meta: dict[str, Any], body: str, mtime: dt.date | None = None) -> View:

@@ -67,7 +67,9 @@ class IdOwnership:
         """The id a file claims: its document's id, unless the file was given its fallback id
         because an earlier file claims the same one (see `_settle`)."""
         doc = record.document
-        if doc.id == self.flavour.fallback_id(record.path):
+        # A fallback id is the file's path without `.md`: only a document holding that id is asked
+        # whether it is one (the flavour reads the name again, a tenth of a warm open of 10,000).
+        if doc.id == record.path[:-3] and doc.id == self.flavour.fallback_id(record.path):
             return self.flavour.doc_id(record.path, doc.meta)
         return doc.id
 
