@@ -125,6 +125,17 @@ Vault.open(root, flavour or None)
 """
 
 
+def _run(code: Path, env: dict, what: str, script: str, *args: str) -> str:
+    """One process of `code` running `script` (outside any folder holding another `workbench`):
+    its output; its error ends the benchmark, named."""
+    result = subprocess.run(
+        [sys.executable, "-c", script, *args], cwd=tempfile.gettempdir(), env=env, capture_output=True, text=True
+    )
+    if result.returncode != 0:
+        raise SystemExit(f"{code}: the {what} process failed:\n{result.stderr[-3000:]}")
+    return result.stdout
+
+
 def searched(
     vault: Path, flavour: str, seed: int, code: Path, cache: Path, wait: bool = False, after: str = ""
 ) -> dict:
@@ -133,37 +144,10 @@ def searched(
     a write (`--after-write`)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(code), str(ROOT)]), XDG_CACHE_HOME=str(cache))
     if after == "second":
-        wrote = subprocess.run(
-            [sys.executable, "-c", WRITE_SCRIPT, str(vault), flavour, str(seed)],
-            cwd=tempfile.gettempdir(),
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if wrote.returncode != 0:
-            raise SystemExit(f"{code}: the writing process failed:\n{wrote.stderr[-3000:]}")
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            SEARCH_SCRIPT,
-            str(vault),
-            flavour,
-            str(seed),
-            "wait" if wait else "go",
-            after,
-            str(WRITE_EVERY),
-        ],
-        cwd=tempfile.gettempdir(),  # not a folder holding another `workbench`
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if result.returncode != 0:
-        raise SystemExit(f"{code}: the search process failed:\n{result.stderr[-3000:]}")
-    return json.loads(result.stdout.strip().splitlines()[-1])
+        _run(code, env, "writing", WRITE_SCRIPT, str(vault), flavour, str(seed))
+    wait_or_go = "wait" if wait else "go"
+    out = _run(code, env, "search", SEARCH_SCRIPT, str(vault), flavour, str(seed), wait_or_go, after, str(WRITE_EVERY))
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def main(vault: Path, flavour: str, rounds: int, codes: list[Path], after: str = "") -> None:

@@ -105,28 +105,29 @@ def load(data: Any) -> Record | None:
     return Record(ident, decisions, firsts, counts, blocks, scores)
 
 
-def _decode_block(data: bytes | None) -> list[Entry]:
+def _decoded(data: bytes | None, what: str, kind: type) -> Any:
+    """A row of the ranking (`what`: its blocks' or its scores'), read as `kind`; `Stale` where it
+    is gone or not one."""
     if data is None:
-        raise Stale("a block of the ranking is gone")
+        raise Stale(f"a row of the ranking's {what} is gone")
     try:
-        entries = marshal.loads(data)
+        found = marshal.loads(data)
     except (ValueError, TypeError, EOFError):
-        raise Stale("a block of the ranking does not decode") from None
-    if type(entries) is not list or not all(type(e) is tuple and len(e) == 6 for e in entries):
+        raise Stale(f"a row of the ranking's {what} does not decode") from None
+    if type(found) is not kind:
+        raise Stale(f"a row of the ranking's {what} is not one")
+    return found
+
+
+def _decode_block(data: bytes | None) -> list[Entry]:
+    entries = _decoded(data, "blocks", list)
+    if not all(type(e) is tuple and len(e) == 6 for e in entries):
         raise Stale("a block of the ranking is not one")
     return entries
 
 
 def _decode_scores(data: bytes | None) -> dict[tuple[str, str], float]:
-    if data is None:
-        raise Stale("a row of the ranking's scores is gone")
-    try:
-        scores = marshal.loads(data)
-    except (ValueError, TypeError, EOFError):
-        raise Stale("a row of the ranking's scores does not decode") from None
-    if type(scores) is not dict:
-        raise Stale("a row of the ranking's scores is not one")
-    return scores
+    return _decoded(data, "scores", dict)
 
 
 class KeptRanking:
