@@ -771,19 +771,31 @@ class DerivedStore:
         stays); `replace` deletes every other row kept as `name` first. One statement for each
         step, none in a transaction of its own: it may run beside another thread's."""
         before = self.version()
-        items = [(name, key, value) for key, value in rows.items()]
         try:
-            if replace:
-                self.db.execute("DELETE FROM kept_rows WHERE name = ?", (name,))
-            for start in range(0, len(items), ROWS_A_QUERY):
-                chunk = items[start : start + ROWS_A_QUERY]
-                self.db.execute(
-                    f"INSERT OR IGNORE INTO kept_rows VALUES {', '.join(['(?, ?, ?)'] * len(chunk))}",
-                    [value for item in chunk for value in item],
-                )
+            self._put_rows(name, rows, replace)
             self._wrote(before)
         except sqlite3.DatabaseError as error:
             self._failed(error)  # only a cache: worked out again next time
+
+    def _put_rows(self, name: str, rows: dict[str, bytes], replace: bool) -> None:
+        """The statements of `keep_rows`."""
+        items = [(name, key, value) for key, value in rows.items()]
+        if replace:
+            self.db.execute("DELETE FROM kept_rows WHERE name = ?", (name,))
+        for start in range(0, len(items), ROWS_A_QUERY):
+            chunk = items[start : start + ROWS_A_QUERY]
+            self.db.execute(
+                f"INSERT OR IGNORE INTO kept_rows VALUES {', '.join(['(?, ?, ?)'] * len(chunk))}",
+                [value for item in chunk for value in item],
+            )
+
+    def _drop_rows(self, name: str, keys: list[str]) -> None:
+        """The statements of `forget_rows`."""
+        for start in range(0, len(keys), ROWS_A_QUERY):
+            chunk = keys[start : start + ROWS_A_QUERY]
+            self.db.execute(
+                f"DELETE FROM kept_rows WHERE name = ? AND key IN ({', '.join('?' * len(chunk))})", (name, *chunk)
+            )
 
     def keep_with_rows(
         self,
@@ -800,29 +812,15 @@ class DerivedStore:
         the record left those rows behind, unnamed, until everything was counted again. Inside
         another thread's transaction the statements join it."""
         before = self.version()
-        items = [(name, row, data) for row, data in rows.items()]
-        gone = list(forget)
         db = self.db
         try:
             with contextlib.ExitStack() as stack:
                 if not db.in_transaction:
                     stack.enter_context(db)
                     db.execute("BEGIN")
-                if replace:
-                    db.execute("DELETE FROM kept_rows WHERE name = ?", (name,))
-                for start in range(0, len(items), ROWS_A_QUERY):
-                    chunk = items[start : start + ROWS_A_QUERY]
-                    db.execute(
-                        f"INSERT OR IGNORE INTO kept_rows VALUES {', '.join(['(?, ?, ?)'] * len(chunk))}",
-                        [item for row in chunk for item in row],
-                    )
+                self._put_rows(name, rows, replace)
                 db.execute("INSERT OR REPLACE INTO kept VALUES (?, ?, ?)", (name, key, value))
-                for start in range(0, len(gone), ROWS_A_QUERY):
-                    keys = gone[start : start + ROWS_A_QUERY]
-                    db.execute(
-                        f"DELETE FROM kept_rows WHERE name = ? AND key IN ({', '.join('?' * len(keys))})",
-                        (name, *keys),
-                    )
+                self._drop_rows(name, list(forget))
             self._wrote(before)
         except sqlite3.DatabaseError as error:
             self._failed(error)  # only a cache: worked out again next time
@@ -835,11 +833,7 @@ class DerivedStore:
             return
         before = self.version()
         try:
-            for start in range(0, len(wanted), ROWS_A_QUERY):
-                chunk = wanted[start : start + ROWS_A_QUERY]
-                self.db.execute(
-                    f"DELETE FROM kept_rows WHERE name = ? AND key IN ({', '.join('?' * len(chunk))})", (name, *chunk)
-                )
+            self._drop_rows(name, wanted)
             self._wrote(before)
         except sqlite3.DatabaseError as error:
             self._failed(error)  # only a cache: the rows stay, unnamed
