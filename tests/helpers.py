@@ -1,4 +1,5 @@
-"""Helpers shared by the core and command-line tests: run the CLI as a separate process, and compare graphs."""
+"""Helpers shared by the core and command-line tests: run the CLI as a separate process, compare
+graphs, and make generated vaults."""
 
 from __future__ import annotations
 
@@ -81,3 +82,21 @@ def sorts_noted(monkeypatch, piece: int = 16) -> Iterator[list[int]]:
         yield sizes
     finally:
         monkeypatch.setattr(builtins, "sorted", real)
+
+
+def shaped_vault(tmp_path_factory, size: int, seed: int) -> Path:
+    """A vault of `size` documents that `generate_shaped_vault` writes from `seed`, in a folder of
+    its own: made once for a module's tests (a module-scoped fixture), each test then working on a
+    `copied` one, so that none sees another's changes or derived store."""
+    from tests.benchmarks.generate_shapes import generate_shaped_vault
+
+    root = tmp_path_factory.mktemp("shaped") / "vault"
+    generate_shaped_vault(root, size, seed=seed)
+    return root
+
+
+def copied(source: Path, tmp_path: Path) -> Path:
+    """A test's own copy of the vault at `source`, as `tmp_path/vault`."""
+    root = tmp_path / "vault"
+    shutil.copytree(source, root)
+    return root

@@ -6,12 +6,11 @@ followed but made whole."""
 from __future__ import annotations
 
 import random
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.benchmarks.generate_shapes import generate_shaped_vault
+from helpers import copied, shaped_vault
 from tests.test_weighing import _supersede, rewrite
 from workbench import Vault
 from workbench.core.services import kept_conflicts, kept_ranking, review, weighing
@@ -23,16 +22,12 @@ ALL = 10**9  # a depth past every pair
 
 @pytest.fixture(scope="module")
 def shaped(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("shaped") / "vault"
-    generate_shaped_vault(root, SIZE, seed=5)
-    return root
+    return shaped_vault(tmp_path_factory, SIZE, seed=5)
 
 
 @pytest.fixture
 def vault_root(shaped: Path, tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    shutil.copytree(shaped, root)
-    return root
+    return copied(shaped, tmp_path)
 
 
 @pytest.fixture

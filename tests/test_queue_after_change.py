@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.benchmarks.generate_shapes import generate_shaped_vault
+from helpers import copied, shaped_vault
 from workbench import Vault
 from workbench.cli import main
 from workbench.core.services import kept_conflicts, weighing
@@ -24,9 +24,7 @@ SIZE = 2400
 
 @pytest.fixture(scope="module")
 def shaped(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("shaped") / "vault"
-    generate_shaped_vault(root, SIZE, seed=5)
-    return root
+    return shaped_vault(tmp_path_factory, SIZE, seed=5)
 
 
 def printed(root: Path, capsys, *args: str) -> str:
@@ -110,9 +108,7 @@ def set_field(path: Path, key: str, value: str) -> None:
 
 @pytest.fixture
 def root(shaped, tmp_path) -> Path:
-    copy = tmp_path / "vault"
-    shutil.copytree(shaped, copy)
-    return copy
+    return copied(shaped, tmp_path)
 
 
 def test_a_decision_body_edited(root, capsys):

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.benchmarks.generate_shapes import draw, generate_shaped_vault
+from helpers import copied, shaped_vault
+from tests.benchmarks.generate_shapes import draw
 from workbench import Vault
 from workbench.core.services import kept_conflicts, weighing
 from workbench.core.services.conflicts import (
@@ -38,18 +39,12 @@ SIZE = 2400  # about 600 decisions: the bound lets six of them change before a f
 
 @pytest.fixture(scope="module")
 def shaped(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("shaped") / "vault"
-    generate_shaped_vault(root, SIZE, seed=3)
-    return root
+    return shaped_vault(tmp_path_factory, SIZE, seed=3)
 
 
 @pytest.fixture
 def vault_root(shaped, tmp_path) -> Path:
-    import shutil
-
-    root = tmp_path / "vault"
-    shutil.copytree(shaped, root)
-    return root
+    return copied(shaped, tmp_path)
 
 
 def asked(vault: Vault, full: bool = False) -> kept_conflicts.Asked:
