@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from helpers import copied, shaped_vault
-from tests.test_weighing import _supersede, rewrite
+from tests.test_weighing import _supersede, change_at_random, rewrite
 from workbench import Vault
 from workbench.core.services import kept_conflicts, kept_ranking, review, weighing
 from workbench.core.vocabulary.model import DocType
@@ -65,18 +65,7 @@ def _listed_and_whole(root: Path) -> tuple[list[review.Ranked], list[review.Rank
 
 
 def _change(root: Path, rng: random.Random, step: int) -> None:
-    vault = Vault.open(root)
-    ids = sorted(d.id for d in vault.documents if d.type == DocType.DECISION)
-    by_id = {d.id: d for d in vault.documents}
-    kind = step % 4
-    if kind in (0, 3):
-        rewrite(root / by_id[rng.choice(ids)].path, rng)
-    elif kind == 1:
-        free = [i for i in ids if "supersedes: []" in (root / by_id[i].path).read_text("utf-8")]
-        a, b = rng.sample(free, 2)
-        _supersede(root, by_id[a].path, b)
-    else:
-        (root / by_id[rng.choice(ids)].path).unlink()
+    change_at_random(root, rng, (0, 1, 2, 0)[step % 4])  # a body rewritten every other step
 
 
 def test_the_ranking_followed_after_random_changes_is_the_ranking_made_whole(vault_root, followed):
