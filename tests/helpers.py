@@ -53,6 +53,18 @@ def run_cli_unprivileged(*args: str, timeout: float = 60) -> subprocess.Complete
     return subprocess.run(command, capture_output=True, text=True, env=dict(os.environ), timeout=timeout)
 
 
+def run_killed_at(step: str, script: str, *args: str, timeout: float | None = 120) -> subprocess.CompletedProcess:
+    """Python `script` (given `args`) in a process of its own that the workbench kills at `step`
+    (`WORKBENCH_CRASH_AT`: exit 137 where the step is reached), as a crash would."""
+    return subprocess.run(
+        [sys.executable, "-c", script, *args],
+        env={**os.environ, "WORKBENCH_CRASH_AT": step},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 def graph_shape(graph):
     """Every node and edge with its data, sorted, so that two graphs compare equal exactly when they
     hold the same things, whatever order they were built in."""
