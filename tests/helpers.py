@@ -9,12 +9,27 @@ import os
 import shutil
 import subprocess
 import sys
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_vault"
 """The bundled sample vault. Imported from here, never from `conftest`: `tests/tui` has a conftest
 of its own, and the module named `conftest` is whichever pytest imported last."""
+
+APPENDING_AGENT = textwrap.dedent(
+    """
+    import random, sys, time
+    path, count = sys.argv[1], int(sys.argv[2])
+    print("ready", flush=True)
+    for number in range(count):
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(f"agent-{number}\\n")
+        time.sleep(random.uniform(0, 0.008))  # quiet spells, so that changes also land
+    """
+)
+"""An agent that appends `count` numbered lines to the file at `path` by plain file I/O, in bursts,
+once it has printed `ready`: run beside the workbench's writes, none of its lines may be lost."""
 
 
 def run_cli(
