@@ -24,7 +24,14 @@ SIZE = 2400
 
 @pytest.fixture(scope="module")
 def shaped(tmp_path_factory) -> Path:
-    return shaped_vault(tmp_path_factory, SIZE, seed=5)
+    """Opened once and its queue and review list kept: each test's copy starts as a copied vault
+    of this user's does, its store reused, not built again from the files for every test."""
+    root = shaped_vault(tmp_path_factory, SIZE, seed=5)
+    vault = Vault.open(root)
+    vault.conflicts()
+    vault.review()
+    vault.store.close()
+    return root
 
 
 def printed(root: Path, capsys, *args: str) -> str:
