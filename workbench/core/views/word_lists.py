@@ -81,16 +81,17 @@ def _arrays(blob: bytes, code: str, start: int = 0, end: int | None = None) -> a
 
 
 class _Kept:
-    """One token's rows as kept (in rowid order) and each one's hits; once scored, grouped by
-    (hits, size): a row's score is a function of those two alone, and a common word's thousands
-    of rows hold a few hundred such pairs (10,000 rows of the decision records, 476), so after
-    a write each pair is scored once and the rows take their pair's score in C (`scores`)."""
+    """One token's rows as kept (in rowid order) and each one's hits; scored a second time (after
+    another write), grouped by (hits, size): a row's score is a function of those two alone, and
+    a common word's thousands of rows hold a few hundred such pairs (10,000 rows of the decision
+    records, 476), so each pair is scored once and the rows take their pair's score in C."""
 
-    __slots__ = ("rowids", "hits", "pairs", "places")
+    __slots__ = ("rowids", "hits", "scored", "pairs", "places")
 
     def __init__(self, rowids: array, hits: array):
         self.rowids = rowids
         self.hits: array | None = hits
+        self.scored = False
         self.pairs: list[tuple[float, int]] = []  # each (hits, size) of a row, once
         self.places = array("I")  # each row's pair, by its place in `pairs`
 
@@ -106,29 +107,32 @@ class _Kept:
     def scores(self, sizes: dict[int, int], idf: float, norms: _Norms) -> dict[int, float]:
         """{rowid: FTS5's bm25 score} of every kept row, the index's totals now giving `idf`
         and `norms`, by FTS5's steps (`fts5_norm`)."""
-        if self.hits is not None:
-            self._group(sizes)
         k = FTS5_K1 + 1.0
+        if self.hits is not None:
+            if not self.scored:  # most are scored once (a word asked after one write): not grouped
+                self.scored = True
+                hits = self.hits
+                return {r: idf * ((f * k) / (f + norms[sizes[r]])) for r, f in zip(self.rowids, hits, strict=True)}
+            self._group(sizes)
         values = [idf * ((f * k) / (f + norms[size])) for f, size in self.pairs]
         return dict(zip(self.rowids, map(values.__getitem__, self.places), strict=True))
 
-
     def _group(self, sizes: dict[int, int]) -> None:
-        """Each row's (hits, size) as one float, `hits * 2**32 + size` (whole numbers both, the
-        sum exact below 2**53): grouped in C, no object the collector follows made for each row."""
-        hits, of_rows = self.hits, array("q", map(sizes.__getitem__, self.rowids))
+        """Each row's (hits, size) as one float, `hits * 2**32 + size`, exact (whole numbers both,
+        as kept: `keep_word_lists`; the sum below 2**53): grouped in C, with no object the
+        collector follows made for each row."""
+        hits, of_rows = self.hits, list(map(sizes.__getitem__, self.rowids))
         assert hits is not None
         self.hits = None
-        if of_rows and 0 <= min(hits) and max(hits) < 2**20 and 0 <= min(of_rows) and max(of_rows) < 2**32:
-            if all(map(float.is_integer, hits)):
-                keys = array("d", map(add, map(mul, hits, repeat(_SHIFT)), of_rows))
-                distinct = list(dict.fromkeys(keys))
-                self.pairs = [(key // _SHIFT, int(key % _SHIFT)) for key in distinct]
-                places = {key: at for at, key in enumerate(distinct)}
-                self.places = array("I", map(places.__getitem__, keys))
-                return
-        self.pairs = list(zip(hits, of_rows, strict=True))  # (none seen: each row a pair of its own)
-        self.places = array("I", range(len(of_rows)))
+        if hits and max(hits) < 2**20:
+            keys = list(map(add, map(mul, hits, repeat(_SHIFT)), of_rows))
+            distinct = list(dict.fromkeys(keys))
+            self.pairs = [(key // _SHIFT, int(key % _SHIFT)) for key in distinct]
+            places = {key: at for at, key in enumerate(distinct)}
+            self.places = array("I", map(places.__getitem__, keys))
+        else:  # (never seen: a word a million times in one row) each row a pair of its own
+            self.pairs = list(zip(hits, of_rows, strict=True))
+            self.places = array("I", range(len(of_rows)))
 
 
 _SHIFT = float(2**32)
