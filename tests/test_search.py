@@ -1468,12 +1468,20 @@ def test_a_rowid_is_never_given_twice(builder):
 def test_a_process_writing_between_searches_reads_each_kept_list_once_and_scores_it_as_fts5(builder, monkeypatch):
     """In a process that writes between its searches, each common word's kept rows are read from
     the store once for the lists' stamp (not again after each write), a written note's hits read
-    for the words asked alone, and every word's rows, scored again after each write, are FTS5's
+    for the words asked alone, and every word's rows, scored again after each write (from the
+    second time, a few notes of the same shape: by (hits, size), each pair once), are FTS5's
     now, in order and bit for bit."""
     import random
 
     rng = random.Random(11)
-    vault = _zipf_vault_with_lists(builder, monkeypatch, rng)
+    _zipf_notes(builder, rng, 200)
+    shapes = ["queue invoice retry", "queue queue webhook ledger", "invoice retry retry webhook queue tenant"]
+    for n in range(600):  # rows of a few (hits, size) pairs: scored a pair at a time
+        _write(builder, f"mem-note-shape-{n}", "Note", shapes[n % 3])
+    _lists_from(monkeypatch, 25)
+    monkeypatch.setattr(fulltext, "LAZY_FROM", 25)
+    vault = Vault.open(builder.root)
+    _lists_kept(vault)
     monkeypatch.setattr(word_lists.WordLists, "_keep", lambda self: None)  # read patched, write after write
     store = vault.store
     listed: list[str] = []
@@ -1507,6 +1515,7 @@ def test_a_process_writing_between_searches_reads_each_kept_list_once_and_scores
         for query in ("queue invoice", "retry webhook", "queue -invoice"):
             assert [(h.id, h.score) for h in vault.search(query, 10)] == _as_fts5_reads(vault, monkeypatch, query)
     assert sorted(listed) == sorted(set(listed))  # each list read from the store once
+    assert lists.patch is not None and lists.patch.base.kept["queue"].places is not None  # scored by pairs
     assert len(listed) >= 4  # (as tokens: "invoic", "retri")
 
 

@@ -10,11 +10,13 @@ full reading's.
 The scores hold for one state of the index (its stamp). After a write, by this process or another,
 the lists are read as patched (`_Patch`): the rows written since are those past the last row they
 were kept from (a store never gives a rowid twice), the rows gone are those no longer stored; the
-new rows' hits are read from their text by the index's tokenizer, and every row's score is
-computed again as FTS5's bm25() computes it, from the index's totals now (its idf, its average row
-size), the same double operations in the same order: the scores FTS5 would give, bit for bit
-(kept only where that held for every row when they were kept). Past `PATCH_MOST` rows changed,
-none is read. The lists are kept whole again by a thread of the searching process once the index
+new rows' text is told the index's tokenizer, their hits of a word read when the word is asked,
+and every row's score is computed again as FTS5's bm25() computes it, from the index's totals now
+(its idf, its average row size), the same double operations in the same order: the scores FTS5
+would give, bit for bit (kept only where that held for every row when they were kept). A process
+that writes between its searches reads each word's kept rows once for the lists' stamp (`_Base`)
+and, from a word's second scoring on, scores each (hits, size) pair of its rows once (`_Kept`).
+Past `PATCH_MOST` rows changed, none is read. The lists are kept whole again by a thread of the searching process once the index
 has stayed the same for `SETTLE` seconds (FTS5 scoring every common word once, beside the
 searches); a process that ends sooner (a CLI search) keeps none, but reads them, patched.
 """
@@ -52,7 +54,8 @@ LISTS_MOST = 3_000_000  # rows kept in all (16 bytes each, 48 MB at most): every
 TOKENS_KEPT = 10_000  # words whose tokens are known, kept between searches
 SETTLE = 2.0  # seconds the index stays unchanged before its lists are kept again
 PATCH_MOST = 2_000  # rows written or gone since the lists were kept beyond which they are not read
-KEPT_ROWS = 1_000_000  # rows of the lists read after a write, kept between searches (12 bytes each)
+KEPT_ROWS = 1_000_000  # rows of the lists read after a write, kept between searches (16-20 bytes each)
+GROUPED_MOST = 4  # a list's rows grouped by (hits, size) where they make at most a quarter as many groups
 
 # Stamps of the index a thread of this process was started to keep the lists for, and each
 # store's last such thread: whichever reader of a store (`WordLists`) started it, and however
@@ -82,18 +85,20 @@ def _arrays(blob: bytes, code: str, start: int = 0, end: int | None = None) -> a
 
 class _Kept:
     """One token's rows as kept (in rowid order) and each one's hits; scored a second time (after
-    another write), grouped by (hits, size): a row's score is a function of those two alone, and
-    a common word's thousands of rows hold a few hundred such pairs (10,000 rows of the decision
-    records, 476), so each pair is scored once and the rows take their pair's score in C."""
+    another write), grouped by (hits, size) where that makes a few groups: a row's score is a
+    function of those two alone, and a common word's thousands of rows of the decision records
+    hold a few hundred such pairs (10,000 rows, 476), so each pair is scored once and the rows
+    take their pair's score in C. (Rows of `generate_shapes` hold thousands: scored row by row.)"""
 
-    __slots__ = ("rowids", "hits", "scored", "pairs", "places")
+    __slots__ = ("rowids", "hits", "scored", "pair_hits", "pair_sizes", "places")
 
     def __init__(self, rowids: array, hits: array):
         self.rowids = rowids
-        self.hits: array | None = hits
-        self.scored = False
-        self.pairs: list[tuple[float, int]] = []  # each (hits, size) of a row, once
-        self.places = array("I")  # each row's pair, by its place in `pairs`
+        self.hits = hits
+        self.scored = 0  # times scored
+        self.pair_hits: list[float] = []  # each (hits, size) of a row, once: its hits...
+        self.pair_sizes: list[int] = []  # ...and its size
+        self.places: array | None = None  # each row's pair, by its place in the pairs
 
     def count(self, gone: list[int]) -> int:
         """Its rows not `gone` (a few rows: each found by bisection)."""
@@ -108,31 +113,30 @@ class _Kept:
         """{rowid: FTS5's bm25 score} of every kept row, the index's totals now giving `idf`
         and `norms`, by FTS5's steps (`fts5_norm`)."""
         k = FTS5_K1 + 1.0
-        if self.hits is not None:
-            if not self.scored:  # most are scored once (a word asked after one write): not grouped
-                self.scored = True
-                hits = self.hits
-                return {r: idf * ((f * k) / (f + norms[sizes[r]])) for r, f in zip(self.rowids, hits, strict=True)}
+        self.scored += 1
+        if self.scored == 2:  # most are scored once (a word asked after one write): not grouped
             self._group(sizes)
-        values = [idf * ((f * k) / (f + norms[size])) for f, size in self.pairs]
+        if self.places is None:
+            return {r: idf * ((f * k) / (f + norms[sizes[r]])) for r, f in zip(self.rowids, self.hits, strict=True)}
+        values = [idf * ((f * k) / (f + norms[size])) for f, size in zip(self.pair_hits, self.pair_sizes, strict=True)]
         return dict(zip(self.rowids, map(values.__getitem__, self.places), strict=True))
 
     def _group(self, sizes: dict[int, int]) -> None:
         """Each row's (hits, size) as one float, `hits * 2**32 + size`, exact (whole numbers both,
         as kept: `keep_word_lists`; the sum below 2**53): grouped in C, with no object the
-        collector follows made for each row."""
-        hits, of_rows = self.hits, list(map(sizes.__getitem__, self.rowids))
-        assert hits is not None
-        self.hits = None
-        if hits and max(hits) < 2**20:
-            keys = list(map(add, map(mul, hits, repeat(_SHIFT)), of_rows))
-            distinct = list(dict.fromkeys(keys))
-            self.pairs = [(key // _SHIFT, int(key % _SHIFT)) for key in distinct]
-            places = {key: at for at, key in enumerate(distinct)}
-            self.places = array("I", map(places.__getitem__, keys))
-        else:  # (never seen: a word a million times in one row) each row a pair of its own
-            self.pairs = list(zip(hits, of_rows, strict=True))
-            self.places = array("I", range(len(of_rows)))
+        collector follows made for each row; kept where the groups are a quarter of the rows or
+        fewer (more cost more to group than they save)."""
+        hits = self.hits
+        if not hits or max(hits) >= 2**20:  # (never seen: a word a million times in one row)
+            return
+        keys = list(map(add, map(mul, hits, repeat(_SHIFT)), map(sizes.__getitem__, self.rowids)))
+        distinct = dict.fromkeys(keys)
+        if len(distinct) * GROUPED_MOST > len(keys):
+            return
+        self.pair_hits = [key // _SHIFT for key in distinct]
+        self.pair_sizes = [int(key % _SHIFT) for key in distinct]
+        places = {key: at for at, key in enumerate(distinct)}
+        self.places = array("I", map(places.__getitem__, keys))
 
 
 _SHIFT = float(2**32)
