@@ -16,9 +16,10 @@ and every row's score is computed again as FTS5's bm25() computes it, from the i
 would give, bit for bit (kept only where that held for every row when they were kept). A process
 that writes between its searches reads each word's kept rows once for the lists' stamp (`_Base`)
 and, from a word's second scoring on, scores each (hits, size) pair of its rows once (`_Kept`).
-Past `PATCH_MOST` rows changed, none is read. The lists are kept whole again by a thread of the searching process once the index
-has stayed the same for `SETTLE` seconds (FTS5 scoring every common word once, beside the
-searches); a process that ends sooner (a CLI search) keeps none, but reads them, patched.
+Past `PATCH_MOST` rows changed, none is read. The lists are kept whole again by a thread of the
+searching process once the index has stayed the same for `SETTLE` seconds (FTS5 scoring every
+common word once, beside the searches); a process that ends sooner (a CLI search) keeps none, but
+reads them, patched.
 """
 
 from __future__ import annotations
