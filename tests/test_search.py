@@ -1463,3 +1463,84 @@ def test_a_rowid_is_never_given_twice(builder):
         vault.refresh_paths([doc_path("mem-note-r-2")])
         seen.append(vault.store.rowids([doc_path("mem-note-r-2")]).pop())
     assert seen == sorted(set(seen))
+
+
+def test_a_process_writing_between_searches_reads_each_kept_list_once_and_scores_it_as_fts5(builder, monkeypatch):
+    """In a process that writes between its searches, each common word's kept rows are read from
+    the store once for the lists' stamp (not again after each write), a written note's hits read
+    for the words asked alone, and every word's rows, scored again after each write (from the
+    second time, a few notes of the same shape: by (hits, size), each pair once), are FTS5's
+    now, in order and bit for bit."""
+    import random
+
+    rng = random.Random(11)
+    _zipf_notes(builder, rng, 200)
+    shapes = ["queue invoice retry", "queue queue webhook ledger", "invoice retry retry webhook queue tenant"]
+    for n in range(600):  # rows of a few (hits, size) pairs: scored a pair at a time
+        _write(builder, f"mem-note-shape-{n}", "Note", shapes[n % 3])
+    _lists_from(monkeypatch, 25)
+    monkeypatch.setattr(fulltext, "LAZY_FROM", 25)
+    vault = Vault.open(builder.root)
+    _lists_kept(vault)
+    monkeypatch.setattr(word_lists.WordLists, "_keep", lambda self: None)  # read patched, write after write
+    store = vault.store
+    listed: list[str] = []
+    whole_lists = store.word_lists
+    monkeypatch.setattr(
+        store,
+        "word_lists",
+        lambda stamp, tokens, rows: (listed.extend(tokens if rows else ()), whole_lists(stamp, tokens, rows))[1],
+    )
+    typed: list[str] = []
+    whole_hits = word_lists.typed_hits
+    monkeypatch.setattr(
+        word_lists, "typed_hits", lambda db, token, weights: (typed.append(token), whole_hits(db, token, weights))[1]
+    )
+    words = CHURN_WORDS + [f"w{n}x" for n in range(60)]
+    notes = sorted(p.stem for p in builder.root.rglob("mem-note-zipf-*.md"))
+    for round_ in range(5):
+        doc_id = rng.choice(notes)
+        _write(builder, doc_id, "Queue " + rng.choice(words), " ".join(rng.choices(words, k=40)) + " queue invoice")
+        vault.refresh_paths([doc_path(doc_id)])
+        typed.clear()
+        vault.search("queue", 10)
+        assert typed == ["queue"], round_  # the new row's hits of the word asked, of no other
+        lists = fulltext.kept_postings(vault.index).lists
+        assert lists.usable and lists.patch is not None
+        for token in ("queue", "invoice", "retry", "webhook"):
+            rows = lists.rows(f'"{token}"')
+            assert rows is not None, token
+            asked = store.postings(f'"{token}"', fulltext.FIELD_WEIGHTS)
+            assert [(r, s.hex()) for r, s in rows.items()] == [(r, s.hex()) for r, s in asked.items()], (round_, token)
+        for query in ("queue invoice", "retry webhook", "queue -invoice"):
+            assert [(h.id, h.score) for h in vault.search(query, 10)] == _as_fts5_reads(vault, monkeypatch, query)
+    assert sorted(listed) == sorted(set(listed))  # each list read from the store once
+    assert lists.patch is not None and lists.patch.base.kept["queue"].places is not None  # scored by pairs
+    assert len(listed) >= 4  # (as tokens: "invoic", "retri")
+
+
+def test_readers_of_one_store_start_one_thread_to_keep_its_lists(builder, monkeypatch):
+    """The lists not the index's, every reader of the store that finds so (a search's kept state
+    thrown away and made again, another reader) is told of the one thread keeping them: one
+    thread for one state of the index, which each can wait for."""
+    import random
+    import threading
+
+    _zipf_notes(builder, random.Random(3), 260)
+    _lists_from(monkeypatch, 25)
+    monkeypatch.setattr(word_lists, "SETTLE", 0.5)
+    vault = Vault.open(builder.root)
+    vault.search("queue", 10)
+    first = fulltext.kept_postings(vault.index).lists
+    assert first.keeping
+    fulltext.KEPT.pop(vault.index, None)  # thrown away: the next search makes its own
+    vault.search("queue invoice", 10)
+    second = fulltext.kept_postings(vault.index).lists
+    other = word_lists.WordLists(vault.store, fulltext.FIELD_WEIGHTS, fulltext.LAZY_FROM)
+    other.refresh(vault.store.version())
+    assert second is not first and second.keeping and other.keeping
+    keepers = [t for t in threading.enumerate() if t.name == "workbench-word-lists"]
+    assert len(keepers) == 1
+    other.wait()
+    vault.search("queue", 10)
+    assert second.usable and second.patch is None

@@ -62,7 +62,9 @@ __all__ = [
     "fts5_idf",
     "fts5_norm",
     "keep_word_lists",
-    "row_hits",
+    "forget_typed",
+    "type_rows",
+    "typed_hits",
     "row_sizes",
     "word_lists_recipe",
     "word_tokens",
@@ -1385,30 +1387,37 @@ def row_sizes(db: sqlite3.Connection, rowids: Iterable[int] | None = None) -> di
     return {rowid: sum(_varints(size)) for rowid, size in found if isinstance(size, bytes)}
 
 
-def row_hits(
-    db: sqlite3.Connection, texts: dict[int, tuple[str, ...]], weights: tuple[float, ...], tokens: set[str]
-) -> dict[str, dict[int, float]]:
-    """{token: {rowid: its weighted hits in the row}} of these rows' texts (`row_texts`), for the
-    `tokens` asked: the index's tokenizer reads them in a table of the connection's own (`temp`,
-    never the file; the store's own connection is never given here), each hit its column's
-    weight (1.0 past the weights given), summed as FTS5's bm25() sums them (`_weighed`)."""
+def type_rows(db: sqlite3.Connection, texts: dict[int, tuple[str, ...]]) -> None:
+    """Tell a table of the connection's own (`temp`, never the file; the store's own connection
+    is never given here) these rows' texts (`row_texts`), read by the index's tokenizer, for
+    `typed_hits` to read each token's hits from; they stay until `forget_typed`. Tokenizing a
+    long row is cheap beside summing every one of its tokens' hits, and a search asks for a few."""
     columns = ", ".join(FTS_COLUMNS)
     db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.rows_typed USING fts5({columns}, tokenize = '{FTS_TOKENIZE}')")
     db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.rows_read USING fts5vocab(temp, rows_typed, instance)")
-    found: dict[str, dict[int, float]] = {}
+    marks = ", ".join("?" * (len(FTS_COLUMNS) + 1))
+    db.executemany(
+        f"INSERT INTO temp.rows_typed (rowid, {columns}) VALUES ({marks})", [(r, *t) for r, t in texts.items()]
+    )
+
+
+def typed_hits(db: sqlite3.Connection, token: str, weights: tuple[float, ...]) -> dict[int, float]:
+    """{rowid: the token's weighted hits in the row} of the rows told `type_rows` that hold it,
+    each hit its column's weight (1.0 past the weights given), summed as FTS5's bm25() sums them
+    (`_weighed`); fts5vocab finds the token's instances alone."""
     try:
-        marks = ", ".join("?" * (len(FTS_COLUMNS) + 1))
-        db.executemany(
-            f"INSERT INTO temp.rows_typed (rowid, {columns}) VALUES ({marks})", [(r, *t) for r, t in texts.items()]
-        )
-        for term, doc, hits in db.execute(
-            f"SELECT term, doc, {_weighed(weights)} FROM temp.rows_read GROUP BY term, doc"
-        ):
-            if term in tokens:
-                found.setdefault(term, {})[doc] = hits
-    finally:
+        found = db.execute(f"SELECT doc, {_weighed(weights)} FROM temp.rows_read WHERE term = ? GROUP BY doc", (token,))
+        return dict(found.fetchall())
+    except sqlite3.OperationalError:  # no row told yet
+        return {}
+
+
+def forget_typed(db: sqlite3.Connection) -> None:
+    """Drop the rows told `type_rows`."""
+    try:
         db.execute("DELETE FROM temp.rows_typed")
-    return found
+    except sqlite3.OperationalError:  # none told yet
+        pass
 
 
 def _weighed(weights: tuple[float, ...]) -> str:

@@ -10,13 +10,16 @@ full reading's.
 The scores hold for one state of the index (its stamp). After a write, by this process or another,
 the lists are read as patched (`_Patch`): the rows written since are those past the last row they
 were kept from (a store never gives a rowid twice), the rows gone are those no longer stored; the
-new rows' hits are read from their text by the index's tokenizer, and every row's score is
-computed again as FTS5's bm25() computes it, from the index's totals now (its idf, its average row
-size), the same double operations in the same order: the scores FTS5 would give, bit for bit
-(kept only where that held for every row when they were kept). Past `PATCH_MOST` rows changed,
-none is read. The lists are kept whole again by a thread of the searching process once the index
-has stayed the same for `SETTLE` seconds (FTS5 scoring every common word once, beside the
-searches); a process that ends sooner (a CLI search) keeps none, but reads them, patched.
+new rows' text is told the index's tokenizer, their hits of a word read when the word is asked,
+and every row's score is computed again as FTS5's bm25() computes it, from the index's totals now
+(its idf, its average row size), the same double operations in the same order: the scores FTS5
+would give, bit for bit (kept only where that held for every row when they were kept). A process
+that writes between its searches reads each word's kept rows once for the lists' stamp (`_Base`)
+and, from a word's second scoring on, scores each (hits, size) pair of its rows once (`_Kept`).
+Past `PATCH_MOST` rows changed, none is read. The lists are kept whole again by a thread of the
+searching process once the index has stayed the same for `SETTLE` seconds (FTS5 scoring every
+common word once, beside the searches); a process that ends sooner (a CLI search) keeps none, but
+reads them, patched.
 """
 
 from __future__ import annotations
@@ -27,14 +30,20 @@ import threading
 import time
 from array import array
 from bisect import bisect_left
+from collections import OrderedDict
+from itertools import repeat
+from operator import add, mul
+from pathlib import Path
 
 from ..records.derived_store import (
     FTS5_K1,
     DerivedStore,
     fts5_idf,
     fts5_norm,
+    forget_typed,
     keep_word_lists,
-    row_hits,
+    type_rows,
+    typed_hits,
     word_lists_recipe,
     word_tokens,
 )
@@ -46,6 +55,15 @@ LISTS_MOST = 3_000_000  # rows kept in all (16 bytes each, 48 MB at most): every
 TOKENS_KEPT = 10_000  # words whose tokens are known, kept between searches
 SETTLE = 2.0  # seconds the index stays unchanged before its lists are kept again
 PATCH_MOST = 2_000  # rows written or gone since the lists were kept beyond which they are not read
+KEPT_ROWS = 1_000_000  # rows of the lists read after a write, kept between searches (16-20 bytes each)
+GROUPED_MOST = 4  # a list's rows grouped by (hits, size) where they make at most a quarter as many groups
+
+# Stamps of the index a thread of this process was started to keep the lists for, and each
+# store's last such thread: whichever reader of a store (`WordLists`) started it, and however
+# many there were (one a search's kept state, thrown away and made again), one thread a stamp.
+_TRIED: set[bytes] = set()
+_KEEPERS: dict[Path, threading.Thread] = {}
+_STARTING = threading.Lock()
 
 
 def _word(expression: str) -> str | None:
@@ -66,27 +84,123 @@ def _arrays(blob: bytes, code: str, start: int = 0, end: int | None = None) -> a
     return found
 
 
+class _Kept:
+    """One token's rows as kept (in rowid order) and each one's hits; scored a second time (after
+    another write), grouped by (hits, size) where that makes a few groups: a row's score is a
+    function of those two alone, and a common word's thousands of rows of the decision records
+    hold a few hundred such pairs (10,000 rows, 476), so each pair is scored once and the rows
+    take their pair's score in C. (Rows of `generate_shapes` hold thousands: scored row by row.)"""
+
+    __slots__ = ("rowids", "hits", "scored", "pair_hits", "pair_sizes", "places")
+
+    def __init__(self, rowids: array, hits: array):
+        self.rowids = rowids
+        self.hits = hits
+        self.scored = 0  # times scored
+        self.pair_hits: list[float] = []  # each (hits, size) of a row, once: its hits...
+        self.pair_sizes: list[int] = []  # ...and its size
+        self.places: array | None = None  # each row's pair, by its place in the pairs
+
+    def count(self, gone: list[int]) -> int:
+        """Its rows not `gone` (a few rows: each found by bisection)."""
+        rowids = self.rowids
+        dropped = 0
+        for rowid in gone:
+            at = bisect_left(rowids, rowid)
+            dropped += at < len(rowids) and rowids[at] == rowid
+        return len(rowids) - dropped
+
+    def scores(self, sizes: dict[int, int], idf: float, norms: _Norms) -> dict[int, float]:
+        """{rowid: FTS5's bm25 score} of every kept row, the index's totals now giving `idf`
+        and `norms`, by FTS5's steps (`fts5_norm`)."""
+        k = FTS5_K1 + 1.0
+        self.scored += 1
+        if self.scored == 2:  # most are scored once (a word asked after one write): not grouped
+            self._group(sizes)
+        if self.places is None:
+            return {r: idf * ((f * k) / (f + norms[sizes[r]])) for r, f in zip(self.rowids, self.hits, strict=True)}
+        values = [idf * ((f * k) / (f + norms[size])) for f, size in zip(self.pair_hits, self.pair_sizes, strict=True)]
+        return dict(zip(self.rowids, map(values.__getitem__, self.places), strict=True))
+
+    def _group(self, sizes: dict[int, int]) -> None:
+        """Each row's (hits, size) as one float, `hits * 2**32 + size`, exact (whole numbers both,
+        as kept: `keep_word_lists`; the sum below 2**53): grouped in C, with no object the
+        collector follows made for each row; kept where the groups are a quarter of the rows or
+        fewer (more cost more to group than they save)."""
+        hits = self.hits
+        if not hits or max(hits) >= 2**20:  # (never seen: a word a million times in one row)
+            return
+        keys = list(map(add, map(mul, hits, repeat(_SHIFT)), map(sizes.__getitem__, self.rowids)))
+        distinct = dict.fromkeys(keys)
+        if len(distinct) * GROUPED_MOST > len(keys):
+            return
+        self.pair_hits = [key // _SHIFT for key in distinct]
+        self.pair_sizes = [int(key % _SHIFT) for key in distinct]
+        places = {key: at for at, key in enumerate(distinct)}
+        self.places = array("I", map(places.__getitem__, keys))
+
+
+_SHIFT = float(2**32)
+
+
+class _Norms(dict[int, float]):
+    """{size: a row's part of a score (`fts5_norm`)}, each computed when first asked for."""
+
+    def __init__(self, average: float):
+        super().__init__()
+        self.average = average
+
+    def __missing__(self, size: int) -> float:
+        norm = self[size] = fts5_norm(size, self.average)
+        return norm
+
+
 class _Base:
     """The rows of the index the kept lists were made from, and each one's size (the header
-    `keep_word_lists` writes), read once for the lists of one stamp; and each row written since
-    that this process read (a rowid names one reading: read once)."""
+    `keep_word_lists` writes), read once for the lists of one stamp; each token's kept rows
+    read so far (`KEPT_ROWS` at most); and each row written since that this process read (a
+    rowid names one reading: read once), its text told the tokenizer (`type_rows`), each
+    token's hits in it read when the token is asked for (`hits`)."""
 
-    def __init__(self, stamp: bytes, rowids: array, sizes: array, tokens: set[str]):
+    def __init__(self, stamp: bytes, rowids: array, sizes: array, typing: sqlite3.Connection):
         self.stamp = stamp
         self.rowids = rowids
         self.last = rowids[-1] if rowids else 0
         self.sizes = dict(zip(rowids, sizes, strict=True))  # and, once read, each row's written since
-        self.tokens = tokens
-        self.added_hits: dict[str, dict[int, float]] = {}  # token: {row written since: its hits}
+        self.kept: OrderedDict[str, _Kept] = OrderedDict()
+        self.held = 0  # rows in `kept`
+        self.absent: set[str] = set()  # tokens asked for whose rows were not kept
+        self.typing = typing
+        forget_typed(typing)
+        self.typed = 0  # rows told the tokenizer
+        self.added_hits: dict[str, tuple[int, dict[int, float]]] = {}  # token: (`typed` then, {row: its hits})
         self.seen: tuple[tuple[int, int] | None, set[int], list[int]] | None = (
             None  # the last patch: (version, gone, added)
         )
 
+    def keep(self, token: str, rowids: array, hits: array) -> _Kept:
+        kept = self.kept[token] = _Kept(rowids, hits)
+        self.held += len(rowids)
+        while self.held > KEPT_ROWS and len(self.kept) > 1:
+            self.held -= len(self.kept.popitem(last=False)[1].rowids)
+        return kept
+
+    def type(self, texts: dict[int, tuple[str, ...]]) -> None:
+        type_rows(self.typing, texts)
+        self.typed += len(texts)
+
+    def hits(self, token: str, weights: tuple[float, ...]) -> dict[int, float]:
+        """{row written since: the token's hits in it} of the rows told the tokenizer."""
+        found = self.added_hits.get(token)
+        if found is None or found[0] != self.typed:
+            found = self.added_hits[token] = (self.typed, typed_hits(self.typing, token, weights) if self.typed else {})
+        return found[1]
+
 
 class _Patch:
     """How the index now differs from the lists' (`_Base`): the rows gone, the rows written since
-    (their hits of each kept token in `base.added_hits`), and the totals FTS5 scores by now. Each
-    token's rows as the index has them now are made once (`rows`), their scores when asked."""
+    (their hits of each token, `_Base.hits`), and the totals FTS5 scores by now. Each token's
+    rows as the index has them now are counted once (`count`), scored when asked (`scores`)."""
 
     def __init__(self, base: _Base, gone: set[int], added: list[int], rows_total: int, average: float):
         self.base = base
@@ -94,52 +208,30 @@ class _Patch:
         self.added = set(added)
         self.rows_total = rows_total
         self.average = average
-        self.norms = _Norms(base.sizes, average)  # each row's part of a score (`fts5_norm`)
-        self.listed: dict[str, tuple[list[int], list[float]]] = {}  # token: (rowids, hits)
+        self.norms = _Norms(average)
+        self.counted: dict[str, tuple[_Kept, dict[int, float], int]] = {}  # token: (kept, new rows' hits, rows)
 
-    def rows(self, rowids: array, freqs: array, token: str) -> tuple[list[int], list[float]]:
-        """A token's rows and hits now, in rowid order: the kept ones not gone, then the new."""
-        found = self.listed.get(token)
+    def count(self, kept: _Kept, token: str, weights: tuple[float, ...]) -> int:
+        """A token's rows now: its kept ones not gone, and the new ones holding it."""
+        found = self.counted.get(token)
         if found is None:
-            ids, hits = rowids.tolist(), freqs.tolist()
-            for rowid in reversed(self.gone):  # a few rows out of thousands: found, not walked to
-                at = bisect_left(ids, rowid)
-                if at < len(ids) and ids[at] == rowid:
-                    del ids[at]
-                    del hits[at]
-            added = self.base.added_hits.get(token)
-            if added:
-                for rowid in sorted(added):  # past every kept row: the order holds
-                    if rowid in self.added:
-                        ids.append(rowid)
-                        hits.append(added[rowid])
-            found = self.listed[token] = (ids, hits)
-        return found
+            new = {rowid: f for rowid, f in self.base.hits(token, weights).items() if rowid in self.added}
+            found = self.counted[token] = (kept, new, kept.count(self.gone) + len(new))
+        return found[2]
 
     def scores(self, token: str) -> dict[int, float]:
-        """{rowid: FTS5's bm25 score} of the token's rows now, by FTS5's steps (`fts5_norm`)."""
-        ids, hits = self.listed[token]
-        idf, k, norms = fts5_idf(self.rows_total, len(ids)), FTS5_K1 + 1.0, self.norms
-        return {r: idf * ((f * k) / (f + norms[r])) for r, f in zip(ids, hits, strict=True)}
-
-
-class _Norms(dict[int, float]):
-    """{rowid: its part of a score (`fts5_norm`)}, each computed when first asked for (then
-    read by every word's rows of the same index), from its size and the average size now."""
-
-    def __init__(self, sizes: dict[int, int], average: float):
-        super().__init__()
-        self.sizes = sizes
-        self.average = average
-        self.by_size: dict[int, float] = {}
-
-    def __missing__(self, rowid: int) -> float:
-        size = self.sizes[rowid]
-        norm = self.by_size.get(size)
-        if norm is None:
-            norm = self.by_size[size] = fts5_norm(size, self.average)
-        self[rowid] = norm
-        return norm
+        """{rowid: FTS5's bm25 score} of the token's rows now, in rowid order (the new ones
+        past every kept one), by FTS5's steps (`fts5_norm`)."""
+        kept, new, n = self.counted[token]
+        idf, sizes, norms = fts5_idf(self.rows_total, n), self.base.sizes, self.norms
+        scores = kept.scores(sizes, idf, norms)
+        for rowid in self.gone:
+            scores.pop(rowid, None)
+        k = FTS5_K1 + 1.0
+        for rowid in sorted(new):
+            f = new[rowid]
+            scores[rowid] = idf * ((f * k) / (f + norms[sizes[rowid]]))
+        return scores
 
 
 class WordLists:
@@ -161,8 +253,6 @@ class WordLists:
         self.base: _Base | None = None
         self.tokens: dict[str, str | None] = {}  # expression: its one token, None if not one
         self.counts: dict[str, int] = {}  # token: its rows, of the lists usable now (0: none kept)
-        self.tried: set[bytes] = set()  # stamps a thread was started for
-        self.thread: threading.Thread | None = None
         self._typing: sqlite3.Connection | None = None  # the tokenizer's, in memory
 
     def refresh(self, version: tuple[int, int]) -> None:
@@ -199,7 +289,7 @@ class WordLists:
             header = store.word_lists_header(stamp, self.recipe)
             if not header or not header[0]:
                 return None
-            self.base = _Base(stamp, _arrays(header[0], "q"), _arrays(header[1], "q"), store.word_lists_tokens(stamp))
+            self.base = _Base(stamp, _arrays(header[0], "q"), _arrays(header[1], "q"), self._tokenizer())
         base = self.base
         totals = store.totals()
         changed = self._changed(base)
@@ -210,12 +300,10 @@ class WordLists:
             return None  # (rows in the lists' span they do not hold: a store another code wrote)
         new = [rowid for rowid in added if rowid not in base.sizes]
         if new:
-            sizes = store.row_sizes(new)
-            if len(sizes) != len(new):
+            sizes, texts = store.row_sizes(new), store.row_texts(new)
+            if len(sizes) != len(new) or len(texts) != len(new):
                 return None
-            typed = row_hits(self._tokenizer(), store.row_texts(new), self.weights, base.tokens)
-            for token, held in typed.items():
-                base.added_hits.setdefault(token, {}).update(held)
+            base.type(texts)  # each token's hits read where it is asked for
             base.sizes.update(sizes)
         if store.index_stamp(self.recipe) != self.stamp:
             return None  # written while read: the next search reads it again
@@ -245,12 +333,11 @@ class WordLists:
 
     def _keep(self) -> None:
         store, stamp = self.store, self.stamp
-        if stamp is None or store.path is None or stamp in self.tried or self.keeping:
+        if stamp is None or store.path is None or stamp in _TRIED or self.keeping:
             return
         totals = store.totals()
         if not totals or totals[0] <= LISTS_FROM:
             return
-        self.tried.add(stamp)
         path, weights, least, common, most, settle = (
             store.path,
             self.weights,
@@ -264,16 +351,26 @@ class WordLists:
             time.sleep(settle)  # a write meanwhile: not kept (the next search starts another)
             keep_word_lists(path, weights, least, common, most, expected=stamp)
 
-        self.thread = threading.Thread(
-            target=keep,
-            name="workbench-word-lists",
-            daemon=True,  # a cache: a process that ends meanwhile keeps nothing, and loses nothing
-        )
-        self.thread.start()
+        with _STARTING:  # two searching threads, or two readers of one store: one keeper
+            if stamp in _TRIED or self.keeping:
+                return
+            _TRIED.add(stamp)
+            thread = _KEEPERS[path] = threading.Thread(
+                target=keep,
+                name="workbench-word-lists",
+                daemon=True,  # a cache: a process that ends meanwhile keeps nothing, and loses nothing
+            )
+            thread.start()
+
+    @property
+    def thread(self) -> threading.Thread | None:
+        """The last thread this process started to keep the store's lists, by any reader of it."""
+        return _KEEPERS.get(self.store.path) if self.store.path is not None else None
 
     @property
     def keeping(self) -> bool:
-        return self.thread is not None and self.thread.is_alive()
+        thread = self.thread
+        return thread is not None and thread.is_alive()
 
     def wait(self) -> None:
         """Until the lists being kept are (for a caller that wants every search to read them)."""
@@ -298,17 +395,30 @@ class WordLists:
         if not wanted or self.read_at is None:
             return
         patch = self.patch
-        if patch is not None and len(expressions) > 1:
-            return  # patched, a word's rows are read to be counted: only where it is asked (`count`)
-        found = self.store.word_lists(self.read_at, wanted, rows=patch is not None)
+        if patch is None:
+            found = self.store.word_lists(self.read_at, wanted, rows=False)
+            for token in wanted:
+                self.counts[token] = found[token][0] if token in found else 0
+            return
+        base = patch.base
+        # Patched, a word's rows are read to be counted: only where it is asked alone (`count`).
+        unread = [t for t in wanted if t not in base.kept and t not in base.absent] if len(expressions) == 1 else []
+        if unread:
+            found = self.store.word_lists(self.read_at, unread, rows=True)
+            for token in unread:
+                if token in found:
+                    n, rowids, values = found[token]
+                    base.keep(token, _arrays(rowids, "q"), _arrays(values, "d", 8 * n))
+                else:
+                    base.absent.add(token)
         for token in wanted:
-            if token not in found:
-                self.counts[token] = 0
-            elif patch is None:
-                self.counts[token] = found[token][0]
+            kept = base.kept.get(token)
+            if kept is None:
+                if token in base.absent:
+                    self.counts[token] = 0
             else:
-                n, rowids, values = found[token]
-                self.counts[token] = len(patch.rows(_arrays(rowids, "q"), _arrays(values, "d", 8 * n), token)[0])
+                base.kept.move_to_end(token)
+                self.counts[token] = patch.count(kept, token, self.weights)
 
     def _tokenize(self, words: list[str]) -> dict[str, tuple[str, ...]]:
         try:
