@@ -14,7 +14,9 @@ from .output import EXIT_ERRORS, EXIT_OK, UsageError, one_line, print_json, repo
 
 def cmd_conflicts(vault: Vault, args: argparse.Namespace) -> int:
     if args.json:
-        print(vault.conflicts_json(full=args.full, unchanged=getattr(args, "unchanged", None)))
+        from .main import print_answer  # the kept answer's writer: the queue's pieces written as they are
+
+        print_answer("conflicts", vault.conflicts_printed(full=args.full, unchanged=getattr(args, "unchanged", None)))
         return EXIT_OK
     found = vault.conflicts(full=args.full)
     for conflict in found:

@@ -447,14 +447,17 @@ def keep_queue(
     after: list[Conflict],
     encoded: bool = False,
     chosen: Tail | None = None,
-) -> str:
+    pieces: bool = False,
+) -> Any:
     """Keep the queue (in `conflicts.queue_parts`' three parts) under `key`, and give it back as
     `printed` prints it. The duplicates' entries are encoded and printed only when no queue kept
     before listed the same ones; where one did, only their printed text is read, and their encoded
     entries too where the caller reads the queue `encoded` (two processes keeping other duplicates
     at once may leave one's printed text beside the other's encoded entries: the next to read the
     encoded ones writes them again). `chosen`: the decision pairs' entries kept apart
-    (`kept_chosen`), which come after `before` (kept under CHOSEN already)."""
+    (`kept_chosen`), which come after `before` (kept under CHOSEN already). `pieces`: given back
+    as `kept_printed` gives it, pieces of UTF-8 (the decision pairs' blocks as kept) that no one
+    joins."""
     from .conflicts import duplicate_listed
 
     digest = hashlib.sha256(repr(listed).encode()).hexdigest()
@@ -494,10 +497,12 @@ def keep_queue(
     tail = ("", 0) if chosen is None else (chosen.digest, chosen.start)
     store.keep(OBJECTS, key, marshal.dumps((digest, *digests, *tail)))
     store.forget_kept(NAMES)
-    pieces = [printed_parts[0]]
-    if chosen is not None:
-        pieces += [str(piece, "utf-8", "surrogatepass") for piece in chosen.printed()]
-    return _printed_whole((",\n".join(piece for piece in pieces if piece), duplicates, printed_parts[1]))
+    blocks = chosen.printed() if chosen is not None else []
+    if pieces:
+        texts = (printed_parts[0], *blocks, duplicates, printed_parts[1])
+        return _pieces([t.encode("utf-8", "surrogatepass") if isinstance(t, str) else t for t in texts])
+    before = ",\n".join(t for t in (printed_parts[0], *(str(b, "utf-8", "surrogatepass") for b in blocks)) if t)
+    return _printed_whole((before, duplicates, printed_parts[1]))
 
 
 class Tail:
@@ -718,7 +723,12 @@ def kept_printed(store: DerivedStore, key: str) -> list[bytes | memoryview] | No
         return None
     if parts is None:
         return None
-    found = [piece for piece in (*parts[0], parts[1], parts[2]) if piece]
+    return _pieces([*parts[0], parts[1], parts[2]])
+
+
+def _pieces(parts: list[bytes | memoryview]) -> list[bytes | memoryview]:
+    """The queue as `printed` prints it, in pieces of UTF-8, from its parts' printed entries."""
+    found = [part for part in parts if part]
     if not found:
         return [b'{\n  "conflicts": []\n}']
     pieces: list[bytes | memoryview] = [b'{\n  "conflicts": [\n']
@@ -959,12 +969,13 @@ class Asked:
             self.store.forget_rows(WEIGHED, unnamed)  # the pairs' rows made again in this call
 
     def _worked_out(
-        self, encoded: bool = False
-    ) -> tuple[tuple[list[Conflict], list[tuple[str, str, str]], list[Conflict]], Tail, str]:
+        self, encoded: bool = False, pieces: bool = False
+    ) -> tuple[tuple[list[Conflict], list[tuple[str, str, str]], list[Conflict]], Tail, Any]:
         """The queue worked out (what changed weighed again) and kept: its three parts
         (`conflicts.queue_parts`) but the decision pairs' entries at the end of the first, those
-        (`Tail`), and its printed text ("" where there is no store to keep it in); `encoded` where
-        the caller reads the queue kept as `encode` gives it (`keep_queue`)."""
+        (`Tail`), and its printed text ("" where there is no store to keep it in; in pieces of UTF-8
+        where `pieces`); `encoded` where the caller reads the queue kept as `encode` gives it
+        (`keep_queue`)."""
         from ..records.store_rows import read_relations
         from .conflicts import DECISIONS_ORDER, KeptConflict, order_of, queue_parts
         from .kept_chosen import follow_or_make
@@ -1000,7 +1011,7 @@ class Asked:
                 before = before[: len(before) - len(rules)] + sorted([head, *rules], key=lambda c: c.ids)
                 start = 1
             tail = Tail(made.chosen, digest, start)
-            text = keep_queue(store, self.key, before, listed, after, encoded, tail) if store is not None else ""
+            text = keep_queue(store, self.key, before, listed, after, encoded, tail, pieces) if store is not None else ""
             if store is not None and content is not None:
                 store.keep(CONTENT, content, self.key)
         return (before, listed, after), tail, text
@@ -1059,6 +1070,21 @@ class Asked:
 
         (before, listed, after), tail, text = self._worked_out()
         return text or printed(Conflicts(before + tail.conflicts() + [duplicate_listed(*d) for d in listed] + after))
+
+    def printed_pieces(self) -> list[bytes | memoryview]:
+        """`printed()` in pieces of UTF-8 to write one after the other (`kept_printed`): the decision
+        pairs' blocks as kept or followed, none decoded or joined (24 MB at 10,000 records)."""
+        store = self.store
+        if store is None:
+            return [self.printed().encode("utf-8")]
+        if not self.full:
+            found = kept_printed(store, self.key)
+            if found is None and self._kept_parts(encoded=False) is not None:  # kept for the same content
+                found = kept_printed(store, self.key)
+            if found is not None:
+                return found
+        _, _, found = self._worked_out(pieces=True)
+        return found
 
 
 def _plain(found: list[Conflict]) -> list[Conflict]:
