@@ -147,6 +147,7 @@ class Chosen:
     def __init__(self, record: Record, read: Read):
         self.record, self._read = record, read
         self.followed = 0  # entries taken out or put in by `follow` (0: made whole, or nothing touched)
+        self._pieces: list[bytes] | None = None  # the printed rows, as read
 
     def __len__(self) -> int:
         return sum(self.record.counts)
@@ -251,8 +252,10 @@ class Chosen:
         """The entries from the `start`th on as `printed` indents them, UTF-8 joined by ",\\n" within
         each piece (pieces to join by ",\\n" in turn): the rows as kept, no entry decoded."""
         record = self.record
-        found = self._read(list(record.shown))
-        pieces = [found.get(key) for key in record.shown]
+        if self._pieces is None:
+            found = self._read(list(record.shown))
+            self._pieces = [found.get(key) for key in record.shown]  # type: ignore[misc]
+        pieces = list(self._pieces)
         if any(piece is None for piece in pieces):
             raise Stale("a row of the queue's printed entries is gone")
         if start and pieces:
@@ -342,6 +345,7 @@ def follow_or_make(
             now = {(w.older, w.newer): word(w) for w in weighed if listed(w) and offered(docs, w)}
             try:
                 chosen, rows = Chosen(last, read).follow(touched, now)
+                chosen.printed()  # every block's printed row there (read once: printing asks them)
                 return Made(chosen, rows, last)
             except Stale:
                 pass

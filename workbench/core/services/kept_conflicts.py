@@ -1045,15 +1045,22 @@ class Asked:
         and kept."""
         from .conflicts import Conflicts, duplicate_listed
 
+        from .kept_chosen import Stale
+
         found = self._kept_queue()
         if found is None:
             (before, listed, after), tail, _ = self._worked_out(encoded=True)
             found = self._kept_queue() if self.store is not None else None
             if found is None:  # no store, or it kept nothing
-                found = Conflicts(
-                    _plain(before + tail.conflicts()) + [duplicate_listed(*d) for d in listed] + after
-                )
+                try:
+                    decisions = tail.conflicts()
+                except Stale:  # a block's entries gone beside its printed text: all again
+                    return Asked(*self._question(), full=True).conflicts()
+                found = Conflicts(_plain(before + decisions) + [duplicate_listed(*d) for d in listed] + after)
         return found
+
+    def _question(self) -> tuple:
+        return self.documents, self.reading, self.native, self.store, self.on, self.compatible
 
     def kept_conflicts(self) -> Conflicts | None:
         """The queue as kept under its key, or None: nothing is worked out (a large vault's screen
