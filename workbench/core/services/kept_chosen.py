@@ -31,7 +31,19 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Entry", "Record", "Chosen", "Made", "Stale", "follow_or_make", "key_of", "load", "VERSION", "BLOCK", "PLACE_ROWS"]
+__all__ = [
+    "Entry",
+    "Record",
+    "Chosen",
+    "Made",
+    "Stale",
+    "follow_or_make",
+    "key_of",
+    "load",
+    "VERSION",
+    "BLOCK",
+    "PLACE_ROWS",
+]
 
 # (older, newer, score, kind, encoded, shown): `encoded` as `encode` lists the entry but its rank
 # (no closing bracket), `shown` as `printed` indents it, in UTF-8.
@@ -147,7 +159,7 @@ class Chosen:
     def __init__(self, record: Record, read: Read):
         self.record, self._read = record, read
         self.followed = 0  # entries taken out or put in by `follow` (0: made whole, or nothing touched)
-        self._pieces: list[bytes] | None = None  # the printed rows, as read
+        self._pieces: list[bytes | None] | None = None  # the printed rows, as read
 
     def __len__(self) -> int:
         return sum(self.record.counts)
@@ -254,17 +266,17 @@ class Chosen:
         record = self.record
         if self._pieces is None:
             found = self._read(list(record.shown))
-            self._pieces = [found.get(key) for key in record.shown]  # type: ignore[misc]
-        pieces = list(self._pieces)
-        if any(piece is None for piece in pieces):
+            self._pieces = [found.get(key) for key in record.shown]
+        if any(piece is None for piece in self._pieces):
             raise Stale("a row of the queue's printed entries is gone")
+        pieces: list[bytes] = list(self._pieces)  # type: ignore[arg-type]
         if start and pieces:
             first = self._blocks([0])[0]
             cut = sum(len(e[5]) + 2 for e in first[:start])
-            pieces[0] = pieces[0][cut:]  # type: ignore[index]
+            pieces[0] = pieces[0][cut:]
             if not pieces[0]:
                 pieces.pop(0)
-        return pieces  # type: ignore[return-value]
+        return pieces
 
     def entries(self, start: int = 0) -> Iterator[tuple[int, Entry]]:
         """(rank, entry) from the `start`th on, best first."""

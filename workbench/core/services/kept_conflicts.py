@@ -494,15 +494,18 @@ def keep_queue(
             store.keep(name, part_digest, marshal.dumps((part_digest, text, code, *lengths)))
             _keep_printed(store, printed_name, part_digest, code, printed_parts[-1])
         digests.append(part_digest)
-    tail = ("", 0) if chosen is None else (chosen.digest, chosen.start)
-    store.keep(OBJECTS, key, marshal.dumps((digest, *digests, *tail)))
+    named = ("", 0) if chosen is None else (chosen.digest, chosen.start)
+    store.keep(OBJECTS, key, marshal.dumps((digest, *digests, *named)))
     store.forget_kept(NAMES)
     blocks = chosen.printed() if chosen is not None else []
     if pieces:
-        texts = (printed_parts[0], *blocks, duplicates, printed_parts[1])
-        return _pieces([t.encode("utf-8", "surrogatepass") if isinstance(t, str) else t for t in texts])
-    before = ",\n".join(t for t in (printed_parts[0], *(str(b, "utf-8", "surrogatepass") for b in blocks)) if t)
-    return _printed_whole((before, duplicates, printed_parts[1]))
+        head, tail = (
+            printed_parts[0].encode("utf-8", "surrogatepass"),
+            printed_parts[1].encode("utf-8", "surrogatepass"),
+        )
+        return _pieces([head, *blocks, duplicates.encode("utf-8", "surrogatepass"), tail])
+    shown = [str(block, "utf-8", "surrogatepass") for block in blocks]
+    return _printed_whole((",\n".join(t for t in (printed_parts[0], *shown) if t), duplicates, printed_parts[1]))
 
 
 class Tail:
@@ -536,7 +539,7 @@ def _last_chosen(store: DerivedStore) -> Any:
     return kept_chosen.load(store.kept_last(CHOSEN))
 
 
-def _worder(docs: Mapping[str, Document]) -> Callable[[Weighed], tuple]:
+def _worder(docs: dict[str, Document]) -> Callable[[Weighed], tuple]:
     """A pair's entry as `kept_chosen` keeps it, worded as `conflicts.decision_conflict` words it."""
     from .conflicts import DEFAULT, decision_conflict
 
@@ -689,8 +692,11 @@ def kept_parts(store: DerivedStore, key: str, encoded: bool = True) -> tuple[str
             found = _printed_pieces(store, digest, digests, tail)
             if found is None:
                 return None
-            before, duplicates, after = found
-            return b",\n".join(before).decode("utf-8", "surrogatepass"), str(duplicates, "utf-8"), str(after, "utf-8")
+            return (
+                b",\n".join(found[0]).decode("utf-8", "surrogatepass"),
+                str(found[1], "utf-8"),
+                str(found[2], "utf-8"),
+            )
         duplicates = _kept_text(store, DUPLICATES, digest)
         if duplicates is None:
             return None
@@ -1011,7 +1017,9 @@ class Asked:
                 before = before[: len(before) - len(rules)] + sorted([head, *rules], key=lambda c: c.ids)
                 start = 1
             tail = Tail(made.chosen, digest, start)
-            text = keep_queue(store, self.key, before, listed, after, encoded, tail, pieces) if store is not None else ""
+            text = (
+                keep_queue(store, self.key, before, listed, after, encoded, tail, pieces) if store is not None else ""
+            )
             if store is not None and content is not None:
                 store.keep(CONTENT, content, self.key)
         return (before, listed, after), tail, text
@@ -1055,12 +1063,10 @@ class Asked:
                 try:
                     decisions = tail.conflicts()
                 except Stale:  # a block's entries gone beside its printed text: all again
-                    return Asked(*self._question(), full=True).conflicts()
+                    again = Asked(self.documents, self.reading, self.native, self.store, self.on, self.compatible, True)
+                    return again.conflicts()
                 found = Conflicts(_plain(before + decisions) + [duplicate_listed(*d) for d in listed] + after)
         return found
-
-    def _question(self) -> tuple:
-        return self.documents, self.reading, self.native, self.store, self.on, self.compatible
 
     def kept_conflicts(self) -> Conflicts | None:
         """The queue as kept under its key, or None: nothing is worked out (a large vault's screen
