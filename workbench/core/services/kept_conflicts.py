@@ -37,7 +37,7 @@ import marshal
 import os
 import re
 import sys
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 from pathlib import Path
 
