@@ -252,3 +252,35 @@ def test_a_block_that_does_not_hold_what_its_record_says_is_stale():
         list(Chosen(record, lambda keys: {k: gone[k] for k in keys if k in gone}).entries())
     assert kept_chosen.load(record.dump()) == record
     assert kept_chosen.load(b"not one") is None
+
+
+@pytest.mark.parametrize("prefix", ["a", "z"])  # the decision pairs' ids (their paths) before the rule's, and after
+def test_the_first_decision_pair_stands_among_the_rule_contradictions(tmp_path, prefix):
+    """The first decision pair and the rule contradictions share rank 0 and stand by their ids:
+    it is kept with them, the blocks read from the second on, before and after a change."""
+    from vault_builders import VaultBuilder
+
+    b = VaultBuilder(tmp_path / "vault")
+    head = "---\nid: {}\ntype: context\nstatus: active\ntitle: {}\n---\n"
+    b.raw("memory.md", head.format("memory", "Memory") + "# Memory\n\n## Confirmed Preferences\n- semicolons: no\n")
+    b.raw("projects/app.md", head.format("app", "App") + "# Project: app\nInherits: global\n\n- semicolons: yes\n")
+    body = "We store money as integer cents in every ledger table, payments and refunds; rounded once at display.\n"
+    titles = ["Store money as integer cents", "Store money as integer cents everywhere", "Keep money as integer cents"]
+    for n, title in enumerate(titles):
+        b.raw(
+            f"{prefix}/{prefix}-{n}.md",
+            f"---\nid: {prefix}-{n}\ntype: decision\nstatus: active\ntitle: {title}\ncreated: 2024-01-0{n + 1}\n---\n{body}",
+        )
+    for step in range(3):
+        vault = Vault.open(b.root, "markdown")
+        queue = vault._queue()
+        text = queue.printed()
+        again = worded_anew(vault, queue)
+        kinds = [c.kind for c in again]
+        assert kinds.count("contradiction") >= 2
+        assert kinds.index("rule-contradiction") == (1 if prefix == "a" else 0)
+        assert text == kept_conflicts.printed(again), step
+        assert Vault.open(b.root, "markdown").conflicts() == again, step
+        assert b"".join(Vault.open(b.root, "markdown").conflicts_printed()) == text.encode("utf-8"), step
+        with (b.root / f"{prefix}/{prefix}-{step}.md").open("a", encoding="utf-8") as file:
+            file.write("\nRefunds are rounded the same way.\n")

@@ -9,10 +9,10 @@ is a digest of all of them, the code being every source file of the core with th
 Python and rapidfuzz. Any change to any of them gives another key, and the queue is worked out
 again; a kept queue is never trusted under a key it was not made for. The value depends on its key
 alone, so any process may write it without the vault's lock: two that race write the same thing.
-The queue is kept in four entries (the duplicates under a digest of what they list, the structural
-faults before and after them each under a digest of its entries, and under the key a row naming
-those digests): where another process kept other parts since, the queue is not kept, and is worked
-out again.
+The queue is kept in five entries (the duplicates under a digest of what they list, the structural
+faults before and after them each under a digest of its entries, the decision pairs' entries in
+blocks a change follows (`kept_chosen`), and under the key a row naming them): where another
+process kept other parts since, the queue is not kept, and is worked out again.
 
 When the vault changed since, the queue is not worked out from nothing: what its pairs were worked
 out from is kept too (`weighing.Kept`, under a key of everything but the documents), with the
@@ -92,8 +92,9 @@ __all__ = [
 # documents took longer than opening the vault): the duplicates, most of a large vault's queue,
 # under a digest of what they list, in two entries (a change to a decision lists the same ones:
 # they are read, not encoded, printed and written again; and printing reads the 10 MB printed
-# alone, not the encoded 7 MB beside it); the structural faults the same way (`PARTS`), and under
-# the queue's key the digests of the three.
+# alone, not the encoded 7 MB beside it); the structural faults the same way (`PARTS`), the
+# decision pairs apart (`CHOSEN`), and under the queue's key the digests of the four and the place
+# of the first decision pair kept in the blocks (1 where it is kept among the rule contradictions).
 OBJECTS = "conflicts"
 DUPLICATES = "conflicts.duplicates"  # the duplicates' entries as `encode` gives them
 DUPLICATES_PRINTED = "conflicts.duplicates.printed"  # and as `printed` prints them
