@@ -1,4 +1,5 @@
-"""Helpers shared by the core and command-line tests: run the CLI as a separate process, and compare graphs."""
+"""Helpers shared by the core and command-line tests: run the CLI as a separate process, compare
+graphs, and make generated vaults."""
 
 from __future__ import annotations
 
@@ -8,12 +9,27 @@ import os
 import shutil
 import subprocess
 import sys
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_vault"
 """The bundled sample vault. Imported from here, never from `conftest`: `tests/tui` has a conftest
 of its own, and the module named `conftest` is whichever pytest imported last."""
+
+APPENDING_AGENT = textwrap.dedent(
+    """
+    import random, sys, time
+    path, count = sys.argv[1], int(sys.argv[2])
+    print("ready", flush=True)
+    for number in range(count):
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(f"agent-{number}\\n")
+        time.sleep(random.uniform(0, 0.008))  # quiet spells, so that changes also land
+    """
+)
+"""An agent that appends `count` numbered lines to the file at `path` by plain file I/O, in bursts,
+once it has printed `ready`: run beside the workbench's writes, none of its lines may be lost."""
 
 
 def run_cli(
@@ -52,6 +68,18 @@ def run_cli_unprivileged(*args: str, timeout: float = 60) -> subprocess.Complete
     return subprocess.run(command, capture_output=True, text=True, env=dict(os.environ), timeout=timeout)
 
 
+def run_killed_at(step: str, script: str, *args: str, timeout: float | None = 120) -> subprocess.CompletedProcess:
+    """Python `script` (given `args`) in a process of its own that the workbench kills at `step`
+    (`WORKBENCH_CRASH_AT`: exit 137 where the step is reached), as a crash would."""
+    return subprocess.run(
+        [sys.executable, "-c", script, *args],
+        env={**os.environ, "WORKBENCH_CRASH_AT": step},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 def graph_shape(graph):
     """Every node and edge with its data, sorted, so that two graphs compare equal exactly when they
     hold the same things, whatever order they were built in."""
@@ -81,3 +109,21 @@ def sorts_noted(monkeypatch, piece: int = 16) -> Iterator[list[int]]:
         yield sizes
     finally:
         monkeypatch.setattr(builtins, "sorted", real)
+
+
+def shaped_vault(tmp_path_factory, size: int, seed: int) -> Path:
+    """A vault of `size` documents that `generate_shaped_vault` writes from `seed`, in a folder of
+    its own: made once for a module's tests (a module-scoped fixture), each test then working on a
+    `copied` one, so that none sees another's changes or derived store."""
+    from tests.benchmarks.generate_shapes import generate_shaped_vault
+
+    root = tmp_path_factory.mktemp("shaped") / "vault"
+    generate_shaped_vault(root, size, seed=seed)
+    return root
+
+
+def copied(source: Path, tmp_path: Path) -> Path:
+    """A test's own copy of the vault at `source`, as `tmp_path/vault`."""
+    root = tmp_path / "vault"
+    shutil.copytree(source, root)
+    return root

@@ -12,6 +12,7 @@ import textwrap
 
 import pytest
 
+from helpers import APPENDING_AGENT
 from workbench import ConflictError, Vault
 from workbench.core.storage import crashpoint, filereplace
 
@@ -233,19 +234,6 @@ def test_a_new_document_never_replaces_a_file_an_agent_just_created(builder, mon
     assert created.read_bytes() == b"the agent's own note\n"
 
 
-AGENT = textwrap.dedent(
-    """
-    import random, sys, time
-    path, count = sys.argv[1], int(sys.argv[2])
-    print("ready", flush=True)
-    for number in range(count):
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(f"agent-{number}\\n")
-        time.sleep(random.uniform(0, 0.008))  # quiet spells, so that changes also land
-    """
-)
-
-
 def test_a_racing_agent_loses_no_append(builder):
     """A real process appends to a document while this one saves it and renames a document it
     links to (a three-file change that rewrites it) as fast as it can."""
@@ -255,7 +243,7 @@ def test_a_racing_agent_loses_no_append(builder):
     target = builder.root / "notes/mem-note-target.md"
     appends = 600
     agent = subprocess.Popen(
-        [sys.executable, "-c", AGENT, str(target), str(appends)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", APPENDING_AGENT, str(target), str(appends)], stdout=subprocess.PIPE, text=True
     )
     assert agent.stdout.readline().strip() == "ready"
     ours, conflicts, renames, names = [], 0, 0, ["mem-entity-hub", "mem-entity-hub-two"]

@@ -7,14 +7,11 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 
 import pytest
 
-from helpers import run_cli, run_cli_unprivileged
+from helpers import run_cli, run_cli_unprivileged, run_killed_at
 from workbench import RefusedError, Vault
 from workbench.core.services.gate import Draft
 
@@ -132,13 +129,7 @@ def test_a_forget_killed_after_it_committed_is_finished_and_never_undone(sample_
     vault = Vault.open(sample_copy)
     doc_id = plant(vault)
     code = f"from workbench import Vault; Vault.open({str(sample_copy)!r}).forget({doc_id!r}, {doc_id!r})"
-    killed = subprocess.run(
-        [sys.executable, "-c", code],
-        env={**os.environ, "WORKBENCH_CRASH_AT": step},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    killed = run_killed_at(step, code)
     assert killed.returncode == 137, killed.stderr
     reopened = Vault.open(sample_copy)
     assert doc_id not in reopened

@@ -6,13 +6,12 @@ followed but made whole."""
 from __future__ import annotations
 
 import random
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.benchmarks.generate_shapes import generate_shaped_vault
-from tests.test_weighing import _supersede, rewrite
+from helpers import copied, shaped_vault
+from tests.test_weighing import _supersede, change_at_random, rewrite
 from workbench import Vault
 from workbench.core.services import kept_conflicts, kept_ranking, review, weighing
 from workbench.core.vocabulary.model import DocType
@@ -23,16 +22,12 @@ ALL = 10**9  # a depth past every pair
 
 @pytest.fixture(scope="module")
 def shaped(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("shaped") / "vault"
-    generate_shaped_vault(root, SIZE, seed=5)
-    return root
+    return shaped_vault(tmp_path_factory, SIZE, seed=5)
 
 
 @pytest.fixture
 def vault_root(shaped: Path, tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    shutil.copytree(shaped, root)
-    return root
+    return copied(shaped, tmp_path)
 
 
 @pytest.fixture
@@ -70,18 +65,7 @@ def _listed_and_whole(root: Path) -> tuple[list[review.Ranked], list[review.Rank
 
 
 def _change(root: Path, rng: random.Random, step: int) -> None:
-    vault = Vault.open(root)
-    ids = sorted(d.id for d in vault.documents if d.type == DocType.DECISION)
-    by_id = {d.id: d for d in vault.documents}
-    kind = step % 4
-    if kind in (0, 3):
-        rewrite(root / by_id[rng.choice(ids)].path, rng)
-    elif kind == 1:
-        free = [i for i in ids if "supersedes: []" in (root / by_id[i].path).read_text("utf-8")]
-        a, b = rng.sample(free, 2)
-        _supersede(root, by_id[a].path, b)
-    else:
-        (root / by_id[rng.choice(ids)].path).unlink()
+    change_at_random(root, rng, (0, 1, 2, 0)[step % 4])  # a body rewritten every other step
 
 
 def test_the_ranking_followed_after_random_changes_is_the_ranking_made_whole(vault_root, followed):

@@ -9,14 +9,12 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
-import sys
 import threading
 import time
 
 import pytest
 
-from helpers import run_cli, run_cli_unprivileged
+from helpers import run_cli, run_cli_unprivileged, run_killed_at
 from workbench import RefusedError, Vault
 from workbench.core.vocabulary.model import UnsafePathError
 
@@ -152,12 +150,7 @@ def test_a_markdown_vault_whose_log_md_is_a_pipe_opens(tmp_path):
 
 def test_a_change_finished_by_recovery_opens_even_when_log_md_became_a_folder(sample_copy):
     code = f"from workbench import Vault; Vault.open({str(sample_copy)!r}).set_status('mem-concept-usage-based-billing', 'archived')"
-    killed = subprocess.run(
-        [sys.executable, "-c", code],
-        env={**os.environ, "WORKBENCH_CRASH_AT": "committed"},
-        capture_output=True,
-        timeout=TIMEOUT,
-    )
+    killed = run_killed_at("committed", code, timeout=TIMEOUT)
     assert killed.returncode == 137
     (sample_copy / "log.md").unlink()
     (sample_copy / "log.md").mkdir()
@@ -218,12 +211,7 @@ def test_a_persons_file_named_like_a_temporary_file_is_never_removed(sample_copy
     assert mine.read_text() == "my own notes, whatever the name\n"
     # A crash leaves a journal and the workbench's own temporary file: recovery removes that one only.
     code = f"from workbench import Vault; Vault.open({str(sample_copy)!r}).set_status('mem-concept-usage-based-billing', 'archived')"
-    killed = subprocess.run(
-        [sys.executable, "-c", code],
-        env={**os.environ, "WORKBENCH_CRASH_AT": "before-rename:2"},
-        capture_output=True,
-        timeout=TIMEOUT,
-    )
+    killed = run_killed_at("before-rename:2", code, timeout=TIMEOUT)
     assert killed.returncode == 137
     ours = [p for p in (sample_copy / "concepts").iterdir() if p.name.endswith(".tmp")]
     assert len(ours) == 1

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.benchmarks.generate_shapes import generate_shaped_vault
+from helpers import copied, shaped_vault
 from workbench import Vault
 from workbench.cli import main
 from workbench.core.services import kept_conflicts, weighing
@@ -24,8 +24,13 @@ SIZE = 2400
 
 @pytest.fixture(scope="module")
 def shaped(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("shaped") / "vault"
-    generate_shaped_vault(root, SIZE, seed=5)
+    """Opened once and its queue and review list kept: each test's copy starts as a copied vault
+    of this user's does, its store reused, not built again from the files for every test."""
+    root = shaped_vault(tmp_path_factory, SIZE, seed=5)
+    vault = Vault.open(root)
+    vault.conflicts()
+    vault.review()
+    vault.store.close()
     return root
 
 
@@ -110,9 +115,7 @@ def set_field(path: Path, key: str, value: str) -> None:
 
 @pytest.fixture
 def root(shaped, tmp_path) -> Path:
-    copy = tmp_path / "vault"
-    shutil.copytree(shaped, copy)
-    return copy
+    return copied(shaped, tmp_path)
 
 
 def test_a_decision_body_edited(root, capsys):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.benchmarks.generate_shapes import generate_shaped_vault
+from helpers import shaped_vault
 from workbench import Vault
 from workbench.core.records.store_rows import StoredDocument, read_fields, read_relations, relations_of
 from workbench.core.services import conflicts
@@ -213,10 +213,8 @@ def test_every_kind_of_fault_from_the_rows_as_from_the_fields(faulty):
     assert assert_structural_as_plainly(vault, plain) > 6
 
 
-def test_a_generated_vault_from_the_rows_as_from_the_fields(tmp_path):
-    root = tmp_path / "shaped"
-    generate_shaped_vault(root, 600, seed=11)
-    vault, documents = stored(root)
+def test_a_generated_vault_from_the_rows_as_from_the_fields(tmp_path_factory):
+    vault, documents = stored(shaped_vault(tmp_path_factory, 600, seed=11))
     assert_relations_as_fields(documents)
     assert assert_structural_as_plainly(vault, documents) > 10
 

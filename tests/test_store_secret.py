@@ -1,7 +1,7 @@
 """A store secret that is refused (others may read it, not a regular file, the wrong size, its
 folder not to be made) is told to the person, with the file and how to mend it: before, every
-copied vault's store was quietly built again. `workbench check` asks for it; any command whose
-open found it refused says it once on stderr; never a traceback."""
+copied vault's store was quietly built again. Every command asks for it and says it once on
+stderr, a warm open in the vault's own folder included; never a traceback."""
 
 from __future__ import annotations
 
@@ -108,3 +108,69 @@ def test_the_command_line_says_it_once_on_stderr(state: Path, sample_copy: Path,
     path.chmod(0o600)
     mended = _cli(copy, state, "check")
     assert "secret" not in mended.stderr, mended.stderr
+
+
+ID = "mem-decision-api-fastapi"  # a decision of the sample's
+OPENING = (
+    ("search", "invoice"),
+    ("show", ID),
+    ("conflicts",),
+    ("conflicts", "--json"),
+    ("conflicts", "--json"),  # the second answered from what the first kept
+    ("review",),
+    ("review", "--json"),
+    ("review", "--json"),
+    ("stale",),
+    ("recent",),
+    ("links", ID),
+    ("context", ID),
+    ("graph",),
+    ("index",),
+    ("consolidate",),
+    ("inbox",),
+    ("history",),
+    ("mcp",),  # stdin at its end: the server opens the vault, then stops
+    ("check",),
+)
+"""Commands that open a vault, each in a process of its own."""
+
+
+def _secret_lines(run: subprocess.CompletedProcess, args: tuple[str, ...]) -> list[str]:
+    assert "Traceback" not in run.stderr, (args, run.stderr)
+    return [line for line in run.stderr.splitlines() if "secret" in line]
+
+
+def test_every_command_that_opens_a_vault_in_its_folder_says_it(state: Path, sample_copy: Path) -> None:
+    """Where the vault's own store is opened (no copy, so no seal asked for), the secret refused is
+    said all the same, once: the person learns of it before a copy's store is built again for it."""
+    _cli(sample_copy, state, "check")  # the store made and sealed, in place
+    path = seal.secret_path()
+    path.chmod(0o644)
+    told = (
+        "workbench: the secret that seals derived stores is not used, so a copied vault's store is built again:"
+        f" {path}: others may read it (mode 644): make it yours alone: chmod 600 {path}"
+    )
+    said = {}
+    for args in OPENING:
+        run = subprocess.run(
+            [sys.executable, "-m", "workbench.cli", "--vault", str(sample_copy), *args],
+            env={**os.environ, "XDG_STATE_HOME": str(state)},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        said[args] = _secret_lines(run, args)
+    assert {args: lines for args, lines in said.items() if lines != [told]} == {}
+
+
+@pytest.mark.parametrize("kind", sorted(REFUSED))
+def test_search_in_the_vaults_folder_says_each_kind_of_refusal(state: Path, sample_copy: Path, kind: str) -> None:
+    _cli(sample_copy, state, "check")
+    path = seal.secret_path()
+    spoil, said = REFUSED[kind]
+    spoil(path)
+    run = _cli(sample_copy, state, "search", "invoice")
+    lines = _secret_lines(run, ("search", "invoice"))
+    assert run.returncode == 0 and len(lines) == 1 and lines[0].startswith("workbench: the secret"), run.stderr
+    assert f"{path}: " in lines[0] and said in lines[0], lines[0]

@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import shutil
-import subprocess
-import sys
 
 import pytest
 
-from helpers import run_cli
+from helpers import run_cli, run_killed_at
 from workbench import Vault
 from workbench.core.vocabulary.model import RefusedError
 from workbench.core.services.undo import Stack, Step
@@ -187,12 +184,7 @@ def test_an_undo_or_redo_killed_at_any_step_leaves_files_and_stack_agreeing(samp
         trial = tmp_path / f"trial-{step.replace(':', '-')}"
         shutil.copytree(sample_copy, trial)
         script = f"import sys; from workbench import Vault; Vault.open(sys.argv[1]).{verb}()"
-        result = subprocess.run(
-            [sys.executable, "-c", script, str(trial)],
-            env={**os.environ, "WORKBENCH_CRASH_AT": step},
-            capture_output=True,
-            text=True,
-        )
+        result = run_killed_at(step, script, str(trial), timeout=None)
         if result.returncode != 137:
             continue
         crashed += 1

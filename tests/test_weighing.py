@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.benchmarks.generate_shapes import draw, generate_shaped_vault
+from helpers import copied, shaped_vault
+from tests.benchmarks.generate_shapes import draw
 from workbench import Vault
 from workbench.core.services import kept_conflicts, weighing
 from workbench.core.services.conflicts import (
@@ -38,18 +39,12 @@ SIZE = 2400  # about 600 decisions: the bound lets six of them change before a f
 
 @pytest.fixture(scope="module")
 def shaped(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("shaped") / "vault"
-    generate_shaped_vault(root, SIZE, seed=3)
-    return root
+    return shaped_vault(tmp_path_factory, SIZE, seed=3)
 
 
 @pytest.fixture
 def vault_root(shaped, tmp_path) -> Path:
-    import shutil
-
-    root = tmp_path / "vault"
-    shutil.copytree(shaped, root)
-    return root
+    return copied(shaped, tmp_path)
 
 
 def asked(vault: Vault, full: bool = False) -> kept_conflicts.Asked:
@@ -406,6 +401,22 @@ def _supersede(root: Path, doc_path: str, target: str) -> None:
     path.write_text(text.replace("supersedes: []", f"supersedes: [{target}]", 1), "utf-8")
 
 
+def change_at_random(root: Path, rng: random.Random, kind: int) -> None:
+    """One change by plain file I/O to decisions `rng` draws, as an agent makes it: a body
+    rewritten (`kind` 0), a supersession named (1) or a file removed (2)."""
+    vault = Vault.open(root)
+    ids = sorted(d.id for d in vault.documents if d.type == DocType.DECISION)
+    by_id = {d.id: d for d in vault.documents}
+    if kind == 0:
+        rewrite(root / by_id[rng.choice(ids)].path, rng)
+    elif kind == 1:
+        free = [i for i in ids if "supersedes: []" in (root / by_id[i].path).read_text("utf-8")]
+        a, b = rng.sample(free, 2)
+        _supersede(root, by_id[a].path, b)
+    else:
+        (root / by_id[rng.choice(ids)].path).unlink()
+
+
 def _listed_anew(vault: Vault, queue: kept_conflicts.Asked) -> set[tuple[str, str]]:
     """The pairs kept with a row that `pair_to_list` lists for the vault as it is now: what asking
     every kept pair again gives."""
@@ -471,18 +482,7 @@ def test_the_pairs_listed_after_random_changes_are_those_asking_every_pair_again
     vault = Vault.open(vault_root)
     asked(vault).conflicts()
     for step in range(5):
-        vault = Vault.open(vault_root)
-        ids = sorted(d.id for d in vault.documents if d.type == DocType.DECISION)
-        by_id = {d.id: d for d in vault.documents}
-        kind = step % 3
-        if kind == 0:
-            rewrite(vault_root / by_id[rng.choice(ids)].path, rng)
-        elif kind == 1:
-            free = [i for i in ids if "supersedes: []" in (vault_root / by_id[i].path).read_text("utf-8")]
-            a, b = rng.sample(free, 2)
-            _supersede(vault_root, by_id[a].path, b)
-        else:
-            (vault_root / by_id[rng.choice(ids)].path).unlink()
+        change_at_random(vault_root, rng, step % 3)
         vault = Vault.open(vault_root)
         queue = asked(vault)
         listed = {(w.older, w.newer) for w in queue.weighed()}

@@ -25,28 +25,15 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 from pathlib import Path
 
+from tests.helpers import APPENDING_AGENT, SAMPLE
 from workbench import Vault
 from workbench.core.vocabulary.model import WorkbenchError
 
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_vault"
 TARGET = "mem-note-stripe-test-clocks"  # a note that links to the entity renamed below
 RENAMED = ("mem-entity-stripe", "mem-entity-stripe-api")
-
-AGENT = textwrap.dedent(
-    """
-    import random, sys, time
-    path, count = sys.argv[1], int(sys.argv[2])
-    print("ready", flush=True)
-    for number in range(count):
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(f"agent-{number}\\n")
-        time.sleep(random.uniform(0, 0.008))
-    """
-)
 
 
 def scratch() -> Path:
@@ -100,7 +87,9 @@ def racing_agent(appends: int) -> None:
     vault = Vault.open(root)
     target, names = "mem-note-target", ["mem-entity-hub", "mem-entity-hub-two"]
     path = root / vault.get(target).path
-    agent = subprocess.Popen([sys.executable, "-c", AGENT, str(path), str(appends)], stdout=subprocess.PIPE, text=True)
+    agent = subprocess.Popen(
+        [sys.executable, "-c", APPENDING_AGENT, str(path), str(appends)], stdout=subprocess.PIPE, text=True
+    )
     assert agent.stdout is not None and agent.stdout.readline().strip() == "ready"
     made = refused = 0
     number = 0

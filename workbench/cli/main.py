@@ -68,10 +68,7 @@ def open_vault(
     vault = Vault.open(resolve_vault_path(given, command), flavour=flavour, listed=listed, queue_fields=queue_fields)
     for note in vault.recovery_notes:
         print(f"workbench: {safe(note)}", file=sys.stderr)
-    secret = Vault.secret_note(ask=command == "check")
-    if secret is not None and "secret" not in _said:  # once a process, however many opens
-        _said.add("secret")
-        print(f"workbench: {safe(secret)}", file=sys.stderr)
+    say_secret_refused()
     empty = vault.empty_note()
     if empty is not None and command != "new":  # `new` writes the first one
         print(f"workbench: {safe(empty)}", file=sys.stderr)
@@ -79,6 +76,20 @@ def open_vault(
 
 
 _said: set[str] = set()  # the notes this process wrote on stderr already: each is said once
+
+
+def say_secret_refused() -> None:
+    """Why the user's store secret is refused, once a process on stderr. Asked (a small file read)
+    by every command that opens a vault or answers for one, not left to the store: a warm open in
+    the vault's own folder reads no secret, and its refusal went unsaid until a copy was built again."""
+    from ..core import secret_note
+
+    secret = secret_note(ask=True)
+    if secret is not None and "secret" not in _said:  # once a process, however many opens
+        from .output import safe
+
+        _said.add("secret")
+        print(f"workbench: {safe(secret)}", file=sys.stderr)
 
 
 QUEUE_COMMANDS = frozenset({"conflicts", "review"})
@@ -259,6 +270,7 @@ def answer(question: tuple[tuple, str, str | None], argv: list[str] | None) -> i
         text, unchanged = answer_unchanged(question)
         if text is not None:
             print_answer(question[0][0], text)
+            say_secret_refused()
             return 0
     except KeyboardInterrupt:
         return 130

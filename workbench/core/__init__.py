@@ -16,6 +16,8 @@ went past the facade's checks. A face uses:
   a face draws objects through (`presenting`);
 - `Fingerprint`, a stat walk of a vault's folder taken before it is opened, which answers a
   question asked of an unchanged vault without opening it (`services/kept_answers.py`).
+  `secret_note` says, as `Vault.secret_note` does, why the user's store secret is refused, for
+  such an answer to say it without loading the facade.
 
 Each name is loaded when first asked for (PEP 562), from the module that defines it: importing
 `Conflict` costs what importing its module costs and nothing more, so no face loads more of the
@@ -61,6 +63,7 @@ if TYPE_CHECKING:
     from .records.record import Record
     from .records.live import VaultWatcher
     from .records.validate import find_credentials
+    from .records.seal import secret_note
     from .views.query import QUESTION_WORDS, parse_query
     from .views.search import Hit, SearchResults
     from .views.similarity import STOPWORDS, plural_stem
@@ -169,6 +172,7 @@ __all__ = [
     "mermaid_id",
     "find_conflicts",
     "find_credentials",
+    "secret_note",
     "value_text",
     "read_file",
     "first_link",
@@ -213,6 +217,7 @@ _HOMES = {
     ".records.record": ("Record",),
     ".records.live": ("VaultWatcher",),
     ".records.validate": ("find_credentials",),
+    ".records.seal": ("secret_note",),
     ".views.query": ("QUESTION_WORDS", "parse_query"),
     ".views.search": ("Hit", "SearchResults"),
     ".views.similarity": ("STOPWORDS", "plural_stem"),

@@ -110,12 +110,9 @@ class VaultBase:
         """Why the user's secret that seals derived stores is not used, and how to mend it, where
         an open of this process found it refused (or, `ask`ed, it is refused now); else None. Until
         it is mended a copied vault's store is built again from its files: a face says so once."""
-        from .records.seal import refusal
+        from .records.seal import secret_note
 
-        problem = refusal(ask)
-        if problem is None:
-            return None
-        return f"the secret that seals derived stores is not used, so a copied vault's store is built again: {problem}"
+        return secret_note(ask)
 
     # -- what the vault is -------------------------------------------------------------------
 

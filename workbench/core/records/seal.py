@@ -24,7 +24,7 @@ import os
 import stat
 from pathlib import Path
 
-__all__ = ["secret_path", "user_secret", "refusal", "seal_of", "verifies", "new_origin"]
+__all__ = ["secret_path", "user_secret", "refusal", "secret_note", "seal_of", "verifies", "new_origin"]
 
 SECRET_BYTES = 32
 SECRET_NAME = "store-secret"
@@ -71,6 +71,15 @@ def refusal(ask: bool = False) -> str | None:
     if ask:
         user_secret()
     return _refused.get(secret_path())
+
+
+def secret_note(ask: bool = False) -> str | None:
+    """`refusal` as a face says it to the person (`Vault.secret_note`); public in `workbench.core`
+    as well, for a face that answers without opening a vault (this module loads cheaply)."""
+    problem = refusal(ask)
+    if problem is None:
+        return None
+    return f"the secret that seals derived stores is not used, so a copied vault's store is built again: {problem}"
 
 
 def _unreadable(path: Path, error: OSError) -> str:
