@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import random
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.benchmarks.generate_shapes import generate_shaped_vault
+from helpers import copied, shaped_vault
 from workbench import Vault
 from workbench.core.services import kept_chosen, kept_conflicts
 from workbench.core.services.conflicts import Conflicts, duplicate_listed, queue_parts
@@ -25,16 +24,12 @@ DECISION_KINDS = ("contradiction", "successor-missing", "draft-replaces")
 
 @pytest.fixture(scope="module")
 def shaped(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("shaped") / "vault"
-    generate_shaped_vault(root, SIZE, seed=11)
-    return root
+    return shaped_vault(tmp_path_factory, SIZE, seed=11)
 
 
 @pytest.fixture
 def root(shaped, tmp_path) -> Path:
-    copy = tmp_path / "vault"
-    shutil.copytree(shaped, copy)
-    return copy
+    return copied(shaped, tmp_path)
 
 
 def worded_anew(vault: Vault, queue: kept_conflicts.Asked) -> Conflicts:
