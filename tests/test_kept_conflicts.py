@@ -268,7 +268,7 @@ def test_faults_printed_by_the_last_queue_are_reused_only_for_the_same_entries_a
     assert kept_conflicts.keep_queue(store, "fourth", faults, [], []) == whole
     assert printed == [1]  # the one entry the last part did not hold
     printed.clear()
-    _, before, _ = marshal.loads(store.kept(kept_conflicts.OBJECTS, "fourth"))
+    _, before, _, _, _ = marshal.loads(store.kept(kept_conflicts.OBJECTS, "fourth"))
     name = kept_conflicts.PARTS[0]
     digest, text, code, lengths, shown = marshal.loads(store.kept(name, before))
     store.keep(name, before, marshal.dumps((digest, text, "other code", lengths, shown)))
@@ -305,7 +305,7 @@ def test_the_kept_queue_is_printed_as_kept_bytes_and_never_another_codes(sample_
     pieces = kept_conflicts.kept_printed(store, "first")
     assert pieces is not None
     assert b"".join(pieces) == kept_conflicts.printed(Conflicts(faults)).encode("utf-8")
-    _, before, _ = marshal.loads(store.kept(kept_conflicts.OBJECTS, "first"))
+    _, before, _, _, _ = marshal.loads(store.kept(kept_conflicts.OBJECTS, "first"))
     name = kept_conflicts.PRINTED_PARTS[0]
     value = store.kept(name, before)
     head = value.split(b"\n", 2)

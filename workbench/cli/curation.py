@@ -9,12 +9,12 @@ import datetime as dt
 import sys
 
 from ..core import Vault
-from .output import EXIT_ERRORS, EXIT_OK, UsageError, one_line, print_json, report_plan, safe
+from .output import EXIT_ERRORS, EXIT_OK, UsageError, one_line, print_json, print_pieces, report_plan, safe
 
 
 def cmd_conflicts(vault: Vault, args: argparse.Namespace) -> int:
     if args.json:
-        print(vault.conflicts_json(full=args.full, unchanged=getattr(args, "unchanged", None)))
+        print_pieces(vault.conflicts_printed(full=args.full, unchanged=getattr(args, "unchanged", None)))
         return EXIT_OK
     found = vault.conflicts(full=args.full)
     for conflict in found:

@@ -10,7 +10,6 @@ cost of a stat walk. Any miss goes the usual way, which keeps the answer for the
 
 from __future__ import annotations
 
-import codecs
 import gc
 import os
 import sys
@@ -242,16 +241,9 @@ def print_answer(command: str, text: Any) -> None:
     if isinstance(text, str):
         print(text)
         return
-    out = sys.stdout
-    buffer = getattr(out, "buffer", None)
-    if buffer is None or codecs.lookup(out.encoding or "ascii").name != "utf-8":
-        print("".join(str(piece, "utf-8") for piece in text))
-        return
-    out.flush()
-    for piece in text:
-        buffer.write(piece)
-    buffer.write(b"\n")
-    buffer.flush()
+    from .output import print_pieces
+
+    print_pieces(text)
 
 
 def main(argv: list[str] | None = None) -> int:

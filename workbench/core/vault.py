@@ -200,8 +200,16 @@ class Vault(ReviewMethods, InboxMethods, SyncMethods):
         kept beside the queue, so an unchanged vault's is read, not worked out or encoded again.
         `unchanged`: the fingerprint taken before this vault was opened, under which the answer
         is kept for the next process that takes the same (`kept_answers`)."""
+        return self._conflicts_printed(full, unchanged, lambda asked: asked.printed())
+
+    def conflicts_printed(self, full: bool = False, unchanged: Fingerprint | None = None) -> list[bytes | memoryview]:
+        """`conflicts_json()` in pieces of UTF-8 to write one after the other: the queue's kept
+        blocks as read, none decoded or joined (24 MB at 10,000 decision records)."""
+        return self._conflicts_printed(full, unchanged, lambda asked: asked.printed_pieces())
+
+    def _conflicts_printed(self, full: bool, unchanged: Fingerprint | None, printed: Callable[[Any], Any]) -> Any:
         asked = self._queue(full)
-        text = asked.printed()
+        text = printed(asked)
         if unchanged is not None:
             from .services import kept_answers
 

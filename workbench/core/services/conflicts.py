@@ -12,7 +12,6 @@ again. Each conflict comes with the resolutions the vault's format can write, as
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -47,6 +46,10 @@ __all__ = [
     "weigh_pair",
     "duplicate",
     "duplicate_listed",
+    "decision_conflict",
+    "listed",
+    "offered",
+    "order_of",
     "claim_pairs",
     "queue_parts",
 ]
@@ -525,7 +528,7 @@ def _may_replace(newer: Document) -> bool:
     return newer.status in (Status.ACTIVE, Status.DRAFT)
 
 
-def _decision_conflict(docs: dict, pair: Weighed, rank: int, named: dict[str, str] | None = None) -> Conflict:
+def decision_conflict(docs: dict, pair: Weighed, rank: int, named: dict[str, str] | None = None) -> Conflict:
     """The queue's entry for a pair: its kind and reason in the words of the two records (their
     titles and statuses as they state them), and the resolutions the vault can write. `named`:
     each record's words as worked out for the call's other pairs (a record is in several: at
@@ -566,10 +569,20 @@ def _decision_conflict(docs: dict, pair: Weighed, rank: int, named: dict[str, st
 
 def choose(weighed: list[Weighed], settings: Settings = DEFAULT) -> list[Weighed]:
     """The pairs the queue lists, likeliest first."""
-    kept = [
-        w for w in weighed if w.best and w.score(settings) >= (settings.mutual_least if w.mutual else settings.least)
-    ]
+    kept = [w for w in weighed if listed(w, settings)]
     return sorted(kept, key=lambda w: (-w.score(settings), w.older, w.newer))
+
+
+def listed(w: Weighed, settings: Settings = DEFAULT) -> bool:
+    """Whether `choose` lists the pair: one is the other's likeliest (or the newer cites the older)
+    and it scores past its threshold."""
+    return w.best and w.score(settings) >= (settings.mutual_least if w.mutual else settings.least)
+
+
+def offered(docs: Mapping[str, Document], w: Weighed) -> bool:
+    """Whether a pair `choose` lists gets an entry of its own: not where the older is superseded
+    (its likeliest successors are offered with its structural fault)."""
+    return docs[w.older].status != Status.SUPERSEDED
 
 
 def review_order(weighed: list[Weighed], settings: Settings = DEFAULT) -> list[Weighed]:
@@ -593,25 +606,18 @@ def _candidates(
     supersedes: dict[str, list[str]],
     weighed: list[Weighed] | None = None,
     duplicates: Any = None,
-    kept_words: Callable[[Weighed, int, Callable[[], Conflict]], Conflict] | None = None,
 ) -> tuple[list[Conflict], list[tuple[str, str, str]]]:
     """The decision pairs chosen among `weighed` (worked out here when None), and the duplicates
     `duplicates(docs, pairs_by_type, settled)` lists as (a, b, reason) (those of `_duplicates_among`
-    when None); `pairs_by_type` is a function giving the pairs to compare, asked only when needed.
-    `kept_words(pair, rank, word)`: a pair's entry as kept where it still holds, else `word()`."""
-    found: list[Conflict] = []
+    when None); `pairs_by_type` is a function giving the pairs to compare, asked only when needed."""
 
     def settled(a_id: str, b_id: str) -> bool:
         return _settled(docs, supersedes, a_id, b_id, compatible)
 
     chosen = choose(weigh_decisions(docs.values(), compatible) if weighed is None else weighed)
     named: dict[str, str] = {}
-    # A superseded decision's likeliest successors are offered with its structural fault.
-    for rank, pair in enumerate(p for p in chosen if docs[p.older].status != Status.SUPERSEDED):
-        if kept_words is None:
-            found.append(_decision_conflict(docs, pair, rank, named))
-        else:
-            found.append(kept_words(pair, rank, functools.partial(_decision_conflict, docs, pair, rank, named)))
+    pairs = [p for p in chosen if offered(docs, p)]
+    found = [decision_conflict(docs, pair, rank, named) for rank, pair in enumerate(pairs)]
     return found, (duplicates or _duplicates_among)(docs, lambda: claim_pairs(docs), settled)
 
 
@@ -709,6 +715,12 @@ _ORDER = {
     "stale-link": 7,
 }
 DUPLICATES_ORDER = _ORDER["duplicate"]
+DECISIONS_ORDER = _ORDER["contradiction"]  # the decision pairs', and the rule contradictions'
+
+
+def order_of(conflict: Conflict) -> int:
+    """Where a conflict's kind stands in the queue (the queue is ordered by it, then rank and ids)."""
+    return _ORDER.get(conflict.kind, 9)
 
 
 def queue_parts(
@@ -718,27 +730,27 @@ def queue_parts(
     weighed: list[Weighed] | None = None,
     duplicates: Any = None,
     successors_of: Callable[..., dict] | None = None,
-    kept_words: Callable[[Weighed, int, Callable[[], Conflict]], Conflict] | None = None,
 ) -> tuple[list[Conflict], list[tuple[str, str, str]], list[Conflict]]:
     """The queue `find_conflicts` lists, in three parts in its order: what comes before the
     duplicates, the duplicates as (a, b, reason) ordered by their ids, and what comes after them.
     A caller that keeps the queue between calls keeps the duplicates (most of a large vault's
     queue) apart, as they stand still while decisions change, and may answer the likeliest
-    successors from what it kept (`successors_of`, as `_structural` asks it), and the decision
-    pairs' entries as it kept them where they still hold (`kept_words`, as `_candidates` asks it)."""
+    successors from what it kept (`successors_of`, as `_structural` asks it); one that keeps the
+    decision pairs' entries apart (`kept_chosen`) gives `weighed=[]` and puts them in itself, after
+    the faults of their order (`DECISIONS_ORDER`), the first among the rule contradictions."""
     docs = {d.id: d for d in documents}
     related = {doc_id: relations_of(doc) for doc_id, doc in docs.items()}
     supersedes = {doc_id: relations[0] for doc_id, relations in related.items()}
-    chosen, listed = _candidates(docs, compatible, supersedes, weighed, duplicates, kept_words)
+    chosen, listed = _candidates(docs, compatible, supersedes, weighed, duplicates)
     structural = _structural(docs, compatible, supersedes, related, successors_of)
     rules = _rule_contradictions(list(docs.values()))
-    if not native:  # a decision pair's resolutions never repair (`_decision_conflict`)
+    if not native:  # a decision pair's resolutions never repair (`decision_conflict`)
         for conflict in structural + rules:
             conflict.resolutions = [r for r in conflict.resolutions if r.action != "repair"]
     conflicts = structural + chosen + rules
-    ordered = sorted(conflicts, key=lambda c: (_ORDER.get(c.kind, 9), c.rank, c.ids))
-    before = [c for c in ordered if _ORDER.get(c.kind, 9) < DUPLICATES_ORDER]
-    after = [c for c in ordered if _ORDER.get(c.kind, 9) > DUPLICATES_ORDER]
+    ordered = sorted(conflicts, key=lambda c: (order_of(c), c.rank, c.ids))
+    before = [c for c in ordered if order_of(c) < DUPLICATES_ORDER]
+    after = [c for c in ordered if order_of(c) > DUPLICATES_ORDER]
     return before, sorted(listed, key=lambda found: (found[0], found[1])), after
 
 

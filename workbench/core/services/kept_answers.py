@@ -197,7 +197,8 @@ class Fingerprint:
 
 
 class _Kept:
-    """The derived store's `kept` table, read through one connection (`kept_queue` asks it)."""
+    """The derived store's `kept` and `kept_rows` tables, read through one connection (`kept_printed`
+    asks them)."""
 
     def __init__(self, db: sqlite3.Connection):
         self.db = db
@@ -205,6 +206,12 @@ class _Kept:
     def kept(self, name: str, key: str) -> Any:
         found = self.db.execute("SELECT value FROM kept WHERE name = ? AND key = ?", (name, key)).fetchone()
         return found[0] if found else None
+
+    def kept_rows(self, name: str, keys: list[str]) -> dict[str, bytes]:
+        """The rows kept as `name` under these keys (the queue's decision pairs, `kept_chosen`)."""
+        marks = ", ".join("?" * len(keys))
+        query = f"SELECT key, value FROM kept_rows WHERE name = ? AND key IN ({marks})"
+        return dict(self.db.execute(query, (name, *keys)).fetchall()) if keys else {}
 
 
 def keep(index: VaultIndex, fingerprint: Fingerprint, asked: tuple, key: str = "", page: Any = None) -> None:

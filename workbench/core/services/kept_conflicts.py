@@ -9,10 +9,10 @@ is a digest of all of them, the code being every source file of the core with th
 Python and rapidfuzz. Any change to any of them gives another key, and the queue is worked out
 again; a kept queue is never trusted under a key it was not made for. The value depends on its key
 alone, so any process may write it without the vault's lock: two that race write the same thing.
-The queue is kept in four entries (the duplicates under a digest of what they list, the structural
-faults before and after them each under a digest of its entries, and under the key a row naming
-those digests): where another process kept other parts since, the queue is not kept, and is worked
-out again.
+The queue is kept in five entries (the duplicates under a digest of what they list, the structural
+faults before and after them each under a digest of its entries, the decision pairs' entries in
+blocks a change follows (`kept_chosen`), and under the key a row naming them): where another
+process kept other parts since, the queue is not kept, and is worked out again.
 
 When the vault changed since, the queue is not worked out from nothing: what its pairs were worked
 out from is kept too (`weighing.Kept`, under a key of everything but the documents), with the
@@ -37,7 +37,7 @@ import marshal
 import os
 import re
 import sys
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 from pathlib import Path
 
@@ -72,8 +72,8 @@ __all__ = [
     "kept_queue",
     "kept_printed",
     "PRINTED_PARTS",
-    "WORDS",
-    "KeptWords",
+    "CHOSEN",
+    "Tail",
     "LastPart",
     "kept_parts",
     "code_fingerprint",
@@ -92,8 +92,9 @@ __all__ = [
 # documents took longer than opening the vault): the duplicates, most of a large vault's queue,
 # under a digest of what they list, in two entries (a change to a decision lists the same ones:
 # they are read, not encoded, printed and written again; and printing reads the 10 MB printed
-# alone, not the encoded 7 MB beside it); the structural faults the same way (`PARTS`), and under
-# the queue's key the digests of the three.
+# alone, not the encoded 7 MB beside it); the structural faults the same way (`PARTS`), the
+# decision pairs apart (`CHOSEN`), and under the queue's key the digests of the four and the place
+# of the first decision pair kept in the blocks (1 where it is kept among the rule contradictions).
 OBJECTS = "conflicts"
 DUPLICATES = "conflicts.duplicates"  # the duplicates' entries as `encode` gives them
 DUPLICATES_PRINTED = "conflicts.duplicates.printed"  # and as `printed` prints them
@@ -101,9 +102,9 @@ DUPLICATES_PRINTED = "conflicts.duplicates.printed"  # and as `printed` prints t
 # under a digest of them (the queue's row names the digests), and apart as `printed` prints them.
 PARTS = ("conflicts.before", "conflicts.after")
 PRINTED_PARTS = ("conflicts.before.printed", "conflicts.after.printed")
-# What the decision pairs' entries of the part before the duplicates were worded from (`KeptWords`),
-# under the digest of that part: a pair whose files and weighing are the same is not worded again.
-WORDS = "conflicts.before.words"
+# The decision pairs' entries, which end the part before the duplicates, kept apart in blocks that a
+# change follows (`kept_chosen`): their record under a digest of it, their rows in `kept_rows`.
+CHOSEN = "conflicts.chosen"
 # Every printed text is kept as its UTF-8 bytes after a line naming what it was printed for (its
 # digest, and the code that printed the structural faults): an unchanged vault's answer is written
 # out as read (`kept_printed`), 24 MB at 10,000 decision records, with no text decoded, joined and
@@ -125,7 +126,7 @@ NAMES = (
     DUPLICATES_PRINTED,
     *PARTS,
     *PRINTED_PARTS,
-    WORDS,
+    CHOSEN,
     CONTENT,
     REVIEW_CONTENT,
     WEIGHED,
@@ -446,15 +447,18 @@ def keep_queue(
     listed: list[tuple[str, str, str]],
     after: list[Conflict],
     encoded: bool = False,
-    words: KeptWords | None = None,
-) -> str:
+    chosen: Tail | None = None,
+    pieces: bool = False,
+) -> Any:
     """Keep the queue (in `conflicts.queue_parts`' three parts) under `key`, and give it back as
     `printed` prints it. The duplicates' entries are encoded and printed only when no queue kept
     before listed the same ones; where one did, only their printed text is read, and their encoded
     entries too where the caller reads the queue `encoded` (two processes keeping other duplicates
     at once may leave one's printed text beside the other's encoded entries: the next to read the
-    encoded ones writes them again). `words`: what the decision pairs' entries were worded from
-    (`KeptWords`, as `queue_parts` was given it), kept with the part before the duplicates."""
+    encoded ones writes them again). `chosen`: the decision pairs' entries kept apart
+    (`kept_chosen`), which come after `before` (kept under CHOSEN already). `pieces`: given back
+    as `kept_printed` gives it, pieces of UTF-8 (the decision pairs' blocks as kept) that no one
+    joins."""
     from .conflicts import duplicate_listed
 
     digest = hashlib.sha256(repr(listed).encode()).hexdigest()
@@ -476,7 +480,7 @@ def keep_queue(
     digests, printed_parts = [], []
     for name, printed_name, part in zip(PARTS, PRINTED_PARTS, (before, after)):
         # Each entry encoded once: `encode(part)` is these joined as `json.dumps` joins a list's
-        # items (", "), and the entries are kept with their lengths (25,000 at 10,000 records).
+        # items (", "), and the entries are kept with their lengths.
         texts = [_entry_text(c) for c in part]
         text = ", ".join(texts)
         part_digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
@@ -485,18 +489,70 @@ def keep_queue(
         if kept is not None and kept[0] == part_digest and kept[1] == text and kept[2] == code and found is not None:
             printed_parts.append(found)
         else:
-            last = words.last if words is not None and name == PARTS[0] else None
-            shown = _reprinted(store, name, printed_name, code, texts, part, last)
+            shown = _reprinted(store, name, printed_name, code, texts, part)
             printed_parts.append(",\n".join(shown))
             lengths = (array("q", map(len, texts)).tobytes(), array("q", map(len, shown)).tobytes())
             store.keep(name, part_digest, marshal.dumps((part_digest, text, code, *lengths)))
             _keep_printed(store, printed_name, part_digest, code, printed_parts[-1])
-        if words is not None and name == PARTS[0]:
-            words.keep(store, part_digest, part)
         digests.append(part_digest)
-    store.keep(OBJECTS, key, marshal.dumps((digest, *digests)))
+    named = ("", 0) if chosen is None else (chosen.digest, chosen.start)
+    store.keep(OBJECTS, key, marshal.dumps((digest, *digests, *named)))
     store.forget_kept(NAMES)
-    return _printed_whole((printed_parts[0], duplicates, printed_parts[1]))
+    blocks = chosen.printed() if chosen is not None else []
+    if pieces:
+        head, tail = (
+            printed_parts[0].encode("utf-8", "surrogatepass"),
+            printed_parts[1].encode("utf-8", "surrogatepass"),
+        )
+        return _pieces([head, *blocks, duplicates.encode("utf-8", "surrogatepass"), tail])
+    shown = [str(block, "utf-8", "surrogatepass") for block in blocks]
+    return _printed_whole((",\n".join(t for t in (printed_parts[0], *shown) if t), duplicates, printed_parts[1]))
+
+
+class Tail:
+    """The decision pairs' entries kept apart (`kept_chosen.Chosen`) as the part before the
+    duplicates ends with them: from the `start`th on (the first is among the rule contradictions
+    where there are any, and kept with them), the record under `digest`."""
+
+    def __init__(self, chosen: Any, digest: str, start: int):
+        self.chosen, self.digest, self.start = chosen, digest, start
+
+    def printed(self) -> list[bytes]:
+        return self.chosen.printed(self.start)
+
+    def encoded(self) -> str:
+        return self.chosen.encoded(self.start)
+
+    def conflicts(self) -> list[Conflict]:
+        """The entries as conflicts read as kept (`conflicts.KeptConflict`), with their ranks."""
+        from .conflicts import KeptConflict
+
+        return [
+            KeptConflict(kind, [older, newer], rank, entry, str(shown, "utf-8", "surrogatepass"))
+            for rank, (older, newer, _, kind, entry, shown) in self.chosen.entries(self.start)
+        ]
+
+
+def _last_chosen(store: DerivedStore) -> Any:
+    """The decision pairs' record kept last (`kept_chosen.Record`), None where none is."""
+    from . import kept_chosen
+
+    return kept_chosen.load(store.kept_last(CHOSEN))
+
+
+def _worder(docs: dict[str, Document]) -> Callable[[Weighed], tuple]:
+    """A pair's entry as `kept_chosen` keeps it, worded as `conflicts.decision_conflict` words it."""
+    from .conflicts import DEFAULT, decision_conflict
+
+    named: dict[str, str] = {}
+
+    def word(pair: Weighed) -> tuple:
+        c = decision_conflict(docs, pair, 0, named)
+        entry = json.dumps(_entry(c)[:4], ensure_ascii=False)[:-1]  # but its rank, and the list's end
+        shown = _printed(c.to_json()).encode("utf-8", "surrogatepass")
+        return (pair.older, pair.newer, pair.score(DEFAULT), c.kind, entry, shown)
+
+    return word
 
 
 def _unmarshal(data: Any) -> Any:
@@ -529,47 +585,32 @@ def _entry_text(c: Conflict) -> str:
 
 
 def _reprinted(
-    store: DerivedStore,
-    name: str,
-    printed_name: str,
-    code: str,
-    texts: list[str],
-    part: list[Conflict],
-    last: LastPart | None = None,
+    store: DerivedStore, name: str, printed_name: str, code: str, texts: list[str], part: list[Conflict]
 ) -> list[str]:
     """Each conflict of `part` as `printed` prints it (`texts`: each as `encode` gives it): a kept
     one's as kept; else taken from the part kept last where it holds the same entry, whatever its
-    rank, printed by the same code; printed where it does not. After a change most of 25,000
-    entries are the same. `last`: that part, where the caller read it already."""
-    if last is None:
-        last = LastPart.read(store, name, printed_name, code)
+    rank, printed by the same code; printed where it does not."""
+    last = LastPart.read(store, name, printed_name, code)
     found = []
     known: dict[str, str] | None = None
     for text, conflict in zip(texts, part):
         shown = getattr(conflict, "shown", None)  # a `KeptConflict`
         if shown is None and last is not None:
-            entry = text[: text.rindex(", ")]  # the entry but its rank, which `printed` leaves out
-            shown = last.shown_for(conflict, entry)
-            if shown is None:
-                if known is None:
-                    known = last.by_entry()
-                shown = known.get(entry)
+            if known is None:
+                known = last.by_entry()
+            shown = known.get(text[: text.rindex(", ")])  # the entry but its rank, which `printed` leaves out
         found.append(shown if shown is not None else _printed(conflict.to_json()))
     return found
 
 
 class LastPart:
     """The part before (or after) the duplicates as the last call kept it: each entry as `encode`
-    gave it (but its rank) and as `printed` printed it, found by its place, and the pairs its
-    decision entries were worded for (`KeptWords`, where they were kept with it)."""
+    gave it (but its rank) and as `printed` printed it, found by its place."""
 
     def __init__(self, digest: str, text: str, lengths: array, printed: str, printed_lengths: array):
         self.digest, self.text, self.printed = digest, text, printed
         self.starts = [0, *itertools.accumulate(size + 2 for size in lengths)]
         self.printed_starts = [0, *itertools.accumulate(size + 2 for size in printed_lengths)]
-        self.setting = ""
-        self.checks: list[Any] = []  # each entry's `KeptWords` check, None for all but decision pairs'
-        self.places: dict[tuple[str, str], int] = {}  # a decision pair's entry's place
 
     @classmethod
     def read(cls, store: DerivedStore, name: str, printed_name: str, code: str) -> LastPart | None:
@@ -588,19 +629,6 @@ class LastPart:
             return None
         return cls(last[0], last[1], lengths, printed, printed_lengths)
 
-    def read_words(self, store: DerivedStore, setting: str) -> None:
-        """The checks kept with this part for `setting` (none where another's, or none, are kept)."""
-        found = _unmarshal(store.kept(WORDS, self.digest))
-        if not (isinstance(found, tuple) and len(found) == 3 and found[0] == self.digest and found[1] == setting):
-            return
-        checks = found[2]
-        if not isinstance(checks, list) or len(checks) != len(self.starts) - 1:
-            return
-        self.setting, self.checks = setting, checks
-        self.places = {
-            (c[0], c[1]): n for n, c in enumerate(checks) if isinstance(c, tuple) and len(c) == KeptWords.SIZE
-        }
-
     def entry(self, at: int) -> str:
         """The entry at `at` as `encode` gave it, but its rank."""
         found = self.text[self.starts[at] : self.starts[at + 1] - 2]
@@ -609,65 +637,9 @@ class LastPart:
     def shown(self, at: int) -> str:
         return self.printed[self.printed_starts[at] : self.printed_starts[at + 1] - 2]
 
-    def shown_for(self, conflict: Conflict, entry: str) -> str | None:
-        """A decision pair's entry printed as kept, where the entry kept in its place is `entry`."""
-        at = self.places.get((conflict.ids[0], conflict.ids[1])) if len(conflict.ids) == 2 else None
-        if at is None or self.entry(at) != entry:
-            return None
-        return self.shown(at)
-
     def by_entry(self) -> dict[str, str]:
-        """{an entry as `encode` gave it, but its rank: that entry printed}, but for the decision
-        pairs' (found by their place)."""
-        checks = self.checks
-        return {
-            self.entry(at): self.shown(at) for at in range(len(self.starts) - 1) if not checks or checks[at] is None
-        }
-
-
-class KeptWords:
-    """What the decision pairs' entries of the queue were worded from, for the next call: a pair's
-    ids, its kind, its two files (path and digest: the title, status and status as stated that
-    `conflicts._decision_conflict` words it with are read from them, as the setting reads them),
-    how alike its texts are and its kinship's reasons. A pair whose all are the same as when its
-    entry was kept, under the same setting (the code, how the vault is read, the day), has the
-    same entry: it is read as kept (`conflicts.KeptConflict`), not worded, encoded or printed
-    again (24,230 pairs at 10,000 decision records, a few of which a change touches)."""
-
-    SIZE = 9
-
-    def __init__(self, store: DerivedStore, setting: str, docs: Mapping[str, Document]):
-        self.setting, self.docs = setting, docs
-        self.last = LastPart.read(store, PARTS[0], PRINTED_PARTS[0], code_fingerprint())
-        if self.last is not None:
-            self.last.read_words(store, setting)
-        self.made: dict[int, tuple] = {}  # id of each decision pair's entry of this call: its check
-        self.reused = 0
-
-    def __call__(self, pair: Weighed, rank: int, word: Callable[[], Conflict]) -> Conflict:
-        from .conflicts import KeptConflict
-
-        older, newer = self.docs[pair.older], self.docs[pair.newer]
-        check = (older.path, older.digest, newer.path, newer.digest, pair.alike, tuple(pair.like.reasons))
-        last = self.last
-        at = last.places.get((pair.older, pair.newer)) if last is not None else None
-        conflict: Conflict
-        if last is not None and at is not None and tuple(last.checks[at][3:]) == check:
-            kind = last.checks[at][2]
-            conflict = KeptConflict(kind, [pair.older, pair.newer], rank, last.entry(at), last.shown(at))
-            self.reused += 1
-        else:
-            conflict = word()
-        self.made[id(conflict)] = (pair.older, pair.newer, conflict.kind, *check)
-        return conflict
-
-    def keep(self, store: DerivedStore, digest: str, part: list[Conflict]) -> None:
-        """Keep each entry's check with the part kept under `digest` (unless the same are kept)."""
-        checks = [self.made.get(id(c)) for c in part]
-        last = self.last
-        if last is not None and last.digest == digest and last.setting == self.setting and last.checks == checks:
-            return
-        store.keep(WORDS, digest, marshal.dumps((digest, self.setting, checks)))
+        """{an entry as `encode` gave it, but its rank: that entry printed}."""
+        return {self.entry(at): self.shown(at) for at in range(len(self.starts) - 1)}
 
 
 def kept_queue(store: DerivedStore, key: str, encoded: bool = True) -> str | None:
@@ -679,44 +651,90 @@ def kept_queue(store: DerivedStore, key: str, encoded: bool = True) -> str | Non
     return _encoded(parts) if encoded else _printed_whole(parts)
 
 
+def _named(store: DerivedStore, key: str) -> tuple[str, list[str], Tail | None] | None:
+    """What the queue's row under `key` names: the duplicates' digest, the faults' digests, and the
+    decision pairs' entries kept apart (None where none are); None where no queue is kept under
+    `key`, or its decision pairs' record is another's."""
+    from . import kept_chosen
+
+    found = _unmarshal(store.kept(OBJECTS, key))
+    if not (
+        isinstance(found, tuple)
+        and len(found) == 5
+        and all(isinstance(v, str) for v in found[:4])
+        and type(found[4]) is int
+    ):
+        return None
+    digest, before, after, chosen, start = found
+    if not chosen:
+        return digest, [before, after], None
+    record = kept_chosen.load(store.kept(CHOSEN, chosen))
+    if record is None:
+        return None
+    return digest, [before, after], Tail(kept_chosen.Chosen(record, _rows(store)), chosen, start)
+
+
+def _rows(store: DerivedStore) -> Callable[[list[str]], dict[str, bytes]]:
+    return lambda keys: store.kept_rows(CHOSEN, keys)
+
+
 def kept_parts(store: DerivedStore, key: str, encoded: bool = True) -> tuple[str, str, str] | None:
     """The parts of the queue kept under `key` (before the duplicates, the duplicates, after them),
     as `_encoded` joins them (`encoded`) or as `_printed_whole` does; None where none is kept, or
     where another queue's parts were kept since under the same names."""
-    named = _load(store.kept(OBJECTS, key), 3)
+    from .kept_chosen import Stale
+
+    named = _named(store, key)
     if named is None:
         return None
-    digest, *digests = named
-    if not encoded:
-        found = _printed_pieces(store, digest, digests)
-        if found is None:
+    digest, digests, tail = named
+    try:
+        if not encoded:
+            found = _printed_pieces(store, digest, digests, tail)
+            if found is None:
+                return None
+            return (
+                b",\n".join(found[0]).decode("utf-8", "surrogatepass"),
+                str(found[1], "utf-8"),
+                str(found[2], "utf-8"),
+            )
+        duplicates = _kept_text(store, DUPLICATES, digest)
+        if duplicates is None:
             return None
-        texts = [str(piece, "utf-8") for piece in found]
-        return texts[0], texts[1], texts[2]
-    duplicates = _kept_text(store, DUPLICATES, digest)
-    if duplicates is None:
+        code = code_fingerprint()
+        parts = []
+        for name, part_digest in zip(PARTS, digests):
+            kept = _load_part(store.kept(name, part_digest))
+            if kept is None or kept[0] != part_digest or kept[2] != code:
+                return None
+            parts.append(kept[1])
+        if tail is not None:
+            parts[0] = ", ".join(part for part in (parts[0], tail.encoded()) if part)
+        return parts[0], duplicates, parts[1]
+    except Stale:
         return None
-    code = code_fingerprint()
-    parts = []
-    for name, part_digest in zip(PARTS, digests):
-        kept = _load_part(store.kept(name, part_digest))
-        if kept is None or kept[0] != part_digest or kept[2] != code:
-            return None
-        parts.append(kept[1])
-    return parts[0], duplicates, parts[1]
 
 
 def kept_printed(store: DerivedStore, key: str) -> list[bytes | memoryview] | None:
     """The queue kept under `key` as `printed` prints it, as pieces of UTF-8 to write one after
-    the other (none decoded or joined: most of a large vault's queue is one piece); None where
+    the other (none decoded or joined: most of a large vault's queue is a few pieces); None where
     none is kept, or another queue's parts were kept since under the same names."""
-    named = _load(store.kept(OBJECTS, key), 3)
+    from .kept_chosen import Stale
+
+    named = _named(store, key)
     if named is None:
         return None
-    digest, *digests = named
-    parts = _printed_pieces(store, digest, digests)
+    try:
+        parts = _printed_pieces(store, *named)
+    except Stale:
+        return None
     if parts is None:
         return None
+    return _pieces([*parts[0], parts[1], parts[2]])
+
+
+def _pieces(parts: list[bytes | memoryview]) -> list[bytes | memoryview]:
+    """The queue as `printed` prints it, in pieces of UTF-8, from its parts' printed entries."""
     found = [part for part in parts if part]
     if not found:
         return [b'{\n  "conflicts": []\n}']
@@ -727,8 +745,12 @@ def kept_printed(store: DerivedStore, key: str) -> list[bytes | memoryview] | No
     return pieces
 
 
-def _printed_pieces(store: DerivedStore, digest: str, digests: list[str]) -> list[memoryview] | None:
-    """The printed duplicates of `digest` and structural faults of `digests`, as kept (UTF-8)."""
+def _printed_pieces(
+    store: DerivedStore, digest: str, digests: list[str], tail: Tail | None
+) -> tuple[list[bytes | memoryview], memoryview, memoryview] | None:
+    """The printed part before the duplicates (in pieces: its faults, then the decision pairs'
+    entries kept apart, a piece a block), the duplicates of `digest` and the part after them, as
+    kept (UTF-8). `kept_chosen.Stale` where a row of the decision pairs is gone."""
     code = code_fingerprint()
     duplicates = _kept_printed(store, DUPLICATES_PRINTED, digest, "")
     if duplicates is None:
@@ -736,7 +758,10 @@ def _printed_pieces(store: DerivedStore, digest: str, digests: list[str]) -> lis
     parts = [_kept_printed(store, name, part_digest, code) for name, part_digest in zip(PRINTED_PARTS, digests)]
     if parts[0] is None or parts[1] is None:
         return None
-    return [parts[0], duplicates, parts[1]]
+    before: list[bytes | memoryview] = [parts[0]]
+    if tail is not None:
+        before += tail.printed()
+    return [piece for piece in before if piece], duplicates, parts[1]
 
 
 def _keep_printed(store: DerivedStore, name: str, digest: str, code: str, text: str) -> None:
@@ -847,7 +872,7 @@ class Asked:
         code = code_fingerprint() if store is not None else ""
         self.setting = setting_key(reading, native, on, code, compatible) if store is not None else ""
         self._weighing: weighing.Weighing | None = None
-        self.words: KeptWords | None = None  # the decision pairs' entries kept, as the queue worked out read them
+        self.chosen: Any = None  # the decision pairs' entries of the queue worked out (`kept_chosen.Chosen`)
 
     @functools.cached_property
     def key(self) -> str:
@@ -951,39 +976,54 @@ class Asked:
             self.store.forget_rows(WEIGHED, unnamed)  # the pairs' rows made again in this call
 
     def _worked_out(
-        self, encoded: bool = False
-    ) -> tuple[tuple[list[Conflict], list[tuple[str, str, str]], list[Conflict]], str]:
+        self, encoded: bool = False, pieces: bool = False
+    ) -> tuple[tuple[list[Conflict], list[tuple[str, str, str]], list[Conflict]], Tail, Any]:
         """The queue worked out (what changed weighed again) and kept: its three parts
-        (`conflicts.queue_parts`), and its printed text ("" where there is no store to keep it in);
-        `encoded` where the caller reads the queue kept as `encode` gives it (`keep_queue`)."""
+        (`conflicts.queue_parts`) but the decision pairs' entries at the end of the first, those
+        (`Tail`), and its printed text ("" where there is no store to keep it in; in pieces of UTF-8
+        where `pieces`); `encoded` where the caller reads the queue kept as `encode` gives it
+        (`keep_queue`)."""
         from ..records.store_rows import read_relations
-        from .conflicts import queue_parts
+        from .conflicts import DECISIONS_ORDER, KeptConflict, order_of, queue_parts
+        from .kept_chosen import follow_or_make
 
         content = self.content  # before the weighing splits and decodes the rows' texts
+        store = self.store
         with collector_paused():
             pairs = self.weighing()
-            if self.store is not None:  # every document's relations, as the structural checks ask them
+            if store is not None:  # every document's relations, as the structural checks ask them
                 read_relations(self.documents)
-            words = (
-                KeptWords(self.store, self.setting, pairs.docs) if self.store is not None and not self.full else None
-            )
-            self.words = words
-            parts = queue_parts(
+            last = _last_chosen(store) if store is not None and not self.full else None
+            read = _rows(store) if store is not None else None
+            made = follow_or_make(pairs, self.setting, last, read, _worder(pairs.docs))
+            self.chosen = made.chosen
+            before, listed, after = queue_parts(
                 self.documents,
                 self.native,
                 self.compatible,
-                weighed=pairs.best(),  # all `conflicts.choose` lists among
+                weighed=[],  # the decision pairs' entries are kept apart (`kept_chosen`)
                 duplicates=pairs.duplicates,
-                successors_of=self._successors if self.store is not None else None,
-                kept_words=words,
+                successors_of=self._successors if store is not None else None,
             )
             self.keep_weighing()
+            made.identify(self.setting, pairs)
+            digest = made.keep(store, CHOSEN) if store is not None else ""
+            # The rule contradictions stand among the decision pairs' first (all are ranked 0).
+            rules = [c for c in before if order_of(c) == DECISIONS_ORDER]
+            start = 0
+            first = made.chosen.first() if rules else None
+            if first is not None:
+                older, newer, _, kind, entry, shown = first
+                head = KeptConflict(kind, [older, newer], 0, entry, str(shown, "utf-8", "surrogatepass"))
+                before = before[: len(before) - len(rules)] + sorted([head, *rules], key=lambda c: c.ids)
+                start = 1
+            tail = Tail(made.chosen, digest, start)
             text = (
-                keep_queue(self.store, self.key, *parts, encoded=encoded, words=words) if self.store is not None else ""
+                keep_queue(store, self.key, before, listed, after, encoded, tail, pieces) if store is not None else ""
             )
-            if self.store is not None and content is not None:
-                self.store.keep(CONTENT, content, self.key)
-        return parts, text
+            if store is not None and content is not None:
+                store.keep(CONTENT, content, self.key)
+        return (before, listed, after), tail, text
 
     def _successors(self, docs: dict, lacking: list[str], compatible: frozenset, related: dict) -> dict:
         """`successors.likeliest_successors` for the structural checks, from what was kept of
@@ -1014,10 +1054,19 @@ class Asked:
         and kept."""
         from .conflicts import Conflicts, duplicate_listed
 
+        from .kept_chosen import Stale
+
         found = self._kept_queue()
         if found is None:
-            (before, listed, after), _ = self._worked_out(encoded=True)
-            found = Conflicts(_plain(before) + [duplicate_listed(*d) for d in listed] + after)
+            (before, listed, after), tail, _ = self._worked_out(encoded=True)
+            found = self._kept_queue() if self.store is not None else None
+            if found is None:  # no store, or it kept nothing
+                try:
+                    decisions = tail.conflicts()
+                except Stale:  # a block's entries gone beside its printed text: all again
+                    again = Asked(self.documents, self.reading, self.native, self.store, self.on, self.compatible, True)
+                    return again.conflicts()
+                found = Conflicts(_plain(before + decisions) + [duplicate_listed(*d) for d in listed] + after)
         return found
 
     def kept_conflicts(self) -> Conflicts | None:
@@ -1033,8 +1082,23 @@ class Asked:
             return kept
         from .conflicts import Conflicts, duplicate_listed
 
-        (before, listed, after), text = self._worked_out()
-        return text or printed(Conflicts(_plain(before) + [duplicate_listed(*d) for d in listed] + after))
+        (before, listed, after), tail, text = self._worked_out()
+        return text or printed(Conflicts(before + tail.conflicts() + [duplicate_listed(*d) for d in listed] + after))
+
+    def printed_pieces(self) -> list[bytes | memoryview]:
+        """`printed()` in pieces of UTF-8 to write one after the other (`kept_printed`): the decision
+        pairs' blocks as kept or followed, none decoded or joined (24 MB at 10,000 records)."""
+        store = self.store
+        if store is None:
+            return [self.printed().encode("utf-8")]
+        if not self.full:
+            found = kept_printed(store, self.key)
+            if found is None and self._kept_parts(encoded=False) is not None:  # kept for the same content
+                found = kept_printed(store, self.key)
+            if found is not None:
+                return found
+        _, _, found = self._worked_out(pieces=True)
+        return found
 
 
 def _plain(found: list[Conflict]) -> list[Conflict]:
