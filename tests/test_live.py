@@ -213,32 +213,3 @@ def test_the_watchers_walks_never_set_off_the_cycle_collector(builder, monkeypat
         gc.set_threshold(*thresholds)
     assert gc.isenabled()
     assert in_walks == []
-
-
-def test_sweeps_are_as_rare_as_the_walk_is_long(builder, monkeypatch):
-    """A sweep walks the whole vault (0.5-1.5 s at 100,000 files, beside a TUI's screen that shares
-    the interpreter with it): the next waits `SWEEP_SHARE` times as long as the last walk took, and
-    never less than `SWEEP_SECONDS`."""
-    from workbench.core.records import live
-
-    builder.add("mem-entity-core")
-    vault = Vault.open(builder.root)
-    walks: list[float] = []
-    refresh = vault.index.refresh  # what the watcher walks with
-
-    def slow_walk():
-        walks.append(time.monotonic())
-        time.sleep(0.1)  # a walk of a large vault
-        refresh()
-
-    monkeypatch.setattr(vault.index, "refresh", slow_walk)
-    monkeypatch.setattr(live, "SWEEP_SECONDS", 0.0)  # only the walk's length sets the wait
-    watcher = vault.watch()
-    try:
-        assert watcher.ready.wait(5)
-        time.sleep(1.0)  # ten yields of the watcher: a sweep at each, were it not for the walk's length
-        assert len(walks) == 1  # the catch-up only
-        monkeypatch.setattr(live, "SWEEP_SHARE", 1)
-        assert wait_for(lambda: len(walks) > 2)  # a sweep a walk's length after the last
-    finally:
-        watcher.stop()

@@ -46,9 +46,9 @@ class Pieces(tuple):
 
 def unmarshal_in_pieces(source: BinaryIO) -> Any:
     """What `marshal.loads(source.read())` gives, read from `source` a piece at a time where it
-    is a tuple of texts and bytes, each text longer than `PIECE` bytes (and than 255: a short one is
-    always whole) given as its `Pieces`;
-    anything else read whole. ValueError, EOFError or TypeError where `marshal.loads` would raise."""
+    is a tuple of texts and bytes, each text longer than `PIECE` bytes (and than 255: a short one
+    is always whole) given as its `Pieces`; anything else read whole. ValueError, EOFError or
+    TypeError where `marshal.loads` would raise."""
     head = source.read(1 + 4)
     kind = head[0] & ~_FLAG_REF if head else None
     if kind not in _TUPLES:

@@ -23,12 +23,6 @@ from .walk import is_debris
 __all__ = ["VaultWatcher", "watched_folders"]
 
 SWEEP_SECONDS = 10.0
-"""The least time between two sweeps (a walk of the vault, catching what the OS may have dropped)."""
-SWEEP_SHARE = 50
-"""And the least time between two, as a multiple of the last walk's: at 100,000 files a walk takes
-0.5-1.5 s of a process whose screen shares the interpreter with it, and one every ten seconds held
-that screen still 100-140 ms at a time, a tenth of every minute; at 10,000 files it is 0.05 s,
-a sweep every ten seconds as before."""
 
 
 def _relevant(root: Path, change: Change, path: str, settings: str = "") -> str | None:
@@ -91,8 +85,6 @@ class VaultWatcher:
         self._thread: threading.Thread | None = None
         self.ready = threading.Event()
         self._last_sweep = 0.0
-        self._walked = 0.0
-        """Seconds the last walk took."""
 
     def start(self) -> VaultWatcher:
         self._thread = threading.Thread(target=self._run, name="workbench-watcher", daemon=True)
@@ -126,10 +118,8 @@ class VaultWatcher:
         collections that walked every object made since the app froze its heap, holding the
         interpreter (316 ms in a TUI session, its screen still). They hold no cycles: freed by
         their counts as ever."""
-        began = time.perf_counter()
         with collector_paused():
             self.vault.refresh()
-        self._walked = time.perf_counter() - began
 
     def _watch(self, root: Path, folders: list[str]) -> None:
         """Apply each batch heard in `folders` until stopped, or until a folder appears (returning,
@@ -168,7 +158,7 @@ class VaultWatcher:
                     self.vault.refresh_paths(files)
             if paths and self.on_change is not None:
                 self.on_change(paths, time.perf_counter() - seen)
-            if time.perf_counter() - self._last_sweep > max(SWEEP_SECONDS, SWEEP_SHARE * self._walked):
+            if time.perf_counter() - self._last_sweep > SWEEP_SECONDS:
                 # Now and then, after the batch is in (a walk and a stat per file costs a tenth of
                 # a second at 10,000 files, which no batch should wait for): catch what the OS
                 # may have dropped, such as an overflowed queue.
