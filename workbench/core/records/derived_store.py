@@ -37,7 +37,7 @@ from array import array
 from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TypeVar
+from typing import BinaryIO, TypeVar
 
 from ..vocabulary.files import folder_identity
 from .record import UNKNOWN_INO, Record
@@ -730,6 +730,24 @@ class DerivedStore:
             self._failed(error)
             return None
         return row[0] if row else None
+
+    def kept_read(self, name: str, key: str, read: Callable[[BinaryIO], T]) -> T | None:
+        """`read(value)` of the bytes kept as `name` if they were kept under `key`, else None: the
+        value given as a file that SQLite reads a piece at a time as `read` asks (its incremental
+        blob I/O), where `kept` hands it over whole in one call that holds the interpreter (0.1-0.4 s
+        for the 72 MB of a 100,000-document vault's conflicts queue, `kept_pieces`). None too where
+        the value changes while it is read."""
+        try:
+            row = self.db.execute(
+                "SELECT rowid FROM kept WHERE name = ? AND key = ? AND typeof(value) = 'blob'", (name, key)
+            ).fetchone()
+            if row is None:
+                return None
+            with self.db.blobopen("kept", "value", row[0], readonly=True) as value:
+                return read(value)  # type: ignore[arg-type]
+        except sqlite3.DatabaseError as error:
+            self._failed(error)
+            return None
 
     def kept_last(self, name: str) -> str | bytes | None:
         """The value kept as `name`, whatever key it was kept under (one is kept for each name):

@@ -345,11 +345,19 @@ def decode(text: str) -> Conflicts | None:
     return _decoded(_entries(text))
 
 
-def decode_parts(parts: Iterable[str]) -> Conflicts | None:
+def decode_parts(parts: Iterable[str | Iterable[str]]) -> Conflicts | None:
     """The queue `_encoded(parts)` gives, decoded from the parts as they are (each its entries
-    without the list's brackets): joining them first copied 100 MB at 100,000 documents in calls
-    that held the interpreter 0.4 s."""
-    return _decoded(entry for part in parts for entry in _items(part, 0, None))
+    without the list's brackets, a text or its pieces: `kept_pieces.Pieces`): joining them first
+    copied 100 MB at 100,000 documents in calls that held the interpreter 0.4 s."""
+    return _decoded(entry for part in parts for entry in _part_entries(part))
+
+
+def _part_entries(part: str | Iterable[str]) -> Iterator[Any]:
+    if isinstance(part, str):
+        return _items(part, 0, None)
+    from ..records.kept_pieces import json_values
+
+    return json_values(part)
 
 
 def _decoded(entries: Iterable[Any]) -> Conflicts | None:
@@ -678,10 +686,14 @@ def _rows(store: DerivedStore) -> Callable[[list[str]], dict[str, bytes]]:
     return lambda keys: store.kept_rows(CHOSEN, keys)
 
 
-def kept_parts(store: DerivedStore, key: str, encoded: bool = True) -> tuple[str, str, str] | None:
+def kept_parts(
+    store: DerivedStore, key: str, encoded: bool = True, in_pieces: bool = False
+) -> tuple[str, Any, str] | None:
     """The parts of the queue kept under `key` (before the duplicates, the duplicates, after them),
     as `_encoded` joins them (`encoded`) or as `_printed_whole` does; None where none is kept, or
-    where another queue's parts were kept since under the same names."""
+    where another queue's parts were kept since under the same names. `in_pieces` (with
+    `encoded`): the duplicates read a piece at a time, their text perhaps as its pieces, for
+    `decode_parts` (`_load_in_pieces`)."""
     from .kept_chosen import Stale
 
     named = _named(store, key)
@@ -698,7 +710,7 @@ def kept_parts(store: DerivedStore, key: str, encoded: bool = True) -> tuple[str
                 str(found[1], "utf-8"),
                 str(found[2], "utf-8"),
             )
-        duplicates = _kept_text(store, DUPLICATES, digest)
+        duplicates = _kept_text(store, DUPLICATES, digest, in_pieces)
         if duplicates is None:
             return None
         code = code_fingerprint()
@@ -789,12 +801,30 @@ def _kept_printed_text(store: DerivedStore, name: str, digest: str, code: str) -
     return None if found is None else str(found, "utf-8")
 
 
-def _kept_text(store: DerivedStore, name: str, digest: str) -> str | None:
+def _kept_text(store: DerivedStore, name: str, digest: str, in_pieces: bool = False) -> Any:
     """The duplicates' text kept as `name` for the duplicates of `digest`; None where another's
     (or none, or not one) is kept. The entry names its digest again inside: what older code kept
     under the same name and digest (both texts in one entry) is not read as this one's."""
-    found = _load(store.kept(name, digest))
+    found = _load_in_pieces(store, name, digest) if in_pieces else _load(store.kept(name, digest))
     return found[1] if found is not None and found[0] == digest else None
+
+
+def _load_in_pieces(store: DerivedStore, name: str, key: str) -> tuple | None:
+    """`_load(store.kept(name, key))`, read a piece at a time and a long text given as its pieces
+    (`kept_pieces`): read whole, the duplicates of a 100,000-document vault (72 MB) held the
+    interpreter 0.1-0.5 s, a screen in another thread still meanwhile."""
+    from ..records.kept_pieces import Pieces, unmarshal_in_pieces
+
+    def read(source: Any) -> Any:
+        try:
+            return unmarshal_in_pieces(source)
+        except (ValueError, TypeError, EOFError):
+            return None
+
+    found = store.kept_read(name, key, read)
+    if not (isinstance(found, tuple) and len(found) == 2 and all(isinstance(v, (str, Pieces)) for v in found)):
+        return None
+    return found
 
 
 def _load(data: Any, size: int = 2) -> tuple | None:
@@ -898,24 +928,24 @@ class Asked:
 
     def _kept_queue(self) -> Conflicts | None:
         """The queue kept under this question's key, decoded from its parts; None where none is."""
-        parts = self._kept_parts(encoded=True)
+        parts = self._kept_parts(encoded=True, in_pieces=True)
         return decode_parts(parts) if parts is not None else None
 
-    def _kept_parts(self, encoded: bool) -> tuple[str, str, str] | None:
+    def _kept_parts(self, encoded: bool, in_pieces: bool = False) -> tuple[str, Any, str] | None:
         """The parts of the queue kept under this question's key, or else of the queue kept for
         documents the queue reads alike (`content`: a change to the body of a note), which is then
         kept under this key too; None where neither is."""
         store = self.store
         if store is None or self.full:
             return None
-        found = kept_parts(store, self.key, encoded)
+        found = kept_parts(store, self.key, encoded, in_pieces)
         if found is not None:
             return found
         content = self.content
         before = store.kept(CONTENT, content) if content is not None else None
         if content is None or not isinstance(before, str):
             return None
-        found = kept_parts(store, before, encoded)
+        found = kept_parts(store, before, encoded, in_pieces)
         value = store.kept(OBJECTS, before)
         if found is None or value is None:
             return None
