@@ -154,7 +154,7 @@ class MainScreen(LayoutKeptScreen):
     def load_vault(self) -> None:
         try:
             self.vault = self.start.opened(self.opening or Opening(self.vault_path, self.flavour))
-            self.post_message(VaultOpened(len(self.vault), empty_note(self.vault), self.vault.secret_note()))
+            self.post_message(VaultOpened(len(self.vault), empty_note(self.vault), self.vault.secret_note(ask=True)))
             # The summary (every problem, the graph) takes the interpreter for a while on a large
             # vault: the first titles go on screen before it starts.
             self._titles_listed.wait(timeout=2.0)
