@@ -358,6 +358,10 @@ class Weighing:
     """The decision pairs and the duplicates of one vault as it is, worked out from what was kept
     (`Kept`) for the vault as it was, or from nothing (`full`)."""
 
+    # Every pair drawn, read and asked whether it is settled after a change, as a pass over every
+    # pair does: what the pairs touched alone must give (tests compare the two).
+    everywhere = False
+
     def __init__(
         self,
         documents: Iterable[Document],
@@ -633,6 +637,8 @@ class Weighing:
         kept, docs = self.kept, self.docs
         pairs = self._pairs = KeptPairs(self.rows, kept.pair_rows, kept.pair_index)
         settled_again = self._settled_again()
+        if self.everywhere:
+            redrawn, settled_again = redrawn | kept.handles.keys(), set(kept.handles)
         asked = redrawn | settled_again
         pairs.read_index(asked)
         before: dict[tuple[str, str], int] = {}
