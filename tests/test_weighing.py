@@ -13,6 +13,7 @@ import pytest
 from tests.benchmarks.generate_shapes import draw, generate_shaped_vault
 from workbench import Vault
 from workbench.core.services import kept_conflicts, weighing
+from workbench.core.services.kept_pairs import PAIR_ROWS
 from workbench.core.services.conflicts import (
     DEFAULT,
     PAIRED,
@@ -506,7 +507,7 @@ def test_a_change_writes_the_rows_of_the_pairs_it_weighed_and_forgets_those_repl
     vault = Vault.open(vault_root)
     asked(vault).conflicts()
     before = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, asked(vault).setting))
-    assert before is not None and len(before.pair_rows) == weighing.PAIR_ROWS
+    assert before is not None and len(before.pair_rows) == PAIR_ROWS
     paired = weigh_decisions_ids(vault_root)[5]
     rewrite(vault_root / next(d.path for d in vault.documents if d.id == paired), random.Random(5))
     vault = Vault.open(vault_root)
@@ -516,7 +517,7 @@ def test_a_change_writes_the_rows_of_the_pairs_it_weighed_and_forgets_those_repl
     assert not pairs.full and pairs.weighed_again > 0
     after = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
     assert after is not None
-    made = {at for at in range(weighing.PAIR_ROWS) if after.pair_rows[at] != before.pair_rows[at]}
+    made = {at for at in range(PAIR_ROWS) if after.pair_rows[at] != before.pair_rows[at]}
     assert 0 < len(made) <= pairs.weighed_again + 4, (len(made), pairs.weighed_again)
     stored = _pair_rows_kept(vault)
     assert set(after.pair_rows) <= stored

@@ -51,7 +51,7 @@ from .conflicts import (
     pairs_to_weigh,
     weigh_pair,
 )
-from .kept_pairs import INDEX_ROWS, NONE, PAIR_ROWS, KeptPairs
+from .kept_pairs import NONE, KeptPairs
 from ..records.store_rows import relations_of
 from ..vocabulary.model import DocType, Document, Status
 from ..views.similarity import Bm25, Corpus, Likeness, Profile, profiles_of, rarity
@@ -305,6 +305,11 @@ class KeptBm25(Bm25):
                 total += self._share(term, doc_id, count)
         return total
 
+    def term_shares(self, doc_id: str) -> dict[str, float]:
+        """Each term's share of a decision's score (`score` of `asked` is the sum of those of its
+        terms held, in its order): worked out once where every decision's query asks it."""
+        return {term: self._share(term, doc_id, count) for term, count in self.counts_of(doc_id).items() if count}
+
     def likeliest_few(self, asked: list[str], most: int, other_than: str = "") -> list[tuple[float, str]]:
         """The `most` decisions with the highest scores for `asked`, best first, as
         `Bm25.likeliest_few` orders them (the greater id first among equals)."""
@@ -342,6 +347,17 @@ def _wanted(row: Any, wanted: Callable[[Any], Any]) -> Any:
 # What says a kept row does not hold together: everything is worked out again.
 _BROKEN = (KeyError, ValueError, IndexError, StopIteration, TypeError)
 DIGEST = 16  # the opening of a document's digest kept in `Kept.reach`: enough to tell a change
+
+
+def _score(asked: list[str], shares: dict[str, float]) -> float:
+    """`KeptBm25.score` from a decision's `shares`: the same sum, in the same order."""
+    if shares.keys().isdisjoint(asked):
+        return 0.0  # most decisions ask none of a changed one's terms
+    total = 0.0
+    for term in asked:
+        if term in shares:
+            total += shares[term]
+    return total
 
 
 def _older_first(when: dict[str, tuple], a: str, b: str) -> tuple[str, str]:
@@ -534,12 +550,14 @@ class Weighing:
         rows.fetch(kept.postings[term] for doc_id in again for term in kept.asked[doc_id] if term in kept.postings)
         for doc_id in again:
             self._keep_few(doc_id, bm25.likeliest_few(kept.asked[doc_id], REVIEW_NEIGHBOURS, other_than=doc_id))
+        shares = [(other, bm25.term_shares(other)) for other in changed]
         for doc_id in current.keys() - again:
             asked = kept.asked[doc_id]
-            met = [(score, other) for other in changed if (score := bm25.score(asked, other))]
+            met = [(score, other) for other, share in shares if (score := _score(asked, share))]
             if met:
                 few = ([kept.top[doc_id]] if doc_id in kept.top else []) + kept.near.get(doc_id, [])
-                self._keep_few(doc_id, heapq.nlargest(REVIEW_NEIGHBOURS, few + met))
+                if len(few) < REVIEW_NEIGHBOURS or max(met) > few[-1]:  # else its most alike stay
+                    self._keep_few(doc_id, heapq.nlargest(REVIEW_NEIGHBOURS, few + met))
         moved = gone | {doc_id for doc_id in current if kept.top.get(doc_id) != before.get(doc_id)}
         # The decisions whose pairs may be drawn otherwise (`pairs_to_weigh`): those moved, those
         # whose next most alike changed, and those citing a handle a changed one held or holds.
@@ -636,7 +654,7 @@ class Weighing:
         changed (`_settled_again`): a pair of two others is drawn, weighed and settled as before."""
         kept, docs = self.kept, self.docs
         pairs = self._pairs = KeptPairs(self.rows, kept.pair_rows, kept.pair_index)
-        settled_again = self._settled_again()
+        settled_again = self._settled_again(moved)
         if self.everywhere:
             redrawn, settled_again = redrawn | kept.handles.keys(), set(kept.handles)
         asked = redrawn | settled_again
@@ -685,10 +703,16 @@ class Weighing:
         """The pairs touching a decision `redrawn` as `pairs_to_weigh` draws them now: each such
         decision's own, and each pair kept of one with another that still draws it."""
         kept = self.kept
-        by_handle: dict[str, list[str]] = {}
-        for doc_id, held in kept.handles.items():
-            for handle in held:
-                by_handle.setdefault(handle, []).append(doc_id)
+        partners = {
+            newer if older in redrawn else older for older, newer in before if (older in redrawn) != (newer in redrawn)
+        }
+        cited = {mention for doc_id in redrawn | partners for mention in kept.mentions.get(doc_id, ())}
+        by_handle: dict[str, list[str]] = {}  # of the handles those that draw pairs here cite
+        if cited:
+            for doc_id, held in kept.handles.items():
+                for handle in held:
+                    if handle in cited:
+                        by_handle.setdefault(handle, []).append(doc_id)
         drawn: dict[str, set[tuple[str, str]]] = {}
 
         def drawn_by(doc_id: str) -> set[tuple[str, str]]:
@@ -739,19 +763,23 @@ class Weighing:
                 kept.supers[doc_id] = list(named)
                 stack.extend(named)
 
-    def _settled_again(self) -> set[str]:
+    def _settled_again(self, moved: set[str]) -> set[str]:
         """The decisions whose pairs' settledness may have changed since it was asked: those from
         which a document whose supersessions changed is reachable, as it was or is now (a pair is
         settled through a third document that one of its two supersedes). `reach` and `supers`
-        follow the change; a document reachable no more stays in them (only asked for nothing)."""
+        follow the change; a document reachable no more stays in them (only asked for nothing).
+        `moved`: the decisions changed or gone, among others (the rest are as they were)."""
         kept, docs, supersedes = self.kept, self.docs, self.supersedes
-        moved = []
+        digests = kept.digests
+        edited = []
         for doc_id, digest in kept.reach.items():
+            if doc_id in digests and doc_id not in moved:
+                continue  # a decision as it was
             doc = docs.get(doc_id)
             if (doc.digest[:DIGEST] if doc is not None else "") != digest:
-                moved.append(doc_id)
+                edited.append(doc_id)
         changed: dict[str, list[str]] = {}  # what each document whose supersessions changed superseded
-        for doc_id in moved:
+        for doc_id in edited:
             doc = docs.get(doc_id)
             kept.reach[doc_id] = doc.digest[:DIGEST] if doc is not None else ""
             named = list(supersedes[doc_id]) if doc is not None else []
