@@ -178,3 +178,24 @@ def test_one_change_reads_a_few_rows_of_the_pairs(vault_root):
     assert not pairs.full and pairs.weighed_again >= REVIEW_NEIGHBOURS
     assert 0 < len(asked) < (PAIR_ROWS + INDEX_ROWS) // 20, len(asked)
     assert count == len(pairs.weighed())  # the whole list, read when asked
+
+
+def test_the_rows_kept_after_changes_are_those_the_record_names(vault_root):
+    """A change replaces the rows of the terms it touched (their postings, the changed decision's
+    terms) and of the pairs it weighed again: those replaced are deleted, not left until the next
+    full count (they added up to a thousand rows a change, and the count of rows kept went up at
+    each change and down at each full count)."""
+    Vault.open(vault_root)._queue(False).conflicts()
+    for n, doc_id in enumerate(sorted(Vault.open(vault_root)._queue(False).weighing().kept.top)[20:23]):
+        _append(vault_root, doc_id, f"The retry budget was raised to {n + 3} attempts after the outage review.")
+        vault = Vault.open(vault_root)
+        queue = vault._queue(False)
+        queue.conflicts()
+        assert not queue.weighing().full
+        record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
+        assert record is not None
+        stored = {
+            key
+            for (key,) in vault.store.db.execute("SELECT key FROM kept_rows WHERE name = ?", (kept_conflicts.WEIGHED,))
+        }
+        assert stored == record.referenced(), n

@@ -155,12 +155,14 @@ class Kept:
             found = self.posting(term, rows)
             at = next(n for n in range(0, len(found), 2) if found[n] == row)
             del found[at : at + 2]
+            rows.dropped.add(self.postings[term])
             if found:
                 self.postings[term] = rows.add(found.tobytes())
                 self.frequency[term] = len(found) // 2
             else:
                 del self.postings[term], self.frequency[term]
-        self.terms.pop(doc_id, None)
+        if doc_id in self.terms:
+            rows.dropped.add(self.terms.pop(doc_id))
 
     def post(self, doc_id: str, counts: Counter, rows: Rows) -> None:
         """Put a decision's counts in `postings`, in a row of its own."""
@@ -172,6 +174,8 @@ class Kept:
         for term, count in counts.items():
             found = self.posting(term, rows)
             found.extend((row, count))
+            if term in self.postings:
+                rows.dropped.add(self.postings[term])
             self.postings[term] = rows.add(found.tobytes())
             self.frequency[term] = len(found) // 2
         self.terms[doc_id] = rows.add(" ".join(counts).encode("utf-8"))
@@ -195,6 +199,7 @@ class Rows:
         self.found: dict[str, bytes] = {}
         self.written: dict[str, bytes] = {}  # made in this call, kept with the record
         self.whole = False  # every row the record names was made in this call: the rest are dropped
+        self.dropped: set[str] = set()  # rows the record named before this call and may name no more
 
     def fetch(self, keys: Iterable[str]) -> None:
         """Read these rows, those not read yet, in one query."""
@@ -810,14 +815,17 @@ class Weighing:
     def keep_pairs(self) -> set[str]:
         """Put the pairs in their rows (`Kept.pair_rows`, `Kept.pair_index`) for the record to be
         kept: those rows alone made again that hold a pair weighed in this call, new or gone
-        (every row after a full count); the keys of the rows the record named and names no more."""
+        (every row after a full count); the keys of the rows the record named and names no more
+        (the pairs', and the postings and terms a change replaced: kept, they added up to a
+        thousand rows at each change until the next full count)."""
         kept = self.kept
         if self._pairs is None:  # not weighed in this call: kept as they were
             return set()
-        before = set(kept.pair_rows) | set(kept.pair_index)
+        before = set(kept.pair_rows) | set(kept.pair_index) | self.rows.dropped
         kept.pair_rows, kept.pair_index = self._pairs.keep()
-        self.pairs_changed, self.pairs_gone = set(), set()
-        return before - set(kept.pair_rows) - set(kept.pair_index) - {""}
+        self.pairs_changed, self.pairs_gone, self.rows.dropped = set(), set(), set()
+        # A row's key is a digest of its bytes: one a change replaced may still be named by another.
+        return before - kept.referenced() - {""}
 
     # -- duplicates -----------------------------------------------------------------------
 
