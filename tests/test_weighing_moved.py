@@ -18,7 +18,7 @@ from workbench import Vault
 from workbench.cli import main
 from workbench.core.services import kept_conflicts, weighing
 from workbench.core.services.conflicts import REVIEW_NEIGHBOURS, pair_to_list, pairs_to_weigh
-from workbench.core.services.kept_pairs import INDEX_ROWS, PAIR_ROWS
+from workbench.core.services.kept_pairs import HALF, INDEX_ROWS, PAIR_ROWS
 
 SIZE = 2400  # about 600 decisions
 CITED = "mem-decision-cited-later-9999"  # an id a decision cites before a decision has it
@@ -199,3 +199,31 @@ def test_the_rows_kept_after_changes_are_those_the_record_names(vault_root):
             for (key,) in vault.store.db.execute("SELECT key FROM kept_rows WHERE name = ?", (kept_conflicts.WEIGHED,))
         }
         assert stored == record.referenced(), n
+
+
+def test_the_queues_pairs_after_a_change_are_read_from_their_own_rows(vault_root):
+    """The queue chooses among the `best` pairs alone (a fifth of those listed): their rows are
+    kept apart, and after a change it reads those and the few rows of the pairs touched, not
+    the rest; the pairs are those of the whole list that are `best`, in its order."""
+    vault = Vault.open(vault_root)
+    vault._queue(False).conflicts()
+    record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, vault._queue(False).setting))
+    assert record is not None
+    rest = set(record.pair_rows[:HALF]) - set(record.pair_rows[HALF:])
+    _append(vault_root, sorted(record.top)[30], "The retry budget was raised to 11 attempts after the outage review.")
+    vault = Vault.open(vault_root)
+    store = vault.store
+    asked: list[str] = []
+    reading = store.kept_rows
+
+    def counted(name: str, keys):
+        keys = list(keys)
+        asked.extend(key for key in keys if key in rest)
+        return reading(name, keys)
+
+    store.kept_rows = counted
+    pairs = vault._queue(False).weighing()
+    best = pairs.best()
+    assert not pairs.full and len(set(asked)) < HALF // 20, len(set(asked))
+    whole = pairs.weighed()
+    assert len(best) > 50 and best == [w for w in whole if w.best] and len(whole) > 2 * len(best)

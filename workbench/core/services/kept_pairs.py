@@ -2,7 +2,8 @@
 
 At 10,000 decision records 137,021 pairs are weighed; reading every one of them after a change
 (0.76 s) cost more than the rest of following it. So each pair's row (as `weighing` encodes it)
-is kept in one of PAIR_ROWS rows, chosen by the pair, and each decision's pairs (each with what
+is kept in one of PAIR_ROWS rows, chosen by the pair (the queue's `best` pairs in the second half,
+apart: the queue reads those alone, a fifth of them), and each decision's pairs (each with what
 its row says: `state`) in one of INDEX_ROWS rows, chosen by the decision: a change reads the
 index of the decisions it moved, and the rows of the pairs it weighed again, not the rest.
 """
@@ -14,9 +15,10 @@ import zlib
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-__all__ = ["PAIR_ROWS", "INDEX_ROWS", "NONE", "LISTED", "BEST", "KeptPairs", "state", "pair_row", "index_row"]
+__all__ = ["PAIR_ROWS", "HALF", "INDEX_ROWS", "NONE", "LISTED", "BEST", "KeptPairs", "state", "pair_row", "index_row"]
 
 PAIR_ROWS = 2048
+HALF = PAIR_ROWS // 2  # a pair's row is `pair_row`, or HALF past it for one of the `best` pairs
 INDEX_ROWS = 2048
 # What a pair's row says, kept in the index beside the pair: no row (settled when weighed, or
 # neither may replace the other), a row, a row of one of the queue's `best` pairs.
@@ -30,8 +32,8 @@ class _Rows(Protocol):  # `weighing.Rows`
 
 
 def pair_row(pair: tuple[str, str]) -> int:
-    """Which of the PAIR_ROWS rows holds a pair."""
-    return zlib.crc32(f"{pair[0]}\t{pair[1]}".encode("utf-8")) % PAIR_ROWS
+    """Which of the PAIR_ROWS rows holds a pair: this, or HALF past it for one of the `best`."""
+    return zlib.crc32(f"{pair[0]}\t{pair[1]}".encode("utf-8")) % HALF
 
 
 def index_row(doc_id: str) -> int:
@@ -81,8 +83,9 @@ class KeptPairs:
             into[at] = _loads(self.rows[keys[at]])
 
     def read_pairs(self, pairs: Iterable[tuple[str, str]]) -> None:
-        """Read the rows holding these pairs, in one query."""
-        self._read((pair_row(pair) for pair in pairs), self.pair_keys, self.parts)
+        """Read the rows that may hold these pairs, in one query."""
+        ats = {pair_row(pair) for pair in pairs}
+        self._read(ats | {HALF + at for at in ats}, self.pair_keys, self.parts)
 
     def read_index(self, doc_ids: Iterable[str]) -> None:
         """Read the index rows of these decisions, in one query."""
@@ -93,8 +96,19 @@ class KeptPairs:
         return self.index[index_row(doc_id)].get(doc_id, {})
 
     def row(self, pair: tuple[str, str]) -> Any:
-        """A pair's row, False for a pair not kept (its row read: `read_pairs`)."""
-        return self.parts[pair_row(pair)].get(pair, False)
+        """A pair's row, False for a pair not kept (its rows read: `read_pairs`)."""
+        at = pair_row(pair)
+        found = self.parts[HALF + at].get(pair, False)
+        return self.parts[at].get(pair, False) if found is False else found
+
+    def _take(self, pair: tuple[str, str]) -> int:
+        """Take a pair out of both rows that may hold it; which it goes in where not best."""
+        at = pair_row(pair)
+        for place in (at, HALF + at):
+            if pair in self.parts[place]:
+                del self.parts[place][pair]
+                self.changed_parts.add(place)
+        return at
 
     def _reading(self, pair: tuple[str, str]) -> None:
         """Its rows read, where the caller did not read them with others'."""
@@ -104,10 +118,10 @@ class KeptPairs:
     def put(self, pair: tuple[str, str], row: Any) -> None:
         """Keep a pair's row, and its state in the index of both its decisions."""
         self._reading(pair)
-        at = pair_row(pair)
+        found = state(row)
+        at = self._take(pair) + (HALF if found == BEST else 0)
         self.parts[at][pair] = row
         self.changed_parts.add(at)
-        found = state(row)
         for doc_id in pair:
             at = index_row(doc_id)
             self.index[at].setdefault(doc_id, {})[pair] = found
@@ -116,9 +130,7 @@ class KeptPairs:
     def drop(self, pair: tuple[str, str]) -> None:
         """Keep a pair no more."""
         self._reading(pair)
-        at = pair_row(pair)
-        self.parts[at].pop(pair, None)
-        self.changed_parts.add(at)
+        self._take(pair)
         for doc_id in pair:
             at = index_row(doc_id)
             held = self.index[at].get(doc_id)
@@ -128,12 +140,14 @@ class KeptPairs:
                     del self.index[at][doc_id]
             self.changed_index.add(at)
 
-    def every(self) -> dict[tuple[str, str], Any]:
-        """Every pair kept with its row, all rows read."""
-        self._read(range(PAIR_ROWS), self.pair_keys, self.parts)
+    def every(self, best: bool = False) -> dict[tuple[str, str], Any]:
+        """Every pair kept with its row, all rows read; the `best` alone where asked (their rows
+        alone read)."""
+        places = range(HALF, PAIR_ROWS) if best else range(PAIR_ROWS)
+        self._read(places, self.pair_keys, self.parts)
         found: dict[tuple[str, str], Any] = {}
-        for part in self.parts.values():
-            found.update(part)
+        for at in places:
+            found.update(self.parts[at])
         return found
 
     def keep(self) -> tuple[list[str], list[str]]:

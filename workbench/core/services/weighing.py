@@ -430,7 +430,7 @@ class Weighing:
         the rest not decoded (at 10,000 decision records 129,973 pairs are listed)."""
         if self._weighed is not None:
             return [pair for pair in self._weighed if pair.best]
-        return self._decoded(lambda row: row[4])
+        return self._decoded(lambda row: row[4], best=True)
 
     def listed_among(self, pairs: set[tuple[str, str]]) -> list[Weighed]:
         """The pairs of `weighed()` whose ids (`Weighed.older`, `Weighed.newer`) are among `pairs`,
@@ -461,12 +461,22 @@ class Weighing:
         assert self._pairs is not None
         return self._pairs.every()
 
-    def _decoded(self, wanted: Callable[[Any], Any], among: set[tuple[str, str]] | None = None) -> list[Weighed]:
+    def _decoded(
+        self, wanted: Callable[[Any], Any], among: set[tuple[str, str]] | None = None, best: bool = False
+    ) -> list[Weighed]:
         """The pairs listed whose row (as `_encode` gives it) is `wanted`, decoded; of those whose
-        ids, either way round, are `among` where given (the rest not read)."""
+        ids, either way round, are `among` where given, or of the `best` where asked (the rest not
+        read)."""
         for _ in range(2):
             try:
-                found = self._listed() if among is None or self._rows is not None else self._listed_among(among)
+                self._weigh_once()
+                if self._rows is not None or (among is None and not best):
+                    found = self._listed()
+                elif among is not None:
+                    found = self._listed_among(among)
+                else:
+                    assert self._pairs is not None
+                    found = self._listed_of(self._pairs.every(best=True))
                 return [row if type(row) is Weighed else _decode(row) for row in found if _wanted(row, wanted)]
             except _BROKEN:
                 self._start_again()
@@ -488,13 +498,13 @@ class Weighing:
         self._weigh_once()
         if self._rows is None:
             assert self._pairs is not None
-            unlisted, fresh = self.kept.unlisted, self._fresh
-            self._rows = [
-                fresh.get(pair, row)
-                for pair, row in sorted(self._pairs.every().items())
-                if row is not None and pair not in unlisted
-            ]
+            self._rows = self._listed_of(self._pairs.every())
         return self._rows
+
+    def _listed_of(self, pairs: dict[tuple[str, str], Any]) -> list[Any]:
+        """Those of `pairs` (each with its row as kept) listed, as `_listed` gives them."""
+        unlisted, fresh = self.kept.unlisted, self._fresh
+        return [fresh.get(pair, row) for pair, row in sorted(pairs.items()) if row is not None and pair not in unlisted]
 
     def _listed_among(self, among: set[tuple[str, str]]) -> list[Any]:
         """`_listed` of the pairs whose ids, either way round, are `among`: only their rows read."""
