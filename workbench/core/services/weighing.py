@@ -14,9 +14,15 @@ weigh with the rarities of the decisions as they are now; the changed ones ask t
 find their most alike as a full count would; every other decision keeps its most alike unless a
 changed one outscores one of them or was one of them; and only the pairs touching a changed
 decision, or one whose likeliest match moved, are weighed again (a pair new to the list is weighed
-too). Whether a pair is settled (marked compatible, or replaced) is kept with it, and asked again
-of the pairs a change touches, or of every pair where a supersession reachable from a decision
-changed (a pair is settled through a third document that one of its two supersedes).
+too). The pairs are kept in rows (`kept_pairs`), with each decision's pairs indexed, and a change
+reads only those of the decisions whose pairs may be drawn otherwise (changed or gone, their most
+alike moved, or citing a handle a changed one held or holds): at 10,000 decision records a change
+touches a few hundred of 137,021 pairs. Whether a pair is settled (marked compatible, or
+replaced) is kept with it, and asked again of the pairs a change touches, and of those of every
+decision from which a document whose supersessions changed is reachable (a pair is settled
+through a third document that one of its two supersedes): the documents reachable by
+supersession are kept with the opening of their digests (`Kept.reach`). `Weighing.everywhere`
+draws and asks every pair instead, as a pass over all of them does: tests hold the two alike.
 
 What is read as kept was weighed with the rarities of its day, and drifts from a full count's
 with every change: everything is worked out again once more than `REFRESH_SHARE` of the documents
