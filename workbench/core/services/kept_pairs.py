@@ -22,7 +22,9 @@ HALF = PAIR_ROWS // 2  # a pair's row is `pair_row`, or HALF past it for one of 
 INDEX_ROWS = 2048
 # What a pair's row says, kept in the index beside the pair: no row (settled when weighed, or
 # neither may replace the other), a row, a row of one of the queue's `best` pairs.
-NONE, LISTED, BEST = 0, 1, 2
+NONE = 0
+LISTED = 1
+BEST = 2
 
 
 class _Rows(Protocol):  # `weighing.Rows`
