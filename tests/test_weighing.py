@@ -14,6 +14,7 @@ from helpers import copied, shaped_vault
 from tests.benchmarks.generate_shapes import draw
 from workbench import Vault
 from workbench.core.services import kept_conflicts, weighing
+from workbench.core.services.kept_pairs import PAIR_ROWS
 from workbench.core.services.conflicts import (
     DEFAULT,
     PAIRED,
@@ -426,7 +427,7 @@ def _listed_anew(vault: Vault, queue: kept_conflicts.Asked) -> set[tuple[str, st
     docs = {d.id: d for d in vault.documents}
     return {
         (row[0], row[1])  # as the pair was weighed: the older first as the statuses say
-        for pair, row in pairs.kept.pairs.items()
+        for pair, row in pairs.kept_pairs().items()
         if row is not None and pair_to_list(docs, pairs.supersedes, pairs.compatible, *pair) is not None
     }
 
@@ -506,7 +507,7 @@ def test_a_change_writes_the_rows_of_the_pairs_it_weighed_and_forgets_those_repl
     vault = Vault.open(vault_root)
     asked(vault).conflicts()
     before = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, asked(vault).setting))
-    assert before is not None and before.pairs is None and len(before.pair_rows) == weighing.PAIR_ROWS
+    assert before is not None and len(before.pair_rows) == PAIR_ROWS
     paired = weigh_decisions_ids(vault_root)[5]
     rewrite(vault_root / next(d.path for d in vault.documents if d.id == paired), random.Random(5))
     vault = Vault.open(vault_root)
@@ -516,7 +517,7 @@ def test_a_change_writes_the_rows_of_the_pairs_it_weighed_and_forgets_those_repl
     assert not pairs.full and pairs.weighed_again > 0
     after = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
     assert after is not None
-    made = {at for at in range(weighing.PAIR_ROWS) if after.pair_rows[at] != before.pair_rows[at]}
+    made = {at for at in range(PAIR_ROWS) if after.pair_rows[at] != before.pair_rows[at]}
     assert 0 < len(made) <= pairs.weighed_again + 4, (len(made), pairs.weighed_again)
     stored = _pair_rows_kept(vault)
     assert set(after.pair_rows) <= stored
@@ -524,7 +525,7 @@ def test_a_change_writes_the_rows_of_the_pairs_it_weighed_and_forgets_those_repl
     again = asked(Vault.open(vault_root))
     read = again.weighing()
     assert {(w.older, w.newer) for w in read.weighed()} == {(w.older, w.newer) for w in queue.weighed()}
-    assert read.weighed_again == 0 and read.kept.pairs == pairs.kept.pairs
+    assert read.weighed_again == 0 and read.kept_pairs() == pairs.kept_pairs()
 
 
 def test_a_row_of_the_pairs_gone_is_worked_out_again(vault_root):
@@ -551,7 +552,7 @@ def test_the_pairs_listed_among_some_are_those_of_the_whole_list(vault_root):
     pairs = asked(Vault.open(vault_root)).weighing()
     count = pairs.listed_count()
     assert not pairs.full and pairs.pairs_changed
-    listed_before = sorted(pairs.kept.pairs)
+    listed_before = sorted(pairs.kept_pairs())
     wanted = set(pairs.pairs_changed) | set(rng.sample(listed_before, 40)) | {("no-such", "pair")}
     wanted |= {(newer, older) for older, newer in list(wanted)[:20]}
     among = pairs.listed_among(wanted)

@@ -14,9 +14,15 @@ weigh with the rarities of the decisions as they are now; the changed ones ask t
 find their most alike as a full count would; every other decision keeps its most alike unless a
 changed one outscores one of them or was one of them; and only the pairs touching a changed
 decision, or one whose likeliest match moved, are weighed again (a pair new to the list is weighed
-too). Whether a pair is settled (marked compatible, or replaced) is kept with it, and asked again
-of the pairs a change touches, or of every pair where a supersession reachable from a decision
-changed (a pair is settled through a third document that one of its two supersedes).
+too). The pairs are kept in rows (`kept_pairs`), with each decision's pairs indexed, and a change
+reads only those of the decisions whose pairs may be drawn otherwise (changed or gone, their most
+alike moved, or citing a handle a changed one held or holds): at 10,000 decision records a change
+touches a few hundred of 137,021 pairs. Whether a pair is settled (marked compatible, or
+replaced) is kept with it, and asked again of the pairs a change touches, and of those of every
+decision from which a document whose supersessions changed is reachable (a pair is settled
+through a third document that one of its two supersedes): the documents reachable by
+supersession are kept with the opening of their digests (`Kept.reach`). `Weighing.everywhere`
+draws and asks every pair instead, as a pass over all of them does: tests hold the two alike.
 
 What is read as kept was weighed with the rarities of its day, and drifts from a full count's
 with every change: everything is worked out again once more than `REFRESH_SHARE` of the documents
@@ -34,7 +40,6 @@ from __future__ import annotations
 import hashlib
 import heapq
 import marshal
-import zlib
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -52,6 +57,7 @@ from .conflicts import (
     pairs_to_weigh,
     weigh_pair,
 )
+from .kept_pairs import NONE, KeptPairs
 from ..records.store_rows import relations_of
 from ..vocabulary.model import DocType, Document, Status
 from ..views.similarity import Bm25, Corpus, Likeness, Profile, profiles_of, rarity
@@ -71,7 +77,7 @@ __all__ = [
 ]
 
 REFRESH_SHARE = 0.01
-FORMAT = 8
+FORMAT = 9
 # The fields of the duplicates that stand still while decisions change (the pairs drawn from the
 # titles, what each listed pair was listed for, the word rarities they were compared with): a
 # third of what is kept, written apart (`dump_apart`) and again only when they change, and read
@@ -105,11 +111,6 @@ class Kept:
     handles: dict[str, list[str]] = field(default_factory=dict)
     mentions: dict[str, list[str]] = field(default_factory=dict)
     when: dict[str, tuple] = field(default_factory=dict)
-    # Each pair weighed: its row as `_encode` gives it (None: settled, or neither may replace the
-    # other). Kept in PAIR_ROWS rows of `Rows` (`pair_rows` names them; `pairs` is None as read,
-    # until they are), a pair in the row `_pair_row` gives: a change writes the few rows holding
-    # the pairs it weighed again, not all 137,021 pairs of 10,000 decision records.
-    pairs: dict[tuple[str, str], Any] | None = field(default_factory=dict)  # as `pairs_to_weigh` orders them
     drift: int = 0  # decisions changed since the rarities were counted
     prefix: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the decisions' titles' shared opening
     # duplicates
@@ -124,11 +125,21 @@ class Kept:
     titles: str = ""  # a digest of the titles, types and ids the pairs to compare were drawn from
     candidates: str = ""  # those pairs, "type\ta\tb" a line
     drawn: str = ""  # the digest of the `DRAWN` fields kept apart, not read yet ("": they are in place)
-    # whether a pair is settled: what it was asked of (`_settling`), and the pairs kept with a row
-    # that were settled then (weighed once, and settled since by documents they do not touch)
-    settling: str = ""
+    # Each pair weighed (as `pairs_to_weigh` orders it): its row as `_encode` gives it (None:
+    # settled, or neither may replace the other), in the rows `pair_rows` names, and each
+    # decision's pairs in those `pair_index` names (`kept_pairs`): a change reads and writes the
+    # few rows holding the pairs it touched, not all 137,021 pairs of 10,000 decision records.
+    pair_rows: list[str] = field(default_factory=list)
+    pair_index: list[str] = field(default_factory=list)
+    listed_pairs: int = 0  # how many pairs are listed (a row, and not in `unlisted`)
+    # The pairs kept with a row that were settled when last asked (weighed once, and settled since
+    # by documents they do not touch).
     unlisted: set[tuple[str, str]] = field(default_factory=set)
-    pair_rows: list[str] = field(default_factory=list)  # the keys in `Rows` of the pairs' PAIR_ROWS rows
+    # What whether a pair is settled reads beyond its own two documents (`conflicts.pair_to_list`):
+    # each document reachable by supersession from a decision weighed, with the opening of its
+    # digest ("": no document has the id), and what it supersedes (where anything).
+    reach: dict[str, str] = field(default_factory=dict)
+    supers: dict[str, list[str]] = field(default_factory=dict)
 
     def posting(self, term: str, rows: Rows) -> array:
         """A term's (row, count) pairs, as array "i" (empty for a term no decision holds)."""
@@ -150,12 +161,14 @@ class Kept:
             found = self.posting(term, rows)
             at = next(n for n in range(0, len(found), 2) if found[n] == row)
             del found[at : at + 2]
+            rows.dropped.add(self.postings[term])
             if found:
                 self.postings[term] = rows.add(found.tobytes())
                 self.frequency[term] = len(found) // 2
             else:
                 del self.postings[term], self.frequency[term]
-        self.terms.pop(doc_id, None)
+        if doc_id in self.terms:
+            rows.dropped.add(self.terms.pop(doc_id))
 
     def post(self, doc_id: str, counts: Counter, rows: Rows) -> None:
         """Put a decision's counts in `postings`, in a row of its own."""
@@ -167,21 +180,15 @@ class Kept:
         for term, count in counts.items():
             found = self.posting(term, rows)
             found.extend((row, count))
+            if term in self.postings:
+                rows.dropped.add(self.postings[term])
             self.postings[term] = rows.add(found.tobytes())
             self.frequency[term] = len(found) // 2
         self.terms[doc_id] = rows.add(" ".join(counts).encode("utf-8"))
 
     def referenced(self) -> set[str]:
         """The keys in `Rows` this record names."""
-        return set(self.postings.values()) | set(self.terms.values()) | set(self.pair_rows)
-
-
-PAIR_ROWS = 512
-
-
-def _pair_row(pair: tuple[str, str]) -> int:
-    """Which of the PAIR_ROWS rows holds a pair."""
-    return zlib.crc32(f"{pair[0]}\t{pair[1]}".encode("utf-8")) % PAIR_ROWS
+        return set(self.postings.values()) | set(self.terms.values()) | set(self.pair_rows) | set(self.pair_index)
 
 
 class Rows:
@@ -198,6 +205,7 @@ class Rows:
         self.found: dict[str, bytes] = {}
         self.written: dict[str, bytes] = {}  # made in this call, kept with the record
         self.whole = False  # every row the record names was made in this call: the rest are dropped
+        self.dropped: set[str] = set()  # rows the record named before this call and may name no more
 
     def fetch(self, keys: Iterable[str]) -> None:
         """Read these rows, those not read yet, in one query."""
@@ -226,12 +234,8 @@ class Rows:
 
 
 def dump(kept: Kept) -> bytes:
-    """The whole record, its `DRAWN` fields in place (they must be: read, or never kept apart), its
-    pairs too where they were read (`pairs` not None: then no `pair_rows` named)."""
-    values = dict(vars(kept))
-    if kept.pairs is not None:
-        values["pair_rows"] = []
-    return marshal.dumps((FORMAT, tuple(values.values())))
+    """The whole record, its `DRAWN` fields in place (they must be: read, or never kept apart)."""
+    return marshal.dumps((FORMAT, tuple(vars(kept).values())))
 
 
 def dump_apart(kept: Kept, drawn_changed: bool) -> tuple[bytes, str, bytes | None]:
@@ -242,8 +246,7 @@ def dump_apart(kept: Kept, drawn_changed: bool) -> tuple[bytes, str, bytes | Non
     if drawn_changed or not kept.drawn:
         part = marshal.dumps(tuple(values[name] for name in DRAWN))
         kept.drawn = hashlib.sha256(part).hexdigest()
-    # The pairs are in the rows `pair_rows` names (`Weighing.keep_pairs`): not in the record.
-    rest = tuple(None if name in DRAWN or name == "pairs" else value for name, value in values.items())
+    rest = tuple(None if name in DRAWN else value for name, value in values.items())
     return marshal.dumps((FORMAT, rest)), kept.drawn, part
 
 
@@ -313,6 +316,11 @@ class KeptBm25(Bm25):
                 total += self._share(term, doc_id, count)
         return total
 
+    def term_shares(self, doc_id: str) -> dict[str, float]:
+        """Each term's share of a decision's score (`score` of `asked` is the sum of those of its
+        terms held, in its order): worked out once where every decision's query asks it."""
+        return {term: self._share(term, doc_id, count) for term, count in self.counts_of(doc_id).items() if count}
+
     def likeliest_few(self, asked: list[str], most: int, other_than: str = "") -> list[tuple[float, str]]:
         """The `most` decisions with the highest scores for `asked`, best first, as
         `Bm25.likeliest_few` orders them (the greater id first among equals)."""
@@ -347,6 +355,27 @@ def _wanted(row: Any, wanted: Callable[[Any], Any]) -> Any:
     return wanted(_encode(row)) if type(row) is Weighed else wanted(row)
 
 
+# What says a kept row does not hold together: everything is worked out again.
+_BROKEN = (KeyError, ValueError, IndexError, StopIteration, TypeError)
+DIGEST = 16  # the opening of a document's digest kept in `Kept.reach`: enough to tell a change
+
+
+def _score(asked: list[str], shares: dict[str, float]) -> float:
+    """`KeptBm25.score` from a decision's `shares`: the same sum, in the same order."""
+    if shares.keys().isdisjoint(asked):
+        return 0.0  # most decisions ask none of a changed one's terms
+    total = 0.0
+    for term in asked:
+        if term in shares:
+            total += shares[term]
+    return total
+
+
+def _older_first(when: dict[str, tuple], a: str, b: str) -> tuple[str, str]:
+    """A pair's ids as `pairs_to_weigh` orders them: the older first by `Profile.when`."""
+    return (a, b) if when[a] < when[b] else (b, a)
+
+
 def _decode(row: Any) -> Weighed:
     older, newer, alike, mutual, best, builds_on, like = row
     return Weighed(older, newer, alike, mutual, best, Likeness(*like), builds_on)
@@ -355,6 +384,10 @@ def _decode(row: Any) -> Weighed:
 class Weighing:
     """The decision pairs and the duplicates of one vault as it is, worked out from what was kept
     (`Kept`) for the vault as it was, or from nothing (`full`)."""
+
+    # Every pair drawn, read and asked whether it is settled after a change, as a pass over every
+    # pair does: what the pairs touched alone must give (tests compare the two).
+    everywhere = False
 
     def __init__(
         self,
@@ -378,12 +411,13 @@ class Weighing:
         self.weighed_again = 0  # pairs of decisions weighed in this call (the rest were read as kept)
         self.compared_again = 0  # pairs compared as duplicates in this call
         self._weighed: list[Weighed] | None = None
-        self._rows: list[Any] | None = None  # the pairs listed: rows as kept, or as weighed (`_listed`)
+        self._rows: list[Any] | None = None  # every pair listed: rows as kept, or as weighed (`_listed`)
         self.decisions = 0  # decisions a pair may involve (`conflicts.PAIRED`): the review list's depth counts them
         self._drawn = drawn
         self.drawn_changed = False  # the `DRAWN` fields changed in this call: written again
         self.progress = progress
-        self._pair_rows: list[dict[tuple[str, str], Any]] | None = None  # the pairs' rows as read
+        self._pairs: KeptPairs | None = None  # the pairs as kept, and changed in this call (`_weigh`)
+        self._fresh: dict[tuple[str, str], Weighed] = {}  # the pairs weighed in this call, listed
         self.pairs_changed: set[tuple[str, str]] = set()  # pairs weighed in this call, or new
         self.pairs_gone: set[tuple[str, str]] = set()  # pairs kept that are weighed no more
 
@@ -402,46 +436,98 @@ class Weighing:
         the rest not decoded (at 10,000 decision records 129,973 pairs are listed)."""
         if self._weighed is not None:
             return [pair for pair in self._weighed if pair.best]
-        return self._decoded(lambda row: row[4])
+        return self._decoded(lambda row: row[4], best=True)
 
     def listed_among(self, pairs: set[tuple[str, str]]) -> list[Weighed]:
         """The pairs of `weighed()` whose ids (`Weighed.older`, `Weighed.newer`) are among `pairs`,
-        in its order, the rest not decoded: after a change a follower needs only the pairs it
-        touched (decoding all 129,973 listed at 10,000 decision records, and freeing them, costs
-        more than the rest of the pass). Where what was kept does not hold together, everything is
-        worked out again (`full` then true): read `pairs_changed` after this call."""
+        in its order, the rest neither read nor decoded: after a change a follower needs only the
+        pairs it touched (reading all 129,973 listed at 10,000 decision records costs more than
+        the rest of the pass). Where what was kept does not hold together, everything is worked
+        out again (`full` then true): read `pairs_changed` after this call."""
         if self._weighed is not None:
             return [pair for pair in self._weighed if (pair.older, pair.newer) in pairs]
-        return self._decoded(lambda row: (row[0], row[1]) in pairs)
+        return self._decoded(lambda row: (row[0], row[1]) in pairs, among=pairs)
 
     def listed_count(self) -> int:
-        """How many pairs `weighed()` gives, none decoded."""
+        """How many pairs `weighed()` gives, none read (a count kept with the pairs)."""
         if self._weighed is not None:
             return len(self._weighed)
-        return len(self._listed())
-
-    def _decoded(self, wanted: Callable[[Any], Any]) -> list[Weighed]:
-        """The pairs listed whose row (as `_encode` gives it) is `wanted`, decoded."""
         for _ in range(2):
             try:
-                return [row if type(row) is Weighed else _decode(row) for row in self._listed() if _wanted(row, wanted)]
-            except (KeyError, ValueError, IndexError, StopIteration, TypeError):
-                # What was kept does not hold together (a store written by other code, or damaged
-                # in a way `load` cannot see): only a cache, so everything is worked out again.
-                self.kept, self.full, self._rows = Kept(), True, None
+                self._weigh_once()
+                return self.kept.listed_pairs if self._rows is None else len(self._rows)
+            except _BROKEN:
+                self._start_again()
+        raise AssertionError("a full count counts what it made")  # pragma: no cover
+
+    def kept_pairs(self) -> dict[tuple[str, str], Any]:
+        """Every pair kept, with its row as `_encode` gives it (None: not listed when weighed), all
+        read: what a full pass over the pairs would keep."""
+        self.listed_count()
+        assert self._pairs is not None
+        return self._pairs.every()
+
+    def _decoded(
+        self, wanted: Callable[[Any], Any], among: set[tuple[str, str]] | None = None, best: bool = False
+    ) -> list[Weighed]:
+        """The pairs listed whose row (as `_encode` gives it) is `wanted`, decoded; of those whose
+        ids, either way round, are `among` where given, or of the `best` where asked (the rest not
+        read)."""
+        for _ in range(2):
+            try:
+                self._weigh_once()
+                if self._rows is not None or (among is None and not best):
+                    found = self._listed()
+                elif among is not None:
+                    found = self._listed_among(among)
+                else:
+                    assert self._pairs is not None
+                    found = self._listed_of(self._pairs.every(best=True))
+                return [row if type(row) is Weighed else _decode(row) for row in found if _wanted(row, wanted)]
+            except _BROKEN:
+                self._start_again()
         raise AssertionError("a full count decodes what it made")  # pragma: no cover
 
+    def _start_again(self) -> None:
+        """What was kept does not hold together (a store written by other code, or damaged in a
+        way `load` cannot see): only a cache, so everything is worked out again."""
+        self.kept, self.full, self._rows, self._pairs, self._fresh = Kept(), True, None, None, {}
+        self.pairs_changed, self.pairs_gone = set(), set()
+
+    def _weigh_once(self) -> None:
+        if self._pairs is None:
+            self._weigh()
+
     def _listed(self) -> list[Any]:
-        """The pairs listed, each as kept (a row as `_encode` gives it) or as weighed in this call."""
+        """The pairs listed, each as kept (a row as `_encode` gives it) or as weighed in this
+        call, ordered by their ids."""
+        self._weigh_once()
         if self._rows is None:
-            try:
-                self._rows = self._weigh()
-            except (KeyError, ValueError, IndexError, StopIteration, TypeError):
-                self.kept, self.full = Kept(), True
-                self._rows = self._weigh()
+            assert self._pairs is not None
+            self._rows = self._listed_of(self._pairs.every())
         return self._rows
 
-    def _weigh(self) -> list[Any]:
+    def _listed_of(self, pairs: dict[tuple[str, str], Any]) -> list[Any]:
+        """Those of `pairs` (each with its row as kept) listed, as `_listed` gives them."""
+        unlisted, fresh = self.kept.unlisted, self._fresh
+        return [fresh.get(pair, row) for pair, row in sorted(pairs.items()) if row is not None and pair not in unlisted]
+
+    def _listed_among(self, among: set[tuple[str, str]]) -> list[Any]:
+        """`_listed` of the pairs whose ids, either way round, are `among`: only their rows read."""
+        self._weigh_once()
+        pairs = self._pairs
+        assert pairs is not None
+        keys = among | {(newer, older) for older, newer in among}
+        pairs.read_pairs(keys)
+        unlisted, fresh = self.kept.unlisted, self._fresh
+        found = []
+        for key in sorted(keys):
+            row = pairs.row(key)
+            if row is not False and row is not None and key not in unlisted:
+                found.append(fresh.get(key, row))
+        return found
+
+    def _weigh(self) -> None:
         kept, docs = self.kept, self.docs
         deciding = [d for d in docs.values() if d.type == DocType.DECISION and d.status in PAIRED]
         self.decisions = len(deciding)  # one pass over every document for both
@@ -458,6 +544,8 @@ class Weighing:
         touched = {term for doc_id in changed | removed for term in kept.words(doc_id, rows)}
         touched.update(term for profile in profiles.values() for term in profile.terms)
         rows.fetch(kept.postings[term] for term in touched if term in kept.postings)
+        gone = changed | removed
+        held = {handle for doc_id in gone for handle in kept.handles.get(doc_id, ())}  # as they were
         for doc_id in removed:
             kept.unpost(doc_id, rows)
             kept.rows[kept.rows.index(doc_id)] = ""
@@ -476,25 +564,32 @@ class Weighing:
         bm25 = KeptBm25(kept, lambda doc_id: every[doc_id].terms, rows)
         for doc_id, profile in profiles.items():
             kept.asked[doc_id] = bm25.query_terms(profile.terms, Bm25.QUERY_TERMS)
-        before = dict(kept.top)
-        gone = changed | removed
+        before, near_before = dict(kept.top), dict(kept.near)
         again = set(changed) | {doc_id for doc_id, (_, best) in kept.top.items() if best in gone}
         again |= {doc_id for doc_id, few in kept.near.items() if any(other in gone for _, other in few)}
         again -= removed
         rows.fetch(kept.postings[term] for doc_id in again for term in kept.asked[doc_id] if term in kept.postings)
         for doc_id in again:
             self._keep_few(doc_id, bm25.likeliest_few(kept.asked[doc_id], REVIEW_NEIGHBOURS, other_than=doc_id))
+        shares = [(other, bm25.term_shares(other)) for other in changed]
         for doc_id in current.keys() - again:
             asked = kept.asked[doc_id]
-            met = [(score, other) for other in changed if (score := bm25.score(asked, other))]
+            met = [(score, other) for other, share in shares if (score := _score(asked, share))]
             if met:
                 few = ([kept.top[doc_id]] if doc_id in kept.top else []) + kept.near.get(doc_id, [])
-                self._keep_few(doc_id, heapq.nlargest(REVIEW_NEIGHBOURS, few + met))
+                if len(few) < REVIEW_NEIGHBOURS or max(met) > few[-1]:  # else its most alike stay
+                    self._keep_few(doc_id, heapq.nlargest(REVIEW_NEIGHBOURS, few + met))
         moved = gone | {doc_id for doc_id in current if kept.top.get(doc_id) != before.get(doc_id)}
+        # The decisions whose pairs may be drawn otherwise (`pairs_to_weigh`): those moved, those
+        # whose next most alike changed, and those citing a handle a changed one held or holds.
+        redrawn = moved | {doc_id for doc_id in current if kept.near.get(doc_id) != near_before.get(doc_id)}
+        held.update(handle for doc_id in changed for handle in kept.handles[doc_id])
+        if held:
+            redrawn.update(doc_id for doc_id, cited in kept.mentions.items() if not held.isdisjoint(cited))
         corpus = Corpus.counted(len(kept.lengths), kept.frequency, kept.linked, kept.prefix)
-        return self._pairs(bm25, corpus, moved)
+        self._pairs_moved(bm25, corpus, moved, redrawn)
 
-    def _weigh_all(self, decisions: list[Document]) -> list[Any]:
+    def _weigh_all(self, decisions: list[Document]) -> None:
         """Everything counted and weighed again, as `weigh_decisions` does, and kept."""
         kept = self.kept
         self.full = True
@@ -504,7 +599,6 @@ class Weighing:
         kept.digests = {d.id: d.digest for d in decisions}
         kept.linked, kept.prefix = dict(corpus.linked), dict(corpus.prefix)
         rows = self.rows = Rows()  # every row made again: those kept before are replaced
-        self._pair_rows = None
         rows.whole = True
         kept.rows = list(profiles)
         kept.terms = {doc_id: rows.add(" ".join(p.terms).encode("utf-8")) for doc_id, p in profiles.items()}
@@ -521,16 +615,20 @@ class Weighing:
         kept.handles = {doc_id: sorted(p.handles) for doc_id, p in profiles.items()}
         kept.mentions = {doc_id: sorted(p.mentions) for doc_id, p in profiles.items()}
         kept.when = {doc_id: _when(p) for doc_id, p in profiles.items()}
-        kept.pairs, kept.drift = {}, 0
+        kept.drift = 0
+        kept.unlisted, kept.listed_pairs, kept.reach, kept.supers = set(), 0, {}, {}
+        self._reach(kept.handles)
+        self._pairs = KeptPairs(rows, [], [])
         if len(profiles) < 2:
             kept.asked, kept.top = {}, {}
-            return []
+            self._rows = []
+            return
         bm25 = Bm25(profiles.values())
         kept.asked = {doc_id: bm25.query_terms(p.terms, Bm25.QUERY_TERMS) for doc_id, p in profiles.items()}
         kept.top, kept.near = {}, {}
         for doc_id, terms in told(kept.asked.items(), len(kept.asked), self.progress, "weighing decisions"):
             self._keep_few(doc_id, bm25.likeliest_few(terms, REVIEW_NEIGHBOURS, other_than=doc_id))
-        return self._pairs(bm25, corpus, set(profiles))
+        self._pairs_all(bm25, corpus)
 
     def _keep_few(self, doc_id: str, few: list[tuple[float, str]]) -> None:
         """A decision's most alike, best first: its likeliest match in `top`, the next in `near`."""
@@ -541,129 +639,209 @@ class Weighing:
             kept.top.pop(doc_id, None)
             kept.near.pop(doc_id, None)
 
-    def _pairs(self, bm25: Any, corpus: Corpus, moved: set[str]) -> list[Any]:
-        """Every pair to weigh: read as kept where neither document `moved`, else weighed; those
-        listed, each its row as kept (decoded when asked: `_decoded`) or as weighed now."""
-        kept, docs = self.kept, self.docs
-        pairs: dict[tuple[str, str], Any] = {}
-        weighed: list[Any] = []
-        profiles = _Profiles(docs)
+    def _weigh_pair(self, bm25: Any, corpus: Corpus, profiles: Any, pair: tuple[str, str]) -> Weighed | None:
+        """A pair weighed now (`conflicts.weigh_pair`), and kept."""
+        kept = self.kept
+        found = weigh_pair(
+            self.docs, self.supersedes, self.compatible, profiles, corpus, bm25, kept.asked, kept.top, *pair
+        )
+        self.weighed_again += 1
+        self.pairs_changed.add(pair)
+        assert self._pairs is not None
+        self._pairs.put(pair, _encode(found))
+        if found is not None:
+            self._fresh[pair] = found
+        return found
+
+    def _pairs_all(self, bm25: Any, corpus: Corpus) -> None:
+        """Every pair drawn (`pairs_to_weigh`) weighed, and kept."""
+        kept = self.kept
+        profiles = _Profiles(self.docs)
         near = {doc_id: [other for _, other in few] for doc_id, few in kept.near.items()}
         ordered = sorted(pairs_to_weigh(kept.handles, kept.mentions, kept.when, kept.top, near))
-        if kept.pairs is None:
-            self._read_pairs()
-        assert kept.pairs is not None
-        settling = self._settling()
-        # Whether a pair is settled is read of its two documents (their status, the ids they mark
-        # compatible: both in their files, whose digests `moved` follows) and of the supersessions
-        # reachable from them: where none of those reachable from any decision changed, a pair
-        # neither of whose documents moved is settled as it was last asked.
-        same = settling == kept.settling and not self.full
-        unlisted: set[tuple[str, str]] = set()
+        weighed = []
         for pair in told(ordered, len(ordered), self.progress, "weighing pairs"):
+            found = self._weigh_pair(bm25, corpus, profiles, pair)
+            if found is not None:
+                weighed.append(found)
+        kept.listed_pairs = len(weighed)
+        self._rows = weighed
+
+    def _pairs_moved(self, bm25: Any, corpus: Corpus, moved: set[str], redrawn: set[str]) -> None:
+        """The pairs after a change, as a full pass over every pair drawn would keep them (`_pairs_all`
+        where each pair kept is read as it was unless a document of it `moved`, and whether it is
+        settled asked again where it may have changed), touching only those of the decisions
+        `redrawn` (whose pairs may be drawn otherwise) and of those whose settledness may have
+        changed (`_settled_again`): a pair of two others is drawn, weighed and settled as before."""
+        kept, docs = self.kept, self.docs
+        pairs = self._pairs = KeptPairs(self.rows, kept.pair_rows, kept.pair_index)
+        settled_again = self._settled_again(moved)
+        if self.everywhere:
+            redrawn, settled_again = redrawn | kept.handles.keys(), set(kept.handles)
+        asked = redrawn | settled_again
+        pairs.read_index(asked)
+        before: dict[tuple[str, str], int] = {}
+        for doc_id in asked:
+            before.update(pairs.of(doc_id))
+        now = self._redrawn(redrawn, before)
+        gone = {pair for pair in before if (pair[0] in redrawn or pair[1] in redrawn) and pair not in now}
+        new = now - before.keys()
+        # Read at once the rows a change of the pairs makes again, and the index of their others.
+        pairs.read_pairs(gone | new | {pair for pair in now if pair[0] in moved or pair[1] in moved})
+        pairs.read_index(doc_id for pair in gone | new for doc_id in pair)
+        unlisted = set(kept.unlisted)  # a new set: a caller compares it with the one before
+        count = kept.listed_pairs
+        for pair in gone:
+            if before[pair] != NONE and pair not in unlisted:
+                count -= 1
+            unlisted.discard(pair)
+            pairs.drop(pair)
+        profiles = _Profiles(docs)
+        examined = now | {pair for pair in before if pair[0] not in redrawn and pair[1] not in redrawn}
+        for pair in told(sorted(examined), len(examined), self.progress, "weighing pairs"):
             older, newer = pair
-            row = kept.pairs.get(pair, False) if older not in moved and newer not in moved else False
-            if same and row is not False:
-                pairs[pair] = row
-                if row is not None:
-                    if pair in kept.unlisted:
-                        unlisted.add(pair)
-                    else:
-                        weighed.append(row)
-                continue
-            if row is None and pair_to_list(docs, self.supersedes, self.compatible, older, newer) is not None:
-                row = False  # settled when weighed, and no longer: weighed now
-            if row is False:
-                found = weigh_pair(
-                    docs, self.supersedes, self.compatible, profiles, corpus, bm25, kept.asked, kept.top, older, newer
-                )
-                self.weighed_again += 1
-                self.pairs_changed.add(pair)
-                row = _encode(found)
-                if found is not None:
-                    pairs[pair] = row
-                    weighed.append(found)
-                    continue
-            elif row is not None and pair_to_list(docs, self.supersedes, self.compatible, older, newer) is None:
-                pairs[pair] = row  # settled since, by documents it does not touch: kept, not listed
-                unlisted.add(pair)
-                continue
-            pairs[pair] = row
-            if row is not None:
-                weighed.append(row)
-        self.pairs_gone = kept.pairs.keys() - pairs.keys()
-        kept.pairs, kept.unlisted, kept.settling = pairs, unlisted, settling
-        return weighed
+            had = before.get(pair)
+            was = had is not None and had != NONE and pair not in unlisted
+            if had is None or older in moved or newer in moved:
+                listed = self._weigh_pair(bm25, corpus, profiles, pair) is not None
+                unlisted.discard(pair)
+            elif older not in settled_again and newer not in settled_again:
+                continue  # settled, or not, as it was
+            elif pair_to_list(docs, self.supersedes, self.compatible, older, newer) is None:
+                listed = False
+                if had != NONE:
+                    unlisted.add(pair)  # settled since, by documents it does not touch: kept, not listed
+            elif had == NONE:  # settled when weighed, and no longer: weighed now
+                listed = self._weigh_pair(bm25, corpus, profiles, pair) is not None
+            else:
+                listed = True
+                unlisted.discard(pair)
+            count += listed - was
+        self.pairs_gone = gone
+        kept.unlisted, kept.listed_pairs = unlisted, count
 
-    def _read_pairs(self) -> None:
-        """The pairs from the rows `pair_rows` names (a row gone: `KeyError`, everything worked
-        out again)."""
-        kept, rows = self.kept, self.rows
-        if len(kept.pair_rows) != PAIR_ROWS:
-            raise ValueError("the pairs are not kept in rows")
-        rows.fetch(kept.pair_rows)
-        try:
-            self._pair_rows = [marshal.loads(rows[key]) for key in kept.pair_rows]
-        except EOFError:
-            raise ValueError("a row of the pairs is damaged") from None
-        pairs: dict[tuple[str, str], Any] = {}
-        for found in self._pair_rows:
-            pairs.update(found)
-        kept.pairs = pairs
+    def _redrawn(self, redrawn: set[str], before: dict[tuple[str, str], int]) -> set[tuple[str, str]]:
+        """The pairs touching a decision `redrawn` as `pairs_to_weigh` draws them now: each such
+        decision's own, and each pair kept of one with another that still draws it."""
+        kept = self.kept
+        partners = {
+            newer if older in redrawn else older for older, newer in before if (older in redrawn) != (newer in redrawn)
+        }
+        cited = {mention for doc_id in redrawn | partners for mention in kept.mentions.get(doc_id, ())}
+        by_handle: dict[str, list[str]] = {}  # of the handles those that draw pairs here cite
+        if cited:
+            for doc_id, held in kept.handles.items():
+                for handle in held:
+                    if handle in cited:
+                        by_handle.setdefault(handle, []).append(doc_id)
+        drawn: dict[str, set[tuple[str, str]]] = {}
 
-    def keep_pairs(self) -> set[str]:
-        """Put the pairs in their rows (`Kept.pair_rows`) for the record to be kept: those rows
-        alone made again that hold a pair weighed in this call, new or gone (every row after a
-        full count); the keys of the rows the record named and names no more."""
-        kept, rows = self.kept, self.rows
-        if kept.pairs is None:  # not read in this call: kept as they were
+        def drawn_by(doc_id: str) -> set[tuple[str, str]]:
+            found = drawn.get(doc_id)
+            if found is None:
+                found = drawn[doc_id] = self._drawn_by(doc_id, by_handle)
+            return found
+
+        now: set[tuple[str, str]] = set()
+        for doc_id in redrawn:
+            now |= drawn_by(doc_id)
+        for older, newer in before:
+            if (older in redrawn) == (newer in redrawn) or older not in kept.when or newer not in kept.when:
+                continue  # drawn by a decision redrawn (in `now` where it still is), or by none
+            pair = _older_first(kept.when, older, newer)
+            other = newer if older in redrawn else older
+            if pair in drawn_by(other):
+                now.add(pair)
+        return now
+
+    def _drawn_by(self, doc_id: str, by_handle: dict[str, list[str]]) -> set[tuple[str, str]]:
+        """The pairs `pairs_to_weigh` draws for one decision (none for one not weighed)."""
+        kept = self.kept
+        when = kept.when
+        if doc_id not in kept.handles:
             return set()
-        before = list(kept.pair_rows)
-        if self._pair_rows is None or len(before) != PAIR_ROWS:
-            parts: list[dict[tuple[str, str], Any]] = [{} for _ in range(PAIR_ROWS)]
-            for pair, row in kept.pairs.items():
-                parts[_pair_row(pair)][pair] = row
-            changed: Iterable[int] = range(PAIR_ROWS)
-            before = [""] * PAIR_ROWS
-        else:
-            parts, changed = self._pair_rows, set()
-            for pair in self.pairs_changed:
-                at = _pair_row(pair)
-                parts[at][pair] = kept.pairs[pair]
-                changed.add(at)
-            for pair in self.pairs_gone:
-                at = _pair_row(pair)
-                parts[at].pop(pair, None)
-                changed.add(at)
-        kept.pair_rows = list(before)
-        for at in changed:
-            kept.pair_rows[at] = rows.add(marshal.dumps(parts[at]))
-        self._pair_rows = parts
-        self.pairs_changed, self.pairs_gone = set(), set()
-        return set(before) - set(kept.pair_rows) - {""}
+        found = set()
+        if doc_id in kept.top:
+            found.add(_older_first(when, doc_id, kept.top[doc_id][1]))
+        found.update(_older_first(when, doc_id, other) for _, other in kept.near.get(doc_id, ()))
+        for mention in kept.mentions[doc_id]:
+            found.update(_older_first(when, doc_id, other) for other in by_handle.get(mention, ()) if other != doc_id)
+        return found
 
-    def _settling(self) -> str:
-        """A digest of every supersession reachable from a decision weighed (each document met,
-        what it supersedes, or that no document has its id): all that whether a pair is settled
-        reads beyond its own two documents (`conflicts.pair_to_list`)."""
-        supersedes = self.supersedes
-        seen: set[str] = set()
-        stack = list(self.kept.handles)
-        lines = []
+    def _reach(self, starts: Iterable[str]) -> None:
+        """Keep in `reach` and `supers` every document reachable by supersession from `starts`
+        that they do not hold yet."""
+        kept, docs, supersedes = self.kept, self.docs, self.supersedes
+        stack = list(starts)
         while stack:
             doc_id = stack.pop()
-            if doc_id in seen:
+            if doc_id in kept.reach:
                 continue
-            seen.add(doc_id)
-            if doc_id not in supersedes:
-                lines.append(doc_id + "\t-")
-                continue
-            named = supersedes[doc_id]
+            doc = docs.get(doc_id)
+            kept.reach[doc_id] = doc.digest[:DIGEST] if doc is not None else ""
+            named = supersedes[doc_id] if doc is not None else []
             if named:
-                lines.append(doc_id + "\t" + "\t".join(named))
+                kept.supers[doc_id] = list(named)
                 stack.extend(named)
-        lines.sort()
-        return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+
+    def _settled_again(self, moved: set[str]) -> set[str]:
+        """The decisions whose pairs' settledness may have changed since it was asked: those from
+        which a document whose supersessions changed is reachable, as it was or is now (a pair is
+        settled through a third document that one of its two supersedes). `reach` and `supers`
+        follow the change; a document reachable no more stays in them (only asked for nothing).
+        `moved`: the decisions changed or gone, among others (the rest are as they were)."""
+        kept, docs, supersedes = self.kept, self.docs, self.supersedes
+        digests = kept.digests
+        edited = []
+        for doc_id, digest in kept.reach.items():
+            if doc_id in digests and doc_id not in moved:
+                continue  # a decision as it was
+            doc = docs.get(doc_id)
+            if (doc.digest[:DIGEST] if doc is not None else "") != digest:
+                edited.append(doc_id)
+        changed: dict[str, list[str]] = {}  # what each document whose supersessions changed superseded
+        for doc_id in edited:
+            doc = docs.get(doc_id)
+            kept.reach[doc_id] = doc.digest[:DIGEST] if doc is not None else ""
+            named = list(supersedes[doc_id]) if doc is not None else []
+            was = kept.supers.get(doc_id, [])
+            if named != was:
+                changed[doc_id] = was
+                if named:
+                    kept.supers[doc_id] = named
+                else:
+                    del kept.supers[doc_id]
+        self._reach([doc_id for doc_id in kept.handles if doc_id not in kept.reach])
+        self._reach([named for doc_id in changed for named in kept.supers.get(doc_id, ())])
+        if not changed:
+            return set()
+        into: dict[str, list[str]] = {}
+        for supersessions in (kept.supers, changed):
+            for doc_id, named in supersessions.items():
+                for target in named:
+                    into.setdefault(target, []).append(doc_id)
+        found, stack = set(changed), list(changed)
+        while stack:
+            for doc_id in into.get(stack.pop(), ()):
+                if doc_id not in found:
+                    found.add(doc_id)
+                    stack.append(doc_id)
+        return found & kept.handles.keys()
+
+    def keep_pairs(self) -> set[str]:
+        """Put the pairs in their rows (`Kept.pair_rows`, `Kept.pair_index`) for the record to be
+        kept: those rows alone made again that hold a pair weighed in this call, new or gone
+        (every row after a full count); the keys of the rows the record named and names no more
+        (the pairs', and the postings and terms a change replaced: kept, they added up to a
+        thousand rows at each change until the next full count)."""
+        kept = self.kept
+        if self._pairs is None:  # not weighed in this call: kept as they were
+            return set()
+        before = set(kept.pair_rows) | set(kept.pair_index) | self.rows.dropped
+        kept.pair_rows, kept.pair_index = self._pairs.keep()
+        self.pairs_changed, self.pairs_gone, self.rows.dropped = set(), set(), set()
+        # A row's key is a digest of its bytes: one a change replaced may still be named by another.
+        return before - kept.referenced() - {""}
 
     # -- duplicates -----------------------------------------------------------------------
 

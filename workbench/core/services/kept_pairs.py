@@ -1,0 +1,168 @@
+"""The weighed pairs of decisions kept between calls, a few rows read and written at a time.
+
+At 10,000 decision records 137,021 pairs are weighed; reading every one of them after a change
+(0.76 s) cost more than the rest of following it. So each pair's row (as `weighing` encodes it)
+is kept in one of PAIR_ROWS rows, chosen by the pair (the queue's `best` pairs in the second half,
+apart: the queue reads those alone, a fifth of them), and each decision's pairs (each with what
+its row says: `state`) in one of INDEX_ROWS rows, chosen by the decision: a change reads the
+index of the decisions it moved, and the rows of the pairs it weighed again, not the rest.
+"""
+
+from __future__ import annotations
+
+import marshal
+import zlib
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+__all__ = ["PAIR_ROWS", "HALF", "INDEX_ROWS", "NONE", "LISTED", "BEST", "KeptPairs", "state", "pair_row", "index_row"]
+
+PAIR_ROWS = 2048
+HALF = PAIR_ROWS // 2  # a pair's row is `pair_row`, or HALF past it for one of the `best` pairs
+INDEX_ROWS = 2048
+# What a pair's row says, kept in the index beside the pair: no row (settled when weighed, or
+# neither may replace the other), a row, a row of one of the queue's `best` pairs.
+NONE = 0
+LISTED = 1
+BEST = 2
+
+
+class _Rows(Protocol):  # `weighing.Rows`
+    def fetch(self, keys: Iterable[str]) -> None: ...
+    def __getitem__(self, key: str) -> bytes: ...
+    def add(self, value: bytes) -> str: ...
+
+
+def pair_row(pair: tuple[str, str]) -> int:
+    """Which of the PAIR_ROWS rows holds a pair: this, or HALF past it for one of the `best`."""
+    return zlib.crc32(f"{pair[0]}\t{pair[1]}".encode("utf-8")) % HALF
+
+
+def index_row(doc_id: str) -> int:
+    """Which of the INDEX_ROWS rows holds a decision's pairs."""
+    return zlib.crc32(doc_id.encode("utf-8")) % INDEX_ROWS
+
+
+def state(row: Any) -> int:
+    """What a row (as `weighing` encodes it, or None) says: NONE, LISTED or BEST."""
+    return NONE if row is None else BEST if row[4] else LISTED
+
+
+def _loads(value: bytes) -> dict:
+    try:
+        found = marshal.loads(value)
+    except (EOFError, ValueError, TypeError):
+        raise ValueError("a row of the pairs is damaged") from None
+    if not isinstance(found, dict):
+        raise ValueError("a row of the pairs is damaged")
+    return found
+
+
+class KeptPairs:
+    """The pairs as kept in the rows `pair_keys` and `index_keys` name (empty: none kept, every
+    row made anew), read when first asked and changed in place; `keep` writes those changed."""
+
+    def __init__(self, rows: _Rows, pair_keys: list[str], index_keys: list[str]):
+        self.rows = rows
+        self.whole = not pair_keys and not index_keys
+        if not self.whole and (len(pair_keys) != PAIR_ROWS or len(index_keys) != INDEX_ROWS):
+            raise ValueError("the pairs are not kept in rows")
+        self.pair_keys, self.index_keys = list(pair_keys), list(index_keys)
+        self.parts: dict[int, dict[tuple[str, str], Any]] = {}
+        self.index: dict[int, dict[str, dict[tuple[str, str], int]]] = {}
+        self.changed_parts: set[int] = set()
+        self.changed_index: set[int] = set()
+        if self.whole:
+            self.parts = {at: {} for at in range(PAIR_ROWS)}
+            self.index = {at: {} for at in range(INDEX_ROWS)}
+
+    def _read(self, ats: Iterable[int], keys: list[str], into: dict[int, Any]) -> None:
+        wanted = [at for at in set(ats) if at not in into]
+        if not wanted:
+            return
+        self.rows.fetch(keys[at] for at in wanted)
+        for at in wanted:
+            into[at] = _loads(self.rows[keys[at]])
+
+    def read_pairs(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Read the rows that may hold these pairs, in one query."""
+        ats = {pair_row(pair) for pair in pairs}
+        self._read(ats | {HALF + at for at in ats}, self.pair_keys, self.parts)
+
+    def read_index(self, doc_ids: Iterable[str]) -> None:
+        """Read the index rows of these decisions, in one query."""
+        self._read((index_row(doc_id) for doc_id in doc_ids), self.index_keys, self.index)
+
+    def of(self, doc_id: str) -> dict[tuple[str, str], int]:
+        """A decision's pairs, each with its `state` (its index row read: `read_index`)."""
+        return self.index[index_row(doc_id)].get(doc_id, {})
+
+    def row(self, pair: tuple[str, str]) -> Any:
+        """A pair's row, False for a pair not kept (its rows read: `read_pairs`)."""
+        at = pair_row(pair)
+        found = self.parts[HALF + at].get(pair, False)
+        return self.parts[at].get(pair, False) if found is False else found
+
+    def _take(self, pair: tuple[str, str]) -> int:
+        """Take a pair out of both rows that may hold it; which it goes in where not best."""
+        at = pair_row(pair)
+        for place in (at, HALF + at):
+            if pair in self.parts[place]:
+                del self.parts[place][pair]
+                self.changed_parts.add(place)
+        return at
+
+    def _reading(self, pair: tuple[str, str]) -> None:
+        """Its rows read, where the caller did not read them with others'."""
+        self.read_pairs((pair,))
+        self.read_index(pair)
+
+    def put(self, pair: tuple[str, str], row: Any) -> None:
+        """Keep a pair's row, and its state in the index of both its decisions."""
+        self._reading(pair)
+        found = state(row)
+        at = self._take(pair) + (HALF if found == BEST else 0)
+        self.parts[at][pair] = row
+        self.changed_parts.add(at)
+        for doc_id in pair:
+            at = index_row(doc_id)
+            self.index[at].setdefault(doc_id, {})[pair] = found
+            self.changed_index.add(at)
+
+    def drop(self, pair: tuple[str, str]) -> None:
+        """Keep a pair no more."""
+        self._reading(pair)
+        self._take(pair)
+        for doc_id in pair:
+            at = index_row(doc_id)
+            held = self.index[at].get(doc_id)
+            if held is not None:
+                held.pop(pair, None)
+                if not held:
+                    del self.index[at][doc_id]
+            self.changed_index.add(at)
+
+    def every(self, best: bool = False) -> dict[tuple[str, str], Any]:
+        """Every pair kept with its row, all rows read; the `best` alone where asked (their rows
+        alone read)."""
+        places = range(HALF, PAIR_ROWS) if best else range(PAIR_ROWS)
+        self._read(places, self.pair_keys, self.parts)
+        found: dict[tuple[str, str], Any] = {}
+        for at in places:
+            found.update(self.parts[at])
+        return found
+
+    def keep(self) -> tuple[list[str], list[str]]:
+        """The keys naming the rows as they are now (those changed made again), and the rows
+        written; what they named before and no more is for the caller to forget."""
+        pair_keys = self.pair_keys if not self.whole else [""] * PAIR_ROWS
+        index_keys = self.index_keys if not self.whole else [""] * INDEX_ROWS
+        changed_parts = range(PAIR_ROWS) if self.whole else self.changed_parts
+        changed_index = range(INDEX_ROWS) if self.whole else self.changed_index
+        for at in changed_parts:
+            pair_keys[at] = self.rows.add(marshal.dumps(self.parts[at]))
+        for at in changed_index:
+            index_keys[at] = self.rows.add(marshal.dumps(self.index[at]))
+        self.pair_keys, self.index_keys, self.whole = pair_keys, index_keys, False
+        self.changed_parts, self.changed_index = set(), set()
+        return list(pair_keys), list(index_keys)
