@@ -150,6 +150,23 @@ def test_the_pairs_kept_after_each_change_are_those_drawn_from_what_is_kept(vaul
         _kept_as_drawn(Vault.open(vault_root))
 
 
+def _changed_counting_reads(vault_root: Path, doc_id: str, attempts: int, among: set[str]) -> tuple[Vault, list[str]]:
+    """The vault opened after a sentence was appended to `doc_id`, its store counting each kept
+    row read whose key is `among` (in the list given back)."""
+    _append(vault_root, doc_id, f"The retry budget was raised to {attempts} attempts after the outage review.")
+    vault = Vault.open(vault_root)
+    asked: list[str] = []
+    reading = vault.store.kept_rows
+
+    def counted(name: str, keys):
+        keys = list(keys)
+        asked.extend(key for key in keys if key in among)
+        return reading(name, keys)
+
+    vault.store.kept_rows = counted
+    return vault, asked
+
+
 def test_one_change_reads_a_few_rows_of_the_pairs(vault_root):
     """One decision's body changed: the rows holding the pairs and their index are read where a
     pair touched is, not all of them (all 512 were read before: 0.76 s of 10,000 decision
@@ -159,19 +176,7 @@ def test_one_change_reads_a_few_rows_of_the_pairs(vault_root):
     record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, vault._queue(False).setting))
     assert record is not None and len(record.pair_rows) == PAIR_ROWS and len(record.pair_index) == INDEX_ROWS
     named = set(record.pair_rows) | set(record.pair_index)
-    doc_id = sorted(record.top)[10]
-    _append(vault_root, doc_id, "The retry budget was raised to 9 attempts after the outage review.")
-    vault = Vault.open(vault_root)
-    store = vault.store
-    asked: list[str] = []
-    reading = store.kept_rows
-
-    def counted(name: str, keys):
-        keys = list(keys)
-        asked.extend(key for key in keys if key in named)
-        return reading(name, keys)
-
-    store.kept_rows = counted
+    vault, asked = _changed_counting_reads(vault_root, sorted(record.top)[10], 9, named)
     queue = vault._queue(False)
     pairs = queue.weighing()
     count = pairs.listed_count()
@@ -210,18 +215,7 @@ def test_the_queues_pairs_after_a_change_are_read_from_their_own_rows(vault_root
     record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, vault._queue(False).setting))
     assert record is not None
     rest = set(record.pair_rows[:HALF]) - set(record.pair_rows[HALF:])
-    _append(vault_root, sorted(record.top)[30], "The retry budget was raised to 11 attempts after the outage review.")
-    vault = Vault.open(vault_root)
-    store = vault.store
-    asked: list[str] = []
-    reading = store.kept_rows
-
-    def counted(name: str, keys):
-        keys = list(keys)
-        asked.extend(key for key in keys if key in rest)
-        return reading(name, keys)
-
-    store.kept_rows = counted
+    vault, asked = _changed_counting_reads(vault_root, sorted(record.top)[30], 11, rest)
     pairs = vault._queue(False).weighing()
     best = pairs.best()
     assert not pairs.full and len(set(asked)) < HALF // 20, len(set(asked))
