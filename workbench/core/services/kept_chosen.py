@@ -23,13 +23,13 @@ not weighed again still reads as it did.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
-import zlib
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+from .kept_ranking import digest, identity, key_of, row_of
 
 __all__ = [
     "Entry",
@@ -60,18 +60,6 @@ Read = Callable[[list[str]], dict[str, bytes]]
 
 class Stale(Exception):
     """A row the record names is gone (another process kept other entries) or does not decode."""
-
-
-def key_of(entry: Entry) -> Key:
-    return (-entry[2], entry[0], entry[1])
-
-
-def _place_row(pair: tuple[str, str]) -> int:
-    return zlib.crc32(f"{pair[0]}\t{pair[1]}".encode("utf-8")) % PLACE_ROWS
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 @dataclass
@@ -148,7 +136,7 @@ def _made_block(block: list[Entry], rows: dict[str, bytes]) -> tuple[str, str]:
     """The two rows of a block, put in `rows`: (the entries' key, the printed texts' key)."""
     data = marshal.dumps([(*e[:5], len(e[5])) for e in block], 2)
     shown = b",\n".join(e[5] for e in block)
-    keys = _digest(data), _digest(shown)
+    keys = digest(data), digest(shown)
     rows[keys[0]], rows[keys[1]] = data, shown
     return keys
 
@@ -178,7 +166,7 @@ class Chosen:
             record.shown.append(shown)
         places: list[dict[tuple[str, str], float]] = [{} for _ in range(PLACE_ROWS)]
         for e in entries:
-            places[_place_row((e[0], e[1]))][(e[0], e[1])] = e[2]
+            places[row_of((e[0], e[1]), PLACE_ROWS)][(e[0], e[1])] = e[2]
         record.places = [_place(part, rows) for part in places]
         return cls(record, lambda keys: _among(rows, keys)), rows
 
@@ -189,20 +177,20 @@ class Chosen:
         pair) put back: the new entries and the rows made for them (those shared with these are not
         among them). `Stale` where a row is gone or does not hold what the record says."""
         record = self.record
-        place_at = sorted({_place_row(pair) for pair in touched | now.keys()})
+        place_at = sorted({row_of(pair, PLACE_ROWS) for pair in touched | now.keys()})
         found = self._read([record.places[at] for at in place_at if record.places[at]])
         places = {
             at: _decoded(found.get(record.places[at]), "places", dict) if record.places[at] else {} for at in place_at
         }
         olds: list[tuple[int, Key]] = []
         for pair in touched:
-            score = places[_place_row(pair)].pop(pair, None)
+            score = places[row_of(pair, PLACE_ROWS)].pop(pair, None)
             if score is not None:
                 key = (-score, pair[0], pair[1])
                 olds.append((max(0, bisect_right(record.firsts, key) - 1), key))
         news: list[tuple[int, Key, Entry]] = []
         for pair, entry in now.items():
-            places[_place_row(pair)][pair] = entry[2]
+            places[row_of(pair, PLACE_ROWS)][pair] = entry[2]
             key = key_of(entry)
             news.append((max(0, bisect_right(record.firsts, key) - 1), key, entry))
         need = sorted({at for at, _ in olds} | {at for at, _, _ in news})
@@ -298,7 +286,7 @@ def _place(row: dict[tuple[str, str], float], rows: dict[str, bytes]) -> str:
     if not row:
         return ""
     data = marshal.dumps(row, 2)
-    key = _digest(data)
+    key = digest(data)
     rows[key] = data
     return key
 
@@ -316,7 +304,6 @@ class Made:
 
     def identify(self, setting: str, pairs: Any) -> None:
         """Name the weighing as kept now (after `keep_weighing`) as what the entries were chosen from."""
-        from .kept_ranking import identity
 
         self.chosen.record.identity = identity(setting, pairs.kept.pair_rows, pairs.kept.unlisted)
 
@@ -325,10 +312,10 @@ class Made:
         call, and forget the rows of the record followed that it names no more, in one transaction."""
         record = self.chosen.record
         data = record.dump()
-        digest = _digest(data)
+        key = digest(data)
         forget = self.last.rows() - record.rows() if self.last is not None else set()
-        store.keep_with_rows(name, digest, data, self.rows, replace=self.last is None, forget=forget)
-        return digest
+        store.keep_with_rows(name, key, data, self.rows, replace=self.last is None, forget=forget)
+        return key
 
 
 def follow_or_make(
@@ -341,7 +328,6 @@ def follow_or_make(
     (`conflicts.choose`). Asks the weighing only what it needs: after a change, the pairs touched
     (`listed_among`), not the 24,000 best of 10,000 decision records (`best`)."""
     from .conflicts import choose, listed, offered
-    from .kept_ranking import identity
 
     before = identity(setting, pairs.kept.pair_rows, pairs.kept.unlisted)
     unlisted = pairs.kept.unlisted

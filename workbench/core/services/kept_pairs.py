@@ -15,6 +15,8 @@ import zlib
 from collections.abc import Iterable
 from typing import Any, Protocol
 
+from .kept_ranking import row_of
+
 __all__ = ["PAIR_ROWS", "HALF", "INDEX_ROWS", "NONE", "LISTED", "BEST", "KeptPairs", "state", "pair_row", "index_row"]
 
 PAIR_ROWS = 2048
@@ -35,7 +37,7 @@ class _Rows(Protocol):  # `weighing.Rows`
 
 def pair_row(pair: tuple[str, str]) -> int:
     """Which of the PAIR_ROWS rows holds a pair: this, or HALF past it for one of the `best`."""
-    return zlib.crc32(f"{pair[0]}\t{pair[1]}".encode("utf-8")) % HALF
+    return row_of(pair, HALF)
 
 
 def index_row(doc_id: str) -> int:

@@ -25,7 +25,20 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Entry", "Record", "KeptRanking", "Stale", "identity", "key_of", "whole", "follow", "load", "VERSION"]
+__all__ = [
+    "Entry",
+    "Record",
+    "KeptRanking",
+    "Stale",
+    "identity",
+    "key_of",
+    "row_of",
+    "digest",
+    "whole",
+    "follow",
+    "load",
+    "VERSION",
+]
 
 Entry = tuple  # (older, newer, score, alike, reasons, shared): a pair as the list ranks it
 Key = tuple[float, str, str]  # (-score, older, newer): an entry's place, best first
@@ -45,11 +58,13 @@ def key_of(entry: Entry) -> Key:
     return (-entry[2], entry[0], entry[1])
 
 
-def _score_row(pair: tuple[str, str]) -> int:
-    return zlib.crc32(f"{pair[0]}\t{pair[1]}".encode("utf-8")) % SCORE_ROWS
+def row_of(pair: tuple[str, str], rows: int) -> int:
+    """Which of `rows` rows holds a pair: a CRC of its ids (the same in every process)."""
+    return zlib.crc32(f"{pair[0]}\t{pair[1]}".encode("utf-8")) % rows
 
 
-def _digest(data: bytes) -> str:
+def digest(data: bytes) -> str:
+    """The key a row is kept under: a digest of its bytes."""
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
@@ -169,7 +184,7 @@ class KeptRanking:
         """The entry of the pair (in this order), or None where the list does not rank it."""
         pair = (older, newer)
         record = self.record
-        row = record.scores[_score_row(pair)]
+        row = record.scores[row_of(pair, SCORE_ROWS)]
         if not row:
             return None
         score = _decode_scores(self._read([row]).get(row)).get(pair)
@@ -193,15 +208,15 @@ def whole(entries: list[Entry], decisions: int, ident: str) -> tuple[Record, dic
         data = marshal.dumps(block, 2)
         record.firsts.append(key_of(block[0]))
         record.counts.append(len(block))
-        record.blocks.append(_digest(data))
+        record.blocks.append(digest(data))
         rows[record.blocks[-1]] = data
     scores: list[dict[tuple[str, str], float]] = [{} for _ in range(SCORE_ROWS)]
     for e in entries:
-        scores[_score_row((e[0], e[1]))][(e[0], e[1])] = e[2]
+        scores[row_of((e[0], e[1]), SCORE_ROWS)][(e[0], e[1])] = e[2]
     for part in scores:
         if part:
             data = marshal.dumps(part, 2)
-            record.scores.append(_digest(data))
+            record.scores.append(digest(data))
             rows[record.scores[-1]] = data
         else:
             record.scores.append("")
@@ -222,20 +237,20 @@ def follow(
     `record` are not among them). `listed`: how many pairs the list ranks now, which the blocks
     must add up to. `Stale` where a row is gone or the ranking kept does not hold the pairs it
     should (a ranking that is not the one the weighing followed)."""
-    score_at = sorted({_score_row(pair) for pair in touched | now.keys()})
+    score_at = sorted({row_of(pair, SCORE_ROWS) for pair in touched | now.keys()})
     blocks_of: dict[int, list[Entry]] = {}
     found = read([record.scores[at] for at in score_at if record.scores[at]])
     scores = {at: _decode_scores(found.get(record.scores[at])) if record.scores[at] else {} for at in score_at}
     # Where each pair stood, by its score kept; its block read once.
     olds: list[tuple[int, Key]] = []
     for pair in touched:
-        score = scores[_score_row(pair)].pop(pair, None)
+        score = scores[row_of(pair, SCORE_ROWS)].pop(pair, None)
         if score is not None:
             key = (-score, pair[0], pair[1])
             olds.append((max(0, bisect_right(record.firsts, key) - 1), key))
     news: list[tuple[int, Key, Entry]] = []
     for pair, entry in now.items():
-        scores[_score_row(pair)][pair] = entry[2]
+        scores[row_of(pair, SCORE_ROWS)][pair] = entry[2]
         key = key_of(entry)
         news.append((max(0, bisect_right(record.firsts, key) - 1), key, entry))
     need = sorted({at for at, _ in olds} | {at for at, _, _ in news})
@@ -288,12 +303,12 @@ def _made(
             data = marshal.dumps(part, 2)
             made.firsts.append(key_of(part[0]))
             made.counts.append(len(part))
-            made.blocks.append(_digest(data))
+            made.blocks.append(digest(data))
             rows[made.blocks[-1]] = data
     for at, row in scores.items():
         if row:
             data = marshal.dumps(row, 2)
-            made.scores[at] = _digest(data)
+            made.scores[at] = digest(data)
             rows[made.scores[at]] = data
         else:
             made.scores[at] = ""
