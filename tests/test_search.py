@@ -1114,7 +1114,9 @@ def test_rows_sizes_are_read_once_and_after_a_write_only_the_rows_it_changed(bui
     monkeypatch.setattr(fulltext.Postings, "rows", lambda self, r: (read.append(list(r)), postings_rows(self, r))[1])
     rows = derived_store.DerivedStore.rows
     from_store: list[list[int]] = []
-    monkeypatch.setattr(derived_store.DerivedStore, "rows", lambda self, r: (from_store.append(list(r)), rows(self, r))[1])
+    monkeypatch.setattr(
+        derived_store.DerivedStore, "rows", lambda self, r: (from_store.append(list(r)), rows(self, r))[1]
+    )
     first = [(hit.id, hit.score) for hit in vault.search("ledger refund", 10)]
     assert from_store and sum(map(len, from_store)) >= 10
     from_store.clear()

@@ -148,3 +148,31 @@ def test_the_hits_facts_are_read_again_after_a_write_for_the_documents_it_change
     assert [h.score for h in after] == pytest.approx([h.score for h in afresh], rel=1e-12)
     views = search._views(vault.index)
     assert views.generation == vault.index.generation
+
+
+def test_a_write_makes_ready_what_the_next_search_would_do_first(builder, monkeypatch):
+    """In a process that has searched, a batch of the index patches the kept lists for the index
+    now and follows the lookups, in the writing thread: the search after it finds them ready. An
+    index that never searched is left as it is. Pages are a vault opened afresh's."""
+    from workbench.core.views import word_lists
+
+    monkeypatch.setattr(word_lists.WordLists, "_keep", lambda self: None)  # no thread keeping lists here
+    vault = _vault(builder)
+    assert vault.index.after_change == []  # nothing to make ready before a search
+    vault.search("ledger", 10)
+    refreshed: list[tuple[int, int]] = []
+    refresh = word_lists.WordLists.refresh
+    monkeypatch.setattr(
+        word_lists.WordLists, "refresh", lambda self, version: (refreshed.append(version), refresh(self, version))[1]
+    )
+    for n in (3, 7):
+        _note(builder, n, "grown again")
+        vault.refresh_paths([doc_path(f"mem-note-w{n}")])
+        ready = list(refreshed)
+        assert ready and ready[-1] == vault.store.version()  # brought to the index now by the write
+        found = [(h.id, h.score) for h in vault.search("ledger refund", 10)]
+        assert search._views(vault.index).generation == vault.index.generation
+        assert all(version == ready[-1] for version in refreshed[len(ready) :])  # nothing new to read
+        afresh = [(h.id, h.score) for h in Vault.open(builder.root).search("ledger refund", 10)]
+        assert [i for i, _ in found] == [i for i, _ in afresh]
+        assert [s for _, s in found] == pytest.approx([s for _, s in afresh], rel=1e-12)

@@ -135,6 +135,10 @@ class VaultIndex:
         # The paths of the records whose document is invalid, followed through the watcher's batches
         # (`_index_paths`); None until asked after an open or a walk (`any_invalid`).
         self._invalid: set[str] | None = None
+        # What the derived views make ready after a watcher's batch, in the writing thread (search's
+        # kept lists patched, its lookups followed): the first search after a write then costs
+        # what the others do, and the write a millisecond more.
+        self.after_change: list[Callable[[VaultIndex], None]] = []
 
     # -- opening and reading ----------------------------------------------------------------
 
@@ -211,6 +215,8 @@ class VaultIndex:
         self._follow_invalid(before, touched)
         self._relation_problems = None
         self._keep_resolutions()
+        for ready in self.after_change:
+            ready(self)
 
     def _follow_invalid(self, paths: Iterable[str], ids: set[str]) -> None:
         """Bring the invalid records' paths in line after a batch: a document's validity moves only

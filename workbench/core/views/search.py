@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..vocabulary import presenting
-from . import semantic
+from . import fulltext, semantic
 from ..records.derived_store import fts_fields
 from ..index import VaultIndex
 from ..vocabulary.model import DocType, Document, QueryError, Status
@@ -296,9 +296,20 @@ def _views(index: VaultIndex) -> _Views:
     views = _KEPT.get(index)
     if views is None:
         views = _KEPT[index] = _Views(index)
+        if _ready_after_change not in index.after_change:
+            index.after_change.append(_ready_after_change)
     elif views.generation != index.generation:
         views.follow(index)
     return views
+
+
+def _ready_after_change(index: VaultIndex) -> None:
+    """What the next search would do first after a batch of an index that has searched, done by
+    the write: the kept lists patched for the index now (`word_lists`, 1-2 ms at 10,000 records,
+    the new rows told to the tokenizer) and the lookups followed."""
+    if index.store is not None and index in fulltext.KEPT:
+        fulltext.kept_postings(index)
+    _views(index)
 
 
 def _refuse_meaningless(query: Query, views: _Views, index) -> None:
