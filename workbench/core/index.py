@@ -17,7 +17,8 @@ migrating it writes nothing there. Only a change a person makes writes into it.
 
 Derived views keep what they computed between calls themselves, keyed by the index and dropped
 with it (search's lookups and kept per-word results, the meaning index); each checks `generation`,
-which moves whenever the records change.
+which moves whenever the records change. A view may register in `after_change` what it makes
+ready as each batch ends (search does, once it has searched); the index imports none of them.
 """
 
 from __future__ import annotations
