@@ -1100,30 +1100,53 @@ def test_only_the_candidates_that_can_be_in_the_first_batch_are_read_for_the_com
         assert found == full(query), query
 
 
-def test_rows_sizes_are_read_once_while_the_index_is_unchanged_and_again_after_a_write(builder, monkeypatch):
+def test_rows_sizes_are_read_once_and_after_a_write_only_the_rows_it_changed(builder, monkeypatch):
     """A row's path and size, which exact scoring needs, are kept between searches (a common
-    word's best rows are scored again and again) and read afresh once the index changed: a
-    document grown by a write scores as a vault opened afresh scores it."""
+    word's best rows are scored again and again). After this process's write only the rows it
+    wrote are read (a row keeps its path and size under its rowid); after another process's,
+    every row asked is read again. Either way a document grown by a write scores as a vault
+    opened afresh scores it. Forgetting every row at each write fails the first count."""
     for n in range(12):
         _write(builder, f"mem-note-size-{n}", f"Ledger {n}", "ledger refund " * (n + 1))
     vault = Vault.open(builder.root)
     read: list[list[int]] = []
+    postings_rows = fulltext.Postings.rows
+    monkeypatch.setattr(fulltext.Postings, "rows", lambda self, r: (read.append(list(r)), postings_rows(self, r))[1])
     rows = derived_store.DerivedStore.rows
-    monkeypatch.setattr(derived_store.DerivedStore, "rows", lambda self, r: (read.append(list(r)), rows(self, r))[1])
+    from_store: list[list[int]] = []
+    monkeypatch.setattr(
+        derived_store.DerivedStore, "rows", lambda self, r: (from_store.append(list(r)), rows(self, r))[1]
+    )
     first = [(hit.id, hit.score) for hit in vault.search("ledger refund", 10)]
-    assert read and sum(map(len, read)) >= 10
-    read.clear()
+    assert from_store and sum(map(len, from_store)) >= 10
+    from_store.clear()
     assert [(hit.id, hit.score) for hit in vault.search("ledger refund", 10)] == first
-    assert sum(map(len, read)) == 0  # every row's size kept
-    _write(builder, "mem-note-size-0", "Ledger 0", "ledger refund " + "padding words " * 40)
-    vault.refresh_paths([doc_path("mem-note-size-0")])
-    after = [(hit.id, hit.score) for hit in vault.search("ledger refund", 10)]
-    assert sum(map(len, read)) >= 10  # read again after the write
-    afresh = [(hit.id, hit.score) for hit in Vault.open(builder.root).search("ledger refund", 10)]
-    # Rows kept from before the write and caught up score a hair apart from rows read afresh
-    # (the 16th digit); a stale size would move a score far more.
-    assert [doc_id for doc_id, _ in after] == [doc_id for doc_id, _ in afresh] and after != first
-    assert [score for _, score in after] == pytest.approx([score for _, score in afresh], rel=1e-12)
+    assert sum(map(len, from_store)) == 0  # every row's size kept
+
+    def searched_after(written: Vault, doc_id: str, words: int) -> tuple[list, set[int], list[int]]:
+        """The page after `written` wrote, the rows it asked sizes of, and the rows read again."""
+        _write(builder, doc_id, doc_id.title(), "ledger refund " + "padding words " * words)
+        written.refresh_paths([doc_path(doc_id)])
+        read.clear()
+        from_store.clear()
+        found = [(hit.id, hit.score) for hit in vault.search("ledger refund", 10)]
+        asked = {rowid for rowids in read for rowid in rowids}
+        read_again = [rowid for rowids in from_store for rowid in rowids]
+        afresh = [(hit.id, hit.score) for hit in Vault.open(builder.root).search("ledger refund", 10)]
+        # Rows kept from before the write and caught up score a hair apart from rows read afresh
+        # (the 16th digit); a stale size would move a score far more.
+        assert [doc_id for doc_id, _ in found] == [doc_id for doc_id, _ in afresh]
+        assert [score for _, score in found] == pytest.approx([score for _, score in afresh], rel=1e-12)
+        return found, asked, read_again
+
+    after, asked, read_again = searched_after(vault, "mem-note-size-0", 40)
+    assert after != first
+    written = vault.store.rowids([doc_path("mem-note-size-0")])
+    assert len(asked) >= 10 and written <= asked  # the rows scored, the new one among them...
+    assert read_again and set(read_again) == written  # ...and of them the new one alone read again
+    other = Vault.open(builder.root)  # another connection: what it wrote is not known here
+    _, asked, read_again = searched_after(other, "mem-note-size-1", 30)
+    assert len(asked) >= 10 and set(read_again) >= asked  # every row asked read again
 
 
 def test_a_list_of_rows_is_read_alike_as_one_json_parameter_or_a_placeholder_each(sample_copy):

@@ -119,12 +119,21 @@ class Postings:
         self.lists = WordLists(store, FIELD_WEIGHTS, LAZY_FROM)  # each common word's rows, kept in the store
 
     def rows(self, rowids: list[int]) -> dict[int, tuple[str, int]]:
-        """The store's `rows` (path and size of each row still there, in rowid order), kept while
-        the index is unchanged: a common word's best rows are scored exactly again and again."""
-        if self.sized_at != self.now or len(self.sized) > SIZES_KEPT:
-            self.sized = {}
-            self.sized_at = self.now
+        """The store's `rows` (path and size of each row still there, in rowid order), kept between
+        searches: a common word's best rows are scored exactly again and again. After this
+        process's own write only the rows it removed or added are forgotten (a row's path and
+        size never change under its rowid, which is never given twice); after another's, all."""
         sized = self.sized
+        if self.sized_at != self.now:
+            changed = self.store.changes_since(self.sized_at, CATCH_UP_MOST)
+            if changed is None:
+                sized.clear()
+            else:
+                for rowid in changed[0]:
+                    sized.pop(rowid, None)
+            self.sized_at = self.now
+        if len(sized) > SIZES_KEPT:
+            sized.clear()
         missing = [rowid for rowid in rowids if rowid not in sized]
         if missing:
             found = self.store.rows(missing)

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..vocabulary import presenting
-from . import semantic
+from . import fulltext, semantic
 from ..records.derived_store import fts_fields
 from ..index import VaultIndex
 from ..vocabulary.model import DocType, Document, QueryError, Status
@@ -141,21 +141,44 @@ class SearchResults(list):
         return presenting.frame(hit.to_json() for hit in self)
 
 
+FACTS_KEPT = 20_000  # documents' facts kept across writes (a few MB), beyond which all are read again
+
+
 class _Views:
     """Per-vault lookups that searches need, made when first needed and kept while the records stay
-    the same: after a watcher batch, a search for words needs none of the whole-vault ones."""
+    the same: after a watcher batch, a search for words needs none of the whole-vault ones, and
+    what was read of each document (`follow`) is kept but for the documents the batch touched."""
 
     def __init__(self, index):
         self._index = weakref.ref(index)  # kept by the index as key: a strong reference would keep it alive
         self.generation = index.generation
+        self._forget_whole()
+        self._facts: dict[str, _Facts] = {}
+        self._tags: dict[str, str] = {}  # documents' tags as the store keeps them (`read_facts`)
+        self._successors: dict[str, list[str]] = {}
+
+    def follow(self, index: VaultIndex) -> None:
+        """Bring the lookups to the index's generation: the whole-vault ones made again when next
+        asked, what was read of each document forgotten for the ids changed since (the index's
+        `id_log`), or for all where the log does not reach back (an open, a walk). The hits'
+        facts read again after every write were a fifth of the first search after it."""
+        touched = index.id_log.since(self.generation)
+        self.generation = index.generation
+        self._forget_whole()
+        if touched is None or len(self._facts) > FACTS_KEPT:
+            self._facts, self._tags, self._successors = {}, {}, {}
+            return
+        for doc_id in touched:
+            self._facts.pop(doc_id, None)
+            self._tags.pop(doc_id, None)
+            self._successors.pop(doc_id, None)
+
+    def _forget_whole(self) -> None:
         self._valid: dict[str, Document] | None = None
         self._everything: dict[str, Document] | None = None
         self._invalid: dict[str, Document] | None = None
         self._titles: dict[str, str] | None = None
-        self._facts: dict[str, _Facts] = {}
         self._kinds: tuple[set[str], set[str]] | None = None
-        self._tags: dict[str, str] = {}  # documents' tags as the store keeps them (`read_facts`)
-        self._successors: dict[str, list[str]] = {}
 
     @property
     def valid(self) -> dict[str, Document]:
@@ -271,9 +294,22 @@ _KEPT: weakref.WeakKeyDictionary[VaultIndex, _Views] = weakref.WeakKeyDictionary
 
 def _views(index: VaultIndex) -> _Views:
     views = _KEPT.get(index)
-    if views is None or views.generation != index.generation:
+    if views is None:
         views = _KEPT[index] = _Views(index)
+        if _ready_after_change not in index.after_change:
+            index.after_change.append(_ready_after_change)
+    elif views.generation != index.generation:
+        views.follow(index)
     return views
+
+
+def _ready_after_change(index: VaultIndex) -> None:
+    """What the next search would do first after a batch of an index that has searched, done by
+    the write: the kept lists patched for the index now (`word_lists`, 1-2 ms at 10,000 records,
+    the new rows told to the tokenizer) and the lookups followed."""
+    if index.store is not None and index in fulltext.KEPT:
+        fulltext.kept_postings(index)
+    _views(index)
 
 
 def _refuse_meaningless(query: Query, views: _Views, index) -> None:

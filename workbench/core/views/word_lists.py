@@ -260,6 +260,8 @@ class WordLists:
         patched; if they are not its own, and the index is large enough to have common words,
         start keeping them again."""
         if version == self.version:
+            if self.read_at != self.stamp:  # not the index's: kept once no keeper is busy (a write
+                self._keep()  # made them ready while the last keeper waited for a quiet index)
             return
         self.version = version
         self.counts = {}
@@ -337,6 +339,7 @@ class WordLists:
             return
         totals = store.totals()
         if not totals or totals[0] <= LISTS_FROM:
+            _TRIED.add(stamp)  # too few rows for this index: not asked again at each search
             return
         path, weights, least, common, most, settle = (
             store.path,
