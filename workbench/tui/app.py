@@ -231,9 +231,9 @@ class WorkbenchApp(App[None]):
         """A notice while a dialog is open is said in the band above it; its toast (Textual's, which
         follows) is hidden on a dialog's screen and shows once the dialog closes, if still due.
 
-        A notice can come once no screen is left: a worker's, posted as the app shuts down (the
-        screens are closed while its messages are still handled). It has nowhere to be said, as
-        Textual's own handler finds too."""
+        A notice can come once no screen is left: a worker's, posted as the app is shut down from
+        outside its message loop (Textual's `run_test` closes the screens while the app still
+        handles messages). It has nowhere to be said, as Textual's own handler finds too."""
         try:
             screen = self.screen
         except ScreenStackError:

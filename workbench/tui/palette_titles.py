@@ -106,8 +106,8 @@ class PaletteTitles:
         if len(found) >= most:
             return list(found)
         letters = list(lowered)
-        in_order = "".join(f"{re.escape(a)}[^\n{re.escape(b)}]*" for a, b in zip(letters, letters[1:]))
-        in_order = re.compile(in_order + re.escape(letters[-1]))
+        steps = "".join(f"{re.escape(a)}[^\n{re.escape(b)}]*" for a, b in zip(letters, letters[1:]))
+        in_order = re.compile(steps + re.escape(letters[-1]))  # each letter, then up to the next
         kinds = [(in_order, True), (in_order, False)] if all(_WORD.match(c) for c in letters) else [(in_order, False)]
         for pattern, initials in kinds:
             for index, _, _ in self._holding(pattern, stop, initials):
