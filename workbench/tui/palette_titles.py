@@ -2,18 +2,20 @@
 `RANK_MOST`, the likeliest best first, found a block of texts at a time by regular expressions.
 
 Textual's matcher (`textual.fuzzy.FuzzySearch`) works out every way a query's letters could fall
-in a text, a tenth of a millisecond or more each: at 100,000 documents, where most titles hold a
-short word's letters in order, scoring every such title took about ten seconds. Its scores order
-three kinds: a text holding the query whole where it first holds it at a word's start, all alike;
-then one holding it whole first elsewhere, all alike; then one holding only its letters in order,
-scored by how many fall at words' starts and in how few runs (always below the other two kinds). So the
-texts are kept lowered and joined, and the kinds are looked for in turn, each in the vault's order,
-until `RANK_MOST` are found; the matcher scores those alone. The best `most` are then those the
-matcher would rank first over every text, ties in the vault's order, whenever at least `most`
-texts hold the query whole, or no more than `RANK_MOST` hold its letters in order (a small vault:
-every one is scored, as before). Otherwise (a few letters held whole nowhere), texts whose words
-start with the query's letters come first, then the rest in order: the best score is found, the
-page may differ from the full ranking's among its lower scores.
+in a text: at 100,000 documents, where most titles hold a short word's letters in order, scoring
+every such title took half a second of CPU a key (some nine seconds before the palette listed a
+title's first word). Its scores order three kinds: a text holding the query whole where it first
+holds it at a word's start, all alike; then one holding it whole first elsewhere, all alike; then
+one holding only its letters in order, scored by how many fall at words' starts and in how few
+runs (always below the other two kinds). So the texts are kept lowered and joined, and the kinds
+are looked for in turn, each in the vault's order, until `RANK_MOST` are found; the matcher scores
+those alone. The best `most` are then those the matcher ranks first over every text, ties in the
+vault's order, whenever at least `most` texts hold the query whole or no more than `RANK_MOST`
+hold its letters in order (a small vault: every one is scored, as before); but a text that is the
+query itself (`open: …` typed to its end), which the matcher doubles, is missed past the first
+`RANK_MOST` holding it. Otherwise (a few letters held whole nowhere), texts whose words start with
+the query's letters come first, then the rest in order: the best score is found, the page may
+differ from the full ranking's among its lower scores.
 """
 
 from __future__ import annotations
