@@ -10,7 +10,7 @@ from textwrap import dedent
 import pytest
 import time_machine
 from textual.widgets import Input, OptionList, SelectionList, TextArea
-from tui_helpers import open_by_search, screen_text, settle, type_text
+from tui_helpers import open_by_search, screen_text, settle, steady_cursors, type_text
 
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog, diff_parts, file_starts, files_line
@@ -655,9 +655,15 @@ STATES = {
 @pytest.mark.parametrize("state", list(STATES))
 def test_dialog_snapshots(snap_compare, sample_copy: Path, state: str, theme: str, size: tuple[int, int]):
     app = WorkbenchApp(sample_copy, theme=theme)
+
+    async def steadily(pilot) -> None:
+        await STATES[state](pilot)
+        steady_cursors(pilot)  # the box a refusal focuses blinked: off in a snapshot taken late
+        await pilot.pause()
+
     # A change's diff writes today's date: the day is fixed, the clock still runs for Textual's timers.
     with time_machine.travel(dt.datetime(2026, 12, 1, 12, 0), tick=True):
-        assert snap_compare(app, run_before=STATES[state], terminal_size=size)
+        assert snap_compare(app, run_before=steadily, terminal_size=size)
 
 
 async def _dendron_footer(pilot) -> None:

@@ -3,6 +3,8 @@ parts of the both-versions dialog."""
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -426,3 +428,28 @@ async def test_the_conflicts_queue_closed_before_its_frames_are_all_made_says_no
             pilot, 16, lambda: ConflictsDialog(main.conflicts or [], main.summary.by_id, verdicts=lambda: [])
         )
         assert app.screen is main
+
+
+async def test_a_notice_from_a_thread_as_the_app_shuts_down_is_dropped(sample_copy: Path):
+    # A worker's notice can be handled once the screens are closed and before the app's messages
+    # stop: the handler asked for the screen on top of none and raised `ScreenStackError`.
+    app = WorkbenchApp(sample_copy, theme="workbench-dark")
+    done = threading.Event()
+
+    def notify_until_done() -> None:
+        while not done.is_set():
+            app.notify("Re-read 1 file changed on disk")
+            time.sleep(0.0005)
+
+    notifier = threading.Thread(target=notify_until_done)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await app.push_screen(ProblemsDialog([], {}))
+            await pilot.pause()
+            notifier.start()
+            await pilot.pause(0.05)
+    finally:
+        done.set()
+        if notifier.is_alive():
+            notifier.join()

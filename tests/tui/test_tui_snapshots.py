@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input, TextArea
-from tui_helpers import open_by_search, settle, type_text
+from tui_helpers import open_by_search, settle, steady_cursors, type_text
 
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.dialogs.confirm_plan import ConfirmPlanDialog
@@ -36,12 +36,6 @@ STATUS_DIFF = """\
 +updated_at: 2026-06-01
  project: tern
 """
-
-
-def steady_cursors(pilot) -> None:
-    """A blinking cursor is caught on or off at random: keep it on."""
-    for widget in pilot.app.screen.query("Input, TextArea"):
-        widget.cursor_blink = False
 
 
 async def money_decision_candidates(pilot) -> None:

@@ -45,6 +45,13 @@ async def wait_for(pilot: Pilot, condition: Callable[[], bool], seconds: float =
     assert condition(), "timed out"
 
 
+def steady_cursors(pilot: Pilot) -> None:
+    """A blinking cursor is caught on or off at random (off once half a second has passed since
+    its box took the focus, as it may under load before a snapshot): keep it on."""
+    for widget in pilot.app.screen.query("Input, TextArea"):
+        widget.cursor_blink = False
+
+
 async def type_text(pilot: Pilot, text: str) -> None:
     """Type into the focused box; on the main screen, into the search box (`/` first, as a person
     does: the focus starts on the results, where letters are commands)."""

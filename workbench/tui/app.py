@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import events, on
-from textual.app import App
+from textual.app import App, ScreenStackError
 from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.notifications import Notify
@@ -229,8 +229,16 @@ class WorkbenchApp(App[None]):
 
     def on_notify(self, event: Notify) -> None:
         """A notice while a dialog is open is said in the band above it; its toast (Textual's, which
-        follows) is hidden on a dialog's screen and shows once the dialog closes, if still due."""
-        news = dialog_news(self.screen)
+        follows) is hidden on a dialog's screen and shows once the dialog closes, if still due.
+
+        A notice can come once no screen is left: a worker's, posted as the app is shut down from
+        outside its message loop (Textual's `run_test` closes the screens while the app still
+        handles messages). It has nowhere to be said, as Textual's own handler finds too."""
+        try:
+            screen = self.screen
+        except ScreenStackError:
+            return
+        news = dialog_news(screen)
         if news is not None:
             news.show(event.notification)
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import heapq
-import re
 import threading
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -21,6 +20,7 @@ from textual.content import Content
 from textual.fuzzy import FuzzySearch
 from textual.markup import escape
 
+from .palette_titles import PaletteTitles
 from .screens.main import MainScreen
 
 if TYPE_CHECKING:
@@ -32,9 +32,6 @@ DOCUMENT_HITS = 40
 """The most `Open: <title>` hits one search offers: the best by score. Every title of a large vault
 matched a letter of `Open:` (100,000 hits at the first key, each made into a line of the list on
 the screen's thread: the palette stood still for a minute)."""
-
-_CHECK_EVERY = 500
-"""Documents matched between two looks at whether the search is still wanted."""
 
 # (palette title, action on the main screen, help)
 ACTIONS: tuple[tuple[str, str, str], ...] = (
@@ -142,7 +139,9 @@ class WorkbenchCommands(Provider):
         stop = threading.Event()
         try:
             found = await asyncio.to_thread(  # the texts too, made there the first time
-                lambda: best_documents(summary.documents, summary.open_texts, query, stop)
+                lambda: best_documents(
+                    summary.documents, summary.open_texts, query, stop, titles=summary.palette_titles
+                )
             )
         finally:
             stop.set()
@@ -162,20 +161,21 @@ def best_documents(
     query: str,
     stop: threading.Event | None = None,
     most: int = DOCUMENT_HITS,
+    titles: PaletteTitles | None = None,
 ) -> list[tuple[float, Document, str]]:
     """(score, document, its text) of the `most` documents whose text (`Open: <title>`) matches
     `query` best, as the palette's matcher scores them, best first (ties in the vault's order);
-    empty once `stop` is set. Each text is first asked whether it holds the query's letters in
-    order (a regular expression, in C), the matcher's own condition: the matcher, which works out
-    every way the letters could fall, scores only those."""
+    empty once `stop` is set. The matcher scores only the texts `titles` (made from `texts` if not
+    given) picks as likeliest, at most `RANK_MOST` (`palette_titles.py`): every text holding the
+    query's letters in order when no more do."""
+    titles = titles if titles is not None else PaletteTitles(texts)
+    picked = titles.candidates(query, stop)
+    if picked is None:
+        return []
     fuzzy = FuzzySearch(cache_size=64)  # one of its own: the screen's matcher is in use meanwhile
-    letters = re.compile(".*?".join(map(re.escape, query.lower())), re.DOTALL)
     best: list[tuple[float, int, str]] = []  # a heap: (score, -index, text), the worst first
-    for index, text in enumerate(texts):
-        if index % _CHECK_EVERY == 0 and stop is not None and stop.is_set():
-            return []
-        if letters.search(text.lower()) is None:
-            continue
+    for index in picked:
+        text = texts[index]
         score = fuzzy.match(query, text)[0]
         if score > 0:
             item = (score, -index, text)

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     import networkx as nx
 
     from ..core import Vault
+    from .palette_titles import PaletteTitles
 
 __all__ = ["VaultSummary", "empty_note", "hand_on", "summarise"]
 
@@ -61,6 +62,13 @@ class VaultSummary:
         from .text import clean
 
         return tuple(f"Open: {clean(doc.title)}" for doc in self.documents)
+
+    @cached_property
+    def palette_titles(self) -> PaletteTitles:
+        """`open_texts` lowered and joined by blocks, which the palette searches (made with them)."""
+        from .palette_titles import PaletteTitles
+
+        return PaletteTitles(self.open_texts)
 
     @cached_property
     def example_query(self) -> str:
