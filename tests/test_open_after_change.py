@@ -144,7 +144,9 @@ def shared_then(root: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "change", [same_size_same_second, renamed_over, removed, added_in_a_new_folder, shared_then], ids=lambda f: f.__name__
+    "change",
+    [same_size_same_second, renamed_over, removed, added_in_a_new_folder, shared_then],
+    ids=lambda f: f.__name__,
 )
 def test_a_warm_open_sees_each_change_plain_file_io_makes(tmp_path, monkeypatch, change):
     root = tmp_path / "records"

@@ -100,7 +100,11 @@ class IdOwnership:
                 claims[path] = claimed = self.claim(record)
                 by_id[claimed] = path
                 # A file holding another id than it claims (its fallback, given or to take back) too.
-                if document.valid is not True or document.id != claimed or _settled_before(record.problems):
+                if (
+                    document.valid is not True
+                    or document.id != claimed
+                    or (record.problems and _settled_before(record.problems))
+                ):
                     unsettled.append(path)
         else:
             claims = _Claims(records)
@@ -113,11 +117,12 @@ class IdOwnership:
             for path, record in items:
                 document = record.document
                 by_id[document.id] = path
-                if document.valid is not True or _settled_before(record.problems):
+                if document.valid is not True or (record.problems and _settled_before(record.problems)):
                     unsettled.append(path)
         if len(by_id) != len(records):  # an id claimed twice or more: the first file keeps it
             by_id = {}
-            claims = {path: claims[path] for path in order}
+            if type(claims) is _Claims:  # made in the first pass otherwise, in path order
+                claims = {path: claims[path] for path in order}
             for path in order:
                 doc_id = claims[path]
                 first = by_id.setdefault(doc_id, path)
