@@ -40,6 +40,15 @@ def ids_key(flavour: Flavour, ids: Iterable[str]) -> str:
     return digest.hexdigest()[:32]
 
 
+def _settled_before(problems: list[Problem]) -> bool:
+    """Whether a settling of ids gave any of these problems (`ID_CODES`): a file holding one is
+    settled again, the rest of its problems are its own reading's."""
+    for problem in problems:
+        if problem.code in ID_CODES:
+            return True
+    return False
+
+
 class _Claims:
     """{path: the id its file claims} where each file claims its document's id, looked up as asked."""
 
@@ -91,7 +100,11 @@ class IdOwnership:
                 claims[path] = claimed = self.claim(record)
                 by_id[claimed] = path
                 # A file holding another id than it claims (its fallback, given or to take back) too.
-                if record.problems or document.valid is not True or document.id != claimed:
+                if (
+                    document.valid is not True
+                    or document.id != claimed
+                    or (record.problems and _settled_before(record.problems))
+                ):
                     unsettled.append(path)
         else:
             claims = _Claims(records)
@@ -104,20 +117,26 @@ class IdOwnership:
             for path, record in items:
                 document = record.document
                 by_id[document.id] = path
-                if record.problems or document.valid is not True:
+                if document.valid is not True or (record.problems and _settled_before(record.problems)):
                     unsettled.append(path)
         if len(by_id) != len(records):  # an id claimed twice or more: the first file keeps it
             by_id = {}
-            claims = {path: claims[path] for path in order}
+            if type(claims) is _Claims:  # made in the first pass otherwise, in path order
+                claims = {path: claims[path] for path in order}
             for path in order:
                 doc_id = claims[path]
                 first = by_id.setdefault(doc_id, path)
                 if first != path:
                     shared.setdefault(doc_id, {first}).add(path)
-        # `_settle` leaves a file as it is where it owns its id, is valid, has no problem and has no
-        # fallback id to give or take back: most files, 100,000 calls at a large open.
-        settled = order if shared else unsettled
-        for path in settled:
+        # `_settle` leaves a file as it is where it owns its id, is valid, holds the id it claims and
+        # no problem a settling gave it: most files, 100,000 calls at a large open. A problem of any
+        # other kind changes nothing there, nor does an id claimed twice elsewhere: only its
+        # claimants give or take a fallback id. (One number shared among 10,000 decision records
+        # settled every record again, each asking the flavour for its fallback id.) In path order,
+        # as the first claimant of an id keeps it.
+        if shared:
+            unsettled = sorted(set(unsettled).union(*shared.values()))
+        for path in unsettled:
             self._settle(records[path], claims[path], by_id, unreadable)
         self.by_id, self.shared, self._ids, self._key = by_id, shared, None, None
         if not self.flavour.native:

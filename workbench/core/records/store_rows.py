@@ -340,6 +340,23 @@ _KEY_LINES: dict[str, dict[str, int]] = {}
 _KEY_LINES_MOST = 256
 
 
+# A row's problems, decoded once per distinct text (`records_from_rows`), their severities made
+# then: the problems of a vault's rows are mostly a few texts (10,000 decision records: 2,953
+# rows saying they have no status, in one text), decoded once each rather than once a row.
+_PROBLEMS: dict[str, list[tuple[Severity, str, str, int | None]]] = {}
+_PROBLEMS_MOST = 256
+
+
+def _problems(path: str, text: str, doc_id: str) -> list[Problem]:
+    """The problems a row's JSON text keeps, of the document `doc_id` in the file at `path`."""
+    kept = _PROBLEMS.get(text)
+    if kept is None:
+        kept = [(Severity(p[0]), p[1], p[2], p[3]) for p in json.loads(text)]
+        if len(_PROBLEMS) < _PROBLEMS_MOST:
+            _PROBLEMS[text] = kept
+    return [Problem(path, severity, code, message, line, doc_id) for severity, code, message, line in kept]
+
+
 _DATES: dict[str, dt.date] = {}
 
 
@@ -596,7 +613,7 @@ def records_from_rows(
             size,
             mtime_ns,
             document,
-            [Problem(path, Severity(p[0]), p[1], p[2], p[3], doc_id) for p in read(problems)] if problems else [],
+            _problems(path, problems, doc_id) if problems else [],
             kept_lines,
             ino,
             ctime_ns,
