@@ -170,7 +170,7 @@ def test_a_block_gone_makes_the_entries_whole_again(root):
 
 def test_the_review_list_asked_between_two_queues_leaves_the_queue_right(root, capsys):
     """The review list keeps the weighing as it follows a change: the queue's blocks were chosen
-    from the weighing before it, and are chosen again whole, not followed from the wrong one."""
+    from the weighing before it, and follow the pairs both changes touched, not this one's alone."""
     from workbench.cli import main
 
     vault = Vault.open(root)

@@ -1,7 +1,7 @@
 """The review list's ranking follows a change pair by pair (`kept_ranking`): after random changes by
 plain file I/O between fresh opens it is, every time, the ranking made whole from the same weighing,
-and a ranking kept for a weighing that moved on without it (the queue asked in between) is not
-followed but made whole."""
+and a ranking kept for a weighing that moved on without it (the queue asked in between) follows
+the pairs touched since, or is made whole past the weighing's last saves."""
 
 from __future__ import annotations
 
@@ -101,10 +101,14 @@ def test_pages_and_a_pair_after_a_change_are_those_of_the_ranking_made_whole(vau
     assert len(followed) == 1
 
 
-def test_a_ranking_kept_for_a_weighing_that_moved_on_is_made_whole(vault_root, followed):
+@pytest.mark.parametrize("saves", [1, weighing.SAVES])
+def test_a_ranking_kept_for_a_weighing_that_moved_on_follows_its_last_saves(vault_root, followed, monkeypatch, saves):
     """The queue asked after a change weighs its pairs again and keeps them, the review list's
-    ranking left as it was; after the next change the ranking kept is not the weighing's before
-    it: followed, it would keep the first change's pairs as they were weighed before it."""
+    ranking left as it was; after the next change the ranking kept is the weighing's of a save
+    back: it follows the pairs both saves touched (following this change's alone, it would keep
+    the first change's pairs as they were weighed before it), and past `weighing.SAVES` saves back
+    it is made whole."""
+    monkeypatch.setattr(weighing, "SAVES", saves)
     _listed_and_whole(vault_root)
     paths = sorted((vault_root / "decisions").glob("*.md"))
     rng = random.Random(3)
@@ -112,10 +116,12 @@ def test_a_ranking_kept_for_a_weighing_that_moved_on_is_made_whole(vault_root, f
         rewrite(path, rng)
     _fresh(vault_root).conflicts()  # the weighing moves on; the ranking kept stays
     rewrite(paths[20], rng)
+    _fresh(vault_root).conflicts()  # and on
+    rewrite(paths[30], rng)
     before = len(followed)
     listed, whole = _listed_and_whole(vault_root)
     assert listed == whole
-    assert len(followed) == before  # not followed: made whole
+    assert len(followed) == (before if saves == 1 else before + 1)  # else not followed: made whole
 
 
 def test_a_block_gone_or_a_score_misplaced_is_made_whole(vault_root):

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .kept_ranking import digest, identity, key_of, row_of
+from .kept_ranking import digest, identity, key_of, row_of, touched_since
 
 __all__ = [
     "Entry",
@@ -323,21 +323,22 @@ def follow_or_make(
 ) -> Made:
     """The decision pairs the queue lists, from the weighing `pairs` (`weighing.Weighing`, before it
     weighed): the entries of `last` followed where it was chosen from the weighing as it stood
-    before this call (the pairs it weighed again, new or gone, or listed no more or again, taken out,
-    and put back worded by `word` where chosen now), else all of them chosen and worded
-    (`conflicts.choose`). Asks the weighing only what it needs: after a change, the pairs touched
-    (`listed_among`), not the 24,000 best of 10,000 decision records (`best`)."""
+    before this call or one of its last saves (the pairs weighed again since, new or gone, or
+    listed no more or again, taken out, and put back worded by `word` where chosen now), else all
+    of them chosen and worded (`conflicts.choose`). Asks the weighing only what it needs: after a
+    change, the pairs touched (`listed_among`), not the 24,000 best of 10,000 decision records
+    (`best`)."""
     from .conflicts import choose, listed, offered
 
-    before = identity(setting, pairs.kept.pair_rows, pairs.kept.unlisted)
+    since = touched_since(setting, pairs, last.identity) if last is not None else None
     unlisted = pairs.kept.unlisted
     pairs.listed_count()  # the pairs listed, weighed again where changed (none decoded)
     # Read before `keep_pairs` (in `keep_weighing`) starts them again; a pair is kept by its ids the
     # older first by date, and listed the older first as the statuses say: either way round.
     touched = pairs.pairs_changed | pairs.pairs_gone | (unlisted ^ pairs.kept.unlisted)
-    touched |= {(newer, older) for older, newer in touched}
+    touched |= {(newer, older) for older, newer in touched} | (since or set())
     docs = pairs.docs
-    if last is not None and read is not None and not pairs.full and last.identity == before:
+    if last is not None and read is not None and not pairs.full and since is not None:
         weighed = pairs.listed_among(touched)
         if not pairs.full:  # else what was kept did not hold together: all weighed again
             now = {(w.older, w.newer): word(w) for w in weighed if listed(w) and offered(docs, w)}

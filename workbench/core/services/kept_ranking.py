@@ -31,6 +31,7 @@ __all__ = [
     "KeptRanking",
     "Stale",
     "identity",
+    "touched_since",
     "key_of",
     "row_of",
     "digest",
@@ -74,6 +75,18 @@ def identity(setting: str, pair_rows: list[str], unlisted: Iterable[tuple[str, s
     leaves unlisted (settled since they were weighed)."""
     text = "\n".join([setting, *pair_rows, "", *sorted(f"{a}\t{b}" for a, b in unlisted)])
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def touched_since(setting: str, pairs: Any, kept: str) -> set[tuple[str, str]] | None:
+    """The pairs the weighing `pairs` (`weighing.Weighing`) touched in the saves since it stood as
+    `kept` (a follower's `identity`) says, this call's not among them (empty where it stands so
+    still), each either way round; None where it stood so none of its last saves back
+    (`weighing.SAVES`): the follower is made whole. A `review` between two `conflicts` calls
+    saves the weighing once: the queue's blocks follow both changes, not made whole again."""
+    for rows, unlisted, since in pairs.stood():
+        if identity(setting, rows, unlisted) == kept:
+            return since | {(newer, older) for older, newer in since}
+    return None
 
 
 @dataclass

@@ -283,29 +283,30 @@ class _Weighed:
     listed: int
     decisions: int
     touched: set[tuple[str, str]]  # pairs weighed again, new or gone, or listed no more or again
-    before: str  # the weighing's identity (`kept_ranking.identity`) before this call ("": full)
-    after: str  # and after it
+    follows: bool  # the weighing stood as the ranking kept says before this call or a save since
+    after: str  # the weighing's identity (`kept_ranking.identity`) after this call
     whole: Callable[[], list[Weighed]]  # every pair listed, decoded
 
 
-def _weigh(index: VaultIndex, follows: Callable[[str], bool] = lambda before: False) -> _Weighed:
+def _weigh(index: VaultIndex, kept: str = "") -> _Weighed:
     """The pairs weighed as the queue weighs them (`kept_conflicts.weighed_pairs`), with what the
-    ranking follows (`touched` empty where everything was weighed again). Where `follows(before)`,
-    only the pairs touched are decoded (a ranking kept for the weighing as it stood before follows
-    them: `_followed`); else every pair listed."""
+    ranking follows (`touched` empty where everything was weighed again). Where the weighing stood
+    as `kept` (the identity of the ranking kept) says before this call or one of its last saves,
+    only the pairs touched since are decoded (the ranking follows them: `_followed`); else every
+    pair listed."""
     flavour = index.flavour
     asked = Asked(index.documents, flavour.reading, flavour.native, index.store, today(), index.config.compatible)
     with collector_paused():
         pairs = asked.weighing()
-        before = kept_ranking.identity(asked.setting, pairs.kept.pair_rows, pairs.kept.unlisted)
+        since = kept_ranking.touched_since(asked.setting, pairs, kept) if kept else None
         unlisted = pairs.kept.unlisted
         pairs.listed_count()  # the pairs listed, weighed again where changed (none decoded)
         # Read before `keep_pairs` (in `asked.keep_weighing`) starts them again.
         touched = pairs.pairs_changed | pairs.pairs_gone | (unlisted ^ pairs.kept.unlisted)
         # A pair is kept by its ids the older first by date; the list ranks it the older first as
         # the statuses say (`Weighed.older`): either way round.
-        touched |= {(newer, older) for older, newer in touched}
-        weighed = pairs.listed_among(touched) if not pairs.full and follows(before) else None
+        touched |= {(newer, older) for older, newer in touched} | (since or set())
+        weighed = pairs.listed_among(touched) if not pairs.full and since is not None else None
         if pairs.full or weighed is None:  # also where what was kept did not hold together
             weighed = pairs.weighed()
         full = pairs.full
@@ -316,7 +317,7 @@ def _weigh(index: VaultIndex, follows: Callable[[str], bool] = lambda before: Fa
         pairs.listed_count(),
         pairs.decisions,
         set() if full else touched,
-        "" if full else before,
+        not full and since is not None,
         after,
         pairs.weighed,
     )
@@ -328,15 +329,15 @@ def _followed(index: VaultIndex, kept_key: str) -> tuple[Ranking, int]:
     where it does not hold together, made whole); kept, its rows made in this call written."""
     store = index.store
     last = kept_ranking.load(store.kept_last(KEPT)) if store is not None else None
-    found = _weigh(index, lambda before: last is not None and bool(before) and last.identity == before)
+    found = _weigh(index, last.identity if last is not None else "")
     decisions = found.decisions
     if store is None:
         held = sorted((_entry(Ranked.of(w)) for w in found.pairs), key=kept_ranking.key_of)
         return Ranking(None, held, lambda: held), decisions
-    if not found.before:
+    if not found.follows:
         last = None
     made = None
-    if last is not None and last.identity == found.before:
+    if last is not None:
         touched = found.touched
         now = {(w.older, w.newer): _entry(Ranked.of(w)) for w in found.pairs if (w.older, w.newer) in touched}
         try:

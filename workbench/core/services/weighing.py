@@ -64,6 +64,7 @@ from ..views.similarity import Bm25, Corpus, Likeness, Profile, profiles_of, rar
 
 __all__ = [
     "REFRESH_SHARE",
+    "SAVES",
     "DRAWN",
     "PROGRESS_EVERY",
     "Kept",
@@ -77,7 +78,10 @@ __all__ = [
 ]
 
 REFRESH_SHARE = 0.01
-FORMAT = 9
+FORMAT = 10
+SAVES = 8
+"""Saves of the weighing kept in `Kept.saves`: a follower chosen from the weighing as it stood
+before one of them follows the pairs touched since; one chosen from an older weighing is made whole."""
 # The fields of the duplicates that stand still while decisions change (the pairs drawn from the
 # titles, what each listed pair was listed for, the word rarities they were compared with): a
 # third of what is kept, written apart (`dump_apart`) and again only when they change, and read
@@ -140,6 +144,11 @@ class Kept:
     # digest ("": no document has the id), and what it supersedes (where anything).
     reach: dict[str, str] = field(default_factory=dict)
     supers: dict[str, list[str]] = field(default_factory=dict)
+    # The last SAVES saves that changed the pairs, oldest first, each as ({place in `pair_rows`:
+    # the key it held before}, the pairs it listed no more or again, the pairs it touched): the
+    # queue's blocks and the review list's ranking, each kept by the call that saved last before
+    # it, follow every save since, not only the last (`Weighing.stood`).
+    saves: list[tuple[dict[int, str], list[tuple[str, str]], list[tuple[str, str]]]] = field(default_factory=list)
 
     def posting(self, term: str, rows: Rows) -> array:
         """A term's (row, count) pairs, as array "i" (empty for a term no decision holds)."""
@@ -420,6 +429,9 @@ class Weighing:
         self._fresh: dict[tuple[str, str], Weighed] = {}  # the pairs weighed in this call, listed
         self.pairs_changed: set[tuple[str, str]] = set()  # pairs weighed in this call, or new
         self.pairs_gone: set[tuple[str, str]] = set()  # pairs kept that are weighed no more
+        # How the pairs stood when read, and the saves before (`stood`); and before this call's save.
+        self._loaded = (list(self.kept.pair_rows), set(self.kept.unlisted), list(self.kept.saves))
+        self._saved_from = (list(self.kept.pair_rows), set(self.kept.unlisted))
 
     # -- decisions ------------------------------------------------------------------------
 
@@ -828,17 +840,45 @@ class Weighing:
                     stack.append(doc_id)
         return found & kept.handles.keys()
 
+    def stood(self) -> Iterator[tuple[list[str], set[tuple[str, str]], set[tuple[str, str]]]]:
+        """How the pairs stood when read (before this call weighed), then before each of the last
+        saves, newest first: (`Kept.pair_rows`, `Kept.unlisted`, the pairs touched since, this
+        call's not among them). Asked by a follower to find the weighing its kept state was chosen
+        from (`kept_ranking.touched_since`); none where what was read was not kept (`full`)."""
+        rows, unlisted, saves = self._loaded
+        if not rows:
+            return
+        since: set[tuple[str, str]] = set()
+        yield rows, unlisted, since
+        for places, flipped, touched in reversed(saves):
+            rows = list(rows)
+            for at, key in places.items():
+                rows[at] = key
+            unlisted = unlisted ^ set(flipped)
+            since = since | set(touched)
+            yield rows, unlisted, since
+
     def keep_pairs(self) -> set[str]:
         """Put the pairs in their rows (`Kept.pair_rows`, `Kept.pair_index`) for the record to be
         kept: those rows alone made again that hold a pair weighed in this call, new or gone
         (every row after a full count); the keys of the rows the record named and names no more
         (the pairs', and the postings and terms a change replaced: kept, they added up to a
-        thousand rows at each change until the next full count)."""
+        thousand rows at each change until the next full count). What the save touched is kept
+        among `Kept.saves` (none kept after a full count: every follower is made whole)."""
         kept = self.kept
         if self._pairs is None:  # not weighed in this call: kept as they were
             return set()
         before = set(kept.pair_rows) | set(kept.pair_index) | self.rows.dropped
+        rows_before, unlisted_before = self._saved_from
         kept.pair_rows, kept.pair_index = self._pairs.keep()
+        touched = self.pairs_changed | self.pairs_gone
+        flipped = unlisted_before ^ kept.unlisted
+        if self.full or len(rows_before) != len(kept.pair_rows):
+            kept.saves = []
+        elif touched or flipped:
+            places = {at: key for at, key in enumerate(rows_before) if key != kept.pair_rows[at]}
+            kept.saves = [*kept.saves, (places, sorted(flipped), sorted(touched))][-SAVES:]
+        self._saved_from = (list(kept.pair_rows), set(kept.unlisted))
         self.pairs_changed, self.pairs_gone, self.rows.dropped = set(), set(), set()
         # A row's key is a digest of its bytes: one a change replaced may still be named by another.
         return before - kept.referenced() - {""}
