@@ -6,6 +6,8 @@ and an unchanged vault's kept queue is printed without importing what printing i
 
 from __future__ import annotations
 
+import itertools
+import marshal
 import os
 import random
 import sqlite3
@@ -52,7 +54,14 @@ def made(entries: list[tuple]) -> tuple[Chosen, Rows]:
     return Chosen(chosen.record, store.read), store
 
 
-def assert_as_whole(chosen: Chosen, held: dict) -> None:
+def blocks_of(chosen: Chosen) -> list[list[tuple]]:
+    """The entries block by block, as the record's sizes cut them."""
+    entries = [e for _, e in chosen.entries()]
+    starts = [0, *itertools.accumulate(chosen.record.counts)]
+    return [entries[a:b] for a, b in zip(starts, starts[1:])]
+
+
+def assert_as_whole(chosen: Chosen, store: Rows, held: dict) -> None:
     """The blocks followed hold what blocks made whole from the same entries hold: entries, printed
     text (from the first on and from the second), encoded list, each block's first key and size,
     and every pair's score in the row its ids fall in."""
@@ -60,18 +69,17 @@ def assert_as_whole(chosen: Chosen, held: dict) -> None:
     whole, _ = Chosen.whole(expected, "")
     assert [e for _, e in chosen.entries()] == expected
     assert b",\n".join(chosen.printed()) == b",\n".join(whole.printed())
-    assert b",\n".join(Chosen(chosen.record, chosen._read).printed(1)) == b",\n".join(e[5] for e in expected[1:])
+    assert b",\n".join(Chosen(chosen.record, store.read).printed(1)) == b",\n".join(e[5] for e in expected[1:])
     assert chosen.encoded() == ", ".join(f"{e[4]}, {rank}]" for rank, e in enumerate(expected))
     record = chosen.record
     assert record.counts and all(0 < n <= 2 * kept_chosen.BLOCK for n in record.counts)
-    blocks = chosen._blocks(range(len(record.blocks)), hold=False)
-    assert [key_of(blocks[at][0]) for at in range(len(record.blocks))] == record.firsts
-    assert [len(blocks[at]) for at in range(len(record.blocks))] == record.counts
-    found = chosen._read([k for k in record.places if k])
+    assert [key_of(block[0]) for block in blocks_of(chosen)] == record.firsts
+    assert sum(record.counts) == len(held)
+    found = store.read([k for k in record.places if k])
     scores: dict = {}
     for at, key in enumerate(record.places):
-        row = kept_chosen._decoded(found.get(key), "places", dict) if key else {}
-        assert all(kept_chosen._place_of(pair) == at for pair in row)
+        row = marshal.loads(found[key]) if key else {}
+        assert all(kept_chosen.place_of(pair) == at for pair in row)
         scores.update(row)
     assert scores == {pair: e[2] for pair, e in held.items()}
 
@@ -98,7 +106,7 @@ def test_a_change_reads_only_the_blocks_and_score_rows_its_pairs_fall_in():
     chosen, store = made(list(held.values()))
     record = chosen.record
     assert len(record.blocks) >= 6
-    block = chosen._blocks([3], hold=False)[3]
+    block = blocks_of(chosen)[3]
     touched = {(e[0], e[1]) for e in block[10:14]}
     now = {pair: (*held[pair][:2], held[pair][2], *held[pair][3:]) for pair in list(touched)[:2]}
     store.asked.clear()
@@ -107,9 +115,9 @@ def test_a_change_reads_only_the_blocks_and_score_rows_its_pairs_fall_in():
     assert len(store.asked) == len(asked)  # each row asked once
     assert asked & (set(record.blocks) | set(record.shown)) == {record.blocks[3], record.shown[3]}
     places = asked & set(record.places)
-    assert places == {record.places[kept_chosen._place_of(pair)] for pair in touched}
+    assert places == {record.places[kept_chosen.place_of(pair)] for pair in touched}
     assert len(places) <= len(touched)
-    assert_as_whole(after, held)
+    assert_as_whole(after, store, held)
 
 
 def test_the_first_entry_and_the_printed_rows_are_each_read_once():
@@ -121,8 +129,10 @@ def test_the_first_entry_and_the_printed_rows_are_each_read_once():
     chosen.printed()
     first = chosen.first()
     pieces = chosen.printed(1)
-    assert first is not None and pieces[0].startswith(chosen._blocks([0])[0][1][5])
-    assert sorted(store.asked) == sorted([*chosen.record.shown, chosen.record.blocks[0]])
+    asked = sorted(store.asked)
+    assert asked == sorted([*chosen.record.shown, chosen.record.blocks[0]])
+    block = blocks_of(Chosen(chosen.record, store.read))[0]
+    assert first == block[0] and pieces[0].startswith(block[1][5] + b",\n")
 
 
 def test_a_pair_moving_across_a_block_boundary_a_block_emptied_and_one_split():
@@ -133,26 +143,26 @@ def test_a_pair_moving_across_a_block_boundary_a_block_emptied_and_one_split():
     # The last pair of the first block moved past the first of the third, and back.
     pair = ("d0255", "z")
     chosen = followed(chosen, store, held, {pair}, {pair: entry(*pair, 1000 - 600.5)})
-    assert_as_whole(chosen, held)
+    assert_as_whole(chosen, store, held)
     chosen = followed(chosen, store, held, {pair}, {pair: entry(*pair, 1000 - 254.5)})
-    assert_as_whole(chosen, held)
+    assert_as_whole(chosen, store, held)
     # The second block emptied: every pair of it gone.
     gone = {(f"d{n:04d}", "z") for n in range(256, 512)}
     before = len(chosen.record.blocks)
     chosen = followed(chosen, store, held, gone, {})
     assert len(chosen.record.blocks) == before - 1
-    assert_as_whole(chosen, held)
+    assert_as_whole(chosen, store, held)
     # A run of new pairs where the last block stands: it grows past twice BLOCK and is split.
     new = {(f"n{n:04d}", "z"): entry(f"n{n:04d}", "z", -rng.random()) for n in range(700)}
     chosen = followed(chosen, store, held, set(new), new)
     assert max(chosen.record.counts) <= 2 * kept_chosen.BLOCK
     assert len(chosen.record.blocks) >= 4
-    assert_as_whole(chosen, held)
+    assert_as_whole(chosen, store, held)
     # Every pair gone, then one back.
     chosen = followed(chosen, store, held, set(held), {})
     assert chosen.record.blocks == [] and chosen.printed() == []
     chosen = followed(chosen, store, held, {pair}, {pair: entry(*pair, 1.0)})
-    assert_as_whole(chosen, held)
+    assert_as_whole(chosen, store, held)
 
 
 def test_many_changes_in_a_row_some_pairs_listed_the_other_way_round():
@@ -183,7 +193,7 @@ def test_many_changes_in_a_row_some_pairs_listed_the_other_way_round():
                 now[(a, b)] = entry(a, b, round(rng.random() * 3, 2))
         chosen = followed(chosen, store, held, touched, now)
         assert chosen.followed > 0
-        assert_as_whole(chosen, held)
+        assert_as_whole(chosen, store, held)
 
 
 def test_a_damaged_block_makes_the_queue_whole_again(sample_copy):

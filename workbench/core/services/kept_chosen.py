@@ -38,6 +38,7 @@ __all__ = [
     "Stale",
     "follow_or_make",
     "key_of",
+    "place_of",
     "load",
     "VERSION",
     "BLOCK",
@@ -124,7 +125,7 @@ def load(data: Any) -> Record | None:
     return Record(ident, firsts, counts, blocks, shown, places)
 
 
-def _place_of(pair: tuple[str, str]) -> int:
+def place_of(pair: tuple[str, str]) -> int:
     """The score row a pair falls in, whichever way round its ids are given: a change names each
     pair it touches both ways round (`follow_or_make`), which by the ids as given fell in two rows."""
     older, newer = pair
@@ -194,7 +195,7 @@ class Chosen:
             record.shown.append(shown)
         places: list[dict[tuple[str, str], float]] = [{} for _ in range(PLACE_ROWS)]
         for e in entries:
-            places[_place_of((e[0], e[1]))][(e[0], e[1])] = e[2]
+            places[place_of((e[0], e[1]))][(e[0], e[1])] = e[2]
         record.places = [_place(part, rows) for part in places]
         return cls(record, lambda keys: _among(rows, keys)), rows
 
@@ -205,20 +206,20 @@ class Chosen:
         pair) put back: the new entries and the rows made for them (those shared with these are not
         among them). `Stale` where a row is gone or does not hold what the record says."""
         record = self.record
-        place_at = sorted({_place_of(pair) for pair in touched | now.keys()})
+        place_at = sorted({place_of(pair) for pair in touched | now.keys()})
         found = self._read([record.places[at] for at in place_at if record.places[at]])
         places = {
             at: _decoded(found.get(record.places[at]), "places", dict) if record.places[at] else {} for at in place_at
         }
         olds: list[tuple[int, Key]] = []
         for pair in touched:
-            score = places[_place_of(pair)].pop(pair, None)
+            score = places[place_of(pair)].pop(pair, None)
             if score is not None:
                 key = (-score, pair[0], pair[1])
                 olds.append((max(0, bisect_right(record.firsts, key) - 1), key))
         news: list[tuple[int, Key, Entry]] = []
         for pair, entry in now.items():
-            places[_place_of(pair)][pair] = entry[2]
+            places[place_of(pair)][pair] = entry[2]
             key = key_of(entry)
             news.append((max(0, bisect_right(record.firsts, key) - 1), key, entry))
         need = sorted({at for at, _ in olds} | {at for at, _, _ in news})
