@@ -7,9 +7,9 @@ kind, the entry as `kept_conflicts.encode` lists it but its rank, and the size o
 and their printed texts (UTF-8, as `kept_conflicts.printed` indents them, joined by ",\\n"), each
 under a digest of its bytes. An entry's rank is its place in the list: it is joined in as the list
 is read (`encoded`), so taking a pair out or putting one in rewrites only its block. Each pair's
-score is kept too, in PLACE_ROWS rows by a CRC of its ids, to find where a pair stood once it is
-weighed again. A small record names the rows, with each block's first key and size, and
-`identity`: the weighing the list was chosen from (`kept_ranking.identity`).
+score is kept too, in PLACE_ROWS rows by a CRC of its ids (either way round), to find where a
+pair stood once it is weighed again. A small record names the rows, with each block's first key
+and size, and `identity`: the weighing the list was chosen from (`kept_ranking.identity`).
 
 After a change the weighing names the pairs it weighed again, new or gone, and the settled pairs it
 lists no more or again: where the record kept was chosen from the weighing as it stood before the
@@ -226,7 +226,8 @@ class Chosen:
         blocks_of: dict[int, list[Entry]] = {}
         keys_of: dict[int, list[Key]] = {}
         if record.blocks:
-            blocks_of = self._blocks(need)
+            # Copies: the blocks as this record holds them stay as they are.
+            blocks_of = {at: list(block) for at, block in self._blocks(need, hold=False).items()}
             keys_of = {at: [key_of(e) for e in block] for at, block in blocks_of.items()}
         elif news or olds:
             blocks_of[0], keys_of[0] = [], []
