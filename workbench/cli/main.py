@@ -241,7 +241,7 @@ def print_answer(command: str, text: Any) -> None:
     if isinstance(text, str):
         print(text)
         return
-    from .output import print_pieces
+    from .json_text import print_pieces
 
     print_pieces(text)
 

@@ -12,27 +12,11 @@ from pathlib import Path
 
 from ..core import Plan, WorkbenchError
 from .json_text import json_default as json_default, print_json as print_json  # every command prints JSON so
+from .json_text import print_pieces as print_pieces  # and the conflicts queue's pieces
 
 EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_REFUSED = 0, 1, 2, 3
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 LINE_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def print_pieces(pieces: list) -> None:
-    """Pieces of UTF-8 written as they are where the output takes UTF-8 (none decoded or joined),
-    as `print` would write their text; decoded and printed where it does not."""
-    import codecs
-
-    out = sys.stdout
-    buffer = getattr(out, "buffer", None)
-    if buffer is None or codecs.lookup(out.encoding or "ascii").name != "utf-8":
-        print("".join(str(piece, "utf-8") for piece in pieces))
-        return
-    out.flush()
-    for piece in pieces:
-        buffer.write(piece)
-    buffer.write(b"\n")
-    buffer.flush()
 
 
 def safe(text: str) -> str:

@@ -7,9 +7,9 @@ kind, the entry as `kept_conflicts.encode` lists it but its rank, and the size o
 and their printed texts (UTF-8, as `kept_conflicts.printed` indents them, joined by ",\\n"), each
 under a digest of its bytes. An entry's rank is its place in the list: it is joined in as the list
 is read (`encoded`), so taking a pair out or putting one in rewrites only its block. Each pair's
-score is kept too, in PLACE_ROWS rows by a CRC of its ids, to find where a pair stood once it is
-weighed again. A small record names the rows, with each block's first key and size, and
-`identity`: the weighing the list was chosen from (`kept_ranking.identity`).
+score is kept too, in PLACE_ROWS rows by a CRC of its ids (either way round), to find where a
+pair stood once it is weighed again. A small record names the rows, with each block's first key
+and size, and `identity`: the weighing the list was chosen from (`kept_ranking.identity`).
 
 After a change the weighing names the pairs it weighed again, new or gone, and the settled pairs it
 lists no more or again: where the record kept was chosen from the weighing as it stood before the
@@ -26,7 +26,6 @@ from __future__ import annotations
 import marshal
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from .kept_ranking import digest, identity, key_of, row_of, touched_since
@@ -39,6 +38,7 @@ __all__ = [
     "Stale",
     "follow_or_make",
     "key_of",
+    "place_of",
     "load",
     "VERSION",
     "BLOCK",
@@ -50,11 +50,13 @@ __all__ = [
 Entry = tuple
 Key = tuple[float, str, str]  # (-score, older, newer): an entry's place, best first
 
-VERSION = 1
+VERSION = 2  # 1: the scores in 128 rows by the pair's ids as listed
 BLOCK = 256
 """Entries a block holds when made whole; a block followed past twice this is split in two."""
-PLACE_ROWS = 128
-"""Rows the pairs' scores are kept in (a change reads and writes again only those its pairs fall in)."""
+PLACE_ROWS = 512
+"""Rows the pairs' scores are kept in (a change reads and writes again only those its pairs fall
+in): at 10,000 decision records a change touches 40-300 pairs, of 24,000 in 128 rows of 190 (10 KB)
+each, which put nearly every row in the change; in 512 rows of 47, a tenth to a half of them."""
 Read = Callable[[list[str]], dict[str, bytes]]
 
 
@@ -62,21 +64,40 @@ class Stale(Exception):
     """A row the record names is gone (another process kept other entries) or does not decode."""
 
 
-@dataclass
 class Record:
-    """What names the kept entries: each block's first key, size and two rows, and the score rows."""
+    """What names the kept entries: each block's first key, size and two rows, and the score rows.
+    A plain class, not a dataclass: an unchanged vault's kept answer reads it, and importing
+    `dataclasses` (with `inspect`, `ast` and `dis`) took 7 ms of that answer's 0.1 s of CPU."""
 
-    identity: str
-    firsts: list[Key] = field(default_factory=list)
-    counts: list[int] = field(default_factory=list)
-    blocks: list[str] = field(default_factory=list)  # the entries' rows, best first
-    shown: list[str] = field(default_factory=list)  # their printed texts' rows
-    places: list[str] = field(default_factory=list)  # PLACE_ROWS row keys ("": no pair falls there)
+    __slots__ = ("identity", "firsts", "counts", "blocks", "shown", "places")
+
+    def __init__(
+        self,
+        identity: str,
+        firsts: list[Key] | None = None,
+        counts: list[int] | None = None,
+        blocks: list[str] | None = None,
+        shown: list[str] | None = None,
+        places: list[str] | None = None,
+    ):
+        self.identity = identity
+        self.firsts: list[Key] = [] if firsts is None else firsts
+        self.counts: list[int] = [] if counts is None else counts
+        self.blocks: list[str] = [] if blocks is None else blocks  # the entries' rows, best first
+        self.shown: list[str] = [] if shown is None else shown  # their printed texts' rows
+        self.places: list[str] = [] if places is None else places  # PLACE_ROWS row keys ("": no pair there)
+
+    def _fields(self) -> tuple:
+        return (self.identity, self.firsts, self.counts, self.blocks, self.shown, self.places)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Record) and self._fields() == other._fields()
+
+    def __repr__(self) -> str:
+        return f"Record({self.identity!r}, {len(self.blocks)} blocks of {sum(self.counts)} entries)"
 
     def dump(self) -> bytes:
-        return marshal.dumps(
-            (VERSION, self.identity, self.firsts, self.counts, self.blocks, self.shown, self.places), 2
-        )
+        return marshal.dumps((VERSION, *self._fields()), 2)
 
     def rows(self) -> set[str]:
         return (set(self.blocks) | set(self.shown) | set(self.places)) - {""}
@@ -102,6 +123,13 @@ def load(data: Any) -> Record | None:
     ):
         return None
     return Record(ident, firsts, counts, blocks, shown, places)
+
+
+def place_of(pair: tuple[str, str]) -> int:
+    """The score row a pair falls in, whichever way round its ids are given: a change names each
+    pair it touches both ways round (`follow_or_make`), which by the ids as given fell in two rows."""
+    older, newer = pair
+    return row_of((older, newer) if older <= newer else (newer, older), PLACE_ROWS)
 
 
 def _decoded(data: bytes | None, what: str, kind: type) -> Any:
@@ -148,6 +176,7 @@ class Chosen:
         self.record, self._read = record, read
         self.followed = 0  # entries taken out or put in by `follow` (0: made whole, or nothing touched)
         self._pieces: list[bytes | None] | None = None  # the printed rows, as read
+        self._held: dict[int, list[Entry]] = {}  # the blocks decoded, by place
 
     def __len__(self) -> int:
         return sum(self.record.counts)
@@ -166,7 +195,7 @@ class Chosen:
             record.shown.append(shown)
         places: list[dict[tuple[str, str], float]] = [{} for _ in range(PLACE_ROWS)]
         for e in entries:
-            places[row_of((e[0], e[1]), PLACE_ROWS)][(e[0], e[1])] = e[2]
+            places[place_of((e[0], e[1]))][(e[0], e[1])] = e[2]
         record.places = [_place(part, rows) for part in places]
         return cls(record, lambda keys: _among(rows, keys)), rows
 
@@ -177,27 +206,28 @@ class Chosen:
         pair) put back: the new entries and the rows made for them (those shared with these are not
         among them). `Stale` where a row is gone or does not hold what the record says."""
         record = self.record
-        place_at = sorted({row_of(pair, PLACE_ROWS) for pair in touched | now.keys()})
+        place_at = sorted({place_of(pair) for pair in touched | now.keys()})
         found = self._read([record.places[at] for at in place_at if record.places[at]])
         places = {
             at: _decoded(found.get(record.places[at]), "places", dict) if record.places[at] else {} for at in place_at
         }
         olds: list[tuple[int, Key]] = []
         for pair in touched:
-            score = places[row_of(pair, PLACE_ROWS)].pop(pair, None)
+            score = places[place_of(pair)].pop(pair, None)
             if score is not None:
                 key = (-score, pair[0], pair[1])
                 olds.append((max(0, bisect_right(record.firsts, key) - 1), key))
         news: list[tuple[int, Key, Entry]] = []
         for pair, entry in now.items():
-            places[row_of(pair, PLACE_ROWS)][pair] = entry[2]
+            places[place_of(pair)][pair] = entry[2]
             key = key_of(entry)
             news.append((max(0, bisect_right(record.firsts, key) - 1), key, entry))
         need = sorted({at for at, _ in olds} | {at for at, _, _ in news})
         blocks_of: dict[int, list[Entry]] = {}
         keys_of: dict[int, list[Key]] = {}
         if record.blocks:
-            blocks_of = self._blocks(need)
+            # Copies: the blocks as this record holds them stay as they are.
+            blocks_of = {at: list(block) for at, block in self._blocks(need, hold=False).items()}
             keys_of = {at: [key_of(e) for e in block] for at, block in blocks_of.items()}
         elif news or olds:
             blocks_of[0], keys_of[0] = [], []
@@ -235,14 +265,23 @@ class Chosen:
         followed.followed = len(olds) + len(news)
         return followed, rows
 
-    def _blocks(self, wanted: Iterable[int]) -> dict[int, list[Entry]]:
-        """The blocks at these places, read in one query."""
-        record = self.record
+    def _blocks(self, wanted: Iterable[int], hold: bool = True) -> dict[int, list[Entry]]:
+        """The blocks at these places, those not decoded yet read in one query (their printed rows
+        only where `printed` has not read them); kept decoded where `hold` (not every block: the
+        whole list is read once, and 24 MB at 10,000 decision records)."""
+        record, pieces = self.record, self._pieces
+        held = self._held if hold else dict(self._held)
         wanted = list(wanted)
-        found = self._read([key for at in wanted for key in (record.blocks[at], record.shown[at])])
-        return {
-            at: _block(found.get(record.blocks[at]), found.get(record.shown[at]), record.counts[at]) for at in wanted
-        }
+        missing = [at for at in wanted if at not in held]
+        if missing:
+            keys = [record.blocks[at] for at in missing]
+            if pieces is None:
+                keys += [record.shown[at] for at in missing]
+            found = self._read(keys)
+            for at in missing:
+                shown = found.get(record.shown[at]) if pieces is None else pieces[at]
+                held[at] = _block(found.get(record.blocks[at]), shown, record.counts[at])
+        return {at: held[at] for at in wanted}
 
     def first(self) -> Entry | None:
         """The best entry (None where there is none)."""
@@ -269,7 +308,7 @@ class Chosen:
     def entries(self, start: int = 0) -> Iterator[tuple[int, Entry]]:
         """(rank, entry) from the `start`th on, best first."""
         rank = 0
-        blocks = self._blocks(range(len(self.record.blocks)))
+        blocks = self._blocks(range(len(self.record.blocks)), hold=False)
         for at in range(len(self.record.blocks)):
             for entry in blocks[at]:
                 if rank >= start:
