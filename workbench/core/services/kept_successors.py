@@ -20,6 +20,7 @@ decisions it touched and those a record kept are scored for it, not every decisi
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import marshal
@@ -28,9 +29,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..vocabulary.model import DocType, Document, Status
+from ..records.store_rows import read_bodies
+from ..vocabulary.model import DocType, Document
 from ..views.similarity import Bm25, Corpus, Profile, profiles_of, rarity, shared_opening, title_openings
-from ..views.successors import Successor, likeliest_among
+from ..views.successors import LIVE, Successor, likeliest_among
 from .kept_shortlists import KeptShortlists
 
 __all__ = ["REFRESH_SHARE", "KeptDecisions", "likeliest_successors", "read_from"]
@@ -259,11 +261,8 @@ class _Reading:
     """`successors.Decisions` answered from a `KeptDecisions` in line with the documents, for the
     weighing and the shortlists (which rank in its place, from the decisions' citations here)."""
 
-    def __init__(self, kept: KeptDecisions, docs: dict[str, Document]):
-        self.kept, self.docs = kept, docs
-        self.live = [
-            d.id for d in docs.values() if d.type == DocType.DECISION and d.status in (Status.ACTIVE, Status.DRAFT)
-        ]
+    def __init__(self, kept: KeptDecisions, docs: dict[str, Document], live: list[str]):
+        self.kept, self.docs, self.live = kept, docs, live
         self.size = len(kept.lengths)
         self.average = sum(kept.lengths.values()) / max(1, self.size)
         frequency = kept.frequency
@@ -307,10 +306,14 @@ class _Reading:
             kept.when[doc_id],
         )
 
-    def mine(self, doc_id: str) -> None:
-        """The profile of a decision asked about, from its text (its reasons quote it)."""
-        profile = profiles_of([self.docs[doc_id]])[doc_id]
-        self._profiles[doc_id] = profile
+    def mine(self, doc_ids: list[str]) -> None:
+        """The profiles of the decisions asked about, with their texts (their reasons quote them):
+        what was kept of each and its body, as profiling it from its text gives."""
+        docs = [self.docs[doc_id] for doc_id in doc_ids]
+        read_bodies(docs)
+        self.prefetch(doc_ids)
+        for doc in docs:
+            self._profiles[doc.id] = dataclasses.replace(self._profile(doc.id), text=doc.body)
 
     def prefetch(self, doc_ids: Iterable[str]) -> None:
         kept = self.kept
@@ -403,12 +406,12 @@ class _KeptBm25(Bm25):
         return totals
 
 
-def read_from(doc: Document, targets: Iterable[str]) -> str:
+def read_from(doc: Document, status: str, targets: Iterable[str]) -> str:
     """What a decision's profile is made from, besides its id: its file's bytes (digest) and path,
     and its links' targets as resolved among the other documents (`targets`), which may change
-    while its file does not; and its status, which says whether it may replace another (a
+    while its file does not; and its `status`, which says whether it may replace another (a
     decision whose status moved is ranked again by the shortlists it may enter, `kept_shortlists`)."""
-    return f"{doc.digest}\t{doc.path}\t{doc.status}\t" + "\x1f".join(sorted(set(targets)))
+    return f"{doc.digest}\t{doc.path}\t{status}\t" + "\x1f".join(sorted(set(targets)))
 
 
 def likeliest_successors(
@@ -422,17 +425,24 @@ def likeliest_successors(
     `kept`, brought in line with the documents first (`targets(id)`: a document's links' targets
     as resolved); None where the pass is to be read plainly (a date with a time of day). A row of
     `kept` gone (another process counted everything since) counts everything again."""
-    decisions = [d for d in docs.values() if d.type == DocType.DECISION]
-    current = {d.id: read_from(d, targets(d.id)) for d in decisions}
+    decisions: list[Document] = []
+    live: list[str] = []  # those that may replace another, in the documents' order
+    current: dict[str, str] = {}
+    for doc in docs.values():  # each document's type and status read once (10,000 of them)
+        if doc.type == DocType.DECISION:
+            status = doc.status
+            decisions.append(doc)
+            if status in LIVE:
+                live.append(doc.id)
+            current[doc.id] = read_from(doc, status, targets(doc.id))
     old_ids = list(old_ids)
     for attempt in range(2):
         try:
             if not (kept.follow(decisions, current) if attempt == 0 else kept.count_all(decisions, current)):
                 return None
-            reading = _Reading(kept, docs)
+            reading = _Reading(kept, docs, live)
             asked = [doc_id for doc_id in old_ids if reading.has(doc_id)]
-            for doc_id in asked:
-                reading.mine(doc_id)
+            reading.mine(asked)
             shortlists = KeptShortlists(kept.shortlists, reading, kept.touched, kept.removed, dismissed)
             shortlists.forget_others(asked)
             found = likeliest_among(reading, asked, ranked=shortlists.ranked)

@@ -18,6 +18,8 @@ from ..vocabulary.model import DocType, Document, Status
 from .similarity import Profile, bm25_of, corpus_of, kinship, profiles_of
 
 __all__ = [
+    "LIVE",
+    "SHORTLIST",
     "Decisions",
     "Ranking",
     "Successor",
@@ -35,6 +37,7 @@ BM25_WEIGHT = 0.5  # as the conflicts queue weighs BM25 beside kinship (`conflic
 # most 1.5, and a record alike in every way is more often a sibling than the replacement).
 NAMED_WEIGHT = 1.0
 SHORTLIST = 30
+LIVE = (Status.ACTIVE, Status.DRAFT)  # the statuses of a decision that may replace another
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,7 @@ class Decisions:
         self.docs = {d.id: d for d in documents}
         decisions = [d for d in self.docs.values() if d.type == DocType.DECISION]
         self.profiles = profiles_of(decisions)
-        self.live = [d.id for d in decisions if d.status in (Status.ACTIVE, Status.DRAFT)]
+        self.live = [d.id for d in decisions if d.status in LIVE]
         self.bm25, self.corpus = bm25_of(self.profiles.values()), corpus_of(self.profiles.values())
 
     def has(self, doc_id: str) -> bool:
