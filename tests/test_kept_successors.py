@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import re
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -14,11 +15,11 @@ import pytest
 from tests.benchmarks.records_vault import write_records
 from tests.test_corpora import CORPORA
 from workbench.core.records.store_rows import relations_of
-from workbench.core.services import kept_conflicts, kept_successors
+from workbench.core.services import kept_conflicts, kept_shortlists, kept_successors
 from workbench.core.services.kept_conflicts import SUCCESSORS
 from workbench.core.vault import Vault
 from workbench.core.views.similarity import profiles_of
-from workbench.core.views.successors import likeliest_successors
+from workbench.core.views.successors import SHORTLIST, Decisions, Ranking, later_than, likeliest_among, ranking
 from workbench.core.vocabulary.model import Status
 
 SIZE = 360
@@ -50,14 +51,26 @@ def _answer(found: dict) -> dict:
     return {old: [(s.id, s.title, s.score, s.why) for s in few] for old, few in found.items()}
 
 
-def _both(root: Path, dismissed: frozenset = frozenset()) -> tuple[dict, dict, kept_successors.KeptDecisions]:
-    """(the pass read plainly, the pass from what the store kept, that keep) in a fresh open."""
+@dataclass
+class Opened:
+    """One fresh open's pass read plainly and from what the store kept."""
+
+    plain: dict  # the answer read plainly
+    found: dict  # the answer from what was kept
+    kept: kept_successors.KeptDecisions
+    decisions: Decisions  # every decision profiled from its text
+    lacking: list[str]  # the records asked
+    docs: dict
+
+
+def _opened(root: Path, dismissed: frozenset = frozenset()) -> Opened:
     vault = Vault.open(root, flavour="adr")
     store = vault.index.store
     docs = {d.id: d for d in vault.index.documents}
     related = {doc_id: relations_of(doc) for doc_id, doc in docs.items()}
     lacking = [d for d, doc in docs.items() if doc.status == Status.SUPERSEDED and not related[d][1]]
-    plain = likeliest_successors(docs.values(), lacking, dismissed=dismissed)
+    decisions = Decisions(docs.values())
+    plain = likeliest_among(decisions, lacking, dismissed=dismissed)
     kept = kept_successors.KeptDecisions(lambda keys: store.kept_rows(SUCCESSORS, keys))
     kept.load(store.kept(SUCCESSORS, "test"))
     found = kept_successors.likeliest_successors(
@@ -65,7 +78,13 @@ def _both(root: Path, dismissed: frozenset = frozenset()) -> tuple[dict, dict, k
     )
     assert found is not None
     store.keep_with_rows(SUCCESSORS, "test", kept.dump(), kept.to_write(), replace=kept.whole, forget=kept.unnamed())
-    return _answer(plain), _answer(found), kept
+    return Opened(_answer(plain), _answer(found), kept, decisions, lacking, docs)
+
+
+def _both(root: Path, dismissed: frozenset = frozenset()) -> tuple[dict, dict, kept_successors.KeptDecisions]:
+    """(the pass read plainly, the pass from what the store kept, that keep) in a fresh open."""
+    opened = _opened(root, dismissed)
+    return opened.plain, opened.found, opened.kept
 
 
 def _append(path: Path, text: str) -> None:
@@ -190,3 +209,168 @@ def test_the_record_and_its_rows_are_kept_in_one_transaction(vault: Path) -> Non
     begin = begins[-1]
     ends = [n for n in range(begin, len(statements)) if statements[n].startswith(("COMMIT", "ROLLBACK"))]
     assert ends and statements[ends[0]].startswith("COMMIT") and writes[-1] < ends[0]
+
+
+# -- the shortlists followed after a change (`kept_shortlists`) ----------------------------
+
+
+@pytest.fixture
+def rankings(monkeypatch) -> dict[str, Ranking]:
+    """The ranking the shortlists gave each record asked in the last open (the real code, watched)."""
+    seen: dict[str, Ranking] = {}
+    real = kept_shortlists.KeptShortlists.ranked
+
+    def watched(self, old_id: str) -> Ranking:
+        seen[old_id] = real(self, old_id)
+        return seen[old_id]
+
+    monkeypatch.setattr(kept_shortlists.KeptShortlists, "ranked", watched)
+    return seen
+
+
+def _weighed(found: Ranking) -> tuple:
+    """What the weighing reads of a ranking: its lists, best score and the scores of those weighed."""
+    return found.alike, found.cited, found.top, [found.scores.get(d, 0.0) for d in found.alike + found.cited]
+
+
+def _compared(root: Path, rankings: dict, dismissed: frozenset = frozenset()) -> Opened:
+    """A fresh open whose answer and every record's ranking equal a full count's, to the bit."""
+    rankings.clear()
+    opened = _opened(root, dismissed)
+    assert opened.found == opened.plain
+    asked = [d for d in opened.lacking if opened.decisions.has(d)]
+    assert sorted(rankings) == sorted(asked)
+    for old_id in asked:
+        assert _weighed(rankings[old_id]) == _weighed(ranking(opened.decisions, old_id, dismissed)), old_id
+    for old_id, (_, _, _, bound, members, _) in opened.kept.shortlists.items():  # what is kept holds
+        scores = opened.decisions.scores(opened.decisions.profile(old_id).terms)
+        others = [scores[d] for d in later_than(opened.decisions, old_id) if d in scores and d not in members]
+        assert not others if bound is None else max(others, default=0.0) <= bound, old_id
+    return opened
+
+
+def _file(root: Path, opened: Opened, doc_id: str) -> Path:
+    return root / opened.docs[doc_id].path
+
+
+def _deep(opened: Opened) -> str:
+    """A record asked with a whole shortlist and more later decisions scored than it keeps."""
+    decisions = opened.decisions
+    for old_id in opened.lacking:
+        later = later_than(decisions, old_id)
+        scored = decisions.scores(decisions.profile(old_id).terms)
+        if sum(d in scored for d in later) > kept_shortlists.DEPTH + 10:
+            return old_id
+    raise AssertionError("no record asked with a deep enough ranking")
+
+
+def test_rankings_equal_a_full_count_through_every_kind_of_change(vault: Path, rankings: dict) -> None:
+    """Each kind of change followed in turn, each open's rankings compared with a full count's:
+    a decision made the likeliest, the same made as it was (no longer the likeliest), the likeliest
+    removed, one added, the record asked edited, a common word's rarity changed, decisions added
+    (every word rarer), the likeliest superseded, a record asked accepted (asked no more)."""
+    first = _compared(vault, rankings)
+    assert first.kept.whole
+    old = _deep(first)
+    old_path = _file(vault, first, old)
+    best = rankings[old].alike
+    candidate = next(
+        d for d in reversed(later_than(first.decisions, old)) if d not in best and d not in rankings[old].cited
+    )
+    path = _file(vault, first, candidate)
+    before = path.read_text("utf-8")
+    scored = []
+
+    def followed() -> Opened:
+        opened = _compared(vault, rankings)
+        assert not opened.kept.whole
+        scored.append(opened.kept.scored)
+        return opened
+
+    _append(path, "\n" + old_path.read_text("utf-8"))  # it says what the record says: the likeliest
+    opened = followed()
+    assert rankings[old].alike[0] == candidate
+    path.write_text(before, "utf-8")  # as it was: no longer the likeliest
+    opened = followed()
+    assert rankings[old].alike[0] != candidate and candidate not in rankings[old].alike[:5]
+    _file(vault, opened, rankings[old].alike[0]).unlink()  # the likeliest removed
+    opened = followed()
+    added = vault / "ADR-09998-the-record-again.md"  # the record asked, again, accepted: the likeliest
+    added.write_text(re.sub(r"(?im)^([-*\s]*status:\s*)superseded\b", r"\1accepted", old_path.read_text("utf-8")))
+    opened = followed()
+    assert opened.docs[rankings[old].alike[0]].path == added.name
+    _append(old_path, "\nThe retry budget was raised after the outage review.\n")  # the record asked edited
+    opened = followed()
+    for path in sorted(vault.glob("*.md"))[10:250:20]:  # a common word in a dozen more decisions
+        _append(path, "\nSee the review.\n")
+    opened = followed()
+    for n in range(5):  # decisions added that share nothing with it: every word a little rarer
+        (vault / f"ADR-0999{n}-unrelated.md").write_text(
+            f"# Unrelated {n}\n\nStatus: accepted\n\nQuartz xylophone {n}.\n"
+        )
+    opened = followed()
+    top = _file(vault, opened, rankings[old].alike[0])  # the likeliest superseded: no longer live
+    top.write_text(re.sub(r"(?im)^([-*\s]*status:\s*)accepted\b", r"\1superseded", top.read_text("utf-8")))
+    opened = followed()
+    other = next(d for d in opened.lacking if d != old and d in rankings)  # a record asked accepted
+    other_path = _file(vault, opened, other)
+    other_path.write_text(
+        re.sub(r"(?im)^([-*\s]*status:\s*)superseded\b", r"\1accepted", other_path.read_text("utf-8"))
+    )
+    opened = followed()
+    assert other not in rankings
+    assert min(scored) * 4 < first.kept.scored  # most changes scored only what each record kept
+
+
+def test_equals_at_the_cutoff_follow_the_full_counts_order(vault: Path, rankings: dict) -> None:
+    """Copies of one decision score alike: more of them than the shortlist holds, those offered
+    are the first in the decisions' order (by id), after the copies came and after another change."""
+    first = _compared(vault, rankings)
+    old = _deep(first)
+    source = _file(vault, first, rankings[old].alike[0])
+    slug = source.name.split("-", 2)[2]  # the title its name gives, alike
+    for n in range(SHORTLIST + 15):
+        shutil.copy(source, vault / f"ADR-0{1000 + n}-{slug}")  # ids before theirs ("ADR-1000" < "ADR-218")
+    opened = _compared(vault, rankings)
+    assert not opened.kept.whole
+    found = ranking(opened.decisions, old)  # every decision's score
+    last = found.scores[found.alike[-1]]
+    equal = [d for d in later_than(opened.decisions, old) if found.scores.get(d) == last]
+    assert len(equal) > sum(found.scores[d] == last for d in found.alike)  # equals on both sides of the cut
+    _append(sorted(vault.glob("*.md"))[7], "\nThe retry budget was raised after the outage review.\n")
+    assert not _compared(vault, rankings).kept.whole
+
+
+def test_a_pair_dismissed_is_left_out_of_the_kept_shortlist(vault: Path, rankings: dict) -> None:
+    first = _compared(vault, rankings)
+    old = _deep(first)
+    dismissed = frozenset({frozenset((old, d)) for d in rankings[old].alike[:3]})
+    opened = _compared(vault, rankings, dismissed)
+    assert not opened.kept.moved and not set(rankings[old].alike) & {d for pair in dismissed for d in pair}
+
+
+def test_one_change_scores_only_what_each_record_kept(vault: Path) -> None:
+    """After one decision changed, each record asked is scored against what it kept and the
+    changed decision, not against every decision (as a full count is)."""
+    first = _opened(vault)
+    asked = [d for d in first.lacking if first.decisions.has(d)]
+    _append(sorted(vault.glob("*.md"))[30], "\nThe retry budget was raised after the outage review.\n")
+    opened = _opened(vault)
+    assert opened.found == opened.plain and not opened.kept.whole
+    assert first.kept.scored > 4 * len(asked) * kept_shortlists.DEPTH  # a full count scores most decisions
+    assert opened.kept.scored <= len(asked) * (kept_shortlists.DEPTH + 10)
+
+
+def test_the_same_decision_changed_again_and_again_keeps_as_many_rows(vault: Path) -> None:
+    """A decision changed over and over: its new row replaces its old one each time."""
+    Vault.open(vault, flavour="adr").conflicts()
+    path = sorted(vault.glob("*.md"))[12]
+    counts = []
+    for step in range(4):
+        _append(path, f"\nThe retry budget, step {step}.\n")
+        opened = Vault.open(vault, flavour="adr")
+        opened.conflicts()
+        count, named = _successor_rows(opened)
+        assert count == named, step
+        counts.append(count)
+    assert len(set(counts)) == 1

@@ -13,11 +13,14 @@ old ones; a decision gone takes its counts out. The postings are not rewritten f
 changed decisions' rows in them are passed over and their own counts read instead, until more than
 `REFRESH_SHARE` of the decisions changed (then everything is counted again). Every sum is the one
 `views.successors` makes, in the same order, so the answer is equal to the last bit; anything
-kept that does not hold together (a row gone, another format) is counted again from nothing.
+kept that does not hold together (a row gone, another format) is counted again from nothing. The
+record keeps each asked record's shortlist too (`kept_shortlists`), so that after a change only the
+decisions it touched and those a record kept are scored for it, not every decision.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import marshal
@@ -26,14 +29,16 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..vocabulary.model import DocType, Document, Status
+from ..records.store_rows import read_bodies
+from ..vocabulary.model import DocType, Document
 from ..views.similarity import Bm25, Corpus, Profile, profiles_of, rarity, shared_opening, title_openings
-from ..views.successors import Successor, likeliest_among
+from ..views.successors import LIVE, Successor, likeliest_among
+from .kept_shortlists import KeptShortlists
 
 __all__ = ["REFRESH_SHARE", "KeptDecisions", "likeliest_successors", "read_from"]
 
 
-FORMAT = 1  # kept as `kept_conflicts.SUCCESSORS` (the record, and its rows)
+FORMAT = 2  # kept as `kept_conflicts.SUCCESSORS` (the record, and its rows)
 REFRESH_SHARE = 0.05  # the share of decisions changed since the postings were counted: then all again
 REFRESH_LEAST = 64
 
@@ -87,6 +92,10 @@ class KeptDecisions:
         self.postings: dict[str, str] = {}  # {term: its row of (row, count) pairs, array "i"}
         self.passed: set[int] = set()  # rows of the postings whose decision changed or went since
         self.changed: list[str] = []  # decisions counted since the postings: their own counts read
+        self.shortlists: dict[str, tuple] = {}  # {record asked: its shortlist} (`kept_shortlists`)
+        self.touched: dict[str, Counter] | None = {}  # profiled in this call: their term counts; None: all
+        self.removed: set[str] = set()  # gone in this call
+        self.scored = 0  # decisions scored by BM25 in this call (`KeptShortlists.scored`)
 
     # -- kept ----------------------------------------------------------------------------
 
@@ -104,6 +113,7 @@ class KeptDecisions:
         "postings",
         "passed",
         "changed",
+        "shortlists",
     )  # the record's parts after FORMAT, in order (`passed` kept sorted)
 
     def dump(self) -> bytes:
@@ -161,6 +171,7 @@ class KeptDecisions:
         profiles = profiles_of(decisions)
         self.__init__(self._read)  # type: ignore[misc]
         self.whole = self.moved = True
+        self.touched = None
         postings: dict[str, array] = {}
         for row, (doc_id, profile) in enumerate(profiles.items()):
             if not self._take(doc_id, profile, current[doc_id]):
@@ -229,6 +240,7 @@ class KeptDecisions:
         if not (changed or gone):
             return True
         self.moved = True
+        self.removed = set(gone)
         self._fetch(self.fields[doc_id] for doc_id in [d.id for d in changed] + gone if doc_id in self.fields)
         at = {doc_id: row for row, doc_id in enumerate(self.rows)}
         for doc_id in [d.id for d in changed if d.id in self.keys] + gone:
@@ -240,18 +252,17 @@ class KeptDecisions:
             if not self._take(doc.id, profiles[doc.id], current[doc.id]):
                 return False
             self.changed.append(doc.id)
+            self.touched[doc.id] = profiles[doc.id].terms  # type: ignore[index]
         self.passed.update(row for row, doc_id in enumerate(self.rows) if doc_id in profiles and row not in self.passed)
         return True
 
 
 class _Reading:
-    """`successors.Decisions` answered from a `KeptDecisions` in line with the documents."""
+    """`successors.Decisions` answered from a `KeptDecisions` in line with the documents, for the
+    weighing and the shortlists (which rank in its place, from the decisions' citations here)."""
 
-    def __init__(self, kept: KeptDecisions, docs: dict[str, Document]):
-        self.kept, self.docs = kept, docs
-        self.live = [
-            d.id for d in docs.values() if d.type == DocType.DECISION and d.status in (Status.ACTIVE, Status.DRAFT)
-        ]
+    def __init__(self, kept: KeptDecisions, docs: dict[str, Document], live: list[str]):
+        self.kept, self.docs, self.live = kept, docs, live
         self.size = len(kept.lengths)
         self.average = sum(kept.lengths.values()) / max(1, self.size)
         frequency = kept.frequency
@@ -295,16 +306,21 @@ class _Reading:
             kept.when[doc_id],
         )
 
-    def mine(self, doc_id: str) -> None:
-        """The profile of a decision asked about, from its text (its reasons quote it)."""
-        profile = profiles_of([self.docs[doc_id]])[doc_id]
-        self._profiles[doc_id] = profile
+    def mine(self, doc_ids: list[str]) -> None:
+        """The profiles of the decisions asked about, with their texts (their reasons quote them):
+        what was kept of each and its body, as profiling it from its text gives."""
+        docs = [self.docs[doc_id] for doc_id in doc_ids]
+        read_bodies(docs)
+        self.prefetch(doc_ids)
+        for doc in docs:
+            self._profiles[doc.id] = dataclasses.replace(self._profile(doc.id), text=doc.body)
 
     def prefetch(self, doc_ids: Iterable[str]) -> None:
         kept = self.kept
         kept._fetch(kept.fields[doc_id] for doc_id in doc_ids if doc_id not in self._profiles)
 
-    def cited(self, doc_ids: list[str], mine: Profile) -> list[str]:
+    def citing(self, mine: Profile) -> set[str]:
+        """The decisions `mine` names or that name it (their handles), from every decision's."""
         if self._named is None:
             named: dict[str, set[str]] = {}
             naming: dict[str, set[str]] = {}
@@ -320,7 +336,12 @@ class _Reading:
             either |= self._named.get(mention, set())
         for handle in mine.handles:
             either |= self._naming.get(handle, set())  # type: ignore[union-attr]
-        return [d for d in doc_ids if d in either]
+        return either
+
+    def names(self, doc_id: str, mine: Profile) -> bool:
+        """Whether `mine` names the decision or the decision names it (one of `citing`)."""
+        kept = self.kept
+        return not (mine.mentions.isdisjoint(kept.handles[doc_id]) and mine.handles.isdisjoint(kept.mentions[doc_id]))
 
     def scores(self, terms: Counter) -> dict[str, float]:
         return self.bm25.scores(terms)
@@ -344,7 +365,7 @@ class _KeptBm25(Bm25):
             weight = self._weights[term] = rarity(self.size, self.kept.frequency.get(term, 0))
         return weight
 
-    def _share(self, term: str, doc_id: str, count: int) -> float:
+    def share(self, term: str, doc_id: str, count: int) -> float:
         norm = self.K1 * (1 - self.B + self.B * self.kept.lengths[doc_id] / (self.reading.average or 1))
         return self.idf(term) * count * (self.K1 + 1) / (count + norm)
 
@@ -366,11 +387,11 @@ class _KeptBm25(Bm25):
                 row = posted[n]
                 if row not in passed:
                     doc_id = rows[row]
-                    found.append((doc_id, self._share(term, doc_id, posted[n + 1])))
+                    found.append((doc_id, self.share(term, doc_id, posted[n + 1])))
         for doc_id, counts in self._changed:
             count = counts.get(term)
             if count:
-                found.append((doc_id, self._share(term, doc_id, count)))
+                found.append((doc_id, self.share(term, doc_id, count)))
         self._shares[term] = found
         return found
 
@@ -385,11 +406,12 @@ class _KeptBm25(Bm25):
         return totals
 
 
-def read_from(doc: Document, targets: Iterable[str]) -> str:
+def read_from(doc: Document, status: str, targets: Iterable[str]) -> str:
     """What a decision's profile is made from, besides its id: its file's bytes (digest) and path,
     and its links' targets as resolved among the other documents (`targets`), which may change
-    while its file does not."""
-    return f"{doc.digest}\t{doc.path}\t" + "\x1f".join(sorted(set(targets)))
+    while its file does not; and its `status`, which says whether it may replace another (a
+    decision whose status moved is ranked again by the shortlists it may enter, `kept_shortlists`)."""
+    return f"{doc.digest}\t{doc.path}\t{status}\t" + "\x1f".join(sorted(set(targets)))
 
 
 def likeliest_successors(
@@ -403,18 +425,30 @@ def likeliest_successors(
     `kept`, brought in line with the documents first (`targets(id)`: a document's links' targets
     as resolved); None where the pass is to be read plainly (a date with a time of day). A row of
     `kept` gone (another process counted everything since) counts everything again."""
-    decisions = [d for d in docs.values() if d.type == DocType.DECISION]
-    current = {d.id: read_from(d, targets(d.id)) for d in decisions}
+    decisions: list[Document] = []
+    live: list[str] = []  # those that may replace another, in the documents' order
+    current: dict[str, str] = {}
+    for doc in docs.values():  # each document's type and status read once (10,000 of them)
+        if doc.type == DocType.DECISION:
+            status = doc.status
+            decisions.append(doc)
+            if status in LIVE:
+                live.append(doc.id)
+            current[doc.id] = read_from(doc, status, targets(doc.id))
     old_ids = list(old_ids)
     for attempt in range(2):
         try:
             if not (kept.follow(decisions, current) if attempt == 0 else kept.count_all(decisions, current)):
                 return None
-            reading = _Reading(kept, docs)
+            reading = _Reading(kept, docs, live)
             asked = [doc_id for doc_id in old_ids if reading.has(doc_id)]
-            for doc_id in asked:
-                reading.mine(doc_id)
-            return likeliest_among(reading, asked, dismissed=dismissed)
+            reading.mine(asked)
+            shortlists = KeptShortlists(kept.shortlists, reading, kept.touched, kept.removed, dismissed)
+            shortlists.forget_others(asked)
+            found = likeliest_among(reading, asked, ranked=shortlists.ranked)
+            kept.scored = shortlists.scored
+            kept.moved |= shortlists.moved
+            return found
         except (_Stale, KeyError, ValueError, TypeError, EOFError):
             if attempt:
                 raise

@@ -17,7 +17,19 @@ from typing import Any
 from ..vocabulary.model import DocType, Document, Status
 from .similarity import Profile, bm25_of, corpus_of, kinship, profiles_of
 
-__all__ = ["Decisions", "Successor", "likeliest_among", "likeliest_successors"]
+__all__ = [
+    "LIVE",
+    "SHORTLIST",
+    "Decisions",
+    "Ranking",
+    "Successor",
+    "later_than",
+    "likeliest_among",
+    "likeliest_successors",
+    "ranking",
+    "ranking_of",
+    "weighed",
+]
 
 BM25_WEIGHT = 0.5  # as the conflicts queue weighs BM25 beside kinship (`conflicts.DEFAULT`)
 # A superseded record that names a later one ("this feature was removed in ADR-63") has most likely
@@ -25,6 +37,7 @@ BM25_WEIGHT = 0.5  # as the conflicts queue weighs BM25 beside kinship (`conflic
 # most 1.5, and a record alike in every way is more often a sibling than the replacement).
 NAMED_WEIGHT = 1.0
 SHORTLIST = 30
+LIVE = (Status.ACTIVE, Status.DRAFT)  # the statuses of a decision that may replace another
 
 
 @dataclass(frozen=True)
@@ -45,7 +58,7 @@ class Decisions:
         self.docs = {d.id: d for d in documents}
         decisions = [d for d in self.docs.values() if d.type == DocType.DECISION]
         self.profiles = profiles_of(decisions)
-        self.live = [d.id for d in decisions if d.status in (Status.ACTIVE, Status.DRAFT)]
+        self.live = [d.id for d in decisions if d.status in LIVE]
         self.bm25, self.corpus = bm25_of(self.profiles.values()), corpus_of(self.profiles.values())
 
     def has(self, doc_id: str) -> bool:
@@ -82,43 +95,71 @@ def likeliest_successors(
 
 
 def likeliest_among(
-    decisions: Any, old_ids: Iterable[str], most: int = 3, dismissed: frozenset = frozenset()
+    decisions: Any, old_ids: Iterable[str], most: int = 3, dismissed: frozenset = frozenset(), ranked: Any = None
 ) -> dict[str, list[Successor]]:
-    """`likeliest_successors`, read through `decisions` (a `Decisions`, or one that answers as it does)."""
+    """`likeliest_successors`, read through `decisions` (a `Decisions`, or one that answers as it
+    does); `ranked(old_id)`, where given, answers as `ranking(decisions, old_id, dismissed)` (one
+    that kept each record's best between calls: `services.kept_shortlists`)."""
     found: dict[str, list[Successor]] = {}
     for old_id in old_ids:
         if decisions.has(old_id):
-            found[old_id] = _likeliest(decisions, old_id, most, dismissed)
+            ranks = ranked(old_id) if ranked is not None else ranking(decisions, old_id, dismissed)
+            found[old_id] = weighed(decisions, old_id, ranks, most)
     return found
 
 
-def _likeliest(decisions: Any, old_id: str, most: int, dismissed: frozenset) -> list[Successor]:
-    mine = decisions.profile(old_id)
+@dataclass(frozen=True)
+class Ranking:
+    """What BM25 and the citations make of the decisions that may have replaced one: the
+    `SHORTLIST` most alike, best first (equals in `decisions.live`'s order), the cited, the best
+    score, and the scores of those (at least) that are weighed."""
+
+    alike: list[str]
+    cited: list[str]
+    top: float
+    scores: dict[str, float]
+
+
+def later_than(decisions: Any, old_id: str) -> list[str]:
+    """The live decisions that may have replaced `old_id`: every one but it not older, in
+    `decisions.live`'s order (a pair dismissed left in)."""
     mine_when, when = decisions.when(old_id), decisions.when
-    later = [
-        doc_id
-        for doc_id in decisions.live
-        if doc_id != old_id and not when(doc_id) < mine_when and frozenset((old_id, doc_id)) not in dismissed
-    ]
-    found = decisions.scores(mine.terms)
+    return [doc_id for doc_id in decisions.live if doc_id != old_id and not when(doc_id) < mine_when]
+
+
+def ranking(decisions: Any, old_id: str, dismissed: frozenset = frozenset()) -> Ranking:
+    """The ranking of every decision that may have replaced `old_id` by BM25 and citations."""
+    mine = decisions.profile(old_id)
+    later = [d for d in later_than(decisions, old_id) if frozenset((old_id, d)) not in dismissed]
+    return ranking_of(decisions.scores(mine.terms), later, decisions.cited(later, mine))
+
+
+def ranking_of(found: dict[str, float], later: list[str], cited: list[str]) -> Ranking:
+    """The `Ranking` of `later` (in `decisions.live`'s order) by their BM25 scores `found`: given
+    every decision scoring above the rest, the same as given all."""
     top = max((found.get(doc_id, 0.0) for doc_id in later), default=0.0)
     # Kinship is weighed for the most alike by BM25 and those either record names: a few dozen,
     # whatever the vault's size.
-    alike_first = sorted((doc_id for doc_id in later if doc_id in found), key=lambda d: -found[d])[:SHORTLIST]
-    cited = decisions.cited(later, mine)
-    corpus = decisions.corpus
-    weighed = []
-    shortlist = list(dict.fromkeys(alike_first + cited))
+    alike = sorted((doc_id for doc_id in later if doc_id in found), key=lambda d: -found[d])[:SHORTLIST]
+    return Ranking(alike, cited, top, found)
+
+
+def weighed(decisions: Any, old_id: str, ranks: Ranking, most: int) -> list[Successor]:
+    """The `most` likeliest of `ranks`' shortlist, weighed as the queue weighs a pair."""
+    mine = decisions.profile(old_id)
+    found, top, corpus = ranks.scores, ranks.top, decisions.corpus
+    rows = []
+    shortlist = list(dict.fromkeys(ranks.alike + ranks.cited))
     decisions.prefetch(shortlist)
     for doc_id in shortlist:
         alike = found.get(doc_id, 0.0) / top if top else 0.0
         other = decisions.profile(doc_id)
         like = kinship(other, mine, corpus, explain=False)
         named = bool(mine.mentions & other.handles)
-        weighed.append((like.score + BM25_WEIGHT * alike + NAMED_WEIGHT * named, doc_id, alike, named))
-    weighed.sort(key=lambda item: (-item[0], item[1]))
+        rows.append((like.score + BM25_WEIGHT * alike + NAMED_WEIGHT * named, doc_id, alike, named))
+    rows.sort(key=lambda item: (-item[0], item[1]))
     chosen = []
-    for score, doc_id, alike, named in weighed[:most]:
+    for score, doc_id, alike, named in rows[:most]:
         reasons = [f"“{decisions.title(old_id)}” names it"] if named else []
         reasons += kinship(decisions.profile(doc_id), mine, corpus).reasons or [
             f"its text is among the most alike ({round(alike * 100)}% of the best)"
