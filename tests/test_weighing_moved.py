@@ -221,3 +221,24 @@ def test_the_queues_pairs_after_a_change_are_read_from_their_own_rows(vault_root
     assert not pairs.full and len(set(asked)) < HALF // 20, len(set(asked))
     whole = pairs.weighed()
     assert len(best) > 50 and best == [w for w in whole if w.best] and len(whole) > 2 * len(best)
+
+
+def test_each_command_follows_the_others_save_through_every_kind_of_change(vault_root, tmp_path, capsys, monkeypatch):
+    """`review` and `conflicts` in turn, the first after each change saving the weighing: the
+    second follows that save (`kept_ranking.touched_since`), the pairs it settled or unsettled
+    through a third document among what it takes out and puts back."""
+    monkeypatch.setattr(weighing, "REFRESH_SHARE", 0.05)
+    for command in ("conflicts", "review"):
+        _printed(vault_root, capsys, command, "--json")
+    every = tmp_path / "every"
+    shutil.copytree(vault_root, every)
+    commands = [("review", "--json"), ("conflicts", "--json")]
+    for n, (label, step) in enumerate(_steps(vault_root)):
+        step(vault_root)
+        step(every)
+        for command in commands if n % 2 else commands[::-1]:
+            followed = _printed(vault_root, capsys, *command)
+            monkeypatch.setattr(weighing.Weighing, "everywhere", True)
+            whole = _printed(every, capsys, *command)
+            monkeypatch.setattr(weighing.Weighing, "everywhere", False)
+            assert followed == whole, (label, command)

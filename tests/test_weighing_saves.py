@@ -62,8 +62,7 @@ def follows(monkeypatch) -> dict[str, int]:
 def _made_whole(monkeypatch) -> None:
     """The followers find no weighing they were chosen from: made whole every time."""
     never = lambda setting, pairs, kept: None  # noqa: E731
-    monkeypatch.setattr(kept_ranking, "touched_since", never, raising=False)
-    monkeypatch.setattr(kept_chosen, "touched_since", never, raising=False)
+    monkeypatch.setattr(kept_ranking, "touched_since", never)
 
 
 def test_review_and_conflicts_in_turn_follow_each_others_saves(root, tmp_path, capsys, monkeypatch, follows):

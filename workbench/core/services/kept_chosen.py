@@ -28,7 +28,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from .kept_ranking import digest, identity, key_of, row_of, touched_since
+from .kept_ranking import digest, identity, key_of, row_of, touched_now
 
 __all__ = [
     "Entry",
@@ -369,15 +369,9 @@ def follow_or_make(
     (`best`)."""
     from .conflicts import choose, listed, offered
 
-    since = touched_since(setting, pairs, last.identity) if last is not None else None
-    unlisted = pairs.kept.unlisted
-    pairs.listed_count()  # the pairs listed, weighed again where changed (none decoded)
-    # Read before `keep_pairs` (in `keep_weighing`) starts them again; a pair is kept by its ids the
-    # older first by date, and listed the older first as the statuses say: either way round.
-    touched = pairs.pairs_changed | pairs.pairs_gone | (unlisted ^ pairs.kept.unlisted)
-    touched |= {(newer, older) for older, newer in touched} | (since or set())
+    touched, follows = touched_now(setting, pairs, last.identity if last is not None else None)
     docs = pairs.docs
-    if last is not None and read is not None and not pairs.full and since is not None:
+    if last is not None and read is not None and not pairs.full and follows:
         weighed = pairs.listed_among(touched)
         if not pairs.full:  # else what was kept did not hold together: all weighed again
             now = {(w.older, w.newer): word(w) for w in weighed if listed(w) and offered(docs, w)}

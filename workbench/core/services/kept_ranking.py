@@ -88,6 +88,22 @@ def touched_since(setting: str, pairs: Any, kept: str) -> set[tuple[str, str]] |
     return None
 
 
+def touched_now(setting: str, pairs: Any, kept: str | None) -> tuple[set[tuple[str, str]], bool]:
+    """What a follower chosen from the weighing `pairs` as it stood at identity `kept` takes out and
+    puts back: the pairs this call weighs again, new or gone, or lists no more or again, and those
+    touched in the saves since `kept` (`touched_since`), each either way round; and whether it can
+    follow at all (not where the weighing stood so none of its last saves back). Asked before the
+    weighing is kept (`keep_pairs` starts what it names again)."""
+    since = touched_since(setting, pairs, kept) if kept else None
+    unlisted = pairs.kept.unlisted
+    pairs.listed_count()  # the pairs listed, weighed again where changed (none decoded)
+    touched = pairs.pairs_changed | pairs.pairs_gone | (unlisted ^ pairs.kept.unlisted)
+    # A pair is kept by its ids the older first by date, and listed the older first as the
+    # statuses say: either way round.
+    touched |= {(newer, older) for older, newer in touched} | (since or set())
+    return touched, since is not None
+
+
 class Record:
     """What names a kept ranking: each block's first key, size and row, and the score rows. A plain
     class, not a dataclass: an unchanged vault's kept queue imports this module (`kept_chosen`),

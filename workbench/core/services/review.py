@@ -298,15 +298,8 @@ def _weigh(index: VaultIndex, kept: str = "") -> _Weighed:
     asked = Asked(index.documents, flavour.reading, flavour.native, index.store, today(), index.config.compatible)
     with collector_paused():
         pairs = asked.weighing()
-        since = kept_ranking.touched_since(asked.setting, pairs, kept) if kept else None
-        unlisted = pairs.kept.unlisted
-        pairs.listed_count()  # the pairs listed, weighed again where changed (none decoded)
-        # Read before `keep_pairs` (in `asked.keep_weighing`) starts them again.
-        touched = pairs.pairs_changed | pairs.pairs_gone | (unlisted ^ pairs.kept.unlisted)
-        # A pair is kept by its ids the older first by date; the list ranks it the older first as
-        # the statuses say (`Weighed.older`): either way round.
-        touched |= {(newer, older) for older, newer in touched} | (since or set())
-        weighed = pairs.listed_among(touched) if not pairs.full and since is not None else None
+        touched, follows = kept_ranking.touched_now(asked.setting, pairs, kept)
+        weighed = pairs.listed_among(touched) if not pairs.full and follows else None
         if pairs.full or weighed is None:  # also where what was kept did not hold together
             weighed = pairs.weighed()
         full = pairs.full
@@ -317,7 +310,7 @@ def _weigh(index: VaultIndex, kept: str = "") -> _Weighed:
         pairs.listed_count(),
         pairs.decisions,
         set() if full else touched,
-        not full and since is not None,
+        not full and follows,
         after,
         pairs.weighed,
     )

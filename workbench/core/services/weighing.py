@@ -844,7 +844,8 @@ class Weighing:
         """How the pairs stood when read (before this call weighed), then before each of the last
         saves, newest first: (`Kept.pair_rows`, `Kept.unlisted`, the pairs touched since, this
         call's not among them). Asked by a follower to find the weighing its kept state was chosen
-        from (`kept_ranking.touched_since`); none where what was read was not kept (`full`)."""
+        from (`kept_ranking.touched_since`); none where no pairs were kept (a follower asks only
+        where `full` is not set)."""
         rows, unlisted, saves = self._loaded
         if not rows:
             return
@@ -855,7 +856,7 @@ class Weighing:
             for at, key in places.items():
                 rows[at] = key
             unlisted = unlisted ^ set(flipped)
-            since = since | set(touched)
+            since = since | set(touched) | set(flipped)  # settled or unsettled through a third
             yield rows, unlisted, since
 
     def keep_pairs(self) -> set[str]:
