@@ -176,3 +176,20 @@ def test_a_write_makes_ready_what_the_next_search_would_do_first(builder, monkey
         afresh = [(h.id, h.score) for h in Vault.open(builder.root).search("ledger refund", 10)]
         assert [i for i, _ in found] == [i for i, _ in afresh]
         assert [s for _, s in found] == pytest.approx([s for _, s in afresh], rel=1e-12)
+
+
+def test_a_fault_making_the_next_search_ready_never_fails_the_write(builder, monkeypatch):
+    """The write has landed when the index makes the next search ready: a fault there (a store
+    that cannot be read at that moment) forgets what search kept, and the search after it makes
+    it again and finds the written text."""
+    vault = _vault(builder)
+    vault.search("ledger", 10)
+
+    def broken(self, index):
+        raise OSError("the store could not be read")
+
+    monkeypatch.setattr(search._Views, "follow", broken)
+    written = _note(builder, 5, "zeppelin")
+    vault.refresh_paths([written])  # raised the OSError before
+    monkeypatch.undo()
+    assert [h.id for h in vault.search("zeppelin", 10)] == ["mem-note-w5"]

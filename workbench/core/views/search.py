@@ -306,10 +306,15 @@ def _views(index: VaultIndex) -> _Views:
 def _ready_after_change(index: VaultIndex) -> None:
     """What the next search would do first after a batch of an index that has searched, done by
     the write: the kept lists patched for the index now (`word_lists`, 1-2 ms at 10,000 records,
-    the new rows told to the tokenizer) and the lookups followed."""
-    if index.store is not None and index in fulltext.KEPT:
-        fulltext.kept_postings(index)
-    _views(index)
+    the new rows told to the tokenizer) and the lookups followed. The write has landed: a fault
+    here forgets what was kept, and the next search makes it again (and says any fault there)."""
+    try:
+        if index.store is not None and index in fulltext.KEPT:
+            fulltext.kept_postings(index)
+        _views(index)
+    except Exception:  # noqa: BLE001 - never turn a landed write into an error
+        _KEPT.pop(index, None)
+        fulltext.KEPT.pop(index, None)
 
 
 def _refuse_meaningless(query: Query, views: _Views, index) -> None:
