@@ -13,6 +13,9 @@ sentence appended to the same decision's file in its copy by plain file I/O, and
 again. It prints, for each command and code, the least wall and CPU time (user and system, of
 the process) of the N, each as a ratio to the least floor, and whether every round's output was
 the same for every code (it must be: the codes compared are to answer alike).
+`--loop` times instead the curator's loop: in each round, for each code, a sentence appended to a
+decision, then `review --json`, then `conflicts --json` (the queue follows the weighing the review
+list saved, and the other way round in the next round).
 `--bytecode` lets every process write and read its code's bytecode cache (`__pycache__`), as an
 installed program does: where the environment says PYTHONDONTWRITEBYTECODE, as some do, every
 process compiles the package's sources again (0.08 s of `import workbench.cli` alone), which the
@@ -37,6 +40,9 @@ from tests.benchmarks.bench_open import FLOOR_SCRIPT
 from tests.benchmarks.bench_speed import CLI_SCRIPT
 
 RUNS = 4
+
+Figures = dict[tuple[str, str, int], list[tuple[float, float]]]
+"""(command, when, code's place) -> (wall, CPU) of each round."""
 
 
 BYTECODE = False  # `--bytecode`: the processes keep their bytecode cache
@@ -74,7 +80,7 @@ def change_a_decision(root: Path, seed: int) -> None:
         file.write(f"\nThe retry budget was raised to {rng.randint(2, 99)} attempts after the outage review.\n")
 
 
-def main(source: Path, flavour: str, runs: int, codes: list[Path]) -> None:
+def main(source: Path, flavour: str, runs: int, codes: list[Path], loop: bool = False) -> None:
     reading = ["--flavour", flavour] if flavour else []
     with tempfile.TemporaryDirectory() as folder:
         roots = [Path(folder) / f"vault-{n}" for n in range(len(codes))]  # a code named twice: two copies
@@ -86,10 +92,10 @@ def main(source: Path, flavour: str, runs: int, codes: list[Path]) -> None:
             f" bytecode {'cached' if BYTECODE or not os.environ.get('PYTHONDONTWRITEBYTECODE') else 'compiled each time'}"
         )
         floors: list[tuple[float, float]] = []
-        figures: dict[tuple[str, str, int], list[tuple[float, float]]] = {}
+        figures: Figures = {}
         alike = True
         seed = 100
-        for command in ("conflicts", "review"):
+        for command in () if loop else ("conflicts", "review"):
             for code, root, cache in zip(codes, roots, caches):  # answered once: the first "nothing changed" is kept
                 timed(code, cache, CLI_SCRIPT, "--vault", str(root), *reading, command, "--json")
             for round_ in range(runs):
@@ -108,6 +114,8 @@ def main(source: Path, flavour: str, runs: int, codes: list[Path]) -> None:
                     figures.setdefault((command, "after one decision changed", n), []).append((wall, cpu))
                     outputs.add((kept, changed))
                 alike = alike and len(outputs) == 1
+        if loop:
+            alike = _loop(codes, roots, caches, reading, runs, source, floors, figures)
         floor_wall, floor_cpu = min(w for w, _ in floors), min(c for _, c in floors)
         print(f"floor: {floor_wall:.2f} s wall, {floor_cpu:.2f} s CPU")
         for (command, when, n), measured in figures.items():
@@ -120,6 +128,38 @@ def main(source: Path, flavour: str, runs: int, codes: list[Path]) -> None:
         print(f"every output the same for every code: {alike}; load average at the end {os.getloadavg()[0]:.1f}")
 
 
+def _loop(
+    codes: list[Path],
+    roots: list[Path],
+    caches: list[Path],
+    reading: list[str],
+    runs: int,
+    source: Path,
+    floors: list[tuple[float, float]],
+    figures: Figures,
+) -> bool:
+    """The curator's loop (`--loop`): each round a change, then `review --json`, then `conflicts
+    --json`, for each code; whether every round's answers were the same for every code."""
+    for code, root, cache in zip(codes, roots, caches):  # both kept once before the loop starts
+        for command in ("review", "conflicts"):
+            timed(code, cache, CLI_SCRIPT, "--vault", str(root), *reading, command, "--json")
+    alike = True
+    for round_ in range(runs):
+        floors.append(timed(codes[0], caches[0], FLOOR_SCRIPT, str(source))[:2])
+        outputs = set()
+        for n in [(round_ + k) % len(codes) for k in range(len(codes))]:
+            code, root, cache = codes[n], roots[n], caches[n]
+            change_a_decision(root, 200 + round_)
+            answers = []
+            for command in ("review", "conflicts"):
+                wall, cpu, out = timed(code, cache, CLI_SCRIPT, "--vault", str(root), *reading, command, "--json")
+                figures.setdefault((command, "after a change and the other", n), []).append((wall, cpu))
+                answers.append(out)
+            outputs.add(tuple(answers))
+        alike = alike and len(outputs) == 1
+    return alike
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("source", type=Path, help="the vault to copy for each code")
@@ -127,6 +167,7 @@ if __name__ == "__main__":
     parser.add_argument("--flavour", default="", help="how to read the vault (adr for decision records)")
     parser.add_argument("--runs", type=int, default=RUNS, help="rounds, best of (default: %(default)s)")
     parser.add_argument("--bytecode", action="store_true", help="let every process keep its bytecode cache")
+    parser.add_argument("--loop", action="store_true", help="time a change, then review, then conflicts, each round")
     args = parser.parse_args()
     BYTECODE = args.bytecode
-    main(args.source, args.flavour, args.runs, [code.resolve() for code in args.codes])
+    main(args.source, args.flavour, args.runs, [code.resolve() for code in args.codes], args.loop)
