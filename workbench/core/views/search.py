@@ -145,9 +145,10 @@ FACTS_KEPT = 20_000  # documents' facts kept across writes (a few MB), beyond wh
 
 
 class _Views:
-    """Per-vault lookups that searches need, made when first needed and kept while the records stay
-    the same: after a watcher batch, a search for words needs none of the whole-vault ones, and
-    what was read of each document (`follow`) is kept but for the documents the batch touched."""
+    """Per-vault lookups that searches need, made when first needed and followed through each
+    watcher batch (`follow`, by the write itself once the process has searched): the whole-vault
+    ones made again when next needed, what was read of each document kept but for the documents
+    the batch touched."""
 
     def __init__(self, index):
         self._index = weakref.ref(index)  # kept by the index as key: a strong reference would keep it alive

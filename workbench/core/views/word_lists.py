@@ -236,9 +236,9 @@ class _Patch:
 
 class WordLists:
     """The kept lists of one derived store, as this process reads them: whether and how they
-    hold for the index now (`refresh`, at each search: as kept, or patched), each word's token
-    (the index's tokenizer, asked once a word), and the thread that keeps them again when they
-    are not the index's."""
+    hold for the index now (`refresh`, at each search, and after each batch once the process
+    searched: as kept, or patched), each word's token (the index's tokenizer, asked once a word),
+    and the thread that keeps them again when they are not the index's."""
 
     def __init__(self, store: DerivedStore, weights: tuple[float, ...], common: int):
         self.store = store
