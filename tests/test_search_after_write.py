@@ -193,3 +193,15 @@ def test_a_fault_making_the_next_search_ready_never_fails_the_write(builder, mon
     vault.refresh_paths([written])  # raised the OSError before
     monkeypatch.undo()
     assert [h.id for h in vault.search("zeppelin", 10)] == ["mem-note-w5"]
+
+
+def test_an_id_claimed_twice_leaves_its_owner_among_the_documents_search_may_return(builder):
+    """Where a later file claims an id a valid document owns, the claimant is invalid: the owner
+    is still the one matched despite typos, not hidden behind the claimant."""
+    builder.raw("notes/a-owner.md", doc_text("mem-note-zeppelin", body="The airship budget.\n"))
+    builder.raw("notes/b-claimant.md", doc_text("mem-note-zeppelin", body="A second claim.\n"))
+    vault = Vault.open(builder.root)
+    owner = vault.index.owner_document("mem-note-zeppelin")
+    assert owner is not None and owner.valid and owner.path == "notes/a-owner.md"
+    assert search._views(vault.index).valid["mem-note-zeppelin"].path == "notes/a-owner.md"
+    assert [h.path for h in vault.search("zepelin", 10)][:1] == ["notes/a-owner.md"]

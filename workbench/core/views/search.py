@@ -201,7 +201,13 @@ class _Views:
     def everything(self) -> dict[str, Document]:
         if self._everything is None:
             index = self._index()
-            self._everything = {r.document.id: r.document for r in index.records} if index is not None else {}
+            found: dict[str, Document] = {}
+            for record in index.records if index is not None else ():
+                doc = record.document
+                kept = found.get(doc.id)
+                if kept is None or not kept.valid:  # a second claim never hides a valid owner
+                    found[doc.id] = doc
+            self._everything = found
         return self._everything
 
     @property
