@@ -31,6 +31,7 @@ __all__ = [
     "Stale",
     "identity",
     "touched_since",
+    "touched_now",
     "key_of",
     "row_of",
     "digest",
