@@ -1359,19 +1359,26 @@ def test_lists_kept_with_other_weights_are_not_read(builder, monkeypatch):
     assert same.usable and same.rows('"queue"') is not None
 
 
-def test_lists_are_not_kept_for_an_index_written_while_they_waited_for_it_to_settle(builder, monkeypatch):
-    """A search finds the lists not the index's and starts keeping them once the index has stayed
-    the same a while: a write meanwhile (a burst of them) and nothing is kept for it; the next
-    search starts again, for the index as it is then."""
+def _keeping_lists(builder, monkeypatch, seed: int):
+    """A vault of Zipf notes whose first search found its lists not the index's and started keeping
+    them (settling for half a second); the vault and the search's lists."""
     import random
 
-    _zipf_notes(builder, random.Random(4), 260)
+    _zipf_notes(builder, random.Random(seed), 260)
     _lists_from(monkeypatch, 25)
     monkeypatch.setattr(word_lists, "SETTLE", 0.5)
     vault = Vault.open(builder.root)
     vault.search("queue", 10)
     lists = fulltext.kept_postings(vault.index).lists
     assert lists.keeping
+    return vault, lists
+
+
+def test_lists_are_not_kept_for_an_index_written_while_they_waited_for_it_to_settle(builder, monkeypatch):
+    """A search finds the lists not the index's and starts keeping them once the index has stayed
+    the same a while: a write meanwhile (a burst of them) and nothing is kept for it; the next
+    search starts again, for the index as it is then."""
+    vault, lists = _keeping_lists(builder, monkeypatch, 4)
     _write(builder, "mem-note-zipf-new", "Queue retry", "queue queue retry invoice w4x")
     vault.refresh_paths([doc_path("mem-note-zipf-new")])
     lists.wait()
@@ -1546,16 +1553,9 @@ def test_readers_of_one_store_start_one_thread_to_keep_its_lists(builder, monkey
     """The lists not the index's, every reader of the store that finds so (a search's kept state
     thrown away and made again, another reader) is told of the one thread keeping them: one
     thread for one state of the index, which each can wait for."""
-    import random
     import threading
 
-    _zipf_notes(builder, random.Random(3), 260)
-    _lists_from(monkeypatch, 25)
-    monkeypatch.setattr(word_lists, "SETTLE", 0.5)
-    vault = Vault.open(builder.root)
-    vault.search("queue", 10)
-    first = fulltext.kept_postings(vault.index).lists
-    assert first.keeping
+    vault, first = _keeping_lists(builder, monkeypatch, 3)
     fulltext.KEPT.pop(vault.index, None)  # thrown away: the next search makes its own
     vault.search("queue invoice", 10)
     second = fulltext.kept_postings(vault.index).lists
