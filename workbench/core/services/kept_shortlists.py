@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..views.similarity import Bm25
-from ..views.successors import SHORTLIST, Ranking, later_than, ranking_of
+from ..views.successors import SHORTLIST, Ranking, later_than, may_have_replaced, ranking_of
 
 __all__ = ["DEPTH", "KeptShortlists"]
 
@@ -140,9 +140,9 @@ class KeptShortlists:
         return ranking_of(found, later, cited)
 
     def _eligible(self, old_id: str):
-        """Whether a decision may have replaced `old_id`: live, not older, not it (as `later_than`)."""
-        at, when, mine_when = self.at, self.reading.when, self.reading.when(old_id)
-        return lambda doc_id: doc_id in at and doc_id != old_id and not when(doc_id) < mine_when
+        """Whether a decision may have replaced `old_id`: live, and as `later_than` says."""
+        at, may = self.at, may_have_replaced(self.reading, old_id)
+        return lambda doc_id: doc_id in at and may(doc_id)
 
     def _later(self, old_id: str, doc_ids: Any) -> list[str]:
         """Those of `doc_ids` that may have replaced `old_id` and were not dismissed, in `live`'s order."""

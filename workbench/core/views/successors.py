@@ -10,7 +10,7 @@ above all a later record the superseded one names in its own text; the few best 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +24,7 @@ __all__ = [
     "Ranking",
     "Successor",
     "later_than",
+    "may_have_replaced",
     "likeliest_among",
     "likeliest_successors",
     "ranking",
@@ -120,11 +121,17 @@ class Ranking:
     scores: dict[str, float]
 
 
-def later_than(decisions: Any, old_id: str) -> list[str]:
-    """The live decisions that may have replaced `old_id`: every one but it not older, in
-    `decisions.live`'s order (a pair dismissed left in)."""
+def may_have_replaced(decisions: Any, old_id: str) -> Callable[[str], bool]:
+    """Whether a decision may have replaced `old_id`: not it, and not older."""
     mine_when, when = decisions.when(old_id), decisions.when
-    return [doc_id for doc_id in decisions.live if doc_id != old_id and not when(doc_id) < mine_when]
+    return lambda doc_id: doc_id != old_id and not when(doc_id) < mine_when
+
+
+def later_than(decisions: Any, old_id: str) -> list[str]:
+    """The live decisions that may have replaced `old_id`, in `decisions.live`'s order (a pair
+    dismissed left in)."""
+    may = may_have_replaced(decisions, old_id)
+    return [doc_id for doc_id in decisions.live if may(doc_id)]
 
 
 def ranking(decisions: Any, old_id: str, dismissed: frozenset = frozenset()) -> Ranking:
