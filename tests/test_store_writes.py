@@ -38,4 +38,3 @@ def test_a_replaced_kept_value_writes_none_of_its_old_pages_again(tmp_path):
         assert store.db.execute("SELECT value FROM kept WHERE name = 'queue'").fetchone() == (b"small",)
     finally:
         store.close()
-
