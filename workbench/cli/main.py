@@ -290,7 +290,7 @@ def run_command(argv: list[str] | None, unchanged: Fingerprint | None = None, qu
 
     args = quick_arguments(sys.argv[1:] if argv is None else argv) if quick else None
     parsed = args is None  # a line of QUICK's is made without the parser, its words taken as UTF-8 only
-    if parsed:
+    if args is None:
         from .parser import parse_arguments
 
         args = parse_arguments(argv)
