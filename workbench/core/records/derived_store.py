@@ -141,7 +141,8 @@ def _connected(where: str) -> sqlite3.Connection:
     documents) then wrote its old pages again as zeros, in the write-ahead log and in the file:
     154 MB written by one `conflicts --json` after a change, 48 MB with FAST. FAST still clears
     what is deleted from the pages the deletion writes anyway; the store is derived from the
-    vault's files, which stay where they are, and a free page is reused by the next write."""
+    vault's files, which stay where they are, and a free page is reused by the next write
+    (`forget`, for privacy, deletes the whole store and builds it again)."""
     db = sqlite3.connect(where, check_same_thread=False, isolation_level=None)
     db.execute("PRAGMA busy_timeout = 10000")
     db.execute("PRAGMA secure_delete = FAST")
