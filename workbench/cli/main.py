@@ -157,7 +157,7 @@ QUICK_ARGUMENTS: dict[tuple[str, ...], dict[str, Any]] = {
 }
 """What the parser gives for each of QUICK's command lines beside `--vault` and `--flavour`: such a
 line that finds nothing kept is run without building the parser (every command's grammar, 5-7 ms
-of a call after a change). `tests/test_cli_quick.py` holds them to the parser's own."""
+of a call after a change). `tests/test_kept_answers.py` holds them to the parser's own."""
 
 
 def quick_question(argv: list[str]) -> tuple[tuple, str, str | None] | None:
