@@ -96,34 +96,32 @@ QUEUE_COMMANDS = frozenset({"conflicts", "review"})
 """The commands that ask the conflicts queue or the review list of every document."""
 
 
-def commands() -> dict[str, Callable[[Vault, argparse.Namespace], int]]:
-    """Each command's function, by name (imported when a command runs the usual way)."""
-    from . import curation, documents
-    from .connections import cmd_mcp, cmd_serve, cmd_sync
+DOCUMENT_COMMANDS = frozenset(
+    {"check", "migrate", "search", "show", "new", "links", "context", "graph", "stale", "recent"}
+)
+"""The commands of `documents.py`; those of `connections.py` are CONNECTION_COMMANDS, the rest `curation.py`'s."""
+CONNECTION_COMMANDS = frozenset({"mcp", "serve", "sync"})
 
-    return {
-        "check": documents.cmd_check,
-        "migrate": documents.cmd_migrate,
-        "search": documents.cmd_search,
-        "show": documents.cmd_show,
-        "new": documents.cmd_new,
-        "links": documents.cmd_links,
-        "context": documents.cmd_context,
-        "graph": documents.cmd_graph,
-        "stale": documents.cmd_stale,
-        "recent": documents.cmd_recent,
-        "conflicts": curation.cmd_conflicts,
-        "consolidate": curation.cmd_consolidate,
-        "history": curation.cmd_history,
-        "inbox": curation.cmd_inbox,
-        "review": curation.cmd_review,
-        "undo": curation.stack_step("undo"),
-        "redo": curation.stack_step("redo"),
-        **{name: curation.writer(call) for name, call in curation.WRITERS.items()},
-        "mcp": cmd_mcp,
-        "serve": cmd_serve,
-        "sync": cmd_sync,
-    }
+
+def command(name: str) -> Callable[[Vault, argparse.Namespace], int]:
+    """The function of the command `name`, its module imported now and the others not: a process
+    runs one command (the queue's after a change imported every command's module, the agents'
+    server's and git's among them)."""
+    if name in DOCUMENT_COMMANDS:
+        from . import documents
+
+        return getattr(documents, f"cmd_{name}")
+    if name in CONNECTION_COMMANDS:
+        from . import connections
+
+        return getattr(connections, f"cmd_{name}")
+    from . import curation
+
+    if name in ("undo", "redo"):
+        return curation.stack_step(name)
+    if name in curation.WRITERS:
+        return curation.writer(curation.WRITERS[name])
+    return getattr(curation, f"cmd_{name}")
 
 
 def run_tui(vault_arg: str | None, flavour: str | None = None) -> int:
@@ -159,7 +157,7 @@ QUICK_ARGUMENTS: dict[tuple[str, ...], dict[str, Any]] = {
 }
 """What the parser gives for each of QUICK's command lines beside `--vault` and `--flavour`: such a
 line that finds nothing kept is run without building the parser (every command's grammar, 5-7 ms
-of a call after a change). `tests/test_cli_quick.py` holds them to the parser's own."""
+of a call after a change). `tests/test_kept_answers.py` holds them to the parser's own."""
 
 
 def quick_question(argv: list[str]) -> tuple[tuple, str, str | None] | None:
@@ -289,15 +287,20 @@ def run_command(argv: list[str] | None, unchanged: Fingerprint | None = None, qu
     the fingerprint its answer is kept under, and `quick`, the line one of QUICK's (`quick_question`)."""
     from ..core import QueryError, RefusedError, VaultError, WorkbenchError
     from .output import EXIT_OK, EXIT_REFUSED, EXIT_USAGE, UsageError, read_text_option, safe
-    from .parser import check_text_arguments, parse_arguments
 
     args = quick_arguments(sys.argv[1:] if argv is None else argv) if quick else None
+    parsed = args is None  # a line of QUICK's is made without the parser, its words taken as UTF-8 only
     if args is None:
+        from .parser import parse_arguments
+
         args = parse_arguments(argv)
     if unchanged is not None:
         args.unchanged = unchanged  # the usual way keeps its answer under it
     try:
-        check_text_arguments(args)
+        if parsed:
+            from .parser import check_text_arguments
+
+            check_text_arguments(args)
         if args.command == "new":
             from . import documents
 
@@ -309,7 +312,7 @@ def run_command(argv: list[str] | None, unchanged: Fingerprint | None = None, qu
         vault = open_vault(args.vault, args.flavour, args.command, unchanged.listing if unchanged is not None else None)
         shown = len(vault.recovery_notes)
         try:
-            return commands()[args.command](vault, args)
+            return command(args.command)(vault, args)
         finally:  # what the store did beyond the command (a record it set aside), said as it was at open
             for note in vault.recovery_notes[shown:]:
                 print(f"workbench: {safe(note)}", file=sys.stderr)
