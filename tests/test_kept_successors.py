@@ -18,6 +18,7 @@ from workbench.core.records.store_rows import relations_of
 from workbench.core.services import kept_conflicts, kept_shortlists, kept_successors
 from workbench.core.services.kept_conflicts import SUCCESSORS
 from workbench.core.vault import Vault
+from workbench.core.views import successors
 from workbench.core.views.similarity import profiles_of
 from workbench.core.views.successors import SHORTLIST, Decisions, Ranking, later_than, likeliest_among, ranking
 from workbench.core.vocabulary.model import Status
@@ -346,7 +347,8 @@ def test_a_pair_dismissed_is_left_out_of_the_kept_shortlist(vault: Path, ranking
     old = _deep(first)
     dismissed = frozenset({frozenset((old, d)) for d in rankings[old].alike[:3]})
     opened = _compared(vault, rankings, dismissed)
-    assert not opened.kept.moved and not set(rankings[old].alike) & {d for pair in dismissed for d in pair}
+    assert not set(rankings[old].alike) & {d for pair in dismissed for d in pair}
+    assert opened.kept.shortlists == first.kept.shortlists  # the pairs dismissed still kept: only weighed more
 
 
 def test_one_change_scores_only_what_each_record_kept(vault: Path) -> None:
@@ -374,3 +376,30 @@ def test_the_same_decision_changed_again_and_again_keeps_as_many_rows(vault: Pat
         assert count == named, step
         counts.append(count)
     assert len(set(counts)) == 1
+
+
+def test_one_change_weighs_again_only_the_pairs_it_may_have_moved(vault: Path, monkeypatch) -> None:
+    """After one decision changed in words it held already (no word's rarity moved), the pairs
+    weighed are those of that decision and the reasons of shortlists it moved, not every record's
+    shortlist again; the answer equals the plain pass's."""
+    calls: list[int] = []
+    real = successors.kinship
+    monkeypatch.setattr(successors, "kinship", lambda *args, **kwargs: calls.append(1) or real(*args, **kwargs))
+    passes: list[int] = []  # the kinships weighed in each kept pass (the plain pass weighs its own)
+    real_pass = kept_successors.likeliest_successors
+
+    def watched(*args):
+        start = len(calls)
+        found = real_pass(*args)
+        passes.append(len(calls) - start)
+        return found
+
+    monkeypatch.setattr(kept_successors, "likeliest_successors", watched)
+    first = _opened(vault)
+    path = sorted(vault.glob("*.md"))[40]
+    _append(path, "\n" + first.docs[next(d for d, doc in first.docs.items() if doc.path == path.name)].title + "\n")
+    opened = _opened(vault)
+    assert opened.found == opened.plain and not opened.kept.whole
+    assert passes[0] > 10 * len(opened.lacking)  # every shortlist weighed
+    assert passes[1] * 8 < passes[0], passes
+    assert opened.kept.weighed <= passes[1]

@@ -22,9 +22,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..views.similarity import Bm25
-from ..views.successors import SHORTLIST, Ranking, later_than, may_have_replaced, ranking_of
+from ..views.successors import SHORTLIST, Kinships, Ranking, later_than, may_have_replaced, ranking_of
 
-__all__ = ["DEPTH", "KeptShortlists"]
+__all__ = ["DEPTH", "KeptKinships", "KeptShortlists"]
 
 DEPTH = 2 * SHORTLIST  # kept for each record: most changes leave `SHORTLIST` of them above the bound
 SLACK = 1e-9  # the bound raised by so much more, for the last bits of sums added in another order
@@ -33,7 +33,8 @@ SLACK = 1e-9  # the bound raised by so much more, for the last bits of sums adde
 class KeptShortlists:
     """The `views.successors.ranking` of each record asked, from what was kept for it (`kept`:
     {record: its shortlist}, made up to date as each is asked): `touched`, the decisions profiled
-    since (their term counts), None where everything was counted again; `removed`, those gone."""
+    since (their term counts), None where everything was counted again; `removed`, those gone;
+    `unsettled`, the records asked whose words' rarities may have moved (None: any)."""
 
     def __init__(
         self,
@@ -42,9 +43,10 @@ class KeptShortlists:
         touched: Mapping[str, Mapping[str, int]] | None,
         removed: set[str],
         dismissed: frozenset,
+        unsettled: set[str] | None = None,
     ):
         self.kept, self.reading, self.dismissed = kept, reading, dismissed
-        self.touched, self.removed = touched, removed
+        self.touched, self.removed, self.unsettled = touched, removed, unsettled
         self.at = {doc_id: n for n, doc_id in enumerate(reading.live)}
         self.scored = 0  # decisions scored by BM25 in this call, over every record asked
         self.moved = False  # a shortlist made or changed: to be kept again
@@ -100,11 +102,13 @@ class KeptShortlists:
         """The ranking from the kept shortlist brought in line with the change; None where it
         cannot tell (every decision is scored then)."""
         asked, rarities, average, bound, members, cites = state
-        reading, removed = self.reading, self.removed
+        reading, removed, unsettled = self.reading, self.removed, self.unsettled
         bm25 = reading.bm25
-        mine = reading.profile(old_id)
-        if bm25.query_terms(mine.terms, Bm25.QUERY_TERMS) != asked:
-            return None
+        # The query terms are the record's most distinctive: others only where its words or their
+        # rarities moved (its profile is read then alone).
+        if unsettled is None or old_id in unsettled:
+            if bm25.query_terms(reading.profile(old_id).terms, Bm25.QUERY_TERMS) != asked:
+                return None
         moved = bool(touched or removed)
         if moved:
             if bound is not None:
@@ -118,7 +122,7 @@ class KeptShortlists:
                 if any(counts) and eligible(doc_id):
                     members[doc_id] = counts
             cites = {doc_id for doc_id in cites if doc_id not in touched and doc_id not in removed}
-            cites.update(doc_id for doc_id in touched if reading.names(doc_id, mine))
+            cites.update(doc_id for doc_id in touched if reading.names(doc_id, old_id))
         self.scored += len(members)
         scores = {doc_id: self._score(asked, doc_id, counts) for doc_id, counts in members.items()}
         later = self._later(old_id, scores)
@@ -158,3 +162,49 @@ class KeptShortlists:
             if count:
                 total += share(term, doc_id, count)
         return total
+
+
+class KeptKinships(Kinships):
+    """`views.successors.Kinships` from the pairs weighed in an earlier call (`kept`: {record:
+    {decision: (kinship score, named, reasons or None)}}) where neither record's kinship may have
+    moved since (`unsettled`: those whose may have; None, every one's), and its reasons too where
+    `reasons_hold` (no link became more or less rare); the pairs weighed in this call, and those
+    read, are what to keep (`now`).
+
+    A pair's kinship reads the two profiles, the number of decisions, the opening their titles
+    share and the rarity of each word either holds (their texts' lengths weighed by rarity): with
+    none of those moved, weighing it again gives the same float. A title outside ASCII is
+    compared by words its text may not hold (`title_words`): such a pair is weighed each time."""
+
+    def __init__(self, kept: dict[str, dict[str, tuple]], reading: Any, unsettled: set[str] | None, reasons_hold: bool):
+        super().__init__(reading)
+        self.kept, self.unsettled, self.reasons_hold = kept, unsettled, reasons_hold
+        self.now: dict[str, dict[str, tuple]] = {}
+        self.weighed = 0  # pairs weighed in this call
+
+    def _held(self, old_id: str, doc_id: str) -> tuple | None:
+        unsettled, title = self.unsettled, self.decisions.title
+        if unsettled is None or old_id in unsettled or doc_id in unsettled:
+            return None
+        held = self.kept.get(old_id, {}).get(doc_id)
+        return held if held is not None and title(old_id).isascii() and title(doc_id).isascii() else None
+
+    def prefetch(self, old_id: str, doc_ids: list[str]) -> None:
+        super().prefetch(old_id, [doc_id for doc_id in doc_ids if self._held(old_id, doc_id) is None])
+
+    def weigh(self, old_id: str, doc_id: str) -> tuple[float, bool]:
+        held = self._held(old_id, doc_id)
+        if held is None:
+            held = (*super().weigh(old_id, doc_id), None)
+            self.weighed += 1
+        elif not self.reasons_hold:
+            held = (held[0], held[1], None)
+        self.now.setdefault(old_id, {})[doc_id] = held
+        return held[0], held[1]
+
+    def reasons(self, old_id: str, doc_id: str) -> list[str]:
+        score, named, reasons = self.now[old_id][doc_id]  # weighed first (`weighed`)
+        if reasons is None:
+            reasons = super().reasons(old_id, doc_id)
+            self.now[old_id][doc_id] = (score, named, reasons)
+        return list(reasons)

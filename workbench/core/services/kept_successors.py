@@ -33,12 +33,12 @@ from ..records.store_rows import read_bodies
 from ..vocabulary.model import DocType, Document
 from ..views.similarity import Bm25, Corpus, Profile, profiles_of, rarity, shared_opening, title_openings
 from ..views.successors import LIVE, Successor, likeliest_among
-from .kept_shortlists import KeptShortlists
+from .kept_shortlists import KeptKinships, KeptShortlists
 
 __all__ = ["REFRESH_SHARE", "KeptDecisions", "likeliest_successors", "read_from"]
 
 
-FORMAT = 2  # kept as `kept_conflicts.SUCCESSORS` (the record, and its rows)
+FORMAT = 3  # kept as `kept_conflicts.SUCCESSORS` (the record, and its rows)
 REFRESH_SHARE = 0.05  # the share of decisions changed since the postings were counted: then all again
 REFRESH_LEAST = 64
 
@@ -93,9 +93,16 @@ class KeptDecisions:
         self.passed: set[int] = set()  # rows of the postings whose decision changed or went since
         self.changed: list[str] = []  # decisions counted since the postings: their own counts read
         self.shortlists: dict[str, tuple] = {}  # {record asked: its shortlist} (`kept_shortlists`)
+        self.kinships: dict[str, dict[str, tuple]] = {}  # {record asked: its pairs weighed} (`kept_shortlists`)
         self.touched: dict[str, Counter] | None = {}  # profiled in this call: their term counts; None: all
         self.removed: set[str] = set()  # gone in this call
         self.scored = 0  # decisions scored by BM25 in this call (`KeptShortlists.scored`)
+        self.weighed = 0  # pairs weighed in this call (`KeptKinships.weighed`)
+        # What this call's changes moved: each term's and link target's number of decisions before
+        # (of those counted in or out), and the number of decisions and their titles' shared opening.
+        self._frequency_before: dict[str, int] = {}
+        self._linked_before: dict[str, int] = {}
+        self._shape: tuple | None = None
 
     # -- kept ----------------------------------------------------------------------------
 
@@ -114,6 +121,7 @@ class KeptDecisions:
         "passed",
         "changed",
         "shortlists",
+        "kinships",
     )  # the record's parts after FORMAT, in order (`passed` kept sorted)
 
     def dump(self) -> bytes:
@@ -197,6 +205,8 @@ class KeptDecisions:
         self.mentions[doc_id] = sorted(profile.mentions)
         self.when[doc_id] = when
         frequency, linked, openings = self.frequency, self.linked, self.openings
+        if self.touched is not None:  # following a change: what it moves noted (`unsettled`)
+            self._note(profile.terms, targets=profile.targets)
         for term in profile.terms:
             frequency[term] = frequency.get(term, 0) + 1
         for target in profile.targets:
@@ -208,6 +218,7 @@ class KeptDecisions:
     def _drop(self, doc_id: str) -> None:
         """A decision's kept counts taken out."""
         terms, title, _, _, targets, _ = marshal.loads(self._row(self.fields[doc_id]))
+        self._note(terms, targets)
         counts: tuple[tuple[dict[Any, int], Iterable[Any]], ...] = (
             (self.frequency, terms),
             (self.linked, targets),
@@ -227,6 +238,57 @@ class KeptDecisions:
         if doc_id in self.changed:
             self.changed.remove(doc_id)
 
+    def _note(self, terms: Iterable[str], targets: Iterable[str]) -> None:
+        """The numbers of decisions holding these terms and linking these targets, as before this call."""
+        before, frequency = self._frequency_before, self.frequency
+        for term in terms:
+            if term not in before:
+                before[term] = frequency.get(term, 0)
+        before, linked = self._linked_before, self.linked
+        for target in targets:
+            if target not in before:
+                before[target] = linked.get(target, 0)
+
+    def _shape_now(self) -> tuple:
+        """What every pair's kinship reads of all decisions besides their words' counts: how many
+        there are, and the opening their titles share."""
+        return len(self.keys), shared_opening(Counter(self.openings))
+
+    def unsettled(self, among: Iterable[str]) -> set[str] | None:
+        """Those of `among` whose kinship with another decision may have moved in this call:
+        changed or gone, or holding a word that more or fewer decisions hold now (its rarity
+        moved); None for every one (all counted again, or the number of decisions or the opening
+        their titles share moved)."""
+        if self.touched is None or (self._shape is not None and self._shape != self._shape_now()):
+            return None
+        found = set(self.touched) | self.removed
+        moved = [term for term, count in self._frequency_before.items() if self.frequency.get(term, 0) != count]
+        among = set(among) - found
+        if not (moved and among):
+            return found
+        at = {doc_id: row for row, doc_id in enumerate(self.rows)}
+        passed = self.passed
+        rows = {at[doc_id]: doc_id for doc_id in among if doc_id in at and at[doc_id] not in passed}
+        self._fetch(self.postings[term] for term in moved if term in self.postings)
+        for term in moved:
+            key = self.postings.get(term)
+            if key is not None:
+                posted = array("i")
+                posted.frombytes(self._row(key))
+                found.update(rows[row] for row in set(posted[0::2]).intersection(rows))
+        since = [doc_id for doc_id in among if doc_id in self.fields and at.get(doc_id, -1) not in rows]
+        self._fetch(self.fields[doc_id] for doc_id in since)  # counted since the postings: their own words
+        for doc_id in since:
+            terms = marshal.loads(self._row(self.fields[doc_id]))[0]
+            if any(term in terms for term in moved):
+                found.add(doc_id)
+        return found
+
+    def links_moved(self) -> bool:
+        """Whether more or fewer decisions link a target than before this call (a reason names the
+        rare links two records share)."""
+        return self.touched is None or any(self.linked.get(t, 0) != n for t, n in self._linked_before.items())
+
     def follow(self, decisions: list[Document], current: dict[str, str]) -> bool:
         """Brought in line with `decisions` as they are now, `current` naming what each is read
         from (`read_from`): counted again from nothing where enough changed, or nothing was kept;
@@ -241,6 +303,7 @@ class KeptDecisions:
             return True
         self.moved = True
         self.removed = set(gone)
+        self._shape = self._shape_now()
         self._fetch(self.fields[doc_id] for doc_id in [d.id for d in changed] + gone if doc_id in self.fields)
         at = {doc_id: row for row, doc_id in enumerate(self.rows)}
         for doc_id in [d.id for d in changed if d.id in self.keys] + gone:
@@ -271,6 +334,7 @@ class _Reading:
         )
         self.bm25 = _KeptBm25(self)
         self._profiles: dict[str, Profile] = {}
+        self._asked: list[str] = []  # the records asked about, their bodies not read yet
         self._named: dict[str, set[str]] | None = None
         self._naming: dict[str, set[str]] | None = None
 
@@ -286,6 +350,9 @@ class _Reading:
     def profile(self, doc_id: str) -> Profile:
         found = self._profiles.get(doc_id)
         if found is None:
+            if doc_id in self._asked:
+                self._mine()
+                return self._profiles[doc_id]
             found = self._profiles[doc_id] = self._profile(doc_id)
         return found
 
@@ -307,11 +374,16 @@ class _Reading:
         )
 
     def mine(self, doc_ids: list[str]) -> None:
-        """The profiles of the decisions asked about, with their texts (their reasons quote them):
-        what was kept of each and its body, as profiling it from its text gives."""
-        docs = [self.docs[doc_id] for doc_id in doc_ids]
+        """The decisions asked about, whose profiles carry their texts (their reasons quote them),
+        read together when the first is asked: after a change most are asked of none."""
+        self._asked = list(doc_ids)
+
+    def _mine(self) -> None:
+        """What was kept of each decision asked about and its body, as profiling it from its text gives."""
+        docs = [self.docs[doc_id] for doc_id in self._asked]
+        self._asked = []
         read_bodies(docs)
-        self.prefetch(doc_ids)
+        self.prefetch(doc.id for doc in docs)
         for doc in docs:
             self._profiles[doc.id] = dataclasses.replace(self._profile(doc.id), text=doc.body)
 
@@ -338,10 +410,12 @@ class _Reading:
             either |= self._naming.get(handle, set())  # type: ignore[union-attr]
         return either
 
-    def names(self, doc_id: str, mine: Profile) -> bool:
-        """Whether `mine` names the decision or the decision names it (one of `citing`)."""
-        kept = self.kept
-        return not (mine.mentions.isdisjoint(kept.handles[doc_id]) and mine.handles.isdisjoint(kept.mentions[doc_id]))
+    def names(self, doc_id: str, old_id: str) -> bool:
+        """Whether the record `old_id` names the decision or the decision names it (one of `citing`)."""
+        handles, mentions = self.kept.handles, self.kept.mentions
+        return not (
+            set(mentions[old_id]).isdisjoint(handles[doc_id]) and set(handles[old_id]).isdisjoint(mentions[doc_id])
+        )
 
     def scores(self, terms: Counter) -> dict[str, float]:
         return self.bm25.scores(terms)
@@ -443,11 +517,15 @@ def likeliest_successors(
             reading = _Reading(kept, docs, live)
             asked = [doc_id for doc_id in old_ids if reading.has(doc_id)]
             reading.mine(asked)
-            shortlists = KeptShortlists(kept.shortlists, reading, kept.touched, kept.removed, dismissed)
+            weighed = kept.kinships
+            unsettled = kept.unsettled({*asked, *weighed, *(d for few in weighed.values() for d in few)})
+            shortlists = KeptShortlists(kept.shortlists, reading, kept.touched, kept.removed, dismissed, unsettled)
             shortlists.forget_others(asked)
-            found = likeliest_among(reading, asked, ranked=shortlists.ranked)
-            kept.scored = shortlists.scored
-            kept.moved |= shortlists.moved
+            kinships = KeptKinships(weighed, reading, unsettled, not kept.links_moved())
+            found = likeliest_among(reading, asked, ranked=shortlists.ranked, kinships=kinships)
+            kept.scored, kept.weighed = shortlists.scored, kinships.weighed
+            kept.moved |= shortlists.moved or kinships.now != weighed
+            kept.kinships = kinships.now
             return found
         except (_Stale, KeyError, ValueError, TypeError, EOFError):
             if attempt:
