@@ -166,9 +166,9 @@ def _successor_rows(vault: Vault) -> tuple[int, int]:
     db = vault.index.store.db
     (count,) = db.execute("SELECT count(*) FROM kept_rows WHERE name = ?", (SUCCESSORS,)).fetchone()
     (record,) = db.execute("SELECT value FROM kept WHERE name = ?", (SUCCESSORS,)).fetchone()
-    kept = kept_successors.KeptDecisions()
+    kept = kept_successors.KeptDecisions(lambda keys: vault.index.store.kept_rows(SUCCESSORS, keys))
     assert kept.load(record)
-    return count, len(kept._named())
+    return count, len(kept.named())
 
 
 def test_rows_no_longer_named_are_deleted_through_many_changes(vault: Path) -> None:
@@ -243,7 +243,7 @@ def _compared(root: Path, rankings: dict, dismissed: frozenset = frozenset()) ->
     assert sorted(rankings) == sorted(asked)
     for old_id in asked:
         assert _weighed(rankings[old_id]) == _weighed(ranking(opened.decisions, old_id, dismissed)), old_id
-    for old_id, (_, _, _, bound, members, _) in opened.kept.shortlists.items():  # what is kept holds
+    for old_id, (_, _, _, bound, members, _, _) in opened.kept.shortlists.items():  # what is kept holds
         scores = opened.decisions.scores(opened.decisions.profile(old_id).terms)
         others = [scores[d] for d in later_than(opened.decisions, old_id) if d in scores and d not in members]
         assert not others if bound is None else max(others, default=0.0) <= bound, old_id

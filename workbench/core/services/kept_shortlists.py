@@ -8,12 +8,15 @@ one decision changed (18 records, 10,000 decision records: 0.37 s of 1.22 s unde
 though a change moves only the scores of the decisions it touches, and the others' only through the
 words' rarities and the average length. So each record keeps its query terms with their rarities,
 the average length, every decision that may replace it scoring at or above its `DEPTH`th best
-(equals included) with its counts of those terms, and a bound: the best score of those not kept.
+(equals included) with its counts of those terms and its length, those that may replace it that
+it names or that name it, and a bound: the best score of those not kept.
 After a change only the kept and the changed decisions are scored (each term's share worked out
 and added as the full count does), and the bound is raised by the most a term's rarity rose and
 the most the new average length adds to any score. Where `SHORTLIST` of those that may replace it
 stand above the bound, no other can come among them; else, or where the record's own text changed,
-or its query terms are others now, it is scored against every decision again.
+or its query terms are others now, it is scored against every decision again. A decision kept
+that did not change since may still replace the record (its date and status are as they were),
+so only those that changed are read.
 """
 
 from __future__ import annotations
@@ -82,18 +85,22 @@ class KeptShortlists:
             kept = [doc_id for doc_id in eligible if doc_id in found and found[doc_id] >= least]
         else:
             kept = [doc_id for doc_id in eligible if doc_id in found]
-        cites = reading.citing(mine)
+        may = self._eligible(old_id)
+        cites = {doc_id for doc_id in reading.citing(mine) if may(doc_id)}
         asked = reading.bm25.query_terms(mine.terms, Bm25.QUERY_TERMS)
         reading.prefetch(kept)
         members = {doc_id: [reading.profile(doc_id).terms.get(term, 0) for term in asked] for doc_id in kept}
-        self._keep(old_id, asked, bound, members, cites)
+        lengths = {doc_id: reading.length(doc_id) for doc_id in kept}
+        self._keep(old_id, asked, bound, members, cites, lengths)
         later = [doc_id for doc_id in eligible if frozenset((old_id, doc_id)) not in self.dismissed]
         return ranking_of(found, later, [doc_id for doc_id in later if doc_id in cites])
 
-    def _keep(self, old_id: str, asked: list[str], bound: float | None, members: dict, cites: set[str]) -> None:
+    def _keep(
+        self, old_id: str, asked: list[str], bound: float | None, members: dict, cites: set[str], lengths: dict
+    ) -> None:
         reading = self.reading
         rarities = [reading.bm25.idf(term) for term in asked]
-        self.kept[old_id] = (asked, rarities, reading.average, bound, members, sorted(cites))
+        self.kept[old_id] = (asked, rarities, reading.average, bound, members, sorted(cites), lengths)
         self.moved = True
 
     # -- followed ------------------------------------------------------------------------
@@ -101,7 +108,7 @@ class KeptShortlists:
     def _followed(self, old_id: str, state: tuple, touched: Mapping[str, Mapping[str, int]]) -> Ranking | None:
         """The ranking from the kept shortlist brought in line with the change; None where it
         cannot tell (every decision is scored then)."""
-        asked, rarities, average, bound, members, cites = state
+        asked, rarities, average, bound, members, cites, lengths = state
         reading, removed, unsettled = self.reading, self.removed, self.unsettled
         bm25 = reading.bm25
         # The query terms are the record's most distinctive: others only where its words or their
@@ -114,17 +121,19 @@ class KeptShortlists:
             if bound is not None:
                 rise = max((bm25.idf(term) / rarity for term, rarity in zip(asked, rarities)), default=1.0)
                 bound *= max(rise, 1.0) * max(reading.average / average, 1.0) * (1 + SLACK)
-            members = {doc_id: counts for doc_id, counts in members.items() if doc_id not in touched}
-            members = {doc_id: counts for doc_id, counts in members.items() if doc_id not in removed}
+            gone = touched.keys() | removed
+            members = {doc_id: counts for doc_id, counts in members.items() if doc_id not in gone}
+            lengths = {doc_id: length for doc_id, length in lengths.items() if doc_id not in gone}
             eligible = self._eligible(old_id)
             for doc_id, terms in touched.items():
                 counts = [terms.get(term, 0) for term in asked]
                 if any(counts) and eligible(doc_id):
                     members[doc_id] = counts
-            cites = {doc_id for doc_id in cites if doc_id not in touched and doc_id not in removed}
-            cites.update(doc_id for doc_id in touched if reading.names(doc_id, old_id))
+                    lengths[doc_id] = sum(terms.values())
+            cites = {doc_id for doc_id in cites if doc_id not in gone}
+            cites.update(doc_id for doc_id in touched if eligible(doc_id) and reading.names(doc_id, old_id))
         self.scored += len(members)
-        scores = {doc_id: self._score(asked, doc_id, counts) for doc_id, counts in members.items()}
+        scores = {doc_id: self._score(asked, counts, lengths[doc_id]) for doc_id, counts in members.items()}
         later = self._later(old_id, scores)
         if bound is not None and sum(scores[doc_id] > bound for doc_id in later) < SHORTLIST:
             return None
@@ -136,11 +145,12 @@ class KeptShortlists:
             terms = reading.profile(doc_id).terms
             counts = [terms.get(term, 0) for term in asked]
             if any(counts):
-                found[doc_id] = self._score(asked, doc_id, counts)
+                found[doc_id] = self._score(asked, counts, reading.length(doc_id))
         if moved:
             if bound is not None:
                 members = {doc_id: counts for doc_id, counts in members.items() if scores[doc_id] > bound}
-            self._keep(old_id, asked, bound, members, cites)
+                lengths = {doc_id: lengths[doc_id] for doc_id in members}
+            self._keep(old_id, asked, bound, members, cites, lengths)
         return ranking_of(found, later, cited)
 
     def _eligible(self, old_id: str):
@@ -149,18 +159,19 @@ class KeptShortlists:
         return lambda doc_id: doc_id in at and may(doc_id)
 
     def _later(self, old_id: str, doc_ids: Any) -> list[str]:
-        """Those of `doc_ids` that may have replaced `old_id` and were not dismissed, in `live`'s order."""
-        eligible, dismissed = self._eligible(old_id), self.dismissed
-        found = [d for d in doc_ids if eligible(d) and frozenset((old_id, d)) not in dismissed]
-        return sorted(found, key=self.at.__getitem__)
+        """Those of `doc_ids` (kept, or found eligible as they changed: each may have replaced
+        `old_id`) still live and not dismissed, in `live`'s order."""
+        at, dismissed = self.at, self.dismissed
+        found = [d for d in doc_ids if d in at and frozenset((old_id, d)) not in dismissed]
+        return sorted(found, key=at.__getitem__)
 
-    def _score(self, asked: list[str], doc_id: str, counts: list[int]) -> float:
+    def _score(self, asked: list[str], counts: list[int], length: int) -> float:
         """A decision's BM25 score: each term's share added in the query's order, as `Bm25.scores`."""
-        share = self.reading.bm25.share
+        share = self.reading.bm25.share_of
         total = 0.0
         for term, count in zip(asked, counts):
             if count:
-                total += share(term, doc_id, count)
+                total += share(term, length, count)
         return total
 
 
