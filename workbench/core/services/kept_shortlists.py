@@ -121,15 +121,21 @@ class KeptShortlists:
             if bound is not None:
                 rise = max((bm25.idf(term) / rarity for term, rarity in zip(asked, rarities)), default=1.0)
                 bound *= max(rise, 1.0) * max(reading.average / average, 1.0) * (1 + SLACK)
+            # The members (and their lengths) made anew only where they change: kept as they were
+            # read, they are not written again.
             gone = touched.keys() | removed
-            members = {doc_id: counts for doc_id, counts in members.items() if doc_id not in gone}
-            lengths = {doc_id: length for doc_id, length in lengths.items() if doc_id not in gone}
+            if not gone.isdisjoint(members):
+                members = {doc_id: counts for doc_id, counts in members.items() if doc_id not in gone}
+                lengths = {doc_id: length for doc_id, length in lengths.items() if doc_id not in gone}
             eligible = self._eligible(old_id)
+            added = {}
             for doc_id, terms in touched.items():
                 counts = [terms.get(term, 0) for term in asked]
                 if any(counts) and eligible(doc_id):
-                    members[doc_id] = counts
-                    lengths[doc_id] = sum(terms.values())
+                    added[doc_id] = counts
+            if added:
+                members = {**members, **added}
+                lengths = {**lengths, **{doc_id: sum(touched[doc_id].values()) for doc_id in added}}
             cites = {doc_id for doc_id in cites if doc_id not in gone}
             cites.update(doc_id for doc_id in touched if eligible(doc_id) and reading.names(doc_id, old_id))
         self.scored += len(members)
@@ -147,7 +153,7 @@ class KeptShortlists:
             if any(counts):
                 found[doc_id] = self._score(asked, counts, reading.length(doc_id))
         if moved:
-            if bound is not None:
+            if bound is not None and any(scores[doc_id] <= bound for doc_id in members):
                 members = {doc_id: counts for doc_id, counts in members.items() if scores[doc_id] > bound}
                 lengths = {doc_id: lengths[doc_id] for doc_id in members}
             self._keep(old_id, asked, bound, members, cites, lengths)
@@ -167,11 +173,12 @@ class KeptShortlists:
 
     def _score(self, asked: list[str], counts: list[int], length: int) -> float:
         """A decision's BM25 score: each term's share added in the query's order, as `Bm25.scores`."""
-        share = self.reading.bm25.share_of
+        bm25 = self.reading.bm25
+        share, norm = bm25.share_at, bm25.norm(length)  # the same for each term: worked out once
         total = 0.0
         for term, count in zip(asked, counts):
             if count:
-                total += share(term, length, count)
+                total += share(term, norm, count)
         return total
 
 

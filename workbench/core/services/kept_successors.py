@@ -53,6 +53,7 @@ TERM_ROWS = 1024
 # What is kept of each decision in its row, in this order: what it was profiled from (`read_from`),
 # its row of fields, its length, handles, mentions, date, and its row in the postings (-1: none).
 KEY, FIELDS, LENGTH, HANDLES, MENTIONS, WHEN, POSTED = range(7)
+MEMBERS = 4  # where a shortlist as the record keeps it names the row of its members and their lengths
 
 
 def _row_of(name: str, rows: int) -> int:
@@ -113,7 +114,11 @@ class KeptDecisions:
         self.term_rows: list[str] = []  # TERM_ROWS rows: {term: its postings' row} ("": none)
         self.document_rows: list[str] = []  # DOCUMENT_ROWS rows: {decision: what is kept of it}
         self.digests: list[bytes] = []  # of each row of decisions: what they were profiled from
-        self.shortlists: dict[str, tuple] = {}  # {record asked: its shortlist} (`kept_shortlists`)
+        self.shortlists: dict[str, tuple] = {}  # {record asked: its shortlist} (`kept_shortlists`), once read
+        # As the record keeps them: each one's members and their lengths in a row of its own
+        # (`MEMBERS`), written again only where they changed; and those rows as read.
+        self.listed: dict[str, tuple] = {}
+        self._members: dict[str, tuple[dict, dict, str]] = {}
         self.kinships: dict[str, dict[str, tuple]] = {}  # {record asked: its pairs weighed} (`kept_shortlists`)
         self.current: dict[str, str] = {}  # {decision: what it is read from now}, once followed
         self.touched: dict[str, Counter] | None = {}  # profiled in this call: their term counts; None: all
@@ -145,13 +150,15 @@ class KeptDecisions:
         "term_rows",
         "document_rows",
         "digests",
-        "shortlists",
+        "listed",
         "kinships",
     )  # the record's parts after FORMAT, in order (`passed` kept sorted)
 
     def dump(self) -> bytes:
-        """The record, the rows of decisions changed in this call made first (`to_write`)."""
+        """The record, the rows of decisions and of shortlists changed in this call made first
+        (`to_write`)."""
         self._put_rows()
+        self._put_shortlists()
         parts = [sorted(self.passed) if name == "passed" else getattr(self, name) for name in self._KEPT]
         return marshal.dumps((FORMAT, *parts))
 
@@ -195,10 +202,10 @@ class KeptDecisions:
         return dict(self.written)
 
     def unnamed(self) -> set[str]:
-        """The rows the record named and names no more (a decision's fields, a row of decisions
-        changed): `dump` first."""
+        """The rows the record named and names no more (a decision's fields, a row of decisions or
+        a shortlist's members changed): `dump` first."""
         found = set()
-        rows = set(self.document_rows)
+        rows = set(self.document_rows) | {state[MEMBERS] for state in self.listed.values()}
         for key, doc_id in self.gone.items():
             if doc_id:
                 facts = self._facts.get(_row_of(doc_id, DOCUMENT_ROWS), {})
@@ -211,6 +218,7 @@ class KeptDecisions:
     def named(self) -> set[str]:
         """Every row the record names (each row of decisions read)."""
         found = {self.rows_key, *self.term_rows, *self.document_rows} - {""}
+        found.update(state[MEMBERS] for state in self.listed.values())
         for n in range(len(self.term_rows)):
             found.update(self._term_row(n).values())
         found.update(fact[FIELDS] for _, fact in self.everything())
@@ -281,6 +289,36 @@ class KeptDecisions:
                 raise _Stale(self.rows_key)
             self._rows = rows
         return self._rows
+
+    def read_shortlists(self) -> None:
+        """Each record's shortlist as `kept_shortlists` reads it, its members read from their rows."""
+        listed = self.listed
+        self._fetch(state[MEMBERS] for state in listed.values())
+        for old_id, state in listed.items():
+            members, lengths = marshal.loads(self._row(state[MEMBERS]))
+            if type(members) is not dict or type(lengths) is not dict:
+                raise _Stale(state[MEMBERS])
+            self._members[old_id] = (members, lengths, state[MEMBERS])
+            self.shortlists[old_id] = (*state[:MEMBERS], members, state[MEMBERS + 1], lengths)
+
+    def _put_shortlists(self) -> None:
+        """Each shortlist as the record keeps it, its members' row made again where they changed."""
+        listed = {}
+        for old_id, (asked, rarities, average, bound, members, cites, lengths) in self.shortlists.items():
+            read = self._members.get(old_id)
+            if read is not None and read[0] is members and read[1] is lengths:
+                key = read[2]
+            else:
+                value = marshal.dumps((members, lengths))
+                key = self._add(value, hashlib.blake2b(old_id.encode("utf-8") + b"\0" + value, digest_size=12).hexdigest())
+                if read is not None and read[2] != key:
+                    self.gone[read[2]] = ""
+                self._members[old_id] = (members, lengths, key)
+            listed[old_id] = (asked, rarities, average, bound, key, cites)
+        for old_id, state in self.listed.items():
+            if old_id not in listed:
+                self.gone[state[MEMBERS]] = ""
+        self.listed = listed
 
     def _put_rows(self) -> None:
         """The rows of decisions changed in this call made again, and their digests."""
@@ -605,7 +643,13 @@ class _KeptBm25(Bm25):
 
     def share_of(self, term: str, length: int, count: int) -> float:
         """A term's share of the score of a decision of `length` holding it `count` times."""
-        norm = self.K1 * (1 - self.B + self.B * length / (self.reading.average or 1))
+        return self.share_at(term, self.norm(length), count)
+
+    def norm(self, length: int) -> float:
+        """What a decision's length makes of each term's share of its score (`share_at`)."""
+        return self.K1 * (1 - self.B + self.B * length / (self.reading.average or 1))
+
+    def share_at(self, term: str, norm: float, count: int) -> float:
         return self.idf(term) * count * (self.K1 + 1) / (count + norm)
 
     def _term_shares(self, term: str) -> list[tuple[str, float]]:
@@ -679,6 +723,7 @@ def likeliest_successors(
         try:
             if not (kept.follow(decisions, current) if attempt == 0 else kept.count_all(decisions, current)):
                 return None
+            kept.read_shortlists()
             reading = _Reading(kept, docs, live)
             asked = [doc_id for doc_id in old_ids if reading.has(doc_id)]
             reading.mine(asked)
