@@ -14,6 +14,7 @@ import pytest
 
 from tests.benchmarks.records_vault import write_records
 from tests.test_corpora import CORPORA
+from workbench.core.records.derived_store import DerivedStore
 from workbench.core.records.store_rows import relations_of
 from workbench.core.services import kept_conflicts, kept_shortlists, kept_successors
 from workbench.core.services.kept_conflicts import SUCCESSORS
@@ -403,3 +404,70 @@ def test_one_change_weighs_again_only_the_pairs_it_may_have_moved(vault: Path, m
     assert passes[0] > 10 * len(opened.lacking)  # every shortlist weighed
     assert passes[1] * 8 < passes[0], passes
     assert opened.kept.weighed <= passes[1]
+
+
+def _written(monkeypatch) -> list[int]:
+    """The bytes the successors keep at each call (the record and its rows), the store's real
+    method watched."""
+    found: list[int] = []
+    real = DerivedStore.keep_with_rows
+
+    def watched(self, name, key, value, rows, replace=False, forget=()):
+        if name == SUCCESSORS:
+            found.append(len(value) + sum(len(row) for row in rows.values()))
+        return real(self, name, key, value, rows, replace, forget)
+
+    monkeypatch.setattr(DerivedStore, "keep_with_rows", watched)
+    return found
+
+
+def test_one_change_writes_in_proportion_to_the_change(vault: Path, monkeypatch) -> None:
+    """After one decision changed, the successors write its rows and a small record, not what
+    is kept of every decision again: under a tenth of what counting everything wrote."""
+    written = _written(monkeypatch)
+    Vault.open(vault, flavour="adr").conflicts()
+    for step, path in enumerate(sorted(vault.glob("*.md"))[50:53]):
+        _append(path, f"\nThe retry budget was raised after the outage review, step {step}.\n")
+        Vault.open(vault, flavour="adr").conflicts()
+    assert len(written) == 4
+    assert max(written[1:]) * 10 < written[0], written
+    followed = Vault.open(vault, flavour="adr").conflicts()
+    assert list(followed) == list(Vault.open(vault, flavour="adr").conflicts(full=True))
+
+
+def _named_row(vault: Vault, part: str, path: Path) -> str:
+    """The key of a row the successors' record names: the row of decisions holding the decision
+    at `path`, a row of the terms' counts, a shortlist's members, or the postings' index."""
+    store = vault.index.store
+    kept = kept_successors.KeptDecisions(lambda keys: store.kept_rows(SUCCESSORS, keys))
+    (record,) = store.db.execute("SELECT value FROM kept WHERE name = ?", (SUCCESSORS,)).fetchone()
+    assert kept.load(record)
+    if part == "decisions":
+        doc_id = next(d.id for d in vault.index.documents if d.path == path.name)
+        return kept.document_rows[kept_successors._row_of(doc_id, kept_successors.DOCUMENT_ROWS)]
+    if part == "frequency":
+        return next(key for key in kept.frequency_rows if key)
+    if part == "members":
+        return next(iter(kept.listed.values()))[kept_successors.MEMBERS]
+    return kept.postings_key
+
+
+@pytest.mark.parametrize("part", ["decisions", "frequency", "members", "postings"])
+@pytest.mark.parametrize("harm", ["damaged", "missing"])
+def test_a_row_damaged_or_missing_counts_everything_again(vault: Path, part: str, harm: str) -> None:
+    """A row the record names damaged (bytes that are not the row) or gone, then a decision
+    changed: everything is counted again, and the answer is the plain pass's."""
+    _both(vault)
+    path = sorted(vault.glob("*.md"))[60]
+    _append(path, "\nThe retry budget was raised after the outage review, and a new quorum word.\n")
+    opened = Vault.open(vault, flavour="adr")
+    key = _named_row(opened, part, path)
+    db = opened.index.store.db
+    if harm == "damaged":
+        db.execute("UPDATE kept_rows SET value = ? WHERE name = ? AND key = ?", (b"\x00not a row", SUCCESSORS, key))
+    else:
+        db.execute("DELETE FROM kept_rows WHERE name = ? AND key = ?", (SUCCESSORS, key))
+    db.commit()
+    plain, found, kept = _both(vault)
+    assert kept.whole
+    assert found == plain

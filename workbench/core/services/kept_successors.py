@@ -50,6 +50,9 @@ REFRESH_SHARE = 0.05  # the share of decisions changed since the postings were c
 REFRESH_LEAST = 64
 DOCUMENT_ROWS = 1024  # about ten decision records to a row at 10,000: a change rewrites one of 3 KB
 TERM_ROWS = 1024
+# The number of decisions holding each term, read whole (every rarity may be asked) but written a
+# row at a time: a change that adds or takes out a word from a decision rewrites its rows alone.
+FREQUENCY_ROWS = 64
 # What is kept of each decision in its row, in this order: what it was profiled from (`read_from`),
 # its row of fields, its length, handles, mentions, date, and its row in the postings (-1: none).
 KEY, FIELDS, LENGTH, HANDLES, MENTIONS, WHEN, POSTED = range(7)
@@ -105,13 +108,16 @@ class KeptDecisions:
         self.moved = False  # brought in line with a change in this call: to be kept again
         self.size = 0  # decisions
         self.total = 0  # their lengths, added
-        self.frequency: dict[str, int] = {}
+        self.frequency: dict[str, int] = {}  # read from its rows (`frequency_rows`) when followed
+        self.frequency_rows: list[str] = []  # FREQUENCY_ROWS rows: {term: the decisions holding it}
+        self._frequency_parts: list[set[str]] | None = None  # the terms of each of those rows as read
         self.linked: dict[str, int] = {}
         self.openings: dict[tuple[str, ...], int] = {}
         self.passed: set[int] = set()  # rows of the postings whose decision changed or went since
         self.changed: list[str] = []  # decisions counted since the postings: their own counts read
-        self.rows_key = ""  # the row naming the decision each row of the postings was counted for
-        self.term_rows: list[str] = []  # TERM_ROWS rows: {term: its postings' row} ("": none)
+        # The row naming the decision each row of the postings was counted for, and the TERM_ROWS
+        # rows of {term: its postings' row} ("": none): written by a full count alone.
+        self.postings_key = ""
         self.document_rows: list[str] = []  # DOCUMENT_ROWS rows: {decision: what is kept of it}
         self.digests: list[bytes] = []  # of each row of decisions: what they were profiled from
         self.shortlists: dict[str, tuple] = {}  # {record asked: its shortlist} (`kept_shortlists`), once read
@@ -129,6 +135,7 @@ class KeptDecisions:
         self._moved_rows: set[int] = set()  # those changed in this call
         self._terms: dict[int, dict[str, str]] = {}  # the rows of terms read
         self._rows: list[str] | None = None
+        self._term_rows: list[str] | None = None
         self._lengths: dict[str, int] | None = None
         # What this call's changes moved: each term's and link target's number of decisions before
         # (of those counted in or out), and the number of decisions and their titles' shared opening.
@@ -141,13 +148,12 @@ class KeptDecisions:
     _KEPT = (
         "size",
         "total",
-        "frequency",
+        "frequency_rows",
         "linked",
         "openings",
         "passed",
         "changed",
-        "rows_key",
-        "term_rows",
+        "postings_key",
         "document_rows",
         "digests",
         "listed",
@@ -159,6 +165,7 @@ class KeptDecisions:
         (`to_write`)."""
         self._put_rows()
         self._put_shortlists()
+        self._put_frequency()
         parts = [sorted(self.passed) if name == "passed" else getattr(self, name) for name in self._KEPT]
         return marshal.dumps((FORMAT, *parts))
 
@@ -172,7 +179,10 @@ class KeptDecisions:
             return False
         for name, value in zip(self._KEPT, found[1:]):
             setattr(self, name, set(value) if name == "passed" else value)
-        if not (len(self.term_rows) == TERM_ROWS and len(self.document_rows) == len(self.digests) == DOCUMENT_ROWS):
+        if not (
+            len(self.document_rows) == len(self.digests) == DOCUMENT_ROWS
+            and len(self.frequency_rows) == FREQUENCY_ROWS
+        ):
             self.__init__(self._read)  # type: ignore[misc]
             return False
         return True
@@ -205,7 +215,7 @@ class KeptDecisions:
         """The rows the record named and names no more (a decision's fields, a row of decisions or
         a shortlist's members changed): `dump` first."""
         found = set()
-        rows = set(self.document_rows) | {state[MEMBERS] for state in self.listed.values()}
+        rows = set(self.document_rows) | set(self.frequency_rows) | {state[MEMBERS] for state in self.listed.values()}
         for key, doc_id in self.gone.items():
             if doc_id:
                 facts = self._facts.get(_row_of(doc_id, DOCUMENT_ROWS), {})
@@ -217,9 +227,9 @@ class KeptDecisions:
 
     def named(self) -> set[str]:
         """Every row the record names (each row of decisions read)."""
-        found = {self.rows_key, *self.term_rows, *self.document_rows} - {""}
+        found = {self.postings_key, *self._index()[1], *self.document_rows, *self.frequency_rows} - {""}
         found.update(state[MEMBERS] for state in self.listed.values())
-        for n in range(len(self.term_rows)):
+        for n in range(TERM_ROWS):
             found.update(self._term_row(n).values())
         found.update(fact[FIELDS] for _, fact in self.everything())
         return found
@@ -262,7 +272,7 @@ class KeptDecisions:
     def _term_row(self, n: int) -> dict[str, str]:
         found = self._terms.get(n)
         if found is None:
-            key = self.term_rows[n]
+            key = self._index()[1][n]
             found = self._terms[n] = marshal.loads(self._row(key)) if key else {}
             if type(found) is not dict:
                 raise _Stale(key)
@@ -272,7 +282,8 @@ class KeptDecisions:
         """{term: its postings' row} of those of `terms` the postings hold (their rows fetched)."""
         terms = list(terms)
         places = {_row_of(term, TERM_ROWS) for term in terms}
-        self._fetch(self.term_rows[n] for n in places - self._terms.keys() if self.term_rows[n])
+        keys = self._index()[1]
+        self._fetch(keys[n] for n in places - self._terms.keys() if keys[n])
         found = {}
         for term in terms:
             key = self._term_row(_row_of(term, TERM_ROWS)).get(term)
@@ -283,12 +294,16 @@ class KeptDecisions:
 
     def rows(self) -> list[str]:
         """The decision each row of the postings was counted for."""
-        if self._rows is None:
-            rows = marshal.loads(self._row(self.rows_key))
-            if type(rows) is not list:
-                raise _Stale(self.rows_key)
-            self._rows = rows
-        return self._rows
+        return self._index()[0]
+
+    def _index(self) -> tuple[list[str], list[str]]:
+        """The postings' rows (`rows`) and the rows naming each term's postings."""
+        if self._rows is None or self._term_rows is None:
+            found = marshal.loads(self._row(self.postings_key))
+            if not (type(found) is tuple and len(found) == 2 and type(found[0]) is list and len(found[1]) == TERM_ROWS):
+                raise _Stale(self.postings_key)
+            self._rows, self._term_rows = found
+        return self._rows, self._term_rows
 
     def read_shortlists(self) -> None:
         """Each record's shortlist as `kept_shortlists` reads it, its members read from their rows."""
@@ -319,6 +334,46 @@ class KeptDecisions:
             if old_id not in listed:
                 self.gone[state[MEMBERS]] = ""
         self.listed = listed
+
+    def _read_frequency(self) -> None:
+        """The number of decisions holding each term, from its rows."""
+        self._fetch(key for key in self.frequency_rows if key)
+        frequency: dict[str, int] = {}
+        parts = []
+        for key in self.frequency_rows:
+            part = marshal.loads(self._row(key)) if key else {}
+            if type(part) is not dict:
+                raise _Stale(key)
+            frequency.update(part)
+            parts.append(set(part))
+        self.frequency, self._frequency_parts = frequency, parts
+
+    def _put_frequency(self) -> None:
+        """The rows of the terms whose number of decisions moved in this call made again (every
+        row after a full count)."""
+        frequency, parts = self.frequency, self._frequency_parts
+        if parts is None:  # counted from nothing
+            parts = [set() for _ in range(FREQUENCY_ROWS)]
+            for term in frequency:
+                parts[_row_of(term, FREQUENCY_ROWS)].add(term)
+            moved: Iterable[int] = range(FREQUENCY_ROWS)
+            self.frequency_rows = [""] * FREQUENCY_ROWS
+        else:
+            moved = set()
+            for term, count in self._frequency_before.items():
+                if frequency.get(term, 0) != count:
+                    n = _row_of(term, FREQUENCY_ROWS)
+                    parts[n].add(term)
+                    moved.add(n)
+        keys = self.frequency_rows
+        for n in moved:
+            part = {term: frequency[term] for term in sorted(parts[n]) if term in frequency}
+            parts[n] = set(part)
+            key = self._add(marshal.dumps(part)) if part else ""
+            if keys[n] and keys[n] != key:
+                self.gone[keys[n]] = ""
+            keys[n] = key
+        self._frequency_parts = parts
 
     def _put_rows(self) -> None:
         """The rows of decisions changed in this call made again, and their digests."""
@@ -355,12 +410,12 @@ class KeptDecisions:
                     posted = postings[term] = array("i")
                 posted.extend((row, count))
         self._rows = list(profiles)
-        self.rows_key = self._add(marshal.dumps(self._rows))
         by_term: list[dict[str, str]] = [{} for _ in range(TERM_ROWS)]
         for term, posted in postings.items():
             by_term[_row_of(term, TERM_ROWS)][term] = self._add(posted.tobytes())
         self._terms = dict(enumerate(by_term))
-        self.term_rows = [self._add(marshal.dumps(found)) if found else "" for found in by_term]
+        self._term_rows = [self._add(marshal.dumps(found)) if found else "" for found in by_term]
+        self.postings_key = self._add(marshal.dumps((self._rows, self._term_rows)))
         return True
 
     def _take(self, doc_id: str, profile: Profile, key: str, posted: int) -> bool:
@@ -480,6 +535,7 @@ class KeptDecisions:
         if not self.document_rows:
             return self.count_all(decisions, current)
         self.current = current
+        self._read_frequency()
         groups: list[list[tuple[str, str]]] = [[] for _ in range(DOCUMENT_ROWS)]
         for item in current.items():
             groups[_row_of(item[0], DOCUMENT_ROWS)].append(item)
