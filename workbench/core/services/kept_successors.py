@@ -45,7 +45,7 @@ from .kept_shortlists import KeptKinships, KeptShortlists
 __all__ = ["DOCUMENT_ROWS", "REFRESH_SHARE", "TERM_ROWS", "KeptDecisions", "likeliest_successors", "read_from"]
 
 
-FORMAT = 4  # kept as `kept_conflicts.SUCCESSORS` (the record, and its rows)
+FORMAT = 3  # kept as `kept_conflicts.SUCCESSORS` (the record, and its rows)
 REFRESH_SHARE = 0.05  # the share of decisions changed since the postings were counted: then all again
 REFRESH_LEAST = 64
 DOCUMENT_ROWS = 1024  # about ten decision records to a row at 10,000: a change rewrites one of 3 KB
