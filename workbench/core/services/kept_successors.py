@@ -310,9 +310,16 @@ class KeptDecisions:
         listed = self.listed
         self._fetch(state[MEMBERS] for state in listed.values())
         for old_id, state in listed.items():
-            members, lengths = marshal.loads(self._row(state[MEMBERS]))
-            if type(members) is not dict or type(lengths) is not dict:
+            held, lengths = marshal.loads(self._row(state[MEMBERS]))
+            if type(held) is not dict or type(lengths) is not dict:
                 raise _Stale(state[MEMBERS])
+            width = len(state[0])  # a count for each query term
+            members = {}
+            for doc_id, (places, counts) in held.items():
+                found = [0] * width
+                for place, count in zip(places, counts):
+                    found[place] = count
+                members[doc_id] = found
             self._members[old_id] = (members, lengths, state[MEMBERS])
             self.shortlists[old_id] = (*state[:MEMBERS], members, state[MEMBERS + 1], lengths)
 
@@ -324,7 +331,12 @@ class KeptDecisions:
             if read is not None and read[0] is members and read[1] is lengths:
                 key = read[2]
             else:
-                value = marshal.dumps((members, lengths))
+                # Each member's counts of the query terms, most of them nought, as (places, counts).
+                held = {}
+                for doc_id, counts in members.items():
+                    places = [n for n, count in enumerate(counts) if count]
+                    held[doc_id] = (places, [counts[n] for n in places])
+                value = marshal.dumps((held, lengths))
                 key = self._add(value, hashlib.blake2b(old_id.encode("utf-8") + b"\0" + value, digest_size=12).hexdigest())
                 if read is not None and read[2] != key:
                     self.gone[read[2]] = ""
