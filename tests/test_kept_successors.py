@@ -444,7 +444,7 @@ def _named_row(vault: Vault, part: str, path: Path) -> str:
     assert kept.load(record)
     if part == "decisions":
         doc_id = next(d.id for d in vault.index.documents if d.path == path.name)
-        return kept.document_rows[kept_successors._row_of(doc_id, kept_successors.DOCUMENT_ROWS)]
+        return kept.document_rows[kept_successors.row_of(doc_id, kept_successors.DOCUMENT_ROWS)]
     if part == "frequency":
         return next(key for key in kept.frequency_rows if key)
     if part == "members":

@@ -8,10 +8,11 @@ is kept here in the derived store: the term counts, title, tags, links and title
 row of its own), and its length, handles, mentions, date and what it was profiled from
 (`read_from`), in one of `DOCUMENT_ROWS` rows chosen by a CRC of its id; each term's postings as
 they were at the last full count (a row each, named in one of `TERM_ROWS` rows by a CRC of the
-term). The record itself holds the number of decisions holding each term, linking each target and
-opening their titles alike, the rows' names and, for each row of decisions, a digest of what its
-decisions were profiled from: a call reads the rows whose digest is not the one it works out now,
-and the rows the records asked about need, not every decision's (4.3 MB written whole at each
+term); the number of decisions holding each term in `FREQUENCY_ROWS` rows, read whole and
+written where a count moved. The record itself holds the number of decisions linking each target
+and opening their titles alike, the rows' names and, for each row of decisions, a digest of what
+its decisions were profiled from: a call reads the rows whose digest is not the one it works out
+now, and the rows the records asked about need, not every decision's (4.3 MB written whole at each
 change before, 10,000 decision records). A decision whose file (digest and path, under the same
 id) or links as resolved are not those profiled is profiled again and its counts replace its old
 ones; a decision gone takes its counts out. The postings are not rewritten for a change: the
@@ -42,7 +43,17 @@ from ..views.similarity import Bm25, Corpus, Profile, profiles_of, rarity, share
 from ..views.successors import LIVE, Successor, likeliest_among
 from .kept_shortlists import KeptKinships, KeptShortlists
 
-__all__ = ["DOCUMENT_ROWS", "REFRESH_SHARE", "TERM_ROWS", "KeptDecisions", "likeliest_successors", "read_from"]
+__all__ = [
+    "DOCUMENT_ROWS",
+    "FREQUENCY_ROWS",
+    "MEMBERS",
+    "REFRESH_SHARE",
+    "TERM_ROWS",
+    "KeptDecisions",
+    "likeliest_successors",
+    "read_from",
+    "row_of",
+]
 
 
 FORMAT = 3  # kept as `kept_conflicts.SUCCESSORS` (the record, and its rows)
@@ -59,7 +70,8 @@ KEY, FIELDS, LENGTH, HANDLES, MENTIONS, WHEN, POSTED = range(7)
 MEMBERS = 4  # where a shortlist as the record keeps it names the row of its members and their lengths
 
 
-def _row_of(name: str, rows: int) -> int:
+def row_of(name: str, rows: int) -> int:
+    """Which of `rows` rows holds what is kept of a decision (by its id) or a term."""
     return zlib.crc32(name.encode("utf-8")) % rows
 
 
@@ -180,8 +192,7 @@ class KeptDecisions:
         for name, value in zip(self._KEPT, found[1:]):
             setattr(self, name, set(value) if name == "passed" else value)
         if not (
-            len(self.document_rows) == len(self.digests) == DOCUMENT_ROWS
-            and len(self.frequency_rows) == FREQUENCY_ROWS
+            len(self.document_rows) == len(self.digests) == DOCUMENT_ROWS and len(self.frequency_rows) == FREQUENCY_ROWS
         ):
             self.__init__(self._read)  # type: ignore[misc]
             return False
@@ -218,7 +229,7 @@ class KeptDecisions:
         rows = set(self.document_rows) | set(self.frequency_rows) | {state[MEMBERS] for state in self.listed.values()}
         for key, doc_id in self.gone.items():
             if doc_id:
-                facts = self._facts.get(_row_of(doc_id, DOCUMENT_ROWS), {})
+                facts = self._facts.get(row_of(doc_id, DOCUMENT_ROWS), {})
                 if doc_id not in facts or facts[doc_id][FIELDS] != key:
                     found.add(key)
             elif key not in rows:
@@ -248,11 +259,11 @@ class KeptDecisions:
 
     def facts_of(self, doc_ids: Iterable[str]) -> None:
         """The rows of these decisions read, many to a query."""
-        self._load_rows(_row_of(doc_id, DOCUMENT_ROWS) for doc_id in doc_ids)
+        self._load_rows(row_of(doc_id, DOCUMENT_ROWS) for doc_id in doc_ids)
 
     def fact(self, doc_id: str) -> tuple:
         """What is kept of a decision (`KEY` ... `POSTED`)."""
-        n = _row_of(doc_id, DOCUMENT_ROWS)
+        n = row_of(doc_id, DOCUMENT_ROWS)
         if n not in self._facts:
             self._load_rows((n,))
         return self._facts[n][doc_id]
@@ -281,12 +292,12 @@ class KeptDecisions:
     def postings_of(self, terms: Iterable[str]) -> dict[str, str]:
         """{term: its postings' row} of those of `terms` the postings hold (their rows fetched)."""
         terms = list(terms)
-        places = {_row_of(term, TERM_ROWS) for term in terms}
+        places = {row_of(term, TERM_ROWS) for term in terms}
         keys = self._index()[1]
         self._fetch(keys[n] for n in places - self._terms.keys() if keys[n])
         found = {}
         for term in terms:
-            key = self._term_row(_row_of(term, TERM_ROWS)).get(term)
+            key = self._term_row(row_of(term, TERM_ROWS)).get(term)
             if key is not None:
                 found[term] = key
         self._fetch(found.values())
@@ -337,7 +348,9 @@ class KeptDecisions:
                     places = [n for n, count in enumerate(counts) if count]
                     held[doc_id] = (places, [counts[n] for n in places])
                 value = marshal.dumps((held, lengths))
-                key = self._add(value, hashlib.blake2b(old_id.encode("utf-8") + b"\0" + value, digest_size=12).hexdigest())
+                key = self._add(
+                    value, hashlib.blake2b(old_id.encode("utf-8") + b"\0" + value, digest_size=12).hexdigest()
+                )
                 if read is not None and read[2] != key:
                     self.gone[read[2]] = ""
                 self._members[old_id] = (members, lengths, key)
@@ -367,14 +380,14 @@ class KeptDecisions:
         if parts is None:  # counted from nothing
             parts = [set() for _ in range(FREQUENCY_ROWS)]
             for term in frequency:
-                parts[_row_of(term, FREQUENCY_ROWS)].add(term)
+                parts[row_of(term, FREQUENCY_ROWS)].add(term)
             moved: Iterable[int] = range(FREQUENCY_ROWS)
             self.frequency_rows = [""] * FREQUENCY_ROWS
         else:
             moved = set()
             for term, count in self._frequency_before.items():
                 if frequency.get(term, 0) != count:
-                    n = _row_of(term, FREQUENCY_ROWS)
+                    n = row_of(term, FREQUENCY_ROWS)
                     parts[n].add(term)
                     moved.add(n)
         keys = self.frequency_rows
@@ -424,7 +437,7 @@ class KeptDecisions:
         self._rows = list(profiles)
         by_term: list[dict[str, str]] = [{} for _ in range(TERM_ROWS)]
         for term, posted in postings.items():
-            by_term[_row_of(term, TERM_ROWS)][term] = self._add(posted.tobytes())
+            by_term[row_of(term, TERM_ROWS)][term] = self._add(posted.tobytes())
         self._terms = dict(enumerate(by_term))
         self._term_rows = [self._add(marshal.dumps(found)) if found else "" for found in by_term]
         self.postings_key = self._add(marshal.dumps((self._rows, self._term_rows)))
@@ -440,7 +453,7 @@ class KeptDecisions:
         # so a row it names no more may go (two copies of a record have the same fields).
         fields = self._add(value, hashlib.blake2b(doc_id.encode("utf-8") + b"\0" + value, digest_size=12).hexdigest())
         length = sum(profile.terms.values())
-        n = _row_of(doc_id, DOCUMENT_ROWS)
+        n = row_of(doc_id, DOCUMENT_ROWS)
         self._load_rows((n,))
         self._facts[n][doc_id] = (
             key,
@@ -467,7 +480,7 @@ class KeptDecisions:
 
     def _drop(self, doc_id: str) -> int:
         """A decision's kept counts taken out; its row in the postings (-1: none)."""
-        n = _row_of(doc_id, DOCUMENT_ROWS)
+        n = row_of(doc_id, DOCUMENT_ROWS)
         fact = self.fact(doc_id)
         terms, title, _, _, targets, _ = marshal.loads(self._row(fact[FIELDS]))
         self._note(terms, targets)
@@ -550,7 +563,7 @@ class KeptDecisions:
         self._read_frequency()
         groups: list[list[tuple[str, str]]] = [[] for _ in range(DOCUMENT_ROWS)]
         for item in current.items():
-            groups[_row_of(item[0], DOCUMENT_ROWS)].append(item)
+            groups[row_of(item[0], DOCUMENT_ROWS)].append(item)
         digests = self.digests
         moved = [n for n, items in enumerate(groups) if _digest(items) != digests[n]]
         if not moved:
@@ -567,7 +580,7 @@ class KeptDecisions:
             return True
         self.removed = set(gone)
         self._shape = self._shape_now()
-        older = [doc_id for doc_id in changed if doc_id in facts[_row_of(doc_id, DOCUMENT_ROWS)]]
+        older = [doc_id for doc_id in changed if doc_id in facts[row_of(doc_id, DOCUMENT_ROWS)]]
         self._fetch(self.fact(doc_id)[FIELDS] for doc_id in older + gone)
         posted: dict[str, int] = {}
         for doc_id in older + gone:
@@ -728,7 +741,9 @@ class _KeptBm25(Bm25):
         lengths = kept.lengths()
         if self._changed is None:
             kept._fetch(kept.fact(doc_id)[FIELDS] for doc_id in kept.changed)
-            self._changed = [(doc_id, marshal.loads(kept._row(kept.fact(doc_id)[FIELDS]))[0]) for doc_id in kept.changed]
+            self._changed = [
+                (doc_id, marshal.loads(kept._row(kept.fact(doc_id)[FIELDS]))[0]) for doc_id in kept.changed
+            ]
         found = []
         key = kept.postings_of((term,)).get(term)
         if key is not None:
