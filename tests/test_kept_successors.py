@@ -14,10 +14,12 @@ import pytest
 
 from tests.benchmarks.records_vault import write_records
 from tests.test_corpora import CORPORA
+from workbench.core.records.derived_store import DerivedStore
 from workbench.core.records.store_rows import relations_of
 from workbench.core.services import kept_conflicts, kept_shortlists, kept_successors
 from workbench.core.services.kept_conflicts import SUCCESSORS
 from workbench.core.vault import Vault
+from workbench.core.views import successors
 from workbench.core.views.similarity import profiles_of
 from workbench.core.views.successors import SHORTLIST, Decisions, Ranking, later_than, likeliest_among, ranking
 from workbench.core.vocabulary.model import Status
@@ -165,9 +167,9 @@ def _successor_rows(vault: Vault) -> tuple[int, int]:
     db = vault.index.store.db
     (count,) = db.execute("SELECT count(*) FROM kept_rows WHERE name = ?", (SUCCESSORS,)).fetchone()
     (record,) = db.execute("SELECT value FROM kept WHERE name = ?", (SUCCESSORS,)).fetchone()
-    kept = kept_successors.KeptDecisions()
+    kept = kept_successors.KeptDecisions(lambda keys: vault.index.store.kept_rows(SUCCESSORS, keys))
     assert kept.load(record)
-    return count, len(kept._named())
+    return count, len(kept.named())
 
 
 def test_rows_no_longer_named_are_deleted_through_many_changes(vault: Path) -> None:
@@ -242,7 +244,7 @@ def _compared(root: Path, rankings: dict, dismissed: frozenset = frozenset()) ->
     assert sorted(rankings) == sorted(asked)
     for old_id in asked:
         assert _weighed(rankings[old_id]) == _weighed(ranking(opened.decisions, old_id, dismissed)), old_id
-    for old_id, (_, _, _, bound, members, _) in opened.kept.shortlists.items():  # what is kept holds
+    for old_id, (_, _, _, bound, members, _, _) in opened.kept.shortlists.items():  # what is kept holds
         scores = opened.decisions.scores(opened.decisions.profile(old_id).terms)
         others = [scores[d] for d in later_than(opened.decisions, old_id) if d in scores and d not in members]
         assert not others if bound is None else max(others, default=0.0) <= bound, old_id
@@ -346,7 +348,8 @@ def test_a_pair_dismissed_is_left_out_of_the_kept_shortlist(vault: Path, ranking
     old = _deep(first)
     dismissed = frozenset({frozenset((old, d)) for d in rankings[old].alike[:3]})
     opened = _compared(vault, rankings, dismissed)
-    assert not opened.kept.moved and not set(rankings[old].alike) & {d for pair in dismissed for d in pair}
+    assert not set(rankings[old].alike) & {d for pair in dismissed for d in pair}
+    assert opened.kept.shortlists == first.kept.shortlists  # the pairs dismissed still kept: only weighed more
 
 
 def test_one_change_scores_only_what_each_record_kept(vault: Path) -> None:
@@ -374,3 +377,97 @@ def test_the_same_decision_changed_again_and_again_keeps_as_many_rows(vault: Pat
         assert count == named, step
         counts.append(count)
     assert len(set(counts)) == 1
+
+
+def test_one_change_weighs_again_only_the_pairs_it_may_have_moved(vault: Path, monkeypatch) -> None:
+    """After one decision changed in words it held already (no word's rarity moved), the pairs
+    weighed are those of that decision and the reasons of shortlists it moved, not every record's
+    shortlist again; the answer equals the plain pass's."""
+    calls: list[int] = []
+    real = successors.kinship
+    monkeypatch.setattr(successors, "kinship", lambda *args, **kwargs: calls.append(1) or real(*args, **kwargs))
+    passes: list[int] = []  # the kinships weighed in each kept pass (the plain pass weighs its own)
+    real_pass = kept_successors.likeliest_successors
+
+    def watched(*args):
+        start = len(calls)
+        found = real_pass(*args)
+        passes.append(len(calls) - start)
+        return found
+
+    monkeypatch.setattr(kept_successors, "likeliest_successors", watched)
+    first = _opened(vault)
+    path = sorted(vault.glob("*.md"))[40]
+    _append(path, "\n" + first.docs[next(d for d, doc in first.docs.items() if doc.path == path.name)].title + "\n")
+    opened = _opened(vault)
+    assert opened.found == opened.plain and not opened.kept.whole
+    assert passes[0] > 10 * len(opened.lacking)  # every shortlist weighed
+    assert passes[1] * 8 < passes[0], passes
+    assert opened.kept.weighed <= passes[1]
+
+
+def _written(monkeypatch) -> list[int]:
+    """The bytes the successors keep at each call (the record and its rows), the store's real
+    method watched."""
+    found: list[int] = []
+    real = DerivedStore.keep_with_rows
+
+    def watched(self, name, key, value, rows, replace=False, forget=()):
+        if name == SUCCESSORS:
+            found.append(len(value) + sum(len(row) for row in rows.values()))
+        return real(self, name, key, value, rows, replace, forget)
+
+    monkeypatch.setattr(DerivedStore, "keep_with_rows", watched)
+    return found
+
+
+def test_one_change_writes_in_proportion_to_the_change(vault: Path, monkeypatch) -> None:
+    """After one decision changed, the successors write its rows and a small record, not what
+    is kept of every decision again: under a tenth of what counting everything wrote."""
+    written = _written(monkeypatch)
+    Vault.open(vault, flavour="adr").conflicts()
+    for step, path in enumerate(sorted(vault.glob("*.md"))[50:53]):
+        _append(path, f"\nThe retry budget was raised after the outage review, step {step}.\n")
+        Vault.open(vault, flavour="adr").conflicts()
+    assert len(written) == 4
+    assert max(written[1:]) * 10 < written[0], written
+    followed = Vault.open(vault, flavour="adr").conflicts()
+    assert list(followed) == list(Vault.open(vault, flavour="adr").conflicts(full=True))
+
+
+def _named_row(vault: Vault, part: str, path: Path) -> str:
+    """The key of a row the successors' record names: the row of decisions holding the decision
+    at `path`, a row of the terms' counts, a shortlist's members, or the postings' index."""
+    store = vault.index.store
+    kept = kept_successors.KeptDecisions(lambda keys: store.kept_rows(SUCCESSORS, keys))
+    (record,) = store.db.execute("SELECT value FROM kept WHERE name = ?", (SUCCESSORS,)).fetchone()
+    assert kept.load(record)
+    if part == "decisions":
+        doc_id = next(d.id for d in vault.index.documents if d.path == path.name)
+        return kept.document_rows[kept_successors.row_of(doc_id, kept_successors.DOCUMENT_ROWS)]
+    if part == "frequency":
+        return next(key for key in kept.frequency_rows if key)
+    if part == "members":
+        return next(iter(kept.listed.values()))[kept_successors.MEMBERS]
+    return kept.postings_key
+
+
+@pytest.mark.parametrize("part", ["decisions", "frequency", "members", "postings"])
+@pytest.mark.parametrize("harm", ["damaged", "missing"])
+def test_a_row_damaged_or_missing_counts_everything_again(vault: Path, part: str, harm: str) -> None:
+    """A row the record names damaged (bytes that are not the row) or gone, then a decision
+    changed: everything is counted again, and the answer is the plain pass's."""
+    _both(vault)
+    path = sorted(vault.glob("*.md"))[60]
+    _append(path, "\nThe retry budget was raised after the outage review, and a new quorum word.\n")
+    opened = Vault.open(vault, flavour="adr")
+    key = _named_row(opened, part, path)
+    db = opened.index.store.db
+    if harm == "damaged":
+        db.execute("UPDATE kept_rows SET value = ? WHERE name = ? AND key = ?", (b"\x00not a row", SUCCESSORS, key))
+    else:
+        db.execute("DELETE FROM kept_rows WHERE name = ? AND key = ?", (SUCCESSORS, key))
+    db.commit()
+    plain, found, kept = _both(vault)
+    assert kept.whole
+    assert found == plain

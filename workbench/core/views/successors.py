@@ -21,6 +21,7 @@ __all__ = [
     "LIVE",
     "SHORTLIST",
     "Decisions",
+    "Kinships",
     "Ranking",
     "Successor",
     "later_than",
@@ -96,16 +97,23 @@ def likeliest_successors(
 
 
 def likeliest_among(
-    decisions: Any, old_ids: Iterable[str], most: int = 3, dismissed: frozenset = frozenset(), ranked: Any = None
+    decisions: Any,
+    old_ids: Iterable[str],
+    most: int = 3,
+    dismissed: frozenset = frozenset(),
+    ranked: Any = None,
+    kinships: Any = None,
 ) -> dict[str, list[Successor]]:
     """`likeliest_successors`, read through `decisions` (a `Decisions`, or one that answers as it
-    does); `ranked(old_id)`, where given, answers as `ranking(decisions, old_id, dismissed)` (one
-    that kept each record's best between calls: `services.kept_shortlists`)."""
+    does); `ranked(old_id)`, where given, answers as `ranking(decisions, old_id, dismissed)`, and
+    `kinships` as `Kinships(decisions)` (ones that kept each record's best and their weighing
+    between calls: `services.kept_shortlists`)."""
     found: dict[str, list[Successor]] = {}
+    kin = kinships if kinships is not None else Kinships(decisions)
     for old_id in old_ids:
         if decisions.has(old_id):
             ranks = ranked(old_id) if ranked is not None else ranking(decisions, old_id, dismissed)
-            found[old_id] = weighed(decisions, old_id, ranks, most)
+            found[old_id] = weighed(decisions, old_id, ranks, most, kin)
     return found
 
 
@@ -151,24 +159,47 @@ def ranking_of(found: dict[str, float], later: list[str], cited: list[str]) -> R
     return Ranking(alike, cited, top, found)
 
 
-def weighed(decisions: Any, old_id: str, ranks: Ranking, most: int) -> list[Successor]:
-    """The `most` likeliest of `ranks`' shortlist, weighed as the queue weighs a pair."""
-    mine = decisions.profile(old_id)
-    found, top, corpus = ranks.scores, ranks.top, decisions.corpus
+class Kinships:
+    """How `weighed` weighs a record asked with each decision on its shortlist, asked through one
+    face so that a caller keeping the weighing between calls (`services.kept_shortlists`) answers
+    with the same code as one weighing every pair here."""
+
+    def __init__(self, decisions: Any):
+        self.decisions = decisions
+
+    def prefetch(self, old_id: str, doc_ids: list[str]) -> None:
+        """The pairs about to be weighed (`weigh`): their profiles read together."""
+        self.decisions.prefetch(doc_ids)
+
+    def weigh(self, old_id: str, doc_id: str) -> tuple[float, bool]:
+        """(The pair's kinship score, whether the record names the decision)."""
+        decisions = self.decisions
+        mine, other = decisions.profile(old_id), decisions.profile(doc_id)
+        return kinship(other, mine, decisions.corpus, explain=False).score, bool(mine.mentions & other.handles)
+
+    def reasons(self, old_id: str, doc_id: str) -> list[str]:
+        """The pair's kinship reasons, in the records' own words (the record's text quoted)."""
+        decisions = self.decisions
+        return kinship(decisions.profile(doc_id), decisions.profile(old_id), decisions.corpus).reasons
+
+
+def weighed(decisions: Any, old_id: str, ranks: Ranking, most: int, kinships: Any = None) -> list[Successor]:
+    """The `most` likeliest of `ranks`' shortlist, weighed as the queue weighs a pair (each pair
+    as `kinships` weighs it: `Kinships(decisions)` where not given)."""
+    kin = kinships if kinships is not None else Kinships(decisions)
+    found, top = ranks.scores, ranks.top
     rows = []
     shortlist = list(dict.fromkeys(ranks.alike + ranks.cited))
-    decisions.prefetch(shortlist)
+    kin.prefetch(old_id, shortlist)
     for doc_id in shortlist:
         alike = found.get(doc_id, 0.0) / top if top else 0.0
-        other = decisions.profile(doc_id)
-        like = kinship(other, mine, corpus, explain=False)
-        named = bool(mine.mentions & other.handles)
-        rows.append((like.score + BM25_WEIGHT * alike + NAMED_WEIGHT * named, doc_id, alike, named))
+        like, named = kin.weigh(old_id, doc_id)
+        rows.append((like + BM25_WEIGHT * alike + NAMED_WEIGHT * named, doc_id, alike, named))
     rows.sort(key=lambda item: (-item[0], item[1]))
     chosen = []
     for score, doc_id, alike, named in rows[:most]:
         reasons = [f"“{decisions.title(old_id)}” names it"] if named else []
-        reasons += kinship(decisions.profile(doc_id), mine, corpus).reasons or [
+        reasons += kin.reasons(old_id, doc_id) or [
             f"its text is among the most alike ({round(alike * 100)}% of the best)"
         ]
         chosen.append(Successor(doc_id, decisions.title(doc_id), score, "; ".join(reasons)))
