@@ -1,0 +1,241 @@
+"""What the weighing keeps of each decision and of each term, in rows a change reads and writes a
+few of (`weighing.Kept`).
+
+At 10,000 decision records what a weighing keeps was a 7 MB record read and written whole at each
+change, and a change's likely matches were found by scoring every decision's query against the
+changed one. Here each decision's facts (its terms as counted, length, query, most alike,
+handles, mentions, date) are kept in one of DOCUMENT_ROWS rows chosen by a CRC of its id, and
+what a change must find without visiting every decision in an index kept beside them, in one of
+INVERTED_ROWS rows chosen by a CRC of the key: which decisions ask a term (with its place in
+their query: a score adds its shares in that order), which count a decision among their most
+alike, and which cite or hold a handle. A change reads the rows of the decisions it touches and
+of the keys it asks, and writes those it changed; the record names the rows.
+"""
+
+from __future__ import annotations
+
+import marshal
+import zlib
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Protocol
+
+__all__ = ["DOCUMENT_ROWS", "INVERTED_ROWS", "TERM_ROWS", "FIELDS", "Buckets", "Facts", "FieldView"]
+
+DOCUMENT_ROWS = 1024
+INVERTED_ROWS = 4096
+TERM_ROWS = 4096  # the postings of the last full count, by a CRC of the term (`weighing.Kept.posting`)
+# What is kept of each decision, in this order: its terms as last counted, its length, the query
+# it asks (`Bm25.query_terms`), its likeliest match, the next most alike, the handles it holds and
+# cites, its `Profile.when`.
+FIELDS = ("words", "length", "asked", "top", "near", "handles", "mentions", "when")
+_ASKED, _TOP, _NEAR, _HANDLES, _MENTIONS = (FIELDS.index(name) for name in ("asked", "top", "near", "handles", "mentions"))
+# The index's keys: a term asked, a decision counted among others' most alike, a handle cited or held.
+ASKS, NEAR, CITES, HOLDS = "a\x1f", "n\x1f", "m\x1f", "h\x1f"
+
+
+class _Rows(Protocol):  # `weighing.Rows`
+    dropped: set[str]
+
+    def fetch(self, keys: Iterable[str]) -> None: ...
+    def __getitem__(self, key: str) -> bytes: ...
+    def add(self, value: bytes) -> str: ...
+
+
+def _loads(value: bytes) -> dict:
+    try:
+        found = marshal.loads(value)
+    except (EOFError, ValueError, TypeError):
+        raise ValueError("a row of the weighing is damaged") from None
+    if type(found) is not dict:
+        raise ValueError("a row of the weighing is damaged")
+    return found
+
+
+class Buckets:
+    """Values by key in `count` rows chosen by a CRC of the key (the rows `keys` names, "" for one
+    holding nothing; none named: every row made anew), each read when first asked, many to a
+    query where the caller says which it will ask (`read`); `keep` makes again those changed."""
+
+    def __init__(self, rows: _Rows, keys: list[str], count: int):
+        self.rows, self.count = rows, count
+        self.whole = not keys
+        if not self.whole and (type(keys) is not list or len(keys) != count):
+            raise ValueError("the weighing is not kept in rows")
+        self.keys = list(keys) if keys else [""] * count
+        self.parts: dict[int, dict] = {at: {} for at in range(count)} if self.whole else {}
+        self.changed: set[int] = set()
+
+    def at(self, key: str) -> int:
+        return zlib.crc32(key.encode("utf-8", "surrogatepass")) % self.count
+
+    def read(self, keys: Iterable[str]) -> None:
+        """Read the rows holding these keys, those not read yet, in one query."""
+        wanted = {self.at(key) for key in keys} - self.parts.keys()
+        self._read(wanted)
+
+    def _read(self, ats: Iterable[int]) -> None:
+        wanted = [at for at in ats if at not in self.parts]
+        self.rows.fetch(self.keys[at] for at in wanted if self.keys[at])
+        for at in wanted:
+            self.parts[at] = _loads(self.rows[self.keys[at]]) if self.keys[at] else {}
+
+    def part(self, key: str) -> dict:
+        at = self.at(key)
+        found = self.parts.get(at)
+        if found is None:
+            self._read((at,))
+            found = self.parts[at]
+        return found
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.part(key).get(key, default)
+
+    def set(self, key: str, value: Any) -> None:
+        self.part(key)[key] = value
+        self.changed.add(self.at(key))
+
+    def pop(self, key: str) -> None:
+        part = self.part(key)
+        if key in part:
+            del part[key]
+            self.changed.add(self.at(key))
+
+    def every(self) -> Iterator[tuple[str, Any]]:
+        """Every key with its value, all rows read."""
+        self._read(range(self.count))
+        for at in range(self.count):
+            yield from self.parts[at].items()
+
+    def keep(self) -> list[str]:
+        """The keys naming the rows as they are now, those changed made again (the keys they
+        replace told to `rows.dropped`)."""
+        changed = range(self.count) if self.whole else sorted(self.changed)
+        for at in changed:
+            if self.keys[at]:
+                self.rows.dropped.add(self.keys[at])
+            part = self.parts[at]
+            self.keys[at] = self.rows.add(marshal.dumps(part)) if part else ""
+        self.whole, self.changed = False, set()
+        return list(self.keys)
+
+
+class Facts:
+    """Each decision's `FIELDS` (`facts`, by id, as a list) and the index kept beside them
+    (`index`, by key: {decision: its value}), changed together: every change to a decision's
+    query, most alike, handles or mentions goes through `put`, `set_few` or `drop`, which keep
+    the index as a pass over every decision would make it."""
+
+    def __init__(self, rows: _Rows, documents: list[str], inverted: list[str]):
+        self.facts = Buckets(rows, documents, DOCUMENT_ROWS)
+        self.index = Buckets(rows, inverted, INVERTED_ROWS)
+
+    def read(self, doc_ids: Iterable[str]) -> None:
+        self.facts.read(doc_ids)
+
+    def of(self, doc_id: str) -> list | None:
+        return self.facts.get(doc_id)
+
+    def keyed(self, prefix: str, key: str) -> dict[str, Any]:
+        """The decisions under one key of the index ({} for none), as `index` holds them: not to be changed."""
+        return self.index.get(prefix + key, _EMPTY)
+
+    def read_keys(self, prefix: str, keys: Iterable[str]) -> None:
+        self.index.read(prefix + key for key in keys)
+
+    def _index(self, prefix: str, doc_id: str, before: dict[str, Any], after: dict[str, Any]) -> None:
+        index = self.index
+        for key in before.keys() - after.keys():
+            held = index.get(prefix + key)
+            if held is not None and doc_id in held:
+                del held[doc_id]
+                if held:
+                    index.changed.add(index.at(prefix + key))
+                else:
+                    index.pop(prefix + key)
+        for key, value in after.items():
+            if before.get(key, _EMPTY) != value:
+                held = index.get(prefix + key)
+                if held is None:
+                    index.set(prefix + key, {doc_id: value})
+                else:
+                    held[doc_id] = value
+                    index.changed.add(index.at(prefix + key))
+
+    def _keys(self, n: int, value: Any) -> dict[str, Any]:
+        """What one field's value puts in the index."""
+        if value is None:
+            return {}
+        if n == _ASKED:
+            return {term: at for at, term in enumerate(value)}
+        return dict.fromkeys(value, 1)
+
+    def put(self, doc_id: str, n: int, value: Any) -> None:
+        """Set one field of a decision's (its index kept alike)."""
+        found = self.facts.get(doc_id)
+        if found is None:
+            found = [None] * len(FIELDS)
+            self.facts.set(doc_id, found)
+        before = found[n]
+        found[n] = value
+        self.facts.changed.add(self.facts.at(doc_id))
+        prefix = {_ASKED: ASKS, _HANDLES: HOLDS, _MENTIONS: CITES}.get(n)
+        if prefix is not None:
+            self._index(prefix, doc_id, self._keys(n, before), self._keys(n, value))
+
+    def set_few(self, doc_id: str, top: Any, near: Any) -> None:
+        """Set a decision's most alike (`top`, `near`: None for none)."""
+        found = self.facts.get(doc_id)
+        was = {} if found is None else self._few(found[_TOP], found[_NEAR])
+        self.put(doc_id, _TOP, top)
+        self.put(doc_id, _NEAR, near)
+        self._index(NEAR, doc_id, was, self._few(top, near))
+
+    @staticmethod
+    def _few(top: Any, near: Any) -> dict[str, int]:
+        found = {} if top is None else {top[1]: 1}
+        found.update((other, 1) for _, other in near or ())
+        return found
+
+    def drop(self, doc_id: str) -> None:
+        """Keep nothing of a decision (gone)."""
+        found = self.facts.get(doc_id)
+        if found is None:
+            return
+        self.set_few(doc_id, None, None)
+        for n in (_ASKED, _HANDLES, _MENTIONS):
+            self.put(doc_id, n, None)
+        self.facts.pop(doc_id)
+
+    def keep(self) -> tuple[list[str], list[str]]:
+        return self.facts.keep(), self.index.keep()
+
+
+_EMPTY: dict = {}
+
+
+class FieldView(Mapping):
+    """One of `FIELDS` of every decision, as a read-only dictionary (None values not held):
+    asking for one decision's reads its row; going through all reads every row."""
+
+    def __init__(self, facts: Facts, name: str):
+        self._facts, self._n = facts, FIELDS.index(name)
+
+    def __getitem__(self, doc_id: str) -> Any:
+        found = self._facts.facts.get(doc_id)
+        if found is None or found[self._n] is None:
+            raise KeyError(doc_id)
+        return found[self._n]
+
+    def get(self, doc_id: str, default: Any = None) -> Any:  # asked of every pair weighed: no `Mapping.get`
+        found = self._facts.facts.get(doc_id)
+        return default if found is None or found[self._n] is None else found[self._n]
+
+    def __contains__(self, doc_id: object) -> bool:
+        return isinstance(doc_id, str) and self.get(doc_id) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        n = self._n
+        return iter([doc_id for doc_id, found in self._facts.facts.every() if found[n] is not None])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
