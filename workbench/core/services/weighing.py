@@ -99,14 +99,15 @@ def _when(profile: Profile) -> tuple:
 @dataclass
 class Kept:
     """What the queue's pairs were worked out from, and what came of them. Each decision's facts
-    (`weighing_rows.FIELDS`: read through `words`, `lengths`, `asked`, `top`, `near`, `handles`,
-    `mentions`, `when`) and the index beside them are kept in rows (`documents`, `inverted`),
+    (`weighing_rows.FIELDS`: read through `words`, `asked`, `top`, `near`, `handles`, `mentions`,
+    `when`) and the index beside them are kept in rows (`documents`, `inverted`),
     the postings of the last full count too (`base`): `attach` gives them their rows."""
 
     # decisions
     digests: dict[str, str] = field(default_factory=dict)
     linked: dict[str, int] = field(default_factory=dict)  # how many decisions link each target
     rows: list[str] = field(default_factory=list)  # a decision's row in the postings ("": none now)
+    when: dict[str, tuple] = field(default_factory=dict)  # each decision's `Profile.when` (`_when`): orders every pair
     frequency: dict[str, int] = field(default_factory=dict)  # {term: how many decisions hold it}
     length_total: int = 0  # the decisions' lengths added up
     # The postings of the last full count, each term's (row, count) pairs as array "i", in the rows
@@ -116,11 +117,14 @@ class Kept:
     # (`REFRESH_SHARE`). A change writes its counts, not the postings of its 300 terms.
     base: list[str] = field(default_factory=list)
     overlay: dict[int, dict[str, int]] = field(default_factory=dict)
-    documents: list[str] = field(default_factory=list)  # the rows of each decision's facts
+    texts: list[str] = field(default_factory=list)  # the rows of each decision's `weighing_rows.TEXTS`
+    documents: list[str] = field(default_factory=list)  # the rows of each decision's `weighing_rows.LINKS`
     inverted: list[str] = field(default_factory=list)  # the rows of the index beside them
     # Each row's least score among its most alike (its REVIEW_NEIGHBOURS-th), as array "d" (-inf
     # while it has fewer): a change outscoring none of them leaves them as they are.
     thresholds: bytes = b""
+    # Each row's length, as array "i": every decision a query meets asks its own (BM25's norm).
+    sizes: bytes = b""
     drift: int = 0  # decisions changed since the rarities were counted
     prefix: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the decisions' titles' shared opening
     # duplicates
@@ -159,15 +163,18 @@ class Kept:
     def attach(self, rows: Rows) -> None:
         """Read what is kept in rows from `rows` (a `ValueError` where the record names none of
         this code's: a `Kept()` names none, and makes every row anew)."""
-        self.facts = Facts(rows, self.documents, self.inverted)
+        self.facts = Facts(rows, self.texts, self.documents, self.inverted)
         self.terms_base = Buckets(rows, self.base, TERM_ROWS)
         self.limits = array("d")
         self.limits.frombytes(self.thresholds)
-        if len(self.limits) != len(self.rows):
-            raise ValueError("the weighing's thresholds do not hold together")
+        self.by_row = array("i")
+        self.by_row.frombytes(self.sizes)
+        if len(self.limits) != len(self.rows) or len(self.by_row) != len(self.rows):
+            raise ValueError("the weighing's rows do not hold together")
         self.positions = {doc_id: at for at, doc_id in enumerate(self.rows) if doc_id}
+        self.lengths = _Lengths(self.positions, self.by_row)
         for name in FIELDS:
-            setattr(self, "lengths" if name == "length" else name, FieldView(self.facts, name))
+            setattr(self, name, FieldView(self.facts, name))
 
     def posting(self, term: str) -> array:
         """A term's (row, count) pairs as they are now, as array "i" (empty for a term no decision holds)."""
@@ -201,7 +208,8 @@ class Kept:
                 frequency[term] = left
             else:
                 del frequency[term]
-        self.length_total -= self.lengths.get(doc_id, 0)
+        self.length_total -= self.by_row[row]
+        self.by_row[row] = 0
         self.overlay[row] = {}
 
     def post(self, doc_id: str, counts: Counter) -> None:
@@ -211,14 +219,15 @@ class Kept:
             row = self.positions[doc_id] = len(self.rows)
             self.rows.append(doc_id)
             self.limits.append(_NO_LIMIT)
+            self.by_row.append(0)
         frequency = self.frequency
         for term in counts:
             frequency[term] = frequency.get(term, 0) + 1
         self.overlay[row] = dict(counts)
         length = sum(counts.values())
         self.length_total += length
+        self.by_row[row] = length
         self.facts.put(doc_id, _WORDS, list(counts))
-        self.facts.put(doc_id, _LENGTH, length)
 
     def gone(self, doc_id: str) -> None:
         """A decision weighed no more: its counts out, its row emptied, nothing kept of it."""
@@ -228,7 +237,7 @@ class Kept:
             self.rows[row] = ""
             self.limits[row] = _NO_LIMIT
         self.facts.drop(doc_id)
-        del self.digests[doc_id]
+        del self.digests[doc_id], self.when[doc_id]
 
     def set_few(self, doc_id: str, few: list[tuple[float, str]]) -> None:
         """A decision's most alike, best first: its likeliest match in `top`, the next in `near`."""
@@ -241,20 +250,35 @@ class Kept:
 
     def referenced(self) -> set[str]:
         """The keys in `Rows` this record names."""
-        named = (self.pair_rows, self.pair_index, self.documents, self.inverted, self.base)
+        named = (self.pair_rows, self.pair_index, self.texts, self.documents, self.inverted, self.base)
         return {key for keys in named for key in keys if key}
 
     def keep_rows(self) -> None:
         """Name in the record the rows as they are now (those changed made again)."""
-        self.documents, self.inverted = self.facts.keep()
+        self.texts, self.documents, self.inverted = self.facts.keep()
         self.base = self.terms_base.keep()
         self.thresholds = self.limits.tobytes()
+        self.sizes = self.by_row.tobytes()
 
 
 _NO_LIMIT = float("-inf")
-_WORDS, _LENGTH, _HANDLES, _MENTIONS, _WHEN = (
-    FIELDS.index(name) for name in ("words", "length", "handles", "mentions", "when")
-)
+_WORDS, _ASKED, _HANDLES, _MENTIONS = (FIELDS.index(name) for name in ("words", "asked", "handles", "mentions"))
+
+
+class _Lengths(Mapping):
+    """Each decision's length, from its row's (`Kept.sizes`)."""
+
+    def __init__(self, positions: dict[str, int], by_row: array):
+        self.positions, self.by_row = positions, by_row
+
+    def __getitem__(self, doc_id: str) -> int:
+        return self.by_row[self.positions[doc_id]]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.positions)
+
+    def __len__(self) -> int:
+        return len(self.positions)
 
 
 class Rows:
@@ -613,7 +637,7 @@ class Weighing:
         kept.drift += len(changed) + len(removed)
         facts = kept.facts
         gone = changed | removed
-        facts.read(gone)
+        facts.read(gone, texts=True)
         profiles = profiles_of(docs[doc_id] for doc_id in changed)
         held = {handle for doc_id in gone for handle in kept.handles.get(doc_id, ())}  # as they were
         for doc_id in removed:
@@ -623,19 +647,19 @@ class Weighing:
             kept.post(doc_id, profile.terms)
             facts.put(doc_id, _HANDLES, sorted(profile.handles))
             facts.put(doc_id, _MENTIONS, sorted(profile.mentions))
-            facts.put(doc_id, _WHEN, _when(profile))
+            kept.when[doc_id] = _when(profile)
             kept.digests[doc_id] = current[doc_id]
         every = self._profiles
         bm25 = KeptBm25(kept, lambda doc_id: every[doc_id].terms, self.rows)
         for doc_id, profile in profiles.items():
-            facts.put(doc_id, FIELDS.index("asked"), bm25.query_terms(profile.terms, Bm25.QUERY_TERMS))
+            facts.put(doc_id, _ASKED, bm25.query_terms(profile.terms, Bm25.QUERY_TERMS))
         self._few_before = {}
         facts.index.read(NEAR + doc_id for doc_id in gone)
         again = set(changed)
         for doc_id in gone:  # those that count a changed one among their most alike
             again.update(facts.keyed(NEAR, doc_id))
         again -= removed
-        facts.read(again)
+        facts.read(again, texts=True)
         kept.terms_base.read(term for doc_id in again for term in kept.asked[doc_id])
         for doc_id in again:
             self._keep_few(doc_id, bm25.likeliest_few(kept.asked[doc_id], REVIEW_NEIGHBOURS, other_than=doc_id))
@@ -693,8 +717,9 @@ class Weighing:
         rows = self.rows = Rows()  # every row made again: those kept before are replaced
         rows.whole = True
         kept.rows, kept.overlay = list(profiles), {}
-        kept.base, kept.documents, kept.inverted = [], [], []
+        kept.base, kept.texts, kept.documents, kept.inverted = [], [], [], []
         kept.thresholds = array("d", [_NO_LIMIT] * len(kept.rows)).tobytes()
+        kept.sizes = array("i", [sum(p.terms.values()) for p in profiles.values()]).tobytes()
         kept.attach(rows)
         facts = kept.facts
         postings: dict[str, array] = {}
@@ -709,13 +734,11 @@ class Weighing:
         kept.frequency = {term: len(posted) // 2 for term, posted in postings.items()}
         kept.length_total = 0
         for doc_id, p in profiles.items():
-            length = sum(p.terms.values())
-            kept.length_total += length
+            kept.length_total += sum(p.terms.values())
             facts.put(doc_id, _WORDS, list(p.terms))
-            facts.put(doc_id, _LENGTH, length)
             facts.put(doc_id, _HANDLES, sorted(p.handles))
             facts.put(doc_id, _MENTIONS, sorted(p.mentions))
-            facts.put(doc_id, _WHEN, _when(p))
+        kept.when = {doc_id: _when(p) for doc_id, p in profiles.items()}
         kept.drift = 0
         kept.unlisted, kept.listed_pairs, kept.reach, kept.supers = set(), 0, {}, {}
         self._reach(kept.digests)
@@ -726,7 +749,7 @@ class Weighing:
         bm25 = Bm25(profiles.values())
         asked = {doc_id: bm25.query_terms(p.terms, Bm25.QUERY_TERMS) for doc_id, p in profiles.items()}
         for doc_id, terms in asked.items():
-            facts.put(doc_id, FIELDS.index("asked"), terms)
+            facts.put(doc_id, _ASKED, terms)
         self._few_before = {}
         for doc_id, terms in told(asked.items(), len(asked), self.progress, "weighing decisions"):
             self._keep_few(doc_id, bm25.likeliest_few(terms, REVIEW_NEIGHBOURS, other_than=doc_id))
@@ -801,6 +824,8 @@ class Weighing:
             pairs.drop(pair)
         profiles = self._profiles
         examined = now | {pair for pair in before if pair[0] not in redrawn and pair[1] not in redrawn}
+        # The queries of the decisions of the pairs weighed again, read at once.
+        kept.facts.read((d for pair in examined if pair not in before or {*pair} & moved for d in pair), texts=True)
         for pair in told(sorted(examined), len(examined), self.progress, "weighing pairs"):
             older, newer = pair
             had = before.get(pair)

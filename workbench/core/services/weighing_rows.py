@@ -3,7 +3,7 @@ few of (`weighing.Kept`).
 
 At 10,000 decision records what a weighing keeps was a 7 MB record read and written whole at each
 change, and a change's likely matches were found by scoring every decision's query against the
-changed one. Here each decision's facts (its terms as counted, length, query, most alike,
+changed one. Here each decision's facts (its terms as counted, query, most alike,
 handles, mentions, date) are kept in one of DOCUMENT_ROWS rows chosen by a CRC of its id, and
 what a change must find without visiting every decision in an index kept beside them, in one of
 INVERTED_ROWS rows chosen by a CRC of the key: which decisions ask a term (with its place in
@@ -19,15 +19,18 @@ import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Protocol
 
-__all__ = ["DOCUMENT_ROWS", "INVERTED_ROWS", "TERM_ROWS", "FIELDS", "Buckets", "Facts", "FieldView"]
+__all__ = ["DOCUMENT_ROWS", "INVERTED_ROWS", "TERM_ROWS", "TEXTS", "LINKS", "FIELDS", "Buckets", "Facts", "FieldView"]
 
 DOCUMENT_ROWS = 1024
 INVERTED_ROWS = 4096
 TERM_ROWS = 4096  # the postings of the last full count, by a CRC of the term (`weighing.Kept.posting`)
-# What is kept of each decision, in this order: its terms as last counted, its length, the query
-# it asks (`Bm25.query_terms`), its likeliest match, the next most alike, the handles it holds and
-# cites, its `Profile.when`.
-FIELDS = ("words", "length", "asked", "top", "near", "handles", "mentions", "when")
+# What is kept of each decision: its terms as last counted and the query it asks
+# (`Bm25.query_terms`), in one row (`TEXTS`: read for the decisions whose most alike are found
+# again); its likeliest match, the next most alike and the handles it holds and cites in
+# another (read for those whose pairs are drawn again: a fifth of the bytes).
+TEXTS = ("words", "asked")
+LINKS = ("top", "near", "handles", "mentions")
+FIELDS = TEXTS + LINKS
 _ASKED, _TOP, _NEAR, _HANDLES, _MENTIONS = (FIELDS.index(name) for name in ("asked", "top", "near", "handles", "mentions"))
 # The index's keys: a term asked, a decision counted among others' most alike, a handle cited or held.
 ASKS, NEAR, CITES, HOLDS = "a\x1f", "n\x1f", "m\x1f", "h\x1f"
@@ -125,15 +128,23 @@ class Facts:
     query, most alike, handles or mentions goes through `put`, `set_few` or `drop`, which keep
     the index as a pass over every decision would make it."""
 
-    def __init__(self, rows: _Rows, documents: list[str], inverted: list[str]):
-        self.facts = Buckets(rows, documents, DOCUMENT_ROWS)
+    def __init__(self, rows: _Rows, texts: list[str], links: list[str], inverted: list[str]):
+        self.texts = Buckets(rows, texts, DOCUMENT_ROWS)
+        self.links = Buckets(rows, links, DOCUMENT_ROWS)
         self.index = Buckets(rows, inverted, INVERTED_ROWS)
 
-    def read(self, doc_ids: Iterable[str]) -> None:
-        self.facts.read(doc_ids)
+    def read(self, doc_ids: Iterable[str], texts: bool = False) -> None:
+        """Read these decisions' `LINKS` rows (and `TEXTS` where asked), in one query each."""
+        doc_ids = list(doc_ids)
+        self.links.read(doc_ids)
+        if texts:
+            self.texts.read(doc_ids)
 
-    def of(self, doc_id: str) -> list | None:
-        return self.facts.get(doc_id)
+    def value(self, doc_id: str, n: int) -> Any:
+        """One of a decision's `FIELDS` (None for none)."""
+        group, at = (self.texts, n) if n < len(TEXTS) else (self.links, n - len(TEXTS))
+        found = group.get(doc_id)
+        return None if found is None else found[at]
 
     def keyed(self, prefix: str, key: str) -> dict[str, Any]:
         """The decisions under one key of the index ({} for none), as `index` holds them: not to be changed."""
@@ -171,21 +182,21 @@ class Facts:
 
     def put(self, doc_id: str, n: int, value: Any) -> None:
         """Set one field of a decision's (its index kept alike)."""
-        found = self.facts.get(doc_id)
+        group, at, size = (self.texts, n, len(TEXTS)) if n < len(TEXTS) else (self.links, n - len(TEXTS), len(LINKS))
+        found = group.get(doc_id)
         if found is None:
-            found = [None] * len(FIELDS)
-            self.facts.set(doc_id, found)
-        before = found[n]
-        found[n] = value
-        self.facts.changed.add(self.facts.at(doc_id))
+            found = [None] * size
+            group.set(doc_id, found)
+        before = found[at]
+        found[at] = value
+        group.changed.add(group.at(doc_id))
         prefix = {_ASKED: ASKS, _HANDLES: HOLDS, _MENTIONS: CITES}.get(n)
         if prefix is not None:
             self._index(prefix, doc_id, self._keys(n, before), self._keys(n, value))
 
     def set_few(self, doc_id: str, top: Any, near: Any) -> None:
         """Set a decision's most alike (`top`, `near`: None for none)."""
-        found = self.facts.get(doc_id)
-        was = {} if found is None else self._few(found[_TOP], found[_NEAR])
+        was = self._few(self.value(doc_id, _TOP), self.value(doc_id, _NEAR))
         self.put(doc_id, _TOP, top)
         self.put(doc_id, _NEAR, near)
         self._index(NEAR, doc_id, was, self._few(top, near))
@@ -198,16 +209,14 @@ class Facts:
 
     def drop(self, doc_id: str) -> None:
         """Keep nothing of a decision (gone)."""
-        found = self.facts.get(doc_id)
-        if found is None:
-            return
         self.set_few(doc_id, None, None)
         for n in (_ASKED, _HANDLES, _MENTIONS):
             self.put(doc_id, n, None)
-        self.facts.pop(doc_id)
+        self.texts.pop(doc_id)
+        self.links.pop(doc_id)
 
-    def keep(self) -> tuple[list[str], list[str]]:
-        return self.facts.keep(), self.index.keep()
+    def keep(self) -> tuple[list[str], list[str], list[str]]:
+        return self.texts.keep(), self.links.keep(), self.index.keep()
 
 
 _EMPTY: dict = {}
@@ -221,21 +230,22 @@ class FieldView(Mapping):
         self._facts, self._n = facts, FIELDS.index(name)
 
     def __getitem__(self, doc_id: str) -> Any:
-        found = self._facts.facts.get(doc_id)
-        if found is None or found[self._n] is None:
+        found = self._facts.value(doc_id, self._n)
+        if found is None:
             raise KeyError(doc_id)
-        return found[self._n]
+        return found
 
     def get(self, doc_id: str, default: Any = None) -> Any:  # asked of every pair weighed: no `Mapping.get`
-        found = self._facts.facts.get(doc_id)
-        return default if found is None or found[self._n] is None else found[self._n]
+        found = self._facts.value(doc_id, self._n)
+        return default if found is None else found
 
     def __contains__(self, doc_id: object) -> bool:
-        return isinstance(doc_id, str) and self.get(doc_id) is not None
+        return isinstance(doc_id, str) and self._facts.value(doc_id, self._n) is not None
 
     def __iter__(self) -> Iterator[str]:
         n = self._n
-        return iter([doc_id for doc_id, found in self._facts.facts.every() if found[n] is not None])
+        group, at = (self._facts.texts, n) if n < len(TEXTS) else (self._facts.links, n - len(TEXTS))
+        return iter([doc_id for doc_id, found in group.every() if found[at] is not None])
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
