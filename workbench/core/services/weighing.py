@@ -58,7 +58,7 @@ from .conflicts import (
     weigh_pair,
 )
 from .kept_pairs import NONE, KeptPairs
-from .weighing_rows import ASKS, CITES, FIELDS, HOLDS, NEAR, TERM_ROWS, Buckets, Facts, FieldView
+from .weighing_rows import ASKS, CITES, FIELDS, HOLDS, NEAR, Buckets, Facts, FieldView, rows_for
 from ..records.store_rows import relations_of
 from ..vocabulary.model import DocType, Document, Status
 from ..views.similarity import Bm25, Corpus, Likeness, Profile, profiles_of, rarity
@@ -111,7 +111,7 @@ class Kept:
     frequency: dict[str, int] = field(default_factory=dict)  # {term: how many decisions hold it}
     length_total: int = 0  # the decisions' lengths added up
     # The postings of the last full count, each term's (row, count) pairs as array "i", in the rows
-    # `base` names (`weighing_rows.TERM_ROWS`, by a CRC of the term), never written again until the
+    # `base` names (by a CRC of the term, `weighing_rows.rows_for`), never written again until the
     # next: a row's counts since (a decision changed, added or gone) are in `overlay` instead
     # ({row: {term: count}}, {} for one gone), a hundredth of the decisions at most
     # (`REFRESH_SHARE`). A change writes its counts, not the postings of its 300 terms.
@@ -163,8 +163,8 @@ class Kept:
     def attach(self, rows: Rows) -> None:
         """Read what is kept in rows from `rows` (a `ValueError` where the record names none of
         this code's: a `Kept()` names none, and makes every row anew)."""
-        self.facts = Facts(rows, self.texts, self.documents, self.inverted)
-        self.terms_base = Buckets(rows, self.base, TERM_ROWS)
+        self.facts = Facts(rows, self.texts, self.documents, self.inverted, len(self.digests))
+        self.terms_base = Buckets(rows, self.base, rows_for(len(self.digests)))
         self.limits = array("d")
         self.limits.frombytes(self.thresholds)
         self.by_row = array("i")
@@ -471,8 +471,10 @@ class Weighing:
     """The decision pairs and the duplicates of one vault as it is, worked out from what was kept
     (`Kept`) for the vault as it was, or from nothing (`full`)."""
 
-    # Every pair drawn, read and asked whether it is settled after a change, as a pass over every
-    # pair does: what the pairs touched alone must give (tests compare the two).
+    # Every pair drawn, read and asked whether it is settled after a change, and every decision
+    # asked whether a change moved its most alike or its pairs, as a pass over all of them does,
+    # the index beside the decisions' facts unread: what the pairs and decisions touched alone
+    # must give (tests compare the two).
     everywhere = False
 
     def __init__(
@@ -654,39 +656,12 @@ class Weighing:
         for doc_id, profile in profiles.items():
             facts.put(doc_id, _ASKED, bm25.query_terms(profile.terms, Bm25.QUERY_TERMS))
         self._few_before = {}
-        facts.index.read(NEAR + doc_id for doc_id in gone)
-        again = set(changed)
-        for doc_id in gone:  # those that count a changed one among their most alike
-            again.update(facts.keyed(NEAR, doc_id))
-        again -= removed
-        facts.read(again, texts=True)
+        again = self._counting(gone) - removed
+        facts.read(again)
         kept.terms_base.read(term for doc_id in again for term in kept.asked[doc_id])
         for doc_id in again:
             self._keep_few(doc_id, bm25.likeliest_few(kept.asked[doc_id], REVIEW_NEIGHBOURS, other_than=doc_id))
-        # Every other decision keeps its most alike unless a changed one outscores the last of them:
-        # its score for a changed one adds the shares of the terms it asks that the changed one
-        # holds, in the order it asks them (the index says which ask a term, and where).
-        met: dict[str, list[tuple[float, str]]] = {}
-        for other in changed:
-            shares = bm25.term_shares(other)
-            facts.read_keys(ASKS, shares)
-            reached: dict[str, list[tuple[int, float]]] = {}
-            for term, share in shares.items():
-                for doc_id, at in facts.keyed(ASKS, term).items():
-                    found = reached.get(doc_id)
-                    if found is None:
-                        reached[doc_id] = [(at, share)]
-                    else:
-                        found.append((at, share))
-            for doc_id, found in reached.items():
-                if doc_id in again:
-                    continue
-                found.sort()
-                total = 0.0
-                for _, share in found:
-                    total += share
-                if total:
-                    met.setdefault(doc_id, []).append((total, other))
+        met = self._met(bm25, changed, again)
         limits, positions = kept.limits, kept.positions
         outscored = {doc_id: scores for doc_id, scores in met.items() if max(scores)[0] >= limits[positions[doc_id]]}
         facts.read(outscored)
@@ -700,11 +675,80 @@ class Weighing:
         # whose next most alike changed, and those citing a handle a changed one held or holds.
         redrawn = moved | {doc_id for doc_id, (_, near) in before.items() if kept.near.get(doc_id) != near}
         held.update(handle for doc_id in changed for handle in kept.handles[doc_id])
-        facts.read_keys(CITES, held)
-        for handle in held:
-            redrawn.update(facts.keyed(CITES, handle))
+        redrawn |= self._citing(held)
         corpus = Corpus.counted(len(kept.digests), kept.frequency, kept.linked, kept.prefix)
         self._pairs_moved(bm25, corpus, moved, redrawn)
+
+    # What the index kept beside the decisions' facts answers (`weighing_rows.Facts`), each asked
+    # of every decision instead where `everywhere` (the reference tests hold the index to).
+
+    def _counting(self, gone: set[str]) -> set[str]:
+        """The decisions `gone` and those that count one of them among their most alike."""
+        kept, facts = self.kept, self.kept.facts
+        found = set(gone)
+        if self.everywhere:
+            for doc_id in kept.digests:
+                few = ([kept.top[doc_id]] if doc_id in kept.top else []) + kept.near.get(doc_id, [])
+                if any(other in gone for _, other in few):
+                    found.add(doc_id)
+            return found
+        facts.index.read(NEAR + doc_id for doc_id in gone)
+        for doc_id in gone:
+            found.update(facts.keyed(NEAR, doc_id))
+        return found
+
+    def _met(self, bm25: KeptBm25, changed: set[str], again: set[str]) -> dict[str, list[tuple[float, str]]]:
+        """Each decision but those `again` that asks a term a changed one holds, with its score
+        for each such one ((score, id), as `KeptBm25.score` adds it: the shares of the terms it
+        asks that the changed one holds, in the order it asks them; none for a score of 0)."""
+        kept, facts = self.kept, self.kept.facts
+        met: dict[str, list[tuple[float, str]]] = {}
+        for other in changed:
+            shares = bm25.term_shares(other)
+            reached: dict[str, list[tuple[int, float]]] = {}
+            if self.everywhere:
+                for doc_id in kept.digests:
+                    reached[doc_id] = [(at, shares[term]) for at, term in enumerate(kept.asked[doc_id]) if term in shares]
+            else:
+                facts.read_keys(ASKS, shares)
+                for term, share in shares.items():
+                    for doc_id, at in facts.keyed(ASKS, term).items():
+                        found = reached.get(doc_id)
+                        if found is None:
+                            reached[doc_id] = [(at, share)]
+                        else:
+                            found.append((at, share))
+            for doc_id, found in reached.items():
+                if doc_id in again:
+                    continue
+                found.sort()
+                total = 0.0
+                for _, share in found:
+                    total += share
+                if total:
+                    met.setdefault(doc_id, []).append((total, other))
+        return met
+
+    def _citing(self, handles: set[str]) -> set[str]:
+        """The decisions citing one of these handles."""
+        kept, facts = self.kept, self.kept.facts
+        if self.everywhere:
+            return {doc_id for doc_id in kept.digests if not handles.isdisjoint(kept.mentions.get(doc_id, ()))}
+        facts.read_keys(CITES, handles)
+        return {doc_id for handle in handles for doc_id in facts.keyed(CITES, handle)}
+
+    def _holding(self, handles: set[str]) -> dict[str, list[str]]:
+        """The decisions holding each of these handles."""
+        kept, facts = self.kept, self.kept.facts
+        if self.everywhere:
+            found: dict[str, list[str]] = {}
+            for doc_id in kept.digests:
+                for handle in kept.handles.get(doc_id, ()):
+                    if handle in handles:
+                        found.setdefault(handle, []).append(doc_id)
+            return found
+        facts.read_keys(HOLDS, handles)
+        return {handle: list(facts.keyed(HOLDS, handle)) for handle in handles}
 
     def _weigh_all(self, decisions: list[Document]) -> None:
         """Everything counted and weighed again, as `weigh_decisions` does, and kept."""
@@ -825,7 +869,7 @@ class Weighing:
         profiles = self._profiles
         examined = now | {pair for pair in before if pair[0] not in redrawn and pair[1] not in redrawn}
         # The queries of the decisions of the pairs weighed again, read at once.
-        kept.facts.read((d for pair in examined if pair not in before or {*pair} & moved for d in pair), texts=True)
+        kept.facts.read(d for pair in examined if pair not in before or {*pair} & moved for d in pair)
         for pair in told(sorted(examined), len(examined), self.progress, "weighing pairs"):
             older, newer = pair
             had = before.get(pair)
@@ -858,8 +902,7 @@ class Weighing:
         facts = kept.facts
         facts.read(redrawn | partners)
         cited = {mention for doc_id in redrawn | partners for mention in kept.mentions.get(doc_id, ())}
-        facts.read_keys(HOLDS, cited)
-        by_handle = {handle: list(facts.keyed(HOLDS, handle)) for handle in cited}  # those holding each
+        by_handle = self._holding(cited)
         # Every decision a pair drawn here names, read at once (their dates order the pairs).
         others = {other for held in by_handle.values() for other in held}
         for doc_id in redrawn | partners:

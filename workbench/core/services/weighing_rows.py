@@ -4,9 +4,8 @@ few of (`weighing.Kept`).
 At 10,000 decision records what a weighing keeps was a 7 MB record read and written whole at each
 change, and a change's likely matches were found by scoring every decision's query against the
 changed one. Here each decision's facts (its terms as counted, query, most alike,
-handles, mentions, date) are kept in one of DOCUMENT_ROWS rows chosen by a CRC of its id, and
-what a change must find without visiting every decision in an index kept beside them, in one of
-INVERTED_ROWS rows chosen by a CRC of the key: which decisions ask a term (with its place in
+handles, mentions) are kept in rows chosen by a CRC of its id (`rows_for`), and what a change must find without visiting every decision in an
+index kept beside them, in rows chosen by a CRC of the key: which decisions ask a term (with its place in
 their query: a score adds its shares in that order), which count a decision among their most
 alike, and which cite or hold a handle. A change reads the rows of the decisions it touches and
 of the keys it asks, and writes those it changed; the record names the rows.
@@ -15,21 +14,35 @@ of the keys it asks, and writes those it changed; the record names the rows.
 from __future__ import annotations
 
 import marshal
+import math
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Protocol
 
-__all__ = ["DOCUMENT_ROWS", "INVERTED_ROWS", "TERM_ROWS", "TEXTS", "LINKS", "FIELDS", "Buckets", "Facts", "FieldView"]
+__all__ = ["TEXTS_A_ROW", "SPREAD", "rows_for", "TEXTS", "LINKS", "FIELDS", "Buckets", "Facts", "FieldView"]
 
-DOCUMENT_ROWS = 1024
-INVERTED_ROWS = 4096
-TERM_ROWS = 4096  # the postings of the last full count, by a CRC of the term (`weighing.Kept.posting`)
-# What is kept of each decision: its terms as last counted and the query it asks
-# (`Bm25.query_terms`), in one row (`TEXTS`: read for the decisions whose most alike are found
-# again); its likeliest match, the next most alike and the handles it holds and cites in
-# another (read for those whose pairs are drawn again: a fifth of the bytes).
-TEXTS = ("words", "asked")
-LINKS = ("top", "near", "handles", "mentions")
+# How many rows hold what is kept, chosen at each full count (a power of two, at least LEAST_ROWS):
+# each decision's terms, read for the decisions changed alone, about TEXTS_A_ROW to a row; the
+# rest (each decision's `LINKS`, the index's keys, the postings' terms) in about the square root
+# of SPREAD times the number of decisions: a change reads and writes a few hundred rows of those,
+# each holding what is kept of a handful of decisions or keys, and the record names every row
+# (1,024 rows each at 505 decisions, 4,096 at 9,582).
+TEXTS_A_ROW = 16
+SPREAD = 2000
+LEAST_ROWS = 16
+
+
+def rows_for(decisions: int, a_row: int = 0) -> int:
+    """How many rows hold what is kept of this many decisions: `a_row` to a row (about), or the
+    square root of SPREAD times as many (none given)."""
+    wanted = decisions // a_row if a_row else round(math.sqrt(SPREAD * decisions))
+    return max(LEAST_ROWS, 1 << round(math.log2(max(1, wanted))))
+# What is kept of each decision: its terms as last counted, in one row (`TEXTS`: three quarters
+# of the bytes, read for the decisions changed alone); the query it asks (`Bm25.query_terms`), its
+# likeliest match, the next most alike and the handles it holds and cites in another (read for
+# those whose most alike or pairs are found again, and those of the pairs weighed again).
+TEXTS = ("words",)
+LINKS = ("asked", "top", "near", "handles", "mentions")
 FIELDS = TEXTS + LINKS
 _ASKED, _TOP, _NEAR, _HANDLES, _MENTIONS = (FIELDS.index(name) for name in ("asked", "top", "near", "handles", "mentions"))
 # The index's keys: a term asked, a decision counted among others' most alike, a handle cited or held.
@@ -55,15 +68,15 @@ def _loads(value: bytes) -> dict:
 
 
 class Buckets:
-    """Values by key in `count` rows chosen by a CRC of the key (the rows `keys` names, "" for one
-    holding nothing; none named: every row made anew), each read when first asked, many to a
-    query where the caller says which it will ask (`read`); `keep` makes again those changed."""
+    """Values by key in rows chosen by a CRC of the key (the rows `keys` names, "" for one holding
+    nothing; none named: `count` rows made anew), each read when first asked, many to a query
+    where the caller says which it will ask (`read`); `keep` makes again those changed."""
 
     def __init__(self, rows: _Rows, keys: list[str], count: int):
-        self.rows, self.count = rows, count
-        self.whole = not keys
-        if not self.whole and (type(keys) is not list or len(keys) != count):
+        if type(keys) is not list or not all(type(key) is str for key in keys):
             raise ValueError("the weighing is not kept in rows")
+        self.whole = not keys
+        self.rows, self.count = rows, count if self.whole else len(keys)
         self.keys = list(keys) if keys else [""] * count
         self.parts: dict[int, dict] = {at: {} for at in range(count)} if self.whole else {}
         self.changed: set[int] = set()
@@ -128,13 +141,14 @@ class Facts:
     query, most alike, handles or mentions goes through `put`, `set_few` or `drop`, which keep
     the index as a pass over every decision would make it."""
 
-    def __init__(self, rows: _Rows, texts: list[str], links: list[str], inverted: list[str]):
-        self.texts = Buckets(rows, texts, DOCUMENT_ROWS)
-        self.links = Buckets(rows, links, DOCUMENT_ROWS)
-        self.index = Buckets(rows, inverted, INVERTED_ROWS)
+    def __init__(self, rows: _Rows, texts: list[str], links: list[str], inverted: list[str], decisions: int):
+        """`decisions`: how many there are, where the rows are made anew (none named)."""
+        self.texts = Buckets(rows, texts, rows_for(decisions, TEXTS_A_ROW))
+        self.links = Buckets(rows, links, rows_for(decisions))
+        self.index = Buckets(rows, inverted, rows_for(decisions))
 
     def read(self, doc_ids: Iterable[str], texts: bool = False) -> None:
-        """Read these decisions' `LINKS` rows (and `TEXTS` where asked), in one query each."""
+        """Read these decisions' `LINKS` rows (and `TEXTS` where asked: the terms they were counted with), in one query each."""
         doc_ids = list(doc_ids)
         self.links.read(doc_ids)
         if texts:
