@@ -49,7 +49,9 @@ def _kept_bytes(vault: Vault) -> int:
     """The bytes the weighing keeps: its record and every row."""
     db = vault.store.db
     record = db.execute("SELECT sum(length(value)) FROM kept WHERE name = ?", (kept_conflicts.WEIGHED,)).fetchone()[0]
-    rows = db.execute("SELECT sum(length(value)) FROM kept_rows WHERE name = ?", (kept_conflicts.WEIGHED,)).fetchone()[0]
+    rows = db.execute("SELECT sum(length(value)) FROM kept_rows WHERE name = ?", (kept_conflicts.WEIGHED,)).fetchone()[
+        0
+    ]
     return record + rows
 
 
@@ -91,7 +93,9 @@ def test_one_change_reads_and_writes_a_small_share_of_what_is_kept(vault_root):
     a few rows); each decision's facts in the record, written whole, it wrote 38% of them."""
     vault = Vault.open(vault_root)
     total = _kept_bytes(vault)
-    _append(vault_root, vault, _decisions(vault)[40], "The retry budget was raised to 7 attempts after the outage review.")
+    _append(
+        vault_root, vault, _decisions(vault)[40], "The retry budget was raised to 7 attempts after the outage review."
+    )
     vault = Vault.open(vault_root)
     seen = _counting(vault)
     queue = vault._queue(False)
@@ -171,7 +175,9 @@ def test_a_row_damaged_or_missing_is_worked_out_again(vault_root, which, harm):
                 db.execute("UPDATE kept_rows SET value = ? WHERE key = ?", (b"\x00not a row", key))
             else:
                 db.execute("DELETE FROM kept_rows WHERE key = ?", (key,))
-    _append(vault_root, vault, _decisions(vault)[40], "The retry budget was raised to 9 attempts after the outage review.")
+    _append(
+        vault_root, vault, _decisions(vault)[40], "The retry budget was raised to 9 attempts after the outage review."
+    )
     vault = Vault.open(vault_root)
     queue = vault._queue(False)
     found = queue.conflicts()

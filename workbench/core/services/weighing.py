@@ -44,7 +44,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, cast
 
 from .conflicts import (
     CLAIM_TYPES,
@@ -159,6 +159,20 @@ class Kept:
     # queue's blocks and the review list's ranking, each kept by the call that saved last before
     # it, follow every save since, not only the last (`Weighing.stood`).
     saves: list[tuple[dict[int, str], list[tuple[str, str]], list[tuple[str, str]]]] = field(default_factory=list)
+
+    # Given by `attach`, not kept in the record.
+    facts: Facts = field(init=False, repr=False, compare=False)
+    terms_base: Buckets = field(init=False, repr=False, compare=False)
+    limits: array = field(init=False, repr=False, compare=False)
+    by_row: array = field(init=False, repr=False, compare=False)
+    positions: dict[str, int] = field(init=False, repr=False, compare=False)
+    lengths: Mapping[str, int] = field(init=False, repr=False, compare=False)
+    words: FieldView = field(init=False, repr=False, compare=False)
+    asked: FieldView = field(init=False, repr=False, compare=False)
+    top: FieldView = field(init=False, repr=False, compare=False)
+    near: FieldView = field(init=False, repr=False, compare=False)
+    handles: FieldView = field(init=False, repr=False, compare=False)
+    mentions: FieldView = field(init=False, repr=False, compare=False)
 
     def attach(self, rows: Rows) -> None:
         """Read what is kept in rows from `rows` (a `ValueError` where the record names none of
@@ -323,7 +337,7 @@ class Rows:
         return {key: value for key, value in self.written.items() if key in named}
 
 
-_NAMES = tuple(f.name for f in fields(Kept))
+_NAMES = tuple(f.name for f in fields(Kept) if f.init)
 
 
 def _values(kept: Kept) -> tuple:
@@ -708,7 +722,9 @@ class Weighing:
             reached: dict[str, list[tuple[int, float]]] = {}
             if self.everywhere:
                 for doc_id in kept.digests:
-                    reached[doc_id] = [(at, shares[term]) for at, term in enumerate(kept.asked[doc_id]) if term in shares]
+                    reached[doc_id] = [
+                        (at, shares[term]) for at, term in enumerate(kept.asked[doc_id]) if term in shares
+                    ]
             else:
                 facts.read_keys(ASKS, shares)
                 for term, share in shares.items():
@@ -809,9 +825,8 @@ class Weighing:
     def _weigh_pair(self, bm25: Any, corpus: Corpus, profiles: Any, pair: tuple[str, str]) -> Weighed | None:
         """A pair weighed now (`conflicts.weigh_pair`), and kept."""
         kept = self.kept
-        found = weigh_pair(
-            self.docs, self.supersedes, self.compatible, profiles, corpus, bm25, kept.asked, kept.top, *pair
-        )
+        asked, top = cast("dict[str, list[str]]", kept.asked), cast("dict[str, tuple[float, str]]", kept.top)
+        found = weigh_pair(self.docs, self.supersedes, self.compatible, profiles, corpus, bm25, asked, top, *pair)
         self.weighed_again += 1
         self.pairs_changed.add(pair)
         assert self._pairs is not None

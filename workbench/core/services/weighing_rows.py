@@ -37,6 +37,8 @@ def rows_for(decisions: int, a_row: int = 0) -> int:
     square root of SPREAD times as many (none given)."""
     wanted = decisions // a_row if a_row else round(math.sqrt(SPREAD * decisions))
     return max(LEAST_ROWS, 1 << round(math.log2(max(1, wanted))))
+
+
 # What is kept of each decision: its terms as last counted, in one row (`TEXTS`: three quarters
 # of the bytes, read for the decisions changed alone); the query it asks (`Bm25.query_terms`), its
 # likeliest match, the next most alike and the handles it holds and cites in another (read for
@@ -44,7 +46,9 @@ def rows_for(decisions: int, a_row: int = 0) -> int:
 TEXTS = ("words",)
 LINKS = ("asked", "top", "near", "handles", "mentions")
 FIELDS = TEXTS + LINKS
-_ASKED, _TOP, _NEAR, _HANDLES, _MENTIONS = (FIELDS.index(name) for name in ("asked", "top", "near", "handles", "mentions"))
+_ASKED, _TOP, _NEAR, _HANDLES, _MENTIONS = (
+    FIELDS.index(name) for name in ("asked", "top", "near", "handles", "mentions")
+)
 # The index's keys: a term asked, a decision counted among others' most alike, a handle cited or held.
 ASKS, NEAR, CITES, HOLDS = "a\x1f", "n\x1f", "m\x1f", "h\x1f"
 
