@@ -3,7 +3,7 @@ again only the pairs it touches: at 10,000 documents weighing every pair takes s
 curator (or an agent judging pairs) changes one or two documents between two looks.
 
 What is kept, with the digest of each document it was worked out from: each decision's term counts
-(as postings, term by term, each term's a row of its own: `Rows`) and length, its distinctive terms (the BM25 query it asks) and its
+(as postings, term by term) and length, its distinctive terms (the BM25 query it asks) and its
 REVIEW_NEIGHBOURS most alike (the likeliest, which the queue pairs it with, and the next, which the
 review list pairs it with too); each weighed pair of decisions; each pair of active documents
 compared as possible duplicates and what came of it, with the word rarities that comparison used,
@@ -296,10 +296,10 @@ class _Lengths(Mapping):
 
 
 class Rows:
-    """What `Kept` holds most of (each term's postings, each decision's terms: three quarters of
-    its bytes) kept as rows of their own (`DerivedStore.kept_rows`), each under a digest of its
-    bytes, and read when first asked (many to a query where a call knows which it will ask): a
-    change reads and writes the rows it touches, not 7 MB of them. A row never changes under its
+    """What `Kept` holds most of (each decision's facts and the index beside them, the postings,
+    the pairs: `weighing_rows`, `kept_pairs`) kept as rows of their own (`DerivedStore.kept_rows`),
+    each under a digest of its bytes, and read when first asked (many to a query where a call
+    knows which it will ask): a change reads and writes the rows it touches. A row never changes under its
     key, so whichever process wrote last, the record read names rows holding what it was kept
     with; a row gone (a full count replaced them all since) is a `KeyError`: what was kept does
     not hold together, and everything is worked out again."""

@@ -3,11 +3,11 @@ few of (`weighing.Kept`).
 
 At 10,000 decision records what a weighing keeps was a 7 MB record read and written whole at each
 change, and a change's likely matches were found by scoring every decision's query against the
-changed one. Here each decision's facts (its terms as counted, query, most alike,
-handles, mentions) are kept in rows chosen by a CRC of its id (`rows_for`), and what a change must find without visiting every decision in an
-index kept beside them, in rows chosen by a CRC of the key: which decisions ask a term (with its place in
-their query: a score adds its shares in that order), which count a decision among their most
-alike, and which cite or hold a handle. A change reads the rows of the decisions it touches and
+changed one. Here each decision's facts (its terms as counted, query, most alike, handles,
+mentions) are kept in rows chosen by a CRC of its id (`rows_for`), and what a change must find
+without visiting every decision in an index kept beside them, in rows chosen by a CRC of the
+key: which decisions ask a term (with its place in their query: a score adds its shares in that
+order), which count a decision among their most alike, and which cite or hold a handle. A change reads the rows of the decisions it touches and
 of the keys it asks, and writes those it changed; the record names the rows.
 """
 
