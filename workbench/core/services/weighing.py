@@ -99,9 +99,9 @@ def _when(profile: Profile) -> tuple:
 @dataclass
 class Kept:
     """What the queue's pairs were worked out from, and what came of them. Each decision's facts
-    (`weighing_rows.FIELDS`: read through `words`, `asked`, `top`, `near`, `handles`, `mentions`,
-    `when`) and the index beside them are kept in rows (`documents`, `inverted`),
-    the postings of the last full count too (`base`): `attach` gives them their rows."""
+    (`weighing_rows.FIELDS`: read through `words`, `asked`, `top`, `near`, `handles` and
+    `mentions`) and the index beside them are kept in rows (`texts`, `documents`, `inverted`), the
+    postings of the last full count too (`base`): `attach` gives them their rows."""
 
     # decisions
     digests: dict[str, str] = field(default_factory=dict)
