@@ -167,22 +167,22 @@ def test_a_duplicate_edited(root, capsys):
 
 
 def test_a_change_writes_the_kept_rows_it_touches(root, capsys):
-    """The kept pairs' postings and terms are rows of their own: one decision changed writes the
-    rows of its own terms, not every decision's, and the record naming them is a fraction of
-    what it was."""
+    """What the weighing keeps of each decision and each term is in rows of their own: one
+    decision changed replaces the rows it touches, not every decision's, and the record naming
+    them is a fraction of what they hold."""
     older, _ = decision_in_queue(root, capsys)
     vault = Vault.open(root)
     count = "SELECT count(*) FROM kept_rows WHERE name = ?"
     before = vault.store.db.execute(count, (kept_conflicts.WEIGHED,)).fetchone()[0]
     kept = kept_record(root)
-    assert before >= len(kept.postings) // 2 and len(kept.terms) > 300
+    assert before >= len(kept.documents) // 2 and len(kept.digests) > 300
     with older.open("a", encoding="utf-8") as file:
         file.write("\nThe retry budget was raised to 7 attempts after the outage review.\n")
     printed(root, capsys, "conflicts")
     vault = Vault.open(root)
     after = vault.store.db.execute(count, (kept_conflicts.WEIGHED,)).fetchone()[0]
     words = len(weighing.profiles_of([next(d for d in vault.documents if d.id == older.stem)])[older.stem].terms)
-    assert 0 < after - before <= words + 1
+    assert abs(after - before) <= words + 1
     record = vault.store.kept(kept_conflicts.WEIGHED, vault._queue(False).setting)
     rows = sum(len(v) for (v,) in vault.store.db.execute("SELECT value FROM kept_rows"))
     assert isinstance(record, bytes) and len(record) < rows

@@ -3,7 +3,7 @@ again only the pairs it touches: at 10,000 documents weighing every pair takes s
 curator (or an agent judging pairs) changes one or two documents between two looks.
 
 What is kept, with the digest of each document it was worked out from: each decision's term counts
-(as postings, term by term, each term's a row of its own: `Rows`) and length, its distinctive terms (the BM25 query it asks) and its
+(as postings, term by term) and length, its distinctive terms (the BM25 query it asks) and its
 REVIEW_NEIGHBOURS most alike (the likeliest, which the queue pairs it with, and the next, which the
 review list pairs it with too); each weighed pair of decisions; each pair of active documents
 compared as possible duplicates and what came of it, with the word rarities that comparison used,
@@ -43,8 +43,8 @@ import marshal
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, cast
 
 from .conflicts import (
     CLAIM_TYPES,
@@ -58,6 +58,7 @@ from .conflicts import (
     weigh_pair,
 )
 from .kept_pairs import NONE, KeptPairs
+from .weighing_rows import ASKS, CITES, FIELDS, HOLDS, NEAR, Buckets, Facts, FieldView, rows_for
 from ..records.store_rows import relations_of
 from ..vocabulary.model import DocType, Document, Status
 from ..views.similarity import Bm25, Corpus, Likeness, Profile, profiles_of, rarity
@@ -78,7 +79,7 @@ __all__ = [
 ]
 
 REFRESH_SHARE = 0.01
-FORMAT = 10
+FORMAT = 11
 SAVES = 8
 """Saves of the weighing kept in `Kept.saves`: a follower chosen from the weighing as it stood
 before one of them follows the pairs touched since; one chosen from an older weighing is made whole."""
@@ -97,24 +98,33 @@ def _when(profile: Profile) -> tuple:
 
 @dataclass
 class Kept:
-    """What the queue's pairs were worked out from, and what came of them."""
+    """What the queue's pairs were worked out from, and what came of them. Each decision's facts
+    (`weighing_rows.FIELDS`: read through `words`, `asked`, `top`, `near`, `handles` and
+    `mentions`) and the index beside them are kept in rows (`texts`, `documents`, `inverted`), the
+    postings of the last full count too (`base`): `attach` gives them their rows."""
 
     # decisions
     digests: dict[str, str] = field(default_factory=dict)
     linked: dict[str, int] = field(default_factory=dict)  # how many decisions link each target
-    rows: list[str] = field(default_factory=list)  # a decision's row in `postings` ("": none now)
-    postings: dict[str, str] = field(
-        default_factory=dict
-    )  # {term: the key in `Rows` of its (row, count) pairs, as array "i"}
+    rows: list[str] = field(default_factory=list)  # a decision's row in the postings ("": none now)
+    when: dict[str, tuple] = field(default_factory=dict)  # each decision's `Profile.when` (`_when`): orders every pair
     frequency: dict[str, int] = field(default_factory=dict)  # {term: how many decisions hold it}
-    terms: dict[str, str] = field(default_factory=dict)  # {decision: the key in `Rows` of its terms, space-separated}
-    lengths: dict[str, int] = field(default_factory=dict)
-    asked: dict[str, list[str]] = field(default_factory=dict)
-    top: dict[str, tuple[float, str]] = field(default_factory=dict)
-    near: dict[str, list[tuple[float, str]]] = field(default_factory=dict)  # the next most alike, best first
-    handles: dict[str, list[str]] = field(default_factory=dict)
-    mentions: dict[str, list[str]] = field(default_factory=dict)
-    when: dict[str, tuple] = field(default_factory=dict)
+    length_total: int = 0  # the decisions' lengths added up
+    # The postings of the last full count, each term's (row, count) pairs as array "i", in the rows
+    # `base` names (by a CRC of the term, `weighing_rows.rows_for`), never written again until the
+    # next: a row's counts since (a decision changed, added or gone) are in `overlay` instead
+    # ({row: {term: count}}, {} for one gone), a hundredth of the decisions at most
+    # (`REFRESH_SHARE`). A change writes its counts, not the postings of its 300 terms.
+    base: list[str] = field(default_factory=list)
+    overlay: dict[int, dict[str, int]] = field(default_factory=dict)
+    texts: list[str] = field(default_factory=list)  # the rows of each decision's `weighing_rows.TEXTS`
+    documents: list[str] = field(default_factory=list)  # the rows of each decision's `weighing_rows.LINKS`
+    inverted: list[str] = field(default_factory=list)  # the rows of the index beside them
+    # Each row's least score among its most alike (its REVIEW_NEIGHBOURS-th), as array "d" (-inf
+    # while it has fewer): a change outscoring none of them leaves them as they are.
+    thresholds: bytes = b""
+    # Each row's length, as array "i": every decision a query meets asks its own (BM25's norm).
+    sizes: bytes = b""
     drift: int = 0  # decisions changed since the rarities were counted
     prefix: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the decisions' titles' shared opening
     # duplicates
@@ -150,61 +160,146 @@ class Kept:
     # it, follow every save since, not only the last (`Weighing.stood`).
     saves: list[tuple[dict[int, str], list[tuple[str, str]], list[tuple[str, str]]]] = field(default_factory=list)
 
-    def posting(self, term: str, rows: Rows) -> array:
-        """A term's (row, count) pairs, as array "i" (empty for a term no decision holds)."""
+    # Given by `attach`, not kept in the record.
+    facts: Facts = field(init=False, repr=False, compare=False)
+    terms_base: Buckets = field(init=False, repr=False, compare=False)
+    limits: array = field(init=False, repr=False, compare=False)
+    by_row: array = field(init=False, repr=False, compare=False)
+    positions: dict[str, int] = field(init=False, repr=False, compare=False)
+    lengths: Mapping[str, int] = field(init=False, repr=False, compare=False)
+    words: FieldView = field(init=False, repr=False, compare=False)
+    asked: FieldView = field(init=False, repr=False, compare=False)
+    top: FieldView = field(init=False, repr=False, compare=False)
+    near: FieldView = field(init=False, repr=False, compare=False)
+    handles: FieldView = field(init=False, repr=False, compare=False)
+    mentions: FieldView = field(init=False, repr=False, compare=False)
+
+    def attach(self, rows: Rows) -> None:
+        """Read what is kept in rows from `rows` (a `ValueError` where the record names none of
+        this code's: a `Kept()` names none, and makes every row anew)."""
+        self.facts = Facts(rows, self.texts, self.documents, self.inverted, len(self.digests))
+        self.terms_base = Buckets(rows, self.base, rows_for(len(self.digests)))
+        self.limits = array("d")
+        self.limits.frombytes(self.thresholds)
+        self.by_row = array("i")
+        self.by_row.frombytes(self.sizes)
+        if len(self.limits) != len(self.rows) or len(self.by_row) != len(self.rows):
+            raise ValueError("the weighing's rows do not hold together")
+        self.positions = {doc_id: at for at, doc_id in enumerate(self.rows) if doc_id}
+        self.lengths = _Lengths(self.positions, self.by_row)
+        for name in FIELDS:
+            setattr(self, name, FieldView(self.facts, name))
+
+    def posting(self, term: str) -> array:
+        """A term's (row, count) pairs as they are now, as array "i" (empty for a term no decision holds)."""
         found = array("i")
-        key = self.postings.get(term)
-        if key is not None:
-            found.frombytes(rows[key])
+        base = self.terms_base.get(term)
+        if base is not None:
+            found.frombytes(base)
+        overlay = self.overlay
+        if overlay:
+            if base is not None:
+                kept = array("i")
+                for n in range(0, len(found), 2):
+                    if found[n] not in overlay:
+                        kept.extend((found[n], found[n + 1]))
+                found = kept
+            for row, counts in overlay.items():
+                count = counts.get(term)
+                if count:
+                    found.extend((row, count))
         return found
 
-    def words(self, doc_id: str, rows: Rows) -> list[str]:
-        """A decision's terms as counted when it was last posted ([] for one not posted)."""
-        key = self.terms.get(doc_id)
-        return rows[key].decode("utf-8").split() if key is not None else []
-
-    def unpost(self, doc_id: str, rows: Rows) -> None:
-        """Take a decision's counts out of `postings`."""
-        row = self.rows.index(doc_id) if doc_id in self.terms else -1
-        for term in self.words(doc_id, rows):
-            found = self.posting(term, rows)
-            at = next(n for n in range(0, len(found), 2) if found[n] == row)
-            del found[at : at + 2]
-            rows.dropped.add(self.postings[term])
-            if found:
-                self.postings[term] = rows.add(found.tobytes())
-                self.frequency[term] = len(found) // 2
+    def unpost(self, doc_id: str) -> None:
+        """Take a decision's counts out of the postings and the frequencies."""
+        row = self.positions.get(doc_id)
+        if row is None:
+            return
+        frequency = self.frequency
+        for term in self.words.get(doc_id, ()):
+            left = frequency[term] - 1
+            if left:
+                frequency[term] = left
             else:
-                del self.postings[term], self.frequency[term]
-        if doc_id in self.terms:
-            rows.dropped.add(self.terms.pop(doc_id))
+                del frequency[term]
+        self.length_total -= self.by_row[row]
+        self.by_row[row] = 0
+        self.overlay[row] = {}
 
-    def post(self, doc_id: str, counts: Counter, rows: Rows) -> None:
-        """Put a decision's counts in `postings`, in a row of its own."""
-        if doc_id in self.rows:
-            row = self.rows.index(doc_id)
-        else:
-            row = len(self.rows)
+    def post(self, doc_id: str, counts: Counter) -> None:
+        """Put a decision's counts in the postings (`overlay`), in a row of its own."""
+        row = self.positions.get(doc_id)
+        if row is None:
+            row = self.positions[doc_id] = len(self.rows)
             self.rows.append(doc_id)
-        for term, count in counts.items():
-            found = self.posting(term, rows)
-            found.extend((row, count))
-            if term in self.postings:
-                rows.dropped.add(self.postings[term])
-            self.postings[term] = rows.add(found.tobytes())
-            self.frequency[term] = len(found) // 2
-        self.terms[doc_id] = rows.add(" ".join(counts).encode("utf-8"))
+            self.limits.append(_NO_LIMIT)
+            self.by_row.append(0)
+        frequency = self.frequency
+        for term in counts:
+            frequency[term] = frequency.get(term, 0) + 1
+        self.overlay[row] = dict(counts)
+        length = sum(counts.values())
+        self.length_total += length
+        self.by_row[row] = length
+        self.facts.put(doc_id, _WORDS, list(counts))
+
+    def gone(self, doc_id: str) -> None:
+        """A decision weighed no more: its counts out, its row emptied, nothing kept of it."""
+        self.unpost(doc_id)
+        row = self.positions.pop(doc_id, None)
+        if row is not None:
+            self.rows[row] = ""
+            self.limits[row] = _NO_LIMIT
+        self.facts.drop(doc_id)
+        del self.digests[doc_id], self.when[doc_id]
+
+    def set_few(self, doc_id: str, few: list[tuple[float, str]]) -> None:
+        """A decision's most alike, best first: its likeliest match in `top`, the next in `near`."""
+        if few:
+            self.facts.set_few(doc_id, few[0], few[1:])
+        else:
+            self.facts.set_few(doc_id, None, None)
+        row = self.positions[doc_id]
+        self.limits[row] = few[-1][0] if len(few) >= REVIEW_NEIGHBOURS else _NO_LIMIT
 
     def referenced(self) -> set[str]:
         """The keys in `Rows` this record names."""
-        return set(self.postings.values()) | set(self.terms.values()) | set(self.pair_rows) | set(self.pair_index)
+        named = (self.pair_rows, self.pair_index, self.texts, self.documents, self.inverted, self.base)
+        return {key for keys in named for key in keys if key}
+
+    def keep_rows(self) -> None:
+        """Name in the record the rows as they are now (those changed made again)."""
+        self.texts, self.documents, self.inverted = self.facts.keep()
+        self.base = self.terms_base.keep()
+        self.thresholds = self.limits.tobytes()
+        self.sizes = self.by_row.tobytes()
+
+
+_NO_LIMIT = float("-inf")
+_WORDS, _ASKED, _HANDLES, _MENTIONS = (FIELDS.index(name) for name in ("words", "asked", "handles", "mentions"))
+
+
+class _Lengths(Mapping):
+    """Each decision's length, from its row's (`Kept.sizes`)."""
+
+    def __init__(self, positions: dict[str, int], by_row: array):
+        self.positions, self.by_row = positions, by_row
+
+    def __getitem__(self, doc_id: str) -> int:
+        return self.by_row[self.positions[doc_id]]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.positions)
+
+    def __len__(self) -> int:
+        return len(self.positions)
 
 
 class Rows:
-    """What `Kept` holds most of (each term's postings, each decision's terms: three quarters of
-    its bytes) kept as rows of their own (`DerivedStore.kept_rows`), each under a digest of its
-    bytes, and read when first asked (many to a query where a call knows which it will ask): a
-    change reads and writes the rows it touches, not 7 MB of them. A row never changes under its
+    """What `Kept` holds most of (each decision's facts and the index beside them, the postings,
+    the pairs: `weighing_rows`, `kept_pairs`) kept as rows of their own (`DerivedStore.kept_rows`),
+    each under a digest of its bytes, and read when first asked (many to a query where a call
+    knows which it will ask): a change reads and writes the rows it touches. A row never changes under its
     key, so whichever process wrote last, the record read names rows holding what it was kept
     with; a row gone (a full count replaced them all since) is a `KeyError`: what was kept does
     not hold together, and everything is worked out again."""
@@ -242,20 +337,27 @@ class Rows:
         return {key: value for key, value in self.written.items() if key in named}
 
 
+_NAMES = tuple(f.name for f in fields(Kept) if f.init)
+
+
+def _values(kept: Kept) -> tuple:
+    """The record's fields, as `Kept(*values)` takes them."""
+    return tuple(getattr(kept, name) for name in _NAMES)
+
+
 def dump(kept: Kept) -> bytes:
     """The whole record, its `DRAWN` fields in place (they must be: read, or never kept apart)."""
-    return marshal.dumps((FORMAT, tuple(vars(kept).values())))
+    return marshal.dumps((FORMAT, _values(kept)))
 
 
 def dump_apart(kept: Kept, drawn_changed: bool) -> tuple[bytes, str, bytes | None]:
     """(the record but its `DRAWN` fields, naming their digest; that digest; the fields, None
     where they are those read, unchanged, or were never read)."""
-    values = vars(kept)
     part = None
     if drawn_changed or not kept.drawn:
-        part = marshal.dumps(tuple(values[name] for name in DRAWN))
+        part = marshal.dumps(tuple(getattr(kept, name) for name in DRAWN))
         kept.drawn = hashlib.sha256(part).hexdigest()
-    rest = tuple(None if name in DRAWN else value for name, value in values.items())
+    rest = tuple(None if name in DRAWN else getattr(kept, name) for name in _NAMES)
     return marshal.dumps((FORMAT, rest)), kept.drawn, part
 
 
@@ -293,8 +395,8 @@ class KeptBm25(Bm25):
     profile's); `rows` holds the postings `kept` names."""
 
     def __init__(self, kept: Kept, counts_of: Any, rows: Rows):
-        self.size = len(kept.lengths)
-        self.average = sum(kept.lengths.values()) / max(1, len(kept.lengths))
+        self.size = len(kept.digests)
+        self.average = kept.length_total / max(1, self.size)
         self.kept, self.counts_of, self.rows = kept, counts_of, rows
         self._weights: dict[str, float] = {}
         self._norms: dict[str, float] = {}
@@ -336,7 +438,7 @@ class KeptBm25(Bm25):
         kept, rows = self.kept, self.kept.rows
         totals: dict[str, float] = {}
         for term in asked:
-            found = kept.posting(term, self.rows)
+            found = kept.posting(term)
             for n in range(0, len(found), 2):
                 doc_id = rows[found[n]]
                 if doc_id != other_than:
@@ -369,17 +471,6 @@ _BROKEN = (KeyError, ValueError, IndexError, StopIteration, TypeError)
 DIGEST = 16  # the opening of a document's digest kept in `Kept.reach`: enough to tell a change
 
 
-def _score(asked: list[str], shares: dict[str, float]) -> float:
-    """`KeptBm25.score` from a decision's `shares`: the same sum, in the same order."""
-    if shares.keys().isdisjoint(asked):
-        return 0.0  # most decisions ask none of a changed one's terms
-    total = 0.0
-    for term in asked:
-        if term in shares:
-            total += shares[term]
-    return total
-
-
 def _older_first(when: dict[str, tuple], a: str, b: str) -> tuple[str, str]:
     """A pair's ids as `pairs_to_weigh` orders them: the older first by `Profile.when`."""
     return (a, b) if when[a] < when[b] else (b, a)
@@ -394,8 +485,10 @@ class Weighing:
     """The decision pairs and the duplicates of one vault as it is, worked out from what was kept
     (`Kept`) for the vault as it was, or from nothing (`full`)."""
 
-    # Every pair drawn, read and asked whether it is settled after a change, as a pass over every
-    # pair does: what the pairs touched alone must give (tests compare the two).
+    # Every pair drawn, read and asked whether it is settled after a change, and every decision
+    # asked whether a change moved its most alike or its pairs, as a pass over all of them does,
+    # the index beside the decisions' facts unread: what the pairs and decisions touched alone
+    # must give (tests compare the two).
     everywhere = False
 
     def __init__(
@@ -414,9 +507,14 @@ class Weighing:
         self.docs = {d.id: d for d in documents}
         self.compatible = compatible
         self.supersedes = _Supersedes(self.docs)
-        self.kept = Kept() if kept is None else kept
         self.rows = Rows(rows)
         self.full = full or kept is None
+        try:
+            if kept is not None:
+                kept.attach(self.rows)
+        except ValueError:  # not kept in rows as this code keeps them: everything worked out again
+            kept, self.full = None, True
+        self.kept = Kept() if kept is None else kept
         self.weighed_again = 0  # pairs of decisions weighed in this call (the rest were read as kept)
         self.compared_again = 0  # pairs compared as duplicates in this call
         self._weighed: list[Weighed] | None = None
@@ -426,6 +524,9 @@ class Weighing:
         self.drawn_changed = False  # the `DRAWN` fields changed in this call: written again
         self.progress = progress
         self._pairs: KeptPairs | None = None  # the pairs as kept, and changed in this call (`_weigh`)
+        self._profiles = _Profiles(self.docs)
+        # How the most alike of the decisions whose most alike were set in this call stood before (`_keep_few`).
+        self._few_before: dict[str, tuple[Any, Any]] = {}
         self._fresh: dict[tuple[str, str], Weighed] = {}  # the pairs weighed in this call, listed
         self.pairs_changed: set[tuple[str, str]] = set()  # pairs weighed in this call, or new
         self.pairs_gone: set[tuple[str, str]] = set()  # pairs kept that are weighed no more
@@ -550,56 +651,120 @@ class Weighing:
         if self.full or kept.drift + len(changed) + len(removed) > REFRESH_SHARE * len(current) or len(current) < 2:
             return self._weigh_all(decisions)
         kept.drift += len(changed) + len(removed)
-        rows = self.rows
-        rows.fetch(kept.terms[doc_id] for doc_id in changed | removed if doc_id in kept.terms)
-        profiles = profiles_of(docs[doc_id] for doc_id in changed)
-        touched = {term for doc_id in changed | removed for term in kept.words(doc_id, rows)}
-        touched.update(term for profile in profiles.values() for term in profile.terms)
-        rows.fetch(kept.postings[term] for term in touched if term in kept.postings)
+        facts = kept.facts
         gone = changed | removed
+        facts.read(gone, texts=True)
+        profiles = profiles_of(docs[doc_id] for doc_id in changed)
         held = {handle for doc_id in gone for handle in kept.handles.get(doc_id, ())}  # as they were
         for doc_id in removed:
-            kept.unpost(doc_id, rows)
-            kept.rows[kept.rows.index(doc_id)] = ""
-            for table in (kept.lengths, kept.asked, kept.top, kept.near, kept.handles, kept.mentions, kept.when):
-                table.pop(doc_id, None)
-            del kept.digests[doc_id]
+            kept.gone(doc_id)
         for doc_id, profile in profiles.items():
-            kept.unpost(doc_id, rows)
-            kept.post(doc_id, profile.terms, rows)
-            kept.lengths[doc_id] = sum(profile.terms.values())
-            kept.handles[doc_id] = sorted(profile.handles)
-            kept.mentions[doc_id] = sorted(profile.mentions)
+            kept.unpost(doc_id)
+            kept.post(doc_id, profile.terms)
+            facts.put(doc_id, _HANDLES, sorted(profile.handles))
+            facts.put(doc_id, _MENTIONS, sorted(profile.mentions))
             kept.when[doc_id] = _when(profile)
             kept.digests[doc_id] = current[doc_id]
-        every = _Profiles(docs)
-        bm25 = KeptBm25(kept, lambda doc_id: every[doc_id].terms, rows)
+        every = self._profiles
+        bm25 = KeptBm25(kept, lambda doc_id: every[doc_id].terms, self.rows)
         for doc_id, profile in profiles.items():
-            kept.asked[doc_id] = bm25.query_terms(profile.terms, Bm25.QUERY_TERMS)
-        before, near_before = dict(kept.top), dict(kept.near)
-        again = set(changed) | {doc_id for doc_id, (_, best) in kept.top.items() if best in gone}
-        again |= {doc_id for doc_id, few in kept.near.items() if any(other in gone for _, other in few)}
-        again -= removed
-        rows.fetch(kept.postings[term] for doc_id in again for term in kept.asked[doc_id] if term in kept.postings)
+            facts.put(doc_id, _ASKED, bm25.query_terms(profile.terms, Bm25.QUERY_TERMS))
+        self._few_before = {}
+        again = self._counting(gone) - removed
+        facts.read(again)
+        kept.terms_base.read(term for doc_id in again for term in kept.asked[doc_id])
         for doc_id in again:
             self._keep_few(doc_id, bm25.likeliest_few(kept.asked[doc_id], REVIEW_NEIGHBOURS, other_than=doc_id))
-        shares = [(other, bm25.term_shares(other)) for other in changed]
-        for doc_id in current.keys() - again:
-            asked = kept.asked[doc_id]
-            met = [(score, other) for other, share in shares if (score := _score(asked, share))]
-            if met:
-                few = ([kept.top[doc_id]] if doc_id in kept.top else []) + kept.near.get(doc_id, [])
-                if len(few) < REVIEW_NEIGHBOURS or max(met) > few[-1]:  # else its most alike stay
-                    self._keep_few(doc_id, heapq.nlargest(REVIEW_NEIGHBOURS, few + met))
-        moved = gone | {doc_id for doc_id in current if kept.top.get(doc_id) != before.get(doc_id)}
+        met = self._met(bm25, changed, again)
+        limits, positions = kept.limits, kept.positions
+        outscored = {doc_id: scores for doc_id, scores in met.items() if max(scores)[0] >= limits[positions[doc_id]]}
+        facts.read(outscored)
+        for doc_id, scores in outscored.items():
+            few = ([kept.top[doc_id]] if doc_id in kept.top else []) + kept.near.get(doc_id, [])
+            if len(few) < REVIEW_NEIGHBOURS or max(scores) > few[-1]:  # else its most alike stay
+                self._keep_few(doc_id, heapq.nlargest(REVIEW_NEIGHBOURS, few + scores))
+        before = self._few_before
+        moved = gone | {doc_id for doc_id, (top, _) in before.items() if kept.top.get(doc_id) != top}
         # The decisions whose pairs may be drawn otherwise (`pairs_to_weigh`): those moved, those
         # whose next most alike changed, and those citing a handle a changed one held or holds.
-        redrawn = moved | {doc_id for doc_id in current if kept.near.get(doc_id) != near_before.get(doc_id)}
+        redrawn = moved | {doc_id for doc_id, (_, near) in before.items() if kept.near.get(doc_id) != near}
         held.update(handle for doc_id in changed for handle in kept.handles[doc_id])
-        if held:
-            redrawn.update(doc_id for doc_id, cited in kept.mentions.items() if not held.isdisjoint(cited))
-        corpus = Corpus.counted(len(kept.lengths), kept.frequency, kept.linked, kept.prefix)
+        redrawn |= self._citing(held)
+        corpus = Corpus.counted(len(kept.digests), kept.frequency, kept.linked, kept.prefix)
         self._pairs_moved(bm25, corpus, moved, redrawn)
+
+    # What the index kept beside the decisions' facts answers (`weighing_rows.Facts`), each asked
+    # of every decision instead where `everywhere` (the reference tests hold the index to).
+
+    def _counting(self, gone: set[str]) -> set[str]:
+        """The decisions `gone` and those that count one of them among their most alike."""
+        kept, facts = self.kept, self.kept.facts
+        found = set(gone)
+        if self.everywhere:
+            for doc_id in kept.digests:
+                few = ([kept.top[doc_id]] if doc_id in kept.top else []) + kept.near.get(doc_id, [])
+                if any(other in gone for _, other in few):
+                    found.add(doc_id)
+            return found
+        facts.index.read(NEAR + doc_id for doc_id in gone)
+        for doc_id in gone:
+            found.update(facts.keyed(NEAR, doc_id))
+        return found
+
+    def _met(self, bm25: KeptBm25, changed: set[str], again: set[str]) -> dict[str, list[tuple[float, str]]]:
+        """Each decision but those `again` that asks a term a changed one holds, with its score
+        for each such one ((score, id), as `KeptBm25.score` adds it: the shares of the terms it
+        asks that the changed one holds, in the order it asks them; none for a score of 0)."""
+        kept, facts = self.kept, self.kept.facts
+        met: dict[str, list[tuple[float, str]]] = {}
+        for other in changed:
+            shares = bm25.term_shares(other)
+            reached: dict[str, list[tuple[int, float]]] = {}
+            if self.everywhere:
+                for doc_id in kept.digests:
+                    reached[doc_id] = [
+                        (at, shares[term]) for at, term in enumerate(kept.asked[doc_id]) if term in shares
+                    ]
+            else:
+                facts.read_keys(ASKS, shares)
+                for term, share in shares.items():
+                    for doc_id, at in facts.keyed(ASKS, term).items():
+                        found = reached.get(doc_id)
+                        if found is None:
+                            reached[doc_id] = [(at, share)]
+                        else:
+                            found.append((at, share))
+            for doc_id, found in reached.items():
+                if doc_id in again:
+                    continue
+                found.sort()
+                total = 0.0
+                for _, share in found:
+                    total += share
+                if total:
+                    met.setdefault(doc_id, []).append((total, other))
+        return met
+
+    def _citing(self, handles: set[str]) -> set[str]:
+        """The decisions citing one of these handles."""
+        kept, facts = self.kept, self.kept.facts
+        if self.everywhere:
+            return {doc_id for doc_id in kept.digests if not handles.isdisjoint(kept.mentions.get(doc_id, ()))}
+        facts.read_keys(CITES, handles)
+        return {doc_id for handle in handles for doc_id in facts.keyed(CITES, handle)}
+
+    def _holding(self, handles: set[str]) -> dict[str, list[str]]:
+        """The decisions holding each of these handles."""
+        kept, facts = self.kept, self.kept.facts
+        if self.everywhere:
+            found: dict[str, list[str]] = {}
+            for doc_id in kept.digests:
+                for handle in kept.handles.get(doc_id, ()):
+                    if handle in handles:
+                        found.setdefault(handle, []).append(doc_id)
+            return found
+        facts.read_keys(HOLDS, handles)
+        return {handle: list(facts.keyed(HOLDS, handle)) for handle in handles}
 
     def _weigh_all(self, decisions: list[Document]) -> None:
         """Everything counted and weighed again, as `weigh_decisions` does, and kept."""
@@ -607,13 +772,16 @@ class Weighing:
         self.full = True
         profiles = profiles_of(decisions)
         corpus = Corpus(profiles.values())
-        lengths = {p.id: sum(p.terms.values()) for p in profiles.values()}
         kept.digests = {d.id: d.digest for d in decisions}
         kept.linked, kept.prefix = dict(corpus.linked), dict(corpus.prefix)
         rows = self.rows = Rows()  # every row made again: those kept before are replaced
         rows.whole = True
-        kept.rows = list(profiles)
-        kept.terms = {doc_id: rows.add(" ".join(p.terms).encode("utf-8")) for doc_id, p in profiles.items()}
+        kept.rows, kept.overlay = list(profiles), {}
+        kept.base, kept.texts, kept.documents, kept.inverted = [], [], [], []
+        kept.thresholds = array("d", [_NO_LIMIT] * len(kept.rows)).tobytes()
+        kept.sizes = array("i", [sum(p.terms.values()) for p in profiles.values()]).tobytes()
+        kept.attach(rows)
+        facts = kept.facts
         postings: dict[str, array] = {}
         for row, profile in enumerate(profiles.values()):
             for term, count in profile.terms.items():
@@ -621,42 +789,44 @@ class Weighing:
                 if posted is None:
                     posted = postings[term] = array("i")
                 posted.extend((row, count))
-        kept.postings = {term: rows.add(posted.tobytes()) for term, posted in postings.items()}
+        for term, posted in postings.items():
+            kept.terms_base.set(term, posted.tobytes())
         kept.frequency = {term: len(posted) // 2 for term, posted in postings.items()}
-        kept.lengths = lengths
-        kept.handles = {doc_id: sorted(p.handles) for doc_id, p in profiles.items()}
-        kept.mentions = {doc_id: sorted(p.mentions) for doc_id, p in profiles.items()}
+        kept.length_total = 0
+        for doc_id, p in profiles.items():
+            kept.length_total += sum(p.terms.values())
+            facts.put(doc_id, _WORDS, list(p.terms))
+            facts.put(doc_id, _HANDLES, sorted(p.handles))
+            facts.put(doc_id, _MENTIONS, sorted(p.mentions))
         kept.when = {doc_id: _when(p) for doc_id, p in profiles.items()}
         kept.drift = 0
         kept.unlisted, kept.listed_pairs, kept.reach, kept.supers = set(), 0, {}, {}
-        self._reach(kept.handles)
+        self._reach(kept.digests)
         self._pairs = KeptPairs(rows, [], [])
         if len(profiles) < 2:
-            kept.asked, kept.top = {}, {}
             self._rows = []
             return
         bm25 = Bm25(profiles.values())
-        kept.asked = {doc_id: bm25.query_terms(p.terms, Bm25.QUERY_TERMS) for doc_id, p in profiles.items()}
-        kept.top, kept.near = {}, {}
-        for doc_id, terms in told(kept.asked.items(), len(kept.asked), self.progress, "weighing decisions"):
+        asked = {doc_id: bm25.query_terms(p.terms, Bm25.QUERY_TERMS) for doc_id, p in profiles.items()}
+        for doc_id, terms in asked.items():
+            facts.put(doc_id, _ASKED, terms)
+        self._few_before = {}
+        for doc_id, terms in told(asked.items(), len(asked), self.progress, "weighing decisions"):
             self._keep_few(doc_id, bm25.likeliest_few(terms, REVIEW_NEIGHBOURS, other_than=doc_id))
-        self._pairs_all(bm25, corpus)
+        self._pairs_all(bm25, corpus, profiles)
 
     def _keep_few(self, doc_id: str, few: list[tuple[float, str]]) -> None:
-        """A decision's most alike, best first: its likeliest match in `top`, the next in `near`."""
+        """A decision's most alike, best first (how they stood first kept in `_few_before`)."""
         kept = self.kept
-        if few:
-            kept.top[doc_id], kept.near[doc_id] = few[0], few[1:]
-        else:
-            kept.top.pop(doc_id, None)
-            kept.near.pop(doc_id, None)
+        if doc_id not in self._few_before:
+            self._few_before[doc_id] = (kept.top.get(doc_id), kept.near.get(doc_id))
+        kept.set_few(doc_id, few)
 
     def _weigh_pair(self, bm25: Any, corpus: Corpus, profiles: Any, pair: tuple[str, str]) -> Weighed | None:
         """A pair weighed now (`conflicts.weigh_pair`), and kept."""
         kept = self.kept
-        found = weigh_pair(
-            self.docs, self.supersedes, self.compatible, profiles, corpus, bm25, kept.asked, kept.top, *pair
-        )
+        asked, top = cast("dict[str, list[str]]", kept.asked), cast("dict[str, tuple[float, str]]", kept.top)
+        found = weigh_pair(self.docs, self.supersedes, self.compatible, profiles, corpus, bm25, asked, top, *pair)
         self.weighed_again += 1
         self.pairs_changed.add(pair)
         assert self._pairs is not None
@@ -665,15 +835,18 @@ class Weighing:
             self._fresh[pair] = found
         return found
 
-    def _pairs_all(self, bm25: Any, corpus: Corpus) -> None:
+    def _pairs_all(self, bm25: Any, corpus: Corpus, profiles: dict[str, Profile]) -> None:
         """Every pair drawn (`pairs_to_weigh`) weighed, and kept."""
         kept = self.kept
-        profiles = _Profiles(self.docs)
-        near = {doc_id: [other for _, other in few] for doc_id, few in kept.near.items()}
-        ordered = sorted(pairs_to_weigh(kept.handles, kept.mentions, kept.when, kept.top, near))
+        handles = {doc_id: sorted(p.handles) for doc_id, p in profiles.items()}
+        mentions = {doc_id: sorted(p.mentions) for doc_id, p in profiles.items()}
+        when = {doc_id: _when(p) for doc_id, p in profiles.items()}
+        top = {doc_id: kept.top[doc_id] for doc_id in profiles if doc_id in kept.top}
+        near = {doc_id: [other for _, other in kept.near.get(doc_id, ())] for doc_id in profiles}
+        ordered = sorted(pairs_to_weigh(handles, mentions, when, top, near))
         weighed = []
         for pair in told(ordered, len(ordered), self.progress, "weighing pairs"):
-            found = self._weigh_pair(bm25, corpus, profiles, pair)
+            found = self._weigh_pair(bm25, corpus, self._profiles, pair)
             if found is not None:
                 weighed.append(found)
         kept.listed_pairs = len(weighed)
@@ -689,7 +862,7 @@ class Weighing:
         pairs = self._pairs = KeptPairs(self.rows, kept.pair_rows, kept.pair_index)
         settled_again = self._settled_again(moved)
         if self.everywhere:
-            redrawn, settled_again = redrawn | kept.handles.keys(), set(kept.handles)
+            redrawn, settled_again = redrawn | kept.digests.keys(), set(kept.digests)
         asked = redrawn | settled_again
         pairs.read_index(asked)
         before: dict[tuple[str, str], int] = {}
@@ -708,8 +881,10 @@ class Weighing:
                 count -= 1
             unlisted.discard(pair)
             pairs.drop(pair)
-        profiles = _Profiles(docs)
+        profiles = self._profiles
         examined = now | {pair for pair in before if pair[0] not in redrawn and pair[1] not in redrawn}
+        # The queries of the decisions of the pairs weighed again, read at once.
+        kept.facts.read(d for pair in examined if pair not in before or {*pair} & moved for d in pair)
         for pair in told(sorted(examined), len(examined), self.progress, "weighing pairs"):
             older, newer = pair
             had = before.get(pair)
@@ -739,13 +914,17 @@ class Weighing:
         partners = {
             newer if older in redrawn else older for older, newer in before if (older in redrawn) != (newer in redrawn)
         }
+        facts = kept.facts
+        facts.read(redrawn | partners)
         cited = {mention for doc_id in redrawn | partners for mention in kept.mentions.get(doc_id, ())}
-        by_handle: dict[str, list[str]] = {}  # of the handles those that draw pairs here cite
-        if cited:
-            for doc_id, held in kept.handles.items():
-                for handle in held:
-                    if handle in cited:
-                        by_handle.setdefault(handle, []).append(doc_id)
+        by_handle = self._holding(cited)
+        # Every decision a pair drawn here names, read at once (their dates order the pairs).
+        others = {other for held in by_handle.values() for other in held}
+        for doc_id in redrawn | partners:
+            others.update(other for _, other in kept.near.get(doc_id, ()))
+            if doc_id in kept.top:
+                others.add(kept.top[doc_id][1])
+        facts.read(others)
         drawn: dict[str, set[tuple[str, str]]] = {}
 
         def drawn_by(doc_id: str) -> set[tuple[str, str]]:
@@ -770,7 +949,7 @@ class Weighing:
         """The pairs `pairs_to_weigh` draws for one decision (none for one not weighed)."""
         kept = self.kept
         when = kept.when
-        if doc_id not in kept.handles:
+        if doc_id not in kept.digests:
             return set()
         found = set()
         if doc_id in kept.top:
@@ -823,7 +1002,7 @@ class Weighing:
                     kept.supers[doc_id] = named
                 else:
                     del kept.supers[doc_id]
-        self._reach([doc_id for doc_id in kept.handles if doc_id not in kept.reach])
+        self._reach([doc_id for doc_id in kept.digests if doc_id not in kept.reach])
         self._reach([named for doc_id in changed for named in kept.supers.get(doc_id, ())])
         if not changed:
             return set()
@@ -838,7 +1017,7 @@ class Weighing:
                 if doc_id not in found:
                     found.add(doc_id)
                     stack.append(doc_id)
-        return found & kept.handles.keys()
+        return found & kept.digests.keys()
 
     def stood(self) -> Iterator[tuple[list[str], set[tuple[str, str]], set[tuple[str, str]]]]:
         """How the pairs stood when read (before this call weighed), then before each of the last
@@ -862,16 +1041,17 @@ class Weighing:
     def keep_pairs(self) -> set[str]:
         """Put the pairs in their rows (`Kept.pair_rows`, `Kept.pair_index`) for the record to be
         kept: those rows alone made again that hold a pair weighed in this call, new or gone
-        (every row after a full count); the keys of the rows the record named and names no more
-        (the pairs', and the postings and terms a change replaced: kept, they added up to a
-        thousand rows at each change until the next full count). What the save touched is kept
-        among `Kept.saves` (none kept after a full count: every follower is made whole)."""
+        (every row after a full count), and the decisions' facts and their index the same way
+        (`Kept.keep_rows`); the keys of the rows the record named and names no more. What the
+        save touched is kept among `Kept.saves` (none kept after a full count: every follower is
+        made whole)."""
         kept = self.kept
         if self._pairs is None:  # not weighed in this call: kept as they were
             return set()
-        before = set(kept.pair_rows) | set(kept.pair_index) | self.rows.dropped
+        before = kept.referenced() | self.rows.dropped
         rows_before, unlisted_before = self._saved_from
         kept.pair_rows, kept.pair_index = self._pairs.keep()
+        kept.keep_rows()
         touched = self.pairs_changed | self.pairs_gone
         flipped = unlisted_before ^ kept.unlisted
         if self.full or len(rows_before) != len(kept.pair_rows):
@@ -1029,10 +1209,15 @@ class _Supersedes(Mapping):
 
 
 class _Profiles:
-    """Profiles of the documents, made when first asked (most pairs are read as kept)."""
+    """Profiles of the documents, each made when first asked (most pairs are read as kept), once:
+    a pair weighed asks for both of its decisions' several times."""
 
     def __init__(self, docs: dict[str, Document]):
         self.docs = docs
+        self.made: dict[str, Profile] = {}
 
     def __getitem__(self, doc_id: str) -> Profile:
-        return profiles_of((self.docs[doc_id],))[doc_id]
+        found = self.made.get(doc_id)
+        if found is None:
+            found = self.made[doc_id] = profiles_of((self.docs[doc_id],))[doc_id]
+        return found

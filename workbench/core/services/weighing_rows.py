@@ -1,0 +1,269 @@
+"""What the weighing keeps of each decision and of each term, in rows a change reads and writes a
+few of (`weighing.Kept`).
+
+At 10,000 decision records what a weighing keeps was a 7 MB record read and written whole at each
+change, and a change's likely matches were found by scoring every decision's query against the
+changed one. Here each decision's facts (its terms as counted, query, most alike, handles,
+mentions) are kept in rows chosen by a CRC of its id (`rows_for`), and what a change must find
+without visiting every decision in an index kept beside them, in rows chosen by a CRC of the
+key: which decisions ask a term (with its place in their query: a score adds its shares in that
+order), which count a decision among their most alike, and which cite or hold a handle. A change reads the rows of the decisions it touches and
+of the keys it asks, and writes those it changed; the record names the rows.
+"""
+
+from __future__ import annotations
+
+import marshal
+import math
+import zlib
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Protocol
+
+__all__ = ["TEXTS_A_ROW", "SPREAD", "rows_for", "TEXTS", "LINKS", "FIELDS", "Buckets", "Facts", "FieldView"]
+
+# How many rows hold what is kept, chosen at each full count (a power of two, at least LEAST_ROWS):
+# each decision's terms, read for the decisions changed alone, about TEXTS_A_ROW to a row; the
+# rest (each decision's `LINKS`, the index's keys, the postings' terms) in about the square root
+# of SPREAD times the number of decisions: a change reads and writes a few hundred rows of those,
+# each holding what is kept of a handful of decisions or keys, and the record names every row
+# (1,024 rows each at 505 decisions, 4,096 at 9,582).
+TEXTS_A_ROW = 16
+SPREAD = 2000
+LEAST_ROWS = 16
+
+
+def rows_for(decisions: int, a_row: int = 0) -> int:
+    """How many rows hold what is kept of this many decisions: `a_row` to a row (about), or the
+    square root of SPREAD times as many (none given)."""
+    wanted = decisions // a_row if a_row else round(math.sqrt(SPREAD * decisions))
+    return max(LEAST_ROWS, 1 << round(math.log2(max(1, wanted))))
+
+
+# What is kept of each decision: its terms as last counted, in one row (`TEXTS`: three quarters
+# of the bytes, read for the decisions changed alone); the query it asks (`Bm25.query_terms`), its
+# likeliest match, the next most alike and the handles it holds and cites in another (read for
+# those whose most alike or pairs are found again, and those of the pairs weighed again).
+TEXTS = ("words",)
+LINKS = ("asked", "top", "near", "handles", "mentions")
+FIELDS = TEXTS + LINKS
+_ASKED, _TOP, _NEAR, _HANDLES, _MENTIONS = (
+    FIELDS.index(name) for name in ("asked", "top", "near", "handles", "mentions")
+)
+# The index's keys: a term asked, a decision counted among others' most alike, a handle cited or held.
+ASKS, NEAR, CITES, HOLDS = "a\x1f", "n\x1f", "m\x1f", "h\x1f"
+
+
+class _Rows(Protocol):  # `weighing.Rows`
+    dropped: set[str]
+
+    def fetch(self, keys: Iterable[str]) -> None: ...
+    def __getitem__(self, key: str) -> bytes: ...
+    def add(self, value: bytes) -> str: ...
+
+
+def _loads(value: bytes) -> dict:
+    try:
+        found = marshal.loads(value)
+    except (EOFError, ValueError, TypeError):
+        raise ValueError("a row of the weighing is damaged") from None
+    if type(found) is not dict:
+        raise ValueError("a row of the weighing is damaged")
+    return found
+
+
+class Buckets:
+    """Values by key in rows chosen by a CRC of the key (the rows `keys` names, "" for one holding
+    nothing; none named: `count` rows made anew), each read when first asked, many to a query
+    where the caller says which it will ask (`read`); `keep` makes again those changed."""
+
+    def __init__(self, rows: _Rows, keys: list[str], count: int):
+        if type(keys) is not list or not all(type(key) is str for key in keys):
+            raise ValueError("the weighing is not kept in rows")
+        self.whole = not keys
+        self.rows, self.count = rows, count if self.whole else len(keys)
+        self.keys = list(keys) if keys else [""] * count
+        self.parts: dict[int, dict] = {at: {} for at in range(count)} if self.whole else {}
+        self.changed: set[int] = set()
+
+    def at(self, key: str) -> int:
+        return zlib.crc32(key.encode("utf-8", "surrogatepass")) % self.count
+
+    def read(self, keys: Iterable[str]) -> None:
+        """Read the rows holding these keys, those not read yet, in one query."""
+        wanted = {self.at(key) for key in keys} - self.parts.keys()
+        self._read(wanted)
+
+    def _read(self, ats: Iterable[int]) -> None:
+        wanted = [at for at in ats if at not in self.parts]
+        self.rows.fetch(self.keys[at] for at in wanted if self.keys[at])
+        for at in wanted:
+            self.parts[at] = _loads(self.rows[self.keys[at]]) if self.keys[at] else {}
+
+    def part(self, key: str) -> dict:
+        at = self.at(key)
+        found = self.parts.get(at)
+        if found is None:
+            self._read((at,))
+            found = self.parts[at]
+        return found
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.part(key).get(key, default)
+
+    def set(self, key: str, value: Any) -> None:
+        self.part(key)[key] = value
+        self.changed.add(self.at(key))
+
+    def pop(self, key: str) -> None:
+        part = self.part(key)
+        if key in part:
+            del part[key]
+            self.changed.add(self.at(key))
+
+    def every(self) -> Iterator[tuple[str, Any]]:
+        """Every key with its value, all rows read."""
+        self._read(range(self.count))
+        for at in range(self.count):
+            yield from self.parts[at].items()
+
+    def keep(self) -> list[str]:
+        """The keys naming the rows as they are now, those changed made again (the keys they
+        replace told to `rows.dropped`)."""
+        changed = range(self.count) if self.whole else sorted(self.changed)
+        for at in changed:
+            if self.keys[at]:
+                self.rows.dropped.add(self.keys[at])
+            part = self.parts[at]
+            self.keys[at] = self.rows.add(marshal.dumps(part)) if part else ""
+        self.whole, self.changed = False, set()
+        return list(self.keys)
+
+
+class Facts:
+    """Each decision's `FIELDS` (`facts`, by id, as a list) and the index kept beside them
+    (`index`, by key: {decision: its value}), changed together: every change to a decision's
+    query, most alike, handles or mentions goes through `put`, `set_few` or `drop`, which keep
+    the index as a pass over every decision would make it."""
+
+    def __init__(self, rows: _Rows, texts: list[str], links: list[str], inverted: list[str], decisions: int):
+        """`decisions`: how many there are, where the rows are made anew (none named)."""
+        self.texts = Buckets(rows, texts, rows_for(decisions, TEXTS_A_ROW))
+        self.links = Buckets(rows, links, rows_for(decisions))
+        self.index = Buckets(rows, inverted, rows_for(decisions))
+
+    def read(self, doc_ids: Iterable[str], texts: bool = False) -> None:
+        """Read these decisions' `LINKS` rows (and `TEXTS` where asked: the terms they were counted with), in one query each."""
+        doc_ids = list(doc_ids)
+        self.links.read(doc_ids)
+        if texts:
+            self.texts.read(doc_ids)
+
+    def value(self, doc_id: str, n: int) -> Any:
+        """One of a decision's `FIELDS` (None for none)."""
+        group, at = (self.texts, n) if n < len(TEXTS) else (self.links, n - len(TEXTS))
+        found = group.get(doc_id)
+        return None if found is None else found[at]
+
+    def keyed(self, prefix: str, key: str) -> dict[str, Any]:
+        """The decisions under one key of the index ({} for none), as `index` holds them: not to be changed."""
+        return self.index.get(prefix + key, _EMPTY)
+
+    def read_keys(self, prefix: str, keys: Iterable[str]) -> None:
+        self.index.read(prefix + key for key in keys)
+
+    def _index(self, prefix: str, doc_id: str, before: dict[str, Any], after: dict[str, Any]) -> None:
+        index = self.index
+        for key in before.keys() - after.keys():
+            held = index.get(prefix + key)
+            if held is not None and doc_id in held:
+                del held[doc_id]
+                if held:
+                    index.changed.add(index.at(prefix + key))
+                else:
+                    index.pop(prefix + key)
+        for key, value in after.items():
+            if before.get(key, _EMPTY) != value:
+                held = index.get(prefix + key)
+                if held is None:
+                    index.set(prefix + key, {doc_id: value})
+                else:
+                    held[doc_id] = value
+                    index.changed.add(index.at(prefix + key))
+
+    def _keys(self, n: int, value: Any) -> dict[str, Any]:
+        """What one field's value puts in the index."""
+        if value is None:
+            return {}
+        if n == _ASKED:
+            return {term: at for at, term in enumerate(value)}
+        return dict.fromkeys(value, 1)
+
+    def put(self, doc_id: str, n: int, value: Any) -> None:
+        """Set one field of a decision's (its index kept alike)."""
+        group, at, size = (self.texts, n, len(TEXTS)) if n < len(TEXTS) else (self.links, n - len(TEXTS), len(LINKS))
+        found = group.get(doc_id)
+        if found is None:
+            found = [None] * size
+            group.set(doc_id, found)
+        before = found[at]
+        found[at] = value
+        group.changed.add(group.at(doc_id))
+        prefix = {_ASKED: ASKS, _HANDLES: HOLDS, _MENTIONS: CITES}.get(n)
+        if prefix is not None:
+            self._index(prefix, doc_id, self._keys(n, before), self._keys(n, value))
+
+    def set_few(self, doc_id: str, top: Any, near: Any) -> None:
+        """Set a decision's most alike (`top`, `near`: None for none)."""
+        was = self._few(self.value(doc_id, _TOP), self.value(doc_id, _NEAR))
+        self.put(doc_id, _TOP, top)
+        self.put(doc_id, _NEAR, near)
+        self._index(NEAR, doc_id, was, self._few(top, near))
+
+    @staticmethod
+    def _few(top: Any, near: Any) -> dict[str, int]:
+        found = {} if top is None else {top[1]: 1}
+        found.update((other, 1) for _, other in near or ())
+        return found
+
+    def drop(self, doc_id: str) -> None:
+        """Keep nothing of a decision (gone)."""
+        self.set_few(doc_id, None, None)
+        for n in (_ASKED, _HANDLES, _MENTIONS):
+            self.put(doc_id, n, None)
+        self.texts.pop(doc_id)
+        self.links.pop(doc_id)
+
+    def keep(self) -> tuple[list[str], list[str], list[str]]:
+        return self.texts.keep(), self.links.keep(), self.index.keep()
+
+
+_EMPTY: dict = {}
+
+
+class FieldView(Mapping):
+    """One of `FIELDS` of every decision, as a read-only dictionary (None values not held):
+    asking for one decision's reads its row; going through all reads every row."""
+
+    def __init__(self, facts: Facts, name: str):
+        self._facts, self._n = facts, FIELDS.index(name)
+
+    def __getitem__(self, doc_id: str) -> Any:
+        found = self._facts.value(doc_id, self._n)
+        if found is None:
+            raise KeyError(doc_id)
+        return found
+
+    def get(self, doc_id: str, default: Any = None) -> Any:  # asked of every pair weighed: no `Mapping.get`
+        found = self._facts.value(doc_id, self._n)
+        return default if found is None else found
+
+    def __contains__(self, doc_id: object) -> bool:
+        return isinstance(doc_id, str) and self._facts.value(doc_id, self._n) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        n = self._n
+        group, at = (self._facts.texts, n) if n < len(TEXTS) else (self._facts.links, n - len(TEXTS))
+        return iter([doc_id for doc_id, found in group.every() if found[at] is not None])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
