@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import re
 import shutil
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -147,12 +148,46 @@ def test_a_decision_gone_is_kept_gone(vault: Path) -> None:
     assert not kept.moved and found == plain
 
 
+def test_nothing_changed_after_a_full_count_keeps_nothing_again(vault: Path) -> None:
+    """The rows holding no decision digest alike when counted and when followed: the call after a
+    full count, nothing changed, has nothing to keep."""
+    _, _, kept = _both(vault)
+    assert kept.whole
+    plain, found, kept = _both(vault)
+    assert found == plain
+    assert not kept.moved
+
+
 def test_a_row_gone_is_counted_again(vault: Path) -> None:
     """Rows another process dropped (it counted everything since) are not a fault: counted again."""
     _both(vault)
     _append(next(iter(sorted(vault.glob("*.md")))), "\nA sentence more about the retry budget.\n")
     store = Vault.open(vault, flavour="adr").index.store
     store.db.execute("DELETE FROM kept_rows WHERE name = ?", (SUCCESSORS,))
+    plain, found, kept = _both(vault)
+    assert kept.whole
+    assert found == plain
+
+
+@pytest.mark.parametrize("posted", [(0, 7), (10**6, 1)], ids=["a-count-changed", "a-row-past-the-end"])
+def test_a_row_damaged_yet_readable_is_counted_again(vault: Path, posted: tuple[int, int]) -> None:
+    """Every term's postings row replaced by bytes of a postings row's shape (a count changed, a
+    decision's place past the end): its key no longer digests its bytes, so it is a row gone and
+    everything is counted again, never a wrong answer nor an error."""
+    plain, _, _ = _both(vault)
+    store = Vault.open(vault, flavour="adr").index.store
+    kept = kept_successors.KeptDecisions(lambda keys: store.kept_rows(SUCCESSORS, keys))
+    (record,) = store.db.execute("SELECT value FROM kept WHERE name = ?", (SUCCESSORS,)).fetchone()
+    assert kept.load(record)
+    keys = {key for n in range(kept_successors.TERM_ROWS) for key in kept._term_row(n).values()}
+    value = array("i", posted).tobytes()
+    with store.db:
+        store.db.executemany(
+            "UPDATE kept_rows SET value = ? WHERE name = ? AND key = ?", [(value, SUCCESSORS, key) for key in keys]
+        )
+    asked = next(old_id for old_id, few in plain.items() if few)
+    docs = {d.id: d for d in Vault.open(vault, flavour="adr").index.documents}
+    _append(vault / docs[asked].path, "\nA sentence more about the retry budget.\n")  # its shortlist ranked again
     plain, found, kept = _both(vault)
     assert kept.whole
     assert found == plain

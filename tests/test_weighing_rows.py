@@ -5,6 +5,7 @@ weighing, never a wrong answer."""
 
 from __future__ import annotations
 
+import marshal
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -159,9 +160,10 @@ def test_what_is_kept_after_changes_is_what_a_pass_over_every_decision_makes(vau
 
 
 @pytest.mark.parametrize("which", ["texts", "documents", "inverted", "base"])
-@pytest.mark.parametrize("harm", ["damaged", "missing"])
+@pytest.mark.parametrize("harm", ["damaged", "readable", "missing"])
 def test_a_row_damaged_or_missing_is_worked_out_again(vault_root, which, harm):
-    """Every row of one kind the record names damaged (bytes that are not a row) or deleted: the
+    """Every row of one kind the record names damaged (bytes that are not a row, or a row that
+    reads well but is not the one kept: its key no longer digests its bytes) or deleted: the
     change that reads one weighs everything again, and the queue is what a full count gives."""
     vault = Vault.open(vault_root)
     queue = vault._queue(False)
@@ -173,6 +175,8 @@ def test_a_row_damaged_or_missing_is_worked_out_again(vault_root, which, harm):
         for key in keys:
             if harm == "damaged":
                 db.execute("UPDATE kept_rows SET value = ? WHERE key = ?", (b"\x00not a row", key))
+            elif harm == "readable":
+                db.execute("UPDATE kept_rows SET value = ? WHERE key = ?", (marshal.dumps({}), key))
             else:
                 db.execute("DELETE FROM kept_rows WHERE key = ?", (key,))
     _append(

@@ -42,6 +42,7 @@ from ..vocabulary.model import DocType, Document
 from ..views.similarity import Bm25, Corpus, Profile, profiles_of, rarity, shared_opening, title_openings
 from ..views.successors import LIVE, Successor, likeliest_among
 from .kept_shortlists import KeptKinships, KeptShortlists
+from .row_keys import key_of
 
 __all__ = [
     "DOCUMENT_ROWS",
@@ -77,8 +78,8 @@ def row_of(name: str, rows: int) -> int:
 
 def _digest(items: Iterable[tuple[str, str]]) -> bytes:
     """What a row's decisions were profiled from, in one digest: their ids and `read_from`."""
-    text = "\n".join(f"{doc_id}\t{key}" for doc_id, key in sorted(items))
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest()
+    # `repr`: each text quoted, so no two lists read alike (`marshal`'s bytes vary with references).
+    return hashlib.blake2b(repr(sorted(items)).encode("ascii", "backslashreplace"), digest_size=8).digest()
 
 
 def _when(profile: Profile) -> tuple | None:
@@ -114,6 +115,7 @@ class KeptDecisions:
     def __init__(self, read: Callable[[list[str]], dict[str, bytes]] | None = None):
         self._read = read
         self.found: dict[str, bytes] = {}  # rows read or made in this call
+        self._checked: set[str] = set()  # those whose bytes were found to be their key's
         self.written: dict[str, bytes] = {}
         self.gone: dict[str, str] = {}  # rows replaced in this call: {key: the decision it was of, "" a row of them}
         self.whole = False  # every row counted again in this call: the rest are dropped
@@ -198,23 +200,34 @@ class KeptDecisions:
             return False
         return True
 
-    def _row(self, key: str) -> bytes:
+    def _row(self, key: str, salt: str = "") -> bytes:
+        """The row kept under `key` (made with `salt`: `row_keys.key_of`), `_Stale` where it is
+        gone or its bytes are not those its key digests (damaged in the store)."""
         value = self.found.get(key)
         if value is None:
             self._fetch((key,))
             value = self.found.get(key)
             if value is None:
                 raise _Stale(key)
+        if key not in self._checked:
+            if key_of(value, salt) != key:
+                raise _Stale(key)
+            self._checked.add(key)
         return value
+
+    def fields(self, doc_id: str) -> tuple:
+        """A decision's kept fields (`_fields`: terms, title, type, tags, targets, title head)."""
+        return marshal.loads(self._row(self.fact(doc_id)[FIELDS], doc_id))
 
     def _fetch(self, keys: Iterable[str]) -> None:
         missing = [key for key in set(keys) if key not in self.found]
         if missing and self._read is not None:
             self.found.update(self._read(missing))
 
-    def _add(self, value: bytes, key: str = "") -> str:
-        key = key or hashlib.blake2b(value, digest_size=12).hexdigest()
+    def _add(self, value: bytes, salt: str = "") -> str:
+        key = key_of(value, salt)
         self.found[key] = value
+        self._checked.add(key)
         self.written[key] = value
         return key
 
@@ -321,7 +334,7 @@ class KeptDecisions:
         listed = self.listed
         self._fetch(state[MEMBERS] for state in listed.values())
         for old_id, state in listed.items():
-            held, lengths = marshal.loads(self._row(state[MEMBERS]))
+            held, lengths = marshal.loads(self._row(state[MEMBERS], old_id))
             if type(held) is not dict or type(lengths) is not dict:
                 raise _Stale(state[MEMBERS])
             width = len(state[0])  # a count for each query term
@@ -348,9 +361,7 @@ class KeptDecisions:
                     places = [n for n, count in enumerate(counts) if count]
                     held[doc_id] = (places, [counts[n] for n in places])
                 value = marshal.dumps((held, lengths))
-                key = self._add(
-                    value, hashlib.blake2b(old_id.encode("utf-8") + b"\0" + value, digest_size=12).hexdigest()
-                )
+                key = self._add(value, old_id)
                 if read is not None and read[2] != key:
                     self.gone[read[2]] = ""
                 self._members[old_id] = (members, lengths, key)
@@ -424,7 +435,7 @@ class KeptDecisions:
         self.touched = None
         self.current = current
         self._facts = {n: {} for n in range(DOCUMENT_ROWS)}
-        self.document_rows, self.digests = [""] * DOCUMENT_ROWS, [b""] * DOCUMENT_ROWS
+        self.document_rows, self.digests = [""] * DOCUMENT_ROWS, [_digest(())] * DOCUMENT_ROWS
         postings: dict[str, array] = {}
         for row, (doc_id, profile) in enumerate(profiles.items()):
             if not self._take(doc_id, profile, current[doc_id], row):
@@ -451,7 +462,7 @@ class KeptDecisions:
         value = _fields(profile)
         # Under a digest of the decision's id and its fields: a row is named by one decision only,
         # so a row it names no more may go (two copies of a record have the same fields).
-        fields = self._add(value, hashlib.blake2b(doc_id.encode("utf-8") + b"\0" + value, digest_size=12).hexdigest())
+        fields = self._add(value, doc_id)
         length = sum(profile.terms.values())
         n = row_of(doc_id, DOCUMENT_ROWS)
         self._load_rows((n,))
@@ -482,7 +493,7 @@ class KeptDecisions:
         """A decision's kept counts taken out; its row in the postings (-1: none)."""
         n = row_of(doc_id, DOCUMENT_ROWS)
         fact = self.fact(doc_id)
-        terms, title, _, _, targets, _ = marshal.loads(self._row(fact[FIELDS]))
+        terms, title, _, _, targets, _ = self.fields(doc_id)
         self._note(terms, targets)
         counts: tuple[tuple[dict[Any, int], Iterable[Any]], ...] = (
             (self.frequency, terms),
@@ -542,7 +553,7 @@ class KeptDecisions:
         self.facts_of(since)
         self._fetch(self.fact(doc_id)[FIELDS] for doc_id in since)
         for doc_id in since:
-            terms = marshal.loads(self._row(self.fact(doc_id)[FIELDS]))[0]
+            terms = self.fields(doc_id)[0]
             if any(term in terms for term in moved):
                 found.add(doc_id)
         return found
@@ -639,7 +650,7 @@ class _Reading:
     def _profile(self, doc_id: str) -> Profile:
         kept = self.kept
         fact = kept.fact(doc_id)
-        terms, title, doc_type, tags, targets, head = marshal.loads(kept._row(fact[FIELDS]))
+        terms, title, doc_type, tags, targets, head = kept.fields(doc_id)
         return Profile(
             doc_id,
             title,
@@ -741,9 +752,7 @@ class _KeptBm25(Bm25):
         lengths = kept.lengths()
         if self._changed is None:
             kept._fetch(kept.fact(doc_id)[FIELDS] for doc_id in kept.changed)
-            self._changed = [
-                (doc_id, marshal.loads(kept._row(kept.fact(doc_id)[FIELDS]))[0]) for doc_id in kept.changed
-            ]
+            self._changed = [(doc_id, kept.fields(doc_id)[0]) for doc_id in kept.changed]
         found = []
         key = kept.postings_of((term,)).get(term)
         if key is not None:
@@ -820,7 +829,7 @@ def likeliest_successors(
             kept.moved |= shortlists.moved or kinships.now != weighed
             kept.kinships = kinships.now
             return found
-        except (_Stale, KeyError, ValueError, TypeError, EOFError):
+        except (_Stale, KeyError, ValueError, TypeError, EOFError, IndexError):
             if attempt:
                 raise
     return None

@@ -58,6 +58,7 @@ from .conflicts import (
     weigh_pair,
 )
 from .kept_pairs import NONE, KeptPairs
+from .row_keys import checked, key_of
 from .weighing_rows import ASKS, CITES, FIELDS, HOLDS, NEAR, Buckets, Facts, FieldView, rows_for
 from ..records.store_rows import relations_of
 from ..vocabulary.model import DocType, Document, Status
@@ -315,7 +316,7 @@ class Rows:
         """Read these rows, those not read yet, in one query."""
         missing = [key for key in set(keys) if key not in self.found]
         if missing and self._read is not None:
-            self.found.update(self._read(missing))
+            self.found.update(checked(self._read(missing)))  # a damaged row is a row gone
 
     def __getitem__(self, key: str) -> bytes:
         value = self.found.get(key)
@@ -326,7 +327,7 @@ class Rows:
 
     def add(self, value: bytes) -> str:
         """Keep `value` as a row, and give its key."""
-        key = hashlib.blake2b(value, digest_size=12).hexdigest()
+        key = key_of(value)
         self.found[key] = value
         self.written[key] = value
         return key
