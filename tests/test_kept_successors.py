@@ -4,6 +4,7 @@ two opens, and a keep that trusted a decision it did not profile again would ans
 
 from __future__ import annotations
 
+import marshal
 import random
 import re
 import shutil
@@ -188,6 +189,20 @@ def test_a_row_damaged_yet_readable_is_counted_again(vault: Path, posted: tuple[
     asked = next(old_id for old_id, few in plain.items() if few)
     docs = {d.id: d for d in Vault.open(vault, flavour="adr").index.documents}
     _append(vault / docs[asked].path, "\nA sentence more about the retry budget.\n")  # its shortlist ranked again
+    plain, found, kept = _both(vault)
+    assert kept.whole
+    assert found == plain
+
+
+def test_a_record_with_a_field_of_another_kind_is_counted_again(vault: Path) -> None:
+    """A record that reads well but holds a field of another kind (a number where a set of rows
+    is kept): not this code's record, so everything is counted again, never an error."""
+    _both(vault)
+    store = Vault.open(vault, flavour="adr").index.store
+    (key, record) = store.db.execute("SELECT key, value FROM kept WHERE name = ?", (SUCCESSORS,)).fetchone()
+    fields = list(marshal.loads(record))
+    fields[1 + kept_successors.KeptDecisions._KEPT.index("passed")] = 5
+    store.keep(SUCCESSORS, key, marshal.dumps(tuple(fields)))
     plain, found, kept = _both(vault)
     assert kept.whole
     assert found == plain

@@ -60,6 +60,7 @@ def _counting(vault: Vault) -> Counter:
     """Count the bytes of the weighing's record and rows the vault's store reads and writes."""
     store, seen = vault.store, Counter()
     kept, kept_rows, keep, keep_rows = store.kept, store.kept_rows, store.keep, store.keep_rows
+    keep_with_rows = store.keep_with_rows
 
     def read(name, key):
         found = kept(name, key)
@@ -83,7 +84,13 @@ def _counting(vault: Vault) -> Counter:
             seen["written"] += sum(map(len, rows.values()))
         return keep_rows(name, rows, replace)
 
+    def write_with_rows(name, key, value, rows, replace=False, forget=()):
+        if name == kept_conflicts.WEIGHED:
+            seen["written"] += len(value) + sum(map(len, rows.values()))
+        return keep_with_rows(name, key, value, rows, replace, forget)
+
     store.kept, store.kept_rows, store.keep, store.keep_rows = read, read_rows, write, write_rows
+    store.keep_with_rows = write_with_rows
     return seen
 
 
@@ -179,6 +186,44 @@ def test_a_row_damaged_or_missing_is_worked_out_again(vault_root, which, harm):
                 db.execute("UPDATE kept_rows SET value = ? WHERE key = ?", (marshal.dumps({}), key))
             else:
                 db.execute("DELETE FROM kept_rows WHERE key = ?", (key,))
+    _append(
+        vault_root, vault, _decisions(vault)[40], "The retry budget was raised to 9 attempts after the outage review."
+    )
+    vault = Vault.open(vault_root)
+    queue = vault._queue(False)
+    found = queue.conflicts()
+    assert queue.weighing().full
+    full = find_conflicts(vault.documents, vault.flavour.native)
+    assert sorted((c.kind, tuple(c.ids)) for c in found) == sorted((c.kind, tuple(c.ids)) for c in full)
+
+
+def test_a_decision_moved_is_weighed_by_its_new_name(vault_root: Path) -> None:
+    """A decision's file moved, its bytes the same: the handles its new file name gives it are
+    those a later citation is drawn by, as in a full count."""
+    vault = Vault.open(vault_root)
+    vault._queue(False).conflicts()
+    docs = {d.id: d for d in vault.documents}
+    a, b = [doc_id for doc_id in _decisions(vault) if docs[doc_id].status == "active"][5:301:295]
+    old = vault_root / docs[a].path
+    old.rename(old.with_name("adr-0777-moved-record.md"))
+    Vault.open(vault_root)._queue(False).conflicts()  # the move followed, nothing else changed
+    with (vault_root / docs[b].path).open("a", encoding="utf-8") as file:
+        file.write("\nThis follows adr-0777-moved-record.\n")
+    kept = set(Vault.open(vault_root)._queue(False).weighing().kept_pairs())
+    full = set(Vault.open(vault_root)._queue(True).weighing().kept_pairs())
+    cited = {pair for pair in full if set(pair) == {a, b}}
+    assert cited and cited <= kept
+
+
+def test_a_record_with_a_field_of_another_kind_is_worked_out_again(vault_root: Path) -> None:
+    """The record reads well but one of its arrays is kept as a number: a full weighing, never an error."""
+    vault = Vault.open(vault_root)
+    queue = vault._queue(False)
+    queue.conflicts()
+    record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
+    assert record is not None
+    record.thresholds = 5
+    vault.store.keep(kept_conflicts.WEIGHED, queue.setting, weighing.dump(record))
     _append(
         vault_root, vault, _decisions(vault)[40], "The retry budget was raised to 9 attempts after the outage review."
     )

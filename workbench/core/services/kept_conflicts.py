@@ -996,14 +996,20 @@ class Asked:
             pairs = self._weighing
             unnamed = pairs.keep_pairs()
             rest, digest, drawn = weighing.dump_apart(pairs.kept, pairs.drawn_changed)
-            # First the parts the record names: a reader of the record finds them.
-            self.store.keep_rows(WEIGHED, pairs.rows.to_write(pairs.kept), replace=pairs.rows.whole)
+            if drawn is not None:  # first what the record names: a reader of the record finds it
+                self.store.keep(DRAWN, digest, drawn)
+            # The rows, the record naming them and the rows it names no more (the pairs' made
+            # again in this call) in one transaction: none left unnamed, none named unwritten.
+            self.store.keep_with_rows(
+                WEIGHED,
+                self.setting,
+                rest,
+                pairs.rows.to_write(pairs.kept),
+                replace=pairs.rows.whole,
+                forget=unnamed,
+            )
             pairs.rows.written.clear()  # kept: a second call keeps only what it made since
             pairs.rows.whole = False
-            if drawn is not None:
-                self.store.keep(DRAWN, digest, drawn)
-            self.store.keep(WEIGHED, self.setting, rest)
-            self.store.forget_rows(WEIGHED, unnamed)  # the pairs' rows made again in this call
 
     def _worked_out(
         self, encoded: bool = False, pieces: bool = False

@@ -191,14 +191,18 @@ class KeptDecisions:
             return False
         if not (isinstance(found, tuple) and len(found) == len(self._KEPT) + 1 and found[0] == FORMAT):
             return False
-        for name, value in zip(self._KEPT, found[1:]):
-            setattr(self, name, set(value) if name == "passed" else value)
-        if not (
-            len(self.document_rows) == len(self.digests) == DOCUMENT_ROWS and len(self.frequency_rows) == FREQUENCY_ROWS
-        ):
-            self.__init__(self._read)  # type: ignore[misc]
-            return False
-        return True
+        try:
+            for name, value in zip(self._KEPT, found[1:]):
+                setattr(self, name, set(value) if name == "passed" else value)
+            if (
+                len(self.document_rows) == len(self.digests) == DOCUMENT_ROWS
+                and len(self.frequency_rows) == FREQUENCY_ROWS
+            ):
+                return True
+        except TypeError:  # a field not of the kind kept: not this record
+            pass
+        self.__init__(self._read)  # type: ignore[misc]
+        return False
 
     def _row(self, key: str, salt: str = "") -> bytes:
         """The row kept under `key` (made with `salt`: `row_keys.key_of`), `_Stale` where it is

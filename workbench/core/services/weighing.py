@@ -80,7 +80,7 @@ __all__ = [
 ]
 
 REFRESH_SHARE = 0.01
-FORMAT = 11
+FORMAT = 12
 SAVES = 8
 """Saves of the weighing kept in `Kept.saves`: a follower chosen from the weighing as it stood
 before one of them follows the pairs touched since; one chosen from an older weighing is made whole."""
@@ -89,6 +89,13 @@ before one of them follows the pairs touched since; one chosen from an older wei
 # third of what is kept, written apart (`dump_apart`) and again only when they change, and read
 # only by a call that lists duplicates (the review list never does).
 DRAWN = ("claims_frequency", "claims_linked", "listed", "candidates")
+
+
+def _source(doc: Document) -> str:
+    """What a decision is weighed from, as `Kept.digests` holds it: its bytes (the opening of their
+    digest) and its path, whose file name gives it handles (and an ADR its date) that its bytes
+    do not: a file moved under the same id is a decision changed."""
+    return doc.digest[:32] + doc.path
 
 
 def _when(profile: Profile) -> tuple:
@@ -176,8 +183,8 @@ class Kept:
     mentions: FieldView = field(init=False, repr=False, compare=False)
 
     def attach(self, rows: Rows) -> None:
-        """Read what is kept in rows from `rows` (a `ValueError` where the record names none of
-        this code's: a `Kept()` names none, and makes every row anew)."""
+        """Read what is kept in rows from `rows` (a `ValueError` where they do not hold together,
+        a `TypeError` where a field is not what this code keeps)."""
         self.facts = Facts(rows, self.texts, self.documents, self.inverted, len(self.digests))
         self.terms_base = Buckets(rows, self.base, rows_for(len(self.digests)))
         self.limits = array("d")
@@ -513,7 +520,7 @@ class Weighing:
         try:
             if kept is not None:
                 kept.attach(self.rows)
-        except ValueError:  # not kept in rows as this code keeps them: everything worked out again
+        except _BROKEN:  # not kept in rows as this code keeps them: everything worked out again
             kept, self.full = None, True
         self.kept = Kept() if kept is None else kept
         self.weighed_again = 0  # pairs of decisions weighed in this call (the rest were read as kept)
@@ -646,7 +653,7 @@ class Weighing:
         deciding = [d for d in docs.values() if d.type == DocType.DECISION and d.status in PAIRED]
         self.decisions = len(deciding)  # one pass over every document for both
         decisions = paired_decisions(docs, deciding)
-        current = {d.id: d.digest for d in decisions}
+        current = {d.id: _source(d) for d in decisions}
         changed = {doc_id for doc_id, digest in current.items() if kept.digests.get(doc_id) != digest}
         removed = set(kept.digests) - set(current)
         if self.full or kept.drift + len(changed) + len(removed) > REFRESH_SHARE * len(current) or len(current) < 2:
@@ -773,7 +780,7 @@ class Weighing:
         self.full = True
         profiles = profiles_of(decisions)
         corpus = Corpus(profiles.values())
-        kept.digests = {d.id: d.digest for d in decisions}
+        kept.digests = {d.id: _source(d) for d in decisions}
         kept.linked, kept.prefix = dict(corpus.linked), dict(corpus.prefix)
         rows = self.rows = Rows()  # every row made again: those kept before are replaced
         rows.whole = True
