@@ -46,6 +46,18 @@ def _append(root: Path, vault: Vault, doc_id: str, words: str) -> None:
         file.write(f"\n{words}\n")
 
 
+def _changed_then_weighed_whole(root: Path, vault: Vault) -> None:
+    """One decision changed after what was kept was harmed: the next queue weighs everything, and
+    lists what a full count lists."""
+    _append(root, vault, _decisions(vault)[40], "The retry budget was raised to 9 attempts after the outage review.")
+    vault = Vault.open(root)
+    queue = vault._queue(False)
+    found = queue.conflicts()
+    assert queue.weighing().full
+    full = find_conflicts(vault.documents, vault.flavour.native)
+    assert sorted((c.kind, tuple(c.ids)) for c in found) == sorted((c.kind, tuple(c.ids)) for c in full)
+
+
 def _kept_bytes(vault: Vault) -> int:
     """The bytes the weighing keeps: its record and every row."""
     db = vault.store.db
@@ -186,15 +198,7 @@ def test_a_row_damaged_or_missing_is_worked_out_again(vault_root, which, harm):
                 db.execute("UPDATE kept_rows SET value = ? WHERE key = ?", (marshal.dumps({}), key))
             else:
                 db.execute("DELETE FROM kept_rows WHERE key = ?", (key,))
-    _append(
-        vault_root, vault, _decisions(vault)[40], "The retry budget was raised to 9 attempts after the outage review."
-    )
-    vault = Vault.open(vault_root)
-    queue = vault._queue(False)
-    found = queue.conflicts()
-    assert queue.weighing().full
-    full = find_conflicts(vault.documents, vault.flavour.native)
-    assert sorted((c.kind, tuple(c.ids)) for c in found) == sorted((c.kind, tuple(c.ids)) for c in full)
+    _changed_then_weighed_whole(vault_root, vault)
 
 
 def test_a_decision_moved_is_weighed_by_its_new_name(vault_root: Path) -> None:
@@ -224,12 +228,4 @@ def test_a_record_with_a_field_of_another_kind_is_worked_out_again(vault_root: P
     assert record is not None
     record.thresholds = 5
     vault.store.keep(kept_conflicts.WEIGHED, queue.setting, weighing.dump(record))
-    _append(
-        vault_root, vault, _decisions(vault)[40], "The retry budget was raised to 9 attempts after the outage review."
-    )
-    vault = Vault.open(vault_root)
-    queue = vault._queue(False)
-    found = queue.conflicts()
-    assert queue.weighing().full
-    full = find_conflicts(vault.documents, vault.flavour.native)
-    assert sorted((c.kind, tuple(c.ids)) for c in found) == sorted((c.kind, tuple(c.ids)) for c in full)
+    _changed_then_weighed_whole(vault_root, vault)
