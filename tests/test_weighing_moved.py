@@ -12,8 +12,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import copied, shaped_vault
 
-from tests.benchmarks.generate_shapes import generate_shaped_vault
 from workbench import Vault
 from workbench.cli import main
 from workbench.core.services import kept_conflicts, weighing
@@ -26,16 +26,12 @@ CITED = "mem-decision-cited-later-9999"  # an id a decision cites before a decis
 
 @pytest.fixture(scope="module")
 def shaped(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("moved") / "vault"
-    generate_shaped_vault(root, SIZE, seed=5)
-    return root
+    return shaped_vault(tmp_path_factory, SIZE, seed=5)
 
 
 @pytest.fixture
 def vault_root(shaped, tmp_path) -> Path:
-    root = tmp_path / "vault"
-    shutil.copytree(shaped, root)
-    return root
+    return copied(shaped, tmp_path)
 
 
 def _printed(root: Path, capsys, *command: str) -> str:

@@ -6,13 +6,12 @@ weighing, never a wrong answer."""
 from __future__ import annotations
 
 import marshal
-import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from helpers import copied, shaped_vault
 
-from tests.benchmarks.generate_shapes import generate_shaped_vault
 from workbench import Vault
 from workbench.core.services import kept_conflicts, weighing
 from workbench.core.services.conflicts import REVIEW_NEIGHBOURS, find_conflicts
@@ -23,17 +22,14 @@ SIZE = 2400  # about 600 decisions
 
 @pytest.fixture(scope="module")
 def shaped(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("rows") / "vault"
-    generate_shaped_vault(root, SIZE, seed=7)
+    root = shaped_vault(tmp_path_factory, SIZE, seed=7)
     Vault.open(root)._queue(False).conflicts()  # everything weighed and kept once
     return root
 
 
 @pytest.fixture
 def vault_root(shaped, tmp_path) -> Path:
-    root = tmp_path / "vault"
-    shutil.copytree(shaped, root)
-    return root
+    return copied(shaped, tmp_path)
 
 
 def _decisions(vault: Vault) -> list[str]:
