@@ -1261,10 +1261,14 @@ def test_searches_reading_the_kept_lists_rank_as_a_full_reading_of_fts5_before_a
         found = [(hit.id, hit.score) for hit in vault.search(query, 10)]
         assert not [e for e in asked if e in ('"queue"', '"invoice"', '"retry"')], query  # read from the lists
         assert found == _as_fts5_reads(vault, monkeypatch, query), query
-    _write(builder, "mem-note-zipf-new", "Queue retry", "queue queue retry invoice w4x")
-    vault.refresh_paths([doc_path("mem-note-zipf-new")])
+    keeper = fulltext.kept_postings(vault.index).lists.thread
     with monkeypatch.context() as later:
-        later.setattr(word_lists.WordLists, "_keep", lambda self: None)  # not kept again meanwhile
+        # Not kept again meanwhile, from the write on: the write itself makes search ready and
+        # would start a keeper, which (settling for no time) could keep the lists mid-loop.
+        later.setattr(word_lists.WordLists, "_keep", lambda self: None)
+        _write(builder, "mem-note-zipf-new", "Queue retry", "queue queue retry invoice w4x")
+        vault.refresh_paths([doc_path("mem-note-zipf-new")])
+        assert fulltext.kept_postings(vault.index).lists.thread is keeper  # no keeper started
         fulltext.KEPT.pop(vault.index, None)
         vault.search("queue", 10)
         lists = fulltext.kept_postings(vault.index).lists
