@@ -124,3 +124,32 @@ def test_vault_arguments_with_control_characters_or_nowhere_are_refused(tmp_path
     for given in ("bad\x1b[2Jpath", str(tmp_path / "missing"), "/dev/null"):
         result = run_cli_bytes("--vault", given, "check")
         assert result.returncode == 2 and b"Traceback" not in result.stderr and b"\x1b" not in result.stderr
+
+
+def test_names_that_are_not_utf8_are_reported_and_every_command_answers(tmp_path):
+    """A file or a folder whose name is not UTF-8 (copied from another system): reported by name,
+    its bytes escaped, never taken as a document, and no command fails on it."""
+    from workbench import Vault
+
+    root = tmp_path / "vault"
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "mem-note-plain.md").write_text(doc_text("mem-note-plain"))
+    bad_file = os.path.join(os.fsencode(root / "notes"), b"mem-note-\xff.md")
+    with open(bad_file, "wb") as out:
+        out.write(doc_text("mem-note-latin").encode())
+    bad_folder = os.path.join(os.fsencode(root), b"dossier-\xe9")
+    os.mkdir(bad_folder)
+    with open(os.path.join(bad_folder, b"mem-note-inside.md"), "wb") as out:
+        out.write(doc_text("mem-note-inside").encode())
+    result = run_cli_bytes("--vault", str(root), "check", "--json")
+    assert b"Traceback" not in result.stderr and result.returncode == 1, result.stderr
+    problems = {p["path"]: p["message"] for p in json.loads(result.stdout)["problems"] if p["code"] == "unreadable"}
+    assert set(problems) == {"notes/mem-note-\\udcff.md", "dossier-\\udce9"}
+    assert all("not UTF-8" in message for message in problems.values())
+    for command in (["search", "note", "--json"], ["conflicts", "--json"], ["review", "--json"], ["show", "mem-note-plain"], ["graph"]):
+        answered = run_cli_bytes("--vault", str(root), *command)
+        assert answered.returncode == 0 and b"Traceback" not in answered.stderr, (command, answered.stderr)
+    vault = Vault.open(root)
+    assert [doc.id for doc in vault.documents] == ["mem-note-plain"]
+    vault.refresh_paths([os.fsdecode(bad_file)[len(str(root)) + 1 :]])  # as the watcher hands it over
+    assert [doc.id for doc in vault.documents] == ["mem-note-plain"]

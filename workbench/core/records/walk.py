@@ -150,6 +150,8 @@ def _look_at(
     An entry's own `path` is only its name where the folder was listed by its descriptor."""
     files = result.files
     subfolders = []
+    if not _names_are_text(entries):
+        entries = _named_as_text(entries, prefix, result)
     for entry in entries:
         name = entry.name
         relative = prefix + name
@@ -194,6 +196,34 @@ def _look_at(
         except OSError as error:
             result.unreadable.append((relative, f"cannot be looked at ({error.strerror or error})"))
     return subfolders
+
+
+def _names_are_text(entries: list[os.DirEntry]) -> bool:
+    """Whether every name is UTF-8 (one encoding of them all: the walk's usual case, at no cost per
+    file). A name that is not comes back from the system with its bytes escaped as lone
+    surrogates, which no path in the store, a document's link or a printed line can hold."""
+    try:
+        "/".join(entry.name for entry in entries).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _named_as_text(entries: list[os.DirEntry], prefix: str, result: Walk) -> list[os.DirEntry]:
+    """The entries whose names are UTF-8; each other one reported (a folder's documents missing
+    until it is renamed), its name shown with the bytes it could not be read as escaped."""
+    kept = []
+    for entry in entries:
+        try:
+            entry.name.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = prefix + entry.name.encode("utf-8", "backslashreplace").decode("utf-8")
+            result.unreadable.append(
+                (shown, "its name is not UTF-8: rename it to bring it (or the documents in it) into the vault")
+            )
+        else:
+            kept.append(entry)
+    return kept
 
 
 def _look_at_state(root: Path, result: Walk) -> None:
@@ -261,6 +291,10 @@ def is_document_path(root: Path, flavour: Flavour, path: str) -> bool:
     """What the walk would take as a document: no hidden part, no debris, no symlink on the way."""
     parts = path.split("/")
     if not path.endswith(".md") or any(p.startswith(".") or is_debris(p) for p in parts):
+        return False
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:  # a name not UTF-8: the walk reports it, never takes it
         return False
     if flavour.is_reserved(path) or flavour.not_a_page(path):
         return False
