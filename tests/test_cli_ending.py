@@ -76,6 +76,19 @@ def test_a_thread_still_running_is_waited_for(sample_copy, tmp_path):
     assert written.read_text() == "whole"
 
 
+def test_a_profiler_writes_its_figures(sample_copy, tmp_path):
+    figures = tmp_path / "figures.prof"
+    result = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(figures), "-m", "workbench.cli"]
+        + ["--vault", str(sample_copy), "check", "--json"],
+        capture_output=True,
+        cwd=ROOT,
+        env=ENV,
+    )
+    assert result.returncode == 0 and result.stdout.startswith(b"{")
+    assert figures.stat().st_size > 0
+
+
 def test_a_write_command_writes_everything_and_closes_its_store(sample_copy):
     doc_id = "mem-decision-money-integer-cents"
     result = python(PROGRAM, "--vault", str(sample_copy), "status", doc_id, "deprecated")

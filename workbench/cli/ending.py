@@ -9,6 +9,8 @@ where it would do nothing else:
   usual ending, and a daemon one may be in the middle of a store's write;
 - no `atexit` duty, nor one of `threading`'s own (registered by the code, a library or a caller:
   `multiprocessing`, `logging`, `weakref.finalize`, `concurrent.futures`, a coverage tool);
+- no profiler or tracer (`python -m cProfile -m workbench.cli` writes its figures once the
+  program returns; a debugger, a coverage tool);
 - every derived store closed (`Vault.close_every_store`): the last close of a store folds its
   write-ahead log back into the file and removes it, as freeing it did;
 - stdout and stderr written out: flushed here, which waits for a slow reader; where that fails
@@ -35,10 +37,17 @@ STORES = "workbench.core.records.derived_store"
 def nothing_left() -> bool:
     """Whether the interpreter's ending would do nothing but free memory: no other thread, no
     `atexit` duty, none of `threading`'s (private counts of CPython's: where they are missing,
-    there may be some)."""
+    there may be some), no profiler or tracer."""
     duties = getattr(atexit, "_ncallbacks", None)
     waits = getattr(threading, "_threading_atexits", None)
-    return threading.active_count() == 1 and duties is not None and duties() == 0 and waits == []
+    return (
+        threading.active_count() == 1
+        and duties is not None
+        and duties() == 0
+        and waits == []
+        and sys.getprofile() is None
+        and sys.gettrace() is None
+    )
 
 
 def end(code: int) -> NoReturn:
