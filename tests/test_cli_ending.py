@@ -55,6 +55,33 @@ def test_the_program_ends_without_the_interpreters_teardown_and_prints_the_same(
     assert kept.returncode == 0 and kept.stdout == usual.stdout and b"torn down" not in kept.stderr
 
 
+def test_the_collector_paused_for_the_queue_stays_paused_to_the_end(sample_copy):
+    """`conflicts --json` answered with the cyclic collector paused: a process `run` ends does not
+    enable it again (its first pass would walk every object the command made), a caller of `main`
+    that goes on has it enabled again."""
+    decision = next(p for p in sorted(sample_copy.rglob("*.md")) if "type: decision" in p.read_text("utf-8"))
+    with decision.open("a", encoding="utf-8") as file:
+        file.write("\nOne sentence more.\n")  # nothing kept for it: the vault is opened
+    watched = (
+        "import gc, os, sys\n"
+        "import workbench.cli.main\n"
+        "M = sys.modules['workbench.cli.main']\n"
+        "answered = M.main\n"
+        "def main(argv=None):\n"
+        "    code = answered(argv)\n"
+        "    os.write(2, b'enabled\\n' if gc.isenabled() else b'paused\\n')\n"
+        "    gc.callbacks.append(lambda phase, info: phase == 'start' and os.write(2, b'collected\\n'))\n"
+        "    return code\n"
+        "M.main = main\n"
+    )
+    args = ("--vault", str(sample_copy), "conflicts", "--json")
+    program = python(watched + "M.run()", *args)
+    assert program.returncode == 0 and program.stdout.startswith(b"{")
+    assert b"paused" in program.stderr and b"collected" not in program.stderr
+    usual = python(watched + "sys.exit(M.main())", *args)
+    assert usual.returncode == 0 and b"enabled" in usual.stderr
+
+
 def test_an_atexit_duty_still_runs(sample_copy):
     duty = "import atexit, sys\natexit.register(lambda: sys.stderr.write('duty done\\n'))\n"
     result = python(PROBE + duty + PROGRAM, "--vault", str(sample_copy), "check", "--json")

@@ -22,6 +22,7 @@ Anything else, and any process whose interpreter cannot say: the usual ending (`
 from __future__ import annotations
 
 import atexit
+import gc
 import os
 import sys
 import threading
@@ -50,15 +51,19 @@ def nothing_left() -> bool:
     )
 
 
-def end(code: int) -> NoReturn:
+def end(code: int, collecting: bool = True) -> NoReturn:
     """End the process with the exit status `code`: at once where `nothing_left`, once every
-    derived store is closed and stdout and stderr are written out; else the usual way."""
+    derived store is closed and stdout and stderr are written out; else the usual way, the
+    cyclic collector enabled again first where it was before the command paused it
+    (`collecting`), as the threads left may go on for a while."""
     if nothing_left() and _written_out():
         if STORES in sys.modules:
             from ..core import Vault
 
             Vault.close_every_store()
         os._exit(code)
+    if collecting:
+        gc.enable()
     raise SystemExit(code)
 
 

@@ -255,10 +255,11 @@ def run() -> NoReturn:
     process ended at once where nothing is left to do (`ending.end`)."""
     global _ending
     _ending = []
+    collecting = gc.isenabled()
     code = main()
     from .ending import end
 
-    end(code)
+    end(code, collecting)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -267,14 +268,15 @@ def main(argv: list[str] | None = None) -> int:
         return run_command(argv)
     # A process that answers one question and ends: reference counting frees what it is done with,
     # and the cyclic collector only walked the vault's records again and again (20-40 ms of a
-    # changed queue at 10,000 documents; its peak memory the same without it). Enabled again after,
-    # for a caller that goes on (a test, a script calling `main`).
+    # changed queue at 10,000 documents; its peak memory the same without it). Enabled again after
+    # for a caller that goes on (a test, a script calling `main`), not in a process `run` is about
+    # to end: the first pass would walk every object made meanwhile (30 ms after a changed queue).
     collecting = gc.isenabled()
     gc.disable()
     try:
         return answer(question, argv)
     finally:
-        if collecting:
+        if collecting and _ending is None:
             gc.enable()
 
 
