@@ -56,7 +56,7 @@ def end(code: int, collecting: bool = True) -> NoReturn:
     derived store is closed and stdout and stderr are written out; else the usual way, the
     cyclic collector enabled again first where it was before the command paused it
     (`collecting`), as the threads left may go on for a while."""
-    if nothing_left() and _written_out():
+    if isinstance(code, int) and nothing_left() and _written_out():  # SystemExit says what else means
         if STORES in sys.modules:
             from ..core import Vault
 
@@ -74,6 +74,6 @@ def _written_out() -> bool:
             continue
         try:
             stream.flush()
-        except (OSError, ValueError):
+        except Exception:  # a closed stream, a reader gone, a stand-in without a flush
             return False
     return True
