@@ -74,7 +74,9 @@ from workbench import Vault
 Vault.open(sys.argv[1], sys.argv[2] or None).search("invoice retry", 10)
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 """
-CLI_SCRIPT = "import sys; from workbench.cli import main; sys.exit(main(sys.argv[1:]))"
+# The program as `python -m workbench.cli` runs it (as its console script does): the command, then
+# the process's own ending, whatever the code's `__main__` makes of it.
+CLI_SCRIPT = "import runpy; runpy.run_module('workbench.cli', run_name='__main__')"
 
 
 def row(figure: str, value: str, reference: str = "", ratio: float | None = None, goal: str = "") -> None:

@@ -6,6 +6,6 @@ and prints (`output.py`). The commands are grouped by what they touch: documents
 `main.py` ties them together.
 """
 
-from .main import main, open_vault, resolve_vault_path
+from .main import main, open_vault, resolve_vault_path, run
 
-__all__ = ["main", "open_vault", "resolve_vault_path"]
+__all__ = ["main", "open_vault", "resolve_vault_path", "run"]

@@ -1,5 +1,5 @@
 """`python -m workbench.cli`, as the `workbench` command."""
 
-from .main import main
+from .main import run
 
-raise SystemExit(main())
+run()

@@ -106,6 +106,14 @@ class VaultBase:
         settle_collector(records)
 
     @staticmethod
+    def close_every_store() -> None:
+        """Close every derived store this process has open, for a process about to end without the
+        interpreter's teardown (which closed each as it freed its vault)."""
+        from .records.derived_store import close_every_store
+
+        close_every_store()
+
+    @staticmethod
     def secret_note(ask: bool = False) -> str | None:
         """Why the user's secret that seals derived stores is not used, and how to mend it, where
         an open of this process found it refused (or, `ask`ed, it is refused now); else None. Until

@@ -33,6 +33,7 @@ import math
 import sqlite3
 import sys
 import threading
+import weakref
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -59,6 +60,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "DerivedStore",
     "FTS_TOKENIZE",
+    "close_every_store",
     "fts5_idf",
     "fts5_norm",
     "keep_word_lists",
@@ -75,6 +77,16 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = "12"
+
+_OPEN: weakref.WeakSet[DerivedStore] = weakref.WeakSet()  # the stores of this process not closed yet
+
+
+def close_every_store() -> None:
+    """Close every store this process still has open: for a process about to end without the
+    interpreter's teardown, which closed each as it freed it (the last connection to a store
+    folds its write-ahead log back into the file and removes it, as it always did)."""
+    for store in list(_OPEN):
+        store.close()
 
 
 def _reader_fingerprint() -> str:
@@ -193,6 +205,7 @@ class DerivedStore:
         self._indexer: threading.Thread | None = None  # a first open's full-text build, while it runs
         self._build: _IndexBuild | None = None  # the last first open's build (`building`)
         self._db = self._connect()
+        _OPEN.add(self)
 
     @property
     def db(self) -> sqlite3.Connection:
@@ -1195,6 +1208,7 @@ class DerivedStore:
         return self._reading(lambda db: row_sizes(db, rowids), None) or {}
 
     def close(self) -> None:
+        _OPEN.discard(self)
         try:
             self.db.close()
         except sqlite3.Error:
