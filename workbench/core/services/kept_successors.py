@@ -31,10 +31,10 @@ import dataclasses
 import datetime as dt
 import hashlib
 import marshal
-import zlib
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from operator import itemgetter
 from typing import Any
 
 from ..records.store_rows import read_bodies
@@ -42,7 +42,7 @@ from ..vocabulary.model import DocType, Document
 from ..views.similarity import Bm25, Corpus, Profile, profiles_of, rarity, shared_opening, title_openings
 from ..views.successors import LIVE, Successor, likeliest_among
 from .kept_shortlists import KeptKinships, KeptShortlists
-from .row_keys import key_of
+from .row_keys import key_of, row_of, rows_of
 
 __all__ = [
     "DOCUMENT_ROWS",
@@ -57,7 +57,7 @@ __all__ = [
 ]
 
 
-FORMAT = 3  # kept as `kept_conflicts.SUCCESSORS` (the record, and its rows)
+FORMAT = 4  # kept as `kept_conflicts.SUCCESSORS` (the record, and its rows)
 REFRESH_SHARE = 0.05  # the share of decisions changed since the postings were counted: then all again
 REFRESH_LEAST = 64
 DOCUMENT_ROWS = 1024  # about ten decision records to a row at 10,000: a change rewrites one of 3 KB
@@ -71,15 +71,20 @@ KEY, FIELDS, LENGTH, HANDLES, MENTIONS, WHEN, POSTED = range(7)
 MEMBERS = 4  # where a shortlist as the record keeps it names the row of its members and their lengths
 
 
-def row_of(name: str, rows: int) -> int:
-    """Which of `rows` rows holds what is kept of a decision (by its id) or a term."""
-    return zlib.crc32(name.encode("utf-8")) % rows
+_line = "{}\t{}".format
+"""A decision's line in its row's digest (`_digest`): its id and what it was profiled from (`KEY`)."""
 
 
-def _digest(items: Iterable[tuple[str, str]]) -> bytes:
-    """What a row's decisions were profiled from, in one digest: their ids and `read_from`."""
-    # `repr`: each text quoted, so no two lists read alike (`marshal`'s bytes vary with references).
-    return hashlib.blake2b(repr(sorted(items)).encode("ascii", "backslashreplace"), digest_size=8).digest()
+def _digest(lines: list[str]) -> bytes:
+    """What a row's decisions were profiled from, in one digest: their lines (`_line`), sorted,
+    joined by line breaks (a thousandth of a second for 10,000 decisions; `repr` of each list
+    took ten times as long); where a line holds a break itself (a path may), the list's `repr`
+    instead, so no two lists digest alike."""
+    lines.sort()
+    text = "\n".join(lines)
+    if text.count("\n") != max(0, len(lines) - 1):
+        text = "\0" + repr(lines)  # no line starts with a nul: apart from every plain join
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
 
 
 def _when(profile: Profile) -> tuple | None:
@@ -140,6 +145,11 @@ class KeptDecisions:
         self.listed: dict[str, tuple] = {}
         self._members: dict[str, tuple[dict, dict, str]] = {}
         self.kinships: dict[str, dict[str, tuple]] = {}  # {record asked: its pairs weighed} (`kept_shortlists`)
+        # The last answer, and what it answered: the records asked and the pairs dismissed
+        # (`likeliest_successors`), given again while no decision changed.
+        self.asked: tuple = ()
+        self.answer: list[tuple[str, list[tuple]]] = []
+        self.same = False  # no row of decisions moved since the record was kept (`follow`)
         self.current: dict[str, str] = {}  # {decision: what it is read from now}, once followed
         self.touched: dict[str, Counter] | None = {}  # profiled in this call: their term counts; None: all
         self.removed: set[str] = set()  # gone in this call
@@ -172,6 +182,8 @@ class KeptDecisions:
         "digests",
         "listed",
         "kinships",
+        "asked",
+        "answer",
     )  # the record's parts after FORMAT, in order (`passed` kept sorted)
 
     def dump(self) -> bytes:
@@ -375,8 +387,11 @@ class KeptDecisions:
                 self.gone[state[MEMBERS]] = ""
         self.listed = listed
 
-    def _read_frequency(self) -> None:
-        """The number of decisions holding each term, from its rows."""
+    def read_frequency(self) -> None:
+        """The number of decisions holding each term, from its rows (once, and not after a full
+        count, which counted it): a call that finds nothing changed and its answer kept reads none."""
+        if self.whole or self._frequency_parts is not None:
+            return
         self._fetch(key for key in self.frequency_rows if key)
         frequency: dict[str, int] = {}
         parts = []
@@ -392,6 +407,8 @@ class KeptDecisions:
         """The rows of the terms whose number of decisions moved in this call made again (every
         row after a full count)."""
         frequency, parts = self.frequency, self._frequency_parts
+        if parts is None and not self.whole:  # not read: no count moved
+            return
         if parts is None:  # counted from nothing
             parts = [set() for _ in range(FREQUENCY_ROWS)]
             for term in frequency:
@@ -426,7 +443,7 @@ class KeptDecisions:
             if keys[n] and keys[n] != key:
                 self.gone[keys[n]] = ""
             keys[n] = key
-            self.digests[n] = _digest((doc_id, fact[KEY]) for doc_id, fact in facts.items())
+            self.digests[n] = _digest([_line(doc_id, fact[KEY]) for doc_id, fact in facts.items()])
         self._moved_rows = set()
 
     # -- brought in line -----------------------------------------------------------------
@@ -439,7 +456,7 @@ class KeptDecisions:
         self.touched = None
         self.current = current
         self._facts = {n: {} for n in range(DOCUMENT_ROWS)}
-        self.document_rows, self.digests = [""] * DOCUMENT_ROWS, [_digest(())] * DOCUMENT_ROWS
+        self.document_rows, self.digests = [""] * DOCUMENT_ROWS, [_digest([])] * DOCUMENT_ROWS
         postings: dict[str, array] = {}
         for row, (doc_id, profile) in enumerate(profiles.items()):
             if not self._take(doc_id, profile, current[doc_id], row):
@@ -562,6 +579,14 @@ class KeptDecisions:
                 found.add(doc_id)
         return found
 
+    def keep_answer(self, asked: tuple, found: dict[str, list[Successor]]) -> None:
+        """The answer worked out in this call for `asked` (`likeliest_successors`), to be kept
+        where it is not the one kept."""
+        answer = [(old_id, [dataclasses.astuple(s) for s in few]) for old_id, few in found.items()]
+        if (asked, answer) != (self.asked, self.answer):
+            self.asked, self.answer = asked, answer
+            self.moved = True
+
     def links_moved(self) -> bool:
         """Whether more or fewer decisions link a target than before this call (a reason names the
         rare links two records share)."""
@@ -575,17 +600,23 @@ class KeptDecisions:
         if not self.document_rows:
             return self.count_all(decisions, current)
         self.current = current
-        self._read_frequency()
-        groups: list[list[tuple[str, str]]] = [[] for _ in range(DOCUMENT_ROWS)]
-        for item in current.items():
-            groups[row_of(item[0], DOCUMENT_ROWS)].append(item)
+        places = rows_of(current, DOCUMENT_ROWS)
+        groups: list[list[str]] = [[] for _ in range(DOCUMENT_ROWS)]
+        for place, line in zip(places, map(_line, current, current.values())):
+            groups[place].append(line)
         digests = self.digests
-        moved = [n for n, items in enumerate(groups) if _digest(items) != digests[n]]
+        moved = [n for n, lines in enumerate(groups) if _digest(lines) != digests[n]]
         if not moved:
+            self.same = True
             return True
+        self.read_frequency()
         self._load_rows(moved)
-        facts = self._facts
-        changed = {doc_id for n in moved for doc_id, key in groups[n] if facts[n].get(doc_id, (None,))[KEY] != key}
+        facts, at = self._facts, set(moved)
+        changed = {
+            doc_id
+            for doc_id, n in zip(current, places)
+            if n in at and facts[n].get(doc_id, (None,))[KEY] != current[doc_id]
+        }
         gone = [doc_id for n in moved for doc_id in facts[n] if doc_id not in current]
         if len(set(self.changed) | changed | set(gone)) > max(REFRESH_LEAST, REFRESH_SHARE * len(current)):
             return self.count_all(decisions, current)
@@ -785,12 +816,23 @@ class _KeptBm25(Bm25):
         return totals
 
 
-def read_from(doc: Document, status: str, targets: Iterable[str]) -> str:
+def read_from(doc: Document, status: str, links: Iterable[tuple[Any, str]]) -> str:
     """What a decision's profile is made from, besides its id: its file's bytes (digest) and path,
-    and its links' targets as resolved among the other documents (`targets`), which may change
-    while its file does not; and its `status`, which says whether it may replace another (a
-    decision whose status moved is ranked again by the shortlists it may enter, `kept_shortlists`)."""
-    return f"{doc.digest}\t{doc.path}\t{status}\t" + "\x1f".join(sorted(set(targets)))
+    and its links' targets as resolved among the other documents (`links`: (type, target) pairs,
+    as `store_rows.relations_of` gives them), which may change while its file does not; and its
+    `status`, which says whether it may replace another (a decision whose status moved is ranked
+    again by the shortlists it may enter, `kept_shortlists`). The targets in the file's order:
+    the same bytes resolved alike give the same text (a profile holds them as a set)."""
+    return f"{doc.digest}\t{doc.path}\t{status}\t" + "\x1f".join(map(_TARGET, links))
+
+
+_TARGET = itemgetter(1)
+
+
+def _dismissed_key(dismissed: frozenset) -> bytes:
+    """The pairs a person dismissed, in one digest (an answer kept is for the same)."""
+    pairs = sorted(sorted(pair) for pair in dismissed)
+    return hashlib.blake2b(repr(pairs).encode("utf-8", "surrogatepass"), digest_size=8).digest()
 
 
 def likeliest_successors(
@@ -798,40 +840,40 @@ def likeliest_successors(
     old_ids: Iterable[str],
     dismissed: frozenset,
     kept: KeptDecisions,
-    targets: Callable[[str], Iterable[str]],
+    related: Mapping[str, tuple],
 ) -> dict[str, list[Successor]] | None:
     """`successors.likeliest_successors(docs.values(), old_ids, dismissed=dismissed)` from
-    `kept`, brought in line with the documents first (`targets(id)`: a document's links' targets
-    as resolved); None where the pass is to be read plainly (a date with a time of day). A row of
-    `kept` gone (another process counted everything since) counts everything again."""
-    decisions: list[Document] = []
-    live: list[str] = []  # those that may replace another, in the documents' order
-    current: dict[str, str] = {}
-    for doc in docs.values():  # each document's type and status read once (10,000 of them)
-        if doc.type == DocType.DECISION:
-            status = doc.status
-            decisions.append(doc)
-            if status in LIVE:
-                live.append(doc.id)
-            current[doc.id] = read_from(doc, status, targets(doc.id))
-    old_ids = list(old_ids)
+    `kept`, brought in line with the documents first (`related[id]`: a document's relations as
+    `store_rows.relations_of` gives them, its links as resolved among them); None where the pass
+    is to be read plainly (a date with a time of day). A row of `kept` gone (another process
+    counted everything since) counts everything again. Where no decision changed since the
+    answer was kept, for the same records asked and pairs dismissed, that answer is given."""
+    decision = DocType.DECISION
+    decisions = [doc for doc in docs.values() if doc.type == decision]
+    live = [doc.id for doc in decisions if doc.status in LIVE]  # in the documents' order
+    current = {doc.id: read_from(doc, doc.status, related[doc.id][2]) for doc in decisions}
+    old_ids = [doc_id for doc_id in old_ids if doc_id in current]
+    question = (old_ids, _dismissed_key(dismissed))
     for attempt in range(2):
         try:
             if not (kept.follow(decisions, current) if attempt == 0 else kept.count_all(decisions, current)):
                 return None
+            if kept.same and kept.asked == question:
+                return {old_id: [Successor(*found) for found in few] for old_id, few in kept.answer}
+            kept.read_frequency()
             kept.read_shortlists()
             reading = _Reading(kept, docs, live)
-            asked = [doc_id for doc_id in old_ids if reading.has(doc_id)]
-            reading.mine(asked)
+            reading.mine(old_ids)
             weighed = kept.kinships
-            unsettled = kept.unsettled({*asked, *weighed, *(d for few in weighed.values() for d in few)})
+            unsettled = kept.unsettled({*old_ids, *weighed, *(d for few in weighed.values() for d in few)})
             shortlists = KeptShortlists(kept.shortlists, reading, kept.touched, kept.removed, dismissed, unsettled)
-            shortlists.forget_others(asked)
+            shortlists.forget_others(old_ids)
             kinships = KeptKinships(weighed, reading, unsettled, not kept.links_moved())
-            found = likeliest_among(reading, asked, ranked=shortlists.ranked, kinships=kinships)
+            found = likeliest_among(reading, old_ids, ranked=shortlists.ranked, kinships=kinships)
             kept.scored, kept.weighed = shortlists.scored, kinships.weighed
             kept.moved |= shortlists.moved or kinships.now != weighed
             kept.kinships = kinships.now
+            kept.keep_answer(question, found)
             return found
         except (_Stale, KeyError, ValueError, TypeError, EOFError, IndexError):
             if attempt:
