@@ -779,6 +779,17 @@ class _KeptBm25(Bm25):
     def share_at(self, term: str, norm: float, count: int) -> float:
         return self.idf(term) * count * (self.K1 + 1) / (count + norm)
 
+    def score_of(self, weights: list[float], counts: list[int], length: int) -> float:
+        """A decision's score for query terms of rarities `weights` (`idf`, asked once for every
+        decision scored) that it holds `counts` times: each term's share as `share_at` works it
+        out, with no call for each, added in the query's order as `Bm25.scores` adds them."""
+        norm, k = self.norm(length), self.K1 + 1
+        total = 0.0
+        for weight, count in zip(weights, counts):
+            if count:
+                total += weight * count * k / (count + norm)
+        return total
+
     def _term_shares(self, term: str) -> list[tuple[str, float]]:
         found = self._shares.get(term)
         if found is not None:
