@@ -57,7 +57,7 @@ __all__ = [
 ]
 
 
-FORMAT = 4  # kept as `kept_conflicts.SUCCESSORS` (the record, and its rows)
+FORMAT = 5  # kept as `kept_conflicts.SUCCESSORS` (the record, and its rows)
 REFRESH_SHARE = 0.05  # the share of decisions changed since the postings were counted: then all again
 REFRESH_LEAST = 64
 DOCUMENT_ROWS = 1024  # about ten decision records to a row at 10,000: a change rewrites one of 3 KB
@@ -71,12 +71,8 @@ KEY, FIELDS, LENGTH, HANDLES, MENTIONS, WHEN, POSTED = range(7)
 MEMBERS = 4  # where a shortlist as the record keeps it names the row of its members and their lengths
 
 
-_line = "{}\t{}".format
-"""A decision's line in its row's digest (`_digest`): its id and what it was profiled from (`KEY`)."""
-
-
 def _digest(lines: list[str]) -> bytes:
-    """What a row's decisions were profiled from, in one digest: their lines (`_line`), sorted,
+    """What a row's decisions were profiled from, in one digest: their lines (`read_from`), sorted,
     joined by line breaks (a thousandth of a second for 10,000 decisions; `repr` of each list
     took ten times as long); where a line holds a break itself (a path may), the list's `repr`
     instead, so no two lists digest alike."""
@@ -443,7 +439,7 @@ class KeptDecisions:
             if keys[n] and keys[n] != key:
                 self.gone[keys[n]] = ""
             keys[n] = key
-            self.digests[n] = _digest([_line(doc_id, fact[KEY]) for doc_id, fact in facts.items()])
+            self.digests[n] = _digest([fact[KEY] for fact in facts.values()])
         self._moved_rows = set()
 
     # -- brought in line -----------------------------------------------------------------
@@ -602,7 +598,7 @@ class KeptDecisions:
         self.current = current
         places = rows_of(current, DOCUMENT_ROWS)
         groups: list[list[str]] = [[] for _ in range(DOCUMENT_ROWS)]
-        for place, line in zip(places, map(_line, current, current.values())):
+        for place, line in zip(places, current.values()):
             groups[place].append(line)
         digests = self.digests
         moved = [n for n, lines in enumerate(groups) if _digest(lines) != digests[n]]
@@ -828,13 +824,13 @@ class _KeptBm25(Bm25):
 
 
 def read_from(doc: Document, status: str, links: Iterable[tuple[Any, str]]) -> str:
-    """What a decision's profile is made from, besides its id: its file's bytes (digest) and path,
+    """What a decision's profile is made from, in one line: its id, its file's bytes (digest) and path,
     and its links' targets as resolved among the other documents (`links`: (type, target) pairs,
     as `store_rows.relations_of` gives them), which may change while its file does not; and its
     `status`, which says whether it may replace another (a decision whose status moved is ranked
     again by the shortlists it may enter, `kept_shortlists`). The targets in the file's order:
     the same bytes resolved alike give the same text (a profile holds them as a set)."""
-    return f"{doc.digest}\t{doc.path}\t{status}\t" + "\x1f".join(map(_TARGET, links))
+    return f"{doc.id}\t{doc.digest}\t{doc.path}\t{status}\t" + "\x1f".join(map(_TARGET, links))
 
 
 _TARGET = itemgetter(1)
