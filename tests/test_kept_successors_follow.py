@@ -8,7 +8,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.test_kept_successors import STATUS, _answer, _append, records, vault  # noqa: F401 (fixtures)
+from tests import test_kept_successors as beside
+from tests.test_kept_successors import STATUS, _answer, _append
 from workbench.core.records.store_rows import relations_of
 from workbench.core.services import kept_successors
 from workbench.core.services.kept_conflicts import SUCCESSORS
@@ -16,6 +17,8 @@ from workbench.core.services.row_keys import row_of
 from workbench.core.vault import Vault
 from workbench.core.views.successors import Decisions, likeliest_among
 from workbench.core.vocabulary.model import Status
+
+records, vault = beside.records, beside.vault  # the fixtures of the tests beside: the same records
 
 
 @dataclass

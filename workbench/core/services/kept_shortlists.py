@@ -213,7 +213,7 @@ class KeptKinships(Kinships):
         return held[0], held[1]
 
     def reasons(self, old_id: str, doc_id: str) -> list[str]:
-        score, named, reasons = self.now[old_id][doc_id]  # weighed first (`weighed`)
+        score, named, reasons = self.now[old_id][doc_id]  # weighed first (`likeliest_of`)
         if reasons is None:
             reasons = super().reasons(old_id, doc_id)
             self.now[old_id][doc_id] = (score, named, reasons)
