@@ -11,14 +11,15 @@ they were at the last full count (a row each, named in one of `TERM_ROWS` rows b
 term); the number of decisions holding each term in `FREQUENCY_ROWS` rows, read whole and
 written where a count moved. The record itself holds the number of decisions linking each target
 and opening their titles alike, the rows' names and, for each row of decisions, a digest of what
-its decisions were profiled from (their lines, `read_from`, joined: one string made for each
-decision and a hash for each row, 5 ms at 10,000 decisions where a `repr` of each row's took
-25): a call reads the rows whose digest is not the one it works out now, and the rows the records
-asked about need, not every decision's (4.3 MB written whole at each change before, 10,000
-decision records). A decision whose file (digest and path, under the same id), status or links as
-resolved are not those profiled is profiled again and its counts replace its old ones; a decision
-gone takes its counts out. The record keeps the last answer too, with the records it answered and
-the pairs dismissed: while no row's digest moved, it is the answer, and no row is read. The postings are not rewritten for a change: the
+its decisions were profiled from (their lines, `read_from`, sorted and joined: one string made
+for each decision and a hash for each row, where a `repr` of each row's pairs took nearly twice as
+long): a call reads the rows whose digest is not the one it works out now, and the rows the
+records asked about need, not every decision's (4.3 MB written whole at each change before,
+10,000 decision records). A decision whose file (digest and path, under the same id), status or
+links as resolved are not those profiled is profiled again and its counts replace its old ones; a
+decision gone takes its counts out. The record keeps the last answer too, with the records it
+answered and the pairs dismissed: while no row's digest moved, it is the answer, and no row is
+read. The postings are not rewritten for a change: the
 changed decisions' rows in them are passed over and their own counts read instead, until more than
 `REFRESH_SHARE` of the decisions changed (then everything is counted again). Every sum is the one
 `views.successors` makes, in the same order, so the answer is equal to the last bit; anything
@@ -76,8 +77,7 @@ MEMBERS = 4  # where a shortlist as the record keeps it names the row of its mem
 
 def _digest(lines: list[str]) -> bytes:
     """What a row's decisions were profiled from, in one digest: their lines (`read_from`), sorted,
-    joined by line breaks (a thousandth of a second for 10,000 decisions; `repr` of each list
-    took ten times as long); where a line holds a break itself (a path may), the list's `repr`
+    joined by line breaks; where a line holds a break itself (a path may), the list's `repr`
     instead, so no two lists digest alike."""
     lines.sort()
     text = "\n".join(lines)
