@@ -77,9 +77,7 @@ def _opened(root: Path, dismissed: frozenset = frozenset()) -> Opened:
     plain = likeliest_among(decisions, lacking, dismissed=dismissed)
     kept = kept_successors.KeptDecisions(lambda keys: store.kept_rows(SUCCESSORS, keys))
     kept.load(store.kept(SUCCESSORS, "test"))
-    found = kept_successors.likeliest_successors(
-        docs, lacking, dismissed, kept, lambda doc_id: [t for _, t in related[doc_id][2]]
-    )
+    found = kept_successors.likeliest_successors(docs, lacking, dismissed, kept, related)
     assert found is not None
     store.keep_with_rows(SUCCESSORS, "test", kept.dump(), kept.to_write(), replace=kept.whole, forget=kept.unnamed())
     return Opened(_answer(plain), _answer(found), kept, decisions, lacking, docs)

@@ -1073,9 +1073,7 @@ class Asked:
         kept = kept_successors.KeptDecisions(lambda keys: store.kept_rows(SUCCESSORS, keys))
         if not self.full:
             kept.load(store.kept(SUCCESSORS, key))  # False: nothing kept (or not this), all counted
-        found = kept_successors.likeliest_successors(
-            docs, lacking, compatible, kept, lambda doc_id: [target for _, target in related[doc_id][2]]
-        )
+        found = kept_successors.likeliest_successors(docs, lacking, compatible, kept, related)
         if found is None:
             return likeliest_successors(docs.values(), lacking, dismissed=compatible)
         if kept.moved:

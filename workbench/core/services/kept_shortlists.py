@@ -139,7 +139,9 @@ class KeptShortlists:
             cites = {doc_id for doc_id in cites if doc_id not in gone}
             cites.update(doc_id for doc_id in touched if eligible(doc_id) and reading.names(doc_id, old_id))
         self.scored += len(members)
-        scores = {doc_id: self._score(asked, counts, lengths[doc_id]) for doc_id, counts in members.items()}
+        weights = [bm25.idf(term) for term in asked]
+        score = bm25.score_of
+        scores = {doc_id: score(weights, counts, lengths[doc_id]) for doc_id, counts in members.items()}
         later = self._later(old_id, scores)
         if bound is not None and sum(scores[doc_id] > bound for doc_id in later) < SHORTLIST:
             return None
@@ -151,7 +153,7 @@ class KeptShortlists:
             terms = reading.profile(doc_id).terms
             counts = [terms.get(term, 0) for term in asked]
             if any(counts):
-                found[doc_id] = self._score(asked, counts, reading.length(doc_id))
+                found[doc_id] = score(weights, counts, reading.length(doc_id))
         if moved:
             if bound is not None and any(scores[doc_id] <= bound for doc_id in members):
                 members = {doc_id: counts for doc_id, counts in members.items() if scores[doc_id] > bound}
@@ -170,16 +172,6 @@ class KeptShortlists:
         at, dismissed = self.at, self.dismissed
         found = [d for d in doc_ids if d in at and frozenset((old_id, d)) not in dismissed]
         return sorted(found, key=at.__getitem__)
-
-    def _score(self, asked: list[str], counts: list[int], length: int) -> float:
-        """A decision's BM25 score: each term's share added in the query's order, as `Bm25.scores`."""
-        bm25 = self.reading.bm25
-        share, norm = bm25.share_at, bm25.norm(length)  # the same for each term: worked out once
-        total = 0.0
-        for term, count in zip(asked, counts):
-            if count:
-                total += share(term, norm, count)
-        return total
 
 
 class KeptKinships(Kinships):
@@ -221,7 +213,7 @@ class KeptKinships(Kinships):
         return held[0], held[1]
 
     def reasons(self, old_id: str, doc_id: str) -> list[str]:
-        score, named, reasons = self.now[old_id][doc_id]  # weighed first (`weighed`)
+        score, named, reasons = self.now[old_id][doc_id]  # weighed first (`likeliest_of`)
         if reasons is None:
             reasons = super().reasons(old_id, doc_id)
             self.now[old_id][doc_id] = (score, named, reasons)

@@ -11,11 +11,15 @@ they were at the last full count (a row each, named in one of `TERM_ROWS` rows b
 term); the number of decisions holding each term in `FREQUENCY_ROWS` rows, read whole and
 written where a count moved. The record itself holds the number of decisions linking each target
 and opening their titles alike, the rows' names and, for each row of decisions, a digest of what
-its decisions were profiled from: a call reads the rows whose digest is not the one it works out
-now, and the rows the records asked about need, not every decision's (4.3 MB written whole at each
-change before, 10,000 decision records). A decision whose file (digest and path, under the same
-id) or links as resolved are not those profiled is profiled again and its counts replace its old
-ones; a decision gone takes its counts out. The postings are not rewritten for a change: the
+its decisions were profiled from (their lines, `read_from`, sorted and joined: one string made
+for each decision and a hash for each row, where a `repr` of each row's pairs took nearly twice as
+long): a call reads the rows whose digest is not the one it works out now, and the rows the
+records asked about need, not every decision's (4.3 MB written whole at each change before,
+10,000 decision records). A decision whose file (digest and path, under the same id), status or
+links as resolved are not those profiled is profiled again and its counts replace its old ones; a
+decision gone takes its counts out. The record keeps the last answer too, with the records it
+answered and the pairs dismissed: while no row's digest moved, it is the answer, and no row is
+read. The postings are not rewritten for a change: the
 changed decisions' rows in them are passed over and their own counts read instead, until more than
 `REFRESH_SHARE` of the decisions changed (then everything is counted again). Every sum is the one
 `views.successors` makes, in the same order, so the answer is equal to the last bit; anything
@@ -31,10 +35,10 @@ import dataclasses
 import datetime as dt
 import hashlib
 import marshal
-import zlib
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from operator import itemgetter
 from typing import Any
 
 from ..records.store_rows import read_bodies
@@ -42,7 +46,7 @@ from ..vocabulary.model import DocType, Document
 from ..views.similarity import Bm25, Corpus, Profile, profiles_of, rarity, shared_opening, title_openings
 from ..views.successors import LIVE, Successor, likeliest_among
 from .kept_shortlists import KeptKinships, KeptShortlists
-from .row_keys import key_of
+from .row_keys import key_of, row_of, rows_of
 
 __all__ = [
     "DOCUMENT_ROWS",
@@ -57,7 +61,7 @@ __all__ = [
 ]
 
 
-FORMAT = 3  # kept as `kept_conflicts.SUCCESSORS` (the record, and its rows)
+FORMAT = 5  # kept as `kept_conflicts.SUCCESSORS` (the record, and its rows)
 REFRESH_SHARE = 0.05  # the share of decisions changed since the postings were counted: then all again
 REFRESH_LEAST = 64
 DOCUMENT_ROWS = 1024  # about ten decision records to a row at 10,000: a change rewrites one of 3 KB
@@ -71,15 +75,15 @@ KEY, FIELDS, LENGTH, HANDLES, MENTIONS, WHEN, POSTED = range(7)
 MEMBERS = 4  # where a shortlist as the record keeps it names the row of its members and their lengths
 
 
-def row_of(name: str, rows: int) -> int:
-    """Which of `rows` rows holds what is kept of a decision (by its id) or a term."""
-    return zlib.crc32(name.encode("utf-8")) % rows
-
-
-def _digest(items: Iterable[tuple[str, str]]) -> bytes:
-    """What a row's decisions were profiled from, in one digest: their ids and `read_from`."""
-    # `repr`: each text quoted, so no two lists read alike (`marshal`'s bytes vary with references).
-    return hashlib.blake2b(repr(sorted(items)).encode("ascii", "backslashreplace"), digest_size=8).digest()
+def _digest(lines: list[str]) -> bytes:
+    """What a row's decisions were profiled from, in one digest: their lines (`read_from`), sorted,
+    joined by line breaks; where a line holds a break itself (a path may), the list's `repr`
+    instead, so no two lists digest alike."""
+    lines.sort()
+    text = "\n".join(lines)
+    if text.count("\n") != max(0, len(lines) - 1):
+        text = "\0" + repr(lines)  # no line starts with a nul: apart from every plain join
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
 
 
 def _when(profile: Profile) -> tuple | None:
@@ -140,6 +144,11 @@ class KeptDecisions:
         self.listed: dict[str, tuple] = {}
         self._members: dict[str, tuple[dict, dict, str]] = {}
         self.kinships: dict[str, dict[str, tuple]] = {}  # {record asked: its pairs weighed} (`kept_shortlists`)
+        # The last answer, and what it answered: the records asked and the pairs dismissed
+        # (`likeliest_successors`), given again while no decision changed.
+        self.asked: tuple = ()
+        self.answer: list[tuple[str, list[tuple]]] = []
+        self.same = False  # no row of decisions moved since the record was kept (`follow`)
         self.current: dict[str, str] = {}  # {decision: what it is read from now}, once followed
         self.touched: dict[str, Counter] | None = {}  # profiled in this call: their term counts; None: all
         self.removed: set[str] = set()  # gone in this call
@@ -172,6 +181,8 @@ class KeptDecisions:
         "digests",
         "listed",
         "kinships",
+        "asked",
+        "answer",
     )  # the record's parts after FORMAT, in order (`passed` kept sorted)
 
     def dump(self) -> bytes:
@@ -375,8 +386,11 @@ class KeptDecisions:
                 self.gone[state[MEMBERS]] = ""
         self.listed = listed
 
-    def _read_frequency(self) -> None:
-        """The number of decisions holding each term, from its rows."""
+    def read_frequency(self) -> None:
+        """The number of decisions holding each term, from its rows (once, and not after a full
+        count, which counted it): a call that finds nothing changed and its answer kept reads none."""
+        if self.whole or self._frequency_parts is not None:
+            return
         self._fetch(key for key in self.frequency_rows if key)
         frequency: dict[str, int] = {}
         parts = []
@@ -392,6 +406,8 @@ class KeptDecisions:
         """The rows of the terms whose number of decisions moved in this call made again (every
         row after a full count)."""
         frequency, parts = self.frequency, self._frequency_parts
+        if parts is None and not self.whole:  # not read: no count moved
+            return
         if parts is None:  # counted from nothing
             parts = [set() for _ in range(FREQUENCY_ROWS)]
             for term in frequency:
@@ -426,7 +442,7 @@ class KeptDecisions:
             if keys[n] and keys[n] != key:
                 self.gone[keys[n]] = ""
             keys[n] = key
-            self.digests[n] = _digest((doc_id, fact[KEY]) for doc_id, fact in facts.items())
+            self.digests[n] = _digest([fact[KEY] for fact in facts.values()])
         self._moved_rows = set()
 
     # -- brought in line -----------------------------------------------------------------
@@ -439,7 +455,7 @@ class KeptDecisions:
         self.touched = None
         self.current = current
         self._facts = {n: {} for n in range(DOCUMENT_ROWS)}
-        self.document_rows, self.digests = [""] * DOCUMENT_ROWS, [_digest(())] * DOCUMENT_ROWS
+        self.document_rows, self.digests = [""] * DOCUMENT_ROWS, [_digest([])] * DOCUMENT_ROWS
         postings: dict[str, array] = {}
         for row, (doc_id, profile) in enumerate(profiles.items()):
             if not self._take(doc_id, profile, current[doc_id], row):
@@ -562,6 +578,14 @@ class KeptDecisions:
                 found.add(doc_id)
         return found
 
+    def keep_answer(self, asked: tuple, found: dict[str, list[Successor]]) -> None:
+        """The answer worked out in this call for `asked` (`likeliest_successors`), to be kept
+        where it is not the one kept."""
+        answer = [(old_id, [dataclasses.astuple(s) for s in few]) for old_id, few in found.items()]
+        if (asked, answer) != (self.asked, self.answer):
+            self.asked, self.answer = asked, answer
+            self.moved = True
+
     def links_moved(self) -> bool:
         """Whether more or fewer decisions link a target than before this call (a reason names the
         rare links two records share)."""
@@ -575,17 +599,23 @@ class KeptDecisions:
         if not self.document_rows:
             return self.count_all(decisions, current)
         self.current = current
-        self._read_frequency()
-        groups: list[list[tuple[str, str]]] = [[] for _ in range(DOCUMENT_ROWS)]
-        for item in current.items():
-            groups[row_of(item[0], DOCUMENT_ROWS)].append(item)
+        places = rows_of(current, DOCUMENT_ROWS)
+        groups: list[list[str]] = [[] for _ in range(DOCUMENT_ROWS)]
+        for place, line in zip(places, current.values()):
+            groups[place].append(line)
         digests = self.digests
-        moved = [n for n, items in enumerate(groups) if _digest(items) != digests[n]]
+        moved = [n for n, lines in enumerate(groups) if _digest(lines) != digests[n]]
         if not moved:
+            self.same = True
             return True
+        self.read_frequency()
         self._load_rows(moved)
-        facts = self._facts
-        changed = {doc_id for n in moved for doc_id, key in groups[n] if facts[n].get(doc_id, (None,))[KEY] != key}
+        facts, at = self._facts, set(moved)
+        changed = {
+            doc_id
+            for doc_id, n in zip(current, places)
+            if n in at and facts[n].get(doc_id, (None,))[KEY] != current[doc_id]
+        }
         gone = [doc_id for n in moved for doc_id in facts[n] if doc_id not in current]
         if len(set(self.changed) | changed | set(gone)) > max(REFRESH_LEAST, REFRESH_SHARE * len(current)):
             return self.count_all(decisions, current)
@@ -748,6 +778,17 @@ class _KeptBm25(Bm25):
     def share_at(self, term: str, norm: float, count: int) -> float:
         return self.idf(term) * count * (self.K1 + 1) / (count + norm)
 
+    def score_of(self, weights: list[float], counts: list[int], length: int) -> float:
+        """A decision's score for query terms of rarities `weights` (`idf`, asked once for every
+        decision scored) that it holds `counts` times: each term's share as `share_at` works it
+        out, with no call for each, added in the query's order as `Bm25.scores` adds them."""
+        norm, k = self.norm(length), self.K1 + 1
+        total = 0.0
+        for weight, count in zip(weights, counts):
+            if count:
+                total += weight * count * k / (count + norm)
+        return total
+
     def _term_shares(self, term: str) -> list[tuple[str, float]]:
         found = self._shares.get(term)
         if found is not None:
@@ -785,12 +826,29 @@ class _KeptBm25(Bm25):
         return totals
 
 
-def read_from(doc: Document, status: str, targets: Iterable[str]) -> str:
-    """What a decision's profile is made from, besides its id: its file's bytes (digest) and path,
-    and its links' targets as resolved among the other documents (`targets`), which may change
-    while its file does not; and its `status`, which says whether it may replace another (a
-    decision whose status moved is ranked again by the shortlists it may enter, `kept_shortlists`)."""
-    return f"{doc.digest}\t{doc.path}\t{status}\t" + "\x1f".join(sorted(set(targets)))
+_TARGET = itemgetter(1)  # a link's target, of (type, target)
+
+
+def read_from(decisions: Iterable[Document], related: Mapping[str, tuple]) -> dict[str, str]:
+    """What each decision's profile is made from, in one line: its id, its file's bytes (digest)
+    and path, its status, which says whether it may replace another (a decision whose status moved
+    is ranked again by the shortlists it may enter, `kept_shortlists`), and its links' targets as
+    resolved among the other documents (`related[id]`: its relations as `store_rows.relations_of`
+    gives them), which may change while its file does not. The targets in the file's order: the
+    same bytes resolved alike give the same line (a profile holds them as a set). One expression
+    for all 10,000 decisions of a vault, no call for each."""
+    join, target = "\x1f".join, _TARGET
+    return {
+        doc.id: f"{doc.id}\t{doc.digest}\t{doc.path}\t{doc.status}\t"
+        f"{join(map(target, links)) if (links := related[doc.id][2]) else ''}"
+        for doc in decisions
+    }
+
+
+def _dismissed_key(dismissed: frozenset) -> bytes:
+    """The pairs a person dismissed, in one digest (an answer kept is for the same)."""
+    pairs = sorted(sorted(pair) for pair in dismissed)
+    return hashlib.blake2b(repr(pairs).encode("utf-8", "surrogatepass"), digest_size=8).digest()
 
 
 def likeliest_successors(
@@ -798,40 +856,40 @@ def likeliest_successors(
     old_ids: Iterable[str],
     dismissed: frozenset,
     kept: KeptDecisions,
-    targets: Callable[[str], Iterable[str]],
+    related: Mapping[str, tuple],
 ) -> dict[str, list[Successor]] | None:
     """`successors.likeliest_successors(docs.values(), old_ids, dismissed=dismissed)` from
-    `kept`, brought in line with the documents first (`targets(id)`: a document's links' targets
-    as resolved); None where the pass is to be read plainly (a date with a time of day). A row of
-    `kept` gone (another process counted everything since) counts everything again."""
-    decisions: list[Document] = []
-    live: list[str] = []  # those that may replace another, in the documents' order
-    current: dict[str, str] = {}
-    for doc in docs.values():  # each document's type and status read once (10,000 of them)
-        if doc.type == DocType.DECISION:
-            status = doc.status
-            decisions.append(doc)
-            if status in LIVE:
-                live.append(doc.id)
-            current[doc.id] = read_from(doc, status, targets(doc.id))
-    old_ids = list(old_ids)
+    `kept`, brought in line with the documents first (`related[id]`: a document's relations as
+    `store_rows.relations_of` gives them, its links as resolved among them); None where the pass
+    is to be read plainly (a date with a time of day). A row of `kept` gone (another process
+    counted everything since) counts everything again. Where no decision changed since the
+    answer was kept, for the same records asked and pairs dismissed, that answer is given."""
+    decision = DocType.DECISION
+    decisions = [doc for doc in docs.values() if doc.type == decision]
+    live = [doc.id for doc in decisions if doc.status in LIVE]  # in the documents' order
+    current = read_from(decisions, related)
+    old_ids = [doc_id for doc_id in old_ids if doc_id in current]
+    question = (old_ids, _dismissed_key(dismissed))
     for attempt in range(2):
         try:
             if not (kept.follow(decisions, current) if attempt == 0 else kept.count_all(decisions, current)):
                 return None
+            if kept.same and kept.asked == question:
+                return {old_id: [Successor(*found) for found in few] for old_id, few in kept.answer}
+            kept.read_frequency()
             kept.read_shortlists()
             reading = _Reading(kept, docs, live)
-            asked = [doc_id for doc_id in old_ids if reading.has(doc_id)]
-            reading.mine(asked)
+            reading.mine(old_ids)
             weighed = kept.kinships
-            unsettled = kept.unsettled({*asked, *weighed, *(d for few in weighed.values() for d in few)})
+            unsettled = kept.unsettled({*old_ids, *weighed, *(d for few in weighed.values() for d in few)})
             shortlists = KeptShortlists(kept.shortlists, reading, kept.touched, kept.removed, dismissed, unsettled)
-            shortlists.forget_others(asked)
+            shortlists.forget_others(old_ids)
             kinships = KeptKinships(weighed, reading, unsettled, not kept.links_moved())
-            found = likeliest_among(reading, asked, ranked=shortlists.ranked, kinships=kinships)
+            found = likeliest_among(reading, old_ids, ranked=shortlists.ranked, kinships=kinships)
             kept.scored, kept.weighed = shortlists.scored, kinships.weighed
             kept.moved |= shortlists.moved or kinships.now != weighed
             kept.kinships = kinships.now
+            kept.keep_answer(question, found)
             return found
         except (_Stale, KeyError, ValueError, TypeError, EOFError, IndexError):
             if attempt:

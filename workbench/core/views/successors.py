@@ -27,10 +27,10 @@ __all__ = [
     "later_than",
     "may_have_replaced",
     "likeliest_among",
+    "likeliest_of",
     "likeliest_successors",
     "ranking",
     "ranking_of",
-    "weighed",
 ]
 
 BM25_WEIGHT = 0.5  # as the conflicts queue weighs BM25 beside kinship (`conflicts.DEFAULT`)
@@ -113,7 +113,7 @@ def likeliest_among(
     for old_id in old_ids:
         if decisions.has(old_id):
             ranks = ranked(old_id) if ranked is not None else ranking(decisions, old_id, dismissed)
-            found[old_id] = weighed(decisions, old_id, ranks, most, kin)
+            found[old_id] = likeliest_of(decisions, old_id, ranks, most, kin)
     return found
 
 
@@ -160,7 +160,7 @@ def ranking_of(found: dict[str, float], later: list[str], cited: list[str]) -> R
 
 
 class Kinships:
-    """How `weighed` weighs a record asked with each decision on its shortlist, asked through one
+    """How `likeliest_of` weighs a record asked with each decision on its shortlist, asked through one
     face so that a caller keeping the weighing between calls (`services.kept_shortlists`) answers
     with the same code as one weighing every pair here."""
 
@@ -183,9 +183,10 @@ class Kinships:
         return kinship(decisions.profile(doc_id), decisions.profile(old_id), decisions.corpus).reasons
 
 
-def weighed(decisions: Any, old_id: str, ranks: Ranking, most: int, kinships: Any = None) -> list[Successor]:
+def likeliest_of(decisions: Any, old_id: str, ranks: Ranking, most: int, kinships: Any = None) -> list[Successor]:
     """The `most` likeliest of `ranks`' shortlist, weighed as the queue weighs a pair (each pair
-    as `kinships` weighs it: `Kinships(decisions)` where not given)."""
+    as `kinships` weighs it: `Kinships(decisions)` where not given). Not `Weighing.weighed`, the
+    decision pairs the queue weighs: these are one record's successors, best first."""
     kin = kinships if kinships is not None else Kinships(decisions)
     found, top = ranks.scores, ranks.top
     rows = []
