@@ -453,7 +453,8 @@ class KeptBm25(Bm25):
         `Bm25.likeliest_few` orders them (the greater id first among equals): found by
         `likeliest.likeliest`, which works out the shares of a few postings of each common term
         asked, not all of them. The decisions whose most alike a change finds again often ask the
-        same terms (near copies of one another): a query is answered once."""
+        same terms (copies of one another: 19 at once in a vault of decision records): a query
+        asked again is answered from its `most` + 1 best, found once with none left out."""
         if self.everywhere:
             scored = ((self.score(asked, doc_id), doc_id) for doc_id in self.kept.digests if doc_id != other_than)
             return heapq.nlargest(most, ((total, doc_id) for total, doc_id in scored if total))
