@@ -36,7 +36,7 @@ def _decision(root: Path, n: int, body: str) -> None:
 
 
 def _words(rng: random.Random, shape: str) -> list[str]:
-    """A vocabulary and the weights it is drawn by, for one shape of vault."""
+    """The words of one shape of vault, the commonest first (`_body` draws them by rank)."""
     size = {"flat": 12, "zipf": 400, "tail": 4000, "copies": 300, "short": 60}[shape]
     return [f"w{rng.randrange(10**6):06}x{n}" for n in range(size)]
 
