@@ -58,6 +58,7 @@ from .conflicts import (
     weigh_pair,
 )
 from .kept_pairs import NONE, KeptPairs
+from .likeliest import Posting, likeliest
 from .row_keys import checked, key_of
 from .weighing_rows import ASKS, CITES, FIELDS, HOLDS, NEAR, Buckets, Facts, FieldView, rows_for
 from ..records.store_rows import relations_of
@@ -400,14 +401,20 @@ class KeptBm25(Bm25):
     term counts and length, updated for every change): each share worked out when asked, from the
     term's document count, the number of decisions and their average length now (the same sums,
     in the same order, as `Bm25` adds them). `counts_of` gives a decision's term counts (its
-    profile's); `rows` holds the postings `kept` names."""
+    profile's); `rows` holds the postings `kept` names, which stand as they are while this lives.
+    `everywhere`: the most alike found by scoring every decision (`Weighing.everywhere`)."""
 
-    def __init__(self, kept: Kept, counts_of: Any, rows: Rows):
+    def __init__(self, kept: Kept, counts_of: Any, rows: Rows, everywhere: bool = False):
         self.size = len(kept.digests)
         self.average = kept.length_total / max(1, self.size)
-        self.kept, self.counts_of, self.rows = kept, counts_of, rows
+        self.kept, self.counts_of, self.rows, self.everywhere = kept, counts_of, rows, everywhere
         self._weights: dict[str, float] = {}
         self._norms: dict[str, float] = {}
+        self._least_norm: float | None = None
+        self._postings: dict[str, Posting] = {}
+        # The queries asked, and the `most` + 1 best of those asked again, none left out.
+        self._asked: set[tuple[tuple[str, ...], int]] = set()
+        self._found: dict[tuple[tuple[str, ...], int], list[tuple[float, str]]] = {}
 
     def idf(self, term: str) -> float:
         weight = self._weights.get(term)
@@ -415,12 +422,13 @@ class KeptBm25(Bm25):
             weight = self._weights[term] = rarity(self.size, self.kept.frequency.get(term, 0))
         return weight
 
+    def _norm_of(self, length: int) -> float:
+        return self.K1 * (1 - self.B + self.B * length / (self.average or 1))
+
     def _norm(self, doc_id: str) -> float:
         norm = self._norms.get(doc_id)
         if norm is None:
-            norm = self._norms[doc_id] = self.K1 * (
-                1 - self.B + self.B * self.kept.lengths[doc_id] / (self.average or 1)
-            )
+            norm = self._norms[doc_id] = self._norm_of(self.kept.lengths[doc_id])
         return norm
 
     def _share(self, term: str, doc_id: str, count: int) -> float:
@@ -442,16 +450,42 @@ class KeptBm25(Bm25):
 
     def likeliest_few(self, asked: list[str], most: int, other_than: str = "") -> list[tuple[float, str]]:
         """The `most` decisions with the highest scores for `asked`, best first, as
-        `Bm25.likeliest_few` orders them (the greater id first among equals)."""
-        kept, rows = self.kept, self.kept.rows
-        totals: dict[str, float] = {}
-        for term in asked:
-            found = kept.posting(term)
-            for n in range(0, len(found), 2):
-                doc_id = rows[found[n]]
-                if doc_id != other_than:
-                    totals[doc_id] = totals.get(doc_id, 0.0) + self._share(term, doc_id, found[n + 1])
-        return heapq.nlargest(most, ((total, doc_id) for doc_id, total in totals.items() if total))
+        `Bm25.likeliest_few` orders them (the greater id first among equals): found by
+        `likeliest.likeliest`, which works out the shares of a few postings of each common term
+        asked, not all of them. The decisions whose most alike a change finds again often ask the
+        same terms (copies of one another: 19 at once in a vault of decision records): a query
+        asked again is answered from its `most` + 1 best, found once with none left out."""
+        if self.everywhere:
+            scored = ((self.score(asked, doc_id), doc_id) for doc_id in self.kept.digests if doc_id != other_than)
+            return heapq.nlargest(most, ((total, doc_id) for total, doc_id in scored if total))
+        key = (tuple(asked), most)
+        found = self._found.get(key)
+        if found is None:
+            postings = [self.posting(term) for term in asked]
+            name = self.kept.rows.__getitem__
+            if key not in self._asked:  # asked once yet: the one left out stays out (the bar is higher)
+                self._asked.add(key)
+                row = self.kept.positions.get(other_than, -1)
+                return likeliest(postings, most, self._row_share, name, row)
+            found = self._found[key] = likeliest(postings, most + 1, self._row_share, name)
+        return [entry for entry in found if entry[1] != other_than][:most]
+
+    def _row_share(self, row: int, posting: Posting, count: int) -> float:
+        return self._share(posting.term, self.kept.rows[row], count)
+
+    def posting(self, term: str) -> Posting:
+        """A term's postings as they are now, with their bound: the share of its greatest count
+        in a decision of the least length (a share grows with the count and falls with the length)."""
+        found = self._postings.get(term)
+        if found is None:
+            kept = self.kept
+            found = self._postings[term] = Posting(term, kept.terms_base.get(term), kept.overlay)
+            if self._least_norm is None:
+                self._least_norm = self._norm_of(min(kept.by_row, default=0))
+            count = found.greatest()
+            if count:
+                found.bound = self.idf(term) * count * (self.K1 + 1) / (count + self._least_norm)
+        return found
 
 
 def _encode(pair: Weighed | None) -> Any:
@@ -674,7 +708,7 @@ class Weighing:
             kept.when[doc_id] = _when(profile)
             kept.digests[doc_id] = current[doc_id]
         every = self._profiles
-        bm25 = KeptBm25(kept, lambda doc_id: every[doc_id].terms, self.rows)
+        bm25 = KeptBm25(kept, lambda doc_id: every[doc_id].terms, self.rows, self.everywhere)
         for doc_id, profile in profiles.items():
             facts.put(doc_id, _ASKED, bm25.query_terms(profile.terms, Bm25.QUERY_TERMS))
         self._few_before = {}
