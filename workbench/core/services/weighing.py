@@ -42,7 +42,7 @@ import heapq
 import marshal
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field, fields
 from typing import Any, cast
 
@@ -59,7 +59,7 @@ from .conflicts import (
 )
 from .kept_pairs import NONE, KeptPairs
 from .row_keys import checked, key_of
-from .weighing_rows import ASKS, CITES, FIELDS, HOLDS, NEAR, Buckets, Facts, FieldView, rows_for
+from .weighing_rows import ASKS, CITES, FIELDS, HOLDS, NEAR, Buckets, Digests, Facts, FieldView, rows_for, since
 from ..records.store_rows import relations_of
 from ..vocabulary.model import DocType, Document, Status
 from ..views.similarity import Bm25, Corpus, Likeness, Profile, profiles_of, rarity
@@ -80,7 +80,7 @@ __all__ = [
 ]
 
 REFRESH_SHARE = 0.01
-FORMAT = 12
+FORMAT = 13
 SAVES = 8
 """Saves of the weighing kept in `Kept.saves`: a follower chosen from the weighing as it stood
 before one of them follows the pairs touched since; one chosen from an older weighing is made whole."""
@@ -111,8 +111,8 @@ class Kept:
     `mentions`) and the index beside them are kept in rows (`texts`, `documents`, `inverted`), the
     postings of the last full count too (`base`): `attach` gives them their rows."""
 
-    # decisions
-    digests: dict[str, str] = field(default_factory=dict)
+    # decisions: their digests (`_source`) in rows (`weighing_rows.Digests`: `digests` once attached)
+    digest_rows: tuple = (0, [])
     linked: dict[str, int] = field(default_factory=dict)  # how many decisions link each target
     rows: list[str] = field(default_factory=list)  # a decision's row in the postings ("": none now)
     when: dict[str, tuple] = field(default_factory=dict)  # each decision's `Profile.when` (`_when`): orders every pair
@@ -135,8 +135,8 @@ class Kept:
     sizes: bytes = b""
     drift: int = 0  # decisions changed since the rarities were counted
     prefix: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the decisions' titles' shared opening
-    # duplicates
-    claims: dict[str, str] = field(default_factory=dict)
+    # duplicates: the digests of the documents compared, in rows as the decisions' (`claims` once attached)
+    claim_rows: tuple = (0, [])
     claims_size: int = 0
     claims_frequency: dict[str, int] = field(default_factory=dict)
     claims_linked: dict[str, int] = field(default_factory=dict)
@@ -168,7 +168,10 @@ class Kept:
     # it, follow every save since, not only the last (`Weighing.stood`).
     saves: list[tuple[dict[int, str], list[tuple[str, str]], list[tuple[str, str]]]] = field(default_factory=list)
 
-    # Given by `attach`, not kept in the record.
+    # Given by `attach`, not kept in the record (a dictionary set in their place is put in rows when kept).
+    _rows: Any = field(init=False, repr=False, compare=False, default=None)
+    digests: MutableMapping[str, str] = field(init=False, repr=False, compare=False, default_factory=dict)
+    claims: MutableMapping[str, str] = field(init=False, repr=False, compare=False, default_factory=dict)
     facts: Facts = field(init=False, repr=False, compare=False)
     terms_base: Buckets = field(init=False, repr=False, compare=False)
     limits: array = field(init=False, repr=False, compare=False)
@@ -185,6 +188,11 @@ class Kept:
     def attach(self, rows: Rows) -> None:
         """Read what is kept in rows from `rows` (a `ValueError` where they do not hold together,
         a `TypeError` where a field is not what this code keeps)."""
+        self._rows = rows
+        if not (isinstance(self.digests, dict) and self.digests):  # else set by a full count: kept as it is
+            self.digests = Digests(rows, self.digest_rows)
+        # Attached again by a full count of the decisions (every row made anew): the duplicates' read whole first.
+        self.claims = dict(self.claims) if isinstance(self.claims, Digests) else Digests(rows, self.claim_rows)
         self.facts = Facts(rows, self.texts, self.documents, self.inverted, len(self.digests))
         self.terms_base = Buckets(rows, self.base, rows_for(len(self.digests)))
         self.limits = array("d")
@@ -273,6 +281,7 @@ class Kept:
     def referenced(self) -> set[str]:
         """The keys in `Rows` this record names."""
         named = (self.pair_rows, self.pair_index, self.texts, self.documents, self.inverted, self.base)
+        named += (self.digest_rows[1], self.claim_rows[1])
         return {key for keys in named for key in keys if key}
 
     def keep_rows(self) -> None:
@@ -281,6 +290,34 @@ class Kept:
         self.base = self.terms_base.keep()
         self.thresholds = self.limits.tobytes()
         self.sizes = self.by_row.tobytes()
+        self.keep_digests()
+
+    def keep_digests(self) -> None:
+        """Name in the record the rows of `digests` and `claims` as they are now: a dictionary set
+        in their place (by a full count, or by the duplicates compared again) followed by the rows
+        kept, those it changed alone made again."""
+        rows = self._rows
+        if rows is None:
+            return  # never attached: no rows to name
+        for name, kept_as in (("digests", "digest_rows"), ("claims", "claim_rows")):
+            found = getattr(self, name)
+            if rows.whole and isinstance(found, Digests):
+                found = dict(found)
+            if not isinstance(found, Digests):
+                held = Digests(rows, getattr(self, kept_as))
+                try:
+                    if rows.whole:  # every row the record names is made in this call
+                        raise KeyError("made anew")
+                    changed, removed = held.since(found)
+                    for key in changed:
+                        held[key] = found[key]
+                    for key in removed:
+                        del held[key]
+                except _BROKEN:  # the rows kept are gone or damaged: every row made anew
+                    held = Digests.of(rows, found)
+                setattr(self, name, held)
+                found = held
+            setattr(self, kept_as, found.keep())
 
 
 _NO_LIMIT = float("-inf")
@@ -654,8 +691,7 @@ class Weighing:
         self.decisions = len(deciding)  # one pass over every document for both
         decisions = paired_decisions(docs, deciding)
         current = {d.id: _source(d) for d in decisions}
-        changed = {doc_id for doc_id, digest in current.items() if kept.digests.get(doc_id) != digest}
-        removed = set(kept.digests) - set(current)
+        changed, removed = since(kept.digests, current)
         if self.full or kept.drift + len(changed) + len(removed) > REFRESH_SHARE * len(current) or len(current) < 2:
             return self._weigh_all(decisions)
         kept.drift += len(changed) + len(removed)
@@ -1093,8 +1129,8 @@ class Weighing:
         kept = self.kept
         active = {d.id: d for d in docs.values() if d.status == Status.ACTIVE and d.type in CLAIM_TYPES}
         digests = {doc_id: doc.digest for doc_id, doc in active.items()}
-        changed = {doc_id for doc_id, digest in digests.items() if kept.claims.get(doc_id) != digest}
-        changed |= set(kept.claims) - set(active)
+        changed, gone = since(kept.claims, digests)
+        changed |= gone
         titles = hashlib.sha256(
             "\n".join(f"{d.id}\t{d.type}\t{d.title}" for d in active.values() if d.type != DocType.DECISION).encode()
         ).hexdigest()

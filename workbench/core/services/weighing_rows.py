@@ -16,10 +16,12 @@ from __future__ import annotations
 import marshal
 import math
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from typing import Any, Protocol
 
-__all__ = ["TEXTS_A_ROW", "SPREAD", "rows_for", "TEXTS", "LINKS", "FIELDS", "Buckets", "Facts", "FieldView"]
+from .row_keys import key_of
+
+__all__ = ["DIGESTS_A_ROW", "Digests", "since", "TEXTS_A_ROW", "SPREAD", "rows_for", "TEXTS", "LINKS", "FIELDS", "Buckets", "Facts", "FieldView"]
 
 # How many rows hold what is kept, chosen at each full count (a power of two, at least LEAST_ROWS):
 # each decision's terms, read for the decisions changed alone, about TEXTS_A_ROW to a row; the
@@ -267,3 +269,171 @@ class FieldView(Mapping):
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
+
+
+DIGESTS_A_ROW = 48
+
+
+def _crc(key: str) -> int:
+    return zlib.crc32(key.encode("utf-8", "surrogatepass"))
+
+
+def since(held: Mapping[str, str], now: Mapping[str, str]) -> tuple[set[str], set[str]]:
+    """(the ids of `now` whose digest is not the one `held`, the ids `held` that `now` lacks):
+    through `Digests.since` where `held` is kept in rows (the rows that differ alone read)."""
+    if isinstance(held, Digests):
+        return held.since(now)
+    return {key for key, digest in now.items() if held.get(key) != digest}, held.keys() - now.keys()
+
+
+class Digests(MutableMapping):
+    """Each id's digest (what tells a change), kept in rows by a CRC of the id, each row its ids
+    sorted and their digests (`marshal` version 2: the same bytes for the same digests in every
+    process), named by the key of its bytes, the record holding the keys and the count alone: at
+    10,000 decision records the decisions' digests were 0.8 MB of the weighing's record, read and
+    written at every change. A call tells which ids changed (`since`) by making each row from the
+    digests as they are now and comparing its key with the one kept: only the rows whose keys
+    differ are read, and only those changed are written (`keep`). Asked before `since`, every row
+    is read (what a full pass needs)."""
+
+    def __init__(self, rows: _Rows, kept: Any = None):
+        """`kept`: (count, row keys) as `keep` gave them (None: nothing kept, none held)."""
+        self.rows = rows
+        if kept is None:
+            count, names = 0, []
+        elif type(kept) is tuple and len(kept) == 2 and type(kept[0]) is int and type(kept[1]) is list:
+            count, names = kept
+        else:
+            raise ValueError("the digests are not kept in rows")
+        self.count, self.names = count, list(names)
+        self.held: dict[str, str] | None = None if names else {}
+        self.ids: list[set[str]] = [set() for _ in self.names]  # each row's ids (where `held`)
+        self.changed: set[int] = set()
+
+    @classmethod
+    def of(cls, rows: _Rows, digests: Mapping[str, str]) -> Digests:
+        """These digests, every row made anew (at the next `keep`)."""
+        made = cls(rows)
+        made.held = dict(digests)
+        made.count = len(digests)
+        return made
+
+    def _at(self, key: str) -> int:
+        return _crc(key) % len(self.names)
+
+    @staticmethod
+    def _row(ids: list[str], held: Mapping[str, str]) -> bytes:
+        ids.sort()
+        return marshal.dumps((ids, [held[key] for key in ids]), 2)
+
+    @staticmethod
+    def _loads(data: bytes) -> dict[str, str]:
+        try:
+            ids, digests = marshal.loads(data)
+        except (EOFError, ValueError, TypeError):
+            raise ValueError("a row of the digests is damaged") from None
+        if type(ids) is not list or type(digests) is not list or len(ids) != len(digests):
+            raise ValueError("a row of the digests is damaged")
+        return dict(zip(ids, digests))
+
+    def since(self, now: Mapping[str, str]) -> tuple[set[str], set[str]]:
+        """As `since` (the module's function) tells them; afterwards this holds every digest kept."""
+        if self.held is not None:
+            return since(self.held, now)
+        count = len(self.names)
+        parts: list[list[str]] = [[] for _ in range(count)]
+        for key in now:
+            parts[_crc(key) % count].append(key)
+        differ = []
+        for at, ids in enumerate(parts):
+            made = key_of(self._row(ids, now)) if ids else ""
+            if made != self.names[at]:
+                differ.append(at)
+        self.rows.fetch(self.names[at] for at in differ if self.names[at])
+        held = dict(now)
+        self.ids = [set(ids) for ids in parts]
+        changed: set[str] = set()
+        removed: set[str] = set()
+        for at in differ:
+            kept = self._loads(self.rows[self.names[at]]) if self.names[at] else {}
+            for key in parts[at]:
+                if kept.get(key) != now[key]:
+                    changed.add(key)
+                    if key in kept:
+                        held[key] = kept[key]
+                    else:
+                        del held[key]
+                        self.ids[at].discard(key)
+            for key in kept.keys() - now.keys():
+                removed.add(key)
+                held[key] = kept[key]
+                self.ids[at].add(key)
+        if len(held) != self.count:
+            raise ValueError("the digests kept are not as many as their record says")
+        self.held = held
+        return changed, removed
+
+    def _every(self) -> dict[str, str]:
+        """Every digest kept, all rows read (asked before `since`)."""
+        if self.held is None:
+            self.rows.fetch(key for key in self.names if key)
+            held: dict[str, str] = {}
+            for at, key in enumerate(self.names):
+                part = self._loads(self.rows[key]) if key else {}
+                held.update(part)
+                self.ids[at] = set(part)
+            if len(held) != self.count:
+                raise ValueError("the digests kept are not as many as their record says")
+            self.held = held
+        return self.held
+
+    def __getitem__(self, key: str) -> str:
+        return self._every()[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._every().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._every()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._every())
+
+    def __len__(self) -> int:
+        return len(self.held) if self.held is not None else self.count
+
+    def __setitem__(self, key: str, digest: str) -> None:
+        held = self._every()
+        if held.get(key) != digest:
+            held[key] = digest
+            if self.names:
+                at = self._at(key)
+                self.ids[at].add(key)
+                self.changed.add(at)
+
+    def __delitem__(self, key: str) -> None:
+        del self._every()[key]
+        if self.names:
+            at = self._at(key)
+            self.ids[at].discard(key)
+            self.changed.add(at)
+
+    def keep(self) -> tuple[int, list[str]]:
+        """(the count, the row keys) naming the rows as they are now, those changed made again (the
+        keys they replace told to `rows.dropped`); every row where none were kept."""
+        held = self._every()
+        if not self.names:
+            self.names = [""] * rows_for(len(held), DIGESTS_A_ROW)
+            self.ids = [set() for _ in self.names]
+            for key in held:
+                self.ids[self._at(key)].add(key)
+            self.changed = set(range(len(self.names)))
+        for at in sorted(self.changed):
+            ids = list(self.ids[at])
+            key = self.rows.add(self._row(ids, held)) if ids else ""
+            if key != self.names[at]:
+                if self.names[at]:
+                    self.rows.dropped.add(self.names[at])
+                self.names[at] = key
+        self.changed, self.count = set(), len(held)
+        return self.count, list(self.names)
