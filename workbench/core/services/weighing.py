@@ -80,7 +80,7 @@ __all__ = [
 ]
 
 REFRESH_SHARE = 0.01
-FORMAT = 13
+FORMAT = 14
 SAVES = 8
 """Saves of the weighing kept in `Kept.saves`: a follower chosen from the weighing as it stood
 before one of them follows the pairs touched since; one chosen from an older weighing is made whole."""
@@ -115,7 +115,6 @@ class Kept:
     digest_rows: tuple = (0, [])
     linked: dict[str, int] = field(default_factory=dict)  # how many decisions link each target
     rows: list[str] = field(default_factory=list)  # a decision's row in the postings ("": none now)
-    when: dict[str, tuple] = field(default_factory=dict)  # each decision's `Profile.when` (`_when`): orders every pair
     frequency: dict[str, int] = field(default_factory=dict)  # {term: how many decisions hold it}
     length_total: int = 0  # the decisions' lengths added up
     # The postings of the last full count, each term's (row, count) pairs as array "i", in the rows
@@ -184,6 +183,9 @@ class Kept:
     near: FieldView = field(init=False, repr=False, compare=False)
     handles: FieldView = field(init=False, repr=False, compare=False)
     mentions: FieldView = field(init=False, repr=False, compare=False)
+    # Each decision's `Profile.when` (`_when`, which orders every pair), among its facts; a
+    # dictionary set by a full count is put among them when kept.
+    when: MutableMapping[str, tuple] = field(init=False, repr=False, compare=False, default_factory=dict)
 
     def attach(self, rows: Rows) -> None:
         """Read what is kept in rows from `rows` (a `ValueError` where they do not hold together,
@@ -266,8 +268,10 @@ class Kept:
         if row is not None:
             self.rows[row] = ""
             self.limits[row] = _NO_LIMIT
+        if not isinstance(self.when, FieldView):
+            del self.when[doc_id]  # else dropped with the rest of its facts
         self.facts.drop(doc_id)
-        del self.digests[doc_id], self.when[doc_id]
+        del self.digests[doc_id]
 
     def set_few(self, doc_id: str, few: list[tuple[float, str]]) -> None:
         """A decision's most alike, best first: its likeliest match in `top`, the next in `near`."""
@@ -286,6 +290,10 @@ class Kept:
 
     def keep_rows(self) -> None:
         """Name in the record the rows as they are now (those changed made again)."""
+        if not isinstance(self.when, FieldView):  # set whole by a full count
+            for doc_id, when in self.when.items():
+                self.facts.put(doc_id, _WHEN, when)
+            self.when = FieldView(self.facts, "when")
         self.texts, self.documents, self.inverted = self.facts.keep()
         self.base = self.terms_base.keep()
         self.thresholds = self.limits.tobytes()
@@ -321,7 +329,9 @@ class Kept:
 
 
 _NO_LIMIT = float("-inf")
-_WORDS, _ASKED, _HANDLES, _MENTIONS = (FIELDS.index(name) for name in ("words", "asked", "handles", "mentions"))
+_WORDS, _ASKED, _HANDLES, _MENTIONS, _WHEN = (
+    FIELDS.index(name) for name in ("words", "asked", "handles", "mentions", "when")
+)
 
 
 class _Lengths(Mapping):

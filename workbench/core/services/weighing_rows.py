@@ -43,10 +43,11 @@ def rows_for(decisions: int, a_row: int = 0) -> int:
 
 # What is kept of each decision: its terms as last counted, in one row (`TEXTS`: three quarters
 # of the bytes, read for the decisions changed alone); the query it asks (`Bm25.query_terms`), its
-# likeliest match, the next most alike and the handles it holds and cites in another (read for
-# those whose most alike or pairs are found again, and those of the pairs weighed again).
+# likeliest match, the next most alike, the handles it holds and cites in another, and its
+# `Profile.when` (`weighing._when`: it orders every pair it is in) (read for those whose most
+# alike or pairs are found again, and those of the pairs weighed again and drawn).
 TEXTS = ("words",)
-LINKS = ("asked", "top", "near", "handles", "mentions")
+LINKS = ("asked", "top", "near", "handles", "mentions", "when")
 FIELDS = TEXTS + LINKS
 _ASKED, _TOP, _NEAR, _HANDLES, _MENTIONS = (
     FIELDS.index(name) for name in ("asked", "top", "near", "handles", "mentions")
@@ -242,9 +243,10 @@ class Facts:
 _EMPTY: dict = {}
 
 
-class FieldView(Mapping):
-    """One of `FIELDS` of every decision, as a read-only dictionary (None values not held):
-    asking for one decision's reads its row; going through all reads every row."""
+class FieldView(MutableMapping):
+    """One of `FIELDS` of every decision, as a dictionary (None values not held): asking for one
+    decision's reads its row; going through all reads every row. Set only where nothing in the
+    index follows the field (`top` and `near` go through `Facts.set_few`)."""
 
     def __init__(self, facts: Facts, name: str):
         self._facts, self._n = facts, FIELDS.index(name)
@@ -269,6 +271,16 @@ class FieldView(Mapping):
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
+
+    def __setitem__(self, doc_id: str, value: Any) -> None:
+        if self._n in (_TOP, _NEAR):
+            raise TypeError("a decision's most alike are set through `Facts.set_few`")
+        self._facts.put(doc_id, self._n, value)
+
+    def __delitem__(self, doc_id: str) -> None:
+        if doc_id not in self:
+            raise KeyError(doc_id)
+        self[doc_id] = None
 
 
 DIGESTS_A_ROW = 48
