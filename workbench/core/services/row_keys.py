@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 
-__all__ = ["key_of", "checked"]
+__all__ = ["KEY_SIZE", "key_of", "checked", "packed", "unpacked"]
+
+KEY_SIZE = 12  # bytes of a key's digest (twice as many hexadecimal digits)
 
 
 def key_of(value: bytes, salt: str = "") -> str:
@@ -17,9 +19,29 @@ def key_of(value: bytes, salt: str = "") -> str:
     bytes two rows, each named by one decision only."""
     if salt:
         value = salt.encode("utf-8", "surrogatepass") + b"\0" + value
-    return hashlib.blake2b(value, digest_size=12).hexdigest()
+    return hashlib.blake2b(value, digest_size=KEY_SIZE).hexdigest()
 
 
 def checked(found: dict[str, bytes]) -> dict[str, bytes]:
     """The rows of `found` (unsalted keys) whose bytes are those their key digests."""
     return {key: value for key, value in found.items() if key_of(value) == key}
+
+
+_NONE = bytes(KEY_SIZE)  # a place holding no row ("")
+
+
+def packed(keys: list[str]) -> bytes:
+    """Keys (each `key_of`'s, or "" for none) as KEY_SIZE bytes each: a record names thousands of
+    rows, and their hexadecimal digits, a string each, took twice the bytes and a object each."""
+    return b"".join(bytes.fromhex(key) if key else _NONE for key in keys)
+
+
+def unpacked(data: bytes) -> list[str]:
+    """The keys `packed` gave these bytes of (a `ValueError` for bytes that are not keys)."""
+    if type(data) is not bytes or len(data) % KEY_SIZE:
+        raise ValueError("not a list of keys")
+    digits, size = data.hex(), 2 * KEY_SIZE
+    none = "0" * size
+    return [
+        "" if key == none else key for key in (digits[at : at + size] for at in range(0, len(digits), size))
+    ]

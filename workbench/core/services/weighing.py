@@ -58,7 +58,7 @@ from .conflicts import (
     weigh_pair,
 )
 from .kept_pairs import NONE, KeptPairs
-from .row_keys import checked, key_of
+from .row_keys import checked, key_of, packed, unpacked
 from .weighing_rows import ASKS, CITES, FIELDS, HOLDS, NEAR, Buckets, Digests, Facts, FieldView, rows_for, since
 from ..records.store_rows import relations_of
 from ..vocabulary.model import DocType, Document, Status
@@ -80,7 +80,7 @@ __all__ = [
 ]
 
 REFRESH_SHARE = 0.01
-FORMAT = 14
+FORMAT = 15
 SAVES = 8
 """Saves of the weighing kept in `Kept.saves`: a follower chosen from the weighing as it stood
 before one of them follows the pairs touched since; one chosen from an older weighing is made whole."""
@@ -393,11 +393,17 @@ class Rows:
 
 
 _NAMES = tuple(f.name for f in fields(Kept) if f.init)
+# The fields naming rows, kept as `row_keys.packed` bytes.
+_KEYS = ("base", "texts", "documents", "inverted", "pair_rows", "pair_index")
+_PACKED = tuple(name in _KEYS for name in _NAMES)
 
 
-def _values(kept: Kept) -> tuple:
-    """The record's fields, as `Kept(*values)` takes them."""
-    return tuple(getattr(kept, name) for name in _NAMES)
+def _values(kept: Kept, apart: bool = False) -> tuple:
+    """The record's fields as kept (its `DRAWN` fields None where kept `apart`)."""
+    return tuple(
+        None if apart and name in DRAWN else packed(getattr(kept, name)) if pack else getattr(kept, name)
+        for name, pack in zip(_NAMES, _PACKED)
+    )
 
 
 def dump(kept: Kept) -> bytes:
@@ -412,8 +418,7 @@ def dump_apart(kept: Kept, drawn_changed: bool) -> tuple[bytes, str, bytes | Non
     if drawn_changed or not kept.drawn:
         part = marshal.dumps(tuple(getattr(kept, name) for name in DRAWN))
         kept.drawn = hashlib.sha256(part).hexdigest()
-    rest = tuple(None if name in DRAWN else getattr(kept, name) for name in _NAMES)
-    return marshal.dumps((FORMAT, rest)), kept.drawn, part
+    return marshal.dumps((FORMAT, _values(kept, apart=True))), kept.drawn, part
 
 
 def _read_drawn(kept: Kept, data: Any) -> bool:
@@ -435,9 +440,9 @@ def load(data: Any) -> Kept | None:
         return None
     try:
         version, values = marshal.loads(data)
-        if version != FORMAT:
+        if version != FORMAT or len(values) != len(_NAMES):
             return None
-        return Kept(*values)
+        return Kept(*(unpacked(value) if pack else value for value, pack in zip(values, _PACKED)))
     except (ValueError, TypeError, EOFError):
         return None
 
