@@ -433,7 +433,9 @@ class Digests(MutableMapping):
     def keep(self) -> tuple[int, list[str]]:
         """(the count, the row keys) naming the rows as they are now, those changed made again (the
         keys they replace told to `rows.dropped`); every row where none were kept."""
-        held = self._every()
+        if self.held is None:  # never asked: as kept
+            return self.count, list(self.names)
+        held = self.held
         if not self.names:
             self.names = [""] * rows_for(len(held), DIGESTS_A_ROW)
             self.ids = [set() for _ in self.names]
