@@ -42,6 +42,4 @@ def unpacked(data: bytes) -> list[str]:
         raise ValueError("not a list of keys")
     digits, size = data.hex(), 2 * KEY_SIZE
     none = "0" * size
-    return [
-        "" if key == none else key for key in (digits[at : at + size] for at in range(0, len(digits), size))
-    ]
+    return ["" if key == none else key for key in (digits[at : at + size] for at in range(0, len(digits), size))]

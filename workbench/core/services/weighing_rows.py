@@ -21,7 +21,20 @@ from typing import Any, Protocol
 
 from .row_keys import key_of
 
-__all__ = ["DIGESTS_A_ROW", "Digests", "since", "TEXTS_A_ROW", "SPREAD", "rows_for", "TEXTS", "LINKS", "FIELDS", "Buckets", "Facts", "FieldView"]
+__all__ = [
+    "DIGESTS_A_ROW",
+    "Digests",
+    "since",
+    "TEXTS_A_ROW",
+    "SPREAD",
+    "rows_for",
+    "TEXTS",
+    "LINKS",
+    "FIELDS",
+    "Buckets",
+    "Facts",
+    "FieldView",
+]
 
 # How many rows hold what is kept, chosen at each full count (a power of two, at least LEAST_ROWS):
 # each decision's terms, read for the decisions changed alone, about TEXTS_A_ROW to a row; the
@@ -300,8 +313,8 @@ def since(held: Mapping[str, str], now: Mapping[str, str]) -> tuple[set[str], se
 
 class Digests(MutableMapping):
     """Each id's digest (what tells a change), kept in rows by a CRC of the id, each row its ids
-    sorted and their digests (`marshal` version 2: the same bytes for the same digests in every
-    process), named by the key of its bytes, the record holding the keys and the count alone: at
+    and their digests (`_row`: the same bytes for the same digests in every process), named by
+    the key of its bytes, the record holding the keys and the count alone: at
     10,000 decision records the decisions' digests were 0.8 MB of the weighing's record, read and
     written at every change. A call tells which ids changed (`since`) by making each row from the
     digests as they are now and comparing its key with the one kept: only the rows whose keys
@@ -319,7 +332,9 @@ class Digests(MutableMapping):
             raise ValueError("the digests are not kept in rows")
         self.count, self.names = count, list(names)
         self.held: dict[str, str] | None = None if names else {}
-        self.ids: list[set[str]] = [set() for _ in self.names]  # each row's ids (where `held`)
+        # Each row's ids (where `held`), in the order the digests were given: the order the next
+        # call gives them in (the documents'), which makes a row unchanged the same bytes.
+        self.ids: list[dict[str, None]] = [{} for _ in self.names]
         self.changed: set[int] = set()
 
     @classmethod
@@ -335,18 +350,22 @@ class Digests(MutableMapping):
 
     @staticmethod
     def _row(ids: list[str], held: Mapping[str, str]) -> bytes:
-        ids.sort()
-        return marshal.dumps((ids, [held[key] for key in ids]), 2)
+        """A row's bytes: its ids, then their digests, NUL between two (neither holds one: an id
+        is a file's name or a line of its frontmatter, a digest hexadecimal digits and a path)."""
+        digests = [held[key] for key in ids]
+        return (
+            "\0".join(ids).encode("utf-8", "surrogatepass")
+            + b"\n"
+            + "\0".join(digests).encode("utf-8", "surrogatepass")
+        )
 
     @staticmethod
     def _loads(data: bytes) -> dict[str, str]:
-        try:
-            ids, digests = marshal.loads(data)
-        except (EOFError, ValueError, TypeError):
-            raise ValueError("a row of the digests is damaged") from None
-        if type(ids) is not list or type(digests) is not list or len(ids) != len(digests):
+        ids, _, digests = data.decode("utf-8", "surrogatepass").partition("\n")
+        found = dict(zip(ids.split("\0"), digests.split("\0")))
+        if len(found) != ids.count("\0") + 1 or ids.count("\0") != digests.count("\0"):
             raise ValueError("a row of the digests is damaged")
-        return dict(zip(ids, digests))
+        return found
 
     def since(self, now: Mapping[str, str]) -> tuple[set[str], set[str]]:
         """As `since` (the module's function) tells them; afterwards this holds every digest kept."""
@@ -354,16 +373,17 @@ class Digests(MutableMapping):
             return since(self.held, now)
         count = len(self.names)
         parts: list[list[str]] = [[] for _ in range(count)]
+        crc32 = zlib.crc32
         for key in now:
-            parts[_crc(key) % count].append(key)
+            parts[crc32(key.encode("utf-8", "surrogatepass")) % count].append(key)
         differ = []
+        names = self.names
         for at, ids in enumerate(parts):
-            made = key_of(self._row(ids, now)) if ids else ""
-            if made != self.names[at]:
+            if (key_of(self._row(ids, now)) if ids else "") != names[at]:
                 differ.append(at)
-        self.rows.fetch(self.names[at] for at in differ if self.names[at])
+        self.rows.fetch(names[at] for at in differ if names[at])
         held = dict(now)
-        self.ids = [set(ids) for ids in parts]
+        self.ids = [dict.fromkeys(ids) for ids in parts]
         changed: set[str] = set()
         removed: set[str] = set()
         for at in differ:
@@ -374,12 +394,11 @@ class Digests(MutableMapping):
                     if key in kept:
                         held[key] = kept[key]
                     else:
-                        del held[key]
-                        self.ids[at].discard(key)
+                        del held[key]  # its place among the row's ids kept: set again there
             for key in kept.keys() - now.keys():
                 removed.add(key)
                 held[key] = kept[key]
-                self.ids[at].add(key)
+                self.ids[at][key] = None
         if len(held) != self.count:
             raise ValueError("the digests kept are not as many as their record says")
         self.held = held
@@ -393,7 +412,7 @@ class Digests(MutableMapping):
             for at, key in enumerate(self.names):
                 part = self._loads(self.rows[key]) if key else {}
                 held.update(part)
-                self.ids[at] = set(part)
+                self.ids[at] = dict.fromkeys(part)
             if len(held) != self.count:
                 raise ValueError("the digests kept are not as many as their record says")
             self.held = held
@@ -420,14 +439,14 @@ class Digests(MutableMapping):
             held[key] = digest
             if self.names:
                 at = self._at(key)
-                self.ids[at].add(key)
+                self.ids[at].setdefault(key)
                 self.changed.add(at)
 
     def __delitem__(self, key: str) -> None:
         del self._every()[key]
         if self.names:
             at = self._at(key)
-            self.ids[at].discard(key)
+            self.ids[at].pop(key, None)
             self.changed.add(at)
 
     def keep(self) -> tuple[int, list[str]]:
@@ -438,12 +457,12 @@ class Digests(MutableMapping):
         held = self.held
         if not self.names:
             self.names = [""] * rows_for(len(held), DIGESTS_A_ROW)
-            self.ids = [set() for _ in self.names]
+            self.ids = [{} for _ in self.names]
             for key in held:
-                self.ids[self._at(key)].add(key)
+                self.ids[self._at(key)][key] = None
             self.changed = set(range(len(self.names)))
         for at in sorted(self.changed):
-            ids = list(self.ids[at])
+            ids = [key for key in self.ids[at] if key in held]
             key = self.rows.add(self._row(ids, held)) if ids else ""
             if key != self.names[at]:
                 if self.names[at]:
