@@ -11,11 +11,11 @@ index of the decisions it moved, and the rows of the pairs it weighed again, not
 from __future__ import annotations
 
 import marshal
-import zlib
 from collections.abc import Iterable
 from typing import Any, Protocol
 
 from .kept_ranking import row_of
+from .row_keys import crc_of
 
 __all__ = ["PAIR_ROWS", "HALF", "INDEX_ROWS", "NONE", "LISTED", "BEST", "KeptPairs", "state", "pair_row", "index_row"]
 
@@ -42,7 +42,7 @@ def pair_row(pair: tuple[str, str]) -> int:
 
 def index_row(doc_id: str) -> int:
     """Which of the INDEX_ROWS rows holds a decision's pairs."""
-    return zlib.crc32(doc_id.encode("utf-8")) % INDEX_ROWS
+    return crc_of(doc_id) % INDEX_ROWS
 
 
 def state(row: Any) -> int:

@@ -8,8 +8,9 @@ again, never read as kept."""
 from __future__ import annotations
 
 import hashlib
+import zlib
 
-__all__ = ["KEY_SIZE", "key_of", "checked", "packed", "unpacked"]
+__all__ = ["KEY_SIZE", "key_of", "checked", "packed", "unpacked", "crc_of"]
 
 KEY_SIZE = 12  # bytes of a key's digest (twice as many hexadecimal digits)
 
@@ -43,3 +44,9 @@ def unpacked(data: bytes) -> list[str]:
     digits, size = data.hex(), 2 * KEY_SIZE
     none = "0" * size
     return ["" if key == none else key for key in (digits[at : at + size] for at in range(0, len(digits), size))]
+
+
+def crc_of(text: str) -> int:
+    """The CRC that chooses a kept row for a key (an id, a term, a pair's ids joined by a tab): the
+    same in every process, and for an id holding a lone surrogate (which a strict encoding raised on)."""
+    return zlib.crc32(text.encode("utf-8", "surrogatepass"))

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import marshal
 import math
-import zlib
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from typing import Any, Protocol
 
-from .row_keys import key_of
+from .row_keys import crc_of, key_of
 
 __all__ = [
     "DIGESTS_A_ROW",
@@ -102,7 +101,7 @@ class Buckets:
         self.changed: set[int] = set()
 
     def at(self, key: str) -> int:
-        return zlib.crc32(key.encode("utf-8", "surrogatepass")) % self.count
+        return crc_of(key) % self.count
 
     def read(self, keys: Iterable[str]) -> None:
         """Read the rows holding these keys, those not read yet, in one query."""
@@ -299,10 +298,6 @@ class FieldView(MutableMapping):
 DIGESTS_A_ROW = 48
 
 
-def _crc(key: str) -> int:
-    return zlib.crc32(key.encode("utf-8", "surrogatepass"))
-
-
 def since(held: Mapping[str, str], now: Mapping[str, str]) -> tuple[set[str], set[str]]:
     """(the ids of `now` whose digest is not the one `held`, the ids `held` that `now` lacks):
     through `Digests.since` where `held` is kept in rows (the rows that differ alone read)."""
@@ -346,7 +341,7 @@ class Digests(MutableMapping):
         return made
 
     def _at(self, key: str) -> int:
-        return _crc(key) % len(self.names)
+        return crc_of(key) % len(self.names)
 
     @staticmethod
     def _row(ids: list[str], held: Mapping[str, str]) -> bytes:
@@ -373,9 +368,8 @@ class Digests(MutableMapping):
             return since(self.held, now)
         count = len(self.names)
         parts: list[list[str]] = [[] for _ in range(count)]
-        crc32 = zlib.crc32
         for key in now:
-            parts[crc32(key.encode("utf-8", "surrogatepass")) % count].append(key)
+            parts[crc_of(key) % count].append(key)
         differ = []
         names = self.names
         for at, ids in enumerate(parts):
