@@ -284,8 +284,8 @@ class Kept:
 
     def referenced(self) -> set[str]:
         """The keys in `Rows` this record names."""
-        named = (self.pair_rows, self.pair_index, self.texts, self.documents, self.inverted, self.base)
-        named += (self.digest_rows[1], self.claim_rows[1])
+        named: tuple[list[str], ...] = (self.pair_rows, self.pair_index, self.texts, self.documents, self.inverted)
+        named += (self.base, self.digest_rows[1], self.claim_rows[1])
         return {key for keys in named for key in keys if key}
 
     def keep_rows(self) -> None:
@@ -442,7 +442,8 @@ def load(data: Any) -> Kept | None:
         version, values = marshal.loads(data)
         if version != FORMAT or len(values) != len(_NAMES):
             return None
-        return Kept(*(unpacked(value) if pack else value for value, pack in zip(values, _PACKED)))
+        fields: list[Any] = [unpacked(value) if pack else value for value, pack in zip(values, _PACKED)]
+        return Kept(*fields)
     except (ValueError, TypeError, EOFError):
         return None
 
@@ -531,7 +532,7 @@ _BROKEN = (KeyError, ValueError, IndexError, StopIteration, TypeError)
 DIGEST = 16  # the opening of a document's digest kept in `Kept.reach`: enough to tell a change
 
 
-def _older_first(when: dict[str, tuple], a: str, b: str) -> tuple[str, str]:
+def _older_first(when: Mapping[str, tuple], a: str, b: str) -> tuple[str, str]:
     """A pair's ids as `pairs_to_weigh` orders them: the older first by `Profile.when`."""
     return (a, b) if when[a] < when[b] else (b, a)
 

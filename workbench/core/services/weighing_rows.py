@@ -319,6 +319,7 @@ class Digests(MutableMapping):
     def __init__(self, rows: _Rows, kept: Any = None):
         """`kept`: (count, row keys) as `keep` gave them (None: nothing kept, none held)."""
         self.rows = rows
+        names: list[str]
         if kept is None:
             count, names = 0, []
         elif type(kept) is tuple and len(kept) == 2 and type(kept[0]) is int and type(kept[1]) is list:
