@@ -172,7 +172,9 @@ def test_one_change_reads_a_few_rows_of_the_pairs(vault_root):
     record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, vault._queue(False).setting))
     assert record is not None and len(record.pair_rows) == PAIR_ROWS and len(record.pair_index) == INDEX_ROWS
     named = set(record.pair_rows) | set(record.pair_index)
-    vault, asked = _changed_counting_reads(vault_root, sorted(record.digests)[10], 9, named)
+    vault, asked = _changed_counting_reads(
+        vault_root, sorted(vault._queue(False).weighing().kept.digests)[10], 9, named
+    )
     queue = vault._queue(False)
     pairs = queue.weighing()
     count = pairs.listed_count()
@@ -211,7 +213,9 @@ def test_the_queues_pairs_after_a_change_are_read_from_their_own_rows(vault_root
     record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, vault._queue(False).setting))
     assert record is not None
     rest = set(record.pair_rows[:HALF]) - set(record.pair_rows[HALF:])
-    vault, asked = _changed_counting_reads(vault_root, sorted(record.digests)[30], 11, rest)
+    vault, asked = _changed_counting_reads(
+        vault_root, sorted(vault._queue(False).weighing().kept.digests)[30], 11, rest
+    )
     pairs = vault._queue(False).weighing()
     best = pairs.best()
     assert not pairs.full and len(set(asked)) < HALF // 20, len(set(asked))

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import zlib
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from typing import Any
+
+from .row_keys import crc_of
 
 __all__ = [
     "Entry",
@@ -61,7 +62,7 @@ def key_of(entry: Entry) -> Key:
 
 def row_of(pair: tuple[str, str], rows: int) -> int:
     """Which of `rows` rows holds a pair: a CRC of its ids (the same in every process)."""
-    return zlib.crc32(f"{pair[0]}\t{pair[1]}".encode("utf-8")) % rows
+    return crc_of(f"{pair[0]}\t{pair[1]}") % rows
 
 
 def digest(data: bytes) -> str:

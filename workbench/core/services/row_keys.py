@@ -12,7 +12,9 @@ import hashlib
 import zlib
 from collections.abc import Iterable
 
-__all__ = ["key_of", "checked", "row_of", "rows_of"]
+__all__ = ["KEY_SIZE", "key_of", "checked", "packed", "unpacked", "crc_of", "row_of", "rows_of"]
+
+KEY_SIZE = 12  # bytes of a key's digest (twice as many hexadecimal digits)
 
 
 def key_of(value: bytes, salt: str = "") -> str:
@@ -20,7 +22,7 @@ def key_of(value: bytes, salt: str = "") -> str:
     bytes two rows, each named by one decision only."""
     if salt:
         value = salt.encode("utf-8", "surrogatepass") + b"\0" + value
-    return hashlib.blake2b(value, digest_size=12).hexdigest()
+    return hashlib.blake2b(value, digest_size=KEY_SIZE).hexdigest()
 
 
 def checked(found: dict[str, bytes]) -> dict[str, bytes]:
@@ -28,11 +30,35 @@ def checked(found: dict[str, bytes]) -> dict[str, bytes]:
     return {key: value for key, value in found.items() if key_of(value) == key}
 
 
+_NONE = bytes(KEY_SIZE)  # a place holding no row ("")
+
+
+def packed(keys: list[str]) -> bytes:
+    """Keys (each `key_of`'s, or "" for none) as KEY_SIZE bytes each: a record names thousands of
+    rows, and their hexadecimal digits, a string each, took twice the bytes and a object each."""
+    return b"".join(bytes.fromhex(key) if key else _NONE for key in keys)
+
+
+def unpacked(data: bytes) -> list[str]:
+    """The keys `packed` gave these bytes of (a `ValueError` for bytes that are not keys)."""
+    if type(data) is not bytes or len(data) % KEY_SIZE:
+        raise ValueError("not a list of keys")
+    digits, size = data.hex(), 2 * KEY_SIZE
+    none = "0" * size
+    return ["" if key == none else key for key in (digits[at : at + size] for at in range(0, len(digits), size))]
+
+
+def crc_of(text: str) -> int:
+    """The CRC that chooses a kept row for a key (an id, a term, a pair's ids joined by a tab): the
+    same in every process, and for an id holding a lone surrogate (which a strict encoding raised on)."""
+    return zlib.crc32(text.encode("utf-8", "surrogatepass"))
+
+
 def row_of(name: str, rows: int) -> int:
     """Which of `rows` rows holds what is kept of `name` (a document's id, a term): a CRC of its
-    UTF-8, the same in every process (`hash` is not); an id read from a file name that is not
-    UTF-8 (a lone surrogate) is encoded as it is held, never refused."""
-    return zlib.crc32(name.encode("utf-8", "surrogatepass")) % rows
+    UTF-8, the same in every process (`hash` is not); an id holding a lone surrogate (a YAML
+    escape) is encoded as it is held, never refused."""
+    return crc_of(name) % rows
 
 
 def rows_of(names: Iterable[str], rows: int) -> list[int]:

@@ -42,7 +42,7 @@ import heapq
 import marshal
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field, fields
 from typing import Any, cast
 
@@ -59,8 +59,8 @@ from .conflicts import (
 )
 from .kept_pairs import NONE, KeptPairs
 from .likeliest import Posting, likeliest
-from .row_keys import checked, key_of
-from .weighing_rows import ASKS, CITES, FIELDS, HOLDS, NEAR, Buckets, Facts, FieldView, rows_for
+from .row_keys import checked, key_of, packed, unpacked
+from .weighing_rows import ASKS, CITES, FIELDS, HOLDS, NEAR, Buckets, Digests, Facts, FieldView, rows_for, since
 from ..records.store_rows import relations_of
 from ..vocabulary.model import DocType, Document, Status
 from ..views.similarity import Bm25, Corpus, Likeness, Profile, profiles_of, rarity
@@ -81,7 +81,7 @@ __all__ = [
 ]
 
 REFRESH_SHARE = 0.01
-FORMAT = 12
+FORMAT = 13
 SAVES = 8
 """Saves of the weighing kept in `Kept.saves`: a follower chosen from the weighing as it stood
 before one of them follows the pairs touched since; one chosen from an older weighing is made whole."""
@@ -112,11 +112,10 @@ class Kept:
     `mentions`) and the index beside them are kept in rows (`texts`, `documents`, `inverted`), the
     postings of the last full count too (`base`): `attach` gives them their rows."""
 
-    # decisions
-    digests: dict[str, str] = field(default_factory=dict)
+    # decisions: their digests (`_source`) in rows (`weighing_rows.Digests`: `digests` once attached)
+    digest_rows: tuple = (0, [])
     linked: dict[str, int] = field(default_factory=dict)  # how many decisions link each target
     rows: list[str] = field(default_factory=list)  # a decision's row in the postings ("": none now)
-    when: dict[str, tuple] = field(default_factory=dict)  # each decision's `Profile.when` (`_when`): orders every pair
     frequency: dict[str, int] = field(default_factory=dict)  # {term: how many decisions hold it}
     length_total: int = 0  # the decisions' lengths added up
     # The postings of the last full count, each term's (row, count) pairs as array "i", in the rows
@@ -136,8 +135,8 @@ class Kept:
     sizes: bytes = b""
     drift: int = 0  # decisions changed since the rarities were counted
     prefix: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the decisions' titles' shared opening
-    # duplicates
-    claims: dict[str, str] = field(default_factory=dict)
+    # duplicates: the digests of the documents compared, in rows as the decisions' (`claims` once attached)
+    claim_rows: tuple = (0, [])
     claims_size: int = 0
     claims_frequency: dict[str, int] = field(default_factory=dict)
     claims_linked: dict[str, int] = field(default_factory=dict)
@@ -169,7 +168,10 @@ class Kept:
     # it, follow every save since, not only the last (`Weighing.stood`).
     saves: list[tuple[dict[int, str], list[tuple[str, str]], list[tuple[str, str]]]] = field(default_factory=list)
 
-    # Given by `attach`, not kept in the record.
+    # Given by `attach`, not kept in the record (a dictionary set in their place is put in rows when kept).
+    _rows: Any = field(init=False, repr=False, compare=False, default=None)
+    digests: MutableMapping[str, str] = field(init=False, repr=False, compare=False, default_factory=dict)
+    claims: MutableMapping[str, str] = field(init=False, repr=False, compare=False, default_factory=dict)
     facts: Facts = field(init=False, repr=False, compare=False)
     terms_base: Buckets = field(init=False, repr=False, compare=False)
     limits: array = field(init=False, repr=False, compare=False)
@@ -182,10 +184,18 @@ class Kept:
     near: FieldView = field(init=False, repr=False, compare=False)
     handles: FieldView = field(init=False, repr=False, compare=False)
     mentions: FieldView = field(init=False, repr=False, compare=False)
+    # Each decision's `Profile.when` (`_when`, which orders every pair), among its facts; a
+    # dictionary set by a full count is put among them when kept.
+    when: MutableMapping[str, tuple] = field(init=False, repr=False, compare=False, default_factory=dict)
 
     def attach(self, rows: Rows) -> None:
         """Read what is kept in rows from `rows` (a `ValueError` where they do not hold together,
         a `TypeError` where a field is not what this code keeps)."""
+        self._rows = rows
+        if not (isinstance(self.digests, dict) and self.digests):  # else set by a full count: kept as it is
+            self.digests = Digests(rows, self.digest_rows)
+        # Attached again by a full count of the decisions (every row made anew): the duplicates' read whole first.
+        self.claims = dict(self.claims) if isinstance(self.claims, Digests) else Digests(rows, self.claim_rows)
         self.facts = Facts(rows, self.texts, self.documents, self.inverted, len(self.digests))
         self.terms_base = Buckets(rows, self.base, rows_for(len(self.digests)))
         self.limits = array("d")
@@ -259,8 +269,10 @@ class Kept:
         if row is not None:
             self.rows[row] = ""
             self.limits[row] = _NO_LIMIT
+        if not isinstance(self.when, FieldView):
+            del self.when[doc_id]  # else dropped with the rest of its facts
         self.facts.drop(doc_id)
-        del self.digests[doc_id], self.when[doc_id]
+        del self.digests[doc_id]
 
     def set_few(self, doc_id: str, few: list[tuple[float, str]]) -> None:
         """A decision's most alike, best first: its likeliest match in `top`, the next in `near`."""
@@ -273,19 +285,54 @@ class Kept:
 
     def referenced(self) -> set[str]:
         """The keys in `Rows` this record names."""
-        named = (self.pair_rows, self.pair_index, self.texts, self.documents, self.inverted, self.base)
+        named: tuple[list[str], ...] = (self.pair_rows, self.pair_index, self.texts, self.documents, self.inverted)
+        named += (self.base, self.digest_rows[1], self.claim_rows[1])
         return {key for keys in named for key in keys if key}
 
     def keep_rows(self) -> None:
         """Name in the record the rows as they are now (those changed made again)."""
+        if not isinstance(self.when, FieldView):  # set whole by a full count
+            for doc_id, when in self.when.items():
+                self.facts.put(doc_id, _WHEN, when)
+            self.when = FieldView(self.facts, "when")
         self.texts, self.documents, self.inverted = self.facts.keep()
         self.base = self.terms_base.keep()
         self.thresholds = self.limits.tobytes()
         self.sizes = self.by_row.tobytes()
+        self.keep_digests()
+
+    def keep_digests(self) -> None:
+        """Name in the record the rows of `digests` and `claims` as they are now: a dictionary set
+        in their place (by a full count, or by the duplicates compared again) followed by the rows
+        kept, those it changed alone made again."""
+        rows = self._rows
+        if rows is None:
+            return  # never attached: no rows to name
+        for name, kept_as in (("digests", "digest_rows"), ("claims", "claim_rows")):
+            found = getattr(self, name)
+            if rows.whole and isinstance(found, Digests):
+                found = dict(found)
+            if not isinstance(found, Digests):
+                held = Digests(rows, getattr(self, kept_as))
+                try:
+                    if rows.whole:  # every row the record names is made in this call
+                        raise KeyError("made anew")
+                    changed, removed = held.since(found)
+                    for key in changed:
+                        held[key] = found[key]
+                    for key in removed:
+                        del held[key]
+                except _BROKEN:  # the rows kept are gone or damaged: every row made anew
+                    held = Digests.of(rows, found)
+                setattr(self, name, held)
+                found = held
+            setattr(self, kept_as, found.keep())
 
 
 _NO_LIMIT = float("-inf")
-_WORDS, _ASKED, _HANDLES, _MENTIONS = (FIELDS.index(name) for name in ("words", "asked", "handles", "mentions"))
+_WORDS, _ASKED, _HANDLES, _MENTIONS, _WHEN = (
+    FIELDS.index(name) for name in ("words", "asked", "handles", "mentions", "when")
+)
 
 
 class _Lengths(Mapping):
@@ -347,11 +394,17 @@ class Rows:
 
 
 _NAMES = tuple(f.name for f in fields(Kept) if f.init)
+# The fields naming rows, kept as `row_keys.packed` bytes.
+_KEYS = ("base", "texts", "documents", "inverted", "pair_rows", "pair_index")
+_PACKED = tuple(name in _KEYS for name in _NAMES)
 
 
-def _values(kept: Kept) -> tuple:
-    """The record's fields, as `Kept(*values)` takes them."""
-    return tuple(getattr(kept, name) for name in _NAMES)
+def _values(kept: Kept, apart: bool = False) -> tuple:
+    """The record's fields as kept (its `DRAWN` fields None where kept `apart`)."""
+    return tuple(
+        None if apart and name in DRAWN else packed(getattr(kept, name)) if pack else getattr(kept, name)
+        for name, pack in zip(_NAMES, _PACKED)
+    )
 
 
 def dump(kept: Kept) -> bytes:
@@ -366,8 +419,7 @@ def dump_apart(kept: Kept, drawn_changed: bool) -> tuple[bytes, str, bytes | Non
     if drawn_changed or not kept.drawn:
         part = marshal.dumps(tuple(getattr(kept, name) for name in DRAWN))
         kept.drawn = hashlib.sha256(part).hexdigest()
-    rest = tuple(None if name in DRAWN else getattr(kept, name) for name in _NAMES)
-    return marshal.dumps((FORMAT, rest)), kept.drawn, part
+    return marshal.dumps((FORMAT, _values(kept, apart=True))), kept.drawn, part
 
 
 def _read_drawn(kept: Kept, data: Any) -> bool:
@@ -389,9 +441,10 @@ def load(data: Any) -> Kept | None:
         return None
     try:
         version, values = marshal.loads(data)
-        if version != FORMAT:
+        if version != FORMAT or len(values) != len(_NAMES):
             return None
-        return Kept(*values)
+        fields: list[Any] = [unpacked(value) if pack else value for value, pack in zip(values, _PACKED)]
+        return Kept(*fields)
     except (ValueError, TypeError, EOFError):
         return None
 
@@ -513,7 +566,7 @@ _BROKEN = (KeyError, ValueError, IndexError, StopIteration, TypeError)
 DIGEST = 16  # the opening of a document's digest kept in `Kept.reach`: enough to tell a change
 
 
-def _older_first(when: dict[str, tuple], a: str, b: str) -> tuple[str, str]:
+def _older_first(when: Mapping[str, tuple], a: str, b: str) -> tuple[str, str]:
     """A pair's ids as `pairs_to_weigh` orders them: the older first by `Profile.when`."""
     return (a, b) if when[a] < when[b] else (b, a)
 
@@ -688,8 +741,7 @@ class Weighing:
         self.decisions = len(deciding)  # one pass over every document for both
         decisions = paired_decisions(docs, deciding)
         current = {d.id: _source(d) for d in decisions}
-        changed = {doc_id for doc_id, digest in current.items() if kept.digests.get(doc_id) != digest}
-        removed = set(kept.digests) - set(current)
+        changed, removed = since(kept.digests, current)
         if self.full or kept.drift + len(changed) + len(removed) > REFRESH_SHARE * len(current) or len(current) < 2:
             return self._weigh_all(decisions)
         kept.drift += len(changed) + len(removed)
@@ -1127,8 +1179,8 @@ class Weighing:
         kept = self.kept
         active = {d.id: d for d in docs.values() if d.status == Status.ACTIVE and d.type in CLAIM_TYPES}
         digests = {doc_id: doc.digest for doc_id, doc in active.items()}
-        changed = {doc_id for doc_id, digest in digests.items() if kept.claims.get(doc_id) != digest}
-        changed |= set(kept.claims) - set(active)
+        changed, gone = since(kept.claims, digests)
+        changed |= gone
         titles = hashlib.sha256(
             "\n".join(f"{d.id}\t{d.type}\t{d.title}" for d in active.values() if d.type != DocType.DECISION).encode()
         ).hexdigest()

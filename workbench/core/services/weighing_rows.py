@@ -15,11 +15,25 @@ from __future__ import annotations
 
 import marshal
 import math
-import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from typing import Any, Protocol
 
-__all__ = ["TEXTS_A_ROW", "SPREAD", "rows_for", "TEXTS", "LINKS", "FIELDS", "Buckets", "Facts", "FieldView"]
+from .row_keys import crc_of, key_of
+
+__all__ = [
+    "DIGESTS_A_ROW",
+    "Digests",
+    "since",
+    "TEXTS_A_ROW",
+    "SPREAD",
+    "rows_for",
+    "TEXTS",
+    "LINKS",
+    "FIELDS",
+    "Buckets",
+    "Facts",
+    "FieldView",
+]
 
 # How many rows hold what is kept, chosen at each full count (a power of two, at least LEAST_ROWS):
 # each decision's terms, read for the decisions changed alone, about TEXTS_A_ROW to a row; the
@@ -41,10 +55,11 @@ def rows_for(decisions: int, a_row: int = 0) -> int:
 
 # What is kept of each decision: its terms as last counted, in one row (`TEXTS`: three quarters
 # of the bytes, read for the decisions changed alone); the query it asks (`Bm25.query_terms`), its
-# likeliest match, the next most alike and the handles it holds and cites in another (read for
-# those whose most alike or pairs are found again, and those of the pairs weighed again).
+# likeliest match, the next most alike, the handles it holds and cites in another, and its
+# `Profile.when` (`weighing._when`: it orders every pair it is in) (read for those whose most
+# alike or pairs are found again, and those of the pairs weighed again and drawn).
 TEXTS = ("words",)
-LINKS = ("asked", "top", "near", "handles", "mentions")
+LINKS = ("asked", "top", "near", "handles", "mentions", "when")
 FIELDS = TEXTS + LINKS
 _ASKED, _TOP, _NEAR, _HANDLES, _MENTIONS = (
     FIELDS.index(name) for name in ("asked", "top", "near", "handles", "mentions")
@@ -86,7 +101,7 @@ class Buckets:
         self.changed: set[int] = set()
 
     def at(self, key: str) -> int:
-        return zlib.crc32(key.encode("utf-8", "surrogatepass")) % self.count
+        return crc_of(key) % self.count
 
     def read(self, keys: Iterable[str]) -> None:
         """Read the rows holding these keys, those not read yet, in one query."""
@@ -240,9 +255,10 @@ class Facts:
 _EMPTY: dict = {}
 
 
-class FieldView(Mapping):
-    """One of `FIELDS` of every decision, as a read-only dictionary (None values not held):
-    asking for one decision's reads its row; going through all reads every row."""
+class FieldView(MutableMapping):
+    """One of `FIELDS` of every decision, as a dictionary (None values not held): asking for one
+    decision's reads its row; going through all reads every row. Set only where nothing in the
+    index follows the field (`top` and `near` go through `Facts.set_few`)."""
 
     def __init__(self, facts: Facts, name: str):
         self._facts, self._n = facts, FIELDS.index(name)
@@ -267,3 +283,185 @@ class FieldView(Mapping):
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
+
+    def __setitem__(self, doc_id: str, value: Any) -> None:
+        if self._n in (_TOP, _NEAR):
+            raise TypeError("a decision's most alike are set through `Facts.set_few`")
+        self._facts.put(doc_id, self._n, value)
+
+    def __delitem__(self, doc_id: str) -> None:
+        if doc_id not in self:
+            raise KeyError(doc_id)
+        self[doc_id] = None
+
+
+DIGESTS_A_ROW = 48
+
+
+def since(held: Mapping[str, str], now: Mapping[str, str]) -> tuple[set[str], set[str]]:
+    """(the ids of `now` whose digest is not the one `held`, the ids `held` that `now` lacks):
+    through `Digests.since` where `held` is kept in rows (the rows that differ alone read)."""
+    if isinstance(held, Digests):
+        return held.since(now)
+    return {key for key, digest in now.items() if held.get(key) != digest}, held.keys() - now.keys()
+
+
+class Digests(MutableMapping):
+    """Each id's digest (what tells a change), kept in rows by a CRC of the id, each row its ids
+    and their digests (`_row`: the same bytes for the same digests in every process), named by
+    the key of its bytes, the record holding the keys and the count alone: at
+    10,000 decision records the decisions' digests were 0.8 MB of the weighing's record, read and
+    written at every change. A call tells which ids changed (`since`) by making each row from the
+    digests as they are now and comparing its key with the one kept: only the rows whose keys
+    differ are read, and only those changed are written (`keep`). Asked before `since`, every row
+    is read (what a full pass needs)."""
+
+    def __init__(self, rows: _Rows, kept: Any = None):
+        """`kept`: (count, row keys) as `keep` gave them (None: nothing kept, none held)."""
+        self.rows = rows
+        names: list[str]
+        if kept is None:
+            count, names = 0, []
+        elif type(kept) is tuple and len(kept) == 2 and type(kept[0]) is int and type(kept[1]) is list:
+            count, names = kept
+        else:
+            raise ValueError("the digests are not kept in rows")
+        self.count, self.names = count, list(names)
+        self.held: dict[str, str] | None = None if names else {}
+        # Each row's ids (where `held`), in the order the digests were given: the order the next
+        # call gives them in (the documents'), which makes a row unchanged the same bytes.
+        self.ids: list[dict[str, None]] = [{} for _ in self.names]
+        self.changed: set[int] = set()
+
+    @classmethod
+    def of(cls, rows: _Rows, digests: Mapping[str, str]) -> Digests:
+        """These digests, every row made anew (at the next `keep`)."""
+        made = cls(rows)
+        made.held = dict(digests)
+        made.count = len(digests)
+        return made
+
+    def _at(self, key: str) -> int:
+        return crc_of(key) % len(self.names)
+
+    @staticmethod
+    def _row(ids: list[str], held: Mapping[str, str]) -> bytes:
+        """A row's bytes: its ids, then their digests, NUL between two (neither holds one: an id
+        is a file's name or a line of its frontmatter, a digest hexadecimal digits and a path)."""
+        digests = [held[key] for key in ids]
+        return (
+            "\0".join(ids).encode("utf-8", "surrogatepass")
+            + b"\n"
+            + "\0".join(digests).encode("utf-8", "surrogatepass")
+        )
+
+    @staticmethod
+    def _loads(data: bytes) -> dict[str, str]:
+        ids, _, digests = data.decode("utf-8", "surrogatepass").partition("\n")
+        found = dict(zip(ids.split("\0"), digests.split("\0")))
+        if len(found) != ids.count("\0") + 1 or ids.count("\0") != digests.count("\0"):
+            raise ValueError("a row of the digests is damaged")
+        return found
+
+    def since(self, now: Mapping[str, str]) -> tuple[set[str], set[str]]:
+        """As `since` (the module's function) tells them; afterwards this holds every digest kept."""
+        if self.held is not None:
+            return since(self.held, now)
+        count = len(self.names)
+        parts: list[list[str]] = [[] for _ in range(count)]
+        for key in now:
+            parts[crc_of(key) % count].append(key)
+        differ = []
+        names = self.names
+        for at, ids in enumerate(parts):
+            if (key_of(self._row(ids, now)) if ids else "") != names[at]:
+                differ.append(at)
+        self.rows.fetch(names[at] for at in differ if names[at])
+        held = dict(now)
+        self.ids = [dict.fromkeys(ids) for ids in parts]
+        changed: set[str] = set()
+        removed: set[str] = set()
+        for at in differ:
+            kept = self._loads(self.rows[self.names[at]]) if self.names[at] else {}
+            for key in parts[at]:
+                if kept.get(key) != now[key]:
+                    changed.add(key)
+                    if key in kept:
+                        held[key] = kept[key]
+                    else:
+                        del held[key]  # its place among the row's ids kept: set again there
+            for key in kept.keys() - now.keys():
+                removed.add(key)
+                held[key] = kept[key]
+                self.ids[at][key] = None
+        if len(held) != self.count:
+            raise ValueError("the digests kept are not as many as their record says")
+        self.held = held
+        return changed, removed
+
+    def _every(self) -> dict[str, str]:
+        """Every digest kept, all rows read (asked before `since`)."""
+        if self.held is None:
+            self.rows.fetch(key for key in self.names if key)
+            held: dict[str, str] = {}
+            for at, key in enumerate(self.names):
+                part = self._loads(self.rows[key]) if key else {}
+                held.update(part)
+                self.ids[at] = dict.fromkeys(part)
+            if len(held) != self.count:
+                raise ValueError("the digests kept are not as many as their record says")
+            self.held = held
+        return self.held
+
+    def __getitem__(self, key: str) -> str:
+        return self._every()[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._every().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._every()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._every())
+
+    def __len__(self) -> int:
+        return len(self.held) if self.held is not None else self.count
+
+    def __setitem__(self, key: str, digest: str) -> None:
+        held = self._every()
+        if held.get(key) != digest:
+            held[key] = digest
+            if self.names:
+                at = self._at(key)
+                self.ids[at].setdefault(key)
+                self.changed.add(at)
+
+    def __delitem__(self, key: str) -> None:
+        del self._every()[key]
+        if self.names:
+            at = self._at(key)
+            self.ids[at].pop(key, None)
+            self.changed.add(at)
+
+    def keep(self) -> tuple[int, list[str]]:
+        """(the count, the row keys) naming the rows as they are now, those changed made again (the
+        keys they replace told to `rows.dropped`); every row where none were kept."""
+        if self.held is None:  # never asked: as kept
+            return self.count, list(self.names)
+        held = self.held
+        if not self.names:
+            self.names = [""] * rows_for(len(held), DIGESTS_A_ROW)
+            self.ids = [{} for _ in self.names]
+            for key in held:
+                self.ids[self._at(key)][key] = None
+            self.changed = set(range(len(self.names)))
+        for at in sorted(self.changed):
+            ids = [key for key in self.ids[at] if key in held]
+            key = self.rows.add(self._row(ids, held)) if ids else ""
+            if key != self.names[at]:
+                if self.names[at]:
+                    self.rows.dropped.add(self.names[at])
+                self.names[at] = key
+        self.changed, self.count = set(), len(held)
+        return self.count, list(self.names)
