@@ -141,12 +141,21 @@ def test_names_that_are_not_utf8_are_reported_and_every_command_answers(tmp_path
     os.mkdir(bad_folder)
     with open(os.path.join(bad_folder, b"mem-note-inside.md"), "wb") as out:
         out.write(doc_text("mem-note-inside").encode())
+    os.mkdir(os.path.join(os.fsencode(root), b".hidden-\xff"))  # never walked: not reported
+    with open(os.path.join(os.fsencode(root / "notes"), b"photo-caf\xe9.png"), "wb") as out:
+        out.write(b"not a document: not reported")
     result = run_cli_bytes("--vault", str(root), "check", "--json")
     assert b"Traceback" not in result.stderr and result.returncode == 1, result.stderr
     problems = {p["path"]: p["message"] for p in json.loads(result.stdout)["problems"] if p["code"] == "unreadable"}
-    assert set(problems) == {"notes/mem-note-\\udcff.md", "dossier-\\udce9"}
+    assert set(problems) == {"notes/mem-note-\\xff.md", "dossier-\\xe9"}
     assert all("not UTF-8" in message for message in problems.values())
-    for command in (["search", "note", "--json"], ["conflicts", "--json"], ["review", "--json"], ["show", "mem-note-plain"], ["graph"]):
+    for command in (
+        ["search", "note", "--json"],
+        ["conflicts", "--json"],
+        ["review", "--json"],
+        ["show", "mem-note-plain"],
+        ["graph"],
+    ):
         answered = run_cli_bytes("--vault", str(root), *command)
         assert answered.returncode == 0 and b"Traceback" not in answered.stderr, (command, answered.stderr)
     vault = Vault.open(root)

@@ -150,8 +150,7 @@ def _look_at(
     An entry's own `path` is only its name where the folder was listed by its descriptor."""
     files = result.files
     subfolders = []
-    if not _names_are_text(entries):
-        entries = _named_as_text(entries, prefix, result)
+    odd = not _names_are_text(entries)  # then each entry taken is asked (`_taken_as_text`)
     for entry in entries:
         name = entry.name
         relative = prefix + name
@@ -164,7 +163,7 @@ def _look_at(
                     why = not_a_page(relative) if not_a_page is not None else None
                     if why:
                         result.not_pages.append((relative, why))
-                    else:
+                    elif not odd or _taken_as_text(name, prefix, result):
                         files.append((relative, entry.stat(follow_symlinks=False)))
                     continue
             if is_temporary(name):
@@ -179,7 +178,7 @@ def _look_at(
                 result.symlinks.append(relative)
                 continue
             if entry.is_dir(follow_symlinks=False):
-                if flavour.walks_into(relative):
+                if flavour.walks_into(relative) and (not odd or _taken_as_text(name, prefix, result)):
                     subfolders.append((folder / name, relative + "/"))
             elif name.endswith(".md"):
                 if flavour.is_reserved(relative):
@@ -190,7 +189,8 @@ def _look_at(
                 if why:
                     result.not_pages.append((relative, why))
                     continue
-                files.append((relative, entry.stat(follow_symlinks=False)))
+                if not odd or _taken_as_text(name, prefix, result):
+                    files.append((relative, entry.stat(follow_symlinks=False)))
         except FileNotFoundError:
             continue  # gone since the folder was listed
         except OSError as error:
@@ -199,8 +199,8 @@ def _look_at(
 
 
 def _names_are_text(entries: list[os.DirEntry]) -> bool:
-    """Whether every name is UTF-8 (one encoding of them all: the walk's usual case, at no cost per
-    file). A name that is not comes back from the system with its bytes escaped as lone
+    """Whether every name in a folder is UTF-8 (one encoding of them all: the walk's usual case, at
+    no cost per file). A name that is not comes back from the system with its bytes escaped as lone
     surrogates, which no path in the store, a document's link or a printed line can hold."""
     try:
         "/".join(entry.name for entry in entries).encode("utf-8")
@@ -209,21 +209,18 @@ def _names_are_text(entries: list[os.DirEntry]) -> bool:
     return True
 
 
-def _named_as_text(entries: list[os.DirEntry], prefix: str, result: Walk) -> list[os.DirEntry]:
-    """The entries whose names are UTF-8; each other one reported (a folder's documents missing
-    until it is renamed), its name shown with the bytes it could not be read as escaped."""
-    kept = []
-    for entry in entries:
-        try:
-            entry.name.encode("utf-8")
-        except UnicodeEncodeError:
-            shown = prefix + entry.name.encode("utf-8", "backslashreplace").decode("utf-8")
-            result.unreadable.append(
-                (shown, "its name is not UTF-8: rename it to bring it (or the documents in it) into the vault")
-            )
-        else:
-            kept.append(entry)
-    return kept
+def _taken_as_text(name: str, prefix: str, result: Walk) -> bool:
+    """Whether a document or a folder the walk takes has a UTF-8 name; one that has not is
+    reported (a folder's documents missing until it is renamed), its bytes shown escaped."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = prefix + os.fsencode(name).decode("utf-8", "backslashreplace")
+        result.unreadable.append(
+            (shown, "its name is not UTF-8: rename it to bring it (or the documents in it) into the vault")
+        )
+        return False
+    return True
 
 
 def _look_at_state(root: Path, result: Walk) -> None:
