@@ -150,3 +150,21 @@ def test_a_row_of_the_digests_damaged_or_missing_is_worked_out_again(vault_root,
         assert pairs.full
     full = find_conflicts(vault.documents, vault.flavour.native)
     assert sorted((c.kind, tuple(c.ids)) for c in found) == sorted((c.kind, tuple(c.ids)) for c in full)
+
+
+@pytest.mark.parametrize("odd", ["x\ny", "n\0m", "line\nand\0nul", "\udcff"])
+def test_an_id_holding_a_line_break_or_a_nul_is_read_back_whole_from_its_digests_row(odd):
+    """An id is a file's name in some flavours, and a file's name may hold a line break: a change
+    to that decision is that decision's alone, and no id that never was is said removed."""
+    from workbench.core.services.weighing import Rows
+    from workbench.core.services.weighing_rows import Digests
+
+    store: dict[str, bytes] = {}
+    ids = {f"d{n}": f"h{n}" for n in range(200)} | {odd: "h-odd"}
+    made = Digests.of(Rows(lambda keys: {k: store[k] for k in keys if k in store}), ids)
+    kept = made.keep()
+    store.update(made.rows.written)
+    for name in (odd, "d7"):
+        now = dict(ids) | {name: "changed"}
+        again = Digests(Rows(lambda keys: {k: store[k] for k in keys if k in store}), kept)
+        assert again.since(now) == ({name}, set())

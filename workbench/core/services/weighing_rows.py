@@ -345,21 +345,23 @@ class Digests(MutableMapping):
         return crc_of(key) % len(self.names)
 
     @staticmethod
-    def _row(ids: list[str], held: Mapping[str, str]) -> bytes:
-        """A row's bytes: its ids, then their digests, NUL between two (neither holds one: an id
-        is a file's name or a line of its frontmatter, a digest hexadecimal digits and a path)."""
-        digests = [held[key] for key in ids]
-        return (
-            "\0".join(ids).encode("utf-8", "surrogatepass")
-            + b"\n"
-            + "\0".join(digests).encode("utf-8", "surrogatepass")
-        )
+    def _row(ids: Iterable[str], held: Mapping[str, str]) -> bytes:
+        """A row's bytes: its ids and their digests, in marshal's version 2, which writes each
+        string as it is, never a reference to one met before: the same ids and digests make the
+        same bytes in every process (its key tells a row unchanged), and an id holding any
+        character (a line break in a file's name) is read back whole."""
+        return marshal.dumps((list(ids), [held[key] for key in ids]), 2)
 
     @staticmethod
     def _loads(data: bytes) -> dict[str, str]:
-        ids, _, digests = data.decode("utf-8", "surrogatepass").partition("\n")
-        found = dict(zip(ids.split("\0"), digests.split("\0")))
-        if len(found) != ids.count("\0") + 1 or ids.count("\0") != digests.count("\0"):
+        try:
+            ids, digests = marshal.loads(data)
+        except (EOFError, ValueError, TypeError):
+            raise ValueError("a row of the digests is damaged") from None
+        if type(ids) is not list or type(digests) is not list or len(ids) != len(digests):
+            raise ValueError("a row of the digests is damaged")
+        found = dict(zip(ids, digests))
+        if len(found) != len(ids):
             raise ValueError("a row of the digests is damaged")
         return found
 
