@@ -122,6 +122,16 @@ def shaped_vault(tmp_path_factory, size: int, seed: int) -> Path:
     return root
 
 
+def weighed_vault(tmp_path_factory, size: int, seed: int) -> Path:
+    """`shaped_vault`, its conflicts queue worked out and kept once: every decision weighed, so a
+    test's `copied` vault starts from what was kept."""
+    from workbench import Vault
+
+    root = shaped_vault(tmp_path_factory, size, seed)
+    Vault.open(root)._queue(False).conflicts()
+    return root
+
+
 def copied(source: Path, tmp_path: Path) -> Path:
     """A test's own copy of the vault at `source`, as `tmp_path/vault`."""
     root = tmp_path / "vault"

@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import copied, shaped_vault
+from helpers import copied, weighed_vault
 
 from workbench import Vault
 from workbench.core.services import kept_conflicts, weighing
@@ -22,9 +22,7 @@ SIZE = 2400  # about 600 decisions
 
 @pytest.fixture(scope="module")
 def shaped(tmp_path_factory) -> Path:
-    root = shaped_vault(tmp_path_factory, SIZE, seed=7)
-    Vault.open(root)._queue(False).conflicts()  # everything weighed and kept once
-    return root
+    return weighed_vault(tmp_path_factory, SIZE, seed=7)
 
 
 @pytest.fixture
