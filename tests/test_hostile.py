@@ -162,3 +162,18 @@ def test_names_that_are_not_utf8_are_reported_and_every_command_answers(tmp_path
     assert [doc.id for doc in vault.documents] == ["mem-note-plain"]
     vault.refresh_paths([os.fsdecode(bad_file)[len(str(root)) + 1 :]])  # as the watcher hands it over
     assert [doc.id for doc in vault.documents] == ["mem-note-plain"]
+
+
+@pytest.mark.parametrize("flavour", [[], ["--flavour", "adr"]])
+def test_a_vault_whose_own_name_is_not_utf8_opens(tmp_path, flavour):
+    """The vault's folder itself named in another encoding: its state (in the vault, or in the
+    cache folder keyed by its path for a flavour that keeps none in the vault) is found, and every
+    command answers."""
+    root = os.path.join(os.fsencode(tmp_path), b"vault-\xff")
+    os.makedirs(os.path.join(root, b"notes"))
+    for doc_id in ("mem-note-one", "mem-note-two"):
+        with open(os.path.join(root, b"notes", doc_id.encode() + b".md"), "w", encoding="utf-8") as out:
+            out.write(doc_text(doc_id))
+    for command in (["check", "--json"], ["conflicts", "--json"], ["review", "--json"], ["search", "note"]):
+        answered = run_cli_bytes("--vault", os.fsdecode(root), *flavour, *command)
+        assert answered.returncode in (0, 1) and b"Traceback" not in answered.stderr, (command, answered.stderr)

@@ -279,9 +279,9 @@ def state_dir_for(root: Path, flavour: Flavour) -> Path:
         return root / STATE_DIR
     cache = os.environ.get("XDG_CACHE_HOME", "")
     base = Path(cache) if os.path.isabs(cache) else Path.home() / ".cache"
-    resolved = str(root.resolve())
+    resolved = os.fsencode(root.resolve())  # the path's own bytes: a name need not be UTF-8
     name = "".join(c if c.isalnum() or c in "-_." else "-" for c in root.name)[:40].strip("-.") or "vault"
-    return base / "workbench" / "vaults" / f"{name}-{hashlib.sha256(resolved.encode()).hexdigest()[:16]}"
+    return base / "workbench" / "vaults" / f"{name}-{hashlib.sha256(resolved).hexdigest()[:16]}"
 
 
 def is_document_path(root: Path, flavour: Flavour, path: str) -> bool:
