@@ -5,7 +5,10 @@ printed after each change byte for byte as a vault read from nothing prints it."
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -241,3 +244,27 @@ def test_a_full_queue_works_the_faults_out_again(faulty, capsys):
     assert main(["--vault", str(faulty), "conflicts", "--json", "--full"]) == 0
     full = capsys.readouterr().out
     assert full == from_nothing(faulty, capsys)
+
+
+def test_two_processes_give_the_faults_the_same_key(faulty, tmp_path):
+    """The facts' text is the same in every process (marshal's was not: it writes a string once
+    for each object, so two processes kept the same faults under two keys and read none back)."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    keys = []
+    for _ in range(2):
+        run = [sys.executable, "-m", "workbench.cli", "--vault", str(faulty), "conflicts", "--json"]
+        subprocess.run(run, check=True, capture_output=True, env=env)
+        keys.append(kept_key(faulty))
+    body_edited(faulty)
+    subprocess.run(run, check=True, capture_output=True, env=env)
+    assert kept_key(faulty) == keys[0] == keys[1]
+
+
+def test_the_facts_text_holds_no_trace_of_which_strings_are_one_object():
+    shared = "active"
+    made = "".join(["act", "ive"])  # equal, another object
+    related = {"a": ((), (), ()), "b": ((), ("c",), (("related_to", "c"),))}
+    one = conflicts.structural_facts({"a": shared, "b": shared}, related, True)
+    two = conflicts.structural_facts({"a": made, "b": shared}, related, True)
+    assert one == two
+    assert conflicts.structural_facts({"a": shared, "b": "draft"}, related, True) != one

@@ -13,7 +13,6 @@ again. Each conflict comes with the resolutions the vault's format can write, as
 from __future__ import annotations
 
 import json
-import marshal
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -177,24 +176,21 @@ def _structural(
     return found + _repairing([_without_successor(doc_id, successors.get(doc_id, [])) for doc_id in lacking], native)
 
 
+_FACTS = json.JSONEncoder(ensure_ascii=False, check_circular=False, separators=(",", ":"))
+
+
 def structural_facts(statuses: Mapping[str, str], related: Mapping[str, tuple], native: bool) -> bytes:
     """Everything the structural faults but the likeliest successors are worked out from, in one
-    text: each document's id and status and, where it names any, its supersessions both ways and
-    its links as (type, target), in the documents' order, and whether the format is `native`.
-    Two vaults giving the same text have the same faults (a body, a title, a path or a tag is read
-    by none)."""
-    facts: list[tuple] = [native]
-    append = facts.append
-    for doc_id, status in statuses.items():
-        olds, news, links = related[doc_id]
-        if olds or news or links:
-            append((doc_id, status, tuple(olds), tuple(news), tuple((str(t), target) for t, target in links)))
-        else:
-            append((doc_id, status))
+    text: each document's id and status, its supersessions both ways and its links as (type,
+    target), in the documents' order, and whether the format is `native`. Two vaults giving the
+    same text have the same faults (a body, a title, a path or a tag is read by none). JSON, whose
+    encoder walks the two mappings with no call for each document (marshal's bytes hang on which
+    strings are one object, so two processes made two texts of the same facts)."""
     try:
-        return marshal.dumps(facts)
-    except ValueError:  # an id of a kind marshal does not write (a str's subclass): its repr instead
-        return repr(facts).encode("utf-8", "surrogatepass")
+        text = _FACTS.encode([native, statuses, related])
+    except (TypeError, ValueError):  # a value JSON does not write: its repr instead
+        text = repr([native, list(statuses.items()), list(related.items())])
+    return text.encode("utf-8", "surrogatepass")
 
 
 def _repairing(found: list[Conflict], native: bool) -> list[Conflict]:
