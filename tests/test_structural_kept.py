@@ -268,3 +268,12 @@ def test_the_facts_text_holds_no_trace_of_which_strings_are_one_object():
     two = conflicts.structural_facts({"a": made, "b": shared}, related, True)
     assert one == two
     assert conflicts.structural_facts({"a": shared, "b": "draft"}, related, True) != one
+
+
+def test_an_id_holding_a_line_break_is_not_read_as_two():
+    empty = ((), (), ())
+    two = conflicts.structural_facts({"a": "active", "b": "active"}, {"a": empty, "b": empty}, True)
+    one = conflicts.structural_facts({"a\nb": "active"}, {"a\nb": empty}, True)
+    odd = conflicts.structural_facts({"a": "active\nactive"}, {"a": empty}, True)
+    assert len({two, one, odd}) == 3
+    assert conflicts.structural_facts({}, {}, True) != conflicts.structural_facts({}, {}, False)

@@ -181,15 +181,21 @@ _FACTS = json.JSONEncoder(ensure_ascii=False, check_circular=False, separators=(
 
 def structural_facts(statuses: Mapping[str, str], related: Mapping[str, tuple], native: bool) -> bytes:
     """Everything the structural faults but the likeliest successors are worked out from, in one
-    text: each document's id and status, its supersessions both ways and its links as (type,
-    target), in the documents' order, and whether the format is `native`. Two vaults giving the
-    same text have the same faults (a body, a title, a path or a tag is read by none). JSON, whose
-    encoder walks the two mappings with no call for each document (marshal's bytes hang on which
-    strings are one object, so two processes made two texts of the same facts)."""
+    text: each document's id and status in the documents' order, the supersessions both ways and
+    the links as (type, target) of those that name any, and whether the format is `native`. Two
+    vaults giving the same text have the same faults (a body, a title, a path or a tag is read by
+    none). Made with no call for each document: the ids and the statuses joined by line breaks
+    (their repr where one holds a break), the relations as JSON (marshal's bytes hang on which
+    strings are one object: two processes made two texts of the same facts)."""
+    ids, states = "\n".join(statuses), "\n".join(statuses.values())
+    if not statuses or ids.count("\n") != len(statuses) - 1 or states.count("\n") != len(statuses) - 1:
+        ids, states = repr(list(statuses)), repr(list(statuses.values()))
+    named = {doc_id: relations for doc_id, relations in related.items() if relations[0] or relations[1] or relations[2]}
     try:
-        text = _FACTS.encode([native, statuses, related])
+        relations = _FACTS.encode([native, named])
     except (TypeError, ValueError):  # a value JSON does not write: its repr instead
-        text = repr([native, list(statuses.items()), list(related.items())])
+        relations = repr([native, list(named.items())])
+    text = f"{len(ids)}\n{ids}\n{len(states)}\n{states}\n{relations}"
     return text.encode("utf-8", "surrogatepass")
 
 
