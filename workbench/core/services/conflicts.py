@@ -806,9 +806,12 @@ def queue_parts(
 
 def _rule_contradictions(documents: list[Document]) -> list[Conflict]:
     """Tiered memory: a project rule against the global or domain rule it inherits."""
+    contradicting = tiers.rule_conflicts(documents)
+    if not contradicting:  # most vaults hold no tiers: no map of every document's path made
+        return []
     by_path = {d.path: d for d in documents}
     found = []
-    for rule, other in tiers.rule_conflicts(documents):
+    for rule, other in contradicting:
         mine, theirs = by_path[rule.path], by_path[other.path]
         reason = (
             f"{rule.path}:{rule.line} says “{rule.key}: {rule.value}”, and {other.namespace} ({other.path}:{other.line}) "
