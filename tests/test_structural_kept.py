@@ -85,7 +85,7 @@ def status_changed(root: Path) -> None:
 
 
 def supersession_added(root: Path) -> None:
-    edit(root, "names-only-new", 'supersedes: []', 'supersedes: ["mem-decision-names-only-old"]')
+    edit(root, "names-only-new", "supersedes: []", 'supersedes: ["mem-decision-names-only-old"]')
 
 
 def link_target_appears(root: Path) -> None:
@@ -207,7 +207,7 @@ def test_faults_read_back_for_the_same_facts_worked_out_again_where_damaged(faul
             worked.append(1)
             return work()
 
-        return kept_structural.faults(store.kept, store.keep, kept_conflicts._unranked, "code", facts, counted)
+        return kept_structural.faults(store.kept, store.keep, kept_conflicts.unranked, "code", facts, counted)
 
     plain = conflicts._structural(docs, frozenset(), supersedes, related)
     first = conflicts._structural(docs, frozenset(), supersedes, related, faults_of=faults_of)
@@ -227,8 +227,8 @@ def test_faults_read_back_for_the_same_facts_worked_out_again_where_damaged(faul
         assert [c.to_json() for c in found] == [c.to_json() for c in plain]
     assert len(worked) == 4
     # Another code's digest reads nothing kept.
-    kept_structural.faults(store.kept, store.keep, kept_conflicts._unranked, "other", b"facts", lambda: [])
-    assert kept_structural.faults(store.kept, store.keep, kept_conflicts._unranked, "code", b"facts", list) == []
+    kept_structural.faults(store.kept, store.keep, kept_conflicts.unranked, "other", b"facts", lambda: [])
+    assert kept_structural.faults(store.kept, store.keep, kept_conflicts.unranked, "code", b"facts", list) == []
 
 
 def test_a_full_queue_works_the_faults_out_again(faulty, capsys):

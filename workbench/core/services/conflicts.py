@@ -52,6 +52,7 @@ __all__ = [
     "order_of",
     "claim_pairs",
     "queue_parts",
+    "structural_facts",
 ]
 
 CLAIM_TYPES = (DocType.DECISION, DocType.ENTITY, DocType.CONTEXT, DocType.CONCEPT)
@@ -158,9 +159,7 @@ def _structural(
     if related is None:
         related = {doc_id: relations_of(doc) for doc_id, doc in docs.items()}
     statuses = {doc_id: str(doc.status) for doc_id, doc in docs.items()}
-    lacking = [
-        doc_id for doc_id, status in statuses.items() if status == Status.SUPERSEDED and not related[doc_id][1]
-    ]
+    lacking = [doc_id for doc_id, status in statuses.items() if status == Status.SUPERSEDED and not related[doc_id][1]]
     # Only a decision is offered successors (`likeliest_successors`), which profiles every decision.
     offered = any(docs[doc_id].type == DocType.DECISION for doc_id in lacking)
     successors = {}

@@ -81,6 +81,7 @@ __all__ = [
     "update_lines",
     "LINES_A_PIECE",
     "encode",
+    "unranked",
     "decode",
     "decode_parts",
     "printed",
@@ -342,7 +343,7 @@ def _entry(c: Conflict) -> list:
     return [c.kind, c.ids, c.reason, [[r.action, r.label, r.command] for r in c.resolutions], c.rank]
 
 
-def _unranked(c: Conflict) -> str:
+def unranked(c: Conflict) -> str:
     """A conflict as `encode` lists it but its rank, and the list's end (as `KeptConflict` holds it)."""
     return json.dumps(_entry(c)[:4], ensure_ascii=False)[:-1]
 
@@ -563,7 +564,7 @@ def _worder(docs: dict[str, Document]) -> Callable[[Weighed], tuple]:
 
     def word(pair: Weighed) -> tuple:
         c = decision_conflict(docs, pair, 0, named)
-        entry = _unranked(c)
+        entry = unranked(c)
         shown = _printed(c.to_json()).encode("utf-8", "surrogatepass")
         return (pair.older, pair.newer, pair.score(DEFAULT), c.kind, entry, shown)
 
@@ -1099,7 +1100,7 @@ class Asked:
         store = self.store
         assert store is not None
         kept, keep = functools.partial(store.kept, STRUCTURAL), functools.partial(store.keep, STRUCTURAL)
-        return kept_structural.faults(kept, keep, _unranked, code_fingerprint(), facts, work, self.full)
+        return kept_structural.faults(kept, keep, unranked, code_fingerprint(), facts, work, self.full)
 
     def conflicts(self) -> Conflicts:
         """The queue: as kept under the same key, else worked out (what changed weighed again)
