@@ -169,11 +169,16 @@ def stored(root: Path, flavour: str | None = None) -> tuple[Vault, list]:
     return vault, documents
 
 
+def in_queue_order(found: list[Conflict]) -> list[Conflict]:
+    """The faults as the queue lists them (`queue_parts` orders by kind, rank and ids)."""
+    return sorted(found, key=lambda c: (conflicts.order_of(c), c.rank, c.ids))
+
+
 def assert_structural_as_plainly(vault: Vault, documents: list) -> int:
     docs = {d.id: d for d in documents}
     compatible = vault.index.config.compatible
-    fast = conflicts._structural(docs, compatible, {i: relations_of(d)[0] for i, d in docs.items()})
-    plain = plainly(docs, compatible, {i: d.supersedes for i, d in docs.items()})
+    fast = in_queue_order(conflicts._structural(docs, compatible, {i: relations_of(d)[0] for i, d in docs.items()}))
+    plain = in_queue_order(plainly(docs, compatible, {i: d.supersedes for i, d in docs.items()}))
     assert [(c.kind, c.ids, c.reason, [r.command for r in c.resolutions]) for c in fast] == [
         (c.kind, c.ids, c.reason, [r.command for r in c.resolutions]) for c in plain
     ]

@@ -52,6 +52,7 @@ __all__ = [
     "order_of",
     "claim_pairs",
     "queue_parts",
+    "structural_facts",
 ]
 
 CLAIM_TYPES = (DocType.DECISION, DocType.ENTITY, DocType.CONTEXT, DocType.CONCEPT)
@@ -143,24 +144,22 @@ def _structural(
     supersedes: dict[str, list[str]],
     related: dict[str, tuple] | None = None,
     successors_of: Callable[..., dict] | None = None,
+    native: bool = True,
+    faults_of: Callable[[bytes, Callable[[], list[Conflict]]], list[Conflict]] | None = None,
 ) -> list[Conflict]:
-    """The structural faults, in the order of `docs`. `related`: each document's
-    `store_rows.relations_of`, where the caller read them already; `successors_of(docs, lacking,
-    compatible, related)`: `likeliest_successors` as a caller keeping it between calls answers it."""
-    found: list[Conflict] = []
+    """The structural faults, in the order of `docs` (but those of a record superseded without a
+    successor, which come last), with no resolution that repairs where the format is not `native`.
+    `related`: each document's `store_rows.relations_of`, where the caller read them already;
+    `successors_of(docs, lacking, compatible, related)`: `likeliest_successors` as a caller keeping
+    it between calls answers it; `faults_of(facts, work)`: the faults but those, as a caller keeping
+    them between calls answers them, `facts` being all they are worked out from (`structural_facts`)
+    and `work()` working them out."""
     # Each document's fields read once, as its row keeps them: a stored document decodes them again
     # at every reading, and makes a list (or a `Link`) of each at every one.
     if related is None:
         related = {doc_id: relations_of(doc) for doc_id, doc in docs.items()}
-    superseded_by = {doc_id: relations[1] for doc_id, relations in related.items()}
     statuses = {doc_id: str(doc.status) for doc_id, doc in docs.items()}
-
-    def current_of(doc_id: str) -> str | None:
-        return supersession.live_end(superseded_by, statuses, doc_id)
-
-    lacking = [
-        doc_id for doc_id, status in statuses.items() if status == Status.SUPERSEDED and not superseded_by[doc_id]
-    ]
+    lacking = [doc_id for doc_id, status in statuses.items() if status == Status.SUPERSEDED and not related[doc_id][1]]
     # Only a decision is offered successors (`likeliest_successors`), which profiles every decision.
     offered = any(docs[doc_id].type == DocType.DECISION for doc_id in lacking)
     successors = {}
@@ -168,11 +167,77 @@ def _structural(
         successors = successors_of(docs, lacking, compatible, related)
     elif offered:
         successors = likeliest_successors(docs.values(), lacking, dismissed=compatible)
+
+    def work() -> list[Conflict]:
+        return _repairing(_settled_faults(docs, supersedes, related, statuses), native)
+
+    found = work() if faults_of is None else faults_of(structural_facts(statuses, related, native), work)
+    return found + _repairing([_without_successor(doc_id, successors.get(doc_id, [])) for doc_id in lacking], native)
+
+
+_FACTS = json.JSONEncoder(ensure_ascii=False, check_circular=False, separators=(",", ":"))
+
+
+def structural_facts(statuses: Mapping[str, str], related: Mapping[str, tuple], native: bool) -> bytes:
+    """Everything the structural faults but the likeliest successors are worked out from, in one
+    text: each document's id and status in the documents' order, the supersessions both ways and
+    the links as (type, target) of those that name any, and whether the format is `native`. Two
+    vaults giving the same text have the same faults (a body, a title, a path or a tag is read by
+    none). Made with no call for each document: the ids and the statuses joined by line breaks
+    (their repr where one holds a break), the relations as JSON (marshal's bytes hang on which
+    strings are one object: two processes made two texts of the same facts)."""
+    ids, states = "\n".join(statuses), "\n".join(statuses.values())
+    if not statuses or ids.count("\n") != len(statuses) - 1 or states.count("\n") != len(statuses) - 1:
+        ids, states = repr(list(statuses)), repr(list(statuses.values()))
+    named = {doc_id: relations for doc_id, relations in related.items() if relations[0] or relations[1] or relations[2]}
+    try:
+        relations = _FACTS.encode([native, named])
+    except (TypeError, ValueError):  # a value JSON does not write: its repr instead
+        relations = repr([native, list(named.items())])
+    text = f"{len(ids)}\n{ids}\n{len(states)}\n{states}\n{relations}"
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _repairing(found: list[Conflict], native: bool) -> list[Conflict]:
+    """The faults with no resolution that repairs where the format is not `native`: there a
+    decision pair's resolutions never repair either (`decision_conflict`)."""
+    if not native:
+        for conflict in found:
+            conflict.resolutions = [r for r in conflict.resolutions if r.action != "repair"]
+    return found
+
+
+def _without_successor(doc_id: str, likeliest: list) -> Conflict:
+    """A record superseded that names no successor, with its likeliest (`likeliest_successors`)."""
+    return Conflict(
+        "superseded-without-successor",
+        [doc_id],
+        f"{doc_id} is superseded but names no successor"
+        + "".join(f"; {s.id} “{s.title}” may be it: {s.why}" for s in likeliest[:1]),
+        [_supersede(doc_id, s.id) for s in likeliest]
+        + [
+            Resolution("supersede", "name another successor", f"supersede {doc_id} NEW_ID"),
+            Resolution("repair", "call it deprecated (outdated, not replaced)", "check --repair"),
+        ],
+    )
+
+
+def _settled_faults(
+    docs: dict, supersedes: dict[str, list[str]], related: dict[str, tuple], statuses: dict[str, str]
+) -> list[Conflict]:
+    """The structural faults that `structural_facts` settles (every one but a record's superseded
+    without a successor), in the order of `docs`."""
+    found: list[Conflict] = []
+    superseded_by = {doc_id: relations[1] for doc_id, relations in related.items()}
+
+    def current_of(doc_id: str) -> str | None:
+        return supersession.live_end(superseded_by, statuses, doc_id)
+
     replaced = any(status == Status.SUPERSEDED for status in statuses.values())  # a link may go stale
     for doc_id, (olds, successors_named, links) in related.items():
         status = statuses[doc_id]
-        # Most documents name no relation and are not superseded: nothing below finds a fault in them.
-        if not (olds or successors_named or links) and status != Status.SUPERSEDED:
+        # Most documents name no relation: nothing below finds a fault in them.
+        if not (olds or successors_named or links):
             continue
         for old in olds:
             if old in docs and doc_id not in superseded_by[old]:
@@ -194,21 +259,6 @@ def _structural(
                         [_supersede(doc_id, new), Resolution("repair", "complete both sides", "check --repair")],
                     )
                 )
-        if status == Status.SUPERSEDED and not successors_named:
-            likeliest = successors.get(doc_id, [])
-            found.append(
-                Conflict(
-                    "superseded-without-successor",
-                    [doc_id],
-                    f"{doc_id} is superseded but names no successor"
-                    + "".join(f"; {s.id} “{s.title}” may be it: {s.why}" for s in likeliest[:1]),
-                    [_supersede(doc_id, s.id) for s in likeliest]
-                    + [
-                        Resolution("supersede", "name another successor", f"supersede {doc_id} NEW_ID"),
-                        Resolution("repair", "call it deprecated (outdated, not replaced)", "check --repair"),
-                    ],
-                )
-            )
         if status == Status.ACTIVE and successors_named:
             named = [new for new in successors_named if new in docs]
             found.append(
@@ -730,23 +780,22 @@ def queue_parts(
     weighed: list[Weighed] | None = None,
     duplicates: Any = None,
     successors_of: Callable[..., dict] | None = None,
+    faults_of: Callable[[bytes, Callable[[], list[Conflict]]], list[Conflict]] | None = None,
 ) -> tuple[list[Conflict], list[tuple[str, str, str]], list[Conflict]]:
     """The queue `find_conflicts` lists, in three parts in its order: what comes before the
     duplicates, the duplicates as (a, b, reason) ordered by their ids, and what comes after them.
     A caller that keeps the queue between calls keeps the duplicates (most of a large vault's
     queue) apart, as they stand still while decisions change, and may answer the likeliest
-    successors from what it kept (`successors_of`, as `_structural` asks it); one that keeps the
+    successors from what it kept (`successors_of`, as `_structural` asks it), and the structural
+    faults that stand while the facts they read do (`faults_of`, as `_structural` asks it); one that keeps the
     decision pairs' entries apart (`kept_chosen`) gives `weighed=[]` and puts them in itself, after
     the faults of their order (`DECISIONS_ORDER`), the first among the rule contradictions."""
     docs = {d.id: d for d in documents}
     related = {doc_id: relations_of(doc) for doc_id, doc in docs.items()}
     supersedes = {doc_id: relations[0] for doc_id, relations in related.items()}
     chosen, listed = _candidates(docs, compatible, supersedes, weighed, duplicates)
-    structural = _structural(docs, compatible, supersedes, related, successors_of)
-    rules = _rule_contradictions(list(docs.values()))
-    if not native:  # a decision pair's resolutions never repair (`decision_conflict`)
-        for conflict in structural + rules:
-            conflict.resolutions = [r for r in conflict.resolutions if r.action != "repair"]
+    structural = _structural(docs, compatible, supersedes, related, successors_of, native, faults_of)
+    rules = _repairing(_rule_contradictions(list(docs.values())), native)
     conflicts = structural + chosen + rules
     ordered = sorted(conflicts, key=lambda c: (order_of(c), c.rank, c.ids))
     before = [c for c in ordered if order_of(c) < DUPLICATES_ORDER]
@@ -756,9 +805,12 @@ def queue_parts(
 
 def _rule_contradictions(documents: list[Document]) -> list[Conflict]:
     """Tiered memory: a project rule against the global or domain rule it inherits."""
+    contradicting = tiers.rule_conflicts(documents)
+    if not contradicting:  # most vaults hold no tiers: no map of every document's path made
+        return []
     by_path = {d.path: d for d in documents}
     found = []
-    for rule, other in tiers.rule_conflicts(documents):
+    for rule, other in contradicting:
         mine, theirs = by_path[rule.path], by_path[other.path]
         reason = (
             f"{rule.path}:{rule.line} says “{rule.key}: {rule.value}”, and {other.namespace} ({other.path}:{other.line}) "

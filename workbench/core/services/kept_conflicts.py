@@ -81,6 +81,7 @@ __all__ = [
     "update_lines",
     "LINES_A_PIECE",
     "encode",
+    "unranked",
     "decode",
     "decode_parts",
     "printed",
@@ -118,6 +119,7 @@ DRAWN = "conflicts.drawn"  # its duplicates' fields that stand still while decis
 REVIEW = "review"  # the review list's ranking (`review`)
 ANSWERED = ("answer.conflicts", "answer.review")  # the answers kept for an unchanged vault (`kept_answers`)
 SUCCESSORS = "conflicts.successors"  # what the likeliest successors read of every decision (`kept_successors`)
+STRUCTURAL = "conflicts.structural"  # the structural faults but the likeliest successors' (`kept_structural`)
 # Every name this code keeps anything under: what is kept under another (older code's) is deleted
 # when the queue is kept.
 NAMES = (
@@ -134,6 +136,7 @@ NAMES = (
     REVIEW,
     *ANSWERED,
     SUCCESSORS,
+    STRUCTURAL,
 )
 
 
@@ -338,6 +341,11 @@ def encode(found: Iterable[Conflict]) -> str:
 def _entry(c: Conflict) -> list:
     """A conflict as `encode` lists it: its rank last."""
     return [c.kind, c.ids, c.reason, [[r.action, r.label, r.command] for r in c.resolutions], c.rank]
+
+
+def unranked(c: Conflict) -> str:
+    """A conflict as `encode` lists it but its rank, and the list's end (as `KeptConflict` holds it)."""
+    return json.dumps(_entry(c)[:4], ensure_ascii=False)[:-1]
 
 
 def decode(text: str) -> Conflicts | None:
@@ -556,7 +564,7 @@ def _worder(docs: dict[str, Document]) -> Callable[[Weighed], tuple]:
 
     def word(pair: Weighed) -> tuple:
         c = decision_conflict(docs, pair, 0, named)
-        entry = json.dumps(_entry(c)[:4], ensure_ascii=False)[:-1]  # but its rank, and the list's end
+        entry = unranked(c)
         shown = _printed(c.to_json()).encode("utf-8", "surrogatepass")
         return (pair.older, pair.newer, pair.score(DEFAULT), c.kind, entry, shown)
 
@@ -1040,6 +1048,7 @@ class Asked:
                 weighed=[],  # the decision pairs' entries are kept apart (`kept_chosen`)
                 duplicates=pairs.duplicates,
                 successors_of=self._successors if store is not None else None,
+                faults_of=self._faults if store is not None else None,
             )
             self.keep_weighing()
             made.identify(self.setting, pairs)
@@ -1082,6 +1091,16 @@ class Asked:
                 SUCCESSORS, key, kept.dump(), kept.to_write(), replace=kept.whole, forget=kept.unnamed()
             )
         return found
+
+    def _faults(self, facts: bytes, work: Callable[[], list[Conflict]]) -> list[Conflict]:
+        """The structural faults for `conflicts._structural`, as kept for the same facts
+        (`kept_structural`; worked out again where `full`)."""
+        from . import kept_structural
+
+        store = self.store
+        assert store is not None
+        kept, keep = functools.partial(store.kept, STRUCTURAL), functools.partial(store.keep, STRUCTURAL)
+        return kept_structural.faults(kept, keep, unranked, code_fingerprint(), facts, work, self.full)
 
     def conflicts(self) -> Conflicts:
         """The queue: as kept under the same key, else worked out (what changed weighed again)
