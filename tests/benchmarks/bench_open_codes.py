@@ -1,7 +1,7 @@
 """The warm (or cold) open of two or more checkouts of the code, alternated in one run, against the floor.
 
 Run: python -m tests.benchmarks.bench_open_codes SOURCE [--flavour NAME] [--runs N] [--keep DIR] [--cold | --changed]
-     CODE [CODE ...]
+     [--bytecode] CODE [CODE ...]
      (SOURCE: a vault, copied once for each CODE; CODE: a folder holding a checkout's `workbench`
      package, put first on the path of every process it runs; best of 5 by default)
 
@@ -19,6 +19,7 @@ parses every file (in its workers, whose CPU time is counted) and builds the sto
 full-text index before its search is answered. `--changed` times the warm open after one change:
 before each round, a sentence appended to the same decision in every copy (`bench_queue_codes`'s
 `change_a_decision`, seeds 101, 102, ...), so that each open parses that file and stores its row.
+`--bytecode` lets every process keep its code's bytecode cache, as `bench_queue_codes --bytecode`.
 A benchmark, not a test: machines are noisy, so compare ratios measured in one run.
 """
 
@@ -31,6 +32,7 @@ import tempfile
 from pathlib import Path
 
 from tests.benchmarks.bench_open import FLOOR_SCRIPT
+from tests.benchmarks import bench_queue_codes
 from tests.benchmarks.bench_queue_codes import change_a_decision, timed
 from tests.benchmarks.bench_speed import OPEN_SCRIPT
 
@@ -97,7 +99,9 @@ if __name__ == "__main__":
     parser.add_argument("--keep", type=Path, help="keep the copies here, and use those already here")
     parser.add_argument("--cold", action="store_true", help="time cold opens (each code's store deleted first)")
     parser.add_argument("--changed", action="store_true", help="time warm opens after one decision changed, each round")
+    parser.add_argument("--bytecode", action="store_true", help="let every process keep its bytecode cache")
     arguments = parser.parse_args()
+    bench_queue_codes.BYTECODE = arguments.bytecode  # as `bench_queue_codes --bytecode`: `timed` reads it
     main(
         arguments.source,
         arguments.flavour,
