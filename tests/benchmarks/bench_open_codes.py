@@ -1,6 +1,7 @@
 """The warm (or cold) open of two or more checkouts of the code, alternated in one run, against the floor.
 
-Run: python -m tests.benchmarks.bench_open_codes SOURCE [--flavour NAME] [--runs N] [--keep DIR] [--cold] CODE [CODE ...]
+Run: python -m tests.benchmarks.bench_open_codes SOURCE [--flavour NAME] [--runs N] [--keep DIR] [--cold | --changed]
+     [--bytecode] CODE [CODE ...]
      (SOURCE: a vault, copied once for each CODE; CODE: a folder holding a checkout's `workbench`
      package, put first on the path of every process it runs; best of 5 by default)
 
@@ -15,7 +16,10 @@ a vault of 100,000 documents (minutes to copy and to open cold) is prepared once
 cold opens instead: each code's derived store (in the vault, or in its user's cache for a vault of
 another format) is deleted before each of its opens, so the process
 parses every file (in its workers, whose CPU time is counted) and builds the store and the
-full-text index before its search is answered.
+full-text index before its search is answered. `--changed` times the warm open after one change:
+before each round, a sentence appended to the same decision in every copy (`bench_queue_codes`'s
+`change_a_decision`, seeds 101, 102, ...), so that each open parses that file and stores its row.
+`--bytecode` lets every process keep its code's bytecode cache, as `bench_queue_codes --bytecode`.
 A benchmark, not a test: machines are noisy, so compare ratios measured in one run.
 """
 
@@ -28,13 +32,22 @@ import tempfile
 from pathlib import Path
 
 from tests.benchmarks.bench_open import FLOOR_SCRIPT
-from tests.benchmarks.bench_queue_codes import timed
+from tests.benchmarks import bench_queue_codes
+from tests.benchmarks.bench_queue_codes import change_a_decision, timed
 from tests.benchmarks.bench_speed import OPEN_SCRIPT
 
 RUNS = 5
 
 
-def main(source: Path, flavour: str, runs: int, codes: list[Path], keep: Path | None, cold: bool = False) -> None:
+def main(
+    source: Path,
+    flavour: str,
+    runs: int,
+    codes: list[Path],
+    keep: Path | None,
+    cold: bool = False,
+    changed: bool = False,
+) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         folder = keep or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
@@ -50,7 +63,10 @@ def main(source: Path, flavour: str, runs: int, codes: list[Path], keep: Path | 
         print(f"{source} ({flavour or 'as it says itself'}), {runs} rounds, load average {os.getloadavg()[0]:.1f}")
         floors: list[tuple[float, float]] = []
         warms: list[list[tuple[float, float, float]]] = [[] for _ in codes]
-        for _ in range(runs):
+        for round_ in range(runs):
+            if changed:
+                for root in roots:
+                    change_a_decision(root, 101 + round_)
             floors.append(timed(None, caches[0], FLOOR_SCRIPT, str(roots[0]))[:2])
             for n, (code, root, cache) in enumerate(zip(codes, roots, caches)):
                 if cold:  # the store, in the vault or (a vault of another format) in the user's cache
@@ -63,10 +79,11 @@ def main(source: Path, flavour: str, runs: int, codes: list[Path], keep: Path | 
         print(
             f"floor: CPU {floor_cpu:.2f}-{max(c for _, c in floors):.2f} s, wall {floor_wall:.2f}-{max(w for w, _ in floors):.2f} s"
         )
+        kind = "cold open" if cold else "warm open after a change" if changed else "warm open"
         for code, measured in zip(codes, warms):
             least, most = min(c for _, c, _ in measured), max(c for _, c, _ in measured)
             print(
-                f"{code}: {'cold' if cold else 'warm'} open CPU {least:.3f}-{most:.3f} s = {least / floor_cpu:.3f}x"
+                f"{code}: {kind} CPU {least:.3f}-{most:.3f} s = {least / floor_cpu:.3f}x"
                 f" the floor (largest {most / floor_cpu:.3f}x), wall {min(w for w, _, _ in measured):.2f}"
                 f"-{max(w for w, _, _ in measured):.2f} s = {min(w for w, _, _ in measured) / floor_wall:.3f}x,"
                 f" peak RSS {max(r for _, _, r in measured):.0f} MB"
@@ -81,7 +98,10 @@ if __name__ == "__main__":
     parser.add_argument("--runs", type=int, default=RUNS, help=f"rounds (default: {RUNS})")
     parser.add_argument("--keep", type=Path, help="keep the copies here, and use those already here")
     parser.add_argument("--cold", action="store_true", help="time cold opens (each code's store deleted first)")
+    parser.add_argument("--changed", action="store_true", help="time warm opens after one decision changed, each round")
+    parser.add_argument("--bytecode", action="store_true", help="let every process keep its bytecode cache")
     arguments = parser.parse_args()
+    bench_queue_codes.BYTECODE = arguments.bytecode  # as `bench_queue_codes --bytecode`: `timed` reads it
     main(
         arguments.source,
         arguments.flavour,
@@ -89,4 +109,5 @@ if __name__ == "__main__":
         [c.resolve() for c in arguments.codes],
         arguments.keep,
         arguments.cold,
+        arguments.changed,
     )

