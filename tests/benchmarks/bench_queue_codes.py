@@ -171,7 +171,9 @@ if __name__ == "__main__":
     parser.add_argument("--runs", type=int, default=RUNS, help="rounds, best of (default: %(default)s)")
     parser.add_argument("--bytecode", action="store_true", help="let every process keep its bytecode cache")
     parser.add_argument("--loop", action="store_true", help="time a change, then review, then conflicts, each round")
-    parser.add_argument("--seeds", default="", help="the rounds' changes' seeds, in turn, comma-separated (e.g. 116,103)")
+    parser.add_argument(
+        "--seeds", default="", help="the rounds' changes' seeds, in turn, comma-separated (e.g. 116,103)"
+    )
     args = parser.parse_args()
     BYTECODE = args.bytecode
     seeds = [int(seed) for seed in args.seeds.split(",") if seed]

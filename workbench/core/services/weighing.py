@@ -1332,7 +1332,7 @@ class _Held(dict):
 
     def __contains__(self, key: object) -> bool:
         try:
-            self[key]  # type: ignore[index]
+            self[key]
         except KeyError:
             return False
         return True
