@@ -349,6 +349,7 @@ class Corpus:
             else {}
         )
         self._norms: dict[int, tuple[Counter, float]] = {}  # by the identity of the terms, held alongside
+        self._squares: dict[str, float] = {}  # each word's weight squared, as `_cosine` asks it
 
     def subject(self, profile: Profile) -> tuple[list[str], str]:
         """The title's words and its head without the opening every title of its type shares
@@ -375,6 +376,18 @@ class Corpus:
         if weight is None:
             weight = self._idf[term] = math.log((1 + self.size) / (1 + self.frequency[term])) + 1
         return weight
+
+    def squares(self, terms: list[str]) -> list[float]:
+        """Each term's weight squared: the pairs after a change to one of many decisions copied
+        from a template share hundreds of terms, each pair asking the same ones."""
+        known = self._squares
+        found = []
+        for term in terms:
+            square = known.get(term)
+            if square is None:
+                square = known[term] = (self._idf.get(term) or self.idf(term)) ** 2
+            found.append(square)
+        return found
 
     def norm(self, terms: Counter) -> float:
         """The length of `terms` weighed by rarity, worked out once per text: a conflicts search
@@ -407,11 +420,10 @@ def _cosine(a: Counter, b: Counter, corpus: Corpus) -> tuple[float, list[str]]:
     common = [t for t in small if t in large]
     if not common:
         return 0.0, []
-    known, idf = corpus._idf, corpus.idf
-    square = {t: (known.get(t) or idf(t)) ** 2 for t in common}
-    dot = sum(a[t] * b[t] * square[t] for t in common)
+    squares = corpus.squares(common)
+    dot = sum(a[t] * b[t] * square for t, square in zip(common, squares))
     # Ranked as tuples, no key called for each: two texts copied from one template share most terms.
-    top = [t for _, t in heapq.nsmallest(5, [(-(min(a[t], b[t]) * square[t]), t) for t in common])]
+    top = [t for _, t in heapq.nsmallest(5, [(-(min(a[t], b[t]) * square), t) for t, square in zip(common, squares)])]
     return dot / (corpus.norm(a) * corpus.norm(b)), top
 
 
