@@ -5,7 +5,8 @@ curator (or an agent judging pairs) changes one or two documents between two loo
 What is kept, with the digest of each document it was worked out from: each decision's term counts
 (as postings, term by term) and length, its distinctive terms (the BM25 query it asks) and its
 REVIEW_NEIGHBOURS most alike (the likeliest, which the queue pairs it with, and the next, which the
-review list pairs it with too); each weighed pair of decisions; each pair of active documents
+review list pairs it with too); what its profile takes from its text (`weighing_terms`: a pair
+weighed again reads no text); each weighed pair of decisions; each pair of active documents
 compared as possible duplicates and what came of it, with the word rarities that comparison used,
 and the pairs to compare as drawn from the titles.
 
