@@ -84,7 +84,7 @@ def test_the_pairs_around_a_change_are_weighed_without_reading_their_texts(shape
 def _both(root: Path, tmp_path: Path, capsys, monkeypatch, steps, forget: bool = False) -> None:
     """`root` and a copy of it (its store too) followed through `steps`, the copy profiling every
     decision from its text (nothing kept read), each answering alike byte for byte; `forget`: the
-    rows kept of the texts forgotten in `root` before the first step."""
+    kept terms' rows forgotten in `root` before the first step."""
     _printed(root, capsys, "conflicts", "--json")
     texts = tmp_path / "texts"
     shutil.copytree(root, texts)
@@ -144,8 +144,8 @@ def test_the_answers_are_alike_on_other_shapes_of_vault(tmp_path, capsys, monkey
     _both(root, tmp_path, capsys, monkeypatch, _steps(seed))
 
 
-def test_rows_of_the_texts_gone_are_worked_out_from_the_texts_again(shaped, tmp_path, capsys, monkeypatch):
-    """Every row kept of the texts gone from the store (a row damaged is one gone: its key no
+def test_rows_of_the_kept_terms_gone_are_worked_out_from_the_texts_again(shaped, tmp_path, capsys, monkeypatch):
+    """Every row of the kept terms gone from the store (a row damaged is one gone: its key no
     longer digests its bytes): the decisions are profiled from their texts, the answers are those
     of a store that kept them, and nothing else is worked out again."""
     monkeypatch.setattr(weighing, "REFRESH_SHARE", 0.05)
