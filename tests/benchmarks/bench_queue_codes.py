@@ -1,6 +1,6 @@
 """The queue's rows of `bench_speed` for two or more checkouts of the code, alternated in one run.
 
-Run: python -m tests.benchmarks.bench_queue_codes SOURCE [--flavour NAME] [--runs N] CODE [CODE ...]
+Run: python -m tests.benchmarks.bench_queue_codes SOURCE [--flavour NAME] [--runs N] [--seeds S,S] CODE [CODE ...]
      (SOURCE: a vault, copied once for each CODE; CODE: a folder holding a checkout's `workbench`
      package, put first on the path of every process it runs; best of 4 by default)
 
@@ -80,7 +80,10 @@ def change_a_decision(root: Path, seed: int) -> None:
         file.write(f"\nThe retry budget was raised to {rng.randint(2, 99)} attempts after the outage review.\n")
 
 
-def main(source: Path, flavour: str, runs: int, codes: list[Path], loop: bool = False) -> None:
+def main(
+    source: Path, flavour: str, runs: int, codes: list[Path], loop: bool = False, seeds: list[int] | None = None
+) -> None:
+    """`seeds`: the decision each round changes (`change_a_decision`), in turn (101, 102, ... where none)."""
     reading = ["--flavour", flavour] if flavour else []
     with tempfile.TemporaryDirectory() as folder:
         roots = [Path(folder) / f"vault-{n}" for n in range(len(codes))]  # a code named twice: two copies
@@ -100,7 +103,7 @@ def main(source: Path, flavour: str, runs: int, codes: list[Path], loop: bool = 
                 timed(code, cache, CLI_SCRIPT, "--vault", str(root), *reading, command, "--json")
             for round_ in range(runs):
                 floors.append(timed(codes[0], caches[0], FLOOR_SCRIPT, str(source))[:2])
-                seed += 1
+                seed = seeds[round_ % len(seeds)] if seeds else seed + 1
                 outputs = set()
                 # Each round starts with the next code: whichever ran second in every round was
                 # seen to pay 0.3-0.5 s more, for reasons not found.
@@ -168,6 +171,10 @@ if __name__ == "__main__":
     parser.add_argument("--runs", type=int, default=RUNS, help="rounds, best of (default: %(default)s)")
     parser.add_argument("--bytecode", action="store_true", help="let every process keep its bytecode cache")
     parser.add_argument("--loop", action="store_true", help="time a change, then review, then conflicts, each round")
+    parser.add_argument(
+        "--seeds", default="", help="the rounds' changes' seeds, in turn, comma-separated (e.g. 116,103)"
+    )
     args = parser.parse_args()
     BYTECODE = args.bytecode
-    main(args.source, args.flavour, args.runs, [code.resolve() for code in args.codes], args.loop)
+    seeds = [int(seed) for seed in args.seeds.split(",") if seed]
+    main(args.source, args.flavour, args.runs, [code.resolve() for code in args.codes], args.loop, seeds)

@@ -5,7 +5,8 @@ curator (or an agent judging pairs) changes one or two documents between two loo
 What is kept, with the digest of each document it was worked out from: each decision's term counts
 (as postings, term by term) and length, its distinctive terms (the BM25 query it asks) and its
 REVIEW_NEIGHBOURS most alike (the likeliest, which the queue pairs it with, and the next, which the
-review list pairs it with too); each weighed pair of decisions; each pair of active documents
+review list pairs it with too); what its profile takes from its text (`weighing_terms`: a pair
+weighed again reads no text); each weighed pair of decisions; each pair of active documents
 compared as possible duplicates and what came of it, with the word rarities that comparison used,
 and the pairs to compare as drawn from the titles.
 
@@ -61,6 +62,7 @@ from .kept_pairs import NONE, KeptPairs
 from .likeliest import Posting, likeliest
 from .row_keys import checked, key_of, packed, unpacked
 from .weighing_rows import ASKS, CITES, FIELDS, HOLDS, NEAR, Buckets, Digests, Facts, FieldView, rows_for, since
+from .weighing_terms import KeptTerms
 from ..records.store_rows import relations_of
 from ..vocabulary.model import DocType, Document, Status
 from ..views.similarity import Bm25, Corpus, Likeness, Profile, profiles_of, rarity
@@ -81,7 +83,7 @@ __all__ = [
 ]
 
 REFRESH_SHARE = 0.01
-FORMAT = 14
+FORMAT = 15
 SAVES = 8
 """Saves of the weighing kept in `Kept.saves`: a follower chosen from the weighing as it stood
 before one of them follows the pairs touched since; one chosen from an older weighing is made whole."""
@@ -128,6 +130,8 @@ class Kept:
     texts: list[str] = field(default_factory=list)  # the rows of each decision's `weighing_rows.TEXTS`
     documents: list[str] = field(default_factory=list)  # the rows of each decision's `weighing_rows.LINKS`
     inverted: list[str] = field(default_factory=list)  # the rows of the index beside them
+    # The rows of what each decision's profile takes from its text (`weighing_terms.KeptTerms`).
+    term_rows: list[str] = field(default_factory=list)
     # Each row's least score among its most alike (its REVIEW_NEIGHBOURS-th), as array "d" (-inf
     # while it has fewer): a change outscoring none of them leaves them as they are.
     thresholds: bytes = b""
@@ -173,6 +177,7 @@ class Kept:
     digests: MutableMapping[str, str] = field(init=False, repr=False, compare=False, default_factory=dict)
     claims: MutableMapping[str, str] = field(init=False, repr=False, compare=False, default_factory=dict)
     facts: Facts = field(init=False, repr=False, compare=False)
+    terms: KeptTerms = field(init=False, repr=False, compare=False)
     terms_base: Buckets = field(init=False, repr=False, compare=False)
     limits: array = field(init=False, repr=False, compare=False)
     by_row: array = field(init=False, repr=False, compare=False)
@@ -197,6 +202,7 @@ class Kept:
         # Attached again by a full count of the decisions (every row made anew): the duplicates' read whole first.
         self.claims = dict(self.claims) if isinstance(self.claims, Digests) else Digests(rows, self.claim_rows)
         self.facts = Facts(rows, self.texts, self.documents, self.inverted, len(self.digests))
+        self.terms = KeptTerms(rows, self.term_rows, len(self.digests))
         self.terms_base = Buckets(rows, self.base, rows_for(len(self.digests)))
         self.limits = array("d")
         self.limits.frombytes(self.thresholds)
@@ -272,6 +278,7 @@ class Kept:
         if not isinstance(self.when, FieldView):
             del self.when[doc_id]  # else dropped with the rest of its facts
         self.facts.drop(doc_id)
+        self.terms.drop(doc_id)
         del self.digests[doc_id]
 
     def set_few(self, doc_id: str, few: list[tuple[float, str]]) -> None:
@@ -286,6 +293,7 @@ class Kept:
     def referenced(self) -> set[str]:
         """The keys in `Rows` this record names."""
         named: tuple[list[str], ...] = (self.pair_rows, self.pair_index, self.texts, self.documents, self.inverted)
+        named += (self.term_rows,)
         named += (self.base, self.digest_rows[1], self.claim_rows[1])
         return {key for keys in named for key in keys if key}
 
@@ -296,6 +304,7 @@ class Kept:
                 self.facts.put(doc_id, _WHEN, when)
             self.when = FieldView(self.facts, "when")
         self.texts, self.documents, self.inverted = self.facts.keep()
+        self.term_rows = self.terms.keep()
         self.base = self.terms_base.keep()
         self.thresholds = self.limits.tobytes()
         self.sizes = self.by_row.tobytes()
@@ -395,7 +404,7 @@ class Rows:
 
 _NAMES = tuple(f.name for f in fields(Kept) if f.init)
 # The fields naming rows, kept as `row_keys.packed` bytes.
-_KEYS = ("base", "texts", "documents", "inverted", "pair_rows", "pair_index")
+_KEYS = ("base", "texts", "documents", "inverted", "term_rows", "pair_rows", "pair_index")
 _PACKED = tuple(name in _KEYS for name in _NAMES)
 
 
@@ -619,7 +628,7 @@ class Weighing:
         self.drawn_changed = False  # the `DRAWN` fields changed in this call: written again
         self.progress = progress
         self._pairs: KeptPairs | None = None  # the pairs as kept, and changed in this call (`_weigh`)
-        self._profiles = _Profiles(self.docs)
+        self._profiles = _Profiles(self.docs, lambda: self.kept)
         # How the most alike of the decisions whose most alike were set in this call stood before (`_keep_few`).
         self._few_before: dict[str, tuple[Any, Any]] = {}
         self._fresh: dict[tuple[str, str], Weighed] = {}  # the pairs weighed in this call, listed
@@ -759,7 +768,9 @@ class Weighing:
             facts.put(doc_id, _MENTIONS, sorted(profile.mentions))
             kept.when[doc_id] = _when(profile)
             kept.digests[doc_id] = current[doc_id]
+            kept.terms.put(doc_id, current[doc_id], profile)
         every = self._profiles
+        every.made.update(profiles)
         bm25 = KeptBm25(kept, lambda doc_id: every[doc_id].terms, self.rows, self.everywhere)
         for doc_id, profile in profiles.items():
             facts.put(doc_id, _ASKED, bm25.query_terms(profile.terms, Bm25.QUERY_TERMS))
@@ -871,7 +882,7 @@ class Weighing:
         rows = self.rows = Rows()  # every row made again: those kept before are replaced
         rows.whole = True
         kept.rows, kept.overlay = list(profiles), {}
-        kept.base, kept.texts, kept.documents, kept.inverted = [], [], [], []
+        kept.base, kept.texts, kept.documents, kept.inverted, kept.term_rows = [], [], [], [], []
         kept.thresholds = array("d", [_NO_LIMIT] * len(kept.rows)).tobytes()
         kept.sizes = array("i", [sum(p.terms.values()) for p in profiles.values()]).tobytes()
         kept.attach(rows)
@@ -892,6 +903,7 @@ class Weighing:
             facts.put(doc_id, _WORDS, list(p.terms))
             facts.put(doc_id, _HANDLES, sorted(p.handles))
             facts.put(doc_id, _MENTIONS, sorted(p.mentions))
+            kept.terms.put(doc_id, kept.digests[doc_id], p)
         kept.when = {doc_id: _when(p) for doc_id, p in profiles.items()}
         kept.drift = 0
         kept.unlisted, kept.listed_pairs, kept.reach, kept.supers = set(), 0, {}, {}
@@ -905,6 +917,7 @@ class Weighing:
         for doc_id, terms in asked.items():
             facts.put(doc_id, _ASKED, terms)
         self._few_before = {}
+        self._profiles.made.update(profiles)  # made from their texts: each pair asks them again
         for doc_id, terms in told(asked.items(), len(asked), self.progress, "weighing decisions"):
             self._keep_few(doc_id, bm25.likeliest_few(terms, REVIEW_NEIGHBOURS, other_than=doc_id))
         self._pairs_all(bm25, corpus, profiles)
@@ -977,8 +990,10 @@ class Weighing:
             pairs.drop(pair)
         profiles = self._profiles
         examined = now | {pair for pair in before if pair[0] not in redrawn and pair[1] not in redrawn}
-        # The queries of the decisions of the pairs weighed again, read at once.
-        kept.facts.read(d for pair in examined if pair not in before or {*pair} & moved for d in pair)
+        # The queries and the terms of the decisions of the pairs weighed again, read at once.
+        weighed = {d for pair in examined if pair not in before or {*pair} & moved for d in pair}
+        kept.facts.read(weighed)
+        kept.terms.read(weighed)
         for pair in told(sorted(examined), len(examined), self.progress, "weighing pairs"):
             older, newer = pair
             had = before.get(pair)
@@ -1020,29 +1035,31 @@ class Weighing:
                 others.add(kept.top[doc_id][1])
         facts.read(others)
         drawn: dict[str, set[tuple[str, str]]] = {}
+        when = _Held(kept.when)  # asked of both decisions of every pair drawn: 23,651 pairs after a change
 
         def drawn_by(doc_id: str) -> set[tuple[str, str]]:
             found = drawn.get(doc_id)
             if found is None:
-                found = drawn[doc_id] = self._drawn_by(doc_id, by_handle)
+                found = drawn[doc_id] = self._drawn_by(doc_id, by_handle, when)
             return found
 
         now: set[tuple[str, str]] = set()
         for doc_id in redrawn:
             now |= drawn_by(doc_id)
         for older, newer in before:
-            if (older in redrawn) == (newer in redrawn) or older not in kept.when or newer not in kept.when:
+            if (older in redrawn) == (newer in redrawn) or older not in when or newer not in when:
                 continue  # drawn by a decision redrawn (in `now` where it still is), or by none
-            pair = _older_first(kept.when, older, newer)
+            pair = _older_first(when, older, newer)
             other = newer if older in redrawn else older
             if pair in drawn_by(other):
                 now.add(pair)
         return now
 
-    def _drawn_by(self, doc_id: str, by_handle: dict[str, list[str]]) -> set[tuple[str, str]]:
-        """The pairs `pairs_to_weigh` draws for one decision (none for one not weighed)."""
+    def _drawn_by(
+        self, doc_id: str, by_handle: dict[str, list[str]], when: Mapping[str, tuple]
+    ) -> set[tuple[str, str]]:
+        """The pairs `pairs_to_weigh` draws for one decision (none for one not weighed); `when`: `Kept.when`."""
         kept = self.kept
-        when = kept.when
         if doc_id not in kept.digests:
             return set()
         found = set()
@@ -1302,16 +1319,46 @@ class _Supersedes(Mapping):
         return len(self.docs)
 
 
-class _Profiles:
-    """Profiles of the documents, each made when first asked (most pairs are read as kept), once:
-    a pair weighed asks for both of its decisions' several times."""
+class _Held(dict):
+    """A mapping's values, each read from it when first asked, once (a `FieldView` finds its row's
+    dictionary at every ask)."""
 
-    def __init__(self, docs: dict[str, Document]):
-        self.docs = docs
+    def __init__(self, source: Mapping[str, Any]):
+        super().__init__()
+        self.source = source
+
+    def __missing__(self, key: str) -> Any:
+        found = self[key] = self.source[key]
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            self[key]
+        except KeyError:
+            return False
+        return True
+
+
+class _Profiles:
+    """Profiles of the decisions, each made when first asked (most pairs are read as kept), once:
+    a pair weighed asks for both of its decisions' several times. A decision's is made from what
+    was kept of its text (`weighing_terms.KeptTerms`) where its bytes are those kept, its text not
+    read; else from its text, and what it took from it kept."""
+
+    def __init__(self, docs: dict[str, Document], kept: Callable[[], Kept]):
+        self.docs, self.kept = docs, kept
         self.made: dict[str, Profile] = {}
 
     def __getitem__(self, doc_id: str) -> Profile:
         found = self.made.get(doc_id)
         if found is None:
-            found = self.made[doc_id] = profiles_of((self.docs[doc_id],))[doc_id]
+            doc = self.docs[doc_id]
+            terms, source = self.kept().terms, _source(doc)
+            held = terms.get(doc_id, source)
+            if held is not None:
+                found = Profile.of(doc, held)
+            else:
+                found = profiles_of((doc,))[doc_id]
+                terms.put(doc_id, source, found)
+            self.made[doc_id] = found
         return found

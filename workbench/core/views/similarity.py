@@ -42,6 +42,7 @@ __all__ = [
     "record_keys",
     "shown",
     "shown_words",
+    "written_forms",
     "title_head",
     "title_openings",
     "shared_opening",
@@ -133,13 +134,22 @@ def _written_forms(text: str) -> dict[str, str]:
     stems = _WRITTEN_STEMS
     if len(stems) > _TERMS_MOST:
         stems.clear()
-    for word in _WRITTEN.findall(text):
+    # The distinct words in the order first written (found in C): a stem's first word among them
+    # is its first in the text.
+    for word in dict.fromkeys(_WRITTEN.findall(text)):
         stem = stems.get(word)
         if stem is None:
             stem = stems[word] = plural_stem(word.lower())
         if stem not in forms:
             forms[stem] = word
     return forms
+
+
+def written_forms(profile: Profile) -> dict[str, str]:
+    """Each of a profile's terms whose word as its text writes it (`shown`) is another, to that
+    word: what its shared words are shown by where its text is not read (`Profile.forms`)."""
+    forms = _written_forms(profile.title + " " + profile.text)
+    return {term: word for term in profile.terms if (word := forms.get(term, term)) != term}
 
 
 _WRITTEN_STEMS: dict[str, str] = {}
@@ -178,9 +188,15 @@ class Profile:
     mentions: frozenset[str] = frozenset()  # what it cites: link targets, linked file names, ids, record numbers
     head: str = ""  # a title's subject before a colon or dash ("queue backend" of "Queue backend: use Kafka")
     when: tuple = ()  # (created, record number, id): older sorts first
+    cited: frozenset[str] = frozenset()  # what its title and text cite (`mentions` but its link targets)
+    # Each term whose word as written (`shown`) is another, to that word, where `text` is not read
+    # (`Profile.of` given what was kept of it): its shared words are shown from these.
+    forms: dict[str, str] | None = None
 
     @classmethod
-    def of(cls, doc: Document) -> Profile:
+    def of(cls, doc: Document, kept: tuple[Counter, frozenset[str], dict[str, str]] | None = None) -> Profile:
+        """`doc`'s profile; from `kept` (its `terms`, `cited` and `forms`, as a profile of the same
+        bytes held them) where given, its body not read."""
         provenance = doc.meta["provenance"] if isinstance(doc.meta.get("provenance"), dict) else {}
         source_file = str(provenance.get("source_file") or "")
         source_id = str(provenance.get("source_id") or "")
@@ -190,20 +206,30 @@ class Profile:
         created = doc.view.created if doc.view is not None else doc.meta.get("created_at")
         number = min((int(key.split(":")[1]) for key in handles if ":" in key), default=0)
         targets = {l.target for l in doc.links}
-        # Citations are weighed between decisions only (`kinship`): no other profile pays for them.
-        mentions = mentions_in(targets, f"{doc.title}\n{doc.body}") if doc.type == DocType.DECISION else set()
+        forms = None
+        if kept is not None:
+            terms, cited, forms = kept
+            text = ""
+        else:
+            text = doc.body
+            terms = term_counts(doc.title + " " + text)
+            # Citations are weighed between decisions only (`kinship`): no other profile pays for them.
+            cited = frozenset(mentions_in((), f"{doc.title}\n{text}")) if doc.type == DocType.DECISION else frozenset()
+        mentions = cited | {target.lower() for target in targets} if doc.type == DocType.DECISION else frozenset()
         return cls(
             doc.id,
             doc.title,
             doc.type,
             set(doc.tags),
             targets,
-            term_counts(doc.title + " " + doc.body),
-            doc.body,
+            terms,
+            text,
             frozenset(handles),
             frozenset(mentions),
             title_head(doc.title),
             (created if isinstance(created, dt.date) else dt.date.min, number, doc.id),
+            cited,
+            forms,
         )
 
 
@@ -323,6 +349,7 @@ class Corpus:
             else {}
         )
         self._norms: dict[int, tuple[Counter, float]] = {}  # by the identity of the terms, held alongside
+        self._squares: dict[str, float] = {}  # each word's weight squared, as `_cosine` asks it
 
     def subject(self, profile: Profile) -> tuple[list[str], str]:
         """The title's words and its head without the opening every title of its type shares
@@ -349,6 +376,18 @@ class Corpus:
         if weight is None:
             weight = self._idf[term] = math.log((1 + self.size) / (1 + self.frequency[term])) + 1
         return weight
+
+    def squares(self, terms: list[str]) -> list[float]:
+        """Each term's weight squared: the pairs after a change to one of many decisions copied
+        from a template share hundreds of terms, each pair asking the same ones."""
+        known = self._squares
+        found = []
+        for term in terms:
+            square = known.get(term)
+            if square is None:
+                square = known[term] = (self._idf.get(term) or self.idf(term)) ** 2
+            found.append(square)
+        return found
 
     def norm(self, terms: Counter) -> float:
         """The length of `terms` weighed by rarity, worked out once per text: a conflicts search
@@ -381,10 +420,10 @@ def _cosine(a: Counter, b: Counter, corpus: Corpus) -> tuple[float, list[str]]:
     common = [t for t in small if t in large]
     if not common:
         return 0.0, []
-    known, idf = corpus._idf, corpus.idf
-    weight = {t: known.get(t) or idf(t) for t in common}
-    dot = sum(a[t] * b[t] * weight[t] ** 2 for t in common)
-    top = heapq.nsmallest(5, common, key=lambda t: (-(min(a[t], b[t]) * weight[t] ** 2), t))
+    squares = corpus.squares(common)
+    dot = sum(a[t] * b[t] * square for t, square in zip(common, squares))
+    # Ranked as tuples, no key called for each: two texts copied from one template share most terms.
+    top = [t for _, t in heapq.nsmallest(5, [(-(min(a[t], b[t]) * square), t) for t, square in zip(common, squares)])]
     return dot / (corpus.norm(a) * corpus.norm(b)), top
 
 
@@ -441,10 +480,12 @@ def _shared_reasons(
     if links:
         reasons.append(f"links the same {', '.join(links[:3])}{' …' if len(links) > 3 else ''}")
     if text >= 0.1 and shared:
-        written = other.title + " " + other.text
-        reasons.append(
-            f"text {round(text * 100)}% alike (shared words: {', '.join(show(stem, written) for stem in shared)})"
-        )
+        if other.forms is not None and show is shown:
+            as_written = [other.forms.get(stem, stem) for stem in shared]
+        else:
+            written = other.title + " " + other.text
+            as_written = [show(stem, written) for stem in shared]
+        reasons.append(f"text {round(text * 100)}% alike (shared words: {', '.join(as_written)})")
     return reasons
 
 
