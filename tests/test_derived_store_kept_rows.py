@@ -70,9 +70,7 @@ def test_a_store_of_the_older_kept_rows_forgets_its_kept_results_and_keeps_its_r
     store.close()
     db = sqlite3.connect(path)
     db.execute("DROP TABLE kept_rows")
-    db.execute(
-        "CREATE TABLE kept_rows (name TEXT, key TEXT, value BLOB, PRIMARY KEY (name, key)) WITHOUT ROWID"
-    )
+    db.execute("CREATE TABLE kept_rows (name TEXT, key TEXT, value BLOB, PRIMARY KEY (name, key)) WITHOUT ROWID")
     db.execute("INSERT INTO kept_rows VALUES ('big', 'k', x'00')")
     db.commit()
     db.close()

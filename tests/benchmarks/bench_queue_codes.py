@@ -158,7 +158,9 @@ def _loop(
             change_a_decision(root, 200 + round_)
             answers = []
             for command in ("review", "conflicts"):
-                wall, cpu, out, system = timed_apart(code, cache, CLI_SCRIPT, "--vault", str(root), *reading, command, "--json")
+                wall, cpu, out, system = timed_apart(
+                    code, cache, CLI_SCRIPT, "--vault", str(root), *reading, command, "--json"
+                )
                 figures.setdefault((command, "after a change and the other", n), []).append((wall, cpu, system))
                 answers.append(out)
             outputs.add(tuple(answers))
