@@ -141,8 +141,8 @@ _VIEW_LEFT = "CASE WHEN view IS NULL THEN NULL ELSE '' END"  # a row's view, lef
 # (`weighing.Rows`): a change writes the rows it makes, not the whole result. A rowid table, its
 # (name, key) in an index of their own: WITHOUT ROWID, each value lived in the key's b-tree, and
 # SQLite reads the whole of a cell that spills onto overflow pages to compare a key with it, so
-# every seek past a 60 KB row read all of it (440 MB of pages read by one `conflicts --json`
-# after a change at 10,000 decision records, for some 30 MB of rows asked).
+# every seek past a 60 KB row read all of it (one `conflicts --json` after a change at 10,000
+# decision records read 221 MB from the store; 71-74 MB with the index apart).
 _KEPT_ROWS = "CREATE TABLE IF NOT EXISTS kept_rows (name TEXT, key TEXT, value BLOB, PRIMARY KEY (name, key))"
 # Every table the store makes (the index's own go with `fts`): what a schema change drops.
 SCHEMA_TABLES = ("fts", "pending", "texts", "files", "info", "vectors", "kept", "kept_rows", "word_lists")
