@@ -197,7 +197,7 @@ def test_blocks_followed_hold_what_blocks_made_whole_hold():
     the entries, their printed pieces and their encoded list are those of blocks made whole."""
     rng = random.Random(3)
     held = {(e[0], e[1]): e for e in (entry(rng, n) for n in range(1500))}
-    chosen, rows = Chosen.whole(sorted(held.values(), key=kept_chosen.key_of), "")
+    chosen, rows = Chosen.whole(sorted(held.values(), key=kept_chosen.rank_key), "")
     store: dict[str, bytes] = dict(rows)
 
     def read(keys: list[str]) -> dict[str, bytes]:
@@ -222,7 +222,7 @@ def test_blocks_followed_hold_what_blocks_made_whole_hold():
         for pair in touched:
             held.pop(pair, None)
         held.update(now)
-        expected = sorted(held.values(), key=kept_chosen.key_of)
+        expected = sorted(held.values(), key=kept_chosen.rank_key)
         whole, _ = Chosen.whole(expected, "")
         assert [e for _, e in chosen.entries()] == expected
         assert all(count <= 2 * kept_chosen.BLOCK for count in chosen.record.counts)
@@ -233,7 +233,7 @@ def test_blocks_followed_hold_what_blocks_made_whole_hold():
 
 def test_a_block_that_does_not_hold_what_its_record_says_is_stale():
     rng = random.Random(5)
-    entries = sorted((entry(rng, n) for n in range(600)), key=kept_chosen.key_of)
+    entries = sorted((entry(rng, n) for n in range(600)), key=kept_chosen.rank_key)
     chosen, rows = Chosen.whole(entries, "")
     record = chosen.record
     broken = dict(rows)

@@ -19,7 +19,7 @@ import pytest
 
 from workbench import Vault
 from workbench.core.services import kept_chosen, kept_conflicts
-from workbench.core.services.kept_chosen import Chosen, key_of
+from workbench.core.services.kept_chosen import Chosen, rank_key
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,7 +49,7 @@ class Rows:
 
 
 def made(entries: list[tuple]) -> tuple[Chosen, Rows]:
-    chosen, rows = Chosen.whole(sorted(entries, key=key_of), "")
+    chosen, rows = Chosen.whole(sorted(entries, key=rank_key), "")
     store = Rows(rows)
     return Chosen(chosen.record, store.read), store
 
@@ -65,7 +65,7 @@ def assert_as_whole(chosen: Chosen, store: Rows, held: dict) -> None:
     """The blocks followed hold what blocks made whole from the same entries hold: entries, printed
     text (from the first on and from the second), encoded list, each block's first key and size,
     and every pair's score in the row its ids fall in."""
-    expected = sorted(held.values(), key=key_of)
+    expected = sorted(held.values(), key=rank_key)
     whole, _ = Chosen.whole(expected, "")
     assert [e for _, e in chosen.entries()] == expected
     assert b",\n".join(chosen.printed()) == b",\n".join(whole.printed())
@@ -73,7 +73,7 @@ def assert_as_whole(chosen: Chosen, store: Rows, held: dict) -> None:
     assert chosen.encoded() == ", ".join(f"{e[4]}, {rank}]" for rank, e in enumerate(expected))
     record = chosen.record
     assert record.counts and all(0 < n <= 2 * kept_chosen.BLOCK for n in record.counts)
-    assert [key_of(block[0]) for block in blocks_of(chosen)] == record.firsts
+    assert [rank_key(block[0]) for block in blocks_of(chosen)] == record.firsts
     assert sum(record.counts) == len(held)
     found = store.read([k for k in record.places if k])
     scores: dict = {}

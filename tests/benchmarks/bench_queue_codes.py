@@ -11,7 +11,7 @@ frontmatter, as `bench_speed`'s), then for each code in turn (each round startin
 code, so that none is always measured first) the command with nothing changed, a
 sentence appended to the same decision's file in its copy by plain file I/O, and the command
 again. It prints, for each command and code, the least wall and CPU time (user and system, of
-the process) of the N, each as a ratio to the least floor, and whether every round's output was
+the process; the least system time beside it) of the N, each as a ratio to the least floor, and whether every round's output was
 the same for every code (it must be: the codes compared are to answer alike).
 `--loop` times instead the curator's loop: in each round, for each code, a sentence appended to a
 decision, then `review --json`, then `conflicts --json` (the queue follows the weighing the review
@@ -41,17 +41,22 @@ from tests.benchmarks.bench_speed import CLI_SCRIPT
 
 RUNS = 4
 
-Figures = dict[tuple[str, str, int], list[tuple[float, float]]]
-"""(command, when, code's place) -> (wall, CPU) of each round."""
+Figures = dict[tuple[str, str, int], list[tuple[float, float, float]]]
+"""(command, when, code's place) -> (wall, CPU, of it system) of each round."""
 
 
 BYTECODE = False  # `--bytecode`: the processes keep their bytecode cache
 
 
 def timed(code: Path | None, cache: Path, script: str, *args: str) -> tuple[float, float, str]:
-    """(wall seconds, CPU seconds, output) of a fresh interpreter running `script` with `code`'s
-    package first on its path, and `cache` as its user's cache (the code's digest is kept there:
-    one for each code, or each would work the other's out again)."""
+    """(wall seconds, CPU seconds, output) of `timed_apart`."""
+    return timed_apart(code, cache, script, *args)[:3]
+
+
+def timed_apart(code: Path | None, cache: Path, script: str, *args: str) -> tuple[float, float, str, float]:
+    """(wall seconds, CPU seconds, output, the system's seconds of that CPU) of a fresh interpreter
+    running `script` with `code`'s package first on its path, and `cache` as its user's cache (the
+    code's digest is kept there: one for each code, or each would work the other's out again)."""
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
     if code is not None:  # None: the floor, which imports none of it
         env["PYTHONPATH"] = str(code)
@@ -66,7 +71,8 @@ def timed(code: Path | None, cache: Path, script: str, *args: str) -> tuple[floa
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if result.returncode:
         raise RuntimeError(f"benchmark process failed:\n{result.stderr[-2000:]}")
-    return elapsed, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, result.stdout
+    system = after.ru_stime - before.ru_stime
+    return elapsed, after.ru_utime - before.ru_utime + system, result.stdout, system
 
 
 def change_a_decision(root: Path, seed: int) -> None:
@@ -110,11 +116,11 @@ def main(
                 for n in [(round_ + k) % len(codes) for k in range(len(codes))]:
                     code, root, cache = codes[n], roots[n], caches[n]
                     args = ["--vault", str(root), *reading, command, "--json"]
-                    wall, cpu, kept = timed(code, cache, CLI_SCRIPT, *args)
-                    figures.setdefault((command, "nothing changed", n), []).append((wall, cpu))
+                    wall, cpu, kept, system = timed_apart(code, cache, CLI_SCRIPT, *args)
+                    figures.setdefault((command, "nothing changed", n), []).append((wall, cpu, system))
                     change_a_decision(root, seed)
-                    wall, cpu, changed = timed(code, cache, CLI_SCRIPT, *args)
-                    figures.setdefault((command, "after one decision changed", n), []).append((wall, cpu))
+                    wall, cpu, changed, system = timed_apart(code, cache, CLI_SCRIPT, *args)
+                    figures.setdefault((command, "after one decision changed", n), []).append((wall, cpu, system))
                     outputs.add((kept, changed))
                 alike = alike and len(outputs) == 1
         if loop:
@@ -122,10 +128,10 @@ def main(
         floor_wall, floor_cpu = min(w for w, _ in floors), min(c for _, c in floors)
         print(f"floor: {floor_wall:.2f} s wall, {floor_cpu:.2f} s CPU")
         for (command, when, n), measured in figures.items():
-            wall, cpu = min(w for w, _ in measured), min(c for _, c in measured)
+            wall, cpu, system = (min(m[at] for m in measured) for at in range(3))
             print(
                 f"| {command + ' --json, ' + when:<44} | {n}: {str(codes[n]):<30} | wall {wall:5.2f} s = {wall / floor_wall:.2f}x"
-                f" | CPU {cpu:5.2f} s = {cpu / floor_cpu:.2f}x |",
+                f" | CPU {cpu:5.2f} s = {cpu / floor_cpu:.2f}x (system {system:.2f} s) |",
                 flush=True,
             )
         print(f"every output the same for every code: {alike}; load average at the end {os.getloadavg()[0]:.1f}")
@@ -155,8 +161,10 @@ def _loop(
             change_a_decision(root, 200 + round_)
             answers = []
             for command in ("review", "conflicts"):
-                wall, cpu, out = timed(code, cache, CLI_SCRIPT, "--vault", str(root), *reading, command, "--json")
-                figures.setdefault((command, "after a change and the other", n), []).append((wall, cpu))
+                wall, cpu, out, system = timed_apart(
+                    code, cache, CLI_SCRIPT, "--vault", str(root), *reading, command, "--json"
+                )
+                figures.setdefault((command, "after a change and the other", n), []).append((wall, cpu, system))
                 answers.append(out)
             outputs.add(tuple(answers))
         alike = alike and len(outputs) == 1

@@ -138,10 +138,12 @@ Version = tuple[int, int]
 T = TypeVar("T")
 _VIEW_LEFT = "CASE WHEN view IS NULL THEN NULL ELSE '' END"  # a row's view, left in the store (`load`)
 # Parts of a kept result kept as rows of their own, each under a digest of its value
-# (`weighing.Rows`): a change writes the rows it makes, not the whole result.
-_KEPT_ROWS = (
-    "CREATE TABLE IF NOT EXISTS kept_rows (name TEXT, key TEXT, value BLOB, PRIMARY KEY (name, key)) WITHOUT ROWID"
-)
+# (`weighing.Rows`): a change writes the rows it makes, not the whole result. A rowid table, its
+# (name, key) in an index of their own: WITHOUT ROWID, each value lived in the key's b-tree, and
+# SQLite reads the whole of a cell that spills onto overflow pages to compare a key with it, so
+# every seek past a 60 KB row read all of it (one `conflicts --json` after a change at 10,000
+# decision records read 221 MB from the store; 71-74 MB with the index apart).
+_KEPT_ROWS = "CREATE TABLE IF NOT EXISTS kept_rows (name TEXT, key TEXT, value BLOB, PRIMARY KEY (name, key))"
 # Every table the store makes (the index's own go with `fts`): what a schema change drops.
 SCHEMA_TABLES = ("fts", "pending", "texts", "files", "info", "vectors", "kept", "kept_rows", "word_lists")
 
@@ -159,6 +161,21 @@ def _connected(where: str) -> sqlite3.Connection:
     db.execute("PRAGMA busy_timeout = 10000")
     db.execute("PRAGMA secure_delete = FAST")
     return db
+
+
+def _kept_rows_as_now(db: sqlite3.Connection) -> None:
+    """Make `kept_rows` (also in a store made before there were kept rows); one of the older form
+    (WITHOUT ROWID) is dropped, with the kept results naming its rows: they are worked out again."""
+    found = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'kept_rows'").fetchone()
+    if found is not None and "WITHOUT ROWID" in found[0].upper():
+        try:
+            with db:
+                db.execute("BEGIN")
+                db.execute("DROP TABLE kept_rows")
+                db.execute("DELETE FROM kept")
+        except sqlite3.OperationalError:  # busy: the older form still answers, and the next open drops it
+            return
+    db.execute(_KEPT_ROWS)
 
 
 def _weights(weights: tuple[float, ...]) -> str:
@@ -333,7 +350,7 @@ class DerivedStore:
                 if db.execute("SELECT v FROM fts_config WHERE k = 'automerge'").fetchone() == (0,):
                     # A first open that ended before it could turn merging back on.
                     db.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', ?)", (FTS_AUTOMERGE,))
-            db.execute(_KEPT_ROWS)  # also in a store made before there were kept rows
+            _kept_rows_as_now(db)
             db.execute(_WORD_LISTS)  # also in a store made before common words' lists were kept
             return db
         except sqlite3.DatabaseError:

@@ -28,7 +28,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from .kept_ranking import digest, identity, key_of, row_of, touched_now
+from .kept_ranking import identity, rank_key, touched_now
+from .row_keys import key_of, row_of
 
 __all__ = [
     "Entry",
@@ -37,7 +38,7 @@ __all__ = [
     "Made",
     "Stale",
     "follow_or_make",
-    "key_of",
+    "rank_key",
     "place_of",
     "load",
     "VERSION",
@@ -50,7 +51,7 @@ __all__ = [
 Entry = tuple
 Key = tuple[float, str, str]  # (-score, older, newer): an entry's place, best first
 
-VERSION = 2  # 1: the scores in 128 rows by the pair's ids as listed
+VERSION = 3  # 2: rows named by 16-byte digests; 1: the scores in 128 rows by the pair's ids as listed
 BLOCK = 256
 """Entries a block holds when made whole; a block followed past twice this is split in two."""
 PLACE_ROWS = 512
@@ -164,7 +165,7 @@ def _made_block(block: list[Entry], rows: dict[str, bytes]) -> tuple[str, str]:
     """The two rows of a block, put in `rows`: (the entries' key, the printed texts' key)."""
     data = marshal.dumps([(*e[:5], len(e[5])) for e in block], 2)
     shown = b",\n".join(e[5] for e in block)
-    keys = digest(data), digest(shown)
+    keys = key_of(data), key_of(shown)
     rows[keys[0]], rows[keys[1]] = data, shown
     return keys
 
@@ -189,7 +190,7 @@ class Chosen:
         for start in range(0, len(entries), BLOCK):
             block = entries[start : start + BLOCK]
             data, shown = _made_block(block, rows)
-            record.firsts.append(key_of(block[0]))
+            record.firsts.append(rank_key(block[0]))
             record.counts.append(len(block))
             record.blocks.append(data)
             record.shown.append(shown)
@@ -220,7 +221,7 @@ class Chosen:
         news: list[tuple[int, Key, Entry]] = []
         for pair, entry in now.items():
             places[place_of(pair)][pair] = entry[2]
-            key = key_of(entry)
+            key = rank_key(entry)
             news.append((max(0, bisect_right(record.firsts, key) - 1), key, entry))
         need = sorted({at for at, _ in olds} | {at for at, _, _ in news})
         blocks_of: dict[int, list[Entry]] = {}
@@ -228,7 +229,7 @@ class Chosen:
         if record.blocks:
             # Copies: the blocks as this record holds them stay as they are.
             blocks_of = {at: list(block) for at, block in self._blocks(need, hold=False).items()}
-            keys_of = {at: [key_of(e) for e in block] for at, block in blocks_of.items()}
+            keys_of = {at: [rank_key(e) for e in block] for at, block in blocks_of.items()}
         elif news or olds:
             blocks_of[0], keys_of[0] = [], []
         for at, key in olds:
@@ -255,7 +256,7 @@ class Chosen:
             for part in parts:
                 if part:
                     data, shown = _made_block(part, rows)
-                    made.firsts.append(key_of(part[0]))
+                    made.firsts.append(rank_key(part[0]))
                     made.counts.append(len(part))
                     made.blocks.append(data)
                     made.shown.append(shown)
@@ -325,7 +326,7 @@ def _place(row: dict[tuple[str, str], float], rows: dict[str, bytes]) -> str:
     if not row:
         return ""
     data = marshal.dumps(row, 2)
-    key = digest(data)
+    key = key_of(data)
     rows[key] = data
     return key
 
@@ -351,7 +352,7 @@ class Made:
         call, and forget the rows of the record followed that it names no more, in one transaction."""
         record = self.chosen.record
         data = record.dump()
-        key = digest(data)
+        key = key_of(data)
         forget = self.last.rows() - record.rows() if self.last is not None else set()
         store.keep_with_rows(name, key, data, self.rows, replace=self.last is None, forget=forget)
         return key

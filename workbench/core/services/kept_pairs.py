@@ -14,13 +14,12 @@ import marshal
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-from .kept_ranking import row_of
-from .row_keys import crc_of
+from .row_keys import row_of
 
-__all__ = ["PAIR_ROWS", "HALF", "INDEX_ROWS", "NONE", "LISTED", "BEST", "KeptPairs", "state", "pair_row", "index_row"]
+__all__ = ["PAIR_ROWS", "HALF", "INDEX_ROWS", "NONE", "LISTED", "BEST", "KeptPairs", "state"]
 
 PAIR_ROWS = 2048
-HALF = PAIR_ROWS // 2  # a pair's row is `pair_row`, or HALF past it for one of the `best` pairs
+HALF = PAIR_ROWS // 2  # a pair's row is `row_of(pair, HALF)`, or HALF past it for one of the `best` pairs
 INDEX_ROWS = 2048
 # What a pair's row says, kept in the index beside the pair: no row (settled when weighed, or
 # neither may replace the other), a row, a row of one of the queue's `best` pairs.
@@ -33,16 +32,6 @@ class _Rows(Protocol):  # `weighing.Rows`
     def fetch(self, keys: Iterable[str]) -> None: ...
     def __getitem__(self, key: str) -> bytes: ...
     def add(self, value: bytes) -> str: ...
-
-
-def pair_row(pair: tuple[str, str]) -> int:
-    """Which of the PAIR_ROWS rows holds a pair: this, or HALF past it for one of the `best`."""
-    return row_of(pair, HALF)
-
-
-def index_row(doc_id: str) -> int:
-    """Which of the INDEX_ROWS rows holds a decision's pairs."""
-    return crc_of(doc_id) % INDEX_ROWS
 
 
 def state(row: Any) -> int:
@@ -100,18 +89,18 @@ class KeptPairs:
 
     def _places(self, pair: tuple[str, str]) -> tuple[int, ...]:
         """The row holding a pair, as the index of its first decision says (read): none for one not kept."""
-        found = self.index[index_row(pair[0])].get(pair[0], _EMPTY).get(pair)
+        found = self.index[row_of(pair[0], INDEX_ROWS)].get(pair[0], _EMPTY).get(pair)
         if found is None:
             return ()
-        return (HALF + pair_row(pair),) if found == BEST else (pair_row(pair),)
+        return (HALF + row_of(pair, HALF),) if found == BEST else (row_of(pair, HALF),)
 
     def read_index(self, doc_ids: Iterable[str]) -> None:
         """Read the index rows of these decisions, in one query."""
-        self._read((index_row(doc_id) for doc_id in doc_ids), self.index_keys, self.index)
+        self._read((row_of(doc_id, INDEX_ROWS) for doc_id in doc_ids), self.index_keys, self.index)
 
     def of(self, doc_id: str) -> dict[tuple[str, str], int]:
         """A decision's pairs, each with its `state` (its index row read: `read_index`)."""
-        return self.index[index_row(doc_id)].get(doc_id, {})
+        return self.index[row_of(doc_id, INDEX_ROWS)].get(doc_id, {})
 
     def row(self, pair: tuple[str, str]) -> Any:
         """A pair's row, False for a pair not kept (its rows read: `read_pairs`)."""
@@ -132,12 +121,12 @@ class KeptPairs:
         """Keep a pair's row, and its state in the index of both its decisions."""
         self.read_index(pair)
         found = state(row)
-        at = pair_row(pair) + (HALF if found == BEST else 0)
+        at = row_of(pair, HALF) + (HALF if found == BEST else 0)
         self._take(pair, at)
         self.parts[at][pair] = row
         self.changed_parts.add(at)
         for doc_id in pair:
-            at = index_row(doc_id)
+            at = row_of(doc_id, INDEX_ROWS)
             self.index[at].setdefault(doc_id, {})[pair] = found
             self.changed_index.add(at)
 
@@ -146,7 +135,7 @@ class KeptPairs:
         self.read_index(pair)
         self._take(pair)
         for doc_id in pair:
-            at = index_row(doc_id)
+            at = row_of(doc_id, INDEX_ROWS)
             held = self.index[at].get(doc_id)
             if held is not None:
                 held.pop(pair, None)

@@ -23,7 +23,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .row_keys import crc_of
+from .row_keys import key_of, row_of
 
 __all__ = [
     "Entry",
@@ -33,9 +33,7 @@ __all__ = [
     "identity",
     "touched_since",
     "touched_now",
-    "key_of",
-    "row_of",
-    "digest",
+    "rank_key",
     "whole",
     "follow",
     "load",
@@ -45,7 +43,7 @@ __all__ = [
 Entry = tuple  # (older, newer, score, alike, reasons, shared): a pair as the list ranks it
 Key = tuple[float, str, str]  # (-score, older, newer): an entry's place, best first
 
-VERSION = 3  # the form of the record; older code kept the whole ranking in one value (version 2)
+VERSION = 4  # the form of the record; 3: rows named by 16-byte digests, 2: the whole ranking in one value
 BLOCK = 256
 """Pairs a block holds when made whole; a block followed past twice this is split in two."""
 SCORE_ROWS = 256
@@ -56,18 +54,9 @@ class Stale(Exception):
     """A row the record names is gone (another process kept a newer ranking) or does not decode."""
 
 
-def key_of(entry: Entry) -> Key:
+def rank_key(entry: Entry) -> Key:
+    """Where an entry stands in the list: (-score, older, newer), best first."""
     return (-entry[2], entry[0], entry[1])
-
-
-def row_of(pair: tuple[str, str], rows: int) -> int:
-    """Which of `rows` rows holds a pair: a CRC of its ids (the same in every process)."""
-    return crc_of(f"{pair[0]}\t{pair[1]}") % rows
-
-
-def digest(data: bytes) -> str:
-    """The key a row is kept under: a digest of its bytes."""
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def identity(setting: str, pair_rows: list[str], unlisted: Iterable[tuple[str, str]]) -> str:
@@ -239,7 +228,7 @@ class KeptRanking:
         if at not in self._blocks:
             self._blocks[at] = _decode_block(self._read([record.blocks[at]]).get(record.blocks[at]))
         block = self._blocks[at]
-        found = bisect_left([key_of(e) for e in block], key)
+        found = bisect_left([rank_key(e) for e in block], key)
         return block[found] if found < len(block) and block[found][:2] == pair else None
 
 
@@ -250,9 +239,9 @@ def whole(entries: list[Entry], decisions: int, ident: str) -> tuple[Record, dic
     for start in range(0, len(entries), BLOCK):
         block = entries[start : start + BLOCK]
         data = marshal.dumps(block, 2)
-        record.firsts.append(key_of(block[0]))
+        record.firsts.append(rank_key(block[0]))
         record.counts.append(len(block))
-        record.blocks.append(digest(data))
+        record.blocks.append(key_of(data))
         rows[record.blocks[-1]] = data
     scores: list[dict[tuple[str, str], float]] = [{} for _ in range(SCORE_ROWS)]
     for e in entries:
@@ -260,7 +249,7 @@ def whole(entries: list[Entry], decisions: int, ident: str) -> tuple[Record, dic
     for part in scores:
         if part:
             data = marshal.dumps(part, 2)
-            record.scores.append(digest(data))
+            record.scores.append(key_of(data))
             rows[record.scores[-1]] = data
         else:
             record.scores.append("")
@@ -295,7 +284,7 @@ def follow(
     news: list[tuple[int, Key, Entry]] = []
     for pair, entry in now.items():
         scores[row_of(pair, SCORE_ROWS)][pair] = entry[2]
-        key = key_of(entry)
+        key = rank_key(entry)
         news.append((max(0, bisect_right(record.firsts, key) - 1), key, entry))
     need = sorted({at for at, _ in olds} | {at for at, _, _ in news})
     keys_of: dict[int, list[Key]] = {}
@@ -305,7 +294,7 @@ def follow(
             block = _decode_block(rows.get(record.blocks[at]))
             if len(block) != record.counts[at]:
                 raise Stale("a block of the ranking holds other pairs than its record says")
-            blocks_of[at], keys_of[at] = block, [key_of(e) for e in block]
+            blocks_of[at], keys_of[at] = block, [rank_key(e) for e in block]
     elif news or olds:
         blocks_of[0], keys_of[0] = [], []
     for at, key in olds:
@@ -345,14 +334,14 @@ def _made(
             if not part:
                 continue
             data = marshal.dumps(part, 2)
-            made.firsts.append(key_of(part[0]))
+            made.firsts.append(rank_key(part[0]))
             made.counts.append(len(part))
-            made.blocks.append(digest(data))
+            made.blocks.append(key_of(data))
             rows[made.blocks[-1]] = data
     for at, row in scores.items():
         if row:
             data = marshal.dumps(row, 2)
-            made.scores[at] = digest(data)
+            made.scores[at] = key_of(data)
             rows[made.scores[at]] = data
         else:
             made.scores[at] = ""

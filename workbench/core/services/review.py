@@ -325,7 +325,7 @@ def _followed(index: VaultIndex, kept_key: str) -> tuple[Ranking, int]:
     found = _weigh(index, last.identity if last is not None else "")
     decisions = found.decisions
     if store is None:
-        held = sorted((_entry(Ranked.of(w)) for w in found.pairs), key=kept_ranking.key_of)
+        held = sorted((_entry(Ranked.of(w)) for w in found.pairs), key=kept_ranking.rank_key)
         return Ranking(None, held, lambda: held), decisions
     if not found.follows:
         last = None
@@ -339,7 +339,7 @@ def _followed(index: VaultIndex, kept_key: str) -> tuple[Ranking, int]:
             made = None
     entries: list[Entry] | None = None
     if made is None:
-        entries = sorted((_entry(Ranked.of(w)) for w in found.whole()), key=kept_ranking.key_of)
+        entries = sorted((_entry(Ranked.of(w)) for w in found.whole()), key=kept_ranking.rank_key)
         made = kept_ranking.whole(entries, decisions, found.after)
     record, rows = made
     store.keep_rows(KEPT, rows, replace=entries is not None)
@@ -353,7 +353,7 @@ def _followed(index: VaultIndex, kept_key: str) -> tuple[Ranking, int]:
 def _weighed_whole(index: VaultIndex, kept_key: str) -> list[Entry]:
     """Every pair ranked again from the weighing, and kept whole (a kept block was gone)."""
     found = _weigh(index)
-    entries = sorted((_entry(Ranked.of(w)) for w in found.pairs), key=kept_ranking.key_of)
+    entries = sorted((_entry(Ranked.of(w)) for w in found.pairs), key=kept_ranking.rank_key)
     store = index.store
     if store is not None:
         record, rows = kept_ranking.whole(entries, found.decisions, found.after)

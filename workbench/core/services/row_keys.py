@@ -1,5 +1,5 @@
 """The key a kept row is stored under, a digest of its bytes, and the check of a row read against it;
-and which of a fixed number of rows holds what is kept of a name (`row_of`).
+and which of a fixed number of rows holds what is kept of a name or a pair (`row_of`).
 
 The kept records (`weighing`, `kept_successors`) name their rows by these keys, so a row never
 changes under its key. A row whose bytes are not those its key digests was damaged in the store
@@ -54,11 +54,11 @@ def crc_of(text: str) -> int:
     return zlib.crc32(text.encode("utf-8", "surrogatepass"))
 
 
-def row_of(name: str, rows: int) -> int:
-    """Which of `rows` rows holds what is kept of `name` (a document's id, a term): a CRC of its
-    UTF-8, the same in every process (`hash` is not); an id holding a lone surrogate (a YAML
-    escape) is encoded as it is held, never refused."""
-    return crc_of(name) % rows
+def row_of(name: str | tuple[str, str], rows: int) -> int:
+    """Which of `rows` rows holds what is kept of `name` (a document's id, a term; a pair of ids,
+    joined by a tab): a CRC of its UTF-8, the same in every process (`hash` is not); an id holding
+    a lone surrogate (a YAML escape) is encoded as it is held, never refused."""
+    return crc_of(name if type(name) is str else f"{name[0]}\t{name[1]}") % rows
 
 
 def rows_of(names: Iterable[str], rows: int) -> list[int]:

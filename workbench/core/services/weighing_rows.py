@@ -18,7 +18,7 @@ import math
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from typing import Any, Protocol
 
-from .row_keys import crc_of, key_of
+from .row_keys import key_of, row_of
 
 __all__ = [
     "DIGESTS_A_ROW",
@@ -101,7 +101,7 @@ class Buckets:
         self.changed: set[int] = set()
 
     def at(self, key: str) -> int:
-        return crc_of(key) % self.count
+        return row_of(key, self.count)
 
     def read(self, keys: Iterable[str]) -> None:
         """Read the rows holding these keys, those not read yet, in one query."""
@@ -342,7 +342,7 @@ class Digests(MutableMapping):
         return made
 
     def _at(self, key: str) -> int:
-        return crc_of(key) % len(self.names)
+        return row_of(key, len(self.names))
 
     @staticmethod
     def _row(ids: Iterable[str], held: Mapping[str, str]) -> bytes:
@@ -372,7 +372,7 @@ class Digests(MutableMapping):
         count = len(self.names)
         parts: list[list[str]] = [[] for _ in range(count)]
         for key in now:
-            parts[crc_of(key) % count].append(key)
+            parts[row_of(key, count)].append(key)
         differ = []
         names = self.names
         for at, ids in enumerate(parts):
