@@ -30,18 +30,21 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMAT", "faults"]
 
-FORMAT = 1  # of the value kept (`kept_conflicts.STRUCTURAL`: the faults kept last, under the digest of their facts)
+FORMAT = 2  # of the value kept (`kept_conflicts.STRUCTURAL`: the faults kept last, under the digest of their facts)
 
 
 def _key(facts: bytes, code: str) -> str:
     return hashlib.sha256(f"structural {FORMAT}\0{code}\0".encode() + facts).hexdigest()
 
 
-def _check(texts: list[str]) -> bytes:
-    """A digest of the faults' texts: a value damaged in the store reads as not kept."""
+def _check(kinds: list[str], ids: list[list[str]], texts: list[str]) -> bytes:
+    """A digest of all the faults hold (their kinds and ids order the queue, their texts are
+    printed): a value damaged anywhere in the store reads as not kept."""
     digest = hashlib.blake2b(digest_size=16)
-    for text in texts:
-        digest.update(text.encode("utf-8", "surrogatepass") + b"\0")
+    for kind, named, text in zip(kinds, ids, texts, strict=True):
+        for part in (kind, *named, text):
+            digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+        digest.update(b"\1")
     return digest.digest()
 
 
@@ -55,13 +58,13 @@ def _load(value: Any, key: str) -> list[Conflict] | None:
         if not (type(found) is tuple and len(found) == 6 and found[0] == FORMAT and found[1] == key):
             return None
         _, _, check, kinds, ids, texts = found
-        if not (len(kinds) == len(ids) == len(texts)) or _check(texts) != check:
+        if not (len(kinds) == len(ids) == len(texts)) or _check(kinds, ids, texts) != check:
             return None
         return [
             KeptConflict(kind, list(named), 0, text, None)  # type: ignore[arg-type]
             for kind, named, text in zip(kinds, ids, texts, strict=True)
         ]
-    except (ValueError, TypeError, EOFError):
+    except (ValueError, TypeError, EOFError, AttributeError):
         return None
 
 
@@ -83,9 +86,9 @@ def faults(
     if found is not None:
         return found
     made = work()
-    texts = [unranked(c) for c in made]
+    kinds, ids, texts = [c.kind for c in made], [list(c.ids) for c in made], [unranked(c) for c in made]
     try:
-        value = marshal.dumps((FORMAT, key, _check(texts), [c.kind for c in made], [list(c.ids) for c in made], texts))
+        value = marshal.dumps((FORMAT, key, _check(kinds, ids, texts), kinds, ids, texts))
     except ValueError:  # an id of a kind marshal does not write: worked out again next time
         return made
     keep(key, value)
