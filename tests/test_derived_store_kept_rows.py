@@ -82,3 +82,47 @@ def test_a_store_of_the_older_kept_rows_forgets_its_kept_results_and_keeps_its_r
     store.keep_rows("big", {"k": b"\x01"})
     assert store.kept_rows("big", ["k"]) == {"k": b"\x01"}
     store.close()
+
+
+class _Racing(sqlite3.Connection):
+    """A connection another process overtakes: right after it first looks for the kept rows'
+    table, `overtake` (the other's open) runs to its end."""
+
+    overtake = None
+
+    def execute(self, sql, *args):
+        found = super().execute(sql, *args)
+        if "sqlite_master" in sql and _Racing.overtake is not None:
+            overtake, _Racing.overtake = _Racing.overtake, None
+            overtake()
+        return found
+
+
+def test_two_processes_making_the_older_kept_rows_anew_together_lose_neither_the_table_nor_its_rows(tmp_path):
+    from workbench.core.records import derived_store
+
+    path = tmp_path / "index.sqlite"
+    DerivedStore(path).close()
+    db = sqlite3.connect(path)
+    db.execute("DROP TABLE kept_rows")
+    db.execute("CREATE TABLE kept_rows (name TEXT, key TEXT, value BLOB, PRIMARY KEY (name, key)) WITHOUT ROWID")
+    db.commit()
+    db.close()
+    other: list[DerivedStore] = []
+
+    def the_other_opens_and_keeps_a_row() -> None:
+        store = DerivedStore(path)
+        store.keep_rows("big", {"k": b"\x01"})
+        other.append(store)
+
+    _Racing.overtake = the_other_opens_and_keeps_a_row
+    late = sqlite3.connect(path, isolation_level=None, factory=_Racing)
+    derived_store._kept_rows_as_now(late)
+    late.close()
+    assert other, "the other process never ran"
+    other[0].close()
+    store = DerivedStore(path)
+    sql = store.db.execute("SELECT sql FROM sqlite_master WHERE name = 'kept_rows'").fetchone()[0]
+    assert "WITHOUT ROWID" not in sql.upper()
+    assert store.kept_rows("big", ["k"]) == {"k": b"\x01"}  # the other's row, not dropped with its table
+    store.close()

@@ -166,16 +166,29 @@ def _connected(where: str) -> sqlite3.Connection:
 def _kept_rows_as_now(db: sqlite3.Connection) -> None:
     """Make `kept_rows` (also in a store made before there were kept rows); one of the older form
     (WITHOUT ROWID) is dropped, with the kept results naming its rows: they are worked out again."""
-    found = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'kept_rows'").fetchone()
-    if found is not None and "WITHOUT ROWID" in found[0].upper():
+    if _kept_rows_now(db):
+        return
+    try:
+        # Looked at again under the write lock, the table dropped and made in one transaction: two
+        # processes opening an older store together never see it gone (one drops, the other finds
+        # it made).
+        db.execute("BEGIN IMMEDIATE")
         try:
-            with db:
-                db.execute("BEGIN")
-                db.execute("DROP TABLE kept_rows")
+            if not _kept_rows_now(db):
+                db.execute("DROP TABLE IF EXISTS kept_rows")
                 db.execute("DELETE FROM kept")
-        except sqlite3.OperationalError:  # busy: the older form still answers, and the next open drops it
-            return
-    db.execute(_KEPT_ROWS)
+                db.execute(_KEPT_ROWS)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+    except sqlite3.OperationalError:  # busy: the older form still answers, and the next open makes it anew
+        pass
+
+
+def _kept_rows_now(db: sqlite3.Connection) -> bool:
+    found = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'kept_rows'").fetchone()
+    return found is not None and "WITHOUT ROWID" not in found[0].upper()
 
 
 def _weights(weights: tuple[float, ...]) -> str:
