@@ -58,7 +58,7 @@ def row_of(name: str | tuple[str, str], rows: int) -> int:
     """Which of `rows` rows holds what is kept of `name` (a document's id, a term; a pair of ids,
     joined by a tab): a CRC of its UTF-8, the same in every process (`hash` is not); an id holding
     a lone surrogate (a YAML escape) is encoded as it is held, never refused."""
-    return crc_of(name if type(name) is str else f"{name[0]}\t{name[1]}") % rows
+    return crc_of(f"{name[0]}\t{name[1]}" if isinstance(name, tuple) else name) % rows
 
 
 def rows_of(names: Iterable[str], rows: int) -> list[int]:
