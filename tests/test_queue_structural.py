@@ -128,10 +128,10 @@ def write(root: Path, name: str, status: str = "active", **relations: list) -> N
     (root / "decisions" / f"{doc_id}.md").write_text("---\n" + "\n".join(lines) + f"\n---\n{body}\n", "utf-8")
 
 
-@pytest.fixture()
-def faulty(tmp_path) -> Path:
-    """A vault with each kind of structural fault, and documents beside them that have none."""
-    root = tmp_path / "faulty"
+def write_faults(root: Path) -> None:
+    """One record or more for each kind of structural fault: one-sided, named-only and double
+    supersessions, an active record naming successors, a superseded one lacking any, a chain, a
+    cycle."""
     write(root, "one-sided-old")
     write(root, "one-sided-new", supersedes=["one-sided-old"])
     write(root, "names-only-old", "superseded", superseded_by=["names-only-new"])
@@ -147,6 +147,13 @@ def faulty(tmp_path) -> Path:
     write(root, "chain-b", supersedes=["chain", "chain-a"])
     write(root, "cycle-a", supersedes=["cycle-b"], superseded_by=["cycle-b"])
     write(root, "cycle-b", supersedes=["cycle-a"], superseded_by=["cycle-a"])
+
+
+@pytest.fixture()
+def faulty(tmp_path) -> Path:
+    """A vault with each kind of structural fault, and documents beside them that have none."""
+    root = tmp_path / "faulty"
+    write_faults(root)
     write(
         root,
         "linker",

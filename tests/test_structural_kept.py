@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from test_queue_structural import write
+from test_queue_structural import write, write_faults
 from workbench import Vault
 from workbench.cli import main
 from workbench.core.records.store_rows import read_fields, read_relations, relations_of
@@ -27,21 +27,7 @@ from workbench.core.services.conflicts import KeptConflict
 def faulty(tmp_path) -> Path:
     """A vault with each kind of structural fault (`test_queue_structural`'s), its queue kept."""
     root = tmp_path / "faulty"
-    write(root, "one-sided-old")
-    write(root, "one-sided-new", supersedes=["one-sided-old"])
-    write(root, "names-only-old", "superseded", superseded_by=["names-only-new"])
-    write(root, "names-only-new")
-    write(root, "lacking", "superseded")
-    write(root, "lacking-successor-maybe")
-    write(root, "active-named", superseded_by=["names-only-new", "missing-one"])
-    write(root, "double", "superseded", superseded_by=["double-a", "double-b"])
-    write(root, "double-a", supersedes=["double"])
-    write(root, "double-b", supersedes=["double"])
-    write(root, "chain", "superseded", superseded_by=["chain-a", "chain-b"])
-    write(root, "chain-a", "superseded", supersedes=["chain"], superseded_by=["chain-b"])
-    write(root, "chain-b", supersedes=["chain", "chain-a"])
-    write(root, "cycle-a", supersedes=["cycle-b"], superseded_by=["cycle-b"])
-    write(root, "cycle-b", supersedes=["cycle-a"], superseded_by=["cycle-a"])
+    write_faults(root)
     write(root, "linker", links=[{"type": "related_to", "target": "names-only-old"}])
     write(root, "far-linker", links=[{"type": "depends_on", "target": "not-yet"}])
     write(root, "draft-linker", "draft", links=[{"type": "related_to", "target": "chain-a"}])
