@@ -213,3 +213,45 @@ def test_the_watchers_walks_never_set_off_the_cycle_collector(builder, monkeypat
         gc.set_threshold(*thresholds)
     assert gc.isenabled()
     assert in_walks == []
+
+
+def _named(parent, name: bytes):
+    import os
+    from pathlib import Path
+
+    return Path(os.fsdecode(os.path.join(os.fsencode(parent), name)))
+
+
+def test_a_folder_named_in_another_encoding_leaves_the_rest_followed(tmp_path):
+    """The OS watcher takes UTF-8 paths alone: a folder whose name is not UTF-8 (never taken by the
+    walk either) is not handed to it, where it stopped the watcher for the whole vault."""
+    root = tmp_path / "vault"
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "mem-note-one.md").write_text(doc_text("mem-note-one"))
+    _named(root, b"dossier-\xe9").mkdir()
+    vault = Vault.open(root)
+    watcher = vault.watch()
+    try:
+        assert watcher.ready.wait(5)
+        (root / "notes" / "mem-note-two.md").write_text(doc_text("mem-note-two"))
+        assert wait_for(lambda: "mem-note-two" in vault)
+    finally:
+        watcher.stop()
+
+
+def test_a_vault_whose_own_name_is_not_utf8_is_followed_by_walks(tmp_path):
+    """The vault's own folder named in another encoding: the OS watcher cannot watch it, so the
+    vault is walked again every second, and what another process writes still reaches it."""
+    root = _named(tmp_path, b"vault-\xff")
+    (root / "notes").mkdir(parents=True)
+    (root / "notes" / "mem-note-one.md").write_text(doc_text("mem-note-one"))
+    vault = Vault.open(root)
+    heard = threading.Event()
+    watcher = vault.watch(lambda paths, seconds: heard.set())
+    try:
+        assert watcher.ready.wait(5)
+        (root / "notes" / "mem-note-two.md").write_text(doc_text("mem-note-two"))
+        assert wait_for(lambda: "mem-note-two" in vault) and heard.wait(5)
+    finally:
+        watcher.stop()
+    assert watcher._thread is not None and not watcher._thread.is_alive()

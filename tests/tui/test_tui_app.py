@@ -523,3 +523,26 @@ async def test_a_screen_stopped_while_the_vault_loads_starts_no_watcher(sample_c
         await settle(pilot)
         assert main.summary is not None, "the load went on to its end"
         assert main.watcher is None, "no watcher was started after the stop"
+
+
+async def test_a_vault_folder_named_in_another_encoding_is_named_with_its_bytes_escaped(tmp_path):
+    """The header shows `vault-\\xff`, as `check` names such a name, not a lone surrogate."""
+    import os
+
+    from workbench.tui.app import WorkbenchApp
+    from workbench.tui.widgets.vault_header import VaultHeader
+
+    folder = Path(os.fsdecode(os.path.join(os.fsencode(tmp_path), b"vault-\xff")))
+    (folder / "notes").mkdir(parents=True)
+    (folder / "notes" / "mem-note-one.md").write_text(
+        "---\nid: mem-note-one\ntype: note\nstatus: active\ntitle: One\n---\nA note.\n", "utf-8"
+    )
+    app = WorkbenchApp(folder, theme="workbench-dark")
+    async with app.run_test(size=(120, 40)) as pilot:
+        header = app.screen.query_one(VaultHeader)
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if header.documents is not None:
+                break
+        line = header.render().plain
+        assert "vault-\\xff" in line and "\udcff" not in line, line

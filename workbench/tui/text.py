@@ -17,6 +17,7 @@ contrast, white on dark and black on light, the opposite of muted.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -51,6 +52,15 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 def clean(text: str) -> str:
     """`text` with every control character shown as `\\xNN` instead of obeyed."""
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text.replace("\r\n", "\n"))
+
+
+def shown_name(name: str) -> str:
+    """A file or folder name as a terminal can show it: bytes that are not UTF-8 (held as
+    surrogate escapes) written `\\xNN`, as `workbench check` names them, not as a lone surrogate."""
+    try:
+        return os.fsencode(name).decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate no file name's byte makes
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def plain(text: str, style: str = "") -> Content:

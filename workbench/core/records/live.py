@@ -23,6 +23,7 @@ from .walk import is_debris
 __all__ = ["VaultWatcher", "watched_folders"]
 
 SWEEP_SECONDS = 10.0
+POLL_SECONDS = 1.0  # between two walks where the OS watcher cannot watch the vault (`VaultWatcher._poll`)
 
 
 def _relevant(root: Path, change: Change, path: str, settings: str = "") -> str | None:
@@ -63,7 +64,11 @@ def watched_folders(root: Path) -> list[str]:
         folder = stack.pop()
         try:
             with os.scandir(folder) as entries:
-                found = [e.path for e in entries if not e.name.startswith(".") and e.is_dir(follow_symlinks=False)]
+                found = [
+                    e.path
+                    for e in entries
+                    if not e.name.startswith(".") and _utf8(e.name) and e.is_dir(follow_symlinks=False)
+                ]
         except OSError:
             if folder != folders[0]:
                 folders.remove(folder)  # gone or unreadable: the vault's walk reports it; a watch would fail
@@ -71,6 +76,16 @@ def watched_folders(root: Path) -> list[str]:
         folders.extend(found)
         stack.extend(found)
     return folders
+
+
+def _utf8(name: str) -> bool:
+    """Whether the OS watcher can be handed `name`: it takes UTF-8 paths alone, and the walk never
+    takes a folder whose name is not UTF-8 either (it reports it)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class VaultWatcher:
@@ -104,6 +119,9 @@ class VaultWatcher:
 
     def _run(self) -> None:
         root = self.vault.root
+        if not _utf8(str(root)):
+            self._poll()  # the OS watcher cannot be handed the vault's own path
+            return
         while not self._stop.is_set():
             try:
                 self._watch(root, watched_folders(root))
@@ -111,6 +129,19 @@ class VaultWatcher:
                 if not root.is_dir():
                     raise  # the vault itself is gone: nothing left to watch
                 # a folder vanished between listing the folders and watching them: list again
+
+    def _poll(self) -> None:
+        """Follow the vault by a walk every `POLL_SECONDS` until stopped: for a vault whose own
+        folder's name is not UTF-8, which the OS watcher cannot watch (a stat per file each time:
+        a few hundredths of a second at 10,000 files)."""
+        self._walk()
+        self.ready.set()
+        while not self._stop.wait(POLL_SECONDS):
+            started = time.perf_counter()
+            before = self.vault.generation
+            self._walk()
+            if self.vault.generation != before and self.on_change is not None:
+                self.on_change([], time.perf_counter() - started)
 
     def _walk(self) -> None:
         """Catch up with the disk by a walk of the vault (a stat per file), the cycle collector

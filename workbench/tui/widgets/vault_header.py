@@ -10,7 +10,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
-from ..text import clean
+from ..text import clean, shown_name
 
 __all__ = ["VaultHeader", "step_words"]
 
@@ -120,7 +120,7 @@ class VaultHeader(Widget):
         separator = Content(" │ ")
         brand = Content.styled("workbench", "bold $primary")
         width = self.content_size.width
-        name = clean(self.vault_name)
+        name = clean(shown_name(self.vault_name))
         line = separator.join([brand, Content(name), *self._counts(0)])
         if line.cell_length <= width:
             return line
