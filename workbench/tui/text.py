@@ -34,6 +34,7 @@ __all__ = [
     "mark_words",
     "plain",
     "query_words",
+    "shown_name",
     "status_badge",
     "status_style",
     "value_text",
