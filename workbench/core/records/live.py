@@ -18,7 +18,7 @@ from watchfiles import Change, watch
 
 from .loading import collector_paused
 from .vaultconfig import VERDICT_FILE
-from .walk import is_debris
+from .walk import is_debris, is_utf8
 
 __all__ = ["VaultWatcher", "watched_folders"]
 
@@ -64,10 +64,11 @@ def watched_folders(root: Path) -> list[str]:
         folder = stack.pop()
         try:
             with os.scandir(folder) as entries:
+                # A name that is not UTF-8: the OS watcher takes UTF-8 alone, the walk never takes it.
                 found = [
                     e.path
                     for e in entries
-                    if not e.name.startswith(".") and _utf8(e.name) and e.is_dir(follow_symlinks=False)
+                    if not e.name.startswith(".") and is_utf8(e.name) and e.is_dir(follow_symlinks=False)
                 ]
         except OSError:
             if folder != folders[0]:
@@ -76,16 +77,6 @@ def watched_folders(root: Path) -> list[str]:
         folders.extend(found)
         stack.extend(found)
     return folders
-
-
-def _utf8(name: str) -> bool:
-    """Whether the OS watcher can be handed `name`: it takes UTF-8 paths alone, and the walk never
-    takes a folder whose name is not UTF-8 either (it reports it)."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 class VaultWatcher:
@@ -119,7 +110,7 @@ class VaultWatcher:
 
     def _run(self) -> None:
         root = self.vault.root
-        if not _utf8(str(root)):
+        if not is_utf8(str(root)):
             self._poll()  # the OS watcher cannot be handed the vault's own path
             return
         while not self._stop.is_set():
@@ -133,7 +124,7 @@ class VaultWatcher:
     def _poll(self) -> None:
         """Follow the vault by a walk every `POLL_SECONDS` until stopped: for a vault whose own
         folder's name is not UTF-8, which the OS watcher cannot watch (a stat per file each time:
-        a few hundredths of a second at 10,000 files)."""
+        about a tenth of a second at 10,000 files)."""
         self._walk()
         self.ready.set()
         while not self._stop.wait(POLL_SECONDS):

@@ -32,6 +32,7 @@ __all__ = [
     "find_root",
     "is_debris",
     "is_document_path",
+    "is_utf8",
     "looks_like_vault",
     "no_documents_note",
     "require_folder",
@@ -209,12 +210,19 @@ def _names_are_text(entries: list[os.DirEntry]) -> bool:
     return True
 
 
-def _taken_as_text(name: str, prefix: str, result: Walk) -> bool:
-    """Whether a document or a folder the walk takes has a UTF-8 name; one that has not is
-    reported (a folder's documents missing until it is renamed), its bytes shown escaped."""
+def is_utf8(name: str) -> bool:
+    """Whether `name` (as the OS gave it) is UTF-8: one that is not holds surrogate escapes."""
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _taken_as_text(name: str, prefix: str, result: Walk) -> bool:
+    """Whether a document or a folder the walk takes has a UTF-8 name; one that has not is
+    reported (a folder's documents missing until it is renamed), its bytes shown escaped."""
+    if not is_utf8(name):
         shown = prefix + os.fsencode(name).decode("utf-8", "backslashreplace")
         result.unreadable.append(
             (shown, "its name is not UTF-8: rename it to bring it (or the documents in it) into the vault")
