@@ -506,10 +506,7 @@ async def test_another_flavour_is_named_in_the_header_and_can_be_forced(tmp_path
         app = WorkbenchApp(folder, theme="workbench-dark", flavour=flavour)
         async with app.run_test(size=(120, 40)) as pilot:
             header = app.screen.query_one(VaultHeader)
-            for _ in range(100):
-                await pilot.pause(0.05)
-                if header.documents is not None:
-                    break
+            await wait_for(pilot, lambda: header.documents is not None, seconds=5)
             assert header.vault_name == expected and header.documents == 3
 
 
@@ -540,9 +537,6 @@ async def test_a_vault_folder_named_in_another_encoding_is_named_with_its_bytes_
     app = WorkbenchApp(folder, theme="workbench-dark")
     async with app.run_test(size=(120, 40)) as pilot:
         header = app.screen.query_one(VaultHeader)
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if header.documents is not None:
-                break
+        await wait_for(pilot, lambda: header.documents is not None, seconds=5)
         line = header.render().plain
         assert "vault-\\xff" in line and "\udcff" not in line, line
