@@ -137,3 +137,17 @@ def copied(source: Path, tmp_path: Path) -> Path:
     root = tmp_path / "vault"
     shutil.copytree(source, root)
     return root
+
+
+def rows_asked(vault, among: set[str]) -> list[str]:
+    """The keys of `among` the vault's store is asked for from now on, in order, each time asked."""
+    asked: list[str] = []
+    reading = vault.store.kept_rows
+
+    def counted(name: str, keys):
+        keys = list(keys)
+        asked.extend(key for key in keys if key in among)
+        return reading(name, keys)
+
+    vault.store.kept_rows = counted
+    return asked

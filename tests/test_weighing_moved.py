@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import copied, shaped_vault
+from helpers import copied, rows_asked, shaped_vault
 
 from workbench import Vault
 from workbench.cli import main
@@ -151,16 +151,7 @@ def _changed_counting_reads(vault_root: Path, doc_id: str, attempts: int, among:
     row read whose key is `among` (in the list given back)."""
     _append(vault_root, doc_id, f"The retry budget was raised to {attempts} attempts after the outage review.")
     vault = Vault.open(vault_root)
-    asked: list[str] = []
-    reading = vault.store.kept_rows
-
-    def counted(name: str, keys):
-        keys = list(keys)
-        asked.extend(key for key in keys if key in among)
-        return reading(name, keys)
-
-    vault.store.kept_rows = counted
-    return vault, asked
+    return vault, rows_asked(vault, among)
 
 
 def test_one_change_reads_a_few_rows_of_the_pairs(vault_root):

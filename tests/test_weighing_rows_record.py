@@ -9,7 +9,7 @@ import marshal
 from pathlib import Path
 
 import pytest
-from helpers import copied, weighed_vault
+from helpers import copied, rows_asked, weighed_vault
 
 from workbench import Vault
 from workbench.core.services import kept_conflicts, weighing
@@ -26,20 +26,6 @@ def shaped(tmp_path_factory) -> Path:
 @pytest.fixture
 def vault_root(shaped, tmp_path) -> Path:
     return copied(shaped, tmp_path)
-
-
-def _rows_asked(vault: Vault, among: set[str]) -> list[str]:
-    """The keys of `among` the vault's store is asked for from now on, in order, each time asked."""
-    asked: list[str] = []
-    reading = vault.store.kept_rows
-
-    def counted(name: str, keys):
-        keys = list(keys)
-        asked.extend(key for key in keys if key in among)
-        return reading(name, keys)
-
-    vault.store.kept_rows = counted
-    return asked
 
 
 def _decisions(vault: Vault) -> list[str]:
@@ -83,7 +69,7 @@ def test_one_change_reads_and_writes_the_rows_of_its_own_digests(vault_root):
     queue = vault._queue(False)
     record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
     assert record is not None
-    asked = _rows_asked(vault, set(record.digest_rows[1]) | set(record.claim_rows[1]))
+    asked = rows_asked(vault, set(record.digest_rows[1]) | set(record.claim_rows[1]))
     queue.conflicts()
     assert not queue.weighing().full
     assert 0 < len(asked) <= 2, len(asked)
@@ -103,7 +89,7 @@ def test_a_change_reads_one_row_for_each_pair_it_touches(vault_root):
     queue = vault._queue(False)
     record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
     assert record is not None
-    asked = _rows_asked(vault, set(record.pair_rows))
+    asked = rows_asked(vault, set(record.pair_rows))
     queue.conflicts()
     pairs = queue.weighing()
     assert not pairs.full
