@@ -67,12 +67,18 @@ class Opened:
     docs: dict
 
 
-def _opened(root: Path, dismissed: frozenset = frozenset()) -> Opened:
+def asked_of(root: Path) -> tuple[DerivedStore, dict, dict, list[str]]:
+    """A fresh open of the records as decisions: its store, its documents by id, their relations,
+    and the superseded records that name no successor (whose likeliest successors are asked)."""
     vault = Vault.open(root, flavour="adr")
-    store = vault.index.store
     docs = {d.id: d for d in vault.index.documents}
     related = {doc_id: relations_of(doc) for doc_id, doc in docs.items()}
     lacking = [d for d, doc in docs.items() if doc.status == Status.SUPERSEDED and not related[d][1]]
+    return vault.index.store, docs, related, lacking
+
+
+def _opened(root: Path, dismissed: frozenset = frozenset()) -> Opened:
+    store, docs, related, lacking = asked_of(root)
     decisions = Decisions(docs.values())
     plain = likeliest_among(decisions, lacking, dismissed=dismissed)
     kept = kept_successors.KeptDecisions(lambda keys: store.kept_rows(SUCCESSORS, keys))

@@ -9,14 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests import test_kept_successors as beside
-from tests.test_kept_successors import STATUS, _answer, _append
-from workbench.core.records.store_rows import relations_of
+from tests.test_kept_successors import STATUS, _answer, _append, asked_of
 from workbench.core.services import kept_successors
 from workbench.core.services.kept_conflicts import SUCCESSORS
 from workbench.core.services.row_keys import row_of
-from workbench.core.vault import Vault
 from workbench.core.views.successors import Decisions, likeliest_among
-from workbench.core.vocabulary.model import Status
 
 records, vault = beside.records, beside.vault  # the fixtures of the tests beside: the same records
 
@@ -33,11 +30,7 @@ class Call:
 
 
 def _call(root: Path, dismissed: frozenset = frozenset()) -> Call:
-    vault = Vault.open(root, flavour="adr")
-    store = vault.index.store
-    docs = {d.id: d for d in vault.index.documents}
-    related = {doc_id: relations_of(doc) for doc_id, doc in docs.items()}
-    lacking = [d for d, doc in docs.items() if doc.status == Status.SUPERSEDED and not related[d][1]]
+    store, docs, related, lacking = asked_of(root)
     read: list[str] = []
 
     def rows(keys: list[str]) -> dict[str, bytes]:
