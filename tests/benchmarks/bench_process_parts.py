@@ -11,7 +11,7 @@ Then, for each of N rounds, a sentence appended to the same decision in every co
 (`bench_queue_codes.change_a_decision`, seeds 101, 102, ... unless given) and, for each code in
 turn (each round starting with the next), a fresh process (its bytecode cache kept) that runs the
 command as `cli.main.answer` does, one step at a time, timing each step in CPU (user and system,
-`resource.getrusage`): the interpreter's start, `cli.main`'s import, the stat walk that asks for a
+the process's CPU clock): the interpreter's start, `cli.main`'s import, the stat walk that asks for a
 kept answer (`answer_unchanged`, its imports with it), the command line read (`quick_arguments`,
 which imports the core), the open (and of it: the store's rows read, the vault walked, the records
 brought in line, the ids settled), the command's import and the command. It prints each part's
@@ -37,12 +37,12 @@ from tests.benchmarks.bench_speed import CLI_SCRIPT
 RUNS = 4
 
 # Run in a fresh interpreter with the code's package first on its path; prints one JSON line of
-# {part: [CPU seconds, system seconds]}. Each part is what `getrusage` moved across it.
+# {part: [CPU seconds, system seconds]}: the process's CPU clock across each part, and the system
+# time `getrusage` counted meanwhile (sampled at the kernel's tick: a few milliseconds either way).
 PARTS_SCRIPT = r"""
-import gc, importlib, json, os, resource, sys
+import gc, importlib, json, os, resource, sys, time
 def now():
-    used = resource.getrusage(resource.RUSAGE_SELF)
-    return used.ru_utime + used.ru_stime, used.ru_stime
+    return time.process_time(), resource.getrusage(resource.RUSAGE_SELF).ru_stime
 parts = {"start": list(now())}
 def took(name, since):
     cpu, system = now()
