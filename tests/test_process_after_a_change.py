@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -110,3 +113,22 @@ def test_a_file_written_after_the_walk_is_never_overwritten_from_the_record_its_
     vault.set_status(document.id, status)
     assert "outage review" in path.read_text("utf-8")
     assert vault.get(document.id).status == status
+
+
+@pytest.mark.slow
+def test_the_process_parts_of_two_codes_are_measured_alternated(tmp_path):
+    """`bench_process_parts`, run small: each part of a call after a change, for each code named."""
+    root = Path(__file__).resolve().parent.parent
+    decision_records(tmp_path / "records", 120)
+    result = subprocess.run(
+        [sys.executable, "-m", "tests.benchmarks.bench_process_parts", str(tmp_path / "records"), "--flavour", "adr"]
+        + ["--runs", "2", "--seeds", "3,5", str(root), str(root)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    for part in ("stat walk, kept answer asked", "open: store's rows read", "open", "command", "total"):
+        cells = rf"^\|\s+{re.escape(part)}\s+\|(?: [\d.]+ / [\d.]+; [\d.]+\s+\|){{2}}$"
+        assert re.search(cells, result.stdout, re.MULTILINE), result.stdout
