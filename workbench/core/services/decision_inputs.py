@@ -25,16 +25,16 @@ from typing import Any
 
 from ..vocabulary.model import Document
 
-__all__ = ["CHUNK", "DecisionInputs", "KeptFiles"]
+__all__ = ["CHUNK", "DecisionInputs", "KeptFiles", "joined"]
 
 CHUNK = 64  # decisions to a slice: 157 slices at 10,000, a change reads and rewrites one of 5 KB
 
 _DIGEST, _PATH, _ID = attrgetter("digest"), attrgetter("path"), attrgetter("id")
 
 
-def _joined(parts: list[str]) -> str:
-    """The parts joined by line breaks; where one holds a break itself, the list's `repr`, so no
-    two lists give one text."""
+def joined(parts: list[str]) -> str:
+    """The parts joined by line breaks; where one holds a break itself (a path may), a nul and the
+    list's `repr`, so no two lists give one text."""
     text = "\n".join(parts)
     if text.count("\n") != max(0, len(parts) - 1):
         text = "\0" + repr(parts)  # no plain join starts with a nul
@@ -62,7 +62,7 @@ class DecisionInputs:
         self.decisions, self.related, self._read = decisions, related, read
         self.ids = list(map(_ID, decisions))
         self._at: dict[str, int] | None = None
-        self.frame = _hash(_joined(list(every_id)), _joined(self.ids))
+        self.frame = _hash(joined(list(every_id)), joined(self.ids))
         # Each decision's file as "digest<tab>path": `format` mapped over both, no call for each.
         self.files = list(map("{}\t{}".format, map(_DIGEST, decisions), map(_PATH, decisions)))
         self._lines: dict[str, str] | None = None
@@ -103,7 +103,7 @@ class DecisionInputs:
     def digests(self) -> list[bytes]:
         """Each slice's digest (made once)."""
         if self._digests is None:
-            self._digests = [_hash(_joined(part)) for part in self.slices()]
+            self._digests = [_hash(joined(part)) for part in self.slices()]
         return self._digests
 
 
@@ -140,7 +140,7 @@ class KeptFiles:
             if digest == self.digests[n]:
                 continue
             part, before = slices[n], marshal.loads(row(self.keys[n]))
-            if type(before) is not list or len(before) != len(part) or _hash(_joined(before)) != self.digests[n]:
+            if type(before) is not list or len(before) != len(part) or _hash(joined(before)) != self.digests[n]:
                 raise ValueError(f"the decisions' files kept in {self.keys[n]} are not those named")
             start = n * CHUNK
             found.update(now.ids[start + k] for k, (was, is_) in enumerate(zip(before, part)) if was != is_)

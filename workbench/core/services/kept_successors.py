@@ -11,11 +11,12 @@ they were at the last full count (a row each, named in one of `TERM_ROWS` rows b
 term); the number of decisions holding each term in `FREQUENCY_ROWS` rows, read whole and
 written where a count moved. The record itself holds the number of decisions linking each target
 and opening their titles alike, the rows' names and, for each row of decisions, a digest of what
-its decisions were profiled from (their lines, `read_from`, sorted and joined: one string made
-for each decision and a hash for each row, where a `repr` of each row's pairs took nearly twice as
-long): a call reads the rows whose digest is not the one it works out now, and the rows the
-records asked about need, not every decision's (4.3 MB written whole at each change before,
-10,000 decision records). A decision whose file (digest and path, under the same id), status or
+its decisions were profiled from (their lines, `read_from`, sorted and joined). Which decisions
+moved is told by the decisions' files as kept (`decision_inputs`): while every id stands, only the
+decisions whose file's digest or path moved have their lines made and their rows read; where an id
+moved, every decision's line is made and the rows whose digest is not the one it works out now are
+read. A call reads those rows and the rows the records asked about need, not every decision's
+(4.3 MB written whole at each change before, 10,000 decision records). A decision whose file (digest and path, under the same id), status or
 links as resolved are not those profiled is profiled again and its counts replace its old ones; a
 decision gone takes its counts out. The record keeps the last answer too, with the records it
 answered and the pairs dismissed: while no row's digest moved, it is the answer, and no row is
@@ -45,7 +46,7 @@ from ..records.store_rows import read_bodies
 from ..vocabulary.model import DocType, Document
 from ..views.similarity import Bm25, Corpus, Profile, profiles_of, rarity, shared_opening, title_openings
 from ..views.successors import LIVE, Successor, likeliest_among
-from .decision_inputs import DecisionInputs, KeptFiles
+from .decision_inputs import DecisionInputs, KeptFiles, joined
 from .kept_shortlists import KeptKinships, KeptShortlists
 from .row_keys import key_of, row_of, rows_of
 
@@ -78,13 +79,9 @@ MEMBERS = 4  # where a shortlist as the record keeps it names the row of its mem
 
 def _digest(lines: list[str]) -> bytes:
     """What a row's decisions were profiled from, in one digest: their lines (`read_from`), sorted,
-    joined by line breaks; where a line holds a break itself (a path may), the list's `repr`
-    instead, so no two lists digest alike."""
+    joined (`decision_inputs.joined`)."""
     lines.sort()
-    text = "\n".join(lines)
-    if text.count("\n") != max(0, len(lines) - 1):
-        text = "\0" + repr(lines)  # no line starts with a nul: apart from every plain join
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return hashlib.blake2b(joined(lines).encode("utf-8", "surrogatepass"), digest_size=8).digest()
 
 
 def _when(profile: Profile) -> tuple | None:
