@@ -7,9 +7,10 @@ what a link resolves to depends on its own file and on the set of every id of th
 else (`records.ownership`). So while every document's id stands where it stood (the `frame`: the
 ids of every document and of the decisions, in the documents' order), a decision's line can move
 only with its file's digest or path. Those are kept in `CHUNK`-decision slices of the decisions in
-order, each a row of its own named by the record with a digest of its text: a call joins each slice
-and hashes it (C's work, no call for each decision), reads the rows of the few slices whose digest
-moved, and makes the lines of the decisions whose file moved in them alone. Making every decision's
+order, each a row of its own (the slice's digests, then its paths) named by the record with a digest
+of its text: a call joins each slice and hashes it (C's work, no call for each decision), reads the
+rows of the few slices whose digest moved, and makes the lines of the decisions whose file moved in
+them alone. Making every decision's
 line and hashing it by rows of decisions took a third of the likeliest successors' time after one
 change (0.03 of 0.08 s under a profiler, 10,000 decision records). A frame that moved (a document
 added, removed or renamed to another id, a type changed) leaves the telling to the lines.
@@ -63,8 +64,7 @@ class DecisionInputs:
         self.ids = list(map(_ID, decisions))
         self._at: dict[str, int] | None = None
         self.frame = _hash(joined(list(every_id)), joined(self.ids))
-        # Each decision's file as "digest<tab>path": `format` mapped over both, no call for each.
-        self.files = list(map("{}\t{}".format, map(_DIGEST, decisions), map(_PATH, decisions)))
+        self._files = list(map(_DIGEST, decisions)), list(map(_PATH, decisions))
         self._lines: dict[str, str] | None = None
         self._digests: list[bytes] | None = None
 
@@ -74,7 +74,7 @@ class DecisionInputs:
     def at(self) -> dict[str, int]:
         """{decision: its place among the decisions}."""
         if self._at is None:
-            self._at = {doc_id: n for n, doc_id in enumerate(self.ids)}
+            self._at = dict(zip(self.ids, range(len(self.ids))))
         return self._at
 
     def __len__(self) -> int:
@@ -97,8 +97,9 @@ class DecisionInputs:
         return self.lines_of((doc_id,))[doc_id]
 
     def slices(self) -> list[list[str]]:
-        files = self.files
-        return [files[start : start + CHUNK] for start in range(0, len(files), CHUNK)]
+        """The decisions' files, `CHUNK` at a time: each slice's digests, then its paths."""
+        digests, paths = self._files
+        return [digests[at : at + CHUNK] + paths[at : at + CHUNK] for at in range(0, len(digests), CHUNK)]
 
     def digests(self) -> list[bytes]:
         """Each slice's digest (made once)."""
@@ -142,8 +143,12 @@ class KeptFiles:
             part, before = slices[n], marshal.loads(row(self.keys[n]))
             if type(before) is not list or len(before) != len(part) or _hash(joined(before)) != self.digests[n]:
                 raise ValueError(f"the decisions' files kept in {self.keys[n]} are not those named")
-            start = n * CHUNK
-            found.update(now.ids[start + k] for k, (was, is_) in enumerate(zip(before, part)) if was != is_)
+            start, size = n * CHUNK, len(part) // 2
+            found.update(
+                now.ids[start + k]
+                for k in range(size)
+                if before[k] != part[k] or before[size + k] != part[size + k]  # its digest or its path
+            )
         return found
 
     @classmethod

@@ -596,7 +596,7 @@ class KeptDecisions:
     def keep_answer(self, asked: tuple, found: dict[str, list[Successor]]) -> None:
         """The answer worked out in this call for `asked` (`likeliest_successors`), to be kept
         where it is not the one kept."""
-        answer = [(old_id, [dataclasses.astuple(s) for s in few]) for old_id, few in found.items()]
+        answer = [(old_id, [(s.id, s.title, s.score, s.why) for s in few]) for old_id, few in found.items()]
         if (asked, answer) != (self.asked, self.answer):
             self.asked, self.answer = asked, answer
             self.moved = True
