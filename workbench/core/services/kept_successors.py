@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import hashlib
 import marshal
 from array import array
@@ -672,14 +673,20 @@ class _Reading:
         self.kept, self.docs, self.live = kept, docs, live
         self.size = kept.size
         self.average = kept.total / max(1, self.size)
-        self.corpus = Corpus.counted(
-            self.size, kept.frequency, kept.linked, {DocType.DECISION: shared_opening(Counter(kept.openings))}
-        )
         self.bm25 = _KeptBm25(self)
         self._profiles: dict[str, Profile] = {}
         self._asked: list[str] = []  # the records asked about, their bodies not read yet
         self._named: dict[str, set[str]] | None = None
         self._naming: dict[str, set[str]] | None = None
+
+    @functools.cached_property
+    def corpus(self) -> Corpus:
+        """The word rarities of the decisions as kept: made when a pair is first weighed (copying
+        every term's count, a few ms at 10,000 decisions), which after most changes none is."""
+        kept = self.kept
+        return Corpus.counted(
+            self.size, kept.frequency, kept.linked, {DocType.DECISION: shared_opening(Counter(kept.openings))}
+        )
 
     def has(self, doc_id: str) -> bool:
         return self.kept.inputs is not None and self.kept.inputs.has(doc_id)
