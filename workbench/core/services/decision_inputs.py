@@ -51,7 +51,7 @@ def _hash(*texts: str) -> bytes:
 
 class DecisionInputs:
     """The decisions as they are now, for `kept_successors`: their frame, the slices of their files
-    (`files`), and their lines (`kept_successors.read_from`) made only for those asked."""
+    (`slices`), and their lines (`kept_successors.read_from`) made only for those asked."""
 
     def __init__(
         self,
@@ -92,9 +92,6 @@ class DecisionInputs:
             return {doc_id: self._lines[doc_id] for doc_id in doc_ids}
         at = self.at()
         return self._read((self.decisions[at[doc_id]] for doc_id in doc_ids), self.related)
-
-    def line(self, doc_id: str) -> str:
-        return self.lines_of((doc_id,))[doc_id]
 
     def slices(self) -> list[list[str]]:
         """The decisions' files, `CHUNK` at a time: each slice's digests, then its paths."""
