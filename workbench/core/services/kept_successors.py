@@ -11,11 +11,12 @@ they were at the last full count (a row each, named in one of `TERM_ROWS` rows b
 term); the number of decisions holding each term in `FREQUENCY_ROWS` rows, read whole and
 written where a count moved. The record itself holds the number of decisions linking each target
 and opening their titles alike, the rows' names and, for each row of decisions, a digest of what
-its decisions were profiled from (their lines, `read_from`, sorted and joined: one string made
-for each decision and a hash for each row, where a `repr` of each row's pairs took nearly twice as
-long): a call reads the rows whose digest is not the one it works out now, and the rows the
-records asked about need, not every decision's (4.3 MB written whole at each change before,
-10,000 decision records). A decision whose file (digest and path, under the same id), status or
+its decisions were profiled from (their lines, `read_from`, sorted and joined). Which decisions
+moved is told by the decisions' files as kept (`decision_inputs`): while every id stands, only the
+decisions whose file's digest or path moved have their lines made and their rows read; where an id
+moved, every decision's line is made and the rows whose digest is not the one it works out now are
+read. A call reads those rows and the rows the records asked about need, not every decision's
+(4.3 MB written whole at each change before, 10,000 decision records). A decision whose file (digest and path, under the same id), status or
 links as resolved are not those profiled is profiled again and its counts replace its old ones; a
 decision gone takes its counts out. The record keeps the last answer too, with the records it
 answered and the pairs dismissed: while no row's digest moved, it is the answer, and no row is
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import hashlib
 import marshal
 from array import array
@@ -45,6 +47,7 @@ from ..records.store_rows import read_bodies
 from ..vocabulary.model import DocType, Document
 from ..views.similarity import Bm25, Corpus, Profile, profiles_of, rarity, shared_opening, title_openings
 from ..views.successors import LIVE, Successor, likeliest_among
+from .decision_inputs import DecisionInputs, KeptFiles, joined
 from .kept_shortlists import KeptKinships, KeptShortlists
 from .row_keys import key_of, row_of, rows_of
 
@@ -61,7 +64,7 @@ __all__ = [
 ]
 
 
-FORMAT = 5  # kept as `kept_conflicts.SUCCESSORS` (the record, and its rows)
+FORMAT = 6  # kept as `kept_conflicts.SUCCESSORS` (the record, and its rows)
 REFRESH_SHARE = 0.05  # the share of decisions changed since the postings were counted: then all again
 REFRESH_LEAST = 64
 DOCUMENT_ROWS = 1024  # about ten decision records to a row at 10,000: a change rewrites one of 3 KB
@@ -77,13 +80,9 @@ MEMBERS = 4  # where a shortlist as the record keeps it names the row of its mem
 
 def _digest(lines: list[str]) -> bytes:
     """What a row's decisions were profiled from, in one digest: their lines (`read_from`), sorted,
-    joined by line breaks; where a line holds a break itself (a path may), the list's `repr`
-    instead, so no two lists digest alike."""
+    joined (`decision_inputs.joined`)."""
     lines.sort()
-    text = "\n".join(lines)
-    if text.count("\n") != max(0, len(lines) - 1):
-        text = "\0" + repr(lines)  # no line starts with a nul: apart from every plain join
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return hashlib.blake2b(joined(lines).encode("utf-8", "surrogatepass"), digest_size=8).digest()
 
 
 def _when(profile: Profile) -> tuple | None:
@@ -149,7 +148,8 @@ class KeptDecisions:
         self.asked: tuple = ()
         self.answer: list[tuple[str, list[tuple]]] = []
         self.same = False  # no row of decisions moved since the record was kept (`follow`)
-        self.current: dict[str, str] = {}  # {decision: what it is read from now}, once followed
+        self.inputs: DecisionInputs | None = None  # the decisions as they are now, once followed
+        self.files = KeptFiles()  # the decisions' files as kept: what moved told without their lines
         self.touched: dict[str, Counter] | None = {}  # profiled in this call: their term counts; None: all
         self.removed: set[str] = set()  # gone in this call
         self.scored = 0  # decisions scored by BM25 in this call (`KeptShortlists.scored`)
@@ -183,7 +183,8 @@ class KeptDecisions:
         "kinships",
         "asked",
         "answer",
-    )  # the record's parts after FORMAT, in order (`passed` kept sorted)
+        "files",
+    )  # the record's parts after FORMAT, in order (`passed` kept sorted, `files` as `KeptFiles.dumped`)
 
     def dump(self) -> bytes:
         """The record, the rows of decisions and of shortlists changed in this call made first
@@ -191,7 +192,9 @@ class KeptDecisions:
         self._put_rows()
         self._put_shortlists()
         self._put_frequency()
+        self._put_files()
         parts = [sorted(self.passed) if name == "passed" else getattr(self, name) for name in self._KEPT]
+        parts[-1] = self.files.dumped()
         return marshal.dumps((FORMAT, *parts))
 
     def load(self, data: Any) -> bool:
@@ -205,6 +208,7 @@ class KeptDecisions:
         try:
             for name, value in zip(self._KEPT, found[1:]):
                 setattr(self, name, set(value) if name == "passed" else value)
+            self.files = KeptFiles.loaded(self.files)
             if (
                 len(self.document_rows) == len(self.digests) == DOCUMENT_ROWS
                 and len(self.frequency_rows) == FREQUENCY_ROWS
@@ -254,7 +258,8 @@ class KeptDecisions:
         """The rows the record named and names no more (a decision's fields, a row of decisions or
         a shortlist's members changed): `dump` first."""
         found = set()
-        rows = set(self.document_rows) | set(self.frequency_rows) | {state[MEMBERS] for state in self.listed.values()}
+        rows = set(self.document_rows) | set(self.frequency_rows) | set(self.files.keys)
+        rows.update(state[MEMBERS] for state in self.listed.values())
         for key, doc_id in self.gone.items():
             if doc_id:
                 facts = self._facts.get(row_of(doc_id, DOCUMENT_ROWS), {})
@@ -266,7 +271,8 @@ class KeptDecisions:
 
     def named(self) -> set[str]:
         """Every row the record names (each row of decisions read)."""
-        found = {self.postings_key, *self._index()[1], *self.document_rows, *self.frequency_rows} - {""}
+        found = {self.postings_key, *self._index()[1], *self.document_rows, *self.frequency_rows, *self.files.keys}
+        found.discard("")
         found.update(state[MEMBERS] for state in self.listed.values())
         for n in range(TERM_ROWS):
             found.update(self._term_row(n).values())
@@ -431,6 +437,15 @@ class KeptDecisions:
             keys[n] = key
         self._frequency_parts = parts
 
+    def _put_files(self) -> None:
+        """The decisions' files kept as they are now (`KeptFiles`), a slice's row made again only
+        where it moved."""
+        if self.inputs is None:
+            return
+        self.files, gone = KeptFiles.made(self.inputs, self.files, self._add)
+        for key in gone:
+            self.gone[key] = ""
+
     def _put_rows(self) -> None:
         """The rows of decisions changed in this call made again, and their digests."""
         if not self._moved_rows:
@@ -447,13 +462,14 @@ class KeptDecisions:
 
     # -- brought in line -----------------------------------------------------------------
 
-    def count_all(self, decisions: list[Document], current: dict[str, str]) -> bool:
+    def count_all(self, decisions: list[Document], inputs: DecisionInputs) -> bool:
         """Everything counted from the decisions' texts; False where the pass is to be read plainly."""
         profiles = profiles_of(decisions)
         self.__init__(self._read)  # type: ignore[misc]
         self.whole = self.moved = True
         self.touched = None
-        self.current = current
+        self.inputs = inputs
+        current = inputs.lines()
         self._facts = {n: {} for n in range(DOCUMENT_ROWS)}
         self.document_rows, self.digests = [""] * DOCUMENT_ROWS, [_digest([])] * DOCUMENT_ROWS
         postings: dict[str, array] = {}
@@ -581,7 +597,7 @@ class KeptDecisions:
     def keep_answer(self, asked: tuple, found: dict[str, list[Successor]]) -> None:
         """The answer worked out in this call for `asked` (`likeliest_successors`), to be kept
         where it is not the one kept."""
-        answer = [(old_id, [dataclasses.astuple(s) for s in few]) for old_id, few in found.items()]
+        answer = [(old_id, [(s.id, s.title, s.score, s.why) for s in few]) for old_id, few in found.items()]
         if (asked, answer) != (self.asked, self.answer):
             self.asked, self.answer = asked, answer
             self.moved = True
@@ -591,34 +607,39 @@ class KeptDecisions:
         rare links two records share)."""
         return self.touched is None or any(self.linked.get(t, 0) != n for t, n in self._linked_before.items())
 
-    def follow(self, decisions: list[Document], current: dict[str, str]) -> bool:
-        """Brought in line with `decisions` as they are now, `current` naming what each is read
-        from (`read_from`): counted again from nothing where enough changed, or nothing was kept;
-        False where the pass is to be read plainly. Only the rows of decisions whose digest moved
-        are read."""
+    def follow(self, decisions: list[Document], inputs: DecisionInputs) -> bool:
+        """Brought in line with `decisions` as they are now (`inputs`): counted again from nothing
+        where enough changed, or nothing was kept; False where the pass is to be read plainly. While
+        the ids stand (`KeptFiles.moved`), only the lines of the decisions whose file moved are made
+        and their rows read; else the lines of all, and the rows of decisions whose digest moved."""
         if not self.document_rows:
-            return self.count_all(decisions, current)
-        self.current = current
-        places = rows_of(current, DOCUMENT_ROWS)
-        groups: list[list[str]] = [[] for _ in range(DOCUMENT_ROWS)]
-        for place, line in zip(places, current.values()):
-            groups[place].append(line)
-        digests = self.digests
-        moved = [n for n, lines in enumerate(groups) if _digest(lines) != digests[n]]
-        if not moved:
+            return self.count_all(decisions, inputs)
+        self.inputs = inputs
+        files = self.files.moved(inputs, self._row)
+        if files is None:  # the frame moved: every line made, the rows told by their digests
+            self.moved = True  # the files kept anew
+            current = inputs.lines()
+            places = rows_of(current, DOCUMENT_ROWS)
+            groups: list[list[str]] = [[] for _ in range(DOCUMENT_ROWS)]
+            for place, line in zip(places, current.values()):
+                groups[place].append(line)
+            digests = self.digests
+            moved = [n for n, lines in enumerate(groups) if _digest(lines) != digests[n]]
+            asked = [(doc_id, n) for doc_id, n in zip(current, places)]
+        else:
+            current = inputs.lines_of(files)
+            asked = [(doc_id, row_of(doc_id, DOCUMENT_ROWS)) for doc_id in current]
+            moved = sorted({n for _, n in asked})
+        if not moved:  # no decision's line moved: the kept answer holds (the files kept anew where the frame moved)
             self.same = True
             return True
         self.read_frequency()
         self._load_rows(moved)
         facts, at = self._facts, set(moved)
-        changed = {
-            doc_id
-            for doc_id, n in zip(current, places)
-            if n in at and facts[n].get(doc_id, (None,))[KEY] != current[doc_id]
-        }
-        gone = [doc_id for n in moved for doc_id in facts[n] if doc_id not in current]
-        if len(set(self.changed) | changed | set(gone)) > max(REFRESH_LEAST, REFRESH_SHARE * len(current)):
-            return self.count_all(decisions, current)
+        changed = {doc_id for doc_id, n in asked if n in at and facts[n].get(doc_id, (None,))[KEY] != current[doc_id]}
+        gone = [doc_id for n in moved for doc_id in facts[n] if not inputs.has(doc_id)]
+        if len(set(self.changed) | changed | set(gone)) > max(REFRESH_LEAST, REFRESH_SHARE * len(inputs)):
+            return self.count_all(decisions, inputs)
         self.moved = True
         self._moved_rows.update(moved)  # their digests made again, whatever moved in them
         if not (changed or gone):
@@ -633,7 +654,8 @@ class KeptDecisions:
             if row >= 0:
                 self.passed.add(row)
                 posted[doc_id] = row
-        profiled = [doc for doc in decisions if doc.id in changed]  # in the documents' order
+        at_now = inputs.at()
+        profiled = [decisions[n] for n in sorted(at_now[doc_id] for doc_id in changed)]  # in the documents' order
         profiles = profiles_of(profiled)
         for doc in profiled:
             if not self._take(doc.id, profiles[doc.id], current[doc.id], posted.get(doc.id, -1)):
@@ -651,17 +673,23 @@ class _Reading:
         self.kept, self.docs, self.live = kept, docs, live
         self.size = kept.size
         self.average = kept.total / max(1, self.size)
-        self.corpus = Corpus.counted(
-            self.size, kept.frequency, kept.linked, {DocType.DECISION: shared_opening(Counter(kept.openings))}
-        )
         self.bm25 = _KeptBm25(self)
         self._profiles: dict[str, Profile] = {}
         self._asked: list[str] = []  # the records asked about, their bodies not read yet
         self._named: dict[str, set[str]] | None = None
         self._naming: dict[str, set[str]] | None = None
 
+    @functools.cached_property
+    def corpus(self) -> Corpus:
+        """The word rarities of the decisions as kept: made when a pair is first weighed (copying
+        every term's count, a few ms at 10,000 decisions), which after most changes none is."""
+        kept = self.kept
+        return Corpus.counted(
+            self.size, kept.frequency, kept.linked, {DocType.DECISION: shared_opening(Counter(kept.openings))}
+        )
+
     def has(self, doc_id: str) -> bool:
-        return doc_id in self.kept.current
+        return self.kept.inputs is not None and self.kept.inputs.has(doc_id)
 
     def when(self, doc_id: str) -> tuple:
         return self.kept.fact(doc_id)[WHEN]
@@ -867,12 +895,12 @@ def likeliest_successors(
     decision = DocType.DECISION
     decisions = [doc for doc in docs.values() if doc.type == decision]
     live = [doc.id for doc in decisions if doc.status in LIVE]  # in the documents' order
-    current = read_from(decisions, related)
-    old_ids = [doc_id for doc_id in old_ids if doc_id in current]
+    inputs = DecisionInputs(docs, decisions, related, read_from)
+    old_ids = [doc_id for doc_id in old_ids if inputs.has(doc_id)]
     question = (old_ids, _dismissed_key(dismissed))
     for attempt in range(2):
         try:
-            if not (kept.follow(decisions, current) if attempt == 0 else kept.count_all(decisions, current)):
+            if not (kept.follow(decisions, inputs) if attempt == 0 else kept.count_all(decisions, inputs)):
                 return None
             if kept.same and kept.asked == question:
                 return {old_id: [Successor(*found) for found in few] for old_id, few in kept.answer}
