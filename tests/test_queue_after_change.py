@@ -6,6 +6,7 @@ makes: a body edited, a status changed, a supersession added, a document added o
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shutil
@@ -57,7 +58,10 @@ def from_nothing(root: Path, capsys, reading: tuple[str, ...] = ()) -> tuple[str
 def kept_record(root: Path, reading: tuple[str, ...] = ()) -> weighing.Kept:
     vault = Vault.open(root, *(reading[1:] if reading else ()))
     queue = vault._queue(False)
-    kept = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
+    kept = weighing.load(
+        vault.store.kept(kept_conflicts.WEIGHED, queue.setting),
+        functools.partial(vault.store.kept_rows, kept_conflicts.WEIGHED),
+    )
     assert kept is not None
     return kept
 

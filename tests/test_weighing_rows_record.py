@@ -5,6 +5,7 @@ digests damaged or missing gives a full count, never a wrong answer."""
 
 from __future__ import annotations
 
+import functools
 import marshal
 from pathlib import Path
 
@@ -67,13 +68,19 @@ def test_one_change_reads_and_writes_the_rows_of_its_own_digests(vault_root):
     _append(vault_root, vault, _decisions(vault)[40], 7)
     vault, seen = _record_bytes(Vault.open(vault_root))
     queue = vault._queue(False)
-    record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
+    record = weighing.load(
+        vault.store.kept(kept_conflicts.WEIGHED, queue.setting),
+        functools.partial(vault.store.kept_rows, kept_conflicts.WEIGHED),
+    )
     assert record is not None
     asked = rows_asked(vault, set(record.digest_rows[1]) | set(record.claim_rows[1]))
     queue.conflicts()
     assert not queue.weighing().full
     assert 0 < len(asked) <= 2, len(asked)
-    after = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
+    after = weighing.load(
+        vault.store.kept(kept_conflicts.WEIGHED, queue.setting),
+        functools.partial(vault.store.kept_rows, kept_conflicts.WEIGHED),
+    )
     assert after is not None
     assert 0 < len(set(after.digest_rows[1]) - set(record.digest_rows[1])) <= 1
     assert 0 < seen["read"] and 0 < seen["written"]
@@ -87,7 +94,10 @@ def test_a_change_reads_one_row_for_each_pair_it_touches(vault_root):
     _append(vault_root, vault, _decisions(vault)[60], 5)
     vault = Vault.open(vault_root)
     queue = vault._queue(False)
-    record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
+    record = weighing.load(
+        vault.store.kept(kept_conflicts.WEIGHED, queue.setting),
+        functools.partial(vault.store.kept_rows, kept_conflicts.WEIGHED),
+    )
     assert record is not None
     asked = rows_asked(vault, set(record.pair_rows))
     queue.conflicts()
@@ -118,7 +128,10 @@ def test_a_row_of_the_digests_damaged_or_missing_is_worked_out_again(vault_root,
     the queue is what a full count gives."""
     vault = Vault.open(vault_root)
     queue = vault._queue(False)
-    record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
+    record = weighing.load(
+        vault.store.kept(kept_conflicts.WEIGHED, queue.setting),
+        functools.partial(vault.store.kept_rows, kept_conflicts.WEIGHED),
+    )
     assert record is not None
     _append(vault_root, vault, _decisions(vault)[80], 9)
     _harmed(vault, [key for key in getattr(record, which)[1] if key], harm)

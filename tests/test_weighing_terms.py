@@ -5,6 +5,7 @@ from the text again."""
 
 from __future__ import annotations
 
+import functools
 import random
 import shutil
 from pathlib import Path
@@ -91,7 +92,10 @@ def _both(root: Path, tmp_path: Path, capsys, monkeypatch, steps, forget: bool =
     if forget:
         vault = Vault.open(root)
         queue = vault._queue(False)
-        record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
+        record = weighing.load(
+            vault.store.kept(kept_conflicts.WEIGHED, queue.setting),
+            functools.partial(vault.store.kept_rows, kept_conflicts.WEIGHED),
+        )
         assert record is not None and len([key for key in record.term_rows if key]) > COPIES
         vault.store.forget_rows(kept_conflicts.WEIGHED, [key for key in record.term_rows if key])
     kept_get, weigh_all, full = KeptTerms.get, weighing.Weighing._weigh_all, []
