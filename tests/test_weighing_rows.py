@@ -6,13 +6,12 @@ weighing, never a wrong answer."""
 from __future__ import annotations
 
 import dataclasses
-import functools
 import marshal
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import copied, weighed_vault
+from helpers import copied, weighed_vault, weighing_record
 
 from workbench import Vault
 from workbench.core.services import kept_conflicts, weighing
@@ -30,11 +29,6 @@ def shaped(tmp_path_factory) -> Path:
 @pytest.fixture
 def vault_root(shaped, tmp_path) -> Path:
     return copied(shaped, tmp_path)
-
-
-def _rows(vault: Vault):
-    """What reads the weighing's rows from the vault's store (`weighing.load`)."""
-    return functools.partial(vault.store.kept_rows, kept_conflicts.WEIGHED)
 
 
 def _decisions(vault: Vault) -> list[str]:
@@ -187,7 +181,7 @@ def test_a_row_damaged_or_missing_is_worked_out_again(vault_root, which, harm):
     change that reads one weighs everything again, and the queue is what a full count gives."""
     vault = Vault.open(vault_root)
     queue = vault._queue(False)
-    record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting), _rows(vault))
+    record = weighing_record(vault, queue.setting)
     assert record is not None
     keys = [key for key in getattr(record, which) if key]
     db = vault.store.db
@@ -230,5 +224,5 @@ def test_a_record_with_a_field_of_another_kind_is_worked_out_again(vault_root: P
     at = [f.name for f in dataclasses.fields(weighing.Kept) if f.init].index("thresholds")
     values = (*values[:at], (values[at][0], 5), *values[at + 1 :])
     vault.store.keep(kept_conflicts.WEIGHED, queue.setting, marshal.dumps((version, values)))
-    assert weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting), _rows(vault)) is None
+    assert weighing_record(vault, queue.setting) is None
     _changed_then_weighed_whole(vault_root, vault)

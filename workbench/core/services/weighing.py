@@ -430,10 +430,12 @@ class Rows:
 
 _NAMES = tuple(f.name for f in fields(Kept) if f.init)
 # The large fields, kept as a base in a row of its own and the changes since (`weighing_record`):
-# each term's decision count, the documents reachable by supersession, each row's id, least score
-# and length, and the keys of the rows the rest is kept in.
+# each term's and each link target's decision count, the documents reachable by supersession and
+# what they supersede, each row's id, least score and length, and the keys of the rows the rest is
+# kept in.
 _KEYS = ("base", "texts", "documents", "inverted", "term_rows", "pair_rows", "pair_index")
-BASED: dict[str, str | int] = {"frequency": DICT, "reach": DICT, "rows": LIST, "thresholds": 8, "sizes": 4}
+BASED: dict[str, str | int] = {"frequency": DICT, "linked": DICT, "reach": DICT, "supers": DICT, "rows": LIST}
+BASED.update(thresholds=8, sizes=4)
 BASED.update(dict.fromkeys(_KEYS, KEYS))
 
 
