@@ -977,7 +977,7 @@ class Asked:
                 # structural checks ask the rest's: `_worked_out`; the review list never does).
                 read_relations([d for d in self.documents if d.type == DocType.DECISION])
             rows = (lambda keys: store.kept_rows(WEIGHED, keys)) if store is not None else None
-            if store is not None and not self.full:
+            if store is not None and rows is not None and not self.full:
                 kept = weighing.load(store.kept(WEIGHED, self.setting), rows)
             self._weighing = weighing.Weighing(
                 self.documents,

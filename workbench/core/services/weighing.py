@@ -73,6 +73,7 @@ __all__ = [
     "SAVES",
     "DRAWN",
     "PROGRESS_EVERY",
+    "BASED",
     "Kept",
     "KeptBm25",
     "Rows",
@@ -352,7 +353,7 @@ class Kept:
                         held = Digests(rows, getattr(self, kept_as))
                         changed, removed = held.since(found)
                     else:  # the same digests its rows were compared with: what changed is known
-                        _, changed, removed = held.told
+                        _, changed, removed = cast("tuple[Any, set[str], set[str]]", held.told)
                     for key in changed:
                         held[key] = found[key]
                     for key in removed:

@@ -25,7 +25,9 @@ from .row_keys import checked, packed, unpacked
 
 __all__ = ["DICT", "LIST", "KEYS", "REBASE", "Based", "Tracked", "stored", "resolved"]
 
-DICT, LIST, KEYS = "dict", "list", "keys"
+DICT = "dict"
+LIST = "list"
+KEYS = "keys"
 # The changes are rebased (the field written whole as a new base) once they hold more than one
 # entry in REBASE of the base's: they are read and written at every call, the base only when made.
 REBASE = 8
@@ -62,7 +64,12 @@ class Based:
                     found.update((at, now[at]) for at in range(start, end) if now[at] != base[at])
             found.update((at, now[at]) for at in range(shared, len(now)))
             return len(now), found
-        return len(now) // kind, _runs(base, now, kind)
+        return len(now) // self.width, _runs(base, now, self.width)
+
+    @property
+    def width(self) -> int:
+        """The bytes of each item of an array's field (1 for the other kinds)."""
+        return self.kind if isinstance(self.kind, int) else 1
 
     def count(self, changes: Any) -> int:
         """How many entries `changes` holds, against how many the base holds (`REBASE`)."""
@@ -70,11 +77,11 @@ class Based:
         if kind == DICT:
             return len(changes)
         length, found = changes
-        held = len(found) if kind in (LIST, KEYS) else sum(len(run) for run in found.values()) // kind
+        held = len(found) if kind in (LIST, KEYS) else sum(len(run) for run in found.values()) // self.width
         return held + abs(length - self._length())
 
     def _length(self) -> int:
-        return len(self.value) // (self.kind if isinstance(self.kind, int) else 1)
+        return len(self.value) // self.width
 
     def outgrown(self, changes: Any) -> bool:
         return self.count(changes) * REBASE > max(self._length(), 64)
@@ -120,17 +127,20 @@ class Based:
         length, at_places = changes
         if type(length) is not int or type(at_places) is not dict or length < 0:
             raise TypeError("the changes to a field are not a length and places")
+        if not all(type(at) is int and at >= 0 for at in at_places):
+            raise TypeError("the places of the changes to a field are not places")
         if kind in (LIST, KEYS):
-            found = list(base[:length]) + [None] * (length - len(base))
+            items = list(base[:length]) + [None] * (length - len(base))
             for at, value in at_places.items():
-                found[at] = value
-            if kind == KEYS and not all(type(key) is str for key in found):
+                items[at] = value  # an IndexError past the length
+            if kind == KEYS and not all(type(key) is str for key in items):
                 raise TypeError("the rows' keys are not all keys")
-            return found
-        data = bytearray(base[: length * kind])
-        data.extend(bytes(length * kind - len(data)))
+            return items
+        width = self.width
+        data = bytearray(base[: length * width])
+        data.extend(bytes(length * width - len(data)))
         for offset, run in at_places.items():
-            if type(run) is not bytes or offset + len(run) > len(data):
+            if type(run) is not bytes or offset % width or len(run) % width or offset + len(run) > len(data):
                 raise ValueError("a run of the changes falls outside the field")
             data[offset : offset + len(run)] = run
         return bytes(data)
