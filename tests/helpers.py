@@ -139,6 +139,17 @@ def copied(source: Path, tmp_path: Path) -> Path:
     return root
 
 
+def weighing_record(vault, setting: str):
+    """The weighing's record the vault's store keeps under `setting` (`weighing.load`), its large
+    fields made from their bases; None where none is kept, or it does not hold together."""
+    from workbench.core.services import kept_conflicts, weighing
+
+    store = vault.store
+    return weighing.load(
+        store.kept(kept_conflicts.WEIGHED, setting), lambda keys: store.kept_rows(kept_conflicts.WEIGHED, keys)
+    )
+
+
 def rows_asked(vault, among: set[str]) -> list[str]:
     """The keys of `among` the vault's store is asked for from now on, in order, each time asked."""
     asked: list[str] = []

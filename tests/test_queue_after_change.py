@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import copied, shaped_vault
+from helpers import copied, shaped_vault, weighing_record
 from workbench import Vault
 from workbench.cli import main
 from workbench.core.services import kept_conflicts, weighing
@@ -57,7 +57,7 @@ def from_nothing(root: Path, capsys, reading: tuple[str, ...] = ()) -> tuple[str
 def kept_record(root: Path, reading: tuple[str, ...] = ()) -> weighing.Kept:
     vault = Vault.open(root, *(reading[1:] if reading else ()))
     queue = vault._queue(False)
-    kept = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
+    kept = weighing_record(vault, queue.setting)
     assert kept is not None
     return kept
 

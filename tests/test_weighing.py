@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import copied, shaped_vault
+from helpers import copied, shaped_vault, weighing_record
 from tests.benchmarks.generate_shapes import draw
 from workbench import Vault
 from workbench.core.services import kept_conflicts, weighing
@@ -250,7 +250,7 @@ def test_the_duplicates_drawn_are_kept_apart_and_compared_again_where_another_pr
     asked(vault).conflicts()
     drawn_key = vault.store.db.execute("SELECT key FROM kept WHERE name = ?", (kept_conflicts.DRAWN,)).fetchone()
     assert drawn_key is not None
-    kept = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, asked(vault).setting))
+    kept = weighing_record(vault, asked(vault).setting)
     assert kept is not None and kept.drawn == drawn_key[0] and kept.candidates is None  # not in the record
     rewrite(decisions(vault_root)[11], random.Random(11))
     vault = Vault.open(vault_root)
@@ -291,7 +291,7 @@ def test_a_damaged_record_of_the_pairs_is_worked_out_again(vault_root):
     found = queue.conflicts()
     assert queue.weighing().full
     assert found == find_conflicts(vault.documents, vault.flavour.native)
-    assert weighing.load("text, not bytes") is None
+    assert weighing.load("text, not bytes", lambda keys: {}) is None
 
 
 def test_the_queue_printed_is_json_dumps_indented(vault_root):
@@ -312,7 +312,7 @@ def test_kept_pairs_that_do_not_hold_together_are_worked_out_again(vault_root):
     vault = Vault.open(vault_root)
     asked(vault).conflicts()
     queue = asked(vault)
-    kept = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
+    kept = weighing_record(vault, queue.setting)
     assert kept is not None
     kept.documents = [f"{n:024x}" for n in range(len(kept.documents))]
     vault.store.keep(kept_conflicts.WEIGHED, queue.setting, weighing.dump(kept))
@@ -334,7 +334,7 @@ def test_the_review_list_after_a_change_is_what_a_full_count_offers(vault_root):
     rewrite(vault_root / next(d.path for d in first.documents if d.id == paired), random.Random(9))
     vault = Vault.open(vault_root)
     served = [pair.ids for pair in vault.review_pairs()]
-    kept = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, asked(vault).setting))
+    kept = weighing_record(vault, asked(vault).setting)
     assert kept is not None and kept.drift == 1  # followed, not worked out again
     full = weigh_for_review(vault.documents, vault.index.config.compatible)
     depth = default_depth(sum(1 for d in vault.documents if d.type == DocType.DECISION and d.status in PAIRED))
@@ -506,7 +506,7 @@ def test_a_change_writes_the_rows_of_the_pairs_it_weighed_and_forgets_those_repl
     fresh open reads what a full weighing of the kept pairs gives."""
     vault = Vault.open(vault_root)
     asked(vault).conflicts()
-    before = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, asked(vault).setting))
+    before = weighing_record(vault, asked(vault).setting)
     assert before is not None and len(before.pair_rows) == PAIR_ROWS
     paired = weigh_decisions_ids(vault_root)[5]
     rewrite(vault_root / next(d.path for d in vault.documents if d.id == paired), random.Random(5))
@@ -515,7 +515,7 @@ def test_a_change_writes_the_rows_of_the_pairs_it_weighed_and_forgets_those_repl
     queue.conflicts()
     pairs = queue.weighing()
     assert not pairs.full and pairs.weighed_again > 0
-    after = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
+    after = weighing_record(vault, queue.setting)
     assert after is not None
     made = {at for at in range(PAIR_ROWS) if after.pair_rows[at] != before.pair_rows[at]}
     assert 0 < len(made) <= pairs.weighed_again + 4, (len(made), pairs.weighed_again)
@@ -533,7 +533,7 @@ def test_a_row_of_the_pairs_gone_is_worked_out_again(vault_root):
     worked out again, never a traceback."""
     vault = Vault.open(vault_root)
     asked(vault).conflicts()
-    kept = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, asked(vault).setting))
+    kept = weighing_record(vault, asked(vault).setting)
     assert kept is not None
     vault.store.forget_rows(kept_conflicts.WEIGHED, [kept.pair_rows[3]])
     rewrite(decisions(vault_root)[6], random.Random(6))

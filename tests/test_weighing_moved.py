@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import copied, rows_asked, shaped_vault
+from helpers import copied, rows_asked, shaped_vault, weighing_record
 
 from workbench import Vault
 from workbench.cli import main
@@ -160,7 +160,7 @@ def test_one_change_reads_a_few_rows_of_the_pairs(vault_root):
     records' review list)."""
     vault = Vault.open(vault_root)
     vault._queue(False).conflicts()
-    record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, vault._queue(False).setting))
+    record = weighing_record(vault, vault._queue(False).setting)
     assert record is not None and len(record.pair_rows) == PAIR_ROWS and len(record.pair_index) == INDEX_ROWS
     named = set(record.pair_rows) | set(record.pair_index)
     vault, asked = _changed_counting_reads(
@@ -186,7 +186,7 @@ def test_the_rows_kept_after_changes_are_those_the_record_names(vault_root):
         queue = vault._queue(False)
         queue.conflicts()
         assert not queue.weighing().full
-        record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
+        record = weighing_record(vault, queue.setting)
         assert record is not None
         stored = {
             key
@@ -201,7 +201,7 @@ def test_the_queues_pairs_after_a_change_are_read_from_their_own_rows(vault_root
     the rest; the pairs are those of the whole list that are `best`, in its order."""
     vault = Vault.open(vault_root)
     vault._queue(False).conflicts()
-    record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, vault._queue(False).setting))
+    record = weighing_record(vault, vault._queue(False).setting)
     assert record is not None
     rest = set(record.pair_rows[:HALF]) - set(record.pair_rows[HALF:])
     vault, asked = _changed_counting_reads(

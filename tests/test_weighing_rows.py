@@ -5,12 +5,13 @@ weighing, never a wrong answer."""
 
 from __future__ import annotations
 
+import dataclasses
 import marshal
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import copied, weighed_vault
+from helpers import copied, weighed_vault, weighing_record
 
 from workbench import Vault
 from workbench.core.services import kept_conflicts, weighing
@@ -180,7 +181,7 @@ def test_a_row_damaged_or_missing_is_worked_out_again(vault_root, which, harm):
     change that reads one weighs everything again, and the queue is what a full count gives."""
     vault = Vault.open(vault_root)
     queue = vault._queue(False)
-    record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
+    record = weighing_record(vault, queue.setting)
     assert record is not None
     keys = [key for key in getattr(record, which) if key]
     db = vault.store.db
@@ -214,12 +215,14 @@ def test_a_decision_moved_is_weighed_by_its_new_name(vault_root: Path) -> None:
 
 
 def test_a_record_with_a_field_of_another_kind_is_worked_out_again(vault_root: Path) -> None:
-    """The record reads well but one of its arrays is kept as a number: a full weighing, never an error."""
+    """The record reads well but the changes to one of its arrays since its base are kept as a
+    number: a full weighing, never an error."""
     vault = Vault.open(vault_root)
     queue = vault._queue(False)
     queue.conflicts()
-    record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
-    assert record is not None
-    record.thresholds = 5
-    vault.store.keep(kept_conflicts.WEIGHED, queue.setting, weighing.dump(record))
+    version, values = marshal.loads(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
+    at = [f.name for f in dataclasses.fields(weighing.Kept) if f.init].index("thresholds")
+    values = (*values[:at], (values[at][0], 5), *values[at + 1 :])
+    vault.store.keep(kept_conflicts.WEIGHED, queue.setting, marshal.dumps((version, values)))
+    assert weighing_record(vault, queue.setting) is None
     _changed_then_weighed_whole(vault_root, vault)

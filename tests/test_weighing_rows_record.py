@@ -9,10 +9,10 @@ import marshal
 from pathlib import Path
 
 import pytest
-from helpers import copied, rows_asked, weighed_vault
+from helpers import copied, rows_asked, weighed_vault, weighing_record
 
 from workbench import Vault
-from workbench.core.services import kept_conflicts, weighing
+from workbench.core.services import kept_conflicts
 from workbench.core.services.conflicts import find_conflicts
 
 SIZE = 2400  # about 600 decisions
@@ -67,13 +67,13 @@ def test_one_change_reads_and_writes_the_rows_of_its_own_digests(vault_root):
     _append(vault_root, vault, _decisions(vault)[40], 7)
     vault, seen = _record_bytes(Vault.open(vault_root))
     queue = vault._queue(False)
-    record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
+    record = weighing_record(vault, queue.setting)
     assert record is not None
     asked = rows_asked(vault, set(record.digest_rows[1]) | set(record.claim_rows[1]))
     queue.conflicts()
     assert not queue.weighing().full
     assert 0 < len(asked) <= 2, len(asked)
-    after = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
+    after = weighing_record(vault, queue.setting)
     assert after is not None
     assert 0 < len(set(after.digest_rows[1]) - set(record.digest_rows[1])) <= 1
     assert 0 < seen["read"] and 0 < seen["written"]
@@ -87,7 +87,7 @@ def test_a_change_reads_one_row_for_each_pair_it_touches(vault_root):
     _append(vault_root, vault, _decisions(vault)[60], 5)
     vault = Vault.open(vault_root)
     queue = vault._queue(False)
-    record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
+    record = weighing_record(vault, queue.setting)
     assert record is not None
     asked = rows_asked(vault, set(record.pair_rows))
     queue.conflicts()
@@ -118,7 +118,7 @@ def test_a_row_of_the_digests_damaged_or_missing_is_worked_out_again(vault_root,
     the queue is what a full count gives."""
     vault = Vault.open(vault_root)
     queue = vault._queue(False)
-    record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
+    record = weighing_record(vault, queue.setting)
     assert record is not None
     _append(vault_root, vault, _decisions(vault)[80], 9)
     _harmed(vault, [key for key in getattr(record, which)[1] if key], harm)

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import copied, shaped_vault
+from helpers import copied, shaped_vault, weighing_record
 
 from workbench import Vault
 from workbench.cli import main
@@ -91,7 +91,7 @@ def _both(root: Path, tmp_path: Path, capsys, monkeypatch, steps, forget: bool =
     if forget:
         vault = Vault.open(root)
         queue = vault._queue(False)
-        record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, queue.setting))
+        record = weighing_record(vault, queue.setting)
         assert record is not None and len([key for key in record.term_rows if key]) > COPIES
         vault.store.forget_rows(kept_conflicts.WEIGHED, [key for key in record.term_rows if key])
     kept_get, weigh_all, full = KeptTerms.get, weighing.Weighing._weigh_all, []

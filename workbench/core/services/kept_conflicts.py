@@ -976,15 +976,16 @@ class Asked:
                 # The decisions' relations decoded in one parse, as the pairs ask them (the queue's
                 # structural checks ask the rest's: `_worked_out`; the review list never does).
                 read_relations([d for d in self.documents if d.type == DocType.DECISION])
-            if store is not None and not self.full:
-                kept = weighing.load(store.kept(WEIGHED, self.setting))
+            rows = (lambda keys: store.kept_rows(WEIGHED, keys)) if store is not None else None
+            if store is not None and rows is not None and not self.full:
+                kept = weighing.load(store.kept(WEIGHED, self.setting), rows)
             self._weighing = weighing.Weighing(
                 self.documents,
                 self.compatible,
                 kept,
                 self.full,
                 drawn=(lambda digest: store.kept(DRAWN, digest)) if store is not None else None,
-                rows=(lambda keys: store.kept_rows(WEIGHED, keys)) if store is not None else None,
+                rows=rows,
                 progress=self.progress,
             )
         return self._weighing

@@ -60,7 +60,8 @@ from .conflicts import (
 )
 from .kept_pairs import NONE, KeptPairs
 from .likeliest import Posting, likeliest
-from .row_keys import checked, key_of, packed, unpacked
+from .row_keys import checked, key_of
+from .weighing_record import DICT, KEYS, LIST, Based, resolved, stored
 from .weighing_rows import ASKS, CITES, FIELDS, HOLDS, NEAR, Buckets, Digests, Facts, FieldView, rows_for, since
 from .weighing_terms import KeptTerms
 from ..records.store_rows import relations_of
@@ -72,6 +73,7 @@ __all__ = [
     "SAVES",
     "DRAWN",
     "PROGRESS_EVERY",
+    "BASED",
     "Kept",
     "KeptBm25",
     "Rows",
@@ -83,7 +85,7 @@ __all__ = [
 ]
 
 REFRESH_SHARE = 0.01
-FORMAT = 15
+FORMAT = 16
 SAVES = 8
 """Saves of the weighing kept in `Kept.saves`: a follower chosen from the weighing as it stood
 before one of them follows the pairs touched since; one chosen from an older weighing is made whole."""
@@ -174,6 +176,10 @@ class Kept:
 
     # Given by `attach`, not kept in the record (a dictionary set in their place is put in rows when kept).
     _rows: Any = field(init=False, repr=False, compare=False, default=None)
+    # The bases of the large fields (`BASED`) as last written: the record keeps the changes since.
+    bases: dict[str, Based] = field(init=False, repr=False, compare=False, default_factory=dict)
+    # The digests' rows as attached, by field: `keep_digests` follows what their `since` told.
+    _read_digests: dict[str, Digests] = field(init=False, repr=False, compare=False, default_factory=dict)
     digests: MutableMapping[str, str] = field(init=False, repr=False, compare=False, default_factory=dict)
     claims: MutableMapping[str, str] = field(init=False, repr=False, compare=False, default_factory=dict)
     facts: Facts = field(init=False, repr=False, compare=False)
@@ -201,6 +207,9 @@ class Kept:
             self.digests = Digests(rows, self.digest_rows)
         # Attached again by a full count of the decisions (every row made anew): the duplicates' read whole first.
         self.claims = dict(self.claims) if isinstance(self.claims, Digests) else Digests(rows, self.claim_rows)
+        self._read_digests = {
+            name: found for name in ("digests", "claims") if isinstance(found := getattr(self, name), Digests)
+        }
         self.facts = Facts(rows, self.texts, self.documents, self.inverted, len(self.digests))
         self.terms = KeptTerms(rows, self.term_rows, len(self.digests))
         self.terms_base = Buckets(rows, self.base, rows_for(len(self.digests)))
@@ -294,7 +303,7 @@ class Kept:
         """The keys in `Rows` this record names."""
         named: tuple[list[str], ...] = (self.pair_rows, self.pair_index, self.texts, self.documents, self.inverted)
         named += (self.term_rows,)
-        named += (self.base, self.digest_rows[1], self.claim_rows[1])
+        named += (self.base, self.digest_rows[1], self.claim_rows[1], [based.key for based in self.bases.values()])
         return {key for keys in named for key in keys if key}
 
     def keep_rows(self) -> None:
@@ -309,6 +318,19 @@ class Kept:
         self.thresholds = self.limits.tobytes()
         self.sizes = self.by_row.tobytes()
         self.keep_digests()
+        self.keep_bases()
+
+    def keep_bases(self) -> None:
+        """Write again the base of each large field (`BASED`) whose changes outgrew it, or that has
+        none (every one after a full count, whose rows replace all those kept)."""
+        rows = self._rows
+        if rows is None:
+            return
+        for name, kind in BASED.items():
+            based = self.bases.get(name)
+            if based is None:
+                based = self.bases[name] = Based(kind)
+            stored(based, getattr(self, name), rows.whole, rows.add)
 
     def keep_digests(self) -> None:
         """Name in the record the rows of `digests` and `claims` as they are now: a dictionary set
@@ -322,11 +344,16 @@ class Kept:
             if rows.whole and isinstance(found, Digests):
                 found = dict(found)
             if not isinstance(found, Digests):
-                held = Digests(rows, getattr(self, kept_as))
+                read = self._read_digests.get(name)
+                held = read if read is not None and read.told is not None and read.told[0] is found else None
                 try:
                     if rows.whole:  # every row the record names is made in this call
                         raise KeyError("made anew")
-                    changed, removed = held.since(found)
+                    if held is None:
+                        held = Digests(rows, getattr(self, kept_as))
+                        changed, removed = held.since(found)
+                    else:  # the same digests its rows were compared with: what changed is known
+                        _, changed, removed = cast("tuple[Any, set[str], set[str]]", held.told)
                     for key in changed:
                         held[key] = found[key]
                     for key in removed:
@@ -403,17 +430,29 @@ class Rows:
 
 
 _NAMES = tuple(f.name for f in fields(Kept) if f.init)
-# The fields naming rows, kept as `row_keys.packed` bytes.
+# The large fields, kept as a base in a row of its own and the changes since (`weighing_record`):
+# each term's and each link target's decision count, the documents reachable by supersession and
+# what they supersede, each row's id, least score and length, and the keys of the rows the rest is
+# kept in.
 _KEYS = ("base", "texts", "documents", "inverted", "term_rows", "pair_rows", "pair_index")
-_PACKED = tuple(name in _KEYS for name in _NAMES)
+BASED: dict[str, str | int] = {"frequency": DICT, "linked": DICT, "reach": DICT, "supers": DICT, "rows": LIST}
+BASED.update(thresholds=8, sizes=4)
+BASED.update(dict.fromkeys(_KEYS, KEYS))
+
+
+def _value(kept: Kept, name: str) -> Any:
+    """A field as the record keeps it: a large one as its base's key and the changes since ("" and
+    None where it has no base: a record that never weighed, which `load` refuses)."""
+    value = getattr(kept, name)
+    if name not in BASED:
+        return value
+    based = kept.bases.get(name)
+    return (based.key, based.changes(value)) if based is not None and based.value is not None else ("", None)
 
 
 def _values(kept: Kept, apart: bool = False) -> tuple:
     """The record's fields as kept (its `DRAWN` fields None where kept `apart`)."""
-    return tuple(
-        None if apart and name in DRAWN else packed(getattr(kept, name)) if pack else getattr(kept, name)
-        for name, pack in zip(_NAMES, _PACKED)
-    )
+    return tuple(None if apart and name in DRAWN else _value(kept, name) for name in _NAMES)
 
 
 def dump(kept: Kept) -> bytes:
@@ -444,17 +483,22 @@ def _read_drawn(kept: Kept, data: Any) -> bool:
     return True
 
 
-def load(data: Any) -> Kept | None:
-    """The `Kept` that `dump` wrote, or None for anything else (a damaged or older store)."""
+def load(data: Any, read: Callable[[list[str]], dict[str, bytes]]) -> Kept | None:
+    """The `Kept` that `dump` wrote, its large fields made from their bases (read through `read`,
+    in one query) and the changes since; None for anything else (a damaged or older store, a base
+    missing or damaged)."""
     if not isinstance(data, bytes):
         return None
     try:
         version, values = marshal.loads(data)
         if version != FORMAT or len(values) != len(_NAMES):
             return None
-        fields: list[Any] = [unpacked(value) if pack else value for value, pack in zip(values, _PACKED)]
-        return Kept(*fields)
-    except (ValueError, TypeError, EOFError):
+        found = dict(zip(_NAMES, values))
+        bases = resolved(BASED, found, read)
+        kept = Kept(**found)
+        kept.bases = bases
+        return kept
+    except (ValueError, TypeError, EOFError, IndexError):
         return None
 
 

@@ -18,7 +18,7 @@ import math
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from typing import Any, Protocol
 
-from .row_keys import key_of, row_of
+from .row_keys import key_of, row_of, rows_of
 
 __all__ = [
     "DIGESTS_A_ROW",
@@ -332,6 +332,9 @@ class Digests(MutableMapping):
         # call gives them in (the documents'), which makes a row unchanged the same bytes.
         self.ids: list[dict[str, None]] = [{} for _ in self.names]
         self.changed: set[int] = set()
+        # The digests the last `since` was asked of, and what it told: a caller keeping those same
+        # digests (`weighing.Kept.keep_digests`) sets what changed, not every row made again.
+        self.told: tuple[Mapping[str, str], set[str], set[str]] | None = None
 
     @classmethod
     def of(cls, rows: _Rows, digests: Mapping[str, str]) -> Digests:
@@ -368,11 +371,17 @@ class Digests(MutableMapping):
     def since(self, now: Mapping[str, str]) -> tuple[set[str], set[str]]:
         """As `since` (the module's function) tells them; afterwards this holds every digest kept."""
         if self.held is not None:
-            return since(self.held, now)
+            changed, removed = since(self.held, now)
+        else:
+            changed, removed = self._since(now)
+        self.told = (now, changed, removed)
+        return changed, removed
+
+    def _since(self, now: Mapping[str, str]) -> tuple[set[str], set[str]]:
         count = len(self.names)
         parts: list[list[str]] = [[] for _ in range(count)]
-        for key in now:
-            parts[row_of(key, count)].append(key)
+        for key, at in zip(now, rows_of(now, count)):
+            parts[at].append(key)
         differ = []
         names = self.names
         for at, ids in enumerate(parts):
