@@ -83,7 +83,7 @@ __all__ = [
 ]
 
 REFRESH_SHARE = 0.01
-FORMAT = 15
+FORMAT = 16
 SAVES = 8
 """Saves of the weighing kept in `Kept.saves`: a follower chosen from the weighing as it stood
 before one of them follows the pairs touched since; one chosen from an older weighing is made whole."""
