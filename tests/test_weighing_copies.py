@@ -2,7 +2,7 @@
 it moved (their most alike found again: their likeliest's score moves with the average length).
 Each pair of texts' likeness is summed once per pair of contents (`similarity.Corpus.content`: the
 copies hold the same terms), and the rows of the pairs read and written are those of the older
-decisions among them (`kept_pairs.place`), not one for each pair. The answers are byte for byte
+decisions among them (`KeptPairs.place`), not one for each pair. The answers are byte for byte
 those of summing every pair's texts and asking every pair (`Weighing.everywhere`), and of a full
 count (`--full`); rows of the pairs damaged or gone are worked out again."""
 

@@ -21,11 +21,12 @@ from typing import Any, Protocol
 
 from .row_keys import row_of
 
-__all__ = ["PAIR_ROWS", "HALF", "INDEX_ROWS", "NONE", "LISTED", "BEST", "KeptPairs", "state", "place"]
+__all__ = ["PAIR_ROWS", "HALF", "INDEX_ROWS", "NONE", "LISTED", "BEST", "KeptPairs", "state"]
 
 PAIR_ROWS = 2048
 HALF = PAIR_ROWS // 2  # a pair's row is `row_of(older, HALF)`, or HALF past it for one of the `best` pairs
 INDEX_ROWS = 2048
+assert INDEX_ROWS % HALF == 0  # a decision's index row tells its pairs' row too (`KeptPairs.place`)
 # What a pair's row says, kept in the index beside the pair: no row (settled when weighed, or
 # neither may replace the other), a row, a row of one of the queue's `best` pairs.
 NONE = 0
@@ -42,11 +43,6 @@ class _Rows(Protocol):  # `weighing.Rows`
 def state(row: Any) -> int:
     """What a row (as `weighing` encodes it, or None) says: NONE, LISTED or BEST."""
     return NONE if row is None else BEST if row[4] else LISTED
-
-
-def place(pair: tuple[str, str], found: int) -> int:
-    """The row holding a pair whose row says `found` (`state`): chosen by its older decision."""
-    return row_of(pair[0], HALF) + (HALF if found == BEST else 0)
 
 
 def _loads(value: bytes) -> dict:
@@ -76,6 +72,7 @@ class KeptPairs:
         self.index: dict[int, dict[str, dict[tuple[str, str], int]]] = {}
         self.changed_parts: set[int] = set()
         self.changed_index: set[int] = set()
+        self._ats: dict[str, int] = {}  # each decision's index row, as asked (`_at`)
         if self.whole:
             self.parts = {at: {} for at in range(PAIR_ROWS)}
             self.index = {at: {} for at in range(INDEX_ROWS)}
@@ -99,16 +96,28 @@ class KeptPairs:
 
     def _places(self, pair: tuple[str, str]) -> tuple[int, ...]:
         """The row holding a pair, as the index of its first decision says (read): none for one not kept."""
-        found = self.index[row_of(pair[0], INDEX_ROWS)].get(pair[0], _EMPTY).get(pair)
-        return () if found is None else (place(pair, found),)
+        found = self.index[self._at(pair[0])].get(pair[0], _EMPTY).get(pair)
+        return () if found is None else (self.place(pair, found),)
+
+    def place(self, pair: tuple[str, str], found: int) -> int:
+        """The row holding a pair whose row says `found` (`state`): chosen by its older decision."""
+        return self._at(pair[0]) % HALF + (HALF if found == BEST else 0)
+
+    def _at(self, doc_id: str) -> int:
+        """`row_of(doc_id, INDEX_ROWS)`, once for each decision: a pair weighed asks it of its two
+        decisions several times."""
+        at = self._ats.get(doc_id)
+        if at is None:
+            at = self._ats[doc_id] = row_of(doc_id, INDEX_ROWS)
+        return at
 
     def read_index(self, doc_ids: Iterable[str]) -> None:
         """Read the index rows of these decisions, in one query."""
-        self._read((row_of(doc_id, INDEX_ROWS) for doc_id in doc_ids), self.index_keys, self.index)
+        self._read((self._at(doc_id) for doc_id in doc_ids), self.index_keys, self.index)
 
     def of(self, doc_id: str) -> dict[tuple[str, str], int]:
         """A decision's pairs, each with its `state` (its index row read: `read_index`)."""
-        return self.index[row_of(doc_id, INDEX_ROWS)].get(doc_id, {})
+        return self.index[self._at(doc_id)].get(doc_id, {})
 
     def row(self, pair: tuple[str, str]) -> Any:
         """A pair's row, False for a pair not kept (its rows read: `read_pairs`)."""
@@ -129,12 +138,12 @@ class KeptPairs:
         """Keep a pair's row, and its state in the index of both its decisions."""
         self.read_index(pair)
         found = state(row)
-        at = place(pair, found)
+        at = self.place(pair, found)
         self._take(pair, at)
         self.parts[at][pair] = row
         self.changed_parts.add(at)
         for doc_id in pair:
-            at = row_of(doc_id, INDEX_ROWS)
+            at = self._at(doc_id)
             self.index[at].setdefault(doc_id, {})[pair] = found
             self.changed_index.add(at)
 
@@ -143,7 +152,7 @@ class KeptPairs:
         self.read_index(pair)
         self._take(pair)
         for doc_id in pair:
-            at = row_of(doc_id, INDEX_ROWS)
+            at = self._at(doc_id)
             held = self.index[at].get(doc_id)
             if held is not None:
                 held.pop(pair, None)

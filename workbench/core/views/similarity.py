@@ -28,6 +28,7 @@ __all__ = [
     "term_counts",
     "Profile",
     "profiles_of",
+    "Contents",
     "Corpus",
     "Likeness",
     "likeness",
@@ -311,6 +312,26 @@ def _after_words(title: str, count: int) -> str:
     return ""
 
 
+class Contents:
+    """A number for what a text's terms hold, in their order: the same for two texts of the same
+    terms counted alike (decisions copied from one template), so that what is worked out from the
+    terms alone is worked out once for them; each text's found once, by its identity."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[int, tuple[Counter, int]] = {}  # by the identity of the terms, held alongside
+        self._held: dict[tuple, int] = {}  # each distinct content, in order, to its number
+
+    def of(self, terms: Counter) -> int:
+        kept = self._by_id.get(id(terms))
+        if kept is None or kept[0] is not terms:
+            held = self._held
+            kept = self._by_id[id(terms)] = (terms, held.setdefault(tuple(terms.items()), len(held)))
+        return kept[1]
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+
 class Corpus:
     """Document frequencies, so a shared rare word counts for more than a shared common one."""
 
@@ -355,8 +376,7 @@ class Corpus:
         # hundreds of pairs that are a dozen pairs of texts (1,653 pairs, 12 pairs of texts, at
         # 10,000 decision records). The same terms in the same order give the same sums.
         self._cosines: dict[tuple[int, int], tuple[float, list[str]]] = {}
-        self._contents: dict[int, tuple[Counter, int]] = {}  # by the identity of the terms, held alongside
-        self._held: dict[tuple, int] = {}  # each distinct content, in order, to a number of its own
+        self._contents = Contents()
 
     def subject(self, profile: Profile) -> tuple[list[str], str]:
         """The title's words and its head without the opening every title of its type shares
@@ -397,17 +417,11 @@ class Corpus:
         return found
 
     def content(self, terms: Counter) -> int:
-        """A number for what `terms` holds, in its order: the same for two texts of the same terms
-        counted alike, worked out once per text."""
-        kept = self._contents.get(id(terms))
-        if kept is None or kept[0] is not terms:
-            held = self._held
-            if len(held) > _CONTENTS_MOST:  # a long-lived corpus comparing ever new drafts: start again
-                held.clear()
-                self._contents.clear()
-                self._cosines.clear()
-            kept = self._contents[id(terms)] = (terms, held.setdefault(tuple(terms.items()), len(held)))
-        return kept[1]
+        """`Contents.of` these terms (a long-lived corpus comparing ever new drafts starts again
+        past CONTENTS_MOST of them, its sums forgotten with their numbers)."""
+        if len(self._contents) > CONTENTS_MOST:
+            self._contents, self._cosines = Contents(), {}
+        return self._contents.of(terms)
 
     def norm(self, terms: Counter) -> float:
         """The length of `terms` weighed by rarity, worked out once per text: a conflicts search
@@ -433,7 +447,7 @@ class Likeness:
     reasons: list[str]
 
 
-_CONTENTS_MOST = 200_000  # distinct texts a corpus numbers before it forgets them all (`Corpus.content`)
+CONTENTS_MOST = 200_000  # distinct texts a corpus numbers before it forgets them all (`Corpus.content`)
 
 
 def _cosine(a: Counter, b: Counter, corpus: Corpus) -> tuple[float, list[str]]:
