@@ -9,8 +9,8 @@ change reads the index of the decisions it moved, and the rows of the pairs it w
 the rest. A change to a decision copied from a common template weighs again every pair of the
 copies it moved, 1,653 pairs of 133 decisions: placed by the pair, they were in 1,192 rows (of
 2,048) read and written again; placed by the older decision, they are in two rows at most for
-each older decision among them (its `best` pairs' and the rest). The most pairs a decision is the older of (436 at 10,000
-decision records) make a row of 144 KB, a row 16 KB on average.
+each older decision among them (its `best` pairs' and the rest). The most pairs a decision is
+the older of (436 at 10,000 decision records) make a row of 144 KB, a row 16 KB on average.
 """
 
 from __future__ import annotations
