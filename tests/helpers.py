@@ -162,3 +162,32 @@ def rows_asked(vault, among: set[str]) -> list[str]:
 
     vault.store.kept_rows = counted
     return asked
+
+
+# A template many decisions are copied from, written as people write: capitals, plurals, names,
+# so the shared words shown in reasons are not their terms.
+TEMPLATE = (
+    "## Context\n\nOur Invoices are rendered as PDFs by the Billing service. Kafka Brokers carry the "
+    "Events between Services; the Ledger reconciles Payments nightly. Retries use exponential "
+    "Backoff with Jitter, and Dead-Letter Queues hold the Messages that fail.\n\n## Decision\n\n"
+    "We keep the Invoices' PDFs in Object Storage, keyed by Tenant and Period. {n}\n"
+)
+
+
+def template_copy(root: Path, n: int) -> None:
+    """Decision `n` copied from `TEMPLATE`, a sentence of its own at the end (its words those of
+    every other copy's: only its number differs)."""
+    doc_id = f"mem-decision-template-{n:02}"
+    (root / "decisions" / f"{doc_id}.md").write_text(
+        f"---\nschema_version: v1\nid: {doc_id}\ntype: decision\ntitle: Invoice storage for region {n}\n"
+        f"status: active\ncreated_at: 2026-01-{1 + n:02}\nupdated_at: 2026-02-01\nproject: billing\n"
+        "tags: [billing]\nlinks: []\nsupersedes: []\nsuperseded_by: []\nprovenance:\n  source: agent-claude\n"
+        f"  confidence: medium\n---\n{TEMPLATE.format(n=f'Region {n} Archives keep Seven Years.')}",
+        "utf-8",
+    )
+
+
+def append_to_copy(root: Path, n: int, words: str) -> None:
+    """`words` appended to `template_copy` `n` by plain file I/O, as an agent writes it."""
+    with (root / "decisions" / f"mem-decision-template-{n:02}.md").open("a", encoding="utf-8") as file:
+        file.write(f"\n{words}\n")

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import copied, shaped_vault, weighing_record
+from helpers import append_to_copy, copied, shaped_vault, template_copy, weighing_record
 
 from workbench import Vault
 from workbench.cli import main
@@ -20,39 +20,14 @@ from workbench.core.views import similarity
 
 SIZE = 1200  # about 300 decisions
 COPIES = 12
-# A template many decisions are copied from, written as people write: capitals, plurals, names,
-# so the shared words shown in reasons are not their terms.
-TEMPLATE = (
-    "## Context\n\nOur Invoices are rendered as PDFs by the Billing service. Kafka Brokers carry the "
-    "Events between Services; the Ledger reconciles Payments nightly. Retries use exponential "
-    "Backoff with Jitter, and Dead-Letter Queues hold the Messages that fail.\n\n## Decision\n\n"
-    "We keep the Invoices' PDFs in Object Storage, keyed by Tenant and Period. {n}\n"
-)
 
 
 @pytest.fixture(scope="module")
 def shaped(tmp_path_factory) -> Path:
     root = shaped_vault(tmp_path_factory, SIZE, seed=11)
     for n in range(COPIES):
-        _copy(root, n)
+        template_copy(root, n)
     return root
-
-
-def _copy(root: Path, n: int) -> None:
-    """One decision copied from `TEMPLATE`, a sentence of its own at the end."""
-    doc_id = f"mem-decision-template-{n:02}"
-    (root / "decisions" / f"{doc_id}.md").write_text(
-        f"---\nschema_version: v1\nid: {doc_id}\ntype: decision\ntitle: Invoice storage for region {n}\n"
-        f"status: active\ncreated_at: 2026-01-{1 + n:02}\nupdated_at: 2026-02-01\nproject: billing\n"
-        "tags: [billing]\nlinks: []\nsupersedes: []\nsuperseded_by: []\nprovenance:\n  source: agent-claude\n"
-        f"  confidence: medium\n---\n{TEMPLATE.format(n=f'Region {n} Archives keep Seven Years.')}",
-        "utf-8",
-    )
-
-
-def _append(root: Path, n: int, words: str) -> None:
-    with (root / "decisions" / f"mem-decision-template-{n:02}.md").open("a", encoding="utf-8") as file:
-        file.write(f"\n{words}\n")
 
 
 def _printed(root: Path, capsys, *command: str) -> str:
@@ -66,7 +41,7 @@ def test_the_pairs_around_a_change_are_weighed_without_reading_their_texts(shape
     of such a call at 10,000 decision records. Now only the changed decision's words are counted."""
     root = copied(shaped, tmp_path)
     Vault.open(root)._queue(False).conflicts()
-    _append(root, 5, "The retry budget was raised to 7 attempts after the outage review.")
+    append_to_copy(root, 5, "The retry budget was raised to 7 attempts after the outage review.")
     pairs = Vault.open(root)._queue(False).weighing()
     counted: list[str] = []
     counting = similarity.term_counts
@@ -117,11 +92,11 @@ def _both(root: Path, tmp_path: Path, capsys, monkeypatch, steps, forget: bool =
 def _steps(seed: int) -> list:
     chosen = random.Random(seed).randrange(COPIES)  # the same decision in both copies
     return [
-        lambda r: _append(r, 3, "Kafka Brokers were replaced; the Invoices stay."),
-        lambda r: _append(r, chosen, "Archives of PDFs move to Cold Storage."),
-        lambda r: (_append(r, 0, "Tenants' Ledgers."), _append(r, 9, "Jitter removed.")),
+        lambda r: append_to_copy(r, 3, "Kafka Brokers were replaced; the Invoices stay."),
+        lambda r: append_to_copy(r, chosen, "Archives of PDFs move to Cold Storage."),
+        lambda r: (append_to_copy(r, 0, "Tenants' Ledgers."), append_to_copy(r, 9, "Jitter removed.")),
         lambda r: (r / "decisions" / "mem-decision-template-07.md").unlink(),
-        lambda r: _copy(r, 7),
+        lambda r: template_copy(r, 7),
     ]
 
 
@@ -140,7 +115,7 @@ def test_the_answers_are_alike_on_other_shapes_of_vault(tmp_path, capsys, monkey
     root = tmp_path / "vault"
     generate_shaped_vault(root, 600, seed=seed)
     for n in range(COPIES):
-        _copy(root, n)
+        template_copy(root, n)
     _both(root, tmp_path, capsys, monkeypatch, _steps(seed))
 
 

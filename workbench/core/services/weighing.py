@@ -66,7 +66,7 @@ from .weighing_rows import ASKS, CITES, FIELDS, HOLDS, NEAR, Buckets, Digests, F
 from .weighing_terms import KeptTerms
 from ..records.store_rows import relations_of
 from ..vocabulary.model import DocType, Document, Status
-from ..views.similarity import Bm25, Corpus, Likeness, Profile, profiles_of, rarity
+from ..views.similarity import Bm25, Contents, Corpus, Likeness, Profile, profiles_of, rarity
 
 __all__ = [
     "REFRESH_SHARE",
@@ -518,6 +518,8 @@ class KeptBm25(Bm25):
         self._norms: dict[str, float] = {}
         self._least_norm: float | None = None
         self._postings: dict[str, Posting] = {}
+        self._contents = Contents()
+        self._scores: dict[tuple[tuple[str, ...], int, int], float] = {}
         # The queries asked, and the `most` + 1 best of those asked again, none left out.
         self._asked: set[tuple[tuple[str, ...], int]] = set()
         self._found: dict[tuple[tuple[str, ...], int], list[tuple[float, str]]] = {}
@@ -541,12 +543,18 @@ class KeptBm25(Bm25):
         return self.idf(term) * count * (self.K1 + 1) / (count + self._norm(doc_id))
 
     def score(self, asked: list[str], doc_id: str) -> float:
-        total = 0.0
+        """Added once for each query, terms and length (`similarity.Contents`): the pairs a change
+        to a template copy weighs again ask the copies' same queries of the copies' same terms."""
         counts = self.counts_of(doc_id)
-        for term in asked:
-            count = counts.get(term)
-            if count:
-                total += self._share(term, doc_id, count)
+        key = (tuple(asked), self._contents.of(counts), self.kept.lengths[doc_id])
+        total = self._scores.get(key)
+        if total is None:
+            total = 0.0
+            for term in asked:
+                count = counts.get(term)
+                if count:
+                    total += self._share(term, doc_id, count)
+            self._scores[key] = total
         return total
 
     def term_shares(self, doc_id: str) -> dict[str, float]:
