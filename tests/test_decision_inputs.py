@@ -6,6 +6,7 @@ damaged or gone."""
 from __future__ import annotations
 
 import marshal
+import os
 import re
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 from tests import test_kept_successors as beside
 from tests.test_kept_successors import STATUS, _append
 from tests.test_kept_successors_follow import _call, _rename
+from tests.test_process_after_a_change import decision_records
 from workbench.cli.main import main
 from workbench.core.services import decision_inputs, kept_successors
 from workbench.core.services.kept_conflicts import SUCCESSORS
@@ -177,3 +179,20 @@ def test_the_queue_after_changes_equals_a_full_recompute(vault: Path, capsys) ->
         change()
         followed = _printed(vault, capsys)
         assert followed == _printed(vault, capsys, "--full")
+
+
+def test_a_file_no_one_can_read_taking_a_linked_id_makes_the_linking_line_again(tmp_path: Path) -> None:
+    """A link resolves among every id a file owns, an invalid file's too: a named pipe added under
+    the id a decision links to moves what that decision's links name while no valid document's id
+    and no decision's file moved; its line is made again, not kept from before."""
+    root = tmp_path / "records"
+    decision_records(root, 120)
+    linking = root / "ADR-0040-step.md"
+    linking.write_text(linking.read_text() + "\nSee [the probe](adr-0999-probe.md) and [[ADR-0999-Probe]].\n")
+    _call(root)
+    os.mkfifo(root / "ADR-0999-probe.md")  # unreadable: an invalid record owning ADR-999
+    call = _call(root)
+    store, docs, related, _, _ = beside.asked_of(root)
+    now = kept_successors.read_from([docs["ADR-040"]], related)["ADR-040"]
+    assert call.kept.fact("ADR-040")[kept_successors.KEY] == now
+    assert call.found == call.plain

@@ -67,23 +67,24 @@ class Opened:
     docs: dict
 
 
-def asked_of(root: Path) -> tuple[DerivedStore, dict, dict, list[str]]:
+def asked_of(root: Path) -> tuple[DerivedStore, dict, dict, list[str], dict]:
     """A fresh open of the records as decisions: its store, its documents by id, their relations,
-    and the superseded records that name no successor (whose likeliest successors are asked)."""
+    the superseded records that name no successor (whose likeliest successors are asked), and
+    every id a file owns (an invalid file's too)."""
     vault = Vault.open(root, flavour="adr")
     docs = {d.id: d for d in vault.index.documents}
     related = {doc_id: relations_of(doc) for doc_id, doc in docs.items()}
     lacking = [d for d, doc in docs.items() if doc.status == Status.SUPERSEDED and not related[d][1]]
-    return vault.index.store, docs, related, lacking
+    return vault.index.store, docs, related, lacking, vault.index.owners()
 
 
 def _opened(root: Path, dismissed: frozenset = frozenset()) -> Opened:
-    store, docs, related, lacking = asked_of(root)
+    store, docs, related, lacking, owned = asked_of(root)
     decisions = Decisions(docs.values())
     plain = likeliest_among(decisions, lacking, dismissed=dismissed)
     kept = kept_successors.KeptDecisions(lambda keys: store.kept_rows(SUCCESSORS, keys))
     kept.load(store.kept(SUCCESSORS, "test"))
-    found = kept_successors.likeliest_successors(docs, lacking, dismissed, kept, related)
+    found = kept_successors.likeliest_successors(docs, lacking, dismissed, kept, related, owned)
     assert found is not None
     store.keep_with_rows(SUCCESSORS, "test", kept.dump(), kept.to_write(), replace=kept.whole, forget=kept.unnamed())
     return Opened(_answer(plain), _answer(found), kept, decisions, lacking, docs)

@@ -30,7 +30,7 @@ class Call:
 
 
 def _call(root: Path, dismissed: frozenset = frozenset()) -> Call:
-    store, docs, related, lacking = asked_of(root)
+    store, docs, related, lacking, owned = asked_of(root)
     read: list[str] = []
 
     def rows(keys: list[str]) -> dict[str, bytes]:
@@ -39,7 +39,7 @@ def _call(root: Path, dismissed: frozenset = frozenset()) -> Call:
 
     kept = kept_successors.KeptDecisions(rows)
     kept.load(store.kept(SUCCESSORS, "test"))
-    found = kept_successors.likeliest_successors(docs, lacking, dismissed, kept, related)
+    found = kept_successors.likeliest_successors(docs, lacking, dismissed, kept, related, owned)
     assert found is not None
     if kept.moved:
         store.keep_with_rows(

@@ -222,7 +222,15 @@ class Vault(ReviewMethods, InboxMethods, SyncMethods):
 
         flavour, compatible = self.index.flavour, self.index.config.compatible
         return kept_conflicts.Asked(
-            self.documents, flavour.reading, flavour.native, self.store, today(), compatible, full, progress
+            self.documents,
+            flavour.reading,
+            flavour.native,
+            self.store,
+            today(),
+            compatible,
+            full,
+            progress,
+            owned=self.index.owners,
         )
 
     def consolidation_groups(self) -> list[Group]:

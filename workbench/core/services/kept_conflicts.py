@@ -902,10 +902,13 @@ class Asked:
         compatible: frozenset = frozenset(),
         full: bool = False,
         progress: Callable[[str, int, int], object] | None = None,
+        owned: Callable[[], Iterable[str]] | None = None,
     ):
-        """`progress(pass, done, total)`: told how far the weighing's long passes have gone."""
+        """`progress(pass, done, total)`: told how far the weighing's long passes have gone;
+        `owned()`: every id a file of the vault owns (`VaultIndex.owners`), which the kept likeliest
+        successors need to tell that no link moved (without it they are worked out plainly)."""
         self.documents, self.native, self.store, self.compatible = documents, native, store, compatible
-        self.full, self.progress = full, progress
+        self.full, self.progress, self.owned = full, progress, owned
         self.reading, self.on = reading, on
         code = code_fingerprint() if store is not None else ""
         self.setting = setting_key(reading, native, on, code, compatible) if store is not None else ""
@@ -1079,11 +1082,13 @@ class Asked:
 
         store = self.store
         assert store is not None
+        if self.owned is None:
+            return likeliest_successors(docs.values(), lacking, dismissed=compatible)
         key = f"{code_fingerprint()}\t{self.reading}"
         kept = kept_successors.KeptDecisions(lambda keys: store.kept_rows(SUCCESSORS, keys))
         if not self.full:
             kept.load(store.kept(SUCCESSORS, key))  # False: nothing kept (or not this), all counted
-        found = kept_successors.likeliest_successors(docs, lacking, compatible, kept, related)
+        found = kept_successors.likeliest_successors(docs, lacking, compatible, kept, related, self.owned())
         if found is None:
             return likeliest_successors(docs.values(), lacking, dismissed=compatible)
         if kept.moved:
@@ -1118,7 +1123,16 @@ class Asked:
                 try:
                     decisions = tail.conflicts()
                 except Stale:  # a block's entries gone beside its printed text: all again
-                    again = Asked(self.documents, self.reading, self.native, self.store, self.on, self.compatible, True)
+                    again = Asked(
+                        self.documents,
+                        self.reading,
+                        self.native,
+                        self.store,
+                        self.on,
+                        self.compatible,
+                        True,
+                        owned=self.owned,
+                    )
                     return again.conflicts()
                 found = Conflicts(_plain(before + decisions) + [duplicate_listed(*d) for d in listed] + after)
         return found

@@ -885,17 +885,19 @@ def likeliest_successors(
     dismissed: frozenset,
     kept: KeptDecisions,
     related: Mapping[str, tuple],
+    owned: Iterable[str],
 ) -> dict[str, list[Successor]] | None:
     """`successors.likeliest_successors(docs.values(), old_ids, dismissed=dismissed)` from
     `kept`, brought in line with the documents first (`related[id]`: a document's relations as
-    `store_rows.relations_of` gives them, its links as resolved among them); None where the pass
+    `store_rows.relations_of` gives them, its links as resolved among them; `owned`: every id a file
+    of the vault owns, an invalid file's too, as links resolve among them); None where the pass
     is to be read plainly (a date with a time of day). A row of `kept` gone (another process
     counted everything since) counts everything again. Where no decision changed since the
     answer was kept, for the same records asked and pairs dismissed, that answer is given."""
     decision = DocType.DECISION
     decisions = [doc for doc in docs.values() if doc.type == decision]
     live = [doc.id for doc in decisions if doc.status in LIVE]  # in the documents' order
-    inputs = DecisionInputs(docs, decisions, related, read_from)
+    inputs = DecisionInputs(owned, decisions, related, read_from)
     old_ids = [doc_id for doc_id in old_ids if inputs.has(doc_id)]
     question = (old_ids, _dismissed_key(dismissed))
     for attempt in range(2):
