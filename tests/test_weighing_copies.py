@@ -14,11 +14,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import append_to_copy, copied, rows_asked, shaped_vault, template_copy
+from helpers import append_to_copy, copied, rows_asked, shaped_vault, template_copy, weighing_record
 
 from workbench import Vault
 from workbench.cli import main
-from workbench.core.services import kept_conflicts, weighing
+from workbench.core.services import weighing
 from workbench.core.views import similarity
 
 SIZE = 1200  # about 300 decisions
@@ -71,7 +71,7 @@ def test_a_change_to_one_copy_reads_the_rows_of_the_older_decisions_of_its_pairs
     root = copied(shaped, tmp_path)
     vault = Vault.open(root)
     vault._queue(False).conflicts()
-    record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, vault._queue(False).setting))
+    record = weighing_record(vault, vault._queue(False).setting)
     assert record is not None
     append_to_copy(root, COPIES - 1, CHANGE)
     vault = Vault.open(root)
@@ -146,7 +146,7 @@ def test_the_rows_of_the_pairs_damaged_or_gone_are_worked_out_again(shaped, tmp_
     root = copied(shaped, tmp_path)
     vault = Vault.open(root)
     vault._queue(False).conflicts()
-    record = weighing.load(vault.store.kept(kept_conflicts.WEIGHED, vault._queue(False).setting))
+    record = weighing_record(vault, vault._queue(False).setting)
     assert record is not None
     with vault.store.db as db:
         for key in {key for key in record.pair_rows if key}:
