@@ -417,9 +417,11 @@ class Corpus:
         return found
 
     def content(self, terms: Counter) -> int:
-        """`Contents.of` these terms (a long-lived corpus comparing ever new drafts starts again
-        past CONTENTS_MOST of them, its sums forgotten with their numbers)."""
-        if len(self._contents) > CONTENTS_MOST:
+        """`Contents.of` these terms. A long-lived corpus (the gate's, `corpus_of`) compares ever
+        new drafts with the same documents, each draft a text and a pair with each document
+        weighed: past CONTENTS_MOST texts, or COSINES_MOST pairs, it starts again, its sums
+        forgotten with their numbers."""
+        if len(self._contents) > CONTENTS_MOST or len(self._cosines) > COSINES_MOST:
             self._contents, self._cosines = Contents(), {}
         return self._contents.of(terms)
 
@@ -428,6 +430,8 @@ class Corpus:
         compares each document with many others."""
         kept = self._norms.get(id(terms))
         if kept is None or kept[0] is not terms:
+            if len(self._norms) > CONTENTS_MOST:  # each holds its text's terms alive: drafts too
+                self._norms = {}
             known, idf = self._idf, self.idf
             kept = self._norms[id(terms)] = (
                 terms,
@@ -448,6 +452,8 @@ class Likeness:
 
 
 CONTENTS_MOST = 200_000  # distinct texts a corpus numbers before it forgets them all (`Corpus.content`)
+COSINES_MOST = 100_000  # pairs of texts' likenesses it keeps likewise (about 25 MB; a full count of
+# 10,000 decision records copied from templates keeps under 1,000)
 
 
 def _cosine(a: Counter, b: Counter, corpus: Corpus) -> tuple[float, list[str]]:
