@@ -233,6 +233,18 @@ def test_a_field_read_back_is_the_field_kept_through_changes_and_new_bases(kind)
     assert found["field"] == now
 
 
+@pytest.mark.parametrize("kind", [LIST, KEYS, 8, 4])
+def test_a_length_past_the_base_and_its_changes_is_refused_not_allocated(kind):
+    """A record damaged yet still read whole (a length of 2**40 entries): refused as damaged, which
+    `weighing.load` answers with a count from nothing, not a `MemoryError` asking for it."""
+    store = _Store()
+    form = stored(Based(kind), _start(kind), False, store.add)
+    bases = resolved({"field": kind}, {"field": form}, store.read)
+    with pytest.raises(ValueError):
+        bases["field"].applied((2**40, {}))
+    assert bases["field"].applied((500, {})) == _start(kind)
+
+
 def test_a_dictionary_set_back_to_its_base_holds_no_change():
     """A key set, then set back to the value its base holds (a decision's terms counted out and in
     again): no change kept for it."""
@@ -249,3 +261,28 @@ def test_a_dictionary_set_back_to_its_base_holds_no_change():
     field["c"] = 3
     assert based.changes(field) == {"c": 3}
     assert based.changes(dict(field)) == {"c": 3}  # a plain dictionary: compared entry by entry
+
+
+def test_a_claim_removed_rewrites_the_rows_of_its_digests_alone(vault_root, monkeypatch):
+    """The claims' digests followed through a removal as through an edit: the set of what changed
+    that `since` told is not widened in place, where the rows' keeper would read the removed
+    document's digest, fail, and make every row of them anew (`Digests.of`)."""
+    from workbench.core.services import weighing_rows
+    from workbench.core.services.weighing import CLAIM_TYPES
+
+    vault = Vault.open(vault_root)
+    claims = [d for d in vault.documents if d.type in CLAIM_TYPES and d.type != "decision" and d.status == "active"]
+    made: list[int] = []
+    plain = weighing_rows.Digests.of.__func__
+    monkeypatch.setattr(
+        weighing_rows.Digests,
+        "of",
+        classmethod(lambda cls, rows, found: (made.append(len(found)), plain(cls, rows, found))[1]),
+    )
+    (vault_root / claims[3].path).unlink()
+    after = Vault.open(vault_root)
+    after._queue(False).conflicts()
+    assert made == []
+    kept, full = after._queue(False).conflicts(), after._queue(True).conflicts()
+    # the same conflicts; their reasons' figures may stand by the rarities kept (docs/conflicts.md)
+    assert [(c.kind, c.ids) for c in kept] == [(c.kind, c.ids) for c in full]

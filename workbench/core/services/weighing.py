@@ -1249,7 +1249,7 @@ class Weighing:
         active = {d.id: d for d in docs.values() if d.status == Status.ACTIVE and d.type in CLAIM_TYPES}
         digests = {doc_id: doc.digest for doc_id, doc in active.items()}
         changed, gone = since(kept.claims, digests)
-        changed |= gone
+        changed = changed | gone  # a new set: `since` keeps the one it gave as what it told (`Digests.told`)
         titles = hashlib.sha256(
             "\n".join(f"{d.id}\t{d.type}\t{d.title}" for d in active.values() if d.type != DocType.DECISION).encode()
         ).hexdigest()

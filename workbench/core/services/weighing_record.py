@@ -129,6 +129,11 @@ class Based:
             raise TypeError("the changes to a field are not a length and places")
         if not all(type(at) is int and at >= 0 for at in at_places):
             raise TypeError("the places of the changes to a field are not places")
+        # Past the base's end every entry is a change (`changes`): a length beyond them is a
+        # record damaged, not memory to be asked for.
+        given = len(at_places) if kind in (LIST, KEYS) else sum(len(r) for r in at_places.values() if type(r) is bytes)
+        if length * self.width > len(base) + given:
+            raise ValueError("the length of a field is past its base and its changes")
         if kind in (LIST, KEYS):
             items = list(base[:length]) + [None] * (length - len(base))
             for at, value in at_places.items():
