@@ -191,3 +191,21 @@ def append_to_copy(root: Path, n: int, words: str) -> None:
     """`words` appended to `template_copy` `n` by plain file I/O, as an agent writes it."""
     with (root / "decisions" / f"mem-decision-template-{n:02}.md").open("a", encoding="utf-8") as file:
         file.write(f"\n{words}\n")
+
+
+def harm_rows(vault, keys, harm: str, readable: bytes | None = None) -> None:
+    """The kept rows of `keys` in the vault's store `damaged` (bytes that decode as nothing),
+    `readable` (a value that decodes, `readable`, but is not the row kept: by default marshal's
+    empty dictionary) or else deleted, in one transaction."""
+    import marshal
+
+    db = vault.store.db
+    with db:
+        for key in keys:
+            if harm == "damaged":
+                db.execute("UPDATE kept_rows SET value = ? WHERE key = ?", (b"\x00not a row", key))
+            elif harm == "readable":
+                value = marshal.dumps({}) if readable is None else readable
+                db.execute("UPDATE kept_rows SET value = ? WHERE key = ?", (value, key))
+            else:
+                db.execute("DELETE FROM kept_rows WHERE key = ?", (key,))

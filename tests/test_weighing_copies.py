@@ -8,13 +8,12 @@ count (`--full`); rows of the pairs damaged or gone are worked out again."""
 
 from __future__ import annotations
 
-import marshal
 import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import append_to_copy, copied, rows_asked, shaped_vault, template_copy, weighing_record
+from helpers import append_to_copy, copied, harm_rows, rows_asked, shaped_vault, template_copy, weighing_record
 
 from workbench import Vault
 from workbench.cli import main
@@ -148,14 +147,7 @@ def test_the_rows_of_the_pairs_damaged_or_gone_are_worked_out_again(shaped, tmp_
     vault._queue(False).conflicts()
     record = weighing_record(vault, vault._queue(False).setting)
     assert record is not None
-    with vault.store.db as db:
-        for key in {key for key in record.pair_rows if key}:
-            if harm == "damaged":
-                db.execute("UPDATE kept_rows SET value = ? WHERE key = ?", (b"\x00not a row", key))
-            elif harm == "readable":
-                db.execute("UPDATE kept_rows SET value = ? WHERE key = ?", (marshal.dumps({}), key))
-            else:
-                db.execute("DELETE FROM kept_rows WHERE key = ?", (key,))
+    harm_rows(vault, {key for key in record.pair_rows if key}, harm)
     append_to_copy(root, COPIES - 1, CHANGE)
     pairs = Vault.open(root)._queue(False).weighing()
     pairs.listed_count()

@@ -12,7 +12,7 @@ from array import array
 from pathlib import Path
 
 import pytest
-from helpers import copied, weighed_vault, weighing_record
+from helpers import copied, harm_rows, weighed_vault, weighing_record
 
 from workbench import Vault
 from workbench.core.services import kept_conflicts, weighing
@@ -119,14 +119,7 @@ def test_a_base_damaged_or_missing_is_worked_out_again(vault_root, which, harm):
     record = weighing_record(vault, queue.setting)
     assert record is not None
     key = record.bases[which].key
-    db = vault.store.db
-    with db:
-        if harm == "damaged":
-            db.execute("UPDATE kept_rows SET value = ? WHERE key = ?", (b"\x00not a row", key))
-        elif harm == "readable":
-            db.execute("UPDATE kept_rows SET value = ? WHERE key = ?", (marshal.dumps({}), key))
-        else:
-            db.execute("DELETE FROM kept_rows WHERE key = ?", (key,))
+    harm_rows(vault, [key], harm)
     assert weighing_record(vault, queue.setting) is None
     _append(vault_root, vault, decisions[7], 2)
     vault = Vault.open(vault_root)

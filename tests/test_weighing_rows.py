@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import copied, weighed_vault, weighing_record
+from helpers import copied, harm_rows, weighed_vault, weighing_record
 
 from workbench import Vault
 from workbench.core.services import kept_conflicts, weighing
@@ -184,15 +184,7 @@ def test_a_row_damaged_or_missing_is_worked_out_again(vault_root, which, harm):
     record = weighing_record(vault, queue.setting)
     assert record is not None
     keys = [key for key in getattr(record, which) if key]
-    db = vault.store.db
-    with db:
-        for key in keys:
-            if harm == "damaged":
-                db.execute("UPDATE kept_rows SET value = ? WHERE key = ?", (b"\x00not a row", key))
-            elif harm == "readable":
-                db.execute("UPDATE kept_rows SET value = ? WHERE key = ?", (marshal.dumps({}), key))
-            else:
-                db.execute("DELETE FROM kept_rows WHERE key = ?", (key,))
+    harm_rows(vault, keys, harm)
     _changed_then_weighed_whole(vault_root, vault)
 
 

@@ -9,7 +9,7 @@ import marshal
 from pathlib import Path
 
 import pytest
-from helpers import copied, rows_asked, weighed_vault, weighing_record
+from helpers import copied, harm_rows, rows_asked, weighed_vault, weighing_record
 
 from workbench import Vault
 from workbench.core.services import kept_conflicts
@@ -99,15 +99,7 @@ def test_a_change_reads_one_row_for_each_pair_it_touches(vault_root):
 
 
 def _harmed(vault: Vault, keys: list[str], harm: str) -> None:
-    db = vault.store.db
-    with db:
-        for key in keys:
-            if harm == "damaged":
-                db.execute("UPDATE kept_rows SET value = ? WHERE key = ?", (b"\x00not a row", key))
-            elif harm == "readable":
-                db.execute("UPDATE kept_rows SET value = ? WHERE key = ?", (marshal.dumps(([], []), 2), key))
-            else:
-                db.execute("DELETE FROM kept_rows WHERE key = ?", (key,))
+    harm_rows(vault, keys, harm, marshal.dumps(([], []), 2))
 
 
 @pytest.mark.parametrize("which", ["digest_rows", "claim_rows"])
