@@ -22,7 +22,6 @@ test: machines are noisy, so compare codes measured in one run.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -146,13 +145,8 @@ def main(source: Path, flavour: str, runs: int, codes: list[Path], command: str,
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("source", type=Path, help="the vault to copy for each code")
-    parser.add_argument("codes", type=Path, nargs="+", help="folders each holding a checkout's workbench package")
-    parser.add_argument("--flavour", default="", help="how to read the vault (adr for decision records)")
-    parser.add_argument("--runs", type=int, default=RUNS, help="rounds, best of (default: %(default)s)")
+    parser = bench_queue_codes.codes_parser(__doc__.splitlines()[0], RUNS)
     parser.add_argument("--command", default="conflicts", choices=("conflicts", "review"))
-    parser.add_argument("--seeds", default="", help="the rounds' changes' seeds, in turn, comma-separated")
     args = parser.parse_args()
     seeds = [int(seed) for seed in args.seeds.split(",") if seed]
     main(args.source, args.flavour, args.runs, [code.resolve() for code in args.codes], args.command, seeds)

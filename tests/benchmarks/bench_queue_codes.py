@@ -171,17 +171,24 @@ def _loop(
     return alike
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def codes_parser(description: str, runs: int) -> argparse.ArgumentParser:
+    """The arguments every benchmark of changes alternating codes takes: the vault, the codes, the
+    flavour, the rounds, and the seeds of the rounds' changes."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("source", type=Path, help="the vault to copy for each code")
     parser.add_argument("codes", type=Path, nargs="+", help="folders each holding a checkout's workbench package")
     parser.add_argument("--flavour", default="", help="how to read the vault (adr for decision records)")
-    parser.add_argument("--runs", type=int, default=RUNS, help="rounds, best of (default: %(default)s)")
-    parser.add_argument("--bytecode", action="store_true", help="let every process keep its bytecode cache")
-    parser.add_argument("--loop", action="store_true", help="time a change, then review, then conflicts, each round")
+    parser.add_argument("--runs", type=int, default=runs, help="rounds, best of (default: %(default)s)")
     parser.add_argument(
         "--seeds", default="", help="the rounds' changes' seeds, in turn, comma-separated (e.g. 116,103)"
     )
+    return parser
+
+
+if __name__ == "__main__":
+    parser = codes_parser(__doc__.splitlines()[0], RUNS)
+    parser.add_argument("--bytecode", action="store_true", help="let every process keep its bytecode cache")
+    parser.add_argument("--loop", action="store_true", help="time a change, then review, then conflicts, each round")
     args = parser.parse_args()
     BYTECODE = args.bytecode
     seeds = [int(seed) for seed in args.seeds.split(",") if seed]
