@@ -4,17 +4,16 @@ a line for each decision.
 A decision's profile is made from what `kept_successors.read_from` puts in its line: its id, its
 file (digest and path), its status and its links as resolved. Its status is its file's reading, and
 what a link resolves to depends on its own file and on the set of every id of the vault, nothing
-else (`records.ownership`). So while every id stands where it stood (the `frame`: every id a file
-of the vault owns, an invalid file's too, and the decisions' ids in the documents' order), a
-decision's line can move
-only with its file's digest or path. Those are kept in `CHUNK`-decision slices of the decisions in
-order, each a row of its own (the slice's digests, then its paths) named by the record with a digest
-of its text: a call joins each slice and hashes it (C's work, no call for each decision), reads the
-rows of the few slices whose digest moved, and makes the lines of the decisions whose file moved in
-them alone. Making every decision's
-line and hashing it by rows of decisions took a third of the likeliest successors' time after one
-change (0.03 of 0.08 s under a profiler, 10,000 decision records). A frame that moved (a file
-added, removed or renamed to another id, a type changed) leaves the telling to the lines.
+else (`records.ownership`). So while every id stands where it stood (the `frame`: every id a file of
+the vault owns, an invalid file's too, and the decisions' ids in the documents' order), a decision's
+line can move only with its file's digest or path. Those are kept in `CHUNK`-decision slices of the
+decisions in order, each a row of its own (the slice's digests, then its paths) named by the record
+with a digest of its text: a call joins each slice and hashes it (C's work, no call for each
+decision), reads the rows of the few slices whose digest moved, and makes the lines of the decisions
+whose file moved in them alone. Making every decision's line and hashing it by rows of decisions
+took a third of the likeliest successors' time after one change (0.03 of 0.08 s under a profiler,
+10,000 decision records). A frame that moved (a file added, removed or renamed to another id, a type
+changed) leaves the telling to the lines.
 """
 
 from __future__ import annotations
