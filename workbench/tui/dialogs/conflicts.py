@@ -375,14 +375,74 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         self._id_width = width
         self._relist()
 
-    def _relist(self) -> None:
-        """The list built again, the entry highlighted kept."""
+    def _relist(self, key: str | None = None) -> None:
+        """The list built again, the entry `key` highlighted (by default the one highlighted)."""
         listing = self.query_one("#conflict-list", OptionList)
         highlighted = listing.highlighted
-        key = listing.get_option_at_index(highlighted).id if highlighted is not None and listing.option_count else None
+        if key is None and highlighted is not None and listing.option_count:
+            key = listing.get_option_at_index(highlighted).id
         with listing.prevent(OptionList.OptionHighlighted):
             listing.set_options(self._options(self._id_width))
             listing.highlighted = self._index_of(key) if key is not None else highlighted
+
+    def _title(self) -> None:
+        """The frame's title: how many conflicts, and judged pairs when there are any."""
+        judged = f" · judged pairs · {len(self.verdicts)}" if self.verdicts else ""
+        self.query_one("#dialog", Vertical).border_title = f"Conflicts · {len(self.conflicts)}{judged}"
+
+    def follow(self, conflicts: Sequence[Conflict], documents: Mapping[str, Document]) -> None:
+        """The queue found again while the dialog is open (another process wrote the vault): listed
+        in place, the entry the person was on kept highlighted where it still is, and shown again
+        only if what it holds changed. The verdicts are read again with it."""
+        held_conflict, held_verdict = self.selected, self.selected_verdict
+        self.conflicts, self.documents = list(conflicts), documents
+        self._found = len(self.conflicts)
+        if self._gone or not self._listed_once:
+            return  # its first frames list what it holds now
+        self.run_worker(self._followed(held_conflict, held_verdict), group="conflicts-follow", exclusive=True)
+
+    async def _followed(self, held_conflict: Conflict | None, held_verdict: Verdict | None) -> None:
+        if self.read_verdicts is not None:
+            worker = self.run_worker(self._load_verdicts, thread=True, group="conflicts-verdicts")
+            try:
+                await worker.wait()
+            except WorkerCancelled:
+                return
+            self.verdicts, self._found = worker.result or ([], len(self.conflicts))
+        if self._gone:
+            return
+        key = None
+        if held_verdict is not None:
+            key = next((f"v{n}" for n, v in enumerate(self.verdicts) if v.id == held_verdict.id), None)
+        elif held_conflict is not None:
+            same = [i for i, c in enumerate(self.conflicts) if c.ids == held_conflict.ids]
+            index = next((i for i in same if self.conflicts[i].kind == held_conflict.kind), same[0] if same else None)
+            if index is not None:
+                self.listed = max(self.listed, self._reaching(index))
+                key = str(index)
+        if key is None:
+            self.notify(
+                "The conflict you were on is no longer in the queue: the vault changed on disk",
+                title="The queue followed a change",
+                markup=False,
+            )
+        self._relist(key)
+        self._title()
+        now = self._key()
+        unchanged = (
+            now == key
+            and now is not None
+            and (held_verdict == self.selected_verdict if held_verdict is not None else held_conflict == self.selected)
+        )
+        if now is not None and now != MORE and not unchanged:
+            focus_was_in_resolutions = self.focused is not None and self.focused.parent is self.query_one(
+                "#resolutions", Vertical
+            )
+            await self._show(now)
+            if focus_was_in_resolutions:
+                self.query_one("#conflict-list", OptionList).focus()
+        self.shown = now
+        self.refresh_bindings()
 
     def _index_of(self, key: str | None) -> int | None:
         """The list's index of the entry `key` (`v3`, `5`), else its first entry that can be chosen."""
@@ -429,9 +489,7 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
             if worker.result and not self._gone:
                 self.verdicts, self._found = worker.result
                 self._relist()
-                self.query_one(
-                    "#dialog", Vertical
-                ).border_title = f"Conflicts · {len(self.conflicts)} · judged pairs · {len(self.verdicts)}"
+                self._title()
                 key = self._start_key()
         self.call_after_refresh(self._start_shown, key)
 

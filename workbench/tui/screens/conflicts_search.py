@@ -22,6 +22,7 @@ from .messages import ConflictsFound, ConflictsStep
 
 if TYPE_CHECKING:
     from ...core import Conflict, Conflicts, Document, Vault
+    from ..dialogs.conflicts import ConflictsDialog
     from .host import ConflictsHost
 
 __all__ = ["AUTO_CONFLICTS_LIMIT", "ConflictsSearch"]
@@ -58,6 +59,7 @@ class ConflictsSearch:
         if summary is None:
             return
         limit = AUTO_CONFLICTS_LIMIT if self.limit is None else self.limit
+        asked = asked or self._open_queue() is not None  # the person is working the queue: it follows
         kept_only = not asked and len(summary.documents) > limit
         if kept_only and not self.busy:
             self.host.conflicts = None
@@ -119,6 +121,12 @@ class ConflictsSearch:
             conflicts = None
         self.host.post_message(ConflictsFound(conflicts))
 
+    def _open_queue(self) -> ConflictsDialog | None:
+        """The conflicts queue's dialog, if it is open (anywhere in the stack: its keys' list may be over it)."""
+        from ..dialogs.conflicts import ConflictsDialog
+
+        return next((s for s in self.host.app.screen_stack if isinstance(s, ConflictsDialog)), None)
+
     def _said(self, step: str) -> None:
         """In the worker's thread: the step the queue's process has started, for the header."""
         self.host.post_message(ConflictsStep(step))
@@ -136,6 +144,11 @@ class ConflictsSearch:
             return
         self.host.conflicts = conflicts
         self.host.count_conflicts(len(conflicts))
+        dialog = self._open_queue()
+        if dialog is not None:  # open while the vault changed: it lists what was found, in place
+            self.reopen = False
+            dialog.follow(conflicts, self.host.summary.by_id if self.host.summary else dialog.documents)
+            return
         if self.reopen:
             self.reopen = False
             self.host.action_conflicts()

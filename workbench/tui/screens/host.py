@@ -137,6 +137,11 @@ class ConflictsHost(WorkerHost, Protocol):
         """Open the conflicts queue."""
         ...
 
+    @property
+    def app(self) -> App[Any]:
+        """The app, whose screens say whether the queue is open."""
+        ...
+
 
 class DiskHost(Protocol):
     """The main screen as its `DiskNews` sees it: the panes it updates, the history it edits."""
