@@ -422,7 +422,7 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
                 key = str(index)
         if key is None:
             self.notify(
-                "The conflict you were on is no longer in the queue: the vault changed on disk",
+                "The conflict you were on is no longer in the queue (the vault changed on disk).",
                 title="The queue followed a change",
                 markup=False,
             )
