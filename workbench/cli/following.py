@@ -5,17 +5,26 @@ as it prints an unchanged vault's (`core.Follower`). It runs in the foreground u
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from .main import QUICK, open_vault
 from .output import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, safe
 
 __all__ = ["run_follow"]
 
 
-def run_follow(path: Path, flavour: str | None) -> int:
+def run_follow(
+    path: Path,
+    flavour: str | None,
+    quick: dict[tuple[str, ...], tuple],
+    opener: Callable[[str, dict[str, list[os.DirEntry]]], Any],
+) -> int:
+    """Follow the vault at `path` for `quick`'s questions (command line -> question, `main.QUICK`),
+    opened by `opener(path, listed)` as a command line opens it."""
     from ..core import Follower, Vault
 
     Vault.require_folder(path)  # refused here, with the open's own words, before anything is walked
@@ -24,16 +33,16 @@ def run_follow(path: Path, flavour: str | None) -> int:
         print(f"workbench: {safe(line)}", file=sys.stderr, flush=True)
 
     given = str(path)
-    follower = Follower(given, flavour, list(QUICK.values()), Path(__file__).parent.glob("*.py"), say)
+    follower = Follower(given, flavour, list(quick.values()), Path(__file__).parent.glob("*.py"), say)
     try:
-        opened = follower.open(lambda listed: open_vault(given, flavour, "conflicts", listed))
+        opened = follower.open(lambda listed: opener(given, listed))
     except ValueError as error:
         say(str(error))
         return EXIT_USAGE
     if not opened:
         say(f"another process follows {given} already: one follower a vault")
         return EXIT_ERRORS
-    asked = " and ".join(f"`{' '.join(line)}`" for line in QUICK)
+    asked = " and ".join(f"`{' '.join(line)}`" for line in quick)
     say(f"following {given}: {asked} are kept after each change (interrupt to stop)")
     previous = {number: signal.signal(number, lambda *_: follower.stop()) for number in (signal.SIGINT, signal.SIGTERM)}
     try:

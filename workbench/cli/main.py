@@ -335,7 +335,8 @@ def run_command(argv: list[str] | None, unchanged: Fingerprint | None = None, qu
         if args.command == "follow":  # opens the vault itself, after its first walk
             from .following import run_follow
 
-            return run_follow(resolve_vault_path(args.vault, "follow"), args.flavour)
+            opener = lambda path, listed: open_vault(path, args.flavour, "conflicts", listed)  # the queue's open
+            return run_follow(resolve_vault_path(args.vault, "follow"), args.flavour, QUICK, opener)
         vault = open_vault(args.vault, args.flavour, args.command, unchanged.listing if unchanged is not None else None)
         if _ending is not None:
             _ending.append(vault)

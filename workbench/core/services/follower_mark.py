@@ -32,10 +32,8 @@ import json
 import os
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
-
-if TYPE_CHECKING:
-    from .kept_answers import Fingerprint
+import datetime as dt
+from typing import Any, Protocol
 
 __all__ = ["LOCK", "MARK", "Mark", "awaited", "held"]
 
@@ -52,7 +50,18 @@ follower to hear a change: the watcher settles a change in `following.SETTLE_MS`
 follower that has not begun walking within a second is taken not to be about to."""
 POLL_S = 0.01  # between two looks at the mark and the kept answer
 
-T = TypeVar("T")
+
+class Fingerprint(Protocol):
+    """What is read of a process's fingerprint (`kept_answers.Fingerprint`, which asks `awaited`)."""
+
+    root: str
+    flavour: str | None
+    code: str
+    day: dt.date
+    command: str
+    digest: str
+    taken_ns: int
+    places: list[str]
 
 
 class Mark:
@@ -125,7 +134,7 @@ def held(place: str) -> bool:
         os.close(fd)
 
 
-def awaited(fingerprint: Fingerprint, answer: Callable[[], T | None]) -> T | None:
+def awaited(fingerprint: Fingerprint, answer: Callable[[], Any]) -> Any:
     """`answer()` once a follower has kept it for `fingerprint`, looked for every `POLL_S` while
     the module's rules say one is at work on it, for at most `WAIT_MOST_S`; None otherwise."""
     place = next((p for p in fingerprint.places if os.path.exists(os.path.join(p, LOCK))), None)

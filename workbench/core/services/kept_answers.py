@@ -77,11 +77,7 @@ class Fingerprint:
         self.command = str(asked[0])
         self.asked = asked
         self.flavour = flavour
-        if walked is not None:
-            self.taken_ns, self.day, self.root = walked.taken_ns, walked.day, walked.root
-            self.doubt, self.racy, self.listing, self.places = walked.doubt, walked.racy, walked.listing, walked.places
-            self.lines = walked.lines
-        else:
+        if walked is None:
             self.taken_ns = time.time_ns()  # before the walk: a change after it has a later change time
             self.day = dt.date.today()
             self.root = os.path.realpath(os.path.expanduser(given))
@@ -93,8 +89,12 @@ class Fingerprint:
             self.places = state_places(self.root)
             if any(_in_flight(place) for place in self.places):
                 self.doubt = "a change in flight"
-            self.lines = self._walk() if not self.doubt else []
+            self.lines: list[str] = self._walk() if not self.doubt else []
             self.lines.sort()
+        else:
+            self.taken_ns, self.day, self.root = walked.taken_ns, walked.day, walked.root
+            self.doubt, self.racy, self.listing, self.places = walked.doubt, walked.racy, walked.listing, walked.places
+            self.lines = walked.lines
         code = code_fingerprint()
         # The zone with the day: an answer may show dates and times worked out in it.
         head = json.dumps(
