@@ -180,7 +180,7 @@ def _for(mark: dict[str, Any], fingerprint: Fingerprint) -> bool:
 def _worth_waiting(mark: dict[str, Any], fingerprint: Fingerprint) -> bool:
     phase = mark.get("phase")
     if mark["digests"].get(fingerprint.command) == fingerprint.digest:
-        return phase == "working"  # idle: done, and nothing was kept for it (a doubt, a racy file)
+        return phase in ("working", "settling")  # idle: done, and nothing kept for it (a doubt)
     if phase == "walking":
         return True
     if mark["taken_ns"] > fingerprint.taken_ns:

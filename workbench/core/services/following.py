@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..records.live import watched_folders
+from ..records.record import RACY_COARSE_NS, RACY_NS
 from .follower_mark import Mark
 from .kept_answers import Fingerprint
 
@@ -89,6 +90,9 @@ class Follower:
         self._woken = threading.Event()
         self._day = dt.date.today()
         self.stopped = threading.Event()
+        self.ready = threading.Event()  # set once the watcher's watches are in place
+        self._kept: dict[str, str] = {}  # the digests of the last round, where every answer was kept
+        self._again = 0.0  # when to walk again with nothing heard (files too fresh for a stat to tell), or 0
         self.gone = False  # the vault's folder vanished: nothing left to follow
 
     def open(self, opener: Callable[[dict[str, list[os.DirEntry]]], Followed]) -> bool:
@@ -107,7 +111,9 @@ class Follower:
         if not mark.take():
             return False
         self.vault, self.mark = vault, mark
-        self._answer(prints, started, cpu, "opened")
+        # Walked again, not answered for the open's walk: a first open makes the state folder, a
+        # name the walk sees, so its fingerprint is one no later walk takes.
+        self.round([], started, cpu, "opened")
         return True
 
     def follow(self) -> None:
@@ -117,12 +123,17 @@ class Follower:
         assert self.mark is not None
         watcher = threading.Thread(target=self._hear, name="workbench-follower", daemon=True)
         watcher.start()
+        while not self.ready.wait(LOOK_S) and not self.stopped.is_set():
+            pass
+        self.say("watching the vault's folders: changes are followed from now on")
         while not self.stopped.is_set():
-            self._woken.wait(LOOK_S)
+            again = self._again - time.monotonic() if self._again else LOOK_S
+            self._woken.wait(max(0.0, min(LOOK_S, again)))
             with self._hearing:
                 heard, self._heard = sorted(self._heard), set()
                 self._woken.clear()
-            if self.stopped.is_set() or not (heard or dt.date.today() != self._day):
+            due = self._again and time.monotonic() >= self._again
+            if self.stopped.is_set() or not (heard or due or dt.date.today() != self._day):
                 continue
             try:
                 self.round(heard)
@@ -141,14 +152,21 @@ class Follower:
         if self.mark is not None:
             self.mark.release()
 
-    def round(self, heard: list[str]) -> None:
+    def round(self, heard: list[str], started: float = 0.0, cpu: float = 0.0, what: str = "") -> None:
         """Take the fingerprints, bring the vault in line with their walk and keep the answers;
-        `heard`: the paths the watcher named (absolute), re-read first."""
+        `heard`: the paths the watcher named (absolute), re-read first. `started`, `cpu`: the clocks
+        when the round began (now where 0), and `what` it is said to follow."""
         assert self.vault is not None and self.mark is not None
-        started, cpu = time.perf_counter(), time.process_time()
+        if not started:
+            started, cpu = time.perf_counter(), time.process_time()
         self.mark.write("walking")
         prints = self._fingerprints()
-        self.mark.write("working", prints[0].taken_ns, {p.command: p.digest for p in prints})
+        digests = {p.command: p.digest for p in prints}
+        if digests == self._kept and all(p.kept() for p in prints):
+            self.mark.write("idle", prints[0].taken_ns, digests)  # nothing new since the last round
+            self._again = 0.0
+            return
+        self.mark.write("working", prints[0].taken_ns, digests)
         index = self.vault.index
         root = Path(index.root)
         if any(Path(path) == root / index.settings_file for path in heard):
@@ -161,7 +179,9 @@ class Follower:
         if documents and len(documents) == len(heard):  # a folder moved or a file gone: the walk finds it
             self.vault.refresh_paths(documents)
         self.vault.refresh(prints[0].listing)
-        self._answer(prints, started, cpu, f"{len(heard)} file(s) changed" if heard else "a new day")
+        files = [path for path in heard if path != prints[0].root]
+        what = what or (f"{len(files)} file(s) changed" if files else "walked again")
+        self._answer(prints, started, cpu, what)
 
     def _fingerprints(self) -> list[Fingerprint]:
         first = Fingerprint(self.given, self.flavour, self.questions[0], self.face)
@@ -179,13 +199,19 @@ class Follower:
                 vault.conflicts_printed(*asked[1:], unchanged=fingerprint)
             elif asked[0] == "review":
                 vault.review(*asked[1:], unchanged=fingerprint)
+        kept = all(p.kept() for p in prints)
+        self._again = _settled(prints) if not kept else 0.0
+        self._kept = {p.command: p.digest for p in prints} if kept else {}
         notes = list(vault.recovery_notes)
         vault.recovery_notes.clear()  # said once: a fresh process after this round has none to say
-        self.mark.write("idle", prints[0].taken_ns, {p.command: p.digest for p in prints})
+        phase = "settling" if self._again else "idle"
+        self.mark.write(phase, prints[0].taken_ns, {p.command: p.digest for p in prints})
         self.rounds += 1
         for note in notes:
             self.say(note)
         doubt = f"; nothing kept: {prints[0].doubt}" if prints[0].doubt else ""
+        if self._again:
+            doubt = "; not all kept: files changed too near the walk for their stat to tell, walked again when settled"
         self.say(
             f"{what}: answers kept in {time.perf_counter() - started:.3f} s"
             f" ({time.process_time() - cpu:.3f} s CPU){doubt}"
@@ -201,6 +227,7 @@ class Follower:
         while not stop.is_set():
             try:
                 folders = watched_folders(root)
+                caught_up = False
                 for batch in watch(
                     *folders,
                     stop_event=stop,
@@ -212,17 +239,35 @@ class Follower:
                     recursive=False,
                 ):
                     paths = {raw for _, raw in batch if not _hidden(root, raw)}
+                    appeared = any(os.path.isdir(path) and not os.path.islink(path) for path in paths)
+                    if not caught_up:
+                        # The watches are in place: a change made before them was not heard, so the
+                        # vault is walked (a round whose walk finds the state kept does nothing).
+                        paths.add(str(root))
+                        caught_up = True
+                        self.ready.set()
                     if paths:
                         with self._hearing:
                             self._heard |= paths
                             self._woken.set()
-                    if any(os.path.isdir(path) and not os.path.islink(path) for path in paths):
+                    if appeared:
                         break  # a folder appeared: watched too from now on (the round's walk reads it)
             except FileNotFoundError:
                 if not root.is_dir():
                     self.gone = True
                     self.stop()
                     return
+
+
+def _settled(prints: list[Fingerprint]) -> float:
+    """When (`time.monotonic`) the files the walk of `prints` found changed too near it for their
+    stat to tell (`kept_answers`' racy rules) will have settled, or 0 where none was: an answer
+    left unkept for them is kept by a walk then."""
+    walk = prints[0]
+    if walk.doubt or not walk.racy:
+        return 0.0
+    ends = max(ctime + (RACY_COARSE_NS if ctime % 1_000_000_000 == 0 else RACY_NS) for _, ctime in walk.racy)
+    return time.monotonic() + max(0, ends - time.time_ns()) / 1e9 + 0.01
 
 
 def _hidden(root: Path, path: str) -> bool:

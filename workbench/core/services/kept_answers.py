@@ -178,6 +178,24 @@ class Fingerprint:
                 return found
         return None
 
+    def kept(self) -> bool:
+        """Whether an answer is kept under this fingerprint (its row alone looked at, not read)."""
+        for place in self.places:
+            path = os.path.join(place, STORE)
+            if not os.path.isfile(path):
+                continue
+            try:
+                db = sqlite3.connect(f"file:{_quoted(path)}?mode=ro", uri=True, timeout=0.2)
+                try:
+                    query = "SELECT 1 FROM kept WHERE name = ? AND key = ?"
+                    if db.execute(query, (ANSWERS[self.command], self.digest)).fetchone():
+                        return True
+                finally:
+                    db.close()
+            except sqlite3.Error:
+                continue
+        return False
+
     def awaited(self) -> str | list[bytes | memoryview] | None:
         """The answer a follower of the vault keeps for this fingerprint, waited for a bounded
         time while one is at work on it (`follower_mark.awaited`); None where none is or will be."""
