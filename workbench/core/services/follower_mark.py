@@ -35,7 +35,7 @@ from collections.abc import Callable
 import datetime as dt
 from typing import Any, Protocol
 
-__all__ = ["LOCK", "MARK", "Mark", "awaited", "held"]
+__all__ = ["LOCK", "MARK", "Asking", "Mark", "awaited", "held"]
 
 LOCK = "follower.lock"
 MARK = "follower.json"
@@ -51,7 +51,7 @@ follower that has not begun walking within a second is taken not to be about to.
 POLL_S = 0.01  # between two looks at the mark and the kept answer
 
 
-class Fingerprint(Protocol):
+class Asking(Protocol):
     """What is read of a process's fingerprint (`kept_answers.Fingerprint`, which asks `awaited`)."""
 
     root: str
@@ -134,7 +134,7 @@ def held(place: str) -> bool:
         os.close(fd)
 
 
-def awaited(fingerprint: Fingerprint, answer: Callable[[], Any]) -> Any:
+def awaited(fingerprint: Asking, answer: Callable[[], Any]) -> Any:
     """`answer()` once a follower has kept it for `fingerprint`, looked for every `POLL_S` while
     the module's rules say one is at work on it, for at most `WAIT_MOST_S`; None otherwise."""
     place = next((p for p in fingerprint.places if os.path.exists(os.path.join(p, LOCK))), None)
@@ -163,7 +163,7 @@ def _read(place: str) -> dict[str, Any] | None:
     return mark if isinstance(mark, dict) else None
 
 
-def _for(mark: dict[str, Any], fingerprint: Fingerprint) -> bool:
+def _for(mark: dict[str, Any], fingerprint: Asking) -> bool:
     """Whether the follower of `mark` answers the question of `fingerprint`: the same folder,
     flavour named, code and day."""
     return (
@@ -177,7 +177,7 @@ def _for(mark: dict[str, Any], fingerprint: Fingerprint) -> bool:
     )
 
 
-def _worth_waiting(mark: dict[str, Any], fingerprint: Fingerprint) -> bool:
+def _worth_waiting(mark: dict[str, Any], fingerprint: Asking) -> bool:
     phase = mark.get("phase")
     if mark["digests"].get(fingerprint.command) == fingerprint.digest:
         return phase in ("working", "settling")  # idle: done, and nothing kept for it (a doubt)

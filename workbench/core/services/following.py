@@ -39,7 +39,7 @@ from ..records.record import RACY_COARSE_NS, RACY_NS
 from .follower_mark import Mark
 from .kept_answers import Fingerprint
 
-__all__ = ["Follower", "SETTLE_MS"]
+__all__ = ["Followed", "Follower", "SETTLE_MS"]
 
 SETTLE_MS = 50
 """A change is followed once no other came for this long: an agent's write of several files, or a
