@@ -11,17 +11,18 @@ Two files beside the derived store:
   describes a live process and means nothing once the lock is let go. It holds the vault's folder,
   the flavour named, the code's digest and the day (a fingerprint of another question never waits),
   the phase (`walking`: a walk of the vault begun; `working`: the answers being worked out for the
-  walk it names; `idle`: done), the walk's start and the fingerprints it took (`digests`, one a
+  walk it names; `settling`: worked out, not all kept, as files changed too near the walk for their
+  stat to tell: walked again once they settle; `idle`: done), the walk's start and the fingerprints it took (`digests`, one a
   question), and when it was written.
 
 A process whose fingerprint finds no answer kept (`awaited`) waits only while a follower holds the
 lock, for the same folder, flavour, code and day, and is at work on the state it walked or one it
-has yet to walk: working on a walk with the same fingerprint; walking; working on a walk older than
+has yet to walk: working on a walk with the same fingerprint, or settling it; walking; working on a walk older than
 its own (the change since then is heard, a walk follows); idle with a walk older than its own for
 at most `QUIET_MOST_S` (the watcher's settle delay before it hears the change). It stops waiting the
 moment the follower lets go of the lock, walks past it (a later walk of another state: its own
 fingerprint will never be kept), or is done without keeping it, and in any case after `WAIT_MOST_S`.
-Every read is a look: nothing here writes a file or makes a process wait on a lock.
+A process that only looks writes nothing and never waits on the lock.
 """
 
 from __future__ import annotations
