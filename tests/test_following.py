@@ -31,9 +31,9 @@ QUESTIONS = [("conflicts", "--json"), ("review", "--json")]
 class Following:
     """A `workbench follow` process on `vault`, its stderr gathered line by line."""
 
-    def __init__(self, vault: Path):
+    def __init__(self, vault: Path, *reading: str):
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "workbench.cli", "--vault", str(vault), "follow"],
+            [sys.executable, "-m", "workbench.cli", "--vault", str(vault), *reading, "follow"],
             stderr=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             text=True,
@@ -71,8 +71,8 @@ class Following:
 def following(sample_copy):
     started: list[Following] = []
 
-    def start(vault: Path = sample_copy) -> Following:
-        follower = Following(vault)
+    def start(vault: Path = sample_copy, *reading: str) -> Following:
+        follower = Following(vault, *reading)
         started.append(follower)
         follower.said("watching the vault")
         return follower
@@ -93,12 +93,12 @@ def asked(vault: Path, *line: str) -> tuple[str, str]:
     return result.stdout, result.stderr.strip().splitlines()[-1]
 
 
-def worked_out(vault: Path, command: str) -> str:
+def worked_out(vault: Path, command: str, *reading: str) -> str:
     """The answer the usual way works out now: the vault opened and the command run, nothing kept
     looked at or kept (`run_command` with no fingerprint), in a process of its own."""
     script = "import sys; from workbench.cli.main import run_command; sys.exit(run_command(sys.argv[1:]))"
     result = subprocess.run(
-        [sys.executable, "-c", script, "--vault", str(vault), command, "--json"],
+        [sys.executable, "-c", script, "--vault", str(vault), *reading, command, "--json"],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -107,12 +107,12 @@ def worked_out(vault: Path, command: str) -> str:
     return result.stdout
 
 
-def assert_kept_and_exact(vault: Path) -> None:
+def assert_kept_and_exact(vault: Path, *reading: str) -> None:
     """Both questions answered at once from what the follower kept, byte for byte as worked out."""
     for line in QUESTIONS:
-        out, way = asked(vault, *line)
+        out, way = asked(vault, *reading, *line)
         assert way == "kept", line
-        assert out == worked_out(vault, line[0]), line
+        assert out == worked_out(vault, line[0], *reading), line
 
 
 def test_follower_keeps_what_a_fresh_process_works_out(sample_copy, following):
@@ -272,3 +272,49 @@ def test_the_lock_is_let_go_with_the_process(sample_copy, following):
     assert held(place)
     follower.stop(signal.SIGKILL)
     assert not held(place)
+
+
+def test_a_verdict_and_a_pair_marked_compatible_are_followed(sample_copy, following):
+    follower = following()
+    page = json.loads(asked(sample_copy, "review", "--json")[0])
+    first, second = page["pairs"][0]["older"]["id"], page["pairs"][0]["newer"]["id"]
+    line = json.dumps({"older": first, "newer": second, "verdict": "unsure", "agent": "reader"})
+    recorded = subprocess.run(
+        [sys.executable, "-m", "workbench.cli", "--vault", str(sample_copy), "review", "--verdicts", "-"],
+        input=line + "\n",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert recorded.returncode == 0, recorded.stderr
+    assert_kept_and_exact(sample_copy)
+    marked = subprocess.run(
+        [sys.executable, "-m", "workbench.cli", "--vault", str(sample_copy), "compatible", first, second],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert marked.returncode == 0, marked.stderr
+    assert_kept_and_exact(sample_copy)
+    assert json.loads(asked(sample_copy, "review", "--json")[0]) != page
+    assert follower.stop() == 0
+
+
+def test_decision_records_followed_with_their_flavour_named(tmp_path, following):
+    vault = tmp_path / "records"
+    vault.mkdir()
+    for number, title in enumerate(["Use PostgreSQL for storage", "Use MySQL for storage", "Keep a log"], start=1):
+        (vault / f"{number:04d}-{title.lower().replace(' ', '-')}.md").write_text(
+            f"# {number}. {title}\n\nDate: 2024-0{number}-01\n\n## Status\n\nAccepted\n\n## Context\n\n"
+            f"We need to decide how to store invoices. {title} because the team knows it well.\n\n"
+            "## Decision\n\nWe will store invoices in one relational database, amounts in integer cents.\n",
+            "utf-8",
+        )
+    follower = following(vault, "--flavour", "adr")  # its store in the user's cache, not in the folder
+    assert not (vault / ".workbench").exists()
+    assert_kept_and_exact(vault, "--flavour", "adr")
+    changed = vault / "0002-use-mysql-for-storage.md"
+    changed.write_text(changed.read_text("utf-8") + "\nWe will store amounts in cents.\n", "utf-8")
+    assert_kept_and_exact(vault, "--flavour", "adr")
+    assert asked(vault, *QUESTIONS[0])[1] == "opened"  # no flavour named: another question, not waited for
+    assert follower.stop() == 0
