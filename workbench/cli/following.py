@@ -5,6 +5,7 @@ as it prints an unchanged vault's (`core.Follower`). It runs in the foreground u
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
@@ -42,6 +43,9 @@ def run_follow(
     if not opened:
         say(f"another process follows {given} already: one follower a vault")
         return EXIT_ERRORS
+    # A long-lived process, as `workbench mcp`: what the open made stays for its life. Frozen, the
+    # collector's full passes no longer walk it, landing in whichever round made enough objects.
+    gc.freeze()
     asked = " and ".join(f"`{' '.join(line)}`" for line in quick)
     say(f"following {given}: {asked} are kept after each change (interrupt to stop)")
     previous = {number: signal.signal(number, lambda *_: follower.stop()) for number in (signal.SIGINT, signal.SIGTERM)}
