@@ -103,6 +103,7 @@ class Follower:
         started, cpu = time.perf_counter(), time.process_time()
         prints = self._fingerprints()
         vault = opener(prints[0].listing)
+        vault.recovery_notes.clear()  # the opener's to say, as a face's open says them
         store = vault.store
         place = str(Path(store.path).parent) if store is not None and store.path is not None else None
         if place is None or place not in prints[0].places:
