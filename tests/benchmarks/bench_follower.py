@@ -10,7 +10,7 @@ followed by `workbench follow` started from this checkout. Each round, for each 
 in both copies (`bench_queue_codes.change_a_decision`, the same file in each) and the command asked
 of each at once, (a) the copy no one follows and (b) the followed one; then another decision changed
 in both, 2 s waited, and the command asked again of each, (a) and (c). It prints the least wall and
-CPU time of each (and the median of the followed ones, whose waits vary), each as a ratio to the
+CPU time of each (with the median and the worst: the changes differ), each as a ratio to the
 least floor, the follower's own CPU for each change beside them (the work is done all the same, in
 another process), and whether every answer of the followed copy was the one of the other copy.
 `--memory N`: N changes followed, a second apart, and the follower's resident memory after each
@@ -149,13 +149,14 @@ def main(source: Path, flavour: str, runs: int, seeds: list[int]) -> None:
             walls = [w for w, _ in measured if w == w]
             cpus = [c for _, c in measured]
             wall_text = (
-                f"wall {min(walls):5.2f} s = {min(walls) / floor_wall:.2f}x (median {statistics.median(walls) / floor_wall:.2f}x)"
+                f"wall {min(walls):5.2f} s = {min(walls) / floor_wall:.2f}x (median {statistics.median(walls) / floor_wall:.2f}x,"
+                f" worst {max(walls) / floor_wall:.2f}x)"
                 if walls
                 else f"{'':36}"
             )
             print(
                 f"| {command} --json, {way:<38} | {wall_text} | CPU {min(cpus):5.2f} s = {min(cpus) / floor_cpu:.2f}x"
-                f" (median {statistics.median(cpus) / floor_cpu:.2f}x) |",
+                f" (median {statistics.median(cpus) / floor_cpu:.2f}x, worst {max(cpus) / floor_cpu:.2f}x) |",
                 flush=True,
             )
         print(
