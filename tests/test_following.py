@@ -197,15 +197,17 @@ def test_a_mark_left_behind_or_a_hung_follower_never_holds_a_process_past_the_bo
     mark.write("working", fingerprint.taken_ns, {"conflicts": fingerprint.digest})
     looks = _Looks(fingerprint)
     assert awaited(fingerprint, looks) is None and looks.count == 0
-    # The same mark, its lock held by a process that never keeps it (hung): waited for, to the bound.
+    # The same mark, its lock held by a process that says it kept the answer but never did (hung,
+    # or a store that lost it): waited for to the bound, the answer looked for once.
     monkeypatch.setattr(follower_mark, "WAIT_MOST_S", 0.3)
     assert mark.take()
     try:
+        mark.write("working", fingerprint.taken_ns, {"conflicts": fingerprint.digest}, ["conflicts"])
         looks = _Looks(fingerprint)
         started = time.monotonic()
         assert awaited(fingerprint, looks) is None
-        assert looks.count >= 2  # it did wait
-        assert time.monotonic() - started < 30  # and ended (the bound, with room for a loaded machine)
+        assert looks.count == 1
+        assert time.monotonic() - started >= 0.3  # it did wait, and ended
         # Done with this state and nothing kept (a doubt): no wait.
         mark.write("idle", fingerprint.taken_ns, {"conflicts": fingerprint.digest})
         looks = _Looks(fingerprint)
@@ -213,7 +215,7 @@ def test_a_mark_left_behind_or_a_hung_follower_never_holds_a_process_past_the_bo
         # At work on a walk taken after this one, of another state: no wait.
         mark.write("working", fingerprint.taken_ns + 1, {"conflicts": "another"})
         looks = _Looks(fingerprint)
-        assert awaited(fingerprint, looks) is None and looks.count == 1
+        assert awaited(fingerprint, looks) is None and looks.count == 0
         # Another flavour named, or another day: not this question's follower.
         Mark(place, fingerprint.root, "adr", fingerprint.code).write("walking")
         looks = _Looks(fingerprint)

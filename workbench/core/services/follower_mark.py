@@ -12,13 +12,15 @@ Two files beside the derived store:
   the flavour named, the code's digest and the day (a fingerprint of another question never waits),
   the phase (`walking`: a walk of the vault begun; `working`: the answers being worked out for the
   walk it names; `settling`: worked out, not all kept, as files changed too near the walk for their
-  stat to tell: walked again once they settle; `idle`: done), the walk's start and the fingerprints it took (`digests`, one a
-  question), and when it was written.
+  stat to tell: walked again once they settle; `idle`: done), the walk's start and the fingerprints
+  it took (`digests`, one a question), the questions whose answers for it are kept already (`done`:
+  a waiting process looks for its answer only once the mark says it is there), and when it was
+  written.
 
 A process whose fingerprint finds no answer kept (`awaited`) waits only while a follower holds the
 lock, for the same folder, flavour, code and day, and is at work on the state it walked or one it
-has yet to walk: working on a walk with the same fingerprint, or settling it; walking; working on a walk older than
-its own (the change since then is heard, a walk follows); idle with a walk older than its own for
+has yet to walk: working on a walk with the same fingerprint, or settling it; walking; working on
+a walk older than its own (the change since then is heard, a walk follows); idle with a walk older than its own for
 at most `QUIET_MOST_S` (the watcher's settle delay before it hears the change). It stops waiting the
 moment the follower lets go of the lock, walks past it (a later walk of another state: its own
 fingerprint will never be kept), or is done without keeping it, and in any case after `WAIT_MOST_S`.
@@ -32,7 +34,7 @@ import fcntl
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 import datetime as dt
 from typing import Any, Protocol
 
@@ -89,14 +91,18 @@ class Mark:
         os.close(fd)
         return False
 
-    def write(self, phase: str, taken_ns: int = 0, digests: dict[str, str] | None = None) -> None:
-        """Say what the follower is doing now (see the module's account of each phase)."""
+    def write(
+        self, phase: str, taken_ns: int = 0, digests: dict[str, str] | None = None, done: Iterable[str] = ()
+    ) -> None:
+        """Say what the follower is doing now (see the module's account of each phase); `done`: the
+        questions whose answers for the walk are kept already."""
         mark = {
             **self.head,
             "day": time.strftime("%Y-%m-%d"),
             "phase": phase,
             "taken_ns": taken_ns,
             "digests": digests or {},
+            "done": list(done),
             "updated_ns": time.time_ns(),
         }
         path = os.path.join(self.place, MARK)
@@ -142,13 +148,18 @@ def awaited(fingerprint: Asking, answer: Callable[[], Any]) -> Any:
     if place is None:
         return None
     ends = time.monotonic() + WAIT_MOST_S
+    looked = None  # the mark after which the answer was last looked for
     while time.monotonic() < ends:
         mark = _read(place)  # read before the answer is looked for: a mark saying "done" means it is kept
         if mark is None or not _for(mark, fingerprint) or not held(place):
             return None
-        found = answer()
-        if found is not None:
-            return found
+        mine = mark["digests"].get(fingerprint.command) == fingerprint.digest
+        done = fingerprint.command in mark.get("done", ()) or mark.get("phase") in ("idle", "settling")
+        if mine and done and mark["updated_ns"] != looked:  # looked for once a mark says it is there
+            looked = mark["updated_ns"]
+            found = answer()
+            if found is not None:
+                return found
         if not _worth_waiting(mark, fingerprint):
             return None
         time.sleep(POLL_S)

@@ -194,19 +194,24 @@ class Follower:
         """Work out and keep each question's answer, mark the round done and say it."""
         assert self.vault is not None and self.mark is not None
         vault = self.vault
+        digests = {p.command: p.digest for p in prints}
+        done: list[str] = []
         for fingerprint in prints:
             asked = fingerprint.asked
             if asked[0] == "conflicts":
                 vault.conflicts_printed(*asked[1:], unchanged=fingerprint)
             elif asked[0] == "review":
                 vault.review(*asked[1:], unchanged=fingerprint)
+            done.append(fingerprint.command)
+            if len(done) < len(prints):  # a process waiting for this one need not wait for the rest
+                self.mark.write("working", prints[0].taken_ns, digests, done)
         kept = all(p.kept() for p in prints)
         self._again = _settled(prints) if not kept else 0.0
         self._kept = {p.command: p.digest for p in prints} if kept else {}
         notes = list(vault.recovery_notes)
         vault.recovery_notes.clear()  # said once: a fresh process after this round has none to say
         phase = "settling" if self._again else "idle"
-        self.mark.write(phase, prints[0].taken_ns, {p.command: p.digest for p in prints})
+        self.mark.write(phase, prints[0].taken_ns, digests, done)
         self.rounds += 1
         for note in notes:
             self.say(note)
