@@ -34,7 +34,15 @@ def run_follow(
         print(f"workbench: {safe(line)}", file=sys.stderr, flush=True)
 
     given = str(path)
-    follower = Follower(given, flavour, list(quick.values()), Path(__file__).parent.glob("*.py"), say)
+    # The review list first: the curator's loop asks it first (then the queue), and a process asking
+    # one waits for the answers worked out before its own.
+    follower = Follower(
+        given,
+        flavour,
+        sorted(quick.values(), key=lambda asked: asked[0] != "review"),
+        Path(__file__).parent.glob("*.py"),
+        say,
+    )
     try:
         opened = follower.open(lambda listed: opener(given, listed))
     except ValueError as error:
