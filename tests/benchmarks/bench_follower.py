@@ -13,8 +13,8 @@ in both, 2 s waited, and the command asked again of each, (a) and (c). It prints
 CPU time of each (with the median and the worst: the changes differ), each as a ratio to the
 least floor, the follower's own CPU for each change beside them (the work is done all the same, in
 another process), and whether every answer of the followed copy was the one of the other copy.
-`--memory N`: N changes followed, a second apart, and the follower's resident memory after each
-tenth of them. A benchmark, not a test: machines are noisy, so compare ratios measured in one run.
+`--memory N`: the store built by a command line, then N changes followed one after the other, and
+the follower's resident memory after its open and after each tenth of them. A benchmark, not a test: machines are noisy, so compare ratios measured in one run.
 """
 
 from __future__ import annotations
@@ -170,6 +170,8 @@ def memory(source: Path, flavour: str, changes: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         root, cache = Path(folder) / "followed", Path(folder) / "cache"
         shutil.copytree(source, root, ignore=shutil.ignore_patterns(".workbench"))
+        for command in ("conflicts", "review"):  # the store built, and both answers kept, by a command line
+            timed(ROOT, cache, CLI_SCRIPT, "--vault", str(root), *reading, command, "--json")
         follower = Follower(root, cache, reading)
         try:
             print(f"{source}: after the open, RSS {follower.rss_mb():.0f} MB; load average {os.getloadavg()[0]:.1f}")
