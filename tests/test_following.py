@@ -234,14 +234,15 @@ def test_a_fingerprint_taking_another_ones_walk_is_the_one_its_own_walk_takes(sa
     assert again.digest == alone.digest != first.digest
 
 
-def test_the_follower_settles_a_burst_and_stays_small(sample_copy, following):
+def test_the_follower_takes_a_burst_of_writes_as_one_change(sample_copy, following):
     follower = following()
     before = follower.rounds()
     files = sorted((sample_copy / "decisions").glob("*.md"))[:5]
     for number, path in enumerate(files):  # one agent's write of five files
         path.write_text(path.read_text("utf-8") + f"\nBurst {number}.\n", "utf-8")
     assert_kept_and_exact(sample_copy)
-    assert follower.rounds() - before <= 2  # five files, one round (two where the first came early)
+    # Five files, one round; two or three where a loaded machine parts the writes by the settle delay.
+    assert follower.rounds() - before <= 3
     assert json.loads(asked(sample_copy, "review", "--json")[0])  # still a page
     assert follower.stop() == 0
 
