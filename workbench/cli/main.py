@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ..core import Fingerprint, Vault
 
 
-NEVER_ON_THE_SAMPLE = {"sync": "sync with a git remote", "mcp": "serve it to an agent"}
+NEVER_ON_THE_SAMPLE = {"sync": "sync with a git remote", "mcp": "serve it to an agent", "follow": "follow"}
 """The commands that connect a vault to something outside it: run where no vault is, they are
 refused rather than pointed at the scratch sample."""
 
@@ -213,14 +213,18 @@ def _quick_line(argv: list[str]) -> tuple[tuple, str, str | None, dict[str, str]
 
 
 def answer_unchanged(question: tuple[tuple, str, str | None]) -> tuple[Any, Fingerprint | None]:
-    """The answer kept for the vault as a stat walk finds it now (None where none is), and that
-    walk's fingerprint, for the usual way to keep its answer under (None where it failed)."""
+    """The answer kept for the vault as a stat walk finds it now, or kept for it by a follower at
+    work on it within a bounded wait (None where none is), and that walk's fingerprint, for the
+    usual way to keep its answer under (None where it failed)."""
     from ..core import Fingerprint
 
     asked, path, flavour = question
     try:
         fingerprint = Fingerprint(path, flavour, asked, Path(__file__).parent.glob("*.py"))
-        return fingerprint.answer(), fingerprint
+        found = fingerprint.answer()
+        if found is None:  # a follower of the vault may be working it out (`workbench follow`)
+            found = fingerprint.awaited()
+        return found, fingerprint
     except Exception:  # any trouble here only means the vault is opened as ever
         return None, None
 
@@ -328,6 +332,11 @@ def run_command(argv: list[str] | None, unchanged: Fingerprint | None = None, qu
             args.verdict_text = read_text_option("--verdicts", args.verdicts, "nothing was recorded")
         if args.command in (None, "tui"):
             return run_tui(args.vault, args.flavour)
+        if args.command == "follow":  # opens the vault itself, after its first walk
+            from .following import run_follow
+
+            opener = lambda path, listed: open_vault(path, args.flavour, "conflicts", listed)  # the queue's open
+            return run_follow(resolve_vault_path(args.vault, "follow"), args.flavour, QUICK, opener)
         vault = open_vault(args.vault, args.flavour, args.command, unchanged.listing if unchanged is not None else None)
         if _ending is not None:
             _ending.append(vault)

@@ -229,6 +229,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --http: serve on an address other machines can reach (the token then crosses the network)",
     )
+    sub.add_parser(
+        "follow",
+        help="keep the vault open and, after each change, the answers to `conflicts --json` and `review --json`"
+        " a fresh process then finds (runs until interrupted)",
+    )
     serve = sub.add_parser("serve", help="the TUI in a browser, one app per page, every request needing the token")
     serve.add_argument(
         "address", nargs="?", default="127.0.0.1:8000", metavar="HOST:PORT", help="default 127.0.0.1:8000"

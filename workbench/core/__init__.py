@@ -85,6 +85,7 @@ if TYPE_CHECKING:
     from .services.gitrepo import SyncError
     from .services.gitsync import SyncReport
     from .services.inbox import Inbox, Request
+    from .services.following import Follower
     from .services.kept_answers import Fingerprint
     from .services.migrate import MigrationReport
     from .services.recent import Changes
@@ -143,6 +144,7 @@ __all__ = [
     "ReviewPage",
     "ReviewPair",
     "Fingerprint",
+    "Follower",
     "Stack",
     "Step",
     "Changes",
@@ -239,6 +241,7 @@ _HOMES = {
     ".services.gitrepo": ("SyncError",),
     ".services.gitsync": ("SyncReport",),
     ".services.inbox": ("Inbox", "Request"),
+    ".services.following": ("Follower",),
     ".services.kept_answers": ("Fingerprint",),
     ".services.migrate": ("MigrationReport",),
     ".services.recent": ("Changes",),

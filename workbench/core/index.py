@@ -248,9 +248,10 @@ class VaultIndex:
             self.store.keep_resolutions(resolved)
 
     @serialized
-    def refresh(self) -> None:
-        """Re-read whatever changed on disk since the last look (cheap: a walk and a stat per file)."""
-        self._load(walk_vault(self.root, self.flavour))
+    def refresh(self, listed: dict[str, list[os.DirEntry]] | None = None) -> None:
+        """Re-read whatever changed on disk since the last look (cheap: a walk and a stat per file).
+        `listed`: the folders as a walk of this process listed them moments before, as `open` takes them."""
+        self._load(walk_vault(self.root, self.flavour, listed))
 
     @serialized
     def refresh_paths(self, paths: list[str]) -> None:

@@ -108,9 +108,10 @@ class Vault(ReviewMethods, InboxMethods, SyncMethods):
     def problems_for(self, doc_id: str) -> Problems:
         return self.index.problems_for(doc_id)
 
-    def refresh(self) -> None:
-        """Re-read whatever changed on disk since the last look (a walk and a stat per file)."""
-        self.index.refresh()
+    def refresh(self, listed: dict[str, list[os.DirEntry]] | None = None) -> None:
+        """Re-read whatever changed on disk since the last look (a walk and a stat per file);
+        `listed`: the folders as a walk just listed them (`Fingerprint.listing`), not listed again."""
+        self.index.refresh(listed)
 
     def refresh_paths(self, paths: list[str]) -> None:
         """Re-read just these files (the watcher's batches)."""

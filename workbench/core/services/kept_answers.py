@@ -64,21 +64,37 @@ class Fingerprint:
     and its arguments as the face resolved them, the flavour named or None). `face`: the source
     files of the face that asks (its code changes the question)."""
 
-    def __init__(self, given: str, flavour: str | None, asked: tuple, face: Iterable[Path] = ()):
-        self.taken_ns = time.time_ns()  # before the walk: a change after it has a later change time
-        self.day = dt.date.today()
+    def __init__(
+        self,
+        given: str,
+        flavour: str | None,
+        asked: tuple,
+        face: Iterable[Path] = (),
+        walked: Fingerprint | None = None,
+    ):
+        """`walked`: a fingerprint of the same vault just taken for another question, whose walk
+        this one takes as it is (a follower keeps two answers for one state of the files)."""
         self.command = str(asked[0])
         self.asked = asked
-        self.root = os.path.realpath(os.path.expanduser(given))
-        self.doubt = ""  # why nothing may be kept or answered for this walk ("" when nothing)
-        self.racy: list[tuple[str, int]] = []  # (path, change time) of files changed near the walk
-        # Each folder's entries as the walk listed them (their stats cached in them): handed to the
-        # vault's open when nothing is kept, so that a call after a change walks the folder once.
-        self.listing: dict[str, list[os.DirEntry]] = {}
-        self.places = state_places(self.root)
-        if any(_in_flight(place) for place in self.places):
-            self.doubt = "a change in flight"
-        lines = self._walk() if not self.doubt else []
+        self.flavour = flavour
+        if walked is None:
+            self.taken_ns = time.time_ns()  # before the walk: a change after it has a later change time
+            self.day = dt.date.today()
+            self.root = os.path.realpath(os.path.expanduser(given))
+            self.doubt = ""  # why nothing may be kept or answered for this walk ("" when nothing)
+            self.racy: list[tuple[str, int]] = []  # (path, change time) of files changed near the walk
+            # Each folder's entries as the walk listed them (their stats cached in them): handed to the
+            # vault's open when nothing is kept, so that a call after a change walks the folder once.
+            self.listing: dict[str, list[os.DirEntry]] = {}
+            self.places = state_places(self.root)
+            if any(_in_flight(place) for place in self.places):
+                self.doubt = "a change in flight"
+            self.lines: list[str] = self._walk() if not self.doubt else []
+            self.lines.sort()
+        else:
+            self.taken_ns, self.day, self.root = walked.taken_ns, walked.day, walked.root
+            self.doubt, self.racy, self.listing, self.places = walked.doubt, walked.racy, walked.listing, walked.places
+            self.lines = walked.lines
         code = code_fingerprint()
         # The zone with the day: an answer may show dates and times worked out in it.
         head = json.dumps(
@@ -93,8 +109,7 @@ class Fingerprint:
             ]
         )
         digest = hashlib.sha256(f"{head}\n{code}\n{_stats(face)}\n".encode())
-        lines.sort()
-        update_lines(digest, lines, "surrogateescape")
+        update_lines(digest, self.lines, "surrogateescape")
         self.code = code
         self.digest = digest.hexdigest()
 
@@ -162,6 +177,33 @@ class Fingerprint:
             if found is not None:
                 return found
         return None
+
+    def kept(self) -> bool:
+        """Whether an answer is kept under this fingerprint (its row alone looked at, not read)."""
+        for place in self.places:
+            path = os.path.join(place, STORE)
+            if not os.path.isfile(path):
+                continue
+            try:
+                db = sqlite3.connect(f"file:{_quoted(path)}?mode=ro", uri=True, timeout=0.2)
+                try:
+                    query = "SELECT 1 FROM kept WHERE name = ? AND key = ?"
+                    if db.execute(query, (ANSWERS[self.command], self.digest)).fetchone():
+                        return True
+                finally:
+                    db.close()
+            except sqlite3.Error:
+                continue
+        return False
+
+    def awaited(self) -> str | list[bytes | memoryview] | None:
+        """The answer a follower of the vault keeps for this fingerprint, waited for a bounded
+        time while one is at work on it (`follower_mark.awaited`); None where none is or will be."""
+        if self.doubt or self.command not in ANSWERS:
+            return None
+        from .follower_mark import awaited
+
+        return awaited(self, self.answer)
 
     def _read(self, path: str) -> str | list[bytes | memoryview] | None:
         db = sqlite3.connect(f"file:{_quoted(path)}?mode=rw", uri=True, timeout=0.2, isolation_level=None)

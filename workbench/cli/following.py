@@ -1,0 +1,70 @@
+"""`workbench follow`: a process that keeps the vault open and, after each change to it settles,
+keeps the answers to `conflicts --json` and `review --json` that a fresh `workbench` then prints
+as it prints an unchanged vault's (`core.Follower`). It runs in the foreground until interrupted
+(SIGINT or SIGTERM end it after the round under way), saying on stderr a line for each round."""
+
+from __future__ import annotations
+
+import gc
+import os
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .output import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, safe
+
+__all__ = ["run_follow"]
+
+
+def run_follow(
+    path: Path,
+    flavour: str | None,
+    quick: dict[tuple[str, ...], tuple],
+    opener: Callable[[str, dict[str, list[os.DirEntry]]], Any],
+) -> int:
+    """Follow the vault at `path` for `quick`'s questions (command line -> question, `main.QUICK`),
+    opened by `opener(path, listed)` as a command line opens it."""
+    from ..core import Follower, Vault
+
+    Vault.require_folder(path)  # refused here, with the open's own words, before anything is walked
+
+    def say(line: str) -> None:
+        print(f"workbench: {safe(line)}", file=sys.stderr, flush=True)
+
+    given = str(path)
+    # The review list first: the curator's loop asks it first (then the queue), and a process asking
+    # one waits for the answers worked out before its own.
+    follower = Follower(
+        given,
+        flavour,
+        sorted(quick.values(), key=lambda asked: asked[0] != "review"),
+        Path(__file__).parent.glob("*.py"),
+        say,
+    )
+    try:
+        opened = follower.open(lambda listed: opener(given, listed))
+    except ValueError as error:
+        say(str(error))
+        return EXIT_USAGE
+    if not opened:
+        say(f"another process follows {given} already: one follower a vault")
+        return EXIT_ERRORS
+    # A long-lived process, as `workbench mcp`: what the open made stays for its life. Frozen, the
+    # collector's full passes no longer walk it, landing in whichever round made enough objects.
+    gc.freeze()
+    asked = " and ".join(f"`{' '.join(line)}`" for line in quick)
+    say(f"following {given}: {asked} are kept after each change (interrupt to stop)")
+    previous = {number: signal.signal(number, lambda *_: follower.stop()) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        follower.follow()
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        follower.close()
+    if follower.gone:
+        say(f"{given} is gone: nothing left to follow")
+        return EXIT_USAGE
+    say(f"stopped after {follower.rounds} round(s)")
+    return EXIT_OK
