@@ -321,3 +321,36 @@ def test_decision_records_followed_with_their_flavour_named(tmp_path, following)
     assert_kept_and_exact(vault, "--flavour", "adr")
     assert asked(vault, *QUESTIONS[0])[1] == "opened"  # no flavour named: another question, not waited for
     assert follower.stop() == 0
+
+
+def test_a_waiting_process_says_its_question_and_the_follower_answers_it_first(sample_copy, following, monkeypatch):
+    """Asked at once after a change, a process waits for the follower's round: it says which
+    question it waits for, and that one is worked out first (before, the review list always was,
+    so one asked for the queue waited for both)."""
+    asked(sample_copy, "conflicts", "--json")  # a store to look in
+    place = sample_copy / ".workbench"
+    fingerprint = Fingerprint(str(sample_copy), None, _question(QUESTIONS[0]), _face())
+    mark = Mark(str(place), fingerprint.root, None, fingerprint.code)
+    monkeypatch.setattr(follower_mark, "WAIT_MOST_S", 0.2)
+    assert mark.take()
+    try:
+        mark.write("walking")  # a follower about to work: worth waiting for, and told what is waited for
+        assert awaited(fingerprint, _Looks(fingerprint)) is None
+        assert mark.asked() == {"conflicts"}
+    finally:
+        mark.release()
+    (place / (follower_mark.ASK + "conflicts")).unlink()
+    follower = following()
+    # The process's file, as it leaves it once the follower's round under way is worth waiting for.
+    (place / (follower_mark.ASK + "conflicts")).touch()
+    path = sample_copy / DECISION
+    path.write_text(path.read_text("utf-8") + "\nAsked for the queue.\n", "utf-8")
+    follower.said("(s) changed", 1)
+    changed = next(line for line in follower.lines if "(s) changed" in line)
+    assert "CPU; conflicts, review)" in changed
+    assert not Mark(str(place), "", None, "").asked()  # answered: no one waits for it any longer
+    path.write_text(path.read_text("utf-8") + "\nNo one asked.\n", "utf-8")
+    follower.said("(s) changed", 2)
+    assert "CPU; review, conflicts)" in [line for line in follower.lines if "(s) changed" in line][1]
+    assert_kept_and_exact(sample_copy)
+    assert follower.stop() == 0

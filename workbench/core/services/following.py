@@ -196,15 +196,21 @@ class Follower:
         vault = self.vault
         digests = {p.command: p.digest for p in prints}
         done: list[str] = []
-        for fingerprint in prints:
+        left = list(prints)
+        while left:
+            # A question a waiting process asked for first (`follower_mark`), else in the given order.
+            wanted = self.mark.asked()
+            fingerprint = next((p for p in left if p.command in wanted), left[0])
+            left.remove(fingerprint)
             asked = fingerprint.asked
             if asked[0] == "conflicts":
                 vault.conflicts_printed(*asked[1:], unchanged=fingerprint)
             elif asked[0] == "review":
                 vault.review(*asked[1:], unchanged=fingerprint)
             done.append(fingerprint.command)
-            if len(done) < len(prints):  # a process waiting for this one need not wait for the rest
+            if left:  # a process waiting for this one need not wait for the rest
                 self.mark.write("working", prints[0].taken_ns, digests, done)
+            self.mark.answered(fingerprint.command)
         kept = all(p.kept() for p in prints)
         self._again = _settled(prints) if not kept else 0.0
         self._kept = {p.command: p.digest for p in prints} if kept else {}
@@ -221,7 +227,7 @@ class Follower:
             doubt = "; not all kept: files changed too near the walk for their stat to tell, walked again when settled"
         self.say(
             f"{what}: answers kept in {time.perf_counter() - started:.3f} s"
-            f" ({time.process_time() - cpu:.3f} s CPU){doubt}"
+            f" ({time.process_time() - cpu:.3f} s CPU; {', '.join(done)}){doubt}"
         )
 
     def _hear(self) -> None:
