@@ -31,9 +31,9 @@ QUESTIONS = [("conflicts", "--json"), ("review", "--json")]
 class Following:
     """A `workbench follow` process on `vault`, its stderr gathered line by line."""
 
-    def __init__(self, vault: Path, *reading: str):
+    def __init__(self, vault: Path, *reading: str, options: tuple[str, ...] = ()):
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "workbench.cli", "--vault", str(vault), *reading, "follow"],
+            [sys.executable, "-m", "workbench.cli", "--vault", str(vault), *reading, "follow", *options],
             stderr=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             text=True,
@@ -71,8 +71,8 @@ class Following:
 def following(sample_copy):
     started: list[Following] = []
 
-    def start(vault: Path = sample_copy, *reading: str) -> Following:
-        follower = Following(vault, *reading)
+    def start(vault: Path = sample_copy, *reading: str, options: tuple[str, ...] = ()) -> Following:
+        follower = Following(vault, *reading, options=options)
         started.append(follower)
         follower.said("watching the vault")
         return follower
@@ -354,3 +354,32 @@ def test_a_waiting_process_says_its_question_and_the_follower_answers_it_first(s
     assert "CPU; review, conflicts)" in [line for line in follower.lines if "(s) changed" in line][1]
     assert_kept_and_exact(sample_copy)
     assert follower.stop() == 0
+
+
+def test_a_follower_past_its_memory_bound_starts_again_in_place_its_lock_kept(sample_copy, following):
+    """Past `--memory-most` after a change's round, the follower replaces itself (`exec`): the same
+    process, its lock never let go (a second follower is refused meanwhile and after), and it goes
+    on keeping exact answers; the round of its new open does not start it again."""
+    follower = following(options=("--memory-most", "1"))
+    pid = follower.process.pid
+    path = sample_copy / DECISION
+    path.write_text(path.read_text("utf-8") + "\nPast the bound.\n", "utf-8")
+    follower.said("starting again")
+    follower.said("watching the vault", 2)
+    assert follower.process.poll() is None and follower.process.pid == pid
+    assert sum("starting again" in line for line in follower.lines) == 1  # not again for its open
+    second = subprocess.run(
+        [sys.executable, "-m", "workbench.cli", "--vault", str(sample_copy), "follow"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert second.returncode == 1 and "another process follows" in second.stderr
+    assert_kept_and_exact(sample_copy)
+    path.write_text(path.read_text("utf-8") + "\nAfter the start again.\n", "utf-8")
+    follower.said("starting again", 2)
+    follower.said("watching the vault", 3)
+    assert_kept_and_exact(sample_copy)
+    assert follower.stop() == 0
+    assert not held(str(sample_copy / ".workbench"))

@@ -23,9 +23,11 @@ def run_follow(
     flavour: str | None,
     quick: dict[tuple[str, ...], tuple],
     opener: Callable[[str, dict[str, list[os.DirEntry]]], Any],
+    memory_most_mb: int | None = None,
 ) -> int:
     """Follow the vault at `path` for `quick`'s questions (command line -> question, `main.QUICK`),
-    opened by `opener(path, listed)` as a command line opens it."""
+    opened by `opener(path, listed)` as a command line opens it; past `memory_most_mb` of memory
+    after a round (`Follower`'s own bound where None), started again in place."""
     from ..core import Follower, Vault
 
     Vault.require_folder(path)  # refused here, with the open's own words, before anything is walked
@@ -42,6 +44,7 @@ def run_follow(
         sorted(quick.values(), key=lambda asked: asked[0] != "review"),
         Path(__file__).parent.glob("*.py"),
         say,
+        memory_most_mb << 20 if memory_most_mb is not None else None,
     )
     try:
         opened = follower.open(lambda listed: opener(given, listed))
@@ -62,9 +65,31 @@ def run_follow(
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
+        if not follower.restart:
+            follower.close()
+    if follower.restart:
+        failed = _start_again(follower)  # returns only where the start again failed
+        say(f"could not start again ({failed}): stopped")
         follower.close()
+        return EXIT_ERRORS
     if follower.gone:
         say(f"{given} is gone: nothing left to follow")
         return EXIT_USAGE
     say(f"stopped after {follower.rounds} round(s)")
     return EXIT_OK
+
+
+def _start_again(follower: Any) -> OSError:
+    """This process replaced by a fresh one with the same command line (`exec`: the same process
+    id, its output, its lock handed on): what the last rounds held is handed back whole. Returns
+    only the error of an `exec` that failed."""
+    from ..core import Vault
+
+    environment = {**os.environ, **follower.mark.hand_on()}
+    Vault.close_every_store()
+    sys.stderr.flush()
+    try:
+        os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], environment)
+    except OSError as error:
+        return error
+    raise AssertionError("unreachable: exec returns only by failing")

@@ -336,7 +336,7 @@ def run_command(argv: list[str] | None, unchanged: Fingerprint | None = None, qu
             from .following import run_follow
 
             opener = lambda path, listed: open_vault(path, args.flavour, "conflicts", listed)  # the queue's open
-            return run_follow(resolve_vault_path(args.vault, "follow"), args.flavour, QUICK, opener)
+            return run_follow(resolve_vault_path(args.vault, "follow"), args.flavour, QUICK, opener, args.memory_most)
         vault = open_vault(args.vault, args.flavour, args.command, unchanged.listing if unchanged is not None else None)
         if _ending is not None:
             _ending.append(vault)

@@ -229,10 +229,17 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --http: serve on an address other machines can reach (the token then crosses the network)",
     )
-    sub.add_parser(
+    follow = sub.add_parser(
         "follow",
         help="keep the vault open and, after each change, the answers to `conflicts --json` and `review --json`"
         " a fresh process then finds (runs until interrupted)",
+    )
+    follow.add_argument(
+        "--memory-most",
+        type=int,
+        metavar="MB",
+        help="start again in place (the same process id, its lock kept) after a change left it holding more"
+        " than this (default: 768 MB, or three times what it held once open, the more)",
     )
     serve = sub.add_parser("serve", help="the TUI in a browser, one app per page, every request needing the token")
     serve.add_argument(

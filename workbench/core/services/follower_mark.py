@@ -47,6 +47,7 @@ __all__ = ["ASK", "LOCK", "MARK", "Asking", "Mark", "awaited", "held"]
 LOCK = "follower.lock"
 MARK = "follower.json"
 ASK = "follower.ask."  # and the command: a process waits for that question's answer
+HANDED = "WORKBENCH_FOLLOWER_LOCK"  # the lock's descriptor, held through a follower's start again in place
 WAIT_MOST_S = 5.0
 """The longest a fresh process waits for a follower. A follower's round after one decision changed
 takes 0.4-1 s of CPU at 10,000 decision records (a decision copied from a common template the most):
@@ -83,8 +84,14 @@ class Mark:
 
     def take(self, tries: int = 20) -> bool:
         """Lock `follower.lock` for this process's life; False where another holds it. Tried a few
-        times 10 ms apart: a process looking whether the lock is held holds it shared for a moment."""
-        fd = os.open(os.path.join(self.place, LOCK), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        times 10 ms apart: a process looking whether the lock is held holds it shared for a moment.
+        A follower started again in place (`hand_on`) takes the lock it held before."""
+        path = os.path.join(self.place, LOCK)
+        handed = _handed(path)
+        if handed is not None:
+            self._locked = handed
+            return True
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         for attempt in range(tries):
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -130,6 +137,14 @@ class Mark:
         with contextlib.suppress(OSError):
             os.remove(os.path.join(self.place, ASK + command))
 
+    def hand_on(self) -> dict[str, str]:
+        """The lock kept open through an `exec` of this process (a follower starting again in
+        place): the environment's variable that names it to the next `take`. No other process can
+        take the lock meanwhile."""
+        assert self._locked is not None
+        os.set_inheritable(self._locked, True)
+        return {HANDED: str(self._locked)}
+
     def release(self) -> None:
         """Let the lock go, the mark removed first (it never outlives the lock it describes)."""
         if self._locked is None:
@@ -138,6 +153,24 @@ class Mark:
             os.remove(os.path.join(self.place, MARK))
         os.close(self._locked)
         self._locked = None
+
+
+def _handed(path: str) -> int | None:
+    """The descriptor of the lock at `path` this process holds already, handed on by `hand_on`
+    through an `exec` (taken out of the environment, not inherited again); None where none is."""
+    named = os.environ.pop(HANDED, None)
+    if named is None or not named.isdigit():
+        return None
+    fd = int(named)
+    try:
+        same = os.path.samestat(os.fstat(fd), os.stat(path))
+        if same:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held already by this open file: at once
+            os.set_inheritable(fd, False)
+            return fd
+    except OSError:
+        pass
+    return None
 
 
 def held(place: str) -> bool:
