@@ -3,9 +3,10 @@ lists the conflicts as they are now, the entry the person was on kept where it s
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
-from textual.widgets import OptionList, Static
+from textual.widgets import Button, OptionList, Static
 from tui_helpers import notes, open_dialog, running, screen_text, wait_for
 
 from workbench.tui.dialogs.conflicts import ConflictsDialog, kind_words
@@ -82,3 +83,91 @@ async def test_the_conflict_the_person_was_on_resolved_on_disk_is_said_and_its_r
         shown = dialog.selected
         assert shown is not None and dialog.shown == dialog._key()
         await wait_for(pilot, lambda: kind_words(shown.kind) in str(dialog.query_one("#reason", Static).render()))
+
+
+async def test_a_resolution_pressed_while_the_queue_follows_is_the_one_shown(sample_copy: Path):
+    async with running(sample_copy, (120, 36)) as (app, pilot):
+        dialog = await open_dialog(pilot, "c", ConflictsDialog)
+        listing = dialog.query_one("#conflict-list", OptionList)
+        last = len(dialog.conflicts) - 1
+        listing.highlighted = listing.get_option_index(str(last))
+        await pilot.pause()
+        await pilot.press("enter")  # to the resolutions of the conflict shown
+        shown = dialog.selected
+        assert shown is not None and isinstance(app.focused, Button)
+        chosen: list = []
+        dialog.dismiss = lambda result=None: chosen.append(result)  # what the dialog hands back
+        reading = dialog.read_verdicts
+        # The verdicts read again in a thread take a moment (the vault's store busy with a write).
+        dialog.read_verdicts = lambda: (time.sleep(0.5), reading())[1]
+        # The queue found again after another process wrote the vault: the same conflicts, in
+        # another order (as `ConflictsSearch.found` hands them over).
+        dialog.follow(list(reversed(dialog.conflicts)), dialog.documents)
+        await pilot.press("enter")  # the person presses the resolution they are looking at
+        await pilot.pause(0.8)
+        assert chosen, "nothing chosen"
+        assert chosen[0] in shown.resolutions, (chosen[0], shown.ids)
+
+
+async def test_a_key_while_a_shorter_queue_is_followed_is_no_crash(sample_copy: Path):
+    async with running(sample_copy, (120, 36)) as (app, pilot):
+        dialog = await open_dialog(pilot, "c", ConflictsDialog)
+        listing = dialog.query_one("#conflict-list", OptionList)
+        listing.highlighted = listing.get_option_index(str(len(dialog.conflicts) - 1))
+        await pilot.pause()
+        await pilot.press("enter")  # to the resolutions of the last conflict
+        # The queue found again, one conflict left (the others resolved on disk by another process);
+        # no verdict file is slow to read here: the list is rebuilt a worker's turn later.
+        dialog.follow(dialog.conflicts[:1], dialog.documents)
+        await pilot.press("enter")
+        await pilot.pause(0.5)
+        assert app.return_value is None and app.is_running
+
+
+async def test_an_empty_queue_following_a_change_says_nothing_was_lost(sample_copy: Path):
+    async with running(sample_copy, (120, 36)) as (app, pilot):
+        dialog = await open_dialog(pilot, "c", ConflictsDialog)
+        dialog.follow([], dialog.documents)  # every conflict resolved on disk: said once, rightly
+        await wait_for(pilot, lambda: any("no longer in the queue" in n for n in notes(app)))
+        await pilot.pause(0.2)
+        said = sum("no longer in the queue" in n for n in notes(app))
+        dialog.follow([], dialog.documents)  # the vault changed again; the person is on no conflict
+        await pilot.pause(0.5)
+        await app.workers.wait_for_complete()
+        assert sum("no longer in the queue" in n for n in notes(app)) == said, notes(app)
+
+
+async def test_the_queue_closed_while_it_follows(sample_copy: Path):
+    async with running(sample_copy, (120, 36)) as (app, pilot):
+        dialog = await open_dialog(pilot, "c", ConflictsDialog)
+        reading = dialog.read_verdicts
+        dialog.read_verdicts = lambda: (time.sleep(0.4), reading())[1]
+        dialog.follow(list(reversed(dialog.conflicts)), dialog.documents)
+        await pilot.press("escape")
+        await pilot.pause(0.8)
+        assert app.is_running and not isinstance(app.screen, ConflictsDialog)
+        await pilot.press("c")
+        await pilot.pause(0.8)
+        assert sum(isinstance(s, ConflictsDialog) for s in app.screen_stack) == 1
+
+
+async def test_a_resolution_of_the_entry_kept_acts_after_the_queue_moved_it(sample_copy: Path):
+    """The entry the person was on moves to another place in the queue found again: its buttons,
+    not made again, still act (and on it)."""
+    async with running(sample_copy, (120, 36)) as (app, pilot):
+        dialog = await open_dialog(pilot, "c", ConflictsDialog)
+        listing = dialog.query_one("#conflict-list", OptionList)
+        listing.highlighted = listing.get_option_index(str(len(dialog.conflicts) - 1))
+        await pilot.pause()
+        await pilot.press("enter")
+        shown = dialog.selected
+        assert shown is not None and isinstance(app.focused, Button)
+        chosen: list = []
+        dialog.dismiss = lambda result=None: chosen.append(result)
+        dialog.follow(list(reversed(dialog.conflicts)), dialog.documents)
+        await wait_for(pilot, lambda: dialog._key() == "0")  # the same conflict, first now
+        assert dialog.selected == shown
+        dialog.query("#resolutions Button").first().focus()
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        assert chosen and chosen[0] in shown.resolutions

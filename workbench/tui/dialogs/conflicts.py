@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from functools import partial
 from collections.abc import Callable, Mapping, Sequence
 from typing import ClassVar, Literal
 
@@ -393,55 +394,65 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
     def follow(self, conflicts: Sequence[Conflict], documents: Mapping[str, Document]) -> None:
         """The queue found again while the dialog is open (another process wrote the vault): listed
         in place, the entry the person was on kept highlighted where it still is, and shown again
-        only if what it holds changed. The verdicts are read again with it."""
-        held_conflict, held_verdict = self.selected, self.selected_verdict
-        self.conflicts, self.documents = list(conflicts), documents
-        self._found = len(self.conflicts)
+        only if what it holds changed. The verdicts are read again with it. Until the list is made
+        again the dialog keeps the conflicts it shows: a key pressed meanwhile acts on what is seen."""
         if self._gone or not self._listed_once:
+            self.conflicts, self.documents = list(conflicts), documents
+            self._found = len(self.conflicts)
             return  # its first frames list what it holds now
-        self.run_worker(self._followed(held_conflict, held_verdict), group="conflicts-follow", exclusive=True)
+        held = (self.selected, self.selected_verdict)
+        work = self._followed(list(conflicts), documents, *held)
+        self.run_worker(work, group="conflicts-follow", exclusive=True)
 
-    async def _followed(self, held_conflict: Conflict | None, held_verdict: Verdict | None) -> None:
+    async def _followed(
+        self,
+        conflicts: list[Conflict],
+        documents: Mapping[str, Document],
+        held_conflict: Conflict | None,
+        held_verdict: Verdict | None,
+    ) -> None:
+        verdicts, found = self.verdicts, len(conflicts)
         if self.read_verdicts is not None:
-            worker = self.run_worker(self._load_verdicts, thread=True, group="conflicts-verdicts")
+            worker = self.run_worker(partial(self._load_verdicts, conflicts), thread=True, group="conflicts-verdicts")
             try:
                 await worker.wait()
             except WorkerCancelled:
                 return
-            self.verdicts, self._found = worker.result or ([], len(self.conflicts))
+            verdicts, found = worker.result or ([], len(conflicts))
         if self._gone:
             return
-        key = None
+        # The entry the person was on, in the new list (worked out before anything is swapped).
+        key: str | None = None
+        now_held: Conflict | Verdict | None = None
         if held_verdict is not None:
-            key = next((f"v{n}" for n, v in enumerate(self.verdicts) if v.id == held_verdict.id), None)
+            at = next((n for n, v in enumerate(verdicts) if v.id == held_verdict.id), None)
+            key, now_held = (f"v{at}", verdicts[at]) if at is not None else (None, None)
         elif held_conflict is not None:
-            same = [i for i, c in enumerate(self.conflicts) if c.ids == held_conflict.ids]
-            index = next((i for i in same if self.conflicts[i].kind == held_conflict.kind), same[0] if same else None)
+            same = [i for i, c in enumerate(conflicts) if c.ids == held_conflict.ids]
+            index = next((i for i in same if conflicts[i].kind == held_conflict.kind), same[0] if same else None)
             if index is not None:
                 self.listed = max(self.listed, self._reaching(index))
-                key = str(index)
-        if key is None:
+                key, now_held = str(index), conflicts[index]
+        if key is None and (held_conflict is not None or held_verdict is not None):
             self.notify(
                 "The conflict you were on is no longer in the queue (the vault changed on disk).",
                 title="The queue followed a change",
                 markup=False,
             )
+        unchanged = key is not None and now_held == (held_verdict if held_verdict is not None else held_conflict)
+        if not unchanged and self.focused is not None and self.focused.parent is self.query_one("#resolutions"):
+            self.query_one("#conflict-list", OptionList).focus()  # not a button of what is no longer shown
+        # Swapped and listed in one turn: no key comes between the new list and the new entries.
+        self.conflicts, self.documents, self.verdicts, self._found = conflicts, documents, verdicts, found
         self._relist(key)
         self._title()
         now = self._key()
-        unchanged = (
-            now == key
-            and now is not None
-            and (held_verdict == self.selected_verdict if held_verdict is not None else held_conflict == self.selected)
-        )
-        if now is not None and now != MORE and not unchanged:
-            focus_was_in_resolutions = self.focused is not None and self.focused.parent is self.query_one(
-                "#resolutions", Vertical
-            )
-            await self._show(now)
-            if focus_was_in_resolutions:
-                self.query_one("#conflict-list", OptionList).focus()
         self.shown = now
+        if now is not None and now != MORE and not (unchanged and now == key):
+            await self._show(now)
+        else:  # the same entry, maybe at another place in the list: its buttons are its still
+            for button in self.query("#resolutions Button"):
+                button.entry = now  # type: ignore[attr-defined]
         self.refresh_bindings()
 
     def _index_of(self, key: str | None) -> int | None:
@@ -507,7 +518,7 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         if button is not None:
             button.focus()
 
-    def _load_verdicts(self) -> tuple[list[Verdict], int] | None:
+    def _load_verdicts(self, conflicts: Sequence[Conflict] | None = None) -> tuple[list[Verdict], int] | None:
         """The open verdicts, and how many conflicts no verdict lists (counted here, not on the
         screen's thread: 75,000 at 100,000 documents); None when there are none."""
         assert self.read_verdicts is not None
@@ -521,7 +532,9 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         if not verdicts:
             return None
         folded = {v.pair for v in verdicts}
-        return verdicts, sum(1 for c in self.conflicts if frozenset(c.ids) not in folded)
+        return verdicts, sum(
+            1 for c in (self.conflicts if conflicts is None else conflicts) if frozenset(c.ids) not in folded
+        )
 
     def _start_key(self) -> str | None:
         """The entry to highlight first: the one a cancelled preview came from, else the first
@@ -571,12 +584,18 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
     @property
     def selected(self) -> Conflict | None:
         key = self._key()
-        return self.conflicts[int(key)] if key is not None and key.isdigit() else None
+        return (
+            self.conflicts[int(key)] if key is not None and key.isdigit() and int(key) < len(self.conflicts) else None
+        )
 
     @property
     def selected_verdict(self) -> Verdict | None:
         key = self._key()
-        return self.verdicts[int(key[1:])] if key is not None and key.startswith("v") else None
+        return (
+            self.verdicts[int(key[1:])]
+            if key is not None and key.startswith("v") and int(key[1:]) < len(self.verdicts)
+            else None
+        )
 
     @on(OptionList.OptionHighlighted)
     async def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
@@ -655,6 +674,8 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
         await self._fill(buttons, [verdict.newer, verdict.older])
 
     async def _fill(self, buttons: list[Button], sides: Sequence[str]) -> None:
+        for button in buttons:
+            button.entry = self.shown  # type: ignore[attr-defined]  # pressed, it acts only while its entry is highlighted
         box = self.query_one("#resolutions", Vertical)
         await box.remove_children()
         await box.mount_all(buttons)
@@ -696,8 +717,8 @@ class ConflictsDialog(ModalScreen[Resolution | VerdictChoice | str | None]):
     def _pressed(self, event: Button.Pressed) -> None:
         event.stop()
         name = event.button.name
-        if name is None:
-            return
+        if name is None or getattr(event.button, "entry", None) != self._key():
+            return  # a button of an entry no longer highlighted (the list moved under it)
         verdict = self.selected_verdict
         if verdict is not None and not name.startswith("s"):
             self.action_answer(name)
