@@ -72,6 +72,9 @@ def run_follow(
         say(f"could not start again ({failed}): stopped")
         follower.close()
         return EXIT_ERRORS
+    if follower.failed:
+        say(f"{follower.failed}: stopped")
+        return EXIT_ERRORS
     if follower.gone:
         say(f"{given} is gone: nothing left to follow")
         return EXIT_USAGE

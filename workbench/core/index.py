@@ -93,6 +93,16 @@ def serialized(method: Callable) -> Callable:
 _BY_ID = operator.attrgetter("id")  # a document's id, read without a Python call for each
 
 
+def _reading(given: Path, flavour: str | None) -> tuple[Path, Flavour, VaultConfig]:
+    """The folder an open of `given` reads, its flavour (named, or detected from the files) with
+    the status words its settings and its index give, and its settings."""
+    root, chosen = flavours.choose(given.resolve(), find_root(given.resolve()), flavour)
+    config = read_config(root)
+    if config.statuses:
+        chosen = dataclasses.replace(chosen, statuses=config.statuses)
+    return root, chosen.prepared(root), config
+
+
 class VaultIndex:
     """The records of a vault on disk. Open it with `VaultIndex.open(path)` (or `Vault.open`).
 
@@ -158,11 +168,7 @@ class VaultIndex:
         `queue_fields`: the open is for the conflicts queue or the review list, which ask every
         document's type, status and relations: the store's rows are read with them."""
         given = require_folder(path)
-        root, chosen = flavours.choose(given.resolve(), find_root(given.resolve()), flavour)
-        config = read_config(root)
-        if config.statuses:
-            chosen = dataclasses.replace(chosen, statuses=config.statuses)
-        chosen = chosen.prepared(root)
+        root, chosen, config = _reading(given, flavour)
         vault = cls(root, chosen)
         vault.config = config
         vault.store = DerivedStore(vault.store_path(), chosen.reading, folder_identity(vault.root))
@@ -180,6 +186,13 @@ class VaultIndex:
             vault._load(walk, cached, on)
             settle_collector(len(vault._records))
         return vault
+
+    def reading_moved(self, given: str | os.PathLike[str], flavour: str | None = None) -> bool:
+        """Whether an open of `given` now (the flavour named `flavour`, or detected) would read it
+        otherwise than this vault does: another root or flavour, other status words (the settings'
+        or an ADR index's). A process that holds the vault for long (a follower) opens it again then."""
+        root, chosen, _ = _reading(require_folder(given), flavour)
+        return root != self.root or chosen != self.flavour
 
     @serialized
     def _load(self, walk: Walk, cached: dict[str, Record] | None = None, on: dt.date | None = None) -> None:

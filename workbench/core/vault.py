@@ -108,6 +108,10 @@ class Vault(ReviewMethods, InboxMethods, SyncMethods):
     def problems_for(self, doc_id: str) -> Problems:
         return self.index.problems_for(doc_id)
 
+    def reading_moved(self, given: str | os.PathLike[str], flavour: str | None = None) -> bool:
+        """Whether an open of `given` now would read it otherwise (`VaultIndex.reading_moved`)."""
+        return self.index.reading_moved(given, flavour)
+
     def refresh(self, listed: dict[str, list[os.DirEntry]] | None = None) -> None:
         """Re-read whatever changed on disk since the last look (a walk and a stat per file);
         `listed`: the folders as a walk just listed them (`Fingerprint.listing`), not listed again."""

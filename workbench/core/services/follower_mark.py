@@ -37,6 +37,7 @@ import contextlib
 import fcntl
 import json
 import os
+import stat
 import time
 from collections.abc import Callable, Iterable
 import datetime as dt
@@ -91,7 +92,13 @@ class Mark:
         if handed is not None:
             self._locked = handed
             return True
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                raise OSError(0, "not a regular file")
+        except OSError as error:
+            raise ValueError(f"{path}: the follower's lock cannot be taken: {error.strerror or error}") from None
         for attempt in range(tries):
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -173,12 +180,28 @@ def _handed(path: str) -> int | None:
     return None
 
 
+def _opened(path: str, flags: int = os.O_RDONLY) -> int | None:
+    """A descriptor of the regular file at `path`, None for anything else: a state folder may hold
+    what an archive or a checkout left there (a named pipe would block the reader, a link to an
+    endless file feed it for ever)."""
+    try:
+        fd = os.open(path, flags | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
 def held(place: str) -> bool:
     """Whether a process holds the follower's lock in the state folder `place` (a look: the lock
     held shared for a moment where no one holds it, never waited for)."""
-    try:
-        fd = os.open(os.path.join(place, LOCK), os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
+    fd = _opened(os.path.join(place, LOCK))
+    if fd is None:
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
@@ -196,7 +219,7 @@ def held(place: str) -> bool:
 def awaited(fingerprint: Asking, answer: Callable[[], Any]) -> Any:
     """`answer()` once a follower has kept it for `fingerprint`, looked for every `POLL_S` while
     the module's rules say one is at work on it, for at most `WAIT_MOST_S`; None otherwise."""
-    place = next((p for p in fingerprint.places if os.path.exists(os.path.join(p, LOCK))), None)
+    place = next((p for p in fingerprint.places if _regular(os.path.join(p, LOCK))), None)
     if place is None:
         return None
     ends = time.monotonic() + WAIT_MOST_S
@@ -217,18 +240,34 @@ def awaited(fingerprint: Asking, answer: Callable[[], Any]) -> Any:
             return None
         if not said:
             said = True
-            with contextlib.suppress(OSError):  # a state folder that cannot be written: waited for as it comes
-                os.close(os.open(os.path.join(place, ASK + fingerprint.command), os.O_WRONLY | os.O_CREAT, 0o644))
+            fd = _opened(os.path.join(place, ASK + fingerprint.command), os.O_WRONLY | os.O_CREAT)
+            if fd is not None:  # else a state folder that cannot be written: waited for as it comes
+                os.close(fd)
         time.sleep(POLL_S)
     return None
 
 
-def _read(place: str) -> dict[str, Any] | None:
+MARK_MOST = 64 << 10  # a mark is a few hundred bytes: more is not a follower's
+
+
+def _regular(path: str) -> bool:
     try:
-        with open(os.path.join(place, MARK), encoding="utf-8") as file:
-            mark = json.load(file)
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _read(place: str) -> dict[str, Any] | None:
+    fd = _opened(os.path.join(place, MARK))
+    if fd is None:
+        return None
+    try:
+        data = os.read(fd, MARK_MOST + 1)
+        mark = json.loads(data) if len(data) <= MARK_MOST else None
     except (OSError, ValueError):
         return None
+    finally:
+        os.close(fd)
     return mark if isinstance(mark, dict) else None
 
 

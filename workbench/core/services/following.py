@@ -26,6 +26,7 @@ writes never wake it. A round is also made when the day turns (every answer name
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import threading
@@ -60,6 +61,8 @@ class Followed(Protocol):
     store: Any
     recovery_notes: list[str]
 
+    def reading_moved(self, given: str, flavour: str | None = None) -> bool: ...
+
     def refresh(self, listed: dict[str, list[os.DirEntry]] | None = None) -> None: ...
 
     def refresh_paths(self, paths: list[str]) -> None: ...
@@ -88,6 +91,8 @@ class Follower:
         self.given = given
         self.memory_most = memory_most
         self.restart = False  # the following ended to start again in place (`memory_most` passed)
+        self.failed: str | None = None  # why the following ended for good (its folders cannot be watched)
+        self._opener: Callable[[dict[str, list[os.DirEntry]]], Followed] | None = None
         self.flavour = flavour
         self.questions = list(questions)
         self.face = sorted(face)
@@ -121,7 +126,7 @@ class Follower:
         mark = Mark(place, prints[0].root, self.flavour, prints[0].code)
         if not mark.take():
             return False
-        self.vault, self.mark = vault, mark
+        self.vault, self.mark, self._opener = vault, mark, opener
         # Walked again, not answered for the open's walk: a first open makes the state folder, a
         # name the walk sees, so its fingerprint is one no later walk takes.
         self.round([], started, cpu, "opened")
@@ -136,7 +141,7 @@ class Follower:
         assert self.mark is not None
         watcher = threading.Thread(target=self._hear, name="workbench-follower", daemon=True)
         watcher.start()
-        while not self.ready.wait(LOOK_S) and not self.stopped.is_set():
+        while not self.ready.wait(LOOK_S) and not self.stopped.is_set() and watcher.is_alive():
             pass
         self.say("watching the vault's folders: changes are followed from now on")
         while not self.stopped.is_set():
@@ -151,7 +156,8 @@ class Follower:
             try:
                 self.round(heard)
             except Exception as error:  # noqa: BLE001 - said, and the next change followed
-                self.mark.write("idle")
+                with contextlib.suppress(OSError):  # a full disk: no one waits on a mark not written
+                    self.mark.write("idle")
                 self.say(f"a round failed, nothing kept for it: {type(error).__name__}: {error}")
         watcher.join(timeout=2 * LOOK_S)
 
@@ -180,6 +186,10 @@ class Follower:
             self._again = 0.0
             return
         self.mark.write("working", prints[0].taken_ns, digests)
+        if self.vault.reading_moved(self.given, self.flavour):
+            self._open_again(prints[0])
+            self._answer(prints, started, cpu, "read otherwise now (a flavour or status words): opened again")
+            return
         index = self.vault.index
         root = Path(index.root)
         if any(Path(path) == root / index.settings_file for path in heard):
@@ -195,6 +205,24 @@ class Follower:
         files = [path for path in heard if path != prints[0].root]
         what = what or (f"{len(files)} file(s) changed" if files else "walked again")
         self._answer(prints, started, cpu, what)
+
+    def _open_again(self, walked: Fingerprint) -> None:
+        """The vault opened anew, as a fresh process would open it now (its flavour detected
+        again, its status words read again), with the walk of this round; the store it keeps must
+        be the one the lock is beside."""
+        assert self._opener is not None and self.mark is not None and self.vault is not None
+        before = self.vault
+        vault = self._opener(walked.listing)
+        vault.recovery_notes.clear()
+        store = vault.store
+        place = str(Path(store.path).parent) if store is not None and store.path is not None else None
+        if place != self.mark.place:
+            self.failed = "the vault is kept elsewhere now that it is read otherwise: start the follower again"
+            self.stop()
+            raise ValueError(self.failed)
+        self.vault = vault
+        if before.store is not None and before.store is not store:
+            before.store.close()
 
     def _fingerprints(self) -> list[Fingerprint]:
         first = Fingerprint(self.given, self.flavour, self.questions[0], self.face)
@@ -287,6 +315,10 @@ class Follower:
                     self.gone = True
                     self.stop()
                     return
+            except OSError as error:  # the system's watches run out, a folder that cannot be read
+                self.failed = f"the vault's folders cannot be watched: {error.strerror or error}"
+                self.stop()
+                return
 
 
 def _resident() -> int | None:
