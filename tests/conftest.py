@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from following_process import Following
 from helpers import SAMPLE
 from vault_builders import VaultBuilder
 
@@ -63,3 +64,22 @@ def sample_copy(tmp_path) -> Path:
 @pytest.fixture
 def builder(tmp_path) -> VaultBuilder:
     return VaultBuilder(tmp_path / "vault")
+
+
+@pytest.fixture
+def following(sample_copy):
+    """Start `workbench follow` processes (on the sample's copy unless told), each watching once
+    returned; any left running is killed at the end."""
+    started: list[Following] = []
+
+    def start(vault: Path = sample_copy, *reading: str, options: tuple[str, ...] = ()) -> Following:
+        follower = Following(vault, *reading, options=options)
+        started.append(follower)
+        follower.said("watching the vault")
+        return follower
+
+    yield start
+    for follower in started:
+        if follower.process.poll() is None:
+            follower.process.kill()
+            follower.process.wait()

@@ -11,7 +11,7 @@ import threading
 import time
 from pathlib import Path
 
-from tests.test_following import QUESTIONS, ROOT, asked, following, worked_out  # noqa: F401, F811  (fixture)
+from tests.test_following import QUESTIONS, ROOT, asked, worked_out
 
 DECISION = "decisions/mem-decision-money-integer-cents.md"
 
