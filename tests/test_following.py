@@ -35,6 +35,29 @@ def asked(vault: Path, *line: str) -> tuple[str, str]:
     return result.stdout, result.stderr.strip().splitlines()[-1]
 
 
+def follow_to_its_end(vault: Path) -> subprocess.CompletedProcess[str]:
+    """`workbench follow` of `vault` where it ends at once (another follows it, no vault there)."""
+    return subprocess.run(
+        [sys.executable, "-m", "workbench.cli", "--vault", str(vault), "follow"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+
+
+def write_records(vault: Path, status: str = "Accepted") -> None:
+    """Three decision records, the first two alike (a contradiction when both are accepted)."""
+    vault.mkdir(exist_ok=True)
+    for number, title in enumerate(["Use PostgreSQL for storage", "Use MySQL for storage", "Keep a log"], start=1):
+        (vault / f"{number:04d}-{title.lower().replace(' ', '-')}.md").write_text(
+            f"# {number}. {title}\n\nDate: 2024-0{number}-01\n\n## Status\n\n{status}\n\n## Context\n\n"
+            f"We need to decide how to store invoices. {title} because the team knows it well.\n\n"
+            "## Decision\n\nWe will store invoices in one relational database, amounts in integer cents.\n",
+            "utf-8",
+        )
+
+
 def worked_out(vault: Path, command: str, *reading: str) -> str:
     """The answer the usual way works out now: the vault opened and the command run, nothing kept
     looked at or kept (`run_command` with no fingerprint), in a process of its own."""
@@ -86,23 +109,11 @@ def test_follower_keeps_what_a_fresh_process_works_out(sample_copy, following):
 
 def test_one_follower_a_vault_and_a_clear_error_for_no_vault(sample_copy, following, tmp_path):
     first = following()
-    second = subprocess.run(
-        [sys.executable, "-m", "workbench.cli", "--vault", str(sample_copy), "follow"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-    )
+    second = follow_to_its_end(sample_copy)
     assert second.returncode == 1
     assert "another process follows" in second.stderr and "Traceback" not in second.stderr
     assert first.process.poll() is None
-    missing = subprocess.run(
-        [sys.executable, "-m", "workbench.cli", "--vault", str(tmp_path / "nowhere"), "follow"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-    )
+    missing = follow_to_its_end(tmp_path / "nowhere")
     assert missing.returncode == 2
     assert "nowhere" in missing.stderr and "Traceback" not in missing.stderr
     assert first.stop(signal.SIGINT) == 0
@@ -247,14 +258,7 @@ def test_a_verdict_and_a_pair_marked_compatible_are_followed(sample_copy, follow
 
 def test_decision_records_followed_with_their_flavour_named(tmp_path, following):
     vault = tmp_path / "records"
-    vault.mkdir()
-    for number, title in enumerate(["Use PostgreSQL for storage", "Use MySQL for storage", "Keep a log"], start=1):
-        (vault / f"{number:04d}-{title.lower().replace(' ', '-')}.md").write_text(
-            f"# {number}. {title}\n\nDate: 2024-0{number}-01\n\n## Status\n\nAccepted\n\n## Context\n\n"
-            f"We need to decide how to store invoices. {title} because the team knows it well.\n\n"
-            "## Decision\n\nWe will store invoices in one relational database, amounts in integer cents.\n",
-            "utf-8",
-        )
+    write_records(vault)
     follower = following(vault, "--flavour", "adr")  # its store in the user's cache, not in the folder
     assert not (vault / ".workbench").exists()
     assert_kept_and_exact(vault, "--flavour", "adr")
@@ -310,13 +314,7 @@ def test_a_follower_past_its_memory_bound_starts_again_in_place_its_lock_kept(sa
     follower.said("watching the vault", 2)
     assert follower.process.poll() is None and follower.process.pid == pid
     assert sum("starting again" in line for line in follower.lines) == 1  # not again for its open
-    second = subprocess.run(
-        [sys.executable, "-m", "workbench.cli", "--vault", str(sample_copy), "follow"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-    )
+    second = follow_to_its_end(sample_copy)
     assert second.returncode == 1 and "another process follows" in second.stderr
     assert_kept_and_exact(sample_copy)
     path.write_text(path.read_text("utf-8") + "\nAfter the start again.\n", "utf-8")

@@ -11,21 +11,9 @@ import threading
 import time
 from pathlib import Path
 
-from tests.test_following import QUESTIONS, ROOT, asked, worked_out
+from tests.test_following import QUESTIONS, ROOT, asked, worked_out, write_records
 
 DECISION = "decisions/mem-decision-money-integer-cents.md"
-
-
-def _records(vault: Path, status: str = "Parked") -> None:
-    """Three decision records, the first two alike (a contradiction when both are accepted)."""
-    vault.mkdir(exist_ok=True)
-    for number, title in enumerate(["Use PostgreSQL for storage", "Use MySQL for storage", "Keep a log"], start=1):
-        (vault / f"{number:04d}-{title.lower().replace(' ', '-')}.md").write_text(
-            f"# {number}. {title}\n\nDate: 2024-0{number}-01\n\n## Status\n\n{status}\n\n## Context\n\n"
-            f"We need to decide how to store invoices. {title} because the team knows it well.\n\n"
-            "## Decision\n\nWe will store invoices in one relational database, amounts in integer cents.\n",
-            "utf-8",
-        )
 
 
 def _in_process(vault: Path):
@@ -42,7 +30,7 @@ def _in_process(vault: Path):
 
 def test_status_words_changed_in_the_settings_are_followed(tmp_path, following):
     vault = tmp_path / "records"
-    _records(vault)
+    write_records(vault, "Parked")
     settings = vault / ".workbench.yaml"
     settings.write_text("statuses:\n  parked: draft\n", "utf-8")
     follower = following(vault, "--flavour", "adr")
@@ -61,7 +49,7 @@ def test_a_flavour_a_fresh_open_would_detect_now_is_followed(tmp_path, following
     vault.mkdir()
     (vault / "note.md").write_text("# A note\n\nNothing decided here.\n", "utf-8")
     follower = following(vault)
-    _records(vault, "Accepted")
+    write_records(vault)
     (vault / "note.md").unlink()
     follower.said("opened again")
     time.sleep(1)
