@@ -141,3 +141,34 @@ def test_a_mark_that_is_not_a_regular_file_never_holds_a_fresh_process(sample_co
         (place / "follower.lock").unlink()
         (place / "follower.json").symlink_to("/dev/zero")
         (place / "follower.lock").symlink_to("/dev/zero")
+
+
+def test_a_lock_file_left_in_another_state_folder_hides_no_live_follower(tmp_path):
+    """A command line looks in each state folder a vault may keep its store in; a lock file left
+    in the first (a follower of another flavour, ended) must not hide the live one in the second."""
+    import datetime as dt
+    from types import SimpleNamespace
+
+    from workbench.core.services.follower_mark import LOCK, Mark, awaited
+
+    left, live = tmp_path / "left", tmp_path / "live"
+    left.mkdir()
+    live.mkdir()
+    (left / LOCK).touch()
+    asking = SimpleNamespace(
+        root=str(tmp_path),
+        flavour="adr",
+        code="code",
+        day=dt.date.today(),
+        command="conflicts",
+        digest="state",
+        taken_ns=time.time_ns(),
+        places=[str(left), str(live)],
+    )
+    mark = Mark(str(live), asking.root, "adr", "code")
+    assert mark.take()
+    try:
+        mark.write("working", asking.taken_ns, {"conflicts": "state"}, ["conflicts"])
+        assert awaited(asking, lambda: "the kept answer") == "the kept answer"
+    finally:
+        mark.release()

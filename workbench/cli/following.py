@@ -95,4 +95,3 @@ def _start_again(follower: Any) -> OSError:
         os.execve(sys.executable, [sys.executable, *sys.orig_argv[1:]], environment)
     except OSError as error:
         return error
-    raise AssertionError("unreachable: exec returns only by failing")

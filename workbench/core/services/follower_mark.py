@@ -92,13 +92,9 @@ class Mark:
         if handed is not None:
             self._locked = handed
             return True
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                os.close(fd)
-                raise OSError(0, "not a regular file")
-        except OSError as error:
-            raise ValueError(f"{path}: the follower's lock cannot be taken: {error.strerror or error}") from None
+        fd = _opened(path, os.O_RDWR | os.O_CREAT)
+        if fd is None:
+            raise ValueError(f"{path}: the follower's lock cannot be taken (not a regular file we may write)")
         for attempt in range(tries):
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -185,7 +181,7 @@ def _opened(path: str, flags: int = os.O_RDONLY) -> int | None:
     what an archive or a checkout left there (a named pipe would block the reader, a link to an
     endless file feed it for ever)."""
     try:
-        fd = os.open(path, flags | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = os.open(path, flags | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
     except OSError:
         return None
     try:
@@ -219,7 +215,9 @@ def held(place: str) -> bool:
 def awaited(fingerprint: Asking, answer: Callable[[], Any]) -> Any:
     """`answer()` once a follower has kept it for `fingerprint`, looked for every `POLL_S` while
     the module's rules say one is at work on it, for at most `WAIT_MOST_S`; None otherwise."""
-    place = next((p for p in fingerprint.places if _regular(os.path.join(p, LOCK))), None)
+    # The place whose lock is held: a lock file left in another (a follower that read the vault
+    # with another flavour, ended) would hide a live follower.
+    place = next((p for p in fingerprint.places if held(p)), None)
     if place is None:
         return None
     ends = time.monotonic() + WAIT_MOST_S
@@ -248,13 +246,6 @@ def awaited(fingerprint: Asking, answer: Callable[[], Any]) -> Any:
 
 
 MARK_MOST = 64 << 10  # a mark is a few hundred bytes: more is not a follower's
-
-
-def _regular(path: str) -> bool:
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except OSError:
-        return False
 
 
 def _read(place: str) -> dict[str, Any] | None:
